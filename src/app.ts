@@ -1,0 +1,92 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Koa from 'koa';
+import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import type { Knex } from 'knex';
+import type { Config } from './config';
+import { errorHandler } from './middleware/error-handler';
+import { requestLog } from './middleware/request-log';
+import { authMiddleware } from './middleware/auth';
+import { RouteRegistry } from './routes/registry';
+import { healthRoutes } from './routes/health';
+import { enrichRoutes } from './routes/enrich';
+import type { JobRunner } from './services/job-runner';
+import { metrics } from './lib/metrics';
+
+/** Everything the HTTP app needs; tests pass their own (real) instances. */
+export interface AppDeps {
+  config: Config;
+  knex: Knex;
+  jobRunner: JobRunner;
+}
+
+/** Inline JSON bodies are capped at 10 MB (interface-spec.md, Limits); larger → 413. */
+export const JSON_BODY_LIMIT = '10mb';
+
+/** Builds the route registry of the whole API (also used to render the OpenAPI document). */
+export function buildRegistry(deps: AppDeps): RouteRegistry {
+  return new RouteRegistry().add(...enrichRoutes(deps));
+}
+
+/**
+ * Creates the Koa application: request log → error handler → body parser → public routes
+ * (health, metrics, docs) → bearer auth → `/api` routes. Never listens; `main.ts` does, and
+ * tests call `app.callback()`.
+ */
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa();
+  app.proxy = true;
+  const registry = buildRegistry(deps);
+  const openapi = registry.openapi({ title: 'Catalog Enrichment and Management Service', version: '0.1.0' }, '/api');
+
+  const root = new Router();
+  new RouteRegistry().add(...healthRoutes(deps)).mount(root);
+  root.get('/metrics', async (ctx) => {
+    ctx.type = metrics.contentType;
+    ctx.body = await metrics.metrics();
+  });
+  root.get('/api/openapi.json', (ctx) => {
+    ctx.body = openapi;
+  });
+  mountDocs(root);
+
+  const api = new Router({ prefix: '/api' });
+  api.use(authMiddleware(deps.knex, deps.config.jwtSecret, new Set()));
+  registry.mount(api);
+
+  app.use(requestLog);
+  app.use(errorHandler);
+  app.use(bodyParser({ jsonLimit: JSON_BODY_LIMIT, enableTypes: ['json'], encoding: 'utf-8' }));
+  app.use(root.routes()).use(root.allowedMethods());
+  app.use(api.routes()).use(api.allowedMethods());
+  app.use(async (ctx) => {
+    ctx.status = 404;
+    ctx.body = { detail: 'Not found' };
+  });
+  return app;
+}
+
+/** `GET /docs`: Swagger UI (from the swagger-ui-dist package, served locally) over `/api/openapi.json`. */
+function mountDocs(router: Router): void {
+  const dist = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+  const assets: Record<string, string> = { 'swagger-ui.css': 'text/css', 'swagger-ui-bundle.js': 'application/javascript' };
+  router.get('/docs', (ctx) => {
+    ctx.type = 'html';
+    ctx.body = `<!doctype html><html><head><meta charset="utf-8"><title>Catalog Enrichment API</title>
+<link rel="stylesheet" href="/docs/swagger-ui.css"></head><body><div id="ui"></div>
+<script src="/docs/swagger-ui-bundle.js"></script>
+<script>window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#ui' });</script></body></html>`;
+  });
+  router.get('/docs/:asset', (ctx) => {
+    const type = assets[ctx.params.asset];
+    if (!type) {
+      ctx.status = 404;
+      ctx.body = { detail: 'Not found' };
+      return;
+    }
+    ctx.type = type;
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.body = fs.createReadStream(path.join(dist, ctx.params.asset));
+  });
+}

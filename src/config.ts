@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The service's whole configuration, read once from the environment by {@link loadConfig}.
+ * Nothing else in the code base reads `process.env` (architecture.md, Layout: config.ts).
+ */
+export interface Config {
+  /** HTTP port of the API (env `PORT`, default 8080). */
+  port: number;
+  /** Public base URL used in links such as `review_url` and `results_url` (env `PUBLIC_URL`). */
+  publicUrl: string;
+  /** PostgreSQL connection string (env `DATABASE_URL`). */
+  databaseUrl: string;
+  /** Temporal frontend `host:port` (env `TEMPORAL_ADDRESS`, default 127.0.0.1:7233). */
+  temporalAddress: string;
+  /** Temporal namespace (env `TEMPORAL_NAMESPACE`, default `default`). */
+  temporalNamespace: string;
+  /** Task queue shared by the API (client) and the worker (env `TEMPORAL_TASK_QUEUE`). */
+  taskQueue: string;
+  /** Whether `npm start` should start a local Temporal dev server (false when TEMPORAL_ADDRESS is set). */
+  startLocalTemporal: boolean;
+  /** Folder for local state: dev-server SQLite file, pid files, uploads (env `DATA_DIR`, default `.data`). */
+  dataDir: string;
+  /** Directory outside the clone where the Temporal CLI binary is cached (env `TEMPORAL_CLI_CACHE`). */
+  temporalCliCache: string;
+  /** Offline web archives (folders with page-index.json) for research (env `RESEARCH_ARCHIVES`, colon-separated). */
+  researchArchives: string[];
+  /** Items processed at once by one enrichment job (env `ENRICH_CONCURRENCY`, default 8). */
+  enrichConcurrency: number;
+  /** API key to create for the development organization on first start (env `BOOTSTRAP_API_KEY`). */
+  bootstrapApiKey: string | null;
+  /** HS256 secret for user tokens (JWT); user tokens are refused when null (env `JWT_SECRET`). */
+  jwtSecret: string | null;
+  /** Allow plain-http loopback webhook URLs, for development (env `ALLOW_HTTP_WEBHOOKS`). */
+  allowHttpWebhooks: boolean;
+  /** OpenAI-compatible endpoint for the LLM path; null disables it (env `OPENAI_BASE_URL`). */
+  llm: { baseUrl: string; apiKey: string; model: string } | null;
+  /** pino log level (env `LOG_LEVEL`, default `info`). */
+  logLevel: string;
+}
+
+/** Root of this repository (the folder holding package.json). */
+export const REPO_ROOT = path.resolve(__dirname, '..');
+
+function bool(value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  return ['1', 'true', 'yes', 'on'].includes(value.toLowerCase());
+}
+
+function int(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** The archives of `../shared/data` that exist on this machine (evaluation.md, "The offline web archive"). */
+export function defaultArchives(): string[] {
+  const shared = path.resolve(REPO_ROOT, '..', 'shared', 'data');
+  return ['zyte-product-extraction', 'pages/metascraper-shopping']
+    .map((rel) => path.join(shared, rel))
+    .filter((dir) => fs.existsSync(path.join(dir, 'page-index.json')));
+}
+
+/**
+ * Reads the configuration from an environment map.
+ * @param env defaults to `process.env`
+ * @throws Error when a numeric variable is not a non-negative integer
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = int(env.PORT, 8080, 'PORT');
+  const dataDir = path.resolve(REPO_ROOT, env.DATA_DIR ?? '.data');
+  const home = env.HOME ?? '/tmp';
+  return {
+    port,
+    publicUrl: (env.PUBLIC_URL ?? `http://127.0.0.1:${port}`).replace(/\/$/, ''),
+    databaseUrl: env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/catalog_enrichment',
+    temporalAddress: env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
+    temporalNamespace: env.TEMPORAL_NAMESPACE ?? 'default',
+    taskQueue: env.TEMPORAL_TASK_QUEUE ?? 'catalog-enrichment',
+    startLocalTemporal: !env.TEMPORAL_ADDRESS,
+    dataDir,
+    temporalCliCache: env.TEMPORAL_CLI_CACHE ?? path.join(env.XDG_CACHE_HOME ?? path.join(home, '.cache'), 'catalog-enrichment', 'temporal-cli-v1.5.1'),
+    researchArchives: env.RESEARCH_ARCHIVES ? env.RESEARCH_ARCHIVES.split(':').filter(Boolean).map((p) => path.resolve(p)) : defaultArchives(),
+    enrichConcurrency: Math.max(1, int(env.ENRICH_CONCURRENCY, 8, 'ENRICH_CONCURRENCY')),
+    bootstrapApiKey: env.BOOTSTRAP_API_KEY || null,
+    jwtSecret: env.JWT_SECRET || null,
+    allowHttpWebhooks: bool(env.ALLOW_HTTP_WEBHOOKS, false),
+    llm: env.OPENAI_BASE_URL
+      ? { baseUrl: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY ?? 'none', model: env.OPENAI_MODEL ?? 'gpt-4o-mini' }
+      : null,
+    logLevel: env.LOG_LEVEL ?? 'info',
+  };
+}

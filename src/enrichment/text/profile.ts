@@ -1,0 +1,122 @@
+/**
+ * Field profiles: what a field holds, learned from its name/description (general retail
+ * vocabulary: "brand", "width", "UPC", ...) and from the values a catalog already holds for
+ * it (their measurement dimensions, code shapes, typical length).
+ */
+import type { OutputField } from '../types';
+import { COLOURS, GENDERS, MATERIALS } from './lexicons';
+import { findCodeTokens, codeShape, isValidGtin } from './identifiers';
+import { parseMeasurement, type Dimension } from './quantities';
+import { buildTemplates, type TemplateSet } from './templates';
+import { buildVocabulary, type Vocabulary } from './vocabulary';
+
+/** Everything the extractor knows about one output field. */
+export interface FieldProfile {
+  field: OutputField;
+  /** Catalog values, samples and enum values as phrases. */
+  vocabulary: Vocabulary;
+  /** Built-in lexicon for colour/material/gender fields (null otherwise). */
+  lexicon: Vocabulary | null;
+  templates: TemplateSet;
+  /** Measurement dimensions the field accepts (empty: not a measurement field). */
+  dimensions: Dimension[];
+  /** Which side of an "A x B x C" size the field is (null: none). */
+  axis: 'width' | 'height' | 'depth' | 'length' | null;
+  isBrand: boolean;
+  isGtin: boolean;
+  isCode: boolean;
+  isPack: boolean;
+  /** Code shape (see identifiers.ts) → share of the field's known codes with that shape. */
+  codeShapes: Map<string, number>;
+  /** Number of catalog values the profile was learned from. */
+  knownCount: number;
+}
+
+/** Name/description hints → measurement dimensions (general retail vocabulary). */
+const DIMENSION_HINTS: Array<[RegExp, Dimension[]]> = [
+  [/\b(width|height|depth|length|diameter|thickness|screen size|splash)\b/i, ['length']],
+  [/\b(weight|mass|net wt)\b/i, ['mass']],
+  [/\b(volume)\b/i, ['volume']],
+  [/\b(net content|size\/weight|contents?)\b/i, ['mass', 'volume', 'count']],
+  [/\b(voltage)\b/i, ['voltage']],
+  [/\b(power|wattage|thermal design)\b/i, ['power']],
+  [/\b(clock speed|frequency|bus speed)\b/i, ['frequency']],
+  [/\b(rotational speed|rpm)\b/i, ['rotation']],
+  [/\b(cache|memory|storage)\b/i, ['data']],
+  [/\b(capacity)\b/i, ['data', 'volume']],
+];
+
+/** First matching name hint of a field's name (then description), or undefined. */
+function hint<T>(field: OutputField, table: Array<[RegExp, T]>): T | undefined {
+  for (const text of [field.name, field.description]) {
+    for (const [re, value] of table) if (re.test(text)) return value;
+  }
+  return undefined;
+}
+
+/** Measurement dimensions accepted by a field: from its known values when there are enough, else from its name. */
+function dimensionsOf(field: OutputField, values: string[]): Dimension[] {
+  const counts = new Map<Dimension, number>();
+  let measured = 0;
+  for (const v of values) {
+    const m = parseMeasurement(v);
+    if (m === null) continue;
+    measured += 1;
+    counts.set(m.dimension, (counts.get(m.dimension) ?? 0) + 1);
+  }
+  if (values.length >= 5) {
+    if (measured / values.length < 0.3) return [];
+    return [...counts.entries()].filter(([, c]) => c / measured >= 0.15).map(([d]) => d);
+  }
+  return hint(field, DIMENSION_HINTS) ?? [];
+}
+
+/** Share of values that look like codes (one token, with a digit). */
+function codeShare(values: string[]): number {
+  if (values.length === 0) return 0;
+  return values.filter((v) => {
+    const t = findCodeTokens(v);
+    return t.length === 1 && t[0]!.text === v.trim();
+  }).length / values.length;
+}
+
+/**
+ * Builds a field's profile. `known` = values already in the catalog for this field
+ * (duplicates allowed: frequency is evidence).
+ */
+export function buildProfile(field: OutputField, known: string[]): FieldProfile {
+  const samples = (field.sample_values ?? []).map(String);
+  const weighted = [
+    ...known.map((value) => ({ value, weight: 1 })),
+    ...samples.filter((s) => !known.includes(s)).map((value) => ({ value, weight: 1 })),
+  ];
+  const enumValues = (field.enum ?? field.items_enum ?? []).map(String);
+  const vocabulary = buildVocabulary([...weighted, ...enumValues.map((value) => ({ value, weight: 1 }))], enumValues.length > 0);
+  const values = weighted.map((w) => w.value);
+  const name = `${field.name} ${field.semantic_type ?? ''}`;
+  const lexiconWords = /colou?r/i.test(name) ? COLOURS : /material|fabric/i.test(name) ? MATERIALS : /gender|sex\b/i.test(name) ? GENDERS : null;
+  const isGtin = /\b(upc|gtin|ean|barcode|isbn)\b/i.test(name) || (values.length >= 5 && values.filter((v) => isValidGtin(v.trim())).length / values.length > 0.6);
+  const codeHint = /\b(number|no\.?|id|sku|mpn|part|model|code|stock|ref(erence)?)\b/i.test(name);
+  const share = codeShare(values);
+  const isCode = !isGtin && (values.length >= 5 ? share >= 0.5 : codeHint);
+  const codeShapes = new Map<string, number>();
+  if (isCode) {
+    const codes = values.filter((v) => /\d/.test(v));
+    for (const c of codes) codeShapes.set(codeShape(c.trim()), (codeShapes.get(codeShape(c.trim())) ?? 0) + 1 / codes.length);
+  }
+  const axisMatch = /\b(width|height|depth|length)\b/i.exec(field.name);
+  return {
+    field,
+    vocabulary,
+    lexicon: lexiconWords ? buildVocabulary(lexiconWords.map((value) => ({ value, weight: 1 }))) : null,
+    templates: buildTemplates(weighted),
+    dimensions: isCode || isGtin ? [] : dimensionsOf(field, values),
+    axis: axisMatch ? (axisMatch[1]!.toLowerCase() as FieldProfile['axis']) : null,
+    isBrand: /\b(brand|manufacturer|maker|make)\b/i.test(field.name),
+    isGtin,
+    isCode,
+    isPack: /\b(pack|quantity|count|pieces)\b/i.test(field.name),
+    codeShapes,
+    knownCount: values.length,
+  };
+}

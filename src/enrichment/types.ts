@@ -1,0 +1,168 @@
+/**
+ * The contract of the enrichment engine (research + extraction), pure of Temporal and of the
+ * database. The API validates requests into these shapes; Temporal activities call
+ * {@link EnrichmentEngine}; `npm run eval` calls the very same engine.
+ * Field names follow interface-spec.md ("Output-schema field", "Enrichment result item") and
+ * decisions.md §4 (`review_info`, low-confidence candidates, sources).
+ */
+
+/** Declared type of an output field (interface-spec.md, Output-schema field). */
+export type FieldType = 'string' | 'number' | 'integer' | 'boolean' | 'array';
+
+/** One field to extract (interface-spec.md, "Output-schema field"). */
+export interface OutputField {
+  name: string;
+  type: FieldType;
+  /** What to extract; also used for field matching. */
+  description: string;
+  /** Unit numbers are converted to (e.g. `cm`, `kg`, `W`, `l`, `in`). */
+  unit?: string;
+  /** Allowed values; extracted values are mapped onto one of them or dropped. */
+  enum?: Array<string | number | boolean>;
+  /** Example values guiding extraction (at most a few dozen). */
+  sample_values?: Array<string | number | boolean>;
+  /** For arrays: element type. `image_url` values are absolute URLs. */
+  array_element_type?: 'string' | 'number' | 'image_url';
+  /** Allowed values of array elements. */
+  items_enum?: Array<string | number | boolean>;
+  required?: boolean;
+  /** Merge enriched values with the item's existing value instead of overwriting. */
+  merge?: boolean;
+  pattern?: string;
+  pattern_message?: string;
+  min_length?: number;
+  max_length?: number;
+  minimum?: number;
+  maximum?: number;
+  unique?: boolean;
+  semantic_type?: string;
+}
+
+/** Research effort tiers (interface-spec.md, `speed`); `slow` is the same as `deep`. */
+export type Speed = 'cheap' | 'fast' | 'medium' | 'deep' | 'slow' | 'ultra_slow';
+
+/** Taxonomy definition as sent in a request or stored on a catalog (decisions.md §2, G3). */
+export interface TaxonomyInput {
+  name: string;
+  description?: string;
+  hierarchy_levels?: string[];
+  nodes: Record<string, {
+    name: string;
+    parent: string | null;
+    description?: string;
+    attributes?: Array<{ name: string; type?: string; values?: string[]; description?: string; required?: boolean }>;
+  }>;
+}
+
+/** Low-confidence request block (decisions.md §4). */
+export interface LowConfidenceOptions {
+  enabled: boolean;
+  scopes?: Array<'field' | 'taxonomy_attribute' | 'category'>;
+  placement?: 'tail';
+  max_candidates_per_item?: number;
+}
+
+/** Per-job options the engine honours; everything else in a request is the service's business. */
+export interface EnrichOptions {
+  /** Free-text research prompt. */
+  prompt?: string;
+  speed: Speed;
+  /** Restrict sources to these domains (a domain also admits its subdomains). */
+  allowed_domains?: string[];
+  /** Never search or fetch these domains (and their subdomains). */
+  blocked_domains?: string[];
+  /** false: values come only from the input item (interface-spec.md, Rules 5). */
+  web_search: boolean;
+  taxonomy?: TaxonomyInput;
+  predict_taxonomy?: boolean;
+  predict_taxonomy_attributes?: boolean;
+  validate_semantics?: boolean;
+  low_confidence?: LowConfidenceOptions;
+  /**
+   * Values already present in the target catalog, per field name (a general vocabulary
+   * mechanism: the service fills it from the catalog; eval fills it from `--examples`).
+   */
+  known_values?: Record<string, string[]>;
+}
+
+/** `review_info` of a result (decisions.md §4). */
+export interface ReviewInfo {
+  reasoning: string;
+  confidence: 'high' | 'medium' | 'low';
+  flags: string[];
+  field_issues: Array<{ field: string; message: string }>;
+  field_confidence: Record<string, 'high' | 'medium' | 'low'>;
+  field_methods: Record<string, 'jsonld' | 'microdata' | 'opengraph' | 'table' | 'text' | 'knowledge_base' | 'input' | 'llm'>;
+}
+
+/** A weak candidate kept outside the canonical output (interface-spec.md; decisions.md §4). */
+export interface LowConfidenceCandidate {
+  name: string;
+  scope: 'field' | 'taxonomy_attribute' | 'category';
+  candidate_value: string;
+  confidence: 'LOW' | 'MEDIUM';
+  reason: string;
+  sources: string[];
+  source_explanation: string;
+}
+
+/**
+ * One enrichment result (interface-spec.md, "Enrichment result item"). `after_data` holds the
+ * input fields plus extracted fields, `sources` (field → URLs, or `INPUT:<field>` /
+ * `SOURCE_X`) and `source_explanations` (field → one sentence). A field without a source is
+ * absent, never invented.
+ */
+export interface EnrichmentResult {
+  original_data: Record<string, unknown>;
+  after_data: Record<string, unknown> & { sources: Record<string, string[]>; source_explanations: Record<string, string> };
+  all_sources: string[];
+  error?: string;
+  category_id?: string;
+  taxonomy_attributes?: Record<string, unknown>;
+  taxonomy_attribute_sources?: Record<string, string[]>;
+  taxonomy_attribute_explanations?: Record<string, string>;
+  review_info: ReviewInfo;
+  low_confidence_candidates?: LowConfidenceCandidate[];
+  low_confidence_fields?: string[];
+  staged_change_id?: string;
+}
+
+/** Counters of work done for one item, summed into `service_usage` (all integers). */
+export interface EngineUsage {
+  search_calls: number;
+  pages_fetched: number;
+  llm_calls: number;
+  llm_prompt_tokens: number;
+  llm_completion_tokens: number;
+}
+
+/**
+ * The stored research of one item: JSON-serialisable, compact (parsed evidence, not whole
+ * pages), and sufficient for {@link EnrichmentEngine.extract} to reproduce the same output
+ * without any search or fetch (re-extraction, issue 5).
+ */
+export interface Evidence {
+  /** Queries sent to the search provider, in order. */
+  queries: string[];
+  /** Ranked search results considered (URL + score), for diagnostics and eval `hit_at_5`. */
+  search_results: Array<{ url: string; score: number }>;
+  /** Engine-defined parsed documents; opaque to callers. */
+  documents: unknown[];
+}
+
+/** Input of one item's enrichment. */
+export interface EnrichInput {
+  item: Record<string, unknown>;
+  output_schema: OutputField[];
+  options: EnrichOptions;
+}
+
+/** The engine. Implementations never throw for item-level problems: they return `error`. */
+export interface EnrichmentEngine {
+  /** Research (search + fetch + parse) for one item. */
+  research(input: EnrichInput): Promise<{ evidence: Evidence; usage: EngineUsage }>;
+  /** Extraction from stored evidence only: deterministic for the same evidence and input. */
+  extract(input: EnrichInput, evidence: Evidence): Promise<{ result: EnrichmentResult; usage: EngineUsage }>;
+  /** research + extract. */
+  enrich(input: EnrichInput): Promise<{ result: EnrichmentResult; evidence: Evidence; usage: EngineUsage }>;
+}

@@ -1,0 +1,73 @@
+/**
+ * Typed domain errors. Domain code throws these; only the error middleware turns them into HTTP
+ * responses (architecture.md, "Errors"; decisions.md §1 for the bodies).
+ */
+
+/** One entry of a 422 body: `loc` starts with `body`, `query`, `path` or `header`, then the JSON path. */
+export interface ValidationDetail {
+  loc: Array<string | number>;
+  msg: string;
+  type: string;
+}
+
+/** Base class: an HTTP status and a message safe to show to the client. */
+export class AppError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** 422 with `{detail: [{loc, msg, type}]}`. */
+export class ValidationError extends AppError {
+  constructor(readonly details: ValidationDetail[]) {
+    super(422, details.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; '));
+  }
+
+  /** Shorthand for a single-entry validation error. */
+  static at(loc: Array<string | number>, msg: string, type = 'value_error'): ValidationError {
+    return new ValidationError([{ loc, msg, type }]);
+  }
+}
+
+/** 401: no token, or a token that is not valid. */
+export class UnauthorizedError extends AppError {
+  constructor(message = 'Not authenticated') {
+    super(401, message);
+  }
+}
+
+/** 403: the resource or organization belongs to someone else. */
+export class ForbiddenError extends AppError {
+  constructor(message = 'Not allowed for this organization') {
+    super(403, message);
+  }
+}
+
+/** 404: no such resource in the caller's organization. */
+export class NotFoundError extends AppError {
+  constructor(message = 'Not found') {
+    super(404, message);
+  }
+}
+
+/** 409: the request conflicts with the resource's state (e.g. cancelling a completed job). */
+export class ConflictError extends AppError {
+  constructor(message: string) {
+    super(409, message);
+  }
+}
+
+/** 413: the body is over the documented limit. */
+export class PayloadTooLargeError extends AppError {
+  constructor(message = 'Request body too large') {
+    super(413, message);
+  }
+}
+
+/** 503: a dependency (PostgreSQL, Temporal) is unavailable; the request may be retried. */
+export class ServiceUnavailableError extends AppError {
+  constructor(message: string) {
+    super(503, message);
+  }
+}

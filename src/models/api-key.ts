@@ -1,0 +1,14 @@
+import { BaseModel } from './base';
+
+/** An API key of one organization, stored only as its SHA-256 (decisions.md §1). */
+export class ApiKey extends BaseModel {
+  static tableName = 'api_keys';
+  id!: string;
+  organization_id!: string;
+  name!: string;
+  key_hash!: string;
+  /** First characters of the key, for operators to recognise it (never enough to use it). */
+  key_prefix!: string;
+  created_at!: Date;
+  revoked_at!: Date | null;
+}

@@ -1,0 +1,28 @@
+import { BaseModel } from './base';
+
+/** A catalog (interface-spec.md "Catalog"); its schema versions live in `catalog_schemas`. */
+export class Catalog extends BaseModel {
+  static tableName = 'catalogs';
+  static jsonAttributes = ['validation_rules'];
+  id!: string;
+  organization_id!: string;
+  name!: string;
+  description!: string | null;
+  unique_id_field!: string;
+  product_id_field!: string | null;
+  auto_evolve_schema!: boolean;
+  strict_mode!: boolean;
+  product_enabled!: boolean;
+  item_count!: number;
+  current_schema_version!: string;
+  validation_rules!: Record<string, unknown> | null;
+  catalog_md!: string | null;
+  catalog_md_version!: number;
+  quality_prompt!: string | null;
+  quality_prompt_updated_at!: Date | null;
+  master_catalog_id!: string | null;
+  use_master_catalog_defaults!: boolean;
+  created_by_user_id!: string;
+  created_at!: Date;
+  updated_at!: Date | null;
+}

@@ -1,0 +1,32 @@
+import { BaseModel } from './base';
+
+/** Stored job states (interface-spec.md, States and transitions). `cancelled` polls as `failed`. */
+export type EnrichmentJobStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+
+/**
+ * An enrichment job. `id` is also the id of its review activity (decisions.md §4). `config` is
+ * the validated request without its items; items live in `enrichment_rows`.
+ */
+export class EnrichmentJob extends BaseModel {
+  static tableName = 'enrichment_jobs';
+  static jsonAttributes = ['config', 'service_usage'];
+  id!: string;
+  organization_id!: string;
+  catalog_id!: string | null;
+  status!: EnrichmentJobStatus;
+  config!: Record<string, any>;
+  /** Items passed in, before `max_rows`. */
+  total_rows!: number;
+  /** Items to process: min(total_rows, max_rows). */
+  total_items!: number;
+  completed_items!: number;
+  successful!: number;
+  /** 1 per successful item; 0 until the job finishes (interface-spec.md, job response). */
+  credits_used!: number;
+  workflow_id!: string;
+  error!: string | null;
+  service_usage!: Record<string, unknown> | null;
+  created_at!: Date;
+  updated_at!: Date;
+  completed_at!: Date | null;
+}

@@ -1,0 +1,125 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { JsonSchema, validate } from '../lib/validation';
+import type { Scope } from '../services/scope';
+
+/** HTTP methods routes may use. */
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** What a handler receives: validated inputs and the caller's scope (null on public routes). */
+export interface HandlerInput<B, Q, P> {
+  body: B;
+  query: Q;
+  params: P;
+  scope: Scope;
+  ctx: Context;
+}
+
+/**
+ * One route: its path (Koa syntax, relative to `/api` unless `absolute`), the JSON Schemas of
+ * its inputs and response, and its handler. The same schemas validate requests and generate
+ * `GET /api/openapi.json`, so documentation and validation cannot drift (issue 3).
+ */
+export interface RouteDef<B = any, Q = any, P = any> {
+  method: Method;
+  path: string;
+  summary: string;
+  tags: string[];
+  body?: JsonSchema;
+  query?: JsonSchema;
+  params?: JsonSchema;
+  /** Schema of the success body (documentation only). */
+  response?: JsonSchema;
+  /** Success status (default 200). */
+  status?: number;
+  /** Routes served without authentication (health, docs). */
+  public?: boolean;
+  /** Not listed in the OpenAPI document (e.g. the docs page itself). */
+  hidden?: boolean;
+  /** Returns the response body; may instead set `ctx.status`/`ctx.body` itself and return undefined. */
+  handler: (input: HandlerInput<B, Q, P>) => Promise<unknown> | unknown;
+}
+
+/** Collects route definitions, mounts them on a router, and renders the OpenAPI document. */
+export class RouteRegistry {
+  readonly routes: RouteDef[] = [];
+
+  /** Adds routes (each router module exports an array of definitions). */
+  add(...defs: RouteDef[]): this {
+    this.routes.push(...defs);
+    return this;
+  }
+
+  /**
+   * Mounts every route on `router`. Validation runs in order path → query → body, each
+   * failing with 422 `detail[]` (decisions.md §1). `ctx.state.scope` must be set by the auth
+   * middleware for non-public routes.
+   */
+  mount(router: Router): void {
+    for (const def of this.routes) {
+      router[def.method](def.path, async (ctx: Context) => {
+        const params = def.params ? validate(def.params, { ...ctx.params }, 'path') : ctx.params;
+        const query = def.query ? validate(def.query, { ...ctx.query }, 'query') : ctx.query;
+        const rawBody = (ctx.request as any).body;
+        const body = def.body ? validate(def.body, rawBody === undefined ? {} : rawBody, 'body') : rawBody;
+        const result = await def.handler({ body, query, params, scope: ctx.state.scope, ctx });
+        if (result !== undefined) {
+          ctx.status = def.status ?? 200;
+          ctx.body = result;
+        }
+      });
+    }
+  }
+
+  /** The OpenAPI 3.1 document of every non-hidden route, mounted under `basePath`. */
+  openapi(info: { title: string; version: string }, basePath: string): Record<string, unknown> {
+    const paths: Record<string, Record<string, unknown>> = {};
+    for (const def of this.routes) {
+      if (def.hidden) continue;
+      const oaPath = def.path.startsWith('/') && !def.public ? basePath + def.path.replace(/:(\w+)/g, '{$1}') : def.path.replace(/:(\w+)/g, '{$1}');
+      const parameters: unknown[] = [];
+      for (const [where, schema] of [['path', def.params], ['query', def.query]] as const) {
+        const props = (schema?.properties ?? {}) as Record<string, JsonSchema>;
+        const required = new Set((schema?.required as string[] | undefined) ?? []);
+        for (const [name, s] of Object.entries(props)) {
+          parameters.push({ name, in: where, required: where === 'path' || required.has(name), schema: s, description: s.description });
+        }
+      }
+      const status = String(def.status ?? 200);
+      const op: Record<string, unknown> = {
+        summary: def.summary,
+        tags: def.tags,
+        parameters,
+        responses: {
+          [status]: { description: 'Success', ...(def.response ? { content: { 'application/json': { schema: def.response } } } : {}) },
+          ...(def.body || def.query || def.params ? { '422': { $ref: '#/components/responses/ValidationError' } } : {}),
+          ...(def.public ? {} : { '401': { $ref: '#/components/responses/Error' }, '403': { $ref: '#/components/responses/Error' } }),
+        },
+        ...(def.public ? { security: [] } : {}),
+      };
+      if (def.body) op.requestBody = { required: true, content: { 'application/json': { schema: def.body } } };
+      (paths[oaPath] ??= {})[def.method] = op;
+    }
+    return {
+      openapi: '3.1.0',
+      info,
+      servers: [{ url: '/' }],
+      security: [{ bearer: [] }],
+      paths,
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key (`ck_…`) or user token (JWT)' } },
+        schemas: {
+          ValidationError: {
+            type: 'object',
+            properties: { detail: { type: 'array', items: { type: 'object', properties: { loc: { type: 'array', items: { type: ['string', 'integer'] } }, msg: { type: 'string' }, type: { type: 'string' } } } } },
+          },
+          Error: { type: 'object', properties: { detail: { type: 'string' } } },
+        },
+        responses: {
+          ValidationError: { description: 'Validation failure', content: { 'application/json': { schema: { $ref: '#/components/schemas/ValidationError' } } } },
+          Error: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        },
+      },
+    };
+  }
+}

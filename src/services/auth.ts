@@ -1,0 +1,65 @@
+import type { Knex } from 'knex';
+import { jwtVerify } from 'jose';
+import { ForbiddenError, UnauthorizedError } from '../lib/errors';
+import { newApiKey, newId, sha256Hex } from '../lib/ids';
+import type { Principal, Scope } from './scope';
+
+/**
+ * Resolves a bearer token to a principal (decisions.md §1): `ck_…` API keys by SHA-256 lookup;
+ * anything else as an HS256 JWT user token whose `sub` is the user and whose `org_ids` (or
+ * `organizations`) claim lists the user's organizations.
+ * @throws UnauthorizedError (401) for a missing, unknown, revoked or invalid token
+ */
+export async function authenticate(knex: Knex, token: string | undefined, jwtSecret: string | null): Promise<Principal> {
+  if (!token) throw new UnauthorizedError('Not authenticated');
+  if (token.startsWith('ck_')) {
+    const row = await knex('api_keys').where({ key_hash: sha256Hex(token) }).whereNull('revoked_at').first('id', 'organization_id');
+    if (!row) throw new UnauthorizedError('Invalid API key');
+    return { kind: 'api_key', id: row.id, organizationIds: [row.organization_id] };
+  }
+  if (!jwtSecret) throw new UnauthorizedError('Invalid token');
+  try {
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(jwtSecret), { algorithms: ['HS256'] });
+    const orgs = (payload.org_ids ?? payload.organizations) as unknown;
+    if (typeof payload.sub !== 'string' || !Array.isArray(orgs) || orgs.length === 0) throw new Error('claims');
+    return { kind: 'user', id: payload.sub, organizationIds: orgs.map(String) };
+  } catch {
+    throw new UnauthorizedError('Invalid token');
+  }
+}
+
+/**
+ * Picks the organization a request acts for: `X-Organization-Id` when given (it must be one of
+ * the principal's, else 403), otherwise the key's organization or the user's first.
+ */
+export function resolveScope(principal: Principal, orgHeader: string | undefined): Scope {
+  if (orgHeader !== undefined && orgHeader !== '') {
+    if (!principal.organizationIds.includes(orgHeader)) throw new ForbiddenError('Organization not accessible with these credentials');
+    return { organizationId: orgHeader, principal };
+  }
+  return { organizationId: principal.organizationIds[0], principal };
+}
+
+/** The stable id of who acted, for `created_by` columns: `api_key:<id>` or `user:<sub>`. */
+export function actorId(scope: Scope): string {
+  return `${scope.principal.kind}:${scope.principal.id}`;
+}
+
+/**
+ * Creates an organization with one API key. With `apiKey` given (BOOTSTRAP_API_KEY) that key is
+ * registered instead of a random one; calling again with the same key is a no-op that returns
+ * the existing organization.
+ * @returns the organization id and the plaintext key (shown once; only its hash is stored)
+ */
+export async function createOrganizationWithKey(knex: Knex, name: string, apiKey?: string | null): Promise<{ organizationId: string; apiKey: string; created: boolean }> {
+  const key = apiKey ?? newApiKey();
+  if (!key.startsWith('ck_')) throw new Error('API keys start with ck_');
+  return knex.transaction(async (trx) => {
+    const existing = await trx('api_keys').where({ key_hash: sha256Hex(key) }).first('organization_id');
+    if (existing) return { organizationId: existing.organization_id, apiKey: key, created: false };
+    const organizationId = newId();
+    await trx('organizations').insert({ id: organizationId, name, webhook_secret: 'whsec_' + newApiKey().slice(3) });
+    await trx('api_keys').insert({ id: newId(), organization_id: organizationId, name: `${name} key`, key_hash: sha256Hex(key), key_prefix: key.slice(0, 10) });
+    return { organizationId, apiKey: key, created: true };
+  });
+}

@@ -1,0 +1,15 @@
+/**
+ * How the API drives durable jobs, without knowing Temporal: the worker side implements it
+ * over a Temporal client (temporal/client.ts). Starting is idempotent: the workflow id derives
+ * from the job id and "already started" is success (architecture.md, Temporal rule 8).
+ */
+export interface JobRunner {
+  /** Starts the enrichment workflow of a stored job (`enrichment-<job_id>`), with search attributes. */
+  startEnrichment(job: { id: string; organization_id: string; catalog_id: string | null; workflow_id: string; total_items: number }): Promise<void>;
+  /** Requests cancellation of a running workflow; no error when it already finished. */
+  cancel(workflowId: string): Promise<void>;
+  /** Resolves when the workflow has closed (completed, failed or cancelled). */
+  waitForClose(workflowId: string): Promise<void>;
+  /** Throws when the Temporal frontend cannot be reached (used by `/readyz`). */
+  ping(): Promise<void>;
+}

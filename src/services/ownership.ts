@@ -1,0 +1,22 @@
+import type { Knex } from 'knex';
+import { ForbiddenError, NotFoundError } from '../lib/errors';
+import { isUuid } from '../lib/ids';
+import type { Scope } from './scope';
+
+/**
+ * Loads one row of `table` by id for the scope's organization (decisions.md §1): unknown id →
+ * 404 with `notFound`; a row of another organization → 403. Malformed ids are unknown ids.
+ */
+export async function loadOwned<T extends { organization_id: string }>(
+  knex: Knex | Knex.Transaction,
+  table: string,
+  id: string,
+  scope: Scope,
+  notFound: string,
+): Promise<T> {
+  if (!isUuid(id)) throw new NotFoundError(notFound);
+  const row = (await knex(table).where({ id }).first()) as T | undefined;
+  if (!row) throw new NotFoundError(notFound);
+  if (row.organization_id !== scope.organizationId) throw new ForbiddenError();
+  return row;
+}
