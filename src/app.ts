@@ -11,6 +11,8 @@ import { authMiddleware } from './middleware/auth';
 import { RouteRegistry } from './routes/registry';
 import { healthRoutes } from './routes/health';
 import { enrichRoutes } from './routes/enrich';
+import { catalogRoutes } from './routes/catalogs';
+import { itemRoutes } from './routes/items';
 import type { JobRunner } from './services/job-runner';
 import { metrics } from './lib/metrics';
 
@@ -26,7 +28,7 @@ export const JSON_BODY_LIMIT = '10mb';
 
 /** Builds the route registry of the whole API (also used to render the OpenAPI document). */
 export function buildRegistry(deps: AppDeps): RouteRegistry {
-  return new RouteRegistry().add(...enrichRoutes(deps));
+  return new RouteRegistry().add(...catalogRoutes(deps), ...itemRoutes(deps), ...enrichRoutes(deps));
 }
 
 /**

@@ -176,3 +176,12 @@ export async function jobProgress(knex: Knex, jobId: string): Promise<JobProgres
   if (!job) throw new Error(`Job ${jobId} not found`);
   return job;
 }
+
+/**
+ * Status of one row (`pending`, `succeeded` or `failed`), or null when the job has no such row.
+ * Lets a retried activity report what an earlier attempt already wrote (Temporal rule 4).
+ */
+export async function rowStatus(knex: Knex, jobId: string, rowIndex: number): Promise<'pending' | 'succeeded' | 'failed' | null> {
+  const row = await knex('enrichment_rows').where({ job_id: jobId, row_index: rowIndex }).first('status');
+  return row?.status ?? null;
+}

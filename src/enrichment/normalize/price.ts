@@ -177,7 +177,7 @@ export function currencyCode(text: string | null | undefined): string | null {
   if (!t) return null;
   if (ISO.has(t.toUpperCase()) && t.length === 3) return t.toUpperCase();
   const exact = NOTATIONS.find((n) => n.text === t);
-  if (exact) return exact.notation === undefined ? null : exact.code;
+  if (exact) return exact.code;
   const m = pickCurrency(findCurrencies(t));
   return m?.notation.code ?? null;
 }

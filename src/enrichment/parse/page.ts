@@ -1,0 +1,168 @@
+import crypto from 'node:crypto';
+import * as cheerio from 'cheerio';
+import type { CheerioAPI } from 'cheerio';
+import { parseJsonLd } from './jsonld';
+import { parseKeyValues, type KeyValue } from './key-values';
+import { parseMicrodata } from './microdata';
+import { parseOpenGraph } from './opengraph';
+import { productsFromJsonLd, productsFromMicrodata, type StructuredProduct } from './products';
+
+/** Text of an element whose id/class/itemprop names a price, with a prominence score. */
+export interface PriceText {
+  text: string;
+  /** Higher is more likely the current selling price (id/class vocabulary, struck-through → low). */
+  score: number;
+  /** CSS-like locator for explanations, e.g. `span#priceblock_ourprice`. */
+  locator: string;
+}
+
+/**
+ * The parsed facts of one page: compact and JSON-serialisable (this is what evidence
+ * stores; no HTML). `text` is the visible text, whitespace-collapsed and capped.
+ */
+export interface PageDoc {
+  /** The page's original URL (what sources cite). */
+  url: string;
+  title: string;
+  lang?: string;
+  canonical?: string;
+  meta_description?: string;
+  opengraph: Array<[string, string]>;
+  products: StructuredProduct[];
+  key_values: KeyValue[];
+  price_texts: PriceText[];
+  /** Short texts of elements whose id/class speaks of stock/availability. */
+  availability_texts: string[];
+  /** Whether an add-to-cart / buy control is present. */
+  has_buy_button: boolean;
+  /** Absolute image URLs from OpenGraph and product markup. */
+  images: string[];
+  text: string;
+}
+
+const PRICE_ATTR = /price|preis|prix|precio|prezzo|cena|цена/i;
+const PRICE_BAD = /old|was|list|strike|regular|before|crossed|compare|original|rrp|uvp|msrp|save|saving|discount|per[-_]?unit|unit[-_]?price|shipping|delivery|range|min|max|filter|slider/i;
+const PRICE_GOOD = /sale|current|our|final|actual|now|special|offer|buybox|main|product[-_]?price|price[-_]?value|amount/i;
+const STOCK_ATTR = /avail|stock|inventory|lager|dispon|verfueg|verfüg|nalich|наличи|delivery[-_]?message/i;
+const BUY = /add[-_ ]?to[-_ ]?(cart|basket|bag|trolley)|buy[-_ ]?now|in den warenkorb|warenkorb|ajouter au panier|añadir al carrito|aggiungi al carrello|in winkelwagen|do koszyka|в корзину|comprar|kaufen/i;
+
+function collapse(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function absolute(url: string, base: string): string | null {
+  try {
+    return new URL(url.trim(), base).href;
+  } catch {
+    return null;
+  }
+}
+
+function attrs($: CheerioAPI, el: Parameters<CheerioAPI>[0]): string {
+  const $el = $(el as never);
+  return [$el.attr('id'), $el.attr('class'), $el.attr('itemprop'), $el.attr('data-testid')].filter(Boolean).join(' ');
+}
+
+function locator(tag: string, id?: string, cls?: string): string {
+  if (id) return `${tag}#${id}`;
+  const first = (cls ?? '').trim().split(/\s+/)[0];
+  return first ? `${tag}.${first}` : tag;
+}
+
+function priceTexts($: CheerioAPI): PriceText[] {
+  const out: PriceText[] = [];
+  $('[id],[class],[itemprop]').each((i, el) => {
+    const a = attrs($, el);
+    if (!PRICE_ATTR.test(a) || /^(script|style|meta|link|input|option|select)$/i.test(el.tagName)) return;
+    const text = collapse($(el).text());
+    if (!text || text.length > 60 || !/\d/.test(text)) return;
+    if ($(el).find('[id],[class]').filter((_, c) => PRICE_ATTR.test(attrs($, c))).length > 0) return;
+    let score = 0;
+    if (/price/i.test($(el).attr('id') ?? '')) score += 2;
+    if (PRICE_GOOD.test(a)) score += 1;
+    if (PRICE_BAD.test(a)) score -= 3;
+    if ($(el).closest('del,s,strike').length > 0) score -= 3;
+    if ($(el).closest('[class*="related"],[class*="recommend"],[class*="carousel"],[id*="carousel"],[class*="similar"],[class*="upsell"],footer,nav').length > 0) score -= 2;
+    score -= Math.min(2, i / 5000);
+    out.push({ text, score, locator: locator(el.tagName, $(el).attr('id'), $(el).attr('class')) });
+  });
+  return out.slice(0, 40);
+}
+
+function availabilityTexts($: CheerioAPI): string[] {
+  const out: string[] = [];
+  $('[id],[class]').each((_, el) => {
+    if (out.length >= 20 || /^(script|style|meta|link)$/i.test(el.tagName)) return;
+    if (!STOCK_ATTR.test(attrs($, el))) return;
+    const text = collapse($(el).text());
+    if (text && text.length <= 160 && !out.includes(text)) out.push(text);
+  });
+  return out;
+}
+
+function hasBuyButton($: CheerioAPI): boolean {
+  let found = false;
+  $('button,input[type=submit],input[type=button],a[id],a[class]').each((_, el) => {
+    if (found) return false;
+    const $el = $(el);
+    const label = [$el.attr('id'), $el.attr('class'), $el.attr('name'), $el.attr('value'), $el.attr('aria-label'), collapse($el.text()).slice(0, 60)].join(' ');
+    if (BUY.test(label) && $el.attr('disabled') === undefined) found = true;
+    return undefined;
+  });
+  return found;
+}
+
+/**
+ * Parses a fetched page into {@link PageDoc}: JSON-LD, microdata, OpenGraph, key/value
+ * pairs, price and stock snippets, images and visible text. Pure; never throws on bad HTML
+ * (cheerio/parse5 are error-tolerant). The decoding honours the BOM / `<meta charset>`.
+ * @param url the original URL of the page (relative links resolve against the canonical link, else it)
+ * @param body the raw bytes
+ */
+export function parsePage(url: string, body: Buffer): PageDoc {
+  const $ = cheerio.loadBuffer(body);
+  const canonical = $('link[rel="canonical"]').attr('href')?.trim() || undefined;
+  const base = (canonical && absolute(canonical, url)) || url;
+  const jsonld = parseJsonLd($);
+  const microdata = parseMicrodata($, base);
+  const products = [...productsFromJsonLd(jsonld), ...productsFromMicrodata(microdata)];
+  const opengraph = parseOpenGraph($);
+  const images = new Set<string>();
+  for (const [k, v] of opengraph) if (/^og:image(:url|:secure_url)?$/i.test(k)) images.add(v);
+  for (const p of products) for (const img of p.images) images.add(img);
+  const doc: PageDoc = {
+    url,
+    title: collapse($('title').first().text()),
+    lang: $('html').attr('lang') || undefined,
+    canonical: canonical ? absolute(canonical, url) ?? undefined : undefined,
+    meta_description: $('meta[name="description" i]').attr('content')?.trim() || undefined,
+    opengraph,
+    products: products.map((p) => ({ ...p, images: p.images.map((i) => absolute(i, base)).filter((i): i is string => !!i) })),
+    key_values: [],
+    price_texts: priceTexts($),
+    availability_texts: availabilityTexts($),
+    has_buy_button: hasBuyButton($),
+    images: [...images].map((i) => absolute(i, base)).filter((i): i is string => !!i),
+    text: '',
+  };
+  $('script,style,noscript,template,svg').remove();
+  doc.key_values = parseKeyValues($);
+  doc.text = collapse($('body').text() || $.root().text()).slice(0, 100_000);
+  return doc;
+}
+
+const cache = new Map<string, PageDoc>();
+
+/**
+ * {@link parsePage} memoised per process by URL and a SHA-1 of the bytes, so a page read by
+ * several items (and by the search index) is parsed once.
+ */
+export function parsePageCached(url: string, body: Buffer): PageDoc {
+  const key = `${url}\n${crypto.createHash('sha1').update(body).digest('hex')}`;
+  let doc = cache.get(key);
+  if (!doc) {
+    doc = parsePage(url, body);
+    cache.set(key, doc);
+  }
+  return doc;
+}

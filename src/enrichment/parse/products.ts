@@ -1,0 +1,145 @@
+import type { MicrodataItem, MicrodataValue } from './microdata';
+import { findNodes } from './jsonld';
+
+/** One offer of a structured product; strings as written on the page. */
+export interface StructuredOffer {
+  price?: string;
+  currency?: string;
+  availability?: string;
+  /** Where it was found, e.g. `offers[0].price` (relative to the product). */
+  path: string;
+}
+
+/** A schema.org Product read from JSON-LD or microdata, flattened to the fields the engine uses. */
+export interface StructuredProduct {
+  origin: 'jsonld' | 'microdata';
+  /** Path of the product in its syntax, e.g. `@graph[2]` or `Product`. */
+  path: string;
+  name?: string;
+  brand?: string;
+  sku?: string;
+  mpn?: string;
+  gtin?: string;
+  /** Which property held the GTIN (`gtin13`, `gtin`, …). */
+  gtin_property?: string;
+  product_id?: string;
+  description?: string;
+  images: string[];
+  offers: StructuredOffer[];
+  /** Other scalar properties (`color`, `material`, additionalProperty name → value). */
+  properties: Record<string, string>;
+}
+
+const GTIN_PROPS = ['gtin13', 'gtin', 'gtin12', 'gtin14', 'gtin8', 'ean', 'isbn', 'upc'];
+
+function scalar(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim() || undefined;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return scalar(value[0]);
+  if (value && typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    return scalar(o.name ?? o['@value'] ?? o.properties ?? o['@id']);
+  }
+  return undefined;
+}
+
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
+}
+
+function imageUrls(value: unknown): string[] {
+  return list(value).flatMap((v) => {
+    if (typeof v === 'string') return [v];
+    if (v && typeof v === 'object') {
+      const o = v as Record<string, unknown>;
+      const u = o.url ?? o.contentUrl ?? (o.properties as Record<string, unknown> | undefined)?.url;
+      return typeof u === 'string' ? [u] : [];
+    }
+    return [];
+  });
+}
+
+/** Flattens a plain object (JSON-LD node, or microdata item's properties) into a product. */
+function toProduct(node: Record<string, unknown>, origin: StructuredProduct['origin'], path: string, props: (o: unknown) => Record<string, unknown> | undefined): StructuredProduct {
+  const p: StructuredProduct = { origin, path, images: imageUrls(node.image), offers: [], properties: {} };
+  p.name = scalar(node.name);
+  p.brand = scalar(node.brand) ?? scalar(node.manufacturer);
+  p.sku = scalar(node.sku);
+  p.mpn = scalar(node.mpn);
+  p.product_id = scalar(node.productID);
+  p.description = scalar(node.description);
+  for (const prop of GTIN_PROPS) {
+    const v = scalar(node[prop]);
+    if (v) {
+      p.gtin = v;
+      p.gtin_property = prop;
+      break;
+    }
+  }
+  const offerList = list(node.offers);
+  offerList.forEach((raw, i) => {
+    const offer = props(raw);
+    if (!offer) return;
+    const base = offerList.length > 1 ? `offers[${i}]` : 'offers';
+    const nested = list(offer.offers).map(props).filter((o): o is Record<string, unknown> => !!o);
+    const spec = props(list(offer.priceSpecification)[0]);
+    const price = scalar(offer.price) ?? scalar(offer.lowPrice) ?? (spec ? scalar(spec.price) : undefined);
+    const priceKey = scalar(offer.price) ? 'price' : scalar(offer.lowPrice) ? 'lowPrice' : 'priceSpecification.price';
+    const currency = scalar(offer.priceCurrency) ?? (spec ? scalar(spec.priceCurrency) : undefined);
+    if (price !== undefined || offer.availability !== undefined) {
+      p.offers.push({ price, currency, availability: scalar(offer.availability), path: price !== undefined ? `${base}.${priceKey}` : `${base}.availability` });
+    }
+    nested.forEach((n, j) => {
+      const nspec = props(list(n.priceSpecification)[0]);
+      p.offers.push({
+        price: scalar(n.price) ?? (nspec ? scalar(nspec.price) : undefined),
+        currency: scalar(n.priceCurrency) ?? currency,
+        availability: scalar(n.availability),
+        path: `${base}.offers[${j}].price`,
+      });
+    });
+  });
+  for (const [key, value] of Object.entries(node)) {
+    if (key.startsWith('@') || typeof value === 'object') continue;
+    const v = scalar(value);
+    if (v && !(key in p)) p.properties[key] = v;
+  }
+  for (const ap of list(node.additionalProperty)) {
+    const o = props(ap);
+    const name = o ? scalar(o.name) : undefined;
+    const value = o ? scalar(o.value) : undefined;
+    if (name && value) p.properties[name] = value;
+  }
+  return p;
+}
+
+/** schema.org Products (incl. `@graph`, nested, `ProductGroup`/`IndividualProduct`) of JSON-LD blocks. */
+export function productsFromJsonLd(blocks: unknown[]): StructuredProduct[] {
+  const asObject = (o: unknown) => (o && typeof o === 'object' && !Array.isArray(o) ? (o as Record<string, unknown>) : undefined);
+  return findNodes(blocks, ['Product', 'ProductGroup', 'IndividualProduct', 'ProductModel', 'Book', 'Vehicle', 'Car'])
+    .map(({ node, path }) => toProduct(node, 'jsonld', path || 'Product', asObject));
+}
+
+function microdataProps(value: unknown): Record<string, unknown> | undefined {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const item = value as MicrodataItem;
+  if (!item.properties) return undefined;
+  return item.properties as Record<string, unknown>;
+}
+
+/** schema.org Products among microdata items (top level and nested), with `brand`/`offers` flattened. */
+export function productsFromMicrodata(items: MicrodataItem[]): StructuredProduct[] {
+  const out: StructuredProduct[] = [];
+  const visit = (item: MicrodataItem, path: string): void => {
+    const types = (Array.isArray(item.type) ? item.type : item.type ? [item.type] : []).map((t) => t.replace(/^.*[/#]/, ''));
+    if (types.some((t) => ['Product', 'IndividualProduct', 'ProductModel', 'Book'].includes(t))) {
+      out.push(toProduct(item.properties as Record<string, unknown>, 'microdata', path, microdataProps));
+    }
+    for (const [key, value] of Object.entries(item.properties)) {
+      for (const v of list(value) as MicrodataValue[]) if (typeof v === 'object') visit(v, `${path}.${key}`);
+    }
+  };
+  items.forEach((item, i) => visit(item, items.length > 1 ? `item[${i}]` : 'item'));
+  return out;
+}
+

@@ -1,0 +1,36 @@
+/** One search hit. `score` is provider-defined (higher is better); `url` is the page's original URL. */
+export interface SearchResult {
+  url: string;
+  title: string;
+  snippet: string;
+  score: number;
+}
+
+/** Search options; a domain in either list also covers its subdomains. */
+export interface SearchOptions {
+  limit: number;
+  allowed_domains?: string[];
+  blocked_domains?: string[];
+}
+
+/** Web search behind one interface: the offline archive or a live search API. */
+export interface SearchProvider {
+  /** Ranked results for a query; deterministic for the archive provider. Never throws for "no results". */
+  search(query: string, options: SearchOptions): Promise<SearchResult[]>;
+}
+
+/** A fetched page; `url` is the requested URL, `final_url` the one the bytes belong to. */
+export interface FetchedPage {
+  url: string;
+  final_url: string;
+  status: number;
+  content_type: string;
+  body: Buffer;
+  /** ISO 8601 timestamp of capture/fetch. */
+  fetched_at: string;
+}
+
+/** Page fetching behind one interface (archive or HTTP). Returns status 404 for unknown URLs rather than throwing. */
+export interface Fetcher {
+  fetch(url: string): Promise<FetchedPage>;
+}

@@ -1,0 +1,111 @@
+import request from 'supertest';
+import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { testApp } from '../helpers/app';
+
+const field = { name: 'brand', type: 'string', description: 'Brand of the product' };
+
+/** Counts rows an enrich request could have written, to prove a refused request wrote nothing. */
+async function jobRowCount(organizationId: string): Promise<number> {
+  const [{ count }] = await testKnex()('enrichment_jobs').where({ organization_id: organizationId }).count({ count: '*' });
+  return Number(count);
+}
+
+describe('POST /api/public/enrich validation (interface-spec.md Enrichment; decisions.md §1, §4)', () => {
+  let org: Awaited<ReturnType<typeof createTestOrg>>;
+  const post = (body: unknown) => request(testApp().callback()).post('/api/public/enrich').set(org.auth).send(body as object);
+
+  beforeAll(async () => { org = await createTestOrg('enrich validation'); });
+  afterAll(closeTestKnex);
+  afterEach(async () => { expect(await jobRowCount(org.organizationId)).toBe(0); });
+
+  it('rejects unknown keys with 422 extra_forbidden at the key', async () => {
+    const res = await post({ items: [{ name: 'x' }], output_schema: [field], bogus: 1 });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toContainEqual({ loc: ['body', 'bogus'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
+  });
+
+  it('rejects malformed JSON with 422 json_invalid', async () => {
+    const res = await request(testApp().callback()).post('/api/public/enrich').set(org.auth).set('Content-Type', 'application/json').send('{"items": [');
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid' });
+  });
+
+  it('requires items and output_schema', async () => {
+    const res = await post({});
+    expect(res.status).toBe(422);
+    const locs = res.body.detail.map((d: any) => d.loc.join('.'));
+    expect(locs).toEqual(expect.arrayContaining(['body.items', 'body.output_schema']));
+  });
+
+  it('checks output field types, enum values and names', async () => {
+    const res = await post({ items: [{ name: 'x' }], output_schema: [{ name: 'a', type: 'date', description: 'd' }, { name: 'b' }], speed: 'warp' });
+    expect(res.status).toBe(422);
+    const locs = res.body.detail.map((d: any) => d.loc.join('.'));
+    expect(locs).toEqual(expect.arrayContaining(['body.output_schema.0.type', 'body.output_schema.1.description', 'body.speed']));
+  });
+
+  it('rejects duplicate output field names', async () => {
+    const res = await post({ items: [{ name: 'x' }], output_schema: [field, field] });
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0].loc).toEqual(['body', 'output_schema', 1, 'name']);
+  });
+
+  it('caps inline items at 1000', async () => {
+    const res = await post({ items: Array.from({ length: 1001 }, (_, i) => ({ name: `item ${i}` })), output_schema: [field] });
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0].loc).toEqual(['body', 'items']);
+  });
+
+  it('answers 413 for a body over 10 MB', async () => {
+    const big = 'x'.repeat(11 * 1024 * 1024);
+    const res = await post({ items: [{ name: big }], output_schema: [field] });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ detail: 'Request body too large' });
+  });
+
+  it('refuses options this version does not implement instead of ignoring them', async () => {
+    const res = await post({ items: [{ name: 'x' }], output_schema: [field], webhook_url: 'https://example.com/hook' });
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'webhook_url'], type: 'not_implemented' });
+  });
+
+  it('answers 404 for an unknown catalog_id and 403 for another organization\'s catalog', async () => {
+    const unknown = await post({ items: [{ name: 'x' }], output_schema: [field], catalog_id: '00000000-0000-4000-8000-000000000000' });
+    expect(unknown.status).toBe(404);
+    const other = await createTestOrg('other');
+    const catalogId = '11111111-1111-4111-8111-' + String(Date.now()).padStart(12, '0').slice(-12);
+    await testKnex()('catalogs').insert({ id: catalogId, organization_id: other.organizationId, name: 'theirs', unique_id_field: 'sku', current_schema_version: '1.0.0', created_by_user_id: 'test' });
+    const foreign = await post({ items: [{ name: 'x' }], output_schema: [field], catalog_id: catalogId });
+    expect(foreign.status).toBe(403);
+  });
+});
+
+describe('job routes for unknown and foreign jobs', () => {
+  afterAll(closeTestKnex);
+
+  it('answers 404 {detail: "Job not found"} for unknown and malformed ids, 403 for another organization', async () => {
+    const org = await createTestOrg('poller');
+    const app = testApp().callback();
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+      const res = await request(app).get(`/api/public/enrich/${id}`).set(org.auth);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ detail: 'Job not found' });
+      expect((await request(app).post(`/api/public/enrich/${id}/cancel`).set(org.auth)).status).toBe(404);
+    }
+    const other = await createTestOrg('owner');
+    const knex = testKnex();
+    const jobId = '22222222-2222-4222-8222-' + String(Date.now()).padStart(12, '0').slice(-12);
+    await knex('review_activities').insert({ id: jobId, organization_id: other.organizationId, type: 'enrichment', status: 'running' });
+    await knex('enrichment_jobs').insert({ id: jobId, organization_id: other.organizationId, status: 'running', config: {}, total_rows: 0, total_items: 0, workflow_id: `enrichment-${jobId}` });
+    expect((await request(app).get(`/api/public/enrich/${jobId}`).set(org.auth)).status).toBe(403);
+    expect((await request(app).post(`/api/public/enrich/${jobId}/cancel`).set(org.auth)).status).toBe(403);
+  });
+
+  it('validates poll and list queries', async () => {
+    const org = await createTestOrg('queries');
+    const app = testApp().callback();
+    const bad = await request(app).get('/api/public/enrich/jobs?limit=500&status=done').set(org.auth);
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail.map((d: any) => d.loc.join('.'))).toEqual(expect.arrayContaining(['query.limit', 'query.status']));
+  });
+});

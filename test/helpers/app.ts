@@ -1,0 +1,22 @@
+import type Koa from 'koa';
+import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
+import type { JobRunner } from '../../src/services/job-runner';
+import { testKnex } from './db';
+
+/**
+ * A JobRunner for API tests of routes that never start durable jobs (catalogs, items, auth,
+ * validation). Starting a job through it fails loudly, so a test that needs Temporal cannot
+ * pass by accident; those tests use the real dev server (test/e2e, test/workflows).
+ */
+export const noJobs: JobRunner = {
+  async startEnrichment() { throw new Error('this test has no Temporal server'); },
+  async cancel() { throw new Error('this test has no Temporal server'); },
+  async waitForClose() { throw new Error('this test has no Temporal server'); },
+  async ping() { throw new Error('this test has no Temporal server'); },
+};
+
+/** The real Koa app on the test database, for supertest: `request(testApp().callback())`. */
+export function testApp(jobRunner: JobRunner = noJobs): Koa {
+  return createApp({ config: loadConfig(), knex: testKnex(), jobRunner });
+}

@@ -1,0 +1,67 @@
+/**
+ * Names shared by the workflow bundle, the worker and the client: workflow ids, argument and
+ * counter shapes, and the query every enrichment job exposes. Pure definitions (no I/O), so the
+ * workflow bundle, the API and the tests can all import them.
+ */
+import { defineQuery } from '@temporalio/workflow';
+
+/** `JobKind` search-attribute value of enrichment jobs (architecture.md, Names). */
+export const ENRICHMENT_JOB_KIND = 'enrichment';
+
+/** Workflow id of an enrichment job: `enrichment-<job_id>` (architecture.md, Names; Temporal rule 8). */
+export function enrichmentWorkflowId(jobId: string): string {
+  return `enrichment-${jobId}`;
+}
+
+/** Counters of one job, carried across continue-as-new (integers, items of the job). */
+export interface EnrichmentCounters {
+  /** Items the job processes (`max_rows` applied). */
+  total_items: number;
+  /** Items with a result (succeeded or failed). */
+  completed_items: number;
+  /** Items enriched without an item-level error (1 credit each). */
+  successful: number;
+  /** Items whose result carries an item-level `error`. */
+  failed: number;
+}
+
+/**
+ * Arguments of {@link enrichmentJobWorkflow}. Only ids and counters: items and results live in
+ * PostgreSQL (architecture.md, Temporal rule 2).
+ */
+export interface EnrichmentJobArgs {
+  job_id: string;
+  /** Row index after which the next page starts (exclusive); absent on the first run = -1. */
+  cursor?: number;
+  /** Counters so far; absent on the first run (then read from PostgreSQL). */
+  counters?: EnrichmentCounters;
+  /** Rows processed at once (sliding window); default {@link DEFAULT_CONCURRENCY}. */
+  concurrency?: number;
+  /** Row indexes fetched per page; default {@link DEFAULT_PAGE_SIZE}. */
+  page_size?: number;
+  /** Pages per run before continue-as-new; default {@link DEFAULT_PAGES_PER_RUN}. */
+  pages_per_run?: number;
+}
+
+/** Default sliding-window size when the starter passes none (config `ENRICH_CONCURRENCY` default). */
+export const DEFAULT_CONCURRENCY = 8;
+/** Default page of row indexes fetched at once. */
+export const DEFAULT_PAGE_SIZE = 100;
+/**
+ * Default pages per run. 10 pages x 100 rows keeps one run near 4,000 history events (about 3
+ * per row plus workflow tasks), far below Temporal's 51,200-event limit (Temporal rule 3).
+ */
+export const DEFAULT_PAGES_PER_RUN = 10;
+
+/** Phase of the workflow as seen by the progress query. */
+export type EnrichmentPhase = 'running' | 'finalizing' | 'completed' | 'cancelled' | 'failed';
+
+/** Answer of {@link progressQuery}: counters plus the cursor and phase of this run. */
+export interface EnrichmentProgress extends EnrichmentCounters {
+  /** Highest row index handed to a processRow activity so far (-1 before the first). */
+  cursor: number;
+  status: EnrichmentPhase;
+}
+
+/** Live progress of an enrichment job (architecture.md, Temporal rule 7; the API reads PostgreSQL). */
+export const progressQuery = defineQuery<EnrichmentProgress>('progress');
