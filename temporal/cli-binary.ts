@@ -21,7 +21,11 @@ export async function ensureTemporalCli(cacheDir: string, log: (line: string) =>
     const child = spawn('go', ['install', TEMPORAL_CLI_MODULE], { env: { ...process.env, GOBIN: cacheDir }, stdio: ['ignore', 'inherit', 'inherit'] });
     const ticker = setInterval(() => log(`  ...still building the Temporal CLI (${Math.round((Date.now() - started) / 1000)} s)`), 30000);
     child.on('error', (err) => { clearInterval(ticker); reject(new Error(`cannot run go (is Go installed?): ${err.message}`)); });
-    child.on('exit', (code) => { clearInterval(ticker); code === 0 ? resolve() : reject(new Error(`go install ${TEMPORAL_CLI_MODULE} failed with exit code ${code}`)); });
+    child.on('exit', (code) => {
+      clearInterval(ticker);
+      if (code === 0) resolve();
+      else reject(new Error(`go install ${TEMPORAL_CLI_MODULE} failed with exit code ${code}`));
+    });
   });
   if (!fs.existsSync(bin)) throw new Error(`go install finished but ${bin} is missing`);
   log(`Temporal CLI built in ${Math.round((Date.now() - started) / 1000)} s: ${bin}`);

@@ -148,13 +148,14 @@ function loadDescriptions(dir: string): Map<string, Map<string, string>> {
   return out;
 }
 
-/** Known values per category and attribute from example records (duplicates kept: frequency). */
+/** Known values per category and attribute from example records, one per record (duplicates kept: frequency). */
 function knownValuesOf(examples: TextRecord[]): Map<string, Record<string, string[]>> {
   const out = new Map<string, Record<string, string[]>>();
   for (const r of examples) {
     const perCat = out.get(r.category) ?? {};
     out.set(r.category, perCat);
-    for (const [attr, values] of Object.entries(r.gold)) if (values) (perCat[attr] ??= []).push(...values);
+    // A catalog holds one value per item: the first acceptable surface form.
+    for (const [attr, values] of Object.entries(r.gold)) if (values) (perCat[attr] ??= []).push(values[0]!);
   }
   return out;
 }

@@ -1,7 +1,181 @@
 import type { AppDeps } from '../app';
+import { presentCatalog, presentCatalogEntry, presentSchema } from '../presenters/catalog';
+import { addFieldBody, fieldBatchBody, fieldChangeResponse, schemaVersionQuery, taxonomyBody, taxonomyResponse } from '../schemas/catalog-schema';
+import {
+  catalogIdParams,
+  catalogListResponse,
+  catalogMdBody,
+  catalogMdQuery,
+  catalogMdResponse,
+  catalogResponse,
+  catalogSchemaResponse,
+  createCatalogBody,
+  duplicateCatalogBody,
+  listCatalogsQuery,
+  messageResponse,
+  qualityPromptBody,
+  qualityPromptResponse,
+  updateCatalogBody,
+} from '../schemas/catalogs';
+import { getCurrentSchema, getSchemaVersion } from '../services/catalog-schema';
+import { addField, AddField, applyFieldBatch, FieldBatch } from '../services/catalog-schema-fields';
+import {
+  CatalogWithSchema,
+  createCatalog,
+  CreateCatalogInput,
+  deleteCatalog,
+  duplicateCatalog,
+  getCatalog,
+  getCatalogMd,
+  getQualityPrompt,
+  listCatalogs,
+  loadCatalogOwned,
+  putCatalogMd,
+  putQualityPrompt,
+  updateCatalog,
+} from '../services/catalogs';
+import { etagMatches, removeTaxonomy, setTaxonomy, TaxonomyInput, taxonomyOf } from '../services/taxonomy';
 import type { RouteDef } from './registry';
 
-/** Routes of this resource (being written). */
-export function catalogRoutes(_deps: AppDeps): RouteDef[] {
-  return [];
+type IdParams = { catalog_id: string };
+
+const present = ({ catalog, schema }: CatalogWithSchema) => presentCatalog(catalog, schema);
+
+/**
+ * Catalog, schema, taxonomy, catalog-md and quality-prompt routes (interface-spec.md, Catalogs,
+ * Schema, "Taxonomy, context and quality prompt"; decisions.md §1-§2). Handlers are thin:
+ * validated input → service → presenter.
+ */
+export function catalogRoutes(deps: AppDeps): RouteDef[] {
+  const { knex } = deps;
+  const tags = ['catalogs'];
+  const schemaTags = ['schema'];
+  const taxonomyTags = ['taxonomy'];
+  const deleteRoute = (path: string, summary: string): RouteDef<unknown, unknown, IdParams> => ({
+    method: 'delete', path, tags, summary,
+    params: catalogIdParams, response: messageResponse,
+    handler: ({ scope, params }) => deleteCatalog(knex, scope, params.catalog_id),
+  });
+  const routes: Array<RouteDef<any, any, any>> = [
+    {
+      method: 'post', path: '/public/catalogs', tags, summary: 'Create a catalog with schema version 1.0.0',
+      body: createCatalogBody, response: catalogResponse,
+      handler: async ({ scope, body }) => present(await createCatalog(knex, scope, body as CreateCatalogInput)),
+    },
+    {
+      method: 'get', path: '/public/catalogs', tags, summary: 'List catalogs of the organization',
+      query: listCatalogsQuery, response: catalogListResponse,
+      handler: async ({ scope, query }) => {
+        const { rows, ...page } = await listCatalogs(knex, scope, query);
+        return { catalogs: rows.map(presentCatalogEntry), ...page };
+      },
+    },
+    {
+      method: 'get', path: '/public/catalogs/:catalog_id', tags, summary: 'Get a catalog with its current schema',
+      params: catalogIdParams, response: catalogResponse,
+      handler: async ({ scope, params }) => present(await getCatalog(knex, scope, params.catalog_id)),
+    },
+    {
+      method: 'put', path: '/public/catalogs/:catalog_id', tags, summary: 'Update catalog settings (only the given fields change)',
+      params: catalogIdParams, body: updateCatalogBody, response: catalogResponse,
+      handler: async ({ scope, params, body }) => present(await updateCatalog(knex, scope, params.catalog_id, body)),
+    },
+    deleteRoute('/public/catalogs/:catalog_id', 'Delete a catalog with its items, schema versions and snapshots'),
+    deleteRoute('/catalogs/:catalog_id', 'Delete a catalog (path without /public, decisions.md §1)'),
+    {
+      method: 'post', path: '/public/catalogs/:catalog_id/duplicate', tags, summary: 'Duplicate a catalog (schema, taxonomy, context, quality prompt; items optional)',
+      params: catalogIdParams, body: duplicateCatalogBody, response: catalogResponse,
+      handler: async ({ scope, params, body }) => present(await duplicateCatalog(knex, scope, params.catalog_id, body)),
+    },
+    {
+      method: 'get', path: '/public/catalogs/:catalog_id/schema', tags: schemaTags, summary: 'Get the current (or a given) schema version',
+      params: catalogIdParams, query: schemaVersionQuery, response: catalogSchemaResponse,
+      handler: async ({ scope, params, query }) => {
+        await loadCatalogOwned(knex, scope, params.catalog_id);
+        const schema = query.version ? await getSchemaVersion(knex, params.catalog_id, query.version) : await getCurrentSchema(knex, params.catalog_id);
+        return presentSchema(schema);
+      },
+    },
+    {
+      method: 'post', path: '/public/catalogs/:catalog_id/schema/fields', tags: schemaTags, summary: 'Add a field (new schema version)',
+      params: catalogIdParams, body: addFieldBody, response: fieldChangeResponse,
+      handler: ({ scope, params, body }) =>
+        knex.transaction(async (trx) => {
+          await loadCatalogOwned(trx, scope, params.catalog_id);
+          return addField(trx, scope, params.catalog_id, body as AddField);
+        }),
+    },
+    {
+      method: 'put', path: '/public/catalogs/:catalog_id/schema/fields/batch', tags: schemaTags, summary: 'Add, update and remove fields atomically (one new schema version)',
+      params: catalogIdParams, body: fieldBatchBody, response: fieldChangeResponse,
+      handler: ({ scope, params, body }) =>
+        knex.transaction(async (trx) => {
+          await loadCatalogOwned(trx, scope, params.catalog_id);
+          return applyFieldBatch(trx, scope, params.catalog_id, body as FieldBatch, ['body']);
+        }),
+    },
+    {
+      method: 'get', path: '/public/catalogs/:catalog_id/taxonomy', tags: taxonomyTags, summary: 'Get the enriched taxonomy (null when none); ETag / If-None-Match → 304',
+      params: catalogIdParams, response: taxonomyResponse,
+      handler: async ({ scope, params, ctx }) => {
+        await loadCatalogOwned(knex, scope, params.catalog_id);
+        const { etag, taxonomy } = taxonomyOf(await getCurrentSchema(knex, params.catalog_id));
+        ctx.set('ETag', etag);
+        if (etagMatches(ctx.get('if-none-match'), etag)) {
+          ctx.status = 304;
+          return undefined;
+        }
+        ctx.status = 200;
+        ctx.type = 'application/json';
+        // Koa turns a null body into 204; the spec's "no taxonomy" answer is the JSON literal null.
+        ctx.body = taxonomy === null ? 'null' : taxonomy;
+        return undefined;
+      },
+    },
+    {
+      method: 'put', path: '/public/catalogs/:catalog_id/taxonomy', tags: taxonomyTags, summary: 'Set or replace the taxonomy (new minor schema version)',
+      params: catalogIdParams, body: taxonomyBody, response: taxonomyResponse,
+      handler: async ({ scope, params, body, ctx }) => {
+        const { etag, taxonomy } = await knex.transaction(async (trx) => {
+          await loadCatalogOwned(trx, scope, params.catalog_id);
+          return setTaxonomy(trx, scope, params.catalog_id, body as TaxonomyInput);
+        });
+        ctx.set('ETag', etag);
+        return taxonomy;
+      },
+    },
+    {
+      method: 'delete', path: '/public/catalogs/:catalog_id/taxonomy', tags: taxonomyTags, summary: 'Remove the taxonomy (new major schema version)',
+      params: catalogIdParams, status: 204,
+      handler: async ({ scope, params, ctx }) => {
+        await knex.transaction(async (trx) => {
+          await loadCatalogOwned(trx, scope, params.catalog_id);
+          await removeTaxonomy(trx, scope, params.catalog_id);
+        });
+        ctx.status = 204;
+        return undefined;
+      },
+    },
+    {
+      method: 'get', path: '/public/catalogs/:catalog_id/catalog-md', tags, summary: 'Get the markdown context (current or ?version=N)',
+      params: catalogIdParams, query: catalogMdQuery, response: catalogMdResponse,
+      handler: ({ scope, params, query }) => getCatalogMd(knex, scope, params.catalog_id, query.version),
+    },
+    {
+      method: 'put', path: '/public/catalogs/:catalog_id/catalog-md', tags, summary: 'Set the markdown context (new version)',
+      params: catalogIdParams, body: catalogMdBody, response: catalogMdResponse,
+      handler: ({ scope, params, body }) => putCatalogMd(knex, scope, params.catalog_id, body.catalog_md),
+    },
+    {
+      method: 'get', path: '/public/catalogs/:catalog_id/quality-prompt', tags, summary: 'Get the quality prompt (null when unset)',
+      params: catalogIdParams, response: qualityPromptResponse,
+      handler: ({ scope, params }) => getQualityPrompt(knex, scope, params.catalog_id),
+    },
+    {
+      method: 'put', path: '/public/catalogs/:catalog_id/quality-prompt', tags, summary: 'Set the quality prompt used by the judge and readiness checks',
+      params: catalogIdParams, body: qualityPromptBody, response: qualityPromptResponse,
+      handler: ({ scope, params, body }) => putQualityPrompt(knex, scope, params.catalog_id, body.prompt),
+    },
+  ];
+  return routes;
 }

@@ -1,7 +1,123 @@
 import type { AppDeps } from '../app';
+import { PayloadTooLargeError } from '../lib/errors';
+import { presentItem, presentRawItem } from '../presenters/item';
+import {
+  bulkItemsBody, bulkItemsResponse, bulkVariantsBody, bulkVariantsResponse, catalogParams, createVariantBody, deleteItemResponse, itemParams,
+  itemResponse, listItemsQuery, listItemsResponse, productParams, rawItemResponse, rawItemsQuery, rawItemsResponse, updateItemBody,
+  updateProductBody, updateProductResponse, upsertItemBody,
+} from '../schemas/items';
+import {
+  BULK_ITEMS_LIMIT, bulkUpsertItems, deleteItem, listItems, loadItem, rawItemsJson, SortOrder, updateItem, upsertItem, WriteResult,
+} from '../services/catalog-items';
+import { bulkUpsertVariants, createVariant, updateProduct } from '../services/catalog-products';
 import type { RouteDef } from './registry';
+import { snapshotRoutes } from './snapshots';
 
-/** Routes of this resource (being written). */
-export function itemRoutes(_deps: AppDeps): RouteDef[] {
-  return [];
+/** The G9 response body: `success` is true when no item failed; internal ids and error kinds stay inside. */
+function bulkBody(r: WriteResult): Record<string, unknown> {
+  const { ids: _ids, errors, ...counters } = r;
+  return { success: r.items_failed === 0, ...counters, errors: errors.map((e) => ({ index: e.index, detail: e.detail })) };
+}
+
+/** 413 for batches over the documented limit (interface-spec.md, Limits). */
+function assertBatchSize(n: number, what: string): void {
+  if (n > BULK_ITEMS_LIMIT) throw new PayloadTooLargeError(`At most ${BULK_ITEMS_LIMIT} ${what} per request (got ${n})`);
+}
+
+/** `sort=field:dir` or `sort_field` + `sort_order` (G6); `sort_field` wins when both are given. */
+function sortOf(q: Record<string, any>): { sort_field?: string; sort_order: SortOrder } {
+  if (q.sort_field) return { sort_field: q.sort_field, sort_order: q.sort_order };
+  if (q.sort) {
+    const [field, dir] = String(q.sort).split(':');
+    return { sort_field: field, sort_order: dir === 'desc' ? 'desc' : 'asc' };
+  }
+  return { sort_order: q.sort_order };
+}
+
+/**
+ * Item, product/variant and raw-item routes (interface-spec.md, Items; decisions.md §3,
+ * G6–G10, G12), plus the snapshot routes (G11).
+ */
+export function itemRoutes(deps: AppDeps): RouteDef[] {
+  const tags = ['items'];
+  const base = '/public/catalogs/:catalog_id';
+  return [
+    {
+      method: 'get', path: `${base}/items`, tags, summary: 'List items (pagination, search, sorting; exact total)',
+      params: catalogParams, query: listItemsQuery, response: listItemsResponse,
+      handler: async ({ scope, params, query }) => {
+        const { items, total } = await listItems(deps.knex, scope, params.catalog_id, {
+          limit: query.limit, offset: query.offset, search: query.search ?? query.search_query, ...sortOf(query),
+        });
+        return { items: items.map(presentItem), total, page: Math.floor(query.offset / query.limit) + 1, limit: query.limit };
+      },
+    },
+    {
+      method: 'post', path: `${base}/items/bulk`, tags, summary: 'Create or update up to 1000 items',
+      params: catalogParams, body: bulkItemsBody, response: bulkItemsResponse,
+      handler: async ({ scope, params, body }) => {
+        assertBatchSize(body.items.length, 'items');
+        return bulkBody(await bulkUpsertItems(deps.knex, scope, params.catalog_id, body));
+      },
+    },
+    {
+      method: 'get', path: `${base}/items/:item_id`, tags, summary: 'Get one item by database id',
+      params: itemParams, response: itemResponse,
+      handler: async ({ scope, params }) => presentItem(await loadItem(deps.knex, scope, params.catalog_id, params.item_id)),
+    },
+    {
+      method: 'post', path: `${base}/items`, tags, summary: 'Upsert one item (identity: __catalog_item_id or the business key in data)',
+      params: catalogParams, body: upsertItemBody, response: itemResponse,
+      handler: async ({ scope, params, body }) => presentItem(await upsertItem(deps.knex, scope, params.catalog_id, body.data, body.source_info)),
+    },
+    {
+      method: 'put', path: `${base}/items/:item_id`, tags, summary: 'Update the given fields of one item',
+      params: itemParams, body: updateItemBody, response: itemResponse,
+      handler: async ({ scope, params, body }) => presentItem(await updateItem(deps.knex, scope, params.catalog_id, params.item_id, body)),
+    },
+    {
+      method: 'delete', path: `${base}/items/:item_id`, tags, summary: 'Delete one item (a product with its variants)',
+      params: itemParams, response: deleteItemResponse,
+      handler: async ({ scope, params }) => {
+        await deleteItem(deps.knex, scope, params.catalog_id, params.item_id);
+        return { message: 'Item deleted successfully' };
+      },
+    },
+    {
+      method: 'post', path: `${base}/products/:product_id/items/bulk`, tags, summary: 'Bulk upsert the variants of one product',
+      params: productParams, body: bulkVariantsBody, response: bulkVariantsResponse,
+      handler: async ({ scope, params, body }) => {
+        assertBatchSize(body.variants.length, 'variants');
+        return bulkBody(await bulkUpsertVariants(deps.knex, scope, params.catalog_id, params.product_id, body));
+      },
+    },
+    {
+      method: 'post', path: `${base}/products/:product_id/items`, tags, summary: 'Create one variant under a product',
+      params: productParams, body: createVariantBody, response: itemResponse,
+      handler: async ({ scope, params, body }) => presentItem(await createVariant(deps.knex, scope, params.catalog_id, params.product_id, body)),
+    },
+    {
+      method: 'put', path: `${base}/products/:product_id`, tags, summary: 'Update product-level (product_*) fields shared by every variant',
+      params: productParams, body: updateProductBody, response: updateProductResponse,
+      handler: async ({ scope, params, body }) => {
+        const r = await updateProduct(deps.knex, scope, params.catalog_id, params.product_id, body);
+        return { product: presentItem(r.product), variants_updated: r.variants_updated, ignored_fields: r.ignored_fields };
+      },
+    },
+    {
+      method: 'get', path: `${base}/raw-items`, tags, summary: 'Full-fidelity rows for full pulls (stable order, exact total)',
+      params: catalogParams, query: rawItemsQuery, response: rawItemsResponse,
+      handler: async ({ scope, params, query, ctx }) => {
+        ctx.type = 'application/json';
+        ctx.body = await rawItemsJson(deps.knex, scope, params.catalog_id, query);
+        return undefined;
+      },
+    },
+    {
+      method: 'get', path: `${base}/raw-items/:item_id`, tags, summary: 'One raw row',
+      params: itemParams, response: rawItemResponse,
+      handler: async ({ scope, params }) => presentRawItem(await loadItem(deps.knex, scope, params.catalog_id, params.item_id)),
+    },
+    ...snapshotRoutes(deps),
+  ];
 }

@@ -5,11 +5,13 @@
 import { loadConfig } from '../../src/config';
 import { createKnex, ensureDatabase, migrateLatest } from '../../src/db';
 import { ensureTemporalCli } from '../../temporal/cli-binary';
+import { ensureLocalPostgres } from '../../src/lib/local-postgres';
 import { TEST_DATABASE_URL } from './env';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   console.log('[test setup] Temporal CLI:', await ensureTemporalCli(config.temporalCliCache, (l) => console.log('[test setup]', l)));
+  await ensureLocalPostgres(TEST_DATABASE_URL, (l) => console.log('[test setup]', l));
   const created = await ensureDatabase(TEST_DATABASE_URL);
   console.log(`[test setup] test database ${created ? 'created' : 'present'}: ${TEST_DATABASE_URL}`);
   const knex = createKnex(TEST_DATABASE_URL);

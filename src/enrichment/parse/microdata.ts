@@ -57,8 +57,10 @@ function readItem($: CheerioAPI, root: Element, baseUrl: string | undefined, see
   for (const ref of ($(root).attr('itemref') ?? '').split(/\s+/).filter(Boolean)) {
     const target = $(`[id="${ref.replace(/"/g, '\\"')}"]`).get(0);
     if (!target) continue;
+    // A referenced item that is itself a property is one value; otherwise its properties join
+    // this item (extruct's reading of itemref, also for a referenced itemscope without itemprop).
     if ($(target).attr('itemprop') !== undefined) props.push(target);
-    if ($(target).attr('itemscope') === undefined) collect(target);
+    else collect(target);
   }
   for (const prop of props) {
     const names = ($(prop).attr('itemprop') ?? '').trim().split(/\s+/).filter(Boolean);
@@ -84,5 +86,15 @@ function readValue($: CheerioAPI, el: Element, baseUrl: string | undefined): str
   if (tag === 'time' && $el.attr('datetime') !== undefined) return ($el.attr('datetime') ?? '').trim();
   if ((tag === 'data' || tag === 'meter') && $el.attr('value') !== undefined) return ($el.attr('value') ?? '').trim();
   if ($el.attr('content') !== undefined) return ($el.attr('content') ?? '').trim();
-  return $el.text().replace(/\s+/g, ' ').trim();
+  return blockText($, el);
+}
+
+const BLOCK = 'p,div,li,ul,ol,h1,h2,h3,h4,h5,h6,tr,table,section,article,blockquote';
+
+/** Text with `<br>` and block boundaries kept as line breaks, spaces collapsed within lines. */
+function blockText($: CheerioAPI, el: Element): string {
+  const copy = $(el).clone();
+  copy.find('br').replaceWith('\u2029');
+  copy.find(BLOCK).each((_, b) => void $(b).append('\u2029'));
+  return copy.text().split('\u2029').map((l) => l.replace(/\s+/g, ' ').trim()).filter(Boolean).join('\n');
 }

@@ -44,6 +44,7 @@ const PRICE_ATTR = /price|preis|prix|precio|prezzo|cena|цена/i;
 const PRICE_BAD = /old|was|list|strike|regular|before|crossed|compare|original|rrp|uvp|msrp|save|saving|discount|per[-_]?unit|unit[-_]?price|shipping|delivery|range|min|max|filter|slider/i;
 const PRICE_GOOD = /sale|current|our|final|actual|now|special|offer|buybox|main|product[-_]?price|price[-_]?value|amount/i;
 const STOCK_ATTR = /avail|stock|inventory|lager|dispon|verfueg|verfüg|nalich|наличи|delivery[-_]?message/i;
+const IMAGE_CAPTION = /\b(image|images|bild|immagine|imagen|photo|foto|picture)\b/i;
 const BUY = /add[-_ ]?to[-_ ]?(cart|basket|bag|trolley)|buy[-_ ]?now|in den warenkorb|warenkorb|ajouter au panier|añadir al carrito|aggiungi al carrello|in winkelwagen|do koszyka|в корзину|comprar|kaufen/i;
 
 function collapse(text: string): string {
@@ -95,7 +96,8 @@ function availabilityTexts($: CheerioAPI): string[] {
     if (out.length >= 20 || /^(script|style|meta|link)$/i.test(el.tagName)) return;
     if (!STOCK_ATTR.test(attrs($, el))) return;
     const text = collapse($(el).text());
-    if (text && text.length <= 160 && !out.includes(text)) out.push(text);
+    // "Image not available" captions sit in stock-named widgets but say nothing about stock.
+    if (text && text.length <= 160 && !IMAGE_CAPTION.test(text) && !out.includes(text)) out.push(text);
   });
   return out;
 }
@@ -115,12 +117,12 @@ function hasBuyButton($: CheerioAPI): boolean {
 /**
  * Parses a fetched page into {@link PageDoc}: JSON-LD, microdata, OpenGraph, key/value
  * pairs, price and stock snippets, images and visible text. Pure; never throws on bad HTML
- * (cheerio/parse5 are error-tolerant). The decoding honours the BOM / `<meta charset>`.
+ * (cheerio/parse5 are error-tolerant). Decoding honours a BOM or `<meta charset>`, else UTF-8.
  * @param url the original URL of the page (relative links resolve against the canonical link, else it)
  * @param body the raw bytes
  */
 export function parsePage(url: string, body: Buffer): PageDoc {
-  const $ = cheerio.loadBuffer(body);
+  const $ = cheerio.loadBuffer(body, { encoding: { defaultEncoding: 'utf-8' } });
   const canonical = $('link[rel="canonical"]').attr('href')?.trim() || undefined;
   const base = (canonical && absolute(canonical, url)) || url;
   const jsonld = parseJsonLd($);

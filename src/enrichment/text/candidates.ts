@@ -1,19 +1,19 @@
 /**
  * Candidate generation: every way a field's value may appear in the text, each with a score
  * (higher = more specific evidence). Scores order evidence kinds: catalog vocabulary >
- * identifiers > learned value templates > size tuples > measurements > built-in lexicons >
+ * identifiers > learned value templates > numbers labelled by the field's name or axis > size tuples > measurements > built-in lexicons >
  * title-prefix brand guess.
  */
 import { findCodeTokens, findGtins, codeShape } from './identifiers';
-import { findMeasurements, findPackPhrases, type Measurement } from './quantities';
+import { findMeasurements, findPackPhrases, NUMBER_SOURCE, type Measurement } from './quantities';
 import type { FieldProfile } from './profile';
-import { findSizeTuples } from './sizes';
+import { findLabelledSides, findSizeTuples } from './sizes';
 import type { Span } from './spans';
 import { matchTemplates } from './templates';
 import { matchVocabulary } from './vocabulary';
 
 /** How a candidate was found. */
-export type Method = 'vocabulary' | 'identifier' | 'template' | 'size' | 'measurement' | 'lexicon' | 'prefix';
+export type Method = 'vocabulary' | 'identifier' | 'template' | 'anchor' | 'size' | 'measurement' | 'lexicon' | 'prefix';
 
 /** One possible value of one field. */
 export interface Candidate extends Span {
@@ -39,18 +39,41 @@ function positionPenalty(start: number, end: number): number {
   return start >= end ? 0.6 + Math.min(0.3, start / 20000) : (0.1 * start) / Math.max(end, 1);
 }
 
-/** Leading title words up to `maxWords`, stopping at a digit or punctuation (brand guess). */
-function titlePrefix(text: string, maxWords: number): Span | null {
-  const m = /^\s*((?:[\p{L}][\p{L}'&.]*)(?:[ ](?:[\p{L}][\p{L}'&.]*)){0,5})/u.exec(text.slice(0, titleEnd(text)));
-  if (!m) return null;
-  const words = m[1]!.split(' ').slice(0, maxWords);
-  const value = words.join(' ').replace(/[.']+$/, '');
-  const start = text.indexOf(value);
-  return value.length >= 2 ? { start, end: start + value.length, text: value } : null;
+/** Lower-case words that may sit inside a brand name ("Tamarac by Slippers International"). */
+const BRAND_JOINERS = new Set(['by', 'of', 'and', '&', 'de', 'the']);
+
+/**
+ * Brand guess from the start of the title: the run of capitalised words before the first
+ * separator (",", " - ", "(", "|", ":"), number, lower-case word or the first word another
+ * field claims (`stops`: start offsets of other fields' candidates). A run longer than
+ * `maxWords` is cut to `maxWords`. Null when the title does not start with such a word.
+ */
+export function brandPrefix(text: string, stops: Set<number>, maxWords: number): Span | null {
+  const title = text.slice(0, titleEnd(text));
+  const words: Span[] = [];
+  const re = /[^\s,;:|()[\]]+/gu;
+  for (let m = re.exec(title); m !== null; m = re.exec(title)) {
+    const word = m[0];
+    const gap = title.slice(words.length > 0 ? words[words.length - 1]!.end : 0, m.index);
+    if (words.length > 0 && /[,;:|()[\]]|\s[-–]\s/.test(gap)) break;
+    if (stops.has(m.index) && words.length > 0) break;
+    if (/^\d/.test(word)) break;
+    if (!/^\p{Lu}/u.test(word)) {
+      if (words.length > 0 && BRAND_JOINERS.has(word.toLowerCase())) { words.push({ start: m.index, end: m.index + word.length, text: word }); continue; }
+      break;
+    }
+    words.push({ start: m.index, end: m.index + word.length, text: word });
+  }
+  while (words.length > 0 && BRAND_JOINERS.has(words[words.length - 1]!.text.toLowerCase())) words.pop();
+  const kept = words.length > 4 ? words.slice(0, maxWords) : words;
+  if (kept.length === 0) return null;
+  const start = kept[0]!.start;
+  const end = kept[kept.length - 1]!.end;
+  return { start, end, text: text.slice(start, end) };
 }
 
 /** Median number of words of a field's known vocabulary entries (1 when none). */
-function typicalWords(profile: FieldProfile): number {
+export function typicalWords(profile: FieldProfile): number {
   const lengths: number[] = [];
   for (const [key, count] of profile.vocabulary.counts) for (let i = 0; i < count; i += 1) lengths.push(key.split(' ').length);
   lengths.sort((a, b) => a - b);
@@ -88,15 +111,21 @@ export function fieldCandidates(text: string, profile: FieldProfile, totals: Key
     for (const tuple of findSizeTuples(text, hasHeight)) {
       for (const side of tuple) if (side.axis === profile.axis) push(side, 'size', 2.4);
     }
+    for (const side of findLabelledSides(text)) if (side.axis === profile.axis) push(side, 'anchor', 2.5);
   }
   if (profile.dimensions.length > 0) {
     for (const m of findMeasurements(text)) if (profile.dimensions.includes(m.dimension)) push(m, 'measurement', 1.6, { measurement: m });
   }
+  if (profile.anchors.length > 0) {
+    const words = profile.anchors.join('|');
+    const re = new RegExp(`(?<![\\p{L}\\p{N}.,])(${NUMBER_SOURCE})[\\s-]?(?:${words})|(?:${words})\\s?[:#]?\\s?(${NUMBER_SOURCE})(?![\\p{N}])`, 'giu');
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+      const written = (m[1] ?? m[2])!;
+      const start = m[1] !== undefined ? m.index : m.index + m[0].lastIndexOf(written);
+      push({ start, end: start + written.length, text: written }, 'anchor', 2.2);
+    }
+  }
   if (profile.isPack) for (const span of findPackPhrases(text)) push(span, 'template', 1.7);
   if (profile.lexicon !== null) for (const hit of matchVocabulary(text, profile.lexicon)) push(hit, 'lexicon', 1.3, { key: hit.key });
-  if (profile.isBrand) {
-    const prefix = titlePrefix(text, typicalWords(profile));
-    if (prefix !== null) push(prefix, 'prefix', 0.9);
-  }
   return out;
 }

@@ -5,9 +5,9 @@
  * input it was read from, so it can be cited and grounded.
  */
 import type { OutputField } from '../types';
-import { fieldCandidates, type Candidate, type KeyTotals } from './candidates';
-import { buildProfile, type FieldProfile } from './profile';
-import { convert, parseNumber } from './quantities';
+import { brandPrefix, fieldCandidates, typicalWords, type Candidate, type KeyTotals, type Method } from './candidates';
+import { buildProfiles, type FieldProfile } from './profile';
+import { convert, parseMeasurement, parseNumber } from './quantities';
 import { overlaps, phraseKey } from './spans';
 
 /** One extracted value. `snippet` is an exact substring of the input text. */
@@ -16,7 +16,26 @@ export interface TextExtraction {
   value: unknown;
   snippet: string;
   confidence: 'high' | 'medium' | 'low';
+  /** Kind of evidence the value rests on (see candidates.ts). */
+  method: Method;
 }
+
+/**
+ * Least estimated fill rate (see FieldProfile.fill) at which each kind of evidence is used:
+ * on a field the catalog rarely fills, a weak match is more likely noise than a value, and
+ * an absent value costs less than a wrong one. Measured on the dev splits (evaluation.md),
+ * one constant per evidence kind, never per field.
+ */
+const MIN_FILL: Record<Method, number> = {
+  vocabulary: 0.1,
+  identifier: 0.3,
+  template: 0.3,
+  anchor: 0.05,
+  size: 0.3,
+  measurement: 0.5,
+  lexicon: 0.3,
+  prefix: 0.5,
+};
 
 /** Methods whose candidates may share a span with another field's candidate. */
 function sharable(a: Candidate, b: Candidate, profiles: Map<string, FieldProfile>): boolean {
@@ -61,7 +80,7 @@ function coerce(c: Candidate, field: OutputField): unknown {
   }
   const elementType = field.type === 'array' ? field.array_element_type ?? 'string' : field.type;
   if (elementType === 'number' || elementType === 'integer') {
-    const m = c.measurement;
+    const m = c.measurement ?? parseMeasurement(c.text) ?? undefined;
     const raw = m !== undefined ? (field.unit ? convert(m, field.unit) : m.value) : parseNumber(c.text.replace(/[^\d.,/ -]/g, ''));
     if (raw === null || Number.isNaN(raw)) return undefined;
     return elementType === 'integer' ? Math.round(raw) : raw;
@@ -88,8 +107,7 @@ export function extractFromText(
   fields: OutputField[],
   knownValues: Record<string, string[]> = {},
 ): TextExtraction[] {
-  const profiles = new Map(fields.map((f) => [f.name, buildProfile(f, knownValues[f.name] ?? [])]));
-  return extractWithProfiles(text, profiles);
+  return extractWithProfiles(text, buildProfiles(fields, knownValues));
 }
 
 /**
@@ -100,7 +118,15 @@ export function extractWithProfiles(text: string, profiles: Map<string, FieldPro
   const totals: KeyTotals = new Map();
   for (const p of profiles.values()) for (const [k, c] of p.vocabulary.counts) totals.set(k, (totals.get(k) ?? 0) + c);
   const hasHeight = [...profiles.values()].some((p) => p.axis === 'height');
-  const candidates = [...profiles.values()].flatMap((p) => fieldCandidates(text, p, totals, hasHeight));
+  const candidates = [...profiles.values()].flatMap((p) =>
+    fieldCandidates(text, p, totals, hasHeight).filter((c) => p.fill === null || p.fill >= MIN_FILL[c.method]),
+  );
+  const stops = new Set(candidates.map((c) => c.start));
+  for (const p of profiles.values()) {
+    if (!p.isBrand || (p.fill !== null && p.fill < MIN_FILL.prefix)) continue;
+    const prefix = brandPrefix(text, new Set([...stops].filter((s) => !candidates.some((c) => c.start === s && c.field === p.field.name))), typicalWords(p));
+    if (prefix !== null) candidates.push({ ...prefix, field: p.field.name, method: 'prefix', score: 0.9 });
+  }
   const out: TextExtraction[] = [];
   for (const c of resolve(candidates, profiles)) {
     const field = profiles.get(c.field)!.field;
@@ -111,12 +137,9 @@ export function extractWithProfiles(text: string, profiles: Map<string, FieldPro
       (existing.value as unknown[]).push(value);
       continue;
     }
-    out.push({ field: c.field, value: field.type === 'array' ? [value] : value, snippet: c.text, confidence: confidenceOf(c) });
+    out.push({ field: c.field, value: field.type === 'array' ? [value] : value, snippet: c.text, confidence: confidenceOf(c), method: c.method });
   }
   return out;
 }
 
-/** Builds the per-field profiles used by {@link extractWithProfiles}. */
-export function buildProfiles(fields: OutputField[], knownValues: Record<string, string[]> = {}): Map<string, FieldProfile> {
-  return new Map(fields.map((f) => [f.name, buildProfile(f, knownValues[f.name] ?? [])]));
-}
+export { buildProfiles };

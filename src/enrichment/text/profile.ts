@@ -26,10 +26,20 @@ export interface FieldProfile {
   isGtin: boolean;
   isCode: boolean;
   isPack: boolean;
+  /**
+   * Words of the field name that anchor a bare number ("16 gauge", "304 series", "Shelves: 4")
+   * for fields whose values are bare numbers; empty otherwise.
+   */
+  anchors: string[];
   /** Code shape (see identifiers.ts) → share of the field's known codes with that shape. */
   codeShapes: Map<string, number>;
   /** Number of catalog values the profile was learned from. */
   knownCount: number;
+  /**
+   * Estimated share of catalog items that have this field filled: its value count over the
+   * count of the best-filled field of the schema (null when the catalog is too small to say).
+   */
+  fill: number | null;
 }
 
 /** Name/description hints → measurement dimensions (general retail vocabulary). */
@@ -80,25 +90,41 @@ function codeShare(values: string[]): number {
   }).length / values.length;
 }
 
+/** Words too generic to anchor a number. */
+const NON_ANCHORS = new Set(['number', 'type', 'total', 'size', 'with', 'and', 'the', 'of']);
+
+/** Anchor patterns (name words, optional plural) of a bare-number field (see FieldProfile.anchors). */
+function anchorsOf(field: OutputField, values: string[]): string[] {
+  const bare = values.filter((v) => /^\s*\d+(?:[.,]\d+)?\s*$/.test(v)).length;
+  const numeric = values.length >= 5 ? bare / values.length >= 0.5 : field.type === 'number' || field.type === 'integer';
+  if (!numeric) return [];
+  return field.name
+    .toLowerCase()
+    .split(/[^\p{L}]+/u)
+    .filter((w) => w.length >= 4 && !NON_ANCHORS.has(w))
+    .map((w) => (w.endsWith('s') ? `${w.slice(0, -1)}s?` : `${w}s?`));
+}
+
 /**
  * Builds a field's profile. `known` = values already in the catalog for this field
  * (duplicates allowed: frequency is evidence).
  */
 export function buildProfile(field: OutputField, known: string[]): FieldProfile {
+  const name = `${field.name} ${field.semantic_type ?? ''}`;
   const samples = (field.sample_values ?? []).map(String);
   const weighted = [
     ...known.map((value) => ({ value, weight: 1 })),
     ...samples.filter((s) => !known.includes(s)).map((value) => ({ value, weight: 1 })),
   ];
   const enumValues = (field.enum ?? field.items_enum ?? []).map(String);
-  const vocabulary = buildVocabulary([...weighted, ...enumValues.map((value) => ({ value, weight: 1 }))], enumValues.length > 0);
   const values = weighted.map((w) => w.value);
-  const name = `${field.name} ${field.semantic_type ?? ''}`;
-  const lexiconWords = /colou?r/i.test(name) ? COLOURS : /material|fabric/i.test(name) ? MATERIALS : /gender|sex\b/i.test(name) ? GENDERS : null;
   const isGtin = /\b(upc|gtin|ean|barcode|isbn)\b/i.test(name) || (values.length >= 5 && values.filter((v) => isValidGtin(v.trim())).length / values.length > 0.6);
   const codeHint = /\b(number|no\.?|id|sku|mpn|part|model|code|stock|ref(erence)?)\b/i.test(name);
-  const share = codeShare(values);
-  const isCode = !isGtin && (values.length >= 5 ? share >= 0.5 : codeHint);
+  const isCode = !isGtin && (values.length >= 5 ? codeShare(values) >= 0.5 : codeHint);
+  // A code field's catalog entries without a digit are descriptions filed in the wrong place.
+  const phrases = isCode ? weighted.filter((w) => /\d/.test(w.value)) : weighted;
+  const vocabulary = buildVocabulary([...phrases, ...enumValues.map((value) => ({ value, weight: 1 }))], enumValues.length > 0);
+  const lexiconWords = /colou?r/i.test(name) ? COLOURS : /material|fabric/i.test(name) ? MATERIALS : /gender|sex\b/i.test(name) ? GENDERS : null;
   const codeShapes = new Map<string, number>();
   if (isCode) {
     const codes = values.filter((v) => /\d/.test(v));
@@ -115,8 +141,24 @@ export function buildProfile(field: OutputField, known: string[]): FieldProfile 
     isBrand: /\b(brand|manufacturer|maker|make)\b/i.test(field.name),
     isGtin,
     isCode,
+    anchors: anchorsOf(field, values),
     isPack: /\b(pack|quantity|count|pieces)\b/i.test(field.name),
     codeShapes,
     knownCount: values.length,
+    fill: null,
   };
+}
+
+/** Smallest value count of the best-filled field for fill estimates to be meaningful. */
+const MIN_CATALOG = 10;
+
+/**
+ * Profiles of a whole schema; each profile's `fill` is estimated against the best-filled
+ * field (a catalog's most complete field is taken as filled on every item).
+ */
+export function buildProfiles(fields: OutputField[], knownValues: Record<string, string[]> = {}): Map<string, FieldProfile> {
+  const profiles = new Map(fields.map((f) => [f.name, buildProfile(f, knownValues[f.name] ?? [])]));
+  const most = Math.max(0, ...[...profiles.values()].map((p) => p.knownCount));
+  if (most >= MIN_CATALOG) for (const p of profiles.values()) p.fill = p.knownCount / most;
+  return profiles;
 }

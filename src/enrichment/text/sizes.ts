@@ -15,7 +15,7 @@ export interface SizeSide extends Span {
   axis: Axis;
 }
 
-const UNIT = `(?:\\s?(?:"|''|inches|inch|in\\.?|cm|mm|ft\\.?|feet|')(?![\\p{L}]))?`;
+const UNIT = `(?:\\s?(?:"|''|'|(?:inches|inch|in\\.?|cm|mm|ft\\.?|feet)(?![\\p{L}])))?`;
 const LABEL = '(?:\\s?(?:[WHDL])(?![\\p{L}]))?';
 const SIDE = `${NUMBER_SOURCE}${UNIT}${LABEL}`;
 const TUPLE_RE = new RegExp(`(?<![\\p{L}\\p{N}.,/])(${SIDE})\\s?[xX×]\\s?(${SIDE})(?:\\s?[xX×]\\s?(${SIDE}))?(?![\\p{L}\\p{N}])`, 'gu');
@@ -44,6 +44,26 @@ export function findSizeTuples(text: string, hasHeight: boolean): SizeSide[][] {
     const order: Axis[] = sides.length === 3 ? ['width', 'depth', 'height'] : hasHeight ? ['width', 'height'] : ['width', 'length'];
     const labelled = sides.every((s) => s.label !== null);
     out.push(sides.map((s, i) => ({ ...s.span, axis: labelled ? LABEL_AXIS[s.label!]! : order[i]! })));
+  }
+  return out;
+}
+
+const WORD_AXIS: Record<string, Axis> = { w: 'width', wide: 'width', width: 'width', h: 'height', high: 'height', tall: 'height', height: 'height', d: 'depth', deep: 'depth', depth: 'depth', l: 'length', long: 'length', length: 'length' };
+
+const LABELLED_RE = new RegExp(
+  `(?<![\\p{L}\\p{N}.,/])(${NUMBER_SOURCE}${UNIT})\\s?(w|h|d|l|wide|high|tall|deep|long)(?![\\p{L}])|(?<![\\p{L}])(width|height|depth|length)\\s?:?\\s?(${NUMBER_SOURCE}${UNIT})(?![\\p{L}\\p{N}])`,
+  'giu',
+);
+
+/** Single sides labelled by a letter or word ("24\"D", "18\" wide", "Height: 36\""). */
+export function findLabelledSides(text: string): SizeSide[] {
+  const out: SizeSide[] = [];
+  LABELLED_RE.lastIndex = 0;
+  for (let m = LABELLED_RE.exec(text); m !== null; m = LABELLED_RE.exec(text)) {
+    const written = (m[1] ?? m[4])!.replace(/\s+$/, '');
+    const label = (m[2] ?? m[3])!.toLowerCase();
+    const start = m[1] !== undefined ? m.index : m.index + m[0].lastIndexOf(written);
+    out.push({ start, end: start + written.length, text: written, axis: WORD_AXIS[label]! });
   }
   return out;
 }

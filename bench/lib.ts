@@ -1,0 +1,121 @@
+/**
+ * Shared set-up of the benchmarks (bench/*.ts): a separate database
+ * (`BENCH_DATABASE_URL`, default catalog_enrichment_bench), migrated; the real app in-process on
+ * an ephemeral port; an organization with an API key; 20-field catalogs seeded in SQL.
+ */
+import './env';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Knex } from 'knex';
+import { createApp } from '../src/app';
+import { loadConfig } from '../src/config';
+import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
+import { newId } from '../src/lib/ids';
+import { createOrganizationWithKey } from '../src/services/auth';
+import type { JobRunner } from '../src/services/job-runner';
+
+/** The benchmark database (never the development or test one). */
+export const BENCH_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/catalog_enrichment_bench';
+
+/** Item routes never start jobs; a runner that refuses keeps the benchmarks honest. */
+const noJobs: JobRunner = {
+  async startEnrichment() { throw new Error('benchmarks start no jobs'); },
+  async cancel() { throw new Error('benchmarks start no jobs'); },
+  async waitForClose() { throw new Error('benchmarks start no jobs'); },
+  async ping() { throw new Error('benchmarks start no jobs'); },
+};
+
+/** A running benchmark environment. */
+export interface Bench {
+  knex: Knex;
+  baseUrl: string;
+  organizationId: string;
+  auth: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** Creates/migrates the bench database and starts the app on an ephemeral port. */
+export async function startBench(): Promise<Bench> {
+  await ensureDatabase(BENCH_DATABASE_URL);
+  const knex = createKnex(BENCH_DATABASE_URL, { min: 0, max: 20 });
+  await migrateLatest(knex);
+  const app = createApp({ config: loadConfig(), knex, jobRunner: noJobs });
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const { organizationId, apiKey } = await createOrganizationWithKey(knex, `bench ${new Date().toISOString()}`);
+  return {
+    knex,
+    baseUrl: `http://127.0.0.1:${port}`,
+    organizationId,
+    auth: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await knex.destroy();
+    },
+  };
+}
+
+/** The 20 fields of the benchmark schema (strings, numbers, a boolean, an array). */
+export const FIELDS: Record<string, Record<string, unknown>> = {
+  sku: { type: 'string' }, title: { type: 'string' }, description: { type: 'string' }, brand: { type: 'string' },
+  category: { type: 'string' }, color: { type: 'string' }, size: { type: 'string' }, material: { type: 'string' },
+  price: { type: 'number' }, currency: { type: 'string' }, stock: { type: 'integer' }, weight_kg: { type: 'number' },
+  gtin: { type: 'string' }, mpn: { type: 'string' }, country_of_origin: { type: 'string' }, active: { type: 'boolean' },
+  tags: { type: 'array', items: { type: 'string' } }, image_url: { type: 'string' }, rating: { type: 'number' }, season: { type: 'string' },
+};
+
+/** Creates a strict-mode catalog with the 20-field schema (version 1.0.0). */
+export async function createBenchCatalog(b: Bench, name: string): Promise<string> {
+  const id = newId();
+  await b.knex('catalogs').insert({ id, organization_id: b.organizationId, name, unique_id_field: 'sku', strict_mode: true, current_schema_version: '1.0.0', created_by_user_id: 'bench' });
+  await b.knex('catalog_schemas').insert({ id: newId(), catalog_id: id, version: '1.0.0', schema_definition: JSON.stringify({ type: 'object', properties: FIELDS, required: ['sku'] }), created_by: 'bench', change_reason: 'bench' });
+  return id;
+}
+
+const COLORS = ['Red', 'Blue', 'Green', 'Black', 'White', 'Navy', 'Olive', 'Grey'];
+const KINDS = ['Shirt', 'Trousers', 'Jacket', 'Sneaker', 'Boot', 'Scarf', 'Hat', 'Sock', 'Dress', 'Sweater'];
+const BRANDS = ['Acme', 'Northwind', 'Contoso', 'Fabrikam', 'Tailspin', 'Wingtip', 'Litware', 'Proseware'];
+
+/** Item `i` of the benchmark data set (the same values as {@link seedSql}). */
+export function benchItem(i: number, prefix = 'SKU'): Record<string, unknown> {
+  return {
+    sku: `${prefix}-${i}`, title: `${BRANDS[i % 8]} ${COLORS[i % 8]} ${KINDS[i % 10]} ${i}`,
+    description: `Comfortable ${COLORS[(i * 7) % 8].toLowerCase()} ${KINDS[i % 10].toLowerCase()} made for everyday wear, model ${i % 997}`,
+    brand: BRANDS[i % 8], category: `Apparel > ${KINDS[i % 10]}`, color: COLORS[i % 8], size: ['S', 'M', 'L', 'XL'][i % 4], material: ['cotton', 'wool', 'linen', 'polyester'][i % 4],
+    price: (i % 1000) / 10 + 1, currency: 'EUR', stock: i % 500, weight_kg: (i % 50) / 10, gtin: String(4000000000000 + i), mpn: `MPN${i}`,
+    country_of_origin: ['PT', 'IT', 'VN', 'DE'][i % 4], active: i % 3 !== 0, tags: [KINDS[i % 10].toLowerCase(), COLORS[i % 8].toLowerCase()],
+    image_url: `https://img.example.com/${i}.jpg`, rating: (i % 50) / 10, season: ['SS', 'AW'][i % 2],
+  };
+}
+
+/** A SQL expression (over `g`, a generate_series integer) building {@link benchItem}(g) as jsonb. */
+export function seedSql(prefix = 'SKU'): string {
+  const arr = (xs: string[]) => `(ARRAY[${xs.map((x) => `'${x}'`).join(',')}])`;
+  return `jsonb_build_object(
+    'sku', '${prefix}-' || g, 'title', ${arr(BRANDS)}[g % 8 + 1] || ' ' || ${arr(COLORS)}[g % 8 + 1] || ' ' || ${arr(KINDS)}[g % 10 + 1] || ' ' || g,
+    'description', 'Comfortable ' || lower(${arr(COLORS)}[(g * 7) % 8 + 1]) || ' ' || lower(${arr(KINDS)}[g % 10 + 1]) || ' made for everyday wear, model ' || (g % 997),
+    'brand', ${arr(BRANDS)}[g % 8 + 1], 'category', 'Apparel > ' || ${arr(KINDS)}[g % 10 + 1], 'color', ${arr(COLORS)}[g % 8 + 1],
+    'size', ${arr(['S', 'M', 'L', 'XL'])}[g % 4 + 1], 'material', ${arr(['cotton', 'wool', 'linen', 'polyester'])}[g % 4 + 1],
+    'price', (g % 1000) / 10.0 + 1, 'currency', 'EUR', 'stock', g % 500, 'weight_kg', (g % 50) / 10.0, 'gtin', (4000000000000 + g)::text,
+    'mpn', 'MPN' || g, 'country_of_origin', ${arr(['PT', 'IT', 'VN', 'DE'])}[g % 4 + 1], 'active', g % 3 <> 0,
+    'tags', jsonb_build_array(lower(${arr(KINDS)}[g % 10 + 1]), lower(${arr(COLORS)}[g % 8 + 1])),
+    'image_url', 'https://img.example.com/' || g || '.jpg', 'rating', (g % 50) / 10.0, 'season', ${arr(['SS', 'AW'])}[g % 2 + 1])`;
+}
+
+/** Seeds `n` items into a catalog with one INSERT … SELECT generate_series (not via HTTP). */
+export async function seedItems(b: Bench, catalogId: string, n: number, prefix = 'SKU'): Promise<void> {
+  await b.knex.raw(
+    `INSERT INTO catalog_items (id, catalog_id, entity_type, business_key, data, created_at, updated_at)
+     SELECT gen_random_uuid(), ?, 'product', '${prefix}-' || g, ${seedSql(prefix)}, now() + g * interval '1 microsecond', now()
+     FROM generate_series(0, ? - 1) AS g`,
+    [catalogId, n],
+  );
+  await b.knex('catalogs').where('id', catalogId).update({ item_count: n });
+  await b.knex.raw('VACUUM ANALYZE catalog_items');
+}
+
+/** Milliseconds since `t0` (from `performance.now()`). */
+export function since(t0: number): number {
+  return performance.now() - t0;
+}

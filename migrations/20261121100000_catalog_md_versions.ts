@@ -1,0 +1,22 @@
+import type { Knex } from 'knex';
+
+/**
+ * Versions of a catalog's markdown context (interface-spec.md, Versioning 4; decisions.md §2,
+ * G4): one row per version, so `GET …/catalog-md?version=N` can read any older one. The
+ * current text and number stay on `catalogs` (`catalog_md`, `catalog_md_version`); rows go
+ * with their catalog.
+ */
+export async function up(knex: Knex): Promise<void> {
+  await knex.schema.createTable('catalog_md_versions', (t) => {
+    t.uuid('catalog_id').notNullable().references('catalogs.id').onDelete('CASCADE');
+    t.integer('version').notNullable();
+    t.text('catalog_md');
+    t.string('created_by', 200).notNullable();
+    t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.primary(['catalog_id', 'version']);
+  });
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTableIfExists('catalog_md_versions');
+}

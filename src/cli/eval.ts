@@ -1,0 +1,28 @@
+/**
+ * `npm run eval -- <suite> ...` (evaluation.md "The command"): `pages`, `text` or `prices`.
+ * Each suite prints readable tables; the last stdout line is one JSON object of figures.
+ * Exit code 2 on usage errors, 1 when a suite fails.
+ */
+import { runPagesSuite } from '../eval/pages';
+import { runPricesSuite } from '../eval/prices';
+import { runTextSuite } from '../eval/text';
+
+const SUITES: Record<string, (argv: string[]) => Promise<object>> = { pages: runPagesSuite, prices: runPricesSuite, text: runTextSuite };
+
+async function main(): Promise<void> {
+  const [suite, ...argv] = process.argv.slice(2);
+  const run = suite ? SUITES[suite] : undefined;
+  if (!run) {
+    console.error('usage: npm run eval -- pages --data <folder> [--corpus <folder> ...] [--tier A|B] [--speed fast|deep]\n'
+      + '       npm run eval -- text --data <folder> [--examples <folder>]\n'
+      + '       npm run eval -- prices --data <folder>');
+    process.exit(2);
+  }
+  const figures = await run(argv);
+  console.log(JSON.stringify(figures));
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.stack ?? err.message : err);
+  process.exit(1);
+});

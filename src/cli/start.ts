@@ -1,0 +1,226 @@
+/**
+ * `npm start`: the whole service on one machine, for development and demos.
+ *
+ *   1. builds the Temporal CLI when missing (temporal/cli-binary.ts);
+ *   2. unless TEMPORAL_ADDRESS is set, starts the Temporal dev server (SQLite in .data/, Web UI)
+ *      and registers the search attributes (temporal/dev-server.ts);
+ *   3. creates the PostgreSQL database when missing and applies the migrations;
+ *   4. on first start creates a development organization and API key (or registers
+ *      BOOTSTRAP_API_KEY), kept in .data/dev-api-key so later starts print the same key;
+ *   5. runs the API (src/main.ts) and the worker (temporal/worker.ts) as child processes,
+ *      restarting a crashed child with backoff; pids in .data/pids/{api,worker,temporal}.pid;
+ *   6. prints the URLs and the key. Ctrl-C / SIGTERM stops the children, then the dev server.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ChildProcess, spawn } from 'node:child_process';
+import { loadConfig, REPO_ROOT } from '../config';
+import { createKnex, ensureDatabase, migrateLatest } from '../db';
+import { createOrganizationWithKey } from '../services/auth';
+import { ensureTemporalCli } from '../../temporal/cli-binary';
+import { DevServerHandle, frontendAnswers, startDevServer } from '../../temporal/dev-server';
+
+const log = (line: string): void => console.log(`[start] ${line}`);
+
+/** A restart waits 1 s, doubling to at most 30 s; a child that ran 60 s resets the wait. */
+const RESTART_MIN_MS = 1000;
+const RESTART_MAX_MS = 30_000;
+const HEALTHY_RUN_MS = 60_000;
+/** Children get this long to stop after SIGTERM before SIGKILL. */
+const STOP_GRACE_MS = 15_000;
+
+const config = loadConfig();
+const pidDir = path.join(config.dataDir, 'pids');
+let stopping = false;
+
+function pidFile(name: string): string {
+  return path.join(pidDir, `${name}.pid`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Stops processes left by an earlier `npm start` that was killed hard: a pid file whose process
+ * still runs one of our commands (checked in /proc, so a reused pid is never signalled).
+ */
+async function stopLeftovers(): Promise<void> {
+  if (!fs.existsSync(pidDir)) return;
+  for (const file of fs.readdirSync(pidDir).filter((f) => f.endsWith('.pid'))) {
+    const pid = Number(fs.readFileSync(path.join(pidDir, file), 'utf8').trim());
+    fs.rmSync(path.join(pidDir, file), { force: true });
+    if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) continue;
+    let cmdline = '';
+    try {
+      cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    } catch {
+      continue;
+    }
+    if (!/src\/main\.ts|temporal\/worker\.ts|server start-dev/.test(cmdline)) continue;
+    log(`stopping leftover ${file.replace('.pid', '')} process ${pid} from an earlier start`);
+    process.kill(pid, 'SIGTERM');
+    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+    if (alive(pid)) process.kill(pid, 'SIGKILL');
+  }
+}
+
+/** A supervised child process (API or worker). */
+interface Supervised {
+  name: string;
+  child: ChildProcess | null;
+  exited: Promise<void>;
+}
+
+/**
+ * Runs `node --import tsx <script>` in its own process group (a terminal's Ctrl-C reaches only
+ * this supervisor, which stops children in order), restarting it with backoff when it exits
+ * while the service is not stopping.
+ */
+function supervise(name: string, script: string): Supervised {
+  const entry: Supervised = { name, child: null, exited: Promise.resolve() };
+  let delay = RESTART_MIN_MS;
+  const launch = (): void => {
+    const started = Date.now();
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: REPO_ROOT, env: process.env, stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+    entry.child = child;
+    fs.writeFileSync(pidFile(name), String(child.pid));
+    entry.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        resolve();
+        if (stopping) return;
+        if (Date.now() - started > HEALTHY_RUN_MS) delay = RESTART_MIN_MS;
+        log(`${name} exited (${signal ?? `code ${code}`}); restarting in ${delay / 1000} s`);
+        setTimeout(() => !stopping && launch(), delay);
+        delay = Math.min(delay * 2, RESTART_MAX_MS);
+      });
+    });
+  };
+  launch();
+  return entry;
+}
+
+/** SIGTERM, then SIGKILL after {@link STOP_GRACE_MS}; resolves when the child is gone. */
+async function stopChild(entry: Supervised): Promise<void> {
+  const child = entry.child;
+  if (child && child.exitCode === null && child.signalCode === null) {
+    log(`stopping ${entry.name} (pid ${child.pid})`);
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    await entry.exited;
+    clearTimeout(killer);
+  }
+  fs.rmSync(pidFile(entry.name), { force: true });
+}
+
+/** The development API key: BOOTSTRAP_API_KEY, else the one stored by an earlier start, else new. */
+async function developmentKey(): Promise<{ apiKey: string; created: boolean }> {
+  const keyFile = path.join(config.dataDir, 'dev-api-key');
+  const stored = fs.existsSync(keyFile) ? fs.readFileSync(keyFile, 'utf8').trim() || null : null;
+  const knex = createKnex(config.databaseUrl, { min: 0, max: 1 });
+  try {
+    const { apiKey, created } = await createOrganizationWithKey(knex, 'Development', config.bootstrapApiKey ?? stored);
+    fs.writeFileSync(keyFile, apiKey + '\n', { mode: 0o600 });
+    return { apiKey, created };
+  } finally {
+    await knex.destroy();
+  }
+}
+
+/** Polls the API's /healthz until it answers 200 (true) or `timeoutMs` passes (false). */
+async function apiAnswers(timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && !stopping) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${config.port}/healthz`)).ok) return true;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return false;
+}
+
+async function main(): Promise<void> {
+  fs.mkdirSync(pidDir, { recursive: true });
+  await stopLeftovers();
+
+  let devServer: DevServerHandle | null = null;
+  let uiUrl: string | null = null;
+  if (config.startLocalTemporal) {
+    log('checking the Temporal CLI...');
+    const binary = await ensureTemporalCli(config.temporalCliCache, log);
+    log(`Temporal CLI: ${binary}`);
+    const [host, portText] = config.temporalAddress.split(':');
+    const port = Number(portText);
+    uiUrl = `http://${host}:${port + 1000}`;
+    if (await frontendAnswers(config.temporalAddress)) {
+      log(`a Temporal server already answers at ${config.temporalAddress}; using it`);
+    } else {
+      devServer = await startDevServer({ binary, dataDir: config.dataDir, namespace: config.temporalNamespace, ip: host, port, uiPort: port + 1000, log });
+      fs.writeFileSync(pidFile('temporal'), String(devServer.pid));
+      log(`Temporal dev server ready at ${devServer.address}`);
+      void devServer.exited.then((code) => {
+        if (!stopping) log(`Temporal dev server exited unexpectedly (${code}); see ${path.join(config.dataDir, 'temporal.log')}; stop with Ctrl-C`);
+      });
+    }
+  } else {
+    log(`using Temporal at ${config.temporalAddress} (TEMPORAL_ADDRESS); no local dev server`);
+  }
+
+  const safeUrl = config.databaseUrl.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+  log(`PostgreSQL: ${safeUrl}`);
+  if (await ensureDatabase(config.databaseUrl)) log('created the database');
+  const knex = createKnex(config.databaseUrl, { min: 0, max: 1 });
+  try {
+    const applied = await migrateLatest(knex);
+    log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'migrations up to date');
+  } finally {
+    await knex.destroy();
+  }
+  const { apiKey, created } = await developmentKey();
+  log(created ? 'created the development organization and its API key' : 'development organization present');
+
+  log('starting the API (src/main.ts) and the worker (temporal/worker.ts)...');
+  const children = [supervise('api', 'src/main.ts'), supervise('worker', 'temporal/worker.ts')];
+
+  const shutdown = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping`);
+    await Promise.all(children.map(stopChild));
+    if (devServer) {
+      log(`stopping the Temporal dev server (pid ${devServer.pid})`);
+      await devServer.stop();
+      fs.rmSync(pidFile('temporal'), { force: true });
+    }
+    log('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  const up = await apiAnswers(120_000);
+  if (stopping) return;
+  console.log([
+    '',
+    up ? 'Catalog enrichment service is running.' : 'The API has not answered yet; its log is above.',
+    `  API:          ${config.publicUrl}/api   (health: ${config.publicUrl}/healthz, readiness: ${config.publicUrl}/readyz)`,
+    `  API docs:     ${config.publicUrl}/docs`,
+    `  Temporal UI:  ${uiUrl ?? '(external Temporal; see its own UI)'}`,
+    `  API key:      ${apiKey}   (also in ${path.relative(REPO_ROOT, path.join(config.dataDir, 'dev-api-key'))})`,
+    `  Try:          curl -H "Authorization: Bearer ${apiKey}" ${config.publicUrl}/api/public/enrich/jobs`,
+    '  Stop with Ctrl-C.',
+    '',
+  ].join('\n'));
+}
+
+main().catch((err) => {
+  console.error('[start] failed:', err);
+  process.exit(1);
+});

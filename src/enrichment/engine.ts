@@ -1,0 +1,219 @@
+import { extractFromText } from './text';
+import { coerce } from './extract/coerce';
+import { pageCandidates, type Candidate, type Method } from './extract/candidates';
+import { matchPage, type ItemIdentity, type PageMatch } from './extract/identity';
+import { fieldRole, snake } from './extract/roles';
+import { parsePageCached, type PageDoc } from './parse/page';
+import { domainAllowed } from './research/domains';
+import { itemIdentifiers, itemName, planQueries, SPEED_BUDGETS } from './research/plan';
+import type { Fetcher, SearchProvider } from './research/types';
+import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, LowConfidenceCandidate, OutputField, ReviewInfo } from './types';
+
+/** What evidence stores per read page: the compact parsed facts and where the page ranked. */
+export interface EvidenceDocument {
+  url: string;
+  /** 0-based position in the fused search ranking. */
+  rank: number;
+  doc: PageDoc;
+}
+
+type Confidence = 'high' | 'medium' | 'low';
+
+function emptyUsage(): EngineUsage {
+  return { search_calls: 0, pages_fetched: 0, llm_calls: 0, llm_prompt_tokens: 0, llm_completion_tokens: 0 };
+}
+
+/** Keeps evidence small: capped text and lists (the extractor reads no more than this). */
+function compact(doc: PageDoc): PageDoc {
+  return { ...doc, text: doc.text.slice(0, 5000), key_values: doc.key_values.slice(0, 300), price_texts: doc.price_texts.slice(0, 15), availability_texts: doc.availability_texts.slice(0, 10), images: doc.images.slice(0, 20) };
+}
+
+function present(v: unknown): boolean {
+  return v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '') && !(Array.isArray(v) && v.length === 0);
+}
+
+/** Reciprocal-rank fusion (Cormack et al. 2009, k = 10) of several result lists; ties by URL. */
+function fuse(lists: Array<Array<{ url: string }>>): Array<{ url: string; score: number }> {
+  const scores = new Map<string, number>();
+  for (const list of lists) list.forEach((r, i) => scores.set(r.url, (scores.get(r.url) ?? 0) + 1 / (10 + i)));
+  return [...scores].map(([url, score]) => ({ url, score: Number(score.toFixed(6)) })).sort((a, b) => b.score - a.score || (a.url < b.url ? -1 : 1));
+}
+
+function confidenceOf(weight: number, agreeing: number): Confidence {
+  if (weight >= 0.85 || (weight >= 0.5 && agreeing >= 2)) return 'high';
+  if (weight >= 0.5) return 'medium';
+  return 'low';
+}
+
+interface Voted { value: string | string[]; candidates: Candidate[]; rivals: Candidate[]; confidence: Confidence }
+
+/** Agreement voting: candidates grouped by value, summed weight decides; the strongest reading explains. */
+function vote(candidates: Candidate[]): Voted | null {
+  if (candidates.length === 0) return null;
+  const groups = new Map<string, Candidate[]>();
+  for (const c of candidates) {
+    const key = Array.isArray(c.value) ? c.value.join('\n') : c.value.toLowerCase().replace(/\s+/g, ' ');
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  const ranked = [...groups.values()]
+    .map((g) => ({ g: [...g].sort((a, b) => b.weight - a.weight), total: g.reduce((s, c) => s + c.weight, 0) }))
+    .sort((a, b) => b.g[0].weight + 0.25 * b.total - (a.g[0].weight + 0.25 * a.total));
+  const best = ranked[0];
+  const methods = new Set(best.g.map((c) => `${c.method}@${c.url}`));
+  return { value: best.g[0].value, candidates: best.g, rivals: ranked.slice(1).map((r) => r.g[0]), confidence: confidenceOf(best.g[0].weight, methods.size) };
+}
+
+function inputText(item: Record<string, unknown>): Array<[string, string]> {
+  return Object.entries(item).filter(([, v]) => typeof v === 'string' && v.trim().length > 0).map(([k, v]) => [k, v as string]);
+}
+
+/**
+ * Builds the enrichment engine over a search provider and a fetcher (the offline archive or
+ * the live web). research: query planning from identifiers then name, reciprocal-rank fusion,
+ * fetch + parse of the best candidates within the speed tier's budget. extract: identity
+ * check per page, candidates per field (structured data, OpenGraph, spec tables, text),
+ * agreement voting, typed output with sources and explanations; deterministic, no I/O.
+ * `web_search: false` reads values only from the item's own text (src/enrichment/text).
+ * `llm` is accepted for the LLM path and not used by this engine.
+ */
+export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; llm?: unknown }): EnrichmentEngine {
+  const research: EnrichmentEngine['research'] = async (input) => {
+    const usage = emptyUsage();
+    const evidence: Evidence = { queries: [], search_results: [], documents: [] };
+    if (!input.options.web_search) return { evidence, usage };
+    const { allowed_domains, blocked_domains } = input.options;
+    const budget = SPEED_BUDGETS[input.options.speed] ?? SPEED_BUDGETS.fast;
+    const lists: Array<Array<{ url: string }>> = [];
+    for (const query of planQueries(input.item, input.options.speed)) {
+      evidence.queries.push(query);
+      usage.search_calls++;
+      lists.push(await deps.search.search(query, { limit: budget.results, allowed_domains, blocked_domains }));
+    }
+    evidence.search_results = fuse(lists).slice(0, Math.max(10, budget.pages));
+    const docs: EvidenceDocument[] = [];
+    for (const [rank, r] of evidence.search_results.slice(0, budget.pages).entries()) {
+      if (!domainAllowed(r.url, allowed_domains, blocked_domains)) continue;
+      const page = await deps.fetcher.fetch(r.url);
+      usage.pages_fetched++;
+      if (page.status !== 200 || !domainAllowed(page.final_url, allowed_domains, blocked_domains)) continue;
+      if (page.content_type && !/html|xml/i.test(page.content_type)) continue;
+      docs.push({ url: page.final_url, rank, doc: compact(parsePageCached(page.final_url, page.body)) });
+    }
+    evidence.documents = docs;
+    return { evidence, usage };
+  };
+
+  const extract: EnrichmentEngine['extract'] = async (input, evidence) => ({ result: buildResult(input, evidence), usage: emptyUsage() });
+
+  return {
+    research,
+    extract,
+    async enrich(input) {
+      try {
+        const { evidence, usage } = await research(input);
+        const { result } = await extract(input, evidence);
+        return { result, evidence, usage };
+      } catch (err) {
+        const evidence: Evidence = { queries: [], search_results: [], documents: [] };
+        return { result: errorResult(input, err), evidence, usage: emptyUsage() };
+      }
+    },
+  };
+}
+
+function errorResult(input: EnrichInput, err: unknown): EnrichmentResult {
+  return {
+    original_data: input.item,
+    after_data: { ...input.item, sources: {}, source_explanations: {} },
+    all_sources: [],
+    error: err instanceof Error ? err.message : String(err),
+    review_info: { reasoning: 'Research failed.', confidence: 'low', flags: ['error'], field_issues: [], field_confidence: {}, field_methods: {} },
+  };
+}
+
+function buildResult(input: EnrichInput, evidence: Evidence): EnrichmentResult {
+  const { item, output_schema: fields, options } = input;
+  const after: EnrichmentResult['after_data'] = { ...item, sources: {}, source_explanations: {} };
+  const review: ReviewInfo = { reasoning: '', confidence: 'high', flags: [], field_issues: [], field_confidence: {}, field_methods: {} };
+  const lowCandidates: LowConfidenceCandidate[] = [];
+  const sources = new Set<string>();
+  const lowEnabled = options.low_confidence?.enabled === true && (options.low_confidence.scopes ?? ['field']).includes('field');
+
+  const wanted: OutputField[] = [];
+  for (const field of fields) {
+    if (present(item[field.name])) {
+      after.sources[field.name] = [`INPUT:${field.name}`];
+      after.source_explanations[field.name] = `Kept from the input item's ${field.name}.`;
+      review.field_methods[field.name] = 'input';
+      review.field_confidence[field.name] = 'high';
+    } else wanted.push(field);
+  }
+
+  const ids = itemIdentifiers(item);
+  const identity: ItemIdentity = { name: itemName(item), brand: ids.brand, identifiers: [...ids.gtin, ...ids.mpn, ...ids.sku] };
+  const docs = (evidence.documents as EvidenceDocument[]).filter((d) => d && d.doc);
+  const matches: Array<{ d: EvidenceDocument; m: PageMatch }> = docs.map((d) => ({ d, m: matchPage(identity, d.doc) }));
+  const accepted = matches.filter((x) => x.m.kind !== 'none').sort((a, b) => b.m.score - a.m.score || a.d.rank - b.d.rank);
+  const rejected = matches.length - accepted.length;
+
+  const place = (field: OutputField, value: unknown, cited: string[], explanation: string, method: Method, confidence: Confidence): void => {
+    if (confidence === 'low' && lowEnabled) {
+      lowCandidates.push({ name: field.name, scope: 'field', candidate_value: Array.isArray(value) ? value.join(', ') : String(value), confidence: 'LOW', reason: 'Only a weak reading supports this value.', sources: cited, source_explanation: explanation });
+      return;
+    }
+    after[field.name] = value;
+    after.sources[field.name] = cited;
+    after.source_explanations[field.name] = explanation;
+    review.field_methods[field.name] = method;
+    review.field_confidence[field.name] = confidence;
+    cited.forEach((s) => sources.add(s));
+  };
+
+  if (!options.web_search) {
+    const texts = inputText(item);
+    for (const [key, text] of texts) {
+      const remaining = wanted.filter((f) => !(f.name in after.sources) && f.name !== key);
+      if (remaining.length === 0) break;
+      for (const x of extractFromText(text, remaining, options.known_values ?? {})) {
+        const field = remaining.find((f) => f.name === x.field);
+        if (!field || field.name in after.sources || !present(x.value)) continue;
+        place(field, x.value, [`INPUT:${key}`], `Found in the item's ${key}: "${x.snippet}".`, 'text', x.confidence);
+      }
+    }
+    review.reasoning = `No web search: values were read from the item's own text (${texts.map(([k]) => k).join(', ') || 'none'}).`;
+  } else {
+    for (const field of wanted) {
+      const role = fieldRole(field);
+      const synonyms = [snake(field.name).replace(/_/g, ' '), ...(field.semantic_type ? [field.semantic_type] : [])];
+      const candidates: Candidate[] = [];
+      accepted.forEach(({ d, m }, i) => {
+        const product = m.product !== undefined ? d.doc.products[m.product] : undefined;
+        for (const c of pageCandidates(d.doc, role, field.name, synonyms, product)) candidates.push({ ...c, weight: c.weight * (i === 0 ? 1 : 0.7) * (m.kind === 'identifier' ? 1 : 0.9 + 0.1 * m.score) });
+      });
+      const voted = vote(candidates);
+      if (!voted) continue;
+      const value = coerce(voted.value, field, role);
+      if (value === undefined) {
+        review.field_issues.push({ field: field.name, message: `Found "${String(voted.value).slice(0, 80)}" but it does not fit the declared type.` });
+        continue;
+      }
+      const cited = [...new Set(voted.candidates.map((c) => c.url))];
+      place(field, value, cited, `${voted.candidates[0].explanation[0].toUpperCase()}${voted.candidates[0].explanation.slice(1)}.`, voted.candidates[0].method, voted.confidence);
+      const rival = voted.rivals.find((r) => r.weight >= 0.5);
+      if (rival) review.field_issues.push({ field: field.name, message: `Another reading gave "${String(rival.value).slice(0, 80)}" (${rival.explanation}).` });
+    }
+    if (accepted.length === 0) review.flags.push('no_matching_page');
+    review.reasoning = accepted.length > 0
+      ? `Read ${docs.length} page(s) from ${evidence.queries.length} search(es); used ${accepted.length} that match the item (best: ${accepted[0].d.url}, ${accepted[0].m.reason}); ${rejected} rejected as other products.`
+      : `Read ${docs.length} page(s) from ${evidence.queries.length} search(es); none matched the item, so no values were taken from the web.`;
+  }
+  const levels = Object.values(review.field_confidence);
+  review.confidence = levels.includes('low') ? 'low' : levels.includes('medium') || levels.length === 0 ? 'medium' : 'high';
+  if (review.field_issues.length > 0) review.flags.push('conflicting_values');
+  const result: EnrichmentResult = { original_data: item, after_data: after, all_sources: [...sources], review_info: review };
+  if (lowEnabled) {
+    result.low_confidence_candidates = lowCandidates.slice(0, options.low_confidence?.max_candidates_per_item ?? 8);
+    result.low_confidence_fields = [...new Set(result.low_confidence_candidates.map((c) => c.name))];
+  }
+  return result;
+}

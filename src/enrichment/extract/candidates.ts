@@ -1,0 +1,236 @@
+import { normalizeAvailability } from '../normalize/availability';
+import { looksLikeCode, validGtin } from '../normalize/identifiers';
+import { currencyCode, parsePrice } from '../normalize/price';
+import type { PageDoc } from '../parse/page';
+import type { StructuredProduct } from '../parse/products';
+import type { ReviewInfo } from '../types';
+import type { FieldRole } from './roles';
+
+/** How a value was read (decisions.md §4 `field_methods`). */
+export type Method = ReviewInfo['field_methods'][string];
+
+/** One value read from one page by one method, before voting. */
+export interface Candidate {
+  /** Normalised value: decimal string for prices, ISO code for currency, InStock/OutOfStock, strings, or string[] for images. */
+  value: string | string[];
+  method: Method;
+  /** Prior reliability of this way of reading the value, 0–1. */
+  weight: number;
+  url: string;
+  /** One sentence: where on the page it was found. */
+  explanation: string;
+}
+
+/** Key vocabulary of spec tables per role, with the weight of a hit. Site-independent (schema.org/GS1 terms in ~10 languages). */
+const KEYS: Partial<Record<FieldRole, Array<[RegExp, number]>>> = {
+  brand: [
+    [/^(brand|brand name|marke|marca|marque|merk|marka|бренд|торговая марка|märke|merkki|značka|márka|品牌|ブランド)$/, 0.75],
+    [/^(manufacturer|hersteller|fabricant|fabricante|produttore|producent|производитель|výrobce|valmistaja|tillverkare)$/, 0.5],
+  ],
+  sku: [
+    [/^(sku|asin)$/, 0.8],
+    [/^(sku|item (number|no|#|code|id)|article (number|no)|artikel ?(nummer|nr)|art ?nr|product (code|number|id|no)|produktnummer|référence|reference|ref|código|codice( articolo| prodotto)?|numer katalogowy|kod (produktu|towaru)|артикул|код товара|code produit|bestellnummer|best nr|katalognummer|item)$/, 0.7],
+  ],
+  gtin: [[/^(ean|ean ?13|ean code|ean nummer|gtin|gtin ?13|upc|upc code|barcode|isbn|isbn ?13|isbn ?10|ean upc|código de barras|штрихкод|штрих код|ean kod|ean kód)$/, 0.8]],
+  mpn: [
+    [/^(mpn|manufacturer part number|mfr part number|mfg part number|part number|model number|item model number|herstellernummer|hersteller artikelnummer|hersteller nr|numéro de pièce|numero de pieza|referencia del fabricante|codice produttore)$/, 0.75],
+    [/^(model|modell|modelo|modèle|modello|model no|modelnummer|typ)$/, 0.5],
+  ],
+};
+
+/** Lower-cased key without punctuation and marks (`Art.-Nr.:` → `art nr`). */
+export function normKey(key: string): string {
+  return key.normalize('NFKC').toLowerCase().replace(/[\s:.\-_/#()\u200e\u200f]+/g, ' ').trim();
+}
+
+function ogValues(doc: PageDoc, re: RegExp): string[] {
+  return doc.opengraph.filter(([k]) => re.test(k)).map(([, v]) => v).filter(Boolean);
+}
+
+function jsonLdPrice(raw: string): string | null {
+  const t = raw.trim();
+  if (/^\d+(\.\d+)?$/.test(t)) return t.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+  return parsePrice(t, {})?.amount ?? null;
+}
+
+function productLabel(p: StructuredProduct, prop: string): string {
+  return p.origin === 'jsonld' ? `JSON-LD ${p.path === 'Product' ? 'Product' : `Product at ${p.path}`}.${prop}` : `microdata Product ${prop}`;
+}
+
+/** Currency the page states in machine-readable markup (offer priceCurrency, OpenGraph), as ISO code. */
+function pageCurrency(doc: PageDoc, product?: StructuredProduct): string | null {
+  for (const o of product?.offers ?? []) if (o.currency && currencyCode(o.currency)) return currencyCode(o.currency);
+  for (const v of ogValues(doc, /^(product|og):price:currency$/i)) if (currencyCode(v)) return currencyCode(v);
+  return null;
+}
+
+function keyValueCandidates(doc: PageDoc, role: FieldRole, accept: (v: string) => string | null): Candidate[] {
+  const out: Candidate[] = [];
+  for (const [re, weight] of KEYS[role] ?? []) {
+    for (const kv of doc.key_values) {
+      if (!re.test(normKey(kv.key))) continue;
+      const v = accept(kv.value);
+      if (v === null) continue;
+      const where = kv.origin === 'table' ? 'spec table row' : kv.origin === 'dl' ? 'definition list entry' : 'labelled line';
+      out.push({ value: v, method: 'table', weight: kv.origin === 'label' ? weight - 0.05 : weight, url: doc.url, explanation: `${where} "${kv.key}" on ${doc.url}` });
+      break;
+    }
+  }
+  return out;
+}
+
+function cleanText(v: string): string | null {
+  const t = v.replace(/\s+/g, ' ').trim();
+  return t && t.length <= 200 ? t : null;
+}
+
+function priceCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
+  const out: Candidate[] = [];
+  const offer = p?.offers.find((o) => o.price !== undefined && jsonLdPrice(o.price) !== null);
+  if (p && offer?.price) {
+    const amount = jsonLdPrice(offer.price);
+    if (amount && Number(amount) > 0) out.push({ value: amount, method: p.origin, weight: p.origin === 'jsonld' ? 1 : 0.95, url: doc.url, explanation: `${productLabel(p, offer.path)} on ${doc.url}` });
+  }
+  for (const v of ogValues(doc, /^(product|og):price:amount$/i).slice(0, 1)) {
+    const amount = jsonLdPrice(v);
+    if (amount && Number(amount) > 0) out.push({ value: amount, method: 'opengraph', weight: 0.9, url: doc.url, explanation: `OpenGraph product:price:amount on ${doc.url}` });
+  }
+  const hint = pageCurrency(doc, p);
+  const texts = [...doc.price_texts].map((t, i) => ({ t, i })).sort((a, b) => b.t.score - a.t.score || a.i - b.i);
+  for (const { t } of texts.filter((x) => x.t.score >= -2).slice(0, 3)) {
+    const parsed = parsePrice(t.text, { currency_hint: hint });
+    if (!parsed?.amount || Number(parsed.amount) <= 0 || (!parsed.currency_text && !hint)) continue;
+    out.push({ value: parsed.amount, method: 'text', weight: t.score >= 2 ? 0.6 : 0.5, url: doc.url, explanation: `price element ${t.locator} ("${t.text}") on ${doc.url}` });
+    break;
+  }
+  return out;
+}
+
+function currencyCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
+  const out: Candidate[] = [];
+  const offer = p?.offers.find((o) => o.currency && currencyCode(o.currency));
+  if (p && offer?.currency) out.push({ value: currencyCode(offer.currency) as string, method: p.origin, weight: 1, url: doc.url, explanation: `${productLabel(p, offer.path.replace(/\.[^.]+$/, '.priceCurrency'))} on ${doc.url}` });
+  for (const v of ogValues(doc, /^(product|og):price:currency$/i).slice(0, 1)) {
+    const code = currencyCode(v);
+    if (code) out.push({ value: code, method: 'opengraph', weight: 0.9, url: doc.url, explanation: `OpenGraph product:price:currency on ${doc.url}` });
+  }
+  const texts = [...doc.price_texts].map((t, i) => ({ t, i })).sort((a, b) => b.t.score - a.t.score || a.i - b.i);
+  for (const { t } of texts.slice(0, 3)) {
+    const parsed = parsePrice(t.text);
+    if (!parsed?.currency || !parsed.amount) continue;
+    out.push({ value: parsed.currency, method: 'text', weight: 0.5, url: doc.url, explanation: `currency sign "${parsed.currency_text}" of price element ${t.locator} on ${doc.url}` });
+    break;
+  }
+  return out;
+}
+
+function availabilityCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
+  const out: Candidate[] = [];
+  // Several offers (sizes, colours, sellers): the product is in stock when any offer is.
+  const stated = p?.offers.filter((o) => normalizeAvailability(o.availability)) ?? [];
+  const offer = stated.find((o) => normalizeAvailability(o.availability) === 'InStock') ?? stated[0];
+  if (p && offer?.availability) out.push({ value: normalizeAvailability(offer.availability) as string, method: p.origin, weight: 1, url: doc.url, explanation: `${productLabel(p, offer.path.replace(/\.[^.]+$/, '.availability'))} on ${doc.url}` });
+  for (const v of ogValues(doc, /^(product|og):availability$/i).slice(0, 1)) {
+    const a = normalizeAvailability(v);
+    if (a) out.push({ value: a, method: 'opengraph', weight: 0.9, url: doc.url, explanation: `OpenGraph product:availability on ${doc.url}` });
+  }
+  for (const t of doc.availability_texts) {
+    const a = normalizeAvailability(t);
+    if (!a) continue;
+    out.push({ value: a, method: 'text', weight: 0.55, url: doc.url, explanation: `stock message "${t.slice(0, 60)}" on ${doc.url}` });
+    break;
+  }
+  if (doc.has_buy_button) out.push({ value: 'InStock', method: 'text', weight: 0.3, url: doc.url, explanation: `an enabled add-to-cart control on ${doc.url}` });
+  return out;
+}
+
+function idCandidates(doc: PageDoc, role: 'sku' | 'gtin' | 'mpn', p?: StructuredProduct): Candidate[] {
+  const out: Candidate[] = [];
+  const accept = role === 'gtin' ? (v: string) => validGtin(v) : (v: string) => (looksLikeCode(v) ? v.trim() : null);
+  if (p) {
+    const raw = role === 'gtin' ? p.gtin : role === 'sku' ? p.sku : p.mpn;
+    const v = raw ? accept(raw) : null;
+    if (v) out.push({ value: v, method: p.origin, weight: 1, url: doc.url, explanation: `${productLabel(p, role === 'gtin' ? p.gtin_property ?? 'gtin' : role)} on ${doc.url}` });
+    if (role === 'sku' && p.product_id && accept(p.product_id.replace(/^\w+:/, ''))) {
+      out.push({ value: p.product_id.replace(/^\w+:/, ''), method: p.origin, weight: 0.6, url: doc.url, explanation: `${productLabel(p, 'productID')} on ${doc.url}` });
+    }
+  }
+  const og = role === 'sku' ? /^product:retailer_item_id$/i : role === 'gtin' ? /^(product|og):(gtin|ean|upc|isbn)/i : /^(product|og):mpn$/i;
+  for (const v of ogValues(doc, og).slice(0, 1)) {
+    const a = accept(v);
+    if (a) out.push({ value: a, method: 'opengraph', weight: 0.85, url: doc.url, explanation: `OpenGraph ${role === 'sku' ? 'product:retailer_item_id' : role} on ${doc.url}` });
+  }
+  out.push(...keyValueCandidates(doc, role, accept));
+  return out;
+}
+
+function brandCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
+  const out: Candidate[] = [];
+  const v = p?.brand ? cleanText(p.brand) : null;
+  if (p && v && !/^https?:/.test(v)) out.push({ value: v, method: p.origin, weight: 1, url: doc.url, explanation: `${productLabel(p, 'brand')} on ${doc.url}` });
+  for (const b of ogValues(doc, /^(product|og):brand$/i).slice(0, 1)) {
+    const c = cleanText(b);
+    if (c) out.push({ value: c, method: 'opengraph', weight: 0.9, url: doc.url, explanation: `OpenGraph product:brand on ${doc.url}` });
+  }
+  out.push(...keyValueCandidates(doc, 'brand', (x) => (x.length <= 60 ? cleanText(x) : null)));
+  return out;
+}
+
+function textCandidates(doc: PageDoc, role: 'name' | 'description', p?: StructuredProduct): Candidate[] {
+  const out: Candidate[] = [];
+  const pv = role === 'name' ? p?.name : p?.description;
+  if (p && pv) out.push({ value: pv.replace(/\s+/g, ' ').trim(), method: p.origin, weight: 1, url: doc.url, explanation: `${productLabel(p, role)} on ${doc.url}` });
+  for (const v of ogValues(doc, role === 'name' ? /^og:title$/i : /^og:description$/i).slice(0, 1)) {
+    out.push({ value: v.replace(/\s+/g, ' ').trim(), method: 'opengraph', weight: 0.85, url: doc.url, explanation: `OpenGraph og:${role === 'name' ? 'title' : 'description'} on ${doc.url}` });
+  }
+  if (role === 'description' && doc.meta_description) out.push({ value: doc.meta_description.replace(/\s+/g, ' ').trim(), method: 'text', weight: 0.6, url: doc.url, explanation: `meta description on ${doc.url}` });
+  if (role === 'name' && doc.title) out.push({ value: doc.title, method: 'text', weight: 0.5, url: doc.url, explanation: `HTML title on ${doc.url}` });
+  return out.filter((c) => c.value.length > 0);
+}
+
+function imageCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
+  const out: Candidate[] = [];
+  if (p && p.images.length > 0) out.push({ value: p.images.slice(0, 10), method: p.origin, weight: 1, url: doc.url, explanation: `${productLabel(p, 'image')} on ${doc.url}` });
+  const og = doc.images.filter((i) => !p?.images.includes(i));
+  if (out.length === 0 && og.length > 0) out.push({ value: og.slice(0, 10), method: 'opengraph', weight: 0.8, url: doc.url, explanation: `OpenGraph og:image on ${doc.url}` });
+  return out;
+}
+
+/** Words of a field name used to find it among spec keys and product properties (`screen_size` → `screen size`). */
+function genericCandidates(doc: PageDoc, fieldName: string, synonyms: string[], p?: StructuredProduct): Candidate[] {
+  const out: Candidate[] = [];
+  const wanted = new Set([fieldName, ...synonyms].map(normKey));
+  if (p) {
+    for (const [k, v] of Object.entries(p.properties)) {
+      if (wanted.has(normKey(k.replace(/([a-z])([A-Z])/g, '$1 $2')))) {
+        out.push({ value: v, method: p.origin, weight: 0.9, url: doc.url, explanation: `${productLabel(p, k)} on ${doc.url}` });
+        break;
+      }
+    }
+  }
+  const kv = doc.key_values.find((x) => wanted.has(normKey(x.key)));
+  if (kv) out.push({ value: kv.value, method: 'table', weight: 0.7, url: doc.url, explanation: `${kv.origin === 'table' ? 'spec table row' : kv.origin === 'dl' ? 'definition list entry' : 'labelled line'} "${kv.key}" on ${doc.url}` });
+  return out;
+}
+
+/**
+ * Every candidate value a page offers for a field of the given role, strongest methods first:
+ * structured data (JSON-LD, microdata), OpenGraph, spec tables / key-value lists, then text
+ * (price elements, stock messages). `product` is the page's product matched to the item.
+ * `synonyms` only matter for generic fields.
+ */
+export function pageCandidates(doc: PageDoc, role: FieldRole, fieldName: string, synonyms: string[], product?: StructuredProduct): Candidate[] {
+  switch (role) {
+    case 'price': return priceCandidates(doc, product);
+    case 'currency': return currencyCandidates(doc, product);
+    case 'availability': return availabilityCandidates(doc, product);
+    case 'sku':
+    case 'gtin':
+    case 'mpn': return idCandidates(doc, role, product);
+    case 'brand': return brandCandidates(doc, product);
+    case 'name':
+    case 'description': return textCandidates(doc, role, product);
+    case 'images': return imageCandidates(doc, product);
+    default: return genericCandidates(doc, fieldName, synonyms, product);
+  }
+}

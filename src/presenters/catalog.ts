@@ -1,0 +1,67 @@
+import { iso } from '../lib/time';
+import type { Catalog } from '../models/catalog';
+import type { CatalogSchema } from '../models/catalog-schema';
+import { fieldCounts, FieldWorkflowInfo } from '../services/catalog-schema';
+
+/**
+ * Catalog and schema rows → wire JSON with exactly the spec's names (interface-spec.md
+ * "Catalog", "CatalogSchema"); timestamps ISO-8601 UTC with `Z` (decisions.md §1).
+ */
+
+/** A schema version as interface-spec.md "CatalogSchema", with its three computed counts. */
+export function presentSchema(schema: CatalogSchema): Record<string, unknown> {
+  const info = schema.fields_workflow_info as unknown as FieldWorkflowInfo[];
+  return {
+    id: schema.id,
+    catalog_id: schema.catalog_id,
+    version: schema.version,
+    schema_definition: schema.schema_definition,
+    backward_compatible: schema.backward_compatible,
+    migration_rules: schema.migration_rules,
+    created_by: schema.created_by,
+    change_reason: schema.change_reason,
+    created_at: iso(schema.created_at),
+    last_edited_by_workflow: schema.last_edited_by_workflow,
+    last_edited_at: iso(schema.last_edited_at),
+    fields_workflow_info: info,
+    ...fieldCounts(info),
+  };
+}
+
+/** The catalog object of create/get/update/duplicate, with its current schema when given. */
+export function presentCatalog(catalog: Catalog, schema: CatalogSchema | null): Record<string, unknown> {
+  return {
+    id: catalog.id,
+    organization_id: catalog.organization_id,
+    name: catalog.name,
+    description: catalog.description,
+    current_schema_version: catalog.current_schema_version,
+    unique_id_field: catalog.unique_id_field,
+    product_id_field: catalog.product_id_field,
+    auto_evolve_schema: catalog.auto_evolve_schema,
+    strict_mode: catalog.strict_mode,
+    product_enabled: catalog.product_enabled,
+    item_count: catalog.item_count,
+    validation_rules: catalog.validation_rules,
+    master_catalog_id: catalog.master_catalog_id,
+    use_master_catalog_defaults: catalog.use_master_catalog_defaults,
+    created_by_user_id: catalog.created_by_user_id,
+    created_at: iso(catalog.created_at),
+    updated_at: iso(catalog.updated_at),
+    schema: schema ? presentSchema(schema) : null,
+  };
+}
+
+/** One entry of the catalog list (interface-spec.md, Catalog: the list's fields). */
+export function presentCatalogEntry(catalog: Pick<Catalog, 'id' | 'name' | 'description' | 'auto_evolve_schema' | 'strict_mode' | 'item_count' | 'current_schema_version' | 'created_at'>): Record<string, unknown> {
+  return {
+    id: catalog.id,
+    name: catalog.name,
+    description: catalog.description,
+    auto_evolve_schema: catalog.auto_evolve_schema,
+    strict_mode: catalog.strict_mode,
+    item_count: catalog.item_count,
+    current_schema_version: catalog.current_schema_version,
+    created_at: iso(catalog.created_at),
+  };
+}

@@ -1,0 +1,27 @@
+import { iso } from '../lib/time';
+import type { ItemRow, ListedItem } from '../services/catalog-items';
+
+/** An item as the items API returns it (decisions.md §3, G6). */
+export interface PresentedItem {
+  id: string;
+  data: Record<string, unknown>;
+  metadata: { created_at: string | null; updated_at: string | null; version: number };
+}
+
+/**
+ * The list shape of one item (G6): `{id, data, metadata: {created_at, updated_at, version}}`.
+ * Products of a product-grouped catalog carry `data.variants` (their variants' data) when the
+ * caller loaded them.
+ */
+export function presentItem(row: Pick<ItemRow, 'id' | 'data' | 'created_at' | 'updated_at' | 'current_version'> & Pick<ListedItem, 'variants'>): PresentedItem {
+  return {
+    id: row.id,
+    data: row.variants ? { ...row.data, variants: row.variants } : row.data,
+    metadata: { created_at: iso(row.created_at), updated_at: iso(row.updated_at), version: row.current_version },
+  };
+}
+
+/** One raw row (G12): `{id, entity_type, parent_id, current_version, data}`. */
+export function presentRawItem(row: ItemRow): Record<string, unknown> {
+  return { id: row.id, entity_type: row.entity_type, parent_id: row.parent_id, current_version: row.current_version, data: row.data };
+}

@@ -1,0 +1,489 @@
+import type { Knex } from 'knex';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationDetail, ValidationError } from '../lib/errors';
+import { isUuid, newId } from '../lib/ids';
+import type { Catalog } from '../models/catalog';
+import { evolveSchema, getCurrentSchema, itemValidator, lockCatalog } from './catalog-schema';
+import { loadOwned } from './ownership';
+import type { Scope } from './scope';
+
+/**
+ * Catalog items, products and variants (decisions.md §3, G6–G10, G12). Every write runs in one
+ * transaction that locks the catalog row, so identity look-ups and `catalogs.item_count` stay
+ * exact under concurrent writers; batches are written with one set-based statement.
+ */
+
+/** A stored item row (table `catalog_items`, without the derived `search_text`). */
+export interface ItemRow {
+  id: string;
+  catalog_id: string;
+  entity_type: 'product' | 'variant';
+  parent_id: string | null;
+  business_key: string | null;
+  data: Record<string, unknown>;
+  source_info: Record<string, unknown> | null;
+  current_version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The key flattened clients use for an item's database id inside `data` (decisions.md §3). */
+export const ITEM_ID_KEY = '__catalog_item_id';
+
+/** Most items per bulk request (interface-spec.md, Limits); more is a 413. */
+export const BULK_ITEMS_LIMIT = 1000;
+
+/** Sort direction of list and raw-item queries. */
+export type SortOrder = 'asc' | 'desc';
+
+/** Column sorts; any other sort field is a top-level key of `data`, passed as a bound parameter. */
+const SORT_COLUMNS: Record<string, string> = { created_at: 'created_at', updated_at: 'updated_at', id: 'id' };
+
+/**
+ * Loads a catalog of the scope's organization (decisions.md §1).
+ * @throws NotFoundError (404) unknown catalog; ForbiddenError (403) another organization's
+ */
+export function loadCatalog(knex: Knex | Knex.Transaction, scope: Scope, catalogId: string): Promise<Catalog> {
+  return loadOwned<Catalog>(knex, 'catalogs', catalogId, scope, 'Catalog not found');
+}
+
+/** True when the catalog groups variants under products (decisions.md §3). */
+export function isGrouped(catalog: Pick<Catalog, 'product_enabled' | 'product_id_field'>): boolean {
+  return catalog.product_enabled || Boolean(catalog.product_id_field);
+}
+
+/**
+ * The business key of item data: the value of the catalog's `unique_id_field` as text, or null
+ * when absent, empty or not a string/number (decisions.md §3, item identity).
+ */
+export function businessKeyOf(data: Record<string, unknown>, field: string): string | null {
+  const value = data[field];
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'string' && value.trim() !== '') return value;
+  return null;
+}
+
+/**
+ * Loads one item by database id after checking the catalog: 404 when the item is unknown or in
+ * another catalog of the organization, 403 when it belongs to another organization.
+ */
+export async function loadItem(knex: Knex | Knex.Transaction, scope: Scope, catalogId: string, itemId: string, notFound = 'Item not found'): Promise<ItemRow> {
+  await loadCatalog(knex, scope, catalogId);
+  if (!isUuid(itemId)) throw new NotFoundError(notFound);
+  const row = await knex('catalog_items as ci')
+    .join('catalogs as c', 'c.id', 'ci.catalog_id')
+    .where('ci.id', itemId)
+    .first('ci.id', 'ci.catalog_id', 'ci.entity_type', 'ci.parent_id', 'ci.business_key', 'ci.data', 'ci.source_info', 'ci.current_version', 'ci.created_at', 'ci.updated_at', 'c.organization_id');
+  if (!row) throw new NotFoundError(notFound);
+  if (row.organization_id !== scope.organizationId) throw new ForbiddenError();
+  if (row.catalog_id !== catalogId) throw new NotFoundError(notFound);
+  delete row.organization_id;
+  return row as ItemRow;
+}
+
+/** Filters of list and raw-item queries. */
+export interface ItemFilter {
+  search?: string;
+  entity_type?: 'product' | 'variant';
+  /** Only items without a parent (product-grouped list view). */
+  top_level?: boolean;
+}
+
+/** A `WHERE` clause with its bindings (always scoped to one catalog). */
+export function filterSql(catalogId: string, f: ItemFilter): { sql: string; bindings: Knex.RawBinding[] } {
+  const parts = ['catalog_id = ?'];
+  const bindings: Knex.RawBinding[] = [catalogId];
+  if (f.entity_type) {
+    parts.push('entity_type = ?');
+    bindings.push(f.entity_type);
+  }
+  if (f.top_level) parts.push('parent_id IS NULL');
+  if (f.search !== undefined && f.search !== '') {
+    // Case-insensitive substring over the item's text values: `search_text` is lower-cased and
+    // carries a pg_trgm GIN index; LIKE wildcards in the term are matched literally.
+    parts.push("search_text LIKE ? ESCAPE '\\'");
+    bindings.push('%' + f.search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c) + '%');
+  }
+  return { sql: parts.join(' AND '), bindings };
+}
+
+/**
+ * An `ORDER BY` list: the sort field (a column, or `data -> <bound key>`, so a field name can
+ * never inject SQL), then `id` so ties are stable and offset pages never overlap (G6, G12).
+ * Missing values sort last in both directions.
+ */
+export function orderSql(field: string | undefined, order: SortOrder, fallback: 'created_at' | 'id'): { sql: string; bindings: Knex.RawBinding[] } {
+  const dir = order === 'desc' ? 'DESC' : 'ASC';
+  if (!field) return fallback === 'id' ? { sql: `id ${dir}`, bindings: [] } : { sql: `created_at ${dir}, id ${dir}`, bindings: [] };
+  const column = SORT_COLUMNS[field];
+  if (column === 'id') return { sql: `id ${dir}`, bindings: [] };
+  if (column) return { sql: `${column} ${dir}, id ASC`, bindings: [] };
+  return { sql: `data -> ? ${dir} NULLS LAST, id ASC`, bindings: [field] };
+}
+
+/** Query of `GET …/items` (G6), after validation. */
+export interface ListItemsQuery {
+  limit: number;
+  offset: number;
+  search?: string;
+  sort_field?: string;
+  sort_order: SortOrder;
+}
+
+/** One item of a page (before presentation) plus, in grouped catalogs, its variants' data. */
+export interface ListedItem extends Pick<ItemRow, 'id' | 'entity_type' | 'data' | 'created_at' | 'updated_at' | 'current_version'> {
+  variants?: Array<Record<string, unknown>>;
+}
+
+/**
+ * A page of items with the exact total (G6). In a product-grouped catalog the page lists
+ * top-level items (products and stand-alone items) and each product carries its variants'
+ * data, oldest first.
+ */
+export async function listItems(knex: Knex, scope: Scope, catalogId: string, q: ListItemsQuery): Promise<{ items: ListedItem[]; total: number }> {
+  const catalog = await loadCatalog(knex, scope, catalogId);
+  const grouped = isGrouped(catalog);
+  const where = filterSql(catalogId, { search: q.search, top_level: grouped });
+  const order = orderSql(q.sort_field, q.sort_order, 'created_at');
+  const [page, count] = await Promise.all([
+    knex.raw(
+      `SELECT id, entity_type, data, created_at, updated_at, current_version FROM catalog_items WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
+      [...where.bindings, ...order.bindings, q.limit, q.offset],
+    ),
+    knex.raw(`SELECT count(*)::int AS n FROM catalog_items WHERE ${where.sql}`, where.bindings),
+  ]);
+  const items = page.rows as ListedItem[];
+  const productIds = items.filter((i) => i.entity_type === 'product').map((i) => i.id);
+  if (grouped && productIds.length > 0) {
+    const variants = await knex('catalog_items').whereIn('parent_id', productIds).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('parent_id', 'data');
+    const byParent = new Map<string, Array<Record<string, unknown>>>();
+    for (const v of variants) {
+      let list = byParent.get(v.parent_id);
+      if (!list) byParent.set(v.parent_id, (list = []));
+      list.push(v.data);
+    }
+    for (const item of items) if (item.entity_type === 'product') item.variants = byParent.get(item.id) ?? [];
+  }
+  return { items, total: count.rows[0].n };
+}
+
+/** Query of `GET …/raw-items` (G12), after validation. */
+export interface RawItemsQuery {
+  limit: number;
+  offset: number;
+  entity_type?: 'product' | 'variant';
+  search?: string;
+  sort_field?: string;
+  sort_order: SortOrder;
+}
+
+/**
+ * A page of raw rows as ready JSON text `{items: [{id, entity_type, parent_id,
+ * current_version, data}], total}` (G12). The document is built by PostgreSQL (`json_agg`) so
+ * a 5000-row page costs one query and no per-row work in Node. Default order is by `id`, a
+ * unique key: every row appears exactly once across offset pages while nothing writes.
+ */
+export async function rawItemsJson(knex: Knex, scope: Scope, catalogId: string, q: RawItemsQuery): Promise<string> {
+  await loadCatalog(knex, scope, catalogId);
+  const where = filterSql(catalogId, { search: q.search, entity_type: q.entity_type });
+  const order = orderSql(q.sort_field, q.sort_order, 'id');
+  const { rows } = await knex.raw(
+    `SELECT json_build_object(
+       'items', coalesce((
+         SELECT json_agg(json_build_object('id', p.id, 'entity_type', p.entity_type, 'parent_id', p.parent_id,
+                                           'current_version', p.current_version, 'data', p.data) ORDER BY p.ord)
+         FROM (SELECT id, entity_type, parent_id, current_version, data, row_number() OVER (ORDER BY ${order.sql}) AS ord
+               FROM catalog_items WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?) p), '[]'::json),
+       'total', (SELECT count(*) FROM catalog_items WHERE ${where.sql}))::text AS body`,
+    [...order.bindings, ...where.bindings, ...order.bindings, q.limit, q.offset, ...where.bindings],
+  );
+  return rows[0].body as string;
+}
+
+/** One failed entry of a batch write (G9 `errors[]`), with a kind single-item routes map to a status. */
+export interface ItemError {
+  index: number;
+  detail: string;
+  kind: 'invalid' | 'not_found' | 'conflict' | 'duplicate';
+  /** Schema validation problems (strict mode), `loc` relative to the item data. */
+  details?: ValidationDetail[];
+}
+
+/** Options of one batch write. */
+export interface WriteOptions {
+  source_info?: Record<string, unknown> | null;
+  /** Overrides the catalog's `auto_evolve_schema` for this request (G9). */
+  auto_evolve_schema?: boolean;
+  /** Writes every item as a variant of this product, with `shared` data laid over each (G10). */
+  parent?: { id: string; shared: Record<string, unknown> };
+  /** Identity of item `i` is this database id (PUT …/items/{id}); else `__catalog_item_id` or the business key. */
+  ids?: Array<string | undefined>;
+}
+
+/** Outcome of one batch write (the G9 counters, plus the id written for each input index). */
+export interface WriteResult {
+  items_processed: number;
+  items_created: number;
+  items_updated: number;
+  items_failed: number;
+  schema_evolved: boolean;
+  new_schema_version?: string;
+  errors: ItemError[];
+  /** Database id written for each input index (undefined for failed entries). */
+  ids: Array<string | undefined>;
+}
+
+interface Candidate {
+  index: number;
+  explicitId?: string;
+  key: string | null;
+  data: Record<string, unknown>;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Upserts a batch of items into a catalog inside `trx` (decisions.md §3, G7/G9/G10).
+ *
+ * Identity per item: `opts.ids[i]`, else `__catalog_item_id` in the data (removed from the
+ * stored data), else the business key (`unique_id_field`), else a new item. Updates merge the
+ * given fields over the stored data (fields not given keep their values) and add 1 to
+ * `current_version`. With several items of the same identity, the last wins and the earlier
+ * ones are reported as `duplicate` errors. `strict_mode` validates the merged data with the
+ * current schema (after auto-evolution, which runs once per call when enabled). All valid rows
+ * are written by ONE `INSERT … ON CONFLICT (id) DO UPDATE`; `catalogs.item_count` grows by the
+ * rows created. One bad item never fails the others.
+ * @throws NotFoundError (404) when the catalog vanished; ConflictError (409) when a concurrent
+ *   writer outside this service took a business key between look-up and write
+ */
+export async function writeItems(trx: Knex.Transaction, scope: Scope, catalog: Catalog, input: unknown[], opts: WriteOptions = {}): Promise<WriteResult> {
+  await lockCatalog(trx, catalog.id);
+  const errors: ItemError[] = [];
+  const candidates: Candidate[] = [];
+  input.forEach((raw, index) => {
+    if (!isPlainObject(raw)) {
+      errors.push({ index, detail: 'Item must be a JSON object', kind: 'invalid' });
+      return;
+    }
+    const data: Record<string, unknown> = { ...raw };
+    const givenId = opts.ids?.[index] ?? data[ITEM_ID_KEY];
+    delete data[ITEM_ID_KEY];
+    if (givenId !== undefined && (typeof givenId !== 'string' || !isUuid(givenId))) {
+      errors.push({ index, detail: `Unknown ${ITEM_ID_KEY}: ${JSON.stringify(givenId)}`, kind: 'not_found' });
+      return;
+    }
+    if (opts.parent) Object.assign(data, opts.parent.shared);
+    candidates.push({ index, explicitId: givenId as string | undefined, key: businessKeyOf(data, catalog.unique_id_field), data });
+  });
+
+  // Same identity twice in one payload: the last occurrence wins.
+  const lastByIdentity = new Map<string, number>();
+  for (const c of candidates) {
+    const identity = c.explicitId ? `id:${c.explicitId}` : c.key !== null ? `key:${c.key}` : null;
+    if (identity) lastByIdentity.set(identity, c.index);
+  }
+  const unique = candidates.filter((c) => {
+    const identity = c.explicitId ? `id:${c.explicitId}` : c.key !== null ? `key:${c.key}` : null;
+    const winner = identity ? lastByIdentity.get(identity) : c.index;
+    if (winner !== c.index) errors.push({ index: c.index, detail: `Duplicate in payload: superseded by the item at index ${winner}`, kind: 'duplicate' });
+    return winner === c.index;
+  });
+
+  let evolved: { evolved: boolean; new_schema_version?: string } = { evolved: false };
+  if ((opts.auto_evolve_schema ?? catalog.auto_evolve_schema) && unique.length > 0) {
+    evolved = await evolveSchema(trx, scope, catalog.id, unique.map((c) => c.data), 'Auto-evolved from item upsert');
+  }
+
+  const ids = unique.filter((c) => c.explicitId).map((c) => c.explicitId as string);
+  const keys = unique.filter((c) => c.key !== null).map((c) => c.key as string);
+  const existing: ItemRow[] = ids.length + keys.length === 0 ? [] : (await trx.raw(
+    `SELECT id, entity_type, parent_id, business_key, data, current_version FROM catalog_items
+     WHERE catalog_id = ? AND (id = ANY(?::uuid[]) OR business_key = ANY(?::text[]))`,
+    [catalog.id, ids, keys],
+  )).rows;
+  const byId = new Map(existing.map((r) => [r.id, r]));
+  const byKey = new Map(existing.filter((r) => r.business_key !== null).map((r) => [r.business_key as string, r]));
+
+  const validate = catalog.strict_mode ? itemValidator(await getCurrentSchema(trx, catalog.id)) : null;
+  const rows: Array<{ id: string; ord: number; entity_type: string; parent_id: string | null; business_key: string | null; data: Record<string, unknown> }> = [];
+  const written = new Map<string, number>();
+  for (const c of unique) {
+    let current: ItemRow | undefined;
+    if (c.explicitId) {
+      current = byId.get(c.explicitId);
+      if (!current) {
+        errors.push({ index: c.index, detail: `Item ${c.explicitId} not found in this catalog`, kind: 'not_found' });
+        continue;
+      }
+      const holder = c.key !== null ? byKey.get(c.key) : undefined;
+      if (holder && holder.id !== current.id) {
+        errors.push({ index: c.index, detail: `${catalog.unique_id_field} ${JSON.stringify(c.key)} already belongs to item ${holder.id}`, kind: 'conflict' });
+        continue;
+      }
+    } else if (c.key !== null) {
+      current = byKey.get(c.key);
+    }
+    const data = current ? { ...current.data, ...c.data } : c.data;
+    const problems = validate ? validate(data) : [];
+    if (problems.length > 0) {
+      errors.push({ index: c.index, detail: problems.map((p) => `${p.loc.join('.') || 'data'}: ${p.msg}`).join('; '), kind: 'invalid', details: problems });
+      continue;
+    }
+    const id = current?.id ?? newId();
+    if (written.has(id)) {
+      // An id-addressed item and a key-addressed item resolved to the same row: the later wins.
+      const earlier = written.get(id) as number;
+      errors.push({ index: earlier, detail: `Duplicate in payload: superseded by the item at index ${c.index}`, kind: 'duplicate' });
+      rows.splice(rows.findIndex((r) => r.id === id), 1);
+    }
+    written.set(id, c.index);
+    rows.push({
+      id,
+      ord: c.index,
+      entity_type: opts.parent ? 'variant' : current?.entity_type ?? 'product',
+      parent_id: opts.parent ? opts.parent.id : current?.parent_id ?? null,
+      business_key: businessKeyOf(data, catalog.unique_id_field),
+      data,
+    });
+  }
+
+  let created = 0;
+  if (rows.length > 0) {
+    try {
+      // created_at advances by one microsecond per payload position, so the default list order
+      // (created_at, id) is the payload order.
+      const { rows: out } = await trx.raw(
+        `INSERT INTO catalog_items (id, catalog_id, entity_type, parent_id, business_key, data, source_info, current_version, created_at, updated_at)
+         SELECT x.id, ?, x.entity_type, x.parent_id, x.business_key, x.data, ?::jsonb, 1, now() + x.ord * interval '1 microsecond', now()
+         FROM jsonb_to_recordset(?::jsonb) AS x(id uuid, ord int, entity_type text, parent_id uuid, business_key text, data jsonb)
+         ON CONFLICT (id) DO UPDATE SET entity_type = EXCLUDED.entity_type, parent_id = EXCLUDED.parent_id,
+           business_key = EXCLUDED.business_key, data = EXCLUDED.data, source_info = EXCLUDED.source_info,
+           current_version = catalog_items.current_version + 1, updated_at = now()
+         RETURNING (xmax = 0) AS inserted`,
+        [catalog.id, opts.source_info ? JSON.stringify(opts.source_info) : null, JSON.stringify(rows)],
+      );
+      created = out.filter((r: { inserted: boolean }) => r.inserted).length;
+    } catch (err: any) {
+      if (err?.code === '23505') throw new ConflictError(`A ${catalog.unique_id_field} in this request was written concurrently; retry the request`);
+      throw err;
+    }
+    if (created > 0) await trx('catalogs').where('id', catalog.id).increment('item_count', created);
+  }
+
+  const idsOut: Array<string | undefined> = new Array(input.length).fill(undefined);
+  for (const [id, index] of written) idsOut[index] = id;
+  errors.sort((a, b) => a.index - b.index);
+  return {
+    items_processed: input.length,
+    items_created: created,
+    items_updated: rows.length - created,
+    items_failed: errors.length,
+    schema_evolved: evolved.evolved,
+    ...(evolved.new_schema_version ? { new_schema_version: evolved.new_schema_version } : {}),
+    errors,
+    ids: idsOut,
+  };
+}
+
+/**
+ * Turns the single error of a one-item write into the HTTP error of a single-item route:
+ * schema problems → 422 with `loc` under `locPrefix`; unknown id → 404; key taken → 409.
+ */
+export function throwSingleItemError(e: ItemError, locPrefix: Array<string | number>): never {
+  if (e.kind === 'not_found') throw new NotFoundError('Item not found');
+  if (e.kind === 'conflict') throw new ConflictError(e.detail);
+  if (e.details) throw new ValidationError(e.details.map((d) => ({ ...d, loc: [...locPrefix, ...d.loc] })));
+  throw ValidationError.at(locPrefix, e.detail);
+}
+
+/** Reads one item row by id (after a write in the same transaction). */
+async function readRow(knex: Knex | Knex.Transaction, id: string): Promise<ItemRow> {
+  return knex('catalog_items').where('id', id).first('id', 'catalog_id', 'entity_type', 'parent_id', 'business_key', 'data', 'source_info', 'current_version', 'created_at', 'updated_at');
+}
+
+/**
+ * Upserts one item (G7): identity from `__catalog_item_id` or the business key in `data`
+ * (`unique_identifier` is required by the request shape and otherwise ignored).
+ * @returns the stored row
+ * @throws ValidationError (422, strict mode), NotFoundError (404), ForbiddenError (403), ConflictError (409)
+ */
+export async function upsertItem(knex: Knex, scope: Scope, catalogId: string, data: Record<string, unknown>, sourceInfo?: Record<string, unknown>): Promise<ItemRow> {
+  return knex.transaction(async (trx) => {
+    const catalog = await loadCatalog(trx, scope, catalogId);
+    const result = await writeItems(trx, scope, catalog, [data], { source_info: sourceInfo });
+    if (result.errors.length > 0) throwSingleItemError(result.errors[0], ['body', 'data']);
+    return readRow(trx, result.ids[0] as string);
+  });
+}
+
+/**
+ * Partial update of one item by database id (`PUT …/items/{item_id}`): only the given fields
+ * change; `current_version` + 1.
+ * @throws NotFoundError (404), ForbiddenError (403), ValidationError (422, strict mode), ConflictError (409, business key taken)
+ */
+export async function updateItem(knex: Knex, scope: Scope, catalogId: string, itemId: string, patch: Record<string, unknown>): Promise<ItemRow> {
+  return knex.transaction(async (trx) => {
+    const item = await loadItem(trx, scope, catalogId, itemId);
+    const catalog = await loadCatalog(trx, scope, catalogId);
+    const result = await writeItems(trx, scope, catalog, [patch], {
+      ids: [item.id],
+      ...(item.parent_id ? { parent: { id: item.parent_id, shared: {} } } : {}),
+    });
+    if (result.errors.length > 0) throwSingleItemError(result.errors[0], ['body']);
+    return readRow(trx, item.id);
+  });
+}
+
+/**
+ * Deletes one item; deleting a product deletes its variants too. `item_count` drops by the
+ * rows removed (G8).
+ * @throws NotFoundError (404), ForbiddenError (403)
+ */
+export async function deleteItem(knex: Knex, scope: Scope, catalogId: string, itemId: string): Promise<void> {
+  await knex.transaction(async (trx) => {
+    const item = await loadItem(trx, scope, catalogId, itemId);
+    await lockCatalog(trx, catalogId);
+    const removed = await trx('catalog_items').where('catalog_id', catalogId).andWhere((q) => q.where('id', item.id).orWhere('parent_id', item.id)).delete();
+    await trx('catalogs').where('id', catalogId).decrement('item_count', removed);
+  });
+}
+
+/** Body of `POST …/items/bulk` (G9). */
+export interface BulkItemsInput {
+  items: unknown[];
+  source_info?: Record<string, unknown>;
+  auto_evolve_schema?: boolean;
+}
+
+/**
+ * Bulk upsert (G9), see {@link writeItems}. The caller enforces the 1000-item limit (413).
+ * @returns the G9 counters without `success` and `ids`
+ * @throws NotFoundError (404), ForbiddenError (403)
+ */
+export async function bulkUpsertItems(knex: Knex, scope: Scope, catalogId: string, body: BulkItemsInput): Promise<WriteResult> {
+  return knex.transaction(async (trx) => {
+    const catalog = await loadCatalog(trx, scope, catalogId);
+    return writeItems(trx, scope, catalog, body.items, { source_info: body.source_info, auto_evolve_schema: body.auto_evolve_schema });
+  });
+}
+
+/**
+ * Copies every item of one catalog into another (catalog duplicate with `include_items`, G1):
+ * one `INSERT … SELECT` giving each row a new id, remapping `parent_id` to the copies, keeping
+ * data, search text, versions and timestamps. Adds the number copied to the target catalog's
+ * `item_count`.
+ * @returns the number of items copied
+ */
+export async function copyCatalogItems(trx: Knex.Transaction, fromCatalogId: string, toCatalogId: string): Promise<number> {
+  const result = await trx.raw(
+    `WITH m AS (SELECT id AS old_id, gen_random_uuid() AS new_id FROM catalog_items WHERE catalog_id = ?)
+     INSERT INTO catalog_items (id, catalog_id, entity_type, parent_id, business_key, data, search_text, source_info, current_version, created_at, updated_at)
+     SELECT m.new_id, ?, ci.entity_type, pm.new_id, ci.business_key, ci.data, ci.search_text, ci.source_info, ci.current_version, ci.created_at, ci.updated_at
+     FROM catalog_items ci JOIN m ON m.old_id = ci.id LEFT JOIN m pm ON pm.old_id = ci.parent_id`,
+    [fromCatalogId, toCatalogId],
+  );
+  const copied = result.rowCount as number;
+  if (copied > 0) await trx('catalogs').where('id', toCatalogId).increment('item_count', copied);
+  return copied;
+}

@@ -1,0 +1,354 @@
+import Ajv, { ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { Knex } from 'knex';
+import { NotFoundError, ValidationDetail, ValidationError } from '../lib/errors';
+import { newId } from '../lib/ids';
+import { toDetails } from '../lib/validation';
+import { CatalogSchema } from '../models/catalog-schema';
+import { actorId } from './auth';
+import type { Scope } from './scope';
+
+/**
+ * Versioned catalog schemas (interface-spec.md "CatalogSchema", Versioning; decisions.md §2):
+ * reading the current or an older version, validating item data against a version, writing
+ * new versions and the auto-evolve rule. Field edits live in catalog-schema-fields.ts.
+ */
+
+/** A JSON Schema object as stored in `catalog_schemas.schema_definition`. */
+export type SchemaDefinition = CatalogSchema['schema_definition'];
+
+/** One FieldWorkflowInfo entry (interface-spec.md "FieldWorkflowInfo"). */
+export interface FieldWorkflowInfo {
+  field_name: string;
+  field_type: string;
+  description: string | null;
+  required: boolean;
+  field_category: 'input' | 'generated';
+  scope: string;
+  unit: string | null;
+  sample_values: string[] | null;
+  added_by_workflow: string | null;
+  added_by_node: string | null;
+  added_in_version: string | null;
+  created_at: string | null;
+  last_edited_by_workflow: string | null;
+  last_edited_by_node: string | null;
+  last_edited_in_version: string | null;
+  last_edited_at: string | null;
+  validation_rules: Record<string, unknown> | null;
+}
+
+/** Which part of `MAJOR.MINOR.PATCH` a change advances (decisions.md §2). */
+export type VersionBump = 'major' | 'minor' | 'patch';
+
+/** The first schema version of every catalog (decisions.md §2). */
+export const INITIAL_SCHEMA_VERSION = '1.0.0';
+
+const BUMP_RANK: Record<VersionBump, number> = { patch: 0, minor: 1, major: 2 };
+
+/** The larger of two bumps (a batch that removes one field and adds another is major). */
+export function maxBump(a: VersionBump, b: VersionBump): VersionBump {
+  return BUMP_RANK[a] >= BUMP_RANK[b] ? a : b;
+}
+
+/**
+ * Advances a `MAJOR.MINOR.PATCH` string: major resets minor and patch, minor resets patch.
+ * @throws Error when `version` is not three dot-separated integers (a corrupt row)
+ */
+export function bumpVersion(version: string, bump: VersionBump): string {
+  const m = /^(\d+)\.(\d+)\.(\d+)$/.exec(version);
+  if (!m) throw new Error(`Malformed schema version: ${version}`);
+  const [major, minor, patch] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (bump === 'major') return `${major + 1}.0.0`;
+  if (bump === 'minor') return `${major}.${minor + 1}.0`;
+  return `${major}.${minor}.${patch + 1}`;
+}
+
+// Item data and user schemas: user schemas carry extra keywords (`unit`, `x-field-category`),
+// so Ajv's strict mode is off; every error is reported.
+const itemAjv = addFormats(new Ajv({ allErrors: true, strict: false }));
+const validatorCache = new Map<string, ValidateFunction>();
+const VALIDATOR_CACHE_SIZE = 500;
+
+/** The `type` keyword of a property as one FieldWorkflowInfo `field_type` string. */
+export function fieldTypeOf(property: Record<string, any> | undefined): string {
+  const t = property?.type;
+  if (typeof t === 'string') return t;
+  if (Array.isArray(t)) return String(t.find((x) => x !== 'null') ?? t[0] ?? 'string');
+  if (property?.enum) return 'string';
+  return 'object';
+}
+
+/**
+ * Checks that `definition` is a usable catalog schema (interface-spec.md, POST catalogs): a JSON
+ * Schema accepted by Ajv's meta-schema and compiler, with a `properties` object of property
+ * objects, `type` absent or `object`, and every `required` name among the properties.
+ * @param loc where the definition sits in the request (prefix of each detail's `loc`)
+ * @throws ValidationError (422) listing the problems
+ */
+export function assertValidSchemaDefinition(definition: unknown, loc: Array<string | number>): asserts definition is SchemaDefinition {
+  const details: ValidationDetail[] = [];
+  const def = definition as Record<string, any>;
+  if (typeof def !== 'object' || def === null || Array.isArray(def)) throw ValidationError.at(loc, 'Input should be a JSON Schema object', 'type_error');
+  if (typeof def.properties !== 'object' || def.properties === null || Array.isArray(def.properties)) {
+    details.push({ loc: [...loc, 'properties'], msg: 'A schema needs a `properties` object', type: 'missing' });
+  } else {
+    for (const [name, prop] of Object.entries(def.properties)) {
+      if (typeof prop !== 'object' || prop === null || Array.isArray(prop)) details.push({ loc: [...loc, 'properties', name], msg: 'Property definitions must be objects', type: 'type_error' });
+    }
+    if (def.required !== undefined) {
+      if (!Array.isArray(def.required)) details.push({ loc: [...loc, 'required'], msg: 'Input should be an array of field names', type: 'type_error' });
+      else def.required.forEach((r: unknown, i: number) => {
+        if (typeof r !== 'string' || !(r in def.properties)) details.push({ loc: [...loc, 'required', i], msg: `Required field ${JSON.stringify(r)} is not among the properties`, type: 'value_error' });
+      });
+    }
+  }
+  if (def.type !== undefined && def.type !== 'object') details.push({ loc: [...loc, 'type'], msg: "A catalog schema's type must be 'object'", type: 'value_error' });
+  if (details.length === 0) {
+    if (!itemAjv.validateSchema(def)) {
+      for (const e of itemAjv.errors ?? []) {
+        const path = e.instancePath.split('/').filter(Boolean);
+        details.push({ loc: [...loc, ...path], msg: `Invalid JSON Schema: ${e.message ?? 'invalid'}`, type: 'value_error.json_schema' });
+      }
+    } else {
+      try {
+        itemAjv.compile(def);
+      } catch (err: any) {
+        details.push({ loc, msg: `Invalid JSON Schema: ${err?.message ?? 'does not compile'}`, type: 'value_error.json_schema' });
+      }
+    }
+  }
+  if (details.length) throw new ValidationError(details);
+}
+
+/**
+ * A validator of item data for one schema version (decisions.md §2, `strict_mode`), compiled
+ * once per version id and cached. Unknown top-level fields are rejected unless the schema sets
+ * `additionalProperties` itself; system keys starting with `__` (e.g. `__catalog_item_id`) are
+ * always allowed.
+ * @returns a function giving `[]` for valid data, else one detail per problem whose `loc` is
+ *   the data path (e.g. `['price']`); callers prefix it with `body`, `items`, an index, …
+ */
+export function itemValidator(schema: CatalogSchema): (data: Record<string, unknown>) => ValidationDetail[] {
+  let fn = validatorCache.get(schema.id);
+  if (!fn) {
+    const def = schema.schema_definition;
+    const strict = {
+      ...def,
+      type: 'object',
+      patternProperties: { '^__': {}, ...(def.patternProperties as Record<string, unknown> | undefined) },
+      additionalProperties: def.additionalProperties ?? false,
+    };
+    fn = itemAjv.compile(strict);
+    if (validatorCache.size >= VALIDATOR_CACHE_SIZE) validatorCache.delete(validatorCache.keys().next().value as string);
+    validatorCache.set(schema.id, fn);
+  }
+  const validateFn = fn;
+  return (data) => (validateFn(data) ? [] : toDetails(validateFn.errors, 'body').map((d) => ({ ...d, loc: d.loc.slice(1) })));
+}
+
+/**
+ * Restores the order of `schema_definition.properties`, which `jsonb` does not keep (it sorts
+ * object keys), from `fields_workflow_info` (a JSON array, so ordered, and kept in step with
+ * the properties: decisions.md §2). The order matters: `position: top|bottom` of added fields.
+ * @returns the same row, with its properties re-inserted in field order
+ */
+export function withPropertyOrder(schema: CatalogSchema): CatalogSchema {
+  const props = schema.schema_definition.properties;
+  const ordered: Record<string, any> = {};
+  for (const f of schema.fields_workflow_info as unknown as FieldWorkflowInfo[]) if (f.field_name in props) ordered[f.field_name] = props[f.field_name];
+  for (const [name, prop] of Object.entries(props)) if (!(name in ordered)) ordered[name] = prop;
+  schema.schema_definition = { ...schema.schema_definition, properties: ordered };
+  return schema;
+}
+
+/**
+ * The schema version the catalog currently points at (`catalogs.current_schema_version`).
+ * @throws NotFoundError (404) when the catalog does not exist
+ */
+export async function getCurrentSchema(knex: Knex | Knex.Transaction, catalogId: string): Promise<CatalogSchema> {
+  const row = await CatalogSchema.query(knex)
+    .where('catalog_id', catalogId)
+    .where('version', knex('catalogs').select('current_schema_version').where('id', catalogId))
+    .first();
+  if (!row) throw new NotFoundError('Catalog not found');
+  return withPropertyOrder(row);
+}
+
+/**
+ * One stored schema version of a catalog (decisions.md §2, `GET …/schema?version=X`).
+ * @throws NotFoundError (404) when the catalog has no such version
+ */
+export async function getSchemaVersion(knex: Knex | Knex.Transaction, catalogId: string, version: string): Promise<CatalogSchema> {
+  const row = await CatalogSchema.query(knex).where({ catalog_id: catalogId, version }).first();
+  if (!row) throw new NotFoundError(`Schema version ${version} not found`);
+  return withPropertyOrder(row);
+}
+
+/**
+ * Locks the catalog row for the rest of the transaction, so concurrent schema changes of one
+ * catalog are serialised and version numbers never collide.
+ * @throws NotFoundError (404) when the catalog does not exist
+ */
+export async function lockCatalog(trx: Knex.Transaction, catalogId: string): Promise<void> {
+  const row = await trx('catalogs').where('id', catalogId).forUpdate().first('id');
+  if (!row) throw new NotFoundError('Catalog not found');
+}
+
+/**
+ * A FieldWorkflowInfo entry for a property of a schema (used when a schema arrives whole: on
+ * create, and for fields that have none). Category comes from `x-field-category`
+ * (`generated`/`enriched` → generated), unit from `unit` or `x-unit`, samples from `examples`.
+ */
+export function deriveFieldInfo(name: string, property: Record<string, any>, required: boolean, version: string, at: string): FieldWorkflowInfo {
+  const category = property['x-field-category'];
+  const samples = property.examples ?? property.sample_values;
+  return {
+    field_name: name,
+    field_type: fieldTypeOf(property),
+    description: typeof property.description === 'string' ? property.description : null,
+    required,
+    field_category: category === 'generated' || category === 'enriched' ? 'generated' : 'input',
+    scope: typeof property['x-scope'] === 'string' ? property['x-scope'] : 'variant',
+    unit: typeof (property.unit ?? property['x-unit']) === 'string' ? (property.unit ?? property['x-unit']) : null,
+    sample_values: Array.isArray(samples) ? samples.map((s: unknown) => (typeof s === 'string' ? s : JSON.stringify(s))) : null,
+    added_by_workflow: null,
+    added_by_node: null,
+    added_in_version: version,
+    created_at: at,
+    last_edited_by_workflow: null,
+    last_edited_by_node: null,
+    last_edited_in_version: null,
+    last_edited_at: null,
+    validation_rules: null,
+  };
+}
+
+/**
+ * Rebuilds `fields_workflow_info` in the order of `definition.properties` (decisions.md §2: kept
+ * in step with the properties): existing entries are kept (with `required` refreshed), new
+ * properties get a derived entry, entries of removed properties are dropped.
+ */
+export function syncFieldInfo(definition: SchemaDefinition, previous: FieldWorkflowInfo[], version: string, at: string): FieldWorkflowInfo[] {
+  const byName = new Map(previous.map((f) => [f.field_name, f]));
+  const required = new Set(definition.required ?? []);
+  return Object.entries(definition.properties).map(([name, prop]) => {
+    const known = byName.get(name);
+    return known ? { ...known, required: required.has(name) } : deriveFieldInfo(name, prop, required.has(name), version, at);
+  });
+}
+
+/** Counts of interface-spec.md "CatalogSchema": total, input and generated fields. */
+export function fieldCounts(info: FieldWorkflowInfo[]): { total_fields: number; input_fields_count: number; generated_fields_count: number } {
+  const generated = info.filter((f) => f.field_category === 'generated').length;
+  return { total_fields: info.length, input_fields_count: info.length - generated, generated_fields_count: generated };
+}
+
+/** What a new schema version consists of; see {@link writeSchemaVersion}. */
+export interface NewSchemaVersion {
+  catalogId: string;
+  previous: CatalogSchema;
+  bump: VersionBump;
+  schema_definition: SchemaDefinition;
+  taxonomy: Record<string, unknown> | null;
+  fields_workflow_info: FieldWorkflowInfo[];
+  migration_rules: Record<string, unknown> | null;
+  reason: string;
+  workflowId?: string | null;
+  /** ISO timestamp of the change (also used in the field lineage). */
+  at: string;
+}
+
+/**
+ * Inserts the next schema version and points the catalog at it (decisions.md §2): major versions
+ * are `backward_compatible: false`. Call inside a transaction after {@link lockCatalog}.
+ * @returns the inserted row
+ */
+export async function writeSchemaVersion(trx: Knex.Transaction, scope: Scope, v: NewSchemaVersion): Promise<CatalogSchema> {
+  const version = bumpVersion(v.previous.version, v.bump);
+  const row = await CatalogSchema.query(trx).insertAndFetch({
+    id: newId(),
+    catalog_id: v.catalogId,
+    version,
+    schema_definition: v.schema_definition,
+    taxonomy: v.taxonomy,
+    backward_compatible: v.bump !== 'major',
+    migration_rules: v.migration_rules,
+    created_by: actorId(scope),
+    change_reason: v.reason,
+    created_at: new Date(v.at),
+    last_edited_by_workflow: v.workflowId ?? null,
+    last_edited_at: new Date(v.at),
+    fields_workflow_info: v.fields_workflow_info as unknown as Array<Record<string, unknown>>,
+  });
+  await trx('catalogs').where('id', v.catalogId).update({ current_schema_version: version, updated_at: new Date(v.at) });
+  return withPropertyOrder(row);
+}
+
+/** The JSON type of a sample value, as JSON Schema names it (`null` for null). */
+function jsonTypeOf(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  if (typeof value === 'object') return 'object';
+  return typeof value; // string | boolean
+}
+
+/**
+ * The JSON Schema `type` inferred from every sample value of one field: integer and number
+ * widen to number; other mixes give a type list; only nulls give `string`.
+ */
+export function inferType(values: unknown[]): string | string[] {
+  const types = new Set(values.map(jsonTypeOf).filter((t) => t !== 'null'));
+  if (types.has('number') && types.has('integer')) types.delete('integer');
+  if (types.size === 0) return 'string';
+  if (types.size === 1) return [...types][0];
+  return [...types].sort();
+}
+
+/**
+ * `auto_evolve_schema` (decisions.md §2): adds every top-level field of `dataSamples` that the
+ * current schema lacks (keys starting `__` are system keys and never added), with a type
+ * inferred from all samples, as ONE new minor version. The caller decides whether the catalog
+ * (or the request) asks for evolution; this function does not read the flag. Locks the catalog.
+ * @returns `{evolved: false}` when nothing is new, else the new version string
+ */
+export async function evolveSchema(
+  trx: Knex.Transaction,
+  scope: Scope,
+  catalogId: string,
+  dataSamples: Array<Record<string, unknown>>,
+  reason: string,
+): Promise<{ evolved: boolean; new_schema_version?: string }> {
+  await lockCatalog(trx, catalogId);
+  const current = await getCurrentSchema(trx, catalogId);
+  const known = current.schema_definition.properties;
+  const seen = new Map<string, unknown[]>();
+  for (const data of dataSamples) {
+    for (const [key, value] of Object.entries(data)) {
+      if (key.startsWith('__') || Object.prototype.hasOwnProperty.call(known, key)) continue;
+      let list = seen.get(key);
+      if (!list) seen.set(key, (list = []));
+      list.push(value);
+    }
+  }
+  if (seen.size === 0) return { evolved: false };
+  const at = new Date().toISOString();
+  const version = bumpVersion(current.version, 'minor');
+  const properties = { ...known };
+  for (const [name, values] of seen) properties[name] = { type: inferType(values) };
+  const schema_definition = { ...current.schema_definition, properties };
+  const fields = syncFieldInfo(schema_definition, current.fields_workflow_info as unknown as FieldWorkflowInfo[], version, at);
+  const row = await writeSchemaVersion(trx, scope, {
+    catalogId,
+    previous: current,
+    bump: 'minor',
+    schema_definition,
+    taxonomy: current.taxonomy,
+    fields_workflow_info: fields,
+    migration_rules: { change_type: 'minor', fields_added: [...seen.keys()], auto_evolved: true },
+    reason,
+    at,
+  });
+  return { evolved: true, new_schema_version: row.version };
+}

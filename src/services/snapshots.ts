@@ -1,0 +1,186 @@
+import type { Knex } from 'knex';
+import { ConflictError, ForbiddenError, NotFoundError } from '../lib/errors';
+import { isUuid, newId } from '../lib/ids';
+import { actorId } from './auth';
+import { lockCatalog } from './catalog-schema';
+import { loadCatalog } from './catalog-items';
+import type { Scope } from './scope';
+
+/**
+ * Catalog snapshots (decisions.md §3, G11). A snapshot stores the catalog's items (row copies
+ * in `catalog_snapshot_items`, written with one `INSERT … SELECT`), its schema version string
+ * with that version's taxonomy, its catalog_md and its quality prompt.
+ *
+ * Restore brings all of them back:
+ * - items: exactly the snapshot's rows (same ids, data, versions, timestamps), so staged
+ *   changes and pulled `__catalog_item_id`s keep pointing at the same items;
+ * - schema and taxonomy: `catalogs.current_schema_version` points back to the snapshot's
+ *   version. Versions are never deleted and each carries its taxonomy, so pointing back also
+ *   restores the taxonomy; no new schema version is created even when the taxonomy differs
+ *   now (the stored `taxonomy` is a record of what the snapshot saw);
+ * - catalog_md: versions of catalog_md are a linear counter (G4), so when the text differs a
+ *   new catalog_md version holding the snapshot's text is appended rather than rewinding the
+ *   counter;
+ * - quality prompt: set back with its `updated_at`.
+ */
+
+/** Snapshot kinds (decisions.md §3): taken by a user, before a restore, or before applying staged changes. */
+export type SnapshotType = 'manual' | 'safety' | 'pre_apply';
+
+/** A stored snapshot (table `catalog_snapshots`). */
+export interface SnapshotRow {
+  id: string;
+  catalog_id: string;
+  snapshot_type: SnapshotType;
+  reason: string | null;
+  item_count: number;
+  schema_version: string;
+  taxonomy: Record<string, unknown> | null;
+  catalog_md: string | null;
+  catalog_md_version: number | null;
+  quality_prompt: string | null;
+  quality_prompt_updated_at: Date | null;
+  created_by: string;
+  created_at: Date;
+}
+
+const ITEM_COLUMNS = 'id, entity_type, parent_id, business_key, data, search_text, source_info, current_version, created_at, updated_at';
+
+/**
+ * Takes a snapshot of a catalog inside `trx` (for manual, safety and pre-apply snapshots).
+ * Locks the catalog row so the copy is consistent with concurrent item writers.
+ * @returns the stored snapshot row
+ * @throws NotFoundError (404) when the catalog does not exist
+ */
+export async function takeSnapshot(trx: Knex.Transaction, scope: Scope, catalogId: string, type: SnapshotType, reason: string | null): Promise<SnapshotRow> {
+  await lockCatalog(trx, catalogId);
+  const catalog = await trx('catalogs').where('id', catalogId).first('current_schema_version', 'catalog_md', 'catalog_md_version', 'quality_prompt', 'quality_prompt_updated_at');
+  const schema = await trx('catalog_schemas').where({ catalog_id: catalogId, version: catalog.current_schema_version }).first('taxonomy');
+  const id = newId();
+  await trx('catalog_snapshots').insert({
+    id,
+    catalog_id: catalogId,
+    snapshot_type: type,
+    reason,
+    item_count: 0,
+    schema_version: catalog.current_schema_version,
+    taxonomy: schema?.taxonomy === undefined || schema?.taxonomy === null ? null : JSON.stringify(schema.taxonomy),
+    catalog_md: catalog.catalog_md,
+    catalog_md_version: catalog.catalog_md_version,
+    quality_prompt: catalog.quality_prompt,
+    quality_prompt_updated_at: catalog.quality_prompt_updated_at,
+    created_by: actorId(scope),
+  });
+  const copied = await trx.raw(
+    `INSERT INTO catalog_snapshot_items (snapshot_id, ${ITEM_COLUMNS}) SELECT ?, ${ITEM_COLUMNS} FROM catalog_items WHERE catalog_id = ?`,
+    [id, catalogId],
+  );
+  const [row] = await trx('catalog_snapshots').where('id', id).update({ item_count: copied.rowCount }).returning('*');
+  return row as SnapshotRow;
+}
+
+/**
+ * `POST …/snapshots` (G11): a manual snapshot.
+ * @throws NotFoundError (404), ForbiddenError (403)
+ */
+export async function createSnapshot(knex: Knex, scope: Scope, catalogId: string, reason: string | null): Promise<SnapshotRow> {
+  return knex.transaction(async (trx) => {
+    await loadCatalog(trx, scope, catalogId);
+    return takeSnapshot(trx, scope, catalogId, 'manual', reason);
+  });
+}
+
+/**
+ * `GET …/snapshots` (G11): newest first, optionally of one type.
+ * @returns `{snapshots, total}` (total of the filtered list)
+ * @throws NotFoundError (404), ForbiddenError (403)
+ */
+export async function listSnapshots(knex: Knex, scope: Scope, catalogId: string, q: { snapshot_type?: SnapshotType; limit: number; offset: number }): Promise<{ snapshots: SnapshotRow[]; total: number }> {
+  await loadCatalog(knex, scope, catalogId);
+  const base = knex('catalog_snapshots').where('catalog_id', catalogId).modify((b) => {
+    if (q.snapshot_type) b.where('snapshot_type', q.snapshot_type);
+  });
+  const [snapshots, count] = await Promise.all([
+    base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit).offset(q.offset).select('*'),
+    base.clone().count<{ n: string }[]>({ n: '*' }),
+  ]);
+  return { snapshots, total: Number(count[0].n) };
+}
+
+/** Loads a snapshot of the catalog: unknown → 404, another organization's → 403. */
+async function loadSnapshot(trx: Knex.Transaction, scope: Scope, catalogId: string, snapshotId: string): Promise<SnapshotRow> {
+  if (!isUuid(snapshotId)) throw new NotFoundError('Snapshot not found');
+  const row = await trx('catalog_snapshots as s').join('catalogs as c', 'c.id', 's.catalog_id').where('s.id', snapshotId).first('s.*', 'c.organization_id');
+  if (!row) throw new NotFoundError('Snapshot not found');
+  if (row.organization_id !== scope.organizationId) throw new ForbiddenError();
+  if (row.catalog_id !== catalogId) throw new NotFoundError('Snapshot not found');
+  delete row.organization_id;
+  return row as SnapshotRow;
+}
+
+/** Response of a restore (G11). */
+export interface RestoreResult {
+  message: string;
+  snapshot_id: string;
+  safety_snapshot_id: string;
+  items_restored: number;
+  schema_version: string;
+}
+
+/**
+ * `POST …/snapshots/{snapshot_id}/restore` (G11), one transaction: a `safety` snapshot of the
+ * current state first, then the catalog's items, schema version (with its taxonomy),
+ * catalog_md and quality prompt exactly as in the snapshot (see the module comment).
+ * Items are restored set-based: rows that differ from the snapshot (or are not in it) are
+ * deleted, snapshot rows missing from the catalog are inserted with their original ids; rows
+ * unchanged since the snapshot are left untouched.
+ * @throws NotFoundError (404), ForbiddenError (403); ConflictError (409) when the snapshot's
+ *   schema version no longer exists
+ */
+export async function restoreSnapshot(knex: Knex, scope: Scope, catalogId: string, snapshotId: string): Promise<RestoreResult> {
+  return knex.transaction(async (trx) => {
+    await loadCatalog(trx, scope, catalogId);
+    const snapshot = await loadSnapshot(trx, scope, catalogId, snapshotId);
+    const version = await trx('catalog_schemas').where({ catalog_id: catalogId, version: snapshot.schema_version }).first('id');
+    if (!version) throw new ConflictError(`Schema version ${snapshot.schema_version} of this snapshot no longer exists`);
+    const safety = await takeSnapshot(trx, scope, catalogId, 'safety', `Automatic safety snapshot before restoring snapshot ${snapshot.id}`);
+
+    await trx.raw(
+      `DELETE FROM catalog_items ci WHERE ci.catalog_id = ? AND NOT EXISTS (
+         SELECT 1 FROM catalog_snapshot_items s
+         WHERE s.snapshot_id = ? AND s.id = ci.id AND s.current_version = ci.current_version AND s.data = ci.data
+           AND s.entity_type = ci.entity_type AND s.parent_id IS NOT DISTINCT FROM ci.parent_id
+           AND s.business_key IS NOT DISTINCT FROM ci.business_key AND s.updated_at = ci.updated_at)`,
+      [catalogId, snapshot.id],
+    );
+    await trx.raw(
+      `INSERT INTO catalog_items (catalog_id, ${ITEM_COLUMNS})
+       SELECT ?, ${ITEM_COLUMNS.split(', ').map((c) => `s.${c}`).join(', ')} FROM catalog_snapshot_items s
+       WHERE s.snapshot_id = ? AND NOT EXISTS (SELECT 1 FROM catalog_items ci WHERE ci.id = s.id)`,
+      [catalogId, snapshot.id],
+    );
+
+    const current = await trx('catalogs').where('id', catalogId).first('catalog_md', 'catalog_md_version');
+    const patch: Record<string, unknown> = {
+      current_schema_version: snapshot.schema_version,
+      quality_prompt: snapshot.quality_prompt,
+      quality_prompt_updated_at: snapshot.quality_prompt_updated_at,
+      item_count: snapshot.item_count,
+      updated_at: trx.fn.now(),
+    };
+    if (current.catalog_md !== snapshot.catalog_md) {
+      const next = Number(current.catalog_md_version) + 1;
+      await trx('catalog_md_versions').insert({ catalog_id: catalogId, version: next, catalog_md: snapshot.catalog_md, created_by: actorId(scope) });
+      patch.catalog_md = snapshot.catalog_md;
+      patch.catalog_md_version = next;
+    }
+    await trx('catalogs').where('id', catalogId).update(patch);
+    return {
+      message: 'Snapshot restored successfully',
+      snapshot_id: snapshot.id,
+      safety_snapshot_id: safety.id,
+      items_restored: snapshot.item_count,
+      schema_version: snapshot.schema_version,
+    };
+  });
+}

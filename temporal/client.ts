@@ -1,0 +1,113 @@
+/**
+ * The API's side of Temporal: a client factory and {@link TemporalJobRunner}, the JobRunner
+ * (src/services/job-runner.ts) that starts, cancels and awaits enrichment workflows.
+ */
+import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, isGrpcServiceError } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
+import type { SearchAttributePair } from '@temporalio/common';
+import type { Config } from '../src/config';
+import type { JobRunner } from '../src/services/job-runner';
+import type { enrichmentJobWorkflow } from '../workflows';
+import { ENRICHMENT_JOB_KIND, EnrichmentJobArgs } from '../workflows/definitions';
+import { CATALOG_ID, JOB_KIND, ORGANIZATION_ID } from './search-attributes';
+
+/** Deadline of the readiness ping (ms). */
+const PING_TIMEOUT_MS = 3000;
+
+/** gRPC NOT_FOUND / FAILED_PRECONDITION: the workflow is gone or already closed. */
+const GRPC_NOT_FOUND = 5;
+const GRPC_FAILED_PRECONDITION = 9;
+
+/**
+ * Creates a Temporal client for `config.temporalAddress` / `config.temporalNamespace`. The
+ * connection is lazy: the process starts even while Temporal is still coming up, the first call
+ * dials, and `/readyz` reports Temporal unreachable until it answers.
+ */
+export async function connectTemporalClient(config: Pick<Config, 'temporalAddress' | 'temporalNamespace'>): Promise<Client> {
+  const connection = Connection.lazy({ address: config.temporalAddress });
+  return new Client({ connection, namespace: config.temporalNamespace });
+}
+
+/** Workflow tuning a starter may override (tests use small pages to exercise continue-as-new). */
+export type EnrichmentTuning = Pick<EnrichmentJobArgs, 'page_size' | 'pages_per_run'>;
+
+/**
+ * JobRunner over a Temporal client (architecture.md, Temporal rules 7 and 8).
+ */
+export class TemporalJobRunner implements JobRunner {
+  /**
+   * @param client a connected (or lazy) Temporal client
+   * @param config task queue and per-job concurrency (`ENRICH_CONCURRENCY`)
+   * @param tuning optional page size / pages per run passed to every started workflow
+   */
+  constructor(
+    private readonly client: Client,
+    private readonly config: Pick<Config, 'taskQueue' | 'enrichConcurrency'>,
+    private readonly tuning: EnrichmentTuning = {},
+  ) {}
+
+  /**
+   * Starts `enrichmentJobWorkflow` under `job.workflow_id` with search attributes OrganizationId,
+   * CatalogId (when the job writes to a catalog) and JobKind=`enrichment`. A workflow with that
+   * id that runs or ran already counts as started (idempotent start, rule 8).
+   * @throws the client's error when Temporal is unreachable
+   */
+  async startEnrichment(job: { id: string; organization_id: string; catalog_id: string | null; workflow_id: string; total_items: number }): Promise<void> {
+    const typedSearchAttributes: SearchAttributePair[] = [
+      { key: ORGANIZATION_ID, value: job.organization_id },
+      { key: JOB_KIND, value: ENRICHMENT_JOB_KIND },
+      ...(job.catalog_id ? [{ key: CATALOG_ID, value: job.catalog_id }] : []),
+    ];
+    const args: EnrichmentJobArgs = { job_id: job.id, concurrency: this.config.enrichConcurrency, ...this.tuning };
+    try {
+      await this.client.workflow.start<typeof enrichmentJobWorkflow>('enrichmentJobWorkflow', {
+        workflowId: job.workflow_id,
+        taskQueue: this.config.taskQueue,
+        args: [args],
+        // A closed job must not run again under the same id: a repeated start is "already started".
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        typedSearchAttributes,
+        memo: { job_id: job.id, organization_id: job.organization_id, catalog_id: job.catalog_id, total_items: job.total_items },
+        staticSummary: `Enrichment job ${job.id}: ${job.total_items} item${job.total_items === 1 ? '' : 's'}`,
+        staticDetails: `Organization ${job.organization_id}${job.catalog_id ? `, writes to catalog ${job.catalog_id}` : ''}. Results and progress: GET /api/public/enrich/${job.id}`,
+      });
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+      throw err;
+    }
+  }
+
+  /**
+   * Requests cancellation of a workflow (and of its latest continued-as-new run). A workflow
+   * that is unknown or already closed is not an error.
+   */
+  async cancel(workflowId: string): Promise<void> {
+    try {
+      await this.client.workflow.getHandle(workflowId).cancel();
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return;
+      if (isGrpcServiceError(err) && (err.code === GRPC_NOT_FOUND || err.code === GRPC_FAILED_PRECONDITION)) return;
+      throw err;
+    }
+  }
+
+  /**
+   * Resolves when the workflow chain has closed, whatever the outcome (completed, failed or
+   * cancelled): the job's state is read from PostgreSQL afterwards.
+   * @throws the client's error when Temporal is unreachable
+   */
+  async waitForClose(workflowId: string): Promise<void> {
+    try {
+      await this.client.workflow.getHandle(workflowId).result();
+    } catch (err) {
+      if (err instanceof WorkflowFailedError || err instanceof WorkflowNotFoundError) return;
+      throw err;
+    }
+  }
+
+  /** A cheap round trip to the frontend (GetSystemInfo) within 3 s. @throws when unreachable */
+  async ping(): Promise<void> {
+    const connection = this.client.connection;
+    await connection.withDeadline(Date.now() + PING_TIMEOUT_MS, () => connection.workflowService.getSystemInfo({}));
+  }
+}

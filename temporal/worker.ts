@@ -1,0 +1,117 @@
+/**
+ * The Temporal worker (`npm run worker`): config → database (created and migrated when missing)
+ * → Temporal connection (waits until it answers) → search attributes → enrichment engine (index
+ * built once) → Worker on `config.taskQueue`, until SIGINT/SIGTERM. {@link createWorker} builds
+ * the same Worker in-process for tests over any connection.
+ */
+import { Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { WorkerOptions } from '@temporalio/worker';
+import type { Knex } from 'knex';
+import { createActivities, EnrichmentActivities } from '../activities';
+import { loadConfig } from '../src/config';
+import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
+import type { EnrichmentEngine } from '../src/enrichment/types';
+import { logger } from '../src/lib/logger';
+import { ensureSearchAttributes } from './search-attributes';
+
+/** What {@link createWorker} needs. */
+export interface WorkerDeps {
+  /** Worker-side connection (e.g. `NativeConnection.connect`, or a TestWorkflowEnvironment's). */
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  /** Real adapters need `knex` + `engine`; tests may pass fake `activities` instead. */
+  knex?: Knex;
+  engine?: EnrichmentEngine;
+  activities?: EnrichmentActivities;
+  /** Activity slots of this worker; default 32. */
+  maxConcurrentActivities?: number;
+  /** A pre-built workflow bundle (tests build it once per file); default: bundle `workflows/`. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Time in-flight activities get to finish on shutdown before they are cancelled; default 5 s. */
+  shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
+}
+
+/**
+ * Creates (does not run) a Worker for the enrichment workflows and activities.
+ * @throws Error when neither `activities` nor `knex` + `engine` are given; the SDK's error when
+ *   the workflow bundle does not build or the namespace is unknown
+ */
+export async function createWorker(deps: WorkerDeps): Promise<Worker> {
+  let activities = deps.activities;
+  if (!activities) {
+    if (!deps.knex || !deps.engine) throw new Error('createWorker needs activities, or knex and engine');
+    activities = createActivities({ knex: deps.knex, engine: deps.engine });
+  }
+  return Worker.create({
+    connection: deps.connection,
+    namespace: deps.namespace,
+    taskQueue: deps.taskQueue,
+    ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+    activities,
+    maxConcurrentActivityTaskExecutions: deps.maxConcurrentActivities ?? 32,
+    shutdownGraceTime: deps.shutdownGraceTime ?? '5 seconds',
+  });
+}
+
+/** Retries `connect` every second until it succeeds or `timeoutMs` passes. */
+async function waitFor<T>(what: string, connect: () => Promise<T>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await connect();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      if (attempt === 1 || attempt % 10 === 0) logger.info({ err: (err as Error).message }, `waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  await ensureDatabase(config.databaseUrl);
+  const knex = createKnex(config.databaseUrl);
+  await migrateLatest(knex);
+  const address = config.temporalAddress;
+  const clientConnection = await waitFor(`Temporal at ${address}`, () => Connection.connect({ address }), 120_000);
+  const added = await ensureSearchAttributes(clientConnection, config.temporalNamespace);
+  if (added.length) logger.info({ added }, 'registered search attributes');
+  await clientConnection.close();
+  const connection = await NativeConnection.connect({ address });
+
+  const started = Date.now();
+  // Loaded here, not at the top: tests import createWorker and bring their own engine.
+  const { createEngineFromConfig } = await import('../src/enrichment');
+  const engine = await createEngineFromConfig(config);
+  logger.info({ ms: Date.now() - started }, 'enrichment engine ready (index built)');
+
+  const worker = await createWorker({
+    connection, namespace: config.temporalNamespace, taskQueue: config.taskQueue, knex, engine,
+    maxConcurrentActivities: Math.max(16, config.enrichConcurrency * 4),
+  });
+  // The SDK's Runtime shuts every worker down on SIGINT/SIGTERM/SIGQUIT/SIGUSR2 (its default
+  // shutdownSignals); run() then resolves and the finally block closes our resources.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => logger.info({ signal }, 'worker stopping: finishing in-flight tasks'));
+  }
+  logger.info({ address, namespace: config.temporalNamespace, task_queue: config.taskQueue }, 'worker running');
+  try {
+    await worker.run();
+  } finally {
+    await connection.close();
+    await knex.destroy();
+  }
+  logger.info('worker stopped');
+}
+
+if (require.main === module) {
+  main().then(
+    () => process.exit(0),
+    (err) => {
+      logger.fatal({ err }, 'worker failed');
+      process.exit(1);
+    },
+  );
+}

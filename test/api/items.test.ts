@@ -1,0 +1,274 @@
+import request from 'supertest';
+import type { Server } from 'node:http';
+import { newId } from '../../src/lib/ids';
+import { testApp } from '../helpers/app';
+import { catalogState, createTestCatalog } from '../helpers/catalogs';
+import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+
+let server: Server;
+let a: Awaited<ReturnType<typeof createTestOrg>>;
+let b: Awaited<ReturnType<typeof createTestOrg>>;
+let catalog: string;
+let otherCatalog: string;
+
+const url = (c: string, rest = '') => `/api/public/catalogs/${c}${rest}`;
+
+beforeAll(async () => {
+  server = testApp().listen(0);
+  a = await createTestOrg('items a');
+  b = await createTestOrg('items b');
+  catalog = await createTestCatalog(a.organizationId);
+  otherCatalog = await createTestCatalog(b.organizationId);
+});
+
+afterAll(async () => {
+  server.close();
+  await closeTestKnex();
+});
+
+async function bulk(c: string, items: unknown[], extra: Record<string, unknown> = {}) {
+  return request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items, ...extra });
+}
+
+describe('bulk upsert (G9)', () => {
+  it('creates, then updates by business key, merging fields and keeping item_count exact', async () => {
+    const c = await createTestCatalog(a.organizationId);
+    const first = await bulk(c, [{ sku: 'A1', title: 'Red Shirt', price: 10 }, { sku: 'A2', title: 'Blue Shirt' }, { title: 'no key' }]);
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ success: true, items_processed: 3, items_created: 3, items_updated: 0, items_failed: 0, schema_evolved: false, errors: [] });
+    const second = await bulk(c, [{ sku: 'A1', price: 12 }, { sku: 'A3', title: 'Green' }], { source_info: { source: 'test' } });
+    expect(second.body).toMatchObject({ items_created: 1, items_updated: 1, items_failed: 0 });
+    const state = await catalogState(c);
+    expect(state).toMatchObject({ rows: 4, item_count: 4 });
+    const a1 = await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'A1' }).first();
+    expect(a1.data).toEqual({ sku: 'A1', title: 'Red Shirt', price: 12 });
+    expect(a1.current_version).toBe(2);
+    expect(a1.source_info).toEqual({ source: 'test' });
+  });
+
+  it('reports bad items by index without failing the others; duplicates: last wins', async () => {
+    const c = await createTestCatalog(a.organizationId, { strict_mode: true });
+    const res = await bulk(c, [{ sku: 'S1', price: 'cheap' }, 'not an object', { sku: 'S2', title: 'one' }, { sku: 'S2', title: 'two' }, { __catalog_item_id: newId(), title: 'x' }, { sku: 'S3', unknown_field: 1 }]);
+    expect(res.status).toBe(200);
+    expect(res.body.success).toBe(false);
+    expect(res.body).toMatchObject({ items_processed: 6, items_created: 1, items_updated: 0, items_failed: 5 });
+    expect(res.body.errors.map((e: { index: number }) => e.index)).toEqual([0, 1, 2, 4, 5]);
+    expect(res.body.errors[0].detail).toMatch(/price/);
+    const state = await catalogState(c);
+    expect(state).toMatchObject({ rows: 1, item_count: 1 });
+    expect((state.data[0] as { data: unknown }).data).toEqual({ sku: 'S2', title: 'two' });
+  });
+
+  it('matches __catalog_item_id first and does not store it', async () => {
+    const c = await createTestCatalog(a.organizationId);
+    await bulk(c, [{ sku: 'K1', title: 'a' }]);
+    const row = await testKnex()('catalog_items').where({ catalog_id: c }).first();
+    const res = await bulk(c, [{ __catalog_item_id: row.id, sku: 'K1-renamed' }]);
+    expect(res.body).toMatchObject({ items_created: 0, items_updated: 1 });
+    const after = await testKnex()('catalog_items').where({ id: row.id }).first();
+    expect(after.data).toEqual({ sku: 'K1-renamed', title: 'a' });
+    expect(after.business_key).toBe('K1-renamed');
+  });
+
+  it('auto-evolves the schema once per request', async () => {
+    const c = await createTestCatalog(a.organizationId, { auto_evolve_schema: true, strict_mode: true });
+    const res = await bulk(c, [{ sku: 'E1', colour: 'red' }, { sku: 'E2', weight: 2 }]);
+    expect(res.body).toMatchObject({ items_created: 2, schema_evolved: true, new_schema_version: '1.1.0' });
+    expect((await catalogState(c)).versions).toBe(2);
+  });
+
+  it('413 over 1000 items, 422 for wrong shapes and malformed JSON; nothing changes', async () => {
+    const before = await catalogState(catalog);
+    const big = await bulk(catalog, Array.from({ length: 1001 }, (_, i) => ({ sku: `B${i}` })));
+    expect(big.status).toBe(413);
+    expect(big.body.detail).toMatch(/1000/);
+    const wrong = await request(server).post(url(catalog, '/items/bulk')).set(a.auth).send({ items: 'nope' });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.detail[0].loc).toEqual(['body', 'items']);
+    const extra = await request(server).post(url(catalog, '/items/bulk')).set(a.auth).send({ items: [], unique_field: 'sku' });
+    expect(extra.status).toBe(422);
+    const malformed = await request(server).post(url(catalog, '/items/bulk')).set(a.auth).set('Content-Type', 'application/json').send('{"items": [');
+    expect(malformed.status).toBe(422);
+    expect(malformed.body.detail[0].type).toBe('json_invalid');
+    expect(await catalogState(catalog)).toEqual(before);
+  });
+
+  it('403 for another organization’s catalog, 404 for an unknown one; nothing changes', async () => {
+    const before = await catalogState(otherCatalog);
+    expect((await bulk(otherCatalog, [{ sku: 'X' }])).status).toBe(403);
+    expect((await bulk(newId(), [{ sku: 'X' }])).status).toBe(404);
+    expect((await bulk('not-a-uuid', [{ sku: 'X' }])).status).toBe(404);
+    expect(await catalogState(otherCatalog)).toEqual(before);
+  });
+});
+
+describe('list items (G6)', () => {
+  let c: string;
+  beforeAll(async () => {
+    c = await createTestCatalog(a.organizationId);
+    await bulk(c, [
+      { sku: 'L1', title: 'Red Cotton Shirt', price: 9 },
+      { sku: 'L2', title: 'blue shirt', price: 100 },
+      { sku: 'L3', title: 'Green 100% wool', price: 20 },
+      { sku: 'L4', title: 'Socks' },
+      { sku: 'L5', title: 'Hat', price: 20 },
+    ]);
+  });
+
+  it('pages in insertion order with the exact total', async () => {
+    const res = await request(server).get(url(c, '/items?limit=2&offset=2')).set(a.auth);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ total: 5, page: 2, limit: 2 });
+    expect(res.body.items.map((i: any) => i.data.sku)).toEqual(['L3', 'L4']);
+    expect(res.body.items[0]).toEqual({ id: expect.any(String), data: { sku: 'L3', title: 'Green 100% wool', price: 20 }, metadata: { created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/), version: 1 } });
+  });
+
+  it('searches case-insensitively over text values, wildcards literal', async () => {
+    const res = await request(server).get(url(c, '/items?search=SHIRT')).set(a.auth);
+    expect(res.body.items.map((i: any) => i.data.sku)).toEqual(['L1', 'L2']);
+    expect(res.body.total).toBe(2);
+    const pct = await request(server).get(url(c, '/items')).query({ search_query: '100%' }).set(a.auth);
+    expect(pct.body.items.map((i: any) => i.data.sku)).toEqual(['L3']);
+    const num = await request(server).get(url(c, '/items?search=100')).set(a.auth);
+    expect(num.body.total).toBe(2);
+  });
+
+  it('sorts numbers numerically, ties by id, missing values last', async () => {
+    const res = await request(server).get(url(c, '/items?sort=price:desc')).set(a.auth);
+    const skus = res.body.items.map((i: any) => i.data.sku);
+    expect(skus[0]).toBe('L2');
+    expect(skus.slice(1, 3).sort()).toEqual(['L3', 'L5']);
+    expect(skus.slice(3)).toEqual(['L1', 'L4']);
+    const tie = res.body.items.slice(1, 3).map((i: any) => i.id);
+    expect(tie).toEqual([...tie].sort());
+    const asc = await request(server).get(url(c, '/items?sort_field=price&sort_order=asc')).set(a.auth);
+    expect(asc.body.items.map((i: any) => i.data.sku)).toEqual(['L1', ...tie.map((id: string) => res.body.items.find((i: any) => i.id === id).data.sku), 'L2', 'L4']);
+    const created = await request(server).get(url(c, '/items?sort=created_at:desc&limit=1')).set(a.auth);
+    expect(created.body.items[0].data.sku).toBe('L5');
+  });
+
+  it('a sort field carrying SQL is only a key name', async () => {
+    const evil = "price; DROP TABLE catalog_items; --";
+    const res = await request(server).get(url(c, '/items')).query({ sort_field: evil, sort_order: 'desc' }).set(a.auth);
+    expect(res.status).toBe(200);
+    expect(res.body.total).toBe(5);
+    const raw = await request(server).get(url(c, '/raw-items')).query({ sort_field: "data') OR 1=1 --" }).set(a.auth);
+    expect(raw.status).toBe(200);
+    expect(raw.body.total).toBe(5);
+    expect(await testKnex().schema.hasTable('catalog_items')).toBe(true);
+  });
+
+  it('422 for bad query values', async () => {
+    for (const q of ['limit=0', 'limit=1001', 'offset=-1', 'sort_order=sideways', 'sort=price:up', 'limit=abc']) {
+      const res = await request(server).get(url(c, `/items?${q}`)).set(a.auth);
+      expect(res.status).toBe(422);
+      expect(res.body.detail[0].loc[0]).toBe('query');
+    }
+  });
+
+  it('403 / 404 for foreign and unknown catalogs', async () => {
+    expect((await request(server).get(url(otherCatalog, '/items')).set(a.auth)).status).toBe(403);
+    expect((await request(server).get(url(newId(), '/items')).set(a.auth)).status).toBe(404);
+    expect((await request(server).get(url(c, '/items'))).status).toBe(401);
+  });
+});
+
+describe('single item routes (G7, G8)', () => {
+  it('upserts by business key, by __catalog_item_id, and creates without either', async () => {
+    const c = await createTestCatalog(a.organizationId);
+    const created = await request(server).post(url(c, '/items')).set(a.auth).send({ unique_identifier: 'ignored', data: { sku: 'U1', title: 'one' } });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({ data: { sku: 'U1', title: 'one' }, metadata: { version: 1 } });
+    const updated = await request(server).post(url(c, '/items')).set(a.auth).send({ unique_identifier: 'x', data: { sku: 'U1', price: 3 } });
+    expect(updated.body).toMatchObject({ id: created.body.id, data: { sku: 'U1', title: 'one', price: 3 }, metadata: { version: 2 } });
+    const byId = await request(server).post(url(c, '/items')).set(a.auth).send({ unique_identifier: 'x', data: { __catalog_item_id: created.body.id, title: 'renamed' } });
+    expect(byId.body).toMatchObject({ id: created.body.id, data: { sku: 'U1', title: 'renamed', price: 3 }, metadata: { version: 3 } });
+    const unknown = await request(server).post(url(c, '/items')).set(a.auth).send({ unique_identifier: 'x', data: { __catalog_item_id: newId(), title: 'x' } });
+    expect(unknown.status).toBe(404);
+    const got = await request(server).get(url(c, `/items/${created.body.id}`)).set(a.auth);
+    expect(got.body).toEqual(byId.body);
+    expect((await catalogState(c)).item_count).toBe(1);
+  });
+
+  it('validates the body and strict mode; nothing changes on failure', async () => {
+    const c = await createTestCatalog(a.organizationId, { strict_mode: true });
+    const before = await catalogState(c);
+    const missing = await request(server).post(url(c, '/items')).set(a.auth).send({ data: { sku: 'Z' } });
+    expect(missing.status).toBe(422);
+    expect(missing.body.detail).toEqual([{ loc: ['body', 'unique_identifier'], msg: 'Field required', type: 'missing' }]);
+    const wrongType = await request(server).post(url(c, '/items')).set(a.auth).send({ unique_identifier: 'Z', data: [] });
+    expect(wrongType.status).toBe(422);
+    const strict = await request(server).post(url(c, '/items')).set(a.auth).send({ unique_identifier: 'Z', data: { sku: 'Z', price: 'free' } });
+    expect(strict.status).toBe(422);
+    expect(strict.body.detail[0].loc).toEqual(['body', 'data', 'price']);
+    expect(await catalogState(c)).toEqual(before);
+  });
+
+  it('PUT changes only the given fields; DELETE removes; 403/404 elsewhere', async () => {
+    const c = await createTestCatalog(a.organizationId, { strict_mode: true });
+    const created = await request(server).post(url(c, '/items')).set(a.auth).send({ unique_identifier: 'P', data: { sku: 'P1', title: 't', price: 1 } });
+    const id = created.body.id;
+    const put = await request(server).put(url(c, `/items/${id}`)).set(a.auth).send({ price: 2 });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ id, data: { sku: 'P1', title: 't', price: 2 }, metadata: { version: 2 } });
+    const before = await catalogState(c);
+    expect((await request(server).put(url(c, `/items/${id}`)).set(a.auth).send({ price: 'two' })).status).toBe(422);
+    expect((await request(server).put(url(c, `/items/${id}`)).set(a.auth).send([1])).status).toBe(422);
+    expect((await request(server).put(url(c, `/items/${newId()}`)).set(a.auth).send({ price: 3 })).status).toBe(404);
+    const other = await request(server).post(url(c, '/items')).set(a.auth).send({ unique_identifier: 'Q', data: { sku: 'Q1' } });
+    expect((await request(server).put(url(c, `/items/${other.body.id}`)).set(a.auth).send({ sku: 'P1' })).status).toBe(409);
+    await testKnex()('catalog_items').where('id', other.body.id).delete();
+    await testKnex()('catalogs').where('id', c).decrement('item_count', 1);
+    expect(await catalogState(c)).toEqual(before);
+
+    // Foreign ids: another organization's item in its own catalog, and under ours.
+    await request(server).post(url(otherCatalog, '/items')).set(b.auth).send({ unique_identifier: 'F', data: { sku: 'F1' } });
+    const foreign = await testKnex()('catalog_items').where({ catalog_id: otherCatalog, business_key: 'F1' }).first();
+    const foreignBefore = await catalogState(otherCatalog);
+    expect((await request(server).get(url(otherCatalog, `/items/${foreign.id}`)).set(a.auth)).status).toBe(403);
+    expect((await request(server).get(url(c, `/items/${foreign.id}`)).set(a.auth)).status).toBe(403);
+    expect((await request(server).put(url(c, `/items/${foreign.id}`)).set(a.auth).send({ title: 'x' })).status).toBe(403);
+    expect((await request(server).delete(url(c, `/items/${foreign.id}`)).set(a.auth)).status).toBe(403);
+    expect(await catalogState(otherCatalog)).toEqual(foreignBefore);
+
+    const del = await request(server).delete(url(c, `/items/${id}`)).set(a.auth);
+    expect(del.status).toBe(200);
+    expect(del.body).toEqual({ message: 'Item deleted successfully' });
+    expect((await request(server).get(url(c, `/items/${id}`)).set(a.auth)).status).toBe(404);
+    expect((await request(server).delete(url(c, `/items/${id}`)).set(a.auth)).status).toBe(404);
+    expect((await request(server).get(url(c, '/items/not-a-uuid')).set(a.auth)).status).toBe(404);
+    expect(await catalogState(c)).toMatchObject({ rows: 0, item_count: 0 });
+  });
+});
+
+describe('raw items (G12)', () => {
+  it('returns every row exactly once across parallel offset pages, with total', async () => {
+    const c = await createTestCatalog(a.organizationId);
+    await bulk(c, Array.from({ length: 1000 }, (_, i) => ({ sku: `R${i}`, title: i % 2 ? 'odd' : 'even' })));
+    await bulk(c, Array.from({ length: 234 }, (_, i) => ({ sku: `S${i}` })));
+    const pages = await Promise.all([0, 1, 2, 3, 4].map((p) => request(server).get(url(c, `/raw-items?limit=300&offset=${p * 300}`)).set(a.auth)));
+    const ids = pages.flatMap((p) => p.body.items.map((i: any) => i.id));
+    expect(pages.every((p) => p.body.total === 1234)).toBe(true);
+    expect(ids).toHaveLength(1234);
+    expect(new Set(ids).size).toBe(1234);
+    expect(pages[0].headers['content-type']).toMatch(/application\/json/);
+    expect(pages[0].body.items[0]).toEqual({ id: expect.any(String), entity_type: 'product', parent_id: null, current_version: 1, data: expect.objectContaining({ sku: expect.any(String) }) });
+    const one = await request(server).get(url(c, `/raw-items/${ids[0]}`)).set(a.auth);
+    expect(one.body).toEqual(pages[0].body.items[0]);
+    const search = await request(server).get(url(c, '/raw-items?search=ODD&limit=5')).set(a.auth);
+    expect(search.body.total).toBe(500);
+    expect(search.body.items).toHaveLength(5);
+    const variants = await request(server).get(url(c, '/raw-items?entity_type=variant')).set(a.auth);
+    expect(variants.body).toEqual({ items: [], total: 0 });
+    const sorted = await request(server).get(url(c, '/raw-items?sort_field=sku&sort_order=desc&limit=2')).set(a.auth);
+    expect(sorted.body.items.map((i: any) => i.data.sku)).toEqual(['S99', 'S98']);
+  });
+
+  it('validates limits and ownership', async () => {
+    expect((await request(server).get(url(catalog, '/raw-items?limit=5001')).set(a.auth)).status).toBe(422);
+    expect((await request(server).get(url(catalog, '/raw-items?entity_type=thing')).set(a.auth)).status).toBe(422);
+    expect((await request(server).get(url(otherCatalog, '/raw-items')).set(a.auth)).status).toBe(403);
+    expect((await request(server).get(url(newId(), '/raw-items')).set(a.auth)).status).toBe(404);
+    expect((await request(server).get(url(catalog, `/raw-items/${newId()}`)).set(a.auth)).status).toBe(404);
+  });
+});

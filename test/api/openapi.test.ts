@@ -1,0 +1,123 @@
+import request from 'supertest';
+import type { Server } from 'node:http';
+import Ajv2020 from 'ajv/dist/2020';
+import { buildRegistry } from '../../src/app';
+import { loadConfig } from '../../src/config';
+import { closeTestKnex, testKnex } from '../helpers/db';
+import { noJobs, testApp } from '../helpers/app';
+
+/**
+ * `GET /api/openapi.json` and `GET /docs` (decisions.md §1): the document is OpenAPI 3.1 and
+ * lists every registered route with the very schemas that validate its requests, so the docs
+ * and the validation cannot drift (architecture.md; src/routes/registry.ts).
+ */
+
+let server: Server;
+let doc: any;
+const routes = buildRegistry({ config: loadConfig(), knex: testKnex(), jobRunner: noJobs }).routes.filter((r) => !r.hidden);
+const oaPath = (p: string) => '/api' + p.replace(/:(\w+)/g, '{$1}');
+
+beforeAll(async () => {
+  server = testApp().listen(0);
+  const res = await request(server).get('/api/openapi.json');
+  expect(res.status).toBe(200);
+  expect(res.headers['content-type']).toMatch(/application\/json/);
+  doc = res.body;
+});
+
+afterAll(async () => {
+  server.close();
+  await closeTestKnex();
+});
+
+/** Every `$ref` in `value`, as JSON pointers. */
+function refs(value: unknown, out: string[] = []): string[] {
+  if (Array.isArray(value)) value.forEach((v) => refs(v, out));
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '$ref' && typeof v === 'string') out.push(v);
+      else refs(v, out);
+    }
+  }
+  return out;
+}
+
+describe('GET /api/openapi.json', () => {
+  it('is an OpenAPI 3.1 document with info, servers, bearer security and paths', () => {
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(doc.info).toEqual({ title: expect.any(String), version: '0.1.0' });
+    expect(Array.isArray(doc.servers)).toBe(true);
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.security).toEqual([{ bearer: [] }]);
+    for (const [p, ops] of Object.entries<Record<string, any>>(doc.paths)) {
+      expect(p.startsWith('/')).toBe(true);
+      for (const [method, op] of Object.entries<any>(ops)) {
+        expect(['get', 'put', 'post', 'delete', 'patch']).toContain(method);
+        expect(typeof op.summary).toBe('string');
+        expect(Object.keys(op.responses).length).toBeGreaterThan(0);
+        // Every {param} in the template is declared as a required path parameter.
+        for (const [, name] of p.matchAll(/\{(\w+)\}/g)) {
+          expect(op.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name, in: 'path', required: true })]));
+        }
+      }
+    }
+  });
+
+  it('resolves every $ref inside the document', () => {
+    for (const ref of refs(doc)) {
+      expect(ref.startsWith('#/')).toBe(true);
+      const target = ref.slice(2).split('/').reduce((node: any, key) => node?.[key], doc);
+      expect([ref, target !== undefined]).toEqual([ref, true]);
+    }
+  });
+
+  it('lists every registered route with the schemas that validate it', () => {
+    expect(routes.length).toBeGreaterThan(0);
+    for (const r of routes) {
+      const op = doc.paths[oaPath(r.path)]?.[r.method];
+      expect([r.method, r.path, op !== undefined]).toEqual([r.method, r.path, true]);
+      if (r.body) expect(op.requestBody.content['application/json'].schema).toEqual(r.body);
+      else expect(op.requestBody).toBeUndefined();
+      for (const [where, schema] of [['query', r.query], ['path', r.params]] as const) {
+        for (const [name, s] of Object.entries<any>(schema?.properties ?? {})) {
+          expect(op.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name, in: where, schema: s })]));
+        }
+      }
+      if (r.response) expect(op.responses[String(r.status ?? 200)].content['application/json'].schema).toEqual(r.response);
+      if (r.body || r.query || r.params) expect(op.responses['422']).toEqual({ $ref: '#/components/responses/ValidationError' });
+    }
+  });
+
+  it('uses only valid JSON Schema 2020-12 (the dialect of OpenAPI 3.1) for inputs and responses', () => {
+    const ajv = new Ajv2020({ strict: false });
+    for (const r of routes) {
+      for (const schema of [r.body, r.query, r.params, r.response]) {
+        if (schema) expect([r.method, r.path, ajv.validateSchema(schema), ajv.errorsText()]).toEqual([r.method, r.path, true, 'No errors']);
+      }
+    }
+  });
+
+  it('documents the catalog, schema and taxonomy routes', () => {
+    for (const [p, method] of [
+      ['/api/public/catalogs', 'post'], ['/api/public/catalogs', 'get'], ['/api/public/catalogs/{catalog_id}', 'put'], ['/api/catalogs/{catalog_id}', 'delete'],
+      ['/api/public/catalogs/{catalog_id}/duplicate', 'post'], ['/api/public/catalogs/{catalog_id}/schema/fields/batch', 'put'],
+      ['/api/public/catalogs/{catalog_id}/taxonomy', 'delete'], ['/api/public/catalogs/{catalog_id}/catalog-md', 'put'], ['/api/public/catalogs/{catalog_id}/quality-prompt', 'get'],
+    ]) {
+      expect(doc.paths[p]?.[method]).toBeDefined();
+    }
+    expect(doc.paths['/api/public/catalogs/{catalog_id}/taxonomy'].delete.responses['204']).toBeDefined();
+    expect(doc.paths['/api/public/catalogs'].post.requestBody.content['application/json'].schema.properties.name).toMatchObject({ minLength: 1, maxLength: 100 });
+  });
+});
+
+describe('GET /docs', () => {
+  it('serves the rendered API docs over the OpenAPI document', async () => {
+    const res = await request(server).get('/docs');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/text\/html/);
+    expect(res.text).toContain('/api/openapi.json');
+    const css = await request(server).get('/docs/swagger-ui.css');
+    expect(css.status).toBe(200);
+    expect(css.headers['content-type']).toMatch(/text\/css/);
+  });
+});

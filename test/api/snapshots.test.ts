@@ -1,0 +1,110 @@
+import request from 'supertest';
+import type { Server } from 'node:http';
+import { newId } from '../../src/lib/ids';
+import { testApp } from '../helpers/app';
+import { catalogState, createTestCatalog } from '../helpers/catalogs';
+import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+
+let server: Server;
+let a: Awaited<ReturnType<typeof createTestOrg>>;
+let b: Awaited<ReturnType<typeof createTestOrg>>;
+
+const url = (c: string, rest = '') => `/api/public/catalogs/${c}${rest}`;
+const taxonomy = { name: 'Apparel', hierarchy_levels: ['category'], nodes: { shirts: { name: 'Shirts', parent: null, attributes: [] } } };
+
+beforeAll(async () => {
+  server = testApp().listen(0);
+  a = await createTestOrg('snapshots a');
+  b = await createTestOrg('snapshots b');
+});
+
+afterAll(async () => {
+  server.close();
+  await closeTestKnex();
+});
+
+const itemsOf = (c: string) => testKnex()('catalog_items').where('catalog_id', c).orderBy('id').select('id', 'entity_type', 'parent_id', 'business_key', 'data', 'current_version', 'created_at', 'updated_at');
+
+describe('snapshots (G11)', () => {
+  it('restores items, schema version, taxonomy, catalog_md and quality prompt after a safety snapshot', async () => {
+    const c = await createTestCatalog(a.organizationId, { taxonomy, catalog_md: '# v1', quality_prompt: 'be strict' });
+    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku: 'A', title: 'a' }, { sku: 'B', title: 'b' }, { sku: 'C', title: 'c' }] });
+    const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({ reason: 'before edits' });
+    expect(snap.status).toBe(200);
+    expect(snap.body).toEqual({ id: expect.any(String), catalog_id: c, snapshot_type: 'manual', reason: 'before edits', item_count: 3, schema_version: '1.0.0', created_at: expect.stringMatching(/Z$/), created_by: expect.stringMatching(/^api_key:/) });
+    const original = await itemsOf(c);
+
+    // Edit everything the snapshot holds.
+    const knex = testKnex();
+    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku: 'A', title: 'changed' }, { sku: 'D', title: 'new' }] });
+    await request(server).delete(url(c, `/items/${original.find((r: any) => r.business_key === 'B').id}`)).set(a.auth);
+    await knex('catalog_schemas').insert({ id: newId(), catalog_id: c, version: '2.0.0', schema_definition: JSON.stringify({ type: 'object', properties: {} }), taxonomy: null, created_by: 'test', change_reason: 'taxonomy removed' });
+    await knex('catalogs').where('id', c).update({ current_schema_version: '2.0.0', catalog_md: '# v2', catalog_md_version: 2, quality_prompt: 'be lenient' });
+    const edited = await itemsOf(c);
+
+    const res = await request(server).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ message: expect.any(String), snapshot_id: snap.body.id, safety_snapshot_id: expect.any(String), items_restored: 3, schema_version: '1.0.0' });
+    expect(await itemsOf(c)).toEqual(original);
+    const cat = await knex('catalogs').where('id', c).first();
+    expect(cat).toMatchObject({ current_schema_version: '1.0.0', catalog_md: '# v1', catalog_md_version: 3, quality_prompt: 'be strict', item_count: 3 });
+    const md = await knex('catalog_md_versions').where({ catalog_id: c, version: 3 }).first();
+    expect(md.catalog_md).toBe('# v1');
+    const schema = await knex('catalog_schemas').where({ catalog_id: c, version: cat.current_schema_version }).first();
+    expect(schema.taxonomy).toEqual(taxonomy);
+    expect(await knex('catalog_schemas').where('catalog_id', c).count({ n: '*' })).toEqual([{ n: '2' }]);
+
+    // The safety snapshot holds the edited state and restores it.
+    const list = await request(server).get(url(c, '/snapshots?snapshot_type=safety')).set(a.auth);
+    expect(list.body.total).toBe(1);
+    expect(list.body.snapshots[0]).toMatchObject({ id: res.body.safety_snapshot_id, snapshot_type: 'safety', item_count: 3, schema_version: '2.0.0' });
+    const back = await request(server).post(url(c, `/snapshots/${res.body.safety_snapshot_id}/restore`)).set(a.auth);
+    expect(back.body.schema_version).toBe('2.0.0');
+    expect(await itemsOf(c)).toEqual(edited);
+    expect((await knex('catalogs').where('id', c).first()).quality_prompt).toBe('be lenient');
+
+    const all = await request(server).get(url(c, '/snapshots?limit=2&offset=0')).set(a.auth);
+    expect(all.body.total).toBe(3);
+    expect(all.body.snapshots).toHaveLength(2);
+    expect(all.body.snapshots[0].snapshot_type).toBe('safety');
+  });
+
+  it('restores products and variants with their parent links', async () => {
+    const c = await createTestCatalog(a.organizationId, { product_id_field: 'product_id', product_enabled: true });
+    const product = newId();
+    await testKnex()('catalog_items').insert({ id: product, catalog_id: c, entity_type: 'product', data: JSON.stringify({ product_id: 'P' }) });
+    await testKnex()('catalogs').where('id', c).update({ item_count: 1 });
+    await request(server).post(url(c, `/products/${product}/items/bulk`)).set(a.auth).send({ variants: [{ sku: 'V1' }, { sku: 'V2' }] });
+    const original = await itemsOf(c);
+    const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({});
+    expect(snap.body.reason).toBeNull();
+    await request(server).delete(url(c, `/items/${product}`)).set(a.auth);
+    expect((await catalogState(c)).rows).toBe(0);
+    await request(server).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth);
+    expect(await itemsOf(c)).toEqual(original);
+    expect(await catalogState(c)).toMatchObject({ rows: 3, item_count: 3 });
+  });
+
+  it('refuses foreign, unknown and malformed input; nothing changes', async () => {
+    const c = await createTestCatalog(a.organizationId);
+    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku: 'A' }] });
+    const foreignCatalog = await createTestCatalog(b.organizationId);
+    const foreignSnap = await request(server).post(url(foreignCatalog, '/snapshots')).set(b.auth).send({ reason: 'theirs' });
+    const before = await catalogState(c);
+    const count = async () => Number((await testKnex()('catalog_snapshots').count({ n: '*' }))[0].n);
+    const snapshotsBefore = await count();
+    expect((await request(server).post(url(foreignCatalog, '/snapshots')).set(a.auth).send({})).status).toBe(403);
+    expect((await request(server).get(url(foreignCatalog, '/snapshots')).set(a.auth)).status).toBe(403);
+    expect((await request(server).post(url(c, `/snapshots/${foreignSnap.body.id}/restore`)).set(a.auth)).status).toBe(403);
+    expect((await request(server).post(url(foreignCatalog, `/snapshots/${foreignSnap.body.id}/restore`)).set(a.auth)).status).toBe(403);
+    expect((await request(server).post(url(c, `/snapshots/${newId()}/restore`)).set(a.auth)).status).toBe(404);
+    expect((await request(server).post(url(newId(), '/snapshots')).set(a.auth).send({})).status).toBe(404);
+    expect((await request(server).post(url(c, '/snapshots')).set(a.auth).send({ reason: 5 })).status).toBe(422);
+    expect((await request(server).post(url(c, '/snapshots')).set(a.auth).send({ reason: 'x'.repeat(2001) })).status).toBe(422);
+    expect((await request(server).post(url(c, '/snapshots')).set(a.auth).set('Content-Type', 'application/json').send('{"reason":')).status).toBe(422);
+    expect((await request(server).get(url(c, '/snapshots?snapshot_type=daily')).set(a.auth)).status).toBe(422);
+    expect((await request(server).get(url(c, '/snapshots?limit=101')).set(a.auth)).status).toBe(422);
+    expect(await count()).toBe(snapshotsBefore);
+    expect(await catalogState(c)).toEqual(before);
+  });
+});

@@ -1,0 +1,62 @@
+import { newId } from '../../src/lib/ids';
+import { testKnex } from './db';
+
+/** Options of {@link createTestCatalog}; anything left out takes the catalog defaults. */
+export interface TestCatalogOptions {
+  unique_id_field?: string;
+  product_id_field?: string | null;
+  product_enabled?: boolean;
+  strict_mode?: boolean;
+  auto_evolve_schema?: boolean;
+  schema_definition?: Record<string, unknown>;
+  taxonomy?: Record<string, unknown> | null;
+  catalog_md?: string | null;
+  quality_prompt?: string | null;
+}
+
+/**
+ * Inserts a catalog and its schema version 1.0.0 directly (item tests do not depend on the
+ * catalog routes). Default schema: `sku` (string, required), `title` (string), `price` (number).
+ * @returns the catalog id
+ */
+export async function createTestCatalog(organizationId: string, o: TestCatalogOptions = {}): Promise<string> {
+  const knex = testKnex();
+  const id = newId();
+  await knex('catalogs').insert({
+    id,
+    organization_id: organizationId,
+    name: `catalog ${id.slice(0, 8)}`,
+    unique_id_field: o.unique_id_field ?? 'sku',
+    product_id_field: o.product_id_field ?? null,
+    product_enabled: o.product_enabled ?? false,
+    strict_mode: o.strict_mode ?? false,
+    auto_evolve_schema: o.auto_evolve_schema ?? false,
+    current_schema_version: '1.0.0',
+    catalog_md: o.catalog_md ?? null,
+    quality_prompt: o.quality_prompt ?? null,
+    created_by_user_id: 'test',
+  });
+  await knex('catalog_schemas').insert({
+    id: newId(),
+    catalog_id: id,
+    version: '1.0.0',
+    schema_definition: JSON.stringify(o.schema_definition ?? {
+      type: 'object',
+      properties: { sku: { type: 'string' }, title: { type: 'string' }, price: { type: 'number' } },
+      required: ['sku'],
+    }),
+    taxonomy: o.taxonomy ? JSON.stringify(o.taxonomy) : null,
+    created_by: 'test',
+    change_reason: 'test catalog',
+  });
+  return id;
+}
+
+/** Rows and recorded item count of a catalog, to assert that a refused request changed nothing. */
+export async function catalogState(catalogId: string): Promise<{ rows: number; item_count: number; versions: number; data: unknown[] }> {
+  const knex = testKnex();
+  const rows = await knex('catalog_items').where('catalog_id', catalogId).orderBy('id').select('id', 'data', 'current_version');
+  const catalog = await knex('catalogs').where('id', catalogId).first('item_count');
+  const versions = await knex('catalog_schemas').where('catalog_id', catalogId).count<{ n: string }[]>({ n: '*' });
+  return { rows: rows.length, item_count: catalog.item_count, versions: Number(versions[0].n), data: rows };
+}

@@ -1,0 +1,120 @@
+/**
+ * Temporal helpers for workflow, replay and e2e tests: a real local dev server (the cached
+ * Temporal CLI binary, with the service's search attributes), the workflow bundle built once,
+ * a small fake engine, and enrichment jobs created through the real service.
+ */
+import path from 'node:path';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
+import type { WorkflowBundle } from '@temporalio/worker';
+import type { Knex } from 'knex';
+import { loadConfig } from '../../src/config';
+import type { EnrichInput, EnrichmentEngine, EnrichmentResult, EngineUsage, Evidence } from '../../src/enrichment/types';
+import { createEnrichmentJob } from '../../src/services/enrichment-jobs';
+import type { JobRunner } from '../../src/services/job-runner';
+import { SEARCH_ATTRIBUTES } from '../../temporal/search-attributes';
+
+let runtimeInstalled = false;
+
+/**
+ * Installs the SDK Runtime with its log kept to errors (cancelled activities that complete anyway
+ * log harmless warnings). Call before anything else Temporal in a test file; idempotent.
+ */
+export function quietTemporalRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
+  } catch {
+    // Already installed by an earlier test file in this process: keep that one.
+  }
+}
+
+/**
+ * Starts a local Temporal dev server from the cached CLI binary (test/setup/prepare.ts builds
+ * it), with OrganizationId / CatalogId / JobKind registered.
+ */
+export async function startTestTemporal(): Promise<TestWorkflowEnvironment> {
+  quietTemporalRuntime();
+  const binary = path.join(loadConfig().temporalCliCache, 'temporal');
+  return TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'existing-path', path: binary }, searchAttributes: SEARCH_ATTRIBUTES },
+  });
+}
+
+let bundle: Promise<WorkflowBundle> | null = null;
+
+/** The workflow bundle of `workflows/`, built once per test file (bundling takes seconds). */
+export function workflowBundle(): Promise<WorkflowBundle> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: new DefaultLogger('WARN') });
+  return bundle;
+}
+
+/** Options of {@link fakeEngine}. */
+export interface FakeEngineOptions {
+  /** Time one item takes (ms); default 0. */
+  delayMs?: number;
+  /** Items for which the engine returns an item-level `error` result. */
+  errorFor?: (item: Record<string, unknown>) => boolean;
+}
+
+const NO_USAGE: EngineUsage = { search_calls: 0, pages_fetched: 0, llm_calls: 0, llm_prompt_tokens: 0, llm_completion_tokens: 0 };
+
+/**
+ * A fake engine: after `delayMs` echoes each item with `enriched: true` (one search call of
+ * usage), or returns an item-level error for items matched by `errorFor`.
+ */
+export function fakeEngine(options: FakeEngineOptions = {}): EnrichmentEngine & { calls: number } {
+  const evidence: Evidence = { queries: [], search_results: [], documents: [] };
+  const engine = {
+    calls: 0,
+    async research(_input: EnrichInput) {
+      return { evidence, usage: NO_USAGE };
+    },
+    async extract(input: EnrichInput) {
+      const item = input.item;
+      const result: EnrichmentResult = options.errorFor?.(item)
+        ? { original_data: item, after_data: { ...item, sources: {}, source_explanations: {} }, all_sources: [], error: 'no source found',
+          review_info: { reasoning: 'no source', confidence: 'low', flags: ['error'], field_issues: [], field_confidence: {}, field_methods: {} } }
+        : { original_data: item, after_data: { ...item, enriched: true, sources: { enriched: ['INPUT:name'] }, source_explanations: { enriched: 'echo' } }, all_sources: [],
+          review_info: { reasoning: 'echo', confidence: 'high', flags: [], field_issues: [], field_confidence: {}, field_methods: {} } };
+      return { result, usage: { ...NO_USAGE, search_calls: 1 } };
+    },
+    async enrich(input: EnrichInput) {
+      engine.calls += 1;
+      if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
+      const { result, usage } = await engine.extract(input);
+      return { result, evidence, usage };
+    },
+  };
+  return engine;
+}
+
+/**
+ * Creates an async enrichment job of `count` items (`{name: "item <i>"}`) for an organization
+ * through the real service (src/services/enrichment-jobs.ts), started by `jobRunner`.
+ * @returns the job id and its workflow id
+ */
+export async function createTestJob(knex: Knex, jobRunner: JobRunner, organizationId: string, count: number): Promise<{ jobId: string; workflowId: string }> {
+  const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'test', organizationIds: [organizationId] } };
+  const items = Array.from({ length: count }, (_, i) => ({ name: `item ${i}` }));
+  const job = await createEnrichmentJob({ knex, jobRunner }, scope, {
+    items, async_mode: true, output_schema: [{ name: 'enriched', type: 'boolean', description: 'whether the item was enriched' }],
+  });
+  const jobId = job.job_id as string;
+  return { jobId, workflowId: `enrichment-${jobId}` };
+}
+
+/**
+ * Polls `check` every 100 ms until it returns a truthy value.
+ * @throws Error after `timeoutMs` (default 30 s)
+ */
+export async function waitUntil<T>(check: () => Promise<T>, what: string, timeoutMs = 30_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

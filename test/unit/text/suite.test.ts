@@ -1,0 +1,59 @@
+import path from 'node:path';
+import { parseCsv, prf, runTextSuite, scoreSlot, type SlotCounts } from '../../../src/eval/text';
+
+const DATA = path.resolve(__dirname, '../../../..', 'shared/data');
+
+describe('slot scoring (wdc-pave/SOURCE.md)', () => {
+  it('classifies NN, NV, VN, VC, VW', () => {
+    expect(scoreSlot(null, null, 'exact')).toBe('NN');
+    expect(scoreSlot(null, 'Black', 'exact')).toBe('NV');
+    expect(scoreSlot(['Black'], null, 'exact')).toBe('VN');
+    expect(scoreSlot(['Shipping Tags', 'Strung tags'], 'Strung tags', 'exact')).toBe('VC');
+    expect(scoreSlot(['Black'], 'Blue', 'exact')).toBe('VW');
+  });
+
+  it('exact is case-sensitive, lenient ignores case and whitespace', () => {
+    expect(scoreSlot(['Black Patent'], 'black  patent ', 'exact')).toBe('VW');
+    expect(scoreSlot(['Black Patent'], 'black  patent ', 'lenient')).toBe('VC');
+  });
+
+  it('computes micro precision, recall and F1', () => {
+    const c: SlotCounts = { NN: 10, NV: 1, VN: 2, VC: 6, VW: 1 };
+    const s = prf(c);
+    expect(s.precision).toBeCloseTo(6 / 8);
+    expect(s.recall).toBeCloseTo(6 / 9);
+    expect(s.f1).toBeCloseTo((2 * (6 / 8) * (6 / 9)) / (6 / 8 + 6 / 9));
+  });
+
+  it('parses quoted CSV with embedded newlines', () => {
+    expect(parseCsv('a,b\n"x, ""y""","l1\nl2"\n')).toEqual([['a', 'b'], ['x, "y"', 'l1\nl2']]);
+  });
+});
+
+describe('runTextSuite', () => {
+  it('scores a slice of oa-mine with and without examples', async () => {
+    const r = (await runTextSuite(['--data', path.join(DATA, 'oa-mine'), '--split-dev', '--limit', '60', '--quiet'])) as {
+      suite: string;
+      records: number;
+      exact: { precision: number; recall: number; f1: number };
+      lenient: { f1: number };
+      without_examples: { exact: { f1: number } };
+    };
+    expect(r.suite).toBe('text');
+    expect(r.records).toBe(60);
+    for (const v of Object.values(r.exact)) expect(v).toBeGreaterThanOrEqual(0);
+    expect(r.lenient.f1).toBeGreaterThanOrEqual(r.exact.f1);
+    expect(r.exact.f1).toBeGreaterThan(r.without_examples.exact.f1);
+  });
+
+  it('reads the wdc-pave schema from the attribute CSV and reports normalized files separately', async () => {
+    const r = await runTextSuite(['--data', path.join(DATA, 'wdc-pave'), '--split-dev', '--limit', '15', '--quiet']);
+    expect(r.records).toBe(30);
+    expect(r.normalized).toBeDefined();
+    expect(Object.keys(r.files as object).length).toBe(2);
+  });
+
+  it('fails clearly without --data', async () => {
+    await expect(runTextSuite([])).rejects.toThrow('--data');
+  });
+});

@@ -1,0 +1,201 @@
+/**
+ * enrichmentJobWorkflow against a real Temporal dev server and the real PostgreSQL test
+ * database: progress query, cancellation (partial results and credits kept), idempotent writes
+ * on activity retry, and continue-as-new. Only the engine is fake (an echo with a delay).
+ */
+import { Context } from '@temporalio/activity';
+import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import type { Knex } from 'knex';
+import { createActivities, EnrichmentActivities } from '../../activities';
+import { cancelEnrichmentJob } from '../../src/services/enrichment-jobs';
+import type { JobRunner } from '../../src/services/job-runner';
+import { TemporalJobRunner } from '../../temporal/client';
+import { createWorker } from '../../temporal/worker';
+import { progressQuery } from '../../workflows/definitions';
+import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { createTestJob, fakeEngine, FakeEngineOptions, startTestTemporal, waitUntil, workflowBundle } from '../helpers/temporal';
+
+const TASK_QUEUE = 'test-enrichment-workflow';
+/** Rows named "item <n>3" (3, 13, 23, ...) get an item-level error from the fake engine. */
+const engineOptions: FakeEngineOptions = { delayMs: 0, errorFor: (item) => String(item.name).endsWith('3') };
+const engine = fakeEngine(engineOptions);
+/** `<job_id>:<row_index>` keys whose processRow throws once, on its first attempt, after writing. */
+const failAfterWrite = new Set<string>();
+
+let env: TestWorkflowEnvironment;
+let worker: Worker;
+let running: Promise<void>;
+let knex: Knex;
+let organizationId: string;
+let runner: TemporalJobRunner;
+
+beforeAll(async () => {
+  knex = testKnex();
+  organizationId = (await createTestOrg('workflow tests')).organizationId;
+  env = await startTestTemporal();
+  const real = createActivities({ knex, engine });
+  const activities: EnrichmentActivities = {
+    ...real,
+    async processRow(jobId, rowIndex) {
+      const outcome = await real.processRow(jobId, rowIndex);
+      if (failAfterWrite.has(`${jobId}:${rowIndex}`) && Context.current().info.attempt === 1) throw new Error('injected failure after the write');
+      return outcome;
+    },
+  };
+  worker = await createWorker({
+    connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue: TASK_QUEUE, activities,
+    workflowBundle: await workflowBundle(),
+  });
+  running = worker.run();
+  runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 3 });
+});
+
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await env?.teardown();
+  await closeTestKnex();
+});
+
+afterEach(() => {
+  engineOptions.delayMs = 0;
+});
+
+/** The job row plus counts from its rows. */
+async function jobState(jobId: string) {
+  const job = await knex('enrichment_jobs').where({ id: jobId }).first();
+  const [rows] = await knex('enrichment_rows').where({ job_id: jobId }).select(
+    knex.raw("count(*) filter (where status = 'succeeded')::int as succeeded"),
+    knex.raw("count(*) filter (where status <> 'pending')::int as done"),
+    knex.raw('count(result)::int as with_result'),
+  );
+  return { job, rows: rows as unknown as { succeeded: number; done: number; with_result: number } };
+}
+
+test('runs a job to completion, with a live progress query and search attributes', async () => {
+  engineOptions.delayMs = 100;
+  const { jobId, workflowId } = await createTestJob(knex, runner, organizationId, 12);
+  const handle = env.client.workflow.getHandle(workflowId);
+
+  const live = await waitUntil(async () => {
+    const p = await handle.query(progressQuery).catch(() => null);
+    return p && p.completed_items >= 2 && p.status === 'running' ? p : null;
+  }, 'progress while running');
+  expect(live.total_items).toBe(12);
+  expect(live.completed_items).toBeLessThan(12);
+  expect(live.cursor).toBeGreaterThanOrEqual(live.completed_items - 1);
+
+  await runner.startEnrichment({ id: jobId, organization_id: organizationId, catalog_id: null, workflow_id: workflowId, total_items: 12 }); // already started: no error
+  await runner.waitForClose(workflowId);
+
+  const { job, rows } = await jobState(jobId);
+  expect(job.status).toBe('completed');
+  expect(job.completed_items).toBe(12);
+  expect(job.successful).toBe(11); // "item 3" failed at item level
+  expect(job.credits_used).toBe(11);
+  expect(rows).toEqual({ succeeded: 11, done: 12, with_result: 12 });
+  expect(await handle.query(progressQuery)).toEqual({ total_items: 12, completed_items: 12, successful: 11, failed: 1, cursor: 11, status: 'completed' });
+
+  const description = await handle.describe();
+  expect(description.typedSearchAttributes.get({ name: 'OrganizationId', type: 'KEYWORD' })).toBe(organizationId);
+  expect(description.typedSearchAttributes.get({ name: 'JobKind', type: 'KEYWORD' })).toBe('enrichment');
+});
+
+test('cancelling through the API keeps partial results and charges only successful rows', async () => {
+  engineOptions.delayMs = 250;
+  const { jobId, workflowId } = await createTestJob(knex, runner, organizationId, 30);
+  await waitUntil(async () => (await jobState(jobId)).job.completed_items >= 4, 'a few rows done');
+
+  const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'test', organizationIds: [organizationId] } };
+  await cancelEnrichmentJob({ knex, jobRunner: runner }, scope, jobId);
+  const error = await env.client.workflow.getHandle(workflowId).result().then(() => null, (e) => e);
+  expect(error).toBeInstanceOf(WorkflowFailedError);
+  expect(error.cause).toBeInstanceOf(CancelledFailure);
+
+  const after = await jobState(jobId);
+  expect(after.job.status).toBe('cancelled');
+  expect(after.job.completed_items).toBeGreaterThanOrEqual(4);
+  expect(after.job.completed_items).toBeLessThan(30);
+  expect(after.job.completed_items).toBe(after.rows.done);
+  expect(after.rows.with_result).toBe(after.rows.done);
+  expect(after.job.successful).toBe(after.rows.succeeded);
+  expect(after.job.credits_used).toBe(after.rows.succeeded);
+  expect(after.job.completed_at).not.toBeNull();
+
+  // Rows still in flight when the cancel arrived write nothing: credits stay consistent.
+  await new Promise((r) => setTimeout(r, 600));
+  const later = await jobState(jobId);
+  expect(later.rows).toEqual(after.rows);
+  expect(later.job.credits_used).toBe(after.job.credits_used);
+  await runner.cancel(workflowId); // cancelling a closed workflow is not an error
+});
+
+test('cancelling the workflow directly finalizes the job as cancelled', async () => {
+  engineOptions.delayMs = 250;
+  const { jobId, workflowId } = await createTestJob(knex, runner, organizationId, 20);
+  await waitUntil(async () => (await jobState(jobId)).job.completed_items >= 2, 'a few rows done');
+  await runner.cancel(workflowId);
+  await runner.waitForClose(workflowId);
+
+  const { job, rows } = await jobState(jobId);
+  expect(job.status).toBe('cancelled');
+  expect(job.completed_items).toBe(rows.done);
+  expect(job.credits_used).toBe(rows.succeeded);
+  const activity = await knex('review_activities').where({ id: jobId }).first('status');
+  expect(activity.status).toBe('cancelled');
+  const progress = await env.client.workflow.getHandle(workflowId).query(progressQuery);
+  expect(progress).toMatchObject({ status: 'cancelled', completed_items: rows.done, successful: rows.succeeded });
+});
+
+test('a processRow retried after its write leaves exactly one result and one credit', async () => {
+  // Create the job without starting it, so the fault can be armed for its row 1 first.
+  const notYet: JobRunner = { startEnrichment: async () => undefined, cancel: async () => undefined, waitForClose: async () => undefined, ping: async () => undefined };
+  const { jobId, workflowId } = await createTestJob(knex, notYet, organizationId, 4);
+  failAfterWrite.add(`${jobId}:1`);
+  const callsBefore = engine.calls;
+  await runner.startEnrichment({ id: jobId, organization_id: organizationId, catalog_id: null, workflow_id: workflowId, total_items: 4 });
+  await runner.waitForClose(workflowId);
+
+  const handle = env.client.workflow.getHandle(workflowId);
+  const history = await handle.fetchHistory();
+  const attempts = history.events!.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt);
+  expect(attempts).toContain(2); // the injected failure was retried
+
+  expect(engine.calls - callsBefore).toBe(4); // the retry found row 1 written and did not enrich again
+  const { job, rows } = await jobState(jobId);
+  expect(rows).toEqual({ succeeded: 3, done: 4, with_result: 4 }); // "item 3" failed at item level
+  expect(job).toMatchObject({ status: 'completed', completed_items: 4, successful: 3, credits_used: 3 });
+  expect(await handle.query(progressQuery)).toMatchObject({ completed_items: 4, successful: 3, failed: 1 });
+});
+
+test('continues as new with small pages, carrying the cursor and counters', async () => {
+  const smallPages = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, { page_size: 2, pages_per_run: 2 });
+  const { jobId, workflowId } = await createTestJob(knex, smallPages, organizationId, 9);
+  await smallPages.waitForClose(workflowId);
+
+  // Walk the chain of runs back from the latest: 4 rows per run → 3 runs, each begun with the
+  // previous run's cursor and counters.
+  let runId: string | undefined = (await env.client.workflow.getHandle(workflowId).describe()).runId;
+  const inputs: unknown[] = [];
+  while (runId) {
+    const history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> = await env.client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const started = history.events![0].workflowExecutionStartedEventAttributes!;
+    inputs.unshift(JSON.parse(Buffer.from(started.input!.payloads![0].data!).toString('utf8')));
+    runId = started.continuedExecutionRunId || undefined;
+  }
+  expect(inputs).toEqual([
+    { job_id: jobId, concurrency: 2, page_size: 2, pages_per_run: 2 },
+    { job_id: jobId, concurrency: 2, page_size: 2, pages_per_run: 2, cursor: 3, counters: { total_items: 9, completed_items: 4, successful: 3, failed: 1 } },
+    { job_id: jobId, concurrency: 2, page_size: 2, pages_per_run: 2, cursor: 7, counters: { total_items: 9, completed_items: 8, successful: 7, failed: 1 } },
+  ]);
+
+  const { job, rows } = await jobState(jobId);
+  expect(rows).toEqual({ succeeded: 8, done: 9, with_result: 9 });
+  expect(job).toMatchObject({ status: 'completed', completed_items: 9, successful: 8, credits_used: 8 });
+  expect(await env.client.workflow.getHandle(workflowId).query(progressQuery)).toEqual({
+    total_items: 9, completed_items: 9, successful: 8, failed: 1, cursor: 8, status: 'completed',
+  });
+});

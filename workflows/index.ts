@@ -1,0 +1,5 @@
+/**
+ * The workflow bundle's entry (`workflowsPath` of the worker): every workflow type it runs.
+ * Workflow code is deterministic: no I/O, no Node built-ins (architecture.md, Temporal rule 1).
+ */
+export { enrichmentJobWorkflow } from './enrichment-job';
