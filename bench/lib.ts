@@ -51,6 +51,8 @@ export async function startBench(): Promise<Bench> {
     auth: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Each run works in its own organization; removing it drops its catalogs, items and snapshots.
+      await knex('organizations').where('id', organizationId).delete();
       await knex.destroy();
     },
   };

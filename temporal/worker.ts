@@ -5,7 +5,7 @@
  * the same Worker in-process for tests over any connection.
  */
 import { Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { createActivities, EnrichmentActivities } from '../activities';
@@ -71,6 +71,9 @@ async function waitFor<T>(what: string, connect: () => Promise<T>, timeoutMs: nu
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // The SDK logs the workflow bundle's webpack report and every state change at INFO; our own
+  // pino lines say what matters, so the SDK speaks up only for warnings unless debugging.
+  Runtime.install({ logger: new DefaultLogger(['debug', 'trace'].includes(config.logLevel) ? 'DEBUG' : 'WARN') });
   await ensureDatabase(config.databaseUrl);
   const knex = createKnex(config.databaseUrl);
   await migrateLatest(knex);

@@ -74,7 +74,7 @@ function ws(s: string): string {
 /** Text a value may be found in: raw HTML, decoded document text and attribute values. */
 function haystack(file: string): string {
   const html = fs.readFileSync(file);
-  const $ = cheerio.loadBuffer(html);
+  const $ = cheerio.loadBuffer(html, { encoding: { defaultEncoding: 'utf-8' } });
   const attrs: string[] = [];
   $('meta[content],img[src],a[href],link[href]').each((_, el) => void attrs.push($(el).attr('content') ?? $(el).attr('src') ?? $(el).attr('href') ?? ''));
   return [ws(html.toString('utf8')), ws($.root().text()), ws(attrs.join(' \n '))].join('\n');

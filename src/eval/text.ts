@@ -278,7 +278,7 @@ export async function runTextSuite(argv: string[]): Promise<Record<string, unkno
 
   const totals = { written: emptyRun(), writtenBare: emptyRun(), normalized: emptyRun(), normalizedBare: emptyRun() };
   const perFile: Record<string, unknown> = {};
-  let records = 0;
+  const records = { written: 0, normalized: 0 };
   for (const file of files) {
     const all = loadRecords(file);
     const rel = path.relative(dataDir, file);
@@ -287,10 +287,10 @@ export async function runTextSuite(argv: string[]): Promise<Record<string, unkno
       ? all.filter((_, i) => i % 2 === 0)
       : (pairedExamples ? [pairedExamples] : exampleFiles).flatMap(loadRecords);
     const data = (splitDev ? all.filter((_, i) => i % 2 === 1) : all).slice(0, limit);
-    records += data.length;
     const withEx = run(data, examples, descriptions);
     const bare = examples.length > 0 ? run(data, [], descriptions) : withEx;
     const asWritten = isAsWritten(all);
+    records[asWritten ? 'written' : 'normalized'] += data.length;
     merge(asWritten ? totals.written : totals.normalized, withEx);
     merge(asWritten ? totals.writtenBare : totals.normalizedBare, bare);
     if (!quiet) printTable(`${rel} (${data.length} records, examples: ${examples.length > 0 ? mode : 'none'})`, withEx);
@@ -303,12 +303,12 @@ export async function runTextSuite(argv: string[]): Promise<Record<string, unkno
     };
   }
   const hasExamples = mode !== 'none';
-  const main = totals.written.exact.VC + totals.written.exact.VN + totals.written.exact.NV + totals.written.exact.VW > 0 ? 'written' : 'normalized';
+  const main: 'written' | 'normalized' = totals.written.exact.VC + totals.written.exact.VN + totals.written.exact.NV + totals.written.exact.VW > 0 ? 'written' : 'normalized';
   const top = main === 'written' ? totals.written : totals.normalized;
   const topBare = main === 'written' ? totals.writtenBare : totals.normalizedBare;
   const result: Record<string, unknown> = {
     suite: 'text',
-    records,
+    records: records[main],
     examples: mode,
     exact: prf(top.exact),
     lenient: prf(top.lenient),

@@ -77,7 +77,8 @@ export class RouteRegistry {
     for (const def of this.routes) {
       if (def.hidden) continue;
       const oaPath = def.path.startsWith('/') && !def.public ? basePath + def.path.replace(/:(\w+)/g, '{$1}') : def.path.replace(/:(\w+)/g, '{$1}');
-      const parameters: unknown[] = [];
+      // decisions.md §1: X-Organization-Id is accepted on every authenticated operation.
+      const parameters: unknown[] = def.public ? [] : [{ $ref: '#/components/parameters/OrganizationId' }];
       for (const [where, schema] of [['path', def.params], ['query', def.query]] as const) {
         const props = (schema?.properties ?? {}) as Record<string, JsonSchema>;
         const required = new Set((schema?.required as string[] | undefined) ?? []);
@@ -114,6 +115,9 @@ export class RouteRegistry {
             properties: { detail: { type: 'array', items: { type: 'object', properties: { loc: { type: 'array', items: { type: ['string', 'integer'] } }, msg: { type: 'string' }, type: { type: 'string' } } } } },
           },
           Error: { type: 'object', properties: { detail: { type: 'string' } } },
+        },
+        parameters: {
+          OrganizationId: { name: 'X-Organization-Id', in: 'header', required: false, schema: { type: 'string' }, description: 'Organization to act for; must be one of the principal\'s (403 otherwise). Default: the key\'s organization or the user\'s first.' },
         },
         responses: {
           ValidationError: { description: 'Validation failure', content: { 'application/json': { schema: { $ref: '#/components/schemas/ValidationError' } } } },

@@ -63,6 +63,23 @@ export function businessKeyOf(data: Record<string, unknown>, field: string): str
 }
 
 /**
+ * The search text of item data: its string and number values at any depth, lower-cased and
+ * joined by spaces (the same rule as the SQL function `catalog_item_search_text`, which fills
+ * the column for writers that do not supply it).
+ */
+export function searchTextOf(data: unknown): string {
+  const parts: string[] = [];
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') parts.push(v);
+    else if (typeof v === 'number') parts.push(String(v));
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (typeof v === 'object' && v !== null) Object.values(v).forEach(walk);
+  };
+  walk(data);
+  return parts.join(' ').toLowerCase();
+}
+
+/**
  * Loads one item by database id after checking the catalog: 404 when the item is unknown or in
  * another catalog of the organization, 403 when it belongs to another organization.
  */
@@ -306,7 +323,7 @@ export async function writeItems(trx: Knex.Transaction, scope: Scope, catalog: C
   const byKey = new Map(existing.filter((r) => r.business_key !== null).map((r) => [r.business_key as string, r]));
 
   const validate = catalog.strict_mode ? itemValidator(await getCurrentSchema(trx, catalog.id)) : null;
-  const rows: Array<{ id: string; ord: number; entity_type: string; parent_id: string | null; business_key: string | null; data: Record<string, unknown> }> = [];
+  const rows: Array<{ id: string; ord: number; entity_type: string; parent_id: string | null; business_key: string | null; data: Record<string, unknown>; search_text: string }> = [];
   const written = new Map<string, number>();
   for (const c of unique) {
     let current: ItemRow | undefined;
@@ -345,6 +362,7 @@ export async function writeItems(trx: Knex.Transaction, scope: Scope, catalog: C
       parent_id: opts.parent ? opts.parent.id : current?.parent_id ?? null,
       business_key: businessKeyOf(data, catalog.unique_id_field),
       data,
+      search_text: searchTextOf(data),
     });
   }
 
@@ -354,11 +372,11 @@ export async function writeItems(trx: Knex.Transaction, scope: Scope, catalog: C
       // created_at advances by one microsecond per payload position, so the default list order
       // (created_at, id) is the payload order.
       const { rows: out } = await trx.raw(
-        `INSERT INTO catalog_items (id, catalog_id, entity_type, parent_id, business_key, data, source_info, current_version, created_at, updated_at)
-         SELECT x.id, ?, x.entity_type, x.parent_id, x.business_key, x.data, ?::jsonb, 1, now() + x.ord * interval '1 microsecond', now()
-         FROM jsonb_to_recordset(?::jsonb) AS x(id uuid, ord int, entity_type text, parent_id uuid, business_key text, data jsonb)
+        `INSERT INTO catalog_items (id, catalog_id, entity_type, parent_id, business_key, data, search_text, source_info, current_version, created_at, updated_at)
+         SELECT x.id, ?, x.entity_type, x.parent_id, x.business_key, x.data, x.search_text, ?::jsonb, 1, now() + x.ord * interval '1 microsecond', now()
+         FROM jsonb_to_recordset(?::jsonb) AS x(id uuid, ord int, entity_type text, parent_id uuid, business_key text, data jsonb, search_text text)
          ON CONFLICT (id) DO UPDATE SET entity_type = EXCLUDED.entity_type, parent_id = EXCLUDED.parent_id,
-           business_key = EXCLUDED.business_key, data = EXCLUDED.data, source_info = EXCLUDED.source_info,
+           business_key = EXCLUDED.business_key, data = EXCLUDED.data, search_text = EXCLUDED.search_text, source_info = EXCLUDED.source_info,
            current_version = catalog_items.current_version + 1, updated_at = now()
          RETURNING (xmax = 0) AS inserted`,
         [catalog.id, opts.source_info ? JSON.stringify(opts.source_info) : null, JSON.stringify(rows)],

@@ -48,7 +48,7 @@ describe('runTextSuite', () => {
 
   it('reads the wdc-pave schema from the attribute CSV and reports normalized files separately', async () => {
     const r = await runTextSuite(['--data', path.join(DATA, 'wdc-pave'), '--split-dev', '--limit', '15', '--quiet']);
-    expect(r.records).toBe(30);
+    expect(r.records).toBe(15);
     expect(r.normalized).toBeDefined();
     expect(Object.keys(r.files as object).length).toBe(2);
   });
