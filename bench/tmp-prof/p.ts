@@ -1,0 +1,12 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import * as cheerio from "cheerio";
+import { parsePage } from '/work/main/src/enrichment/parse/page';
+import { readArchiveIndex } from '/work/main/src/enrichment/research/archive';
+import { tokenize } from '/work/main/src/enrichment/research/tokenize';
+const pages = [...readArchiveIndex('/work/shared/data/zyte-product-extraction'), ...readArchiveIndex('/work/shared/data/pages/metascraper-shopping')];
+let t = Date.now(); const bufs = pages.map(p => fs.readFileSync(p.file)); console.log('read', Date.now() - t);
+t = Date.now(); for (const b of bufs) cheerio.loadBuffer(b, { encoding: { defaultEncoding: 'utf-8' } }); console.log('cheerio load', Date.now() - t);
+t = Date.now(); const docs = bufs.map((b, i) => parsePage(pages[i].url, b)); console.log('parsePage', Date.now() - t);
+const per = bufs.map((b, i) => { const s = Date.now(); parsePage(pages[i].url, b); return [Date.now() - s, b.length, pages[i].url] as const; }).sort((a, b) => b[0] - a[0]).slice(0, 8); console.log(per);
+t = Date.now(); for (const d of docs) tokenize(d.text.slice(0, 30000)); console.log('tokenize', Date.now() - t);
