@@ -81,7 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     taskQueue: env.TEMPORAL_TASK_QUEUE ?? 'catalog-enrichment',
     startLocalTemporal: !env.TEMPORAL_ADDRESS,
     dataDir,
-    temporalCliCache: env.TEMPORAL_CLI_CACHE ?? path.join(env.XDG_CACHE_HOME ?? path.join(home, '.cache'), 'catalog-enrichment', 'temporal-cli-v1.5.1'),
+    temporalCliCache: env.TEMPORAL_CLI_CACHE ?? path.join(env.XDG_CACHE_HOME ?? path.join(home, '.cache'), 'temporal-cli', 'v1.5.1'),
     researchArchives: env.RESEARCH_ARCHIVES ? env.RESEARCH_ARCHIVES.split(':').filter(Boolean).map((p) => path.resolve(p)) : defaultArchives(),
     enrichConcurrency: Math.max(1, int(env.ENRICH_CONCURRENCY, 8, 'ENRICH_CONCURRENCY')),
     bootstrapApiKey: env.BOOTSTRAP_API_KEY || null,

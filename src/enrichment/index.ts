@@ -5,7 +5,7 @@ import type { EnrichmentEngine } from './types';
 
 export { createEngine } from './engine';
 export type { EvidenceDocument } from './engine';
-export { openArchives, type WebArchive, type ArchivePage } from './research/archive';
+export { openArchives, type WebArchive, type ArchivePage, type ArchiveOptions } from './research/archive';
 export type { SearchProvider, SearchResult, SearchOptions, Fetcher, FetchedPage } from './research/types';
 export { parsePrice, type ParsedPrice, type PriceHints } from './normalize/price';
 export * from './types';

@@ -13,13 +13,14 @@
  * Examples (the user's existing catalog): `--examples <folder>` of the same layout supplies
  * `sample_values` (≤ 10 most frequent per attribute) and known values. `--split-dev` (or
  * `--examples` equal to `--data`) splits every data file by record index parity: even
- * indices are examples, odd indices are scored. Only the input text of scored records
+ * indices are examples, odd indices are scored. Example records (text and values) train the
+ * extractor's learned layer (`trainTextModel`); only the input text of scored records
  * reaches the extractor. Files whose gold values are mostly not substrings of the text
  * (e.g. `..._normalized`) are reported under `normalized`.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { buildProfiles, extractWithProfiles } from '../enrichment/text';
+import { buildProfiles, extractWithModel, extractWithProfiles, trainTextModel } from '../enrichment/text';
 import type { OutputField } from '../enrichment/types';
 
 /** One labelled record, layout-independent. `gold[attr]` = acceptable values, or null for n/a. */
@@ -201,9 +202,13 @@ function run(data: TextRecord[], examples: TextRecord[], descriptions: Map<strin
   for (const category of categories) {
     const catKnown = known.get(category);
     const schema = schemaOf(category, [...data, ...examples], descriptions, catKnown);
-    const profiles = buildProfiles(schema, catKnown ?? {});
+    const catExamples = examples.filter((r) => r.category === category).map((r) => ({ text: r.text, values: r.gold }));
+    // With examples, the catalog's items (texts and values) train the learned layer; without, rules only.
+    const extract = catExamples.length > 0
+      ? ((model) => (text: string) => extractWithModel(text, model))(trainTextModel(schema, catExamples, catKnown))
+      : ((profiles) => (text: string) => extractWithProfiles(text, profiles))(buildProfiles(schema, catKnown ?? {}));
     for (const record of data.filter((r) => r.category === category)) {
-      const predicted = new Map(extractWithProfiles(record.text, profiles).map((e) => [e.field, String(e.value)]));
+      const predicted = new Map(extract(record.text).map((e) => [e.field, String(e.value)]));
       for (const field of schema) {
         const gold = record.gold[field.name] ?? null;
         const p = predicted.get(field.name) ?? null;

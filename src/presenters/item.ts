@@ -13,7 +13,7 @@ export interface PresentedItem {
  * Products of a product-grouped catalog carry `data.variants` (their variants' data) when the
  * caller loaded them.
  */
-export function presentItem(row: Pick<ItemRow, 'id' | 'data' | 'created_at' | 'updated_at' | 'current_version'> & Pick<ListedItem, 'variants'>): PresentedItem {
+export function presentItem(row: Pick<ListedItem, 'id' | 'data' | 'created_at' | 'updated_at' | 'current_version' | 'variants'>): PresentedItem {
   return {
     id: row.id,
     data: row.variants ? { ...row.data, variants: row.variants } : row.data,

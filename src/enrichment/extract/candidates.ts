@@ -1,5 +1,6 @@
 import { normalizeAvailability } from '../normalize/availability';
 import { looksLikeCode, validGtin } from '../normalize/identifiers';
+import { labelledCodes, urlIdTokens } from './labels';
 import { currencyCode, parsePrice } from '../normalize/price';
 import type { PageDoc } from '../parse/page';
 import type { StructuredProduct } from '../parse/products';
@@ -29,11 +30,12 @@ const KEYS: Partial<Record<FieldRole, Array<[RegExp, number]>>> = {
   ],
   sku: [
     [/^(sku|asin)$/, 0.8],
-    [/^(sku|item (number|no|#|code|id)|article (number|no)|artikel ?(nummer|nr)|art ?nr|product (code|number|id|no)|produktnummer|référence|reference|ref|código|codice( articolo| prodotto)?|numer katalogowy|kod (produktu|towaru)|артикул|код товара|code produit|bestellnummer|best nr|katalognummer|item)$/, 0.7],
+    [/^(sku|item (number|no|#|code|id)|article (number|no)|artikel ?(nummer|nr)|art ?nr|product (code|number|id|no)|produktnummer|référence|reference|ref|nr ref|numer referencyjny|código|código do produto|codice( articolo| prodotto)?|numer katalogowy|kod produktu|kód produktu|šifra|tuotenumero|varenummer|id produto|артикул|код|код товара|code produit|bestellnummer|best nr|katalognummer|web code|ad id|post id|item|קוד מוצר|商品編號|商品番号)$/, 0.7],
   ],
-  gtin: [[/^(ean|ean ?13|ean code|ean nummer|gtin|gtin ?13|upc|upc code|barcode|isbn|isbn ?13|isbn ?10|ean upc|código de barras|штрихкод|штрих код|ean kod|ean kód)$/, 0.8]],
+  gtin: [[/^(ean|ean ?13|ean code|ean nummer|kod ean|gtin|gtin ?13|upc|upc code|barcode|isbn|isbn ?13|isbn ?10|ean upc|código de barras|штрихкод|штрих код|ean kod|ean kód)$/, 0.8]],
   mpn: [
-    [/^(mpn|manufacturer part number|mfr part number|mfg part number|part number|model number|item model number|herstellernummer|hersteller artikelnummer|hersteller nr|numéro de pièce|numero de pieza|referencia del fabricante|codice produttore)$/, 0.75],
+    [/^(mpn|manufacturer part number( mpn)?|mfr part number|mfg part number|model number|item model number|model name number|model name ?\/ ?number|modellnummer|numéro du modèle de l'article|numéro de modèle|numero modello( articolo)?|número de modelo|herstellernummer|hersteller artikelnummer|hersteller nr|réf fabricant|référence fabricant|referencia del fabricante|codice produttore|numer modelu)$/, 0.78],
+    [/^(part number|numéro de pièce|numero de pieza)$/, 0.72],
     [/^(model|modell|modelo|modèle|modello|model no|modelnummer|typ)$/, 0.5],
   ],
 };
@@ -144,13 +146,34 @@ function availabilityCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[
   return out;
 }
 
+/** Whether a code names the page in its URL (the shop's own id), whole or by its leading segment (`84518927-040-35` for `?v1=84518927`). */
+function inUrl(code: string, url: string): boolean {
+  let decoded = url;
+  try {
+    decoded = decodeURIComponent(url);
+  } catch {
+    // keep the raw URL
+  }
+  const head = code.split(/[-_/ ]/)[0];
+  return decoded.includes(code) || (/^\d{5,}$/.test(head) && urlIdTokens(url).concat(decoded.match(/\d{5,}/g) ?? []).includes(head));
+}
+
+/** Whether a code is written in the page's visible text or one of its label/value pairs. */
+function visible(doc: PageDoc, code: string): boolean {
+  return doc.text.includes(code) || doc.key_values.some((kv) => kv.value.includes(code));
+}
+
 function idCandidates(doc: PageDoc, role: 'sku' | 'gtin' | 'mpn', p?: StructuredProduct): Candidate[] {
   const out: Candidate[] = [];
-  const accept = role === 'gtin' ? (v: string) => validGtin(v) : (v: string) => (looksLikeCode(v) ? v.trim() : null);
+  const accept = role === 'gtin' ? (v: string) => validGtin(v.replace(/[.,;:]+$/, '')) : (v: string) => (looksLikeCode(v) ? v.trim() : null);
   if (p) {
     const raw = role === 'gtin' ? p.gtin : role === 'sku' ? p.sku : p.mpn;
     const v = raw ? accept(raw) : null;
-    if (v) out.push({ value: v, method: p.origin, weight: 1, url: doc.url, explanation: `${productLabel(p, role === 'gtin' ? p.gtin_property ?? 'gtin' : role)} on ${doc.url}` });
+    // A structured MPN that is the shop's own page id is no manufacturer part number.
+    const siteId = role === 'mpn' && v !== null && inUrl(v, doc.url);
+    // Markup-only SKUs (variant ids, internal keys) lose to the identifier the page shows under a label.
+    const weight = role === 'sku' && v !== null && !visible(doc, v) ? 0.65 : 1;
+    if (v && !siteId) out.push({ value: v, method: p.origin, weight, url: doc.url, explanation: `${productLabel(p, role === 'gtin' ? p.gtin_property ?? 'gtin' : role)} on ${doc.url}` });
     if (role === 'sku' && p.product_id && accept(p.product_id.replace(/^\w+:/, ''))) {
       out.push({ value: p.product_id.replace(/^\w+:/, ''), method: p.origin, weight: 0.6, url: doc.url, explanation: `${productLabel(p, 'productID')} on ${doc.url}` });
     }
@@ -161,6 +184,10 @@ function idCandidates(doc: PageDoc, role: 'sku' | 'gtin' | 'mpn', p?: Structured
     if (a) out.push({ value: a, method: 'opengraph', weight: 0.85, url: doc.url, explanation: `OpenGraph ${role === 'sku' ? 'product:retailer_item_id' : role} on ${doc.url}` });
   }
   out.push(...keyValueCandidates(doc, role, accept));
+  const labelled = labelledCodes(doc.text, role).find((c) => accept(c.value) !== null);
+  if (labelled) out.push({ value: accept(labelled.value) as string, method: 'text', weight: role === 'gtin' ? 0.7 : 0.5, url: doc.url, explanation: `text "${labelled.label} ${labelled.value}" on ${doc.url}` });
+  const token = role === 'sku' ? urlIdTokens(doc.url)[0] : undefined;
+  if (token) out.push({ value: token, method: 'text', weight: 0.3, url: doc.url, explanation: `the article number in the page URL ${doc.url}` });
   return out;
 }
 

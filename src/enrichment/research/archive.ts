@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { parsePageCached, type PageDoc } from '../parse/page';
+import { pageDigest, parsePage, primeParsedPage, type PageDoc } from '../parse/page';
+import { archiveCacheKey, defaultArchiveCacheDir, readArchiveCache, writeArchiveCache, type ArchiveCacheDir, type CachedPage } from './archive-cache';
 import { Bm25Index } from './bm25';
 import { domainAllowed } from './domains';
 import type { FetchedPage, Fetcher, SearchOptions, SearchProvider, SearchResult } from './types';
@@ -67,15 +68,46 @@ function indexText(doc: PageDoc): string {
   return [doc.title, doc.title, doc.title, og, og, ids, ids, ids, desc, doc.text.slice(0, 30_000)].join(' \n ');
 }
 
+/** Options of {@link openArchives}. */
+export interface ArchiveOptions {
+  /**
+   * Folder where the parsed facts of every page are kept between processes (keyed by the
+   * archives' page-index.json, page file sizes/mtimes and the parser version); `null` turns
+   * it off. Default {@link defaultArchiveCacheDir}.
+   */
+  cacheDir?: ArchiveCacheDir;
+}
+
+/**
+ * Parsed facts of every page, from the cache file when it matches the archives, else parsed
+ * now (and written for the next process). Each page also seeds the per-process parse memo, so
+ * fetching it later for extraction costs no second parse.
+ */
+function loadFacts(folders: string[], pages: ArchivePage[], cacheDir: ArchiveCacheDir): CachedPage[] {
+  const key = cacheDir ? archiveCacheKey(folders, pages.map((p) => p.file)) : '';
+  let facts = readArchiveCache(cacheDir, key);
+  if (!facts || facts.length !== pages.length || facts.some((f, i) => f.url !== pages[i].url)) {
+    facts = pages.map((p) => {
+      const body = fs.readFileSync(p.file);
+      return { url: p.url, sha1: pageDigest(body), doc: parsePage(p.url, body) };
+    });
+    writeArchiveCache(cacheDir, key, facts);
+  }
+  for (const f of facts) primeParsedPage(f.url, f.sha1, f.doc);
+  return facts;
+}
+
 /**
  * Opens offline web archives as a {@link SearchProvider} and a {@link Fetcher}. The BM25
  * index covers every page of every folder (title, OpenGraph, JSON-LD/microdata
- * name/brand/sku/gtin/mpn/description, visible text) and is built once, lazily. Fetch matches
- * the exact URL, then a page's canonical URL, then the URL without query/fragment; an unknown
- * URL yields status 404. Results and fetches always report the page's original URL.
+ * name/brand/sku/gtin/mpn/description, visible text) and is built once, lazily, from the
+ * pages' parsed facts (cached on disk across processes, see {@link ArchiveOptions}). Fetch
+ * matches the exact URL, then a page's canonical URL, then the URL without query/fragment; an
+ * unknown URL yields status 404. Results and fetches always report the page's original URL.
  * @throws Error when a folder has no page-index.json
  */
-export function openArchives(folders: string[]): WebArchive {
+export function openArchives(folders: string[], options: ArchiveOptions = {}): WebArchive {
+  const cacheDir = options.cacheDir === undefined ? defaultArchiveCacheDir() : options.cacheDir;
   const pages = folders.flatMap((f) => readArchiveIndex(f));
   const byUrl = new Map<string, ArchivePage>();
   const byCanonical = new Map<string, ArchivePage>();
@@ -89,14 +121,12 @@ export function openArchives(folders: string[]): WebArchive {
   }
   let index: Bm25Index | null = null;
   const docs = new Map<string, PageDoc>();
-  const read = (p: ArchivePage) => parsePageCached(p.url, fs.readFileSync(p.file));
   const build = (): Bm25Index => {
     if (index) return index;
     const built = new Bm25Index();
-    for (const p of [...byUrl.values()]) {
-      const doc = read(p);
-      docs.set(p.url, doc);
-      built.add(p.url, indexText(doc));
+    for (const f of loadFacts(folders, [...byUrl.values()], cacheDir)) {
+      docs.set(f.url, f.doc);
+      built.add(f.url, indexText(f.doc));
     }
     index = built;
     return built;

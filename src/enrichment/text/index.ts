@@ -3,91 +3,15 @@
  * a description after a line break): the engine's path for `web_search: false` and its
  * text-pattern layer. No LLM, no network. Every value comes with the exact substring of the
  * input it was read from, so it can be cited and grounded.
+ *
+ * Two layers: the rule layer (rules.ts) works from the schema and the catalog's known
+ * values alone; when example items with their texts are available, a tagger learned from
+ * them (model.ts) decides the fields whose values the catalog writes verbatim.
  */
 import type { OutputField } from '../types';
-import { brandPrefix, fieldCandidates, typicalWords, type Candidate, type KeyTotals, type Method } from './candidates';
-import { buildProfiles, type FieldProfile } from './profile';
-import { convert, parseMeasurement, parseNumber } from './quantities';
-import { overlaps, phraseKey } from './spans';
-
-/** One extracted value. `snippet` is an exact substring of the input text. */
-export interface TextExtraction {
-  field: string;
-  value: unknown;
-  snippet: string;
-  confidence: 'high' | 'medium' | 'low';
-  /** Kind of evidence the value rests on (see candidates.ts). */
-  method: Method;
-}
-
-/**
- * Least estimated fill rate (see FieldProfile.fill) at which each kind of evidence is used:
- * on a field the catalog rarely fills, a weak match is more likely noise than a value, and
- * an absent value costs less than a wrong one. Measured on the dev splits (evaluation.md),
- * one constant per evidence kind, never per field.
- */
-const MIN_FILL: Record<Method, number> = {
-  vocabulary: 0.1,
-  identifier: 0.3,
-  template: 0.3,
-  anchor: 0.05,
-  size: 0.3,
-  measurement: 0.5,
-  lexicon: 0.3,
-  prefix: 0.5,
-};
-
-/** Methods whose candidates may share a span with another field's candidate. */
-function sharable(a: Candidate, b: Candidate, profiles: Map<string, FieldProfile>): boolean {
-  if (a.key === undefined || b.key === undefined || a.key !== b.key) return false;
-  return [a.field, b.field].every((f) => (profiles.get(f)?.vocabulary.counts.get(a.key!) ?? 0) > 0);
-}
-
-/**
- * Greedy resolution: best-scoring candidates first; a field takes one value (arrays may take
- * several); a span claimed by one field is closed to others unless both fields' catalogs
- * hold that very value.
- */
-function resolve(candidates: Candidate[], profiles: Map<string, FieldProfile>): Candidate[] {
-  const sorted = [...candidates].sort((a, b) => b.score - a.score || b.end - b.start - (a.end - a.start) || a.start - b.start);
-  const accepted: Candidate[] = [];
-  for (const c of sorted) {
-    const isArray = profiles.get(c.field)?.field.type === 'array';
-    const own = accepted.filter((a) => a.field === c.field);
-    if (own.length > 0 && (!isArray || own.some((a) => overlaps(a, c) || a.text.toLowerCase() === c.text.toLowerCase()))) continue;
-    if (accepted.some((a) => a.field !== c.field && overlaps(a, c) && !sharable(a, c, profiles))) continue;
-    accepted.push(c);
-  }
-  return accepted;
-}
-
-/** Confidence of a resolved candidate from the kind of evidence behind it. */
-function confidenceOf(c: Candidate): TextExtraction['confidence'] {
-  if (c.method === 'vocabulary' || c.method === 'identifier') return c.score >= 3 ? 'high' : 'medium';
-  if (c.method === 'prefix' || c.method === 'lexicon') return 'low';
-  return 'medium';
-}
-
-/**
- * Value of a candidate in the field's declared type: strings as written; numbers parsed and,
- * when the field has a `unit`, converted to it; enum fields mapped onto the enum member with
- * the same phrase key. Returns undefined when the candidate cannot be expressed.
- */
-function coerce(c: Candidate, field: OutputField): unknown {
-  const members = field.type === 'array' ? field.items_enum : field.enum;
-  if (members !== undefined && members.length > 0) {
-    return members.find((m) => phraseKey(String(m)) === phraseKey(c.text));
-  }
-  const elementType = field.type === 'array' ? field.array_element_type ?? 'string' : field.type;
-  if (elementType === 'number' || elementType === 'integer') {
-    const m = c.measurement ?? parseMeasurement(c.text) ?? undefined;
-    const raw = m !== undefined ? (field.unit ? convert(m, field.unit) : m.value) : parseNumber(c.text.replace(/[^\d.,/ -]/g, ''));
-    if (raw === null || Number.isNaN(raw)) return undefined;
-    return elementType === 'integer' ? Math.round(raw) : raw;
-  }
-  if (elementType === 'string' || elementType === 'image_url') return elementType === 'image_url' ? undefined : c.text.trim();
-  return undefined;
-}
+import { extractWithModel, trainTextModel, type TextExample } from './model';
+import { buildProfiles } from './profile';
+import { extractWithProfiles, type TextExtraction } from './rules';
 
 /**
  * Extracts values for `fields` from `text`.
@@ -98,6 +22,8 @@ function coerce(c: Candidate, field: OutputField): unknown {
  *   descriptions as hints (brand, width, UPC, colour, ...).
  * - `knownValues`: values already present in the catalog per field name; duplicates count
  *   as frequency (a value on many items is stronger evidence).
+ * - `examples`: optional catalog items with their texts; when given, a tagger is trained on
+ *   them (see {@link trainTextModel}; for batches train once and call {@link extractWithModel}).
  *
  * Returns at most one value per non-array field, each with the exact `snippet` it came from.
  * Never throws for unusual text; a field without evidence is simply absent.
@@ -106,40 +32,15 @@ export function extractFromText(
   text: string,
   fields: OutputField[],
   knownValues: Record<string, string[]> = {},
+  examples?: TextExample[],
 ): TextExtraction[] {
+  if (examples !== undefined && examples.length > 0) {
+    const known = Object.keys(knownValues).length > 0 ? knownValues : undefined;
+    return extractWithModel(text, trainTextModel(fields, examples, known));
+  }
   return extractWithProfiles(text, buildProfiles(fields, knownValues));
 }
 
-/**
- * Same as {@link extractFromText} with profiles built once by {@link buildProfiles} (for
- * batches: profile building compiles the vocabularies).
- */
-export function extractWithProfiles(text: string, profiles: Map<string, FieldProfile>): TextExtraction[] {
-  const totals: KeyTotals = new Map();
-  for (const p of profiles.values()) for (const [k, c] of p.vocabulary.counts) totals.set(k, (totals.get(k) ?? 0) + c);
-  const hasHeight = [...profiles.values()].some((p) => p.axis === 'height');
-  const candidates = [...profiles.values()].flatMap((p) =>
-    fieldCandidates(text, p, totals, hasHeight).filter((c) => p.fill === null || p.fill >= MIN_FILL[c.method]),
-  );
-  const stops = new Set(candidates.map((c) => c.start));
-  for (const p of profiles.values()) {
-    if (!p.isBrand || (p.fill !== null && p.fill < MIN_FILL.prefix)) continue;
-    const prefix = brandPrefix(text, new Set([...stops].filter((s) => !candidates.some((c) => c.start === s && c.field === p.field.name))), typicalWords(p));
-    if (prefix !== null) candidates.push({ ...prefix, field: p.field.name, method: 'prefix', score: 0.9 });
-  }
-  const out: TextExtraction[] = [];
-  for (const c of resolve(candidates, profiles)) {
-    const field = profiles.get(c.field)!.field;
-    const value = coerce(c, field);
-    if (value === undefined) continue;
-    const existing = out.find((o) => o.field === c.field);
-    if (existing && field.type === 'array') {
-      (existing.value as unknown[]).push(value);
-      continue;
-    }
-    out.push({ field: c.field, value: field.type === 'array' ? [value] : value, snippet: c.text, confidence: confidenceOf(c), method: c.method });
-  }
-  return out;
-}
-
-export { buildProfiles };
+export { buildProfiles, extractWithModel, extractWithProfiles, trainTextModel };
+export type { TextExample, TextExtraction };
+export type { TextModel } from './model';

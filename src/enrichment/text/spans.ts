@@ -32,23 +32,6 @@ export function phraseKey(phrase: string): string {
   return phrase.toLowerCase().replace(/[\s\-_]+/g, ' ').trim();
 }
 
-/**
- * RegExp source matching `phrase` case-insensitively with flexible separators (any run of
- * spaces or dashes where the phrase has one) and token boundaries at alphanumeric edges, so
- * "men" never matches inside "women". Use with flags `giu`.
- */
-export function phrasePattern(phrase: string): string {
-  const trimmed = phrase.trim();
-  const body = trimmed
-    .split(/[\s\-_]+/)
-    .filter((part) => part.length > 0)
-    .map(escapeRegExp)
-    .join('[\\s\\-_]+');
-  const head = isAlnum(trimmed[0]) ? '(?<![\\p{L}\\p{N}])' : '';
-  const tail = isAlnum(trimmed[trimmed.length - 1]) ? '(?![\\p{L}\\p{N}])' : '';
-  return `${head}${body}${tail}`;
-}
-
 /** All matches of a global RegExp in `text` as spans (zero-length matches skipped). */
 export function findAll(text: string, re: RegExp): Span[] {
   const out: Span[] = [];

@@ -1,16 +1,25 @@
 /**
  * Vocabulary matching: a field's known surface forms (catalog values, `sample_values`,
- * `enum`) found in the text with longest-match, token-boundary, case-insensitive matching.
+ * `enum`) found in the text with leftmost-longest, token-boundary, case-insensitive matching
+ * (runs of spaces, dashes and underscores are one separator, as in {@link phraseKey}). A
+ * character trie over the entries' keys does the matching in time linear in the text times
+ * the longest entry, independent of the vocabulary size.
  */
-import { findAll, phraseKey, phrasePattern, type Span } from './spans';
+import { isAlnum, phraseKey, type Span } from './spans';
+
+/** Character trie node; `key` is set where an entry ends. */
+interface TrieNode {
+  next: Map<string, TrieNode>;
+  key?: string;
+}
 
 /** A field's vocabulary: entry key (see {@link phraseKey}) → how often the catalog holds it. */
 export interface Vocabulary {
   counts: Map<string, number>;
   /** Sum of all counts (≥ 1 when the vocabulary is not empty). */
   total: number;
-  /** One global, case-insensitive RegExp over all entries, longest first; null if empty. */
-  pattern: RegExp | null;
+  /** Trie over all entry keys. */
+  trie: TrieNode;
 }
 
 /** A vocabulary hit: the span in the text and the matched entry's key. */
@@ -35,27 +44,67 @@ export function isTooGeneric(value: string): boolean {
  */
 export function buildVocabulary(values: Array<{ value: string; weight: number }>, keepGeneric = false): Vocabulary {
   const counts = new Map<string, number>();
-  const surfaces = new Map<string, string>();
+  const trie: TrieNode = { next: new Map() };
   for (const { value, weight } of values) {
     if (!keepGeneric && isTooGeneric(value)) continue;
     const key = phraseKey(value);
     if (key.length === 0) continue;
     counts.set(key, (counts.get(key) ?? 0) + weight);
-    if (!surfaces.has(key)) surfaces.set(key, value);
+    let node = trie;
+    for (const ch of key) {
+      let child = node.next.get(ch);
+      if (!child) {
+        child = { next: new Map() };
+        node.next.set(ch, child);
+      }
+      node = child;
+    }
+    node.key = key;
   }
   let total = 0;
   for (const c of counts.values()) total += c;
-  const sources = [...surfaces.values()]
-    .sort((a, b) => b.length - a.length)
-    .map(phrasePattern);
-  const pattern = sources.length > 0 ? new RegExp(sources.join('|'), 'giu') : null;
-  return { counts, total, pattern };
+  return { counts, total, trie };
 }
 
-/** Every (leftmost-longest, non-overlapping) vocabulary hit in `text`. */
+/** Lower-case character of `ch` when that keeps one UTF-16 unit (offsets stay aligned). */
+function lowerUnit(ch: string): string {
+  const l = ch.toLowerCase();
+  return l.length === 1 ? l : ch;
+}
+
+/** Every (leftmost-longest, non-overlapping) vocabulary hit in `text`, as written. */
 export function matchVocabulary(text: string, vocab: Vocabulary): VocabularyHit[] {
-  if (vocab.pattern === null) return [];
-  return findAll(text, vocab.pattern)
-    .map((span) => ({ ...span, key: phraseKey(span.text) }))
-    .filter((hit) => vocab.counts.has(hit.key));
+  if (vocab.trie.next.size === 0) return [];
+  // Key-normalised text (lower case, separator runs as one space) with original offsets.
+  const norm: string[] = [];
+  const offset: number[] = [];
+  for (let i = 0; i < text.length; i += 1) {
+    const ch = text[i]!;
+    if (/[\s\-_]/.test(ch)) {
+      if (norm[norm.length - 1] !== ' ') {
+        norm.push(' ');
+        offset.push(i);
+      }
+      continue;
+    }
+    norm.push(lowerUnit(ch));
+    offset.push(i);
+  }
+  const hits: VocabularyHit[] = [];
+  for (let s = 0; s < norm.length; s += 1) {
+    const start = offset[s]!;
+    if (isAlnum(norm[s]) && isAlnum(text[start - 1])) continue;
+    let node: TrieNode | undefined = vocab.trie;
+    let found: { key: string; end: number } | null = null;
+    for (let e = s; e < norm.length && node !== undefined; e += 1) {
+      node = node.next.get(norm[e]!);
+      if (node?.key === undefined) continue;
+      const end = offset[e]! + 1;
+      if (!(isAlnum(norm[e]) && isAlnum(text[end]))) found = { key: node.key, end };
+    }
+    if (found === null) continue;
+    hits.push({ start, end: found.end, text: text.slice(start, found.end), key: found.key });
+    while (s + 1 < norm.length && offset[s + 1]! < found.end) s += 1;
+  }
+  return hits;
 }

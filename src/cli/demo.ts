@@ -1,0 +1,97 @@
+/**
+ * `npm run demo`: against the running service (`npm start`), submits the labelled dev pages'
+ * items (tier A: name + brand, evaluation.md) as ONE async enrichment job over HTTP, shows its
+ * progress while it runs, then prints the score table against the human labels and a few
+ * results with their sources.
+ *
+ * Options: `--data <folder>` (zyte-product-extraction layout; default ../shared/data/…),
+ * `--api <url>` (default http://127.0.0.1:$PORT), `--key <api key>` (default $API_KEY or the
+ * key `npm start` saved in .data/dev-api-key), `--speed <tier>` (default fast).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadConfig, REPO_ROOT } from '../config';
+import { count, FieldCounts, prf } from '../eval/metrics';
+import { options, readJson, table } from '../eval/files';
+import { correct, PAGE_FIELDS, pageItem, PAGES_SCHEMA } from '../eval/pages';
+
+type PageField = (typeof PAGE_FIELDS)[number];
+
+async function api(base: string, key: string, method: string, route: string, body?: unknown): Promise<any> {
+  const res = await fetch(base + route, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error(`${method} ${route} → ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const config = loadConfig();
+  const data = options(argv, '--data')[0] ?? path.resolve(REPO_ROOT, '..', 'shared', 'data', 'zyte-product-extraction');
+  const base = (options(argv, '--api')[0] ?? config.publicUrl).replace(/\/$/, '');
+  const keyFile = path.join(config.dataDir, 'dev-api-key');
+  const key = options(argv, '--key')[0] ?? process.env.API_KEY ?? (fs.existsSync(keyFile) ? fs.readFileSync(keyFile, 'utf8').trim() : '');
+  if (!key) throw new Error('no API key: start the service with `npm start` first, or pass --key');
+  const speed = options(argv, '--speed')[0] ?? 'fast';
+
+  const index = readJson(path.join(data, 'page-index.json')) as Array<Record<string, any>>;
+  const gold = readJson(path.join(data, 'ground-truth.json')) as Record<string, Record<string, any>>;
+  const pages = index.filter((p) => gold[p.id]);
+  const items = pages.map((p) => pageItem(p as any, gold[p.id], 'A'));
+  console.log(`Submitting ${items.length} real products (tier A: name + brand) to ${base} as one async job...`);
+  const started = Date.now();
+  const job = await api(base, key, 'POST', '/api/public/enrich', { items, output_schema: PAGES_SCHEMA, speed, async_mode: true });
+  console.log(`job ${job.job_id}: running (Temporal workflow enrichment-${job.job_id})`);
+
+  let poll = job;
+  while (poll.status === 'running') {
+    await new Promise((r) => setTimeout(r, 1000));
+    poll = await api(base, key, 'GET', `/api/public/enrich/${job.job_id}?page_size=1`);
+    const width = 40;
+    const done = Math.round((poll.completed_items / poll.total_items) * width);
+    process.stdout.write(`\r[${'#'.repeat(done)}${'.'.repeat(width - done)}] ${poll.completed_items}/${poll.total_items} items, ${poll.successful} successful`);
+  }
+  const seconds = (Date.now() - started) / 1000;
+  console.log(`\njob ${poll.status} in ${seconds.toFixed(1)} s; credits used: ${poll.credits_used}`);
+  const final = await api(base, key, 'GET', `/api/public/enrich/${job.job_id}?page=1&page_size=1000`);
+
+  const counts = Object.fromEntries(PAGE_FIELDS.map((f) => [f, { tp: 0, fp: 0, fn: 0 }])) as Record<PageField, FieldCounts>;
+  let cited = 0;
+  let citedOwn = 0;
+  final.results.forEach((result: any, i: number) => {
+    const labels = gold[pages[i].id];
+    for (const field of PAGE_FIELDS) {
+      const g = ([] as string[]).concat(labels[field] ?? []).map(String).filter(Boolean);
+      const goldEff = field === 'availability' && g.length === 0 ? ['InStock'] : g;
+      const value = result.after_data[field] ?? (field === 'availability' ? 'InStock' : undefined);
+      count(counts[field], value !== undefined, value !== undefined && correct(field, value, goldEff), goldEff.length > 0);
+      const src: string | undefined = result.after_data.sources?.[field]?.[0];
+      if (src && !src.startsWith('INPUT:')) {
+        cited++;
+        if (src === pages[i].url) citedOwn++;
+      }
+    }
+  });
+  console.log('\nScore against the human labels (upstream benchmark rules):');
+  console.log(table(['field', 'precision', 'recall', 'F1'], PAGE_FIELDS.map((f) => { const m = prf(counts[f]); return [f, m.precision, m.recall, m.f1]; })));
+  console.log(`source precision (cited URL is the item's own page): ${(citedOwn / Math.max(1, cited)).toFixed(4)}; ${(final.results.length / seconds).toFixed(1)} items/s end to end`);
+
+  console.log('\nA few results with their sources:');
+  for (const result of final.results.slice(0, 3)) {
+    const after = result.after_data;
+    console.log(`\n• ${result.original_data.name}`);
+    for (const field of PAGE_FIELDS) {
+      if (after[field] === undefined) continue;
+      console.log(`  ${field.padEnd(12)} ${JSON.stringify(after[field]).padEnd(24)} ${after.sources[field]?.join(', ')}\n  ${''.padEnd(12)} ↳ ${after.source_explanations[field]} (confidence ${result.review_info.field_confidence[field]})`);
+    }
+  }
+}
+
+main().catch((err) => {
+  console.error(err.message ?? err);
+  process.exit(1);
+});
