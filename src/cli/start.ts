@@ -4,7 +4,7 @@
  *   1. builds the Temporal CLI when missing (temporal/cli-binary.ts);
  *   2. unless TEMPORAL_ADDRESS is set, starts the Temporal dev server (SQLite in .data/, Web UI)
  *      and registers the search attributes (temporal/dev-server.ts);
- *   3. creates the PostgreSQL database when missing and applies the migrations;
+ *   3. starts the local PostgreSQL cluster when it is down, creates the database when missing and applies the migrations;
  *   4. on first start creates a development organization and API key (or registers
  *      BOOTSTRAP_API_KEY), kept in .data/dev-api-key so later starts print the same key;
  *   5. runs the API (src/main.ts) and the worker (temporal/worker.ts) as child processes,
@@ -17,6 +17,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { loadConfig, REPO_ROOT } from '../config';
 import { createKnex, ensureDatabase, migrateLatest } from '../db';
 import { createOrganizationWithKey } from '../services/auth';
+import { ensureLocalPostgres } from '../lib/local-postgres';
 import { ensureTemporalCli } from '../../temporal/cli-binary';
 import { DevServerHandle, frontendAnswers, startDevServer } from '../../temporal/dev-server';
 
@@ -175,6 +176,7 @@ async function main(): Promise<void> {
 
   const safeUrl = config.databaseUrl.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
   log(`PostgreSQL: ${safeUrl}`);
+  await ensureLocalPostgres(config.databaseUrl, log);
   if (await ensureDatabase(config.databaseUrl)) log('created the database');
   const knex = createKnex(config.databaseUrl, { min: 0, max: 1 });
   try {

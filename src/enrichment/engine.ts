@@ -25,7 +25,7 @@ function emptyUsage(): EngineUsage {
 
 /** Keeps evidence small: capped text and lists (the extractor reads no more than this). */
 function compact(doc: PageDoc): PageDoc {
-  return { ...doc, text: doc.text.slice(0, 5000), key_values: doc.key_values.slice(0, 300), price_texts: doc.price_texts.slice(0, 15), availability_texts: doc.availability_texts.slice(0, 10), images: doc.images.slice(0, 20) };
+  return { ...doc, text: doc.text.slice(0, 20_000), key_values: doc.key_values.slice(0, 300), price_texts: doc.price_texts.slice(0, 15), availability_texts: doc.availability_texts.slice(0, 10), images: doc.images.slice(0, 20) };
 }
 
 function present(v: unknown): boolean {

@@ -1,6 +1,6 @@
 import { normalizeAvailability } from '../normalize/availability';
 import { looksLikeCode, validGtin } from '../normalize/identifiers';
-import { labelledCodes, urlIdTokens } from './labels';
+import { urlIdTokens } from '../parse/labels';
 import { currencyCode, parsePrice } from '../normalize/price';
 import type { PageDoc } from '../parse/page';
 import type { StructuredProduct } from '../parse/products';
@@ -160,7 +160,7 @@ function inUrl(code: string, url: string): boolean {
 
 /** Whether a code is written in the page's visible text or one of its label/value pairs. */
 function visible(doc: PageDoc, code: string): boolean {
-  return doc.text.includes(code) || doc.key_values.some((kv) => kv.value.includes(code));
+  return doc.text.includes(code) || doc.key_values.some((kv) => kv.value.includes(code)) || Object.values(doc.labelled_codes ?? {}).some((l) => l.some((c) => c.value === code));
 }
 
 function idCandidates(doc: PageDoc, role: 'sku' | 'gtin' | 'mpn', p?: StructuredProduct): Candidate[] {
@@ -184,7 +184,7 @@ function idCandidates(doc: PageDoc, role: 'sku' | 'gtin' | 'mpn', p?: Structured
     if (a) out.push({ value: a, method: 'opengraph', weight: 0.85, url: doc.url, explanation: `OpenGraph ${role === 'sku' ? 'product:retailer_item_id' : role} on ${doc.url}` });
   }
   out.push(...keyValueCandidates(doc, role, accept));
-  const labelled = labelledCodes(doc.text, role).find((c) => accept(c.value) !== null);
+  const labelled = (doc.labelled_codes?.[role] ?? []).find((c) => accept(c.value) !== null);
   if (labelled) out.push({ value: accept(labelled.value) as string, method: 'text', weight: role === 'gtin' ? 0.7 : 0.5, url: doc.url, explanation: `text "${labelled.label} ${labelled.value}" on ${doc.url}` });
   const token = role === 'sku' ? urlIdTokens(doc.url)[0] : undefined;
   if (token) out.push({ value: token, method: 'text', weight: 0.3, url: doc.url, explanation: `the article number in the page URL ${doc.url}` });

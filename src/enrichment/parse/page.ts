@@ -3,6 +3,7 @@ import * as cheerio from 'cheerio';
 import type { CheerioAPI } from 'cheerio';
 import { parseJsonLd } from './jsonld';
 import { parseKeyValues, type KeyValue } from './key-values';
+import { labelledCodes, type LabelledCode, type LabelledRole } from './labels';
 import { parseMicrodata } from './microdata';
 import { parseOpenGraph } from './opengraph';
 import { productsFromJsonLd, productsFromMicrodata, type StructuredProduct } from './products';
@@ -38,6 +39,8 @@ export interface PageDoc {
   /** Absolute image URLs from OpenGraph and product markup. */
   images: string[];
   text: string;
+  /** Codes written after an identifier label anywhere in the visible text (see {@link labelledCodes}); absent in evidence stored before it existed. */
+  labelled_codes?: Record<LabelledRole, LabelledCode[]>;
 }
 
 const PRICE_ATTR = /price|preis|prix|precio|prezzo|cena|цена/i;
@@ -152,7 +155,9 @@ export function parsePage(url: string, body: Buffer): PageDoc {
   };
   $('script,style,noscript,template,svg').remove();
   doc.key_values = parseKeyValues($);
-  doc.text = collapse($('body').text() || $.root().text()).slice(0, 100_000);
+  const fullText = collapse($('body').text() || $.root().text());
+  doc.text = fullText.slice(0, 100_000);
+  doc.labelled_codes = { sku: labelledCodes(fullText, 'sku'), mpn: labelledCodes(fullText, 'mpn'), gtin: labelledCodes(fullText, 'gtin') };
   return doc;
 }
 

@@ -132,7 +132,7 @@ function mulberry32(seed: number): () => number {
  * Trains a tagger on `sequences` for `epochs` passes (greedy decoding with the predicted
  * previous label, as at inference), returning averaged weights.
  */
-export function trainTagger(fields: string[], sequences: Sequence[], epochs = 3): Tagger {
+export function trainTagger(fields: string[], sequences: Sequence[], epochs = 6): Tagger {
   const size = 2 * fields.length + 1;
   const weights = new Map<string, Float64Array>();
   const accumulated = new Map<string, Float64Array>();

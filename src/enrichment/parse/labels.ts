@@ -55,7 +55,7 @@ function startsWord(text: string, at: number): boolean {
   return /\p{Ll}/u.test(prev) && /\p{Lu}/u.test(text[at]);
 }
 
-/** The code at the start of `rest`, trimmed of trailing punctuation and of a glued capitalised word (`K11Size` → `K11`). */
+/** The code at the start of `rest`, trimmed of trailing punctuation and of glued following words (`K11Size` → `K11`, `1049084LieferbarCHF` → `1049084`). */
 function codeAt(rest: string, role: LabelledRole): string | null {
   if (role === 'gtin') {
     const m = /^\d[\d -]{6,17}\d/.exec(rest);
@@ -63,7 +63,7 @@ function codeAt(rest: string, role: LabelledRole): string | null {
   }
   const m = CODE.exec(rest);
   if (!m) return null;
-  const code = m[0].replace(/[.\-/_]+$/, '').replace(/(?<=[\p{N}\p{Lu}])\p{Lu}\p{Ll}+$/u, '');
+  const code = m[0].replace(/(?<=[\p{N}\p{Lu}])\p{Lu}\p{Ll}{2,}.*$/u, '').replace(/[.\-/_]+$/, '');
   return code.length >= 3 && code.length <= 40 && /\p{N}/u.test(code) ? code : null;
 }
 
