@@ -6,4 +6,5 @@ module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }] },
   setupFiles: ['<rootDir>/test/setup/env.ts'],
   testTimeout: 120000,
+  reporters: ['default', '<rootDir>/test/setup/summary-reporter.js'],
 };

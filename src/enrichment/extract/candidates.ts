@@ -93,7 +93,7 @@ function priceCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
     const amount = jsonLdPrice(offer.price);
     if (amount && Number(amount) > 0) out.push({ value: amount, method: p.origin, weight: p.origin === 'jsonld' ? 1 : 0.95, url: doc.url, explanation: `${productLabel(p, offer.path)} on ${doc.url}` });
   }
-  for (const v of ogValues(doc, /^(product|og):price:amount$/i).slice(0, 1)) {
+  for (const v of ogValues(doc, /^(product|og):price(:amount)?$/i).slice(0, 1)) {
     const amount = jsonLdPrice(v);
     if (amount && Number(amount) > 0) out.push({ value: amount, method: 'opengraph', weight: 0.9, url: doc.url, explanation: `OpenGraph product:price:amount on ${doc.url}` });
   }
@@ -101,8 +101,10 @@ function priceCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
   const texts = [...doc.price_texts].map((t, i) => ({ t, i })).sort((a, b) => b.t.score - a.t.score || a.i - b.i);
   for (const { t } of texts.filter((x) => x.t.score >= -2).slice(0, 3)) {
     const parsed = parsePrice(t.text, { currency_hint: hint });
-    if (!parsed?.amount || Number(parsed.amount) <= 0 || (!parsed.currency_text && !hint)) continue;
-    out.push({ value: parsed.amount, method: 'text', weight: t.score >= 2 ? 0.6 : 0.5, url: doc.url, explanation: `price element ${t.locator} ("${t.text}") on ${doc.url}` });
+    // Without a currency anywhere, only an element holding nothing but a number is read as a price.
+    const bare = !parsed?.currency_text && !hint;
+    if (!parsed?.amount || Number(parsed.amount) <= 0 || (bare && !/^\d[\d.,\s]*$/.test(t.text))) continue;
+    out.push({ value: parsed.amount, method: 'text', weight: bare ? 0.4 : t.score >= 2 ? 0.6 : 0.5, url: doc.url, explanation: `price element ${t.locator} ("${t.text}") on ${doc.url}` });
     break;
   }
   return out;
@@ -191,10 +193,13 @@ function idCandidates(doc: PageDoc, role: 'sku' | 'gtin' | 'mpn', p?: Structured
   return out;
 }
 
+/** An unrendered template placeholder (`$metabrand`, `{{brand}}`, `<%= brand %>`), not a value. */
+const TEMPLATE = /^\$[a-z_]\w*$|\{\{|\}\}|<%|\$\{/i;
+
 function brandCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
   const out: Candidate[] = [];
   const v = p?.brand ? cleanText(p.brand) : null;
-  if (p && v && !/^https?:/.test(v)) out.push({ value: v, method: p.origin, weight: 1, url: doc.url, explanation: `${productLabel(p, 'brand')} on ${doc.url}` });
+  if (p && v && !/^https?:/.test(v) && !TEMPLATE.test(v)) out.push({ value: v, method: p.origin, weight: 1, url: doc.url, explanation: `${productLabel(p, 'brand')} on ${doc.url}` });
   for (const b of ogValues(doc, /^(product|og):brand$/i).slice(0, 1)) {
     const c = cleanText(b);
     if (c) out.push({ value: c, method: 'opengraph', weight: 0.9, url: doc.url, explanation: `OpenGraph product:brand on ${doc.url}` });

@@ -4,7 +4,7 @@ import type { OutputField } from '../types';
 import type { FieldRole } from './roles';
 
 function fold(v: unknown): string {
-  return String(v).normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/[\s_\-]+/g, '');
+  return String(v).normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/[\s_-]+/g, '');
 }
 
 function toEnum(value: string, members: Array<string | number | boolean>, role: FieldRole): string | number | boolean | undefined {

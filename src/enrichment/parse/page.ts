@@ -46,6 +46,10 @@ export interface PageDoc {
 const PRICE_ATTR = /price|preis|prix|precio|prezzo|cena|цена/i;
 const PRICE_BAD = /old|was|list|strike|regular|before|crossed|compare|original|rrp|uvp|msrp|save|saving|discount|per[-_]?unit|unit[-_]?price|shipping|delivery|range|min|max|filter|slider/i;
 const PRICE_GOOD = /sale|current|our|final|actual|now|special|offer|buybox|main|product[-_]?price|price[-_]?value|amount/i;
+/** Prices that are not the product's selling price: shipping, coupons, instalments, loyalty points. */
+const PRICE_NOT_PRODUCT = /shipping|delivery|coupon|install?ment|bonus|loyalty|points|financ|monthly/i;
+/** "from 9.99", "8 Optionen von 98,65 €", "à partir de": the low end of a range, not one offer's price. */
+const PRICE_FROM = /(^|\s)(from|von|ab|à partir de|a partir de|desde|da|starting at|od|от|최대|options?|optionen)(\s|$)/i;
 const STOCK_ATTR = /avail|stock|inventory|lager|dispon|verfueg|verfüg|nalich|наличи|delivery[-_]?message/i;
 const IMAGE_CAPTION = /\b(image|images|bild|immagine|imagen|photo|foto|picture)\b/i;
 const BUY = /add[-_ ]?to[-_ ]?(cart|basket|bag|trolley)|buy[-_ ]?now|in den warenkorb|warenkorb|ajouter au panier|añadir al carrito|aggiungi al carrello|in winkelwagen|do koszyka|в корзину|comprar|kaufen/i;
@@ -77,7 +81,7 @@ function priceTexts($: CheerioAPI): PriceText[] {
   const out: PriceText[] = [];
   $('[id],[class],[itemprop]').each((i, el) => {
     const a = attrs($, el);
-    if (!PRICE_ATTR.test(a) || /^(script|style|meta|link|input|option|select)$/i.test(el.tagName)) return;
+    if (!PRICE_ATTR.test(a) || PRICE_NOT_PRODUCT.test(a) || /^(script|style|meta|link|input|option|select)$/i.test(el.tagName)) return;
     const text = collapse($(el).text());
     if (!text || text.length > 60 || !/\d/.test(text)) return;
     if ($(el).find('[id],[class]').filter((_, c) => PRICE_ATTR.test(attrs($, c))).length > 0) return;
@@ -86,6 +90,9 @@ function priceTexts($: CheerioAPI): PriceText[] {
     if (PRICE_GOOD.test(a)) score += 1;
     if (PRICE_BAD.test(a)) score -= 3;
     if ($(el).closest('del,s,strike').length > 0) score -= 3;
+    if (PRICE_FROM.test(text)) score -= 3;
+    // Several amounts in one element (old and new price, price and bonus): a single-amount element inside is clearer.
+    if ((text.match(/\d[\d\s.,']*/g) ?? []).length >= 2) score -= 1;
     if ($(el).closest('[class*="related"],[class*="recommend"],[class*="carousel"],[id*="carousel"],[class*="similar"],[class*="upsell"],footer,nav').length > 0) score -= 2;
     score -= Math.min(2, i / 5000);
     out.push({ text, score, locator: locator(el.tagName, $(el).attr('id'), $(el).attr('class')) });

@@ -11,7 +11,8 @@
 import type { OutputField } from '../types';
 import type { Candidate } from './candidates';
 import { buildProfiles, type FieldProfile } from './profile';
-import { coerce, resolve, ruleCandidates, extractWithProfiles, type TextExtraction } from './rules';
+import { phraseKey } from './spans';
+import { coerce, extractWithProfiles, resolve, ruleCandidates, toExtractions, type TextExtraction } from './rules';
 import { tag, tokenFeatures, tokenize, trainTagger, type Sequence, type Tagger, type Token } from './tagger';
 
 /** One catalog item for training: its text and its values (alternatives allowed; null = none). */
@@ -26,20 +27,25 @@ export interface TextModel {
   /** Null when no example value could be found in an example text. */
   tagger: Tagger | null;
   /**
-   * Fields decided by the tagger: their catalog values are mostly written verbatim in the
-   * example texts. Other fields (e.g. normalized values) stay with the rule layer.
+   * Per field: stem key (see {@link stemKey}) → the catalog's most frequent written form,
+   * for writing a tagged span the way the catalog writes that value.
    */
-  tagged: Set<string>;
+  forms: Map<string, Map<string, string>>;
+  /** Per field: where its value comes from (chosen by cross-validation, see choosePolicies). */
+  policies: Map<string, FieldPolicy>;
+}
+
+/**
+ * Where a field's value comes from: the tagger (values with a span margin below `minMargin`
+ * are dropped), the tagger and else the rule layer (`both`), or the rule layer alone.
+ */
+export interface FieldPolicy {
+  source: 'tagger' | 'both' | 'rules';
+  minMargin: number;
 }
 
 /** Number of cross-fitting folds for the rule evidence on training texts. */
 const FOLDS = 5;
-
-/** Least share of a field's example values found verbatim in their texts for the tagger to own it. */
-const MIN_WRITTEN_SHARE = 0.5;
-
-/** Least number of verbatim occurrences for the tagger to own a field. */
-const MIN_WRITTEN = 3;
 
 /** Acceptable values of one example field as a list (empty for none). */
 function valuesOf(v: TextExample['values'][string]): string[] {
@@ -47,11 +53,27 @@ function valuesOf(v: TextExample['values'][string]): string[] {
   return (Array.isArray(v) ? v : [v]).filter((x) => x.trim().length > 0);
 }
 
-/** Token range `[from, to)` whose text spans exactly `[start, end)`, or null. */
+/** Inflection endings a written form may add to a catalog value ("Jersey" written "Jerseys"). */
+const ENDINGS = /^(?:s|es)$/i;
+
+/**
+ * Token range `[from, to)` whose text spans `[start, end)`, or that span plus a plural
+ * ending of its last token (see {@link ENDINGS}); null when the span cuts a token otherwise.
+ */
 function tokenRange(tokens: Token[], start: number, end: number): [number, number] | null {
   const from = tokens.findIndex((t) => t.start === start);
-  const last = tokens.findIndex((t) => t.end === end);
-  return from >= 0 && last >= from ? [from, last + 1] : null;
+  const last = tokens.findIndex((t) => t.end >= end && t.start < end);
+  if (from < 0 || last < from) return null;
+  const tok = tokens[last]!;
+  return tok.end === end || ENDINGS.test(tok.text.slice(end - tok.start)) ? [from, last + 1] : null;
+}
+
+/** Key of a phrase with plural endings of its words removed, for matching catalog forms. */
+export function stemKey(phrase: string): string {
+  return phraseKey(phrase)
+    .split(' ')
+    .map((w) => (w.length > 3 ? w.replace(/(?:es|s)$/, '') : w))
+    .join(' ');
 }
 
 /** Every occurrence of `value` in `text` (case-sensitive; case-insensitive when none). */
@@ -141,13 +163,45 @@ function wordIndex(profiles: Map<string, FieldProfile>): WordIndex {
   return index;
 }
 
-/** Token features of `text` with rule evidence and known-value words from `profiles`. */
-function featuresOf(text: string, tokens: Token[], profiles: Map<string, FieldProfile>): string[][] {
+/** Token features of `text` with rule evidence and known-value words from `profiles`, plus the rule layer's own output. */
+function analyse(text: string, tokens: Token[], profiles: Map<string, FieldProfile>): { features: string[][]; rules: TextExtraction[] } {
   const candidates = ruleCandidates(text, profiles);
+  const resolved = resolve(candidates, profiles);
   const index = wordIndex(profiles);
-  const evidence = evidenceFeatures(tokens, candidates, resolve(candidates, profiles));
+  const evidence = evidenceFeatures(tokens, candidates, resolved);
   tokens.forEach((t, i) => evidence[i]!.push(...(index.get(t.lower) ?? [])));
-  return tokenFeatures(tokens, evidence);
+  return { features: tokenFeatures(tokens, evidence), rules: toExtractions(resolved, profiles) };
+}
+
+/** A tagged value of one field with the least per-token margin of its span. */
+interface TaggedValue {
+  extraction: TextExtraction;
+  margin: number;
+}
+
+/**
+ * One value per field from the tagger's spans (the span with the largest least margin over
+ * O), written as the catalog writes it when the text shows an inflection of a catalog value.
+ */
+function taggedValues(text: string, tokens: Token[], features: string[][], tagger: Tagger, profiles: Map<string, FieldProfile>, forms: TextModel['forms']): Map<string, TaggedValue> {
+  const out = new Map<string, TaggedValue>();
+  for (const s of tag(tagger, features).sort((a, b) => b.margin - a.margin)) {
+    if (out.has(s.field)) continue;
+    const field = profiles.get(s.field)!.field;
+    const start = tokens[s.from]!.start;
+    const end = tokens[s.to - 1]!.end;
+    const written = text.slice(start, end);
+    // Only an inflection differing from the catalog's form is rewritten, never mere case.
+    const form = forms.get(s.field)?.get(stemKey(written));
+    const canonical = form !== undefined && phraseKey(form) !== phraseKey(written) ? form : written;
+    const value = coerce({ start, end, text: canonical, field: s.field, method: 'vocabulary', score: s.margin }, field);
+    if (value === undefined) continue;
+    out.set(s.field, {
+      margin: s.margin,
+      extraction: { field: s.field, value: field.type === 'array' ? [value] : value, snippet: written, confidence: s.margin >= 1 ? 'high' : 'medium', method: 'tagger' },
+    });
+  }
+  return out;
 }
 
 /** Catalog values per field of some examples (one per example: its first acceptable value). */
@@ -162,61 +216,155 @@ function knownOf(examples: TextExample[]): Record<string, string[]> {
   return out;
 }
 
+/** Catalog forms per field (see TextModel.forms): the most frequent surface per stem key; ties by first seen. */
+function formsOf(knownValues: Record<string, string[]>): Map<string, Map<string, string>> {
+  const out = new Map<string, Map<string, string>>();
+  for (const [field, values] of Object.entries(knownValues)) {
+    const counts = new Map<string, Map<string, number>>();
+    for (const v of values) {
+      const perKey = counts.get(stemKey(v)) ?? new Map<string, number>();
+      counts.set(stemKey(v), perKey);
+      perKey.set(v, (perKey.get(v) ?? 0) + 1);
+    }
+    const forms = new Map<string, string>();
+    for (const [key, perKey] of counts) forms.set(key, [...perKey.entries()].reduce((a, b) => (b[1] > a[1] ? b : a))[0]);
+    out.set(field, forms);
+  }
+  return out;
+}
+
+/** One example's held-out predictions: tagger value and margin, rule value, gold values. */
+interface HeldOut {
+  tagged: Map<string, TaggedValue>;
+  rules: Map<string, string>;
+  gold: TextExample['values'];
+}
+
+/**
+ * Slot tallies of one field under one option: `correct` = VC, `errors` = 2·VW + NV + VN, so
+ * that micro F1 over fields = 2·ΣVC / (2·ΣVC + Σerrors).
+ */
+function tally(outcomes: Array<{ gold: string[]; predicted: string | undefined }>): { correct: number; errors: number } {
+  let correct = 0;
+  let errors = 0;
+  for (const { gold, predicted } of outcomes) {
+    if (predicted === undefined) errors += gold.length > 0 ? 1 : 0;
+    else if (gold.includes(predicted)) correct += 1;
+    else errors += gold.length > 0 ? 2 : 1;
+  }
+  return { correct, errors };
+}
+
+/** Least margin quantiles tried as a field's tagger threshold (0 = keep every tagged value). */
+const MARGIN_QUANTILES = [0, 0.1, 0.2, 0.3, 0.5];
+
+/**
+ * Every field's policy chosen by cross-validation on the catalog: each combination of source
+ * (tagger, tagger else rules, rules) and least tagger margin is tallied on the held-out
+ * predictions, and the combination of options maximising micro F1 over all fields is found
+ * by Dinkelbach's method for ratio objectives (Dinkelbach, "On nonlinear fractional
+ * programming", Management Science 1967): with the current F1 = F, each field takes the
+ * option maximising VC·(1 − F) − (F/2)·errors, then F is recomputed, until it stops rising.
+ * Ties keep the earlier, simpler option.
+ */
+function choosePolicies(names: string[], heldOut: HeldOut[]): Map<string, FieldPolicy> {
+  const perField = names.map((field) => {
+    const margins = heldOut.flatMap((h) => (h.tagged.has(field) ? [h.tagged.get(field)!.margin] : [])).sort((a, b) => a - b);
+    const thresholds = [...new Set(MARGIN_QUANTILES.map((q) => (q === 0 || margins.length === 0 ? -Infinity : margins[Math.floor(q * margins.length)]!)))];
+    const options: FieldPolicy[] = [
+      ...thresholds.flatMap((minMargin) => [{ source: 'tagger' as const, minMargin }, { source: 'both' as const, minMargin }]),
+      { source: 'rules', minMargin: Infinity },
+    ];
+    return options.map((option) => ({
+      option,
+      ...tally(heldOut.map((h) => {
+        const tagged = h.tagged.get(field);
+        const source = pick(option, tagged, h.rules.has(field));
+        return { gold: valuesOf(h.gold[field]), predicted: source === 'tagger' ? String(tagged!.extraction.value) : source === 'rules' ? h.rules.get(field) : undefined };
+      })),
+    }));
+  });
+  let f1 = 0;
+  let chosen = perField.map((options) => options[0]!);
+  for (let round = 0; round < 10; round += 1) {
+    const next = perField.map((options) => options.reduce((a, b) => (b.correct * (1 - f1) - (f1 / 2) * b.errors > a.correct * (1 - f1) - (f1 / 2) * a.errors ? b : a)));
+    const correct = next.reduce((sum, o) => sum + o.correct, 0);
+    const errors = next.reduce((sum, o) => sum + o.errors, 0);
+    const nextF1 = correct === 0 ? 0 : (2 * correct) / (2 * correct + errors);
+    chosen = next;
+    if (nextF1 <= f1 + 1e-9) break;
+    f1 = nextF1;
+  }
+  return new Map(names.map((n, i) => [n, chosen[i]!.option]));
+}
+
+/** Which source a policy takes a field's value from, given the tagger's value and whether the rule layer has one. */
+function pick(policy: FieldPolicy, tagged: TaggedValue | undefined, hasRule: boolean): 'tagger' | 'rules' | null {
+  if (policy.source !== 'rules' && tagged !== undefined && tagged.margin >= policy.minMargin) return 'tagger';
+  return policy.source !== 'tagger' && hasRule ? 'rules' : null;
+}
+
 /**
  * Trains a text model for `fields` on catalog `examples`. `knownValues` (values per field,
  * duplicates = frequency) default to the examples' values; the rule profiles are built from
- * them exactly as {@link buildProfiles} does. Deterministic for the same input.
+ * them exactly as {@link buildProfiles} does. Steps: (1) cross-fitted rule evidence and gold
+ * labels for every example; (2) per fold, a tagger trained on the other folds predicts the
+ * fold (held-out predictions); (3) each field's policy is chosen on those predictions;
+ * (4) the final tagger is trained on all examples. Deterministic for the same input.
  */
 export function trainTextModel(fields: OutputField[], examples: TextExample[], knownValues: Record<string, string[]> = knownOf(examples)): TextModel {
   const profiles = buildProfiles(fields, knownValues);
+  const forms = formsOf(knownValues);
   const names = fields.map((f) => f.name);
   const bare = fields.map((f) => ({ ...f, sample_values: undefined }));
-  const written = new Map<string, number>();
-  const given = new Map<string, number>();
-  const sequences: Sequence[] = [];
+  const prepared: Array<{ fold: number; example: TextExample; tokens: Token[]; sequence: Sequence; rules: TextExtraction[] }> = [];
+  let labelled = false;
   for (let fold = 0; fold < FOLDS; fold += 1) {
     const inFold = examples.filter((_, i) => i % FOLDS === fold);
     if (inFold.length === 0) continue;
     const foldProfiles = buildProfiles(bare, knownOf(examples.filter((_, i) => i % FOLDS !== fold)));
-    for (const e of inFold) {
-      const tokens = tokenize(e.text);
-      const { labels, found } = labelTokens(e.text, tokens, e.values, names);
-      for (const n of names) if (valuesOf(e.values[n]).length > 0) given.set(n, (given.get(n) ?? 0) + 1);
-      for (const n of found) written.set(n, (written.get(n) ?? 0) + 1);
-      sequences.push({ features: featuresOf(e.text, tokens, foldProfiles), labels });
+    for (const example of inFold) {
+      const tokens = tokenize(example.text);
+      const { labels, found } = labelTokens(example.text, tokens, example.values, names);
+      labelled ||= found.size > 0;
+      const { features, rules } = analyse(example.text, tokens, foldProfiles);
+      prepared.push({ fold, example, tokens, sequence: { features, labels }, rules });
     }
   }
-  const tagged = new Set(names.filter((n) => (written.get(n) ?? 0) >= MIN_WRITTEN && (written.get(n) ?? 0) / (given.get(n) ?? 1) >= MIN_WRITTEN_SHARE));
-  const tagger = written.size > 0 ? trainTagger(names, sequences) : null;
-  return { profiles, tagger, tagged };
+  const rulesOnly = new Map(names.map((n) => [n, { source: 'rules', minMargin: Infinity } as FieldPolicy]));
+  if (!labelled) return { profiles, tagger: null, policies: rulesOnly, forms };
+  const heldOut: HeldOut[] = [];
+  for (let fold = 0; fold < FOLDS; fold += 1) {
+    const test = prepared.filter((p) => p.fold === fold);
+    if (test.length === 0) continue;
+    const tagger = trainTagger(names, prepared.filter((p) => p.fold !== fold).map((p) => p.sequence));
+    for (const p of test) {
+      heldOut.push({
+        tagged: taggedValues(p.example.text, p.tokens, p.sequence.features, tagger, profiles, forms),
+        rules: new Map(p.rules.map((e) => [e.field, String(e.value)])),
+        gold: p.example.values,
+      });
+    }
+  }
+  const policies = choosePolicies(names, heldOut);
+  return { profiles, tagger: trainTagger(names, prepared.map((p) => p.sequence)), policies, forms };
 }
 
 /**
- * Extracts values from `text` with a trained model: the tagger decides the fields it owns
- * (one span per field, the one with the largest least margin over O); the rule layer
- * decides the others. Same output contract as the rule layer.
+ * Extracts values from `text` with a trained model: per field, the tagger's value or the
+ * rule layer's, as the field's policy says. Same output contract as the rule layer.
  */
 export function extractWithModel(text: string, model: TextModel): TextExtraction[] {
-  const rules = extractWithProfiles(text, model.profiles).filter((e) => !model.tagged.has(e.field));
-  if (model.tagger === null) return rules;
+  if (model.tagger === null) return extractWithProfiles(text, model.profiles);
   const tokens = tokenize(text);
-  const spans = tag(model.tagger, featuresOf(text, tokens, model.profiles)).filter((s) => model.tagged.has(s.field));
+  const { features, rules } = analyse(text, tokens, model.profiles);
+  const tagged = taggedValues(text, tokens, features, model.tagger, model.profiles, model.forms);
   const out: TextExtraction[] = [];
-  for (const s of [...spans].sort((a, b) => b.margin - a.margin)) {
-    if (out.some((o) => o.field === s.field)) continue;
-    const profile = model.profiles.get(s.field)!;
-    const start = tokens[s.from]!.start;
-    const end = tokens[s.to - 1]!.end;
-    const candidate: Candidate = { start, end, text: text.slice(start, end), field: s.field, method: 'vocabulary', score: s.margin };
-    const value = coerce(candidate, profile.field);
-    if (value === undefined) continue;
-    out.push({
-      field: s.field,
-      value: profile.field.type === 'array' ? [value] : value,
-      snippet: candidate.text,
-      confidence: s.margin >= 1 ? 'high' : 'medium',
-      method: 'tagger',
-    });
+  for (const [field, policy] of model.policies) {
+    const rule = rules.find((e) => e.field === field);
+    const source = pick(policy, tagged.get(field), rule !== undefined);
+    if (source === 'tagger') out.push(tagged.get(field)!.extraction);
+    else if (source === 'rules') out.push(rule!);
   }
-  return [...out, ...rules];
+  return out;
 }

@@ -109,14 +109,10 @@ export function ruleCandidates(text: string, profiles: Map<string, FieldProfile>
   return candidates;
 }
 
-/**
- * Rule-layer extraction with profiles built once by `buildProfiles` (profile.ts): candidates
- * of {@link ruleCandidates}, resolved by {@link resolve}, coerced to each field's type.
- * Returns at most one value per non-array field, each with the exact `snippet` it came from.
- */
-export function extractWithProfiles(text: string, profiles: Map<string, FieldProfile>): TextExtraction[] {
+/** Resolved candidates (see {@link resolve}) as extractions in each field's type. */
+export function toExtractions(resolved: Candidate[], profiles: Map<string, FieldProfile>): TextExtraction[] {
   const out: TextExtraction[] = [];
-  for (const c of resolve(ruleCandidates(text, profiles), profiles)) {
+  for (const c of resolved) {
     const field = profiles.get(c.field)!.field;
     const value = coerce(c, field);
     if (value === undefined) continue;
@@ -128,4 +124,13 @@ export function extractWithProfiles(text: string, profiles: Map<string, FieldPro
     out.push({ field: c.field, value: field.type === 'array' ? [value] : value, snippet: c.text, confidence: confidenceOf(c), method: c.method });
   }
   return out;
+}
+
+/**
+ * Rule-layer extraction with profiles built once by `buildProfiles` (profile.ts): candidates
+ * of {@link ruleCandidates}, resolved by {@link resolve}, coerced to each field's type.
+ * Returns at most one value per non-array field, each with the exact `snippet` it came from.
+ */
+export function extractWithProfiles(text: string, profiles: Map<string, FieldProfile>): TextExtraction[] {
+  return toExtractions(resolve(ruleCandidates(text, profiles), profiles), profiles);
 }

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { openArchives } from '../../../src/enrichment/research/archive';
 import { domainAllowed } from '../../../src/enrichment/research/domains';
@@ -34,5 +36,36 @@ describe('offline web archive', () => {
     expect(domainAllowed('https://www.amazon.de/dp/X', ['amazon.de'])).toBe(true);
     expect(domainAllowed('https://notamazon.de/x', ['amazon.de'])).toBe(false);
     expect(domainAllowed('https://www.amazon.de/dp/X', undefined, ['amazon.de'])).toBe(false);
+  });
+});
+
+describe('archive facts cache', () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-cache-'));
+  const copy = path.join(tmp, 'archive');
+  const cacheDir = path.join(tmp, 'cache');
+  fs.cpSync(META, copy, { recursive: true });
+  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it('writes the parsed facts once and reuses them in the next process-like open, with the same ranking', async () => {
+    const cold = openArchives([copy], { cacheDir });
+    cold.warm();
+    const files = fs.readdirSync(cacheDir).filter((f) => f.endsWith('.json'));
+    expect(files).toHaveLength(1);
+    const stored = JSON.parse(fs.readFileSync(path.join(cacheDir, files[0]), 'utf8')) as { pages: Array<{ url: string }> };
+    expect(stored.pages.map((p) => p.url).sort()).toEqual(cold.pages.map((p) => p.url).sort());
+    const warm = openArchives([copy], { cacheDir });
+    const query = 'Certified International Elegance Canape Plates';
+    expect(await warm.search.search(query, { limit: 5 })).toEqual(await cold.search.search(query, { limit: 5 }));
+    expect(fs.readdirSync(cacheDir).filter((f) => f.endsWith('.json'))).toEqual(files);
+  });
+
+  it('rebuilds under a new key when the archive changes', () => {
+    const indexFile = path.join(copy, 'page-index.json');
+    const entries = JSON.parse(fs.readFileSync(indexFile, 'utf8')) as unknown[];
+    fs.writeFileSync(indexFile, JSON.stringify(entries.slice(1)));
+    const changed = openArchives([copy], { cacheDir });
+    changed.warm();
+    expect(fs.readdirSync(cacheDir).filter((f) => f.endsWith('.json'))).toHaveLength(2);
+    expect(changed.pages).toHaveLength(entries.length - 1);
   });
 });
