@@ -169,6 +169,13 @@ function buildResult(input: EnrichInput, evidence: Evidence): EnrichmentResult {
     cited.forEach((s) => sources.add(s));
   };
 
+  /** Keeps a value out of the output: a field issue, and a low-confidence candidate when those are asked for. */
+  const withhold = (field: OutputField, voted: Voted, reason: string): void => {
+    const value = Array.isArray(voted.value) ? voted.value.join(', ') : voted.value;
+    review.field_issues.push({ field: field.name, message: `Withheld "${value.slice(0, 80)}": ${reason}` });
+    if (lowEnabled) lowCandidates.push({ name: field.name, scope: 'field', candidate_value: value, confidence: 'LOW', reason, sources: [...new Set(voted.candidates.map((c) => c.url))], source_explanation: voted.candidates[0].explanation });
+  };
+
   if (!options.web_search) {
     const texts = inputText(item);
     for (const [key, text] of texts) {
@@ -192,6 +199,10 @@ function buildResult(input: EnrichInput, evidence: Evidence): EnrichmentResult {
       });
       const voted = vote(candidates);
       if (!voted) continue;
+      if (role === 'gtin' && voted.candidates.every((c) => c.markup_only)) {
+        withhold(field, voted, 'The GTIN appears only in the page markup, never on the page itself.');
+        continue;
+      }
       const value = coerce(voted.value, field, role);
       if (value === undefined) {
         review.field_issues.push({ field: field.name, message: `Found "${String(voted.value).slice(0, 80)}" but it does not fit the declared type.` });

@@ -71,13 +71,21 @@ function ws(s: string): string {
   return s.replace(/\s+/g, ' ').trim();
 }
 
-/** Text a value may be found in: raw HTML, decoded document text and attribute values. */
+/**
+ * Text a value may be found in: raw HTML (also with JSON's escaped slashes `https:\/\/cdn…`
+ * undone: the same text in another encoding), the document text as rendered (line breaks and
+ * block boundaries as spaces, as a browser shows them) and attribute values.
+ */
 function haystack(file: string): string {
   const html = fs.readFileSync(file);
   const $ = cheerio.loadBuffer(html, { encoding: { defaultEncoding: 'utf-8' } });
   const attrs: string[] = [];
   $('meta[content],img[src],a[href],link[href]').each((_, el) => void attrs.push($(el).attr('content') ?? $(el).attr('src') ?? $(el).attr('href') ?? ''));
-  return [ws(html.toString('utf8')), ws($.root().text()), ws(attrs.join(' \n '))].join('\n');
+  const raw = html.toString('utf8');
+  const glued = ws($.root().text());
+  $('br').replaceWith(' ');
+  $('p,div,li,h1,h2,h3,h4,h5,h6,tr,td,th,section,article,blockquote').append(' ');
+  return [ws(raw), ws(raw.replace(/\\\//g, '/')), glued, ws($.root().text()), ws(attrs.join(' \n '))].join('\n');
 }
 
 function grounded(value: unknown, hay: string): boolean {
@@ -191,6 +199,7 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
       if (!src || !file) continue;
       unlabelled++;
       if (grounded(after[field], haystack(file))) groundedCount++;
+      else misses.push(`${rec.id.slice(0, 8)} ${field}: ${JSON.stringify(after[field]).slice(0, 160)} not found verbatim in ${src} [${after.source_explanations[field] ?? ''}]`);
     }
     logResultProblems(result);
   }

@@ -101,7 +101,7 @@ export async function loadItem(knex: Knex | Knex.Transaction, scope: Scope, cata
 export interface ItemFilter {
   search?: string;
   entity_type?: 'product' | 'variant';
-  /** Only items without a parent (product-grouped list view). */
+  /** Only items without a parent (product-grouped list view); search then also matches through variants. */
   top_level?: boolean;
 }
 
@@ -116,9 +116,17 @@ export function filterSql(catalogId: string, f: ItemFilter): { sql: string; bind
   if (f.top_level) parts.push('parent_id IS NULL');
   if (f.search !== undefined && f.search !== '') {
     // Case-insensitive substring over the item's text values: `search_text` is lower-cased and
-    // carries a pg_trgm GIN index; LIKE wildcards in the term are matched literally.
-    parts.push("search_text LIKE ? ESCAPE '\\'");
-    bindings.push('%' + f.search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c) + '%');
+    // carries a pg_trgm GIN index; LIKE wildcards in the term are matched literally. In the
+    // grouped (top-level) view a product also matches through any of its variants.
+    const pattern = '%' + f.search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c) + '%';
+    if (f.top_level) {
+      parts.push(`(search_text LIKE ? ESCAPE '\\' OR id IN (SELECT v.parent_id FROM catalog_items v
+                  WHERE v.catalog_id = ? AND v.parent_id IS NOT NULL AND v.search_text LIKE ? ESCAPE '\\'))`);
+      bindings.push(pattern, catalogId, pattern);
+    } else {
+      parts.push("search_text LIKE ? ESCAPE '\\'");
+      bindings.push(pattern);
+    }
   }
   return { sql: parts.join(' AND '), bindings };
 }

@@ -272,3 +272,27 @@ describe('raw items (G12)', () => {
     expect((await request(server).get(url(catalog, `/raw-items/${newId()}`)).set(a.auth)).status).toBe(404);
   });
 });
+
+describe('copyCatalogItems (catalog duplicate with include_items)', () => {
+  it('copies every row with new ids, remapped parents and an exact item_count', async () => {
+    const { copyCatalogItems } = await import('../../src/services/catalog-items');
+    const from = await createTestCatalog(a.organizationId, { product_id_field: 'product_id', product_enabled: true });
+    const product = newId();
+    await testKnex()('catalog_items').insert({ id: product, catalog_id: from, entity_type: 'product', data: JSON.stringify({ product_id: 'P', product_name: 'Shirt' }) });
+    await testKnex()('catalogs').where('id', from).update({ item_count: 1 });
+    await request(server).post(url(from, `/products/${product}/items/bulk`)).set(a.auth).send({ variants: [{ sku: 'V1' }, { sku: 'V2' }] });
+    const to = await createTestCatalog(a.organizationId, { product_id_field: 'product_id', product_enabled: true });
+    const copied = await testKnex().transaction((trx) => copyCatalogItems(trx, from, to));
+    expect(copied).toBe(3);
+    const rows = await testKnex()('catalog_items').where('catalog_id', to).select('id', 'entity_type', 'parent_id', 'data', 'search_text');
+    const copyProduct = rows.find((r: any) => r.entity_type === 'product');
+    expect(copyProduct.id).not.toBe(product);
+    expect(rows.filter((r: any) => r.entity_type === 'variant').every((r: any) => r.parent_id === copyProduct.id)).toBe(true);
+    expect(rows.every((r: any) => typeof r.search_text === 'string' && r.search_text.includes('shirt'))).toBe(true);
+    expect(await catalogState(to)).toMatchObject({ rows: 3, item_count: 3 });
+    expect(await catalogState(from)).toMatchObject({ rows: 3, item_count: 3 });
+    const search = await request(server).get(url(to, '/items?search=V2')).set(a.auth);
+    expect(search.body.total).toBe(1);
+    expect(search.body.items[0].data.variants.map((v: any) => v.sku)).toEqual(['V1', 'V2']);
+  });
+});

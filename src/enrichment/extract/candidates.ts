@@ -20,6 +20,8 @@ export interface Candidate {
   url: string;
   /** One sentence: where on the page it was found. */
   explanation: string;
+  /** True for an identifier read from markup that the page never shows (the engine withholds a GTIN supported only so). */
+  markup_only?: boolean;
 }
 
 /** Key vocabulary of spec tables per role, with the weight of a hit. Site-independent (schema.org/GS1 terms in ~10 languages). */
@@ -162,7 +164,7 @@ function inUrl(code: string, url: string): boolean {
 
 /** Whether a code is written in the page's visible text or one of its label/value pairs. */
 function visible(doc: PageDoc, code: string): boolean {
-  return doc.text.includes(code) || doc.key_values.some((kv) => kv.value.includes(code)) || Object.values(doc.labelled_codes ?? {}).some((l) => l.some((c) => c.value === code));
+  return doc.shown_ids?.includes(code) || doc.text.includes(code) || doc.key_values.some((kv) => kv.value.includes(code)) || Object.values(doc.labelled_codes ?? {}).some((l) => l.some((c) => c.value === code));
 }
 
 function idCandidates(doc: PageDoc, role: 'sku' | 'gtin' | 'mpn', p?: StructuredProduct): Candidate[] {
@@ -174,8 +176,9 @@ function idCandidates(doc: PageDoc, role: 'sku' | 'gtin' | 'mpn', p?: Structured
     // A structured MPN that is the shop's own page id is no manufacturer part number.
     const siteId = role === 'mpn' && v !== null && inUrl(v, doc.url);
     // Markup-only SKUs (variant ids, internal keys) lose to the identifier the page shows under a label.
-    const weight = role === 'sku' && v !== null && !visible(doc, v) ? 0.65 : 1;
-    if (v && !siteId) out.push({ value: v, method: p.origin, weight, url: doc.url, explanation: `${productLabel(p, role === 'gtin' ? p.gtin_property ?? 'gtin' : role)} on ${doc.url}` });
+    const shown = v !== null && (visible(doc, v) || (raw !== undefined && visible(doc, raw)));
+    const weight = role === 'sku' && !shown ? 0.65 : 1;
+    if (v && !siteId) out.push({ value: v, method: p.origin, weight, url: doc.url, explanation: `${productLabel(p, role === 'gtin' ? p.gtin_property ?? 'gtin' : role)} on ${doc.url}`, ...(shown ? {} : { markup_only: true }) });
     if (role === 'sku' && p.product_id && accept(p.product_id.replace(/^\w+:/, ''))) {
       out.push({ value: p.product_id.replace(/^\w+:/, ''), method: p.origin, weight: 0.6, url: doc.url, explanation: `${productLabel(p, 'productID')} on ${doc.url}` });
     }

@@ -41,6 +41,8 @@ export interface PageDoc {
   text: string;
   /** Codes written after an identifier label anywhere in the visible text (see {@link labelledCodes}); absent in evidence stored before it existed. */
   labelled_codes?: Record<LabelledRole, LabelledCode[]>;
+  /** The structured identifiers (sku, gtin, mpn, productID of any product) that also appear in the visible text. */
+  shown_ids?: string[];
 }
 
 const PRICE_ATTR = /price|preis|prix|precio|prezzo|cena|цена/i;
@@ -164,6 +166,8 @@ export function parsePage(url: string, body: Buffer): PageDoc {
   doc.key_values = parseKeyValues($);
   const fullText = collapse($('body').text() || $.root().text());
   doc.text = fullText.slice(0, 100_000);
+  const ids = doc.products.flatMap((p) => [p.sku, p.gtin, p.mpn, p.product_id]).filter((v): v is string => !!v && v.length >= 3);
+  doc.shown_ids = [...new Set(ids)].filter((v) => fullText.includes(v));
   doc.labelled_codes = { sku: labelledCodes(fullText, 'sku'), mpn: labelledCodes(fullText, 'mpn'), gtin: labelledCodes(fullText, 'gtin') };
   return doc;
 }

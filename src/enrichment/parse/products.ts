@@ -1,3 +1,4 @@
+import * as cheerio from 'cheerio';
 import type { MicrodataItem, MicrodataValue } from './microdata';
 import { findNodes } from './jsonld';
 
@@ -59,6 +60,20 @@ function imageUrls(value: unknown): string[] {
   });
 }
 
+/**
+ * Text of a value that may hold HTML (shops put `<br />`, `<p>` and entities into JSON-LD
+ * descriptions, sometimes entity-encoded): tags become spaces, entities are decoded,
+ * whitespace is collapsed. Plain values are returned unchanged.
+ */
+function plainText(value: string | undefined): string | undefined {
+  let text = value;
+  // Twice: some shops entity-encode the HTML (`&lt;strong&gt;`), so decoding yields tags.
+  for (let pass = 0; pass < 2 && text !== undefined && /<\/?[a-z][^>]*>|&(#\d+|#x[0-9a-f]+|[a-z]+);/i.test(text); pass++) {
+    text = cheerio.load(text.replace(/</g, ' <'), null, false).root().text().replace(/\s+/g, ' ').trim() || undefined;
+  }
+  return text;
+}
+
 /** Flattens a plain object (JSON-LD node, or microdata item's properties) into a product. */
 function toProduct(node: Record<string, unknown>, origin: StructuredProduct['origin'], path: string, props: (o: unknown) => Record<string, unknown> | undefined): StructuredProduct {
   const p: StructuredProduct = { origin, path, images: imageUrls(node.image), offers: [], properties: {} };
@@ -67,7 +82,7 @@ function toProduct(node: Record<string, unknown>, origin: StructuredProduct['ori
   p.sku = scalar(node.sku);
   p.mpn = scalar(node.mpn);
   p.product_id = scalar(node.productID);
-  p.description = scalar(node.description);
+  p.description = plainText(scalar(node.description));
   for (const prop of GTIN_PROPS) {
     const v = scalar(node[prop]);
     if (v) {

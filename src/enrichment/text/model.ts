@@ -291,8 +291,8 @@ function choosePolicies(names: string[], heldOut: HeldOut[]): Map<string, FieldP
     const correct = next.reduce((sum, o) => sum + o.correct, 0);
     const errors = next.reduce((sum, o) => sum + o.errors, 0);
     const nextF1 = correct === 0 ? 0 : (2 * correct) / (2 * correct + errors);
-    chosen = next;
     if (nextF1 <= f1 + 1e-9) break;
+    chosen = next;
     f1 = nextF1;
   }
   return new Map(names.map((n, i) => [n, chosen[i]!.option]));

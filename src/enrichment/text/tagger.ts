@@ -1,10 +1,10 @@
 /**
- * A small BIO sequence tagger (greedy left-to-right averaged perceptron) trained at run time
+ * A small BIO sequence tagger (averaged structured perceptron with Viterbi decoding) trained at run time
  * on the user's catalog: example texts whose known values are matched back into the text
  * give token labels `B-<field>`, `I-<field>`, `O`. Features are the usual ones of
  * feature-based taggers (Collins, "Discriminative Training Methods for Hidden Markov
- * Models", EMNLP 2002; Ratinaparkhi-style word/shape/affix/neighbour features; the greedy
- * averaged perceptron of Honnibal's "A good POS tagger in about 200 lines of Python", 2013)
+ * Models", EMNLP 2002; Ratnaparkhi-style word/shape/affix/neighbour features, as in Honnibal's "A good POS
+ * tagger in about 200 lines of Python", 2013)
  * plus "evidence" features supplied by the caller (e.g. which rule-based candidate covers a
  * token). Deterministic: fixed training order permutation from a seeded generator.
  */
@@ -81,17 +81,15 @@ export interface Sequence {
 
 /**
  * Averaged-perceptron BIO tagger over `fields`: label 0 is O, label 2k+1 is B of field k,
- * 2k+2 is I of field k. Weights map a feature to one score per label.
+ * 2k+2 is I of field k (`size` = 2·fields + 1 labels). `ids` numbers the token features
+ * seen in training; `weights[id * size + label]` is a feature's score for a label, and
+ * `transitions[prev * size + label]` scores label bigrams (prev = `size` at the start).
  */
 export interface Tagger {
   fields: string[];
-  weights: Map<string, Float64Array>;
-}
-
-/** Name of a label index ("O", "B-Brand", "I-Brand"). */
-function labelName(fields: string[], label: number): string {
-  if (label === 0) return 'O';
-  return `${label % 2 === 1 ? 'B' : 'I'}-${fields[(label - 1) >> 1]}`;
+  ids: Map<string, number>;
+  weights: Float64Array;
+  transitions: Float64Array;
 }
 
 /** An I label may only continue a B or I of the same field. */
@@ -99,21 +97,58 @@ function allowed(prev: number, label: number): boolean {
   return label === 0 || label % 2 === 1 || prev === label || prev === label - 1;
 }
 
-/** Scores of every label for one token's features plus the previous-label feature. */
-function scores(weights: Map<string, Float64Array>, features: string[], prevName: string, size: number): Float64Array {
-  const out = new Float64Array(size);
-  for (const f of [...features, `L=${prevName}`]) {
-    const w = weights.get(f);
-    if (w) for (let k = 0; k < size; k += 1) out[k]! += w[k]!;
-  }
-  return out;
+/** Per-token label scores from the token features (as feature ids) alone. */
+function emissions(weights: Float64Array, features: Int32Array[], size: number): Float64Array[] {
+  return features.map((ids) => {
+    const out = new Float64Array(size);
+    for (const id of ids) {
+      const base = id * size;
+      for (let k = 0; k < size; k += 1) out[k]! += weights[base + k]!;
+    }
+    return out;
+  });
 }
 
-/** Best allowed label of a score vector after label `prev`. */
-function best(s: Float64Array, prev: number): number {
-  let arg = 0;
-  for (let k = 1; k < s.length; k += 1) if (allowed(prev, k) && s[k]! > s[arg]!) arg = k;
-  return arg;
+/** Feature ids of each token's features; features without an id are skipped. */
+function toIds(features: string[][], ids: Map<string, number>): Int32Array[] {
+  return features.map((fs) => Int32Array.from(fs.flatMap((f) => (ids.has(f) ? [ids.get(f)!] : []))));
+}
+
+/**
+ * Best label sequence under emission plus transition scores (Viterbi), with the BIO
+ * constraint (see {@link allowed}); prev index `size` stands for the sequence start.
+ */
+function viterbi(emit: Float64Array[], transitions: Float64Array, size: number): number[] {
+  if (emit.length === 0) return [];
+  const back: Int32Array[] = [];
+  // Predecessors of each label: any label for O and B, the same field's B or I for I.
+  const preds = Array.from({ length: size }, (_, k) => Array.from({ length: size }, (_, j) => j).filter((j) => allowed(j, k)));
+  let score = new Float64Array(size);
+  for (let k = 0; k < size; k += 1) score[k] = allowed(size, k) ? emit[0]![k]! + transitions[size * size + k]! : -Infinity;
+  for (let t = 1; t < emit.length; t += 1) {
+    const next = new Float64Array(size).fill(-Infinity);
+    const from = new Int32Array(size);
+    for (let k = 0; k < size; k += 1) {
+      for (const j of preds[k]!) {
+        const v = score[j]! + transitions[j * size + k]!;
+        if (v > next[k]!) {
+          next[k] = v;
+          from[k] = j;
+        }
+      }
+      next[k]! += emit[t]![k]!;
+    }
+    back.push(from);
+    score = next;
+  }
+  let label = 0;
+  for (let k = 1; k < size; k += 1) if (score[k]! > score[label]!) label = k;
+  const path = [label];
+  for (let t = back.length - 1; t >= 0; t -= 1) {
+    label = back[t]![label]!;
+    path.push(label);
+  }
+  return path.reverse();
 }
 
 /** Deterministic pseudo-random generator (mulberry32) for the training order. */
@@ -129,27 +164,30 @@ function mulberry32(seed: number): () => number {
 }
 
 /**
- * Trains a tagger on `sequences` for `epochs` passes (greedy decoding with the predicted
- * previous label, as at inference), returning averaged weights.
+ * Trains a tagger on `sequences` for `epochs` passes with the structured perceptron
+ * (Collins 2002): Viterbi-decode each sequence, and where the decoded labels differ from
+ * the gold ones, add the gold token/transition features and subtract the decoded ones.
+ * Returns averaged weights.
  */
 export function trainTagger(fields: string[], sequences: Sequence[], epochs = 6): Tagger {
   const size = 2 * fields.length + 1;
-  const weights = new Map<string, Float64Array>();
-  const accumulated = new Map<string, Float64Array>();
+  const ids = new Map<string, number>();
+  for (const seq of sequences) for (const fs of seq.features) for (const f of fs) if (!ids.has(f)) ids.set(f, ids.size);
+  const encoded = sequences.map((seq) => toIds(seq.features, ids));
+  const weights = new Float64Array(ids.size * size);
+  const accumulated = new Float64Array(ids.size * size);
+  const transitions = new Float64Array((size + 1) * size);
+  const transitionsAcc = new Float64Array((size + 1) * size);
   let step = 1;
-  const update = (features: string[], label: number, delta: number): void => {
-    for (const f of features) {
-      let w = weights.get(f);
-      let u = accumulated.get(f);
-      if (!w || !u) {
-        w = new Float64Array(size);
-        u = new Float64Array(size);
-        weights.set(f, w);
-        accumulated.set(f, u);
-      }
-      w[label]! += delta;
-      u[label]! += step * delta;
+  const update = (features: Int32Array, label: number, delta: number): void => {
+    for (const id of features) {
+      weights[id * size + label]! += delta;
+      accumulated[id * size + label]! += step * delta;
     }
+  };
+  const updateTransition = (prev: number, label: number, delta: number): void => {
+    transitions[prev * size + label]! += delta;
+    transitionsAcc[prev * size + label]! += step * delta;
   };
   const random = mulberry32(20240521);
   const order = sequences.map((_, i) => i);
@@ -159,29 +197,34 @@ export function trainTagger(fields: string[], sequences: Sequence[], epochs = 6)
       [order[i], order[j]] = [order[j]!, order[i]!];
     }
     for (const index of order) {
-      const seq = sequences[index]!;
-      let prev = 0;
-      for (let t = 0; t < seq.labels.length; t += 1) {
-        const features = [...seq.features[t]!, `L=${labelName(fields, prev)}`];
-        const guess = best(scores(weights, seq.features[t]!, labelName(fields, prev), size), prev);
-        const gold = seq.labels[t]!;
-        if (guess !== gold) {
-          update(features, gold, 1);
-          update(features, guess, -1);
+      const labels = sequences[index]!.labels;
+      const features = encoded[index]!;
+      const guess = viterbi(emissions(weights, features, size), transitions, size);
+      for (let t = 0; t < guess.length; t += 1) {
+        const gold = labels[t]!;
+        const goldPrev = t === 0 ? size : labels[t - 1]!;
+        const guessPrev = t === 0 ? size : guess[t - 1]!;
+        if (guess[t] !== gold) {
+          update(features[t]!, gold, 1);
+          update(features[t]!, guess[t]!, -1);
         }
-        step += 1;
-        prev = guess;
+        if (guess[t] !== gold || guessPrev !== goldPrev) {
+          updateTransition(goldPrev, gold, 1);
+          updateTransition(guessPrev, guess[t]!, -1);
+        }
       }
+      step += 1;
     }
   }
-  for (const [f, w] of weights) {
-    const u = accumulated.get(f)!;
-    for (let k = 0; k < size; k += 1) w[k] = w[k]! - u[k]! / step;
-  }
-  return { fields, weights };
+  for (let k = 0; k < weights.length; k += 1) weights[k] = weights[k]! - accumulated[k]! / step;
+  for (let k = 0; k < transitions.length; k += 1) transitions[k] = transitions[k]! - transitionsAcc[k]! / step;
+  return { fields, ids, weights, transitions };
 }
 
-/** A tagged span: field, token range `[from, to)`, and its least per-token margin over O. */
+/**
+ * A tagged span: field, token range `[from, to)`, and its least per-token margin (score of
+ * the chosen label minus that of O, after the same previous label).
+ */
 export interface TaggedSpan {
   field: string;
   from: number;
@@ -189,16 +232,16 @@ export interface TaggedSpan {
   margin: number;
 }
 
-/** Tags one sequence of token features; returns the spans of every field. */
+/** Tags one sequence of token features (Viterbi); returns the spans of every field. */
 export function tag(tagger: Tagger, features: string[][]): TaggedSpan[] {
   const size = 2 * tagger.fields.length + 1;
+  const emit = emissions(tagger.weights, toIds(features, tagger.ids), size);
+  const labels = viterbi(emit, tagger.transitions, size);
   const out: TaggedSpan[] = [];
-  let prev = 0;
   let open: TaggedSpan | null = null;
-  for (let t = 0; t < features.length; t += 1) {
-    const s = scores(tagger.weights, features[t]!, labelName(tagger.fields, prev), size);
-    const label = best(s, prev);
-    const margin = s[label]! - s[0]!;
+  labels.forEach((label, t) => {
+    const prev = t === 0 ? size : labels[t - 1]!;
+    const margin = emit[t]![label]! + tagger.transitions[prev * size + label]! - (emit[t]![0]! + tagger.transitions[prev * size]!);
     if (label !== 0 && label % 2 === 0 && open !== null) {
       open.to = t + 1;
       open.margin = Math.min(open.margin, margin);
@@ -206,8 +249,7 @@ export function tag(tagger: Tagger, features: string[][]): TaggedSpan[] {
       if (open !== null) out.push(open);
       open = label === 0 ? null : { field: tagger.fields[(label - 1) >> 1]!, from: t, to: t + 1, margin };
     }
-    prev = label;
-  }
+  });
   if (open !== null) out.push(open);
   return out;
 }

@@ -25,13 +25,21 @@ describe('enrichment engine on the offline archive', () => {
   it('extracts labelled values with the page URL as source and explains each', async () => {
     const { result, evidence } = await engine.enrich(input({ name: 'KÄRCHER Hochdruckreiniger K 3 Full Control' }));
     expect(evidence.search_results[0].url).toBe(OTTO);
-    expect(result.after_data.gtin).toBe('4054278533728');
+    // The page's GTIN is only in its markup, never shown: withheld, with the reason as a field issue.
+    expect(result.after_data.gtin).toBeUndefined();
+    expect(result.review_info.field_issues.find((i) => i.field === 'gtin')?.message).toMatch(/^Withheld "4054278533728": .*only in the page markup/);
     expect(result.after_data.price).toBe(119.01);
     expect(result.after_data.currency).toBe('EUR');
     expect(result.after_data.sources.price).toEqual([OTTO]);
     expect(result.after_data.source_explanations.price).toMatch(/on https:\/\/www\.otto\.de/);
-    expect(result.review_info.field_methods.gtin).toMatch(/jsonld|microdata/);
+    expect(result.review_info.field_methods.price).toMatch(/jsonld|microdata/);
     for (const url of result.after_data.image_urls as string[]) expect(url).toMatch(/^https?:\/\//);
+  });
+
+  it('offers a withheld markup-only GTIN as a low-confidence candidate when asked', async () => {
+    const { result } = await engine.enrich({ ...input({ name: 'KÄRCHER Hochdruckreiniger K 3 Full Control' }), options: { speed: 'fast', web_search: true, low_confidence: { enabled: true } } });
+    expect(result.after_data.gtin).toBeUndefined();
+    expect(result.low_confidence_candidates).toContainEqual(expect.objectContaining({ name: 'gtin', candidate_value: '4054278533728', confidence: 'LOW', sources: [OTTO] }));
   });
 
   it('re-extracts the same result from serialised evidence without I/O', async () => {
