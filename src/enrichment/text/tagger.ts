@@ -114,6 +114,18 @@ function toIds(features: string[][], ids: Map<string, number>): Int32Array[] {
   return features.map((fs) => Int32Array.from(fs.flatMap((f) => (ids.has(f) ? [ids.get(f)!] : []))));
 }
 
+const predecessorCache = new Map<number, number[][]>();
+
+/** Allowed predecessors of each label (any label for O and B, the same field's B or I for I). */
+function predecessors(size: number): number[][] {
+  let preds = predecessorCache.get(size);
+  if (preds === undefined) {
+    preds = Array.from({ length: size }, (_, k) => Array.from({ length: size }, (_, j) => j).filter((j) => allowed(j, k)));
+    predecessorCache.set(size, preds);
+  }
+  return preds;
+}
+
 /**
  * Best label sequence under emission plus transition scores (Viterbi), with the BIO
  * constraint (see {@link allowed}); prev index `size` stands for the sequence start.
@@ -121,8 +133,7 @@ function toIds(features: string[][], ids: Map<string, number>): Int32Array[] {
 function viterbi(emit: Float64Array[], transitions: Float64Array, size: number): number[] {
   if (emit.length === 0) return [];
   const back: Int32Array[] = [];
-  // Predecessors of each label: any label for O and B, the same field's B or I for I.
-  const preds = Array.from({ length: size }, (_, k) => Array.from({ length: size }, (_, j) => j).filter((j) => allowed(j, k)));
+  const preds = predecessors(size);
   let score = new Float64Array(size);
   for (let k = 0; k < size; k += 1) score[k] = allowed(size, k) ? emit[0]![k]! + transitions[size * size + k]! : -Infinity;
   for (let t = 1; t < emit.length; t += 1) {
