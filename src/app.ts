@@ -13,7 +13,12 @@ import { healthRoutes } from './routes/health';
 import { enrichRoutes } from './routes/enrich';
 import { catalogRoutes } from './routes/catalogs';
 import { itemRoutes } from './routes/items';
+import { activityRoutes } from './routes/activities';
+import { templateRoutes } from './routes/templates';
+import { artifactRoutes, publicMediaRoutes } from './routes/files';
+import type { UploadLimits } from './middleware/upload';
 import type { JobRunner } from './services/job-runner';
+import { configureEnrichmentStorage } from './services/enrichment-artifacts';
 import { metrics } from './lib/metrics';
 
 /** Everything the HTTP app needs; tests pass their own (real) instances. */
@@ -21,6 +26,8 @@ export interface AppDeps {
   config: Config;
   knex: Knex;
   jobRunner: JobRunner;
+  /** Multipart enrich upload limits (src/middleware/upload.ts); default DEFAULT_UPLOAD_LIMITS. */
+  uploadLimits?: UploadLimits;
 }
 
 /** Inline JSON bodies are capped at 10 MB (interface-spec.md, Limits); larger → 413. */
@@ -28,7 +35,8 @@ export const JSON_BODY_LIMIT = '10mb';
 
 /** Builds the route registry of the whole API (also used to render the OpenAPI document). */
 export function buildRegistry(deps: AppDeps): RouteRegistry {
-  return new RouteRegistry().add(...catalogRoutes(deps), ...itemRoutes(deps), ...enrichRoutes(deps));
+  return new RouteRegistry().add(...catalogRoutes(deps), ...itemRoutes(deps), ...enrichRoutes(deps),
+    ...templateRoutes(deps), ...activityRoutes(deps), ...artifactRoutes(deps));
 }
 
 /**
@@ -39,11 +47,12 @@ export function buildRegistry(deps: AppDeps): RouteRegistry {
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
   app.proxy = true;
+  configureEnrichmentStorage(deps.config.dataDir, deps.config.publicUrl);
   const registry = buildRegistry(deps);
   const openapi = registry.openapi({ title: 'Catalog Enrichment and Management Service', version: '0.1.0' }, '/api');
 
   const root = new Router();
-  new RouteRegistry().add(...healthRoutes(deps)).mount(root);
+  new RouteRegistry().add(...healthRoutes(deps), ...publicMediaRoutes(deps)).mount(root);
   root.get('/metrics', async (ctx) => {
     ctx.type = metrics.contentType;
     ctx.body = await metrics.metrics();

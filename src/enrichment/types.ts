@@ -83,6 +83,39 @@ export interface EnrichOptions {
    * mechanism: the service fills it from the catalog; eval fills it from `--examples`).
    */
   known_values?: Record<string, string[]>;
+  /**
+   * Preferred sources for this item (request `source_hint_sets`): domains and URLs to try first.
+   * Hints, not restrictions: `allowed_domains` / `blocked_domains` still apply.
+   */
+  source_hints?: { domains?: string[]; urls?: string[] };
+  /** Reviewer feedback for re-extraction (`global_feedback` + this row's `item_feedback`), free text. */
+  feedback?: string;
+  /**
+   * Called with every page research fetched, exactly as fetched (bytes included), so the service
+   * can keep durable copies (`capture_source_artifacts`). In-process only; never serialised.
+   */
+  on_fetched?: (page: import('./research/types').FetchedPage) => void;
+  /**
+   * The request's knowledge-base files as documents (decisions.md §4, G21 `knowledge_base_*`),
+   * built by `knowledgeBaseDocuments`; values read from them cite `SOURCE_X`.
+   */
+  knowledge_base?: KnowledgeBaseDocument[];
+}
+
+/**
+ * One knowledge-base file as text (src/enrichment/knowledge-base): `source_id` is `SOURCE_1`,
+ * `SOURCE_2`… in upload order, `hosted_url` where the service stores it (the
+ * `knowledge_base_sources` map). `text` is the readable text (PDF text layer, HTML visible
+ * text, the file itself for text/CSV); `html` keeps an HTML file's markup (JSON-LD, tables);
+ * `rows` are a CSV's records keyed by header.
+ */
+export interface KnowledgeBaseDocument {
+  source_id: string;
+  name: string;
+  hosted_url: string;
+  text: string;
+  html?: string;
+  rows?: Array<Record<string, string>>;
 }
 
 /** `review_info` of a result (decisions.md §4). */
@@ -148,6 +181,8 @@ export interface Evidence {
   search_results: Array<{ url: string; score: number }>;
   /** Engine-defined parsed documents; opaque to callers. */
   documents: unknown[];
+  /** Search or fetch failures met during research (one line each); absent when there were none. */
+  problems?: string[];
 }
 
 /** Input of one item's enrichment. */
@@ -165,4 +200,6 @@ export interface EnrichmentEngine {
   extract(input: EnrichInput, evidence: Evidence): Promise<{ result: EnrichmentResult; usage: EngineUsage }>;
   /** research + extract. */
   enrich(input: EnrichInput): Promise<{ result: EnrichmentResult; evidence: Evidence; usage: EngineUsage }>;
+  /** The Fetcher research uses, when the engine has one (the service hosts media through it). */
+  readonly fetcher?: import('./research/types').Fetcher;
 }

@@ -26,6 +26,8 @@ export class EnrichmentJob extends BaseModel {
   workflow_id!: string;
   error!: string | null;
   service_usage!: Record<string, unknown> | null;
+  /** Rows whose results were carried from an earlier job at creation (never charged). */
+  carried_items!: number;
   created_at!: Date;
   updated_at!: Date;
   completed_at!: Date | null;

@@ -21,4 +21,6 @@ export class EnrichmentRow extends BaseModel {
   usage!: Record<string, number> | null;
   error!: string | null;
   completed_at!: Date | null;
+  /** Set when the result was copied from this earlier job (resume / re-extract); never charged. */
+  carried_from_job_id!: string | null;
 }

@@ -33,8 +33,51 @@ export function presentJob(
   };
   if (job.error) out.error = job.error;
   if (finished && job.config.include_service_usage && job.service_usage) out.service_usage = job.service_usage;
-  if (job.config.pricing_estimates) out.pricing_estimates = { credits_per_successful_item: 1, estimated_credits: job.total_items };
+  if (job.config.pricing_estimates) out.pricing_estimates = pricingEstimates(job);
+  if (Array.isArray(job.config.recorded_noops) && job.config.recorded_noops.length) out.notices = job.config.recorded_noops;
   return out;
+}
+
+/**
+ * `pricing_estimates` (interface-spec.md: "estimated pricing breakdown"; its contents are left
+ * open, so this is what the service can state honestly): 1 credit per successful item
+ * (Limits), charged only for rows this job processes — rows carried from an earlier job
+ * (resume / re-extract) are free. `estimated_credits` is the upper bound (every row to process
+ * succeeds) while running and the exact charge once finished.
+ */
+export function pricingEstimates(job: EnrichmentJob): Record<string, unknown> {
+  const carried = job.carried_items ?? 0;
+  const toProcess = Math.max(0, job.total_items - carried);
+  const finished = job.status !== 'running';
+  return {
+    currency: 'credits',
+    credits_per_successful_item: 1,
+    items: job.total_items,
+    items_carried_free: carried,
+    items_to_process: toProcess,
+    estimated_credits: finished ? job.credits_used : toProcess,
+    estimate_basis: finished ? 'final: successful items processed by this job' : 'upper bound: every item still to process succeeds',
+  };
+}
+
+/** Activity (decisions.md §5, G13/G16 shape) with the number of its staged changes. */
+export function presentActivity(
+  a: { id: string; catalog_id: string | null; type: string; status: string; description: string | null; metadata: Record<string, unknown>; created_at: Date; updated_at: Date },
+  stagedCount: number,
+): Record<string, unknown> {
+  return {
+    id: a.id, catalog_id: a.catalog_id, type: a.type, status: a.status, description: a.description, staged_count: stagedCount,
+    created_at: iso(a.created_at), updated_at: iso(a.updated_at), metadata: a.metadata ?? {},
+  };
+}
+
+/** One staged change as listed (decisions.md §5, G16; interface-spec.md "Staged change"). */
+export function presentStagedChange(r: Record<string, any>): Record<string, unknown> {
+  return {
+    id: r.id, status: r.status, catalog_item_id: r.catalog_item_id, catalog_item_entity_type: r.catalog_item_entity_type,
+    before_data: r.before_data, after_data: r.after_data, source_data: r.source_data, is_new_item: r.is_new_item,
+    row_index: r.row_index, review_info: r.review_info, created_at: iso(r.created_at), updated_at: iso(r.updated_at),
+  };
 }
 
 /** One entry of `GET /public/enrich/jobs` (decisions.md §4, G18): the stored status, so `cancelled` is filterable. */

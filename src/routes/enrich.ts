@@ -1,16 +1,57 @@
+import type { Context } from 'koa';
 import type { AppDeps } from '../app';
-import { enrichRequestSchema, jobIdParams, jobResponseSchema, listJobsQuery, pollQuery } from '../schemas/enrich';
+import { AppError, ValidationError } from '../lib/errors';
+import { validate } from '../lib/validation';
+import { DEFAULT_UPLOAD_LIMITS, readEnrichUpload } from '../middleware/upload';
+import { enrichMultipartSchema, enrichRequestSchema, jobIdParams, jobResponseSchema, listJobsQuery, pollQuery, requestJsonSchema, toCatalogBody } from '../schemas/enrich';
 import { cancelEnrichmentJob, createEnrichmentJob, EnrichRequest, getEnrichmentJob, listEnrichmentJobs } from '../services/enrichment-jobs';
+import { jobToCatalog } from '../services/enrichment-to-catalog';
+import type { Scope } from '../services/scope';
 import type { RouteDef } from './registry';
+
+/** Locs of request fields inside a multipart request live under `request_json` (the file fields stay where they are). */
+function underRequestJson(err: unknown): unknown {
+  if (!(err instanceof ValidationError)) return err;
+  return new ValidationError(err.details.map((d) => (d.loc[0] === 'body' && !['items_file', 'knowledge_base_files', 'request_json'].includes(String(d.loc[1]))
+    ? { ...d, loc: ['body', 'request_json', ...d.loc.slice(1)] }
+    : d)));
+}
+
+/**
+ * `POST /public/enrich` as `multipart/form-data` (interface-spec.md Rules 2–4): streams the files
+ * to disk, validates `request_json` against the JSON body's schema without `items`, creates the
+ * job from the streamed `items_file`, and always removes the uploaded files afterwards.
+ * @throws ValidationError (422, locs under `body.request_json` / `body.items_file`), 413 over a limit
+ */
+async function createFromMultipart(deps: AppDeps, scope: Scope, ctx: Context): Promise<Record<string, unknown>> {
+  const upload = await readEnrichUpload(ctx, deps.config.dataDir, deps.uploadLimits ?? DEFAULT_UPLOAD_LIMITS);
+  try {
+    if (upload.requestJson === undefined) throw ValidationError.at(['body', 'request_json'], 'Field required: the request as JSON', 'missing');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(upload.requestJson);
+    } catch (err) {
+      throw ValidationError.at(['body', 'request_json'], `request_json is not valid JSON: ${(err as Error).message}`, 'json_invalid');
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw ValidationError.at(['body', 'request_json'], 'request_json must be a JSON object', 'type_error');
+    const req = validate<EnrichRequest>(requestJsonSchema, parsed, 'body');
+    return await createEnrichmentJob(deps, scope, req, { itemsFile: upload.itemsFile, knowledgeBaseFiles: upload.knowledgeBaseFiles });
+  } catch (err) {
+    if (err instanceof AppError) throw underRequestJson(err);
+    throw err;
+  } finally {
+    await upload.cleanup();
+  }
+}
 
 /** Enrichment routes (interface-spec.md, Enrichment; decisions.md §4). */
 export function enrichRoutes(deps: AppDeps): RouteDef[] {
   const tags = ['enrichment'];
   return [
     {
-      method: 'post', path: '/public/enrich', tags, summary: 'Create an enrichment job (sync or async)',
-      body: enrichRequestSchema, response: jobResponseSchema,
-      handler: ({ scope, body }) => createEnrichmentJob(deps, scope, body as EnrichRequest),
+      method: 'post', path: '/public/enrich', tags, summary: 'Create an enrichment job (sync or async; JSON body or multipart with items_file)',
+      body: enrichRequestSchema, multipart: enrichMultipartSchema, response: jobResponseSchema,
+      handler: ({ scope, body, ctx }) => (ctx.is('multipart/form-data') ? createFromMultipart(deps, scope, ctx) : createEnrichmentJob(deps, scope, body as EnrichRequest)),
     },
     {
       method: 'get', path: '/public/enrich/jobs', tags, summary: 'List enrichment jobs',
@@ -26,6 +67,11 @@ export function enrichRoutes(deps: AppDeps): RouteDef[] {
       method: 'post', path: '/public/enrich/:job_id/cancel', tags, summary: 'Cancel a running job (keeps finished results)',
       params: jobIdParams,
       handler: ({ scope, params }) => cancelEnrichmentJob(deps, scope, params.job_id),
+    },
+    {
+      method: 'post', path: '/public/enrich/:job_id/to-catalog', tags, summary: 'Create a catalog from a finished job (schema from its output schema, items from its after_data)',
+      params: jobIdParams, body: toCatalogBody,
+      handler: ({ scope, params, body }) => jobToCatalog(deps.knex, scope, params.job_id, body),
     },
   ];
 }

@@ -26,6 +26,8 @@ export interface RouteDef<B = any, Q = any, P = any> {
   summary: string;
   tags: string[];
   body?: JsonSchema;
+  /** A `multipart/form-data` alternative of the body (documentation only; the handler parses it). */
+  multipart?: JsonSchema;
   query?: JsonSchema;
   params?: JsonSchema;
   /** Schema of the success body (documentation only). */
@@ -98,7 +100,9 @@ export class RouteRegistry {
         },
         ...(def.public ? { security: [] } : {}),
       };
-      if (def.body) op.requestBody = { required: true, content: { 'application/json': { schema: def.body } } };
+      if (def.body) {
+        op.requestBody = { required: true, content: { 'application/json': { schema: def.body }, ...(def.multipart ? { 'multipart/form-data': { schema: def.multipart } } : {}) } };
+      }
       (paths[oaPath] ??= {})[def.method] = op;
     }
     return {

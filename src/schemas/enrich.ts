@@ -45,6 +45,104 @@ const taxonomySchema: JsonSchema = {
 
 const domains = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 253 }, maxItems: 500 };
 
+/** `attribute_sets`: set id → extra output fields for the rows that name it (`attribute_set_id`). */
+const attributeSetsSchema: JsonSchema = {
+  type: 'object',
+  maxProperties: 200,
+  description: 'Registry of requested-attribute definitions: set id → {attributes: [output field], description?} (or the array of output fields itself). Items name one by `attribute_set_id`.',
+  additionalProperties: {
+    anyOf: [
+      { type: 'array', items: outputFieldSchema, maxItems: 200 },
+      { type: 'object', additionalProperties: false, required: ['attributes'], properties: { description: { type: 'string' }, attributes: { type: 'array', items: outputFieldSchema, maxItems: 200 } } },
+    ],
+  },
+};
+
+/** `source_hint_sets`: set id → preferred domains/URLs for the rows that name it (`source_hint_set_id`). */
+const sourceHintSetsSchema: JsonSchema = {
+  type: 'object',
+  maxProperties: 200,
+  description: 'Registry of source hints: set id → {domains?, urls?}. Items name one by `source_hint_set_id`.',
+  additionalProperties: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { domains: domains, urls: { type: 'array', items: { type: 'string', format: 'uri', maxLength: 2000 }, maxItems: 100 }, description: { type: 'string' } },
+  },
+};
+
+/**
+ * Defaults of the enrich request (interface-spec.md "Enrich request parameters"). They are
+ * applied by the service AFTER a template's defaults (a template fills what the request omits,
+ * so Ajv must not fill them first); the schema only documents them.
+ */
+export const ENRICH_DEFAULTS: Readonly<Record<string, unknown>> = {
+  prompt: '', speed: 'deep', web_search: true, predict_taxonomy: false, predict_taxonomy_attributes: true,
+  validate_semantics: false, async_mode: false, include_source_explanations: true, include_service_usage: false,
+  capture_source_artifacts: false, host_media: false, strict_hosted_media: false, staged_status: 'pending',
+};
+
+const d = (key: string): string => `Default: ${JSON.stringify(ENRICH_DEFAULTS[key])}.`;
+
+/** The request fields other than `items` (shared by the JSON body, multipart `request_json` and template defaults). */
+const requestProperties: Record<string, JsonSchema> = {
+  prompt: { type: 'string', maxLength: 20000, description: d('prompt') },
+  output_schema: { type: 'array', items: outputFieldSchema, maxItems: 500 },
+  template_id: { type: 'string', format: 'uuid', description: 'Enrichment template of the organization: its defaults fill omitted fields; its safety controls cannot be widened.' },
+  attribute_sets: attributeSetsSchema,
+  source_hint_sets: sourceHintSetsSchema,
+  speed: { type: 'string', enum: ['cheap', 'fast', 'medium', 'deep', 'slow', 'ultra_slow'], description: d('speed') },
+  allowed_domains: domains,
+  blocked_domains: domains,
+  web_search: { type: 'boolean', description: d('web_search') },
+  taxonomy: taxonomySchema,
+  predict_taxonomy: { type: 'boolean', description: d('predict_taxonomy') },
+  predict_taxonomy_attributes: { type: 'boolean', description: d('predict_taxonomy_attributes') },
+  validate_semantics: { type: 'boolean', description: d('validate_semantics') },
+  low_confidence: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      enabled: { type: 'boolean', default: true },
+      scopes: { type: 'array', items: { type: 'string', enum: ['field', 'taxonomy_attribute', 'category'] } },
+      placement: { type: 'string', enum: ['tail'] },
+      max_candidates_per_item: { type: 'integer', minimum: 1, maximum: 100 },
+    },
+  },
+  catalog_id: { type: 'string', format: 'uuid' },
+  source_catalog_id: { type: 'string', format: 'uuid' },
+  async_mode: { type: 'boolean', description: d('async_mode') },
+  max_rows: { type: 'integer', minimum: 1 },
+  source_activity_id: { type: 'string', format: 'uuid' },
+  reextract_from_activity_id: { type: 'string', format: 'uuid' },
+  include_source_explanations: { type: 'boolean', description: d('include_source_explanations') },
+  include_service_usage: { type: 'boolean', description: d('include_service_usage') },
+  pricing_estimates: { type: 'boolean' },
+  capture_source_artifacts: { type: 'boolean', description: d('capture_source_artifacts') },
+  host_media: { type: 'boolean', description: d('host_media') },
+  strict_hosted_media: { type: 'boolean', description: d('strict_hosted_media') },
+  webhook_url: { type: 'string', format: 'uri', maxLength: 2000 },
+  global_feedback: { type: 'string', maxLength: 20000 },
+  item_feedback: { type: 'object', additionalProperties: { type: 'string', maxLength: 20000 }, description: 'Row index (as a string) → feedback text, for re-extraction.' },
+  source_row_indices: { type: 'array', items: { type: 'integer', minimum: 0 }, maxItems: 100000 },
+  staged_status: { type: 'string', enum: ['pending', 'draft'], description: d('staged_status') },
+  knowledge_base_enabled: { type: 'boolean' },
+  knowledge_base_sources: { type: 'object', additionalProperties: { type: 'string' } },
+  knowledge_base_metadata: { type: 'object' },
+  review_mode: { type: 'string', maxLength: 100 },
+  audit_decisions_enabled: { type: 'boolean' },
+  image_processing: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      enabled: { type: 'boolean' }, make_square: { type: 'boolean' }, background_color: { type: 'string' },
+      min_side_px: { type: 'integer', minimum: 1 }, max_side_px: { type: 'integer', minimum: 1 }, output_format: { type: 'string' },
+      quality: { type: 'integer', minimum: 1, maximum: 100 }, force_reprocess_hosted: { type: 'boolean' }, fields: { type: 'array', items: { type: 'string' } },
+    },
+  },
+  include_debug_log: { type: 'boolean' },
+  file_name: { type: 'string', maxLength: 500 },
+};
+
 /**
  * `POST /public/enrich` JSON body: every parameter of interface-spec.md "Enrich request
  * parameters" plus the G21 fields of decisions.md §4. Unknown keys are rejected with 422.
@@ -53,55 +151,53 @@ export const enrichRequestSchema: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    prompt: { type: 'string', maxLength: 20000, default: '' },
     items: { type: 'array', items: { type: 'object' }, maxItems: INLINE_ITEMS_LIMIT, description: `At most ${INLINE_ITEMS_LIMIT} items inline; larger jobs use multipart items_file.` },
-    output_schema: { type: 'array', items: outputFieldSchema, maxItems: 500 },
-    template_id: { type: 'string' },
-    attribute_sets: { type: 'object' },
-    source_hint_sets: { type: 'object' },
-    speed: { type: 'string', enum: ['cheap', 'fast', 'medium', 'deep', 'slow', 'ultra_slow'], default: 'deep' },
-    allowed_domains: domains,
-    blocked_domains: domains,
-    web_search: { type: 'boolean', default: true },
-    taxonomy: taxonomySchema,
-    predict_taxonomy: { type: 'boolean', default: false },
-    predict_taxonomy_attributes: { type: 'boolean', default: true },
-    validate_semantics: { type: 'boolean', default: false },
-    low_confidence: {
+    ...requestProperties,
+  },
+};
+
+/** Multipart `request_json` (interface-spec.md Rules 2): the JSON body without `items`. */
+export const requestJsonSchema: JsonSchema = { type: 'object', additionalProperties: false, properties: { ...requestProperties } };
+
+/** Multipart form of `POST /public/enrich` (documentation; the upload middleware enforces it). */
+export const enrichMultipartSchema: JsonSchema = {
+  type: 'object',
+  required: ['request_json', 'items_file'],
+  properties: {
+    request_json: { type: 'string', description: 'The enrich request as JSON, without items.' },
+    items_file: { type: 'string', format: 'binary', description: 'Exactly one JSON file: an array of item objects, or {"items": [...]}.' },
+    knowledge_base_files: { type: 'array', items: { type: 'string', format: 'binary' }, description: 'Optional documents, listed as SOURCE_1… in knowledge_base_sources.' },
+  },
+};
+
+/** `POST /public/enrich/{job_id}/to-catalog` body (decisions.md §4, G19). */
+export const toCatalogBody: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name'],
+  properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, description: { type: 'string', maxLength: 5000 } },
+};
+
+/** Template defaults: any enrich request field except `items` and `template_id` (no nesting). */
+export const templateDefaultsSchema: JsonSchema = (() => {
+  const { template_id: _t, ...props } = requestProperties;
+  return { type: 'object', additionalProperties: false, properties: props };
+})();
+
+/** `POST /public/enrichment-templates` body. */
+export const createTemplateBody: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    description: { type: 'string', maxLength: 5000 },
+    defaults: templateDefaultsSchema,
+    safety: {
       type: 'object',
       additionalProperties: false,
-      properties: {
-        enabled: { type: 'boolean', default: true },
-        scopes: { type: 'array', items: { type: 'string', enum: ['field', 'taxonomy_attribute', 'category'] } },
-        placement: { type: 'string', enum: ['tail'] },
-        max_candidates_per_item: { type: 'integer', minimum: 1, maximum: 100 },
-      },
+      properties: { allowed_domains: domains, blocked_domains: domains, web_search: { type: 'boolean' }, max_rows: { type: 'integer', minimum: 1 } },
     },
-    catalog_id: { type: 'string', format: 'uuid' },
-    source_catalog_id: { type: 'string', format: 'uuid' },
-    async_mode: { type: 'boolean', default: false },
-    max_rows: { type: 'integer', minimum: 1 },
-    source_activity_id: { type: 'string', format: 'uuid' },
-    reextract_from_activity_id: { type: 'string', format: 'uuid' },
-    include_source_explanations: { type: 'boolean', default: true },
-    include_service_usage: { type: 'boolean', default: false },
-    pricing_estimates: { type: 'boolean' },
-    capture_source_artifacts: { type: 'boolean', default: false },
-    host_media: { type: 'boolean', default: false },
-    strict_hosted_media: { type: 'boolean', default: false },
-    webhook_url: { type: 'string', format: 'uri', maxLength: 2000 },
-    global_feedback: { type: 'string', maxLength: 20000 },
-    item_feedback: { type: 'object', additionalProperties: { type: 'string' } },
-    source_row_indices: { type: 'array', items: { type: 'integer', minimum: 0 } },
-    staged_status: { type: 'string', enum: ['pending', 'draft'] },
-    knowledge_base_enabled: { type: 'boolean' },
-    knowledge_base_sources: { type: 'object', additionalProperties: { type: 'string' } },
-    knowledge_base_metadata: { type: 'object' },
-    review_mode: { type: 'string' },
-    audit_decisions_enabled: { type: 'boolean' },
-    image_processing: { type: 'object' },
-    include_debug_log: { type: 'boolean' },
-    file_name: { type: 'string', maxLength: 500 },
   },
 };
 

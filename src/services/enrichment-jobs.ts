@@ -1,130 +1,149 @@
 import type { Knex } from 'knex';
-import { ConflictError, ServiceUnavailableError, ValidationDetail, ValidationError } from '../lib/errors';
+import { ConflictError, ServiceUnavailableError, ValidationError } from '../lib/errors';
 import { newId } from '../lib/ids';
 import { logger } from '../lib/logger';
 import type { EnrichmentJob } from '../models/enrichment-job';
 import type { OutputField } from '../enrichment/types';
 import { presentJob, presentJobListEntry } from '../presenters/enrichment-job';
+import { hostFile } from './enrichment-artifacts';
+import { copyRowsForReextract, copyRowsForResume, insertInlineItems, insertItemsFromCatalog, insertItemsFromFile, rowRules } from './enrichment-items';
+import { JobPlan, planJob } from './enrichment-request';
+import { copyStagedChanges } from './enrichment-staging';
 import type { JobRunner } from './job-runner';
 import { loadOwned } from './ownership';
 import type { Scope } from './scope';
 import { jobsCreated } from '../lib/metrics';
+import { assertWebhookUrl, webhookStatus } from './webhooks';
 
 /** What the job service needs. */
 export interface JobServiceDeps {
   knex: Knex;
   jobRunner: JobRunner;
+  /** `allowHttpWebhooks`: loopback http webhook URLs are accepted (development); default false. */
+  config?: { allowHttpWebhooks?: boolean };
 }
 
-/** A validated `POST /public/enrich` body (src/schemas/enrich.ts), defaults applied. */
+/** A validated `POST /public/enrich` body (src/schemas/enrich.ts); defaults are applied by the service. */
 export type EnrichRequest = Record<string, any> & {
   items?: Array<Record<string, unknown>>;
   output_schema?: OutputField[];
-  async_mode: boolean;
+  async_mode?: boolean;
   max_rows?: number;
   catalog_id?: string;
 };
 
-/**
- * Request options accepted by the schema whose behaviour this server version does not provide
- * yet. They are refused with 422 `not_implemented` instead of being silently ignored.
- */
-const NOT_YET: Array<[string, (v: unknown) => boolean]> = [
-  ['template_id', (v) => v !== undefined],
-  ['attribute_sets', (v) => v !== undefined],
-  ['source_hint_sets', (v) => v !== undefined],
-  ['source_catalog_id', (v) => v !== undefined],
-  ['source_activity_id', (v) => v !== undefined],
-  ['reextract_from_activity_id', (v) => v !== undefined],
-  ['global_feedback', (v) => v !== undefined],
-  ['item_feedback', (v) => v !== undefined],
-  ['source_row_indices', (v) => v !== undefined],
-  ['webhook_url', (v) => v !== undefined],
-  ['capture_source_artifacts', (v) => v === true],
-  ['host_media', (v) => v === true],
-  ['strict_hosted_media', (v) => v === true],
-  ['knowledge_base_enabled', (v) => v === true],
-  ['knowledge_base_sources', (v) => v !== undefined],
-  ['image_processing', (v) => v !== undefined],
-];
-
-/** Rows are inserted in chunks of this many (keeps each INSERT's parameter count small). */
-const INSERT_CHUNK = 500;
-
-/** Output fields from a catalog's current JSON Schema (used when the request names `catalog_id` only). */
-function fieldsFromCatalogSchema(definition: { properties?: Record<string, any> } | null): OutputField[] {
-  return Object.entries(definition?.properties ?? {})
-    .filter(([, p]) => ['string', 'number', 'integer', 'boolean', 'array'].includes(p?.type))
-    .map(([name, p]) => ({
-      name,
-      type: p.type,
-      description: p.description ?? name,
-      ...(p.unit ? { unit: p.unit } : {}),
-      ...(Array.isArray(p.enum) ? { enum: p.enum } : {}),
-      ...(p.type === 'array' ? { array_element_type: p.items?.format === 'uri' ? 'image_url' : p.items?.type === 'number' ? 'number' : 'string' } : {}),
-    }));
-}
-
-/** Checks rules the JSON Schema cannot say; throws one 422 listing all problems. */
-function checkRequest(req: EnrichRequest, outputSchema: OutputField[] | undefined): void {
-  const details: ValidationDetail[] = [];
-  for (const [key, used] of NOT_YET) {
-    if (used(req[key])) details.push({ loc: ['body', key], msg: `${key} is not supported by this server version yet`, type: 'not_implemented' });
+/** Inserts the job's rows from its item source; returns the row count and rows carried. */
+async function insertRows(trx: Knex.Transaction, jobId: string, plan: JobPlan): Promise<{ rows: number; carried: number; processable: number }> {
+  const check = rowRules(plan.config.attribute_sets, plan.config.source_hint_sets);
+  const items = plan.items;
+  switch (items.kind) {
+    case 'inline': {
+      const rows = await insertInlineItems(trx, jobId, items.items, check);
+      return { rows, carried: 0, processable: rows };
+    }
+    case 'file': {
+      const rows = await insertItemsFromFile(trx, jobId, items.file, check);
+      if (rows === 0) throw ValidationError.at(['body', 'items_file'], 'items_file holds no items', 'missing');
+      return { rows, carried: 0, processable: rows };
+    }
+    case 'catalog': {
+      const rows = await insertItemsFromCatalog(trx, jobId, items.catalogId);
+      if (rows === 0) throw ValidationError.at(['body', 'source_catalog_id'], 'The source catalog has no items', 'value_error');
+      return { rows, carried: 0, processable: rows };
+    }
+    case 'resume': {
+      const { rows, carried } = await copyRowsForResume(trx, jobId, items.from.id);
+      return { rows, carried, processable: rows };
+    }
+    case 'reextract': {
+      const { rows, carried } = await copyRowsForReextract(trx, jobId, items.from.id, items.from.total_items, items.indices);
+      return { rows, carried, processable: items.from.total_items };
+    }
   }
-  if (!req.items || req.items.length === 0) details.push({ loc: ['body', 'items'], msg: 'Field required: at least one item', type: 'missing' });
-  if (!outputSchema || outputSchema.length === 0) details.push({ loc: ['body', 'output_schema'], msg: 'Field required unless catalog_id supplies a schema', type: 'missing' });
-  const seen = new Set<string>();
-  (outputSchema ?? []).forEach((f, i) => {
-    if (seen.has(f.name)) details.push({ loc: ['body', 'output_schema', i, 'name'], msg: `Duplicate field name ${f.name}`, type: 'value_error' });
-    seen.add(f.name);
-    if (f.type === 'array' && !f.array_element_type) f.array_element_type = 'string';
-    if (f.type !== 'array' && (f.array_element_type || f.items_enum)) details.push({ loc: ['body', 'output_schema', i], msg: 'array_element_type and items_enum apply only to type array', type: 'value_error' });
-  });
-  if (details.length) throw new ValidationError(details);
+}
+
+/** What a multipart request adds to the body: the uploaded items file and knowledge-base files. */
+export interface EnrichUploadInput {
+  itemsFile: { path: string; originalname: string };
+  knowledgeBaseFiles: Array<{ path: string; originalname: string; mimetype: string }>;
 }
 
 /**
- * Creates an enrichment job (interface-spec.md POST /public/enrich): stores the review activity
- * (type `enrichment`), the job and every item (decisions.md §4), starts the durable workflow,
- * and for `async_mode: false` waits for it and returns the results.
- * @throws ValidationError (422), NotFoundError/ForbiddenError for `catalog_id`,
+ * Hosts uploaded knowledge-base files and lists them as `SOURCE_<n>` → hosted URL after the
+ * request's own `knowledge_base_sources` (interface-spec.md `knowledge_base_sources`).
+ * @throws ValidationError (422) for a file type that cannot be hosted
+ */
+async function hostKnowledgeBase(knex: Knex, scope: Scope, config: Record<string, any>, files: EnrichUploadInput['knowledgeBaseFiles']): Promise<void> {
+  if (files.length === 0) return;
+  const sources: Record<string, string> = { ...(config.knowledge_base_sources ?? {}) };
+  let n = Object.keys(sources).length;
+  for (const [i, f] of files.entries()) {
+    const url = await hostFile(knex, scope.organizationId, f.path, f.mimetype, f.originalname);
+    if (!url) throw ValidationError.at(['body', 'knowledge_base_files', i], `Unsupported document type ${f.mimetype}: PDF, images, text, markdown, CSV or JSON`, 'value_error');
+    while (sources[`SOURCE_${++n}`]);
+    sources[`SOURCE_${n}`] = url;
+  }
+  config.knowledge_base_sources = sources;
+  config.knowledge_base_enabled = true;
+}
+
+/**
+ * Creates an enrichment job (interface-spec.md POST /public/enrich): resolves the request
+ * (src/services/enrichment-request.ts: template, catalog schema/taxonomy/known values, resume,
+ * re-extraction), stores the review activity (type `enrichment`), the job and its rows from the
+ * item source (inline, streamed `items_file`, source catalog, earlier job) in ONE transaction,
+ * starts the durable workflow, and for `async_mode: false` waits for it and returns the results.
+ * @param upload the multipart files, when the request came as `multipart/form-data`
+ * @throws ValidationError (422), NotFoundError (404) / ForbiddenError (403) for referenced
+ *   catalogs, templates and activities, ConflictError (409) for a running source job,
  *   ServiceUnavailableError (503) when the workflow cannot be started (the job is marked failed)
  */
-export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, req: EnrichRequest): Promise<Record<string, unknown>> {
+export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, req: EnrichRequest, upload?: EnrichUploadInput): Promise<Record<string, unknown>> {
   const { knex } = deps;
-  let outputSchema = req.output_schema;
-  if (req.catalog_id) {
-    const catalog = await loadOwned<{ organization_id: string; current_schema_version: string }>(knex, 'catalogs', req.catalog_id, scope, 'Catalog not found');
-    if (!outputSchema?.length) {
-      const schema = await knex('catalog_schemas').where({ catalog_id: req.catalog_id, version: catalog.current_schema_version }).first('schema_definition');
-      outputSchema = fieldsFromCatalogSchema(schema?.schema_definition ?? null);
-    }
-  }
-  checkRequest(req, outputSchema);
-  const items = req.items!;
-  const { items: _items, ...rest } = req;
-  const config = { ...rest, output_schema: outputSchema };
+  // decisions.md §4: HTTPS only; loopback http only when config allowHttpWebhooks (src/services/webhooks.ts).
+  assertWebhookUrl(req.webhook_url, deps.config?.allowHttpWebhooks ?? false);
+  const plan = await planJob(knex, scope, req, upload && { file: upload.itemsFile.path, fileName: upload.itemsFile.originalname, knowledgeFiles: upload.knowledgeBaseFiles.length > 0 });
+  if (upload) await hostKnowledgeBase(knex, scope, plan.config, upload.knowledgeBaseFiles);
+  const config = plan.config;
+  const catalogId = plan.catalogId;
   const jobId = newId();
-  const totalItems = Math.min(items.length, req.max_rows ?? Number.POSITIVE_INFINITY);
   const workflowId = `enrichment-${jobId}`;
 
-  await knex.transaction(async (trx) => {
+  const totalItems = await knex.transaction(async (trx) => {
     await trx('review_activities').insert({
-      id: jobId, organization_id: scope.organizationId, catalog_id: req.catalog_id ?? null, type: 'enrichment', status: 'running',
-      description: req.prompt ? String(req.prompt).slice(0, 500) : `Enrichment of ${totalItems} items`, metadata: { job_id: jobId },
+      id: jobId, organization_id: scope.organizationId, catalog_id: catalogId, type: 'enrichment', status: 'running',
+      description: config.prompt ? String(config.prompt).slice(0, 500) : 'Enrichment job',
+      metadata: {
+        job_id: jobId,
+        ...(config.source_activity_id ? { source_activity_id: config.source_activity_id } : {}),
+        ...(config.reextract_from_activity_id ? { reextract_from_activity_id: config.reextract_from_activity_id } : {}),
+        ...(config.template ? { template_id: config.template.id } : {}),
+        ...(config.file_name ? { file_name: config.file_name } : {}),
+        ...(config.review_mode !== undefined ? { review_mode: config.review_mode } : {}),
+      },
     });
     await trx('enrichment_jobs').insert({
-      id: jobId, organization_id: scope.organizationId, catalog_id: req.catalog_id ?? null, status: 'running', config,
-      total_rows: items.length, total_items: totalItems, workflow_id: workflowId,
+      id: jobId, organization_id: scope.organizationId, catalog_id: catalogId, status: 'running', config,
+      total_rows: 0, total_items: 0, workflow_id: workflowId,
     });
-    for (let i = 0; i < items.length; i += INSERT_CHUNK) {
-      await trx('enrichment_rows').insert(items.slice(i, i + INSERT_CHUNK).map((input, k) => ({ job_id: jobId, row_index: i + k, input })));
-    }
+    const { rows, carried, processable } = await insertRows(trx, jobId, plan);
+    const total = Math.min(processable, config.max_rows ?? Number.POSITIVE_INFINITY);
+    const [agg] = await trx('enrichment_rows').where({ job_id: jobId }).where('row_index', '<', total).select(
+      trx.raw("count(*) filter (where status <> 'pending')::int as completed"),
+      trx.raw("count(*) filter (where status = 'succeeded')::int as successful"),
+    );
+    await trx('enrichment_jobs').where({ id: jobId }).update({
+      total_rows: rows, total_items: total, completed_items: agg.completed, successful: agg.successful, carried_items: carried,
+    });
+    if (!config.prompt) await trx('review_activities').where({ id: jobId }).update({ description: `Enrichment of ${total} items` });
+    const from = plan.items.kind === 'resume' || plan.items.kind === 'reextract' ? plan.items.from : null;
+    if (from && carried > 0 && config.catalog_target) await copyStagedChanges(trx, from.id, jobId);
+    return total;
   });
-  jobsCreated.inc({ mode: req.async_mode ? 'async' : 'sync' });
+  jobsCreated.inc({ mode: config.async_mode ? 'async' : 'sync' });
 
   try {
-    await deps.jobRunner.startEnrichment({ id: jobId, organization_id: scope.organizationId, catalog_id: req.catalog_id ?? null, workflow_id: workflowId, total_items: totalItems });
+    await deps.jobRunner.startEnrichment({ id: jobId, organization_id: scope.organizationId, catalog_id: catalogId, workflow_id: workflowId, total_items: totalItems });
   } catch (err) {
     logger.error({ err, job_id: jobId }, 'could not start enrichment workflow');
     await knex('enrichment_jobs').where({ id: jobId }).update({ status: 'failed', error: 'The job could not be started; retry later', completed_at: knex.fn.now(), updated_at: knex.fn.now() });
@@ -132,7 +151,7 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
     throw new ServiceUnavailableError('Workflow service unavailable; the job was not started');
   }
 
-  if (req.async_mode) {
+  if (config.async_mode) {
     const job = (await knex('enrichment_jobs').where({ id: jobId }).first()) as EnrichmentJob;
     return presentJob(job, { results: [], page: 1, page_size: 0, total_pages: 0 });
   }
@@ -151,12 +170,16 @@ export async function getEnrichmentJob(deps: Pick<JobServiceDeps, 'knex'>, scope
     .where({ job_id: jobId }).whereNot({ status: 'pending' }).where('row_index', '<', job.total_items)
     .orderBy('row_index').offset((page - 1) * pageSize).limit(pageSize)
     .select('result');
-  return presentJob(job, {
+  const out = presentJob(job, {
     results: rows.map((r) => r.result),
     page,
     page_size: pageSize,
     total_pages: Math.ceil(job.completed_items / pageSize),
   });
+  // Webhook delivery state (decisions.md §4: every attempt visible on the job).
+  const webhook = await webhookStatus(deps.knex, job);
+  if (webhook) out.webhook = webhook;
+  return out;
 }
 
 /**

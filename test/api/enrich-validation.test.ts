@@ -63,10 +63,10 @@ describe('POST /api/public/enrich validation (interface-spec.md Enrichment; deci
     expect(res.body).toEqual({ detail: 'Request body too large' });
   });
 
-  it('refuses options this version does not implement instead of ignoring them', async () => {
-    const res = await post({ items: [{ name: 'x' }], output_schema: [field], webhook_url: 'https://example.com/hook' });
+  it('refuses the internal items_storage_url (interface-spec.md Rules 4)', async () => {
+    const res = await post({ items: [{ name: 'x' }], output_schema: [field], items_storage_url: 'https://example.com/items.json' });
     expect(res.status).toBe(422);
-    expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'webhook_url'], type: 'not_implemented' });
+    expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'items_storage_url'], type: 'extra_forbidden' });
   });
 
   it('answers 404 for an unknown catalog_id and 403 for another organization\'s catalog', async () => {

@@ -1,0 +1,45 @@
+import type { AppDeps } from '../app';
+import type { JsonSchema } from '../lib/validation';
+import { getActivity, listStagedChanges, STAGED_STATUSES, stagedChangesSummary } from '../services/enrichment-staging';
+import type { RouteDef } from './registry';
+
+const activityParams: JsonSchema = {
+  type: 'object',
+  required: ['activity_id'],
+  properties: { activity_id: { type: 'string', description: 'Activity id (an enrichment job id is one, decisions.md §4)' } },
+};
+
+const stagedChangesQuery: JsonSchema = {
+  type: 'object',
+  properties: {
+    page: { type: 'integer', minimum: 1, default: 1 },
+    page_size: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
+    status: { type: 'string', enum: [...STAGED_STATUSES] },
+    search_query: { type: 'string', maxLength: 500, description: 'Case-insensitive substring of the before/after data' },
+  },
+};
+
+/**
+ * Read side of review activities that existing clients call without the `/public` prefix
+ * (decisions.md §1 and §5, G16), so an enrichment job's staged changes are reviewable.
+ */
+export function activityRoutes(deps: AppDeps): RouteDef[] {
+  const tags = ['activities'];
+  return [
+    {
+      method: 'get', path: '/activities/:activity_id', tags, summary: 'An activity with its staged-change count',
+      params: activityParams,
+      handler: ({ scope, params }) => getActivity(deps.knex, scope, params.activity_id),
+    },
+    {
+      method: 'get', path: '/activities/:activity_id/staged-changes', tags, summary: 'Staged changes of an activity (paginated, filterable)',
+      params: activityParams, query: stagedChangesQuery,
+      handler: ({ scope, params, query }) => listStagedChanges(deps.knex, scope, params.activity_id, query),
+    },
+    {
+      method: 'get', path: '/activities/:activity_id/staged-changes/summary', tags, summary: 'Counts by status and per-field completion of an activity',
+      params: activityParams,
+      handler: ({ scope, params }) => stagedChangesSummary(deps.knex, scope, params.activity_id),
+    },
+  ];
+}

@@ -1,0 +1,232 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Knex } from 'knex';
+import { loadConfig } from '../config';
+import type { EnrichmentResult, OutputField } from '../enrichment/types';
+import type { Fetcher, FetchedPage } from '../enrichment/research/types';
+import { NotFoundError } from '../lib/errors';
+import type { Scope } from './scope';
+
+/**
+ * Durable copies of what a job consulted and returned (interface-spec.md `capture_source_artifacts`,
+ * `host_media`, `strict_hosted_media`). Files are content-addressed by SHA-256 under
+ * `config.dataDir/artifacts` and `config.dataDir/media`; rows in `source_artifacts` /
+ * `hosted_media` tie them to organizations (and jobs), so serving is org-scoped where it must be.
+ * Pages are stored exactly as fetched (bytes, content type, fetch time); screenshots of web
+ * pages are not rendered — the HTML itself is the artifact.
+ */
+
+let paths: { dataDir: string; publicUrl: string } | null = null;
+
+/** Storage root and public URL, from the configuration (read once). */
+function storage(): { dataDir: string; publicUrl: string } {
+  paths ??= (({ dataDir, publicUrl }) => ({ dataDir, publicUrl }))(loadConfig());
+  return paths;
+}
+
+/** Overrides the storage root / public URL (tests and processes built with an explicit Config). */
+export function configureEnrichmentStorage(dataDir: string, publicUrl: string): void {
+  paths = { dataDir, publicUrl };
+}
+
+/** Where a content-addressed file lives: `<dataDir>/<kind>/<sha[0..2]>/<sha><suffix>`. */
+function blobPath(kind: 'artifacts' | 'media', sha: string, suffix = ''): string {
+  return path.join(storage().dataDir, kind, sha.slice(0, 2), sha + suffix);
+}
+
+/** Writes bytes once (temp file + rename, so readers never see a partial file). */
+async function writeBlob(file: string, bytes: Buffer): Promise<void> {
+  if (fs.existsSync(file)) return;
+  await fs.promises.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  await fs.promises.writeFile(tmp, bytes);
+  await fs.promises.rename(tmp, file);
+}
+
+/** A stored source: what `source_artifacts` records for one fetched page. */
+export interface ArtifactRecord {
+  sha256: string;
+  url: string;
+  final_url: string;
+  http_status: number;
+  content_type: string;
+  byte_size: number;
+  fetched_at: string;
+}
+
+/** Stores the exact bytes of every fetched page; returns one record per page (duplicates kept once). */
+export async function storeArtifacts(pages: FetchedPage[]): Promise<ArtifactRecord[]> {
+  const out = new Map<string, ArtifactRecord>();
+  for (const p of pages) {
+    const body = Buffer.isBuffer(p.body) ? p.body : Buffer.from(p.body ?? '');
+    const sha256 = createHash('sha256').update(body).digest('hex');
+    await writeBlob(blobPath('artifacts', sha256), body);
+    out.set(`${p.url}\n${sha256}`, {
+      sha256, url: p.url, final_url: p.final_url, http_status: p.status, content_type: p.content_type || 'application/octet-stream',
+      byte_size: body.length, fetched_at: p.fetched_at || new Date().toISOString(),
+    });
+  }
+  return [...out.values()];
+}
+
+/** Records artifacts of one row (inside the row-result transaction; idempotent). */
+export async function recordArtifacts(trx: Knex.Transaction, job: { id: string; organization_id: string }, rowIndex: number, records: ArtifactRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  await trx('source_artifacts')
+    .insert(records.map((r) => ({ organization_id: job.organization_id, job_id: job.id, row_index: rowIndex, ...r })))
+    .onConflict(['job_id', 'row_index', 'url', 'sha256']).ignore();
+}
+
+/** The artifact list a result carries: where each consulted source's copy is served. */
+export function artifactLinks(records: ArtifactRecord[]): Array<Record<string, unknown>> {
+  return records.map((r) => ({ url: r.url, final_url: r.final_url, sha256: r.sha256, content_type: r.content_type, fetched_at: r.fetched_at, artifact_url: `${storage().publicUrl}/api/public/artifacts/${r.sha256}` }));
+}
+
+/**
+ * `GET /api/public/artifacts/{sha256}`: the stored bytes with their content type, for artifacts
+ * one of the organization's jobs captured.
+ * @throws NotFoundError (404) when the organization captured no such artifact
+ */
+export async function readArtifact(knex: Knex, scope: Scope, sha256: string): Promise<{ file: string; content_type: string; fetched_at: Date; url: string }> {
+  const sha = sha256.toLowerCase();
+  if (!/^[0-9a-f]{64}$/.test(sha)) throw new NotFoundError('Artifact not found');
+  const row = await knex('source_artifacts').where({ organization_id: scope.organizationId, sha256: sha }).orderBy('id').first('content_type', 'fetched_at', 'url');
+  const file = blobPath('artifacts', sha);
+  if (!row || !fs.existsSync(file)) throw new NotFoundError('Artifact not found');
+  return { file, content_type: row.content_type, fetched_at: row.fetched_at, url: row.url };
+}
+
+const MEDIA_TYPES: Record<string, string> = {
+  'image/jpeg': 'jpg', 'image/jpg': 'jpg', 'image/png': 'png', 'image/gif': 'gif', 'image/webp': 'webp',
+  'image/avif': 'avif', 'image/svg+xml': 'svg', 'image/bmp': 'bmp', 'image/tiff': 'tiff', 'application/pdf': 'pdf',
+};
+/** Knowledge-base documents may also be plain text formats (never HTML: it would run on our origin). */
+const DOCUMENT_TYPES: Record<string, string> = { 'text/plain': 'txt', 'text/markdown': 'md', 'text/csv': 'csv', 'application/json': 'json' };
+const EXT_TYPES: Record<string, string> = Object.fromEntries(Object.entries({ ...MEDIA_TYPES, ...DOCUMENT_TYPES }).map(([t, e]) => [e, t]));
+
+/** Upper bound of one hosted file. */
+export const MEDIA_MAX_BYTES = 25 * 1024 * 1024;
+
+/**
+ * Stores media bytes for an organization and returns the public URL
+ * `${PUBLIC_URL}/api/public/media/{sha256}.{ext}`, or null when the content type is not an
+ * image or PDF (only media is hosted) — or, with `documents`, not one of the plain text
+ * document types either (knowledge-base uploads).
+ */
+export async function hostBytes(knex: Knex | Knex.Transaction, organizationId: string, bytes: Buffer, contentType: string, sourceUrl: string, documents = false): Promise<string | null> {
+  const type = contentType.split(';')[0].trim().toLowerCase();
+  const ext = MEDIA_TYPES[type] ?? (documents ? DOCUMENT_TYPES[type] : undefined);
+  if (!ext || bytes.length === 0 || bytes.length > MEDIA_MAX_BYTES) return null;
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  await writeBlob(blobPath('media', sha256, `.${ext}`), bytes);
+  await knex('hosted_media').insert({ organization_id: organizationId, sha256, ext, content_type: type, source_url: sourceUrl, byte_size: bytes.length })
+    .onConflict(['organization_id', 'sha256']).ignore();
+  return `${storage().publicUrl}/api/public/media/${sha256}.${ext}`;
+}
+
+/**
+ * Hosts an uploaded file (knowledge-base document) without reading it whole into memory: hashes
+ * it as a stream, then copies it into media storage.
+ * @returns the hosted URL, or null for a content type that is not hostable
+ */
+export async function hostFile(knex: Knex | Knex.Transaction, organizationId: string, file: string, contentType: string, sourceName: string): Promise<string | null> {
+  const type = contentType.split(';')[0].trim().toLowerCase();
+  const ext = MEDIA_TYPES[type] ?? DOCUMENT_TYPES[type];
+  if (!ext) return null;
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of fs.createReadStream(file)) {
+    hash.update(chunk as Buffer);
+    size += (chunk as Buffer).length;
+  }
+  const sha256 = hash.digest('hex');
+  const target = blobPath('media', sha256, `.${ext}`);
+  if (!fs.existsSync(target)) {
+    await fs.promises.mkdir(path.dirname(target), { recursive: true });
+    const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
+    await fs.promises.copyFile(file, tmp);
+    await fs.promises.rename(tmp, target);
+  }
+  await knex('hosted_media').insert({ organization_id: organizationId, sha256, ext, content_type: type, source_url: `upload:${sourceName}`, byte_size: size })
+    .onConflict(['organization_id', 'sha256']).ignore();
+  return `${storage().publicUrl}/api/public/media/${sha256}.${ext}`;
+}
+
+/** True for output fields whose values are media URLs (`array_element_type: image_url`, or an image/document semantic type). */
+export function isMediaField(f: OutputField): boolean {
+  return f.array_element_type === 'image_url' || /^(image|image_url|document|document_url|pdf)$/i.test(f.semantic_type ?? '');
+}
+
+/**
+ * Copies the media URLs of a result's media fields into service storage through `fetcher` and
+ * rewrites them to hosted URLs (`host_media`). A URL that cannot be hosted (fetch error, status
+ * ≠ 200, not an image/PDF) stays as it was, with a field issue — unless `strict`, in which
+ * case the whole field is cleared (value, sources, explanation) so no unhosted media leaves the
+ * service (`strict_hosted_media`). Without a fetcher nothing can be hosted.
+ * @returns the number of URLs hosted and failed (for the debug log)
+ */
+export async function hostResultMedia(
+  knex: Knex,
+  fetcher: Fetcher | undefined,
+  organizationId: string,
+  result: EnrichmentResult,
+  fields: OutputField[],
+  strict: boolean,
+): Promise<{ hosted: number; failed: number }> {
+  let hosted = 0;
+  let failed = 0;
+  const after = result.after_data;
+  for (const field of fields.filter(isMediaField)) {
+    const value = after[field.name];
+    if (value === undefined || value === null) continue;
+    const urls = (Array.isArray(value) ? value : [value]).map(String);
+    const rewritten: string[] = [];
+    let fieldFailed = false;
+    for (const url of urls) {
+      if (url.startsWith(`${storage().publicUrl}/api/public/media/`)) {
+        rewritten.push(url);
+        continue;
+      }
+      let hostedUrl: string | null = null;
+      try {
+        if (fetcher && /^https?:\/\//i.test(url)) {
+          const page = await fetcher.fetch(url);
+          if (page.status === 200) hostedUrl = await hostBytes(knex, organizationId, Buffer.from(page.body), page.content_type ?? '', url);
+        }
+      } catch {
+        hostedUrl = null;
+      }
+      if (hostedUrl) hosted++;
+      else {
+        failed++;
+        fieldFailed = true;
+      }
+      rewritten.push(hostedUrl ?? url);
+    }
+    if (fieldFailed && strict) {
+      delete after[field.name];
+      delete after.sources[field.name];
+      delete after.source_explanations[field.name];
+      result.review_info.field_issues.push({ field: field.name, message: 'Cleared: the media could not be hosted (strict_hosted_media).' });
+      continue;
+    }
+    if (fieldFailed) result.review_info.field_issues.push({ field: field.name, message: 'Some media could not be hosted; the original URLs are kept.' });
+    after[field.name] = Array.isArray(value) ? rewritten : rewritten[0];
+  }
+  return { hosted, failed };
+}
+
+/**
+ * `GET /api/public/media/{sha256}.{ext}`: a hosted media file. Public (content-addressed, so the
+ * URL is unguessable without the content), because hosted URLs are meant to be embedded.
+ * @throws NotFoundError (404) for an unknown file
+ */
+export async function readMedia(knex: Knex, file: string): Promise<{ file: string; content_type: string }> {
+  const m = /^([0-9a-f]{64})\.([a-z0-9]{2,5})$/.exec(file.toLowerCase());
+  if (!m || !EXT_TYPES[m[2]]) throw new NotFoundError('Media not found');
+  const row = await knex('hosted_media').where({ sha256: m[1], ext: m[2] }).first('content_type');
+  const stored = blobPath('media', m[1], `.${m[2]}`);
+  if (!row || !fs.existsSync(stored)) throw new NotFoundError('Media not found');
+  return { file: stored, content_type: row.content_type };
+}

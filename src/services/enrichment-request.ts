@@ -1,0 +1,231 @@
+import type { Knex } from 'knex';
+import type { OutputField } from '../enrichment/types';
+import { ConflictError, ValidationDetail, ValidationError } from '../lib/errors';
+import type { EnrichmentJob } from '../models/enrichment-job';
+import { ENRICH_DEFAULTS } from '../schemas/enrich';
+import { isGrouped } from './catalog-items';
+import { getCurrentSchema } from './catalog-schema';
+import { loadCatalogOwned } from './catalogs';
+import { CatalogTarget, knownValues } from './enrichment-staging';
+import { applyTemplate, loadTemplate } from './enrichment-templates';
+import { loadOwned } from './ownership';
+import type { Scope } from './scope';
+
+/**
+ * Turns a validated enrich request into a job plan: the config stored on the job and where its
+ * items come from (interface-spec.md "Enrich request parameters" and Rules; decisions.md §4).
+ * Pure of HTTP; every refusal is a typed error (422 / 404 / 403 / 409).
+ */
+
+/** Where a job's rows come from. */
+export type ItemPlan =
+  | { kind: 'inline'; items: unknown[] }
+  | { kind: 'file'; file: string }
+  | { kind: 'catalog'; catalogId: string }
+  | { kind: 'resume'; from: EnrichmentJob }
+  | { kind: 'reextract'; from: EnrichmentJob; indices: number[] | null };
+
+/** The resolved job: stored config (request without items + internal keys) and item source. */
+export interface JobPlan {
+  config: Record<string, any>;
+  items: ItemPlan;
+  catalogId: string | null;
+}
+
+/**
+ * Options accepted by the schema whose behaviour another part of the service provides and that
+ * is not there yet: refused with 422 `not_implemented` rather than silently ignored.
+ */
+const NOT_YET: Array<[string, (v: unknown) => boolean]> = [];
+
+/** Request keys a resumed job may set: everything else comes from the earlier job's config. */
+const RESUME_KEYS = new Set(['source_activity_id', 'async_mode', 'webhook_url']);
+
+/** Request keys a re-extraction may set: extraction-level overrides only (no research happens). */
+const REEXTRACT_KEYS = new Set([
+  'reextract_from_activity_id', 'async_mode', 'webhook_url', 'prompt', 'output_schema', 'global_feedback', 'item_feedback',
+  'source_row_indices', 'include_debug_log', 'include_service_usage', 'pricing_estimates', 'low_confidence', 'validate_semantics',
+  'predict_taxonomy', 'predict_taxonomy_attributes', 'taxonomy', 'staged_status', 'include_source_explanations',
+  'review_mode', 'audit_decisions_enabled', 'file_name',
+]);
+
+/** Config keys that describe one request, not the recipe: never inherited by resume / re-extract. */
+const PER_REQUEST_KEYS = ['async_mode', 'webhook_url', 'source_activity_id', 'global_feedback', 'item_feedback', 'source_row_indices', 'max_rows'];
+
+/** Output fields from a catalog's current JSON Schema (used when the request names `catalog_id` only). */
+export function fieldsFromCatalogSchema(definition: { properties?: Record<string, any> } | null): OutputField[] {
+  return Object.entries(definition?.properties ?? {})
+    .filter(([, p]) => ['string', 'number', 'integer', 'boolean', 'array'].includes(p?.type))
+    .map(([name, p]) => ({
+      name,
+      type: p.type,
+      description: p.description ?? name,
+      ...(p.unit ? { unit: p.unit } : {}),
+      ...(Array.isArray(p.enum) ? { enum: p.enum } : {}),
+      ...(p.type === 'array' ? { array_element_type: p.items?.format === 'uri' ? 'image_url' : p.items?.type === 'number' ? 'number' : 'string' } : {}),
+    }));
+}
+
+/** Checks one list of output fields (duplicates, array-only options); fills `array_element_type`. */
+function checkFields(fields: OutputField[], loc: Array<string | number>, details: ValidationDetail[]): void {
+  const seen = new Set<string>();
+  fields.forEach((f, i) => {
+    if (seen.has(f.name)) details.push({ loc: [...loc, i, 'name'], msg: `Duplicate field name ${f.name}`, type: 'value_error' });
+    seen.add(f.name);
+    f.type ??= 'string';
+    if (f.type === 'array' && !f.array_element_type) f.array_element_type = 'string';
+    if (f.type !== 'array' && (f.array_element_type || f.items_enum)) details.push({ loc: [...loc, i], msg: 'array_element_type and items_enum apply only to type array', type: 'value_error' });
+  });
+}
+
+/** The fields of an attribute-set entry (array form or `{attributes}` form). */
+function setFields(entry: unknown): OutputField[] {
+  if (Array.isArray(entry)) return entry as OutputField[];
+  return ((entry as { attributes?: OutputField[] })?.attributes ?? []) as OutputField[];
+}
+
+/** Options the service accepts and stores but whose behaviour is not (yet) provided: recorded, never silent. */
+function recordedNoops(r: Record<string, any>, hasKnowledgeFiles: boolean): string[] {
+  const out: string[] = [];
+  if (r.knowledge_base_enabled || r.knowledge_base_sources || r.knowledge_base_metadata || hasKnowledgeFiles) {
+    out.push('knowledge_base: documents and sources are stored and listed in knowledge_base_sources; the extractor does not read them yet');
+  }
+  if (r.image_processing) out.push('image_processing: stored with the job; images are not transformed (hosting is done by host_media)');
+  if (r.review_mode !== undefined || r.audit_decisions_enabled !== undefined) out.push('review_mode / audit_decisions_enabled: stored in the job config; no post-enrichment audit runs');
+  if (r.include_source_explanations === false) out.push('include_source_explanations: always enabled for public jobs');
+  if (r.global_feedback !== undefined || r.item_feedback !== undefined) out.push('feedback: passed to the extractor and echoed in review_info.feedback; the deterministic extractor does not change values from free text');
+  return out;
+}
+
+/** Which keys of the request name an item source. */
+function itemSources(req: Record<string, any>, hasFile: boolean): string[] {
+  return [
+    ...(req.items !== undefined ? ['items'] : []),
+    ...(hasFile ? ['items_file'] : []),
+    ...['source_catalog_id', 'source_activity_id', 'reextract_from_activity_id'].filter((k) => req[k] !== undefined),
+  ];
+}
+
+/**
+ * Resolves a request into a {@link JobPlan}.
+ * @param req the validated request (JSON body or multipart `request_json`), defaults NOT applied
+ * @param upload the uploaded items file, for multipart requests
+ * @throws ValidationError (422); NotFoundError (404) / ForbiddenError (403) for a referenced
+ *   catalog, template or activity; ConflictError (409) when resuming or re-extracting a job that
+ *   is still running
+ */
+export async function planJob(knex: Knex, scope: Scope, req: Record<string, any>, upload?: { file: string; fileName: string; knowledgeFiles: boolean }): Promise<JobPlan> {
+  const details: ValidationDetail[] = [];
+  for (const [key, used] of NOT_YET) {
+    if (used(req[key])) details.push({ loc: ['body', key], msg: `${key} is not supported by this server version yet`, type: 'not_implemented' });
+  }
+  const sources = itemSources(req, Boolean(upload));
+  if (sources.length > 1) {
+    for (const key of sources.slice(1)) details.push({ loc: ['body', key], msg: `Give one item source only (got ${sources.join(', ')})`, type: 'value_error' });
+  }
+  if (details.length) throw new ValidationError(details);
+  if (req.source_activity_id) return planResume(knex, scope, req);
+  if (req.reextract_from_activity_id) return planReextract(knex, scope, req);
+  return planFresh(knex, scope, req, upload);
+}
+
+async function planFresh(knex: Knex, scope: Scope, raw: Record<string, any>, upload?: { file: string; fileName: string; knowledgeFiles: boolean }): Promise<JobPlan> {
+  let r: Record<string, any> = { ...raw };
+  if (r.template_id) {
+    const template = await loadTemplate(knex, scope, r.template_id);
+    r = applyTemplate(r, template);
+    r.template = { id: template.id, name: template.name, safety: template.safety };
+  }
+  for (const [key, value] of Object.entries(ENRICH_DEFAULTS)) if (r[key] === undefined) r[key] = value;
+  const { items, ...config } = r;
+  let outputSchema = config.output_schema as OutputField[] | undefined;
+  let target: CatalogTarget | null = null;
+  if (config.catalog_id) {
+    const catalog = await loadCatalogOwned(knex, scope, config.catalog_id);
+    const schema = await getCurrentSchema(knex, catalog.id);
+    if (!outputSchema?.length) outputSchema = fieldsFromCatalogSchema(schema.schema_definition as any);
+    if (!config.taxonomy && schema.taxonomy) config.taxonomy = schema.taxonomy;
+    target = { catalog_id: catalog.id, unique_id_field: catalog.unique_id_field, grouped: isGrouped(catalog) };
+  }
+  if (config.source_catalog_id) await loadCatalogOwned(knex, scope, config.source_catalog_id);
+  const details: ValidationDetail[] = [];
+  if (!items && !upload && !config.source_catalog_id) details.push({ loc: ['body', 'items'], msg: 'Field required: at least one item (or items_file, source_catalog_id, source_activity_id, reextract_from_activity_id)', type: 'missing' });
+  else if (Array.isArray(items) && items.length === 0) details.push({ loc: ['body', 'items'], msg: 'Field required: at least one item', type: 'missing' });
+  if (!outputSchema?.length) details.push({ loc: ['body', 'output_schema'], msg: 'Field required unless catalog_id or template_id supplies a schema', type: 'missing' });
+  checkFields(outputSchema ?? [], ['body', 'output_schema'], details);
+  for (const [id, entry] of Object.entries((config.attribute_sets ?? {}) as Record<string, unknown>)) {
+    checkFields(setFields(entry), ['body', 'attribute_sets', id, ...(Array.isArray(entry) ? [] : ['attributes'])], details);
+  }
+  if (config.strict_hosted_media && !config.host_media) details.push({ loc: ['body', 'strict_hosted_media'], msg: 'strict_hosted_media needs host_media: true', type: 'value_error' });
+  if (details.length) throw new ValidationError(details);
+  config.output_schema = outputSchema;
+  if (target) {
+    config.catalog_target = target;
+    const names = [...new Set([...outputSchema!.map((f) => f.name), ...Object.values((config.attribute_sets ?? {}) as Record<string, unknown>).flatMap((e) => setFields(e).map((f) => f.name))])];
+    config.known_values = await knownValues(knex, target.catalog_id, names);
+  }
+  if (upload && config.file_name === undefined) config.file_name = upload.fileName;
+  config.recorded_noops = recordedNoops(config, Boolean(upload?.knowledgeFiles));
+  const itemPlan: ItemPlan = upload ? { kind: 'file', file: upload.file } : config.source_catalog_id ? { kind: 'catalog', catalogId: config.source_catalog_id } : { kind: 'inline', items: items as unknown[] };
+  return { config, items: itemPlan, catalogId: config.catalog_id ?? null };
+}
+
+/** Loads the earlier job of a resume / re-extraction (its id is the activity id, decisions.md §4). */
+async function loadSourceJob(knex: Knex, scope: Scope, id: string, key: string): Promise<EnrichmentJob> {
+  const job = await loadOwned<EnrichmentJob>(knex, 'enrichment_jobs', id, scope, 'Activity not found');
+  if (job.status === 'running') throw new ConflictError(`The job of ${key} ${id} is still running; cancel it or wait until it finishes`);
+  return job;
+}
+
+function refuseKeys(req: Record<string, any>, allowed: Set<string>, why: string): void {
+  const details = Object.keys(req).filter((k) => req[k] !== undefined && !allowed.has(k)).map((k) => ({ loc: ['body', k], msg: why, type: 'value_error' }));
+  if (details.length) throw new ValidationError(details);
+}
+
+/**
+ * Resume (`source_activity_id`): all stored items of the earlier job with its saved config; only
+ * `async_mode` and `webhook_url` may be given. `max_rows` of the earlier job is dropped: a
+ * resume processes every stored item (the "dry run, then the rest" flow).
+ */
+async function planResume(knex: Knex, scope: Scope, req: Record<string, any>): Promise<JobPlan> {
+  refuseKeys(req, RESUME_KEYS, 'A resumed job runs with the saved config of the earlier job: only async_mode and webhook_url may be given');
+  const from = await loadSourceJob(knex, scope, req.source_activity_id, 'source_activity_id');
+  const config: Record<string, any> = { ...from.config };
+  for (const key of PER_REQUEST_KEYS) delete config[key];
+  config.source_activity_id = from.id;
+  config.async_mode = req.async_mode ?? false;
+  if (req.webhook_url !== undefined) config.webhook_url = req.webhook_url;
+  return { config, items: { kind: 'resume', from }, catalogId: from.catalog_id };
+}
+
+/**
+ * Re-extraction (`reextract_from_activity_id`, decisions.md G21): the earlier job's rows and
+ * stored evidence with its config, overridden by extraction-level fields only (prompt,
+ * output_schema, feedback, source_row_indices, …); research fields are refused since nothing is
+ * searched or fetched.
+ */
+async function planReextract(knex: Knex, scope: Scope, req: Record<string, any>): Promise<JobPlan> {
+  refuseKeys(req, REEXTRACT_KEYS, 'Re-extraction reuses the stored research of the earlier job: this field cannot change');
+  const from = await loadSourceJob(knex, scope, req.reextract_from_activity_id, 'reextract_from_activity_id');
+  const details: ValidationDetail[] = [];
+  const indices = req.source_row_indices === undefined ? null : [...new Set(req.source_row_indices as number[])].sort((a, b) => a - b);
+  (req.source_row_indices ?? []).forEach((n: number, i: number) => {
+    if (n >= from.total_items) details.push({ loc: ['body', 'source_row_indices', i], msg: `Row ${n} does not exist among the ${from.total_items} processed rows of the earlier job`, type: 'value_error' });
+  });
+  for (const key of Object.keys(req.item_feedback ?? {})) {
+    if (!/^\d+$/.test(key) || Number(key) >= from.total_items) details.push({ loc: ['body', 'item_feedback', key], msg: 'Keys are row indexes of the earlier job (as strings)', type: 'value_error' });
+  }
+  if (req.output_schema !== undefined) {
+    if (req.output_schema.length === 0) details.push({ loc: ['body', 'output_schema'], msg: 'output_schema needs at least one field', type: 'value_error' });
+    checkFields(req.output_schema, ['body', 'output_schema'], details);
+  }
+  if (details.length) throw new ValidationError(details);
+  const config: Record<string, any> = { ...from.config };
+  for (const key of PER_REQUEST_KEYS) delete config[key];
+  delete config.capture_source_artifacts; // nothing is fetched
+  for (const [key, value] of Object.entries(req)) if (value !== undefined) config[key] = value;
+  config.async_mode = req.async_mode ?? false;
+  config.reextract_from_activity_id = from.id;
+  config.recorded_noops = recordedNoops(config, false);
+  return { config, items: { kind: 'reextract', from, indices }, catalogId: from.catalog_id };
+}

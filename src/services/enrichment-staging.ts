@@ -1,0 +1,240 @@
+import type { Knex } from 'knex';
+import type { EnrichmentResult } from '../enrichment/types';
+import { isUuid, newId } from '../lib/ids';
+import { presentActivity, presentStagedChange } from '../presenters/enrichment-job';
+import { businessKeyOf, ITEM_ID_KEY } from './catalog-items';
+import { loadOwned } from './ownership';
+import type { Scope } from './scope';
+
+/**
+ * Staged changes of enrichment jobs and the read side of review activities (decisions.md §4 "A
+ * job is also an activity", §5 G16). A job with `catalog_id` stages each row's result as a change
+ * on its activity, in the transaction that writes the row result, once per (activity_id,
+ * row_index) — so activity retries never stage twice (architecture.md, Temporal rule 4).
+ */
+
+/** How many of the most frequent values per field a job receives as `known_values`. */
+export const KNOWN_VALUES_PER_FIELD = 50;
+/** Items sampled (newest first) when counting known values: bounds the cost on huge catalogs. */
+export const KNOWN_VALUES_SAMPLE = 20_000;
+
+/** Staged change statuses (decisions.md §5). */
+export const STAGED_STATUSES = ['draft', 'pending', 'approved', 'rejected', 'partially_accepted', 'error'] as const;
+
+/** Keys a result's `after_data` carries that are provenance, not item data. */
+const PROVENANCE_KEYS = ['sources', 'source_explanations'];
+
+/**
+ * The values already present in a catalog per field (`EnrichOptions.known_values`): for each
+ * named field, the {@link KNOWN_VALUES_PER_FIELD} most frequent string values (array elements
+ * count one by one) over the {@link KNOWN_VALUES_SAMPLE} newest items; ties by value.
+ * @returns field → values, fields without string values omitted
+ */
+export async function knownValues(knex: Knex | Knex.Transaction, catalogId: string, fields: string[]): Promise<Record<string, string[]>> {
+  if (fields.length === 0) return {};
+  const { rows } = await knex.raw(
+    `WITH sample AS (
+       SELECT data FROM catalog_items WHERE catalog_id = ? ORDER BY created_at DESC, id DESC LIMIT ?
+     ), vals AS (
+       SELECT e.key, x.v #>> '{}' AS val
+       FROM sample s
+       CROSS JOIN LATERAL jsonb_each(s.data) e
+       CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(e.value) = 'array' THEN e.value ELSE jsonb_build_array(e.value) END) x(v)
+       WHERE e.key = ANY(?) AND jsonb_typeof(x.v) = 'string'
+     ), counted AS (
+       SELECT key, val, count(*) AS n FROM vals WHERE btrim(val) <> '' AND length(val) <= 200 GROUP BY key, val
+     ), ranked AS (
+       SELECT key, val, row_number() OVER (PARTITION BY key ORDER BY n DESC, val) AS rn FROM counted
+     )
+     SELECT key, val FROM ranked WHERE rn <= ? ORDER BY key, rn`,
+    [catalogId, KNOWN_VALUES_SAMPLE, fields, KNOWN_VALUES_PER_FIELD],
+  );
+  const out: Record<string, string[]> = {};
+  for (const r of rows as Array<{ key: string; val: string }>) (out[r.key] ??= []).push(r.val);
+  return out;
+}
+
+/** What a job config says about its target catalog (set at job creation). */
+export interface CatalogTarget {
+  catalog_id: string;
+  unique_id_field: string;
+  grouped: boolean;
+}
+
+/**
+ * Stages one row's result on the job's activity inside `trx` (same transaction as the row
+ * result). Before-data: the catalog item matched by `__catalog_item_id` in the input, else by
+ * the catalog's business key (`unique_id_field`; decisions.md §3), else none (`is_new_item`).
+ * After-data: before-data overlaid with the enriched data, without `sources` /
+ * `source_explanations` (those go to `source_data` with `all_sources`, `category_id` and the
+ * taxonomy attributes). Status: `error` for item-level errors, else `stagedStatus`.
+ * @returns the staged change id (the existing one when this row was already staged)
+ */
+export async function stageRowResult(
+  trx: Knex.Transaction,
+  job: { id: string; organization_id: string },
+  target: CatalogTarget,
+  rowIndex: number,
+  input: Record<string, unknown>,
+  result: EnrichmentResult,
+  stagedStatus: 'pending' | 'draft',
+): Promise<string> {
+  const explicitId = input[ITEM_ID_KEY];
+  let item: { id: string; entity_type: string; data: Record<string, unknown> } | undefined;
+  if (typeof explicitId === 'string' && isUuid(explicitId)) {
+    item = await trx('catalog_items').where({ id: explicitId, catalog_id: target.catalog_id }).first('id', 'entity_type', 'data');
+  }
+  const key = businessKeyOf(input, target.unique_id_field);
+  if (!item && key !== null) {
+    item = await trx('catalog_items').where({ catalog_id: target.catalog_id, business_key: key }).first('id', 'entity_type', 'data');
+  }
+  const enriched = Object.fromEntries(Object.entries(result.after_data).filter(([k]) => !PROVENANCE_KEYS.includes(k) && k !== ITEM_ID_KEY));
+  const before = item?.data ?? {};
+  const after = { ...before, ...enriched };
+  const sourceData = {
+    original_data: result.original_data,
+    sources: result.after_data.sources ?? {},
+    source_explanations: result.after_data.source_explanations ?? {},
+    all_sources: result.all_sources,
+    ...(result.category_id !== undefined ? { category_id: result.category_id } : {}),
+    ...(result.taxonomy_attributes ? { taxonomy_attributes: result.taxonomy_attributes, taxonomy_attribute_sources: result.taxonomy_attribute_sources ?? {} } : {}),
+    ...(result.error ? { error: result.error } : {}),
+  };
+  const inserted = await trx('staged_changes')
+    .insert({
+      id: newId(),
+      activity_id: job.id,
+      organization_id: job.organization_id,
+      catalog_id: target.catalog_id,
+      catalog_item_id: item?.id ?? null,
+      catalog_item_entity_type: item?.entity_type ?? (target.grouped ? 'variant' : 'product'),
+      before_data: JSON.stringify(before),
+      after_data: JSON.stringify(after),
+      source_data: JSON.stringify(sourceData),
+      is_new_item: !item,
+      row_index: rowIndex,
+      status: result.error ? 'error' : stagedStatus,
+      review_info: JSON.stringify(result.review_info ?? null),
+    })
+    .onConflict(['activity_id', 'row_index'])
+    .ignore()
+    .returning('id');
+  if (inserted.length) return inserted[0].id as string;
+  const existing = await trx('staged_changes').where({ activity_id: job.id, row_index: rowIndex }).first('id');
+  return existing.id as string;
+}
+
+/**
+ * Copies the staged changes of `rowIndexes` from one activity to another (resume / re-extract
+ * carry earlier results), set-based, and points the new job's carried results at the copies.
+ */
+export async function copyStagedChanges(trx: Knex.Transaction, fromActivityId: string, toActivityId: string): Promise<void> {
+  await trx.raw(
+    `INSERT INTO staged_changes (id, activity_id, organization_id, catalog_id, catalog_item_id, catalog_item_entity_type,
+       before_data, after_data, source_data, is_new_item, row_index, status, review_info)
+     SELECT gen_random_uuid(), ?, s.organization_id, s.catalog_id, s.catalog_item_id, s.catalog_item_entity_type,
+       s.before_data, s.after_data, s.source_data, s.is_new_item, s.row_index, s.status, s.review_info
+     FROM staged_changes s
+     JOIN enrichment_rows r ON r.job_id = ? AND r.row_index = s.row_index AND r.carried_from_job_id = ?
+     WHERE s.activity_id = ?
+     ON CONFLICT (activity_id, row_index) DO NOTHING`,
+    [toActivityId, toActivityId, fromActivityId, fromActivityId],
+  );
+  await trx.raw(
+    `UPDATE enrichment_rows r SET result = jsonb_set(r.result, '{staged_change_id}', to_jsonb(s.id::text))
+     FROM staged_changes s
+     WHERE r.job_id = ? AND r.carried_from_job_id IS NOT NULL AND r.result IS NOT NULL
+       AND s.activity_id = r.job_id AND s.row_index = r.row_index`,
+    [toActivityId],
+  );
+}
+
+interface ActivityRow {
+  id: string;
+  organization_id: string;
+  catalog_id: string | null;
+  type: string;
+  status: string;
+  description: string | null;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/**
+ * `GET /api/activities/{id}` (decisions.md §1, G16): the activity with its `staged_count`.
+ * @throws NotFoundError `Activity not found` (404); ForbiddenError (403)
+ */
+export async function getActivity(knex: Knex, scope: Scope, activityId: string): Promise<Record<string, unknown>> {
+  const activity = await loadOwned<ActivityRow>(knex, 'review_activities', activityId, scope, 'Activity not found');
+  const [{ count }] = await knex('staged_changes').where({ activity_id: activityId }).count({ count: '*' });
+  return presentActivity(activity, Number(count));
+}
+
+/** Query of the staged-changes list (G16). */
+export interface StagedChangesQuery {
+  page: number;
+  page_size: number;
+  status?: string;
+  search_query?: string;
+}
+
+/**
+ * `GET /api/activities/{id}/staged-changes` (decisions.md §5, G16): staged changes in row order,
+ * filtered by `status` and by `search_query` (case-insensitive substring of the before/after
+ * data), paginated: `{items, total, page, page_size, total_pages}`.
+ * @throws NotFoundError (404) / ForbiddenError (403) for the activity
+ */
+export async function listStagedChanges(knex: Knex, scope: Scope, activityId: string, q: StagedChangesQuery): Promise<Record<string, unknown>> {
+  await loadOwned<ActivityRow>(knex, 'review_activities', activityId, scope, 'Activity not found');
+  const base = knex('staged_changes').where({ activity_id: activityId }).modify((b) => {
+    if (q.status) b.where({ status: q.status });
+    if (q.search_query) {
+      const like = `%${q.search_query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      b.where((w) => w.whereRaw('after_data::text ILIKE ?', [like]).orWhereRaw('before_data::text ILIKE ?', [like]));
+    }
+  });
+  const [{ count }] = await base.clone().count({ count: '*' });
+  const rows = await base.clone().orderBy([{ column: 'row_index' }, { column: 'id' }]).offset((q.page - 1) * q.page_size).limit(q.page_size);
+  const total = Number(count);
+  return { items: rows.map(presentStagedChange), total, page: q.page, page_size: q.page_size, total_pages: Math.ceil(total / q.page_size) };
+}
+
+/**
+ * `GET /api/activities/{id}/staged-changes/summary` (decisions.md §5, G16): `{total_changes,
+ * by_status, field_stats: {field: {completed, total, completion_rate, changed}}, taxonomy_stats:
+ * {with_category, categories: {category_id: count}}}`. `completed` counts changes whose after
+ * data has a non-empty value for the field; `changed` those where it differs from before.
+ * @throws NotFoundError (404) / ForbiddenError (403) for the activity
+ */
+export async function stagedChangesSummary(knex: Knex, scope: Scope, activityId: string): Promise<Record<string, unknown>> {
+  await loadOwned<ActivityRow>(knex, 'review_activities', activityId, scope, 'Activity not found');
+  const byStatus = (await knex('staged_changes').where({ activity_id: activityId }).groupBy('status').select('status').count({ n: '*' })) as unknown as Array<{ status: string; n: string }>;
+  const total = byStatus.reduce((s, r) => s + Number(r.n), 0);
+  const { rows: fields } = await knex.raw(
+    `SELECT e.key AS field,
+       count(*) FILTER (WHERE e.value <> 'null'::jsonb AND e.value <> '""'::jsonb AND e.value <> '[]'::jsonb) AS completed,
+       count(*) FILTER (WHERE e.value IS DISTINCT FROM s.before_data -> e.key) AS changed
+     FROM staged_changes s CROSS JOIN LATERAL jsonb_each(s.after_data) e
+     WHERE s.activity_id = ? GROUP BY e.key ORDER BY e.key`,
+    [activityId],
+  );
+  const { rows: cats } = await knex.raw(
+    `SELECT source_data ->> 'category_id' AS category_id, count(*) AS n FROM staged_changes
+     WHERE activity_id = ? AND source_data ->> 'category_id' IS NOT NULL GROUP BY 1 ORDER BY 1`,
+    [activityId],
+  );
+  const fieldStats: Record<string, unknown> = {};
+  for (const f of fields as Array<{ field: string; completed: string; changed: string }>) {
+    const completed = Number(f.completed);
+    fieldStats[f.field] = { completed, total, completion_rate: total ? Number((completed / total).toFixed(4)) : 0, changed: Number(f.changed) };
+  }
+  const categories: Record<string, number> = {};
+  for (const c of cats as Array<{ category_id: string; n: string }>) categories[c.category_id] = Number(c.n);
+  return {
+    total_changes: total,
+    by_status: Object.fromEntries(byStatus.map((r) => [r.status as string, Number(r.n)])),
+    field_stats: fieldStats,
+    taxonomy_stats: { with_category: Object.values(categories).reduce((s, n) => s + n, 0), categories },
+  };
+}
