@@ -1,5 +1,7 @@
 import { normalizeAvailability } from '../normalize/availability';
 import { normalizeNumber } from '../normalize/price';
+import { readInUnit } from '../normalize/units';
+import { mapEnum } from '../semantics/enum';
 import type { OutputField } from '../types';
 import type { FieldRole } from './roles';
 
@@ -8,7 +10,7 @@ function fold(v: unknown): string {
 }
 
 function toEnum(value: string, members: Array<string | number | boolean>, role: FieldRole): string | number | boolean | undefined {
-  const direct = members.find((m) => fold(m) === fold(value));
+  const direct = members.find((m) => fold(m) === fold(value)) ?? mapEnum(value, members);
   if (direct !== undefined) return direct;
   if (role === 'availability') return members.find((m) => normalizeAvailability(String(m)) === value);
   return undefined;
@@ -43,9 +45,9 @@ export function coerce(value: string | string[], field: OutputField, role: Field
   if (text === undefined) return undefined;
   if (field.enum && field.enum.length > 0) return toEnum(text, field.enum, role);
   switch (field.type) {
-    case 'number': return toNumber(text);
+    case 'number': return field.unit ? readInUnit(text, field.unit) : toNumber(text);
     case 'integer': {
-      const n = toNumber(text);
+      const n = field.unit ? readInUnit(text, field.unit) : toNumber(text);
       return n === undefined ? undefined : Math.round(n);
     }
     case 'boolean': {

@@ -1,0 +1,102 @@
+/**
+ * Field semantics applied to a built result (interface-spec.md, Output-schema field and
+ * enrich parameters): `merge` (arrays: union with the item's existing list; other types keep
+ * the existing value), `validate_semantics` (see ./validate: failing values leave the output
+ * and become low-confidence candidates when requested, else field issues — never silently
+ * kept), and `required` (a required field left empty is a field issue and flags the result
+ * for review).
+ */
+import type { EnrichInput, EnrichmentResult, OutputField } from '../types';
+import { enumKey } from './enum';
+import { addCandidates, lowConfidenceWanted } from './low-confidence';
+import { validateValue } from './validate';
+
+function present(v: unknown): boolean {
+  return v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '') && !(Array.isArray(v) && v.length === 0);
+}
+
+/** Whether the engine must extract a field even though the item has a value: only array fields with `merge`. */
+export function extractsDespiteInput(field: OutputField): boolean {
+  return field.merge === true && field.type === 'array';
+}
+
+/** Union of two lists, existing items first, de-duplicated by folded value. */
+export function unionValues(existing: unknown[], extracted: unknown[]): unknown[] {
+  const seen = new Set<string>();
+  const out: unknown[] = [];
+  for (const v of [...existing, ...extracted]) {
+    const key = enumKey(typeof v === 'string' ? v : JSON.stringify(v));
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(v);
+  }
+  return out;
+}
+
+function mergeField(result: EnrichmentResult, item: Record<string, unknown>, field: OutputField): void {
+  const existing = item[field.name];
+  if (!extractsDespiteInput(field) || !present(existing)) return;
+  const after = result.after_data;
+  const own = [`INPUT:${field.name}`];
+  const cited = after.sources[field.name] ?? [];
+  const extracted = cited.length > 0 && !cited.every((s) => s.startsWith('INPUT:')) ? after[field.name] : undefined;
+  const list = Array.isArray(existing) ? existing : [existing];
+  if (!Array.isArray(extracted)) {
+    after[field.name] = existing;
+    after.sources[field.name] = own;
+    after.source_explanations[field.name] = `Kept from the input item's ${field.name}.`;
+    result.review_info.field_methods[field.name] = 'input';
+    result.review_info.field_confidence[field.name] = 'high';
+    return;
+  }
+  const merged = unionValues(list, extracted);
+  after[field.name] = merged;
+  after.sources[field.name] = [...own, ...cited];
+  after.source_explanations[field.name] = `Merged ${list.length} existing value(s) with ${merged.length - list.length} new one(s): ${after.source_explanations[field.name] ?? ''}`.trim();
+}
+
+function withhold(result: EnrichmentResult, input: EnrichInput, field: OutputField, problems: string[]): void {
+  const after = result.after_data;
+  const value = after[field.name];
+  const sources = after.sources[field.name] ?? [];
+  const explanation = after.source_explanations[field.name] ?? '';
+  delete after[field.name];
+  delete after.sources[field.name];
+  delete after.source_explanations[field.name];
+  delete result.review_info.field_methods[field.name];
+  delete result.review_info.field_confidence[field.name];
+  const reason = `The value ${problems.join('; ')}.`;
+  const text = Array.isArray(value) ? value.join(', ') : String(value);
+  if (lowConfidenceWanted(input.options, 'field')) {
+    addCandidates(result, input.options, [{ name: field.name, scope: 'field', candidate_value: text, confidence: 'LOW', reason, sources, source_explanation: explanation }]);
+  } else {
+    result.review_info.field_issues.push({ field: field.name, message: `Withheld "${text.slice(0, 80)}": ${reason}` });
+  }
+}
+
+/**
+ * Applies merge, semantic validation (when `options.validate_semantics`) and required checks
+ * to `result` in place. Values taken from the input item itself are never withheld.
+ */
+export function applySemantics(result: EnrichmentResult, input: EnrichInput): void {
+  const { item, output_schema: fields, options } = input;
+  const flags = new Set(result.review_info.flags);
+  for (const field of fields) {
+    mergeField(result, item, field);
+    const value = result.after_data[field.name];
+    const fromInput = (result.after_data.sources[field.name] ?? []).every((s) => s.startsWith('INPUT:'));
+    if (options.validate_semantics && present(value) && !fromInput) {
+      const problems = validateValue(value, field);
+      if (problems.length > 0) {
+        withhold(result, input, field, problems);
+        flags.add('semantic_check_failed');
+      }
+    }
+    if (field.required && !present(result.after_data[field.name])) {
+      result.review_info.field_issues.push({ field: field.name, message: 'Required field has no value.' });
+      flags.add('missing_required');
+    }
+  }
+  result.review_info.flags = [...flags];
+  if (flags.has('missing_required') || flags.has('semantic_check_failed')) result.review_info.confidence = 'low';
+}
