@@ -34,8 +34,26 @@ export interface Config {
   jwtSecret: string | null;
   /** Allow plain-http loopback webhook URLs, for development (env `ALLOW_HTTP_WEBHOOKS`). */
   allowHttpWebhooks: boolean;
-  /** OpenAI-compatible endpoint for the LLM path; null disables it (env `OPENAI_BASE_URL`). */
-  llm: { baseUrl: string; apiKey: string; model: string } | null;
+  /**
+   * OpenAI-compatible endpoint for the LLM path; null disables it (env `OPENAI_BASE_URL`,
+   * `OPENAI_API_KEY`, `OPENAI_MODEL`; `OPENAI_TIMEOUT_MS` per request, default 60000;
+   * `OPENAI_MAX_RETRIES` on 408/409/429/5xx and network errors, default 2).
+   */
+  llm: { baseUrl: string; apiKey: string; model: string; timeoutMs?: number; maxRetries?: number } | null;
+  /**
+   * Web search for research (env `SEARCH_PROVIDER`: `archive` = the offline archives, the
+   * default; `searxng` needs `SEARXNG_URL`; `brave` needs `BRAVE_API_KEY`, endpoint
+   * `BRAVE_API_URL`; `SEARCH_TIMEOUT_MS` per call, default 10000).
+   */
+  search: { provider: 'archive' | 'searxng' | 'brave'; searxngUrl: string | null; braveApiKey: string | null; braveApiUrl: string; timeoutMs: number };
+  /**
+   * Live page fetching, used with a live search provider (env `FETCH_TIMEOUT_MS` total per page
+   * incl. redirects, default 15000; `FETCH_CONNECT_TIMEOUT_MS` default 5000; `FETCH_MAX_BYTES`
+   * default 5 MiB; `FETCH_MAX_REDIRECTS` default 5; `FETCH_PER_HOST_CONCURRENCY` default 2;
+   * `FETCH_USER_AGENT`; `FETCH_ALLOW_PRIVATE` lets it reach loopback/private addresses, for
+   * tests and closed networks only, default false).
+   */
+  fetch: { timeoutMs: number; connectTimeoutMs: number; maxBytes: number; maxRedirects: number; perHostConcurrency: number; userAgent: string; allowPrivateFetch: boolean };
   /** pino log level (env `LOG_LEVEL`, default `info`). */
   logLevel: string;
 }
@@ -55,6 +73,16 @@ function int(value: string | undefined, fallback: number, name: string): number 
   return n;
 }
 
+/**
+ * `SEARCH_PROVIDER` as a provider name; empty means `archive`.
+ * @throws Error for any other value
+ */
+function searchProvider(value: string | undefined): Config['search']['provider'] {
+  const v = (value ?? '').trim().toLowerCase() || 'archive';
+  if (v === 'archive' || v === 'searxng' || v === 'brave') return v;
+  throw new Error(`SEARCH_PROVIDER must be archive, searxng or brave, got ${JSON.stringify(value)}`);
+}
+
 /** The archives of `../shared/data` that exist on this machine (evaluation.md, "The offline web archive"). */
 export function defaultArchives(): string[] {
   const shared = path.resolve(REPO_ROOT, '..', 'shared', 'data');
@@ -66,7 +94,7 @@ export function defaultArchives(): string[] {
 /**
  * Reads the configuration from an environment map.
  * @param env defaults to `process.env`
- * @throws Error when a numeric variable is not a non-negative integer
+ * @throws Error when a numeric variable is not a non-negative integer, or SEARCH_PROVIDER is unknown
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env.PORT, 8080, 'PORT');
@@ -88,8 +116,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtSecret: env.JWT_SECRET || null,
     allowHttpWebhooks: bool(env.ALLOW_HTTP_WEBHOOKS, false),
     llm: env.OPENAI_BASE_URL
-      ? { baseUrl: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY ?? 'none', model: env.OPENAI_MODEL ?? 'gpt-4o-mini' }
+      ? {
+        baseUrl: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY ?? 'none', model: env.OPENAI_MODEL ?? 'gpt-4o-mini',
+        timeoutMs: int(env.OPENAI_TIMEOUT_MS, 60_000, 'OPENAI_TIMEOUT_MS'), maxRetries: int(env.OPENAI_MAX_RETRIES, 2, 'OPENAI_MAX_RETRIES'),
+      }
       : null,
+    search: {
+      provider: searchProvider(env.SEARCH_PROVIDER),
+      searxngUrl: env.SEARXNG_URL || null,
+      braveApiKey: env.BRAVE_API_KEY || null,
+      braveApiUrl: env.BRAVE_API_URL || 'https://api.search.brave.com/res/v1/web/search',
+      timeoutMs: int(env.SEARCH_TIMEOUT_MS, 10_000, 'SEARCH_TIMEOUT_MS'),
+    },
+    fetch: {
+      timeoutMs: int(env.FETCH_TIMEOUT_MS, 15_000, 'FETCH_TIMEOUT_MS'),
+      connectTimeoutMs: int(env.FETCH_CONNECT_TIMEOUT_MS, 5_000, 'FETCH_CONNECT_TIMEOUT_MS'),
+      maxBytes: int(env.FETCH_MAX_BYTES, 5 * 1024 * 1024, 'FETCH_MAX_BYTES'),
+      maxRedirects: int(env.FETCH_MAX_REDIRECTS, 5, 'FETCH_MAX_REDIRECTS'),
+      perHostConcurrency: Math.max(1, int(env.FETCH_PER_HOST_CONCURRENCY, 2, 'FETCH_PER_HOST_CONCURRENCY')),
+      userAgent: env.FETCH_USER_AGENT || 'catalog-enrichment-service/0.1 (+product data research)',
+      allowPrivateFetch: bool(env.FETCH_ALLOW_PRIVATE, false),
+    },
     logLevel: env.LOG_LEVEL ?? 'info',
   };
 }

@@ -3,11 +3,19 @@ import { coerce } from './extract/coerce';
 import { pageCandidates, type Candidate, type Method } from './extract/candidates';
 import { matchPage, type ItemIdentity, type PageMatch } from './extract/identity';
 import { fieldRole, snake } from './extract/roles';
-import { parsePageCached, type PageDoc } from './parse/page';
+import type { PageDoc } from './parse/page';
 import { domainAllowed } from './research/domains';
 import { itemIdentifiers, itemName, planQueries, SPEED_BUDGETS } from './research/plan';
-import type { Fetcher, SearchProvider } from './research/types';
+import type { FetchedPage, Fetcher, SearchProvider } from './research/types';
+import { knowledgeBaseCandidates, knowledgeBaseSources } from './knowledge-base/sources';
+import { refineWithLlm, type LlmConfig } from './llm';
+import { fetchedPageDoc } from './providers/documents';
 import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, LowConfidenceCandidate, OutputField, ReviewInfo } from './types';
+import { applySemantics, extractsDespiteInput } from './semantics';
+import { readDimension } from './semantics/dimensions';
+import { lowConfidenceWanted } from './semantics/low-confidence';
+import { unitCandidates } from './semantics/measure';
+import { applyTaxonomy } from './taxonomy';
 
 /** What evidence stores per read page: the compact parsed facts and where the page ranked. */
 export interface EvidenceDocument {
@@ -74,9 +82,11 @@ function inputText(item: Record<string, unknown>): Array<[string, string]> {
  * check per page, candidates per field (structured data, OpenGraph, spec tables, text),
  * agreement voting, typed output with sources and explanations; deterministic, no I/O.
  * `web_search: false` reads values only from the item's own text (src/enrichment/text).
- * `llm` is accepted for the LLM path and not used by this engine.
+ * Knowledge-base documents (`options.knowledge_base`) join voting as `SOURCE_X` candidates.
+ * With `llm`, extract adds one structured-output LLM call over the evidence (src/enrichment/llm),
+ * merged under its grounding rules. Search/fetch failures are recorded in `evidence.problems`.
  */
-export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; llm?: unknown }): EnrichmentEngine {
+export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; llm?: LlmConfig }): EnrichmentEngine {
   const research: EnrichmentEngine['research'] = async (input) => {
     const usage = emptyUsage();
     const evidence: Evidence = { queries: [], search_results: [], documents: [] };
@@ -87,32 +97,54 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
     for (const query of planQueries(input.item, input.options.speed)) {
       evidence.queries.push(query);
       usage.search_calls++;
-      lists.push(await deps.search.search(query, { limit: budget.results, allowed_domains, blocked_domains }));
+      try {
+        lists.push(await deps.search.search(query, { limit: budget.results, allowed_domains, blocked_domains }));
+      } catch (err) {
+        (evidence.problems ??= []).push(`search "${query}": ${err instanceof Error ? err.message : String(err)}`);
+      }
     }
     evidence.search_results = fuse(lists).slice(0, Math.max(10, budget.pages));
     const docs: EvidenceDocument[] = [];
     for (const [rank, r] of evidence.search_results.slice(0, budget.pages).entries()) {
       if (!domainAllowed(r.url, allowed_domains, blocked_domains)) continue;
-      const page = await deps.fetcher.fetch(r.url);
+      let page: FetchedPage;
+      try {
+        page = await deps.fetcher.fetch(r.url);
+      } catch (err) {
+        (evidence.problems ??= []).push(err instanceof Error ? err.message : String(err));
+        continue;
+      }
       usage.pages_fetched++;
+      input.options.on_fetched?.(page);
       if (page.status !== 200 || !domainAllowed(page.final_url, allowed_domains, blocked_domains)) continue;
-      if (page.content_type && !/html|xml/i.test(page.content_type)) continue;
-      docs.push({ url: page.final_url, rank, doc: compact(parsePageCached(page.final_url, page.body)) });
+      const doc = await fetchedPageDoc(page).catch((err: Error) => {
+        (evidence.problems ??= []).push(`read ${page.final_url}: ${err.message}`);
+        return null;
+      });
+      if (doc) docs.push({ url: page.final_url, rank, doc: compact(doc) });
     }
     evidence.documents = docs;
     return { evidence, usage };
   };
 
-  const extract: EnrichmentEngine['extract'] = async (input, evidence) => ({ result: buildResult(input, evidence), usage: emptyUsage() });
+  const extract: EnrichmentEngine['extract'] = async (input, evidence) => {
+    const result = buildResult(input, evidence);
+    if (!deps.llm) return { result, usage: emptyUsage() };
+    const pages = (evidence.documents as EvidenceDocument[]).filter((d) => d && d.doc).map((d) => ({ source: d.url, doc: d.doc }));
+    const kb = knowledgeBaseSources(input.options.knowledge_base ?? [], input.item).map((s) => ({ source: s.source_id, doc: s.doc }));
+    return refineWithLlm(deps.llm, input, [...pages, ...kb], result);
+  };
 
   return {
     research,
     extract,
+    fetcher: deps.fetcher,
     async enrich(input) {
       try {
         const { evidence, usage } = await research(input);
-        const { result } = await extract(input, evidence);
-        return { result, evidence, usage };
+        const extracted = await extract(input, evidence);
+        for (const key of Object.keys(usage) as Array<keyof EngineUsage>) usage[key] += extracted.usage[key];
+        return { result: extracted.result, evidence, usage };
       } catch (err) {
         const evidence: Evidence = { queries: [], search_results: [], documents: [] };
         return { result: errorResult(input, err), evidence, usage: emptyUsage() };
@@ -141,7 +173,7 @@ function buildResult(input: EnrichInput, evidence: Evidence): EnrichmentResult {
 
   const wanted: OutputField[] = [];
   for (const field of fields) {
-    if (present(item[field.name])) {
+    if (present(item[field.name]) && !extractsDespiteInput(field)) {
       after.sources[field.name] = [`INPUT:${field.name}`];
       after.source_explanations[field.name] = `Kept from the input item's ${field.name}.`;
       review.field_methods[field.name] = 'input';
@@ -155,6 +187,7 @@ function buildResult(input: EnrichInput, evidence: Evidence): EnrichmentResult {
   const matches: Array<{ d: EvidenceDocument; m: PageMatch }> = docs.map((d) => ({ d, m: matchPage(identity, d.doc) }));
   const accepted = matches.filter((x) => x.m.kind !== 'none').sort((a, b) => b.m.score - a.m.score || a.d.rank - b.d.rank);
   const rejected = matches.length - accepted.length;
+  const kb = knowledgeBaseSources(options.knowledge_base ?? [], item);
 
   const place = (field: OutputField, value: unknown, cited: string[], explanation: string, method: Method, confidence: Confidence): void => {
     if (confidence === 'low' && lowEnabled) {
@@ -187,6 +220,17 @@ function buildResult(input: EnrichInput, evidence: Evidence): EnrichmentResult {
         place(field, x.value, [`INPUT:${key}`], `Found in the item's ${key}: "${x.snippet}".`, 'text', x.confidence);
       }
     }
+    // Dimension tuples in the item's text ("Bar table, 51x51 cm") for width/height/depth fields with a unit.
+    for (const field of wanted.filter((f) => !(f.name in after.sources))) {
+      const dim = readDimension(field, texts.map(([label, text]) => ({ label, text })), false);
+      if (dim) place(field, dim.value, [`INPUT:${dim.label}`], `Dimensions "${dim.text}" in the item's ${dim.label}.`, 'text', dim.by === 'letter' ? 'high' : 'medium');
+    }
+    for (const field of wanted.filter((f) => !(f.name in after.sources))) {
+      const role = fieldRole(field);
+      const voted = vote(knowledgeBaseCandidates(kb, role, field.name, [snake(field.name).replace(/_/g, ' ')]));
+      const value = voted ? coerce(voted.value, field, role) : undefined;
+      if (voted && value !== undefined) place(field, value, [...new Set(voted.candidates.map((c) => c.url))], `${voted.candidates[0].explanation[0].toUpperCase()}${voted.candidates[0].explanation.slice(1)}.`, 'knowledge_base', voted.confidence);
+    }
     review.reasoning = `No web search: values were read from the item's own text (${texts.map(([k]) => k).join(', ') || 'none'}).`;
   } else {
     for (const field of wanted) {
@@ -195,8 +239,9 @@ function buildResult(input: EnrichInput, evidence: Evidence): EnrichmentResult {
       const candidates: Candidate[] = [];
       accepted.forEach(({ d, m }, i) => {
         const product = m.product !== undefined ? d.doc.products[m.product] : undefined;
-        for (const c of pageCandidates(d.doc, role, field.name, synonyms, product)) candidates.push({ ...c, weight: c.weight * (i === 0 ? 1 : 0.7) * (m.kind === 'identifier' ? 1 : 0.9 + 0.1 * m.score) });
+        for (const c of [...pageCandidates(d.doc, role, field.name, synonyms, product), ...unitCandidates(d.doc, field, product)]) candidates.push({ ...c, weight: c.weight * (i === 0 ? 1 : 0.7) * (m.kind === 'identifier' ? 1 : 0.9 + 0.1 * m.score) });
       });
+      candidates.push(...knowledgeBaseCandidates(kb, role, field.name, synonyms));
       const voted = vote(candidates);
       if (!voted) continue;
       if (role === 'gtin' && voted.candidates.every((c) => c.markup_only)) {
@@ -221,10 +266,18 @@ function buildResult(input: EnrichInput, evidence: Evidence): EnrichmentResult {
   const levels = Object.values(review.field_confidence);
   review.confidence = levels.includes('low') ? 'low' : levels.includes('medium') || levels.length === 0 ? 'medium' : 'high';
   if (review.field_issues.length > 0) review.flags.push('conflicting_values');
+  if (evidence.problems?.length) {
+    review.flags.push('research_problems');
+    review.reasoning += ` Research problems: ${evidence.problems.slice(0, 3).join('; ')}${evidence.problems.length > 3 ? '; …' : ''}.`;
+  }
   const result: EnrichmentResult = { original_data: item, after_data: after, all_sources: [...sources], review_info: review };
   if (lowEnabled) {
     result.low_confidence_candidates = lowCandidates.slice(0, options.low_confidence?.max_candidates_per_item ?? 8);
     result.low_confidence_fields = [...new Set(result.low_confidence_candidates.map((c) => c.name))];
   }
+  const pages = accepted.map(({ d, m }) => ({ url: d.url, doc: d.doc, product: m.product !== undefined ? d.doc.products[m.product] : undefined }));
+  const attributeOptions = { ...options, predict_taxonomy: false, low_confidence: lowConfidenceWanted(options, 'taxonomy_attribute') ? { ...options.low_confidence, enabled: true, scopes: ['field' as const] } : undefined };
+  applyTaxonomy(result, input, pages, (attributes) => buildResult({ item, output_schema: attributes, options: attributeOptions }, evidence));
+  applySemantics(result, input);
   return result;
 }

@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import { createEngine } from './engine';
-import { openArchives } from './research/archive';
+import { researchProviders } from './providers';
 import type { EnrichmentEngine } from './types';
 
 export { createEngine } from './engine';
@@ -9,14 +9,17 @@ export { openArchives, type WebArchive, type ArchivePage, type ArchiveOptions } 
 export type { SearchProvider, SearchResult, SearchOptions, Fetcher, FetchedPage } from './research/types';
 export { parsePrice, type ParsedPrice, type PriceHints } from './normalize/price';
 export * from './types';
+export { knowledgeBaseDocuments, KnowledgeBaseFileError, type KnowledgeBaseFile } from './knowledge-base/documents';
+export { researchProviders } from './providers';
 
 /**
- * The engine over the offline web archives named by `config.researchArchives`
- * (env RESEARCH_ARCHIVES). The search index is built lazily on the first search.
- * @throws Error when no archive is configured or one lacks page-index.json
+ * The engine the service runs: research providers chosen by `config.search` (default: the
+ * offline web archives of `config.researchArchives`, index built lazily on the first search;
+ * `searxng`/`brave`: live search + HTTP fetching, see providers/index.ts), and the LLM step
+ * when `config.llm` is set (env OPENAI_BASE_URL).
+ * @throws Error when the chosen provider is not configured (no archive, no SEARXNG_URL, no BRAVE_API_KEY)
  */
 export function createEngineFromConfig(config: Config): EnrichmentEngine {
-  if (config.researchArchives.length === 0) throw new Error('No research archive configured (RESEARCH_ARCHIVES).');
-  const archive = openArchives(config.researchArchives);
-  return createEngine({ search: archive.search, fetcher: archive.fetcher, llm: config.llm ?? undefined });
+  const { search, fetcher } = researchProviders(config);
+  return createEngine({ search, fetcher, llm: config.llm ?? undefined });
 }

@@ -1,0 +1,55 @@
+import OpenAI from 'openai';
+import type { JsonSchema } from './schema';
+
+/** The LLM endpoint (config `llm`): any OpenAI-compatible Chat Completions server. */
+export interface LlmConfig {
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+  /** Per request, ms; default 60 000. */
+  timeoutMs?: number;
+  /** Retries of the openai client on 408/409/429/5xx and connection errors; default 2. */
+  maxRetries?: number;
+}
+
+/** Tokens billed for one call. */
+export interface LlmUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+const clients = new Map<string, OpenAI>();
+
+function clientFor(config: LlmConfig): OpenAI {
+  const key = JSON.stringify([config.baseUrl, config.apiKey, config.timeoutMs, config.maxRetries]);
+  let client = clients.get(key);
+  if (!client) {
+    client = new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey, timeout: config.timeoutMs ?? 60_000, maxRetries: config.maxRetries ?? 2 });
+    clients.set(key, client);
+  }
+  return client;
+}
+
+/**
+ * One Chat Completions call with a strict JSON-schema `response_format` at temperature 0;
+ * returns the parsed JSON of the first choice and the usage the server reported (zeros when
+ * it reports none). Timeouts and retries are the openai client's (`timeout`, `maxRetries`).
+ * @throws Error (the openai SDK's APIError subclasses, or ours) on HTTP errors after retries,
+ *   timeouts, a refusal, or content that is not JSON
+ */
+export async function completeJson(
+  config: LlmConfig,
+  messages: Array<{ role: 'system' | 'user'; content: string }>,
+  responseFormat: { type: 'json_schema'; json_schema: { name: string; strict: true; schema: JsonSchema } },
+): Promise<{ data: unknown; usage: LlmUsage }> {
+  const completion = await clientFor(config).chat.completions.create({ model: config.model, messages, temperature: 0, response_format: responseFormat });
+  const usage = { prompt_tokens: completion.usage?.prompt_tokens ?? 0, completion_tokens: completion.usage?.completion_tokens ?? 0 };
+  const message = completion.choices[0]?.message;
+  if (!message) throw Object.assign(new Error('LLM returned no choice'), { usage });
+  if (message.refusal) throw Object.assign(new Error(`LLM refused: ${message.refusal}`), { usage });
+  try {
+    return { data: JSON.parse(message.content ?? ''), usage };
+  } catch {
+    throw Object.assign(new Error('LLM answer is not JSON'), { usage });
+  }
+}

@@ -1,0 +1,117 @@
+import { fieldRole } from '../extract/roles';
+import { coerce } from '../extract/coerce';
+import type { EnrichmentResult, LowConfidenceCandidate, OutputField } from '../types';
+import { quoteGrounded, sameValue, valueGrounded } from './grounding';
+import type { Passage } from './passages';
+import type { FieldAnswer, LlmAnswer } from './schema';
+
+const RANK = { low: 0, medium: 1, high: 2 } as const;
+
+function show(v: unknown): string {
+  return (Array.isArray(v) ? v.join(', ') : String(v)).slice(0, 80);
+}
+
+/** The model's value in the field's declared type (enum mapping, number parsing as in extraction), or undefined. */
+function typed(answer: FieldAnswer, field: OutputField): unknown {
+  const v = answer.value;
+  if (v === null || v === undefined) return undefined;
+  if (typeof v === 'boolean') return field.type === 'boolean' ? v : undefined;
+  if (typeof v === 'number' && (field.type === 'number' || field.type === 'integer') && !field.enum?.length) return field.type === 'integer' ? Math.round(v) : v;
+  return coerce(Array.isArray(v) ? v.map(String) : String(v), field, fieldRole(field));
+}
+
+/**
+ * Whether the answer is supported by its cited passage: the value is written there
+ * ({@link valueGrounded}), or, for booleans and enum members (which the page words differently),
+ * the model's quote is ({@link quoteGrounded}).
+ */
+function grounded(answer: FieldAnswer, value: unknown, field: OutputField, passage: Passage): boolean {
+  if (valueGrounded(answer.value, passage.text) || valueGrounded(value, passage.text)) return true;
+  const mapped = field.type === 'boolean' || (field.enum?.length ?? 0) > 0 || (field.items_enum?.length ?? 0) > 0;
+  return mapped && quoteGrounded(answer.quote, passage.text);
+}
+
+/** What {@link mergeLlmAnswer} did, per field, for the reasoning line and tests. */
+export interface MergeReport {
+  added: string[];
+  kept: string[];
+  replaced: string[];
+  rejected: string[];
+}
+
+/**
+ * Merges the model's answer into the deterministic result (copied, not mutated). Per field:
+ * - no deterministic value: the model's value is taken (method `llm`, confidence at most
+ *   `medium`) only when it cites a passage and is grounded in it; otherwise it becomes a field
+ *   issue and, when `lowConfidence`, a LOW candidate;
+ * - a deterministic value that the model confirms (same value) or does not address: kept;
+ * - a different value: the deterministic one is **contradicted**, and replaced, only when the
+ *   model cites a passage AND its value appears verbatim in that passage; otherwise it is kept
+ *   and the disagreement is a field issue.
+ * Values from the item itself (`INPUT:` sources) are never replaced.
+ * @param passages the passages the model saw (grounding is checked against exactly these)
+ */
+export function mergeLlmAnswer(result: EnrichmentResult, llmAnswer: LlmAnswer, passages: Passage[], fields: OutputField[], lowConfidence: boolean): { result: EnrichmentResult; report: MergeReport } {
+  const after: EnrichmentResult['after_data'] = { ...result.after_data, sources: { ...result.after_data.sources }, source_explanations: { ...result.after_data.source_explanations } };
+  const review = { ...result.review_info, flags: [...result.review_info.flags], field_issues: [...result.review_info.field_issues], field_confidence: { ...result.review_info.field_confidence }, field_methods: { ...result.review_info.field_methods } };
+  const low: LowConfidenceCandidate[] = [...(result.low_confidence_candidates ?? [])];
+  const all = new Set(result.all_sources);
+  const report: MergeReport = { added: [], kept: [], replaced: [], rejected: [] };
+
+  for (const field of fields) {
+    const answer = fieldAnswer(llmAnswer, field.name);
+    if (!answer || answer.value === null || answer.source_url === null) continue;
+    const value = typed(answer, field);
+    const passage = passages.find((p) => p.source === answer.source_url);
+    const hasDet = field.name in after.sources;
+    if (value === undefined || !passage) {
+      if (!hasDet) report.rejected.push(field.name);
+      review.field_issues.push({ field: field.name, message: `The LLM's reading "${show(answer.value)}" ${value === undefined ? 'does not fit the declared type' : 'cites no evidence passage'}.` });
+      continue;
+    }
+    const supported = grounded(answer, value, field, passage);
+    if (hasDet) {
+      const current = after[field.name];
+      if (sameValue(current, value)) {
+        report.kept.push(field.name);
+        continue;
+      }
+      const fromInput = after.sources[field.name].some((s) => s.startsWith('INPUT:'));
+      if (!supported || fromInput) {
+        report.kept.push(field.name);
+        review.field_issues.push({ field: field.name, message: `The LLM read "${show(value)}" from ${answer.source_url}, ${fromInput ? 'but the item states' : 'unsupported by that passage; kept'} "${show(current)}".` });
+        continue;
+      }
+      report.replaced.push(field.name);
+      review.field_issues.push({ field: field.name, message: `Replaced "${show(current)}" (${review.field_methods[field.name]}): ${answer.source_url} states "${show(value)}".` });
+    } else if (!supported) {
+      report.rejected.push(field.name);
+      review.field_issues.push({ field: field.name, message: `The LLM's reading "${show(value)}" is not found in its cited source ${answer.source_url}.` });
+      if (lowConfidence) low.push({ name: field.name, scope: 'field', candidate_value: show(value), confidence: 'LOW', reason: 'Suggested by the LLM but not found in the cited source.', sources: [answer.source_url], source_explanation: answer.explanation });
+      continue;
+    } else {
+      report.added.push(field.name);
+    }
+    after[field.name] = value;
+    after.sources[field.name] = [answer.source_url];
+    after.source_explanations[field.name] = answer.explanation;
+    review.field_methods[field.name] = 'llm';
+    review.field_confidence[field.name] = RANK[answer.confidence] >= RANK.medium ? 'medium' : 'low';
+    all.add(answer.source_url);
+  }
+  const levels = Object.values(review.field_confidence);
+  review.confidence = levels.includes('low') ? 'low' : levels.includes('medium') || levels.length === 0 ? 'medium' : 'high';
+  if (review.field_issues.length > 0 && !review.flags.includes('conflicting_values')) review.flags.push('conflicting_values');
+  review.reasoning = `${review.reasoning} LLM review: ${report.added.length} added, ${report.replaced.length} replaced, ${report.rejected.length} rejected as unsupported.`;
+  const merged: EnrichmentResult = { ...result, after_data: after, all_sources: [...all], review_info: review };
+  if (result.low_confidence_candidates || (lowConfidence && low.length > 0)) {
+    merged.low_confidence_candidates = low;
+    merged.low_confidence_fields = [...new Set(low.map((c) => c.name))];
+  }
+  return { result: merged, report };
+}
+
+function fieldAnswer(answer: LlmAnswer, name: string): FieldAnswer | undefined {
+  const a = answer.fields?.[name];
+  return a && typeof a === 'object' ? a : undefined;
+}

@@ -1,0 +1,134 @@
+import { createEngine } from '../../../src/enrichment/engine';
+import type { SearchProvider, Fetcher } from '../../../src/enrichment/research/types';
+import type { EnrichInput, OutputField } from '../../../src/enrichment/types';
+import { readBody, startServer } from '../providers/fixtures';
+
+const PAGE_URL = 'https://shop.example.com/acme-widget-3000';
+const PAGE = `<html><head><title>Acme Widget 3000</title>
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Acme Widget 3000","brand":{"@type":"Brand","name":"Acme"},"sku":"AW-3000"}</script>
+</head><body><h1>Acme Widget 3000</h1>
+<table><tr><th>Model number</th><td>M-100</td></tr></table>
+<p>Finished in brushed steel. Order code AW-3000-B for the black edition.</p>
+</body></html>`;
+
+const search: SearchProvider = { search: async () => [{ url: PAGE_URL, title: 'Acme Widget 3000', snippet: '', score: 1 }] };
+const fetcher: Fetcher = { fetch: async (url) => ({ url, final_url: url, status: url === PAGE_URL ? 200 : 404, content_type: 'text/html', body: Buffer.from(url === PAGE_URL ? PAGE : ''), fetched_at: new Date(0).toISOString() }) };
+
+const fields: OutputField[] = [
+  { name: 'brand', type: 'string', description: 'Brand name' },
+  { name: 'sku', type: 'string', description: 'Retailer SKU' },
+  { name: 'mpn', type: 'string', description: 'Manufacturer part number' },
+  { name: 'finish', type: 'string', description: 'Surface finish' },
+  { name: 'material', type: 'string', description: 'Main material' },
+];
+const input: EnrichInput = { item: { name: 'Acme Widget 3000' }, output_schema: fields, options: { speed: 'fast', web_search: true, low_confidence: { enabled: true } } };
+
+/** What the model "answers", per field. */
+const ANSWER = {
+  fields: {
+    brand: { value: 'Acme', source_url: PAGE_URL, quote: 'Acme', explanation: 'JSON-LD brand.', confidence: 'high' },
+    // Contradicts the JSON-LD sku with a value written in the cited passage → replaces it.
+    sku: { value: 'AW-3000-B', source_url: PAGE_URL, quote: 'Order code AW-3000-B', explanation: 'The page gives order code AW-3000-B.', confidence: 'medium' },
+    // Contradicts the table's MPN with a value the page never states → the deterministic value stays.
+    mpn: { value: 'M-999', source_url: PAGE_URL, quote: null, explanation: 'Guess.', confidence: 'low' },
+    // Only the model reads it, and the page states it → added.
+    finish: { value: 'brushed steel', source_url: PAGE_URL, quote: 'Finished in brushed steel', explanation: 'The description says it is finished in brushed steel.', confidence: 'high' },
+    // Only the model reads it, not in the page → rejected to field_issues and a LOW candidate.
+    material: { value: 'Oak', source_url: PAGE_URL, quote: null, explanation: 'Looks wooden.', confidence: 'medium' },
+  },
+};
+
+let server: Awaited<ReturnType<typeof startServer>>;
+let failWith = 0;
+const bodies: Array<Record<string, any>> = [];
+
+beforeAll(async () => {
+  server = await startServer(async (req, res) => {
+    const body = JSON.parse(await readBody(req)) as Record<string, any>;
+    bodies.push(body);
+    if (req.url !== '/v1/chat/completions' || req.method !== 'POST') return res.writeHead(404).end();
+    if (req.headers.authorization !== 'Bearer test-key') return res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"bad key"}}');
+    if (failWith) return res.writeHead(failWith, { 'content-type': 'application/json' }).end('{"error":{"message":"upstream down"}}');
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
+      id: 'chatcmpl-1', object: 'chat.completion', created: 0, model: body.model,
+      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: JSON.stringify(ANSWER), refusal: null } }],
+      usage: { prompt_tokens: 1234, completion_tokens: 210, total_tokens: 1444 },
+    }));
+  });
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  bodies.length = 0;
+  failWith = 0;
+});
+
+const llm = () => ({ baseUrl: server.url('/v1'), apiKey: 'test-key', model: 'test-model', timeoutMs: 5_000, maxRetries: 0 });
+
+test('sends a strict json_schema request built from the output schema, with the evidence', async () => {
+  await createEngine({ search, fetcher, llm: llm() }).enrich(input);
+  expect(bodies).toHaveLength(1);
+  const body = bodies[0];
+  expect(body.model).toBe('test-model');
+  expect(body.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user']);
+  expect(body.response_format.type).toBe('json_schema');
+  expect(body.response_format.json_schema.strict).toBe(true);
+  const props = body.response_format.json_schema.schema.properties.fields.properties;
+  expect(Object.keys(props)).toEqual(fields.map((f) => f.name));
+  expect(props.brand.required).toEqual(['value', 'source_url', 'quote', 'explanation', 'confidence']);
+  expect(props.brand.properties.source_url.enum).toEqual(expect.arrayContaining([PAGE_URL, 'INPUT:name', null]));
+  expect(props.brand.properties.confidence.enum).toEqual(['high', 'medium', 'low']);
+  const user = JSON.parse(body.messages[1].content);
+  expect(user.passages.map((p: { source: string }) => p.source)).toContain(PAGE_URL);
+  expect(user.passages.find((p: { source: string }) => p.source === PAGE_URL).text).toContain('brushed steel');
+  expect(user.current_values.sku).toEqual({ value: 'AW-3000', source: PAGE_URL });
+});
+
+test('merge rules: kept, contradicted, ungrounded; usage reported', async () => {
+  const { result, usage } = await createEngine({ search, fetcher, llm: llm() }).enrich(input);
+  const after = result.after_data;
+  const review = result.review_info;
+  // kept: confirmed deterministic value keeps its method
+  expect(after.brand).toBe('Acme');
+  expect(review.field_methods.brand).toBe('jsonld');
+  // contradicted: the cited passage states the model's value verbatim
+  expect(after.sku).toBe('AW-3000-B');
+  expect(review.field_methods.sku).toBe('llm');
+  expect(after.sources.sku).toEqual([PAGE_URL]);
+  expect(review.field_issues).toEqual(expect.arrayContaining([{ field: 'sku', message: expect.stringMatching(/Replaced "AW-3000"/) }]));
+  // ungrounded contradiction: deterministic value kept
+  expect(after.mpn).toBe('M-100');
+  expect(review.field_methods.mpn).toBe('table');
+  expect(review.field_issues).toEqual(expect.arrayContaining([{ field: 'mpn', message: expect.stringMatching(/M-999.*kept "M-100"/) }]));
+  // LLM-only, grounded
+  expect(after.finish).toBe('brushed steel');
+  expect(review.field_methods.finish).toBe('llm');
+  expect(review.field_confidence.finish).toBe('medium');
+  expect(after.source_explanations.finish).toBe('The description says it is finished in brushed steel.');
+  // LLM-only, ungrounded: never in the output
+  expect(after.material).toBeUndefined();
+  expect(result.low_confidence_candidates).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'material', candidate_value: 'Oak', confidence: 'LOW' })]));
+  expect(usage).toMatchObject({ llm_calls: 1, llm_prompt_tokens: 1234, llm_completion_tokens: 210, search_calls: 1, pages_fetched: 1 });
+});
+
+test('an API error keeps the deterministic values and flags the item', async () => {
+  failWith = 500;
+  const { result, usage } = await createEngine({ search, fetcher, llm: llm() }).enrich(input);
+  expect(result.error).toBeUndefined();
+  expect(result.after_data.sku).toBe('AW-3000');
+  expect(result.review_info.flags).toContain('llm_failed');
+  expect(result.review_info.reasoning).toMatch(/LLM step failed/);
+  expect(usage.llm_calls).toBe(1);
+  expect(usage.llm_prompt_tokens).toBe(0);
+});
+
+test('retries follow the client options', async () => {
+  failWith = 503;
+  await createEngine({ search, fetcher, llm: { ...llm(), maxRetries: 1 } }).enrich(input);
+  expect(bodies).toHaveLength(2);
+});
+
+test('without llm config the engine makes no call', async () => {
+  const { usage } = await createEngine({ search, fetcher }).enrich(input);
+  expect(bodies).toHaveLength(0);
+  expect(usage.llm_calls).toBe(0);
+});
