@@ -5,7 +5,7 @@ import { logger } from '../lib/logger';
 import type { EnrichmentJob } from '../models/enrichment-job';
 import type { OutputField } from '../enrichment/types';
 import { presentJob, presentJobListEntry } from '../presenters/enrichment-job';
-import { hostFile } from './enrichment-artifacts';
+import { hostKnowledgeBase, saveJobDocuments } from './enrichment-knowledge-base';
 import { copyRowsForReextract, copyRowsForResume, insertInlineItems, insertItemsFromCatalog, insertItemsFromFile, rowRules } from './enrichment-items';
 import { JobPlan, planJob } from './enrichment-request';
 import { copyStagedChanges } from './enrichment-staging';
@@ -69,25 +69,6 @@ export interface EnrichUploadInput {
 }
 
 /**
- * Hosts uploaded knowledge-base files and lists them as `SOURCE_<n>` → hosted URL after the
- * request's own `knowledge_base_sources` (interface-spec.md `knowledge_base_sources`).
- * @throws ValidationError (422) for a file type that cannot be hosted
- */
-async function hostKnowledgeBase(knex: Knex, scope: Scope, config: Record<string, any>, files: EnrichUploadInput['knowledgeBaseFiles']): Promise<void> {
-  if (files.length === 0) return;
-  const sources: Record<string, string> = { ...(config.knowledge_base_sources ?? {}) };
-  let n = Object.keys(sources).length;
-  for (const [i, f] of files.entries()) {
-    const url = await hostFile(knex, scope.organizationId, f.path, f.mimetype, f.originalname);
-    if (!url) throw ValidationError.at(['body', 'knowledge_base_files', i], `Unsupported document type ${f.mimetype}: PDF, images, text, markdown, CSV or JSON`, 'value_error');
-    while (sources[`SOURCE_${++n}`]);
-    sources[`SOURCE_${n}`] = url;
-  }
-  config.knowledge_base_sources = sources;
-  config.knowledge_base_enabled = true;
-}
-
-/**
  * Creates an enrichment job (interface-spec.md POST /public/enrich): resolves the request
  * (src/services/enrichment-request.ts: template, catalog schema/taxonomy/known values, resume,
  * re-extraction), stores the review activity (type `enrichment`), the job and its rows from the
@@ -103,7 +84,7 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
   // decisions.md §4: HTTPS only; loopback http only when config allowHttpWebhooks (src/services/webhooks.ts).
   assertWebhookUrl(req.webhook_url, deps.config?.allowHttpWebhooks ?? false);
   const plan = await planJob(knex, scope, req, upload && { file: upload.itemsFile.path, fileName: upload.itemsFile.originalname, knowledgeFiles: upload.knowledgeBaseFiles.length > 0 });
-  if (upload) await hostKnowledgeBase(knex, scope, plan.config, upload.knowledgeBaseFiles);
+  const documents = upload ? await hostKnowledgeBase(knex, scope, plan.config, upload.knowledgeBaseFiles) : [];
   const config = plan.config;
   const catalogId = plan.catalogId;
   const jobId = newId();
@@ -126,6 +107,7 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
       id: jobId, organization_id: scope.organizationId, catalog_id: catalogId, status: 'running', config,
       total_rows: 0, total_items: 0, workflow_id: workflowId,
     });
+    await saveJobDocuments(trx, jobId, documents);
     const { rows, carried, processable } = await insertRows(trx, jobId, plan);
     const total = Math.min(processable, config.max_rows ?? Number.POSITIVE_INFINITY);
     const [agg] = await trx('enrichment_rows').where({ job_id: jobId }).where('row_index', '<', total).select(

@@ -87,8 +87,8 @@ function setFields(entry: unknown): OutputField[] {
 /** Options the service accepts and stores but whose behaviour is not (yet) provided: recorded, never silent. */
 function recordedNoops(r: Record<string, any>, hasKnowledgeFiles: boolean): string[] {
   const out: string[] = [];
-  if (r.knowledge_base_enabled || r.knowledge_base_sources || r.knowledge_base_metadata || hasKnowledgeFiles) {
-    out.push('knowledge_base: documents and sources are stored and listed in knowledge_base_sources; the extractor does not read them yet');
+  if ((r.knowledge_base_enabled || r.knowledge_base_sources || r.knowledge_base_metadata) && !hasKnowledgeFiles) {
+    out.push('knowledge_base: only uploaded knowledge_base_files are read by the extractor; knowledge_base_sources given without files are listed as they are');
   }
   if (r.image_processing) out.push('image_processing: stored with the job; images are not transformed (hosting is done by host_media)');
   if (r.review_mode !== undefined || r.audit_decisions_enabled !== undefined) out.push('review_mode / audit_decisions_enabled: stored in the job config; no post-enrichment audit runs');

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { jobDocuments } from './enrichment-knowledge-base';
 import type { FetchedPage } from '../enrichment/research/types';
 import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, OutputField, ReviewInfo } from '../enrichment/types';
 import type { EnrichmentJob } from '../models/enrichment-job';
@@ -164,6 +165,7 @@ export async function processRow(knex: Knex, engine: EnrichmentEngine, jobId: st
   if (!row || row.status !== 'pending' || row.job_status !== 'running') return { processed: false, succeeded: false };
   const config = row.config as Record<string, any>;
   const input = engineInput(config, row.input, rowIndex);
+  if (config.knowledge_base_enabled) input.options.knowledge_base = await jobDocuments(knex, jobId);
   const capture: FetchedPage[] | null = config.capture_source_artifacts ? [] : null;
   let outcome: RowOutcome;
   try {
