@@ -105,6 +105,23 @@ export interface ItemFilter {
   top_level?: boolean;
 }
 
+/**
+ * The search condition of a term over `search_tsv`/`search_text` (see {@link filterSql}):
+ * word-prefix match of every word, plus a literal substring match when the term holds
+ * characters other than letters, digits and white space.
+ */
+export function searchSql(term: string): { sql: string; bindings: Knex.RawBinding[] } {
+  const lowered = term.toLowerCase();
+  const literal = "search_text LIKE ? ESCAPE '\\'";
+  const pattern = '%' + lowered.replace(/[\\%_]/g, (c) => '\\' + c) + '%';
+  const words = 'search_tsv @@ catalog_item_search_query(?)';
+  const hasWord = /[\p{L}\p{N}]/u.test(lowered);
+  const hasOther = /[^\p{L}\p{N}\s]/u.test(lowered);
+  if (!hasWord) return { sql: literal, bindings: [pattern] };
+  if (!hasOther) return { sql: words, bindings: [lowered] };
+  return { sql: `(${words} AND ${literal})`, bindings: [lowered, pattern] };
+}
+
 /** A `WHERE` clause with its bindings (always scoped to one catalog). */
 export function filterSql(catalogId: string, f: ItemFilter): { sql: string; bindings: Knex.RawBinding[] } {
   const parts = ['catalog_id = ?'];
@@ -115,17 +132,21 @@ export function filterSql(catalogId: string, f: ItemFilter): { sql: string; bind
   }
   if (f.top_level) parts.push('parent_id IS NULL');
   if (f.search !== undefined && f.search !== '') {
-    // Case-insensitive substring over the item's text values: `search_text` is lower-cased and
-    // carries a pg_trgm GIN index; LIKE wildcards in the term are matched literally. In the
-    // grouped (top-level) view a product also matches through any of its variants.
-    const pattern = '%' + f.search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c) + '%';
+    // Word search (decisions.md §3, G6, case-insensitive over the item's text values): every
+    // word of the term (a run of letters/digits) must start a word of the item's text values,
+    // in any order (`search_tsv`, GIN over (catalog_id, search_tsv), exact without recheck, so
+    // counts skip the heap). A term with other characters (identifiers such as `sku-123`, URLs,
+    // `100%`) must also occur literally (`search_text LIKE`, wildcards matched literally); a
+    // term without any word is only that literal match. In the grouped (top-level) view a
+    // product also matches through any of its variants.
+    const { sql, bindings: b } = searchSql(f.search);
     if (f.top_level) {
-      parts.push(`(search_text LIKE ? ESCAPE '\\' OR id IN (SELECT v.parent_id FROM catalog_items v
-                  WHERE v.catalog_id = ? AND v.parent_id IS NOT NULL AND v.search_text LIKE ? ESCAPE '\\'))`);
-      bindings.push(pattern, catalogId, pattern);
+      parts.push(`(${sql} OR id IN (SELECT v.parent_id FROM catalog_items v
+                  WHERE v.catalog_id = ? AND v.parent_id IS NOT NULL AND ${sql.replace(/search_(tsv|text)/g, 'v.search_$1')}))`);
+      bindings.push(...b, catalogId, ...b);
     } else {
-      parts.push("search_text LIKE ? ESCAPE '\\'");
-      bindings.push(pattern);
+      parts.push(sql);
+      bindings.push(...b);
     }
   }
   return { sql: parts.join(' AND '), bindings };
@@ -144,9 +165,6 @@ export function orderSql(field: string | undefined, order: SortOrder, fallback: 
   if (column) return { sql: `${column} ${dir}, id ASC`, bindings: [] };
   return { sql: `data -> ? ${dir} NULLS LAST, id ASC`, bindings: [field] };
 }
-
-/** Searches with at most this many matches are served from one materialised scan (see listItems). */
-const NARROW_SEARCH_MAX = 10000;
 
 /** Query of `GET …/items` (G6), after validation. */
 export interface ListItemsQuery {
@@ -175,28 +193,38 @@ export async function listItems(knex: Knex, scope: Scope, catalogId: string, q: 
   const grouped = isGrouped(catalog);
   const where = filterSql(catalogId, { search: q.search, top_level: grouped });
   const order = orderSql(q.sort_field, q.sort_order, 'created_at');
-  let items: ListedItem[] | null = null;
-  let total = 0;
+  let items: ListedItem[];
+  let total: number;
+  const columns = 'id, entity_type, data, created_at, updated_at, current_version';
   if (q.search) {
-    // Narrow searches: ONE trigram bitmap scan yields both the exact total and the page (the
-    // planner would otherwise walk the created_at index filtering row by row). Measured on
-    // 1,000,000 items: a 2,779-match phrase went from ~240 ms to ~155 ms.
-    const { rows } = await knex.raw(
-      `WITH m AS MATERIALIZED (SELECT id, entity_type, data, created_at, updated_at, current_version FROM catalog_items WHERE ${where.sql} LIMIT ?)
-       SELECT (SELECT count(*) FROM m)::int AS total,
-              coalesce((SELECT json_agg(p ORDER BY p.ord) FROM (SELECT m.*, row_number() OVER (ORDER BY ${order.sql}) AS ord
-                        FROM m ORDER BY ${order.sql} LIMIT ? OFFSET ?) p), '[]'::json) AS page`,
-      [...where.bindings, NARROW_SEARCH_MAX + 1, ...order.bindings, ...order.bindings, q.limit, q.offset],
-    );
-    if (rows[0].total <= NARROW_SEARCH_MAX) {
-      total = rows[0].total;
-      items = rows[0].page as ListedItem[];
-    }
-  }
-  if (!items) {
+    // Search: the exact total first (a GIN bitmap count; the bitmap of a broad term needs more
+    // than the default 4 MB work_mem to stay exact per row, else it turns lossy and every page
+    // is rechecked), then the page by whichever read touches fewer rows: all matches through
+    // the bitmap (sorted in memory), or the (catalog_id, created_at, id) index walked in order
+    // until the page is full, which visits about (offset + limit) × items / total rows.
+    ({ items, total } = await knex.transaction(async (trx) => {
+      await trx.raw("SET LOCAL work_mem = '64MB'");
+      const n: number = (await trx.raw(`SELECT count(*)::int AS n FROM catalog_items WHERE ${where.sql}`, where.bindings)).rows[0].n;
+      if (n === 0 || q.offset >= n) return { items: [] as ListedItem[], total: n };
+      const walkable = !q.sort_field || q.sort_field === 'created_at';
+      const walkRows = ((q.offset + q.limit) * Math.max(catalog.item_count, n)) / n;
+      if (walkable && walkRows < n) {
+        // The planner may not know how common the words are; the exact count says the walk wins.
+        await trx.raw('SET LOCAL enable_bitmapscan = off');
+        const page = await trx.raw(`SELECT ${columns} FROM catalog_items WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`, [...where.bindings, ...order.bindings, q.limit, q.offset]);
+        return { items: page.rows as ListedItem[], total: n };
+      }
+      const page = await trx.raw(
+        `WITH m AS MATERIALIZED (SELECT ${columns} FROM catalog_items WHERE ${where.sql})
+         SELECT * FROM m ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
+        [...where.bindings, ...order.bindings, q.limit, q.offset],
+      );
+      return { items: page.rows as ListedItem[], total: n };
+    }));
+  } else {
     const [page, count] = await Promise.all([
       knex.raw(
-        `SELECT id, entity_type, data, created_at, updated_at, current_version FROM catalog_items WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
+        `SELECT ${columns} FROM catalog_items WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
         [...where.bindings, ...order.bindings, q.limit, q.offset],
       ),
       knex.raw(`SELECT count(*)::int AS n FROM catalog_items WHERE ${where.sql}`, where.bindings),
@@ -288,7 +316,49 @@ interface Candidate {
   index: number;
   explicitId?: string;
   key: string | null;
+  /** The product business id named by the incoming data (product-grouped catalogs, bulk writes). */
+  pid: string | null;
   data: Record<string, unknown>;
+}
+
+/** Identity of a candidate inside one payload: database id, business key, or (keyless) product business id. */
+function identityOf(c: Candidate): string | null {
+  if (c.explicitId) return `id:${c.explicitId}`;
+  if (c.key !== null) return `key:${c.key}`;
+  if (c.pid !== null) return `pid:${c.pid}`;
+  return null;
+}
+
+/** A row of the set-based write. */
+interface WriteRow {
+  id: string;
+  ord: number;
+  entity_type: string;
+  parent_id: string | null;
+  business_key: string | null;
+  data: Record<string, unknown>;
+  search_text: string;
+}
+
+/**
+ * The products of a catalog by business id (`data[pidField]`), among product rows without a
+ * business key: one set-based look-up, the word index narrowing the rows (a product's id value
+ * is one of its text values) and `data->>pidField` deciding. The oldest wins when several
+ * products share a business id.
+ */
+async function productsByBusinessId(trx: Knex.Transaction, catalogId: string, pidField: string, pids: string[]): Promise<Map<string, ItemRow>> {
+  if (pids.length === 0) return new Map();
+  const { rows } = await trx.raw(
+    `SELECT DISTINCT ON (pid) * FROM (
+       SELECT data->>? AS pid, id, entity_type, parent_id, business_key, data, current_version, created_at
+       FROM catalog_items
+       WHERE catalog_id = ? AND entity_type = 'product' AND parent_id IS NULL AND business_key IS NULL
+         AND search_tsv @@ (SELECT string_agg('(' || catalog_item_search_query(p)::text || ')', ' | ')::tsquery FROM unnest(?::text[]) AS p)
+         AND data->>? = ANY(?::text[])) x
+     ORDER BY pid, created_at, id`,
+    [pidField, catalogId, pids, pidField, pids],
+  );
+  return new Map(rows.map((r: ItemRow & { pid: string }) => [r.pid, r]));
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -306,11 +376,25 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  * current schema (after auto-evolution, which runs once per call when enabled). All valid rows
  * are written by ONE `INSERT … ON CONFLICT (id) DO UPDATE`; `catalogs.item_count` grows by the
  * rows created. One bad item never fails the others.
+ *
+ * Product-grouped catalogs (`product_enabled` or `product_id_field` set; decisions.md §3),
+ * outside the product routes (`opts.parent`): an item whose data names a product business id
+ * in `data[product_id_field]` is, without a business key of its own, that product (matched to
+ * the existing product row of that business id, else created), and with a business key a
+ * variant linked to that product (`entity_type` variant, `parent_id` the product). Products
+ * are found with one set-based look-up; a product named only by variants is created with the
+ * business id and the `product_*` fields of its last variant in the payload (not validated
+ * against the item schema, which describes variants; counted in `item_count` but not in
+ * `items_created`). Items without the field keep their current grouping.
  * @throws NotFoundError (404) when the catalog vanished; ConflictError (409) when a concurrent
  *   writer outside this service took a business key between look-up and write
  */
 export async function writeItems(trx: Knex.Transaction, scope: Scope, catalog: Catalog, input: unknown[], opts: WriteOptions = {}): Promise<WriteResult> {
   await lockCatalog(trx, catalog.id);
+  // Product-grouped catalogs (decisions.md §3): outside the product routes, an item naming a
+  // product business id in data[product_id_field] is that product (no business key of its own)
+  // or a variant linked to it.
+  const pidField = !opts.parent && isGrouped(catalog) && catalog.product_id_field && catalog.product_id_field !== catalog.unique_id_field ? catalog.product_id_field : null;
   const errors: ItemError[] = [];
   const candidates: Candidate[] = [];
   input.forEach((raw, index) => {
@@ -326,17 +410,17 @@ export async function writeItems(trx: Knex.Transaction, scope: Scope, catalog: C
       return;
     }
     if (opts.parent) Object.assign(data, opts.parent.shared);
-    candidates.push({ index, explicitId: givenId as string | undefined, key: businessKeyOf(data, catalog.unique_id_field), data });
+    candidates.push({ index, explicitId: givenId as string | undefined, key: businessKeyOf(data, catalog.unique_id_field), pid: pidField ? businessKeyOf(data, pidField) : null, data });
   });
 
   // Same identity twice in one payload: the last occurrence wins.
   const lastByIdentity = new Map<string, number>();
   for (const c of candidates) {
-    const identity = c.explicitId ? `id:${c.explicitId}` : c.key !== null ? `key:${c.key}` : null;
+    const identity = identityOf(c);
     if (identity) lastByIdentity.set(identity, c.index);
   }
   const unique = candidates.filter((c) => {
-    const identity = c.explicitId ? `id:${c.explicitId}` : c.key !== null ? `key:${c.key}` : null;
+    const identity = identityOf(c);
     const winner = identity ? lastByIdentity.get(identity) : c.index;
     if (winner !== c.index) errors.push({ index: c.index, detail: `Duplicate in payload: superseded by the item at index ${winner}`, kind: 'duplicate' });
     return winner === c.index;
@@ -356,9 +440,14 @@ export async function writeItems(trx: Knex.Transaction, scope: Scope, catalog: C
   )).rows;
   const byId = new Map(existing.map((r) => [r.id, r]));
   const byKey = new Map(existing.filter((r) => r.business_key !== null).map((r) => [r.business_key as string, r]));
+  const products = pidField ? await productsByBusinessId(trx, catalog.id, pidField, [...new Set(unique.filter((c) => c.pid !== null).map((c) => c.pid as string))]) : new Map<string, ItemRow>();
+  /** Product row id per product business id: existing products, then the payload's own. */
+  const productIds = new Map([...products].map(([pid, r]) => [pid, r.id]));
+  /** Variant rows whose parent is resolved once every product of the payload is known. */
+  const linkLater: Array<{ row: WriteRow; pid: string; data: Record<string, unknown> }> = [];
 
   const validate = catalog.strict_mode ? itemValidator(await getCurrentSchema(trx, catalog.id)) : null;
-  const rows: Array<{ id: string; ord: number; entity_type: string; parent_id: string | null; business_key: string | null; data: Record<string, unknown>; search_text: string }> = [];
+  const rows: WriteRow[] = [];
   const written = new Map<string, number>();
   for (const c of unique) {
     let current: ItemRow | undefined;
@@ -375,6 +464,8 @@ export async function writeItems(trx: Knex.Transaction, scope: Scope, catalog: C
       }
     } else if (c.key !== null) {
       current = byKey.get(c.key);
+    } else if (c.pid !== null) {
+      current = products.get(c.pid);
     }
     const data = current ? { ...current.data, ...c.data } : c.data;
     const problems = validate ? validate(data) : [];
@@ -390,7 +481,7 @@ export async function writeItems(trx: Knex.Transaction, scope: Scope, catalog: C
       rows.splice(rows.findIndex((r) => r.id === id), 1);
     }
     written.set(id, c.index);
-    rows.push({
+    const row: WriteRow = {
       id,
       ord: c.index,
       entity_type: opts.parent ? 'variant' : current?.entity_type ?? 'product',
@@ -398,10 +489,42 @@ export async function writeItems(trx: Knex.Transaction, scope: Scope, catalog: C
       business_key: businessKeyOf(data, catalog.unique_id_field),
       data,
       search_text: searchTextOf(data),
-    });
+    };
+    if (c.pid !== null) {
+      if (row.business_key === null) {
+        row.entity_type = 'product';
+        row.parent_id = null;
+        productIds.set(c.pid, id);
+      } else {
+        linkLater.push({ row, pid: c.pid, data });
+      }
+    }
+    rows.push(row);
   }
 
+  // Variants link to their product by business id; a product named by no row yet is created
+  // (its data: the business id and the product_* fields of its last variant in the payload).
+  const autoProducts = new Set<string>();
+  for (const { row, pid, data } of linkLater) {
+    let parent = productIds.get(pid);
+    if (!parent) {
+      parent = newId();
+      productIds.set(pid, parent);
+      autoProducts.add(parent);
+      rows.push({ id: parent, ord: row.ord, entity_type: 'product', parent_id: null, business_key: null, data: { [pidField as string]: data[pidField as string] }, search_text: '' });
+    }
+    if (autoProducts.has(parent)) {
+      const product = rows.find((r) => r.id === parent) as WriteRow;
+      for (const [k, v] of Object.entries(data)) if (k.startsWith('product_')) product.data[k] = v;
+      product.ord = Math.min(product.ord, row.ord);
+    }
+    row.entity_type = 'variant';
+    row.parent_id = parent;
+  }
+  for (const r of rows) if (autoProducts.has(r.id)) r.search_text = searchTextOf(r.data);
+
   let created = 0;
+  let inserted = 0;
   if (rows.length > 0) {
     try {
       // created_at advances by one microsecond per payload position, so the default list order
@@ -411,17 +534,18 @@ export async function writeItems(trx: Knex.Transaction, scope: Scope, catalog: C
          SELECT x.id, ?, x.entity_type, x.parent_id, x.business_key, x.data, x.search_text, ?::jsonb, 1, now() + x.ord * interval '1 microsecond', now()
          FROM jsonb_to_recordset(?::jsonb) AS x(id uuid, ord int, entity_type text, parent_id uuid, business_key text, data jsonb, search_text text)
          ON CONFLICT (id) DO UPDATE SET entity_type = EXCLUDED.entity_type, parent_id = EXCLUDED.parent_id,
-           business_key = EXCLUDED.business_key, data = EXCLUDED.data, search_text = EXCLUDED.search_text, source_info = EXCLUDED.source_info,
+           business_key = EXCLUDED.business_key, data = EXCLUDED.data, search_text = EXCLUDED.search_text, search_tsv = EXCLUDED.search_tsv, source_info = EXCLUDED.source_info,
            current_version = catalog_items.current_version + 1, updated_at = now()
-         RETURNING (xmax = 0) AS inserted`,
+         RETURNING id, (xmax = 0) AS inserted`,
         [catalog.id, opts.source_info ? JSON.stringify(opts.source_info) : null, JSON.stringify(rows)],
       );
-      created = out.filter((r: { inserted: boolean }) => r.inserted).length;
+      inserted = out.filter((r: { inserted: boolean }) => r.inserted).length;
+      created = out.filter((r: { id: string; inserted: boolean }) => r.inserted && !autoProducts.has(r.id)).length;
     } catch (err: any) {
       if (err?.code === '23505') throw new ConflictError(`A ${catalog.unique_id_field} in this request was written concurrently; retry the request`);
       throw err;
     }
-    if (created > 0) await trx('catalogs').where('id', catalog.id).increment('item_count', created);
+    if (inserted > 0) await trx('catalogs').where('id', catalog.id).increment('item_count', inserted);
   }
 
   const idsOut: Array<string | undefined> = new Array(input.length).fill(undefined);
@@ -430,7 +554,7 @@ export async function writeItems(trx: Knex.Transaction, scope: Scope, catalog: C
   return {
     items_processed: input.length,
     items_created: created,
-    items_updated: rows.length - created,
+    items_updated: rows.length - autoProducts.size - created,
     items_failed: errors.length,
     schema_evolved: evolved.evolved,
     ...(evolved.new_schema_version ? { new_schema_version: evolved.new_schema_version } : {}),
@@ -531,8 +655,8 @@ export async function bulkUpsertItems(knex: Knex, scope: Scope, catalogId: strin
 export async function copyCatalogItems(trx: Knex.Transaction, fromCatalogId: string, toCatalogId: string): Promise<number> {
   const result = await trx.raw(
     `WITH m AS (SELECT id AS old_id, gen_random_uuid() AS new_id FROM catalog_items WHERE catalog_id = ?)
-     INSERT INTO catalog_items (id, catalog_id, entity_type, parent_id, business_key, data, search_text, source_info, current_version, created_at, updated_at)
-     SELECT m.new_id, ?, ci.entity_type, pm.new_id, ci.business_key, ci.data, ci.search_text, ci.source_info, ci.current_version, ci.created_at, ci.updated_at
+     INSERT INTO catalog_items (id, catalog_id, entity_type, parent_id, business_key, data, search_text, search_tsv, source_info, current_version, created_at, updated_at)
+     SELECT m.new_id, ?, ci.entity_type, pm.new_id, ci.business_key, ci.data, ci.search_text, ci.search_tsv, ci.source_info, ci.current_version, ci.created_at, ci.updated_at
      FROM catalog_items ci JOIN m ON m.old_id = ci.id LEFT JOIN m pm ON pm.old_id = ci.parent_id`,
     [fromCatalogId, toCatalogId],
   );

@@ -44,7 +44,7 @@ export interface SnapshotRow {
   created_at: Date;
 }
 
-const ITEM_COLUMNS = 'id, entity_type, parent_id, business_key, data, search_text, source_info, current_version, created_at, updated_at';
+const ITEM_COLUMNS = 'id, entity_type, parent_id, business_key, data, search_text, search_tsv, source_info, current_version, created_at, updated_at';
 
 /**
  * Takes a snapshot of a catalog inside `trx` (for manual, safety and pre-apply snapshots).

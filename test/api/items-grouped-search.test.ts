@@ -1,0 +1,138 @@
+import request from 'supertest';
+import type { Server } from 'node:http';
+import { newId } from '../../src/lib/ids';
+import { testApp } from '../helpers/app';
+import { catalogState, createTestCatalog } from '../helpers/catalogs';
+import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+
+let server: Server;
+let a: Awaited<ReturnType<typeof createTestOrg>>;
+
+const url = (c: string, rest = '') => `/api/public/catalogs/${c}${rest}`;
+const grouped = { product_id_field: 'product_id', product_enabled: true };
+
+beforeAll(async () => {
+  server = testApp().listen(0);
+  a = await createTestOrg('items grouped');
+});
+
+afterAll(async () => {
+  server.close();
+  await closeTestKnex();
+});
+
+async function bulk(c: string, items: unknown[]) {
+  return request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items });
+}
+
+async function rows(c: string) {
+  return testKnex()('catalog_items').where('catalog_id', c).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('id', 'entity_type', 'parent_id', 'business_key', 'data');
+}
+
+describe('items/bulk in a product-grouped catalog (decisions.md §3)', () => {
+  it('links each variant to the product named by data[product_id_field], creating missing products', async () => {
+    const c = await createTestCatalog(a.organizationId, grouped);
+    const existing = newId();
+    await testKnex()('catalog_items').insert({ id: existing, catalog_id: c, entity_type: 'product', data: JSON.stringify({ product_id: 'P1', product_name: 'Shirt' }) });
+    await testKnex()('catalogs').where('id', c).update({ item_count: 1 });
+
+    const res = await bulk(c, [
+      { sku: 'V1', product_id: 'P1', color: 'red' },
+      { sku: 'V2', product_id: 'P2', product_name: 'Boot', color: 'black' },
+      { sku: 'V3', product_id: 'P2', product_name: 'Hiking Boot', color: 'brown' },
+      { sku: 'S1', title: 'stand-alone' },
+    ]);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: true, items_processed: 4, items_created: 4, items_updated: 0, items_failed: 0 });
+
+    const all = await rows(c);
+    const p2 = all.find((r: any) => r.entity_type === 'product' && r.data.product_id === 'P2');
+    expect(p2).toMatchObject({ parent_id: null, business_key: null, data: { product_id: 'P2', product_name: 'Hiking Boot' } });
+    const bySku = Object.fromEntries(all.filter((r: any) => r.business_key).map((r: any) => [r.business_key, r]));
+    expect(bySku.V1).toMatchObject({ entity_type: 'variant', parent_id: existing });
+    expect(bySku.V2).toMatchObject({ entity_type: 'variant', parent_id: p2.id });
+    expect(bySku.V3).toMatchObject({ entity_type: 'variant', parent_id: p2.id });
+    expect(bySku.S1).toMatchObject({ entity_type: 'product', parent_id: null });
+    // item_count counts the created product too.
+    expect(await catalogState(c)).toMatchObject({ rows: 6, item_count: 6 });
+
+    const list = await request(server).get(url(c, '/items')).set(a.auth);
+    expect(list.body.total).toBe(3);
+    const variantsOf = Object.fromEntries(list.body.items.map((i: any) => [i.data.product_id ?? i.data.sku, (i.data.variants ?? []).map((v: any) => v.sku)]));
+    expect(variantsOf).toEqual({ P1: ['V1'], P2: ['V2', 'V3'], S1: [] });
+  });
+
+  it('moves a variant to another product, upserts a keyless product row by its business id, and is idempotent', async () => {
+    const c = await createTestCatalog(a.organizationId, grouped);
+    await bulk(c, [{ sku: 'V1', product_id: 'P1' }, { sku: 'V2', product_id: 'P1' }]);
+    const p1 = (await rows(c)).find((r: any) => r.entity_type === 'product');
+
+    // The keyless item naming P1 is the product itself (updated, not created); V2 moves to P3
+    // which is created in the same payload.
+    const res = await bulk(c, [{ product_id: 'P1', product_name: 'Renamed' }, { product_id: 'P3', product_name: 'Third' }, { sku: 'V2', product_id: 'P3' }]);
+    expect(res.body).toMatchObject({ items_created: 1, items_updated: 2, items_failed: 0 });
+    const all = await rows(c);
+    const p3 = all.find((r: any) => r.data.product_id === 'P3' && r.entity_type === 'product');
+    expect(all.find((r: any) => r.id === p1.id).data).toEqual({ product_id: 'P1', product_name: 'Renamed' });
+    expect(all.find((r: any) => r.business_key === 'V2')).toMatchObject({ entity_type: 'variant', parent_id: p3.id });
+    expect(all.find((r: any) => r.business_key === 'V1')).toMatchObject({ entity_type: 'variant', parent_id: p1.id });
+    expect(await catalogState(c)).toMatchObject({ rows: 4, item_count: 4 });
+
+    // Same payload again: nothing new.
+    const again = await bulk(c, [{ product_id: 'P1', product_name: 'Renamed' }, { product_id: 'P3', product_name: 'Third' }, { sku: 'V2', product_id: 'P3' }]);
+    expect(again.body).toMatchObject({ items_created: 0, items_updated: 3 });
+    expect(await catalogState(c)).toMatchObject({ rows: 4, item_count: 4 });
+  });
+
+  it('does not link in a catalog that is not product-grouped', async () => {
+    const c = await createTestCatalog(a.organizationId);
+    await bulk(c, [{ sku: 'V1', product_id: 'P1' }]);
+    expect(await rows(c)).toEqual([expect.objectContaining({ entity_type: 'product', parent_id: null, business_key: 'V1' })]);
+  });
+});
+
+describe('word search (G6)', () => {
+  let c: string;
+  beforeAll(async () => {
+    c = await createTestCatalog(a.organizationId);
+    await bulk(c, [
+      { sku: 'W-1', title: 'Red Cotton Shirt', url: 'https://img.example.com/1.jpg' },
+      { sku: 'W-2', title: 'Overshirt, navy' },
+      { sku: 'W-3', title: 'Café crème', price: 12.5 },
+      { sku: 'W-10', title: 'Socks' },
+    ]);
+  });
+  const skus = async (term: string) => {
+    const res = await request(server).get(url(c, '/items')).query({ search: term }).set(a.auth);
+    expect(res.status).toBe(200);
+    expect(res.body.total).toBe(res.body.items.length);
+    return res.body.items.map((i: any) => i.data.sku);
+  };
+
+  it('matches word prefixes in any order, case-insensitively', async () => {
+    expect(await skus('SHIR')).toEqual(['W-1']);
+    expect(await skus('shirt red')).toEqual(['W-1']);
+    expect(await skus('over')).toEqual(['W-2']);
+    expect(await skus('hirt')).toEqual([]);
+    expect(await skus('CAFÉ')).toEqual(['W-3']);
+    expect(await skus('12')).toEqual(['W-3']);
+  });
+
+  it('matches terms with punctuation literally (identifiers, URLs)', async () => {
+    expect(await skus('w-1')).toEqual(['W-1', 'W-10']);
+    expect(await skus('W-10')).toEqual(['W-10']);
+    expect(await skus('img.example.com/1.jpg')).toEqual(['W-1']);
+    expect(await skus('overshirt, navy')).toEqual(['W-2']);
+    expect(await skus('shirt, navy')).toEqual([]);
+    expect(await skus('12.5')).toEqual(['W-3']);
+    expect(await skus('%')).toEqual([]);
+  });
+
+  it('pages broad results in order with an exact total', async () => {
+    const big = await createTestCatalog(a.organizationId);
+    await bulk(big, Array.from({ length: 300 }, (_, i) => ({ sku: `B${i}`, title: i % 3 === 0 ? 'wool scarf' : 'cotton hat' })));
+    const res = await request(server).get(url(big, '/items?search=wool&limit=7&offset=14')).set(a.auth);
+    expect(res.body.total).toBe(100);
+    expect(res.body.items.map((i: any) => i.data.sku)).toEqual([42, 45, 48, 51, 54, 57, 60].map((i) => `B${i}`));
+  });
+});
