@@ -6,7 +6,9 @@
  * field which kinds of evidence the catalog confirms, where in a title values sit, which
  * words surround them and how long they are. To keep the rule evidence honest on the
  * training texts, it is computed by cross-fitting (Wolpert, "Stacked generalization", 1992):
- * each example's candidates come from profiles built without its fold's values.
+ * each example's candidates come from profiles built without its fold's values. The same
+ * folds give held-out predictions from which each field's source (tagger, rules or both) and
+ * least tagger margin are chosen to maximise micro F1 on the catalog itself.
  */
 import type { OutputField } from '../types';
 import type { Candidate } from './candidates';
@@ -21,7 +23,7 @@ export interface TextExample {
   values: Record<string, string | string[] | null | undefined>;
 }
 
-/** What {@link trainTextModel} learns: rule profiles plus the tagger and the fields it owns. */
+/** What {@link trainTextModel} learns: rule profiles, the tagger, catalog forms and per-field policies. */
 export interface TextModel {
   profiles: Map<string, FieldProfile>;
   /** Null when no example value could be found in an example text. */
@@ -198,6 +200,7 @@ function taggedValues(text: string, tokens: Token[], features: string[][], tagge
     if (value === undefined) continue;
     out.set(s.field, {
       margin: s.margin,
+      // A margin of one perceptron update or more over O counts as high confidence.
       extraction: { field: s.field, value: field.type === 'array' ? [value] : value, snippet: written, confidence: s.margin >= 1 ? 'high' : 'medium', method: 'tagger' },
     });
   }
@@ -265,15 +268,15 @@ const MARGIN_QUANTILES = [0, 0.1, 0.2, 0.3, 0.5];
  * by Dinkelbach's method for ratio objectives (Dinkelbach, "On nonlinear fractional
  * programming", Management Science 1967): with the current F1 = F, each field takes the
  * option maximising VC·(1 − F) − (F/2)·errors, then F is recomputed, until it stops rising.
- * Ties keep the earlier, simpler option.
+ * Ties keep the earlier option: the rule layer unless the tagger does better on held-out data.
  */
 function choosePolicies(names: string[], heldOut: HeldOut[]): Map<string, FieldPolicy> {
   const perField = names.map((field) => {
     const margins = heldOut.flatMap((h) => (h.tagged.has(field) ? [h.tagged.get(field)!.margin] : [])).sort((a, b) => a - b);
     const thresholds = [...new Set(MARGIN_QUANTILES.map((q) => (q === 0 || margins.length === 0 ? -Infinity : margins[Math.floor(q * margins.length)]!)))];
     const options: FieldPolicy[] = [
-      ...thresholds.flatMap((minMargin) => [{ source: 'tagger' as const, minMargin }, { source: 'both' as const, minMargin }]),
       { source: 'rules', minMargin: Infinity },
+      ...thresholds.flatMap((minMargin) => [{ source: 'tagger' as const, minMargin }, { source: 'both' as const, minMargin }]),
     ];
     return options.map((option) => ({
       option,

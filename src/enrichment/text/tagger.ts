@@ -45,7 +45,20 @@ export function tokenShape(token: string): string {
     .replace(/(.)\1+/gu, '$1');
 }
 
-/** Per-token feature lists: lexical context features plus caller-supplied `extra[i]`. */
+/** Tokens that separate the segments of a title ("Brand Product, Flavor - Size | Pack"). */
+const SEPARATORS = new Set([',', ';', '|', '(', ')', '[', ']', '–', '—', ':', '/']);
+
+/** True when token `i` is a segment separator (a spaced dash counts, a joining one does not). */
+function isSeparator(tokens: Token[], i: number): boolean {
+  const t = tokens[i];
+  if (t === undefined) return true;
+  return SEPARATORS.has(t.text) || (t.text === '-' && t.spaced && tokens[i + 1]?.spaced !== false);
+}
+
+/**
+ * Per-token feature lists: lexical context features, whether the token begins or ends a
+ * title segment (see {@link isSeparator}), plus caller-supplied `extra[i]`.
+ */
 export function tokenFeatures(tokens: Token[], extra: string[][]): string[][] {
   const word = (i: number): string => (i < 0 ? '<s>' : i >= tokens.length ? '</s>' : tokens[i]!.lower);
   const shape = (i: number): string => (i < 0 || i >= tokens.length ? '-' : tokenShape(tokens[i]!.text));
@@ -69,6 +82,10 @@ export function tokenFeatures(tokens: Token[], extra: string[][]): string[][] {
       `sp=${t.spaced ? 1 : 0}${tokens[i + 1]?.spaced === false ? 0 : 1}`,
     ];
     if (!t.title) f.push('desc');
+    if (!isSeparator(tokens, i)) {
+      if (isSeparator(tokens, i - 1)) f.push('segFirst');
+      if (isSeparator(tokens, i + 1)) f.push('segLast');
+    }
     return f.concat(extra[i] ?? []);
   });
 }

@@ -1,0 +1,114 @@
+import { extractFromText, extractWithModel, trainTextModel, type TextExample } from '../../../src/enrichment/text';
+import { labelTokens, stemKey } from '../../../src/enrichment/text/model';
+import { tag, tokenFeatures, tokenize, tokenShape, trainTagger } from '../../../src/enrichment/text/tagger';
+import type { OutputField } from '../../../src/enrichment/types';
+
+const field = (name: string): OutputField => ({ name, type: 'string', description: name });
+
+const BRANDS = ['Lavazza', 'Peet', 'Illy', 'Folgers', 'Maxwell', 'Kicking', 'Tully', 'Dunkin'];
+// Every item has its own flavour made of words no other item uses (open-ended values):
+// catalog vocabulary alone cannot find a new one, only its place in the title can.
+const SYLLABLES = ['ka', 'lo', 'mi', 'ru', 'te', 'sa', 'vo', 'ne'];
+const word = (i: number): string => `${SYLLABLES[i % 8]!.toUpperCase()[0]}${SYLLABLES[i % 8]!.slice(1)}${SYLLABLES[Math.floor(i / 8) % 8]}${SYLLABLES[(i * 3 + 1) % 8]}`;
+const FLAVORS = Array.from({ length: 40 }, (_, i) => `${word(2 * i)} ${word(2 * i + 1)}`);
+const SIZES = ['12 Ounce', '10 oz', '24 Count', '2 lb'];
+
+/** Synthetic catalog: "<Brand> Ground Coffee, <Flavor>, <Size>", values as the catalog holds them. */
+function catalog(): TextExample[] {
+  const out: TextExample[] = [];
+  for (let i = 0; i < 40; i += 1) {
+    const brand = BRANDS[i % BRANDS.length]!;
+    const flavor = FLAVORS[i]!;
+    const size = SIZES[i % SIZES.length]!;
+    out.push({ text: `${brand} Ground Coffee, ${flavor}, ${size}`, values: { Brand: brand, Flavor: flavor, 'Net content': size } });
+  }
+  return out;
+}
+
+describe('tokens', () => {
+  it('splits letter/digit runs and single symbols with exact offsets', () => {
+    const text = "Women's 3.5g\nDesc";
+    const tokens = tokenize(text);
+    expect(tokens.map((t) => t.text)).toEqual(['Women', "'", 's', '3', '.', '5g', 'Desc']);
+    for (const t of tokens) expect(text.slice(t.start, t.end)).toBe(t.text);
+    expect(tokens.map((t) => t.title)).toEqual([true, true, true, true, true, true, false]);
+    expect(tokens[1]!.spaced).toBe(false);
+  });
+
+  it('computes collapsed shapes', () => {
+    expect(tokenShape('Women')).toBe('Xx');
+    expect(tokenShape('YA24a')).toBe('X9x');
+  });
+});
+
+describe('structured perceptron', () => {
+  it('learns a label from context and generalises to unseen words', () => {
+    // The word after "flavor" is the Flavor; words elsewhere are O.
+    const words = ['mango', 'lime', 'kiwi', 'plum', 'pear', 'fig'];
+    const sequences = words.map((w) => {
+      const tokens = tokenize(`tasty ${w} flavor ${w} drink`);
+      return { features: tokenFeatures(tokens, []), labels: [0, 0, 0, 1, 0] };
+    });
+    const tagger = trainTagger(['Flavor'], sequences);
+    const tokens = tokenize('tasty guava flavor guava drink');
+    expect(tag(tagger, tokenFeatures(tokens, []))).toEqual([expect.objectContaining({ field: 'Flavor', from: 3, to: 4 })]);
+  });
+});
+
+describe('labels from catalog values', () => {
+  it('labels every verbatim occurrence and accepts a plural ending', () => {
+    const text = 'Basketball Jerseys Set, Jersey Black';
+    const tokens = tokenize(text);
+    const { labels, found } = labelTokens(text, tokens, { Item: 'Jersey', Color: ['Schwarz', 'Black'] }, ['Item', 'Color']);
+    expect([...found].sort()).toEqual(['Color', 'Item']);
+    expect(tokens.filter((_, i) => labels[i] === 1).map((t) => t.text)).toEqual(['Jerseys', 'Jersey']);
+    expect(tokens.filter((_, i) => labels[i] === 3).map((t) => t.text)).toEqual(['Black']);
+  });
+
+  it('does not label a value that cuts a word', () => {
+    const text = 'Mensa puzzle';
+    expect(labelTokens(text, tokenize(text), { Gender: 'Men' }, ['Gender']).found.size).toBe(0);
+  });
+
+  it('reduces plural endings in stem keys', () => {
+    expect(stemKey('Basketball Jerseys')).toBe(stemKey('basketball jersey'));
+    expect(stemKey('Gas')).toBe('gas');
+  });
+});
+
+describe('text model', () => {
+  const fields = [field('Brand'), field('Flavor'), field('Net content')];
+
+  it('extracts an open-ended value never seen in the catalog from its learned position', () => {
+    const model = trainTextModel(fields, catalog());
+    const out = extractWithModel('Folgers Ground Coffee, Pumpkin Spice, 12 Ounce', model);
+    const values = Object.fromEntries(out.map((e) => [e.field, e.value]));
+    expect(values).toEqual({ Brand: 'Folgers', Flavor: 'Pumpkin Spice', 'Net content': '12 Ounce' });
+    expect(out.find((e) => e.field === 'Flavor')?.method).toBe('tagger');
+    // Rules alone only know catalog values.
+    expect(extractFromText('Folgers Ground Coffee, Pumpkin Spice, 12 Ounce', fields, { Flavor: FLAVORS }).find((e) => e.field === 'Flavor')).toBeUndefined();
+  });
+
+  it('is deterministic and accepts examples through extractFromText', () => {
+    const text = 'Illy Ground Coffee, Salted Caramel, 10 oz';
+    const a = extractWithModel(text, trainTextModel(fields, catalog()));
+    const b = extractFromText(text, fields, {}, catalog());
+    expect(a).toEqual(b);
+  });
+
+  it('leaves fields whose catalog values are not written in the texts to the rule layer', () => {
+    const examples = catalog().map((e) => ({ ...e, values: { ...e.values, Roast: 'Level 3' } }));
+    const model = trainTextModel([...fields, field('Roast')], examples);
+    expect(model.policies.get('Roast')?.source).toBe('rules');
+    expect(model.policies.get('Flavor')?.source).not.toBe('rules');
+  });
+
+  it('writes an inflected span the way the catalog writes the value', () => {
+    const examples: TextExample[] = ['Red', 'Blue', 'Green', 'White', 'Black', 'Grey'].flatMap((c, i) => [
+      { text: `Team ${c} Jersey Basketball`, values: { Item: 'Jersey' } },
+      { text: `Retro ${c} Jerseys No ${i}`, values: { Item: 'Jersey' } },
+    ]);
+    const out = extractWithModel('Vintage Pink Jerseys Hockey', trainTextModel([field('Item')], examples));
+    expect(out).toEqual([expect.objectContaining({ field: 'Item', value: 'Jersey', snippet: 'Jerseys' })]);
+  });
+});
