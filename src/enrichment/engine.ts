@@ -47,8 +47,9 @@ function fuse(lists: Array<Array<{ url: string }>>): Array<{ url: string; score:
   return [...scores].map(([url, score]) => ({ url, score: Number(score.toFixed(6)) })).sort((a, b) => b.score - a.score || (a.url < b.url ? -1 : 1));
 }
 
+/** high: a strong reading confirmed by a second, independent one; medium: one sound reading; low: only weak readings. */
 function confidenceOf(weight: number, agreeing: number): Confidence {
-  if (weight >= 0.85 || (weight >= 0.5 && agreeing >= 2)) return 'high';
+  if ((weight >= 0.85 && agreeing >= 2) || (weight >= 0.5 && agreeing >= 3)) return 'high';
   if (weight >= 0.5) return 'medium';
   return 'low';
 }

@@ -1,9 +1,9 @@
 import { normalizeAvailability } from '../normalize/availability';
 import { looksLikeCode, validGtin } from '../normalize/identifiers';
 import { urlIdTokens } from '../parse/labels';
-import { currencyCode, parsePrice } from '../normalize/price';
+import { currencyCode, pageRegion, parsePrice, regionalCurrency } from '../normalize/price';
 import type { PageDoc } from '../parse/page';
-import type { StructuredProduct } from '../parse/products';
+import type { StructuredOffer, StructuredProduct } from '../parse/products';
 import type { ReviewInfo } from '../types';
 import type { FieldRole } from './roles';
 
@@ -88,25 +88,62 @@ function cleanText(v: string): string | null {
   return t && t.length <= 200 ? t : null;
 }
 
+/**
+ * Where an amount ("17.1") is first written in visible text as a price would be ("17,10",
+ * "17.10", "1.234,50", "1,234.50"; not inside a longer number), or -1.
+ */
+export function shownAt(amount: string, text: string): number {
+  const [int, frac = ''] = amount.split('.');
+  const cents = frac.padEnd(2, '0');
+  const grouped = (sep: string) => int.replace(/\B(?=(\d{3})+(?!\d))/g, sep);
+  const esc = (f: string) => f.replace(/[.\\]/g, '\\$&');
+  const patterns: RegExp[] = [];
+  for (const [g, d] of [['', '.'], ['', ','], [',', '.'], ['.', ','], [' ', ','], ['\u00a0', ',']]) {
+    patterns.push(new RegExp(`(?<![\\d.,])${esc(`${grouped(g)}${d}${cents}`)}(?!\\d)`));
+    // A whole amount without cents counts only right next to a currency sign.
+    if (!frac) patterns.push(new RegExp(`[$€£¥₹₽]\\s?${esc(grouped(g))}(?![\\d]|[.,]\\d)|(?<![\\d.,])${esc(grouped(g))}\\s?[$€£¥₹₽]`));
+  }
+  let best = -1;
+  for (const re of patterns) {
+    const m = re.exec(text);
+    if (m && (best < 0 || m.index < best)) best = m.index;
+  }
+  return best;
+}
+
 function priceCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
   const out: Candidate[] = [];
-  const offer = p?.offers.find((o) => o.price !== undefined && jsonLdPrice(o.price) !== null);
-  if (p && offer?.price) {
-    const amount = jsonLdPrice(offer.price);
-    if (amount && Number(amount) > 0) out.push({ value: amount, method: p.origin, weight: p.origin === 'jsonld' ? 1 : 0.95, url: doc.url, explanation: `${productLabel(p, offer.path)} on ${doc.url}` });
+  const texts = [...doc.price_texts].map((t, i) => ({ t, i })).sort((a, b) => b.t.score - a.t.score || a.i - b.i);
+  const hint = pageCurrency(doc, p);
+  // Amounts of the page's plausible price elements: a structured price none of them shows is doubtful.
+  const shown = new Set(texts.filter((x) => x.t.score >= -1).map((x) => parsePrice(x.t.text, { currency_hint: hint })?.amount).filter((a): a is string => !!a));
+  const priced = (p?.offers ?? []).map((o) => ({ o, amount: o.price !== undefined ? jsonLdPrice(o.price) : null })).filter((x): x is { o: StructuredOffer; amount: string } => x.amount !== null && Number(x.amount) > 0);
+  // Several offers at different prices (online vs list price, sellers): the one the page shows first.
+  const distinct = new Set(priced.map((x) => x.amount));
+  const chosen = distinct.size > 1
+    ? [...priced].map((x) => ({ ...x, at: shownAt(x.amount, doc.text) })).sort((a, b) => (a.at < 0 ? Infinity : a.at) - (b.at < 0 ? Infinity : b.at))[0]
+    : priced[0];
+  if (p && chosen) {
+    const hidden = shown.size > 0 && !shown.has(chosen.amount);
+    out.push({ value: chosen.amount, method: p.origin, weight: (p.origin === 'jsonld' ? 1 : 0.95) - (hidden ? 0.15 : 0), url: doc.url, explanation: `${productLabel(p, chosen.o.path)} on ${doc.url}` });
   }
   for (const v of ogValues(doc, /^(product|og):price(:amount)?$/i).slice(0, 1)) {
     const amount = jsonLdPrice(v);
     if (amount && Number(amount) > 0) out.push({ value: amount, method: 'opengraph', weight: 0.9, url: doc.url, explanation: `OpenGraph product:price:amount on ${doc.url}` });
   }
-  const hint = pageCurrency(doc, p);
-  const texts = [...doc.price_texts].map((t, i) => ({ t, i })).sort((a, b) => b.t.score - a.t.score || a.i - b.i);
   for (const { t } of texts.filter((x) => x.t.score >= -2).slice(0, 3)) {
     const parsed = parsePrice(t.text, { currency_hint: hint });
     // Without a currency anywhere, only an element holding nothing but a number is read as a price.
     const bare = !parsed?.currency_text && !hint;
     if (!parsed?.amount || Number(parsed.amount) <= 0 || (bare && !/^\d[\d.,\s]*$/.test(t.text))) continue;
     out.push({ value: parsed.amount, method: 'text', weight: bare ? 0.4 : t.score >= 2 ? 0.6 : 0.5, url: doc.url, explanation: `price element ${t.locator} ("${t.text}") on ${doc.url}` });
+    break;
+  }
+  // No structured price and no price element: a price written after a price label in the text.
+  for (const l of out.length === 0 ? doc.price_labels ?? [] : []) {
+    const parsed = parsePrice(l.text, {});
+    if (!parsed?.amount || !parsed.currency_text || Number(parsed.amount) <= 0 || (hint && parsed.currency && parsed.currency !== hint)) continue;
+    out.push({ value: parsed.amount, method: 'text', weight: 0.4, url: doc.url, explanation: `labelled price "${l.label} ${l.text}" on ${doc.url}` });
     break;
   }
   return out;
@@ -124,7 +161,8 @@ function currencyCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
   for (const { t } of texts.slice(0, 3)) {
     const parsed = parsePrice(t.text);
     if (!parsed?.currency || !parsed.amount) continue;
-    out.push({ value: parsed.currency, method: 'text', weight: 0.5, url: doc.url, explanation: `currency sign "${parsed.currency_text}" of price element ${t.locator} on ${doc.url}` });
+    const code = parsed.currency_text ? regionalCurrency(parsed.currency_text, parsed.currency, pageRegion(doc.lang, doc.url)) : parsed.currency;
+    out.push({ value: code, method: 'text', weight: 0.5, url: doc.url, explanation: `currency sign "${parsed.currency_text}" of price element ${t.locator} on ${doc.url}` });
     break;
   }
   return out;
@@ -133,21 +171,31 @@ function currencyCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
 function availabilityCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
   const out: Candidate[] = [];
   // Several offers (sizes, colours, sellers): the product is in stock when any offer is.
-  const stated = p?.offers.filter((o) => normalizeAvailability(o.availability)) ?? [];
+  // Variants written as sibling Products of the same name (one per size or colour) count as offers of one product.
+  const variants = p?.name ? doc.products.filter((q) => q !== p && q.origin === p.origin && q.name === p.name) : [];
+  const stated = [p, ...variants].flatMap((q) => q?.offers ?? []).filter((o) => normalizeAvailability(o.availability));
   const offer = stated.find((o) => normalizeAvailability(o.availability) === 'InStock') ?? stated[0];
-  if (p && offer?.availability) out.push({ value: normalizeAvailability(offer.availability) as string, method: p.origin, weight: 1, url: doc.url, explanation: `${productLabel(p, offer.path.replace(/\.[^.]+$/, '.availability'))} on ${doc.url}` });
+  const message = doc.availability_texts.map((t) => ({ t, a: normalizeAvailability(t) })).find((x) => x.a !== null);
+  const structured = offer?.availability ? normalizeAvailability(offer.availability) : null;
+  // What the page shows outranks stale markup: a dedicated sold-out message (short, no prices in it)
+  // with no buy control beats a structured InStock; an enabled buy control with no sold-out
+  // message anywhere beats a structured OutOfStock (often the default variant's state).
+  const plainMessage = doc.availability_texts.some((t) => t.length <= 100 && !/\d/.test(t) && normalizeAvailability(t) === 'OutOfStock');
+  const shownOut = plainMessage && !doc.has_buy_button;
+  const shownIn = doc.has_buy_button && !doc.availability_texts.some((t) => normalizeAvailability(t) === 'OutOfStock');
+  const overruled = (structured === 'InStock' && shownOut) || (structured === 'OutOfStock' && shownIn);
+  if (p && offer?.availability && structured) out.push({ value: structured, method: p.origin, weight: overruled ? 0.25 : 1, url: doc.url, explanation: `${productLabel(p, offer.path.replace(/\.[^.]+$/, '.availability'))} on ${doc.url}` });
   for (const v of ogValues(doc, /^(product|og):availability$/i).slice(0, 1)) {
     const a = normalizeAvailability(v);
     if (a) out.push({ value: a, method: 'opengraph', weight: 0.9, url: doc.url, explanation: `OpenGraph product:availability on ${doc.url}` });
   }
-  for (const t of doc.availability_texts) {
-    const a = normalizeAvailability(t);
-    if (!a) continue;
-    out.push({ value: a, method: 'text', weight: 0.55, url: doc.url, explanation: `stock message "${t.slice(0, 60)}" on ${doc.url}` });
-    break;
-  }
-  if (doc.has_buy_button) out.push({ value: 'InStock', method: 'text', weight: 0.3, url: doc.url, explanation: `an enabled add-to-cart control on ${doc.url}` });
+  if (message?.a) out.push({ value: message.a, method: 'text', weight: shownOut ? 0.6 : 0.55, url: doc.url, explanation: `stock message "${message.t.slice(0, 60)}" on ${doc.url}` });
+  if (doc.has_buy_button) out.push({ value: 'InStock', method: 'text', weight: 0.5, url: doc.url, explanation: `an enabled add-to-cart control on ${doc.url}` });
   return out;
+}
+
+function normalizeCode(code: string): string {
+  return code.toLowerCase().replace(/[\s\-_.]/g, '');
 }
 
 /** Whether a code names the page in its URL (the shop's own id), whole or by its leading segment (`84518927-040-35` for `?v1=84518927`). */
@@ -177,8 +225,14 @@ function idCandidates(doc: PageDoc, role: 'sku' | 'gtin' | 'mpn', p?: Structured
     const siteId = role === 'mpn' && v !== null && inUrl(v, doc.url);
     // Markup-only SKUs (variant ids, internal keys) lose to the identifier the page shows under a label.
     const shown = v !== null && (visible(doc, v) || (raw !== undefined && visible(doc, raw)));
-    const weight = role === 'sku' && !shown ? 0.65 : 1;
-    if (v && !siteId) out.push({ value: v, method: p.origin, weight, url: doc.url, explanation: `${productLabel(p, role === 'gtin' ? p.gtin_property ?? 'gtin' : role)} on ${doc.url}`, ...(shown ? {} : { markup_only: true }) });
+    // A code the page labels and shows as its own ("Product code 39139301") outranks a markup-only SKU.
+    const labelledShown = role === 'sku' && !shown && ((doc.labelled_codes?.sku ?? []).some((c) => c.value !== v) || keyValueCandidates(doc, 'sku', (x) => (looksLikeCode(x) ? x.trim() : null)).some((c) => c.value !== v));
+    const weight = role === 'sku' && !shown ? (labelledShown ? 0.48 : 0.65) : 1;
+    // Shops copy their own SKU into `mpn`: an MPN equal to the SKU and shown nowhere is no manufacturer part number.
+    const copiedSku = role === 'mpn' && !shown && v !== null && p.sku !== undefined && normalizeCode(p.sku) === normalizeCode(v);
+    // An identifier the page never shows that names the product's image file is an asset id, not a SKU or part number.
+    const assetId = v !== null && !shown && role !== 'gtin' && [...p.images, ...doc.images].some((img) => new RegExp(`[/_=]${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w])`).test(img));
+    if (v && !siteId && !assetId && !copiedSku) out.push({ value: v, method: p.origin, weight, url: doc.url, explanation: `${productLabel(p, role === 'gtin' ? p.gtin_property ?? 'gtin' : role)} on ${doc.url}`, ...(shown ? {} : { markup_only: true }) });
     if (role === 'sku' && p.product_id && accept(p.product_id.replace(/^\w+:/, ''))) {
       out.push({ value: p.product_id.replace(/^\w+:/, ''), method: p.origin, weight: 0.6, url: doc.url, explanation: `${productLabel(p, 'productID')} on ${doc.url}` });
     }
@@ -193,7 +247,34 @@ function idCandidates(doc: PageDoc, role: 'sku' | 'gtin' | 'mpn', p?: Structured
   if (labelled) out.push({ value: accept(labelled.value) as string, method: 'text', weight: role === 'gtin' ? 0.7 : 0.5, url: doc.url, explanation: `text "${labelled.label} ${labelled.value}" on ${doc.url}` });
   const token = role === 'sku' ? urlIdTokens(doc.url)[0] : undefined;
   if (token) out.push({ value: token, method: 'text', weight: 0.3, url: doc.url, explanation: `the article number in the page URL ${doc.url}` });
+  const styled = role === 'sku' ? shownUrlCode(doc) : null;
+  if (styled) out.push({ value: styled, method: 'text', weight: 0.7, url: doc.url, explanation: `the code "${styled}" shown on the page, which is the page's URL id written with separators` });
   return out;
+}
+
+/**
+ * A code written on the page with separators (`1002/710`, `466/7999`, `12-345-67`) whose digits
+ * are exactly an identifier of the page URL (`p11002710`, `/4667999`): the shop's displayed
+ * article number, unlabelled. Digit runs of 6+ only, so prices and dates do not qualify.
+ */
+export function shownUrlCode(doc: PageDoc): string | null {
+  const ids = new Set<string>();
+  for (const t of urlIdTokens(doc.url)) ids.add(t.replace(/\D/g, ''));
+  let path = doc.url;
+  try {
+    path = decodeURIComponent(new URL(doc.url).pathname);
+  } catch {
+    // keep the raw URL
+  }
+  for (const run of path.match(/\d{6,}/g) ?? []) ids.add(run);
+  if (ids.size === 0) return null;
+  for (const m of doc.text.slice(0, 50_000).matchAll(/(?<![\d/.-])\d{2,}(?:[/.-]\d{2,}){1,3}(?![\d/]|[.-]\d)/g)) {
+    const digits = m[0].replace(/\D/g, '');
+    if (digits.length < 6 || /^(19|20)\d\d[/.-]|[/.-](19|20)\d\d$/.test(m[0]) || /^\d{1,3}(\.\d{3})+$/.test(m[0])) continue;
+    // The URL id may carry a leading variant digit or zero padding (`p11002710` for `1002/710`).
+    if ([...ids].some((id) => id === digits || (id.length <= digits.length + 2 && id.endsWith(digits)))) return m[0];
+  }
+  return null;
 }
 
 /** An unrendered template placeholder (`$metabrand`, `{{brand}}`, `<%= brand %>`), not a value. */
@@ -211,10 +292,20 @@ function brandCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
   return out;
 }
 
+/** Text without whitespace, for comparing readings that differ only in how element boundaries became spaces. */
+function squash(text: string): string {
+  return text.replace(/\s+/g, '');
+}
+
 function textCandidates(doc: PageDoc, role: 'name' | 'description', p?: StructuredProduct): Candidate[] {
   const out: Candidate[] = [];
   const pv = role === 'name' ? p?.name : p?.description;
-  if (p && pv) out.push({ value: pv.replace(/\s+/g, ' ').trim(), method: p.origin, weight: 1, url: doc.url, explanation: `${productLabel(p, role)} on ${doc.url}` });
+  if (p && pv) {
+    const value = pv.replace(/\s+/g, ' ').trim();
+    // A structured description the page never shows (SEO copy, HTML-escaped text) yields to one that is shown or in the page's meta tags.
+    const hidden = role === 'description' && (p.description_shown ?? squash(doc.text).includes(squash(value))) === false;
+    out.push({ value, method: p.origin, weight: hidden ? 0.5 : 1, url: doc.url, explanation: `${productLabel(p, role)} on ${doc.url}` });
+  }
   for (const v of ogValues(doc, role === 'name' ? /^og:title$/i : /^og:description$/i).slice(0, 1)) {
     out.push({ value: v.replace(/\s+/g, ' ').trim(), method: 'opengraph', weight: 0.85, url: doc.url, explanation: `OpenGraph og:${role === 'name' ? 'title' : 'description'} on ${doc.url}` });
   }

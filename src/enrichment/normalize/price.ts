@@ -194,5 +194,37 @@ export function possibleCurrencyCodes(text: string): string[] {
   if (t.toLowerCase() === 'kr' || t === 'kr.') return ['SEK', 'NOK', 'DKK', 'ISK'];
   if (t === '£') return ['GBP', 'EGP', 'GIP'];
   if (t === '¥') return ['JPY', 'CNY'];
+  if (t === '元') return ['CNY', 'TWD'];
+  if (/^(rs\.?|₨)$/i.test(t)) return ['INR', 'PKR', 'LKR', 'NPR', 'MUR', 'SCR'];
   return code ? [code] : [];
+}
+
+/** Currency of a country or territory (ISO 3166 alpha-2), for the regions whose sign is shared with others. */
+const REGION_CURRENCY: Record<string, string> = {
+  US: 'USD', CA: 'CAD', AU: 'AUD', NZ: 'NZD', HK: 'HKD', SG: 'SGD', MX: 'MXN', AR: 'ARS', CL: 'CLP', CO: 'COP', TW: 'TWD', CN: 'CNY',
+  JP: 'JPY', SE: 'SEK', NO: 'NOK', DK: 'DKK', IS: 'ISK', EG: 'EGP', GI: 'GIP', GB: 'GBP', UK: 'GBP',
+};
+
+/**
+ * The region of a page: the region subtag of its language (`zh-TW` → TW), else the country
+ * code top-level domain of its URL (`.tw`, `.com.ar`). Undefined when neither tells.
+ */
+export function pageRegion(lang: string | undefined, url: string): string | undefined {
+  const sub = /^[a-z]{2,3}[-_]([a-z]{2})\b/i.exec(lang ?? '')?.[1];
+  if (sub) return sub.toUpperCase();
+  try {
+    const tld = new URL(url).hostname.split('.').pop() ?? '';
+    return /^[a-z]{2}$/i.test(tld) ? tld.toUpperCase() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Resolves a sign shared by several currencies (`$`, `元`, `kr`, `¥`, `£`) with the page's
+ * region: the region's currency when the sign can denote it, else `code` unchanged.
+ */
+export function regionalCurrency(sign: string, code: string, region: string | undefined): string {
+  const local = region ? REGION_CURRENCY[region] : undefined;
+  return local && possibleCurrencyCodes(sign).includes(local) ? local : code;
 }

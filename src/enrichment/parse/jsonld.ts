@@ -32,10 +32,12 @@ export function nodeTypes(node: Record<string, unknown>): string[] {
 
 /**
  * Walks every object reachable from the blocks (`@graph`, nested properties, arrays) and
- * returns those whose `@type` is one of `types`, in document order.
+ * returns those whose `@type` is one of `types`, in document order. Type names compare
+ * case-insensitively: shops write `"@type": "product"`, which every consumer reads as Product.
  */
 export function findNodes(blocks: unknown[], types: string[]): JsonLdNode[] {
   const found: JsonLdNode[] = [];
+  const wanted = new Set(types.map((t) => t.toLowerCase()));
   const visit = (value: unknown, path: string, depth: number): void => {
     if (depth > 12 || value === null || typeof value !== 'object') return;
     if (Array.isArray(value)) {
@@ -43,7 +45,7 @@ export function findNodes(blocks: unknown[], types: string[]): JsonLdNode[] {
       return;
     }
     const node = value as Record<string, unknown>;
-    if (nodeTypes(node).some((t) => types.includes(t))) found.push({ node, path });
+    if (nodeTypes(node).some((t) => wanted.has(t.toLowerCase()))) found.push({ node, path });
     for (const [key, child] of Object.entries(node)) {
       if (typeof child === 'object' && child !== null) visit(child, path ? `${path}.${key}` : key, depth + 1);
     }

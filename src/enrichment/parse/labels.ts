@@ -106,3 +106,34 @@ export function urlIdTokens(url: string): string[] {
   }
   return out.reverse();
 }
+
+/** A price label and the text right after it (where the amount is written), from visible text. */
+export interface LabelledPriceText {
+  label: string;
+  /** Up to 24 characters after the label. */
+  text: string;
+}
+
+/** Words that name a selling price before an amount in running text, in about 20 languages. */
+const PRICE_LABEL = /(our price|sale price|special price|price|now|angebotspreis|preis|prix|precio|prezzo|preço|cena|цена|fiyat|hinta|pris|prijs|ár|τιμή|מחיר|販売価格|価格|판매가|가격|直購[價价]|優惠[價价]|促銷[價价]|售[價价]|特[價价]|[價价]格)\s*[:：]?\s*/giu;
+/** Words right before a price label that make it another price than the selling one (list, shipping, instalment). */
+const NOT_SELLING = /(list|regular|original|old|was|rrp|uvp|msrp|suggested|recommended|statt|shipping|delivery|versand|livraison|envío|建議|建议|原|定|市|運費|运费|每期|分期)\s*$/iu;
+
+/**
+ * Texts following a selling-price label in visible text ("Price: $12.50", "直購價：$294",
+ * "一次付清特價 72 折 2320 元"), in document order, at most `limit`, each holding a digit.
+ * Alphabetic labels must start a word (CJK ones need not); labels preceded by list-price,
+ * shipping or instalment words are skipped. Parsing the amount is the caller's business.
+ */
+export function labelledPriceTexts(text: string, limit = 3): LabelledPriceText[] {
+  const out: LabelledPriceText[] = [];
+  const re = new RegExp(PRICE_LABEL.source, PRICE_LABEL.flags);
+  for (let m = re.exec(text); m && out.length < limit; m = re.exec(text)) {
+    const alphabetic = /^[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}]/u.test(m[1]);
+    if (alphabetic && /\p{L}/u.test(text[m.index - 1] ?? '')) continue;
+    if (NOT_SELLING.test(text.slice(Math.max(0, m.index - 12), m.index))) continue;
+    const after = text.slice(m.index + m[0].length, m.index + m[0].length + 24).trim();
+    if (/\d/.test(after)) out.push({ label: m[1], text: after });
+  }
+  return out;
+}

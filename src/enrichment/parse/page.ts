@@ -3,7 +3,7 @@ import * as cheerio from 'cheerio';
 import type { CheerioAPI } from 'cheerio';
 import { parseJsonLd } from './jsonld';
 import { parseKeyValues, type KeyValue } from './key-values';
-import { labelledCodes, type LabelledCode, type LabelledRole } from './labels';
+import { labelledCodes, labelledPriceTexts, type LabelledCode, type LabelledPriceText, type LabelledRole } from './labels';
 import { parseMicrodata } from './microdata';
 import { parseOpenGraph } from './opengraph';
 import { productsFromJsonLd, productsFromMicrodata, type StructuredProduct } from './products';
@@ -41,6 +41,8 @@ export interface PageDoc {
   text: string;
   /** Codes written after an identifier label anywhere in the visible text (see {@link labelledCodes}); absent in evidence stored before it existed. */
   labelled_codes?: Record<LabelledRole, LabelledCode[]>;
+  /** Texts after selling-price labels in the visible text (see {@link labelledPriceTexts}); absent in older evidence. */
+  price_labels?: LabelledPriceText[];
   /** The structured identifiers (sku, gtin, mpn, productID of any product) that also appear in the visible text. */
   shown_ids?: string[];
 }
@@ -52,6 +54,13 @@ const PRICE_GOOD = /sale|current|our|final|actual|now|special|offer|buybox|main|
 const PRICE_NOT_PRODUCT = /shipping|delivery|coupon|install?ment|bonus|loyalty|points|financ|monthly/i;
 /** "from 9.99", "8 Optionen von 98,65 €", "à partir de": the low end of a range, not one offer's price. */
 const PRICE_FROM = /(^|\s)(from|von|ab|à partir de|a partir de|desde|da|starting at|od|от|최대|options?|optionen)(\s|$)/i;
+/**
+ * Containers of other products' tiles (recommendations, "customers also viewed", carousels of
+ * similar items, cross-sells): a price inside one is never the page product's price.
+ */
+const WIDGET = /related|recommend|similar|upsell|up-sell|cross-?sell|carousel|also[-_]?(bought|viewed|like|purchased)|you[-_]?may|suggest|recently[-_]?viewed|best-?sellers?|top[-_]?sellers?/i;
+/** Wording that marks a price as before tax (B2B net prices shown beside the consumer price), in about 15 languages. */
+const EX_TAX = /\b(excl|excluding|exkl|exclusive of|zzgl|ohne mwst|without (vat|tax)|ex\.? ?(vat|tax|btw|gst|mwst)|before tax|pre-?tax|hors tax|hors-taxe|sin iva|senza iva|sans tva|brez ddv|bez dph|bez vat|bez dan|netto|zonder btw|excl\. btw|ilman alv|utan moms|uden moms|uten mva|без ндс)\b|\bHT\b|\bh\.t\./i;
 const STOCK_ATTR = /avail|stock|inventory|lager|dispon|verfueg|verfüg|nalich|наличи|delivery[-_]?message/i;
 const IMAGE_CAPTION = /\b(image|images|bild|immagine|imagen|photo|foto|picture)\b/i;
 const BUY = /add[-_ ]?to[-_ ]?(cart|basket|bag|trolley)|buy[-_ ]?now|in den warenkorb|warenkorb|ajouter au panier|añadir al carrito|aggiungi al carrello|in winkelwagen|do koszyka|в корзину|comprar|kaufen/i;
@@ -79,23 +88,88 @@ function locator(tag: string, id?: string, cls?: string): string {
   return first ? `${tag}.${first}` : tag;
 }
 
-function priceTexts($: CheerioAPI): PriceText[] {
+/** Whether an element sits in a widget of other products (id/class of an ancestor, see {@link WIDGET}). */
+function inWidget($: CheerioAPI, el: Parameters<CheerioAPI>[0]): boolean {
+  return $(el as never).parents().toArray().some((a) => WIDGET.test(`${$(a).attr('id') ?? ''} ${$(a).attr('class') ?? ''}`));
+}
+
+/** Text that calls a price a former or reference price ("Was £14.99", "statt 20 €", "RRP", "Prix conseillé"). */
+const WAS_TEXT = /^(?:(?:was|previously|before|list( price)?|rrp|msrp|uvp|statt|früher|bisher|avant|prix conseillé|antes|prima|era|voor|przed)\b|было|原價|原价|定價|定价)/i;
+
+/** Class words of a product tile in a listing or carousel (`product-thumb`, `product-card`, `grid-item`). */
+const TILE = /thumb|tile|card|grid[-_]?item|product[-_]?item|product[-_]?layout|product[-_]?box|item[-_]?box/i;
+
+/**
+ * Whether a price sits in another product's tile: an ancestor (four levels at most) named like a
+ * tile that links to another page. The page's own price block links nowhere but to itself.
+ */
+function inTile($: CheerioAPI, el: Parameters<CheerioAPI>[0], pageUrl: string): boolean {
+  let self = '';
+  try {
+    self = new URL(pageUrl).pathname;
+  } catch {
+    // no own path to compare
+  }
+  return $(el as never).parents().toArray().slice(0, 4).some((a) => {
+    if (!TILE.test($(a).attr('class') ?? '')) return false;
+    return $(a).find('a[href]').toArray().some((l) => {
+      const href = ($(l).attr('href') ?? '').trim();
+      if (!href || /^(#|javascript:|mailto:|tel:)/i.test(href)) return false;
+      try {
+        const path = new URL(href, pageUrl).pathname;
+        return path !== self && path.length > 1;
+      } catch {
+        return false;
+      }
+    });
+  });
+}
+
+/** Short text around a price element (itself, else its parent when short): where "excl. VAT" labels sit. */
+function labelText($: CheerioAPI, el: Parameters<CheerioAPI>[0]): string {
+  const parent = collapse($(el as never).parent().text());
+  return parent.length <= 120 ? parent : collapse($(el as never).text());
+}
+
+/** A leaf element whose id/class/itemprop names a price and whose text holds a digit. */
+function isPriceLeaf($: CheerioAPI, el: Parameters<CheerioAPI>[0]): boolean {
+  const tag = (el as { tagName?: string }).tagName ?? '';
+  if (!PRICE_ATTR.test(attrs($, el)) || /^(script|style|meta|link|input|option|select)$/i.test(tag)) return false;
+  const text = collapse($(el as never).text());
+  return !!text && text.length <= 60 && /\d/.test(text) && $(el as never).find('[id],[class]').filter((_, c) => PRICE_ATTR.test(attrs($, c)) && /\d/.test($(c).text())).length === 0;
+}
+
+/**
+ * Whether a price marked "old"/"regular" by its class has a current price beside it (another
+ * price leaf within three ancestors that is neither marked old nor before tax). Themes name the
+ * only price of a page `price-old` or `regular-price` when no discount runs; then it is the price.
+ */
+function hasCurrentPriceBeside($: CheerioAPI, el: Parameters<CheerioAPI>[0]): boolean {
+  for (const anc of $(el as never).parents().toArray().slice(0, 3)) {
+    const other = $(anc).find('[id],[class],[itemprop]').toArray().some((c) => c !== el && isPriceLeaf($, c) && !PRICE_BAD.test(attrs($, c)) && $(c).closest('del,s,strike').length === 0 && !EX_TAX.test(labelText($, c)));
+    if (other) return true;
+  }
+  return false;
+}
+
+function priceTexts($: CheerioAPI, pageUrl: string): PriceText[] {
   const out: PriceText[] = [];
   $('[id],[class],[itemprop]').each((i, el) => {
     const a = attrs($, el);
-    if (!PRICE_ATTR.test(a) || PRICE_NOT_PRODUCT.test(a) || /^(script|style|meta|link|input|option|select)$/i.test(el.tagName)) return;
+    if (PRICE_NOT_PRODUCT.test(a) || !isPriceLeaf($, el)) return;
     const text = collapse($(el).text());
-    if (!text || text.length > 60 || !/\d/.test(text)) return;
-    if ($(el).find('[id],[class]').filter((_, c) => PRICE_ATTR.test(attrs($, c))).length > 0) return;
     let score = 0;
     if (/price/i.test($(el).attr('id') ?? '')) score += 2;
     if (PRICE_GOOD.test(a)) score += 1;
-    if (PRICE_BAD.test(a)) score -= 3;
+    if (PRICE_BAD.test(a)) score -= WAS_TEXT.test(text) || hasCurrentPriceBeside($, el) ? 3 : 1;
+    else if (WAS_TEXT.test(text)) score -= 3;
     if ($(el).closest('del,s,strike').length > 0) score -= 3;
     if (PRICE_FROM.test(text)) score -= 3;
+    if (EX_TAX.test(labelText($, el))) score -= 3;
     // Several amounts in one element (old and new price, price and bonus): a single-amount element inside is clearer.
     if ((text.match(/\d[\d\s.,']*/g) ?? []).length >= 2) score -= 1;
-    if ($(el).closest('[class*="related"],[class*="recommend"],[class*="carousel"],[id*="carousel"],[class*="similar"],[class*="upsell"],footer,nav').length > 0) score -= 2;
+    if (inWidget($, el)) score -= 4;
+    else if ($(el).closest('footer,nav').length > 0 || inTile($, el, pageUrl)) score -= 2;
     score -= Math.min(2, i / 5000);
     out.push({ text, score, locator: locator(el.tagName, $(el).attr('id'), $(el).attr('class')) });
   });
@@ -107,6 +181,8 @@ function availabilityTexts($: CheerioAPI): string[] {
   $('[id],[class]').each((_, el) => {
     if (out.length >= 20 || /^(script|style|meta|link)$/i.test(el.tagName)) return;
     if (!STOCK_ATTR.test(attrs($, el))) return;
+    // Inside an add-to-cart control, "unavailable" is one of the control's alternate labels, switched by script.
+    if ($(el).parents('a,button').toArray().some((b) => BUY.test(`${attrs($, b)} ${$(b).attr('name') ?? ''}`))) return;
     const text = collapse($(el).text());
     // "Image not available" captions sit in stock-named widgets but say nothing about stock.
     if (text && text.length <= 160 && !IMAGE_CAPTION.test(text) && !out.includes(text)) out.push(text);
@@ -156,7 +232,7 @@ export function parsePage(url: string, body: Buffer): PageDoc {
     opengraph,
     products: products.map((p) => ({ ...p, images: p.images.map((i) => absolute(i, base)).filter((i): i is string => !!i) })),
     key_values: [],
-    price_texts: priceTexts($),
+    price_texts: priceTexts($, url),
     availability_texts: availabilityTexts($),
     has_buy_button: hasBuyButton($),
     images: [...images].map((i) => absolute(i, base)).filter((i): i is string => !!i),
@@ -166,8 +242,11 @@ export function parsePage(url: string, body: Buffer): PageDoc {
   doc.key_values = parseKeyValues($);
   const fullText = collapse($('body').text() || $.root().text());
   doc.text = fullText.slice(0, 100_000);
+  const squashed = fullText.replace(/\s+/g, '');
+  for (const p of doc.products) if (p.description) p.description_shown = squashed.includes(p.description.replace(/\s+/g, ''));
   const ids = doc.products.flatMap((p) => [p.sku, p.gtin, p.mpn, p.product_id]).filter((v): v is string => !!v && v.length >= 3);
   doc.shown_ids = [...new Set(ids)].filter((v) => fullText.includes(v));
+  doc.price_labels = labelledPriceTexts(fullText);
   doc.labelled_codes = { sku: labelledCodes(fullText, 'sku'), mpn: labelledCodes(fullText, 'mpn'), gtin: labelledCodes(fullText, 'gtin') };
   return doc;
 }

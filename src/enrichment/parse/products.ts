@@ -25,6 +25,8 @@ export interface StructuredProduct {
   gtin_property?: string;
   product_id?: string;
   description?: string;
+  /** Whether the description is written in the page's visible text (set by the page parser; absent in older evidence). */
+  description_shown?: boolean;
   images: string[];
   offers: StructuredOffer[];
   /** Other scalar properties (`color`, `material`, additionalProperty name → value). */
