@@ -3,16 +3,23 @@
  * {@link createActivities}. Every activity is idempotent on (job_id, row_index) and moves only
  * ids and counters through Temporal (architecture.md, Temporal rules 2 and 4).
  */
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import type { EnrichmentEngine } from '../src/enrichment/types';
 import { finalizeJob, jobProgress, pendingRowIndexes, processRow, rowStatus } from '../src/services/enrichment-rows';
-import type { EnrichmentCounters } from '../workflows/definitions';
+import { loadWebhookMessage, recordWebhookAttempt, sendWebhookOnce, WEBHOOK_ATTEMPT_TIMEOUT_MS, webhookDelivered, webhookUrlProblem } from '../src/services/webhooks';
+import type { EnrichmentCounters, WebhookDeliveryResult } from '../workflows/definitions';
 
-/** What the activities need: the database and the engine (built once per worker). */
+/** What the activities need: the database and the engine (built once per worker), and webhook settings. */
 export interface ActivityDeps {
   knex: Knex;
   engine: EnrichmentEngine;
+  /** Base of `results_url` in webhooks (config `publicUrl`); default http://127.0.0.1:8080. */
+  publicUrl?: string;
+  /** Allow loopback http webhook URLs (config `allowHttpWebhooks`); default false. */
+  allowHttpWebhooks?: boolean;
+  /** Timeout of one webhook attempt (ms); default 30 000 (decisions.md §4). Tests shorten it. */
+  webhookTimeoutMs?: number;
 }
 
 /**
@@ -22,8 +29,8 @@ export interface ActivityDeps {
  */
 export type RowOutcome = 'succeeded' | 'failed' | 'skipped';
 
-/** Job status plus counters, as read from PostgreSQL. */
-export type JobCounters = EnrichmentCounters & { status: string };
+/** Job status plus counters, as read from PostgreSQL; `has_webhook` when the job asked for a webhook (set by finalizeJob). */
+export type JobCounters = EnrichmentCounters & { status: string; has_webhook?: boolean };
 
 /** Heartbeat period of a running row (ms); the workflow's heartbeat timeout is a multiple of it. */
 export const ROW_HEARTBEAT_MS = 10_000;
@@ -36,8 +43,21 @@ export interface EnrichmentActivities {
   pendingRowIndexes(jobId: string, afterRowIndex: number, limit: number): Promise<number[]>;
   /** Enriches one row and writes its result once; heartbeats while the engine works. */
   processRow(jobId: string, rowIndex: number): Promise<RowOutcome>;
+  /**
+   * Enriches a batch of rows one after the other (one activity round trip for several rows, so
+   * Temporal's per-activity cost is shared); heartbeats after each row and on a timer.
+   * @returns one outcome per row index, in order
+   */
+  processRows(jobId: string, rowIndexes: number[]): Promise<RowOutcome[]>;
   /** Final status, counters and credits (= successful rows, from the rows); idempotent. */
   finalizeJob(jobId: string, outcome: 'completed' | 'failed' | 'cancelled', error?: string): Promise<JobCounters>;
+  /**
+   * One attempt to POST the job's signed `enrichment.job.completed` webhook (decisions.md §4);
+   * the attempt is recorded in `webhook_deliveries`. Temporal's retry policy supplies retries.
+   * @throws ApplicationFailure (retryable) on a non-2xx answer, timeout or transport error;
+   *   non-retryable `InvalidWebhookUrl` when the stored URL breaks the URL rules
+   */
+  deliverWebhook(jobId: string): Promise<WebhookDeliveryResult>;
 }
 
 function counters(p: { status: string; total_items: number; completed_items: number; successful: number }): JobCounters {
@@ -50,6 +70,16 @@ function counters(p: { status: string; total_items: number; completed_items: num
  */
 export function createActivities(deps: ActivityDeps): EnrichmentActivities {
   const { knex, engine } = deps;
+  /** Heartbeat period for the current activity: 10 s, or a third of a shorter heartbeat timeout. */
+  const heartbeatEvery = (ctx: Context): number => Math.max(200, Math.min(ROW_HEARTBEAT_MS, Math.floor((ctx.info.heartbeatTimeoutMs ?? 3 * ROW_HEARTBEAT_MS) / 3)));
+  /** Runs one row and reports what is now stored for it (see RowOutcome). */
+  const runRow = async (jobId: string, rowIndex: number): Promise<RowOutcome> => {
+    const out = await processRow(knex, engine, jobId, rowIndex);
+    if (out.processed) return out.succeeded ? 'succeeded' : 'failed';
+    // Nothing written now: an earlier attempt wrote it (retry), or the job stopped running.
+    const status = await rowStatus(knex, jobId, rowIndex);
+    return status === 'succeeded' || status === 'failed' ? status : 'skipped';
+  };
   return {
     async loadJobCounters(jobId) {
       return counters(await jobProgress(knex, jobId));
@@ -64,19 +94,57 @@ export function createActivities(deps: ActivityDeps): EnrichmentActivities {
       // the whole start-to-close timeout. A row is one unit of work (its write is atomic), so a
       // retry simply starts the row again: there is nothing finer to resume from.
       ctx.heartbeat({ row_index: rowIndex, elapsed_ms: 0 });
-      const timer = setInterval(() => ctx.heartbeat({ row_index: rowIndex, elapsed_ms: Date.now() - started }), ROW_HEARTBEAT_MS);
+      const timer = setInterval(() => ctx.heartbeat({ row_index: rowIndex, elapsed_ms: Date.now() - started }), heartbeatEvery(ctx));
       try {
-        const out = await processRow(knex, engine, jobId, rowIndex);
-        if (out.processed) return out.succeeded ? 'succeeded' : 'failed';
-        // Nothing written now: an earlier attempt wrote it (retry), or the job stopped running.
-        const status = await rowStatus(knex, jobId, rowIndex);
-        return status === 'succeeded' || status === 'failed' ? status : 'skipped';
+        return await runRow(jobId, rowIndex);
+      } finally {
+        clearInterval(timer);
+      }
+    },
+    async processRows(jobId, rowIndexes) {
+      const ctx = Context.current();
+      // Resume point: rows before `done` were written by an earlier attempt (its last heartbeat);
+      // they are only re-read (runRow finds them written), never enriched again.
+      const details = ctx.info.heartbeatDetails as { done?: number } | undefined;
+      let done = 0;
+      ctx.heartbeat({ done: details?.done ?? 0 });
+      const timer = setInterval(() => ctx.heartbeat({ done }), heartbeatEvery(ctx));
+      const outcomes: RowOutcome[] = [];
+      try {
+        for (const rowIndex of rowIndexes) {
+          // Cancellation arrives with a heartbeat: stop between rows (the row being written is atomic).
+          if (ctx.cancellationSignal.aborted) throw new CancelledFailure('batch cancelled');
+          outcomes.push(await runRow(jobId, rowIndex));
+          done += 1;
+          ctx.heartbeat({ done });
+        }
+        return outcomes;
       } finally {
         clearInterval(timer);
       }
     },
     async finalizeJob(jobId, outcome, error) {
-      return counters(await finalizeJob(knex, jobId, outcome, error));
+      const final = counters(await finalizeJob(knex, jobId, outcome, error));
+      const job = await knex('enrichment_jobs').where({ id: jobId }).first(knex.raw("config->>'webhook_url' as webhook_url"));
+      // Only set when true, so histories of jobs without a webhook keep their recorded shape.
+      return job?.webhook_url ? { ...final, has_webhook: true } : final;
+    },
+    async deliverWebhook(jobId) {
+      const ctx = Context.current();
+      const attempt = ctx.info.attempt;
+      const message = await loadWebhookMessage(knex, jobId, deps.publicUrl ?? 'http://127.0.0.1:8080');
+      if (!message) return { delivered: false, attempts: 0, reason: 'no webhook_url, or the job is still running' };
+      const problem = webhookUrlProblem(message.url, deps.allowHttpWebhooks ?? false);
+      if (problem) {
+        await recordWebhookAttempt(knex, jobId, message, attempt, { ok: false, status_code: null, error: problem, duration_ms: 0 });
+        throw ApplicationFailure.nonRetryable(problem, 'InvalidWebhookUrl');
+      }
+      // A retry after a crash that followed a 2xx answer sends nothing again.
+      if (await webhookDelivered(knex, message.id)) return { delivered: true, attempts: attempt - 1 };
+      const outcome = await sendWebhookOnce(message, deps.webhookTimeoutMs ?? WEBHOOK_ATTEMPT_TIMEOUT_MS, ctx.cancellationSignal);
+      await recordWebhookAttempt(knex, jobId, message, attempt, outcome);
+      if (!outcome.ok) throw ApplicationFailure.retryable(`webhook attempt ${attempt} failed: ${outcome.error}`, 'WebhookAttemptFailed');
+      return { delivered: true, attempts: attempt, status_code: outcome.status_code ?? undefined };
     },
   };
 }

@@ -28,8 +28,20 @@ export async function connectTemporalClient(config: Pick<Config, 'temporalAddres
   return new Client({ connection, namespace: config.temporalNamespace });
 }
 
-/** Workflow tuning a starter may override (tests use small pages to exercise continue-as-new). */
-export type EnrichmentTuning = Pick<EnrichmentJobArgs, 'page_size' | 'pages_per_run'>;
+/**
+ * Workflow tuning a starter may override (tests use small pages to exercise continue-as-new,
+ * short heartbeat timeouts to notice a killed worker quickly, short webhook backoff).
+ */
+export type EnrichmentTuning = Pick<EnrichmentJobArgs, 'page_size' | 'pages_per_run' | 'batch_size' | 'row_heartbeat_timeout_s' | 'webhook' | 'concurrency'>;
+
+/** The job fields a start needs (a row of `enrichment_jobs`). */
+export interface StartableJob {
+  id: string;
+  organization_id: string;
+  catalog_id: string | null;
+  workflow_id: string;
+  total_items: number;
+}
 
 /**
  * JobRunner over a Temporal client (architecture.md, Temporal rules 7 and 8).
@@ -52,24 +64,46 @@ export class TemporalJobRunner implements JobRunner {
    * id that runs or ran already counts as started (idempotent start, rule 8).
    * @throws the client's error when Temporal is unreachable
    */
-  async startEnrichment(job: { id: string; organization_id: string; catalog_id: string | null; workflow_id: string; total_items: number }): Promise<void> {
+  async startEnrichment(job: StartableJob): Promise<void> {
+    await this.start(job, WorkflowIdReusePolicy.REJECT_DUPLICATE);
+  }
+
+  /**
+   * Starts a new run of a failed job's workflow under the same id (operators' `resume`, run by
+   * temporal/ops.ts `resumeJob` after the job is set back to running). Allowed only when the
+   * previous run closed unsuccessfully (ALLOW_DUPLICATE_FAILED_ONLY); a run that is already open
+   * counts as started, so repeating a resume is harmless.
+   * @throws WorkflowExecutionAlreadyStartedError never; the client's error when unreachable or
+   *   when the last run completed successfully (then there is nothing to resume)
+   */
+  async resumeEnrichment(job: StartableJob): Promise<void> {
+    await this.start(job, WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY);
+  }
+
+  private async start(job: StartableJob, workflowIdReusePolicy: WorkflowIdReusePolicy): Promise<void> {
     const typedSearchAttributes: SearchAttributePair[] = [
       { key: ORGANIZATION_ID, value: job.organization_id },
       { key: JOB_KIND, value: ENRICHMENT_JOB_KIND },
       ...(job.catalog_id ? [{ key: CATALOG_ID, value: job.catalog_id }] : []),
     ];
     const args: EnrichmentJobArgs = { job_id: job.id, concurrency: this.config.enrichConcurrency, ...this.tuning };
+    // Idempotent start (rule 8): a repeated start of an open or closed job is "already started";
+    // only `resumeEnrichment` may open a new run after a failed one.
     try {
       await this.client.workflow.start<typeof enrichmentJobWorkflow>('enrichmentJobWorkflow', {
         workflowId: job.workflow_id,
         taskQueue: this.config.taskQueue,
         args: [args],
-        // A closed job must not run again under the same id: a repeated start is "already started".
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        workflowIdReusePolicy,
         typedSearchAttributes,
         memo: { job_id: job.id, organization_id: job.organization_id, catalog_id: job.catalog_id, total_items: job.total_items },
         staticSummary: `Enrichment job ${job.id}: ${job.total_items} item${job.total_items === 1 ? '' : 's'}`,
-        staticDetails: `Organization ${job.organization_id}${job.catalog_id ? `, writes to catalog ${job.catalog_id}` : ''}. Results and progress: GET /api/public/enrich/${job.id}`,
+        staticDetails: [
+          `Organization: ${job.organization_id}`,
+          `Catalog: ${job.catalog_id ?? '(none: results stay on the job)'}`,
+          `Items: ${job.total_items}`,
+          `Results and progress: GET /api/public/enrich/${job.id} (live: query "progress")`,
+        ].join('\n'),
       });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return;

@@ -25,6 +25,10 @@ export interface WorkerDeps {
   knex?: Knex;
   engine?: EnrichmentEngine;
   activities?: EnrichmentActivities;
+  /** Webhook settings of the real activities (activities/index.ts ActivityDeps). */
+  publicUrl?: string;
+  allowHttpWebhooks?: boolean;
+  webhookTimeoutMs?: number;
   /** Activity slots of this worker; default 32. */
   maxConcurrentActivities?: number;
   /** A pre-built workflow bundle (tests build it once per file); default: bundle `workflows/`. */
@@ -42,7 +46,10 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
   let activities = deps.activities;
   if (!activities) {
     if (!deps.knex || !deps.engine) throw new Error('createWorker needs activities, or knex and engine');
-    activities = createActivities({ knex: deps.knex, engine: deps.engine });
+    activities = createActivities({
+      knex: deps.knex, engine: deps.engine,
+      publicUrl: deps.publicUrl, allowHttpWebhooks: deps.allowHttpWebhooks, webhookTimeoutMs: deps.webhookTimeoutMs,
+    });
   }
   return Worker.create({
     connection: deps.connection,
@@ -92,6 +99,7 @@ async function main(): Promise<void> {
 
   const worker = await createWorker({
     connection, namespace: config.temporalNamespace, taskQueue: config.taskQueue, knex, engine,
+    publicUrl: config.publicUrl, allowHttpWebhooks: config.allowHttpWebhooks,
     maxConcurrentActivities: Math.max(16, config.enrichConcurrency * 4),
   });
   // The SDK's Runtime shuts every worker down on SIGINT/SIGTERM/SIGQUIT/SIGUSR2 (its default

@@ -41,6 +41,53 @@ export interface EnrichmentJobArgs {
   page_size?: number;
   /** Pages per run before continue-as-new; default {@link DEFAULT_PAGES_PER_RUN}. */
   pages_per_run?: number;
+  /**
+   * Rows per `processRows` activity; default {@link DEFAULT_BATCH_SIZE}. `concurrency` batches
+   * run at once, each row after row, so `concurrency` rows are processed at once either way.
+   */
+  batch_size?: number;
+  /**
+   * Heartbeat timeout of row activities (s); default 60. A dead worker's rows are retried
+   * after this long; tests shorten it.
+   */
+  row_heartbeat_timeout_s?: number;
+  /** Retry tuning handed to {@link WebhookDeliveryArgs} (tests shorten the backoff). */
+  webhook?: WebhookRetryTuning;
+}
+
+/** Default rows per processRows activity (measured: bench/orchestration-overhead.ts). */
+export const DEFAULT_BATCH_SIZE = 10;
+
+/** Workflow id of a job's webhook delivery: `<parent id>/webhook` (architecture.md, Names). */
+export function webhookWorkflowId(parentWorkflowId: string): string {
+  return `${parentWorkflowId}/webhook`;
+}
+
+/** Retry tuning of webhook delivery; every field has a production default. */
+export interface WebhookRetryTuning {
+  /** First retry delay (s); default 10, doubling up to `maximum_interval_s`. */
+  initial_interval_s?: number;
+  /** Longest delay between attempts (s); default 600. */
+  maximum_interval_s?: number;
+  /** Attempts in all; default 10 (about 40 minutes of backoff). */
+  maximum_attempts?: number;
+  /** Hard bound of the whole delivery (s); default 3600. */
+  schedule_to_close_s?: number;
+}
+
+/** Arguments of webhookDeliveryWorkflow: the job id and optional retry tuning. */
+export interface WebhookDeliveryArgs extends WebhookRetryTuning {
+  job_id: string;
+}
+
+/** What a delivery ended with (the activity's and the child workflow's result). */
+export interface WebhookDeliveryResult {
+  delivered: boolean;
+  /** Attempts made (the Temporal attempt number of the last one). */
+  attempts: number;
+  status_code?: number;
+  /** Why nothing was delivered. */
+  reason?: string;
 }
 
 /** Default sliding-window size when the starter passes none (config `ENRICH_CONCURRENCY` default). */

@@ -11,10 +11,12 @@
  *                                                         (CancelledFailure rethrown: UI shows Canceled)
  *   running ── an activity fails after all retries ───▶ finalizing ─▶ failed (workflow fails)
  *
- * Work loop: fetch a page of pending row indexes after the cursor (`pendingRowIndexes`), run
- * `processRow` for each with at most `concurrency` in flight (a sliding window, as in
- * samples-typescript batch-sliding-window), advance the cursor, count outcomes from the
- * activities' return values. Item-level engine errors are results (`failed` rows), not
+ * Work loop: fetch a page of pending row indexes after the cursor (`pendingRowIndexes`), cut it
+ * into batches of `batch_size` rows, run `processRows` for each batch with at most `concurrency`
+ * batches in flight (a sliding window, as in samples-typescript batch-sliding-window; each batch
+ * works row after row, so `concurrency` rows are processed at once), advance the cursor, count
+ * outcomes from the activities' return values. Histories recorded before batching (one
+ * `processRow` per row) replay on the old path: the `row-batches` patch marker selects it. Item-level engine errors are results (`failed` rows), not
  * activity failures; infrastructure errors are retried by Temporal with exponential backoff.
  *
  * Continue-as-new trigger: after `pages_per_run` pages, or as soon as the server sets
@@ -25,6 +27,11 @@
  * a non-cancellable scope: the job becomes `cancelled`, results already written are kept and
  * `credits_used` counts the successful rows only (derived from the rows, so it always matches the
  * kept results); then the cancellation is rethrown (Temporal rule 6).
+ *
+ * Webhook (decisions.md §4): once the job is finalized (completed, failed or cancelled) and it
+ * has a `webhook_url`, the workflow starts the child `webhookDeliveryWorkflow` (id
+ * `<this id>/webhook`, parent-close policy ABANDON) and closes without waiting for it: the job's
+ * state is final before any delivery attempt, and a receiver that is down never changes it.
  */
 import {
   ActivityFailure,
@@ -32,13 +39,18 @@ import {
   CancellationScope,
   continueAsNew,
   isCancellation,
+  log,
+  ParentClosePolicy,
+  patched,
   proxyActivities,
   setHandler,
+  startChild,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { RetryPolicy } from '@temporalio/workflow';
 import type { EnrichmentActivities, JobCounters, RowOutcome } from '../activities';
 import {
+  DEFAULT_BATCH_SIZE,
   DEFAULT_CONCURRENCY,
   DEFAULT_PAGE_SIZE,
   DEFAULT_PAGES_PER_RUN,
@@ -47,7 +59,12 @@ import {
   EnrichmentPhase,
   EnrichmentProgress,
   progressQuery,
+  webhookWorkflowId,
 } from './definitions';
+import { webhookDeliveryWorkflow } from './webhook-delivery';
+
+/** Patch id of batched row activities (`processRows`); histories without it use `processRow`. */
+export const ROW_BATCHES_PATCH = 'row-batches';
 
 /**
  * Backoff for infrastructure failures (database or worker down): 1 s doubling to 1 min, 20
@@ -58,10 +75,17 @@ const RETRY: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2,
 const db = proxyActivities<EnrichmentActivities>({ startToCloseTimeout: '1 minute', retry: RETRY });
 
 /**
- * One row may research the web for minutes; the activity heartbeats every 10 s, so a dead worker
- * is noticed after one heartbeat timeout rather than after the whole start-to-close timeout.
+ * Row activities. One row may research the web for minutes; the activity heartbeats every 10 s
+ * (a third of a shorter heartbeat timeout), so a dead worker is noticed after one heartbeat
+ * timeout rather than after the whole start-to-close timeout. A batch gets 2 h in all.
  */
-const rows = proxyActivities<EnrichmentActivities>({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '1 minute', retry: RETRY });
+function rowActivities(heartbeatTimeoutS: number, batched: boolean) {
+  return proxyActivities<EnrichmentActivities>({
+    startToCloseTimeout: batched ? '2 hours' : '15 minutes',
+    heartbeatTimeout: `${heartbeatTimeoutS} seconds`,
+    retry: RETRY,
+  });
+}
 
 /** Thrown inside the work loop when a row activity failed for good (after its retries). */
 class RowActivityFailed extends Error {
@@ -87,6 +111,10 @@ export async function enrichmentJobWorkflow(args: EnrichmentJobArgs): Promise<En
   const concurrency = Math.max(1, args.concurrency ?? DEFAULT_CONCURRENCY);
   const pageSize = Math.max(1, args.page_size ?? DEFAULT_PAGE_SIZE);
   const pagesPerRun = Math.max(1, args.pages_per_run ?? DEFAULT_PAGES_PER_RUN);
+  const batchSize = Math.max(1, args.batch_size ?? DEFAULT_BATCH_SIZE);
+  // Runs started before batching existed replay with one processRow per row.
+  const batched = patched(ROW_BATCHES_PATCH);
+  const rows = rowActivities(Math.max(1, args.row_heartbeat_timeout_s ?? 60), batched);
   const progress: EnrichmentProgress = {
     ...(args.counters ?? { total_items: 0, completed_items: 0, successful: 0, failed: 0 }),
     cursor: args.cursor ?? -1,
@@ -107,6 +135,26 @@ export async function enrichmentJobWorkflow(args: EnrichmentJobArgs): Promise<En
     else progress.failed += 1;
   };
 
+  /**
+   * Starts the job's webhook delivery when it has a `webhook_url` (decisions.md §4), without
+   * waiting for it: ABANDON lets it outlive this workflow. Never throws: a delivery that cannot
+   * even start (e.g. a delivery of the same id still running) must not change the job.
+   */
+  const startWebhookDelivery = async (final: JobCounters): Promise<void> => {
+    if (!final.has_webhook) return;
+    try {
+      await startChild(webhookDeliveryWorkflow, {
+        workflowId: webhookWorkflowId(workflowInfo().workflowId),
+        args: [{ ...args.webhook, job_id: jobId }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        typedSearchAttributes: workflowInfo().typedSearchAttributes,
+        staticSummary: `Webhook of enrichment job ${jobId} (${final.status})`,
+      });
+    } catch (err) {
+      log.warn('webhook delivery could not be started', { job_id: jobId, error: String(err) });
+    }
+  };
+
   /** Processes pages until none is left (false) or the run's budget is spent (true). */
   const work = async (): Promise<boolean> => {
     const inflight = new Set<Promise<void>>();
@@ -117,15 +165,20 @@ export async function enrichmentJobWorkflow(args: EnrichmentJobArgs): Promise<En
     };
     for (let page = 1; ; page++) {
       const indexes = await db.pendingRowIndexes(jobId, progress.cursor, pageSize);
-      for (const rowIndex of indexes) {
+      const step = batched ? batchSize : 1;
+      for (let at = 0; at < indexes.length; at += step) {
+        const batch = indexes.slice(at, at + step);
         while (inflight.size >= concurrency && failure === null) await Promise.race(inflight);
         if (failure !== null) break;
+        const work: Promise<void> = batched
+          ? rows.processRows(jobId, batch).then((outcomes) => outcomes.forEach(count))
+          : rows.processRow(jobId, batch[0]).then(count);
         // Each promise settles without rejecting (failures are recorded), so none goes unhandled.
-        const p: Promise<void> = rows.processRow(jobId, rowIndex).then(count, (err) => {
+        const p: Promise<void> = work.then(undefined, (err) => {
           failure ??= err;
         }).finally(() => inflight.delete(p));
         inflight.add(p);
-        progress.cursor = rowIndex;
+        progress.cursor = batch[batch.length - 1];
       }
       if (failure !== null || indexes.length < pageSize) {
         await drain(); // throws the recorded failure, if any
@@ -151,20 +204,27 @@ export async function enrichmentJobWorkflow(args: EnrichmentJobArgs): Promise<En
     const final = await db.finalizeJob(jobId, 'completed');
     apply(final);
     progress.status = phaseOf(final.status);
+    await startWebhookDelivery(final);
     return { ...progress };
   } catch (err) {
     if (isCancellation(err)) {
       progress.status = 'finalizing';
-      await CancellationScope.nonCancellable(async () => apply(await db.finalizeJob(jobId, 'cancelled')));
-      progress.status = 'cancelled';
+      await CancellationScope.nonCancellable(async () => {
+        const final = await db.finalizeJob(jobId, 'cancelled');
+        apply(final);
+        progress.status = 'cancelled';
+        await startWebhookDelivery(final);
+      });
       throw err;
     }
     const cause = err instanceof RowActivityFailed ? err.failure : err;
     if (cause instanceof ActivityFailure) {
       const message = `Processing stopped after repeated infrastructure failures: ${cause.cause?.message ?? cause.message}`;
       progress.status = 'finalizing';
-      apply(await db.finalizeJob(jobId, 'failed', message));
+      const final = await db.finalizeJob(jobId, 'failed', message);
+      apply(final);
       progress.status = 'failed';
+      await startWebhookDelivery(final);
       throw ApplicationFailure.nonRetryable(message, 'EnrichmentJobFailed');
     }
     throw err;

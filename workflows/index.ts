@@ -3,3 +3,4 @@
  * Workflow code is deterministic: no I/O, no Node built-ins (architecture.md, Temporal rule 1).
  */
 export { enrichmentJobWorkflow } from './enrichment-job';
+export { webhookDeliveryWorkflow } from './webhook-delivery';

@@ -1,8 +1,15 @@
 /**
- * Replays the recorded histories of enrichmentJobWorkflow (completed, cancelled, continued-as-new
- * first and last run) against the current workflow code: a non-deterministic change fails here
- * and must be guarded with `patched()` (architecture.md, Temporal rule 9). Fixtures are made by
- * test/replay/record-histories.ts.
+ * Replays the recorded histories of every workflow type against the current workflow code: a
+ * non-deterministic change fails here and must be guarded with `patched()` (architecture.md,
+ * Temporal rule 9). Fixtures are made by test/replay/record-histories.ts:
+ *
+ * - enrichmentJobWorkflow before row batching (`enrichment-{completed,cancelled,
+ *   continued-as-new,continued-last-run}.json`, one processRow per row: the `row-batches` patch
+ *   keeps them replaying) and with it (`enrichment-batched-*.json`);
+ * - a worker process SIGKILLed mid-job (`enrichment-worker-crash.json`: heartbeat timeouts,
+ *   retried batches, a workflow task picked up by another worker);
+ * - the webhook path: the parent that starts its delivery child (`enrichment-webhook.json`) and
+ *   webhookDeliveryWorkflow with one failed and one successful attempt (`webhook-delivery.json`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,21 +17,31 @@ import { Worker } from '@temporalio/worker';
 import { historyFromFixture } from '../../temporal/export-history';
 import { quietTemporalRuntime, workflowBundle } from '../helpers/temporal';
 
-const FIXTURES = fs.readdirSync(__dirname).filter((f) => f.startsWith('enrichment-') && f.endsWith('.json')).sort();
+const FIXTURES = fs.readdirSync(__dirname).filter((f) => f.endsWith('.json')).sort();
 
-test('the fixtures cover every path of the workflow', () => {
-  expect(FIXTURES).toEqual(['enrichment-cancelled.json', 'enrichment-completed.json', 'enrichment-continued-as-new.json', 'enrichment-continued-last-run.json']);
+test('the fixtures cover every path of every workflow type', () => {
+  expect(FIXTURES).toEqual([
+    'enrichment-batched-cancelled.json', 'enrichment-batched-completed.json', 'enrichment-batched-continued-as-new.json',
+    'enrichment-batched-continued-last-run.json', 'enrichment-cancelled.json', 'enrichment-completed.json',
+    'enrichment-continued-as-new.json', 'enrichment-continued-last-run.json', 'enrichment-webhook.json',
+    'enrichment-worker-crash.json', 'webhook-delivery.json',
+  ]);
+  const types = FIXTURES.map((f) => JSON.parse(fs.readFileSync(path.join(__dirname, f), 'utf8')).events[0].workflowExecutionStartedEventAttributes.workflowType.name);
+  expect(new Set(types)).toEqual(new Set(['enrichmentJobWorkflow', 'webhookDeliveryWorkflow']));
 });
 
 test('current workflow code replays every recorded history', async () => {
   quietTemporalRuntime();
-  const histories = FIXTURES.map((file) => ({
-    workflowId: file.replace(/\.json$/, ''),
-    history: historyFromFixture(JSON.parse(fs.readFileSync(path.join(__dirname, file), 'utf8'))),
-  }));
+  const histories = FIXTURES.map((file) => {
+    const json = JSON.parse(fs.readFileSync(path.join(__dirname, file), 'utf8'));
+    // A parent's child id `<parent id>/webhook` is derived from its own id: replay under the recorded id.
+    const child = json.events.find((e: any) => e.startChildWorkflowExecutionInitiatedEventAttributes)?.startChildWorkflowExecutionInitiatedEventAttributes;
+    return { workflowId: child ? String(child.workflowId).replace(/\/webhook$/, '') : file.replace(/\.json$/, ''), history: historyFromFixture(json) };
+  });
   const results: Array<{ workflowId: string; error?: unknown }> = [];
   for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) {
     results.push({ workflowId: result.workflowId, error: result.error });
   }
   expect(results).toEqual(histories.map((h) => ({ workflowId: h.workflowId, error: undefined })));
+  expect(results).toHaveLength(FIXTURES.length);
 });

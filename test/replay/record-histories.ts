@@ -1,16 +1,29 @@
 /**
- * Records the replay fixtures of enrichmentJobWorkflow (architecture.md, Temporal rule 9):
- * runs a completed, a cancelled and a continued-as-new job on a local dev server against the
- * PostgreSQL test database (fake engine), and exports their histories next to this file with
- * temporal/export-history.ts. Re-run after a deliberate, `patched()`-guarded workflow change:
+ * Records the replay fixtures (architecture.md, Temporal rule 9): runs a completed, a cancelled
+ * and a continued-as-new job, a job with a webhook (parent + its `webhookDeliveryWorkflow` child
+ * whose receiver fails once) on a local dev server against the PostgreSQL test database (fake
+ * engine), and a job whose worker PROCESS is SIGKILLed mid-job (test/durability/harness.ts), and
+ * exports their histories next to this file with temporal/export-history.ts as
+ * `enrichment-batched-*.json`, `enrichment-webhook.json`, `webhook-delivery.json` and
+ * `enrichment-worker-crash.json`.
+ *
+ * The four `enrichment-{completed,cancelled,continued-as-new,continued-last-run}.json` were
+ * recorded before row batching (one processRow per row) and are kept as they are: they prove
+ * that runs started by the old code still replay (the `row-batches` patch). This script no
+ * longer writes them. Re-run after a deliberate, `patched()`-guarded workflow change:
  *
  *   npx tsx test/setup/prepare.ts && npx tsx test/replay/record-histories.ts
  */
 import '../setup/env';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { createEnrichmentJob } from '../../src/services/enrichment-jobs';
 import { exportHistory } from '../../temporal/export-history';
 import { TemporalJobRunner } from '../../temporal/client';
 import { createWorker } from '../../temporal/worker';
+import { webhookWorkflowId } from '../../workflows/definitions';
+import { clientFor, createArchiveJob, freePort, RestartableTemporal, spawnWorker, stopWorker } from '../durability/harness';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { createTestJob, fakeEngine, startTestTemporal, waitUntil, workflowBundle } from '../helpers/temporal';
 
@@ -23,7 +36,7 @@ async function main(): Promise<void> {
   const engineOptions = { delayMs: 0, errorFor: (item: Record<string, unknown>) => item.name === 'item 1' };
   const worker = await createWorker({
     connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue: TASK_QUEUE,
-    knex, engine: fakeEngine(engineOptions), workflowBundle: await workflowBundle(),
+    knex, engine: fakeEngine(engineOptions), workflowBundle: await workflowBundle(), allowHttpWebhooks: true,
   });
   const running = worker.run();
   const out = (name: string): string => path.join(__dirname, name);
@@ -32,14 +45,14 @@ async function main(): Promise<void> {
 
     const completed = await createTestJob(knex, runner, organizationId, 5);
     await runner.waitForClose(completed.workflowId);
-    console.log('completed:', await exportHistory(env.client, completed.workflowId, out('enrichment-completed.json')), 'events');
+    console.log('completed:', await exportHistory(env.client, completed.workflowId, out('enrichment-batched-completed.json')), 'events');
 
     engineOptions.delayMs = 200;
     const cancelled = await createTestJob(knex, runner, organizationId, 20);
     await waitUntil(async () => (await knex('enrichment_jobs').where({ id: cancelled.jobId }).first('completed_items')).completed_items >= 3, 'rows done');
     await runner.cancel(cancelled.workflowId);
     await runner.waitForClose(cancelled.workflowId);
-    console.log('cancelled:', await exportHistory(env.client, cancelled.workflowId, out('enrichment-cancelled.json')), 'events');
+    console.log('cancelled:', await exportHistory(env.client, cancelled.workflowId, out('enrichment-batched-cancelled.json')), 'events');
 
     engineOptions.delayMs = 0;
     const paged = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, { page_size: 2, pages_per_run: 1 });
@@ -48,12 +61,48 @@ async function main(): Promise<void> {
     const last = await env.client.workflow.getHandle(continued.workflowId).describe();
     const firstRunId = (await env.client.workflow.getHandle(continued.workflowId, last.runId).fetchHistory())
       .events![0].workflowExecutionStartedEventAttributes!.firstExecutionRunId!;
-    console.log('continued-as-new (first run):', await exportHistory(env.client, continued.workflowId, out('enrichment-continued-as-new.json'), firstRunId), 'events');
-    console.log('continued-as-new (last run):', await exportHistory(env.client, continued.workflowId, out('enrichment-continued-last-run.json'), last.runId), 'events');
+    console.log('continued-as-new (first run):', await exportHistory(env.client, continued.workflowId, out('enrichment-batched-continued-as-new.json'), firstRunId), 'events');
+    console.log('continued-as-new (last run):', await exportHistory(env.client, continued.workflowId, out('enrichment-batched-continued-last-run.json'), last.runId), 'events');
+
+    // Webhook path: a receiver on 127.0.0.1 that answers 500 once, then 200.
+    let hits = 0;
+    const server = http.createServer((req, res) => { req.resume(); req.on('end', () => res.writeHead(++hits === 1 ? 500 : 200).end()); });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const hooked = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, { webhook: { initial_interval_s: 0.2, maximum_attempts: 3 } });
+    const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'test', organizationIds: [organizationId] } };
+    const job = await createEnrichmentJob({ knex, jobRunner: hooked, config: { allowHttpWebhooks: true } }, scope, {
+      items: [{ name: 'item 0' }, { name: 'item 1' }], async_mode: true, webhook_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+      output_schema: [{ name: 'enriched', type: 'boolean', description: 'whether the item was enriched' }],
+    });
+    const hookedId = `enrichment-${job.job_id}`;
+    await hooked.waitForClose(hookedId);
+    await env.client.workflow.getHandle(webhookWorkflowId(hookedId)).result();
+    server.close();
+    console.log('webhook parent:', await exportHistory(env.client, hookedId, out('enrichment-webhook.json')), 'events');
+    console.log('webhook delivery:', await exportHistory(env.client, webhookWorkflowId(hookedId), out('webhook-delivery.json')), 'events');
   } finally {
     worker.shutdown();
     await running;
     await env.teardown();
+  }
+
+  // Worker crash: a real worker process SIGKILLed mid-job, a second one finishes the job.
+  const temporal = new RestartableTemporal(await freePort(), await freePort());
+  await temporal.start();
+  const client = await clientFor(temporal.address);
+  try {
+    const first = await spawnWorker(temporal.address, 'record-crash');
+    const crash = await createArchiveJob(knex, client, 'record-crash', organizationId, 150, { row_heartbeat_timeout_s: 3, batch_size: 5 });
+    await waitUntil(async () => (await knex('enrichment_jobs').where({ id: crash.jobId }).first('completed_items')).completed_items >= 30, 'rows done', 60_000);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const second = await spawnWorker(temporal.address, 'record-crash');
+    await crash.runner.waitForClose(crash.workflowId);
+    await stopWorker(second);
+    console.log('worker crash:', await exportHistory(client, crash.workflowId, out('enrichment-worker-crash.json')), 'events');
+  } finally {
+    await client.connection.close();
+    await temporal.destroy();
     await closeTestKnex();
   }
 }

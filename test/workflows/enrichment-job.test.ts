@@ -44,6 +44,11 @@ beforeAll(async () => {
       if (failAfterWrite.has(`${jobId}:${rowIndex}`) && Context.current().info.attempt === 1) throw new Error('injected failure after the write');
       return outcome;
     },
+    async processRows(jobId, rowIndexes) {
+      const outcomes = await real.processRows(jobId, rowIndexes);
+      if (rowIndexes.some((i) => failAfterWrite.has(`${jobId}:${i}`)) && Context.current().info.attempt === 1) throw new Error('injected failure after the write');
+      return outcomes;
+    },
   };
   worker = await createWorker({
     connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue: TASK_QUEUE, activities,
@@ -102,6 +107,14 @@ test('runs a job to completion, with a live progress query and search attributes
   const description = await handle.describe();
   expect(description.typedSearchAttributes.get({ name: 'OrganizationId', type: 'KEYWORD' })).toBe(organizationId);
   expect(description.typedSearchAttributes.get({ name: 'JobKind', type: 'KEYWORD' })).toBe('enrichment');
+  // Operators read the job from the Web UI: readable id, summary and details.
+  expect(description.workflowId).toBe(`enrichment-${jobId}`);
+  expect(await description.staticSummary()).toBe(`Enrichment job ${jobId}: 12 items`);
+  const details = await description.staticDetails();
+  expect(details).toContain(`Organization: ${organizationId}`);
+  expect(details).toContain('Catalog: (none');
+  expect(details).toContain('Items: 12');
+  expect(details).toContain(`/api/public/enrich/${jobId}`);
 });
 
 test('cancelling through the API keeps partial results and charges only successful rows', async () => {
@@ -150,7 +163,7 @@ test('cancelling the workflow directly finalizes the job as cancelled', async ()
   expect(progress).toMatchObject({ status: 'cancelled', completed_items: rows.done, successful: rows.succeeded });
 });
 
-test('a processRow retried after its write leaves exactly one result and one credit', async () => {
+test('a row activity retried after its write leaves exactly one result and one credit', async () => {
   // Create the job without starting it, so the fault can be armed for its row 1 first.
   const notYet: JobRunner = { startEnrichment: async () => undefined, cancel: async () => undefined, waitForClose: async () => undefined, ping: async () => undefined };
   const { jobId, workflowId } = await createTestJob(knex, notYet, organizationId, 4);

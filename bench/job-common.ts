@@ -1,0 +1,127 @@
+/**
+ * Shared set-up of the job benchmarks (bench/job-100k.ts, bench/orchestration-overhead.ts): the
+ * benchmark database (bench/lib.ts BENCH_DATABASE_URL, migrated), a local Temporal dev server
+ * (the cached CLI, in-memory), an in-process worker with the chosen engine, jobs created through
+ * the real service (src/services/enrichment-jobs.ts, rows inserted in chunks), and the engines:
+ *
+ * - `archive` (default of the overhead benchmark): the deterministic engine over the offline
+ *   archive with real product items (the 98 labelled Zyte pages, repeated);
+ * - `echo`: a trivial engine that echoes the item after `BENCH_ENGINE_DELAY_MS` (default 0),
+ *   for orchestration-bound runs such as 100,000 items.
+ */
+import './env';
+import path from 'node:path';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
+import type { Knex } from 'knex';
+import { loadConfig } from '../src/config';
+import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
+import { createEngineFromConfig } from '../src/enrichment';
+import type { EnrichmentEngine, EnrichmentResult, OutputField } from '../src/enrichment/types';
+import { PAGES_SCHEMA } from '../src/eval/pages';
+import { createOrganizationWithKey } from '../src/services/auth';
+import { createEnrichmentJob } from '../src/services/enrichment-jobs';
+import type { JobRunner } from '../src/services/job-runner';
+import { EnrichmentTuning, TemporalJobRunner } from '../temporal/client';
+import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
+import { createWorker } from '../temporal/worker';
+import { archiveItems } from '../test/durability/harness';
+import { BENCH_DATABASE_URL } from './lib';
+
+/** Which engine a benchmark runs (env BENCH_ENGINE). */
+export type BenchEngineKind = 'archive' | 'echo';
+
+/** An engine plus the items and output schema that suit it. */
+export interface BenchEngine {
+  kind: BenchEngineKind;
+  engine: EnrichmentEngine;
+  item(i: number): Record<string, unknown>;
+  outputSchema: OutputField[];
+  /** Request options stored on the job (e.g. `speed`). */
+  options: Record<string, unknown>;
+}
+
+/** Builds the engine named by `kind`. */
+export function benchEngine(kind: BenchEngineKind, delayMs = Number(process.env.BENCH_ENGINE_DELAY_MS ?? 0)): BenchEngine {
+  if (kind === 'archive') {
+    const items = archiveItems();
+    return { kind, engine: createEngineFromConfig(loadConfig()), item: (i) => items[i % items.length], outputSchema: PAGES_SCHEMA, options: { speed: 'fast' } };
+  }
+  const evidence = { queries: [], search_results: [], documents: [] };
+  const usage = { search_calls: 0, pages_fetched: 0, llm_calls: 0, llm_prompt_tokens: 0, llm_completion_tokens: 0 };
+  const engine: EnrichmentEngine = {
+    async research() { return { evidence, usage }; },
+    async extract(input) { return { result: echo(input.item), usage }; },
+    async enrich(input) {
+      if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+      return { result: echo(input.item), evidence, usage };
+    },
+  };
+  return {
+    kind, engine, item: (i) => ({ name: `item ${i}`, sku: `SKU-${i}` }),
+    outputSchema: [{ name: 'enriched', type: 'boolean', description: 'whether the item was enriched' }], options: {},
+  };
+}
+
+function echo(item: Record<string, unknown>): EnrichmentResult {
+  return {
+    original_data: item, after_data: { ...item, enriched: true, sources: { enriched: ['INPUT:name'] }, source_explanations: { enriched: 'echo' } }, all_sources: [],
+    review_info: { reasoning: 'echo', confidence: 'high', flags: [], field_issues: [], field_confidence: {}, field_methods: {} },
+  };
+}
+
+/** A running job benchmark environment. */
+export interface JobBench {
+  knex: Knex;
+  env: TestWorkflowEnvironment;
+  worker: Worker;
+  organizationId: string;
+  taskQueue: string;
+  /** Creates a job of `count` items without starting it. @returns the job id */
+  createJob(count: number): Promise<string>;
+  /** Starts a created job's workflow with `tuning`; resolves when it has closed. */
+  runJob(jobId: string, tuning: EnrichmentTuning): Promise<void>;
+  close(): Promise<void>;
+}
+
+const notStarted: JobRunner = { startEnrichment: async () => undefined, cancel: async () => undefined, waitForClose: async () => undefined, ping: async () => undefined };
+
+/**
+ * Starts the benchmark database, a dev server and an in-process worker over `engine`.
+ * @param maxConcurrentActivities activity slots of the worker
+ */
+export async function startJobBench(be: BenchEngine, maxConcurrentActivities = 32): Promise<JobBench> {
+  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
+  await ensureDatabase(BENCH_DATABASE_URL);
+  const knex = createKnex(BENCH_DATABASE_URL, { min: 0, max: 20 });
+  await migrateLatest(knex);
+  const { organizationId } = await createOrganizationWithKey(knex, `job bench ${new Date().toISOString()}`);
+  const binary = path.join(loadConfig().temporalCliCache, 'temporal');
+  const env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: binary }, searchAttributes: SEARCH_ATTRIBUTES } });
+  const taskQueue = 'bench-jobs';
+  const worker = await createWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, knex, engine: be.engine, maxConcurrentActivities });
+  const running = worker.run();
+  const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'bench', organizationIds: [organizationId] } };
+  return {
+    knex, env, worker, organizationId, taskQueue,
+    async createJob(count) {
+      const items = Array.from({ length: count }, (_, i) => be.item(i));
+      const job = await createEnrichmentJob({ knex, jobRunner: notStarted }, scope, { items, async_mode: true, output_schema: be.outputSchema, ...be.options });
+      return job.job_id as string;
+    },
+    async runJob(jobId, tuning) {
+      const job = await knex('enrichment_jobs').where({ id: jobId }).first();
+      const runner = new TemporalJobRunner(env.client, { taskQueue, enrichConcurrency: tuning.concurrency ?? 8 }, tuning);
+      await runner.startEnrichment(job);
+      await runner.waitForClose(job.workflow_id);
+    },
+    async close() {
+      worker.shutdown();
+      await running;
+      await env.teardown();
+      await knex('organizations').where('id', organizationId).delete();
+      await knex.destroy();
+    },
+  };
+}

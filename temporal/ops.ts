@@ -1,0 +1,137 @@
+/**
+ * Operator tools over PostgreSQL + Temporal (run by `npm run ops`, src/cli/ops.ts): failed and
+ * stuck jobs, history export, replay of a history against the current workflow code, and resume
+ * of a failed job. Each function takes its dependencies so tests call them directly.
+ */
+import fs from 'node:fs';
+import { Client, WorkflowNotFoundError } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
+import { DeterminismViolationError } from '@temporalio/workflow';
+import type { Knex } from 'knex';
+import { ConflictError, NotFoundError } from '../src/lib/errors';
+import { historyFromFixture } from './export-history';
+import type { TemporalJobRunner } from './client';
+
+/** A job as operators see it: PostgreSQL state plus its workflow's Temporal status. */
+export interface OpsJob {
+  job_id: string;
+  organization_id: string;
+  status: string;
+  total_items: number;
+  completed_items: number;
+  error: string | null;
+  updated_at: string;
+  workflow_id: string;
+  /** Temporal status of the latest run (`RUNNING`, `FAILED`, ...) or `NOT_FOUND`. */
+  workflow_status: string;
+  /** Minutes since the job last moved (a row written or its status changed). */
+  idle_minutes: number;
+}
+
+async function workflowStatus(client: Client, workflowId: string): Promise<string> {
+  try {
+    return (await client.workflow.getHandle(workflowId).describe()).status.name;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return 'NOT_FOUND';
+    throw err;
+  }
+}
+
+async function withWorkflowStatus(client: Client, rows: Array<Record<string, any>>): Promise<OpsJob[]> {
+  const out: OpsJob[] = [];
+  for (const r of rows) {
+    out.push({
+      job_id: r.id, organization_id: r.organization_id, status: r.status, total_items: r.total_items, completed_items: r.completed_items,
+      error: r.error, updated_at: new Date(r.updated_at).toISOString(), workflow_id: r.workflow_id,
+      workflow_status: await workflowStatus(client, r.workflow_id),
+      idle_minutes: Math.round((Date.now() - new Date(r.updated_at).getTime()) / 6000) / 10,
+    });
+  }
+  return out;
+}
+
+/**
+ * Failed jobs, newest first: jobs `failed` in PostgreSQL, plus jobs whose workflow Temporal's
+ * visibility lists as Failed/TimedOut/Terminated while PostgreSQL still says `running` (a
+ * workflow that died without finalizing).
+ * @param limit at most this many jobs from each source; default 50
+ */
+export async function listFailedJobs(knex: Knex, client: Client, limit = 50): Promise<OpsJob[]> {
+  const failed = await knex('enrichment_jobs').where({ status: 'failed' }).orderBy('updated_at', 'desc').limit(limit).select();
+  const closedBad: string[] = [];
+  const query = "WorkflowType = 'enrichmentJobWorkflow' AND ExecutionStatus IN ('Failed', 'TimedOut', 'Terminated')";
+  for await (const wf of client.workflow.list({ query })) {
+    closedBad.push(wf.workflowId);
+    if (closedBad.length >= limit) break;
+  }
+  const orphans = closedBad.length
+    ? await knex('enrichment_jobs').whereIn('workflow_id', closedBad).where({ status: 'running' }).select()
+    : [];
+  return withWorkflowStatus(client, [...failed, ...orphans]);
+}
+
+/**
+ * Running jobs that made no progress for `minutes` (no row written, no status change), with
+ * their workflow's status: `RUNNING` (slow or blocked activities: look at its pending
+ * activities), or anything else (the workflow is gone: resume or fail the job).
+ */
+export async function listStuckJobs(knex: Knex, client: Client, minutes = 15): Promise<OpsJob[]> {
+  const rows = await knex('enrichment_jobs').where({ status: 'running' })
+    .where('updated_at', '<', knex.raw("now() - make_interval(mins => ?)", [minutes]))
+    .orderBy('updated_at').limit(500).select();
+  return withWorkflowStatus(client, rows);
+}
+
+/** Result of {@link replayHistoryFile}. */
+export interface ReplayOutcome {
+  ok: boolean;
+  /** `nondeterminism` when the current code makes different decisions than the history. */
+  error?: { kind: 'nondeterminism' | 'other'; message: string };
+}
+
+/**
+ * Replays a history file (temporal/export-history.ts format) against the current workflow code
+ * (`workflows/`, or `workflowBundle` when given).
+ * @throws Error when the file is not a history
+ */
+export async function replayHistoryFile(file: string, options: { workflowBundle?: { code: string } } = {}): Promise<ReplayOutcome> {
+  const history = historyFromFixture(JSON.parse(fs.readFileSync(file, 'utf8')));
+  try {
+    await Worker.runReplayHistory(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('../workflows') }, history);
+    return { ok: true };
+  } catch (err: any) {
+    return { ok: false, error: { kind: err instanceof DeterminismViolationError ? 'nondeterminism' : 'other', message: String(err?.message ?? err) } };
+  }
+}
+
+/**
+ * Resumes a failed job: sets it back to `running` (error and completed_at cleared) and starts a
+ * new run of `enrichment-<job_id>` that processes the rows still pending (the rows already
+ * written keep their results; credits are recomputed from the rows at the end). Idempotent: a
+ * job that is already running again only makes sure its workflow runs.
+ * @returns the job's workflow id and the run id now running
+ * @throws NotFoundError for an unknown job; ConflictError for a completed or cancelled job, or
+ *   when Temporal refuses a new run (the last run completed successfully)
+ */
+export async function resumeJob(knex: Knex, runner: TemporalJobRunner, client: Client, jobId: string): Promise<{ workflow_id: string; run_id: string; pending_rows: number }> {
+  const job = await knex.transaction(async (trx) => {
+    const row = await trx('enrichment_jobs').where({ id: jobId }).forUpdate().first();
+    if (!row) throw new NotFoundError('Job not found');
+    if (row.status === 'completed' || row.status === 'cancelled') throw new ConflictError(`Job is ${row.status}; only failed jobs can be resumed`);
+    if (row.status === 'failed') {
+      await trx('enrichment_jobs').where({ id: jobId }).update({ status: 'running', error: null, completed_at: null, updated_at: trx.fn.now() });
+      await trx('review_activities').where({ id: jobId }).update({ status: 'running', updated_at: trx.fn.now() });
+    }
+    return row;
+  });
+  await runner.resumeEnrichment(job);
+  const description = await client.workflow.getHandle(job.workflow_id).describe();
+  if (description.status.name !== 'RUNNING') {
+    // Temporal kept the old closed run (it completed): put the job back as it was.
+    await knex('enrichment_jobs').where({ id: jobId, status: 'running' }).update({ status: job.status, error: job.error, completed_at: job.completed_at });
+    await knex('review_activities').where({ id: jobId }).update({ status: job.status });
+    throw new ConflictError(`Workflow ${job.workflow_id} is ${description.status.name}; no new run was started`);
+  }
+  const [{ n }] = await knex('enrichment_rows').where({ job_id: jobId, status: 'pending' }).where('row_index', '<', job.total_items).count({ n: '*' });
+  return { workflow_id: job.workflow_id, run_id: description.runId, pending_rows: Number(n) };
+}
