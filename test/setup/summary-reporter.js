@@ -1,11 +1,13 @@
 /**
  * Jest reporter that ends the run with the plain closing line CI reads in any language:
- * "tests: N passed, N failed, N skipped" alone on the last line.
+ * "tests: N passed, N failed, N skipped", written when the process exits so that it is the
+ * last line, after Jest's own footer.
  */
 class SummaryReporter {
   onRunComplete(_contexts, results) {
     const failed = results.numFailedTests + results.numRuntimeErrorTestSuites;
-    process.stdout.write(`tests: ${results.numPassedTests} passed, ${failed} failed, ${results.numPendingTests} skipped\n`);
+    const line = `tests: ${results.numPassedTests} passed, ${failed} failed, ${results.numPendingTests} skipped\n`;
+    process.once('exit', () => process.stdout.write(line));
   }
 }
 module.exports = SummaryReporter;
