@@ -8,16 +8,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
-import { createApp } from '../../src/app';
+import type { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createEngineFromConfig } from '../../src/enrichment';
 import { pageItem, PAGES_SCHEMA } from '../../src/eval/pages';
-import { TemporalJobRunner } from '../../temporal/client';
-import { createWorker } from '../../temporal/worker';
 import { SHARED_DATA } from '../helpers/data';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { startTestTemporal, waitUntil, workflowBundle } from '../helpers/temporal';
+import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor, waitUntil } from '../helpers/temporal';
 
 const ZYTE = path.join(SHARED_DATA, 'zyte-product-extraction');
 const TASK_QUEUE = 'test-e2e-enrichment';
@@ -34,27 +31,20 @@ const labels: Record<string, Record<string, any>> = JSON.parse(fs.readFileSync(p
 const pages = PAGE_IDS.map((id) => index.find((p) => p.id === id)!);
 
 let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
+let worker: RunningTestWorker;
 let app: ReturnType<ReturnType<typeof createApp>['callback']>;
 let auth: { Authorization: string };
 
 beforeAll(async () => {
   const config = { ...loadConfig(), researchArchives: [ZYTE, path.join(SHARED_DATA, 'pages', 'metascraper-shopping')] };
   env = await startTestTemporal();
-  worker = await createWorker({
-    connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue: TASK_QUEUE,
-    knex: testKnex(), engine: createEngineFromConfig(config), workflowBundle: await workflowBundle(),
-  });
-  running = worker.run();
-  const jobRunner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 4 });
-  app = createApp({ config, knex: testKnex(), jobRunner }).callback();
+  worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: createEngineFromConfig(config) });
+  app = testApiFor(env, TASK_QUEUE, { config, concurrency: 4 });
   auth = (await createTestOrg('e2e')).auth;
 }, 180_000);
 
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
+  await worker?.stop();
   await env?.teardown();
   await closeTestKnex();
 });

@@ -7,38 +7,29 @@
 import path from 'node:path';
 import request from 'supertest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
-import { createApp } from '../../src/app';
+import type { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createEngineFromConfig } from '../../src/enrichment';
-import { TemporalJobRunner } from '../../temporal/client';
-import { createWorker } from '../../temporal/worker';
 import { SHARED_DATA } from '../helpers/data';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { startTestTemporal, waitUntil, workflowBundle } from '../helpers/temporal';
+import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor, waitUntil } from '../helpers/temporal';
 
 const TASK_QUEUE = 'test-e2e-knowledge-base';
 let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
+let worker: RunningTestWorker;
 let app: ReturnType<ReturnType<typeof createApp>['callback']>;
 let auth: { Authorization: string };
 
 beforeAll(async () => {
   const config = { ...loadConfig(), researchArchives: [path.join(SHARED_DATA, 'zyte-product-extraction')] };
   env = await startTestTemporal();
-  worker = await createWorker({
-    connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue: TASK_QUEUE,
-    knex: testKnex(), engine: createEngineFromConfig(config), workflowBundle: await workflowBundle(),
-  });
-  running = worker.run();
-  app = createApp({ config, knex: testKnex(), jobRunner: new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }) }).callback();
+  worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: createEngineFromConfig(config) });
+  app = testApiFor(env, TASK_QUEUE, { config });
   auth = (await createTestOrg('knowledge base')).auth;
 }, 120_000);
 
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
+  await worker?.stop();
   await env?.teardown();
   await closeTestKnex();
 });

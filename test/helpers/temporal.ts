@@ -6,13 +6,17 @@
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
-import type { WorkflowBundle } from '@temporalio/worker';
+import type { Worker, WorkflowBundle } from '@temporalio/worker';
 import type { Knex } from 'knex';
-import { loadConfig } from '../../src/config';
+import { createApp } from '../../src/app';
+import { Config, loadConfig } from '../../src/config';
 import type { EnrichInput, EnrichmentEngine, EnrichmentResult, EngineUsage, Evidence } from '../../src/enrichment/types';
 import { createEnrichmentJob } from '../../src/services/enrichment-jobs';
 import type { JobRunner } from '../../src/services/job-runner';
 import { SEARCH_ATTRIBUTES } from '../../temporal/search-attributes';
+import { EnrichmentTuning, TemporalJobRunner } from '../../temporal/client';
+import { createWorker, WorkerDeps } from '../../temporal/worker';
+import { testKnex } from './db';
 
 let runtimeInstalled = false;
 
@@ -117,4 +121,30 @@ export async function waitUntil<T>(check: () => Promise<T>, what: string, timeou
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** A worker running in the background on a test server; `stop()` shuts it down and waits for it. */
+export interface RunningTestWorker {
+  worker: Worker;
+  stop: () => Promise<void>;
+}
+
+/**
+ * Creates a worker on `env` (its connection and namespace, the shared workflow bundle) and runs
+ * it in the background. `deps` are the rest of createWorker's deps (task queue, knex + engine or
+ * activities, webhook settings).
+ */
+export async function runTestWorker(env: TestWorkflowEnvironment, deps: Omit<WorkerDeps, 'connection' | 'namespace' | 'workflowBundle'>): Promise<RunningTestWorker> {
+  const worker = await createWorker({ ...deps, connection: env.nativeConnection, namespace: env.namespace ?? 'default', workflowBundle: await workflowBundle() });
+  const running = worker.run();
+  return { worker, stop: async () => { worker.shutdown(); await running; } };
+}
+
+/**
+ * The HTTP app (Koa callback, for supertest) on the test database, starting jobs on `env`'s
+ * task queue `taskQueue` with the given per-job concurrency and workflow tuning.
+ */
+export function testApiFor(env: TestWorkflowEnvironment, taskQueue: string, options: { config?: Config; concurrency?: number; tuning?: EnrichmentTuning } = {}): ReturnType<ReturnType<typeof createApp>['callback']> {
+  const jobRunner = new TemporalJobRunner(env.client, { taskQueue, enrichConcurrency: options.concurrency ?? 2 }, options.tuning ?? {});
+  return createApp({ config: options.config ?? loadConfig(), knex: testKnex(), jobRunner }).callback();
 }

@@ -5,40 +5,30 @@
  */
 import request from 'supertest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import type { JobRunner } from '../../src/services/job-runner';
-import { TemporalJobRunner } from '../../temporal/client';
-import { createWorker } from '../../temporal/worker';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { fakeEngine, startTestTemporal, waitUntil, workflowBundle } from '../helpers/temporal';
+import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, testApiFor, waitUntil } from '../helpers/temporal';
 
 const TASK_QUEUE = 'test-cancel-semantics';
 const engineOptions = { delayMs: 0 };
 const SCHEMA = [{ name: 'enriched', type: 'boolean', description: 'whether the item was enriched' }];
 
 let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
+let worker: RunningTestWorker;
 let app: ReturnType<ReturnType<typeof createApp>['callback']>;
 let auth: { Authorization: string };
 
 beforeAll(async () => {
   env = await startTestTemporal();
-  worker = await createWorker({
-    connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue: TASK_QUEUE,
-    knex: testKnex(), engine: fakeEngine(engineOptions), workflowBundle: await workflowBundle(),
-  });
-  running = worker.run();
-  const jobRunner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, { batch_size: 1 });
-  app = createApp({ config: loadConfig(), knex: testKnex(), jobRunner }).callback();
+  worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: fakeEngine(engineOptions) });
+  app = testApiFor(env, TASK_QUEUE, { tuning: { batch_size: 1 } });
   auth = (await createTestOrg('cancel semantics')).auth;
 });
 
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
+  await worker?.stop();
   await env?.teardown();
   await closeTestKnex();
 });

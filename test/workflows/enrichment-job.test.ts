@@ -7,16 +7,14 @@ import { Context } from '@temporalio/activity';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { createActivities, EnrichmentActivities } from '../../activities';
 import { cancelEnrichmentJob } from '../../src/services/enrichment-jobs';
 import type { JobRunner } from '../../src/services/job-runner';
 import { TemporalJobRunner } from '../../temporal/client';
-import { createWorker } from '../../temporal/worker';
 import { progressQuery } from '../../workflows/definitions';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { createTestJob, fakeEngine, FakeEngineOptions, startTestTemporal, waitUntil, workflowBundle } from '../helpers/temporal';
+import { createTestJob, fakeEngine, FakeEngineOptions, RunningTestWorker, runTestWorker, startTestTemporal, waitUntil } from '../helpers/temporal';
 
 const TASK_QUEUE = 'test-enrichment-workflow';
 /** Rows named "item <n>3" (3, 13, 23, ...) get an item-level error from the fake engine. */
@@ -26,8 +24,7 @@ const engine = fakeEngine(engineOptions);
 const failAfterWrite = new Set<string>();
 
 let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
+let worker: RunningTestWorker;
 let knex: Knex;
 let organizationId: string;
 let runner: TemporalJobRunner;
@@ -50,17 +47,12 @@ beforeAll(async () => {
       return outcomes;
     },
   };
-  worker = await createWorker({
-    connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue: TASK_QUEUE, activities,
-    workflowBundle: await workflowBundle(),
-  });
-  running = worker.run();
+  worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, activities });
   runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 3 });
 });
 
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
+  await worker?.stop();
   await env?.teardown();
   await closeTestKnex();
 });

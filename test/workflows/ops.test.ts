@@ -8,7 +8,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { createActivities, EnrichmentActivities } from '../../activities';
 import { ConflictError } from '../../src/lib/errors';
@@ -17,17 +16,15 @@ import type { JobRunner } from '../../src/services/job-runner';
 import { TemporalJobRunner } from '../../temporal/client';
 import { exportHistory } from '../../temporal/export-history';
 import { listFailedJobs, listStuckJobs, replayHistoryFile, resumeJob } from '../../temporal/ops';
-import { createWorker } from '../../temporal/worker';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { createTestJob, fakeEngine, startTestTemporal, waitUntil, workflowBundle } from '../helpers/temporal';
+import { createTestJob, fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, waitUntil, workflowBundle } from '../helpers/temporal';
 
 const TASK_QUEUE = 'test-ops';
 /** Jobs whose row activities fail for good (non-retryable), until removed from the set. */
 const broken = new Set<string>();
 
 let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
+let worker: RunningTestWorker;
 let knex: Knex;
 let organizationId: string;
 let runner: TemporalJobRunner;
@@ -45,14 +42,12 @@ beforeAll(async () => {
       return real.processRows(jobId, rowIndexes);
     },
   };
-  worker = await createWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue: TASK_QUEUE, activities, workflowBundle: await workflowBundle() });
-  running = worker.run();
+  worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, activities });
   runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 }, { batch_size: 5 });
 });
 
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
+  await worker?.stop();
   await env?.teardown();
   await closeTestKnex();
   fs.rmSync(tmp, { recursive: true, force: true });

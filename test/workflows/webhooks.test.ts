@@ -9,16 +9,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { ValidationError } from '../../src/lib/errors';
 import { cancelEnrichmentJob, createEnrichmentJob, getEnrichmentJob } from '../../src/services/enrichment-jobs';
 import { verifyWebhook } from '../../src/services/webhooks';
 import { TemporalJobRunner } from '../../temporal/client';
-import { createWorker } from '../../temporal/worker';
 import { webhookWorkflowId } from '../../workflows/definitions';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { fakeEngine, startTestTemporal, waitUntil, workflowBundle } from '../helpers/temporal';
+import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, waitUntil } from '../helpers/temporal';
 
 const TASK_QUEUE = 'test-webhooks';
 /** Attempt timeout in these tests (production: 30 s). */
@@ -26,8 +24,7 @@ const ATTEMPT_TIMEOUT_MS = 400;
 const engineOptions = { delayMs: 0 };
 
 let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
+let worker: RunningTestWorker;
 let knex: Knex;
 let organizationId: string;
 let secret: string;
@@ -81,20 +78,17 @@ beforeAll(async () => {
   organizationId = (await createTestOrg('webhook tests')).organizationId;
   secret = (await knex('organizations').where({ id: organizationId }).first('webhook_secret')).webhook_secret;
   env = await startTestTemporal();
-  worker = await createWorker({
-    connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue: TASK_QUEUE,
-    knex, engine: fakeEngine(engineOptions), workflowBundle: await workflowBundle(),
+  worker = await runTestWorker(env, {
+    taskQueue: TASK_QUEUE, knex, engine: fakeEngine(engineOptions),
     publicUrl: 'https://enrich.example.test', allowHttpWebhooks: true, webhookTimeoutMs: ATTEMPT_TIMEOUT_MS,
   });
-  running = worker.run();
   runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, {
     webhook: { initial_interval_s: 0.2, maximum_interval_s: 0.5, maximum_attempts: 3 },
   });
 });
 
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
+  await worker?.stop();
   await env?.teardown();
   await closeTestKnex();
 });
