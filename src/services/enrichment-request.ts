@@ -32,12 +32,6 @@ export interface JobPlan {
   catalogId: string | null;
 }
 
-/**
- * Options accepted by the schema whose behaviour another part of the service provides and that
- * is not there yet: refused with 422 `not_implemented` rather than silently ignored.
- */
-const NOT_YET: Array<[string, (v: unknown) => boolean]> = [];
-
 /** Request keys a resumed job may set: everything else comes from the earlier job's config. */
 const RESUME_KEYS = new Set(['source_activity_id', 'async_mode', 'webhook_url']);
 
@@ -116,9 +110,6 @@ function itemSources(req: Record<string, any>, hasFile: boolean): string[] {
  */
 export async function planJob(knex: Knex, scope: Scope, req: Record<string, any>, upload?: { file: string; fileName: string; knowledgeFiles: boolean }): Promise<JobPlan> {
   const details: ValidationDetail[] = [];
-  for (const [key, used] of NOT_YET) {
-    if (used(req[key])) details.push({ loc: ['body', key], msg: `${key} is not supported by this server version yet`, type: 'not_implemented' });
-  }
   const sources = itemSources(req, Boolean(upload));
   if (sources.length > 1) {
     for (const key of sources.slice(1)) details.push({ loc: ['body', key], msg: `Give one item source only (got ${sources.join(', ')})`, type: 'value_error' });
