@@ -5,6 +5,7 @@
  */
 import './env';
 import http from 'node:http';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import { createApp } from '../src/app';
@@ -120,4 +121,16 @@ export async function seedItems(b: Bench, catalogId: string, n: number, prefix =
 /** Milliseconds since `t0` (from `performance.now()`). */
 export function since(t0: number): number {
   return performance.now() - t0;
+}
+
+/** The 1-minute load average now (the machine is shared: every figure is reported with it). */
+export function loadAvg(): number {
+  return Number(os.loadavg()[0].toFixed(2));
+}
+
+/** The median of some numbers (the middle one, or the mean of the two middle ones). */
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
 }

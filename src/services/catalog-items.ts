@@ -79,6 +79,24 @@ export function searchTextOf(data: unknown): string {
   return parts.join(' ').toLowerCase();
 }
 
+/** Largest word the SQL function `catalog_item_search_tsv` keeps (tsvector lexemes are < 2047 bytes). */
+const MAX_WORD_BYTES = 2046;
+
+/**
+ * The words of a search text as `catalog_item_search_tsv` splits them (maximal runs of
+ * `[[:alnum:]]`, distinct, shorter than 2047 bytes), for the INSERT to build `search_tsv` with
+ * `array_to_tsvector` instead of the trigger's SQL regexp split (~40 µs a row). Only for
+ * ASCII text, where `[[:alnum:]]` is `[A-Za-z0-9]` in every locale; for other text it returns
+ * null and the trigger computes the vector in PostgreSQL, so both paths give the same lexemes.
+ */
+export function searchWordsOf(text: string): string[] | null {
+  // eslint-disable-next-line no-control-regex
+  if (!/^[\x00-\x7f]*$/.test(text)) return null;
+  const words = new Set<string>();
+  for (const w of text.split(/[^A-Za-z0-9]+/)) if (w !== '' && w.length <= MAX_WORD_BYTES) words.add(w);
+  return [...words];
+}
+
 /**
  * Loads one item by database id after checking the catalog: 404 when the item is unknown or in
  * another catalog of the organization, 403 when it belongs to another organization.
@@ -183,6 +201,53 @@ export interface ListedItem extends Pick<ItemRow, 'id' | 'entity_type' | 'data' 
   variants?: Array<Record<string, unknown>>;
 }
 
+/** Most entries of the search count cache (an entry is ~200 bytes). */
+const SEARCH_TOTALS_MAX = 20000;
+
+/**
+ * Search count cache: exact totals by (catalog, grouped view, lower-cased term), each stored
+ * with the catalog's `items_rev` it was counted at. `items_rev` is bumped by statement
+ * triggers in the same statement as every INSERT/UPDATE/DELETE of the catalog's items
+ * (migration 20261121170000), and the counter and the count are read in one snapshot, so an
+ * entry whose counter equals the current one is the exact total of that snapshot; any write
+ * makes every entry of the catalog miss. Per process, least recently used evicted.
+ */
+const searchTotals = new Map<string, { rev: string; total: number }>();
+
+/** Hits and misses of the search count cache since start (benchmarks report them). */
+export const searchTotalStats = { hits: 0, misses: 0 };
+
+/** Empties the search count cache (tests, benchmarks measuring cold requests). */
+export function clearSearchTotals(): void {
+  searchTotals.clear();
+}
+
+/**
+ * The exact number of items matching a search filter, from the count cache when still valid,
+ * else counted (GIN bitmap count) and cached. Call inside a REPEATABLE READ transaction: the
+ * counter read and the count then share the snapshot of the page read that follows.
+ */
+async function searchTotal(trx: Knex.Transaction, catalogId: string, grouped: boolean, search: string, where: { sql: string; bindings: Knex.RawBinding[] }): Promise<number> {
+  const key = `${catalogId}\u0000${grouped ? 'g' : 'f'}\u0000${search.toLowerCase()}`;
+  const { rows } = await trx.raw('SELECT items_rev::text AS rev FROM catalogs WHERE id = ?', [catalogId]);
+  const rev = rows[0]?.rev as string | undefined;
+  const hit = searchTotals.get(key);
+  if (rev !== undefined && hit && hit.rev === rev) {
+    searchTotals.delete(key);
+    searchTotals.set(key, hit);
+    searchTotalStats.hits++;
+    return hit.total;
+  }
+  searchTotalStats.misses++;
+  const total: number = (await trx.raw(`SELECT count(*)::int AS n FROM catalog_items WHERE ${where.sql}`, where.bindings)).rows[0].n;
+  if (rev !== undefined) {
+    searchTotals.delete(key);
+    if (searchTotals.size >= SEARCH_TOTALS_MAX) searchTotals.delete(searchTotals.keys().next().value as string);
+    searchTotals.set(key, { rev, total });
+  }
+  return total;
+}
+
 /**
  * A page of items with the exact total (G6). In a product-grouped catalog the page lists
  * top-level items (products and stand-alone items) and each product carries its variants'
@@ -197,14 +262,19 @@ export async function listItems(knex: Knex, scope: Scope, catalogId: string, q: 
   let total: number;
   const columns = 'id, entity_type, data, created_at, updated_at, current_version';
   if (q.search) {
-    // Search: the exact total first (a GIN bitmap count; the bitmap of a broad term needs more
-    // than the default 4 MB work_mem to stay exact per row, else it turns lossy and every page
-    // is rechecked), then the page by whichever read touches fewer rows: all matches through
-    // the bitmap (sorted in memory), or the (catalog_id, created_at, id) index walked in order
-    // until the page is full, which visits about (offset + limit) × items / total rows.
+    // Search, in one REPEATABLE READ read-only transaction so the total and the page see the
+    // same snapshot. The exact total comes from the count cache when the catalog's change
+    // counter is the one it was counted at (see searchTotal), else from a GIN bitmap count
+    // (the bitmap of a broad term needs more than the default 4 MB work_mem to stay exact per
+    // row, else it turns lossy and every page is rechecked). Then the page by whichever read
+    // touches fewer rows: all matches through the bitmap (sorted in memory), or the
+    // (catalog_id, created_at, id) index walked in order until the page is full, which visits
+    // about (offset + limit) × items / total rows. JIT is off: these statements cost enough
+    // to trigger it and its compile time (20–45 ms) is more than it saves on them.
+    const search = q.search;
     ({ items, total } = await knex.transaction(async (trx) => {
-      await trx.raw("SET LOCAL work_mem = '64MB'");
-      const n: number = (await trx.raw(`SELECT count(*)::int AS n FROM catalog_items WHERE ${where.sql}`, where.bindings)).rows[0].n;
+      await trx.raw("SET LOCAL work_mem = '64MB'; SET LOCAL jit = off");
+      const n = await searchTotal(trx, catalogId, grouped, search, where);
       if (n === 0 || q.offset >= n) return { items: [] as ListedItem[], total: n };
       const walkable = !q.sort_field || q.sort_field === 'created_at';
       const walkRows = ((q.offset + q.limit) * Math.max(catalog.item_count, n)) / n;
@@ -220,7 +290,7 @@ export async function listItems(knex: Knex, scope: Scope, catalogId: string, q: 
         [...where.bindings, ...order.bindings, q.limit, q.offset],
       );
       return { items: page.rows as ListedItem[], total: n };
-    }));
+    }, { isolationLevel: 'repeatable read', readOnly: true }));
   } else {
     const [page, count] = await Promise.all([
       knex.raw(
@@ -338,6 +408,15 @@ interface WriteRow {
   business_key: string | null;
   data: Record<string, unknown>;
   search_text: string;
+  /** Words of `search_text` ({@link searchWordsOf}); null lets the trigger build `search_tsv`. */
+  search_words: string[] | null;
+}
+
+/** Sets the derived search columns of a write row from its data. */
+function withSearch(row: WriteRow): WriteRow {
+  row.search_text = searchTextOf(row.data);
+  row.search_words = searchWordsOf(row.search_text);
+  return row;
 }
 
 /**
@@ -391,6 +470,9 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  */
 export async function writeItems(trx: Knex.Transaction, scope: Scope, catalog: Catalog, input: unknown[], opts: WriteOptions = {}): Promise<WriteResult> {
   await lockCatalog(trx, catalog.id);
+  // A batch may fill the word index's pending list, whose merge then runs in this statement
+  // with work_mem as its sort memory: 4 MB merges it in many small passes.
+  if (input.length > 100) await trx.raw("SET LOCAL work_mem = '64MB'");
   // Product-grouped catalogs (decisions.md §3): outside the product routes, an item naming a
   // product business id in data[product_id_field] is that product (no business key of its own)
   // or a variant linked to it.
@@ -488,8 +570,10 @@ export async function writeItems(trx: Knex.Transaction, scope: Scope, catalog: C
       parent_id: opts.parent ? opts.parent.id : current?.parent_id ?? null,
       business_key: businessKeyOf(data, catalog.unique_id_field),
       data,
-      search_text: searchTextOf(data),
+      search_text: '',
+      search_words: null,
     };
+    withSearch(row);
     if (c.pid !== null) {
       if (row.business_key === null) {
         row.entity_type = 'product';
@@ -511,7 +595,7 @@ export async function writeItems(trx: Knex.Transaction, scope: Scope, catalog: C
       parent = newId();
       productIds.set(pid, parent);
       autoProducts.add(parent);
-      rows.push({ id: parent, ord: row.ord, entity_type: 'product', parent_id: null, business_key: null, data: { [pidField as string]: data[pidField as string] }, search_text: '' });
+      rows.push({ id: parent, ord: row.ord, entity_type: 'product', parent_id: null, business_key: null, data: { [pidField as string]: data[pidField as string] }, search_text: '', search_words: null });
     }
     if (autoProducts.has(parent)) {
       const product = rows.find((r) => r.id === parent) as WriteRow;
@@ -521,7 +605,7 @@ export async function writeItems(trx: Knex.Transaction, scope: Scope, catalog: C
     row.entity_type = 'variant';
     row.parent_id = parent;
   }
-  for (const r of rows) if (autoProducts.has(r.id)) r.search_text = searchTextOf(r.data);
+  for (const r of rows) if (autoProducts.has(r.id)) withSearch(r);
 
   let created = 0;
   let inserted = 0;
@@ -530,9 +614,9 @@ export async function writeItems(trx: Knex.Transaction, scope: Scope, catalog: C
       // created_at advances by one microsecond per payload position, so the default list order
       // (created_at, id) is the payload order.
       const { rows: out } = await trx.raw(
-        `INSERT INTO catalog_items (id, catalog_id, entity_type, parent_id, business_key, data, search_text, source_info, current_version, created_at, updated_at)
-         SELECT x.id, ?, x.entity_type, x.parent_id, x.business_key, x.data, x.search_text, ?::jsonb, 1, now() + x.ord * interval '1 microsecond', now()
-         FROM jsonb_to_recordset(?::jsonb) AS x(id uuid, ord int, entity_type text, parent_id uuid, business_key text, data jsonb, search_text text)
+        `INSERT INTO catalog_items (id, catalog_id, entity_type, parent_id, business_key, data, search_text, search_tsv, source_info, current_version, created_at, updated_at)
+         SELECT x.id, ?, x.entity_type, x.parent_id, x.business_key, x.data, x.search_text, array_to_tsvector(x.search_words), ?::jsonb, 1, now() + x.ord * interval '1 microsecond', now()
+         FROM jsonb_to_recordset(?::jsonb) AS x(id uuid, ord int, entity_type text, parent_id uuid, business_key text, data jsonb, search_text text, search_words text[])
          ON CONFLICT (id) DO UPDATE SET entity_type = EXCLUDED.entity_type, parent_id = EXCLUDED.parent_id,
            business_key = EXCLUDED.business_key, data = EXCLUDED.data, search_text = EXCLUDED.search_text, search_tsv = EXCLUDED.search_tsv, source_info = EXCLUDED.source_info,
            current_version = catalog_items.current_version + 1, updated_at = now()

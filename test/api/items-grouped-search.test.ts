@@ -4,6 +4,7 @@ import { newId } from '../../src/lib/ids';
 import { testApp } from '../helpers/app';
 import { catalogState, createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { searchTotalStats } from '../../src/services/catalog-items';
 
 let server: Server;
 let a: Awaited<ReturnType<typeof createTestOrg>>;
@@ -126,6 +127,52 @@ describe('word search (G6)', () => {
     expect(await skus('shirt, navy')).toEqual([]);
     expect(await skus('12.5')).toEqual(['W-3']);
     expect(await skus('%')).toEqual([]);
+  });
+
+  it('builds the same word vector in Node as the SQL function, for ASCII and other text', async () => {
+    const c = await createTestCatalog(a.organizationId);
+    await bulk(c, [{ sku: 'V-1', title: 'Red/Blue shirt_2 x', price: 12.5 }, { sku: 'V-2', title: 'Café Straße ÉTÉ', tags: ['naïve', 'A–B'] }, { sku: 'V-3' }]);
+    const { rows: check } = await testKnex().raw(
+      'SELECT business_key, search_tsv = catalog_item_search_tsv(search_text) AS same FROM catalog_items WHERE catalog_id = ? ORDER BY business_key',
+      [c],
+    );
+    expect(check).toEqual(['V-1', 'V-2', 'V-3'].map((k) => ({ business_key: k, same: true })));
+  });
+
+  it('serves a cached total only while nothing in the catalog changed (every kind of write invalidates it)', async () => {
+    const c = await createTestCatalog(a.organizationId);
+    await bulk(c, [{ sku: 'C1', title: 'wool scarf' }, { sku: 'C2', title: 'wool hat' }, { sku: 'C3', title: 'cotton hat' }]);
+    const total = async () => {
+      const res = await request(server).get(url(c, '/items')).query({ search: 'wool', limit: 1 }).set(a.auth);
+      expect(res.status).toBe(200);
+      const { rows: sql } = await testKnex().raw('SELECT count(*)::int AS n FROM catalog_items WHERE catalog_id = ? AND search_text LIKE ?', [c, '%wool%']);
+      expect(res.body.total).toBe(sql[0].n);
+      return res.body.total as number;
+    };
+    expect(await total()).toBe(2);
+    const hits = searchTotalStats.hits;
+    expect(await total()).toBe(2);
+    expect(searchTotalStats.hits).toBe(hits + 1);
+
+    await bulk(c, [{ sku: 'C3', title: 'wool cap' }]);
+    expect(await total()).toBe(3);
+    const c1 = await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'C1' }).first('id');
+    const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({});
+    await request(server).put(url(c, `/items/${c1.id}`)).set(a.auth).send({ title: 'linen scarf' });
+    expect(await total()).toBe(2);
+    await request(server).delete(url(c, `/items/${c1.id}`)).set(a.auth);
+    expect(await total()).toBe(2);
+    const c2 = await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'C2' }).first('id');
+    await request(server).delete(url(c, `/items/${c2.id}`)).set(a.auth);
+    expect(await total()).toBe(1);
+    // Writers outside the service (raw SQL) bump the counter too.
+    await testKnex()('catalog_items').insert({ id: newId(), catalog_id: c, business_key: 'C4', data: JSON.stringify({ sku: 'C4', title: 'Wool socks' }) });
+    expect(await total()).toBe(2);
+    await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'C4' }).update({ data: JSON.stringify({ sku: 'C4', title: 'silk socks' }) });
+    expect(await total()).toBe(1);
+    const restored = await request(server).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth);
+    expect(restored.status).toBe(200);
+    expect(await total()).toBe(3);
   });
 
   it('pages broad results in order with an exact total', async () => {

@@ -85,6 +85,52 @@ describe('snapshots (G11)', () => {
     expect(await catalogState(c)).toMatchObject({ rows: 3, item_count: 3 });
   });
 
+  it('restores exactly after every row changed, keys moved between rows, rows added and removed', async () => {
+    const c = await createTestCatalog(a.organizationId);
+    const knex = testKnex();
+    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: Array.from({ length: 40 }, (_, i) => ({ sku: `R${i}`, title: `wool item ${i}`, price: i })), source_info: { source: 'first' } });
+    const full = () => knex('catalog_items').where('catalog_id', c).orderBy('id')
+      .select('id', 'entity_type', 'parent_id', 'business_key', 'data', 'search_text', knex.raw('search_tsv::text AS tsv'), 'source_info', 'current_version', 'created_at', 'updated_at');
+    const original = await full();
+    const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({ reason: 'all' });
+
+    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: Array.from({ length: 40 }, (_, i) => ({ sku: `R${i}`, title: `linen item ${i}`, price: i + 1 })), source_info: { source: 'second' } });
+    // Swap the business keys of two rows, delete one, add two.
+    const [r0, r1] = [original.find((r: any) => r.business_key === 'R0'), original.find((r: any) => r.business_key === 'R1')];
+    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ __catalog_item_id: r0.id, sku: 'TMP' }, { __catalog_item_id: r1.id, sku: 'R0' }] });
+    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ __catalog_item_id: r0.id, sku: 'R1' }, { sku: 'NEW1' }, { sku: 'NEW2', title: 'wool' }] });
+    await request(server).delete(url(c, `/items/${original[5].id}`)).set(a.auth);
+    expect((await full()).filter((r: any, i: number) => JSON.stringify(r) === JSON.stringify(original[i]))).toHaveLength(0);
+
+    const res = await request(server).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth);
+    expect(res.status).toBe(200);
+    expect(res.body.items_restored).toBe(40);
+    expect(await full()).toEqual(original);
+    expect(await catalogState(c)).toMatchObject({ rows: 40, item_count: 40 });
+    const search = await request(server).get(url(c, '/items?search=wool&limit=5')).set(a.auth);
+    expect(search.body.total).toBe(40);
+
+    // Back to the safety snapshot: the changed state again, exactly.
+    const back = await request(server).post(url(c, `/snapshots/${res.body.safety_snapshot_id}/restore`)).set(a.auth);
+    expect(back.status).toBe(200);
+    expect(await catalogState(c)).toMatchObject({ rows: 41, item_count: 41 });
+    expect((await request(server).get(url(c, '/items?search=wool&limit=5')).set(a.auth)).body.total).toBe(1);
+  });
+
+  it('deleting a snapshot or its catalog deletes its item copies', async () => {
+    const c = await createTestCatalog(a.organizationId);
+    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku: 'A' }, { sku: 'B' }] });
+    const s1 = await request(server).post(url(c, '/snapshots')).set(a.auth).send({});
+    const s2 = await request(server).post(url(c, '/snapshots')).set(a.auth).send({});
+    const copies = async (id: string) => Number((await testKnex()('catalog_snapshot_items').where('snapshot_id', id).count({ n: '*' }))[0].n);
+    expect(await copies(s1.body.id)).toBe(2);
+    await testKnex()('catalog_snapshots').where('id', s1.body.id).delete();
+    expect(await copies(s1.body.id)).toBe(0);
+    expect(await copies(s2.body.id)).toBe(2);
+    await testKnex()('catalogs').where('id', c).delete();
+    expect(await copies(s2.body.id)).toBe(0);
+  });
+
   it('refuses foreign, unknown and malformed input; nothing changes', async () => {
     const c = await createTestCatalog(a.organizationId);
     await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku: 'A' }] });
