@@ -1,13 +1,13 @@
 /**
- * Shared set-up of the job benchmarks (bench/job-100k.ts, bench/orchestration-overhead.ts): the
+ * Shared set-up of the in-process job benchmark (bench/orchestration-overhead.ts): the
  * benchmark database (bench/lib.ts BENCH_DATABASE_URL, migrated), a local Temporal dev server
  * (the cached CLI, in-memory), an in-process worker with the chosen engine, jobs created through
  * the real service (src/services/enrichment-jobs.ts, rows inserted in chunks), and the engines:
  *
  * - `archive` (default of the overhead benchmark): the deterministic engine over the offline
  *   archive with real product items (the 98 labelled Zyte pages, repeated);
- * - `echo`: a trivial engine that echoes the item after `BENCH_ENGINE_DELAY_MS` (default 0),
- *   for orchestration-bound runs such as 100,000 items.
+ * - `echo`: the worker's benchmarking engine (temporal/worker.ts `echoEngine`, ENRICH_ENGINE=echo)
+ *   after `BENCH_ENGINE_DELAY_MS` (default 0), for orchestration-bound runs.
  */
 import './env';
 import path from 'node:path';
@@ -18,14 +18,14 @@ import type { Knex } from 'knex';
 import { loadConfig } from '../src/config';
 import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
 import { createEngineFromConfig } from '../src/enrichment';
-import type { EnrichmentEngine, EnrichmentResult, OutputField } from '../src/enrichment/types';
+import type { EnrichmentEngine, OutputField } from '../src/enrichment/types';
 import { PAGES_SCHEMA } from '../src/eval/pages';
 import { createOrganizationWithKey } from '../src/services/auth';
 import { createEnrichmentJob } from '../src/services/enrichment-jobs';
 import type { JobRunner } from '../src/services/job-runner';
 import { EnrichmentTuning, TemporalJobRunner } from '../temporal/client';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
-import { createWorker } from '../temporal/worker';
+import { createWorker, echoEngine } from '../temporal/worker';
 import { archiveItems } from '../test/durability/harness';
 import { BENCH_DATABASE_URL } from './lib';
 
@@ -48,26 +48,9 @@ export function benchEngine(kind: BenchEngineKind, delayMs = Number(process.env.
     const items = archiveItems();
     return { kind, engine: createEngineFromConfig(loadConfig()), item: (i) => items[i % items.length], outputSchema: PAGES_SCHEMA, options: { speed: 'fast' } };
   }
-  const evidence = { queries: [], search_results: [], documents: [] };
-  const usage = { search_calls: 0, pages_fetched: 0, llm_calls: 0, llm_prompt_tokens: 0, llm_completion_tokens: 0 };
-  const engine: EnrichmentEngine = {
-    async research() { return { evidence, usage }; },
-    async extract(input) { return { result: echo(input.item), usage }; },
-    async enrich(input) {
-      if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
-      return { result: echo(input.item), evidence, usage };
-    },
-  };
   return {
-    kind, engine, item: (i) => ({ name: `item ${i}`, sku: `SKU-${i}` }),
+    kind, engine: echoEngine(delayMs), item: (i) => ({ name: `item ${i}`, sku: `SKU-${i}` }),
     outputSchema: [{ name: 'enriched', type: 'boolean', description: 'whether the item was enriched' }], options: {},
-  };
-}
-
-function echo(item: Record<string, unknown>): EnrichmentResult {
-  return {
-    original_data: item, after_data: { ...item, enriched: true, sources: { enriched: ['INPUT:name'] }, source_explanations: { enriched: 'echo' } }, all_sources: [],
-    review_info: { reasoning: 'echo', confidence: 'high', flags: [], field_issues: [], field_confidence: {}, field_methods: {} },
   };
 }
 

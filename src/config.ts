@@ -56,6 +56,13 @@ export interface Config {
   fetch: { timeoutMs: number; connectTimeoutMs: number; maxBytes: number; maxRedirects: number; perHostConcurrency: number; userAgent: string; allowPrivateFetch: boolean };
   /** pino log level (env `LOG_LEVEL`, default `info`). */
   logLevel: string;
+  /**
+   * Engine the worker runs (env `ENRICH_ENGINE`): `research`, the default, is the real engine
+   * (search + fetch + extract, src/enrichment); `echo` is a BENCHMARKING engine that does no
+   * research and returns each item marked `enriched: true`, for measuring orchestration and
+   * storage alone (bench/job-100k.ts). Never use `echo` in production: it enriches nothing.
+   */
+  enrichEngine: 'research' | 'echo';
 }
 
 /** Root of this repository (the folder holding package.json). */
@@ -83,6 +90,16 @@ function searchProvider(value: string | undefined): Config['search']['provider']
   throw new Error(`SEARCH_PROVIDER must be archive, searxng or brave, got ${JSON.stringify(value)}`);
 }
 
+/**
+ * `ENRICH_ENGINE` as an engine name; empty means `research`.
+ * @throws Error for any other value
+ */
+function enrichEngine(value: string | undefined): Config['enrichEngine'] {
+  const v = (value ?? '').trim().toLowerCase() || 'research';
+  if (v === 'research' || v === 'echo') return v;
+  throw new Error(`ENRICH_ENGINE must be research or echo, got ${JSON.stringify(value)}`);
+}
+
 /** The archives of `../shared/data` that exist on this machine (evaluation.md, "The offline web archive"). */
 export function defaultArchives(): string[] {
   const shared = path.resolve(REPO_ROOT, '..', 'shared', 'data');
@@ -94,7 +111,8 @@ export function defaultArchives(): string[] {
 /**
  * Reads the configuration from an environment map.
  * @param env defaults to `process.env`
- * @throws Error when a numeric variable is not a non-negative integer, or SEARCH_PROVIDER is unknown
+ * @throws Error when a numeric variable is not a non-negative integer, or SEARCH_PROVIDER or
+ *   ENRICH_ENGINE is unknown
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env.PORT, 8080, 'PORT');
@@ -138,5 +156,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowPrivateFetch: bool(env.FETCH_ALLOW_PRIVATE, false),
     },
     logLevel: env.LOG_LEVEL ?? 'info',
+    enrichEngine: enrichEngine(env.ENRICH_ENGINE),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The Temporal worker (`npm run worker`): config → database (created and migrated when missing)
  * → Temporal connection (waits until it answers) → search attributes → enrichment engine (index
- * built once) → Worker on `config.taskQueue`, until SIGINT/SIGTERM. {@link createWorker} builds
+ * built once; `ENRICH_ENGINE=echo` swaps in the benchmarking {@link echoEngine}) → Worker on `config.taskQueue`, until SIGINT/SIGTERM. {@link createWorker} builds
  * the same Worker in-process for tests over any connection.
  */
 import { Connection } from '@temporalio/client';
@@ -11,7 +11,7 @@ import type { Knex } from 'knex';
 import { createActivities, EnrichmentActivities } from '../activities';
 import { loadConfig } from '../src/config';
 import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
-import type { EnrichmentEngine } from '../src/enrichment/types';
+import type { EngineUsage, EnrichmentEngine, EnrichmentResult } from '../src/enrichment/types';
 import { logger } from '../src/lib/logger';
 import { ensureSearchAttributes } from './search-attributes';
 
@@ -62,6 +62,34 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
   });
 }
 
+/**
+ * The benchmarking engine of `ENRICH_ENGINE=echo` (src/config.ts): no search, no fetch; each
+ * item comes back with `enriched: true` (sourced from its own `name`) and empty evidence, so a
+ * job measures Temporal, the worker and PostgreSQL alone. Not for production use.
+ * @param delayMs optional wait per item (ms), to model a slow engine; default 0
+ */
+export function echoEngine(delayMs = 0): EnrichmentEngine {
+  const usage = (): EngineUsage => ({ search_calls: 0, pages_fetched: 0, llm_calls: 0, llm_prompt_tokens: 0, llm_completion_tokens: 0 });
+  const echo = (item: Record<string, unknown>): EnrichmentResult => ({
+    original_data: item,
+    after_data: { ...item, enriched: true, sources: { enriched: ['INPUT:name'] }, source_explanations: { enriched: 'echo engine (benchmarking)' } },
+    all_sources: [],
+    review_info: { reasoning: 'echo', confidence: 'high', flags: [], field_issues: [], field_confidence: {}, field_methods: {} },
+  });
+  return {
+    async research() {
+      return { evidence: { queries: [], search_results: [], documents: [] }, usage: usage() };
+    },
+    async extract(input) {
+      return { result: echo(input.item), usage: usage() };
+    },
+    async enrich(input) {
+      if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+      return { result: echo(input.item), evidence: { queries: [], search_results: [], documents: [] }, usage: usage() };
+    },
+  };
+}
+
 /** Retries `connect` every second until it succeeds or `timeoutMs` passes. */
 async function waitFor<T>(what: string, connect: () => Promise<T>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -92,10 +120,16 @@ async function main(): Promise<void> {
   const connection = await NativeConnection.connect({ address });
 
   const started = Date.now();
-  // Loaded here, not at the top: tests import createWorker and bring their own engine.
-  const { createEngineFromConfig } = await import('../src/enrichment');
-  const engine = await createEngineFromConfig(config);
-  logger.info({ ms: Date.now() - started }, 'enrichment engine ready (index built)');
+  let engine: EnrichmentEngine;
+  if (config.enrichEngine === 'echo') {
+    engine = echoEngine();
+    logger.warn('ENRICH_ENGINE=echo: benchmarking engine, items are echoed and not researched');
+  } else {
+    // Loaded here, not at the top: tests import createWorker and bring their own engine.
+    const { createEngineFromConfig } = await import('../src/enrichment');
+    engine = createEngineFromConfig(config);
+    logger.info({ ms: Date.now() - started }, 'enrichment engine ready (index built)');
+  }
 
   const worker = await createWorker({
     connection, namespace: config.temporalNamespace, taskQueue: config.taskQueue, knex, engine,
