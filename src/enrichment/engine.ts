@@ -6,6 +6,7 @@ import { fieldRole, snake } from './extract/roles';
 import type { PageDoc } from './parse/page';
 import { domainAllowed } from './research/domains';
 import { itemIdentifiers, itemName, planQueries, SPEED_BUDGETS } from './research/plan';
+import { withSourceHints } from './research/hints';
 import type { FetchedPage, Fetcher, SearchProvider } from './research/types';
 import { knowledgeBaseCandidates, knowledgeBaseSources } from './knowledge-base/sources';
 import { refineWithLlm, type LlmConfig } from './llm';
@@ -104,7 +105,7 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
         (evidence.problems ??= []).push(`search "${query}": ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    evidence.search_results = fuse(lists).slice(0, Math.max(10, budget.pages));
+    evidence.search_results = withSourceHints(fuse(lists), input.options.source_hints).slice(0, Math.max(10, budget.pages));
     const docs: EvidenceDocument[] = [];
     for (const [rank, r] of evidence.search_results.slice(0, budget.pages).entries()) {
       if (!domainAllowed(r.url, allowed_domains, blocked_domains)) continue;
