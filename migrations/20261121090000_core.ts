@@ -113,6 +113,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 }
 
+/** Reverts `up`, restoring the schema of the previous migration. */
 export async function down(knex: Knex): Promise<void> {
   for (const table of ['enrichment_rows', 'enrichment_jobs', 'review_activities', 'catalog_schemas', 'catalogs', 'api_keys', 'organizations']) {
     await knex.schema.dropTableIfExists(table);

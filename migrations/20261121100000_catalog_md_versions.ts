@@ -17,6 +17,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 }
 
+/** Reverts `up`, restoring the schema of the previous migration. */
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTableIfExists('catalog_md_versions');
 }

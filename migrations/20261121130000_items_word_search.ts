@@ -59,6 +59,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('CREATE INDEX catalog_items_search_words ON catalog_items USING gin (catalog_id, search_tsv) WITH (gin_pending_list_limit = 65536)');
 }
 
+/** Reverts `up`, restoring the schema of the previous migration. */
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('DROP INDEX IF EXISTS catalog_items_search_words');
   await knex.raw(`

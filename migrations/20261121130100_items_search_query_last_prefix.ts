@@ -18,6 +18,7 @@ export async function up(knex: Knex): Promise<void> {
     $$`);
 }
 
+/** Reverts `up`, restoring the schema of the previous migration. */
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     CREATE OR REPLACE FUNCTION catalog_item_search_query(term text) RETURNS tsquery

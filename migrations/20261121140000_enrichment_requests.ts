@@ -86,6 +86,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 }
 
+/** Reverts `up`, restoring the schema of the previous migration. */
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.alterTable('enrichment_jobs', (t) => t.dropColumn('carried_items'));
   await knex.schema.alterTable('enrichment_rows', (t) => t.dropColumn('carried_from_job_id'));

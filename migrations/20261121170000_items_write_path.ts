@@ -63,6 +63,7 @@ export async function up(knex: Knex): Promise<void> {
   }
 }
 
+/** Reverts `up`, restoring the schema of the previous migration. */
 export async function down(knex: Knex): Promise<void> {
   for (const op of ['insert', 'update', 'delete']) await knex.raw(`DROP TRIGGER IF EXISTS catalog_items_rev_${op} ON catalog_items`);
   await knex.raw('DROP FUNCTION IF EXISTS catalog_items_rev_trg()');

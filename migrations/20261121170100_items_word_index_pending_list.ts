@@ -14,6 +14,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw("SELECT gin_clean_pending_list('catalog_items_search_words'::regclass)");
 }
 
+/** Reverts `up`, restoring the schema of the previous migration. */
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('ALTER INDEX catalog_items_search_words SET (gin_pending_list_limit = 65536)');
 }
