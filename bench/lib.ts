@@ -134,3 +134,22 @@ export function median(xs: number[]): number {
   const m = Math.floor(s.length / 2);
   return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
+
+/**
+ * Runs one benchmark: starts a {@link Bench}, runs `body`, prints the figures it returns as ONE
+ * JSON line with `load_end` (the 1-minute load average when it finished) added, and closes the
+ * bench. On failure prints the error and exits with code 1.
+ */
+export function runBench(body: (b: Bench) => Promise<Record<string, unknown>>): void {
+  (async () => {
+    const b = await startBench();
+    try {
+      console.log(JSON.stringify({ ...(await body(b)), load_end: loadAvg() }));
+    } finally {
+      await b.close();
+    }
+  })().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -4,54 +4,44 @@
  * once. Three pulls, reported by median and best. Prints one JSON line with the 1-minute
  * load average at start and end (the machine is shared). Target: ≥ 20,000 rows/s.
  */
-import { createBenchCatalog, loadAvg, seedItems, since, startBench } from './lib';
+import { createBenchCatalog, loadAvg, seedItems, since, runBench } from './lib';
 
 const N = Number(process.env.BENCH_ITEMS ?? 100000);
 const LIMIT = 5000;
 const PARALLEL = 8;
 
-async function main(): Promise<void> {
-  const b = await startBench();
-  try {
-    const catalog = await createBenchCatalog(b, 'raw pull');
-    await seedItems(b, catalog, N);
-    const page = async (offset: number) => {
-      const res = await fetch(`${b.baseUrl}/api/public/catalogs/${catalog}/raw-items?limit=${LIMIT}&offset=${offset}`, { headers: b.auth });
-      if (res.status !== 200) throw new Error(`raw-items ${res.status}`);
-      return (await res.json()) as { items: Array<{ id: string }>; total: number };
-    };
-    const loadStart = loadAvg();
-    const runs: number[] = [];
-    let verified = true;
-    let bytes = 0;
-    for (let run = 0; run < 3; run++) {
-      const t0 = performance.now();
-      const first = await page(0);
-      const offsets = Array.from({ length: Math.ceil(first.total / LIMIT) - 1 }, (_, k) => (k + 1) * LIMIT);
-      const pages = [first];
-      let next = 0;
-      await Promise.all(Array.from({ length: PARALLEL }, async () => {
-        while (next < offsets.length) pages.push(await page(offsets[next++]));
-      }));
-      runs.push(since(t0));
-      const ids = pages.flatMap((p) => p.items.map((i) => i.id));
-      verified &&= first.total === N && ids.length === N && new Set(ids).size === N;
-      if (run === 0) bytes = pages.reduce((s, p) => s + JSON.stringify(p).length, 0);
-    }
-    const best = Math.min(...runs);
-    const median = [...runs].sort((x, y) => x - y)[1];
-    console.log(JSON.stringify({
-      bench: 'raw_items_full_pull', items: N, limit: LIMIT, parallel: PARALLEL, runs_ms: runs.map(Math.round),
-      rows_per_s_median: Math.round(N / (median / 1000)), rows_per_s_best: Math.round(N / (best / 1000)), mb: Math.round(bytes / 1e6),
-      every_id_exactly_once: verified, target_rows_per_s: 20000, pass: verified && N / (median / 1000) >= 20000,
-      load_start: loadStart, load_end: loadAvg(),
+runBench(async (b) => {
+  const catalog = await createBenchCatalog(b, 'raw pull');
+  await seedItems(b, catalog, N);
+  const page = async (offset: number) => {
+    const res = await fetch(`${b.baseUrl}/api/public/catalogs/${catalog}/raw-items?limit=${LIMIT}&offset=${offset}`, { headers: b.auth });
+    if (res.status !== 200) throw new Error(`raw-items ${res.status}`);
+    return (await res.json()) as { items: Array<{ id: string }>; total: number };
+  };
+  const loadStart = loadAvg();
+  const runs: number[] = [];
+  let verified = true;
+  let bytes = 0;
+  for (let run = 0; run < 3; run++) {
+    const t0 = performance.now();
+    const first = await page(0);
+    const offsets = Array.from({ length: Math.ceil(first.total / LIMIT) - 1 }, (_, k) => (k + 1) * LIMIT);
+    const pages = [first];
+    let next = 0;
+    await Promise.all(Array.from({ length: PARALLEL }, async () => {
+      while (next < offsets.length) pages.push(await page(offsets[next++]));
     }));
-  } finally {
-    await b.close();
+    runs.push(since(t0));
+    const ids = pages.flatMap((p) => p.items.map((i) => i.id));
+    verified &&= first.total === N && ids.length === N && new Set(ids).size === N;
+    if (run === 0) bytes = pages.reduce((s, p) => s + JSON.stringify(p).length, 0);
   }
-}
-
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
+  const best = Math.min(...runs);
+  const median = [...runs].sort((x, y) => x - y)[1];
+  return {
+    bench: 'raw_items_full_pull', items: N, limit: LIMIT, parallel: PARALLEL, runs_ms: runs.map(Math.round),
+    rows_per_s_median: Math.round(N / (median / 1000)), rows_per_s_best: Math.round(N / (best / 1000)), mb: Math.round(bytes / 1e6),
+    every_id_exactly_once: verified, target_rows_per_s: 20000, pass: verified && N / (median / 1000) >= 20000,
+    load_start: loadStart,
+  };
 });

@@ -17,7 +17,7 @@
 import { newId } from '../src/lib/ids';
 import { sha256Hex } from '../src/lib/ids';
 import { clearSearchTotals, filterSql, searchTotalStats } from '../src/services/catalog-items';
-import { FIELDS, loadAvg, since, startBench, seedItems } from './lib';
+import { FIELDS, loadAvg, since, runBench, seedItems } from './lib';
 
 const N = Number(process.env.BENCH_ITEMS ?? 1000000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
@@ -33,114 +33,104 @@ function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 }
 
-async function main(): Promise<void> {
-  const b = await startBench();
-  try {
-    // A persistent organization + catalog of N items, reused across runs.
-    const key = 'ck_benchsearch1m';
-    let org = await b.knex('api_keys').where('key_hash', sha256Hex(key)).first('organization_id');
-    if (!org) {
-      const id = newId();
-      await b.knex('organizations').insert({ id, name: 'bench search 1m', webhook_secret: 'x' });
-      await b.knex('api_keys').insert({ id: newId(), organization_id: id, name: 'bench', key_hash: sha256Hex(key), key_prefix: key.slice(0, 10) });
-      org = { organization_id: id };
-    }
-    let catalog = await b.knex('catalogs').where({ organization_id: org.organization_id, item_count: N }).first('id');
-    let seedMs = 0;
-    if (!catalog) {
-      await b.knex('catalogs').where('organization_id', org.organization_id).delete();
-      const id = newId();
-      await b.knex('catalogs').insert({ id, organization_id: org.organization_id, name: 'search 1m', unique_id_field: 'sku', strict_mode: true, current_schema_version: '1.0.0', created_by_user_id: 'bench' });
-      await b.knex('catalog_schemas').insert({ id: newId(), catalog_id: id, version: '1.0.0', schema_definition: JSON.stringify({ type: 'object', properties: FIELDS }), created_by: 'bench', change_reason: 'bench' });
-      const t = performance.now();
-      await seedItems({ ...b, organizationId: org.organization_id }, id, N);
-      seedMs = since(t);
-      catalog = { id };
-    }
-    const auth = { Authorization: `Bearer ${key}` };
-    const run = async (term: string, extra = '') => {
-      const t = performance.now();
-      const res = await fetch(`${b.baseUrl}/api/public/catalogs/${catalog.id}/items?limit=50&search=${encodeURIComponent(term)}${extra}`, { headers: auth });
-      const body = (await res.json()) as { total: number; items: unknown[] };
-      if (res.status !== 200) throw new Error(`list ${res.status}`);
-      return { ms: since(t), total: body.total };
-    };
-    const loadStart = loadAvg();
-    const terms = Object.values(KINDS).flat();
-    for (const term of terms) await run(term); // warm-up (buffers; fills the count cache)
-    const coldByKind: Record<string, number[]> = {};
-    for (let r = 0; r < COLD_ROUNDS; r++) {
-      for (const [kind, list] of Object.entries(KINDS)) {
-        for (const term of list) {
-          clearSearchTotals();
-          (coldByKind[kind] ??= []).push((await run(term)).ms);
-        }
-      }
-    }
-    for (const term of terms) await run(term); // the cold rounds left one term cached: cache them all again
-    const hitsBefore = searchTotalStats.hits;
-    const byKind: Record<string, number[]> = {};
-    const totals: Record<string, number> = {};
-    const perTerm: Record<string, number[]> = {};
-    for (let r = 0; r < ROUNDS; r++) {
-      for (const [kind, list] of Object.entries(KINDS)) {
-        for (const term of list) {
-          const x = await run(term);
-          (byKind[kind] ??= []).push(x.ms);
-          totals[term] = x.total;
-          (perTerm[term] ??= []).push(x.ms);
-        }
-      }
-    }
-    const warmHits = searchTotalStats.hits - hitsBefore;
-    let exact = true;
-    for (const term of terms) {
-      const where = filterSql(catalog.id, { search: term, top_level: false });
-      const n = (await b.knex.raw(`SELECT count(*)::int AS n FROM catalog_items WHERE ${where.sql}`, where.bindings)).rows[0].n;
-      exact &&= n === totals[term];
-    }
-    // A write through the API must change the next total (the cached one is invalidated).
-    const base = `${b.baseUrl}/api/public/catalogs/${catalog.id}`;
-    const woolBefore = (await run('wool')).total;
-    const created = await fetch(`${base}/items/bulk`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ items: [{ sku: 'BENCH-INVALIDATE', material: 'wool' }] }) });
-    await created.json();
-    const woolAfter = (await run('wool')).total;
-    const row = await b.knex('catalog_items').where({ catalog_id: catalog.id, business_key: 'BENCH-INVALIDATE' }).first('id');
-    await (await fetch(`${base}/items/${row.id}`, { method: 'DELETE', headers: auth })).json();
-    const woolRestored = (await run('wool')).total;
-    const invalidated = woolAfter === woolBefore + 1 && woolRestored === woolBefore;
-    const deep: number[] = [];
-    const sorted: number[] = [];
-    for (let r = 0; r < 5; r++) {
-      deep.push((await run('wool', '&offset=100000')).ms);
-      sorted.push((await run('wool', '&sort=price:desc')).ms);
-    }
-    const t = performance.now();
-    const noSearch = await fetch(`${b.baseUrl}/api/public/catalogs/${catalog.id}/items?limit=50&offset=500000`, { headers: auth });
-    await noSearch.json();
-    const all = Object.values(byKind).flat();
-    const stats = (v: number[]) => ({ p50_ms: Number(percentile(v, 50).toFixed(1)), p95_ms: Number(percentile(v, 95).toFixed(1)) });
-    const kinds = Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, stats(v)]));
-    const coldKinds = Object.fromEntries(Object.entries(coldByKind).map(([k, v]) => [k, stats(v)]));
-    const passWarm = Object.values(byKind).every((v) => percentile(v, 95) <= 100);
-    const passCold = Object.values(coldByKind).every((v) => percentile(v, 95) <= 100);
-    console.log(JSON.stringify({
-      bench: 'list_search_1m', items: N, page: 50, requests: all.length, seed_ms: Math.round(seedMs),
-      warm_all_p50_ms: Number(percentile(all, 50).toFixed(1)), warm_all_p95_ms: Number(percentile(all, 95).toFixed(1)), warm_kinds: kinds,
-      warm_requests_with_cached_total: warmHits, cold_rounds: COLD_ROUNDS, cold_kinds: coldKinds,
-      exact_totals: exact, cache_invalidated_by_write: invalidated,
-      broad_offset_100k_p50_ms: Math.round(percentile(deep, 50)), broad_sorted_by_price_p50_ms: Math.round(percentile(sorted, 50)),
-      no_search_offset_500k_ms: Math.round(since(t)), totals,
-      p50_ms_by_term: Object.fromEntries(Object.entries(perTerm).map(([k, v]) => [k, Math.round(percentile(v, 50))])), target_p95_ms: 100,
-      pass_warm: passWarm && exact && invalidated, pass_cold: passCold && exact, pass: passWarm && passCold && exact && invalidated,
-      load_start: loadStart, load_end: loadAvg(),
-    }));
-  } finally {
-    await b.close();
+runBench(async (b) => {
+  // A persistent organization + catalog of N items, reused across runs.
+  const key = 'ck_benchsearch1m';
+  let org = await b.knex('api_keys').where('key_hash', sha256Hex(key)).first('organization_id');
+  if (!org) {
+    const id = newId();
+    await b.knex('organizations').insert({ id, name: 'bench search 1m', webhook_secret: 'x' });
+    await b.knex('api_keys').insert({ id: newId(), organization_id: id, name: 'bench', key_hash: sha256Hex(key), key_prefix: key.slice(0, 10) });
+    org = { organization_id: id };
   }
-}
-
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
+  let catalog = await b.knex('catalogs').where({ organization_id: org.organization_id, item_count: N }).first('id');
+  let seedMs = 0;
+  if (!catalog) {
+    await b.knex('catalogs').where('organization_id', org.organization_id).delete();
+    const id = newId();
+    await b.knex('catalogs').insert({ id, organization_id: org.organization_id, name: 'search 1m', unique_id_field: 'sku', strict_mode: true, current_schema_version: '1.0.0', created_by_user_id: 'bench' });
+    await b.knex('catalog_schemas').insert({ id: newId(), catalog_id: id, version: '1.0.0', schema_definition: JSON.stringify({ type: 'object', properties: FIELDS }), created_by: 'bench', change_reason: 'bench' });
+    const t = performance.now();
+    await seedItems({ ...b, organizationId: org.organization_id }, id, N);
+    seedMs = since(t);
+    catalog = { id };
+  }
+  const auth = { Authorization: `Bearer ${key}` };
+  const run = async (term: string, extra = '') => {
+    const t = performance.now();
+    const res = await fetch(`${b.baseUrl}/api/public/catalogs/${catalog.id}/items?limit=50&search=${encodeURIComponent(term)}${extra}`, { headers: auth });
+    const body = (await res.json()) as { total: number; items: unknown[] };
+    if (res.status !== 200) throw new Error(`list ${res.status}`);
+    return { ms: since(t), total: body.total };
+  };
+  const loadStart = loadAvg();
+  const terms = Object.values(KINDS).flat();
+  for (const term of terms) await run(term); // warm-up (buffers; fills the count cache)
+  const coldByKind: Record<string, number[]> = {};
+  for (let r = 0; r < COLD_ROUNDS; r++) {
+    for (const [kind, list] of Object.entries(KINDS)) {
+      for (const term of list) {
+        clearSearchTotals();
+        (coldByKind[kind] ??= []).push((await run(term)).ms);
+      }
+    }
+  }
+  for (const term of terms) await run(term); // the cold rounds left one term cached: cache them all again
+  const hitsBefore = searchTotalStats.hits;
+  const byKind: Record<string, number[]> = {};
+  const totals: Record<string, number> = {};
+  const perTerm: Record<string, number[]> = {};
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const [kind, list] of Object.entries(KINDS)) {
+      for (const term of list) {
+        const x = await run(term);
+        (byKind[kind] ??= []).push(x.ms);
+        totals[term] = x.total;
+        (perTerm[term] ??= []).push(x.ms);
+      }
+    }
+  }
+  const warmHits = searchTotalStats.hits - hitsBefore;
+  let exact = true;
+  for (const term of terms) {
+    const where = filterSql(catalog.id, { search: term, top_level: false });
+    const n = (await b.knex.raw(`SELECT count(*)::int AS n FROM catalog_items WHERE ${where.sql}`, where.bindings)).rows[0].n;
+    exact &&= n === totals[term];
+  }
+  // A write through the API must change the next total (the cached one is invalidated).
+  const base = `${b.baseUrl}/api/public/catalogs/${catalog.id}`;
+  const woolBefore = (await run('wool')).total;
+  const created = await fetch(`${base}/items/bulk`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ items: [{ sku: 'BENCH-INVALIDATE', material: 'wool' }] }) });
+  await created.json();
+  const woolAfter = (await run('wool')).total;
+  const row = await b.knex('catalog_items').where({ catalog_id: catalog.id, business_key: 'BENCH-INVALIDATE' }).first('id');
+  await (await fetch(`${base}/items/${row.id}`, { method: 'DELETE', headers: auth })).json();
+  const woolRestored = (await run('wool')).total;
+  const invalidated = woolAfter === woolBefore + 1 && woolRestored === woolBefore;
+  const deep: number[] = [];
+  const sorted: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    deep.push((await run('wool', '&offset=100000')).ms);
+    sorted.push((await run('wool', '&sort=price:desc')).ms);
+  }
+  const t = performance.now();
+  const noSearch = await fetch(`${b.baseUrl}/api/public/catalogs/${catalog.id}/items?limit=50&offset=500000`, { headers: auth });
+  await noSearch.json();
+  const all = Object.values(byKind).flat();
+  const stats = (v: number[]) => ({ p50_ms: Number(percentile(v, 50).toFixed(1)), p95_ms: Number(percentile(v, 95).toFixed(1)) });
+  const kinds = Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, stats(v)]));
+  const coldKinds = Object.fromEntries(Object.entries(coldByKind).map(([k, v]) => [k, stats(v)]));
+  const passWarm = Object.values(byKind).every((v) => percentile(v, 95) <= 100);
+  const passCold = Object.values(coldByKind).every((v) => percentile(v, 95) <= 100);
+  return {
+    bench: 'list_search_1m', items: N, page: 50, requests: all.length, seed_ms: Math.round(seedMs),
+    warm_all_p50_ms: Number(percentile(all, 50).toFixed(1)), warm_all_p95_ms: Number(percentile(all, 95).toFixed(1)), warm_kinds: kinds,
+    warm_requests_with_cached_total: warmHits, cold_rounds: COLD_ROUNDS, cold_kinds: coldKinds,
+    exact_totals: exact, cache_invalidated_by_write: invalidated,
+    broad_offset_100k_p50_ms: Math.round(percentile(deep, 50)), broad_sorted_by_price_p50_ms: Math.round(percentile(sorted, 50)),
+    no_search_offset_500k_ms: Math.round(since(t)), totals,
+    p50_ms_by_term: Object.fromEntries(Object.entries(perTerm).map(([k, v]) => [k, Math.round(percentile(v, 50))])), target_p95_ms: 100,
+    pass_warm: passWarm && exact && invalidated, pass_cold: passCold && exact, pass: passWarm && passCold && exact && invalidated,
+    load_start: loadStart,
+  };
 });

@@ -8,57 +8,47 @@
  * 1-minute load average at start and end (the machine is shared). Target: snapshot and
  * restore ≤ 5 s each.
  */
-import { createBenchCatalog, loadAvg, seedItems, since, startBench } from './lib';
+import { createBenchCatalog, loadAvg, seedItems, since, runBench } from './lib';
 
 const N = Number(process.env.BENCH_ITEMS ?? 100000);
 
-async function main(): Promise<void> {
-  const b = await startBench();
+runBench(async (b) => {
   const loadStart = loadAvg();
-  try {
-    const catalog = await createBenchCatalog(b, 'snapshots');
-    await seedItems(b, catalog, N);
-    const base = `${b.baseUrl}/api/public/catalogs/${catalog}`;
-    const post = async (path: string, body?: unknown) => {
-      const t = performance.now();
-      const res = await fetch(base + path, { method: 'POST', headers: b.auth, body: body === undefined ? undefined : JSON.stringify(body) });
-      const json = (await res.json()) as Record<string, any>;
-      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
-      return { ms: since(t), json };
-    };
-    const fingerprint = async () => (await b.knex.raw(
-      `SELECT count(*)::int AS n, md5(string_agg(concat_ws('|', id, entity_type, parent_id, business_key, data, search_text, search_tsv, source_info,
-         current_version, created_at, updated_at), ',' ORDER BY id)) AS h, (SELECT item_count FROM catalogs WHERE id = ?) AS item_count
-       FROM catalog_items WHERE catalog_id = ?`,
-      [catalog, catalog],
-    )).rows[0];
+  const catalog = await createBenchCatalog(b, 'snapshots');
+  await seedItems(b, catalog, N);
+  const base = `${b.baseUrl}/api/public/catalogs/${catalog}`;
+  const post = async (path: string, body?: unknown) => {
+    const t = performance.now();
+    const res = await fetch(base + path, { method: 'POST', headers: b.auth, body: body === undefined ? undefined : JSON.stringify(body) });
+    const json = (await res.json()) as Record<string, any>;
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
+    return { ms: since(t), json };
+  };
+  const fingerprint = async () => (await b.knex.raw(
+    `SELECT count(*)::int AS n, md5(string_agg(concat_ws('|', id, entity_type, parent_id, business_key, data, search_text, search_tsv, source_info,
+       current_version, created_at, updated_at), ',' ORDER BY id)) AS h, (SELECT item_count FROM catalogs WHERE id = ?) AS item_count
+     FROM catalog_items WHERE catalog_id = ?`,
+    [catalog, catalog],
+  )).rows[0];
 
-    const before = await fingerprint();
-    const snap = await post('/snapshots', { reason: 'bench' });
-    await b.knex.raw("UPDATE catalog_items SET data = data || '{\"price\": 1}', current_version = current_version + 1 WHERE catalog_id = ? AND (data->>'stock')::int % 10 = 0", [catalog]);
-    await b.knex.raw("DELETE FROM catalog_items WHERE catalog_id = ? AND (data->>'stock')::int % 100 = 1", [catalog]);
-    await b.knex.raw(`INSERT INTO catalog_items (id, catalog_id, business_key, data) SELECT gen_random_uuid(), ?, 'NEW-' || g, jsonb_build_object('sku', 'NEW-' || g) FROM generate_series(1, 1000) g`, [catalog]);
-    const restore = await post(`/snapshots/${snap.json.id}/restore`);
-    const after = await fingerprint();
-    const back = await post(`/snapshots/${restore.json.safety_snapshot_id}/restore`);
-    await b.knex.raw("UPDATE catalog_items SET data = data || '{\"price\": 2}', current_version = current_version + 1 WHERE catalog_id = ?", [catalog]);
-    const worst = await post(`/snapshots/${snap.json.id}/restore`);
-    const afterWorst = await fingerprint();
-    const exact = before.n === N && after.n === N && after.h === before.h && afterWorst.h === before.h && after.item_count === N && afterWorst.item_count === N;
-    const slowest = Math.max(snap.ms, restore.ms, back.ms, worst.ms);
-    console.log(JSON.stringify({
-      bench: 'snapshot_restore', items: N, snapshot_ms: Math.round(snap.ms),
-      restore_12pct_changed_ms: Math.round(restore.ms), restore_back_to_safety_ms: Math.round(back.ms), restore_all_changed_ms: Math.round(worst.ms),
-      items_restored: restore.json.items_restored, restored_exactly: exact, target_ms: 5000,
-      pass_snapshot: exact && snap.ms <= 5000, pass_restore: exact && Math.max(restore.ms, back.ms, worst.ms) <= 5000, pass: exact && slowest <= 5000,
-      load_start: loadStart, load_end: loadAvg(),
-    }));
-  } finally {
-    await b.close();
-  }
-}
-
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
+  const before = await fingerprint();
+  const snap = await post('/snapshots', { reason: 'bench' });
+  await b.knex.raw("UPDATE catalog_items SET data = data || '{\"price\": 1}', current_version = current_version + 1 WHERE catalog_id = ? AND (data->>'stock')::int % 10 = 0", [catalog]);
+  await b.knex.raw("DELETE FROM catalog_items WHERE catalog_id = ? AND (data->>'stock')::int % 100 = 1", [catalog]);
+  await b.knex.raw(`INSERT INTO catalog_items (id, catalog_id, business_key, data) SELECT gen_random_uuid(), ?, 'NEW-' || g, jsonb_build_object('sku', 'NEW-' || g) FROM generate_series(1, 1000) g`, [catalog]);
+  const restore = await post(`/snapshots/${snap.json.id}/restore`);
+  const after = await fingerprint();
+  const back = await post(`/snapshots/${restore.json.safety_snapshot_id}/restore`);
+  await b.knex.raw("UPDATE catalog_items SET data = data || '{\"price\": 2}', current_version = current_version + 1 WHERE catalog_id = ?", [catalog]);
+  const worst = await post(`/snapshots/${snap.json.id}/restore`);
+  const afterWorst = await fingerprint();
+  const exact = before.n === N && after.n === N && after.h === before.h && afterWorst.h === before.h && after.item_count === N && afterWorst.item_count === N;
+  const slowest = Math.max(snap.ms, restore.ms, back.ms, worst.ms);
+  return {
+    bench: 'snapshot_restore', items: N, snapshot_ms: Math.round(snap.ms),
+    restore_12pct_changed_ms: Math.round(restore.ms), restore_back_to_safety_ms: Math.round(back.ms), restore_all_changed_ms: Math.round(worst.ms),
+    items_restored: restore.json.items_restored, restored_exactly: exact, target_ms: 5000,
+    pass_snapshot: exact && snap.ms <= 5000, pass_restore: exact && Math.max(restore.ms, back.ms, worst.ms) <= 5000, pass: exact && slowest <= 5000,
+    load_start: loadStart,
+  };
 });
