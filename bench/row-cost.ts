@@ -2,14 +2,14 @@
  * Where one row's time goes with the real deterministic engine over the offline archive:
  * the engine alone (research + extract, no database), the sizes of what a row stores (evidence,
  * result), and the row service of src/services/enrichment-rows.ts on batches of
- * `BENCH_BATCH_SIZE` rows (`processRows`: grouped writes; or `processRow` row after row) at
+ * `BENCH_BATCH_SIZE` rows (`processRow` row after row, as the processRows activity runs them) at
  * concurrency 1 and `BENCH_CONCURRENCY`, split into engine time and everything else (row reads,
  * JSON encoding, the write transactions), with this process's CPU per item. Then every stored
  * row is re-extracted from its stored evidence (document references resolved), which must give
  * the same result. No Temporal: this isolates the row service. Prints one JSON line.
  *
  *   npx tsx bench/row-cost.ts
- *   env: BENCH_ITEMS (400), BENCH_CONCURRENCY (8), BENCH_BATCH_SIZE (10), BENCH_ROWS_IMPL batch|row (batch)
+ *   env: BENCH_ITEMS (400), BENCH_CONCURRENCY (8), BENCH_BATCH_SIZE (10)
  */
 import './env';
 import type { Knex } from 'knex';
@@ -20,7 +20,7 @@ import type { EnrichmentEngine, Evidence } from '../src/enrichment/types';
 import { PAGES_SCHEMA } from '../src/eval/pages';
 import { createOrganizationWithKey } from '../src/services/auth';
 import { createEnrichmentJob } from '../src/services/enrichment-jobs';
-import { engineInput, loadEvidence, processRow, processRows } from '../src/services/enrichment-rows';
+import { engineInput, loadEvidence, processRow } from '../src/services/enrichment-rows';
 import type { JobRunner } from '../src/services/job-runner';
 import { archiveItems } from '../test/durability/harness';
 import { BENCH_DATABASE_URL } from './lib';
@@ -28,8 +28,6 @@ import { BENCH_DATABASE_URL } from './lib';
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 400);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const BATCH = Number(process.env.BENCH_BATCH_SIZE ?? 10);
-/** `batch`: processRows (grouped writes); `row`: processRow per row, as the activity runs today. */
-const IMPL = (process.env.BENCH_ROWS_IMPL ?? 'batch') as 'batch' | 'row';
 
 const notStarted: JobRunner = { startEnrichment: async () => undefined, cancel: async () => undefined, waitForClose: async () => undefined, ping: async () => undefined };
 
@@ -112,8 +110,7 @@ async function main(): Promise<void> {
         while (next < n) {
           // A batch row after row, as the processRows activity (activities/index.ts) runs it.
           const batch = Array.from({ length: Math.min(BATCH, n - next) }, () => next++);
-          if (IMPL === 'batch') await processRows(knex, t.engine, jobId, batch);
-          else for (const rowIndex of batch) await processRow(knex, t.engine, jobId, rowIndex);
+          for (const rowIndex of batch) await processRow(knex, t.engine, jobId, rowIndex);
         }
       }));
       const wallS = (performance.now() - t0) / 1000;
@@ -150,7 +147,7 @@ async function main(): Promise<void> {
       };
     }
     console.log(JSON.stringify({
-      bench: 'row-cost', engine: 'archive', rows_impl: IMPL, batch_size: BATCH,
+      bench: 'row-cost', engine: 'archive', batch_size: BATCH,
       engine_alone_ms_per_item: { p50: round(pct(engineMs, 0.5)), p90: round(pct(engineMs, 0.9)), mean: round(engineMs.reduce((a, b) => a + b, 0) / engineMs.length) },
       evidence_json_kb_per_item: { p50: round(pct(evidenceBytes, 0.5) / 1024), p90: round(pct(evidenceBytes, 0.9) / 1024), max: round(Math.max(...evidenceBytes) / 1024) },
       result_json_kb_per_item: { p50: round(pct(resultBytes, 0.5) / 1024), max: round(Math.max(...resultBytes) / 1024) },

@@ -20,9 +20,9 @@ import { CatalogTarget, stageRowResult } from './enrichment-staging';
  * job row locked from its first statement, so on a busy machine (slow WAL writes) concurrent
  * rows queued behind each other's writes. Now the parsed pages are stored once per organization
  * by content hash (1.2 KB per row stays on the row; re-extraction resolves the references), the
- * job row is locked only by the counter update just before commit, and {@link processRows}
- * writes a batch's rows in one transaction with one counter update (~30% more rows/s, ~30% less
- * worker CPU per row than one transaction per row).
+ * job row is locked only by the counter update just before commit. {@link writeRowResults} can
+ * write several rows in one transaction with one counter update; grouping a batch's writes that
+ * way measured ~30% more rows/s, but is not used yet (a retried batch must not re-enrich rows).
  */
 
 /** Progress counters of a job, read from PostgreSQL (the workflow's progress query mirrors them). */
@@ -340,91 +340,6 @@ export async function processRow(knex: Knex, engine: EnrichmentEngine, jobId: st
   const computed = await computeRow(knex, engine, row, kb);
   const [written] = await writeRowResults(knex, jobId, [computed]);
   return { processed: written, succeeded: written && !computed.outcome.result.error };
-}
-
-/** What {@link processRows} did with one row (the `processRows` activity's RowOutcome). */
-export type RowDisposition = 'succeeded' | 'failed' | 'skipped';
-
-/** Options of {@link processRows}. */
-export interface ProcessRowsOptions {
-  /**
-   * Computed rows are written together once the oldest unwritten one waited this long (ms), and
-   * at the end of the batch; default 1000. A fast engine (archive: ~10 ms a row) thus writes a
-   * whole batch in one transaction, a slow one (web research: seconds a row) row by row.
-   */
-  flushMs?: number;
-  /** Stops between rows when aborted (after writing what was computed). */
-  signal?: AbortSignal;
-  /** Called after every write with the number of rows of this batch now settled. */
-  onSettled?: (settled: number) => void;
-}
-
-/**
- * Processes a batch of rows of one job, one after another, writing results in groups
- * ({@link writeRowResults}: one transaction and ONE job-counter update per group instead of per
- * row). Same rules as {@link processRow}: a row already written is reported with its stored
- * status and never enriched again (idempotent, Temporal rule 4); a job that stopped running
- * takes no new results (those rows are `skipped`). The job's status is re-read before a row at
- * most once a second, so a cancelled job stops spending engine time promptly.
- * @returns one disposition per processed row, in order; shorter than `rowIndexes` only when
- *   `signal` aborted
- */
-export async function processRows(knex: Knex, engine: EnrichmentEngine, jobId: string, rowIndexes: number[], options: ProcessRowsOptions = {}): Promise<RowDisposition[]> {
-  const flushMs = options.flushMs ?? 1000;
-  const rows = await loadRows(knex, jobId, rowIndexes);
-  const any = rows.values().next().value as LoadedRow | undefined;
-  const kb = any?.config.knowledge_base_enabled ? await jobDocuments(knex, jobId) : undefined;
-  const out: RowDisposition[] = [];
-  /** Computed, unwritten rows: when computed, their place in `out`, the write. */
-  let pending: Array<{ at: number; pos: number; write: RowWrite }> = [];
-  let running = any?.job_status === 'running';
-  let checkedAt = Date.now();
-
-  /** Dispositions of rows not written now: what an earlier attempt stored, else skipped. */
-  const stored = async (indexes: number[]): Promise<Map<number, RowDisposition>> => {
-    if (!indexes.length) return new Map();
-    const found = await knex('enrichment_rows').where({ job_id: jobId }).whereIn('row_index', indexes).select('row_index', 'status');
-    return new Map(found.map((r) => [r.row_index as number, r.status === 'succeeded' || r.status === 'failed' ? r.status : 'skipped']));
-  };
-  const flush = async (): Promise<void> => {
-    if (!pending.length) return;
-    const batch = pending;
-    pending = [];
-    const written = await writeRowResults(knex, jobId, batch.map((p) => p.write));
-    const earlier = await stored(batch.filter((_, k) => !written[k]).map((p) => p.write.rowIndex));
-    batch.forEach((p, k) => {
-      out[p.pos] = written[k]
-        ? (p.write.outcome.result.error ? 'failed' : 'succeeded')
-        : (earlier.get(p.write.rowIndex) ?? 'skipped');
-    });
-    options.onSettled?.(out.length);
-  };
-
-  for (const rowIndex of rowIndexes) {
-    if (options.signal?.aborted) break;
-    if (running && Date.now() - checkedAt >= 1000) {
-      running = (await knex('enrichment_jobs').where({ id: jobId }).first('status'))?.status === 'running';
-      checkedAt = Date.now();
-    }
-    const row = rows.get(rowIndex);
-    if (!row || row.status !== 'pending' || !running) {
-      out.push(row?.status === 'succeeded' || row?.status === 'failed' ? row.status : 'skipped');
-      continue;
-    }
-    const pos = out.push('skipped') - 1; // placeholder until the write settles it
-    let write: RowWrite;
-    try {
-      write = await computeRow(knex, engine, row, kb);
-    } catch (err) {
-      // Keep what was computed before the failure; the retry starts at the failed row.
-      await flush().catch(() => undefined);
-      throw err;
-    }
-    pending.push({ at: Date.now(), pos, write });
-    if (Date.now() - pending[0].at >= flushMs) await flush();
-  }
-  await flush();
-  return out;
 }
 
 /** Thrown inside {@link writeRowResults}'s transaction to roll it back when the job stopped running. */
