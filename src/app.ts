@@ -49,10 +49,12 @@ export function createApp(deps: AppDeps): Koa {
   app.proxy = true;
   configureEnrichmentStorage(deps.config.dataDir, deps.config.publicUrl);
   const registry = buildRegistry(deps);
-  const openapi = registry.openapi({ title: 'Catalog Enrichment and Management Service', version: '0.1.0' }, '/api');
+  const rootRoutes = new RouteRegistry().add(...healthRoutes(deps), ...publicMediaRoutes(deps));
+  const openapi = new RouteRegistry().add(...rootRoutes.routes, ...registry.routes)
+    .openapi({ title: 'Catalog Enrichment and Management Service', version: '0.1.0' }, '/api');
 
   const root = new Router();
-  new RouteRegistry().add(...healthRoutes(deps), ...publicMediaRoutes(deps)).mount(root);
+  rootRoutes.mount(root);
   root.get('/metrics', async (ctx) => {
     ctx.type = metrics.contentType;
     ctx.body = await metrics.metrics();
