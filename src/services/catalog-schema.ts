@@ -1,4 +1,4 @@
-import Ajv, { ValidateFunction } from 'ajv';
+import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Knex } from 'knex';
 import { NotFoundError, ValidationDetail, ValidationError } from '../lib/errors';
@@ -67,7 +67,7 @@ export function bumpVersion(version: string, bump: VersionBump): string {
 // Item data and user schemas: user schemas carry extra keywords (`unit`, `x-field-category`),
 // so Ajv's strict mode is off; every error is reported.
 const itemAjv = addFormats(new Ajv({ allErrors: true, strict: false }));
-const validatorCache = new Map<string, ValidateFunction>();
+const validatorCache = new Map<string, (data: Record<string, unknown>) => ValidationDetail[]>();
 const VALIDATOR_CACHE_SIZE = 500;
 
 /** The `type` keyword of a property as one FieldWorkflowInfo `field_type` string. */
@@ -130,21 +130,21 @@ export function assertValidSchemaDefinition(definition: unknown, loc: Array<stri
  *   the data path (e.g. `['price']`); callers prefix it with `body`, `items`, an index, …
  */
 export function itemValidator(schema: CatalogSchema): (data: Record<string, unknown>) => ValidationDetail[] {
-  let fn = validatorCache.get(schema.id);
-  if (!fn) {
-    const def = schema.schema_definition;
-    const strict = {
-      ...def,
-      type: 'object',
-      patternProperties: { '^__': {}, ...(def.patternProperties as Record<string, unknown> | undefined) },
-      additionalProperties: def.additionalProperties ?? false,
-    };
-    fn = itemAjv.compile(strict);
-    if (validatorCache.size >= VALIDATOR_CACHE_SIZE) validatorCache.delete(validatorCache.keys().next().value as string);
-    validatorCache.set(schema.id, fn);
-  }
-  const validateFn = fn;
-  return (data) => (validateFn(data) ? [] : toDetails(validateFn.errors, 'body').map((d) => ({ ...d, loc: d.loc.slice(1) })));
+  const cached = validatorCache.get(schema.id);
+  if (cached) return cached;
+  const def = schema.schema_definition;
+  const strict = {
+    ...def,
+    type: 'object',
+    patternProperties: { '^__': {}, ...(def.patternProperties as Record<string, unknown> | undefined) },
+    additionalProperties: def.additionalProperties ?? false,
+  };
+  const validateFn = itemAjv.compile(strict);
+  const validator = (data: Record<string, unknown>): ValidationDetail[] =>
+    (validateFn(data) ? [] : toDetails(validateFn.errors, 'body').map((d) => ({ ...d, loc: d.loc.slice(1) })));
+  if (validatorCache.size >= VALIDATOR_CACHE_SIZE) validatorCache.delete(validatorCache.keys().next().value as string);
+  validatorCache.set(schema.id, validator);
+  return validator;
 }
 
 /**
