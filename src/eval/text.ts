@@ -20,7 +20,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { buildProfiles, extractWithModel, extractWithProfiles, trainTextModel } from '../enrichment/text';
+import { buildProfiles, extractWithModel, extractWithProfiles, trainGroupedTextModel } from '../enrichment/text';
 import type { OutputField } from '../enrichment/types';
 
 /** One labelled record, layout-independent. `gold[attr]` = acceptable values, or null for n/a. */
@@ -199,14 +199,18 @@ function run(data: TextRecord[], examples: TextRecord[], descriptions: Map<strin
   const known = knownValuesOf(examples);
   const result: RunResult = { exact: emptyCounts(), lenient: emptyCounts(), perAttribute: new Map() };
   const categories = [...new Set(data.map((r) => r.category))];
+  const schemas = new Map(categories.map((c) => [c, schemaOf(c, [...data, ...examples], descriptions, known.get(c))]));
+  // The examples are one catalog: one model learns from all of it, each category being a
+  // group with its own fields; without examples, rules only.
+  const groups = new Map(categories.filter((c) => known.has(c)).map((c) => [c, { fields: schemas.get(c)!, knownValues: known.get(c) }]));
+  const model = groups.size > 0
+    ? trainGroupedTextModel(groups, examples.filter((r) => groups.has(r.category)).map((r) => ({ text: r.text, values: r.gold, group: r.category })))
+    : null;
   for (const category of categories) {
-    const catKnown = known.get(category);
-    const schema = schemaOf(category, [...data, ...examples], descriptions, catKnown);
-    const catExamples = examples.filter((r) => r.category === category).map((r) => ({ text: r.text, values: r.gold }));
-    // With examples, the catalog's items (texts and values) train the learned layer; without, rules only.
-    const extract = catExamples.length > 0
-      ? ((model) => (text: string) => extractWithModel(text, model))(trainTextModel(schema, catExamples, catKnown))
-      : ((profiles) => (text: string) => extractWithProfiles(text, profiles))(buildProfiles(schema, catKnown ?? {}));
+    const schema = schemas.get(category)!;
+    const extract = model !== null && groups.has(category)
+      ? (text: string) => extractWithModel(text, model, category)
+      : ((profiles) => (text: string) => extractWithProfiles(text, profiles))(buildProfiles(schema, known.get(category) ?? {}));
     for (const record of data.filter((r) => r.category === category)) {
       const predicted = new Map(extract(record.text).map((e) => [e.field, String(e.value)]));
       for (const field of schema) {

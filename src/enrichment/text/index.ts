@@ -9,7 +9,7 @@
  * them (model.ts) decides the fields whose values the catalog writes verbatim.
  */
 import type { OutputField } from '../types';
-import { extractWithModel, trainTextModel, type TextExample } from './model';
+import { extractWithModel, trainGroupedTextModel, trainTextModel, type TextExample } from './model';
 import { buildProfiles } from './profile';
 import { extractWithProfiles, type TextExtraction } from './rules';
 
@@ -41,6 +41,6 @@ export function extractFromText(
   return extractWithProfiles(text, buildProfiles(fields, knownValues));
 }
 
-export { buildProfiles, extractWithModel, extractWithProfiles, trainTextModel };
+export { buildProfiles, extractWithModel, extractWithProfiles, trainGroupedTextModel, trainTextModel };
 export type { TextExample, TextExtraction };
-export type { TextModel } from './model';
+export type { TextGroup, TextModel } from './model';

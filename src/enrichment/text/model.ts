@@ -15,19 +15,28 @@ import type { Candidate } from './candidates';
 import { buildProfiles, type FieldProfile } from './profile';
 import { phraseKey } from './spans';
 import { coerce, extractWithProfiles, resolve, ruleCandidates, toExtractions, type TextExtraction } from './rules';
-import { tag, tokenFeatures, tokenize, trainTagger, type Sequence, type Tagger, type Token } from './tagger';
+import { allowedLabels, tag, tokenFeatures, tokenize, trainTagger, type Sequence, type Tagger, type Token } from './tagger';
 
-/** One catalog item for training: its text and its values (alternatives allowed; null = none). */
+/**
+ * One catalog item for training: its text and its values (alternatives allowed; null = none),
+ * and optionally its group (e.g. its category) when the catalog's groups have different fields.
+ */
 export interface TextExample {
   text: string;
   values: Record<string, string | string[] | null | undefined>;
+  group?: string;
 }
 
-/** What {@link trainTextModel} learns: rule profiles, the tagger, catalog forms and per-field policies. */
-export interface TextModel {
+/** One group of catalog items (e.g. a category): its fields and the values its items hold per field. */
+export interface TextGroup {
+  fields: OutputField[];
+  /** Values per field (duplicates = frequency); default: the group's examples' values. */
+  knownValues?: Record<string, string[]>;
+}
+
+/** What a {@link TextModel} knows about one group of items. */
+interface GroupModel {
   profiles: Map<string, FieldProfile>;
-  /** Null when no example value could be found in an example text. */
-  tagger: Tagger | null;
   /**
    * Per field: stem key (see {@link stemKey}) → the catalog's most frequent written form,
    * for writing a tagged span the way the catalog writes that value.
@@ -35,6 +44,25 @@ export interface TextModel {
   forms: Map<string, Map<string, string>>;
   /** Per field: where its value comes from (chosen by cross-validation, see choosePolicies). */
   policies: Map<string, FieldPolicy>;
+  /** Tagger labels the group's items may take (O and its own fields; see allowedLabels). */
+  labels: number[];
+}
+
+/**
+ * What {@link trainTextModel} learns: one tagger shared by every group of items, and per group
+ * the rule profiles, catalog forms, field policies and the tagger labels of its fields.
+ */
+export interface TextModel {
+  /** Null when no example value could be found in an example text. */
+  tagger: Tagger | null;
+  groups: Map<string, GroupModel>;
+  /** True when token features carry a group-specific copy (more than one group). */
+  grouped: boolean;
+  /**
+   * With several groups: profiles of every field name over all groups' known values, whose
+   * words are features in every group (a flavour known in one category hints in another).
+   */
+  shared: Map<string, FieldProfile> | null;
 }
 
 /**
@@ -70,12 +98,14 @@ function tokenRange(tokens: Token[], start: number, end: number): [number, numbe
   return tok.end === end || ENDINGS.test(tok.text.slice(end - tok.start)) ? [from, last + 1] : null;
 }
 
+/** A lower-case word without its plural ending ("jerseys" → "jersey"; words of ≤ 3 letters kept). */
+function stemWord(word: string): string {
+  return word.length > 3 ? word.replace(/(?:es|s)$/, '') : word;
+}
+
 /** Key of a phrase with plural endings of its words removed, for matching catalog forms. */
 export function stemKey(phrase: string): string {
-  return phraseKey(phrase)
-    .split(' ')
-    .map((w) => (w.length > 3 ? w.replace(/(?:es|s)$/, '') : w))
-    .join(' ');
+  return phraseKey(phrase).split(' ').map(stemWord).join(' ');
 }
 
 /** Every occurrence of `value` in `text` (case-sensitive; case-insensitive when none). */
@@ -165,14 +195,31 @@ function wordIndex(profiles: Map<string, FieldProfile>): WordIndex {
   return index;
 }
 
-/** Token features of `text` with rule evidence and known-value words from `profiles`, plus the rule layer's own output. */
-function analyse(text: string, tokens: Token[], profiles: Map<string, FieldProfile>): { features: string[][]; rules: TextExtraction[] } {
+/**
+ * Token features of `text` with rule evidence and known-value words from `profiles`, plus the
+ * rule layer's own output. With `group` (a model of several groups): each token's place
+ * relative to the first word of the group's name in the text (before, at, after), the words of
+ * `shared` (every group's known values) as features prefixed `a`, and every feature also
+ * copied with the group as prefix, so the shared tagger learns what holds in every group and
+ * what holds in one ("feature augmentation", Daumé III, "Frustratingly Easy Domain
+ * Adaptation", ACL 2007).
+ */
+function analyse(text: string, tokens: Token[], profiles: Map<string, FieldProfile>, group?: string, shared?: Map<string, FieldProfile>): { features: string[][]; rules: TextExtraction[] } {
   const candidates = ruleCandidates(text, profiles);
   const resolved = resolve(candidates, profiles);
   const index = wordIndex(profiles);
+  const sharedIndex = shared === undefined ? undefined : wordIndex(shared);
   const evidence = evidenceFeatures(tokens, candidates, resolved);
-  tokens.forEach((t, i) => evidence[i]!.push(...(index.get(t.lower) ?? [])));
-  return { features: tokenFeatures(tokens, evidence), rules: toExtractions(resolved, profiles) };
+  const groupWords = new Set(group === undefined ? [] : tokenize(group).map((t) => stemWord(t.lower)));
+  const firstGroupWord = tokens.findIndex((t) => groupWords.has(stemWord(t.lower)));
+  tokens.forEach((t, i) => {
+    // Where the token sits relative to the group's own name in the text ("… Toothbrush, Soft").
+    if (firstGroupWord >= 0) evidence[i]!.push(i === firstGroupWord ? 'gw' : i < firstGroupWord ? 'gw<' : groupWords.has(stemWord(t.lower)) ? 'gw+' : 'gw>');
+    evidence[i]!.push(...(index.get(t.lower) ?? []));
+    if (sharedIndex !== undefined) evidence[i]!.push(...[...(sharedIndex.get(t.lower) ?? [])].map((f) => `a${f}`));
+  });
+  const features = tokenFeatures(tokens, evidence);
+  return { features: group === undefined ? features : features.map((fs) => fs.concat(fs.map((f) => `${group}\u0001${f}`))), rules: toExtractions(resolved, profiles) };
 }
 
 /** A tagged value of one field with the least per-token margin of its span. */
@@ -185,9 +232,10 @@ interface TaggedValue {
  * One value per field from the tagger's spans (the span with the largest least margin over
  * O), written as the catalog writes it when the text shows an inflection of a catalog value.
  */
-function taggedValues(text: string, tokens: Token[], features: string[][], tagger: Tagger, profiles: Map<string, FieldProfile>, forms: TextModel['forms']): Map<string, TaggedValue> {
+function taggedValues(text: string, tokens: Token[], features: string[][], tagger: Tagger, group: GroupModel): Map<string, TaggedValue> {
+  const { profiles, forms } = group;
   const out = new Map<string, TaggedValue>();
-  for (const s of tag(tagger, features).sort((a, b) => b.margin - a.margin)) {
+  for (const s of tag(tagger, features, group.labels).sort((a, b) => b.margin - a.margin)) {
     if (out.has(s.field)) continue;
     const field = profiles.get(s.field)!.field;
     const start = tokens[s.from]!.start;
@@ -308,62 +356,102 @@ function pick(policy: FieldPolicy, tagged: TaggedValue | undefined, hasRule: boo
 }
 
 /**
- * Trains a text model for `fields` on catalog `examples`. `knownValues` (values per field,
- * duplicates = frequency) default to the examples' values; the rule profiles are built from
- * them exactly as {@link buildProfiles} does. Steps: (1) cross-fitted rule evidence and gold
- * labels for every example; (2) per fold, a tagger trained on the other folds predicts the
- * fold (held-out predictions); (3) each field's policy is chosen on those predictions;
- * (4) the final tagger is trained on all examples. Deterministic for the same input.
+ * Trains a text model for `fields` on catalog `examples` (one group of items; the examples'
+ * own `group` is ignored). `knownValues` (values per field, duplicates = frequency) default to
+ * the examples' values. See {@link trainGroupedTextModel}.
  */
-export function trainTextModel(fields: OutputField[], examples: TextExample[], knownValues: Record<string, string[]> = knownOf(examples)): TextModel {
-  const profiles = buildProfiles(fields, knownValues);
-  const forms = formsOf(knownValues);
-  const names = fields.map((f) => f.name);
-  const bare = fields.map((f) => ({ ...f, sample_values: undefined }));
-  const prepared: Array<{ fold: number; example: TextExample; tokens: Token[]; sequence: Sequence; rules: TextExtraction[] }> = [];
+export function trainTextModel(fields: OutputField[], examples: TextExample[], knownValues?: Record<string, string[]>): TextModel {
+  return trainGroupedTextModel(new Map([['', { fields, knownValues }]]), examples.map((e) => ({ ...e, group: '' })));
+}
+
+/**
+ * Trains one text model for a catalog whose items fall into `groups` (e.g. categories with
+ * different fields; an example's `group` names its group, examples of unknown groups are
+ * ignored). Rule profiles are built per group from its known values exactly as
+ * {@link buildProfiles} does; the tagger is shared, so what one group's items teach about a
+ * field of the same name (a brand's place in a title, a pack size's shape) helps the others,
+ * with group-specific feature copies when there are several groups (see analyse). Steps:
+ * (1) cross-fitted rule evidence and gold labels for every example; (2) per fold, a tagger
+ * trained on the other folds predicts the fold (held-out predictions); (3) each group's field
+ * policies are chosen on its held-out predictions; (4) the final tagger is trained on all
+ * examples. Deterministic for the same input.
+ */
+export function trainGroupedTextModel(groups: Map<string, TextGroup>, examples: TextExample[]): TextModel {
+  const names = [...new Set([...groups.values()].flatMap((g) => g.fields.map((f) => f.name)))];
+  const grouped = groups.size > 1;
+  const members = new Map([...groups.keys()].map((g) => [g, examples.filter((e) => (e.group ?? '') === g)]));
+  const models = new Map<string, GroupModel>();
+  for (const [name, group] of groups) {
+    const known = group.knownValues ?? knownOf(members.get(name)!);
+    models.set(name, {
+      profiles: buildProfiles(group.fields, known),
+      forms: formsOf(known),
+      policies: new Map(group.fields.map((f) => [f.name, { source: 'rules', minMargin: Infinity } as FieldPolicy])),
+      labels: allowedLabels(group.fields.map((f) => names.indexOf(f.name))),
+    });
+  }
+  const unionFields = names.map((n) => ({ name: n, type: 'string' as const, description: n }));
+  const foldOf = new Map<TextExample, number>();
+  for (const own of members.values()) own.forEach((e, i) => foldOf.set(e, i % FOLDS));
+  // Shared word evidence, cross-fitted like the groups' own: an example never sees its fold's values.
+  const shared = grouped ? buildProfiles(unionFields, knownOf([...foldOf.keys()])) : null;
+  const sharedFolds = Array.from({ length: FOLDS }, (_, fold) => (grouped ? buildProfiles(unionFields, knownOf([...foldOf.keys()].filter((e) => foldOf.get(e) !== fold))) : undefined));
+  const prepared: Array<{ fold: number; group: string; example: TextExample; tokens: Token[]; sequence: Sequence; rules: TextExtraction[] }> = [];
   let labelled = false;
-  for (let fold = 0; fold < FOLDS; fold += 1) {
-    const inFold = examples.filter((_, i) => i % FOLDS === fold);
-    if (inFold.length === 0) continue;
-    const foldProfiles = buildProfiles(bare, knownOf(examples.filter((_, i) => i % FOLDS !== fold)));
-    for (const example of inFold) {
+  for (const [name, group] of groups) {
+    const own = members.get(name)!;
+    const gm = models.get(name)!;
+    const fieldNames = new Set(group.fields.map((f) => f.name));
+    const bare = group.fields.map((f) => ({ ...f, sample_values: undefined }));
+    const tagged = own.map((example) => {
       const tokens = tokenize(example.text);
-      const { labels, found } = labelTokens(example.text, tokens, example.values, names);
-      labelled ||= found.size > 0;
-      const { features, rules } = analyse(example.text, tokens, foldProfiles);
-      prepared.push({ fold, example, tokens, sequence: { features, labels }, rules });
+      const values = Object.fromEntries(Object.entries(example.values).filter(([k]) => fieldNames.has(k)));
+      return { example, tokens, ...labelTokens(example.text, tokens, values, names) };
+    });
+    for (let fold = 0; fold < FOLDS; fold += 1) {
+      const inFold = tagged.filter((_, i) => i % FOLDS === fold);
+      if (inFold.length === 0) continue;
+      const foldProfiles = buildProfiles(bare, knownOf(own.filter((_, i) => i % FOLDS !== fold)));
+      for (const { example, tokens, labels, found } of inFold) {
+        labelled ||= found.size > 0;
+        const { features, rules } = analyse(example.text, tokens, foldProfiles, grouped ? name : undefined, sharedFolds[fold]);
+        prepared.push({ fold, group: name, example, tokens, sequence: { features, labels, allowed: gm.labels }, rules });
+      }
     }
   }
-  const rulesOnly = new Map(names.map((n) => [n, { source: 'rules', minMargin: Infinity } as FieldPolicy]));
-  if (!labelled) return { profiles, tagger: null, policies: rulesOnly, forms };
-  const heldOut: HeldOut[] = [];
+  if (!labelled) return { tagger: null, groups: models, grouped, shared };
+  const heldOut = new Map<string, HeldOut[]>([...groups.keys()].map((g) => [g, []]));
   for (let fold = 0; fold < FOLDS; fold += 1) {
     const test = prepared.filter((p) => p.fold === fold);
     if (test.length === 0) continue;
     const tagger = trainTagger(names, prepared.filter((p) => p.fold !== fold).map((p) => p.sequence));
     for (const p of test) {
-      heldOut.push({
-        tagged: taggedValues(p.example.text, p.tokens, p.sequence.features, tagger, profiles, forms),
+      heldOut.get(p.group)!.push({
+        tagged: taggedValues(p.example.text, p.tokens, p.sequence.features, tagger, models.get(p.group)!),
         rules: new Map(p.rules.map((e) => [e.field, String(e.value)])),
         gold: p.example.values,
       });
     }
   }
-  const policies = choosePolicies(names, heldOut);
-  return { profiles, tagger: trainTagger(names, prepared.map((p) => p.sequence)), policies, forms };
+  for (const [name, group] of groups) models.get(name)!.policies = choosePolicies(group.fields.map((f) => f.name), heldOut.get(name)!);
+  return { tagger: trainTagger(names, prepared.map((p) => p.sequence)), groups: models, grouped, shared };
 }
 
 /**
- * Extracts values from `text` with a trained model: per field, the tagger's value or the
- * rule layer's, as the field's policy says. Same output contract as the rule layer.
+ * Extracts values from `text` of an item of `group` (default: the only group of a model from
+ * {@link trainTextModel}) with a trained model: per field, the tagger's value or the rule
+ * layer's, as the field's policy says. Same output contract as the rule layer.
+ * @throws Error when the model has no such group
  */
-export function extractWithModel(text: string, model: TextModel): TextExtraction[] {
-  if (model.tagger === null) return extractWithProfiles(text, model.profiles);
+export function extractWithModel(text: string, model: TextModel, group = ''): TextExtraction[] {
+  const gm = model.groups.get(group);
+  if (gm === undefined) throw new Error(`text model: unknown item group "${group}"`);
+  if (model.tagger === null) return extractWithProfiles(text, gm.profiles);
   const tokens = tokenize(text);
-  const { features, rules } = analyse(text, tokens, model.profiles);
-  const tagged = taggedValues(text, tokens, features, model.tagger, model.profiles, model.forms);
+  const { features, rules } = analyse(text, tokens, gm.profiles, model.grouped ? group : undefined, model.shared ?? undefined);
+  const tagged = taggedValues(text, tokens, features, model.tagger, gm);
   const out: TextExtraction[] = [];
-  for (const [field, policy] of model.policies) {
+  for (const [field, policy] of gm.policies) {
     const rule = rules.find((e) => e.field === field);
     const source = pick(policy, tagged.get(field), rule !== undefined);
     if (source === 'tagger') out.push(tagged.get(field)!.extraction);

@@ -90,10 +90,20 @@ export function tokenFeatures(tokens: Token[], extra: string[][]): string[][] {
   });
 }
 
-/** One training sequence: per-token features and gold label indices (0 = O). */
+/**
+ * One training sequence: per-token features, gold label indices (0 = O) and, optionally, the
+ * labels the sequence may take (ascending, 0 included; default: every label). A catalog whose
+ * item groups have different fields restricts each group's sequences to its own fields.
+ */
 export interface Sequence {
   features: string[][];
   labels: number[];
+  allowed?: number[];
+}
+
+/** Label indexes (ascending, O first) of the fields at `fieldIndexes` among `size` labels. */
+export function allowedLabels(fieldIndexes: number[]): number[] {
+  return [0, ...[...fieldIndexes].sort((a, b) => a - b).flatMap((k) => [2 * k + 1, 2 * k + 2])];
 }
 
 /**
@@ -114,13 +124,13 @@ function allowed(prev: number, label: number): boolean {
   return label === 0 || label % 2 === 1 || prev === label || prev === label - 1;
 }
 
-/** Per-token label scores from the token features (as feature ids) alone. */
-function emissions(weights: Float64Array, features: Int32Array[], size: number): Float64Array[] {
+/** Per-token label scores from the token features (as feature ids) alone, for the `allowed` labels (others stay 0). */
+function emissions(weights: Float64Array, features: Int32Array[], size: number, allowed: number[]): Float64Array[] {
   return features.map((ids) => {
     const out = new Float64Array(size);
     for (const id of ids) {
       const base = id * size;
-      for (let k = 0; k < size; k += 1) out[k]! += weights[base + k]!;
+      for (const k of allowed) out[k]! += weights[base + k]!;
     }
     return out;
   });
@@ -131,32 +141,28 @@ function toIds(features: string[][], ids: Map<string, number>): Int32Array[] {
   return features.map((fs) => Int32Array.from(fs.flatMap((f) => (ids.has(f) ? [ids.get(f)!] : []))));
 }
 
-const predecessorCache = new Map<number, number[][]>();
-
-/** Allowed predecessors of each label (any label for O and B, the same field's B or I for I). */
-function predecessors(size: number): number[][] {
-  let preds = predecessorCache.get(size);
-  if (preds === undefined) {
-    preds = Array.from({ length: size }, (_, k) => Array.from({ length: size }, (_, j) => j).filter((j) => allowed(j, k)));
-    predecessorCache.set(size, preds);
-  }
+/** Allowed predecessors of each label within `labels` (any label for O and B, the same field's B or I for I). */
+function predecessors(size: number, labels: number[]): number[][] {
+  const preds: number[][] = Array.from({ length: size }, () => []);
+  for (const k of labels) preds[k] = labels.filter((j) => allowed(j, k));
   return preds;
 }
 
 /**
- * Best label sequence under emission plus transition scores (Viterbi), with the BIO
- * constraint (see {@link allowed}); prev index `size` stands for the sequence start.
+ * Best label sequence under emission plus transition scores (Viterbi) over the `labels`
+ * allowed, with the BIO constraint (see {@link allowed}); prev index `size` stands for the
+ * sequence start.
  */
-function viterbi(emit: Float64Array[], transitions: Float64Array, size: number): number[] {
+function viterbi(emit: Float64Array[], transitions: Float64Array, size: number, labels: number[]): number[] {
   if (emit.length === 0) return [];
   const back: Int32Array[] = [];
-  const preds = predecessors(size);
-  let score = new Float64Array(size);
-  for (let k = 0; k < size; k += 1) score[k] = allowed(size, k) ? emit[0]![k]! + transitions[size * size + k]! : -Infinity;
+  const preds = predecessors(size, labels);
+  let score = new Float64Array(size).fill(-Infinity);
+  for (const k of labels) score[k] = allowed(size, k) ? emit[0]![k]! + transitions[size * size + k]! : -Infinity;
   for (let t = 1; t < emit.length; t += 1) {
     const next = new Float64Array(size).fill(-Infinity);
     const from = new Int32Array(size);
-    for (let k = 0; k < size; k += 1) {
+    for (const k of labels) {
       for (const j of preds[k]!) {
         const v = score[j]! + transitions[j * size + k]!;
         if (v > next[k]!) {
@@ -170,7 +176,7 @@ function viterbi(emit: Float64Array[], transitions: Float64Array, size: number):
     score = next;
   }
   let label = 0;
-  for (let k = 1; k < size; k += 1) if (score[k]! > score[label]!) label = k;
+  for (const k of labels) if (score[k]! > score[label]!) label = k;
   const path = [label];
   for (let t = back.length - 1; t >= 0; t -= 1) {
     label = back[t]![label]!;
@@ -202,6 +208,7 @@ export function trainTagger(fields: string[], sequences: Sequence[], epochs = 6)
   const ids = new Map<string, number>();
   for (const seq of sequences) for (const fs of seq.features) for (const f of fs) if (!ids.has(f)) ids.set(f, ids.size);
   const encoded = sequences.map((seq) => toIds(seq.features, ids));
+  const every = Array.from({ length: size }, (_, k) => k);
   const weights = new Float64Array(ids.size * size);
   const accumulated = new Float64Array(ids.size * size);
   const transitions = new Float64Array((size + 1) * size);
@@ -227,7 +234,8 @@ export function trainTagger(fields: string[], sequences: Sequence[], epochs = 6)
     for (const index of order) {
       const labels = sequences[index]!.labels;
       const features = encoded[index]!;
-      const guess = viterbi(emissions(weights, features, size), transitions, size);
+      const labelSet = sequences[index]!.allowed ?? every;
+      const guess = viterbi(emissions(weights, features, size, labelSet), transitions, size, labelSet);
       for (let t = 0; t < guess.length; t += 1) {
         const gold = labels[t]!;
         const goldPrev = t === 0 ? size : labels[t - 1]!;
@@ -260,11 +268,15 @@ export interface TaggedSpan {
   margin: number;
 }
 
-/** Tags one sequence of token features (Viterbi); returns the spans of every field. */
-export function tag(tagger: Tagger, features: string[][]): TaggedSpan[] {
+/**
+ * Tags one sequence of token features (Viterbi) with the `allowed` labels (see
+ * {@link allowedLabels}; default every label); returns the spans of every field.
+ */
+export function tag(tagger: Tagger, features: string[][], allowedSet?: number[]): TaggedSpan[] {
   const size = 2 * tagger.fields.length + 1;
-  const emit = emissions(tagger.weights, toIds(features, tagger.ids), size);
-  const labels = viterbi(emit, tagger.transitions, size);
+  const labelSet = allowedSet ?? Array.from({ length: size }, (_, k) => k);
+  const emit = emissions(tagger.weights, toIds(features, tagger.ids), size, labelSet);
+  const labels = viterbi(emit, tagger.transitions, size, labelSet);
   const out: TaggedSpan[] = [];
   let open: TaggedSpan | null = null;
   labels.forEach((label, t) => {

@@ -1,4 +1,4 @@
-import { extractFromText, extractWithModel, trainTextModel, type TextExample } from '../../../src/enrichment/text';
+import { extractFromText, extractWithModel, trainGroupedTextModel, trainTextModel, type TextExample } from '../../../src/enrichment/text';
 import { labelTokens, stemKey } from '../../../src/enrichment/text/model';
 import { tag, tokenFeatures, tokenize, tokenShape, trainTagger } from '../../../src/enrichment/text/tagger';
 import type { OutputField } from '../../../src/enrichment/types';
@@ -99,8 +99,8 @@ describe('text model', () => {
   it('leaves fields whose catalog values are not written in the texts to the rule layer', () => {
     const examples = catalog().map((e) => ({ ...e, values: { ...e.values, Roast: 'Level 3' } }));
     const model = trainTextModel([...fields, field('Roast')], examples);
-    expect(model.policies.get('Roast')?.source).toBe('rules');
-    expect(model.policies.get('Flavor')?.source).not.toBe('rules');
+    expect(model.groups.get("")!.policies.get('Roast')?.source).toBe('rules');
+    expect(model.groups.get("")!.policies.get('Flavor')?.source).not.toBe('rules');
   });
 
   it('writes an inflected span the way the catalog writes the value', () => {
@@ -110,5 +110,29 @@ describe('text model', () => {
     ]);
     const out = extractWithModel('Vintage Pink Jerseys Hockey', trainTextModel([field('Item')], examples));
     expect(out).toEqual([expect.objectContaining({ field: 'Item', value: 'Jersey', snippet: 'Jerseys' })]);
+  });
+
+  it('learns one catalog of several groups, each with its own fields', () => {
+    const VARIETIES = ['Earl Grey', 'Green Sencha', 'Rooibos', 'Chamomile', 'Darjeeling', 'Oolong', 'Assam', 'Jasmine'];
+    const tea: TextExample[] = VARIETIES.flatMap((variety, i) => [0, 1].map((k) => ({
+      text: `${BRANDS[(i + k) % BRANDS.length]} Tea Bags, ${variety}, ${20 + 10 * k} Count`,
+      values: { Brand: BRANDS[(i + k) % BRANDS.length]!, 'Tea variety': variety },
+      group: 'Tea',
+    })));
+    const coffee = catalog().map((e) => ({ ...e, group: 'Coffee' }));
+    const groups = new Map([
+      ['Coffee', { fields }],
+      ['Tea', { fields: [field('Brand'), field('Tea variety')] }],
+    ]);
+    const model = trainGroupedTextModel(groups, [...coffee, ...tea]);
+    const coffeeText = `Folgers Ground Coffee, ${word(90)} ${word(91)}, 12 Ounce`;
+    const coffeeOut = Object.fromEntries(extractWithModel(coffeeText, model, 'Coffee').map((e) => [e.field, e.value]));
+    expect(coffeeOut).toEqual({ Brand: 'Folgers', Flavor: `${word(90)} ${word(91)}`, 'Net content': '12 Ounce' });
+    // A tea item written like a coffee one only ever gets the tea group's fields.
+    const teaOut = extractWithModel('Dunkin Tea Bags, Pumpkin Spice, 12 Ounce', model, 'Tea');
+    expect(teaOut.map((e) => e.field).sort()).toEqual(expect.arrayContaining(['Brand']));
+    expect(teaOut.every((e) => e.field === 'Brand' || e.field === 'Tea variety')).toBe(true);
+    expect(teaOut.find((e) => e.field === 'Brand')?.value).toBe('Dunkin');
+    expect(() => extractWithModel('Dunkin Tea Bags', model, 'Cocoa')).toThrow(/unknown item group/);
   });
 });
