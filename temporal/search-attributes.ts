@@ -4,15 +4,10 @@
  */
 import type { Connection } from '@temporalio/client';
 import { isGrpcServiceError } from '@temporalio/client';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
+import { CATALOG_ID, JOB_KIND, ORGANIZATION_ID } from '../workflows/definitions';
 
-/** `OrganizationId` (Keyword): the owning organization's id. */
-export const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
-/** `CatalogId` (Keyword): the catalog a job writes to, when any. */
-export const CATALOG_ID = defineSearchAttributeKey('CatalogId', SearchAttributeType.KEYWORD);
-/** `JobKind` (Keyword): `enrichment`, and later the other durable job kinds. */
-export const JOB_KIND = defineSearchAttributeKey('JobKind', SearchAttributeType.KEYWORD);
+export { CATALOG_ID, JOB_KIND, ORGANIZATION_ID };
 
 /** Every custom search attribute; also passed to test dev servers (`server.searchAttributes`). */
 export const SEARCH_ATTRIBUTES = [ORGANIZATION_ID, CATALOG_ID, JOB_KIND];

@@ -3,10 +3,20 @@
  * counter shapes, and the query every enrichment job exposes. Pure definitions (no I/O), so the
  * workflow bundle, the API and the tests can all import them.
  */
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery } from '@temporalio/workflow';
+
+/** `OrganizationId` (Keyword) search attribute: the owning organization's id (architecture.md, Names). */
+export const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
+/** `CatalogId` (Keyword) search attribute: the catalog a job writes to, when any. */
+export const CATALOG_ID = defineSearchAttributeKey('CatalogId', SearchAttributeType.KEYWORD);
+/** `JobKind` (Keyword) search attribute: {@link ENRICHMENT_JOB_KIND} or {@link WEBHOOK_JOB_KIND}. */
+export const JOB_KIND = defineSearchAttributeKey('JobKind', SearchAttributeType.KEYWORD);
 
 /** `JobKind` search-attribute value of enrichment jobs (architecture.md, Names). */
 export const ENRICHMENT_JOB_KIND = 'enrichment';
+/** `JobKind` of a job's webhook delivery (a child of the job; same organization and catalog). */
+export const WEBHOOK_JOB_KIND = 'webhook-delivery';
 
 /** Workflow id of an enrichment job: `enrichment-<job_id>` (architecture.md, Names; Temporal rule 8). */
 export function enrichmentWorkflowId(jobId: string): string {

@@ -58,7 +58,9 @@ import {
   EnrichmentJobArgs,
   EnrichmentPhase,
   EnrichmentProgress,
+  JOB_KIND,
   progressQuery,
+  WEBHOOK_JOB_KIND,
   webhookWorkflowId,
 } from './definitions';
 import { webhookDeliveryWorkflow } from './webhook-delivery';
@@ -147,7 +149,8 @@ export async function enrichmentJobWorkflow(args: EnrichmentJobArgs): Promise<En
         workflowId: webhookWorkflowId(workflowInfo().workflowId),
         args: [{ ...args.webhook, job_id: jobId }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
-        typedSearchAttributes: workflowInfo().typedSearchAttributes,
+        // Same organization and catalog as the job, its own kind (operators filter deliveries apart).
+        typedSearchAttributes: workflowInfo().typedSearchAttributes.updateCopy([{ key: JOB_KIND, value: WEBHOOK_JOB_KIND }]),
         staticSummary: `Webhook of enrichment job ${jobId} (${final.status})`,
       });
     } catch (err) {

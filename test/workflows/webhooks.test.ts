@@ -14,7 +14,7 @@ import { ValidationError } from '../../src/lib/errors';
 import { cancelEnrichmentJob, createEnrichmentJob, getEnrichmentJob } from '../../src/services/enrichment-jobs';
 import { verifyWebhook } from '../../src/services/webhooks';
 import { TemporalJobRunner } from '../../temporal/client';
-import { webhookWorkflowId } from '../../workflows/definitions';
+import { ENRICHMENT_JOB_KIND, JOB_KIND, ORGANIZATION_ID, WEBHOOK_JOB_KIND, webhookWorkflowId } from '../../workflows/definitions';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, waitUntil } from '../helpers/temporal';
 
@@ -104,6 +104,11 @@ test('a receiver that fails once gets one signed payload, retried by Temporal; e
     await runner.waitForClose(workflowId);
     const child = env.client.workflow.getHandle(webhookWorkflowId(workflowId));
     expect(await child.result()).toEqual({ delivered: true, attempts: 2, status_code: 200 });
+    // The delivery is filed under the job's organization with its own kind.
+    const [childAttrs, jobAttrs] = await Promise.all([child.describe(), env.client.workflow.getHandle(workflowId).describe()]);
+    expect(childAttrs.typedSearchAttributes.get(JOB_KIND)).toBe(WEBHOOK_JOB_KIND);
+    expect(childAttrs.typedSearchAttributes.get(ORGANIZATION_ID)).toBe(jobAttrs.typedSearchAttributes.get(ORGANIZATION_ID));
+    expect(jobAttrs.typedSearchAttributes.get(JOB_KIND)).toBe(ENRICHMENT_JOB_KIND);
 
     expect(rx.received).toHaveLength(2);
     expect(rx.received.every((r) => r.verified)).toBe(true);
