@@ -1,4 +1,5 @@
-import { extractFromText } from './text';
+import { extractFromText, extractWithModel, type TextModel } from './text';
+import { learnedTextFields, learnedTextModel } from './learned-text';
 import { coerce } from './extract/coerce';
 import { pageCandidates, type Candidate, type Method } from './extract/candidates';
 import { matchPage, type ItemIdentity, type PageMatch } from './extract/identity';
@@ -73,7 +74,13 @@ function vote(candidates: Candidate[]): Voted | null {
   return { value: best.g[0].value, candidates: best.g, rivals: ranked.slice(1).map((r) => r.g[0]), confidence: confidenceOf(best.g[0].weight, methods.size) };
 }
 
-function inputText(item: Record<string, unknown>): Array<[string, string]> {
+/**
+ * The texts of an item that `web_search: false` extraction reads: every non-blank string
+ * field, as `[field name, text]` in the item's key order. Also what a catalog item offers as
+ * training text (src/services/enrichment-examples.ts), so the tagger learns from the same
+ * kind of text it is applied to.
+ */
+export function inputText(item: Record<string, unknown>): Array<[string, string]> {
   return Object.entries(item).filter(([, v]) => typeof v === 'string' && v.trim().length > 0).map(([k, v]) => [k, v as string]);
 }
 
@@ -83,7 +90,9 @@ function inputText(item: Record<string, unknown>): Array<[string, string]> {
  * fetch + parse of the best candidates within the speed tier's budget. extract: identity
  * check per page, candidates per field (structured data, OpenGraph, spec tables, text),
  * agreement voting, typed output with sources and explanations; deterministic, no I/O.
- * `web_search: false` reads values only from the item's own text (src/enrichment/text).
+ * `web_search: false` reads values only from the item's own text (src/enrichment/text); with
+ * `options.text_examples` (the target catalog's items) a tagger learned from them reads it
+ * (src/enrichment/learned-text.ts, trained once per examples and field set, off the event loop).
  * Knowledge-base documents (`options.knowledge_base`) join voting as `SOURCE_X` candidates.
  * With `llm`, extract adds one structured-output LLM call over the evidence (src/enrichment/llm),
  * merged under its grounding rules. Search/fetch failures are recorded in `evidence.problems`.
@@ -130,7 +139,8 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
   };
 
   const extract: EnrichmentEngine['extract'] = async (input, evidence) => {
-    const result = buildResult(input, evidence);
+    const model = input.options.web_search ? null : await learnedTextModel(input.output_schema, input.options.text_examples ?? [], input.options.known_values);
+    const result = buildResult(input, evidence, model);
     if (!deps.llm) return { result, usage: emptyUsage() };
     const pages = (evidence.documents as EvidenceDocument[]).filter((d) => d && d.doc).map((d) => ({ source: d.url, doc: d.doc }));
     const kb = knowledgeBaseSources(input.options.knowledge_base ?? [], input.item).map((s) => ({ source: s.source_id, doc: s.doc }));
@@ -165,7 +175,12 @@ function errorResult(input: EnrichInput, err: unknown): EnrichmentResult {
   };
 }
 
-function buildResult(input: EnrichInput, evidence: Evidence): EnrichmentResult {
+/**
+ * One item's result from its evidence. `model`: the text model learned from the target
+ * catalog's items for `input.output_schema` (web_search false only); without it, the text is
+ * read by the rule layer with the catalog's known values.
+ */
+function buildResult(input: EnrichInput, evidence: Evidence, model: TextModel | null = null): EnrichmentResult {
   const { item, output_schema: fields, options } = input;
   const after: EnrichmentResult['after_data'] = { ...item, sources: {}, source_explanations: {} };
   const review: ReviewInfo = { reasoning: '', confidence: 'high', flags: [], field_issues: [], field_confidence: {}, field_methods: {} };
@@ -213,10 +228,16 @@ function buildResult(input: EnrichInput, evidence: Evidence): EnrichmentResult {
 
   if (!options.web_search) {
     const texts = inputText(item);
-    for (const [key, text] of texts) {
+    // With a learned model, the texts of the fields where the catalog writes its values come
+    // first and are read by the model; the others by the rule layer, as without examples.
+    const learned = model ? learnedTextFields(options.text_examples ?? []) : new Set<string>();
+    const order = [...texts.filter(([k]) => learned.has(k)), ...texts.filter(([k]) => !learned.has(k))];
+    for (const [key, text] of order) {
       const remaining = wanted.filter((f) => !(f.name in after.sources) && f.name !== key);
       if (remaining.length === 0) break;
-      for (const x of extractFromText(text, remaining, options.known_values ?? {})) {
+      // The model covers the whole output schema; values of fields no longer wanted are dropped below.
+      const found = model && learned.has(key) ? extractWithModel(text, model) : extractFromText(text, remaining, options.known_values ?? {});
+      for (const x of found) {
         const field = remaining.find((f) => f.name === x.field);
         if (!field || field.name in after.sources || !present(x.value)) continue;
         place(field, x.value, [`INPUT:${key}`], `Found in the item's ${key}: "${x.snippet}".`, 'text', x.confidence);
@@ -233,7 +254,7 @@ function buildResult(input: EnrichInput, evidence: Evidence): EnrichmentResult {
       const value = voted ? coerce(voted.value, field, role) : undefined;
       if (voted && value !== undefined) place(field, value, [...new Set(voted.candidates.map((c) => c.url))], `${voted.candidates[0].explanation[0].toUpperCase()}${voted.candidates[0].explanation.slice(1)}.`, 'knowledge_base', voted.confidence);
     }
-    review.reasoning = `No web search: values were read from the item's own text (${texts.map(([k]) => k).join(', ') || 'none'}).`;
+    review.reasoning = `No web search: values were read from the item's own text (${texts.map(([k]) => k).join(', ') || 'none'})${model ? `; ${[...learned].filter((k) => texts.some(([t]) => t === k)).join(', ') || 'none'} read by a tagger learned from ${options.text_examples!.length} example texts of the catalog's items` : ''}.`;
   } else {
     for (const field of wanted) {
       const role = fieldRole(field);

@@ -5,6 +5,16 @@
  * Field names follow interface-spec.md ("Output-schema field", "Enrichment result item") and
  * decisions.md §4 (`review_info`, low-confidence candidates, sources).
  */
+import type { TextExample } from './text';
+
+/**
+ * One text of a catalog item as a training example of the text model: `field` is the item
+ * field it was read from (e.g. `title`), `text` what the engine would read there (`inputText`
+ * of engine.ts), `values` the item's values of the output fields that this text states.
+ */
+export interface CatalogTextExample extends TextExample {
+  field: string;
+}
 
 /** Declared type of an output field (interface-spec.md, Output-schema field). */
 export type FieldType = 'string' | 'number' | 'integer' | 'boolean' | 'array';
@@ -83,6 +93,15 @@ export interface EnrichOptions {
    * mechanism: the service fills it from the catalog; eval fills it from `--examples`).
    */
   known_values?: Record<string, string[]>;
+  /**
+   * Items of the target catalog as training examples for `web_search: false` (see
+   * {@link CatalogTextExample}). When some example states a value of an output field, a tagger
+   * trained on them (src/enrichment/learned-text.ts) reads the item's texts of the fields the
+   * examples came from, instead of the rule layer alone. The service samples them at job
+   * creation (src/services/enrichment-examples.ts); the eval's `--examples` plays the same
+   * part. The same array (by identity) reuses its trained model.
+   */
+  text_examples?: CatalogTextExample[];
   /**
    * Preferred sources for this item (request `source_hint_sets`): domains and URLs to try first.
    * Hints, not restrictions: `allowed_domains` / `blocked_domains` still apply.

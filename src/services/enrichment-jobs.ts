@@ -5,6 +5,7 @@ import { logger } from '../lib/logger';
 import type { EnrichmentJob } from '../models/enrichment-job';
 import type { OutputField } from '../enrichment/types';
 import { presentJob, presentJobListEntry } from '../presenters/enrichment-job';
+import { copyJobExamples, saveJobExamples } from './enrichment-examples';
 import { hostKnowledgeBase, saveJobDocuments } from './enrichment-knowledge-base';
 import { copyRowsForReextract, copyRowsForResume, insertInlineItems, insertItemsFromCatalog, insertItemsFromFile, rowRules } from './enrichment-items';
 import { JobPlan, planJob } from './enrichment-request';
@@ -70,8 +71,9 @@ export interface EnrichUploadInput {
 
 /**
  * Creates an enrichment job (interface-spec.md POST /public/enrich): resolves the request
- * (src/services/enrichment-request.ts: template, catalog schema/taxonomy/known values, resume,
- * re-extraction), stores the review activity (type `enrichment`), the job and its rows from the
+ * (src/services/enrichment-request.ts: template, catalog schema/taxonomy/known values and text
+ * examples, resume, re-extraction), stores the review activity (type `enrichment`), the job,
+ * its text examples (sampled, or copied from the job it continues) and its rows from the
  * item source (inline, streamed `items_file`, source catalog, earlier job) in ONE transaction,
  * starts the durable workflow, and for `async_mode: false` waits for it and returns the results.
  * @param upload the multipart files, when the request came as `multipart/form-data`
@@ -108,6 +110,10 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
       total_rows: 0, total_items: 0, workflow_id: workflowId,
     });
     await saveJobDocuments(trx, jobId, documents);
+    const from = plan.items.kind === 'resume' || plan.items.kind === 'reextract' ? plan.items.from : null;
+    // A resumed / re-extracted job learns from the very examples of the job it continues.
+    if (from) await copyJobExamples(trx, from.id, jobId);
+    else await saveJobExamples(trx, jobId, plan.examples ?? []);
     const { rows, carried, processable } = await insertRows(trx, jobId, plan);
     const total = Math.min(processable, config.max_rows ?? Number.POSITIVE_INFINITY);
     const [agg] = await trx('enrichment_rows').where({ job_id: jobId }).where('row_index', '<', total).select(
@@ -118,7 +124,6 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
       total_rows: rows, total_items: total, completed_items: agg.completed, successful: agg.successful, carried_items: carried,
     });
     if (!config.prompt) await trx('review_activities').where({ id: jobId }).update({ description: `Enrichment of ${total} items` });
-    const from = plan.items.kind === 'resume' || plan.items.kind === 'reextract' ? plan.items.from : null;
     if (from && carried > 0 && config.catalog_target) await copyStagedChanges(trx, from.id, jobId);
     return total;
   });

@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
-import type { OutputField } from '../enrichment/types';
+import type { CatalogTextExample, OutputField } from '../enrichment/types';
 import { ConflictError, ValidationDetail, ValidationError } from '../lib/errors';
 import type { EnrichmentJob } from '../models/enrichment-job';
 import { ENRICH_DEFAULTS } from '../schemas/enrich';
 import { isGrouped } from './catalog-items';
 import { getCurrentSchema } from './catalog-schema';
 import { loadCatalogOwned } from './catalogs';
+import { catalogTextExamples } from './enrichment-examples';
 import { CatalogTarget, knownValues } from './enrichment-staging';
 import { applyTemplate, loadTemplate } from './enrichment-templates';
 import { loadOwned } from './ownership';
@@ -25,11 +26,17 @@ export type ItemPlan =
   | { kind: 'resume'; from: EnrichmentJob }
   | { kind: 'reextract'; from: EnrichmentJob; indices: number[] | null };
 
-/** The resolved job: stored config (request without items + internal keys) and item source. */
+/**
+ * The resolved job: stored config (request without items + internal keys), item source, and
+ * for a fresh `web_search: false` job writing to a catalog the catalog's items sampled as text
+ * examples (stored beside the job, not in its config: src/services/enrichment-examples.ts;
+ * resumed and re-extracted jobs copy the earlier job's instead).
+ */
 export interface JobPlan {
   config: Record<string, any>;
   items: ItemPlan;
   catalogId: string | null;
+  examples?: CatalogTextExample[];
 }
 
 /** Request keys a resumed job may set: everything else comes from the earlier job's config. */
@@ -131,6 +138,7 @@ async function planFresh(knex: Knex, scope: Scope, raw: Record<string, any>, upl
   const { items, ...config } = r;
   let outputSchema = config.output_schema as OutputField[] | undefined;
   let target: CatalogTarget | null = null;
+  let examples: CatalogTextExample[] | undefined;
   if (config.catalog_id) {
     const catalog = await loadCatalogOwned(knex, scope, config.catalog_id);
     const schema = await getCurrentSchema(knex, catalog.id);
@@ -154,11 +162,13 @@ async function planFresh(knex: Knex, scope: Scope, raw: Record<string, any>, upl
     config.catalog_target = target;
     const names = [...new Set([...outputSchema!.map((f) => f.name), ...Object.values((config.attribute_sets ?? {}) as Record<string, unknown>).flatMap((e) => setFields(e).map((f) => f.name))])];
     config.known_values = await knownValues(knex, target.catalog_id, names);
+    // Only web_search: false extracts from the item's own text, which is what the examples teach.
+    if (config.web_search === false) examples = await catalogTextExamples(knex, target.catalog_id, names);
   }
   if (upload && config.file_name === undefined) config.file_name = upload.fileName;
   config.recorded_noops = recordedNoops(config, Boolean(upload?.knowledgeFiles));
   const itemPlan: ItemPlan = upload ? { kind: 'file', file: upload.file } : config.source_catalog_id ? { kind: 'catalog', catalogId: config.source_catalog_id } : { kind: 'inline', items: items as unknown[] };
-  return { config, items: itemPlan, catalogId: config.catalog_id ?? null };
+  return { config, items: itemPlan, catalogId: config.catalog_id ?? null, ...(examples ? { examples } : {}) };
 }
 
 /** Loads the earlier job of a resume / re-extraction (its id is the activity id, decisions.md §4). */

@@ -1,8 +1,10 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
+import { engineItem } from './engine-item';
+import { jobTextExamples } from './enrichment-examples';
 import { jobDocuments } from './enrichment-knowledge-base';
 import type { FetchedPage } from '../enrichment/research/types';
-import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, OutputField, ReviewInfo } from '../enrichment/types';
+import type { CatalogTextExample, EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, OutputField, ReviewInfo } from '../enrichment/types';
 import type { EnrichmentJob } from '../models/enrichment-job';
 import { ArtifactRecord, artifactLinks, hostResultMedia, recordArtifacts, storeArtifacts } from './enrichment-artifacts';
 import { CatalogTarget, stageRowResult } from './enrichment-staging';
@@ -49,14 +51,6 @@ export async function pendingRowIndexes(knex: Knex, jobId: string, afterRowIndex
     .limit(limit)
     .select('row_index');
   return rows.map((r) => r.row_index as number);
-}
-
-/** Item keys that steer the service, not the research: removed from the item the engine sees. */
-const CONTROL_KEYS = ['attribute_set_id', 'source_hint_set_id'];
-
-/** The item as the engine sees it: without control keys (`attribute_set_id`, `__catalog_item_id`, …). */
-export function engineItem(item: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(item).filter(([k]) => !k.startsWith('__') && !CONTROL_KEYS.includes(k)));
 }
 
 /**
@@ -293,11 +287,14 @@ export interface RowWrite {
  * re-extraction jobs) and applies the job's post-processing (media hosting, source artifacts,
  * debug log). Writes nothing to the row.
  * @param knowledgeBase the job's knowledge-base documents when `config.knowledge_base_enabled`
+ * @param examples the job's catalog text examples ({@link jobTextExamples}; the same array for
+ *   every row of the job, so the engine trains its text model once), used when `web_search` is false
  */
-async function computeRow(knex: Knex, engine: EnrichmentEngine, row: LoadedRow, knowledgeBase: unknown): Promise<RowWrite> {
+async function computeRow(knex: Knex, engine: EnrichmentEngine, row: LoadedRow, knowledgeBase: unknown, examples: CatalogTextExample[] = []): Promise<RowWrite> {
   const config = row.config;
   const input = engineInput(config, row.input, row.row_index);
   if (config.knowledge_base_enabled) input.options.knowledge_base = knowledgeBase as EnrichInput['options']['knowledge_base'];
+  if (examples.length > 0 && !input.options.web_search) input.options.text_examples = examples;
   const capture: FetchedPage[] | null = config.capture_source_artifacts ? [] : null;
   let outcome: RowOutcome;
   try {
@@ -321,6 +318,7 @@ async function computeRow(knex: Knex, engine: EnrichmentEngine, row: LoadedRow, 
     (result as EnrichmentResult & { source_artifacts?: unknown }).source_artifacts = artifactLinks(artifacts);
     notes.push(`source artifacts kept: ${artifacts.length}`);
   }
+  if (input.options.text_examples) notes.push(`catalog text examples: ${input.options.text_examples.length}`);
   if (input.options.feedback) (result.review_info as ReviewInfo & { feedback?: string }).feedback = input.options.feedback;
   if (config.include_debug_log) (result.review_info as ReviewInfo & { debug_log?: string[] }).debug_log = debugLog(config, input, outcome, notes);
   return { rowIndex: row.row_index, outcome, artifacts };
@@ -328,7 +326,8 @@ async function computeRow(knex: Knex, engine: EnrichmentEngine, row: LoadedRow, 
 
 /**
  * Processes one row: skips it when already done or when the job is no longer running, otherwise
- * runs the engine (research + extract, or extract only for re-extraction jobs), applies the
+ * runs the engine (research + extract, or extract only for re-extraction jobs; `web_search:
+ * false` jobs with the job's catalog text examples), applies the
  * job's post-processing (media hosting, source artifacts, debug log) and writes the result
  * idempotently, staging it on the job's activity when the job targets a catalog.
  * @returns `processed` false when nothing was written (already done, job cancelled/finished)
@@ -337,7 +336,8 @@ export async function processRow(knex: Knex, engine: EnrichmentEngine, jobId: st
   const row = (await loadRows(knex, jobId, [rowIndex])).get(rowIndex);
   if (!row || row.status !== 'pending' || row.job_status !== 'running') return { processed: false, succeeded: false };
   const kb = row.config.knowledge_base_enabled ? await jobDocuments(knex, jobId) : undefined;
-  const computed = await computeRow(knex, engine, row, kb);
+  const examples = row.config.web_search === false ? await jobTextExamples(knex, jobId) : [];
+  const computed = await computeRow(knex, engine, row, kb, examples);
   const [written] = await writeRowResults(knex, jobId, [computed]);
   return { processed: written, succeeded: written && !computed.outcome.result.error };
 }

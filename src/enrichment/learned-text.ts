@@ -1,0 +1,148 @@
+/**
+ * The learned layer of `web_search: false` extraction as the engine runs it: a text model
+ * (src/enrichment/text, {@link trainTextModel}) trained on the target catalog's own items, once
+ * per (examples, output fields, known values) and process, then reused for every row.
+ *
+ * Training is CPU-bound and synchronous (tens of seconds for a thousand examples with many
+ * fields), so it runs in a worker thread: the activity's event loop keeps heartbeating and other
+ * rows keep running meanwhile. Trainings run one at a time per process. When the thread cannot
+ * run (no TypeScript loader, a model that does not survive structured cloning), the same
+ * training runs in-process: slower to give the event loop back, identical in result.
+ */
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { trainTextModel, type TextExample, type TextModel } from './text';
+import type { CatalogTextExample, OutputField } from './types';
+
+/** Trained models kept per examples array (per job), one per field set; oldest dropped beyond this. */
+const MODELS_PER_EXAMPLES = 8;
+
+/** Trained (or training) models by the identity of the examples array, then by field set + known values. */
+const models = new WeakMap<readonly TextExample[], Map<string, Promise<TextModel>>>();
+
+/** The thread's program (CommonJS, evaluated): load the TypeScript sources through tsx, train, post the model. */
+const THREAD_PROGRAM = `
+const { parentPort, workerData } = require('node:worker_threads');
+require(workerData.loader).register();
+const { trainTextModel } = require(workerData.module);
+parentPort.postMessage(trainTextModel(workerData.fields, workerData.examples, workerData.knownValues));
+`;
+
+/** Tail of the training queue: one training at a time per process (each one fills a CPU). */
+let queue: Promise<unknown> = Promise.resolve();
+
+/** Runs `task` after every training queued before it, whatever their outcome. */
+function serial<T>(task: () => Promise<T>): Promise<T> {
+  const run = queue.then(task, task);
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+/**
+ * {@link trainTextModel} in a worker thread: resolves with the structured clone of the model
+ * (Maps, typed arrays and RegExps survive it; the model holds no functions or class instances,
+ * which test/unit/enrichment/learned-text.test.ts checks by comparing with in-process training).
+ * The thread loads src/enrichment/text through tsx, as `npm run worker` does.
+ * @throws Error when the thread cannot start, load the sources, train or post the model
+ */
+export function trainTextModelInThread(fields: OutputField[], examples: readonly TextExample[], knownValues: Record<string, string[]>): Promise<TextModel> {
+  return new Promise((resolve, reject) => {
+    let worker: Worker;
+    try {
+      worker = new Worker(THREAD_PROGRAM, {
+        eval: true,
+        workerData: { loader: require.resolve('tsx/cjs/api'), module: path.join(__dirname, 'text', 'index.ts'), fields, examples, knownValues },
+      });
+    } catch (err) {
+      reject(err);
+      return;
+    }
+    // A training in progress must not keep a finishing process alive.
+    worker.unref();
+    worker.once('message', (model: TextModel) => {
+      resolve(model);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`text model training thread exited with code ${code}`)));
+  });
+}
+
+/**
+ * Known values for training: per field, the first value of every example that has one
+ * (duplicates kept: frequency, as the text model's default), then the catalog's `known_values`
+ * not among them (values of items beyond the sample). When the examples are the whole catalog
+ * this is exactly what `npm run eval -- text` passes for its `--examples`.
+ * @returns field name → values, fields without any value omitted
+ */
+export function trainingKnownValues(fields: OutputField[], examples: readonly TextExample[], knownValues: Record<string, string[]> = {}): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const { name } of fields) {
+    const values: string[] = [];
+    for (const e of examples) {
+      const v = e.values[name];
+      const first = (Array.isArray(v) ? v : [v]).find((x): x is string => typeof x === 'string' && x.trim().length > 0);
+      if (first !== undefined) values.push(first);
+    }
+    const seen = new Set(values);
+    values.push(...(knownValues[name] ?? []).filter((v) => !seen.has(v)));
+    if (values.length > 0) out[name] = values;
+  }
+  return out;
+}
+
+const readFields = new WeakMap<readonly CatalogTextExample[], Set<string>>();
+
+/**
+ * The item fields whose texts the learned model reads: those of the examples that state some
+ * value (cached per examples array). An item's other texts (SKUs, URLs, …) never showed the
+ * tagger a value, so the rule layer reads them as it would without examples.
+ */
+export function learnedTextFields(examples: readonly CatalogTextExample[]): Set<string> {
+  let fields = readFields.get(examples);
+  if (!fields) {
+    fields = new Set(examples.filter((e) => Object.values(e.values).some((v) => v !== null && v !== undefined)).map((e) => e.field));
+    readFields.set(examples, fields);
+  }
+  return fields;
+}
+
+/** True when some example has a value for one of `fields` (otherwise there is nothing to learn). */
+function teaches(fields: OutputField[], examples: readonly TextExample[]): boolean {
+  const names = fields.map((f) => f.name);
+  return examples.some((e) => names.some((n) => {
+    const v = e.values[n];
+    return Array.isArray(v) ? v.some((x) => x.trim().length > 0) : typeof v === 'string' && v.trim().length > 0;
+  }));
+}
+
+/**
+ * The text model for `fields` learned from catalog `examples` (with `knownValues`, the
+ * catalog's values per field, merged in by {@link trainingKnownValues}), trained at most once
+ * per process for the same examples array (by identity), field definitions and known values;
+ * concurrent callers share one training. Resolves to null when no example has a value for any
+ * of the fields (nothing to learn: the caller keeps the rule layer).
+ * @param inProcess train on the calling thread (tests, and the fallback when a thread fails)
+ * @throws Error only when training itself fails (the rejection is cached like the model)
+ */
+export function learnedTextModel(fields: OutputField[], examples: readonly TextExample[], knownValues: Record<string, string[]> = {}, inProcess = false): Promise<TextModel> | null {
+  if (examples.length === 0 || !teaches(fields, examples)) return null;
+  // The merged known values are a function of the examples (the map's key) and these two.
+  const key = JSON.stringify([fields, knownValues]);
+  let perFields = models.get(examples);
+  if (!perFields) models.set(examples, (perFields = new Map()));
+  const hit = perFields.get(key);
+  if (hit) return hit;
+  const known = trainingKnownValues(fields, examples, knownValues);
+  const training = serial(async () => {
+    if (inProcess) return trainTextModel(fields, [...examples], known);
+    try {
+      return await trainTextModelInThread(fields, examples, known);
+    } catch {
+      return trainTextModel(fields, [...examples], known);
+    }
+  });
+  perFields.set(key, training);
+  if (perFields.size > MODELS_PER_EXAMPLES) perFields.delete(perFields.keys().next().value as string);
+  return training;
+}

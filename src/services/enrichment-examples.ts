@@ -1,0 +1,142 @@
+import type { Knex } from 'knex';
+import { inputText } from '../enrichment/engine';
+import type { CatalogTextExample } from '../enrichment/types';
+import { engineItem } from './engine-item';
+
+/**
+ * Catalog examples of `web_search: false` jobs that write to a catalog: the target catalog's
+ * own items (their texts and the values the catalog holds for the job's output fields), from
+ * which the engine learns where and how this catalog writes its values (the text tagger,
+ * src/enrichment/learned-text.ts). `npm run eval -- text` measures this very mechanism, its
+ * `--examples` folder playing the catalog (evaluation.md, "text").
+ *
+ * Sampled once at job creation and stored per job (table `enrichment_job_examples`), not in
+ * the job config, which every row reads; resumed and re-extracted jobs copy the earlier job's
+ * examples, so the same stored inputs give the same output.
+ */
+
+/** Catalog items sampled (newest first) as examples: bounds the stored size and the training time. */
+export const TEXT_EXAMPLE_ITEMS = 1000;
+/** Total characters of example texts kept at most (items with long descriptions stop the sample earlier). */
+export const TEXT_EXAMPLE_CHARS = 400_000;
+/** Items looked at at most while sampling (items without text or values are skipped). */
+export const TEXT_EXAMPLE_SCAN = 20_000;
+/** Longest value kept as an example label, in characters (the same bound as `knownValues`). */
+export const TEXT_EXAMPLE_VALUE_MAX = 200;
+
+/** Items read per query while sampling. */
+const PAGE = 1000;
+
+/**
+ * The values a text states: those occurring in it, ignoring case (the text model labels the
+ * same occurrences, written forms with a plural ending included).
+ */
+function statedIn(text: string, values: Record<string, string>): Record<string, string> {
+  const lower = text.toLowerCase();
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => lower.includes(v.toLowerCase())));
+}
+
+/**
+ * Samples a catalog's items as text examples for a job whose output fields are `fields`: the
+ * newest items (by `created_at`, then id) that have at least one non-blank string value of at
+ * most {@link TEXT_EXAMPLE_VALUE_MAX} characters among `fields` and a text stating one, until
+ * {@link TEXT_EXAMPLE_ITEMS} items or {@link TEXT_EXAMPLE_CHARS} characters of text (at most
+ * {@link TEXT_EXAMPLE_SCAN} items looked at). An item's texts are what the engine reads from
+ * an input item (`inputText` of engine.ts, after `engineItem` drops control keys), without the
+ * output fields themselves. Each text is one example, since the engine reads each text of an
+ * item on its own; its values are the item's values that the text states ({@link statedIn}),
+ * so the per-field choice between tagger and rules is not charged for values no text could
+ * have given (the eval's gold is likewise what the title states), and a text stating none is
+ * a negative example. Texts of item fields that state no value in any sampled item (SKUs,
+ * URLs) are left out: the engine reads those with the rule layer only.
+ * @returns examples in item order (newest first), then the item's key order; [] when none qualify
+ */
+export async function catalogTextExamples(knex: Knex | Knex.Transaction, catalogId: string, fields: string[]): Promise<CatalogTextExample[]> {
+  if (fields.length === 0) return [];
+  const outputs = new Set(fields);
+  const out: CatalogTextExample[] = [];
+  let items = 0;
+  let chars = 0;
+  let scanned = 0;
+  let cursor: { created_at: string; id: string } | null = null;
+  while (items < TEXT_EXAMPLE_ITEMS && chars < TEXT_EXAMPLE_CHARS && scanned < TEXT_EXAMPLE_SCAN) {
+    // created_at as text keeps its microseconds, so the keyset cursor never skips or repeats an item.
+    const { rows } = (await knex.raw(
+      `SELECT id, created_at::text AS created_at, data FROM catalog_items
+       WHERE catalog_id = ?
+         AND EXISTS (SELECT 1 FROM jsonb_each(data) e WHERE e.key = ANY(?) AND jsonb_typeof(e.value) = 'string'
+                     AND btrim(e.value #>> '{}') <> '' AND length(e.value #>> '{}') <= ?)
+         ${cursor ? 'AND (created_at, id) < (?::timestamptz, ?::uuid)' : ''}
+       ORDER BY created_at DESC, id DESC LIMIT ?`,
+      [catalogId, fields, TEXT_EXAMPLE_VALUE_MAX, ...(cursor ? [cursor.created_at, cursor.id] : []), Math.min(PAGE, TEXT_EXAMPLE_SCAN - scanned)],
+    )) as { rows: Array<{ id: string; created_at: string; data: Record<string, unknown> }> };
+    if (rows.length === 0) break;
+    scanned += rows.length;
+    cursor = rows[rows.length - 1]!;
+    for (const row of rows) {
+      const data = engineItem(row.data ?? {});
+      const values: Record<string, string> = {};
+      for (const name of fields) {
+        const v = data[name];
+        if (typeof v === 'string' && v.trim() !== '' && v.length <= TEXT_EXAMPLE_VALUE_MAX) values[name] = v;
+      }
+      if (Object.keys(values).length === 0) continue;
+      const texts = inputText(Object.fromEntries(Object.entries(data).filter(([k]) => !outputs.has(k))));
+      const examples = texts.map(([field, text]) => ({ field, text, values: statedIn(text, values) }));
+      // An item whose texts state none of its values shows nothing about where values are written.
+      if (!examples.some((e) => Object.keys(e.values).length > 0)) continue;
+      out.push(...examples);
+      items += 1;
+      chars += texts.reduce((sum, [, text]) => sum + text.length, 0);
+      if (items >= TEXT_EXAMPLE_ITEMS || chars >= TEXT_EXAMPLE_CHARS) break;
+    }
+  }
+  // Only fields whose texts state values somewhere are read by the tagger (engine.ts): drop the rest.
+  const stating = new Set(out.filter((e) => Object.keys(e.values).length > 0).map((e) => e.field));
+  return out.filter((e) => stating.has(e.field));
+}
+
+/** Stores a new job's examples inside the job's creation transaction (nothing when there are none). */
+export async function saveJobExamples(trx: Knex.Transaction, jobId: string, examples: CatalogTextExample[]): Promise<void> {
+  if (examples.length) await trx('enrichment_job_examples').insert({ job_id: jobId, examples: JSON.stringify(examples) });
+}
+
+/**
+ * Gives a resumed or re-extracted job the examples of the job it continues (set-based copy;
+ * nothing when that job had none), so its rows are extracted by the same learned model.
+ */
+export async function copyJobExamples(trx: Knex.Transaction, fromJobId: string, toJobId: string): Promise<void> {
+  await trx.raw(
+    `INSERT INTO enrichment_job_examples (job_id, examples) SELECT ?, examples FROM enrichment_job_examples WHERE job_id = ?
+     ON CONFLICT (job_id) DO NOTHING`,
+    [toJobId, fromJobId],
+  );
+}
+
+/** Jobs whose examples one worker process keeps in memory (least recently used evicted). */
+const CACHE_JOBS = 8;
+const cache = new Map<string, Promise<CatalogTextExample[]>>();
+
+/**
+ * A job's examples ([] when it has none), loaded once per process: the promise is cached by job
+ * id (least recently used of {@link CACHE_JOBS} evicted; a failed load is forgotten), so every
+ * row of a job gets the same array, and the engine's trained model (cached by that array's
+ * identity, src/enrichment/learned-text.ts) is reused across rows. Examples never change after
+ * the job is created.
+ */
+export function jobTextExamples(knex: Knex, jobId: string): Promise<CatalogTextExample[]> {
+  const hit = cache.get(jobId);
+  if (hit) {
+    cache.delete(jobId);
+    cache.set(jobId, hit);
+    return hit;
+  }
+  const load = knex('enrichment_job_examples').where({ job_id: jobId }).first('examples')
+    .then((row) => (row?.examples ?? []) as CatalogTextExample[]);
+  cache.set(jobId, load);
+  load.catch(() => {
+    if (cache.get(jobId) === load) cache.delete(jobId);
+  });
+  while (cache.size > CACHE_JOBS) cache.delete(cache.keys().next().value as string);
+  return load;
+}

@@ -1,0 +1,132 @@
+/**
+ * Catalog text examples of jobs (src/services/enrichment-examples.ts): sampled at job creation
+ * for `web_search: false` jobs with `catalog_id` and stored beside the job (table
+ * `enrichment_job_examples`, not the config), copied to resumed and re-extracted jobs, loaded
+ * once per process by the worker. No job runs here: a JobRunner that records starts stands in
+ * for Temporal (running jobs: test/e2e/catalog-text-examples.test.ts).
+ */
+import request from 'supertest';
+import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
+import { newId } from '../../src/lib/ids';
+import { catalogTextExamples, jobTextExamples, TEXT_EXAMPLE_ITEMS } from '../../src/services/enrichment-examples';
+import type { JobRunner } from '../../src/services/job-runner';
+import { createTestCatalog } from '../helpers/catalogs';
+import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+
+const recorder: JobRunner = {
+  async startEnrichment() {},
+  async cancel() {},
+  async waitForClose() {},
+  async ping() {},
+};
+
+let app: ReturnType<ReturnType<typeof createApp>['callback']>;
+let org: Awaited<ReturnType<typeof createTestOrg>>;
+const brand = { name: 'brand', type: 'string', description: 'Brand' };
+const line = { name: 'product_line', type: 'string', description: 'Product line' };
+const SCHEMA = { type: 'object', properties: { sku: { type: 'string' }, title: { type: 'string' }, brand: { type: 'string' }, product_line: { type: 'string' } } };
+const BASE = Date.parse('2026-01-01T00:00:00Z');
+
+beforeAll(async () => {
+  app = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: recorder }).callback();
+  org = await createTestOrg('job text examples');
+});
+
+afterAll(async () => {
+  await closeTestKnex();
+});
+
+/** Inserts items into a catalog, the i-th created i seconds after 2026-01-01 (so the last is newest). */
+async function insertItems(catalogId: string, items: Array<Record<string, unknown>>): Promise<void> {
+  await testKnex()('catalog_items').insert(items.map((data, i) => ({ id: newId(), catalog_id: catalogId, business_key: null, created_at: new Date(BASE + i * 1000), data })));
+}
+
+const examplesOf = async (jobId: string) => (await testKnex()('enrichment_job_examples').where({ job_id: jobId }).first('examples'))?.examples;
+
+const post = async (body: Record<string, unknown>) => {
+  const res = await request(app).post('/api/public/enrich').set(org.auth).send({ async_mode: true, ...body });
+  expect(res.status).toBe(200);
+  return res.body.job_id as string;
+};
+
+describe('examples at job creation', () => {
+  let catalogId: string;
+
+  beforeAll(async () => {
+    catalogId = await createTestCatalog(org.organizationId, { schema_definition: SCHEMA });
+    await insertItems(catalogId, [
+      { sku: 'A-1', title: 'Acme Zephyr Pro 500 ml', brand: 'Acme', product_line: 'Zephyr Pro', description: 'A bottle by ACME.' },
+      { sku: 'A-2', title: 'Acme bottle', price: 9 }, // no value among the output fields
+      { sku: 'A-3', brand: 'Acme', product_line: 'Nimbus' }, // no text states a value
+      { sku: 'A-4', title: 'Borealis Quill Edge', brand: 'Borealis', product_line: 'Quill Edge', weight: 2, __catalog_item_id: 'x' },
+      { sku: 'A-5', title: 'Castor kettle', brand: 'Castor', product_line: ['Kettle One'], notes: 'by castor, nothing else' },
+    ]);
+  });
+
+  it('stores the newest items\' texts that state values, per item field, with the values each states', async () => {
+    const jobId = await post({ catalog_id: catalogId, web_search: false, output_schema: [brand, line], items: [{ sku: 'N-1', title: 'Acme Nimbus Max' }] });
+    // jsonb keeps keys shortest first; SKUs never state a value, so no SKU text is an example.
+    expect(await examplesOf(jobId)).toEqual([
+      { field: 'notes', text: 'by castor, nothing else', values: { brand: 'Castor' } },
+      { field: 'title', text: 'Castor kettle', values: { brand: 'Castor' } },
+      { field: 'title', text: 'Borealis Quill Edge', values: { brand: 'Borealis', product_line: 'Quill Edge' } },
+      { field: 'title', text: 'Acme Zephyr Pro 500 ml', values: { brand: 'Acme', product_line: 'Zephyr Pro' } },
+      { field: 'description', text: 'A bottle by ACME.', values: { brand: 'Acme' } },
+    ]);
+    // Not in the config, which every row reads.
+    const config = (await testKnex()('enrichment_jobs').where({ id: jobId }).first('config')).config;
+    expect(JSON.stringify(config)).not.toContain('Borealis Quill Edge');
+    expect(config.known_values.brand).toEqual(expect.arrayContaining(['Acme', 'Borealis', 'Castor']));
+  });
+
+  it('samples nothing for web research jobs or jobs without a catalog', async () => {
+    const web = await post({ catalog_id: catalogId, output_schema: [brand, line], items: [{ sku: 'N-1', title: 'Acme Nimbus Max' }] });
+    expect(await examplesOf(web)).toBeUndefined();
+    const inline = await post({ web_search: false, output_schema: [brand, line], items: [{ sku: 'N-1', title: 'Acme Nimbus Max' }] });
+    expect(await examplesOf(inline)).toBeUndefined();
+  });
+
+  it('samples for the attribute sets\' fields too', async () => {
+    const jobId = await post({
+      catalog_id: catalogId, web_search: false, output_schema: [brand], attribute_sets: { lines: [line] },
+      items: [{ sku: 'N-1', title: 'Acme Nimbus Max', attribute_set_id: 'lines' }],
+    });
+    expect((await examplesOf(jobId)).find((e: any) => e.text === 'Borealis Quill Edge').values).toEqual({ brand: 'Borealis', product_line: 'Quill Edge' });
+  });
+
+  it('resumed and re-extracted jobs copy the examples of the job they continue', async () => {
+    const source = await post({ catalog_id: catalogId, web_search: false, output_schema: [brand, line], items: [{ sku: 'N-1', title: 'Acme Nimbus Max' }] });
+    const stored = await examplesOf(source);
+    expect(stored).toHaveLength(5);
+    await testKnex()('enrichment_jobs').where({ id: source }).update({ status: 'completed' });
+    // The catalog changes afterwards: the continuing jobs still learn from the stored examples.
+    await insertItems(catalogId, [{ sku: 'A-6', title: 'Dunmore Tovex One', brand: 'Dunmore', product_line: 'Tovex One' }]);
+    const resumed = await post({ source_activity_id: source });
+    expect(await examplesOf(resumed)).toEqual(stored);
+    const reextracted = await post({ reextract_from_activity_id: source });
+    expect(await examplesOf(reextracted)).toEqual(stored);
+    // A job of a catalog without examples passes on none.
+    const web = await post({ catalog_id: catalogId, output_schema: [brand], items: [{ sku: 'N-1' }] });
+    await testKnex()('enrichment_jobs').where({ id: web }).update({ status: 'completed' });
+    expect(await examplesOf(await post({ source_activity_id: web }))).toBeUndefined();
+  });
+
+  it('the worker loads a job\'s examples once per process (the same array for every row)', async () => {
+    const jobId = await post({ catalog_id: catalogId, web_search: false, output_schema: [brand, line], items: [{ sku: 'N-1', title: 'Acme Nimbus Max' }] });
+    const first = jobTextExamples(testKnex(), jobId);
+    expect(jobTextExamples(testKnex(), jobId)).toBe(first);
+    expect(await first).toHaveLength(6);
+    expect(await jobTextExamples(testKnex(), newId())).toEqual([]);
+  });
+});
+
+test(`at most ${TEXT_EXAMPLE_ITEMS} items, the newest`, async () => {
+  const catalogId = await createTestCatalog(org.organizationId, { schema_definition: SCHEMA });
+  const n = TEXT_EXAMPLE_ITEMS + 5;
+  await insertItems(catalogId, Array.from({ length: n }, (_, i) => ({ title: `Acme Line${i} 1 l`, brand: 'Acme' })));
+  const examples = await catalogTextExamples(testKnex(), catalogId, ['brand', 'product_line']);
+  expect(examples).toHaveLength(TEXT_EXAMPLE_ITEMS);
+  expect(examples[0]!.text).toBe(`Acme Line${n - 1} 1 l`);
+  expect(examples[TEXT_EXAMPLE_ITEMS - 1]!.text).toBe(`Acme Line${n - TEXT_EXAMPLE_ITEMS} 1 l`);
+});
