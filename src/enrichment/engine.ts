@@ -11,6 +11,7 @@ import { withSourceHints } from './research/hints';
 import type { FetchedPage, Fetcher, SearchProvider } from './research/types';
 import { knowledgeBaseCandidates, knowledgeBaseSources } from './knowledge-base/sources';
 import { refineWithLlm, type LlmConfig } from './llm';
+import { readInUnit } from './normalize/units';
 import { fetchedPageDoc } from './providers/documents';
 import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, LowConfidenceCandidate, OutputField, ReviewInfo } from './types';
 import { applySemantics, extractsDespiteInput } from './semantics';
@@ -58,12 +59,19 @@ function confidenceOf(weight: number, agreeing: number): Confidence {
 
 interface Voted { value: string | string[]; candidates: Candidate[]; rivals: Candidate[]; confidence: Confidence }
 
-/** Agreement voting: candidates grouped by value, summed weight decides; the strongest reading explains. */
-function vote(candidates: Candidate[]): Voted | null {
+/**
+ * Agreement voting: candidates grouped by value, summed weight decides; the strongest reading
+ * explains. For a number field with a `unit`, readings group by their quantity in that unit
+ * (a JSON-LD `1.2` + `KGM` agrees with a spec row "1200 g"); a bare number with a stated
+ * unit never groups with the same number in another unit.
+ */
+function vote(candidates: Candidate[], field?: OutputField): Voted | null {
   if (candidates.length === 0) return null;
+  const measured = field?.unit && (field.type === 'number' || field.type === 'integer') ? field.unit : null;
   const groups = new Map<string, Candidate[]>();
   for (const c of candidates) {
-    const key = Array.isArray(c.value) ? c.value.join('\n') : c.value.toLowerCase().replace(/\s+/g, ' ');
+    const quantity = measured && !Array.isArray(c.value) ? readInUnit(c.value, measured, c.unit) : undefined;
+    const key = quantity !== undefined ? `= ${quantity}` : `${Array.isArray(c.value) ? c.value.join('\n') : c.value.toLowerCase().replace(/\s+/g, ' ')}${c.unit ? ` [${c.unit}]` : ''}`;
     groups.set(key, [...(groups.get(key) ?? []), c]);
   }
   const ranked = [...groups.values()]
@@ -250,8 +258,8 @@ function buildResult(input: EnrichInput, evidence: Evidence, model: TextModel | 
     }
     for (const field of wanted.filter((f) => !(f.name in after.sources))) {
       const role = fieldRole(field);
-      const voted = vote(knowledgeBaseCandidates(kb, role, field.name, [snake(field.name).replace(/_/g, ' ')]));
-      const value = voted ? coerce(voted.value, field, role) : undefined;
+      const voted = vote(knowledgeBaseCandidates(kb, role, field.name, [snake(field.name).replace(/_/g, ' ')]), field);
+      const value = voted ? coerce(voted.value, field, role, voted.candidates[0].unit) : undefined;
       if (voted && value !== undefined) place(field, value, [...new Set(voted.candidates.map((c) => c.url))], `${voted.candidates[0].explanation[0].toUpperCase()}${voted.candidates[0].explanation.slice(1)}.`, 'knowledge_base', voted.confidence);
     }
     review.reasoning = `No web search: values were read from the item's own text (${texts.map(([k]) => k).join(', ') || 'none'})${model ? `; ${[...learned].filter((k) => texts.some(([t]) => t === k)).join(', ') || 'none'} read by a tagger learned from ${options.text_examples!.length} example texts of the catalog's items` : ''}.`;
@@ -265,13 +273,13 @@ function buildResult(input: EnrichInput, evidence: Evidence, model: TextModel | 
         for (const c of [...pageCandidates(d.doc, role, field.name, synonyms, product), ...unitCandidates(d.doc, field, product)]) candidates.push({ ...c, weight: c.weight * (i === 0 ? 1 : 0.7) * (m.kind === 'identifier' ? 1 : 0.9 + 0.1 * m.score) });
       });
       candidates.push(...knowledgeBaseCandidates(kb, role, field.name, synonyms));
-      const voted = vote(candidates);
+      const voted = vote(candidates, field);
       if (!voted) continue;
       if (role === 'gtin' && voted.candidates.every((c) => c.markup_only)) {
         withhold(field, voted, 'The GTIN appears only in the page markup, never on the page itself.');
         continue;
       }
-      const value = coerce(voted.value, field, role);
+      const value = coerce(voted.value, field, role, voted.candidates[0].unit);
       if (value === undefined) {
         review.field_issues.push({ field: field.name, message: `Found "${String(voted.value).slice(0, 80)}" but it does not fit the declared type.` });
         continue;
@@ -279,7 +287,7 @@ function buildResult(input: EnrichInput, evidence: Evidence, model: TextModel | 
       const cited = [...new Set(voted.candidates.map((c) => c.url))];
       place(field, value, cited, `${voted.candidates[0].explanation[0].toUpperCase()}${voted.candidates[0].explanation.slice(1)}.`, voted.candidates[0].method, voted.confidence);
       const rival = voted.rivals.find((r) => r.weight >= 0.5);
-      if (rival) review.field_issues.push({ field: field.name, message: `Another reading gave "${String(rival.value).slice(0, 80)}" (${rival.explanation}).` });
+      if (rival) review.field_issues.push({ field: field.name, message: `Another reading gave "${`${String(rival.value)}${rival.unit ? ` ${rival.unit}` : ''}`.slice(0, 80)}" (${rival.explanation}).` });
     }
     if (accepted.length === 0) review.flags.push('no_matching_page');
     review.reasoning = accepted.length > 0

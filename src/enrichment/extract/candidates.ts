@@ -2,6 +2,7 @@ import { normalizeAvailability } from '../normalize/availability';
 import { looksLikeCode, validGtin } from '../normalize/identifiers';
 import { urlIdTokens } from '../parse/labels';
 import { currencyCode, pageRegion, parsePrice, regionalCurrency } from '../normalize/price';
+import { breadcrumbPath } from '../parse/breadcrumbs';
 import type { PageDoc } from '../parse/page';
 import type { StructuredOffer, StructuredProduct } from '../parse/products';
 import type { ReviewInfo } from '../types';
@@ -22,6 +23,12 @@ export interface Candidate {
   explanation: string;
   /** True for an identifier read from markup that the page never shows (the engine withholds a GTIN supported only so). */
   markup_only?: boolean;
+  /**
+   * The unit of a bare-number `value` as its source states it apart from the number: a
+   * schema.org QuantitativeValue / PropertyValue `unitCode` (UN/CEFACT Rec 20, e.g. `KGM`) or
+   * `unitText`. `coerce` converts from it to the output field's `unit`.
+   */
+  unit?: string;
 }
 
 /** Key vocabulary of spec tables per role, with the weight of a hit. Site-independent (schema.org/GS1 terms in ~10 languages). */
@@ -322,22 +329,36 @@ function imageCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
   return out;
 }
 
-/** Words of a field name used to find it among spec keys and product properties (`screen_size` → `screen size`). */
+/**
+ * Words of a field name used to find it among spec keys and product properties (`screen_size`
+ * → `screen size`); a category field (`category`, `product_type`, `breadcrumbs`) also reads the
+ * page's breadcrumb trail as "Furniture > Tables".
+ */
 function genericCandidates(doc: PageDoc, fieldName: string, synonyms: string[], p?: StructuredProduct): Candidate[] {
   const out: Candidate[] = [];
   const wanted = new Set([fieldName, ...synonyms].map(normKey));
   if (p) {
     for (const [k, v] of Object.entries(p.properties)) {
       if (wanted.has(normKey(k.replace(/([a-z])([A-Z])/g, '$1 $2')))) {
-        out.push({ value: v, method: p.origin, weight: 0.9, url: doc.url, explanation: `${productLabel(p, k)} on ${doc.url}` });
+        const unit = p.units?.[k];
+        out.push({ value: v, method: p.origin, weight: 0.9, url: doc.url, explanation: `${productLabel(p, k)}${unit ? ` (unit ${unit})` : ''} on ${doc.url}`, ...(unit ? { unit } : {}) });
         break;
       }
     }
   }
   const kv = doc.key_values.find((x) => wanted.has(normKey(x.key)));
   if (kv) out.push({ value: kv.value, method: 'table', weight: 0.7, url: doc.url, explanation: `${kv.origin === 'table' ? 'spec table row' : kv.origin === 'dl' ? 'definition list entry' : 'labelled line'} "${kv.key}" on ${doc.url}` });
+  const trail = breadcrumbPath(doc.breadcrumbs);
+  if (trail && [...wanted].some((w) => CATEGORY_NAME.test(w))) {
+    const origin = doc.breadcrumbs?.origin;
+    // RDFa is structured too, but has no method of its own in review_info: reported as text.
+    out.push({ value: trail, method: origin === 'jsonld' || origin === 'microdata' ? origin : 'text', weight: origin === 'html' ? 0.6 : 0.8, url: doc.url, explanation: `${origin === 'jsonld' ? 'JSON-LD BreadcrumbList' : origin === 'microdata' ? 'microdata BreadcrumbList' : origin === 'rdfa' ? 'RDFa BreadcrumbList' : 'breadcrumb navigation'} on ${doc.url}` });
+  }
   return out;
 }
+
+/** Field names (after {@link normKey}) that ask for the page's category path. */
+const CATEGORY_NAME = /^(category|categories|category path|product category|product type|breadcrumbs?|department)$/;
 
 /**
  * Every candidate value a page offers for a field of the given role, strongest methods first:

@@ -1,6 +1,6 @@
 import { normalizeAvailability } from '../normalize/availability';
 import { normalizeNumber } from '../normalize/price';
-import { readInUnit } from '../normalize/units';
+import { parseWrittenNumber, readInUnit, unitSymbol } from '../normalize/units';
 import { mapEnum } from '../semantics/enum';
 import type { OutputField } from '../types';
 import type { FieldRole } from './roles';
@@ -31,8 +31,13 @@ function absoluteUrl(url: string): string | undefined {
  * fields), integers rounded, booleans from InStock/yes/true words, enum values mapped onto a
  * member (case/space-insensitive; availability also by meaning) or dropped, arrays of
  * `image_url` as absolute http(s) URLs. Returns undefined when the value does not fit.
+ * `unit` is the unit the source states apart from a bare number (a QuantitativeValue
+ * `unitCode` such as `KGM` — UN/CEFACT Rec 20 — or its `unitText`; see `Candidate.unit`):
+ * a number field with a `unit` is converted from it (1.2 with `KGM` → 1200 for a field in `g`);
+ * a text field gets the number followed by the unit's symbol ("1.2 kg"), since a bare number
+ * would lose what it measures.
  */
-export function coerce(value: string | string[], field: OutputField, role: FieldRole): unknown {
+export function coerce(value: string | string[], field: OutputField, role: FieldRole, unit?: string | null): unknown {
   if (field.type === 'array') {
     const list = Array.isArray(value) ? value : value.split(/\s*[,;|]\s*/);
     const elementType = field.array_element_type ?? 'string';
@@ -45,9 +50,9 @@ export function coerce(value: string | string[], field: OutputField, role: Field
   if (text === undefined) return undefined;
   if (field.enum && field.enum.length > 0) return toEnum(text, field.enum, role);
   switch (field.type) {
-    case 'number': return field.unit ? readInUnit(text, field.unit) : toNumber(text);
+    case 'number': return field.unit ? readInUnit(text, field.unit, unit) : toNumber(text);
     case 'integer': {
-      const n = field.unit ? readInUnit(text, field.unit) : toNumber(text);
+      const n = field.unit ? readInUnit(text, field.unit, unit) : toNumber(text);
       return n === undefined ? undefined : Math.round(n);
     }
     case 'boolean': {
@@ -56,7 +61,7 @@ export function coerce(value: string | string[], field: OutputField, role: Field
       if (/^(no|false|nein|non|0|n)$/i.test(text.trim())) return false;
       return undefined;
     }
-    default: return text;
+    default: return unit && !Number.isNaN(parseWrittenNumber(text)) ? `${text.trim()} ${unitSymbol(unit)}` : text;
   }
 }
 

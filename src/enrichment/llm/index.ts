@@ -58,10 +58,11 @@ export function llmPassages(input: EnrichInput, docs: LlmSourceDoc[]): Passage[]
 /**
  * The LLM step of extraction (decisions.md §4 `field_methods: llm`): one structured-output call
  * over the evidence passages, merged into the deterministic result by {@link mergeLlmAnswer}
- * (deterministic values kept unless contradicted; LLM-only values must be grounded). Never
- * throws: on an API error, timeout or malformed answer the deterministic result is returned with
- * the flag `llm_failed` and the reason in `reasoning`; tokens are counted whenever the server
- * reported them.
+ * (deterministic values kept unless contradicted; LLM-only values must be grounded; with
+ * `validate_semantics`, the model's values pass the same semantic checks as deterministic
+ * ones). Never throws: on an API error, timeout or malformed answer the deterministic result is
+ * returned with the flag `llm_failed` and the reason in `reasoning`; tokens are counted whenever
+ * the server reported them.
  */
 export async function refineWithLlm(config: LlmConfig, input: EnrichInput, docs: LlmSourceDoc[], result: EnrichmentResult): Promise<{ result: EnrichmentResult; usage: EngineUsage }> {
   const usage: EngineUsage = { search_calls: 0, pages_fetched: 0, llm_calls: 1, llm_prompt_tokens: 0, llm_completion_tokens: 0 };
@@ -73,7 +74,7 @@ export async function refineWithLlm(config: LlmConfig, input: EnrichInput, docs:
     usage.llm_prompt_tokens = tokens.prompt_tokens;
     usage.llm_completion_tokens = tokens.completion_tokens;
     if (!data || typeof data !== 'object' || typeof (data as LlmAnswer).fields !== 'object') throw new Error('LLM answer lacks "fields"');
-    const merged = mergeLlmAnswer(result, data as LlmAnswer, passages, fields, input.options.low_confidence?.enabled === true);
+    const merged = mergeLlmAnswer(result, data as LlmAnswer, passages, input);
     return { result: merged.result, usage };
   } catch (err) {
     const reported = (err as { usage?: { prompt_tokens: number; completion_tokens: number } }).usage;

@@ -1,6 +1,7 @@
 import { fieldRole } from '../extract/roles';
 import { coerce } from '../extract/coerce';
-import type { EnrichmentResult, LowConfidenceCandidate, OutputField } from '../types';
+import { recordWithheld, semanticProblems, SEMANTIC_FLAG, type WithheldValue } from '../semantics';
+import type { EnrichInput, EnrichmentResult, LowConfidenceCandidate, OutputField } from '../types';
 import { quoteGrounded, sameValue, valueGrounded } from './grounding';
 import type { Passage } from './passages';
 import type { FieldAnswer, LlmAnswer } from './schema';
@@ -37,6 +38,8 @@ export interface MergeReport {
   kept: string[];
   replaced: string[];
   rejected: string[];
+  /** Fields whose LLM value failed `validate_semantics` (also listed as `rejected`, or `kept` when a deterministic value stayed). */
+  invalid: string[];
 }
 
 /**
@@ -49,14 +52,26 @@ export interface MergeReport {
  *   model cites a passage AND its value appears verbatim in that passage; otherwise it is kept
  *   and the disagreement is a field issue.
  * Values from the item itself (`INPUT:` sources) are never replaced.
+ * With `options.validate_semantics`, a value the model would add or put in place of a
+ * deterministic one first goes through the same semantic checks as deterministic values
+ * (src/enrichment/semantics: GTIN check digit, price > 0, bounds, pattern, enum, …): a failing
+ * value is withheld exactly as the engine withholds its own (a LOW candidate when requested,
+ * else a `Withheld` field issue; flag `semantic_check_failed`, confidence `low`), and a
+ * deterministic value it would have replaced stays. A required field the model fills loses its
+ * `missing_required` issue (and the flag, once no required field is empty).
  * @param passages the passages the model saw (grounding is checked against exactly these)
+ * @param input the request: `output_schema` (the fields merged), `options.low_confidence`,
+ *   `options.validate_semantics`
  */
-export function mergeLlmAnswer(result: EnrichmentResult, llmAnswer: LlmAnswer, passages: Passage[], fields: OutputField[], lowConfidence: boolean): { result: EnrichmentResult; report: MergeReport } {
+export function mergeLlmAnswer(result: EnrichmentResult, llmAnswer: LlmAnswer, passages: Passage[], input: Pick<EnrichInput, 'output_schema' | 'options'>): { result: EnrichmentResult; report: MergeReport } {
+  const fields = input.output_schema;
+  const lowConfidence = input.options.low_confidence?.enabled === true;
   const after: EnrichmentResult['after_data'] = { ...result.after_data, sources: { ...result.after_data.sources }, source_explanations: { ...result.after_data.source_explanations } };
   const review = { ...result.review_info, flags: [...result.review_info.flags], field_issues: [...result.review_info.field_issues], field_confidence: { ...result.review_info.field_confidence }, field_methods: { ...result.review_info.field_methods } };
   const low: LowConfidenceCandidate[] = [...(result.low_confidence_candidates ?? [])];
   const all = new Set(result.all_sources);
-  const report: MergeReport = { added: [], kept: [], replaced: [], rejected: [] };
+  const report: MergeReport = { added: [], kept: [], replaced: [], rejected: [], invalid: [] };
+  const withheld: WithheldValue[] = [];
 
   for (const field of fields) {
     const answer = fieldAnswer(llmAnswer, field.name);
@@ -70,6 +85,14 @@ export function mergeLlmAnswer(result: EnrichmentResult, llmAnswer: LlmAnswer, p
       continue;
     }
     const supported = grounded(answer, value, field, passage);
+    // A value that would enter the output is checked as a deterministic one is (applySemantics).
+    const problems = supported && !(hasDet && after.sources[field.name].some((s) => s.startsWith('INPUT:'))) ? semanticProblems(value, field, input.options) : [];
+    if (problems.length > 0 && !(hasDet && sameValue(after[field.name], value))) {
+      report.invalid.push(field.name);
+      (hasDet ? report.kept : report.rejected).push(field.name);
+      withheld.push({ field, value, problems, sources: [answer.source_url], explanation: answer.explanation });
+      continue;
+    }
     if (hasDet) {
       const current = after[field.name];
       if (sameValue(current, value)) {
@@ -99,15 +122,25 @@ export function mergeLlmAnswer(result: EnrichmentResult, llmAnswer: LlmAnswer, p
     review.field_confidence[field.name] = RANK[answer.confidence] >= RANK.medium ? 'medium' : 'low';
     all.add(answer.source_url);
   }
+  // Required fields the model filled are no longer missing (applySemantics flagged them before the LLM step).
+  const filled = new Set(fields.filter((f) => f.required && report.added.includes(f.name)).map((f) => f.name));
+  if (filled.size > 0) {
+    review.field_issues = review.field_issues.filter((i) => !(filled.has(i.field) && i.message === 'Required field has no value.'));
+    if (!review.field_issues.some((i) => i.message === 'Required field has no value.')) review.flags = review.flags.filter((f) => f !== 'missing_required');
+  }
   const levels = Object.values(review.field_confidence);
   review.confidence = levels.includes('low') ? 'low' : levels.includes('medium') || levels.length === 0 ? 'medium' : 'high';
+  // Flags that make a result low-confidence whatever its fields' levels (applySemantics).
+  if (review.flags.includes('missing_required') || review.flags.includes(SEMANTIC_FLAG)) review.confidence = 'low';
   if (review.field_issues.length > 0 && !review.flags.includes('conflicting_values')) review.flags.push('conflicting_values');
-  review.reasoning = `${review.reasoning} LLM review: ${report.added.length} added, ${report.replaced.length} replaced, ${report.rejected.length} rejected as unsupported.`;
+  const rejected = report.rejected.length - report.invalid.filter((f) => report.rejected.includes(f)).length;
+  review.reasoning = `${review.reasoning} LLM review: ${report.added.length} added, ${report.replaced.length} replaced, ${rejected} rejected as unsupported${report.invalid.length > 0 ? `, ${report.invalid.length} withheld by semantic checks` : ''}.`;
   const merged: EnrichmentResult = { ...result, after_data: after, all_sources: [...all], review_info: review };
   if (result.low_confidence_candidates || (lowConfidence && low.length > 0)) {
     merged.low_confidence_candidates = low;
     merged.low_confidence_fields = [...new Set(low.map((c) => c.name))];
   }
+  for (const w of withheld) recordWithheld(merged, input.options, w);
   return { result: merged, report };
 }
 

@@ -1,3 +1,4 @@
+import { unitSymbol } from '../normalize/units';
 import type { PageDoc } from '../parse/page';
 import type { StructuredProduct } from '../parse/products';
 import type { OutputField } from '../types';
@@ -18,7 +19,8 @@ function productLines(p: StructuredProduct): string[] {
   for (const key of ['name', 'brand', 'sku', 'gtin', 'mpn', 'product_id'] as const) if (p[key]) lines.push(`  ${key}: ${p[key]}`);
   if (p.description) lines.push(`  description: ${p.description.slice(0, PASSAGE_LIMITS.description)}`);
   for (const o of p.offers.slice(0, 3)) lines.push(`  offer: ${[o.price && `price ${o.price}`, o.currency && `currency ${o.currency}`, o.availability && `availability ${o.availability}`].filter(Boolean).join(', ')}`);
-  for (const [k, v] of Object.entries(p.properties).slice(0, 30)) lines.push(`  ${k}: ${v}`);
+  // A quantity's unit (QuantitativeValue unitCode, e.g. KGM) shown as its symbol, so the model reads "1.2 kg", not "1.2".
+  for (const [k, v] of Object.entries(p.properties).slice(0, 30)) lines.push(`  ${k}: ${v}${p.units?.[k] ? ` ${unitSymbol(p.units[k])}` : ''}`);
   if (p.images.length) lines.push(`  images: ${p.images.slice(0, 5).join(' ')}`);
   return lines;
 }

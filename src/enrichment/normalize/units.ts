@@ -86,6 +86,19 @@ export function unitName(written: string): string | null {
   }
 }
 
+/** Conventional symbols for the few `js-quantities` unit names that are not what people write. */
+const SYMBOLS: Readonly<Record<string, string>> = { tempC: '°C', tempF: '°F', 'm^3': 'm³', 'cm^3': 'cm³' };
+
+/**
+ * How a unit is shown in a text value: a UN/CEFACT Rec 20 code or an alias as its usual symbol
+ * (`KGM` → `kg`, `INH` → `in`, `CEL` → `°C`, "inches" → `in`); a unit {@link unitName} does not
+ * know is returned as written (trimmed).
+ */
+export function unitSymbol(written: string): string {
+  const name = unitName(written);
+  return name ? SYMBOLS[name] ?? name : written.trim();
+}
+
 /** "1,000", "3.5", "3,5", "4 3/4", "8-1/2", "1/2", "½" as a number; NaN when not one. */
 export function parseWrittenNumber(written: string): number {
   const s = written.trim().replace(/½/g, ' 1/2').replace(/¼/g, ' 1/4').replace(/¾/g, ' 3/4').trim();
@@ -192,15 +205,4 @@ export function readInUnit(value: string | number, target: string, impliedUnit?:
     if (n !== null) return n;
   }
   return undefined;
-}
-
-/**
- * A schema.org QuantitativeValue (`{value, unitCode | unitText}`) as a quantity.
- * @returns null when it has no numeric value or an unknown unit
- */
-export function quantitativeValue(node: { value?: unknown; unitCode?: unknown; unitText?: unknown }): Quantity | null {
-  const value = typeof node.value === 'number' ? node.value : typeof node.value === 'string' ? parseWrittenNumber(node.value) : Number.NaN;
-  const written = typeof node.unitCode === 'string' ? node.unitCode : typeof node.unitText === 'string' ? node.unitText : null;
-  const unit = written ? unitName(written) : null;
-  return Number.isNaN(value) || !unit ? null : { value, unit };
 }

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import * as cheerio from 'cheerio';
 import type { CheerioAPI } from 'cheerio';
+import { parseBreadcrumbs, type Breadcrumbs } from './breadcrumbs';
 import { parseJsonLd } from './jsonld';
 import { parseKeyValues, type KeyValue } from './key-values';
 import { labelledCodes, labelledPriceTexts, type LabelledCode, type LabelledPriceText, type LabelledRole } from './labels';
@@ -45,6 +46,12 @@ export interface PageDoc {
   price_labels?: LabelledPriceText[];
   /** The structured identifiers (sku, gtin, mpn, productID of any product) that also appear in the visible text. */
   shown_ids?: string[];
+  /**
+   * The page's breadcrumb trail as a category path, broadest first, without the site's root
+   * ("Home") and the product's own crumb (see {@link parseBreadcrumbs}); absent when the page
+   * has none, and in evidence stored before it existed.
+   */
+  breadcrumbs?: Breadcrumbs;
 }
 
 const PRICE_ATTR = /price|preis|prix|precio|prezzo|cena|цена/i;
@@ -204,8 +211,9 @@ function hasBuyButton($: CheerioAPI): boolean {
 
 /**
  * Parses a fetched page into {@link PageDoc}: JSON-LD, microdata, OpenGraph, key/value
- * pairs, price and stock snippets, images and visible text. Pure; never throws on bad HTML
- * (cheerio/htmlparser2 are error-tolerant). Decoding honours a BOM or `<meta charset>`, else UTF-8.
+ * pairs, price and stock snippets, breadcrumbs, images and visible text. Pure; never throws on
+ * bad HTML (cheerio/htmlparser2 are error-tolerant). Decoding honours a BOM or `<meta charset>`,
+ * else UTF-8.
  * @param url the original URL of the page (relative links resolve against the canonical link, else it)
  * @param body the raw bytes
  */
@@ -240,6 +248,9 @@ export function parsePage(url: string, body: Buffer): PageDoc {
   };
   $('script,style,noscript,template,svg').remove();
   doc.key_values = parseKeyValues($);
+  const productNames = [...doc.products.map((p) => p.name), ...opengraph.filter(([k]) => /^og:title$/i.test(k)).map(([, v]) => v), collapse($('h1').first().text())];
+  const breadcrumbs = parseBreadcrumbs($, jsonld, microdata, { url: base, productNames: productNames.filter((n): n is string => !!n) });
+  if (breadcrumbs) doc.breadcrumbs = breadcrumbs;
   const fullText = collapse($('body').text() || $.root().text());
   doc.text = fullText.slice(0, 100_000);
   const squashed = fullText.replace(/\s+/g, '');

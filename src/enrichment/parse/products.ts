@@ -29,8 +29,16 @@ export interface StructuredProduct {
   description_shown?: boolean;
   images: string[];
   offers: StructuredOffer[];
-  /** Other scalar properties (`color`, `material`, additionalProperty name → value). */
+  /** Other scalar properties (`color`, `material`, additionalProperty name → value); a quantitative value's number as written. */
   properties: Record<string, string>;
+  /**
+   * Units of the {@link properties} that the page states as schema.org quantities
+   * (`QuantitativeValue` or `PropertyValue` with `value` + `unitCode`/`unitText`): property
+   * name → the unit as written, the `unitCode` (a UN/CEFACT Recommendation 20 common code such
+   * as `KGM`, `CMT`, `INH`) when given, else the `unitText`. Absent in older evidence and when
+   * no property has a unit.
+   */
+  units?: Record<string, string>;
 }
 
 const GTIN_PROPS = ['gtin13', 'gtin', 'gtin12', 'gtin14', 'gtin8', 'ean', 'isbn', 'upc'];
@@ -76,6 +84,23 @@ function plainText(value: string | undefined): string | undefined {
   return text;
 }
 
+/**
+ * A schema.org quantity (`QuantitativeValue`, or a `PropertyValue`/`StructuredValue` with a
+ * `value`): its value as written and its unit (`unitCode` first, being machine-readable, else
+ * `unitText`). A `value` that is itself a QuantitativeValue (a PropertyValue wrapping one) is
+ * read through. Undefined when the object holds no scalar `value`, e.g. a `minValue`/`maxValue`
+ * range, whose single value would be a guess.
+ */
+function quantity(o: Record<string, unknown>, props: (o: unknown) => Record<string, unknown> | undefined, depth = 0): { value: string; unit?: string } | undefined {
+  const unit = scalar(o.unitCode) ?? scalar(o.unitText);
+  const inner = o.value !== null && typeof o.value === 'object' && !Array.isArray(o.value) && depth < 2 ? props(o.value) : undefined;
+  const nested = inner ? quantity(inner, props, depth + 1) : undefined;
+  if (nested) return nested.unit || !unit ? nested : { ...nested, unit };
+  const value = scalar(o.value);
+  if (value === undefined) return undefined;
+  return unit ? { value, unit } : { value };
+}
+
 /** Flattens a plain object (JSON-LD node, or microdata item's properties) into a product. */
 function toProduct(node: Record<string, unknown>, origin: StructuredProduct['origin'], path: string, props: (o: unknown) => Record<string, unknown> | undefined): StructuredProduct {
   const p: StructuredProduct = { origin, path, images: imageUrls(node.image), offers: [], properties: {} };
@@ -116,17 +141,31 @@ function toProduct(node: Record<string, unknown>, origin: StructuredProduct['ori
       });
     });
   });
+  const units: Record<string, string> = {};
   for (const [key, value] of Object.entries(node)) {
-    if (key.startsWith('@') || typeof value === 'object') continue;
-    const v = scalar(value);
-    if (v && !(key in p)) p.properties[key] = v;
+    if (key.startsWith('@') || key in p || value === null || value === undefined) continue;
+    if (typeof value !== 'object') {
+      const v = scalar(value);
+      if (v) p.properties[key] = v;
+      continue;
+    }
+    // `weight`, `width`, `height`, `depth` (schema.org Product) and the like are QuantitativeValues.
+    const o = props(list(value)[0]);
+    const q = o && key !== 'additionalProperty' ? quantity(o, props) : undefined;
+    if (!q) continue;
+    p.properties[key] = q.value;
+    if (q.unit) units[key] = q.unit;
   }
   for (const ap of list(node.additionalProperty)) {
     const o = props(ap);
     const name = o ? scalar(o.name) : undefined;
-    const value = o ? scalar(o.value) : undefined;
-    if (name && value) p.properties[name] = value;
+    const q = o ? quantity(o, props) : undefined;
+    if (!name || !q) continue;
+    p.properties[name] = q.value;
+    if (q.unit) units[name] = q.unit;
+    else delete units[name];
   }
+  if (Object.keys(units).length > 0) p.units = units;
   return p;
 }
 

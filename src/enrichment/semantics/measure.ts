@@ -1,15 +1,17 @@
 /**
  * Candidates for number fields with a `unit` (interface-spec.md, Output-schema `unit`) from a
  * page: spec rows and product properties named like the field whose value carries a unit
- * ("Width: 45 cm"), or whose label states it ("Width (cm): 45"), and dimension tuples
- * ("Dimensions: 60 x 40 x 75 cm") for width/height/depth/length fields. Values are emitted
- * as "<number> <unit>" text so `coerce` converts them; bare numbers without a stated unit are
- * never emitted.
+ * ("Width: 45 cm"), or whose label states it ("Width (cm): 45"), product properties the page
+ * states as schema.org QuantitativeValues (`{"value": "1.2", "unitCode": "KGM"}`, UN/CEFACT
+ * Rec 20 codes), and dimension tuples ("Dimensions: 60 x 40 x 75 cm") for
+ * width/height/depth/length fields. Values are emitted as "<number> <unit>" text, or as the
+ * number with its `unitCode` in `Candidate.unit`, so `coerce` converts them; bare numbers
+ * without a stated unit are never emitted.
  */
 import type { Candidate } from '../extract/candidates';
 import { normKey } from '../extract/candidates';
 import { snake } from '../extract/roles';
-import { findQuantities, labelUnit } from '../normalize/units';
+import { findQuantities, labelUnit, parseWrittenNumber, unitName } from '../normalize/units';
 import type { PageDoc } from '../parse/page';
 import type { StructuredProduct } from '../parse/products';
 import type { OutputField } from '../types';
@@ -33,9 +35,13 @@ export function unitCandidates(doc: PageDoc, field: OutputField, product?: Struc
   const wanted = normKey(snake(field.name).replace(/_/g, ' '));
   for (const [k, v] of Object.entries(product?.properties ?? {})) {
     const label = k.replace(/([a-z])([A-Z])/g, '$1 $2');
-    const value = bareLabel(label) === wanted ? withUnit(label, v) : null;
+    if (bareLabel(label) !== wanted) continue;
+    // A QuantitativeValue's unitCode/unitText states the unit of its bare value.
+    const unit = product?.units?.[k];
+    const stated = unit && unitName(unit) && !Number.isNaN(parseWrittenNumber(v)) ? unit : undefined;
+    const value = stated ? v : withUnit(label, v);
     if (value) {
-      out.push({ value, method: product?.origin ?? 'jsonld', weight: 0.9, url: doc.url, explanation: `product property "${k}" ("${v}") on ${doc.url}` });
+      out.push({ value, method: product?.origin ?? 'jsonld', weight: 0.9, url: doc.url, explanation: `product property "${k}" ("${v}"${stated ? `, unit ${stated}` : ''}) on ${doc.url}`, ...(stated ? { unit: stated } : {}) });
       break;
     }
   }

@@ -5,6 +5,7 @@
  * decisions.md §4 review_info and low-confidence scopes `category` / `taxonomy_attribute`).
  * No LLM: ./classify matches the item's own text and the matched pages' product facts.
  */
+import { breadcrumbPath } from '../parse/breadcrumbs';
 import type { PageDoc } from '../parse/page';
 import type { StructuredProduct } from '../parse/products';
 import { addCandidates, lowConfidenceWanted } from '../semantics/low-confidence';
@@ -29,7 +30,12 @@ const CATEGORY_KEY = /^(category|categories|product_?type|breadcrumbs?|departmen
 const TITLE_KEY = /^(name|title|product_?name|product_?title)$/i;
 const SKIP_KEY = /(^|_)(id|sku|gtin|ean|upc|mpn|url|link|image|images|price|currency)s?($|_)/i;
 
-/** The classifier's evidence: the item's own fields, then matched pages' product facts. */
+/**
+ * The classifier's evidence: the item's own fields, then the first three matched pages'
+ * product facts — product name (title), the product's `category` and the page's breadcrumb
+ * trail ("Furniture > Tables", see parse/breadcrumbs; both category statements), and its
+ * description (free text).
+ */
 export function categoryEvidence(item: Record<string, unknown>, pages: MatchedPage[]): CategoryEvidence {
   const evidence: CategoryEvidence = { titles: [], categories: [], texts: [] };
   for (const [key, value] of Object.entries(item)) {
@@ -43,6 +49,8 @@ export function categoryEvidence(item: Record<string, unknown>, pages: MatchedPa
     const p = page.product;
     if (p?.name) evidence.titles.push(p.name);
     if (p?.properties.category) evidence.categories.push(p.properties.category);
+    const trail = breadcrumbPath(page.doc.breadcrumbs);
+    if (trail && trail !== p?.properties.category) evidence.categories.push(trail);
     if (p?.description) evidence.texts.push(p.description);
   }
   return evidence;

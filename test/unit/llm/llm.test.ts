@@ -40,6 +40,8 @@ const ANSWER = {
 
 let server: Awaited<ReturnType<typeof startServer>>;
 let failWith = 0;
+/** What the fake model answers this test. */
+let answer: unknown = ANSWER;
 const bodies: Array<Record<string, any>> = [];
 
 beforeAll(async () => {
@@ -51,7 +53,7 @@ beforeAll(async () => {
     if (failWith) return res.writeHead(failWith, { 'content-type': 'application/json' }).end('{"error":{"message":"upstream down"}}');
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
       id: 'chatcmpl-1', object: 'chat.completion', created: 0, model: body.model,
-      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: JSON.stringify(ANSWER), refusal: null } }],
+      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: JSON.stringify(answer), refusal: null } }],
       usage: { prompt_tokens: 1234, completion_tokens: 210, total_tokens: 1444 },
     }));
   });
@@ -60,6 +62,7 @@ afterAll(() => server.close());
 beforeEach(() => {
   bodies.length = 0;
   failWith = 0;
+  answer = ANSWER;
 });
 
 const llm = () => ({ baseUrl: server.url('/v1'), apiKey: 'test-key', model: 'test-model', timeoutMs: 5_000, maxRetries: 0 });
@@ -132,3 +135,101 @@ test('without llm config the engine makes no call', async () => {
   expect(bodies).toHaveLength(0);
   expect(usage.llm_calls).toBe(0);
 });
+
+describe('validate_semantics applies to the values the LLM adds or changes', () => {
+  const GADGET_URL = 'https://shop.example.com/acme-gadget-9';
+  const GADGET = `<html><head><title>Acme Gadget 9</title>
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Acme Gadget 9","brand":{"@type":"Brand","name":"Acme"},"sku":"AG-9","gtin13":"4006381333931"}</script>
+</head><body><h1>Acme Gadget 9</h1>
+<p>EAN 4006381333931. Replacement part EAN 4006381333932.</p>
+<table><tr><th>Load rating</th><td>250 kg</td></tr></table>
+<p>Special offer: 0.00 EUR for club members.</p>
+</body></html>`;
+  const gadgetSearch: SearchProvider = { search: async () => [{ url: GADGET_URL, title: 'Acme Gadget 9', snippet: '', score: 1 }] };
+  const gadgetFetcher: Fetcher = { fetch: async (url) => ({ url, final_url: url, status: url === GADGET_URL ? 200 : 404, content_type: 'text/html', body: Buffer.from(url === GADGET_URL ? GADGET : ''), fetched_at: new Date(0).toISOString() }) };
+  const gadgetFields: OutputField[] = [
+    { name: 'gtin', type: 'string', description: 'GTIN / EAN' },
+    // Read by the deterministic extractor from the spec row: the reference for how a failing value is treated.
+    { name: 'load_rating', type: 'number', unit: 'kg', maximum: 200, description: 'Load rating' },
+    // Only the model reads these.
+    { name: 'max_load', type: 'number', unit: 'kg', maximum: 200, description: 'Maximum load' },
+    { name: 'price', type: 'number', description: 'Price' },
+  ];
+  const gadgetInput = (options: Partial<EnrichInput['options']>): EnrichInput => ({ item: { name: 'Acme Gadget 9' }, output_schema: gadgetFields, options: { speed: 'fast', web_search: true, ...options } });
+  const cite = (value: unknown, quote: string) => ({ value, source_url: GADGET_URL, quote, explanation: `The page states ${quote}.`, confidence: 'high' });
+  const GADGET_ANSWER = {
+    fields: {
+      // Grounded, contradicts the JSON-LD GTIN, but its check digit is wrong (GS1 §7.9).
+      gtin: cite('4006381333932', 'Replacement part EAN 4006381333932'),
+      load_rating: cite(250, 'Load rating 250 kg'),
+      // Grounded, above the field's maximum.
+      max_load: cite(250, 'Load rating 250 kg'),
+      // Grounded, not a plausible price.
+      price: cite(0, '0.00 EUR'),
+    },
+  };
+  const run = (options: Partial<EnrichInput['options']>, llm = true) => createEngine({ search: gadgetSearch, fetcher: gadgetFetcher, ...(llm ? { llm: { baseUrl: server.url('/v1'), apiKey: 'test-key', model: 'test-model', timeoutMs: 5_000, maxRetries: 0 } } : {}) }).enrich(gadgetInput(options));
+  const issue = (issues: Array<{ field: string; message: string }>, field: string) => issues.filter((i) => i.field === field && i.message.startsWith('Withheld')).map((i) => i.message);
+
+  beforeEach(() => {
+    answer = GADGET_ANSWER;
+  });
+
+  it('without validate_semantics the grounded model values are taken (as before)', async () => {
+    const { result } = await run({});
+    expect(result.after_data).toMatchObject({ gtin: '4006381333932', max_load: 250, price: 0 });
+    expect(result.review_info.field_methods).toMatchObject({ gtin: 'llm', max_load: 'llm', price: 'llm' });
+    expect(result.review_info.flags).not.toContain('semantic_check_failed');
+  });
+
+  it('withholds failing model values exactly as deterministic ones: field issues, flag, low confidence', async () => {
+    const deterministic = (await run({ validate_semantics: true }, false)).result;
+    const { result } = await run({ validate_semantics: true });
+    const review = result.review_info;
+    // The deterministic reference: the spec row's 250 kg is withheld by the same rule.
+    expect(issue(deterministic.review_info.field_issues, 'load_rating')).toEqual(['Withheld "250": The value is above the maximum 200.']);
+    expect(issue(review.field_issues, 'load_rating')).toEqual(issue(deterministic.review_info.field_issues, 'load_rating'));
+    // Added by the model, failing: withheld with the same message.
+    expect(result.after_data.max_load).toBeUndefined();
+    expect(issue(review.field_issues, 'max_load')).toEqual(['Withheld "250": The value is above the maximum 200.']);
+    expect(result.after_data.price).toBeUndefined();
+    expect(issue(review.field_issues, 'price')).toEqual(['Withheld "0": The value is not a plausible price (must be > 0).']);
+    // Changing a valid deterministic value to a failing one: the deterministic value stays.
+    expect(result.after_data.gtin).toBe('4006381333931');
+    expect(review.field_methods.gtin).toBe('jsonld');
+    expect(issue(review.field_issues, 'gtin')).toEqual(['Withheld "4006381333932": The value is not a valid GTIN (check digit).']);
+    expect(review.flags).toContain('semantic_check_failed');
+    expect(review.confidence).toBe('low');
+    // load_rating counts too: the model repeated the reading the engine had already withheld (recorded once).
+    expect(review.reasoning).toMatch(/4 withheld by semantic checks/);
+  });
+
+  it('with low-confidence candidates requested, failing model values become LOW candidates like deterministic ones', async () => {
+    const options = { validate_semantics: true, low_confidence: { enabled: true } };
+    const deterministic = (await run(options, false)).result;
+    const { result } = await run(options);
+    const reference = deterministic.low_confidence_candidates?.find((c) => c.name === 'load_rating');
+    expect(reference).toMatchObject({ candidate_value: '250', confidence: 'LOW', reason: 'The value is above the maximum 200.', sources: [GADGET_URL] });
+    expect(result.low_confidence_candidates).toEqual(expect.arrayContaining([
+      expect.objectContaining({ name: 'max_load', scope: 'field', candidate_value: '250', confidence: 'LOW', reason: reference?.reason, sources: [GADGET_URL] }),
+      expect.objectContaining({ name: 'price', candidate_value: '0', reason: 'The value is not a plausible price (must be > 0).' }),
+      expect.objectContaining({ name: 'gtin', candidate_value: '4006381333932', reason: 'The value is not a valid GTIN (check digit).' }),
+    ]));
+    expect(result.after_data.max_load).toBeUndefined();
+    expect(result.after_data.gtin).toBe('4006381333931');
+    expect(result.review_info.flags).toContain('semantic_check_failed');
+  });
+
+  it('a valid model value still passes, and fills a required field', async () => {
+    answer = { fields: { ...GADGET_ANSWER.fields, max_load: cite(150, 'rated 150 kg'), price: { value: null, source_url: null, quote: null, explanation: '', confidence: 'low' } } };
+    const page = GADGET.replace('</table>', '<tr><th>Rated</th><td>rated 150 kg</td></tr></table>');
+    const engine = createEngine({ search: gadgetSearch, fetcher: { fetch: async (url) => ({ ...(await gadgetFetcher.fetch(url)), body: Buffer.from(page) }) }, llm: { baseUrl: server.url('/v1'), apiKey: 'test-key', model: 'test-model', timeoutMs: 5_000, maxRetries: 0 } });
+    const required = gadgetFields.map((f) => (f.name === 'max_load' ? { ...f, required: true } : f));
+    const { result } = await engine.enrich({ ...gadgetInput({ validate_semantics: true }), output_schema: required });
+    expect(result.after_data.max_load).toBe(150);
+    expect(result.review_info.field_methods.max_load).toBe('llm');
+    expect(result.review_info.field_issues.filter((i) => i.field === 'max_load')).toEqual([]);
+    expect(result.review_info.flags).not.toContain('missing_required');
+  });
+});
+

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createEngine } from '../../../src/enrichment/engine';
+import { openArchives } from '../../../src/enrichment/research/archive';
 import { classify } from '../../../src/enrichment/taxonomy/classify';
 import { compileTaxonomy } from '../../../src/enrichment/taxonomy/tree';
 import { attributeFields } from '../../../src/enrichment/taxonomy/attributes';
@@ -120,3 +121,29 @@ describe('predict_taxonomy in the engine', () => {
     expect(result.low_confidence_candidates?.[0]).toMatchObject({ name: 'category_id', scope: 'category', confidence: 'LOW' });
   });
 });
+
+describe('breadcrumbs as category evidence (real pages, Google Product Taxonomy)', () => {
+  const archive = openArchives([path.join(SHARED_DATA, 'zyte-product-extraction'), path.join(SHARED_DATA, 'pages/metascraper-shopping')]);
+  const engine = createEngine({ search: archive.search, fetcher: archive.fetcher });
+  const input = (name: string): EnrichInput => ({ item: { name }, output_schema: [], options: { speed: 'fast', web_search: true, taxonomy: GOOGLE, predict_taxonomy: true, predict_taxonomy_attributes: false } });
+  const pathOf = (id: string | undefined) => (id ? compileTaxonomy(GOOGLE).nodes.get(id)?.path.join(' > ') : undefined);
+
+  it.each([
+    // JSON-LD BreadcrumbList "Homepage > Home & Garden > Bedding > Throws, Blankets & Bedspreads"
+    ['John Lewis & Partners Faux Fur Throw, Platinum', '1985', 'Home & Garden > Linens & Bedding > Bedding > Blankets'],
+    // JSON-LD BreadcrumbList "Homepage > Electricals > Software"
+    ['Norton Security 3.0: 1 User, 5 Devices', '5299', 'Software > Computer Software > Antivirus & Security Software'],
+    // microdata BreadcrumbList "Home > Lighting & Light Fixtures > Sconces"
+    ['Tully Sconce', '3006', 'Home & Garden > Lighting > Lighting Fixtures'],
+  ])('%s → %s, which the name alone misses', async (name, id, expected) => {
+    const { result, evidence } = await engine.enrich(input(name));
+    expect(result.category_id).toBe(id);
+    expect(pathOf(result.category_id)).toBe(expected);
+    // The same evidence without its breadcrumbs: the classifier lands elsewhere.
+    const stripped = JSON.parse(JSON.stringify(evidence)) as typeof evidence;
+    for (const d of stripped.documents as Array<{ doc: { breadcrumbs?: unknown } }>) delete d.doc.breadcrumbs;
+    const { result: without } = await engine.extract(input(name), stripped);
+    expect(without.category_id).not.toBe(id);
+  });
+});
+

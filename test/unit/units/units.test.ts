@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { convertQuantity, findQuantities, labelUnit, quantitativeValue, readInUnit, unitName, UNCEFACT_UNITS } from '../../../src/enrichment/normalize/units';
+import { convertQuantity, findQuantities, labelUnit, readInUnit, unitName, UNCEFACT_UNITS } from '../../../src/enrichment/normalize/units';
 import { declaredOrder, dimensionValue, fieldAxis, readDimension } from '../../../src/enrichment/semantics/dimensions';
 import { SHARED_DATA } from '../enrichment/data-dir';
 
@@ -35,8 +35,8 @@ describe('units (UN/CEFACT Rec 20 codes, aliases, js-quantities conversion)', ()
     expect(labelUnit('Weight in kg')).toBe('kg');
     expect(labelUnit('Width')).toBeNull();
     expect(readInUnit('450', 'cm', labelUnit('Breite (mm)'))).toBe(45);
-    expect(quantitativeValue({ value: '1.2', unitCode: 'KGM' })).toEqual({ value: 1.2, unit: 'kg' });
-    expect(quantitativeValue({ value: 3, unitCode: 'XXX' })).toBeNull();
+    // schema.org unitCode (UN/CEFACT Rec. 20) as the implied unit of a bare value.
+    expect(readInUnit('1.2', 'g', unitName('KGM'))).toBe(1200);
   });
 
   it('maps dimension tuples onto axes by letters or a declared order, never by guess', () => {
