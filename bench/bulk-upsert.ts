@@ -7,6 +7,7 @@
  * PostgreSQL needs for these rows. Prints one JSON line with the 1-minute load average at
  * start and end (the machine is shared). Target: ≥ 5,000 items/s over HTTP (creates).
  */
+import './env';
 import { from as copyFrom } from 'pg-copy-streams';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';

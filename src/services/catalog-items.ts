@@ -5,6 +5,7 @@ import type { Catalog } from '../models/catalog';
 import { evolveSchema, getCurrentSchema, itemValidator, lockCatalog } from './catalog-schema';
 import { loadOwned } from './ownership';
 import type { Scope } from './scope';
+import { countWithSearchIndex, scheduleSearchIndexBuild, SEARCH_INDEX_MIN_ITEMS } from './search-count-index';
 
 /**
  * Catalog items, products and variants (decisions.md §3, G6–G10, G12). Every write runs in one
@@ -140,6 +141,14 @@ export function searchSql(term: string): { sql: string; bindings: Knex.RawBindin
   return { sql: `(${words} AND ${literal})`, bindings: [lowered, pattern] };
 }
 
+/**
+ * True when a search term is matched by its words alone (letters, digits and white space, at
+ * least one word): {@link searchSql} then adds no literal `LIKE` condition.
+ */
+export function isWordsOnlyTerm(term: string): boolean {
+  return /[\p{L}\p{N}]/u.test(term) && !/[^\p{L}\p{N}\s]/u.test(term);
+}
+
 /** A `WHERE` clause with its bindings (always scoped to one catalog). */
 export function filterSql(catalogId: string, f: ItemFilter): { sql: string; bindings: Knex.RawBinding[] } {
   const parts = ['catalog_id = ?'];
@@ -152,11 +161,13 @@ export function filterSql(catalogId: string, f: ItemFilter): { sql: string; bind
   if (f.search !== undefined && f.search !== '') {
     // Word search (decisions.md §3, G6, case-insensitive over the item's text values): every
     // word of the term (a run of letters/digits) must start a word of the item's text values,
-    // in any order (`search_tsv`, GIN over (catalog_id, search_tsv), exact without recheck, so
-    // counts skip the heap). A term with other characters (identifiers such as `sku-123`, URLs,
-    // `100%`) must also occur literally (`search_text LIKE`, wildcards matched literally); a
-    // term without any word is only that literal match. In the grouped (top-level) view a
-    // product also matches through any of its variants.
+    // in any order (`search_tsv`, GIN over (catalog_id, search_tsv), exact without recheck;
+    // counting through it still reads every matching heap page, so large catalogs count
+    // words-only terms with the search count index, see searchTotal). A term with other
+    // characters (identifiers such as `sku-123`, URLs, `100%`) must also occur literally
+    // (`search_text LIKE`, wildcards matched literally); a term without any word is only that
+    // literal match. In the grouped (top-level) view a product also matches through any of
+    // its variants.
     const { sql, bindings: b } = searchSql(f.search);
     if (f.top_level) {
       parts.push(`(${sql} OR id IN (SELECT v.parent_id FROM catalog_items v
@@ -222,12 +233,21 @@ export function clearSearchTotals(): void {
   searchTotals.clear();
 }
 
+/** Search totals counted since start, by how (benchmarks report them). */
+export const searchCountStats = { index: 0, rare: 0, gin: 0 };
+
 /**
  * The exact number of items matching a search filter, from the count cache when still valid,
- * else counted (GIN bitmap count) and cached. Call inside a REPEATABLE READ transaction: the
- * counter read and the count then share the snapshot of the page read that follows.
+ * else counted and cached. A words-only term in a catalog that is not product-grouped is
+ * counted by the search count index when the catalog has one (src/services/search-count-index.ts:
+ * postings for frequent words, the GIN index for rare ones, without reading the heap per
+ * match); otherwise, or when the index is missing or too many items changed since it was built,
+ * by a GIN bitmap count, which reads every matching heap page, and a large catalog's index is
+ * (re)built in the background. Call inside a REPEATABLE READ transaction: the counter read and
+ * the count then share the snapshot of the page read that follows.
  */
-async function searchTotal(trx: Knex.Transaction, catalogId: string, grouped: boolean, search: string, where: { sql: string; bindings: Knex.RawBinding[] }): Promise<number> {
+async function searchTotal(knex: Knex, trx: Knex.Transaction, catalog: Catalog, grouped: boolean, search: string, where: { sql: string; bindings: Knex.RawBinding[] }): Promise<number> {
+  const catalogId = catalog.id;
   const key = `${catalogId}\u0000${grouped ? 'g' : 'f'}\u0000${search.toLowerCase()}`;
   const { rows } = await trx.raw('SELECT items_rev::text AS rev FROM catalogs WHERE id = ?', [catalogId]);
   const rev = rows[0]?.rev as string | undefined;
@@ -239,7 +259,20 @@ async function searchTotal(trx: Knex.Transaction, catalogId: string, grouped: bo
     return hit.total;
   }
   searchTotalStats.misses++;
-  const total: number = (await trx.raw(`SELECT count(*)::int AS n FROM catalog_items WHERE ${where.sql}`, where.bindings)).rows[0].n;
+  let total: number | null = null;
+  if (!grouped && isWordsOnlyTerm(search.toLowerCase())) {
+    const counted = await countWithSearchIndex(trx, catalogId, search.toLowerCase());
+    if ('total' in counted) {
+      total = counted.total;
+      searchCountStats[counted.path]++;
+    } else if (counted.fallback !== 'no_words' && catalog.item_count >= SEARCH_INDEX_MIN_ITEMS) {
+      scheduleSearchIndexBuild(knex, catalogId);
+    }
+  }
+  if (total === null) {
+    total = (await trx.raw(`SELECT count(*)::int AS n FROM catalog_items WHERE ${where.sql}`, where.bindings)).rows[0].n as number;
+    searchCountStats.gin++;
+  }
   if (rev !== undefined) {
     searchTotals.delete(key);
     if (searchTotals.size >= SEARCH_TOTALS_MAX) searchTotals.delete(searchTotals.keys().next().value as string);
@@ -264,9 +297,10 @@ export async function listItems(knex: Knex, scope: Scope, catalogId: string, q: 
   if (q.search) {
     // Search, in one REPEATABLE READ read-only transaction so the total and the page see the
     // same snapshot. The exact total comes from the count cache when the catalog's change
-    // counter is the one it was counted at (see searchTotal), else from a GIN bitmap count
-    // (the bitmap of a broad term needs more than the default 4 MB work_mem to stay exact per
-    // row, else it turns lossy and every page is rechecked). Then the page by whichever read
+    // counter is the one it was counted at, else from the search count index or a GIN bitmap
+    // count (see searchTotal; the bitmap of a broad term needs more than the default 4 MB
+    // work_mem to stay exact per row, else it turns lossy and every page is rechecked). Then
+    // the page by whichever read
     // touches fewer rows: all matches through the bitmap (sorted in memory), or the
     // (catalog_id, created_at, id) index walked in order until the page is full, which visits
     // about (offset + limit) × items / total rows. JIT is off: these statements cost enough
@@ -274,7 +308,7 @@ export async function listItems(knex: Knex, scope: Scope, catalogId: string, q: 
     const search = q.search;
     ({ items, total } = await knex.transaction(async (trx) => {
       await trx.raw("SET LOCAL work_mem = '64MB'; SET LOCAL jit = off");
-      const n = await searchTotal(trx, catalogId, grouped, search, where);
+      const n = await searchTotal(knex, trx, catalog, grouped, search, where);
       if (n === 0 || q.offset >= n) return { items: [] as ListedItem[], total: n };
       const walkable = !q.sort_field || q.sort_field === 'created_at';
       const walkRows = ((q.offset + q.limit) * Math.max(catalog.item_count, n)) / n;
