@@ -124,39 +124,64 @@ async function loadSnapshot(trx: Knex.Transaction, scope: Scope, catalogId: stri
 const SNAP_COLUMNS = ITEM_COLUMNS.split(', ').map((c) => `s.${c}`).join(', ');
 
 /**
- * Makes the catalog's items exactly the snapshot's rows, with three set-based statements and
- * as little index and constraint work as the differences need:
+ * Makes the catalog's items exactly the snapshot's rows, with up to three set-based statements
+ * and as little index and constraint work as the differences need:
  * 1. DELETE the rows that are not in the snapshot or whose identity columns (entity type,
  *    parent, business key) differ from it (rare; deleting them first means no statement below
  *    can collide on the business-key index or point a parent link at a missing row);
  * 2. INSERT the snapshot rows now missing (deleted since, or by step 1, or by the parent
- *    cascade of step 1) with their original ids and stored search columns;
+ *    cascade of step 1) with their original ids and stored search columns. Skipped when step 1
+ *    deleted nothing and the catalog holds as many rows as the snapshot: every row left has a
+ *    snapshot row with its id (step 1) and ids are unique on both sides, so none is missing;
  * 3. UPDATE in place the rows whose content differs (data, search columns, source_info,
  *    version, timestamps) from the snapshot's copy. An UPDATE that keeps `catalog_id` and
  *    `parent_id` runs no foreign-key check (delete + insert ran one `catalog_id` look-up per
  *    inserted row and one parent cascade query per deleted row), and the search-column
- *    trigger's `WHEN` skips it because the stored `search_text`/`search_tsv` come along. What
- *    remains is one new row version per changed item with its index entries: measured for
- *    100,000 changed rows on the shared 2-core machine (load 3–5), ~4–5 s, of which the word
- *    index is ~40% and the safety copy before it another ~1 s.
+ *    trigger's `WHEN` skips it because the stored `search_text`/`search_tsv` come along.
  * Rows unchanged since the snapshot are not touched.
+ *
+ * Cost of the worst case, every row changed (100,000 items, 20-field schema; backend CPU time
+ * and EXPLAIN ANALYZE): one new row version per item with all its index entries. On a vacuumed
+ * table the UPDATE takes ~3.8 s of CPU: the word index ~1.9 s (~31 entries per row, merged from
+ * its pending list), the four btrees ~0.75 s, the join ~0.3 s. Right after a mass update (the
+ * bench: the old versions not yet vacuumed) it takes ~6.3 s, the btrees then also running
+ * bottom-up deletion passes over the old versions. The safety copy before it costs 0.6–1.1 s.
+ * Measured and not cheaper: a larger pending list for the transaction (the same merge, moved
+ * to the end), a second connection merging the pending list in parallel (no consistent gain on the
+ * loaded 2-core machine), delete + insert (per-row foreign-key checks).
+ *
+ * Plans: the planner estimates a snapshot's rows from `catalog_snapshot_items` statistics,
+ * which do not know a snapshot taken since the last ANALYZE (1 row estimated for 100,000).
+ * With that estimate it chose a nested-loop anti-join over a materialized scan, 100,000 ×
+ * 100,000 comparisons (the bench's restore ran for over 5 minutes), and read the snapshot's
+ * rows by primary-key index scans in id order, i.e. in random heap order (0.2–0.3 s per
+ * statement). So these statements run without nested loops and plain index scans: hash joins
+ * (the same cost at 40 rows, linear at 100,000) over bitmap scans (heap read in page order).
+ * Every side is restricted to the catalog or the snapshot, so a hash never covers other
+ * catalogs' rows (the statements' triggers look up `catalogs` rows, a small table). The
+ * settings go back to their defaults afterwards.
+ * @param currentCount rows the catalog holds now (counted by the safety snapshot's copy)
+ * @param snapshot the snapshot to restore; `item_count` is the number of its stored rows
  */
-async function restoreItems(trx: Knex.Transaction, catalogId: string, snapshotId: string): Promise<void> {
-  // The joins below hash 100,000 snapshot rows: in memory rather than in 16 temp-file batches.
-  await trx.raw("SET LOCAL work_mem = '128MB'");
-  await trx.raw(
+async function restoreItems(trx: Knex.Transaction, catalogId: string, snapshot: SnapshotRow, currentCount: number): Promise<void> {
+  // The joins below hash 100,000 snapshot rows (~120 MB) and the UPDATE's transition table
+  // (items_rev trigger) holds as much again: in memory rather than in temp files.
+  await trx.raw("SET LOCAL work_mem = '256MB'; SET LOCAL enable_nestloop = off; SET LOCAL enable_indexscan = off");
+  const deleted = await trx.raw(
     `DELETE FROM catalog_items ci WHERE ci.catalog_id = ? AND NOT EXISTS (
        SELECT 1 FROM catalog_snapshot_items s
        WHERE s.snapshot_id = ? AND s.id = ci.id AND s.entity_type = ci.entity_type
          AND s.parent_id IS NOT DISTINCT FROM ci.parent_id AND s.business_key IS NOT DISTINCT FROM ci.business_key)`,
-    [catalogId, snapshotId],
+    [catalogId, snapshot.id],
   );
-  await trx.raw(
-    `INSERT INTO catalog_items (catalog_id, ${ITEM_COLUMNS})
-     SELECT ?, ${SNAP_COLUMNS} FROM catalog_snapshot_items s
-     WHERE s.snapshot_id = ? AND NOT EXISTS (SELECT 1 FROM catalog_items ci WHERE ci.id = s.id)`,
-    [catalogId, snapshotId],
-  );
+  if (deleted.rowCount > 0 || currentCount !== snapshot.item_count) {
+    await trx.raw(
+      `INSERT INTO catalog_items (catalog_id, ${ITEM_COLUMNS})
+       SELECT ?, ${SNAP_COLUMNS} FROM catalog_snapshot_items s
+       WHERE s.snapshot_id = ? AND NOT EXISTS (SELECT 1 FROM catalog_items ci WHERE ci.catalog_id = ? AND ci.id = s.id)`,
+      [catalogId, snapshot.id, catalogId],
+    );
+  }
   await trx.raw(
     `UPDATE catalog_items ci SET data = s.data, search_text = s.search_text, search_tsv = s.search_tsv, source_info = s.source_info,
        current_version = s.current_version, created_at = s.created_at, updated_at = s.updated_at
@@ -165,8 +190,9 @@ async function restoreItems(trx: Knex.Transaction, catalogId: string, snapshotId
        AND ((ci.current_version, ci.created_at, ci.updated_at) IS DISTINCT FROM (s.current_version, s.created_at, s.updated_at)
         OR ci.data IS DISTINCT FROM s.data OR ci.source_info IS DISTINCT FROM s.source_info
         OR ci.search_text IS DISTINCT FROM s.search_text OR ci.search_tsv IS DISTINCT FROM s.search_tsv)`,
-    [snapshotId, catalogId],
+    [snapshot.id, catalogId],
   );
+  await trx.raw('SET LOCAL work_mem = DEFAULT; SET LOCAL enable_nestloop = DEFAULT; SET LOCAL enable_indexscan = DEFAULT');
 }
 
 /** Response of a restore (G11). */
@@ -194,7 +220,7 @@ export async function restoreSnapshot(knex: Knex, scope: Scope, catalogId: strin
     if (!version) throw new ConflictError(`Schema version ${snapshot.schema_version} of this snapshot no longer exists`);
     const safety = await takeSnapshot(trx, scope, catalogId, 'safety', `Automatic safety snapshot before restoring snapshot ${snapshot.id}`);
 
-    await restoreItems(trx, catalogId, snapshot.id);
+    await restoreItems(trx, catalogId, snapshot, safety.item_count);
 
     const current = await trx('catalogs').where('id', catalogId).first('catalog_md', 'catalog_md_version');
     const patch: Record<string, unknown> = {

@@ -117,6 +117,43 @@ describe('snapshots (G11)', () => {
     expect((await request(server).get(url(c, '/items?search=wool&limit=5')).set(a.auth)).body.total).toBe(1);
   });
 
+  it('restores exactly when every row changed in place and none was added or removed; search and other catalogs follow', async () => {
+    const c = await createTestCatalog(a.organizationId);
+    const other = await createTestCatalog(a.organizationId);
+    const knex = testKnex();
+    const items = (word: string, price: (i: number) => number) => Array.from({ length: 30 }, (_, i) => ({ sku: `P${i}`, title: `${word} item ${i}`, price: price(i) }));
+    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: items('wool', (i) => i), source_info: { source: 'first' } });
+    await request(server).post(url(other, '/items/bulk')).set(a.auth).send({ items: items('wool', (i) => i) });
+    const full = (catalogId: string) => knex('catalog_items').where('catalog_id', catalogId).orderBy('id')
+      .select('id', 'entity_type', 'parent_id', 'business_key', 'data', 'search_text', knex.raw('search_tsv::text AS tsv'), 'source_info', 'current_version', 'created_at', 'updated_at');
+    const original = await full(c);
+    const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({ reason: 'in place' });
+
+    // Every row changes through the service (new words, versions, timestamps, source_info),
+    // then again through SQL without the search columns (the trigger recomputes them).
+    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: items('linen', (i) => i + 1), source_info: { source: 'second' } });
+    await knex.raw(`UPDATE catalog_items SET data = data || '{"color": "teal"}', current_version = current_version + 1 WHERE catalog_id = ?`, [c]);
+    const changed = await full(c);
+    expect(changed.map((r: any) => r.id)).toEqual(original.map((r: any) => r.id));
+    expect(changed.filter((r: any, i: number) => JSON.stringify(r) === JSON.stringify(original[i]))).toHaveLength(0);
+    const otherBefore = await full(other);
+
+    const res = await request(server).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth);
+    expect(res.status).toBe(200);
+    expect(res.body.items_restored).toBe(30);
+    expect(await full(c)).toEqual(original);
+    expect(await catalogState(c)).toMatchObject({ rows: 30, item_count: 30 });
+    const search = async (q: string) => (await request(server).get(url(c, `/items?search=${q}&limit=5`)).set(a.auth)).body.total;
+    expect([await search('wool'), await search('linen'), await search('teal')]).toEqual([30, 0, 0]);
+    expect(await full(other)).toEqual(otherBefore);
+
+    // The safety snapshot holds the changed rows exactly.
+    const back = await request(server).post(url(c, `/snapshots/${res.body.safety_snapshot_id}/restore`)).set(a.auth);
+    expect(back.status).toBe(200);
+    expect(await full(c)).toEqual(changed);
+    expect([await search('wool'), await search('linen'), await search('teal')]).toEqual([0, 30, 30]);
+  });
+
   it('deleting a snapshot or its catalog deletes its item copies', async () => {
     const c = await createTestCatalog(a.organizationId);
     await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku: 'A' }, { sku: 'B' }] });
