@@ -133,9 +133,12 @@ const requestProperties: Record<string, JsonSchema> = {
   image_processing: {
     type: 'object',
     additionalProperties: false,
+    description: 'With enabled: images of the media fields (or of `fields`) are resized within min_side_px..max_side_px, padded to a square on background_color (make_square), re-encoded as output_format at quality, and hosted by the service (implies host_media for them).',
     properties: {
-      enabled: { type: 'boolean' }, make_square: { type: 'boolean' }, background_color: { type: 'string' },
-      min_side_px: { type: 'integer', minimum: 1 }, max_side_px: { type: 'integer', minimum: 1 }, output_format: { type: 'string' },
+      enabled: { type: 'boolean' }, make_square: { type: 'boolean' },
+      background_color: { type: 'string', pattern: '^(#[0-9A-Fa-f]{3}|#[0-9A-Fa-f]{4}|#[0-9A-Fa-f]{6}|#[0-9A-Fa-f]{8}|[A-Za-z]{3,30})$', description: 'Hex (#fff, #ffffff, with alpha) or a CSS colour name.' },
+      min_side_px: { type: 'integer', minimum: 1, maximum: 10000 }, max_side_px: { type: 'integer', minimum: 1, maximum: 10000 },
+      output_format: { type: 'string', enum: ['jpeg', 'jpg', 'png', 'webp', 'avif'] },
       quality: { type: 'integer', minimum: 1, maximum: 100 }, force_reprocess_hosted: { type: 'boolean' }, fields: { type: 'array', items: { type: 'string' } },
     },
   },

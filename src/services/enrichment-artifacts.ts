@@ -6,6 +6,7 @@ import { loadConfig } from '../config';
 import type { EnrichmentResult, OutputField } from '../enrichment/types';
 import type { Fetcher, FetchedPage } from '../enrichment/research/types';
 import { NotFoundError } from '../lib/errors';
+import { processesField, processImage, type ImageProcessingOptions } from './image-processing';
 import type { Scope } from './scope';
 
 /**
@@ -163,8 +164,11 @@ export function isMediaField(f: OutputField): boolean {
  * rewrites them to hosted URLs (`host_media`). A URL that cannot be hosted (fetch error, status
  * ≠ 200, not an image/PDF) stays as it was, with a field issue — unless `strict`, in which
  * case the whole field is cleared (value, sources, explanation) so no unhosted media leaves the
- * service (`strict_hosted_media`). Without a fetcher nothing can be hosted.
- * @returns the number of URLs hosted and failed (for the debug log)
+ * service (`strict_hosted_media`). Without a fetcher nothing can be hosted. With `processing`
+ * (`image_processing`, src/services/image-processing.ts), the images of the fields it names are
+ * transformed before they are stored; already hosted URLs are re-processed only with
+ * `force_reprocess_hosted`.
+ * @returns the number of URLs hosted, failed and processed (for the debug log)
  */
 export async function hostResultMedia(
   knex: Knex,
@@ -173,9 +177,24 @@ export async function hostResultMedia(
   result: EnrichmentResult,
   fields: OutputField[],
   strict: boolean,
-): Promise<{ hosted: number; failed: number }> {
+  processing?: ImageProcessingOptions,
+): Promise<{ hosted: number; failed: number; processed: number }> {
   let hosted = 0;
   let failed = 0;
+  let processed = 0;
+  /** Hosts bytes, transformed first when the field's images are processed (a failed transform hosts the original). */
+  const host = async (field: string, bytes: Buffer, contentType: string, url: string): Promise<string | null> => {
+    if (processesField(processing, field) && /^image\//i.test(contentType)) {
+      try {
+        const out = await processImage(bytes, contentType, processing!);
+        processed++;
+        return await hostBytes(knex, organizationId, out.bytes, out.contentType, url);
+      } catch (err) {
+        result.review_info.field_issues.push({ field, message: `Image not processed (${(err as Error).message}); hosted as it was.` });
+      }
+    }
+    return hostBytes(knex, organizationId, bytes, contentType, url);
+  };
   const after = result.after_data;
   for (const field of fields.filter(isMediaField)) {
     const value = after[field.name];
@@ -184,15 +203,19 @@ export async function hostResultMedia(
     const rewritten: string[] = [];
     let fieldFailed = false;
     for (const url of urls) {
-      if (url.startsWith(`${storage().publicUrl}/api/public/media/`)) {
+      const hostedFile = url.startsWith(`${storage().publicUrl}/api/public/media/`) ? url.slice(`${storage().publicUrl}/api/public/media/`.length) : null;
+      if (hostedFile !== null && !(processing?.force_reprocess_hosted && processesField(processing, field.name))) {
         rewritten.push(url);
         continue;
       }
       let hostedUrl: string | null = null;
       try {
-        if (fetcher && /^https?:\/\//i.test(url)) {
+        if (hostedFile !== null) {
+          const media = await readMedia(knex, hostedFile);
+          hostedUrl = await host(field.name, await fs.promises.readFile(media.file), media.content_type, url);
+        } else if (fetcher && /^https?:\/\//i.test(url)) {
           const page = await fetcher.fetch(url);
-          if (page.status === 200) hostedUrl = await hostBytes(knex, organizationId, Buffer.from(page.body), page.content_type ?? '', url);
+          if (page.status === 200) hostedUrl = await host(field.name, Buffer.from(page.body), page.content_type ?? '', url);
         }
       } catch {
         hostedUrl = null;
@@ -214,7 +237,7 @@ export async function hostResultMedia(
     if (fieldFailed) result.review_info.field_issues.push({ field: field.name, message: 'Some media could not be hosted; the original URLs are kept.' });
     after[field.name] = Array.isArray(value) ? rewritten : rewritten[0];
   }
-  return { hosted, failed };
+  return { hosted, failed, processed };
 }
 
 /**

@@ -308,9 +308,10 @@ async function computeRow(knex: Knex, engine: EnrichmentEngine, row: LoadedRow, 
   const result = outcome.result;
   result.original_data = row.input;
   const notes: string[] = [];
-  if (config.host_media && !result.error) {
-    const media = await hostResultMedia(knex, engine.fetcher, row.organization_id, result, input.output_schema, Boolean(config.strict_hosted_media));
-    notes.push(`media hosted: ${media.hosted}, not hostable: ${media.failed}${config.strict_hosted_media ? ' (strict: failed fields cleared)' : ''}`);
+  // Processed images are served from the service, so image_processing hosts them too.
+  if ((config.host_media || config.image_processing?.enabled) && !result.error) {
+    const media = await hostResultMedia(knex, engine.fetcher, row.organization_id, result, input.output_schema, Boolean(config.strict_hosted_media), config.image_processing);
+    notes.push(`media hosted: ${media.hosted}, not hostable: ${media.failed}, images processed: ${media.processed}${config.strict_hosted_media ? ' (strict: failed fields cleared)' : ''}`);
   }
   let artifacts: ArtifactRecord[] = [];
   if (capture) {

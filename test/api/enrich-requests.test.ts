@@ -213,6 +213,9 @@ describe('source_catalog_id, resume and re-extract rules', () => {
     expect(strict.status).toBe(422);
     const priced = await request(app).post('/api/public/enrich').set(org.auth).send({ items: [{ name: 'x' }, { name: 'y' }], output_schema: [field], async_mode: true, pricing_estimates: true, image_processing: { enabled: true } });
     expect(priced.body.pricing_estimates).toEqual(expect.objectContaining({ credits_per_successful_item: 1, items: 2, items_to_process: 2, estimated_credits: 2 }));
-    expect(priced.body.notices).toEqual(expect.arrayContaining([expect.stringMatching(/^image_processing/)]));
+    expect(priced.body.notices ?? []).not.toEqual(expect.arrayContaining([expect.stringMatching(/^image_processing/)]));
+    const badFormat = await request(app).post('/api/public/enrich').set(org.auth).send({ items: [{ name: 'x' }], output_schema: [field], image_processing: { enabled: true, output_format: 'bmp', background_color: 'rgb(1,2,3)' } });
+    expect(badFormat.status).toBe(422);
+    expect(badFormat.body.detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual(expect.arrayContaining(['body.image_processing.output_format', 'body.image_processing.background_color']));
   });
 });

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import sharp from 'sharp';
 import request from 'supertest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
@@ -33,6 +34,8 @@ const labels: Record<string, Record<string, any>> = JSON.parse(fs.readFileSync(p
 const pages = PAGE_IDS.map((id) => index.find((p) => p.id === id)!);
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201e2213fbc0000000049454e44ae426082', 'hex');
+/** A 300×200 blue PNG, set in beforeAll (sharp renders it). */
+let PHOTO: Buffer;
 const NO_USAGE: EngineUsage = { search_calls: 0, pages_fetched: 0, llm_calls: 0, llm_prompt_tokens: 0, llm_completion_tokens: 0 };
 
 /**
@@ -47,6 +50,7 @@ function mediaEngine(): EnrichmentEngine & { researched: number; fetched: string
       fetched.push(url);
       const base = { url, final_url: url, fetched_at: '2026-01-01T00:00:00.000Z' };
       if (url.includes('img.example/ok')) return { ...base, status: 200, content_type: 'image/png', body: PNG };
+      if (url.includes('img.example/photo')) return { ...base, status: 200, content_type: 'image/png', body: PHOTO };
       return { ...base, status: 404, content_type: 'text/html', body: Buffer.from('not found') };
     },
   };
@@ -93,6 +97,7 @@ let org: Awaited<ReturnType<typeof createTestOrg>>;
 let dataDir: string;
 
 beforeAll(async () => {
+  PHOTO = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#0000ff' } }).png().toBuffer();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-options-'));
   const config = { ...loadConfig(), dataDir, publicUrl: 'https://svc.test', researchArchives: [ZYTE] };
   env = await startTestTemporal();
@@ -185,6 +190,34 @@ describe('host_media / strict_hosted_media', () => {
     expect(media.status).toBe(200);
     expect(media.headers['content-type']).toBe('image/png');
     expect(Buffer.from(media.body).equals(PNG)).toBe(true);
+  });
+});
+
+describe('image_processing', () => {
+  it('resizes, squares and re-encodes images before hosting them, without host_media', async () => {
+    const res = await request(fakeApp).post('/api/public/enrich').set(org.auth).send({
+      output_schema: [brand, images], include_debug_log: true,
+      image_processing: { enabled: true, make_square: true, background_color: '#ff0000', max_side_px: 100, output_format: 'webp', quality: 80 },
+      items: [{ name: 'photo item', image: 'https://img.example/photo.png' }],
+    });
+    expect(res.status).toBe(200);
+    const [result] = res.body.results;
+    expect(result.after_data.images).toEqual([expect.stringMatching(/^https:\/\/svc\.test\/api\/public\/media\/[0-9a-f]{64}\.webp$/)]);
+    expect(result.review_info.debug_log).toEqual(expect.arrayContaining([expect.stringMatching(/images processed: 1/)]));
+    const media = await request(fakeApp).get(new URL(result.after_data.images[0]).pathname).buffer(true).parse((r, cb) => {
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => cb(null, Buffer.concat(chunks)));
+    });
+    expect(media.headers['content-type']).toBe('image/webp');
+    const { data, info } = await sharp(media.body as Buffer).raw().toBuffer({ resolveWithObject: true });
+    expect([info.width, info.height]).toEqual([100, 100]);
+    // 300×200 scaled to 100×67, centred on a red square: the top row is padding, the centre the photo.
+    const pixel = (x: number, y: number) => [...data.subarray((y * info.width + x) * info.channels, (y * info.width + x) * info.channels + 3)];
+    expect(pixel(50, 2)[0]).toBeGreaterThan(200);
+    expect(pixel(50, 2)[2]).toBeLessThan(60);
+    expect(pixel(50, 50)[2]).toBeGreaterThan(200);
+    expect(pixel(50, 50)[0]).toBeLessThan(60);
   });
 });
 
