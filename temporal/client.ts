@@ -8,8 +8,7 @@ import type { SearchAttributePair } from '@temporalio/common';
 import type { Config } from '../src/config';
 import type { JobRunner } from '../src/services/job-runner';
 import type { enrichmentJobWorkflow } from '../workflows';
-import { ENRICHMENT_JOB_KIND, EnrichmentJobArgs } from '../workflows/definitions';
-import { CATALOG_ID, JOB_KIND, ORGANIZATION_ID } from './search-attributes';
+import { CATALOG_ID, ENRICHMENT_JOB_KIND, EnrichmentJobArgs, JOB_KIND, ORGANIZATION_ID } from '../workflows/definitions';
 
 /** Deadline of the readiness ping (ms). */
 const PING_TIMEOUT_MS = 3000;

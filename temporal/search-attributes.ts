@@ -7,8 +7,6 @@ import { isGrpcServiceError } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
 import { CATALOG_ID, JOB_KIND, ORGANIZATION_ID } from '../workflows/definitions';
 
-export { CATALOG_ID, JOB_KIND, ORGANIZATION_ID };
-
 /** Every custom search attribute; also passed to test dev servers (`server.searchAttributes`). */
 export const SEARCH_ATTRIBUTES = [ORGANIZATION_ID, CATALOG_ID, JOB_KIND];
 

@@ -18,11 +18,11 @@ import { engineItem } from './engine-item';
 /** Catalog items sampled (newest first) as examples: bounds the stored size and the training time. */
 export const TEXT_EXAMPLE_ITEMS = 1000;
 /** Total characters of example texts kept at most (items with long descriptions stop the sample earlier). */
-export const TEXT_EXAMPLE_CHARS = 400_000;
+const TEXT_EXAMPLE_CHARS = 400_000;
 /** Items looked at at most while sampling (items without text or values are skipped). */
-export const TEXT_EXAMPLE_SCAN = 20_000;
+const TEXT_EXAMPLE_SCAN = 20_000;
 /** Longest value kept as an example label, in characters (the same bound as `knownValues`). */
-export const TEXT_EXAMPLE_VALUE_MAX = 200;
+const TEXT_EXAMPLE_VALUE_MAX = 200;
 
 /** Items read per query while sampling. */
 const PAGE = 1000;

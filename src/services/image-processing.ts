@@ -28,7 +28,7 @@ export interface ImageProcessingOptions {
 }
 
 /** Output formats sharp writes here → content type. */
-export const IMAGE_OUTPUT_TYPES: Record<string, string> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp', avif: 'image/avif' };
+const IMAGE_OUTPUT_TYPES: Record<string, string> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp', avif: 'image/avif' };
 
 /** Largest input image decoded (pixels), against decompression bombs. */
 const MAX_INPUT_PIXELS = 100_000_000;

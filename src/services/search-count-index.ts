@@ -21,7 +21,7 @@ import { logger } from '../lib/logger';
  */
 
 /** Slots per postings row: 16 rows per word for 1,000,000 items. */
-export const SEARCH_INDEX_BLOCK = 65536;
+const SEARCH_INDEX_BLOCK = 65536;
 
 /** Catalogs with fewer items are not indexed automatically (their GIN counts read ≤ this many rows). */
 export const SEARCH_INDEX_MIN_ITEMS = 50000;
@@ -37,7 +37,7 @@ const REBUILD_INTERVAL_MS = 60000;
  * postings. 0.2% of the items, at least 500: a rare part then costs at most ~2,000 row reads
  * on 1,000,000 items (~10 ms), and the index holds ~1,000 words of a typical product catalog.
  */
-export function defaultMinDf(itemCount: number): number {
+function defaultMinDf(itemCount: number): number {
   return Math.max(500, Math.ceil(itemCount / 500));
 }
 

@@ -391,11 +391,13 @@ export function trainGroupedTextModel(groups: Map<string, TextGroup>, examples: 
     });
   }
   const unionFields = names.map((n) => ({ name: n, type: 'string' as const, description: n }));
+  // Folds by position within the group: every group is spread over all folds.
   const foldOf = new Map<TextExample, number>();
   for (const own of members.values()) own.forEach((e, i) => foldOf.set(e, i % FOLDS));
+  const outOfFold = (pool: TextExample[], fold: number): TextExample[] => pool.filter((e) => foldOf.get(e) !== fold);
   // Shared word evidence, cross-fitted like the groups' own: an example never sees its fold's values.
   const shared = grouped ? buildProfiles(unionFields, knownOf([...foldOf.keys()])) : null;
-  const sharedFolds = Array.from({ length: FOLDS }, (_, fold) => (grouped ? buildProfiles(unionFields, knownOf([...foldOf.keys()].filter((e) => foldOf.get(e) !== fold))) : undefined));
+  const sharedFolds = Array.from({ length: FOLDS }, (_, fold) => (grouped ? buildProfiles(unionFields, knownOf(outOfFold([...foldOf.keys()], fold))) : undefined));
   const prepared: Array<{ fold: number; group: string; example: TextExample; tokens: Token[]; sequence: Sequence; rules: TextExtraction[] }> = [];
   let labelled = false;
   for (const [name, group] of groups) {
@@ -409,9 +411,9 @@ export function trainGroupedTextModel(groups: Map<string, TextGroup>, examples: 
       return { example, tokens, ...labelTokens(example.text, tokens, values, names) };
     });
     for (let fold = 0; fold < FOLDS; fold += 1) {
-      const inFold = tagged.filter((_, i) => i % FOLDS === fold);
+      const inFold = tagged.filter((t) => foldOf.get(t.example) === fold);
       if (inFold.length === 0) continue;
-      const foldProfiles = buildProfiles(bare, knownOf(own.filter((_, i) => i % FOLDS !== fold)));
+      const foldProfiles = buildProfiles(bare, knownOf(outOfFold(own, fold)));
       for (const { example, tokens, labels, found } of inFold) {
         labelled ||= found.size > 0;
         const { features, rules } = analyse(example.text, tokens, foldProfiles, grouped ? name : undefined, sharedFolds[fold]);
