@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as cheerio from 'cheerio';
+import { auditResult } from '../enrichment/audit';
 import { createEngine } from '../enrichment/engine';
 import { possibleCurrencyCodes } from '../enrichment/normalize/price';
 import { openArchives, readArchiveIndex, stripUrl } from '../enrichment/research/archive';
@@ -153,6 +154,8 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
 
   const counts = Object.fromEntries(PAGE_FIELDS.map((f) => [f, { tp: 0, fp: 0, fn: 0 }])) as Record<PageField, FieldCounts>;
   const byConfidence: Record<string, { returned: number; correct: number }> = {};
+  // Post-enrichment audit (src/enrichment/audit.ts): per decision, items and the precision of their labelled values.
+  const byAudit: Record<string, { items: number; returned: number; correct: number }> = {};
   let cited = 0, citedOwn = 0, hits = 0, unlabelled = 0, groundedCount = 0, items = 0;
   const misses: string[] = [];
   let engineMs = 0;
@@ -168,6 +171,8 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
     engineMs += Date.now() - t0;
     if (evidence.search_results.slice(0, 5).some((r) => ownUrls.has(r.url))) hits++;
     const after = result.after_data;
+    const audit = byAudit[auditResult(result, item, PAGES_SCHEMA, evidence).decision] ??= { items: 0, returned: 0, correct: 0 };
+    audit.items++;
     for (const field of PAGE_FIELDS) {
       const g = acceptable(labels, field);
       let p = after[field];
@@ -178,6 +183,8 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
       const ok = predicted && correct(field, p, goldEff);
       count(counts[field], predicted, ok, goldEff.length > 0);
       if (has) {
+        audit.returned++;
+        if (ok) audit.correct++;
         const level = result.review_info.field_confidence[field] ?? 'none';
         byConfidence[level] ??= { returned: 0, correct: 0 };
         byConfidence[level].returned++;
@@ -210,6 +217,7 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
   console.log(table(['field', 'precision', 'recall', 'F1', ...baselineF1.map(([n]) => `${n} F1`)],
     PAGE_FIELDS.map((f) => [f, fields[f].precision.toFixed(3), fields[f].recall.toFixed(3), fields[f].f1.toFixed(3), ...baselineF1.map(([, b]) => b[f].toFixed(3))])));
   console.log(table(['confidence', 'returned', 'precision'], Object.entries(byConfidence).map(([k, v]) => [k, v.returned, (v.correct / v.returned).toFixed(3)])));
+  console.log(table(['audit', 'items', 'values', 'precision'], Object.entries(byAudit).map(([k, v]) => [k, v.items, v.returned, (v.correct / Math.max(1, v.returned)).toFixed(3)])));
   const r = (x: number) => Number(x.toFixed(4));
   return {
     suite: 'pages',
@@ -223,6 +231,7 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
     speed,
     index_build_s: r(indexSeconds),
     precision_by_confidence: Object.fromEntries(Object.entries(byConfidence).map(([k, v]) => [k, r(v.correct / v.returned)])),
+    audit: Object.fromEntries(Object.entries(byAudit).map(([k, v]) => [k, { items: v.items, precision: r(v.correct / Math.max(1, v.returned)) }])),
     baselines_f1: Object.fromEntries(baselineF1),
   };
 }

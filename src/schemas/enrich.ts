@@ -79,6 +79,7 @@ export const ENRICH_DEFAULTS: Readonly<Record<string, unknown>> = {
   prompt: '', speed: 'deep', web_search: true, predict_taxonomy: false, predict_taxonomy_attributes: true,
   validate_semantics: false, async_mode: false, include_source_explanations: true, include_service_usage: false,
   capture_source_artifacts: false, host_media: false, strict_hosted_media: false, staged_status: 'pending',
+  review_mode: 'all', audit_decisions_enabled: false,
 };
 
 const d = (key: string): string => `Default: ${JSON.stringify(ENRICH_DEFAULTS[key])}.`;
@@ -128,8 +129,8 @@ const requestProperties: Record<string, JsonSchema> = {
   knowledge_base_enabled: { type: 'boolean' },
   knowledge_base_sources: { type: 'object', additionalProperties: { type: 'string' } },
   knowledge_base_metadata: { type: 'object' },
-  review_mode: { type: 'string', maxLength: 100 },
-  audit_decisions_enabled: { type: 'boolean' },
+  review_mode: { type: 'string', enum: ['all', 'flagged'], description: `${d('review_mode')} "flagged": the post-enrichment audit runs; changes it passes are staged as draft, the others as pending.` },
+  audit_decisions_enabled: { type: 'boolean', description: `${d('audit_decisions_enabled')} Audits every result (pass | review_required | fail with reasons) into review_info.audit; the poll counts the decisions.` },
   image_processing: {
     type: 'object',
     additionalProperties: false,

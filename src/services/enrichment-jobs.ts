@@ -5,6 +5,7 @@ import { logger } from '../lib/logger';
 import type { EnrichmentJob } from '../models/enrichment-job';
 import type { OutputField } from '../enrichment/types';
 import { presentJob, presentJobListEntry } from '../presenters/enrichment-job';
+import { auditSummary, auditWanted } from './enrichment-audit';
 import { copyJobExamples, saveJobExamples } from './enrichment-examples';
 import { hostKnowledgeBase, saveJobDocuments } from './enrichment-knowledge-base';
 import { copyRowsForReextract, copyRowsForResume, insertInlineItems, insertItemsFromCatalog, insertItemsFromFile, rowRules } from './enrichment-items';
@@ -163,6 +164,7 @@ export async function getEnrichmentJob(deps: Pick<JobServiceDeps, 'knex'>, scope
     page_size: pageSize,
     total_pages: Math.ceil(job.completed_items / pageSize),
   });
+  if (auditWanted(job.config)) out.audit = await auditSummary(deps.knex, jobId, job.total_items);
   // Webhook delivery state (decisions.md §4: every attempt visible on the job).
   const webhook = await webhookStatus(deps.knex, job);
   if (webhook) out.webhook = webhook;

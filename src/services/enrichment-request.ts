@@ -91,7 +91,6 @@ function recordedNoops(r: Record<string, any>, hasKnowledgeFiles: boolean): stri
   if ((r.knowledge_base_enabled || r.knowledge_base_sources || r.knowledge_base_metadata) && !hasKnowledgeFiles) {
     out.push('knowledge_base: only uploaded knowledge_base_files are read by the extractor; knowledge_base_sources given without files are listed as they are');
   }
-  if (r.review_mode !== undefined || r.audit_decisions_enabled !== undefined) out.push('review_mode / audit_decisions_enabled: stored in the job config; no post-enrichment audit runs');
   if (r.include_source_explanations === false) out.push('include_source_explanations: always enabled for public jobs');
   if (r.global_feedback !== undefined || r.item_feedback !== undefined) out.push('feedback: passed to the extractor and echoed in review_info.feedback; the deterministic extractor does not change values from free text');
   return out;

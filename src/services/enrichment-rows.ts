@@ -8,6 +8,8 @@ import type { CatalogTextExample, EngineUsage, EnrichInput, EnrichmentEngine, En
 import type { EnrichmentJob } from '../models/enrichment-job';
 import { ArtifactRecord, artifactLinks, hostResultMedia, recordArtifacts, storeArtifacts } from './enrichment-artifacts';
 import { CatalogTarget, stageRowResult } from './enrichment-staging';
+import { auditWanted, stagedStatusFor } from './enrichment-audit';
+import { auditResult, AuditJudgment } from '../enrichment/audit';
 
 /**
  * The row-level work of an enrichment job, used by the Temporal activities (which stay thin
@@ -177,22 +179,9 @@ async function insertEvidenceDocuments(db: Knex | Knex.Transaction, organization
 }
 
 /**
- * Stores the parsed pages of a row's evidence once per organization and returns the evidence
- * to keep on the row (documents as `{url, rank, doc_ref}`); see {@link loadEvidence} for the
- * way back. {@link writeRowResult} does the same inside the row's transaction.
- * @param evidence the engine's evidence (`Evidence` of src/enrichment/types.ts), or anything else
- * @returns the evidence with document references, or `evidence` itself when it holds no parsed page
- */
-export async function storeEvidence(knex: Knex, organizationId: string, evidence: unknown): Promise<unknown> {
-  const split = splitEvidence(organizationId, evidence);
-  await insertEvidenceDocuments(knex, organizationId, split.fresh);
-  split.fresh.forEach(([h]) => rememberDoc(`${organizationId}:${h}`));
-  return split.evidence;
-}
-
-/**
- * The inverse of {@link storeEvidence}: a row's stored evidence with every `doc_ref` replaced by
- * its parsed page again, as the engine's `extract` expects (re-extraction). Evidence stored
+ * The inverse of {@link splitEvidence} (which {@link writeRowResults} applies): a row's stored
+ * evidence with every `doc_ref` replaced by its parsed page again, as the engine's `extract`
+ * expects (re-extraction). Evidence stored
  * inline (rows written before content addressing) is returned unchanged. A reference whose
  * document is missing is left without `doc`, which the engine skips like an unreadable page.
  */
@@ -297,9 +286,12 @@ async function computeRow(knex: Knex, engine: EnrichmentEngine, row: LoadedRow, 
   if (examples.length > 0 && !input.options.web_search) input.options.text_examples = examples;
   const capture: FetchedPage[] | null = config.capture_source_artifacts ? [] : null;
   let outcome: RowOutcome;
+  // The research with its parsed pages, as extraction saw it (the audit looks into it).
+  let research: unknown = null;
   try {
     const stored = config.reextract_from_activity_id ? await loadEvidence(knex, row.organization_id, row.evidence) : null;
     outcome = await runEngine(engine, config, input, stored, capture);
+    research = stored ?? outcome.evidence;
     // Keep the row's stored form (document references) rather than the hydrated pages.
     if (stored) outcome.evidence = row.evidence;
   } catch (err: any) {
@@ -321,6 +313,11 @@ async function computeRow(knex: Knex, engine: EnrichmentEngine, row: LoadedRow, 
   }
   if (input.options.text_examples) notes.push(`catalog text examples: ${input.options.text_examples.length}`);
   if (input.options.feedback) (result.review_info as ReviewInfo & { feedback?: string }).feedback = input.options.feedback;
+  if (auditWanted(config)) {
+    const audit = auditResult(result, row.input, input.output_schema, research as Evidence | null);
+    (result.review_info as ReviewInfo & { audit?: AuditJudgment }).audit = audit;
+    notes.push(`audit: ${audit.decision}`);
+  }
   if (config.include_debug_log) (result.review_info as ReviewInfo & { debug_log?: string[] }).debug_log = debugLog(config, input, outcome, notes);
   return { rowIndex: row.row_index, outcome, artifacts };
 }
@@ -345,23 +342,6 @@ export async function processRow(knex: Knex, engine: EnrichmentEngine, jobId: st
 
 /** Thrown inside {@link writeRowResults}'s transaction to roll it back when the job stopped running. */
 class JobNotRunning extends Error {}
-
-/**
- * Writes a row's result once: only while the row is `pending` and the job `running`, and moves
- * the job counters in the same transaction. See {@link writeRowResults}, which it calls with one row.
- * @returns true when this call wrote the result, false when it was already written or the job
- *   stopped running (cancelled jobs take no new results, so credits match the kept results)
- */
-export async function writeRowResult(
-  knex: Knex,
-  jobId: string,
-  rowIndex: number,
-  outcome: { result: EnrichmentResult; evidence: unknown; usage: EngineUsage | null },
-  extras: { artifacts?: ArtifactRecord[] } = {},
-): Promise<boolean> {
-  const [written] = await writeRowResults(knex, jobId, [{ rowIndex, outcome, artifacts: extras.artifacts }]);
-  return written;
-}
 
 /**
  * Writes the results of several rows of one job in ONE transaction: each only while its row is
@@ -411,7 +391,7 @@ export async function writeRowResults(knex: Knex, jobId: string, writes: RowWrit
         if (!mine[k]) continue;
         const result = w.outcome.result;
         const input = inputs.get(w.rowIndex)!;
-        if (target) result.staged_change_id = await stageRowResult(trx, { id: jobId, organization_id: job.organization_id }, target, w.rowIndex, input, result, job.config.staged_status ?? 'pending');
+        if (target) result.staged_change_id = await stageRowResult(trx, { id: jobId, organization_id: job.organization_id }, target, w.rowIndex, input, result, stagedStatusFor(job.config, result));
         if (w.artifacts?.length) await recordArtifacts(trx, { id: jobId, organization_id: job.organization_id }, w.rowIndex, w.artifacts);
         const evidence = splits[k] ? splits[k]!.evidence : null;
         values.push([w.rowIndex, result.error ? 'failed' : 'succeeded', JSON.stringify(result), evidence === null ? null : JSON.stringify(evidence), w.outcome.usage === null ? null : JSON.stringify(w.outcome.usage), result.error ?? null]);

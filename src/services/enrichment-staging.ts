@@ -67,7 +67,7 @@ export interface CatalogTarget {
  * the catalog's business key (`unique_id_field`; decisions.md §3), else none (`is_new_item`).
  * After-data: before-data overlaid with the enriched data, without `sources` /
  * `source_explanations` (those go to `source_data` with `all_sources`, `category_id` and the
- * taxonomy attributes). Status: `error` for item-level errors, else `stagedStatus`.
+ * taxonomy attributes). `status`: the staged-change status ({@link stagedStatusFor} of ./enrichment-audit).
  * @returns the staged change id (the existing one when this row was already staged)
  */
 export async function stageRowResult(
@@ -77,7 +77,7 @@ export async function stageRowResult(
   rowIndex: number,
   input: Record<string, unknown>,
   result: EnrichmentResult,
-  stagedStatus: 'pending' | 'draft',
+  status: 'pending' | 'draft' | 'error',
 ): Promise<string> {
   const explicitId = input[ITEM_ID_KEY];
   let item: { id: string; entity_type: string; data: Record<string, unknown> } | undefined;
@@ -113,7 +113,7 @@ export async function stageRowResult(
       source_data: JSON.stringify(sourceData),
       is_new_item: !item,
       row_index: rowIndex,
-      status: result.error ? 'error' : stagedStatus,
+      status,
       review_info: JSON.stringify(result.review_info ?? null),
     })
     .onConflict(['activity_id', 'row_index'])

@@ -71,7 +71,8 @@ function mediaEngine(): EnrichmentEngine & { researched: number; fetched: string
         const value = f.name === 'brand' ? doc.brand : f.name === 'images' ? doc.images : f.name === 'color' ? 'red' : undefined;
         if (value === undefined) continue;
         after[f.name] = value;
-        after.sources[f.name] = [doc.url];
+        // An item naming `cite` makes the engine cite a page it never read (the audit must fail it).
+        after.sources[f.name] = [typeof input.item.cite === 'string' ? input.item.cite : doc.url];
         after.source_explanations[f.name] = `From ${doc.url}.`;
       }
       const result: EnrichmentResult = { original_data: input.item, after_data: after, all_sources: [doc.url],
@@ -169,6 +170,44 @@ describe('catalog_id: staged changes on the job activity (decisions.md §4, §5)
     const stranger = await createTestOrg('stranger');
     expect((await request(fakeApp).get(`/api/activities/${jobId}`).set(stranger.auth)).status).toBe(403);
     expect((await request(fakeApp).get('/api/activities/00000000-0000-4000-8000-000000000000/staged-changes').set(org.auth)).status).toBe(404);
+  });
+});
+
+describe('post-enrichment audit: audit_decisions_enabled and review_mode (decisions.md §4 G21)', () => {
+  it('audits every result, stages only what needs a human as pending under review_mode flagged, and counts decisions on the poll', async () => {
+    const catalogId = await createTestCatalog(org.organizationId, { schema_definition: { type: 'object', properties: { sku: { type: 'string' }, brand: { type: 'string' } } } });
+    const items = [
+      { sku: 'A-1', name: 'Shoe one', brand: 'Zeta' }, // the web says Acme: replaces an existing value → review
+      { sku: 'P-2', name: 'Shoe two' }, // clean → pass
+      { sku: 'P-3', name: 'Shoe three', cite: 'https://elsewhere.example/never-read' }, // cites an unread page → fail
+    ];
+    const res = await request(fakeApp).post('/api/public/enrich').set(org.auth).send({ catalog_id: catalogId, output_schema: [brand], review_mode: 'flagged', items });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'completed', successful: 3, audit: { pass: 1, review_required: 1, fail: 1 } });
+    expect(res.body.notices ?? []).not.toEqual(expect.arrayContaining([expect.stringMatching(/audit/)]));
+    const audits = res.body.results.map((r: any) => r.review_info.audit);
+    expect(audits.map((a: any) => a.decision)).toEqual(['review_required', 'pass', 'fail']);
+    expect(audits[0].field_issues).toEqual([{ field: 'brand', message: 'Replaces the existing value "Zeta".' }]);
+    expect(audits[2].reasons[0]).toBe('brand: Cites a page research never read: https://elsewhere.example/never-read.');
+    const staged = await request(fakeApp).get(`/api/activities/${res.body.job_id}/staged-changes`).set(org.auth);
+    expect(staged.body.items.map((c: any) => [c.row_index, c.status, c.review_info.audit.decision])).toEqual([[0, 'pending', 'review_required'], [1, 'draft', 'pass'], [2, 'pending', 'fail']]);
+    const pendingOnly = await request(fakeApp).get(`/api/activities/${res.body.job_id}/staged-changes?status=pending`).set(org.auth);
+    expect(pendingOnly.body.total).toBe(2);
+
+    // audit_decisions_enabled alone annotates; staging follows staged_status.
+    const annotated = await request(fakeApp).post('/api/public/enrich').set(org.auth).send({ catalog_id: catalogId, output_schema: [brand], audit_decisions_enabled: true, staged_status: 'draft', items });
+    expect(annotated.body.audit).toEqual({ pass: 1, review_required: 1, fail: 1 });
+    const drafts = await request(fakeApp).get(`/api/activities/${annotated.body.job_id}/staged-changes?status=draft`).set(org.auth);
+    expect(drafts.body.total).toBe(3);
+
+    // Without either option: no audit is run or reported.
+    const plain = await request(fakeApp).post('/api/public/enrich').set(org.auth).send({ output_schema: [brand], items: items.slice(0, 1) });
+    expect(plain.body.audit).toBeUndefined();
+    expect(plain.body.results[0].review_info.audit).toBeUndefined();
+
+    const bad = await request(fakeApp).post('/api/public/enrich').set(org.auth).send({ output_schema: [brand], items, review_mode: 'everything' });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail.map((d: any) => d.loc.join('.'))).toEqual(['body.review_mode']);
   });
 });
 
