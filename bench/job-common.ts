@@ -68,7 +68,7 @@ export interface JobBench {
   close(): Promise<void>;
 }
 
-const notStarted: JobRunner = { startEnrichment: async () => undefined, cancel: async () => undefined, waitForClose: async () => undefined, ping: async () => undefined };
+const notStarted: JobRunner = { startEnrichment: async () => undefined, cancel: async () => undefined, waitForClose: async () => undefined, startSearchIndexBuild: async () => false, ping: async () => undefined };
 
 /**
  * Starts the benchmark database, a dev server and an in-process worker over `engine`.

@@ -23,6 +23,7 @@ const noJobs: JobRunner = {
   async startEnrichment() { throw new Error('benchmarks start no jobs'); },
   async cancel() { throw new Error('benchmarks start no jobs'); },
   async waitForClose() { throw new Error('benchmarks start no jobs'); },
+  async startSearchIndexBuild() { throw new Error('benchmarks start no jobs'); },
   async ping() { throw new Error('benchmarks start no jobs'); },
 };
 

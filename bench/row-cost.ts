@@ -29,7 +29,7 @@ const ITEMS = Number(process.env.BENCH_ITEMS ?? 400);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const BATCH = Number(process.env.BENCH_BATCH_SIZE ?? 10);
 
-const notStarted: JobRunner = { startEnrichment: async () => undefined, cancel: async () => undefined, waitForClose: async () => undefined, ping: async () => undefined };
+const notStarted: JobRunner = { startEnrichment: async () => undefined, cancel: async () => undefined, waitForClose: async () => undefined, startSearchIndexBuild: async () => false, ping: async () => undefined };
 
 /** Percentile `p` (0..1) of `xs`. */
 function pct(xs: number[], p: number): number {

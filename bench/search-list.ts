@@ -15,12 +15,13 @@
  * (`cache_invalidated_by_write`). The 1-minute load average is reported (shared machine).
  *
  * Cold totals of words-only terms come from the catalog's search count index
- * (src/services/search-count-index.ts), which the service builds in the background the first
- * time a large catalog is searched without one. The bench builds it explicitly after seeding
- * (like the VACUUM ANALYZE of the seed; `index_build_ms`, 0 when the kept catalog already has
- * one) so no background build runs during the measurements; `cold_count_paths` says how the
- * cold totals were counted (`index`: postings, `rare`: GIN look-up of a rare part, `gin`: GIN
- * bitmap count, also for terms with punctuation, which need a literal match).
+ * (src/services/search-count-index.ts), which a Temporal workflow (searchIndexBuildWorkflow)
+ * builds the first time a large catalog is searched without one. The bench runs no Temporal
+ * server; it builds the index explicitly after seeding (like the VACUUM ANALYZE of the seed;
+ * `index_build_ms`, 0 when the kept catalog already has one) so no build runs during the
+ * measurements; `cold_count_paths` says how the cold totals were counted (`index`: postings,
+ * `rare`: GIN look-up of a rare part, `gin`: GIN bitmap count, also for terms with
+ * punctuation, which need a literal match).
  */
 import './env';
 import { newId } from '../src/lib/ids';

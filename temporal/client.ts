@@ -1,14 +1,17 @@
 /**
  * The API's side of Temporal: a client factory and {@link TemporalJobRunner}, the JobRunner
- * (src/services/job-runner.ts) that starts, cancels and awaits enrichment workflows.
+ * (src/services/job-runner.ts) that starts, cancels and awaits enrichment workflows and starts
+ * search count index builds.
  */
 import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, isGrpcServiceError } from '@temporalio/client';
-import { WorkflowIdReusePolicy } from '@temporalio/common';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Config } from '../src/config';
 import type { JobRunner } from '../src/services/job-runner';
-import type { enrichmentJobWorkflow } from '../workflows';
-import { CATALOG_ID, ENRICHMENT_JOB_KIND, EnrichmentJobArgs, JOB_KIND, ORGANIZATION_ID } from '../workflows/definitions';
+import type { enrichmentJobWorkflow, searchIndexBuildWorkflow } from '../workflows';
+import {
+  CATALOG_ID, ENRICHMENT_JOB_KIND, EnrichmentJobArgs, JOB_KIND, ORGANIZATION_ID, SEARCH_INDEX_JOB_KIND, SearchIndexBuildArgs, searchIndexWorkflowId,
+} from '../workflows/definitions';
 
 /** Deadline of the readiness ping (ms). */
 const PING_TIMEOUT_MS = 3000;
@@ -33,6 +36,9 @@ export async function connectTemporalClient(config: Pick<Config, 'temporalAddres
  */
 export type EnrichmentTuning = Pick<EnrichmentJobArgs, 'page_size' | 'pages_per_run' | 'batch_size' | 'row_heartbeat_timeout_s' | 'webhook' | 'concurrency'>;
 
+/** Tuning of search count index builds a starter may override (tests shorten the cool-down). */
+export type SearchIndexTuning = Omit<SearchIndexBuildArgs, 'catalog_id'>;
+
 /** The job fields a start needs (a row of `enrichment_jobs`). */
 export interface StartableJob {
   id: string;
@@ -49,12 +55,15 @@ export class TemporalJobRunner implements JobRunner {
   /**
    * @param client a connected (or lazy) Temporal client
    * @param config task queue and per-job concurrency (`ENRICH_CONCURRENCY`)
-   * @param tuning optional page size / pages per run passed to every started workflow
+   * @param tuning optional page size / pages per run passed to every started enrichment workflow
+   * @param searchIndexTuning optional cool-down / heartbeat / retry tuning of every search count
+   *   index build
    */
   constructor(
     private readonly client: Client,
     private readonly config: Pick<Config, 'taskQueue' | 'enrichConcurrency'>,
     private readonly tuning: EnrichmentTuning = {},
+    private readonly searchIndexTuning: SearchIndexTuning = {},
   ) {}
 
   /**
@@ -106,6 +115,42 @@ export class TemporalJobRunner implements JobRunner {
       });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+      throw err;
+    }
+  }
+
+  /**
+   * Starts `searchIndexBuildWorkflow` for a catalog under `search-index-<catalog_id>` on the
+   * API's task queue, with search attributes OrganizationId, CatalogId and
+   * JobKind=`search-index` and a summary. Reuse policy ALLOW_DUPLICATE: a closed build (completed,
+   * failed or cancelled) may run again; conflict policy FAIL: while one is open (building, or
+   * cooling down so rebuilds stay spaced) the start is "already started", answered as a no-op.
+   * @returns true when a build was started, false when one was already open
+   * @throws the client's error when Temporal is unreachable
+   */
+  async startSearchIndexBuild(catalog: { id: string; organization_id: string }): Promise<boolean> {
+    try {
+      await this.client.workflow.start<typeof searchIndexBuildWorkflow>('searchIndexBuildWorkflow', {
+        workflowId: searchIndexWorkflowId(catalog.id),
+        taskQueue: this.config.taskQueue,
+        args: [{ ...this.searchIndexTuning, catalog_id: catalog.id }],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+        typedSearchAttributes: [
+          { key: ORGANIZATION_ID, value: catalog.organization_id },
+          { key: CATALOG_ID, value: catalog.id },
+          { key: JOB_KIND, value: SEARCH_INDEX_JOB_KIND },
+        ],
+        staticSummary: `Search count index of catalog ${catalog.id}`,
+        staticDetails: [
+          `Organization: ${catalog.organization_id}`,
+          `Catalog: ${catalog.id}`,
+          'Builds the index of exact search totals (src/services/search-count-index.ts), then stays open for the rebuild cool-down.',
+        ].join('\n'),
+      });
+      return true;
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
       throw err;
     }
   }

@@ -1,14 +1,17 @@
 /**
  * The Temporal worker (`npm run worker`): config → database (created and migrated when missing)
  * → Temporal connection (waits until it answers) → search attributes → enrichment engine (index
- * built once; `ENRICH_ENGINE=echo` swaps in the benchmarking {@link echoEngine}) → Worker on `config.taskQueue`, until SIGINT/SIGTERM. {@link createWorker} builds
- * the same Worker in-process for tests over any connection.
+ * built once; `ENRICH_ENGINE=echo` swaps in the benchmarking {@link echoEngine}) → Worker on
+ * `config.taskQueue`, the queue the API starts enrichment jobs and search count index builds
+ * on, until SIGINT/SIGTERM. {@link createWorker} builds the same Worker in-process for tests
+ * over any connection.
  */
 import { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { createActivities, EnrichmentActivities } from '../activities';
+import { createSearchIndexActivities } from '../activities/search-index';
 import { loadConfig } from '../src/config';
 import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
 import type { EngineUsage, EnrichmentEngine, EnrichmentResult } from '../src/enrichment/types';
@@ -21,7 +24,10 @@ export interface WorkerDeps {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
-  /** Real adapters need `knex` + `engine`; tests may pass fake `activities` instead. */
+  /**
+   * Real adapters need `knex` + `engine`; tests may pass fake `activities` instead. With `knex`
+   * the worker also runs the search count index activity (activities/search-index.ts).
+   */
   knex?: Knex;
   engine?: EnrichmentEngine;
   activities?: EnrichmentActivities;
@@ -38,7 +44,8 @@ export interface WorkerDeps {
 }
 
 /**
- * Creates (does not run) a Worker for the enrichment workflows and activities.
+ * Creates (does not run) a Worker for every workflow type of `workflows/` with the enrichment
+ * activities and, when `deps.knex` is given, the search count index activity.
  * @throws Error when neither `activities` nor `knex` + `engine` are given; the SDK's error when
  *   the workflow bundle does not build or the namespace is unknown
  */
@@ -51,12 +58,13 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
       publicUrl: deps.publicUrl, allowHttpWebhooks: deps.allowHttpWebhooks, webhookTimeoutMs: deps.webhookTimeoutMs,
     });
   }
+  const searchIndex = deps.knex ? createSearchIndexActivities({ knex: deps.knex }) : {};
   return Worker.create({
     connection: deps.connection,
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities,
+    activities: { ...activities, ...searchIndex },
     maxConcurrentActivityTaskExecutions: deps.maxConcurrentActivities ?? 32,
     shutdownGraceTime: deps.shutdownGraceTime ?? '5 seconds',
   });

@@ -5,18 +5,21 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery } from '@temporalio/workflow';
+import type { SearchIndexBuild } from '../src/services/search-count-index';
 
 /** `OrganizationId` (Keyword) search attribute: the owning organization's id (architecture.md, Names). */
 export const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
 /** `CatalogId` (Keyword) search attribute: the catalog a job writes to, when any. */
 export const CATALOG_ID = defineSearchAttributeKey('CatalogId', SearchAttributeType.KEYWORD);
-/** `JobKind` (Keyword) search attribute: {@link ENRICHMENT_JOB_KIND} or {@link WEBHOOK_JOB_KIND}. */
+/** `JobKind` (Keyword) search attribute: {@link ENRICHMENT_JOB_KIND}, {@link WEBHOOK_JOB_KIND} or {@link SEARCH_INDEX_JOB_KIND}. */
 export const JOB_KIND = defineSearchAttributeKey('JobKind', SearchAttributeType.KEYWORD);
 
 /** `JobKind` search-attribute value of enrichment jobs (architecture.md, Names). */
 export const ENRICHMENT_JOB_KIND = 'enrichment';
 /** `JobKind` of a job's webhook delivery (a child of the job; same organization and catalog). */
 export const WEBHOOK_JOB_KIND = 'webhook-delivery';
+/** `JobKind` of a catalog's search count index build ({@link searchIndexWorkflowId}). */
+export const SEARCH_INDEX_JOB_KIND = 'search-index';
 
 /** Workflow id of an enrichment job: `enrichment-<job_id>` (architecture.md, Names; Temporal rule 8). */
 export function enrichmentWorkflowId(jobId: string): string {
@@ -122,3 +125,41 @@ export interface EnrichmentProgress extends EnrichmentCounters {
 
 /** Live progress of an enrichment job (architecture.md, Temporal rule 7; the API reads PostgreSQL). */
 export const progressQuery = defineQuery<EnrichmentProgress>('progress');
+
+/**
+ * Workflow id of a catalog's search count index build: `search-index-<catalog_id>`
+ * (architecture.md, Names: `<kind>-<id>` like `enrichment-<job_id>`; `/` is kept for children).
+ * One id per catalog, so at most one build of a catalog is open at a time (Temporal rule 8).
+ */
+export function searchIndexWorkflowId(catalogId: string): string {
+  return `search-index-${catalogId}`;
+}
+
+/** Arguments of searchIndexBuildWorkflow: the catalog's id plus optional tuning (tests shorten it). */
+export interface SearchIndexBuildArgs {
+  catalog_id: string;
+  /**
+   * Least time between the starts of two builds of the catalog (s); default
+   * {@link SEARCH_INDEX_MIN_INTERVAL_S}. The workflow stays open until then (also at least 10 ×
+   * the build's own time), so a start in between finds it running and is a no-op.
+   */
+  min_interval_s?: number;
+  /** Heartbeat timeout of the build activity (s); default 60. */
+  heartbeat_timeout_s?: number;
+  /** First retry delay of a failed or deferred build (s); default 10, doubling up to 5 min. */
+  retry_initial_interval_s?: number;
+}
+
+/** Default {@link SearchIndexBuildArgs.min_interval_s}: one build of a catalog per minute at most. */
+export const SEARCH_INDEX_MIN_INTERVAL_S = 60;
+
+/** What searchIndexBuildWorkflow ended with. */
+export interface SearchIndexBuildResult {
+  /**
+   * The build's figures, or null when nothing was built: another build held the catalog's
+   * lock, or the catalog is gone.
+   */
+  built: SearchIndexBuild | null;
+  /** Time the workflow stayed open after the build so that rebuilds stay spaced (ms). */
+  cooldown_ms: number;
+}

@@ -4,3 +4,4 @@
  */
 export { enrichmentJobWorkflow } from './enrichment-job';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
+export { searchIndexBuildWorkflow } from './search-index-build';

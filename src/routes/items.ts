@@ -46,7 +46,7 @@ export function itemRoutes(deps: AppDeps): RouteDef[] {
       method: 'get', path: `${base}/items`, tags, summary: 'List items (pagination, search, sorting; exact total)',
       params: catalogParams, query: listItemsQuery, response: listItemsResponse,
       handler: async ({ scope, params, query }) => {
-        const { items, total } = await listItems(deps.knex, scope, params.catalog_id, {
+        const { items, total } = await listItems(deps, scope, params.catalog_id, {
           limit: query.limit, offset: query.offset, search: query.search ?? query.search_query, ...sortOf(query),
         });
         return { items: items.map(presentItem), total, page: Math.floor(query.offset / query.limit) + 1, limit: query.limit };

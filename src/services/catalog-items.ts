@@ -5,7 +5,7 @@ import type { Catalog } from '../models/catalog';
 import { evolveSchema, getCurrentSchema, itemValidator, lockCatalog } from './catalog-schema';
 import { loadOwned } from './ownership';
 import type { Scope } from './scope';
-import { countWithSearchIndex, scheduleSearchIndexBuild, SEARCH_INDEX_MIN_ITEMS } from './search-count-index';
+import { countWithSearchIndex, requestSearchIndexBuild, SEARCH_INDEX_MIN_ITEMS, SearchIndexBuilds } from './search-count-index';
 
 /**
  * Catalog items, products and variants (decisions.md §3, G6–G10, G12). Every write runs in one
@@ -243,10 +243,12 @@ export const searchCountStats = { index: 0, rare: 0, gin: 0 };
  * postings for frequent words, the GIN index for rare ones, without reading the heap per
  * match); otherwise, or when the index is missing or too many items changed since it was built,
  * by a GIN bitmap count, which reads every matching heap page, and a large catalog's index is
- * (re)built in the background. Call inside a REPEATABLE READ transaction: the counter read and
- * the count then share the snapshot of the page read that follows.
+ * (re)built by a Temporal workflow that this asks for without waiting
+ * ({@link requestSearchIndexBuild}; if Temporal is unreachable the total is still the GIN
+ * count). Call inside a REPEATABLE READ transaction: the counter read and the count then share
+ * the snapshot of the page read that follows.
  */
-async function searchTotal(knex: Knex, trx: Knex.Transaction, catalog: Catalog, grouped: boolean, search: string, where: { sql: string; bindings: Knex.RawBinding[] }): Promise<number> {
+async function searchTotal(jobRunner: SearchIndexBuilds, trx: Knex.Transaction, catalog: Catalog, grouped: boolean, search: string, where: { sql: string; bindings: Knex.RawBinding[] }): Promise<number> {
   const catalogId = catalog.id;
   const key = `${catalogId}\u0000${grouped ? 'g' : 'f'}\u0000${search.toLowerCase()}`;
   const { rows } = await trx.raw('SELECT items_rev::text AS rev FROM catalogs WHERE id = ?', [catalogId]);
@@ -266,7 +268,7 @@ async function searchTotal(knex: Knex, trx: Knex.Transaction, catalog: Catalog, 
       total = counted.total;
       searchCountStats[counted.path]++;
     } else if (counted.fallback !== 'no_words' && catalog.item_count >= SEARCH_INDEX_MIN_ITEMS) {
-      scheduleSearchIndexBuild(knex, catalogId);
+      requestSearchIndexBuild(jobRunner, catalog);
     }
   }
   if (total === null) {
@@ -285,8 +287,12 @@ async function searchTotal(knex: Knex, trx: Knex.Transaction, catalog: Catalog, 
  * A page of items with the exact total (G6). In a product-grouped catalog the page lists
  * top-level items (products and stand-alone items) and each product carries its variants'
  * data, oldest first.
+ * @param deps the database, and the job runner a search uses to ask for a search count index
+ *   build (never awaited: a search does not fail when Temporal is unreachable)
+ * @throws NotFoundError / ForbiddenError for an unknown or foreign catalog
  */
-export async function listItems(knex: Knex, scope: Scope, catalogId: string, q: ListItemsQuery): Promise<{ items: ListedItem[]; total: number }> {
+export async function listItems(deps: { knex: Knex; jobRunner: SearchIndexBuilds }, scope: Scope, catalogId: string, q: ListItemsQuery): Promise<{ items: ListedItem[]; total: number }> {
+  const { knex, jobRunner } = deps;
   const catalog = await loadCatalog(knex, scope, catalogId);
   const grouped = isGrouped(catalog);
   const where = filterSql(catalogId, { search: q.search, top_level: grouped });
@@ -308,7 +314,7 @@ export async function listItems(knex: Knex, scope: Scope, catalogId: string, q: 
     const search = q.search;
     ({ items, total } = await knex.transaction(async (trx) => {
       await trx.raw("SET LOCAL work_mem = '64MB'; SET LOCAL jit = off");
-      const n = await searchTotal(knex, trx, catalog, grouped, search, where);
+      const n = await searchTotal(jobRunner, trx, catalog, grouped, search, where);
       if (n === 0 || q.offset >= n) return { items: [] as ListedItem[], total: n };
       const walkable = !q.sort_field || q.sort_field === 'created_at';
       const walkRows = ((q.offset + q.limit) * Math.max(catalog.item_count, n)) / n;

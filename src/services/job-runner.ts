@@ -10,6 +10,14 @@ export interface JobRunner {
   cancel(workflowId: string): Promise<void>;
   /** Resolves when the workflow has closed (completed, failed or cancelled). */
   waitForClose(workflowId: string): Promise<void>;
+  /**
+   * Starts the search count index build of a catalog (workflow `search-index-<catalog_id>`,
+   * src/services/search-count-index.ts), with search attributes. A build still open for the
+   * catalog (building or cooling down) makes this a no-op.
+   * @returns true when a build was started, false when one was already open
+   * @throws the client's error when Temporal is unreachable
+   */
+  startSearchIndexBuild(catalog: { id: string; organization_id: string }): Promise<boolean>;
   /** Throws when the Temporal frontend cannot be reached (used by `/readyz`). */
   ping(): Promise<void>;
 }

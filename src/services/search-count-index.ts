@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { logger } from '../lib/logger';
+import type { JobRunner } from './job-runner';
 
 /**
  * Search count index (migration 20261121190500): exact totals of word searches on large
@@ -13,11 +14,13 @@ import { logger } from '../lib/logger';
  * that contains one is counted through the GIN index restricted to those rare parts, which
  * reads at most ~`min_df` rows.
  *
- * The index is built in the background from one snapshot ({@link buildSearchIndex}); every
- * write after that snapshot is logged by a trigger (item ids), and a count corrects the
- * index's answer by re-checking those items ({@link countWithSearchIndex}), so totals are
- * exact at any age. Once more than {@link SEARCH_INDEX_MAX_PENDING} items changed, counts fall
- * back to the GIN count and a rebuild is scheduled ({@link scheduleSearchIndexBuild}).
+ * The index is built from one snapshot ({@link buildSearchIndex}) by a durable Temporal
+ * workflow (searchIndexBuildWorkflow, workflows/search-index-build.ts; architecture.md, Shape:
+ * everything long and retryable runs in Temporal), never in the API process; every write after
+ * that snapshot is logged by a trigger (item ids), and a count corrects the index's answer by
+ * re-checking those items ({@link countWithSearchIndex}), so totals are exact at any age. Once
+ * more than {@link SEARCH_INDEX_MAX_PENDING} items changed (or while there is no index), counts
+ * fall back to the GIN count and the search asks for a rebuild ({@link requestSearchIndexBuild}).
  */
 
 /** Slots per postings row: 16 rows per word for 1,000,000 items. */
@@ -28,9 +31,6 @@ export const SEARCH_INDEX_MIN_ITEMS = 50000;
 
 /** Most items changed since the build that a count re-checks (each is one primary-key look-up). */
 export const SEARCH_INDEX_MAX_PENDING = 5000;
-
-/** Never rebuild one catalog more often than this (ms), nor more often than 10 × its last build time. */
-const REBUILD_INTERVAL_MS = 60000;
 
 /**
  * The frequency threshold of a catalog: words and prefixes in at least this many items get
@@ -264,41 +264,41 @@ export async function countWithSearchIndex(trx: Knex.Transaction, catalogId: str
   return { total, path: 'index' };
 }
 
-/** Builds in flight in this process, and when each catalog was last scheduled (ms since epoch) and took how long. */
-const building = new Set<string>();
-const lastBuild = new Map<string, { at: number; ms: number }>();
-
-/** Builds scheduled, finished and failed in this process (benchmarks and operators read it). */
-export const searchIndexStats = { scheduled: 0, built: 0, failed: 0 };
+/** The part of the JobRunner (src/services/job-runner.ts) that searches use: starting index builds. */
+export type SearchIndexBuilds = Pick<JobRunner, 'startSearchIndexBuild'>;
 
 /**
- * Starts {@link buildSearchIndex} in the background unless this process is already building
- * an index (one at a time: a build is a few minutes of database work on a large catalog) or
- * built this catalog less than max(1 min, 10 × its last build time) ago. The build's
- * advisory lock keeps other processes from building the same catalog at once. A failed or
- * lost build (process exit) leaves counts exact: they fall back to the GIN count until the
- * next search schedules another. Derived data, so no durable job: a restart simply rebuilds.
- * @returns whether a build was started
+ * Least time between two build requests for one catalog from this process (ms): a burst of
+ * searches of a stale catalog asks Temporal once, not once per search. Rebuilds are spaced
+ * further by the workflow itself (its cool-down keeps its id open).
  */
-export function scheduleSearchIndexBuild(knex: Knex, catalogId: string): boolean {
-  const last = lastBuild.get(catalogId);
-  if (building.size > 0) return false;
-  if (last && Date.now() - last.at < Math.max(REBUILD_INTERVAL_MS, 10 * last.ms)) return false;
-  building.add(catalogId);
-  searchIndexStats.scheduled++;
-  const at = Date.now();
-  lastBuild.set(catalogId, { at, ms: 0 });
-  buildSearchIndex(knex, catalogId)
-    .then((result) => {
-      searchIndexStats.built++;
-      lastBuild.set(catalogId, { at, ms: Date.now() - at });
-      logger.info({ catalog_id: catalogId, result }, 'search count index built');
-    })
-    .catch((err) => {
-      searchIndexStats.failed++;
-      lastBuild.set(catalogId, { at, ms: Date.now() - at });
-      logger.warn({ catalog_id: catalogId, err }, 'search count index build failed');
-    })
-    .finally(() => building.delete(catalogId));
-  return true;
+const REQUEST_INTERVAL_MS = 30_000;
+
+/** When this process last asked for each catalog's build (ms since epoch); pruned past 1,000 entries. */
+const requested = new Map<string, number>();
+
+/**
+ * Asks for a build of the catalog's search count index, without waiting: starts
+ * searchIndexBuildWorkflow (`search-index-<catalog_id>`) through the job runner, which is a
+ * no-op while a build of the catalog is open (building, or cooling down after one: at most one
+ * build per minute and per 10 × its build time). Called by a search whose count fell back to
+ * GIN because the index is missing or stale; the search never waits for the start nor fails
+ * with it: if Temporal is unreachable, a warning is logged and counts stay exact through GIN
+ * until a later search asks again. At most one request per catalog per 30 s from this process.
+ * @param jobRunner the API's runner (temporal/client.ts TemporalJobRunner)
+ * @param catalog the catalog's id and owning organization (search attributes of the workflow)
+ */
+export function requestSearchIndexBuild(jobRunner: SearchIndexBuilds, catalog: { id: string; organization_id: string }): void {
+  const now = Date.now();
+  const last = requested.get(catalog.id);
+  if (last !== undefined && now - last < REQUEST_INTERVAL_MS) return;
+  if (requested.size >= 1000) {
+    for (const [id, at] of requested) if (now - at >= REQUEST_INTERVAL_MS) requested.delete(id);
+  }
+  requested.set(catalog.id, now);
+  // Through a resolved promise, so even a runner that throws synchronously cannot fail the search.
+  Promise.resolve().then(() => jobRunner.startSearchIndexBuild({ id: catalog.id, organization_id: catalog.organization_id })).then(
+    (started) => logger.info({ catalog_id: catalog.id, started }, started ? 'search count index build started' : 'search count index build already open'),
+    (err) => logger.warn({ catalog_id: catalog.id, err }, 'search count index build could not be started (counts use GIN meanwhile)'),
+  );
 }

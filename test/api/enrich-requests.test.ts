@@ -21,6 +21,7 @@ const recorder: JobRunner = {
   async startEnrichment(job) { started.push(job.id); },
   async cancel() {},
   async waitForClose() {},
+  async startSearchIndexBuild() { return false; },
   async ping() {},
 };
 

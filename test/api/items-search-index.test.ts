@@ -1,20 +1,38 @@
 import request from 'supertest';
-import type { Server } from 'node:http';
+import http, { type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
 import { newId } from '../../src/lib/ids';
 import { clearSearchTotals, filterSql, searchCountStats } from '../../src/services/catalog-items';
-import { buildSearchIndex, countWithSearchIndex, scheduleSearchIndexBuild, SEARCH_INDEX_MAX_PENDING, SEARCH_INDEX_MIN_ITEMS, searchIndexStats } from '../../src/services/search-count-index';
-import { testApp } from '../helpers/app';
+import { buildSearchIndex, countWithSearchIndex, SEARCH_INDEX_MAX_PENDING, SEARCH_INDEX_MIN_ITEMS } from '../../src/services/search-count-index';
+import { TemporalJobRunner } from '../../temporal/client';
+import type { searchIndexBuildWorkflow } from '../../workflows';
+import { CATALOG_ID, JOB_KIND, ORGANIZATION_ID, SEARCH_INDEX_JOB_KIND, searchIndexWorkflowId } from '../../workflows/definitions';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, waitUntil } from '../helpers/temporal';
 
 /**
  * The search count index (migration 20261121190500, src/services/search-count-index.ts): totals
  * served from it must equal a direct SQL count of the same filter, through both of its paths
  * (postings of frequent words; GIN look-up of rare parts), after every kind of write since the
  * build (service writes, raw SQL, snapshot restore, a write in flight during a rebuild), and it
- * must step aside when too many items changed.
+ * must step aside when too many items changed. Builds the API asks for run as
+ * searchIndexBuildWorkflow on a real Temporal dev server and worker; with Temporal unreachable
+ * searches still answer, counted through GIN.
  */
 
+const TASK_QUEUE = 'test-search-index';
+const STARTED = temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
+
+let env: TestWorkflowEnvironment;
+let worker: RunningTestWorker;
+/** Starts builds on the test server, with no cool-down and fast retries. */
+let runner: TemporalJobRunner;
 let server: Server;
 let a: Awaited<ReturnType<typeof createTestOrg>>;
 const url = (c: string, rest = '') => `/api/public/catalogs/${c}${rest}`;
@@ -68,12 +86,17 @@ async function seeded(n = 300): Promise<string> {
 }
 
 beforeAll(async () => {
-  server = testApp().listen(0);
+  env = await startTestTemporal();
+  worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: fakeEngine() });
+  runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, {}, { min_interval_s: 0, retry_initial_interval_s: 0.2 });
+  server = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: runner }).listen(0);
   a = await createTestOrg('search count index');
 });
 
 afterAll(async () => {
-  server.close();
+  server?.close();
+  await worker?.stop();
+  await env?.teardown();
   await closeTestKnex();
 });
 
@@ -194,20 +217,115 @@ describe('search count index', () => {
     expect((await expectExact(c, terms())).gin).toBe(0);
   });
 
-  it('is built in the background when a large catalog is searched without one', async () => {
+  it('is built by a Temporal workflow when a large catalog is searched without one', async () => {
     const c = await seeded(120);
     // The threshold is on the catalog's item count; pretend this one is large.
     await testKnex()('catalogs').where('id', c).update({ item_count: SEARCH_INDEX_MIN_ITEMS });
-    const built = searchIndexStats.built;
-    expect(await apiTotal(c, 'wool')).toBe(await sqlTotal(c, 'wool'));
-    expect(scheduleSearchIndexBuild(testKnex(), c)).toBe(false); // already building (or just built)
-    for (let i = 0; i < 100 && searchIndexStats.built === built; i++) await new Promise((r) => setTimeout(r, 100));
-    expect(searchIndexStats.built).toBe(built + 1);
+    expect(await apiTotal(c, 'wool')).toBe(await sqlTotal(c, 'wool')); // GIN count; the build is only asked for
+    const handle = env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c));
+    await waitUntil(() => handle.describe().catch(() => null), 'search index workflow started');
+    const result = await handle.result();
+    expect(result.built).toMatchObject({ catalog_id: c, items: 120, min_df: 500 });
+    expect(result.cooldown_ms).toBe(9 * result.built!.build_ms); // no minimum interval here: 10 × build time since its start
     expect(await testKnex()('catalog_search_index').where('catalog_id', c).first('item_count')).toEqual({ item_count: 120 });
+
+    // Operators find it in the Temporal UI by catalog, organization and kind.
+    const description = await handle.describe();
+    expect(description.workflowId).toBe(`search-index-${c}`);
+    expect(description.type).toBe('searchIndexBuildWorkflow');
+    expect(description.taskQueue).toBe(TASK_QUEUE);
+    expect(description.typedSearchAttributes.get(CATALOG_ID)).toBe(c);
+    expect(description.typedSearchAttributes.get(ORGANIZATION_ID)).toBe(a.organizationId);
+    expect(description.typedSearchAttributes.get(JOB_KIND)).toBe(SEARCH_INDEX_JOB_KIND);
+    expect(await description.staticSummary()).toBe(`Search count index of catalog ${c}`);
+
     // Built with the default threshold (≥ 500 items), so every word of this catalog is rare.
     const before = { ...searchCountStats };
     expect(await apiTotal(c, 'red wool')).toBe(await sqlTotal(c, 'red wool'));
     expect(searchCountStats).toEqual({ ...before, rare: before.rare + 1 });
+  });
+
+  it('starts one build per catalog at a time: a start while one is open is a no-op, a closed one can run again', async () => {
+    const c = await seeded(120);
+    const catalog = { id: c, organization_id: a.organizationId };
+    // A 2 s minimum interval keeps the workflow open (building, then cooling down) for 2 s.
+    const spaced = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, {}, { min_interval_s: 2 });
+    expect(await spaced.startSearchIndexBuild(catalog)).toBe(true);
+    const first = await env.client.workflow.getHandle(searchIndexWorkflowId(c)).describe();
+    expect(await spaced.startSearchIndexBuild(catalog)).toBe(false);
+    expect(await runner.startSearchIndexBuild(catalog)).toBe(false);
+    // Still one run: the no-op starts added none.
+    expect((await env.client.workflow.getHandle(searchIndexWorkflowId(c)).describe()).runId).toBe(first.runId);
+    const firstResult = await env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c), first.runId).result();
+    expect(firstResult.built).toMatchObject({ catalog_id: c, items: 120 });
+    expect(firstResult.cooldown_ms).toBeGreaterThanOrEqual(2000 - firstResult.built!.build_ms);
+
+    // Closed: a later start runs a new build (a rebuild of the same catalog).
+    await testKnex()('catalog_items').insert({ id: newId(), catalog_id: c, business_key: 'T-1', data: JSON.stringify({ sku: 'T-1', title: 'red wool' }) });
+    expect(await runner.startSearchIndexBuild(catalog)).toBe(true);
+    const second = env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c));
+    expect((await second.result()).built).toMatchObject({ catalog_id: c, items: 121 });
+    expect((await second.describe()).runId).not.toBe(first.runId);
+  });
+
+  it('runs one build at a time per worker: another catalog\'s build is deferred and retried', async () => {
+    const [c1, c2] = [await seeded(120), await seeded(60)];
+    // Holding c1's catalog row keeps its build waiting (its first statement updates that row).
+    const hold = await testKnex().transaction();
+    try {
+      await hold.raw('SELECT 1 FROM catalogs WHERE id = ? FOR UPDATE', [c1]);
+      expect(await runner.startSearchIndexBuild({ id: c1, organization_id: a.organizationId })).toBe(true);
+      const h1 = env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c1));
+      await waitUntil(async () => (await h1.describe()).raw.pendingActivities?.[0]?.state === STARTED, 'first build running');
+      expect(await runner.startSearchIndexBuild({ id: c2, organization_id: a.organizationId })).toBe(true);
+      const h2 = env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c2));
+      const deferred = await waitUntil(async () => (await h2.describe()).raw.pendingActivities?.[0]?.lastFailure?.applicationFailureInfo?.type, 'second build deferred');
+      expect(deferred).toBe('SearchIndexBuildBusy');
+    } finally {
+      await hold.rollback();
+    }
+    expect((await env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c1)).result()).built).toMatchObject({ catalog_id: c1, items: 120 });
+    expect((await env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c2)).result()).built).toMatchObject({ catalog_id: c2, items: 60 });
+  });
+
+  it('answers searches with exact GIN totals when Temporal is unreachable', async () => {
+    // A client whose lazy connection dials a port nothing listens on (two gRPC attempts, not the
+    // default ten, so the refused start settles quickly), recording every start it is asked for.
+    const closed = http.createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const connection = Connection.lazy({ address: `127.0.0.1:${port}`, interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 2 }))] });
+    const starts: Array<Promise<boolean>> = [];
+    const down = new (class extends TemporalJobRunner {
+      override startSearchIndexBuild(catalog: { id: string; organization_id: string }): Promise<boolean> {
+        const started = super.startSearchIndexBuild(catalog);
+        starts.push(started);
+        return started;
+      }
+    })(new Client({ connection }), { taskQueue: TASK_QUEUE, enrichConcurrency: 2 });
+    const downServer = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: down }).listen(0);
+    try {
+      const c = await seeded(120);
+      await testKnex()('catalogs').where('id', c).update({ item_count: SEARCH_INDEX_MIN_ITEMS });
+      const before = { ...searchCountStats };
+      for (const term of ['wool', 'red wool', 'zeta']) {
+        clearSearchTotals();
+        const res = await request(downServer).get(url(c, '/items')).query({ search: term, limit: 3 }).set(a.auth);
+        expect(res.status).toBe(200);
+        expect(res.body.total).toBe(await sqlTotal(c, term));
+      }
+      expect(searchCountStats).toEqual({ ...before, gin: before.gin + 3 });
+      // One request for the three searches (the API asks once per catalog per 30 s); it failed
+      // (logged as a warning) without failing any search.
+      expect(starts).toHaveLength(1);
+      await expect(starts[0]).rejects.toThrow();
+      expect(await testKnex()('catalog_search_index').where('catalog_id', c).first()).toBeUndefined();
+    } finally {
+      downServer.close();
+      await Promise.allSettled(starts);
+      await connection.close();
+    }
   });
 
   it('leaves product-grouped catalogs and terms with punctuation to the GIN count', async () => {

@@ -18,6 +18,7 @@ const recorder: JobRunner = {
   async startEnrichment() {},
   async cancel() {},
   async waitForClose() {},
+  async startSearchIndexBuild() { return false; },
   async ping() {},
 };
 

@@ -9,7 +9,9 @@
  * - a worker process SIGKILLed mid-job (`enrichment-worker-crash.json`: heartbeat timeouts,
  *   retried batches, a workflow task picked up by another worker);
  * - the webhook path: the parent that starts its delivery child (`enrichment-webhook.json`) and
- *   webhookDeliveryWorkflow with one failed and one successful attempt (`webhook-delivery.json`).
+ *   webhookDeliveryWorkflow with one failed and one successful attempt (`webhook-delivery.json`);
+ * - searchIndexBuildWorkflow: a catalog's search count index built, then the cool-down timer
+ *   (`search-index-build.json`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,10 +26,10 @@ test('the fixtures cover every path of every workflow type', () => {
     'enrichment-batched-cancelled.json', 'enrichment-batched-completed.json', 'enrichment-batched-continued-as-new.json',
     'enrichment-batched-continued-last-run.json', 'enrichment-cancelled.json', 'enrichment-completed.json',
     'enrichment-continued-as-new.json', 'enrichment-continued-last-run.json', 'enrichment-webhook.json',
-    'enrichment-worker-crash.json', 'webhook-delivery.json',
+    'enrichment-worker-crash.json', 'search-index-build.json', 'webhook-delivery.json',
   ]);
   const types = FIXTURES.map((f) => JSON.parse(fs.readFileSync(path.join(__dirname, f), 'utf8')).events[0].workflowExecutionStartedEventAttributes.workflowType.name);
-  expect(new Set(types)).toEqual(new Set(['enrichmentJobWorkflow', 'webhookDeliveryWorkflow']));
+  expect(new Set(types)).toEqual(new Set(['enrichmentJobWorkflow', 'webhookDeliveryWorkflow', 'searchIndexBuildWorkflow']));
 });
 
 test('current workflow code replays every recorded history', async () => {

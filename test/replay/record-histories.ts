@@ -5,29 +5,41 @@
  * engine), and a job whose worker PROCESS is SIGKILLed mid-job (test/durability/harness.ts), and
  * exports their histories next to this file with temporal/export-history.ts as
  * `enrichment-batched-*.json`, `enrichment-webhook.json`, `webhook-delivery.json` and
- * `enrichment-worker-crash.json`.
+ * `enrichment-worker-crash.json`; and a search count index build of a small catalog
+ * (`searchIndexBuildWorkflow`: the build activity, then its cool-down timer) as
+ * `search-index-build.json`.
  *
  * The four `enrichment-{completed,cancelled,continued-as-new,continued-last-run}.json` were
  * recorded before row batching (one processRow per row) and are kept as they are: they prove
  * that runs started by the old code still replay (the `row-batches` patch). This script no
  * longer writes them. Re-run after a deliberate, `patched()`-guarded workflow change:
  *
- *   npx tsx test/setup/prepare.ts && npx tsx test/replay/record-histories.ts
+ *   npx tsx test/setup/prepare.ts && npx tsx test/replay/record-histories.ts [group...]
+ *
+ * Groups (all when none is named): `enrichment` (the batched jobs and the webhook pair),
+ * `search-index`, `crash`; naming some re-records only those fixtures.
  */
 import '../setup/env';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { newId } from '../../src/lib/ids';
 import { createEnrichmentJob } from '../../src/services/enrichment-jobs';
 import { exportHistory } from '../../temporal/export-history';
 import { TemporalJobRunner } from '../../temporal/client';
 import { createWorker } from '../../temporal/worker';
-import { webhookWorkflowId } from '../../workflows/definitions';
+import { searchIndexWorkflowId, webhookWorkflowId } from '../../workflows/definitions';
 import { clientFor, createArchiveJob, freePort, RestartableTemporal, spawnWorker, stopWorker } from '../durability/harness';
+import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { createTestJob, fakeEngine, startTestTemporal, waitUntil, workflowBundle } from '../helpers/temporal';
 
 const TASK_QUEUE = 'record-replay-histories';
+
+/** Fixture groups named on the command line; none = all. */
+const GROUPS = new Set(process.argv.slice(2));
+const wanted = (group: 'enrichment' | 'search-index' | 'crash'): boolean => GROUPS.size === 0 || GROUPS.has(group);
 
 async function main(): Promise<void> {
   const knex = testKnex();
@@ -41,52 +53,74 @@ async function main(): Promise<void> {
   const running = worker.run();
   const out = (name: string): string => path.join(__dirname, name);
   try {
-    const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 3 });
-
-    const completed = await createTestJob(knex, runner, organizationId, 5);
-    await runner.waitForClose(completed.workflowId);
-    console.log('completed:', await exportHistory(env.client, completed.workflowId, out('enrichment-batched-completed.json')), 'events');
-
-    engineOptions.delayMs = 200;
-    const cancelled = await createTestJob(knex, runner, organizationId, 20);
-    await waitUntil(async () => (await knex('enrichment_jobs').where({ id: cancelled.jobId }).first('completed_items')).completed_items >= 3, 'rows done');
-    await runner.cancel(cancelled.workflowId);
-    await runner.waitForClose(cancelled.workflowId);
-    console.log('cancelled:', await exportHistory(env.client, cancelled.workflowId, out('enrichment-batched-cancelled.json')), 'events');
-
-    engineOptions.delayMs = 0;
-    const paged = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, { page_size: 2, pages_per_run: 1 });
-    const continued = await createTestJob(knex, paged, organizationId, 3);
-    await paged.waitForClose(continued.workflowId);
-    const last = await env.client.workflow.getHandle(continued.workflowId).describe();
-    const firstRunId = (await env.client.workflow.getHandle(continued.workflowId, last.runId).fetchHistory())
-      .events![0].workflowExecutionStartedEventAttributes!.firstExecutionRunId!;
-    console.log('continued-as-new (first run):', await exportHistory(env.client, continued.workflowId, out('enrichment-batched-continued-as-new.json'), firstRunId), 'events');
-    console.log('continued-as-new (last run):', await exportHistory(env.client, continued.workflowId, out('enrichment-batched-continued-last-run.json'), last.runId), 'events');
-
-    // Webhook path: a receiver on 127.0.0.1 that answers 500 once, then 200.
-    let hits = 0;
-    const server = http.createServer((req, res) => { req.resume(); req.on('end', () => res.writeHead(++hits === 1 ? 500 : 200).end()); });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const hooked = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, { webhook: { initial_interval_s: 0.2, maximum_attempts: 3 } });
-    const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'test', organizationIds: [organizationId] } };
-    const job = await createEnrichmentJob({ knex, jobRunner: hooked, config: { allowHttpWebhooks: true } }, scope, {
-      items: [{ name: 'item 0' }, { name: 'item 1' }], async_mode: true, webhook_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-      output_schema: [{ name: 'enriched', type: 'boolean', description: 'whether the item was enriched' }],
-    });
-    const hookedId = `enrichment-${job.job_id}`;
-    await hooked.waitForClose(hookedId);
-    await env.client.workflow.getHandle(webhookWorkflowId(hookedId)).result();
-    server.close();
-    console.log('webhook parent:', await exportHistory(env.client, hookedId, out('enrichment-webhook.json')), 'events');
-    console.log('webhook delivery:', await exportHistory(env.client, webhookWorkflowId(hookedId), out('webhook-delivery.json')), 'events');
+    if (wanted('enrichment')) await recordEnrichment(env, organizationId, engineOptions, out);
+    if (wanted('search-index')) {
+      // A catalog of 60 items; a 1 s minimum interval so the cool-down timer is in the history.
+      const catalogId = await createTestCatalog(organizationId);
+      await knex('catalog_items').insert(Array.from({ length: 60 }, (_, i) => ({
+        id: newId(), catalog_id: catalogId, business_key: `S-${i}`, data: JSON.stringify({ sku: `S-${i}`, title: `red wool ${i}` }),
+      })));
+      const indexRunner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 }, {}, { min_interval_s: 1 });
+      await indexRunner.startSearchIndexBuild({ id: catalogId, organization_id: organizationId });
+      console.log('search index build:', await env.client.workflow.getHandle(searchIndexWorkflowId(catalogId)).result());
+      console.log('search index build:', await exportHistory(env.client, searchIndexWorkflowId(catalogId), out('search-index-build.json')), 'events');
+    }
   } finally {
     worker.shutdown();
     await running;
     await env.teardown();
   }
 
-  // Worker crash: a real worker process SIGKILLed mid-job, a second one finishes the job.
+  if (wanted('crash')) await recordWorkerCrash(organizationId, out);
+  await closeTestKnex();
+}
+
+/** The batched enrichment jobs (completed, cancelled, continued-as-new) and the webhook pair. */
+async function recordEnrichment(env: TestWorkflowEnvironment, organizationId: string, engineOptions: { delayMs: number }, out: (name: string) => string): Promise<void> {
+  const knex = testKnex();
+  const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 3 });
+  const completed = await createTestJob(knex, runner, organizationId, 5);
+  await runner.waitForClose(completed.workflowId);
+  console.log('completed:', await exportHistory(env.client, completed.workflowId, out('enrichment-batched-completed.json')), 'events');
+
+  engineOptions.delayMs = 200;
+  const cancelled = await createTestJob(knex, runner, organizationId, 20);
+  await waitUntil(async () => (await knex('enrichment_jobs').where({ id: cancelled.jobId }).first('completed_items')).completed_items >= 3, 'rows done');
+  await runner.cancel(cancelled.workflowId);
+  await runner.waitForClose(cancelled.workflowId);
+  console.log('cancelled:', await exportHistory(env.client, cancelled.workflowId, out('enrichment-batched-cancelled.json')), 'events');
+
+  engineOptions.delayMs = 0;
+  const paged = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, { page_size: 2, pages_per_run: 1 });
+  const continued = await createTestJob(knex, paged, organizationId, 3);
+  await paged.waitForClose(continued.workflowId);
+  const last = await env.client.workflow.getHandle(continued.workflowId).describe();
+  const firstRunId = (await env.client.workflow.getHandle(continued.workflowId, last.runId).fetchHistory())
+    .events![0].workflowExecutionStartedEventAttributes!.firstExecutionRunId!;
+  console.log('continued-as-new (first run):', await exportHistory(env.client, continued.workflowId, out('enrichment-batched-continued-as-new.json'), firstRunId), 'events');
+  console.log('continued-as-new (last run):', await exportHistory(env.client, continued.workflowId, out('enrichment-batched-continued-last-run.json'), last.runId), 'events');
+
+  // Webhook path: a receiver on 127.0.0.1 that answers 500 once, then 200.
+  let hits = 0;
+  const server = http.createServer((req, res) => { req.resume(); req.on('end', () => res.writeHead(++hits === 1 ? 500 : 200).end()); });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const hooked = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, { webhook: { initial_interval_s: 0.2, maximum_attempts: 3 } });
+  const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'test', organizationIds: [organizationId] } };
+  const job = await createEnrichmentJob({ knex, jobRunner: hooked, config: { allowHttpWebhooks: true } }, scope, {
+    items: [{ name: 'item 0' }, { name: 'item 1' }], async_mode: true, webhook_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    output_schema: [{ name: 'enriched', type: 'boolean', description: 'whether the item was enriched' }],
+  });
+  const hookedId = `enrichment-${job.job_id}`;
+  await hooked.waitForClose(hookedId);
+  await env.client.workflow.getHandle(webhookWorkflowId(hookedId)).result();
+  server.close();
+  console.log('webhook parent:', await exportHistory(env.client, hookedId, out('enrichment-webhook.json')), 'events');
+  console.log('webhook delivery:', await exportHistory(env.client, webhookWorkflowId(hookedId), out('webhook-delivery.json')), 'events');
+}
+
+/** Worker crash: a real worker process SIGKILLed mid-job, a second one finishes the job. */
+async function recordWorkerCrash(organizationId: string, out: (name: string) => string): Promise<void> {
+  const knex = testKnex();
   const temporal = new RestartableTemporal(await freePort(), await freePort());
   await temporal.start();
   const client = await clientFor(temporal.address);
@@ -103,7 +137,6 @@ async function main(): Promise<void> {
   } finally {
     await client.connection.close();
     await temporal.destroy();
-    await closeTestKnex();
   }
 }
 

@@ -68,7 +68,7 @@ test('a completed job → 409 {detail}', async () => {
 
 test('a failed job → 409 {detail}', async () => {
   // A job whose workflow cannot be started is stored as failed (503 to the creator).
-  const down: JobRunner = { startEnrichment: async () => { throw new Error('temporal down'); }, cancel: async () => undefined, waitForClose: async () => undefined, ping: async () => undefined };
+  const down: JobRunner = { startEnrichment: async () => { throw new Error('temporal down'); }, cancel: async () => undefined, waitForClose: async () => undefined, startSearchIndexBuild: async () => false, ping: async () => undefined };
   const downApp = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: down }).callback();
   const created = await request(downApp).post('/api/public/enrich').set(auth).send({ items: items(2), output_schema: SCHEMA, async_mode: true });
   expect(created.status).toBe(503);

@@ -157,7 +157,7 @@ test('cancelling the workflow directly finalizes the job as cancelled', async ()
 
 test('a row activity retried after its write leaves exactly one result and one credit', async () => {
   // Create the job without starting it, so the fault can be armed for its row 1 first.
-  const notYet: JobRunner = { startEnrichment: async () => undefined, cancel: async () => undefined, waitForClose: async () => undefined, ping: async () => undefined };
+  const notYet: JobRunner = { startEnrichment: async () => undefined, cancel: async () => undefined, waitForClose: async () => undefined, startSearchIndexBuild: async () => false, ping: async () => undefined };
   const { jobId, workflowId } = await createTestJob(knex, notYet, organizationId, 4);
   failAfterWrite.add(`${jobId}:1`);
   const callsBefore = engine.calls;

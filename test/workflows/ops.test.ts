@@ -54,7 +54,7 @@ afterAll(async () => {
 });
 
 test('a failed job is listed, then resumed under a new run for its pending rows only, idempotently', async () => {
-  const notYet: JobRunner = { startEnrichment: async () => undefined, cancel: async () => undefined, waitForClose: async () => undefined, ping: async () => undefined };
+  const notYet: JobRunner = { startEnrichment: async () => undefined, cancel: async () => undefined, waitForClose: async () => undefined, startSearchIndexBuild: async () => false, ping: async () => undefined };
   const { jobId, workflowId } = await createTestJob(knex, notYet, organizationId, 12);
   broken.add(jobId);
   await runner.startEnrichment({ id: jobId, organization_id: organizationId, catalog_id: null, workflow_id: workflowId, total_items: 12 });
@@ -88,7 +88,7 @@ test('a failed job is listed, then resumed under a new run for its pending rows 
 });
 
 test('a running job without progress for N minutes is listed as stuck with its workflow status', async () => {
-  const notStarted: JobRunner = { startEnrichment: async () => undefined, cancel: async () => undefined, waitForClose: async () => undefined, ping: async () => undefined };
+  const notStarted: JobRunner = { startEnrichment: async () => undefined, cancel: async () => undefined, waitForClose: async () => undefined, startSearchIndexBuild: async () => false, ping: async () => undefined };
   const { jobId } = await createTestJob(knex, notStarted, organizationId, 2);
   await knex('enrichment_jobs').where({ id: jobId }).update({ updated_at: knex.raw("now() - interval '20 minutes'") });
   const stuck = await listStuckJobs(knex, env.client, 15);

@@ -1,0 +1,67 @@
+/**
+ * Search count index activity: a thin adapter over `buildSearchIndex` of
+ * src/services/search-count-index.ts, run by searchIndexBuildWorkflow (workflows/search-index-build.ts)
+ * and built by {@link createSearchIndexActivities}. Moves only the catalog id and the build's
+ * figures through Temporal (architecture.md, Temporal rule 2).
+ */
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Knex } from 'knex';
+import { logger } from '../src/lib/logger';
+import { buildSearchIndex, SearchIndexBuild } from '../src/services/search-count-index';
+
+/** Heartbeat period of a running build (ms), or a third of a shorter heartbeat timeout. */
+const BUILD_HEARTBEAT_MS = 10_000;
+
+/** Failure type of a build deferred because this worker already runs one (retried with backoff). */
+export const SEARCH_INDEX_BUSY = 'SearchIndexBuildBusy';
+
+/** The search count index activities registered on the worker; the workflow proxies them by these names. */
+export interface SearchIndexActivities {
+  /**
+   * Builds (or rebuilds) one catalog's search count index in one REPEATABLE READ transaction,
+   * heartbeating while it runs. Idempotent: a build replaces the catalog's whole index, and a
+   * retry after a crash starts over (the lost attempt's transaction was rolled back).
+   * @returns the build's figures (items, tokens, min_df, build_ms), or null when another build
+   *   holds the catalog's advisory lock or the catalog is gone
+   * @throws ApplicationFailure `SearchIndexBuildBusy` (retryable) while this worker process
+   *   runs another build; the database's error otherwise (retried by the workflow's policy)
+   */
+  buildSearchIndex(catalogId: string): Promise<SearchIndexBuild | null>;
+}
+
+/**
+ * Builds the search count index activities over the worker's database.
+ *
+ * One build at a time per worker process: a build is minutes of database work on a large
+ * catalog (~2.5 min and ~300 MB for 1,000,000 items, README "Search totals"), so builds of
+ * several catalogs run one after the other; a second one fails fast with a retryable
+ * `SearchIndexBuildBusy` and Temporal's backoff starts it later (this was the in-process
+ * scheduler's one-at-a-time rule before builds moved to Temporal).
+ * @returns an object of async functions to pass (with the enrichment activities) to `Worker.create`
+ */
+export function createSearchIndexActivities(deps: { knex: Knex }): SearchIndexActivities {
+  let building: string | null = null;
+  return {
+    async buildSearchIndex(catalogId) {
+      if (building !== null) {
+        throw ApplicationFailure.retryable(`this worker is building the search count index of catalog ${building}`, SEARCH_INDEX_BUSY);
+      }
+      building = catalogId;
+      const ctx = Context.current();
+      const started = Date.now();
+      // The build is one transaction: there is nothing finer to resume from (Temporal rule 5), so
+      // heartbeats only let Temporal notice a dead worker within the heartbeat timeout.
+      const every = Math.max(200, Math.min(BUILD_HEARTBEAT_MS, Math.floor((ctx.info.heartbeatTimeoutMs ?? 3 * BUILD_HEARTBEAT_MS) / 3)));
+      ctx.heartbeat({ elapsed_ms: 0 });
+      const timer = setInterval(() => ctx.heartbeat({ elapsed_ms: Date.now() - started }), every);
+      try {
+        const built = await buildSearchIndex(deps.knex, catalogId);
+        logger.info({ catalog_id: catalogId, attempt: ctx.info.attempt, result: built }, built ? 'search count index built' : 'search count index not built (locked or catalog gone)');
+        return built;
+      } finally {
+        clearInterval(timer);
+        building = null;
+      }
+    },
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * searchIndexBuildWorkflow: builds one catalog's search count index (src/services/search-count-index.ts;
+ * decisions.md §3, G6: exact search `total`). Started by the API (temporal/client.ts
+ * `startSearchIndexBuild`) when a search of a large catalog finds the index missing or stale,
+ * under the id `search-index-<catalog_id>` with reuse policy ALLOW_DUPLICATE and conflict policy
+ * FAIL: while one is open for the catalog, another start is "already started" (a no-op); once it
+ * closed, a later start runs a new build. The index is derived data and counts are exact
+ * without it (GIN fallback), so nothing waits for this workflow.
+ *
+ * State machine:
+ *
+ *   building ── buildSearchIndex returned (figures, or null: locked / catalog gone) ──▶ cooling down
+ *   building ── attempt failed or deferred (worker busy with another build) ─────────▶ backoff, next attempt
+ *   building ── attempts spent ─────────────────────────────────────────────────────▶ failed (SearchIndexNotBuilt)
+ *   cooling down ── timer fired ────────────────────────────────────────────────────▶ completed
+ *
+ * Cooling down keeps the workflow (and so its id) open until `min_interval_s` (default 60 s) and
+ * 10 × the build's own time have passed since the build started: a catalog under heavy writes
+ * is rebuilt at most that often, whichever API process asks, and builds take at most ~10 % of
+ * the database's time.
+ *
+ * Retries: the activity's retry policy, 10 s doubling to 5 min, 20 attempts (about 75 minutes);
+ * start-to-close 1 h per attempt (a build of 1,000,000 items takes ~2.5 min); heartbeat
+ * timeout 60 s, so a dead worker's build is retried after a minute.
+ *
+ * Continue-as-new: never (one activity and one timer: ~15 events; activity retries add none).
+ *
+ * Cancellation: the pending attempt or timer is cancelled and the workflow ends Canceled. There is
+ * nothing to finalize: a build commits a whole index in one transaction or nothing.
+ */
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, sleep } from '@temporalio/workflow';
+import type { SearchIndexActivities } from '../activities/search-index';
+import { SEARCH_INDEX_MIN_INTERVAL_S, SearchIndexBuildArgs, SearchIndexBuildResult } from './definitions';
+
+/** A build may start again no sooner than this many times its own duration after it started. */
+const REBUILD_FACTOR = 10;
+
+/**
+ * Builds the search count index of `args.catalog_id`, then stays open for the cool-down (see the
+ * state machine above).
+ * @returns the build's figures (null when another build held the catalog's lock or the catalog
+ *   is gone) and the cool-down (ms)
+ * @throws ApplicationFailure `SearchIndexNotBuilt` (non-retryable) when every attempt failed
+ */
+export async function searchIndexBuildWorkflow(args: SearchIndexBuildArgs): Promise<SearchIndexBuildResult> {
+  const { buildSearchIndex } = proxyActivities<SearchIndexActivities>({
+    startToCloseTimeout: '1 hour',
+    heartbeatTimeout: `${Math.max(1, args.heartbeat_timeout_s ?? 60)} seconds`,
+    retry: {
+      initialInterval: `${Math.max(0.1, args.retry_initial_interval_s ?? 10)} seconds`,
+      backoffCoefficient: 2,
+      maximumInterval: '5 minutes',
+      maximumAttempts: 20,
+    },
+  });
+  let built: SearchIndexBuildResult['built'];
+  try {
+    built = await buildSearchIndex(args.catalog_id);
+  } catch (err) {
+    // A cancelled attempt arrives as an ActivityFailure too: it stays a cancellation (Canceled).
+    if (err instanceof ActivityFailure && !isCancellation(err)) {
+      throw ApplicationFailure.nonRetryable(`search count index of catalog ${args.catalog_id} not built: ${err.cause?.message ?? err.message}`, 'SearchIndexNotBuilt');
+    }
+    throw err;
+  }
+  const minIntervalMs = Math.max(0, args.min_interval_s ?? SEARCH_INDEX_MIN_INTERVAL_S) * 1000;
+  const buildMs = built?.build_ms ?? 0;
+  const cooldownMs = Math.max(0, Math.max(minIntervalMs, REBUILD_FACTOR * buildMs) - buildMs);
+  if (cooldownMs > 0) await sleep(cooldownMs);
+  return { built, cooldown_ms: cooldownMs };
+}
