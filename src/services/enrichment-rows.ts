@@ -7,7 +7,7 @@ import type { FetchedPage } from '../enrichment/research/types';
 import type { CatalogTextExample, EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, OutputField, ReviewInfo } from '../enrichment/types';
 import type { EnrichmentJob } from '../models/enrichment-job';
 import { ArtifactRecord, artifactLinks, hostResultMedia, recordArtifacts, storeArtifacts } from './enrichment-artifacts';
-import { CatalogTarget, stageRowResult } from './enrichment-staging';
+import { CatalogTarget, stageRowResults } from './enrichment-staging';
 import { auditWanted, stagedStatusFor } from './enrichment-audit';
 import { auditResult, AuditJudgment } from '../enrichment/audit';
 
@@ -386,12 +386,16 @@ export async function writeRowResults(knex: Knex, jobId: string, writes: RowWrit
         if (ok) claimed.add(w.rowIndex);
         return ok;
       });
+      const staged = target
+        ? await stageRowResults(trx, { id: jobId, organization_id: job.organization_id }, target, writes.filter((_, k) => mine[k]).map((w) => ({
+          rowIndex: w.rowIndex, input: inputs.get(w.rowIndex)!, result: w.outcome.result, status: stagedStatusFor(job.config, w.outcome.result),
+        })))
+        : null;
       const values: Array<[number, string, string, string | null, string | null, string | null]> = [];
       for (const [k, w] of writes.entries()) {
         if (!mine[k]) continue;
         const result = w.outcome.result;
-        const input = inputs.get(w.rowIndex)!;
-        if (target) result.staged_change_id = await stageRowResult(trx, { id: jobId, organization_id: job.organization_id }, target, w.rowIndex, input, result, stagedStatusFor(job.config, result));
+        if (staged) result.staged_change_id = staged.get(w.rowIndex);
         if (w.artifacts?.length) await recordArtifacts(trx, { id: jobId, organization_id: job.organization_id }, w.rowIndex, w.artifacts);
         const evidence = splits[k] ? splits[k]!.evidence : null;
         values.push([w.rowIndex, result.error ? 'failed' : 'succeeded', JSON.stringify(result), evidence === null ? null : JSON.stringify(evidence), w.outcome.usage === null ? null : JSON.stringify(w.outcome.usage), result.error ?? null]);

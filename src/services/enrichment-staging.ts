@@ -61,47 +61,60 @@ export interface CatalogTarget {
   grouped: boolean;
 }
 
+/** One row's result to stage ({@link stageRowResults}). */
+export interface StagedRow {
+  rowIndex: number;
+  /** The row's input item as the job received it. */
+  input: Record<string, unknown>;
+  result: EnrichmentResult;
+  /** The staged-change status ({@link stagedStatusFor} of ./enrichment-audit). */
+  status: 'pending' | 'draft' | 'error';
+}
+
 /**
- * Stages one row's result on the job's activity inside `trx` (same transaction as the row
- * result). Before-data: the catalog item matched by `__catalog_item_id` in the input, else by
- * the catalog's business key (`unique_id_field`; decisions.md §3), else none (`is_new_item`).
- * After-data: before-data overlaid with the enriched data, without `sources` /
- * `source_explanations` (those go to `source_data` with `all_sources`, `category_id` and the
- * taxonomy attributes). `status`: the staged-change status ({@link stagedStatusFor} of ./enrichment-audit).
- * @returns the staged change id (the existing one when this row was already staged)
+ * Stages the results of several rows of one job on its activity inside `trx` (the transaction
+ * that writes the row results), set-based: one look-up of the matched catalog items, one
+ * multi-row insert, and one read-back of rows staged before. Before-data: the catalog item
+ * matched by `__catalog_item_id` in the input, else by the catalog's business key
+ * (`unique_id_field`; decisions.md §3), else none (`is_new_item`). After-data: before-data
+ * overlaid with the enriched data, without `sources` / `source_explanations` (those go to
+ * `source_data` with `all_sources`, `category_id` and the taxonomy attributes). A row is staged
+ * once per (activity_id, row_index): a retried write keeps the first staged change.
+ * @returns row index → staged change id (the existing one when the row was already staged)
  */
-export async function stageRowResult(
+export async function stageRowResults(
   trx: Knex.Transaction,
   job: { id: string; organization_id: string },
   target: CatalogTarget,
-  rowIndex: number,
-  input: Record<string, unknown>,
-  result: EnrichmentResult,
-  status: 'pending' | 'draft' | 'error',
-): Promise<string> {
-  const explicitId = input[ITEM_ID_KEY];
-  let item: { id: string; entity_type: string; data: Record<string, unknown> } | undefined;
-  if (typeof explicitId === 'string' && isUuid(explicitId)) {
-    item = await trx('catalog_items').where({ id: explicitId, catalog_id: target.catalog_id }).first('id', 'entity_type', 'data');
-  }
-  const key = businessKeyOf(input, target.unique_id_field);
-  if (!item && key !== null) {
-    item = await trx('catalog_items').where({ catalog_id: target.catalog_id, business_key: key }).first('id', 'entity_type', 'data');
-  }
-  const enriched = Object.fromEntries(Object.entries(result.after_data).filter(([k]) => !PROVENANCE_KEYS.includes(k) && k !== ITEM_ID_KEY));
-  const before = item?.data ?? {};
-  const after = { ...before, ...enriched };
-  const sourceData = {
-    original_data: result.original_data,
-    sources: result.after_data.sources ?? {},
-    source_explanations: result.after_data.source_explanations ?? {},
-    all_sources: result.all_sources,
-    ...(result.category_id !== undefined ? { category_id: result.category_id } : {}),
-    ...(result.taxonomy_attributes ? { taxonomy_attributes: result.taxonomy_attributes, taxonomy_attribute_sources: result.taxonomy_attribute_sources ?? {} } : {}),
-    ...(result.error ? { error: result.error } : {}),
-  };
-  const inserted = await trx('staged_changes')
-    .insert({
+  rows: StagedRow[],
+): Promise<Map<number, string>> {
+  if (rows.length === 0) return new Map();
+  const explicitIds = rows.map((r) => r.input[ITEM_ID_KEY]).filter((v): v is string => typeof v === 'string' && isUuid(v));
+  const keys = rows.map((r) => businessKeyOf(r.input, target.unique_id_field)).filter((k): k is string => k !== null);
+  type Item = { id: string; entity_type: string; business_key: string | null; data: Record<string, unknown> };
+  const found: Item[] = explicitIds.length || keys.length
+    ? await trx('catalog_items').where({ catalog_id: target.catalog_id })
+      .where((w) => w.whereIn('id', explicitIds).orWhereIn('business_key', keys))
+      .select('id', 'entity_type', 'business_key', 'data')
+    : [];
+  const byId = new Map(found.map((i) => [i.id, i]));
+  const byKey = new Map(found.filter((i) => i.business_key !== null).map((i) => [i.business_key as string, i]));
+  const records = rows.map(({ rowIndex, input, result, status }) => {
+    const explicitId = input[ITEM_ID_KEY];
+    const key = businessKeyOf(input, target.unique_id_field);
+    const item = (typeof explicitId === 'string' ? byId.get(explicitId) : undefined) ?? (key !== null ? byKey.get(key) : undefined);
+    const enriched = Object.fromEntries(Object.entries(result.after_data).filter(([k]) => !PROVENANCE_KEYS.includes(k) && k !== ITEM_ID_KEY));
+    const before = item?.data ?? {};
+    const sourceData = {
+      original_data: result.original_data,
+      sources: result.after_data.sources ?? {},
+      source_explanations: result.after_data.source_explanations ?? {},
+      all_sources: result.all_sources,
+      ...(result.category_id !== undefined ? { category_id: result.category_id } : {}),
+      ...(result.taxonomy_attributes ? { taxonomy_attributes: result.taxonomy_attributes, taxonomy_attribute_sources: result.taxonomy_attribute_sources ?? {} } : {}),
+      ...(result.error ? { error: result.error } : {}),
+    };
+    return {
       id: newId(),
       activity_id: job.id,
       organization_id: job.organization_id,
@@ -109,19 +122,22 @@ export async function stageRowResult(
       catalog_item_id: item?.id ?? null,
       catalog_item_entity_type: item?.entity_type ?? (target.grouped ? 'variant' : 'product'),
       before_data: JSON.stringify(before),
-      after_data: JSON.stringify(after),
+      after_data: JSON.stringify({ ...before, ...enriched }),
       source_data: JSON.stringify(sourceData),
       is_new_item: !item,
       row_index: rowIndex,
       status,
       review_info: JSON.stringify(result.review_info ?? null),
-    })
-    .onConflict(['activity_id', 'row_index'])
-    .ignore()
-    .returning('id');
-  if (inserted.length) return inserted[0].id as string;
-  const existing = await trx('staged_changes').where({ activity_id: job.id, row_index: rowIndex }).first('id');
-  return existing.id as string;
+    };
+  });
+  const inserted = await trx('staged_changes').insert(records).onConflict(['activity_id', 'row_index']).ignore().returning(['row_index', 'id']);
+  const ids = new Map(inserted.map((r) => [r.row_index as number, r.id as string]));
+  const missing = rows.map((r) => r.rowIndex).filter((i) => !ids.has(i));
+  if (missing.length) {
+    const existing = await trx('staged_changes').where({ activity_id: job.id }).whereIn('row_index', missing).select('row_index', 'id');
+    for (const r of existing) ids.set(r.row_index as number, r.id as string);
+  }
+  return ids;
 }
 
 /**

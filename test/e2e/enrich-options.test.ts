@@ -133,16 +133,18 @@ describe('catalog_id: staged changes on the job activity (decisions.md §4, §5)
       taxonomy: { name: 'T', hierarchy_levels: ['l1'], nodes: { shoes: { name: 'Shoes', parent: null, attributes: [] } } },
     });
     const existingId = '5a1c0000-0000-4000-8000-' + String(Date.now()).slice(-12).padStart(12, '0');
+    const otherId = '5a1c0000-0000-4000-8000-' + String(Date.now() + 1).slice(-12).padStart(12, '0');
     await knex('catalog_items').insert([
       { id: existingId, catalog_id: catalogId, business_key: 'A-1', data: { sku: 'A-1', title: 'Old', brand: 'Zeta' } },
-      { id: '5a1c0000-0000-4000-8000-' + String(Date.now() + 1).slice(-12).padStart(12, '0'), catalog_id: catalogId, business_key: 'B-9', data: { sku: 'B-9', brand: 'Zeta' } },
+      { id: otherId, catalog_id: catalogId, business_key: 'B-9', data: { sku: 'B-9', brand: 'Zeta' } },
     ]);
     const res = await request(fakeApp).post('/api/public/enrich').set(org.auth).send({
       catalog_id: catalogId, output_schema: [brand], staged_status: 'draft',
-      items: [{ sku: 'A-1', name: 'Shoe one' }, { sku: 'NEW-2', name: 'Shoe two' }],
+      // The third row names its catalog item explicitly; its new SKU must not matter.
+      items: [{ sku: 'A-1', name: 'Shoe one' }, { sku: 'NEW-2', name: 'Shoe two' }, { __catalog_item_id: otherId, sku: 'B-9X', name: 'Shoe nine' }],
     });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'completed', successful: 2, credits_used: 2 });
+    expect(res.body).toMatchObject({ status: 'completed', successful: 3, credits_used: 3 });
     const jobId = res.body.job_id;
     const config = (await knex('enrichment_jobs').where({ id: jobId }).first('config')).config;
     expect(config.taxonomy.nodes.shoes.name).toBe('Shoes'); // request taxonomy defaults to the catalog's
@@ -152,18 +154,20 @@ describe('catalog_id: staged changes on the job activity (decisions.md §4, §5)
     expect(first.staged_change_id).toEqual(expect.any(String));
     const list = await request(fakeApp).get(`/api/activities/${jobId}/staged-changes?page_size=10`).set(org.auth);
     expect(list.status).toBe(200);
-    expect(list.body).toMatchObject({ total: 2, page: 1, page_size: 10, total_pages: 1 });
-    const [a, b] = list.body.items;
+    expect(list.body).toMatchObject({ total: 3, page: 1, page_size: 10, total_pages: 1 });
+    const [a, b, c] = list.body.items;
     expect(a).toMatchObject({ id: first.staged_change_id, row_index: 0, status: 'draft', catalog_item_id: existingId, is_new_item: false,
       before_data: { sku: 'A-1', title: 'Old', brand: 'Zeta' }, after_data: { sku: 'A-1', title: 'Old', brand: 'Acme', name: 'Shoe one' } });
     expect(a.after_data.sources).toBeUndefined();
     expect(a.source_data.sources.brand).toEqual(['https://shop.example/Shoe-one']);
     expect(b).toMatchObject({ id: second.staged_change_id, catalog_item_id: null, is_new_item: true, before_data: {} });
+    expect(c).toMatchObject({ id: res.body.results[2].staged_change_id, catalog_item_id: otherId, is_new_item: false, before_data: { sku: 'B-9', brand: 'Zeta' },
+      after_data: { sku: 'B-9X', brand: 'Acme', name: 'Shoe nine' } });
 
     const activity = await request(fakeApp).get(`/api/activities/${jobId}`).set(org.auth);
-    expect(activity.body).toMatchObject({ id: jobId, catalog_id: catalogId, type: 'enrichment', status: 'pending_review', staged_count: 2 });
+    expect(activity.body).toMatchObject({ id: jobId, catalog_id: catalogId, type: 'enrichment', status: 'pending_review', staged_count: 3 });
     const summary = await request(fakeApp).get(`/api/activities/${jobId}/staged-changes/summary`).set(org.auth);
-    expect(summary.body).toMatchObject({ total_changes: 2, by_status: { draft: 2 }, field_stats: { brand: { completed: 2, total: 2, completion_rate: 1 } } });
+    expect(summary.body).toMatchObject({ total_changes: 3, by_status: { draft: 3 }, field_stats: { brand: { completed: 3, total: 3, completion_rate: 1 } } });
     const searched = await request(fakeApp).get(`/api/activities/${jobId}/staged-changes?search_query=shoe%20TWO&status=draft`).set(org.auth);
     expect(searched.body.items.map((i: any) => i.row_index)).toEqual([1]);
 
