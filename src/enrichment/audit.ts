@@ -25,6 +25,7 @@
  */
 import { fieldRole } from './extract/roles';
 import { sameValue } from './llm/grounding';
+import { present } from './semantics';
 import { validateValue } from './semantics/validate';
 import type { EnrichmentResult, Evidence, OutputField, ReviewInfo } from './types';
 
@@ -57,9 +58,6 @@ const REVIEW_FLAGS: Record<string, string> = {
 /** Identifier roles whose change means the result describes another product. */
 const IDENTITY_ROLES = new Set(['gtin', 'mpn', 'sku']);
 
-function present(v: unknown): boolean {
-  return v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && v.length === 0);
-}
 
 /** An identifier folded for comparison: GTINs by their digits without leading zeros (GTIN-13 = GTIN-14 with a 0), others upper-case alphanumerics. */
 function identifierKey(value: unknown, role: string): string {

@@ -14,7 +14,7 @@ import { refineWithLlm, type LlmConfig } from './llm';
 import { readInUnit } from './normalize/units';
 import { fetchedPageDoc } from './providers/documents';
 import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, LowConfidenceCandidate, OutputField, ReviewInfo } from './types';
-import { applySemantics, extractsDespiteInput } from './semantics';
+import { applySemantics, extractsDespiteInput, present } from './semantics';
 import { readDimension } from './semantics/dimensions';
 import { lowConfidenceWanted } from './semantics/low-confidence';
 import { unitCandidates } from './semantics/measure';
@@ -39,9 +39,6 @@ function compact(doc: PageDoc): PageDoc {
   return { ...doc, text: doc.text.slice(0, 20_000), key_values: doc.key_values.slice(0, 300), price_texts: doc.price_texts.slice(0, 15), availability_texts: doc.availability_texts.slice(0, 10), images: doc.images.slice(0, 20) };
 }
 
-function present(v: unknown): boolean {
-  return v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '') && !(Array.isArray(v) && v.length === 0);
-}
 
 /** Reciprocal-rank fusion (Cormack et al. 2009, k = 10) of several result lists; ties by URL. */
 function fuse(lists: Array<Array<{ url: string }>>): Array<{ url: string; score: number }> {

@@ -251,5 +251,13 @@ export const jobResponseSchema: JsonSchema = {
     page_size: { type: 'integer' },
     total_pages: { type: 'integer' },
     completed_items: { type: 'integer' },
+    error: { type: 'string' },
+    notices: { type: 'array', items: { type: 'string' }, description: 'Options stored without behaviour (recorded no-ops).' },
+    webhook: { type: 'object', description: 'Webhook delivery state with every attempt (decisions.md §4).' },
+    audit: {
+      type: 'object',
+      description: 'With audit_decisions_enabled or review_mode "flagged": counts of the post-enrichment audit decisions over the processed rows.',
+      properties: { pass: { type: 'integer' }, review_required: { type: 'integer' }, fail: { type: 'integer' } },
+    },
   },
 };

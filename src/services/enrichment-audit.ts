@@ -23,7 +23,7 @@ export function auditWanted(config: Record<string, any>): boolean {
 }
 
 /** The audit stored on a result, if any. */
-export function auditOf(result: EnrichmentResult): AuditJudgment | undefined {
+function auditOf(result: EnrichmentResult): AuditJudgment | undefined {
   return (result.review_info as { audit?: AuditJudgment } | undefined)?.audit;
 }
 

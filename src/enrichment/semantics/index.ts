@@ -12,7 +12,8 @@ import { enumKey } from './enum';
 import { addCandidates, lowConfidenceWanted } from './low-confidence';
 import { validateValue } from './validate';
 
-function present(v: unknown): boolean {
+/** Whether a field value counts as given: not undefined/null, not blank text, not an empty list. */
+export function present(v: unknown): boolean {
   return v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '') && !(Array.isArray(v) && v.length === 0);
 }
 
