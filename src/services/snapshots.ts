@@ -137,7 +137,8 @@ const SNAP_COLUMNS = ITEM_COLUMNS.split(', ').map((c) => `s.${c}`).join(', ');
  *    version, timestamps) from the snapshot's copy. An UPDATE that keeps `catalog_id` and
  *    `parent_id` runs no foreign-key check (delete + insert ran one `catalog_id` look-up per
  *    inserted row and one parent cascade query per deleted row), and the search-column
- *    trigger's `WHEN` skips it because the stored `search_text`/`search_tsv` come along.
+ *    trigger is skipped (`catalog_items.search_columns_supplied`): the stored
+ *    `search_text`/`search_tsv` come along, even where one of them happens to be unchanged.
  * Rows unchanged since the snapshot are not touched.
  *
  * Cost of the worst case, every row changed (100,000 items, 20-field schema; backend CPU time
@@ -166,7 +167,9 @@ const SNAP_COLUMNS = ITEM_COLUMNS.split(', ').map((c) => `s.${c}`).join(', ');
 async function restoreItems(trx: Knex.Transaction, catalogId: string, snapshot: SnapshotRow, currentCount: number): Promise<void> {
   // The joins below hash 100,000 snapshot rows (~120 MB) and the UPDATE's transition table
   // (items_rev trigger) holds as much again: in memory rather than in temp files.
-  await trx.raw("SET LOCAL work_mem = '256MB'; SET LOCAL enable_nestloop = off; SET LOCAL enable_indexscan = off");
+  // The UPDATE copies both derived search columns from the snapshot row, so the search-column
+  // trigger never needs to recompute them (migration 20261121200000).
+  await trx.raw("SET LOCAL work_mem = '256MB'; SET LOCAL enable_nestloop = off; SET LOCAL enable_indexscan = off; SET LOCAL catalog_items.search_columns_supplied = on");
   const deleted = await trx.raw(
     `DELETE FROM catalog_items ci WHERE ci.catalog_id = ? AND NOT EXISTS (
        SELECT 1 FROM catalog_snapshot_items s
@@ -192,7 +195,7 @@ async function restoreItems(trx: Knex.Transaction, catalogId: string, snapshot: 
         OR ci.search_text IS DISTINCT FROM s.search_text OR ci.search_tsv IS DISTINCT FROM s.search_tsv)`,
     [snapshot.id, catalogId],
   );
-  await trx.raw('SET LOCAL work_mem = DEFAULT; SET LOCAL enable_nestloop = DEFAULT; SET LOCAL enable_indexscan = DEFAULT');
+  await trx.raw("SET LOCAL work_mem = DEFAULT; SET LOCAL enable_nestloop = DEFAULT; SET LOCAL enable_indexscan = DEFAULT; SET LOCAL catalog_items.search_columns_supplied = DEFAULT");
 }
 
 /** Response of a restore (G11). */

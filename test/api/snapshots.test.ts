@@ -154,6 +154,36 @@ describe('snapshots (G11)', () => {
     expect([await search('wool'), await search('linen'), await search('teal')]).toEqual([0, 30, 30]);
   });
 
+  it('the search-column trigger recomputes for plain writers and is skipped while a writer declares it supplies them (restore)', async () => {
+    const c = await createTestCatalog(a.organizationId);
+    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku: 'T1', title: 'wool scarf', on_sale: false }] });
+    const knex = testKnex();
+    const text = async () => (await knex('catalog_items').where('catalog_id', c).first('search_text', knex.raw('search_tsv::text AS tsv')));
+    const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({});
+    const original = await text();
+
+    await knex.raw(`UPDATE catalog_items SET data = data || '{"title": "silk scarf"}' WHERE catalog_id = ?`, [c]);
+    expect(await text()).toEqual({ search_text: 't1 silk scarf', tsv: "'scarf' 'silk' 't1'" });
+    await knex.transaction(async (trx) => {
+      await trx.raw('SET LOCAL catalog_items.search_columns_supplied = on');
+      await trx.raw(`UPDATE catalog_items SET data = data || '{"title": "linen scarf"}' WHERE catalog_id = ?`, [c]);
+      expect((await trx('catalog_items').where('catalog_id', c).first('search_text')).search_text).toBe('t1 silk scarf');
+      await trx.raw('SET LOCAL catalog_items.search_columns_supplied = DEFAULT');
+      await trx.raw(`UPDATE catalog_items SET data = data || '{"title": "cotton scarf"}' WHERE catalog_id = ?`, [c]);
+    });
+    expect((await text()).search_text).toBe('t1 cotton scarf');
+
+    // Only a boolean differs from the snapshot (search_text equal): restored exactly, and the
+    // setting does not outlive the restore's transaction.
+    await knex.raw(`UPDATE catalog_items SET data = data || '{"title": "wool scarf", "on_sale": true}' WHERE catalog_id = ?`, [c]);
+    expect(await text()).toEqual(original);
+    expect((await request(server).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth)).status).toBe(200);
+    expect((await knex('catalog_items').where('catalog_id', c).first('data')).data.on_sale).toBe(false);
+    expect(await text()).toEqual(original);
+    await knex.raw(`UPDATE catalog_items SET data = data || '{"title": "felt scarf"}' WHERE catalog_id = ?`, [c]);
+    expect((await text()).search_text).toBe('t1 felt scarf');
+  });
+
   it('deleting a snapshot or its catalog deletes its item copies', async () => {
     const c = await createTestCatalog(a.organizationId);
     await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku: 'A' }, { sku: 'B' }] });
