@@ -1,13 +1,15 @@
 /**
- * Search count index activity: a thin adapter over `buildSearchIndex` of
- * src/services/search-count-index.ts, run by searchIndexBuildWorkflow (workflows/search-index-build.ts)
- * and built by {@link createSearchIndexActivities}. Moves only the catalog id and the build's
- * figures through Temporal (architecture.md, Temporal rule 2).
+ * Search index activity: a thin adapter over `catchUpSearchWords` (src/services/search-words.ts:
+ * the word index left behind by a restore) and `buildSearchIndex` (src/services/search-count-index.ts),
+ * run by searchIndexBuildWorkflow (workflows/search-index-build.ts) and built by
+ * {@link createSearchIndexActivities}. Moves only the catalog id and the figures through
+ * Temporal (architecture.md, Temporal rule 2).
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { logger } from '../src/lib/logger';
 import { buildSearchIndex, SearchIndexBuild } from '../src/services/search-count-index';
+import { catchUpSearchWords } from '../src/services/search-words';
 
 /** Heartbeat period of a running build (ms), or a third of a shorter heartbeat timeout. */
 const BUILD_HEARTBEAT_MS = 10_000;
@@ -18,15 +20,19 @@ export const SEARCH_INDEX_BUSY = 'SearchIndexBuildBusy';
 /** The search count index activities registered on the worker; the workflow proxies them by these names. */
 export interface SearchIndexActivities {
   /**
-   * Builds (or rebuilds) one catalog's search count index in one REPEATABLE READ transaction,
-   * heartbeating while it runs. Idempotent: a build replaces the catalog's whole index, and a
-   * retry after a crash starts over (the lost attempt's transaction was rolled back).
-   * @returns the build's figures (items, tokens, min_df, build_ms), or null when another build
-   *   holds the catalog's advisory lock or the catalog is gone
+   * Catches up the catalog's word index when a restore left it behind (pending word vectors
+   * moved into the index in committed batches), then builds (or rebuilds) its search count
+   * index in one REPEATABLE READ transaction, heartbeating while it runs. Idempotent: the
+   * catch-up only finds rows still pending, a build replaces the catalog's whole index, and a
+   * retry after a crash resumes the catch-up and starts the build over (the lost attempt's
+   * transaction was rolled back).
+   * @returns the build's figures (items, tokens, min_df, build_ms, and `words_caught_up`: rows
+   *   whose pending vector moved into the word index), or null when another build holds the
+   *   catalog's advisory lock or the catalog is gone
    * @throws ApplicationFailure `SearchIndexBuildBusy` (retryable) while this worker process
    *   runs another build; the database's error otherwise (retried by the workflow's policy)
    */
-  buildSearchIndex(catalogId: string): Promise<SearchIndexBuild | null>;
+  buildSearchIndex(catalogId: string): Promise<(SearchIndexBuild & { words_caught_up: number }) | null>;
 }
 
 /**
@@ -55,9 +61,11 @@ export function createSearchIndexActivities(deps: { knex: Knex }): SearchIndexAc
       ctx.heartbeat({ elapsed_ms: 0 });
       const timer = setInterval(() => ctx.heartbeat({ elapsed_ms: Date.now() - started }), every);
       try {
+        const words = await catchUpSearchWords(deps.knex, catalogId);
+        if (words.rows > 0) logger.info({ catalog_id: catalogId, attempt: ctx.info.attempt, result: words }, 'word index caught up after a restore');
         const built = await buildSearchIndex(deps.knex, catalogId);
         logger.info({ catalog_id: catalogId, attempt: ctx.info.attempt, result: built }, built ? 'search count index built' : 'search count index not built (locked or catalog gone)');
-        return built;
+        return built && { ...built, words_caught_up: words.rows };
       } finally {
         clearInterval(timer);
         building = null;

@@ -28,6 +28,8 @@ export interface AppDeps {
   jobRunner: JobRunner;
   /** Multipart enrich upload limits (src/middleware/upload.ts); default DEFAULT_UPLOAD_LIMITS. */
   uploadLimits?: UploadLimits;
+  /** Restores of snapshots with at least this many items defer the word index (src/services/search-words.ts; default SEARCH_WORDS_DEFER_MIN_ITEMS). */
+  searchWordsDeferMinItems?: number;
 }
 
 /** Inline JSON bodies are capped at 10 MB (interface-spec.md, Limits); larger → 413. */

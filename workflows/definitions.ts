@@ -157,9 +157,10 @@ export const SEARCH_INDEX_MIN_INTERVAL_S = 60;
 export interface SearchIndexBuildResult {
   /**
    * The build's figures, or null when nothing was built: another build held the catalog's
-   * lock, or the catalog is gone.
+   * lock, or the catalog is gone. `words_caught_up`: rows of the word index caught up first
+   * after a restore (src/services/search-words.ts; absent in histories from before it existed).
    */
-  built: SearchIndexBuild | null;
+  built: (SearchIndexBuild & { words_caught_up?: number }) | null;
   /** Time the workflow stayed open after the build so that rebuilds stay spaced (ms). */
   cooldown_ms: number;
 }

@@ -1,7 +1,9 @@
 /**
  * searchIndexBuildWorkflow: builds one catalog's search count index (src/services/search-count-index.ts;
- * decisions.md §3, G6: exact search `total`). Started by the API (temporal/client.ts
- * `startSearchIndexBuild`) when a search of a large catalog finds the index missing or stale,
+ * decisions.md §3, G6: exact search `total`), after catching up its word index when a restore
+ * left it behind (src/services/search-words.ts; same activity). Started by the API
+ * (temporal/client.ts `startSearchIndexBuild`) when a search of a large catalog finds the index
+ * missing or stale, when a restore deferred the word index, or when a search finds it deferred,
  * under the id `search-index-<catalog_id>` with reuse policy ALLOW_DUPLICATE and conflict policy
  * FAIL: while one is open for the catalog, another start is "already started" (a no-op); once it
  * closed, a later start runs a new build. The index is derived data and counts are exact

@@ -26,7 +26,7 @@ export function snapshotRoutes(deps: AppDeps): RouteDef[] {
     {
       method: 'post', path: `${base}/:snapshot_id/restore`, tags, summary: 'Restore a snapshot (a safety snapshot is taken first)',
       params: snapshotParams, response: restoreResponse,
-      handler: ({ scope, params }) => restoreSnapshot(deps.knex, scope, params.catalog_id, params.snapshot_id),
+      handler: ({ scope, params }) => restoreSnapshot({ knex: deps.knex, jobRunner: deps.jobRunner, deferWordsMinItems: deps.searchWordsDeferMinItems }, scope, params.catalog_id, params.snapshot_id),
     },
   ];
 }

@@ -3,6 +3,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationDetail, Validat
 import { isUuid, newId } from '../lib/ids';
 import type { Catalog } from '../models/catalog';
 import { evolveSchema, getCurrentSchema, itemValidator, lockCatalog } from './catalog-schema';
+import { wordsColumn, wordsPending } from './search-words';
 import { loadOwned } from './ownership';
 import type { Scope } from './scope';
 import { countWithSearchIndex, requestSearchIndexBuild, SEARCH_INDEX_MIN_ITEMS, SearchIndexBuilds } from './search-count-index';
@@ -122,18 +123,25 @@ export interface ItemFilter {
   entity_type?: 'product' | 'variant';
   /** Only items without a parent (product-grouped list view); search then also matches through variants. */
   top_level?: boolean;
+  /**
+   * The catalog's `search_words_pending`, read in the query's snapshot: words are then matched
+   * without the word index (src/services/search-words.ts).
+   */
+  words_pending?: boolean;
 }
 
 /**
  * The search condition of a term over `search_tsv`/`search_text` (see {@link filterSql}):
  * word-prefix match of every word, plus a literal substring match when the term holds
- * characters other than letters, digits and white space.
+ * characters other than letters, digits and white space. `wordsPending`: the catalog's word
+ * index is behind a restore, so the words are matched against each row's current vector
+ * (src/services/search-words.ts).
  */
-export function searchSql(term: string): { sql: string; bindings: Knex.RawBinding[] } {
+export function searchSql(term: string, wordsPending = false): { sql: string; bindings: Knex.RawBinding[] } {
   const lowered = term.toLowerCase();
   const literal = "search_text LIKE ? ESCAPE '\\'";
   const pattern = '%' + lowered.replace(/[\\%_]/g, (c) => '\\' + c) + '%';
-  const words = 'search_tsv @@ catalog_item_search_query(?)';
+  const words = `${wordsColumn(wordsPending)} @@ catalog_item_search_query(?)`;
   const hasWord = /[\p{L}\p{N}]/u.test(lowered);
   const hasOther = /[^\p{L}\p{N}\s]/u.test(lowered);
   if (!hasWord) return { sql: literal, bindings: [pattern] };
@@ -168,7 +176,7 @@ export function filterSql(catalogId: string, f: ItemFilter): { sql: string; bind
     // (`search_text LIKE`, wildcards matched literally); a term without any word is only that
     // literal match. In the grouped (top-level) view a product also matches through any of
     // its variants.
-    const { sql, bindings: b } = searchSql(f.search);
+    const { sql, bindings: b } = searchSql(f.search, f.words_pending);
     if (f.top_level) {
       parts.push(`(${sql} OR id IN (SELECT v.parent_id FROM catalog_items v
                   WHERE v.catalog_id = ? AND v.parent_id IS NOT NULL AND ${sql.replace(/search_(tsv|text)/g, 'v.search_$1')}))`);
@@ -267,7 +275,8 @@ async function searchTotal(jobRunner: SearchIndexBuilds, trx: Knex.Transaction, 
     if ('total' in counted) {
       total = counted.total;
       searchCountStats[counted.path]++;
-    } else if (counted.fallback !== 'no_words' && catalog.item_count >= SEARCH_INDEX_MIN_ITEMS) {
+    } else if (counted.fallback === 'words_pending' || (counted.fallback !== 'no_words' && catalog.item_count >= SEARCH_INDEX_MIN_ITEMS)) {
+      // Behind a restore: the same workflow catches the word index up first (search-words.ts).
       requestSearchIndexBuild(jobRunner, catalog);
     }
   }
@@ -295,7 +304,6 @@ export async function listItems(deps: { knex: Knex; jobRunner: SearchIndexBuilds
   const { knex, jobRunner } = deps;
   const catalog = await loadCatalog(knex, scope, catalogId);
   const grouped = isGrouped(catalog);
-  const where = filterSql(catalogId, { search: q.search, top_level: grouped });
   const order = orderSql(q.sort_field, q.sort_order, 'created_at');
   let items: ListedItem[];
   let total: number;
@@ -314,6 +322,7 @@ export async function listItems(deps: { knex: Knex; jobRunner: SearchIndexBuilds
     const search = q.search;
     ({ items, total } = await knex.transaction(async (trx) => {
       await trx.raw("SET LOCAL work_mem = '64MB'; SET LOCAL jit = off");
+      const where = filterSql(catalogId, { search, top_level: grouped, words_pending: await wordsPending(trx, catalogId) });
       const n = await searchTotal(jobRunner, trx, catalog, grouped, search, where);
       if (n === 0 || q.offset >= n) return { items: [] as ListedItem[], total: n };
       const walkable = !q.sort_field || q.sort_field === 'created_at';
@@ -332,6 +341,7 @@ export async function listItems(deps: { knex: Knex; jobRunner: SearchIndexBuilds
       return { items: page.rows as ListedItem[], total: n };
     }, { isolationLevel: 'repeatable read', readOnly: true }));
   } else {
+    const where = filterSql(catalogId, { top_level: grouped });
     const [page, count] = await Promise.all([
       knex.raw(
         `SELECT ${columns} FROM catalog_items WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
@@ -374,7 +384,16 @@ export interface RawItemsQuery {
  */
 export async function rawItemsJson(knex: Knex, scope: Scope, catalogId: string, q: RawItemsQuery): Promise<string> {
   await loadCatalog(knex, scope, catalogId);
-  const where = filterSql(catalogId, { search: q.search, entity_type: q.entity_type });
+  if (q.search) {
+    // The word index's state and the rows in one snapshot (src/services/search-words.ts).
+    return knex.transaction(async (trx) => rawItemsPage(trx, catalogId, q, await wordsPending(trx, catalogId)), { isolationLevel: 'repeatable read', readOnly: true });
+  }
+  return rawItemsPage(knex, catalogId, q, false);
+}
+
+/** The JSON document of {@link rawItemsJson}, in one statement. */
+async function rawItemsPage(knex: Knex | Knex.Transaction, catalogId: string, q: RawItemsQuery, wordsPending: boolean): Promise<string> {
+  const where = filterSql(catalogId, { search: q.search, entity_type: q.entity_type, words_pending: wordsPending });
   const order = orderSql(q.sort_field, q.sort_order, 'id');
   const { rows } = await knex.raw(
     `SELECT json_build_object(
@@ -462,8 +481,9 @@ function withSearch(row: WriteRow): WriteRow {
 /**
  * The products of a catalog by business id (`data[pidField]`), among product rows without a
  * business key: one set-based look-up, the word index narrowing the rows (a product's id value
- * is one of its text values) and `data->>pidField` deciding. The oldest wins when several
- * products share a business id.
+ * is one of its text values; each row's current vector while the index is behind a restore,
+ * read after the writer locked the catalog, see search-words.ts) and `data->>pidField`
+ * deciding. The oldest wins when several products share a business id.
  */
 async function productsByBusinessId(trx: Knex.Transaction, catalogId: string, pidField: string, pids: string[]): Promise<Map<string, ItemRow>> {
   if (pids.length === 0) return new Map();
@@ -472,7 +492,7 @@ async function productsByBusinessId(trx: Knex.Transaction, catalogId: string, pi
        SELECT data->>? AS pid, id, entity_type, parent_id, business_key, data, current_version, created_at
        FROM catalog_items
        WHERE catalog_id = ? AND entity_type = 'product' AND parent_id IS NULL AND business_key IS NULL
-         AND search_tsv @@ (SELECT string_agg('(' || catalog_item_search_query(p)::text || ')', ' | ')::tsquery FROM unnest(?::text[]) AS p)
+         AND ${wordsColumn(await wordsPending(trx, catalogId))} @@ (SELECT string_agg('(' || catalog_item_search_query(p)::text || ')', ' | ')::tsquery FROM unnest(?::text[]) AS p)
          AND data->>? = ANY(?::text[])) x
      ORDER BY pid, created_at, id`,
     [pidField, catalogId, pids, pidField, pids],
@@ -772,7 +792,7 @@ export async function bulkUpsertItems(knex: Knex, scope: Scope, catalogId: strin
 /**
  * Copies every item of one catalog into another (catalog duplicate with `include_items`, G1):
  * one `INSERT … SELECT` giving each row a new id, remapping `parent_id` to the copies, keeping
- * data, search text, versions and timestamps. Adds the number copied to the target catalog's
+ * data, search columns (a pending word vector becomes the copy's `search_tsv`), versions and timestamps. Adds the number copied to the target catalog's
  * `item_count`.
  * @returns the number of items copied
  */
@@ -780,7 +800,7 @@ export async function copyCatalogItems(trx: Knex.Transaction, fromCatalogId: str
   const result = await trx.raw(
     `WITH m AS (SELECT id AS old_id, gen_random_uuid() AS new_id FROM catalog_items WHERE catalog_id = ?)
      INSERT INTO catalog_items (id, catalog_id, entity_type, parent_id, business_key, data, search_text, search_tsv, source_info, current_version, created_at, updated_at)
-     SELECT m.new_id, ?, ci.entity_type, pm.new_id, ci.business_key, ci.data, ci.search_text, ci.search_tsv, ci.source_info, ci.current_version, ci.created_at, ci.updated_at
+     SELECT m.new_id, ?, ci.entity_type, pm.new_id, ci.business_key, ci.data, ci.search_text, ${wordsColumn(true, 'ci')}, ci.source_info, ci.current_version, ci.created_at, ci.updated_at
      FROM catalog_items ci JOIN m ON m.old_id = ci.id LEFT JOIN m pm ON pm.old_id = ci.parent_id`,
     [fromCatalogId, toCatalogId],
   );

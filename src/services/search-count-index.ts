@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { logger } from '../lib/logger';
 import type { JobRunner } from './job-runner';
+import { wordsColumn } from './search-words';
 
 /**
  * Search count index (migration 20261121190500): exact totals of word searches on large
@@ -90,7 +91,7 @@ export async function buildSearchIndex(knex: Knex, catalogId: string, opts: { mi
     const minDf = opts.minDf ?? defaultMinDf(items);
     await trx.raw(
       `CREATE TEMP TABLE search_vocab ON COMMIT DROP AS
-       SELECT w, count(*)::int AS df FROM catalog_items, unnest(tsvector_to_array(search_tsv)) AS w WHERE catalog_id = ? GROUP BY w`,
+       SELECT w, count(*)::int AS df FROM catalog_items, unnest(tsvector_to_array(${wordsColumn(true)})) AS w WHERE catalog_id = ? GROUP BY w`,
       [catalogId],
     );
     await trx.raw('CREATE TEMP TABLE search_frequent ON COMMIT DROP AS SELECT w, df FROM search_vocab WHERE df >= ?', [minDf]);
@@ -109,7 +110,7 @@ export async function buildSearchIndex(knex: Knex, catalogId: string, opts: { mi
     await trx.raw(
       `INSERT INTO catalog_search_postings (catalog_id, token, blk, slots)
        SELECT ?::uuid, 'w:' || x.w, s.slot / ${SEARCH_INDEX_BLOCK}, sort(array_agg(s.slot))
-       FROM catalog_items ci JOIN search_slot s ON s.id = ci.id CROSS JOIN LATERAL unnest(tsvector_to_array(ci.search_tsv)) AS x(w)
+       FROM catalog_items ci JOIN search_slot s ON s.id = ci.id CROSS JOIN LATERAL unnest(tsvector_to_array(${wordsColumn(true, 'ci')})) AS x(w)
        WHERE ci.catalog_id = ? AND x.w IN (SELECT w FROM search_frequent)
        GROUP BY x.w, s.slot / ${SEARCH_INDEX_BLOCK}`,
       [catalogId, catalogId],
@@ -117,7 +118,7 @@ export async function buildSearchIndex(knex: Knex, catalogId: string, opts: { mi
     await trx.raw(
       `INSERT INTO catalog_search_postings (catalog_id, token, blk, slots)
        SELECT ?::uuid, 'p:' || left(x.w, k), s.slot / ${SEARCH_INDEX_BLOCK}, uniq(sort(array_agg(s.slot)))
-       FROM catalog_items ci JOIN search_slot s ON s.id = ci.id CROSS JOIN LATERAL unnest(tsvector_to_array(ci.search_tsv)) AS x(w)
+       FROM catalog_items ci JOIN search_slot s ON s.id = ci.id CROSS JOIN LATERAL unnest(tsvector_to_array(${wordsColumn(true, 'ci')})) AS x(w)
          CROSS JOIN LATERAL generate_series(1, length(x.w)) AS k
        WHERE ci.catalog_id = ? AND x.w NOT IN (SELECT w FROM search_frequent) AND left(x.w, k) IN (SELECT p FROM search_prefix)
        GROUP BY left(x.w, k), s.slot / ${SEARCH_INDEX_BLOCK}`,
@@ -145,7 +146,7 @@ export async function buildSearchIndex(knex: Knex, catalogId: string, opts: { mi
  */
 export type SearchIndexCount =
   | { total: number; path: 'index' | 'rare' }
-  | { fallback: 'missing' | 'stale' | 'no_words' };
+  | { fallback: 'missing' | 'stale' | 'no_words' | 'words_pending' };
 
 /** A word as a tsquery lexeme literal (`'word'`); words are runs of letters and digits. */
 function lexeme(word: string): string {
@@ -167,14 +168,17 @@ function lexeme(word: string): string {
  * @param term the search term, lower-cased; must hold only letters, digits and white space
  *   (terms with other characters also need a literal match, which the index cannot answer)
  * @returns the total, or a fallback reason: no index (or disabled), more than
- *   {@link SEARCH_INDEX_MAX_PENDING} changes since the build, or no word in the term
+ *   {@link SEARCH_INDEX_MAX_PENDING} changes since the build, no word in the term, or the word
+ *   index behind a restore (`words_pending`: the GIN look-ups here would miss rows,
+ *   src/services/search-words.ts)
  */
 export async function countWithSearchIndex(trx: Knex.Transaction, catalogId: string, term: string): Promise<SearchIndexCount> {
   const { rows: [st] } = await trx.raw(
-    `SELECT c.search_indexed, (c.search_logged - i.logged)::int AS pending, i.logged::text AS logged, i.block_size, i.item_count
+    `SELECT c.search_indexed, c.search_words_pending, (c.search_logged - i.logged)::int AS pending, i.logged::text AS logged, i.block_size, i.item_count
      FROM catalogs c LEFT JOIN catalog_search_index i ON i.catalog_id = c.id WHERE c.id = ?`,
     [catalogId],
   );
+  if (st?.search_words_pending) return { fallback: 'words_pending' };
   if (!st?.search_indexed || st.logged === null) return { fallback: 'missing' };
   if (st.pending > SEARCH_INDEX_MAX_PENDING) return { fallback: 'stale' };
   const words: string[] = (await trx.raw(
@@ -284,14 +288,16 @@ const requested = new Map<string, number>();
  * build per minute and per 10 × its build time). Called by a search whose count fell back to
  * GIN because the index is missing or stale; the search never waits for the start nor fails
  * with it: if Temporal is unreachable, a warning is logged and counts stay exact through GIN
- * until a later search asks again. At most one request per catalog per 30 s from this process.
+ * until a later search asks again. At most one request per catalog per 30 s from this process,
+ * unless `opts.now` (a restore that left the word index behind: the catch-up runs in the same
+ * workflow, src/services/search-words.ts).
  * @param jobRunner the API's runner (temporal/client.ts TemporalJobRunner)
  * @param catalog the catalog's id and owning organization (search attributes of the workflow)
  */
-export function requestSearchIndexBuild(jobRunner: SearchIndexBuilds, catalog: { id: string; organization_id: string }): void {
+export function requestSearchIndexBuild(jobRunner: SearchIndexBuilds, catalog: { id: string; organization_id: string }, opts: { now?: boolean } = {}): void {
   const now = Date.now();
   const last = requested.get(catalog.id);
-  if (last !== undefined && now - last < REQUEST_INTERVAL_MS) return;
+  if (!opts.now && last !== undefined && now - last < REQUEST_INTERVAL_MS) return;
   if (requested.size >= 1000) {
     for (const [id, at] of requested) if (now - at >= REQUEST_INTERVAL_MS) requested.delete(id);
   }

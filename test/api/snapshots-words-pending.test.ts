@@ -1,0 +1,231 @@
+import request from 'supertest';
+import type { Server } from 'node:http';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
+import { clearSearchTotals, filterSql } from '../../src/services/catalog-items';
+import type { JobRunner } from '../../src/services/job-runner';
+import { countWithSearchIndex } from '../../src/services/search-count-index';
+import { catchUpSearchWords } from '../../src/services/search-words';
+import { TemporalJobRunner } from '../../temporal/client';
+import type { searchIndexBuildWorkflow } from '../../workflows';
+import { searchIndexWorkflowId } from '../../workflows/definitions';
+import { noJobs } from '../helpers/app';
+import { createTestCatalog } from '../helpers/catalogs';
+import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';
+
+/**
+ * Restores that leave the word index behind (migration 20261121210000,
+ * src/services/search-words.ts): the restored rows keep their indexed `search_tsv`, carry their
+ * restored vector in `search_tsv_pending`, and the catalog is flagged. Every search (list,
+ * grouped list, raw-items, totals) must stay exact meanwhile; any write of a pending row settles
+ * it; snapshots and duplicates store current vectors; the catch-up (run by
+ * searchIndexBuildWorkflow on a real Temporal server) empties the pending vectors and clears
+ * the flag. The threshold is lowered to 1 item so small catalogs defer too.
+ */
+
+const TASK_QUEUE = 'test-search-words';
+let server: Server;
+let a: Awaited<ReturnType<typeof createTestOrg>>;
+const url = (c: string, rest = '') => `/api/public/catalogs/${c}${rest}`;
+/** Catalogs the API asked searchIndexBuildWorkflow for (the recording runner below). */
+const requested: string[] = [];
+
+const recording: JobRunner = {
+  ...noJobs,
+  async startSearchIndexBuild(catalog) {
+    requested.push(catalog.id);
+    return true;
+  },
+};
+
+beforeAll(async () => {
+  server = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: recording, searchWordsDeferMinItems: 1 }).listen(0);
+  a = await createTestOrg('search words pending');
+});
+
+afterAll(async () => {
+  server?.close();
+  await closeTestKnex();
+});
+
+const SILK = Array.from({ length: 12 }, (_, i) => ({ sku: `S-${i}`, title: `silk scarf ${i}`, color: i % 2 === 0 ? 'red' : 'blue', active: true }));
+
+/** A catalog restored to its silk scarves after they all became wool (and one was deleted, one added). */
+async function restoredCatalog(): Promise<{ c: string; snapshotId: string }> {
+  const c = await createTestCatalog(a.organizationId);
+  expect((await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK })).body.items_failed).toBe(0);
+  const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({});
+  await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK.map((s) => ({ ...s, title: s.title.replace('silk', 'wool') })) });
+  await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'S-11' }).delete();
+  await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku: 'N-1', title: 'wool hat' }] });
+  const res = await request(server).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth);
+  expect(res.status).toBe(200);
+  return { c, snapshotId: snap.body.id };
+}
+
+const rowsOf = (c: string) => testKnex()('catalog_items').where('catalog_id', c).orderBy('business_key')
+  .select('business_key', 'search_text', testKnex().raw('search_tsv::text AS tsv'), testKnex().raw('search_tsv_pending::text AS pending'),
+    testKnex().raw('catalog_item_search_tsv(search_text)::text AS computed'));
+
+async function apiSearch(c: string, term: string, path = '/items'): Promise<{ total: number; skus: string[] }> {
+  clearSearchTotals();
+  const res = await request(server).get(url(c, path)).query({ search: term, limit: 100 }).set(a.auth);
+  expect(res.status).toBe(200);
+  return { total: res.body.total, skus: res.body.items.map((i: any) => i.data.sku).sort() };
+}
+
+describe('restore with the word index left behind', () => {
+  it('flags the catalog, keeps the indexed vectors, and asks for the catch-up', async () => {
+    requested.length = 0;
+    const { c } = await restoredCatalog();
+    expect((await testKnex()('catalogs').where('id', c).first('search_words_pending')).search_words_pending).toBe(true);
+    expect(requested).toEqual([c]);
+    const rows = await rowsOf(c);
+    expect(rows.map((r: any) => r.business_key)).toEqual(SILK.map((s) => s.sku).sort());
+    for (const r of rows) {
+      expect(r.search_text).toContain('silk');
+      if (r.business_key === 'S-11') {
+        // Deleted and inserted back: a new row, indexed as usual.
+        expect([r.tsv, r.pending]).toEqual([r.computed, null]);
+      } else {
+        // Updated in place: the index still holds the wool words, the restored ones are pending.
+        expect(r.tsv).toContain("'wool'");
+        expect(r.pending).toBe(r.computed);
+      }
+    }
+  });
+
+  it('answers every kind of search exactly from the current vectors meanwhile', async () => {
+    const { c } = await restoredCatalog();
+    const all = SILK.map((s) => s.sku).sort();
+    expect(await apiSearch(c, 'silk')).toEqual({ total: 12, skus: all });
+    expect(await apiSearch(c, 'wool')).toEqual({ total: 0, skus: [] });
+    expect(await apiSearch(c, 'silk red')).toEqual({ total: 6, skus: SILK.filter((s) => s.color === 'red').map((s) => s.sku).sort() });
+    expect(await apiSearch(c, 'wo')).toEqual({ total: 0, skus: [] });
+    expect(await apiSearch(c, 's-3')).toEqual({ total: 1, skus: ['S-3'] }); // words plus literal match
+    expect(await apiSearch(c, 'silk', '/raw-items')).toEqual({ total: 12, skus: all });
+    expect(await apiSearch(c, 'wool', '/raw-items')).toEqual({ total: 0, skus: [] });
+    // The search count index must not answer for it (its GIN look-ups would miss rows).
+    const counted = await testKnex().transaction((trx) => countWithSearchIndex(trx, c, 'silk'), { isolationLevel: 'repeatable read' });
+    expect(counted).toEqual({ fallback: 'words_pending' });
+    // What the plain word-index condition would answer: the stale index (shows the test is real).
+    const plain = filterSql(c, { search: 'wool' });
+    expect((await testKnex().raw(`SELECT count(*)::int AS n FROM catalog_items WHERE ${plain.sql}`, plain.bindings)).rows[0].n).toBe(11);
+  });
+
+  it('matches products through their variants in the grouped view', async () => {
+    const c = await createTestCatalog(a.organizationId, { product_id_field: 'pid' });
+    const variants = [{ sku: 'V-1', pid: 'P1', title: 'silk tie' }, { sku: 'V-2', pid: 'P2', title: 'cotton tie' }];
+    expect((await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: variants })).body.items_failed).toBe(0);
+    const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({});
+    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: variants.map((v) => ({ ...v, title: v.title.replace(/silk|cotton/, 'linen') })) });
+    expect((await request(server).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth)).status).toBe(200);
+    expect((await testKnex()('catalogs').where('id', c).first('search_words_pending')).search_words_pending).toBe(true);
+    const res = await request(server).get(url(c, '/items')).query({ search: 'silk' }).set(a.auth);
+    expect(res.body.total).toBe(1);
+    expect(res.body.items[0].data.variants.map((v: any) => v.sku)).toEqual(['V-1']);
+    expect((await request(server).get(url(c, '/items')).query({ search: 'linen' }).set(a.auth)).body.total).toBe(0);
+    // A later write finds the restored product by its business id (not a second product).
+    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku: 'V-3', pid: 'P1', title: 'silk bow' }] });
+    expect(await testKnex()('catalog_items').where({ catalog_id: c, entity_type: 'product' }).count({ n: '*' })).toEqual([{ n: '2' }]);
+  });
+
+  it('settles a pending row on any other write, whichever columns it changes', async () => {
+    const { c } = await restoredCatalog();
+    const s0 = await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'S-0' }).first('id');
+    // Only a boolean: the text is unchanged, so the pending vector becomes the indexed one.
+    expect((await request(server).put(url(c, `/items/${s0.id}`)).set(a.auth).send({ active: false })).status).toBe(200);
+    // New text through the service, and a raw SQL writer relying on the search-column trigger.
+    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku: 'S-1', title: 'velvet scarf 1', color: 'blue' }] });
+    await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'S-2' }).update({ data: JSON.stringify({ sku: 'S-2', title: 'felt cap' }) });
+    const rows = new Map((await rowsOf(c)).map((r: any) => [r.business_key, r]));
+    for (const sku of ['S-0', 'S-1', 'S-2']) expect([sku, rows.get(sku).tsv, rows.get(sku).pending]).toEqual([sku, rows.get(sku).computed, null]);
+    expect(rows.get('S-1').tsv).toContain("'velvet'");
+    expect(rows.get('S-2').tsv).toContain("'felt'");
+    expect(rows.get('S-3').pending).toBe(rows.get('S-3').computed);
+    expect(await apiSearch(c, 'velvet')).toEqual({ total: 1, skus: ['S-1'] });
+  });
+
+  it('stores current vectors in snapshots and duplicates of a catalog that is behind', async () => {
+    const { c } = await restoredCatalog();
+    const manual = await request(server).post(url(c, '/snapshots')).set(a.auth).send({});
+    const stored = await testKnex().raw(
+      'SELECT count(*)::int AS n, count(*) FILTER (WHERE search_tsv = catalog_item_search_tsv(search_text))::int AS current FROM catalog_snapshot_items WHERE snapshot_id = ?',
+      [manual.body.id],
+    );
+    expect(stored.rows[0]).toEqual({ n: 12, current: 12 });
+    const dup = await request(server).post(url(c, '/duplicate')).set(a.auth).send({ name: 'copy', include_items: true });
+    expect(dup.status).toBe(200);
+    const copy = await rowsOf(dup.body.id);
+    expect(copy).toHaveLength(12);
+    for (const r of copy) expect([r.tsv, r.pending]).toEqual([r.computed, null]);
+  });
+
+  it('is caught up: every pending vector moved into the index, the flag cleared, searches back on the index', async () => {
+    const { c } = await restoredCatalog();
+    const batches: number[] = [];
+    const caught = await catchUpSearchWords(testKnex(), c, (n) => batches.push(n));
+    expect(caught).toMatchObject({ rows: 11, cleared: true });
+    expect(batches).toEqual([11]);
+    for (const r of await rowsOf(c)) expect([r.business_key, r.tsv, r.pending]).toEqual([r.business_key, r.computed, null]);
+    expect((await testKnex()('catalogs').where('id', c).first('search_words_pending')).search_words_pending).toBe(false);
+    expect(await apiSearch(c, 'silk')).toEqual({ total: 12, skus: SILK.map((s) => s.sku).sort() });
+    expect(await apiSearch(c, 'wool')).toEqual({ total: 0, skus: [] });
+    // Idempotent: nothing left to move.
+    expect(await catchUpSearchWords(testKnex(), c)).toMatchObject({ rows: 0, cleared: true });
+  });
+
+  it('restores a catalog below the threshold with its word index up to date', async () => {
+    const small = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: recording }).listen(0);
+    try {
+      const c = await createTestCatalog(a.organizationId);
+      await request(small).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK });
+      const snap = await request(small).post(url(c, '/snapshots')).set(a.auth).send({});
+      await request(small).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK.map((s) => ({ ...s, title: 'wool' })) });
+      requested.length = 0;
+      expect((await request(small).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth)).status).toBe(200);
+      expect((await testKnex()('catalogs').where('id', c).first('search_words_pending')).search_words_pending).toBe(false);
+      expect(requested).toEqual([]);
+      for (const r of await rowsOf(c)) expect([r.tsv, r.pending]).toEqual([r.computed, null]);
+    } finally {
+      small.close();
+    }
+  });
+});
+
+describe('catch-up in searchIndexBuildWorkflow', () => {
+  let env: TestWorkflowEnvironment;
+  let worker: RunningTestWorker;
+
+  beforeAll(async () => {
+    env = await startTestTemporal();
+    worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: fakeEngine() });
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await env?.teardown();
+  });
+
+  it('runs after a restore through the API and leaves the catalog caught up and indexed', async () => {
+    const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, {}, { min_interval_s: 0, retry_initial_interval_s: 0.2 });
+    const api = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: runner, searchWordsDeferMinItems: 1 }).listen(0);
+    try {
+      const c = await createTestCatalog(a.organizationId);
+      await request(api).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK });
+      const snap = await request(api).post(url(c, '/snapshots')).set(a.auth).send({});
+      await request(api).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK.map((s) => ({ ...s, title: `wool ${s.sku}` })) });
+      expect((await request(api).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth)).status).toBe(200);
+      const result = await env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c)).result();
+      expect(result.built).toMatchObject({ catalog_id: c, items: 12, words_caught_up: 12 });
+      expect((await testKnex()('catalogs').where('id', c).first('search_words_pending')).search_words_pending).toBe(false);
+      for (const r of await rowsOf(c)) expect([r.tsv, r.pending]).toEqual([r.computed, null]);
+      clearSearchTotals();
+      expect((await request(api).get(url(c, '/items')).query({ search: 'silk scarf' }).set(a.auth)).body.total).toBe(12);
+    } finally {
+      api.close();
+    }
+  });
+});
