@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { lockCatalog } from './catalog-schema';
 
 /**
  * Pending word vectors (migration 20261121210000; decisions.md §3, G6 and G11).
@@ -47,7 +46,7 @@ export async function wordsPending(knex: Knex | Knex.Transaction, catalogId: str
 export interface SearchWordsCatchUp {
   /** Rows whose pending vector moved into `search_tsv` (each a new row version with its index entries). */
   rows: number;
-  /** True when the catalog's flag was cleared (false: the catalog is gone). */
+  /** True when the catalog's flag is clear at the end (false: the catalog was deleted during the catch-up). */
   cleared: boolean;
   ms: number;
 }
@@ -55,20 +54,25 @@ export interface SearchWordsCatchUp {
 /**
  * Moves every pending word vector of a catalog into `search_tsv` (the word index gets the
  * entries the restore deferred), {@link CATCH_UP_BATCH} rows per transaction in id order, then
- * clears `catalogs.search_words_pending` under the catalog lock once no pending row is left (a
- * restore that committed meanwhile left new ones: they are caught up in another pass). Batches
- * skip the row triggers (`catalog_items.search_columns_supplied`: the vector moved is the
- * row's own). Idempotent and resumable: a batch commits whole or not at all, and a rerun only
- * finds the rows still pending.
+ * clears `catalogs.search_words_pending` once no pending row is left (a restore that committed
+ * meanwhile left new ones: they are caught up in another pass). Nothing to do, and no lock
+ * taken, while the flag is clear (it is set in the transaction that writes pending vectors).
+ * Every transaction locks the catalog row first, as restores and item writers do, so it never
+ * deadlocks with them (its items_rev trigger updates that row after locking the items).
+ * Batches skip the row triggers (`catalog_items.search_columns_supplied`: the vector moved is
+ * the row's own). Idempotent and resumable: a batch commits whole or not at all, and a rerun
+ * only finds the rows still pending.
  * @param onBatch called after each committed batch with the rows moved so far (heartbeats)
  */
 export async function catchUpSearchWords(knex: Knex, catalogId: string, onBatch?: (rows: number) => void): Promise<SearchWordsCatchUp> {
   const t0 = performance.now();
   let rows = 0;
+  if (!(await wordsPending(knex, catalogId))) return { rows, cleared: true, ms: Math.round(performance.now() - t0) };
   for (;;) {
     let after = '00000000-0000-0000-0000-000000000000';
     for (;;) {
       const moved = await knex.transaction(async (trx) => {
+        if (!(await trx('catalogs').where('id', catalogId).forUpdate().first('id'))) return [];
         await trx.raw('SET LOCAL catalog_items.search_columns_supplied = on');
         const { rows: batch } = await trx.raw(
           `UPDATE catalog_items ci SET search_tsv = ci.search_tsv_pending, search_tsv_pending = NULL
@@ -85,9 +89,7 @@ export async function catchUpSearchWords(knex: Knex, catalogId: string, onBatch?
       onBatch?.(rows);
     }
     const done = await knex.transaction(async (trx) => {
-      const exists = await trx('catalogs').where('id', catalogId).first('id');
-      if (!exists) return 'gone';
-      await lockCatalog(trx, catalogId);
+      if (!(await trx('catalogs').where('id', catalogId).forUpdate().first('id'))) return 'gone';
       const { rows: left } = await trx.raw('SELECT 1 FROM catalog_items WHERE catalog_id = ? AND search_tsv_pending IS NOT NULL LIMIT 1', [catalogId]);
       if (left.length > 0) return 'again';
       await trx('catalogs').where('id', catalogId).update({ search_words_pending: false });
