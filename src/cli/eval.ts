@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const run = suite ? SUITES[suite] : undefined;
   if (!run) {
     console.error('usage: npm run eval -- pages --data <folder> [--corpus <folder> ...] [--tier A|B] [--speed fast|deep]\n'
-      + '       npm run eval -- text --data <folder> [--examples <folder>]\n'
+      + '       npm run eval -- text --data <folder> [--examples <folder> | --split-dev] [--limit N] [--examples-limit N]\n'
       + '       npm run eval -- prices --data <folder>');
     process.exit(2);
   }

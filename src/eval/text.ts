@@ -1,5 +1,5 @@
 /**
- * `npm run eval -- text --data <folder> [--examples <folder>] [--split-dev] [--limit N]`:
+ * `npm run eval -- text --data <folder> [--examples <folder>] [--split-dev] [--limit N] [--examples-limit N]`:
  * slot-level scoring of deterministic text extraction on the wdc-pave / oa-mine / ae-110k
  * layouts (evaluation.md, "text"; scoring re-implemented from wdc-pave/SOURCE.md).
  *
@@ -15,8 +15,11 @@
  * `--examples` equal to `--data`) splits every data file by record index parity: even
  * indices are examples, odd indices are scored. Example records (text and values) train the
  * extractor's learned layer (`trainTextModel`); only the input text of scored records
- * reaches the extractor. Files whose gold values are mostly not substrings of the text
- * (e.g. `..._normalized`) are reported under `normalized`.
+ * reaches the extractor. `--limit N` scores only the first N records of each file and
+ * `--examples-limit N` keeps only the first N example records of each file (quick runs: the
+ * learned layer's training time grows with the examples, not with the scored records). Files
+ * whose gold values are mostly not substrings of the text (e.g. `..._normalized`) are
+ * reported under `normalized`.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -268,7 +271,8 @@ function printTable(title: string, r: RunResult): void {
 /**
  * Runs the text suite. argv: `--data <folder>` (required), `--examples <folder>`,
  * `--split-dev`, `--limit <n>` (score only the first n records of each file, for quick
- * runs), `--quiet` (no per-attribute tables). Prints tables and returns
+ * runs), `--examples-limit <n>` (use only the first n example records of each file),
+ * `--quiet` (no per-attribute tables). Prints tables and returns
  * `{suite: "text", records, examples, exact, lenient, without_examples?, normalized?, files}`
  * with precision/recall/F1 as fractions. Throws when `--data` is missing or holds no JSONL.
  */
@@ -278,6 +282,7 @@ export async function runTextSuite(argv: string[]): Promise<Record<string, unkno
   const examplesDir = option(argv, '--examples');
   const splitDev = argv.includes('--split-dev') || (examplesDir !== undefined && path.resolve(examplesDir) === path.resolve(dataDir));
   const limit = Number(option(argv, '--limit') ?? Infinity);
+  const examplesLimit = Number(option(argv, '--examples-limit') ?? Infinity);
   const quiet = argv.includes('--quiet');
   const files = findFiles(dataDir, '.jsonl');
   if (files.length === 0) throw new Error(`text suite: no *.jsonl under ${dataDir}`);
@@ -292,9 +297,10 @@ export async function runTextSuite(argv: string[]): Promise<Record<string, unkno
     const all = loadRecords(file);
     const rel = path.relative(dataDir, file);
     const pairedExamples = exampleFiles.find((f) => path.relative(examplesDir!, f) === rel);
-    const examples = splitDev
+    const examples = (splitDev
       ? all.filter((_, i) => i % 2 === 0)
-      : (pairedExamples ? [pairedExamples] : exampleFiles).flatMap(loadRecords);
+      : (pairedExamples ? [pairedExamples] : exampleFiles).flatMap(loadRecords)
+    ).slice(0, examplesLimit);
     const data = (splitDev ? all.filter((_, i) => i % 2 === 1) : all).slice(0, limit);
     const withEx = run(data, examples, descriptions);
     const bare = examples.length > 0 ? run(data, [], descriptions) : withEx;

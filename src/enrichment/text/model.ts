@@ -1,6 +1,7 @@
 /**
  * Learning from the user's catalog: when example items (text plus the values the catalog
- * holds for them) are available, a BIO tagger (tagger.ts) is trained on them at run time.
+ * holds for them) are available, a BIO tagger (a linear-chain CRF, crf.ts, over the tokens and
+ * features of tagger.ts) is trained on them at run time.
  * Labels come from matching each example's values back into its own text; features are the
  * token's lexical context plus the rule layer's evidence (rules.ts), so the tagger learns per
  * field which kinds of evidence the catalog confirms, where in a title values sit, which
@@ -8,14 +9,15 @@
  * training texts, it is computed by cross-fitting (Wolpert, "Stacked generalization", 1992):
  * each example's candidates come from profiles built without its fold's values. The same
  * folds give held-out predictions from which each field's source (tagger, rules or both) and
- * least tagger margin are chosen to maximise micro F1 on the catalog itself.
+ * least tagger span probability are chosen to maximise micro F1 on the catalog itself.
  */
 import type { OutputField } from '../types';
 import type { Candidate } from './candidates';
 import { buildProfiles, type FieldProfile } from './profile';
 import { phraseKey } from './spans';
 import { coerce, extractWithProfiles, resolve, ruleCandidates, toExtractions, type TextExtraction } from './rules';
-import { allowedLabels, tag, tokenFeatures, tokenize, trainTagger, type Sequence, type Tagger, type Token } from './tagger';
+import { tag, trainCrf, type Crf } from './crf';
+import { allowedLabels, tokenFeatures, tokenize, type Sequence, type Token } from './tagger';
 
 /**
  * One catalog item for training: its text and its values (alternatives allowed; null = none),
@@ -54,7 +56,7 @@ interface GroupModel {
  */
 export interface TextModel {
   /** Null when no example value could be found in an example text. */
-  tagger: Tagger | null;
+  tagger: Crf | null;
   groups: Map<string, GroupModel>;
   /** True when token features carry a group-specific copy (more than one group). */
   grouped: boolean;
@@ -66,12 +68,13 @@ export interface TextModel {
 }
 
 /**
- * Where a field's value comes from: the tagger (values with a span margin below `minMargin`
- * are dropped), the tagger and else the rule layer (`both`), or the rule layer alone.
+ * Where a field's value comes from: the tagger (values whose span probability, 0–1, is below
+ * `minProbability` are dropped), the tagger and else the rule layer (`both`), or the rule
+ * layer alone.
  */
 export interface FieldPolicy {
   source: 'tagger' | 'both' | 'rules';
-  minMargin: number;
+  minProbability: number;
 }
 
 /** Number of cross-fitting folds for the rule evidence on training texts. */
@@ -222,20 +225,24 @@ function analyse(text: string, tokens: Token[], profiles: Map<string, FieldProfi
   return { features: group === undefined ? features : features.map((fs) => fs.concat(fs.map((f) => `${group}\u0001${f}`))), rules: toExtractions(resolved, profiles) };
 }
 
-/** A tagged value of one field with the least per-token margin of its span. */
+/** A tagged value of one field with its span's posterior probability (0–1, see crf.ts tag). */
 interface TaggedValue {
   extraction: TextExtraction;
-  margin: number;
+  probability: number;
 }
 
+/** Span probability from which a tagged value counts as high confidence. */
+const HIGH_CONFIDENCE = 0.8;
+
 /**
- * One value per field from the tagger's spans (the span with the largest least margin over
- * O), written as the catalog writes it when the text shows an inflection of a catalog value.
+ * One value per field from the tagger's spans (the most probable span of the field, see
+ * crf.ts tag), written as the catalog writes it when the text shows an inflection of a
+ * catalog value. Confidence is high from a span probability of {@link HIGH_CONFIDENCE}.
  */
-function taggedValues(text: string, tokens: Token[], features: string[][], tagger: Tagger, group: GroupModel): Map<string, TaggedValue> {
+function taggedValues(text: string, tokens: Token[], features: string[][], tagger: Crf, group: GroupModel): Map<string, TaggedValue> {
   const { profiles, forms } = group;
   const out = new Map<string, TaggedValue>();
-  for (const s of tag(tagger, features, group.labels).sort((a, b) => b.margin - a.margin)) {
+  for (const s of tag(tagger, features, group.labels)) {
     if (out.has(s.field)) continue;
     const field = profiles.get(s.field)!.field;
     const start = tokens[s.from]!.start;
@@ -244,12 +251,11 @@ function taggedValues(text: string, tokens: Token[], features: string[][], tagge
     // Only an inflection differing from the catalog's form is rewritten, never mere case.
     const form = forms.get(s.field)?.get(stemKey(written));
     const canonical = form !== undefined && phraseKey(form) !== phraseKey(written) ? form : written;
-    const value = coerce({ start, end, text: canonical, field: s.field, method: 'vocabulary', score: s.margin }, field);
+    const value = coerce({ start, end, text: canonical, field: s.field, method: 'vocabulary', score: s.probability }, field);
     if (value === undefined) continue;
     out.set(s.field, {
-      margin: s.margin,
-      // A margin of one perceptron update or more over O counts as high confidence.
-      extraction: { field: s.field, value: field.type === 'array' ? [value] : value, snippet: written, confidence: s.margin >= 1 ? 'high' : 'medium', method: 'tagger' },
+      probability: s.probability,
+      extraction: { field: s.field, value: field.type === 'array' ? [value] : value, snippet: written, confidence: s.probability >= HIGH_CONFIDENCE ? 'high' : 'medium', method: 'tagger' },
     });
   }
   return out;
@@ -284,7 +290,7 @@ function formsOf(knownValues: Record<string, string[]>): Map<string, Map<string,
   return out;
 }
 
-/** One example's held-out predictions: tagger value and margin, rule value, gold values. */
+/** One example's held-out predictions: tagger value and span probability, rule value, gold values. */
 interface HeldOut {
   tagged: Map<string, TaggedValue>;
   rules: Map<string, string>;
@@ -306,12 +312,13 @@ function tally(outcomes: Array<{ gold: string[]; predicted: string | undefined }
   return { correct, errors };
 }
 
-/** Least margin quantiles tried as a field's tagger threshold (0 = keep every tagged value). */
-const MARGIN_QUANTILES = [0, 0.1, 0.2, 0.3, 0.5];
+/** Least span probabilities tried as a field's tagger threshold (0 = keep every tagged value). */
+const MIN_PROBABILITIES = [0, 0.2, 0.4, 0.6, 0.8];
 
 /**
  * Every field's policy chosen by cross-validation on the catalog: each combination of source
- * (tagger, tagger else rules, rules) and least tagger margin is tallied on the held-out
+ * (tagger, tagger else rules, rules) and least tagger span probability (see
+ * {@link MIN_PROBABILITIES}) is tallied on the held-out
  * predictions, and the combination of options maximising micro F1 over all fields is found
  * by Dinkelbach's method for ratio objectives (Dinkelbach, "On nonlinear fractional
  * programming", Management Science 1967): with the current F1 = F, each field takes the
@@ -320,11 +327,9 @@ const MARGIN_QUANTILES = [0, 0.1, 0.2, 0.3, 0.5];
  */
 function choosePolicies(names: string[], heldOut: HeldOut[]): Map<string, FieldPolicy> {
   const perField = names.map((field) => {
-    const margins = heldOut.flatMap((h) => (h.tagged.has(field) ? [h.tagged.get(field)!.margin] : [])).sort((a, b) => a - b);
-    const thresholds = [...new Set(MARGIN_QUANTILES.map((q) => (q === 0 || margins.length === 0 ? -Infinity : margins[Math.floor(q * margins.length)]!)))];
     const options: FieldPolicy[] = [
-      { source: 'rules', minMargin: Infinity },
-      ...thresholds.flatMap((minMargin) => [{ source: 'tagger' as const, minMargin }, { source: 'both' as const, minMargin }]),
+      { source: 'rules', minProbability: Infinity },
+      ...MIN_PROBABILITIES.flatMap((minProbability) => [{ source: 'tagger' as const, minProbability }, { source: 'both' as const, minProbability }]),
     ];
     return options.map((option) => ({
       option,
@@ -351,7 +356,7 @@ function choosePolicies(names: string[], heldOut: HeldOut[]): Map<string, FieldP
 
 /** Which source a policy takes a field's value from, given the tagger's value and whether the rule layer has one. */
 function pick(policy: FieldPolicy, tagged: TaggedValue | undefined, hasRule: boolean): 'tagger' | 'rules' | null {
-  if (policy.source !== 'rules' && tagged !== undefined && tagged.margin >= policy.minMargin) return 'tagger';
+  if (policy.source !== 'rules' && tagged !== undefined && tagged.probability >= policy.minProbability) return 'tagger';
   return policy.source !== 'tagger' && hasRule ? 'rules' : null;
 }
 
@@ -386,7 +391,7 @@ export function trainGroupedTextModel(groups: Map<string, TextGroup>, examples: 
     models.set(name, {
       profiles: buildProfiles(group.fields, known),
       forms: formsOf(known),
-      policies: new Map(group.fields.map((f) => [f.name, { source: 'rules', minMargin: Infinity } as FieldPolicy])),
+      policies: new Map(group.fields.map((f) => [f.name, { source: 'rules', minProbability: Infinity } as FieldPolicy])),
       labels: allowedLabels(group.fields.map((f) => names.indexOf(f.name))),
     });
   }
@@ -426,7 +431,7 @@ export function trainGroupedTextModel(groups: Map<string, TextGroup>, examples: 
   for (let fold = 0; fold < FOLDS; fold += 1) {
     const test = prepared.filter((p) => p.fold === fold);
     if (test.length === 0) continue;
-    const tagger = trainTagger(names, prepared.filter((p) => p.fold !== fold).map((p) => p.sequence));
+    const tagger = trainCrf(names, prepared.filter((p) => p.fold !== fold).map((p) => p.sequence));
     for (const p of test) {
       heldOut.get(p.group)!.push({
         tagged: taggedValues(p.example.text, p.tokens, p.sequence.features, tagger, models.get(p.group)!),
@@ -436,7 +441,7 @@ export function trainGroupedTextModel(groups: Map<string, TextGroup>, examples: 
     }
   }
   for (const [name, group] of groups) models.get(name)!.policies = choosePolicies(group.fields.map((f) => f.name), heldOut.get(name)!);
-  return { tagger: trainTagger(names, prepared.map((p) => p.sequence)), groups: models, grouped, shared };
+  return { tagger: trainCrf(names, prepared.map((p) => p.sequence)), groups: models, grouped, shared };
 }
 
 /**

@@ -32,7 +32,8 @@ describe('slot scoring (wdc-pave/SOURCE.md)', () => {
 
 describe('runTextSuite', () => {
   it('scores a slice of oa-mine with and without examples', async () => {
-    const r = (await runTextSuite(['--data', path.join(DATA, 'oa-mine'), '--split-dev', '--limit', '60', '--quiet'])) as {
+    // 60 scored and 60 example records (one category): the tagger's training stays quick.
+    const r = (await runTextSuite(['--data', path.join(DATA, 'oa-mine'), '--split-dev', '--limit', '60', '--examples-limit', '60', '--quiet'])) as {
       suite: string;
       records: number;
       exact: { precision: number; recall: number; f1: number };
@@ -47,7 +48,7 @@ describe('runTextSuite', () => {
   });
 
   it('reads the wdc-pave schema from the attribute CSV and reports normalized files separately', async () => {
-    const r = await runTextSuite(['--data', path.join(DATA, 'wdc-pave'), '--split-dev', '--limit', '15', '--quiet']);
+    const r = await runTextSuite(['--data', path.join(DATA, 'wdc-pave'), '--split-dev', '--limit', '15', '--examples-limit', '10', '--quiet']);
     expect(r.records).toBe(15);
     expect(r.normalized).toBeDefined();
     expect(Object.keys(r.files as object).length).toBe(2);

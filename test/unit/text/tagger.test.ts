@@ -1,6 +1,7 @@
 import { extractFromText, extractWithModel, trainGroupedTextModel, trainTextModel, type TextExample } from '../../../src/enrichment/text';
 import { labelTokens, stemKey } from '../../../src/enrichment/text/model';
-import { tag, tokenFeatures, tokenize, tokenShape, trainTagger } from '../../../src/enrichment/text/tagger';
+import { marginals, tag, trainCrf } from '../../../src/enrichment/text/crf';
+import { tokenFeatures, tokenize, tokenShape } from '../../../src/enrichment/text/tagger';
 import type { OutputField } from '../../../src/enrichment/types';
 
 const field = (name: string): OutputField => ({ name, type: 'string', description: name });
@@ -41,17 +42,81 @@ describe('tokens', () => {
   });
 });
 
-describe('structured perceptron', () => {
-  it('learns a label from context and generalises to unseen words', () => {
-    // The word after "flavor" is the Flavor; words elsewhere are O.
-    const words = ['mango', 'lime', 'kiwi', 'plum', 'pear', 'fig'];
-    const sequences = words.map((w) => {
-      const tokens = tokenize(`tasty ${w} flavor ${w} drink`);
-      return { features: tokenFeatures(tokens, []), labels: [0, 0, 0, 1, 0] };
-    });
-    const tagger = trainTagger(['Flavor'], sequences);
-    const tokens = tokenize('tasty guava flavor guava drink');
-    expect(tag(tagger, tokenFeatures(tokens, []))).toEqual([expect.objectContaining({ field: 'Flavor', from: 3, to: 4 })]);
+describe('linear-chain CRF', () => {
+  // The word after "flavor" is the Flavor; words elsewhere are O.
+  const words = ['mango', 'lime', 'kiwi', 'plum', 'pear', 'fig', 'apple', 'cherry', 'lemon', 'peach', 'melon', 'grape', 'berry', 'apricot', 'papaya', 'banana', 'orange', 'date', 'quince', 'olive'];
+  const sequences = words.map((w) => {
+    const tokens = tokenize(`tasty ${w} flavor ${w} drink`);
+    return { features: tokenFeatures(tokens, []), labels: [0, 0, 0, 1, 0] };
+  });
+  const unseen = tokenFeatures(tokenize('tasty guava flavor guava drink'), []);
+
+  it('learns a label from context and generalises to unseen words, confidently on clear data', () => {
+    const crf = trainCrf(['Flavor'], sequences);
+    const spans = tag(crf, unseen);
+    expect(spans).toEqual([expect.objectContaining({ field: 'Flavor', from: 3, to: 4 })]);
+    expect(spans[0]!.probability).toBeGreaterThanOrEqual(0.8);
+    expect(spans[0]!.probability).toBeLessThanOrEqual(1);
+  });
+
+  it('gives every span its exact probability in (0, 1]: the posterior mass of its labels', () => {
+    // Two fields on few, conflicting examples: spans are uncertain.
+    const mixed = ['red', 'blue', 'green'].flatMap((w, i) => [
+      { features: tokenFeatures(tokenize(`shirt ${w} cotton`), []), labels: [0, 1, 3] },
+      { features: tokenFeatures(tokenize(`shirt cotton ${w}`), []), labels: [0, 3, i === 0 ? 0 : 1] },
+    ]);
+    const crf = trainCrf(['Color', 'Material'], mixed);
+    const features = tokenFeatures(tokenize('shirt wool black cotton blend'), []);
+    const spans = tag(crf, features);
+    expect(spans.length).toBeGreaterThan(1);
+    // Brute force: every BIO-valid label path of the 5 tokens with its unnormalised probability.
+    const size = 5;
+    const ids = features.map((fs) => fs.filter((f) => crf.ids.has(f)).map((f) => crf.ids.get(f)!));
+    const paths: Array<{ path: number[]; p: number }> = [];
+    const walk = (path: number[]): void => {
+      if (path.length === features.length) {
+        let score = 0;
+        path.forEach((k, t) => {
+          score += crf.transitions[(t === 0 ? size : path[t - 1]!) * size + k]! + ids[t]!.reduce((a, id) => a + crf.weights[id * size + k]!, 0);
+        });
+        paths.push({ path, p: Math.exp(score) });
+        return;
+      }
+      for (let k = 0; k < size; k += 1) {
+        const prev = path.length === 0 ? 0 : path[path.length - 1]!;
+        if (k === 0 || k % 2 === 1 || prev === k || prev === k - 1) walk([...path, k]);
+      }
+    };
+    walk([]);
+    const z = paths.reduce((a, x) => a + x.p, 0);
+    for (const s of spans) {
+      const b = 2 * crf.fields.indexOf(s.field) + 1;
+      const inSpan = paths.filter(({ path }) => path[s.from] === b && path.slice(s.from + 1, s.to).every((k) => k === b + 1) && path[s.to] !== b + 1);
+      expect(s.probability).toBeGreaterThan(0);
+      expect(s.probability).toBeLessThanOrEqual(1);
+      expect(s.probability).toBeCloseTo(inSpan.reduce((a, x) => a + x.p, 0) / z, 9);
+    }
+  });
+
+  it('gives marginals that sum to 1 per token and respect the allowed labels', () => {
+    const crf = trainCrf(['Flavor', 'Brand'], sequences);
+    const m = marginals(crf, unseen, [0, 1, 2]);
+    expect(m).toHaveLength(5);
+    for (const row of m) {
+      expect(row.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
+      expect(row[3]).toBe(0);
+      expect(row[4]).toBe(0);
+    }
+    // An I label never starts a sequence.
+    expect(m[0]![2]).toBe(0);
+  });
+
+  it('is deterministic: the same input gives the same weights', () => {
+    const a = trainCrf(['Flavor'], sequences);
+    const b = trainCrf(['Flavor'], sequences);
+    expect(a.weights).toEqual(b.weights);
+    expect(a.transitions).toEqual(b.transitions);
+    expect([...a.weights].some((w) => w !== 0)).toBe(true);
   });
 });
 

@@ -1,0 +1,362 @@
+/**
+ * A linear-chain conditional random field (Lafferty, McCallum and Pereira, "Conditional Random
+ * Fields: Probabilistic Models for Segmenting and Labeling Sequence Data", ICML 2001) over the
+ * BIO labels of tagger.ts, trained at run time on the user's catalog. Label 0 is O, label 2k+1
+ * is B of field k, 2k+2 is I of field k; an I label may only continue a B or I of the same
+ * field, and a sequence may be restricted to its `allowed` labels (see allowedLabels).
+ *
+ * Training maximises the L2-regularised conditional log-likelihood by stochastic gradient
+ * descent as CRFsuite's `l2sgd` does (Okazaki, "CRFsuite", 2007; learning rate
+ * η_t = 1/(λ·(t0 + t)) after Bottou, "Stochastic Gradient Descent Tricks", 2012, with the
+ * weights stored as scale × vector so the regulariser's decay stays O(1) per example and each
+ * update touches only the example's features). Marginals come from scaled forward-backward
+ * (Rabiner 1989). Decoding proposes the spans of the Viterbi path, of the per-token most
+ * probable labels and each field's most probable span, and gives each its exact posterior
+ * probability (see {@link tag}). Deterministic: the training order comes from a seeded
+ * generator.
+ */
+import type { Sequence } from './tagger';
+
+/**
+ * A trained CRF over `fields` (`size` = 2·fields + 1 labels). `ids` numbers the token features
+ * seen in training; `weights[id * size + label]` is a feature's log-potential for a label, and
+ * `transitions[prev * size + label]` that of a label bigram (prev = `size` at the start).
+ */
+export interface Crf {
+  fields: string[];
+  ids: Map<string, number>;
+  weights: Float64Array;
+  transitions: Float64Array;
+}
+
+/**
+ * Training settings: L2 coefficient `c` = 3 (CRFsuite's `c2`), 15 passes, end-of-epoch weights
+ * averaged from pass 5 (1-based) on, first learning rate η_0 = 0.1 (t0 = 1/(λ·η_0)).
+ */
+const TRAINING = { c: 3, epochs: 15, averageFrom: 5, eta0: 0.1 };
+
+/** An I label may only continue a B or I of the same field; prev `size` (start) counts as O. */
+function allowed(prev: number, label: number): boolean {
+  return label === 0 || label % 2 === 1 || prev === label || prev === label - 1;
+}
+
+/** Feature ids of each token's features; features without an id are skipped. */
+function toIds(features: string[][], ids: Map<string, number>): Int32Array[] {
+  return features.map((fs) => Int32Array.from(fs.flatMap((f) => (ids.has(f) ? [ids.get(f)!] : []))));
+}
+
+/** Per-token label scores (log-potentials) of the `labels` (others stay 0), weights multiplied by `scale`. */
+function emissions(weights: Float64Array, scale: number, features: Int32Array[], size: number, labels: number[]): Float64Array[] {
+  return features.map((ids) => {
+    const out = new Float64Array(size);
+    for (const id of ids) {
+      const base = id * size;
+      for (const k of labels) out[k]! += weights[base + k]!;
+    }
+    if (scale !== 1) for (const k of labels) out[k]! *= scale;
+    return out;
+  });
+}
+
+/** Allowed predecessors of each label within `labels` (any label for O and B, the same field's B or I for I). */
+function predecessors(size: number, labels: number[]): number[][] {
+  const preds: number[][] = Array.from({ length: size }, () => []);
+  for (const k of labels) preds[k] = labels.filter((j) => allowed(j, k));
+  return preds;
+}
+
+/** Allowed successors of each label within `labels` (O, every B, and the I of the label's own field). */
+function successors(size: number, labels: number[]): number[][] {
+  const succ: number[][] = Array.from({ length: size }, () => []);
+  for (const j of labels) succ[j] = labels.filter((k) => allowed(j, k));
+  return succ;
+}
+
+/**
+ * Scaled forward-backward lattice of one sequence (Rabiner, "A Tutorial on Hidden Markov
+ * Models", Proc. IEEE 1989, §V.A): potentials `E[t][k]` = exp(emission − the token's largest
+ * emission) and `T[prev * size + k]` = exp(transition) (0 where the BIO constraint forbids
+ * the pair or a label is not in `labels`; prev `size` = start); `alpha[t]` = forward scores
+ * normalised to sum 1 per token with `scale[t]` the normaliser, `beta[t]` = backward scores
+ * divided by the later normalisers. Then p(y_t = k) = alpha[t][k]·beta[t][k] and
+ * p(y_t−1 = j, y_t = k) = alpha[t−1][j]·T[j,k]·E[t][k]·beta[t][k]/scale[t].
+ */
+interface Lattice {
+  /** Allowed successors of each label (see {@link successors}). */
+  succ: number[][];
+  E: Float64Array[];
+  T: Float64Array;
+  alpha: Float64Array[];
+  beta: Float64Array[];
+  scale: Float64Array;
+}
+
+/** Builds the {@link Lattice} of `emit` (log-potentials per token) under `transitions` over the `labels`. */
+function lattice(emit: Float64Array[], transitions: Float64Array, size: number, labels: number[]): Lattice {
+  const n = emit.length;
+  const T = new Float64Array((size + 1) * size);
+  for (const j of [...labels, size]) for (const k of labels) if (allowed(j, k)) T[j * size + k] = Math.exp(transitions[j * size + k]!);
+  const E = emit.map((row) => {
+    let max = -Infinity;
+    for (const k of labels) if (row[k]! > max) max = row[k]!;
+    const out = new Float64Array(size);
+    for (const k of labels) out[k] = Math.exp(row[k]! - max);
+    return out;
+  });
+  const preds = predecessors(size, labels);
+  const alpha: Float64Array[] = [];
+  const scale = new Float64Array(n);
+  for (let t = 0; t < n; t += 1) {
+    const a = new Float64Array(size);
+    let total = 0;
+    for (const k of labels) {
+      let sum = 0;
+      if (t === 0) sum = T[size * size + k]!;
+      else for (const j of preds[k]!) sum += alpha[t - 1]![j]! * T[j * size + k]!;
+      a[k] = sum * E[t]![k]!;
+      total += a[k]!;
+    }
+    for (const k of labels) a[k]! /= total;
+    scale[t] = total;
+    alpha.push(a);
+  }
+  const succ = successors(size, labels);
+  const beta: Float64Array[] = Array.from({ length: n }, () => new Float64Array(size));
+  if (n > 0) for (const k of labels) beta[n - 1]![k] = 1;
+  const next = new Float64Array(size);
+  for (let t = n - 2; t >= 0; t -= 1) {
+    for (const k of labels) next[k] = (E[t + 1]![k]! * beta[t + 1]![k]!) / scale[t + 1]!;
+    for (const j of labels) {
+      let sum = 0;
+      const base = j * size;
+      for (const k of succ[j]!) sum += T[base + k]! * next[k]!;
+      beta[t]![j] = sum;
+    }
+  }
+  return { succ, E, T, alpha, beta, scale };
+}
+
+/**
+ * Best label sequence under emission plus transition scores (Viterbi) over the `labels`
+ * allowed, with the BIO constraint (see {@link allowed}); prev index `size` stands for the
+ * sequence start.
+ */
+function viterbi(emit: Float64Array[], transitions: Float64Array, size: number, labels: number[]): number[] {
+  if (emit.length === 0) return [];
+  const back: Int32Array[] = [];
+  const preds = predecessors(size, labels);
+  let score = new Float64Array(size).fill(-Infinity);
+  for (const k of labels) score[k] = allowed(size, k) ? emit[0]![k]! + transitions[size * size + k]! : -Infinity;
+  for (let t = 1; t < emit.length; t += 1) {
+    const next = new Float64Array(size).fill(-Infinity);
+    const from = new Int32Array(size);
+    for (const k of labels) {
+      for (const j of preds[k]!) {
+        const v = score[j]! + transitions[j * size + k]!;
+        if (v > next[k]!) {
+          next[k] = v;
+          from[k] = j;
+        }
+      }
+      next[k]! += emit[t]![k]!;
+    }
+    back.push(from);
+    score = next;
+  }
+  let label = labels[0]!;
+  for (const k of labels) if (score[k]! > score[label]!) label = k;
+  const path = [label];
+  for (let t = back.length - 1; t >= 0; t -= 1) {
+    label = back[t]![label]!;
+    path.push(label);
+  }
+  return path.reverse();
+}
+
+/** Deterministic pseudo-random generator (mulberry32) for the training order. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Trains a CRF for `fields` on `sequences` by SGD on the L2-regularised log-likelihood
+ * (CRFsuite `l2sgd`; settings in {@link TRAINING}): per example the objective is
+ * log p(y|x) − c·‖w‖²/(2N) (N = number of sequences, λ = c/N), the rate is
+ * η_t = 1/(λ·(t0 + t)) with t0 = 1/(λ·η_0), examples are visited in a seeded shuffled order
+ * each of the 15 epochs, and the result is the average of the end-of-epoch weights from
+ * epoch 5 on. Gradient = observed minus expected feature counts (token marginals
+ * for label features, pair marginals for transitions), restricted to each sequence's
+ * `allowed` labels.
+ */
+export function trainCrf(fields: string[], sequences: Sequence[]): Crf {
+  const { c, epochs, averageFrom, eta0 } = TRAINING;
+  const size = 2 * fields.length + 1;
+  const ids = new Map<string, number>();
+  for (const seq of sequences) for (const fs of seq.features) for (const f of fs) if (!ids.has(f)) ids.set(f, ids.size);
+  const encoded = sequences.map((seq) => toIds(seq.features, ids));
+  const every = Array.from({ length: size }, (_, k) => k);
+  // Real weights = scale × (weights, transitions): the L2 decay multiplies `scale` only.
+  const weights = new Float64Array(ids.size * size);
+  const transitions = new Float64Array((size + 1) * size);
+  const avgWeights = new Float64Array(weights.length);
+  const avgTransitions = new Float64Array(transitions.length);
+  let averaged = 0;
+  let scale = 1;
+  const lambda = c / Math.max(sequences.length, 1);
+  const t0 = 1 / (lambda * eta0);
+  const real = new Float64Array(transitions.length);
+  const random = mulberry32(20240521);
+  const order = sequences.map((_, i) => i);
+  let step = 0;
+  for (let epoch = 1; epoch <= epochs; epoch += 1) {
+    for (let i = order.length - 1; i > 0; i -= 1) {
+      const j = Math.floor(random() * (i + 1));
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    for (const index of order) {
+      const gold = sequences[index]!.labels;
+      const features = encoded[index]!;
+      if (features.length === 0) continue;
+      const labels = sequences[index]!.allowed ?? every;
+      const eta = 1 / (lambda * (t0 + step));
+      step += 1;
+      // Π(1 − η_t·λ) = t0/(t0 + steps) ≥ 1/(1 + c·η_0·epochs) ≈ 0.18: no renormalisation needed.
+      scale *= 1 - eta * lambda;
+      for (let k = 0; k < transitions.length; k += 1) real[k] = transitions[k]! * scale;
+      const { succ, E, T, alpha, beta, scale: norm } = lattice(emissions(weights, scale, features, size, labels), real, size, labels);
+      const gain = eta / scale;
+      const next = new Float64Array(size);
+      for (let t = 0; t < features.length; t += 1) {
+        const marg = labels.map((k) => alpha[t]![k]! * beta[t]![k]!);
+        const y = gold[t]!;
+        for (const id of features[t]!) {
+          const base = id * size;
+          weights[base + y]! += gain;
+          for (let i = 0; i < labels.length; i += 1) weights[base + labels[i]!]! -= gain * marg[i]!;
+        }
+        transitions[(t === 0 ? size : gold[t - 1]!) * size + y]! += gain;
+        if (t === 0) {
+          for (let i = 0; i < labels.length; i += 1) transitions[size * size + labels[i]!]! -= gain * marg[i]!;
+          continue;
+        }
+        for (const k of labels) next[k] = (E[t]![k]! * beta[t]![k]!) / norm[t]!;
+        for (const j of labels) {
+          const a = alpha[t - 1]![j]! * gain;
+          if (a === 0) continue;
+          const base = j * size;
+          for (const k of succ[j]!) transitions[base + k]! -= a * T[base + k]! * next[k]!;
+        }
+      }
+    }
+    if (epoch >= averageFrom) {
+      for (let k = 0; k < weights.length; k += 1) avgWeights[k]! += weights[k]! * scale;
+      for (let k = 0; k < transitions.length; k += 1) avgTransitions[k]! += transitions[k]! * scale;
+      averaged += 1;
+    }
+  }
+  for (let k = 0; k < weights.length; k += 1) avgWeights[k]! /= averaged;
+  for (let k = 0; k < transitions.length; k += 1) avgTransitions[k]! /= averaged;
+  return { fields, ids, weights: avgWeights, transitions: avgTransitions };
+}
+
+/**
+ * Posterior label marginals of one sequence of token features: `out[t][k]` = p(y_t = k | x)
+ * (0 for labels outside `allowedSet`, default every label; each row sums to 1).
+ */
+export function marginals(crf: Crf, features: string[][], allowedSet?: number[]): Float64Array[] {
+  const size = 2 * crf.fields.length + 1;
+  const labels = allowedSet ?? Array.from({ length: size }, (_, k) => k);
+  const emit = emissions(crf.weights, 1, toIds(features, crf.ids), size, labels);
+  const { alpha, beta } = lattice(emit, crf.transitions, size, labels);
+  return alpha.map((a, t) => a.map((x, k) => x * beta[t]![k]!));
+}
+
+/** A tagged span: field, token range `[from, to)`, and its posterior probability (0–1, see {@link tag}). */
+export interface TaggedSpan {
+  field: string;
+  from: number;
+  to: number;
+  probability: number;
+}
+
+/** Maximal B/I runs `[from, to, label of B]` of a label path (an I without its B starts nothing). */
+function runs(path: number[]): Array<[number, number, number]> {
+  const out: Array<[number, number, number]> = [];
+  for (let t = 0; t < path.length; t += 1) {
+    const b = path[t]!;
+    if (b === 0 || b % 2 === 0) continue;
+    let to = t + 1;
+    while (to < path.length && path[to] === b + 1) to += 1;
+    out.push([t, to, b]);
+  }
+  return out;
+}
+
+/** Longest span, in tokens, {@link tag} searches for a field's most probable span. */
+const MAX_SPAN = 8;
+
+/** Least marginal of a field's B label at a token for {@link tag} to search spans starting there. */
+const MIN_START = 0.01;
+
+/**
+ * Spans of one sequence of token features under the `allowed` labels (see allowedLabels;
+ * default every label), each once: the maximal spans of the Viterbi path and of the per-token
+ * most probable labels, and for every field its most probable span among those of at most
+ * {@link MAX_SPAN} tokens starting where its B label has a marginal of at least
+ * {@link MIN_START} (so that a field the best path leaves out still gets its likeliest span,
+ * for the caller's threshold to judge). Each span comes with its posterior probability
+ * p(y_from = B, y_from+1..to−1 = I, y_to ≠ I | x) of its field's labels (forward-backward:
+ * the value is exactly this span, neither longer nor shorter). Sorted by probability, highest
+ * first.
+ */
+export function tag(crf: Crf, features: string[][], allowedSet?: number[]): TaggedSpan[] {
+  const size = 2 * crf.fields.length + 1;
+  const labels = allowedSet ?? Array.from({ length: size }, (_, k) => k);
+  const emit = emissions(crf.weights, 1, toIds(features, crf.ids), size, labels);
+  const n = emit.length;
+  if (n === 0) return [];
+  const { E, T, alpha, beta, scale } = lattice(emit, crf.transitions, size, labels);
+  const marginal = (t: number, k: number): number => alpha[t]![k]! * beta[t]![k]!;
+  /** Posterior probability of span [from, to) with B label b (see the lattice's identities). */
+  const probability = (from: number, to: number, b: number): number => {
+    let p = alpha[from]![b]!;
+    for (let t = from + 1; t < to; t += 1) p *= (T[(t === from + 1 ? b : b + 1) * size + b + 1]! * E[t]![b + 1]!) / scale[t]!;
+    if (to < n) {
+      const last = to - 1 === from ? b : b + 1;
+      let end = 0;
+      for (const k of labels) if (k !== b + 1) end += T[last * size + k]! * E[to]![k]! * beta[to]![k]!;
+      p *= end / scale[to]!;
+    }
+    return Math.min(1, p);
+  };
+  const best = alpha.map((_, t) => labels.reduce((m, k) => (marginal(t, k) > marginal(t, m) ? k : m), labels[0]!));
+  const likeliest: Array<[number, number, number]> = [];
+  for (const b of labels.filter((k) => k % 2 === 1)) {
+    let top: [number, number, number] | null = null;
+    let topP = -1;
+    for (let from = 0; from < n; from += 1) {
+      if (marginal(from, b) < MIN_START) continue;
+      for (let to = from + 1; to <= Math.min(n, from + MAX_SPAN); to += 1) {
+        const p = probability(from, to, b);
+        if (p > topP) [top, topP] = [[from, to, b], p];
+      }
+    }
+    if (top !== null) likeliest.push(top);
+  }
+  const seen = new Set<string>();
+  const out: TaggedSpan[] = [];
+  for (const [from, to, b] of [...runs(viterbi(emit, crf.transitions, size, labels)), ...runs(best), ...likeliest]) {
+    const key = `${from}:${to}:${b}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ field: crf.fields[(b - 1) >> 1]!, from, to, probability: probability(from, to, b) });
+  }
+  return out.sort((x, y) => y.probability - x.probability || x.from - y.from);
+}
