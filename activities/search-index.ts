@@ -9,7 +9,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { logger } from '../src/lib/logger';
 import { buildSearchIndex, SearchIndexBuild } from '../src/services/search-count-index';
-import { catchUpSearchWords } from '../src/services/search-words';
+import { catchUpSearchWords, SearchWordsCatchUp } from '../src/services/search-words';
 
 /** Heartbeat period of a running build (ms), or a third of a shorter heartbeat timeout. */
 const BUILD_HEARTBEAT_MS = 10_000;
@@ -33,6 +33,13 @@ export interface SearchIndexActivities {
    *   runs another build; the database's error otherwise (retried by the workflow's policy)
    */
   buildSearchIndex(catalogId: string): Promise<(SearchIndexBuild & { words_caught_up: number }) | null>;
+  /**
+   * Catches up the catalog's word index after a restore (src/services/search-words.ts), alone:
+   * run by the workflow when it is signalled during its cool-down. Heartbeats after every
+   * committed batch; idempotent and resumable (a retry finds only the rows still pending).
+   * @returns rows moved into the word index, whether the flag is clear, time taken
+   */
+  catchUpSearchWords(catalogId: string): Promise<SearchWordsCatchUp>;
 }
 
 /**
@@ -70,6 +77,13 @@ export function createSearchIndexActivities(deps: { knex: Knex }): SearchIndexAc
         clearInterval(timer);
         building = null;
       }
+    },
+    async catchUpSearchWords(catalogId) {
+      const ctx = Context.current();
+      ctx.heartbeat({ rows: 0 });
+      const words = await catchUpSearchWords(deps.knex, catalogId, (rows) => ctx.heartbeat({ rows }));
+      logger.info({ catalog_id: catalogId, attempt: ctx.info.attempt, result: words }, 'word index caught up after a restore');
+      return words;
     },
   };
 }

@@ -10,7 +10,7 @@ import type { Config } from '../src/config';
 import type { JobRunner } from '../src/services/job-runner';
 import type { enrichmentJobWorkflow, searchIndexBuildWorkflow } from '../workflows';
 import {
-  CATALOG_ID, ENRICHMENT_JOB_KIND, EnrichmentJobArgs, JOB_KIND, ORGANIZATION_ID, SEARCH_INDEX_JOB_KIND, SearchIndexBuildArgs, searchIndexWorkflowId,
+  CATALOG_ID, ENRICHMENT_JOB_KIND, EnrichmentJobArgs, JOB_KIND, ORGANIZATION_ID, SEARCH_INDEX_JOB_KIND, SearchIndexBuildArgs, searchIndexWorkflowId, searchWordsPendingSignal,
 } from '../workflows/definitions';
 
 /** Deadline of the readiness ping (ms). */
@@ -124,11 +124,13 @@ export class TemporalJobRunner implements JobRunner {
    * API's task queue, with search attributes OrganizationId, CatalogId and
    * JobKind=`search-index` and a summary. Reuse policy ALLOW_DUPLICATE: a closed build (completed,
    * failed or cancelled) may run again; conflict policy FAIL: while one is open (building, or
-   * cooling down so rebuilds stay spaced) the start is "already started", answered as a no-op.
+   * cooling down so rebuilds stay spaced) the start is "already started", answered as a no-op,
+   * or, with `opts.wordsPending` (a restore left the word index behind), by signalling the open
+   * workflow (`searchWordsPending`) to catch it up during its cool-down.
    * @returns true when a build was started, false when one was already open
    * @throws the client's error when Temporal is unreachable
    */
-  async startSearchIndexBuild(catalog: { id: string; organization_id: string }): Promise<boolean> {
+  async startSearchIndexBuild(catalog: { id: string; organization_id: string }, opts: { wordsPending?: boolean } = {}): Promise<boolean> {
     try {
       await this.client.workflow.start<typeof searchIndexBuildWorkflow>('searchIndexBuildWorkflow', {
         workflowId: searchIndexWorkflowId(catalog.id),
@@ -150,8 +152,11 @@ export class TemporalJobRunner implements JobRunner {
       });
       return true;
     } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
-      throw err;
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      // Open (building or cooling down): a restore's catch-up must not wait for the cool-down.
+      // If it closed meanwhile, the signal fails; the next search of the catalog asks again.
+      if (opts.wordsPending) await this.client.workflow.getHandle(searchIndexWorkflowId(catalog.id)).signal(searchWordsPendingSignal).catch(() => undefined);
+      return false;
     }
   }
 

@@ -4,7 +4,7 @@
  * workflow bundle, the API and the tests can all import them.
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { defineQuery } from '@temporalio/workflow';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { SearchIndexBuild } from '../src/services/search-count-index';
 
 /** `OrganizationId` (Keyword) search attribute: the owning organization's id (architecture.md, Names). */
@@ -150,6 +150,13 @@ export interface SearchIndexBuildArgs {
   retry_initial_interval_s?: number;
 }
 
+/**
+ * Signal to an open searchIndexBuildWorkflow: a restore left the catalog's word index behind
+ * (src/services/search-words.ts), catch it up now rather than after the cool-down. Sent by the
+ * API when its start of the workflow found one already open (temporal/client.ts).
+ */
+export const searchWordsPendingSignal = defineSignal('searchWordsPending');
+
 /** Default {@link SearchIndexBuildArgs.min_interval_s}: one build of a catalog per minute at most. */
 export const SEARCH_INDEX_MIN_INTERVAL_S = 60;
 
@@ -163,4 +170,6 @@ export interface SearchIndexBuildResult {
   built: (SearchIndexBuild & { words_caught_up?: number }) | null;
   /** Time the workflow stayed open after the build so that rebuilds stay spaced (ms). */
   cooldown_ms: number;
+  /** Word-index catch-ups run during the cool-down on {@link searchWordsPendingSignal} (absent in older histories). */
+  words_catch_ups?: number;
 }

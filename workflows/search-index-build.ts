@@ -14,6 +14,7 @@
  *   building ── buildSearchIndex returned (figures, or null: locked / catalog gone) ──▶ cooling down
  *   building ── attempt failed or deferred (worker busy with another build) ─────────▶ backoff, next attempt
  *   building ── attempts spent ─────────────────────────────────────────────────────▶ failed (SearchIndexNotBuilt)
+ *   cooling down ── searchWordsPending signal ──▶ catchUpSearchWords, then cooling down again
  *   cooling down ── timer fired ────────────────────────────────────────────────────▶ completed
  *
  * Cooling down keeps the workflow (and so its id) open until `min_interval_s` (default 60 s) and
@@ -30,9 +31,9 @@
  * Cancellation: the pending attempt or timer is cancelled and the workflow ends Canceled. There is
  * nothing to finalize: a build commits a whole index in one transaction or nothing.
  */
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, sleep } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { SearchIndexActivities } from '../activities/search-index';
-import { SEARCH_INDEX_MIN_INTERVAL_S, SearchIndexBuildArgs, SearchIndexBuildResult } from './definitions';
+import { SEARCH_INDEX_MIN_INTERVAL_S, SearchIndexBuildArgs, SearchIndexBuildResult, searchWordsPendingSignal } from './definitions';
 
 /** A build may start again no sooner than this many times its own duration after it started. */
 const REBUILD_FACTOR = 10;
@@ -45,7 +46,11 @@ const REBUILD_FACTOR = 10;
  * @throws ApplicationFailure `SearchIndexNotBuilt` (non-retryable) when every attempt failed
  */
 export async function searchIndexBuildWorkflow(args: SearchIndexBuildArgs): Promise<SearchIndexBuildResult> {
-  const { buildSearchIndex } = proxyActivities<SearchIndexActivities>({
+  let wordsPending = false;
+  setHandler(searchWordsPendingSignal, () => {
+    wordsPending = true;
+  });
+  const { buildSearchIndex, catchUpSearchWords } = proxyActivities<SearchIndexActivities>({
     startToCloseTimeout: '1 hour',
     heartbeatTimeout: `${Math.max(1, args.heartbeat_timeout_s ?? 60)} seconds`,
     retry: {
@@ -68,6 +73,14 @@ export async function searchIndexBuildWorkflow(args: SearchIndexBuildArgs): Prom
   const minIntervalMs = Math.max(0, args.min_interval_s ?? SEARCH_INDEX_MIN_INTERVAL_S) * 1000;
   const buildMs = built?.build_ms ?? 0;
   const cooldownMs = Math.max(0, Math.max(minIntervalMs, REBUILD_FACTOR * buildMs) - buildMs);
-  if (cooldownMs > 0) await sleep(cooldownMs);
-  return { built, cooldown_ms: cooldownMs };
+  // Cool down, catching up the word index whenever a restore signals that it left it behind
+  // (a timer, as the plain sleep of histories from before the signal existed).
+  const until = Date.now() + cooldownMs;
+  let catchUps = 0;
+  while (until > Date.now() && (await condition(() => wordsPending, until - Date.now()))) {
+    wordsPending = false;
+    await catchUpSearchWords(args.catalog_id);
+    catchUps += 1;
+  }
+  return { built, cooldown_ms: cooldownMs, words_catch_ups: catchUps };
 }

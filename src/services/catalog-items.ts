@@ -277,7 +277,7 @@ async function searchTotal(jobRunner: SearchIndexBuilds, trx: Knex.Transaction, 
       searchCountStats[counted.path]++;
     } else if (counted.fallback === 'words_pending' || (counted.fallback !== 'no_words' && catalog.item_count >= SEARCH_INDEX_MIN_ITEMS)) {
       // Behind a restore: the same workflow catches the word index up first (search-words.ts).
-      requestSearchIndexBuild(jobRunner, catalog);
+      requestSearchIndexBuild(jobRunner, catalog, { wordsPending: counted.fallback === 'words_pending' });
     }
   }
   if (total === null) {

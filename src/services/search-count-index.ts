@@ -289,12 +289,12 @@ const requested = new Map<string, number>();
  * GIN because the index is missing or stale; the search never waits for the start nor fails
  * with it: if Temporal is unreachable, a warning is logged and counts stay exact through GIN
  * until a later search asks again. At most one request per catalog per 30 s from this process,
- * unless `opts.now` (a restore that left the word index behind: the catch-up runs in the same
- * workflow, src/services/search-words.ts).
+ * unless `opts.now` (a restore). `opts.wordsPending`: the catalog's word index is behind a
+ * restore, and an open workflow is signalled to catch it up (src/services/search-words.ts).
  * @param jobRunner the API's runner (temporal/client.ts TemporalJobRunner)
  * @param catalog the catalog's id and owning organization (search attributes of the workflow)
  */
-export function requestSearchIndexBuild(jobRunner: SearchIndexBuilds, catalog: { id: string; organization_id: string }, opts: { now?: boolean } = {}): void {
+export function requestSearchIndexBuild(jobRunner: SearchIndexBuilds, catalog: { id: string; organization_id: string }, opts: { wordsPending?: boolean; now?: boolean } = {}): void {
   const now = Date.now();
   const last = requested.get(catalog.id);
   if (!opts.now && last !== undefined && now - last < REQUEST_INTERVAL_MS) return;
@@ -303,7 +303,7 @@ export function requestSearchIndexBuild(jobRunner: SearchIndexBuilds, catalog: {
   }
   requested.set(catalog.id, now);
   // Through a resolved promise, so even a runner that throws synchronously cannot fail the search.
-  Promise.resolve().then(() => jobRunner.startSearchIndexBuild({ id: catalog.id, organization_id: catalog.organization_id })).then(
+  Promise.resolve().then(() => jobRunner.startSearchIndexBuild({ id: catalog.id, organization_id: catalog.organization_id }, { wordsPending: opts.wordsPending })).then(
     (started) => logger.info({ catalog_id: catalog.id, started }, started ? 'search count index build started' : 'search count index build already open'),
     (err) => logger.warn({ catalog_id: catalog.id, err }, 'search count index build could not be started (counts use GIN meanwhile)'),
   );

@@ -259,6 +259,6 @@ export async function restoreSnapshot(deps: RestoreDeps, scope: Scope, catalogId
     };
     return { result, behind, catalog: loaded };
   });
-  if (behind) requestSearchIndexBuild(deps.jobRunner, catalog, { now: true });
+  if (behind) requestSearchIndexBuild(deps.jobRunner, catalog, { wordsPending: true, now: true });
   return result;
 }

@@ -13,7 +13,7 @@ import { searchIndexWorkflowId } from '../../workflows/definitions';
 import { noJobs } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';
+import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, waitUntil } from '../helpers/temporal';
 
 /**
  * Restores that leave the word index behind (migration 20261121210000,
@@ -21,8 +21,8 @@ import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from 
  * restored vector in `search_tsv_pending`, and the catalog is flagged. Every search (list,
  * grouped list, raw-items, totals) must stay exact meanwhile; any write of a pending row settles
  * it; snapshots and duplicates store current vectors; the catch-up (run by
- * searchIndexBuildWorkflow on a real Temporal server) empties the pending vectors and clears
- * the flag. The threshold is lowered to 1 item so small catalogs defer too.
+ * searchIndexBuildWorkflow on a real Temporal server, also when the restore finds it open and
+ * cooling down) empties the pending vectors and clears the flag. The threshold is lowered to 1 item so small catalogs defer too.
  */
 
 const TASK_QUEUE = 'test-search-words';
@@ -226,6 +226,33 @@ describe('catch-up in searchIndexBuildWorkflow', () => {
       expect((await request(api).get(url(c, '/items')).query({ search: 'silk scarf' }).set(a.auth)).body.total).toBe(12);
     } finally {
       api.close();
+    }
+  });
+
+  it('catches up during the cool-down of an open workflow, signalled by the restore', async () => {
+    // A 60 s minimum interval keeps the workflow open long after its build.
+    const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, {}, { min_interval_s: 60, retry_initial_interval_s: 0.2 });
+    const api = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: runner, searchWordsDeferMinItems: 1 }).listen(0);
+    const c = await createTestCatalog(a.organizationId);
+    const handle = env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c));
+    try {
+      await request(api).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK });
+      const snap = await request(api).post(url(c, '/snapshots')).set(a.auth).send({});
+      expect(await runner.startSearchIndexBuild({ id: c, organization_id: a.organizationId })).toBe(true);
+      await waitUntil(() => testKnex()('catalog_search_index').where('catalog_id', c).first('catalog_id'), 'first build done');
+      await request(api).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK.map((s) => ({ ...s, title: `wool ${s.sku}` })) });
+      expect((await request(api).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth)).status).toBe(200);
+      await waitUntil(async () => (await testKnex()('catalogs').where({ id: c, search_words_pending: false }).first('id')) ?? null, 'word index caught up', 20_000);
+      for (const r of await rowsOf(c)) expect([r.tsv, r.pending]).toEqual([r.computed, null]);
+      // Still cooling down: the catch-up did not wait for it, and no second build started.
+      const description = await handle.describe();
+      expect(description.status.name).toBe('RUNNING');
+      const history = await handle.fetchHistory();
+      const scheduled = history.events!.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
+      expect(scheduled).toEqual(['buildSearchIndex', 'catchUpSearchWords']);
+    } finally {
+      api.close();
+      await handle.terminate('test done').catch(() => undefined);
     }
   });
 });

@@ -11,7 +11,9 @@
  * - the webhook path: the parent that starts its delivery child (`enrichment-webhook.json`) and
  *   webhookDeliveryWorkflow with one failed and one successful attempt (`webhook-delivery.json`);
  * - searchIndexBuildWorkflow: a catalog's search count index built, then the cool-down timer
- *   (`search-index-build.json`).
+ *   (`search-index-build.json`, recorded with a plain sleep before the `searchWordsPending`
+ *   signal existed), and a build signalled during its cool-down, which catches up a restored
+ *   catalog's word index (`search-index-words-signal.json`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,7 +28,7 @@ test('the fixtures cover every path of every workflow type', () => {
     'enrichment-batched-cancelled.json', 'enrichment-batched-completed.json', 'enrichment-batched-continued-as-new.json',
     'enrichment-batched-continued-last-run.json', 'enrichment-cancelled.json', 'enrichment-completed.json',
     'enrichment-continued-as-new.json', 'enrichment-continued-last-run.json', 'enrichment-webhook.json',
-    'enrichment-worker-crash.json', 'search-index-build.json', 'webhook-delivery.json',
+    'enrichment-worker-crash.json', 'search-index-build.json', 'search-index-words-signal.json', 'webhook-delivery.json',
   ]);
   const types = FIXTURES.map((f) => JSON.parse(fs.readFileSync(path.join(__dirname, f), 'utf8')).events[0].workflowExecutionStartedEventAttributes.workflowType.name);
   expect(new Set(types)).toEqual(new Set(['enrichmentJobWorkflow', 'webhookDeliveryWorkflow', 'searchIndexBuildWorkflow']));

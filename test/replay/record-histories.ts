@@ -7,7 +7,9 @@
  * `enrichment-batched-*.json`, `enrichment-webhook.json`, `webhook-delivery.json` and
  * `enrichment-worker-crash.json`; and a search count index build of a small catalog
  * (`searchIndexBuildWorkflow`: the build activity, then its cool-down timer) as
- * `search-index-build.json`.
+ * `search-index-build.json` (recorded before the `searchWordsPending` signal existed and kept
+ * as it is), and one signalled during its cool-down to catch up a restored catalog's word index
+ * (`catchUpSearchWords`, then the rest of the cool-down) as `search-index-words-signal.json`.
  *
  * The four `enrichment-{completed,cancelled,continued-as-new,continued-last-run}.json` were
  * recorded before row batching (one processRow per row) and are kept as they are: they prove
@@ -17,7 +19,7 @@
  *   npx tsx test/setup/prepare.ts && npx tsx test/replay/record-histories.ts [group...]
  *
  * Groups (all when none is named): `enrichment` (the batched jobs and the webhook pair),
- * `search-index`, `crash`; naming some re-records only those fixtures.
+ * `search-index`, `search-words`, `crash`; naming some re-records only those fixtures.
  */
 import '../setup/env';
 import http from 'node:http';
@@ -39,7 +41,7 @@ const TASK_QUEUE = 'record-replay-histories';
 
 /** Fixture groups named on the command line; none = all. */
 const GROUPS = new Set(process.argv.slice(2));
-const wanted = (group: 'enrichment' | 'search-index' | 'crash'): boolean => GROUPS.size === 0 || GROUPS.has(group);
+const wanted = (group: 'enrichment' | 'search-index' | 'search-words' | 'crash'): boolean => GROUPS.size === 0 || GROUPS.has(group);
 
 async function main(): Promise<void> {
   const knex = testKnex();
@@ -64,6 +66,22 @@ async function main(): Promise<void> {
       await indexRunner.startSearchIndexBuild({ id: catalogId, organization_id: organizationId });
       console.log('search index build:', await env.client.workflow.getHandle(searchIndexWorkflowId(catalogId)).result());
       console.log('search index build:', await exportHistory(env.client, searchIndexWorkflowId(catalogId), out('search-index-build.json')), 'events');
+    }
+    if (wanted('search-words')) {
+      // A build with a 3 s cool-down, signalled once it is cooling down, with rows of the
+      // catalog left behind as a restore leaves them (src/services/search-words.ts).
+      const catalogId = await createTestCatalog(organizationId);
+      await knex('catalog_items').insert(Array.from({ length: 30 }, (_, i) => ({
+        id: newId(), catalog_id: catalogId, business_key: `W-${i}`, data: JSON.stringify({ sku: `W-${i}`, title: `silk scarf ${i}` }),
+      })));
+      const indexRunner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 }, {}, { min_interval_s: 3 });
+      await indexRunner.startSearchIndexBuild({ id: catalogId, organization_id: organizationId });
+      await waitUntil(() => knex('catalog_search_index').where('catalog_id', catalogId).first('catalog_id'), 'first build done');
+      await knex.raw("UPDATE catalog_items SET search_tsv_pending = search_tsv, search_tsv = to_tsvector('simple', 'wool') WHERE catalog_id = ?", [catalogId]);
+      await knex('catalogs').where('id', catalogId).update({ search_words_pending: true });
+      await indexRunner.startSearchIndexBuild({ id: catalogId, organization_id: organizationId }, { wordsPending: true });
+      console.log('signalled build:', await env.client.workflow.getHandle(searchIndexWorkflowId(catalogId)).result());
+      console.log('signalled build:', await exportHistory(env.client, searchIndexWorkflowId(catalogId), out('search-index-words-signal.json')), 'events');
     }
   } finally {
     worker.shutdown();
