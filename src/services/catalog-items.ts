@@ -253,14 +253,12 @@ export const searchCountStats = { index: 0, rare: 0, gin: 0 };
  * by a GIN bitmap count, which reads every matching heap page, and a large catalog's index is
  * (re)built by a Temporal workflow that this asks for without waiting
  * ({@link requestSearchIndexBuild}; if Temporal is unreachable the total is still the GIN
- * count). Call inside a REPEATABLE READ transaction: the counter read and the count then share
- * the snapshot of the page read that follows.
+ * count). Call inside a REPEATABLE READ transaction: the counter read (`rev`, the catalog's
+ * `items_rev` read in it) and the count then share the snapshot of the page read that follows.
  */
-async function searchTotal(jobRunner: SearchIndexBuilds, trx: Knex.Transaction, catalog: Catalog, grouped: boolean, search: string, where: { sql: string; bindings: Knex.RawBinding[] }): Promise<number> {
+async function searchTotal(jobRunner: SearchIndexBuilds, trx: Knex.Transaction, catalog: Catalog, rev: string | undefined, grouped: boolean, search: string, where: { sql: string; bindings: Knex.RawBinding[] }): Promise<number> {
   const catalogId = catalog.id;
   const key = `${catalogId}\u0000${grouped ? 'g' : 'f'}\u0000${search.toLowerCase()}`;
-  const { rows } = await trx.raw('SELECT items_rev::text AS rev FROM catalogs WHERE id = ?', [catalogId]);
-  const rev = rows[0]?.rev as string | undefined;
   const hit = searchTotals.get(key);
   if (rev !== undefined && hit && hit.rev === rev) {
     searchTotals.delete(key);
@@ -322,8 +320,10 @@ export async function listItems(deps: { knex: Knex; jobRunner: SearchIndexBuilds
     const search = q.search;
     ({ items, total } = await knex.transaction(async (trx) => {
       await trx.raw("SET LOCAL work_mem = '64MB'; SET LOCAL jit = off");
-      const where = filterSql(catalogId, { search, top_level: grouped, words_pending: await wordsPending(trx, catalogId) });
-      const n = await searchTotal(jobRunner, trx, catalog, grouped, search, where);
+      // The change counter (search count cache) and the word index's state, in the page's snapshot.
+      const { rows: [state] } = await trx.raw('SELECT items_rev::text AS rev, search_words_pending FROM catalogs WHERE id = ?', [catalogId]);
+      const where = filterSql(catalogId, { search, top_level: grouped, words_pending: state?.search_words_pending === true });
+      const n = await searchTotal(jobRunner, trx, catalog, state?.rev, grouped, search, where);
       if (n === 0 || q.offset >= n) return { items: [] as ListedItem[], total: n };
       const walkable = !q.sort_field || q.sort_field === 'created_at';
       const walkRows = ((q.offset + q.limit) * Math.max(catalog.item_count, n)) / n;
