@@ -58,10 +58,7 @@ async function main(): Promise<void> {
     if (wanted('enrichment')) await recordEnrichment(env, organizationId, engineOptions, out);
     if (wanted('search-index')) {
       // A catalog of 60 items; a 1 s minimum interval so the cool-down timer is in the history.
-      const catalogId = await createTestCatalog(organizationId);
-      await knex('catalog_items').insert(Array.from({ length: 60 }, (_, i) => ({
-        id: newId(), catalog_id: catalogId, business_key: `S-${i}`, data: JSON.stringify({ sku: `S-${i}`, title: `red wool ${i}` }),
-      })));
+      const catalogId = await seededCatalog(organizationId, 60, 'S', 'red wool');
       const indexRunner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 }, {}, { min_interval_s: 1 });
       await indexRunner.startSearchIndexBuild({ id: catalogId, organization_id: organizationId });
       console.log('search index build:', await env.client.workflow.getHandle(searchIndexWorkflowId(catalogId)).result());
@@ -70,10 +67,7 @@ async function main(): Promise<void> {
     if (wanted('search-words')) {
       // A build with a 3 s cool-down, signalled once it is cooling down, with rows of the
       // catalog left behind as a restore leaves them (src/services/search-words.ts).
-      const catalogId = await createTestCatalog(organizationId);
-      await knex('catalog_items').insert(Array.from({ length: 30 }, (_, i) => ({
-        id: newId(), catalog_id: catalogId, business_key: `W-${i}`, data: JSON.stringify({ sku: `W-${i}`, title: `silk scarf ${i}` }),
-      })));
+      const catalogId = await seededCatalog(organizationId, 30, 'W', 'silk scarf');
       const indexRunner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 }, {}, { min_interval_s: 3 });
       await indexRunner.startSearchIndexBuild({ id: catalogId, organization_id: organizationId });
       await waitUntil(() => knex('catalog_search_index').where('catalog_id', catalogId).first('catalog_id'), 'first build done');
@@ -91,6 +85,15 @@ async function main(): Promise<void> {
 
   if (wanted('crash')) await recordWorkerCrash(organizationId, out);
   await closeTestKnex();
+}
+
+/** A test catalog with `count` items `<prefix>-<i>` titled `<title> <i>`, inserted directly. */
+async function seededCatalog(organizationId: string, count: number, prefix: string, title: string): Promise<string> {
+  const catalogId = await createTestCatalog(organizationId);
+  await testKnex()('catalog_items').insert(Array.from({ length: count }, (_, i) => ({
+    id: newId(), catalog_id: catalogId, business_key: `${prefix}-${i}`, data: JSON.stringify({ sku: `${prefix}-${i}`, title: `${title} ${i}` }),
+  })));
+  return catalogId;
 }
 
 /** The batched enrichment jobs (completed, cancelled, continued-as-new) and the webhook pair. */

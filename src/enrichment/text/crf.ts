@@ -271,11 +271,20 @@ export function trainCrf(fields: string[], sequences: Sequence[]): Crf {
  * (0 for labels outside `allowedSet`, default every label; each row sums to 1).
  */
 export function marginals(crf: Crf, features: string[][], allowedSet?: number[]): Float64Array[] {
+  const { alpha, beta } = posterior(crf, features, allowedSet).lattice;
+  return alpha.map((a, t) => a.map((x, k) => x * beta[t]![k]!));
+}
+
+/**
+ * The label space (`size` labels, the `labels` allowed: `allowedSet`, default every label),
+ * emissions and forward-backward {@link Lattice} of one sequence of token features under a
+ * trained CRF: what {@link marginals} and {@link tag} read.
+ */
+function posterior(crf: Crf, features: string[][], allowedSet?: number[]): { size: number; labels: number[]; emit: Float64Array[]; lattice: Lattice } {
   const size = 2 * crf.fields.length + 1;
   const labels = allowedSet ?? Array.from({ length: size }, (_, k) => k);
   const emit = emissions(crf.weights, 1, toIds(features, crf.ids), size, labels);
-  const { alpha, beta } = lattice(emit, crf.transitions, size, labels);
-  return alpha.map((a, t) => a.map((x, k) => x * beta[t]![k]!));
+  return { size, labels, emit, lattice: lattice(emit, crf.transitions, size, labels) };
 }
 
 /** A tagged span: field, token range `[from, to)`, and its posterior probability (0–1, see {@link tag}). */
@@ -317,12 +326,9 @@ const MIN_START = 0.01;
  * first.
  */
 export function tag(crf: Crf, features: string[][], allowedSet?: number[]): TaggedSpan[] {
-  const size = 2 * crf.fields.length + 1;
-  const labels = allowedSet ?? Array.from({ length: size }, (_, k) => k);
-  const emit = emissions(crf.weights, 1, toIds(features, crf.ids), size, labels);
+  const { size, labels, emit, lattice: { E, T, alpha, beta, scale } } = posterior(crf, features, allowedSet);
   const n = emit.length;
   if (n === 0) return [];
-  const { E, T, alpha, beta, scale } = lattice(emit, crf.transitions, size, labels);
   const marginal = (t: number, k: number): number => alpha[t]![k]! * beta[t]![k]!;
   /** Posterior probability of span [from, to) with B label b (see the lattice's identities). */
   const probability = (from: number, to: number, b: number): number => {
