@@ -204,10 +204,12 @@ function run(data: TextRecord[], examples: TextRecord[], descriptions: Map<strin
   const categories = [...new Set(data.map((r) => r.category))];
   const schemas = new Map(categories.map((c) => [c, schemaOf(c, [...data, ...examples], descriptions, known.get(c))]));
   // The examples are one catalog: one model learns from all of it, each category being a
-  // group with its own fields; without examples, rules only.
+  // group with its own fields, and reads the phrase statistics of every text it will see
+  // (the scored records' input texts are unlabelled text, as a job's items are); without
+  // examples, rules only.
   const groups = new Map(categories.filter((c) => known.has(c)).map((c) => [c, { fields: schemas.get(c)!, knownValues: known.get(c) }]));
   const model = groups.size > 0
-    ? trainGroupedTextModel(groups, examples.filter((r) => groups.has(r.category)).map((r) => ({ text: r.text, values: r.gold, group: r.category })))
+    ? trainGroupedTextModel(groups, examples.filter((r) => groups.has(r.category)).map((r) => ({ text: r.text, values: r.gold, group: r.category })), data.map((r) => r.text))
     : null;
   for (const category of categories) {
     const schema = schemas.get(category)!;

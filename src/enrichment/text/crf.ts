@@ -311,16 +311,19 @@ function runs(path: number[]): Array<[number, number, number]> {
 /** Longest span, in tokens, {@link tag} searches for a field's most probable span. */
 const MAX_SPAN = 8;
 
+/** Most probable spans per field that {@link tag} proposes (besides those of the best paths). */
+const PER_FIELD = 4;
+
 /** Least marginal of a field's B label at a token for {@link tag} to search spans starting there. */
 const MIN_START = 0.01;
 
 /**
  * Spans of one sequence of token features under the `allowed` labels (see allowedLabels;
  * default every label), each once: the maximal spans of the Viterbi path and of the per-token
- * most probable labels, and for every field its most probable span among those of at most
- * {@link MAX_SPAN} tokens starting where its B label has a marginal of at least
- * {@link MIN_START} (so that a field the best path leaves out still gets its likeliest span,
- * for the caller's threshold to judge). Each span comes with its posterior probability
+ * most probable labels, and for every field its {@link PER_FIELD} most probable spans among
+ * those of at most {@link MAX_SPAN} tokens starting where its B label has a marginal of at
+ * least {@link MIN_START} (so that a field the best path leaves out still gets its likeliest
+ * span, for the caller's threshold to judge, and a reranker gets the nearest alternatives). Each span comes with its posterior probability
  * p(y_from = B, y_from+1..to−1 = I, y_to ≠ I | x) of its field's labels (forward-backward:
  * the value is exactly this span, neither longer nor shorter). Sorted by probability, highest
  * first.
@@ -345,16 +348,13 @@ export function tag(crf: Crf, features: string[][], allowedSet?: number[]): Tagg
   const best = alpha.map((_, t) => labels.reduce((m, k) => (marginal(t, k) > marginal(t, m) ? k : m), labels[0]!));
   const likeliest: Array<[number, number, number]> = [];
   for (const b of labels.filter((k) => k % 2 === 1)) {
-    let top: [number, number, number] | null = null;
-    let topP = -1;
+    const spans: Array<[number, number, number, number]> = [];
     for (let from = 0; from < n; from += 1) {
       if (marginal(from, b) < MIN_START) continue;
-      for (let to = from + 1; to <= Math.min(n, from + MAX_SPAN); to += 1) {
-        const p = probability(from, to, b);
-        if (p > topP) [top, topP] = [[from, to, b], p];
-      }
+      for (let to = from + 1; to <= Math.min(n, from + MAX_SPAN); to += 1) spans.push([from, to, b, probability(from, to, b)]);
     }
-    if (top !== null) likeliest.push(top);
+    spans.sort((x, y) => y[3] - x[3] || x[0] - y[0] || x[1] - y[1]);
+    for (const [from, to] of spans.slice(0, PER_FIELD)) likeliest.push([from, to, b]);
   }
   const seen = new Set<string>();
   const out: TaggedSpan[] = [];

@@ -9,15 +9,21 @@
  * training texts, it is computed by cross-fitting (Wolpert, "Stacked generalization", 1992):
  * each example's candidates come from profiles built without its fold's values. The same
  * folds give held-out predictions from which each field's source (tagger, rules or both) and
- * least tagger span probability are chosen to maximise micro F1 on the catalog itself.
+ * least tagger span probability are chosen to maximise micro F1 on the catalog itself, and
+ * from which a span reranker (rerank.ts, span-features.ts) learns to choose among each
+ * field's likeliest spans with what the tagger cannot weigh: catalog values and phrase counts
+ * of the catalog's texts (corpus.ts).
  */
 import type { OutputField } from '../types';
 import type { Candidate } from './candidates';
 import { buildProfiles, type FieldProfile } from './profile';
-import { phraseKey } from './spans';
+import { phraseKey, stemKey, stemWord } from './spans';
 import { coerce, extractWithProfiles, resolve, ruleCandidates, toExtractions, type TextExtraction } from './rules';
 import { tag, trainCrf, type Crf } from './crf';
 import { allowedLabels, tokenFeatures, tokenize, type Sequence, type Token } from './tagger';
+import { buildCorpus, type CorpusStats } from './corpus';
+import { choiceProbabilities, trainReranker, type RankingList, type Reranker, type SparseFeatures } from './rerank';
+import { catalogValuesOf, noneFeatures, spanFeatures, type CatalogValues } from './span-features';
 
 /**
  * One catalog item for training: its text and its values (alternatives allowed; null = none),
@@ -40,10 +46,10 @@ export interface TextGroup {
 interface GroupModel {
   profiles: Map<string, FieldProfile>;
   /**
-   * Per field: stem key (see {@link stemKey}) → the catalog's most frequent written form,
-   * for writing a tagged span the way the catalog writes that value.
+   * Per field: the catalog's values (span-features.ts), for writing a tagged span the way the
+   * catalog writes that value and for the reranker's features.
    */
-  forms: Map<string, Map<string, string>>;
+  values: Map<string, CatalogValues>;
   /** Per field: where its value comes from (chosen by cross-validation, see choosePolicies). */
   policies: Map<string, FieldPolicy>;
   /** Tagger labels the group's items may take (O and its own fields; see allowedLabels). */
@@ -65,6 +71,10 @@ export interface TextModel {
    * words are features in every group (a flavour known in one category hints in another).
    */
   shared: Map<string, FieldProfile> | null;
+  /** Phrase counts of the catalog's texts (see corpus.ts), read by the reranker's features. */
+  corpus: CorpusStats;
+  /** Chooses among each field's tagged spans (see rerank.ts); null without a tagger. */
+  reranker: Reranker | null;
 }
 
 /**
@@ -99,16 +109,6 @@ function tokenRange(tokens: Token[], start: number, end: number): [number, numbe
   if (from < 0 || last < from) return null;
   const tok = tokens[last]!;
   return tok.end === end || ENDINGS.test(tok.text.slice(end - tok.start)) ? [from, last + 1] : null;
-}
-
-/** A lower-case word without its plural ending ("jerseys" → "jersey"; words of ≤ 3 letters kept). */
-function stemWord(word: string): string {
-  return word.length > 3 ? word.replace(/(?:es|s)$/, '') : word;
-}
-
-/** Key of a phrase with plural endings of its words removed, for matching catalog forms. */
-export function stemKey(phrase: string): string {
-  return phraseKey(phrase).split(' ').map(stemWord).join(' ');
 }
 
 /** Every occurrence of `value` in `text` (case-sensitive; case-insensitive when none). */
@@ -225,40 +225,72 @@ function analyse(text: string, tokens: Token[], profiles: Map<string, FieldProfi
   return { features: group === undefined ? features : features.map((fs) => fs.concat(fs.map((f) => `${group}\u0001${f}`))), rules: toExtractions(resolved, profiles) };
 }
 
-/** A tagged value of one field with its span's posterior probability (0–1, see crf.ts tag). */
+/** A tagged value of one field with the tagger's probability of its span (0–1, see crf.ts tag). */
 interface TaggedValue {
   extraction: TextExtraction;
   probability: number;
+}
+
+/** One candidate value of a field: the tagged value (with the tagger's span probability) and its reranker features. */
+interface SpanCandidate extends TaggedValue {
+  features: SparseFeatures;
 }
 
 /** Span probability from which a tagged value counts as high confidence. */
 const HIGH_CONFIDENCE = 0.8;
 
 /**
- * One value per field from the tagger's spans (the most probable span of the field, see
- * crf.ts tag), written as the catalog writes it when the text shows an inflection of a
- * catalog value. Confidence is high from a span probability of {@link HIGH_CONFIDENCE}.
+ * Candidate values per field from the tagger's spans (crf.ts tag: the likeliest few per field,
+ * in probability order), each written as the catalog writes it when the text shows an
+ * inflection of a catalog value (`values`: the group's, or on held-out texts those of the
+ * other folds' examples), with its reranker features over `corpus`.
  */
-function taggedValues(text: string, tokens: Token[], features: string[][], tagger: Crf, group: GroupModel): Map<string, TaggedValue> {
-  const { profiles, forms } = group;
-  const out = new Map<string, TaggedValue>();
+function candidatesOf(text: string, tokens: Token[], features: string[][], tagger: Crf, group: GroupModel, values: Map<string, CatalogValues>, corpus: CorpusStats): Map<string, SpanCandidate[]> {
+  const out = new Map<string, SpanCandidate[]>();
   for (const s of tag(tagger, features, group.labels)) {
-    if (out.has(s.field)) continue;
-    const field = profiles.get(s.field)!.field;
+    const field = group.profiles.get(s.field)!.field;
     const start = tokens[s.from]!.start;
     const end = tokens[s.to - 1]!.end;
     const written = text.slice(start, end);
     // Only an inflection differing from the catalog's form is rewritten, never mere case.
-    const form = forms.get(s.field)?.get(stemKey(written));
+    const form = values.get(s.field)?.forms.get(stemKey(written));
     const canonical = form !== undefined && phraseKey(form) !== phraseKey(written) ? form : written;
     const value = coerce({ start, end, text: canonical, field: s.field, method: 'vocabulary', score: s.probability }, field);
     if (value === undefined) continue;
-    out.set(s.field, {
+    const list = out.get(s.field) ?? [];
+    out.set(s.field, list);
+    list.push({
       probability: s.probability,
-      extraction: { field: s.field, value: field.type === 'array' ? [value] : value, snippet: written, confidence: s.probability >= HIGH_CONFIDENCE ? 'high' : 'medium', method: 'tagger' },
+      extraction: { field: s.field, value: field.type === 'array' ? [value] : value, snippet: written, confidence: 'medium', method: 'tagger' },
+      features: spanFeatures({ text, tokens, from: s.from, to: s.to, probability: s.probability, rank: list.length }, s.field, values.get(s.field), corpus),
     });
   }
   return out;
+}
+
+/**
+ * One value per field from its candidates: the reranker's choice (else the likeliest span)
+ * with the tagger's probability of that span, which the field policies' thresholds judge.
+ * Confidence is high from a probability of {@link HIGH_CONFIDENCE}.
+ */
+function chooseTagged(candidates: Map<string, SpanCandidate[]>, reranker: Reranker | null): Map<string, TaggedValue> {
+  const out = new Map<string, TaggedValue>();
+  for (const [field, list] of candidates) {
+    let best = 0;
+    if (reranker !== null) {
+      const p = choiceProbabilities(reranker, list.map((c) => c.features), noneFeatures(field));
+      for (let i = 1; i < list.length; i += 1) if (p[i]! > p[best]!) best = i;
+    }
+    const { extraction, probability } = list[best]!;
+    out.set(field, { probability, extraction: { ...extraction, confidence: probability >= HIGH_CONFIDENCE ? 'high' : 'medium' } });
+  }
+  return out;
+}
+
+/** The reranker's decision for one field: its candidates, and the first whose value is a gold value (else none). */
+function rankingList(field: string, list: SpanCandidate[], gold: string[]): RankingList {
+  const hit = list.findIndex((c) => gold.includes(String(c.extraction.value)));
+  return { candidates: list.map((c) => c.features), none: noneFeatures(field), gold: hit < 0 ? list.length : hit };
 }
 
 /** Catalog values per field of some examples (one per example: its first acceptable value). */
@@ -273,26 +305,12 @@ function knownOf(examples: TextExample[]): Record<string, string[]> {
   return out;
 }
 
-/** Catalog forms per field (see TextModel.forms): the most frequent surface per stem key; ties by first seen. */
-function formsOf(knownValues: Record<string, string[]>): Map<string, Map<string, string>> {
-  const out = new Map<string, Map<string, string>>();
-  for (const [field, values] of Object.entries(knownValues)) {
-    const counts = new Map<string, Map<string, number>>();
-    for (const v of values) {
-      const perKey = counts.get(stemKey(v)) ?? new Map<string, number>();
-      counts.set(stemKey(v), perKey);
-      perKey.set(v, (perKey.get(v) ?? 0) + 1);
-    }
-    const forms = new Map<string, string>();
-    for (const [key, perKey] of counts) forms.set(key, [...perKey.entries()].reduce((a, b) => (b[1] > a[1] ? b : a))[0]);
-    out.set(field, forms);
-  }
-  return out;
-}
-
-/** One example's held-out predictions: tagger value and span probability, rule value, gold values. */
+/** One example's held-out predictions: tagger value and probability, rule value, gold values. */
 interface HeldOut {
   tagged: Map<string, TaggedValue>;
+  /** The fold's tagger's candidates per field, and the fold, from which the reranker learns. */
+  candidates: Map<string, SpanCandidate[]>;
+  fold: number;
   rules: Map<string, string>;
   gold: TextExample['values'];
 }
@@ -375,13 +393,18 @@ export function trainTextModel(fields: OutputField[], examples: TextExample[], k
  * ignored). Rule profiles are built per group from its known values exactly as
  * {@link buildProfiles} does; the tagger is shared, so what one group's items teach about a
  * field of the same name (a brand's place in a title, a pack size's shape) helps the others,
- * with group-specific feature copies when there are several groups (see analyse). Steps:
+ * with group-specific feature copies when there are several groups (see analyse). `texts`
+ * are further unlabelled texts of the catalog (e.g. the items to be enriched): with the
+ * examples' texts they make the corpus of phrase counts (corpus.ts). Steps:
  * (1) cross-fitted rule evidence and gold labels for every example; (2) per fold, a tagger
- * trained on the other folds predicts the fold (held-out predictions); (3) each group's field
- * policies are chosen on its held-out predictions; (4) the final tagger is trained on all
- * examples. Deterministic for the same input.
+ * trained on the other folds proposes the fold's candidate spans per field (held-out
+ * candidates, catalog values from the other folds); (3) per fold, a reranker trained on the
+ * other folds' held-out candidates chooses the fold's values; (4) each group's field policies
+ * are chosen on these held-out choices; (5) the final tagger and reranker are trained on all
+ * examples and held-out candidates. Deterministic for the same input.
  */
-export function trainGroupedTextModel(groups: Map<string, TextGroup>, examples: TextExample[]): TextModel {
+export function trainGroupedTextModel(groups: Map<string, TextGroup>, examples: TextExample[], texts: string[] = []): TextModel {
+  const corpus = buildCorpus([...examples.map((e) => e.text), ...texts]);
   const names = [...new Set([...groups.values()].flatMap((g) => g.fields.map((f) => f.name)))];
   const grouped = groups.size > 1;
   const members = new Map([...groups.keys()].map((g) => [g, examples.filter((e) => (e.group ?? '') === g)]));
@@ -390,7 +413,7 @@ export function trainGroupedTextModel(groups: Map<string, TextGroup>, examples: 
     const known = group.knownValues ?? knownOf(members.get(name)!);
     models.set(name, {
       profiles: buildProfiles(group.fields, known),
-      forms: formsOf(known),
+      values: catalogValuesOf(known),
       policies: new Map(group.fields.map((f) => [f.name, { source: 'rules', minProbability: Infinity } as FieldPolicy])),
       labels: allowedLabels(group.fields.map((f) => names.indexOf(f.name))),
     });
@@ -403,7 +426,7 @@ export function trainGroupedTextModel(groups: Map<string, TextGroup>, examples: 
   // Shared word evidence, cross-fitted like the groups' own: an example never sees its fold's values.
   const shared = grouped ? buildProfiles(unionFields, knownOf([...foldOf.keys()])) : null;
   const sharedFolds = Array.from({ length: FOLDS }, (_, fold) => (grouped ? buildProfiles(unionFields, knownOf(outOfFold([...foldOf.keys()], fold))) : undefined));
-  const prepared: Array<{ fold: number; group: string; example: TextExample; tokens: Token[]; sequence: Sequence; rules: TextExtraction[] }> = [];
+  const prepared: Array<{ fold: number; group: string; example: TextExample; tokens: Token[]; sequence: Sequence; rules: TextExtraction[]; values: Map<string, CatalogValues> }> = [];
   let labelled = false;
   for (const [name, group] of groups) {
     const own = members.get(name)!;
@@ -418,15 +441,17 @@ export function trainGroupedTextModel(groups: Map<string, TextGroup>, examples: 
     for (let fold = 0; fold < FOLDS; fold += 1) {
       const inFold = tagged.filter((t) => foldOf.get(t.example) === fold);
       if (inFold.length === 0) continue;
-      const foldProfiles = buildProfiles(bare, knownOf(outOfFold(own, fold)));
+      const foldKnown = knownOf(outOfFold(own, fold));
+      const foldProfiles = buildProfiles(bare, foldKnown);
+      const values = catalogValuesOf(foldKnown);
       for (const { example, tokens, labels, found } of inFold) {
         labelled ||= found.size > 0;
         const { features, rules } = analyse(example.text, tokens, foldProfiles, grouped ? name : undefined, sharedFolds[fold]);
-        prepared.push({ fold, group: name, example, tokens, sequence: { features, labels, allowed: gm.labels }, rules });
+        prepared.push({ fold, group: name, example, tokens, sequence: { features, labels, allowed: gm.labels }, rules, values });
       }
     }
   }
-  if (!labelled) return { tagger: null, groups: models, grouped, shared };
+  if (!labelled) return { tagger: null, groups: models, grouped, shared, corpus, reranker: null };
   const heldOut = new Map<string, HeldOut[]>([...groups.keys()].map((g) => [g, []]));
   for (let fold = 0; fold < FOLDS; fold += 1) {
     const test = prepared.filter((p) => p.fold === fold);
@@ -434,14 +459,24 @@ export function trainGroupedTextModel(groups: Map<string, TextGroup>, examples: 
     const tagger = trainCrf(names, prepared.filter((p) => p.fold !== fold).map((p) => p.sequence));
     for (const p of test) {
       heldOut.get(p.group)!.push({
-        tagged: taggedValues(p.example.text, p.tokens, p.sequence.features, tagger, models.get(p.group)!),
+        candidates: candidatesOf(p.example.text, p.tokens, p.sequence.features, tagger, models.get(p.group)!, p.values, corpus),
+        tagged: new Map(),
+        fold,
         rules: new Map(p.rules.map((e) => [e.field, String(e.value)])),
         gold: p.example.values,
       });
     }
   }
+  // The reranker's own held-out choices (cross-fitted on the same folds) decide the policies.
+  const all = [...heldOut.values()].flat();
+  const lists = (pool: HeldOut[]): RankingList[] =>
+    pool.flatMap((h) => [...h.candidates].map(([field, list]) => rankingList(field, list, valuesOf(h.gold[field]))));
+  for (let fold = 0; fold < FOLDS; fold += 1) {
+    const reranker = trainReranker(lists(all.filter((h) => h.fold !== fold)));
+    for (const h of all.filter((x) => x.fold === fold)) h.tagged = chooseTagged(h.candidates, reranker);
+  }
   for (const [name, group] of groups) models.get(name)!.policies = choosePolicies(group.fields.map((f) => f.name), heldOut.get(name)!);
-  return { tagger: trainCrf(names, prepared.map((p) => p.sequence)), groups: models, grouped, shared };
+  return { tagger: trainCrf(names, prepared.map((p) => p.sequence)), groups: models, grouped, shared, corpus, reranker: trainReranker(lists(all)) };
 }
 
 /**
@@ -456,7 +491,7 @@ export function extractWithModel(text: string, model: TextModel, group = ''): Te
   if (model.tagger === null) return extractWithProfiles(text, gm.profiles);
   const tokens = tokenize(text);
   const { features, rules } = analyse(text, tokens, gm.profiles, model.grouped ? group : undefined, model.shared ?? undefined);
-  const tagged = taggedValues(text, tokens, features, model.tagger, gm);
+  const tagged = chooseTagged(candidatesOf(text, tokens, features, model.tagger, gm, gm.values, model.corpus), model.reranker);
   const out: TextExtraction[] = [];
   for (const [field, policy] of gm.policies) {
     const rule = rules.find((e) => e.field === field);

@@ -50,3 +50,13 @@ export function findAll(text: string, re: RegExp): Span[] {
 export function overlaps(a: Span, b: Span): boolean {
   return a.start < b.end && b.start < a.end;
 }
+
+/** A lower-case word without its plural ending ("jerseys" → "jersey"; words of ≤ 3 letters kept). */
+export function stemWord(word: string): string {
+  return word.length > 3 ? word.replace(/(?:es|s)$/, '') : word;
+}
+
+/** Key of a phrase with plural endings of its words removed, for matching catalog forms. */
+export function stemKey(phrase: string): string {
+  return phraseKey(phrase).split(' ').map(stemWord).join(' ');
+}

@@ -48,7 +48,7 @@ export function tokenShape(token: string): string {
 const SEPARATORS = new Set([',', ';', '|', '(', ')', '[', ']', '–', '—', ':', '/']);
 
 /** True when token `i` is a segment separator (a spaced dash counts, a joining one does not). */
-function isSeparator(tokens: Token[], i: number): boolean {
+export function isSeparator(tokens: Token[], i: number): boolean {
   const t = tokens[i];
   if (t === undefined) return true;
   return SEPARATORS.has(t.text) || (t.text === '-' && t.spaced && tokens[i + 1]?.spaced !== false);

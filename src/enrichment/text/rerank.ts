@@ -1,0 +1,95 @@
+/**
+ * A span reranker: a conditional logit model (McFadden 1973; as a reranker of a tagger's
+ * candidates, Collins, "Ranking Algorithms for Named-Entity Extraction: Boosting and the
+ * Voted Perceptron", ACL 2002) that chooses among a field's candidate spans, or none, from
+ * span-level features a token-level tagger cannot weigh: the tagger's own probability, whether
+ * the span is a value the catalog already holds, how often the span stands as a phrase of its
+ * own in the catalog's texts (corpus.ts), its length and its place in the title.
+ *
+ * p(choice i | candidates) = exp(w·f_i) / Σ_j exp(w·f_j), the last choice being "none".
+ * Trained by full-batch gradient ascent with AdaGrad step sizes (Duchi, Hazan and Singer,
+ * 2011) on the L2-regularised log-likelihood. Deterministic.
+ */
+
+/** Sparse feature vector: feature name → value (1 for an indicator). */
+export type SparseFeatures = Map<string, number>;
+
+/** One decision: feature vectors of the candidates and of "none", and the right choice (index; `candidates.length` = none). */
+export interface RankingList {
+  candidates: SparseFeatures[];
+  none: SparseFeatures;
+  gold: number;
+}
+
+/** Learned weights of a {@link Reranker} (feature name → weight). */
+export interface Reranker {
+  weights: Map<string, number>;
+}
+
+/** Training settings: L2 coefficient (per list), iterations, AdaGrad base step. */
+const TRAINING = { l2: 10, iterations: 150, step: 0.3 };
+
+/** w·f. */
+function dot(weights: Map<string, number>, f: SparseFeatures): number {
+  let s = 0;
+  for (const [k, v] of f) s += (weights.get(k) ?? 0) * v;
+  return s;
+}
+
+/** Softmax of the choices' scores: one probability per candidate, then that of none (sums to 1). */
+export function choiceProbabilities(reranker: Reranker, candidates: SparseFeatures[], none: SparseFeatures): number[] {
+  const scores = [...candidates, none].map((f) => dot(reranker.weights, f));
+  const max = Math.max(...scores);
+  const exps = scores.map((s) => Math.exp(s - max));
+  const total = exps.reduce((a, b) => a + b, 0);
+  return exps.map((e) => e / total);
+}
+
+/**
+ * Trains a {@link Reranker} on `lists` (settings in {@link TRAINING}): maximises
+ * Σ log p(gold | list) − (l2/2)·‖w‖² by full-batch gradient ascent with AdaGrad step sizes.
+ * Lists without candidates teach nothing and are skipped.
+ */
+export function trainReranker(lists: RankingList[]): Reranker {
+  const ids = new Map<string, number>();
+  /** A choice's features as parallel arrays of ids and values. */
+  const encode = (f: SparseFeatures): { id: Int32Array; value: Float64Array } => {
+    const id = new Int32Array(f.size);
+    const value = new Float64Array(f.size);
+    let i = 0;
+    for (const [k, v] of f) {
+      if (!ids.has(k)) ids.set(k, ids.size);
+      id[i] = ids.get(k)!;
+      value[i] = v;
+      i += 1;
+    }
+    return { id, value };
+  };
+  const encoded = lists.filter((l) => l.candidates.length > 0).map((l) => ({ choices: [...l.candidates, l.none].map(encode), gold: l.gold }));
+  const w = new Float64Array(ids.size);
+  const squared = new Float64Array(ids.size);
+  const gradient = new Float64Array(ids.size);
+  for (let it = 0; it < TRAINING.iterations; it += 1) {
+    gradient.fill(0);
+    for (const { choices, gold } of encoded) {
+      const scores = choices.map(({ id, value }) => {
+        let s = 0;
+        for (let i = 0; i < id.length; i += 1) s += w[id[i]!]! * value[i]!;
+        return s;
+      });
+      const max = Math.max(...scores);
+      const exps = scores.map((x) => Math.exp(x - max));
+      const total = exps.reduce((a, b) => a + b, 0);
+      choices.forEach(({ id, value }, c) => {
+        const by = (c === gold ? 1 : 0) - exps[c]! / total;
+        for (let i = 0; i < id.length; i += 1) gradient[id[i]!]! += by * value[i]!;
+      });
+    }
+    for (let k = 0; k < w.length; k += 1) {
+      const g = gradient[k]! - TRAINING.l2 * w[k]!;
+      squared[k]! += g * g;
+      if (squared[k]! > 0) w[k]! += (TRAINING.step * g) / Math.sqrt(squared[k]!);
+    }
+  }
+  return { weights: new Map([...ids].map(([k, id]) => [k, w[id]!])) };
+}
