@@ -27,7 +27,7 @@ export interface CorpusStats {
 }
 
 /** Key of tokens `[from, to)`: their lower-case forms joined by U+0001. */
-function phraseKey(tokens: Token[], from: number, to: number): string {
+function tokenRunKey(tokens: Token[], from: number, to: number): string {
   return tokens.slice(from, to).map((t) => t.lower).join('\u0001');
 }
 
@@ -36,7 +36,7 @@ function titlePhrases(tokens: Token[]): Set<string> {
   const title = tokens.filter((t) => t.title);
   const out = new Set<string>();
   for (let from = 0; from < title.length; from += 1) {
-    for (let to = from + 1; to <= Math.min(title.length, from + MAX_PHRASE); to += 1) out.add(phraseKey(title, from, to));
+    for (let to = from + 1; to <= Math.min(title.length, from + MAX_PHRASE); to += 1) out.add(tokenRunKey(title, from, to));
   }
   return out;
 }
@@ -58,7 +58,7 @@ export function buildCorpus(texts: Iterable<string>): CorpusStats {
  */
 export function phraseCount(stats: CorpusStats, text: string, tokens: Token[], from: number, to: number): number {
   if (from < 0 || to > tokens.length || to <= from || to - from > MAX_PHRASE) return 0;
-  const key = phraseKey(tokens, from, to);
+  const key = tokenRunKey(tokens, from, to);
   const all = stats.phrases.get(key) ?? 0;
   if (all === 0 || !stats.texts.has(text)) return all;
   // The text's own title counts once when it holds the phrase.
