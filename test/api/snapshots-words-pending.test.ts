@@ -218,7 +218,10 @@ describe('catch-up in searchIndexBuildWorkflow', () => {
       const snap = await request(api).post(url(c, '/snapshots')).set(a.auth).send({});
       await request(api).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK.map((s) => ({ ...s, title: `wool ${s.sku}` })) });
       expect((await request(api).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth)).status).toBe(200);
-      const result = await env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c)).result();
+      // The API starts the build after answering: wait for it to exist before reading its result.
+      const handle = env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c));
+      await waitUntil(() => handle.describe().catch(() => null), 'search index workflow started');
+      const result = await handle.result();
       expect(result.built).toMatchObject({ catalog_id: c, items: 12, words_caught_up: 12 });
       expect((await testKnex()('catalogs').where('id', c).first('search_words_pending')).search_words_pending).toBe(false);
       for (const r of await rowsOf(c)) expect([r.tsv, r.pending]).toEqual([r.computed, null]);
