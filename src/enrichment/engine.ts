@@ -144,7 +144,7 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
   };
 
   const extract: EnrichmentEngine['extract'] = async (input, evidence) => {
-    const model = input.options.web_search ? null : await learnedTextModel(input.output_schema, input.options.text_examples ?? [], input.options.known_values);
+    const model = input.options.web_search ? null : await learnedTextModel(input.output_schema, input.options.text_examples ?? [], input.options.known_values, input.options.text_corpus);
     const result = buildResult(input, evidence, model);
     if (!deps.llm) return { result, usage: emptyUsage() };
     const pages = (evidence.documents as EvidenceDocument[]).filter((d) => d && d.doc).map((d) => ({ source: d.url, doc: d.doc }));

@@ -25,7 +25,7 @@ const THREAD_PROGRAM = `
 const { parentPort, workerData } = require('node:worker_threads');
 require(workerData.loader).register();
 const { trainTextModel } = require(workerData.module);
-parentPort.postMessage(trainTextModel(workerData.fields, workerData.examples, workerData.knownValues));
+parentPort.postMessage(trainTextModel(workerData.fields, workerData.examples, workerData.knownValues, workerData.texts));
 `;
 
 /** Tail of the training queue: one training at a time per process (each one fills a CPU). */
@@ -45,13 +45,13 @@ function serial<T>(task: () => Promise<T>): Promise<T> {
  * The thread loads src/enrichment/text through tsx, as `npm run worker` does.
  * @throws Error when the thread cannot start, load the sources, train or post the model
  */
-export function trainTextModelInThread(fields: OutputField[], examples: readonly TextExample[], knownValues: Record<string, string[]>): Promise<TextModel> {
+export function trainTextModelInThread(fields: OutputField[], examples: readonly TextExample[], knownValues: Record<string, string[]>, texts: readonly string[] = []): Promise<TextModel> {
   return new Promise((resolve, reject) => {
     let worker: Worker;
     try {
       worker = new Worker(THREAD_PROGRAM, {
         eval: true,
-        workerData: { loader: require.resolve('tsx/cjs/api'), module: path.join(__dirname, 'text', 'index.ts'), fields, examples, knownValues },
+        workerData: { loader: require.resolve('tsx/cjs/api'), module: path.join(__dirname, 'text', 'index.ts'), fields, examples, knownValues, texts },
       });
     } catch (err) {
       reject(err);
@@ -118,14 +118,16 @@ function teaches(fields: OutputField[], examples: readonly TextExample[]): boole
 
 /**
  * The text model for `fields` learned from catalog `examples` (with `knownValues`, the
- * catalog's values per field, merged in by {@link trainingKnownValues}), trained at most once
- * per process for the same examples array (by identity), field definitions and known values;
- * concurrent callers share one training. Resolves to null when no example has a value for any
- * of the fields (nothing to learn: the caller keeps the rule layer).
+ * catalog's values per field, merged in by {@link trainingKnownValues}, and `texts`, further
+ * unlabelled texts of the catalog such as the job's own items: see trainGroupedTextModel),
+ * trained at most once per process for the same examples array (by identity; a job's texts
+ * come with its examples), field definitions and known values; concurrent callers share one
+ * training. Resolves to null when no example has a value for any of the fields (nothing to
+ * learn: the caller keeps the rule layer).
  * @param inProcess train on the calling thread (tests, and the fallback when a thread fails)
  * @throws Error only when training itself fails (the rejection is cached like the model)
  */
-export function learnedTextModel(fields: OutputField[], examples: readonly TextExample[], knownValues: Record<string, string[]> = {}, inProcess = false): Promise<TextModel> | null {
+export function learnedTextModel(fields: OutputField[], examples: readonly TextExample[], knownValues: Record<string, string[]> = {}, texts: readonly string[] = [], inProcess = false): Promise<TextModel> | null {
   if (examples.length === 0 || !teaches(fields, examples)) return null;
   // The merged known values are a function of the examples (the map's key) and these two.
   const key = JSON.stringify([fields, knownValues]);
@@ -135,11 +137,11 @@ export function learnedTextModel(fields: OutputField[], examples: readonly TextE
   if (hit) return hit;
   const known = trainingKnownValues(fields, examples, knownValues);
   const training = serial(async () => {
-    if (inProcess) return trainTextModel(fields, [...examples], known);
+    if (inProcess) return trainTextModel(fields, [...examples], known, [...texts]);
     try {
-      return await trainTextModelInThread(fields, examples, known);
+      return await trainTextModelInThread(fields, examples, known, texts);
     } catch {
-      return trainTextModel(fields, [...examples], known);
+      return trainTextModel(fields, [...examples], known, [...texts]);
     }
   });
   perFields.set(key, training);

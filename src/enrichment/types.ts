@@ -103,6 +103,12 @@ export interface EnrichOptions {
    */
   text_examples?: CatalogTextExample[];
   /**
+   * Further unlabelled texts of the catalog for the learned model (with `text_examples`): the
+   * texts of the job's own items, stored at job creation (src/services/enrichment-examples.ts),
+   * over which it counts title phrases as over the examples' texts (src/enrichment/text/corpus.ts).
+   */
+  text_corpus?: string[];
+  /**
    * Preferred sources for this item (request `source_hint_sets`): domains and URLs to try first.
    * Hints, not restrictions: `allowed_domains` / `blocked_domains` still apply.
    */

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { inputText } from '../enrichment/engine';
+import { learnedTextFields } from '../enrichment/learned-text';
 import type { CatalogTextExample } from '../enrichment/types';
 import { engineItem } from './engine-item';
 
@@ -11,8 +12,9 @@ import { engineItem } from './engine-item';
  * `--examples` folder playing the catalog (evaluation.md, "text").
  *
  * Sampled once at job creation and stored per job (table `enrichment_job_examples`), not in
- * the job config, which every row reads; resumed and re-extracted jobs copy the earlier job's
- * examples, so the same stored inputs give the same output.
+ * the job config, which every row reads, with the texts of the job's own items (unlabelled: the
+ * model counts title phrases over them, src/enrichment/text/corpus.ts); resumed and re-extracted
+ * jobs copy the earlier job's examples and texts, so the same stored inputs give the same output.
  */
 
 /** Catalog items sampled (newest first) as examples: bounds the stored size and the training time. */
@@ -101,38 +103,75 @@ export async function saveJobExamples(trx: Knex.Transaction, jobId: string, exam
   if (examples.length) await trx('enrichment_job_examples').insert({ job_id: jobId, examples: JSON.stringify(examples) });
 }
 
+/** Texts of a job's items kept at most as the learned model's unlabelled texts (the first rows'). */
+export const JOB_CORPUS_TEXTS = 5000;
+/** Total characters of a job's item texts kept at most. */
+const JOB_CORPUS_CHARS = 2_000_000;
+
 /**
- * Gives a resumed or re-extracted job the examples of the job it continues (set-based copy;
- * nothing when that job had none), so its rows are extracted by the same learned model.
+ * Stores the texts of a new job's items beside its examples, once its rows are inserted: in row
+ * order, each text of an item field the examples teach (learned-text.ts learnedTextFields: the
+ * texts the learned model reads), at most {@link JOB_CORPUS_TEXTS} texts and
+ * {@link JOB_CORPUS_CHARS} characters. Nothing when the job has no examples.
+ */
+export async function saveJobCorpus(trx: Knex.Transaction, jobId: string, examples: CatalogTextExample[]): Promise<void> {
+  if (examples.length === 0) return;
+  const fields = learnedTextFields(examples);
+  const texts: string[] = [];
+  let chars = 0;
+  for (let offset = 0; texts.length < JOB_CORPUS_TEXTS && chars < JOB_CORPUS_CHARS; offset += PAGE) {
+    const rows: Array<{ input: Record<string, unknown> }> = await trx('enrichment_rows').where({ job_id: jobId }).orderBy('row_index').offset(offset).limit(PAGE).select('input');
+    for (const row of rows) {
+      for (const [field, text] of inputText(engineItem(row.input ?? {}))) {
+        if (!fields.has(field) || texts.length >= JOB_CORPUS_TEXTS || chars >= JOB_CORPUS_CHARS) continue;
+        texts.push(text);
+        chars += text.length;
+      }
+    }
+    if (rows.length < PAGE) break;
+  }
+  await trx('enrichment_job_examples').where({ job_id: jobId }).update({ texts: JSON.stringify(texts) });
+}
+
+/**
+ * Gives a resumed or re-extracted job the examples and item texts of the job it continues
+ * (set-based copy; nothing when that job had none), so its rows are extracted by the same
+ * learned model.
  */
 export async function copyJobExamples(trx: Knex.Transaction, fromJobId: string, toJobId: string): Promise<void> {
   await trx.raw(
-    `INSERT INTO enrichment_job_examples (job_id, examples) SELECT ?, examples FROM enrichment_job_examples WHERE job_id = ?
+    `INSERT INTO enrichment_job_examples (job_id, examples, texts) SELECT ?, examples, texts FROM enrichment_job_examples WHERE job_id = ?
      ON CONFLICT (job_id) DO NOTHING`,
     [toJobId, fromJobId],
   );
 }
 
+/** A job's learning material: its catalog examples and the texts of its own items ([] when none). */
+export interface JobTextExamples {
+  examples: CatalogTextExample[];
+  texts: string[];
+}
+
 /** Jobs whose examples one worker process keeps in memory (least recently used evicted). */
 const CACHE_JOBS = 8;
-const cache = new Map<string, Promise<CatalogTextExample[]>>();
+const cache = new Map<string, Promise<JobTextExamples>>();
 
 /**
- * A job's examples ([] when it has none), loaded once per process: the promise is cached by job
- * id (least recently used of {@link CACHE_JOBS} evicted; a failed load is forgotten), so every
- * row of a job gets the same array, and the engine's trained model (cached by that array's
- * identity, src/enrichment/learned-text.ts) is reused across rows. Examples never change after
- * the job is created.
+ * A job's examples and item texts (both [] when it has none), loaded once per process: the
+ * promise is cached by job id (least recently used of {@link CACHE_JOBS} evicted; a failed load
+ * is forgotten), so every row of a job gets the same arrays, and the engine's trained model
+ * (cached by the examples array's identity, src/enrichment/learned-text.ts) is reused across
+ * rows. Both never change after the job is created.
  */
-export function jobTextExamples(knex: Knex, jobId: string): Promise<CatalogTextExample[]> {
+export function jobTextExamples(knex: Knex, jobId: string): Promise<JobTextExamples> {
   const hit = cache.get(jobId);
   if (hit) {
     cache.delete(jobId);
     cache.set(jobId, hit);
     return hit;
   }
-  const load = knex('enrichment_job_examples').where({ job_id: jobId }).first('examples')
-    .then((row) => (row?.examples ?? []) as CatalogTextExample[]);
+  const load = knex('enrichment_job_examples').where({ job_id: jobId }).first('examples', 'texts')
+    .then((row) => ({ examples: (row?.examples ?? []) as CatalogTextExample[], texts: (row?.texts ?? []) as string[] }));
   cache.set(jobId, load);
   load.catch(() => {
     if (cache.get(jobId) === load) cache.delete(jobId);

@@ -6,7 +6,7 @@ import type { EnrichmentJob } from '../models/enrichment-job';
 import type { OutputField } from '../enrichment/types';
 import { presentJob, presentJobListEntry } from '../presenters/enrichment-job';
 import { auditSummary, auditWanted } from './enrichment-audit';
-import { copyJobExamples, saveJobExamples } from './enrichment-examples';
+import { copyJobExamples, saveJobCorpus, saveJobExamples } from './enrichment-examples';
 import { hostKnowledgeBase, saveJobDocuments } from './enrichment-knowledge-base';
 import { copyRowsForReextract, copyRowsForResume, insertInlineItems, insertItemsFromCatalog, insertItemsFromFile, rowRules } from './enrichment-items';
 import { JobPlan, planJob } from './enrichment-request';
@@ -116,6 +116,7 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
     if (from) await copyJobExamples(trx, from.id, jobId);
     else await saveJobExamples(trx, jobId, plan.examples ?? []);
     const { rows, carried, processable } = await insertRows(trx, jobId, plan);
+    if (!from) await saveJobCorpus(trx, jobId, plan.examples ?? []);
     const total = Math.min(processable, config.max_rows ?? Number.POSITIVE_INFINITY);
     const [agg] = await trx('enrichment_rows').where({ job_id: jobId }).where('row_index', '<', total).select(
       trx.raw("count(*) filter (where status <> 'pending')::int as completed"),

@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { engineItem } from './engine-item';
-import { jobTextExamples } from './enrichment-examples';
+import { jobTextExamples, type JobTextExamples } from './enrichment-examples';
 import { jobDocuments } from './enrichment-knowledge-base';
 import type { FetchedPage } from '../enrichment/research/types';
-import type { CatalogTextExample, EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, OutputField, ReviewInfo } from '../enrichment/types';
+import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, OutputField, ReviewInfo } from '../enrichment/types';
 import type { EnrichmentJob } from '../models/enrichment-job';
 import { ArtifactRecord, artifactLinks, hostResultMedia, recordArtifacts, storeArtifacts } from './enrichment-artifacts';
 import { CatalogTarget, stageRowResults } from './enrichment-staging';
@@ -271,19 +271,25 @@ export interface RowWrite {
   artifacts?: ArtifactRecord[];
 }
 
+/** What a job without catalog examples learns from: nothing. */
+const NO_EXAMPLES: JobTextExamples = { examples: [], texts: [] };
+
 /**
  * Runs the engine for a loaded pending row (research + extract, or extract only for
  * re-extraction jobs) and applies the job's post-processing (media hosting, source artifacts,
  * debug log). Writes nothing to the row.
  * @param knowledgeBase the job's knowledge-base documents when `config.knowledge_base_enabled`
- * @param examples the job's catalog text examples ({@link jobTextExamples}; the same array for
+ * @param examples the job's catalog text examples and item texts ({@link jobTextExamples}; the same arrays for
  *   every row of the job, so the engine trains its text model once), used when `web_search` is false
  */
-async function computeRow(knex: Knex, engine: EnrichmentEngine, row: LoadedRow, knowledgeBase: unknown, examples: CatalogTextExample[] = []): Promise<RowWrite> {
+async function computeRow(knex: Knex, engine: EnrichmentEngine, row: LoadedRow, knowledgeBase: unknown, examples: JobTextExamples = NO_EXAMPLES): Promise<RowWrite> {
   const config = row.config;
   const input = engineInput(config, row.input, row.row_index);
   if (config.knowledge_base_enabled) input.options.knowledge_base = knowledgeBase as EnrichInput['options']['knowledge_base'];
-  if (examples.length > 0 && !input.options.web_search) input.options.text_examples = examples;
+  if (examples.examples.length > 0 && !input.options.web_search) {
+    input.options.text_examples = examples.examples;
+    input.options.text_corpus = examples.texts;
+  }
   const capture: FetchedPage[] | null = config.capture_source_artifacts ? [] : null;
   let outcome: RowOutcome;
   // The research with its parsed pages, as extraction saw it (the audit looks into it).
@@ -334,7 +340,7 @@ export async function processRow(knex: Knex, engine: EnrichmentEngine, jobId: st
   const row = (await loadRows(knex, jobId, [rowIndex])).get(rowIndex);
   if (!row || row.status !== 'pending' || row.job_status !== 'running') return { processed: false, succeeded: false };
   const kb = row.config.knowledge_base_enabled ? await jobDocuments(knex, jobId) : undefined;
-  const examples = row.config.web_search === false ? await jobTextExamples(knex, jobId) : [];
+  const examples = row.config.web_search === false ? await jobTextExamples(knex, jobId) : NO_EXAMPLES;
   const computed = await computeRow(knex, engine, row, kb, examples);
   const [written] = await writeRowResults(knex, jobId, [computed]);
   return { processed: written, succeeded: written && !computed.outcome.result.error };

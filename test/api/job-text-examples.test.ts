@@ -44,6 +44,7 @@ async function insertItems(catalogId: string, items: Array<Record<string, unknow
 }
 
 const examplesOf = async (jobId: string) => (await testKnex()('enrichment_job_examples').where({ job_id: jobId }).first('examples'))?.examples;
+const textsOf = async (jobId: string) => (await testKnex()('enrichment_job_examples').where({ job_id: jobId }).first('texts'))?.texts;
 
 const post = async (body: Record<string, unknown>) => {
   const res = await request(app).post('/api/public/enrich').set(org.auth).send({ async_mode: true, ...body });
@@ -81,6 +82,19 @@ describe('examples at job creation', () => {
     expect(config.known_values.brand).toEqual(expect.arrayContaining(['Acme', 'Borealis', 'Castor']));
   });
 
+  it('stores the job\'s own item texts beside them, of the fields the examples teach, in row order', async () => {
+    const jobId = await post({
+      catalog_id: catalogId, web_search: false, output_schema: [brand, line],
+      items: [
+        { sku: 'N-1', title: 'Acme Nimbus Max', description: 'Light.\nStrong.' },
+        { sku: 'N-2', title: '  ', notes: 'by borealis' },
+        { sku: 'N-3', title: 'Castor Kettle Two', color: 'red' },
+      ],
+    });
+    // SKUs and colours never state a catalog value: the model does not read them.
+    expect(await textsOf(jobId)).toEqual(['Acme Nimbus Max', 'Light.\nStrong.', 'by borealis', 'Castor Kettle Two']);
+  });
+
   it('samples nothing for web research jobs or jobs without a catalog', async () => {
     const web = await post({ catalog_id: catalogId, output_schema: [brand, line], items: [{ sku: 'N-1', title: 'Acme Nimbus Max' }] });
     expect(await examplesOf(web)).toBeUndefined();
@@ -107,18 +121,22 @@ describe('examples at job creation', () => {
     expect(await examplesOf(resumed)).toEqual(stored);
     const reextracted = await post({ reextract_from_activity_id: source });
     expect(await examplesOf(reextracted)).toEqual(stored);
+    // The item texts come along: the continuing jobs train the very same model.
+    expect(await textsOf(resumed)).toEqual(['Acme Nimbus Max']);
+    expect(await textsOf(reextracted)).toEqual(await textsOf(source));
     // A job of a catalog without examples passes on none.
     const web = await post({ catalog_id: catalogId, output_schema: [brand], items: [{ sku: 'N-1' }] });
     await testKnex()('enrichment_jobs').where({ id: web }).update({ status: 'completed' });
     expect(await examplesOf(await post({ source_activity_id: web }))).toBeUndefined();
   });
 
-  it('the worker loads a job\'s examples once per process (the same array for every row)', async () => {
+  it('the worker loads a job\'s examples and texts once per process (the same arrays for every row)', async () => {
     const jobId = await post({ catalog_id: catalogId, web_search: false, output_schema: [brand, line], items: [{ sku: 'N-1', title: 'Acme Nimbus Max' }] });
     const first = jobTextExamples(testKnex(), jobId);
     expect(jobTextExamples(testKnex(), jobId)).toBe(first);
-    expect(await first).toHaveLength(6);
-    expect(await jobTextExamples(testKnex(), newId())).toEqual([]);
+    expect((await first).examples).toHaveLength(6);
+    expect((await first).texts).toEqual(['Acme Nimbus Max']);
+    expect(await jobTextExamples(testKnex(), newId())).toEqual({ examples: [], texts: [] });
   });
 });
 

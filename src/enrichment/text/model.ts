@@ -381,10 +381,11 @@ function pick(policy: FieldPolicy, tagged: TaggedValue | undefined, hasRule: boo
 /**
  * Trains a text model for `fields` on catalog `examples` (one group of items; the examples'
  * own `group` is ignored). `knownValues` (values per field, duplicates = frequency) default to
- * the examples' values. See {@link trainGroupedTextModel}.
+ * the examples' values; `texts` are further unlabelled texts of the catalog. See
+ * {@link trainGroupedTextModel}.
  */
-export function trainTextModel(fields: OutputField[], examples: TextExample[], knownValues?: Record<string, string[]>): TextModel {
-  return trainGroupedTextModel(new Map([['', { fields, knownValues }]]), examples.map((e) => ({ ...e, group: '' })));
+export function trainTextModel(fields: OutputField[], examples: TextExample[], knownValues?: Record<string, string[]>, texts: string[] = []): TextModel {
+  return trainGroupedTextModel(new Map([['', { fields, knownValues }]]), examples.map((e) => ({ ...e, group: '' })), texts);
 }
 
 /**

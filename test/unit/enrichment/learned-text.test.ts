@@ -48,27 +48,35 @@ test('the OA-Mine Shoes records are there (shared data)', () => {
 
 test('a model trained in a worker thread extracts exactly what one trained in-process does', async () => {
   const known = trainingKnownValues(fields, examples);
+  // The new items' titles are the job's own texts: the model counts phrases over them too.
+  const texts = fresh.map((s) => s.title);
   const started = Date.now();
-  const threaded = await trainTextModelInThread(fields, examples, known);
+  const threaded = await trainTextModelInThread(fields, examples, known, texts);
   const threadMs = Date.now() - started;
-  const local = trainTextModel(fields, examples, known);
+  const local = trainTextModel(fields, examples, known, texts);
   expect(threaded.tagger).not.toBeNull();
+  expect(threaded.corpus.texts).toEqual(new Set([...examples.map((e) => e.text), ...texts]));
   for (const s of fresh) expect(extractWithModel(s.title, threaded)).toEqual(extractWithModel(s.title, local));
   expect(threadMs).toBeLessThan(60_000);
 }, 120_000);
 
 test('learnedTextModel trains once per examples array, field set and known values', async () => {
   const few = examples.slice(0, 20);
-  const first = learnedTextModel(fields, few, {}, true);
+  const first = learnedTextModel(fields, few, {}, [], true);
   expect(first).not.toBeNull();
-  expect(learnedTextModel(fields, few, {}, true)).toBe(first);
-  expect(learnedTextModel(fields.map((f) => ({ ...f })), few, {}, true)).toBe(first); // same definitions, other objects
+  expect(learnedTextModel(fields, few, {}, [], true)).toBe(first);
+  expect(learnedTextModel(fields.map((f) => ({ ...f })), few, {}, [], true)).toBe(first); // same definitions, other objects
   const others = [
-    learnedTextModel(fields.slice(0, 3), few, {}, true),
-    learnedTextModel(fields, few, { Brand: ['Zeta'] }, true),
-    learnedTextModel(fields, [...few], {}, true), // another array: another job
+    learnedTextModel(fields.slice(0, 3), few, {}, [], true),
+    learnedTextModel(fields, few, { Brand: ['Zeta'] }, [], true),
+    learnedTextModel(fields, [...few], {}, [], true), // another array: another job
   ];
   for (const other of others) expect(other).not.toBe(first);
+  // A job's own item texts join the examples' in the phrase counts.
+  const jobTexts = fresh.slice(0, 5).map((s) => s.title);
+  const withTexts = await learnedTextModel(fields, [...few], {}, jobTexts, true)!;
+  expect([...withTexts.corpus.texts]).toEqual([...few.map((e) => e.text), ...jobTexts]);
+  expect((await first)!.corpus.texts.has(jobTexts[0]!)).toBe(false);
   // Nothing to learn: no example states a value of these fields.
   expect(learnedTextModel([{ name: 'weight', type: 'number', description: 'Weight' }], few)).toBeNull();
   expect(learnedTextModel(fields, [])).toBeNull();
