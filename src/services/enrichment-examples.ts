@@ -104,7 +104,7 @@ export async function saveJobExamples(trx: Knex.Transaction, jobId: string, exam
 }
 
 /** Texts of a job's items kept at most as the learned model's unlabelled texts (the first rows'). */
-export const JOB_CORPUS_TEXTS = 5000;
+const JOB_CORPUS_TEXTS = 5000;
 /** Total characters of a job's item texts kept at most. */
 const JOB_CORPUS_CHARS = 2_000_000;
 
