@@ -98,24 +98,17 @@ export async function catalogTextExamples(knex: Knex | Knex.Transaction, catalog
   return out.filter((e) => stating.has(e.field));
 }
 
-/** Stores a new job's examples inside the job's creation transaction (nothing when there are none). */
-export async function saveJobExamples(trx: Knex.Transaction, jobId: string, examples: CatalogTextExample[]): Promise<void> {
-  if (examples.length) await trx('enrichment_job_examples').insert({ job_id: jobId, examples: JSON.stringify(examples) });
-}
-
 /** Texts of a job's items kept at most as the learned model's unlabelled texts (the first rows'). */
 const JOB_CORPUS_TEXTS = 5000;
 /** Total characters of a job's item texts kept at most. */
 const JOB_CORPUS_CHARS = 2_000_000;
 
 /**
- * Stores the texts of a new job's items beside its examples, once its rows are inserted: in row
- * order, each text of an item field the examples teach (learned-text.ts learnedTextFields: the
- * texts the learned model reads), at most {@link JOB_CORPUS_TEXTS} texts and
- * {@link JOB_CORPUS_CHARS} characters. Nothing when the job has no examples.
+ * The texts of a job's items that the learned model reads besides the examples: in row order,
+ * each text of an item field the examples teach (learned-text.ts learnedTextFields), at most
+ * {@link JOB_CORPUS_TEXTS} texts and {@link JOB_CORPUS_CHARS} characters.
  */
-export async function saveJobCorpus(trx: Knex.Transaction, jobId: string, examples: CatalogTextExample[]): Promise<void> {
-  if (examples.length === 0) return;
+async function jobCorpus(trx: Knex.Transaction, jobId: string, examples: CatalogTextExample[]): Promise<string[]> {
   const fields = learnedTextFields(examples);
   const texts: string[] = [];
   let chars = 0;
@@ -130,7 +123,17 @@ export async function saveJobCorpus(trx: Knex.Transaction, jobId: string, exampl
     }
     if (rows.length < PAGE) break;
   }
-  await trx('enrichment_job_examples').where({ job_id: jobId }).update({ texts: JSON.stringify(texts) });
+  return texts;
+}
+
+/**
+ * Stores a new job's examples with the texts of its own items ({@link jobCorpus}) inside the
+ * job's creation transaction, once its rows are inserted (nothing when there are no examples).
+ */
+export async function saveJobExamples(trx: Knex.Transaction, jobId: string, examples: CatalogTextExample[]): Promise<void> {
+  if (examples.length === 0) return;
+  const texts = await jobCorpus(trx, jobId, examples);
+  await trx('enrichment_job_examples').insert({ job_id: jobId, examples: JSON.stringify(examples), texts: JSON.stringify(texts) });
 }
 
 /**

@@ -6,7 +6,7 @@ import type { EnrichmentJob } from '../models/enrichment-job';
 import type { OutputField } from '../enrichment/types';
 import { presentJob, presentJobListEntry } from '../presenters/enrichment-job';
 import { auditSummary, auditWanted } from './enrichment-audit';
-import { copyJobExamples, saveJobCorpus, saveJobExamples } from './enrichment-examples';
+import { copyJobExamples, saveJobExamples } from './enrichment-examples';
 import { hostKnowledgeBase, saveJobDocuments } from './enrichment-knowledge-base';
 import { copyRowsForReextract, copyRowsForResume, insertInlineItems, insertItemsFromCatalog, insertItemsFromFile, rowRules } from './enrichment-items';
 import { JobPlan, planJob } from './enrichment-request';
@@ -114,9 +114,9 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
     const from = plan.items.kind === 'resume' || plan.items.kind === 'reextract' ? plan.items.from : null;
     // A resumed / re-extracted job learns from the very examples of the job it continues.
     if (from) await copyJobExamples(trx, from.id, jobId);
-    else await saveJobExamples(trx, jobId, plan.examples ?? []);
     const { rows, carried, processable } = await insertRows(trx, jobId, plan);
-    if (!from) await saveJobCorpus(trx, jobId, plan.examples ?? []);
+    // After the rows: the examples are stored with the texts of the job's own items.
+    if (!from) await saveJobExamples(trx, jobId, plan.examples ?? []);
     const total = Math.min(processable, config.max_rows ?? Number.POSITIVE_INFINITY);
     const [agg] = await trx('enrichment_rows').where({ job_id: jobId }).where('row_index', '<', total).select(
       trx.raw("count(*) filter (where status <> 'pending')::int as completed"),
