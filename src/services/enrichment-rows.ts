@@ -279,16 +279,17 @@ const NO_EXAMPLES: JobTextExamples = { examples: [], texts: [] };
  * re-extraction jobs) and applies the job's post-processing (media hosting, source artifacts,
  * debug log). Writes nothing to the row.
  * @param knowledgeBase the job's knowledge-base documents when `config.knowledge_base_enabled`
- * @param examples the job's catalog text examples and item texts ({@link jobTextExamples}; the same arrays for
- *   every row of the job, so the engine trains its text model once), used when `web_search` is false
+ * @param learning the job's catalog text examples and item texts ({@link jobTextExamples}; the
+ *   same arrays for every row of the job, so the engine trains its text model once), used when
+ *   `web_search` is false
  */
-async function computeRow(knex: Knex, engine: EnrichmentEngine, row: LoadedRow, knowledgeBase: unknown, examples: JobTextExamples = NO_EXAMPLES): Promise<RowWrite> {
+async function computeRow(knex: Knex, engine: EnrichmentEngine, row: LoadedRow, knowledgeBase: unknown, learning: JobTextExamples = NO_EXAMPLES): Promise<RowWrite> {
   const config = row.config;
   const input = engineInput(config, row.input, row.row_index);
   if (config.knowledge_base_enabled) input.options.knowledge_base = knowledgeBase as EnrichInput['options']['knowledge_base'];
-  if (examples.examples.length > 0 && !input.options.web_search) {
-    input.options.text_examples = examples.examples;
-    input.options.text_corpus = examples.texts;
+  if (learning.examples.length > 0 && !input.options.web_search) {
+    input.options.text_examples = learning.examples;
+    input.options.text_corpus = learning.texts;
   }
   const capture: FetchedPage[] | null = config.capture_source_artifacts ? [] : null;
   let outcome: RowOutcome;
@@ -340,8 +341,8 @@ export async function processRow(knex: Knex, engine: EnrichmentEngine, jobId: st
   const row = (await loadRows(knex, jobId, [rowIndex])).get(rowIndex);
   if (!row || row.status !== 'pending' || row.job_status !== 'running') return { processed: false, succeeded: false };
   const kb = row.config.knowledge_base_enabled ? await jobDocuments(knex, jobId) : undefined;
-  const examples = row.config.web_search === false ? await jobTextExamples(knex, jobId) : NO_EXAMPLES;
-  const computed = await computeRow(knex, engine, row, kb, examples);
+  const learning = row.config.web_search === false ? await jobTextExamples(knex, jobId) : NO_EXAMPLES;
+  const computed = await computeRow(knex, engine, row, kb, learning);
   const [written] = await writeRowResults(knex, jobId, [computed]);
   return { processed: written, succeeded: written && !computed.outcome.result.error };
 }

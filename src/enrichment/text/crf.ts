@@ -323,7 +323,8 @@ const MIN_START = 0.01;
  * most probable labels, and for every field its {@link PER_FIELD} most probable spans among
  * those of at most {@link MAX_SPAN} tokens starting where its B label has a marginal of at
  * least {@link MIN_START} (so that a field the best path leaves out still gets its likeliest
- * span, for the caller's threshold to judge, and a reranker gets the nearest alternatives). Each span comes with its posterior probability
+ * span, for the caller's threshold to judge, and a reranker gets the nearest alternatives).
+ * Each span comes with its posterior probability
  * p(y_from = B, y_from+1..to−1 = I, y_to ≠ I | x) of its field's labels (forward-backward:
  * the value is exactly this span, neither longer nor shorter). Sorted by probability, highest
  * first.

@@ -74,6 +74,25 @@ export interface SpanAt {
 }
 
 /**
+ * The catalog features of token range `[from, to)` (see {@link spanFeatures}): `known` with
+ * `knownN=`, else `inKnown`; `hasKnown` when a shorter run inside it is a value. `keyOf(a, b)`
+ * is the stem key of tokens `[a, b)`.
+ */
+function catalogNames(values: CatalogValues, keyOf: (a: number, b: number) => string, from: number, to: number): string[] {
+  const out: string[] = [];
+  const key = keyOf(from, to);
+  const known = values.counts.get(key) ?? 0;
+  if (known > 0) out.push('known', `knownN=${countBucket(known)}`);
+  else if (values.parts.has(key)) out.push('inKnown');
+  for (let a = from; a < to; a += 1) {
+    for (let b = a + 1; b <= to; b += 1) {
+      if (b - a < to - from && (values.counts.get(keyOf(a, b)) ?? 0) > 0) return [...out, 'hasKnown'];
+    }
+  }
+  return out;
+}
+
+/**
  * Reranker features of candidate `span` of `field`: the tagger's log probability (`logp`,
  * real-valued) and rank (`rank=`, 3 = 3 or later); length in tokens (`len=`, 5 = 5 or more);
  * the catalog's values (`known` with `knownN=` the bucket of items holding it, else `inKnown`
@@ -87,7 +106,6 @@ export function spanFeatures(span: SpanAt, field: string, values: CatalogValues 
   const { text, tokens, from, to, probability, rank } = span;
   const count = phraseCount(corpus, text, tokens, from, to);
   const share = (n: number): string => (count === 0 ? '-' : n === 0 ? '0' : n >= count ? '1' : n * 2 < count ? 'lo' : 'hi');
-  const keyOf = (a: number, b: number): string => stemKey(text.slice(tokens[a]!.start, tokens[b - 1]!.end));
   const names = [
     `rank=${Math.min(rank, 3)}`,
     `len=${Math.min(to - from, 5)}`,
@@ -96,14 +114,7 @@ export function spanFeatures(span: SpanAt, field: string, values: CatalogValues 
     `prev=${from === 0 ? '^' : share(phraseCount(corpus, text, tokens, from - 1, to))}`,
     `seg=${isSeparator(tokens, from - 1) ? 1 : 0}${isSeparator(tokens, to) ? 1 : 0}`,
   ];
-  const known = values?.counts.get(keyOf(from, to)) ?? 0;
-  if (known > 0) names.push('known', `knownN=${countBucket(known)}`);
-  else if (values?.parts.has(keyOf(from, to))) names.push('inKnown');
-  let inside = false;
-  for (let a = from; a < to && !inside; a += 1) {
-    for (let b = a + 1; b <= to && !inside; b += 1) inside = b - a < to - from && (values?.counts.get(keyOf(a, b)) ?? 0) > 0;
-  }
-  if (inside) names.push('hasKnown');
+  if (values !== undefined) names.push(...catalogNames(values, (a, b) => stemKey(text.slice(tokens[a]!.start, tokens[b - 1]!.end)), from, to));
   if (from === 0) names.push('first');
   if (!tokens[from]!.title) names.push('desc');
   return conjoined(field, names, { logp: Math.log(Math.max(probability, 1e-6)) });
