@@ -6,7 +6,13 @@
  * Layout: every `*.jsonl` under `--data` is a file of records, either
  * `{input, category, target_scores}` (title only) or `{id, input_title, input_description,
  * category, target_scores}`; `target_scores[attr]` maps acceptable values to scores, or holds
- * `n/a`. Attributes absent from a record count as `n/a`. The output schema per category is
+ * `n/a`. A record's slots are the attributes it lists: an attribute of the category that a record
+ * does not list is not scored, as in the authors' reference scorer (ExtractGPT
+ * `pieutils/evaluation.py`, `calculate_evaluation_metrics_multiple_attributes`, which skips a
+ * record whose `target_scores` lacks the attribute); oa-mine lists only the attributes present
+ * in the title, ae-110k some `n/a`, wdc-pave every attribute. The stricter reading, every
+ * schema attribute a slot and an unlisted one `n/a`, is reported too (`unlisted_as_na`).
+ * The output schema per category is
  * taken from a `*.csv` with `Category` and `Attribute` columns under `--data` when present
  * (descriptions from `Human_Description`), else from the attributes seen in the records.
  *
@@ -26,7 +32,10 @@ import path from 'node:path';
 import { buildProfiles, extractWithModel, extractWithProfiles, trainGroupedTextModel } from '../enrichment/text';
 import type { OutputField } from '../enrichment/types';
 
-/** One labelled record, layout-independent. `gold[attr]` = acceptable values, or null for n/a. */
+/**
+ * One labelled record, layout-independent. `gold[attr]` = acceptable values, or null for n/a;
+ * an attribute the record does not list is absent from `gold` (not a slot of this record).
+ */
 export interface TextRecord {
   category: string;
   text: string;
@@ -190,17 +199,22 @@ function schemaOf(
   });
 }
 
-/** Scores of one run over a set of records. */
-interface RunResult {
+/**
+ * Scores of one run over a set of records: `exact`, `lenient` and `perAttribute` (keyed
+ * `<category> / <attribute>`) over the listed slots; `unlistedAsNa` exact over every schema
+ * slot, an unlisted attribute as n/a.
+ */
+export interface RunResult {
   exact: SlotCounts;
   lenient: SlotCounts;
+  unlistedAsNa: SlotCounts;
   perAttribute: Map<string, SlotCounts>;
 }
 
-/** Runs the extractor on `data` (input text only) and scores every schema slot. */
+/** Runs the extractor on `data` (input text only) and scores every listed slot (and every schema slot, unlisted as n/a). */
 function run(data: TextRecord[], examples: TextRecord[], descriptions: Map<string, Map<string, string>>): RunResult {
   const known = knownValuesOf(examples);
-  const result: RunResult = { exact: emptyCounts(), lenient: emptyCounts(), perAttribute: new Map() };
+  const result = emptyRun();
   const categories = [...new Set(data.map((r) => r.category))];
   const schemas = new Map(categories.map((c) => [c, schemaOf(c, [...data, ...examples], descriptions, known.get(c))]));
   // The examples are one catalog: one model learns from all of it, each category being a
@@ -218,20 +232,31 @@ function run(data: TextRecord[], examples: TextRecord[], descriptions: Map<strin
       : ((profiles) => (text: string) => extractWithProfiles(text, profiles))(buildProfiles(schema, known.get(category) ?? {}));
     for (const record of data.filter((r) => r.category === category)) {
       const predicted = new Map(extract(record.text).map((e) => [e.field, String(e.value)]));
-      for (const field of schema) {
-        const gold = record.gold[field.name] ?? null;
-        const p = predicted.get(field.name) ?? null;
-        const key = `${category} / ${field.name}`;
-        const per = result.perAttribute.get(key) ?? emptyCounts();
-        result.perAttribute.set(key, per);
-        const exact = scoreSlot(gold, p, 'exact');
-        result.exact[exact] += 1;
-        per[exact] += 1;
-        result.lenient[scoreSlot(gold, p, 'lenient')] += 1;
-      }
+      tallyRecord(result, record, predicted, schema.map((f) => f.name));
     }
   }
   return result;
+}
+
+/**
+ * Adds one record's slots to `into`: every name in `fields` (the category's schema) is scored
+ * against `predicted` (field → value); a field the record does not list counts only in
+ * `unlistedAsNa` (as n/a), as the reference scorer skips it (see the module comment).
+ */
+export function tallyRecord(into: RunResult, record: TextRecord, predicted: Map<string, string>, fields: string[]): void {
+  for (const name of fields) {
+    const gold = record.gold[name] ?? null;
+    const p = predicted.get(name) ?? null;
+    const exact = scoreSlot(gold, p, 'exact');
+    into.unlistedAsNa[exact] += 1;
+    if (!(name in record.gold)) continue;
+    const key = `${record.category} / ${name}`;
+    const per = into.perAttribute.get(key) ?? emptyCounts();
+    into.perAttribute.set(key, per);
+    into.exact[exact] += 1;
+    per[exact] += 1;
+    into.lenient[scoreSlot(gold, p, 'lenient')] += 1;
+  }
 }
 
 /** True when most gold values are written in the text (an "as written" file, not a normalized one). */
@@ -267,7 +292,8 @@ function printTable(title: string, r: RunResult): void {
   }
   const e = prf(r.exact);
   const l = prf(r.lenient);
-  console.log(`exact   P ${pct(e.precision)} R ${pct(e.recall)} F1 ${pct(e.f1)} | lenient P ${pct(l.precision)} R ${pct(l.recall)} F1 ${pct(l.f1)}`);
+  const u = prf(r.unlistedAsNa);
+  console.log(`exact   P ${pct(e.precision)} R ${pct(e.recall)} F1 ${pct(e.f1)} | lenient P ${pct(l.precision)} R ${pct(l.recall)} F1 ${pct(l.f1)} | unlisted as n/a: exact F1 ${pct(u.f1)}`);
 }
 
 /**
@@ -275,8 +301,9 @@ function printTable(title: string, r: RunResult): void {
  * `--split-dev`, `--limit <n>` (score only the first n records of each file, for quick
  * runs), `--examples-limit <n>` (use only the first n example records of each file),
  * `--quiet` (no per-attribute tables). Prints tables and returns
- * `{suite: "text", records, examples, exact, lenient, without_examples?, normalized?, files}`
- * with precision/recall/F1 as fractions. Throws when `--data` is missing or holds no JSONL.
+ * `{suite: "text", records, examples, exact, lenient, unlisted_as_na, without_examples?,
+ * normalized?, files}` with precision/recall/F1 as fractions (`unlisted_as_na`: exact, every
+ * schema attribute a slot). Throws when `--data` is missing or holds no JSONL.
  */
 export async function runTextSuite(argv: string[]): Promise<Record<string, unknown>> {
   const dataDir = option(argv, '--data');
@@ -316,6 +343,7 @@ export async function runTextSuite(argv: string[]): Promise<Record<string, unkno
       kind: asWritten ? 'as-written' : 'normalized',
       exact: prf(withEx.exact),
       lenient: prf(withEx.lenient),
+      unlisted_as_na: { exact: prf(withEx.unlistedAsNa) },
       ...(examples.length > 0 ? { without_examples: { exact: prf(bare.exact), lenient: prf(bare.lenient) } } : {}),
     };
   }
@@ -329,6 +357,7 @@ export async function runTextSuite(argv: string[]): Promise<Record<string, unkno
     examples: mode,
     exact: prf(top.exact),
     lenient: prf(top.lenient),
+    unlisted_as_na: { exact: prf(top.unlistedAsNa) },
   };
   if (hasExamples) result.without_examples = { exact: prf(topBare.exact), lenient: prf(topBare.lenient) };
   if (main === 'written' && totals.normalized.exact.VC + totals.normalized.exact.VN + totals.normalized.exact.VW + totals.normalized.exact.NV > 0) {
@@ -343,12 +372,13 @@ export async function runTextSuite(argv: string[]): Promise<Record<string, unkno
 }
 
 /** An empty accumulator of runs. */
-function emptyRun(): RunResult {
-  return { exact: emptyCounts(), lenient: emptyCounts(), perAttribute: new Map() };
+export function emptyRun(): RunResult {
+  return { exact: emptyCounts(), lenient: emptyCounts(), unlistedAsNa: emptyCounts(), perAttribute: new Map() };
 }
 
 /** Adds run `from` into `into`. */
 function merge(into: RunResult, from: RunResult): void {
   add(into.exact, from.exact);
   add(into.lenient, from.lenient);
+  add(into.unlistedAsNa, from.unlistedAsNa);
 }

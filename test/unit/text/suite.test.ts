@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { parseCsv, prf, runTextSuite, scoreSlot, type SlotCounts } from '../../../src/eval/text';
+import { emptyRun, parseCsv, parseRecord, prf, runTextSuite, scoreSlot, tallyRecord, type SlotCounts } from '../../../src/eval/text';
 
 const DATA = path.resolve(__dirname, '../../../..', 'shared/data');
 
@@ -25,6 +25,17 @@ describe('slot scoring (wdc-pave/SOURCE.md)', () => {
     expect(s.f1).toBeCloseTo((2 * (6 / 8) * (6 / 9)) / (6 / 8 + 6 / 9));
   });
 
+  it('scores only the attributes a record lists; unlisted ones count as n/a only in the strict tally', () => {
+    const record = parseRecord(JSON.stringify({ input: 'Stash Tea Chai Spice, 20 bags', category: 'Tea', target_scores: { Brand: { Stash: 1 }, Flavor: { 'n/a': 1 } } }));
+    expect(record.gold).toEqual({ Brand: ['Stash'], Flavor: null });
+    const r = emptyRun();
+    tallyRecord(r, record, new Map([['Brand', 'Stash'], ['Pack size', '20 bags']]), ['Brand', 'Flavor', 'Pack size', 'Size']);
+    expect(r.exact).toEqual({ NN: 1, NV: 0, VN: 0, VC: 1, VW: 0 });
+    expect(r.lenient).toEqual(r.exact);
+    expect([...r.perAttribute.keys()]).toEqual(['Tea / Brand', 'Tea / Flavor']);
+    expect(r.unlistedAsNa).toEqual({ NN: 2, NV: 1, VN: 0, VC: 1, VW: 0 });
+  });
+
   it('parses quoted CSV with embedded newlines', () => {
     expect(parseCsv('a,b\n"x, ""y""","l1\nl2"\n')).toEqual([['a', 'b'], ['x, "y"', 'l1\nl2']]);
   });
@@ -38,12 +49,16 @@ describe('runTextSuite', () => {
       records: number;
       exact: { precision: number; recall: number; f1: number };
       lenient: { f1: number };
+      unlisted_as_na: { exact: { precision: number; recall: number } };
       without_examples: { exact: { f1: number } };
     };
     expect(r.suite).toBe('text');
     expect(r.records).toBe(60);
     for (const v of Object.values(r.exact)) expect(v).toBeGreaterThanOrEqual(0);
     expect(r.lenient.f1).toBeGreaterThanOrEqual(r.exact.f1);
+    // oa-mine lists only the attributes present: unlisted ones add no missed value, only false ones.
+    expect(r.unlisted_as_na.exact.recall).toBeCloseTo(r.exact.recall, 10);
+    expect(r.unlisted_as_na.exact.precision).toBeLessThanOrEqual(r.exact.precision);
     expect(r.exact.f1).toBeGreaterThan(r.without_examples.exact.f1);
   });
 
