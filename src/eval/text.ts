@@ -6,15 +6,15 @@
  * Layout: every `*.jsonl` under `--data` is a file of records, either
  * `{input, category, target_scores}` (title only) or `{id, input_title, input_description,
  * category, target_scores}`; `target_scores[attr]` maps acceptable values to scores, or holds
- * `n/a`. A record's slots are the attributes it lists: an attribute of the category that a record
- * does not list is not scored, as in the authors' reference scorer (ExtractGPT
+ * `n/a`. A record's slots are the attributes it lists: an attribute of the category that a
+ * record does not list is not scored, as in the authors' reference scorer (ExtractGPT
  * `pieutils/evaluation.py`, `calculate_evaluation_metrics_multiple_attributes`, which skips a
  * record whose `target_scores` lacks the attribute); oa-mine lists only the attributes present
  * in the title, ae-110k some `n/a`, wdc-pave every attribute. The stricter reading, every
  * schema attribute a slot and an unlisted one `n/a`, is reported too (`unlisted_as_na`).
- * The output schema per category is
- * taken from a `*.csv` with `Category` and `Attribute` columns under `--data` when present
- * (descriptions from `Human_Description`), else from the attributes seen in the records.
+ * The output schema per category is taken from a `*.csv` with `Category` and `Attribute`
+ * columns under `--data` when present (descriptions from `Human_Description`), else from the
+ * attributes seen in the records.
  *
  * Examples (the user's existing catalog): `--examples <folder>` of the same layout supplies
  * `sample_values` (≤ 10 most frequent per attribute) and known values. `--split-dev` (or
@@ -211,7 +211,10 @@ export interface RunResult {
   perAttribute: Map<string, SlotCounts>;
 }
 
-/** Runs the extractor on `data` (input text only) and scores every listed slot (and every schema slot, unlisted as n/a). */
+/**
+ * Runs the extractor on `data` (input text only) and scores every listed slot, and every
+ * schema slot with an unlisted attribute as n/a (see {@link tallyRecord}).
+ */
 function run(data: TextRecord[], examples: TextRecord[], descriptions: Map<string, Map<string, string>>): RunResult {
   const known = knownValuesOf(examples);
   const result = emptyRun();
