@@ -136,12 +136,13 @@ export function learnedTextModel(fields: OutputField[], examples: readonly TextE
   const hit = perFields.get(key);
   if (hit) return hit;
   const known = trainingKnownValues(fields, examples, knownValues);
+  const onThisThread = (): TextModel => trainTextModel(fields, [...examples], known, [...texts]);
   const training = serial(async () => {
-    if (inProcess) return trainTextModel(fields, [...examples], known, [...texts]);
+    if (inProcess) return onThisThread();
     try {
       return await trainTextModelInThread(fields, examples, known, texts);
     } catch {
-      return trainTextModel(fields, [...examples], known, [...texts]);
+      return onThisThread();
     }
   });
   perFields.set(key, training);

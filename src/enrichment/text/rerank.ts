@@ -36,13 +36,17 @@ function dot(weights: Map<string, number>, f: SparseFeatures): number {
   return s;
 }
 
-/** Softmax of the choices' scores: one probability per candidate, then that of none (sums to 1). */
-export function choiceProbabilities(reranker: Reranker, candidates: SparseFeatures[], none: SparseFeatures): number[] {
-  const scores = [...candidates, none].map((f) => dot(reranker.weights, f));
+/** Softmax of `scores` (shifted by their maximum, so large scores do not overflow); sums to 1. */
+function softmax(scores: number[]): number[] {
   const max = Math.max(...scores);
   const exps = scores.map((s) => Math.exp(s - max));
   const total = exps.reduce((a, b) => a + b, 0);
   return exps.map((e) => e / total);
+}
+
+/** Softmax of the choices' scores: one probability per candidate, then that of none (sums to 1). */
+export function choiceProbabilities(reranker: Reranker, candidates: SparseFeatures[], none: SparseFeatures): number[] {
+  return softmax([...candidates, none].map((f) => dot(reranker.weights, f)));
 }
 
 /**
@@ -72,16 +76,13 @@ export function trainReranker(lists: RankingList[]): Reranker {
   for (let it = 0; it < TRAINING.iterations; it += 1) {
     gradient.fill(0);
     for (const { choices, gold } of encoded) {
-      const scores = choices.map(({ id, value }) => {
+      const p = softmax(choices.map(({ id, value }) => {
         let s = 0;
         for (let i = 0; i < id.length; i += 1) s += w[id[i]!]! * value[i]!;
         return s;
-      });
-      const max = Math.max(...scores);
-      const exps = scores.map((x) => Math.exp(x - max));
-      const total = exps.reduce((a, b) => a + b, 0);
+      }));
       choices.forEach(({ id, value }, c) => {
-        const by = (c === gold ? 1 : 0) - exps[c]! / total;
+        const by = (c === gold ? 1 : 0) - p[c]!;
         for (let i = 0; i < id.length; i += 1) gradient[id[i]!]! += by * value[i]!;
       });
     }
