@@ -1,13 +1,13 @@
 /**
- * Enrichment activities: thin adapters over src/services/enrichment-rows.ts, built by
+ * Enrichment activities: thin adapters over src/services/enrichment/rows.ts, built by
  * {@link createActivities}. Every activity is idempotent on (job_id, row_index) and moves only
  * ids and counters through Temporal (architecture.md, Temporal rules 2 and 4).
  */
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import type { EnrichmentEngine } from '../src/enrichment/types';
-import { finalizeJob, jobProgress, pendingRowIndexes, processRow, rowStatus } from '../src/services/enrichment-rows';
-import { loadWebhookMessage, recordWebhookAttempt, sendWebhookOnce, WEBHOOK_ATTEMPT_TIMEOUT_MS, webhookDelivered, webhookUrlProblem } from '../src/services/webhooks';
+import { finalizeJob, jobProgress, pendingRowIndexes, processRow, rowStatus } from '../src/services/enrichment/rows';
+import { loadWebhookMessage, recordWebhookAttempt, sendWebhookOnce, WEBHOOK_ATTEMPT_TIMEOUT_MS, webhookDelivered, webhookUrlProblem } from '../src/services/enrichment/webhooks';
 import type { EnrichmentCounters, WebhookDeliveryResult } from '../workflows/definitions';
 
 /** What the activities need: the database and the engine (built once per worker), and webhook settings. */

@@ -1,6 +1,6 @@
 /**
- * Search index activity: a thin adapter over `catchUpSearchWords` (src/services/search-words.ts:
- * the word index left behind by a restore) and `buildSearchIndex` (src/services/search-count-index.ts),
+ * Search index activity: a thin adapter over `catchUpSearchWords` (src/services/catalog/search-words.ts:
+ * the word index left behind by a restore) and `buildSearchIndex` (src/services/catalog/search-count-index.ts),
  * run by searchIndexBuildWorkflow (workflows/search-index-build.ts) and built by
  * {@link createSearchIndexActivities}. Moves only the catalog id and the figures through
  * Temporal (architecture.md, Temporal rule 2).
@@ -8,8 +8,8 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { logger } from '../src/lib/logger';
-import { buildSearchIndex, SearchIndexBuild } from '../src/services/search-count-index';
-import { catchUpSearchWords, SearchWordsCatchUp } from '../src/services/search-words';
+import { buildSearchIndex, SearchIndexBuild } from '../src/services/catalog/search-count-index';
+import { catchUpSearchWords, SearchWordsCatchUp } from '../src/services/catalog/search-words';
 
 /** Heartbeat period of a running build (ms), or a third of a shorter heartbeat timeout. */
 const BUILD_HEARTBEAT_MS = 10_000;
@@ -34,7 +34,7 @@ export interface SearchIndexActivities {
    */
   buildSearchIndex(catalogId: string): Promise<(SearchIndexBuild & { words_caught_up: number }) | null>;
   /**
-   * Catches up the catalog's word index after a restore (src/services/search-words.ts), alone:
+   * Catches up the catalog's word index after a restore (src/services/catalog/search-words.ts), alone:
    * run by the workflow when it is signalled during its cool-down. Heartbeats after every
    * committed batch; idempotent and resumable (a retry finds only the rows still pending).
    * @returns rows moved into the word index, whether the flag is clear, time taken

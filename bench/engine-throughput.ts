@@ -11,7 +11,7 @@ import { REPO_ROOT } from '../src/config';
 import { createEngine } from '../src/enrichment/engine';
 import { openArchives } from '../src/enrichment/research/archive';
 import type { Evidence } from '../src/enrichment/types';
-import { pageItem, PAGES_SCHEMA } from '../src/eval/pages';
+import { pageItem, PAGES_SCHEMA } from './eval/pages';
 
 async function main(): Promise<void> {
   const shared = path.resolve(REPO_ROOT, '..', 'shared', 'data');

@@ -11,7 +11,7 @@
  *     ENRICH_CONCURRENCY and ENRICH_ENGINE (`research` = the real deterministic engine over the
  *     offline archive; `echo` = the benchmarking engine, no research);
  *   - items: BENCH_ITEMS objects written to a JSON file on disk as a stream, cycled over the 98
- *     labelled Zyte pages (name + brand, src/eval/pages.ts pageItem tier A), uploaded as a
+ *     labelled Zyte pages (name + brand, bench/eval/pages.ts pageItem tier A), uploaded as a
  *     streamed multipart body (Node's fetch + FormData over a file-backed Blob from
  *     fs.openAsBlob: never whole in memory) with
  *     `request_json = {async_mode: true, output_schema, speed: 'fast'}`.
@@ -38,8 +38,8 @@ import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../src/app';
 import { loadConfig, REPO_ROOT } from '../src/config';
 import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
-import { pageItem, PAGES_SCHEMA } from '../src/eval/pages';
-import { createOrganizationWithKey } from '../src/services/auth';
+import { pageItem, PAGES_SCHEMA } from './eval/pages';
+import { createOrganizationWithKey } from '../src/services/access/auth';
 import { TemporalJobRunner } from '../temporal/client';
 import { DevServerHandle, startDevServer } from '../temporal/dev-server';
 import { progressQuery } from '../workflows/definitions';

@@ -2,7 +2,7 @@
  * Shared set-up of the in-process job benchmark (bench/orchestration-overhead.ts): the
  * benchmark database (bench/lib.ts BENCH_DATABASE_URL, migrated), a local Temporal dev server
  * (the cached CLI, in-memory), an in-process worker with the chosen engine, jobs created through
- * the real service (src/services/enrichment-jobs.ts, rows inserted in chunks), and the engines:
+ * the real service (src/services/enrichment/jobs.ts, rows inserted in chunks), and the engines:
  *
  * - `archive` (default of the overhead benchmark): the deterministic engine over the offline
  *   archive with real product items (the 98 labelled Zyte pages, repeated);
@@ -19,14 +19,14 @@ import { loadConfig } from '../src/config';
 import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
 import { createEngineFromConfig } from '../src/enrichment';
 import type { EnrichmentEngine, OutputField } from '../src/enrichment/types';
-import { PAGES_SCHEMA } from '../src/eval/pages';
-import { createOrganizationWithKey } from '../src/services/auth';
-import { createEnrichmentJob } from '../src/services/enrichment-jobs';
+import { PAGES_SCHEMA } from './eval/pages';
+import { createOrganizationWithKey } from '../src/services/access/auth';
+import { createEnrichmentJob } from '../src/services/enrichment/jobs';
 import type { JobRunner } from '../src/services/job-runner';
 import { EnrichmentTuning, TemporalJobRunner } from '../temporal/client';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
 import { createWorker, echoEngine } from '../temporal/worker';
-import { archiveItems } from '../test/durability/harness';
+import { archiveItems } from './fixtures/worker-cluster';
 import { BENCH_DATABASE_URL } from './lib';
 
 /** Which engine a benchmark runs (env BENCH_ENGINE). */

@@ -12,7 +12,7 @@ import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
 import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
 import { newId } from '../src/lib/ids';
-import { createOrganizationWithKey } from '../src/services/auth';
+import { createOrganizationWithKey } from '../src/services/access/auth';
 import type { JobRunner } from '../src/services/job-runner';
 
 /** The benchmark database (never the development or test one). */

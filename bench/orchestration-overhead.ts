@@ -1,7 +1,7 @@
 /**
  * Orchestration overhead: items/s of one job run through Temporal (enrichmentJobWorkflow, real
  * worker, real PostgreSQL writes) against the same engine and the same row service
- * (src/services/enrichment-rows.ts processRow: read, enrich, idempotent write) called in a plain
+ * (src/services/enrichment/rows.ts processRow: read, enrich, idempotent write) called in a plain
  * loop with the same concurrency. Prints one JSON line with both rates and their ratio
  * (target ≥ 0.8).
  *
@@ -9,7 +9,7 @@
  *   env: BENCH_ITEMS (10000), BENCH_CONCURRENCY (8), BENCH_BATCH_SIZE (workflow default),
  *        BENCH_ENGINE archive|echo (archive), BENCH_ENGINE_DELAY_MS (echo only, 0)
  */
-import { processRow } from '../src/services/enrichment-rows';
+import { processRow } from '../src/services/enrichment/rows';
 import { DEFAULT_BATCH_SIZE } from '../workflows/definitions';
 import { BenchEngineKind, benchEngine, startJobBench } from './job-common';
 

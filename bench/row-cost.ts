@@ -1,7 +1,7 @@
 /**
  * Where one row's time goes with the real deterministic engine over the offline archive:
  * the engine alone (research + extract, no database), the sizes of what a row stores (evidence,
- * result), and the row service of src/services/enrichment-rows.ts on batches of
+ * result), and the row service of src/services/enrichment/rows.ts on batches of
  * `BENCH_BATCH_SIZE` rows (`processRow` row after row, as the processRows activity runs them) at
  * concurrency 1 and `BENCH_CONCURRENCY`, split into engine time and everything else (row reads,
  * JSON encoding, the write transactions), with this process's CPU per item. Then every stored
@@ -17,12 +17,12 @@ import { loadConfig } from '../src/config';
 import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
 import { createEngineFromConfig } from '../src/enrichment';
 import type { EnrichmentEngine, Evidence } from '../src/enrichment/types';
-import { PAGES_SCHEMA } from '../src/eval/pages';
-import { createOrganizationWithKey } from '../src/services/auth';
-import { createEnrichmentJob } from '../src/services/enrichment-jobs';
-import { engineInput, loadEvidence, processRow } from '../src/services/enrichment-rows';
+import { PAGES_SCHEMA } from './eval/pages';
+import { createOrganizationWithKey } from '../src/services/access/auth';
+import { createEnrichmentJob } from '../src/services/enrichment/jobs';
+import { engineInput, loadEvidence, processRow } from '../src/services/enrichment/rows';
 import type { JobRunner } from '../src/services/job-runner';
-import { archiveItems } from '../test/durability/harness';
+import { archiveItems } from './fixtures/worker-cluster';
 import { BENCH_DATABASE_URL } from './lib';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 400);

@@ -5,13 +5,13 @@
  * snapshot, and a third after changing EVERY item measures the worst case. Verifies the
  * restored rows equal the snapshot in every column (ids, type, parent, key, data, search
  * columns, source_info, version, timestamps) and `item_count`. Restores of 100,000 items leave
- * the word index behind (src/services/search-words.ts): the bench times a search meanwhile,
+ * the word index behind (src/services/catalog/search-words.ts): the bench times a search meanwhile,
  * the catch-up (run directly; the service runs it in searchIndexBuildWorkflow) and the same
  * search after it, and checks the indexed column then equals the snapshot's too. Prints one JSON line with the
  * 1-minute load average at start and end (the machine is shared). Target: snapshot and
  * restore ≤ 5 s each.
  */
-import { catchUpSearchWords } from '../src/services/search-words';
+import { catchUpSearchWords } from '../src/services/catalog/search-words';
 import { createBenchCatalog, loadAvg, seedItems, since, runBench } from './lib';
 
 const N = Number(process.env.BENCH_ITEMS ?? 100000);

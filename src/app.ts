@@ -3,8 +3,6 @@ import path from 'node:path';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
-import type { Knex } from 'knex';
-import type { Config } from './config';
 import { errorHandler } from './middleware/error-handler';
 import { requestLog } from './middleware/request-log';
 import { authMiddleware } from './middleware/auth';
@@ -16,21 +14,10 @@ import { itemRoutes } from './routes/items';
 import { activityRoutes } from './routes/activities';
 import { templateRoutes } from './routes/templates';
 import { artifactRoutes, publicMediaRoutes } from './routes/files';
-import type { UploadLimits } from './middleware/upload';
-import type { JobRunner } from './services/job-runner';
-import { configureEnrichmentStorage } from './services/enrichment-artifacts';
+import type { AppDeps } from './deps';
+import { configureEnrichmentStorage } from './services/enrichment/artifacts';
 import { metrics } from './lib/metrics';
 
-/** Everything the HTTP app needs; tests pass their own (real) instances. */
-export interface AppDeps {
-  config: Config;
-  knex: Knex;
-  jobRunner: JobRunner;
-  /** Multipart enrich upload limits (src/middleware/upload.ts); default DEFAULT_UPLOAD_LIMITS. */
-  uploadLimits?: UploadLimits;
-  /** Restores of snapshots with at least this many items defer the word index (src/services/search-words.ts; default SEARCH_WORDS_DEFER_MIN_ITEMS). */
-  searchWordsDeferMinItems?: number;
-}
 
 /** Inline JSON bodies are capped at 10 MB (interface-spec.md, Limits); larger → 413. */
 export const JSON_BODY_LIMIT = '10mb';

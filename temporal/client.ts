@@ -147,7 +147,7 @@ export class TemporalJobRunner implements JobRunner {
         staticDetails: [
           `Organization: ${catalog.organization_id}`,
           `Catalog: ${catalog.id}`,
-          'Builds the index of exact search totals (src/services/search-count-index.ts), then stays open for the rebuild cool-down.',
+          'Builds the index of exact search totals (src/services/catalog/search-count-index.ts), then stays open for the rebuild cool-down.',
         ].join('\n'),
       });
       return true;

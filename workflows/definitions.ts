@@ -5,7 +5,7 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { SearchIndexBuild } from '../src/services/search-count-index';
+import type { SearchIndexBuild } from '../src/services/catalog/search-count-index';
 
 /** `OrganizationId` (Keyword) search attribute: the owning organization's id (architecture.md, Names). */
 export const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
@@ -152,7 +152,7 @@ export interface SearchIndexBuildArgs {
 
 /**
  * Signal to an open searchIndexBuildWorkflow: a restore left the catalog's word index behind
- * (src/services/search-words.ts), catch it up now rather than after the cool-down. Sent by the
+ * (src/services/catalog/search-words.ts), catch it up now rather than after the cool-down. Sent by the
  * API when its start of the workflow found one already open (temporal/client.ts).
  */
 export const searchWordsPendingSignal = defineSignal('searchWordsPending');
@@ -165,7 +165,7 @@ export interface SearchIndexBuildResult {
   /**
    * The build's figures, or null when nothing was built: another build held the catalog's
    * lock, or the catalog is gone. `words_caught_up`: rows of the word index caught up first
-   * after a restore (src/services/search-words.ts; absent in histories from before it existed).
+   * after a restore (src/services/catalog/search-words.ts; absent in histories from before it existed).
    */
   built: (SearchIndexBuild & { words_caught_up?: number }) | null;
   /** Time the workflow stayed open after the build so that rebuilds stay spaced (ms). */

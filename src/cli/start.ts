@@ -16,7 +16,7 @@ import path from 'node:path';
 import { ChildProcess, spawn } from 'node:child_process';
 import { loadConfig, REPO_ROOT } from '../config';
 import { createKnex, ensureDatabase, migrateLatest } from '../db';
-import { createOrganizationWithKey } from '../services/auth';
+import { createOrganizationWithKey } from '../services/access/auth';
 import { ensureLocalPostgres } from '../lib/local-postgres';
 import { ensureTemporalCli } from '../../temporal/cli-binary';
 import { DevServerHandle, frontendAnswers, startDevServer } from '../../temporal/dev-server';

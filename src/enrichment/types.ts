@@ -98,13 +98,13 @@ export interface EnrichOptions {
    * {@link CatalogTextExample}). When some example states a value of an output field, a tagger
    * trained on them (src/enrichment/learned-text.ts) reads the item's texts of the fields the
    * examples came from, instead of the rule layer alone. The service samples them at job
-   * creation (src/services/enrichment-examples.ts); the eval's `--examples` plays the same
+   * creation (src/services/enrichment/examples.ts); the eval's `--examples` plays the same
    * part. The same array (by identity) reuses its trained model.
    */
   text_examples?: CatalogTextExample[];
   /**
    * Further unlabelled texts of the catalog for the learned model (with `text_examples`): the
-   * texts of the job's own items, stored at job creation (src/services/enrichment-examples.ts),
+   * texts of the job's own items, stored at job creation (src/services/enrichment/examples.ts),
    * over which it counts title phrases as over the examples' texts (src/enrichment/text/corpus.ts).
    */
   text_corpus?: string[];

@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import type { Knex } from 'knex';
-import { authenticate, resolveScope } from '../services/auth';
+import { authenticate, resolveScope } from '../services/access/auth';
 
 /**
  * Bearer authentication for `/api` routes (decisions.md §1): sets `ctx.state.scope`.

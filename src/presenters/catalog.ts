@@ -1,7 +1,7 @@
 import { iso } from '../lib/time';
 import type { Catalog } from '../models/catalog';
 import type { CatalogSchema } from '../models/catalog-schema';
-import { fieldCounts, FieldWorkflowInfo } from '../services/catalog-schema';
+import { fieldCounts, FieldWorkflowInfo } from '../services/catalog/schema';
 
 /**
  * Catalog and schema rows → wire JSON with exactly the spec's names (interface-spec.md

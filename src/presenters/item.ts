@@ -1,5 +1,5 @@
 import { iso } from '../lib/time';
-import type { ItemRow, ListedItem } from '../services/catalog-items';
+import type { ItemRow, ListedItem } from '../services/catalog/items';
 
 /** An item as the items API returns it (decisions.md §3, G6). */
 export interface PresentedItem {

@@ -1,5 +1,5 @@
 import { iso } from '../lib/time';
-import type { SnapshotRow } from '../services/snapshots';
+import type { SnapshotRow } from '../services/catalog/snapshots';
 
 /**
  * A snapshot record (decisions.md §3, G11): `{id, catalog_id, snapshot_type, reason,

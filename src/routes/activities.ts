@@ -1,6 +1,6 @@
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../deps';
 import type { JsonSchema } from '../lib/validation';
-import { getActivity, listStagedChanges, STAGED_STATUSES, stagedChangesSummary } from '../services/enrichment-staging';
+import { getActivity, listStagedChanges, STAGED_STATUSES, stagedChangesSummary } from '../services/enrichment/staging';
 import type { RouteDef } from './registry';
 
 const activityParams: JsonSchema = {

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../deps';
 import { presentCatalog, presentCatalogEntry, presentSchema } from '../presenters/catalog';
 import { addFieldBody, fieldBatchBody, fieldChangeResponse, schemaVersionQuery, taxonomyBody, taxonomyResponse } from '../schemas/catalog-schema';
 import {
@@ -17,8 +17,8 @@ import {
   qualityPromptResponse,
   updateCatalogBody,
 } from '../schemas/catalogs';
-import { getCurrentSchema, getSchemaVersion } from '../services/catalog-schema';
-import { addField, AddField, applyFieldBatch, FieldBatch } from '../services/catalog-schema-fields';
+import { getCurrentSchema, getSchemaVersion } from '../services/catalog/schema';
+import { addField, AddField, applyFieldBatch, FieldBatch } from '../services/catalog/schema-fields';
 import {
   CatalogWithSchema,
   createCatalog,
@@ -33,8 +33,8 @@ import {
   putCatalogMd,
   putQualityPrompt,
   updateCatalog,
-} from '../services/catalogs';
-import { etagMatches, removeTaxonomy, setTaxonomy, TaxonomyInput, taxonomyOf } from '../services/taxonomy';
+} from '../services/catalog/catalogs';
+import { etagMatches, removeTaxonomy, setTaxonomy, TaxonomyInput, taxonomyOf } from '../services/catalog/taxonomy';
 import type { RouteDef } from './registry';
 
 type IdParams = { catalog_id: string };

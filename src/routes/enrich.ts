@@ -1,12 +1,12 @@
 import type { Context } from 'koa';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../deps';
 import { AppError, ValidationError } from '../lib/errors';
 import { validate } from '../lib/validation';
 import { DEFAULT_UPLOAD_LIMITS, readEnrichUpload } from '../middleware/upload';
 import { enrichMultipartSchema, enrichRequestSchema, jobIdParams, jobResponseSchema, listJobsQuery, pollQuery, requestJsonSchema, toCatalogBody } from '../schemas/enrich';
-import { cancelEnrichmentJob, createEnrichmentJob, EnrichRequest, getEnrichmentJob, listEnrichmentJobs } from '../services/enrichment-jobs';
-import { jobToCatalog } from '../services/enrichment-to-catalog';
-import type { Scope } from '../services/scope';
+import { cancelEnrichmentJob, createEnrichmentJob, EnrichRequest, getEnrichmentJob, listEnrichmentJobs } from '../services/enrichment/jobs';
+import { jobToCatalog } from '../services/enrichment/to-catalog';
+import type { Scope } from '../services/access/scope';
 import type { RouteDef } from './registry';
 
 /** Locs of request fields inside a multipart request live under `request_json` (the file fields stay where they are). */

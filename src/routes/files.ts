@@ -1,7 +1,7 @@
 import fs from 'node:fs';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../deps';
 import type { JsonSchema } from '../lib/validation';
-import { readArtifact, readMedia } from '../services/enrichment-artifacts';
+import { readArtifact, readMedia } from '../services/enrichment/artifacts';
 import type { RouteDef } from './registry';
 
 const artifactParams: JsonSchema = { type: 'object', required: ['sha256'], properties: { sha256: { type: 'string', description: 'SHA-256 (hex) of the stored bytes' } } };

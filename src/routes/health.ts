@@ -1,4 +1,4 @@
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../deps';
 import type { RouteDef } from './registry';
 
 /** `GET /healthz` (process up) and `GET /readyz` (PostgreSQL and Temporal reachable), decisions.md §1. */

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../deps';
 import { PayloadTooLargeError } from '../lib/errors';
 import { presentItem, presentRawItem } from '../presenters/item';
 import {
@@ -8,8 +8,8 @@ import {
 } from '../schemas/items';
 import {
   BULK_ITEMS_LIMIT, bulkUpsertItems, deleteItem, listItems, loadItem, rawItemsJson, SortOrder, updateItem, upsertItem, WriteResult,
-} from '../services/catalog-items';
-import { bulkUpsertVariants, createVariant, updateProduct } from '../services/catalog-products';
+} from '../services/catalog/items';
+import { bulkUpsertVariants, createVariant, updateProduct } from '../services/catalog/products';
 import type { RouteDef } from './registry';
 import { snapshotRoutes } from './snapshots';
 

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { JsonSchema, validate } from '../lib/validation';
-import type { Scope } from '../services/scope';
+import type { Scope } from '../services/access/scope';
 
 /** HTTP methods routes may use. */
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';

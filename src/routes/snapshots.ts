@@ -1,8 +1,8 @@
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../deps';
 import { presentSnapshot } from '../presenters/snapshot';
 import { catalogParams } from '../schemas/items';
 import { createSnapshotBody, listSnapshotsQuery, listSnapshotsResponse, restoreResponse, snapshotParams, snapshotResponse } from '../schemas/snapshots';
-import { createSnapshot, listSnapshots, restoreSnapshot } from '../services/snapshots';
+import { createSnapshot, listSnapshots, restoreSnapshot } from '../services/catalog/snapshots';
 import type { RouteDef } from './registry';
 
 /** Snapshot routes (interface-spec.md, Snapshots; decisions.md §3, G11). */

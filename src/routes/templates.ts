@@ -1,7 +1,7 @@
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../deps';
 import type { JsonSchema } from '../lib/validation';
 import { createTemplateBody } from '../schemas/enrich';
-import { createTemplate, listTemplates, loadTemplate, presentTemplate } from '../services/enrichment-templates';
+import { createTemplate, listTemplates, loadTemplate, presentTemplate } from '../services/enrichment/templates';
 import type { RouteDef } from './registry';
 
 const templateParams: JsonSchema = { type: 'object', required: ['template_id'], properties: { template_id: { type: 'string' } } };

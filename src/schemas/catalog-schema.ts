@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../lib/validation';
-import { FIELD_TYPES } from '../services/catalog-schema-fields';
+import { FIELD_TYPES } from '../services/catalog/schema-fields';
 
 /**
  * JSON Schemas of the schema and taxonomy routes (interface-spec.md, Schema and Taxonomy;

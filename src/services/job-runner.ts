@@ -12,9 +12,9 @@ export interface JobRunner {
   waitForClose(workflowId: string): Promise<void>;
   /**
    * Starts the search count index build of a catalog (workflow `search-index-<catalog_id>`,
-   * src/services/search-count-index.ts), with search attributes. A build still open for the
+   * src/services/catalog/search-count-index.ts), with search attributes. A build still open for the
    * catalog (building or cooling down) makes this a no-op, except that with
-   * `opts.wordsPending` (a restore left the word index behind, src/services/search-words.ts)
+   * `opts.wordsPending` (a restore left the word index behind, src/services/catalog/search-words.ts)
    * the open workflow is signalled to catch it up now.
    * @returns true when a build was started, false when one was already open
    * @throws the client's error when Temporal is unreachable

@@ -161,7 +161,7 @@ describe('attribute_sets and source_hint_sets', () => {
   });
 
   it('stores the registries so each row gets its set\'s fields and hints', async () => {
-    const { engineInput } = await import('../../src/services/enrichment-rows');
+    const { engineInput } = await import('../../src/services/enrichment/rows');
     const res = await request(app).post('/api/public/enrich').set(org.auth).send({
       output_schema: [field], async_mode: true, attribute_sets: { dims: { attributes: [{ name: 'width', type: 'number', unit: 'cm', description: 'Width' }] } },
       source_hint_sets: { maker: { domains: ['maker.test'], urls: ['https://maker.test/p/1'] } },

@@ -4,7 +4,7 @@ import { newId } from '../../src/lib/ids';
 import { testApp } from '../helpers/app';
 import { catalogState, createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { searchTotalStats } from '../../src/services/catalog-items';
+import { searchTotalStats } from '../../src/services/catalog/items';
 
 let server: Server;
 let a: Awaited<ReturnType<typeof createTestOrg>>;

@@ -7,8 +7,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { newId } from '../../src/lib/ids';
-import { clearSearchTotals, filterSql, searchCountStats } from '../../src/services/catalog-items';
-import { buildSearchIndex, countWithSearchIndex, SEARCH_INDEX_MAX_PENDING, SEARCH_INDEX_MIN_ITEMS } from '../../src/services/search-count-index';
+import { clearSearchTotals, filterSql, searchCountStats } from '../../src/services/catalog/items';
+import { buildSearchIndex, countWithSearchIndex, SEARCH_INDEX_MAX_PENDING, SEARCH_INDEX_MIN_ITEMS } from '../../src/services/catalog/search-count-index';
 import { TemporalJobRunner } from '../../temporal/client';
 import type { searchIndexBuildWorkflow } from '../../workflows';
 import { CATALOG_ID, JOB_KIND, ORGANIZATION_ID, SEARCH_INDEX_JOB_KIND, searchIndexWorkflowId } from '../../workflows/definitions';
@@ -17,7 +17,7 @@ import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, waitUntil } from '../helpers/temporal';
 
 /**
- * The search count index (migration 20261121190500, src/services/search-count-index.ts): totals
+ * The search count index (migration 20261121190500, src/services/catalog/search-count-index.ts): totals
  * served from it must equal a direct SQL count of the same filter, through both of its paths
  * (postings of frequent words; GIN look-up of rare parts), after every kind of write since the
  * build (service writes, raw SQL, snapshot restore, a write in flight during a rebuild), and it

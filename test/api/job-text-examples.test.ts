@@ -1,5 +1,5 @@
 /**
- * Catalog text examples of jobs (src/services/enrichment-examples.ts): sampled at job creation
+ * Catalog text examples of jobs (src/services/enrichment/examples.ts): sampled at job creation
  * for `web_search: false` jobs with `catalog_id` and stored beside the job (table
  * `enrichment_job_examples`, not the config), copied to resumed and re-extracted jobs, loaded
  * once per process by the worker. No job runs here: a JobRunner that records starts stands in
@@ -9,7 +9,7 @@ import request from 'supertest';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { newId } from '../../src/lib/ids';
-import { catalogTextExamples, jobTextExamples, TEXT_EXAMPLE_ITEMS } from '../../src/services/enrichment-examples';
+import { catalogTextExamples, jobTextExamples, TEXT_EXAMPLE_ITEMS } from '../../src/services/enrichment/examples';
 import type { JobRunner } from '../../src/services/job-runner';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';

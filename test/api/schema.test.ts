@@ -2,8 +2,8 @@ import request from 'supertest';
 import type { Server } from 'node:http';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { testApp } from '../helpers/app';
-import { evolveSchema, getCurrentSchema, itemValidator } from '../../src/services/catalog-schema';
-import type { Scope } from '../../src/services/scope';
+import { evolveSchema, getCurrentSchema, itemValidator } from '../../src/services/catalog/schema';
+import type { Scope } from '../../src/services/access/scope';
 
 /**
  * Schema versions and field edits (interface-spec.md, Schema and Versioning; decisions.md §2,

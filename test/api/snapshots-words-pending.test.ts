@@ -3,10 +3,10 @@ import type { Server } from 'node:http';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { clearSearchTotals, filterSql } from '../../src/services/catalog-items';
+import { clearSearchTotals, filterSql } from '../../src/services/catalog/items';
 import type { JobRunner } from '../../src/services/job-runner';
-import { countWithSearchIndex } from '../../src/services/search-count-index';
-import { catchUpSearchWords } from '../../src/services/search-words';
+import { countWithSearchIndex } from '../../src/services/catalog/search-count-index';
+import { catchUpSearchWords } from '../../src/services/catalog/search-words';
 import { TemporalJobRunner } from '../../temporal/client';
 import type { searchIndexBuildWorkflow } from '../../workflows';
 import { searchIndexWorkflowId } from '../../workflows/definitions';
@@ -17,7 +17,7 @@ import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, waitUn
 
 /**
  * Restores that leave the word index behind (migration 20261121210000,
- * src/services/search-words.ts): the restored rows keep their indexed `search_tsv`, carry their
+ * src/services/catalog/search-words.ts): the restored rows keep their indexed `search_tsv`, carry their
  * restored vector in `search_tsv_pending`, and the catalog is flagged. Every search (list,
  * grouped list, raw-items, totals) must stay exact meanwhile; any write of a pending row settles
  * it; snapshots and duplicates store current vectors; the catch-up (run by

@@ -12,7 +12,7 @@ import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { quietTemporalRuntime, waitUntil } from '../helpers/temporal';
-import { clientFor, createArchiveJob, freePort, jobInvariants, RestartableTemporal, spawnWorker, stopWorker, WorkerProcess } from './harness';
+import { clientFor, createArchiveJob, freePort, jobInvariants, RestartableTemporal, spawnWorker, stopWorker, WorkerProcess } from '../../bench/fixtures/worker-cluster';
 
 const TASK_QUEUE = 'test-durability';
 /** ~30 rows/s with the archive engine at concurrency 2: long enough to interrupt, short enough for CI. */

@@ -11,7 +11,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createEngineFromConfig } from '../../src/enrichment';
-import { pageItem, PAGES_SCHEMA } from '../../src/eval/pages';
+import { pageItem, PAGES_SCHEMA } from '../../bench/eval/pages';
 import { SHARED_DATA } from '../helpers/data';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor, waitUntil } from '../helpers/temporal';

@@ -19,7 +19,7 @@ import { loadConfig } from '../../src/config';
 import { createEngineFromConfig } from '../../src/enrichment';
 import type { Fetcher, FetchedPage } from '../../src/enrichment/research/types';
 import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence } from '../../src/enrichment/types';
-import { pageItem, PAGES_SCHEMA } from '../../src/eval/pages';
+import { pageItem, PAGES_SCHEMA } from '../../bench/eval/pages';
 import { TemporalJobRunner } from '../../temporal/client';
 import { createWorker } from '../../temporal/worker';
 import { createTestCatalog } from '../helpers/catalogs';

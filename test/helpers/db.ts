@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { createKnex } from '../../src/db';
-import { createOrganizationWithKey } from '../../src/services/auth';
+import { createOrganizationWithKey } from '../../src/services/access/auth';
 import { TEST_DATABASE_URL } from '../setup/env';
 
 let shared: Knex | null = null;

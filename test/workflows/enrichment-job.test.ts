@@ -9,7 +9,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Knex } from 'knex';
 import { createActivities, EnrichmentActivities } from '../../activities';
-import { cancelEnrichmentJob } from '../../src/services/enrichment-jobs';
+import { cancelEnrichmentJob } from '../../src/services/enrichment/jobs';
 import type { JobRunner } from '../../src/services/job-runner';
 import { TemporalJobRunner } from '../../temporal/client';
 import { progressQuery } from '../../workflows/definitions';

@@ -3,7 +3,7 @@
  * with its `level` (0 = root), `path` of names and ids from the root (inclusive) and
  * `all_attributes` (ancestors' attributes, the nearest ancestor winning on a name clash, the
  * node's own winning over all) — the same rules the API's enriched taxonomy uses
- * (src/services/taxonomy.ts `enrichTaxonomy`), computed here without the service layer so the
+ * (src/services/catalog/taxonomy.ts `enrichTaxonomy`), computed here without the service layer so the
  * engine stays pure of the database.
  */
 import type { TaxonomyInput } from '../types';

@@ -1,4 +1,4 @@
-import { assertValidSchemaDefinition, bumpVersion, inferType, maxBump, syncFieldInfo } from '../../../src/services/catalog-schema';
+import { assertValidSchemaDefinition, bumpVersion, inferType, maxBump, syncFieldInfo } from '../../../src/services/catalog/schema';
 import { ValidationError } from '../../../src/lib/errors';
 
 /** Pure rules of schema versions (decisions.md §2). */

@@ -1,4 +1,4 @@
-import { enrichTaxonomy, etagMatches, normalizeTaxonomy, taxonomyEtag } from '../../../src/services/taxonomy';
+import { enrichTaxonomy, etagMatches, normalizeTaxonomy, taxonomyEtag } from '../../../src/services/catalog/taxonomy';
 import { ValidationError } from '../../../src/lib/errors';
 
 /** Taxonomy validation and enrichment (decisions.md §2, G3), without the database. */

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { createEngine, openArchives } from '../../../src/enrichment';
-import { PAGES_SCHEMA } from '../../../src/eval/pages';
+import { PAGES_SCHEMA } from '../../../bench/eval/pages';
 import { withSourceHints } from '../../../src/enrichment/research/hints';
 import { SHARED_DATA } from '../../helpers/data';
 

@@ -1,5 +1,5 @@
-import { correct, titleWithoutSite } from '../../../src/eval/pages';
-import { canonicalDecimal, count, prf } from '../../../src/eval/metrics';
+import { correct, titleWithoutSite } from '../../../bench/eval/pages';
+import { canonicalDecimal, count, prf } from '../../../bench/eval/metrics';
 
 describe('pages scoring', () => {
   it('counts a wrong value as FP and FN (upstream rules)', () => {

@@ -6,7 +6,7 @@ import { classify } from '../../../src/enrichment/taxonomy/classify';
 import { compileTaxonomy } from '../../../src/enrichment/taxonomy/tree';
 import { attributeFields } from '../../../src/enrichment/taxonomy/attributes';
 import { stem } from '../../../src/enrichment/taxonomy/terms';
-import { enrichTaxonomy, normalizeTaxonomy } from '../../../src/services/taxonomy';
+import { enrichTaxonomy, normalizeTaxonomy } from '../../../src/services/catalog/taxonomy';
 import type { EnrichInput, TaxonomyInput } from '../../../src/enrichment/types';
 import { SHARED_DATA } from '../enrichment/data-dir';
 import { loadGoogleTaxonomy } from './google';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { codeShape, findCodeTokens, findGtins, isValidGtin } from '../../../src/enrichment/text/identifiers';
-import { parseRecord } from '../../../src/eval/text';
+import { parseRecord } from '../../../bench/eval/text';
 
 const DATA = path.resolve(__dirname, '../../../..', 'shared/data');
 

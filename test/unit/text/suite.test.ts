@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { emptyRun, parseCsv, parseRecord, prf, runTextSuite, scoreSlot, tallyRecord, type SlotCounts } from '../../../src/eval/text';
+import { emptyRun, parseCsv, parseRecord, prf, runTextSuite, scoreSlot, tallyRecord, type SlotCounts } from '../../../bench/eval/text';
 
 const DATA = path.resolve(__dirname, '../../../..', 'shared/data');
 

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as cheerio from 'cheerio';
-import { auditResult } from '../enrichment/audit';
-import { createEngine } from '../enrichment/engine';
-import { possibleCurrencyCodes } from '../enrichment/normalize/price';
-import { openArchives, readArchiveIndex, stripUrl } from '../enrichment/research/archive';
-import type { EnrichmentResult, OutputField, Speed } from '../enrichment/types';
+import { auditResult } from '../../src/enrichment/audit';
+import { createEngine } from '../../src/enrichment/engine';
+import { possibleCurrencyCodes } from '../../src/enrichment/normalize/price';
+import { openArchives, readArchiveIndex, stripUrl } from '../../src/enrichment/research/archive';
+import type { EnrichmentResult, OutputField, Speed } from '../../src/enrichment/types';
 import { canonicalDecimal, count, prf, type FieldCounts } from './metrics';
 import { findFiles, options, readJson, table } from './files';
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import type { AuditDecision, AuditJudgment } from '../enrichment/audit';
-import type { EnrichmentResult } from '../enrichment/types';
+import type { AuditDecision, AuditJudgment } from '../../enrichment/audit';
+import type { EnrichmentResult } from '../../enrichment/types';
 
 /**
  * What the job options `audit_decisions_enabled` and `review_mode` (decisions.md §4 G21,

@@ -10,10 +10,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig, REPO_ROOT } from '../config';
-import { count, FieldCounts, prf } from '../eval/metrics';
-import { options, readJson, table } from '../eval/files';
-import { correct, PAGE_FIELDS, pageItem, PAGES_SCHEMA } from '../eval/pages';
+import { loadConfig, REPO_ROOT } from '../src/config';
+import { count, FieldCounts, prf } from './eval/metrics';
+import { options, readJson, table } from './eval/files';
+import { correct, PAGE_FIELDS, pageItem, PAGES_SCHEMA } from './eval/pages';
 
 type PageField = (typeof PAGE_FIELDS)[number];
 

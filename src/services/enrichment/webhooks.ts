@@ -10,8 +10,8 @@
  */
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { ValidationError } from '../lib/errors';
-import { iso } from '../lib/time';
+import { ValidationError } from '../../lib/errors';
+import { iso } from '../../lib/time';
 
 /** Per-attempt timeout of a delivery (ms), decisions.md §4 and interface-spec.md Limits: 30 s. */
 export const WEBHOOK_ATTEMPT_TIMEOUT_MS = 30_000;

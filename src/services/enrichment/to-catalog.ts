@@ -1,14 +1,14 @@
 import type { Knex } from 'knex';
-import type { OutputField } from '../enrichment/types';
-import { ConflictError } from '../lib/errors';
-import type { EnrichmentJob } from '../models/enrichment-job';
-import { presentCatalog } from '../presenters/catalog';
-import { writeItems } from './catalog-items';
-import { getCurrentSchema, inferType } from './catalog-schema';
-import { createCatalog } from './catalogs';
-import { rowOutputSchema } from './enrichment-rows';
-import { loadOwned } from './ownership';
-import type { Scope } from './scope';
+import type { OutputField } from '../../enrichment/types';
+import { ConflictError } from '../../lib/errors';
+import type { EnrichmentJob } from '../../models/enrichment-job';
+import { presentCatalog } from '../../presenters/catalog';
+import { writeItems } from '../catalog/items';
+import { getCurrentSchema, inferType } from '../catalog/schema';
+import { createCatalog } from '../catalog/catalogs';
+import { rowOutputSchema } from './rows';
+import { loadOwned } from '../access/ownership';
+import type { Scope } from '../access/scope';
 
 /**
  * `POST /public/enrich/{job_id}/to-catalog` (decisions.md §4, G19): a new catalog built from an

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import { ValidationDetail, ValidationError } from '../lib/errors';
-import { newId } from '../lib/ids';
-import { iso } from '../lib/time';
-import { loadOwned } from './ownership';
-import type { Scope } from './scope';
+import { ValidationDetail, ValidationError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { iso } from '../../lib/time';
+import { loadOwned } from '../access/ownership';
+import type { Scope } from '../access/scope';
 
 /**
  * Organization-scoped enrichment templates (interface-spec.md `template_id`; decisions.md §4 G20:

@@ -1,13 +1,13 @@
 import type { Knex } from 'knex';
-import { NotFoundError, ValidationError } from '../lib/errors';
-import { newId } from '../lib/ids';
-import { Catalog } from '../models/catalog';
-import { CatalogSchema } from '../models/catalog-schema';
-import { actorId } from './auth';
-import { copyCatalogItems } from './catalog-items';
-import { assertValidSchemaDefinition, getCurrentSchema, INITIAL_SCHEMA_VERSION, SchemaDefinition, syncFieldInfo } from './catalog-schema';
-import { loadOwned } from './ownership';
-import type { Scope } from './scope';
+import { NotFoundError, ValidationError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { Catalog } from '../../models/catalog';
+import { CatalogSchema } from '../../models/catalog-schema';
+import { actorId } from '../access/auth';
+import { copyCatalogItems } from './items';
+import { assertValidSchemaDefinition, getCurrentSchema, INITIAL_SCHEMA_VERSION, SchemaDefinition, syncFieldInfo } from './schema';
+import { loadOwned } from '../access/ownership';
+import type { Scope } from '../access/scope';
 
 /**
  * Catalog CRUD, duplication, the versioned markdown context and the quality prompt

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { ForbiddenError, NotFoundError } from '../lib/errors';
-import { isUuid } from '../lib/ids';
+import { ForbiddenError, NotFoundError } from '../../lib/errors';
+import { isUuid } from '../../lib/ids';
 import type { Scope } from './scope';
 
 /**

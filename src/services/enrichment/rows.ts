@@ -1,15 +1,15 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { engineItem } from './engine-item';
-import { jobTextExamples, type JobTextExamples } from './enrichment-examples';
-import { jobDocuments } from './enrichment-knowledge-base';
-import type { FetchedPage } from '../enrichment/research/types';
-import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, OutputField, ReviewInfo } from '../enrichment/types';
-import type { EnrichmentJob } from '../models/enrichment-job';
-import { ArtifactRecord, artifactLinks, hostResultMedia, recordArtifacts, storeArtifacts } from './enrichment-artifacts';
-import { CatalogTarget, stageRowResults } from './enrichment-staging';
-import { auditWanted, stagedStatusFor } from './enrichment-audit';
-import { auditResult, AuditJudgment } from '../enrichment/audit';
+import { jobTextExamples, type JobTextExamples } from './examples';
+import { jobDocuments } from './knowledge-base';
+import type { FetchedPage } from '../../enrichment/research/types';
+import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, OutputField, ReviewInfo } from '../../enrichment/types';
+import type { EnrichmentJob } from '../../models/enrichment-job';
+import { ArtifactRecord, artifactLinks, hostResultMedia, recordArtifacts, storeArtifacts } from './artifacts';
+import { CatalogTarget, stageRowResults } from './staging';
+import { auditWanted, stagedStatusFor } from './audit';
+import { auditResult, AuditJudgment } from '../../enrichment/audit';
 
 /**
  * The row-level work of an enrichment job, used by the Temporal activities (which stay thin

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
-import { loadConfig } from '../config';
-import type { EnrichmentResult, OutputField } from '../enrichment/types';
-import type { Fetcher, FetchedPage } from '../enrichment/research/types';
-import { NotFoundError } from '../lib/errors';
+import { loadConfig } from '../../config';
+import type { EnrichmentResult, OutputField } from '../../enrichment/types';
+import type { Fetcher, FetchedPage } from '../../enrichment/research/types';
+import { NotFoundError } from '../../lib/errors';
 import { processesField, processImage, type ImageProcessingOptions } from './image-processing';
-import type { Scope } from './scope';
+import type { Scope } from '../access/scope';
 
 /**
  * Durable copies of what a job consulted and returned (interface-spec.md `capture_source_artifacts`,
@@ -165,7 +165,7 @@ export function isMediaField(f: OutputField): boolean {
  * ≠ 200, not an image/PDF) stays as it was, with a field issue — unless `strict`, in which
  * case the whole field is cleared (value, sources, explanation) so no unhosted media leaves the
  * service (`strict_hosted_media`). Without a fetcher nothing can be hosted. With `processing`
- * (`image_processing`, src/services/image-processing.ts), the images of the fields it names are
+ * (`image_processing`, src/services/enrichment/image-processing.ts), the images of the fields it names are
  * transformed before they are stored; already hosted URLs are re-processed only with
  * `force_reprocess_hosted`.
  * @returns the number of URLs hosted, failed and processed (for the debug log)

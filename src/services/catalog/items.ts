@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationDetail, ValidationError } from '../lib/errors';
-import { isUuid, newId } from '../lib/ids';
-import type { Catalog } from '../models/catalog';
-import { evolveSchema, getCurrentSchema, itemValidator, lockCatalog } from './catalog-schema';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationDetail, ValidationError } from '../../lib/errors';
+import { isUuid, newId } from '../../lib/ids';
+import type { Catalog } from '../../models/catalog';
+import { evolveSchema, getCurrentSchema, itemValidator, lockCatalog } from './schema';
 import { wordsColumn, wordsPending } from './search-words';
-import { loadOwned } from './ownership';
-import type { Scope } from './scope';
+import { loadOwned } from '../access/ownership';
+import type { Scope } from '../access/scope';
 import { countWithSearchIndex, requestSearchIndexBuild, SEARCH_INDEX_MIN_ITEMS, SearchIndexBuilds } from './search-count-index';
 
 /**
@@ -125,7 +125,7 @@ export interface ItemFilter {
   top_level?: boolean;
   /**
    * The catalog's `search_words_pending`, read in the query's snapshot: words are then matched
-   * without the word index (src/services/search-words.ts).
+   * without the word index (src/services/catalog/search-words.ts).
    */
   words_pending?: boolean;
 }
@@ -135,7 +135,7 @@ export interface ItemFilter {
  * word-prefix match of every word, plus a literal substring match when the term holds
  * characters other than letters, digits and white space. `wordsPending`: the catalog's word
  * index is behind a restore, so the words are matched against each row's current vector
- * (src/services/search-words.ts).
+ * (src/services/catalog/search-words.ts).
  */
 export function searchSql(term: string, wordsPending = false): { sql: string; bindings: Knex.RawBinding[] } {
   const lowered = term.toLowerCase();
@@ -247,7 +247,7 @@ export const searchCountStats = { index: 0, rare: 0, gin: 0 };
 /**
  * The exact number of items matching a search filter, from the count cache when still valid,
  * else counted and cached. A words-only term in a catalog that is not product-grouped is
- * counted by the search count index when the catalog has one (src/services/search-count-index.ts:
+ * counted by the search count index when the catalog has one (src/services/catalog/search-count-index.ts:
  * postings for frequent words, the GIN index for rare ones, without reading the heap per
  * match); otherwise, or when the index is missing or too many items changed since it was built,
  * by a GIN bitmap count, which reads every matching heap page, and a large catalog's index is
@@ -385,7 +385,7 @@ export interface RawItemsQuery {
 export async function rawItemsJson(knex: Knex, scope: Scope, catalogId: string, q: RawItemsQuery): Promise<string> {
   await loadCatalog(knex, scope, catalogId);
   if (q.search) {
-    // The word index's state and the rows in one snapshot (src/services/search-words.ts).
+    // The word index's state and the rows in one snapshot (src/services/catalog/search-words.ts).
     return knex.transaction(async (trx) => rawItemsPage(trx, catalogId, q, await wordsPending(trx, catalogId)), { isolationLevel: 'repeatable read', readOnly: true });
   }
   return rawItemsPage(knex, catalogId, q, false);

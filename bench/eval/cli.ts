@@ -3,9 +3,9 @@
  * Each suite prints readable tables; the last stdout line is one JSON object of figures.
  * Exit code 2 on usage errors, 1 when a suite fails.
  */
-import { runPagesSuite } from '../eval/pages';
-import { runPricesSuite } from '../eval/prices';
-import { runTextSuite } from '../eval/text';
+import { runPagesSuite } from './pages';
+import { runPricesSuite } from './prices';
+import { runTextSuite } from './text';
 
 const SUITES: Record<string, (argv: string[]) => Promise<object>> = { pages: runPagesSuite, prices: runPricesSuite, text: runTextSuite };
 

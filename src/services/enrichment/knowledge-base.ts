@@ -1,10 +1,10 @@
 import fs from 'node:fs/promises';
 import type { Knex } from 'knex';
-import { knowledgeBaseDocuments, KnowledgeBaseFileError } from '../enrichment';
-import type { KnowledgeBaseDocument } from '../enrichment/types';
-import { ValidationError } from '../lib/errors';
-import { hostFile } from './enrichment-artifacts';
-import type { Scope } from './scope';
+import { knowledgeBaseDocuments, KnowledgeBaseFileError } from '../../enrichment';
+import type { KnowledgeBaseDocument } from '../../enrichment/types';
+import { ValidationError } from '../../lib/errors';
+import { hostFile } from './artifacts';
+import type { Scope } from '../access/scope';
 
 /** An uploaded knowledge-base file on disk (multipart `knowledge_base_files`). */
 export interface UploadedKnowledgeFile {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ValidationDetail, ValidationError } from '../lib/errors';
+import { ValidationDetail, ValidationError } from '../../lib/errors';
 import {
   assertValidSchemaDefinition,
   bumpVersion,
@@ -10,8 +10,8 @@ import {
   SchemaDefinition,
   VersionBump,
   writeSchemaVersion,
-} from './catalog-schema';
-import type { Scope } from './scope';
+} from './schema';
+import type { Scope } from '../access/scope';
 
 /**
  * Adding, updating and removing schema fields (interface-spec.md, Schema; decisions.md §2 and

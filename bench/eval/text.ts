@@ -29,8 +29,8 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { buildProfiles, extractWithModel, extractWithProfiles, trainGroupedTextModel } from '../enrichment/text';
-import type { OutputField } from '../enrichment/types';
+import { buildProfiles, extractWithModel, extractWithProfiles, trainGroupedTextModel } from '../../src/enrichment/text';
+import type { OutputField } from '../../src/enrichment/types';
 
 /**
  * One labelled record, layout-independent. `gold[attr]` = acceptable values, or null for n/a;

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { inputText } from '../enrichment/engine';
-import { learnedTextFields } from '../enrichment/learned-text';
-import type { CatalogTextExample } from '../enrichment/types';
+import { inputText } from '../../enrichment/engine';
+import { learnedTextFields } from '../../enrichment/learned-text';
+import type { CatalogTextExample } from '../../enrichment/types';
 import { engineItem } from './engine-item';
 
 /**

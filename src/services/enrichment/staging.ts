@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
-import type { EnrichmentResult } from '../enrichment/types';
-import { isUuid, newId } from '../lib/ids';
-import { presentActivity, presentStagedChange } from '../presenters/enrichment-job';
-import { businessKeyOf, ITEM_ID_KEY } from './catalog-items';
-import { loadOwned } from './ownership';
-import type { Scope } from './scope';
+import type { EnrichmentResult } from '../../enrichment/types';
+import { isUuid, newId } from '../../lib/ids';
+import { presentActivity, presentStagedChange } from '../../presenters/enrichment-job';
+import { businessKeyOf, ITEM_ID_KEY } from '../catalog/items';
+import { loadOwned } from '../access/ownership';
+import type { Scope } from '../access/scope';
 
 /**
  * Staged changes of enrichment jobs and the read side of review activities (decisions.md §4 "A

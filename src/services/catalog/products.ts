@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import { NotFoundError, ValidationError } from '../lib/errors';
-import type { Catalog } from '../models/catalog';
-import { evolveSchema, getCurrentSchema, itemValidator, lockCatalog } from './catalog-schema';
-import { ItemRow, loadCatalog, loadItem, throwSingleItemError, writeItems, WriteResult } from './catalog-items';
-import type { Scope } from './scope';
+import { NotFoundError, ValidationError } from '../../lib/errors';
+import type { Catalog } from '../../models/catalog';
+import { evolveSchema, getCurrentSchema, itemValidator, lockCatalog } from './schema';
+import { ItemRow, loadCatalog, loadItem, throwSingleItemError, writeItems, WriteResult } from './items';
+import type { Scope } from '../access/scope';
 
 /**
  * Products and their variants (decisions.md §3, G10). A product is an item of entity type

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { jwtVerify } from 'jose';
-import { ForbiddenError, UnauthorizedError } from '../lib/errors';
-import { newApiKey, newId, sha256Hex } from '../lib/ids';
+import { ForbiddenError, UnauthorizedError } from '../../lib/errors';
+import { newApiKey, newId, sha256Hex } from '../../lib/ids';
 import type { Principal, Scope } from './scope';
 
 /**

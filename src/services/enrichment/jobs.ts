@@ -1,20 +1,20 @@
 import type { Knex } from 'knex';
-import { ConflictError, ServiceUnavailableError, ValidationError } from '../lib/errors';
-import { newId } from '../lib/ids';
-import { logger } from '../lib/logger';
-import type { EnrichmentJob } from '../models/enrichment-job';
-import type { OutputField } from '../enrichment/types';
-import { presentJob, presentJobListEntry } from '../presenters/enrichment-job';
-import { auditSummary, auditWanted } from './enrichment-audit';
-import { copyJobExamples, saveJobExamples } from './enrichment-examples';
-import { hostKnowledgeBase, saveJobDocuments } from './enrichment-knowledge-base';
-import { copyRowsForReextract, copyRowsForResume, insertInlineItems, insertItemsFromCatalog, insertItemsFromFile, rowRules } from './enrichment-items';
-import { JobPlan, planJob } from './enrichment-request';
-import { copyStagedChanges } from './enrichment-staging';
-import type { JobRunner } from './job-runner';
-import { loadOwned } from './ownership';
-import type { Scope } from './scope';
-import { jobsCreated } from '../lib/metrics';
+import { ConflictError, ServiceUnavailableError, ValidationError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { logger } from '../../lib/logger';
+import type { EnrichmentJob } from '../../models/enrichment-job';
+import type { OutputField } from '../../enrichment/types';
+import { presentJob, presentJobListEntry } from '../../presenters/enrichment-job';
+import { auditSummary, auditWanted } from './audit';
+import { copyJobExamples, saveJobExamples } from './examples';
+import { hostKnowledgeBase, saveJobDocuments } from './knowledge-base';
+import { copyRowsForReextract, copyRowsForResume, insertInlineItems, insertItemsFromCatalog, insertItemsFromFile, rowRules } from './items';
+import { JobPlan, planJob } from './request';
+import { copyStagedChanges } from './staging';
+import type { JobRunner } from '../job-runner';
+import { loadOwned } from '../access/ownership';
+import type { Scope } from '../access/scope';
+import { jobsCreated } from '../../lib/metrics';
 import { assertWebhookUrl, webhookStatus } from './webhooks';
 
 /** What the job service needs. */
@@ -72,7 +72,7 @@ export interface EnrichUploadInput {
 
 /**
  * Creates an enrichment job (interface-spec.md POST /public/enrich): resolves the request
- * (src/services/enrichment-request.ts: template, catalog schema/taxonomy/known values and text
+ * (src/services/enrichment/request.ts: template, catalog schema/taxonomy/known values and text
  * examples, resume, re-extraction), stores the review activity (type `enrichment`), the job,
  * its text examples (sampled, or copied from the job it continues) and its rows from the
  * item source (inline, streamed `items_file`, source catalog, earlier job) in ONE transaction,
@@ -84,7 +84,7 @@ export interface EnrichUploadInput {
  */
 export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, req: EnrichRequest, upload?: EnrichUploadInput): Promise<Record<string, unknown>> {
   const { knex } = deps;
-  // decisions.md §4: HTTPS only; loopback http only when config allowHttpWebhooks (src/services/webhooks.ts).
+  // decisions.md §4: HTTPS only; loopback http only when config allowHttpWebhooks (src/services/enrichment/webhooks.ts).
   assertWebhookUrl(req.webhook_url, deps.config?.allowHttpWebhooks ?? false);
   const plan = await planJob(knex, scope, req, upload && { file: upload.itemsFile.path, fileName: upload.itemsFile.originalname, knowledgeFiles: upload.knowledgeBaseFiles.length > 0 });
   const documents = upload ? await hostKnowledgeBase(knex, scope, plan.config, upload.knowledgeBaseFiles) : [];

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
-import { ConflictError, ForbiddenError, NotFoundError } from '../lib/errors';
-import { isUuid, newId } from '../lib/ids';
-import { actorId } from './auth';
-import { lockCatalog } from './catalog-schema';
-import { loadCatalog } from './catalog-items';
-import type { Scope } from './scope';
+import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors';
+import { isUuid, newId } from '../../lib/ids';
+import { actorId } from '../access/auth';
+import { lockCatalog } from './schema';
+import { loadCatalog } from './items';
+import type { Scope } from '../access/scope';
 import { requestSearchIndexBuild, type SearchIndexBuilds } from './search-count-index';
 import { SEARCH_WORDS_DEFER_MIN_ITEMS, wordsColumn } from './search-words';
 
@@ -144,7 +144,7 @@ const SNAP_COLUMNS = ITEM_COLUMNS.split(', ').map((c) => `s.${c}`).join(', ');
  *
  * With `deferWords` (large catalogs, see restoreSnapshot) the update leaves the indexed
  * `search_tsv` as it is and writes the snapshot's word vector to `search_tsv_pending` where
- * they differ (src/services/search-words.ts): the update then changes no indexed column and,
+ * they differ (src/services/catalog/search-words.ts): the update then changes no indexed column and,
  * with the table's fillfactor of 50, finds room on the row's page, so it is heap-only (HOT): no
  * index entry at all. Measured on 100,000 rows that all changed (EXPLAIN ANALYZE): 98.6–99.8 %
  * of the updates HOT, 1.7 s on a quiet database instead of ~6.5 s for one new version per row
@@ -218,7 +218,7 @@ export interface RestoreDeps {
  * Items are restored set-based by {@link restoreItems}; a snapshot of at least
  * `deferWordsMinItems` items leaves the word index behind (`catalogs.search_words_pending`,
  * searches stay exact) and, once committed, asks searchIndexBuildWorkflow to catch it up
- * (src/services/search-words.ts; never awaited: if Temporal is unreachable, the next search of
+ * (src/services/catalog/search-words.ts; never awaited: if Temporal is unreachable, the next search of
  * the catalog asks again).
  * @throws NotFoundError (404), ForbiddenError (403); ConflictError (409) when the snapshot's
  *   schema version no longer exists

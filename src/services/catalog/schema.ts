@@ -1,12 +1,12 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Knex } from 'knex';
-import { NotFoundError, ValidationDetail, ValidationError } from '../lib/errors';
-import { newId } from '../lib/ids';
-import { toDetails } from '../lib/validation';
-import { CatalogSchema } from '../models/catalog-schema';
-import { actorId } from './auth';
-import type { Scope } from './scope';
+import { NotFoundError, ValidationDetail, ValidationError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { toDetails } from '../../lib/validation';
+import { CatalogSchema } from '../../models/catalog-schema';
+import { actorId } from '../access/auth';
+import type { Scope } from '../access/scope';
 
 /**
  * Versioned catalog schemas (interface-spec.md "CatalogSchema", Versioning; decisions.md §2):

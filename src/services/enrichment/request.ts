@@ -1,16 +1,16 @@
 import type { Knex } from 'knex';
-import type { CatalogTextExample, OutputField } from '../enrichment/types';
-import { ConflictError, ValidationDetail, ValidationError } from '../lib/errors';
-import type { EnrichmentJob } from '../models/enrichment-job';
-import { ENRICH_DEFAULTS } from '../schemas/enrich';
-import { isGrouped } from './catalog-items';
-import { getCurrentSchema } from './catalog-schema';
-import { loadCatalogOwned } from './catalogs';
-import { catalogTextExamples } from './enrichment-examples';
-import { CatalogTarget, knownValues } from './enrichment-staging';
-import { applyTemplate, loadTemplate } from './enrichment-templates';
-import { loadOwned } from './ownership';
-import type { Scope } from './scope';
+import type { CatalogTextExample, OutputField } from '../../enrichment/types';
+import { ConflictError, ValidationDetail, ValidationError } from '../../lib/errors';
+import type { EnrichmentJob } from '../../models/enrichment-job';
+import { ENRICH_DEFAULTS } from '../../schemas/enrich';
+import { isGrouped } from '../catalog/items';
+import { getCurrentSchema } from '../catalog/schema';
+import { loadCatalogOwned } from '../catalog/catalogs';
+import { catalogTextExamples } from './examples';
+import { CatalogTarget, knownValues } from './staging';
+import { applyTemplate, loadTemplate } from './templates';
+import { loadOwned } from '../access/ownership';
+import type { Scope } from '../access/scope';
 
 /**
  * Turns a validated enrich request into a job plan: the config stored on the job and where its
@@ -29,7 +29,7 @@ export type ItemPlan =
 /**
  * The resolved job: stored config (request without items + internal keys), item source, and
  * for a fresh `web_search: false` job writing to a catalog the catalog's items sampled as text
- * examples (stored beside the job, not in its config: src/services/enrichment-examples.ts;
+ * examples (stored beside the job, not in its config: src/services/enrichment/examples.ts;
  * resumed and re-extracted jobs copy the earlier job's instead).
  */
 export interface JobPlan {

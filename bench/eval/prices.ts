@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { parsePrice } from '../enrichment/normalize/price';
+import { parsePrice } from '../../src/enrichment/normalize/price';
 import { canonicalDecimal } from './metrics';
 import { findFiles, options, readJson, table } from './files';
 

@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { parser } from 'stream-json';
 import { pick } from 'stream-json/filters/Pick';
 import { streamArray } from 'stream-json/streamers/StreamArray';
-import { ValidationDetail, ValidationError } from '../lib/errors';
+import { ValidationDetail, ValidationError } from '../../lib/errors';
 
 /**
  * Where a job's items come from, and how they become `enrichment_rows` (one row per item,

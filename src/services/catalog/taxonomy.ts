@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { NotFoundError, ValidationDetail, ValidationError } from '../lib/errors';
-import type { CatalogSchema } from '../models/catalog-schema';
-import { FieldWorkflowInfo, getCurrentSchema, lockCatalog, writeSchemaVersion } from './catalog-schema';
-import type { Scope } from './scope';
+import { NotFoundError, ValidationDetail, ValidationError } from '../../lib/errors';
+import type { CatalogSchema } from '../../models/catalog-schema';
+import { FieldWorkflowInfo, getCurrentSchema, lockCatalog, writeSchemaVersion } from './schema';
+import type { Scope } from '../access/scope';
 
 /**
  * Catalog taxonomies (interface-spec.md, Taxonomy; decisions.md §2, G3). A taxonomy is stored

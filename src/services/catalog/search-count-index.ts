@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { logger } from '../lib/logger';
-import type { JobRunner } from './job-runner';
+import { logger } from '../../lib/logger';
+import type { JobRunner } from '../job-runner';
 import { wordsColumn } from './search-words';
 
 /**
@@ -170,7 +170,7 @@ function lexeme(word: string): string {
  * @returns the total, or a fallback reason: no index (or disabled), more than
  *   {@link SEARCH_INDEX_MAX_PENDING} changes since the build, no word in the term, or the word
  *   index behind a restore (`words_pending`: the GIN look-ups here would miss rows,
- *   src/services/search-words.ts)
+ *   src/services/catalog/search-words.ts)
  */
 export async function countWithSearchIndex(trx: Knex.Transaction, catalogId: string, term: string): Promise<SearchIndexCount> {
   const { rows: [st] } = await trx.raw(
@@ -290,7 +290,7 @@ const requested = new Map<string, number>();
  * with it: if Temporal is unreachable, a warning is logged and counts stay exact through GIN
  * until a later search asks again. At most one request per catalog per 30 s from this process,
  * unless `opts.now` (a restore). `opts.wordsPending`: the catalog's word index is behind a
- * restore, and an open workflow is signalled to catch it up (src/services/search-words.ts).
+ * restore, and an open workflow is signalled to catch it up (src/services/catalog/search-words.ts).
  * @param jobRunner the API's runner (temporal/client.ts TemporalJobRunner)
  * @param catalog the catalog's id and owning organization (search attributes of the workflow)
  */
