@@ -1,0 +1,19 @@
+/**
+ * The services' per-process caches, owned by the app's or the worker's dependency object
+ * (src/deps.ts, activities/index.ts) instead of module-level variables, so two apps in one
+ * process (tests) never see each other's state (architecture.md, "State lives in objects passed
+ * through deps"). Each domain owns its part.
+ */
+import { CatalogCaches, createCatalogCaches } from './catalog/caches';
+import { createEnrichmentCaches, EnrichmentCaches } from './enrichment/caches';
+
+/** Every domain's caches. */
+export interface ServiceCaches {
+  catalog: CatalogCaches;
+  enrichment: EnrichmentCaches;
+}
+
+/** Fresh, empty caches for one app or worker. */
+export function createServiceCaches(): ServiceCaches {
+  return { catalog: createCatalogCaches(), enrichment: createEnrichmentCaches() };
+}
