@@ -43,7 +43,7 @@ import { pageItem, PAGES_SCHEMA } from './eval/pages';
 import { createOrganizationWithKey } from '../src/services/access/auth';
 import { TemporalJobRunner } from '../temporal/client';
 import { DevServerHandle, startDevServer } from '../temporal/dev-server';
-import { progressQuery } from '../workflows/definitions';
+import { enrichmentWorkflowId, progressQuery } from '../workflows/definitions';
 import { BENCH_DATABASE_URL } from './lib';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 100_000);
@@ -179,7 +179,7 @@ async function main(): Promise<void> {
     const uploadS = (performance.now() - tu) / 1000;
     if (res.status !== 200 && res.status !== 201 && res.status !== 202) throw new Error(`POST /public/enrich answered ${res.status}: ${JSON.stringify(created).slice(0, 500)}`);
     const jobId = created.job_id as string;
-    const workflowId = `enrichment-${jobId}`;
+    const workflowId = enrichmentWorkflowId(jobId);
     const t0 = performance.now();
 
     // Poll (API, PostgreSQL counters) and query (workflow) side by side until the job is done.
