@@ -20,6 +20,8 @@ ENV NODE_ENV=production
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 COPY --from=build /app/dist dist
+# DATA_DIR (default /app/.data: uploads, artifacts) must be writable by the unprivileged user.
+RUN mkdir -p .data && chown node:node .data
 USER node
 EXPOSE 8080
 # The worker: node --enable-source-maps dist/temporal/worker.js
