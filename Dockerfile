@@ -1,11 +1,28 @@
-# One image for the API and the worker (docker-compose.yml picks the command).
-# TypeScript runs through tsx, a runtime dependency, so there is no build step.
+# One image for the API and the worker (docker-compose.yml picks the command), built in two
+# stages: the build stage installs every dependency (TypeScript is a dev dependency), compiles to
+# dist/ and prebuilds the Temporal workflow bundle (`npm run build`); the final stage holds the
+# production dependencies and dist/ only, and runs plain node.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json ./
+COPY src src
+COPY workflows workflows
+COPY activities activities
+COPY migrations migrations
+COPY temporal temporal
+RUN npm run build
+
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
-COPY . .
+COPY --from=build /app/dist dist
+# DATA_DIR (default /app/.data: uploads, artifacts) must be writable by the unprivileged user.
+RUN mkdir -p .data && chown node:node .data
 USER node
 EXPOSE 8080
-CMD ["npm", "run", "api"]
+# The worker: node --enable-source-maps dist/temporal/worker.js
+CMD ["node", "--enable-source-maps", "dist/src/main.js"]

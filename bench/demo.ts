@@ -14,6 +14,7 @@ import { loadConfig, REPO_ROOT } from '../src/config';
 import { count, FieldCounts, prf } from './eval/metrics';
 import { options, readJson, table } from './eval/files';
 import { correct, PAGE_FIELDS, pageItem, PAGES_SCHEMA } from './eval/pages';
+import { enrichmentWorkflowId } from '../workflows/definitions';
 
 type PageField = (typeof PAGE_FIELDS)[number];
 
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
   console.log(`Submitting ${items.length} real products (tier A: name + brand) to ${base} as one async job...`);
   const started = Date.now();
   const job = await api(base, key, 'POST', '/api/public/enrich', { items, output_schema: PAGES_SCHEMA, speed, async_mode: true });
-  console.log(`job ${job.job_id}: running (Temporal workflow enrichment-${job.job_id})`);
+  console.log(`job ${job.job_id}: running (Temporal workflow ${enrichmentWorkflowId(job.job_id)})`);
 
   let poll = job;
   while (poll.status === 'running') {

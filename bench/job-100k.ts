@@ -6,10 +6,11 @@
  *     one at TEMPORAL_ADDRESS;
  *   - API: the real app (src/app.ts createApp) in this process on an ephemeral port, with a
  *     TemporalJobRunner (so it starts the workflow exactly as `POST /api/public/enrich` does);
- *   - worker: `node --import tsx temporal/worker.ts` (the production entrypoint) with
- *     DATABASE_URL = the bench database, TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE,
- *     ENRICH_CONCURRENCY and ENRICH_ENGINE (`research` = the real deterministic engine over the
- *     offline archive; `echo` = the benchmarking engine, no research);
+ *   - worker: `node --import tsx temporal/worker.ts` (the production entrypoint, `research` =
+ *     the real deterministic engine over the offline archive) or, for BENCH_ENGINE=echo,
+ *     `bench/fixtures/echo-worker.ts` (the same worker with the benchmarking engine, no
+ *     research), with DATABASE_URL = the bench database, TEMPORAL_ADDRESS,
+ *     TEMPORAL_TASK_QUEUE and ENRICH_CONCURRENCY;
  *   - items: BENCH_ITEMS objects written to a JSON file on disk as a stream, cycled over the 98
  *     labelled Zyte pages (name + brand, bench/eval/pages.ts pageItem tier A), uploaded as a
  *     streamed multipart body (Node's fetch + FormData over a file-backed Blob from
@@ -42,7 +43,7 @@ import { pageItem, PAGES_SCHEMA } from './eval/pages';
 import { createOrganizationWithKey } from '../src/services/access/auth';
 import { TemporalJobRunner } from '../temporal/client';
 import { DevServerHandle, startDevServer } from '../temporal/dev-server';
-import { progressQuery } from '../workflows/definitions';
+import { enrichmentWorkflowId, progressQuery } from '../workflows/definitions';
 import { BENCH_DATABASE_URL } from './lib';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 100_000);
@@ -114,12 +115,13 @@ async function main(): Promise<void> {
     cleanups.push(() => knex('organizations').where('id', organizationId).delete());
     const auth = { Authorization: `Bearer ${apiKey}` };
 
-    // Worker: the production entrypoint in its own process.
-    const worker = spawn(process.execPath, ['--import', 'tsx', 'temporal/worker.ts'], {
+    // Worker: the production entrypoint (or the same worker with the echo engine) in its own process.
+    const entrypoint = ENGINE === 'echo' ? 'bench/fixtures/echo-worker.ts' : 'temporal/worker.ts';
+    const worker = spawn(process.execPath, ['--import', 'tsx', entrypoint], {
       cwd: REPO_ROOT,
       env: {
         ...process.env, DATABASE_URL: BENCH_DATABASE_URL, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'default', TEMPORAL_TASK_QUEUE: TASK_QUEUE,
-        ENRICH_CONCURRENCY: String(CONCURRENCY), ENRICH_ENGINE: ENGINE, LOG_LEVEL: 'info',
+        ENRICH_CONCURRENCY: String(CONCURRENCY), LOG_LEVEL: 'info',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -177,7 +179,7 @@ async function main(): Promise<void> {
     const uploadS = (performance.now() - tu) / 1000;
     if (res.status !== 200 && res.status !== 201 && res.status !== 202) throw new Error(`POST /public/enrich answered ${res.status}: ${JSON.stringify(created).slice(0, 500)}`);
     const jobId = created.job_id as string;
-    const workflowId = `enrichment-${jobId}`;
+    const workflowId = enrichmentWorkflowId(jobId);
     const t0 = performance.now();
 
     // Poll (API, PostgreSQL counters) and query (workflow) side by side until the job is done.

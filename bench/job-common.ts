@@ -6,8 +6,8 @@
  *
  * - `archive` (default of the overhead benchmark): the deterministic engine over the offline
  *   archive with real product items (the 98 labelled Zyte pages, repeated);
- * - `echo`: the worker's benchmarking engine (temporal/worker.ts `echoEngine`, ENRICH_ENGINE=echo)
- *   after `BENCH_ENGINE_DELAY_MS` (default 0), for orchestration-bound runs.
+ * - `echo`: the benchmarking engine (bench/fixtures/echo-engine.ts) after `BENCH_ENGINE_DELAY_MS`
+ *   (default 0), for orchestration-bound runs.
  */
 import './env';
 import path from 'node:path';
@@ -25,7 +25,8 @@ import { createEnrichmentJob } from '../src/services/enrichment/jobs';
 import type { JobRunner } from '../src/services/job-runner';
 import { EnrichmentTuning, TemporalJobRunner } from '../temporal/client';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
-import { createWorker, echoEngine } from '../temporal/worker';
+import { createWorker } from '../temporal/worker';
+import { echoEngine } from './fixtures/echo-engine';
 import { archiveItems } from './fixtures/worker-cluster';
 import { BENCH_DATABASE_URL } from './lib';
 

@@ -56,17 +56,23 @@ export interface Config {
   fetch: { timeoutMs: number; connectTimeoutMs: number; maxBytes: number; maxRedirects: number; perHostConcurrency: number; userAgent: string; allowPrivateFetch: boolean };
   /** pino log level (env `LOG_LEVEL`, default `info`). */
   logLevel: string;
-  /**
-   * Engine the worker runs (env `ENRICH_ENGINE`): `research`, the default, is the real engine
-   * (search + fetch + extract, src/enrichment); `echo` is a BENCHMARKING engine that does no
-   * research and returns each item marked `enriched: true`, for measuring orchestration and
-   * storage alone (bench/job-100k.ts). Never use `echo` in production: it enriches nothing.
-   */
-  enrichEngine: 'research' | 'echo';
 }
 
-/** Root of this repository (the folder holding package.json). */
-export const REPO_ROOT = path.resolve(__dirname, '..');
+/**
+ * Root of this repository: the nearest folder above this file holding package.json. Found by
+ * walking up rather than a fixed `..` because the same code runs from `src/` (tsx, Jest) and
+ * from `dist/src/` (the production build, `npm run build`), and `.data` or `../shared/data`
+ * are meant relative to the clone, not to `dist/`.
+ */
+export const REPO_ROOT = packageRoot(__dirname);
+
+/** The nearest folder at or above `dir` holding package.json; `dir/..` when there is none. */
+function packageRoot(dir: string): string {
+  for (let d = dir; ; d = path.dirname(d)) {
+    if (fs.existsSync(path.join(d, 'package.json'))) return d;
+    if (path.dirname(d) === d) return path.resolve(dir, '..');
+  }
+}
 
 function bool(value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value === '') return fallback;
@@ -90,16 +96,6 @@ function searchProvider(value: string | undefined): Config['search']['provider']
   throw new Error(`SEARCH_PROVIDER must be archive, searxng or brave, got ${JSON.stringify(value)}`);
 }
 
-/**
- * `ENRICH_ENGINE` as an engine name; empty means `research`.
- * @throws Error for any other value
- */
-function enrichEngine(value: string | undefined): Config['enrichEngine'] {
-  const v = (value ?? '').trim().toLowerCase() || 'research';
-  if (v === 'research' || v === 'echo') return v;
-  throw new Error(`ENRICH_ENGINE must be research or echo, got ${JSON.stringify(value)}`);
-}
-
 /** The archives of `../shared/data` that exist on this machine (evaluation.md, "The offline web archive"). */
 export function defaultArchives(): string[] {
   const shared = path.resolve(REPO_ROOT, '..', 'shared', 'data');
@@ -111,8 +107,8 @@ export function defaultArchives(): string[] {
 /**
  * Reads the configuration from an environment map.
  * @param env defaults to `process.env`
- * @throws Error when a numeric variable is not a non-negative integer, or SEARCH_PROVIDER or
- *   ENRICH_ENGINE is unknown
+ * @throws Error when a numeric variable is not a non-negative integer, or SEARCH_PROVIDER is
+ *   unknown
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env.PORT, 8080, 'PORT');
@@ -156,6 +152,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowPrivateFetch: bool(env.FETCH_ALLOW_PRIVATE, false),
     },
     logLevel: env.LOG_LEVEL ?? 'info',
-    enrichEngine: enrichEngine(env.ENRICH_ENGINE),
   };
 }

@@ -3,7 +3,6 @@ import path from 'node:path';
 import knexFactory, { Knex } from 'knex';
 import { Model } from 'objection';
 import { Client } from 'pg';
-import { REPO_ROOT } from './config';
 
 /**
  * Creates the Knex instance for a PostgreSQL URL and binds Objection models to it.
@@ -32,7 +31,9 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
     try {
       await client.query(`CREATE DATABASE "${name}"`);
     } catch (err: any) {
-      if (err?.code !== '42P04') throw err; // 42P04 duplicate_database: created concurrently
+      // Created concurrently (the API and the worker start together): 42P04 duplicate_database,
+      // or 23505 unique_violation on pg_database when both CREATEs ran at the same moment.
+      if (err?.code !== '42P04' && err?.code !== '23505') throw err;
       return false;
     }
     return true;
@@ -41,18 +42,26 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
   }
 }
 
-/** Where knex migrations live: `migrations/*.ts`, applied in file-name (timestamp) order. */
-export const MIGRATIONS_DIR = path.join(REPO_ROOT, 'migrations');
+/**
+ * Where knex migrations live: `migrations/*.ts` next to `src/`, or their compiled `*.js` next to
+ * `dist/src/` in the production build; applied in file-name (timestamp) order.
+ */
+export const MIGRATIONS_DIR = path.join(__dirname, '..', 'migrations');
+
+/** A migration file: timestamp, name, `.ts` source or `.js` build output (never `.d.ts`/`.map`). */
+const MIGRATION_FILE = /^\d{14}_[^.]+\.(ts|js)$/;
 
 /**
- * Knex migration source over `migrations/`: loads each `.ts` file through `require`, which works
- * under tsx (the CLI) and under Jest's transform alike.
+ * Knex migration source over {@link MIGRATIONS_DIR}: loads each file through `require`, which
+ * works under tsx (the CLI), Jest's transform and plain node on the build alike. The name stored
+ * in `knex_migrations` is the file name without its extension, so a database migrated from the
+ * sources counts as up to date for the build and the other way round.
  */
 const migrationSource: Knex.MigrationSource<string> = {
   async getMigrations() {
-    return fs.readdirSync(MIGRATIONS_DIR).filter((f) => /^\d{14}_.+\.ts$/.test(f)).sort();
+    return fs.readdirSync(MIGRATIONS_DIR).filter((f) => MIGRATION_FILE.test(f)).sort();
   },
-  getMigrationName: (file) => file.replace(/\.ts$/, ''),
+  getMigrationName: (file) => file.replace(/\.(ts|js)$/, ''),
   async getMigration(file) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require(path.join(MIGRATIONS_DIR, file));

@@ -11,6 +11,7 @@ import type { Knex } from 'knex';
 import { ConflictError, NotFoundError } from '../src/lib/errors';
 import { historyFromFixture } from './export-history';
 import type { TemporalJobRunner } from './client';
+import { workflowCode } from './workflow-bundle';
 
 /** A job as operators see it: PostgreSQL state plus its workflow's Temporal status. */
 export interface OpsJob {
@@ -91,13 +92,13 @@ export interface ReplayOutcome {
 
 /**
  * Replays a history file (temporal/export-history.ts format) against the current workflow code
- * (`workflows/`, or `workflowBundle` when given).
+ * (`workflowBundle` when given, else the worker's: temporal/workflow-bundle.ts workflowCode).
  * @throws Error when the file is not a history
  */
 export async function replayHistoryFile(file: string, options: { workflowBundle?: { code: string } } = {}): Promise<ReplayOutcome> {
   const history = historyFromFixture(JSON.parse(fs.readFileSync(file, 'utf8')));
   try {
-    await Worker.runReplayHistory(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('../workflows') }, history);
+    await Worker.runReplayHistory(options.workflowBundle ? { workflowBundle: options.workflowBundle } : workflowCode(), history);
     return { ok: true };
   } catch (err: any) {
     return { ok: false, error: { kind: err instanceof DeterminismViolationError ? 'nondeterminism' : 'other', message: String(err?.message ?? err) } };

@@ -1,10 +1,11 @@
 /**
- * The Temporal worker (`npm run worker`): config → database (created and migrated when missing)
- * → Temporal connection (waits until it answers) → search attributes → enrichment engine (index
- * built once; `ENRICH_ENGINE=echo` swaps in the benchmarking {@link echoEngine}) → Worker on
- * `config.taskQueue`, the queue the API starts enrichment jobs and search count index builds
- * on, until SIGINT/SIGTERM. {@link createWorker} builds the same Worker in-process for tests
- * over any connection.
+ * The Temporal worker (`npm run worker`; `node dist/temporal/worker.js` from the build):
+ * {@link runWorker} with the research engine (src/enrichment, index built once). runWorker is
+ * config → database (created and migrated when missing) → Temporal connection (waits until it
+ * answers) → search attributes → engine → Worker on `config.taskQueue`, the queue the API starts
+ * enrichment jobs and search count index builds on, until SIGINT/SIGTERM; benchmarks run it with
+ * their own engine (bench/fixtures/echo-worker.ts). {@link createWorker} builds the same Worker
+ * in-process for tests over any connection.
  */
 import { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
@@ -13,10 +14,12 @@ import type { Knex } from 'knex';
 import { createActivities, EnrichmentActivities } from '../activities';
 import { createSearchIndexActivities } from '../activities/search-index';
 import { loadConfig } from '../src/config';
+import type { Config } from '../src/config';
 import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
-import type { EngineUsage, EnrichmentEngine, EnrichmentResult } from '../src/enrichment/types';
+import type { EnrichmentEngine } from '../src/enrichment/types';
 import { logger } from '../src/lib/logger';
 import { ensureSearchAttributes } from './search-attributes';
+import { workflowCode } from './workflow-bundle';
 
 /** What {@link createWorker} needs. */
 export interface WorkerDeps {
@@ -37,7 +40,10 @@ export interface WorkerDeps {
   webhookTimeoutMs?: number;
   /** Activity slots of this worker; default 32. */
   maxConcurrentActivities?: number;
-  /** A pre-built workflow bundle (tests build it once per file); default: bundle `workflows/`. */
+  /**
+   * A pre-built workflow bundle (tests build it once per file); default: the build's prebuilt
+   * bundle when running from `dist/`, else bundle `workflows/` (temporal/workflow-bundle.ts).
+   */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Time in-flight activities get to finish on shutdown before they are cancelled; default 5 s. */
   shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
@@ -63,39 +69,11 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     connection: deps.connection,
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
-    ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+    ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : workflowCode()),
     activities: { ...activities, ...searchIndex },
     maxConcurrentActivityTaskExecutions: deps.maxConcurrentActivities ?? 32,
     shutdownGraceTime: deps.shutdownGraceTime ?? '5 seconds',
   });
-}
-
-/**
- * The benchmarking engine of `ENRICH_ENGINE=echo` (src/config.ts): no search, no fetch; each
- * item comes back with `enriched: true` (sourced from its own `name`) and empty evidence, so a
- * job measures Temporal, the worker and PostgreSQL alone. Not for production use.
- * @param delayMs optional wait per item (ms), to model a slow engine; default 0
- */
-export function echoEngine(delayMs = 0): EnrichmentEngine {
-  const usage = (): EngineUsage => ({ search_calls: 0, pages_fetched: 0, llm_calls: 0, llm_prompt_tokens: 0, llm_completion_tokens: 0 });
-  const echo = (item: Record<string, unknown>): EnrichmentResult => ({
-    original_data: item,
-    after_data: { ...item, enriched: true, sources: { enriched: ['INPUT:name'] }, source_explanations: { enriched: 'echo engine (benchmarking)' } },
-    all_sources: [],
-    review_info: { reasoning: 'echo', confidence: 'high', flags: [], field_issues: [], field_confidence: {}, field_methods: {} },
-  });
-  return {
-    async research() {
-      return { evidence: { queries: [], search_results: [], documents: [] }, usage: usage() };
-    },
-    async extract(input) {
-      return { result: echo(input.item), usage: usage() };
-    },
-    async enrich(input) {
-      if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
-      return { result: echo(input.item), evidence: { queries: [], search_results: [], documents: [] }, usage: usage() };
-    },
-  };
 }
 
 /** Retries `connect` every second until it succeeds or `timeoutMs` passes. */
@@ -112,8 +90,17 @@ async function waitFor<T>(what: string, connect: () => Promise<T>, timeoutMs: nu
   }
 }
 
-async function main(): Promise<void> {
-  const config = loadConfig();
+/** Builds the engine a worker runs, once, after the database and Temporal answer. */
+export type EngineFactory = (config: Config) => EnrichmentEngine | Promise<EnrichmentEngine>;
+
+/**
+ * Runs a worker process until SIGINT/SIGTERM: creates and migrates the database when needed,
+ * waits up to 2 minutes for Temporal, registers the search attributes, builds the engine with
+ * `makeEngine`, then serves `config.taskQueue`. Resolves once the worker has stopped and its
+ * connections are closed.
+ * @throws Error when the database or Temporal cannot be reached, or the worker fails
+ */
+export async function runWorker(config: Config, makeEngine: EngineFactory): Promise<void> {
   // The SDK logs the workflow bundle's webpack report and every state change at INFO; our own
   // pino lines say what matters, so the SDK speaks up only for warnings unless debugging.
   Runtime.install({ logger: new DefaultLogger(['debug', 'trace'].includes(config.logLevel) ? 'DEBUG' : 'WARN') });
@@ -127,18 +114,7 @@ async function main(): Promise<void> {
   await clientConnection.close();
   const connection = await NativeConnection.connect({ address });
 
-  const started = Date.now();
-  let engine: EnrichmentEngine;
-  if (config.enrichEngine === 'echo') {
-    engine = echoEngine();
-    logger.warn('ENRICH_ENGINE=echo: benchmarking engine, items are echoed and not researched');
-  } else {
-    // Loaded here, not at the top: tests import createWorker and bring their own engine.
-    const { createEngineFromConfig } = await import('../src/enrichment');
-    engine = createEngineFromConfig(config);
-    logger.info({ ms: Date.now() - started }, 'enrichment engine ready (index built)');
-  }
-
+  const engine = await makeEngine(config);
   const worker = await createWorker({
     connection, namespace: config.temporalNamespace, taskQueue: config.taskQueue, knex, engine,
     publicUrl: config.publicUrl, allowHttpWebhooks: config.allowHttpWebhooks,
@@ -159,8 +135,18 @@ async function main(): Promise<void> {
   logger.info('worker stopped');
 }
 
+/** The research engine (src/enrichment) of `config`; logs how long building its index took. */
+async function researchEngine(config: Config): Promise<EnrichmentEngine> {
+  const started = Date.now();
+  // Loaded here, not at the top: tests import createWorker and bring their own engine.
+  const { createEngineFromConfig } = await import('../src/enrichment');
+  const engine = createEngineFromConfig(config);
+  logger.info({ ms: Date.now() - started }, 'enrichment engine ready (index built)');
+  return engine;
+}
+
 if (require.main === module) {
-  main().then(
+  runWorker(loadConfig(), researchEngine).then(
     () => process.exit(0),
     (err) => {
       logger.fatal({ err }, 'worker failed');

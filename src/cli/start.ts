@@ -8,7 +8,10 @@
  *   4. on first start creates a development organization and API key (or registers
  *      BOOTSTRAP_API_KEY), kept in .data/dev-api-key so later starts print the same key;
  *   5. runs the API (src/main.ts) and the worker (temporal/worker.ts) as child processes,
- *      restarting a crashed child with backoff; pids in .data/pids/{api,worker,temporal}.pid;
+ *      restarting a crashed child with backoff; pids in .data/pids/{api,worker,temporal}.pid.
+ *      From the sources (`npm start`) the children run through tsx; run from the build
+ *      (`npm run start:prod`, i.e. `node dist/src/cli/start.js`) they are the compiled
+ *      dist/src/main.js and dist/temporal/worker.js under plain node;
  *   6. prints the URLs and the key. Ctrl-C / SIGTERM stops the children, then the dev server.
  */
 import fs from 'node:fs';
@@ -63,7 +66,7 @@ async function stopLeftovers(): Promise<void> {
     } catch {
       continue;
     }
-    if (!/src\/main\.ts|temporal\/worker\.ts|server start-dev/.test(cmdline)) continue;
+    if (!/src\/main\.[jt]s|temporal\/worker\.[jt]s|server start-dev/.test(cmdline)) continue;
     log(`stopping leftover ${file.replace('.pid', '')} process ${pid} from an earlier start`);
     process.kill(pid, 'SIGTERM');
     for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
@@ -79,16 +82,27 @@ interface Supervised {
 }
 
 /**
- * Runs `node --import tsx <script>` in its own process group (a terminal's Ctrl-C reaches only
- * this supervisor, which stops children in order), restarting it with backoff when it exits
+ * How to run one of our entrypoints, given as a path relative to `src/` (e.g. `main`,
+ * `../temporal/worker`): the compiled sibling under plain node when this file is itself compiled
+ * (tsx is a development dependency), else the TypeScript source through tsx.
+ */
+function nodeArgs(entry: string): string[] {
+  const compiled = path.extname(__filename) === '.js';
+  const script = path.relative(REPO_ROOT, path.join(__dirname, '..', entry + (compiled ? '.js' : '.ts')));
+  return compiled ? ['--enable-source-maps', script] : ['--import', 'tsx', script];
+}
+
+/**
+ * Runs `node <args>` ({@link nodeArgs}) in its own process group (a terminal's Ctrl-C reaches
+ * only this supervisor, which stops children in order), restarting it with backoff when it exits
  * while the service is not stopping.
  */
-function supervise(name: string, script: string): Supervised {
+function supervise(name: string, args: string[]): Supervised {
   const entry: Supervised = { name, child: null, exited: Promise.resolve() };
   let delay = RESTART_MIN_MS;
   const launch = (): void => {
     const started = Date.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: REPO_ROOT, env: process.env, stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: process.env, stdio: ['ignore', 'inherit', 'inherit'], detached: true });
     entry.child = child;
     fs.writeFileSync(pidFile(name), String(child.pid));
     entry.exited = new Promise((resolve) => {
@@ -188,8 +202,10 @@ async function main(): Promise<void> {
   const { apiKey, created } = await developmentKey();
   log(created ? 'created the development organization and its API key' : 'development organization present');
 
-  log('starting the API (src/main.ts) and the worker (temporal/worker.ts)...');
-  const children = [supervise('api', 'src/main.ts'), supervise('worker', 'temporal/worker.ts')];
+  const api = nodeArgs('main');
+  const worker = nodeArgs('../temporal/worker');
+  log(`starting the API (${api[api.length - 1]}) and the worker (${worker[worker.length - 1]})...`);
+  const children = [supervise('api', api), supervise('worker', worker)];
 
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;

@@ -20,10 +20,13 @@ const MODELS_PER_EXAMPLES = 8;
 /** Trained (or training) models by the identity of the examples array, then by field set + known values. */
 const models = new WeakMap<readonly TextExample[], Map<string, Promise<TextModel>>>();
 
-/** The thread's program (CommonJS, evaluated): load the TypeScript sources through tsx, train, post the model. */
+/**
+ * The thread's program (CommonJS, evaluated): load the text model (the TypeScript sources through
+ * tsx, or the compiled build as is), train, post the model.
+ */
 const THREAD_PROGRAM = `
 const { parentPort, workerData } = require('node:worker_threads');
-require(workerData.loader).register();
+if (workerData.loader) require(workerData.loader).register();
 const { trainTextModel } = require(workerData.module);
 parentPort.postMessage(trainTextModel(workerData.fields, workerData.examples, workerData.knownValues, workerData.texts));
 `;
@@ -39,10 +42,21 @@ function serial<T>(task: () => Promise<T>): Promise<T> {
 }
 
 /**
+ * Where the thread loads the text model from: this file's sibling `text/index`, compiled (`.js`,
+ * the production build, plain node; tsx is a development dependency) or TypeScript (`.ts`, with
+ * tsx's CommonJS loader, as under tsx and Jest).
+ */
+function textModule(): { loader: string | null; module: string } {
+  if (path.extname(__filename) === '.js') return { loader: null, module: path.join(__dirname, 'text', 'index.js') };
+  return { loader: require.resolve('tsx/cjs/api'), module: path.join(__dirname, 'text', 'index.ts') };
+}
+
+/**
  * {@link trainTextModel} in a worker thread: resolves with the structured clone of the model
  * (Maps, typed arrays and RegExps survive it; the model holds no functions or class instances,
  * which test/unit/enrichment/learned-text.test.ts checks by comparing with in-process training).
- * The thread loads src/enrichment/text through tsx, as `npm run worker` does.
+ * The thread loads src/enrichment/text through tsx, as `npm run worker` does, or the compiled
+ * dist/src/enrichment/text of the production build (`npm run build`) without a loader.
  * @throws Error when the thread cannot start, load the sources, train or post the model
  */
 export function trainTextModelInThread(fields: OutputField[], examples: readonly TextExample[], knownValues: Record<string, string[]>, texts: readonly string[] = []): Promise<TextModel> {
@@ -51,7 +65,7 @@ export function trainTextModelInThread(fields: OutputField[], examples: readonly
     try {
       worker = new Worker(THREAD_PROGRAM, {
         eval: true,
-        workerData: { loader: require.resolve('tsx/cjs/api'), module: path.join(__dirname, 'text', 'index.ts'), fields, examples, knownValues, texts },
+        workerData: { ...textModule(), fields, examples, knownValues, texts },
       });
     } catch (err) {
       reject(err);

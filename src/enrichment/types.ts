@@ -5,7 +5,17 @@
  * Field names follow interface-spec.md ("Output-schema field", "Enrichment result item") and
  * decisions.md §4 (`review_info`, low-confidence candidates, sources).
  */
-import type { TextExample } from './text';
+/**
+ * One catalog item as a training example of the text model (src/enrichment/text): its text and
+ * its values (alternatives allowed; null = none), and optionally its group (e.g. its category)
+ * when the catalog's groups have different fields. Declared here, with the other shapes, so the
+ * text model depends on this contract and not the other way round.
+ */
+export interface TextExample {
+  text: string;
+  values: Record<string, string | string[] | null | undefined>;
+  group?: string;
+}
 
 /**
  * One text of a catalog item as a training example of the text model: `field` is the item

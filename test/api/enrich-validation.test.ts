@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { testApp } from '../helpers/app';
+import { enrichmentWorkflowId } from '../../workflows/definitions';
 
 const field = { name: 'brand', type: 'string', description: 'Brand of the product' };
 
@@ -96,7 +97,7 @@ describe('job routes for unknown and foreign jobs', () => {
     const knex = testKnex();
     const jobId = '22222222-2222-4222-8222-' + String(Date.now()).padStart(12, '0').slice(-12);
     await knex('review_activities').insert({ id: jobId, organization_id: other.organizationId, type: 'enrichment', status: 'running' });
-    await knex('enrichment_jobs').insert({ id: jobId, organization_id: other.organizationId, status: 'running', config: {}, total_rows: 0, total_items: 0, workflow_id: `enrichment-${jobId}` });
+    await knex('enrichment_jobs').insert({ id: jobId, organization_id: other.organizationId, status: 'running', config: {}, total_rows: 0, total_items: 0, workflow_id: enrichmentWorkflowId(jobId) });
     expect((await request(app).get(`/api/public/enrich/${jobId}`).set(org.auth)).status).toBe(403);
     expect((await request(app).post(`/api/public/enrich/${jobId}/cancel`).set(org.auth)).status).toBe(403);
   });

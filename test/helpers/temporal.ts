@@ -16,6 +16,7 @@ import type { JobRunner } from '../../src/services/job-runner';
 import { SEARCH_ATTRIBUTES } from '../../temporal/search-attributes';
 import { EnrichmentTuning, TemporalJobRunner } from '../../temporal/client';
 import { createWorker, WorkerDeps } from '../../temporal/worker';
+import { enrichmentWorkflowId } from '../../workflows/definitions';
 import { testKnex } from './db';
 
 let runtimeInstalled = false;
@@ -106,7 +107,7 @@ export async function createTestJob(knex: Knex, jobRunner: JobRunner, organizati
     items, async_mode: true, output_schema: [{ name: 'enriched', type: 'boolean', description: 'whether the item was enriched' }],
   });
   const jobId = job.job_id as string;
-  return { jobId, workflowId: `enrichment-${jobId}` };
+  return { jobId, workflowId: enrichmentWorkflowId(jobId) };
 }
 
 /**

@@ -31,7 +31,7 @@ import { createEnrichmentJob } from '../../src/services/enrichment/jobs';
 import { exportHistory } from '../../temporal/export-history';
 import { TemporalJobRunner } from '../../temporal/client';
 import { createWorker } from '../../temporal/worker';
-import { searchIndexWorkflowId, webhookWorkflowId } from '../../workflows/definitions';
+import { enrichmentWorkflowId, searchIndexWorkflowId, webhookWorkflowId } from '../../workflows/definitions';
 import { clientFor, createArchiveJob, freePort, RestartableTemporal, spawnWorker, stopWorker } from '../../bench/fixtures/worker-cluster';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -131,7 +131,7 @@ async function recordEnrichment(env: TestWorkflowEnvironment, organizationId: st
     items: [{ name: 'item 0' }, { name: 'item 1' }], async_mode: true, webhook_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     output_schema: [{ name: 'enriched', type: 'boolean', description: 'whether the item was enriched' }],
   });
-  const hookedId = `enrichment-${job.job_id}`;
+  const hookedId = enrichmentWorkflowId(job.job_id as string);
   await hooked.waitForClose(hookedId);
   await env.client.workflow.getHandle(webhookWorkflowId(hookedId)).result();
   server.close();

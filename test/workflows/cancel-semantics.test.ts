@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config';
 import type { JobRunner } from '../../src/services/job-runner';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, testApiFor, waitUntil } from '../helpers/temporal';
+import { enrichmentWorkflowId } from '../../workflows/definitions';
 
 const TASK_QUEUE = 'test-cancel-semantics';
 const engineOptions = { delayMs: 0 };
@@ -48,7 +49,7 @@ test('running → cancelled keeps partial results; cancelling again succeeds; th
   expect(again.status).toBe(200);
   expect(again.body).toMatchObject({ job_id: jobId, status: 'cancelled' });
 
-  await env.client.workflow.getHandle(`enrichment-${jobId}`).result().catch(() => undefined);
+  await env.client.workflow.getHandle(enrichmentWorkflowId(jobId)).result().catch(() => undefined);
   const poll = await request(app).get(`/api/public/enrich/${jobId}`).set(auth);
   expect(poll.body.status).toBe('failed'); // cancelled polls as failed
   expect(poll.body.completed_items).toBeGreaterThanOrEqual(2);

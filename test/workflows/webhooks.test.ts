@@ -14,7 +14,7 @@ import { ValidationError } from '../../src/lib/errors';
 import { cancelEnrichmentJob, createEnrichmentJob, getEnrichmentJob } from '../../src/services/enrichment/jobs';
 import { verifyWebhook } from '../../src/services/enrichment/webhooks';
 import { TemporalJobRunner } from '../../temporal/client';
-import { ENRICHMENT_JOB_KIND, JOB_KIND, ORGANIZATION_ID, WEBHOOK_JOB_KIND, webhookWorkflowId } from '../../workflows/definitions';
+import { ENRICHMENT_JOB_KIND, enrichmentWorkflowId, JOB_KIND, ORGANIZATION_ID, WEBHOOK_JOB_KIND, webhookWorkflowId } from '../../workflows/definitions';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, waitUntil } from '../helpers/temporal';
 
@@ -66,7 +66,7 @@ async function createJob(webhookUrl: string, count = 3, allowHttpWebhooks = true
     webhook_url: webhookUrl,
     output_schema: [{ name: 'enriched', type: 'boolean', description: 'whether the item was enriched' }],
   });
-  return { jobId: job.job_id as string, workflowId: `enrichment-${job.job_id}` };
+  return { jobId: job.job_id as string, workflowId: enrichmentWorkflowId(job.job_id as string) };
 }
 
 async function deliveries(jobId: string) {

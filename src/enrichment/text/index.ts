@@ -8,8 +8,8 @@
  * values alone; when example items with their texts are available, a tagger learned from
  * them (model.ts) decides the fields whose values the catalog writes verbatim.
  */
-import type { OutputField } from '../types';
-import { extractWithModel, trainGroupedTextModel, trainTextModel, type TextExample } from './model';
+import type { OutputField, TextExample } from '../types';
+import { extractWithModel, trainGroupedTextModel, trainTextModel } from './model';
 import { buildProfiles } from './profile';
 import { extractWithProfiles, type TextExtraction } from './rules';
 

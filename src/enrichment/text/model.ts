@@ -14,7 +14,7 @@
  * field's likeliest spans with what the tagger cannot weigh: catalog values and phrase counts
  * of the catalog's texts (corpus.ts).
  */
-import type { OutputField } from '../types';
+import type { OutputField, TextExample } from '../types';
 import type { Candidate } from './candidates';
 import { buildProfiles, type FieldProfile } from './profile';
 import { phraseKey, stemKey, stemWord } from './spans';
@@ -24,16 +24,6 @@ import { allowedLabels, tokenFeatures, tokenize, type Sequence, type Token } fro
 import { buildCorpus, type CorpusStats } from './corpus';
 import { choiceProbabilities, trainReranker, type RankingList, type Reranker, type SparseFeatures } from './rerank';
 import { catalogValuesOf, noneFeatures, spanFeatures, type CatalogValues } from './span-features';
-
-/**
- * One catalog item for training: its text and its values (alternatives allowed; null = none),
- * and optionally its group (e.g. its category) when the catalog's groups have different fields.
- */
-export interface TextExample {
-  text: string;
-  values: Record<string, string | string[] | null | undefined>;
-  group?: string;
-}
 
 /** One group of catalog items (e.g. a category): its fields and the values its items hold per field. */
 export interface TextGroup {

@@ -16,6 +16,7 @@ import { loadOwned } from '../access/ownership';
 import type { Scope } from '../access/scope';
 import { jobsCreated } from '../../lib/metrics';
 import { assertWebhookUrl, webhookStatus } from './webhooks';
+import { enrichmentWorkflowId } from '../../../workflows/definitions';
 
 /** What the job service needs. */
 export interface JobServiceDeps {
@@ -91,7 +92,7 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
   const config = plan.config;
   const catalogId = plan.catalogId;
   const jobId = newId();
-  const workflowId = `enrichment-${jobId}`;
+  const workflowId = enrichmentWorkflowId(jobId);
 
   const totalItems = await knex.transaction(async (trx) => {
     await trx('review_activities').insert({
