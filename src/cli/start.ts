@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ChildProcess, spawn } from 'node:child_process';
-import { loadConfig, REPO_ROOT } from '../config';
+import { Config, loadConfig, REPO_ROOT } from '../config';
 import { createKnex, ensureDatabase, migrateLatest } from '../db';
 import { createOrganizationWithKey } from '../services/access/auth';
 import { ensureLocalPostgres } from '../lib/local-postgres';
@@ -33,12 +33,15 @@ const HEALTHY_RUN_MS = 60_000;
 /** Children get this long to stop after SIGTERM before SIGKILL. */
 const STOP_GRACE_MS = 15_000;
 
-const config = loadConfig();
-const pidDir = path.join(config.dataDir, 'pids');
-let stopping = false;
+/** The state of one `npm start` run: its configuration, where pid files go, and whether it is stopping. */
+interface StartRun {
+  config: Config;
+  pidDir: string;
+  stopping: boolean;
+}
 
-function pidFile(name: string): string {
-  return path.join(pidDir, `${name}.pid`);
+function pidFile(run: StartRun, name: string): string {
+  return path.join(run.pidDir, `${name}.pid`);
 }
 
 function alive(pid: number): boolean {
@@ -54,7 +57,7 @@ function alive(pid: number): boolean {
  * Stops processes left by an earlier `npm start` that was killed hard: a pid file whose process
  * still runs one of our commands (checked in /proc, so a reused pid is never signalled).
  */
-async function stopLeftovers(): Promise<void> {
+async function stopLeftovers({ pidDir }: StartRun): Promise<void> {
   if (!fs.existsSync(pidDir)) return;
   for (const file of fs.readdirSync(pidDir).filter((f) => f.endsWith('.pid'))) {
     const pid = Number(fs.readFileSync(path.join(pidDir, file), 'utf8').trim());
@@ -97,21 +100,21 @@ function nodeArgs(entry: string): string[] {
  * only this supervisor, which stops children in order), restarting it with backoff when it exits
  * while the service is not stopping.
  */
-function supervise(name: string, args: string[]): Supervised {
+function supervise(run: StartRun, name: string, args: string[]): Supervised {
   const entry: Supervised = { name, child: null, exited: Promise.resolve() };
   let delay = RESTART_MIN_MS;
   const launch = (): void => {
     const started = Date.now();
     const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: process.env, stdio: ['ignore', 'inherit', 'inherit'], detached: true });
     entry.child = child;
-    fs.writeFileSync(pidFile(name), String(child.pid));
+    fs.writeFileSync(pidFile(run, name), String(child.pid));
     entry.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         resolve();
-        if (stopping) return;
+        if (run.stopping) return;
         if (Date.now() - started > HEALTHY_RUN_MS) delay = RESTART_MIN_MS;
         log(`${name} exited (${signal ?? `code ${code}`}); restarting in ${delay / 1000} s`);
-        setTimeout(() => !stopping && launch(), delay);
+        setTimeout(() => !run.stopping && launch(), delay);
         delay = Math.min(delay * 2, RESTART_MAX_MS);
       });
     });
@@ -121,7 +124,7 @@ function supervise(name: string, args: string[]): Supervised {
 }
 
 /** SIGTERM, then SIGKILL after {@link STOP_GRACE_MS}; resolves when the child is gone. */
-async function stopChild(entry: Supervised): Promise<void> {
+async function stopChild(run: StartRun, entry: Supervised): Promise<void> {
   const child = entry.child;
   if (child && child.exitCode === null && child.signalCode === null) {
     log(`stopping ${entry.name} (pid ${child.pid})`);
@@ -130,11 +133,11 @@ async function stopChild(entry: Supervised): Promise<void> {
     await entry.exited;
     clearTimeout(killer);
   }
-  fs.rmSync(pidFile(entry.name), { force: true });
+  fs.rmSync(pidFile(run, entry.name), { force: true });
 }
 
 /** The development API key: BOOTSTRAP_API_KEY, else the one stored by an earlier start, else new. */
-async function developmentKey(): Promise<{ apiKey: string; created: boolean }> {
+async function developmentKey(config: Config): Promise<{ apiKey: string; created: boolean }> {
   const keyFile = path.join(config.dataDir, 'dev-api-key');
   const stored = fs.existsSync(keyFile) ? fs.readFileSync(keyFile, 'utf8').trim() || null : null;
   const knex = createKnex(config.databaseUrl, { min: 0, max: 1 });
@@ -148,11 +151,11 @@ async function developmentKey(): Promise<{ apiKey: string; created: boolean }> {
 }
 
 /** Polls the API's /healthz until it answers 200 (true) or `timeoutMs` passes (false). */
-async function apiAnswers(timeoutMs: number): Promise<boolean> {
+async function apiAnswers(run: StartRun, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline && !stopping) {
+  while (Date.now() < deadline && !run.stopping) {
     try {
-      if ((await fetch(`http://127.0.0.1:${config.port}/healthz`)).ok) return true;
+      if ((await fetch(`http://127.0.0.1:${run.config.port}/healthz`)).ok) return true;
     } catch {
       // not listening yet
     }
@@ -162,8 +165,10 @@ async function apiAnswers(timeoutMs: number): Promise<boolean> {
 }
 
 async function main(): Promise<void> {
-  fs.mkdirSync(pidDir, { recursive: true });
-  await stopLeftovers();
+  const config = loadConfig();
+  const run: StartRun = { config, pidDir: path.join(config.dataDir, 'pids'), stopping: false };
+  fs.mkdirSync(run.pidDir, { recursive: true });
+  await stopLeftovers(run);
 
   let devServer: DevServerHandle | null = null;
   let uiUrl: string | null = null;
@@ -178,10 +183,10 @@ async function main(): Promise<void> {
       log(`a Temporal server already answers at ${config.temporalAddress}; using it`);
     } else {
       devServer = await startDevServer({ binary, dataDir: config.dataDir, namespace: config.temporalNamespace, ip: host, port, uiPort: port + 1000, log });
-      fs.writeFileSync(pidFile('temporal'), String(devServer.pid));
+      fs.writeFileSync(pidFile(run, 'temporal'), String(devServer.pid));
       log(`Temporal dev server ready at ${devServer.address}`);
       void devServer.exited.then((code) => {
-        if (!stopping) log(`Temporal dev server exited unexpectedly (${code}); see ${path.join(config.dataDir, 'temporal.log')}; stop with Ctrl-C`);
+        if (!run.stopping) log(`Temporal dev server exited unexpectedly (${code}); see ${path.join(config.dataDir, 'temporal.log')}; stop with Ctrl-C`);
       });
     }
   } else {
@@ -199,23 +204,23 @@ async function main(): Promise<void> {
   } finally {
     await knex.destroy();
   }
-  const { apiKey, created } = await developmentKey();
+  const { apiKey, created } = await developmentKey(config);
   log(created ? 'created the development organization and its API key' : 'development organization present');
 
   const api = nodeArgs('main');
   const worker = nodeArgs('../temporal/worker');
   log(`starting the API (${api[api.length - 1]}) and the worker (${worker[worker.length - 1]})...`);
-  const children = [supervise('api', api), supervise('worker', worker)];
+  const children = [supervise(run, 'api', api), supervise(run, 'worker', worker)];
 
   const shutdown = async (signal: string): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
+    if (run.stopping) return;
+    run.stopping = true;
     log(`${signal}: stopping`);
-    await Promise.all(children.map(stopChild));
+    await Promise.all(children.map((child) => stopChild(run, child)));
     if (devServer) {
       log(`stopping the Temporal dev server (pid ${devServer.pid})`);
       await devServer.stop();
-      fs.rmSync(pidFile('temporal'), { force: true });
+      fs.rmSync(pidFile(run, 'temporal'), { force: true });
     }
     log('stopped');
     process.exit(0);
@@ -223,8 +228,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
-  const up = await apiAnswers(120_000);
-  if (stopping) return;
+  const up = await apiAnswers(run, 120_000);
+  if (run.stopping) return;
   console.log([
     '',
     up ? 'Catalog enrichment service is running.' : 'The API has not answered yet; its log is above.',
