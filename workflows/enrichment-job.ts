@@ -100,6 +100,109 @@ function phaseOf(status: string): EnrichmentPhase {
   return status === 'completed' || status === 'cancelled' || status === 'failed' ? status : 'running';
 }
 
+/** One run of the workflow: the job, its tuning, its activities and its live progress. */
+interface JobRun {
+  args: EnrichmentJobArgs;
+  jobId: string;
+  /** Rows work in batches (`processRows`); false on histories from before the `row-batches` patch. */
+  batched: boolean;
+  rows: EnrichmentActivities;
+  concurrency: number;
+  pageSize: number;
+  pagesPerRun: number;
+  batchSize: number;
+  progress: EnrichmentProgress;
+}
+
+/** Copies PostgreSQL's counters into the live progress. */
+function applyCounters(progress: EnrichmentProgress, c: JobCounters): void {
+  progress.total_items = c.total_items;
+  progress.completed_items = c.completed_items;
+  progress.successful = c.successful;
+  progress.failed = c.failed;
+}
+
+/** Counts one row outcome into the live progress (`skipped` rows stay pending). */
+function countOutcome(progress: EnrichmentProgress, outcome: RowOutcome): void {
+  if (outcome === 'skipped') return;
+  progress.completed_items += 1;
+  if (outcome === 'succeeded') progress.successful += 1;
+  else progress.failed += 1;
+}
+
+/**
+ * Starts the job's webhook delivery when it has a `webhook_url` (decisions.md §4), without
+ * waiting for it: ABANDON lets it outlive this workflow. Never throws: a delivery that cannot
+ * even start (e.g. a delivery of the same id still running) must not change the job.
+ */
+async function startWebhookDelivery(run: JobRun, final: JobCounters): Promise<void> {
+  if (!final.has_webhook) return;
+  try {
+    await startChild(webhookDeliveryWorkflow, {
+      workflowId: webhookWorkflowId(workflowInfo().workflowId),
+      args: [{ ...run.args.webhook, job_id: run.jobId }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      // Same organization and catalog as the job, its own kind (operators filter deliveries apart).
+      typedSearchAttributes: workflowInfo().typedSearchAttributes.updateCopy([{ key: JOB_KIND, value: WEBHOOK_JOB_KIND }]),
+      staticSummary: `Webhook of enrichment job ${run.jobId} (${final.status})`,
+    });
+  } catch (err) {
+    log.warn('webhook delivery could not be started', { job_id: run.jobId, error: String(err) });
+  }
+}
+
+/**
+ * The work loop (see the file header): processes pages of pending rows through a sliding window
+ * of at most `concurrency` row activities until none is left (false) or the run's budget is
+ * spent (true).
+ * @throws the cancellation, or RowActivityFailed when a row activity failed after its retries
+ */
+async function workPages(run: JobRun): Promise<boolean> {
+  const { jobId, progress, rows } = run;
+  const inflight = new Set<Promise<void>>();
+  let failure: unknown = null;
+  const drain = async (): Promise<void> => {
+    await Promise.all(inflight);
+    if (failure !== null) throw isCancellation(failure) ? failure : new RowActivityFailed(failure);
+  };
+  for (let page = 1; ; page++) {
+    const indexes = await db.pendingRowIndexes(jobId, progress.cursor, run.pageSize);
+    const step = run.batched ? run.batchSize : 1;
+    for (let at = 0; at < indexes.length; at += step) {
+      const batch = indexes.slice(at, at + step);
+      while (inflight.size >= run.concurrency && failure === null) await Promise.race(inflight);
+      if (failure !== null) break;
+      const work: Promise<void> = run.batched
+        ? rows.processRows(jobId, batch).then((outcomes) => outcomes.forEach((o) => countOutcome(progress, o)))
+        : rows.processRow(jobId, batch[0]).then((o) => countOutcome(progress, o));
+      // Each promise settles without rejecting (failures are recorded), so none goes unhandled.
+      const p: Promise<void> = work.then(undefined, (err) => {
+        failure ??= err;
+      }).finally(() => inflight.delete(p));
+      inflight.add(p);
+      progress.cursor = batch[batch.length - 1];
+    }
+    if (failure !== null || indexes.length < run.pageSize) {
+      await drain(); // throws the recorded failure, if any
+      return false;
+    }
+    if (page >= run.pagesPerRun || workflowInfo().continueAsNewSuggested) {
+      await drain();
+      return true;
+    }
+  }
+}
+
+/** Finalizes the job with `outcome` in PostgreSQL, updates the progress and starts its webhook. */
+async function finalize(run: JobRun, outcome: 'completed' | 'cancelled' | 'failed', message?: string): Promise<void> {
+  run.progress.status = 'finalizing';
+  // Only the failed outcome carries a message (the activity's input stays as recorded before).
+  const final = message === undefined ? await db.finalizeJob(run.jobId, outcome) : await db.finalizeJob(run.jobId, outcome, message);
+  applyCounters(run.progress, final);
+  run.progress.status = outcome === 'completed' ? phaseOf(final.status) : outcome;
+  await startWebhookDelivery(run, final);
+}
+
 /**
  * Runs an enrichment job to its end (see the state machine above).
  * @param args job id, plus cursor and counters when continued-as-new, plus tuning
@@ -109,125 +212,46 @@ function phaseOf(status: string): EnrichmentPhase {
  *   when an activity failed after all retries (after marking the job failed)
  */
 export async function enrichmentJobWorkflow(args: EnrichmentJobArgs): Promise<EnrichmentProgress> {
-  const jobId = args.job_id;
-  const concurrency = Math.max(1, args.concurrency ?? DEFAULT_CONCURRENCY);
-  const pageSize = Math.max(1, args.page_size ?? DEFAULT_PAGE_SIZE);
-  const pagesPerRun = Math.max(1, args.pages_per_run ?? DEFAULT_PAGES_PER_RUN);
-  const batchSize = Math.max(1, args.batch_size ?? DEFAULT_BATCH_SIZE);
   // Runs started before batching existed replay with one processRow per row.
   const batched = patched(ROW_BATCHES_PATCH);
-  const rows = rowActivities(Math.max(1, args.row_heartbeat_timeout_s ?? 60), batched);
-  const progress: EnrichmentProgress = {
-    ...(args.counters ?? { total_items: 0, completed_items: 0, successful: 0, failed: 0 }),
-    cursor: args.cursor ?? -1,
-    status: 'running',
+  const run: JobRun = {
+    args,
+    jobId: args.job_id,
+    batched,
+    rows: rowActivities(Math.max(1, args.row_heartbeat_timeout_s ?? 60), batched),
+    concurrency: Math.max(1, args.concurrency ?? DEFAULT_CONCURRENCY),
+    pageSize: Math.max(1, args.page_size ?? DEFAULT_PAGE_SIZE),
+    pagesPerRun: Math.max(1, args.pages_per_run ?? DEFAULT_PAGES_PER_RUN),
+    batchSize: Math.max(1, args.batch_size ?? DEFAULT_BATCH_SIZE),
+    progress: {
+      ...(args.counters ?? { total_items: 0, completed_items: 0, successful: 0, failed: 0 }),
+      cursor: args.cursor ?? -1,
+      status: 'running',
+    },
   };
+  const { progress } = run;
   setHandler(progressQuery, () => ({ ...progress }));
 
-  const apply = (c: JobCounters): void => {
-    progress.total_items = c.total_items;
-    progress.completed_items = c.completed_items;
-    progress.successful = c.successful;
-    progress.failed = c.failed;
-  };
-  const count = (outcome: RowOutcome): void => {
-    if (outcome === 'skipped') return;
-    progress.completed_items += 1;
-    if (outcome === 'succeeded') progress.successful += 1;
-    else progress.failed += 1;
-  };
-
-  /**
-   * Starts the job's webhook delivery when it has a `webhook_url` (decisions.md §4), without
-   * waiting for it: ABANDON lets it outlive this workflow. Never throws: a delivery that cannot
-   * even start (e.g. a delivery of the same id still running) must not change the job.
-   */
-  const startWebhookDelivery = async (final: JobCounters): Promise<void> => {
-    if (!final.has_webhook) return;
-    try {
-      await startChild(webhookDeliveryWorkflow, {
-        workflowId: webhookWorkflowId(workflowInfo().workflowId),
-        args: [{ ...args.webhook, job_id: jobId }],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        // Same organization and catalog as the job, its own kind (operators filter deliveries apart).
-        typedSearchAttributes: workflowInfo().typedSearchAttributes.updateCopy([{ key: JOB_KIND, value: WEBHOOK_JOB_KIND }]),
-        staticSummary: `Webhook of enrichment job ${jobId} (${final.status})`,
-      });
-    } catch (err) {
-      log.warn('webhook delivery could not be started', { job_id: jobId, error: String(err) });
-    }
-  };
-
-  /** Processes pages until none is left (false) or the run's budget is spent (true). */
-  const work = async (): Promise<boolean> => {
-    const inflight = new Set<Promise<void>>();
-    let failure: unknown = null;
-    const drain = async (): Promise<void> => {
-      await Promise.all(inflight);
-      if (failure !== null) throw isCancellation(failure) ? failure : new RowActivityFailed(failure);
-    };
-    for (let page = 1; ; page++) {
-      const indexes = await db.pendingRowIndexes(jobId, progress.cursor, pageSize);
-      const step = batched ? batchSize : 1;
-      for (let at = 0; at < indexes.length; at += step) {
-        const batch = indexes.slice(at, at + step);
-        while (inflight.size >= concurrency && failure === null) await Promise.race(inflight);
-        if (failure !== null) break;
-        const work: Promise<void> = batched
-          ? rows.processRows(jobId, batch).then((outcomes) => outcomes.forEach(count))
-          : rows.processRow(jobId, batch[0]).then(count);
-        // Each promise settles without rejecting (failures are recorded), so none goes unhandled.
-        const p: Promise<void> = work.then(undefined, (err) => {
-          failure ??= err;
-        }).finally(() => inflight.delete(p));
-        inflight.add(p);
-        progress.cursor = batch[batch.length - 1];
-      }
-      if (failure !== null || indexes.length < pageSize) {
-        await drain(); // throws the recorded failure, if any
-        return false;
-      }
-      if (page >= pagesPerRun || workflowInfo().continueAsNewSuggested) {
-        await drain();
-        return true;
-      }
-    }
-  };
-
   try {
-    if (!args.counters) apply(await db.loadJobCounters(jobId));
-    if (await work()) {
+    if (!args.counters) applyCounters(progress, await db.loadJobCounters(run.jobId));
+    if (await workPages(run)) {
       const { counters: _c, cursor: _k, ...tuning } = args;
       const counters: EnrichmentCounters = {
         total_items: progress.total_items, completed_items: progress.completed_items, successful: progress.successful, failed: progress.failed,
       };
       return await continueAsNew<typeof enrichmentJobWorkflow>({ ...tuning, cursor: progress.cursor, counters });
     }
-    progress.status = 'finalizing';
-    const final = await db.finalizeJob(jobId, 'completed');
-    apply(final);
-    progress.status = phaseOf(final.status);
-    await startWebhookDelivery(final);
+    await finalize(run, 'completed');
     return { ...progress };
   } catch (err) {
     if (isCancellation(err)) {
-      progress.status = 'finalizing';
-      await CancellationScope.nonCancellable(async () => {
-        const final = await db.finalizeJob(jobId, 'cancelled');
-        apply(final);
-        progress.status = 'cancelled';
-        await startWebhookDelivery(final);
-      });
+      await CancellationScope.nonCancellable(() => finalize(run, 'cancelled'));
       throw err;
     }
     const cause = err instanceof RowActivityFailed ? err.failure : err;
     if (cause instanceof ActivityFailure) {
       const message = `Processing stopped after repeated infrastructure failures: ${cause.cause?.message ?? cause.message}`;
-      progress.status = 'finalizing';
-      const final = await db.finalizeJob(jobId, 'failed', message);
-      apply(final);
-      progress.status = 'failed';
-      await startWebhookDelivery(final);
+      await finalize(run, 'failed', message);
       throw ApplicationFailure.nonRetryable(message, 'EnrichmentJobFailed');
     }
     throw err;
