@@ -14,7 +14,8 @@ import { createEngineFromConfig } from '../../src/enrichment';
 import { pageItem, PAGES_SCHEMA } from '../../bench/eval/pages';
 import { SHARED_DATA } from '../helpers/data';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor, waitUntil } from '../helpers/temporal';
+import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
+import { waitUntil } from '../helpers/wait';
 
 const ZYTE = path.join(SHARED_DATA, 'zyte-product-extraction');
 const TASK_QUEUE = 'test-e2e-enrichment';
