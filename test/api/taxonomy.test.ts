@@ -162,7 +162,8 @@ function googleTaxonomy(): { name: string; hierarchy_levels: string[]; nodes: Re
 }
 
 describe('Google product taxonomy (5,595 nodes)', () => {
-  it('converts, stores and enriches it quickly with correct paths, levels and inheritance', async () => {
+  // Its time is measured by bench/taxonomy-google.ts (time limits live in bench/, not in tests).
+  it('converts, stores and enriches it with correct paths, levels and inheritance', async () => {
     const taxonomy = googleTaxonomy();
     expect(Object.keys(taxonomy.nodes)).toHaveLength(5595);
     expect(Object.values(taxonomy.nodes).every((n) => n.parent === null || n.parent in taxonomy.nodes)).toBe(true);
@@ -171,11 +172,9 @@ describe('Google product taxonomy (5,595 nodes)', () => {
     taxonomy.nodes['386'].attributes = [{ name: 'resolution', type: 'string' }, { name: 'warranty_years', type: 'integer' }];
     taxonomy.nodes['404'].attributes = [{ name: 'screen_size_in', type: 'number' }];
     const id = await newCatalog();
-    const started = Date.now();
     const put = await request(server).put(url(id)).set(org.auth).send(taxonomy);
     expect(put.status).toBe(200);
     const get = await request(server).get(url(id)).set(org.auth);
-    expect(Date.now() - started).toBeLessThan(5000);
     const nodes = get.body.nodes;
     expect(Object.keys(nodes)).toHaveLength(5595);
     expect(Object.values(nodes).filter((n: any) => n.level === 0)).toHaveLength(21);
