@@ -18,7 +18,26 @@ import { enrichmentWorkflowId } from '../workflows/definitions';
 
 type PageField = (typeof PAGE_FIELDS)[number];
 
-async function api(base: string, key: string, method: string, route: string, body?: unknown): Promise<any> {
+/** One result of the job (the parts the demo prints and scores). */
+interface DemoResult {
+  original_data: Record<string, unknown>;
+  after_data: Record<string, unknown> & { sources: Record<string, string[] | undefined>; source_explanations: Record<string, string> };
+  review_info: { field_confidence: Record<string, string> };
+}
+
+/** The job as `POST /public/enrich` and `GET /public/enrich/:id` answer it. */
+interface DemoJob {
+  job_id: string;
+  status: string;
+  total_items: number;
+  completed_items: number;
+  successful: number;
+  credits_used: number;
+  results: DemoResult[];
+}
+
+/** Calls the API; the answer is read as `T` (the route's documented response). */
+async function api<T>(base: string, key: string, method: string, route: string, body?: unknown): Promise<T> {
   const res = await fetch(base + route, {
     method,
     headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
@@ -26,7 +45,7 @@ async function api(base: string, key: string, method: string, route: string, bod
   });
   const json = await res.json().catch(() => ({}));
   if (!res.ok) throw new Error(`${method} ${route} → ${res.status} ${JSON.stringify(json)}`);
-  return json;
+  return json as T;
 }
 
 async function main(): Promise<void> {
@@ -39,31 +58,31 @@ async function main(): Promise<void> {
   if (!key) throw new Error('no API key: start the service with `npm start` first, or pass --key');
   const speed = options(argv, '--speed')[0] ?? 'fast';
 
-  const index = readJson(path.join(data, 'page-index.json')) as Array<Record<string, any>>;
-  const gold = readJson(path.join(data, 'ground-truth.json')) as Record<string, Record<string, any>>;
+  const index = readJson(path.join(data, 'page-index.json')) as Array<Parameters<typeof pageItem>[0]>;
+  const gold = readJson(path.join(data, 'ground-truth.json')) as Record<string, Record<string, string[] | string>>;
   const pages = index.filter((p) => gold[p.id]);
-  const items = pages.map((p) => pageItem(p as any, gold[p.id], 'A'));
+  const items = pages.map((p) => pageItem(p, gold[p.id], 'A'));
   console.log(`Submitting ${items.length} real products (tier A: name + brand) to ${base} as one async job...`);
   const started = Date.now();
-  const job = await api(base, key, 'POST', '/api/public/enrich', { items, output_schema: PAGES_SCHEMA, speed, async_mode: true });
+  const job = await api<DemoJob>(base, key, 'POST', '/api/public/enrich', { items, output_schema: PAGES_SCHEMA, speed, async_mode: true });
   console.log(`job ${job.job_id}: running (Temporal workflow ${enrichmentWorkflowId(job.job_id)})`);
 
   let poll = job;
   while (poll.status === 'running') {
     await new Promise((r) => setTimeout(r, 1000));
-    poll = await api(base, key, 'GET', `/api/public/enrich/${job.job_id}?page_size=1`);
+    poll = await api<DemoJob>(base, key, 'GET', `/api/public/enrich/${job.job_id}?page_size=1`);
     const width = 40;
     const done = Math.round((poll.completed_items / poll.total_items) * width);
     process.stdout.write(`\r[${'#'.repeat(done)}${'.'.repeat(width - done)}] ${poll.completed_items}/${poll.total_items} items, ${poll.successful} successful`);
   }
   const seconds = (Date.now() - started) / 1000;
   console.log(`\njob ${poll.status} in ${seconds.toFixed(1)} s; credits used: ${poll.credits_used}`);
-  const final = await api(base, key, 'GET', `/api/public/enrich/${job.job_id}?page=1&page_size=1000`);
+  const final = await api<DemoJob>(base, key, 'GET', `/api/public/enrich/${job.job_id}?page=1&page_size=1000`);
 
   const counts = Object.fromEntries(PAGE_FIELDS.map((f) => [f, { tp: 0, fp: 0, fn: 0 }])) as Record<PageField, FieldCounts>;
   let cited = 0;
   let citedOwn = 0;
-  final.results.forEach((result: any, i: number) => {
+  final.results.forEach((result, i) => {
     const labels = gold[pages[i].id];
     for (const field of PAGE_FIELDS) {
       const g = ([] as string[]).concat(labels[field] ?? []).map(String).filter(Boolean);

@@ -34,6 +34,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../src/app';
@@ -42,8 +43,8 @@ import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
 import { pageItem, PAGES_SCHEMA } from './eval/pages';
 import { createOrganizationWithKey } from '../src/services/access/auth';
 import { TemporalJobRunner } from '../temporal/client';
-import { DevServerHandle, startDevServer } from '../temporal/dev-server';
 import { enrichmentWorkflowId, progressQuery } from '../workflows/definitions';
+import { startDevServerOnFreePorts } from './fixtures/worker-cluster';
 import { BENCH_DATABASE_URL } from './lib';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 100_000);
@@ -68,9 +69,9 @@ function procMemory(pid: number): { rss: number; hwm: number } | null {
 /** The bench's items: the 98 labelled pages as tier-A items (name + brand), in index order. */
 function pageItems(): Array<Record<string, unknown>> {
   const dir = path.join(REPO_ROOT, '..', 'shared', 'data', 'zyte-product-extraction');
-  const index: Array<Record<string, any>> = JSON.parse(fs.readFileSync(path.join(dir, 'page-index.json'), 'utf8'));
+  const index: Array<Parameters<typeof pageItem>[0]> = JSON.parse(fs.readFileSync(path.join(dir, 'page-index.json'), 'utf8'));
   const labels: Record<string, Record<string, unknown>> = JSON.parse(fs.readFileSync(path.join(dir, 'ground-truth.json'), 'utf8'));
-  return index.map((p) => pageItem(p as any, labels[p.id] ?? {}, 'A'));
+  return index.map((p) => pageItem(p, labels[p.id] ?? {}, 'A'));
 }
 
 /** Writes `[item, item, ...]` of `count` items cycled over `pages` to `file` as a stream. */
@@ -91,20 +92,22 @@ async function main(): Promise<void> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-100k-'));
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
-    // Temporal: reuse TEMPORAL_ADDRESS, else a dev server of our own on a free port.
+    // Temporal: reuse TEMPORAL_ADDRESS (namespace default), else a dev server of our own on free
+    // ports with a namespace of its own (see startDevServerOnFreePorts).
     let address = process.env.TEMPORAL_ADDRESS;
+    let namespace = 'default';
     if (!address) {
-      const port = await freePort();
-      const server: DevServerHandle = await startDevServer({
-        binary: path.join(loadConfig().temporalCliCache, 'temporal'), dataDir: path.join(tmp, 'temporal'), namespace: 'default',
-        port, uiPort: await freePort(), log: () => undefined, headless: true, sqlitePragmas: { journal_mode: 'wal', synchronous: 'off' },
+      namespace = `bench-100k-${randomUUID()}`;
+      const { handle: server } = await startDevServerOnFreePorts({
+        binary: path.join(loadConfig().temporalCliCache, 'temporal'), dataDir: path.join(tmp, 'temporal'), namespace,
+        log: () => undefined, headless: true, sqlitePragmas: { journal_mode: 'wal', synchronous: 'off' },
       });
       cleanups.push(() => server.stop());
       address = server.address;
     }
     const connection = await Connection.connect({ address });
     cleanups.push(() => connection.close());
-    const client = new Client({ connection, namespace: 'default' });
+    const client = new Client({ connection, namespace });
 
     // Database and organization.
     await ensureDatabase(BENCH_DATABASE_URL);
@@ -120,7 +123,7 @@ async function main(): Promise<void> {
     const worker = spawn(process.execPath, ['--import', 'tsx', entrypoint], {
       cwd: REPO_ROOT,
       env: {
-        ...process.env, DATABASE_URL: BENCH_DATABASE_URL, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'default', TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+        ...process.env, DATABASE_URL: BENCH_DATABASE_URL, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: namespace, TEMPORAL_TASK_QUEUE: TASK_QUEUE,
         ENRICH_CONCURRENCY: String(CONCURRENCY), LOG_LEVEL: 'info',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -175,7 +178,7 @@ async function main(): Promise<void> {
     form.set('items_file', await fs.openAsBlob(file, { type: 'application/json' }), 'items.json');
     const tu = performance.now();
     const res = await fetch(`${base}/public/enrich`, { method: 'POST', headers: auth, body: form });
-    const created = (await res.json()) as Record<string, any>;
+    const created = (await res.json()) as { job_id?: string };
     const uploadS = (performance.now() - tu) / 1000;
     if (res.status !== 200 && res.status !== 201 && res.status !== 202) throw new Error(`POST /public/enrich answered ${res.status}: ${JSON.stringify(created).slice(0, 500)}`);
     const jobId = created.job_id as string;
@@ -191,7 +194,7 @@ async function main(): Promise<void> {
       // Status every second (so `seconds` is exact to 1 s); poll vs query sample every 5 s.
       await new Promise((r) => setTimeout(r, 1000));
       if (workerGone) throw new Error(`worker exited during the job:\n${workerLog.slice(-3000)}`);
-      const poll = (await (await fetch(`${base}/public/enrich/${jobId}?page=1&page_size=1`, { headers: auth })).json()) as Record<string, any>;
+      const poll = (await (await fetch(`${base}/public/enrich/${jobId}?page=1&page_size=1`, { headers: auth })).json()) as { status: string; completed_items: number };
       status = poll.status;
       if (tick % 5 !== 0) continue;
       const q = await client.workflow.getHandle(workflowId).query(progressQuery).catch(() => null);
@@ -264,15 +267,6 @@ async function main(): Promise<void> {
     for (const c of cleanups.reverse()) await c().catch((err) => console.error('cleanup:', err?.message ?? err));
     fs.rmSync(tmp, { recursive: true, force: true });
   }
-}
-
-/** A free TCP port on 127.0.0.1 (bound then released). */
-async function freePort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 main().catch((err) => {

@@ -24,7 +24,7 @@ runBench(async (b) => {
   const post = async (path: string, body?: unknown) => {
     const t = performance.now();
     const res = await fetch(base + path, { method: 'POST', headers: b.auth, body: body === undefined ? undefined : JSON.stringify(body) });
-    const json = (await res.json()) as Record<string, any>;
+    const json = (await res.json()) as { id: string; safety_snapshot_id: string; items_restored: number };
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
     return { ms: since(t), json };
   };

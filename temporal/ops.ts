@@ -74,11 +74,13 @@ export async function listFailedJobs(knex: Knex, client: Client, limit = 50): Pr
 /**
  * Running jobs that made no progress for `minutes` (no row written, no status change), with
  * their workflow's status: `RUNNING` (slow or blocked activities: look at its pending
- * activities), or anything else (the workflow is gone: resume or fail the job).
+ * activities), or anything else (the workflow is gone: resume or fail the job). The 500 that
+ * have been idle longest, of one organization when `options.organizationId` is given.
  */
-export async function listStuckJobs(knex: Knex, client: Client, minutes = 15): Promise<OpsJob[]> {
+export async function listStuckJobs(knex: Knex, client: Client, minutes = 15, options: { organizationId?: string } = {}): Promise<OpsJob[]> {
   const rows = await knex('enrichment_jobs').where({ status: 'running' })
     .where('updated_at', '<', knex.raw("now() - make_interval(mins => ?)", [minutes]))
+    .modify((q) => { if (options.organizationId) q.where({ organization_id: options.organizationId }); })
     .orderBy('updated_at').limit(500).select();
   return withWorkflowStatus(client, rows);
 }

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import type { Server } from 'node:http';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { bodyOf, CatalogBody } from '../helpers/wire';
 import { testApp } from '../helpers/app';
 
 /**
@@ -11,6 +12,12 @@ import { testApp } from '../helpers/app';
 let server: Server;
 let org: Awaited<ReturnType<typeof createTestOrg>>;
 let other: Awaited<ReturnType<typeof createTestOrg>>;
+/** The HTTP methods the catalog routes answer (supertest's method names). */
+type Method = 'get' | 'put' | 'post' | 'delete';
+/** `GET /api/public/catalogs`: a page of catalogs. */
+interface CatalogList {
+  catalogs: Array<{ id: string; name: string }>;
+}
 
 const schemaDefinition = {
   type: 'object',
@@ -27,10 +34,10 @@ function createBody(overrides: Record<string, unknown> = {}): Record<string, unk
   return { name: 'Shoes', description: 'Running shoes', unique_id_field: 'sku', schema_definition: schemaDefinition, catalog_md: '# Shoes', ...overrides };
 }
 
-async function createCatalog(auth: Record<string, string>, overrides: Record<string, unknown> = {}): Promise<any> {
+async function createCatalog(auth: Record<string, string>, overrides: Record<string, unknown> = {}): Promise<CatalogBody> {
   const res = await request(server).post('/api/public/catalogs').set(auth).send(createBody(overrides));
   expect(res.status).toBe(200);
-  return res.body;
+  return bodyOf<CatalogBody>(res);
 }
 
 async function counts(organizationId: string): Promise<{ catalogs: number; schemas: number; md: number }> {
@@ -74,7 +81,7 @@ describe('POST /api/public/catalogs', () => {
     expect(c.created_at).toMatch(ISO_Z);
     expect(c.updated_at).toMatch(ISO_Z);
     expect(c.schema).toMatchObject({ catalog_id: c.id, version: '1.0.0', backward_compatible: true, migration_rules: null, schema_definition: schemaDefinition, total_fields: 4, input_fields_count: 3, generated_fields_count: 1 });
-    expect(c.schema.fields_workflow_info.map((f: any) => f.field_name)).toEqual(['sku', 'title', 'price', 'summary']);
+    expect(c.schema.fields_workflow_info.map((f) => f.field_name)).toEqual(['sku', 'title', 'price', 'summary']);
     expect(c.schema.fields_workflow_info[0]).toMatchObject({ field_type: 'string', required: true, description: 'Stock keeping unit', field_category: 'input', scope: 'variant', added_in_version: '1.0.0' });
     expect(c.schema.fields_workflow_info[2]).toMatchObject({ field_name: 'price', unit: 'EUR', required: false });
     const md = await request(server).get(`/api/public/catalogs/${c.id}/catalog-md`).set(org.auth);
@@ -136,7 +143,7 @@ describe('GET /api/public/catalogs', () => {
     const res = await request(server).get('/api/public/catalogs?limit=2&offset=2').set(fresh.auth);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ total_count: 5, page: 2, page_size: 2 });
-    expect(res.body.catalogs.map((c: any) => c.name)).toEqual(['C2', 'C1']);
+    expect(bodyOf<CatalogList>(res).catalogs.map((c) => c.name)).toEqual(['C2', 'C1']);
     expect(Object.keys(res.body.catalogs[0]).sort()).toEqual(['auto_evolve_schema', 'created_at', 'current_schema_version', 'description', 'id', 'item_count', 'name', 'strict_mode']);
     const def = await request(server).get('/api/public/catalogs').set(fresh.auth);
     expect(def.body).toMatchObject({ total_count: 5, page: 1, page_size: 10 });
@@ -152,7 +159,7 @@ describe('GET /api/public/catalogs', () => {
   it("never lists another organization's catalogs", async () => {
     const foreign = await createCatalog(other.auth, { name: 'Foreign' });
     const res = await request(server).get('/api/public/catalogs?limit=100').set(org.auth);
-    expect(res.body.catalogs.map((c: any) => c.id)).not.toContain(foreign.id);
+    expect(bodyOf<CatalogList>(res).catalogs.map((c) => c.id)).not.toContain(foreign.id);
   });
 });
 
@@ -211,7 +218,7 @@ describe('GET / PUT / DELETE /api/public/catalogs/:id', () => {
   it('answers 404 for unknown and malformed ids and 403 for another organization on every route', async () => {
     const foreign = await createCatalog(other.auth);
     const unknown = '00000000-0000-4000-8000-000000000000';
-    const calls: Array<[string, string, Record<string, unknown>?]> = [
+    const calls: Array<[Method, string, Record<string, unknown>?]> = [
       ['get', ''],
       ['put', '', { name: 'x' }],
       ['post', '/duplicate', {}],
@@ -231,7 +238,7 @@ describe('GET / PUT / DELETE /api/public/catalogs/:id', () => {
     const snapshot = await testKnex()('catalogs').where('id', foreign.id).first();
     for (const [method, suffix, body] of calls) {
       for (const [id, status] of [[foreign.id, 403], [unknown, 404], ['not-a-uuid', 404]] as const) {
-        const req = (request(server) as any)[method](`/api/public/catalogs/${id}${suffix}`).set(org.auth);
+        const req = request(server)[method](`/api/public/catalogs/${id}${suffix}`).set(org.auth);
         const res = body ? await req.send(body) : await req;
         expect([method, suffix, id, res.status]).toEqual([method, suffix, id, status]);
         expect(typeof res.body.detail).toBe('string');
@@ -244,7 +251,7 @@ describe('GET / PUT / DELETE /api/public/catalogs/:id', () => {
 
   it('answers malformed JSON and wrong types on every body route with 422 and changes nothing', async () => {
     const c = await createCatalog(org.auth);
-    const routes: Array<[string, string, Record<string, unknown>]> = [
+    const routes: Array<[Method, string, Record<string, unknown>]> = [
       ['put', '', { auto_evolve_schema: 'on' }],
       ['post', '/duplicate', { include_items: 1 }],
       ['post', '/schema/fields', { field_name: 7, field_type: 'string' }],
@@ -257,9 +264,9 @@ describe('GET / PUT / DELETE /api/public/catalogs/:id', () => {
     const row = await testKnex()('catalogs').where('id', c.id).first();
     for (const [method, suffix, wrong] of routes) {
       const target = `/api/public/catalogs/${c.id}${suffix}`;
-      const malformed = await (request(server) as any)[method](target).set(org.auth).set('Content-Type', 'application/json').send('{"x": [1,');
+      const malformed = await request(server)[method](target).set(org.auth).set('Content-Type', 'application/json').send('{"x": [1,');
       expect([suffix, malformed.status, malformed.body.detail[0].type]).toEqual([suffix, 422, 'json_invalid']);
-      const typed = await (request(server) as any)[method](target).set(org.auth).send(wrong);
+      const typed = await request(server)[method](target).set(org.auth).send(wrong);
       expect([suffix, typed.status, typed.body.detail[0].loc[0]]).toEqual([suffix, 422, 'body']);
     }
     expect(await counts(org.organizationId)).toEqual(before);

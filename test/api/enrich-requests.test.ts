@@ -15,6 +15,7 @@ import { newId } from '../../src/lib/ids';
 import type { JobRunner } from '../../src/services/job-runner';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { bodyOf, ValidationErrorBody } from '../helpers/wire';
 
 const started: string[] = [];
 const recorder: JobRunner = {
@@ -97,7 +98,7 @@ describe('multipart POST /public/enrich (Rules 2-4)', () => {
     for (const [req, loc] of cases) {
       const res = await req;
       expect([loc, res.status]).toEqual([loc, 422]);
-      expect(res.body.detail.map((d: any) => d.loc)).toContainEqual(loc);
+      expect(bodyOf<ValidationErrorBody>(res).detail.map((d) => d.loc)).toContainEqual(loc);
     }
     expect(await jobCount()).toBe(before);
     expect(uploadsLeft()).toEqual([]);
@@ -118,7 +119,7 @@ describe('enrichment templates (G20) and template_id', () => {
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ id: expect.any(String), name: 'Shoes', defaults: { speed: 'fast' }, safety: {} });
     const list = await request(app).get('/api/public/enrichment-templates').set(org.auth);
-    expect(list.body.templates.map((t: any) => t.id)).toContain(created.body.id);
+    expect(bodyOf<{ templates: Array<{ id: string }> }>(list).templates.map((t) => t.id)).toContain(created.body.id);
     expect((await request(app).get(`/api/public/enrichment-templates/${created.body.id}`).set(org.auth)).body.name).toBe('Shoes');
     const other = await createTestOrg('template stranger');
     expect((await request(app).get(`/api/public/enrichment-templates/${created.body.id}`).set(other.auth)).status).toBe(403);
@@ -155,7 +156,7 @@ describe('attribute_sets and source_hint_sets', () => {
       items: [{ name: 'ok', attribute_set_id: 'dims', source_hint_set_id: 'maker' }, { name: 'a', requested_attributes: ['x'] }, { name: 'b', source_hints: { domains: ['x'] } }, { name: 'c', attribute_set_id: 'nope' }],
     });
     expect(res.status).toBe(422);
-    expect(res.body.detail.map((d: any) => d.loc)).toEqual([
+    expect(bodyOf<ValidationErrorBody>(res).detail.map((d) => d.loc)).toEqual([
       ['body', 'items', 1, 'requested_attributes'], ['body', 'items', 2, 'source_hints'], ['body', 'items', 3, 'attribute_set_id'],
     ]);
   });

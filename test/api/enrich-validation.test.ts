@@ -2,6 +2,7 @@ import request from 'supertest';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { testApp } from '../helpers/app';
 import { enrichmentWorkflowId } from '../../workflows/definitions';
+import { bodyOf, ValidationErrorBody } from '../helpers/wire';
 
 const field = { name: 'brand', type: 'string', description: 'Brand of the product' };
 
@@ -34,14 +35,14 @@ describe('POST /api/public/enrich validation (interface-spec.md Enrichment; deci
   it('requires items and output_schema', async () => {
     const res = await post({});
     expect(res.status).toBe(422);
-    const locs = res.body.detail.map((d: any) => d.loc.join('.'));
+    const locs = bodyOf<ValidationErrorBody>(res).detail.map((d) => d.loc.join('.'));
     expect(locs).toEqual(expect.arrayContaining(['body.items', 'body.output_schema']));
   });
 
   it('checks output field types, enum values and names', async () => {
     const res = await post({ items: [{ name: 'x' }], output_schema: [{ name: 'a', type: 'date', description: 'd' }, { name: 'b' }], speed: 'warp' });
     expect(res.status).toBe(422);
-    const locs = res.body.detail.map((d: any) => d.loc.join('.'));
+    const locs = bodyOf<ValidationErrorBody>(res).detail.map((d) => d.loc.join('.'));
     expect(locs).toEqual(expect.arrayContaining(['body.output_schema.0.type', 'body.output_schema.1.description', 'body.speed']));
   });
 
@@ -107,6 +108,6 @@ describe('job routes for unknown and foreign jobs', () => {
     const app = testApp().callback();
     const bad = await request(app).get('/api/public/enrich/jobs?limit=500&status=done').set(org.auth);
     expect(bad.status).toBe(422);
-    expect(bad.body.detail.map((d: any) => d.loc.join('.'))).toEqual(expect.arrayContaining(['query.limit', 'query.status']));
+    expect(bodyOf<ValidationErrorBody>(bad).detail.map((d) => d.loc.join('.'))).toEqual(expect.arrayContaining(['query.limit', 'query.status']));
   });
 });

@@ -5,6 +5,7 @@ import { testApp } from '../helpers/app';
 import { catalogState, createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { searchTotalStats } from '../../src/services/catalog/items';
+import { bodyOf, ItemBody, ItemListBody } from '../helpers/wire';
 
 let server: Server;
 let a: Awaited<ReturnType<typeof createTestOrg>>;
@@ -26,7 +27,8 @@ async function bulk(c: string, items: unknown[]) {
   return request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items });
 }
 
-async function rows(c: string) {
+/** The catalog's rows, oldest first. */
+async function rows(c: string): Promise<Array<Pick<ItemBody, 'id' | 'entity_type' | 'parent_id' | 'business_key' | 'data'>>> {
   return testKnex()('catalog_items').where('catalog_id', c).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('id', 'entity_type', 'parent_id', 'business_key', 'data');
 }
 
@@ -47,9 +49,9 @@ describe('items/bulk in a product-grouped catalog (decisions.md §3)', () => {
     expect(res.body).toMatchObject({ success: true, items_processed: 4, items_created: 4, items_updated: 0, items_failed: 0 });
 
     const all = await rows(c);
-    const p2 = all.find((r: any) => r.entity_type === 'product' && r.data.product_id === 'P2');
+    const p2 = all.find((r) => r.entity_type === 'product' && r.data.product_id === 'P2')!;
     expect(p2).toMatchObject({ parent_id: null, business_key: null, data: { product_id: 'P2', product_name: 'Hiking Boot' } });
-    const bySku = Object.fromEntries(all.filter((r: any) => r.business_key).map((r: any) => [r.business_key, r]));
+    const bySku = Object.fromEntries(all.filter((r) => r.business_key).map((r) => [r.business_key, r]));
     expect(bySku.V1).toMatchObject({ entity_type: 'variant', parent_id: existing });
     expect(bySku.V2).toMatchObject({ entity_type: 'variant', parent_id: p2.id });
     expect(bySku.V3).toMatchObject({ entity_type: 'variant', parent_id: p2.id });
@@ -59,24 +61,24 @@ describe('items/bulk in a product-grouped catalog (decisions.md §3)', () => {
 
     const list = await request(server).get(url(c, '/items')).set(a.auth);
     expect(list.body.total).toBe(3);
-    const variantsOf = Object.fromEntries(list.body.items.map((i: any) => [i.data.product_id ?? i.data.sku, (i.data.variants ?? []).map((v: any) => v.sku)]));
+    const variantsOf = Object.fromEntries(bodyOf<ItemListBody>(list).items.map((i) => [i.data.product_id ?? i.data.sku, (i.data.variants ?? []).map((v) => v.sku)]));
     expect(variantsOf).toEqual({ P1: ['V1'], P2: ['V2', 'V3'], S1: [] });
   });
 
   it('moves a variant to another product, upserts a keyless product row by its business id, and is idempotent', async () => {
     const c = await createTestCatalog(a.organizationId, grouped);
     await bulk(c, [{ sku: 'V1', product_id: 'P1' }, { sku: 'V2', product_id: 'P1' }]);
-    const p1 = (await rows(c)).find((r: any) => r.entity_type === 'product');
+    const p1 = (await rows(c)).find((r) => r.entity_type === 'product')!;
 
     // The keyless item naming P1 is the product itself (updated, not created); V2 moves to P3
     // which is created in the same payload.
     const res = await bulk(c, [{ product_id: 'P1', product_name: 'Renamed' }, { product_id: 'P3', product_name: 'Third' }, { sku: 'V2', product_id: 'P3' }]);
     expect(res.body).toMatchObject({ items_created: 1, items_updated: 2, items_failed: 0 });
     const all = await rows(c);
-    const p3 = all.find((r: any) => r.data.product_id === 'P3' && r.entity_type === 'product');
-    expect(all.find((r: any) => r.id === p1.id).data).toEqual({ product_id: 'P1', product_name: 'Renamed' });
-    expect(all.find((r: any) => r.business_key === 'V2')).toMatchObject({ entity_type: 'variant', parent_id: p3.id });
-    expect(all.find((r: any) => r.business_key === 'V1')).toMatchObject({ entity_type: 'variant', parent_id: p1.id });
+    const p3 = all.find((r) => r.data.product_id === 'P3' && r.entity_type === 'product')!;
+    expect(all.find((r) => r.id === p1.id)!.data).toEqual({ product_id: 'P1', product_name: 'Renamed' });
+    expect(all.find((r) => r.business_key === 'V2')).toMatchObject({ entity_type: 'variant', parent_id: p3.id });
+    expect(all.find((r) => r.business_key === 'V1')).toMatchObject({ entity_type: 'variant', parent_id: p1.id });
     expect(await catalogState(c)).toMatchObject({ rows: 4, item_count: 4 });
 
     // Same payload again: nothing new.
@@ -107,7 +109,7 @@ describe('word search (G6)', () => {
     const res = await request(server).get(url(c, '/items')).query({ search: term }).set(a.auth);
     expect(res.status).toBe(200);
     expect(res.body.total).toBe(res.body.items.length);
-    return res.body.items.map((i: any) => i.data.sku);
+    return bodyOf<ItemListBody>(res).items.map((i) => i.data.sku);
   };
 
   it('matches word prefixes in any order, case-insensitively', async () => {
@@ -180,6 +182,6 @@ describe('word search (G6)', () => {
     await bulk(big, Array.from({ length: 300 }, (_, i) => ({ sku: `B${i}`, title: i % 3 === 0 ? 'wool scarf' : 'cotton hat' })));
     const res = await request(server).get(url(big, '/items?search=wool&limit=7&offset=14')).set(a.auth);
     expect(res.body.total).toBe(100);
-    expect(res.body.items.map((i: any) => i.data.sku)).toEqual([42, 45, 48, 51, 54, 57, 60].map((i) => `B${i}`));
+    expect(bodyOf<ItemListBody>(res).items.map((i) => i.data.sku)).toEqual([42, 45, 48, 51, 54, 57, 60].map((i) => `B${i}`));
   });
 });

@@ -14,7 +14,8 @@ import type { searchIndexBuildWorkflow } from '../../workflows';
 import { CATALOG_ID, JOB_KIND, ORGANIZATION_ID, SEARCH_INDEX_JOB_KIND, searchIndexWorkflowId } from '../../workflows/definitions';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, waitUntil } from '../helpers/temporal';
+import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';
+import { waitUntil } from '../helpers/wait';
 
 /**
  * The search count index (migration 20261121190500, src/services/catalog/search-count-index.ts): totals

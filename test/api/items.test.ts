@@ -4,6 +4,7 @@ import { newId } from '../../src/lib/ids';
 import { testApp } from '../helpers/app';
 import { catalogState, createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { bodyOf, ItemBody, ItemListBody } from '../helpers/wire';
 
 let server: Server;
 let a: Awaited<ReturnType<typeof createTestOrg>>;
@@ -119,30 +120,31 @@ describe('list items (G6)', () => {
     const res = await request(server).get(url(c, '/items?limit=2&offset=2')).set(a.auth);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ total: 5, page: 2, limit: 2 });
-    expect(res.body.items.map((i: any) => i.data.sku)).toEqual(['L3', 'L4']);
+    expect(bodyOf<ItemListBody>(res).items.map((i) => i.data.sku)).toEqual(['L3', 'L4']);
     expect(res.body.items[0]).toEqual({ id: expect.any(String), data: { sku: 'L3', title: 'Green 100% wool', price: 20 }, metadata: { created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/), version: 1 } });
   });
 
   it('searches case-insensitively over text values, wildcards literal', async () => {
     const res = await request(server).get(url(c, '/items?search=SHIRT')).set(a.auth);
-    expect(res.body.items.map((i: any) => i.data.sku)).toEqual(['L1', 'L2']);
+    expect(bodyOf<ItemListBody>(res).items.map((i) => i.data.sku)).toEqual(['L1', 'L2']);
     expect(res.body.total).toBe(2);
     const pct = await request(server).get(url(c, '/items')).query({ search_query: '100%' }).set(a.auth);
-    expect(pct.body.items.map((i: any) => i.data.sku)).toEqual(['L3']);
+    expect(bodyOf<ItemListBody>(pct).items.map((i) => i.data.sku)).toEqual(['L3']);
     const num = await request(server).get(url(c, '/items?search=100')).set(a.auth);
     expect(num.body.total).toBe(2);
   });
 
   it('sorts numbers numerically, ties by id, missing values last', async () => {
     const res = await request(server).get(url(c, '/items?sort=price:desc')).set(a.auth);
-    const skus = res.body.items.map((i: any) => i.data.sku);
+    const skus = bodyOf<ItemListBody>(res).items.map((i) => i.data.sku);
     expect(skus[0]).toBe('L2');
     expect(skus.slice(1, 3).sort()).toEqual(['L3', 'L5']);
     expect(skus.slice(3)).toEqual(['L1', 'L4']);
-    const tie = res.body.items.slice(1, 3).map((i: any) => i.id);
+    const listed = bodyOf<ItemListBody>(res).items;
+    const tie = listed.slice(1, 3).map((i) => i.id);
     expect(tie).toEqual([...tie].sort());
     const asc = await request(server).get(url(c, '/items?sort_field=price&sort_order=asc')).set(a.auth);
-    expect(asc.body.items.map((i: any) => i.data.sku)).toEqual(['L1', ...tie.map((id: string) => res.body.items.find((i: any) => i.id === id).data.sku), 'L2', 'L4']);
+    expect(bodyOf<ItemListBody>(asc).items.map((i) => i.data.sku)).toEqual(['L1', ...tie.map((id) => listed.find((i) => i.id === id)!.data.sku), 'L2', 'L4']);
     const created = await request(server).get(url(c, '/items?sort=created_at:desc&limit=1')).set(a.auth);
     expect(created.body.items[0].data.sku).toBe('L5');
   });
@@ -247,7 +249,7 @@ describe('raw items (G12)', () => {
     await bulk(c, Array.from({ length: 1000 }, (_, i) => ({ sku: `R${i}`, title: i % 2 ? 'odd' : 'even' })));
     await bulk(c, Array.from({ length: 234 }, (_, i) => ({ sku: `S${i}` })));
     const pages = await Promise.all([0, 1, 2, 3, 4].map((p) => request(server).get(url(c, `/raw-items?limit=300&offset=${p * 300}`)).set(a.auth)));
-    const ids = pages.flatMap((p) => p.body.items.map((i: any) => i.id));
+    const ids = pages.flatMap((p) => bodyOf<ItemListBody>(p).items.map((i) => i.id));
     expect(pages.every((p) => p.body.total === 1234)).toBe(true);
     expect(ids).toHaveLength(1234);
     expect(new Set(ids).size).toBe(1234);
@@ -261,7 +263,7 @@ describe('raw items (G12)', () => {
     const variants = await request(server).get(url(c, '/raw-items?entity_type=variant')).set(a.auth);
     expect(variants.body).toEqual({ items: [], total: 0 });
     const sorted = await request(server).get(url(c, '/raw-items?sort_field=sku&sort_order=desc&limit=2')).set(a.auth);
-    expect(sorted.body.items.map((i: any) => i.data.sku)).toEqual(['S99', 'S98']);
+    expect(bodyOf<ItemListBody>(sorted).items.map((i) => i.data.sku)).toEqual(['S99', 'S98']);
   });
 
   it('validates limits and ownership', async () => {
@@ -284,15 +286,15 @@ describe('copyCatalogItems (catalog duplicate with include_items)', () => {
     const to = await createTestCatalog(a.organizationId, { product_id_field: 'product_id', product_enabled: true });
     const copied = await testKnex().transaction((trx) => copyCatalogItems(trx, from, to));
     expect(copied).toBe(3);
-    const rows = await testKnex()('catalog_items').where('catalog_id', to).select('id', 'entity_type', 'parent_id', 'data', 'search_text');
-    const copyProduct = rows.find((r: any) => r.entity_type === 'product');
+    const rows: ItemBody[] = await testKnex()('catalog_items').where('catalog_id', to).select('id', 'entity_type', 'parent_id', 'data', 'search_text');
+    const copyProduct = rows.find((r) => r.entity_type === 'product')!;
     expect(copyProduct.id).not.toBe(product);
-    expect(rows.filter((r: any) => r.entity_type === 'variant').every((r: any) => r.parent_id === copyProduct.id)).toBe(true);
-    expect(rows.every((r: any) => typeof r.search_text === 'string' && r.search_text.includes('shirt'))).toBe(true);
+    expect(rows.filter((r) => r.entity_type === 'variant').every((r) => r.parent_id === copyProduct.id)).toBe(true);
+    expect(rows.every((r) => typeof r.search_text === 'string' && r.search_text.includes('shirt'))).toBe(true);
     expect(await catalogState(to)).toMatchObject({ rows: 3, item_count: 3 });
     expect(await catalogState(from)).toMatchObject({ rows: 3, item_count: 3 });
     const search = await request(server).get(url(to, '/items?search=V2')).set(a.auth);
     expect(search.body.total).toBe(1);
-    expect(search.body.items[0].data.variants.map((v: any) => v.sku)).toEqual(['V1', 'V2']);
+    expect(bodyOf<ItemListBody>(search).items[0].data.variants!.map((v) => v.sku)).toEqual(['V1', 'V2']);
   });
 });

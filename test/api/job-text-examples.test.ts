@@ -43,7 +43,13 @@ async function insertItems(catalogId: string, items: Array<Record<string, unknow
   await testKnex()('catalog_items').insert(items.map((data, i) => ({ id: newId(), catalog_id: catalogId, business_key: null, created_at: new Date(BASE + i * 1000), data })));
 }
 
-const examplesOf = async (jobId: string) => (await testKnex()('enrichment_job_examples').where({ job_id: jobId }).first('examples'))?.examples;
+/** A stored text example: the item text and the values labelled in it. */
+interface TextExample {
+  text: string;
+  values: Record<string, string>;
+}
+
+const examplesOf = async (jobId: string): Promise<TextExample[] | undefined> => (await testKnex()('enrichment_job_examples').where({ job_id: jobId }).first('examples'))?.examples;
 const textsOf = async (jobId: string) => (await testKnex()('enrichment_job_examples').where({ job_id: jobId }).first('texts'))?.texts;
 
 const post = async (body: Record<string, unknown>) => {
@@ -107,7 +113,7 @@ describe('examples at job creation', () => {
       catalog_id: catalogId, web_search: false, output_schema: [brand], attribute_sets: { lines: [line] },
       items: [{ sku: 'N-1', title: 'Acme Nimbus Max', attribute_set_id: 'lines' }],
     });
-    expect((await examplesOf(jobId)).find((e: any) => e.text === 'Borealis Quill Edge').values).toEqual({ brand: 'Borealis', product_line: 'Quill Edge' });
+    expect((await examplesOf(jobId))!.find((e) => e.text === 'Borealis Quill Edge')!.values).toEqual({ brand: 'Borealis', product_line: 'Quill Edge' });
   });
 
   it('resumed and re-extracted jobs copy the examples of the job they continue', async () => {

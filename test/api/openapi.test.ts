@@ -5,6 +5,7 @@ import { buildRegistry } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { closeTestKnex, testKnex } from '../helpers/db';
 import { noJobs, testApp } from '../helpers/app';
+import { bodyOf } from '../helpers/wire';
 
 /**
  * `GET /api/openapi.json` and `GET /docs` (decisions.md §1): the document is OpenAPI 3.1 and
@@ -12,8 +13,31 @@ import { noJobs, testApp } from '../helpers/app';
  * and the validation cannot drift (architecture.md; src/routes/registry.ts).
  */
 
+/** A media type's schema in an OpenAPI document. */
+interface ContentDoc {
+  schema: { properties?: Record<string, unknown>; [keyword: string]: unknown };
+}
+
+/** The parts of an OpenAPI 3.1 operation the tests read. */
+interface OperationDoc {
+  summary: string;
+  parameters?: Array<{ name: string; in: string; required?: boolean; schema?: unknown }>;
+  requestBody?: { content: Record<string, ContentDoc> };
+  responses: Record<string, { content?: Record<string, ContentDoc>; $ref?: string }>;
+}
+
+/** The parts of the OpenAPI document the tests read. */
+interface OpenApiDoc {
+  openapi: string;
+  info: unknown;
+  servers: unknown;
+  security: unknown;
+  components: { securitySchemes: Record<string, unknown> };
+  paths: Record<string, Record<string, OperationDoc>>;
+}
+
 let server: Server;
-let doc: any;
+let doc: OpenApiDoc;
 const routes = buildRegistry({ config: loadConfig(), knex: testKnex(), jobRunner: noJobs }).routes.filter((r) => !r.hidden);
 const oaPath = (p: string) => '/api' + p.replace(/:(\w+)/g, '{$1}');
 
@@ -22,7 +46,7 @@ beforeAll(async () => {
   const res = await request(server).get('/api/openapi.json');
   expect(res.status).toBe(200);
   expect(res.headers['content-type']).toMatch(/application\/json/);
-  doc = res.body;
+  doc = bodyOf<OpenApiDoc>(res);
 });
 
 afterAll(async () => {
@@ -49,9 +73,9 @@ describe('GET /api/openapi.json', () => {
     expect(Array.isArray(doc.servers)).toBe(true);
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearer: [] }]);
-    for (const [p, ops] of Object.entries<Record<string, any>>(doc.paths)) {
+    for (const [p, ops] of Object.entries(doc.paths)) {
       expect(p.startsWith('/')).toBe(true);
-      for (const [method, op] of Object.entries<any>(ops)) {
+      for (const [method, op] of Object.entries(ops)) {
         expect(['get', 'put', 'post', 'delete', 'patch']).toContain(method);
         expect(typeof op.summary).toBe('string');
         expect(Object.keys(op.responses).length).toBeGreaterThan(0);
@@ -66,7 +90,7 @@ describe('GET /api/openapi.json', () => {
   it('resolves every $ref inside the document', () => {
     for (const ref of refs(doc)) {
       expect(ref.startsWith('#/')).toBe(true);
-      const target = ref.slice(2).split('/').reduce((node: any, key) => node?.[key], doc);
+      const target = ref.slice(2).split('/').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), doc);
       expect([ref, target !== undefined]).toEqual([ref, true]);
     }
   });
@@ -76,14 +100,14 @@ describe('GET /api/openapi.json', () => {
     for (const r of routes) {
       const op = doc.paths[oaPath(r.path)]?.[r.method];
       expect([r.method, r.path, op !== undefined]).toEqual([r.method, r.path, true]);
-      if (r.body) expect(op.requestBody.content['application/json'].schema).toEqual(r.body);
+      if (r.body) expect(op.requestBody!.content['application/json'].schema).toEqual(r.body);
       else expect(op.requestBody).toBeUndefined();
       for (const [where, schema] of [['query', r.query], ['path', r.params]] as const) {
-        for (const [name, s] of Object.entries<any>(schema?.properties ?? {})) {
+        for (const [name, s] of Object.entries((schema?.properties ?? {}) as Record<string, unknown>)) {
           expect(op.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name, in: where, schema: s })]));
         }
       }
-      if (r.response) expect(op.responses[String(r.status ?? 200)].content['application/json'].schema).toEqual(r.response);
+      if (r.response) expect(op.responses[String(r.status ?? 200)].content!['application/json'].schema).toEqual(r.response);
       if (r.body || r.query || r.params) expect(op.responses['422']).toEqual({ $ref: '#/components/responses/ValidationError' });
     }
   });
@@ -106,7 +130,7 @@ describe('GET /api/openapi.json', () => {
       expect(doc.paths[p]?.[method]).toBeDefined();
     }
     expect(doc.paths['/api/public/catalogs/{catalog_id}/taxonomy'].delete.responses['204']).toBeDefined();
-    expect(doc.paths['/api/public/catalogs'].post.requestBody.content['application/json'].schema.properties.name).toMatchObject({ minLength: 1, maxLength: 100 });
+    expect(doc.paths['/api/public/catalogs'].post.requestBody!.content['application/json'].schema.properties!.name).toMatchObject({ minLength: 1, maxLength: 100 });
   });
 });
 

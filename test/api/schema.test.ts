@@ -4,6 +4,7 @@ import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { testApp } from '../helpers/app';
 import { evolveSchema, getCurrentSchema, itemValidator } from '../../src/services/catalog/schema';
 import type { Scope } from '../../src/services/access/scope';
+import { bodyOf, SchemaBody } from '../helpers/wire';
 
 /**
  * Schema versions and field edits (interface-spec.md, Schema and Versioning; decisions.md §2,
@@ -25,7 +26,7 @@ async function newCatalog(): Promise<string> {
 
 const fields = (id: string) => `/api/public/catalogs/${id}/schema/fields`;
 const batch = (id: string) => `/api/public/catalogs/${id}/schema/fields/batch`;
-const getSchema = async (id: string, version?: string) => (await request(server).get(`/api/public/catalogs/${id}/schema${version ? `?version=${version}` : ''}`).set(org.auth)).body;
+const getSchema = async (id: string, version?: string) => bodyOf<SchemaBody>(await request(server).get(`/api/public/catalogs/${id}/schema${version ? `?version=${version}` : ''}`).set(org.auth));
 const versionCount = async (id: string) => Number((await testKnex()('catalog_schemas').where('catalog_id', id).count({ n: '*' }))[0].n);
 
 beforeAll(async () => {
@@ -119,9 +120,9 @@ describe('PUT …/schema/fields/batch', () => {
     expect(s).toMatchObject({ version: '2.0.0', backward_compatible: false, change_reason: 'Cleanup' });
     expect(s.migration_rules).toMatchObject({ change_type: 'major', fields_removed: ['title'], type_changes: { price: { from: 'number', to: 'integer' } }, fields_added: ['brand', 'image'] });
     expect(Object.keys(s.schema_definition.properties)).toEqual(['image', 'sku', 'price', 'brand']);
-    const price = s.fields_workflow_info.find((f: any) => f.field_name === 'price');
+    const price = s.fields_workflow_info.find((f) => f.field_name === 'price');
     expect(price).toMatchObject({ field_type: 'integer', description: 'Price in cents', last_edited_by_workflow: 'wf-9', last_edited_in_version: '2.0.0', added_in_version: '1.0.0' });
-    expect(s.fields_workflow_info.find((f: any) => f.field_name === 'brand')).toMatchObject({ scope: 'product', added_by_workflow: 'wf-9' });
+    expect(s.fields_workflow_info.find((f) => f.field_name === 'brand')).toMatchObject({ scope: 'product', added_by_workflow: 'wf-9' });
     const old = await getSchema(id, '1.0.0');
     expect(Object.keys(old.schema_definition.properties)).toEqual(['sku', 'title', 'price']);
     expect((await request(server).get(`/api/public/catalogs/${id}/schema?version=7.0.0`).set(org.auth)).status).toBe(404);
@@ -196,7 +197,7 @@ describe('schema service interface (used by item writes)', () => {
     expect(s.schema_definition.properties).toMatchObject({ weight: { type: 'number' }, tags: { type: 'array' }, on_sale: { type: 'boolean' }, note: { type: 'string' } });
     expect(s.schema_definition.properties).not.toHaveProperty('__catalog_item_id');
     expect(s).toMatchObject({ change_reason: 'Bulk upsert', total_fields: 7, migration_rules: { fields_added: ['weight', 'tags', 'on_sale', 'note'] } });
-    expect(s.fields_workflow_info.find((f: any) => f.field_name === 'weight')).toMatchObject({ field_type: 'number', added_in_version: '1.1.0' });
+    expect(s.fields_workflow_info.find((f) => f.field_name === 'weight')).toMatchObject({ field_type: 'number', added_in_version: '1.1.0' });
     const again = await testKnex().transaction((trx) => evolveSchema(trx, scope(), id, samples, 'Bulk upsert'));
     expect(again).toEqual({ evolved: false });
     expect(await versionCount(id)).toBe(2);

@@ -13,7 +13,9 @@ import { searchIndexWorkflowId } from '../../workflows/definitions';
 import { noJobs } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, waitUntil } from '../helpers/temporal';
+import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';
+import { waitUntil } from '../helpers/wait';
+import { bodyOf, ItemListBody } from '../helpers/wire';
 
 /**
  * Restores that leave the word index behind (migration 20261121210000,
@@ -65,7 +67,16 @@ async function restoredCatalog(): Promise<{ c: string; snapshotId: string }> {
   return { c, snapshotId: snap.body.id };
 }
 
-const rowsOf = (c: string) => testKnex()('catalog_items').where('catalog_id', c).orderBy('business_key')
+/** A row's search columns: its text, the indexed and pending vectors, and the vector its text gives now. */
+interface WordRow {
+  business_key: string;
+  search_text: string;
+  tsv: string;
+  pending: string | null;
+  computed: string;
+}
+
+const rowsOf = (c: string): Promise<WordRow[]> => testKnex()('catalog_items').where('catalog_id', c).orderBy('business_key')
   .select('business_key', 'search_text', testKnex().raw('search_tsv::text AS tsv'), testKnex().raw('search_tsv_pending::text AS pending'),
     testKnex().raw('catalog_item_search_tsv(search_text)::text AS computed'));
 
@@ -73,7 +84,7 @@ async function apiSearch(c: string, term: string, path = '/items'): Promise<{ to
   clearSearchTotals();
   const res = await request(server).get(url(c, path)).query({ search: term, limit: 100 }).set(a.auth);
   expect(res.status).toBe(200);
-  return { total: res.body.total, skus: res.body.items.map((i: any) => i.data.sku).sort() };
+  return { total: res.body.total, skus: bodyOf<ItemListBody>(res).items.map((i) => String(i.data.sku)).sort() };
 }
 
 describe('restore with the word index left behind', () => {
@@ -83,7 +94,7 @@ describe('restore with the word index left behind', () => {
     expect((await testKnex()('catalogs').where('id', c).first('search_words_pending')).search_words_pending).toBe(true);
     expect(requested).toEqual([c]);
     const rows = await rowsOf(c);
-    expect(rows.map((r: any) => r.business_key)).toEqual(SILK.map((s) => s.sku).sort());
+    expect(rows.map((r) => r.business_key)).toEqual(SILK.map((s) => s.sku).sort());
     for (const r of rows) {
       expect(r.search_text).toContain('silk');
       if (r.business_key === 'S-11') {
@@ -125,7 +136,7 @@ describe('restore with the word index left behind', () => {
     expect((await testKnex()('catalogs').where('id', c).first('search_words_pending')).search_words_pending).toBe(true);
     const res = await request(server).get(url(c, '/items')).query({ search: 'silk' }).set(a.auth);
     expect(res.body.total).toBe(1);
-    expect(res.body.items[0].data.variants.map((v: any) => v.sku)).toEqual(['V-1']);
+    expect(bodyOf<ItemListBody>(res).items[0].data.variants!.map((v) => v.sku)).toEqual(['V-1']);
     expect((await request(server).get(url(c, '/items')).query({ search: 'linen' }).set(a.auth)).body.total).toBe(0);
     // A later write finds the restored product by its business id (not a second product).
     await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku: 'V-3', pid: 'P1', title: 'silk bow' }] });
@@ -140,11 +151,11 @@ describe('restore with the word index left behind', () => {
     // New text through the service, and a raw SQL writer relying on the search-column trigger.
     await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku: 'S-1', title: 'velvet scarf 1', color: 'blue' }] });
     await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'S-2' }).update({ data: JSON.stringify({ sku: 'S-2', title: 'felt cap' }) });
-    const rows = new Map((await rowsOf(c)).map((r: any) => [r.business_key, r]));
-    for (const sku of ['S-0', 'S-1', 'S-2']) expect([sku, rows.get(sku).tsv, rows.get(sku).pending]).toEqual([sku, rows.get(sku).computed, null]);
-    expect(rows.get('S-1').tsv).toContain("'velvet'");
-    expect(rows.get('S-2').tsv).toContain("'felt'");
-    expect(rows.get('S-3').pending).toBe(rows.get('S-3').computed);
+    const rows = Object.fromEntries((await rowsOf(c)).map((r) => [r.business_key, r]));
+    for (const sku of ['S-0', 'S-1', 'S-2']) expect([sku, rows[sku].tsv, rows[sku].pending]).toEqual([sku, rows[sku].computed, null]);
+    expect(rows['S-1'].tsv).toContain("'velvet'");
+    expect(rows['S-2'].tsv).toContain("'felt'");
+    expect(rows['S-3'].pending).toBe(rows['S-3'].computed);
     expect(await apiSearch(c, 'velvet')).toEqual({ total: 1, skus: ['S-1'] });
   });
 

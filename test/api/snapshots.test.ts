@@ -4,6 +4,7 @@ import { newId } from '../../src/lib/ids';
 import { testApp } from '../helpers/app';
 import { catalogState, createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import type { ItemBody } from '../helpers/wire';
 
 let server: Server;
 let a: Awaited<ReturnType<typeof createTestOrg>>;
@@ -23,7 +24,7 @@ afterAll(async () => {
   await closeTestKnex();
 });
 
-const itemsOf = (c: string) => testKnex()('catalog_items').where('catalog_id', c).orderBy('id').select('id', 'entity_type', 'parent_id', 'business_key', 'data', 'current_version', 'created_at', 'updated_at');
+const itemsOf = (c: string): Promise<ItemBody[]> => testKnex()('catalog_items').where('catalog_id', c).orderBy('id').select('id', 'entity_type', 'parent_id', 'business_key', 'data', 'current_version', 'created_at', 'updated_at');
 
 describe('snapshots (G11)', () => {
   it('restores items, schema version, taxonomy, catalog_md and quality prompt after a safety snapshot', async () => {
@@ -37,7 +38,7 @@ describe('snapshots (G11)', () => {
     // Edit everything the snapshot holds.
     const knex = testKnex();
     await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku: 'A', title: 'changed' }, { sku: 'D', title: 'new' }] });
-    await request(server).delete(url(c, `/items/${original.find((r: any) => r.business_key === 'B').id}`)).set(a.auth);
+    await request(server).delete(url(c, `/items/${original.find((r) => r.business_key === 'B')!.id}`)).set(a.auth);
     await knex('catalog_schemas').insert({ id: newId(), catalog_id: c, version: '2.0.0', schema_definition: JSON.stringify({ type: 'object', properties: {} }), taxonomy: null, created_by: 'test', change_reason: 'taxonomy removed' });
     await knex('catalogs').where('id', c).update({ current_schema_version: '2.0.0', catalog_md: '# v2', catalog_md_version: 2, quality_prompt: 'be lenient' });
     const edited = await itemsOf(c);
@@ -89,18 +90,18 @@ describe('snapshots (G11)', () => {
     const c = await createTestCatalog(a.organizationId);
     const knex = testKnex();
     await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: Array.from({ length: 40 }, (_, i) => ({ sku: `R${i}`, title: `wool item ${i}`, price: i })), source_info: { source: 'first' } });
-    const full = () => knex('catalog_items').where('catalog_id', c).orderBy('id')
+    const full = (): Promise<ItemBody[]> => knex('catalog_items').where('catalog_id', c).orderBy('id')
       .select('id', 'entity_type', 'parent_id', 'business_key', 'data', 'search_text', knex.raw('search_tsv::text AS tsv'), 'source_info', 'current_version', 'created_at', 'updated_at');
     const original = await full();
     const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({ reason: 'all' });
 
     await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: Array.from({ length: 40 }, (_, i) => ({ sku: `R${i}`, title: `linen item ${i}`, price: i + 1 })), source_info: { source: 'second' } });
     // Swap the business keys of two rows, delete one, add two.
-    const [r0, r1] = [original.find((r: any) => r.business_key === 'R0'), original.find((r: any) => r.business_key === 'R1')];
+    const [r0, r1] = [original.find((r) => r.business_key === 'R0')!, original.find((r) => r.business_key === 'R1')!];
     await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ __catalog_item_id: r0.id, sku: 'TMP' }, { __catalog_item_id: r1.id, sku: 'R0' }] });
     await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ __catalog_item_id: r0.id, sku: 'R1' }, { sku: 'NEW1' }, { sku: 'NEW2', title: 'wool' }] });
     await request(server).delete(url(c, `/items/${original[5].id}`)).set(a.auth);
-    expect((await full()).filter((r: any, i: number) => JSON.stringify(r) === JSON.stringify(original[i]))).toHaveLength(0);
+    expect((await full()).filter((r, i) => JSON.stringify(r) === JSON.stringify(original[i]))).toHaveLength(0);
 
     const res = await request(server).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth);
     expect(res.status).toBe(200);
@@ -124,7 +125,7 @@ describe('snapshots (G11)', () => {
     const items = (word: string, price: (i: number) => number) => Array.from({ length: 30 }, (_, i) => ({ sku: `P${i}`, title: `${word} item ${i}`, price: price(i) }));
     await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: items('wool', (i) => i), source_info: { source: 'first' } });
     await request(server).post(url(other, '/items/bulk')).set(a.auth).send({ items: items('wool', (i) => i) });
-    const full = (catalogId: string) => knex('catalog_items').where('catalog_id', catalogId).orderBy('id')
+    const full = (catalogId: string): Promise<ItemBody[]> => knex('catalog_items').where('catalog_id', catalogId).orderBy('id')
       .select('id', 'entity_type', 'parent_id', 'business_key', 'data', 'search_text', knex.raw('search_tsv::text AS tsv'), 'source_info', 'current_version', 'created_at', 'updated_at');
     const original = await full(c);
     const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({ reason: 'in place' });
@@ -134,8 +135,8 @@ describe('snapshots (G11)', () => {
     await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: items('linen', (i) => i + 1), source_info: { source: 'second' } });
     await knex.raw(`UPDATE catalog_items SET data = data || '{"color": "teal"}', current_version = current_version + 1 WHERE catalog_id = ?`, [c]);
     const changed = await full(c);
-    expect(changed.map((r: any) => r.id)).toEqual(original.map((r: any) => r.id));
-    expect(changed.filter((r: any, i: number) => JSON.stringify(r) === JSON.stringify(original[i]))).toHaveLength(0);
+    expect(changed.map((r) => r.id)).toEqual(original.map((r) => r.id));
+    expect(changed.filter((r, i) => JSON.stringify(r) === JSON.stringify(original[i]))).toHaveLength(0);
     const otherBefore = await full(other);
 
     const res = await request(server).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth);

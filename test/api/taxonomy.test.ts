@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { testApp } from '../helpers/app';
 import { SHARED_DATA } from '../helpers/data';
+import { bodyOf, TaxonomyBody } from '../helpers/wire';
 
 /**
  * Taxonomy routes (interface-spec.md, Taxonomy; decisions.md §2, G3): validation, enrichment
@@ -61,7 +62,7 @@ describe('taxonomy', () => {
     const res = await request(server).put(url(id)).set(org.auth).send(apparel);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: 'Apparel', description: 'Clothing', hierarchy_levels: ['department', 'category', 'type'] });
-    const { apparel: root, shoes, running, hats } = res.body.nodes;
+    const { apparel: root, shoes, running, hats } = bodyOf<TaxonomyBody>(res).nodes;
     expect(root).toMatchObject({ id: 'apparel', level: 0, path: ['Apparel'], children: ['shoes', 'hats'], inherited_attributes: [], parent: null });
     expect(shoes).toMatchObject({ level: 1, path: ['Apparel', 'Shoes'], children: ['running'] });
     expect(running).toMatchObject({ level: 2, path: ['Apparel', 'Shoes', 'Running Shoes'], children: [], description: 'For running' });
@@ -72,8 +73,8 @@ describe('taxonomy', () => {
       { name: 'size', type: 'number', inherited_from: 'shoes' },
     ]));
     expect(running.inherited_attributes).toHaveLength(3);
-    expect(running.all_attributes.map((a: any) => a.name).sort()).toEqual(['drop_mm', 'gender', 'material', 'size']);
-    expect(shoes.all_attributes.find((a: any) => a.name === 'material')).toEqual({ name: 'material', type: 'enum', values: ['leather', 'mesh'] });
+    expect(running.all_attributes.map((a) => a.name).sort()).toEqual(['drop_mm', 'gender', 'material', 'size']);
+    expect(shoes.all_attributes.find((a) => a.name === 'material')).toEqual({ name: 'material', type: 'enum', values: ['leather', 'mesh'] });
     expect(hats).toMatchObject({ attributes: [], all_attributes: [{ name: 'material', type: 'string', inherited_from: 'apparel' }, { name: 'gender', type: 'enum', values: ['men', 'women', 'unisex'], inherited_from: 'apparel' }] });
     const schema = await versionOf(id);
     expect(schema).toMatchObject({ version: '1.1.0', backward_compatible: true, migration_rules: { taxonomy_set: { name: 'Apparel', node_count: 4 } } });
@@ -162,7 +163,8 @@ function googleTaxonomy(): { name: string; hierarchy_levels: string[]; nodes: Re
 }
 
 describe('Google product taxonomy (5,595 nodes)', () => {
-  it('converts, stores and enriches it quickly with correct paths, levels and inheritance', async () => {
+  // Its time is measured by bench/taxonomy-google.ts (time limits live in bench/, not in tests).
+  it('converts, stores and enriches it with correct paths, levels and inheritance', async () => {
     const taxonomy = googleTaxonomy();
     expect(Object.keys(taxonomy.nodes)).toHaveLength(5595);
     expect(Object.values(taxonomy.nodes).every((n) => n.parent === null || n.parent in taxonomy.nodes)).toBe(true);
@@ -171,15 +173,13 @@ describe('Google product taxonomy (5,595 nodes)', () => {
     taxonomy.nodes['386'].attributes = [{ name: 'resolution', type: 'string' }, { name: 'warranty_years', type: 'integer' }];
     taxonomy.nodes['404'].attributes = [{ name: 'screen_size_in', type: 'number' }];
     const id = await newCatalog();
-    const started = Date.now();
     const put = await request(server).put(url(id)).set(org.auth).send(taxonomy);
     expect(put.status).toBe(200);
     const get = await request(server).get(url(id)).set(org.auth);
-    expect(Date.now() - started).toBeLessThan(5000);
-    const nodes = get.body.nodes;
+    const nodes = bodyOf<TaxonomyBody>(get).nodes;
     expect(Object.keys(nodes)).toHaveLength(5595);
-    expect(Object.values(nodes).filter((n: any) => n.level === 0)).toHaveLength(21);
-    const depthCounts = Object.values(nodes).reduce((acc: Record<number, number>, n: any) => ({ ...acc, [n.level]: (acc[n.level] ?? 0) + 1 }), {});
+    expect(Object.values(nodes).filter((n) => n.level === 0)).toHaveLength(21);
+    const depthCounts = Object.values(nodes).reduce((acc: Record<number, number>, n) => ({ ...acc, [n.level]: (acc[n.level] ?? 0) + 1 }), {});
     expect(depthCounts).toEqual({ 0: 21, 1: 192, 2: 1349, 3: 2203, 4: 1385, 5: 397, 6: 48 });
     expect(nodes['404']).toMatchObject({ name: 'Televisions', level: 2, path: ['Electronics', 'Video', 'Televisions'], parent: '386' });
     expect(nodes['328']).toMatchObject({ level: 2, path: ['Electronics', 'Computers', 'Laptops'] });
@@ -194,9 +194,9 @@ describe('Google product taxonomy (5,595 nodes)', () => {
       { name: 'resolution', type: 'string', inherited_from: '386' },
     ]));
     expect(tv.inherited_attributes).toHaveLength(3);
-    expect(tv.all_attributes.map((a: any) => a.name).sort()).toEqual(['power_source', 'resolution', 'screen_size_in', 'warranty_years']);
+    expect(tv.all_attributes.map((a) => a.name).sort()).toEqual(['power_source', 'resolution', 'screen_size_in', 'warranty_years']);
     expect(nodes['328'].inherited_attributes).toEqual([{ name: 'power_source', type: 'string', inherited_from: '222' }, { name: 'warranty_years', type: 'number', inherited_from: '222' }]);
-    const deepest = Object.values(nodes).find((n: any) => n.level === 6) as any;
+    const deepest = Object.values(nodes).find((n) => n.level === 6)!;
     expect(deepest.path).toHaveLength(7);
     const cached = await request(server).get(url(id)).set(org.auth).set('If-None-Match', get.headers.etag);
     expect(cached.status).toBe(304);

@@ -4,6 +4,7 @@ import { newId } from '../../src/lib/ids';
 import { testApp } from '../helpers/app';
 import { catalogState, createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { bodyOf, ItemBody, ItemListBody } from '../helpers/wire';
 
 let server: Server;
 let a: Awaited<ReturnType<typeof createTestOrg>>;
@@ -50,7 +51,7 @@ describe('product variants (G10)', () => {
 
     const list = await request(server).get(url(catalog, '/items')).set(a.auth);
     expect(list.body.total).toBe(1);
-    expect(list.body.items[0].data.variants.map((v: any) => v.sku)).toEqual(['V1', 'V2']);
+    expect(bodyOf<ItemListBody>(list).items[0].data.variants!.map((v) => v.sku)).toEqual(['V1', 'V2']);
   });
 
   it('refuses variants without a key, under a variant, unknown or foreign products; nothing changes', async () => {
@@ -77,8 +78,8 @@ describe('product variants (G10)', () => {
     const res = await request(server).put(url(catalog, `/products/${product}`)).set(a.auth).send({ product_name: 'Better Shirt', color: 'ignored' });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ product: { id: product, data: { product_id: 'P1', product_name: 'Better Shirt' }, metadata: { version: 2 } }, variants_updated: 2, ignored_fields: ['color'] });
-    const variants = await testKnex()('catalog_items').where('parent_id', product).select('data', 'current_version');
-    expect(variants.every((v: any) => v.data.product_name === 'Better Shirt' && v.data.color === undefined && v.current_version === 2)).toBe(true);
+    const variants: Array<Pick<ItemBody, 'data' | 'current_version'>> = await testKnex()('catalog_items').where('parent_id', product).select('data', 'current_version');
+    expect(variants.every((v) => v.data.product_name === 'Better Shirt' && v.data.color === undefined && v.current_version === 2)).toBe(true);
     const before = await catalogState(catalog);
     expect((await request(server).put(url(catalog, `/products/${product}`)).set(a.auth).send({ color: 'x' })).status).toBe(422);
     expect((await request(server).put(url(catalog, `/products/${product}`)).set(a.auth).send({ product_name: 5 })).status).toBe(422);

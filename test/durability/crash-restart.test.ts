@@ -11,8 +11,9 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { quietTemporalRuntime, waitUntil } from '../helpers/temporal';
-import { clientFor, createArchiveJob, freePort, jobInvariants, RestartableTemporal, spawnWorker, stopWorker, WorkerProcess } from '../../bench/fixtures/worker-cluster';
+import { quietTemporalRuntime } from '../helpers/temporal';
+import { waitUntil } from '../helpers/wait';
+import { clientFor, createArchiveJob, jobInvariants, RestartableTemporal, spawnWorker, stopWorker, WorkerProcess } from '../../bench/fixtures/worker-cluster';
 
 const TASK_QUEUE = 'test-durability';
 /** ~30 rows/s with the archive engine at concurrency 2: long enough to interrupt, short enough for CI. */
@@ -29,9 +30,9 @@ beforeAll(async () => {
   quietTemporalRuntime();
   knex = testKnex();
   organizationId = (await createTestOrg('durability')).organizationId;
-  temporal = new RestartableTemporal(await freePort(), await freePort());
+  temporal = new RestartableTemporal();
   await temporal.start();
-  client = await clientFor(temporal.address);
+  client = await clientFor(temporal);
 }, 90_000);
 
 afterAll(async () => {
@@ -58,7 +59,7 @@ function expectExactlyOnce(state: Awaited<ReturnType<typeof jobInvariants>>): vo
 }
 
 test('a worker process SIGKILLed mid-job: a new worker finishes it, every item once, credits = successful rows', async () => {
-  const first = await spawnWorker(temporal.address, TASK_QUEUE);
+  const first = await spawnWorker(temporal, TASK_QUEUE);
   workers.push(first);
   const { jobId, workflowId, runner } = await createArchiveJob(knex, client, TASK_QUEUE, organizationId, ITEMS, TUNING);
   await waitUntil(async () => (await completed(jobId)) >= 60, '60 rows done', 60_000);
@@ -67,7 +68,7 @@ test('a worker process SIGKILLed mid-job: a new worker finishes it, every item o
   const atKill = await completed(jobId);
   expect(atKill).toBeLessThan(ITEMS);
 
-  const second = await spawnWorker(temporal.address, TASK_QUEUE);
+  const second = await spawnWorker(temporal, TASK_QUEUE);
   workers.push(second);
   await waitUntil(async () => (await completed(jobId)) > atKill, 'progress after kill', 60_000);
   await runner.waitForClose(workflowId);
@@ -79,14 +80,17 @@ test('a worker process SIGKILLed mid-job: a new worker finishes it, every item o
 }, 120_000);
 
 test('the Temporal server stopped and started again mid-job: the worker reconnects and the job completes once', async () => {
-  const worker = await spawnWorker(temporal.address, TASK_QUEUE);
+  const worker = await spawnWorker(temporal, TASK_QUEUE);
   workers.push(worker);
   const { jobId, workflowId, runner } = await createArchiveJob(knex, client, TASK_QUEUE, organizationId, ITEMS, TUNING);
   await waitUntil(async () => (await completed(jobId)) >= 60, '60 rows done', 60_000);
+  const logBeforeStop = worker.output().length;
   await temporal.stop();
   const atStop = await completed(jobId);
   expect(atStop).toBeLessThan(ITEMS);
-  await new Promise((r) => setTimeout(r, 2000));
+  // Restart only once the worker has felt the outage: its polls fail (the SDK logs them after
+  // its own retries), so what is tested is a reconnect, not a blip the client hid.
+  await waitUntil(() => /Connection refused|Unavailable/.test(worker.output().slice(logBeforeStop)), 'the worker to see the server gone', 60_000);
   await temporal.start(); // same port, same SQLite file
 
   await runner.waitForClose(workflowId);

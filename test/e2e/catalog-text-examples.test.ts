@@ -18,6 +18,7 @@ import { newId } from '../../src/lib/ids';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
+import { bodyOf, EnrichBody, EnrichResultBody } from '../helpers/wire';
 
 const TASK_QUEUE = 'test-e2e-catalog-text-examples';
 let env: TestWorkflowEnvironment;
@@ -88,19 +89,19 @@ afterAll(async () => {
 });
 
 /** Runs a synchronous web_search: false job writing to `catalogId`; returns the response body. */
-async function enrich(catalogId: string, body: Record<string, unknown> = {}): Promise<Record<string, any>> {
+async function enrich(catalogId: string, body: Record<string, unknown> = {}): Promise<EnrichBody> {
   const res = await request(app).post('/api/public/enrich').set(org.auth).send({
     catalog_id: catalogId, web_search: false, output_schema: [brand, productLine, size],
     items: FRESH.map((p) => ({ sku: p.sku, title: p.title })), ...body,
   });
   expect(res.status).toBe(200);
   expect(res.body.status).toBe('completed');
-  return res.body;
+  return bodyOf<EnrichBody>(res);
 }
 
 describe('web_search: false jobs with catalog_id learn from the catalog items', () => {
   let withTitles: string;
-  let learned: Record<string, any>;
+  let learned: EnrichBody;
 
   beforeAll(async () => {
     withTitles = await catalogOf(true);
@@ -108,9 +109,9 @@ describe('web_search: false jobs with catalog_id learn from the catalog items', 
   }, 120_000);
 
   it('reads product lines the catalog has never seen from where its titles put them', async () => {
-    expect(learned.results.map((r: any) => r.after_data.product_line)).toEqual(FRESH.map((p) => p.product_line));
-    expect(learned.results.map((r: any) => r.after_data.brand)).toEqual(FRESH.map((p) => p.brand));
-    expect(learned.results.map((r: any) => r.after_data.size)).toEqual(FRESH.map((p) => p.size));
+    expect(learned.results.map((r) => r.after_data.product_line)).toEqual(FRESH.map((p) => p.product_line));
+    expect(learned.results.map((r) => r.after_data.brand)).toEqual(FRESH.map((p) => p.brand));
+    expect(learned.results.map((r) => r.after_data.size)).toEqual(FRESH.map((p) => p.size));
     const [first] = learned.results;
     expect(first.after_data.sources.product_line).toEqual(['INPUT:title']);
     expect(first.review_info.field_methods.product_line).toBe('text');
@@ -130,7 +131,7 @@ describe('web_search: false jobs with catalog_id learn from the catalog items', 
     const config = (await testKnex()('enrichment_jobs').where({ id: bare.job_id }).first('config')).config;
     expect(Object.keys(config.known_values).sort()).toEqual(['brand', 'product_line', 'size']);
     expect(await testKnex()('enrichment_job_examples').where({ job_id: bare.job_id }).first()).toBeUndefined();
-    const found = bare.results.filter((r: any, i: number) => r.after_data.product_line === FRESH[i]!.product_line);
+    const found = bare.results.filter((r, i) => r.after_data.product_line === FRESH[i]!.product_line);
     expect(found).toHaveLength(0);
   });
 
@@ -138,14 +139,14 @@ describe('web_search: false jobs with catalog_id learn from the catalog items', 
     const again = await request(app).post('/api/public/enrich').set(org.auth).send({ reextract_from_activity_id: learned.job_id });
     expect(again.status).toBe(200);
     expect(again.body.status).toBe('completed');
-    const strip = (r: any) => ({ ...r.after_data });
-    expect(again.body.results.map(strip)).toEqual(learned.results.map(strip));
+    const strip = (r: EnrichResultBody) => ({ ...r.after_data });
+    expect(bodyOf<EnrichBody>(again).results.map(strip)).toEqual(learned.results.map(strip));
   });
 
   it('rows with their own attribute set (other output fields) learn too', async () => {
     const items = FRESH.map((p, i) => ({ sku: p.sku, title: p.title, ...(i % 2 === 0 ? { attribute_set_id: 'capacity' } : {}) }));
     const body = await enrich(withTitles, { output_schema: [brand, productLine], attribute_sets: { capacity: [size] }, items });
-    expect(body.results.map((r: any) => r.after_data.product_line)).toEqual(FRESH.map((p) => p.product_line));
-    expect(body.results.map((r: any) => r.after_data.size)).toEqual(FRESH.map((p, i) => (i % 2 === 0 ? p.size : undefined)));
+    expect(body.results.map((r) => r.after_data.product_line)).toEqual(FRESH.map((p) => p.product_line));
+    expect(body.results.map((r) => r.after_data.size)).toEqual(FRESH.map((p, i) => (i % 2 === 0 ? p.size : undefined)));
   });
 });

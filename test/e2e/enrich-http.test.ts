@@ -14,7 +14,9 @@ import { createEngineFromConfig } from '../../src/enrichment';
 import { pageItem, PAGES_SCHEMA } from '../../bench/eval/pages';
 import { SHARED_DATA } from '../helpers/data';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor, waitUntil } from '../helpers/temporal';
+import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
+import { waitUntil } from '../helpers/wait';
+import { bodyOf, EnrichBody } from '../helpers/wire';
 
 const ZYTE = path.join(SHARED_DATA, 'zyte-product-extraction');
 const TASK_QUEUE = 'test-e2e-enrichment';
@@ -26,8 +28,9 @@ const PAGE_IDS = [
   '64915d8c2251307c4c8d4c9f3e506a26d4740e2a806b13e33622b3c889b2b037',
 ];
 
-const index: Array<Record<string, any>> = JSON.parse(fs.readFileSync(path.join(ZYTE, 'page-index.json'), 'utf8'));
-const labels: Record<string, Record<string, any>> = JSON.parse(fs.readFileSync(path.join(ZYTE, 'ground-truth.json'), 'utf8'));
+const index: Array<Parameters<typeof pageItem>[0]> = JSON.parse(fs.readFileSync(path.join(ZYTE, 'page-index.json'), 'utf8'));
+/** ground-truth.json: per page, the acceptable values of each field (and the page's `url`). */
+const labels: Record<string, Record<string, string[] | string>> = JSON.parse(fs.readFileSync(path.join(ZYTE, 'ground-truth.json'), 'utf8'));
 const pages = PAGE_IDS.map((id) => index.find((p) => p.id === id)!);
 
 let env: TestWorkflowEnvironment;
@@ -50,19 +53,19 @@ afterAll(async () => {
 });
 
 test('a synchronous job enriches real products with values and source URLs that match the human labels', async () => {
-  const items = pages.map((p) => pageItem(p as any, labels[p.id], 'A'));
+  const items = pages.map((p) => pageItem(p, labels[p.id], 'A'));
   const res = await request(app).post('/api/public/enrich').set(auth).send({ items, output_schema: PAGES_SCHEMA, speed: 'fast' });
   expect(res.status).toBe(200);
   expect(res.body).toMatchObject({ status: 'completed', total_items: 4, total_rows: 4, completed_items: 4, successful: 4, credits_used: 4 });
   expect(res.body.results).toHaveLength(4);
 
-  res.body.results.forEach((result: any, i: number) => {
+  bodyOf<EnrichBody>(res).results.forEach((result, i) => {
     const page = pages[i];
-    const truth = labels[page.id];
+    const truth = (field: string): string[] => [labels[page.id][field] ?? []].flat();
     expect(result.original_data).toEqual(items[i]);
     const after = result.after_data;
-    expect(truth.price.map(Number)).toContain(Number(after.price));
-    expect(truth.sku).toContain(after.sku);
+    expect(truth('price').map(Number)).toContain(Number(after.price));
+    expect(truth('sku')).toContain(after.sku);
     for (const field of ['price', 'sku']) {
       expect(after.sources[field]).toEqual([page.url]);
       expect(after.source_explanations[field]).toMatch(/\S/);
@@ -78,7 +81,7 @@ test('a synchronous job enriches real products with values and source URLs that 
 }, 120_000);
 
 test('an async job returns at once, shows results while polled page by page, and lists with its credits', async () => {
-  const items = pages.slice(0, 2).map((p) => pageItem(p as any, labels[p.id], 'A'));
+  const items = pages.slice(0, 2).map((p) => pageItem(p, labels[p.id], 'A'));
   const created = await request(app).post('/api/public/enrich').set(auth).send({ items, output_schema: PAGES_SCHEMA, async_mode: true, max_rows: 2 });
   expect(created.status).toBe(200);
   expect(created.body).toMatchObject({ status: 'running', results: [], total_items: 2, credits_used: 0 });
@@ -93,7 +96,7 @@ test('an async job returns at once, shows results while polled page by page, and
   expect(done.body.results[0].after_data.sources.price).toEqual([pages[1].url]);
 
   const list = await request(app).get('/api/public/enrich/jobs?status=completed').set(auth);
-  expect(list.body.jobs.find((j: any) => j.job_id === jobId)).toMatchObject({ status: 'completed', total_items: 2, credits_used: 2 });
+  expect(bodyOf<{ jobs: Array<{ job_id: string }> }>(list).jobs.find((j) => j.job_id === jobId)).toMatchObject({ status: 'completed', total_items: 2, credits_used: 2 });
 
   const cancel = await request(app).post(`/api/public/enrich/${jobId}/cancel`).set(auth);
   expect(cancel.status).toBe(409);

@@ -26,11 +26,12 @@ import { createTestCatalog } from '../helpers/catalogs';
 import { SHARED_DATA } from '../helpers/data';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { startTestTemporal, workflowBundle } from '../helpers/temporal';
+import { bodyOf, EnrichBody, EnrichResultBody, StagedChangeListBody, ValidationErrorBody } from '../helpers/wire';
 
 const ZYTE = path.join(SHARED_DATA, 'zyte-product-extraction');
 const PAGE_IDS = ['2c42fb6035ff369f80148ebbe5ad62c93fe1532e0435e7ec1be87474cb5578d7', '4e545337e1205c88bdb099402a53153050ce51b1f99cf77e1598ddabbbabd390'];
-const index: Array<Record<string, any>> = JSON.parse(fs.readFileSync(path.join(ZYTE, 'page-index.json'), 'utf8'));
-const labels: Record<string, Record<string, any>> = JSON.parse(fs.readFileSync(path.join(ZYTE, 'ground-truth.json'), 'utf8'));
+const index: Array<Parameters<typeof pageItem>[0]> = JSON.parse(fs.readFileSync(path.join(ZYTE, 'page-index.json'), 'utf8'));
+const labels: Record<string, Record<string, unknown>> = JSON.parse(fs.readFileSync(path.join(ZYTE, 'ground-truth.json'), 'utf8'));
 const pages = PAGE_IDS.map((id) => index.find((p) => p.id === id)!);
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201e2213fbc0000000049454e44ae426082', 'hex');
@@ -169,7 +170,7 @@ describe('catalog_id: staged changes on the job activity (decisions.md §4, §5)
     const summary = await request(fakeApp).get(`/api/activities/${jobId}/staged-changes/summary`).set(org.auth);
     expect(summary.body).toMatchObject({ total_changes: 3, by_status: { draft: 3 }, field_stats: { brand: { completed: 3, total: 3, completion_rate: 1 } } });
     const searched = await request(fakeApp).get(`/api/activities/${jobId}/staged-changes?search_query=shoe%20TWO&status=draft`).set(org.auth);
-    expect(searched.body.items.map((i: any) => i.row_index)).toEqual([1]);
+    expect(bodyOf<StagedChangeListBody>(searched).items.map((i) => i.row_index)).toEqual([1]);
 
     const stranger = await createTestOrg('stranger');
     expect((await request(fakeApp).get(`/api/activities/${jobId}`).set(stranger.auth)).status).toBe(403);
@@ -189,12 +190,12 @@ describe('post-enrichment audit: audit_decisions_enabled and review_mode (decisi
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'completed', successful: 3, audit: { pass: 1, review_required: 1, fail: 1 } });
     expect(res.body.notices ?? []).not.toEqual(expect.arrayContaining([expect.stringMatching(/audit/)]));
-    const audits = res.body.results.map((r: any) => r.review_info.audit);
-    expect(audits.map((a: any) => a.decision)).toEqual(['review_required', 'pass', 'fail']);
+    const audits = bodyOf<EnrichBody>(res).results.map((r) => r.review_info.audit!);
+    expect(audits.map((a) => a.decision)).toEqual(['review_required', 'pass', 'fail']);
     expect(audits[0].field_issues).toEqual([{ field: 'brand', message: 'Replaces the existing value "Zeta".' }]);
     expect(audits[2].reasons[0]).toBe('brand: Cites a page research never read: https://elsewhere.example/never-read.');
     const staged = await request(fakeApp).get(`/api/activities/${res.body.job_id}/staged-changes`).set(org.auth);
-    expect(staged.body.items.map((c: any) => [c.row_index, c.status, c.review_info.audit.decision])).toEqual([[0, 'pending', 'review_required'], [1, 'draft', 'pass'], [2, 'pending', 'fail']]);
+    expect(bodyOf<StagedChangeListBody>(staged).items.map((c) => [c.row_index, c.status, c.review_info.audit!.decision])).toEqual([[0, 'pending', 'review_required'], [1, 'draft', 'pass'], [2, 'pending', 'fail']]);
     const pendingOnly = await request(fakeApp).get(`/api/activities/${res.body.job_id}/staged-changes?status=pending`).set(org.auth);
     expect(pendingOnly.body.total).toBe(2);
 
@@ -211,7 +212,7 @@ describe('post-enrichment audit: audit_decisions_enabled and review_mode (decisi
 
     const bad = await request(fakeApp).post('/api/public/enrich').set(org.auth).send({ output_schema: [brand], items, review_mode: 'everything' });
     expect(bad.status).toBe(422);
-    expect(bad.body.detail.map((d: any) => d.loc.join('.'))).toEqual(['body.review_mode']);
+    expect(bodyOf<ValidationErrorBody>(bad).detail.map((d) => d.loc.join('.'))).toEqual(['body.review_mode']);
   });
 });
 
@@ -278,7 +279,7 @@ describe('resume (source_activity_id) and to-catalog', () => {
     expect(resumed.status).toBe(200);
     expect(resumed.body).toMatchObject({ status: 'completed', total_items: 5, total_rows: 5, completed_items: 5, successful: 5, credits_used: 3 });
     expect(engine.researched - before).toBe(3);
-    expect(resumed.body.results.map((r: any) => r.after_data.brand)).toEqual(['Acme', 'Acme', 'Acme', 'Acme', 'Acme']);
+    expect(bodyOf<EnrichBody>(resumed).results.map((r) => r.after_data.brand)).toEqual(['Acme', 'Acme', 'Acme', 'Acme', 'Acme']);
     expect(resumed.body.pricing_estimates).toMatchObject({ credits_per_successful_item: 1, items: 5, items_carried_free: 2, estimated_credits: 3 });
 
     const created = await request(fakeApp).post(`/api/public/enrich/${resumed.body.job_id}/to-catalog`).set(org.auth).send({ name: 'From resume', description: 'd' });
@@ -292,7 +293,7 @@ describe('resume (source_activity_id) and to-catalog', () => {
 
 describe('re-extraction and source artifacts on the real engine (offline archive)', () => {
   it('keeps the exact bytes of every consulted page, served org-scoped by SHA-256', async () => {
-    const items = pages.map((p) => pageItem(p as any, labels[p.id], 'A'));
+    const items = pages.map((p) => pageItem(p, labels[p.id], 'A'));
     const res = await request(realApp).post('/api/public/enrich').set(org.auth).send({ items, output_schema: PAGES_SCHEMA, speed: 'fast', capture_source_artifacts: true });
     expect(res.status).toBe(200);
     const artifacts = res.body.results[0].source_artifacts as Array<{ url: string; sha256: string; artifact_url: string; content_type: string }>;
@@ -312,7 +313,7 @@ describe('re-extraction and source artifacts on the real engine (offline archive
   });
 
   it('re-extracts from stored research only: same research + request give the same output; overrides and row selection apply', async () => {
-    const items = pages.map((p) => pageItem(p as any, labels[p.id], 'A'));
+    const items = pages.map((p) => pageItem(p, labels[p.id], 'A'));
     const original = await request(realApp).post('/api/public/enrich').set(org.auth).send({ items, output_schema: PAGES_SCHEMA, speed: 'fast' });
     expect(original.body.successful).toBe(2);
     const jobId = original.body.job_id;
@@ -321,9 +322,10 @@ describe('re-extraction and source artifacts on the real engine (offline archive
     const r2 = await again();
     expect(r1.status).toBe(200);
     expect(r1.body).toMatchObject({ status: 'completed', successful: 2, credits_used: 2 });
-    const strip = (r: any) => ({ after_data: r.after_data, all_sources: r.all_sources, review_info: r.review_info });
-    expect(r1.body.results.map(strip)).toEqual(r2.body.results.map(strip));
-    expect(r1.body.results.map(strip)).toEqual(original.body.results.map(strip));
+    const strip = (r: EnrichResultBody) => ({ after_data: r.after_data, all_sources: r.all_sources, review_info: r.review_info });
+    const results = (res: { body: unknown }) => bodyOf<EnrichBody>(res).results.map(strip);
+    expect(results(r1)).toEqual(results(r2));
+    expect(results(r1)).toEqual(results(original));
     const usage = await testKnex()('enrichment_rows').where({ job_id: r1.body.job_id }).select('usage');
     expect(usage.every((u) => u.usage.search_calls === 0 && u.usage.pages_fetched === 0)).toBe(true);
 
@@ -340,6 +342,6 @@ describe('re-extraction and source artifacts on the real engine (offline archive
 
     const forbidden = await request(realApp).post('/api/public/enrich').set(org.auth).send({ reextract_from_activity_id: jobId, allowed_domains: ['x.com'], source_row_indices: [7] });
     expect(forbidden.status).toBe(422);
-    expect(forbidden.body.detail.map((d: any) => d.loc.join('.'))).toEqual(['body.allowed_domains']);
+    expect(bodyOf<ValidationErrorBody>(forbidden).detail.map((d) => d.loc.join('.'))).toEqual(['body.allowed_domains']);
   });
 });

@@ -12,7 +12,8 @@ import { loadConfig } from '../../src/config';
 import { createEngineFromConfig } from '../../src/enrichment';
 import { SHARED_DATA } from '../helpers/data';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor, waitUntil } from '../helpers/temporal';
+import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
+import { waitUntil } from '../helpers/wait';
 
 const TASK_QUEUE = 'test-e2e-knowledge-base';
 let env: TestWorkflowEnvironment;

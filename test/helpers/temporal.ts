@@ -110,20 +110,6 @@ export async function createTestJob(knex: Knex, jobRunner: JobRunner, organizati
   return { jobId, workflowId: enrichmentWorkflowId(jobId) };
 }
 
-/**
- * Polls `check` every 100 ms until it returns a truthy value.
- * @throws Error after `timeoutMs` (default 30 s)
- */
-export async function waitUntil<T>(check: () => Promise<T>, what: string, timeoutMs = 30_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** A worker running in the background on a test server; `stop()` shuts it down and waits for it. */
 export interface RunningTestWorker {
   worker: Worker;

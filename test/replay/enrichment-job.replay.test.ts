@@ -39,7 +39,8 @@ test('current workflow code replays every recorded history', async () => {
   const histories = FIXTURES.map((file) => {
     const json = JSON.parse(fs.readFileSync(path.join(__dirname, file), 'utf8'));
     // A parent's child id `<parent id>/webhook` is derived from its own id: replay under the recorded id.
-    const child = json.events.find((e: any) => e.startChildWorkflowExecutionInitiatedEventAttributes)?.startChildWorkflowExecutionInitiatedEventAttributes;
+    const events: Array<{ startChildWorkflowExecutionInitiatedEventAttributes?: { workflowId: string } }> = json.events;
+    const child = events.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)?.startChildWorkflowExecutionInitiatedEventAttributes;
     return { workflowId: child ? String(child.workflowId).replace(/\/webhook$/, '') : file.replace(/\.json$/, ''), history: historyFromFixture(json) };
   });
   const results: Array<{ workflowId: string; error?: unknown }> = [];

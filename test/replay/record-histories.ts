@@ -32,10 +32,11 @@ import { exportHistory } from '../../temporal/export-history';
 import { TemporalJobRunner } from '../../temporal/client';
 import { createWorker } from '../../temporal/worker';
 import { enrichmentWorkflowId, searchIndexWorkflowId, webhookWorkflowId } from '../../workflows/definitions';
-import { clientFor, createArchiveJob, freePort, RestartableTemporal, spawnWorker, stopWorker } from '../../bench/fixtures/worker-cluster';
+import { clientFor, createArchiveJob, RestartableTemporal, spawnWorker, stopWorker } from '../../bench/fixtures/worker-cluster';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { createTestJob, fakeEngine, startTestTemporal, waitUntil, workflowBundle } from '../helpers/temporal';
+import { createTestJob, fakeEngine, startTestTemporal, workflowBundle } from '../helpers/temporal';
+import { waitUntil } from '../helpers/wait';
 
 const TASK_QUEUE = 'record-replay-histories';
 
@@ -142,16 +143,16 @@ async function recordEnrichment(env: TestWorkflowEnvironment, organizationId: st
 /** Worker crash: a real worker process SIGKILLed mid-job, a second one finishes the job. */
 async function recordWorkerCrash(organizationId: string, out: (name: string) => string): Promise<void> {
   const knex = testKnex();
-  const temporal = new RestartableTemporal(await freePort(), await freePort());
+  const temporal = new RestartableTemporal();
   await temporal.start();
-  const client = await clientFor(temporal.address);
+  const client = await clientFor(temporal);
   try {
-    const first = await spawnWorker(temporal.address, 'record-crash');
+    const first = await spawnWorker(temporal, 'record-crash');
     const crash = await createArchiveJob(knex, client, 'record-crash', organizationId, 150, { row_heartbeat_timeout_s: 3, batch_size: 5 });
     await waitUntil(async () => (await knex('enrichment_jobs').where({ id: crash.jobId }).first('completed_items')).completed_items >= 30, 'rows done', 60_000);
     first.child.kill('SIGKILL');
     await first.exited;
-    const second = await spawnWorker(temporal.address, 'record-crash');
+    const second = await spawnWorker(temporal, 'record-crash');
     await crash.runner.waitForClose(crash.workflowId);
     await stopWorker(second);
     console.log('worker crash:', await exportHistory(client, crash.workflowId, out('enrichment-worker-crash.json')), 'events');

@@ -9,7 +9,8 @@ import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import type { JobRunner } from '../../src/services/job-runner';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, testApiFor, waitUntil } from '../helpers/temporal';
+import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
+import { waitUntil } from '../helpers/wait';
 import { enrichmentWorkflowId } from '../../workflows/definitions';
 
 const TASK_QUEUE = 'test-cancel-semantics';

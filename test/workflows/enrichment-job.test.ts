@@ -14,7 +14,8 @@ import type { JobRunner } from '../../src/services/job-runner';
 import { TemporalJobRunner } from '../../temporal/client';
 import { progressQuery } from '../../workflows/definitions';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { createTestJob, fakeEngine, FakeEngineOptions, RunningTestWorker, runTestWorker, startTestTemporal, waitUntil } from '../helpers/temporal';
+import { createTestJob, fakeEngine, FakeEngineOptions, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';
+import { waitUntil } from '../helpers/wait';
 
 const TASK_QUEUE = 'test-enrichment-workflow';
 /** Rows named "item <n>3" (3, 13, 23, ...) get an item-level error from the fake engine. */
@@ -22,6 +23,18 @@ const engineOptions: FakeEngineOptions = { delayMs: 0, errorFor: (item) => Strin
 const engine = fakeEngine(engineOptions);
 /** `<job_id>:<row_index>` keys whose processRow throws once, on its first attempt, after writing. */
 const failAfterWrite = new Set<string>();
+/** Row activities running now, per job id (a cancelled activity runs on until its engine call returns). */
+const running = new Map<string, number>();
+
+/** Runs a row activity of `jobId`, counted in {@link running} while it runs. */
+async function counted<T>(jobId: string, activity: () => Promise<T>): Promise<T> {
+  running.set(jobId, (running.get(jobId) ?? 0) + 1);
+  try {
+    return await activity();
+  } finally {
+    running.set(jobId, running.get(jobId)! - 1);
+  }
+}
 
 let env: TestWorkflowEnvironment;
 let worker: RunningTestWorker;
@@ -36,16 +49,16 @@ beforeAll(async () => {
   const real = createActivities({ knex, engine });
   const activities: EnrichmentActivities = {
     ...real,
-    async processRow(jobId, rowIndex) {
+    processRow: (jobId, rowIndex) => counted(jobId, async () => {
       const outcome = await real.processRow(jobId, rowIndex);
       if (failAfterWrite.has(`${jobId}:${rowIndex}`) && Context.current().info.attempt === 1) throw new Error('injected failure after the write');
       return outcome;
-    },
-    async processRows(jobId, rowIndexes) {
+    }),
+    processRows: (jobId, rowIndexes) => counted(jobId, async () => {
       const outcomes = await real.processRows(jobId, rowIndexes);
       if (rowIndexes.some((i) => failAfterWrite.has(`${jobId}:${i}`)) && Context.current().info.attempt === 1) throw new Error('injected failure after the write');
       return outcomes;
-    },
+    }),
   };
   worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, activities });
   runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 3 });
@@ -131,7 +144,7 @@ test('cancelling through the API keeps partial results and charges only successf
   expect(after.job.completed_at).not.toBeNull();
 
   // Rows still in flight when the cancel arrived write nothing: credits stay consistent.
-  await new Promise((r) => setTimeout(r, 600));
+  await waitUntil(() => running.get(jobId) === 0, 'the in-flight row activities to end');
   const later = await jobState(jobId);
   expect(later.rows).toEqual(after.rows);
   expect(later.job.credits_used).toBe(after.job.credits_used);

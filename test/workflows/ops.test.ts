@@ -17,7 +17,8 @@ import { TemporalJobRunner } from '../../temporal/client';
 import { exportHistory } from '../../temporal/export-history';
 import { listFailedJobs, listStuckJobs, replayHistoryFile, resumeJob } from '../../temporal/ops';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { createTestJob, fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, waitUntil, workflowBundle } from '../helpers/temporal';
+import { createTestJob, fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, workflowBundle } from '../helpers/temporal';
+import { waitUntil } from '../helpers/wait';
 
 const TASK_QUEUE = 'test-ops';
 /** Jobs whose row activities fail for good (non-retryable), until removed from the set. */
@@ -91,10 +92,13 @@ test('a running job without progress for N minutes is listed as stuck with its w
   const notStarted: JobRunner = { startEnrichment: async () => undefined, cancel: async () => undefined, waitForClose: async () => undefined, startSearchIndexBuild: async () => false, ping: async () => undefined };
   const { jobId } = await createTestJob(knex, notStarted, organizationId, 2);
   await knex('enrichment_jobs').where({ id: jobId }).update({ updated_at: knex.raw("now() - interval '20 minutes'") });
-  const stuck = await listStuckJobs(knex, env.client, 15);
+  // Scoped to this file's organization: other suites leave jobs `running` in the shared test
+  // database, and enough of them would push this one out of the listing's 500.
+  const stuck = await listStuckJobs(knex, env.client, 15, { organizationId });
   expect(stuck.find((j) => j.job_id === jobId)).toMatchObject({ status: 'running', workflow_status: 'NOT_FOUND' });
   expect(stuck.find((j) => j.job_id === jobId)!.idle_minutes).toBeGreaterThanOrEqual(20);
-  expect((await listStuckJobs(knex, env.client, 30)).find((j) => j.job_id === jobId)).toBeUndefined();
+  expect(stuck.map((j) => j.organization_id)).toEqual(stuck.map(() => organizationId));
+  expect((await listStuckJobs(knex, env.client, 30, { organizationId })).find((j) => j.job_id === jobId)).toBeUndefined();
   await knex('enrichment_jobs').where({ id: jobId }).update({ status: 'failed' }); // keep later listings clean
 });
 

@@ -16,7 +16,13 @@ import { verifyWebhook } from '../../src/services/enrichment/webhooks';
 import { TemporalJobRunner } from '../../temporal/client';
 import { ENRICHMENT_JOB_KIND, enrichmentWorkflowId, JOB_KIND, ORGANIZATION_ID, WEBHOOK_JOB_KIND, webhookWorkflowId } from '../../workflows/definitions';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, waitUntil } from '../helpers/temporal';
+import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';
+import { waitUntil } from '../helpers/wait';
+
+/** A polled job's `webhook`: its delivery attempts. */
+interface WebhookState {
+  attempts: Array<{ attempt: number; delivered_at: string | null }>;
+}
 
 const TASK_QUEUE = 'test-webhooks';
 /** Attempt timeout in these tests (production: 30 s). */
@@ -133,7 +139,7 @@ test('a receiver that fails once gets one signed payload, retried by Temporal; e
         { attempt: 2, event_status: 'completed', status_code: 200, error: null },
       ],
     });
-    expect((polled.webhook as any).attempts[1].delivered_at).toEqual(expect.any(String));
+    expect((polled.webhook as WebhookState).attempts[1].delivered_at).toEqual(expect.any(String));
     // A tampered body does not verify.
     expect(verifyWebhook(secret, rx.received[0].headers, rx.received[0].body.replace('completed', 'failed'))).toBe(false);
   } finally {
@@ -177,7 +183,7 @@ test('a receiver that is down never changes the job: it is final before delivery
   expect(after).toEqual(before);
   const polled = await getEnrichmentJob({ knex }, scope(), jobId, 1, 10);
   expect(polled).toMatchObject({ status: 'completed', credits_used: 4, webhook: { url: deadUrl, delivered: false } });
-  expect((polled.webhook as any).attempts).toHaveLength(3);
+  expect((polled.webhook as WebhookState).attempts).toHaveLength(3);
 });
 
 test('a cancelled job sends its webhook with status cancelled', async () => {

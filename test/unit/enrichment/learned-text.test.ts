@@ -50,14 +50,11 @@ test('a model trained in a worker thread extracts exactly what one trained in-pr
   const known = trainingKnownValues(fields, examples);
   // The new items' titles are the job's own texts: the model counts phrases over them too.
   const texts = fresh.map((s) => s.title);
-  const started = Date.now();
   const threaded = await trainTextModelInThread(fields, examples, known, texts);
-  const threadMs = Date.now() - started;
   const local = trainTextModel(fields, examples, known, texts);
   expect(threaded.tagger).not.toBeNull();
   expect(threaded.corpus.texts).toEqual(new Set([...examples.map((e) => e.text), ...texts]));
   for (const s of fresh) expect(extractWithModel(s.title, threaded)).toEqual(extractWithModel(s.title, local));
-  expect(threadMs).toBeLessThan(60_000);
 }, 120_000);
 
 test('learnedTextModel trains once per examples array, field set and known values', async () => {

@@ -42,11 +42,22 @@ let server: Awaited<ReturnType<typeof startServer>>;
 let failWith = 0;
 /** What the fake model answers this test. */
 let answer: unknown = ANSWER;
-const bodies: Array<Record<string, any>> = [];
+/** A field's schema in the strict response format (its value object). */
+interface FieldSchema {
+  required: string[];
+  properties: Record<string, { enum?: unknown[] }>;
+}
+/** A chat completion request as the fake model receives it (the parts the tests read). */
+interface ChatRequest {
+  model: string;
+  messages: Array<{ role: string; content: string }>;
+  response_format: { type: string; json_schema: { strict: boolean; schema: { properties: { fields: { properties: Record<string, FieldSchema> } } } } };
+}
+const bodies: ChatRequest[] = [];
 
 beforeAll(async () => {
   server = await startServer(async (req, res) => {
-    const body = JSON.parse(await readBody(req)) as Record<string, any>;
+    const body = JSON.parse(await readBody(req)) as ChatRequest;
     bodies.push(body);
     if (req.url !== '/v1/chat/completions' || req.method !== 'POST') return res.writeHead(404).end();
     if (req.headers.authorization !== 'Bearer test-key') return res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"bad key"}}');
@@ -72,7 +83,7 @@ test('sends a strict json_schema request built from the output schema, with the 
   expect(bodies).toHaveLength(1);
   const body = bodies[0];
   expect(body.model).toBe('test-model');
-  expect(body.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user']);
+  expect(body.messages.map((m) => m.role)).toEqual(['system', 'user']);
   expect(body.response_format.type).toBe('json_schema');
   expect(body.response_format.json_schema.strict).toBe(true);
   const props = body.response_format.json_schema.schema.properties.fields.properties;

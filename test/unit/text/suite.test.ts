@@ -54,12 +54,18 @@ describe('runTextSuite', () => {
     };
     expect(r.suite).toBe('text');
     expect(r.records).toBe(60);
-    for (const v of Object.values(r.exact)) expect(v).toBeGreaterThanOrEqual(0);
+    // Floors well under what this configuration measures (P 0.93, R 0.86, F1 0.90; without
+    // examples F1 0.56): a broken tagger, matcher or scorer falls through them, noise does not.
+    expect(r.exact.precision).toBeGreaterThan(0.8);
+    expect(r.exact.recall).toBeGreaterThan(0.7);
+    expect(r.exact.f1).toBeGreaterThan(0.75);
+    expect(r.without_examples.exact.f1).toBeGreaterThan(0.4);
     expect(r.lenient.f1).toBeGreaterThanOrEqual(r.exact.f1);
     // oa-mine lists only the attributes present: unlisted ones add no missed value, only false ones.
     expect(r.unlisted_as_na.exact.recall).toBeCloseTo(r.exact.recall, 10);
     expect(r.unlisted_as_na.exact.precision).toBeLessThanOrEqual(r.exact.precision);
-    expect(r.exact.f1).toBeGreaterThan(r.without_examples.exact.f1);
+    // The examples are what the learned model adds: it must beat the rules alone by a clear margin.
+    expect(r.exact.f1 - r.without_examples.exact.f1).toBeGreaterThan(0.15);
   });
 
   it('reads the wdc-pave schema from the attribute CSV and reports normalized files separately', async () => {
