@@ -3,7 +3,9 @@ import type { Server } from 'node:http';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { clearSearchTotals, filterSql } from '../../src/services/catalog/items';
+import { createServiceCaches } from '../../src/services/caches';
+import { clearSearchTotals } from '../../src/services/catalog/items-search-totals';
+import { filterSql } from '../../src/services/catalog/items-sql';
 import type { JobRunner } from '../../src/services/job-runner';
 import { countWithSearchIndex } from '../../src/services/catalog/search-count-index';
 import { catchUpSearchWords } from '../../src/services/catalog/search-words';
@@ -40,8 +42,11 @@ const recording: JobRunner = {
   },
 };
 
+/** The caches of every app of this file (search totals are cleared through them). */
+const caches = createServiceCaches();
+
 beforeAll(async () => {
-  server = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: recording, searchWordsDeferMinItems: 1 }).listen(0);
+  server = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: recording, searchWordsDeferMinItems: 1, caches }).listen(0);
   a = await createTestOrg('search words pending');
 });
 
@@ -70,7 +75,7 @@ const rowsOf = (c: string) => testKnex()('catalog_items').where('catalog_id', c)
     testKnex().raw('catalog_item_search_tsv(search_text)::text AS computed'));
 
 async function apiSearch(c: string, term: string, path = '/items'): Promise<{ total: number; skus: string[] }> {
-  clearSearchTotals();
+  clearSearchTotals(caches.catalog);
   const res = await request(server).get(url(c, path)).query({ search: term, limit: 100 }).set(a.auth);
   expect(res.status).toBe(200);
   return { total: res.body.total, skus: res.body.items.map((i: any) => i.data.sku).sort() };
@@ -178,7 +183,7 @@ describe('restore with the word index left behind', () => {
   });
 
   it('restores a catalog below the threshold with its word index up to date', async () => {
-    const small = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: recording }).listen(0);
+    const small = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: recording, caches }).listen(0);
     try {
       const c = await createTestCatalog(a.organizationId);
       await request(small).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK });
@@ -211,7 +216,7 @@ describe('catch-up in searchIndexBuildWorkflow', () => {
 
   it('runs after a restore through the API and leaves the catalog caught up and indexed', async () => {
     const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, {}, { min_interval_s: 0, retry_initial_interval_s: 0.2 });
-    const api = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: runner, searchWordsDeferMinItems: 1 }).listen(0);
+    const api = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: runner, searchWordsDeferMinItems: 1, caches }).listen(0);
     try {
       const c = await createTestCatalog(a.organizationId);
       await request(api).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK });
@@ -225,7 +230,7 @@ describe('catch-up in searchIndexBuildWorkflow', () => {
       expect(result.built).toMatchObject({ catalog_id: c, items: 12, words_caught_up: 12 });
       expect((await testKnex()('catalogs').where('id', c).first('search_words_pending')).search_words_pending).toBe(false);
       for (const r of await rowsOf(c)) expect([r.tsv, r.pending]).toEqual([r.computed, null]);
-      clearSearchTotals();
+      clearSearchTotals(caches.catalog);
       expect((await request(api).get(url(c, '/items')).query({ search: 'silk scarf' }).set(a.auth)).body.total).toBe(12);
     } finally {
       api.close();
@@ -235,7 +240,7 @@ describe('catch-up in searchIndexBuildWorkflow', () => {
   it('catches up during the cool-down of an open workflow, signalled by the restore', async () => {
     // A 60 s minimum interval keeps the workflow open long after its build.
     const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, {}, { min_interval_s: 60, retry_initial_interval_s: 0.2 });
-    const api = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: runner, searchWordsDeferMinItems: 1 }).listen(0);
+    const api = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: runner, searchWordsDeferMinItems: 1, caches }).listen(0);
     const c = await createTestCatalog(a.organizationId);
     const handle = env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c));
     try {
