@@ -8,7 +8,7 @@
  * sorted-by-data-field search. Prints one JSON line. Target: p95 ≤ 100 ms for every kind.
  *
  * Totals come from the search count cache when the catalog has not changed since they were
- * counted (src/services/catalog/items.ts). Both are reported: `cold` = the count cache emptied
+ * counted (src/services/catalog/items-search-totals.ts). Both are reported: `cold` = the count cache emptied
  * before every request (each request counts), over BENCH_COLD_ROUNDS rounds; `warm` = the
  * cache holding the term's total. Every total is checked against a direct SQL count
  * (`exact_totals`), and a write through the API must change the next total
