@@ -35,7 +35,7 @@ export interface CatalogCaches {
   searchCountStats: { index: number; rare: number; gin: number };
   /**
    * When this app last asked Temporal for each catalog's search count index build (ms since
-   * epoch; src/services/catalog/search-count-index.ts `requestSearchIndexBuild`); pruned past 1,000 entries.
+   * epoch; src/services/catalog/search-index-requests.ts); pruned past 1,000 entries.
    */
   searchIndexRequests: Map<string, number>;
 }

@@ -14,7 +14,7 @@ import type { CatalogDeps } from './caches';
 import { isGrouped } from './items-keys';
 import { filterSql, orderSql, SortOrder } from './items-sql';
 import { searchTotal } from './items-search-totals';
-import type { SearchIndexBuilds } from './search-count-index';
+import type { SearchIndexBuilds } from './search-index-requests';
 import { wordsPending } from './search-words';
 
 /** The columns of an item as the item routes read it (every column but the derived search ones). */

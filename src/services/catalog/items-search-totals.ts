@@ -13,7 +13,8 @@ import type { Knex } from 'knex';
 import type { Catalog } from '../../models/catalog';
 import type { CatalogCaches } from './caches';
 import { isWordsOnlyTerm } from './items-sql';
-import { countWithSearchIndex, requestSearchIndexBuild, SEARCH_INDEX_MIN_ITEMS, SearchIndexBuilds } from './search-count-index';
+import { countWithSearchIndex, SEARCH_INDEX_MIN_ITEMS } from './search-count-index';
+import { requestSearchIndexBuild, SearchIndexBuilds } from './search-index-requests';
 
 /** Most entries of the search count cache (an entry is ~200 bytes). */
 const SEARCH_TOTALS_MAX = 20000;

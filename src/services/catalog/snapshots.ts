@@ -10,7 +10,7 @@ import type { CatalogDeps } from './caches';
 import { lockCatalog } from './schema';
 import { loadCatalog } from './items-read';
 import type { Scope } from '../access/scope';
-import { requestSearchIndexBuild, type SearchIndexBuilds } from './search-count-index';
+import { requestSearchIndexBuild, type SearchIndexBuilds } from './search-index-requests';
 import { SEARCH_WORDS_DEFER_MIN_ITEMS, wordsColumn } from './search-words';
 
 /**
