@@ -5,7 +5,7 @@ import { Catalog } from '../../models/catalog';
 import { CatalogMdVersion } from '../../models/catalog-md-version';
 import { CatalogSchema } from '../../models/catalog-schema';
 import { actorId } from '../access/auth';
-import { copyCatalogItems } from './items';
+import { copyCatalogItems } from './items-write';
 import { getCurrentSchema, INITIAL_SCHEMA_VERSION, SchemaDefinition, syncFieldInfo } from './schema';
 import { assertValidSchemaDefinition } from './schema-validation';
 import { loadOwned } from '../access/ownership';

@@ -6,11 +6,11 @@
 import type { Knex } from 'knex';
 import { ForbiddenError, NotFoundError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
-import { Catalog } from '../../models/catalog';
+import type { Catalog } from '../../models/catalog';
 import { CatalogItem } from '../../models/catalog-item';
-import { loadOwned } from '../access/ownership';
 import type { Scope } from '../access/scope';
 import type { CatalogDeps } from './caches';
+import { loadCatalogOwned } from './catalogs';
 import { isGrouped } from './items-keys';
 import { filterSql, orderSql, SortOrder } from './items-sql';
 import { searchTotal } from './items-search-totals';
@@ -21,19 +21,11 @@ import { wordsPending } from './search-words';
 const ITEM_COLUMNS = ['id', 'catalog_id', 'entity_type', 'parent_id', 'business_key', 'data', 'source_info', 'current_version', 'created_at', 'updated_at'] as const;
 
 /**
- * Loads a catalog of the scope's organization (decisions.md §1).
- * @throws NotFoundError (404) unknown catalog; ForbiddenError (403) another organization's
- */
-export function loadCatalog(knex: Knex | Knex.Transaction, scope: Scope, catalogId: string): Promise<Catalog> {
-  return loadOwned<Catalog>(knex, Catalog, catalogId, scope, 'Catalog not found');
-}
-
-/**
  * Loads one item by database id after checking the catalog: 404 when the item is unknown or in
  * another catalog of the organization, 403 when it belongs to another organization.
  */
 export async function loadItem(knex: Knex | Knex.Transaction, scope: Scope, catalogId: string, itemId: string, notFound = 'Item not found'): Promise<CatalogItem> {
-  await loadCatalog(knex, scope, catalogId);
+  await loadCatalogOwned(knex, scope, catalogId);
   if (!isUuid(itemId)) throw new NotFoundError(notFound);
   const row = (await CatalogItem.query(knex)
     .alias('ci')
@@ -94,7 +86,7 @@ const LIST_COLUMNS = 'id, entity_type, data, created_at, updated_at, current_ver
  * @throws NotFoundError / ForbiddenError for an unknown or foreign catalog
  */
 export async function listItems(deps: ListItemsDeps, scope: Scope, catalogId: string, q: ListItemsQuery): Promise<ItemPage> {
-  const catalog = await loadCatalog(deps.knex, scope, catalogId);
+  const catalog = await loadCatalogOwned(deps.knex, scope, catalogId);
   const grouped = isGrouped(catalog);
   const page = q.search ? await searchPage(deps, catalog, grouped, q.search, q) : await plainPage(deps.knex, catalogId, grouped, q);
   if (grouped) await attachVariants(deps.knex, page.items);
@@ -184,7 +176,7 @@ export interface RawItemsQuery {
  * `id`, a unique key: every row appears exactly once across offset pages while nothing writes.
  */
 export async function rawItemsJson(knex: Knex, scope: Scope, catalogId: string, q: RawItemsQuery): Promise<string> {
-  await loadCatalog(knex, scope, catalogId);
+  await loadCatalogOwned(knex, scope, catalogId);
   if (q.search) {
     // The word index's state and the rows in one snapshot (src/services/catalog/search-words.ts).
     return knex.transaction(async (trx) => rawItemsPage(trx, catalogId, q, await wordsPending(trx, catalogId)), { isolationLevel: 'repeatable read', readOnly: true });

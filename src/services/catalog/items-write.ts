@@ -1,9 +1,9 @@
 /**
- * Writing batches of items (decisions.md §3, G7/G9/G10): one set-based `INSERT … ON CONFLICT`
- * per batch after identity resolution, strict validation and product grouping in memory
+ * Writing items set-based (decisions.md §3, G7/G9/G10, G1): one `INSERT … ON CONFLICT` per
+ * batch after identity resolution, strict validation and product grouping in memory
  * (src/services/catalog/items-write-plan.ts). The statement is raw SQL by design
  * (architecture.md, data access: set-based work): it writes every row of the batch, with its
- * search columns, in one round trip.
+ * search columns, in one round trip. Also the copy of a catalog's items (duplicate, G1).
  */
 import type { Knex } from 'knex';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
@@ -13,6 +13,7 @@ import type { CatalogCaches } from './caches';
 import { isGrouped } from './items-keys';
 import { ItemError, lastOfEachIdentity, linkVariants, loadExisting, parseCandidates, planRows, WriteOptions, WriteRow } from './items-write-plan';
 import { evolveSchema, getCurrentSchema, lockCatalog } from './schema';
+import { wordsColumn } from './search-words';
 import { itemValidator } from './schema-validation';
 
 /** Outcome of one batch write (the G9 counters, plus the id written for each input index). */
@@ -129,4 +130,24 @@ export function throwSingleItemError(e: ItemError, locPrefix: Array<string | num
   if (e.kind === 'conflict') throw new ConflictError(e.detail);
   if (e.details) throw new ValidationError(e.details.map((d) => ({ ...d, loc: [...locPrefix, ...d.loc] })));
   throw ValidationError.at(locPrefix, e.detail);
+}
+
+/**
+ * Copies every item of one catalog into another (catalog duplicate with `include_items`, G1):
+ * one `INSERT … SELECT` giving each row a new id, remapping `parent_id` to the copies, keeping
+ * data, search columns (a pending word vector becomes the copy's `search_tsv`), versions and
+ * timestamps. Adds the number copied to the target catalog's `item_count`.
+ * @returns the number of items copied
+ */
+export async function copyCatalogItems(trx: Knex.Transaction, fromCatalogId: string, toCatalogId: string): Promise<number> {
+  const result = await trx.raw(
+    `WITH m AS (SELECT id AS old_id, gen_random_uuid() AS new_id FROM catalog_items WHERE catalog_id = ?)
+     INSERT INTO catalog_items (id, catalog_id, entity_type, parent_id, business_key, data, search_text, search_tsv, source_info, current_version, created_at, updated_at)
+     SELECT m.new_id, ?, ci.entity_type, pm.new_id, ci.business_key, ci.data, ci.search_text, ${wordsColumn(true, 'ci')}, ci.source_info, ci.current_version, ci.created_at, ci.updated_at
+     FROM catalog_items ci JOIN m ON m.old_id = ci.id LEFT JOIN m pm ON pm.old_id = ci.parent_id`,
+    [fromCatalogId, toCatalogId],
+  );
+  const copied = result.rowCount as number;
+  if (copied > 0) await Catalog.query(trx).where('id', toCatalogId).increment('item_count', copied);
+  return copied;
 }

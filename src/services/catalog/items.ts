@@ -3,14 +3,13 @@ import { Catalog } from '../../models/catalog';
 import { CatalogItem } from '../../models/catalog-item';
 import type { Scope } from '../access/scope';
 import type { CatalogDeps } from './caches';
-import { loadCatalog, loadItem, readItem } from './items-read';
+import { loadCatalogOwned } from './catalogs';
+import { loadItem, readItem } from './items-read';
 import { throwSingleItemError, writeItems, WriteResult } from './items-write';
 import { lockCatalog } from './schema';
-import { wordsColumn } from './search-words';
 
 /**
- * The item use cases of the item routes (decisions.md §3, G7–G9) and the item copy of a catalog
- * duplicate. Each use case owns its transaction (architecture.md: a transaction starts in the
+ * The item use cases of the item routes (decisions.md §3, G7–G9). Each use case owns its transaction (architecture.md: a transaction starts in the
  * service function that owns the use case), which locks the catalog row, so identity look-ups
  * and `catalogs.item_count` stay exact under concurrent writers. Reading:
  * src/services/catalog/items-read.ts; batch writes: items-write.ts; search SQL: items-sql.ts.
@@ -24,7 +23,7 @@ import { wordsColumn } from './search-words';
  */
 export async function upsertItem(deps: CatalogDeps, scope: Scope, catalogId: string, data: Record<string, unknown>, sourceInfo?: Record<string, unknown>): Promise<CatalogItem> {
   return deps.knex.transaction(async (trx) => {
-    const catalog = await loadCatalog(trx, scope, catalogId);
+    const catalog = await loadCatalogOwned(trx, scope, catalogId);
     const result = await writeItems(trx, deps.caches.catalog, scope, catalog, [data], { source_info: sourceInfo });
     if (result.errors.length > 0) throwSingleItemError(result.errors[0], ['body', 'data']);
     return (await readItem(trx, result.ids[0] as string)) as CatalogItem;
@@ -39,7 +38,7 @@ export async function upsertItem(deps: CatalogDeps, scope: Scope, catalogId: str
 export async function updateItem(deps: CatalogDeps, scope: Scope, catalogId: string, itemId: string, patch: Record<string, unknown>): Promise<CatalogItem> {
   return deps.knex.transaction(async (trx) => {
     const item = await loadItem(trx, scope, catalogId, itemId);
-    const catalog = await loadCatalog(trx, scope, catalogId);
+    const catalog = await loadCatalogOwned(trx, scope, catalogId);
     const result = await writeItems(trx, deps.caches.catalog, scope, catalog, [patch], {
       ids: [item.id],
       ...(item.parent_id ? { parent: { id: item.parent_id, shared: {} } } : {}),
@@ -77,27 +76,7 @@ export interface BulkItemsInput {
  */
 export async function bulkUpsertItems(deps: CatalogDeps, scope: Scope, catalogId: string, body: BulkItemsInput): Promise<WriteResult> {
   return deps.knex.transaction(async (trx) => {
-    const catalog = await loadCatalog(trx, scope, catalogId);
+    const catalog = await loadCatalogOwned(trx, scope, catalogId);
     return writeItems(trx, deps.caches.catalog, scope, catalog, body.items, { source_info: body.source_info, auto_evolve_schema: body.auto_evolve_schema });
   });
-}
-
-/**
- * Copies every item of one catalog into another (catalog duplicate with `include_items`, G1):
- * one `INSERT … SELECT` giving each row a new id, remapping `parent_id` to the copies, keeping
- * data, search columns (a pending word vector becomes the copy's `search_tsv`), versions and
- * timestamps. Adds the number copied to the target catalog's `item_count`.
- * @returns the number of items copied
- */
-export async function copyCatalogItems(trx: Knex.Transaction, fromCatalogId: string, toCatalogId: string): Promise<number> {
-  const result = await trx.raw(
-    `WITH m AS (SELECT id AS old_id, gen_random_uuid() AS new_id FROM catalog_items WHERE catalog_id = ?)
-     INSERT INTO catalog_items (id, catalog_id, entity_type, parent_id, business_key, data, search_text, search_tsv, source_info, current_version, created_at, updated_at)
-     SELECT m.new_id, ?, ci.entity_type, pm.new_id, ci.business_key, ci.data, ci.search_text, ${wordsColumn(true, 'ci')}, ci.source_info, ci.current_version, ci.created_at, ci.updated_at
-     FROM catalog_items ci JOIN m ON m.old_id = ci.id LEFT JOIN m pm ON pm.old_id = ci.parent_id`,
-    [fromCatalogId, toCatalogId],
-  );
-  const copied = result.rowCount as number;
-  if (copied > 0) await Catalog.query(trx).where('id', toCatalogId).increment('item_count', copied);
-  return copied;
 }

@@ -5,7 +5,8 @@ import { CatalogItem } from '../../models/catalog-item';
 import type { CatalogCaches, CatalogDeps } from './caches';
 import { evolveSchema, getCurrentSchema, lockCatalog } from './schema';
 import { itemValidator } from './schema-validation';
-import { loadCatalog, loadItem, readItem } from './items-read';
+import { loadCatalogOwned } from './catalogs';
+import { loadItem, readItem } from './items-read';
 import { throwSingleItemError, writeItems, WriteResult } from './items-write';
 import type { Scope } from '../access/scope';
 
@@ -89,7 +90,7 @@ async function applyProductPatch(
  */
 export async function createVariant(deps: CatalogDeps, scope: Scope, catalogId: string, productId: string, body: Record<string, unknown>): Promise<CatalogItem> {
   return deps.knex.transaction(async (trx) => {
-    const catalog = await loadCatalog(trx, scope, catalogId);
+    const catalog = await loadCatalogOwned(trx, scope, catalogId);
     await lockCatalog(trx, catalogId);
     const product = await loadProduct(trx, scope, catalogId, productId);
     const wrapped = typeof body.data === 'object' && body.data !== null && !Array.isArray(body.data) && Object.keys(body).every((k) => ['data', 'unique_identifier', 'source_info'].includes(k));
@@ -122,7 +123,7 @@ export async function createVariant(deps: CatalogDeps, scope: Scope, catalogId: 
  */
 export async function updateProduct(deps: CatalogDeps, scope: Scope, catalogId: string, productId: string, body: Record<string, unknown>): Promise<{ product: CatalogItem; variants_updated: number; ignored_fields: string[] }> {
   return deps.knex.transaction(async (trx) => {
-    const catalog = await loadCatalog(trx, scope, catalogId);
+    const catalog = await loadCatalogOwned(trx, scope, catalogId);
     await lockCatalog(trx, catalogId);
     const product = await loadProduct(trx, scope, catalogId, productId);
     const { patch, ignored } = splitProductFields(body);
@@ -156,7 +157,7 @@ export interface BulkVariantsResult extends WriteResult {
  */
 export async function bulkUpsertVariants(deps: CatalogDeps, scope: Scope, catalogId: string, productId: string, body: BulkVariantsInput): Promise<BulkVariantsResult> {
   return deps.knex.transaction(async (trx) => {
-    const catalog = await loadCatalog(trx, scope, catalogId);
+    const catalog = await loadCatalogOwned(trx, scope, catalogId);
     await lockCatalog(trx, catalogId);
     const product = await loadProduct(trx, scope, catalogId, productId);
     let productData = product.data;

@@ -8,7 +8,7 @@ import { CatalogSnapshot, SnapshotType } from '../../models/catalog-snapshot';
 import { actorId } from '../access/auth';
 import type { CatalogDeps } from './caches';
 import { lockCatalog } from './schema';
-import { loadCatalog } from './items-read';
+import { loadCatalogOwned } from './catalogs';
 import type { Scope } from '../access/scope';
 import { requestSearchIndexBuild, type SearchIndexBuilds } from './search-index-requests';
 import { SEARCH_WORDS_DEFER_MIN_ITEMS, wordsColumn } from './search-words';
@@ -77,7 +77,7 @@ export async function takeSnapshot(trx: Knex.Transaction, scope: Scope, catalogI
  */
 export async function createSnapshot(knex: Knex, scope: Scope, catalogId: string, reason: string | null): Promise<CatalogSnapshot> {
   return knex.transaction(async (trx) => {
-    await loadCatalog(trx, scope, catalogId);
+    await loadCatalogOwned(trx, scope, catalogId);
     return takeSnapshot(trx, scope, catalogId, 'manual', reason);
   });
 }
@@ -88,7 +88,7 @@ export async function createSnapshot(knex: Knex, scope: Scope, catalogId: string
  * @throws NotFoundError (404), ForbiddenError (403)
  */
 export async function listSnapshots(knex: Knex, scope: Scope, catalogId: string, q: { snapshot_type?: SnapshotType; limit: number; offset: number }): Promise<{ snapshots: CatalogSnapshot[]; total: number }> {
-  await loadCatalog(knex, scope, catalogId);
+  await loadCatalogOwned(knex, scope, catalogId);
   const base = CatalogSnapshot.query(knex).where('catalog_id', catalogId).modify((b) => {
     if (q.snapshot_type) b.where('snapshot_type', q.snapshot_type);
   });
@@ -213,7 +213,7 @@ export interface RestoreDeps extends CatalogDeps {
  */
 export async function restoreSnapshot(deps: RestoreDeps, scope: Scope, catalogId: string, snapshotId: string): Promise<RestoreResult> {
   const { result, behind, catalog } = await deps.knex.transaction(async (trx) => {
-    const loaded = await loadCatalog(trx, scope, catalogId);
+    const loaded = await loadCatalogOwned(trx, scope, catalogId);
     const snapshot = await loadSnapshot(trx, scope, catalogId, snapshotId);
     const version = await CatalogSchema.query(trx).select('id').where({ catalog_id: catalogId, version: snapshot.schema_version }).first();
     if (!version) throw new ConflictError(`Schema version ${snapshot.schema_version} of this snapshot no longer exists`);
