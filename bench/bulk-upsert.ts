@@ -12,7 +12,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { newId } from '../src/lib/ids';
-import { searchTextOf, searchWordsOf } from '../src/services/catalog/items';
+import { searchTextOf, searchWordsOf } from '../src/services/catalog/items-keys';
 import { benchItem, createBenchCatalog, loadAvg, since, runBench } from './lib';
 
 const TOTAL = Number(process.env.BENCH_ITEMS ?? 50000);

@@ -13,6 +13,7 @@ import { loadConfig } from '../src/config';
 import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
 import { newId } from '../src/lib/ids';
 import { createOrganizationWithKey } from '../src/services/access/auth';
+import { createServiceCaches, ServiceCaches } from '../src/services/caches';
 import type { JobRunner } from '../src/services/job-runner';
 
 /** The benchmark database (never the development or test one). */
@@ -33,6 +34,8 @@ export interface Bench {
   baseUrl: string;
   organizationId: string;
   auth: Record<string, string>;
+  /** The app's caches (benchmarks empty or read the search count cache). */
+  caches: ServiceCaches;
   close(): Promise<void>;
 }
 
@@ -41,7 +44,8 @@ export async function startBench(): Promise<Bench> {
   await ensureDatabase(BENCH_DATABASE_URL);
   const knex = createKnex(BENCH_DATABASE_URL, { min: 0, max: 20 });
   await migrateLatest(knex);
-  const app = createApp({ config: loadConfig(), knex, jobRunner: noJobs });
+  const caches = createServiceCaches();
+  const app = createApp({ config: loadConfig(), knex, jobRunner: noJobs, caches });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -51,6 +55,7 @@ export async function startBench(): Promise<Bench> {
     baseUrl: `http://127.0.0.1:${port}`,
     organizationId,
     auth: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+    caches,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       // Each run works in its own organization; removing it drops its catalogs, items and snapshots.

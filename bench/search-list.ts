@@ -8,7 +8,7 @@
  * sorted-by-data-field search. Prints one JSON line. Target: p95 ≤ 100 ms for every kind.
  *
  * Totals come from the search count cache when the catalog has not changed since they were
- * counted (src/services/catalog/items.ts). Both are reported: `cold` = the count cache emptied
+ * counted (src/services/catalog/items-search-totals.ts). Both are reported: `cold` = the count cache emptied
  * before every request (each request counts), over BENCH_COLD_ROUNDS rounds; `warm` = the
  * cache holding the term's total. Every total is checked against a direct SQL count
  * (`exact_totals`), and a write through the API must change the next total
@@ -26,7 +26,8 @@
 import './env';
 import { newId } from '../src/lib/ids';
 import { sha256Hex } from '../src/lib/ids';
-import { clearSearchTotals, filterSql, searchCountStats, searchTotalStats } from '../src/services/catalog/items';
+import { filterSql } from '../src/services/catalog/items-sql';
+import { clearSearchTotals } from '../src/services/catalog/items-search-totals';
 import { buildSearchIndex } from '../src/services/catalog/search-count-index';
 import { FIELDS, loadAvg, since, runBench, seedItems } from './lib';
 
@@ -86,11 +87,12 @@ runBench(async (b) => {
   const terms = Object.values(KINDS).flat();
   for (const term of terms) await run(term); // warm-up (buffers; fills the count cache)
   const coldByKind: Record<string, number[]> = {};
+  const { searchCountStats, searchTotalStats } = b.caches.catalog;
   const pathsBefore = { ...searchCountStats };
   for (let r = 0; r < COLD_ROUNDS; r++) {
     for (const [kind, list] of Object.entries(KINDS)) {
       for (const term of list) {
-        clearSearchTotals();
+        clearSearchTotals(b.caches.catalog);
         (coldByKind[kind] ??= []).push((await run(term)).ms);
       }
     }

@@ -14,7 +14,8 @@ import { itemRoutes } from './routes/items';
 import { activityRoutes } from './routes/activities';
 import { templateRoutes } from './routes/templates';
 import { artifactRoutes, publicMediaRoutes } from './routes/files';
-import type { AppDeps } from './deps';
+import type { AppDeps, ResolvedAppDeps } from './deps';
+import { createServiceCaches } from './services/caches';
 import { configureEnrichmentStorage } from './services/enrichment/artifacts';
 import { metrics } from './lib/metrics';
 
@@ -22,8 +23,17 @@ import { metrics } from './lib/metrics';
 /** Inline JSON bodies are capped at 10 MB (interface-spec.md, Limits); larger → 413. */
 export const JSON_BODY_LIMIT = '10mb';
 
+/**
+ * Fills in the optional parts of the dependencies once: fresh caches when none are given (so
+ * every app owns its caches unless the caller shares them on purpose).
+ */
+export function resolveDeps(deps: AppDeps): ResolvedAppDeps {
+  return { ...deps, caches: deps.caches ?? createServiceCaches() };
+}
+
 /** Builds the route registry of the whole API (also used to render the OpenAPI document). */
-export function buildRegistry(deps: AppDeps): RouteRegistry {
+export function buildRegistry(given: AppDeps): RouteRegistry {
+  const deps = resolveDeps(given);
   return new RouteRegistry().add(...catalogRoutes(deps), ...itemRoutes(deps), ...enrichRoutes(deps),
     ...templateRoutes(deps), ...activityRoutes(deps), ...artifactRoutes(deps));
 }
@@ -33,7 +43,8 @@ export function buildRegistry(deps: AppDeps): RouteRegistry {
  * (health, metrics, docs) → bearer auth → `/api` routes. Never listens; `main.ts` does, and
  * tests call `app.callback()`.
  */
-export function createApp(deps: AppDeps): Koa {
+export function createApp(given: AppDeps): Koa {
+  const deps = resolveDeps(given);
   const app = new Koa();
   app.proxy = true;
   configureEnrichmentStorage(deps.config.dataDir, deps.config.publicUrl);

@@ -21,3 +21,7 @@ export interface AppDeps {
   /** The services' caches (src/services/caches.ts); createApp makes fresh ones when absent. */
   caches?: ServiceCaches;
 }
+
+/** AppDeps after createApp filled in what was left out: what route factories receive. */
+export type ResolvedAppDeps = AppDeps & { caches: ServiceCaches };
+

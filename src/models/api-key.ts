@@ -1,3 +1,4 @@
+import type { RelationMappings } from 'objection';
 import { BaseModel } from './base';
 
 /** An API key of one organization, stored only as its SHA-256 (decisions.md §1). */
@@ -11,4 +12,10 @@ export class ApiKey extends BaseModel {
   key_prefix!: string;
   created_at!: Date;
   revoked_at!: Date | null;
+
+  static get relationMappings(): RelationMappings {
+    return {
+      organization: { relation: BaseModel.BelongsToOneRelation, modelClass: 'organization', join: { from: 'api_keys.organization_id', to: 'organizations.id' } },
+    };
+  }
 }

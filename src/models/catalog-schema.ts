@@ -1,3 +1,4 @@
+import type { RelationMappings } from 'objection';
 import { BaseModel } from './base';
 
 /** One version of a catalog's schema (interface-spec.md "CatalogSchema"; decisions.md §2). */
@@ -17,4 +18,10 @@ export class CatalogSchema extends BaseModel {
   last_edited_by_workflow!: string | null;
   last_edited_at!: Date | null;
   fields_workflow_info!: Array<Record<string, unknown>>;
+
+  static get relationMappings(): RelationMappings {
+    return {
+      catalog: { relation: BaseModel.BelongsToOneRelation, modelClass: 'catalog', join: { from: 'catalog_schemas.catalog_id', to: 'catalogs.id' } },
+    };
+  }
 }

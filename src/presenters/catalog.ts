@@ -1,7 +1,9 @@
 import { iso } from '../lib/time';
 import type { Catalog } from '../models/catalog';
 import type { CatalogSchema } from '../models/catalog-schema';
+import type { CatalogMd, QualityPrompt } from '../services/catalog/catalogs';
 import { fieldCounts, FieldWorkflowInfo } from '../services/catalog/schema';
+import type { FieldChangeResult } from '../services/catalog/schema-fields';
 
 /**
  * Catalog and schema rows → wire JSON with exactly the spec's names (interface-spec.md
@@ -64,4 +66,43 @@ export function presentCatalogEntry(catalog: Pick<Catalog, 'id' | 'name' | 'desc
     current_schema_version: catalog.current_schema_version,
     created_at: iso(catalog.created_at),
   };
+}
+
+/** The response of a catalog delete. */
+export function presentCatalogDeleted(catalogId: string): { message: string } {
+  return { message: `Catalog ${catalogId} deleted successfully` };
+}
+
+/**
+ * The response of `PUT …/schema/fields/batch` (decisions.md §2 G2): `{success, catalog_id,
+ * new_schema_version, previous_schema_version, fields_added, fields_updated, fields_removed,
+ * message}`.
+ */
+export function presentFieldBatch(r: FieldChangeResult): Record<string, unknown> {
+  return {
+    success: true,
+    catalog_id: r.catalog_id,
+    new_schema_version: r.new_schema_version,
+    previous_schema_version: r.previous_schema_version,
+    fields_added: r.fields_added,
+    fields_updated: r.fields_updated,
+    fields_removed: r.fields_removed,
+    message: `Schema ${r.previous_schema_version} → ${r.new_schema_version}: ${r.summary}`,
+  };
+}
+
+/** The response of `POST …/schema/fields` (interface-spec.md, Schema): the batch response without the batch-only lists. */
+export function presentFieldAdded(r: FieldChangeResult): Record<string, unknown> {
+  const { fields_updated: _u, fields_removed: _r, ...single } = presentFieldBatch(r);
+  return single;
+}
+
+/** A catalog-md version (G4): `{catalog_id, catalog_md, version, updated_at}`. */
+export function presentCatalogMd(md: CatalogMd): Record<string, unknown> {
+  return { catalog_id: md.catalog_id, catalog_md: md.catalog_md, version: md.version, updated_at: iso(md.updated_at) };
+}
+
+/** A quality prompt (G5): `{catalog_id, prompt, updated_at}`. */
+export function presentQualityPrompt(q: QualityPrompt): Record<string, unknown> {
+  return { catalog_id: q.catalog_id, prompt: q.prompt, updated_at: iso(q.updated_at) };
 }

@@ -1,5 +1,7 @@
 import { iso } from '../lib/time';
-import type { ItemRow, ListedItem } from '../services/catalog/items';
+import type { CatalogItem } from '../models/catalog-item';
+import type { ListedItem } from '../services/catalog/items-read';
+import type { WriteResult } from '../services/catalog/items-write';
 
 /** An item as the items API returns it (decisions.md §3, G6). */
 export interface PresentedItem {
@@ -22,6 +24,15 @@ export function presentItem(row: Pick<ListedItem, 'id' | 'data' | 'created_at' |
 }
 
 /** One raw row (G12): `{id, entity_type, parent_id, current_version, data}`. */
-export function presentRawItem(row: ItemRow): Record<string, unknown> {
+export function presentRawItem(row: CatalogItem): Record<string, unknown> {
   return { id: row.id, entity_type: row.entity_type, parent_id: row.parent_id, current_version: row.current_version, data: row.data };
+}
+
+/**
+ * A batch write's response (G9, and G10 with its extra fields): `success` is true when no item
+ * failed; the internal ids and error kinds stay inside.
+ */
+export function presentBulkResult(r: WriteResult): Record<string, unknown> {
+  const { ids: _ids, errors, ...counters } = r;
+  return { success: r.items_failed === 0, ...counters, errors: errors.map((e) => ({ index: e.index, detail: e.detail })) };
 }

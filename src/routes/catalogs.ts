@@ -1,5 +1,7 @@
-import type { AppDeps } from '../deps';
-import { presentCatalog, presentCatalogEntry, presentSchema } from '../presenters/catalog';
+import type { ResolvedAppDeps } from '../deps';
+import {
+  presentCatalog, presentCatalogDeleted, presentCatalogEntry, presentCatalogMd, presentFieldAdded, presentFieldBatch, presentQualityPrompt, presentSchema,
+} from '../presenters/catalog';
 import { addFieldBody, fieldBatchBody, fieldChangeResponse, schemaVersionQuery, taxonomyBody, taxonomyResponse } from '../schemas/catalog-schema';
 import {
   catalogIdParams,
@@ -17,8 +19,10 @@ import {
   qualityPromptResponse,
   updateCatalogBody,
 } from '../schemas/catalogs';
-import { getCurrentSchema, getSchemaVersion } from '../services/catalog/schema';
-import { addField, AddField, applyFieldBatch, FieldBatch } from '../services/catalog/schema-fields';
+import type { AddField, FieldBatch } from '../services/catalog/schema-fields';
+import {
+  addCatalogField, applyCatalogFieldBatch, deleteCatalogTaxonomy, getCatalogSchema, getCatalogTaxonomy, putCatalogTaxonomy,
+} from '../services/catalog/schema-use-cases';
 import {
   CatalogWithSchema,
   createCatalog,
@@ -29,12 +33,11 @@ import {
   getCatalogMd,
   getQualityPrompt,
   listCatalogs,
-  loadCatalogOwned,
   putCatalogMd,
   putQualityPrompt,
   updateCatalog,
 } from '../services/catalog/catalogs';
-import { etagMatches, removeTaxonomy, setTaxonomy, TaxonomyInput, taxonomyOf } from '../services/catalog/taxonomy';
+import { etagMatches, TaxonomyInput } from '../services/catalog/taxonomy';
 import type { RouteDef } from './registry';
 
 type IdParams = { catalog_id: string };
@@ -44,9 +47,10 @@ const present = ({ catalog, schema }: CatalogWithSchema) => presentCatalog(catal
 /**
  * Catalog, schema, taxonomy, catalog-md and quality-prompt routes (interface-spec.md, Catalogs,
  * Schema, "Taxonomy, context and quality prompt"; decisions.md §1-§2). Handlers are thin:
- * validated input → service → presenter.
+ * validated input → service → presenter. One function because it is the resource's route table
+ * (one entry per endpoint, read top to bottom), not a procedure.
  */
-export function catalogRoutes(deps: AppDeps): RouteDef[] {
+export function catalogRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const { knex } = deps;
   const tags = ['catalogs'];
   const schemaTags = ['schema'];
@@ -54,7 +58,10 @@ export function catalogRoutes(deps: AppDeps): RouteDef[] {
   const deleteRoute = (path: string, summary: string): RouteDef<unknown, unknown, IdParams> => ({
     method: 'delete', path, tags, summary,
     params: catalogIdParams, response: messageResponse,
-    handler: ({ scope, params }) => deleteCatalog(knex, scope, params.catalog_id),
+    handler: async ({ scope, params }) => {
+      await deleteCatalog(knex, scope, params.catalog_id);
+      return presentCatalogDeleted(params.catalog_id);
+    },
   });
   const routes: Array<RouteDef<any, any, any>> = [
     {
@@ -90,36 +97,23 @@ export function catalogRoutes(deps: AppDeps): RouteDef[] {
     {
       method: 'get', path: '/public/catalogs/:catalog_id/schema', tags: schemaTags, summary: 'Get the current (or a given) schema version',
       params: catalogIdParams, query: schemaVersionQuery, response: catalogSchemaResponse,
-      handler: async ({ scope, params, query }) => {
-        await loadCatalogOwned(knex, scope, params.catalog_id);
-        const schema = query.version ? await getSchemaVersion(knex, params.catalog_id, query.version) : await getCurrentSchema(knex, params.catalog_id);
-        return presentSchema(schema);
-      },
+      handler: async ({ scope, params, query }) => presentSchema(await getCatalogSchema(knex, scope, params.catalog_id, query.version)),
     },
     {
       method: 'post', path: '/public/catalogs/:catalog_id/schema/fields', tags: schemaTags, summary: 'Add a field (new schema version)',
       params: catalogIdParams, body: addFieldBody, response: fieldChangeResponse,
-      handler: ({ scope, params, body }) =>
-        knex.transaction(async (trx) => {
-          await loadCatalogOwned(trx, scope, params.catalog_id);
-          return addField(trx, scope, params.catalog_id, body as AddField);
-        }),
+      handler: async ({ scope, params, body }) => presentFieldAdded(await addCatalogField(knex, scope, params.catalog_id, body as AddField)),
     },
     {
       method: 'put', path: '/public/catalogs/:catalog_id/schema/fields/batch', tags: schemaTags, summary: 'Add, update and remove fields atomically (one new schema version)',
       params: catalogIdParams, body: fieldBatchBody, response: fieldChangeResponse,
-      handler: ({ scope, params, body }) =>
-        knex.transaction(async (trx) => {
-          await loadCatalogOwned(trx, scope, params.catalog_id);
-          return applyFieldBatch(trx, scope, params.catalog_id, body as FieldBatch, ['body']);
-        }),
+      handler: async ({ scope, params, body }) => presentFieldBatch(await applyCatalogFieldBatch(knex, scope, params.catalog_id, body as FieldBatch)),
     },
     {
       method: 'get', path: '/public/catalogs/:catalog_id/taxonomy', tags: taxonomyTags, summary: 'Get the enriched taxonomy (null when none); ETag / If-None-Match → 304',
       params: catalogIdParams, response: taxonomyResponse,
       handler: async ({ scope, params, ctx }) => {
-        await loadCatalogOwned(knex, scope, params.catalog_id);
-        const { etag, taxonomy } = taxonomyOf(await getCurrentSchema(knex, params.catalog_id));
+        const { etag, taxonomy } = await getCatalogTaxonomy(deps, scope, params.catalog_id);
         ctx.set('ETag', etag);
         if (etagMatches(ctx.get('if-none-match'), etag)) {
           ctx.status = 304;
@@ -136,10 +130,7 @@ export function catalogRoutes(deps: AppDeps): RouteDef[] {
       method: 'put', path: '/public/catalogs/:catalog_id/taxonomy', tags: taxonomyTags, summary: 'Set or replace the taxonomy (new minor schema version)',
       params: catalogIdParams, body: taxonomyBody, response: taxonomyResponse,
       handler: async ({ scope, params, body, ctx }) => {
-        const { etag, taxonomy } = await knex.transaction(async (trx) => {
-          await loadCatalogOwned(trx, scope, params.catalog_id);
-          return setTaxonomy(trx, scope, params.catalog_id, body as TaxonomyInput);
-        });
+        const { etag, taxonomy } = await putCatalogTaxonomy(deps, scope, params.catalog_id, body as TaxonomyInput);
         ctx.set('ETag', etag);
         return taxonomy;
       },
@@ -148,10 +139,7 @@ export function catalogRoutes(deps: AppDeps): RouteDef[] {
       method: 'delete', path: '/public/catalogs/:catalog_id/taxonomy', tags: taxonomyTags, summary: 'Remove the taxonomy (new major schema version)',
       params: catalogIdParams, status: 204,
       handler: async ({ scope, params, ctx }) => {
-        await knex.transaction(async (trx) => {
-          await loadCatalogOwned(trx, scope, params.catalog_id);
-          await removeTaxonomy(trx, scope, params.catalog_id);
-        });
+        await deleteCatalogTaxonomy(knex, scope, params.catalog_id);
         ctx.status = 204;
         return undefined;
       },
@@ -159,22 +147,22 @@ export function catalogRoutes(deps: AppDeps): RouteDef[] {
     {
       method: 'get', path: '/public/catalogs/:catalog_id/catalog-md', tags, summary: 'Get the markdown context (current or ?version=N)',
       params: catalogIdParams, query: catalogMdQuery, response: catalogMdResponse,
-      handler: ({ scope, params, query }) => getCatalogMd(knex, scope, params.catalog_id, query.version),
+      handler: async ({ scope, params, query }) => presentCatalogMd(await getCatalogMd(knex, scope, params.catalog_id, query.version)),
     },
     {
       method: 'put', path: '/public/catalogs/:catalog_id/catalog-md', tags, summary: 'Set the markdown context (new version)',
       params: catalogIdParams, body: catalogMdBody, response: catalogMdResponse,
-      handler: ({ scope, params, body }) => putCatalogMd(knex, scope, params.catalog_id, body.catalog_md),
+      handler: async ({ scope, params, body }) => presentCatalogMd(await putCatalogMd(knex, scope, params.catalog_id, body.catalog_md)),
     },
     {
       method: 'get', path: '/public/catalogs/:catalog_id/quality-prompt', tags, summary: 'Get the quality prompt (null when unset)',
       params: catalogIdParams, response: qualityPromptResponse,
-      handler: ({ scope, params }) => getQualityPrompt(knex, scope, params.catalog_id),
+      handler: async ({ scope, params }) => presentQualityPrompt(await getQualityPrompt(knex, scope, params.catalog_id)),
     },
     {
       method: 'put', path: '/public/catalogs/:catalog_id/quality-prompt', tags, summary: 'Set the quality prompt used by the judge and readiness checks',
       params: catalogIdParams, body: qualityPromptBody, response: qualityPromptResponse,
-      handler: ({ scope, params, body }) => putQualityPrompt(knex, scope, params.catalog_id, body.prompt),
+      handler: async ({ scope, params, body }) => presentQualityPrompt(await putQualityPrompt(knex, scope, params.catalog_id, body.prompt)),
     },
   ];
   return routes;

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { AppDeps } from '../deps';
+import type { AppDeps, ResolvedAppDeps } from '../deps';
 import { AppError, ValidationError } from '../lib/errors';
 import { validate } from '../lib/validation';
 import { DEFAULT_UPLOAD_LIMITS, readEnrichUpload } from '../middleware/upload';
@@ -45,7 +45,7 @@ async function createFromMultipart(deps: AppDeps, scope: Scope, ctx: Context): P
 }
 
 /** Enrichment routes (interface-spec.md, Enrichment; decisions.md §4). */
-export function enrichRoutes(deps: AppDeps): RouteDef[] {
+export function enrichRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const tags = ['enrichment'];
   return [
     {
@@ -71,7 +71,7 @@ export function enrichRoutes(deps: AppDeps): RouteDef[] {
     {
       method: 'post', path: '/public/enrich/:job_id/to-catalog', tags, summary: 'Create a catalog from a finished job (schema from its output schema, items from its after_data)',
       params: jobIdParams, body: toCatalogBody,
-      handler: ({ scope, params, body }) => jobToCatalog(deps.knex, scope, params.job_id, body),
+      handler: ({ scope, params, body }) => jobToCatalog(deps.knex, deps.caches.catalog, scope, params.job_id, body),
     },
   ];
 }

@@ -1,23 +1,18 @@
-import type { AppDeps } from '../deps';
+import type { ResolvedAppDeps } from '../deps';
 import { PayloadTooLargeError } from '../lib/errors';
-import { presentItem, presentRawItem } from '../presenters/item';
+import { presentBulkResult, presentItem, presentRawItem } from '../presenters/item';
 import {
   bulkItemsBody, bulkItemsResponse, bulkVariantsBody, bulkVariantsResponse, catalogParams, createVariantBody, deleteItemResponse, itemParams,
   itemResponse, listItemsQuery, listItemsResponse, productParams, rawItemResponse, rawItemsQuery, rawItemsResponse, updateItemBody,
   updateProductBody, updateProductResponse, upsertItemBody,
 } from '../schemas/items';
-import {
-  BULK_ITEMS_LIMIT, bulkUpsertItems, deleteItem, listItems, loadItem, rawItemsJson, SortOrder, updateItem, upsertItem, WriteResult,
-} from '../services/catalog/items';
+import { bulkUpsertItems, deleteItem, updateItem, upsertItem } from '../services/catalog/items';
+import { BULK_ITEMS_LIMIT } from '../services/catalog/items-keys';
+import { listItems, loadItem, rawItemsJson } from '../services/catalog/items-read';
+import type { SortOrder } from '../services/catalog/items-sql';
 import { bulkUpsertVariants, createVariant, updateProduct } from '../services/catalog/products';
 import type { RouteDef } from './registry';
 import { snapshotRoutes } from './snapshots';
-
-/** The G9 response body: `success` is true when no item failed; internal ids and error kinds stay inside. */
-function bulkBody(r: WriteResult): Record<string, unknown> {
-  const { ids: _ids, errors, ...counters } = r;
-  return { success: r.items_failed === 0, ...counters, errors: errors.map((e) => ({ index: e.index, detail: e.detail })) };
-}
 
 /** 413 for batches over the documented limit (interface-spec.md, Limits). */
 function assertBatchSize(n: number, what: string): void {
@@ -36,9 +31,10 @@ function sortOf(q: Record<string, any>): { sort_field?: string; sort_order: Sort
 
 /**
  * Item, product/variant and raw-item routes (interface-spec.md, Items; decisions.md §3,
- * G6–G10, G12), plus the snapshot routes (G11).
+ * G6–G10, G12), plus the snapshot routes (G11). One function because it is the resource's
+ * route table (one entry per endpoint), not a procedure.
  */
-export function itemRoutes(deps: AppDeps): RouteDef[] {
+export function itemRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const tags = ['items'];
   const base = '/public/catalogs/:catalog_id';
   return [
@@ -57,7 +53,7 @@ export function itemRoutes(deps: AppDeps): RouteDef[] {
       params: catalogParams, body: bulkItemsBody, response: bulkItemsResponse,
       handler: async ({ scope, params, body }) => {
         assertBatchSize(body.items.length, 'items');
-        return bulkBody(await bulkUpsertItems(deps.knex, scope, params.catalog_id, body));
+        return presentBulkResult(await bulkUpsertItems(deps, scope, params.catalog_id, body));
       },
     },
     {
@@ -68,12 +64,12 @@ export function itemRoutes(deps: AppDeps): RouteDef[] {
     {
       method: 'post', path: `${base}/items`, tags, summary: 'Upsert one item (identity: __catalog_item_id or the business key in data)',
       params: catalogParams, body: upsertItemBody, response: itemResponse,
-      handler: async ({ scope, params, body }) => presentItem(await upsertItem(deps.knex, scope, params.catalog_id, body.data, body.source_info)),
+      handler: async ({ scope, params, body }) => presentItem(await upsertItem(deps, scope, params.catalog_id, body.data, body.source_info)),
     },
     {
       method: 'put', path: `${base}/items/:item_id`, tags, summary: 'Update the given fields of one item',
       params: itemParams, body: updateItemBody, response: itemResponse,
-      handler: async ({ scope, params, body }) => presentItem(await updateItem(deps.knex, scope, params.catalog_id, params.item_id, body)),
+      handler: async ({ scope, params, body }) => presentItem(await updateItem(deps, scope, params.catalog_id, params.item_id, body)),
     },
     {
       method: 'delete', path: `${base}/items/:item_id`, tags, summary: 'Delete one item (a product with its variants)',
@@ -88,19 +84,19 @@ export function itemRoutes(deps: AppDeps): RouteDef[] {
       params: productParams, body: bulkVariantsBody, response: bulkVariantsResponse,
       handler: async ({ scope, params, body }) => {
         assertBatchSize(body.variants.length, 'variants');
-        return bulkBody(await bulkUpsertVariants(deps.knex, scope, params.catalog_id, params.product_id, body));
+        return presentBulkResult(await bulkUpsertVariants(deps, scope, params.catalog_id, params.product_id, body));
       },
     },
     {
       method: 'post', path: `${base}/products/:product_id/items`, tags, summary: 'Create one variant under a product',
       params: productParams, body: createVariantBody, response: itemResponse,
-      handler: async ({ scope, params, body }) => presentItem(await createVariant(deps.knex, scope, params.catalog_id, params.product_id, body)),
+      handler: async ({ scope, params, body }) => presentItem(await createVariant(deps, scope, params.catalog_id, params.product_id, body)),
     },
     {
       method: 'put', path: `${base}/products/:product_id`, tags, summary: 'Update product-level (product_*) fields shared by every variant',
       params: productParams, body: updateProductBody, response: updateProductResponse,
       handler: async ({ scope, params, body }) => {
-        const r = await updateProduct(deps.knex, scope, params.catalog_id, params.product_id, body);
+        const r = await updateProduct(deps, scope, params.catalog_id, params.product_id, body);
         return { product: presentItem(r.product), variants_updated: r.variants_updated, ignored_fields: r.ignored_fields };
       },
     },

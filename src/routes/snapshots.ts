@@ -1,12 +1,12 @@
-import type { AppDeps } from '../deps';
-import { presentSnapshot } from '../presenters/snapshot';
+import type { ResolvedAppDeps } from '../deps';
+import { presentRestore, presentSnapshot } from '../presenters/snapshot';
 import { catalogParams } from '../schemas/items';
 import { createSnapshotBody, listSnapshotsQuery, listSnapshotsResponse, restoreResponse, snapshotParams, snapshotResponse } from '../schemas/snapshots';
 import { createSnapshot, listSnapshots, restoreSnapshot } from '../services/catalog/snapshots';
 import type { RouteDef } from './registry';
 
 /** Snapshot routes (interface-spec.md, Snapshots; decisions.md §3, G11). */
-export function snapshotRoutes(deps: AppDeps): RouteDef[] {
+export function snapshotRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const tags = ['snapshots'];
   const base = '/public/catalogs/:catalog_id/snapshots';
   return [
@@ -26,7 +26,7 @@ export function snapshotRoutes(deps: AppDeps): RouteDef[] {
     {
       method: 'post', path: `${base}/:snapshot_id/restore`, tags, summary: 'Restore a snapshot (a safety snapshot is taken first)',
       params: snapshotParams, response: restoreResponse,
-      handler: ({ scope, params }) => restoreSnapshot({ knex: deps.knex, jobRunner: deps.jobRunner, deferWordsMinItems: deps.searchWordsDeferMinItems }, scope, params.catalog_id, params.snapshot_id),
+      handler: async ({ scope, params }) => presentRestore(await restoreSnapshot(deps, scope, params.catalog_id, params.snapshot_id)),
     },
   ];
 }

@@ -1,11 +1,14 @@
 import request from 'supertest';
 import type { Server } from 'node:http';
 import { newId } from '../../src/lib/ids';
-import { testApp } from '../helpers/app';
+import { noJobs, testApp } from '../helpers/app';
 import { catalogState, createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { searchTotalStats } from '../../src/services/catalog/items';
 import { bodyOf, ItemBody, ItemListBody } from '../helpers/wire';
+import { createServiceCaches } from '../../src/services/caches';
+
+/** The app's caches (the search count cache's hits are read through them). */
+const caches = createServiceCaches();
 
 let server: Server;
 let a: Awaited<ReturnType<typeof createTestOrg>>;
@@ -14,7 +17,7 @@ const url = (c: string, rest = '') => `/api/public/catalogs/${c}${rest}`;
 const grouped = { product_id_field: 'product_id', product_enabled: true };
 
 beforeAll(async () => {
-  server = testApp().listen(0);
+  server = testApp(noJobs, caches).listen(0);
   a = await createTestOrg('items grouped');
 });
 
@@ -152,9 +155,9 @@ describe('word search (G6)', () => {
       return res.body.total as number;
     };
     expect(await total()).toBe(2);
-    const hits = searchTotalStats.hits;
+    const hits = caches.catalog.searchTotalStats.hits;
     expect(await total()).toBe(2);
-    expect(searchTotalStats.hits).toBe(hits + 1);
+    expect(caches.catalog.searchTotalStats.hits).toBe(hits + 1);
 
     await bulk(c, [{ sku: 'C3', title: 'wool cap' }]);
     expect(await total()).toBe(3);

@@ -7,7 +7,9 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { newId } from '../../src/lib/ids';
-import { clearSearchTotals, filterSql, searchCountStats } from '../../src/services/catalog/items';
+import { createServiceCaches } from '../../src/services/caches';
+import { clearSearchTotals } from '../../src/services/catalog/items-search-totals';
+import { filterSql } from '../../src/services/catalog/items-sql';
 import { buildSearchIndex, countWithSearchIndex, SEARCH_INDEX_MAX_PENDING, SEARCH_INDEX_MIN_ITEMS } from '../../src/services/catalog/search-count-index';
 import { TemporalJobRunner } from '../../temporal/client';
 import type { searchIndexBuildWorkflow } from '../../workflows';
@@ -54,6 +56,10 @@ function item(i: number): Record<string, unknown> {
   };
 }
 
+/** The caches of every app of this file (search totals are cleared and counted through them). */
+const caches = createServiceCaches();
+const { searchCountStats } = caches.catalog;
+
 const TERMS = [
   'wool', 'woo', 'w', 'woolen', 'red', 'red wool', 'red woo', 'wool red', 'red wool scarf', 'RED Wool', 'red red', 'olive boot',
   'olive boots', 'boot', 'bo', 'b', 's', 'sku', 'sku s', 'zeta40', 'zeta', 'red zeta', 'green zeta80', 'café', 'caf', 'red café',
@@ -61,7 +67,7 @@ const TERMS = [
 ];
 
 async function apiTotal(c: string, term: string): Promise<number> {
-  clearSearchTotals();
+  clearSearchTotals(caches.catalog);
   const res = await request(server).get(url(c, '/items')).query({ search: term, limit: 3 }).set(a.auth);
   expect(res.status).toBe(200);
   return res.body.total;
@@ -90,7 +96,7 @@ beforeAll(async () => {
   env = await startTestTemporal();
   worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: fakeEngine() });
   runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, {}, { min_interval_s: 0, retry_initial_interval_s: 0.2 });
-  server = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: runner }).listen(0);
+  server = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: runner, caches }).listen(0);
   a = await createTestOrg('search count index');
 });
 
@@ -305,13 +311,13 @@ describe('search count index', () => {
         return started;
       }
     })(new Client({ connection }), { taskQueue: TASK_QUEUE, enrichConcurrency: 2 });
-    const downServer = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: down }).listen(0);
+    const downServer = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: down, caches }).listen(0);
     try {
       const c = await seeded(120);
       await testKnex()('catalogs').where('id', c).update({ item_count: SEARCH_INDEX_MIN_ITEMS });
       const before = { ...searchCountStats };
       for (const term of ['wool', 'red wool', 'zeta']) {
-        clearSearchTotals();
+        clearSearchTotals(caches.catalog);
         const res = await request(downServer).get(url(c, '/items')).query({ search: term, limit: 3 }).set(a.auth);
         expect(res.status).toBe(200);
         expect(res.body.total).toBe(await sqlTotal(c, term));

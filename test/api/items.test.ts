@@ -277,7 +277,7 @@ describe('raw items (G12)', () => {
 
 describe('copyCatalogItems (catalog duplicate with include_items)', () => {
   it('copies every row with new ids, remapped parents and an exact item_count', async () => {
-    const { copyCatalogItems } = await import('../../src/services/catalog/items');
+    const { copyCatalogItems } = await import('../../src/services/catalog/items-write');
     const from = await createTestCatalog(a.organizationId, { product_id_field: 'product_id', product_enabled: true });
     const product = newId();
     await testKnex()('catalog_items').insert({ id: product, catalog_id: from, entity_type: 'product', data: JSON.stringify({ product_id: 'P', product_name: 'Shirt' }) });

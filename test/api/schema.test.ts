@@ -2,7 +2,9 @@ import request from 'supertest';
 import type { Server } from 'node:http';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { testApp } from '../helpers/app';
-import { evolveSchema, getCurrentSchema, itemValidator } from '../../src/services/catalog/schema';
+import { createCatalogCaches } from '../../src/services/catalog/caches';
+import { evolveSchema, getCurrentSchema } from '../../src/services/catalog/schema';
+import { itemValidator } from '../../src/services/catalog/schema-validation';
 import type { Scope } from '../../src/services/access/scope';
 import { bodyOf, SchemaBody } from '../helpers/wire';
 
@@ -175,7 +177,8 @@ describe('schema service interface (used by item writes)', () => {
   it('validates item data per version with data-path locations', async () => {
     const id = await newCatalog();
     await request(server).post(fields(id)).set(org.auth).send({ field_name: 'color', field_type: 'string', validation_rules: { enum: ['red'] } }).expect(200);
-    const validate = itemValidator(await getCurrentSchema(testKnex(), id));
+    const { validators } = createCatalogCaches();
+    const validate = itemValidator(validators, await getCurrentSchema(testKnex(), id));
     expect(validate({ sku: 'A1', price: 3.5, color: 'red', __catalog_item_id: 'x' })).toEqual([]);
     const errors = validate({ price: 'cheap', color: 'blue', extra: 1 });
     expect(errors).toEqual(expect.arrayContaining([
@@ -185,7 +188,7 @@ describe('schema service interface (used by item writes)', () => {
       expect.objectContaining({ loc: ['extra'], type: 'extra_forbidden' }),
     ]));
     // Compiled once per schema version: a second lookup of the same version reuses the validator.
-    expect(itemValidator(await getCurrentSchema(testKnex(), id))).toBe(validate);
+    expect(itemValidator(validators, await getCurrentSchema(testKnex(), id))).toBe(validate);
   });
 
   it('evolves the schema with every unseen field as one minor version', async () => {

@@ -3,7 +3,9 @@ import type { Server } from 'node:http';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { clearSearchTotals, filterSql } from '../../src/services/catalog/items';
+import { createServiceCaches } from '../../src/services/caches';
+import { clearSearchTotals } from '../../src/services/catalog/items-search-totals';
+import { filterSql } from '../../src/services/catalog/items-sql';
 import type { JobRunner } from '../../src/services/job-runner';
 import { countWithSearchIndex } from '../../src/services/catalog/search-count-index';
 import { catchUpSearchWords } from '../../src/services/catalog/search-words';
@@ -42,8 +44,11 @@ const recording: JobRunner = {
   },
 };
 
+/** The caches of every app of this file (search totals are cleared through them). */
+const caches = createServiceCaches();
+
 beforeAll(async () => {
-  server = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: recording, searchWordsDeferMinItems: 1 }).listen(0);
+  server = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: recording, searchWordsDeferMinItems: 1, caches }).listen(0);
   a = await createTestOrg('search words pending');
 });
 
@@ -81,7 +86,7 @@ const rowsOf = (c: string): Promise<WordRow[]> => testKnex()('catalog_items').wh
     testKnex().raw('catalog_item_search_tsv(search_text)::text AS computed'));
 
 async function apiSearch(c: string, term: string, path = '/items'): Promise<{ total: number; skus: string[] }> {
-  clearSearchTotals();
+  clearSearchTotals(caches.catalog);
   const res = await request(server).get(url(c, path)).query({ search: term, limit: 100 }).set(a.auth);
   expect(res.status).toBe(200);
   return { total: res.body.total, skus: bodyOf<ItemListBody>(res).items.map((i) => String(i.data.sku)).sort() };
@@ -189,7 +194,7 @@ describe('restore with the word index left behind', () => {
   });
 
   it('restores a catalog below the threshold with its word index up to date', async () => {
-    const small = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: recording }).listen(0);
+    const small = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: recording, caches }).listen(0);
     try {
       const c = await createTestCatalog(a.organizationId);
       await request(small).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK });
@@ -222,7 +227,7 @@ describe('catch-up in searchIndexBuildWorkflow', () => {
 
   it('runs after a restore through the API and leaves the catalog caught up and indexed', async () => {
     const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, {}, { min_interval_s: 0, retry_initial_interval_s: 0.2 });
-    const api = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: runner, searchWordsDeferMinItems: 1 }).listen(0);
+    const api = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: runner, searchWordsDeferMinItems: 1, caches }).listen(0);
     try {
       const c = await createTestCatalog(a.organizationId);
       await request(api).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK });
@@ -236,7 +241,7 @@ describe('catch-up in searchIndexBuildWorkflow', () => {
       expect(result.built).toMatchObject({ catalog_id: c, items: 12, words_caught_up: 12 });
       expect((await testKnex()('catalogs').where('id', c).first('search_words_pending')).search_words_pending).toBe(false);
       for (const r of await rowsOf(c)) expect([r.tsv, r.pending]).toEqual([r.computed, null]);
-      clearSearchTotals();
+      clearSearchTotals(caches.catalog);
       expect((await request(api).get(url(c, '/items')).query({ search: 'silk scarf' }).set(a.auth)).body.total).toBe(12);
     } finally {
       api.close();
@@ -246,7 +251,7 @@ describe('catch-up in searchIndexBuildWorkflow', () => {
   it('catches up during the cool-down of an open workflow, signalled by the restore', async () => {
     // A 60 s minimum interval keeps the workflow open long after its build.
     const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, {}, { min_interval_s: 60, retry_initial_interval_s: 0.2 });
-    const api = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: runner, searchWordsDeferMinItems: 1 }).listen(0);
+    const api = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: runner, searchWordsDeferMinItems: 1, caches }).listen(0);
     const c = await createTestCatalog(a.organizationId);
     const handle = env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c));
     try {

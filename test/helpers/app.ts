@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
+import type { ServiceCaches } from '../../src/services/caches';
 import type { JobRunner } from '../../src/services/job-runner';
 import { testKnex } from './db';
 
@@ -18,7 +19,10 @@ export const noJobs: JobRunner = {
   async ping() { throw new Error('this test has no Temporal server'); },
 };
 
-/** The real Koa app on the test database, for supertest: `request(testApp().callback())`. */
-export function testApp(jobRunner: JobRunner = noJobs): Koa {
-  return createApp({ config: loadConfig(), knex: testKnex(), jobRunner });
+/**
+ * The real Koa app on the test database, for supertest: `request(testApp().callback())`.
+ * `caches`: the app's caches when the test reads them (fresh ones otherwise).
+ */
+export function testApp(jobRunner: JobRunner = noJobs, caches?: ServiceCaches): Koa {
+  return createApp({ config: loadConfig(), knex: testKnex(), jobRunner, caches });
 }

@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import { jwtVerify } from 'jose';
 import { ForbiddenError, UnauthorizedError } from '../../lib/errors';
 import { newApiKey, newId, sha256Hex } from '../../lib/ids';
+import { ApiKey } from '../../models/api-key';
+import { Organization } from '../../models/organization';
 import type { Principal, Scope } from './scope';
 
 /**
@@ -13,7 +15,7 @@ import type { Principal, Scope } from './scope';
 export async function authenticate(knex: Knex, token: string | undefined, jwtSecret: string | null): Promise<Principal> {
   if (!token) throw new UnauthorizedError('Not authenticated');
   if (token.startsWith('ck_')) {
-    const row = await knex('api_keys').where({ key_hash: sha256Hex(token) }).whereNull('revoked_at').first('id', 'organization_id');
+    const row = await ApiKey.query(knex).select('id', 'organization_id').where({ key_hash: sha256Hex(token) }).whereNull('revoked_at').first();
     if (!row) throw new UnauthorizedError('Invalid API key');
     return { kind: 'api_key', id: row.id, organizationIds: [row.organization_id] };
   }
@@ -55,11 +57,11 @@ export async function createOrganizationWithKey(knex: Knex, name: string, apiKey
   const key = apiKey ?? newApiKey();
   if (!key.startsWith('ck_')) throw new Error('API keys start with ck_');
   return knex.transaction(async (trx) => {
-    const existing = await trx('api_keys').where({ key_hash: sha256Hex(key) }).first('organization_id');
+    const existing = await ApiKey.query(trx).select('organization_id').where({ key_hash: sha256Hex(key) }).first();
     if (existing) return { organizationId: existing.organization_id, apiKey: key, created: false };
     const organizationId = newId();
-    await trx('organizations').insert({ id: organizationId, name, webhook_secret: 'whsec_' + newApiKey().slice(3) });
-    await trx('api_keys').insert({ id: newId(), organization_id: organizationId, name: `${name} key`, key_hash: sha256Hex(key), key_prefix: key.slice(0, 10) });
+    await Organization.query(trx).insert({ id: organizationId, name, webhook_secret: 'whsec_' + newApiKey().slice(3) });
+    await ApiKey.query(trx).insert({ id: newId(), organization_id: organizationId, name: `${name} key`, key_hash: sha256Hex(key), key_prefix: key.slice(0, 10) });
     return { organizationId, apiKey: key, created: true };
   });
 }

@@ -1,5 +1,3 @@
-import type { Knex } from 'knex';
-
 /** Who is calling: an API key (one organization) or a user token (its organizations). */
 export interface Principal {
   kind: 'api_key' | 'user';
@@ -9,11 +7,11 @@ export interface Principal {
 }
 
 /**
- * The scope every service function takes first (architecture.md, services): the organization
- * the request acts for, the principal, and optionally a transaction to run in.
+ * The scope every service function takes (architecture.md, services): the organization the
+ * request acts for and the principal. A transaction is never part of it: the use case that
+ * opens one passes it down as an explicit `trx` argument (architecture.md, rules).
  */
 export interface Scope {
   organizationId: string;
   principal: Principal;
-  trx?: Knex.Transaction;
 }

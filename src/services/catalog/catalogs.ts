@@ -2,10 +2,12 @@ import type { Knex } from 'knex';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { Catalog } from '../../models/catalog';
+import { CatalogMdVersion } from '../../models/catalog-md-version';
 import { CatalogSchema } from '../../models/catalog-schema';
 import { actorId } from '../access/auth';
-import { copyCatalogItems } from './items';
-import { assertValidSchemaDefinition, getCurrentSchema, INITIAL_SCHEMA_VERSION, SchemaDefinition, syncFieldInfo } from './schema';
+import { copyCatalogItems } from './items-write';
+import { getCurrentSchema, INITIAL_SCHEMA_VERSION, SchemaDefinition, syncFieldInfo } from './schema';
+import { assertValidSchemaDefinition } from './schema-validation';
 import { loadOwned } from '../access/ownership';
 import type { Scope } from '../access/scope';
 
@@ -53,19 +55,19 @@ export interface CatalogWithSchema {
   schema: CatalogSchema;
 }
 
-/** G4 response: one version of the catalog's markdown context. */
-export interface CatalogMdVersion {
+/** One version of the catalog's markdown context (G4), `updated_at` the time it was written. */
+export interface CatalogMd {
   catalog_id: string;
   catalog_md: string | null;
   version: number;
-  updated_at: string;
+  updated_at: Date;
 }
 
-/** G5 response. */
+/** A catalog's quality prompt (G5); `prompt` and `updated_at` null when unset. */
 export interface QualityPrompt {
   catalog_id: string;
   prompt: string | null;
-  updated_at: string | null;
+  updated_at: Date | null;
 }
 
 /**
@@ -73,11 +75,12 @@ export interface QualityPrompt {
  * @throws NotFoundError (404) unknown id; ForbiddenError (403) another organization's
  */
 export function loadCatalogOwned(knex: Knex | Knex.Transaction, scope: Scope, catalogId: string): Promise<Catalog> {
-  return loadOwned<Catalog>(knex, 'catalogs', catalogId, scope, 'Catalog not found');
+  return loadOwned<Catalog>(knex, Catalog, catalogId, scope, 'Catalog not found');
 }
 
+/** Stores version `version` of a catalog's markdown context. */
 async function insertMdVersion(trx: Knex.Transaction, scope: Scope, catalogId: string, version: number, catalogMd: string | null, at: Date): Promise<void> {
-  await trx('catalog_md_versions').insert({ catalog_id: catalogId, version, catalog_md: catalogMd, created_by: actorId(scope), created_at: at });
+  await CatalogMdVersion.query(trx).insert({ catalog_id: catalogId, version, catalog_md: catalogMd, created_by: actorId(scope), created_at: at });
 }
 
 /**
@@ -100,7 +103,7 @@ export async function createCatalog(knex: Knex, scope: Scope, input: CreateCatal
     const id = newId();
     const catalogMd = input.catalog_md ?? inherit?.catalog.catalog_md ?? null;
     const qualityPrompt = inherit?.catalog.quality_prompt ?? null;
-    await trx('catalogs').insert({
+    await Catalog.query(trx).insert({
       id,
       organization_id: scope.organizationId,
       name: input.name,
@@ -111,7 +114,7 @@ export async function createCatalog(knex: Knex, scope: Scope, input: CreateCatal
       strict_mode: input.strict_mode ?? false,
       product_enabled: Boolean(input.product_id_field),
       current_schema_version: INITIAL_SCHEMA_VERSION,
-      validation_rules: input.validation_rules === undefined ? null : JSON.stringify(input.validation_rules),
+      validation_rules: input.validation_rules ?? null,
       catalog_md: catalogMd,
       catalog_md_version: 1,
       quality_prompt: qualityPrompt,
@@ -177,7 +180,7 @@ export async function updateCatalog(knex: Knex, scope: Scope, catalogId: string,
     const { catalog_md, ...fields } = input;
     const now = new Date();
     if (catalog_md !== undefined) await writeCatalogMd(trx, scope, catalogId, catalog_md, now);
-    if (Object.keys(fields).length > 0) await trx('catalogs').where('id', catalogId).update({ ...fields, updated_at: now });
+    if (Object.keys(fields).length > 0) await Catalog.query(trx).where('id', catalogId).patch({ ...fields, updated_at: now });
     return { catalog: await Catalog.query(trx).findById(catalogId).throwIfNotFound(), schema: await getCurrentSchema(trx, catalogId) };
   });
 }
@@ -187,12 +190,11 @@ export async function updateCatalog(knex: Knex, scope: Scope, catalogId: string,
  * through `ON DELETE CASCADE` (interface-spec.md: "deletes items, schema and snapshots").
  * @throws NotFoundError (404) / ForbiddenError (403)
  */
-export async function deleteCatalog(knex: Knex, scope: Scope, catalogId: string): Promise<{ message: string }> {
+export async function deleteCatalog(knex: Knex, scope: Scope, catalogId: string): Promise<void> {
   await knex.transaction(async (trx) => {
     await loadCatalogOwned(trx, scope, catalogId);
-    await trx('catalogs').where('id', catalogId).delete();
+    await Catalog.query(trx).deleteById(catalogId);
   });
-  return { message: `Catalog ${catalogId} deleted successfully` };
 }
 
 /**
@@ -210,7 +212,7 @@ export async function duplicateCatalog(knex: Knex, scope: Scope, catalogId: stri
     const schema = await getCurrentSchema(trx, catalogId);
     const now = new Date();
     const id = newId();
-    await trx('catalogs').insert({
+    await Catalog.query(trx).insert({
       id,
       organization_id: scope.organizationId,
       name: input.name ?? `${source.name} (copy)`.slice(0, 100),
@@ -221,7 +223,7 @@ export async function duplicateCatalog(knex: Knex, scope: Scope, catalogId: stri
       strict_mode: source.strict_mode,
       product_enabled: source.product_enabled,
       current_schema_version: schema.version,
-      validation_rules: source.validation_rules === null ? null : JSON.stringify(source.validation_rules),
+      validation_rules: source.validation_rules,
       catalog_md: source.catalog_md,
       catalog_md_version: 1,
       quality_prompt: source.quality_prompt,
@@ -255,9 +257,9 @@ export async function duplicateCatalog(knex: Knex, scope: Scope, catalogId: stri
 
 /** Writes catalog-md version n+1 (atomic increment on the locked catalog row). */
 async function writeCatalogMd(trx: Knex.Transaction, scope: Scope, catalogId: string, catalogMd: string, at: Date): Promise<number> {
-  const [row] = await trx('catalogs')
+  const [row] = await Catalog.query(trx)
     .where('id', catalogId)
-    .update({ catalog_md: catalogMd, catalog_md_version: trx.raw('catalog_md_version + 1'), updated_at: at })
+    .patch({ catalog_md: catalogMd, catalog_md_version: trx.raw('catalog_md_version + 1'), updated_at: at })
     .returning('catalog_md_version');
   await insertMdVersion(trx, scope, catalogId, row.catalog_md_version, catalogMd, at);
   return row.catalog_md_version;
@@ -267,25 +269,26 @@ async function writeCatalogMd(trx: Knex.Transaction, scope: Scope, catalogId: st
  * G4 `GET …/catalog-md`: the current context, or version `version` when given.
  * @throws NotFoundError (404) unknown catalog or version; ForbiddenError (403)
  */
-export async function getCatalogMd(knex: Knex, scope: Scope, catalogId: string, version?: number): Promise<CatalogMdVersion> {
+export async function getCatalogMd(knex: Knex, scope: Scope, catalogId: string, version?: number): Promise<CatalogMd> {
   const catalog = await loadCatalogOwned(knex, scope, catalogId);
-  const row = await knex('catalog_md_versions')
+  const row = await CatalogMdVersion.query(knex)
+    .select('version', 'catalog_md', 'created_at')
     .where({ catalog_id: catalogId, version: version ?? catalog.catalog_md_version })
-    .first('version', 'catalog_md', 'created_at');
+    .first();
   if (!row) throw new NotFoundError(`catalog_md version ${version} not found`);
-  return { catalog_id: catalogId, catalog_md: row.catalog_md, version: row.version, updated_at: (row.created_at as Date).toISOString() };
+  return { catalog_id: catalogId, catalog_md: row.catalog_md, version: row.version, updated_at: row.created_at };
 }
 
 /**
  * G4 `PUT …/catalog-md`: stores the text as the next version.
  * @throws NotFoundError (404) / ForbiddenError (403)
  */
-export async function putCatalogMd(knex: Knex, scope: Scope, catalogId: string, catalogMd: string): Promise<CatalogMdVersion> {
+export async function putCatalogMd(knex: Knex, scope: Scope, catalogId: string, catalogMd: string): Promise<CatalogMd> {
   return knex.transaction(async (trx) => {
     await loadCatalogOwned(trx, scope, catalogId);
     const at = new Date();
     const version = await writeCatalogMd(trx, scope, catalogId, catalogMd, at);
-    return { catalog_id: catalogId, catalog_md: catalogMd, version, updated_at: at.toISOString() };
+    return { catalog_id: catalogId, catalog_md: catalogMd, version, updated_at: at };
   });
 }
 
@@ -295,7 +298,7 @@ export async function putCatalogMd(knex: Knex, scope: Scope, catalogId: string, 
  */
 export async function getQualityPrompt(knex: Knex, scope: Scope, catalogId: string): Promise<QualityPrompt> {
   const c = await loadCatalogOwned(knex, scope, catalogId);
-  return { catalog_id: c.id, prompt: c.quality_prompt, updated_at: c.quality_prompt_updated_at ? new Date(c.quality_prompt_updated_at).toISOString() : null };
+  return { catalog_id: c.id, prompt: c.quality_prompt, updated_at: c.quality_prompt_updated_at };
 }
 
 /**
@@ -306,7 +309,7 @@ export async function putQualityPrompt(knex: Knex, scope: Scope, catalogId: stri
   return knex.transaction(async (trx) => {
     await loadCatalogOwned(trx, scope, catalogId);
     const at = new Date();
-    await trx('catalogs').where('id', catalogId).update({ quality_prompt: prompt, quality_prompt_updated_at: at, updated_at: at });
-    return { catalog_id: catalogId, prompt, updated_at: at.toISOString() };
+    await Catalog.query(trx).where('id', catalogId).patch({ quality_prompt: prompt, quality_prompt_updated_at: at, updated_at: at });
+    return { catalog_id: catalogId, prompt, updated_at: at };
   });
 }

@@ -1,8 +1,13 @@
 import type { Knex } from 'knex';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import type { Catalog } from '../../models/catalog';
-import { evolveSchema, getCurrentSchema, itemValidator, lockCatalog } from './schema';
-import { ItemRow, loadCatalog, loadItem, throwSingleItemError, writeItems, WriteResult } from './items';
+import { CatalogItem } from '../../models/catalog-item';
+import type { CatalogCaches, CatalogDeps } from './caches';
+import { evolveSchema, getCurrentSchema, lockCatalog } from './schema';
+import { itemValidator } from './schema-validation';
+import { loadCatalogOwned } from './catalogs';
+import { loadItem, readItem } from './items-read';
+import { throwSingleItemError, writeItems, WriteResult } from './items-write';
 import type { Scope } from '../access/scope';
 
 /**
@@ -17,7 +22,7 @@ import type { Scope } from '../access/scope';
 export const PRODUCT_KEY_PREFIX = 'product_';
 
 /** Loads a product item of the catalog; a variant id or an unknown id is a 404. */
-async function loadProduct(trx: Knex.Transaction, scope: Scope, catalogId: string, productId: string): Promise<ItemRow> {
+async function loadProduct(trx: Knex.Transaction, scope: Scope, catalogId: string, productId: string): Promise<CatalogItem> {
   const product = await loadItem(trx, scope, catalogId, productId, 'Product not found');
   if (product.entity_type !== 'product') throw new NotFoundError('Product not found');
   return product;
@@ -51,26 +56,27 @@ function splitProductFields(body: Record<string, unknown>): { patch: Record<stri
  */
 async function applyProductPatch(
   trx: Knex.Transaction,
+  caches: CatalogCaches,
   scope: Scope,
   catalog: Catalog,
-  product: ItemRow,
+  product: Pick<CatalogItem, 'id'>,
   patch: Record<string, unknown>,
   autoEvolve: boolean,
   locPrefix: Array<string | number>,
 ): Promise<{ variants_updated: number; evolved: { evolved: boolean; new_schema_version?: string } }> {
   const evolved = autoEvolve ? await evolveSchema(trx, scope, catalog.id, [patch], 'Auto-evolved from product update') : { evolved: false };
   if (catalog.strict_mode) {
-    const validate = itemValidator(await getCurrentSchema(trx, catalog.id));
-    const rows: Array<{ id: string; data: Record<string, unknown> }> = await trx('catalog_items').where('id', product.id).orWhere('parent_id', product.id).select('id', 'data');
+    const validate = itemValidator(caches.validators, await getCurrentSchema(trx, catalog.id));
+    const rows = await CatalogItem.query(trx).where('id', product.id).orWhere('parent_id', product.id).select('id', 'data');
     for (const row of rows) {
       const problems = validate({ ...row.data, ...patch });
       if (problems.length > 0) throw new ValidationError(problems.map((p) => ({ ...p, loc: [...locPrefix, ...p.loc], msg: row.id === product.id ? p.msg : `${p.msg} (variant ${row.id})` })));
     }
   }
-  const updated = await trx('catalog_items')
+  const updated = await CatalogItem.query(trx)
     .where('catalog_id', catalog.id)
     .andWhere((q) => q.where('id', product.id).orWhere('parent_id', product.id))
-    .update({ data: trx.raw('data || ?::jsonb', [JSON.stringify(patch)]), current_version: trx.raw('current_version + 1'), updated_at: trx.fn.now() });
+    .patch({ data: trx.raw('data || ?::jsonb', [JSON.stringify(patch)]), current_version: trx.raw('current_version + 1'), updated_at: trx.fn.now() });
   return { variants_updated: updated - 1, evolved };
 }
 
@@ -82,9 +88,9 @@ async function applyProductPatch(
  * @throws ValidationError (422) without a business key or against the schema in strict mode;
  *   NotFoundError (404) unknown product; ForbiddenError (403)
  */
-export async function createVariant(knex: Knex, scope: Scope, catalogId: string, productId: string, body: Record<string, unknown>): Promise<ItemRow> {
-  return knex.transaction(async (trx) => {
-    const catalog = await loadCatalog(trx, scope, catalogId);
+export async function createVariant(deps: CatalogDeps, scope: Scope, catalogId: string, productId: string, body: Record<string, unknown>): Promise<CatalogItem> {
+  return deps.knex.transaction(async (trx) => {
+    const catalog = await loadCatalogOwned(trx, scope, catalogId);
     await lockCatalog(trx, catalogId);
     const product = await loadProduct(trx, scope, catalogId, productId);
     const wrapped = typeof body.data === 'object' && body.data !== null && !Array.isArray(body.data) && Object.keys(body).every((k) => ['data', 'unique_identifier', 'source_info'].includes(k));
@@ -99,12 +105,12 @@ export async function createVariant(knex: Knex, scope: Scope, catalogId: string,
     if (data[keyField] === undefined && data.sku !== undefined && keyField !== 'sku') data[keyField] = data.sku;
     if (data[keyField] === undefined && (typeof uid === 'string' || typeof uid === 'number') && String(uid) !== '') data[keyField] = uid;
     if (data[keyField] === undefined) throw ValidationError.at(['body', keyField], `A variant needs ${keyField === 'sku' ? 'sku' : `${keyField} (or sku)`} or unique_identifier`, 'missing');
-    const result = await writeItems(trx, scope, catalog, [data], {
+    const result = await writeItems(trx, deps.caches.catalog, scope, catalog, [data], {
       parent: { id: product.id, shared: sharedData(catalog, product.data) },
       source_info: typeof sourceInfo === 'object' && sourceInfo !== null ? (sourceInfo as Record<string, unknown>) : null,
     });
     if (result.errors.length > 0) throwSingleItemError(result.errors[0], wrapped ? ['body', 'data'] : ['body']);
-    return trx('catalog_items').where('id', result.ids[0] as string).first();
+    return (await readItem(trx, result.ids[0] as string)) as CatalogItem;
   });
 }
 
@@ -115,15 +121,15 @@ export async function createVariant(knex: Knex, scope: Scope, catalogId: string,
  * @throws ValidationError (422) when no `product_*` key is given or strict validation fails;
  *   NotFoundError (404); ForbiddenError (403)
  */
-export async function updateProduct(knex: Knex, scope: Scope, catalogId: string, productId: string, body: Record<string, unknown>): Promise<{ product: ItemRow; variants_updated: number; ignored_fields: string[] }> {
-  return knex.transaction(async (trx) => {
-    const catalog = await loadCatalog(trx, scope, catalogId);
+export async function updateProduct(deps: CatalogDeps, scope: Scope, catalogId: string, productId: string, body: Record<string, unknown>): Promise<{ product: CatalogItem; variants_updated: number; ignored_fields: string[] }> {
+  return deps.knex.transaction(async (trx) => {
+    const catalog = await loadCatalogOwned(trx, scope, catalogId);
     await lockCatalog(trx, catalogId);
     const product = await loadProduct(trx, scope, catalogId, productId);
     const { patch, ignored } = splitProductFields(body);
     if (Object.keys(patch).length === 0) throw ValidationError.at(['body'], `No product-level field given (keys must start with ${PRODUCT_KEY_PREFIX})`, 'missing');
-    const { variants_updated } = await applyProductPatch(trx, scope, catalog, product, patch, catalog.auto_evolve_schema, ['body']);
-    return { product: await trx('catalog_items').where('id', product.id).first(), variants_updated, ignored_fields: ignored };
+    const { variants_updated } = await applyProductPatch(trx, deps.caches.catalog, scope, catalog, product, patch, catalog.auto_evolve_schema, ['body']);
+    return { product: (await readItem(trx, product.id)) as CatalogItem, variants_updated, ignored_fields: ignored };
   });
 }
 
@@ -149,11 +155,12 @@ export interface BulkVariantsResult extends WriteResult {
  * The caller enforces the 1000-variant limit (413).
  * @throws ValidationError (422) when the product patch fails strict validation; NotFoundError (404); ForbiddenError (403)
  */
-export async function bulkUpsertVariants(knex: Knex, scope: Scope, catalogId: string, productId: string, body: BulkVariantsInput): Promise<BulkVariantsResult> {
-  return knex.transaction(async (trx) => {
-    const catalog = await loadCatalog(trx, scope, catalogId);
+export async function bulkUpsertVariants(deps: CatalogDeps, scope: Scope, catalogId: string, productId: string, body: BulkVariantsInput): Promise<BulkVariantsResult> {
+  return deps.knex.transaction(async (trx) => {
+    const catalog = await loadCatalogOwned(trx, scope, catalogId);
     await lockCatalog(trx, catalogId);
-    let product = await loadProduct(trx, scope, catalogId, productId);
+    const product = await loadProduct(trx, scope, catalogId, productId);
+    let productData = product.data;
     const autoEvolve = body.auto_evolve_schema ?? catalog.auto_evolve_schema;
     const warnings: string[] = [];
     let productEvolved: { evolved: boolean; new_schema_version?: string } = { evolved: false };
@@ -161,12 +168,12 @@ export async function bulkUpsertVariants(knex: Knex, scope: Scope, catalogId: st
       const { patch, ignored } = splitProductFields(body.product);
       if (ignored.length > 0) warnings.push(`Ignored product fields without the ${PRODUCT_KEY_PREFIX} prefix: ${ignored.join(', ')}`);
       if (Object.keys(patch).length > 0) {
-        productEvolved = (await applyProductPatch(trx, scope, catalog, product, patch, autoEvolve, ['body', 'product'])).evolved;
-        product = { ...product, data: { ...product.data, ...patch } };
+        productEvolved = (await applyProductPatch(trx, deps.caches.catalog, scope, catalog, product, patch, autoEvolve, ['body', 'product'])).evolved;
+        productData = { ...productData, ...patch };
       }
     }
-    const result = await writeItems(trx, scope, catalog, body.variants, {
-      parent: { id: product.id, shared: sharedData(catalog, product.data) },
+    const result = await writeItems(trx, deps.caches.catalog, scope, catalog, body.variants, {
+      parent: { id: product.id, shared: sharedData(catalog, productData) },
       source_info: body.source_info,
       auto_evolve_schema: autoEvolve,
     });

@@ -1,9 +1,7 @@
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
 import type { Knex } from 'knex';
-import { NotFoundError, ValidationDetail, ValidationError } from '../../lib/errors';
+import { NotFoundError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { toDetails } from '../../lib/validation';
+import { Catalog } from '../../models/catalog';
 import { CatalogSchema } from '../../models/catalog-schema';
 import { actorId } from '../access/auth';
 import type { Scope } from '../access/scope';
@@ -64,12 +62,6 @@ export function bumpVersion(version: string, bump: VersionBump): string {
   return `${major}.${minor}.${patch + 1}`;
 }
 
-// Item data and user schemas: user schemas carry extra keywords (`unit`, `x-field-category`),
-// so Ajv's strict mode is off; every error is reported.
-const itemAjv = addFormats(new Ajv({ allErrors: true, strict: false }));
-const validatorCache = new Map<string, (data: Record<string, unknown>) => ValidationDetail[]>();
-const VALIDATOR_CACHE_SIZE = 500;
-
 /** The `type` keyword of a property as one FieldWorkflowInfo `field_type` string. */
 export function fieldTypeOf(property: Record<string, any> | undefined): string {
   const t = property?.type;
@@ -77,74 +69,6 @@ export function fieldTypeOf(property: Record<string, any> | undefined): string {
   if (Array.isArray(t)) return String(t.find((x) => x !== 'null') ?? t[0] ?? 'string');
   if (property?.enum) return 'string';
   return 'object';
-}
-
-/**
- * Checks that `definition` is a usable catalog schema (interface-spec.md, POST catalogs): a JSON
- * Schema accepted by Ajv's meta-schema and compiler, with a `properties` object of property
- * objects, `type` absent or `object`, and every `required` name among the properties.
- * @param loc where the definition sits in the request (prefix of each detail's `loc`)
- * @throws ValidationError (422) listing the problems
- */
-export function assertValidSchemaDefinition(definition: unknown, loc: Array<string | number>): asserts definition is SchemaDefinition {
-  const details: ValidationDetail[] = [];
-  const def = definition as Record<string, any>;
-  if (typeof def !== 'object' || def === null || Array.isArray(def)) throw ValidationError.at(loc, 'Input should be a JSON Schema object', 'type_error');
-  if (typeof def.properties !== 'object' || def.properties === null || Array.isArray(def.properties)) {
-    details.push({ loc: [...loc, 'properties'], msg: 'A schema needs a `properties` object', type: 'missing' });
-  } else {
-    for (const [name, prop] of Object.entries(def.properties)) {
-      if (typeof prop !== 'object' || prop === null || Array.isArray(prop)) details.push({ loc: [...loc, 'properties', name], msg: 'Property definitions must be objects', type: 'type_error' });
-    }
-    if (def.required !== undefined) {
-      if (!Array.isArray(def.required)) details.push({ loc: [...loc, 'required'], msg: 'Input should be an array of field names', type: 'type_error' });
-      else def.required.forEach((r: unknown, i: number) => {
-        if (typeof r !== 'string' || !(r in def.properties)) details.push({ loc: [...loc, 'required', i], msg: `Required field ${JSON.stringify(r)} is not among the properties`, type: 'value_error' });
-      });
-    }
-  }
-  if (def.type !== undefined && def.type !== 'object') details.push({ loc: [...loc, 'type'], msg: "A catalog schema's type must be 'object'", type: 'value_error' });
-  if (details.length === 0) {
-    if (!itemAjv.validateSchema(def)) {
-      for (const e of itemAjv.errors ?? []) {
-        const path = e.instancePath.split('/').filter(Boolean);
-        details.push({ loc: [...loc, ...path], msg: `Invalid JSON Schema: ${e.message ?? 'invalid'}`, type: 'value_error.json_schema' });
-      }
-    } else {
-      try {
-        itemAjv.compile(def);
-      } catch (err: any) {
-        details.push({ loc, msg: `Invalid JSON Schema: ${err?.message ?? 'does not compile'}`, type: 'value_error.json_schema' });
-      }
-    }
-  }
-  if (details.length) throw new ValidationError(details);
-}
-
-/**
- * A validator of item data for one schema version (decisions.md §2, `strict_mode`), compiled
- * once per version id and cached. Unknown top-level fields are rejected unless the schema sets
- * `additionalProperties` itself; system keys starting with `__` (e.g. `__catalog_item_id`) are
- * always allowed.
- * @returns a function giving `[]` for valid data, else one detail per problem whose `loc` is
- *   the data path (e.g. `['price']`); callers prefix it with `body`, `items`, an index, …
- */
-export function itemValidator(schema: CatalogSchema): (data: Record<string, unknown>) => ValidationDetail[] {
-  const cached = validatorCache.get(schema.id);
-  if (cached) return cached;
-  const def = schema.schema_definition;
-  const strict = {
-    ...def,
-    type: 'object',
-    patternProperties: { '^__': {}, ...(def.patternProperties as Record<string, unknown> | undefined) },
-    additionalProperties: def.additionalProperties ?? false,
-  };
-  const validateFn = itemAjv.compile(strict);
-  const validator = (data: Record<string, unknown>): ValidationDetail[] =>
-    (validateFn(data) ? [] : toDetails(validateFn.errors, 'body').map((d) => ({ ...d, loc: d.loc.slice(1) })));
-  if (validatorCache.size >= VALIDATOR_CACHE_SIZE) validatorCache.delete(validatorCache.keys().next().value as string);
-  validatorCache.set(schema.id, validator);
-  return validator;
 }
 
 /**
@@ -169,7 +93,7 @@ export function withPropertyOrder(schema: CatalogSchema): CatalogSchema {
 export async function getCurrentSchema(knex: Knex | Knex.Transaction, catalogId: string): Promise<CatalogSchema> {
   const row = await CatalogSchema.query(knex)
     .where('catalog_id', catalogId)
-    .where('version', knex('catalogs').select('current_schema_version').where('id', catalogId))
+    .where('version', Catalog.query(knex).select('current_schema_version').where('id', catalogId))
     .first();
   if (!row) throw new NotFoundError('Catalog not found');
   return withPropertyOrder(row);
@@ -191,7 +115,7 @@ export async function getSchemaVersion(knex: Knex | Knex.Transaction, catalogId:
  * @throws NotFoundError (404) when the catalog does not exist
  */
 export async function lockCatalog(trx: Knex.Transaction, catalogId: string): Promise<void> {
-  const row = await trx('catalogs').where('id', catalogId).forUpdate().first('id');
+  const row = await Catalog.query(trx).select('id').where('id', catalogId).forUpdate().first();
   if (!row) throw new NotFoundError('Catalog not found');
 }
 
@@ -281,7 +205,7 @@ export async function writeSchemaVersion(trx: Knex.Transaction, scope: Scope, v:
     last_edited_at: new Date(v.at),
     fields_workflow_info: v.fields_workflow_info as unknown as Array<Record<string, unknown>>,
   });
-  await trx('catalogs').where('id', v.catalogId).update({ current_schema_version: version, updated_at: new Date(v.at) });
+  await Catalog.query(trx).where('id', v.catalogId).patch({ current_schema_version: version, updated_at: new Date(v.at) });
   return withPropertyOrder(row);
 }
 

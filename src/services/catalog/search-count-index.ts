@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
-import { logger } from '../../lib/logger';
-import type { JobRunner } from '../job-runner';
+import { Catalog } from '../../models/catalog';
 import { wordsColumn } from './search-words';
 
 /**
@@ -21,7 +20,8 @@ import { wordsColumn } from './search-words';
  * that snapshot is logged by a trigger (item ids), and a count corrects the index's answer by
  * re-checking those items ({@link countWithSearchIndex}), so totals are exact at any age. Once
  * more than {@link SEARCH_INDEX_MAX_PENDING} items changed (or while there is no index), counts
- * fall back to the GIN count and the search asks for a rebuild ({@link requestSearchIndexBuild}).
+ * fall back to the GIN count and the search asks for a rebuild (search-index-requests.ts
+ * `requestSearchIndexBuild`).
  */
 
 /** Slots per postings row: 16 rows per word for 1,000,000 items. */
@@ -68,7 +68,7 @@ export interface SearchIndexBuild {
  */
 export async function buildSearchIndex(knex: Knex, catalogId: string, opts: { minDf?: number } = {}): Promise<SearchIndexBuild | null> {
   const t0 = performance.now();
-  await knex.raw('UPDATE catalogs SET search_indexed = true WHERE id = ? AND NOT search_indexed', [catalogId]);
+  await Catalog.query(knex).where('id', catalogId).where('search_indexed', false).patch({ search_indexed: true });
   return knex.transaction(async (trx) => {
     const lock = await trx.raw('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS ok', [`catalog-search-index:${catalogId}`]);
     if (!lock.rows[0].ok) return null;
@@ -197,18 +197,42 @@ export async function countWithSearchIndex(trx: Knex.Transaction, catalogId: str
 
   const rare = whole.filter((w) => !known.has(`w:${w}`)).map(lexeme);
   if (!known.has(`p:${prefix}`)) rare.push(`${lexeme(prefix)}:*`);
-  if (rare.length > 0) {
-    // The planner must look up only the rare parts in the GIN index (OFFSET 0 keeps the full
-    // condition out of the index scan, whose frequent parts would read large posting lists).
-    const { rows } = await trx.raw(
-      `SELECT count(*)::int AS n FROM (
-         SELECT search_tsv FROM catalog_items WHERE catalog_id = ? AND search_tsv @@ ?::tsquery OFFSET 0) AS candidates
-       WHERE search_tsv @@ catalog_item_search_query(?)`,
-      [catalogId, rare.join(' & '), term],
-    );
-    return { total: rows[0].n, path: 'rare' };
-  }
+  if (rare.length > 0) return { total: await countRare(trx, catalogId, rare, term), path: 'rare' };
+  return { total: await countByPostings(trx, catalogId, st, term, whole, prefix, known), path: 'index' };
+}
 
+/**
+ * The rare-part count of {@link countWithSearchIndex}: the GIN look-up of the term's rare parts
+ * (`rare`: tsquery lexemes, the last possibly a prefix), each candidate re-checked against the
+ * whole term. The planner must look up only the rare parts in the GIN index (OFFSET 0 keeps the
+ * full condition out of the index scan, whose frequent parts would read large posting lists).
+ */
+async function countRare(trx: Knex.Transaction, catalogId: string, rare: string[], term: string): Promise<number> {
+  const { rows } = await trx.raw(
+    `SELECT count(*)::int AS n FROM (
+       SELECT search_tsv FROM catalog_items WHERE catalog_id = ? AND search_tsv @@ ?::tsquery OFFSET 0) AS candidates
+     WHERE search_tsv @@ catalog_item_search_query(?)`,
+    [catalogId, rare.join(' & '), term],
+  );
+  return rows[0].n;
+}
+
+/** The index's state read by {@link countWithSearchIndex}: items changed since the build, its snapshot's log position, block size and item count. */
+interface IndexState {
+  pending: number;
+  logged: string;
+  block_size: number;
+  item_count: number;
+}
+
+/**
+ * The postings count of {@link countWithSearchIndex} (every part of the term frequent): per
+ * block, the whole words' slots intersected with the prefix group's union, corrected by the
+ * items changed since the build (those the index counted are taken off, those matching now
+ * added).
+ * @param known token → df of the term's tokens in the index
+ */
+async function countByPostings(trx: Knex.Transaction, catalogId: string, st: IndexState, term: string, whole: string[], prefix: string, known: Map<string, number>): Promise<number> {
   const wholeTokens = whole.map((w) => `w:${w}`);
   const group = [...known.keys()].filter((t) => t === `p:${prefix}` || t.startsWith(`w:${prefix}`));
   let changedIds: string[] = [];
@@ -265,46 +289,5 @@ export async function countWithSearchIndex(trx: Knex.Transaction, catalogId: str
       [catalogId, changedIds, term],
     )).rows[0].n;
   }
-  return { total, path: 'index' };
-}
-
-/** The part of the JobRunner (src/services/job-runner.ts) that searches use: starting index builds. */
-export type SearchIndexBuilds = Pick<JobRunner, 'startSearchIndexBuild'>;
-
-/**
- * Least time between two build requests for one catalog from this process (ms): a burst of
- * searches of a stale catalog asks Temporal once, not once per search. Rebuilds are spaced
- * further by the workflow itself (its cool-down keeps its id open).
- */
-const REQUEST_INTERVAL_MS = 30_000;
-
-/** When this process last asked for each catalog's build (ms since epoch); pruned past 1,000 entries. */
-const requested = new Map<string, number>();
-
-/**
- * Asks for a build of the catalog's search count index, without waiting: starts
- * searchIndexBuildWorkflow (`search-index-<catalog_id>`) through the job runner, which is a
- * no-op while a build of the catalog is open (building, or cooling down after one: at most one
- * build per minute and per 10 × its build time). Called by a search whose count fell back to
- * GIN because the index is missing or stale; the search never waits for the start nor fails
- * with it: if Temporal is unreachable, a warning is logged and counts stay exact through GIN
- * until a later search asks again. At most one request per catalog per 30 s from this process,
- * unless `opts.now` (a restore). `opts.wordsPending`: the catalog's word index is behind a
- * restore, and an open workflow is signalled to catch it up (src/services/catalog/search-words.ts).
- * @param jobRunner the API's runner (temporal/client.ts TemporalJobRunner)
- * @param catalog the catalog's id and owning organization (search attributes of the workflow)
- */
-export function requestSearchIndexBuild(jobRunner: SearchIndexBuilds, catalog: { id: string; organization_id: string }, opts: { wordsPending?: boolean; now?: boolean } = {}): void {
-  const now = Date.now();
-  const last = requested.get(catalog.id);
-  if (!opts.now && last !== undefined && now - last < REQUEST_INTERVAL_MS) return;
-  if (requested.size >= 1000) {
-    for (const [id, at] of requested) if (now - at >= REQUEST_INTERVAL_MS) requested.delete(id);
-  }
-  requested.set(catalog.id, now);
-  // Through a resolved promise, so even a runner that throws synchronously cannot fail the search.
-  Promise.resolve().then(() => jobRunner.startSearchIndexBuild({ id: catalog.id, organization_id: catalog.organization_id }, { wordsPending: opts.wordsPending })).then(
-    (started) => logger.info({ catalog_id: catalog.id, started }, started ? 'search count index build started' : 'search count index build already open'),
-    (err) => logger.warn({ catalog_id: catalog.id, err }, 'search count index build could not be started (counts use GIN meanwhile)'),
-  );
+  return total;
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { Catalog } from '../../models/catalog';
 
 /**
  * Pending word vectors (migration 20261121210000; decisions.md §3, G6 and G11).
@@ -38,8 +39,13 @@ export function wordsColumn(pending: boolean, alias?: string): string {
  * (`catalogs.search_words_pending`), read in the caller's snapshot; false for an unknown catalog.
  */
 export async function wordsPending(knex: Knex | Knex.Transaction, catalogId: string): Promise<boolean> {
-  const { rows } = await knex.raw('SELECT search_words_pending FROM catalogs WHERE id = ?', [catalogId]);
-  return rows[0]?.search_words_pending === true;
+  const row = await Catalog.query(knex).select('search_words_pending').findById(catalogId);
+  return row?.search_words_pending === true;
+}
+
+/** Locks the catalog row for the rest of the transaction; false when the catalog is gone. */
+async function lockedCatalog(trx: Knex.Transaction, catalogId: string): Promise<boolean> {
+  return (await Catalog.query(trx).select('id').where('id', catalogId).forUpdate().first()) !== undefined;
 }
 
 /** Figures of one catch-up. */
@@ -72,7 +78,7 @@ export async function catchUpSearchWords(knex: Knex, catalogId: string, onBatch?
     let after = '00000000-0000-0000-0000-000000000000';
     for (;;) {
       const moved = await knex.transaction(async (trx) => {
-        if (!(await trx('catalogs').where('id', catalogId).forUpdate().first('id'))) return [];
+        if (!(await lockedCatalog(trx, catalogId))) return [];
         await trx.raw('SET LOCAL catalog_items.search_columns_supplied = on');
         const { rows: batch } = await trx.raw(
           `UPDATE catalog_items ci SET search_tsv = ci.search_tsv_pending, search_tsv_pending = NULL
@@ -89,10 +95,10 @@ export async function catchUpSearchWords(knex: Knex, catalogId: string, onBatch?
       onBatch?.(rows);
     }
     const done = await knex.transaction(async (trx) => {
-      if (!(await trx('catalogs').where('id', catalogId).forUpdate().first('id'))) return 'gone';
+      if (!(await lockedCatalog(trx, catalogId))) return 'gone';
       const { rows: left } = await trx.raw('SELECT 1 FROM catalog_items WHERE catalog_id = ? AND search_tsv_pending IS NOT NULL LIMIT 1', [catalogId]);
       if (left.length > 0) return 'again';
-      await trx('catalogs').where('id', catalogId).update({ search_words_pending: false });
+      await Catalog.query(trx).where('id', catalogId).patch({ search_words_pending: false });
       return 'cleared';
     });
     if (done !== 'again') return { rows, cleared: done === 'cleared', ms: Math.round(performance.now() - t0) };

@@ -1,11 +1,16 @@
 import type { Knex } from 'knex';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors';
 import { isUuid, newId } from '../../lib/ids';
+import { Catalog } from '../../models/catalog';
+import { CatalogMdVersion } from '../../models/catalog-md-version';
+import { CatalogSchema } from '../../models/catalog-schema';
+import { CatalogSnapshot, SnapshotType } from '../../models/catalog-snapshot';
 import { actorId } from '../access/auth';
+import type { CatalogDeps } from './caches';
 import { lockCatalog } from './schema';
-import { loadCatalog } from './items';
+import { loadCatalogOwned } from './catalogs';
 import type { Scope } from '../access/scope';
-import { requestSearchIndexBuild, type SearchIndexBuilds } from './search-count-index';
+import { requestSearchIndexBuild, type SearchIndexBuilds } from './search-index-requests';
 import { SEARCH_WORDS_DEFER_MIN_ITEMS, wordsColumn } from './search-words';
 
 /**
@@ -26,26 +31,6 @@ import { SEARCH_WORDS_DEFER_MIN_ITEMS, wordsColumn } from './search-words';
  * - quality prompt: set back with its `updated_at`.
  */
 
-/** Snapshot kinds (decisions.md §3): taken by a user, before a restore, or before applying staged changes. */
-export type SnapshotType = 'manual' | 'safety' | 'pre_apply';
-
-/** A stored snapshot (table `catalog_snapshots`). */
-export interface SnapshotRow {
-  id: string;
-  catalog_id: string;
-  snapshot_type: SnapshotType;
-  reason: string | null;
-  item_count: number;
-  schema_version: string;
-  taxonomy: Record<string, unknown> | null;
-  catalog_md: string | null;
-  catalog_md_version: number | null;
-  quality_prompt: string | null;
-  quality_prompt_updated_at: Date | null;
-  created_by: string;
-  created_at: Date;
-}
-
 const ITEM_COLUMNS = 'id, entity_type, parent_id, business_key, data, search_text, search_tsv, source_info, current_version, created_at, updated_at';
 
 /**
@@ -54,22 +39,22 @@ const ITEM_COLUMNS = 'id, entity_type, parent_id, business_key, data, search_tex
  * @returns the stored snapshot row
  * @throws NotFoundError (404) when the catalog does not exist
  */
-export async function takeSnapshot(trx: Knex.Transaction, scope: Scope, catalogId: string, type: SnapshotType, reason: string | null): Promise<SnapshotRow> {
+export async function takeSnapshot(trx: Knex.Transaction, scope: Scope, catalogId: string, type: SnapshotType, reason: string | null): Promise<CatalogSnapshot> {
   await lockCatalog(trx, catalogId);
   // JIT compiles these large set-based statements (the copy, a restore's joins) for tens of ms
   // (measured 40 ms on comparable statements) and saves less than that on them.
   await trx.raw('SET LOCAL jit = off');
-  const catalog = await trx('catalogs').where('id', catalogId).first('current_schema_version', 'catalog_md', 'catalog_md_version', 'quality_prompt', 'quality_prompt_updated_at');
-  const schema = await trx('catalog_schemas').where({ catalog_id: catalogId, version: catalog.current_schema_version }).first('taxonomy');
+  const catalog = (await Catalog.query(trx).select('current_schema_version', 'catalog_md', 'catalog_md_version', 'quality_prompt', 'quality_prompt_updated_at').findById(catalogId)) as Catalog;
+  const schema = await CatalogSchema.query(trx).select('taxonomy').where({ catalog_id: catalogId, version: catalog.current_schema_version }).first();
   const id = newId();
-  await trx('catalog_snapshots').insert({
+  await CatalogSnapshot.query(trx).insert({
     id,
     catalog_id: catalogId,
     snapshot_type: type,
     reason,
     item_count: 0,
     schema_version: catalog.current_schema_version,
-    taxonomy: schema?.taxonomy === undefined || schema?.taxonomy === null ? null : JSON.stringify(schema.taxonomy),
+    taxonomy: schema?.taxonomy ?? null,
     catalog_md: catalog.catalog_md,
     catalog_md_version: catalog.catalog_md_version,
     quality_prompt: catalog.quality_prompt,
@@ -82,17 +67,17 @@ export async function takeSnapshot(trx: Knex.Transaction, scope: Scope, catalogI
      SELECT ?, ${ITEM_COLUMNS.replace('search_tsv', `${wordsColumn(true)} AS search_tsv`)} FROM catalog_items WHERE catalog_id = ?`,
     [id, catalogId],
   );
-  const [row] = await trx('catalog_snapshots').where('id', id).update({ item_count: copied.rowCount }).returning('*');
-  return row as SnapshotRow;
+  const [row] = await CatalogSnapshot.query(trx).where('id', id).patch({ item_count: copied.rowCount }).returning('*');
+  return row;
 }
 
 /**
  * `POST …/snapshots` (G11): a manual snapshot.
  * @throws NotFoundError (404), ForbiddenError (403)
  */
-export async function createSnapshot(knex: Knex, scope: Scope, catalogId: string, reason: string | null): Promise<SnapshotRow> {
+export async function createSnapshot(knex: Knex, scope: Scope, catalogId: string, reason: string | null): Promise<CatalogSnapshot> {
   return knex.transaction(async (trx) => {
-    await loadCatalog(trx, scope, catalogId);
+    await loadCatalogOwned(trx, scope, catalogId);
     return takeSnapshot(trx, scope, catalogId, 'manual', reason);
   });
 }
@@ -102,27 +87,32 @@ export async function createSnapshot(knex: Knex, scope: Scope, catalogId: string
  * @returns `{snapshots, total}` (total of the filtered list)
  * @throws NotFoundError (404), ForbiddenError (403)
  */
-export async function listSnapshots(knex: Knex, scope: Scope, catalogId: string, q: { snapshot_type?: SnapshotType; limit: number; offset: number }): Promise<{ snapshots: SnapshotRow[]; total: number }> {
-  await loadCatalog(knex, scope, catalogId);
-  const base = knex('catalog_snapshots').where('catalog_id', catalogId).modify((b) => {
+export async function listSnapshots(knex: Knex, scope: Scope, catalogId: string, q: { snapshot_type?: SnapshotType; limit: number; offset: number }): Promise<{ snapshots: CatalogSnapshot[]; total: number }> {
+  await loadCatalogOwned(knex, scope, catalogId);
+  const base = CatalogSnapshot.query(knex).where('catalog_id', catalogId).modify((b) => {
     if (q.snapshot_type) b.where('snapshot_type', q.snapshot_type);
   });
-  const [snapshots, count] = await Promise.all([
-    base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit).offset(q.offset).select('*'),
-    base.clone().count<{ n: string }[]>({ n: '*' }),
+  const [snapshots, total] = await Promise.all([
+    base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit).offset(q.offset),
+    base.clone().resultSize(),
   ]);
-  return { snapshots, total: Number(count[0].n) };
+  return { snapshots, total };
 }
 
 /** Loads a snapshot of the catalog: unknown → 404, another organization's → 403. */
-async function loadSnapshot(trx: Knex.Transaction, scope: Scope, catalogId: string, snapshotId: string): Promise<SnapshotRow> {
+async function loadSnapshot(trx: Knex.Transaction, scope: Scope, catalogId: string, snapshotId: string): Promise<CatalogSnapshot> {
   if (!isUuid(snapshotId)) throw new NotFoundError('Snapshot not found');
-  const row = await trx('catalog_snapshots as s').join('catalogs as c', 'c.id', 's.catalog_id').where('s.id', snapshotId).first('s.*', 'c.organization_id');
+  const row = (await CatalogSnapshot.query(trx)
+    .alias('s')
+    .join('catalogs as c', 'c.id', 's.catalog_id')
+    .where('s.id', snapshotId)
+    .select('s.*', 'c.organization_id')
+    .first()) as (CatalogSnapshot & { organization_id?: string }) | undefined;
   if (!row) throw new NotFoundError('Snapshot not found');
   if (row.organization_id !== scope.organizationId) throw new ForbiddenError();
   if (row.catalog_id !== catalogId) throw new NotFoundError('Snapshot not found');
   delete row.organization_id;
-  return row as SnapshotRow;
+  return row;
 }
 
 const SNAP_COLUMNS = ITEM_COLUMNS.split(', ').map((c) => `s.${c}`).join(', ');
@@ -165,7 +155,7 @@ const SNAP_COLUMNS = ITEM_COLUMNS.split(', ').map((c) => `s.${c}`).join(', ');
  * @returns true when the catalog may now hold pending word vectors (`deferWords` and some row
  *   was written; MERGE has no RETURNING before PostgreSQL 17, so inserted rows count too)
  */
-async function restoreItems(trx: Knex.Transaction, catalogId: string, snapshot: SnapshotRow, deferWords: boolean): Promise<boolean> {
+async function restoreItems(trx: Knex.Transaction, catalogId: string, snapshot: CatalogSnapshot, deferWords: boolean): Promise<boolean> {
   // The joins below hash 100,000 snapshot rows (~120 MB) and the UPDATE's transition table
   // (items_rev trigger) holds as much again: in memory rather than in temp files.
   await trx.raw("SET LOCAL work_mem = '256MB'; SET LOCAL enable_nestloop = off; SET LOCAL enable_indexscan = off; SET LOCAL catalog_items.search_columns_supplied = on");
@@ -194,21 +184,19 @@ async function restoreItems(trx: Knex.Transaction, catalogId: string, snapshot: 
   return deferWords && merged.rowCount > 0;
 }
 
-/** Response of a restore (G11). */
+/** Outcome of a restore (G11; the route adds the response's `message`). */
 export interface RestoreResult {
-  message: string;
   snapshot_id: string;
   safety_snapshot_id: string;
   items_restored: number;
   schema_version: string;
 }
 
-/** What a restore needs besides the database: the runner that starts the word-index catch-up. */
-export interface RestoreDeps {
-  knex: Knex;
+/** What a restore needs besides the database and caches: the runner that starts the word-index catch-up. */
+export interface RestoreDeps extends CatalogDeps {
   jobRunner: SearchIndexBuilds;
   /** Snapshots of at least this many items defer the word index (default {@link SEARCH_WORDS_DEFER_MIN_ITEMS}). */
-  deferWordsMinItems?: number;
+  searchWordsDeferMinItems?: number;
 }
 
 /**
@@ -216,7 +204,7 @@ export interface RestoreDeps {
  * current state first, then the catalog's items, schema version (with its taxonomy),
  * catalog_md and quality prompt exactly as in the snapshot (see the module comment).
  * Items are restored set-based by {@link restoreItems}; a snapshot of at least
- * `deferWordsMinItems` items leaves the word index behind (`catalogs.search_words_pending`,
+ * `searchWordsDeferMinItems` items leaves the word index behind (`catalogs.search_words_pending`,
  * searches stay exact) and, once committed, asks searchIndexBuildWorkflow to catch it up
  * (src/services/catalog/search-words.ts; never awaited: if Temporal is unreachable, the next search of
  * the catalog asks again).
@@ -225,16 +213,16 @@ export interface RestoreDeps {
  */
 export async function restoreSnapshot(deps: RestoreDeps, scope: Scope, catalogId: string, snapshotId: string): Promise<RestoreResult> {
   const { result, behind, catalog } = await deps.knex.transaction(async (trx) => {
-    const loaded = await loadCatalog(trx, scope, catalogId);
+    const loaded = await loadCatalogOwned(trx, scope, catalogId);
     const snapshot = await loadSnapshot(trx, scope, catalogId, snapshotId);
-    const version = await trx('catalog_schemas').where({ catalog_id: catalogId, version: snapshot.schema_version }).first('id');
+    const version = await CatalogSchema.query(trx).select('id').where({ catalog_id: catalogId, version: snapshot.schema_version }).first();
     if (!version) throw new ConflictError(`Schema version ${snapshot.schema_version} of this snapshot no longer exists`);
     const safety = await takeSnapshot(trx, scope, catalogId, 'safety', `Automatic safety snapshot before restoring snapshot ${snapshot.id}`);
 
-    const deferWords = snapshot.item_count >= (deps.deferWordsMinItems ?? SEARCH_WORDS_DEFER_MIN_ITEMS);
+    const deferWords = snapshot.item_count >= (deps.searchWordsDeferMinItems ?? SEARCH_WORDS_DEFER_MIN_ITEMS);
     const behind = await restoreItems(trx, catalogId, snapshot, deferWords);
 
-    const current = await trx('catalogs').where('id', catalogId).first('catalog_md', 'catalog_md_version');
+    const current = (await Catalog.query(trx).select('catalog_md', 'catalog_md_version').findById(catalogId)) as Catalog;
     const patch: Record<string, unknown> = {
       current_schema_version: snapshot.schema_version,
       quality_prompt: snapshot.quality_prompt,
@@ -245,13 +233,12 @@ export async function restoreSnapshot(deps: RestoreDeps, scope: Scope, catalogId
     };
     if (current.catalog_md !== snapshot.catalog_md) {
       const next = Number(current.catalog_md_version) + 1;
-      await trx('catalog_md_versions').insert({ catalog_id: catalogId, version: next, catalog_md: snapshot.catalog_md, created_by: actorId(scope) });
+      await CatalogMdVersion.query(trx).insert({ catalog_id: catalogId, version: next, catalog_md: snapshot.catalog_md, created_by: actorId(scope) });
       patch.catalog_md = snapshot.catalog_md;
       patch.catalog_md_version = next;
     }
-    await trx('catalogs').where('id', catalogId).update(patch);
+    await Catalog.query(trx).where('id', catalogId).patch(patch);
     const result: RestoreResult = {
-      message: 'Snapshot restored successfully',
       snapshot_id: snapshot.id,
       safety_snapshot_id: safety.id,
       items_restored: snapshot.item_count,
@@ -259,6 +246,6 @@ export async function restoreSnapshot(deps: RestoreDeps, scope: Scope, catalogId
     };
     return { result, behind, catalog: loaded };
   });
-  if (behind) requestSearchIndexBuild(deps.jobRunner, catalog, { wordsPending: true, now: true });
+  if (behind) requestSearchIndexBuild(deps.jobRunner, deps.caches.catalog, catalog, { wordsPending: true, now: true });
   return result;
 }

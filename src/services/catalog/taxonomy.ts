@@ -202,31 +202,38 @@ export function etagMatches(ifNoneMatch: string | undefined, etag: string): bool
   return ifNoneMatch.split(',').some((t) => t.trim() === '*' || strip(t) === strip(etag));
 }
 
-const enrichedCache = new Map<string, { etag: string; taxonomy: EnrichedTaxonomy | null }>();
+/** The enriched taxonomy of a schema version (null when it has none) and its ETag. */
+export interface TaxonomyView {
+  etag: string;
+  taxonomy: EnrichedTaxonomy | null;
+}
+
+/** Most enriched taxonomies kept per app (CatalogCaches.taxonomies); the oldest goes first. */
 const ENRICHED_CACHE_SIZE = 50;
 
 /**
- * The enriched taxonomy of one schema version and its ETag, cached by version id (version rows
- * never change).
+ * The enriched taxonomy of one schema version and its ETag, kept in `views` (the app's
+ * CatalogCaches.taxonomies) by version id (version rows never change).
  */
-export function taxonomyOf(schema: CatalogSchema): { etag: string; taxonomy: EnrichedTaxonomy | null } {
-  let hit = enrichedCache.get(schema.id);
+export function taxonomyOf(views: Map<string, TaxonomyView>, schema: CatalogSchema): TaxonomyView {
+  let hit = views.get(schema.id);
   if (!hit) {
     const stored = (schema.taxonomy as unknown as StoredTaxonomy | null) ?? null;
     hit = { etag: taxonomyEtag(stored), taxonomy: stored ? enrichTaxonomy(stored) : null };
-    if (enrichedCache.size >= ENRICHED_CACHE_SIZE) enrichedCache.delete(enrichedCache.keys().next().value as string);
-    enrichedCache.set(schema.id, hit);
+    if (views.size >= ENRICHED_CACHE_SIZE) views.delete(views.keys().next().value as string);
+    views.set(schema.id, hit);
   }
   return hit;
 }
 
 /**
  * `PUT …/taxonomy`: validates, then stores the taxonomy on a new minor schema version
- * (decisions.md §2: setting a taxonomy is minor).
+ * (decisions.md §2: setting a taxonomy is minor). Call inside the use case's transaction.
+ * @param views the app's enriched-taxonomy cache (CatalogCaches.taxonomies)
  * @returns the enriched taxonomy, its ETag and the new version
  * @throws ValidationError (422) as {@link normalizeTaxonomy}
  */
-export async function setTaxonomy(trx: Knex.Transaction, scope: Scope, catalogId: string, input: TaxonomyInput): Promise<{ etag: string; taxonomy: EnrichedTaxonomy; version: string }> {
+export async function setTaxonomy(trx: Knex.Transaction, views: Map<string, TaxonomyView>, scope: Scope, catalogId: string, input: TaxonomyInput): Promise<{ etag: string; taxonomy: EnrichedTaxonomy; version: string }> {
   const stored = normalizeTaxonomy(input, ['body']);
   await lockCatalog(trx, catalogId);
   const current = await getCurrentSchema(trx, catalogId);
@@ -242,7 +249,7 @@ export async function setTaxonomy(trx: Knex.Transaction, scope: Scope, catalogId
     reason: `${replaced ? 'Replaced' : 'Set'} taxonomy ${stored.name}`,
     at: new Date().toISOString(),
   });
-  const { etag, taxonomy } = taxonomyOf(row);
+  const { etag, taxonomy } = taxonomyOf(views, row);
   return { etag, taxonomy: taxonomy as EnrichedTaxonomy, version: row.version };
 }
 

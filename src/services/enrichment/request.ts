@@ -3,7 +3,7 @@ import type { CatalogTextExample, OutputField } from '../../enrichment/types';
 import { ConflictError, ValidationDetail, ValidationError } from '../../lib/errors';
 import type { EnrichmentJob } from '../../models/enrichment-job';
 import { ENRICH_DEFAULTS } from '../../schemas/enrich';
-import { isGrouped } from '../catalog/items';
+import { isGrouped } from '../catalog/items-keys';
 import { getCurrentSchema } from '../catalog/schema';
 import { loadCatalogOwned } from '../catalog/catalogs';
 import { catalogTextExamples } from './examples';

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { EnrichmentResult } from '../../enrichment/types';
 import { isUuid, newId } from '../../lib/ids';
 import { presentActivity, presentStagedChange } from '../../presenters/enrichment-job';
-import { businessKeyOf, ITEM_ID_KEY } from '../catalog/items';
+import { businessKeyOf, ITEM_ID_KEY } from '../catalog/items-keys';
 import { loadOwned } from '../access/ownership';
 import type { Scope } from '../access/scope';
 

@@ -3,7 +3,8 @@ import type { OutputField } from '../../enrichment/types';
 import { ConflictError } from '../../lib/errors';
 import type { EnrichmentJob } from '../../models/enrichment-job';
 import { presentCatalog } from '../../presenters/catalog';
-import { writeItems } from '../catalog/items';
+import type { CatalogCaches } from '../catalog/caches';
+import { writeItems } from '../catalog/items-write';
 import { getCurrentSchema, inferType } from '../catalog/schema';
 import { createCatalog } from '../catalog/catalogs';
 import { rowOutputSchema } from './rows';
@@ -45,11 +46,12 @@ function itemData(afterData: Record<string, unknown>): Record<string, unknown> {
  * Creates the catalog and writes every processed row's data in one transaction per call.
  * `unique_id_field`: the job's target catalog's when it has one, else `sku` (or the first of
  * `id`, `gtin`, `mpn` the items carry).
+ * @param caches the app's catalog caches (item validators of the write)
  * @returns the new catalog object (interface-spec.md "Catalog")
  * @throws NotFoundError `Job not found` (404) / ForbiddenError (403); ConflictError (409) while
  *   the job runs; ValidationError (422) from catalog creation
  */
-export async function jobToCatalog(knex: Knex, scope: Scope, jobId: string, body: { name: string; description?: string }): Promise<Record<string, unknown>> {
+export async function jobToCatalog(knex: Knex, caches: CatalogCaches, scope: Scope, jobId: string, body: { name: string; description?: string }): Promise<Record<string, unknown>> {
   const job = await loadOwned<EnrichmentJob>(knex, 'enrichment_jobs', jobId, scope, 'Job not found');
   if (job.status === 'running') throw new ConflictError('The job is still running; convert it once it has finished');
   const fields = new Map<string, OutputField>();
@@ -83,7 +85,7 @@ export async function jobToCatalog(knex: Knex, scope: Scope, jobId: string, body
       const rows = await trx('enrichment_rows').where({ job_id: jobId }).whereNotNull('result').where('row_index', '>', after)
         .orderBy('row_index').limit(PAGE).select('row_index', trx.raw("result -> 'after_data' AS after_data"));
       if (rows.length === 0) break;
-      await writeItems(trx, scope, catalog, rows.map((r) => itemData(r.after_data ?? {})), { source_info: { source: 'enrichment_job', job_id: jobId } });
+      await writeItems(trx, caches, scope, catalog, rows.map((r) => itemData(r.after_data ?? {})), { source_info: { source: 'enrichment_job', job_id: jobId } });
       after = rows[rows.length - 1].row_index;
       if (rows.length < PAGE) break;
     }

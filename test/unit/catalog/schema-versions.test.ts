@@ -1,4 +1,5 @@
-import { assertValidSchemaDefinition, bumpVersion, inferType, maxBump, syncFieldInfo } from '../../../src/services/catalog/schema';
+import { bumpVersion, inferType, maxBump, syncFieldInfo } from '../../../src/services/catalog/schema';
+import { assertValidSchemaDefinition } from '../../../src/services/catalog/schema-validation';
 import { ValidationError } from '../../../src/lib/errors';
 
 /** Pure rules of schema versions (decisions.md §2). */

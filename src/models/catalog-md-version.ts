@@ -1,0 +1,22 @@
+import type { RelationMappings } from 'objection';
+import { BaseModel } from './base';
+
+/**
+ * One version of a catalog's markdown context (table `catalog_md_versions`; decisions.md G4):
+ * versions are a linear counter per catalog, `catalogs.catalog_md_version` names the current one.
+ */
+export class CatalogMdVersion extends BaseModel {
+  static tableName = 'catalog_md_versions';
+  static idColumn = ['catalog_id', 'version'];
+  catalog_id!: string;
+  version!: number;
+  catalog_md!: string | null;
+  created_by!: string;
+  created_at!: Date;
+
+  static get relationMappings(): RelationMappings {
+    return {
+      catalog: { relation: BaseModel.BelongsToOneRelation, modelClass: 'catalog', join: { from: 'catalog_md_versions.catalog_id', to: 'catalogs.id' } },
+    };
+  }
+}

@@ -1,0 +1,35 @@
+import type { RelationMappings } from 'objection';
+import { BaseModel } from './base';
+
+/** Snapshot kinds (decisions.md §3): taken by a user, before a restore, or before applying staged changes. */
+export type SnapshotType = 'manual' | 'safety' | 'pre_apply';
+
+/**
+ * A snapshot of a catalog (table `catalog_snapshots`; decisions.md §3, G11): its schema version
+ * string with that version's taxonomy, its catalog_md and quality prompt; the item copies live
+ * in `catalog_snapshot_items`.
+ */
+export class CatalogSnapshot extends BaseModel {
+  static tableName = 'catalog_snapshots';
+  static jsonAttributes = ['taxonomy'];
+  id!: string;
+  catalog_id!: string;
+  snapshot_type!: SnapshotType;
+  reason!: string | null;
+  item_count!: number;
+  schema_version!: string;
+  taxonomy!: Record<string, unknown> | null;
+  catalog_md!: string | null;
+  catalog_md_version!: number | null;
+  quality_prompt!: string | null;
+  quality_prompt_updated_at!: Date | null;
+  created_by!: string;
+  created_at!: Date;
+
+  static get relationMappings(): RelationMappings {
+    return {
+      catalog: { relation: BaseModel.BelongsToOneRelation, modelClass: 'catalog', join: { from: 'catalog_snapshots.catalog_id', to: 'catalogs.id' } },
+      items: { relation: BaseModel.HasManyRelation, modelClass: 'catalog-snapshot-item', join: { from: 'catalog_snapshots.id', to: 'catalog_snapshot_items.snapshot_id' } },
+    };
+  }
+}
