@@ -88,6 +88,10 @@ async function writeItemsFile(file: string, count: number, pages: Array<Record<s
   return fs.statSync(file).size;
 }
 
+/**
+ * The benchmark, start to end: database and dev server, worker process, job, sampling, invariants
+ * and the printed figures. One function on purpose: it reads as the script of one run, in order.
+ */
 async function main(): Promise<void> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-100k-'));
   const cleanups: Array<() => Promise<unknown>> = [];

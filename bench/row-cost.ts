@@ -66,6 +66,7 @@ function timed(engine: EnrichmentEngine): { engine: EnrichmentEngine; ms: () => 
   };
 }
 
+/** The benchmark, start to end (one function on purpose: it reads as the script of one run). */
 async function main(): Promise<void> {
   await ensureDatabase(BENCH_DATABASE_URL);
   const knex: Knex = createKnex(BENCH_DATABASE_URL, { min: 0, max: 20 });

@@ -45,6 +45,7 @@ function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 }
 
+// One callback on purpose: the setup, each query class and the printed table read as one run, in order.
 runBench(async (b) => {
   // A persistent organization + catalog of N items, reused across runs.
   const key = 'ck_benchsearch1m';

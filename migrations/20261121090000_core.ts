@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
  * Core tables: organizations and API keys (decisions.md §1), catalogs with their versioned
  * schemas (§2), review activities and enrichment jobs with one row per input item (§4).
  * Enrichment rows are keyed by (job_id, row_index) so result writes are idempotent upserts
- * (architecture.md, Temporal rule 4).
+ * (architecture.md, Temporal rule 4). One function on purpose: the whole first schema in one place.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('organizations', (t) => {

@@ -128,6 +128,7 @@ function scoreBaselines(files: Array<[string, Labels]>, gold: Labels): Array<[st
  * (search, fetch, parse, extract) over `--data` plus every `--corpus` archive, and scores it.
  * Prints tables; returns `{suite: "pages", items, fields, source_precision, hit_at_5,
  * grounded_rate, items_per_s, ...}`.
+ * Long on purpose: options, corpus, run and report read in order as one suite.
  * @throws Error when --data has no page-index.json or no ground truth
  */
 export async function runPagesSuite(argv: string[]): Promise<Record<string, unknown>> {
