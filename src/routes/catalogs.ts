@@ -18,11 +18,10 @@ import {
   updateCatalogBody,
 } from '../schemas/catalogs';
 import { getCurrentSchema, getSchemaVersion } from '../services/catalog/schema';
-import { addField, AddField, applyFieldBatch, FieldBatch } from '../services/catalog/schema-fields';
+import { addField, applyFieldBatch } from '../services/catalog/schema-fields';
 import {
   CatalogWithSchema,
   createCatalog,
-  CreateCatalogInput,
   deleteCatalog,
   duplicateCatalog,
   getCatalog,
@@ -34,10 +33,9 @@ import {
   putQualityPrompt,
   updateCatalog,
 } from '../services/catalog/catalogs';
-import { etagMatches, removeTaxonomy, setTaxonomy, TaxonomyInput, taxonomyOf } from '../services/catalog/taxonomy';
-import type { RouteDef } from './registry';
+import { etagMatches, removeTaxonomy, setTaxonomy, taxonomyOf } from '../services/catalog/taxonomy';
+import { defineRoute, RouteDef } from './registry';
 
-type IdParams = { catalog_id: string };
 
 const present = ({ catalog, schema }: CatalogWithSchema) => presentCatalog(catalog, schema);
 
@@ -51,43 +49,43 @@ export function catalogRoutes(deps: AppDeps): RouteDef[] {
   const tags = ['catalogs'];
   const schemaTags = ['schema'];
   const taxonomyTags = ['taxonomy'];
-  const deleteRoute = (path: string, summary: string): RouteDef<unknown, unknown, IdParams> => ({
+  const deleteRoute = (path: string, summary: string) => defineRoute({
     method: 'delete', path, tags, summary,
     params: catalogIdParams, response: messageResponse,
     handler: ({ scope, params }) => deleteCatalog(knex, scope, params.catalog_id),
   });
-  const routes: Array<RouteDef<any, any, any>> = [
-    {
+  const routes: RouteDef[] = [
+    defineRoute({
       method: 'post', path: '/public/catalogs', tags, summary: 'Create a catalog with schema version 1.0.0',
       body: createCatalogBody, response: catalogResponse,
-      handler: async ({ scope, body }) => present(await createCatalog(knex, scope, body as CreateCatalogInput)),
-    },
-    {
+      handler: async ({ scope, body }) => present(await createCatalog(knex, scope, body)),
+    }),
+    defineRoute({
       method: 'get', path: '/public/catalogs', tags, summary: 'List catalogs of the organization',
       query: listCatalogsQuery, response: catalogListResponse,
       handler: async ({ scope, query }) => {
         const { rows, ...page } = await listCatalogs(knex, scope, query);
         return { catalogs: rows.map(presentCatalogEntry), ...page };
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'get', path: '/public/catalogs/:catalog_id', tags, summary: 'Get a catalog with its current schema',
       params: catalogIdParams, response: catalogResponse,
       handler: async ({ scope, params }) => present(await getCatalog(knex, scope, params.catalog_id)),
-    },
-    {
+    }),
+    defineRoute({
       method: 'put', path: '/public/catalogs/:catalog_id', tags, summary: 'Update catalog settings (only the given fields change)',
       params: catalogIdParams, body: updateCatalogBody, response: catalogResponse,
       handler: async ({ scope, params, body }) => present(await updateCatalog(knex, scope, params.catalog_id, body)),
-    },
+    }),
     deleteRoute('/public/catalogs/:catalog_id', 'Delete a catalog with its items, schema versions and snapshots'),
     deleteRoute('/catalogs/:catalog_id', 'Delete a catalog (path without /public, decisions.md §1)'),
-    {
+    defineRoute({
       method: 'post', path: '/public/catalogs/:catalog_id/duplicate', tags, summary: 'Duplicate a catalog (schema, taxonomy, context, quality prompt; items optional)',
       params: catalogIdParams, body: duplicateCatalogBody, response: catalogResponse,
       handler: async ({ scope, params, body }) => present(await duplicateCatalog(knex, scope, params.catalog_id, body)),
-    },
-    {
+    }),
+    defineRoute({
       method: 'get', path: '/public/catalogs/:catalog_id/schema', tags: schemaTags, summary: 'Get the current (or a given) schema version',
       params: catalogIdParams, query: schemaVersionQuery, response: catalogSchemaResponse,
       handler: async ({ scope, params, query }) => {
@@ -95,26 +93,26 @@ export function catalogRoutes(deps: AppDeps): RouteDef[] {
         const schema = query.version ? await getSchemaVersion(knex, params.catalog_id, query.version) : await getCurrentSchema(knex, params.catalog_id);
         return presentSchema(schema);
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'post', path: '/public/catalogs/:catalog_id/schema/fields', tags: schemaTags, summary: 'Add a field (new schema version)',
       params: catalogIdParams, body: addFieldBody, response: fieldChangeResponse,
       handler: ({ scope, params, body }) =>
         knex.transaction(async (trx) => {
           await loadCatalogOwned(trx, scope, params.catalog_id);
-          return addField(trx, scope, params.catalog_id, body as AddField);
+          return addField(trx, scope, params.catalog_id, body);
         }),
-    },
-    {
+    }),
+    defineRoute({
       method: 'put', path: '/public/catalogs/:catalog_id/schema/fields/batch', tags: schemaTags, summary: 'Add, update and remove fields atomically (one new schema version)',
       params: catalogIdParams, body: fieldBatchBody, response: fieldChangeResponse,
       handler: ({ scope, params, body }) =>
         knex.transaction(async (trx) => {
           await loadCatalogOwned(trx, scope, params.catalog_id);
-          return applyFieldBatch(trx, scope, params.catalog_id, body as FieldBatch, ['body']);
+          return applyFieldBatch(trx, scope, params.catalog_id, body, ['body']);
         }),
-    },
-    {
+    }),
+    defineRoute({
       method: 'get', path: '/public/catalogs/:catalog_id/taxonomy', tags: taxonomyTags, summary: 'Get the enriched taxonomy (null when none); ETag / If-None-Match → 304',
       params: catalogIdParams, response: taxonomyResponse,
       handler: async ({ scope, params, ctx }) => {
@@ -131,20 +129,20 @@ export function catalogRoutes(deps: AppDeps): RouteDef[] {
         ctx.body = taxonomy === null ? 'null' : taxonomy;
         return undefined;
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'put', path: '/public/catalogs/:catalog_id/taxonomy', tags: taxonomyTags, summary: 'Set or replace the taxonomy (new minor schema version)',
       params: catalogIdParams, body: taxonomyBody, response: taxonomyResponse,
       handler: async ({ scope, params, body, ctx }) => {
         const { etag, taxonomy } = await knex.transaction(async (trx) => {
           await loadCatalogOwned(trx, scope, params.catalog_id);
-          return setTaxonomy(trx, scope, params.catalog_id, body as TaxonomyInput);
+          return setTaxonomy(trx, scope, params.catalog_id, body);
         });
         ctx.set('ETag', etag);
         return taxonomy;
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'delete', path: '/public/catalogs/:catalog_id/taxonomy', tags: taxonomyTags, summary: 'Remove the taxonomy (new major schema version)',
       params: catalogIdParams, status: 204,
       handler: async ({ scope, params, ctx }) => {
@@ -155,27 +153,27 @@ export function catalogRoutes(deps: AppDeps): RouteDef[] {
         ctx.status = 204;
         return undefined;
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'get', path: '/public/catalogs/:catalog_id/catalog-md', tags, summary: 'Get the markdown context (current or ?version=N)',
       params: catalogIdParams, query: catalogMdQuery, response: catalogMdResponse,
       handler: ({ scope, params, query }) => getCatalogMd(knex, scope, params.catalog_id, query.version),
-    },
-    {
+    }),
+    defineRoute({
       method: 'put', path: '/public/catalogs/:catalog_id/catalog-md', tags, summary: 'Set the markdown context (new version)',
       params: catalogIdParams, body: catalogMdBody, response: catalogMdResponse,
       handler: ({ scope, params, body }) => putCatalogMd(knex, scope, params.catalog_id, body.catalog_md),
-    },
-    {
+    }),
+    defineRoute({
       method: 'get', path: '/public/catalogs/:catalog_id/quality-prompt', tags, summary: 'Get the quality prompt (null when unset)',
       params: catalogIdParams, response: qualityPromptResponse,
       handler: ({ scope, params }) => getQualityPrompt(knex, scope, params.catalog_id),
-    },
-    {
+    }),
+    defineRoute({
       method: 'put', path: '/public/catalogs/:catalog_id/quality-prompt', tags, summary: 'Set the quality prompt used by the judge and readiness checks',
       params: catalogIdParams, body: qualityPromptBody, response: qualityPromptResponse,
       handler: ({ scope, params, body }) => putQualityPrompt(knex, scope, params.catalog_id, body.prompt),
-    },
+    }),
   ];
   return routes;
 }

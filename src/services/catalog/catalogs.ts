@@ -5,7 +5,7 @@ import { Catalog } from '../../models/catalog';
 import { CatalogSchema } from '../../models/catalog-schema';
 import { actorId } from '../access/auth';
 import { copyCatalogItems } from './items';
-import { assertValidSchemaDefinition, getCurrentSchema, INITIAL_SCHEMA_VERSION, SchemaDefinition, syncFieldInfo } from './schema';
+import { assertValidSchemaDefinition, getCurrentSchema, INITIAL_SCHEMA_VERSION, syncFieldInfo } from './schema';
 import { loadOwned } from '../access/ownership';
 import type { Scope } from '../access/scope';
 
@@ -24,7 +24,8 @@ export interface CreateCatalogInput {
   product_id_field?: string | null;
   auto_evolve_schema?: boolean;
   strict_mode?: boolean;
-  schema_definition: SchemaDefinition;
+  /** Checked by assertValidSchemaDefinition (a JSON Schema with `properties`). */
+  schema_definition: Record<string, unknown>;
   validation_rules?: Record<string, unknown>;
   catalog_md?: string;
   master_catalog_id?: string;
@@ -89,7 +90,8 @@ async function insertMdVersion(trx: Knex.Transaction, scope: Scope, catalogId: s
  * @throws NotFoundError / ForbiddenError for a master catalog that is unknown / not the caller's
  */
 export async function createCatalog(knex: Knex, scope: Scope, input: CreateCatalogInput): Promise<CatalogWithSchema> {
-  assertValidSchemaDefinition(input.schema_definition, ['body', 'schema_definition']);
+  const definition = input.schema_definition;
+  assertValidSchemaDefinition(definition, ['body', 'schema_definition']);
   if (input.use_master_catalog_defaults && !input.master_catalog_id) {
     throw ValidationError.at(['body', 'master_catalog_id'], 'master_catalog_id is required when use_master_catalog_defaults is true', 'missing');
   }
@@ -127,7 +129,7 @@ export async function createCatalog(knex: Knex, scope: Scope, input: CreateCatal
       id: newId(),
       catalog_id: id,
       version: INITIAL_SCHEMA_VERSION,
-      schema_definition: input.schema_definition,
+      schema_definition: definition,
       taxonomy: inherit?.schema.taxonomy ?? null,
       backward_compatible: true,
       migration_rules: null,
@@ -136,7 +138,7 @@ export async function createCatalog(knex: Knex, scope: Scope, input: CreateCatal
       created_at: now,
       last_edited_by_workflow: null,
       last_edited_at: null,
-      fields_workflow_info: syncFieldInfo(input.schema_definition, [], INITIAL_SCHEMA_VERSION, at) as unknown as Array<Record<string, unknown>>,
+      fields_workflow_info: syncFieldInfo(definition, [], INITIAL_SCHEMA_VERSION, at) as unknown as Array<Record<string, unknown>>,
     });
     await insertMdVersion(trx, scope, id, 1, catalogMd, now);
     return { catalog: await Catalog.query(trx).findById(id).throwIfNotFound(), schema: await getCurrentSchema(trx, id) };
