@@ -4,6 +4,7 @@ import knexFactory, { Knex } from 'knex';
 import { Model } from 'objection';
 import { Client } from 'pg';
 import { REPO_ROOT } from './config';
+import { errorFields } from './lib/errors';
 
 /**
  * Creates the Knex instance for a PostgreSQL URL and binds Objection models to it.
@@ -31,8 +32,8 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
     if (found.rowCount) return false;
     try {
       await client.query(`CREATE DATABASE "${name}"`);
-    } catch (err: any) {
-      if (err?.code !== '42P04') throw err; // 42P04 duplicate_database: created concurrently
+    } catch (err) {
+      if (errorFields(err).code !== '42P04') throw err; // 42P04 duplicate_database: created concurrently
       return false;
     }
     return true;
