@@ -11,7 +11,7 @@
  */
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { Static, TObject, TProperties, TSchema } from '@sinclair/typebox';
+import type { Evaluate, Static, TArray, TObject, TOptional, TProperties, TSchema } from '@sinclair/typebox';
 import { ValidationDetail, ValidationError } from './errors';
 
 /** Where a value came from; the first element of every 422 `loc` (decisions.md §1). */
@@ -20,17 +20,20 @@ export type InputPart = 'body' | 'query' | 'path' | 'header';
 /** A JSON Schema (draft 2020-12 subset that Ajv and OpenAPI 3.1 both accept). */
 export type JsonSchema = Record<string, unknown>;
 
-/** Keys of an object schema's properties that carry a `default` (see `withDefault` in src/schemas/common.ts). */
-type DefaultedKeys<P extends TProperties> = { [K in keyof P]: P[K] extends { default: unknown } ? K : never }[keyof P];
+/** Keys of an object schema's properties that may be absent after validation: optional and without a `default`. */
+type AbsentKeys<P extends TProperties> = { [K in keyof P]: P[K] extends TOptional<TSchema> ? (P[K] extends { default: unknown } ? never : K) : never }[keyof P];
 
 /**
- * The type of a value after validation by {@link Validator}: `Static<S>`, except that top-level
- * properties with a default (declared through `withDefault`) are not optional, since Ajv's
- * `useDefaults` fills them. Nested defaults stay optional in the type.
+ * The type of a value after validation by {@link Validator}: `Static<S>`, except that object
+ * properties with a default (declared through `withDefault`, src/schemas/common.ts) are not
+ * optional, at any depth of objects and arrays, since Ajv's `useDefaults` fills them. Inside
+ * `Type.Unsafe` schemas (anyOf, nullable, enums) the declared type is taken as it is.
  */
 export type Validated<S extends TSchema> = S extends TObject<infer P>
-  ? Omit<Static<S>, DefaultedKeys<P>> & { [K in DefaultedKeys<P>]-?: Static<P[K]> }
-  : Static<S>;
+  ? Evaluate<{ [K in Exclude<keyof P, AbsentKeys<P>>]: Validated<P[K]> } & { [K in AbsentKeys<P>]?: Validated<P[K]> }>
+  : S extends TArray<infer I>
+    ? Array<Validated<I>>
+    : Static<S>;
 
 /**
  * The Ajv instances of one app: bodies as sent; query strings and path params, which arrive as

@@ -166,13 +166,15 @@ export type EnrichRequestFields = Validated<typeof requestJsonSchema>;
  * ENRICH_DEFAULTS filled in, plus the keys the service adds. The defaulted keys stay optional in
  * the type because resumed and re-extracted jobs copy an earlier job's config and prune it.
  */
-export type EnrichJobConfig = EnrichRequestFields & {
+export type EnrichJobConfig = Omit<EnrichRequestFields, 'taxonomy'> & {
+  /** The request's taxonomy, or else the target catalog's stored one (src/services/catalog/taxonomy.ts). */
+  taxonomy?: EnrichRequestFields['taxonomy'] | Record<string, unknown>;
   /** The template whose defaults were applied, with its safety controls (src/services/enrichment/templates.ts). */
   template?: { id: string; name: string; safety: TemplateSafety };
   /** The catalog the results are staged against, when `catalog_id` is given. */
   catalog_target?: { catalog_id: string; unique_id_field: string; grouped: boolean };
   /** Distinct values the target catalog already holds, per output field name. */
-  known_values?: Record<string, unknown>;
+  known_values?: Record<string, string[]>;
   /** Options stored without behaviour (shown as `notices` on the job). */
   recorded_noops?: string[];
 };

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationDetail, ValidationError } from '../../lib/errors';
+import { ConflictError, errorFields, ForbiddenError, NotFoundError, ValidationDetail, ValidationError } from '../../lib/errors';
 import { isUuid, newId } from '../../lib/ids';
 import type { Catalog } from '../../models/catalog';
 import { evolveSchema, getCurrentSchema, itemValidator, lockCatalog } from './schema';
@@ -685,8 +685,8 @@ export async function writeItems(trx: Knex.Transaction, scope: Scope, catalog: C
       );
       inserted = out.filter((r: { inserted: boolean }) => r.inserted).length;
       created = out.filter((r: { id: string; inserted: boolean }) => r.inserted && !autoProducts.has(r.id)).length;
-    } catch (err: any) {
-      if (err?.code === '23505') throw new ConflictError(`A ${catalog.unique_id_field} in this request was written concurrently; retry the request`);
+    } catch (err) {
+      if (errorFields(err).code === '23505') throw new ConflictError(`A ${catalog.unique_id_field} in this request was written concurrently; retry the request`);
       throw err;
     }
     if (inserted > 0) await trx('catalogs').where('id', catalog.id).increment('item_count', inserted);

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { ValidationDetail, ValidationError } from '../../lib/errors';
+import type { JsonSchemaProperty } from '../../models/catalog-schema';
 import {
   assertValidSchemaDefinition,
   bumpVersion,
@@ -114,7 +115,7 @@ export async function applyFieldBatch(trx: Knex.Transaction, scope: Scope, catal
   const at = new Date().toISOString();
   const workflowId = batch.workflow_id ?? null;
   const details: ValidationDetail[] = [];
-  const props: Record<string, Record<string, any>> = { ...current.schema_definition.properties };
+  const props: Record<string, JsonSchemaProperty> = { ...current.schema_definition.properties };
   const required = new Set(current.schema_definition.required ?? []);
   const info = new Map((current.fields_workflow_info as unknown as FieldWorkflowInfo[]).map((f) => [f.field_name, { ...f }]));
   const named = new Map<string, string>();
@@ -151,7 +152,7 @@ export async function applyFieldBatch(trx: Knex.Transaction, scope: Scope, catal
     const prop = props[u.field_name];
     const fi = info.get(u.field_name);
     if (!prop || !fi) return void details.push({ loc: [...loc, 'field_name'], msg: `Field '${u.field_name}' does not exist`, type: 'value_error.unknown_field' });
-    let next: Record<string, any> = { ...prop };
+    let next: JsonSchemaProperty = { ...prop };
     if (u.field_type !== undefined && u.field_type !== fi.field_type) {
       changes.type_changes[u.field_name] = { from: fi.field_type, to: u.field_type };
       next.type = u.field_type;

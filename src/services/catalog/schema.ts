@@ -1,10 +1,10 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Knex } from 'knex';
-import { NotFoundError, ValidationDetail, ValidationError } from '../../lib/errors';
+import { errorFields, NotFoundError, ValidationDetail, ValidationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { toDetails } from '../../lib/validation';
-import { CatalogSchema } from '../../models/catalog-schema';
+import { CatalogSchema, JsonSchemaProperty } from '../../models/catalog-schema';
 import { actorId } from '../access/auth';
 import type { Scope } from '../access/scope';
 
@@ -71,7 +71,7 @@ const validatorCache = new Map<string, (data: Record<string, unknown>) => Valida
 const VALIDATOR_CACHE_SIZE = 500;
 
 /** The `type` keyword of a property as one FieldWorkflowInfo `field_type` string. */
-export function fieldTypeOf(property: Record<string, any> | undefined): string {
+export function fieldTypeOf(property: JsonSchemaProperty | undefined): string {
   const t = property?.type;
   if (typeof t === 'string') return t;
   if (Array.isArray(t)) return String(t.find((x) => x !== 'null') ?? t[0] ?? 'string');
@@ -88,18 +88,19 @@ export function fieldTypeOf(property: Record<string, any> | undefined): string {
  */
 export function assertValidSchemaDefinition(definition: unknown, loc: Array<string | number>): asserts definition is SchemaDefinition {
   const details: ValidationDetail[] = [];
-  const def = definition as Record<string, any>;
+  const def = definition as Record<string, unknown>;
   if (typeof def !== 'object' || def === null || Array.isArray(def)) throw ValidationError.at(loc, 'Input should be a JSON Schema object', 'type_error');
   if (typeof def.properties !== 'object' || def.properties === null || Array.isArray(def.properties)) {
     details.push({ loc: [...loc, 'properties'], msg: 'A schema needs a `properties` object', type: 'missing' });
   } else {
-    for (const [name, prop] of Object.entries(def.properties)) {
+    const properties = def.properties;
+    for (const [name, prop] of Object.entries(properties)) {
       if (typeof prop !== 'object' || prop === null || Array.isArray(prop)) details.push({ loc: [...loc, 'properties', name], msg: 'Property definitions must be objects', type: 'type_error' });
     }
     if (def.required !== undefined) {
       if (!Array.isArray(def.required)) details.push({ loc: [...loc, 'required'], msg: 'Input should be an array of field names', type: 'type_error' });
       else def.required.forEach((r: unknown, i: number) => {
-        if (typeof r !== 'string' || !(r in def.properties)) details.push({ loc: [...loc, 'required', i], msg: `Required field ${JSON.stringify(r)} is not among the properties`, type: 'value_error' });
+        if (typeof r !== 'string' || !(r in properties)) details.push({ loc: [...loc, 'required', i], msg: `Required field ${JSON.stringify(r)} is not among the properties`, type: 'value_error' });
       });
     }
   }
@@ -113,8 +114,8 @@ export function assertValidSchemaDefinition(definition: unknown, loc: Array<stri
     } else {
       try {
         itemAjv.compile(def);
-      } catch (err: any) {
-        details.push({ loc, msg: `Invalid JSON Schema: ${err?.message ?? 'does not compile'}`, type: 'value_error.json_schema' });
+      } catch (err) {
+        details.push({ loc, msg: `Invalid JSON Schema: ${errorFields(err).message ?? 'does not compile'}`, type: 'value_error.json_schema' });
       }
     }
   }
@@ -155,7 +156,7 @@ export function itemValidator(schema: CatalogSchema): (data: Record<string, unkn
  */
 export function withPropertyOrder(schema: CatalogSchema): CatalogSchema {
   const props = schema.schema_definition.properties;
-  const ordered: Record<string, any> = {};
+  const ordered: Record<string, JsonSchemaProperty> = {};
   for (const f of schema.fields_workflow_info as unknown as FieldWorkflowInfo[]) if (f.field_name in props) ordered[f.field_name] = props[f.field_name];
   for (const [name, prop] of Object.entries(props)) if (!(name in ordered)) ordered[name] = prop;
   schema.schema_definition = { ...schema.schema_definition, properties: ordered };
@@ -200,8 +201,9 @@ export async function lockCatalog(trx: Knex.Transaction, catalogId: string): Pro
  * create, and for fields that have none). Category comes from `x-field-category`
  * (`generated`/`enriched` → generated), unit from `unit` or `x-unit`, samples from `examples`.
  */
-export function deriveFieldInfo(name: string, property: Record<string, any>, required: boolean, version: string, at: string): FieldWorkflowInfo {
+export function deriveFieldInfo(name: string, property: JsonSchemaProperty, required: boolean, version: string, at: string): FieldWorkflowInfo {
   const category = property['x-field-category'];
+  const unit = property.unit ?? property['x-unit'];
   const samples = property.examples ?? property.sample_values;
   return {
     field_name: name,
@@ -210,7 +212,7 @@ export function deriveFieldInfo(name: string, property: Record<string, any>, req
     required,
     field_category: category === 'generated' || category === 'enriched' ? 'generated' : 'input',
     scope: typeof property['x-scope'] === 'string' ? property['x-scope'] : 'variant',
-    unit: typeof (property.unit ?? property['x-unit']) === 'string' ? (property.unit ?? property['x-unit']) : null,
+    unit: typeof unit === 'string' ? unit : null,
     sample_values: Array.isArray(samples) ? samples.map((s: unknown) => (typeof s === 'string' ? s : JSON.stringify(s))) : null,
     added_by_workflow: null,
     added_by_node: null,

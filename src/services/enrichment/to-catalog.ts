@@ -76,7 +76,7 @@ export async function jobToCatalog(knex: Knex, scope: Scope, jobId: string, body
     name: body.name,
     description: body.description ?? `Created from enrichment job ${jobId}`,
     unique_id_field: uniqueIdField,
-    schema_definition: { type: 'object', properties } as any,
+    schema_definition: { type: 'object', properties },
   });
   await knex.transaction(async (trx) => {
     for (let after = -1; ;) {
