@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Static, Type } from '@sinclair/typebox';
 import type { Validated } from '../lib/validation';
 import { AnyObject, StringEnum, withDefault } from './common';
 
@@ -38,8 +38,11 @@ const taxonomySchema = Type.Object({
 
 const domains = () => Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { maxItems: 500 });
 
-/** An `attribute_sets` entry: the output fields themselves, or `{attributes, description?}`. */
-const attributeSetEntry = Type.Unsafe<Array<Validated<typeof outputFieldSchema>> | { description?: string; attributes: Array<Validated<typeof outputFieldSchema>> }>({
+/**
+ * An `attribute_sets` entry: the output fields themselves, or `{attributes, description?}`. Ajv
+ * fills no defaults under `anyOf`, so a field's `type` may be absent here (`Static`, not `Validated`).
+ */
+const attributeSetEntry = Type.Unsafe<Array<Static<typeof outputFieldSchema>> | { description?: string; attributes: Array<Static<typeof outputFieldSchema>> }>({
   anyOf: [
     Type.Array(outputFieldSchema, { maxItems: 200 }),
     Type.Object({ description: Type.Optional(Type.String()), attributes: Type.Array(outputFieldSchema, { maxItems: 200 }) }, { additionalProperties: false }),
@@ -47,7 +50,7 @@ const attributeSetEntry = Type.Unsafe<Array<Validated<typeof outputFieldSchema>>
 });
 
 /** `attribute_sets`: set id → extra output fields for the rows that name it (`attribute_set_id`). */
-const attributeSetsSchema = Type.Unsafe<Record<string, Validated<typeof attributeSetEntry>>>({
+const attributeSetsSchema = Type.Unsafe<Record<string, Static<typeof attributeSetEntry>>>({
   type: 'object',
   maxProperties: 200,
   description: 'Registry of requested-attribute definitions: set id → {attributes: [output field], description?} (or the array of output fields itself). Items name one by `attribute_set_id`.',
@@ -61,7 +64,7 @@ const sourceHintSet = Type.Object({
 }, { additionalProperties: false });
 
 /** `source_hint_sets`: set id → preferred domains/URLs for the rows that name it (`source_hint_set_id`). */
-const sourceHintSetsSchema = Type.Unsafe<Record<string, Validated<typeof sourceHintSet>>>({
+const sourceHintSetsSchema = Type.Unsafe<Record<string, Static<typeof sourceHintSet>>>({
   type: 'object',
   maxProperties: 200,
   description: 'Registry of source hints: set id → {domains?, urls?}. Items name one by `source_hint_set_id`.',
@@ -153,6 +156,9 @@ export const requestJsonSchema = Type.Object({ ...requestProperties }, { additio
 
 /** One output field of a validated request (`type` filled by Ajv's default). */
 export type OutputFieldRequest = Validated<typeof outputFieldSchema>;
+
+/** One output field as the schema accepts it, `type` possibly absent (an `attribute_sets` entry). */
+export type OutputFieldInput = Static<typeof outputFieldSchema>;
 
 /** A validated `POST /public/enrich` JSON body. The request-level defaults are NOT applied (see ENRICH_DEFAULTS). */
 export type EnrichRequest = Validated<typeof enrichRequestSchema>;

@@ -6,7 +6,7 @@ import { jobDocuments } from './knowledge-base';
 import type { FetchedPage } from '../../enrichment/research/types';
 import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, OutputField, ReviewInfo, TaxonomyInput } from '../../enrichment/types';
 import type { EnrichmentJob } from '../../models/enrichment-job';
-import type { EnrichJobConfig } from '../../schemas/enrich';
+import type { EnrichJobConfig, OutputFieldInput } from '../../schemas/enrich';
 import { errorFields } from '../../lib/errors';
 import { ArtifactRecord, artifactLinks, hostResultMedia, recordArtifacts, storeArtifacts } from './artifacts';
 import { CatalogTarget, stageRowResults } from './staging';
@@ -66,7 +66,7 @@ export function rowOutputSchema(config: EnrichJobConfig, item: Record<string, un
   const base = (config.output_schema ?? []) as OutputField[];
   const setId = item.attribute_set_id;
   const set = typeof setId === 'string' ? config.attribute_sets?.[setId] : undefined;
-  const extra: OutputField[] = Array.isArray(set) ? set : Array.isArray(set?.attributes) ? set.attributes : [];
+  const extra: OutputFieldInput[] = Array.isArray(set) ? set : Array.isArray(set?.attributes) ? set.attributes : [];
   const names = new Set(base.map((f) => f.name));
   return [...base, ...extra.filter((f) => !names.has(f.name)).map((f) => ({ ...f, type: f.type ?? 'string' }))];
 }
