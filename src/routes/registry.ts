@@ -47,6 +47,8 @@ export interface RouteDef<B extends TSchema = TSchema, Q extends TSchema = TSche
    * Returns the response body; may instead set `ctx.status`/`ctx.body` itself and return undefined.
    * Declared as a method so that a typed route is assignable to the registry's `RouteDef`
    * (method parameters are compared bivariantly); its input types come from the schemas above.
+   * `NoInfer`: the schema types are inferred from `body`/`query`/`params` only, never back from
+   * the handler (inferring through `Validated<>` hits TS2589 on the enrich request's size).
    */
   handler(input: HandlerInput<Validated<NoInfer<B>>, Validated<NoInfer<Q>>, Validated<NoInfer<P>>>): Promise<unknown> | unknown;
 }
