@@ -17,9 +17,6 @@ import { ValidationDetail, ValidationError } from './errors';
 /** Where a value came from; the first element of every 422 `loc` (decisions.md §1). */
 export type InputPart = 'body' | 'query' | 'path' | 'header';
 
-/** A JSON Schema (draft 2020-12 subset that Ajv and OpenAPI 3.1 both accept). */
-export type JsonSchema = Record<string, unknown>;
-
 /** Keys of an object schema's properties that may be absent after validation: optional and without a `default`. */
 type AbsentKeys<P extends TProperties> = { [K in keyof P]: P[K] extends TOptional<TSchema> ? (P[K] extends { default: unknown } ? never : K) : never }[keyof P];
 
