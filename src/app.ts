@@ -18,6 +18,7 @@ import type { AppDeps, ResolvedAppDeps } from './deps';
 import { createServiceCaches } from './services/caches';
 import { configureEnrichmentStorage } from './services/enrichment/artifacts';
 import { metrics } from './lib/metrics';
+import { Validator } from './lib/validation';
 
 
 /** Inline JSON bodies are capped at 10 MB (interface-spec.md, Limits); larger → 413. */
@@ -53,8 +54,10 @@ export function createApp(given: AppDeps): Koa {
   const openapi = new RouteRegistry().add(...rootRoutes.routes, ...registry.routes)
     .openapi({ title: 'Catalog Enrichment and Management Service', version: '0.1.0' }, '/api');
 
+  // One validator per app: compiled schemas are cached on it, never in module state.
+  const validator = new Validator();
   const root = new Router();
-  rootRoutes.mount(root);
+  rootRoutes.mount(root, validator);
   root.get('/metrics', async (ctx) => {
     ctx.type = metrics.contentType;
     ctx.body = await metrics.metrics();
@@ -66,7 +69,7 @@ export function createApp(given: AppDeps): Koa {
 
   const api = new Router({ prefix: '/api' });
   api.use(authMiddleware(deps.knex, deps.config.jwtSecret, new Set()));
-  registry.mount(api);
+  registry.mount(api, validator);
 
   app.use(requestLog);
   app.use(errorHandler);

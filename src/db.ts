@@ -3,6 +3,7 @@ import path from 'node:path';
 import knexFactory, { Knex } from 'knex';
 import { Model } from 'objection';
 import { Client } from 'pg';
+import { errorFields } from './lib/errors';
 
 /**
  * Creates the Knex instance for a PostgreSQL URL and binds Objection models to it.
@@ -30,10 +31,11 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
     if (found.rowCount) return false;
     try {
       await client.query(`CREATE DATABASE "${name}"`);
-    } catch (err: any) {
+    } catch (err) {
       // Created concurrently (the API and the worker start together): 42P04 duplicate_database,
       // or 23505 unique_violation on pg_database when both CREATEs ran at the same moment.
-      if (err?.code !== '42P04' && err?.code !== '23505') throw err;
+      const { code } = errorFields(err);
+      if (code !== '42P04' && code !== '23505') throw err;
       return false;
     }
     return true;

@@ -8,7 +8,8 @@ import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import type { Knex } from 'knex';
-import { ConflictError, NotFoundError } from '../src/lib/errors';
+import { ConflictError, errorFields, NotFoundError } from '../src/lib/errors';
+import type { EnrichmentJob } from '../src/models/enrichment-job';
 import { historyFromFixture } from './export-history';
 import type { TemporalJobRunner } from './client';
 import { workflowCode } from './workflow-bundle';
@@ -38,7 +39,10 @@ async function workflowStatus(client: Client, workflowId: string): Promise<strin
   }
 }
 
-async function withWorkflowStatus(client: Client, rows: Array<Record<string, any>>): Promise<OpsJob[]> {
+/** The `enrichment_jobs` columns an ops listing reads. */
+type JobRow = Pick<EnrichmentJob, 'id' | 'organization_id' | 'status' | 'total_items' | 'completed_items' | 'error' | 'workflow_id' | 'updated_at'>;
+
+async function withWorkflowStatus(client: Client, rows: JobRow[]): Promise<OpsJob[]> {
   const out: OpsJob[] = [];
   for (const r of rows) {
     out.push({
@@ -102,8 +106,8 @@ export async function replayHistoryFile(file: string, options: { workflowBundle?
   try {
     await Worker.runReplayHistory(options.workflowBundle ? { workflowBundle: options.workflowBundle } : workflowCode(), history);
     return { ok: true };
-  } catch (err: any) {
-    return { ok: false, error: { kind: err instanceof DeterminismViolationError ? 'nondeterminism' : 'other', message: String(err?.message ?? err) } };
+  } catch (err) {
+    return { ok: false, error: { kind: err instanceof DeterminismViolationError ? 'nondeterminism' : 'other', message: String(errorFields(err).message ?? err) } };
   }
 }
 

@@ -1,27 +1,64 @@
+/**
+ * Request validation: Ajv over the request schemas of src/schemas/, and the 422 detail format.
+ *
+ * The schemas are written with TypeBox (`@sinclair/typebox`) because a TypeBox schema IS a plain
+ * JSON Schema object: Ajv validates it and the OpenAPI document shows it unchanged (TypeBox's
+ * own markers are Symbol keys, which Ajv ignores and JSON.stringify drops), while `Static<>`
+ * gives the TypeScript type of what the schema accepts, without `as const` gymnastics or deep
+ * type-level JSON Schema interpretation that slows the compiler. It is widely used for exactly
+ * this (Fastify's type provider). json-schema-to-ts was the alternative: it derives types from
+ * `as const` literals, which is slower to type-check and needs the literal kept readonly.
+ */
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import type { Evaluate, Static, TArray, TObject, TOptional, TProperties, TSchema } from '@sinclair/typebox';
 import { ValidationDetail, ValidationError } from './errors';
 
 /** Where a value came from; the first element of every 422 `loc` (decisions.md §1). */
 export type InputPart = 'body' | 'query' | 'path' | 'header';
 
-/** A JSON Schema (draft 2020-12 subset that Ajv and OpenAPI 3.1 both accept). */
-export type JsonSchema = Record<string, unknown>;
+/** Keys of an object schema's properties that may be absent after validation: optional and without a `default`. */
+type AbsentKeys<P extends TProperties> = { [K in keyof P]: P[K] extends TOptional<TSchema> ? (P[K] extends { default: unknown } ? never : K) : never }[keyof P];
 
-const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false, useDefaults: true }));
-// Query strings and path params arrive as strings: coerce to the declared types, fill defaults.
-const queryAjv = addFormats(new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: 'array' }));
+/**
+ * The type of a value after validation by {@link Validator}: `Static<S>`, except that object
+ * properties with a default (declared through `withDefault`, src/schemas/common.ts) are not
+ * optional, at any depth of objects and arrays, since Ajv's `useDefaults` fills them. Inside
+ * `Type.Unsafe` schemas (anyOf, nullable, enums) the declared type is taken as it is.
+ */
+export type Validated<S extends TSchema> = S extends TObject<infer P>
+  ? Evaluate<{ [K in Exclude<keyof P, AbsentKeys<P>>]: Validated<P[K]> } & { [K in AbsentKeys<P>]?: Validated<P[K]> }>
+  : S extends TArray<infer I>
+    ? Array<Validated<I>>
+    : Static<S>;
 
-const cache = new WeakMap<JsonSchema, ValidateFunction>();
+/**
+ * The Ajv instances of one app: bodies as sent; query strings and path params, which arrive as
+ * strings, coerced to the declared types. Both fill defaults in place. Create one per app
+ * (createApp) and pass it down: compiled validators are cached by Ajv per schema object, so the
+ * cache lives and dies with the app.
+ */
+export class Validator {
+  private readonly bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false, useDefaults: true }));
+  private readonly queryAjv = addFormats(new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: 'array' }));
 
-/** Compiles (once per schema object) an Ajv validator for one input part. */
-export function compile(schema: JsonSchema, part: InputPart): ValidateFunction {
-  let fn = cache.get(schema);
-  if (!fn) {
-    fn = (part === 'body' ? bodyAjv : queryAjv).compile(schema);
-    cache.set(schema, fn);
+  /** The validator of `schema` for one input part (compiled on first use; Ajv caches it by schema object). */
+  compile(schema: TSchema, part: InputPart): ValidateFunction {
+    return (part === 'body' ? this.bodyAjv : this.queryAjv).compile(schema);
   }
-  return fn;
+
+  /**
+   * Validates `value` against `schema` (coercing query/path values and filling defaults in place).
+   * @returns the same value, typed as what the schema accepts
+   * @throws ValidationError (422) listing every problem
+   */
+  validate<S extends TSchema>(schema: S, value: unknown, part: InputPart): Validated<S> {
+    const fn = this.compile(schema, part);
+    if (!fn(value)) throw new ValidationError(toDetails(fn.errors, part));
+    // The one place a type is asserted: TypeBox guarantees that a value the schema accepts has
+    // type Static<S> (Ajv's own generic, JSONSchemaType<T>, is too deep for these schemas).
+    return value as Validated<S>;
+  }
 }
 
 function pathOf(instancePath: string): Array<string | number> {
@@ -36,28 +73,18 @@ function pathOf(instancePath: string): Array<string | number> {
 export function toDetails(errors: ErrorObject[] | null | undefined, part: InputPart): ValidationDetail[] {
   return (errors ?? []).map((e) => {
     const loc: Array<string | number> = [part, ...pathOf(e.instancePath)];
+    const params: Record<string, unknown> = e.params;
     switch (e.keyword) {
       case 'required':
-        return { loc: [...loc, (e.params as any).missingProperty], msg: 'Field required', type: 'missing' };
+        return { loc: [...loc, String(params.missingProperty)], msg: 'Field required', type: 'missing' };
       case 'additionalProperties':
-        return { loc: [...loc, (e.params as any).additionalProperty], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' };
+        return { loc: [...loc, String(params.additionalProperty)], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' };
       case 'type':
-        return { loc, msg: `Input should be of type ${(e.params as any).type}`, type: 'type_error' };
+        return { loc, msg: `Input should be of type ${params.type}`, type: 'type_error' };
       case 'enum':
-        return { loc, msg: `Input should be one of: ${((e.params as any).allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`, type: 'enum' };
+        return { loc, msg: `Input should be one of: ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`, type: 'enum' };
       default:
         return { loc, msg: e.message ?? 'Invalid value', type: `value_error.${e.keyword}` };
     }
   });
-}
-
-/**
- * Validates `value` against `schema` (coercing and defaulting in place for query/path parts).
- * @returns the (possibly coerced) value
- * @throws ValidationError (422) listing every problem
- */
-export function validate<T>(schema: JsonSchema, value: unknown, part: InputPart): T {
-  const fn = compile(schema, part);
-  if (!fn(value)) throw new ValidationError(toDetails(fn.errors, part));
-  return value as T;
 }

@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { AppError, ValidationError } from '../lib/errors';
+import { AppError, errorFields, ValidationError } from '../lib/errors';
 import { logger } from '../lib/logger';
 
 /**
@@ -10,20 +10,21 @@ import { logger } from '../lib/logger';
 export async function errorHandler(ctx: Context, next: Next): Promise<void> {
   try {
     await next();
-  } catch (err: any) {
+  } catch (err) {
+    const e = errorFields(err);
     if (err instanceof ValidationError) {
       ctx.status = 422;
       ctx.body = { detail: err.details };
     } else if (err instanceof AppError) {
       ctx.status = err.status;
       ctx.body = { detail: err.message };
-    } else if (err?.status === 413 || err?.type === 'entity.too.large') {
+    } else if (e.status === 413 || e.type === 'entity.too.large') {
       ctx.status = 413;
       ctx.body = { detail: 'Request body too large' };
-    } else if (err?.status === 400 && (err?.type === 'entity.parse.failed' || err?.name === 'SyntaxError' || /JSON/i.test(err?.message ?? ''))) {
+    } else if (e.status === 400 && (e.type === 'entity.parse.failed' || e.name === 'SyntaxError' || /JSON/i.test(String(e.message ?? '')))) {
       ctx.status = 422;
       ctx.body = { detail: [{ loc: ['body'], msg: 'Invalid JSON', type: 'json_invalid' }] };
-    } else if (err?.status === 415 || err?.type === 'encoding.unsupported' || err?.type === 'charset.unsupported') {
+    } else if (e.status === 415 || e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
       ctx.status = 415;
       ctx.body = { detail: 'Unsupported content type or encoding' };
     } else {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import multer from '@koa/multer';
 import type { Context } from 'koa';
-import { AppError, PayloadTooLargeError, ValidationError } from '../lib/errors';
+import { AppError, errorFields, PayloadTooLargeError, ValidationError } from '../lib/errors';
 import { newId } from '../lib/ids';
 
 /**
@@ -46,18 +46,19 @@ async function removeAll(files: UploadedFile[]): Promise<void> {
 }
 
 /** Maps multer/busboy errors to 413 (over a limit) or 422 (malformed form). */
-function mapUploadError(err: any, limits: UploadLimits): AppError {
-  switch (err?.code) {
+function mapUploadError(err: unknown, limits: UploadLimits): AppError {
+  const e = errorFields(err);
+  switch (e.code) {
     case 'LIMIT_FILE_SIZE':
       return new PayloadTooLargeError(`Uploaded file too large (limit ${limits.fileBytes} bytes)`);
     case 'LIMIT_FIELD_VALUE':
       return new PayloadTooLargeError(`request_json too large (limit ${limits.requestJsonBytes} bytes)`);
     case 'LIMIT_UNEXPECTED_FILE':
-      return ValidationError.at(['body', err.field ?? 'file'], 'Unexpected file field: only items_file and knowledge_base_files are accepted', 'extra_forbidden');
+      return ValidationError.at(['body', String(e.field ?? 'file')], 'Unexpected file field: only items_file and knowledge_base_files are accepted', 'extra_forbidden');
     case 'LIMIT_FILE_COUNT':
       return ValidationError.at(['body', 'knowledge_base_files'], `At most ${limits.knowledgeBaseFiles} knowledge_base_files`, 'value_error');
     default:
-      return ValidationError.at(['body'], `Malformed multipart body: ${err?.message ?? 'unreadable'}`, 'multipart_invalid');
+      return ValidationError.at(['body'], `Malformed multipart body: ${e.message ?? 'unreadable'}`, 'multipart_invalid');
   }
 }
 
@@ -75,15 +76,17 @@ export async function readEnrichUpload(ctx: Context, dataDir: string, limits: Up
     limits: { fileSize: limits.fileBytes, fieldSize: limits.requestJsonBytes, fields: 20, files: limits.knowledgeBaseFiles + 2 },
   });
   try {
-    await upload.fields([{ name: 'items_file' }, { name: 'knowledge_base_files' }])(ctx as any, async () => {});
+    await upload.fields([{ name: 'items_file' }, { name: 'knowledge_base_files' }])(ctx, async () => {});
   } catch (err) {
     throw mapUploadError(err, limits);
   }
-  const files = ((ctx as any).files ?? {}) as Record<string, UploadedFile[]>;
+  // `fields()` stores the files by field name (the array form belongs to `array()` / `any()`).
+  const files: Record<string, UploadedFile[]> = ctx.files && !Array.isArray(ctx.files) ? ctx.files : {};
   const all = Object.values(files).flat();
   const items = files.items_file ?? [];
   const kb = files.knowledge_base_files ?? [];
-  const body = ((ctx.request as any).body ?? {}) as Record<string, unknown>;
+  const rawBody = ctx.request.body; // multer's text fields
+  const body: { request_json?: unknown } = typeof rawBody === 'object' && rawBody !== null ? rawBody : {};
   const problems: Array<{ loc: Array<string | number>; msg: string; type: string }> = [];
   if (items.length === 0) problems.push({ loc: ['body', 'items_file'], msg: 'Field required: exactly one items_file', type: 'missing' });
   if (items.length > 1) problems.push({ loc: ['body', 'items_file'], msg: `Exactly one items_file is accepted, got ${items.length}`, type: 'value_error' });

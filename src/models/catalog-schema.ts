@@ -1,6 +1,20 @@
 import type { RelationMappings } from 'objection';
 import { BaseModel } from './base';
 
+/**
+ * One property of a catalog's JSON Schema. The standard keywords typed here are checked by Ajv's
+ * meta-schema when the schema is stored (src/services/catalog/schema.ts); custom ones (`unit`,
+ * `x-…`) are unknown until read.
+ */
+export interface JsonSchemaProperty {
+  type?: string | string[];
+  description?: string;
+  format?: string;
+  enum?: unknown[];
+  items?: JsonSchemaProperty | boolean;
+  [keyword: string]: unknown;
+}
+
 /** One version of a catalog's schema (interface-spec.md "CatalogSchema"; decisions.md §2). */
 export class CatalogSchema extends BaseModel {
   static tableName = 'catalog_schemas';
@@ -8,7 +22,8 @@ export class CatalogSchema extends BaseModel {
   id!: string;
   catalog_id!: string;
   version!: string;
-  schema_definition!: { type?: string; properties: Record<string, any>; required?: string[] } & Record<string, unknown>;
+  /** A JSON Schema object: each property is a JSON Schema too (keywords read by src/services/catalog/schema.ts). */
+  schema_definition!: { type?: string; properties: Record<string, JsonSchemaProperty>; required?: string[] } & Record<string, unknown>;
   taxonomy!: Record<string, unknown> | null;
   backward_compatible!: boolean;
   migration_rules!: Record<string, unknown> | null;

@@ -1,3 +1,4 @@
+import type { EnrichJobConfig } from '../schemas/enrich';
 import { BaseModel } from './base';
 
 /** Stored job states (interface-spec.md, States and transitions). `cancelled` polls as `failed`. */
@@ -14,7 +15,7 @@ export class EnrichmentJob extends BaseModel {
   organization_id!: string;
   catalog_id!: string | null;
   status!: EnrichmentJobStatus;
-  config!: Record<string, any>;
+  config!: EnrichJobConfig;
   /** Items passed in, before `max_rows`. */
   total_rows!: number;
   /** Items to process: min(total_rows, max_rows). */

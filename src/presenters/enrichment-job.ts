@@ -71,8 +71,24 @@ export function presentActivity(
   };
 }
 
+/** A `staged_changes` row as selected (JSON columns already parsed by pg). */
+export interface StagedChangeRow {
+  id: string;
+  status: string;
+  catalog_item_id: string | null;
+  catalog_item_entity_type: string | null;
+  before_data: unknown;
+  after_data: unknown;
+  source_data: unknown;
+  is_new_item: boolean;
+  row_index: number | null;
+  review_info: unknown;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
 /** One staged change as listed (decisions.md §5, G16; interface-spec.md "Staged change"). */
-export function presentStagedChange(r: Record<string, any>): Record<string, unknown> {
+export function presentStagedChange(r: StagedChangeRow): Record<string, unknown> {
   return {
     id: r.id, status: r.status, catalog_item_id: r.catalog_item_id, catalog_item_entity_type: r.catalog_item_entity_type,
     before_data: r.before_data, after_data: r.after_data, source_data: r.source_data, is_new_item: r.is_new_item,

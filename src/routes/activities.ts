@@ -1,23 +1,17 @@
 import type { AppDeps } from '../deps';
-import type { JsonSchema } from '../lib/validation';
+import { Type } from '@sinclair/typebox';
+import { StringEnum, withDefault } from '../schemas/common';
 import { getActivity, listStagedChanges, STAGED_STATUSES, stagedChangesSummary } from '../services/enrichment/staging';
-import type { RouteDef } from './registry';
+import { defineRoute, RouteDef } from './registry';
 
-const activityParams: JsonSchema = {
-  type: 'object',
-  required: ['activity_id'],
-  properties: { activity_id: { type: 'string', description: 'Activity id (an enrichment job id is one, decisions.md §4)' } },
-};
+const activityParams = Type.Object({ activity_id: Type.String({ description: 'Activity id (an enrichment job id is one, decisions.md §4)' }) });
 
-const stagedChangesQuery: JsonSchema = {
-  type: 'object',
-  properties: {
-    page: { type: 'integer', minimum: 1, default: 1 },
-    page_size: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
-    status: { type: 'string', enum: [...STAGED_STATUSES] },
-    search_query: { type: 'string', maxLength: 500, description: 'Case-insensitive substring of the before/after data' },
-  },
-};
+const stagedChangesQuery = Type.Object({
+  page: Type.Optional(withDefault(Type.Integer({ minimum: 1 }), 1)),
+  page_size: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: 1000 }), 50)),
+  status: Type.Optional(StringEnum(STAGED_STATUSES)),
+  search_query: Type.Optional(Type.String({ maxLength: 500, description: 'Case-insensitive substring of the before/after data' })),
+});
 
 /**
  * Read side of review activities that existing clients call without the `/public` prefix
@@ -26,20 +20,20 @@ const stagedChangesQuery: JsonSchema = {
 export function activityRoutes(deps: AppDeps): RouteDef[] {
   const tags = ['activities'];
   return [
-    {
+    defineRoute({
       method: 'get', path: '/activities/:activity_id', tags, summary: 'An activity with its staged-change count',
       params: activityParams,
       handler: ({ scope, params }) => getActivity(deps.knex, scope, params.activity_id),
-    },
-    {
+    }),
+    defineRoute({
       method: 'get', path: '/activities/:activity_id/staged-changes', tags, summary: 'Staged changes of an activity (paginated, filterable)',
       params: activityParams, query: stagedChangesQuery,
       handler: ({ scope, params, query }) => listStagedChanges(deps.knex, scope, params.activity_id, query),
-    },
-    {
+    }),
+    defineRoute({
       method: 'get', path: '/activities/:activity_id/staged-changes/summary', tags, summary: 'Counts by status and per-field completion of an activity',
       params: activityParams,
       handler: ({ scope, params }) => stagedChangesSummary(deps.knex, scope, params.activity_id),
-    },
+    }),
   ];
 }

@@ -19,14 +19,12 @@ import {
   qualityPromptResponse,
   updateCatalogBody,
 } from '../schemas/catalogs';
-import type { AddField, FieldBatch } from '../services/catalog/schema-fields';
 import {
   addCatalogField, applyCatalogFieldBatch, deleteCatalogTaxonomy, getCatalogSchema, getCatalogTaxonomy, putCatalogTaxonomy,
 } from '../services/catalog/schema-use-cases';
 import {
   CatalogWithSchema,
   createCatalog,
-  CreateCatalogInput,
   deleteCatalog,
   duplicateCatalog,
   getCatalog,
@@ -37,10 +35,9 @@ import {
   putQualityPrompt,
   updateCatalog,
 } from '../services/catalog/catalogs';
-import { etagMatches, TaxonomyInput } from '../services/catalog/taxonomy';
-import type { RouteDef } from './registry';
+import { etagMatches } from '../services/catalog/taxonomy';
+import { defineRoute, RouteDef } from './registry';
 
-type IdParams = { catalog_id: string };
 
 const present = ({ catalog, schema }: CatalogWithSchema) => presentCatalog(catalog, schema);
 
@@ -55,7 +52,7 @@ export function catalogRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const tags = ['catalogs'];
   const schemaTags = ['schema'];
   const taxonomyTags = ['taxonomy'];
-  const deleteRoute = (path: string, summary: string): RouteDef<unknown, unknown, IdParams> => ({
+  const deleteRoute = (path: string, summary: string) => defineRoute({
     method: 'delete', path, tags, summary,
     params: catalogIdParams, response: messageResponse,
     handler: async ({ scope, params }) => {
@@ -63,53 +60,53 @@ export function catalogRoutes(deps: ResolvedAppDeps): RouteDef[] {
       return presentCatalogDeleted(params.catalog_id);
     },
   });
-  const routes: Array<RouteDef<any, any, any>> = [
-    {
+  const routes: RouteDef[] = [
+    defineRoute({
       method: 'post', path: '/public/catalogs', tags, summary: 'Create a catalog with schema version 1.0.0',
       body: createCatalogBody, response: catalogResponse,
-      handler: async ({ scope, body }) => present(await createCatalog(knex, scope, body as CreateCatalogInput)),
-    },
-    {
+      handler: async ({ scope, body }) => present(await createCatalog(knex, scope, body)),
+    }),
+    defineRoute({
       method: 'get', path: '/public/catalogs', tags, summary: 'List catalogs of the organization',
       query: listCatalogsQuery, response: catalogListResponse,
       handler: async ({ scope, query }) => {
         const { rows, ...page } = await listCatalogs(knex, scope, query);
         return { catalogs: rows.map(presentCatalogEntry), ...page };
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'get', path: '/public/catalogs/:catalog_id', tags, summary: 'Get a catalog with its current schema',
       params: catalogIdParams, response: catalogResponse,
       handler: async ({ scope, params }) => present(await getCatalog(knex, scope, params.catalog_id)),
-    },
-    {
+    }),
+    defineRoute({
       method: 'put', path: '/public/catalogs/:catalog_id', tags, summary: 'Update catalog settings (only the given fields change)',
       params: catalogIdParams, body: updateCatalogBody, response: catalogResponse,
       handler: async ({ scope, params, body }) => present(await updateCatalog(knex, scope, params.catalog_id, body)),
-    },
+    }),
     deleteRoute('/public/catalogs/:catalog_id', 'Delete a catalog with its items, schema versions and snapshots'),
     deleteRoute('/catalogs/:catalog_id', 'Delete a catalog (path without /public, decisions.md §1)'),
-    {
+    defineRoute({
       method: 'post', path: '/public/catalogs/:catalog_id/duplicate', tags, summary: 'Duplicate a catalog (schema, taxonomy, context, quality prompt; items optional)',
       params: catalogIdParams, body: duplicateCatalogBody, response: catalogResponse,
       handler: async ({ scope, params, body }) => present(await duplicateCatalog(knex, scope, params.catalog_id, body)),
-    },
-    {
+    }),
+    defineRoute({
       method: 'get', path: '/public/catalogs/:catalog_id/schema', tags: schemaTags, summary: 'Get the current (or a given) schema version',
       params: catalogIdParams, query: schemaVersionQuery, response: catalogSchemaResponse,
       handler: async ({ scope, params, query }) => presentSchema(await getCatalogSchema(knex, scope, params.catalog_id, query.version)),
-    },
-    {
+    }),
+    defineRoute({
       method: 'post', path: '/public/catalogs/:catalog_id/schema/fields', tags: schemaTags, summary: 'Add a field (new schema version)',
       params: catalogIdParams, body: addFieldBody, response: fieldChangeResponse,
-      handler: async ({ scope, params, body }) => presentFieldAdded(await addCatalogField(knex, scope, params.catalog_id, body as AddField)),
-    },
-    {
+      handler: async ({ scope, params, body }) => presentFieldAdded(await addCatalogField(knex, scope, params.catalog_id, body)),
+    }),
+    defineRoute({
       method: 'put', path: '/public/catalogs/:catalog_id/schema/fields/batch', tags: schemaTags, summary: 'Add, update and remove fields atomically (one new schema version)',
       params: catalogIdParams, body: fieldBatchBody, response: fieldChangeResponse,
-      handler: async ({ scope, params, body }) => presentFieldBatch(await applyCatalogFieldBatch(knex, scope, params.catalog_id, body as FieldBatch)),
-    },
-    {
+      handler: async ({ scope, params, body }) => presentFieldBatch(await applyCatalogFieldBatch(knex, scope, params.catalog_id, body)),
+    }),
+    defineRoute({
       method: 'get', path: '/public/catalogs/:catalog_id/taxonomy', tags: taxonomyTags, summary: 'Get the enriched taxonomy (null when none); ETag / If-None-Match → 304',
       params: catalogIdParams, response: taxonomyResponse,
       handler: async ({ scope, params, ctx }) => {
@@ -125,17 +122,17 @@ export function catalogRoutes(deps: ResolvedAppDeps): RouteDef[] {
         ctx.body = taxonomy === null ? 'null' : taxonomy;
         return undefined;
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'put', path: '/public/catalogs/:catalog_id/taxonomy', tags: taxonomyTags, summary: 'Set or replace the taxonomy (new minor schema version)',
       params: catalogIdParams, body: taxonomyBody, response: taxonomyResponse,
       handler: async ({ scope, params, body, ctx }) => {
-        const { etag, taxonomy } = await putCatalogTaxonomy(deps, scope, params.catalog_id, body as TaxonomyInput);
+        const { etag, taxonomy } = await putCatalogTaxonomy(deps, scope, params.catalog_id, body);
         ctx.set('ETag', etag);
         return taxonomy;
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'delete', path: '/public/catalogs/:catalog_id/taxonomy', tags: taxonomyTags, summary: 'Remove the taxonomy (new major schema version)',
       params: catalogIdParams, status: 204,
       handler: async ({ scope, params, ctx }) => {
@@ -143,27 +140,27 @@ export function catalogRoutes(deps: ResolvedAppDeps): RouteDef[] {
         ctx.status = 204;
         return undefined;
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'get', path: '/public/catalogs/:catalog_id/catalog-md', tags, summary: 'Get the markdown context (current or ?version=N)',
       params: catalogIdParams, query: catalogMdQuery, response: catalogMdResponse,
       handler: async ({ scope, params, query }) => presentCatalogMd(await getCatalogMd(knex, scope, params.catalog_id, query.version)),
-    },
-    {
+    }),
+    defineRoute({
       method: 'put', path: '/public/catalogs/:catalog_id/catalog-md', tags, summary: 'Set the markdown context (new version)',
       params: catalogIdParams, body: catalogMdBody, response: catalogMdResponse,
       handler: async ({ scope, params, body }) => presentCatalogMd(await putCatalogMd(knex, scope, params.catalog_id, body.catalog_md)),
-    },
-    {
+    }),
+    defineRoute({
       method: 'get', path: '/public/catalogs/:catalog_id/quality-prompt', tags, summary: 'Get the quality prompt (null when unset)',
       params: catalogIdParams, response: qualityPromptResponse,
       handler: async ({ scope, params }) => presentQualityPrompt(await getQualityPrompt(knex, scope, params.catalog_id)),
-    },
-    {
+    }),
+    defineRoute({
       method: 'put', path: '/public/catalogs/:catalog_id/quality-prompt', tags, summary: 'Set the quality prompt used by the judge and readiness checks',
       params: catalogIdParams, body: qualityPromptBody, response: qualityPromptResponse,
       handler: async ({ scope, params, body }) => presentQualityPrompt(await putQualityPrompt(knex, scope, params.catalog_id, body.prompt)),
-    },
+    }),
   ];
   return routes;
 }

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import type { AppDeps } from '../deps';
-import type { JsonSchema } from '../lib/validation';
+import { Type } from '@sinclair/typebox';
 import { readArtifact, readMedia } from '../services/enrichment/artifacts';
-import type { RouteDef } from './registry';
+import { defineRoute, RouteDef } from './registry';
 
-const artifactParams: JsonSchema = { type: 'object', required: ['sha256'], properties: { sha256: { type: 'string', description: 'SHA-256 (hex) of the stored bytes' } } };
+const artifactParams = Type.Object({ sha256: Type.String({ description: 'SHA-256 (hex) of the stored bytes' }) });
 
 /**
  * `GET /api/public/artifacts/{sha256}` (`capture_source_artifacts`): the exact bytes of a source
@@ -13,7 +13,7 @@ const artifactParams: JsonSchema = { type: 'object', required: ['sha256'], prope
  */
 export function artifactRoutes(deps: AppDeps): RouteDef[] {
   return [
-    {
+    defineRoute({
       method: 'get', path: '/public/artifacts/:sha256', tags: ['enrichment'], summary: 'A captured source artifact (exact bytes as fetched)',
       params: artifactParams,
       handler: async ({ scope, params, ctx }) => {
@@ -27,7 +27,7 @@ export function artifactRoutes(deps: AppDeps): RouteDef[] {
         ctx.body = fs.createReadStream(a.file);
         return undefined;
       },
-    },
+    }),
   ];
 }
 
@@ -39,10 +39,10 @@ export function artifactRoutes(deps: AppDeps): RouteDef[] {
  */
 export function publicMediaRoutes(deps: AppDeps): RouteDef[] {
   return [
-    {
+    defineRoute({
       method: 'get', path: '/api/public/media/:file', tags: ['enrichment'], summary: 'Hosted media', public: true, hidden: true,
-      handler: async ({ params, ctx }) => {
-        const m = await readMedia(deps.knex, String(params.file));
+      handler: async ({ ctx }) => {
+        const m = await readMedia(deps.knex, String(ctx.params.file));
         ctx.status = 200;
         ctx.type = m.content_type;
         ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
@@ -51,6 +51,6 @@ export function publicMediaRoutes(deps: AppDeps): RouteDef[] {
         ctx.body = fs.createReadStream(m.file);
         return undefined;
       },
-    },
+    }),
   ];
 }

@@ -1,14 +1,14 @@
 import type { AppDeps } from '../deps';
-import type { RouteDef } from './registry';
+import { defineRoute, RouteDef } from './registry';
 
 /** `GET /healthz` (process up) and `GET /readyz` (PostgreSQL and Temporal reachable), decisions.md §1. */
 export function healthRoutes(deps: AppDeps): RouteDef[] {
   return [
-    {
+    defineRoute({
       method: 'get', path: '/healthz', summary: 'Liveness', tags: ['health'], public: true,
       handler: () => ({ status: 'ok' }),
-    },
-    {
+    }),
+    defineRoute({
       method: 'get', path: '/readyz', summary: 'Readiness: PostgreSQL and Temporal reachable', tags: ['health'], public: true,
       handler: async ({ ctx }) => {
         const checks: Record<string, string> = {};
@@ -18,6 +18,6 @@ export function healthRoutes(deps: AppDeps): RouteDef[] {
         ctx.status = ready ? 200 : 503;
         ctx.body = { status: ready ? 'ready' : 'not_ready', checks };
       },
-    },
+    }),
   ];
 }

@@ -1,5 +1,6 @@
 import type { ResolvedAppDeps } from '../deps';
 import { PayloadTooLargeError } from '../lib/errors';
+import type { Validated } from '../lib/validation';
 import { presentBulkResult, presentItem, presentRawItem } from '../presenters/item';
 import {
   bulkItemsBody, bulkItemsResponse, bulkVariantsBody, bulkVariantsResponse, catalogParams, createVariantBody, deleteItemResponse, itemParams,
@@ -11,7 +12,7 @@ import { BULK_ITEMS_LIMIT } from '../services/catalog/items-keys';
 import { listItems, loadItem, rawItemsJson } from '../services/catalog/items-read';
 import type { SortOrder } from '../services/catalog/items-sql';
 import { bulkUpsertVariants, createVariant, updateProduct } from '../services/catalog/products';
-import type { RouteDef } from './registry';
+import { defineRoute, RouteDef } from './registry';
 import { snapshotRoutes } from './snapshots';
 
 /** 413 for batches over the documented limit (interface-spec.md, Limits). */
@@ -20,7 +21,7 @@ function assertBatchSize(n: number, what: string): void {
 }
 
 /** `sort=field:dir` or `sort_field` + `sort_order` (G6); `sort_field` wins when both are given. */
-function sortOf(q: Record<string, any>): { sort_field?: string; sort_order: SortOrder } {
+function sortOf(q: Validated<typeof listItemsQuery>): { sort_field?: string; sort_order: SortOrder } {
   if (q.sort_field) return { sort_field: q.sort_field, sort_order: q.sort_order };
   if (q.sort) {
     const [field, dir] = String(q.sort).split(':');
@@ -38,7 +39,7 @@ export function itemRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const tags = ['items'];
   const base = '/public/catalogs/:catalog_id';
   return [
-    {
+    defineRoute({
       method: 'get', path: `${base}/items`, tags, summary: 'List items (pagination, search, sorting; exact total)',
       params: catalogParams, query: listItemsQuery, response: listItemsResponse,
       handler: async ({ scope, params, query }) => {
@@ -47,60 +48,60 @@ export function itemRoutes(deps: ResolvedAppDeps): RouteDef[] {
         });
         return { items: items.map(presentItem), total, page: Math.floor(query.offset / query.limit) + 1, limit: query.limit };
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'post', path: `${base}/items/bulk`, tags, summary: 'Create or update up to 1000 items',
       params: catalogParams, body: bulkItemsBody, response: bulkItemsResponse,
       handler: async ({ scope, params, body }) => {
         assertBatchSize(body.items.length, 'items');
         return presentBulkResult(await bulkUpsertItems(deps, scope, params.catalog_id, body));
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'get', path: `${base}/items/:item_id`, tags, summary: 'Get one item by database id',
       params: itemParams, response: itemResponse,
       handler: async ({ scope, params }) => presentItem(await loadItem(deps.knex, scope, params.catalog_id, params.item_id)),
-    },
-    {
+    }),
+    defineRoute({
       method: 'post', path: `${base}/items`, tags, summary: 'Upsert one item (identity: __catalog_item_id or the business key in data)',
       params: catalogParams, body: upsertItemBody, response: itemResponse,
       handler: async ({ scope, params, body }) => presentItem(await upsertItem(deps, scope, params.catalog_id, body.data, body.source_info)),
-    },
-    {
+    }),
+    defineRoute({
       method: 'put', path: `${base}/items/:item_id`, tags, summary: 'Update the given fields of one item',
       params: itemParams, body: updateItemBody, response: itemResponse,
       handler: async ({ scope, params, body }) => presentItem(await updateItem(deps, scope, params.catalog_id, params.item_id, body)),
-    },
-    {
+    }),
+    defineRoute({
       method: 'delete', path: `${base}/items/:item_id`, tags, summary: 'Delete one item (a product with its variants)',
       params: itemParams, response: deleteItemResponse,
       handler: async ({ scope, params }) => {
         await deleteItem(deps.knex, scope, params.catalog_id, params.item_id);
         return { message: 'Item deleted successfully' };
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'post', path: `${base}/products/:product_id/items/bulk`, tags, summary: 'Bulk upsert the variants of one product',
       params: productParams, body: bulkVariantsBody, response: bulkVariantsResponse,
       handler: async ({ scope, params, body }) => {
         assertBatchSize(body.variants.length, 'variants');
         return presentBulkResult(await bulkUpsertVariants(deps, scope, params.catalog_id, params.product_id, body));
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'post', path: `${base}/products/:product_id/items`, tags, summary: 'Create one variant under a product',
       params: productParams, body: createVariantBody, response: itemResponse,
       handler: async ({ scope, params, body }) => presentItem(await createVariant(deps, scope, params.catalog_id, params.product_id, body)),
-    },
-    {
+    }),
+    defineRoute({
       method: 'put', path: `${base}/products/:product_id`, tags, summary: 'Update product-level (product_*) fields shared by every variant',
       params: productParams, body: updateProductBody, response: updateProductResponse,
       handler: async ({ scope, params, body }) => {
         const r = await updateProduct(deps, scope, params.catalog_id, params.product_id, body);
         return { product: presentItem(r.product), variants_updated: r.variants_updated, ignored_fields: r.ignored_fields };
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'get', path: `${base}/raw-items`, tags, summary: 'Full-fidelity rows for full pulls (stable order, exact total)',
       params: catalogParams, query: rawItemsQuery, response: rawItemsResponse,
       handler: async ({ scope, params, query, ctx }) => {
@@ -108,12 +109,12 @@ export function itemRoutes(deps: ResolvedAppDeps): RouteDef[] {
         ctx.body = await rawItemsJson(deps.knex, scope, params.catalog_id, query);
         return undefined;
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'get', path: `${base}/raw-items/:item_id`, tags, summary: 'One raw row',
       params: itemParams, response: rawItemResponse,
       handler: async ({ scope, params }) => presentRawItem(await loadItem(deps.knex, scope, params.catalog_id, params.item_id)),
-    },
+    }),
     ...snapshotRoutes(deps),
   ];
 }

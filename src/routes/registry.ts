@@ -1,18 +1,23 @@
 import type Router from '@koa/router';
+import type { TSchema, TUnknown } from '@sinclair/typebox';
 import type { Context } from 'koa';
-import { JsonSchema, validate } from '../lib/validation';
+import type { Validated, Validator } from '../lib/validation';
 import type { Scope } from '../services/access/scope';
 
 /** HTTP methods routes may use. */
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-/** What a handler receives: validated inputs and the caller's scope (null on public routes). */
+/**
+ * What a handler receives: validated inputs, the caller's scope (null on public routes), and the
+ * app's validator (for inputs a handler parses itself, e.g. multipart `request_json`).
+ */
 export interface HandlerInput<B, Q, P> {
   body: B;
   query: Q;
   params: P;
   scope: Scope;
   ctx: Context;
+  validator: Validator;
 }
 
 /**
@@ -20,26 +25,42 @@ export interface HandlerInput<B, Q, P> {
  * its inputs and response, and its handler. The same schemas validate requests and generate
  * `GET /api/openapi.json`, so documentation and validation cannot drift (issue 3).
  */
-export interface RouteDef<B = any, Q = any, P = any> {
+export interface RouteDef<B extends TSchema = TSchema, Q extends TSchema = TSchema, P extends TSchema = TSchema> {
   method: Method;
   path: string;
   summary: string;
   tags: string[];
-  body?: JsonSchema;
+  body?: B;
   /** A `multipart/form-data` alternative of the body (documentation only; the handler parses it). */
-  multipart?: JsonSchema;
-  query?: JsonSchema;
-  params?: JsonSchema;
+  multipart?: TSchema;
+  query?: Q;
+  params?: P;
   /** Schema of the success body (documentation only). */
-  response?: JsonSchema;
+  response?: TSchema;
   /** Success status (default 200). */
   status?: number;
   /** Routes served without authentication (health, docs). */
   public?: boolean;
   /** Not listed in the OpenAPI document (e.g. the docs page itself). */
   hidden?: boolean;
-  /** Returns the response body; may instead set `ctx.status`/`ctx.body` itself and return undefined. */
-  handler: (input: HandlerInput<B, Q, P>) => Promise<unknown> | unknown;
+  /**
+   * Returns the response body; may instead set `ctx.status`/`ctx.body` itself and return undefined.
+   * Declared as a method so that a typed route is assignable to the registry's `RouteDef`
+   * (method parameters are compared bivariantly); its input types come from the schemas above.
+   * `NoInfer`: the schema types are inferred from `body`/`query`/`params` only, never back from
+   * the handler (inferring through `Validated<>` hits TS2589 on the enrich request's size).
+   */
+  handler(input: HandlerInput<Validated<NoInfer<B>>, Validated<NoInfer<Q>>, Validated<NoInfer<P>>>): Promise<unknown> | unknown;
+}
+
+/**
+ * Declares one route with its handler's input types derived from its schemas: `body` is what
+ * the `body` schema accepts (`Validated<>`: properties with a default are present), likewise
+ * `query` and `params`; an input without a schema is `unknown`. Returns `def` unchanged, as the
+ * registry's schema-agnostic `RouteDef` (so route lists are never compared type by type).
+ */
+export function defineRoute<B extends TSchema = TUnknown, Q extends TSchema = TUnknown, P extends TSchema = TUnknown>(def: RouteDef<B, Q, P>): RouteDef {
+  return def;
 }
 
 /** Collects route definitions, mounts them on a router, and renders the OpenAPI document. */
@@ -55,16 +76,16 @@ export class RouteRegistry {
   /**
    * Mounts every route on `router`. Validation runs in order path → query → body, each
    * failing with 422 `detail[]` (decisions.md §1). `ctx.state.scope` must be set by the auth
-   * middleware for non-public routes.
+   * middleware for non-public routes. `validator` is the app's (one per app, created by createApp).
    */
-  mount(router: Router): void {
+  mount(router: Router, validator: Validator): void {
     for (const def of this.routes) {
       router[def.method](def.path, async (ctx: Context) => {
-        const params = def.params ? validate(def.params, { ...ctx.params }, 'path') : ctx.params;
-        const query = def.query ? validate(def.query, { ...ctx.query }, 'query') : ctx.query;
-        const rawBody = (ctx.request as any).body;
-        const body = def.body ? validate(def.body, rawBody === undefined ? {} : rawBody, 'body') : rawBody;
-        const result = await def.handler({ body, query, params, scope: ctx.state.scope, ctx });
+        const params = def.params ? validator.validate(def.params, { ...ctx.params }, 'path') : ctx.params;
+        const query = def.query ? validator.validate(def.query, { ...ctx.query }, 'query') : ctx.query;
+        const rawBody = ctx.request.body;
+        const body = def.body ? validator.validate(def.body, rawBody === undefined ? {} : rawBody, 'body') : rawBody;
+        const result = await def.handler({ body, query, params, scope: ctx.state.scope, ctx, validator });
         if (result !== undefined) {
           ctx.status = def.status ?? 200;
           ctx.body = result;
@@ -82,7 +103,7 @@ export class RouteRegistry {
       // decisions.md §1: X-Organization-Id is accepted on every authenticated operation.
       const parameters: unknown[] = def.public ? [] : [{ $ref: '#/components/parameters/OrganizationId' }];
       for (const [where, schema] of [['path', def.params], ['query', def.query]] as const) {
-        const props = (schema?.properties ?? {}) as Record<string, JsonSchema>;
+        const props: Record<string, TSchema> = schema?.properties ?? {};
         const required = new Set((schema?.required as string[] | undefined) ?? []);
         for (const [name, s] of Object.entries(props)) {
           parameters.push({ name, in: where, required: where === 'path' || required.has(name), schema: s, description: s.description });

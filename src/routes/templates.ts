@@ -1,33 +1,34 @@
 import type { AppDeps } from '../deps';
-import type { JsonSchema } from '../lib/validation';
+import { Type } from '@sinclair/typebox';
+import { withDefault } from '../schemas/common';
 import { createTemplateBody } from '../schemas/enrich';
 import { createTemplate, listTemplates, loadTemplate, presentTemplate } from '../services/enrichment/templates';
-import type { RouteDef } from './registry';
+import { defineRoute, RouteDef } from './registry';
 
-const templateParams: JsonSchema = { type: 'object', required: ['template_id'], properties: { template_id: { type: 'string' } } };
-const listQuery: JsonSchema = {
-  type: 'object',
-  properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 }, offset: { type: 'integer', minimum: 0, default: 0 } },
-};
+const templateParams = Type.Object({ template_id: Type.String() });
+const listQuery = Type.Object({
+  limit: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: 100 }), 50)),
+  offset: Type.Optional(withDefault(Type.Integer({ minimum: 0 }), 0)),
+});
 
 /** Enrichment templates (decisions.md §4, G20; POST added by this service to create them). */
 export function templateRoutes(deps: AppDeps): RouteDef[] {
   const tags = ['enrichment'];
   return [
-    {
+    defineRoute({
       method: 'post', path: '/public/enrichment-templates', tags, summary: 'Create an enrichment template (defaults + safety controls)',
       body: createTemplateBody,
       handler: ({ scope, body }) => createTemplate(deps.knex, scope, body),
-    },
-    {
+    }),
+    defineRoute({
       method: 'get', path: '/public/enrichment-templates', tags, summary: 'List the organization\'s enrichment templates',
       query: listQuery,
       handler: ({ scope, query }) => listTemplates(deps.knex, scope, query),
-    },
-    {
+    }),
+    defineRoute({
       method: 'get', path: '/public/enrichment-templates/:template_id', tags, summary: 'One enrichment template',
       params: templateParams,
       handler: async ({ scope, params }) => presentTemplate(await loadTemplate(deps.knex, scope, params.template_id)),
-    },
+    }),
   ];
 }

@@ -1,151 +1,123 @@
-import type { JsonSchema } from '../lib/validation';
+import { Static, Type } from '@sinclair/typebox';
 import { FIELD_TYPES } from '../services/catalog/schema-fields';
+import { AnyArray, AnyObject, Nullable, StringEnum, withDefault } from './common';
 
 /**
  * JSON Schemas of the schema and taxonomy routes (interface-spec.md, Schema and Taxonomy;
  * decisions.md §2, G2, G3).
  */
 
-const fieldName = {
-  type: 'string',
+const fieldName = Type.String({
   minLength: 1,
   maxLength: 200,
   pattern: '^(?!__)',
   description: 'Field name; names starting with `__` are reserved for system keys',
-};
+});
 
 const fieldAttributes = {
-  field_type: { type: 'string', enum: [...FIELD_TYPES] },
-  description: { type: 'string', maxLength: 4000 },
-  required: { type: 'boolean' },
-  field_category: { type: 'string', enum: ['input', 'generated'], description: 'Stored as workflow-tracking metadata only when workflow_id is given' },
-  unit: { type: 'string', maxLength: 50 },
-  sample_values: { type: 'array', maxItems: 100 },
-  validation_rules: { type: 'object', description: 'JSON Schema keywords for the field (pattern, enum, minimum, …)' },
-  scope: { type: 'string', enum: ['variant', 'product', 'both'] },
+  field_type: Type.Optional(StringEnum(FIELD_TYPES)),
+  description: Type.Optional(Type.String({ maxLength: 4000 })),
+  required: Type.Optional(Type.Boolean()),
+  field_category: Type.Optional(StringEnum(['input', 'generated'], { description: 'Stored as workflow-tracking metadata only when workflow_id is given' })),
+  unit: Type.Optional(Type.String({ maxLength: 50 })),
+  sample_values: Type.Optional(AnyArray({ maxItems: 100 })),
+  validation_rules: Type.Optional(AnyObject({ description: 'JSON Schema keywords for the field (pattern, enum, minimum, …)' })),
+  scope: Type.Optional(StringEnum(['variant', 'product', 'both'])),
 };
 
 /** `POST …/schema/fields` body. */
-export const addFieldBody: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['field_name', 'field_type'],
-  properties: {
-    field_name: fieldName,
-    ...fieldAttributes,
-    required: { type: 'boolean', default: false },
-    position: { type: 'string', enum: ['top', 'bottom'], default: 'bottom' },
-    workflow_id: { type: 'string', maxLength: 200 },
-  },
-};
+export const addFieldBody = Type.Object({
+  field_name: fieldName,
+  ...fieldAttributes,
+  field_type: StringEnum(FIELD_TYPES),
+  required: Type.Optional(withDefault(Type.Boolean(), false)),
+  position: Type.Optional(withDefault(StringEnum(['top', 'bottom']), 'bottom')),
+  workflow_id: Type.Optional(Type.String({ maxLength: 200 })),
+}, { additionalProperties: false });
 
 /** `PUT …/schema/fields/batch` body (decisions.md §2, G2). */
-export const fieldBatchBody: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    fields_to_add: {
-      type: 'array',
-      maxItems: 500,
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['field_name', 'field_type'],
-        properties: { field_name: fieldName, ...fieldAttributes, position: { type: 'string', enum: ['top', 'bottom'] } },
-      },
-    },
-    fields_to_update: {
-      type: 'array',
-      maxItems: 500,
-      items: { type: 'object', additionalProperties: false, required: ['field_name'], properties: { field_name: fieldName, ...fieldAttributes } },
-    },
-    fields_to_remove: { type: 'array', maxItems: 500, items: { type: 'string', minLength: 1 } },
-    workflow_id: { type: 'string', maxLength: 200 },
-    reason: { type: 'string', maxLength: 2000 },
-  },
-};
+export const fieldBatchBody = Type.Object({
+  fields_to_add: Type.Optional(Type.Array(
+    Type.Object({ field_name: fieldName, ...fieldAttributes, field_type: StringEnum(FIELD_TYPES), position: Type.Optional(StringEnum(['top', 'bottom'])) }, { additionalProperties: false }),
+    { maxItems: 500 },
+  )),
+  fields_to_update: Type.Optional(Type.Array(Type.Object({ field_name: fieldName, ...fieldAttributes }, { additionalProperties: false }), { maxItems: 500 })),
+  fields_to_remove: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 500 })),
+  workflow_id: Type.Optional(Type.String({ maxLength: 200 })),
+  reason: Type.Optional(Type.String({ maxLength: 2000 })),
+}, { additionalProperties: false });
 
 /** Response of both field endpoints (the batch adds `fields_updated` and `fields_removed`). */
-export const fieldChangeResponse: JsonSchema = {
-  type: 'object',
-  required: ['success', 'catalog_id', 'new_schema_version', 'previous_schema_version', 'fields_added', 'message'],
-  properties: {
-    success: { type: 'boolean' },
-    catalog_id: { type: 'string' },
-    new_schema_version: { type: 'string' },
-    previous_schema_version: { type: 'string' },
-    fields_added: { type: 'array', items: { type: 'string' } },
-    fields_updated: { type: 'array', items: { type: 'string' } },
-    fields_removed: { type: 'array', items: { type: 'string' } },
-    message: { type: 'string' },
-  },
-};
+export const fieldChangeResponse = Type.Object({
+  success: Type.Boolean(),
+  catalog_id: Type.String(),
+  new_schema_version: Type.String(),
+  previous_schema_version: Type.String(),
+  fields_added: Type.Array(Type.String()),
+  fields_updated: Type.Optional(Type.Array(Type.String())),
+  fields_removed: Type.Optional(Type.Array(Type.String())),
+  message: Type.String(),
+});
 
 /** `GET …/schema` query: an older version. */
-export const schemaVersionQuery: JsonSchema = {
-  type: 'object',
-  properties: { version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$', description: 'MAJOR.MINOR.PATCH of an older version' } },
-};
+export const schemaVersionQuery = Type.Object({
+  version: Type.Optional(Type.String({ pattern: '^\\d+\\.\\d+\\.\\d+$', description: 'MAJOR.MINOR.PATCH of an older version' })),
+});
 
-const attribute = {
-  type: 'object',
-  required: ['name'],
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 200 },
-    type: { type: 'string' },
-    values: { type: 'array' },
-    description: { type: 'string' },
-    required: { type: 'boolean' },
-  },
-};
+const attribute = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  type: Type.Optional(Type.String()),
+  values: Type.Optional(AnyArray()),
+  description: Type.Optional(Type.String()),
+  required: Type.Optional(Type.Boolean()),
+});
 
+const nodeId = Type.String({ minLength: 1, maxLength: 200 });
+const nodeName = Type.String({ minLength: 1, maxLength: 500 });
 const nodeProperties = {
-  id: { type: 'string', minLength: 1, maxLength: 200 },
-  name: { type: 'string', minLength: 1, maxLength: 500 },
-  parent: { type: ['string', 'null'] },
-  description: { type: ['string', 'null'] },
-  attributes: { type: 'array', items: attribute, maxItems: 500 },
+  id: Type.Optional(nodeId),
+  name: Type.Optional(nodeName),
+  parent: Type.Optional(Nullable(Type.String())),
+  description: Type.Optional(Nullable(Type.String())),
+  attributes: Type.Optional(Type.Array(attribute, { maxItems: 500 })),
 };
+
+/** A node of the object form (keyed by id) and of the array form (with its `id`). */
+const keyedNode = Type.Object({ ...nodeProperties, name: nodeName });
+const listedNode = Type.Object({ ...nodeProperties, id: nodeId, name: nodeName });
 
 /**
  * `PUT …/taxonomy` body (G3). `nodes` is an object keyed by node id, or an array of nodes each
  * with its `id` (where a repeated id is detectable and rejected).
  */
-export const taxonomyBody: JsonSchema = {
-  type: 'object',
-  required: ['name', 'nodes'],
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 200 },
-    description: { type: 'string' },
-    hierarchy_levels: { type: 'array', items: { type: 'string' }, maxItems: 50 },
-    nodes: {
-      type: ['object', 'array'],
-      maxItems: 100000,
-      additionalProperties: { type: 'object', required: ['name'], properties: nodeProperties },
-      items: { type: 'object', required: ['id', 'name'], properties: nodeProperties },
-    },
-  },
-};
+export const taxonomyBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  description: Type.Optional(Type.String()),
+  hierarchy_levels: Type.Optional(Type.Array(Type.String(), { maxItems: 50 })),
+  nodes: Type.Unsafe<Record<string, Static<typeof keyedNode>> | Array<Static<typeof listedNode>>>({
+    type: ['object', 'array'],
+    maxItems: 100000,
+    additionalProperties: keyedNode,
+    items: listedNode,
+  }),
+});
 
-const enrichedNode = {
-  type: 'object',
-  properties: {
-    ...nodeProperties,
-    level: { type: 'integer', description: '0 = root' },
-    path: { type: 'array', items: { type: 'string' }, description: 'Names from the root to the node, inclusive' },
-    children: { type: 'array', items: { type: 'string' } },
-    inherited_attributes: { type: 'array', items: attribute },
-    all_attributes: { type: 'array', items: attribute },
-  },
-};
+const enrichedNode = Type.Object({
+  ...nodeProperties,
+  level: Type.Optional(Type.Integer({ description: '0 = root' })),
+  path: Type.Optional(Type.Array(Type.String(), { description: 'Names from the root to the node, inclusive' })),
+  children: Type.Optional(Type.Array(Type.String())),
+  inherited_attributes: Type.Optional(Type.Array(attribute)),
+  all_attributes: Type.Optional(Type.Array(attribute)),
+});
 
 /** The returned taxonomy (interface-spec.md "Taxonomy (as returned)"), or null. */
-export const taxonomyResponse: JsonSchema = {
+export const taxonomyResponse = Type.Unsafe({
   type: ['object', 'null'],
   properties: {
-    name: { type: 'string' },
-    description: { type: ['string', 'null'] },
-    hierarchy_levels: { type: 'array', items: { type: 'string' } },
-    nodes: { type: 'object', additionalProperties: enrichedNode },
+    name: Type.String(),
+    description: Nullable(Type.String()),
+    hierarchy_levels: Type.Array(Type.String()),
+    nodes: AnyObject({ additionalProperties: enrichedNode }),
   },
-};
+});

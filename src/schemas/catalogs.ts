@@ -1,206 +1,150 @@
-import type { JsonSchema } from '../lib/validation';
+import { Type } from '@sinclair/typebox';
+import { AnyObject, Nullable, StringEnum, withDefault } from './common';
 
 /**
  * JSON Schemas of the catalog routes (interface-spec.md, Catalogs; decisions.md §2, G1, G4,
  * G5). They validate requests and document them in `GET /api/openapi.json`.
  */
 
-const name = { type: 'string', minLength: 1, maxLength: 100, description: 'Catalog name, 1-100 characters' };
-const nullableText = { type: ['string', 'null'], maxLength: 10000 };
-const timestamp = { type: 'string', format: 'date-time' };
+const name = Type.String({ minLength: 1, maxLength: 100, description: 'Catalog name, 1-100 characters' });
+const nullableText = Nullable(Type.String({ maxLength: 10000 }));
+const timestamp = Type.String({ format: 'date-time' });
+const nullableString = () => Nullable(Type.String());
+const nullableTimestamp = () => Nullable(Type.String({ format: 'date-time' }));
 
 /** `{catalog_id}` path parameter. */
-export const catalogIdParams: JsonSchema = {
-  type: 'object',
-  required: ['catalog_id'],
-  properties: { catalog_id: { type: 'string', description: 'Catalog id (UUID)' } },
-};
+export const catalogIdParams = Type.Object({ catalog_id: Type.String({ description: 'Catalog id (UUID)' }) });
 
 /** `POST /public/catalogs` body. */
-export const createCatalogBody: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['name', 'unique_id_field', 'schema_definition'],
-  properties: {
-    name,
-    description: nullableText,
-    unique_id_field: { type: 'string', minLength: 1, maxLength: 200, description: 'Legacy business-key field name (e.g. sku); not a runtime selector' },
-    product_id_field: { type: ['string', 'null'], minLength: 1, maxLength: 200, description: 'Groups variants under products; sets product_enabled' },
-    auto_evolve_schema: { type: 'boolean', default: false },
-    strict_mode: { type: 'boolean', default: false },
-    schema_definition: { type: 'object', description: 'JSON Schema with `properties` and optional `required`' },
-    validation_rules: { type: 'object' },
-    catalog_md: { type: 'string', maxLength: 1000000 },
-    master_catalog_id: { type: 'string' },
-    use_master_catalog_defaults: { type: 'boolean', default: false },
-  },
-};
+export const createCatalogBody = Type.Object({
+  name,
+  description: Type.Optional(nullableText),
+  unique_id_field: Type.String({ minLength: 1, maxLength: 200, description: 'Legacy business-key field name (e.g. sku); not a runtime selector' }),
+  product_id_field: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200, description: 'Groups variants under products; sets product_enabled' }))),
+  auto_evolve_schema: Type.Optional(withDefault(Type.Boolean(), false)),
+  strict_mode: Type.Optional(withDefault(Type.Boolean(), false)),
+  schema_definition: AnyObject({ description: 'JSON Schema with `properties` and optional `required`' }),
+  validation_rules: Type.Optional(AnyObject()),
+  catalog_md: Type.Optional(Type.String({ maxLength: 1000000 })),
+  master_catalog_id: Type.Optional(Type.String()),
+  use_master_catalog_defaults: Type.Optional(withDefault(Type.Boolean(), false)),
+}, { additionalProperties: false });
 
 /** `PUT /public/catalogs/{catalog_id}` body: every field optional. */
-export const updateCatalogBody: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    name,
-    description: nullableText,
-    auto_evolve_schema: { type: 'boolean' },
-    strict_mode: { type: 'boolean' },
-    catalog_md: { type: 'string', maxLength: 1000000 },
-  },
-};
+export const updateCatalogBody = Type.Object({
+  name: Type.Optional(name),
+  description: Type.Optional(nullableText),
+  auto_evolve_schema: Type.Optional(Type.Boolean()),
+  strict_mode: Type.Optional(Type.Boolean()),
+  catalog_md: Type.Optional(Type.String({ maxLength: 1000000 })),
+}, { additionalProperties: false });
 
 /** `POST …/duplicate` body (G1). */
-export const duplicateCatalogBody: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { name, description: nullableText, include_items: { type: 'boolean', default: false } },
-};
+export const duplicateCatalogBody = Type.Object({
+  name: Type.Optional(name),
+  description: Type.Optional(nullableText),
+  include_items: Type.Optional(withDefault(Type.Boolean(), false)),
+}, { additionalProperties: false });
 
 /** `GET /public/catalogs` query. */
-export const listCatalogsQuery: JsonSchema = {
-  type: 'object',
-  properties: {
-    limit: { type: 'integer', minimum: 1, maximum: 100, default: 10 },
-    offset: { type: 'integer', minimum: 0, default: 0 },
-  },
-};
+export const listCatalogsQuery = Type.Object({
+  limit: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: 100 }), 10)),
+  offset: Type.Optional(withDefault(Type.Integer({ minimum: 0 }), 0)),
+});
 
 /** FieldWorkflowInfo (interface-spec.md). */
-export const fieldWorkflowInfoSchema: JsonSchema = {
-  type: 'object',
-  required: ['field_name', 'field_type'],
-  properties: {
-    field_name: { type: 'string' },
-    field_type: { type: 'string' },
-    description: { type: ['string', 'null'] },
-    required: { type: 'boolean' },
-    field_category: { type: 'string', enum: ['input', 'generated'] },
-    scope: { type: 'string' },
-    unit: { type: ['string', 'null'] },
-    sample_values: { type: ['array', 'null'], items: { type: 'string' } },
-    added_by_workflow: { type: ['string', 'null'] },
-    added_by_node: { type: ['string', 'null'] },
-    added_in_version: { type: ['string', 'null'] },
-    created_at: { type: ['string', 'null'], format: 'date-time' },
-    last_edited_by_workflow: { type: ['string', 'null'] },
-    last_edited_by_node: { type: ['string', 'null'] },
-    last_edited_in_version: { type: ['string', 'null'] },
-    last_edited_at: { type: ['string', 'null'], format: 'date-time' },
-    validation_rules: { type: ['object', 'null'] },
-  },
-};
+export const fieldWorkflowInfoSchema = Type.Object({
+  field_name: Type.String(),
+  field_type: Type.String(),
+  description: Type.Optional(nullableString()),
+  required: Type.Optional(Type.Boolean()),
+  field_category: Type.Optional(StringEnum(['input', 'generated'])),
+  scope: Type.Optional(Type.String()),
+  unit: Type.Optional(nullableString()),
+  sample_values: Type.Optional(Nullable(Type.Array(Type.String()))),
+  added_by_workflow: Type.Optional(nullableString()),
+  added_by_node: Type.Optional(nullableString()),
+  added_in_version: Type.Optional(nullableString()),
+  created_at: Type.Optional(nullableTimestamp()),
+  last_edited_by_workflow: Type.Optional(nullableString()),
+  last_edited_by_node: Type.Optional(nullableString()),
+  last_edited_in_version: Type.Optional(nullableString()),
+  last_edited_at: Type.Optional(nullableTimestamp()),
+  validation_rules: Type.Optional(Nullable(AnyObject())),
+});
 
 /** CatalogSchema (interface-spec.md). */
-export const catalogSchemaResponse: JsonSchema = {
-  type: 'object',
-  required: ['id', 'catalog_id', 'version', 'schema_definition', 'backward_compatible', 'created_by', 'change_reason', 'created_at'],
-  properties: {
-    id: { type: 'string' },
-    catalog_id: { type: 'string' },
-    version: { type: 'string' },
-    schema_definition: { type: 'object' },
-    backward_compatible: { type: 'boolean' },
-    migration_rules: { type: ['object', 'null'] },
-    created_by: { type: 'string' },
-    change_reason: { type: 'string' },
-    created_at: timestamp,
-    last_edited_by_workflow: { type: ['string', 'null'] },
-    last_edited_at: { type: ['string', 'null'], format: 'date-time' },
-    fields_workflow_info: { type: 'array', items: fieldWorkflowInfoSchema },
-    total_fields: { type: 'integer' },
-    input_fields_count: { type: 'integer' },
-    generated_fields_count: { type: 'integer' },
-  },
-};
+export const catalogSchemaResponse = Type.Object({
+  id: Type.String(),
+  catalog_id: Type.String(),
+  version: Type.String(),
+  schema_definition: AnyObject(),
+  backward_compatible: Type.Boolean(),
+  migration_rules: Type.Optional(Nullable(AnyObject())),
+  created_by: Type.String(),
+  change_reason: Type.String(),
+  created_at: timestamp,
+  last_edited_by_workflow: Type.Optional(nullableString()),
+  last_edited_at: Type.Optional(nullableTimestamp()),
+  fields_workflow_info: Type.Optional(Type.Array(fieldWorkflowInfoSchema)),
+  total_fields: Type.Optional(Type.Integer()),
+  input_fields_count: Type.Optional(Type.Integer()),
+  generated_fields_count: Type.Optional(Type.Integer()),
+});
 
 /** The catalog object (interface-spec.md "Catalog"). */
-export const catalogResponse: JsonSchema = {
-  type: 'object',
-  required: ['id', 'organization_id', 'name', 'current_schema_version', 'unique_id_field', 'auto_evolve_schema', 'strict_mode', 'product_enabled', 'item_count', 'created_by_user_id', 'created_at'],
-  properties: {
-    id: { type: 'string' },
-    organization_id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: ['string', 'null'] },
-    current_schema_version: { type: 'string' },
-    unique_id_field: { type: 'string' },
-    product_id_field: { type: ['string', 'null'] },
-    auto_evolve_schema: { type: 'boolean' },
-    strict_mode: { type: 'boolean' },
-    product_enabled: { type: 'boolean' },
-    item_count: { type: 'integer' },
-    validation_rules: { type: ['object', 'null'] },
-    master_catalog_id: { type: ['string', 'null'] },
-    use_master_catalog_defaults: { type: 'boolean' },
-    created_by_user_id: { type: 'string' },
-    created_at: timestamp,
-    updated_at: { type: ['string', 'null'], format: 'date-time' },
-    schema: { oneOf: [catalogSchemaResponse, { type: 'null' }] },
-  },
-};
+export const catalogResponse = Type.Object({
+  id: Type.String(),
+  organization_id: Type.String(),
+  name: Type.String(),
+  description: Type.Optional(nullableString()),
+  current_schema_version: Type.String(),
+  unique_id_field: Type.String(),
+  product_id_field: Type.Optional(nullableString()),
+  auto_evolve_schema: Type.Boolean(),
+  strict_mode: Type.Boolean(),
+  product_enabled: Type.Boolean(),
+  item_count: Type.Integer(),
+  validation_rules: Type.Optional(Nullable(AnyObject())),
+  master_catalog_id: Type.Optional(nullableString()),
+  use_master_catalog_defaults: Type.Optional(Type.Boolean()),
+  created_by_user_id: Type.String(),
+  created_at: timestamp,
+  updated_at: Type.Optional(nullableTimestamp()),
+  schema: Type.Optional(Type.Unsafe({ oneOf: [catalogSchemaResponse, { type: 'null' }] })),
+});
 
 /** `GET /public/catalogs` response. */
-export const catalogListResponse: JsonSchema = {
-  type: 'object',
-  required: ['catalogs', 'total_count', 'page', 'page_size'],
-  properties: {
-    catalogs: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: 'string' },
-          description: { type: ['string', 'null'] },
-          auto_evolve_schema: { type: 'boolean' },
-          strict_mode: { type: 'boolean' },
-          item_count: { type: 'integer' },
-          current_schema_version: { type: 'string' },
-          created_at: timestamp,
-        },
-      },
-    },
-    total_count: { type: 'integer' },
-    page: { type: 'integer' },
-    page_size: { type: 'integer' },
-  },
-};
+export const catalogListResponse = Type.Object({
+  catalogs: Type.Array(Type.Object({
+    id: Type.Optional(Type.String()),
+    name: Type.Optional(Type.String()),
+    description: Type.Optional(nullableString()),
+    auto_evolve_schema: Type.Optional(Type.Boolean()),
+    strict_mode: Type.Optional(Type.Boolean()),
+    item_count: Type.Optional(Type.Integer()),
+    current_schema_version: Type.Optional(Type.String()),
+    created_at: Type.Optional(timestamp),
+  })),
+  total_count: Type.Integer(),
+  page: Type.Integer(),
+  page_size: Type.Integer(),
+});
 
 /** `DELETE` catalog response. */
-export const messageResponse: JsonSchema = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } };
+export const messageResponse = Type.Object({ message: Type.String() });
 
 /** `GET …/catalog-md` query (G4). */
-export const catalogMdQuery: JsonSchema = {
-  type: 'object',
-  properties: { version: { type: 'integer', minimum: 1, description: 'Read this older version' } },
-};
+export const catalogMdQuery = Type.Object({ version: Type.Optional(Type.Integer({ minimum: 1, description: 'Read this older version' })) });
 
 /** `PUT …/catalog-md` body (G4). */
-export const catalogMdBody: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['catalog_md'],
-  properties: { catalog_md: { type: 'string', maxLength: 1000000 } },
-};
+export const catalogMdBody = Type.Object({ catalog_md: Type.String({ maxLength: 1000000 }) }, { additionalProperties: false });
 
 /** G4 response. */
-export const catalogMdResponse: JsonSchema = {
-  type: 'object',
-  required: ['catalog_id', 'catalog_md', 'version', 'updated_at'],
-  properties: { catalog_id: { type: 'string' }, catalog_md: { type: ['string', 'null'] }, version: { type: 'integer' }, updated_at: timestamp },
-};
+export const catalogMdResponse = Type.Object({ catalog_id: Type.String(), catalog_md: nullableString(), version: Type.Integer(), updated_at: timestamp });
 
 /** `PUT …/quality-prompt` body (G5). */
-export const qualityPromptBody: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['prompt'],
-  properties: { prompt: { type: 'string', maxLength: 100000 } },
-};
+export const qualityPromptBody = Type.Object({ prompt: Type.String({ maxLength: 100000 }) }, { additionalProperties: false });
 
 /** G5 response. */
-export const qualityPromptResponse: JsonSchema = {
-  type: 'object',
-  required: ['catalog_id', 'prompt', 'updated_at'],
-  properties: { catalog_id: { type: 'string' }, prompt: { type: ['string', 'null'] }, updated_at: { type: ['string', 'null'], format: 'date-time' } },
-};
+export const qualityPromptResponse = Type.Object({ catalog_id: Type.String(), prompt: nullableString(), updated_at: nullableTimestamp() });

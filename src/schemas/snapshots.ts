@@ -1,53 +1,43 @@
-import type { JsonSchema } from '../lib/validation';
+import { Type } from '@sinclair/typebox';
+import { Nullable, StringEnum, withDefault } from './common';
 
 /** Ajv schemas of the snapshot routes (interface-spec.md, Snapshots; decisions.md §3, G11). */
 
+const snapshotType = () => StringEnum(['manual', 'safety', 'pre_apply']);
+
 /** Path of snapshot restore. */
-export const snapshotParams: JsonSchema = { type: 'object', required: ['catalog_id', 'snapshot_id'], properties: { catalog_id: { type: 'string' }, snapshot_id: { type: 'string' } } };
+export const snapshotParams = Type.Object({ catalog_id: Type.String(), snapshot_id: Type.String() });
 
 /** `GET …/snapshots` query. */
-export const listSnapshotsQuery: JsonSchema = {
-  type: 'object',
-  properties: {
-    snapshot_type: { type: 'string', enum: ['manual', 'safety', 'pre_apply'] },
-    limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
-    offset: { type: 'integer', minimum: 0, default: 0 },
-  },
-};
+export const listSnapshotsQuery = Type.Object({
+  snapshot_type: Type.Optional(snapshotType()),
+  limit: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: 100 }), 50)),
+  offset: Type.Optional(withDefault(Type.Integer({ minimum: 0 }), 0)),
+});
 
 /** `POST …/snapshots` body. */
-export const createSnapshotBody: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { reason: { type: 'string', maxLength: 2000 } },
-};
+export const createSnapshotBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 2000 })) }, { additionalProperties: false });
 
 /** A snapshot record (G11). */
-export const snapshotResponse: JsonSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    catalog_id: { type: 'string' },
-    snapshot_type: { type: 'string', enum: ['manual', 'safety', 'pre_apply'] },
-    reason: { type: ['string', 'null'] },
-    item_count: { type: 'integer' },
-    schema_version: { type: 'string' },
-    created_at: { type: 'string', format: 'date-time' },
-    created_by: { type: 'string' },
-  },
-};
+export const snapshotResponse = Type.Object({
+  id: Type.Optional(Type.String()),
+  catalog_id: Type.Optional(Type.String()),
+  snapshot_type: Type.Optional(snapshotType()),
+  reason: Type.Optional(Nullable(Type.String())),
+  item_count: Type.Optional(Type.Integer()),
+  schema_version: Type.Optional(Type.String()),
+  created_at: Type.Optional(Type.String({ format: 'date-time' })),
+  created_by: Type.Optional(Type.String()),
+});
 
 /** `GET …/snapshots` response. */
-export const listSnapshotsResponse: JsonSchema = { type: 'object', properties: { snapshots: { type: 'array', items: snapshotResponse }, total: { type: 'integer' } } };
+export const listSnapshotsResponse = Type.Object({ snapshots: Type.Optional(Type.Array(snapshotResponse)), total: Type.Optional(Type.Integer()) });
 
 /** `POST …/snapshots/{snapshot_id}/restore` response (G11). */
-export const restoreResponse: JsonSchema = {
-  type: 'object',
-  properties: {
-    message: { type: 'string' },
-    snapshot_id: { type: 'string' },
-    safety_snapshot_id: { type: 'string' },
-    items_restored: { type: 'integer' },
-    schema_version: { type: 'string' },
-  },
-};
+export const restoreResponse = Type.Object({
+  message: Type.Optional(Type.String()),
+  snapshot_id: Type.Optional(Type.String()),
+  safety_snapshot_id: Type.Optional(Type.String()),
+  items_restored: Type.Optional(Type.Integer()),
+  schema_version: Type.Optional(Type.String()),
+});

@@ -6,7 +6,7 @@ import { CatalogMdVersion } from '../../models/catalog-md-version';
 import { CatalogSchema } from '../../models/catalog-schema';
 import { actorId } from '../access/auth';
 import { copyCatalogItems } from './items-write';
-import { getCurrentSchema, INITIAL_SCHEMA_VERSION, SchemaDefinition, syncFieldInfo } from './schema';
+import { getCurrentSchema, INITIAL_SCHEMA_VERSION, syncFieldInfo } from './schema';
 import { assertValidSchemaDefinition } from './schema-validation';
 import { loadOwned } from '../access/ownership';
 import type { Scope } from '../access/scope';
@@ -26,7 +26,8 @@ export interface CreateCatalogInput {
   product_id_field?: string | null;
   auto_evolve_schema?: boolean;
   strict_mode?: boolean;
-  schema_definition: SchemaDefinition;
+  /** Checked by assertValidSchemaDefinition (a JSON Schema with `properties`). */
+  schema_definition: Record<string, unknown>;
   validation_rules?: Record<string, unknown>;
   catalog_md?: string;
   master_catalog_id?: string;
@@ -92,7 +93,8 @@ async function insertMdVersion(trx: Knex.Transaction, scope: Scope, catalogId: s
  * @throws NotFoundError / ForbiddenError for a master catalog that is unknown / not the caller's
  */
 export async function createCatalog(knex: Knex, scope: Scope, input: CreateCatalogInput): Promise<CatalogWithSchema> {
-  assertValidSchemaDefinition(input.schema_definition, ['body', 'schema_definition']);
+  const definition = input.schema_definition;
+  assertValidSchemaDefinition(definition, ['body', 'schema_definition']);
   if (input.use_master_catalog_defaults && !input.master_catalog_id) {
     throw ValidationError.at(['body', 'master_catalog_id'], 'master_catalog_id is required when use_master_catalog_defaults is true', 'missing');
   }
@@ -130,7 +132,7 @@ export async function createCatalog(knex: Knex, scope: Scope, input: CreateCatal
       id: newId(),
       catalog_id: id,
       version: INITIAL_SCHEMA_VERSION,
-      schema_definition: input.schema_definition,
+      schema_definition: definition,
       taxonomy: inherit?.schema.taxonomy ?? null,
       backward_compatible: true,
       migration_rules: null,
@@ -139,7 +141,7 @@ export async function createCatalog(knex: Knex, scope: Scope, input: CreateCatal
       created_at: now,
       last_edited_by_workflow: null,
       last_edited_at: null,
-      fields_workflow_info: syncFieldInfo(input.schema_definition, [], INITIAL_SCHEMA_VERSION, at) as unknown as Array<Record<string, unknown>>,
+      fields_workflow_info: syncFieldInfo(definition, [], INITIAL_SCHEMA_VERSION, at) as unknown as Array<Record<string, unknown>>,
     });
     await insertMdVersion(trx, scope, id, 1, catalogMd, now);
     return { catalog: await Catalog.query(trx).findById(id).throwIfNotFound(), schema: await getCurrentSchema(trx, id) };

@@ -6,7 +6,7 @@
  * search columns, in one round trip. Also the copy of a catalog's items (duplicate, G1).
  */
 import type { Knex } from 'knex';
-import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
+import { ConflictError, errorFields, NotFoundError, ValidationError } from '../../lib/errors';
 import { Catalog } from '../../models/catalog';
 import type { Scope } from '../access/scope';
 import type { CatalogCaches } from './caches';
@@ -50,8 +50,8 @@ async function upsertRows(trx: Knex.Transaction, catalog: Catalog, rows: WriteRo
        RETURNING id, (xmax = 0) AS inserted`,
       [catalog.id, sourceInfo ? JSON.stringify(sourceInfo) : null, JSON.stringify(rows)],
     ));
-  } catch (err: any) {
-    if (err?.code === '23505') throw new ConflictError(`A ${catalog.unique_id_field} in this request was written concurrently; retry the request`);
+  } catch (err) {
+    if (errorFields(err).code === '23505') throw new ConflictError(`A ${catalog.unique_id_field} in this request was written concurrently; retry the request`);
     throw err;
   }
   const inserted = out.filter((r) => r.inserted).length;

@@ -7,6 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { ValidationDetail, ValidationError } from '../../lib/errors';
+import type { JsonSchemaProperty } from '../../models/catalog-schema';
 import type { Scope } from '../access/scope';
 import {
   bumpVersion,
@@ -75,7 +76,7 @@ interface Batch {
   /** ISO timestamp of the change. */
   at: string;
   details: ValidationDetail[];
-  props: Record<string, Record<string, any>>;
+  props: Record<string, JsonSchemaProperty>;
   required: Set<string>;
   info: Map<string, FieldWorkflowInfo>;
   /** Field name → the list that named it first (a name may appear in one list only). */
@@ -123,7 +124,7 @@ function updateField(b: Batch, u: UpdateField, i: number): void {
   const prop = b.props[u.field_name];
   const fi = b.info.get(u.field_name);
   if (!prop || !fi) return void b.details.push({ loc: [...loc, 'field_name'], msg: `Field '${u.field_name}' does not exist`, type: 'value_error.unknown_field' });
-  let next: Record<string, any> = { ...prop };
+  let next: JsonSchemaProperty = { ...prop };
   if (u.field_type !== undefined && u.field_type !== fi.field_type) {
     b.changes.type_changes[u.field_name] = { from: fi.field_type, to: u.field_type };
     next.type = u.field_type;
@@ -159,7 +160,7 @@ function updateField(b: Batch, u: UpdateField, i: number): void {
  * only with a workflow_id): written into the property `next` and the field's info.
  * @returns true when any of them changed
  */
-function updateMetadata(b: Batch, u: UpdateField, fi: FieldWorkflowInfo, next: Record<string, any>): boolean {
+function updateMetadata(b: Batch, u: UpdateField, fi: FieldWorkflowInfo, next: JsonSchemaProperty): boolean {
   let changed = false;
   if (u.description !== undefined && u.description !== fi.description) {
     next.description = u.description;

@@ -4,7 +4,7 @@
  */
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { ValidationDetail, ValidationError } from '../../lib/errors';
+import { errorFields, ValidationDetail, ValidationError } from '../../lib/errors';
 import { toDetails } from '../../lib/validation';
 import type { CatalogSchema } from '../../models/catalog-schema';
 import type { ItemValidator } from './caches';
@@ -24,18 +24,19 @@ const VALIDATOR_CACHE_SIZE = 500;
  */
 export function assertValidSchemaDefinition(definition: unknown, loc: Array<string | number>): asserts definition is CatalogSchema['schema_definition'] {
   const details: ValidationDetail[] = [];
-  const def = definition as Record<string, any>;
+  const def = definition as Record<string, unknown>;
   if (typeof def !== 'object' || def === null || Array.isArray(def)) throw ValidationError.at(loc, 'Input should be a JSON Schema object', 'type_error');
   if (typeof def.properties !== 'object' || def.properties === null || Array.isArray(def.properties)) {
     details.push({ loc: [...loc, 'properties'], msg: 'A schema needs a `properties` object', type: 'missing' });
   } else {
-    for (const [name, prop] of Object.entries(def.properties)) {
+    const properties = def.properties;
+    for (const [name, prop] of Object.entries(properties)) {
       if (typeof prop !== 'object' || prop === null || Array.isArray(prop)) details.push({ loc: [...loc, 'properties', name], msg: 'Property definitions must be objects', type: 'type_error' });
     }
     if (def.required !== undefined) {
       if (!Array.isArray(def.required)) details.push({ loc: [...loc, 'required'], msg: 'Input should be an array of field names', type: 'type_error' });
       else def.required.forEach((r: unknown, i: number) => {
-        if (typeof r !== 'string' || !(r in def.properties)) details.push({ loc: [...loc, 'required', i], msg: `Required field ${JSON.stringify(r)} is not among the properties`, type: 'value_error' });
+        if (typeof r !== 'string' || !(r in properties)) details.push({ loc: [...loc, 'required', i], msg: `Required field ${JSON.stringify(r)} is not among the properties`, type: 'value_error' });
       });
     }
   }
@@ -49,8 +50,8 @@ export function assertValidSchemaDefinition(definition: unknown, loc: Array<stri
     } else {
       try {
         itemAjv.compile(def);
-      } catch (err: any) {
-        details.push({ loc, msg: `Invalid JSON Schema: ${err?.message ?? 'does not compile'}`, type: 'value_error.json_schema' });
+      } catch (err) {
+        details.push({ loc, msg: `Invalid JSON Schema: ${errorFields(err).message ?? 'does not compile'}`, type: 'value_error.json_schema' });
       }
     }
   }

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { NotFoundError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { Catalog } from '../../models/catalog';
-import { CatalogSchema } from '../../models/catalog-schema';
+import { CatalogSchema, JsonSchemaProperty } from '../../models/catalog-schema';
 import { actorId } from '../access/auth';
 import type { Scope } from '../access/scope';
 
@@ -63,7 +63,7 @@ export function bumpVersion(version: string, bump: VersionBump): string {
 }
 
 /** The `type` keyword of a property as one FieldWorkflowInfo `field_type` string. */
-export function fieldTypeOf(property: Record<string, any> | undefined): string {
+export function fieldTypeOf(property: JsonSchemaProperty | undefined): string {
   const t = property?.type;
   if (typeof t === 'string') return t;
   if (Array.isArray(t)) return String(t.find((x) => x !== 'null') ?? t[0] ?? 'string');
@@ -79,7 +79,7 @@ export function fieldTypeOf(property: Record<string, any> | undefined): string {
  */
 export function withPropertyOrder(schema: CatalogSchema): CatalogSchema {
   const props = schema.schema_definition.properties;
-  const ordered: Record<string, any> = {};
+  const ordered: Record<string, JsonSchemaProperty> = {};
   for (const f of schema.fields_workflow_info as unknown as FieldWorkflowInfo[]) if (f.field_name in props) ordered[f.field_name] = props[f.field_name];
   for (const [name, prop] of Object.entries(props)) if (!(name in ordered)) ordered[name] = prop;
   schema.schema_definition = { ...schema.schema_definition, properties: ordered };
@@ -124,7 +124,8 @@ export async function lockCatalog(trx: Knex.Transaction, catalogId: string): Pro
  * create, and for fields that have none). Category comes from `x-field-category`
  * (`generated`/`enriched` → generated), unit from `unit` or `x-unit`, samples from `examples`.
  */
-export function deriveFieldInfo(name: string, property: Record<string, any>, required: boolean, version: string, at: string): FieldWorkflowInfo {
+export function deriveFieldInfo(name: string, property: JsonSchemaProperty, required: boolean, version: string, at: string): FieldWorkflowInfo {
+  const unit = property.unit ?? property['x-unit'];
   const category = property['x-field-category'];
   const samples = property.examples ?? property.sample_values;
   return {
@@ -134,7 +135,7 @@ export function deriveFieldInfo(name: string, property: Record<string, any>, req
     required,
     field_category: category === 'generated' || category === 'enriched' ? 'generated' : 'input',
     scope: typeof property['x-scope'] === 'string' ? property['x-scope'] : 'variant',
-    unit: typeof (property.unit ?? property['x-unit']) === 'string' ? (property.unit ?? property['x-unit']) : null,
+    unit: typeof unit === 'string' ? unit : null,
     sample_values: Array.isArray(samples) ? samples.map((s: unknown) => (typeof s === 'string' ? s : JSON.stringify(s))) : null,
     added_by_workflow: null,
     added_by_node: null,

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { AuditDecision, AuditJudgment } from '../../enrichment/audit';
 import type { EnrichmentResult } from '../../enrichment/types';
+import type { EnrichJobConfig } from '../../schemas/enrich';
 
 /**
  * What the job options `audit_decisions_enabled` and `review_mode` (decisions.md §4 G21,
@@ -18,7 +19,7 @@ import type { EnrichmentResult } from '../../enrichment/types';
  */
 
 /** Whether a job's config asks for the post-enrichment audit. */
-export function auditWanted(config: Record<string, any>): boolean {
+export function auditWanted(config: EnrichJobConfig): boolean {
   return config.audit_decisions_enabled === true || config.review_mode === 'flagged';
 }
 
@@ -32,7 +33,7 @@ function auditOf(result: EnrichmentResult): AuditJudgment | undefined {
  * `review_mode: "flagged"` `draft` when the audit passed and `pending` otherwise; else the
  * job's `staged_status` (`pending` by default).
  */
-export function stagedStatusFor(config: Record<string, any>, result: EnrichmentResult): 'pending' | 'draft' | 'error' {
+export function stagedStatusFor(config: EnrichJobConfig, result: EnrichmentResult): 'pending' | 'draft' | 'error' {
   if (result.error) return 'error';
   if (config.review_mode === 'flagged') return auditOf(result)?.decision === 'pass' ? 'draft' : 'pending';
   return config.staged_status ?? 'pending';

@@ -3,7 +3,7 @@ import { ConflictError, ServiceUnavailableError, ValidationError } from '../../l
 import { newId } from '../../lib/ids';
 import { logger } from '../../lib/logger';
 import type { EnrichmentJob } from '../../models/enrichment-job';
-import type { OutputField } from '../../enrichment/types';
+import type { EnrichRequest } from '../../schemas/enrich';
 import { presentJob, presentJobListEntry } from '../../presenters/enrichment-job';
 import { auditSummary, auditWanted } from './audit';
 import { copyJobExamples, saveJobExamples } from './examples';
@@ -27,13 +27,7 @@ export interface JobServiceDeps {
 }
 
 /** A validated `POST /public/enrich` body (src/schemas/enrich.ts); defaults are applied by the service. */
-export type EnrichRequest = Record<string, any> & {
-  items?: Array<Record<string, unknown>>;
-  output_schema?: OutputField[];
-  async_mode?: boolean;
-  max_rows?: number;
-  catalog_id?: string;
-};
+export type { EnrichRequest };
 
 /** Inserts the job's rows from its item source; returns the row count and rows carried. */
 async function insertRows(trx: Knex.Transaction, jobId: string, plan: JobPlan): Promise<{ rows: number; carried: number; processable: number }> {

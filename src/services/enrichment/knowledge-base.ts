@@ -4,6 +4,7 @@ import { knowledgeBaseDocuments, KnowledgeBaseFileError } from '../../enrichment
 import type { KnowledgeBaseDocument } from '../../enrichment/types';
 import { ValidationError } from '../../lib/errors';
 import { hostFile } from './artifacts';
+import type { EnrichJobConfig } from '../../schemas/enrich';
 import type { Scope } from '../access/scope';
 
 /** An uploaded knowledge-base file on disk (multipart `knowledge_base_files`). */
@@ -21,7 +22,7 @@ export interface UploadedKnowledgeFile {
  * @throws ValidationError (422 at `body.knowledge_base_files.<i>`) for a file that cannot be
  *   hosted or read as PDF, HTML, CSV or text
  */
-export async function hostKnowledgeBase(knex: Knex, scope: Scope, config: Record<string, any>, files: UploadedKnowledgeFile[]): Promise<KnowledgeBaseDocument[]> {
+export async function hostKnowledgeBase(knex: Knex, scope: Scope, config: EnrichJobConfig, files: UploadedKnowledgeFile[]): Promise<KnowledgeBaseDocument[]> {
   if (files.length === 0) return [];
   const sources: Record<string, string> = { ...(config.knowledge_base_sources ?? {}) };
   let n = Object.keys(sources).length;

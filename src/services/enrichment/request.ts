@@ -1,8 +1,10 @@
 import type { Knex } from 'knex';
-import type { CatalogTextExample, OutputField } from '../../enrichment/types';
+import type { CatalogTextExample, FieldType, OutputField } from '../../enrichment/types';
 import { ConflictError, ValidationDetail, ValidationError } from '../../lib/errors';
 import type { EnrichmentJob } from '../../models/enrichment-job';
-import { ENRICH_DEFAULTS } from '../../schemas/enrich';
+import { assignDefined, fillUndefined } from '../../lib/objects';
+import type { JsonSchemaProperty } from '../../models/catalog-schema';
+import { ENRICH_DEFAULTS, EnrichJobConfig, EnrichRequest } from '../../schemas/enrich';
 import { isGrouped } from '../catalog/items-keys';
 import { getCurrentSchema } from '../catalog/schema';
 import { loadCatalogOwned } from '../catalog/catalogs';
@@ -33,7 +35,7 @@ export type ItemPlan =
  * resumed and re-extracted jobs copy the earlier job's instead).
  */
 export interface JobPlan {
-  config: Record<string, any>;
+  config: EnrichJobConfig;
   items: ItemPlan;
   catalogId: string | null;
   examples?: CatalogTextExample[];
@@ -51,20 +53,29 @@ const REEXTRACT_KEYS = new Set([
 ]);
 
 /** Config keys that describe one request, not the recipe: never inherited by resume / re-extract. */
-const PER_REQUEST_KEYS = ['async_mode', 'webhook_url', 'source_activity_id', 'global_feedback', 'item_feedback', 'source_row_indices', 'max_rows'];
+const PER_REQUEST_KEYS = ['async_mode', 'webhook_url', 'source_activity_id', 'global_feedback', 'item_feedback', 'source_row_indices', 'max_rows'] as const;
 
 /** Output fields from a catalog's current JSON Schema (used when the request names `catalog_id` only). */
-export function fieldsFromCatalogSchema(definition: { properties?: Record<string, any> } | null): OutputField[] {
+export function fieldsFromCatalogSchema(definition: { properties?: Record<string, JsonSchemaProperty> } | null): OutputField[] {
   return Object.entries(definition?.properties ?? {})
-    .filter(([, p]) => ['string', 'number', 'integer', 'boolean', 'array'].includes(p?.type))
-    .map(([name, p]) => ({
-      name,
-      type: p.type,
-      description: p.description ?? name,
-      ...(p.unit ? { unit: p.unit } : {}),
-      ...(Array.isArray(p.enum) ? { enum: p.enum } : {}),
-      ...(p.type === 'array' ? { array_element_type: p.items?.format === 'uri' ? 'image_url' : p.items?.type === 'number' ? 'number' : 'string' } : {}),
-    }));
+    .flatMap(([name, p]) => (isFieldType(p?.type) ? [{ name, p, type: p.type }] : []))
+    .map(({ name, p, type }) => {
+      const items = typeof p.items === 'object' ? p.items : undefined;
+      return {
+        name,
+        type,
+        description: p.description ?? name,
+        ...(typeof p.unit === 'string' && p.unit ? { unit: p.unit } : {}),
+        // Catalog enums are passed on as stored (their members are JSON scalars in practice).
+        ...(Array.isArray(p.enum) ? { enum: p.enum as Array<string | number | boolean> } : {}),
+        ...(type === 'array' ? { array_element_type: items?.format === 'uri' ? 'image_url' as const : items?.type === 'number' ? 'number' as const : 'string' as const } : {}),
+      };
+    });
+}
+
+/** Whether a JSON Schema `type` is one an output field can have. */
+function isFieldType(type: unknown): type is FieldType {
+  return typeof type === 'string' && ['string', 'number', 'integer', 'boolean', 'array'].includes(type);
 }
 
 /** Checks one list of output fields (duplicates, array-only options); fills `array_element_type`. */
@@ -86,7 +97,7 @@ function setFields(entry: unknown): OutputField[] {
 }
 
 /** Options the service accepts and stores but whose behaviour is not (yet) provided: recorded, never silent. */
-function recordedNoops(r: Record<string, any>, hasKnowledgeFiles: boolean): string[] {
+function recordedNoops(r: EnrichJobConfig, hasKnowledgeFiles: boolean): string[] {
   const out: string[] = [];
   if ((r.knowledge_base_enabled || r.knowledge_base_sources || r.knowledge_base_metadata) && !hasKnowledgeFiles) {
     out.push('knowledge_base: only uploaded knowledge_base_files are read by the extractor; knowledge_base_sources given without files are listed as they are');
@@ -97,11 +108,11 @@ function recordedNoops(r: Record<string, any>, hasKnowledgeFiles: boolean): stri
 }
 
 /** Which keys of the request name an item source. */
-function itemSources(req: Record<string, any>, hasFile: boolean): string[] {
+function itemSources(req: EnrichRequest, hasFile: boolean): string[] {
   return [
     ...(req.items !== undefined ? ['items'] : []),
     ...(hasFile ? ['items_file'] : []),
-    ...['source_catalog_id', 'source_activity_id', 'reextract_from_activity_id'].filter((k) => req[k] !== undefined),
+    ...(['source_catalog_id', 'source_activity_id', 'reextract_from_activity_id'] as const).filter((k) => req[k] !== undefined),
   ];
 }
 
@@ -113,34 +124,35 @@ function itemSources(req: Record<string, any>, hasFile: boolean): string[] {
  *   catalog, template or activity; ConflictError (409) when resuming or re-extracting a job that
  *   is still running
  */
-export async function planJob(knex: Knex, scope: Scope, req: Record<string, any>, upload?: { file: string; fileName: string; knowledgeFiles: boolean }): Promise<JobPlan> {
+export async function planJob(knex: Knex, scope: Scope, req: EnrichRequest, upload?: { file: string; fileName: string; knowledgeFiles: boolean }): Promise<JobPlan> {
   const details: ValidationDetail[] = [];
   const sources = itemSources(req, Boolean(upload));
   if (sources.length > 1) {
     for (const key of sources.slice(1)) details.push({ loc: ['body', key], msg: `Give one item source only (got ${sources.join(', ')})`, type: 'value_error' });
   }
   if (details.length) throw new ValidationError(details);
-  if (req.source_activity_id) return planResume(knex, scope, req);
-  if (req.reextract_from_activity_id) return planReextract(knex, scope, req);
+  if (req.source_activity_id) return planResume(knex, scope, req, req.source_activity_id);
+  if (req.reextract_from_activity_id) return planReextract(knex, scope, req, req.reextract_from_activity_id);
   return planFresh(knex, scope, req, upload);
 }
 
-async function planFresh(knex: Knex, scope: Scope, raw: Record<string, any>, upload?: { file: string; fileName: string; knowledgeFiles: boolean }): Promise<JobPlan> {
-  let r: Record<string, any> = { ...raw };
+async function planFresh(knex: Knex, scope: Scope, raw: EnrichRequest, upload?: { file: string; fileName: string; knowledgeFiles: boolean }): Promise<JobPlan> {
+  let r: EnrichRequest & Pick<EnrichJobConfig, 'template'> = { ...raw };
   if (r.template_id) {
     const template = await loadTemplate(knex, scope, r.template_id);
     r = applyTemplate(r, template);
     r.template = { id: template.id, name: template.name, safety: template.safety };
   }
-  for (const [key, value] of Object.entries(ENRICH_DEFAULTS)) if (r[key] === undefined) r[key] = value;
-  const { items, ...config } = r;
+  fillUndefined(r, ENRICH_DEFAULTS);
+  const { items, ...request } = r;
+  const config: EnrichJobConfig = request;
   let outputSchema = config.output_schema as OutputField[] | undefined;
   let target: CatalogTarget | null = null;
   let examples: CatalogTextExample[] | undefined;
   if (config.catalog_id) {
     const catalog = await loadCatalogOwned(knex, scope, config.catalog_id);
     const schema = await getCurrentSchema(knex, catalog.id);
-    if (!outputSchema?.length) outputSchema = fieldsFromCatalogSchema(schema.schema_definition as any);
+    if (!outputSchema?.length) outputSchema = fieldsFromCatalogSchema(schema.schema_definition);
     if (!config.taxonomy && schema.taxonomy) config.taxonomy = schema.taxonomy;
     target = { catalog_id: catalog.id, unique_id_field: catalog.unique_id_field, grouped: isGrouped(catalog) };
   }
@@ -176,8 +188,8 @@ async function loadSourceJob(knex: Knex, scope: Scope, id: string, key: string):
   return job;
 }
 
-function refuseKeys(req: Record<string, any>, allowed: Set<string>, why: string): void {
-  const details = Object.keys(req).filter((k) => req[k] !== undefined && !allowed.has(k)).map((k) => ({ loc: ['body', k], msg: why, type: 'value_error' }));
+function refuseKeys(req: EnrichRequest, allowed: Set<string>, why: string): void {
+  const details = Object.entries(req).filter(([k, v]) => v !== undefined && !allowed.has(k)).map(([k]) => k).map((k) => ({ loc: ['body', k], msg: why, type: 'value_error' }));
   if (details.length) throw new ValidationError(details);
 }
 
@@ -186,10 +198,10 @@ function refuseKeys(req: Record<string, any>, allowed: Set<string>, why: string)
  * `async_mode` and `webhook_url` may be given. `max_rows` of the earlier job is dropped: a
  * resume processes every stored item (the "dry run, then the rest" flow).
  */
-async function planResume(knex: Knex, scope: Scope, req: Record<string, any>): Promise<JobPlan> {
+async function planResume(knex: Knex, scope: Scope, req: EnrichRequest, sourceId: string): Promise<JobPlan> {
   refuseKeys(req, RESUME_KEYS, 'A resumed job runs with the saved config of the earlier job: only async_mode and webhook_url may be given');
-  const from = await loadSourceJob(knex, scope, req.source_activity_id, 'source_activity_id');
-  const config: Record<string, any> = { ...from.config };
+  const from = await loadSourceJob(knex, scope, sourceId, 'source_activity_id');
+  const config: EnrichJobConfig = { ...from.config };
   for (const key of PER_REQUEST_KEYS) delete config[key];
   config.source_activity_id = from.id;
   config.async_mode = req.async_mode ?? false;
@@ -203,9 +215,9 @@ async function planResume(knex: Knex, scope: Scope, req: Record<string, any>): P
  * output_schema, feedback, source_row_indices, …); research fields are refused since nothing is
  * searched or fetched.
  */
-async function planReextract(knex: Knex, scope: Scope, req: Record<string, any>): Promise<JobPlan> {
+async function planReextract(knex: Knex, scope: Scope, req: EnrichRequest, sourceId: string): Promise<JobPlan> {
   refuseKeys(req, REEXTRACT_KEYS, 'Re-extraction reuses the stored research of the earlier job: this field cannot change');
-  const from = await loadSourceJob(knex, scope, req.reextract_from_activity_id, 'reextract_from_activity_id');
+  const from = await loadSourceJob(knex, scope, sourceId, 'reextract_from_activity_id');
   const details: ValidationDetail[] = [];
   const indices = req.source_row_indices === undefined ? null : [...new Set(req.source_row_indices as number[])].sort((a, b) => a - b);
   (req.source_row_indices ?? []).forEach((n: number, i: number) => {
@@ -219,10 +231,10 @@ async function planReextract(knex: Knex, scope: Scope, req: Record<string, any>)
     checkFields(req.output_schema, ['body', 'output_schema'], details);
   }
   if (details.length) throw new ValidationError(details);
-  const config: Record<string, any> = { ...from.config };
+  const config: EnrichJobConfig = { ...from.config };
   for (const key of PER_REQUEST_KEYS) delete config[key];
   delete config.capture_source_artifacts; // nothing is fetched
-  for (const [key, value] of Object.entries(req)) if (value !== undefined) config[key] = value;
+  assignDefined(config, req);
   config.async_mode = req.async_mode ?? false;
   config.reextract_from_activity_id = from.id;
   config.recorded_noops = recordedNoops(config, false);

@@ -4,8 +4,10 @@ import { engineItem } from './engine-item';
 import { jobTextExamples, type JobTextExamples } from './examples';
 import { jobDocuments } from './knowledge-base';
 import type { FetchedPage } from '../../enrichment/research/types';
-import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, OutputField, ReviewInfo } from '../../enrichment/types';
+import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, OutputField, ReviewInfo, TaxonomyInput } from '../../enrichment/types';
 import type { EnrichmentJob } from '../../models/enrichment-job';
+import type { EnrichJobConfig, OutputFieldInput } from '../../schemas/enrich';
+import { errorFields } from '../../lib/errors';
 import { ArtifactRecord, artifactLinks, hostResultMedia, recordArtifacts, storeArtifacts } from './artifacts';
 import { CatalogTarget, stageRowResults } from './staging';
 import { auditWanted, stagedStatusFor } from './audit';
@@ -60,17 +62,17 @@ export async function pendingRowIndexes(knex: Knex, jobId: string, afterRowIndex
  * (`attribute_sets[item.attribute_set_id]`; a name already in the job's schema keeps the job's
  * definition).
  */
-export function rowOutputSchema(config: Record<string, any>, item: Record<string, unknown>): OutputField[] {
+export function rowOutputSchema(config: EnrichJobConfig, item: Record<string, unknown>): OutputField[] {
   const base = (config.output_schema ?? []) as OutputField[];
   const setId = item.attribute_set_id;
   const set = typeof setId === 'string' ? config.attribute_sets?.[setId] : undefined;
-  const extra: OutputField[] = Array.isArray(set) ? set : Array.isArray(set?.attributes) ? set.attributes : [];
+  const extra: OutputFieldInput[] = Array.isArray(set) ? set : Array.isArray(set?.attributes) ? set.attributes : [];
   const names = new Set(base.map((f) => f.name));
   return [...base, ...extra.filter((f) => !names.has(f.name)).map((f) => ({ ...f, type: f.type ?? 'string' }))];
 }
 
 /** Feedback text of one row for re-extraction: `global_feedback` then `item_feedback[row]`. */
-function rowFeedback(config: Record<string, any>, rowIndex: number | undefined): string | undefined {
+function rowFeedback(config: EnrichJobConfig, rowIndex: number | undefined): string | undefined {
   const parts = [config.global_feedback, rowIndex === undefined ? undefined : config.item_feedback?.[String(rowIndex)]].filter((x) => typeof x === 'string' && x.trim());
   return parts.length ? parts.join('\n') : undefined;
 }
@@ -80,7 +82,7 @@ function rowFeedback(config: Record<string, any>, rowIndex: number | undefined):
  * catalog's `known_values`, the row's attribute-set fields and source hints, and re-extraction
  * feedback.
  */
-export function engineInput(config: Record<string, any>, item: Record<string, unknown>, rowIndex?: number): EnrichInput {
+export function engineInput(config: EnrichJobConfig, item: Record<string, unknown>, rowIndex?: number): EnrichInput {
   const hintId = item.source_hint_set_id;
   const hints = typeof hintId === 'string' ? config.source_hint_sets?.[hintId] : undefined;
   const feedback = rowFeedback(config, rowIndex);
@@ -93,7 +95,9 @@ export function engineInput(config: Record<string, any>, item: Record<string, un
       allowed_domains: config.allowed_domains,
       blocked_domains: config.blocked_domains,
       web_search: config.web_search !== false,
-      taxonomy: config.taxonomy,
+      // Request taxonomies are checked only as `{nodes: object}` (src/schemas/enrich.ts), catalog ones
+      // are stored normalised; the engine takes either as its TaxonomyInput, as it always has.
+      taxonomy: config.taxonomy as TaxonomyInput | undefined,
       predict_taxonomy: config.predict_taxonomy,
       predict_taxonomy_attributes: config.predict_taxonomy_attributes,
       validate_semantics: config.validate_semantics,
@@ -216,7 +220,7 @@ interface RowOutcome {
  * `reextract_from_activity_id`); other jobs research + extract, reporting fetched pages to
  * `capture` when artifacts are kept.
  */
-async function runEngine(engine: EnrichmentEngine, config: Record<string, any>, input: EnrichInput, evidence: unknown, capture: FetchedPage[] | null): Promise<RowOutcome> {
+async function runEngine(engine: EnrichmentEngine, config: EnrichJobConfig, input: EnrichInput, evidence: unknown, capture: FetchedPage[] | null): Promise<RowOutcome> {
   if (config.reextract_from_activity_id) {
     if (!evidence) return { result: errorResult(input.item, 'No stored research for this row: the earlier job never processed it'), evidence: null, usage: null };
     const out = await engine.extract(input, evidence as Evidence);
@@ -228,7 +232,7 @@ async function runEngine(engine: EnrichmentEngine, config: Record<string, any>, 
 }
 
 /** Lines of `review_info.debug_log` (`include_debug_log`): what research and post-processing did. */
-function debugLog(config: Record<string, any>, input: EnrichInput, outcome: RowOutcome, extra: string[]): string[] {
+function debugLog(config: EnrichJobConfig, input: EnrichInput, outcome: RowOutcome, extra: string[]): string[] {
   const ev = (outcome.evidence ?? {}) as Partial<Evidence>;
   const docs = Array.isArray(ev.documents) ? ev.documents : [];
   return [
@@ -236,7 +240,7 @@ function debugLog(config: Record<string, any>, input: EnrichInput, outcome: RowO
     `fields: ${input.output_schema.map((f) => f.name).join(', ')}`,
     ...(ev.queries ?? []).map((q) => `query: ${q}`),
     ...(ev.search_results ?? []).slice(0, 10).map((r) => `search result: ${r.url} (score ${r.score})`),
-    ...docs.map((d: any) => `document read: ${d?.url ?? '?'}`),
+    ...docs.map((d: unknown) => `document read: ${(typeof d === 'object' && d !== null && 'url' in d ? d.url : undefined) ?? '?'}`),
     `usage: ${JSON.stringify(outcome.usage ?? EMPTY_USAGE)}`,
     ...extra,
   ];
@@ -249,7 +253,7 @@ interface LoadedRow {
   input: Record<string, unknown>;
   evidence: unknown;
   job_status: string;
-  config: Record<string, any>;
+  config: EnrichJobConfig;
   organization_id: string;
 }
 
@@ -301,8 +305,8 @@ async function computeRow(knex: Knex, engine: EnrichmentEngine, row: LoadedRow, 
     research = stored ?? outcome.evidence;
     // Keep the row's stored form (document references) rather than the hydrated pages.
     if (stored) outcome.evidence = row.evidence;
-  } catch (err: any) {
-    outcome = { result: errorResult(input.item, `Enrichment failed: ${err?.message ?? String(err)}`), evidence: null, usage: null };
+  } catch (err) {
+    outcome = { result: errorResult(input.item, `Enrichment failed: ${errorFields(err).message ?? String(err)}`), evidence: null, usage: null };
   }
   const result = outcome.result;
   result.original_data = row.input;

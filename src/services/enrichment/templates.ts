@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import { ValidationDetail, ValidationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { iso } from '../../lib/time';
+import { fillUndefined } from '../../lib/objects';
+import type { EnrichRequest, EnrichRequestFields } from '../../schemas/enrich';
 import { loadOwned } from '../access/ownership';
 import type { Scope } from '../access/scope';
 
@@ -30,7 +32,8 @@ export interface EnrichmentTemplate {
   organization_id: string;
   name: string;
   description: string | null;
-  defaults: Record<string, unknown>;
+  /** Validated by templateDefaultsSchema when the template was created (src/schemas/enrich.ts). */
+  defaults: EnrichRequestFields;
   safety: TemplateSafety;
   created_at: Date;
   updated_at: Date;
@@ -106,15 +109,13 @@ function within(domain: string, parent: string): boolean {
  * @throws ValidationError (422) at `body.allowed_domains` when the request's allowed domains lie
  *   entirely outside the template's (an empty intersection would otherwise mean "any domain")
  */
-export function applyTemplate(req: Record<string, any>, template: EnrichmentTemplate): Record<string, any> {
-  const out: Record<string, any> = { ...req };
-  for (const [key, value] of Object.entries(template.defaults)) {
-    if (out[key] === undefined) out[key] = value;
-  }
+export function applyTemplate(req: EnrichRequest, template: EnrichmentTemplate): EnrichRequest {
+  const out: EnrichRequest = { ...req };
+  fillUndefined(out, template.defaults);
   const s = template.safety ?? {};
   if (s.allowed_domains?.length) {
     if (out.allowed_domains?.length) {
-      const reqDomains: string[] = out.allowed_domains;
+      const reqDomains = out.allowed_domains;
       const kept = [
         ...reqDomains.filter((r) => s.allowed_domains!.some((t) => within(r, t))),
         ...s.allowed_domains.filter((t) => reqDomains.some((r) => within(t, r) && !within(r, t))),

@@ -78,7 +78,7 @@ export async function jobToCatalog(knex: Knex, caches: CatalogCaches, scope: Sco
     name: body.name,
     description: body.description ?? `Created from enrichment job ${jobId}`,
     unique_id_field: uniqueIdField,
-    schema_definition: { type: 'object', properties } as any,
+    schema_definition: { type: 'object', properties },
   });
   await knex.transaction(async (trx) => {
     for (let after = -1; ;) {

@@ -10,7 +10,8 @@
  */
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { ValidationError } from '../../lib/errors';
+import { errorFields, ValidationError } from '../../lib/errors';
+import type { EnrichJobConfig } from '../../schemas/enrich';
 import { iso } from '../../lib/time';
 
 /** Per-attempt timeout of a delivery (ms), decisions.md §4 and interface-spec.md Limits: 30 s. */
@@ -168,9 +169,11 @@ export async function sendWebhookOnce(message: WebhookMessage, timeoutMs: number
     await res.arrayBuffer().catch(() => undefined); // drain, within the same timeout
     const ok = res.status >= 200 && res.status < 300;
     return { ok, status_code: res.status, error: ok ? null : `HTTP ${res.status}`, duration_ms: Date.now() - started };
-  } catch (err: any) {
+  } catch (err) {
     const timedOut = timeout.aborted;
-    const reason = timedOut ? `timed out after ${timeoutMs} ms` : (err?.cause?.code ?? err?.cause?.message ?? err?.message ?? String(err));
+    const e = errorFields(err);
+    const cause = errorFields(e.cause);
+    const reason = timedOut ? `timed out after ${timeoutMs} ms` : (cause.code ?? cause.message ?? e.message ?? String(err));
     return { ok: false, status_code: null, error: String(reason), duration_ms: Date.now() - started };
   }
 }
@@ -203,7 +206,7 @@ export interface WebhookStatus {
  * Delivery state of a job's webhook for the poll response, or null when the job has no
  * `webhook_url`. `delivered` refers to the latest message (a resumed job sends a new one).
  */
-export async function webhookStatus(knex: Knex, job: { id: string; config: Record<string, any> }): Promise<WebhookStatus | null> {
+export async function webhookStatus(knex: Knex, job: { id: string; config: EnrichJobConfig }): Promise<WebhookStatus | null> {
   const url = job.config?.webhook_url;
   if (typeof url !== 'string') return null;
   const rows = await knex('webhook_deliveries').where({ job_id: job.id }).orderBy('id').select();
