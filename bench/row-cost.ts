@@ -101,7 +101,7 @@ async function main(): Promise<void> {
       orgs.push(org.organizationId);
       const runScope = { organizationId: org.organizationId, principal: { kind: 'api_key' as const, id: 'bench', organizationIds: [org.organizationId] } };
       const job = await createEnrichmentJob({ knex, jobRunner: notStarted }, runScope, { items, async_mode: true, output_schema: PAGES_SCHEMA, speed: 'fast' });
-      const jobId = job.job_id as string;
+      const jobId = job.job.id;
       const t = timed(engine);
       let next = 0;
       const t0 = performance.now();

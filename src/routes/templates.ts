@@ -1,7 +1,8 @@
 import type { AppDeps } from '../deps';
 import type { JsonSchema } from '../lib/validation';
 import { createTemplateBody } from '../schemas/enrich';
-import { createTemplate, listTemplates, loadTemplate, presentTemplate } from '../services/enrichment/templates';
+import { presentTemplate, presentTemplateList } from '../presenters/enrichment-template';
+import { createTemplate, listTemplates, loadTemplate } from '../services/enrichment/templates';
 import type { RouteDef } from './registry';
 
 const templateParams: JsonSchema = { type: 'object', required: ['template_id'], properties: { template_id: { type: 'string' } } };
@@ -17,12 +18,12 @@ export function templateRoutes(deps: AppDeps): RouteDef[] {
     {
       method: 'post', path: '/public/enrichment-templates', tags, summary: 'Create an enrichment template (defaults + safety controls)',
       body: createTemplateBody,
-      handler: ({ scope, body }) => createTemplate(deps.knex, scope, body),
+      handler: async ({ scope, body }) => presentTemplate(await createTemplate(deps.knex, scope, body)),
     },
     {
       method: 'get', path: '/public/enrichment-templates', tags, summary: 'List the organization\'s enrichment templates',
       query: listQuery,
-      handler: ({ scope, query }) => listTemplates(deps.knex, scope, query),
+      handler: async ({ scope, query }) => presentTemplateList(await listTemplates(deps.knex, scope, query)),
     },
     {
       method: 'get', path: '/public/enrichment-templates/:template_id', tags, summary: 'One enrichment template',

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../lib/validation';
+import { ENRICH_DEFAULTS } from '../services/enrichment/defaults';
 
 /** Inline JSON enrich requests carry at most this many items (interface-spec.md, Limits). */
 export const INLINE_ITEMS_LIMIT = 1000;
@@ -68,18 +69,6 @@ const sourceHintSetsSchema: JsonSchema = {
     additionalProperties: false,
     properties: { domains: domains, urls: { type: 'array', items: { type: 'string', format: 'uri', maxLength: 2000 }, maxItems: 100 }, description: { type: 'string' } },
   },
-};
-
-/**
- * Defaults of the enrich request (interface-spec.md "Enrich request parameters"). They are
- * applied by the service AFTER a template's defaults (a template fills what the request omits,
- * so Ajv must not fill them first); the schema only documents them.
- */
-export const ENRICH_DEFAULTS: Readonly<Record<string, unknown>> = {
-  prompt: '', speed: 'deep', web_search: true, predict_taxonomy: false, predict_taxonomy_attributes: true,
-  validate_semantics: false, async_mode: false, include_source_explanations: true, include_service_usage: false,
-  capture_source_artifacts: false, host_media: false, strict_hosted_media: false, staged_status: 'pending',
-  review_mode: 'all', audit_decisions_enabled: false,
 };
 
 const d = (key: string): string => `Default: ${JSON.stringify(ENRICH_DEFAULTS[key])}.`;

@@ -66,7 +66,7 @@ async function createJob(webhookUrl: string, count = 3, allowHttpWebhooks = true
     webhook_url: webhookUrl,
     output_schema: [{ name: 'enriched', type: 'boolean', description: 'whether the item was enriched' }],
   });
-  return { jobId: job.job_id as string, workflowId: `enrichment-${job.job_id}` };
+  return { jobId: job.job.id, workflowId: `enrichment-${job.job.id}` };
 }
 
 async function deliveries(jobId: string) {
@@ -125,7 +125,7 @@ test('a receiver that fails once gets one signed payload, retried by Temporal; e
     expect(rx.received[0].headers['content-type']).toBe('application/json');
 
     const polled = await getEnrichmentJob({ knex }, scope(), jobId, 1, 10);
-    expect(polled.status).toBe('completed');
+    expect(polled.job.status).toBe('completed');
     expect(polled.webhook).toMatchObject({
       url: rx.url, delivered: true,
       attempts: [

@@ -4,7 +4,7 @@ import { newId } from '../../lib/ids';
 import { logger } from '../../lib/logger';
 import type { EnrichmentJob } from '../../models/enrichment-job';
 import type { OutputField } from '../../enrichment/types';
-import { presentJob, presentJobListEntry } from '../../presenters/enrichment-job';
+import type { AuditDecision } from '../../enrichment/audit';
 import { auditSummary, auditWanted } from './audit';
 import { copyJobExamples, saveJobExamples } from './examples';
 import { hostKnowledgeBase, saveJobDocuments } from './knowledge-base';
@@ -15,7 +15,7 @@ import type { JobRunner } from '../job-runner';
 import { loadOwned } from '../access/ownership';
 import type { Scope } from '../access/scope';
 import { jobsCreated } from '../../lib/metrics';
-import { assertWebhookUrl, webhookStatus } from './webhooks';
+import { assertWebhookUrl, webhookStatus, WebhookStatus } from './webhooks';
 
 /** What the job service needs. */
 export interface JobServiceDeps {
@@ -33,6 +33,29 @@ export type EnrichRequest = Record<string, any> & {
   max_rows?: number;
   catalog_id?: string;
 };
+
+/**
+ * A job with one page of its results (what a poll returns, presented by
+ * src/presenters/enrichment-job.ts presentJobPage): results in row order, `total_pages` over the
+ * processed rows; `audit` when the job audits its results, `webhook` when it asked for one.
+ */
+export interface JobPage {
+  job: EnrichmentJob;
+  results: unknown[];
+  page: number;
+  page_size: number;
+  total_pages: number;
+  audit?: Record<AuditDecision, number>;
+  webhook?: WebhookStatus;
+}
+
+/** One page of the organization's jobs, newest first (`GET /public/enrich/jobs`). */
+export interface JobList {
+  jobs: EnrichmentJob[];
+  total: number;
+  limit: number;
+  offset: number;
+}
 
 /** Inserts the job's rows from its item source; returns the row count and rows carried. */
 async function insertRows(trx: Knex.Transaction, jobId: string, plan: JobPlan): Promise<{ rows: number; carried: number; processable: number }> {
@@ -82,7 +105,7 @@ export interface EnrichUploadInput {
  *   catalogs, templates and activities, ConflictError (409) for a running source job,
  *   ServiceUnavailableError (503) when the workflow cannot be started (the job is marked failed)
  */
-export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, req: EnrichRequest, upload?: EnrichUploadInput): Promise<Record<string, unknown>> {
+export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, req: EnrichRequest, upload?: EnrichUploadInput): Promise<JobPage> {
   const { knex } = deps;
   // decisions.md §4: HTTPS only; loopback http only when config allowHttpWebhooks (src/services/enrichment/webhooks.ts).
   assertWebhookUrl(req.webhook_url, deps.config?.allowHttpWebhooks ?? false);
@@ -142,7 +165,7 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
 
   if (config.async_mode) {
     const job = (await knex('enrichment_jobs').where({ id: jobId }).first()) as EnrichmentJob;
-    return presentJob(job, { results: [], page: 1, page_size: 0, total_pages: 0 });
+    return { job, results: [], page: 1, page_size: 0, total_pages: 0 };
   }
   await deps.jobRunner.waitForClose(workflowId);
   return getEnrichmentJob(deps, scope, jobId, 1, Math.max(1, Math.min(1000, totalItems)));
@@ -153,18 +176,19 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
  * far, in row order. Partial results appear while the job runs.
  * @throws NotFoundError `Job not found` (404), ForbiddenError (403) for another organization's job
  */
-export async function getEnrichmentJob(deps: Pick<JobServiceDeps, 'knex'>, scope: Scope, jobId: string, page: number, pageSize: number): Promise<Record<string, unknown>> {
+export async function getEnrichmentJob(deps: Pick<JobServiceDeps, 'knex'>, scope: Scope, jobId: string, page: number, pageSize: number): Promise<JobPage> {
   const job = await loadOwned<EnrichmentJob>(deps.knex, 'enrichment_jobs', jobId, scope, 'Job not found');
   const rows = await deps.knex('enrichment_rows')
     .where({ job_id: jobId }).whereNot({ status: 'pending' }).where('row_index', '<', job.total_items)
     .orderBy('row_index').offset((page - 1) * pageSize).limit(pageSize)
     .select('result');
-  const out = presentJob(job, {
+  const out: JobPage = {
+    job,
     results: rows.map((r) => r.result),
     page,
     page_size: pageSize,
     total_pages: Math.ceil(job.completed_items / pageSize),
-  });
+  };
   if (auditWanted(job.config)) out.audit = await auditSummary(deps.knex, jobId, job.total_items);
   // Webhook delivery state (decisions.md §4: every attempt visible on the job).
   const webhook = await webhookStatus(deps.knex, job);
@@ -176,20 +200,21 @@ export async function getEnrichmentJob(deps: Pick<JobServiceDeps, 'knex'>, scope
  * Lists the organization's jobs, newest first (decisions.md §4, G18).
  * @returns `{jobs, total, limit, offset}`
  */
-export async function listEnrichmentJobs(deps: Pick<JobServiceDeps, 'knex'>, scope: Scope, q: { status?: string; limit: number; offset: number }): Promise<Record<string, unknown>> {
+export async function listEnrichmentJobs(deps: Pick<JobServiceDeps, 'knex'>, scope: Scope, q: { status?: string; limit: number; offset: number }): Promise<JobList> {
   const base = deps.knex('enrichment_jobs').where({ organization_id: scope.organizationId }).modify((b) => { if (q.status) b.where({ status: q.status }); });
   const [{ count }] = await base.clone().count({ count: '*' });
   const jobs = await base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).offset(q.offset).limit(q.limit);
-  return { jobs: jobs.map(presentJobListEntry), total: Number(count), limit: q.limit, offset: q.offset };
+  return { jobs: jobs as EnrichmentJob[], total: Number(count), limit: q.limit, offset: q.offset };
 }
 
 /**
  * Cancels a job (interface-spec.md, state table): a running job becomes `cancelled` at once (no
  * new result is written after this), its workflow is cancelled and finalises credits for the
  * items already done; cancelling a cancelled job succeeds again.
+ * @returns the job as it now stands (status `cancelled`)
  * @throws ConflictError (409) for a completed or failed job; NotFoundError / ForbiddenError
  */
-export async function cancelEnrichmentJob(deps: JobServiceDeps, scope: Scope, jobId: string): Promise<Record<string, unknown>> {
+export async function cancelEnrichmentJob(deps: JobServiceDeps, scope: Scope, jobId: string): Promise<EnrichmentJob> {
   const job = await loadOwned<EnrichmentJob>(deps.knex, 'enrichment_jobs', jobId, scope, 'Job not found');
   if (job.status === 'running') {
     const updated = await deps.knex('enrichment_jobs').where({ id: jobId, status: 'running' }).update({ status: 'cancelled', updated_at: deps.knex.fn.now() });
@@ -200,5 +225,5 @@ export async function cancelEnrichmentJob(deps: JobServiceDeps, scope: Scope, jo
   }
   const now = (await deps.knex('enrichment_jobs').where({ id: jobId }).first()) as EnrichmentJob;
   if (now.status !== 'cancelled') throw new ConflictError(`Job is already ${now.status} and cannot be cancelled`);
-  return { ...presentJobListEntry(now), message: 'Job cancelled; results of processed items are kept' };
+  return now;
 }

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { CatalogTextExample, OutputField } from '../../enrichment/types';
 import { ConflictError, ValidationDetail, ValidationError } from '../../lib/errors';
 import type { EnrichmentJob } from '../../models/enrichment-job';
-import { ENRICH_DEFAULTS } from '../../schemas/enrich';
+import { ENRICH_DEFAULTS } from './defaults';
 import { isGrouped } from '../catalog/items';
 import { getCurrentSchema } from '../catalog/schema';
 import { loadCatalogOwned } from '../catalog/catalogs';

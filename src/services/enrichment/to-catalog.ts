@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import type { OutputField } from '../../enrichment/types';
 import { ConflictError } from '../../lib/errors';
 import type { EnrichmentJob } from '../../models/enrichment-job';
-import { presentCatalog } from '../../presenters/catalog';
+import { Catalog } from '../../models/catalog';
+import type { CatalogSchema } from '../../models/catalog-schema';
 import { writeItems } from '../catalog/items';
 import { getCurrentSchema, inferType } from '../catalog/schema';
 import { createCatalog } from '../catalog/catalogs';
@@ -45,11 +46,11 @@ function itemData(afterData: Record<string, unknown>): Record<string, unknown> {
  * Creates the catalog and writes every processed row's data in one transaction per call.
  * `unique_id_field`: the job's target catalog's when it has one, else `sku` (or the first of
  * `id`, `gtin`, `mpn` the items carry).
- * @returns the new catalog object (interface-spec.md "Catalog")
+ * @returns the new catalog as stored after the writes (its item count included) and its schema
  * @throws NotFoundError `Job not found` (404) / ForbiddenError (403); ConflictError (409) while
  *   the job runs; ValidationError (422) from catalog creation
  */
-export async function jobToCatalog(knex: Knex, scope: Scope, jobId: string, body: { name: string; description?: string }): Promise<Record<string, unknown>> {
+export async function jobToCatalog(knex: Knex, scope: Scope, jobId: string, body: { name: string; description?: string }): Promise<{ catalog: Catalog; schema: CatalogSchema }> {
   const job = await loadOwned<EnrichmentJob>(knex, 'enrichment_jobs', jobId, scope, 'Job not found');
   if (job.status === 'running') throw new ConflictError('The job is still running; convert it once it has finished');
   const fields = new Map<string, OutputField>();
@@ -88,6 +89,6 @@ export async function jobToCatalog(knex: Knex, scope: Scope, jobId: string, body
       if (rows.length < PAGE) break;
     }
   });
-  const fresh = await knex('catalogs').where({ id: catalog.id }).first();
-  return presentCatalog(fresh, await getCurrentSchema(knex, catalog.id));
+  const fresh = await Catalog.query(knex).findById(catalog.id).throwIfNotFound();
+  return { catalog: fresh, schema: await getCurrentSchema(knex, catalog.id) };
 }
