@@ -5,12 +5,17 @@
  */
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
+import { loadConfig } from '../src/config';
 import type { EnrichmentEngine } from '../src/enrichment/types';
-import { finalizeJob, jobProgress, pendingRowIndexes, processRow, rowStatus } from '../src/services/enrichment/rows';
+import { EnrichmentJob } from '../src/models/enrichment-job';
+import { EnrichmentStorage, enrichmentStorage } from '../src/services/enrichment/artifacts';
+import { createEnrichmentCaches, EnrichmentCaches } from '../src/services/enrichment/caches';
+import { finalizeJob, jobProgress, pendingRowIndexes, rowStatus } from '../src/services/enrichment/progress';
+import { processRow, RowDeps } from '../src/services/enrichment/rows';
 import { loadWebhookMessage, recordWebhookAttempt, sendWebhookOnce, WEBHOOK_ATTEMPT_TIMEOUT_MS, webhookDelivered, webhookUrlProblem } from '../src/services/enrichment/webhooks';
 import type { EnrichmentCounters, WebhookDeliveryResult } from '../workflows/definitions';
 
-/** What the activities need: the database and the engine (built once per worker), and webhook settings. */
+/** What the activities need: the database and the engine (built once per worker), webhook settings, storage and caches. */
 export interface ActivityDeps {
   knex: Knex;
   engine: EnrichmentEngine;
@@ -20,6 +25,13 @@ export interface ActivityDeps {
   allowHttpWebhooks?: boolean;
   /** Timeout of one webhook attempt (ms); default 30 000 (decisions.md §4). Tests shorten it. */
   webhookTimeoutMs?: number;
+  /**
+   * Where artifacts and hosted media are stored and linked (the API that serves them must use
+   * the same); default: `dataDir` and `publicUrl` of the environment's configuration.
+   */
+  storage?: EnrichmentStorage;
+  /** This worker's enrichment caches; default: fresh ones for these activities. */
+  caches?: EnrichmentCaches;
 }
 
 /**
@@ -69,12 +81,13 @@ function counters(p: { status: string; total_items: number; completed_items: num
  * @returns an object of async functions to pass as `activities` to `Worker.create`
  */
 export function createActivities(deps: ActivityDeps): EnrichmentActivities {
-  const { knex, engine } = deps;
+  const { knex } = deps;
+  const rowDeps: RowDeps = { knex, engine: deps.engine, storage: deps.storage ?? enrichmentStorage(loadConfig()), caches: deps.caches ?? createEnrichmentCaches() };
   /** Heartbeat period for the current activity: 10 s, or a third of a shorter heartbeat timeout. */
   const heartbeatEvery = (ctx: Context): number => Math.max(200, Math.min(ROW_HEARTBEAT_MS, Math.floor((ctx.info.heartbeatTimeoutMs ?? 3 * ROW_HEARTBEAT_MS) / 3)));
   /** Runs one row and reports what is now stored for it (see RowOutcome). */
   const runRow = async (jobId: string, rowIndex: number): Promise<RowOutcome> => {
-    const out = await processRow(knex, engine, jobId, rowIndex);
+    const out = await processRow(rowDeps, jobId, rowIndex);
     if (out.processed) return out.succeeded ? 'succeeded' : 'failed';
     // Nothing written now: an earlier attempt wrote it (retry), or the job stopped running.
     const status = await rowStatus(knex, jobId, rowIndex);
@@ -125,7 +138,7 @@ export function createActivities(deps: ActivityDeps): EnrichmentActivities {
     },
     async finalizeJob(jobId, outcome, error) {
       const final = counters(await finalizeJob(knex, jobId, outcome, error));
-      const job = await knex('enrichment_jobs').where({ id: jobId }).first(knex.raw("config->>'webhook_url' as webhook_url"));
+      const job = await EnrichmentJob.query(knex).findById(jobId).select(knex.raw("config->>'webhook_url' as webhook_url")) as unknown as { webhook_url: string | null } | undefined;
       // Only set when true, so histories of jobs without a webhook keep their recorded shape.
       return job?.webhook_url ? { ...final, has_webhook: true } : final;
     },

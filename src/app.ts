@@ -15,7 +15,6 @@ import { activityRoutes } from './routes/activities';
 import { templateRoutes } from './routes/templates';
 import { artifactRoutes, publicMediaRoutes } from './routes/files';
 import type { AppDeps } from './deps';
-import { configureEnrichmentStorage } from './services/enrichment/artifacts';
 import { metrics } from './lib/metrics';
 
 
@@ -36,7 +35,6 @@ export function buildRegistry(deps: AppDeps): RouteRegistry {
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
   app.proxy = true;
-  configureEnrichmentStorage(deps.config.dataDir, deps.config.publicUrl);
   const registry = buildRegistry(deps);
   const rootRoutes = new RouteRegistry().add(...healthRoutes(deps), ...publicMediaRoutes(deps));
   const openapi = new RouteRegistry().add(...rootRoutes.routes, ...registry.routes)

@@ -10,9 +10,10 @@ import { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Knex } from 'knex';
-import { createActivities, EnrichmentActivities } from '../activities';
+import { ActivityDeps, createActivities, EnrichmentActivities } from '../activities';
 import { createSearchIndexActivities } from '../activities/search-index';
 import { loadConfig } from '../src/config';
+import { enrichmentStorage } from '../src/services/enrichment/artifacts';
 import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
 import type { EngineUsage, EnrichmentEngine, EnrichmentResult } from '../src/enrichment/types';
 import { logger } from '../src/lib/logger';
@@ -35,6 +36,9 @@ export interface WorkerDeps {
   publicUrl?: string;
   allowHttpWebhooks?: boolean;
   webhookTimeoutMs?: number;
+  /** Artifact and media storage and caches of the real activities (activities/index.ts ActivityDeps). */
+  storage?: ActivityDeps['storage'];
+  caches?: ActivityDeps['caches'];
   /** Activity slots of this worker; default 32. */
   maxConcurrentActivities?: number;
   /** A pre-built workflow bundle (tests build it once per file); default: bundle `workflows/`. */
@@ -56,6 +60,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     activities = createActivities({
       knex: deps.knex, engine: deps.engine,
       publicUrl: deps.publicUrl, allowHttpWebhooks: deps.allowHttpWebhooks, webhookTimeoutMs: deps.webhookTimeoutMs,
+      storage: deps.storage, caches: deps.caches,
     });
   }
   const searchIndex = deps.knex ? createSearchIndexActivities({ knex: deps.knex }) : {};
@@ -141,7 +146,7 @@ async function main(): Promise<void> {
 
   const worker = await createWorker({
     connection, namespace: config.temporalNamespace, taskQueue: config.taskQueue, knex, engine,
-    publicUrl: config.publicUrl, allowHttpWebhooks: config.allowHttpWebhooks,
+    publicUrl: config.publicUrl, allowHttpWebhooks: config.allowHttpWebhooks, storage: enrichmentStorage(config),
     maxConcurrentActivities: Math.max(16, config.enrichConcurrency * 4),
   });
   // The SDK's Runtime shuts every worker down on SIGINT/SIGTERM/SIGQUIT/SIGUSR2 (its default

@@ -13,7 +13,7 @@ export class HostedMedia extends BaseModel {
   ext!: string;
   content_type!: string;
   source_url!: string;
-  /** bigint: pg returns it as a string. */
-  byte_size!: string;
+  /** bigint: written as a number, read back as a string (pg). */
+  byte_size!: number | string;
   created_at!: Date;
 }

@@ -17,8 +17,8 @@ export class SourceArtifact extends BaseModel {
   final_url!: string;
   http_status!: number;
   content_type!: string;
-  /** bigint: pg returns it as a string. */
-  byte_size!: string;
+  /** bigint: written as a number, read back as a string (pg). */
+  byte_size!: number | string;
   fetched_at!: Date;
   created_at!: Date;
 }

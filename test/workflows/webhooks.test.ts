@@ -12,6 +12,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Knex } from 'knex';
 import { ValidationError } from '../../src/lib/errors';
 import { cancelEnrichmentJob, createEnrichmentJob, getEnrichmentJob } from '../../src/services/enrichment/jobs';
+import { presentJobPage } from '../../src/presenters/enrichment-job';
 import { verifyWebhook } from '../../src/services/enrichment/webhooks';
 import { TemporalJobRunner } from '../../temporal/client';
 import { ENRICHMENT_JOB_KIND, JOB_KIND, ORGANIZATION_ID, WEBHOOK_JOB_KIND, webhookWorkflowId } from '../../workflows/definitions';
@@ -124,8 +125,8 @@ test('a receiver that fails once gets one signed payload, retried by Temporal; e
     expect(rx.received[0].headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     expect(rx.received[0].headers['content-type']).toBe('application/json');
 
-    const polled = await getEnrichmentJob({ knex }, scope(), jobId, 1, 10);
-    expect(polled.job.status).toBe('completed');
+    const polled = presentJobPage(await getEnrichmentJob({ knex }, scope(), jobId, 1, 10));
+    expect(polled.status).toBe('completed');
     expect(polled.webhook).toMatchObject({
       url: rx.url, delivered: true,
       attempts: [
@@ -175,7 +176,7 @@ test('a receiver that is down never changes the job: it is final before delivery
 
   const after = await knex('enrichment_jobs').where({ id: jobId }).first();
   expect(after).toEqual(before);
-  const polled = await getEnrichmentJob({ knex }, scope(), jobId, 1, 10);
+  const polled = presentJobPage(await getEnrichmentJob({ knex }, scope(), jobId, 1, 10));
   expect(polled).toMatchObject({ status: 'completed', credits_used: 4, webhook: { url: deadUrl, delivered: false } });
   expect((polled.webhook as any).attempts).toHaveLength(3);
 });

@@ -7,6 +7,7 @@ import type { OutputField } from '../../enrichment/types';
 import type { AuditDecision } from '../../enrichment/audit';
 import { auditSummary, auditWanted } from './audit';
 import { copyJobExamples, saveJobExamples } from './examples';
+import type { EnrichmentStorage } from './artifacts';
 import { hostKnowledgeBase, saveJobDocuments } from './knowledge-base';
 import { copyRowsForReextract, copyRowsForResume, insertInlineItems, insertItemsFromCatalog, insertItemsFromFile, rowRules } from './items';
 import { JobPlan, planJob } from './request';
@@ -21,8 +22,12 @@ import { assertWebhookUrl, webhookStatus, WebhookStatus } from './webhooks';
 export interface JobServiceDeps {
   knex: Knex;
   jobRunner: JobRunner;
-  /** `allowHttpWebhooks`: loopback http webhook URLs are accepted (development); default false. */
-  config?: { allowHttpWebhooks?: boolean };
+  /**
+   * `allowHttpWebhooks`: loopback http webhook URLs are accepted (development); default false.
+   * `dataDir` / `publicUrl`: where uploaded knowledge-base files are hosted (./artifacts.ts);
+   * required when a request uploads some (the HTTP app passes its whole Config).
+   */
+  config?: { allowHttpWebhooks?: boolean; dataDir?: string; publicUrl?: string };
 }
 
 /** A validated `POST /public/enrich` body (src/schemas/enrich.ts); defaults are applied by the service. */
@@ -87,6 +92,17 @@ async function insertRows(trx: Knex.Transaction, jobId: string, plan: JobPlan): 
   }
 }
 
+/**
+ * Where a request's uploaded knowledge-base files are hosted: the service's configured storage.
+ * @throws Error when the deps carry no `dataDir` / `publicUrl` (a programming error: only the
+ *   HTTP app receives uploads, and it passes its Config)
+ */
+function uploadStorage(deps: JobServiceDeps): EnrichmentStorage {
+  const { dataDir, publicUrl } = deps.config ?? {};
+  if (dataDir === undefined || publicUrl === undefined) throw new Error('Uploads need config.dataDir and config.publicUrl');
+  return { dataDir, publicUrl };
+}
+
 /** What a multipart request adds to the body: the uploaded items file and knowledge-base files. */
 export interface EnrichUploadInput {
   itemsFile: { path: string; originalname: string };
@@ -110,7 +126,7 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
   // decisions.md §4: HTTPS only; loopback http only when config allowHttpWebhooks (src/services/enrichment/webhooks.ts).
   assertWebhookUrl(req.webhook_url, deps.config?.allowHttpWebhooks ?? false);
   const plan = await planJob(knex, scope, req, upload && { file: upload.itemsFile.path, fileName: upload.itemsFile.originalname, knowledgeFiles: upload.knowledgeBaseFiles.length > 0 });
-  const documents = upload ? await hostKnowledgeBase(knex, scope, plan.config, upload.knowledgeBaseFiles) : [];
+  const documents = upload ? await hostKnowledgeBase(knex, uploadStorage(deps), scope, plan.config, upload.knowledgeBaseFiles) : [];
   const config = plan.config;
   const catalogId = plan.catalogId;
   const jobId = newId();
