@@ -3,6 +3,7 @@ import type { EnrichmentJob } from '../models/enrichment-job';
 import type { ReviewActivity } from '../models/review-activity';
 import type { StagedChange } from '../models/staged-change';
 import type { JobList, JobPage } from '../services/enrichment/jobs';
+import type { WebhookStatus } from '../services/enrichment/webhooks';
 
 /** Status as a client sees it on poll: a cancelled job polls as `failed` (interface-spec.md, States). */
 export function polledStatus(status: EnrichmentJob['status']): 'running' | 'completed' | 'failed' {
@@ -48,8 +49,25 @@ export function presentJob(
 export function presentJobPage(p: JobPage): Record<string, unknown> {
   const out = presentJob(p.job, { results: p.results, page: p.page, page_size: p.page_size, total_pages: p.total_pages });
   if (p.audit) out.audit = p.audit;
-  if (p.webhook) out.webhook = p.webhook;
+  if (p.webhook) out.webhook = presentWebhookStatus(p.webhook);
   return out;
+}
+
+/** The `webhook` object of a job poll (decisions.md §4: every attempt visible, with the status of the event it sent). */
+export function presentWebhookStatus(w: WebhookStatus): Record<string, unknown> {
+  return {
+    url: w.url,
+    delivered: w.delivered,
+    attempts: w.attempts.map((r) => ({
+      attempt: r.attempt,
+      event_status: String(r.webhook_id).split('_').pop() ?? '',
+      status_code: r.status_code,
+      error: r.error,
+      duration_ms: r.duration_ms,
+      attempted_at: iso(r.attempted_at),
+      delivered_at: iso(r.delivered_at),
+    })),
+  };
 }
 
 /** `GET /public/enrich/jobs` (decisions.md §4, G18): `{jobs, total, limit, offset}`. */

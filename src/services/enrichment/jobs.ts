@@ -2,8 +2,10 @@ import type { Knex } from 'knex';
 import { ConflictError, ServiceUnavailableError, ValidationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { logger } from '../../lib/logger';
-import type { EnrichmentJob } from '../../models/enrichment-job';
-import type { OutputField } from '../../enrichment/types';
+import { EnrichmentJob } from '../../models/enrichment-job';
+import { EnrichmentRow } from '../../models/enrichment-row';
+import { ReviewActivity } from '../../models/review-activity';
+import type { KnowledgeBaseDocument, OutputField } from '../../enrichment/types';
 import type { AuditDecision } from '../../enrichment/audit';
 import { auditSummary, auditWanted } from './audit';
 import { copyJobExamples, saveJobExamples } from './examples';
@@ -103,6 +105,56 @@ function uploadStorage(deps: JobServiceDeps): EnrichmentStorage {
   return { dataDir, publicUrl };
 }
 
+/** The metadata of a job's review activity: the job and what it continues, its template and file. */
+function activityMetadata(jobId: string, config: JobPlan['config']): Record<string, unknown> {
+  return {
+    job_id: jobId,
+    ...(config.source_activity_id ? { source_activity_id: config.source_activity_id } : {}),
+    ...(config.reextract_from_activity_id ? { reextract_from_activity_id: config.reextract_from_activity_id } : {}),
+    ...(config.template ? { template_id: config.template.id } : {}),
+    ...(config.file_name ? { file_name: config.file_name } : {}),
+    ...(config.review_mode !== undefined ? { review_mode: config.review_mode } : {}),
+  };
+}
+
+/**
+ * Stores a planned job inside `trx` (the creating transaction of {@link createEnrichmentJob}):
+ * its review activity, the job, its knowledge-base documents, its text examples (copied from
+ * the job it continues, else sampled, stored after the rows whose texts they include), its
+ * rows, the counters of the rows it carries, and the staged changes of those rows.
+ * @returns the number of items the job processes (`total_items`)
+ */
+async function storeJob(trx: Knex.Transaction, scope: Scope, plan: JobPlan, documents: KnowledgeBaseDocument[], jobId: string, workflowId: string): Promise<number> {
+  const { config, catalogId } = plan;
+  await ReviewActivity.query(trx).insert({
+    id: jobId, organization_id: scope.organizationId, catalog_id: catalogId, type: 'enrichment', status: 'running',
+    description: config.prompt ? String(config.prompt).slice(0, 500) : 'Enrichment job',
+    metadata: activityMetadata(jobId, config),
+  });
+  await EnrichmentJob.query(trx).insert({
+    id: jobId, organization_id: scope.organizationId, catalog_id: catalogId, status: 'running', config,
+    total_rows: 0, total_items: 0, workflow_id: workflowId,
+  });
+  await saveJobDocuments(trx, jobId, documents);
+  const from = plan.items.kind === 'resume' || plan.items.kind === 'reextract' ? plan.items.from : null;
+  // A resumed / re-extracted job learns from the very examples of the job it continues.
+  if (from) await copyJobExamples(trx, from.id, jobId);
+  const { rows, carried, processable } = await insertRows(trx, jobId, plan);
+  // After the rows: the examples are stored with the texts of the job's own items.
+  if (!from) await saveJobExamples(trx, jobId, plan.examples ?? []);
+  const total = Math.min(processable, config.max_rows ?? Number.POSITIVE_INFINITY);
+  const [agg] = await trx('enrichment_rows').where({ job_id: jobId }).where('row_index', '<', total).select(
+    trx.raw("count(*) filter (where status <> 'pending')::int as completed"),
+    trx.raw("count(*) filter (where status = 'succeeded')::int as successful"),
+  );
+  await EnrichmentJob.query(trx).findById(jobId).patch({
+    total_rows: rows, total_items: total, completed_items: agg.completed, successful: agg.successful, carried_items: carried,
+  });
+  if (!config.prompt) await ReviewActivity.query(trx).findById(jobId).patch({ description: `Enrichment of ${total} items` });
+  if (from && carried > 0 && config.catalog_target) await copyStagedChanges(trx, from.id, jobId);
+  return total;
+}
+
 /** What a multipart request adds to the body: the uploaded items file and knowledge-base files. */
 export interface EnrichUploadInput {
   itemsFile: { path: string; originalname: string };
@@ -132,55 +184,20 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
   const jobId = newId();
   const workflowId = `enrichment-${jobId}`;
 
-  const totalItems = await knex.transaction(async (trx) => {
-    await trx('review_activities').insert({
-      id: jobId, organization_id: scope.organizationId, catalog_id: catalogId, type: 'enrichment', status: 'running',
-      description: config.prompt ? String(config.prompt).slice(0, 500) : 'Enrichment job',
-      metadata: {
-        job_id: jobId,
-        ...(config.source_activity_id ? { source_activity_id: config.source_activity_id } : {}),
-        ...(config.reextract_from_activity_id ? { reextract_from_activity_id: config.reextract_from_activity_id } : {}),
-        ...(config.template ? { template_id: config.template.id } : {}),
-        ...(config.file_name ? { file_name: config.file_name } : {}),
-        ...(config.review_mode !== undefined ? { review_mode: config.review_mode } : {}),
-      },
-    });
-    await trx('enrichment_jobs').insert({
-      id: jobId, organization_id: scope.organizationId, catalog_id: catalogId, status: 'running', config,
-      total_rows: 0, total_items: 0, workflow_id: workflowId,
-    });
-    await saveJobDocuments(trx, jobId, documents);
-    const from = plan.items.kind === 'resume' || plan.items.kind === 'reextract' ? plan.items.from : null;
-    // A resumed / re-extracted job learns from the very examples of the job it continues.
-    if (from) await copyJobExamples(trx, from.id, jobId);
-    const { rows, carried, processable } = await insertRows(trx, jobId, plan);
-    // After the rows: the examples are stored with the texts of the job's own items.
-    if (!from) await saveJobExamples(trx, jobId, plan.examples ?? []);
-    const total = Math.min(processable, config.max_rows ?? Number.POSITIVE_INFINITY);
-    const [agg] = await trx('enrichment_rows').where({ job_id: jobId }).where('row_index', '<', total).select(
-      trx.raw("count(*) filter (where status <> 'pending')::int as completed"),
-      trx.raw("count(*) filter (where status = 'succeeded')::int as successful"),
-    );
-    await trx('enrichment_jobs').where({ id: jobId }).update({
-      total_rows: rows, total_items: total, completed_items: agg.completed, successful: agg.successful, carried_items: carried,
-    });
-    if (!config.prompt) await trx('review_activities').where({ id: jobId }).update({ description: `Enrichment of ${total} items` });
-    if (from && carried > 0 && config.catalog_target) await copyStagedChanges(trx, from.id, jobId);
-    return total;
-  });
+  const totalItems = await knex.transaction((trx) => storeJob(trx, scope, plan, documents, jobId, workflowId));
   jobsCreated.inc({ mode: config.async_mode ? 'async' : 'sync' });
 
   try {
     await deps.jobRunner.startEnrichment({ id: jobId, organization_id: scope.organizationId, catalog_id: catalogId, workflow_id: workflowId, total_items: totalItems });
   } catch (err) {
     logger.error({ err, job_id: jobId }, 'could not start enrichment workflow');
-    await knex('enrichment_jobs').where({ id: jobId }).update({ status: 'failed', error: 'The job could not be started; retry later', completed_at: knex.fn.now(), updated_at: knex.fn.now() });
-    await knex('review_activities').where({ id: jobId }).update({ status: 'failed', updated_at: knex.fn.now() });
+    await EnrichmentJob.query(knex).findById(jobId).patch({ status: 'failed', error: 'The job could not be started; retry later', completed_at: knex.fn.now(), updated_at: knex.fn.now() });
+    await ReviewActivity.query(knex).findById(jobId).patch({ status: 'failed', updated_at: knex.fn.now() });
     throw new ServiceUnavailableError('Workflow service unavailable; the job was not started');
   }
 
   if (config.async_mode) {
-    const job = (await knex('enrichment_jobs').where({ id: jobId }).first()) as EnrichmentJob;
+    const job = await EnrichmentJob.query(knex).findById(jobId).throwIfNotFound();
     return { job, results: [], page: 1, page_size: 0, total_pages: 0 };
   }
   await deps.jobRunner.waitForClose(workflowId);
@@ -194,7 +211,7 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
  */
 export async function getEnrichmentJob(deps: Pick<JobServiceDeps, 'knex'>, scope: Scope, jobId: string, page: number, pageSize: number): Promise<JobPage> {
   const job = await loadOwned<EnrichmentJob>(deps.knex, 'enrichment_jobs', jobId, scope, 'Job not found');
-  const rows = await deps.knex('enrichment_rows')
+  const rows = await EnrichmentRow.query(deps.knex)
     .where({ job_id: jobId }).whereNot({ status: 'pending' }).where('row_index', '<', job.total_items)
     .orderBy('row_index').offset((page - 1) * pageSize).limit(pageSize)
     .select('result');
@@ -217,10 +234,10 @@ export async function getEnrichmentJob(deps: Pick<JobServiceDeps, 'knex'>, scope
  * @returns `{jobs, total, limit, offset}`
  */
 export async function listEnrichmentJobs(deps: Pick<JobServiceDeps, 'knex'>, scope: Scope, q: { status?: string; limit: number; offset: number }): Promise<JobList> {
-  const base = deps.knex('enrichment_jobs').where({ organization_id: scope.organizationId }).modify((b) => { if (q.status) b.where({ status: q.status }); });
-  const [{ count }] = await base.clone().count({ count: '*' });
+  const base = EnrichmentJob.query(deps.knex).where({ organization_id: scope.organizationId }).modify((b) => { if (q.status) b.where({ status: q.status }); });
+  const total = await base.clone().resultSize();
   const jobs = await base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).offset(q.offset).limit(q.limit);
-  return { jobs: jobs as EnrichmentJob[], total: Number(count), limit: q.limit, offset: q.offset };
+  return { jobs, total, limit: q.limit, offset: q.offset };
 }
 
 /**
@@ -233,13 +250,13 @@ export async function listEnrichmentJobs(deps: Pick<JobServiceDeps, 'knex'>, sco
 export async function cancelEnrichmentJob(deps: JobServiceDeps, scope: Scope, jobId: string): Promise<EnrichmentJob> {
   const job = await loadOwned<EnrichmentJob>(deps.knex, 'enrichment_jobs', jobId, scope, 'Job not found');
   if (job.status === 'running') {
-    const updated = await deps.knex('enrichment_jobs').where({ id: jobId, status: 'running' }).update({ status: 'cancelled', updated_at: deps.knex.fn.now() });
+    const updated = await EnrichmentJob.query(deps.knex).where({ id: jobId, status: 'running' }).patch({ status: 'cancelled', updated_at: deps.knex.fn.now() });
     if (updated) {
-      await deps.knex('review_activities').where({ id: jobId }).update({ status: 'cancelled', updated_at: deps.knex.fn.now() });
+      await ReviewActivity.query(deps.knex).findById(jobId).patch({ status: 'cancelled', updated_at: deps.knex.fn.now() });
       await deps.jobRunner.cancel(job.workflow_id);
     }
   }
-  const now = (await deps.knex('enrichment_jobs').where({ id: jobId }).first()) as EnrichmentJob;
+  const now = await EnrichmentJob.query(deps.knex).findById(jobId).throwIfNotFound();
   if (now.status !== 'cancelled') throw new ConflictError(`Job is already ${now.status} and cannot be cancelled`);
   return now;
 }

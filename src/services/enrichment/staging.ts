@@ -135,8 +135,8 @@ export async function stageRowResults(
   const ids = new Map(inserted.map((r) => [r.row_index as number, r.id as string]));
   const missing = rows.map((r) => r.rowIndex).filter((i) => !ids.has(i));
   if (missing.length) {
-    const existing = await trx('staged_changes').where({ activity_id: job.id }).whereIn('row_index', missing).select('row_index', 'id');
-    for (const r of existing) ids.set(r.row_index as number, r.id as string);
+    const existing = await StagedChange.query(trx).where({ activity_id: job.id }).whereIn('row_index', missing).select('row_index', 'id');
+    for (const r of existing) ids.set(r.row_index, r.id);
   }
   return ids;
 }

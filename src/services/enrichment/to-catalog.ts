@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { OutputField } from '../../enrichment/types';
 import { ConflictError } from '../../lib/errors';
 import type { EnrichmentJob } from '../../models/enrichment-job';
+import { EnrichmentRow } from '../../models/enrichment-row';
 import { Catalog } from '../../models/catalog';
 import type { CatalogSchema } from '../../models/catalog-schema';
 import { writeItems } from '../catalog/items';
@@ -81,8 +82,8 @@ export async function jobToCatalog(knex: Knex, scope: Scope, jobId: string, body
   });
   await knex.transaction(async (trx) => {
     for (let after = -1; ;) {
-      const rows = await trx('enrichment_rows').where({ job_id: jobId }).whereNotNull('result').where('row_index', '>', after)
-        .orderBy('row_index').limit(PAGE).select('row_index', trx.raw("result -> 'after_data' AS after_data"));
+      const rows = (await EnrichmentRow.query(trx).where({ job_id: jobId }).whereNotNull('result').where('row_index', '>', after)
+        .orderBy('row_index').limit(PAGE).select('row_index', trx.raw("result -> 'after_data' AS after_data"))) as unknown as Array<{ row_index: number; after_data: Record<string, unknown> | null }>;
       if (rows.length === 0) break;
       await writeItems(trx, scope, catalog, rows.map((r) => itemData(r.after_data ?? {})), { source_info: { source: 'enrichment_job', job_id: jobId } });
       after = rows[rows.length - 1].row_index;
