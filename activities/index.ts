@@ -76,6 +76,33 @@ function counters(p: { status: string; total_items: number; completed_items: num
   return { status: p.status, total_items: p.total_items, completed_items: p.completed_items, successful: p.successful, failed: p.completed_items - p.successful };
 }
 
+/** Heartbeat period for the current activity: 10 s, or a third of a shorter heartbeat timeout. */
+function heartbeatEvery(ctx: Context): number {
+  return Math.max(200, Math.min(ROW_HEARTBEAT_MS, Math.floor((ctx.info.heartbeatTimeoutMs ?? 3 * ROW_HEARTBEAT_MS) / 3)));
+}
+
+/**
+ * The `deliverWebhook` activity ({@link EnrichmentActivities.deliverWebhook}): this attempt's
+ * POST of the job's message, recorded in `webhook_deliveries`.
+ */
+async function deliverWebhookAttempt(deps: ActivityDeps, jobId: string, ctx: Context): Promise<WebhookDeliveryResult> {
+  const { knex } = deps;
+  const attempt = ctx.info.attempt;
+  const message = await loadWebhookMessage(knex, jobId, deps.publicUrl ?? 'http://127.0.0.1:8080');
+  if (!message) return { delivered: false, attempts: 0, reason: 'no webhook_url, or the job is still running' };
+  const problem = webhookUrlProblem(message.url, deps.allowHttpWebhooks ?? false);
+  if (problem) {
+    await recordWebhookAttempt(knex, jobId, message, attempt, { ok: false, status_code: null, error: problem, duration_ms: 0 });
+    throw ApplicationFailure.nonRetryable(problem, 'InvalidWebhookUrl');
+  }
+  // A retry after a crash that followed a 2xx answer sends nothing again.
+  if (await webhookDelivered(knex, message.id)) return { delivered: true, attempts: attempt - 1 };
+  const outcome = await sendWebhookOnce(message, deps.webhookTimeoutMs ?? WEBHOOK_ATTEMPT_TIMEOUT_MS, ctx.cancellationSignal);
+  await recordWebhookAttempt(knex, jobId, message, attempt, outcome);
+  if (!outcome.ok) throw ApplicationFailure.retryable(`webhook attempt ${attempt} failed: ${outcome.error}`, 'WebhookAttemptFailed');
+  return { delivered: true, attempts: attempt, status_code: outcome.status_code ?? undefined };
+}
+
 /**
  * Builds the activities over real dependencies.
  * @returns an object of async functions to pass as `activities` to `Worker.create`
@@ -83,8 +110,6 @@ function counters(p: { status: string; total_items: number; completed_items: num
 export function createActivities(deps: ActivityDeps): EnrichmentActivities {
   const { knex } = deps;
   const rowDeps: RowDeps = { knex, engine: deps.engine, storage: deps.storage ?? enrichmentStorage(loadConfig()), caches: deps.caches ?? createEnrichmentCaches() };
-  /** Heartbeat period for the current activity: 10 s, or a third of a shorter heartbeat timeout. */
-  const heartbeatEvery = (ctx: Context): number => Math.max(200, Math.min(ROW_HEARTBEAT_MS, Math.floor((ctx.info.heartbeatTimeoutMs ?? 3 * ROW_HEARTBEAT_MS) / 3)));
   /** Runs one row and reports what is now stored for it (see RowOutcome). */
   const runRow = async (jobId: string, rowIndex: number): Promise<RowOutcome> => {
     const out = await processRow(rowDeps, jobId, rowIndex);
@@ -143,21 +168,7 @@ export function createActivities(deps: ActivityDeps): EnrichmentActivities {
       return job?.webhook_url ? { ...final, has_webhook: true } : final;
     },
     async deliverWebhook(jobId) {
-      const ctx = Context.current();
-      const attempt = ctx.info.attempt;
-      const message = await loadWebhookMessage(knex, jobId, deps.publicUrl ?? 'http://127.0.0.1:8080');
-      if (!message) return { delivered: false, attempts: 0, reason: 'no webhook_url, or the job is still running' };
-      const problem = webhookUrlProblem(message.url, deps.allowHttpWebhooks ?? false);
-      if (problem) {
-        await recordWebhookAttempt(knex, jobId, message, attempt, { ok: false, status_code: null, error: problem, duration_ms: 0 });
-        throw ApplicationFailure.nonRetryable(problem, 'InvalidWebhookUrl');
-      }
-      // A retry after a crash that followed a 2xx answer sends nothing again.
-      if (await webhookDelivered(knex, message.id)) return { delivered: true, attempts: attempt - 1 };
-      const outcome = await sendWebhookOnce(message, deps.webhookTimeoutMs ?? WEBHOOK_ATTEMPT_TIMEOUT_MS, ctx.cancellationSignal);
-      await recordWebhookAttempt(knex, jobId, message, attempt, outcome);
-      if (!outcome.ok) throw ApplicationFailure.retryable(`webhook attempt ${attempt} failed: ${outcome.error}`, 'WebhookAttemptFailed');
-      return { delivered: true, attempts: attempt, status_code: outcome.status_code ?? undefined };
+      return deliverWebhookAttempt(deps, jobId, Context.current());
     },
   };
 }
