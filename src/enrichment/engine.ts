@@ -4,7 +4,7 @@ import { coerce } from './extract/coerce';
 import { pageCandidates, type Candidate, type Method } from './extract/candidates';
 import { matchPage, type ItemIdentity, type PageMatch } from './extract/identity';
 import { fieldRole, snake } from './extract/roles';
-import type { PageDoc } from './parse/page';
+import { PageMemo, type PageDoc } from './parse/page';
 import { domainAllowed } from './research/domains';
 import { itemIdentifiers, itemName, planQueries, SPEED_BUDGETS } from './research/plan';
 import { withSourceHints } from './research/hints';
@@ -101,9 +101,12 @@ export function inputText(item: Record<string, unknown>): Array<[string, string]
  * Knowledge-base documents (`options.knowledge_base`) join voting as `SOURCE_X` candidates.
  * With `llm`, extract adds one structured-output LLM call over the evidence (src/enrichment/llm),
  * merged under its grounding rules. Search/fetch failures are recorded in `evidence.problems`.
+ * The engine owns its state: trained text models and their training queue, the LLM client, and
+ * a parse memo of the pages and knowledge-base documents it read (one engine per worker).
  */
 export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; llm?: LlmConfig }): EnrichmentEngine {
   const learned = createLearnedTextModels();
+  const parsed = new PageMemo();
   const llm = deps.llm ? createLlmClient(deps.llm) : null;
   const research: EnrichmentEngine['research'] = async (input) => {
     const usage = emptyUsage();
@@ -135,7 +138,7 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
       usage.pages_fetched++;
       input.options.on_fetched?.(page);
       if (page.status !== 200 || !domainAllowed(page.final_url, allowed_domains, blocked_domains)) continue;
-      const doc = await fetchedPageDoc(page).catch((err: Error) => {
+      const doc = await fetchedPageDoc(page, parsed).catch((err: Error) => {
         (evidence.problems ??= []).push(`read ${page.final_url}: ${err.message}`);
         return null;
       });
@@ -147,11 +150,11 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
 
   const extract: EnrichmentEngine['extract'] = async (input, evidence) => {
     const model = input.options.web_search ? null : await learned.model(input.output_schema, input.options.text_examples ?? [], input.options.known_values, input.options.text_corpus);
-    const result = buildResult(input, evidence, model);
+    const result = buildResult(input, evidence, parsed, model);
     if (!llm) return { result, usage: emptyUsage() };
-    const pages = (evidence.documents as EvidenceDocument[]).filter((d) => d && d.doc).map((d) => ({ source: d.url, doc: d.doc }));
-    const kb = knowledgeBaseSources(input.options.knowledge_base ?? [], input.item).map((s) => ({ source: s.source_id, doc: s.doc }));
-    return refineWithLlm(llm, input, [...pages, ...kb], result);
+    const read = (evidence.documents as EvidenceDocument[]).filter((d) => d && d.doc).map((d) => ({ source: d.url, doc: d.doc }));
+    const kb = knowledgeBaseSources(input.options.knowledge_base ?? [], input.item, parsed).map((s) => ({ source: s.source_id, doc: s.doc }));
+    return refineWithLlm(llm, input, [...read, ...kb], result);
   };
 
   return {
@@ -326,13 +329,14 @@ function finishReview(review: ReviewInfo, evidence: Evidence): void {
 }
 
 /**
- * One item's result from its evidence. `model`: the text model learned from the target
+ * One item's result from its evidence. `memo`: the engine's parse memo (knowledge-base
+ * documents). `model`: the text model learned from the target
  * catalog's items for `input.output_schema` (web_search false only); without it, the text is
  * read by the rule layer with the catalog's known values. Steps: keep the item's own values,
  * read the rest from the item's text ({@link readItemText}) or the matching pages
  * ({@link readPages}), finish the review, then taxonomy and semantic checks.
  */
-function buildResult(input: EnrichInput, evidence: Evidence, model: TextModel | null = null): EnrichmentResult {
+function buildResult(input: EnrichInput, evidence: Evidence, memo: PageMemo, model: TextModel | null = null): EnrichmentResult {
   const { item, output_schema: fields, options } = input;
   const lowEnabled = options.low_confidence?.enabled === true && (options.low_confidence.scopes ?? ['field']).includes('field');
   const draft: Draft = {
@@ -350,7 +354,7 @@ function buildResult(input: EnrichInput, evidence: Evidence, model: TextModel | 
   const matches: Array<{ d: EvidenceDocument; m: PageMatch }> = docs.map((d) => ({ d, m: matchPage(identity, d.doc) }));
   const accepted = matches.filter((x) => x.m.kind !== 'none').sort((a, b) => b.m.score - a.m.score || a.d.rank - b.d.rank);
   const rejected = matches.length - accepted.length;
-  const kb = knowledgeBaseSources(options.knowledge_base ?? [], item);
+  const kb = knowledgeBaseSources(options.knowledge_base ?? [], item, memo);
 
   if (!options.web_search) readItemText(draft, input, wanted, kb, model);
   else readPages(draft, wanted, { docs, accepted, rejected }, kb, evidence);
@@ -362,7 +366,7 @@ function buildResult(input: EnrichInput, evidence: Evidence, model: TextModel | 
   }
   const pages = accepted.map(({ d, m }) => ({ url: d.url, doc: d.doc, product: m.product !== undefined ? d.doc.products[m.product] : undefined }));
   const attributeOptions = { ...options, predict_taxonomy: false, low_confidence: lowConfidenceWanted(options, 'taxonomy_attribute') ? { ...options.low_confidence, enabled: true, scopes: ['field' as const] } : undefined };
-  applyTaxonomy(result, input, pages, (attributes) => buildResult({ item, output_schema: attributes, options: attributeOptions }, evidence));
+  applyTaxonomy(result, input, pages, (attributes) => buildResult({ item, output_schema: attributes, options: attributeOptions }, evidence, memo));
   applySemantics(result, input);
   return result;
 }
