@@ -7,7 +7,7 @@ import type { PageDoc } from '../parse/page';
 /** One page's parsed facts as stored in the cache: the page URL, the SHA-1 of its bytes and the facts. */
 export interface CachedPage {
   url: string;
-  /** Hex SHA-1 of the stored bytes (the key the per-process parse memo uses). */
+  /** Hex SHA-1 of the stored bytes (a fetched page reuses these facts only for the same bytes: FetchedPage.parsed). */
   sha1: string;
   doc: PageDoc;
 }
