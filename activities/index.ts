@@ -5,12 +5,17 @@
  */
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
+import { loadConfig } from '../src/config';
 import type { EnrichmentEngine } from '../src/enrichment/types';
-import { finalizeJob, jobProgress, pendingRowIndexes, processRow, rowStatus } from '../src/services/enrichment/rows';
+import { EnrichmentJob } from '../src/models/enrichment-job';
+import { EnrichmentStorage, enrichmentStorage } from '../src/services/enrichment/artifacts';
+import { createEnrichmentCaches, EnrichmentCaches } from '../src/services/enrichment/caches';
+import { finalizeJob, jobProgress, pendingRowIndexes, rowStatus } from '../src/services/enrichment/progress';
+import { processRow, RowDeps } from '../src/services/enrichment/rows';
 import { loadWebhookMessage, recordWebhookAttempt, sendWebhookOnce, WEBHOOK_ATTEMPT_TIMEOUT_MS, webhookDelivered, webhookUrlProblem } from '../src/services/enrichment/webhooks';
 import type { EnrichmentCounters, WebhookDeliveryResult } from '../workflows/definitions';
 
-/** What the activities need: the database and the engine (built once per worker), and webhook settings. */
+/** What the activities need: the database and the engine (built once per worker), webhook settings, storage and caches. */
 export interface ActivityDeps {
   knex: Knex;
   engine: EnrichmentEngine;
@@ -20,6 +25,13 @@ export interface ActivityDeps {
   allowHttpWebhooks?: boolean;
   /** Timeout of one webhook attempt (ms); default 30 000 (decisions.md §4). Tests shorten it. */
   webhookTimeoutMs?: number;
+  /**
+   * Where artifacts and hosted media are stored and linked (the API that serves them must use
+   * the same); default: `dataDir` and `publicUrl` of the environment's configuration.
+   */
+  storage?: EnrichmentStorage;
+  /** This worker's enrichment caches; default: fresh ones for these activities. */
+  caches?: EnrichmentCaches;
 }
 
 /**
@@ -64,17 +76,43 @@ function counters(p: { status: string; total_items: number; completed_items: num
   return { status: p.status, total_items: p.total_items, completed_items: p.completed_items, successful: p.successful, failed: p.completed_items - p.successful };
 }
 
+/** Heartbeat period for the current activity: 10 s, or a third of a shorter heartbeat timeout. */
+function heartbeatEvery(ctx: Context): number {
+  return Math.max(200, Math.min(ROW_HEARTBEAT_MS, Math.floor((ctx.info.heartbeatTimeoutMs ?? 3 * ROW_HEARTBEAT_MS) / 3)));
+}
+
+/**
+ * The `deliverWebhook` activity ({@link EnrichmentActivities.deliverWebhook}): this attempt's
+ * POST of the job's message, recorded in `webhook_deliveries`.
+ */
+async function deliverWebhookAttempt(deps: ActivityDeps, jobId: string, ctx: Context): Promise<WebhookDeliveryResult> {
+  const { knex } = deps;
+  const attempt = ctx.info.attempt;
+  const message = await loadWebhookMessage(knex, jobId, deps.publicUrl ?? 'http://127.0.0.1:8080');
+  if (!message) return { delivered: false, attempts: 0, reason: 'no webhook_url, or the job is still running' };
+  const problem = webhookUrlProblem(message.url, deps.allowHttpWebhooks ?? false);
+  if (problem) {
+    await recordWebhookAttempt(knex, jobId, message, attempt, { ok: false, status_code: null, error: problem, duration_ms: 0 });
+    throw ApplicationFailure.nonRetryable(problem, 'InvalidWebhookUrl');
+  }
+  // A retry after a crash that followed a 2xx answer sends nothing again.
+  if (await webhookDelivered(knex, message.id)) return { delivered: true, attempts: attempt - 1 };
+  const outcome = await sendWebhookOnce(message, deps.webhookTimeoutMs ?? WEBHOOK_ATTEMPT_TIMEOUT_MS, ctx.cancellationSignal);
+  await recordWebhookAttempt(knex, jobId, message, attempt, outcome);
+  if (!outcome.ok) throw ApplicationFailure.retryable(`webhook attempt ${attempt} failed: ${outcome.error}`, 'WebhookAttemptFailed');
+  return { delivered: true, attempts: attempt, status_code: outcome.status_code ?? undefined };
+}
+
 /**
  * Builds the activities over real dependencies.
  * @returns an object of async functions to pass as `activities` to `Worker.create`
  */
 export function createActivities(deps: ActivityDeps): EnrichmentActivities {
-  const { knex, engine } = deps;
-  /** Heartbeat period for the current activity: 10 s, or a third of a shorter heartbeat timeout. */
-  const heartbeatEvery = (ctx: Context): number => Math.max(200, Math.min(ROW_HEARTBEAT_MS, Math.floor((ctx.info.heartbeatTimeoutMs ?? 3 * ROW_HEARTBEAT_MS) / 3)));
+  const { knex } = deps;
+  const rowDeps: RowDeps = { knex, engine: deps.engine, storage: deps.storage ?? enrichmentStorage(loadConfig()), caches: deps.caches ?? createEnrichmentCaches() };
   /** Runs one row and reports what is now stored for it (see RowOutcome). */
   const runRow = async (jobId: string, rowIndex: number): Promise<RowOutcome> => {
-    const out = await processRow(knex, engine, jobId, rowIndex);
+    const out = await processRow(rowDeps, jobId, rowIndex);
     if (out.processed) return out.succeeded ? 'succeeded' : 'failed';
     // Nothing written now: an earlier attempt wrote it (retry), or the job stopped running.
     const status = await rowStatus(knex, jobId, rowIndex);
@@ -125,26 +163,12 @@ export function createActivities(deps: ActivityDeps): EnrichmentActivities {
     },
     async finalizeJob(jobId, outcome, error) {
       const final = counters(await finalizeJob(knex, jobId, outcome, error));
-      const job = await knex('enrichment_jobs').where({ id: jobId }).first(knex.raw("config->>'webhook_url' as webhook_url"));
+      const job = await EnrichmentJob.query(knex).findById(jobId).select(knex.raw("config->>'webhook_url' as webhook_url")) as unknown as { webhook_url: string | null } | undefined;
       // Only set when true, so histories of jobs without a webhook keep their recorded shape.
       return job?.webhook_url ? { ...final, has_webhook: true } : final;
     },
     async deliverWebhook(jobId) {
-      const ctx = Context.current();
-      const attempt = ctx.info.attempt;
-      const message = await loadWebhookMessage(knex, jobId, deps.publicUrl ?? 'http://127.0.0.1:8080');
-      if (!message) return { delivered: false, attempts: 0, reason: 'no webhook_url, or the job is still running' };
-      const problem = webhookUrlProblem(message.url, deps.allowHttpWebhooks ?? false);
-      if (problem) {
-        await recordWebhookAttempt(knex, jobId, message, attempt, { ok: false, status_code: null, error: problem, duration_ms: 0 });
-        throw ApplicationFailure.nonRetryable(problem, 'InvalidWebhookUrl');
-      }
-      // A retry after a crash that followed a 2xx answer sends nothing again.
-      if (await webhookDelivered(knex, message.id)) return { delivered: true, attempts: attempt - 1 };
-      const outcome = await sendWebhookOnce(message, deps.webhookTimeoutMs ?? WEBHOOK_ATTEMPT_TIMEOUT_MS, ctx.cancellationSignal);
-      await recordWebhookAttempt(knex, jobId, message, attempt, outcome);
-      if (!outcome.ok) throw ApplicationFailure.retryable(`webhook attempt ${attempt} failed: ${outcome.error}`, 'WebhookAttemptFailed');
-      return { delivered: true, attempts: attempt, status_code: outcome.status_code ?? undefined };
+      return deliverWebhookAttempt(deps, jobId, Context.current());
     },
   };
 }

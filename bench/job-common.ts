@@ -92,7 +92,7 @@ export async function startJobBench(be: BenchEngine, maxConcurrentActivities = 3
     async createJob(count) {
       const items = Array.from({ length: count }, (_, i) => be.item(i));
       const job = await createEnrichmentJob({ knex, jobRunner: notStarted }, scope, { items, async_mode: true, output_schema: be.outputSchema, ...be.options });
-      return job.job_id as string;
+      return job.job.id;
     },
     async runJob(jobId, tuning) {
       const job = await knex('enrichment_jobs').where({ id: jobId }).first();

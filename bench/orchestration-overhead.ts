@@ -9,6 +9,9 @@
  *   env: BENCH_ITEMS (10000), BENCH_CONCURRENCY (8), BENCH_BATCH_SIZE (workflow default),
  *        BENCH_ENGINE archive|echo (archive), BENCH_ENGINE_DELAY_MS (echo only, 0)
  */
+import { loadConfig } from '../src/config';
+import { enrichmentStorage } from '../src/services/enrichment/artifacts';
+import { createEnrichmentCaches } from '../src/services/enrichment/caches';
 import { processRow } from '../src/services/enrichment/rows';
 import { DEFAULT_BATCH_SIZE } from '../workflows/definitions';
 import { BenchEngineKind, benchEngine, startJobBench } from './job-common';
@@ -26,10 +29,11 @@ async function main(): Promise<void> {
     await b.runJob(await b.createJob(50), { concurrency: CONCURRENCY, batch_size: BATCH });
 
     const loopJob = await b.createJob(ITEMS);
+    const rowDeps = { knex: b.knex, engine: be.engine, storage: enrichmentStorage(loadConfig()), caches: createEnrichmentCaches() };
     let next = 0;
     const t0 = performance.now();
     await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      while (next < ITEMS) await processRow(b.knex, be.engine, loopJob, next++);
+      while (next < ITEMS) await processRow(rowDeps, loopJob, next++);
     }));
     const loopS = (performance.now() - t0) / 1000;
 

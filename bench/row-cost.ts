@@ -20,7 +20,10 @@ import type { EnrichmentEngine, Evidence } from '../src/enrichment/types';
 import { PAGES_SCHEMA } from './eval/pages';
 import { createOrganizationWithKey } from '../src/services/access/auth';
 import { createEnrichmentJob } from '../src/services/enrichment/jobs';
-import { engineInput, loadEvidence, processRow } from '../src/services/enrichment/rows';
+import { enrichmentStorage } from '../src/services/enrichment/artifacts';
+import { createEnrichmentCaches } from '../src/services/enrichment/caches';
+import { loadEvidence } from '../src/services/enrichment/evidence';
+import { engineInput, processRow } from '../src/services/enrichment/rows';
 import type { JobRunner } from '../src/services/job-runner';
 import { archiveItems } from './fixtures/worker-cluster';
 import { BENCH_DATABASE_URL } from './lib';
@@ -102,8 +105,9 @@ async function main(): Promise<void> {
       orgs.push(org.organizationId);
       const runScope = { organizationId: org.organizationId, principal: { kind: 'api_key' as const, id: 'bench', organizationIds: [org.organizationId] } };
       const job = await createEnrichmentJob({ knex, jobRunner: notStarted }, runScope, { items, async_mode: true, output_schema: PAGES_SCHEMA, speed: 'fast' });
-      const jobId = job.job_id as string;
+      const jobId = job.job.id;
       const t = timed(engine);
+      const rowDeps = { knex, engine: t.engine, storage: enrichmentStorage(loadConfig()), caches: createEnrichmentCaches() };
       let next = 0;
       const t0 = performance.now();
       const cpu0 = process.cpuUsage();
@@ -111,7 +115,7 @@ async function main(): Promise<void> {
         while (next < n) {
           // A batch row after row, as the processRows activity (activities/index.ts) runs it.
           const batch = Array.from({ length: Math.min(BATCH, n - next) }, () => next++);
-          for (const rowIndex of batch) await processRow(knex, t.engine, jobId, rowIndex);
+          for (const rowIndex of batch) await processRow(rowDeps, jobId, rowIndex);
         }
       }));
       const wallS = (performance.now() - t0) / 1000;

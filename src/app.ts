@@ -16,7 +16,6 @@ import { templateRoutes } from './routes/templates';
 import { artifactRoutes, publicMediaRoutes } from './routes/files';
 import type { AppDeps, ResolvedAppDeps } from './deps';
 import { createServiceCaches } from './services/caches';
-import { configureEnrichmentStorage } from './services/enrichment/artifacts';
 import { metrics } from './lib/metrics';
 import { Validator } from './lib/validation';
 
@@ -48,7 +47,6 @@ export function createApp(given: AppDeps): Koa {
   const deps = resolveDeps(given);
   const app = new Koa();
   app.proxy = true;
-  configureEnrichmentStorage(deps.config.dataDir, deps.config.publicUrl);
   const registry = buildRegistry(deps);
   const rootRoutes = new RouteRegistry().add(...healthRoutes(deps), ...publicMediaRoutes(deps));
   const openapi = new RouteRegistry().add(...rootRoutes.routes, ...registry.routes)

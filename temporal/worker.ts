@@ -11,10 +11,11 @@ import { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Knex } from 'knex';
-import { createActivities, EnrichmentActivities } from '../activities';
+import { ActivityDeps, createActivities, EnrichmentActivities } from '../activities';
 import { createSearchIndexActivities } from '../activities/search-index';
 import { loadConfig } from '../src/config';
 import type { Config } from '../src/config';
+import { enrichmentStorage } from '../src/services/enrichment/artifacts';
 import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
 import type { EnrichmentEngine } from '../src/enrichment/types';
 import { logger } from '../src/lib/logger';
@@ -38,6 +39,9 @@ export interface WorkerDeps {
   publicUrl?: string;
   allowHttpWebhooks?: boolean;
   webhookTimeoutMs?: number;
+  /** Artifact and media storage and caches of the real activities (activities/index.ts ActivityDeps). */
+  storage?: ActivityDeps['storage'];
+  caches?: ActivityDeps['caches'];
   /** Activity slots of this worker; default 32. */
   maxConcurrentActivities?: number;
   /**
@@ -62,6 +66,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     activities = createActivities({
       knex: deps.knex, engine: deps.engine,
       publicUrl: deps.publicUrl, allowHttpWebhooks: deps.allowHttpWebhooks, webhookTimeoutMs: deps.webhookTimeoutMs,
+      storage: deps.storage, caches: deps.caches,
     });
   }
   const searchIndex = deps.knex ? createSearchIndexActivities({ knex: deps.knex }) : {};
@@ -117,7 +122,7 @@ export async function runWorker(config: Config, makeEngine: EngineFactory): Prom
   const engine = await makeEngine(config);
   const worker = await createWorker({
     connection, namespace: config.temporalNamespace, taskQueue: config.taskQueue, knex, engine,
-    publicUrl: config.publicUrl, allowHttpWebhooks: config.allowHttpWebhooks,
+    publicUrl: config.publicUrl, allowHttpWebhooks: config.allowHttpWebhooks, storage: enrichmentStorage(config),
     maxConcurrentActivities: Math.max(16, config.enrichConcurrency * 4),
   });
   // The SDK's Runtime shuts every worker down on SIGINT/SIGTERM/SIGQUIT/SIGUSR2 (its default

@@ -1,16 +1,16 @@
 import { extractFromText, extractWithModel, type TextModel } from './text';
-import { learnedTextFields, learnedTextModel } from './learned-text';
+import { createLearnedTextModels, learnedTextFields } from './learned-text';
 import { coerce } from './extract/coerce';
 import { pageCandidates, type Candidate, type Method } from './extract/candidates';
 import { matchPage, type ItemIdentity, type PageMatch } from './extract/identity';
 import { fieldRole, snake } from './extract/roles';
-import type { PageDoc } from './parse/page';
+import { PageMemo, type PageDoc } from './parse/page';
 import { domainAllowed } from './research/domains';
 import { itemIdentifiers, itemName, planQueries, SPEED_BUDGETS } from './research/plan';
 import { withSourceHints } from './research/hints';
 import type { FetchedPage, Fetcher, SearchProvider } from './research/types';
 import { knowledgeBaseCandidates, knowledgeBaseSources } from './knowledge-base/sources';
-import { refineWithLlm, type LlmConfig } from './llm';
+import { createLlmClient, refineWithLlm, type LlmConfig } from './llm';
 import { readInUnit } from './normalize/units';
 import { fetchedPageDoc } from './providers/documents';
 import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, LowConfidenceCandidate, OutputField, ReviewInfo } from './types';
@@ -101,8 +101,13 @@ export function inputText(item: Record<string, unknown>): Array<[string, string]
  * Knowledge-base documents (`options.knowledge_base`) join voting as `SOURCE_X` candidates.
  * With `llm`, extract adds one structured-output LLM call over the evidence (src/enrichment/llm),
  * merged under its grounding rules. Search/fetch failures are recorded in `evidence.problems`.
+ * The engine owns its state: trained text models and their training queue, the LLM client, and
+ * a parse memo of the pages and knowledge-base documents it read (one engine per worker).
  */
 export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; llm?: LlmConfig }): EnrichmentEngine {
+  const learned = createLearnedTextModels();
+  const parsed = new PageMemo();
+  const llm = deps.llm ? createLlmClient(deps.llm) : null;
   const research: EnrichmentEngine['research'] = async (input) => {
     const usage = emptyUsage();
     const evidence: Evidence = { queries: [], search_results: [], documents: [] };
@@ -133,7 +138,7 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
       usage.pages_fetched++;
       input.options.on_fetched?.(page);
       if (page.status !== 200 || !domainAllowed(page.final_url, allowed_domains, blocked_domains)) continue;
-      const doc = await fetchedPageDoc(page).catch((err: Error) => {
+      const doc = await fetchedPageDoc(page, parsed).catch((err: Error) => {
         (evidence.problems ??= []).push(`read ${page.final_url}: ${err.message}`);
         return null;
       });
@@ -144,12 +149,12 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
   };
 
   const extract: EnrichmentEngine['extract'] = async (input, evidence) => {
-    const model = input.options.web_search ? null : await learnedTextModel(input.output_schema, input.options.text_examples ?? [], input.options.known_values, input.options.text_corpus);
-    const result = buildResult(input, evidence, model);
-    if (!deps.llm) return { result, usage: emptyUsage() };
-    const pages = (evidence.documents as EvidenceDocument[]).filter((d) => d && d.doc).map((d) => ({ source: d.url, doc: d.doc }));
-    const kb = knowledgeBaseSources(input.options.knowledge_base ?? [], input.item).map((s) => ({ source: s.source_id, doc: s.doc }));
-    return refineWithLlm(deps.llm, input, [...pages, ...kb], result);
+    const model = input.options.web_search ? null : await learned.model(input.output_schema, input.options.text_examples ?? [], input.options.known_values, input.options.text_corpus);
+    const result = buildResult(input, evidence, parsed, model);
+    if (!llm) return { result, usage: emptyUsage() };
+    const read = (evidence.documents as EvidenceDocument[]).filter((d) => d && d.doc).map((d) => ({ source: d.url, doc: d.doc }));
+    const kb = knowledgeBaseSources(input.options.knowledge_base ?? [], input.item, parsed).map((s) => ({ source: s.source_id, doc: s.doc }));
+    return refineWithLlm(llm, input, [...read, ...kb], result);
   };
 
   return {
@@ -180,117 +185,140 @@ function errorResult(input: EnrichInput, err: unknown): EnrichmentResult {
   };
 }
 
-/**
- * One item's result from its evidence. `model`: the text model learned from the target
- * catalog's items for `input.output_schema` (web_search false only); without it, the text is
- * read by the rule layer with the catalog's known values.
- */
-function buildResult(input: EnrichInput, evidence: Evidence, model: TextModel | null = null): EnrichmentResult {
-  const { item, output_schema: fields, options } = input;
-  const after: EnrichmentResult['after_data'] = { ...item, sources: {}, source_explanations: {} };
-  const review: ReviewInfo = { reasoning: '', confidence: 'high', flags: [], field_issues: [], field_confidence: {}, field_methods: {} };
-  const lowCandidates: LowConfidenceCandidate[] = [];
-  const sources = new Set<string>();
-  const lowEnabled = options.low_confidence?.enabled === true && (options.low_confidence.scopes ?? ['field']).includes('field');
+/** A result under construction: the output data, its review info, low-confidence candidates and the sources cited. */
+interface Draft {
+  after: EnrichmentResult['after_data'];
+  review: ReviewInfo;
+  lowCandidates: LowConfidenceCandidate[];
+  sources: Set<string>;
+  /** `low_confidence` asked for field candidates. */
+  lowEnabled: boolean;
+}
 
+/** Places a value in the output with its sources and explanation; a low-confidence value becomes a candidate instead when those are asked for. */
+function place(draft: Draft, field: OutputField, value: unknown, cited: string[], explanation: string, method: Method, confidence: Confidence): void {
+  if (confidence === 'low' && draft.lowEnabled) {
+    draft.lowCandidates.push({ name: field.name, scope: 'field', candidate_value: Array.isArray(value) ? value.join(', ') : String(value), confidence: 'LOW', reason: 'Only a weak reading supports this value.', sources: cited, source_explanation: explanation });
+    return;
+  }
+  draft.after[field.name] = value;
+  draft.after.sources[field.name] = cited;
+  draft.after.source_explanations[field.name] = explanation;
+  draft.review.field_methods[field.name] = method;
+  draft.review.field_confidence[field.name] = confidence;
+  cited.forEach((s) => draft.sources.add(s));
+}
+
+/** Keeps a value out of the output: a field issue, and a low-confidence candidate when those are asked for. */
+function withhold(draft: Draft, field: OutputField, voted: Voted, reason: string): void {
+  const value = Array.isArray(voted.value) ? voted.value.join(', ') : voted.value;
+  draft.review.field_issues.push({ field: field.name, message: `Withheld "${value.slice(0, 80)}": ${reason}` });
+  if (draft.lowEnabled) draft.lowCandidates.push({ name: field.name, scope: 'field', candidate_value: value, confidence: 'LOW', reason, sources: [...new Set(voted.candidates.map((c) => c.url))], source_explanation: voted.candidates[0].explanation });
+}
+
+/** Keeps the values the item already has (unless the field is extracted despite its input). @returns the fields still wanted */
+function keepInputFields(draft: Draft, item: Record<string, unknown>, fields: OutputField[]): OutputField[] {
   const wanted: OutputField[] = [];
   for (const field of fields) {
     if (present(item[field.name]) && !extractsDespiteInput(field)) {
-      after.sources[field.name] = [`INPUT:${field.name}`];
-      after.source_explanations[field.name] = `Kept from the input item's ${field.name}.`;
-      review.field_methods[field.name] = 'input';
-      review.field_confidence[field.name] = 'high';
+      draft.after.sources[field.name] = [`INPUT:${field.name}`];
+      draft.after.source_explanations[field.name] = `Kept from the input item's ${field.name}.`;
+      draft.review.field_methods[field.name] = 'input';
+      draft.review.field_confidence[field.name] = 'high';
     } else wanted.push(field);
   }
+  return wanted;
+}
 
-  const ids = itemIdentifiers(item);
-  const identity: ItemIdentity = { name: itemName(item), brand: ids.brand, identifiers: [...ids.gtin, ...ids.mpn, ...ids.sku] };
-  const docs = (evidence.documents as EvidenceDocument[]).filter((d) => d && d.doc);
-  const matches: Array<{ d: EvidenceDocument; m: PageMatch }> = docs.map((d) => ({ d, m: matchPage(identity, d.doc) }));
-  const accepted = matches.filter((x) => x.m.kind !== 'none').sort((a, b) => b.m.score - a.m.score || a.d.rank - b.d.rank);
-  const rejected = matches.length - accepted.length;
-  const kb = knowledgeBaseSources(options.knowledge_base ?? [], item);
+/** The knowledge-base sources of an item (what {@link knowledgeBaseSources} returns). */
+type KbSources = ReturnType<typeof knowledgeBaseSources>;
 
-  const place = (field: OutputField, value: unknown, cited: string[], explanation: string, method: Method, confidence: Confidence): void => {
-    if (confidence === 'low' && lowEnabled) {
-      lowCandidates.push({ name: field.name, scope: 'field', candidate_value: Array.isArray(value) ? value.join(', ') : String(value), confidence: 'LOW', reason: 'Only a weak reading supports this value.', sources: cited, source_explanation: explanation });
-      return;
+/**
+ * `web_search: false`: reads the wanted fields from the item's own texts (the learned `model`
+ * first on the fields it was taught, the rule layer on the others), then dimension tuples, then
+ * the knowledge base; states what was read in `review.reasoning`.
+ */
+function readItemText(draft: Draft, input: EnrichInput, wanted: OutputField[], kb: KbSources, model: TextModel | null): void {
+  const { item, options } = input;
+  const { after } = draft;
+  const texts = inputText(item);
+  // With a learned model, the texts of the fields where the catalog writes its values come
+  // first and are read by the model; the others by the rule layer, as without examples.
+  const learned = model ? learnedTextFields(options.text_examples ?? []) : new Set<string>();
+  const order = [...texts.filter(([k]) => learned.has(k)), ...texts.filter(([k]) => !learned.has(k))];
+  for (const [key, text] of order) {
+    const remaining = wanted.filter((f) => !(f.name in after.sources) && f.name !== key);
+    if (remaining.length === 0) break;
+    // The model covers the whole output schema; values of fields no longer wanted are dropped below.
+    const found = model && learned.has(key) ? extractWithModel(text, model) : extractFromText(text, remaining, options.known_values ?? {});
+    for (const x of found) {
+      const field = remaining.find((f) => f.name === x.field);
+      if (!field || field.name in after.sources || !present(x.value)) continue;
+      place(draft, field, x.value, [`INPUT:${key}`], `Found in the item's ${key}: "${x.snippet}".`, 'text', x.confidence);
     }
-    after[field.name] = value;
-    after.sources[field.name] = cited;
-    after.source_explanations[field.name] = explanation;
-    review.field_methods[field.name] = method;
-    review.field_confidence[field.name] = confidence;
-    cited.forEach((s) => sources.add(s));
-  };
-
-  /** Keeps a value out of the output: a field issue, and a low-confidence candidate when those are asked for. */
-  const withhold = (field: OutputField, voted: Voted, reason: string): void => {
-    const value = Array.isArray(voted.value) ? voted.value.join(', ') : voted.value;
-    review.field_issues.push({ field: field.name, message: `Withheld "${value.slice(0, 80)}": ${reason}` });
-    if (lowEnabled) lowCandidates.push({ name: field.name, scope: 'field', candidate_value: value, confidence: 'LOW', reason, sources: [...new Set(voted.candidates.map((c) => c.url))], source_explanation: voted.candidates[0].explanation });
-  };
-
-  if (!options.web_search) {
-    const texts = inputText(item);
-    // With a learned model, the texts of the fields where the catalog writes its values come
-    // first and are read by the model; the others by the rule layer, as without examples.
-    const learned = model ? learnedTextFields(options.text_examples ?? []) : new Set<string>();
-    const order = [...texts.filter(([k]) => learned.has(k)), ...texts.filter(([k]) => !learned.has(k))];
-    for (const [key, text] of order) {
-      const remaining = wanted.filter((f) => !(f.name in after.sources) && f.name !== key);
-      if (remaining.length === 0) break;
-      // The model covers the whole output schema; values of fields no longer wanted are dropped below.
-      const found = model && learned.has(key) ? extractWithModel(text, model) : extractFromText(text, remaining, options.known_values ?? {});
-      for (const x of found) {
-        const field = remaining.find((f) => f.name === x.field);
-        if (!field || field.name in after.sources || !present(x.value)) continue;
-        place(field, x.value, [`INPUT:${key}`], `Found in the item's ${key}: "${x.snippet}".`, 'text', x.confidence);
-      }
-    }
-    // Dimension tuples in the item's text ("Bar table, 51x51 cm") for width/height/depth fields with a unit.
-    for (const field of wanted.filter((f) => !(f.name in after.sources))) {
-      const dim = readDimension(field, texts.map(([label, text]) => ({ label, text })), false);
-      if (dim) place(field, dim.value, [`INPUT:${dim.label}`], `Dimensions "${dim.text}" in the item's ${dim.label}.`, 'text', dim.by === 'letter' ? 'high' : 'medium');
-    }
-    for (const field of wanted.filter((f) => !(f.name in after.sources))) {
-      const role = fieldRole(field);
-      const voted = vote(knowledgeBaseCandidates(kb, role, field.name, [snake(field.name).replace(/_/g, ' ')]), field);
-      const value = voted ? coerce(voted.value, field, role, voted.candidates[0].unit) : undefined;
-      if (voted && value !== undefined) place(field, value, [...new Set(voted.candidates.map((c) => c.url))], `${voted.candidates[0].explanation[0].toUpperCase()}${voted.candidates[0].explanation.slice(1)}.`, 'knowledge_base', voted.confidence);
-    }
-    review.reasoning = `No web search: values were read from the item's own text (${texts.map(([k]) => k).join(', ') || 'none'})${model ? `; ${[...learned].filter((k) => texts.some(([t]) => t === k)).join(', ') || 'none'} read by a tagger learned from ${options.text_examples!.length} example texts of the catalog's items` : ''}.`;
-  } else {
-    for (const field of wanted) {
-      const role = fieldRole(field);
-      const synonyms = [snake(field.name).replace(/_/g, ' '), ...(field.semantic_type ? [field.semantic_type] : [])];
-      const candidates: Candidate[] = [];
-      accepted.forEach(({ d, m }, i) => {
-        const product = m.product !== undefined ? d.doc.products[m.product] : undefined;
-        for (const c of [...pageCandidates(d.doc, role, field.name, synonyms, product), ...unitCandidates(d.doc, field, product)]) candidates.push({ ...c, weight: c.weight * (i === 0 ? 1 : 0.7) * (m.kind === 'identifier' ? 1 : 0.9 + 0.1 * m.score) });
-      });
-      candidates.push(...knowledgeBaseCandidates(kb, role, field.name, synonyms));
-      const voted = vote(candidates, field);
-      if (!voted) continue;
-      if (role === 'gtin' && voted.candidates.every((c) => c.markup_only)) {
-        withhold(field, voted, 'The GTIN appears only in the page markup, never on the page itself.');
-        continue;
-      }
-      const value = coerce(voted.value, field, role, voted.candidates[0].unit);
-      if (value === undefined) {
-        review.field_issues.push({ field: field.name, message: `Found "${String(voted.value).slice(0, 80)}" but it does not fit the declared type.` });
-        continue;
-      }
-      const cited = [...new Set(voted.candidates.map((c) => c.url))];
-      place(field, value, cited, `${voted.candidates[0].explanation[0].toUpperCase()}${voted.candidates[0].explanation.slice(1)}.`, voted.candidates[0].method, voted.confidence);
-      const rival = voted.rivals.find((r) => r.weight >= 0.5);
-      if (rival) review.field_issues.push({ field: field.name, message: `Another reading gave "${`${String(rival.value)}${rival.unit ? ` ${rival.unit}` : ''}`.slice(0, 80)}" (${rival.explanation}).` });
-    }
-    if (accepted.length === 0) review.flags.push('no_matching_page');
-    review.reasoning = accepted.length > 0
-      ? `Read ${docs.length} page(s) from ${evidence.queries.length} search(es); used ${accepted.length} that match the item (best: ${accepted[0].d.url}, ${accepted[0].m.reason}); ${rejected} rejected as other products.`
-      : `Read ${docs.length} page(s) from ${evidence.queries.length} search(es); none matched the item, so no values were taken from the web.`;
   }
+  // Dimension tuples in the item's text ("Bar table, 51x51 cm") for width/height/depth fields with a unit.
+  for (const field of wanted.filter((f) => !(f.name in after.sources))) {
+    const dim = readDimension(field, texts.map(([label, text]) => ({ label, text })), false);
+    if (dim) place(draft, field, dim.value, [`INPUT:${dim.label}`], `Dimensions "${dim.text}" in the item's ${dim.label}.`, 'text', dim.by === 'letter' ? 'high' : 'medium');
+  }
+  for (const field of wanted.filter((f) => !(f.name in after.sources))) {
+    const role = fieldRole(field);
+    const voted = vote(knowledgeBaseCandidates(kb, role, field.name, [snake(field.name).replace(/_/g, ' ')]), field);
+    const value = voted ? coerce(voted.value, field, role, voted.candidates[0].unit) : undefined;
+    if (voted && value !== undefined) place(draft, field, value, [...new Set(voted.candidates.map((c) => c.url))], `${voted.candidates[0].explanation[0].toUpperCase()}${voted.candidates[0].explanation.slice(1)}.`, 'knowledge_base', voted.confidence);
+  }
+  draft.review.reasoning = `No web search: values were read from the item's own text (${texts.map(([k]) => k).join(', ') || 'none'})${model ? `; ${[...learned].filter((k) => texts.some(([t]) => t === k)).join(', ') || 'none'} read by a tagger learned from ${options.text_examples!.length} example texts of the catalog's items` : ''}.`;
+}
+
+/** Read pages and which of them match the item (best first). */
+interface PageReading {
+  docs: EvidenceDocument[];
+  accepted: Array<{ d: EvidenceDocument; m: PageMatch }>;
+  rejected: number;
+}
+
+/**
+ * Web research: votes each wanted field over the candidates of the pages that match the item
+ * (the best page weighs most) and the knowledge base; withholds markup-only GTINs, notes
+ * readings that do not fit the type and strong rivals; states what was read in `review.reasoning`.
+ */
+function readPages(draft: Draft, wanted: OutputField[], pages: PageReading, kb: KbSources, evidence: Evidence): void {
+  const { review } = draft;
+  const { docs, accepted, rejected } = pages;
+  for (const field of wanted) {
+    const role = fieldRole(field);
+    const synonyms = [snake(field.name).replace(/_/g, ' '), ...(field.semantic_type ? [field.semantic_type] : [])];
+    const candidates: Candidate[] = [];
+    accepted.forEach(({ d, m }, i) => {
+      const product = m.product !== undefined ? d.doc.products[m.product] : undefined;
+      for (const c of [...pageCandidates(d.doc, role, field.name, synonyms, product), ...unitCandidates(d.doc, field, product)]) candidates.push({ ...c, weight: c.weight * (i === 0 ? 1 : 0.7) * (m.kind === 'identifier' ? 1 : 0.9 + 0.1 * m.score) });
+    });
+    candidates.push(...knowledgeBaseCandidates(kb, role, field.name, synonyms));
+    const voted = vote(candidates, field);
+    if (!voted) continue;
+    if (role === 'gtin' && voted.candidates.every((c) => c.markup_only)) {
+      withhold(draft, field, voted, 'The GTIN appears only in the page markup, never on the page itself.');
+      continue;
+    }
+    const value = coerce(voted.value, field, role, voted.candidates[0].unit);
+    if (value === undefined) {
+      review.field_issues.push({ field: field.name, message: `Found "${String(voted.value).slice(0, 80)}" but it does not fit the declared type.` });
+      continue;
+    }
+    const cited = [...new Set(voted.candidates.map((c) => c.url))];
+    place(draft, field, value, cited, `${voted.candidates[0].explanation[0].toUpperCase()}${voted.candidates[0].explanation.slice(1)}.`, voted.candidates[0].method, voted.confidence);
+    const rival = voted.rivals.find((r) => r.weight >= 0.5);
+    if (rival) review.field_issues.push({ field: field.name, message: `Another reading gave "${`${String(rival.value)}${rival.unit ? ` ${rival.unit}` : ''}`.slice(0, 80)}" (${rival.explanation}).` });
+  }
+  if (accepted.length === 0) review.flags.push('no_matching_page');
+  review.reasoning = accepted.length > 0
+    ? `Read ${docs.length} page(s) from ${evidence.queries.length} search(es); used ${accepted.length} that match the item (best: ${accepted[0].d.url}, ${accepted[0].m.reason}); ${rejected} rejected as other products.`
+    : `Read ${docs.length} page(s) from ${evidence.queries.length} search(es); none matched the item, so no values were taken from the web.`;
+}
+
+/** The result's overall confidence (its weakest field's; medium without fields) and its flags for issues and research problems. */
+function finishReview(review: ReviewInfo, evidence: Evidence): void {
   const levels = Object.values(review.field_confidence);
   review.confidence = levels.includes('low') ? 'low' : levels.includes('medium') || levels.length === 0 ? 'medium' : 'high';
   if (review.field_issues.length > 0) review.flags.push('conflicting_values');
@@ -298,14 +326,47 @@ function buildResult(input: EnrichInput, evidence: Evidence, model: TextModel | 
     review.flags.push('research_problems');
     review.reasoning += ` Research problems: ${evidence.problems.slice(0, 3).join('; ')}${evidence.problems.length > 3 ? '; …' : ''}.`;
   }
-  const result: EnrichmentResult = { original_data: item, after_data: after, all_sources: [...sources], review_info: review };
+}
+
+/**
+ * One item's result from its evidence. `memo`: the engine's parse memo (knowledge-base
+ * documents). `model`: the text model learned from the target
+ * catalog's items for `input.output_schema` (web_search false only); without it, the text is
+ * read by the rule layer with the catalog's known values. Steps: keep the item's own values,
+ * read the rest from the item's text ({@link readItemText}) or the matching pages
+ * ({@link readPages}), finish the review, then taxonomy and semantic checks.
+ */
+function buildResult(input: EnrichInput, evidence: Evidence, memo: PageMemo, model: TextModel | null = null): EnrichmentResult {
+  const { item, output_schema: fields, options } = input;
+  const lowEnabled = options.low_confidence?.enabled === true && (options.low_confidence.scopes ?? ['field']).includes('field');
+  const draft: Draft = {
+    after: { ...item, sources: {}, source_explanations: {} },
+    review: { reasoning: '', confidence: 'high', flags: [], field_issues: [], field_confidence: {}, field_methods: {} },
+    lowCandidates: [],
+    sources: new Set<string>(),
+    lowEnabled,
+  };
+  const wanted = keepInputFields(draft, item, fields);
+
+  const ids = itemIdentifiers(item);
+  const identity: ItemIdentity = { name: itemName(item), brand: ids.brand, identifiers: [...ids.gtin, ...ids.mpn, ...ids.sku] };
+  const docs = (evidence.documents as EvidenceDocument[]).filter((d) => d && d.doc);
+  const matches: Array<{ d: EvidenceDocument; m: PageMatch }> = docs.map((d) => ({ d, m: matchPage(identity, d.doc) }));
+  const accepted = matches.filter((x) => x.m.kind !== 'none').sort((a, b) => b.m.score - a.m.score || a.d.rank - b.d.rank);
+  const rejected = matches.length - accepted.length;
+  const kb = knowledgeBaseSources(options.knowledge_base ?? [], item, memo);
+
+  if (!options.web_search) readItemText(draft, input, wanted, kb, model);
+  else readPages(draft, wanted, { docs, accepted, rejected }, kb, evidence);
+  finishReview(draft.review, evidence);
+  const result: EnrichmentResult = { original_data: item, after_data: draft.after, all_sources: [...draft.sources], review_info: draft.review };
   if (lowEnabled) {
-    result.low_confidence_candidates = lowCandidates.slice(0, options.low_confidence?.max_candidates_per_item ?? 8);
+    result.low_confidence_candidates = draft.lowCandidates.slice(0, options.low_confidence?.max_candidates_per_item ?? 8);
     result.low_confidence_fields = [...new Set(result.low_confidence_candidates.map((c) => c.name))];
   }
   const pages = accepted.map(({ d, m }) => ({ url: d.url, doc: d.doc, product: m.product !== undefined ? d.doc.products[m.product] : undefined }));
   const attributeOptions = { ...options, predict_taxonomy: false, low_confidence: lowConfidenceWanted(options, 'taxonomy_attribute') ? { ...options.low_confidence, enabled: true, scopes: ['field' as const] } : undefined };
-  applyTaxonomy(result, input, pages, (attributes) => buildResult({ item, output_schema: attributes, options: attributeOptions }, evidence));
+  applyTaxonomy(result, input, pages, (attributes) => buildResult({ item, output_schema: attributes, options: attributeOptions }, evidence, memo));
   applySemantics(result, input);
   return result;
 }

@@ -1,11 +1,12 @@
 /**
  * The learned layer of `web_search: false` extraction as the engine runs it: a text model
  * (src/enrichment/text, {@link trainTextModel}) trained on the target catalog's own items, once
- * per (examples, output fields, known values) and process, then reused for every row.
+ * per (examples, output fields, known values) and engine ({@link createLearnedTextModels}), then
+ * reused for every row.
  *
  * Training is CPU-bound and synchronous (tens of seconds for a thousand examples with many
  * fields), so it runs in a worker thread: the activity's event loop keeps heartbeating and other
- * rows keep running meanwhile. Trainings run one at a time per process. When the thread cannot
+ * rows keep running meanwhile. Trainings run one at a time per engine. When the thread cannot
  * run (no TypeScript loader, a model that does not survive structured cloning), the same
  * training runs in-process: slower to give the event loop back, identical in result.
  */
@@ -17,9 +18,6 @@ import type { CatalogTextExample, OutputField } from './types';
 /** Trained models kept per examples array (per job), one per field set; oldest dropped beyond this. */
 const MODELS_PER_EXAMPLES = 8;
 
-/** Trained (or training) models by the identity of the examples array, then by field set + known values. */
-const models = new WeakMap<readonly TextExample[], Map<string, Promise<TextModel>>>();
-
 /**
  * The thread's program (CommonJS, evaluated): load the text model (the TypeScript sources through
  * tsx, or the compiled build as is), train, post the model.
@@ -30,16 +28,6 @@ if (workerData.loader) require(workerData.loader).register();
 const { trainTextModel } = require(workerData.module);
 parentPort.postMessage(trainTextModel(workerData.fields, workerData.examples, workerData.knownValues, workerData.texts));
 `;
-
-/** Tail of the training queue: one training at a time per process (each one fills a CPU). */
-let queue: Promise<unknown> = Promise.resolve();
-
-/** Runs `task` after every training queued before it, whatever their outcome. */
-function serial<T>(task: () => Promise<T>): Promise<T> {
-  const run = queue.then(task, task);
-  queue = run.catch(() => undefined);
-  return run;
-}
 
 /**
  * Where the thread loads the text model from: this file's sibling `text/index`, compiled (`.js`,
@@ -131,35 +119,59 @@ function teaches(fields: OutputField[], examples: readonly TextExample[]): boole
 }
 
 /**
- * The text model for `fields` learned from catalog `examples` (with `knownValues`, the
- * catalog's values per field, merged in by {@link trainingKnownValues}, and `texts`, further
- * unlabelled texts of the catalog such as the job's own items: see trainGroupedTextModel),
- * trained at most once per process for the same examples array (by identity; a job's texts
- * come with its examples), field definitions and known values; concurrent callers share one
- * training. Resolves to null when no example has a value for any of the fields (nothing to
- * learn: the caller keeps the rule layer).
- * @param inProcess train on the calling thread (tests, and the fallback when a thread fails)
- * @throws Error only when training itself fails (the rejection is cached like the model)
+ * The trained text models of one engine (createEngine owns one, src/enrichment/engine.ts) and
+ * its training queue: trainings run one at a time per engine (each fills a CPU; a worker
+ * process has one engine).
  */
-export function learnedTextModel(fields: OutputField[], examples: readonly TextExample[], knownValues: Record<string, string[]> = {}, texts: readonly string[] = [], inProcess = false): Promise<TextModel> | null {
-  if (examples.length === 0 || !teaches(fields, examples)) return null;
-  // The merged known values are a function of the examples (the map's key) and these two.
-  const key = JSON.stringify([fields, knownValues]);
-  let perFields = models.get(examples);
-  if (!perFields) models.set(examples, (perFields = new Map()));
-  const hit = perFields.get(key);
-  if (hit) return hit;
-  const known = trainingKnownValues(fields, examples, knownValues);
-  const onThisThread = (): TextModel => trainTextModel(fields, [...examples], known, [...texts]);
-  const training = serial(async () => {
-    if (inProcess) return onThisThread();
-    try {
-      return await trainTextModelInThread(fields, examples, known, texts);
-    } catch {
-      return onThisThread();
-    }
-  });
-  perFields.set(key, training);
-  if (perFields.size > MODELS_PER_EXAMPLES) perFields.delete(perFields.keys().next().value as string);
-  return training;
+export interface LearnedTextModels {
+  /**
+   * The text model for `fields` learned from catalog `examples` (with `knownValues`, the
+   * catalog's values per field, merged in by {@link trainingKnownValues}, and `texts`, further
+   * unlabelled texts of the catalog such as the job's own items: see trainGroupedTextModel),
+   * trained at most once per engine for the same examples array (by identity; a job's texts
+   * come with its examples), field definitions and known values; concurrent callers share one
+   * training. Resolves to null when no example has a value for any of the fields (nothing to
+   * learn: the caller keeps the rule layer).
+   * @param inProcess train on the calling thread (tests, and the fallback when a thread fails)
+   * @throws Error only when training itself fails (the rejection is cached like the model)
+   */
+  model(fields: OutputField[], examples: readonly TextExample[], knownValues?: Record<string, string[]>, texts?: readonly string[], inProcess?: boolean): Promise<TextModel> | null;
+}
+
+/** An empty set of trained models with an idle training queue. */
+export function createLearnedTextModels(): LearnedTextModels {
+  /** Trained (or training) models by the identity of the examples array, then by field set + known values. */
+  const models = new WeakMap<readonly TextExample[], Map<string, Promise<TextModel>>>();
+  /** Tail of the training queue. */
+  let queue: Promise<unknown> = Promise.resolve();
+  /** Runs `task` after every training queued before it, whatever their outcome. */
+  const serial = <T>(task: () => Promise<T>): Promise<T> => {
+    const run = queue.then(task, task);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+  return {
+    model(fields, examples, knownValues = {}, texts = [], inProcess = false) {
+      if (examples.length === 0 || !teaches(fields, examples)) return null;
+      // The merged known values are a function of the examples (the map's key) and these two.
+      const key = JSON.stringify([fields, knownValues]);
+      let perFields = models.get(examples);
+      if (!perFields) models.set(examples, (perFields = new Map()));
+      const hit = perFields.get(key);
+      if (hit) return hit;
+      const known = trainingKnownValues(fields, examples, knownValues);
+      const onThisThread = (): TextModel => trainTextModel(fields, [...examples], known, [...texts]);
+      const training = serial(async () => {
+        if (inProcess) return onThisThread();
+        try {
+          return await trainTextModelInThread(fields, examples, known, texts);
+        } catch {
+          return onThisThread();
+        }
+      });
+      perFields.set(key, training);
+      if (perFields.size > MODELS_PER_EXAMPLES) perFields.delete(perFields.keys().next().value as string);
+      return training;
+    },
+  };
 }

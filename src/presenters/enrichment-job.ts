@@ -1,5 +1,9 @@
 import { iso } from '../lib/time';
 import type { EnrichmentJob } from '../models/enrichment-job';
+import type { ReviewActivity } from '../models/review-activity';
+import type { StagedChange } from '../models/staged-change';
+import type { JobList, JobPage } from '../services/enrichment/jobs';
+import type { WebhookStatus } from '../services/enrichment/webhooks';
 
 /** Status as a client sees it on poll: a cancelled job polls as `failed` (interface-spec.md, States). */
 export function polledStatus(status: EnrichmentJob['status']): 'running' | 'completed' | 'failed' {
@@ -39,6 +43,44 @@ export function presentJob(
 }
 
 /**
+ * A polled job with its page of results ({@link presentJob}), then `audit` and `webhook` when
+ * the service added them (decisions.md §4).
+ */
+export function presentJobPage(p: JobPage): Record<string, unknown> {
+  const out = presentJob(p.job, { results: p.results, page: p.page, page_size: p.page_size, total_pages: p.total_pages });
+  if (p.audit) out.audit = p.audit;
+  if (p.webhook) out.webhook = presentWebhookStatus(p.webhook);
+  return out;
+}
+
+/** The `webhook` object of a job poll (decisions.md §4: every attempt visible, with the status of the event it sent). */
+export function presentWebhookStatus(w: WebhookStatus): Record<string, unknown> {
+  return {
+    url: w.url,
+    delivered: w.delivered,
+    attempts: w.attempts.map((r) => ({
+      attempt: r.attempt,
+      event_status: String(r.webhook_id).split('_').pop() ?? '',
+      status_code: r.status_code,
+      error: r.error,
+      duration_ms: r.duration_ms,
+      attempted_at: iso(r.attempted_at),
+      delivered_at: iso(r.delivered_at),
+    })),
+  };
+}
+
+/** `GET /public/enrich/jobs` (decisions.md §4, G18): `{jobs, total, limit, offset}`. */
+export function presentJobList(list: JobList): Record<string, unknown> {
+  return { jobs: list.jobs.map(presentJobListEntry), total: list.total, limit: list.limit, offset: list.offset };
+}
+
+/** The answer of `POST /public/enrich/{job_id}/cancel`: the list entry of the cancelled job and a message. */
+export function presentCancelledJob(job: EnrichmentJob): Record<string, unknown> {
+  return { ...presentJobListEntry(job), message: 'Job cancelled; results of processed items are kept' };
+}
+
+/**
  * `pricing_estimates` (interface-spec.md: "estimated pricing breakdown"; its contents are left
  * open, so this is what the service can state honestly): 1 credit per successful item
  * (Limits), charged only for rows this job processes — rows carried from an earlier job
@@ -61,34 +103,15 @@ export function pricingEstimates(job: EnrichmentJob): Record<string, unknown> {
 }
 
 /** Activity (decisions.md §5, G13/G16 shape) with the number of its staged changes. */
-export function presentActivity(
-  a: { id: string; catalog_id: string | null; type: string; status: string; description: string | null; metadata: Record<string, unknown>; created_at: Date; updated_at: Date },
-  stagedCount: number,
-): Record<string, unknown> {
+export function presentActivity(a: ReviewActivity, stagedCount: number): Record<string, unknown> {
   return {
     id: a.id, catalog_id: a.catalog_id, type: a.type, status: a.status, description: a.description, staged_count: stagedCount,
     created_at: iso(a.created_at), updated_at: iso(a.updated_at), metadata: a.metadata ?? {},
   };
 }
 
-/** A `staged_changes` row as selected (JSON columns already parsed by pg). */
-export interface StagedChangeRow {
-  id: string;
-  status: string;
-  catalog_item_id: string | null;
-  catalog_item_entity_type: string | null;
-  before_data: unknown;
-  after_data: unknown;
-  source_data: unknown;
-  is_new_item: boolean;
-  row_index: number | null;
-  review_info: unknown;
-  created_at: Date | string;
-  updated_at: Date | string;
-}
-
 /** One staged change as listed (decisions.md §5, G16; interface-spec.md "Staged change"). */
-export function presentStagedChange(r: StagedChangeRow): Record<string, unknown> {
+export function presentStagedChange(r: StagedChange): Record<string, unknown> {
   return {
     id: r.id, status: r.status, catalog_item_id: r.catalog_item_id, catalog_item_entity_type: r.catalog_item_entity_type,
     before_data: r.before_data, after_data: r.after_data, source_data: r.source_data, is_new_item: r.is_new_item,

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../deps';
 import { Type } from '@sinclair/typebox';
+import { presentActivity, presentStagedChange } from '../presenters/enrichment-job';
 import { StringEnum, withDefault } from '../schemas/common';
 import { getActivity, listStagedChanges, STAGED_STATUSES, stagedChangesSummary } from '../services/enrichment/staging';
 import { defineRoute, RouteDef } from './registry';
@@ -23,12 +24,18 @@ export function activityRoutes(deps: AppDeps): RouteDef[] {
     defineRoute({
       method: 'get', path: '/activities/:activity_id', tags, summary: 'An activity with its staged-change count',
       params: activityParams,
-      handler: ({ scope, params }) => getActivity(deps.knex, scope, params.activity_id),
+      handler: async ({ scope, params }) => {
+        const { activity, stagedCount } = await getActivity(deps.knex, scope, params.activity_id);
+        return presentActivity(activity, stagedCount);
+      },
     }),
     defineRoute({
       method: 'get', path: '/activities/:activity_id/staged-changes', tags, summary: 'Staged changes of an activity (paginated, filterable)',
       params: activityParams, query: stagedChangesQuery,
-      handler: ({ scope, params, query }) => listStagedChanges(deps.knex, scope, params.activity_id, query),
+      handler: async ({ scope, params, query }) => {
+        const page = await listStagedChanges(deps.knex, scope, params.activity_id, query);
+        return { ...page, items: page.items.map(presentStagedChange) };
+      },
     }),
     defineRoute({
       method: 'get', path: '/activities/:activity_id/staged-changes/summary', tags, summary: 'Counts by status and per-field completion of an activity',

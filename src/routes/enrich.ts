@@ -2,9 +2,11 @@ import type { Context } from 'koa';
 import type { AppDeps, ResolvedAppDeps } from '../deps';
 import { AppError, ValidationError } from '../lib/errors';
 import type { Validator } from '../lib/validation';
+import { presentCatalog } from '../presenters/catalog';
+import { presentCancelledJob, presentJobList, presentJobPage } from '../presenters/enrichment-job';
 import { DEFAULT_UPLOAD_LIMITS, readEnrichUpload } from '../middleware/upload';
 import { enrichMultipartSchema, enrichRequestSchema, jobIdParams, jobResponseSchema, listJobsQuery, pollQuery, requestJsonSchema, toCatalogBody } from '../schemas/enrich';
-import { cancelEnrichmentJob, createEnrichmentJob, getEnrichmentJob, listEnrichmentJobs } from '../services/enrichment/jobs';
+import { cancelEnrichmentJob, createEnrichmentJob, getEnrichmentJob, JobPage, listEnrichmentJobs } from '../services/enrichment/jobs';
 import { jobToCatalog } from '../services/enrichment/to-catalog';
 import type { Scope } from '../services/access/scope';
 import { defineRoute, RouteDef } from './registry';
@@ -23,7 +25,7 @@ function underRequestJson(err: unknown): unknown {
  * job from the streamed `items_file`, and always removes the uploaded files afterwards.
  * @throws ValidationError (422, locs under `body.request_json` / `body.items_file`), 413 over a limit
  */
-async function createFromMultipart(deps: AppDeps, scope: Scope, ctx: Context, validator: Validator): Promise<Record<string, unknown>> {
+async function createFromMultipart(deps: AppDeps, scope: Scope, ctx: Context, validator: Validator): Promise<JobPage> {
   const upload = await readEnrichUpload(ctx, deps.config.dataDir, deps.uploadLimits ?? DEFAULT_UPLOAD_LIMITS);
   try {
     if (upload.requestJson === undefined) throw ValidationError.at(['body', 'request_json'], 'Field required: the request as JSON', 'missing');
@@ -51,27 +53,30 @@ export function enrichRoutes(deps: ResolvedAppDeps): RouteDef[] {
     defineRoute({
       method: 'post', path: '/public/enrich', tags, summary: 'Create an enrichment job (sync or async; JSON body or multipart with items_file)',
       body: enrichRequestSchema, multipart: enrichMultipartSchema, response: jobResponseSchema,
-      handler: ({ scope, body, ctx, validator }) => (ctx.is('multipart/form-data') ? createFromMultipart(deps, scope, ctx, validator) : createEnrichmentJob(deps, scope, body)),
+      handler: async ({ scope, body, ctx, validator }) => presentJobPage(await (ctx.is('multipart/form-data') ? createFromMultipart(deps, scope, ctx, validator) : createEnrichmentJob(deps, scope, body))),
     }),
     defineRoute({
       method: 'get', path: '/public/enrich/jobs', tags, summary: 'List enrichment jobs',
       query: listJobsQuery,
-      handler: ({ scope, query }) => listEnrichmentJobs(deps, scope, query),
+      handler: async ({ scope, query }) => presentJobList(await listEnrichmentJobs(deps, scope, query)),
     }),
     defineRoute({
       method: 'get', path: '/public/enrich/:job_id', tags, summary: 'Poll a job: status, counters and a page of results',
       params: jobIdParams, query: pollQuery, response: jobResponseSchema,
-      handler: ({ scope, params, query }) => getEnrichmentJob(deps, scope, params.job_id, query.page, query.page_size),
+      handler: async ({ scope, params, query }) => presentJobPage(await getEnrichmentJob(deps, scope, params.job_id, query.page, query.page_size)),
     }),
     defineRoute({
       method: 'post', path: '/public/enrich/:job_id/cancel', tags, summary: 'Cancel a running job (keeps finished results)',
       params: jobIdParams,
-      handler: ({ scope, params }) => cancelEnrichmentJob(deps, scope, params.job_id),
+      handler: async ({ scope, params }) => presentCancelledJob(await cancelEnrichmentJob(deps, scope, params.job_id)),
     }),
     defineRoute({
       method: 'post', path: '/public/enrich/:job_id/to-catalog', tags, summary: 'Create a catalog from a finished job (schema from its output schema, items from its after_data)',
       params: jobIdParams, body: toCatalogBody,
-      handler: ({ scope, params, body }) => jobToCatalog(deps.knex, deps.caches.catalog, scope, params.job_id, body),
+      handler: async ({ scope, params, body }) => {
+        const { catalog, schema } = await jobToCatalog(deps.knex, deps.caches.catalog, scope, params.job_id, body);
+        return presentCatalog(catalog, schema);
+      },
     }),
   ];
 }

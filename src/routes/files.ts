@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { AppDeps } from '../deps';
 import { Type } from '@sinclair/typebox';
-import { readArtifact, readMedia } from '../services/enrichment/artifacts';
+import { enrichmentStorage, readArtifact, readMedia } from '../services/enrichment/artifacts';
 import { defineRoute, RouteDef } from './registry';
 
 const artifactParams = Type.Object({ sha256: Type.String({ description: 'SHA-256 (hex) of the stored bytes' }) });
@@ -17,7 +17,7 @@ export function artifactRoutes(deps: AppDeps): RouteDef[] {
       method: 'get', path: '/public/artifacts/:sha256', tags: ['enrichment'], summary: 'A captured source artifact (exact bytes as fetched)',
       params: artifactParams,
       handler: async ({ scope, params, ctx }) => {
-        const a = await readArtifact(deps.knex, scope, params.sha256);
+        const a = await readArtifact(deps.knex, enrichmentStorage(deps.config), scope, params.sha256);
         ctx.status = 200;
         ctx.type = a.content_type;
         ctx.set('X-Source-Url', encodeURI(a.url));
@@ -42,7 +42,7 @@ export function publicMediaRoutes(deps: AppDeps): RouteDef[] {
     defineRoute({
       method: 'get', path: '/api/public/media/:file', tags: ['enrichment'], summary: 'Hosted media', public: true, hidden: true,
       handler: async ({ ctx }) => {
-        const m = await readMedia(deps.knex, String(ctx.params.file));
+        const m = await readMedia(deps.knex, enrichmentStorage(deps.config), String(ctx.params.file));
         ctx.status = 200;
         ctx.type = m.content_type;
         ctx.set('Cache-Control', 'public, max-age=31536000, immutable');

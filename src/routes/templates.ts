@@ -2,7 +2,8 @@ import type { AppDeps } from '../deps';
 import { Type } from '@sinclair/typebox';
 import { withDefault } from '../schemas/common';
 import { createTemplateBody } from '../schemas/enrich';
-import { createTemplate, listTemplates, loadTemplate, presentTemplate } from '../services/enrichment/templates';
+import { presentTemplate, presentTemplateList } from '../presenters/enrichment-template';
+import { createTemplate, listTemplates, loadTemplate } from '../services/enrichment/templates';
 import { defineRoute, RouteDef } from './registry';
 
 const templateParams = Type.Object({ template_id: Type.String() });
@@ -18,12 +19,12 @@ export function templateRoutes(deps: AppDeps): RouteDef[] {
     defineRoute({
       method: 'post', path: '/public/enrichment-templates', tags, summary: 'Create an enrichment template (defaults + safety controls)',
       body: createTemplateBody,
-      handler: ({ scope, body }) => createTemplate(deps.knex, scope, body),
+      handler: async ({ scope, body }) => presentTemplate(await createTemplate(deps.knex, scope, body)),
     }),
     defineRoute({
       method: 'get', path: '/public/enrichment-templates', tags, summary: 'List the organization\'s enrichment templates',
       query: listQuery,
-      handler: ({ scope, query }) => listTemplates(deps.knex, scope, query),
+      handler: async ({ scope, query }) => presentTemplateList(await listTemplates(deps.knex, scope, query)),
     }),
     defineRoute({
       method: 'get', path: '/public/enrichment-templates/:template_id', tags, summary: 'One enrichment template',

@@ -1,6 +1,7 @@
 import { Static, Type } from '@sinclair/typebox';
 import type { Validated } from '../lib/validation';
 import { AnyObject, StringEnum, withDefault } from './common';
+import { ENRICH_DEFAULTS } from '../services/enrichment/defaults';
 
 /** Inline JSON enrich requests carry at most this many items (interface-spec.md, Limits). */
 export const INLINE_ITEMS_LIMIT = 1000;
@@ -70,18 +71,6 @@ const sourceHintSetsSchema = Type.Unsafe<Record<string, Static<typeof sourceHint
   description: 'Registry of source hints: set id → {domains?, urls?}. Items name one by `source_hint_set_id`.',
   additionalProperties: sourceHintSet,
 });
-
-/**
- * Defaults of the enrich request (interface-spec.md "Enrich request parameters"). They are
- * applied by the service AFTER a template's defaults (a template fills what the request omits,
- * so Ajv must not fill them first); the schema only documents them.
- */
-export const ENRICH_DEFAULTS = {
-  prompt: '', speed: 'deep', web_search: true, predict_taxonomy: false, predict_taxonomy_attributes: true,
-  validate_semantics: false, async_mode: false, include_source_explanations: true, include_service_usage: false,
-  capture_source_artifacts: false, host_media: false, strict_hosted_media: false, staged_status: 'pending',
-  review_mode: 'all', audit_decisions_enabled: false,
-} as const;
 
 const d = (key: keyof typeof ENRICH_DEFAULTS): string => `Default: ${JSON.stringify(ENRICH_DEFAULTS[key])}.`;
 

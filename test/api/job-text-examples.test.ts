@@ -9,6 +9,7 @@ import request from 'supertest';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { newId } from '../../src/lib/ids';
+import { createEnrichmentCaches } from '../../src/services/enrichment/caches';
 import { catalogTextExamples, jobTextExamples, TEXT_EXAMPLE_ITEMS } from '../../src/services/enrichment/examples';
 import type { JobRunner } from '../../src/services/job-runner';
 import { createTestCatalog } from '../helpers/catalogs';
@@ -138,11 +139,12 @@ describe('examples at job creation', () => {
 
   it('the worker loads a job\'s examples and texts once per process (the same arrays for every row)', async () => {
     const jobId = await post({ catalog_id: catalogId, web_search: false, output_schema: [brand, line], items: [{ sku: 'N-1', title: 'Acme Nimbus Max' }] });
-    const first = jobTextExamples(testKnex(), jobId);
-    expect(jobTextExamples(testKnex(), jobId)).toBe(first);
+    const cache = createEnrichmentCaches().jobTextExamples;
+    const first = jobTextExamples(testKnex(), cache, jobId);
+    expect(jobTextExamples(testKnex(), cache, jobId)).toBe(first);
     expect((await first).examples).toHaveLength(6);
     expect((await first).texts).toEqual(['Acme Nimbus Max']);
-    expect(await jobTextExamples(testKnex(), newId())).toEqual({ examples: [], texts: [] });
+    expect(await jobTextExamples(testKnex(), cache, newId())).toEqual({ examples: [], texts: [] });
   });
 });
 

@@ -106,7 +106,7 @@ beforeAll(async () => {
   engine = mediaEngine();
   const bundle = await workflowBundle();
   for (const [queue, eng] of [['test-enrich-options-fake', engine], ['test-enrich-options-real', createEngineFromConfig(config)]] as const) {
-    const w = await createWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue: queue, knex: testKnex(), engine: eng, workflowBundle: bundle });
+    const w = await createWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue: queue, knex: testKnex(), engine: eng, workflowBundle: bundle, storage: { dataDir, publicUrl: config.publicUrl } });
     workers.push(w);
     runs.push(w.run());
   }

@@ -106,7 +106,7 @@ export async function createTestJob(knex: Knex, jobRunner: JobRunner, organizati
   const job = await createEnrichmentJob({ knex, jobRunner }, scope, {
     items, async_mode: true, output_schema: [{ name: 'enriched', type: 'boolean', description: 'whether the item was enriched' }],
   });
-  const jobId = job.job_id as string;
+  const jobId = job.job.id;
   return { jobId, workflowId: enrichmentWorkflowId(jobId) };
 }
 

@@ -132,7 +132,7 @@ async function recordEnrichment(env: TestWorkflowEnvironment, organizationId: st
     items: [{ name: 'item 0' }, { name: 'item 1' }], async_mode: true, webhook_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     output_schema: [{ name: 'enriched', type: 'boolean', description: 'whether the item was enriched' }],
   });
-  const hookedId = enrichmentWorkflowId(job.job_id as string);
+  const hookedId = enrichmentWorkflowId(job.job.id);
   await hooked.waitForClose(hookedId);
   await env.client.workflow.getHandle(webhookWorkflowId(hookedId)).result();
   server.close();

@@ -12,6 +12,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Knex } from 'knex';
 import { ValidationError } from '../../src/lib/errors';
 import { cancelEnrichmentJob, createEnrichmentJob, getEnrichmentJob } from '../../src/services/enrichment/jobs';
+import { presentJobPage } from '../../src/presenters/enrichment-job';
 import { verifyWebhook } from '../../src/services/enrichment/webhooks';
 import { TemporalJobRunner } from '../../temporal/client';
 import { ENRICHMENT_JOB_KIND, enrichmentWorkflowId, JOB_KIND, ORGANIZATION_ID, WEBHOOK_JOB_KIND, webhookWorkflowId } from '../../workflows/definitions';
@@ -72,7 +73,7 @@ async function createJob(webhookUrl: string, count = 3, allowHttpWebhooks = true
     webhook_url: webhookUrl,
     output_schema: [{ name: 'enriched', type: 'boolean', description: 'whether the item was enriched' }],
   });
-  return { jobId: job.job_id as string, workflowId: enrichmentWorkflowId(job.job_id as string) };
+  return { jobId: job.job.id, workflowId: enrichmentWorkflowId(job.job.id) };
 }
 
 async function deliveries(jobId: string) {
@@ -130,7 +131,7 @@ test('a receiver that fails once gets one signed payload, retried by Temporal; e
     expect(rx.received[0].headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     expect(rx.received[0].headers['content-type']).toBe('application/json');
 
-    const polled = await getEnrichmentJob({ knex }, scope(), jobId, 1, 10);
+    const polled = presentJobPage(await getEnrichmentJob({ knex }, scope(), jobId, 1, 10));
     expect(polled.status).toBe('completed');
     expect(polled.webhook).toMatchObject({
       url: rx.url, delivered: true,
@@ -181,7 +182,7 @@ test('a receiver that is down never changes the job: it is final before delivery
 
   const after = await knex('enrichment_jobs').where({ id: jobId }).first();
   expect(after).toEqual(before);
-  const polled = await getEnrichmentJob({ knex }, scope(), jobId, 1, 10);
+  const polled = presentJobPage(await getEnrichmentJob({ knex }, scope(), jobId, 1, 10));
   expect(polled).toMatchObject({ status: 'completed', credits_used: 4, webhook: { url: deadUrl, delivered: false } });
   expect((polled.webhook as WebhookState).attempts).toHaveLength(3);
 });

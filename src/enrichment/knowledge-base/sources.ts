@@ -2,7 +2,7 @@ import type { Candidate } from '../extract/candidates';
 import { pageCandidates } from '../extract/candidates';
 import { matchPage, nameCoverage, normId, type ItemIdentity } from '../extract/identity';
 import { fieldRole, type FieldRole } from '../extract/roles';
-import { parsePageCached, type PageDoc } from '../parse/page';
+import { parsePageWith, type PageDoc, type PageMemo } from '../parse/page';
 import { itemIdentifiers, itemName } from '../research/plan';
 import { textAsHtml, textTitle } from '../providers/documents';
 import type { KnowledgeBaseDocument } from '../types';
@@ -56,8 +56,9 @@ function rowHtml(title: string, row: Record<string, string>): string {
  * used when {@link matchPage} accepts it for the item (identifier, or enough name tokens in its
  * title: an HTML title, else the text's first line, see {@link textTitle}). The
  * item is identified as in research (name, brand, GTIN/MPN/SKU fields).
+ * @param memo the engine's parse memo: every row of a job reads the same documents
  */
-export function knowledgeBaseSources(documents: KnowledgeBaseDocument[], item: Record<string, unknown>): KnowledgeBaseSource[] {
+export function knowledgeBaseSources(documents: KnowledgeBaseDocument[], item: Record<string, unknown>, memo?: PageMemo): KnowledgeBaseSource[] {
   if (documents.length === 0) return [];
   const ids = itemIdentifiers(item);
   const identity: ItemIdentity = { name: itemName(item), brand: ids.brand, identifiers: [...ids.gtin, ...ids.mpn, ...ids.sku] };
@@ -65,10 +66,10 @@ export function knowledgeBaseSources(documents: KnowledgeBaseDocument[], item: R
   for (const d of documents) {
     if (d.rows) {
       const hit = matchRow(d.rows, identity);
-      if (hit) out.push({ source_id: d.source_id, name: d.name, doc: parsePageCached(d.source_id, Buffer.from(rowHtml(d.name, hit.row), 'utf8')), reason: hit.reason });
+      if (hit) out.push({ source_id: d.source_id, name: d.name, doc: parsePageWith(memo, d.source_id, Buffer.from(rowHtml(d.name, hit.row), 'utf8')), reason: hit.reason });
       continue;
     }
-    const doc = parsePageCached(d.source_id, Buffer.from(d.html ?? textAsHtml(textTitle(d.text, d.name), d.text), 'utf8'));
+    const doc = parsePageWith(memo, d.source_id, Buffer.from(d.html ?? textAsHtml(textTitle(d.text, d.name), d.text), 'utf8'));
     const m = matchPage(identity, doc);
     if (m.kind !== 'none') out.push({ source_id: d.source_id, name: d.name, doc, product: m.product, reason: m.reason });
   }

@@ -18,16 +18,20 @@ export interface LlmUsage {
   completion_tokens: number;
 }
 
-const clients = new Map<string, OpenAI>();
+/** An LLM endpoint with its openai client, created on first use; createEngine owns one. */
+export interface LlmClient {
+  readonly config: LlmConfig;
+  /** The openai client of `config` (one per LlmClient, so its connections are reused). */
+  openai(): OpenAI;
+}
 
-function clientFor(config: LlmConfig): OpenAI {
-  const key = JSON.stringify([config.baseUrl, config.apiKey, config.timeoutMs, config.maxRetries]);
-  let client = clients.get(key);
-  if (!client) {
-    client = new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey, timeout: config.timeoutMs ?? 60_000, maxRetries: config.maxRetries ?? 2 });
-    clients.set(key, client);
-  }
-  return client;
+/** The client of one endpoint; nothing connects before the first call. */
+export function createLlmClient(config: LlmConfig): LlmClient {
+  let client: OpenAI | null = null;
+  return {
+    config,
+    openai: () => (client ??= new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey, timeout: config.timeoutMs ?? 60_000, maxRetries: config.maxRetries ?? 2 })),
+  };
 }
 
 /**
@@ -38,11 +42,11 @@ function clientFor(config: LlmConfig): OpenAI {
  *   timeouts, a refusal, or content that is not JSON
  */
 export async function completeJson(
-  config: LlmConfig,
+  llm: LlmClient,
   messages: Array<{ role: 'system' | 'user'; content: string }>,
   responseFormat: { type: 'json_schema'; json_schema: { name: string; strict: true; schema: JsonSchema } },
 ): Promise<{ data: unknown; usage: LlmUsage }> {
-  const completion = await clientFor(config).chat.completions.create({ model: config.model, messages, temperature: 0, response_format: responseFormat });
+  const completion = await llm.openai().chat.completions.create({ model: llm.config.model, messages, temperature: 0, response_format: responseFormat });
   const usage = { prompt_tokens: completion.usage?.prompt_tokens ?? 0, completion_tokens: completion.usage?.completion_tokens ?? 0 };
   const message = completion.choices[0]?.message;
   if (!message) throw Object.assign(new Error('LLM returned no choice'), { usage });

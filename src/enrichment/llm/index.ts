@@ -2,12 +2,12 @@ import { matchPage, type ItemIdentity } from '../extract/identity';
 import type { PageDoc } from '../parse/page';
 import { itemIdentifiers, itemName } from '../research/plan';
 import type { EngineUsage, EnrichInput, EnrichmentResult } from '../types';
-import { completeJson, type LlmConfig } from './client';
+import { completeJson, type LlmClient } from './client';
 import { mergeLlmAnswer } from './merge';
 import { boundPassages, inputPassages, pagePassage, type Passage } from './passages';
 import { responseSchema, type LlmAnswer } from './schema';
 
-export type { LlmConfig } from './client';
+export { createLlmClient, type LlmClient, type LlmConfig } from './client';
 
 /** A parsed document the model may read: a fetched page (`source` = its URL) or a knowledge-base file (`SOURCE_X`). */
 export interface LlmSourceDoc {
@@ -64,13 +64,13 @@ export function llmPassages(input: EnrichInput, docs: LlmSourceDoc[]): Passage[]
  * returned with the flag `llm_failed` and the reason in `reasoning`; tokens are counted whenever
  * the server reported them.
  */
-export async function refineWithLlm(config: LlmConfig, input: EnrichInput, docs: LlmSourceDoc[], result: EnrichmentResult): Promise<{ result: EnrichmentResult; usage: EngineUsage }> {
+export async function refineWithLlm(llm: LlmClient, input: EnrichInput, docs: LlmSourceDoc[], result: EnrichmentResult): Promise<{ result: EnrichmentResult; usage: EngineUsage }> {
   const usage: EngineUsage = { search_calls: 0, pages_fetched: 0, llm_calls: 1, llm_prompt_tokens: 0, llm_completion_tokens: 0 };
   const fields = input.output_schema;
   if (fields.length === 0) return { result, usage: { ...usage, llm_calls: 0 } };
   const passages = llmPassages(input, docs);
   try {
-    const { data, usage: tokens } = await completeJson(config, buildMessages(input, result, passages), responseSchema(fields, passages.map((p) => p.source)));
+    const { data, usage: tokens } = await completeJson(llm, buildMessages(input, result, passages), responseSchema(fields, passages.map((p) => p.source)));
     usage.llm_prompt_tokens = tokens.prompt_tokens;
     usage.llm_completion_tokens = tokens.completion_tokens;
     if (!data || typeof data !== 'object' || typeof (data as LlmAnswer).fields !== 'object') throw new Error('LLM answer lacks "fields"');

@@ -262,31 +262,32 @@ export function parsePage(url: string, body: Buffer): PageDoc {
   return doc;
 }
 
-const cache = new Map<string, PageDoc>();
-
-/** Hex SHA-1 of a page's bytes: with the URL, the key of the per-process parse memo. */
+/** Hex SHA-1 of a page's bytes: with the URL, the key of a {@link PageMemo}. */
 export function pageDigest(body: Buffer): string {
   return crypto.createHash('sha1').update(body).digest('hex');
 }
 
 /**
- * {@link parsePage} memoised per process by URL and {@link pageDigest} of the bytes, so a page
- * read by several items (and by the search index) is parsed once.
+ * {@link parsePage} memoised by URL and {@link pageDigest} of the bytes, so a page read by
+ * several items is parsed once. Each engine owns one (src/enrichment/engine.ts createEngine);
+ * it keeps every page it parsed for the engine's lifetime.
  */
-export function parsePageCached(url: string, body: Buffer): PageDoc {
-  const key = `${url}\n${pageDigest(body)}`;
-  let doc = cache.get(key);
-  if (!doc) {
-    doc = parsePage(url, body);
-    cache.set(key, doc);
+export class PageMemo {
+  private readonly docs = new Map<string, PageDoc>();
+
+  /** The parsed facts of `body` fetched from `url`, parsed on the first call for these bytes. */
+  parse(url: string, body: Buffer): PageDoc {
+    const key = `${url}\n${pageDigest(body)}`;
+    let doc = this.docs.get(key);
+    if (!doc) {
+      doc = parsePage(url, body);
+      this.docs.set(key, doc);
+    }
+    return doc;
   }
-  return doc;
 }
 
-/**
- * Seeds the parse memo with facts parsed earlier (e.g. by another process, read from the
- * archive cache): a later {@link parsePageCached} of the same URL and bytes returns `doc`.
- */
-export function primeParsedPage(url: string, digest: string, doc: PageDoc): void {
-  cache.set(`${url}\n${digest}`, doc);
+/** {@link PageMemo.parse} when a memo is given, else a plain {@link parsePage}. */
+export function parsePageWith(memo: PageMemo | undefined, url: string, body: Buffer): PageDoc {
+  return memo ? memo.parse(url, body) : parsePage(url, body);
 }

@@ -1,4 +1,4 @@
-import { parsePage, parsePageCached, type PageDoc } from '../parse/page';
+import { pageDigest, parsePage, parsePageWith, type PageDoc, type PageMemo } from '../parse/page';
 import { pdfText } from './pdf-text';
 import type { FetchedPage } from '../research/types';
 
@@ -41,13 +41,18 @@ export function parseText(url: string, title: string, text: string): PageDoc {
 }
 
 /**
- * The parsed facts of a fetched page whatever its type: HTML/XHTML (or a missing type) through
- * {@link parsePageCached}; PDF through its text layer ({@link pdfText}) rendered as text
+ * The parsed facts of a fetched page whatever its type: HTML/XHTML (or a missing type) from
+ * the facts it carries (`page.parsed`, when they are of these bytes) or parsed, through `memo`
+ * when given (parse/page.ts PageMemo); PDF through its text layer ({@link pdfText}) rendered as text
  * lines, titled by {@link textTitle}; any other type gives null (not a page the extractors read).
  * @throws Error when a PDF cannot be read (the caller records it as a research problem)
  */
-export async function fetchedPageDoc(page: FetchedPage): Promise<PageDoc | null> {
-  if (!page.content_type || /html|xml/i.test(page.content_type)) return parsePageCached(page.final_url, page.body);
+export async function fetchedPageDoc(page: FetchedPage, memo?: PageMemo): Promise<PageDoc | null> {
+  if (!page.content_type || /html|xml/i.test(page.content_type)) {
+    const known = page.parsed;
+    if (known && known.url === page.final_url && known.sha1 === pageDigest(page.body)) return known.doc;
+    return parsePageWith(memo, page.final_url, page.body);
+  }
   if (isPdfType(page.content_type)) {
     const { pages } = await pdfText(page.body);
     const text = pages.join('\n');

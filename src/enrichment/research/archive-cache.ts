@@ -7,7 +7,7 @@ import type { PageDoc } from '../parse/page';
 /** One page's parsed facts as stored in the cache: the page URL, the SHA-1 of its bytes and the facts. */
 export interface CachedPage {
   url: string;
-  /** Hex SHA-1 of the stored bytes (the key the per-process parse memo uses). */
+  /** Hex SHA-1 of the stored bytes (a fetched page reuses these facts only for the same bytes: FetchedPage.parsed). */
   sha1: string;
   doc: PageDoc;
 }
@@ -22,14 +22,12 @@ export function defaultArchiveCacheDir(): string {
   return path.join(os.homedir(), '.cache', 'catalog-enrichment', 'archive-index');
 }
 
-let parserFingerprint: string | null = null;
-
 /**
  * SHA-256 of the parser's own source files (`src/enrichment/parse/*`), so a change to how
- * pages are parsed invalidates every cached archive without a version constant to bump.
+ * pages are parsed invalidates every cached archive without a version constant to bump. Read
+ * on every call (once per archive load: a few files, well under a millisecond of hashing).
  */
 function parserVersion(): string {
-  if (parserFingerprint) return parserFingerprint;
   const hash = crypto.createHash('sha256').update(`format ${FORMAT}\n`);
   const dir = path.join(__dirname, '..', 'parse');
   try {
@@ -37,8 +35,7 @@ function parserVersion(): string {
   } catch {
     hash.update('no parser sources');
   }
-  parserFingerprint = hash.digest('hex');
-  return parserFingerprint;
+  return hash.digest('hex');
 }
 
 /**

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { pageDigest, parsePage, primeParsedPage, type PageDoc } from '../parse/page';
+import { pageDigest, parsePage, type PageDoc } from '../parse/page';
 import { archiveCacheKey, defaultArchiveCacheDir, readArchiveCache, writeArchiveCache, type ArchiveCacheDir, type CachedPage } from './archive-cache';
 import { Bm25Index } from './bm25';
 import { domainAllowed } from './domains';
@@ -80,8 +80,8 @@ export interface ArchiveOptions {
 
 /**
  * Parsed facts of every page, from the cache file when it matches the archives, else parsed
- * now (and written for the next process). Each page also seeds the per-process parse memo, so
- * fetching it later for extraction costs no second parse.
+ * now (and written for the next process). A fetched page carries its facts (`parsed`), so
+ * extraction costs no second parse.
  */
 function loadFacts(folders: string[], pages: ArchivePage[], cacheDir: ArchiveCacheDir): CachedPage[] {
   const key = cacheDir ? archiveCacheKey(folders, pages.map((p) => p.file)) : '';
@@ -93,7 +93,6 @@ function loadFacts(folders: string[], pages: ArchivePage[], cacheDir: ArchiveCac
     });
     writeArchiveCache(cacheDir, key, facts);
   }
-  for (const f of facts) primeParsedPage(f.url, f.sha1, f.doc);
   return facts;
 }
 
@@ -120,12 +119,12 @@ export function openArchives(folders: string[], options: ArchiveOptions = {}): W
     for (const u of [p.url, p.canonical_href]) if (u && !byStripped.has(stripUrl(u))) byStripped.set(stripUrl(u), p);
   }
   let index: Bm25Index | null = null;
-  const docs = new Map<string, PageDoc>();
+  const facts = new Map<string, CachedPage>();
   const build = (): Bm25Index => {
     if (index) return index;
     const built = new Bm25Index();
     for (const f of loadFacts(folders, [...byUrl.values()], cacheDir)) {
-      docs.set(f.url, f.doc);
+      facts.set(f.url, f);
       built.add(f.url, indexText(f.doc));
     }
     index = built;
@@ -137,7 +136,7 @@ export function openArchives(folders: string[], options: ArchiveOptions = {}): W
     async search(query: string, options: SearchOptions): Promise<SearchResult[]> {
       const hits = build().search(query, (id) => domainAllowed(id, options.allowed_domains, options.blocked_domains));
       return hits.slice(0, Math.max(0, options.limit)).map((h) => {
-        const doc = docs.get(h.id);
+        const doc = facts.get(h.id)?.doc;
         const snippet = (doc?.meta_description ?? doc?.text ?? '').slice(0, 240);
         return { url: h.id, title: doc?.title ?? '', snippet, score: Number(h.score.toFixed(6)) };
       });
@@ -148,7 +147,8 @@ export function openArchives(folders: string[], options: ArchiveOptions = {}): W
       const page = lookup(url);
       const fetched_at = page?.captured_at ?? new Date(0).toISOString();
       if (!page) return { url, final_url: url, status: 404, content_type: 'text/plain', body: Buffer.alloc(0), fetched_at };
-      return { url, final_url: page.url, status: 200, content_type: 'text/html', body: fs.readFileSync(page.file), fetched_at };
+      const known = facts.get(page.url);
+      return { url, final_url: page.url, status: 200, content_type: 'text/html', body: fs.readFileSync(page.file), fetched_at, ...(known ? { parsed: known } : {}) };
     },
   };
   return { search, fetcher, pages, warm: () => void build() };

@@ -1,3 +1,5 @@
+import type { PageDoc } from '../parse/page';
+
 /** One search hit. `score` is provider-defined (higher is better); `url` is the page's original URL. */
 export interface SearchResult {
   url: string;
@@ -28,6 +30,11 @@ export interface FetchedPage {
   body: Buffer;
   /** ISO 8601 timestamp of capture/fetch. */
   fetched_at: string;
+  /**
+   * Facts parsed earlier from these very bytes (an archive's cached facts): used for the page
+   * only while `url` equals `final_url` and `sha1` is the SHA-1 of `body` (parse/page.ts pageDigest).
+   */
+  parsed?: { url: string; sha1: string; doc: PageDoc };
 }
 
 /** Page fetching behind one interface (archive or HTTP). Returns status 404 for unknown URLs rather than throwing. */

@@ -2,10 +2,12 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
-import { loadConfig } from '../../config';
+import type { Config } from '../../config';
 import type { EnrichmentResult, OutputField } from '../../enrichment/types';
 import type { Fetcher, FetchedPage } from '../../enrichment/research/types';
 import { NotFoundError } from '../../lib/errors';
+import { HostedMedia } from '../../models/hosted-media';
+import { SourceArtifact } from '../../models/source-artifact';
 import { processesField, processImage, type ImageProcessingOptions } from './image-processing';
 import type { Scope } from '../access/scope';
 
@@ -18,22 +20,29 @@ import type { Scope } from '../access/scope';
  * pages are not rendered — the HTML itself is the artifact.
  */
 
-let paths: { dataDir: string; publicUrl: string } | null = null;
-
-/** Storage root and public URL, from the configuration (read once). */
-function storage(): { dataDir: string; publicUrl: string } {
-  paths ??= (({ dataDir, publicUrl }) => ({ dataDir, publicUrl }))(loadConfig());
-  return paths;
+/**
+ * Where artifacts and media are stored and served from: the storage root (`config.dataDir`) and
+ * the public base URL of hosted links (`config.publicUrl`). Carried by the app's and the worker's
+ * dependencies (both must name the same values, or the API cannot serve what the worker stored).
+ */
+export interface EnrichmentStorage {
+  dataDir: string;
+  publicUrl: string;
 }
 
-/** Overrides the storage root / public URL (tests and processes built with an explicit Config). */
-export function configureEnrichmentStorage(dataDir: string, publicUrl: string): void {
-  paths = { dataDir, publicUrl };
+/** The storage of a configuration. */
+export function enrichmentStorage(config: Pick<Config, 'dataDir' | 'publicUrl'>): EnrichmentStorage {
+  return { dataDir: config.dataDir, publicUrl: config.publicUrl };
 }
 
 /** Where a content-addressed file lives: `<dataDir>/<kind>/<sha[0..2]>/<sha><suffix>`. */
-function blobPath(kind: 'artifacts' | 'media', sha: string, suffix = ''): string {
-  return path.join(storage().dataDir, kind, sha.slice(0, 2), sha + suffix);
+function blobPath(storage: EnrichmentStorage, kind: 'artifacts' | 'media', sha: string, suffix = ''): string {
+  return path.join(storage.dataDir, kind, sha.slice(0, 2), sha + suffix);
+}
+
+/** The public URL prefix of hosted media: `<publicUrl>/api/public/media/`. */
+function mediaPrefix(storage: EnrichmentStorage): string {
+  return `${storage.publicUrl}/api/public/media/`;
 }
 
 /** Writes bytes once (temp file + rename, so readers never see a partial file). */
@@ -57,12 +66,12 @@ export interface ArtifactRecord {
 }
 
 /** Stores the exact bytes of every fetched page; returns one record per page (duplicates kept once). */
-export async function storeArtifacts(pages: FetchedPage[]): Promise<ArtifactRecord[]> {
+export async function storeArtifacts(storage: EnrichmentStorage, pages: FetchedPage[]): Promise<ArtifactRecord[]> {
   const out = new Map<string, ArtifactRecord>();
   for (const p of pages) {
     const body = Buffer.isBuffer(p.body) ? p.body : Buffer.from(p.body ?? '');
     const sha256 = createHash('sha256').update(body).digest('hex');
-    await writeBlob(blobPath('artifacts', sha256), body);
+    await writeBlob(blobPath(storage, 'artifacts', sha256), body);
     out.set(`${p.url}\n${sha256}`, {
       sha256, url: p.url, final_url: p.final_url, http_status: p.status, content_type: p.content_type || 'application/octet-stream',
       byte_size: body.length, fetched_at: p.fetched_at || new Date().toISOString(),
@@ -80,8 +89,8 @@ export async function recordArtifacts(trx: Knex.Transaction, job: { id: string; 
 }
 
 /** The artifact list a result carries: where each consulted source's copy is served. */
-export function artifactLinks(records: ArtifactRecord[]): Array<Record<string, unknown>> {
-  return records.map((r) => ({ url: r.url, final_url: r.final_url, sha256: r.sha256, content_type: r.content_type, fetched_at: r.fetched_at, artifact_url: `${storage().publicUrl}/api/public/artifacts/${r.sha256}` }));
+export function artifactLinks(storage: EnrichmentStorage, records: ArtifactRecord[]): Array<Record<string, unknown>> {
+  return records.map((r) => ({ url: r.url, final_url: r.final_url, sha256: r.sha256, content_type: r.content_type, fetched_at: r.fetched_at, artifact_url: `${storage.publicUrl}/api/public/artifacts/${r.sha256}` }));
 }
 
 /**
@@ -89,11 +98,11 @@ export function artifactLinks(records: ArtifactRecord[]): Array<Record<string, u
  * one of the organization's jobs captured.
  * @throws NotFoundError (404) when the organization captured no such artifact
  */
-export async function readArtifact(knex: Knex, scope: Scope, sha256: string): Promise<{ file: string; content_type: string; fetched_at: Date; url: string }> {
+export async function readArtifact(knex: Knex, storage: EnrichmentStorage, scope: Scope, sha256: string): Promise<{ file: string; content_type: string; fetched_at: Date; url: string }> {
   const sha = sha256.toLowerCase();
   if (!/^[0-9a-f]{64}$/.test(sha)) throw new NotFoundError('Artifact not found');
-  const row = await knex('source_artifacts').where({ organization_id: scope.organizationId, sha256: sha }).orderBy('id').first('content_type', 'fetched_at', 'url');
-  const file = blobPath('artifacts', sha);
+  const row = await SourceArtifact.query(knex).where({ organization_id: scope.organizationId, sha256: sha }).orderBy('id').first().select('content_type', 'fetched_at', 'url');
+  const file = blobPath(storage, 'artifacts', sha);
   if (!row || !fs.existsSync(file)) throw new NotFoundError('Artifact not found');
   return { file, content_type: row.content_type, fetched_at: row.fetched_at, url: row.url };
 }
@@ -115,15 +124,15 @@ export const MEDIA_MAX_BYTES = 25 * 1024 * 1024;
  * image or PDF (only media is hosted) — or, with `documents`, not one of the plain text
  * document types either (knowledge-base uploads).
  */
-export async function hostBytes(knex: Knex | Knex.Transaction, organizationId: string, bytes: Buffer, contentType: string, sourceUrl: string, documents = false): Promise<string | null> {
+export async function hostBytes(knex: Knex | Knex.Transaction, storage: EnrichmentStorage, organizationId: string, bytes: Buffer, contentType: string, sourceUrl: string, documents = false): Promise<string | null> {
   const type = contentType.split(';')[0].trim().toLowerCase();
   const ext = MEDIA_TYPES[type] ?? (documents ? DOCUMENT_TYPES[type] : undefined);
   if (!ext || bytes.length === 0 || bytes.length > MEDIA_MAX_BYTES) return null;
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  await writeBlob(blobPath('media', sha256, `.${ext}`), bytes);
-  await knex('hosted_media').insert({ organization_id: organizationId, sha256, ext, content_type: type, source_url: sourceUrl, byte_size: bytes.length })
+  await writeBlob(blobPath(storage, 'media', sha256, `.${ext}`), bytes);
+  await HostedMedia.query(knex).insert({ organization_id: organizationId, sha256, ext, content_type: type, source_url: sourceUrl, byte_size: bytes.length })
     .onConflict(['organization_id', 'sha256']).ignore();
-  return `${storage().publicUrl}/api/public/media/${sha256}.${ext}`;
+  return `${mediaPrefix(storage)}${sha256}.${ext}`;
 }
 
 /**
@@ -131,7 +140,7 @@ export async function hostBytes(knex: Knex | Knex.Transaction, organizationId: s
  * it as a stream, then copies it into media storage.
  * @returns the hosted URL, or null for a content type that is not hostable
  */
-export async function hostFile(knex: Knex | Knex.Transaction, organizationId: string, file: string, contentType: string, sourceName: string): Promise<string | null> {
+export async function hostFile(knex: Knex | Knex.Transaction, storage: EnrichmentStorage, organizationId: string, file: string, contentType: string, sourceName: string): Promise<string | null> {
   const type = contentType.split(';')[0].trim().toLowerCase();
   const ext = MEDIA_TYPES[type] ?? DOCUMENT_TYPES[type];
   if (!ext) return null;
@@ -142,16 +151,16 @@ export async function hostFile(knex: Knex | Knex.Transaction, organizationId: st
     size += (chunk as Buffer).length;
   }
   const sha256 = hash.digest('hex');
-  const target = blobPath('media', sha256, `.${ext}`);
+  const target = blobPath(storage, 'media', sha256, `.${ext}`);
   if (!fs.existsSync(target)) {
     await fs.promises.mkdir(path.dirname(target), { recursive: true });
     const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
     await fs.promises.copyFile(file, tmp);
     await fs.promises.rename(tmp, target);
   }
-  await knex('hosted_media').insert({ organization_id: organizationId, sha256, ext, content_type: type, source_url: `upload:${sourceName}`, byte_size: size })
+  await HostedMedia.query(knex).insert({ organization_id: organizationId, sha256, ext, content_type: type, source_url: `upload:${sourceName}`, byte_size: size })
     .onConflict(['organization_id', 'sha256']).ignore();
-  return `${storage().publicUrl}/api/public/media/${sha256}.${ext}`;
+  return `${mediaPrefix(storage)}${sha256}.${ext}`;
 }
 
 /** True for output fields whose values are media URLs (`array_element_type: image_url`, or an image/document semantic type). */
@@ -172,6 +181,7 @@ export function isMediaField(f: OutputField): boolean {
  */
 export async function hostResultMedia(
   knex: Knex,
+  storage: EnrichmentStorage,
   fetcher: Fetcher | undefined,
   organizationId: string,
   result: EnrichmentResult,
@@ -188,12 +198,12 @@ export async function hostResultMedia(
       try {
         const out = await processImage(bytes, contentType, processing!);
         processed++;
-        return await hostBytes(knex, organizationId, out.bytes, out.contentType, url);
+        return await hostBytes(knex, storage, organizationId, out.bytes, out.contentType, url);
       } catch (err) {
         result.review_info.field_issues.push({ field, message: `Image not processed (${(err as Error).message}); hosted as it was.` });
       }
     }
-    return hostBytes(knex, organizationId, bytes, contentType, url);
+    return hostBytes(knex, storage, organizationId, bytes, contentType, url);
   };
   const after = result.after_data;
   for (const field of fields.filter(isMediaField)) {
@@ -203,7 +213,7 @@ export async function hostResultMedia(
     const rewritten: string[] = [];
     let fieldFailed = false;
     for (const url of urls) {
-      const hostedFile = url.startsWith(`${storage().publicUrl}/api/public/media/`) ? url.slice(`${storage().publicUrl}/api/public/media/`.length) : null;
+      const hostedFile = url.startsWith(mediaPrefix(storage)) ? url.slice(mediaPrefix(storage).length) : null;
       if (hostedFile !== null && !(processing?.force_reprocess_hosted && processesField(processing, field.name))) {
         rewritten.push(url);
         continue;
@@ -211,7 +221,7 @@ export async function hostResultMedia(
       let hostedUrl: string | null = null;
       try {
         if (hostedFile !== null) {
-          const media = await readMedia(knex, hostedFile);
+          const media = await readMedia(knex, storage, hostedFile);
           hostedUrl = await host(field.name, await fs.promises.readFile(media.file), media.content_type, url);
         } else if (fetcher && /^https?:\/\//i.test(url)) {
           const page = await fetcher.fetch(url);
@@ -245,11 +255,11 @@ export async function hostResultMedia(
  * URL is unguessable without the content), because hosted URLs are meant to be embedded.
  * @throws NotFoundError (404) for an unknown file
  */
-export async function readMedia(knex: Knex, file: string): Promise<{ file: string; content_type: string }> {
+export async function readMedia(knex: Knex, storage: EnrichmentStorage, file: string): Promise<{ file: string; content_type: string }> {
   const m = /^([0-9a-f]{64})\.([a-z0-9]{2,5})$/.exec(file.toLowerCase());
   if (!m || !EXT_TYPES[m[2]]) throw new NotFoundError('Media not found');
-  const row = await knex('hosted_media').where({ sha256: m[1], ext: m[2] }).first('content_type');
-  const stored = blobPath('media', m[1], `.${m[2]}`);
+  const row = await HostedMedia.query(knex).where({ sha256: m[1], ext: m[2] }).first().select('content_type');
+  const stored = blobPath(storage, 'media', m[1], `.${m[2]}`);
   if (!row || !fs.existsSync(stored)) throw new NotFoundError('Media not found');
   return { file: stored, content_type: row.content_type };
 }

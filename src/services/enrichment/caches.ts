@@ -1,13 +1,23 @@
 /**
- * The enrichment domain's per-process caches (src/services/caches.ts). Filled in as the domain's
- * module-level caches move here.
+ * The enrichment domain's per-process caches (src/services/caches.ts): what one API process or
+ * worker keeps in memory between rows and requests, owned by its dependency object instead of
+ * module-level variables (architecture.md, "State lives in objects passed through deps").
  */
+import type { KnownEvidenceDocs } from './evidence';
+import type { JobTextExamplesCache } from './examples';
+import type { JobDocumentsCache } from './knowledge-base';
 
 /** Caches of the enrichment services; one instance per app or worker. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface EnrichmentCaches {}
+export interface EnrichmentCaches {
+  /** Job id → its catalog text examples and item texts (./examples.ts jobTextExamples; 8 jobs, LRU). */
+  jobTextExamples: JobTextExamplesCache;
+  /** Job id → its knowledge-base documents (./knowledge-base.ts jobDocuments; 16 jobs). */
+  jobDocuments: JobDocumentsCache;
+  /** `<organization>:<sha256>` of evidence documents seen committed (./evidence.ts; 50,000 keys). */
+  knownEvidenceDocs: KnownEvidenceDocs;
+}
 
 /** Fresh, empty enrichment caches. */
 export function createEnrichmentCaches(): EnrichmentCaches {
-  return {};
+  return { jobTextExamples: new Map(), jobDocuments: new Map(), knownEvidenceDocs: new Set() };
 }

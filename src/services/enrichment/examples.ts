@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import { inputText } from '../../enrichment/engine';
 import { learnedTextFields } from '../../enrichment/learned-text';
 import type { CatalogTextExample } from '../../enrichment/types';
+import { EnrichmentJobExample } from '../../models/enrichment-job-example';
+import { EnrichmentRow } from '../../models/enrichment-row';
 import { engineItem } from './engine-item';
 
 /**
@@ -113,7 +115,7 @@ async function jobCorpus(trx: Knex.Transaction, jobId: string, examples: Catalog
   const texts: string[] = [];
   let chars = 0;
   for (let offset = 0; texts.length < JOB_CORPUS_TEXTS && chars < JOB_CORPUS_CHARS; offset += PAGE) {
-    const rows: Array<{ input: Record<string, unknown> }> = await trx('enrichment_rows').where({ job_id: jobId }).orderBy('row_index').offset(offset).limit(PAGE).select('input');
+    const rows = await EnrichmentRow.query(trx).where({ job_id: jobId }).orderBy('row_index').offset(offset).limit(PAGE).select('input');
     for (const row of rows) {
       for (const [field, text] of inputText(engineItem(row.input ?? {}))) {
         if (!fields.has(field) || texts.length >= JOB_CORPUS_TEXTS || chars >= JOB_CORPUS_CHARS) continue;
@@ -133,7 +135,7 @@ async function jobCorpus(trx: Knex.Transaction, jobId: string, examples: Catalog
 export async function saveJobExamples(trx: Knex.Transaction, jobId: string, examples: CatalogTextExample[]): Promise<void> {
   if (examples.length === 0) return;
   const texts = await jobCorpus(trx, jobId, examples);
-  await trx('enrichment_job_examples').insert({ job_id: jobId, examples: JSON.stringify(examples), texts: JSON.stringify(texts) });
+  await EnrichmentJobExample.query(trx).insert({ job_id: jobId, examples, texts });
 }
 
 /**
@@ -157,24 +159,26 @@ export interface JobTextExamples {
 
 /** Jobs whose examples one worker process keeps in memory (least recently used evicted). */
 const CACHE_JOBS = 8;
-const cache = new Map<string, Promise<JobTextExamples>>();
+
+/** Loaded examples by job id, least recently used first (EnrichmentCaches.jobTextExamples). */
+export type JobTextExamplesCache = Map<string, Promise<JobTextExamples>>;
 
 /**
- * A job's examples and item texts (both [] when it has none), loaded once per process: the
- * promise is cached by job id (least recently used of {@link CACHE_JOBS} evicted; a failed load
- * is forgotten), so every row of a job gets the same arrays, and the engine's trained model
- * (cached by the examples array's identity, src/enrichment/learned-text.ts) is reused across
- * rows. Both never change after the job is created.
+ * A job's examples and item texts (both [] when it has none), loaded once per worker: the
+ * promise is kept in `cache` by job id (least recently used of {@link CACHE_JOBS} evicted; a
+ * failed load is forgotten), so every row of a job gets the same arrays, and the engine's
+ * trained model (cached by the examples array's identity, src/enrichment/learned-text.ts) is
+ * reused across rows. Both never change after the job is created.
  */
-export function jobTextExamples(knex: Knex, jobId: string): Promise<JobTextExamples> {
+export function jobTextExamples(knex: Knex, cache: JobTextExamplesCache, jobId: string): Promise<JobTextExamples> {
   const hit = cache.get(jobId);
   if (hit) {
     cache.delete(jobId);
     cache.set(jobId, hit);
     return hit;
   }
-  const load = knex('enrichment_job_examples').where({ job_id: jobId }).first('examples', 'texts')
-    .then((row) => ({ examples: (row?.examples ?? []) as CatalogTextExample[], texts: (row?.texts ?? []) as string[] }));
+  const load = EnrichmentJobExample.query(knex).findById(jobId).select('examples', 'texts')
+    .then((row) => ({ examples: row?.examples ?? [], texts: row?.texts ?? [] }));
   cache.set(jobId, load);
   load.catch(() => {
     if (cache.get(jobId) === load) cache.delete(jobId);

@@ -5,6 +5,7 @@ import { parser } from 'stream-json';
 import { pick } from 'stream-json/filters/Pick';
 import { streamArray } from 'stream-json/streamers/StreamArray';
 import { ValidationDetail, ValidationError } from '../../lib/errors';
+import { EnrichmentRow } from '../../models/enrichment-row';
 
 /**
  * Where a job's items come from, and how they become `enrichment_rows` (one row per item,
@@ -159,8 +160,7 @@ export async function copyRowsForResume(trx: Knex.Transaction, jobId: string, fr
      FROM enrichment_rows WHERE job_id = ?`,
     [jobId, fromJobId, fromJobId],
   );
-  const [{ carried }] = await trx('enrichment_rows').where({ job_id: jobId }).whereNotNull('carried_from_job_id').count({ carried: '*' });
-  return { rows: rowCount ?? 0, carried: Number(carried) };
+  return { rows: rowCount ?? 0, carried: await carriedRows(trx, jobId) };
 }
 
 /**
@@ -193,6 +193,10 @@ export async function copyRowsForReextract(trx: Knex.Transaction, jobId: string,
      FROM enrichment_rows WHERE job_id = ?`,
     [jobId, ...car, ...car, notSelected, notSelected, ...car, notSelected, ...car, ...car, fromJobId, fromJobId],
   );
-  const [{ n }] = await trx('enrichment_rows').where({ job_id: jobId }).whereNotNull('carried_from_job_id').count({ n: '*' });
-  return { rows: rowCount ?? 0, carried: Number(n) };
+  return { rows: rowCount ?? 0, carried: await carriedRows(trx, jobId) };
+}
+
+/** How many of a job's rows were carried from an earlier job. */
+function carriedRows(trx: Knex.Transaction, jobId: string): Promise<number> {
+  return EnrichmentRow.query(trx).where({ job_id: jobId }).whereNotNull('carried_from_job_id').resultSize();
 }

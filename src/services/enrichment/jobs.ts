@@ -2,11 +2,15 @@ import type { Knex } from 'knex';
 import { ConflictError, ServiceUnavailableError, ValidationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { logger } from '../../lib/logger';
-import type { EnrichmentJob } from '../../models/enrichment-job';
+import { EnrichmentJob } from '../../models/enrichment-job';
+import { EnrichmentRow } from '../../models/enrichment-row';
+import { ReviewActivity } from '../../models/review-activity';
+import type { KnowledgeBaseDocument } from '../../enrichment/types';
+import type { AuditDecision } from '../../enrichment/audit';
 import type { EnrichRequest } from '../../schemas/enrich';
-import { presentJob, presentJobListEntry } from '../../presenters/enrichment-job';
 import { auditSummary, auditWanted } from './audit';
 import { copyJobExamples, saveJobExamples } from './examples';
+import type { EnrichmentStorage } from './artifacts';
 import { hostKnowledgeBase, saveJobDocuments } from './knowledge-base';
 import { copyRowsForReextract, copyRowsForResume, insertInlineItems, insertItemsFromCatalog, insertItemsFromFile, rowRules } from './items';
 import { JobPlan, planJob } from './request';
@@ -15,19 +19,46 @@ import type { JobRunner } from '../job-runner';
 import { loadOwned } from '../access/ownership';
 import type { Scope } from '../access/scope';
 import { jobsCreated } from '../../lib/metrics';
-import { assertWebhookUrl, webhookStatus } from './webhooks';
+import { assertWebhookUrl, webhookStatus, WebhookStatus } from './webhooks';
 import { enrichmentWorkflowId } from '../../../workflows/definitions';
 
 /** What the job service needs. */
 export interface JobServiceDeps {
   knex: Knex;
   jobRunner: JobRunner;
-  /** `allowHttpWebhooks`: loopback http webhook URLs are accepted (development); default false. */
-  config?: { allowHttpWebhooks?: boolean };
+  /**
+   * `allowHttpWebhooks`: loopback http webhook URLs are accepted (development); default false.
+   * `dataDir` / `publicUrl`: where uploaded knowledge-base files are hosted (./artifacts.ts);
+   * required when a request uploads some (the HTTP app passes its whole Config).
+   */
+  config?: { allowHttpWebhooks?: boolean; dataDir?: string; publicUrl?: string };
 }
 
 /** A validated `POST /public/enrich` body (src/schemas/enrich.ts); defaults are applied by the service. */
 export type { EnrichRequest };
+
+/**
+ * A job with one page of its results (what a poll returns, presented by
+ * src/presenters/enrichment-job.ts presentJobPage): results in row order, `total_pages` over the
+ * processed rows; `audit` when the job audits its results, `webhook` when it asked for one.
+ */
+export interface JobPage {
+  job: EnrichmentJob;
+  results: unknown[];
+  page: number;
+  page_size: number;
+  total_pages: number;
+  audit?: Record<AuditDecision, number>;
+  webhook?: WebhookStatus;
+}
+
+/** One page of the organization's jobs, newest first (`GET /public/enrich/jobs`). */
+export interface JobList {
+  jobs: EnrichmentJob[];
+  total: number;
+  limit: number;
+  offset: number;
+}
 
 /** Inserts the job's rows from its item source; returns the row count and rows carried. */
 async function insertRows(trx: Knex.Transaction, jobId: string, plan: JobPlan): Promise<{ rows: number; carried: number; processable: number }> {
@@ -59,6 +90,67 @@ async function insertRows(trx: Knex.Transaction, jobId: string, plan: JobPlan): 
   }
 }
 
+/**
+ * Where a request's uploaded knowledge-base files are hosted: the service's configured storage.
+ * @throws Error when the deps carry no `dataDir` / `publicUrl` (a programming error: only the
+ *   HTTP app receives uploads, and it passes its Config)
+ */
+function uploadStorage(deps: JobServiceDeps): EnrichmentStorage {
+  const { dataDir, publicUrl } = deps.config ?? {};
+  if (dataDir === undefined || publicUrl === undefined) throw new Error('Uploads need config.dataDir and config.publicUrl');
+  return { dataDir, publicUrl };
+}
+
+/** The metadata of a job's review activity: the job and what it continues, its template and file. */
+function activityMetadata(jobId: string, config: JobPlan['config']): Record<string, unknown> {
+  return {
+    job_id: jobId,
+    ...(config.source_activity_id ? { source_activity_id: config.source_activity_id } : {}),
+    ...(config.reextract_from_activity_id ? { reextract_from_activity_id: config.reextract_from_activity_id } : {}),
+    ...(config.template ? { template_id: config.template.id } : {}),
+    ...(config.file_name ? { file_name: config.file_name } : {}),
+    ...(config.review_mode !== undefined ? { review_mode: config.review_mode } : {}),
+  };
+}
+
+/**
+ * Stores a planned job inside `trx` (the creating transaction of {@link createEnrichmentJob}):
+ * its review activity, the job, its knowledge-base documents, its text examples (copied from
+ * the job it continues, else sampled, stored after the rows whose texts they include), its
+ * rows, the counters of the rows it carries, and the staged changes of those rows.
+ * @returns the number of items the job processes (`total_items`)
+ */
+async function storeJob(trx: Knex.Transaction, scope: Scope, plan: JobPlan, documents: KnowledgeBaseDocument[], jobId: string, workflowId: string): Promise<number> {
+  const { config, catalogId } = plan;
+  await ReviewActivity.query(trx).insert({
+    id: jobId, organization_id: scope.organizationId, catalog_id: catalogId, type: 'enrichment', status: 'running',
+    description: config.prompt ? String(config.prompt).slice(0, 500) : 'Enrichment job',
+    metadata: activityMetadata(jobId, config),
+  });
+  await EnrichmentJob.query(trx).insert({
+    id: jobId, organization_id: scope.organizationId, catalog_id: catalogId, status: 'running', config,
+    total_rows: 0, total_items: 0, workflow_id: workflowId,
+  });
+  await saveJobDocuments(trx, jobId, documents);
+  const from = plan.items.kind === 'resume' || plan.items.kind === 'reextract' ? plan.items.from : null;
+  // A resumed / re-extracted job learns from the very examples of the job it continues.
+  if (from) await copyJobExamples(trx, from.id, jobId);
+  const { rows, carried, processable } = await insertRows(trx, jobId, plan);
+  // After the rows: the examples are stored with the texts of the job's own items.
+  if (!from) await saveJobExamples(trx, jobId, plan.examples ?? []);
+  const total = Math.min(processable, config.max_rows ?? Number.POSITIVE_INFINITY);
+  const [agg] = await trx('enrichment_rows').where({ job_id: jobId }).where('row_index', '<', total).select(
+    trx.raw("count(*) filter (where status <> 'pending')::int as completed"),
+    trx.raw("count(*) filter (where status = 'succeeded')::int as successful"),
+  );
+  await EnrichmentJob.query(trx).findById(jobId).patch({
+    total_rows: rows, total_items: total, completed_items: agg.completed, successful: agg.successful, carried_items: carried,
+  });
+  if (!config.prompt) await ReviewActivity.query(trx).findById(jobId).patch({ description: `Enrichment of ${total} items` });
+  if (from && carried > 0 && config.catalog_target) await copyStagedChanges(trx, from.id, jobId);
+  return total;
+}
+
 /** What a multipart request adds to the body: the uploaded items file and knowledge-base files. */
 export interface EnrichUploadInput {
   itemsFile: { path: string; originalname: string };
@@ -77,67 +169,32 @@ export interface EnrichUploadInput {
  *   catalogs, templates and activities, ConflictError (409) for a running source job,
  *   ServiceUnavailableError (503) when the workflow cannot be started (the job is marked failed)
  */
-export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, req: EnrichRequest, upload?: EnrichUploadInput): Promise<Record<string, unknown>> {
+export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, req: EnrichRequest, upload?: EnrichUploadInput): Promise<JobPage> {
   const { knex } = deps;
   // decisions.md §4: HTTPS only; loopback http only when config allowHttpWebhooks (src/services/enrichment/webhooks.ts).
   assertWebhookUrl(req.webhook_url, deps.config?.allowHttpWebhooks ?? false);
   const plan = await planJob(knex, scope, req, upload && { file: upload.itemsFile.path, fileName: upload.itemsFile.originalname, knowledgeFiles: upload.knowledgeBaseFiles.length > 0 });
-  const documents = upload ? await hostKnowledgeBase(knex, scope, plan.config, upload.knowledgeBaseFiles) : [];
+  const documents = upload ? await hostKnowledgeBase(knex, uploadStorage(deps), scope, plan.config, upload.knowledgeBaseFiles) : [];
   const config = plan.config;
   const catalogId = plan.catalogId;
   const jobId = newId();
   const workflowId = enrichmentWorkflowId(jobId);
 
-  const totalItems = await knex.transaction(async (trx) => {
-    await trx('review_activities').insert({
-      id: jobId, organization_id: scope.organizationId, catalog_id: catalogId, type: 'enrichment', status: 'running',
-      description: config.prompt ? String(config.prompt).slice(0, 500) : 'Enrichment job',
-      metadata: {
-        job_id: jobId,
-        ...(config.source_activity_id ? { source_activity_id: config.source_activity_id } : {}),
-        ...(config.reextract_from_activity_id ? { reextract_from_activity_id: config.reextract_from_activity_id } : {}),
-        ...(config.template ? { template_id: config.template.id } : {}),
-        ...(config.file_name ? { file_name: config.file_name } : {}),
-        ...(config.review_mode !== undefined ? { review_mode: config.review_mode } : {}),
-      },
-    });
-    await trx('enrichment_jobs').insert({
-      id: jobId, organization_id: scope.organizationId, catalog_id: catalogId, status: 'running', config,
-      total_rows: 0, total_items: 0, workflow_id: workflowId,
-    });
-    await saveJobDocuments(trx, jobId, documents);
-    const from = plan.items.kind === 'resume' || plan.items.kind === 'reextract' ? plan.items.from : null;
-    // A resumed / re-extracted job learns from the very examples of the job it continues.
-    if (from) await copyJobExamples(trx, from.id, jobId);
-    const { rows, carried, processable } = await insertRows(trx, jobId, plan);
-    // After the rows: the examples are stored with the texts of the job's own items.
-    if (!from) await saveJobExamples(trx, jobId, plan.examples ?? []);
-    const total = Math.min(processable, config.max_rows ?? Number.POSITIVE_INFINITY);
-    const [agg] = await trx('enrichment_rows').where({ job_id: jobId }).where('row_index', '<', total).select(
-      trx.raw("count(*) filter (where status <> 'pending')::int as completed"),
-      trx.raw("count(*) filter (where status = 'succeeded')::int as successful"),
-    );
-    await trx('enrichment_jobs').where({ id: jobId }).update({
-      total_rows: rows, total_items: total, completed_items: agg.completed, successful: agg.successful, carried_items: carried,
-    });
-    if (!config.prompt) await trx('review_activities').where({ id: jobId }).update({ description: `Enrichment of ${total} items` });
-    if (from && carried > 0 && config.catalog_target) await copyStagedChanges(trx, from.id, jobId);
-    return total;
-  });
+  const totalItems = await knex.transaction((trx) => storeJob(trx, scope, plan, documents, jobId, workflowId));
   jobsCreated.inc({ mode: config.async_mode ? 'async' : 'sync' });
 
   try {
     await deps.jobRunner.startEnrichment({ id: jobId, organization_id: scope.organizationId, catalog_id: catalogId, workflow_id: workflowId, total_items: totalItems });
   } catch (err) {
     logger.error({ err, job_id: jobId }, 'could not start enrichment workflow');
-    await knex('enrichment_jobs').where({ id: jobId }).update({ status: 'failed', error: 'The job could not be started; retry later', completed_at: knex.fn.now(), updated_at: knex.fn.now() });
-    await knex('review_activities').where({ id: jobId }).update({ status: 'failed', updated_at: knex.fn.now() });
+    await EnrichmentJob.query(knex).findById(jobId).patch({ status: 'failed', error: 'The job could not be started; retry later', completed_at: knex.fn.now(), updated_at: knex.fn.now() });
+    await ReviewActivity.query(knex).findById(jobId).patch({ status: 'failed', updated_at: knex.fn.now() });
     throw new ServiceUnavailableError('Workflow service unavailable; the job was not started');
   }
 
   if (config.async_mode) {
-    const job = (await knex('enrichment_jobs').where({ id: jobId }).first()) as EnrichmentJob;
-    return presentJob(job, { results: [], page: 1, page_size: 0, total_pages: 0 });
+    const job = await EnrichmentJob.query(knex).findById(jobId).throwIfNotFound();
+    return { job, results: [], page: 1, page_size: 0, total_pages: 0 };
   }
   await deps.jobRunner.waitForClose(workflowId);
   return getEnrichmentJob(deps, scope, jobId, 1, Math.max(1, Math.min(1000, totalItems)));
@@ -148,18 +205,19 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
  * far, in row order. Partial results appear while the job runs.
  * @throws NotFoundError `Job not found` (404), ForbiddenError (403) for another organization's job
  */
-export async function getEnrichmentJob(deps: Pick<JobServiceDeps, 'knex'>, scope: Scope, jobId: string, page: number, pageSize: number): Promise<Record<string, unknown>> {
+export async function getEnrichmentJob(deps: Pick<JobServiceDeps, 'knex'>, scope: Scope, jobId: string, page: number, pageSize: number): Promise<JobPage> {
   const job = await loadOwned<EnrichmentJob>(deps.knex, 'enrichment_jobs', jobId, scope, 'Job not found');
-  const rows = await deps.knex('enrichment_rows')
+  const rows = await EnrichmentRow.query(deps.knex)
     .where({ job_id: jobId }).whereNot({ status: 'pending' }).where('row_index', '<', job.total_items)
     .orderBy('row_index').offset((page - 1) * pageSize).limit(pageSize)
     .select('result');
-  const out = presentJob(job, {
+  const out: JobPage = {
+    job,
     results: rows.map((r) => r.result),
     page,
     page_size: pageSize,
     total_pages: Math.ceil(job.completed_items / pageSize),
-  });
+  };
   if (auditWanted(job.config)) out.audit = await auditSummary(deps.knex, jobId, job.total_items);
   // Webhook delivery state (decisions.md §4: every attempt visible on the job).
   const webhook = await webhookStatus(deps.knex, job);
@@ -171,29 +229,30 @@ export async function getEnrichmentJob(deps: Pick<JobServiceDeps, 'knex'>, scope
  * Lists the organization's jobs, newest first (decisions.md §4, G18).
  * @returns `{jobs, total, limit, offset}`
  */
-export async function listEnrichmentJobs(deps: Pick<JobServiceDeps, 'knex'>, scope: Scope, q: { status?: string; limit: number; offset: number }): Promise<Record<string, unknown>> {
-  const base = deps.knex('enrichment_jobs').where({ organization_id: scope.organizationId }).modify((b) => { if (q.status) b.where({ status: q.status }); });
-  const [{ count }] = await base.clone().count({ count: '*' });
+export async function listEnrichmentJobs(deps: Pick<JobServiceDeps, 'knex'>, scope: Scope, q: { status?: string; limit: number; offset: number }): Promise<JobList> {
+  const base = EnrichmentJob.query(deps.knex).where({ organization_id: scope.organizationId }).modify((b) => { if (q.status) b.where({ status: q.status }); });
+  const total = await base.clone().resultSize();
   const jobs = await base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).offset(q.offset).limit(q.limit);
-  return { jobs: jobs.map(presentJobListEntry), total: Number(count), limit: q.limit, offset: q.offset };
+  return { jobs, total, limit: q.limit, offset: q.offset };
 }
 
 /**
  * Cancels a job (interface-spec.md, state table): a running job becomes `cancelled` at once (no
  * new result is written after this), its workflow is cancelled and finalises credits for the
  * items already done; cancelling a cancelled job succeeds again.
+ * @returns the job as it now stands (status `cancelled`)
  * @throws ConflictError (409) for a completed or failed job; NotFoundError / ForbiddenError
  */
-export async function cancelEnrichmentJob(deps: JobServiceDeps, scope: Scope, jobId: string): Promise<Record<string, unknown>> {
+export async function cancelEnrichmentJob(deps: JobServiceDeps, scope: Scope, jobId: string): Promise<EnrichmentJob> {
   const job = await loadOwned<EnrichmentJob>(deps.knex, 'enrichment_jobs', jobId, scope, 'Job not found');
   if (job.status === 'running') {
-    const updated = await deps.knex('enrichment_jobs').where({ id: jobId, status: 'running' }).update({ status: 'cancelled', updated_at: deps.knex.fn.now() });
+    const updated = await EnrichmentJob.query(deps.knex).where({ id: jobId, status: 'running' }).patch({ status: 'cancelled', updated_at: deps.knex.fn.now() });
     if (updated) {
-      await deps.knex('review_activities').where({ id: jobId }).update({ status: 'cancelled', updated_at: deps.knex.fn.now() });
+      await ReviewActivity.query(deps.knex).findById(jobId).patch({ status: 'cancelled', updated_at: deps.knex.fn.now() });
       await deps.jobRunner.cancel(job.workflow_id);
     }
   }
-  const now = (await deps.knex('enrichment_jobs').where({ id: jobId }).first()) as EnrichmentJob;
+  const now = await EnrichmentJob.query(deps.knex).findById(jobId).throwIfNotFound();
   if (now.status !== 'cancelled') throw new ConflictError(`Job is already ${now.status} and cannot be cancelled`);
-  return { ...presentJobListEntry(now), message: 'Job cancelled; results of processed items are kept' };
+  return now;
 }

@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 import { knowledgeBaseDocuments, KnowledgeBaseFileError } from '../../enrichment';
 import type { KnowledgeBaseDocument } from '../../enrichment/types';
 import { ValidationError } from '../../lib/errors';
-import { hostFile } from './artifacts';
+import { EnrichmentJobDocument } from '../../models/enrichment-job-document';
+import { EnrichmentStorage, hostFile } from './artifacts';
 import type { EnrichJobConfig } from '../../schemas/enrich';
 import type { Scope } from '../access/scope';
 
@@ -22,13 +23,13 @@ export interface UploadedKnowledgeFile {
  * @throws ValidationError (422 at `body.knowledge_base_files.<i>`) for a file that cannot be
  *   hosted or read as PDF, HTML, CSV or text
  */
-export async function hostKnowledgeBase(knex: Knex, scope: Scope, config: EnrichJobConfig, files: UploadedKnowledgeFile[]): Promise<KnowledgeBaseDocument[]> {
+export async function hostKnowledgeBase(knex: Knex, storage: EnrichmentStorage, scope: Scope, config: EnrichJobConfig, files: UploadedKnowledgeFile[]): Promise<KnowledgeBaseDocument[]> {
   if (files.length === 0) return [];
   const sources: Record<string, string> = { ...(config.knowledge_base_sources ?? {}) };
   let n = Object.keys(sources).length;
   const documents: KnowledgeBaseDocument[] = [];
   for (const [i, f] of files.entries()) {
-    const url = await hostFile(knex, scope.organizationId, f.path, f.mimetype, f.originalname);
+    const url = await hostFile(knex, storage, scope.organizationId, f.path, f.mimetype, f.originalname);
     if (!url) throw ValidationError.at(['body', 'knowledge_base_files', i], `Unsupported document type ${f.mimetype}: PDF, HTML, text, markdown or CSV`, 'value_error');
     while (sources[`SOURCE_${++n}`]);
     const sourceId = `SOURCE_${n}`;
@@ -48,22 +49,25 @@ export async function hostKnowledgeBase(knex: Knex, scope: Scope, config: Enrich
 
 /** Stores a job's knowledge-base documents (in the job's creating transaction). */
 export async function saveJobDocuments(trx: Knex.Transaction, jobId: string, documents: KnowledgeBaseDocument[]): Promise<void> {
-  if (documents.length) await trx('enrichment_job_documents').insert({ job_id: jobId, documents: JSON.stringify(documents) });
+  if (documents.length) await EnrichmentJobDocument.query(trx).insert({ job_id: jobId, documents });
 }
 
-const cache = new Map<string, KnowledgeBaseDocument[]>();
 /** Jobs whose documents one worker process keeps in memory (least recently loaded evicted). */
 const CACHE_JOBS = 16;
 
+/** Loaded documents by job id, oldest load first (EnrichmentCaches.jobDocuments). */
+export type JobDocumentsCache = Map<string, KnowledgeBaseDocument[]>;
+
 /**
- * A job's knowledge-base documents ([] when none), cached per process: a job's rows all use the
- * same documents, and they never change after the job is created.
+ * A job's knowledge-base documents ([] when none), kept in `cache` (the {@link CACHE_JOBS} most
+ * recently loaded jobs): a job's rows all use the same documents, and they never change after
+ * the job is created.
  */
-export async function jobDocuments(knex: Knex, jobId: string): Promise<KnowledgeBaseDocument[]> {
+export async function jobDocuments(knex: Knex, cache: JobDocumentsCache, jobId: string): Promise<KnowledgeBaseDocument[]> {
   const hit = cache.get(jobId);
   if (hit) return hit;
-  const row = await knex('enrichment_job_documents').where({ job_id: jobId }).first('documents');
-  const documents = (row?.documents ?? []) as KnowledgeBaseDocument[];
+  const row = await EnrichmentJobDocument.query(knex).findById(jobId).select('documents');
+  const documents = row?.documents ?? [];
   cache.set(jobId, documents);
   if (cache.size > CACHE_JOBS) cache.delete(cache.keys().next().value as string);
   return documents;

@@ -4,7 +4,8 @@ import { ConflictError, ValidationDetail, ValidationError } from '../../lib/erro
 import type { EnrichmentJob } from '../../models/enrichment-job';
 import { assignDefined, fillUndefined } from '../../lib/objects';
 import type { JsonSchemaProperty } from '../../models/catalog-schema';
-import { ENRICH_DEFAULTS, EnrichJobConfig, EnrichRequest } from '../../schemas/enrich';
+import type { EnrichJobConfig, EnrichRequest } from '../../schemas/enrich';
+import { ENRICH_DEFAULTS } from './defaults';
 import { isGrouped } from '../catalog/items-keys';
 import { getCurrentSchema } from '../catalog/schema';
 import { loadCatalogOwned } from '../catalog/catalogs';

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { EnrichmentResult } from '../../enrichment/types';
 import { isUuid, newId } from '../../lib/ids';
-import { presentActivity, presentStagedChange } from '../../presenters/enrichment-job';
+import { ReviewActivity } from '../../models/review-activity';
+import { StagedChange } from '../../models/staged-change';
 import { businessKeyOf, ITEM_ID_KEY } from '../catalog/items-keys';
 import { loadOwned } from '../access/ownership';
 import type { Scope } from '../access/scope';
@@ -134,8 +135,8 @@ export async function stageRowResults(
   const ids = new Map(inserted.map((r) => [r.row_index as number, r.id as string]));
   const missing = rows.map((r) => r.rowIndex).filter((i) => !ids.has(i));
   if (missing.length) {
-    const existing = await trx('staged_changes').where({ activity_id: job.id }).whereIn('row_index', missing).select('row_index', 'id');
-    for (const r of existing) ids.set(r.row_index as number, r.id as string);
+    const existing = await StagedChange.query(trx).where({ activity_id: job.id }).whereIn('row_index', missing).select('row_index', 'id');
+    for (const r of existing) ids.set(r.row_index, r.id);
   }
   return ids;
 }
@@ -165,26 +166,29 @@ export async function copyStagedChanges(trx: Knex.Transaction, fromActivityId: s
   );
 }
 
-interface ActivityRow {
-  id: string;
-  organization_id: string;
-  catalog_id: string | null;
-  type: string;
-  status: string;
-  description: string | null;
-  metadata: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
+/** A review activity with the number of its staged changes. */
+export interface ActivityWithCount {
+  activity: ReviewActivity;
+  stagedCount: number;
 }
 
 /**
  * `GET /api/activities/{id}` (decisions.md §1, G16): the activity with its `staged_count`.
  * @throws NotFoundError `Activity not found` (404); ForbiddenError (403)
  */
-export async function getActivity(knex: Knex, scope: Scope, activityId: string): Promise<Record<string, unknown>> {
-  const activity = await loadOwned<ActivityRow>(knex, 'review_activities', activityId, scope, 'Activity not found');
-  const [{ count }] = await knex('staged_changes').where({ activity_id: activityId }).count({ count: '*' });
-  return presentActivity(activity, Number(count));
+export async function getActivity(knex: Knex, scope: Scope, activityId: string): Promise<ActivityWithCount> {
+  const activity = await loadOwned<ReviewActivity>(knex, 'review_activities', activityId, scope, 'Activity not found');
+  const stagedCount = await StagedChange.query(knex).where({ activity_id: activityId }).resultSize();
+  return { activity, stagedCount };
+}
+
+/** One page of an activity's staged changes (G16). */
+export interface StagedChangePage {
+  items: StagedChange[];
+  total: number;
+  page: number;
+  page_size: number;
+  total_pages: number;
 }
 
 /** Query of the staged-changes list (G16). */
@@ -201,19 +205,35 @@ export interface StagedChangesQuery {
  * data), paginated: `{items, total, page, page_size, total_pages}`.
  * @throws NotFoundError (404) / ForbiddenError (403) for the activity
  */
-export async function listStagedChanges(knex: Knex, scope: Scope, activityId: string, q: StagedChangesQuery): Promise<Record<string, unknown>> {
-  await loadOwned<ActivityRow>(knex, 'review_activities', activityId, scope, 'Activity not found');
-  const base = knex('staged_changes').where({ activity_id: activityId }).modify((b) => {
+export async function listStagedChanges(knex: Knex, scope: Scope, activityId: string, q: StagedChangesQuery): Promise<StagedChangePage> {
+  await loadOwned<ReviewActivity>(knex, 'review_activities', activityId, scope, 'Activity not found');
+  const base = StagedChange.query(knex).where({ activity_id: activityId }).modify((b) => {
     if (q.status) b.where({ status: q.status });
     if (q.search_query) {
       const like = `%${q.search_query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       b.where((w) => w.whereRaw('after_data::text ILIKE ?', [like]).orWhereRaw('before_data::text ILIKE ?', [like]));
     }
   });
-  const [{ count }] = await base.clone().count({ count: '*' });
-  const rows = await base.clone().orderBy([{ column: 'row_index' }, { column: 'id' }]).offset((q.page - 1) * q.page_size).limit(q.page_size);
-  const total = Number(count);
-  return { items: rows.map(presentStagedChange), total, page: q.page, page_size: q.page_size, total_pages: Math.ceil(total / q.page_size) };
+  const total = await base.clone().resultSize();
+  const items = await base.clone().orderBy([{ column: 'row_index' }, { column: 'id' }]).offset((q.page - 1) * q.page_size).limit(q.page_size);
+  return { items, total, page: q.page, page_size: q.page_size, total_pages: Math.ceil(total / q.page_size) };
+}
+
+/** Per-field completion of an activity's staged changes. */
+export interface FieldStats {
+  completed: number;
+  total: number;
+  /** completed / total, rounded to 4 decimals; 0 without changes. */
+  completion_rate: number;
+  changed: number;
+}
+
+/** Counts by status, per-field completion and taxonomy categories of an activity's staged changes. */
+export interface StagedChangesSummary {
+  total_changes: number;
+  by_status: Record<string, number>;
+  field_stats: Record<string, FieldStats>;
+  taxonomy_stats: { with_category: number; categories: Record<string, number> };
 }
 
 /**
@@ -223,8 +243,8 @@ export async function listStagedChanges(knex: Knex, scope: Scope, activityId: st
  * data has a non-empty value for the field; `changed` those where it differs from before.
  * @throws NotFoundError (404) / ForbiddenError (403) for the activity
  */
-export async function stagedChangesSummary(knex: Knex, scope: Scope, activityId: string): Promise<Record<string, unknown>> {
-  await loadOwned<ActivityRow>(knex, 'review_activities', activityId, scope, 'Activity not found');
+export async function stagedChangesSummary(knex: Knex, scope: Scope, activityId: string): Promise<StagedChangesSummary> {
+  await loadOwned<ReviewActivity>(knex, 'review_activities', activityId, scope, 'Activity not found');
   const byStatus = (await knex('staged_changes').where({ activity_id: activityId }).groupBy('status').select('status').count({ n: '*' })) as unknown as Array<{ status: string; n: string }>;
   const total = byStatus.reduce((s, r) => s + Number(r.n), 0);
   const { rows: fields } = await knex.raw(
@@ -240,7 +260,7 @@ export async function stagedChangesSummary(knex: Knex, scope: Scope, activityId:
      WHERE activity_id = ? AND source_data ->> 'category_id' IS NOT NULL GROUP BY 1 ORDER BY 1`,
     [activityId],
   );
-  const fieldStats: Record<string, unknown> = {};
+  const fieldStats: Record<string, FieldStats> = {};
   for (const f of fields as Array<{ field: string; completed: string; changed: string }>) {
     const completed = Number(f.completed);
     fieldStats[f.field] = { completed, total, completion_rate: total ? Number((completed / total).toFixed(4)) : 0, changed: Number(f.changed) };

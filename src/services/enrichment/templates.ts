@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import { ValidationDetail, ValidationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { iso } from '../../lib/time';
 import { fillUndefined } from '../../lib/objects';
-import type { EnrichRequest, EnrichRequestFields } from '../../schemas/enrich';
+import type { EnrichRequest } from '../../schemas/enrich';
+import { EnrichmentTemplate, TemplateSafety } from '../../models/enrichment-template';
 import { loadOwned } from '../access/ownership';
 import type { Scope } from '../access/scope';
 
@@ -14,42 +14,12 @@ import type { Scope } from '../access/scope';
  * the fields a request omits, and `safety` controls a request can only narrow, never widen.
  */
 
-/** Safety controls of a template (each optional). */
-export interface TemplateSafety {
-  /** Sources must lie within these domains; a request may narrow the list, not widen it. */
-  allowed_domains?: string[];
-  /** Always excluded; a request may add more (union). */
-  blocked_domains?: string[];
-  /** `false` forbids web research whatever the request says (false wins). */
-  web_search?: boolean;
-  /** Upper bound of processed rows: the smaller of this and the request's `max_rows` wins. */
-  max_rows?: number;
-}
-
-/** A stored template. */
-export interface EnrichmentTemplate {
-  id: string;
-  organization_id: string;
-  name: string;
-  description: string | null;
-  /** Validated by templateDefaultsSchema when the template was created (src/schemas/enrich.ts). */
-  defaults: EnrichRequestFields;
-  safety: TemplateSafety;
-  created_at: Date;
-  updated_at: Date;
-}
-
 /** `POST /public/enrichment-templates` body (validated by src/schemas/enrich.ts createTemplateBody). */
 export interface CreateTemplateInput {
   name: string;
   description?: string;
   defaults?: Record<string, unknown>;
   safety?: TemplateSafety;
-}
-
-/** Wire shape of a template. */
-export function presentTemplate(t: EnrichmentTemplate): Record<string, unknown> {
-  return { id: t.id, name: t.name, description: t.description, defaults: t.defaults, safety: t.safety, created_at: iso(t.created_at), updated_at: iso(t.updated_at) };
 }
 
 /**
@@ -59,7 +29,7 @@ export function presentTemplate(t: EnrichmentTemplate): Record<string, unknown> 
  * @throws ValidationError (422) when a default names `source_activity_id` or `reextract_from_activity_id`
  *   (a template is a reusable recipe, not a pointer to one job)
  */
-export async function createTemplate(knex: Knex, scope: Scope, input: CreateTemplateInput): Promise<Record<string, unknown>> {
+export async function createTemplate(knex: Knex, scope: Scope, input: CreateTemplateInput): Promise<EnrichmentTemplate> {
   const defaults = input.defaults ?? {};
   const details: ValidationDetail[] = [];
   for (const key of ['source_activity_id', 'reextract_from_activity_id']) {
@@ -68,11 +38,11 @@ export async function createTemplate(knex: Knex, scope: Scope, input: CreateTemp
   if (details.length) throw new ValidationError(details);
   const id = newId();
   const now = new Date();
-  await knex('enrichment_templates').insert({
+  await EnrichmentTemplate.query(knex).insert({
     id, organization_id: scope.organizationId, name: input.name, description: input.description ?? null,
-    defaults: JSON.stringify(defaults), safety: JSON.stringify(input.safety ?? {}), created_at: now, updated_at: now,
+    defaults, safety: input.safety ?? {}, created_at: now, updated_at: now,
   });
-  return presentTemplate(await loadTemplate(knex, scope, id));
+  return loadTemplate(knex, scope, id);
 }
 
 /**
@@ -83,12 +53,20 @@ export function loadTemplate(knex: Knex | Knex.Transaction, scope: Scope, id: st
   return loadOwned<EnrichmentTemplate>(knex, 'enrichment_templates', id, scope, 'Template not found');
 }
 
+/** One page of an organization's templates. */
+export interface TemplateList {
+  templates: EnrichmentTemplate[];
+  total: number;
+  limit: number;
+  offset: number;
+}
+
 /** Lists the organization's templates, newest first: `{templates, total, limit, offset}`. */
-export async function listTemplates(knex: Knex, scope: Scope, q: { limit: number; offset: number }): Promise<Record<string, unknown>> {
-  const base = knex('enrichment_templates').where({ organization_id: scope.organizationId });
-  const [{ count }] = await base.clone().count({ count: '*' });
-  const rows = (await base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).offset(q.offset).limit(q.limit)) as EnrichmentTemplate[];
-  return { templates: rows.map(presentTemplate), total: Number(count), limit: q.limit, offset: q.offset };
+export async function listTemplates(knex: Knex, scope: Scope, q: { limit: number; offset: number }): Promise<TemplateList> {
+  const base = EnrichmentTemplate.query(knex).where({ organization_id: scope.organizationId });
+  const total = await base.clone().resultSize();
+  const templates = await base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).offset(q.offset).limit(q.limit);
+  return { templates, total, limit: q.limit, offset: q.offset };
 }
 
 /** True when `domain` is `parent` or one of its subdomains (how the engine reads domain lists). */

@@ -2,7 +2,9 @@ import type { Knex } from 'knex';
 import type { OutputField } from '../../enrichment/types';
 import { ConflictError } from '../../lib/errors';
 import type { EnrichmentJob } from '../../models/enrichment-job';
-import { presentCatalog } from '../../presenters/catalog';
+import { EnrichmentRow } from '../../models/enrichment-row';
+import { Catalog } from '../../models/catalog';
+import type { CatalogSchema } from '../../models/catalog-schema';
 import type { CatalogCaches } from '../catalog/caches';
 import { writeItems } from '../catalog/items-write';
 import { getCurrentSchema, inferType } from '../catalog/schema';
@@ -42,16 +44,29 @@ function itemData(afterData: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(afterData).filter(([k]) => !DROPPED.has(k) && !k.startsWith('__')));
 }
 
+/** Writes the data of every processed row of a job into `catalog`, in pages of {@link PAGE} rows, in row order. */
+async function copyResults(trx: Knex.Transaction, caches: CatalogCaches, scope: Scope, catalog: Catalog, jobId: string): Promise<void> {
+  for (let after = -1; ;) {
+    const rows = (await EnrichmentRow.query(trx).where({ job_id: jobId }).whereNotNull('result').where('row_index', '>', after)
+      .orderBy('row_index').limit(PAGE).select('row_index', trx.raw("result -> 'after_data' AS after_data"))) as unknown as Array<{ row_index: number; after_data: Record<string, unknown> | null }>;
+    if (rows.length === 0) break;
+    await writeItems(trx, caches, scope, catalog, rows.map((r) => itemData(r.after_data ?? {})), { source_info: { source: 'enrichment_job', job_id: jobId } });
+    after = rows[rows.length - 1].row_index;
+    if (rows.length < PAGE) break;
+  }
+}
+
 /**
- * Creates the catalog and writes every processed row's data in one transaction per call.
+ * Creates the catalog and writes every processed row's data, in ONE transaction (this function
+ * owns the use case: a failed write leaves no catalog behind).
  * `unique_id_field`: the job's target catalog's when it has one, else `sku` (or the first of
  * `id`, `gtin`, `mpn` the items carry).
  * @param caches the app's catalog caches (item validators of the write)
- * @returns the new catalog object (interface-spec.md "Catalog")
+ * @returns the new catalog as stored after the writes (its item count included) and its schema
  * @throws NotFoundError `Job not found` (404) / ForbiddenError (403); ConflictError (409) while
  *   the job runs; ValidationError (422) from catalog creation
  */
-export async function jobToCatalog(knex: Knex, caches: CatalogCaches, scope: Scope, jobId: string, body: { name: string; description?: string }): Promise<Record<string, unknown>> {
+export async function jobToCatalog(knex: Knex, caches: CatalogCaches, scope: Scope, jobId: string, body: { name: string; description?: string }): Promise<{ catalog: Catalog; schema: CatalogSchema }> {
   const job = await loadOwned<EnrichmentJob>(knex, 'enrichment_jobs', jobId, scope, 'Job not found');
   if (job.status === 'running') throw new ConflictError('The job is still running; convert it once it has finished');
   const fields = new Map<string, OutputField>();
@@ -74,22 +89,16 @@ export async function jobToCatalog(knex: Knex, caches: CatalogCaches, scope: Sco
   for (const f of fields.values()) properties[f.name] = propertyOf(f);
   const target = job.config.catalog_target as { catalog_id: string; unique_id_field: string } | undefined;
   const uniqueIdField = target?.unique_id_field ?? (['sku', 'id', 'gtin', 'mpn'].find((k) => k in properties) ?? 'sku');
-  const { catalog } = await createCatalog(knex, scope, {
-    name: body.name,
-    description: body.description ?? `Created from enrichment job ${jobId}`,
-    unique_id_field: uniqueIdField,
-    schema_definition: { type: 'object', properties },
+  const catalog = await knex.transaction(async (trx) => {
+    const created = await createCatalog(trx, scope, {
+      name: body.name,
+      description: body.description ?? `Created from enrichment job ${jobId}`,
+      unique_id_field: uniqueIdField,
+      schema_definition: { type: 'object', properties },
+    });
+    await copyResults(trx, caches, scope, created.catalog, jobId);
+    return created.catalog;
   });
-  await knex.transaction(async (trx) => {
-    for (let after = -1; ;) {
-      const rows = await trx('enrichment_rows').where({ job_id: jobId }).whereNotNull('result').where('row_index', '>', after)
-        .orderBy('row_index').limit(PAGE).select('row_index', trx.raw("result -> 'after_data' AS after_data"));
-      if (rows.length === 0) break;
-      await writeItems(trx, caches, scope, catalog, rows.map((r) => itemData(r.after_data ?? {})), { source_info: { source: 'enrichment_job', job_id: jobId } });
-      after = rows[rows.length - 1].row_index;
-      if (rows.length < PAGE) break;
-    }
-  });
-  const fresh = await knex('catalogs').where({ id: catalog.id }).first();
-  return presentCatalog(fresh, await getCurrentSchema(knex, catalog.id));
+  const fresh = await Catalog.query(knex).findById(catalog.id).throwIfNotFound();
+  return { catalog: fresh, schema: await getCurrentSchema(knex, catalog.id) };
 }

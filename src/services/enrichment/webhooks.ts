@@ -13,6 +13,8 @@ import type { Knex } from 'knex';
 import { errorFields, ValidationError } from '../../lib/errors';
 import type { EnrichJobConfig } from '../../schemas/enrich';
 import { iso } from '../../lib/time';
+import { EnrichmentJob } from '../../models/enrichment-job';
+import { WebhookDelivery } from '../../models/webhook-delivery';
 
 /** Per-attempt timeout of a delivery (ms), decisions.md §4 and interface-spec.md Limits: 30 s. */
 export const WEBHOOK_ATTEMPT_TIMEOUT_MS = 30_000;
@@ -112,8 +114,9 @@ export interface WebhookMessage {
  * @throws Error when the job does not exist
  */
 export async function loadWebhookMessage(knex: Knex, jobId: string, publicUrl: string): Promise<WebhookMessage | null> {
-  const job = await knex('enrichment_jobs as j').join('organizations as o', 'o.id', 'j.organization_id').where('j.id', jobId)
-    .first('j.id', 'j.status', 'j.total_items', 'j.successful', 'j.credits_used', 'j.completed_at', 'o.webhook_secret', knex.raw("j.config->>'webhook_url' as webhook_url"));
+  type Row = Pick<EnrichmentJob, 'id' | 'status' | 'total_items' | 'successful' | 'credits_used' | 'completed_at'> & { webhook_secret: string; webhook_url: string | null };
+  const job = (await EnrichmentJob.query(knex).alias('j').join('organizations as o', 'o.id', 'j.organization_id').findById(jobId)
+    .select('j.id', 'j.status', 'j.total_items', 'j.successful', 'j.credits_used', 'j.completed_at', 'o.webhook_secret', knex.raw("j.config->>'webhook_url' as webhook_url"))) as unknown as Row | undefined;
   if (!job) throw new Error(`Job ${jobId} not found`);
   if (!job.webhook_url || job.status === 'running') return null;
   return {
@@ -183,7 +186,7 @@ export async function sendWebhookOnce(message: WebhookMessage, timeoutMs: number
  * overwrites its row instead of adding one).
  */
 export async function recordWebhookAttempt(knex: Knex, jobId: string, message: Pick<WebhookMessage, 'id' | 'url'>, attempt: number, outcome: AttemptOutcome): Promise<void> {
-  await knex('webhook_deliveries').insert({
+  await WebhookDelivery.query(knex).insert({
     job_id: jobId, webhook_id: message.id, url: message.url, attempt,
     status_code: outcome.status_code, error: outcome.error, duration_ms: outcome.duration_ms,
     attempted_at: knex.fn.now(), delivered_at: outcome.ok ? knex.fn.now() : null,
@@ -192,14 +195,14 @@ export async function recordWebhookAttempt(knex: Knex, jobId: string, message: P
 
 /** True when a message was already answered with 2xx (a retried activity then sends nothing). */
 export async function webhookDelivered(knex: Knex, messageId: string): Promise<boolean> {
-  return Boolean(await knex('webhook_deliveries').where({ webhook_id: messageId }).whereNotNull('delivered_at').first('id'));
+  return Boolean(await WebhookDelivery.query(knex).where({ webhook_id: messageId }).whereNotNull('delivered_at').first().select('id'));
 }
 
-/** The `webhook` object of a job poll: its URL, whether a message was delivered, every attempt. */
+/** Delivery state of a job's webhook: its URL, whether the latest message was delivered, every attempt in order. */
 export interface WebhookStatus {
   url: string;
   delivered: boolean;
-  attempts: Array<{ attempt: number; event_status: string; status_code: number | null; error: string | null; duration_ms: number; attempted_at: string | null; delivered_at: string | null }>;
+  attempts: WebhookDelivery[];
 }
 
 /**
@@ -209,19 +212,7 @@ export interface WebhookStatus {
 export async function webhookStatus(knex: Knex, job: { id: string; config: EnrichJobConfig }): Promise<WebhookStatus | null> {
   const url = job.config?.webhook_url;
   if (typeof url !== 'string') return null;
-  const rows = await knex('webhook_deliveries').where({ job_id: job.id }).orderBy('id').select();
-  const latest = rows.length ? rows[rows.length - 1].webhook_id : null;
-  return {
-    url,
-    delivered: rows.some((r) => r.webhook_id === latest && r.delivered_at !== null),
-    attempts: rows.map((r) => ({
-      attempt: r.attempt,
-      event_status: String(r.webhook_id).split('_').pop() ?? '',
-      status_code: r.status_code,
-      error: r.error,
-      duration_ms: r.duration_ms,
-      attempted_at: iso(r.attempted_at),
-      delivered_at: iso(r.delivered_at),
-    })),
-  };
+  const attempts = await WebhookDelivery.query(knex).where({ job_id: job.id }).orderBy('id');
+  const latest = attempts.length ? attempts[attempts.length - 1].webhook_id : null;
+  return { url, delivered: attempts.some((r) => r.webhook_id === latest && r.delivered_at !== null), attempts };
 }

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createEngine } from '../../../src/enrichment';
-import { learnedTextFields, learnedTextModel, trainingKnownValues, trainTextModelInThread } from '../../../src/enrichment/learned-text';
+import { createLearnedTextModels, learnedTextFields, trainingKnownValues, trainTextModelInThread } from '../../../src/enrichment/learned-text';
 import { extractWithModel, trainTextModel } from '../../../src/enrichment/text';
 import type { CatalogTextExample, OutputField } from '../../../src/enrichment/types';
 import { SHARED_DATA } from '../../helpers/data';
@@ -58,6 +58,7 @@ test('a model trained in a worker thread extracts exactly what one trained in-pr
 }, 120_000);
 
 test('learnedTextModel trains once per examples array, field set and known values', async () => {
+  const { model: learnedTextModel } = createLearnedTextModels();
   const few = examples.slice(0, 20);
   const first = learnedTextModel(fields, few, {}, [], true);
   expect(first).not.toBeNull();
