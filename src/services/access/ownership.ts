@@ -7,19 +7,18 @@ import type { Scope } from './scope';
 /**
  * Loads one row by id for the scope's organization (decisions.md §1): unknown id → 404 with
  * `notFound`; a row of another organization → 403. Malformed ids are unknown ids.
- * @param source the Objection model of the table (architecture.md: row-level reads go through
- *   models), or, for tables of domains that have no model yet, the table name
- * @returns the model instance (a plain row for a table name)
+ * @param model the Objection model of the table (architecture.md: row-level reads go through models)
+ * @returns the model instance
  */
 export async function loadOwned<T extends { organization_id: string }>(
   knex: Knex | Knex.Transaction,
-  source: string | ModelClass<Model & T>,
+  model: ModelClass<Model & T>,
   id: string,
   scope: Scope,
   notFound: string,
 ): Promise<T> {
   if (!isUuid(id)) throw new NotFoundError(notFound);
-  const row = (typeof source === 'string' ? await knex(source).where({ id }).first() : await source.query(knex).findById(id)) as T | undefined;
+  const row = (await model.query(knex).findById(id)) as T | undefined;
   if (!row) throw new NotFoundError(notFound);
   if (row.organization_id !== scope.organizationId) throw new ForbiddenError();
   return row;

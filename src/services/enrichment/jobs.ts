@@ -206,7 +206,7 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
  * @throws NotFoundError `Job not found` (404), ForbiddenError (403) for another organization's job
  */
 export async function getEnrichmentJob(deps: Pick<JobServiceDeps, 'knex'>, scope: Scope, jobId: string, page: number, pageSize: number): Promise<JobPage> {
-  const job = await loadOwned<EnrichmentJob>(deps.knex, 'enrichment_jobs', jobId, scope, 'Job not found');
+  const job = await loadOwned<EnrichmentJob>(deps.knex, EnrichmentJob, jobId, scope, 'Job not found');
   const rows = await EnrichmentRow.query(deps.knex)
     .where({ job_id: jobId }).whereNot({ status: 'pending' }).where('row_index', '<', job.total_items)
     .orderBy('row_index').offset((page - 1) * pageSize).limit(pageSize)
@@ -244,7 +244,7 @@ export async function listEnrichmentJobs(deps: Pick<JobServiceDeps, 'knex'>, sco
  * @throws ConflictError (409) for a completed or failed job; NotFoundError / ForbiddenError
  */
 export async function cancelEnrichmentJob(deps: JobServiceDeps, scope: Scope, jobId: string): Promise<EnrichmentJob> {
-  const job = await loadOwned<EnrichmentJob>(deps.knex, 'enrichment_jobs', jobId, scope, 'Job not found');
+  const job = await loadOwned<EnrichmentJob>(deps.knex, EnrichmentJob, jobId, scope, 'Job not found');
   if (job.status === 'running') {
     const updated = await EnrichmentJob.query(deps.knex).where({ id: jobId, status: 'running' }).patch({ status: 'cancelled', updated_at: deps.knex.fn.now() });
     if (updated) {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { CatalogTextExample, FieldType, OutputField } from '../../enrichment/types';
 import { ConflictError, ValidationDetail, ValidationError } from '../../lib/errors';
-import type { EnrichmentJob } from '../../models/enrichment-job';
+import { EnrichmentJob } from '../../models/enrichment-job';
 import { assignDefined, fillUndefined } from '../../lib/objects';
 import type { JsonSchemaProperty } from '../../models/catalog-schema';
 import type { EnrichJobConfig, EnrichRequest } from '../../schemas/enrich';
@@ -184,7 +184,7 @@ async function planFresh(knex: Knex, scope: Scope, raw: EnrichRequest, upload?: 
 
 /** Loads the earlier job of a resume / re-extraction (its id is the activity id, decisions.md §4). */
 async function loadSourceJob(knex: Knex, scope: Scope, id: string, key: string): Promise<EnrichmentJob> {
-  const job = await loadOwned<EnrichmentJob>(knex, 'enrichment_jobs', id, scope, 'Activity not found');
+  const job = await loadOwned<EnrichmentJob>(knex, EnrichmentJob, id, scope, 'Activity not found');
   if (job.status === 'running') throw new ConflictError(`The job of ${key} ${id} is still running; cancel it or wait until it finishes`);
   return job;
 }

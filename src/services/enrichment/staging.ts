@@ -177,7 +177,7 @@ export interface ActivityWithCount {
  * @throws NotFoundError `Activity not found` (404); ForbiddenError (403)
  */
 export async function getActivity(knex: Knex, scope: Scope, activityId: string): Promise<ActivityWithCount> {
-  const activity = await loadOwned<ReviewActivity>(knex, 'review_activities', activityId, scope, 'Activity not found');
+  const activity = await loadOwned<ReviewActivity>(knex, ReviewActivity, activityId, scope, 'Activity not found');
   const stagedCount = await StagedChange.query(knex).where({ activity_id: activityId }).resultSize();
   return { activity, stagedCount };
 }
@@ -206,7 +206,7 @@ export interface StagedChangesQuery {
  * @throws NotFoundError (404) / ForbiddenError (403) for the activity
  */
 export async function listStagedChanges(knex: Knex, scope: Scope, activityId: string, q: StagedChangesQuery): Promise<StagedChangePage> {
-  await loadOwned<ReviewActivity>(knex, 'review_activities', activityId, scope, 'Activity not found');
+  await loadOwned<ReviewActivity>(knex, ReviewActivity, activityId, scope, 'Activity not found');
   const base = StagedChange.query(knex).where({ activity_id: activityId }).modify((b) => {
     if (q.status) b.where({ status: q.status });
     if (q.search_query) {
@@ -244,7 +244,7 @@ export interface StagedChangesSummary {
  * @throws NotFoundError (404) / ForbiddenError (403) for the activity
  */
 export async function stagedChangesSummary(knex: Knex, scope: Scope, activityId: string): Promise<StagedChangesSummary> {
-  await loadOwned<ReviewActivity>(knex, 'review_activities', activityId, scope, 'Activity not found');
+  await loadOwned<ReviewActivity>(knex, ReviewActivity, activityId, scope, 'Activity not found');
   const byStatus = (await knex('staged_changes').where({ activity_id: activityId }).groupBy('status').select('status').count({ n: '*' })) as unknown as Array<{ status: string; n: string }>;
   const total = byStatus.reduce((s, r) => s + Number(r.n), 0);
   const { rows: fields } = await knex.raw(

@@ -50,7 +50,7 @@ export async function createTemplate(knex: Knex, scope: Scope, input: CreateTemp
  * @throws NotFoundError `Template not found` (404); ForbiddenError (403) for another organization's
  */
 export function loadTemplate(knex: Knex | Knex.Transaction, scope: Scope, id: string): Promise<EnrichmentTemplate> {
-  return loadOwned<EnrichmentTemplate>(knex, 'enrichment_templates', id, scope, 'Template not found');
+  return loadOwned<EnrichmentTemplate>(knex, EnrichmentTemplate, id, scope, 'Template not found');
 }
 
 /** One page of an organization's templates. */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { OutputField } from '../../enrichment/types';
 import { ConflictError } from '../../lib/errors';
-import type { EnrichmentJob } from '../../models/enrichment-job';
+import { EnrichmentJob } from '../../models/enrichment-job';
 import { EnrichmentRow } from '../../models/enrichment-row';
 import { Catalog } from '../../models/catalog';
 import type { CatalogSchema } from '../../models/catalog-schema';
@@ -67,7 +67,7 @@ async function copyResults(trx: Knex.Transaction, caches: CatalogCaches, scope: 
  *   the job runs; ValidationError (422) from catalog creation
  */
 export async function jobToCatalog(knex: Knex, caches: CatalogCaches, scope: Scope, jobId: string, body: { name: string; description?: string }): Promise<{ catalog: Catalog; schema: CatalogSchema }> {
-  const job = await loadOwned<EnrichmentJob>(knex, 'enrichment_jobs', jobId, scope, 'Job not found');
+  const job = await loadOwned<EnrichmentJob>(knex, EnrichmentJob, jobId, scope, 'Job not found');
   if (job.status === 'running') throw new ConflictError('The job is still running; convert it once it has finished');
   const fields = new Map<string, OutputField>();
   for (const f of rowOutputSchema(job.config, {}) as OutputField[]) fields.set(f.name, f);
