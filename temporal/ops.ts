@@ -8,8 +8,11 @@ import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import type { Knex } from 'knex';
+import { fn } from 'objection';
 import { ConflictError, errorFields, NotFoundError } from '../src/lib/errors';
-import type { EnrichmentJob } from '../src/models/enrichment-job';
+import { EnrichmentJob } from '../src/models/enrichment-job';
+import { EnrichmentRow } from '../src/models/enrichment-row';
+import { ReviewActivity } from '../src/models/review-activity';
 import { historyFromFixture } from './export-history';
 import type { TemporalJobRunner } from './client';
 import { workflowCode } from './workflow-bundle';
@@ -62,7 +65,7 @@ async function withWorkflowStatus(client: Client, rows: JobRow[]): Promise<OpsJo
  * @param limit at most this many jobs from each source; default 50
  */
 export async function listFailedJobs(knex: Knex, client: Client, limit = 50): Promise<OpsJob[]> {
-  const failed = await knex('enrichment_jobs').where({ status: 'failed' }).orderBy('updated_at', 'desc').limit(limit).select();
+  const failed = await EnrichmentJob.query(knex).where({ status: 'failed' }).orderBy('updated_at', 'desc').limit(limit);
   const closedBad: string[] = [];
   const query = "WorkflowType = 'enrichmentJobWorkflow' AND ExecutionStatus IN ('Failed', 'TimedOut', 'Terminated')";
   for await (const wf of client.workflow.list({ query })) {
@@ -70,7 +73,7 @@ export async function listFailedJobs(knex: Knex, client: Client, limit = 50): Pr
     if (closedBad.length >= limit) break;
   }
   const orphans = closedBad.length
-    ? await knex('enrichment_jobs').whereIn('workflow_id', closedBad).where({ status: 'running' }).select()
+    ? await EnrichmentJob.query(knex).whereIn('workflow_id', closedBad).where({ status: 'running' })
     : [];
   return withWorkflowStatus(client, [...failed, ...orphans]);
 }
@@ -82,10 +85,10 @@ export async function listFailedJobs(knex: Knex, client: Client, limit = 50): Pr
  * have been idle longest, of one organization when `options.organizationId` is given.
  */
 export async function listStuckJobs(knex: Knex, client: Client, minutes = 15, options: { organizationId?: string } = {}): Promise<OpsJob[]> {
-  const rows = await knex('enrichment_jobs').where({ status: 'running' })
+  const rows = await EnrichmentJob.query(knex).where({ status: 'running' })
     .where('updated_at', '<', knex.raw("now() - make_interval(mins => ?)", [minutes]))
     .modify((q) => { if (options.organizationId) q.where({ organization_id: options.organizationId }); })
-    .orderBy('updated_at').limit(500).select();
+    .orderBy('updated_at').limit(500);
   return withWorkflowStatus(client, rows);
 }
 
@@ -122,12 +125,12 @@ export async function replayHistoryFile(file: string, options: { workflowBundle?
  */
 export async function resumeJob(knex: Knex, runner: TemporalJobRunner, client: Client, jobId: string): Promise<{ workflow_id: string; run_id: string; pending_rows: number }> {
   const job = await knex.transaction(async (trx) => {
-    const row = await trx('enrichment_jobs').where({ id: jobId }).forUpdate().first();
+    const row = await EnrichmentJob.query(trx).findById(jobId).forUpdate();
     if (!row) throw new NotFoundError('Job not found');
     if (row.status === 'completed' || row.status === 'cancelled') throw new ConflictError(`Job is ${row.status}; only failed jobs can be resumed`);
     if (row.status === 'failed') {
-      await trx('enrichment_jobs').where({ id: jobId }).update({ status: 'running', error: null, completed_at: null, updated_at: trx.fn.now() });
-      await trx('review_activities').where({ id: jobId }).update({ status: 'running', updated_at: trx.fn.now() });
+      await EnrichmentJob.query(trx).findById(jobId).patch({ status: 'running', error: null, completed_at: null, updated_at: fn.now() });
+      await ReviewActivity.query(trx).findById(jobId).patch({ status: 'running', updated_at: fn.now() });
     }
     return row;
   });
@@ -135,10 +138,10 @@ export async function resumeJob(knex: Knex, runner: TemporalJobRunner, client: C
   const description = await client.workflow.getHandle(job.workflow_id).describe();
   if (description.status.name !== 'RUNNING') {
     // Temporal kept the old closed run (it completed): put the job back as it was.
-    await knex('enrichment_jobs').where({ id: jobId, status: 'running' }).update({ status: job.status, error: job.error, completed_at: job.completed_at });
-    await knex('review_activities').where({ id: jobId }).update({ status: job.status });
+    await EnrichmentJob.query(knex).where({ id: jobId, status: 'running' }).patch({ status: job.status, error: job.error, completed_at: job.completed_at });
+    await ReviewActivity.query(knex).findById(jobId).patch({ status: job.status });
     throw new ConflictError(`Workflow ${job.workflow_id} is ${description.status.name}; no new run was started`);
   }
-  const [{ n }] = await knex('enrichment_rows').where({ job_id: jobId, status: 'pending' }).where('row_index', '<', job.total_items).count({ n: '*' });
-  return { workflow_id: job.workflow_id, run_id: description.runId, pending_rows: Number(n) };
+  const pending = await EnrichmentRow.query(knex).where({ job_id: jobId, status: 'pending' }).where('row_index', '<', job.total_items).resultSize();
+  return { workflow_id: job.workflow_id, run_id: description.runId, pending_rows: pending };
 }
