@@ -20,10 +20,22 @@ export default tseslint.config(
   {
     files: ['workflows/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [...nodeBuiltins, ...ioModules].map((name) => ({ name, message: 'Workflows are deterministic: no Node built-ins or I/O modules (use activities).' })),
-        patterns: [{ group: ['../src/*', '../activities/*'], message: 'Workflows import only type definitions from activities (import type).', allowTypeImports: true }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [...nodeBuiltins, ...ioModules].map((name) => ({
+            name,
+            message: 'Workflows are deterministic: no Node built-ins or I/O modules (use activities).',
+          })),
+          patterns: [
+            {
+              group: ['../src/*', '../activities/*'],
+              message: 'Workflows import only type definitions from activities (import type).',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
     },
   },
   { files: ['**/*.js', '**/*.mjs'], languageOptions: { globals: { module: 'writable', require: 'readonly', __dirname: 'readonly', process: 'readonly' } } },

@@ -12,7 +12,14 @@ import { EnrichmentStorage, enrichmentStorage } from '../src/services/enrichment
 import { createEnrichmentCaches, EnrichmentCaches } from '../src/services/enrichment/caches';
 import { finalizeJob, jobProgress, pendingRowIndexes, rowStatus } from '../src/services/enrichment/progress';
 import { processRow, RowDeps } from '../src/services/enrichment/rows';
-import { loadWebhookMessage, recordWebhookAttempt, sendWebhookOnce, WEBHOOK_ATTEMPT_TIMEOUT_MS, webhookDelivered, webhookUrlProblem } from '../src/services/enrichment/webhooks';
+import {
+  loadWebhookMessage,
+  recordWebhookAttempt,
+  sendWebhookOnce,
+  WEBHOOK_ATTEMPT_TIMEOUT_MS,
+  webhookDelivered,
+  webhookUrlProblem,
+} from '../src/services/enrichment/webhooks';
 import type { EnrichmentCounters, WebhookDeliveryResult } from '../workflows/definitions';
 
 /** What the activities need: the database and the engine (built once per worker), webhook settings, storage and caches. */
@@ -73,7 +80,13 @@ export interface EnrichmentActivities {
 }
 
 function counters(p: { status: string; total_items: number; completed_items: number; successful: number }): JobCounters {
-  return { status: p.status, total_items: p.total_items, completed_items: p.completed_items, successful: p.successful, failed: p.completed_items - p.successful };
+  return {
+    status: p.status,
+    total_items: p.total_items,
+    completed_items: p.completed_items,
+    successful: p.successful,
+    failed: p.completed_items - p.successful,
+  };
 }
 
 /** Heartbeat period for the current activity: 10 s, or a third of a shorter heartbeat timeout. */
@@ -109,7 +122,12 @@ async function deliverWebhookAttempt(deps: ActivityDeps, jobId: string, ctx: Con
  */
 export function createActivities(deps: ActivityDeps): EnrichmentActivities {
   const { knex } = deps;
-  const rowDeps: RowDeps = { knex, engine: deps.engine, storage: deps.storage ?? enrichmentStorage(loadConfig()), caches: deps.caches ?? createEnrichmentCaches() };
+  const rowDeps: RowDeps = {
+    knex,
+    engine: deps.engine,
+    storage: deps.storage ?? enrichmentStorage(loadConfig()),
+    caches: deps.caches ?? createEnrichmentCaches(),
+  };
   /** Runs one row and reports what is now stored for it (see RowOutcome). */
   const runRow = async (jobId: string, rowIndex: number): Promise<RowOutcome> => {
     const out = await processRow(rowDeps, jobId, rowIndex);
@@ -163,7 +181,8 @@ export function createActivities(deps: ActivityDeps): EnrichmentActivities {
     },
     async finalizeJob(jobId, outcome, error) {
       const final = counters(await finalizeJob(knex, jobId, outcome, error));
-      const job = await EnrichmentJob.query(knex).findById(jobId).select(knex.raw("config->>'webhook_url' as webhook_url")) as unknown as { webhook_url: string | null } | undefined;
+      const job = (await EnrichmentJob.query(knex).findById(jobId).select(knex.raw("config->>'webhook_url' as webhook_url"))) as unknown as
+        { webhook_url: string | null } | undefined;
       // Only set when true, so histories of jobs without a webhook keep their recorded shape.
       return job?.webhook_url ? { ...final, has_webhook: true } : final;
     },

@@ -71,7 +71,10 @@ export function createSearchIndexActivities(deps: { knex: Knex }): SearchIndexAc
         const words = await catchUpSearchWords(deps.knex, catalogId);
         if (words.rows > 0) logger.info({ catalog_id: catalogId, attempt: ctx.info.attempt, result: words }, 'word index caught up after a restore');
         const built = await buildSearchIndex(deps.knex, catalogId);
-        logger.info({ catalog_id: catalogId, attempt: ctx.info.attempt, result: built }, built ? 'search count index built' : 'search count index not built (locked or catalog gone)');
+        logger.info(
+          { catalog_id: catalogId, attempt: ctx.info.attempt, result: built },
+          built ? 'search count index built' : 'search count index not built (locked or catalog gone)',
+        );
         return built && { ...built, words_caught_up: words.rows };
       } finally {
         clearInterval(timer);

@@ -27,28 +27,32 @@ runBench(async (b) => {
   let next = 0;
   let created = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++];
-      const res = await fetch(`${b.baseUrl}/api/public/catalogs/${catalog}/items/bulk`, { method: 'POST', headers: b.auth, body });
-      const json = (await res.json()) as { items_created: number; items_failed: number };
-      if (res.status !== 200 || json.items_failed !== 0) throw new Error(`bulk failed: ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
-      created += json.items_created;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++];
+        const res = await fetch(`${b.baseUrl}/api/public/catalogs/${catalog}/items/bulk`, { method: 'POST', headers: b.auth, body });
+        const json = (await res.json()) as { items_created: number; items_failed: number };
+        if (res.status !== 200 || json.items_failed !== 0) throw new Error(`bulk failed: ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+        created += json.items_created;
+      }
+    }),
+  );
   const httpMs = since(t0);
 
   // Update pass: the same items again (every row matched by business key and merged).
   const t1 = performance.now();
   next = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++];
-      const res = await fetch(`${b.baseUrl}/api/public/catalogs/${catalog}/items/bulk`, { method: 'POST', headers: b.auth, body });
-      if (res.status !== 200) throw new Error(`bulk update failed: ${res.status}`);
-      await res.arrayBuffer();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++];
+        const res = await fetch(`${b.baseUrl}/api/public/catalogs/${catalog}/items/bulk`, { method: 'POST', headers: b.auth, body });
+        if (res.status !== 200) throw new Error(`bulk update failed: ${res.status}`);
+        await res.arrayBuffer();
+      }
+    }),
+  );
   const updateMs = since(t1);
 
   // Raw COPY of the same rows into the same table (another catalog), same indexes and trigger.
@@ -60,12 +64,14 @@ runBench(async (b) => {
     const esc = (s: string) => s.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
     const lines = function* () {
       for (const batch of batches) {
-        yield batch.map((item) => {
-          const text = searchTextOf(item);
-          // Words are runs of [A-Za-z0-9] (bench data is ASCII): tsvector input needs no quoting.
-          const tsv = (searchWordsOf(text) ?? []).join(' ');
-          return `${newId()}\t${copyCatalog}\tproduct\t${esc(String(item.sku))}\t${esc(JSON.stringify(item))}\t${esc(text)}\t${tsv}\n`;
-        }).join('');
+        yield batch
+          .map((item) => {
+            const text = searchTextOf(item);
+            // Words are runs of [A-Za-z0-9] (bench data is ASCII): tsvector input needs no quoting.
+            const tsv = (searchWordsOf(text) ?? []).join(' ');
+            return `${newId()}\t${copyCatalog}\tproduct\t${esc(String(item.sku))}\t${esc(JSON.stringify(item))}\t${esc(text)}\t${tsv}\n`;
+          })
+          .join('');
       }
     };
     await pipeline(Readable.from(lines()), stream);
@@ -78,10 +84,21 @@ runBench(async (b) => {
   const httpRate = TOTAL / (httpMs / 1000);
   const copyRate = TOTAL / (copyMs / 1000);
   return {
-    bench: 'bulk_upsert_http', items: TOTAL, batch: BATCH, concurrency: CONCURRENCY, fields: 20, strict_mode: true,
-    create_items_per_s: Math.round(httpRate), update_items_per_s: Math.round(TOTAL / (updateMs / 1000)),
-    copy_items_per_s: Math.round(copyRate), http_create_to_copy_ratio: Number((httpRate / copyRate).toFixed(3)),
-    rows_in_table: Number(count[0].n), item_count: itemCount, created, target_items_per_s: 5000, pass: httpRate >= 5000 && Number(count[0].n) === TOTAL && itemCount === TOTAL,
+    bench: 'bulk_upsert_http',
+    items: TOTAL,
+    batch: BATCH,
+    concurrency: CONCURRENCY,
+    fields: 20,
+    strict_mode: true,
+    create_items_per_s: Math.round(httpRate),
+    update_items_per_s: Math.round(TOTAL / (updateMs / 1000)),
+    copy_items_per_s: Math.round(copyRate),
+    http_create_to_copy_ratio: Number((httpRate / copyRate).toFixed(3)),
+    rows_in_table: Number(count[0].n),
+    item_count: itemCount,
+    created,
+    target_items_per_s: 5000,
+    pass: httpRate >= 5000 && Number(count[0].n) === TOTAL && itemCount === TOTAL,
     load_start: loadStart,
   };
 });

@@ -85,7 +85,10 @@ async function main(): Promise<void> {
   final.results.forEach((result, i) => {
     const labels = gold[pages[i].id];
     for (const field of PAGE_FIELDS) {
-      const g = ([] as string[]).concat(labels[field] ?? []).map(String).filter(Boolean);
+      const g = ([] as string[])
+        .concat(labels[field] ?? [])
+        .map(String)
+        .filter(Boolean);
       const goldEff = field === 'availability' && g.length === 0 ? ['InStock'] : g;
       const value = result.after_data[field] ?? (field === 'availability' ? 'InStock' : undefined);
       count(counts[field], value !== undefined, value !== undefined && correct(field, value, goldEff), goldEff.length > 0);
@@ -97,8 +100,18 @@ async function main(): Promise<void> {
     }
   });
   console.log('\nScore against the human labels (upstream benchmark rules):');
-  console.log(table(['field', 'precision', 'recall', 'F1'], PAGE_FIELDS.map((f) => { const m = prf(counts[f]); return [f, m.precision, m.recall, m.f1]; })));
-  console.log(`source precision (cited URL is the item's own page): ${(citedOwn / Math.max(1, cited)).toFixed(4)}; ${(final.results.length / seconds).toFixed(1)} items/s end to end`);
+  console.log(
+    table(
+      ['field', 'precision', 'recall', 'F1'],
+      PAGE_FIELDS.map((f) => {
+        const m = prf(counts[f]);
+        return [f, m.precision, m.recall, m.f1];
+      }),
+    ),
+  );
+  console.log(
+    `source precision (cited URL is the item's own page): ${(citedOwn / Math.max(1, cited)).toFixed(4)}; ${(final.results.length / seconds).toFixed(1)} items/s end to end`,
+  );
 
   console.log('\nA few results with their sources:');
   for (const result of final.results.slice(0, 3)) {
@@ -106,7 +119,9 @@ async function main(): Promise<void> {
     console.log(`\n• ${result.original_data.name}`);
     for (const field of PAGE_FIELDS) {
       if (after[field] === undefined) continue;
-      console.log(`  ${field.padEnd(12)} ${JSON.stringify(after[field]).padEnd(24)} ${after.sources[field]?.join(', ')}\n  ${''.padEnd(12)} ↳ ${after.source_explanations[field]} (confidence ${result.review_info.field_confidence[field]})`);
+      console.log(
+        `  ${field.padEnd(12)} ${JSON.stringify(after[field]).padEnd(24)} ${after.sources[field]?.join(', ')}\n  ${''.padEnd(12)} ↳ ${after.source_explanations[field]} (confidence ${result.review_info.field_confidence[field]})`,
+      );
     }
   }
 }

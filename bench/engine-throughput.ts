@@ -36,7 +36,16 @@ async function main(): Promise<void> {
   for (const [item, evidence] of stored) await engine.extract({ item, output_schema: PAGES_SCHEMA, options }, evidence);
   const extractS = (Date.now() - t2) / 1000;
   const r = (x: number) => Number(x.toFixed(3));
-  console.log(JSON.stringify({ bench: 'engine-throughput', items: index.length, index_build_s: r(indexS), seconds: r(seconds), items_per_s: r(index.length / seconds), extract_items_per_s: r(index.length / Math.max(extractS, 1e-3)) }));
+  console.log(
+    JSON.stringify({
+      bench: 'engine-throughput',
+      items: index.length,
+      index_build_s: r(indexS),
+      seconds: r(seconds),
+      items_per_s: r(index.length / seconds),
+      extract_items_per_s: r(index.length / Math.max(extractS, 1e-3)),
+    }),
+  );
 }
 
 main().catch((err) => {

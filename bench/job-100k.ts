@@ -103,8 +103,12 @@ async function main(): Promise<void> {
     if (!address) {
       namespace = `bench-100k-${randomUUID()}`;
       const { handle: server } = await startDevServerOnFreePorts({
-        binary: path.join(loadConfig().temporalCliCache, 'temporal'), dataDir: path.join(tmp, 'temporal'), namespace,
-        log: () => undefined, headless: true, sqlitePragmas: { journal_mode: 'wal', synchronous: 'off' },
+        binary: path.join(loadConfig().temporalCliCache, 'temporal'),
+        dataDir: path.join(tmp, 'temporal'),
+        namespace,
+        log: () => undefined,
+        headless: true,
+        sqlitePragmas: { journal_mode: 'wal', synchronous: 'off' },
       });
       cleanups.push(() => server.stop());
       address = server.address;
@@ -127,8 +131,13 @@ async function main(): Promise<void> {
     const worker = spawn(process.execPath, ['--import', 'tsx', entrypoint], {
       cwd: REPO_ROOT,
       env: {
-        ...process.env, DATABASE_URL: BENCH_DATABASE_URL, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: namespace, TEMPORAL_TASK_QUEUE: TASK_QUEUE,
-        ENRICH_CONCURRENCY: String(CONCURRENCY), LOG_LEVEL: 'info',
+        ...process.env,
+        DATABASE_URL: BENCH_DATABASE_URL,
+        TEMPORAL_ADDRESS: address,
+        TEMPORAL_NAMESPACE: namespace,
+        TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+        ENRICH_CONCURRENCY: String(CONCURRENCY),
+        LOG_LEVEL: 'info',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -184,7 +193,8 @@ async function main(): Promise<void> {
     const res = await fetch(`${base}/public/enrich`, { method: 'POST', headers: auth, body: form });
     const created = (await res.json()) as { job_id?: string };
     const uploadS = (performance.now() - tu) / 1000;
-    if (res.status !== 200 && res.status !== 201 && res.status !== 202) throw new Error(`POST /public/enrich answered ${res.status}: ${JSON.stringify(created).slice(0, 500)}`);
+    if (res.status !== 200 && res.status !== 201 && res.status !== 202)
+      throw new Error(`POST /public/enrich answered ${res.status}: ${JSON.stringify(created).slice(0, 500)}`);
     const jobId = created.job_id as string;
     const workflowId = enrichmentWorkflowId(jobId);
     const t0 = performance.now();
@@ -198,17 +208,34 @@ async function main(): Promise<void> {
       // Status every second (so `seconds` is exact to 1 s); poll vs query sample every 5 s.
       await new Promise((r) => setTimeout(r, 1000));
       if (workerGone) throw new Error(`worker exited during the job:\n${workerLog.slice(-3000)}`);
-      const poll = (await (await fetch(`${base}/public/enrich/${jobId}?page=1&page_size=1`, { headers: auth })).json()) as { status: string; completed_items: number };
+      const poll = (await (await fetch(`${base}/public/enrich/${jobId}?page=1&page_size=1`, { headers: auth })).json()) as {
+        status: string;
+        completed_items: number;
+      };
       status = poll.status;
       if (tick % 5 !== 0) continue;
-      const q = await client.workflow.getHandle(workflowId).query(progressQuery).catch(() => null);
+      const q = await client.workflow
+        .getHandle(workflowId)
+        .query(progressQuery)
+        .catch(() => null);
       samples.push({ poll: poll.completed_items ?? 0, query: q?.completed_items ?? null });
-      if (process.env.BENCH_VERBOSE) console.error(JSON.stringify({ s: Math.round((performance.now() - t0) / 1000), poll: poll.completed_items, query: q?.completed_items, worker_rss_mb: mb(procMemory(worker.pid!)?.rss ?? 0) }));
+      if (process.env.BENCH_VERBOSE)
+        console.error(
+          JSON.stringify({
+            s: Math.round((performance.now() - t0) / 1000),
+            poll: poll.completed_items,
+            query: q?.completed_items,
+            worker_rss_mb: mb(procMemory(worker.pid!)?.rss ?? 0),
+          }),
+        );
       if (poll.completed_items > last.poll) last = { poll: poll.completed_items, at: performance.now() };
       stalledS = (performance.now() - last.at) / 1000;
       if (stalledS > 600) throw new Error(`no progress for 10 minutes at ${last.poll} items:\n${workerLog.slice(-3000)}`);
     }
-    await client.workflow.getHandle(workflowId).result().catch(() => undefined);
+    await client.workflow
+      .getHandle(workflowId)
+      .result()
+      .catch(() => undefined);
     const seconds = (performance.now() - t0) / 1000;
     clearInterval(sampler);
     const workerMem = procMemory(worker.pid!);
@@ -228,17 +255,19 @@ async function main(): Promise<void> {
 
     // Invariants from SQL.
     const job = await knex('enrichment_jobs').where({ id: jobId }).first();
-    const [rows] = await knex('enrichment_rows').where({ job_id: jobId }).select(
-      knex.raw('count(*)::int as rows'),
-      knex.raw('count(distinct row_index)::int as distinct_rows'),
-      knex.raw("count(*) filter (where status = 'pending')::int as pending"),
-      knex.raw("count(*) filter (where status = 'succeeded')::int as succeeded"),
-      knex.raw('count(result)::int as with_result'),
-      knex.raw('coalesce(sum(pg_column_size(evidence)), 0)::bigint as evidence_bytes'),
-    );
-    const [docs] = await knex('enrichment_evidence_documents').where({ organization_id: organizationId }).select(
-      knex.raw('count(*)::int as n'), knex.raw('coalesce(sum(pg_column_size(doc)), 0)::bigint as bytes'),
-    );
+    const [rows] = await knex('enrichment_rows')
+      .where({ job_id: jobId })
+      .select(
+        knex.raw('count(*)::int as rows'),
+        knex.raw('count(distinct row_index)::int as distinct_rows'),
+        knex.raw("count(*) filter (where status = 'pending')::int as pending"),
+        knex.raw("count(*) filter (where status = 'succeeded')::int as succeeded"),
+        knex.raw('count(result)::int as with_result'),
+        knex.raw('coalesce(sum(pg_column_size(evidence)), 0)::bigint as evidence_bytes'),
+      );
+    const [docs] = await knex('enrichment_evidence_documents')
+      .where({ organization_id: organizationId })
+      .select(knex.raw('count(*)::int as n'), knex.raw('coalesce(sum(pg_column_size(doc)), 0)::bigint as bytes'));
     const r = rows as unknown as Record<string, number>;
     const problems = [
       job.status !== 'completed' && `status ${job.status}`,
@@ -252,20 +281,44 @@ async function main(): Promise<void> {
     ].filter(Boolean);
 
     const live = samples.filter((s) => s.query !== null && s.poll > 0 && s.poll < ITEMS);
-    console.log(JSON.stringify({
-      bench: 'job-100k', items: ITEMS, engine: ENGINE === 'research' ? 'archive (deterministic, offline)' : 'echo (benchmarking)',
-      concurrency: CONCURRENCY, batch_size: BATCH ?? 'default', items_file_mb: Math.round(fileBytes / 1048576 * 10) / 10,
-      items_file_write_seconds: Math.round(writeS * 10) / 10, api_upload_seconds: Math.round(uploadS * 10) / 10,
-      seconds: Math.round(seconds), seconds_incl_upload: Math.round(seconds + uploadS), items_per_s: Math.round((ITEMS / seconds) * 10) / 10,
-      api_peak_rss_mb: mb(apiPeak), worker_rss_at_start_mb: mb(workerRssAtStart), worker_peak_rss_mb: mb(workerMem?.hwm ?? workerPeak),
-      worker_peak_rss_sampled_mb: mb(workerPeak), worker_rss_end_mb: mb(workerMem?.rss ?? 0),
-      history_events_max: maxEvents, history_event_limit: 51_200, history_json_kb_max: Math.round(maxHistoryBytes / 1024), runs,
-      status: job.status, rows: r.rows, results: r.with_result, succeeded: r.succeeded, successful: job.successful, credits_used: job.credits_used,
-      stored_evidence_mb: Math.round(Number(r.evidence_bytes) / 1048576 * 10) / 10, evidence_documents: docs.n, evidence_documents_mb: Math.round(Number(docs.bytes) / 1048576 * 10) / 10,
-      progress_samples: live.length, progress_query_ahead_of_poll_max: live.reduce((m, s) => Math.max(m, (s.query ?? 0) - s.poll), 0),
-      progress_poll_ahead_of_query_max: live.reduce((m, s) => Math.max(m, s.poll - (s.query ?? 0)), 0),
-      invariants_ok: problems.length === 0, ...(problems.length ? { problems } : {}),
-    }));
+    console.log(
+      JSON.stringify({
+        bench: 'job-100k',
+        items: ITEMS,
+        engine: ENGINE === 'research' ? 'archive (deterministic, offline)' : 'echo (benchmarking)',
+        concurrency: CONCURRENCY,
+        batch_size: BATCH ?? 'default',
+        items_file_mb: Math.round((fileBytes / 1048576) * 10) / 10,
+        items_file_write_seconds: Math.round(writeS * 10) / 10,
+        api_upload_seconds: Math.round(uploadS * 10) / 10,
+        seconds: Math.round(seconds),
+        seconds_incl_upload: Math.round(seconds + uploadS),
+        items_per_s: Math.round((ITEMS / seconds) * 10) / 10,
+        api_peak_rss_mb: mb(apiPeak),
+        worker_rss_at_start_mb: mb(workerRssAtStart),
+        worker_peak_rss_mb: mb(workerMem?.hwm ?? workerPeak),
+        worker_peak_rss_sampled_mb: mb(workerPeak),
+        worker_rss_end_mb: mb(workerMem?.rss ?? 0),
+        history_events_max: maxEvents,
+        history_event_limit: 51_200,
+        history_json_kb_max: Math.round(maxHistoryBytes / 1024),
+        runs,
+        status: job.status,
+        rows: r.rows,
+        results: r.with_result,
+        succeeded: r.succeeded,
+        successful: job.successful,
+        credits_used: job.credits_used,
+        stored_evidence_mb: Math.round((Number(r.evidence_bytes) / 1048576) * 10) / 10,
+        evidence_documents: docs.n,
+        evidence_documents_mb: Math.round((Number(docs.bytes) / 1048576) * 10) / 10,
+        progress_samples: live.length,
+        progress_query_ahead_of_poll_max: live.reduce((m, s) => Math.max(m, (s.query ?? 0) - s.poll), 0),
+        progress_poll_ahead_of_query_max: live.reduce((m, s) => Math.max(m, s.poll - (s.query ?? 0)), 0),
+        invariants_ok: problems.length === 0,
+        ...(problems.length ? { problems } : {}),
+      }),
+    );
     if (problems.length) process.exitCode = 1;
   } finally {
     for (const c of cleanups.reverse()) await c().catch((err) => console.error('cleanup:', err?.message ?? err));

@@ -50,8 +50,11 @@ export function benchEngine(kind: BenchEngineKind, delayMs = Number(process.env.
     return { kind, engine: createEngineFromConfig(loadConfig()), item: (i) => items[i % items.length], outputSchema: PAGES_SCHEMA, options: { speed: 'fast' } };
   }
   return {
-    kind, engine: echoEngine(delayMs), item: (i) => ({ name: `item ${i}`, sku: `SKU-${i}` }),
-    outputSchema: [{ name: 'enriched', type: 'boolean', description: 'whether the item was enriched' }], options: {},
+    kind,
+    engine: echoEngine(delayMs),
+    item: (i) => ({ name: `item ${i}`, sku: `SKU-${i}` }),
+    outputSchema: [{ name: 'enriched', type: 'boolean', description: 'whether the item was enriched' }],
+    options: {},
   };
 }
 
@@ -69,7 +72,13 @@ export interface JobBench {
   close(): Promise<void>;
 }
 
-const notStarted: JobRunner = { startEnrichment: async () => undefined, cancel: async () => undefined, waitForClose: async () => undefined, startSearchIndexBuild: async () => false, ping: async () => undefined };
+const notStarted: JobRunner = {
+  startEnrichment: async () => undefined,
+  cancel: async () => undefined,
+  waitForClose: async () => undefined,
+  startSearchIndexBuild: async () => false,
+  ping: async () => undefined,
+};
 
 /**
  * Starts the benchmark database, a dev server and an in-process worker over `engine`.
@@ -82,13 +91,26 @@ export async function startJobBench(be: BenchEngine, maxConcurrentActivities = 3
   await migrateLatest(knex);
   const { organizationId } = await createOrganizationWithKey(knex, `job bench ${new Date().toISOString()}`);
   const binary = path.join(loadConfig().temporalCliCache, 'temporal');
-  const env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: binary }, searchAttributes: SEARCH_ATTRIBUTES } });
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'existing-path', path: binary }, searchAttributes: SEARCH_ATTRIBUTES },
+  });
   const taskQueue = 'bench-jobs';
-  const worker = await createWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, knex, engine: be.engine, maxConcurrentActivities });
+  const worker = await createWorker({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue,
+    knex,
+    engine: be.engine,
+    maxConcurrentActivities,
+  });
   const running = worker.run();
   const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'bench', organizationIds: [organizationId] } };
   return {
-    knex, env, worker, organizationId, taskQueue,
+    knex,
+    env,
+    worker,
+    organizationId,
+    taskQueue,
     async createJob(count) {
       const items = Array.from({ length: count }, (_, i) => be.item(i));
       const job = await createEnrichmentJob({ knex, jobRunner: notStarted }, scope, { items, async_mode: true, output_schema: be.outputSchema, ...be.options });

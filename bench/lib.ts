@@ -21,11 +21,21 @@ export const BENCH_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://
 
 /** Item routes never start jobs; a runner that refuses keeps the benchmarks honest. */
 const noJobs: JobRunner = {
-  async startEnrichment() { throw new Error('benchmarks start no jobs'); },
-  async cancel() { throw new Error('benchmarks start no jobs'); },
-  async waitForClose() { throw new Error('benchmarks start no jobs'); },
-  async startSearchIndexBuild() { throw new Error('benchmarks start no jobs'); },
-  async ping() { throw new Error('benchmarks start no jobs'); },
+  async startEnrichment() {
+    throw new Error('benchmarks start no jobs');
+  },
+  async cancel() {
+    throw new Error('benchmarks start no jobs');
+  },
+  async waitForClose() {
+    throw new Error('benchmarks start no jobs');
+  },
+  async startSearchIndexBuild() {
+    throw new Error('benchmarks start no jobs');
+  },
+  async ping() {
+    throw new Error('benchmarks start no jobs');
+  },
 };
 
 /** A running benchmark environment. */
@@ -67,18 +77,52 @@ export async function startBench(): Promise<Bench> {
 
 /** The 20 fields of the benchmark schema (strings, numbers, a boolean, an array). */
 export const FIELDS: Record<string, Record<string, unknown>> = {
-  sku: { type: 'string' }, title: { type: 'string' }, description: { type: 'string' }, brand: { type: 'string' },
-  category: { type: 'string' }, color: { type: 'string' }, size: { type: 'string' }, material: { type: 'string' },
-  price: { type: 'number' }, currency: { type: 'string' }, stock: { type: 'integer' }, weight_kg: { type: 'number' },
-  gtin: { type: 'string' }, mpn: { type: 'string' }, country_of_origin: { type: 'string' }, active: { type: 'boolean' },
-  tags: { type: 'array', items: { type: 'string' } }, image_url: { type: 'string' }, rating: { type: 'number' }, season: { type: 'string' },
+  sku: { type: 'string' },
+  title: { type: 'string' },
+  description: { type: 'string' },
+  brand: { type: 'string' },
+  category: { type: 'string' },
+  color: { type: 'string' },
+  size: { type: 'string' },
+  material: { type: 'string' },
+  price: { type: 'number' },
+  currency: { type: 'string' },
+  stock: { type: 'integer' },
+  weight_kg: { type: 'number' },
+  gtin: { type: 'string' },
+  mpn: { type: 'string' },
+  country_of_origin: { type: 'string' },
+  active: { type: 'boolean' },
+  tags: { type: 'array', items: { type: 'string' } },
+  image_url: { type: 'string' },
+  rating: { type: 'number' },
+  season: { type: 'string' },
 };
 
 /** Creates a strict-mode catalog with the 20-field schema (version 1.0.0). */
 export async function createBenchCatalog(b: Bench, name: string): Promise<string> {
   const id = newId();
-  await b.knex('catalogs').insert({ id, organization_id: b.organizationId, name, unique_id_field: 'sku', strict_mode: true, current_schema_version: '1.0.0', created_by_user_id: 'bench' });
-  await b.knex('catalog_schemas').insert({ id: newId(), catalog_id: id, version: '1.0.0', schema_definition: JSON.stringify({ type: 'object', properties: FIELDS, required: ['sku'] }), created_by: 'bench', change_reason: 'bench' });
+  await b
+    .knex('catalogs')
+    .insert({
+      id,
+      organization_id: b.organizationId,
+      name,
+      unique_id_field: 'sku',
+      strict_mode: true,
+      current_schema_version: '1.0.0',
+      created_by_user_id: 'bench',
+    });
+  await b
+    .knex('catalog_schemas')
+    .insert({
+      id: newId(),
+      catalog_id: id,
+      version: '1.0.0',
+      schema_definition: JSON.stringify({ type: 'object', properties: FIELDS, required: ['sku'] }),
+      created_by: 'bench',
+      change_reason: 'bench',
+    });
   return id;
 }
 
@@ -89,12 +133,26 @@ const BRANDS = ['Acme', 'Northwind', 'Contoso', 'Fabrikam', 'Tailspin', 'Wingtip
 /** Item `i` of the benchmark data set (the same values as {@link seedSql}). */
 export function benchItem(i: number, prefix = 'SKU'): Record<string, unknown> {
   return {
-    sku: `${prefix}-${i}`, title: `${BRANDS[i % 8]} ${COLORS[i % 8]} ${KINDS[i % 10]} ${i}`,
+    sku: `${prefix}-${i}`,
+    title: `${BRANDS[i % 8]} ${COLORS[i % 8]} ${KINDS[i % 10]} ${i}`,
     description: `Comfortable ${COLORS[(i * 7) % 8].toLowerCase()} ${KINDS[i % 10].toLowerCase()} made for everyday wear, model ${i % 997}`,
-    brand: BRANDS[i % 8], category: `Apparel > ${KINDS[i % 10]}`, color: COLORS[i % 8], size: ['S', 'M', 'L', 'XL'][i % 4], material: ['cotton', 'wool', 'linen', 'polyester'][i % 4],
-    price: (i % 1000) / 10 + 1, currency: 'EUR', stock: i % 500, weight_kg: (i % 50) / 10, gtin: String(4000000000000 + i), mpn: `MPN${i}`,
-    country_of_origin: ['PT', 'IT', 'VN', 'DE'][i % 4], active: i % 3 !== 0, tags: [KINDS[i % 10].toLowerCase(), COLORS[i % 8].toLowerCase()],
-    image_url: `https://img.example.com/${i}.jpg`, rating: (i % 50) / 10, season: ['SS', 'AW'][i % 2],
+    brand: BRANDS[i % 8],
+    category: `Apparel > ${KINDS[i % 10]}`,
+    color: COLORS[i % 8],
+    size: ['S', 'M', 'L', 'XL'][i % 4],
+    material: ['cotton', 'wool', 'linen', 'polyester'][i % 4],
+    price: (i % 1000) / 10 + 1,
+    currency: 'EUR',
+    stock: i % 500,
+    weight_kg: (i % 50) / 10,
+    gtin: String(4000000000000 + i),
+    mpn: `MPN${i}`,
+    country_of_origin: ['PT', 'IT', 'VN', 'DE'][i % 4],
+    active: i % 3 !== 0,
+    tags: [KINDS[i % 10].toLowerCase(), COLORS[i % 8].toLowerCase()],
+    image_url: `https://img.example.com/${i}.jpg`,
+    rating: (i % 50) / 10,
+    season: ['SS', 'AW'][i % 2],
   };
 }
 

@@ -32,9 +32,11 @@ async function main(): Promise<void> {
     const rowDeps = { knex: b.knex, engine: be.engine, storage: enrichmentStorage(loadConfig()), caches: createEnrichmentCaches() };
     let next = 0;
     const t0 = performance.now();
-    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      while (next < ITEMS) await processRow(rowDeps, loopJob, next++);
-    }));
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < ITEMS) await processRow(rowDeps, loopJob, next++);
+      }),
+    );
     const loopS = (performance.now() - t0) / 1000;
 
     const temporalJob = await b.createJob(ITEMS);
@@ -46,11 +48,19 @@ async function main(): Promise<void> {
 
     const loopRate = ITEMS / loopS;
     const temporalRate = ITEMS / temporalS;
-    console.log(JSON.stringify({
-      bench: 'orchestration-overhead', engine: ENGINE, items: ITEMS, concurrency: CONCURRENCY, batch_size: BATCH,
-      plain_loop_items_per_s: Math.round(loopRate * 10) / 10, temporal_items_per_s: Math.round(temporalRate * 10) / 10,
-      ratio: Math.round((temporalRate / loopRate) * 1000) / 1000, target: 0.8,
-    }));
+    console.log(
+      JSON.stringify({
+        bench: 'orchestration-overhead',
+        engine: ENGINE,
+        items: ITEMS,
+        concurrency: CONCURRENCY,
+        batch_size: BATCH,
+        plain_loop_items_per_s: Math.round(loopRate * 10) / 10,
+        temporal_items_per_s: Math.round(temporalRate * 10) / 10,
+        ratio: Math.round((temporalRate / loopRate) * 1000) / 1000,
+        target: 0.8,
+      }),
+    );
   } finally {
     await b.close();
   }

@@ -28,9 +28,11 @@ runBench(async (b) => {
     const offsets = Array.from({ length: Math.ceil(first.total / LIMIT) - 1 }, (_, k) => (k + 1) * LIMIT);
     const pages = [first];
     let next = 0;
-    await Promise.all(Array.from({ length: PARALLEL }, async () => {
-      while (next < offsets.length) pages.push(await page(offsets[next++]));
-    }));
+    await Promise.all(
+      Array.from({ length: PARALLEL }, async () => {
+        while (next < offsets.length) pages.push(await page(offsets[next++]));
+      }),
+    );
     runs.push(since(t0));
     const ids = pages.flatMap((p) => p.items.map((i) => i.id));
     verified &&= first.total === N && ids.length === N && new Set(ids).size === N;
@@ -39,9 +41,17 @@ runBench(async (b) => {
   const best = Math.min(...runs);
   const median = [...runs].sort((x, y) => x - y)[1];
   return {
-    bench: 'raw_items_full_pull', items: N, limit: LIMIT, parallel: PARALLEL, runs_ms: runs.map(Math.round),
-    rows_per_s_median: Math.round(N / (median / 1000)), rows_per_s_best: Math.round(N / (best / 1000)), mb: Math.round(bytes / 1e6),
-    every_id_exactly_once: verified, target_rows_per_s: 20000, pass: verified && N / (median / 1000) >= 20000,
+    bench: 'raw_items_full_pull',
+    items: N,
+    limit: LIMIT,
+    parallel: PARALLEL,
+    runs_ms: runs.map(Math.round),
+    rows_per_s_median: Math.round(N / (median / 1000)),
+    rows_per_s_best: Math.round(N / (best / 1000)),
+    mb: Math.round(bytes / 1e6),
+    every_id_exactly_once: verified,
+    target_rows_per_s: 20000,
+    pass: verified && N / (median / 1000) >= 20000,
     load_start: loadStart,
   };
 });

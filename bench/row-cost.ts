@@ -32,7 +32,13 @@ const ITEMS = Number(process.env.BENCH_ITEMS ?? 400);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const BATCH = Number(process.env.BENCH_BATCH_SIZE ?? 10);
 
-const notStarted: JobRunner = { startEnrichment: async () => undefined, cancel: async () => undefined, waitForClose: async () => undefined, startSearchIndexBuild: async () => false, ping: async () => undefined };
+const notStarted: JobRunner = {
+  startEnrichment: async () => undefined,
+  cancel: async () => undefined,
+  waitForClose: async () => undefined,
+  startSearchIndexBuild: async () => false,
+  ping: async () => undefined,
+};
 
 /** Percentile `p` (0..1) of `xs`. */
 function pct(xs: number[], p: number): number {
@@ -42,7 +48,9 @@ function pct(xs: number[], p: number): number {
 
 /** JSON with object keys sorted at every level (jsonb does not keep key order). */
 function canonical(v: unknown): string {
-  return JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1))) : x));
+  return JSON.stringify(v, (_k, x) =>
+    x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1))) : x,
+  );
 }
 
 const round = (x: number, d = 1): number => Math.round(x * 10 ** d) / 10 ** d;
@@ -111,21 +119,26 @@ async function main(): Promise<void> {
       let next = 0;
       const t0 = performance.now();
       const cpu0 = process.cpuUsage();
-      await Promise.all(Array.from({ length: conc }, async () => {
-        while (next < n) {
-          // A batch row after row, as the processRows activity (activities/index.ts) runs it.
-          const batch = Array.from({ length: Math.min(BATCH, n - next) }, () => next++);
-          for (const rowIndex of batch) await processRow(rowDeps, jobId, rowIndex);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: conc }, async () => {
+          while (next < n) {
+            // A batch row after row, as the processRows activity (activities/index.ts) runs it.
+            const batch = Array.from({ length: Math.min(BATCH, n - next) }, () => next++);
+            for (const rowIndex of batch) await processRow(rowDeps, jobId, rowIndex);
+          }
+        }),
+      );
       const wallS = (performance.now() - t0) / 1000;
       const cpu = process.cpuUsage(cpu0);
-      const [agg] = await knex('enrichment_rows').where({ job_id: jobId }).select(
-        knex.raw("count(*) filter (where status <> 'pending')::int as done"),
-        knex.raw('coalesce(sum(pg_column_size(evidence)), 0)::bigint as evidence_stored'),
-        knex.raw('coalesce(sum(pg_column_size(result)), 0)::bigint as result_stored'),
-      );
-      const [docs] = await knex('enrichment_evidence_documents').where({ organization_id: org.organizationId })
+      const [agg] = await knex('enrichment_rows')
+        .where({ job_id: jobId })
+        .select(
+          knex.raw("count(*) filter (where status <> 'pending')::int as done"),
+          knex.raw('coalesce(sum(pg_column_size(evidence)), 0)::bigint as evidence_stored'),
+          knex.raw('coalesce(sum(pg_column_size(result)), 0)::bigint as result_stored'),
+        );
+      const [docs] = await knex('enrichment_evidence_documents')
+        .where({ organization_id: org.organizationId })
         .select(knex.raw('count(*)::int as n'), knex.raw('coalesce(sum(pg_column_size(doc)), 0)::bigint as bytes'));
       const jobRow = await knex('enrichment_jobs').where({ id: jobId }).first('completed_items');
       if (agg.done !== n || jobRow.completed_items !== n) throw new Error(`row service wrote ${agg.done} rows, counted ${jobRow.completed_items}, of ${n}`);
@@ -133,32 +146,58 @@ async function main(): Promise<void> {
       // Re-extraction reads the stored evidence back (document references → parsed pages) and
       // must reproduce what the first extraction wrote.
       let reextractSame = 0;
-      const stored = await knex('enrichment_rows as r').join('enrichment_jobs as j', 'j.id', 'r.job_id').where('r.job_id', jobId).orderBy('r.row_index')
+      const stored = await knex('enrichment_rows as r')
+        .join('enrichment_jobs as j', 'j.id', 'r.job_id')
+        .where('r.job_id', jobId)
+        .orderBy('r.row_index')
         .select('r.row_index', 'r.input', 'r.result', 'r.evidence', 'j.config');
       for (const row of stored) {
-        const again = await engine.extract(engineInput(row.config, row.input, row.row_index), (await loadEvidence(knex, org.organizationId, row.evidence)) as Evidence);
-        if (canonical(again.result.after_data) === canonical(row.result.after_data) && canonical(again.result.review_info) === canonical(row.result.review_info)) reextractSame++;
+        const again = await engine.extract(
+          engineInput(row.config, row.input, row.row_index),
+          (await loadEvidence(knex, org.organizationId, row.evidence)) as Evidence,
+        );
+        if (
+          canonical(again.result.after_data) === canonical(row.result.after_data) &&
+          canonical(again.result.review_info) === canonical(row.result.review_info)
+        )
+          reextractSame++;
       }
       runs[`c${conc}`] = {
-        items: n, items_per_s: round(n / wallS), engine_ms_per_item: round(t.ms() / n),
+        items: n,
+        items_per_s: round(n / wallS),
+        engine_ms_per_item: round(t.ms() / n),
         // Wall time per item not spent in the engine (per worker slot).
-        other_ms_per_item: round(((wallS * conc) - sumEngineS) * 1000 / n),
+        other_ms_per_item: round(((wallS * conc - sumEngineS) * 1000) / n),
         stored_evidence_kb_per_row: round(Number(agg.evidence_stored) / n / 1024),
         stored_result_kb_per_row: round(Number(agg.result_stored) / n / 1024),
-        stored_documents: docs.n, stored_documents_kb: round(Number(docs.bytes) / 1024),
+        stored_documents: docs.n,
+        stored_documents_kb: round(Number(docs.bytes) / 1024),
         // This process's CPU per item (user + system): near 1000 / items_per_s means one Node thread is the bound.
         node_cpu_ms_per_item: round((cpu.user + cpu.system) / 1000 / n),
         reextract_from_stored_evidence_same_result: `${reextractSame}/${stored.length}`,
       };
     }
-    console.log(JSON.stringify({
-      bench: 'row-cost', engine: 'archive', batch_size: BATCH,
-      engine_alone_ms_per_item: { p50: round(pct(engineMs, 0.5)), p90: round(pct(engineMs, 0.9)), mean: round(engineMs.reduce((a, b) => a + b, 0) / engineMs.length) },
-      evidence_json_kb_per_item: { p50: round(pct(evidenceBytes, 0.5) / 1024), p90: round(pct(evidenceBytes, 0.9) / 1024), max: round(Math.max(...evidenceBytes) / 1024) },
-      result_json_kb_per_item: { p50: round(pct(resultBytes, 0.5) / 1024), max: round(Math.max(...resultBytes) / 1024) },
-      documents_per_item: round(docsPerItem.reduce((a, b) => a + b, 0) / docsPerItem.length), distinct_document_urls: urls.size,
-      row_service: runs,
-    }));
+    console.log(
+      JSON.stringify({
+        bench: 'row-cost',
+        engine: 'archive',
+        batch_size: BATCH,
+        engine_alone_ms_per_item: {
+          p50: round(pct(engineMs, 0.5)),
+          p90: round(pct(engineMs, 0.9)),
+          mean: round(engineMs.reduce((a, b) => a + b, 0) / engineMs.length),
+        },
+        evidence_json_kb_per_item: {
+          p50: round(pct(evidenceBytes, 0.5) / 1024),
+          p90: round(pct(evidenceBytes, 0.9) / 1024),
+          max: round(Math.max(...evidenceBytes) / 1024),
+        },
+        result_json_kb_per_item: { p50: round(pct(resultBytes, 0.5) / 1024), max: round(Math.max(...resultBytes) / 1024) },
+        documents_per_item: round(docsPerItem.reduce((a, b) => a + b, 0) / docsPerItem.length),
+        distinct_document_urls: urls.size,
+        row_service: runs,
+      }),
+    );
   } finally {
     if (orgs.length) await knex('organizations').whereIn('id', orgs).delete();
     await knex.destroy();

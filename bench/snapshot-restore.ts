@@ -30,22 +30,31 @@ runBench(async (b) => {
   };
   // Rows as a restore must leave them; `words`: the word vector compared (each row's current
   // one, or the indexed column, which equals it once the word index caught up).
-  const fingerprint = async (words = 'coalesce(search_tsv_pending, search_tsv)') => (await b.knex.raw(
-    `SELECT count(*)::int AS n, md5(string_agg(concat_ws('|', id, entity_type, parent_id, business_key, data, search_text, ${words}, source_info,
+  const fingerprint = async (words = 'coalesce(search_tsv_pending, search_tsv)') =>
+    (
+      await b.knex.raw(
+        `SELECT count(*)::int AS n, md5(string_agg(concat_ws('|', id, entity_type, parent_id, business_key, data, search_text, ${words}, source_info,
        current_version, created_at, updated_at), ',' ORDER BY id)) AS h, (SELECT item_count FROM catalogs WHERE id = ?) AS item_count
      FROM catalog_items WHERE catalog_id = ?`,
-    [catalog, catalog],
-  )).rows[0];
+        [catalog, catalog],
+      )
+    ).rows[0];
 
   const before = await fingerprint();
   const snap = await post('/snapshots', { reason: 'bench' });
-  await b.knex.raw("UPDATE catalog_items SET data = data || '{\"price\": 1}', current_version = current_version + 1 WHERE catalog_id = ? AND (data->>'stock')::int % 10 = 0", [catalog]);
+  await b.knex.raw(
+    "UPDATE catalog_items SET data = data || '{\"price\": 1}', current_version = current_version + 1 WHERE catalog_id = ? AND (data->>'stock')::int % 10 = 0",
+    [catalog],
+  );
   await b.knex.raw("DELETE FROM catalog_items WHERE catalog_id = ? AND (data->>'stock')::int % 100 = 1", [catalog]);
-  await b.knex.raw(`INSERT INTO catalog_items (id, catalog_id, business_key, data) SELECT gen_random_uuid(), ?, 'NEW-' || g, jsonb_build_object('sku', 'NEW-' || g) FROM generate_series(1, 1000) g`, [catalog]);
+  await b.knex.raw(
+    `INSERT INTO catalog_items (id, catalog_id, business_key, data) SELECT gen_random_uuid(), ?, 'NEW-' || g, jsonb_build_object('sku', 'NEW-' || g) FROM generate_series(1, 1000) g`,
+    [catalog],
+  );
   const restore = await post(`/snapshots/${snap.json.id}/restore`);
   const after = await fingerprint();
   const back = await post(`/snapshots/${restore.json.safety_snapshot_id}/restore`);
-  await b.knex.raw("UPDATE catalog_items SET data = data || '{\"price\": 2}', current_version = current_version + 1 WHERE catalog_id = ?", [catalog]);
+  await b.knex.raw('UPDATE catalog_items SET data = data || \'{"price": 2}\', current_version = current_version + 1 WHERE catalog_id = ?', [catalog]);
   const worst = await post(`/snapshots/${snap.json.id}/restore`);
   const afterWorst = await fingerprint();
   // The word index was left behind (search-words.ts): a search meanwhile, then the catch-up the
@@ -62,16 +71,35 @@ runBench(async (b) => {
   const catchUpMs = since(t0);
   const searchCaughtUp = await searchMs();
   const indexed = await fingerprint('search_tsv');
-  const exact = before.n === N && after.n === N && after.h === before.h && afterWorst.h === before.h && after.item_count === N && afterWorst.item_count === N
-    && indexed.h === before.h && caught.cleared && searchPending.total === searchCaughtUp.total;
+  const exact =
+    before.n === N &&
+    after.n === N &&
+    after.h === before.h &&
+    afterWorst.h === before.h &&
+    after.item_count === N &&
+    afterWorst.item_count === N &&
+    indexed.h === before.h &&
+    caught.cleared &&
+    searchPending.total === searchCaughtUp.total;
   const slowest = Math.max(snap.ms, restore.ms, back.ms, worst.ms);
   return {
-    bench: 'snapshot_restore', items: N, snapshot_ms: Math.round(snap.ms),
-    restore_12pct_changed_ms: Math.round(restore.ms), restore_back_to_safety_ms: Math.round(back.ms), restore_all_changed_ms: Math.round(worst.ms),
-    words_catch_up_rows: caught.rows, words_catch_up_ms: Math.round(catchUpMs),
-    search_while_behind_ms: Math.round(searchPending.ms), search_after_catch_up_ms: Math.round(searchCaughtUp.ms), search_total: searchPending.total,
-    items_restored: restore.json.items_restored, restored_exactly: exact, target_ms: 5000,
-    pass_snapshot: exact && snap.ms <= 5000, pass_restore: exact && Math.max(restore.ms, back.ms, worst.ms) <= 5000, pass: exact && slowest <= 5000,
+    bench: 'snapshot_restore',
+    items: N,
+    snapshot_ms: Math.round(snap.ms),
+    restore_12pct_changed_ms: Math.round(restore.ms),
+    restore_back_to_safety_ms: Math.round(back.ms),
+    restore_all_changed_ms: Math.round(worst.ms),
+    words_catch_up_rows: caught.rows,
+    words_catch_up_ms: Math.round(catchUpMs),
+    search_while_behind_ms: Math.round(searchPending.ms),
+    search_after_catch_up_ms: Math.round(searchCaughtUp.ms),
+    search_total: searchPending.total,
+    items_restored: restore.json.items_restored,
+    restored_exactly: exact,
+    target_ms: 5000,
+    pass_snapshot: exact && snap.ms <= 5000,
+    pass_restore: exact && Math.max(restore.ms, back.ms, worst.ms) <= 5000,
+    pass: exact && slowest <= 5000,
     load_start: loadStart,
   };
 });

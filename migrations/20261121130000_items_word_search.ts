@@ -75,7 +75,9 @@ export async function down(knex: Knex): Promise<void> {
     END $$`);
   await knex.raw('ALTER TABLE catalog_snapshot_items DROP COLUMN IF EXISTS search_tsv');
   await knex.raw('ALTER TABLE catalog_items DROP COLUMN IF EXISTS search_tsv');
-  await knex.raw('CREATE INDEX IF NOT EXISTS catalog_items_search_trgm ON catalog_items USING gin (search_text gin_trgm_ops) WITH (gin_pending_list_limit = 65536)');
+  await knex.raw(
+    'CREATE INDEX IF NOT EXISTS catalog_items_search_trgm ON catalog_items USING gin (search_text gin_trgm_ops) WITH (gin_pending_list_limit = 65536)',
+  );
   await knex.raw('DROP FUNCTION IF EXISTS catalog_item_search_query(text)');
   await knex.raw('DROP FUNCTION IF EXISTS catalog_item_search_tsv(text)');
 }

@@ -57,7 +57,11 @@ export async function up(knex: Knex): Promise<void> {
       UPDATE catalogs SET items_rev = items_rev + 1 WHERE id IN (SELECT DISTINCT catalog_id FROM changed);
       RETURN NULL;
     END $$`);
-  for (const [op, table] of [['INSERT', 'NEW TABLE AS changed'], ['UPDATE', 'NEW TABLE AS changed'], ['DELETE', 'OLD TABLE AS changed']]) {
+  for (const [op, table] of [
+    ['INSERT', 'NEW TABLE AS changed'],
+    ['UPDATE', 'NEW TABLE AS changed'],
+    ['DELETE', 'OLD TABLE AS changed'],
+  ]) {
     await knex.raw(`CREATE TRIGGER catalog_items_rev_${op.toLowerCase()} AFTER ${op} ON catalog_items
       REFERENCING ${table} FOR EACH STATEMENT EXECUTE FUNCTION catalog_items_rev_trg()`);
   }

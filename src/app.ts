@@ -19,7 +19,6 @@ import { createServiceCaches } from './services/caches';
 import { metrics } from './lib/metrics';
 import { Validator } from './lib/validation';
 
-
 /** Inline JSON bodies are capped at 10 MB (interface-spec.md, Limits); larger → 413. */
 export const JSON_BODY_LIMIT = '10mb';
 
@@ -34,8 +33,14 @@ export function resolveDeps(deps: AppDeps): ResolvedAppDeps {
 /** Builds the route registry of the whole API (also used to render the OpenAPI document). */
 export function buildRegistry(given: AppDeps): RouteRegistry {
   const deps = resolveDeps(given);
-  return new RouteRegistry().add(...catalogRoutes(deps), ...itemRoutes(deps), ...enrichRoutes(deps),
-    ...templateRoutes(deps), ...activityRoutes(deps), ...artifactRoutes(deps));
+  return new RouteRegistry().add(
+    ...catalogRoutes(deps),
+    ...itemRoutes(deps),
+    ...enrichRoutes(deps),
+    ...templateRoutes(deps),
+    ...activityRoutes(deps),
+    ...artifactRoutes(deps),
+  );
 }
 
 /**
@@ -49,7 +54,8 @@ export function createApp(given: AppDeps): Koa {
   app.proxy = true;
   const registry = buildRegistry(deps);
   const rootRoutes = new RouteRegistry().add(...healthRoutes(deps), ...publicMediaRoutes(deps));
-  const openapi = new RouteRegistry().add(...rootRoutes.routes, ...registry.routes)
+  const openapi = new RouteRegistry()
+    .add(...rootRoutes.routes, ...registry.routes)
     .openapi({ title: 'Catalog Enrichment and Management Service', version: '0.1.0' }, '/api');
 
   // One validator per app: compiled schemas are cached on it, never in module state.

@@ -53,7 +53,15 @@ export interface Config {
    * `FETCH_USER_AGENT`; `FETCH_ALLOW_PRIVATE` lets it reach loopback/private addresses, for
    * tests and closed networks only, default false).
    */
-  fetch: { timeoutMs: number; connectTimeoutMs: number; maxBytes: number; maxRedirects: number; perHostConcurrency: number; userAgent: string; allowPrivateFetch: boolean };
+  fetch: {
+    timeoutMs: number;
+    connectTimeoutMs: number;
+    maxBytes: number;
+    maxRedirects: number;
+    perHostConcurrency: number;
+    userAgent: string;
+    allowPrivateFetch: boolean;
+  };
   /** pino log level (env `LOG_LEVEL`, default `info`). */
   logLevel: string;
 }
@@ -124,16 +132,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     startLocalTemporal: !env.TEMPORAL_ADDRESS,
     dataDir,
     temporalCliCache: env.TEMPORAL_CLI_CACHE ?? path.join(env.XDG_CACHE_HOME ?? path.join(home, '.cache'), 'temporal-cli', 'v1.5.1'),
-    researchArchives: env.RESEARCH_ARCHIVES ? env.RESEARCH_ARCHIVES.split(':').filter(Boolean).map((p) => path.resolve(p)) : defaultArchives(),
+    researchArchives: env.RESEARCH_ARCHIVES
+      ? env.RESEARCH_ARCHIVES.split(':')
+          .filter(Boolean)
+          .map((p) => path.resolve(p))
+      : defaultArchives(),
     enrichConcurrency: Math.max(1, int(env.ENRICH_CONCURRENCY, 8, 'ENRICH_CONCURRENCY')),
     bootstrapApiKey: env.BOOTSTRAP_API_KEY || null,
     jwtSecret: env.JWT_SECRET || null,
     allowHttpWebhooks: bool(env.ALLOW_HTTP_WEBHOOKS, false),
     llm: env.OPENAI_BASE_URL
       ? {
-        baseUrl: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY ?? 'none', model: env.OPENAI_MODEL ?? 'gpt-4o-mini',
-        timeoutMs: int(env.OPENAI_TIMEOUT_MS, 60_000, 'OPENAI_TIMEOUT_MS'), maxRetries: int(env.OPENAI_MAX_RETRIES, 2, 'OPENAI_MAX_RETRIES'),
-      }
+          baseUrl: env.OPENAI_BASE_URL,
+          apiKey: env.OPENAI_API_KEY ?? 'none',
+          model: env.OPENAI_MODEL ?? 'gpt-4o-mini',
+          timeoutMs: int(env.OPENAI_TIMEOUT_MS, 60_000, 'OPENAI_TIMEOUT_MS'),
+          maxRetries: int(env.OPENAI_MAX_RETRIES, 2, 'OPENAI_MAX_RETRIES'),
+        }
       : null,
     search: {
       provider: searchProvider(env.SEARCH_PROVIDER),

@@ -61,7 +61,10 @@ const MIGRATION_FILE = /^\d{14}_[^.]+\.(ts|js)$/;
  */
 const migrationSource: Knex.MigrationSource<string> = {
   async getMigrations() {
-    return fs.readdirSync(MIGRATIONS_DIR).filter((f) => MIGRATION_FILE.test(f)).sort();
+    return fs
+      .readdirSync(MIGRATIONS_DIR)
+      .filter((f) => MIGRATION_FILE.test(f))
+      .sort();
   },
   getMigrationName: (file) => file.replace(/\.(ts|js)$/, ''),
   async getMigration(file) {

@@ -24,4 +24,3 @@ export interface AppDeps {
 
 /** AppDeps after createApp filled in what was left out: what route factories receive. */
 export type ResolvedAppDeps = AppDeps & { caches: ServiceCaches };
-

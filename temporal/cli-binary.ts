@@ -20,7 +20,10 @@ export async function ensureTemporalCli(cacheDir: string, log: (line: string) =>
   await new Promise<void>((resolve, reject) => {
     const child = spawn('go', ['install', TEMPORAL_CLI_MODULE], { env: { ...process.env, GOBIN: cacheDir }, stdio: ['ignore', 'inherit', 'inherit'] });
     const ticker = setInterval(() => log(`  ...still building the Temporal CLI (${Math.round((Date.now() - started) / 1000)} s)`), 30000);
-    child.on('error', (err) => { clearInterval(ticker); reject(new Error(`cannot run go (is Go installed?): ${err.message}`)); });
+    child.on('error', (err) => {
+      clearInterval(ticker);
+      reject(new Error(`cannot run go (is Go installed?): ${err.message}`));
+    });
     child.on('exit', (code) => {
       clearInterval(ticker);
       if (code === 0) resolve();

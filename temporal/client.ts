@@ -10,7 +10,15 @@ import type { Config } from '../src/config';
 import type { JobRunner } from '../src/services/job-runner';
 import type { enrichmentJobWorkflow, searchIndexBuildWorkflow } from '../workflows';
 import {
-  CATALOG_ID, ENRICHMENT_JOB_KIND, EnrichmentJobArgs, JOB_KIND, ORGANIZATION_ID, SEARCH_INDEX_JOB_KIND, SearchIndexBuildArgs, searchIndexWorkflowId, searchWordsPendingSignal,
+  CATALOG_ID,
+  ENRICHMENT_JOB_KIND,
+  EnrichmentJobArgs,
+  JOB_KIND,
+  ORGANIZATION_ID,
+  SEARCH_INDEX_JOB_KIND,
+  SearchIndexBuildArgs,
+  searchIndexWorkflowId,
+  searchWordsPendingSignal,
 } from '../workflows/definitions';
 
 /** Deadline of the readiness ping (ms). */
@@ -155,7 +163,11 @@ export class TemporalJobRunner implements JobRunner {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       // Open (building or cooling down): a restore's catch-up must not wait for the cool-down.
       // If it closed meanwhile, the signal fails; the next search of the catalog asks again.
-      if (opts.wordsPending) await this.client.workflow.getHandle(searchIndexWorkflowId(catalog.id)).signal(searchWordsPendingSignal).catch(() => undefined);
+      if (opts.wordsPending)
+        await this.client.workflow
+          .getHandle(searchIndexWorkflowId(catalog.id))
+          .signal(searchWordsPendingSignal)
+          .catch(() => undefined);
       return false;
     }
   }

@@ -83,11 +83,20 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const logFile = path.join(options.dataDir, 'temporal.log');
   const out = fs.openSync(logFile, 'a');
   const args = [
-    'server', 'start-dev',
-    '--db-filename', path.join(options.dataDir, 'temporal.db'),
-    '--ip', ip, '--port', String(port), '--ui-port', String(uiPort),
-    '--namespace', options.namespace,
-    '--log-level', 'warn',
+    'server',
+    'start-dev',
+    '--db-filename',
+    path.join(options.dataDir, 'temporal.db'),
+    '--ip',
+    ip,
+    '--port',
+    String(port),
+    '--ui-port',
+    String(uiPort),
+    '--namespace',
+    options.namespace,
+    '--log-level',
+    'warn',
     ...Object.entries(options.sqlitePragmas ?? {}).flatMap(([k, v]) => ['--sqlite-pragma', `${k}=${v}`]),
     ...(options.headless ? ['--headless'] : []),
   ];

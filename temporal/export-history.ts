@@ -30,7 +30,8 @@ export function historyToFixture(history: temporal.api.history.v1.IHistory): Rec
  * @throws Error when `json` is not a history object
  */
 export function historyFromFixture(json: unknown): temporal.api.history.v1.History {
-  if (typeof json !== 'object' || json === null || !Array.isArray((json as { events?: unknown }).events)) throw new Error('not a history: expected {events: [...]}');
+  if (typeof json !== 'object' || json === null || !Array.isArray((json as { events?: unknown }).events))
+    throw new Error('not a history: expected {events: [...]}');
   return HistoryType.fromObject(json as Record<string, unknown>);
 }
 

@@ -49,8 +49,14 @@ async function withWorkflowStatus(client: Client, rows: JobRow[]): Promise<OpsJo
   const out: OpsJob[] = [];
   for (const r of rows) {
     out.push({
-      job_id: r.id, organization_id: r.organization_id, status: r.status, total_items: r.total_items, completed_items: r.completed_items,
-      error: r.error, updated_at: new Date(r.updated_at).toISOString(), workflow_id: r.workflow_id,
+      job_id: r.id,
+      organization_id: r.organization_id,
+      status: r.status,
+      total_items: r.total_items,
+      completed_items: r.completed_items,
+      error: r.error,
+      updated_at: new Date(r.updated_at).toISOString(),
+      workflow_id: r.workflow_id,
       workflow_status: await workflowStatus(client, r.workflow_id),
       idle_minutes: Math.round((Date.now() - new Date(r.updated_at).getTime()) / 6000) / 10,
     });
@@ -72,9 +78,7 @@ export async function listFailedJobs(knex: Knex, client: Client, limit = 50): Pr
     closedBad.push(wf.workflowId);
     if (closedBad.length >= limit) break;
   }
-  const orphans = closedBad.length
-    ? await EnrichmentJob.query(knex).whereIn('workflow_id', closedBad).where({ status: 'running' })
-    : [];
+  const orphans = closedBad.length ? await EnrichmentJob.query(knex).whereIn('workflow_id', closedBad).where({ status: 'running' }) : [];
   return withWorkflowStatus(client, [...failed, ...orphans]);
 }
 
@@ -85,10 +89,14 @@ export async function listFailedJobs(knex: Knex, client: Client, limit = 50): Pr
  * have been idle longest, of one organization when `options.organizationId` is given.
  */
 export async function listStuckJobs(knex: Knex, client: Client, minutes = 15, options: { organizationId?: string } = {}): Promise<OpsJob[]> {
-  const rows = await EnrichmentJob.query(knex).where({ status: 'running' })
-    .where('updated_at', '<', knex.raw("now() - make_interval(mins => ?)", [minutes]))
-    .modify((q) => { if (options.organizationId) q.where({ organization_id: options.organizationId }); })
-    .orderBy('updated_at').limit(500);
+  const rows = await EnrichmentJob.query(knex)
+    .where({ status: 'running' })
+    .where('updated_at', '<', knex.raw('now() - make_interval(mins => ?)', [minutes]))
+    .modify((q) => {
+      if (options.organizationId) q.where({ organization_id: options.organizationId });
+    })
+    .orderBy('updated_at')
+    .limit(500);
   return withWorkflowStatus(client, rows);
 }
 
@@ -110,7 +118,10 @@ export async function replayHistoryFile(file: string, options: { workflowBundle?
     await Worker.runReplayHistory(options.workflowBundle ? { workflowBundle: options.workflowBundle } : workflowCode(), history);
     return { ok: true };
   } catch (err) {
-    return { ok: false, error: { kind: err instanceof DeterminismViolationError ? 'nondeterminism' : 'other', message: String(errorFields(err).message ?? err) } };
+    return {
+      ok: false,
+      error: { kind: err instanceof DeterminismViolationError ? 'nondeterminism' : 'other', message: String(errorFields(err).message ?? err) },
+    };
   }
 }
 
@@ -123,7 +134,12 @@ export async function replayHistoryFile(file: string, options: { workflowBundle?
  * @throws NotFoundError for an unknown job; ConflictError for a completed or cancelled job, or
  *   when Temporal refuses a new run (the last run completed successfully)
  */
-export async function resumeJob(knex: Knex, runner: TemporalJobRunner, client: Client, jobId: string): Promise<{ workflow_id: string; run_id: string; pending_rows: number }> {
+export async function resumeJob(
+  knex: Knex,
+  runner: TemporalJobRunner,
+  client: Client,
+  jobId: string,
+): Promise<{ workflow_id: string; run_id: string; pending_rows: number }> {
   const job = await knex.transaction(async (trx) => {
     const row = await EnrichmentJob.query(trx).findById(jobId).forUpdate();
     if (!row) throw new NotFoundError('Job not found');

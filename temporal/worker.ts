@@ -64,9 +64,13 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
   if (!activities) {
     if (!deps.knex || !deps.engine) throw new Error('createWorker needs activities, or knex and engine');
     activities = createActivities({
-      knex: deps.knex, engine: deps.engine,
-      publicUrl: deps.publicUrl, allowHttpWebhooks: deps.allowHttpWebhooks, webhookTimeoutMs: deps.webhookTimeoutMs,
-      storage: deps.storage, caches: deps.caches,
+      knex: deps.knex,
+      engine: deps.engine,
+      publicUrl: deps.publicUrl,
+      allowHttpWebhooks: deps.allowHttpWebhooks,
+      webhookTimeoutMs: deps.webhookTimeoutMs,
+      storage: deps.storage,
+      caches: deps.caches,
     });
   }
   const searchIndex = deps.knex ? createSearchIndexActivities({ knex: deps.knex }) : {};
@@ -121,8 +125,14 @@ export async function runWorker(config: Config, makeEngine: EngineFactory): Prom
 
   const engine = await makeEngine(config);
   const worker = await createWorker({
-    connection, namespace: config.temporalNamespace, taskQueue: config.taskQueue, knex, engine,
-    publicUrl: config.publicUrl, allowHttpWebhooks: config.allowHttpWebhooks, storage: enrichmentStorage(config),
+    connection,
+    namespace: config.temporalNamespace,
+    taskQueue: config.taskQueue,
+    knex,
+    engine,
+    publicUrl: config.publicUrl,
+    allowHttpWebhooks: config.allowHttpWebhooks,
+    storage: enrichmentStorage(config),
     maxConcurrentActivities: Math.max(16, config.enrichConcurrency * 4),
   });
   // The SDK's Runtime shuts every worker down on SIGINT/SIGTERM/SIGQUIT/SIGUSR2 (its default

@@ -176,9 +176,11 @@ async function workPages(run: JobRun): Promise<boolean> {
         ? rows.processRows(jobId, batch).then((outcomes) => outcomes.forEach((o) => countOutcome(progress, o)))
         : rows.processRow(jobId, batch[0]).then((o) => countOutcome(progress, o));
       // Each promise settles without rejecting (failures are recorded), so none goes unhandled.
-      const p: Promise<void> = work.then(undefined, (err) => {
-        failure ??= err;
-      }).finally(() => inflight.delete(p));
+      const p: Promise<void> = work
+        .then(undefined, (err) => {
+          failure ??= err;
+        })
+        .finally(() => inflight.delete(p));
       inflight.add(p);
       progress.cursor = batch[batch.length - 1];
     }
@@ -237,7 +239,10 @@ export async function enrichmentJobWorkflow(args: EnrichmentJobArgs): Promise<En
     if (await workPages(run)) {
       const { counters: _c, cursor: _k, ...tuning } = args;
       const counters: EnrichmentCounters = {
-        total_items: progress.total_items, completed_items: progress.completed_items, successful: progress.successful, failed: progress.failed,
+        total_items: progress.total_items,
+        completed_items: progress.completed_items,
+        successful: progress.successful,
+        failed: progress.failed,
       };
       return await continueAsNew<typeof enrichmentJobWorkflow>({ ...tuning, cursor: progress.cursor, counters });
     }

@@ -66,7 +66,10 @@ export async function searchIndexBuildWorkflow(args: SearchIndexBuildArgs): Prom
   } catch (err) {
     // A cancelled attempt arrives as an ActivityFailure too: it stays a cancellation (Canceled).
     if (err instanceof ActivityFailure && !isCancellation(err)) {
-      throw ApplicationFailure.nonRetryable(`search count index of catalog ${args.catalog_id} not built: ${err.cause?.message ?? err.message}`, 'SearchIndexNotBuilt');
+      throw ApplicationFailure.nonRetryable(
+        `search count index of catalog ${args.catalog_id} not built: ${err.cause?.message ?? err.message}`,
+        'SearchIndexNotBuilt',
+      );
     }
     throw err;
   }

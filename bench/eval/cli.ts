@@ -13,9 +13,11 @@ async function main(): Promise<void> {
   const [suite, ...argv] = process.argv.slice(2);
   const run = suite ? SUITES[suite] : undefined;
   if (!run) {
-    console.error('usage: npm run eval -- pages --data <folder> [--corpus <folder> ...] [--tier A|B] [--speed fast|deep]\n'
-      + '       npm run eval -- text --data <folder> [--examples <folder> | --split-dev] [--limit N] [--examples-limit N]\n'
-      + '       npm run eval -- prices --data <folder>');
+    console.error(
+      'usage: npm run eval -- pages --data <folder> [--corpus <folder> ...] [--tier A|B] [--speed fast|deep]\n' +
+        '       npm run eval -- text --data <folder> [--examples <folder> | --split-dev] [--limit N] [--examples-limit N]\n' +
+        '       npm run eval -- prices --data <folder>',
+    );
     process.exit(2);
   }
   const figures = await run(argv);
@@ -23,6 +25,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  console.error(err instanceof Error ? err.stack ?? err.message : err);
+  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
   process.exit(1);
 });

@@ -1,5 +1,9 @@
 /** Counts of one field under the upstream benchmark rules. */
-export interface FieldCounts { tp: number; fp: number; fn: number }
+export interface FieldCounts {
+  tp: number;
+  fp: number;
+  fn: number;
+}
 
 /** Precision, recall and F1 as fractions (0 when undefined), rounded to 4 decimals. */
 export function prf(c: FieldCounts): { precision: number; recall: number; f1: number } {

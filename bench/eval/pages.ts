@@ -28,7 +28,14 @@ export const PAGES_SCHEMA: OutputField[] = [
 
 type Labels = Record<string, Record<string, unknown>>;
 
-interface IndexRecord { id: string; url: string; file: string; og_title?: string | null; jsonld_product_names?: string[]; html_title?: string | null }
+interface IndexRecord {
+  id: string;
+  url: string;
+  file: string;
+  og_title?: string | null;
+  jsonld_product_names?: string[];
+  html_title?: string | null;
+}
 
 /** Whether a JSON value is `{id: {field: value(s), url}}` keyed by the page ids. */
 function keyedByIds(v: unknown, ids: Set<string>): v is Labels {
@@ -40,7 +47,10 @@ function keyedByIds(v: unknown, ids: Set<string>): v is Labels {
 /** `Title - Site` / `Site: Title` → `Title` (the longest segment around common separators). */
 export function titleWithoutSite(title: string): string {
   const t = title.replace(/^[\w.-]+\.[a-z]{2,}(\.[a-z]{2})?\s*:\s*/i, '').trim();
-  const parts = t.split(/\s+[|–—-]\s+|\s+::\s+/).map((p) => p.trim()).filter(Boolean);
+  const parts = t
+    .split(/\s+[|–—-]\s+|\s+::\s+/)
+    .map((p) => p.trim())
+    .filter(Boolean);
   return parts.length > 1 ? parts.slice(0, -1).join(' - ') : t;
 }
 
@@ -139,7 +149,9 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
   const speed = (options(argv, '--speed')[0] ?? 'fast') as Speed;
   const index = readJson(path.join(data, 'page-index.json')) as IndexRecord[];
   const ids = new Set(index.map((r) => r.id));
-  const keyed = findFiles(data, '.json').map((f) => [f, readJson(f)] as const).filter(([, v]) => keyedByIds(v, ids)) as Array<[string, Labels]>;
+  const keyed = findFiles(data, '.json')
+    .map((f) => [f, readJson(f)] as const)
+    .filter(([, v]) => keyedByIds(v, ids)) as Array<[string, Labels]>;
   const goldEntry = keyed.find(([, v]) => Object.values(v).some((r) => Object.values(r).some(Array.isArray)));
   if (!goldEntry) throw new Error(`pages suite: no ground truth keyed by page id under ${data}`);
   const gold = goldEntry[1];
@@ -157,7 +169,12 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
   const byConfidence: Record<string, { returned: number; correct: number }> = {};
   // Post-enrichment audit (src/enrichment/audit.ts): per decision, items and the precision of their labelled values.
   const byAudit: Record<string, { items: number; returned: number; correct: number }> = {};
-  let cited = 0, citedOwn = 0, hits = 0, unlabelled = 0, groundedCount = 0, items = 0;
+  let cited = 0,
+    citedOwn = 0,
+    hits = 0,
+    unlabelled = 0,
+    groundedCount = 0,
+    items = 0;
   const misses: string[] = [];
   let engineMs = 0;
   for (const rec of index) {
@@ -172,7 +189,7 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
     engineMs += Date.now() - t0;
     if (evidence.search_results.slice(0, 5).some((r) => ownUrls.has(r.url))) hits++;
     const after = result.after_data;
-    const audit = byAudit[auditResult(result, item, PAGES_SCHEMA, evidence).decision] ??= { items: 0, returned: 0, correct: 0 };
+    const audit = (byAudit[auditResult(result, item, PAGES_SCHEMA, evidence).decision] ??= { items: 0, returned: 0, correct: 0 });
     audit.items++;
     for (const field of PAGE_FIELDS) {
       const g = acceptable(labels, field);
@@ -192,7 +209,9 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
         if (ok) byConfidence[level].correct++;
       }
       if (!ok && (has || goldEff.length > 0) && !(field === 'availability' && !has && goldEff.includes('InStock'))) {
-        misses.push(`${rec.id.slice(0, 8)} ${field}: got ${has ? JSON.stringify(p) : '-'} want ${JSON.stringify(g)} [${after.source_explanations[field] ?? ''}]`);
+        misses.push(
+          `${rec.id.slice(0, 8)} ${field}: got ${has ? JSON.stringify(p) : '-'} want ${JSON.stringify(g)} [${after.source_explanations[field] ?? ''}]`,
+        );
       }
     }
     for (const field of [...PAGE_FIELDS, 'description', 'image_urls']) {
@@ -207,7 +226,10 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
       if (!src || !file) continue;
       unlabelled++;
       if (grounded(after[field], haystack(file))) groundedCount++;
-      else misses.push(`${rec.id.slice(0, 8)} ${field}: ${JSON.stringify(after[field]).slice(0, 160)} not found verbatim in ${src} [${after.source_explanations[field] ?? ''}]`);
+      else
+        misses.push(
+          `${rec.id.slice(0, 8)} ${field}: ${JSON.stringify(after[field]).slice(0, 160)} not found verbatim in ${src} [${after.source_explanations[field] ?? ''}]`,
+        );
     }
     logResultProblems(result);
   }
@@ -215,10 +237,30 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
   const baselineF1 = scoreBaselines(baselines, gold);
   if (argv.includes('--misses')) console.log(misses.join('\n'));
   console.log(`pages suite: ${items} items, tier ${tier}, speed ${speed}, corpus ${archive.pages.length} pages (index built in ${indexSeconds.toFixed(1)} s)`);
-  console.log(table(['field', 'precision', 'recall', 'F1', ...baselineF1.map(([n]) => `${n} F1`)],
-    PAGE_FIELDS.map((f) => [f, fields[f].precision.toFixed(3), fields[f].recall.toFixed(3), fields[f].f1.toFixed(3), ...baselineF1.map(([, b]) => b[f].toFixed(3))])));
-  console.log(table(['confidence', 'returned', 'precision'], Object.entries(byConfidence).map(([k, v]) => [k, v.returned, (v.correct / v.returned).toFixed(3)])));
-  console.log(table(['audit', 'items', 'values', 'precision'], Object.entries(byAudit).map(([k, v]) => [k, v.items, v.returned, (v.correct / Math.max(1, v.returned)).toFixed(3)])));
+  console.log(
+    table(
+      ['field', 'precision', 'recall', 'F1', ...baselineF1.map(([n]) => `${n} F1`)],
+      PAGE_FIELDS.map((f) => [
+        f,
+        fields[f].precision.toFixed(3),
+        fields[f].recall.toFixed(3),
+        fields[f].f1.toFixed(3),
+        ...baselineF1.map(([, b]) => b[f].toFixed(3)),
+      ]),
+    ),
+  );
+  console.log(
+    table(
+      ['confidence', 'returned', 'precision'],
+      Object.entries(byConfidence).map(([k, v]) => [k, v.returned, (v.correct / v.returned).toFixed(3)]),
+    ),
+  );
+  console.log(
+    table(
+      ['audit', 'items', 'values', 'precision'],
+      Object.entries(byAudit).map(([k, v]) => [k, v.items, v.returned, (v.correct / Math.max(1, v.returned)).toFixed(3)]),
+    ),
+  );
   const r = (x: number) => Number(x.toFixed(4));
   return {
     suite: 'pages',

@@ -3,7 +3,13 @@ import { parsePrice } from '../../src/enrichment/normalize/price';
 import { canonicalDecimal } from './metrics';
 import { findFiles, options, readJson, table } from './files';
 
-interface PriceExample { price_raw: string | null; currency_raw: string | null; currency: string | null; amount: string | number | null; decimal_separator?: string }
+interface PriceExample {
+  price_raw: string | null;
+  currency_raw: string | null;
+  currency: string | null;
+  amount: string | number | null;
+  decimal_separator?: string;
+}
 
 function isExample(v: unknown): v is PriceExample {
   return !!v && typeof v === 'object' && 'price_raw' in v && 'amount' in v;
@@ -28,16 +34,21 @@ export async function runPricesSuite(argv: string[]): Promise<Record<string, unk
   if (!data) throw new Error('prices suite: --data <folder> is required');
   const lists = findFiles(data, '.json').flatMap((f) => exampleLists(readJson(f), path.relative(data, f)));
   if (lists.length === 0) throw new Error(`prices suite: no price examples under ${data}`);
-  let n = 0, amounts = 0, currencies = 0;
+  let n = 0,
+    amounts = 0,
+    currencies = 0;
   const rows: Array<Array<string | number>> = [];
   for (const [name, list] of lists) {
-    let a = 0, c = 0;
+    let a = 0,
+      c = 0;
     for (const e of list) {
       const p = parsePrice(e.price_raw, { currency_hint: e.currency_raw, decimal_separator: e.decimal_separator });
       if (canonicalDecimal(p?.amount ?? null) === canonicalDecimal(e.amount)) a++;
       if ((p?.currency_text ?? null) === e.currency) c++;
     }
-    n += list.length; amounts += a; currencies += c;
+    n += list.length;
+    amounts += a;
+    currencies += c;
     rows.push([name, list.length, (a / list.length).toFixed(3), (c / list.length).toFixed(3)]);
   }
   console.log(table(['list', 'examples', 'amount acc', 'currency acc'], rows));

@@ -116,7 +116,10 @@ export function parseRecord(line: string): TextRecord {
 
 /** Records of a JSONL file. */
 function loadRecords(file: string): TextRecord[] {
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim().length > 0).map(parseRecord);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim().length > 0)
+    .map(parseRecord);
 }
 
 /** Minimal RFC 4180 CSV parser (quoted fields, doubled quotes, newlines inside quotes). */
@@ -128,17 +131,27 @@ export function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i += 1) {
     const ch = text[i]!;
     if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') { cell += '"'; i += 1; }
-      else if (ch === '"') quoted = false;
+      if (ch === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i += 1;
+      } else if (ch === '"') quoted = false;
       else cell += ch;
     } else if (ch === '"') quoted = true;
-    else if (ch === ',') { row.push(cell); cell = ''; }
-    else if (ch === '\n' || ch === '\r') {
+    else if (ch === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (ch === '\n' || ch === '\r') {
       if (ch === '\r' && text[i + 1] === '\n') i += 1;
-      row.push(cell); rows.push(row); row = []; cell = '';
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
     } else cell += ch;
   }
-  if (cell.length > 0 || row.length > 0) { row.push(cell); rows.push(row); }
+  if (cell.length > 0 || row.length > 0) {
+    row.push(cell);
+    rows.push(row);
+  }
   return rows;
 }
 
@@ -177,7 +190,10 @@ function knownValuesOf(examples: TextRecord[]): Map<string, Record<string, strin
 function topValues(values: string[]): string[] {
   const counts = new Map<string, number>();
   for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-  return [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([v]) => v);
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10)
+    .map(([v]) => v);
 }
 
 /** Output schema of one category (string fields), with sample values from the examples. */
@@ -188,9 +204,7 @@ function schemaOf(
   known: Record<string, string[]> | undefined,
 ): OutputField[] {
   const described = descriptions.get(category);
-  const names = described
-    ? [...described.keys()]
-    : [...new Set(records.filter((r) => r.category === category).flatMap((r) => Object.keys(r.gold)))];
+  const names = described ? [...described.keys()] : [...new Set(records.filter((r) => r.category === category).flatMap((r) => Object.keys(r.gold)))];
   return names.map((name) => {
     const field: OutputField = { name, type: 'string', description: described?.get(name) ?? name };
     const samples = known?.[name];
@@ -225,17 +239,31 @@ function run(data: TextRecord[], examples: TextRecord[], descriptions: Map<strin
   // (the scored records' input texts are unlabelled text, as a job's items are); without
   // examples, rules only.
   const groups = new Map(categories.filter((c) => known.has(c)).map((c) => [c, { fields: schemas.get(c)!, knownValues: known.get(c) }]));
-  const model = groups.size > 0
-    ? trainGroupedTextModel(groups, examples.filter((r) => groups.has(r.category)).map((r) => ({ text: r.text, values: r.gold, group: r.category })), data.map((r) => r.text))
-    : null;
+  const model =
+    groups.size > 0
+      ? trainGroupedTextModel(
+          groups,
+          examples.filter((r) => groups.has(r.category)).map((r) => ({ text: r.text, values: r.gold, group: r.category })),
+          data.map((r) => r.text),
+        )
+      : null;
   for (const category of categories) {
     const schema = schemas.get(category)!;
-    const extract = model !== null && groups.has(category)
-      ? (text: string) => extractWithModel(text, model, category)
-      : ((profiles) => (text: string) => extractWithProfiles(text, profiles))(buildProfiles(schema, known.get(category) ?? {}));
+    const extract =
+      model !== null && groups.has(category)
+        ? (text: string) => extractWithModel(text, model, category)
+        : (
+            (profiles) => (text: string) =>
+              extractWithProfiles(text, profiles)
+          )(buildProfiles(schema, known.get(category) ?? {}));
     for (const record of data.filter((r) => r.category === category)) {
       const predicted = new Map(extract(record.text).map((e) => [e.field, String(e.value)]));
-      tallyRecord(result, record, predicted, schema.map((f) => f.name));
+      tallyRecord(
+        result,
+        record,
+        predicted,
+        schema.map((f) => f.name),
+      );
     }
   }
   return result;
@@ -291,12 +319,16 @@ function printTable(title: string, r: RunResult): void {
   const rows = [...r.perAttribute.entries()].sort((a, b) => b[1].VW + b[1].NV + b[1].VN - (a[1].VW + a[1].NV + a[1].VN));
   for (const [key, c] of rows) {
     const s = prf(c);
-    console.log(`${key.slice(0, 52).padEnd(52)} ${[c.VC, c.VW, c.NV, c.VN].map((n) => String(n).padStart(5)).join(' ')} ${pct(s.precision)} ${pct(s.recall)} ${pct(s.f1)}`);
+    console.log(
+      `${key.slice(0, 52).padEnd(52)} ${[c.VC, c.VW, c.NV, c.VN].map((n) => String(n).padStart(5)).join(' ')} ${pct(s.precision)} ${pct(s.recall)} ${pct(s.f1)}`,
+    );
   }
   const e = prf(r.exact);
   const l = prf(r.lenient);
   const u = prf(r.unlistedAsNa);
-  console.log(`exact   P ${pct(e.precision)} R ${pct(e.recall)} F1 ${pct(e.f1)} | lenient P ${pct(l.precision)} R ${pct(l.recall)} F1 ${pct(l.f1)} | unlisted as n/a: exact F1 ${pct(u.f1)}`);
+  console.log(
+    `exact   P ${pct(e.precision)} R ${pct(e.recall)} F1 ${pct(e.f1)} | lenient P ${pct(l.precision)} R ${pct(l.recall)} F1 ${pct(l.f1)} | unlisted as n/a: exact F1 ${pct(u.f1)}`,
+  );
 }
 
 /**
@@ -329,10 +361,10 @@ export async function runTextSuite(argv: string[]): Promise<Record<string, unkno
     const all = loadRecords(file);
     const rel = path.relative(dataDir, file);
     const pairedExamples = exampleFiles.find((f) => path.relative(examplesDir!, f) === rel);
-    const examples = (splitDev
-      ? all.filter((_, i) => i % 2 === 0)
-      : (pairedExamples ? [pairedExamples] : exampleFiles).flatMap(loadRecords)
-    ).slice(0, examplesLimit);
+    const examples = (splitDev ? all.filter((_, i) => i % 2 === 0) : (pairedExamples ? [pairedExamples] : exampleFiles).flatMap(loadRecords)).slice(
+      0,
+      examplesLimit,
+    );
     const data = (splitDev ? all.filter((_, i) => i % 2 === 1) : all).slice(0, limit);
     const withEx = run(data, examples, descriptions);
     const bare = examples.length > 0 ? run(data, [], descriptions) : withEx;
@@ -351,7 +383,8 @@ export async function runTextSuite(argv: string[]): Promise<Record<string, unkno
     };
   }
   const hasExamples = mode !== 'none';
-  const main: 'written' | 'normalized' = totals.written.exact.VC + totals.written.exact.VN + totals.written.exact.NV + totals.written.exact.VW > 0 ? 'written' : 'normalized';
+  const main: 'written' | 'normalized' =
+    totals.written.exact.VC + totals.written.exact.VN + totals.written.exact.NV + totals.written.exact.VW > 0 ? 'written' : 'normalized';
   const top = main === 'written' ? totals.written : totals.normalized;
   const topBare = main === 'written' ? totals.writtenBare : totals.normalizedBare;
   const result: Record<string, unknown> = {

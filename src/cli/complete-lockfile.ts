@@ -16,7 +16,11 @@ type LockEntry = Record<string, unknown> & { optionalDependencies?: Record<strin
 
 /** The platform constraints a native-binding package name such as `@swc/core-linux-arm-gnueabihf` declares. */
 function platformOf(name: string): { os: string[]; cpu?: string[]; libc?: string[] } {
-  const [os, cpu, ...rest] = name.split('/').pop()!.replace(/^(core|resolver-binding)-/, '').split('-');
+  const [os, cpu, ...rest] = name
+    .split('/')
+    .pop()!
+    .replace(/^(core|resolver-binding)-/, '')
+    .split('-');
   const tail = rest.join('-');
   const libc = os === 'linux' ? (tail.includes('musl') ? ['musl'] : tail.includes('gnu') ? ['glibc'] : undefined) : undefined;
   return { os: [os], ...(cpu ? { cpu: [cpu] } : {}), ...(libc ? { libc } : {}) };

@@ -38,7 +38,7 @@ function flag(args: string[], name: string, fallback: number): number {
 export async function runOps(argv: string[], print: (line: string) => void = console.log): Promise<number> {
   const [command, ...args] = argv;
   if (command === 'replay') {
-    if (!args[0]) return print(USAGE), 2;
+    if (!args[0]) return (print(USAGE), 2);
     const outcome = await replayHistoryFile(path.resolve(args[0]));
     print(JSON.stringify({ file: args[0], ...outcome }));
     return outcome.ok ? 0 : 1;
@@ -61,13 +61,13 @@ export async function runOps(argv: string[], print: (line: string) => void = con
         return 0;
       case 'export-history': {
         const [workflowId, file, runId] = args;
-        if (!workflowId || !file) return print(USAGE), 2;
+        if (!workflowId || !file) return (print(USAGE), 2);
         const events = await exportHistory(client, workflowId, path.resolve(file), runId);
         print(JSON.stringify({ workflow_id: workflowId, file, events }));
         return 0;
       }
       case 'resume': {
-        if (!args[0]) return print(USAGE), 2;
+        if (!args[0]) return (print(USAGE), 2);
         const runner = new TemporalJobRunner(client, config);
         print(JSON.stringify({ job_id: args[0], ...(await resumeJob(knex, runner, client, args[0])) }));
         return 0;

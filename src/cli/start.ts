@@ -230,17 +230,19 @@ async function main(): Promise<void> {
 
   const up = await apiAnswers(run, 120_000);
   if (run.stopping) return;
-  console.log([
-    '',
-    up ? 'Catalog enrichment service is running.' : 'The API has not answered yet; its log is above.',
-    `  API:          ${config.publicUrl}/api   (health: ${config.publicUrl}/healthz, readiness: ${config.publicUrl}/readyz)`,
-    `  API docs:     ${config.publicUrl}/docs`,
-    `  Temporal UI:  ${uiUrl ?? '(external Temporal; see its own UI)'}`,
-    `  API key:      ${apiKey}   (also in ${path.relative(REPO_ROOT, path.join(config.dataDir, 'dev-api-key'))})`,
-    `  Try:          curl -H "Authorization: Bearer ${apiKey}" ${config.publicUrl}/api/public/enrich/jobs`,
-    '  Stop with Ctrl-C.',
-    '',
-  ].join('\n'));
+  console.log(
+    [
+      '',
+      up ? 'Catalog enrichment service is running.' : 'The API has not answered yet; its log is above.',
+      `  API:          ${config.publicUrl}/api   (health: ${config.publicUrl}/healthz, readiness: ${config.publicUrl}/readyz)`,
+      `  API docs:     ${config.publicUrl}/docs`,
+      `  Temporal UI:  ${uiUrl ?? '(external Temporal; see its own UI)'}`,
+      `  API key:      ${apiKey}   (also in ${path.relative(REPO_ROOT, path.join(config.dataDir, 'dev-api-key'))})`,
+      `  Try:          curl -H "Authorization: Bearer ${apiKey}" ${config.publicUrl}/api/public/enrich/jobs`,
+      '  Stop with Ctrl-C.',
+      '',
+    ].join('\n'),
+  );
 }
 
 main().catch((err) => {

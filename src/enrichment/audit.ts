@@ -58,7 +58,6 @@ const REVIEW_FLAGS: Record<string, string> = {
 /** Identifier roles whose change means the result describes another product. */
 const IDENTITY_ROLES = new Set(['gtin', 'mpn', 'sku']);
 
-
 /** An identifier folded for comparison: GTINs by their digits without leading zeros (GTIN-13 = GTIN-14 with a 0), others upper-case alphanumerics. */
 function identifierKey(value: unknown, role: string): string {
   const s = String(value).toUpperCase();
@@ -119,7 +118,11 @@ export function auditResult(result: EnrichmentResult, item: Record<string, unkno
     const before = item[field.name];
     const identifier = IDENTITY_ROLES.has(role) && !Array.isArray(value);
     if (identifier && present(before)) {
-      if (identifierKey(before, role) !== identifierKey(value, role)) fails.push({ field: field.name, message: `Identifier ${String(value)} differs from the item's ${String(before)}: the source may describe another product.` });
+      if (identifierKey(before, role) !== identifierKey(value, role))
+        fails.push({
+          field: field.name,
+          message: `Identifier ${String(value)} differs from the item's ${String(before)}: the source may describe another product.`,
+        });
     } else if (!fromInput && present(before) && !field.merge && !sameValue(before, value)) {
       reviews.push({ field: field.name, message: `Replaces the existing value ${JSON.stringify(before).slice(0, 80)}.` });
     }
@@ -143,7 +146,10 @@ export function auditResult(result: EnrichmentResult, item: Record<string, unkno
   return {
     decision,
     confidence: decision === 'fail' ? 'high' : decision === 'review_required' ? 'medium' : review.confidence,
-    reasons: decision === 'pass' ? ['All values fit their fields, cite the research they came from and agree with the item.'] : findings.map((f) => (f.field ? `${f.field}: ${f.message}` : f.message)),
+    reasons:
+      decision === 'pass'
+        ? ['All values fit their fields, cite the research they came from and agree with the item.']
+        : findings.map((f) => (f.field ? `${f.field}: ${f.message}` : f.message)),
     field_issues: findings.filter((f): f is { field: string; message: string } => f.field !== undefined).map((f) => ({ field: f.field, message: f.message })),
   };
 }

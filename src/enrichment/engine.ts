@@ -36,9 +36,15 @@ function emptyUsage(): EngineUsage {
 
 /** Keeps evidence small: capped text and lists (the extractor reads no more than this). */
 function compact(doc: PageDoc): PageDoc {
-  return { ...doc, text: doc.text.slice(0, 20_000), key_values: doc.key_values.slice(0, 300), price_texts: doc.price_texts.slice(0, 15), availability_texts: doc.availability_texts.slice(0, 10), images: doc.images.slice(0, 20) };
+  return {
+    ...doc,
+    text: doc.text.slice(0, 20_000),
+    key_values: doc.key_values.slice(0, 300),
+    price_texts: doc.price_texts.slice(0, 15),
+    availability_texts: doc.availability_texts.slice(0, 10),
+    images: doc.images.slice(0, 20),
+  };
 }
-
 
 /** Reciprocal-rank fusion (Cormack et al. 2009, k = 10) of several result lists; ties by URL. */
 function fuse(lists: Array<Array<{ url: string }>>): Array<{ url: string; score: number }> {
@@ -54,7 +60,12 @@ function confidenceOf(weight: number, agreeing: number): Confidence {
   return 'low';
 }
 
-interface Voted { value: string | string[]; candidates: Candidate[]; rivals: Candidate[]; confidence: Confidence }
+interface Voted {
+  value: string | string[];
+  candidates: Candidate[];
+  rivals: Candidate[];
+  confidence: Confidence;
+}
 
 /**
  * Agreement voting: candidates grouped by value, summed weight decides; the strongest reading
@@ -68,7 +79,10 @@ function vote(candidates: Candidate[], field?: OutputField): Voted | null {
   const groups = new Map<string, Candidate[]>();
   for (const c of candidates) {
     const quantity = measured && !Array.isArray(c.value) ? readInUnit(c.value, measured, c.unit) : undefined;
-    const key = quantity !== undefined ? `= ${quantity}` : `${Array.isArray(c.value) ? c.value.join('\n') : c.value.toLowerCase().replace(/\s+/g, ' ')}${c.unit ? ` [${c.unit}]` : ''}`;
+    const key =
+      quantity !== undefined
+        ? `= ${quantity}`
+        : `${Array.isArray(c.value) ? c.value.join('\n') : c.value.toLowerCase().replace(/\s+/g, ' ')}${c.unit ? ` [${c.unit}]` : ''}`;
     groups.set(key, [...(groups.get(key) ?? []), c]);
   }
   const ranked = [...groups.values()]
@@ -86,7 +100,9 @@ function vote(candidates: Candidate[], field?: OutputField): Voted | null {
  * kind of text it is applied to.
  */
 export function inputText(item: Record<string, unknown>): Array<[string, string]> {
-  return Object.entries(item).filter(([, v]) => typeof v === 'string' && v.trim().length > 0).map(([k, v]) => [k, v as string]);
+  return Object.entries(item)
+    .filter(([, v]) => typeof v === 'string' && v.trim().length > 0)
+    .map(([k, v]) => [k, v as string]);
 }
 
 /**
@@ -149,7 +165,9 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
   };
 
   const extract: EnrichmentEngine['extract'] = async (input, evidence) => {
-    const model = input.options.web_search ? null : await learned.model(input.output_schema, input.options.text_examples ?? [], input.options.known_values, input.options.text_corpus);
+    const model = input.options.web_search
+      ? null
+      : await learned.model(input.output_schema, input.options.text_examples ?? [], input.options.known_values, input.options.text_corpus);
     const result = buildResult(input, evidence, parsed, model);
     if (!llm) return { result, usage: emptyUsage() };
     const read = (evidence.documents as EvidenceDocument[]).filter((d) => d && d.doc).map((d) => ({ source: d.url, doc: d.doc }));
@@ -198,7 +216,15 @@ interface Draft {
 /** Places a value in the output with its sources and explanation; a low-confidence value becomes a candidate instead when those are asked for. */
 function place(draft: Draft, field: OutputField, value: unknown, cited: string[], explanation: string, method: Method, confidence: Confidence): void {
   if (confidence === 'low' && draft.lowEnabled) {
-    draft.lowCandidates.push({ name: field.name, scope: 'field', candidate_value: Array.isArray(value) ? value.join(', ') : String(value), confidence: 'LOW', reason: 'Only a weak reading supports this value.', sources: cited, source_explanation: explanation });
+    draft.lowCandidates.push({
+      name: field.name,
+      scope: 'field',
+      candidate_value: Array.isArray(value) ? value.join(', ') : String(value),
+      confidence: 'LOW',
+      reason: 'Only a weak reading supports this value.',
+      sources: cited,
+      source_explanation: explanation,
+    });
     return;
   }
   draft.after[field.name] = value;
@@ -213,7 +239,16 @@ function place(draft: Draft, field: OutputField, value: unknown, cited: string[]
 function withhold(draft: Draft, field: OutputField, voted: Voted, reason: string): void {
   const value = Array.isArray(voted.value) ? voted.value.join(', ') : voted.value;
   draft.review.field_issues.push({ field: field.name, message: `Withheld "${value.slice(0, 80)}": ${reason}` });
-  if (draft.lowEnabled) draft.lowCandidates.push({ name: field.name, scope: 'field', candidate_value: value, confidence: 'LOW', reason, sources: [...new Set(voted.candidates.map((c) => c.url))], source_explanation: voted.candidates[0].explanation });
+  if (draft.lowEnabled)
+    draft.lowCandidates.push({
+      name: field.name,
+      scope: 'field',
+      candidate_value: value,
+      confidence: 'LOW',
+      reason,
+      sources: [...new Set(voted.candidates.map((c) => c.url))],
+      source_explanation: voted.candidates[0].explanation,
+    });
 }
 
 /** Keeps the values the item already has (unless the field is extracted despite its input). @returns the fields still wanted */
@@ -259,14 +294,36 @@ function readItemText(draft: Draft, input: EnrichInput, wanted: OutputField[], k
   }
   // Dimension tuples in the item's text ("Bar table, 51x51 cm") for width/height/depth fields with a unit.
   for (const field of wanted.filter((f) => !(f.name in after.sources))) {
-    const dim = readDimension(field, texts.map(([label, text]) => ({ label, text })), false);
-    if (dim) place(draft, field, dim.value, [`INPUT:${dim.label}`], `Dimensions "${dim.text}" in the item's ${dim.label}.`, 'text', dim.by === 'letter' ? 'high' : 'medium');
+    const dim = readDimension(
+      field,
+      texts.map(([label, text]) => ({ label, text })),
+      false,
+    );
+    if (dim)
+      place(
+        draft,
+        field,
+        dim.value,
+        [`INPUT:${dim.label}`],
+        `Dimensions "${dim.text}" in the item's ${dim.label}.`,
+        'text',
+        dim.by === 'letter' ? 'high' : 'medium',
+      );
   }
   for (const field of wanted.filter((f) => !(f.name in after.sources))) {
     const role = fieldRole(field);
     const voted = vote(knowledgeBaseCandidates(kb, role, field.name, [snake(field.name).replace(/_/g, ' ')]), field);
     const value = voted ? coerce(voted.value, field, role, voted.candidates[0].unit) : undefined;
-    if (voted && value !== undefined) place(draft, field, value, [...new Set(voted.candidates.map((c) => c.url))], `${voted.candidates[0].explanation[0].toUpperCase()}${voted.candidates[0].explanation.slice(1)}.`, 'knowledge_base', voted.confidence);
+    if (voted && value !== undefined)
+      place(
+        draft,
+        field,
+        value,
+        [...new Set(voted.candidates.map((c) => c.url))],
+        `${voted.candidates[0].explanation[0].toUpperCase()}${voted.candidates[0].explanation.slice(1)}.`,
+        'knowledge_base',
+        voted.confidence,
+      );
   }
   draft.review.reasoning = `No web search: values were read from the item's own text (${texts.map(([k]) => k).join(', ') || 'none'})${model ? `; ${[...learned].filter((k) => texts.some(([t]) => t === k)).join(', ') || 'none'} read by a tagger learned from ${options.text_examples!.length} example texts of the catalog's items` : ''}.`;
 }
@@ -292,7 +349,8 @@ function readPages(draft: Draft, wanted: OutputField[], pages: PageReading, kb: 
     const candidates: Candidate[] = [];
     accepted.forEach(({ d, m }, i) => {
       const product = m.product !== undefined ? d.doc.products[m.product] : undefined;
-      for (const c of [...pageCandidates(d.doc, role, field.name, synonyms, product), ...unitCandidates(d.doc, field, product)]) candidates.push({ ...c, weight: c.weight * (i === 0 ? 1 : 0.7) * (m.kind === 'identifier' ? 1 : 0.9 + 0.1 * m.score) });
+      for (const c of [...pageCandidates(d.doc, role, field.name, synonyms, product), ...unitCandidates(d.doc, field, product)])
+        candidates.push({ ...c, weight: c.weight * (i === 0 ? 1 : 0.7) * (m.kind === 'identifier' ? 1 : 0.9 + 0.1 * m.score) });
     });
     candidates.push(...knowledgeBaseCandidates(kb, role, field.name, synonyms));
     const voted = vote(candidates, field);
@@ -307,14 +365,27 @@ function readPages(draft: Draft, wanted: OutputField[], pages: PageReading, kb: 
       continue;
     }
     const cited = [...new Set(voted.candidates.map((c) => c.url))];
-    place(draft, field, value, cited, `${voted.candidates[0].explanation[0].toUpperCase()}${voted.candidates[0].explanation.slice(1)}.`, voted.candidates[0].method, voted.confidence);
+    place(
+      draft,
+      field,
+      value,
+      cited,
+      `${voted.candidates[0].explanation[0].toUpperCase()}${voted.candidates[0].explanation.slice(1)}.`,
+      voted.candidates[0].method,
+      voted.confidence,
+    );
     const rival = voted.rivals.find((r) => r.weight >= 0.5);
-    if (rival) review.field_issues.push({ field: field.name, message: `Another reading gave "${`${String(rival.value)}${rival.unit ? ` ${rival.unit}` : ''}`.slice(0, 80)}" (${rival.explanation}).` });
+    if (rival)
+      review.field_issues.push({
+        field: field.name,
+        message: `Another reading gave "${`${String(rival.value)}${rival.unit ? ` ${rival.unit}` : ''}`.slice(0, 80)}" (${rival.explanation}).`,
+      });
   }
   if (accepted.length === 0) review.flags.push('no_matching_page');
-  review.reasoning = accepted.length > 0
-    ? `Read ${docs.length} page(s) from ${evidence.queries.length} search(es); used ${accepted.length} that match the item (best: ${accepted[0].d.url}, ${accepted[0].m.reason}); ${rejected} rejected as other products.`
-    : `Read ${docs.length} page(s) from ${evidence.queries.length} search(es); none matched the item, so no values were taken from the web.`;
+  review.reasoning =
+    accepted.length > 0
+      ? `Read ${docs.length} page(s) from ${evidence.queries.length} search(es); used ${accepted.length} that match the item (best: ${accepted[0].d.url}, ${accepted[0].m.reason}); ${rejected} rejected as other products.`
+      : `Read ${docs.length} page(s) from ${evidence.queries.length} search(es); none matched the item, so no values were taken from the web.`;
 }
 
 /** The result's overall confidence (its weakest field's; medium without fields) and its flags for issues and research problems. */
@@ -365,7 +436,11 @@ function buildResult(input: EnrichInput, evidence: Evidence, memo: PageMemo, mod
     result.low_confidence_fields = [...new Set(result.low_confidence_candidates.map((c) => c.name))];
   }
   const pages = accepted.map(({ d, m }) => ({ url: d.url, doc: d.doc, product: m.product !== undefined ? d.doc.products[m.product] : undefined }));
-  const attributeOptions = { ...options, predict_taxonomy: false, low_confidence: lowConfidenceWanted(options, 'taxonomy_attribute') ? { ...options.low_confidence, enabled: true, scopes: ['field' as const] } : undefined };
+  const attributeOptions = {
+    ...options,
+    predict_taxonomy: false,
+    low_confidence: lowConfidenceWanted(options, 'taxonomy_attribute') ? { ...options.low_confidence, enabled: true, scopes: ['field' as const] } : undefined,
+  };
   applyTaxonomy(result, input, pages, (attributes) => buildResult({ item, output_schema: attributes, options: attributeOptions }, evidence, memo));
   applySemantics(result, input);
   return result;

@@ -47,7 +47,12 @@ function textModule(): { loader: string | null; module: string } {
  * dist/src/enrichment/text of the production build (`npm run build`) without a loader.
  * @throws Error when the thread cannot start, load the sources, train or post the model
  */
-export function trainTextModelInThread(fields: OutputField[], examples: readonly TextExample[], knownValues: Record<string, string[]>, texts: readonly string[] = []): Promise<TextModel> {
+export function trainTextModelInThread(
+  fields: OutputField[],
+  examples: readonly TextExample[],
+  knownValues: Record<string, string[]>,
+  texts: readonly string[] = [],
+): Promise<TextModel> {
   return new Promise((resolve, reject) => {
     let worker: Worker;
     try {
@@ -77,7 +82,11 @@ export function trainTextModelInThread(fields: OutputField[], examples: readonly
  * this is exactly what `npm run eval -- text` passes for its `--examples`.
  * @returns field name → values, fields without any value omitted
  */
-export function trainingKnownValues(fields: OutputField[], examples: readonly TextExample[], knownValues: Record<string, string[]> = {}): Record<string, string[]> {
+export function trainingKnownValues(
+  fields: OutputField[],
+  examples: readonly TextExample[],
+  knownValues: Record<string, string[]> = {},
+): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const { name } of fields) {
     const values: string[] = [];
@@ -112,10 +121,12 @@ export function learnedTextFields(examples: readonly CatalogTextExample[]): Set<
 /** True when some example has a value for one of `fields` (otherwise there is nothing to learn). */
 function teaches(fields: OutputField[], examples: readonly TextExample[]): boolean {
   const names = fields.map((f) => f.name);
-  return examples.some((e) => names.some((n) => {
-    const v = e.values[n];
-    return Array.isArray(v) ? v.some((x) => x.trim().length > 0) : typeof v === 'string' && v.trim().length > 0;
-  }));
+  return examples.some((e) =>
+    names.some((n) => {
+      const v = e.values[n];
+      return Array.isArray(v) ? v.some((x) => x.trim().length > 0) : typeof v === 'string' && v.trim().length > 0;
+    }),
+  );
 }
 
 /**
@@ -135,7 +146,13 @@ export interface LearnedTextModels {
    * @param inProcess train on the calling thread (tests, and the fallback when a thread fails)
    * @throws Error only when training itself fails (the rejection is cached like the model)
    */
-  model(fields: OutputField[], examples: readonly TextExample[], knownValues?: Record<string, string[]>, texts?: readonly string[], inProcess?: boolean): Promise<TextModel> | null;
+  model(
+    fields: OutputField[],
+    examples: readonly TextExample[],
+    knownValues?: Record<string, string[]>,
+    texts?: readonly string[],
+    inProcess?: boolean,
+  ): Promise<TextModel> | null;
 }
 
 /** An empty set of trained models with an idle training queue. */

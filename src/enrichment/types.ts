@@ -66,12 +66,15 @@ export interface TaxonomyInput {
   name: string;
   description?: string;
   hierarchy_levels?: string[];
-  nodes: Record<string, {
-    name: string;
-    parent: string | null;
-    description?: string;
-    attributes?: Array<{ name: string; type?: string; values?: string[]; description?: string; required?: boolean }>;
-  }>;
+  nodes: Record<
+    string,
+    {
+      name: string;
+      parent: string | null;
+      description?: string;
+      attributes?: Array<{ name: string; type?: string; values?: string[]; description?: string; required?: boolean }>;
+    }
+  >;
 }
 
 /** Low-confidence request block (decisions.md §4). */

@@ -15,13 +15,24 @@ export interface ValidationDetail {
  * and `type`, multer's `code` and `field`, Node's `code` and `cause`), each still `unknown`: an empty object
  * when the value is not an object. Catch clauses narrow through this instead of `any`.
  */
-export function errorFields(err: unknown): { code?: unknown; status?: unknown; type?: unknown; name?: unknown; message?: unknown; field?: unknown; cause?: unknown } {
+export function errorFields(err: unknown): {
+  code?: unknown;
+  status?: unknown;
+  type?: unknown;
+  name?: unknown;
+  message?: unknown;
+  field?: unknown;
+  cause?: unknown;
+} {
   return typeof err === 'object' && err !== null ? err : {};
 }
 
 /** Base class: an HTTP status and a message safe to show to the client. */
 export class AppError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
     this.name = new.target.name;
   }

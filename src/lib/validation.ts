@@ -26,11 +26,12 @@ type AbsentKeys<P extends TProperties> = { [K in keyof P]: P[K] extends TOptiona
  * optional, at any depth of objects and arrays, since Ajv's `useDefaults` fills them. Inside
  * `Type.Unsafe` schemas (anyOf, nullable, enums) the declared type is taken as it is.
  */
-export type Validated<S extends TSchema> = S extends TObject<infer P>
-  ? Evaluate<{ [K in Exclude<keyof P, AbsentKeys<P>>]: Validated<P[K]> } & { [K in AbsentKeys<P>]?: Validated<P[K]> }>
-  : S extends TArray<infer I>
-    ? Array<Validated<I>>
-    : Static<S>;
+export type Validated<S extends TSchema> =
+  S extends TObject<infer P>
+    ? Evaluate<{ [K in Exclude<keyof P, AbsentKeys<P>>]: Validated<P[K]> } & { [K in AbsentKeys<P>]?: Validated<P[K]> }>
+    : S extends TArray<infer I>
+      ? Array<Validated<I>>
+      : Static<S>;
 
 /**
  * The Ajv instances of one app: bodies as sent; query strings and path params, which arrive as

@@ -54,7 +54,11 @@ function mapUploadError(err: unknown, limits: UploadLimits): AppError {
     case 'LIMIT_FIELD_VALUE':
       return new PayloadTooLargeError(`request_json too large (limit ${limits.requestJsonBytes} bytes)`);
     case 'LIMIT_UNEXPECTED_FILE':
-      return ValidationError.at(['body', String(e.field ?? 'file')], 'Unexpected file field: only items_file and knowledge_base_files are accepted', 'extra_forbidden');
+      return ValidationError.at(
+        ['body', String(e.field ?? 'file')],
+        'Unexpected file field: only items_file and knowledge_base_files are accepted',
+        'extra_forbidden',
+      );
     case 'LIMIT_FILE_COUNT':
       return ValidationError.at(['body', 'knowledge_base_files'], `At most ${limits.knowledgeBaseFiles} knowledge_base_files`, 'value_error');
     default:
@@ -91,10 +95,12 @@ export async function readEnrichUpload(ctx: Context, dataDir: string, limits: Up
   if (items.length === 0) problems.push({ loc: ['body', 'items_file'], msg: 'Field required: exactly one items_file', type: 'missing' });
   if (items.length > 1) problems.push({ loc: ['body', 'items_file'], msg: `Exactly one items_file is accepted, got ${items.length}`, type: 'value_error' });
   for (const key of Object.keys(body)) {
-    if (key !== 'request_json') problems.push({ loc: ['body', key], msg: 'Extra inputs are not permitted: send request fields inside request_json', type: 'extra_forbidden' });
+    if (key !== 'request_json')
+      problems.push({ loc: ['body', key], msg: 'Extra inputs are not permitted: send request fields inside request_json', type: 'extra_forbidden' });
   }
   if (Array.isArray(body.request_json)) problems.push({ loc: ['body', 'request_json'], msg: 'request_json given more than once', type: 'value_error' });
-  if (kb.length > limits.knowledgeBaseFiles) problems.push({ loc: ['body', 'knowledge_base_files'], msg: `At most ${limits.knowledgeBaseFiles} knowledge_base_files`, type: 'value_error' });
+  if (kb.length > limits.knowledgeBaseFiles)
+    problems.push({ loc: ['body', 'knowledge_base_files'], msg: `At most ${limits.knowledgeBaseFiles} knowledge_base_files`, type: 'value_error' });
   if (problems.length) {
     await removeAll(all);
     throw new ValidationError(problems);

@@ -15,7 +15,11 @@ export class ApiKey extends BaseModel {
 
   static get relationMappings(): RelationMappings {
     return {
-      organization: { relation: BaseModel.BelongsToOneRelation, modelClass: 'organization', join: { from: 'api_keys.organization_id', to: 'organizations.id' } },
+      organization: {
+        relation: BaseModel.BelongsToOneRelation,
+        modelClass: 'organization',
+        join: { from: 'api_keys.organization_id', to: 'organizations.id' },
+      },
     };
   }
 }

@@ -26,7 +26,11 @@ export class CatalogSnapshotItem extends BaseModel {
 
   static get relationMappings(): RelationMappings {
     return {
-      snapshot: { relation: BaseModel.BelongsToOneRelation, modelClass: 'catalog-snapshot', join: { from: 'catalog_snapshot_items.snapshot_id', to: 'catalog_snapshots.id' } },
+      snapshot: {
+        relation: BaseModel.BelongsToOneRelation,
+        modelClass: 'catalog-snapshot',
+        join: { from: 'catalog_snapshot_items.snapshot_id', to: 'catalog_snapshots.id' },
+      },
     };
   }
 }

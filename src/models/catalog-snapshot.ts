@@ -29,7 +29,11 @@ export class CatalogSnapshot extends BaseModel {
   static get relationMappings(): RelationMappings {
     return {
       catalog: { relation: BaseModel.BelongsToOneRelation, modelClass: 'catalog', join: { from: 'catalog_snapshots.catalog_id', to: 'catalogs.id' } },
-      items: { relation: BaseModel.HasManyRelation, modelClass: 'catalog-snapshot-item', join: { from: 'catalog_snapshots.id', to: 'catalog_snapshot_items.snapshot_id' } },
+      items: {
+        relation: BaseModel.HasManyRelation,
+        modelClass: 'catalog-snapshot-item',
+        join: { from: 'catalog_snapshots.id', to: 'catalog_snapshot_items.snapshot_id' },
+      },
     };
   }
 }

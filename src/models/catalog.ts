@@ -37,9 +37,17 @@ export class Catalog extends BaseModel {
 
   static get relationMappings(): RelationMappings {
     return {
-      organization: { relation: BaseModel.BelongsToOneRelation, modelClass: 'organization', join: { from: 'catalogs.organization_id', to: 'organizations.id' } },
+      organization: {
+        relation: BaseModel.BelongsToOneRelation,
+        modelClass: 'organization',
+        join: { from: 'catalogs.organization_id', to: 'organizations.id' },
+      },
       schemas: { relation: BaseModel.HasManyRelation, modelClass: 'catalog-schema', join: { from: 'catalogs.id', to: 'catalog_schemas.catalog_id' } },
-      md_versions: { relation: BaseModel.HasManyRelation, modelClass: 'catalog-md-version', join: { from: 'catalogs.id', to: 'catalog_md_versions.catalog_id' } },
+      md_versions: {
+        relation: BaseModel.HasManyRelation,
+        modelClass: 'catalog-md-version',
+        join: { from: 'catalogs.id', to: 'catalog_md_versions.catalog_id' },
+      },
       items: { relation: BaseModel.HasManyRelation, modelClass: 'catalog-item', join: { from: 'catalogs.id', to: 'catalog_items.catalog_id' } },
       snapshots: { relation: BaseModel.HasManyRelation, modelClass: 'catalog-snapshot', join: { from: 'catalogs.id', to: 'catalog_snapshots.catalog_id' } },
     };

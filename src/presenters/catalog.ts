@@ -55,7 +55,9 @@ export function presentCatalog(catalog: Catalog, schema: CatalogSchema | null): 
 }
 
 /** One entry of the catalog list (interface-spec.md, Catalog: the list's fields). */
-export function presentCatalogEntry(catalog: Pick<Catalog, 'id' | 'name' | 'description' | 'auto_evolve_schema' | 'strict_mode' | 'item_count' | 'current_schema_version' | 'created_at'>): Record<string, unknown> {
+export function presentCatalogEntry(
+  catalog: Pick<Catalog, 'id' | 'name' | 'description' | 'auto_evolve_schema' | 'strict_mode' | 'item_count' | 'current_schema_version' | 'created_at'>,
+): Record<string, unknown> {
   return {
     id: catalog.id,
     name: catalog.name,

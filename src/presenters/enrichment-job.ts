@@ -15,10 +15,7 @@ export function polledStatus(status: EnrichmentJob['status']): 'running' | 'comp
  * `credits_used` stays 0 until the job has finished; `service_usage` appears only when the job
  * is complete and was asked for.
  */
-export function presentJob(
-  job: EnrichmentJob,
-  page: { results: unknown[]; page: number; page_size: number; total_pages: number },
-): Record<string, unknown> {
+export function presentJob(job: EnrichmentJob, page: { results: unknown[]; page: number; page_size: number; total_pages: number }): Record<string, unknown> {
   const finished = job.status !== 'running';
   const out: Record<string, unknown> = {
     job_id: job.id,
@@ -105,17 +102,33 @@ export function pricingEstimates(job: EnrichmentJob): Record<string, unknown> {
 /** Activity (decisions.md §5, G13/G16 shape) with the number of its staged changes. */
 export function presentActivity(a: ReviewActivity, stagedCount: number): Record<string, unknown> {
   return {
-    id: a.id, catalog_id: a.catalog_id, type: a.type, status: a.status, description: a.description, staged_count: stagedCount,
-    created_at: iso(a.created_at), updated_at: iso(a.updated_at), metadata: a.metadata ?? {},
+    id: a.id,
+    catalog_id: a.catalog_id,
+    type: a.type,
+    status: a.status,
+    description: a.description,
+    staged_count: stagedCount,
+    created_at: iso(a.created_at),
+    updated_at: iso(a.updated_at),
+    metadata: a.metadata ?? {},
   };
 }
 
 /** One staged change as listed (decisions.md §5, G16; interface-spec.md "Staged change"). */
 export function presentStagedChange(r: StagedChange): Record<string, unknown> {
   return {
-    id: r.id, status: r.status, catalog_item_id: r.catalog_item_id, catalog_item_entity_type: r.catalog_item_entity_type,
-    before_data: r.before_data, after_data: r.after_data, source_data: r.source_data, is_new_item: r.is_new_item,
-    row_index: r.row_index, review_info: r.review_info, created_at: iso(r.created_at), updated_at: iso(r.updated_at),
+    id: r.id,
+    status: r.status,
+    catalog_item_id: r.catalog_item_id,
+    catalog_item_entity_type: r.catalog_item_entity_type,
+    before_data: r.before_data,
+    after_data: r.after_data,
+    source_data: r.source_data,
+    is_new_item: r.is_new_item,
+    row_index: r.row_index,
+    review_info: r.review_info,
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
   };
 }
 

@@ -4,7 +4,15 @@ import type { TemplateList } from '../services/enrichment/templates';
 
 /** Wire shape of an enrichment template (decisions.md §4, G20); timestamps ISO-8601 UTC. */
 export function presentTemplate(t: EnrichmentTemplate): Record<string, unknown> {
-  return { id: t.id, name: t.name, description: t.description, defaults: t.defaults, safety: t.safety, created_at: iso(t.created_at), updated_at: iso(t.updated_at) };
+  return {
+    id: t.id,
+    name: t.name,
+    description: t.description,
+    defaults: t.defaults,
+    safety: t.safety,
+    created_at: iso(t.created_at),
+    updated_at: iso(t.updated_at),
+  };
 }
 
 /** `GET /public/enrichment-templates`: `{templates, total, limit, offset}`. */

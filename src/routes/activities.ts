@@ -22,7 +22,10 @@ export function activityRoutes(deps: AppDeps): RouteDef[] {
   const tags = ['activities'];
   return [
     defineRoute({
-      method: 'get', path: '/activities/:activity_id', tags, summary: 'An activity with its staged-change count',
+      method: 'get',
+      path: '/activities/:activity_id',
+      tags,
+      summary: 'An activity with its staged-change count',
       params: activityParams,
       handler: async ({ scope, params }) => {
         const { activity, stagedCount } = await getActivity(deps.knex, scope, params.activity_id);
@@ -30,15 +33,22 @@ export function activityRoutes(deps: AppDeps): RouteDef[] {
       },
     }),
     defineRoute({
-      method: 'get', path: '/activities/:activity_id/staged-changes', tags, summary: 'Staged changes of an activity (paginated, filterable)',
-      params: activityParams, query: stagedChangesQuery,
+      method: 'get',
+      path: '/activities/:activity_id/staged-changes',
+      tags,
+      summary: 'Staged changes of an activity (paginated, filterable)',
+      params: activityParams,
+      query: stagedChangesQuery,
       handler: async ({ scope, params, query }) => {
         const page = await listStagedChanges(deps.knex, scope, params.activity_id, query);
         return { ...page, items: page.items.map(presentStagedChange) };
       },
     }),
     defineRoute({
-      method: 'get', path: '/activities/:activity_id/staged-changes/summary', tags, summary: 'Counts by status and per-field completion of an activity',
+      method: 'get',
+      path: '/activities/:activity_id/staged-changes/summary',
+      tags,
+      summary: 'Counts by status and per-field completion of an activity',
       params: activityParams,
       handler: ({ scope, params }) => stagedChangesSummary(deps.knex, scope, params.activity_id),
     }),

@@ -1,6 +1,13 @@
 import type { ResolvedAppDeps } from '../deps';
 import {
-  presentCatalog, presentCatalogDeleted, presentCatalogEntry, presentCatalogMd, presentFieldAdded, presentFieldBatch, presentQualityPrompt, presentSchema,
+  presentCatalog,
+  presentCatalogDeleted,
+  presentCatalogEntry,
+  presentCatalogMd,
+  presentFieldAdded,
+  presentFieldBatch,
+  presentQualityPrompt,
+  presentSchema,
 } from '../presenters/catalog';
 import { addFieldBody, fieldBatchBody, fieldChangeResponse, schemaVersionQuery, taxonomyBody, taxonomyResponse } from '../schemas/catalog-schema';
 import {
@@ -20,7 +27,12 @@ import {
   updateCatalogBody,
 } from '../schemas/catalogs';
 import {
-  addCatalogField, applyCatalogFieldBatch, deleteCatalogTaxonomy, getCatalogSchema, getCatalogTaxonomy, putCatalogTaxonomy,
+  addCatalogField,
+  applyCatalogFieldBatch,
+  deleteCatalogTaxonomy,
+  getCatalogSchema,
+  getCatalogTaxonomy,
+  putCatalogTaxonomy,
 } from '../services/catalog/schema-use-cases';
 import {
   CatalogWithSchema,
@@ -38,7 +50,6 @@ import {
 import { etagMatches } from '../services/catalog/taxonomy';
 import { defineRoute, RouteDef } from './registry';
 
-
 const present = ({ catalog, schema }: CatalogWithSchema) => presentCatalog(catalog, schema);
 
 /**
@@ -52,63 +63,109 @@ export function catalogRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const tags = ['catalogs'];
   const schemaTags = ['schema'];
   const taxonomyTags = ['taxonomy'];
-  const deleteRoute = (path: string, summary: string) => defineRoute({
-    method: 'delete', path, tags, summary,
-    params: catalogIdParams, response: messageResponse,
-    handler: async ({ scope, params }) => {
-      await deleteCatalog(knex, scope, params.catalog_id);
-      return presentCatalogDeleted(params.catalog_id);
-    },
-  });
+  const deleteRoute = (path: string, summary: string) =>
+    defineRoute({
+      method: 'delete',
+      path,
+      tags,
+      summary,
+      params: catalogIdParams,
+      response: messageResponse,
+      handler: async ({ scope, params }) => {
+        await deleteCatalog(knex, scope, params.catalog_id);
+        return presentCatalogDeleted(params.catalog_id);
+      },
+    });
   const routes: RouteDef[] = [
     defineRoute({
-      method: 'post', path: '/public/catalogs', tags, summary: 'Create a catalog with schema version 1.0.0',
-      body: createCatalogBody, response: catalogResponse,
+      method: 'post',
+      path: '/public/catalogs',
+      tags,
+      summary: 'Create a catalog with schema version 1.0.0',
+      body: createCatalogBody,
+      response: catalogResponse,
       handler: async ({ scope, body }) => present(await createCatalog(knex, scope, body)),
     }),
     defineRoute({
-      method: 'get', path: '/public/catalogs', tags, summary: 'List catalogs of the organization',
-      query: listCatalogsQuery, response: catalogListResponse,
+      method: 'get',
+      path: '/public/catalogs',
+      tags,
+      summary: 'List catalogs of the organization',
+      query: listCatalogsQuery,
+      response: catalogListResponse,
       handler: async ({ scope, query }) => {
         const { rows, ...page } = await listCatalogs(knex, scope, query);
         return { catalogs: rows.map(presentCatalogEntry), ...page };
       },
     }),
     defineRoute({
-      method: 'get', path: '/public/catalogs/:catalog_id', tags, summary: 'Get a catalog with its current schema',
-      params: catalogIdParams, response: catalogResponse,
+      method: 'get',
+      path: '/public/catalogs/:catalog_id',
+      tags,
+      summary: 'Get a catalog with its current schema',
+      params: catalogIdParams,
+      response: catalogResponse,
       handler: async ({ scope, params }) => present(await getCatalog(knex, scope, params.catalog_id)),
     }),
     defineRoute({
-      method: 'put', path: '/public/catalogs/:catalog_id', tags, summary: 'Update catalog settings (only the given fields change)',
-      params: catalogIdParams, body: updateCatalogBody, response: catalogResponse,
+      method: 'put',
+      path: '/public/catalogs/:catalog_id',
+      tags,
+      summary: 'Update catalog settings (only the given fields change)',
+      params: catalogIdParams,
+      body: updateCatalogBody,
+      response: catalogResponse,
       handler: async ({ scope, params, body }) => present(await updateCatalog(knex, scope, params.catalog_id, body)),
     }),
     deleteRoute('/public/catalogs/:catalog_id', 'Delete a catalog with its items, schema versions and snapshots'),
     deleteRoute('/catalogs/:catalog_id', 'Delete a catalog (path without /public, decisions.md §1)'),
     defineRoute({
-      method: 'post', path: '/public/catalogs/:catalog_id/duplicate', tags, summary: 'Duplicate a catalog (schema, taxonomy, context, quality prompt; items optional)',
-      params: catalogIdParams, body: duplicateCatalogBody, response: catalogResponse,
+      method: 'post',
+      path: '/public/catalogs/:catalog_id/duplicate',
+      tags,
+      summary: 'Duplicate a catalog (schema, taxonomy, context, quality prompt; items optional)',
+      params: catalogIdParams,
+      body: duplicateCatalogBody,
+      response: catalogResponse,
       handler: async ({ scope, params, body }) => present(await duplicateCatalog(knex, scope, params.catalog_id, body)),
     }),
     defineRoute({
-      method: 'get', path: '/public/catalogs/:catalog_id/schema', tags: schemaTags, summary: 'Get the current (or a given) schema version',
-      params: catalogIdParams, query: schemaVersionQuery, response: catalogSchemaResponse,
+      method: 'get',
+      path: '/public/catalogs/:catalog_id/schema',
+      tags: schemaTags,
+      summary: 'Get the current (or a given) schema version',
+      params: catalogIdParams,
+      query: schemaVersionQuery,
+      response: catalogSchemaResponse,
       handler: async ({ scope, params, query }) => presentSchema(await getCatalogSchema(knex, scope, params.catalog_id, query.version)),
     }),
     defineRoute({
-      method: 'post', path: '/public/catalogs/:catalog_id/schema/fields', tags: schemaTags, summary: 'Add a field (new schema version)',
-      params: catalogIdParams, body: addFieldBody, response: fieldChangeResponse,
+      method: 'post',
+      path: '/public/catalogs/:catalog_id/schema/fields',
+      tags: schemaTags,
+      summary: 'Add a field (new schema version)',
+      params: catalogIdParams,
+      body: addFieldBody,
+      response: fieldChangeResponse,
       handler: async ({ scope, params, body }) => presentFieldAdded(await addCatalogField(knex, scope, params.catalog_id, body)),
     }),
     defineRoute({
-      method: 'put', path: '/public/catalogs/:catalog_id/schema/fields/batch', tags: schemaTags, summary: 'Add, update and remove fields atomically (one new schema version)',
-      params: catalogIdParams, body: fieldBatchBody, response: fieldChangeResponse,
+      method: 'put',
+      path: '/public/catalogs/:catalog_id/schema/fields/batch',
+      tags: schemaTags,
+      summary: 'Add, update and remove fields atomically (one new schema version)',
+      params: catalogIdParams,
+      body: fieldBatchBody,
+      response: fieldChangeResponse,
       handler: async ({ scope, params, body }) => presentFieldBatch(await applyCatalogFieldBatch(knex, scope, params.catalog_id, body)),
     }),
     defineRoute({
-      method: 'get', path: '/public/catalogs/:catalog_id/taxonomy', tags: taxonomyTags, summary: 'Get the enriched taxonomy (null when none); ETag / If-None-Match → 304',
-      params: catalogIdParams, response: taxonomyResponse,
+      method: 'get',
+      path: '/public/catalogs/:catalog_id/taxonomy',
+      tags: taxonomyTags,
+      summary: 'Get the enriched taxonomy (null when none); ETag / If-None-Match → 304',
+      params: catalogIdParams,
+      response: taxonomyResponse,
       handler: async ({ scope, params, ctx }) => {
         const { etag, taxonomy } = await getCatalogTaxonomy(deps, scope, params.catalog_id);
         ctx.set('ETag', etag);
@@ -124,8 +181,13 @@ export function catalogRoutes(deps: ResolvedAppDeps): RouteDef[] {
       },
     }),
     defineRoute({
-      method: 'put', path: '/public/catalogs/:catalog_id/taxonomy', tags: taxonomyTags, summary: 'Set or replace the taxonomy (new minor schema version)',
-      params: catalogIdParams, body: taxonomyBody, response: taxonomyResponse,
+      method: 'put',
+      path: '/public/catalogs/:catalog_id/taxonomy',
+      tags: taxonomyTags,
+      summary: 'Set or replace the taxonomy (new minor schema version)',
+      params: catalogIdParams,
+      body: taxonomyBody,
+      response: taxonomyResponse,
       handler: async ({ scope, params, body, ctx }) => {
         const { etag, taxonomy } = await putCatalogTaxonomy(deps, scope, params.catalog_id, body);
         ctx.set('ETag', etag);
@@ -133,8 +195,12 @@ export function catalogRoutes(deps: ResolvedAppDeps): RouteDef[] {
       },
     }),
     defineRoute({
-      method: 'delete', path: '/public/catalogs/:catalog_id/taxonomy', tags: taxonomyTags, summary: 'Remove the taxonomy (new major schema version)',
-      params: catalogIdParams, status: 204,
+      method: 'delete',
+      path: '/public/catalogs/:catalog_id/taxonomy',
+      tags: taxonomyTags,
+      summary: 'Remove the taxonomy (new major schema version)',
+      params: catalogIdParams,
+      status: 204,
       handler: async ({ scope, params, ctx }) => {
         await deleteCatalogTaxonomy(knex, scope, params.catalog_id);
         ctx.status = 204;
@@ -142,23 +208,42 @@ export function catalogRoutes(deps: ResolvedAppDeps): RouteDef[] {
       },
     }),
     defineRoute({
-      method: 'get', path: '/public/catalogs/:catalog_id/catalog-md', tags, summary: 'Get the markdown context (current or ?version=N)',
-      params: catalogIdParams, query: catalogMdQuery, response: catalogMdResponse,
+      method: 'get',
+      path: '/public/catalogs/:catalog_id/catalog-md',
+      tags,
+      summary: 'Get the markdown context (current or ?version=N)',
+      params: catalogIdParams,
+      query: catalogMdQuery,
+      response: catalogMdResponse,
       handler: async ({ scope, params, query }) => presentCatalogMd(await getCatalogMd(knex, scope, params.catalog_id, query.version)),
     }),
     defineRoute({
-      method: 'put', path: '/public/catalogs/:catalog_id/catalog-md', tags, summary: 'Set the markdown context (new version)',
-      params: catalogIdParams, body: catalogMdBody, response: catalogMdResponse,
+      method: 'put',
+      path: '/public/catalogs/:catalog_id/catalog-md',
+      tags,
+      summary: 'Set the markdown context (new version)',
+      params: catalogIdParams,
+      body: catalogMdBody,
+      response: catalogMdResponse,
       handler: async ({ scope, params, body }) => presentCatalogMd(await putCatalogMd(knex, scope, params.catalog_id, body.catalog_md)),
     }),
     defineRoute({
-      method: 'get', path: '/public/catalogs/:catalog_id/quality-prompt', tags, summary: 'Get the quality prompt (null when unset)',
-      params: catalogIdParams, response: qualityPromptResponse,
+      method: 'get',
+      path: '/public/catalogs/:catalog_id/quality-prompt',
+      tags,
+      summary: 'Get the quality prompt (null when unset)',
+      params: catalogIdParams,
+      response: qualityPromptResponse,
       handler: async ({ scope, params }) => presentQualityPrompt(await getQualityPrompt(knex, scope, params.catalog_id)),
     }),
     defineRoute({
-      method: 'put', path: '/public/catalogs/:catalog_id/quality-prompt', tags, summary: 'Set the quality prompt used by the judge and readiness checks',
-      params: catalogIdParams, body: qualityPromptBody, response: qualityPromptResponse,
+      method: 'put',
+      path: '/public/catalogs/:catalog_id/quality-prompt',
+      tags,
+      summary: 'Set the quality prompt used by the judge and readiness checks',
+      params: catalogIdParams,
+      body: qualityPromptBody,
+      response: qualityPromptResponse,
       handler: async ({ scope, params, body }) => presentQualityPrompt(await putQualityPrompt(knex, scope, params.catalog_id, body.prompt)),
     }),
   ];

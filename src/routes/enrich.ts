@@ -5,7 +5,16 @@ import type { Validator } from '../lib/validation';
 import { presentCatalog } from '../presenters/catalog';
 import { presentCancelledJob, presentJobList, presentJobPage } from '../presenters/enrichment-job';
 import { DEFAULT_UPLOAD_LIMITS, readEnrichUpload } from '../middleware/upload';
-import { enrichMultipartSchema, enrichRequestSchema, jobIdParams, jobResponseSchema, listJobsQuery, pollQuery, requestJsonSchema, toCatalogBody } from '../schemas/enrich';
+import {
+  enrichMultipartSchema,
+  enrichRequestSchema,
+  jobIdParams,
+  jobResponseSchema,
+  listJobsQuery,
+  pollQuery,
+  requestJsonSchema,
+  toCatalogBody,
+} from '../schemas/enrich';
 import { cancelEnrichmentJob, createEnrichmentJob, getEnrichmentJob, JobPage, listEnrichmentJobs } from '../services/enrichment/jobs';
 import { jobToCatalog } from '../services/enrichment/to-catalog';
 import type { Scope } from '../services/access/scope';
@@ -14,9 +23,13 @@ import { defineRoute, RouteDef } from './registry';
 /** Locs of request fields inside a multipart request live under `request_json` (the file fields stay where they are). */
 function underRequestJson(err: unknown): unknown {
   if (!(err instanceof ValidationError)) return err;
-  return new ValidationError(err.details.map((d) => (d.loc[0] === 'body' && !['items_file', 'knowledge_base_files', 'request_json'].includes(String(d.loc[1]))
-    ? { ...d, loc: ['body', 'request_json', ...d.loc.slice(1)] }
-    : d)));
+  return new ValidationError(
+    err.details.map((d) =>
+      d.loc[0] === 'body' && !['items_file', 'knowledge_base_files', 'request_json'].includes(String(d.loc[1]))
+        ? { ...d, loc: ['body', 'request_json', ...d.loc.slice(1)] }
+        : d,
+    ),
+  );
 }
 
 /**
@@ -35,7 +48,8 @@ async function createFromMultipart(deps: AppDeps, scope: Scope, ctx: Context, va
     } catch (err) {
       throw ValidationError.at(['body', 'request_json'], `request_json is not valid JSON: ${(err as Error).message}`, 'json_invalid');
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw ValidationError.at(['body', 'request_json'], 'request_json must be a JSON object', 'type_error');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw ValidationError.at(['body', 'request_json'], 'request_json must be a JSON object', 'type_error');
     const req = validator.validate(requestJsonSchema, parsed, 'body');
     return await createEnrichmentJob(deps, scope, req, { itemsFile: upload.itemsFile, knowledgeBaseFiles: upload.knowledgeBaseFiles });
   } catch (err) {
@@ -51,28 +65,49 @@ export function enrichRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const tags = ['enrichment'];
   return [
     defineRoute({
-      method: 'post', path: '/public/enrich', tags, summary: 'Create an enrichment job (sync or async; JSON body or multipart with items_file)',
-      body: enrichRequestSchema, multipart: enrichMultipartSchema, response: jobResponseSchema,
-      handler: async ({ scope, body, ctx, validator }) => presentJobPage(await (ctx.is('multipart/form-data') ? createFromMultipart(deps, scope, ctx, validator) : createEnrichmentJob(deps, scope, body))),
+      method: 'post',
+      path: '/public/enrich',
+      tags,
+      summary: 'Create an enrichment job (sync or async; JSON body or multipart with items_file)',
+      body: enrichRequestSchema,
+      multipart: enrichMultipartSchema,
+      response: jobResponseSchema,
+      handler: async ({ scope, body, ctx, validator }) =>
+        presentJobPage(await (ctx.is('multipart/form-data') ? createFromMultipart(deps, scope, ctx, validator) : createEnrichmentJob(deps, scope, body))),
     }),
     defineRoute({
-      method: 'get', path: '/public/enrich/jobs', tags, summary: 'List enrichment jobs',
+      method: 'get',
+      path: '/public/enrich/jobs',
+      tags,
+      summary: 'List enrichment jobs',
       query: listJobsQuery,
       handler: async ({ scope, query }) => presentJobList(await listEnrichmentJobs(deps, scope, query)),
     }),
     defineRoute({
-      method: 'get', path: '/public/enrich/:job_id', tags, summary: 'Poll a job: status, counters and a page of results',
-      params: jobIdParams, query: pollQuery, response: jobResponseSchema,
+      method: 'get',
+      path: '/public/enrich/:job_id',
+      tags,
+      summary: 'Poll a job: status, counters and a page of results',
+      params: jobIdParams,
+      query: pollQuery,
+      response: jobResponseSchema,
       handler: async ({ scope, params, query }) => presentJobPage(await getEnrichmentJob(deps, scope, params.job_id, query.page, query.page_size)),
     }),
     defineRoute({
-      method: 'post', path: '/public/enrich/:job_id/cancel', tags, summary: 'Cancel a running job (keeps finished results)',
+      method: 'post',
+      path: '/public/enrich/:job_id/cancel',
+      tags,
+      summary: 'Cancel a running job (keeps finished results)',
       params: jobIdParams,
       handler: async ({ scope, params }) => presentCancelledJob(await cancelEnrichmentJob(deps, scope, params.job_id)),
     }),
     defineRoute({
-      method: 'post', path: '/public/enrich/:job_id/to-catalog', tags, summary: 'Create a catalog from a finished job (schema from its output schema, items from its after_data)',
-      params: jobIdParams, body: toCatalogBody,
+      method: 'post',
+      path: '/public/enrich/:job_id/to-catalog',
+      tags,
+      summary: 'Create a catalog from a finished job (schema from its output schema, items from its after_data)',
+      params: jobIdParams,
+      body: toCatalogBody,
       handler: async ({ scope, params, body }) => {
         const { catalog, schema } = await jobToCatalog(deps.knex, deps.caches.catalog, scope, params.job_id, body);
         return presentCatalog(catalog, schema);

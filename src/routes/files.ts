@@ -14,7 +14,10 @@ const artifactParams = Type.Object({ sha256: Type.String({ description: 'SHA-256
 export function artifactRoutes(deps: AppDeps): RouteDef[] {
   return [
     defineRoute({
-      method: 'get', path: '/public/artifacts/:sha256', tags: ['enrichment'], summary: 'A captured source artifact (exact bytes as fetched)',
+      method: 'get',
+      path: '/public/artifacts/:sha256',
+      tags: ['enrichment'],
+      summary: 'A captured source artifact (exact bytes as fetched)',
       params: artifactParams,
       handler: async ({ scope, params, ctx }) => {
         const a = await readArtifact(deps.knex, enrichmentStorage(deps.config), scope, params.sha256);
@@ -40,7 +43,12 @@ export function artifactRoutes(deps: AppDeps): RouteDef[] {
 export function publicMediaRoutes(deps: AppDeps): RouteDef[] {
   return [
     defineRoute({
-      method: 'get', path: '/api/public/media/:file', tags: ['enrichment'], summary: 'Hosted media', public: true, hidden: true,
+      method: 'get',
+      path: '/api/public/media/:file',
+      tags: ['enrichment'],
+      summary: 'Hosted media',
+      public: true,
+      hidden: true,
       handler: async ({ ctx }) => {
         const m = await readMedia(deps.knex, enrichmentStorage(deps.config), String(ctx.params.file));
         ctx.status = 200;

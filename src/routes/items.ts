@@ -3,9 +3,25 @@ import { PayloadTooLargeError } from '../lib/errors';
 import type { Validated } from '../lib/validation';
 import { presentBulkResult, presentItem, presentRawItem } from '../presenters/item';
 import {
-  bulkItemsBody, bulkItemsResponse, bulkVariantsBody, bulkVariantsResponse, catalogParams, createVariantBody, deleteItemResponse, itemParams,
-  itemResponse, listItemsQuery, listItemsResponse, productParams, rawItemResponse, rawItemsQuery, rawItemsResponse, updateItemBody,
-  updateProductBody, updateProductResponse, upsertItemBody,
+  bulkItemsBody,
+  bulkItemsResponse,
+  bulkVariantsBody,
+  bulkVariantsResponse,
+  catalogParams,
+  createVariantBody,
+  deleteItemResponse,
+  itemParams,
+  itemResponse,
+  listItemsQuery,
+  listItemsResponse,
+  productParams,
+  rawItemResponse,
+  rawItemsQuery,
+  rawItemsResponse,
+  updateItemBody,
+  updateProductBody,
+  updateProductResponse,
+  upsertItemBody,
 } from '../schemas/items';
 import { bulkUpsertItems, deleteItem, updateItem, upsertItem } from '../services/catalog/items';
 import { BULK_ITEMS_LIMIT } from '../services/catalog/items-keys';
@@ -40,70 +56,121 @@ export function itemRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const base = '/public/catalogs/:catalog_id';
   return [
     defineRoute({
-      method: 'get', path: `${base}/items`, tags, summary: 'List items (pagination, search, sorting; exact total)',
-      params: catalogParams, query: listItemsQuery, response: listItemsResponse,
+      method: 'get',
+      path: `${base}/items`,
+      tags,
+      summary: 'List items (pagination, search, sorting; exact total)',
+      params: catalogParams,
+      query: listItemsQuery,
+      response: listItemsResponse,
       handler: async ({ scope, params, query }) => {
         const { items, total } = await listItems(deps, scope, params.catalog_id, {
-          limit: query.limit, offset: query.offset, search: query.search ?? query.search_query, ...sortOf(query),
+          limit: query.limit,
+          offset: query.offset,
+          search: query.search ?? query.search_query,
+          ...sortOf(query),
         });
         return { items: items.map(presentItem), total, page: Math.floor(query.offset / query.limit) + 1, limit: query.limit };
       },
     }),
     defineRoute({
-      method: 'post', path: `${base}/items/bulk`, tags, summary: 'Create or update up to 1000 items',
-      params: catalogParams, body: bulkItemsBody, response: bulkItemsResponse,
+      method: 'post',
+      path: `${base}/items/bulk`,
+      tags,
+      summary: 'Create or update up to 1000 items',
+      params: catalogParams,
+      body: bulkItemsBody,
+      response: bulkItemsResponse,
       handler: async ({ scope, params, body }) => {
         assertBatchSize(body.items.length, 'items');
         return presentBulkResult(await bulkUpsertItems(deps, scope, params.catalog_id, body));
       },
     }),
     defineRoute({
-      method: 'get', path: `${base}/items/:item_id`, tags, summary: 'Get one item by database id',
-      params: itemParams, response: itemResponse,
+      method: 'get',
+      path: `${base}/items/:item_id`,
+      tags,
+      summary: 'Get one item by database id',
+      params: itemParams,
+      response: itemResponse,
       handler: async ({ scope, params }) => presentItem(await loadItem(deps.knex, scope, params.catalog_id, params.item_id)),
     }),
     defineRoute({
-      method: 'post', path: `${base}/items`, tags, summary: 'Upsert one item (identity: __catalog_item_id or the business key in data)',
-      params: catalogParams, body: upsertItemBody, response: itemResponse,
+      method: 'post',
+      path: `${base}/items`,
+      tags,
+      summary: 'Upsert one item (identity: __catalog_item_id or the business key in data)',
+      params: catalogParams,
+      body: upsertItemBody,
+      response: itemResponse,
       handler: async ({ scope, params, body }) => presentItem(await upsertItem(deps, scope, params.catalog_id, body.data, body.source_info)),
     }),
     defineRoute({
-      method: 'put', path: `${base}/items/:item_id`, tags, summary: 'Update the given fields of one item',
-      params: itemParams, body: updateItemBody, response: itemResponse,
+      method: 'put',
+      path: `${base}/items/:item_id`,
+      tags,
+      summary: 'Update the given fields of one item',
+      params: itemParams,
+      body: updateItemBody,
+      response: itemResponse,
       handler: async ({ scope, params, body }) => presentItem(await updateItem(deps, scope, params.catalog_id, params.item_id, body)),
     }),
     defineRoute({
-      method: 'delete', path: `${base}/items/:item_id`, tags, summary: 'Delete one item (a product with its variants)',
-      params: itemParams, response: deleteItemResponse,
+      method: 'delete',
+      path: `${base}/items/:item_id`,
+      tags,
+      summary: 'Delete one item (a product with its variants)',
+      params: itemParams,
+      response: deleteItemResponse,
       handler: async ({ scope, params }) => {
         await deleteItem(deps.knex, scope, params.catalog_id, params.item_id);
         return { message: 'Item deleted successfully' };
       },
     }),
     defineRoute({
-      method: 'post', path: `${base}/products/:product_id/items/bulk`, tags, summary: 'Bulk upsert the variants of one product',
-      params: productParams, body: bulkVariantsBody, response: bulkVariantsResponse,
+      method: 'post',
+      path: `${base}/products/:product_id/items/bulk`,
+      tags,
+      summary: 'Bulk upsert the variants of one product',
+      params: productParams,
+      body: bulkVariantsBody,
+      response: bulkVariantsResponse,
       handler: async ({ scope, params, body }) => {
         assertBatchSize(body.variants.length, 'variants');
         return presentBulkResult(await bulkUpsertVariants(deps, scope, params.catalog_id, params.product_id, body));
       },
     }),
     defineRoute({
-      method: 'post', path: `${base}/products/:product_id/items`, tags, summary: 'Create one variant under a product',
-      params: productParams, body: createVariantBody, response: itemResponse,
+      method: 'post',
+      path: `${base}/products/:product_id/items`,
+      tags,
+      summary: 'Create one variant under a product',
+      params: productParams,
+      body: createVariantBody,
+      response: itemResponse,
       handler: async ({ scope, params, body }) => presentItem(await createVariant(deps, scope, params.catalog_id, params.product_id, body)),
     }),
     defineRoute({
-      method: 'put', path: `${base}/products/:product_id`, tags, summary: 'Update product-level (product_*) fields shared by every variant',
-      params: productParams, body: updateProductBody, response: updateProductResponse,
+      method: 'put',
+      path: `${base}/products/:product_id`,
+      tags,
+      summary: 'Update product-level (product_*) fields shared by every variant',
+      params: productParams,
+      body: updateProductBody,
+      response: updateProductResponse,
       handler: async ({ scope, params, body }) => {
         const r = await updateProduct(deps, scope, params.catalog_id, params.product_id, body);
         return { product: presentItem(r.product), variants_updated: r.variants_updated, ignored_fields: r.ignored_fields };
       },
     }),
     defineRoute({
-      method: 'get', path: `${base}/raw-items`, tags, summary: 'Full-fidelity rows for full pulls (stable order, exact total)',
-      params: catalogParams, query: rawItemsQuery, response: rawItemsResponse,
+      method: 'get',
+      path: `${base}/raw-items`,
+      tags,
+      summary: 'Full-fidelity rows for full pulls (stable order, exact total)',
+      params: catalogParams,
+      query: rawItemsQuery,
+      response: rawItemsResponse,
       handler: async ({ scope, params, query, ctx }) => {
         ctx.type = 'application/json';
         ctx.body = await rawItemsJson(deps.knex, scope, params.catalog_id, query);
@@ -111,8 +178,12 @@ export function itemRoutes(deps: ResolvedAppDeps): RouteDef[] {
       },
     }),
     defineRoute({
-      method: 'get', path: `${base}/raw-items/:item_id`, tags, summary: 'One raw row',
-      params: itemParams, response: rawItemResponse,
+      method: 'get',
+      path: `${base}/raw-items/:item_id`,
+      tags,
+      summary: 'One raw row',
+      params: itemParams,
+      response: rawItemResponse,
       handler: async ({ scope, params }) => presentRawItem(await loadItem(deps.knex, scope, params.catalog_id, params.item_id)),
     }),
     ...snapshotRoutes(deps),

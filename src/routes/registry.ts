@@ -102,7 +102,10 @@ export class RouteRegistry {
       const oaPath = def.path.startsWith('/') && !def.public ? basePath + def.path.replace(/:(\w+)/g, '{$1}') : def.path.replace(/:(\w+)/g, '{$1}');
       // decisions.md §1: X-Organization-Id is accepted on every authenticated operation.
       const parameters: unknown[] = def.public ? [] : [{ $ref: '#/components/parameters/OrganizationId' }];
-      for (const [where, schema] of [['path', def.params], ['query', def.query]] as const) {
+      for (const [where, schema] of [
+        ['path', def.params],
+        ['query', def.query],
+      ] as const) {
         const props: Record<string, TSchema> = schema?.properties ?? {};
         const required = new Set((schema?.required as string[] | undefined) ?? []);
         for (const [name, s] of Object.entries(props)) {
@@ -122,7 +125,10 @@ export class RouteRegistry {
         ...(def.public ? { security: [] } : {}),
       };
       if (def.body) {
-        op.requestBody = { required: true, content: { 'application/json': { schema: def.body }, ...(def.multipart ? { 'multipart/form-data': { schema: def.multipart } } : {}) } };
+        op.requestBody = {
+          required: true,
+          content: { 'application/json': { schema: def.body }, ...(def.multipart ? { 'multipart/form-data': { schema: def.multipart } } : {}) },
+        };
       }
       (paths[oaPath] ??= {})[def.method] = op;
     }
@@ -137,12 +143,26 @@ export class RouteRegistry {
         schemas: {
           ValidationError: {
             type: 'object',
-            properties: { detail: { type: 'array', items: { type: 'object', properties: { loc: { type: 'array', items: { type: ['string', 'integer'] } }, msg: { type: 'string' }, type: { type: 'string' } } } } },
+            properties: {
+              detail: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: { loc: { type: 'array', items: { type: ['string', 'integer'] } }, msg: { type: 'string' }, type: { type: 'string' } },
+                },
+              },
+            },
           },
           Error: { type: 'object', properties: { detail: { type: 'string' } } },
         },
         parameters: {
-          OrganizationId: { name: 'X-Organization-Id', in: 'header', required: false, schema: { type: 'string' }, description: 'Organization to act for; must be one of the principal\'s (403 otherwise). Default: the key\'s organization or the user\'s first.' },
+          OrganizationId: {
+            name: 'X-Organization-Id',
+            in: 'header',
+            required: false,
+            schema: { type: 'string' },
+            description: "Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first.",
+          },
         },
         responses: {
           ValidationError: { description: 'Validation failure', content: { 'application/json': { schema: { $ref: '#/components/schemas/ValidationError' } } } },

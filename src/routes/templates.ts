@@ -17,17 +17,26 @@ export function templateRoutes(deps: AppDeps): RouteDef[] {
   const tags = ['enrichment'];
   return [
     defineRoute({
-      method: 'post', path: '/public/enrichment-templates', tags, summary: 'Create an enrichment template (defaults + safety controls)',
+      method: 'post',
+      path: '/public/enrichment-templates',
+      tags,
+      summary: 'Create an enrichment template (defaults + safety controls)',
       body: createTemplateBody,
       handler: async ({ scope, body }) => presentTemplate(await createTemplate(deps.knex, scope, body)),
     }),
     defineRoute({
-      method: 'get', path: '/public/enrichment-templates', tags, summary: 'List the organization\'s enrichment templates',
+      method: 'get',
+      path: '/public/enrichment-templates',
+      tags,
+      summary: "List the organization's enrichment templates",
       query: listQuery,
       handler: async ({ scope, query }) => presentTemplateList(await listTemplates(deps.knex, scope, query)),
     }),
     defineRoute({
-      method: 'get', path: '/public/enrichment-templates/:template_id', tags, summary: 'One enrichment template',
+      method: 'get',
+      path: '/public/enrichment-templates/:template_id',
+      tags,
+      summary: 'One enrichment template',
       params: templateParams,
       handler: async ({ scope, params }) => presentTemplate(await loadTemplate(deps.knex, scope, params.template_id)),
     }),

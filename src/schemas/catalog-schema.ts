@@ -26,26 +26,37 @@ const fieldAttributes = {
 };
 
 /** `POST …/schema/fields` body. */
-export const addFieldBody = Type.Object({
-  field_name: fieldName,
-  ...fieldAttributes,
-  field_type: StringEnum(FIELD_TYPES),
-  required: Type.Optional(withDefault(Type.Boolean(), false)),
-  position: Type.Optional(withDefault(StringEnum(['top', 'bottom']), 'bottom')),
-  workflow_id: Type.Optional(Type.String({ maxLength: 200 })),
-}, { additionalProperties: false });
+export const addFieldBody = Type.Object(
+  {
+    field_name: fieldName,
+    ...fieldAttributes,
+    field_type: StringEnum(FIELD_TYPES),
+    required: Type.Optional(withDefault(Type.Boolean(), false)),
+    position: Type.Optional(withDefault(StringEnum(['top', 'bottom']), 'bottom')),
+    workflow_id: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
 
 /** `PUT …/schema/fields/batch` body (decisions.md §2, G2). */
-export const fieldBatchBody = Type.Object({
-  fields_to_add: Type.Optional(Type.Array(
-    Type.Object({ field_name: fieldName, ...fieldAttributes, field_type: StringEnum(FIELD_TYPES), position: Type.Optional(StringEnum(['top', 'bottom'])) }, { additionalProperties: false }),
-    { maxItems: 500 },
-  )),
-  fields_to_update: Type.Optional(Type.Array(Type.Object({ field_name: fieldName, ...fieldAttributes }, { additionalProperties: false }), { maxItems: 500 })),
-  fields_to_remove: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 500 })),
-  workflow_id: Type.Optional(Type.String({ maxLength: 200 })),
-  reason: Type.Optional(Type.String({ maxLength: 2000 })),
-}, { additionalProperties: false });
+export const fieldBatchBody = Type.Object(
+  {
+    fields_to_add: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { field_name: fieldName, ...fieldAttributes, field_type: StringEnum(FIELD_TYPES), position: Type.Optional(StringEnum(['top', 'bottom'])) },
+          { additionalProperties: false },
+        ),
+        { maxItems: 500 },
+      ),
+    ),
+    fields_to_update: Type.Optional(Type.Array(Type.Object({ field_name: fieldName, ...fieldAttributes }, { additionalProperties: false }), { maxItems: 500 })),
+    fields_to_remove: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 500 })),
+    workflow_id: Type.Optional(Type.String({ maxLength: 200 })),
+    reason: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
+  { additionalProperties: false },
+);
 
 /** Response of both field endpoints (the batch adds `fields_updated` and `fields_removed`). */
 export const fieldChangeResponse = Type.Object({

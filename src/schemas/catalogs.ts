@@ -16,35 +16,46 @@ const nullableTimestamp = () => Nullable(Type.String({ format: 'date-time' }));
 export const catalogIdParams = Type.Object({ catalog_id: Type.String({ description: 'Catalog id (UUID)' }) });
 
 /** `POST /public/catalogs` body. */
-export const createCatalogBody = Type.Object({
-  name,
-  description: Type.Optional(nullableText),
-  unique_id_field: Type.String({ minLength: 1, maxLength: 200, description: 'Legacy business-key field name (e.g. sku); not a runtime selector' }),
-  product_id_field: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200, description: 'Groups variants under products; sets product_enabled' }))),
-  auto_evolve_schema: Type.Optional(withDefault(Type.Boolean(), false)),
-  strict_mode: Type.Optional(withDefault(Type.Boolean(), false)),
-  schema_definition: AnyObject({ description: 'JSON Schema with `properties` and optional `required`' }),
-  validation_rules: Type.Optional(AnyObject()),
-  catalog_md: Type.Optional(Type.String({ maxLength: 1000000 })),
-  master_catalog_id: Type.Optional(Type.String()),
-  use_master_catalog_defaults: Type.Optional(withDefault(Type.Boolean(), false)),
-}, { additionalProperties: false });
+export const createCatalogBody = Type.Object(
+  {
+    name,
+    description: Type.Optional(nullableText),
+    unique_id_field: Type.String({ minLength: 1, maxLength: 200, description: 'Legacy business-key field name (e.g. sku); not a runtime selector' }),
+    product_id_field: Type.Optional(
+      Nullable(Type.String({ minLength: 1, maxLength: 200, description: 'Groups variants under products; sets product_enabled' })),
+    ),
+    auto_evolve_schema: Type.Optional(withDefault(Type.Boolean(), false)),
+    strict_mode: Type.Optional(withDefault(Type.Boolean(), false)),
+    schema_definition: AnyObject({ description: 'JSON Schema with `properties` and optional `required`' }),
+    validation_rules: Type.Optional(AnyObject()),
+    catalog_md: Type.Optional(Type.String({ maxLength: 1000000 })),
+    master_catalog_id: Type.Optional(Type.String()),
+    use_master_catalog_defaults: Type.Optional(withDefault(Type.Boolean(), false)),
+  },
+  { additionalProperties: false },
+);
 
 /** `PUT /public/catalogs/{catalog_id}` body: every field optional. */
-export const updateCatalogBody = Type.Object({
-  name: Type.Optional(name),
-  description: Type.Optional(nullableText),
-  auto_evolve_schema: Type.Optional(Type.Boolean()),
-  strict_mode: Type.Optional(Type.Boolean()),
-  catalog_md: Type.Optional(Type.String({ maxLength: 1000000 })),
-}, { additionalProperties: false });
+export const updateCatalogBody = Type.Object(
+  {
+    name: Type.Optional(name),
+    description: Type.Optional(nullableText),
+    auto_evolve_schema: Type.Optional(Type.Boolean()),
+    strict_mode: Type.Optional(Type.Boolean()),
+    catalog_md: Type.Optional(Type.String({ maxLength: 1000000 })),
+  },
+  { additionalProperties: false },
+);
 
 /** `POST …/duplicate` body (G1). */
-export const duplicateCatalogBody = Type.Object({
-  name: Type.Optional(name),
-  description: Type.Optional(nullableText),
-  include_items: Type.Optional(withDefault(Type.Boolean(), false)),
-}, { additionalProperties: false });
+export const duplicateCatalogBody = Type.Object(
+  {
+    name: Type.Optional(name),
+    description: Type.Optional(nullableText),
+    include_items: Type.Optional(withDefault(Type.Boolean(), false)),
+  },
+  { additionalProperties: false },
+);
 
 /** `GET /public/catalogs` query. */
 export const listCatalogsQuery = Type.Object({
@@ -116,16 +127,18 @@ export const catalogResponse = Type.Object({
 
 /** `GET /public/catalogs` response. */
 export const catalogListResponse = Type.Object({
-  catalogs: Type.Array(Type.Object({
-    id: Type.Optional(Type.String()),
-    name: Type.Optional(Type.String()),
-    description: Type.Optional(nullableString()),
-    auto_evolve_schema: Type.Optional(Type.Boolean()),
-    strict_mode: Type.Optional(Type.Boolean()),
-    item_count: Type.Optional(Type.Integer()),
-    current_schema_version: Type.Optional(Type.String()),
-    created_at: Type.Optional(timestamp),
-  })),
+  catalogs: Type.Array(
+    Type.Object({
+      id: Type.Optional(Type.String()),
+      name: Type.Optional(Type.String()),
+      description: Type.Optional(nullableString()),
+      auto_evolve_schema: Type.Optional(Type.Boolean()),
+      strict_mode: Type.Optional(Type.Boolean()),
+      item_count: Type.Optional(Type.Integer()),
+      current_schema_version: Type.Optional(Type.String()),
+      created_at: Type.Optional(timestamp),
+    }),
+  ),
   total_count: Type.Integer(),
   page: Type.Integer(),
   page_size: Type.Integer(),

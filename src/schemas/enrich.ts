@@ -9,26 +9,29 @@ export const INLINE_ITEMS_LIMIT = 1000;
 const scalar = () => Type.Unsafe<string | number | boolean>({ type: ['string', 'number', 'boolean'] });
 
 /** One output-schema field (interface-spec.md, "Output-schema field"). */
-export const outputFieldSchema = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  type: Type.Optional(withDefault(StringEnum(['string', 'number', 'integer', 'boolean', 'array']), 'string')),
-  description: Type.String({ maxLength: 4000 }),
-  unit: Type.Optional(Type.String({ maxLength: 50 })),
-  enum: Type.Optional(Type.Array(scalar(), { maxItems: 1000 })),
-  sample_values: Type.Optional(Type.Array(scalar(), { maxItems: 100 })),
-  array_element_type: Type.Optional(StringEnum(['string', 'number', 'image_url'])),
-  items_enum: Type.Optional(Type.Array(scalar(), { maxItems: 1000 })),
-  required: Type.Optional(Type.Boolean()),
-  merge: Type.Optional(Type.Boolean()),
-  pattern: Type.Optional(Type.String()),
-  pattern_message: Type.Optional(Type.String()),
-  min_length: Type.Optional(Type.Integer({ minimum: 0 })),
-  max_length: Type.Optional(Type.Integer({ minimum: 0 })),
-  minimum: Type.Optional(Type.Number()),
-  maximum: Type.Optional(Type.Number()),
-  unique: Type.Optional(Type.Boolean()),
-  semantic_type: Type.Optional(Type.String()),
-}, { additionalProperties: false });
+export const outputFieldSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    type: Type.Optional(withDefault(StringEnum(['string', 'number', 'integer', 'boolean', 'array']), 'string')),
+    description: Type.String({ maxLength: 4000 }),
+    unit: Type.Optional(Type.String({ maxLength: 50 })),
+    enum: Type.Optional(Type.Array(scalar(), { maxItems: 1000 })),
+    sample_values: Type.Optional(Type.Array(scalar(), { maxItems: 100 })),
+    array_element_type: Type.Optional(StringEnum(['string', 'number', 'image_url'])),
+    items_enum: Type.Optional(Type.Array(scalar(), { maxItems: 1000 })),
+    required: Type.Optional(Type.Boolean()),
+    merge: Type.Optional(Type.Boolean()),
+    pattern: Type.Optional(Type.String()),
+    pattern_message: Type.Optional(Type.String()),
+    min_length: Type.Optional(Type.Integer({ minimum: 0 })),
+    max_length: Type.Optional(Type.Integer({ minimum: 0 })),
+    minimum: Type.Optional(Type.Number()),
+    maximum: Type.Optional(Type.Number()),
+    unique: Type.Optional(Type.Boolean()),
+    semantic_type: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
 
 const taxonomySchema = Type.Object({
   name: Type.Optional(Type.String()),
@@ -54,15 +57,19 @@ const attributeSetEntry = Type.Unsafe<Array<Static<typeof outputFieldSchema>> | 
 const attributeSetsSchema = Type.Unsafe<Record<string, Static<typeof attributeSetEntry>>>({
   type: 'object',
   maxProperties: 200,
-  description: 'Registry of requested-attribute definitions: set id → {attributes: [output field], description?} (or the array of output fields itself). Items name one by `attribute_set_id`.',
+  description:
+    'Registry of requested-attribute definitions: set id → {attributes: [output field], description?} (or the array of output fields itself). Items name one by `attribute_set_id`.',
   additionalProperties: attributeSetEntry,
 });
 
-const sourceHintSet = Type.Object({
-  domains: Type.Optional(domains()),
-  urls: Type.Optional(Type.Array(Type.String({ format: 'uri', maxLength: 2000 }), { maxItems: 100 })),
-  description: Type.Optional(Type.String()),
-}, { additionalProperties: false });
+const sourceHintSet = Type.Object(
+  {
+    domains: Type.Optional(domains()),
+    urls: Type.Optional(Type.Array(Type.String({ format: 'uri', maxLength: 2000 }), { maxItems: 100 })),
+    description: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
 
 /** `source_hint_sets`: set id → preferred domains/URLs for the rows that name it (`source_hint_set_id`). */
 const sourceHintSetsSchema = Type.Unsafe<Record<string, Static<typeof sourceHintSet>>>({
@@ -78,7 +85,12 @@ const d = (key: keyof typeof ENRICH_DEFAULTS): string => `Default: ${JSON.string
 const requestProperties = {
   prompt: Type.Optional(Type.String({ maxLength: 20000, description: d('prompt') })),
   output_schema: Type.Optional(Type.Array(outputFieldSchema, { maxItems: 500 })),
-  template_id: Type.Optional(Type.String({ format: 'uuid', description: 'Enrichment template of the organization: its defaults fill omitted fields; its safety controls cannot be widened.' })),
+  template_id: Type.Optional(
+    Type.String({
+      format: 'uuid',
+      description: 'Enrichment template of the organization: its defaults fill omitted fields; its safety controls cannot be widened.',
+    }),
+  ),
   attribute_sets: Type.Optional(attributeSetsSchema),
   source_hint_sets: Type.Optional(sourceHintSetsSchema),
   speed: Type.Optional(StringEnum(['cheap', 'fast', 'medium', 'deep', 'slow', 'ultra_slow'], { description: d('speed') })),
@@ -89,12 +101,17 @@ const requestProperties = {
   predict_taxonomy: Type.Optional(Type.Boolean({ description: d('predict_taxonomy') })),
   predict_taxonomy_attributes: Type.Optional(Type.Boolean({ description: d('predict_taxonomy_attributes') })),
   validate_semantics: Type.Optional(Type.Boolean({ description: d('validate_semantics') })),
-  low_confidence: Type.Optional(Type.Object({
-    enabled: Type.Optional(withDefault(Type.Boolean(), true)),
-    scopes: Type.Optional(Type.Array(StringEnum(['field', 'taxonomy_attribute', 'category']))),
-    placement: Type.Optional(StringEnum(['tail'])),
-    max_candidates_per_item: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-  }, { additionalProperties: false })),
+  low_confidence: Type.Optional(
+    Type.Object(
+      {
+        enabled: Type.Optional(withDefault(Type.Boolean(), true)),
+        scopes: Type.Optional(Type.Array(StringEnum(['field', 'taxonomy_attribute', 'category']))),
+        placement: Type.Optional(StringEnum(['tail'])),
+        max_candidates_per_item: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+      },
+      { additionalProperties: false },
+    ),
+  ),
   catalog_id: Type.Optional(Type.String({ format: 'uuid' })),
   source_catalog_id: Type.Optional(Type.String({ format: 'uuid' })),
   async_mode: Type.Optional(Type.Boolean({ description: d('async_mode') })),
@@ -109,24 +126,53 @@ const requestProperties = {
   strict_hosted_media: Type.Optional(Type.Boolean({ description: d('strict_hosted_media') })),
   webhook_url: Type.Optional(Type.String({ format: 'uri', maxLength: 2000 })),
   global_feedback: Type.Optional(Type.String({ maxLength: 20000 })),
-  item_feedback: Type.Optional(Type.Unsafe<Record<string, string>>({ type: 'object', additionalProperties: Type.String({ maxLength: 20000 }), description: 'Row index (as a string) → feedback text, for re-extraction.' })),
+  item_feedback: Type.Optional(
+    Type.Unsafe<Record<string, string>>({
+      type: 'object',
+      additionalProperties: Type.String({ maxLength: 20000 }),
+      description: 'Row index (as a string) → feedback text, for re-extraction.',
+    }),
+  ),
   source_row_indices: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }), { maxItems: 100000 })),
   staged_status: Type.Optional(StringEnum(['pending', 'draft'], { description: d('staged_status') })),
   knowledge_base_enabled: Type.Optional(Type.Boolean()),
   knowledge_base_sources: Type.Optional(Type.Unsafe<Record<string, string>>({ type: 'object', additionalProperties: Type.String() })),
   knowledge_base_metadata: Type.Optional(AnyObject()),
-  review_mode: Type.Optional(StringEnum(['all', 'flagged'], { description: `${d('review_mode')} "flagged": the post-enrichment audit runs; changes it passes are staged as draft, the others as pending.` })),
-  audit_decisions_enabled: Type.Optional(Type.Boolean({ description: `${d('audit_decisions_enabled')} Audits every result (pass | review_required | fail with reasons) into review_info.audit; the poll counts the decisions.` })),
-  image_processing: Type.Optional(Type.Object({
-    enabled: Type.Optional(Type.Boolean()), make_square: Type.Optional(Type.Boolean()),
-    background_color: Type.Optional(Type.String({ pattern: '^(#[0-9A-Fa-f]{3}|#[0-9A-Fa-f]{4}|#[0-9A-Fa-f]{6}|#[0-9A-Fa-f]{8}|[A-Za-z]{3,30})$', description: 'Hex (#fff, #ffffff, with alpha) or a CSS colour name.' })),
-    min_side_px: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })), max_side_px: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),
-    output_format: Type.Optional(StringEnum(['jpeg', 'jpg', 'png', 'webp', 'avif'])),
-    quality: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })), force_reprocess_hosted: Type.Optional(Type.Boolean()), fields: Type.Optional(Type.Array(Type.String())),
-  }, {
-    additionalProperties: false,
-    description: 'With enabled: images of the media fields (or of `fields`) are resized within min_side_px..max_side_px, padded to a square on background_color (make_square), re-encoded as output_format at quality, and hosted by the service (implies host_media for them).',
-  })),
+  review_mode: Type.Optional(
+    StringEnum(['all', 'flagged'], {
+      description: `${d('review_mode')} "flagged": the post-enrichment audit runs; changes it passes are staged as draft, the others as pending.`,
+    }),
+  ),
+  audit_decisions_enabled: Type.Optional(
+    Type.Boolean({
+      description: `${d('audit_decisions_enabled')} Audits every result (pass | review_required | fail with reasons) into review_info.audit; the poll counts the decisions.`,
+    }),
+  ),
+  image_processing: Type.Optional(
+    Type.Object(
+      {
+        enabled: Type.Optional(Type.Boolean()),
+        make_square: Type.Optional(Type.Boolean()),
+        background_color: Type.Optional(
+          Type.String({
+            pattern: '^(#[0-9A-Fa-f]{3}|#[0-9A-Fa-f]{4}|#[0-9A-Fa-f]{6}|#[0-9A-Fa-f]{8}|[A-Za-z]{3,30})$',
+            description: 'Hex (#fff, #ffffff, with alpha) or a CSS colour name.',
+          }),
+        ),
+        min_side_px: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),
+        max_side_px: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),
+        output_format: Type.Optional(StringEnum(['jpeg', 'jpg', 'png', 'webp', 'avif'])),
+        quality: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+        force_reprocess_hosted: Type.Optional(Type.Boolean()),
+        fields: Type.Optional(Type.Array(Type.String())),
+      },
+      {
+        additionalProperties: false,
+        description:
+          'With enabled: images of the media fields (or of `fields`) are resized within min_side_px..max_side_px, padded to a square on background_color (make_square), re-encoded as output_format at quality, and hosted by the service (implies host_media for them).',
+      },
+    ),
+  ),
   include_debug_log: Type.Optional(Type.Boolean()),
   file_name: Type.Optional(Type.String({ maxLength: 500 })),
 };
@@ -135,10 +181,18 @@ const requestProperties = {
  * `POST /public/enrich` JSON body: every parameter of interface-spec.md "Enrich request
  * parameters" plus the G21 fields of decisions.md §4. Unknown keys are rejected with 422.
  */
-export const enrichRequestSchema = Type.Object({
-  items: Type.Optional(Type.Array(AnyObject(), { maxItems: INLINE_ITEMS_LIMIT, description: `At most ${INLINE_ITEMS_LIMIT} items inline; larger jobs use multipart items_file.` })),
-  ...requestProperties,
-}, { additionalProperties: false });
+export const enrichRequestSchema = Type.Object(
+  {
+    items: Type.Optional(
+      Type.Array(AnyObject(), {
+        maxItems: INLINE_ITEMS_LIMIT,
+        description: `At most ${INLINE_ITEMS_LIMIT} items inline; larger jobs use multipart items_file.`,
+      }),
+    ),
+    ...requestProperties,
+  },
+  { additionalProperties: false },
+);
 
 /** Multipart `request_json` (interface-spec.md Rules 2): the JSON body without `items`. */
 export const requestJsonSchema = Type.Object({ ...requestProperties }, { additionalProperties: false });
@@ -178,14 +232,19 @@ export type EnrichJobConfig = Omit<EnrichRequestFields, 'taxonomy'> & {
 export const enrichMultipartSchema = Type.Object({
   request_json: Type.String({ description: 'The enrich request as JSON, without items.' }),
   items_file: Type.String({ format: 'binary', description: 'Exactly one JSON file: an array of item objects, or {"items": [...]}.' }),
-  knowledge_base_files: Type.Optional(Type.Array(Type.String({ format: 'binary' }), { description: 'Optional documents, listed as SOURCE_1… in knowledge_base_sources.' })),
+  knowledge_base_files: Type.Optional(
+    Type.Array(Type.String({ format: 'binary' }), { description: 'Optional documents, listed as SOURCE_1… in knowledge_base_sources.' }),
+  ),
 });
 
 /** `POST /public/enrich/{job_id}/to-catalog` body (decisions.md §4, G19). */
-export const toCatalogBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100 }),
-  description: Type.Optional(Type.String({ maxLength: 5000 })),
-}, { additionalProperties: false });
+export const toCatalogBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    description: Type.Optional(Type.String({ maxLength: 5000 })),
+  },
+  { additionalProperties: false },
+);
 
 /** Template defaults: any enrich request field except `items` and `template_id` (no nesting). */
 export const templateDefaultsSchema = (() => {
@@ -194,23 +253,29 @@ export const templateDefaultsSchema = (() => {
 })();
 
 /** A template's safety controls: a request can only narrow them (src/services/enrichment/templates.ts). */
-export const templateSafetySchema = Type.Object({
-  allowed_domains: Type.Optional(domains()),
-  blocked_domains: Type.Optional(domains()),
-  web_search: Type.Optional(Type.Boolean()),
-  max_rows: Type.Optional(Type.Integer({ minimum: 1 })),
-}, { additionalProperties: false });
+export const templateSafetySchema = Type.Object(
+  {
+    allowed_domains: Type.Optional(domains()),
+    blocked_domains: Type.Optional(domains()),
+    web_search: Type.Optional(Type.Boolean()),
+    max_rows: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
 
 /** A validated template safety object. */
 export type TemplateSafety = Validated<typeof templateSafetySchema>;
 
 /** `POST /public/enrichment-templates` body. */
-export const createTemplateBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  description: Type.Optional(Type.String({ maxLength: 5000 })),
-  defaults: Type.Optional(templateDefaultsSchema),
-  safety: Type.Optional(templateSafetySchema),
-}, { additionalProperties: false });
+export const createTemplateBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.Optional(Type.String({ maxLength: 5000 })),
+    defaults: Type.Optional(templateDefaultsSchema),
+    safety: Type.Optional(templateSafetySchema),
+  },
+  { additionalProperties: false },
+);
 
 /** Path params `{job_id}`. */
 export const jobIdParams = Type.Object({ job_id: Type.String({ description: 'Enrichment job id (UUID)' }) });
@@ -248,9 +313,14 @@ export const jobResponseSchema = Type.Object({
   error: Type.Optional(Type.String()),
   notices: Type.Optional(Type.Array(Type.String(), { description: 'Options stored without behaviour (recorded no-ops).' })),
   webhook: Type.Optional(AnyObject({ description: 'Webhook delivery state with every attempt (decisions.md §4).' })),
-  audit: Type.Optional(Type.Object({
-    pass: Type.Optional(Type.Integer()),
-    review_required: Type.Optional(Type.Integer()),
-    fail: Type.Optional(Type.Integer()),
-  }, { description: 'With audit_decisions_enabled or review_mode "flagged": counts of the post-enrichment audit decisions over the processed rows.' })),
+  audit: Type.Optional(
+    Type.Object(
+      {
+        pass: Type.Optional(Type.Integer()),
+        review_required: Type.Optional(Type.Integer()),
+        fail: Type.Optional(Type.Integer()),
+      },
+      { description: 'With audit_decisions_enabled or review_mode "flagged": counts of the post-enrichment audit decisions over the processed rows.' },
+    ),
+  ),
 });

@@ -12,7 +12,11 @@ export const LIST_LIMIT_MAX = 1000;
 export const RAW_LIMIT_MAX = 5000;
 
 const anyObject = () => AnyObject({ additionalProperties: true });
-const sortField = Type.String({ minLength: 1, maxLength: 200, description: 'A top-level data field, or created_at / updated_at; the name is bound as a parameter, never spliced into SQL.' });
+const sortField = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  description: 'A top-level data field, or created_at / updated_at; the name is bound as a parameter, never spliced into SQL.',
+});
 const sortOrder = withDefault(StringEnum(['asc', 'desc']), 'asc');
 const search = Type.String({ maxLength: 500, description: 'Case-insensitive substring over the item’s text and number values.' });
 
@@ -45,21 +49,30 @@ export const rawItemsQuery = Type.Object({
 });
 
 /** `POST …/items` body (G7). */
-export const upsertItemBody = Type.Object({
-  unique_identifier: Type.Unsafe<string | number>({ type: ['string', 'number'], description: 'Legacy; required by the request shape, not used as a selector.' }),
-  data: AnyObject({ additionalProperties: true, description: 'Item data; identity is `__catalog_item_id` or the catalog’s unique_id_field inside it.' }),
-  source_info: Type.Optional(anyObject()),
-}, { additionalProperties: false });
+export const upsertItemBody = Type.Object(
+  {
+    unique_identifier: Type.Unsafe<string | number>({
+      type: ['string', 'number'],
+      description: 'Legacy; required by the request shape, not used as a selector.',
+    }),
+    data: AnyObject({ additionalProperties: true, description: 'Item data; identity is `__catalog_item_id` or the catalog’s unique_id_field inside it.' }),
+    source_info: Type.Optional(anyObject()),
+  },
+  { additionalProperties: false },
+);
 
 /** `PUT …/items/{item_id}` body: any item fields; only those given change. */
 export const updateItemBody = anyObject();
 
 /** `POST …/items/bulk` body (G9); more than 1000 items is a 413, checked by the route. */
-export const bulkItemsBody = Type.Object({
-  items: AnyArray({ description: 'At most 1000 items; business key fields go inside each item.' }),
-  source_info: Type.Optional(anyObject()),
-  auto_evolve_schema: Type.Optional(Type.Boolean()),
-}, { additionalProperties: false });
+export const bulkItemsBody = Type.Object(
+  {
+    items: AnyArray({ description: 'At most 1000 items; business key fields go inside each item.' }),
+    source_info: Type.Optional(anyObject()),
+    auto_evolve_schema: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
 
 /** `POST …/products/{product_id}/items` body (G10): the variant data (or `{data, unique_identifier, source_info}`). */
 export const createVariantBody = AnyObject({ additionalProperties: true, description: 'Variant data; needs sku (the unique_id_field) or unique_identifier.' });
@@ -68,12 +81,15 @@ export const createVariantBody = AnyObject({ additionalProperties: true, descrip
 export const updateProductBody = AnyObject({ additionalProperties: true, description: 'Only keys starting with product_ are applied.' });
 
 /** `POST …/products/{product_id}/items/bulk` body (G10). */
-export const bulkVariantsBody = Type.Object({
-  product: Type.Optional(AnyObject({ additionalProperties: true, description: 'product_* fields shared by every variant' })),
-  variants: AnyArray({ description: 'At most 1000 variants.' }),
-  source_info: Type.Optional(anyObject()),
-  auto_evolve_schema: Type.Optional(Type.Boolean()),
-}, { additionalProperties: false });
+export const bulkVariantsBody = Type.Object(
+  {
+    product: Type.Optional(AnyObject({ additionalProperties: true, description: 'product_* fields shared by every variant' })),
+    variants: AnyArray({ description: 'At most 1000 variants.' }),
+    source_info: Type.Optional(anyObject()),
+    auto_evolve_schema: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
 
 const metadata = Type.Object({
   created_at: Type.Optional(Type.String({ format: 'date-time' })),

@@ -46,9 +46,18 @@ describe('bearer authentication (decisions.md §1)', () => {
     const b = await createTestOrg('user org b');
     const secret = 'test-secret-for-user-tokens';
     const app = createApp({ config: { ...loadConfig(), jwtSecret: secret }, knex: testKnex(), jobRunner: noJobs }).callback();
-    const token = await new SignJWT({ org_ids: [a.organizationId, b.organizationId] }).setProtectedHeader({ alg: 'HS256' }).setSubject('user-1').setExpirationTime('5m').sign(new TextEncoder().encode(secret));
-    expect((await request(app).get('/api/public/enrich/jobs').set('Authorization', `Bearer ${token}`).set('X-Organization-Id', b.organizationId)).status).toBe(200);
-    const forged = await new SignJWT({ org_ids: [a.organizationId] }).setProtectedHeader({ alg: 'HS256' }).setSubject('user-1').sign(new TextEncoder().encode('wrong'));
+    const token = await new SignJWT({ org_ids: [a.organizationId, b.organizationId] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('user-1')
+      .setExpirationTime('5m')
+      .sign(new TextEncoder().encode(secret));
+    expect((await request(app).get('/api/public/enrich/jobs').set('Authorization', `Bearer ${token}`).set('X-Organization-Id', b.organizationId)).status).toBe(
+      200,
+    );
+    const forged = await new SignJWT({ org_ids: [a.organizationId] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('user-1')
+      .sign(new TextEncoder().encode('wrong'));
     expect((await request(app).get('/api/public/enrich/jobs').set('Authorization', `Bearer ${forged}`)).status).toBe(401);
   });
 

@@ -80,9 +80,25 @@ describe('POST /api/public/catalogs', () => {
     });
     expect(c.created_at).toMatch(ISO_Z);
     expect(c.updated_at).toMatch(ISO_Z);
-    expect(c.schema).toMatchObject({ catalog_id: c.id, version: '1.0.0', backward_compatible: true, migration_rules: null, schema_definition: schemaDefinition, total_fields: 4, input_fields_count: 3, generated_fields_count: 1 });
+    expect(c.schema).toMatchObject({
+      catalog_id: c.id,
+      version: '1.0.0',
+      backward_compatible: true,
+      migration_rules: null,
+      schema_definition: schemaDefinition,
+      total_fields: 4,
+      input_fields_count: 3,
+      generated_fields_count: 1,
+    });
     expect(c.schema.fields_workflow_info.map((f) => f.field_name)).toEqual(['sku', 'title', 'price', 'summary']);
-    expect(c.schema.fields_workflow_info[0]).toMatchObject({ field_type: 'string', required: true, description: 'Stock keeping unit', field_category: 'input', scope: 'variant', added_in_version: '1.0.0' });
+    expect(c.schema.fields_workflow_info[0]).toMatchObject({
+      field_type: 'string',
+      required: true,
+      description: 'Stock keeping unit',
+      field_category: 'input',
+      scope: 'variant',
+      added_in_version: '1.0.0',
+    });
     expect(c.schema.fields_workflow_info[2]).toMatchObject({ field_name: 'price', unit: 'EUR', required: false });
     const md = await request(server).get(`/api/public/catalogs/${c.id}/catalog-md`).set(org.auth);
     expect(md.body).toMatchObject({ catalog_id: c.id, catalog_md: '# Shoes', version: 1 });
@@ -96,8 +112,18 @@ describe('POST /api/public/catalogs', () => {
     ['strict_mode of the wrong type', { strict_mode: 'yes' }, ['body', 'strict_mode'], 'type_error'],
     ['unknown key', { colour: 'red' }, ['body', 'colour'], 'extra_forbidden'],
     ['schema without properties', { schema_definition: { type: 'object' } }, ['body', 'schema_definition', 'properties'], 'missing'],
-    ['schema that is not JSON Schema', { schema_definition: { properties: { a: { type: 'colour' } } } }, ['body', 'schema_definition', 'properties', 'a', 'type'], 'value_error.json_schema'],
-    ['required field not among properties', { schema_definition: { properties: { a: { type: 'string' } }, required: ['b'] } }, ['body', 'schema_definition', 'required', 0], 'value_error'],
+    [
+      'schema that is not JSON Schema',
+      { schema_definition: { properties: { a: { type: 'colour' } } } },
+      ['body', 'schema_definition', 'properties', 'a', 'type'],
+      'value_error.json_schema',
+    ],
+    [
+      'required field not among properties',
+      { schema_definition: { properties: { a: { type: 'string' } }, required: ['b'] } },
+      ['body', 'schema_definition', 'required', 0],
+      'value_error',
+    ],
     ['non-object schema type', { schema_definition: { type: 'array', properties: {} } }, ['body', 'schema_definition', 'type'], 'value_error'],
     ['defaults without a master catalog', { use_master_catalog_defaults: true }, ['body', 'master_catalog_id'], 'missing'],
   ])('rejects %s with 422 and writes nothing', async (_label, overrides, loc, type) => {
@@ -119,7 +145,11 @@ describe('POST /api/public/catalogs', () => {
   it('inherits taxonomy, context and quality prompt from a master catalog when asked', async () => {
     const master = await createCatalog(org.auth, { name: 'Master', catalog_md: '# Master context' });
     await request(server).put(`/api/public/catalogs/${master.id}/quality-prompt`).set(org.auth).send({ prompt: 'Be strict' }).expect(200);
-    await request(server).put(`/api/public/catalogs/${master.id}/taxonomy`).set(org.auth).send({ name: 'T', nodes: { a: { name: 'A', parent: null } } }).expect(200);
+    await request(server)
+      .put(`/api/public/catalogs/${master.id}/taxonomy`)
+      .set(org.auth)
+      .send({ name: 'T', nodes: { a: { name: 'A', parent: null } } })
+      .expect(200);
     const c = await createCatalog(org.auth, { name: 'Child', catalog_md: undefined, master_catalog_id: master.id, use_master_catalog_defaults: true });
     expect(c).toMatchObject({ master_catalog_id: master.id, use_master_catalog_defaults: true });
     expect((await request(server).get(`/api/public/catalogs/${c.id}/catalog-md`).set(org.auth)).body.catalog_md).toBe('# Master context');
@@ -130,7 +160,10 @@ describe('POST /api/public/catalogs', () => {
   it("refuses another organization's master catalog with 403", async () => {
     const foreign = await createCatalog(other.auth);
     const before = await counts(org.organizationId);
-    const res = await request(server).post('/api/public/catalogs').set(org.auth).send(createBody({ master_catalog_id: foreign.id }));
+    const res = await request(server)
+      .post('/api/public/catalogs')
+      .set(org.auth)
+      .send(createBody({ master_catalog_id: foreign.id }));
     expect(res.status).toBe(403);
     expect(await counts(org.organizationId)).toEqual(before);
   });
@@ -144,13 +177,27 @@ describe('GET /api/public/catalogs', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ total_count: 5, page: 2, page_size: 2 });
     expect(bodyOf<CatalogList>(res).catalogs.map((c) => c.name)).toEqual(['C2', 'C1']);
-    expect(Object.keys(res.body.catalogs[0]).sort()).toEqual(['auto_evolve_schema', 'created_at', 'current_schema_version', 'description', 'id', 'item_count', 'name', 'strict_mode']);
+    expect(Object.keys(res.body.catalogs[0]).sort()).toEqual([
+      'auto_evolve_schema',
+      'created_at',
+      'current_schema_version',
+      'description',
+      'id',
+      'item_count',
+      'name',
+      'strict_mode',
+    ]);
     const def = await request(server).get('/api/public/catalogs').set(fresh.auth);
     expect(def.body).toMatchObject({ total_count: 5, page: 1, page_size: 10 });
     expect(def.body.catalogs).toHaveLength(5);
   });
 
-  it.each([['limit=0', 'limit'], ['limit=101', 'limit'], ['limit=abc', 'limit'], ['offset=-1', 'offset']])('rejects %s with 422', async (qs, field) => {
+  it.each([
+    ['limit=0', 'limit'],
+    ['limit=101', 'limit'],
+    ['limit=abc', 'limit'],
+    ['offset=-1', 'offset'],
+  ])('rejects %s with 422', async (qs, field) => {
     const res = await request(server).get(`/api/public/catalogs?${qs}`).set(org.auth);
     expect(res.status).toBe(422);
     expect(res.body.detail[0].loc).toEqual(['query', field]);
@@ -187,7 +234,11 @@ describe('GET / PUT / DELETE /api/public/catalogs/:id', () => {
     const c = await createCatalog(org.auth);
     const own = await request(server).put(`/api/public/catalogs/${c.id}`).set(org.auth).set('X-Organization-Id', org.organizationId).send({ name: 'Mine' });
     expect(own.status).toBe(200);
-    const foreign = await request(server).put(`/api/public/catalogs/${c.id}`).set(org.auth).set('X-Organization-Id', other.organizationId).send({ name: 'Theirs' });
+    const foreign = await request(server)
+      .put(`/api/public/catalogs/${c.id}`)
+      .set(org.auth)
+      .set('X-Organization-Id', other.organizationId)
+      .send({ name: 'Theirs' });
     expect(foreign.status).toBe(403);
     expect((await request(server).get(`/api/public/catalogs/${c.id}`).set(org.auth)).body.name).toBe('Mine');
   });
@@ -237,7 +288,11 @@ describe('GET / PUT / DELETE /api/public/catalogs/:id', () => {
     const before = await counts(other.organizationId);
     const snapshot = await testKnex()('catalogs').where('id', foreign.id).first();
     for (const [method, suffix, body] of calls) {
-      for (const [id, status] of [[foreign.id, 403], [unknown, 404], ['not-a-uuid', 404]] as const) {
+      for (const [id, status] of [
+        [foreign.id, 403],
+        [unknown, 404],
+        ['not-a-uuid', 404],
+      ] as const) {
         const req = request(server)[method](`/api/public/catalogs/${id}${suffix}`).set(org.auth);
         const res = body ? await req.send(body) : await req;
         expect([method, suffix, id, res.status]).toEqual([method, suffix, id, status]);
@@ -282,13 +337,24 @@ describe('POST /api/public/catalogs/:id/duplicate', () => {
   it('copies schema, taxonomy, context and quality prompt into a new catalog', async () => {
     const c = await createCatalog(org.auth, { auto_evolve_schema: true });
     await request(server).post(`/api/public/catalogs/${c.id}/schema/fields`).set(org.auth).send({ field_name: 'color', field_type: 'string' }).expect(200);
-    await request(server).put(`/api/public/catalogs/${c.id}/taxonomy`).set(org.auth).send({ name: 'T', nodes: { a: { name: 'A', parent: null } } }).expect(200);
+    await request(server)
+      .put(`/api/public/catalogs/${c.id}/taxonomy`)
+      .set(org.auth)
+      .send({ name: 'T', nodes: { a: { name: 'A', parent: null } } })
+      .expect(200);
     await request(server).put(`/api/public/catalogs/${c.id}/quality-prompt`).set(org.auth).send({ prompt: 'Check GTINs' }).expect(200);
     const res = await request(server).post(`/api/public/catalogs/${c.id}/duplicate`).set(org.auth).send({ name: 'Shoes copy' });
     expect(res.status).toBe(200);
     const d = res.body;
     expect(d.id).not.toBe(c.id);
-    expect(d).toMatchObject({ name: 'Shoes copy', description: 'Running shoes', auto_evolve_schema: true, current_schema_version: '1.2.0', item_count: 0, organization_id: org.organizationId });
+    expect(d).toMatchObject({
+      name: 'Shoes copy',
+      description: 'Running shoes',
+      auto_evolve_schema: true,
+      current_schema_version: '1.2.0',
+      item_count: 0,
+      organization_id: org.organizationId,
+    });
     expect(d.schema.schema_definition.properties).toHaveProperty('color');
     expect(d.schema.change_reason).toContain(c.id);
     expect((await request(server).get(`/api/public/catalogs/${d.id}/taxonomy`).set(org.auth)).body.nodes.a.name).toBe('A');
@@ -300,7 +366,15 @@ describe('POST /api/public/catalogs/:id/duplicate', () => {
 
   it('copies the items only with include_items, and deleting a catalog removes its items', async () => {
     const c = await createCatalog(org.auth);
-    const bulk = await request(server).post(`/api/public/catalogs/${c.id}/items/bulk`).set(org.auth).send({ items: [{ sku: 'A1', title: 'One' }, { sku: 'A2', title: 'Two' }] });
+    const bulk = await request(server)
+      .post(`/api/public/catalogs/${c.id}/items/bulk`)
+      .set(org.auth)
+      .send({
+        items: [
+          { sku: 'A1', title: 'One' },
+          { sku: 'A2', title: 'Two' },
+        ],
+      });
     expect(bulk.status).toBe(200);
     const without = await request(server).post(`/api/public/catalogs/${c.id}/duplicate`).set(org.auth).send({ name: 'No items' });
     expect(without.body.item_count).toBe(0);
@@ -333,7 +407,10 @@ describe('catalog-md and quality prompt', () => {
     expect(put.body).toEqual({ catalog_id: c.id, catalog_md: '# Second', version: 2, updated_at: expect.stringMatching(ISO_Z) });
     await request(server).put(`/api/public/catalogs/${c.id}/catalog-md`).set(org.auth).send({ catalog_md: '# Third' }).expect(200);
     expect((await request(server).get(`/api/public/catalogs/${c.id}/catalog-md`).set(org.auth)).body).toMatchObject({ catalog_md: '# Third', version: 3 });
-    expect((await request(server).get(`/api/public/catalogs/${c.id}/catalog-md?version=1`).set(org.auth)).body).toMatchObject({ catalog_md: '# Shoes', version: 1 });
+    expect((await request(server).get(`/api/public/catalogs/${c.id}/catalog-md?version=1`).set(org.auth)).body).toMatchObject({
+      catalog_md: '# Shoes',
+      version: 1,
+    });
     expect((await request(server).get(`/api/public/catalogs/${c.id}/catalog-md?version=9`).set(org.auth)).status).toBe(404);
     expect((await request(server).get(`/api/public/catalogs/${c.id}/catalog-md?version=zero`).set(org.auth)).status).toBe(422);
     expect((await request(server).put(`/api/public/catalogs/${c.id}/catalog-md`).set(org.auth).send({ catalog_md: 5 })).status).toBe(422);
@@ -343,11 +420,22 @@ describe('catalog-md and quality prompt', () => {
 
   it('reads null until a prompt is set', async () => {
     const c = await createCatalog(org.auth);
-    expect((await request(server).get(`/api/public/catalogs/${c.id}/quality-prompt`).set(org.auth)).body).toEqual({ catalog_id: c.id, prompt: null, updated_at: null });
+    expect((await request(server).get(`/api/public/catalogs/${c.id}/quality-prompt`).set(org.auth)).body).toEqual({
+      catalog_id: c.id,
+      prompt: null,
+      updated_at: null,
+    });
     const put = await request(server).put(`/api/public/catalogs/${c.id}/quality-prompt`).set(org.auth).send({ prompt: 'Titles under 80 chars' });
     expect(put.body).toEqual({ catalog_id: c.id, prompt: 'Titles under 80 chars', updated_at: expect.stringMatching(ISO_Z) });
     expect((await request(server).get(`/api/public/catalogs/${c.id}/quality-prompt`).set(org.auth)).body).toEqual(put.body);
-    expect((await request(server).put(`/api/public/catalogs/${c.id}/quality-prompt`).set(org.auth).send({ prompt: ['x'] })).status).toBe(422);
+    expect(
+      (
+        await request(server)
+          .put(`/api/public/catalogs/${c.id}/quality-prompt`)
+          .set(org.auth)
+          .send({ prompt: ['x'] })
+      ).status,
+    ).toBe(422);
     expect((await request(server).get(`/api/public/catalogs/${c.id}/quality-prompt`).set(org.auth)).body.prompt).toBe('Titles under 80 chars');
   });
 });

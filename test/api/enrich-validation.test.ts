@@ -14,11 +14,19 @@ async function jobRowCount(organizationId: string): Promise<number> {
 
 describe('POST /api/public/enrich validation (interface-spec.md Enrichment; decisions.md §1, §4)', () => {
   let org: Awaited<ReturnType<typeof createTestOrg>>;
-  const post = (body: unknown) => request(testApp().callback()).post('/api/public/enrich').set(org.auth).send(body as object);
+  const post = (body: unknown) =>
+    request(testApp().callback())
+      .post('/api/public/enrich')
+      .set(org.auth)
+      .send(body as object);
 
-  beforeAll(async () => { org = await createTestOrg('enrich validation'); });
+  beforeAll(async () => {
+    org = await createTestOrg('enrich validation');
+  });
   afterAll(closeTestKnex);
-  afterEach(async () => { expect(await jobRowCount(org.organizationId)).toBe(0); });
+  afterEach(async () => {
+    expect(await jobRowCount(org.organizationId)).toBe(0);
+  });
 
   it('rejects unknown keys with 422 extra_forbidden at the key', async () => {
     const res = await post({ items: [{ name: 'x' }], output_schema: [field], bogus: 1 });
@@ -71,12 +79,19 @@ describe('POST /api/public/enrich validation (interface-spec.md Enrichment; deci
     expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'items_storage_url'], type: 'extra_forbidden' });
   });
 
-  it('answers 404 for an unknown catalog_id and 403 for another organization\'s catalog', async () => {
+  it("answers 404 for an unknown catalog_id and 403 for another organization's catalog", async () => {
     const unknown = await post({ items: [{ name: 'x' }], output_schema: [field], catalog_id: '00000000-0000-4000-8000-000000000000' });
     expect(unknown.status).toBe(404);
     const other = await createTestOrg('other');
     const catalogId = '11111111-1111-4111-8111-' + String(Date.now()).padStart(12, '0').slice(-12);
-    await testKnex()('catalogs').insert({ id: catalogId, organization_id: other.organizationId, name: 'theirs', unique_id_field: 'sku', current_schema_version: '1.0.0', created_by_user_id: 'test' });
+    await testKnex()('catalogs').insert({
+      id: catalogId,
+      organization_id: other.organizationId,
+      name: 'theirs',
+      unique_id_field: 'sku',
+      current_schema_version: '1.0.0',
+      created_by_user_id: 'test',
+    });
     const foreign = await post({ items: [{ name: 'x' }], output_schema: [field], catalog_id: catalogId });
     expect(foreign.status).toBe(403);
   });
@@ -98,7 +113,15 @@ describe('job routes for unknown and foreign jobs', () => {
     const knex = testKnex();
     const jobId = '22222222-2222-4222-8222-' + String(Date.now()).padStart(12, '0').slice(-12);
     await knex('review_activities').insert({ id: jobId, organization_id: other.organizationId, type: 'enrichment', status: 'running' });
-    await knex('enrichment_jobs').insert({ id: jobId, organization_id: other.organizationId, status: 'running', config: {}, total_rows: 0, total_items: 0, workflow_id: enrichmentWorkflowId(jobId) });
+    await knex('enrichment_jobs').insert({
+      id: jobId,
+      organization_id: other.organizationId,
+      status: 'running',
+      config: {},
+      total_rows: 0,
+      total_items: 0,
+      workflow_id: enrichmentWorkflowId(jobId),
+    });
     expect((await request(app).get(`/api/public/enrich/${jobId}`).set(org.auth)).status).toBe(403);
     expect((await request(app).post(`/api/public/enrich/${jobId}/cancel`).set(org.auth)).status).toBe(403);
   });

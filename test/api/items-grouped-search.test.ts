@@ -32,14 +32,22 @@ async function bulk(c: string, items: unknown[]) {
 
 /** The catalog's rows, oldest first. */
 async function rows(c: string): Promise<Array<Pick<ItemBody, 'id' | 'entity_type' | 'parent_id' | 'business_key' | 'data'>>> {
-  return testKnex()('catalog_items').where('catalog_id', c).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('id', 'entity_type', 'parent_id', 'business_key', 'data');
+  return testKnex()('catalog_items')
+    .where('catalog_id', c)
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .select('id', 'entity_type', 'parent_id', 'business_key', 'data');
 }
 
 describe('items/bulk in a product-grouped catalog (decisions.md §3)', () => {
   it('links each variant to the product named by data[product_id_field], creating missing products', async () => {
     const c = await createTestCatalog(a.organizationId, grouped);
     const existing = newId();
-    await testKnex()('catalog_items').insert({ id: existing, catalog_id: c, entity_type: 'product', data: JSON.stringify({ product_id: 'P1', product_name: 'Shirt' }) });
+    await testKnex()('catalog_items').insert({
+      id: existing,
+      catalog_id: c,
+      entity_type: 'product',
+      data: JSON.stringify({ product_id: 'P1', product_name: 'Shirt' }),
+    });
     await testKnex()('catalogs').where('id', c).update({ item_count: 1 });
 
     const res = await bulk(c, [
@@ -64,18 +72,27 @@ describe('items/bulk in a product-grouped catalog (decisions.md §3)', () => {
 
     const list = await request(server).get(url(c, '/items')).set(a.auth);
     expect(list.body.total).toBe(3);
-    const variantsOf = Object.fromEntries(bodyOf<ItemListBody>(list).items.map((i) => [i.data.product_id ?? i.data.sku, (i.data.variants ?? []).map((v) => v.sku)]));
+    const variantsOf = Object.fromEntries(
+      bodyOf<ItemListBody>(list).items.map((i) => [i.data.product_id ?? i.data.sku, (i.data.variants ?? []).map((v) => v.sku)]),
+    );
     expect(variantsOf).toEqual({ P1: ['V1'], P2: ['V2', 'V3'], S1: [] });
   });
 
   it('moves a variant to another product, upserts a keyless product row by its business id, and is idempotent', async () => {
     const c = await createTestCatalog(a.organizationId, grouped);
-    await bulk(c, [{ sku: 'V1', product_id: 'P1' }, { sku: 'V2', product_id: 'P1' }]);
+    await bulk(c, [
+      { sku: 'V1', product_id: 'P1' },
+      { sku: 'V2', product_id: 'P1' },
+    ]);
     const p1 = (await rows(c)).find((r) => r.entity_type === 'product')!;
 
     // The keyless item naming P1 is the product itself (updated, not created); V2 moves to P3
     // which is created in the same payload.
-    const res = await bulk(c, [{ product_id: 'P1', product_name: 'Renamed' }, { product_id: 'P3', product_name: 'Third' }, { sku: 'V2', product_id: 'P3' }]);
+    const res = await bulk(c, [
+      { product_id: 'P1', product_name: 'Renamed' },
+      { product_id: 'P3', product_name: 'Third' },
+      { sku: 'V2', product_id: 'P3' },
+    ]);
     expect(res.body).toMatchObject({ items_created: 1, items_updated: 2, items_failed: 0 });
     const all = await rows(c);
     const p3 = all.find((r) => r.data.product_id === 'P3' && r.entity_type === 'product')!;
@@ -85,7 +102,11 @@ describe('items/bulk in a product-grouped catalog (decisions.md §3)', () => {
     expect(await catalogState(c)).toMatchObject({ rows: 4, item_count: 4 });
 
     // Same payload again: nothing new.
-    const again = await bulk(c, [{ product_id: 'P1', product_name: 'Renamed' }, { product_id: 'P3', product_name: 'Third' }, { sku: 'V2', product_id: 'P3' }]);
+    const again = await bulk(c, [
+      { product_id: 'P1', product_name: 'Renamed' },
+      { product_id: 'P3', product_name: 'Third' },
+      { sku: 'V2', product_id: 'P3' },
+    ]);
     expect(again.body).toMatchObject({ items_created: 0, items_updated: 3 });
     expect(await catalogState(c)).toMatchObject({ rows: 4, item_count: 4 });
   });
@@ -146,7 +167,11 @@ describe('word search (G6)', () => {
 
   it('serves a cached total only while nothing in the catalog changed (every kind of write invalidates it)', async () => {
     const c = await createTestCatalog(a.organizationId);
-    await bulk(c, [{ sku: 'C1', title: 'wool scarf' }, { sku: 'C2', title: 'wool hat' }, { sku: 'C3', title: 'cotton hat' }]);
+    await bulk(c, [
+      { sku: 'C1', title: 'wool scarf' },
+      { sku: 'C2', title: 'wool hat' },
+      { sku: 'C3', title: 'cotton hat' },
+    ]);
     const total = async () => {
       const res = await request(server).get(url(c, '/items')).query({ search: 'wool', limit: 1 }).set(a.auth);
       expect(res.status).toBe(200);
@@ -163,26 +188,40 @@ describe('word search (G6)', () => {
     expect(await total()).toBe(3);
     const c1 = await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'C1' }).first('id');
     const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({});
-    await request(server).put(url(c, `/items/${c1.id}`)).set(a.auth).send({ title: 'linen scarf' });
+    await request(server)
+      .put(url(c, `/items/${c1.id}`))
+      .set(a.auth)
+      .send({ title: 'linen scarf' });
     expect(await total()).toBe(2);
-    await request(server).delete(url(c, `/items/${c1.id}`)).set(a.auth);
+    await request(server)
+      .delete(url(c, `/items/${c1.id}`))
+      .set(a.auth);
     expect(await total()).toBe(2);
     const c2 = await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'C2' }).first('id');
-    await request(server).delete(url(c, `/items/${c2.id}`)).set(a.auth);
+    await request(server)
+      .delete(url(c, `/items/${c2.id}`))
+      .set(a.auth);
     expect(await total()).toBe(1);
     // Writers outside the service (raw SQL) bump the counter too.
     await testKnex()('catalog_items').insert({ id: newId(), catalog_id: c, business_key: 'C4', data: JSON.stringify({ sku: 'C4', title: 'Wool socks' }) });
     expect(await total()).toBe(2);
-    await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'C4' }).update({ data: JSON.stringify({ sku: 'C4', title: 'silk socks' }) });
+    await testKnex()('catalog_items')
+      .where({ catalog_id: c, business_key: 'C4' })
+      .update({ data: JSON.stringify({ sku: 'C4', title: 'silk socks' }) });
     expect(await total()).toBe(1);
-    const restored = await request(server).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth);
+    const restored = await request(server)
+      .post(url(c, `/snapshots/${snap.body.id}/restore`))
+      .set(a.auth);
     expect(restored.status).toBe(200);
     expect(await total()).toBe(3);
   });
 
   it('pages broad results in order with an exact total', async () => {
     const big = await createTestCatalog(a.organizationId);
-    await bulk(big, Array.from({ length: 300 }, (_, i) => ({ sku: `B${i}`, title: i % 3 === 0 ? 'wool scarf' : 'cotton hat' })));
+    await bulk(
+      big,
+      Array.from({ length: 300 }, (_, i) => ({ sku: `B${i}`, title: i % 3 === 0 ? 'wool scarf' : 'cotton hat' })),
+    );
     const res = await request(server).get(url(big, '/items?search=wool&limit=7&offset=14')).set(a.auth);
     expect(res.body.total).toBe(100);
     expect(bodyOf<ItemListBody>(res).items.map((i) => i.data.sku)).toEqual([42, 45, 48, 51, 54, 57, 60].map((i) => `B${i}`));

@@ -61,9 +61,43 @@ const caches = createServiceCaches();
 const { searchCountStats } = caches.catalog;
 
 const TERMS = [
-  'wool', 'woo', 'w', 'woolen', 'red', 'red wool', 'red woo', 'wool red', 'red wool scarf', 'RED Wool', 'red red', 'olive boot',
-  'olive boots', 'boot', 'bo', 'b', 's', 'sku', 'sku s', 'zeta40', 'zeta', 'red zeta', 'green zeta80', 'café', 'caf', 'red café',
-  '1', '12', '5', 'red 1', 'scarf 1', 'cotton 0', 'nothing', 'red nothing', 'nothing red', 'plain', 'plain red hat',
+  'wool',
+  'woo',
+  'w',
+  'woolen',
+  'red',
+  'red wool',
+  'red woo',
+  'wool red',
+  'red wool scarf',
+  'RED Wool',
+  'red red',
+  'olive boot',
+  'olive boots',
+  'boot',
+  'bo',
+  'b',
+  's',
+  'sku',
+  'sku s',
+  'zeta40',
+  'zeta',
+  'red zeta',
+  'green zeta80',
+  'café',
+  'caf',
+  'red café',
+  '1',
+  '12',
+  '5',
+  'red 1',
+  'scarf 1',
+  'cotton 0',
+  'nothing',
+  'red nothing',
+  'nothing red',
+  'plain',
+  'plain red hat',
 ];
 
 async function apiTotal(c: string, term: string): Promise<number> {
@@ -87,7 +121,10 @@ async function expectExact(c: string, terms = TERMS): Promise<{ index: number; r
 
 async function seeded(n = 300): Promise<string> {
   const c = await createTestCatalog(a.organizationId);
-  const res = await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: Array.from({ length: n }, (_, i) => item(i)) });
+  const res = await request(server)
+    .post(url(c, '/items/bulk'))
+    .set(a.auth)
+    .send({ items: Array.from({ length: n }, (_, i) => item(i)) });
   expect(res.body.items_failed).toBe(0);
   return c;
 }
@@ -128,21 +165,38 @@ describe('search count index', () => {
     await buildSearchIndex(testKnex(), c, { minDf: MIN_DF });
     const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({});
     // Creates, updates (a frequent word removed, a rare one added) and deletes through the API.
-    await request(server).post(url(c, '/items/bulk')).set(a.auth)
-      .send({ items: [{ sku: 'N-1', title: 'red wool scarf' }, { sku: 'S-3', material: 'silk', note: 'zeta3 woolen' }, { sku: 'S-4', title: 'blue boots 4' }] });
+    await request(server)
+      .post(url(c, '/items/bulk'))
+      .set(a.auth)
+      .send({
+        items: [
+          { sku: 'N-1', title: 'red wool scarf' },
+          { sku: 'S-3', material: 'silk', note: 'zeta3 woolen' },
+          { sku: 'S-4', title: 'blue boots 4' },
+        ],
+      });
     const s6 = await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'S-6' }).first('id');
-    await request(server).put(url(c, `/items/${s6.id}`)).set(a.auth).send({ title: 'olive boot 6' });
+    await request(server)
+      .put(url(c, `/items/${s6.id}`))
+      .set(a.auth)
+      .send({ title: 'olive boot 6' });
     const s9 = await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'S-9' }).first('id');
-    await request(server).delete(url(c, `/items/${s9.id}`)).set(a.auth);
+    await request(server)
+      .delete(url(c, `/items/${s9.id}`))
+      .set(a.auth);
     // Writers outside the service.
     await testKnex()('catalog_items').insert({ id: newId(), catalog_id: c, business_key: 'R-1', data: JSON.stringify({ sku: 'R-1', title: 'Red Wool 1200' }) });
-    await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'S-12' }).update({ data: JSON.stringify({ sku: 'S-12', title: 'green hat' }) });
+    await testKnex()('catalog_items')
+      .where({ catalog_id: c, business_key: 'S-12' })
+      .update({ data: JSON.stringify({ sku: 'S-12', title: 'green hat' }) });
     await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'S-15' }).delete();
     const pending = await testKnex()('catalog_search_changes').where('catalog_id', c).count({ n: '*' });
     expect(Number(pending[0].n)).toBeGreaterThan(0);
     expect((await expectExact(c)).gin).toBe(0);
 
-    const restored = await request(server).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth);
+    const restored = await request(server)
+      .post(url(c, `/snapshots/${snap.body.id}/restore`))
+      .set(a.auth);
     expect(restored.status).toBe(200);
     expect((await expectExact(c)).gin).toBe(0);
     // A rebuild takes the log in: nothing pending, same totals.
@@ -172,7 +226,9 @@ describe('search count index', () => {
   it('steps aside when too many items changed, and drops its log past the cap', async () => {
     const c = await seeded(120);
     await buildSearchIndex(testKnex(), c, { minDf: MIN_DF });
-    await testKnex()('catalogs').where('id', c).increment('search_logged', SEARCH_INDEX_MAX_PENDING + 1);
+    await testKnex()('catalogs')
+      .where('id', c)
+      .increment('search_logged', SEARCH_INDEX_MAX_PENDING + 1);
     const trx = await testKnex().transaction({ isolationLevel: 'repeatable read' });
     try {
       expect(await countWithSearchIndex(trx, c, 'wool')).toEqual({ fallback: 'stale' });
@@ -196,20 +252,24 @@ describe('search count index', () => {
     // Deterministic pseudo-random data: a Zipf-like vocabulary of words that are prefixes of
     // one another (a, ab, abc…), digits and non-ASCII letters.
     let seed = 42;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     const vocab = ['a', 'ab', 'abc', 'abd', 'b', 'ba', 'bab', 'c', 'ca', 'é', 'ét', 'été', '1', '12', '123', '2', '21', 'x9', 'x90'];
     const word = () => vocab[Math.floor(vocab.length * rnd() ** 2)];
     const text = () => Array.from({ length: 1 + Math.floor(rnd() * 5) }, word).join(' ');
     const c = await createTestCatalog(a.organizationId);
-    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: Array.from({ length: 400 }, (_, i) => ({ sku: `Q${i}`, title: text() })) });
+    await request(server)
+      .post(url(c, '/items/bulk'))
+      .set(a.auth)
+      .send({ items: Array.from({ length: 400 }, (_, i) => ({ sku: `Q${i}`, title: text() })) });
     await buildSearchIndex(testKnex(), c, { minDf: 40 });
-    const terms = () => Array.from({ length: 40 }, () => {
-      const n = 1 + Math.floor(rnd() * 3);
-      const ws = Array.from({ length: n }, word);
-      const last = ws[n - 1];
-      ws[n - 1] = last.slice(0, 1 + Math.floor(rnd() * last.length));
-      return ws.join(' ');
-    });
+    const terms = () =>
+      Array.from({ length: 40 }, () => {
+        const n = 1 + Math.floor(rnd() * 3);
+        const ws = Array.from({ length: n }, word);
+        const last = ws[n - 1];
+        ws[n - 1] = last.slice(0, 1 + Math.floor(rnd() * last.length));
+        return ws.join(' ');
+      });
     const first = await expectExact(c, terms());
     expect(first.gin).toBe(0);
     expect(first.index).toBeGreaterThan(10);
@@ -217,8 +277,15 @@ describe('search count index', () => {
     for (let k = 0; k < 30; k++) {
       const sku = `Q${Math.floor(rnd() * 450)}`;
       const r = rnd();
-      if (r < 0.4) await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku, title: text() }] });
-      else if (r < 0.7) await testKnex()('catalog_items').where({ catalog_id: c, business_key: sku }).update({ data: JSON.stringify({ sku, title: text() }) });
+      if (r < 0.4)
+        await request(server)
+          .post(url(c, '/items/bulk'))
+          .set(a.auth)
+          .send({ items: [{ sku, title: text() }] });
+      else if (r < 0.7)
+        await testKnex()('catalog_items')
+          .where({ catalog_id: c, business_key: sku })
+          .update({ data: JSON.stringify({ sku, title: text() }) });
       else await testKnex()('catalog_items').where({ catalog_id: c, business_key: sku }).delete();
     }
     expect((await expectExact(c, terms())).gin).toBe(0);
@@ -275,7 +342,7 @@ describe('search count index', () => {
     expect((await second.describe()).runId).not.toBe(first.runId);
   });
 
-  it('runs one build at a time per worker: another catalog\'s build is deferred and retried', async () => {
+  it("runs one build at a time per worker: another catalog's build is deferred and retried", async () => {
     const [c1, c2] = [await seeded(120), await seeded(60)];
     // Holding c1's catalog row keeps its build waiting (its first statement updates that row).
     const hold = await testKnex().transaction();
@@ -286,13 +353,22 @@ describe('search count index', () => {
       await waitUntil(async () => (await h1.describe()).raw.pendingActivities?.[0]?.state === STARTED, 'first build running');
       expect(await runner.startSearchIndexBuild({ id: c2, organization_id: a.organizationId })).toBe(true);
       const h2 = env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c2));
-      const deferred = await waitUntil(async () => (await h2.describe()).raw.pendingActivities?.[0]?.lastFailure?.applicationFailureInfo?.type, 'second build deferred');
+      const deferred = await waitUntil(
+        async () => (await h2.describe()).raw.pendingActivities?.[0]?.lastFailure?.applicationFailureInfo?.type,
+        'second build deferred',
+      );
       expect(deferred).toBe('SearchIndexBuildBusy');
     } finally {
       await hold.rollback();
     }
-    expect((await env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c1)).result()).built).toMatchObject({ catalog_id: c1, items: 120 });
-    expect((await env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c2)).result()).built).toMatchObject({ catalog_id: c2, items: 60 });
+    expect((await env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c1)).result()).built).toMatchObject({
+      catalog_id: c1,
+      items: 120,
+    });
+    expect((await env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c2)).result()).built).toMatchObject({
+      catalog_id: c2,
+      items: 60,
+    });
   });
 
   it('answers searches with exact GIN totals when Temporal is unreachable', async () => {
@@ -337,7 +413,10 @@ describe('search count index', () => {
 
   it('leaves product-grouped catalogs and terms with punctuation to the GIN count', async () => {
     const g = await createTestCatalog(a.organizationId, { product_id_field: 'product_id', product_enabled: true });
-    await request(server).post(url(g, '/items/bulk')).set(a.auth).send({ items: Array.from({ length: 60 }, (_, i) => ({ sku: `V${i}`, product_id: `P${i % 10}`, title: `red wool ${i}` })) });
+    await request(server)
+      .post(url(g, '/items/bulk'))
+      .set(a.auth)
+      .send({ items: Array.from({ length: 60 }, (_, i) => ({ sku: `V${i}`, product_id: `P${i % 10}`, title: `red wool ${i}` })) });
     await buildSearchIndex(testKnex(), g, { minDf: MIN_DF });
     const before = { ...searchCountStats };
     const res = await request(server).get(url(g, '/items')).query({ search: 'wool' }).set(a.auth);

@@ -28,7 +28,10 @@ afterAll(async () => {
 });
 
 async function bulk(c: string, items: unknown[], extra: Record<string, unknown> = {}) {
-  return request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items, ...extra });
+  return request(server)
+    .post(url(c, '/items/bulk'))
+    .set(a.auth)
+    .send({ items, ...extra });
 }
 
 describe('bulk upsert (G9)', () => {
@@ -37,7 +40,14 @@ describe('bulk upsert (G9)', () => {
     const first = await bulk(c, [{ sku: 'A1', title: 'Red Shirt', price: 10 }, { sku: 'A2', title: 'Blue Shirt' }, { title: 'no key' }]);
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ success: true, items_processed: 3, items_created: 3, items_updated: 0, items_failed: 0, schema_evolved: false, errors: [] });
-    const second = await bulk(c, [{ sku: 'A1', price: 12 }, { sku: 'A3', title: 'Green' }], { source_info: { source: 'test' } });
+    const second = await bulk(
+      c,
+      [
+        { sku: 'A1', price: 12 },
+        { sku: 'A3', title: 'Green' },
+      ],
+      { source_info: { source: 'test' } },
+    );
     expect(second.body).toMatchObject({ items_created: 1, items_updated: 1, items_failed: 0 });
     const state = await catalogState(c);
     expect(state).toMatchObject({ rows: 4, item_count: 4 });
@@ -49,7 +59,14 @@ describe('bulk upsert (G9)', () => {
 
   it('reports bad items by index without failing the others; duplicates: last wins', async () => {
     const c = await createTestCatalog(a.organizationId, { strict_mode: true });
-    const res = await bulk(c, [{ sku: 'S1', price: 'cheap' }, 'not an object', { sku: 'S2', title: 'one' }, { sku: 'S2', title: 'two' }, { __catalog_item_id: newId(), title: 'x' }, { sku: 'S3', unknown_field: 1 }]);
+    const res = await bulk(c, [
+      { sku: 'S1', price: 'cheap' },
+      'not an object',
+      { sku: 'S2', title: 'one' },
+      { sku: 'S2', title: 'two' },
+      { __catalog_item_id: newId(), title: 'x' },
+      { sku: 'S3', unknown_field: 1 },
+    ]);
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(false);
     expect(res.body).toMatchObject({ items_processed: 6, items_created: 1, items_updated: 0, items_failed: 5 });
@@ -73,14 +90,20 @@ describe('bulk upsert (G9)', () => {
 
   it('auto-evolves the schema once per request', async () => {
     const c = await createTestCatalog(a.organizationId, { auto_evolve_schema: true, strict_mode: true });
-    const res = await bulk(c, [{ sku: 'E1', colour: 'red' }, { sku: 'E2', weight: 2 }]);
+    const res = await bulk(c, [
+      { sku: 'E1', colour: 'red' },
+      { sku: 'E2', weight: 2 },
+    ]);
     expect(res.body).toMatchObject({ items_created: 2, schema_evolved: true, new_schema_version: '1.1.0' });
     expect((await catalogState(c)).versions).toBe(2);
   });
 
   it('413 over 1000 items, 422 for wrong shapes and malformed JSON; nothing changes', async () => {
     const before = await catalogState(catalog);
-    const big = await bulk(catalog, Array.from({ length: 1001 }, (_, i) => ({ sku: `B${i}` })));
+    const big = await bulk(
+      catalog,
+      Array.from({ length: 1001 }, (_, i) => ({ sku: `B${i}` })),
+    );
     expect(big.status).toBe(413);
     expect(big.body.detail).toMatch(/1000/);
     const wrong = await request(server).post(url(catalog, '/items/bulk')).set(a.auth).send({ items: 'nope' });
@@ -121,7 +144,11 @@ describe('list items (G6)', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ total: 5, page: 2, limit: 2 });
     expect(bodyOf<ItemListBody>(res).items.map((i) => i.data.sku)).toEqual(['L3', 'L4']);
-    expect(res.body.items[0]).toEqual({ id: expect.any(String), data: { sku: 'L3', title: 'Green 100% wool', price: 20 }, metadata: { created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/), version: 1 } });
+    expect(res.body.items[0]).toEqual({
+      id: expect.any(String),
+      data: { sku: 'L3', title: 'Green 100% wool', price: 20 },
+      metadata: { created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/), version: 1 },
+    });
   });
 
   it('searches case-insensitively over text values, wildcards literal', async () => {
@@ -150,7 +177,7 @@ describe('list items (G6)', () => {
   });
 
   it('a sort field carrying SQL is only a key name', async () => {
-    const evil = "price; DROP TABLE catalog_items; --";
+    const evil = 'price; DROP TABLE catalog_items; --';
     const res = await request(server).get(url(c, '/items')).query({ sort_field: evil, sort_order: 'desc' }).set(a.auth);
     expect(res.status).toBe(200);
     expect(res.body.total).toBe(5);
@@ -162,7 +189,9 @@ describe('list items (G6)', () => {
 
   it('422 for bad query values', async () => {
     for (const q of ['limit=0', 'limit=1001', 'offset=-1', 'sort_order=sideways', 'sort=price:up', 'limit=abc']) {
-      const res = await request(server).get(url(c, `/items?${q}`)).set(a.auth);
+      const res = await request(server)
+        .get(url(c, `/items?${q}`))
+        .set(a.auth);
       expect(res.status).toBe(422);
       expect(res.body.detail[0].loc[0]).toBe('query');
     }
@@ -178,16 +207,30 @@ describe('list items (G6)', () => {
 describe('single item routes (G7, G8)', () => {
   it('upserts by business key, by __catalog_item_id, and creates without either', async () => {
     const c = await createTestCatalog(a.organizationId);
-    const created = await request(server).post(url(c, '/items')).set(a.auth).send({ unique_identifier: 'ignored', data: { sku: 'U1', title: 'one' } });
+    const created = await request(server)
+      .post(url(c, '/items'))
+      .set(a.auth)
+      .send({ unique_identifier: 'ignored', data: { sku: 'U1', title: 'one' } });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ data: { sku: 'U1', title: 'one' }, metadata: { version: 1 } });
-    const updated = await request(server).post(url(c, '/items')).set(a.auth).send({ unique_identifier: 'x', data: { sku: 'U1', price: 3 } });
+    const updated = await request(server)
+      .post(url(c, '/items'))
+      .set(a.auth)
+      .send({ unique_identifier: 'x', data: { sku: 'U1', price: 3 } });
     expect(updated.body).toMatchObject({ id: created.body.id, data: { sku: 'U1', title: 'one', price: 3 }, metadata: { version: 2 } });
-    const byId = await request(server).post(url(c, '/items')).set(a.auth).send({ unique_identifier: 'x', data: { __catalog_item_id: created.body.id, title: 'renamed' } });
+    const byId = await request(server)
+      .post(url(c, '/items'))
+      .set(a.auth)
+      .send({ unique_identifier: 'x', data: { __catalog_item_id: created.body.id, title: 'renamed' } });
     expect(byId.body).toMatchObject({ id: created.body.id, data: { sku: 'U1', title: 'renamed', price: 3 }, metadata: { version: 3 } });
-    const unknown = await request(server).post(url(c, '/items')).set(a.auth).send({ unique_identifier: 'x', data: { __catalog_item_id: newId(), title: 'x' } });
+    const unknown = await request(server)
+      .post(url(c, '/items'))
+      .set(a.auth)
+      .send({ unique_identifier: 'x', data: { __catalog_item_id: newId(), title: 'x' } });
     expect(unknown.status).toBe(404);
-    const got = await request(server).get(url(c, `/items/${created.body.id}`)).set(a.auth);
+    const got = await request(server)
+      .get(url(c, `/items/${created.body.id}`))
+      .set(a.auth);
     expect(got.body).toEqual(byId.body);
     expect((await catalogState(c)).item_count).toBe(1);
   });
@@ -195,12 +238,18 @@ describe('single item routes (G7, G8)', () => {
   it('validates the body and strict mode; nothing changes on failure', async () => {
     const c = await createTestCatalog(a.organizationId, { strict_mode: true });
     const before = await catalogState(c);
-    const missing = await request(server).post(url(c, '/items')).set(a.auth).send({ data: { sku: 'Z' } });
+    const missing = await request(server)
+      .post(url(c, '/items'))
+      .set(a.auth)
+      .send({ data: { sku: 'Z' } });
     expect(missing.status).toBe(422);
     expect(missing.body.detail).toEqual([{ loc: ['body', 'unique_identifier'], msg: 'Field required', type: 'missing' }]);
     const wrongType = await request(server).post(url(c, '/items')).set(a.auth).send({ unique_identifier: 'Z', data: [] });
     expect(wrongType.status).toBe(422);
-    const strict = await request(server).post(url(c, '/items')).set(a.auth).send({ unique_identifier: 'Z', data: { sku: 'Z', price: 'free' } });
+    const strict = await request(server)
+      .post(url(c, '/items'))
+      .set(a.auth)
+      .send({ unique_identifier: 'Z', data: { sku: 'Z', price: 'free' } });
     expect(strict.status).toBe(422);
     expect(strict.body.detail[0].loc).toEqual(['body', 'data', 'price']);
     expect(await catalogState(c)).toEqual(before);
@@ -208,36 +257,115 @@ describe('single item routes (G7, G8)', () => {
 
   it('PUT changes only the given fields; DELETE removes; 403/404 elsewhere', async () => {
     const c = await createTestCatalog(a.organizationId, { strict_mode: true });
-    const created = await request(server).post(url(c, '/items')).set(a.auth).send({ unique_identifier: 'P', data: { sku: 'P1', title: 't', price: 1 } });
+    const created = await request(server)
+      .post(url(c, '/items'))
+      .set(a.auth)
+      .send({ unique_identifier: 'P', data: { sku: 'P1', title: 't', price: 1 } });
     const id = created.body.id;
-    const put = await request(server).put(url(c, `/items/${id}`)).set(a.auth).send({ price: 2 });
+    const put = await request(server)
+      .put(url(c, `/items/${id}`))
+      .set(a.auth)
+      .send({ price: 2 });
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ id, data: { sku: 'P1', title: 't', price: 2 }, metadata: { version: 2 } });
     const before = await catalogState(c);
-    expect((await request(server).put(url(c, `/items/${id}`)).set(a.auth).send({ price: 'two' })).status).toBe(422);
-    expect((await request(server).put(url(c, `/items/${id}`)).set(a.auth).send([1])).status).toBe(422);
-    expect((await request(server).put(url(c, `/items/${newId()}`)).set(a.auth).send({ price: 3 })).status).toBe(404);
-    const other = await request(server).post(url(c, '/items')).set(a.auth).send({ unique_identifier: 'Q', data: { sku: 'Q1' } });
-    expect((await request(server).put(url(c, `/items/${other.body.id}`)).set(a.auth).send({ sku: 'P1' })).status).toBe(409);
+    expect(
+      (
+        await request(server)
+          .put(url(c, `/items/${id}`))
+          .set(a.auth)
+          .send({ price: 'two' })
+      ).status,
+    ).toBe(422);
+    expect(
+      (
+        await request(server)
+          .put(url(c, `/items/${id}`))
+          .set(a.auth)
+          .send([1])
+      ).status,
+    ).toBe(422);
+    expect(
+      (
+        await request(server)
+          .put(url(c, `/items/${newId()}`))
+          .set(a.auth)
+          .send({ price: 3 })
+      ).status,
+    ).toBe(404);
+    const other = await request(server)
+      .post(url(c, '/items'))
+      .set(a.auth)
+      .send({ unique_identifier: 'Q', data: { sku: 'Q1' } });
+    expect(
+      (
+        await request(server)
+          .put(url(c, `/items/${other.body.id}`))
+          .set(a.auth)
+          .send({ sku: 'P1' })
+      ).status,
+    ).toBe(409);
     await testKnex()('catalog_items').where('id', other.body.id).delete();
     await testKnex()('catalogs').where('id', c).decrement('item_count', 1);
     expect(await catalogState(c)).toEqual(before);
 
     // Foreign ids: another organization's item in its own catalog, and under ours.
-    await request(server).post(url(otherCatalog, '/items')).set(b.auth).send({ unique_identifier: 'F', data: { sku: 'F1' } });
+    await request(server)
+      .post(url(otherCatalog, '/items'))
+      .set(b.auth)
+      .send({ unique_identifier: 'F', data: { sku: 'F1' } });
     const foreign = await testKnex()('catalog_items').where({ catalog_id: otherCatalog, business_key: 'F1' }).first();
     const foreignBefore = await catalogState(otherCatalog);
-    expect((await request(server).get(url(otherCatalog, `/items/${foreign.id}`)).set(a.auth)).status).toBe(403);
-    expect((await request(server).get(url(c, `/items/${foreign.id}`)).set(a.auth)).status).toBe(403);
-    expect((await request(server).put(url(c, `/items/${foreign.id}`)).set(a.auth).send({ title: 'x' })).status).toBe(403);
-    expect((await request(server).delete(url(c, `/items/${foreign.id}`)).set(a.auth)).status).toBe(403);
+    expect(
+      (
+        await request(server)
+          .get(url(otherCatalog, `/items/${foreign.id}`))
+          .set(a.auth)
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await request(server)
+          .get(url(c, `/items/${foreign.id}`))
+          .set(a.auth)
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await request(server)
+          .put(url(c, `/items/${foreign.id}`))
+          .set(a.auth)
+          .send({ title: 'x' })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await request(server)
+          .delete(url(c, `/items/${foreign.id}`))
+          .set(a.auth)
+      ).status,
+    ).toBe(403);
     expect(await catalogState(otherCatalog)).toEqual(foreignBefore);
 
-    const del = await request(server).delete(url(c, `/items/${id}`)).set(a.auth);
+    const del = await request(server)
+      .delete(url(c, `/items/${id}`))
+      .set(a.auth);
     expect(del.status).toBe(200);
     expect(del.body).toEqual({ message: 'Item deleted successfully' });
-    expect((await request(server).get(url(c, `/items/${id}`)).set(a.auth)).status).toBe(404);
-    expect((await request(server).delete(url(c, `/items/${id}`)).set(a.auth)).status).toBe(404);
+    expect(
+      (
+        await request(server)
+          .get(url(c, `/items/${id}`))
+          .set(a.auth)
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await request(server)
+          .delete(url(c, `/items/${id}`))
+          .set(a.auth)
+      ).status,
+    ).toBe(404);
     expect((await request(server).get(url(c, '/items/not-a-uuid')).set(a.auth)).status).toBe(404);
     expect(await catalogState(c)).toMatchObject({ rows: 0, item_count: 0 });
   });
@@ -246,16 +374,36 @@ describe('single item routes (G7, G8)', () => {
 describe('raw items (G12)', () => {
   it('returns every row exactly once across parallel offset pages, with total', async () => {
     const c = await createTestCatalog(a.organizationId);
-    await bulk(c, Array.from({ length: 1000 }, (_, i) => ({ sku: `R${i}`, title: i % 2 ? 'odd' : 'even' })));
-    await bulk(c, Array.from({ length: 234 }, (_, i) => ({ sku: `S${i}` })));
-    const pages = await Promise.all([0, 1, 2, 3, 4].map((p) => request(server).get(url(c, `/raw-items?limit=300&offset=${p * 300}`)).set(a.auth)));
+    await bulk(
+      c,
+      Array.from({ length: 1000 }, (_, i) => ({ sku: `R${i}`, title: i % 2 ? 'odd' : 'even' })),
+    );
+    await bulk(
+      c,
+      Array.from({ length: 234 }, (_, i) => ({ sku: `S${i}` })),
+    );
+    const pages = await Promise.all(
+      [0, 1, 2, 3, 4].map((p) =>
+        request(server)
+          .get(url(c, `/raw-items?limit=300&offset=${p * 300}`))
+          .set(a.auth),
+      ),
+    );
     const ids = pages.flatMap((p) => bodyOf<ItemListBody>(p).items.map((i) => i.id));
     expect(pages.every((p) => p.body.total === 1234)).toBe(true);
     expect(ids).toHaveLength(1234);
     expect(new Set(ids).size).toBe(1234);
     expect(pages[0].headers['content-type']).toMatch(/application\/json/);
-    expect(pages[0].body.items[0]).toEqual({ id: expect.any(String), entity_type: 'product', parent_id: null, current_version: 1, data: expect.objectContaining({ sku: expect.any(String) }) });
-    const one = await request(server).get(url(c, `/raw-items/${ids[0]}`)).set(a.auth);
+    expect(pages[0].body.items[0]).toEqual({
+      id: expect.any(String),
+      entity_type: 'product',
+      parent_id: null,
+      current_version: 1,
+      data: expect.objectContaining({ sku: expect.any(String) }),
+    });
+    const one = await request(server)
+      .get(url(c, `/raw-items/${ids[0]}`))
+      .set(a.auth);
     expect(one.body).toEqual(pages[0].body.items[0]);
     const search = await request(server).get(url(c, '/raw-items?search=ODD&limit=5')).set(a.auth);
     expect(search.body.total).toBe(500);
@@ -271,7 +419,13 @@ describe('raw items (G12)', () => {
     expect((await request(server).get(url(catalog, '/raw-items?entity_type=thing')).set(a.auth)).status).toBe(422);
     expect((await request(server).get(url(otherCatalog, '/raw-items')).set(a.auth)).status).toBe(403);
     expect((await request(server).get(url(newId(), '/raw-items')).set(a.auth)).status).toBe(404);
-    expect((await request(server).get(url(catalog, `/raw-items/${newId()}`)).set(a.auth)).status).toBe(404);
+    expect(
+      (
+        await request(server)
+          .get(url(catalog, `/raw-items/${newId()}`))
+          .set(a.auth)
+      ).status,
+    ).toBe(404);
   });
 });
 
@@ -280,9 +434,17 @@ describe('copyCatalogItems (catalog duplicate with include_items)', () => {
     const { copyCatalogItems } = await import('../../src/services/catalog/items-write');
     const from = await createTestCatalog(a.organizationId, { product_id_field: 'product_id', product_enabled: true });
     const product = newId();
-    await testKnex()('catalog_items').insert({ id: product, catalog_id: from, entity_type: 'product', data: JSON.stringify({ product_id: 'P', product_name: 'Shirt' }) });
+    await testKnex()('catalog_items').insert({
+      id: product,
+      catalog_id: from,
+      entity_type: 'product',
+      data: JSON.stringify({ product_id: 'P', product_name: 'Shirt' }),
+    });
     await testKnex()('catalogs').where('id', from).update({ item_count: 1 });
-    await request(server).post(url(from, `/products/${product}/items/bulk`)).set(a.auth).send({ variants: [{ sku: 'V1' }, { sku: 'V2' }] });
+    await request(server)
+      .post(url(from, `/products/${product}/items/bulk`))
+      .set(a.auth)
+      .send({ variants: [{ sku: 'V1' }, { sku: 'V2' }] });
     const to = await createTestCatalog(a.organizationId, { product_id_field: 'product_id', product_enabled: true });
     const copied = await testKnex().transaction((trx) => copyCatalogItems(trx, from, to));
     expect(copied).toBe(3);

@@ -19,7 +19,9 @@ const recorder: JobRunner = {
   async startEnrichment() {},
   async cancel() {},
   async waitForClose() {},
-  async startSearchIndexBuild() { return false; },
+  async startSearchIndexBuild() {
+    return false;
+  },
   async ping() {},
 };
 
@@ -27,7 +29,10 @@ let app: ReturnType<ReturnType<typeof createApp>['callback']>;
 let org: Awaited<ReturnType<typeof createTestOrg>>;
 const brand = { name: 'brand', type: 'string', description: 'Brand' };
 const line = { name: 'product_line', type: 'string', description: 'Product line' };
-const SCHEMA = { type: 'object', properties: { sku: { type: 'string' }, title: { type: 'string' }, brand: { type: 'string' }, product_line: { type: 'string' } } };
+const SCHEMA = {
+  type: 'object',
+  properties: { sku: { type: 'string' }, title: { type: 'string' }, brand: { type: 'string' }, product_line: { type: 'string' } },
+};
 const BASE = Date.parse('2026-01-01T00:00:00Z');
 
 beforeAll(async () => {
@@ -41,7 +46,9 @@ afterAll(async () => {
 
 /** Inserts items into a catalog, the i-th created i seconds after 2026-01-01 (so the last is newest). */
 async function insertItems(catalogId: string, items: Array<Record<string, unknown>>): Promise<void> {
-  await testKnex()('catalog_items').insert(items.map((data, i) => ({ id: newId(), catalog_id: catalogId, business_key: null, created_at: new Date(BASE + i * 1000), data })));
+  await testKnex()('catalog_items').insert(
+    items.map((data, i) => ({ id: newId(), catalog_id: catalogId, business_key: null, created_at: new Date(BASE + i * 1000), data })),
+  );
 }
 
 /** A stored text example: the item text and the values labelled in it. */
@@ -50,11 +57,15 @@ interface TextExample {
   values: Record<string, string>;
 }
 
-const examplesOf = async (jobId: string): Promise<TextExample[] | undefined> => (await testKnex()('enrichment_job_examples').where({ job_id: jobId }).first('examples'))?.examples;
+const examplesOf = async (jobId: string): Promise<TextExample[] | undefined> =>
+  (await testKnex()('enrichment_job_examples').where({ job_id: jobId }).first('examples'))?.examples;
 const textsOf = async (jobId: string) => (await testKnex()('enrichment_job_examples').where({ job_id: jobId }).first('texts'))?.texts;
 
 const post = async (body: Record<string, unknown>) => {
-  const res = await request(app).post('/api/public/enrich').set(org.auth).send({ async_mode: true, ...body });
+  const res = await request(app)
+    .post('/api/public/enrich')
+    .set(org.auth)
+    .send({ async_mode: true, ...body });
   expect(res.status).toBe(200);
   return res.body.job_id as string;
 };
@@ -73,7 +84,7 @@ describe('examples at job creation', () => {
     ]);
   });
 
-  it('stores the newest items\' texts that state values, per item field, with the values each states', async () => {
+  it("stores the newest items' texts that state values, per item field, with the values each states", async () => {
     const jobId = await post({ catalog_id: catalogId, web_search: false, output_schema: [brand, line], items: [{ sku: 'N-1', title: 'Acme Nimbus Max' }] });
     // jsonb keeps keys shortest first; SKUs never state a value, so no SKU text is an example.
     expect(await examplesOf(jobId)).toEqual([
@@ -89,9 +100,11 @@ describe('examples at job creation', () => {
     expect(config.known_values.brand).toEqual(expect.arrayContaining(['Acme', 'Borealis', 'Castor']));
   });
 
-  it('stores the job\'s own item texts beside them, of the fields the examples teach, in row order', async () => {
+  it("stores the job's own item texts beside them, of the fields the examples teach, in row order", async () => {
     const jobId = await post({
-      catalog_id: catalogId, web_search: false, output_schema: [brand, line],
+      catalog_id: catalogId,
+      web_search: false,
+      output_schema: [brand, line],
       items: [
         { sku: 'N-1', title: 'Acme Nimbus Max', description: 'Light.\nStrong.' },
         { sku: 'N-2', title: '  ', notes: 'by borealis' },
@@ -109,9 +122,12 @@ describe('examples at job creation', () => {
     expect(await examplesOf(inline)).toBeUndefined();
   });
 
-  it('samples for the attribute sets\' fields too', async () => {
+  it("samples for the attribute sets' fields too", async () => {
     const jobId = await post({
-      catalog_id: catalogId, web_search: false, output_schema: [brand], attribute_sets: { lines: [line] },
+      catalog_id: catalogId,
+      web_search: false,
+      output_schema: [brand],
+      attribute_sets: { lines: [line] },
       items: [{ sku: 'N-1', title: 'Acme Nimbus Max', attribute_set_id: 'lines' }],
     });
     expect((await examplesOf(jobId))!.find((e) => e.text === 'Borealis Quill Edge')!.values).toEqual({ brand: 'Borealis', product_line: 'Quill Edge' });
@@ -137,7 +153,7 @@ describe('examples at job creation', () => {
     expect(await examplesOf(await post({ source_activity_id: web }))).toBeUndefined();
   });
 
-  it('the worker loads a job\'s examples and texts once per process (the same arrays for every row)', async () => {
+  it("the worker loads a job's examples and texts once per process (the same arrays for every row)", async () => {
     const jobId = await post({ catalog_id: catalogId, web_search: false, output_schema: [brand, line], items: [{ sku: 'N-1', title: 'Acme Nimbus Max' }] });
     const cache = createEnrichmentCaches().jobTextExamples;
     const first = jobTextExamples(testKnex(), cache, jobId);
@@ -151,7 +167,10 @@ describe('examples at job creation', () => {
 test(`at most ${TEXT_EXAMPLE_ITEMS} items, the newest`, async () => {
   const catalogId = await createTestCatalog(org.organizationId, { schema_definition: SCHEMA });
   const n = TEXT_EXAMPLE_ITEMS + 5;
-  await insertItems(catalogId, Array.from({ length: n }, (_, i) => ({ title: `Acme Line${i} 1 l`, brand: 'Acme' })));
+  await insertItems(
+    catalogId,
+    Array.from({ length: n }, (_, i) => ({ title: `Acme Line${i} 1 l`, brand: 'Acme' })),
+  );
   const examples = await catalogTextExamples(testKnex(), catalogId, ['brand', 'product_line']);
   expect(examples).toHaveLength(TEXT_EXAMPLE_ITEMS);
   expect(examples[0]!.text).toBe(`Acme Line${n - 1} 1 l`);

@@ -40,7 +40,8 @@ let server: Server;
 let doc: OpenApiDoc;
 // The document is JSON: compare it with the route schemas as JSON (TypeBox's Symbol markers dropped).
 const asJson = <T>(v: T): T => (v === undefined ? v : JSON.parse(JSON.stringify(v)));
-const routes = buildRegistry({ config: loadConfig(), knex: testKnex(), jobRunner: noJobs }).routes.filter((r) => !r.hidden)
+const routes = buildRegistry({ config: loadConfig(), knex: testKnex(), jobRunner: noJobs })
+  .routes.filter((r) => !r.hidden)
   .map((r) => ({ ...r, body: asJson(r.body), query: asJson(r.query), params: asJson(r.params), response: asJson(r.response) }));
 const oaPath = (p: string) => '/api' + p.replace(/:(\w+)/g, '{$1}');
 
@@ -93,7 +94,10 @@ describe('GET /api/openapi.json', () => {
   it('resolves every $ref inside the document', () => {
     for (const ref of refs(doc)) {
       expect(ref.startsWith('#/')).toBe(true);
-      const target = ref.slice(2).split('/').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), doc);
+      const target = ref
+        .slice(2)
+        .split('/')
+        .reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), doc);
       expect([ref, target !== undefined]).toEqual([ref, true]);
     }
   });
@@ -105,7 +109,10 @@ describe('GET /api/openapi.json', () => {
       expect([r.method, r.path, op !== undefined]).toEqual([r.method, r.path, true]);
       if (r.body) expect(op.requestBody!.content['application/json'].schema).toEqual(r.body);
       else expect(op.requestBody).toBeUndefined();
-      for (const [where, schema] of [['query', r.query], ['path', r.params]] as const) {
+      for (const [where, schema] of [
+        ['query', r.query],
+        ['path', r.params],
+      ] as const) {
         for (const [name, s] of Object.entries((schema?.properties ?? {}) as Record<string, unknown>)) {
           expect(op.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name, in: where, schema: s })]));
         }
@@ -126,14 +133,23 @@ describe('GET /api/openapi.json', () => {
 
   it('documents the catalog, schema and taxonomy routes', () => {
     for (const [p, method] of [
-      ['/api/public/catalogs', 'post'], ['/api/public/catalogs', 'get'], ['/api/public/catalogs/{catalog_id}', 'put'], ['/api/catalogs/{catalog_id}', 'delete'],
-      ['/api/public/catalogs/{catalog_id}/duplicate', 'post'], ['/api/public/catalogs/{catalog_id}/schema/fields/batch', 'put'],
-      ['/api/public/catalogs/{catalog_id}/taxonomy', 'delete'], ['/api/public/catalogs/{catalog_id}/catalog-md', 'put'], ['/api/public/catalogs/{catalog_id}/quality-prompt', 'get'],
+      ['/api/public/catalogs', 'post'],
+      ['/api/public/catalogs', 'get'],
+      ['/api/public/catalogs/{catalog_id}', 'put'],
+      ['/api/catalogs/{catalog_id}', 'delete'],
+      ['/api/public/catalogs/{catalog_id}/duplicate', 'post'],
+      ['/api/public/catalogs/{catalog_id}/schema/fields/batch', 'put'],
+      ['/api/public/catalogs/{catalog_id}/taxonomy', 'delete'],
+      ['/api/public/catalogs/{catalog_id}/catalog-md', 'put'],
+      ['/api/public/catalogs/{catalog_id}/quality-prompt', 'get'],
     ]) {
       expect(doc.paths[p]?.[method]).toBeDefined();
     }
     expect(doc.paths['/api/public/catalogs/{catalog_id}/taxonomy'].delete.responses['204']).toBeDefined();
-    expect(doc.paths['/api/public/catalogs'].post.requestBody!.content['application/json'].schema.properties!.name).toMatchObject({ minLength: 1, maxLength: 100 });
+    expect(doc.paths['/api/public/catalogs'].post.requestBody!.content['application/json'].schema.properties!.name).toMatchObject({
+      minLength: 1,
+      maxLength: 100,
+    });
   });
 });
 

@@ -21,14 +21,23 @@ async function newCatalog(): Promise<string> {
   const res = await request(server)
     .post('/api/public/catalogs')
     .set(org.auth)
-    .send({ name: 'Schema test', unique_id_field: 'sku', schema_definition: { type: 'object', properties: { sku: { type: 'string' }, title: { type: 'string' }, price: { type: 'number' } }, required: ['sku'] } });
+    .send({
+      name: 'Schema test',
+      unique_id_field: 'sku',
+      schema_definition: { type: 'object', properties: { sku: { type: 'string' }, title: { type: 'string' }, price: { type: 'number' } }, required: ['sku'] },
+    });
   expect(res.status).toBe(200);
   return res.body.id;
 }
 
 const fields = (id: string) => `/api/public/catalogs/${id}/schema/fields`;
 const batch = (id: string) => `/api/public/catalogs/${id}/schema/fields/batch`;
-const getSchema = async (id: string, version?: string) => bodyOf<SchemaBody>(await request(server).get(`/api/public/catalogs/${id}/schema${version ? `?version=${version}` : ''}`).set(org.auth));
+const getSchema = async (id: string, version?: string) =>
+  bodyOf<SchemaBody>(
+    await request(server)
+      .get(`/api/public/catalogs/${id}/schema${version ? `?version=${version}` : ''}`)
+      .set(org.auth),
+  );
 const versionCount = async (id: string) => Number((await testKnex()('catalog_schemas').where('catalog_id', id).count({ n: '*' }))[0].n);
 
 beforeAll(async () => {
@@ -44,25 +53,63 @@ afterAll(async () => {
 describe('POST …/schema/fields', () => {
   it('adds an optional field as a minor version, at the bottom by default', async () => {
     const id = await newCatalog();
-    const res = await request(server).post(fields(id)).set(org.auth).send({ field_name: 'color', field_type: 'string', description: 'Main colour', sample_values: ['red', 'blue'], validation_rules: { enum: ['red', 'blue', 'green'] } });
+    const res = await request(server)
+      .post(fields(id))
+      .set(org.auth)
+      .send({
+        field_name: 'color',
+        field_type: 'string',
+        description: 'Main colour',
+        sample_values: ['red', 'blue'],
+        validation_rules: { enum: ['red', 'blue', 'green'] },
+      });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, catalog_id: id, new_schema_version: '1.1.0', previous_schema_version: '1.0.0', fields_added: ['color'], message: expect.any(String) });
+    expect(res.body).toEqual({
+      success: true,
+      catalog_id: id,
+      new_schema_version: '1.1.0',
+      previous_schema_version: '1.0.0',
+      fields_added: ['color'],
+      message: expect.any(String),
+    });
     const s = await getSchema(id);
     expect(s).toMatchObject({ version: '1.1.0', backward_compatible: true, total_fields: 4, input_fields_count: 4, generated_fields_count: 0 });
     expect(Object.keys(s.schema_definition.properties)).toEqual(['sku', 'title', 'price', 'color']);
-    expect(s.schema_definition.properties.color).toEqual({ type: 'string', description: 'Main colour', examples: ['red', 'blue'], enum: ['red', 'blue', 'green'] });
-    expect(s.fields_workflow_info[3]).toMatchObject({ field_name: 'color', field_type: 'string', sample_values: ['red', 'blue'], validation_rules: { enum: ['red', 'blue', 'green'] }, added_in_version: '1.1.0', added_by_workflow: null, field_category: 'input' });
+    expect(s.schema_definition.properties.color).toEqual({
+      type: 'string',
+      description: 'Main colour',
+      examples: ['red', 'blue'],
+      enum: ['red', 'blue', 'green'],
+    });
+    expect(s.fields_workflow_info[3]).toMatchObject({
+      field_name: 'color',
+      field_type: 'string',
+      sample_values: ['red', 'blue'],
+      validation_rules: { enum: ['red', 'blue', 'green'] },
+      added_in_version: '1.1.0',
+      added_by_workflow: null,
+      field_category: 'input',
+    });
     const catalog = (await request(server).get(`/api/public/catalogs/${id}`).set(org.auth)).body;
     expect(catalog.current_schema_version).toBe('1.1.0');
   });
 
   it('respects position top and records workflow lineage and category', async () => {
     const id = await newCatalog();
-    const res = await request(server).post(fields(id)).set(org.auth).send({ field_name: 'summary', field_type: 'string', position: 'top', field_category: 'generated', workflow_id: 'wf-1', unit: 'chars' });
+    const res = await request(server)
+      .post(fields(id))
+      .set(org.auth)
+      .send({ field_name: 'summary', field_type: 'string', position: 'top', field_category: 'generated', workflow_id: 'wf-1', unit: 'chars' });
     expect(res.status).toBe(200);
     const s = await getSchema(id);
     expect(Object.keys(s.schema_definition.properties)).toEqual(['summary', 'sku', 'title', 'price']);
-    expect(s.fields_workflow_info[0]).toMatchObject({ field_name: 'summary', field_category: 'generated', added_by_workflow: 'wf-1', added_in_version: '1.1.0', unit: 'chars' });
+    expect(s.fields_workflow_info[0]).toMatchObject({
+      field_name: 'summary',
+      field_category: 'generated',
+      added_by_workflow: 'wf-1',
+      added_in_version: '1.1.0',
+      unit: 'chars',
+    });
     expect(s).toMatchObject({ generated_fields_count: 1, input_fields_count: 3, last_edited_by_workflow: 'wf-1' });
   });
 
@@ -87,7 +134,12 @@ describe('POST …/schema/fields', () => {
     ['a missing type', { field_name: 'x' }, ['body', 'field_type'], 'missing'],
     ['a reserved name', { field_name: '__id', field_type: 'string' }, ['body', 'field_name'], 'value_error.pattern'],
     ['a bad position', { field_name: 'x', field_type: 'string', position: 'middle' }, ['body', 'position'], 'enum'],
-    ['invalid validation rules', { field_name: 'x', field_type: 'string', validation_rules: { minLength: 'five' } }, ['body', 'validation_rules'], 'value_error.json_schema'],
+    [
+      'invalid validation rules',
+      { field_name: 'x', field_type: 'string', validation_rules: { minLength: 'five' } },
+      ['body', 'validation_rules'],
+      'value_error.json_schema',
+    ],
     ['an unknown key', { field_name: 'x', field_type: 'string', colour: 'red' }, ['body', 'colour'], 'extra_forbidden'],
   ])('rejects %s with 422 and writes no version', async (_label, body, loc, type) => {
     const id = await newCatalog();
@@ -109,21 +161,45 @@ describe('POST …/schema/fields', () => {
 describe('PUT …/schema/fields/batch', () => {
   it('adds, updates and removes in one major version and keeps the old one readable', async () => {
     const id = await newCatalog();
-    const res = await request(server).put(batch(id)).set(org.auth).send({
-      fields_to_add: [{ field_name: 'brand', field_type: 'string', scope: 'product' }, { field_name: 'image', field_type: 'string', position: 'top' }],
-      fields_to_update: [{ field_name: 'price', field_type: 'integer', description: 'Price in cents' }],
-      fields_to_remove: ['title'],
-      workflow_id: 'wf-9',
-      reason: 'Cleanup',
-    });
+    const res = await request(server)
+      .put(batch(id))
+      .set(org.auth)
+      .send({
+        fields_to_add: [
+          { field_name: 'brand', field_type: 'string', scope: 'product' },
+          { field_name: 'image', field_type: 'string', position: 'top' },
+        ],
+        fields_to_update: [{ field_name: 'price', field_type: 'integer', description: 'Price in cents' }],
+        fields_to_remove: ['title'],
+        workflow_id: 'wf-9',
+        reason: 'Cleanup',
+      });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ success: true, new_schema_version: '2.0.0', previous_schema_version: '1.0.0', fields_added: ['brand', 'image'], fields_updated: ['price'], fields_removed: ['title'] });
+    expect(res.body).toMatchObject({
+      success: true,
+      new_schema_version: '2.0.0',
+      previous_schema_version: '1.0.0',
+      fields_added: ['brand', 'image'],
+      fields_updated: ['price'],
+      fields_removed: ['title'],
+    });
     const s = await getSchema(id);
     expect(s).toMatchObject({ version: '2.0.0', backward_compatible: false, change_reason: 'Cleanup' });
-    expect(s.migration_rules).toMatchObject({ change_type: 'major', fields_removed: ['title'], type_changes: { price: { from: 'number', to: 'integer' } }, fields_added: ['brand', 'image'] });
+    expect(s.migration_rules).toMatchObject({
+      change_type: 'major',
+      fields_removed: ['title'],
+      type_changes: { price: { from: 'number', to: 'integer' } },
+      fields_added: ['brand', 'image'],
+    });
     expect(Object.keys(s.schema_definition.properties)).toEqual(['image', 'sku', 'price', 'brand']);
     const price = s.fields_workflow_info.find((f) => f.field_name === 'price');
-    expect(price).toMatchObject({ field_type: 'integer', description: 'Price in cents', last_edited_by_workflow: 'wf-9', last_edited_in_version: '2.0.0', added_in_version: '1.0.0' });
+    expect(price).toMatchObject({
+      field_type: 'integer',
+      description: 'Price in cents',
+      last_edited_by_workflow: 'wf-9',
+      last_edited_in_version: '2.0.0',
+      added_in_version: '1.0.0',
+    });
     expect(s.fields_workflow_info.find((f) => f.field_name === 'brand')).toMatchObject({ scope: 'product', added_by_workflow: 'wf-9' });
     const old = await getSchema(id, '1.0.0');
     expect(Object.keys(old.schema_definition.properties)).toEqual(['sku', 'title', 'price']);
@@ -133,12 +209,32 @@ describe('PUT …/schema/fields/batch', () => {
 
   it('applies the version rules: description-only is patch, making optional is minor, making required is major', async () => {
     const id = await newCatalog();
-    expect((await request(server).put(batch(id)).set(org.auth).send({ fields_to_update: [{ field_name: 'title', description: 'Product title' }] })).body.new_schema_version).toBe('1.0.1');
-    expect((await request(server).put(batch(id)).set(org.auth).send({ fields_to_update: [{ field_name: 'sku', required: false }] })).body.new_schema_version).toBe('1.1.0');
-    const req = await request(server).put(batch(id)).set(org.auth).send({ fields_to_update: [{ field_name: 'title', required: true }] });
+    expect(
+      (
+        await request(server)
+          .put(batch(id))
+          .set(org.auth)
+          .send({ fields_to_update: [{ field_name: 'title', description: 'Product title' }] })
+      ).body.new_schema_version,
+    ).toBe('1.0.1');
+    expect(
+      (
+        await request(server)
+          .put(batch(id))
+          .set(org.auth)
+          .send({ fields_to_update: [{ field_name: 'sku', required: false }] })
+      ).body.new_schema_version,
+    ).toBe('1.1.0');
+    const req = await request(server)
+      .put(batch(id))
+      .set(org.auth)
+      .send({ fields_to_update: [{ field_name: 'title', required: true }] });
     expect(req.body.new_schema_version).toBe('2.0.0');
     expect((await getSchema(id)).migration_rules).toMatchObject({ made_required: ['title'] });
-    const rules = await request(server).put(batch(id)).set(org.auth).send({ fields_to_update: [{ field_name: 'price', validation_rules: { minimum: 0 } }] });
+    const rules = await request(server)
+      .put(batch(id))
+      .set(org.auth)
+      .send({ fields_to_update: [{ field_name: 'price', validation_rules: { minimum: 0 } }] });
     expect(rules.body.new_schema_version).toBe('3.0.0');
     expect((await getSchema(id)).schema_definition.properties.price).toEqual({ type: 'number', minimum: 0 });
     expect(await versionCount(id)).toBe(5);
@@ -146,10 +242,30 @@ describe('PUT …/schema/fields/batch', () => {
   });
 
   it.each([
-    ['updating a missing field', { fields_to_update: [{ field_name: 'nope', description: 'x' }] }, ['body', 'fields_to_update', 0, 'field_name'], 'value_error.unknown_field'],
+    [
+      'updating a missing field',
+      { fields_to_update: [{ field_name: 'nope', description: 'x' }] },
+      ['body', 'fields_to_update', 0, 'field_name'],
+      'value_error.unknown_field',
+    ],
     ['removing a missing field', { fields_to_remove: ['sku', 'nope'] }, ['body', 'fields_to_remove', 1], 'value_error.unknown_field'],
-    ['adding an existing field', { fields_to_add: [{ field_name: 'new', field_type: 'string' }, { field_name: 'title', field_type: 'string' }] }, ['body', 'fields_to_add', 1, 'field_name'], 'value_error.field_exists'],
-    ['naming a field twice', { fields_to_update: [{ field_name: 'title', description: 'x' }], fields_to_remove: ['title'] }, ['body', 'fields_to_update', 0, 'field_name'], 'value_error.duplicate_field'],
+    [
+      'adding an existing field',
+      {
+        fields_to_add: [
+          { field_name: 'new', field_type: 'string' },
+          { field_name: 'title', field_type: 'string' },
+        ],
+      },
+      ['body', 'fields_to_add', 1, 'field_name'],
+      'value_error.field_exists',
+    ],
+    [
+      'naming a field twice',
+      { fields_to_update: [{ field_name: 'title', description: 'x' }], fields_to_remove: ['title'] },
+      ['body', 'fields_to_update', 0, 'field_name'],
+      'value_error.duplicate_field',
+    ],
     ['a bad type', { fields_to_update: [{ field_name: 'title', field_type: 'date' }] }, ['body', 'fields_to_update', 0, 'field_type'], 'enum'],
     ['an empty batch', {}, ['body'], 'value_error.empty_batch'],
     ['fields_to_remove of the wrong type', { fields_to_remove: 'title' }, ['body', 'fields_to_remove'], 'type_error'],
@@ -164,7 +280,9 @@ describe('PUT …/schema/fields/batch', () => {
 
   it('serialises concurrent edits into distinct versions', async () => {
     const id = await newCatalog();
-    const results = await Promise.all(['a', 'b', 'c', 'd'].map((n) => request(server).post(fields(id)).set(org.auth).send({ field_name: n, field_type: 'string' })));
+    const results = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((n) => request(server).post(fields(id)).set(org.auth).send({ field_name: n, field_type: 'string' })),
+    );
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     expect(results.map((r) => r.body.new_schema_version).sort()).toEqual(['1.1.0', '1.2.0', '1.3.0', '1.4.0']);
     expect((await getSchema(id)).total_fields).toBe(7);
@@ -176,28 +294,42 @@ describe('schema service interface (used by item writes)', () => {
 
   it('validates item data per version with data-path locations', async () => {
     const id = await newCatalog();
-    await request(server).post(fields(id)).set(org.auth).send({ field_name: 'color', field_type: 'string', validation_rules: { enum: ['red'] } }).expect(200);
+    await request(server)
+      .post(fields(id))
+      .set(org.auth)
+      .send({ field_name: 'color', field_type: 'string', validation_rules: { enum: ['red'] } })
+      .expect(200);
     const { validators } = createCatalogCaches();
     const validate = itemValidator(validators, await getCurrentSchema(testKnex(), id));
     expect(validate({ sku: 'A1', price: 3.5, color: 'red', __catalog_item_id: 'x' })).toEqual([]);
     const errors = validate({ price: 'cheap', color: 'blue', extra: 1 });
-    expect(errors).toEqual(expect.arrayContaining([
-      expect.objectContaining({ loc: ['sku'], type: 'missing' }),
-      expect.objectContaining({ loc: ['price'], type: 'type_error' }),
-      expect.objectContaining({ loc: ['color'], type: 'enum' }),
-      expect.objectContaining({ loc: ['extra'], type: 'extra_forbidden' }),
-    ]));
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ loc: ['sku'], type: 'missing' }),
+        expect.objectContaining({ loc: ['price'], type: 'type_error' }),
+        expect.objectContaining({ loc: ['color'], type: 'enum' }),
+        expect.objectContaining({ loc: ['extra'], type: 'extra_forbidden' }),
+      ]),
+    );
     // Compiled once per schema version: a second lookup of the same version reuses the validator.
     expect(itemValidator(validators, await getCurrentSchema(testKnex(), id))).toBe(validate);
   });
 
   it('evolves the schema with every unseen field as one minor version', async () => {
     const id = await newCatalog();
-    const samples = [{ sku: 'A', weight: 2, tags: ['x'], __catalog_item_id: 'ignored' }, { sku: 'B', weight: 2.5, on_sale: true, note: null }];
+    const samples = [
+      { sku: 'A', weight: 2, tags: ['x'], __catalog_item_id: 'ignored' },
+      { sku: 'B', weight: 2.5, on_sale: true, note: null },
+    ];
     const result = await testKnex().transaction((trx) => evolveSchema(trx, scope(), id, samples, 'Bulk upsert'));
     expect(result).toEqual({ evolved: true, new_schema_version: '1.1.0' });
     const s = await getSchema(id);
-    expect(s.schema_definition.properties).toMatchObject({ weight: { type: 'number' }, tags: { type: 'array' }, on_sale: { type: 'boolean' }, note: { type: 'string' } });
+    expect(s.schema_definition.properties).toMatchObject({
+      weight: { type: 'number' },
+      tags: { type: 'array' },
+      on_sale: { type: 'boolean' },
+      note: { type: 'string' },
+    });
     expect(s.schema_definition.properties).not.toHaveProperty('__catalog_item_id');
     expect(s).toMatchObject({ change_reason: 'Bulk upsert', total_fields: 7, migration_rules: { fields_added: ['weight', 'tags', 'on_sale', 'note'] } });
     expect(s.fields_workflow_info.find((f) => f.field_name === 'weight')).toMatchObject({ field_type: 'number', added_in_version: '1.1.0' });

@@ -64,10 +64,18 @@ async function restoredCatalog(): Promise<{ c: string; snapshotId: string }> {
   const c = await createTestCatalog(a.organizationId);
   expect((await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK })).body.items_failed).toBe(0);
   const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({});
-  await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK.map((s) => ({ ...s, title: s.title.replace('silk', 'wool') })) });
+  await request(server)
+    .post(url(c, '/items/bulk'))
+    .set(a.auth)
+    .send({ items: SILK.map((s) => ({ ...s, title: s.title.replace('silk', 'wool') })) });
   await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'S-11' }).delete();
-  await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku: 'N-1', title: 'wool hat' }] });
-  const res = await request(server).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth);
+  await request(server)
+    .post(url(c, '/items/bulk'))
+    .set(a.auth)
+    .send({ items: [{ sku: 'N-1', title: 'wool hat' }] });
+  const res = await request(server)
+    .post(url(c, `/snapshots/${snap.body.id}/restore`))
+    .set(a.auth);
   expect(res.status).toBe(200);
   return { c, snapshotId: snap.body.id };
 }
@@ -81,15 +89,28 @@ interface WordRow {
   computed: string;
 }
 
-const rowsOf = (c: string): Promise<WordRow[]> => testKnex()('catalog_items').where('catalog_id', c).orderBy('business_key')
-  .select('business_key', 'search_text', testKnex().raw('search_tsv::text AS tsv'), testKnex().raw('search_tsv_pending::text AS pending'),
-    testKnex().raw('catalog_item_search_tsv(search_text)::text AS computed'));
+const rowsOf = (c: string): Promise<WordRow[]> =>
+  testKnex()('catalog_items')
+    .where('catalog_id', c)
+    .orderBy('business_key')
+    .select(
+      'business_key',
+      'search_text',
+      testKnex().raw('search_tsv::text AS tsv'),
+      testKnex().raw('search_tsv_pending::text AS pending'),
+      testKnex().raw('catalog_item_search_tsv(search_text)::text AS computed'),
+    );
 
 async function apiSearch(c: string, term: string, path = '/items'): Promise<{ total: number; skus: string[] }> {
   clearSearchTotals(caches.catalog);
   const res = await request(server).get(url(c, path)).query({ search: term, limit: 100 }).set(a.auth);
   expect(res.status).toBe(200);
-  return { total: res.body.total, skus: bodyOf<ItemListBody>(res).items.map((i) => String(i.data.sku)).sort() };
+  return {
+    total: res.body.total,
+    skus: bodyOf<ItemListBody>(res)
+      .items.map((i) => String(i.data.sku))
+      .sort(),
+  };
 }
 
 describe('restore with the word index left behind', () => {
@@ -118,7 +139,12 @@ describe('restore with the word index left behind', () => {
     const all = SILK.map((s) => s.sku).sort();
     expect(await apiSearch(c, 'silk')).toEqual({ total: 12, skus: all });
     expect(await apiSearch(c, 'wool')).toEqual({ total: 0, skus: [] });
-    expect(await apiSearch(c, 'silk red')).toEqual({ total: 6, skus: SILK.filter((s) => s.color === 'red').map((s) => s.sku).sort() });
+    expect(await apiSearch(c, 'silk red')).toEqual({
+      total: 6,
+      skus: SILK.filter((s) => s.color === 'red')
+        .map((s) => s.sku)
+        .sort(),
+    });
     expect(await apiSearch(c, 'wo')).toEqual({ total: 0, skus: [] });
     expect(await apiSearch(c, 's-3')).toEqual({ total: 1, skus: ['S-3'] }); // words plus literal match
     expect(await apiSearch(c, 'silk', '/raw-items')).toEqual({ total: 12, skus: all });
@@ -133,18 +159,33 @@ describe('restore with the word index left behind', () => {
 
   it('matches products through their variants in the grouped view', async () => {
     const c = await createTestCatalog(a.organizationId, { product_id_field: 'pid' });
-    const variants = [{ sku: 'V-1', pid: 'P1', title: 'silk tie' }, { sku: 'V-2', pid: 'P2', title: 'cotton tie' }];
+    const variants = [
+      { sku: 'V-1', pid: 'P1', title: 'silk tie' },
+      { sku: 'V-2', pid: 'P2', title: 'cotton tie' },
+    ];
     expect((await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: variants })).body.items_failed).toBe(0);
     const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({});
-    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: variants.map((v) => ({ ...v, title: v.title.replace(/silk|cotton/, 'linen') })) });
-    expect((await request(server).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth)).status).toBe(200);
+    await request(server)
+      .post(url(c, '/items/bulk'))
+      .set(a.auth)
+      .send({ items: variants.map((v) => ({ ...v, title: v.title.replace(/silk|cotton/, 'linen') })) });
+    expect(
+      (
+        await request(server)
+          .post(url(c, `/snapshots/${snap.body.id}/restore`))
+          .set(a.auth)
+      ).status,
+    ).toBe(200);
     expect((await testKnex()('catalogs').where('id', c).first('search_words_pending')).search_words_pending).toBe(true);
     const res = await request(server).get(url(c, '/items')).query({ search: 'silk' }).set(a.auth);
     expect(res.body.total).toBe(1);
     expect(bodyOf<ItemListBody>(res).items[0].data.variants!.map((v) => v.sku)).toEqual(['V-1']);
     expect((await request(server).get(url(c, '/items')).query({ search: 'linen' }).set(a.auth)).body.total).toBe(0);
     // A later write finds the restored product by its business id (not a second product).
-    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku: 'V-3', pid: 'P1', title: 'silk bow' }] });
+    await request(server)
+      .post(url(c, '/items/bulk'))
+      .set(a.auth)
+      .send({ items: [{ sku: 'V-3', pid: 'P1', title: 'silk bow' }] });
     expect(await testKnex()('catalog_items').where({ catalog_id: c, entity_type: 'product' }).count({ n: '*' })).toEqual([{ n: '2' }]);
   });
 
@@ -152,10 +193,22 @@ describe('restore with the word index left behind', () => {
     const { c } = await restoredCatalog();
     const s0 = await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'S-0' }).first('id');
     // Only a boolean: the text is unchanged, so the pending vector becomes the indexed one.
-    expect((await request(server).put(url(c, `/items/${s0.id}`)).set(a.auth).send({ active: false })).status).toBe(200);
+    expect(
+      (
+        await request(server)
+          .put(url(c, `/items/${s0.id}`))
+          .set(a.auth)
+          .send({ active: false })
+      ).status,
+    ).toBe(200);
     // New text through the service, and a raw SQL writer relying on the search-column trigger.
-    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku: 'S-1', title: 'velvet scarf 1', color: 'blue' }] });
-    await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'S-2' }).update({ data: JSON.stringify({ sku: 'S-2', title: 'felt cap' }) });
+    await request(server)
+      .post(url(c, '/items/bulk'))
+      .set(a.auth)
+      .send({ items: [{ sku: 'S-1', title: 'velvet scarf 1', color: 'blue' }] });
+    await testKnex()('catalog_items')
+      .where({ catalog_id: c, business_key: 'S-2' })
+      .update({ data: JSON.stringify({ sku: 'S-2', title: 'felt cap' }) });
     const rows = Object.fromEntries((await rowsOf(c)).map((r) => [r.business_key, r]));
     for (const sku of ['S-0', 'S-1', 'S-2']) expect([sku, rows[sku].tsv, rows[sku].pending]).toEqual([sku, rows[sku].computed, null]);
     expect(rows['S-1'].tsv).toContain("'velvet'");
@@ -199,9 +252,18 @@ describe('restore with the word index left behind', () => {
       const c = await createTestCatalog(a.organizationId);
       await request(small).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK });
       const snap = await request(small).post(url(c, '/snapshots')).set(a.auth).send({});
-      await request(small).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK.map((s) => ({ ...s, title: 'wool' })) });
+      await request(small)
+        .post(url(c, '/items/bulk'))
+        .set(a.auth)
+        .send({ items: SILK.map((s) => ({ ...s, title: 'wool' })) });
       requested.length = 0;
-      expect((await request(small).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth)).status).toBe(200);
+      expect(
+        (
+          await request(small)
+            .post(url(c, `/snapshots/${snap.body.id}/restore`))
+            .set(a.auth)
+        ).status,
+      ).toBe(200);
       expect((await testKnex()('catalogs').where('id', c).first('search_words_pending')).search_words_pending).toBe(false);
       expect(requested).toEqual([]);
       for (const r of await rowsOf(c)) expect([r.tsv, r.pending]).toEqual([r.computed, null]);
@@ -232,8 +294,17 @@ describe('catch-up in searchIndexBuildWorkflow', () => {
       const c = await createTestCatalog(a.organizationId);
       await request(api).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK });
       const snap = await request(api).post(url(c, '/snapshots')).set(a.auth).send({});
-      await request(api).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK.map((s) => ({ ...s, title: `wool ${s.sku}` })) });
-      expect((await request(api).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth)).status).toBe(200);
+      await request(api)
+        .post(url(c, '/items/bulk'))
+        .set(a.auth)
+        .send({ items: SILK.map((s) => ({ ...s, title: `wool ${s.sku}` })) });
+      expect(
+        (
+          await request(api)
+            .post(url(c, `/snapshots/${snap.body.id}/restore`))
+            .set(a.auth)
+        ).status,
+      ).toBe(200);
       // The API starts the build after answering: wait for it to exist before reading its result.
       const handle = env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c));
       await waitUntil(() => handle.describe().catch(() => null), 'search index workflow started');
@@ -250,7 +321,12 @@ describe('catch-up in searchIndexBuildWorkflow', () => {
 
   it('catches up during the cool-down of an open workflow, signalled by the restore', async () => {
     // A 60 s minimum interval keeps the workflow open long after its build.
-    const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, {}, { min_interval_s: 60, retry_initial_interval_s: 0.2 });
+    const runner = new TemporalJobRunner(
+      env.client,
+      { taskQueue: TASK_QUEUE, enrichConcurrency: 2 },
+      {},
+      { min_interval_s: 60, retry_initial_interval_s: 0.2 },
+    );
     const api = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: runner, searchWordsDeferMinItems: 1, caches }).listen(0);
     const c = await createTestCatalog(a.organizationId);
     const handle = env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c));
@@ -259,15 +335,30 @@ describe('catch-up in searchIndexBuildWorkflow', () => {
       const snap = await request(api).post(url(c, '/snapshots')).set(a.auth).send({});
       expect(await runner.startSearchIndexBuild({ id: c, organization_id: a.organizationId })).toBe(true);
       await waitUntil(() => testKnex()('catalog_search_index').where('catalog_id', c).first('catalog_id'), 'first build done');
-      await request(api).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK.map((s) => ({ ...s, title: `wool ${s.sku}` })) });
-      expect((await request(api).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth)).status).toBe(200);
-      await waitUntil(async () => (await testKnex()('catalogs').where({ id: c, search_words_pending: false }).first('id')) ?? null, 'word index caught up', 20_000);
+      await request(api)
+        .post(url(c, '/items/bulk'))
+        .set(a.auth)
+        .send({ items: SILK.map((s) => ({ ...s, title: `wool ${s.sku}` })) });
+      expect(
+        (
+          await request(api)
+            .post(url(c, `/snapshots/${snap.body.id}/restore`))
+            .set(a.auth)
+        ).status,
+      ).toBe(200);
+      await waitUntil(
+        async () => (await testKnex()('catalogs').where({ id: c, search_words_pending: false }).first('id')) ?? null,
+        'word index caught up',
+        20_000,
+      );
       for (const r of await rowsOf(c)) expect([r.tsv, r.pending]).toEqual([r.computed, null]);
       // Still cooling down: the catch-up did not wait for it, and no second build started.
       const description = await handle.describe();
       expect(description.status.name).toBe('RUNNING');
       const history = await handle.fetchHistory();
-      const scheduled = history.events!.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
+      const scheduled = history
+        .events!.filter((e) => e.activityTaskScheduledEventAttributes)
+        .map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
       expect(scheduled).toEqual(['buildSearchIndex', 'catchUpSearchWords']);
     } finally {
       api.close();

@@ -24,28 +24,76 @@ afterAll(async () => {
   await closeTestKnex();
 });
 
-const itemsOf = (c: string): Promise<ItemBody[]> => testKnex()('catalog_items').where('catalog_id', c).orderBy('id').select('id', 'entity_type', 'parent_id', 'business_key', 'data', 'current_version', 'created_at', 'updated_at');
+const itemsOf = (c: string): Promise<ItemBody[]> =>
+  testKnex()('catalog_items')
+    .where('catalog_id', c)
+    .orderBy('id')
+    .select('id', 'entity_type', 'parent_id', 'business_key', 'data', 'current_version', 'created_at', 'updated_at');
 
 describe('snapshots (G11)', () => {
   it('restores items, schema version, taxonomy, catalog_md and quality prompt after a safety snapshot', async () => {
     const c = await createTestCatalog(a.organizationId, { taxonomy, catalog_md: '# v1', quality_prompt: 'be strict' });
-    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku: 'A', title: 'a' }, { sku: 'B', title: 'b' }, { sku: 'C', title: 'c' }] });
+    await request(server)
+      .post(url(c, '/items/bulk'))
+      .set(a.auth)
+      .send({
+        items: [
+          { sku: 'A', title: 'a' },
+          { sku: 'B', title: 'b' },
+          { sku: 'C', title: 'c' },
+        ],
+      });
     const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({ reason: 'before edits' });
     expect(snap.status).toBe(200);
-    expect(snap.body).toEqual({ id: expect.any(String), catalog_id: c, snapshot_type: 'manual', reason: 'before edits', item_count: 3, schema_version: '1.0.0', created_at: expect.stringMatching(/Z$/), created_by: expect.stringMatching(/^api_key:/) });
+    expect(snap.body).toEqual({
+      id: expect.any(String),
+      catalog_id: c,
+      snapshot_type: 'manual',
+      reason: 'before edits',
+      item_count: 3,
+      schema_version: '1.0.0',
+      created_at: expect.stringMatching(/Z$/),
+      created_by: expect.stringMatching(/^api_key:/),
+    });
     const original = await itemsOf(c);
 
     // Edit everything the snapshot holds.
     const knex = testKnex();
-    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku: 'A', title: 'changed' }, { sku: 'D', title: 'new' }] });
-    await request(server).delete(url(c, `/items/${original.find((r) => r.business_key === 'B')!.id}`)).set(a.auth);
-    await knex('catalog_schemas').insert({ id: newId(), catalog_id: c, version: '2.0.0', schema_definition: JSON.stringify({ type: 'object', properties: {} }), taxonomy: null, created_by: 'test', change_reason: 'taxonomy removed' });
+    await request(server)
+      .post(url(c, '/items/bulk'))
+      .set(a.auth)
+      .send({
+        items: [
+          { sku: 'A', title: 'changed' },
+          { sku: 'D', title: 'new' },
+        ],
+      });
+    await request(server)
+      .delete(url(c, `/items/${original.find((r) => r.business_key === 'B')!.id}`))
+      .set(a.auth);
+    await knex('catalog_schemas').insert({
+      id: newId(),
+      catalog_id: c,
+      version: '2.0.0',
+      schema_definition: JSON.stringify({ type: 'object', properties: {} }),
+      taxonomy: null,
+      created_by: 'test',
+      change_reason: 'taxonomy removed',
+    });
     await knex('catalogs').where('id', c).update({ current_schema_version: '2.0.0', catalog_md: '# v2', catalog_md_version: 2, quality_prompt: 'be lenient' });
     const edited = await itemsOf(c);
 
-    const res = await request(server).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth);
+    const res = await request(server)
+      .post(url(c, `/snapshots/${snap.body.id}/restore`))
+      .set(a.auth);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ message: expect.any(String), snapshot_id: snap.body.id, safety_snapshot_id: expect.any(String), items_restored: 3, schema_version: '1.0.0' });
+    expect(res.body).toEqual({
+      message: expect.any(String),
+      snapshot_id: snap.body.id,
+      safety_snapshot_id: expect.any(String),
+      items_restored: 3,
+      schema_version: '1.0.0',
+    });
     expect(await itemsOf(c)).toEqual(original);
     const cat = await knex('catalogs').where('id', c).first();
     expect(cat).toMatchObject({ current_schema_version: '1.0.0', catalog_md: '# v1', catalog_md_version: 3, quality_prompt: 'be strict', item_count: 3 });
@@ -59,7 +107,9 @@ describe('snapshots (G11)', () => {
     const list = await request(server).get(url(c, '/snapshots?snapshot_type=safety')).set(a.auth);
     expect(list.body.total).toBe(1);
     expect(list.body.snapshots[0]).toMatchObject({ id: res.body.safety_snapshot_id, snapshot_type: 'safety', item_count: 3, schema_version: '2.0.0' });
-    const back = await request(server).post(url(c, `/snapshots/${res.body.safety_snapshot_id}/restore`)).set(a.auth);
+    const back = await request(server)
+      .post(url(c, `/snapshots/${res.body.safety_snapshot_id}/restore`))
+      .set(a.auth);
     expect(back.body.schema_version).toBe('2.0.0');
     expect(await itemsOf(c)).toEqual(edited);
     expect((await knex('catalogs').where('id', c).first()).quality_prompt).toBe('be lenient');
@@ -75,13 +125,20 @@ describe('snapshots (G11)', () => {
     const product = newId();
     await testKnex()('catalog_items').insert({ id: product, catalog_id: c, entity_type: 'product', data: JSON.stringify({ product_id: 'P' }) });
     await testKnex()('catalogs').where('id', c).update({ item_count: 1 });
-    await request(server).post(url(c, `/products/${product}/items/bulk`)).set(a.auth).send({ variants: [{ sku: 'V1' }, { sku: 'V2' }] });
+    await request(server)
+      .post(url(c, `/products/${product}/items/bulk`))
+      .set(a.auth)
+      .send({ variants: [{ sku: 'V1' }, { sku: 'V2' }] });
     const original = await itemsOf(c);
     const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({});
     expect(snap.body.reason).toBeNull();
-    await request(server).delete(url(c, `/items/${product}`)).set(a.auth);
+    await request(server)
+      .delete(url(c, `/items/${product}`))
+      .set(a.auth);
     expect((await catalogState(c)).rows).toBe(0);
-    await request(server).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth);
+    await request(server)
+      .post(url(c, `/snapshots/${snap.body.id}/restore`))
+      .set(a.auth);
     expect(await itemsOf(c)).toEqual(original);
     expect(await catalogState(c)).toMatchObject({ rows: 3, item_count: 3 });
   });
@@ -89,21 +146,57 @@ describe('snapshots (G11)', () => {
   it('restores exactly after every row changed, keys moved between rows, rows added and removed', async () => {
     const c = await createTestCatalog(a.organizationId);
     const knex = testKnex();
-    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: Array.from({ length: 40 }, (_, i) => ({ sku: `R${i}`, title: `wool item ${i}`, price: i })), source_info: { source: 'first' } });
-    const full = (): Promise<ItemBody[]> => knex('catalog_items').where('catalog_id', c).orderBy('id')
-      .select('id', 'entity_type', 'parent_id', 'business_key', 'data', 'search_text', knex.raw('search_tsv::text AS tsv'), 'source_info', 'current_version', 'created_at', 'updated_at');
+    await request(server)
+      .post(url(c, '/items/bulk'))
+      .set(a.auth)
+      .send({ items: Array.from({ length: 40 }, (_, i) => ({ sku: `R${i}`, title: `wool item ${i}`, price: i })), source_info: { source: 'first' } });
+    const full = (): Promise<ItemBody[]> =>
+      knex('catalog_items')
+        .where('catalog_id', c)
+        .orderBy('id')
+        .select(
+          'id',
+          'entity_type',
+          'parent_id',
+          'business_key',
+          'data',
+          'search_text',
+          knex.raw('search_tsv::text AS tsv'),
+          'source_info',
+          'current_version',
+          'created_at',
+          'updated_at',
+        );
     const original = await full();
     const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({ reason: 'all' });
 
-    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: Array.from({ length: 40 }, (_, i) => ({ sku: `R${i}`, title: `linen item ${i}`, price: i + 1 })), source_info: { source: 'second' } });
+    await request(server)
+      .post(url(c, '/items/bulk'))
+      .set(a.auth)
+      .send({ items: Array.from({ length: 40 }, (_, i) => ({ sku: `R${i}`, title: `linen item ${i}`, price: i + 1 })), source_info: { source: 'second' } });
     // Swap the business keys of two rows, delete one, add two.
     const [r0, r1] = [original.find((r) => r.business_key === 'R0')!, original.find((r) => r.business_key === 'R1')!];
-    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ __catalog_item_id: r0.id, sku: 'TMP' }, { __catalog_item_id: r1.id, sku: 'R0' }] });
-    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ __catalog_item_id: r0.id, sku: 'R1' }, { sku: 'NEW1' }, { sku: 'NEW2', title: 'wool' }] });
-    await request(server).delete(url(c, `/items/${original[5].id}`)).set(a.auth);
+    await request(server)
+      .post(url(c, '/items/bulk'))
+      .set(a.auth)
+      .send({
+        items: [
+          { __catalog_item_id: r0.id, sku: 'TMP' },
+          { __catalog_item_id: r1.id, sku: 'R0' },
+        ],
+      });
+    await request(server)
+      .post(url(c, '/items/bulk'))
+      .set(a.auth)
+      .send({ items: [{ __catalog_item_id: r0.id, sku: 'R1' }, { sku: 'NEW1' }, { sku: 'NEW2', title: 'wool' }] });
+    await request(server)
+      .delete(url(c, `/items/${original[5].id}`))
+      .set(a.auth);
     expect((await full()).filter((r, i) => JSON.stringify(r) === JSON.stringify(original[i]))).toHaveLength(0);
 
-    const res = await request(server).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth);
+    const res = await request(server)
+      .post(url(c, `/snapshots/${snap.body.id}/restore`))
+      .set(a.auth);
     expect(res.status).toBe(200);
     expect(res.body.items_restored).toBe(40);
     expect(await full()).toEqual(original);
@@ -112,7 +205,9 @@ describe('snapshots (G11)', () => {
     expect(search.body.total).toBe(40);
 
     // Back to the safety snapshot: the changed state again, exactly.
-    const back = await request(server).post(url(c, `/snapshots/${res.body.safety_snapshot_id}/restore`)).set(a.auth);
+    const back = await request(server)
+      .post(url(c, `/snapshots/${res.body.safety_snapshot_id}/restore`))
+      .set(a.auth);
     expect(back.status).toBe(200);
     expect(await catalogState(c)).toMatchObject({ rows: 41, item_count: 41 });
     expect((await request(server).get(url(c, '/items?search=wool&limit=5')).set(a.auth)).body.total).toBe(1);
@@ -122,34 +217,68 @@ describe('snapshots (G11)', () => {
     const c = await createTestCatalog(a.organizationId);
     const other = await createTestCatalog(a.organizationId);
     const knex = testKnex();
-    const items = (word: string, price: (i: number) => number) => Array.from({ length: 30 }, (_, i) => ({ sku: `P${i}`, title: `${word} item ${i}`, price: price(i) }));
-    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: items('wool', (i) => i), source_info: { source: 'first' } });
-    await request(server).post(url(other, '/items/bulk')).set(a.auth).send({ items: items('wool', (i) => i) });
-    const full = (catalogId: string): Promise<ItemBody[]> => knex('catalog_items').where('catalog_id', catalogId).orderBy('id')
-      .select('id', 'entity_type', 'parent_id', 'business_key', 'data', 'search_text', knex.raw('search_tsv::text AS tsv'), 'source_info', 'current_version', 'created_at', 'updated_at');
+    const items = (word: string, price: (i: number) => number) =>
+      Array.from({ length: 30 }, (_, i) => ({ sku: `P${i}`, title: `${word} item ${i}`, price: price(i) }));
+    await request(server)
+      .post(url(c, '/items/bulk'))
+      .set(a.auth)
+      .send({ items: items('wool', (i) => i), source_info: { source: 'first' } });
+    await request(server)
+      .post(url(other, '/items/bulk'))
+      .set(a.auth)
+      .send({ items: items('wool', (i) => i) });
+    const full = (catalogId: string): Promise<ItemBody[]> =>
+      knex('catalog_items')
+        .where('catalog_id', catalogId)
+        .orderBy('id')
+        .select(
+          'id',
+          'entity_type',
+          'parent_id',
+          'business_key',
+          'data',
+          'search_text',
+          knex.raw('search_tsv::text AS tsv'),
+          'source_info',
+          'current_version',
+          'created_at',
+          'updated_at',
+        );
     const original = await full(c);
     const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({ reason: 'in place' });
 
     // Every row changes through the service (new words, versions, timestamps, source_info),
     // then again through SQL without the search columns (the trigger recomputes them).
-    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: items('linen', (i) => i + 1), source_info: { source: 'second' } });
+    await request(server)
+      .post(url(c, '/items/bulk'))
+      .set(a.auth)
+      .send({ items: items('linen', (i) => i + 1), source_info: { source: 'second' } });
     await knex.raw(`UPDATE catalog_items SET data = data || '{"color": "teal"}', current_version = current_version + 1 WHERE catalog_id = ?`, [c]);
     const changed = await full(c);
     expect(changed.map((r) => r.id)).toEqual(original.map((r) => r.id));
     expect(changed.filter((r, i) => JSON.stringify(r) === JSON.stringify(original[i]))).toHaveLength(0);
     const otherBefore = await full(other);
 
-    const res = await request(server).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth);
+    const res = await request(server)
+      .post(url(c, `/snapshots/${snap.body.id}/restore`))
+      .set(a.auth);
     expect(res.status).toBe(200);
     expect(res.body.items_restored).toBe(30);
     expect(await full(c)).toEqual(original);
     expect(await catalogState(c)).toMatchObject({ rows: 30, item_count: 30 });
-    const search = async (q: string) => (await request(server).get(url(c, `/items?search=${q}&limit=5`)).set(a.auth)).body.total;
+    const search = async (q: string) =>
+      (
+        await request(server)
+          .get(url(c, `/items?search=${q}&limit=5`))
+          .set(a.auth)
+      ).body.total;
     expect([await search('wool'), await search('linen'), await search('teal')]).toEqual([30, 0, 0]);
     expect(await full(other)).toEqual(otherBefore);
 
     // The safety snapshot holds the changed rows exactly.
-    const back = await request(server).post(url(c, `/snapshots/${res.body.safety_snapshot_id}/restore`)).set(a.auth);
+    const back = await request(server)
+      .post(url(c, `/snapshots/${res.body.safety_snapshot_id}/restore`))
+      .set(a.auth);
     expect(back.status).toBe(200);
     expect(await full(c)).toEqual(changed);
     expect([await search('wool'), await search('linen'), await search('teal')]).toEqual([0, 30, 30]);
@@ -157,9 +286,12 @@ describe('snapshots (G11)', () => {
 
   it('the search-column trigger recomputes for plain writers and is skipped while a writer declares it supplies them (restore)', async () => {
     const c = await createTestCatalog(a.organizationId);
-    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku: 'T1', title: 'wool scarf', on_sale: false }] });
+    await request(server)
+      .post(url(c, '/items/bulk'))
+      .set(a.auth)
+      .send({ items: [{ sku: 'T1', title: 'wool scarf', on_sale: false }] });
     const knex = testKnex();
-    const text = async () => (await knex('catalog_items').where('catalog_id', c).first('search_text', knex.raw('search_tsv::text AS tsv')));
+    const text = async () => await knex('catalog_items').where('catalog_id', c).first('search_text', knex.raw('search_tsv::text AS tsv'));
     const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({});
     const original = await text();
 
@@ -178,7 +310,13 @@ describe('snapshots (G11)', () => {
     // setting does not outlive the restore's transaction.
     await knex.raw(`UPDATE catalog_items SET data = data || '{"title": "wool scarf", "on_sale": true}' WHERE catalog_id = ?`, [c]);
     expect(await text()).toEqual(original);
-    expect((await request(server).post(url(c, `/snapshots/${snap.body.id}/restore`)).set(a.auth)).status).toBe(200);
+    expect(
+      (
+        await request(server)
+          .post(url(c, `/snapshots/${snap.body.id}/restore`))
+          .set(a.auth)
+      ).status,
+    ).toBe(200);
     expect((await knex('catalog_items').where('catalog_id', c).first('data')).data.on_sale).toBe(false);
     expect(await text()).toEqual(original);
     await knex.raw(`UPDATE catalog_items SET data = data || '{"title": "felt scarf"}' WHERE catalog_id = ?`, [c]);
@@ -187,7 +325,10 @@ describe('snapshots (G11)', () => {
 
   it('deleting a snapshot or its catalog deletes its item copies', async () => {
     const c = await createTestCatalog(a.organizationId);
-    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku: 'A' }, { sku: 'B' }] });
+    await request(server)
+      .post(url(c, '/items/bulk'))
+      .set(a.auth)
+      .send({ items: [{ sku: 'A' }, { sku: 'B' }] });
     const s1 = await request(server).post(url(c, '/snapshots')).set(a.auth).send({});
     const s2 = await request(server).post(url(c, '/snapshots')).set(a.auth).send({});
     const copies = async (id: string) => Number((await testKnex()('catalog_snapshot_items').where('snapshot_id', id).count({ n: '*' }))[0].n);
@@ -201,7 +342,10 @@ describe('snapshots (G11)', () => {
 
   it('refuses foreign, unknown and malformed input; nothing changes', async () => {
     const c = await createTestCatalog(a.organizationId);
-    await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: [{ sku: 'A' }] });
+    await request(server)
+      .post(url(c, '/items/bulk'))
+      .set(a.auth)
+      .send({ items: [{ sku: 'A' }] });
     const foreignCatalog = await createTestCatalog(b.organizationId);
     const foreignSnap = await request(server).post(url(foreignCatalog, '/snapshots')).set(b.auth).send({ reason: 'theirs' });
     const before = await catalogState(c);
@@ -209,12 +353,37 @@ describe('snapshots (G11)', () => {
     const snapshotsBefore = await count();
     expect((await request(server).post(url(foreignCatalog, '/snapshots')).set(a.auth).send({})).status).toBe(403);
     expect((await request(server).get(url(foreignCatalog, '/snapshots')).set(a.auth)).status).toBe(403);
-    expect((await request(server).post(url(c, `/snapshots/${foreignSnap.body.id}/restore`)).set(a.auth)).status).toBe(403);
-    expect((await request(server).post(url(foreignCatalog, `/snapshots/${foreignSnap.body.id}/restore`)).set(a.auth)).status).toBe(403);
-    expect((await request(server).post(url(c, `/snapshots/${newId()}/restore`)).set(a.auth)).status).toBe(404);
+    expect(
+      (
+        await request(server)
+          .post(url(c, `/snapshots/${foreignSnap.body.id}/restore`))
+          .set(a.auth)
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await request(server)
+          .post(url(foreignCatalog, `/snapshots/${foreignSnap.body.id}/restore`))
+          .set(a.auth)
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await request(server)
+          .post(url(c, `/snapshots/${newId()}/restore`))
+          .set(a.auth)
+      ).status,
+    ).toBe(404);
     expect((await request(server).post(url(newId(), '/snapshots')).set(a.auth).send({})).status).toBe(404);
     expect((await request(server).post(url(c, '/snapshots')).set(a.auth).send({ reason: 5 })).status).toBe(422);
-    expect((await request(server).post(url(c, '/snapshots')).set(a.auth).send({ reason: 'x'.repeat(2001) })).status).toBe(422);
+    expect(
+      (
+        await request(server)
+          .post(url(c, '/snapshots'))
+          .set(a.auth)
+          .send({ reason: 'x'.repeat(2001) })
+      ).status,
+    ).toBe(422);
     expect((await request(server).post(url(c, '/snapshots')).set(a.auth).set('Content-Type', 'application/json').send('{"reason":')).status).toBe(422);
     expect((await request(server).get(url(c, '/snapshots?snapshot_type=daily')).set(a.auth)).status).toBe(422);
     expect((await request(server).get(url(c, '/snapshots?limit=101')).set(a.auth)).status).toBe(422);

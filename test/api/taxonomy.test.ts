@@ -17,7 +17,10 @@ let server: Server;
 let org: Awaited<ReturnType<typeof createTestOrg>>;
 
 async function newCatalog(): Promise<string> {
-  const res = await request(server).post('/api/public/catalogs').set(org.auth).send({ name: 'Taxonomy test', unique_id_field: 'sku', schema_definition: { properties: { sku: { type: 'string' } } } });
+  const res = await request(server)
+    .post('/api/public/catalogs')
+    .set(org.auth)
+    .send({ name: 'Taxonomy test', unique_id_field: 'sku', schema_definition: { properties: { sku: { type: 'string' } } } });
   expect(res.status).toBe(200);
   return res.body.id;
 }
@@ -31,8 +34,22 @@ const apparel = {
   description: 'Clothing',
   hierarchy_levels: ['department', 'category', 'type'],
   nodes: {
-    apparel: { name: 'Apparel', parent: null, attributes: [{ name: 'material', type: 'string' }, { name: 'gender', type: 'enum', values: ['men', 'women', 'unisex'] }] },
-    shoes: { name: 'Shoes', parent: 'apparel', attributes: [{ name: 'size', type: 'number' }, { name: 'material', type: 'enum', values: ['leather', 'mesh'] }] },
+    apparel: {
+      name: 'Apparel',
+      parent: null,
+      attributes: [
+        { name: 'material', type: 'string' },
+        { name: 'gender', type: 'enum', values: ['men', 'women', 'unisex'] },
+      ],
+    },
+    shoes: {
+      name: 'Shoes',
+      parent: 'apparel',
+      attributes: [
+        { name: 'size', type: 'number' },
+        { name: 'material', type: 'enum', values: ['leather', 'mesh'] },
+      ],
+    },
     running: { name: 'Running Shoes', parent: 'shoes', description: 'For running', attributes: [{ name: 'drop_mm', type: 'number', required: true }] },
     hats: { name: 'Hats', parent: 'apparel' },
   },
@@ -67,15 +84,23 @@ describe('taxonomy', () => {
     expect(shoes).toMatchObject({ level: 1, path: ['Apparel', 'Shoes'], children: ['running'] });
     expect(running).toMatchObject({ level: 2, path: ['Apparel', 'Shoes', 'Running Shoes'], children: [], description: 'For running' });
     // Nearest ancestor wins: material comes from Shoes, not Apparel.
-    expect(running.inherited_attributes).toEqual(expect.arrayContaining([
-      { name: 'material', type: 'enum', values: ['leather', 'mesh'], inherited_from: 'shoes' },
-      { name: 'gender', type: 'enum', values: ['men', 'women', 'unisex'], inherited_from: 'apparel' },
-      { name: 'size', type: 'number', inherited_from: 'shoes' },
-    ]));
+    expect(running.inherited_attributes).toEqual(
+      expect.arrayContaining([
+        { name: 'material', type: 'enum', values: ['leather', 'mesh'], inherited_from: 'shoes' },
+        { name: 'gender', type: 'enum', values: ['men', 'women', 'unisex'], inherited_from: 'apparel' },
+        { name: 'size', type: 'number', inherited_from: 'shoes' },
+      ]),
+    );
     expect(running.inherited_attributes).toHaveLength(3);
     expect(running.all_attributes.map((a) => a.name).sort()).toEqual(['drop_mm', 'gender', 'material', 'size']);
     expect(shoes.all_attributes.find((a) => a.name === 'material')).toEqual({ name: 'material', type: 'enum', values: ['leather', 'mesh'] });
-    expect(hats).toMatchObject({ attributes: [], all_attributes: [{ name: 'material', type: 'string', inherited_from: 'apparel' }, { name: 'gender', type: 'enum', values: ['men', 'women', 'unisex'], inherited_from: 'apparel' }] });
+    expect(hats).toMatchObject({
+      attributes: [],
+      all_attributes: [
+        { name: 'material', type: 'string', inherited_from: 'apparel' },
+        { name: 'gender', type: 'enum', values: ['men', 'women', 'unisex'], inherited_from: 'apparel' },
+      ],
+    });
     const schema = await versionOf(id);
     expect(schema).toMatchObject({ version: '1.1.0', backward_compatible: true, migration_rules: { taxonomy_set: { name: 'Apparel', node_count: 4 } } });
     const get = await request(server).get(url(id)).set(org.auth);
@@ -84,7 +109,16 @@ describe('taxonomy', () => {
 
   it('accepts the array node form', async () => {
     const id = await newCatalog();
-    const res = await request(server).put(url(id)).set(org.auth).send({ name: 'T', nodes: [{ id: 'a', name: 'A', parent: null }, { id: 'b', name: 'B', parent: 'a' }] });
+    const res = await request(server)
+      .put(url(id))
+      .set(org.auth)
+      .send({
+        name: 'T',
+        nodes: [
+          { id: 'a', name: 'A', parent: null },
+          { id: 'b', name: 'B', parent: 'a' },
+        ],
+      });
     expect(res.status).toBe(200);
     expect(res.body.nodes.b).toMatchObject({ level: 1, path: ['A', 'B'] });
   });
@@ -101,7 +135,11 @@ describe('taxonomy', () => {
     expect(cached.text).toBe('');
     expect((await request(server).get(url(id)).set(org.auth).set('If-None-Match', `"other", W/${etag}`)).status).toBe(304);
     expect((await request(server).get(url(id)).set(org.auth).set('If-None-Match', '"stale"')).status).toBe(200);
-    await request(server).put(url(id)).set(org.auth).send({ ...apparel, name: 'Apparel v2' }).expect(200);
+    await request(server)
+      .put(url(id))
+      .set(org.auth)
+      .send({ ...apparel, name: 'Apparel v2' })
+      .expect(200);
     const changed = await request(server).get(url(id)).set(org.auth).set('If-None-Match', etag);
     expect(changed.status).toBe(200);
     expect(changed.body.name).toBe('Apparel v2');
@@ -113,7 +151,11 @@ describe('taxonomy', () => {
     const del = await request(server).delete(url(id)).set(org.auth);
     expect(del.status).toBe(204);
     expect(del.text).toBe('');
-    expect(await versionOf(id)).toMatchObject({ version: '2.0.0', backward_compatible: false, migration_rules: { change_type: 'major', taxonomy_removed: { name: 'Apparel' } } });
+    expect(await versionOf(id)).toMatchObject({
+      version: '2.0.0',
+      backward_compatible: false,
+      migration_rules: { change_type: 'major', taxonomy_removed: { name: 'Apparel' } },
+    });
     expect((await request(server).get(url(id)).set(org.auth)).text).toBe('null');
     expect((await request(server).delete(url(id)).set(org.auth)).status).toBe(404);
     expect(await versionCount(id)).toBe(3);
@@ -121,11 +163,37 @@ describe('taxonomy', () => {
 
   it.each([
     ['an unknown parent', { name: 'T', nodes: { a: { name: 'A', parent: 'zz' } } }, ['body', 'nodes', 'a', 'parent'], 'value_error.taxonomy_unknown_parent'],
-    ['a cycle', { name: 'T', nodes: { r: { name: 'R', parent: null }, a: { name: 'A', parent: 'b' }, b: { name: 'B', parent: 'c' }, c: { name: 'C', parent: 'a' } } }, ['body', 'nodes', 'a', 'parent'], 'value_error.taxonomy_cycle'],
+    [
+      'a cycle',
+      { name: 'T', nodes: { r: { name: 'R', parent: null }, a: { name: 'A', parent: 'b' }, b: { name: 'B', parent: 'c' }, c: { name: 'C', parent: 'a' } } },
+      ['body', 'nodes', 'a', 'parent'],
+      'value_error.taxonomy_cycle',
+    ],
     ['a self-parent', { name: 'T', nodes: { a: { name: 'A', parent: 'a' } } }, ['body', 'nodes', 'a', 'parent'], 'value_error.taxonomy_cycle'],
-    ['a duplicate id', { name: 'T', nodes: [{ id: 'a', name: 'A', parent: null }, { id: 'a', name: 'A2', parent: null }] }, ['body', 'nodes', 1, 'id'], 'value_error.taxonomy_duplicate_id'],
-    ['an id that differs from its key', { name: 'T', nodes: { a: { id: 'b', name: 'A', parent: null } } }, ['body', 'nodes', 'a', 'id'], 'value_error.taxonomy_id'],
-    ['a repeated attribute', { name: 'T', nodes: { a: { name: 'A', parent: null, attributes: [{ name: 'x' }, { name: 'x' }] } } }, ['body', 'nodes', 'a', 'attributes', 1, 'name'], 'value_error.taxonomy_duplicate_attribute'],
+    [
+      'a duplicate id',
+      {
+        name: 'T',
+        nodes: [
+          { id: 'a', name: 'A', parent: null },
+          { id: 'a', name: 'A2', parent: null },
+        ],
+      },
+      ['body', 'nodes', 1, 'id'],
+      'value_error.taxonomy_duplicate_id',
+    ],
+    [
+      'an id that differs from its key',
+      { name: 'T', nodes: { a: { id: 'b', name: 'A', parent: null } } },
+      ['body', 'nodes', 'a', 'id'],
+      'value_error.taxonomy_id',
+    ],
+    [
+      'a repeated attribute',
+      { name: 'T', nodes: { a: { name: 'A', parent: null, attributes: [{ name: 'x' }, { name: 'x' }] } } },
+      ['body', 'nodes', 'a', 'attributes', 1, 'name'],
+      'value_error.taxonomy_duplicate_attribute',
+    ],
     ['a node without a name', { name: 'T', nodes: { a: { parent: null } } }, ['body', 'nodes', 'a', 'name'], 'missing'],
     ['nodes of the wrong type', { name: 'T', nodes: 'a,b' }, ['body', 'nodes'], 'type_error'],
     ['a missing name', { nodes: {} }, ['body', 'name'], 'missing'],
@@ -147,7 +215,11 @@ describe('taxonomy', () => {
 });
 
 /** Converts Google's `id - A > B > C` lines into G3 nodes (parent = the id of the path minus its last name). */
-function googleTaxonomy(): { name: string; hierarchy_levels: string[]; nodes: Record<string, { name: string; parent: string | null; attributes?: Array<Record<string, unknown>> }> } {
+function googleTaxonomy(): {
+  name: string;
+  hierarchy_levels: string[];
+  nodes: Record<string, { name: string; parent: string | null; attributes?: Array<Record<string, unknown>> }>;
+} {
   const text = fs.readFileSync(path.join(SHARED_DATA, 'taxonomy', 'google', 'taxonomy-with-ids.en-US.txt'), 'utf8');
   const idByPath = new Map<string, string>();
   const nodes: Record<string, { name: string; parent: string | null; attributes?: Array<Record<string, unknown>> }> = {};
@@ -169,8 +241,14 @@ describe('Google product taxonomy (5,595 nodes)', () => {
     expect(Object.keys(taxonomy.nodes)).toHaveLength(5595);
     expect(Object.values(taxonomy.nodes).every((n) => n.parent === null || n.parent in taxonomy.nodes)).toBe(true);
     // Attributes at three depths of Electronics > Video > Televisions to check inheritance.
-    taxonomy.nodes['222'].attributes = [{ name: 'power_source', type: 'string' }, { name: 'warranty_years', type: 'number' }];
-    taxonomy.nodes['386'].attributes = [{ name: 'resolution', type: 'string' }, { name: 'warranty_years', type: 'integer' }];
+    taxonomy.nodes['222'].attributes = [
+      { name: 'power_source', type: 'string' },
+      { name: 'warranty_years', type: 'number' },
+    ];
+    taxonomy.nodes['386'].attributes = [
+      { name: 'resolution', type: 'string' },
+      { name: 'warranty_years', type: 'integer' },
+    ];
     taxonomy.nodes['404'].attributes = [{ name: 'screen_size_in', type: 'number' }];
     const id = await newCatalog();
     const put = await request(server).put(url(id)).set(org.auth).send(taxonomy);
@@ -188,14 +266,19 @@ describe('Google product taxonomy (5,595 nodes)', () => {
     expect(nodes['1'].children).toEqual(expect.arrayContaining(['3237', '2']));
     expect(nodes['386'].children).toEqual(expect.arrayContaining(['404', '305']));
     const tv = nodes['404'];
-    expect(tv.inherited_attributes).toEqual(expect.arrayContaining([
-      { name: 'power_source', type: 'string', inherited_from: '222' },
-      { name: 'warranty_years', type: 'integer', inherited_from: '386' },
-      { name: 'resolution', type: 'string', inherited_from: '386' },
-    ]));
+    expect(tv.inherited_attributes).toEqual(
+      expect.arrayContaining([
+        { name: 'power_source', type: 'string', inherited_from: '222' },
+        { name: 'warranty_years', type: 'integer', inherited_from: '386' },
+        { name: 'resolution', type: 'string', inherited_from: '386' },
+      ]),
+    );
     expect(tv.inherited_attributes).toHaveLength(3);
     expect(tv.all_attributes.map((a) => a.name).sort()).toEqual(['power_source', 'resolution', 'screen_size_in', 'warranty_years']);
-    expect(nodes['328'].inherited_attributes).toEqual([{ name: 'power_source', type: 'string', inherited_from: '222' }, { name: 'warranty_years', type: 'number', inherited_from: '222' }]);
+    expect(nodes['328'].inherited_attributes).toEqual([
+      { name: 'power_source', type: 'string', inherited_from: '222' },
+      { name: 'warranty_years', type: 'number', inherited_from: '222' },
+    ]);
     const deepest = Object.values(nodes).find((n) => n.level === 6)!;
     expect(deepest.path).toHaveLength(7);
     const cached = await request(server).get(url(id)).set(org.auth).set('If-None-Match', get.headers.etag);

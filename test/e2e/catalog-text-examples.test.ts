@@ -35,7 +35,13 @@ const BRANDS = ['Acme', 'Borealis', 'Castor', 'Dunmore', 'Elbrus'];
 const NOUNS = ['Water Bottle', 'Travel Mug', 'Lunch Box', 'Thermos', 'Flask'];
 const SIZES = ['350 ml', '500 ml', '750 ml', '1 l', '1.5 l'];
 
-interface Product { sku: string; title: string; brand: string; product_line: string; size: string }
+interface Product {
+  sku: string;
+  title: string;
+  brand: string;
+  product_line: string;
+  size: string;
+}
 
 /** The i-th product: `<brand> <line> <size> <noun>`; `fresh` products use lines no catalog item has. */
 function product(i: number, fresh = false): Product {
@@ -63,10 +69,15 @@ const SCHEMA = {
 async function catalogOf(withTitles: boolean): Promise<string> {
   const catalogId = await createTestCatalog(org.organizationId, { schema_definition: SCHEMA });
   const base = Date.parse('2026-01-01T00:00:00Z');
-  await testKnex()('catalog_items').insert(CATALOG.map((p, i) => ({
-    id: newId(), catalog_id: catalogId, business_key: p.sku, created_at: new Date(base + i * 1000),
-    data: withTitles ? p : { sku: p.sku, brand: p.brand, product_line: p.product_line, size: p.size },
-  })));
+  await testKnex()('catalog_items').insert(
+    CATALOG.map((p, i) => ({
+      id: newId(),
+      catalog_id: catalogId,
+      business_key: p.sku,
+      created_at: new Date(base + i * 1000),
+      data: withTitles ? p : { sku: p.sku, brand: p.brand, product_line: p.product_line, size: p.size },
+    })),
+  );
   return catalogId;
 }
 
@@ -74,8 +85,16 @@ beforeAll(async () => {
   env = await startTestTemporal();
   // web_search: false never searches or fetches: providers that refuse are enough.
   const engine = createEngine({
-    search: { search: async () => { throw new Error('no search in this test'); } },
-    fetcher: { fetch: async () => { throw new Error('no fetch in this test'); } },
+    search: {
+      search: async () => {
+        throw new Error('no search in this test');
+      },
+    },
+    fetcher: {
+      fetch: async () => {
+        throw new Error('no fetch in this test');
+      },
+    },
   });
   worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine });
   app = testApiFor(env, TASK_QUEUE);
@@ -90,10 +109,16 @@ afterAll(async () => {
 
 /** Runs a synchronous web_search: false job writing to `catalogId`; returns the response body. */
 async function enrich(catalogId: string, body: Record<string, unknown> = {}): Promise<EnrichBody> {
-  const res = await request(app).post('/api/public/enrich').set(org.auth).send({
-    catalog_id: catalogId, web_search: false, output_schema: [brand, productLine, size],
-    items: FRESH.map((p) => ({ sku: p.sku, title: p.title })), ...body,
-  });
+  const res = await request(app)
+    .post('/api/public/enrich')
+    .set(org.auth)
+    .send({
+      catalog_id: catalogId,
+      web_search: false,
+      output_schema: [brand, productLine, size],
+      items: FRESH.map((p) => ({ sku: p.sku, title: p.title })),
+      ...body,
+    });
   expect(res.status).toBe(200);
   expect(res.body.status).toBe('completed');
   return bodyOf<EnrichBody>(res);
@@ -121,7 +146,9 @@ describe('web_search: false jobs with catalog_id learn from the catalog items', 
     const stored = await testKnex()('enrichment_job_examples').where({ job_id: learned.job_id }).first('examples');
     expect(stored.examples).toHaveLength(60);
     expect(stored.examples[0]).toEqual({
-      field: 'title', text: CATALOG[59]!.title, values: { brand: CATALOG[59]!.brand, product_line: CATALOG[59]!.product_line, size: CATALOG[59]!.size },
+      field: 'title',
+      text: CATALOG[59]!.title,
+      values: { brand: CATALOG[59]!.brand, product_line: CATALOG[59]!.product_line, size: CATALOG[59]!.size },
     });
   });
 

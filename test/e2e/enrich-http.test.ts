@@ -87,16 +87,24 @@ test('an async job returns at once, shows results while polled page by page, and
   expect(created.body).toMatchObject({ status: 'running', results: [], total_items: 2, credits_used: 0 });
   const jobId = created.body.job_id;
 
-  const done = await waitUntil(async () => {
-    const poll = await request(app).get(`/api/public/enrich/${jobId}?page=2&page_size=1`).set(auth);
-    return poll.body.status === 'completed' ? poll : null;
-  }, 'the async job to complete', 60_000);
+  const done = await waitUntil(
+    async () => {
+      const poll = await request(app).get(`/api/public/enrich/${jobId}?page=2&page_size=1`).set(auth);
+      return poll.body.status === 'completed' ? poll : null;
+    },
+    'the async job to complete',
+    60_000,
+  );
   expect(done.body).toMatchObject({ page: 2, page_size: 1, total_pages: 2, completed_items: 2, successful: 2, credits_used: 2 });
   expect(done.body.results).toHaveLength(1);
   expect(done.body.results[0].after_data.sources.price).toEqual([pages[1].url]);
 
   const list = await request(app).get('/api/public/enrich/jobs?status=completed').set(auth);
-  expect(bodyOf<{ jobs: Array<{ job_id: string }> }>(list).jobs.find((j) => j.job_id === jobId)).toMatchObject({ status: 'completed', total_items: 2, credits_used: 2 });
+  expect(bodyOf<{ jobs: Array<{ job_id: string }> }>(list).jobs.find((j) => j.job_id === jobId)).toMatchObject({
+    status: 'completed',
+    total_items: 2,
+    credits_used: 2,
+  });
 
   const cancel = await request(app).post(`/api/public/enrich/${jobId}/cancel`).set(auth);
   expect(cancel.status).toBe(409);

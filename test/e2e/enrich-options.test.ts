@@ -34,7 +34,10 @@ const index: Array<Parameters<typeof pageItem>[0]> = JSON.parse(fs.readFileSync(
 const labels: Record<string, Record<string, unknown>> = JSON.parse(fs.readFileSync(path.join(ZYTE, 'ground-truth.json'), 'utf8'));
 const pages = PAGE_IDS.map((id) => index.find((p) => p.id === id)!);
 
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201e2213fbc0000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201e2213fbc0000000049454e44ae426082',
+  'hex',
+);
 /** A 300×200 blue PNG, set in beforeAll (sharp renders it). */
 let PHOTO: Buffer;
 const NO_USAGE: EngineUsage = { search_calls: 0, pages_fetched: 0, llm_calls: 0, llm_prompt_tokens: 0, llm_completion_tokens: 0 };
@@ -62,7 +65,11 @@ function mediaEngine(): EnrichmentEngine & { researched: number; fetched: string
     async research(input: EnrichInput) {
       engine.researched += 1;
       const slug = String(input.item.name ?? 'x').replace(/\W+/g, '-');
-      const evidence: Evidence = { queries: [String(input.item.name)], search_results: [], documents: [{ url: `https://shop.example/${slug}`, brand: 'Acme', images: [String(input.item.image ?? 'https://img.example/ok.png')] }] };
+      const evidence: Evidence = {
+        queries: [String(input.item.name)],
+        search_results: [],
+        documents: [{ url: `https://shop.example/${slug}`, brand: 'Acme', images: [String(input.item.image ?? 'https://img.example/ok.png')] }],
+      };
       return { evidence, usage: { ...NO_USAGE, search_calls: 1 } };
     },
     async extract(input: EnrichInput, evidence: Evidence) {
@@ -76,8 +83,12 @@ function mediaEngine(): EnrichmentEngine & { researched: number; fetched: string
         after.sources[f.name] = [typeof input.item.cite === 'string' ? input.item.cite : doc.url];
         after.source_explanations[f.name] = `From ${doc.url}.`;
       }
-      const result: EnrichmentResult = { original_data: input.item, after_data: after, all_sources: [doc.url],
-        review_info: { reasoning: 'test', confidence: 'high', flags: [], field_issues: [], field_confidence: {}, field_methods: {} } };
+      const result: EnrichmentResult = {
+        original_data: input.item,
+        after_data: after,
+        all_sources: [doc.url],
+        review_info: { reasoning: 'test', confidence: 'high', flags: [], field_issues: [], field_confidence: {}, field_methods: {} },
+      };
       return { result, usage: NO_USAGE };
     },
     async enrich(input: EnrichInput) {
@@ -99,19 +110,40 @@ let org: Awaited<ReturnType<typeof createTestOrg>>;
 let dataDir: string;
 
 beforeAll(async () => {
-  PHOTO = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#0000ff' } }).png().toBuffer();
+  PHOTO = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#0000ff' } })
+    .png()
+    .toBuffer();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-options-'));
   const config = { ...loadConfig(), dataDir, publicUrl: 'https://svc.test', researchArchives: [ZYTE] };
   env = await startTestTemporal();
   engine = mediaEngine();
   const bundle = await workflowBundle();
-  for (const [queue, eng] of [['test-enrich-options-fake', engine], ['test-enrich-options-real', createEngineFromConfig(config)]] as const) {
-    const w = await createWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue: queue, knex: testKnex(), engine: eng, workflowBundle: bundle, storage: { dataDir, publicUrl: config.publicUrl } });
+  for (const [queue, eng] of [
+    ['test-enrich-options-fake', engine],
+    ['test-enrich-options-real', createEngineFromConfig(config)],
+  ] as const) {
+    const w = await createWorker({
+      connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
+      taskQueue: queue,
+      knex: testKnex(),
+      engine: eng,
+      workflowBundle: bundle,
+      storage: { dataDir, publicUrl: config.publicUrl },
+    });
     workers.push(w);
     runs.push(w.run());
   }
-  fakeApp = createApp({ config, knex: testKnex(), jobRunner: new TemporalJobRunner(env.client, { taskQueue: 'test-enrich-options-fake', enrichConcurrency: 2 }) }).callback();
-  realApp = createApp({ config, knex: testKnex(), jobRunner: new TemporalJobRunner(env.client, { taskQueue: 'test-enrich-options-real', enrichConcurrency: 2 }) }).callback();
+  fakeApp = createApp({
+    config,
+    knex: testKnex(),
+    jobRunner: new TemporalJobRunner(env.client, { taskQueue: 'test-enrich-options-fake', enrichConcurrency: 2 }),
+  }).callback();
+  realApp = createApp({
+    config,
+    knex: testKnex(),
+    jobRunner: new TemporalJobRunner(env.client, { taskQueue: 'test-enrich-options-real', enrichConcurrency: 2 }),
+  }).callback();
   org = await createTestOrg('enrich options');
 }, 180_000);
 
@@ -130,20 +162,36 @@ describe('catalog_id: staged changes on the job activity (decisions.md §4, §5)
   it('stages each result against the matched catalog item, with staged_change_id, and serves the activity', async () => {
     const knex = testKnex();
     const catalogId = await createTestCatalog(org.organizationId, {
-      schema_definition: { type: 'object', properties: { sku: { type: 'string' }, title: { type: 'string' }, brand: { type: 'string', description: 'Brand' } } },
+      schema_definition: {
+        type: 'object',
+        properties: { sku: { type: 'string' }, title: { type: 'string' }, brand: { type: 'string', description: 'Brand' } },
+      },
       taxonomy: { name: 'T', hierarchy_levels: ['l1'], nodes: { shoes: { name: 'Shoes', parent: null, attributes: [] } } },
     });
     const existingId = '5a1c0000-0000-4000-8000-' + String(Date.now()).slice(-12).padStart(12, '0');
-    const otherId = '5a1c0000-0000-4000-8000-' + String(Date.now() + 1).slice(-12).padStart(12, '0');
+    const otherId =
+      '5a1c0000-0000-4000-8000-' +
+      String(Date.now() + 1)
+        .slice(-12)
+        .padStart(12, '0');
     await knex('catalog_items').insert([
       { id: existingId, catalog_id: catalogId, business_key: 'A-1', data: { sku: 'A-1', title: 'Old', brand: 'Zeta' } },
       { id: otherId, catalog_id: catalogId, business_key: 'B-9', data: { sku: 'B-9', brand: 'Zeta' } },
     ]);
-    const res = await request(fakeApp).post('/api/public/enrich').set(org.auth).send({
-      catalog_id: catalogId, output_schema: [brand], staged_status: 'draft',
-      // The third row names its catalog item explicitly; its new SKU must not matter.
-      items: [{ sku: 'A-1', name: 'Shoe one' }, { sku: 'NEW-2', name: 'Shoe two' }, { __catalog_item_id: otherId, sku: 'B-9X', name: 'Shoe nine' }],
-    });
+    const res = await request(fakeApp)
+      .post('/api/public/enrich')
+      .set(org.auth)
+      .send({
+        catalog_id: catalogId,
+        output_schema: [brand],
+        staged_status: 'draft',
+        // The third row names its catalog item explicitly; its new SKU must not matter.
+        items: [
+          { sku: 'A-1', name: 'Shoe one' },
+          { sku: 'NEW-2', name: 'Shoe two' },
+          { __catalog_item_id: otherId, sku: 'B-9X', name: 'Shoe nine' },
+        ],
+      });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'completed', successful: 3, credits_used: 3 });
     const jobId = res.body.job_id;
@@ -157,13 +205,25 @@ describe('catalog_id: staged changes on the job activity (decisions.md §4, §5)
     expect(list.status).toBe(200);
     expect(list.body).toMatchObject({ total: 3, page: 1, page_size: 10, total_pages: 1 });
     const [a, b, c] = list.body.items;
-    expect(a).toMatchObject({ id: first.staged_change_id, row_index: 0, status: 'draft', catalog_item_id: existingId, is_new_item: false,
-      before_data: { sku: 'A-1', title: 'Old', brand: 'Zeta' }, after_data: { sku: 'A-1', title: 'Old', brand: 'Acme', name: 'Shoe one' } });
+    expect(a).toMatchObject({
+      id: first.staged_change_id,
+      row_index: 0,
+      status: 'draft',
+      catalog_item_id: existingId,
+      is_new_item: false,
+      before_data: { sku: 'A-1', title: 'Old', brand: 'Zeta' },
+      after_data: { sku: 'A-1', title: 'Old', brand: 'Acme', name: 'Shoe one' },
+    });
     expect(a.after_data.sources).toBeUndefined();
     expect(a.source_data.sources.brand).toEqual(['https://shop.example/Shoe-one']);
     expect(b).toMatchObject({ id: second.staged_change_id, catalog_item_id: null, is_new_item: true, before_data: {} });
-    expect(c).toMatchObject({ id: res.body.results[2].staged_change_id, catalog_item_id: otherId, is_new_item: false, before_data: { sku: 'B-9', brand: 'Zeta' },
-      after_data: { sku: 'B-9X', brand: 'Acme', name: 'Shoe nine' } });
+    expect(c).toMatchObject({
+      id: res.body.results[2].staged_change_id,
+      catalog_item_id: otherId,
+      is_new_item: false,
+      before_data: { sku: 'B-9', brand: 'Zeta' },
+      after_data: { sku: 'B-9X', brand: 'Acme', name: 'Shoe nine' },
+    });
 
     const activity = await request(fakeApp).get(`/api/activities/${jobId}`).set(org.auth);
     expect(activity.body).toMatchObject({ id: jobId, catalog_id: catalogId, type: 'enrichment', status: 'pending_review', staged_count: 3 });
@@ -180,13 +240,18 @@ describe('catalog_id: staged changes on the job activity (decisions.md §4, §5)
 
 describe('post-enrichment audit: audit_decisions_enabled and review_mode (decisions.md §4 G21)', () => {
   it('audits every result, stages only what needs a human as pending under review_mode flagged, and counts decisions on the poll', async () => {
-    const catalogId = await createTestCatalog(org.organizationId, { schema_definition: { type: 'object', properties: { sku: { type: 'string' }, brand: { type: 'string' } } } });
+    const catalogId = await createTestCatalog(org.organizationId, {
+      schema_definition: { type: 'object', properties: { sku: { type: 'string' }, brand: { type: 'string' } } },
+    });
     const items = [
       { sku: 'A-1', name: 'Shoe one', brand: 'Zeta' }, // the web says Acme: replaces an existing value → review
       { sku: 'P-2', name: 'Shoe two' }, // clean → pass
       { sku: 'P-3', name: 'Shoe three', cite: 'https://elsewhere.example/never-read' }, // cites an unread page → fail
     ];
-    const res = await request(fakeApp).post('/api/public/enrich').set(org.auth).send({ catalog_id: catalogId, output_schema: [brand], review_mode: 'flagged', items });
+    const res = await request(fakeApp)
+      .post('/api/public/enrich')
+      .set(org.auth)
+      .send({ catalog_id: catalogId, output_schema: [brand], review_mode: 'flagged', items });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'completed', successful: 3, audit: { pass: 1, review_required: 1, fail: 1 } });
     expect(res.body.notices ?? []).not.toEqual(expect.arrayContaining([expect.stringMatching(/audit/)]));
@@ -195,22 +260,35 @@ describe('post-enrichment audit: audit_decisions_enabled and review_mode (decisi
     expect(audits[0].field_issues).toEqual([{ field: 'brand', message: 'Replaces the existing value "Zeta".' }]);
     expect(audits[2].reasons[0]).toBe('brand: Cites a page research never read: https://elsewhere.example/never-read.');
     const staged = await request(fakeApp).get(`/api/activities/${res.body.job_id}/staged-changes`).set(org.auth);
-    expect(bodyOf<StagedChangeListBody>(staged).items.map((c) => [c.row_index, c.status, c.review_info.audit!.decision])).toEqual([[0, 'pending', 'review_required'], [1, 'draft', 'pass'], [2, 'pending', 'fail']]);
+    expect(bodyOf<StagedChangeListBody>(staged).items.map((c) => [c.row_index, c.status, c.review_info.audit!.decision])).toEqual([
+      [0, 'pending', 'review_required'],
+      [1, 'draft', 'pass'],
+      [2, 'pending', 'fail'],
+    ]);
     const pendingOnly = await request(fakeApp).get(`/api/activities/${res.body.job_id}/staged-changes?status=pending`).set(org.auth);
     expect(pendingOnly.body.total).toBe(2);
 
     // audit_decisions_enabled alone annotates; staging follows staged_status.
-    const annotated = await request(fakeApp).post('/api/public/enrich').set(org.auth).send({ catalog_id: catalogId, output_schema: [brand], audit_decisions_enabled: true, staged_status: 'draft', items });
+    const annotated = await request(fakeApp)
+      .post('/api/public/enrich')
+      .set(org.auth)
+      .send({ catalog_id: catalogId, output_schema: [brand], audit_decisions_enabled: true, staged_status: 'draft', items });
     expect(annotated.body.audit).toEqual({ pass: 1, review_required: 1, fail: 1 });
     const drafts = await request(fakeApp).get(`/api/activities/${annotated.body.job_id}/staged-changes?status=draft`).set(org.auth);
     expect(drafts.body.total).toBe(3);
 
     // Without either option: no audit is run or reported.
-    const plain = await request(fakeApp).post('/api/public/enrich').set(org.auth).send({ output_schema: [brand], items: items.slice(0, 1) });
+    const plain = await request(fakeApp)
+      .post('/api/public/enrich')
+      .set(org.auth)
+      .send({ output_schema: [brand], items: items.slice(0, 1) });
     expect(plain.body.audit).toBeUndefined();
     expect(plain.body.results[0].review_info.audit).toBeUndefined();
 
-    const bad = await request(fakeApp).post('/api/public/enrich').set(org.auth).send({ output_schema: [brand], items, review_mode: 'everything' });
+    const bad = await request(fakeApp)
+      .post('/api/public/enrich')
+      .set(org.auth)
+      .send({ output_schema: [brand], items, review_mode: 'everything' });
     expect(bad.status).toBe(422);
     expect(bodyOf<ValidationErrorBody>(bad).detail.map((d) => d.loc.join('.'))).toEqual(['body.review_mode']);
   });
@@ -218,10 +296,16 @@ describe('post-enrichment audit: audit_decisions_enabled and review_mode (decisi
 
 describe('host_media / strict_hosted_media', () => {
   it('rewrites image URLs to hosted copies served by /api/public/media, and strict mode clears what cannot be hosted', async () => {
-    const res = await request(fakeApp).post('/api/public/enrich').set(org.auth).send({
-      output_schema: [brand, images], host_media: true, strict_hosted_media: true, include_debug_log: true,
-      items: [{ name: 'ok item' }, { name: 'broken item', image: 'https://img.example/missing.png' }],
-    });
+    const res = await request(fakeApp)
+      .post('/api/public/enrich')
+      .set(org.auth)
+      .send({
+        output_schema: [brand, images],
+        host_media: true,
+        strict_hosted_media: true,
+        include_debug_log: true,
+        items: [{ name: 'ok item' }, { name: 'broken item', image: 'https://img.example/missing.png' }],
+      });
     expect(res.status).toBe(200);
     const [ok, broken] = res.body.results;
     expect(ok.after_data.images).toEqual([expect.stringMatching(/^https:\/\/svc\.test\/api\/public\/media\/[0-9a-f]{64}\.png$/)]);
@@ -239,22 +323,31 @@ describe('host_media / strict_hosted_media', () => {
 
 describe('image_processing', () => {
   it('resizes, squares and re-encodes images before hosting them, without host_media', async () => {
-    const res = await request(fakeApp).post('/api/public/enrich').set(org.auth).send({
-      output_schema: [brand, images], include_debug_log: true,
-      image_processing: { enabled: true, make_square: true, background_color: '#ff0000', max_side_px: 100, output_format: 'webp', quality: 80 },
-      items: [{ name: 'photo item', image: 'https://img.example/photo.png' }],
-    });
+    const res = await request(fakeApp)
+      .post('/api/public/enrich')
+      .set(org.auth)
+      .send({
+        output_schema: [brand, images],
+        include_debug_log: true,
+        image_processing: { enabled: true, make_square: true, background_color: '#ff0000', max_side_px: 100, output_format: 'webp', quality: 80 },
+        items: [{ name: 'photo item', image: 'https://img.example/photo.png' }],
+      });
     expect(res.status).toBe(200);
     const [result] = res.body.results;
     expect(result.after_data.images).toEqual([expect.stringMatching(/^https:\/\/svc\.test\/api\/public\/media\/[0-9a-f]{64}\.webp$/)]);
     expect(result.review_info.debug_log).toEqual(expect.arrayContaining([expect.stringMatching(/images processed: 1/)]));
-    const media = await request(fakeApp).get(new URL(result.after_data.images[0]).pathname).buffer(true).parse((r, cb) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.on('end', () => cb(null, Buffer.concat(chunks)));
-    });
+    const media = await request(fakeApp)
+      .get(new URL(result.after_data.images[0]).pathname)
+      .buffer(true)
+      .parse((r, cb) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c));
+        r.on('end', () => cb(null, Buffer.concat(chunks)));
+      });
     expect(media.headers['content-type']).toBe('image/webp');
-    const { data, info } = await sharp(media.body as Buffer).raw().toBuffer({ resolveWithObject: true });
+    const { data, info } = await sharp(media.body as Buffer)
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     expect([info.width, info.height]).toEqual([100, 100]);
     // 300×200 scaled to 100×67, centred on a red square: the top row is padding, the centre the photo.
     const pixel = (x: number, y: number) => [...data.subarray((y * info.width + x) * info.channels, (y * info.width + x) * info.channels + 3)];
@@ -268,7 +361,10 @@ describe('image_processing', () => {
 describe('resume (source_activity_id) and to-catalog', () => {
   it('processes the rest of a dry run without charging carried rows twice, then converts it into a catalog', async () => {
     const items = Array.from({ length: 5 }, (_, i) => ({ sku: `R-${i}`, name: `resume item ${i}` }));
-    const dry = await request(fakeApp).post('/api/public/enrich').set(org.auth).send({ items, output_schema: [brand], max_rows: 2, pricing_estimates: true });
+    const dry = await request(fakeApp)
+      .post('/api/public/enrich')
+      .set(org.auth)
+      .send({ items, output_schema: [brand], max_rows: 2, pricing_estimates: true });
     expect(dry.body).toMatchObject({ status: 'completed', total_items: 2, total_rows: 5, credits_used: 2 });
     const before = engine.researched;
     const refused = await request(fakeApp).post('/api/public/enrich').set(org.auth).send({ source_activity_id: dry.body.job_id, speed: 'fast' });
@@ -282,7 +378,10 @@ describe('resume (source_activity_id) and to-catalog', () => {
     expect(bodyOf<EnrichBody>(resumed).results.map((r) => r.after_data.brand)).toEqual(['Acme', 'Acme', 'Acme', 'Acme', 'Acme']);
     expect(resumed.body.pricing_estimates).toMatchObject({ credits_per_successful_item: 1, items: 5, items_carried_free: 2, estimated_credits: 3 });
 
-    const created = await request(fakeApp).post(`/api/public/enrich/${resumed.body.job_id}/to-catalog`).set(org.auth).send({ name: 'From resume', description: 'd' });
+    const created = await request(fakeApp)
+      .post(`/api/public/enrich/${resumed.body.job_id}/to-catalog`)
+      .set(org.auth)
+      .send({ name: 'From resume', description: 'd' });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ name: 'From resume', description: 'd', item_count: 5, unique_id_field: 'sku' });
     expect(created.body.schema.schema_definition.properties.brand).toMatchObject({ type: 'string', description: 'Brand of the product' });
@@ -294,17 +393,24 @@ describe('resume (source_activity_id) and to-catalog', () => {
 describe('re-extraction and source artifacts on the real engine (offline archive)', () => {
   it('keeps the exact bytes of every consulted page, served org-scoped by SHA-256', async () => {
     const items = pages.map((p) => pageItem(p, labels[p.id], 'A'));
-    const res = await request(realApp).post('/api/public/enrich').set(org.auth).send({ items, output_schema: PAGES_SCHEMA, speed: 'fast', capture_source_artifacts: true });
+    const res = await request(realApp)
+      .post('/api/public/enrich')
+      .set(org.auth)
+      .send({ items, output_schema: PAGES_SCHEMA, speed: 'fast', capture_source_artifacts: true });
     expect(res.status).toBe(200);
     const artifacts = res.body.results[0].source_artifacts as Array<{ url: string; sha256: string; artifact_url: string; content_type: string }>;
     expect(artifacts.length).toBeGreaterThan(0);
     const cited = artifacts.find((a) => a.url === pages[0].url)!;
     expect(cited).toBeDefined();
-    const got = await request(realApp).get(`/api/public/artifacts/${cited.sha256}`).set(org.auth).buffer(true).parse((r, cb) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.on('end', () => cb(null, Buffer.concat(chunks)));
-    });
+    const got = await request(realApp)
+      .get(`/api/public/artifacts/${cited.sha256}`)
+      .set(org.auth)
+      .buffer(true)
+      .parse((r, cb) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c));
+        r.on('end', () => cb(null, Buffer.concat(chunks)));
+      });
     expect(got.status).toBe(200);
     expect(got.headers['content-type']).toMatch(/html/);
     expect(createHash('sha256').update(got.body).digest('hex')).toBe(cited.sha256);
@@ -329,9 +435,16 @@ describe('re-extraction and source artifacts on the real engine (offline archive
     const usage = await testKnex()('enrichment_rows').where({ job_id: r1.body.job_id }).select('usage');
     expect(usage.every((u) => u.usage.search_calls === 0 && u.usage.pages_fetched === 0)).toBe(true);
 
-    const narrowed = await request(realApp).post('/api/public/enrich').set(org.auth).send({
-      reextract_from_activity_id: jobId, output_schema: [PAGES_SCHEMA[0]], source_row_indices: [1], global_feedback: 'prices include VAT', item_feedback: { 1: 'check the sale price' },
-    });
+    const narrowed = await request(realApp)
+      .post('/api/public/enrich')
+      .set(org.auth)
+      .send({
+        reextract_from_activity_id: jobId,
+        output_schema: [PAGES_SCHEMA[0]],
+        source_row_indices: [1],
+        global_feedback: 'prices include VAT',
+        item_feedback: { 1: 'check the sale price' },
+      });
     expect(narrowed.status).toBe(200);
     expect(narrowed.body).toMatchObject({ successful: 2, credits_used: 1 });
     const [carried, redone] = narrowed.body.results;
@@ -340,7 +453,10 @@ describe('re-extraction and source artifacts on the real engine (offline archive
     expect(redone.after_data.sku).toBeUndefined(); // only the overridden schema's fields
     expect(redone.review_info.feedback).toBe('prices include VAT\ncheck the sale price');
 
-    const forbidden = await request(realApp).post('/api/public/enrich').set(org.auth).send({ reextract_from_activity_id: jobId, allowed_domains: ['x.com'], source_row_indices: [7] });
+    const forbidden = await request(realApp)
+      .post('/api/public/enrich')
+      .set(org.auth)
+      .send({ reextract_from_activity_id: jobId, allowed_domains: ['x.com'], source_row_indices: [7] });
     expect(forbidden.status).toBe(422);
     expect(bodyOf<ValidationErrorBody>(forbidden).detail.map((d) => d.loc.join('.'))).toEqual(['body.allowed_domains']);
   });

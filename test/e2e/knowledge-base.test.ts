@@ -37,15 +37,21 @@ afterAll(async () => {
 
 test('values from an uploaded CSV datasheet cite SOURCE_1, which points at the hosted copy', async () => {
   const csv = 'sku,name,material,weight_kg\nAW-3000,Acme Widget 3000,anodised aluminium,1.25\nBX-10,Other Box,cardboard,0.2\n';
-  const items = [{ name: 'Acme Widget 3000', sku: 'AW-3000' }, { name: 'Unrelated Gadget', sku: 'ZZ-1' }];
+  const items = [
+    { name: 'Acme Widget 3000', sku: 'AW-3000' },
+    { name: 'Unrelated Gadget', sku: 'ZZ-1' },
+  ];
   const requestJson = {
-    web_search: false, async_mode: true,
+    web_search: false,
+    async_mode: true,
     output_schema: [
       { name: 'material', type: 'string', description: 'Material of the product' },
       { name: 'weight_kg', type: 'number', description: 'Weight in kilograms' },
     ],
   };
-  const created = await request(app).post('/api/public/enrich').set(auth)
+  const created = await request(app)
+    .post('/api/public/enrich')
+    .set(auth)
     .field('request_json', JSON.stringify(requestJson))
     .attach('items_file', Buffer.from(JSON.stringify(items)), { filename: 'items.json', contentType: 'application/json' })
     .attach('knowledge_base_files', Buffer.from(csv), { filename: 'datasheet.csv', contentType: 'text/csv' });
@@ -54,10 +60,14 @@ test('values from an uploaded CSV datasheet cite SOURCE_1, which points at the h
   const hosted = created.body.knowledge_base_sources.SOURCE_1;
   expect(hosted).toMatch(/^http/);
 
-  const done = await waitUntil(async () => {
-    const poll = await request(app).get(`/api/public/enrich/${created.body.job_id}`).set(auth);
-    return poll.body.status === 'completed' ? poll.body : null;
-  }, 'the knowledge-base job', 60_000);
+  const done = await waitUntil(
+    async () => {
+      const poll = await request(app).get(`/api/public/enrich/${created.body.job_id}`).set(auth);
+      return poll.body.status === 'completed' ? poll.body : null;
+    },
+    'the knowledge-base job',
+    60_000,
+  );
   const [widget, unrelated] = done.results;
   expect(widget.after_data.material).toBe('anodised aluminium');
   expect(widget.after_data.weight_kg).toBe(1.25);

@@ -12,11 +12,21 @@ import { testKnex } from './db';
  * index build it refuses is only logged by the API: searches count through GIN meanwhile.)
  */
 export const noJobs: JobRunner = {
-  async startEnrichment() { throw new Error('this test has no Temporal server'); },
-  async cancel() { throw new Error('this test has no Temporal server'); },
-  async waitForClose() { throw new Error('this test has no Temporal server'); },
-  async startSearchIndexBuild() { throw new Error('this test has no Temporal server'); },
-  async ping() { throw new Error('this test has no Temporal server'); },
+  async startEnrichment() {
+    throw new Error('this test has no Temporal server');
+  },
+  async cancel() {
+    throw new Error('this test has no Temporal server');
+  },
+  async waitForClose() {
+    throw new Error('this test has no Temporal server');
+  },
+  async startSearchIndexBuild() {
+    throw new Error('this test has no Temporal server');
+  },
+  async ping() {
+    throw new Error('this test has no Temporal server');
+  },
 };
 
 /**

@@ -40,11 +40,13 @@ export async function createTestCatalog(organizationId: string, o: TestCatalogOp
     id: newId(),
     catalog_id: id,
     version: '1.0.0',
-    schema_definition: JSON.stringify(o.schema_definition ?? {
-      type: 'object',
-      properties: { sku: { type: 'string' }, title: { type: 'string' }, price: { type: 'number' } },
-      required: ['sku'],
-    }),
+    schema_definition: JSON.stringify(
+      o.schema_definition ?? {
+        type: 'object',
+        properties: { sku: { type: 'string' }, title: { type: 'string' }, price: { type: 'number' } },
+        required: ['sku'],
+      },
+    ),
     taxonomy: o.taxonomy ? JSON.stringify(o.taxonomy) : null,
     created_by: 'test',
     change_reason: 'test catalog',

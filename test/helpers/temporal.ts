@@ -79,10 +79,19 @@ export function fakeEngine(options: FakeEngineOptions = {}): EnrichmentEngine & 
     async extract(input: EnrichInput) {
       const item = input.item;
       const result: EnrichmentResult = options.errorFor?.(item)
-        ? { original_data: item, after_data: { ...item, sources: {}, source_explanations: {} }, all_sources: [], error: 'no source found',
-          review_info: { reasoning: 'no source', confidence: 'low', flags: ['error'], field_issues: [], field_confidence: {}, field_methods: {} } }
-        : { original_data: item, after_data: { ...item, enriched: true, sources: { enriched: ['INPUT:name'] }, source_explanations: { enriched: 'echo' } }, all_sources: [],
-          review_info: { reasoning: 'echo', confidence: 'high', flags: [], field_issues: [], field_confidence: {}, field_methods: {} } };
+        ? {
+            original_data: item,
+            after_data: { ...item, sources: {}, source_explanations: {} },
+            all_sources: [],
+            error: 'no source found',
+            review_info: { reasoning: 'no source', confidence: 'low', flags: ['error'], field_issues: [], field_confidence: {}, field_methods: {} },
+          }
+        : {
+            original_data: item,
+            after_data: { ...item, enriched: true, sources: { enriched: ['INPUT:name'] }, source_explanations: { enriched: 'echo' } },
+            all_sources: [],
+            review_info: { reasoning: 'echo', confidence: 'high', flags: [], field_issues: [], field_confidence: {}, field_methods: {} },
+          };
       return { result, usage: { ...NO_USAGE, search_calls: 1 } };
     },
     async enrich(input: EnrichInput) {
@@ -104,7 +113,9 @@ export async function createTestJob(knex: Knex, jobRunner: JobRunner, organizati
   const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'test', organizationIds: [organizationId] } };
   const items = Array.from({ length: count }, (_, i) => ({ name: `item ${i}` }));
   const job = await createEnrichmentJob({ knex, jobRunner }, scope, {
-    items, async_mode: true, output_schema: [{ name: 'enriched', type: 'boolean', description: 'whether the item was enriched' }],
+    items,
+    async_mode: true,
+    output_schema: [{ name: 'enriched', type: 'boolean', description: 'whether the item was enriched' }],
   });
   const jobId = job.job.id;
   return { jobId, workflowId: enrichmentWorkflowId(jobId) };
@@ -121,17 +132,35 @@ export interface RunningTestWorker {
  * it in the background. `deps` are the rest of createWorker's deps (task queue, knex + engine or
  * activities, webhook settings).
  */
-export async function runTestWorker(env: TestWorkflowEnvironment, deps: Omit<WorkerDeps, 'connection' | 'namespace' | 'workflowBundle'>): Promise<RunningTestWorker> {
-  const worker = await createWorker({ ...deps, connection: env.nativeConnection, namespace: env.namespace ?? 'default', workflowBundle: await workflowBundle() });
+export async function runTestWorker(
+  env: TestWorkflowEnvironment,
+  deps: Omit<WorkerDeps, 'connection' | 'namespace' | 'workflowBundle'>,
+): Promise<RunningTestWorker> {
+  const worker = await createWorker({
+    ...deps,
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    workflowBundle: await workflowBundle(),
+  });
   const running = worker.run();
-  return { worker, stop: async () => { worker.shutdown(); await running; } };
+  return {
+    worker,
+    stop: async () => {
+      worker.shutdown();
+      await running;
+    },
+  };
 }
 
 /**
  * The HTTP app (Koa callback, for supertest) on the test database, starting jobs on `env`'s
  * task queue `taskQueue` with the given per-job concurrency and workflow tuning.
  */
-export function testApiFor(env: TestWorkflowEnvironment, taskQueue: string, options: { config?: Config; concurrency?: number; tuning?: EnrichmentTuning } = {}): ReturnType<ReturnType<typeof createApp>['callback']> {
+export function testApiFor(
+  env: TestWorkflowEnvironment,
+  taskQueue: string,
+  options: { config?: Config; concurrency?: number; tuning?: EnrichmentTuning } = {},
+): ReturnType<ReturnType<typeof createApp>['callback']> {
   const jobRunner = new TemporalJobRunner(env.client, { taskQueue, enrichConcurrency: options.concurrency ?? 2 }, options.tuning ?? {});
   return createApp({ config: options.config ?? loadConfig(), knex: testKnex(), jobRunner }).callback();
 }

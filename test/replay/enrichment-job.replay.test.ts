@@ -21,16 +21,30 @@ import { Worker } from '@temporalio/worker';
 import { historyFromFixture } from '../../temporal/export-history';
 import { quietTemporalRuntime, workflowBundle } from '../helpers/temporal';
 
-const FIXTURES = fs.readdirSync(__dirname).filter((f) => f.endsWith('.json')).sort();
+const FIXTURES = fs
+  .readdirSync(__dirname)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 test('the fixtures cover every path of every workflow type', () => {
   expect(FIXTURES).toEqual([
-    'enrichment-batched-cancelled.json', 'enrichment-batched-completed.json', 'enrichment-batched-continued-as-new.json',
-    'enrichment-batched-continued-last-run.json', 'enrichment-cancelled.json', 'enrichment-completed.json',
-    'enrichment-continued-as-new.json', 'enrichment-continued-last-run.json', 'enrichment-webhook.json',
-    'enrichment-worker-crash.json', 'search-index-build.json', 'search-index-words-signal.json', 'webhook-delivery.json',
+    'enrichment-batched-cancelled.json',
+    'enrichment-batched-completed.json',
+    'enrichment-batched-continued-as-new.json',
+    'enrichment-batched-continued-last-run.json',
+    'enrichment-cancelled.json',
+    'enrichment-completed.json',
+    'enrichment-continued-as-new.json',
+    'enrichment-continued-last-run.json',
+    'enrichment-webhook.json',
+    'enrichment-worker-crash.json',
+    'search-index-build.json',
+    'search-index-words-signal.json',
+    'webhook-delivery.json',
   ]);
-  const types = FIXTURES.map((f) => JSON.parse(fs.readFileSync(path.join(__dirname, f), 'utf8')).events[0].workflowExecutionStartedEventAttributes.workflowType.name);
+  const types = FIXTURES.map(
+    (f) => JSON.parse(fs.readFileSync(path.join(__dirname, f), 'utf8')).events[0].workflowExecutionStartedEventAttributes.workflowType.name,
+  );
   expect(new Set(types)).toEqual(new Set(['enrichmentJobWorkflow', 'webhookDeliveryWorkflow', 'searchIndexBuildWorkflow']));
 });
 

@@ -50,8 +50,13 @@ async function main(): Promise<void> {
   const { organizationId } = await createTestOrg('replay recording');
   const engineOptions = { delayMs: 0, errorFor: (item: Record<string, unknown>) => item.name === 'item 1' };
   const worker = await createWorker({
-    connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue: TASK_QUEUE,
-    knex, engine: fakeEngine(engineOptions), workflowBundle: await workflowBundle(), allowHttpWebhooks: true,
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue: TASK_QUEUE,
+    knex,
+    engine: fakeEngine(engineOptions),
+    workflowBundle: await workflowBundle(),
+    allowHttpWebhooks: true,
   });
   const running = worker.run();
   const out = (name: string): string => path.join(__dirname, name);
@@ -91,14 +96,24 @@ async function main(): Promise<void> {
 /** A test catalog with `count` items `<prefix>-<i>` titled `<title> <i>`, inserted directly. */
 async function seededCatalog(organizationId: string, count: number, prefix: string, title: string): Promise<string> {
   const catalogId = await createTestCatalog(organizationId);
-  await testKnex()('catalog_items').insert(Array.from({ length: count }, (_, i) => ({
-    id: newId(), catalog_id: catalogId, business_key: `${prefix}-${i}`, data: JSON.stringify({ sku: `${prefix}-${i}`, title: `${title} ${i}` }),
-  })));
+  await testKnex()('catalog_items').insert(
+    Array.from({ length: count }, (_, i) => ({
+      id: newId(),
+      catalog_id: catalogId,
+      business_key: `${prefix}-${i}`,
+      data: JSON.stringify({ sku: `${prefix}-${i}`, title: `${title} ${i}` }),
+    })),
+  );
   return catalogId;
 }
 
 /** The batched enrichment jobs (completed, cancelled, continued-as-new) and the webhook pair. */
-async function recordEnrichment(env: TestWorkflowEnvironment, organizationId: string, engineOptions: { delayMs: number }, out: (name: string) => string): Promise<void> {
+async function recordEnrichment(
+  env: TestWorkflowEnvironment,
+  organizationId: string,
+  engineOptions: { delayMs: number },
+  out: (name: string) => string,
+): Promise<void> {
   const knex = testKnex();
   const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 3 });
   const completed = await createTestJob(knex, runner, organizationId, 5);
@@ -117,19 +132,36 @@ async function recordEnrichment(env: TestWorkflowEnvironment, organizationId: st
   const continued = await createTestJob(knex, paged, organizationId, 3);
   await paged.waitForClose(continued.workflowId);
   const last = await env.client.workflow.getHandle(continued.workflowId).describe();
-  const firstRunId = (await env.client.workflow.getHandle(continued.workflowId, last.runId).fetchHistory())
-    .events![0].workflowExecutionStartedEventAttributes!.firstExecutionRunId!;
-  console.log('continued-as-new (first run):', await exportHistory(env.client, continued.workflowId, out('enrichment-batched-continued-as-new.json'), firstRunId), 'events');
-  console.log('continued-as-new (last run):', await exportHistory(env.client, continued.workflowId, out('enrichment-batched-continued-last-run.json'), last.runId), 'events');
+  const firstRunId = (await env.client.workflow.getHandle(continued.workflowId, last.runId).fetchHistory()).events![0].workflowExecutionStartedEventAttributes!
+    .firstExecutionRunId!;
+  console.log(
+    'continued-as-new (first run):',
+    await exportHistory(env.client, continued.workflowId, out('enrichment-batched-continued-as-new.json'), firstRunId),
+    'events',
+  );
+  console.log(
+    'continued-as-new (last run):',
+    await exportHistory(env.client, continued.workflowId, out('enrichment-batched-continued-last-run.json'), last.runId),
+    'events',
+  );
 
   // Webhook path: a receiver on 127.0.0.1 that answers 500 once, then 200.
   let hits = 0;
-  const server = http.createServer((req, res) => { req.resume(); req.on('end', () => res.writeHead(++hits === 1 ? 500 : 200).end()); });
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(++hits === 1 ? 500 : 200).end());
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const hooked = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, { webhook: { initial_interval_s: 0.2, maximum_attempts: 3 } });
+  const hooked = new TemporalJobRunner(
+    env.client,
+    { taskQueue: TASK_QUEUE, enrichConcurrency: 2 },
+    { webhook: { initial_interval_s: 0.2, maximum_attempts: 3 } },
+  );
   const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'test', organizationIds: [organizationId] } };
   const job = await createEnrichmentJob({ knex, jobRunner: hooked, config: { allowHttpWebhooks: true } }, scope, {
-    items: [{ name: 'item 0' }, { name: 'item 1' }], async_mode: true, webhook_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    items: [{ name: 'item 0' }, { name: 'item 1' }],
+    async_mode: true,
+    webhook_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     output_schema: [{ name: 'enriched', type: 'boolean', description: 'whether the item was enriched' }],
   });
   const hookedId = enrichmentWorkflowId(job.job.id);

@@ -39,7 +39,10 @@ const items = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `item 
 
 test('running → cancelled keeps partial results; cancelling again succeeds; the poll shows failed', async () => {
   engineOptions.delayMs = 150;
-  const created = await request(app).post('/api/public/enrich').set(auth).send({ items: items(30), output_schema: SCHEMA, async_mode: true });
+  const created = await request(app)
+    .post('/api/public/enrich')
+    .set(auth)
+    .send({ items: items(30), output_schema: SCHEMA, async_mode: true });
   const jobId = created.body.job_id;
   await waitUntil(async () => (await request(app).get(`/api/public/enrich/${jobId}`).set(auth)).body.completed_items >= 2, 'rows done');
 
@@ -50,7 +53,10 @@ test('running → cancelled keeps partial results; cancelling again succeeds; th
   expect(again.status).toBe(200);
   expect(again.body).toMatchObject({ job_id: jobId, status: 'cancelled' });
 
-  await env.client.workflow.getHandle(enrichmentWorkflowId(jobId)).result().catch(() => undefined);
+  await env.client.workflow
+    .getHandle(enrichmentWorkflowId(jobId))
+    .result()
+    .catch(() => undefined);
   const poll = await request(app).get(`/api/public/enrich/${jobId}`).set(auth);
   expect(poll.body.status).toBe('failed'); // cancelled polls as failed
   expect(poll.body.completed_items).toBeGreaterThanOrEqual(2);
@@ -61,7 +67,10 @@ test('running → cancelled keeps partial results; cancelling again succeeds; th
 });
 
 test('a completed job → 409 {detail}', async () => {
-  const created = await request(app).post('/api/public/enrich').set(auth).send({ items: items(2), output_schema: SCHEMA });
+  const created = await request(app)
+    .post('/api/public/enrich')
+    .set(auth)
+    .send({ items: items(2), output_schema: SCHEMA });
   expect(created.body.status).toBe('completed');
   const res = await request(app).post(`/api/public/enrich/${created.body.job_id}/cancel`).set(auth);
   expect(res.status).toBe(409);
@@ -70,9 +79,20 @@ test('a completed job → 409 {detail}', async () => {
 
 test('a failed job → 409 {detail}', async () => {
   // A job whose workflow cannot be started is stored as failed (503 to the creator).
-  const down: JobRunner = { startEnrichment: async () => { throw new Error('temporal down'); }, cancel: async () => undefined, waitForClose: async () => undefined, startSearchIndexBuild: async () => false, ping: async () => undefined };
+  const down: JobRunner = {
+    startEnrichment: async () => {
+      throw new Error('temporal down');
+    },
+    cancel: async () => undefined,
+    waitForClose: async () => undefined,
+    startSearchIndexBuild: async () => false,
+    ping: async () => undefined,
+  };
   const downApp = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: down }).callback();
-  const created = await request(downApp).post('/api/public/enrich').set(auth).send({ items: items(2), output_schema: SCHEMA, async_mode: true });
+  const created = await request(downApp)
+    .post('/api/public/enrich')
+    .set(auth)
+    .send({ items: items(2), output_schema: SCHEMA, async_mode: true });
   expect(created.status).toBe(503);
   const list = await request(app).get('/api/public/enrich/jobs?status=failed').set(auth);
   const jobId = list.body.jobs[0].job_id;

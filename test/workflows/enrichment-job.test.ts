@@ -49,16 +49,19 @@ beforeAll(async () => {
   const real = createActivities({ knex, engine });
   const activities: EnrichmentActivities = {
     ...real,
-    processRow: (jobId, rowIndex) => counted(jobId, async () => {
-      const outcome = await real.processRow(jobId, rowIndex);
-      if (failAfterWrite.has(`${jobId}:${rowIndex}`) && Context.current().info.attempt === 1) throw new Error('injected failure after the write');
-      return outcome;
-    }),
-    processRows: (jobId, rowIndexes) => counted(jobId, async () => {
-      const outcomes = await real.processRows(jobId, rowIndexes);
-      if (rowIndexes.some((i) => failAfterWrite.has(`${jobId}:${i}`)) && Context.current().info.attempt === 1) throw new Error('injected failure after the write');
-      return outcomes;
-    }),
+    processRow: (jobId, rowIndex) =>
+      counted(jobId, async () => {
+        const outcome = await real.processRow(jobId, rowIndex);
+        if (failAfterWrite.has(`${jobId}:${rowIndex}`) && Context.current().info.attempt === 1) throw new Error('injected failure after the write');
+        return outcome;
+      }),
+    processRows: (jobId, rowIndexes) =>
+      counted(jobId, async () => {
+        const outcomes = await real.processRows(jobId, rowIndexes);
+        if (rowIndexes.some((i) => failAfterWrite.has(`${jobId}:${i}`)) && Context.current().info.attempt === 1)
+          throw new Error('injected failure after the write');
+        return outcomes;
+      }),
   };
   worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, activities });
   runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 3 });
@@ -77,11 +80,13 @@ afterEach(() => {
 /** The job row plus counts from its rows. */
 async function jobState(jobId: string) {
   const job = await knex('enrichment_jobs').where({ id: jobId }).first();
-  const [rows] = await knex('enrichment_rows').where({ job_id: jobId }).select(
-    knex.raw("count(*) filter (where status = 'succeeded')::int as succeeded"),
-    knex.raw("count(*) filter (where status <> 'pending')::int as done"),
-    knex.raw('count(result)::int as with_result'),
-  );
+  const [rows] = await knex('enrichment_rows')
+    .where({ job_id: jobId })
+    .select(
+      knex.raw("count(*) filter (where status = 'succeeded')::int as succeeded"),
+      knex.raw("count(*) filter (where status <> 'pending')::int as done"),
+      knex.raw('count(result)::int as with_result'),
+    );
   return { job, rows: rows as unknown as { succeeded: number; done: number; with_result: number } };
 }
 
@@ -129,7 +134,13 @@ test('cancelling through the API keeps partial results and charges only successf
 
   const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'test', organizationIds: [organizationId] } };
   await cancelEnrichmentJob({ knex, jobRunner: runner }, scope, jobId);
-  const error = await env.client.workflow.getHandle(workflowId).result().then(() => null, (e) => e);
+  const error = await env.client.workflow
+    .getHandle(workflowId)
+    .result()
+    .then(
+      () => null,
+      (e) => e,
+    );
   expect(error).toBeInstanceOf(WorkflowFailedError);
   expect(error.cause).toBeInstanceOf(CancelledFailure);
 
@@ -170,7 +181,13 @@ test('cancelling the workflow directly finalizes the job as cancelled', async ()
 
 test('a row activity retried after its write leaves exactly one result and one credit', async () => {
   // Create the job without starting it, so the fault can be armed for its row 1 first.
-  const notYet: JobRunner = { startEnrichment: async () => undefined, cancel: async () => undefined, waitForClose: async () => undefined, startSearchIndexBuild: async () => false, ping: async () => undefined };
+  const notYet: JobRunner = {
+    startEnrichment: async () => undefined,
+    cancel: async () => undefined,
+    waitForClose: async () => undefined,
+    startSearchIndexBuild: async () => false,
+    ping: async () => undefined,
+  };
   const { jobId, workflowId } = await createTestJob(knex, notYet, organizationId, 4);
   failAfterWrite.add(`${jobId}:1`);
   const callsBefore = engine.calls;
@@ -214,6 +231,11 @@ test('continues as new with small pages, carrying the cursor and counters', asyn
   expect(rows).toEqual({ succeeded: 8, done: 9, with_result: 9 });
   expect(job).toMatchObject({ status: 'completed', completed_items: 9, successful: 8, credits_used: 8 });
   expect(await env.client.workflow.getHandle(workflowId).query(progressQuery)).toEqual({
-    total_items: 9, completed_items: 9, successful: 8, failed: 1, cursor: 8, status: 'completed',
+    total_items: 9,
+    completed_items: 9,
+    successful: 8,
+    failed: 1,
+    cursor: 8,
+    status: 'completed',
   });
 });

@@ -55,7 +55,13 @@ afterAll(async () => {
 });
 
 test('a failed job is listed, then resumed under a new run for its pending rows only, idempotently', async () => {
-  const notYet: JobRunner = { startEnrichment: async () => undefined, cancel: async () => undefined, waitForClose: async () => undefined, startSearchIndexBuild: async () => false, ping: async () => undefined };
+  const notYet: JobRunner = {
+    startEnrichment: async () => undefined,
+    cancel: async () => undefined,
+    waitForClose: async () => undefined,
+    startSearchIndexBuild: async () => false,
+    ping: async () => undefined,
+  };
   const { jobId, workflowId } = await createTestJob(knex, notYet, organizationId, 12);
   broken.add(jobId);
   await runner.startEnrichment({ id: jobId, organization_id: organizationId, catalog_id: null, workflow_id: workflowId, total_items: 12 });
@@ -77,9 +83,9 @@ test('a failed job is listed, then resumed under a new run for its pending rows 
   await runner.waitForClose(workflowId);
 
   const job = await knex('enrichment_jobs').where({ id: jobId }).first();
-  const [rows] = await knex('enrichment_rows').where({ job_id: jobId }).select(
-    knex.raw("count(*) filter (where status = 'pending')::int as pending"), knex.raw("count(*) filter (where status = 'succeeded')::int as succeeded"),
-  );
+  const [rows] = await knex('enrichment_rows')
+    .where({ job_id: jobId })
+    .select(knex.raw("count(*) filter (where status = 'pending')::int as pending"), knex.raw("count(*) filter (where status = 'succeeded')::int as succeeded"));
   expect(rows).toEqual({ pending: 0, succeeded: 12 });
   expect(job).toMatchObject({ status: 'completed', completed_items: 12, successful: 12, credits_used: 12, error: null });
   expect((await knex('review_activities').where({ id: jobId }).first('status')).status).toBe('completed');
@@ -89,9 +95,17 @@ test('a failed job is listed, then resumed under a new run for its pending rows 
 });
 
 test('a running job without progress for N minutes is listed as stuck with its workflow status', async () => {
-  const notStarted: JobRunner = { startEnrichment: async () => undefined, cancel: async () => undefined, waitForClose: async () => undefined, startSearchIndexBuild: async () => false, ping: async () => undefined };
+  const notStarted: JobRunner = {
+    startEnrichment: async () => undefined,
+    cancel: async () => undefined,
+    waitForClose: async () => undefined,
+    startSearchIndexBuild: async () => false,
+    ping: async () => undefined,
+  };
   const { jobId } = await createTestJob(knex, notStarted, organizationId, 2);
-  await knex('enrichment_jobs').where({ id: jobId }).update({ updated_at: knex.raw("now() - interval '20 minutes'") });
+  await knex('enrichment_jobs')
+    .where({ id: jobId })
+    .update({ updated_at: knex.raw("now() - interval '20 minutes'") });
   // Scoped to this file's organization: other suites leave jobs `running` in the shared test
   // database, and enough of them would push this one out of the listing's 500.
   const stuck = await listStuckJobs(knex, env.client, 15, { organizationId });

@@ -39,7 +39,11 @@ let runner: TemporalJobRunner;
 
 /** What a receiver does on its n-th request (1-based). */
 type Behaviour = (n: number) => 'ok' | 'fail' | 'hang';
-interface Received { headers: http.IncomingHttpHeaders; body: string; verified: boolean }
+interface Received {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  verified: boolean;
+}
 
 /** A receiver on 127.0.0.1 that verifies each request's signature, then answers per `behaviour`. */
 async function receiver(behaviour: Behaviour): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
@@ -59,7 +63,11 @@ async function receiver(behaviour: Behaviour): Promise<{ url: string; received: 
   return {
     url: `http://127.0.0.1:${port}/hooks/enrichment`,
     received,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -86,12 +94,20 @@ beforeAll(async () => {
   secret = (await knex('organizations').where({ id: organizationId }).first('webhook_secret')).webhook_secret;
   env = await startTestTemporal();
   worker = await runTestWorker(env, {
-    taskQueue: TASK_QUEUE, knex, engine: fakeEngine(engineOptions),
-    publicUrl: 'https://enrich.example.test', allowHttpWebhooks: true, webhookTimeoutMs: ATTEMPT_TIMEOUT_MS,
+    taskQueue: TASK_QUEUE,
+    knex,
+    engine: fakeEngine(engineOptions),
+    publicUrl: 'https://enrich.example.test',
+    allowHttpWebhooks: true,
+    webhookTimeoutMs: ATTEMPT_TIMEOUT_MS,
   });
-  runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, {
-    webhook: { initial_interval_s: 0.2, maximum_interval_s: 0.5, maximum_attempts: 3 },
-  });
+  runner = new TemporalJobRunner(
+    env.client,
+    { taskQueue: TASK_QUEUE, enrichConcurrency: 2 },
+    {
+      webhook: { initial_interval_s: 0.2, maximum_interval_s: 0.5, maximum_attempts: 3 },
+    },
+  );
 });
 
 afterAll(async () => {
@@ -125,8 +141,14 @@ test('a receiver that fails once gets one signed payload, retried by Temporal; e
     const body = JSON.parse(rx.received[1].body);
     const job = await knex('enrichment_jobs').where({ id: jobId }).first();
     expect(body).toEqual({
-      type: 'enrichment.job.completed', job_id: jobId, status: 'completed', total_items: 3, successful: 3, credits_used: 3,
-      completed_at: job.completed_at.toISOString(), results_url: `https://enrich.example.test/api/public/enrich/${jobId}`,
+      type: 'enrichment.job.completed',
+      job_id: jobId,
+      status: 'completed',
+      total_items: 3,
+      successful: 3,
+      credits_used: 3,
+      completed_at: job.completed_at.toISOString(),
+      results_url: `https://enrich.example.test/api/public/enrich/${jobId}`,
     });
     expect(rx.received[0].headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     expect(rx.received[0].headers['content-type']).toBe('application/json');
@@ -134,7 +156,8 @@ test('a receiver that fails once gets one signed payload, retried by Temporal; e
     const polled = presentJobPage(await getEnrichmentJob({ knex }, scope(), jobId, 1, 10));
     expect(polled.status).toBe('completed');
     expect(polled.webhook).toMatchObject({
-      url: rx.url, delivered: true,
+      url: rx.url,
+      delivered: true,
       attempts: [
         { attempt: 1, event_status: 'completed', status_code: 500, error: 'HTTP 500', delivered_at: null },
         { attempt: 2, event_status: 'completed', status_code: 200, error: null },
@@ -173,7 +196,13 @@ test('a receiver that is down never changes the job: it is final before delivery
   const before = await knex('enrichment_jobs').where({ id: jobId }).first();
   expect(before).toMatchObject({ status: 'completed', completed_items: 4, successful: 4, credits_used: 4 });
 
-  const error = await env.client.workflow.getHandle(webhookWorkflowId(workflowId)).result().then(() => null, (e) => e);
+  const error = await env.client.workflow
+    .getHandle(webhookWorkflowId(workflowId))
+    .result()
+    .then(
+      () => null,
+      (e) => e,
+    );
   expect(error).toBeInstanceOf(WorkflowFailedError);
   expect(error.cause?.message).toMatch(/not delivered/);
   const rows = await deliveries(jobId);
@@ -207,7 +236,10 @@ test('a cancelled job sends its webhook with status cancelled', async () => {
 
 test('webhook_url is validated at request time: HTTPS only, loopback http only when allowed', async () => {
   const refuse = async (url: string, allow: boolean) => {
-    const err = await createJob(url, 1, allow).then(() => null, (e) => e);
+    const err = await createJob(url, 1, allow).then(
+      () => null,
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(ValidationError);
     expect(err.details[0].loc).toEqual(['body', 'webhook_url']);
   };

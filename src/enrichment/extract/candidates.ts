@@ -39,11 +39,22 @@ const KEYS: Partial<Record<FieldRole, Array<[RegExp, number]>>> = {
   ],
   sku: [
     [/^(sku|asin)$/, 0.8],
-    [/^(sku|item (number|no|#|code|id)|article (number|no)|artikel ?(nummer|nr)|art ?nr|product (code|number|id|no)|produktnummer|référence|reference|ref|nr ref|numer referencyjny|código|código do produto|codice( articolo| prodotto)?|numer katalogowy|kod produktu|kód produktu|šifra|tuotenumero|varenummer|id produto|артикул|код|код товара|code produit|bestellnummer|best nr|katalognummer|web code|ad id|post id|item|קוד מוצר|商品編號|商品番号)$/, 0.7],
+    [
+      /^(sku|item (number|no|#|code|id)|article (number|no)|artikel ?(nummer|nr)|art ?nr|product (code|number|id|no)|produktnummer|référence|reference|ref|nr ref|numer referencyjny|código|código do produto|codice( articolo| prodotto)?|numer katalogowy|kod produktu|kód produktu|šifra|tuotenumero|varenummer|id produto|артикул|код|код товара|code produit|bestellnummer|best nr|katalognummer|web code|ad id|post id|item|קוד מוצר|商品編號|商品番号)$/,
+      0.7,
+    ],
   ],
-  gtin: [[/^(ean|ean ?13|ean code|ean nummer|kod ean|gtin|gtin ?13|upc|upc code|barcode|isbn|isbn ?13|isbn ?10|ean upc|código de barras|штрихкод|штрих код|ean kod|ean kód)$/, 0.8]],
+  gtin: [
+    [
+      /^(ean|ean ?13|ean code|ean nummer|kod ean|gtin|gtin ?13|upc|upc code|barcode|isbn|isbn ?13|isbn ?10|ean upc|código de barras|штрихкод|штрих код|ean kod|ean kód)$/,
+      0.8,
+    ],
+  ],
   mpn: [
-    [/^(mpn|manufacturer part number( mpn)?|mfr part number|mfg part number|model number|item model number|model name number|model name ?\/ ?number|modellnummer|numéro du modèle de l'article|numéro de modèle|numero modello( articolo)?|número de modelo|herstellernummer|hersteller artikelnummer|hersteller nr|réf fabricant|référence fabricant|referencia del fabricante|codice produttore|numer modelu)$/, 0.78],
+    [
+      /^(mpn|manufacturer part number( mpn)?|mfr part number|mfg part number|model number|item model number|model name number|model name ?\/ ?number|modellnummer|numéro du modèle de l'article|numéro de modèle|numero modello( articolo)?|número de modelo|herstellernummer|hersteller artikelnummer|hersteller nr|réf fabricant|référence fabricant|referencia del fabricante|codice produttore|numer modelu)$/,
+      0.78,
+    ],
     [/^(part number|numéro de pièce|numero de pieza)$/, 0.72],
     [/^(model|modell|modelo|modèle|modello|model no|modelnummer|typ)$/, 0.5],
   ],
@@ -51,11 +62,18 @@ const KEYS: Partial<Record<FieldRole, Array<[RegExp, number]>>> = {
 
 /** Lower-cased key without punctuation and marks (`Art.-Nr.:` → `art nr`). */
 export function normKey(key: string): string {
-  return key.normalize('NFKC').toLowerCase().replace(/[\s:.\-_/#()\u200e\u200f]+/g, ' ').trim();
+  return key
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\s:.\-_/#()\u200e\u200f]+/g, ' ')
+    .trim();
 }
 
 function ogValues(doc: PageDoc, re: RegExp): string[] {
-  return doc.opengraph.filter(([k]) => re.test(k)).map(([, v]) => v).filter(Boolean);
+  return doc.opengraph
+    .filter(([k]) => re.test(k))
+    .map(([, v]) => v)
+    .filter(Boolean);
 }
 
 function jsonLdPrice(raw: string): string | null {
@@ -83,7 +101,13 @@ function keyValueCandidates(doc: PageDoc, role: FieldRole, accept: (v: string) =
       const v = accept(kv.value);
       if (v === null) continue;
       const where = kv.origin === 'table' ? 'spec table row' : kv.origin === 'dl' ? 'definition list entry' : 'labelled line';
-      out.push({ value: v, method: 'table', weight: kv.origin === 'label' ? weight - 0.05 : weight, url: doc.url, explanation: `${where} "${kv.key}" on ${doc.url}` });
+      out.push({
+        value: v,
+        method: 'table',
+        weight: kv.origin === 'label' ? weight - 0.05 : weight,
+        url: doc.url,
+        explanation: `${where} "${kv.key}" on ${doc.url}`,
+      });
       break;
     }
   }
@@ -105,7 +129,14 @@ export function shownAt(amount: string, text: string): number {
   const grouped = (sep: string) => int.replace(/\B(?=(\d{3})+(?!\d))/g, sep);
   const esc = (f: string) => f.replace(/[.\\]/g, '\\$&');
   const patterns: RegExp[] = [];
-  for (const [g, d] of [['', '.'], ['', ','], [',', '.'], ['.', ','], [' ', ','], ['\u00a0', ',']]) {
+  for (const [g, d] of [
+    ['', '.'],
+    ['', ','],
+    [',', '.'],
+    ['.', ','],
+    [' ', ','],
+    ['\u00a0', ','],
+  ]) {
     patterns.push(new RegExp(`(?<![\\d.,])${esc(`${grouped(g)}${d}${cents}`)}(?!\\d)`));
     // A whole amount without cents counts only right next to a currency sign.
     if (!frac) patterns.push(new RegExp(`[$€£¥₹₽]\\s?${esc(grouped(g))}(?![\\d]|[.,]\\d)|(?<![\\d.,])${esc(grouped(g))}\\s?[$€£¥₹₽]`));
@@ -123,31 +154,52 @@ function priceCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
   const texts = [...doc.price_texts].map((t, i) => ({ t, i })).sort((a, b) => b.t.score - a.t.score || a.i - b.i);
   const hint = pageCurrency(doc, p);
   // Amounts of the page's plausible price elements: a structured price none of them shows is doubtful.
-  const shown = new Set(texts.filter((x) => x.t.score >= -1).map((x) => parsePrice(x.t.text, { currency_hint: hint })?.amount).filter((a): a is string => !!a));
-  const priced = (p?.offers ?? []).map((o) => ({ o, amount: o.price !== undefined ? jsonLdPrice(o.price) : null })).filter((x): x is { o: StructuredOffer; amount: string } => x.amount !== null && Number(x.amount) > 0);
+  const shown = new Set(
+    texts
+      .filter((x) => x.t.score >= -1)
+      .map((x) => parsePrice(x.t.text, { currency_hint: hint })?.amount)
+      .filter((a): a is string => !!a),
+  );
+  const priced = (p?.offers ?? [])
+    .map((o) => ({ o, amount: o.price !== undefined ? jsonLdPrice(o.price) : null }))
+    .filter((x): x is { o: StructuredOffer; amount: string } => x.amount !== null && Number(x.amount) > 0);
   // Several offers at different prices (online vs list price, sellers): the one the page shows first.
   const distinct = new Set(priced.map((x) => x.amount));
-  const chosen = distinct.size > 1
-    ? [...priced].map((x) => ({ ...x, at: shownAt(x.amount, doc.text) })).sort((a, b) => (a.at < 0 ? Infinity : a.at) - (b.at < 0 ? Infinity : b.at))[0]
-    : priced[0];
+  const chosen =
+    distinct.size > 1
+      ? [...priced].map((x) => ({ ...x, at: shownAt(x.amount, doc.text) })).sort((a, b) => (a.at < 0 ? Infinity : a.at) - (b.at < 0 ? Infinity : b.at))[0]
+      : priced[0];
   if (p && chosen) {
     const hidden = shown.size > 0 && !shown.has(chosen.amount);
-    out.push({ value: chosen.amount, method: p.origin, weight: (p.origin === 'jsonld' ? 1 : 0.95) - (hidden ? 0.15 : 0), url: doc.url, explanation: `${productLabel(p, chosen.o.path)} on ${doc.url}` });
+    out.push({
+      value: chosen.amount,
+      method: p.origin,
+      weight: (p.origin === 'jsonld' ? 1 : 0.95) - (hidden ? 0.15 : 0),
+      url: doc.url,
+      explanation: `${productLabel(p, chosen.o.path)} on ${doc.url}`,
+    });
   }
   for (const v of ogValues(doc, /^(product|og):price(:amount)?$/i).slice(0, 1)) {
     const amount = jsonLdPrice(v);
-    if (amount && Number(amount) > 0) out.push({ value: amount, method: 'opengraph', weight: 0.9, url: doc.url, explanation: `OpenGraph product:price:amount on ${doc.url}` });
+    if (amount && Number(amount) > 0)
+      out.push({ value: amount, method: 'opengraph', weight: 0.9, url: doc.url, explanation: `OpenGraph product:price:amount on ${doc.url}` });
   }
   for (const { t } of texts.filter((x) => x.t.score >= -2).slice(0, 3)) {
     const parsed = parsePrice(t.text, { currency_hint: hint });
     // Without a currency anywhere, only an element holding nothing but a number is read as a price.
     const bare = !parsed?.currency_text && !hint;
     if (!parsed?.amount || Number(parsed.amount) <= 0 || (bare && !/^\d[\d.,\s]*$/.test(t.text))) continue;
-    out.push({ value: parsed.amount, method: 'text', weight: bare ? 0.4 : t.score >= 2 ? 0.6 : 0.5, url: doc.url, explanation: `price element ${t.locator} ("${t.text}") on ${doc.url}` });
+    out.push({
+      value: parsed.amount,
+      method: 'text',
+      weight: bare ? 0.4 : t.score >= 2 ? 0.6 : 0.5,
+      url: doc.url,
+      explanation: `price element ${t.locator} ("${t.text}") on ${doc.url}`,
+    });
     break;
   }
   // No structured price and no price element: a price written after a price label in the text.
-  for (const l of out.length === 0 ? doc.price_labels ?? [] : []) {
+  for (const l of out.length === 0 ? (doc.price_labels ?? []) : []) {
     const parsed = parsePrice(l.text, {});
     if (!parsed?.amount || !parsed.currency_text || Number(parsed.amount) <= 0 || (hint && parsed.currency && parsed.currency !== hint)) continue;
     out.push({ value: parsed.amount, method: 'text', weight: 0.4, url: doc.url, explanation: `labelled price "${l.label} ${l.text}" on ${doc.url}` });
@@ -159,7 +211,14 @@ function priceCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
 function currencyCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
   const out: Candidate[] = [];
   const offer = p?.offers.find((o) => o.currency && currencyCode(o.currency));
-  if (p && offer?.currency) out.push({ value: currencyCode(offer.currency) as string, method: p.origin, weight: 1, url: doc.url, explanation: `${productLabel(p, offer.path.replace(/\.[^.]+$/, '.priceCurrency'))} on ${doc.url}` });
+  if (p && offer?.currency)
+    out.push({
+      value: currencyCode(offer.currency) as string,
+      method: p.origin,
+      weight: 1,
+      url: doc.url,
+      explanation: `${productLabel(p, offer.path.replace(/\.[^.]+$/, '.priceCurrency'))} on ${doc.url}`,
+    });
   for (const v of ogValues(doc, /^(product|og):price:currency$/i).slice(0, 1)) {
     const code = currencyCode(v);
     if (code) out.push({ value: code, method: 'opengraph', weight: 0.9, url: doc.url, explanation: `OpenGraph product:price:currency on ${doc.url}` });
@@ -169,7 +228,13 @@ function currencyCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
     const parsed = parsePrice(t.text);
     if (!parsed?.currency || !parsed.amount) continue;
     const code = parsed.currency_text ? regionalCurrency(parsed.currency_text, parsed.currency, pageRegion(doc.lang, doc.url)) : parsed.currency;
-    out.push({ value: code, method: 'text', weight: 0.5, url: doc.url, explanation: `currency sign "${parsed.currency_text}" of price element ${t.locator} on ${doc.url}` });
+    out.push({
+      value: code,
+      method: 'text',
+      weight: 0.5,
+      url: doc.url,
+      explanation: `currency sign "${parsed.currency_text}" of price element ${t.locator} on ${doc.url}`,
+    });
     break;
   }
   return out;
@@ -191,13 +256,28 @@ function availabilityCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[
   const shownOut = plainMessage && !doc.has_buy_button;
   const shownIn = doc.has_buy_button && !doc.availability_texts.some((t) => normalizeAvailability(t) === 'OutOfStock');
   const overruled = (structured === 'InStock' && shownOut) || (structured === 'OutOfStock' && shownIn);
-  if (p && offer?.availability && structured) out.push({ value: structured, method: p.origin, weight: overruled ? 0.25 : 1, url: doc.url, explanation: `${productLabel(p, offer.path.replace(/\.[^.]+$/, '.availability'))} on ${doc.url}` });
+  if (p && offer?.availability && structured)
+    out.push({
+      value: structured,
+      method: p.origin,
+      weight: overruled ? 0.25 : 1,
+      url: doc.url,
+      explanation: `${productLabel(p, offer.path.replace(/\.[^.]+$/, '.availability'))} on ${doc.url}`,
+    });
   for (const v of ogValues(doc, /^(product|og):availability$/i).slice(0, 1)) {
     const a = normalizeAvailability(v);
     if (a) out.push({ value: a, method: 'opengraph', weight: 0.9, url: doc.url, explanation: `OpenGraph product:availability on ${doc.url}` });
   }
-  if (message?.a) out.push({ value: message.a, method: 'text', weight: shownOut ? 0.6 : 0.55, url: doc.url, explanation: `stock message "${message.t.slice(0, 60)}" on ${doc.url}` });
-  if (doc.has_buy_button) out.push({ value: 'InStock', method: 'text', weight: 0.5, url: doc.url, explanation: `an enabled add-to-cart control on ${doc.url}` });
+  if (message?.a)
+    out.push({
+      value: message.a,
+      method: 'text',
+      weight: shownOut ? 0.6 : 0.55,
+      url: doc.url,
+      explanation: `stock message "${message.t.slice(0, 60)}" on ${doc.url}`,
+    });
+  if (doc.has_buy_button)
+    out.push({ value: 'InStock', method: 'text', weight: 0.5, url: doc.url, explanation: `an enabled add-to-cart control on ${doc.url}` });
   return out;
 }
 
@@ -214,12 +294,23 @@ function inUrl(code: string, url: string): boolean {
     // keep the raw URL
   }
   const head = code.split(/[-_/ ]/)[0];
-  return decoded.includes(code) || (/^\d{5,}$/.test(head) && urlIdTokens(url).concat(decoded.match(/\d{5,}/g) ?? []).includes(head));
+  return (
+    decoded.includes(code) ||
+    (/^\d{5,}$/.test(head) &&
+      urlIdTokens(url)
+        .concat(decoded.match(/\d{5,}/g) ?? [])
+        .includes(head))
+  );
 }
 
 /** Whether a code is written in the page's visible text or one of its label/value pairs. */
 function visible(doc: PageDoc, code: string): boolean {
-  return doc.shown_ids?.includes(code) || doc.text.includes(code) || doc.key_values.some((kv) => kv.value.includes(code)) || Object.values(doc.labelled_codes ?? {}).some((l) => l.some((c) => c.value === code));
+  return (
+    doc.shown_ids?.includes(code) ||
+    doc.text.includes(code) ||
+    doc.key_values.some((kv) => kv.value.includes(code)) ||
+    Object.values(doc.labelled_codes ?? {}).some((l) => l.some((c) => c.value === code))
+  );
 }
 
 function idCandidates(doc: PageDoc, role: 'sku' | 'gtin' | 'mpn', p?: StructuredProduct): Candidate[] {
@@ -233,29 +324,72 @@ function idCandidates(doc: PageDoc, role: 'sku' | 'gtin' | 'mpn', p?: Structured
     // Markup-only SKUs (variant ids, internal keys) lose to the identifier the page shows under a label.
     const shown = v !== null && (visible(doc, v) || (raw !== undefined && visible(doc, raw)));
     // A code the page labels and shows as its own ("Product code 39139301") outranks a markup-only SKU.
-    const labelledShown = role === 'sku' && !shown && ((doc.labelled_codes?.sku ?? []).some((c) => c.value !== v) || keyValueCandidates(doc, 'sku', (x) => (looksLikeCode(x) ? x.trim() : null)).some((c) => c.value !== v));
+    const labelledShown =
+      role === 'sku' &&
+      !shown &&
+      ((doc.labelled_codes?.sku ?? []).some((c) => c.value !== v) ||
+        keyValueCandidates(doc, 'sku', (x) => (looksLikeCode(x) ? x.trim() : null)).some((c) => c.value !== v));
     const weight = role === 'sku' && !shown ? (labelledShown ? 0.48 : 0.65) : 1;
     // Shops copy their own SKU into `mpn`: an MPN equal to the SKU and shown nowhere is no manufacturer part number.
     const copiedSku = role === 'mpn' && !shown && v !== null && p.sku !== undefined && normalizeCode(p.sku) === normalizeCode(v);
     // An identifier the page never shows that names the product's image file is an asset id, not a SKU or part number.
-    const assetId = v !== null && !shown && role !== 'gtin' && [...p.images, ...doc.images].some((img) => new RegExp(`[/_=]${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w])`).test(img));
-    if (v && !siteId && !assetId && !copiedSku) out.push({ value: v, method: p.origin, weight, url: doc.url, explanation: `${productLabel(p, role === 'gtin' ? p.gtin_property ?? 'gtin' : role)} on ${doc.url}`, ...(shown ? {} : { markup_only: true }) });
+    const assetId =
+      v !== null &&
+      !shown &&
+      role !== 'gtin' &&
+      [...p.images, ...doc.images].some((img) => new RegExp(`[/_=]${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w])`).test(img));
+    if (v && !siteId && !assetId && !copiedSku)
+      out.push({
+        value: v,
+        method: p.origin,
+        weight,
+        url: doc.url,
+        explanation: `${productLabel(p, role === 'gtin' ? (p.gtin_property ?? 'gtin') : role)} on ${doc.url}`,
+        ...(shown ? {} : { markup_only: true }),
+      });
     if (role === 'sku' && p.product_id && accept(p.product_id.replace(/^\w+:/, ''))) {
-      out.push({ value: p.product_id.replace(/^\w+:/, ''), method: p.origin, weight: 0.6, url: doc.url, explanation: `${productLabel(p, 'productID')} on ${doc.url}` });
+      out.push({
+        value: p.product_id.replace(/^\w+:/, ''),
+        method: p.origin,
+        weight: 0.6,
+        url: doc.url,
+        explanation: `${productLabel(p, 'productID')} on ${doc.url}`,
+      });
     }
   }
   const og = role === 'sku' ? /^product:retailer_item_id$/i : role === 'gtin' ? /^(product|og):(gtin|ean|upc|isbn)/i : /^(product|og):mpn$/i;
   for (const v of ogValues(doc, og).slice(0, 1)) {
     const a = accept(v);
-    if (a) out.push({ value: a, method: 'opengraph', weight: 0.85, url: doc.url, explanation: `OpenGraph ${role === 'sku' ? 'product:retailer_item_id' : role} on ${doc.url}` });
+    if (a)
+      out.push({
+        value: a,
+        method: 'opengraph',
+        weight: 0.85,
+        url: doc.url,
+        explanation: `OpenGraph ${role === 'sku' ? 'product:retailer_item_id' : role} on ${doc.url}`,
+      });
   }
   out.push(...keyValueCandidates(doc, role, accept));
   const labelled = (doc.labelled_codes?.[role] ?? []).find((c) => accept(c.value) !== null);
-  if (labelled) out.push({ value: accept(labelled.value) as string, method: 'text', weight: role === 'gtin' ? 0.7 : 0.5, url: doc.url, explanation: `text "${labelled.label} ${labelled.value}" on ${doc.url}` });
+  if (labelled)
+    out.push({
+      value: accept(labelled.value) as string,
+      method: 'text',
+      weight: role === 'gtin' ? 0.7 : 0.5,
+      url: doc.url,
+      explanation: `text "${labelled.label} ${labelled.value}" on ${doc.url}`,
+    });
   const token = role === 'sku' ? urlIdTokens(doc.url)[0] : undefined;
   if (token) out.push({ value: token, method: 'text', weight: 0.3, url: doc.url, explanation: `the article number in the page URL ${doc.url}` });
   const styled = role === 'sku' ? shownUrlCode(doc) : null;
-  if (styled) out.push({ value: styled, method: 'text', weight: 0.7, url: doc.url, explanation: `the code "${styled}" shown on the page, which is the page's URL id written with separators` });
+  if (styled)
+    out.push({
+      value: styled,
+      method: 'text',
+      weight: 0.7,
+      url: doc.url,
+      explanation: `the code "${styled}" shown on the page, which is the page's URL id written with separators`,
+    });
   return out;
 }
 
@@ -290,7 +424,8 @@ const TEMPLATE = /^\$[a-z_]\w*$|\{\{|\}\}|<%|\$\{/i;
 function brandCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
   const out: Candidate[] = [];
   const v = p?.brand ? cleanText(p.brand) : null;
-  if (p && v && !/^https?:/.test(v) && !TEMPLATE.test(v)) out.push({ value: v, method: p.origin, weight: 1, url: doc.url, explanation: `${productLabel(p, 'brand')} on ${doc.url}` });
+  if (p && v && !/^https?:/.test(v) && !TEMPLATE.test(v))
+    out.push({ value: v, method: p.origin, weight: 1, url: doc.url, explanation: `${productLabel(p, 'brand')} on ${doc.url}` });
   for (const b of ogValues(doc, /^(product|og):brand$/i).slice(0, 1)) {
     const c = cleanText(b);
     if (c) out.push({ value: c, method: 'opengraph', weight: 0.9, url: doc.url, explanation: `OpenGraph product:brand on ${doc.url}` });
@@ -314,18 +449,33 @@ function textCandidates(doc: PageDoc, role: 'name' | 'description', p?: Structur
     out.push({ value, method: p.origin, weight: hidden ? 0.5 : 1, url: doc.url, explanation: `${productLabel(p, role)} on ${doc.url}` });
   }
   for (const v of ogValues(doc, role === 'name' ? /^og:title$/i : /^og:description$/i).slice(0, 1)) {
-    out.push({ value: v.replace(/\s+/g, ' ').trim(), method: 'opengraph', weight: 0.85, url: doc.url, explanation: `OpenGraph og:${role === 'name' ? 'title' : 'description'} on ${doc.url}` });
+    out.push({
+      value: v.replace(/\s+/g, ' ').trim(),
+      method: 'opengraph',
+      weight: 0.85,
+      url: doc.url,
+      explanation: `OpenGraph og:${role === 'name' ? 'title' : 'description'} on ${doc.url}`,
+    });
   }
-  if (role === 'description' && doc.meta_description) out.push({ value: doc.meta_description.replace(/\s+/g, ' ').trim(), method: 'text', weight: 0.6, url: doc.url, explanation: `meta description on ${doc.url}` });
+  if (role === 'description' && doc.meta_description)
+    out.push({
+      value: doc.meta_description.replace(/\s+/g, ' ').trim(),
+      method: 'text',
+      weight: 0.6,
+      url: doc.url,
+      explanation: `meta description on ${doc.url}`,
+    });
   if (role === 'name' && doc.title) out.push({ value: doc.title, method: 'text', weight: 0.5, url: doc.url, explanation: `HTML title on ${doc.url}` });
   return out.filter((c) => c.value.length > 0);
 }
 
 function imageCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
   const out: Candidate[] = [];
-  if (p && p.images.length > 0) out.push({ value: p.images.slice(0, 10), method: p.origin, weight: 1, url: doc.url, explanation: `${productLabel(p, 'image')} on ${doc.url}` });
+  if (p && p.images.length > 0)
+    out.push({ value: p.images.slice(0, 10), method: p.origin, weight: 1, url: doc.url, explanation: `${productLabel(p, 'image')} on ${doc.url}` });
   const og = doc.images.filter((i) => !p?.images.includes(i));
-  if (out.length === 0 && og.length > 0) out.push({ value: og.slice(0, 10), method: 'opengraph', weight: 0.8, url: doc.url, explanation: `OpenGraph og:image on ${doc.url}` });
+  if (out.length === 0 && og.length > 0)
+    out.push({ value: og.slice(0, 10), method: 'opengraph', weight: 0.8, url: doc.url, explanation: `OpenGraph og:image on ${doc.url}` });
   return out;
 }
 
@@ -341,18 +491,38 @@ function genericCandidates(doc: PageDoc, fieldName: string, synonyms: string[], 
     for (const [k, v] of Object.entries(p.properties)) {
       if (wanted.has(normKey(k.replace(/([a-z])([A-Z])/g, '$1 $2')))) {
         const unit = p.units?.[k];
-        out.push({ value: v, method: p.origin, weight: 0.9, url: doc.url, explanation: `${productLabel(p, k)}${unit ? ` (unit ${unit})` : ''} on ${doc.url}`, ...(unit ? { unit } : {}) });
+        out.push({
+          value: v,
+          method: p.origin,
+          weight: 0.9,
+          url: doc.url,
+          explanation: `${productLabel(p, k)}${unit ? ` (unit ${unit})` : ''} on ${doc.url}`,
+          ...(unit ? { unit } : {}),
+        });
         break;
       }
     }
   }
   const kv = doc.key_values.find((x) => wanted.has(normKey(x.key)));
-  if (kv) out.push({ value: kv.value, method: 'table', weight: 0.7, url: doc.url, explanation: `${kv.origin === 'table' ? 'spec table row' : kv.origin === 'dl' ? 'definition list entry' : 'labelled line'} "${kv.key}" on ${doc.url}` });
+  if (kv)
+    out.push({
+      value: kv.value,
+      method: 'table',
+      weight: 0.7,
+      url: doc.url,
+      explanation: `${kv.origin === 'table' ? 'spec table row' : kv.origin === 'dl' ? 'definition list entry' : 'labelled line'} "${kv.key}" on ${doc.url}`,
+    });
   const trail = breadcrumbPath(doc.breadcrumbs);
   if (trail && [...wanted].some((w) => CATEGORY_NAME.test(w))) {
     const origin = doc.breadcrumbs?.origin;
     // RDFa is structured too, but has no method of its own in review_info: reported as text.
-    out.push({ value: trail, method: origin === 'jsonld' || origin === 'microdata' ? origin : 'text', weight: origin === 'html' ? 0.6 : 0.8, url: doc.url, explanation: `${origin === 'jsonld' ? 'JSON-LD BreadcrumbList' : origin === 'microdata' ? 'microdata BreadcrumbList' : origin === 'rdfa' ? 'RDFa BreadcrumbList' : 'breadcrumb navigation'} on ${doc.url}` });
+    out.push({
+      value: trail,
+      method: origin === 'jsonld' || origin === 'microdata' ? origin : 'text',
+      weight: origin === 'html' ? 0.6 : 0.8,
+      url: doc.url,
+      explanation: `${origin === 'jsonld' ? 'JSON-LD BreadcrumbList' : origin === 'microdata' ? 'microdata BreadcrumbList' : origin === 'rdfa' ? 'RDFa BreadcrumbList' : 'breadcrumb navigation'} on ${doc.url}`,
+    });
   }
   return out;
 }
@@ -368,16 +538,24 @@ const CATEGORY_NAME = /^(category|categories|category path|product category|prod
  */
 export function pageCandidates(doc: PageDoc, role: FieldRole, fieldName: string, synonyms: string[], product?: StructuredProduct): Candidate[] {
   switch (role) {
-    case 'price': return priceCandidates(doc, product);
-    case 'currency': return currencyCandidates(doc, product);
-    case 'availability': return availabilityCandidates(doc, product);
+    case 'price':
+      return priceCandidates(doc, product);
+    case 'currency':
+      return currencyCandidates(doc, product);
+    case 'availability':
+      return availabilityCandidates(doc, product);
     case 'sku':
     case 'gtin':
-    case 'mpn': return idCandidates(doc, role, product);
-    case 'brand': return brandCandidates(doc, product);
+    case 'mpn':
+      return idCandidates(doc, role, product);
+    case 'brand':
+      return brandCandidates(doc, product);
     case 'name':
-    case 'description': return textCandidates(doc, role, product);
-    case 'images': return imageCandidates(doc, product);
-    default: return genericCandidates(doc, fieldName, synonyms, product);
+    case 'description':
+      return textCandidates(doc, role, product);
+    case 'images':
+      return imageCandidates(doc, product);
+    default:
+      return genericCandidates(doc, fieldName, synonyms, product);
   }
 }

@@ -6,7 +6,11 @@ import type { OutputField } from '../types';
 import type { FieldRole } from './roles';
 
 function fold(v: unknown): string {
-  return String(v).normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/[\s_-]+/g, '');
+  return String(v)
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[\s_-]+/g, '');
 }
 
 function toEnum(value: string, members: Array<string | number | boolean>, role: FieldRole): string | number | boolean | undefined {
@@ -41,7 +45,9 @@ export function coerce(value: string | string[], field: OutputField, role: Field
   if (field.type === 'array') {
     const list = Array.isArray(value) ? value : value.split(/\s*[,;|]\s*/);
     const elementType = field.array_element_type ?? 'string';
-    const mapped = list.map((v) => (elementType === 'image_url' ? absoluteUrl(v) : elementType === 'number' ? toNumber(v) : v.trim())).filter((v) => v !== undefined && v !== '');
+    const mapped = list
+      .map((v) => (elementType === 'image_url' ? absoluteUrl(v) : elementType === 'number' ? toNumber(v) : v.trim()))
+      .filter((v) => v !== undefined && v !== '');
     const allowed = field.items_enum;
     const kept = allowed && allowed.length ? mapped.map((v) => toEnum(String(v), allowed, role)).filter((v) => v !== undefined) : mapped;
     return kept.length > 0 ? [...new Set(kept)] : undefined;
@@ -50,7 +56,8 @@ export function coerce(value: string | string[], field: OutputField, role: Field
   if (text === undefined) return undefined;
   if (field.enum && field.enum.length > 0) return toEnum(text, field.enum, role);
   switch (field.type) {
-    case 'number': return field.unit ? readInUnit(text, field.unit, unit) : toNumber(text);
+    case 'number':
+      return field.unit ? readInUnit(text, field.unit, unit) : toNumber(text);
     case 'integer': {
       const n = field.unit ? readInUnit(text, field.unit, unit) : toNumber(text);
       return n === undefined ? undefined : Math.round(n);
@@ -61,7 +68,8 @@ export function coerce(value: string | string[], field: OutputField, role: Field
       if (/^(no|false|nein|non|0|n)$/i.test(text.trim())) return false;
       return undefined;
     }
-    default: return unit && !Number.isNaN(parseWrittenNumber(text)) ? `${text.trim()} ${unitSymbol(unit)}` : text;
+    default:
+      return unit && !Number.isNaN(parseWrittenNumber(text)) ? `${text.trim()} ${unitSymbol(unit)}` : text;
   }
 }
 

@@ -23,7 +23,40 @@ export interface PageMatch {
 /** Threshold of name-token coverage above which a page counts as the item's page. */
 export const NAME_MATCH_THRESHOLD = 0.6;
 
-const STOP = new Set(['the', 'and', 'for', 'with', 'of', 'a', 'an', 'in', 'on', 'by', 'de', 'la', 'le', 'et', 'und', 'der', 'die', 'das', 'mit', 'für', 'fur', 'en', 'y', 'el', 'di', 'il', 'com', 'www', 'amazon', 'buy', 'shop', 'online']);
+const STOP = new Set([
+  'the',
+  'and',
+  'for',
+  'with',
+  'of',
+  'a',
+  'an',
+  'in',
+  'on',
+  'by',
+  'de',
+  'la',
+  'le',
+  'et',
+  'und',
+  'der',
+  'die',
+  'das',
+  'mit',
+  'für',
+  'fur',
+  'en',
+  'y',
+  'el',
+  'di',
+  'il',
+  'com',
+  'www',
+  'amazon',
+  'buy',
+  'shop',
+  'online',
+]);
 
 function nameTokens(text: string): string[] {
   return [...new Set(tokenize(text).filter((t) => !STOP.has(t)))];

@@ -19,7 +19,11 @@ const ROLE_NAMES: Array<[FieldRole, RegExp]> = [
 
 /** Lower snake_case of a field name (`imageUrls` → `image_urls`). */
 export function snake(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '').toLowerCase();
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '')
+    .toLowerCase();
 }
 
 /**

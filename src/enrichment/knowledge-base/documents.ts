@@ -69,7 +69,9 @@ export async function knowledgeBaseDocuments(files: KnowledgeBaseFile[]): Promis
         const delimiter = (header.match(/;/g) ?? []).length > (header.match(/,/g) ?? []).length ? ';' : ',';
         let rows: Array<Record<string, string>>;
         try {
-          rows = parseCsv(text, { columns: true, delimiter, skip_empty_lines: true, trim: true, relax_column_count: true, bom: true }) as Array<Record<string, string>>;
+          rows = parseCsv(text, { columns: true, delimiter, skip_empty_lines: true, trim: true, relax_column_count: true, bom: true }) as Array<
+            Record<string, string>
+          >;
         } catch (err) {
           throw new KnowledgeBaseFileError(file.name, `not a readable CSV (${(err as Error).message})`);
         }

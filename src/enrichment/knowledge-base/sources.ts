@@ -46,7 +46,10 @@ function matchRow(rows: Array<Record<string, string>>, identity: ItemIdentity): 
 
 /** A CSV row as a two-column spec table, so the page extractors read it as `table` key/values. */
 function rowHtml(title: string, row: Record<string, string>): string {
-  const cells = Object.entries(row).filter(([k, v]) => k && v).map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('');
+  const cells = Object.entries(row)
+    .filter(([k, v]) => k && v)
+    .map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`)
+    .join('');
   return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><table>${cells}</table></body></html>`;
 }
 
@@ -66,7 +69,13 @@ export function knowledgeBaseSources(documents: KnowledgeBaseDocument[], item: R
   for (const d of documents) {
     if (d.rows) {
       const hit = matchRow(d.rows, identity);
-      if (hit) out.push({ source_id: d.source_id, name: d.name, doc: parsePageWith(memo, d.source_id, Buffer.from(rowHtml(d.name, hit.row), 'utf8')), reason: hit.reason });
+      if (hit)
+        out.push({
+          source_id: d.source_id,
+          name: d.name,
+          doc: parsePageWith(memo, d.source_id, Buffer.from(rowHtml(d.name, hit.row), 'utf8')),
+          reason: hit.reason,
+        });
       continue;
     }
     const doc = parsePageWith(memo, d.source_id, Buffer.from(d.html ?? textAsHtml(textTitle(d.text, d.name), d.text), 'utf8'));
@@ -82,10 +91,12 @@ export function knowledgeBaseSources(documents: KnowledgeBaseDocument[], item: R
  * `SOURCE_X`, the explanation naming the file.
  */
 export function knowledgeBaseCandidates(sources: KnowledgeBaseSource[], role: FieldRole, fieldName: string, synonyms: string[]): Candidate[] {
-  return sources.flatMap((s) => pageCandidates(s.doc, role, fieldName, synonyms, s.product !== undefined ? s.doc.products[s.product] : undefined).map((c) => ({
-    ...c,
-    method: 'knowledge_base' as const,
-    url: s.source_id,
-    explanation: `${c.explanation.replace(` on ${s.source_id}`, '')} in knowledge-base file "${s.name}" (${s.source_id}, ${s.reason})`,
-  })));
+  return sources.flatMap((s) =>
+    pageCandidates(s.doc, role, fieldName, synonyms, s.product !== undefined ? s.doc.products[s.product] : undefined).map((c) => ({
+      ...c,
+      method: 'knowledge_base' as const,
+      url: s.source_id,
+      explanation: `${c.explanation.replace(` on ${s.source_id}`, '')} in knowledge-base file "${s.name}" (${s.source_id}, ${s.reason})`,
+    })),
+  );
 }

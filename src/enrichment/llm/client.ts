@@ -30,7 +30,8 @@ export function createLlmClient(config: LlmConfig): LlmClient {
   let client: OpenAI | null = null;
   return {
     config,
-    openai: () => (client ??= new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey, timeout: config.timeoutMs ?? 60_000, maxRetries: config.maxRetries ?? 2 })),
+    openai: () =>
+      (client ??= new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey, timeout: config.timeoutMs ?? 60_000, maxRetries: config.maxRetries ?? 2 })),
   };
 }
 

@@ -7,7 +7,10 @@ export function foldText(text: string): string {
 
 /** Every number written in a text, parsed with the price normaliser (`1.299,00` and `1,299.00` → 1299). */
 function numbersIn(text: string): number[] {
-  return (text.match(/\d[\d.,' \u00a0]*\d|\d/g) ?? []).map((m) => normalizeNumber(m.trim())).filter((n): n is string => n !== null).map(Number);
+  return (text.match(/\d[\d.,' \u00a0]*\d|\d/g) ?? [])
+    .map((m) => normalizeNumber(m.trim()))
+    .filter((n): n is string => n !== null)
+    .map(Number);
 }
 
 /**

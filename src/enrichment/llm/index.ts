@@ -30,8 +30,19 @@ const SYSTEM = [
  * far, and the evidence passages with their citation ids.
  */
 export function buildMessages(input: EnrichInput, result: EnrichmentResult, passages: Passage[]): Array<{ role: 'system' | 'user'; content: string }> {
-  const fields = input.output_schema.map((f) => ({ name: f.name, type: f.type, description: f.description, ...(f.unit ? { unit: f.unit } : {}), ...(f.enum ? { enum: f.enum } : {}), ...(f.array_element_type ? { array_element_type: f.array_element_type } : {}) }));
-  const current = Object.fromEntries(input.output_schema.filter((f) => f.name in result.after_data.sources).map((f) => [f.name, { value: result.after_data[f.name], source: result.after_data.sources[f.name][0] }]));
+  const fields = input.output_schema.map((f) => ({
+    name: f.name,
+    type: f.type,
+    description: f.description,
+    ...(f.unit ? { unit: f.unit } : {}),
+    ...(f.enum ? { enum: f.enum } : {}),
+    ...(f.array_element_type ? { array_element_type: f.array_element_type } : {}),
+  }));
+  const current = Object.fromEntries(
+    input.output_schema
+      .filter((f) => f.name in result.after_data.sources)
+      .map((f) => [f.name, { value: result.after_data[f.name], source: result.after_data.sources[f.name][0] }]),
+  );
   const body = {
     item: input.item,
     ...(input.options.prompt ? { instructions: input.options.prompt } : {}),
@@ -39,7 +50,10 @@ export function buildMessages(input: EnrichInput, result: EnrichmentResult, pass
     current_values: current,
     passages: passages.map((p) => ({ source: p.source, title: p.title, text: p.text })),
   };
-  return [{ role: 'system', content: SYSTEM }, { role: 'user', content: JSON.stringify(body) }];
+  return [
+    { role: 'system', content: SYSTEM },
+    { role: 'user', content: JSON.stringify(body) },
+  ];
 }
 
 /**
@@ -49,8 +63,14 @@ export function buildMessages(input: EnrichInput, result: EnrichmentResult, pass
 export function llmPassages(input: EnrichInput, docs: LlmSourceDoc[]): Passage[] {
   const ids = itemIdentifiers(input.item);
   const identity: ItemIdentity = { name: itemName(input.item), brand: ids.brand, identifiers: [...ids.gtin, ...ids.mpn, ...ids.sku] };
-  const words = [identity.name ?? '', ...identity.identifiers].join(' ').toLowerCase().split(/\s+/).filter((w) => w.length >= 3);
-  const ranked = docs.map((d, i) => ({ d, i, m: matchPage(identity, d.doc) })).sort((a, b) => Number(b.m.kind !== 'none') - Number(a.m.kind !== 'none') || a.i - b.i);
+  const words = [identity.name ?? '', ...identity.identifiers]
+    .join(' ')
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w.length >= 3);
+  const ranked = docs
+    .map((d, i) => ({ d, i, m: matchPage(identity, d.doc) }))
+    .sort((a, b) => Number(b.m.kind !== 'none') - Number(a.m.kind !== 'none') || a.i - b.i);
   const pages = ranked.slice(0, 6).map(({ d }) => pagePassage(d.source, d.doc, input.output_schema, words));
   return boundPassages([...inputPassages(input.item), ...pages]);
 }
@@ -64,13 +84,25 @@ export function llmPassages(input: EnrichInput, docs: LlmSourceDoc[]): Passage[]
  * returned with the flag `llm_failed` and the reason in `reasoning`; tokens are counted whenever
  * the server reported them.
  */
-export async function refineWithLlm(llm: LlmClient, input: EnrichInput, docs: LlmSourceDoc[], result: EnrichmentResult): Promise<{ result: EnrichmentResult; usage: EngineUsage }> {
+export async function refineWithLlm(
+  llm: LlmClient,
+  input: EnrichInput,
+  docs: LlmSourceDoc[],
+  result: EnrichmentResult,
+): Promise<{ result: EnrichmentResult; usage: EngineUsage }> {
   const usage: EngineUsage = { search_calls: 0, pages_fetched: 0, llm_calls: 1, llm_prompt_tokens: 0, llm_completion_tokens: 0 };
   const fields = input.output_schema;
   if (fields.length === 0) return { result, usage: { ...usage, llm_calls: 0 } };
   const passages = llmPassages(input, docs);
   try {
-    const { data, usage: tokens } = await completeJson(llm, buildMessages(input, result, passages), responseSchema(fields, passages.map((p) => p.source)));
+    const { data, usage: tokens } = await completeJson(
+      llm,
+      buildMessages(input, result, passages),
+      responseSchema(
+        fields,
+        passages.map((p) => p.source),
+      ),
+    );
     usage.llm_prompt_tokens = tokens.prompt_tokens;
     usage.llm_completion_tokens = tokens.completion_tokens;
     if (!data || typeof data !== 'object' || typeof (data as LlmAnswer).fields !== 'object') throw new Error('LLM answer lacks "fields"');
@@ -83,7 +115,11 @@ export async function refineWithLlm(llm: LlmClient, input: EnrichInput, docs: Ll
       usage.llm_completion_tokens = reported.completion_tokens;
     }
     const message = err instanceof Error ? err.message : String(err);
-    const review = { ...result.review_info, flags: [...result.review_info.flags, 'llm_failed'], reasoning: `${result.review_info.reasoning} LLM step failed (${message.slice(0, 200)}); deterministic values kept.` };
+    const review = {
+      ...result.review_info,
+      flags: [...result.review_info.flags, 'llm_failed'],
+      reasoning: `${result.review_info.reasoning} LLM step failed (${message.slice(0, 200)}); deterministic values kept.`,
+    };
     return { result: { ...result, review_info: review }, usage };
   }
 }

@@ -17,7 +17,8 @@ function typed(answer: FieldAnswer, field: OutputField): unknown {
   const v = answer.value;
   if (v === null || v === undefined) return undefined;
   if (typeof v === 'boolean') return field.type === 'boolean' ? v : undefined;
-  if (typeof v === 'number' && (field.type === 'number' || field.type === 'integer') && !field.enum?.length) return field.type === 'integer' ? Math.round(v) : v;
+  if (typeof v === 'number' && (field.type === 'number' || field.type === 'integer') && !field.enum?.length)
+    return field.type === 'integer' ? Math.round(v) : v;
   return coerce(Array.isArray(v) ? v.map(String) : String(v), field, fieldRole(field));
 }
 
@@ -63,11 +64,26 @@ export interface MergeReport {
  * @param input the request: `output_schema` (the fields merged), `options.low_confidence`,
  *   `options.validate_semantics`
  */
-export function mergeLlmAnswer(result: EnrichmentResult, llmAnswer: LlmAnswer, passages: Passage[], input: Pick<EnrichInput, 'output_schema' | 'options'>): { result: EnrichmentResult; report: MergeReport } {
+export function mergeLlmAnswer(
+  result: EnrichmentResult,
+  llmAnswer: LlmAnswer,
+  passages: Passage[],
+  input: Pick<EnrichInput, 'output_schema' | 'options'>,
+): { result: EnrichmentResult; report: MergeReport } {
   const fields = input.output_schema;
   const lowConfidence = input.options.low_confidence?.enabled === true;
-  const after: EnrichmentResult['after_data'] = { ...result.after_data, sources: { ...result.after_data.sources }, source_explanations: { ...result.after_data.source_explanations } };
-  const review = { ...result.review_info, flags: [...result.review_info.flags], field_issues: [...result.review_info.field_issues], field_confidence: { ...result.review_info.field_confidence }, field_methods: { ...result.review_info.field_methods } };
+  const after: EnrichmentResult['after_data'] = {
+    ...result.after_data,
+    sources: { ...result.after_data.sources },
+    source_explanations: { ...result.after_data.source_explanations },
+  };
+  const review = {
+    ...result.review_info,
+    flags: [...result.review_info.flags],
+    field_issues: [...result.review_info.field_issues],
+    field_confidence: { ...result.review_info.field_confidence },
+    field_methods: { ...result.review_info.field_methods },
+  };
   const low: LowConfidenceCandidate[] = [...(result.low_confidence_candidates ?? [])];
   const all = new Set(result.all_sources);
   const report: MergeReport = { added: [], kept: [], replaced: [], rejected: [], invalid: [] };
@@ -81,12 +97,16 @@ export function mergeLlmAnswer(result: EnrichmentResult, llmAnswer: LlmAnswer, p
     const hasDet = field.name in after.sources;
     if (value === undefined || !passage) {
       if (!hasDet) report.rejected.push(field.name);
-      review.field_issues.push({ field: field.name, message: `The LLM's reading "${show(answer.value)}" ${value === undefined ? 'does not fit the declared type' : 'cites no evidence passage'}.` });
+      review.field_issues.push({
+        field: field.name,
+        message: `The LLM's reading "${show(answer.value)}" ${value === undefined ? 'does not fit the declared type' : 'cites no evidence passage'}.`,
+      });
       continue;
     }
     const supported = grounded(answer, value, field, passage);
     // A value that would enter the output is checked as a deterministic one is (applySemantics).
-    const problems = supported && !(hasDet && after.sources[field.name].some((s) => s.startsWith('INPUT:'))) ? semanticProblems(value, field, input.options) : [];
+    const problems =
+      supported && !(hasDet && after.sources[field.name].some((s) => s.startsWith('INPUT:'))) ? semanticProblems(value, field, input.options) : [];
     if (problems.length > 0 && !(hasDet && sameValue(after[field.name], value))) {
       report.invalid.push(field.name);
       (hasDet ? report.kept : report.rejected).push(field.name);
@@ -102,15 +122,30 @@ export function mergeLlmAnswer(result: EnrichmentResult, llmAnswer: LlmAnswer, p
       const fromInput = after.sources[field.name].some((s) => s.startsWith('INPUT:'));
       if (!supported || fromInput) {
         report.kept.push(field.name);
-        review.field_issues.push({ field: field.name, message: `The LLM read "${show(value)}" from ${answer.source_url}, ${fromInput ? 'but the item states' : 'unsupported by that passage; kept'} "${show(current)}".` });
+        review.field_issues.push({
+          field: field.name,
+          message: `The LLM read "${show(value)}" from ${answer.source_url}, ${fromInput ? 'but the item states' : 'unsupported by that passage; kept'} "${show(current)}".`,
+        });
         continue;
       }
       report.replaced.push(field.name);
-      review.field_issues.push({ field: field.name, message: `Replaced "${show(current)}" (${review.field_methods[field.name]}): ${answer.source_url} states "${show(value)}".` });
+      review.field_issues.push({
+        field: field.name,
+        message: `Replaced "${show(current)}" (${review.field_methods[field.name]}): ${answer.source_url} states "${show(value)}".`,
+      });
     } else if (!supported) {
       report.rejected.push(field.name);
       review.field_issues.push({ field: field.name, message: `The LLM's reading "${show(value)}" is not found in its cited source ${answer.source_url}.` });
-      if (lowConfidence) low.push({ name: field.name, scope: 'field', candidate_value: show(value), confidence: 'LOW', reason: 'Suggested by the LLM but not found in the cited source.', sources: [answer.source_url], source_explanation: answer.explanation });
+      if (lowConfidence)
+        low.push({
+          name: field.name,
+          scope: 'field',
+          candidate_value: show(value),
+          confidence: 'LOW',
+          reason: 'Suggested by the LLM but not found in the cited source.',
+          sources: [answer.source_url],
+          source_explanation: answer.explanation,
+        });
       continue;
     } else {
       report.added.push(field.name);

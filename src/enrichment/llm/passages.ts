@@ -18,7 +18,10 @@ function productLines(p: StructuredProduct): string[] {
   const lines = [`${p.origin === 'jsonld' ? 'JSON-LD' : 'microdata'} Product:`];
   for (const key of ['name', 'brand', 'sku', 'gtin', 'mpn', 'product_id'] as const) if (p[key]) lines.push(`  ${key}: ${p[key]}`);
   if (p.description) lines.push(`  description: ${p.description.slice(0, PASSAGE_LIMITS.description)}`);
-  for (const o of p.offers.slice(0, 3)) lines.push(`  offer: ${[o.price && `price ${o.price}`, o.currency && `currency ${o.currency}`, o.availability && `availability ${o.availability}`].filter(Boolean).join(', ')}`);
+  for (const o of p.offers.slice(0, 3))
+    lines.push(
+      `  offer: ${[o.price && `price ${o.price}`, o.currency && `currency ${o.currency}`, o.availability && `availability ${o.availability}`].filter(Boolean).join(', ')}`,
+    );
   // A quantity's unit (QuantitativeValue unitCode, e.g. KGM) shown as its symbol, so the model reads "1.2 kg", not "1.2".
   for (const [k, v] of Object.entries(p.properties).slice(0, 30)) lines.push(`  ${k}: ${v}${p.units?.[k] ? ` ${unitSymbol(p.units[k])}` : ''}`);
   if (p.images.length) lines.push(`  images: ${p.images.slice(0, 5).join(' ')}`);
@@ -27,7 +30,10 @@ function productLines(p: StructuredProduct): string[] {
 
 /** Words that say what a field is about: its name parts and its description's longer words. */
 function fieldTerms(fields: OutputField[]): string[] {
-  const words = fields.flatMap((f) => [...f.name.replace(/([a-z])([A-Z])/g, '$1 $2').split(/[\s_-]+/), ...f.description.split(/\W+/).filter((w) => w.length >= 5)]);
+  const words = fields.flatMap((f) => [
+    ...f.name.replace(/([a-z])([A-Z])/g, '$1 $2').split(/[\s_-]+/),
+    ...f.description.split(/\W+/).filter((w) => w.length >= 5),
+  ]);
   return [...new Set(words.map((w) => w.toLowerCase()).filter((w) => w.length >= 3))].slice(0, 40);
 }
 

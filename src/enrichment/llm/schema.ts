@@ -28,14 +28,18 @@ function nullable(schema: JsonSchema): JsonSchema {
 function valueSchema(field: OutputField): JsonSchema {
   const members = (values?: Array<string | number | boolean>): JsonSchema => (values && values.length ? { enum: values.map(String) } : {});
   switch (field.type) {
-    case 'number': return nullable({ type: 'number' });
-    case 'integer': return nullable({ type: 'integer' });
-    case 'boolean': return nullable({ type: 'boolean' });
+    case 'number':
+      return nullable({ type: 'number' });
+    case 'integer':
+      return nullable({ type: 'integer' });
+    case 'boolean':
+      return nullable({ type: 'boolean' });
     case 'array': {
       const items: JsonSchema = field.array_element_type === 'number' ? { type: 'number' } : { type: 'string', ...members(field.items_enum) };
       return nullable({ type: 'array', items });
     }
-    default: return nullable({ type: 'string', ...members(field.enum) });
+    default:
+      return nullable({ type: 'string', ...members(field.enum) });
   }
 }
 
@@ -47,7 +51,10 @@ function valueSchema(field: OutputField): JsonSchema {
  * strings), `source_url` one of `sources` (evidence URLs, `SOURCE_X`, `INPUT:<field>`),
  * `quote` (verbatim support), `explanation` (one sentence) and `confidence` high|medium|low.
  */
-export function responseSchema(fields: OutputField[], sources: string[]): { type: 'json_schema'; json_schema: { name: string; strict: true; schema: JsonSchema } } {
+export function responseSchema(
+  fields: OutputField[],
+  sources: string[],
+): { type: 'json_schema'; json_schema: { name: string; strict: true; schema: JsonSchema } } {
   const properties: Record<string, JsonSchema> = {};
   for (const f of fields) {
     properties[f.name] = {

@@ -19,7 +19,11 @@ export interface PriceHints {
   decimal_separator?: string | null;
 }
 
-interface Notation { text: string; code: string | null; weak: boolean }
+interface Notation {
+  text: string;
+  code: string | null;
+  weak: boolean;
+}
 
 const ISO = new Set(currencyCodes.codes());
 const NOTATIONS: Notation[] = [
@@ -37,7 +41,12 @@ const SPLIT_CENTS = /(\d[.,]) (\d{2})(?!\d)/g;
 /** Words meaning the price is zero. */
 const FREE = /\b(?:free|gratis|kostenlos|gratuit)\b/i;
 
-interface CurrencyMatch { index: number; end: number; notation: Notation; text: string }
+interface CurrencyMatch {
+  index: number;
+  end: number;
+  notation: Notation;
+  text: string;
+}
 
 function isLetter(ch: string | undefined): boolean {
   return ch !== undefined && LETTER.test(ch);
@@ -140,7 +149,11 @@ function pickNumber(text: string, currency: CurrencyMatch | null): { raw: string
     let bestGap = Infinity;
     for (const n of numbers) {
       const gap = n.index >= currency.end ? n.index - currency.end : currency.index - (n.index + n.raw.length);
-      if (gap >= 0 && gap < bestGap && /^[\s:]*$/.test(n.index >= currency.end ? text.slice(currency.end, n.index) : text.slice(n.index + n.raw.length, currency.index))) {
+      if (
+        gap >= 0 &&
+        gap < bestGap &&
+        /^[\s:]*$/.test(n.index >= currency.end ? text.slice(currency.end, n.index) : text.slice(n.index + n.raw.length, currency.index))
+      ) {
         best = n;
         bestGap = gap;
       }
@@ -201,8 +214,27 @@ export function possibleCurrencyCodes(text: string): string[] {
 
 /** Currency of a country or territory (ISO 3166 alpha-2), for the regions whose sign is shared with others. */
 const REGION_CURRENCY: Record<string, string> = {
-  US: 'USD', CA: 'CAD', AU: 'AUD', NZ: 'NZD', HK: 'HKD', SG: 'SGD', MX: 'MXN', AR: 'ARS', CL: 'CLP', CO: 'COP', TW: 'TWD', CN: 'CNY',
-  JP: 'JPY', SE: 'SEK', NO: 'NOK', DK: 'DKK', IS: 'ISK', EG: 'EGP', GI: 'GIP', GB: 'GBP', UK: 'GBP',
+  US: 'USD',
+  CA: 'CAD',
+  AU: 'AUD',
+  NZ: 'NZD',
+  HK: 'HKD',
+  SG: 'SGD',
+  MX: 'MXN',
+  AR: 'ARS',
+  CL: 'CLP',
+  CO: 'COP',
+  TW: 'TWD',
+  CN: 'CNY',
+  JP: 'JPY',
+  SE: 'SEK',
+  NO: 'NOK',
+  DK: 'DKK',
+  IS: 'ISK',
+  EG: 'EGP',
+  GI: 'GIP',
+  GB: 'GBP',
+  UK: 'GBP',
 };
 
 /**

@@ -18,13 +18,51 @@ export interface Quantity {
  * `js-quantities` units. Only codes with an unambiguous physical unit are listed.
  */
 export const UNCEFACT_UNITS: Readonly<Record<string, string>> = {
-  MMT: 'mm', CMT: 'cm', DMT: 'dm', MTR: 'm', KMT: 'km', INH: 'in', FOT: 'ft', YRD: 'yd',
-  MGM: 'mg', GRM: 'g', KGM: 'kg', TNE: 'tonne', LBR: 'lb', ONZ: 'oz',
-  MLT: 'ml', CLT: 'cl', DLT: 'dl', LTR: 'l', MTQ: 'm^3', CMQ: 'cm^3', GLL: 'gal', OZA: 'floz', QT: 'qt',
-  WTT: 'W', KWT: 'kW', VLT: 'V', AMP: 'A', AMH: 'Ah', E09: 'mAh', WHR: 'Wh', KWH: 'kWh',
-  HTZ: 'Hz', KHZ: 'kHz', MHZ: 'MHz', A86: 'GHz',
-  AD: 'B', '2P': 'kB', '4L': 'MB', E34: 'GB', E35: 'TB',
-  SEC: 's', MIN: 'min', HUR: 'h', CEL: 'tempC', FAH: 'tempF',
+  MMT: 'mm',
+  CMT: 'cm',
+  DMT: 'dm',
+  MTR: 'm',
+  KMT: 'km',
+  INH: 'in',
+  FOT: 'ft',
+  YRD: 'yd',
+  MGM: 'mg',
+  GRM: 'g',
+  KGM: 'kg',
+  TNE: 'tonne',
+  LBR: 'lb',
+  ONZ: 'oz',
+  MLT: 'ml',
+  CLT: 'cl',
+  DLT: 'dl',
+  LTR: 'l',
+  MTQ: 'm^3',
+  CMQ: 'cm^3',
+  GLL: 'gal',
+  OZA: 'floz',
+  QT: 'qt',
+  WTT: 'W',
+  KWT: 'kW',
+  VLT: 'V',
+  AMP: 'A',
+  AMH: 'Ah',
+  E09: 'mAh',
+  WHR: 'Wh',
+  KWH: 'kWh',
+  HTZ: 'Hz',
+  KHZ: 'kHz',
+  MHZ: 'MHz',
+  A86: 'GHz',
+  AD: 'B',
+  '2P': 'kB',
+  '4L': 'MB',
+  E34: 'GB',
+  E35: 'TB',
+  SEC: 's',
+  MIN: 'min',
+  HUR: 'h',
+  CEL: 'tempC',
+  FAH: 'tempF',
 };
 
 /** How units are written in product data (lower-cased, dots removed), longest first within a group. */
@@ -96,7 +134,7 @@ const SYMBOLS: Readonly<Record<string, string>> = { tempC: '°C', tempF: '°F', 
  */
 export function unitSymbol(written: string): string {
   const name = unitName(written);
-  return name ? SYMBOLS[name] ?? name : written.trim();
+  return name ? (SYMBOLS[name] ?? name) : written.trim();
 }
 
 /** "1,000", "3.5", "3,5", "4 3/4", "8-1/2", "1/2", "½" as a number; NaN when not one. */

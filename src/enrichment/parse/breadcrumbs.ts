@@ -37,15 +37,18 @@ interface Crumb {
 }
 
 /** "Home" in the languages of the shops we read; compared after folding (lower case, no marks). */
-const HOME = /^(home|home ?page|homepage|start|start ?page|startseite|accueil|inicio|inicial|pagina inicial|pagina principal|home page|hem|hjem|forside|etusivu|fooldal|kezdolap|domu|uvod|domov|strona głowna|głowna|главная|головна|начало|pocetna|naslovna|αρχικη|ana sayfa|anasayfa|首页|首頁|主页|ホーム|トップ|홈|עמוד הבית|הבית|الرئيسية|trang chu|หนาแรก|beranda|startpagina|hoofdpagina|pagrindinis|sakums|avaleht)$/u;
+const HOME =
+  /^(home|home ?page|homepage|start|start ?page|startseite|accueil|inicio|inicial|pagina inicial|pagina principal|home page|hem|hjem|forside|etusivu|fooldal|kezdolap|domu|uvod|domov|strona głowna|głowna|главная|головна|начало|pocetna|naslovna|αρχικη|ana sayfa|anasayfa|首页|首頁|主页|ホーム|トップ|홈|עמוד הבית|הבית|الرئيسية|trang chu|หนาแรก|beranda|startpagina|hoofdpagina|pagrindinis|sakums|avaleht)$/u;
 /** Root crumbs of a catalog ("All categories", "Categorías"): the whole shop, no category. */
-const ROOT = /^(all ?(categories|departments|industries|products)|categories|shop|shop all|catalog|catalogue|katalog|todas las categorias|categorias|alle kategorien|kategorien|toutes les categories|categories de produits|tutte le categorie|categorie|wszystkie kategorie|kategorie|все категории|каталог|todas as categorias)$/u;
+const ROOT =
+  /^(all ?(categories|departments|industries|products)|categories|shop|shop all|catalog|catalogue|katalog|todas las categorias|categorias|alle kategorien|kategorien|toutes les categories|categories de produits|tutte le categorie|categorie|wszystkie kategorie|kategorie|все категории|каталог|todas as categorias)$/u;
 /** Navigation controls that sit in breadcrumb bars but are no crumbs ("‹ Back to results"). */
 const CONTROL = /^(back|return|zuruck|retour|volver|voltar|torna|indietro|terug|wstecz|назад)\b/u;
 /** A label-and-code crumb ("SKU: W005759888", "Art.-Nr. 12345"): the page's identifier, not a category. */
 const CODE = /^[\p{L}.\- ]{2,16}[:#]\s*[\p{L}\p{N}-]*\d[\p{L}\p{N}-]*$/u;
 /** A last crumb that names the page type, not a category ("Product Details"). */
-const PAGE_CRUMB = /^(product details?|details|product|produktdetails|produktdetail|details du produit|detalles del producto|dettagli prodotto|detalhes do produto|szczegoly produktu)$/u;
+const PAGE_CRUMB =
+  /^(product details?|details|product|produktdetails|produktdetail|details du produit|detalles del producto|dettagli prodotto|detalhes do produto|szczegoly produktu)$/u;
 /** Separators written as crumbs or around them. */
 const SEPARATORS = /^[\s›»>→/|\\·•:‹«<-]+|[\s›»>→/|\\·•:‹«<-]+$/g;
 
@@ -91,10 +94,11 @@ function jsonLdTrails(blocks: unknown[]): Crumb[][] {
       if (!li) return [];
       const item = asObject(li.item);
       const name = str(li.name) ?? (item ? str(item.name) : undefined);
-      const href = typeof li.item === 'string' ? li.item : item ? str(item['@id']) ?? str(item.url) : undefined;
+      const href = typeof li.item === 'string' ? li.item : item ? (str(item['@id']) ?? str(item.url)) : undefined;
       const position = Number(str(li.position));
       return name ? [{ name, href, ...(Number.isFinite(position) ? { position } : {}) }] : [];
-    }));
+    }),
+  );
 }
 
 function types(item: MicrodataItem): string[] {
@@ -109,22 +113,27 @@ function microdataTrails(items: MicrodataItem[]): Crumb[][] {
     for (const value of Object.values(item.properties)) for (const v of list(value) as MicrodataValue[]) if (typeof v === 'object') visit(v, depth + 1);
   };
   items.forEach((i) => visit(i, 0));
-  const trails = all.filter((i) => types(i).includes('breadcrumblist')).map((trail) =>
-    list(prop(trail.properties, 'itemListElement')).flatMap((raw): Crumb[] => {
-      if (typeof raw !== 'object' || raw === null) return [];
-      const li = raw as MicrodataItem;
-      const item = prop(li.properties, 'item');
-      const nested = typeof item === 'object' && item !== null && !Array.isArray(item) ? (item as MicrodataItem) : undefined;
-      const name = str(prop(li.properties, 'name')) ?? (nested ? str(prop(nested.properties, 'name')) : undefined);
-      const href = typeof item === 'string' ? item : nested?.id ?? (nested ? str(prop(nested.properties, 'url')) : undefined);
-      const position = Number(str(prop(li.properties, 'position')));
-      return name ? [{ name, href, ...(Number.isFinite(position) ? { position } : {}) }] : [];
-    }));
+  const trails = all
+    .filter((i) => types(i).includes('breadcrumblist'))
+    .map((trail) =>
+      list(prop(trail.properties, 'itemListElement')).flatMap((raw): Crumb[] => {
+        if (typeof raw !== 'object' || raw === null) return [];
+        const li = raw as MicrodataItem;
+        const item = prop(li.properties, 'item');
+        const nested = typeof item === 'object' && item !== null && !Array.isArray(item) ? (item as MicrodataItem) : undefined;
+        const name = str(prop(li.properties, 'name')) ?? (nested ? str(prop(nested.properties, 'name')) : undefined);
+        const href = typeof item === 'string' ? item : (nested?.id ?? (nested ? str(prop(nested.properties, 'url')) : undefined));
+        const position = Number(str(prop(li.properties, 'position')));
+        return name ? [{ name, href, ...(Number.isFinite(position) ? { position } : {}) }] : [];
+      }),
+    );
   // data-vocabulary.org Breadcrumb: one item per crumb (`title`, `url`), in document order.
-  const legacy = all.filter((i) => types(i).includes('breadcrumb')).flatMap((i): Crumb[] => {
-    const name = str(prop(i.properties, 'title'));
-    return name ? [{ name, href: str(prop(i.properties, 'url')) }] : [];
-  });
+  const legacy = all
+    .filter((i) => types(i).includes('breadcrumb'))
+    .flatMap((i): Crumb[] => {
+      const name = str(prop(i.properties, 'title'));
+      return name ? [{ name, href: str(prop(i.properties, 'url')) }] : [];
+    });
   return [...trails, legacy];
 }
 
@@ -134,17 +143,30 @@ function hasTerm($: CheerioAPI, el: Element, attr: string, term: string): boolea
 }
 
 function rdfaTrails($: CheerioAPI): Crumb[][] {
-  return $('[typeof]').toArray().filter((el) => hasTerm($, el, 'typeof', 'BreadcrumbList')).map((trail) =>
-    $(trail).find('[property]').toArray().filter((el) => hasTerm($, el, 'property', 'itemListElement')).flatMap((li): Crumb[] => {
-      const value = (term: string): string | undefined => {
-        const el = [li, ...$(li).find('[property]').toArray()].find((e) => e !== li && hasTerm($, e, 'property', term));
-        return el ? str($(el).attr('content') ?? $(el).text()) : undefined;
-      };
-      const itemEl = $(li).find('[property]').toArray().find((e) => hasTerm($, e, 'property', 'item'));
-      const name = value('name');
-      const position = Number(value('position'));
-      return name ? [{ name, href: itemEl ? $(itemEl).attr('href') ?? $(itemEl).attr('resource') : undefined, ...(Number.isFinite(position) ? { position } : {}) }] : [];
-    }));
+  return $('[typeof]')
+    .toArray()
+    .filter((el) => hasTerm($, el, 'typeof', 'BreadcrumbList'))
+    .map((trail) =>
+      $(trail)
+        .find('[property]')
+        .toArray()
+        .filter((el) => hasTerm($, el, 'property', 'itemListElement'))
+        .flatMap((li): Crumb[] => {
+          const value = (term: string): string | undefined => {
+            const el = [li, ...$(li).find('[property]').toArray()].find((e) => e !== li && hasTerm($, e, 'property', term));
+            return el ? str($(el).attr('content') ?? $(el).text()) : undefined;
+          };
+          const itemEl = $(li)
+            .find('[property]')
+            .toArray()
+            .find((e) => hasTerm($, e, 'property', 'item'));
+          const name = value('name');
+          const position = Number(value('position'));
+          return name
+            ? [{ name, href: itemEl ? ($(itemEl).attr('href') ?? $(itemEl).attr('resource')) : undefined, ...(Number.isFinite(position) ? { position } : {}) }]
+            : [];
+        }),
+    );
 }
 
 /** Breadcrumb containers of plain HTML, outermost first in document order. */
@@ -158,7 +180,10 @@ function htmlTrails($: CheerioAPI): Crumb[][] {
     const $el = $(el);
     if (/^(script|style|meta|link|body|html)$/i.test(el.tagName) || $el.text().replace(/\s+/g, ' ').trim().length > MAX_CONTAINER_TEXT) continue;
     // Leaf list items (each a crumb), else the links (the page's own crumb is often unlinked and dropped anyway).
-    const items = $el.find('li').toArray().filter((li) => $(li).find('li').length === 0);
+    const items = $el
+      .find('li')
+      .toArray()
+      .filter((li) => $(li).find('li').length === 0);
     const nodes = items.length > 0 ? items : $el.find('a').toArray();
     trails.push(nodes.map((n) => ({ name: $(n).text(), href: $(n).is('a') ? $(n).attr('href') : $(n).find('a').first().attr('href') })));
   }

@@ -21,7 +21,10 @@ export function parseJsonLd($: CheerioAPI): unknown[] {
 }
 
 /** A JSON-LD node with the path it was found at (e.g. `@graph[1]`), for source explanations. */
-export interface JsonLdNode { node: Record<string, unknown>; path: string }
+export interface JsonLdNode {
+  node: Record<string, unknown>;
+  path: string;
+}
 
 /** `@type` of a node as a list of short names (`http://schema.org/Product` → `Product`). */
 export function nodeTypes(node: Record<string, unknown>): string[] {

@@ -12,7 +12,10 @@ const MAX_KEY = 60;
 const MAX_VALUE = 300;
 
 function clean(text: string): string {
-  return text.replace(/[\u200e\u200f\u202a-\u202e]/g, '').replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/[\u200e\u200f\u202a-\u202e]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 function push(out: KeyValue[], key: string, value: string, origin: KeyValue['origin']): void {
@@ -36,13 +39,15 @@ export function parseKeyValues($: CheerioAPI): KeyValue[] {
   });
   $('dl').each((_, dl) => {
     let key: string | null = null;
-    $(dl).find('dt,dd').each((__, el) => {
-      if (el.tagName.toLowerCase() === 'dt') key = $(el).text();
-      else if (key !== null) {
-        push(out, key, $(el).text(), 'dl');
-        key = null;
-      }
-    });
+    $(dl)
+      .find('dt,dd')
+      .each((__, el) => {
+        if (el.tagName.toLowerCase() === 'dt') key = $(el).text();
+        else if (key !== null) {
+          push(out, key, $(el).text(), 'dl');
+          key = null;
+        }
+      });
   });
   $('li,p').each((_, el) => {
     const text = clean($(el).text());

@@ -10,7 +10,19 @@ export interface MicrodataItem {
 /** A property value: text/URL, or a nested item. */
 export type MicrodataValue = string | MicrodataItem;
 
-const URL_ATTRS: Record<string, string> = { a: 'href', area: 'href', link: 'href', img: 'src', audio: 'src', video: 'src', source: 'src', embed: 'src', iframe: 'src', track: 'src', object: 'data' };
+const URL_ATTRS: Record<string, string> = {
+  a: 'href',
+  area: 'href',
+  link: 'href',
+  img: 'src',
+  audio: 'src',
+  video: 'src',
+  source: 'src',
+  embed: 'src',
+  iframe: 'src',
+  track: 'src',
+  object: 'data',
+};
 
 function absolute(url: string, base: string | undefined): string {
   if (!base) return url;
@@ -64,9 +76,8 @@ function readItem($: CheerioAPI, root: Element, baseUrl: string | undefined, see
   }
   for (const prop of props) {
     const names = ($(prop).attr('itemprop') ?? '').trim().split(/\s+/).filter(Boolean);
-    const value: MicrodataValue = $(prop).attr('itemscope') !== undefined
-      ? (seen.has(prop) ? 'ERROR' : readItem($, prop, baseUrl, seen))
-      : readValue($, prop, baseUrl);
+    const value: MicrodataValue =
+      $(prop).attr('itemscope') !== undefined ? (seen.has(prop) ? 'ERROR' : readItem($, prop, baseUrl, seen)) : readValue($, prop, baseUrl);
     for (const name of names) {
       const existing = item.properties[name];
       if (existing === undefined) item.properties[name] = value;
@@ -96,5 +107,10 @@ function blockText($: CheerioAPI, el: Element): string {
   const copy = $(el).clone();
   copy.find('br').replaceWith('\u2029');
   copy.find(BLOCK).each((_, b) => void $(b).append('\u2029'));
-  return copy.text().split('\u2029').map((l) => l.replace(/\s+/g, ' ').trim()).filter(Boolean).join('\n');
+  return copy
+    .text()
+    .split('\u2029')
+    .map((l) => l.replace(/\s+/g, ' ').trim())
+    .filter(Boolean)
+    .join('\n');
 }

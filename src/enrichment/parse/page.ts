@@ -55,7 +55,8 @@ export interface PageDoc {
 }
 
 const PRICE_ATTR = /price|preis|prix|precio|prezzo|cena|цена/i;
-const PRICE_BAD = /old|was|list|strike|regular|before|crossed|compare|original|rrp|uvp|msrp|save|saving|discount|per[-_]?unit|unit[-_]?price|shipping|delivery|range|min|max|filter|slider/i;
+const PRICE_BAD =
+  /old|was|list|strike|regular|before|crossed|compare|original|rrp|uvp|msrp|save|saving|discount|per[-_]?unit|unit[-_]?price|shipping|delivery|range|min|max|filter|slider/i;
 const PRICE_GOOD = /sale|current|our|final|actual|now|special|offer|buybox|main|product[-_]?price|price[-_]?value|amount/i;
 /** Prices that are not the product's selling price: shipping, coupons, instalments, loyalty points. */
 const PRICE_NOT_PRODUCT = /shipping|delivery|coupon|install?ment|bonus|loyalty|points|financ|monthly/i;
@@ -65,12 +66,15 @@ const PRICE_FROM = /(^|\s)(from|von|ab|à partir de|a partir de|desde|da|startin
  * Containers of other products' tiles (recommendations, "customers also viewed", carousels of
  * similar items, cross-sells): a price inside one is never the page product's price.
  */
-const WIDGET = /related|recommend|similar|upsell|up-sell|cross-?sell|carousel|also[-_]?(bought|viewed|like|purchased)|you[-_]?may|suggest|recently[-_]?viewed|best-?sellers?|top[-_]?sellers?/i;
+const WIDGET =
+  /related|recommend|similar|upsell|up-sell|cross-?sell|carousel|also[-_]?(bought|viewed|like|purchased)|you[-_]?may|suggest|recently[-_]?viewed|best-?sellers?|top[-_]?sellers?/i;
 /** Wording that marks a price as before tax (B2B net prices shown beside the consumer price), in about 15 languages. */
-const EX_TAX = /\b(excl|excluding|exkl|exclusive of|zzgl|ohne mwst|without (vat|tax)|ex\.? ?(vat|tax|btw|gst|mwst)|before tax|pre-?tax|hors tax|hors-taxe|sin iva|senza iva|sans tva|brez ddv|bez dph|bez vat|bez dan|netto|zonder btw|excl\. btw|ilman alv|utan moms|uden moms|uten mva|без ндс)\b|\bHT\b|\bh\.t\./i;
+const EX_TAX =
+  /\b(excl|excluding|exkl|exclusive of|zzgl|ohne mwst|without (vat|tax)|ex\.? ?(vat|tax|btw|gst|mwst)|before tax|pre-?tax|hors tax|hors-taxe|sin iva|senza iva|sans tva|brez ddv|bez dph|bez vat|bez dan|netto|zonder btw|excl\. btw|ilman alv|utan moms|uden moms|uten mva|без ндс)\b|\bHT\b|\bh\.t\./i;
 const STOCK_ATTR = /avail|stock|inventory|lager|dispon|verfueg|verfüg|nalich|наличи|delivery[-_]?message/i;
 const IMAGE_CAPTION = /\b(image|images|bild|immagine|imagen|photo|foto|picture)\b/i;
-const BUY = /add[-_ ]?to[-_ ]?(cart|basket|bag|trolley)|buy[-_ ]?now|in den warenkorb|warenkorb|ajouter au panier|añadir al carrito|aggiungi al carrello|in winkelwagen|do koszyka|в корзину|comprar|kaufen/i;
+const BUY =
+  /add[-_ ]?to[-_ ]?(cart|basket|bag|trolley)|buy[-_ ]?now|in den warenkorb|warenkorb|ajouter au panier|añadir al carrito|aggiungi al carrello|in winkelwagen|do koszyka|в корзину|comprar|kaufen/i;
 
 function collapse(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
@@ -97,11 +101,15 @@ function locator(tag: string, id?: string, cls?: string): string {
 
 /** Whether an element sits in a widget of other products (id/class of an ancestor, see {@link WIDGET}). */
 function inWidget($: CheerioAPI, el: Parameters<CheerioAPI>[0]): boolean {
-  return $(el as never).parents().toArray().some((a) => WIDGET.test(`${$(a).attr('id') ?? ''} ${$(a).attr('class') ?? ''}`));
+  return $(el as never)
+    .parents()
+    .toArray()
+    .some((a) => WIDGET.test(`${$(a).attr('id') ?? ''} ${$(a).attr('class') ?? ''}`));
 }
 
 /** Text that calls a price a former or reference price ("Was £14.99", "statt 20 €", "RRP", "Prix conseillé"). */
-const WAS_TEXT = /^(?:(?:was|previously|before|list( price)?|rrp|msrp|uvp|statt|früher|bisher|avant|prix conseillé|antes|prima|era|voor|przed)\b|было|原價|原价|定價|定价)/i;
+const WAS_TEXT =
+  /^(?:(?:was|previously|before|list( price)?|rrp|msrp|uvp|statt|früher|bisher|avant|prix conseillé|antes|prima|era|voor|przed)\b|было|原價|原价|定價|定价)/i;
 
 /** Class words of a product tile in a listing or carousel (`product-thumb`, `product-card`, `grid-item`). */
 const TILE = /thumb|tile|card|grid[-_]?item|product[-_]?item|product[-_]?layout|product[-_]?box|item[-_]?box/i;
@@ -117,24 +125,35 @@ function inTile($: CheerioAPI, el: Parameters<CheerioAPI>[0], pageUrl: string): 
   } catch {
     // no own path to compare
   }
-  return $(el as never).parents().toArray().slice(0, 4).some((a) => {
-    if (!TILE.test($(a).attr('class') ?? '')) return false;
-    return $(a).find('a[href]').toArray().some((l) => {
-      const href = ($(l).attr('href') ?? '').trim();
-      if (!href || /^(#|javascript:|mailto:|tel:)/i.test(href)) return false;
-      try {
-        const path = new URL(href, pageUrl).pathname;
-        return path !== self && path.length > 1;
-      } catch {
-        return false;
-      }
+  return $(el as never)
+    .parents()
+    .toArray()
+    .slice(0, 4)
+    .some((a) => {
+      if (!TILE.test($(a).attr('class') ?? '')) return false;
+      return $(a)
+        .find('a[href]')
+        .toArray()
+        .some((l) => {
+          const href = ($(l).attr('href') ?? '').trim();
+          if (!href || /^(#|javascript:|mailto:|tel:)/i.test(href)) return false;
+          try {
+            const path = new URL(href, pageUrl).pathname;
+            return path !== self && path.length > 1;
+          } catch {
+            return false;
+          }
+        });
     });
-  });
 }
 
 /** Short text around a price element (itself, else its parent when short): where "excl. VAT" labels sit. */
 function labelText($: CheerioAPI, el: Parameters<CheerioAPI>[0]): string {
-  const parent = collapse($(el as never).parent().text());
+  const parent = collapse(
+    $(el as never)
+      .parent()
+      .text(),
+  );
   return parent.length <= 120 ? parent : collapse($(el as never).text());
 }
 
@@ -143,7 +162,14 @@ function isPriceLeaf($: CheerioAPI, el: Parameters<CheerioAPI>[0]): boolean {
   const tag = (el as { tagName?: string }).tagName ?? '';
   if (!PRICE_ATTR.test(attrs($, el)) || /^(script|style|meta|link|input|option|select)$/i.test(tag)) return false;
   const text = collapse($(el as never).text());
-  return !!text && text.length <= 60 && /\d/.test(text) && $(el as never).find('[id],[class]').filter((_, c) => PRICE_ATTR.test(attrs($, c)) && /\d/.test($(c).text())).length === 0;
+  return (
+    !!text &&
+    text.length <= 60 &&
+    /\d/.test(text) &&
+    $(el as never)
+      .find('[id],[class]')
+      .filter((_, c) => PRICE_ATTR.test(attrs($, c)) && /\d/.test($(c).text())).length === 0
+  );
 }
 
 /**
@@ -152,8 +178,14 @@ function isPriceLeaf($: CheerioAPI, el: Parameters<CheerioAPI>[0]): boolean {
  * only price of a page `price-old` or `regular-price` when no discount runs; then it is the price.
  */
 function hasCurrentPriceBeside($: CheerioAPI, el: Parameters<CheerioAPI>[0]): boolean {
-  for (const anc of $(el as never).parents().toArray().slice(0, 3)) {
-    const other = $(anc).find('[id],[class],[itemprop]').toArray().some((c) => c !== el && isPriceLeaf($, c) && !PRICE_BAD.test(attrs($, c)) && $(c).closest('del,s,strike').length === 0 && !EX_TAX.test(labelText($, c)));
+  for (const anc of $(el as never)
+    .parents()
+    .toArray()
+    .slice(0, 3)) {
+    const other = $(anc)
+      .find('[id],[class],[itemprop]')
+      .toArray()
+      .some((c) => c !== el && isPriceLeaf($, c) && !PRICE_BAD.test(attrs($, c)) && $(c).closest('del,s,strike').length === 0 && !EX_TAX.test(labelText($, c)));
     if (other) return true;
   }
   return false;
@@ -189,7 +221,13 @@ function availabilityTexts($: CheerioAPI): string[] {
     if (out.length >= 20 || /^(script|style|meta|link)$/i.test(el.tagName)) return;
     if (!STOCK_ATTR.test(attrs($, el))) return;
     // Inside an add-to-cart control, "unavailable" is one of the control's alternate labels, switched by script.
-    if ($(el).parents('a,button').toArray().some((b) => BUY.test(`${attrs($, b)} ${$(b).attr('name') ?? ''}`))) return;
+    if (
+      $(el)
+        .parents('a,button')
+        .toArray()
+        .some((b) => BUY.test(`${attrs($, b)} ${$(b).attr('name') ?? ''}`))
+    )
+      return;
     const text = collapse($(el).text());
     // "Image not available" captions sit in stock-named widgets but say nothing about stock.
     if (text && text.length <= 160 && !IMAGE_CAPTION.test(text) && !out.includes(text)) out.push(text);
@@ -235,7 +273,7 @@ export function parsePage(url: string, body: Buffer): PageDoc {
     url,
     title: collapse($('title').first().text()),
     lang: $('html').attr('lang') || undefined,
-    canonical: canonical ? absolute(canonical, url) ?? undefined : undefined,
+    canonical: canonical ? (absolute(canonical, url) ?? undefined) : undefined,
     meta_description: $('meta[name="description" i]').attr('content')?.trim() || undefined,
     opengraph,
     products: products.map((p) => ({ ...p, images: p.images.map((i) => absolute(i, base)).filter((i): i is string => !!i) })),
@@ -248,7 +286,11 @@ export function parsePage(url: string, body: Buffer): PageDoc {
   };
   $('script,style,noscript,template,svg').remove();
   doc.key_values = parseKeyValues($);
-  const productNames = [...doc.products.map((p) => p.name), ...opengraph.filter(([k]) => /^og:title$/i.test(k)).map(([, v]) => v), collapse($('h1').first().text())];
+  const productNames = [
+    ...doc.products.map((p) => p.name),
+    ...opengraph.filter(([k]) => /^og:title$/i.test(k)).map(([, v]) => v),
+    collapse($('h1').first().text()),
+  ];
   const breadcrumbs = parseBreadcrumbs($, jsonld, microdata, { url: base, productNames: productNames.filter((n): n is string => !!n) });
   if (breadcrumbs) doc.breadcrumbs = breadcrumbs;
   const fullText = collapse($('body').text() || $.root().text());

@@ -91,7 +91,11 @@ function plainText(value: string | undefined): string | undefined {
  * read through. Undefined when the object holds no scalar `value`, e.g. a `minValue`/`maxValue`
  * range, whose single value would be a guess.
  */
-function quantity(o: Record<string, unknown>, props: (o: unknown) => Record<string, unknown> | undefined, depth = 0): { value: string; unit?: string } | undefined {
+function quantity(
+  o: Record<string, unknown>,
+  props: (o: unknown) => Record<string, unknown> | undefined,
+  depth = 0,
+): { value: string; unit?: string } | undefined {
   const unit = scalar(o.unitCode) ?? scalar(o.unitText);
   const inner = o.value !== null && typeof o.value === 'object' && !Array.isArray(o.value) && depth < 2 ? props(o.value) : undefined;
   const nested = inner ? quantity(inner, props, depth + 1) : undefined;
@@ -102,7 +106,12 @@ function quantity(o: Record<string, unknown>, props: (o: unknown) => Record<stri
 }
 
 /** Flattens a plain object (JSON-LD node, or microdata item's properties) into a product. */
-function toProduct(node: Record<string, unknown>, origin: StructuredProduct['origin'], path: string, props: (o: unknown) => Record<string, unknown> | undefined): StructuredProduct {
+function toProduct(
+  node: Record<string, unknown>,
+  origin: StructuredProduct['origin'],
+  path: string,
+  props: (o: unknown) => Record<string, unknown> | undefined,
+): StructuredProduct {
   const p: StructuredProduct = { origin, path, images: imageUrls(node.image), offers: [], properties: {} };
   p.name = scalar(node.name);
   p.brand = scalar(node.brand) ?? scalar(node.manufacturer);
@@ -123,7 +132,9 @@ function toProduct(node: Record<string, unknown>, origin: StructuredProduct['ori
     const offer = props(raw);
     if (!offer) return;
     const base = offerList.length > 1 ? `offers[${i}]` : 'offers';
-    const nested = list(offer.offers).map(props).filter((o): o is Record<string, unknown> => !!o);
+    const nested = list(offer.offers)
+      .map(props)
+      .filter((o): o is Record<string, unknown> => !!o);
     const spec = props(list(offer.priceSpecification)[0]);
     const price = scalar(offer.price) ?? scalar(offer.lowPrice) ?? (spec ? scalar(spec.price) : undefined);
     const priceKey = scalar(offer.price) ? 'price' : scalar(offer.lowPrice) ? 'lowPrice' : 'priceSpecification.price';
@@ -172,8 +183,9 @@ function toProduct(node: Record<string, unknown>, origin: StructuredProduct['ori
 /** schema.org Products (incl. `@graph`, nested, `ProductGroup`/`IndividualProduct`) of JSON-LD blocks. */
 export function productsFromJsonLd(blocks: unknown[]): StructuredProduct[] {
   const asObject = (o: unknown) => (o && typeof o === 'object' && !Array.isArray(o) ? (o as Record<string, unknown>) : undefined);
-  return findNodes(blocks, ['Product', 'ProductGroup', 'IndividualProduct', 'ProductModel', 'Book', 'Vehicle', 'Car'])
-    .map(({ node, path }) => toProduct(node, 'jsonld', path || 'Product', asObject));
+  return findNodes(blocks, ['Product', 'ProductGroup', 'IndividualProduct', 'ProductModel', 'Book', 'Vehicle', 'Car']).map(({ node, path }) =>
+    toProduct(node, 'jsonld', path || 'Product', asObject),
+  );
 }
 
 function microdataProps(value: unknown): Record<string, unknown> | undefined {
@@ -198,4 +210,3 @@ export function productsFromMicrodata(items: MicrodataItem[]): StructuredProduct
   items.forEach((item, i) => visit(item, items.length > 1 ? `item[${i}]` : 'item'));
   return out;
 }
-

@@ -7,7 +7,13 @@
  * @returns the parsed value, or undefined when the text is still not JSON after repair
  */
 export function parseTolerantJson(text: string): unknown {
-  const trimmed = text.trim().replace(/^<!--/, '').replace(/-->$/, '').replace(/^\/\/\s*<!\[CDATA\[/, '').replace(/\/\/\s*\]\]>$/, '').trim();
+  const trimmed = text
+    .trim()
+    .replace(/^<!--/, '')
+    .replace(/-->$/, '')
+    .replace(/^\/\/\s*<!\[CDATA\[/, '')
+    .replace(/\/\/\s*\]\]>$/, '')
+    .trim();
   if (!trimmed) return undefined;
   try {
     return JSON.parse(trimmed);

@@ -24,7 +24,10 @@ export function createBraveSearch(apiKey: string, endpoint: string = BRAVE_WEB_S
       const web = (body as { web?: { results?: unknown } }).web;
       if (web === undefined && (body as { type?: unknown }).type === 'search') return [];
       if (!Array.isArray(web?.results)) throw new SearchError('Brave', 'response has no web.results list');
-      return filterResults(web.results.map((r: Record<string, unknown>) => ({ url: text(r?.url), title: text(r?.title), snippet: text(r?.description) })), options);
+      return filterResults(
+        web.results.map((r: Record<string, unknown>) => ({ url: text(r?.url), title: text(r?.title), snippet: text(r?.description) })),
+        options,
+      );
     },
   };
 }

@@ -22,7 +22,10 @@ function escapeHtml(text: string): string {
  * become key/value pairs, the rest visible text).
  */
 export function textAsHtml(title: string, text: string): string {
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
   return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>${lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('')}</body></html>`;
 }
 
@@ -31,7 +34,11 @@ export function textAsHtml(title: string, text: string): string {
  * (2–120 characters, as data sheets and notes open with the product name), else `fallback`.
  */
 export function textTitle(text: string, fallback: string): string {
-  const first = text.split(/\r?\n/).map((l) => l.trim()).find(Boolean) ?? '';
+  const first =
+    text
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .find(Boolean) ?? '';
   return first.length >= 2 && first.length <= 120 ? first : fallback;
 }
 

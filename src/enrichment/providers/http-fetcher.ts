@@ -65,7 +65,11 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher & { clos
     bodyTimeout: options.timeoutMs,
   });
   const limiter = new KeyedLimiter(options.perHostConcurrency);
-  const headers = { 'user-agent': options.userAgent, accept: 'text/html,application/xhtml+xml,application/pdf;q=0.9,*/*;q=0.5', 'accept-language': 'en;q=0.9,*;q=0.5' };
+  const headers = {
+    'user-agent': options.userAgent,
+    accept: 'text/html,application/xhtml+xml,application/pdf;q=0.9,*/*;q=0.5',
+    'accept-language': 'en;q=0.9,*;q=0.5',
+  };
 
   const hop = (url: URL, signal: AbortSignal): Promise<{ status: number; location?: string; content_type: string; body: Buffer }> =>
     limiter.run(url.host, async () => {
@@ -101,13 +105,15 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher & { clos
       try {
         for (let redirects = 0; ; redirects++) {
           const res = await hop(current, signal);
-          if (res.location === undefined) return { url, final_url: current.href, status: res.status, content_type: res.content_type, body: res.body, fetched_at };
+          if (res.location === undefined)
+            return { url, final_url: current.href, status: res.status, content_type: res.content_type, body: res.body, fetched_at };
           if (redirects >= options.maxRedirects) throw new Error(`more than ${options.maxRedirects} redirects`);
           current = new URL(res.location, current);
         }
       } catch (err) {
         const code = (err as { code?: string }).code;
-        if (signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') throw new FetchError(url, `timed out after ${options.timeoutMs} ms`);
+        if (signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+          throw new FetchError(url, `timed out after ${options.timeoutMs} ms`);
         if (code === 'UND_ERR_CONNECT_TIMEOUT') throw new FetchError(url, `connect timed out after ${options.connectTimeoutMs} ms`);
         const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
         throw new FetchError(url, `${err instanceof Error ? err.message : String(err)}${cause}`);

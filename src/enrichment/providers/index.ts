@@ -26,7 +26,15 @@ export function researchProviders(config: Config): { search: SearchProvider; fet
     return { search: archive.search, fetcher: archive.fetcher };
   }
   const f = config.fetch;
-  const fetcher = createHttpFetcher({ timeoutMs: f.timeoutMs, connectTimeoutMs: f.connectTimeoutMs, maxBytes: f.maxBytes, maxRedirects: f.maxRedirects, perHostConcurrency: f.perHostConcurrency, userAgent: f.userAgent, allowPrivate: f.allowPrivateFetch });
+  const fetcher = createHttpFetcher({
+    timeoutMs: f.timeoutMs,
+    connectTimeoutMs: f.connectTimeoutMs,
+    maxBytes: f.maxBytes,
+    maxRedirects: f.maxRedirects,
+    perHostConcurrency: f.perHostConcurrency,
+    userAgent: f.userAgent,
+    allowPrivate: f.allowPrivateFetch,
+  });
   if (search.provider === 'searxng') {
     if (!search.searxngUrl) throw new Error('SEARCH_PROVIDER=searxng needs SEARXNG_URL.');
     return { search: createSearxngSearch(search.searxngUrl, search.timeoutMs), fetcher };

@@ -42,7 +42,9 @@ export function pdfText(bytes: Buffer, options: PdfTextOptions = {}): Promise<Pd
       fn();
     };
     const timer = setTimeout(() => finish(() => reject(new Error(`PDF text extraction timed out after ${timeoutMs} ms`))), timeoutMs);
-    worker.once('message', (msg: PdfText | { error: string }) => finish(() => ('error' in msg ? reject(new Error(`unreadable PDF: ${msg.error}`)) : resolve(msg))));
+    worker.once('message', (msg: PdfText | { error: string }) =>
+      finish(() => ('error' in msg ? reject(new Error(`unreadable PDF: ${msg.error}`)) : resolve(msg))),
+    );
     worker.once('error', (err) => finish(() => reject(new Error(`PDF text extraction failed: ${err.message}`))));
     worker.once('exit', (code) => finish(() => reject(new Error(`PDF text extraction stopped (exit ${code})`))));
   });

@@ -20,7 +20,10 @@ export function createSearxngSearch(baseUrl: string, timeoutMs: number): SearchP
       const body = await getJson('SearXNG', url, {}, timeoutMs);
       const results = (body as { results?: unknown }).results;
       if (!Array.isArray(results)) throw new SearchError('SearXNG', 'response has no results list');
-      return filterResults(results.map((r: Record<string, unknown>) => ({ url: text(r?.url), title: text(r?.title), snippet: text(r?.content) })), options);
+      return filterResults(
+        results.map((r: Record<string, unknown>) => ({ url: text(r?.url), title: text(r?.title), snippet: text(r?.content) })),
+        options,
+      );
     },
   };
 }

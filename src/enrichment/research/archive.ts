@@ -62,9 +62,15 @@ export function stripUrl(url: string): string {
 
 /** Text of a parsed page for the BM25 index; important fields are repeated to weigh them. */
 function indexText(doc: PageDoc): string {
-  const og = doc.opengraph.filter(([k]) => /^(og:title|og:description|product:brand|product:retailer_item_id|product:gtin|product:mpn)/i.test(k)).map(([, v]) => v).join(' ');
+  const og = doc.opengraph
+    .filter(([k]) => /^(og:title|og:description|product:brand|product:retailer_item_id|product:gtin|product:mpn)/i.test(k))
+    .map(([, v]) => v)
+    .join(' ');
   const ids = doc.products.map((p) => [p.name, p.brand, p.sku, p.gtin, p.mpn, p.product_id].filter(Boolean).join(' ')).join(' ');
-  const desc = doc.products.map((p) => p.description ?? '').join(' ').slice(0, 2000);
+  const desc = doc.products
+    .map((p) => p.description ?? '')
+    .join(' ')
+    .slice(0, 2000);
   return [doc.title, doc.title, doc.title, og, og, ids, ids, ids, desc, doc.text.slice(0, 30_000)].join(' \n ');
 }
 
@@ -84,7 +90,12 @@ export interface ArchiveOptions {
  * extraction costs no second parse.
  */
 function loadFacts(folders: string[], pages: ArchivePage[], cacheDir: ArchiveCacheDir): CachedPage[] {
-  const key = cacheDir ? archiveCacheKey(folders, pages.map((p) => p.file)) : '';
+  const key = cacheDir
+    ? archiveCacheKey(
+        folders,
+        pages.map((p) => p.file),
+      )
+    : '';
   let facts = readArchiveCache(cacheDir, key);
   if (!facts || facts.length !== pages.length || facts.some((f, i) => f.url !== pages[i].url)) {
     facts = pages.map((p) => {
@@ -148,7 +159,15 @@ export function openArchives(folders: string[], options: ArchiveOptions = {}): W
       const fetched_at = page?.captured_at ?? new Date(0).toISOString();
       if (!page) return { url, final_url: url, status: 404, content_type: 'text/plain', body: Buffer.alloc(0), fetched_at };
       const known = facts.get(page.url);
-      return { url, final_url: page.url, status: 200, content_type: 'text/html', body: fs.readFileSync(page.file), fetched_at, ...(known ? { parsed: known } : {}) };
+      return {
+        url,
+        final_url: page.url,
+        status: 200,
+        content_type: 'text/html',
+        body: fs.readFileSync(page.file),
+        fetched_at,
+        ...(known ? { parsed: known } : {}),
+      };
     },
   };
   return { search, fetcher, pages, warm: () => void build() };

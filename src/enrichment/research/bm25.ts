@@ -1,7 +1,10 @@
 import { tokenize } from './tokenize';
 
 /** A ranked document id with its BM25 score. */
-export interface Bm25Hit { id: string; score: number }
+export interface Bm25Hit {
+  id: string;
+  score: number;
+}
 
 /**
  * Okapi BM25 (Robertson & Zaragoza 2009, "The Probabilistic Relevance Framework: BM25 and
@@ -15,7 +18,10 @@ export class Bm25Index {
   private readonly ids: string[] = [];
   private totalLength = 0;
 
-  constructor(private readonly k1 = 1.2, private readonly b = 0.75) {}
+  constructor(
+    private readonly k1 = 1.2,
+    private readonly b = 0.75,
+  ) {}
 
   /** Adds a document; `text` is tokenized with {@link tokenize}. */
   add(id: string, text: string): void {

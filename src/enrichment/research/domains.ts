@@ -8,7 +8,13 @@ export function hostOf(url: string): string | null {
 }
 
 function covers(domain: string, host: string): boolean {
-  const d = domain.toLowerCase().trim().replace(/^https?:\/\//, '').replace(/\/.*$/, '').replace(/^\*\./, '').replace(/\.$/, '');
+  const d = domain
+    .toLowerCase()
+    .trim()
+    .replace(/^https?:\/\//, '')
+    .replace(/\/.*$/, '')
+    .replace(/^\*\./, '')
+    .replace(/\.$/, '');
   return host === d || host.endsWith(`.${d}`);
 }
 

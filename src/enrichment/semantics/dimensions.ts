@@ -35,7 +35,10 @@ export function fieldAxis(field: Pick<OutputField, 'name' | 'description'>): Axi
 export function declaredOrder(text: string): Axis[] | null {
   const m = /(?<![\p{L}])([WHDLBT])\s*[x×*]\s*([WHDLBT])(?:\s*[x×*]\s*([WHDLBT]))?(?![\p{L}])/iu.exec(text);
   if (!m) return null;
-  return m.slice(1).filter(Boolean).map((l) => AXIS_LETTER[l.toLowerCase()]);
+  return m
+    .slice(1)
+    .filter(Boolean)
+    .map((l) => AXIS_LETTER[l.toLowerCase()]);
 }
 
 /** One number of a dimension tuple: its value, its unit (tuple unit when not written) and its axis letter when written. */
@@ -82,7 +85,13 @@ export function findDimensions(text: string): DimensionPart[][] {
  * `impliedUnit` is used for tuples written without a unit (e.g. from a label "Size (in)").
  * @returns the number and the tuple's text span, or null
  */
-export function dimensionValue(text: string, axis: Axis, unit: string, order?: Axis[] | null, impliedUnit?: string | null): { value: number; by: 'letter' | 'order' } | null {
+export function dimensionValue(
+  text: string,
+  axis: Axis,
+  unit: string,
+  order?: Axis[] | null,
+  impliedUnit?: string | null,
+): { value: number; by: 'letter' | 'order' } | null {
   const declared = declaredOrder(text) ?? order ?? null;
   for (const parts of findDimensions(text)) {
     const lettered = parts.find((p) => p.axis === axis);

@@ -7,16 +7,30 @@
 
 /** Spelling variants that name the same value (British/American, common abbreviations). */
 const SYNONYMS: string[][] = [
-  ['grey', 'gray'], ['colour', 'color'], ['aluminium', 'aluminum'], ['yes', 'true', 'y'], ['no', 'false', 'n'],
-  ['stainlesssteel', 'inox'], ['multicolor', 'multicolour', 'multi', 'multicolored'],
-  ['new', 'newcondition'], ['used', 'usedcondition'], ['refurbished', 'refurbishedcondition'],
-  ['instock', 'available', 'instore'], ['outofstock', 'soldout', 'unavailable'],
+  ['grey', 'gray'],
+  ['colour', 'color'],
+  ['aluminium', 'aluminum'],
+  ['yes', 'true', 'y'],
+  ['no', 'false', 'n'],
+  ['stainlesssteel', 'inox'],
+  ['multicolor', 'multicolour', 'multi', 'multicolored'],
+  ['new', 'newcondition'],
+  ['used', 'usedcondition'],
+  ['refurbished', 'refurbishedcondition'],
+  ['instock', 'available', 'instore'],
+  ['outofstock', 'soldout', 'unavailable'],
 ];
 
 /** Folded comparison key: NFKD without marks, lower-case, no spaces/underscores/hyphens; schema.org URL prefix removed. */
 export function enumKey(value: unknown): string {
-  const s = String(value).trim().replace(/^https?:\/\/(www\.)?schema\.org\//i, '');
-  return s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/[\s_\-./]+/g, '');
+  const s = String(value)
+    .trim()
+    .replace(/^https?:\/\/(www\.)?schema\.org\//i, '');
+  return s
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[\s_\-./]+/g, '');
 }
 
 function synonymsOf(key: string): string[] {

@@ -54,7 +54,8 @@ function mergeField(result: EnrichmentResult, item: Record<string, unknown>, fie
   const merged = unionValues(list, extracted);
   after[field.name] = merged;
   after.sources[field.name] = [...own, ...cited];
-  after.source_explanations[field.name] = `Merged ${list.length} existing value(s) with ${merged.length - list.length} new one(s): ${after.source_explanations[field.name] ?? ''}`.trim();
+  after.source_explanations[field.name] =
+    `Merged ${list.length} existing value(s) with ${merged.length - list.length} new one(s): ${after.source_explanations[field.name] ?? ''}`.trim();
 }
 
 /** The flag a result carries when `validate_semantics` withheld one of its values (interface-spec.md review flags). */
@@ -94,11 +95,14 @@ export function recordWithheld(result: EnrichmentResult, options: EnrichOptions,
   // The same value withheld twice (the engine's reading, then the LLM's) is recorded once.
   if (lowConfidenceWanted(options, 'field')) {
     if (!(result.low_confidence_candidates ?? []).some((c) => c.name === field.name && c.scope === 'field' && c.candidate_value === text)) {
-      addCandidates(result, options, [{ name: field.name, scope: 'field', candidate_value: text, confidence: 'LOW', reason, sources, source_explanation: explanation }]);
+      addCandidates(result, options, [
+        { name: field.name, scope: 'field', candidate_value: text, confidence: 'LOW', reason, sources, source_explanation: explanation },
+      ]);
     }
   } else {
     const message = `Withheld "${text.slice(0, 80)}": ${reason}`;
-    if (!result.review_info.field_issues.some((i) => i.field === field.name && i.message === message)) result.review_info.field_issues.push({ field: field.name, message });
+    if (!result.review_info.field_issues.some((i) => i.field === field.name && i.message === message))
+      result.review_info.field_issues.push({ field: field.name, message });
   }
   if (!result.review_info.flags.includes(SEMANTIC_FLAG)) result.review_info.flags.push(SEMANTIC_FLAG);
   result.review_info.confidence = 'low';

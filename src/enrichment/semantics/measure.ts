@@ -41,16 +41,40 @@ export function unitCandidates(doc: PageDoc, field: OutputField, product?: Struc
     const stated = unit && unitName(unit) && !Number.isNaN(parseWrittenNumber(v)) ? unit : undefined;
     const value = stated ? v : withUnit(label, v);
     if (value) {
-      out.push({ value, method: product?.origin ?? 'jsonld', weight: 0.9, url: doc.url, explanation: `product property "${k}" ("${v}"${stated ? `, unit ${stated}` : ''}) on ${doc.url}`, ...(stated ? { unit: stated } : {}) });
+      out.push({
+        value,
+        method: product?.origin ?? 'jsonld',
+        weight: 0.9,
+        url: doc.url,
+        explanation: `product property "${k}" ("${v}"${stated ? `, unit ${stated}` : ''}) on ${doc.url}`,
+        ...(stated ? { unit: stated } : {}),
+      });
       break;
     }
   }
   const row = doc.key_values.find((kv) => bareLabel(kv.key) === wanted && withUnit(kv.key, kv.value) !== null);
-  if (row) out.push({ value: withUnit(row.key, row.value) as string, method: 'table', weight: 0.75, url: doc.url, explanation: `spec row "${row.key}: ${row.value.slice(0, 60)}" on ${doc.url}` });
+  if (row)
+    out.push({
+      value: withUnit(row.key, row.value) as string,
+      method: 'table',
+      weight: 0.75,
+      url: doc.url,
+      explanation: `spec row "${row.key}: ${row.value.slice(0, 60)}" on ${doc.url}`,
+    });
   if (out.length === 0) {
-    const labelled = [...Object.entries(product?.properties ?? {}).map(([label, text]) => ({ label, text })), ...doc.key_values.map((kv) => ({ label: kv.key, text: kv.value }))];
+    const labelled = [
+      ...Object.entries(product?.properties ?? {}).map(([label, text]) => ({ label, text })),
+      ...doc.key_values.map((kv) => ({ label: kv.key, text: kv.value })),
+    ];
     const dim = readDimension(field, labelled, true);
-    if (dim) out.push({ value: `${dim.value} ${field.unit}`, method: 'table', weight: dim.by === 'letter' ? 0.7 : 0.55, url: doc.url, explanation: `dimensions "${dim.label}: ${dim.text}" on ${doc.url}` });
+    if (dim)
+      out.push({
+        value: `${dim.value} ${field.unit}`,
+        method: 'table',
+        weight: dim.by === 'letter' ? 0.7 : 0.55,
+        url: doc.url,
+        explanation: `dimensions "${dim.label}: ${dim.text}" on ${doc.url}`,
+      });
   }
   return out;
 }

@@ -23,11 +23,16 @@ function httpUrl(v: unknown): boolean {
 
 function typeProblem(value: unknown, field: OutputField): string | null {
   switch (field.type) {
-    case 'number': return typeof value === 'number' && Number.isFinite(value) ? null : 'is not a number';
-    case 'integer': return Number.isInteger(value) ? null : 'is not an integer';
-    case 'boolean': return typeof value === 'boolean' ? null : 'is not a boolean';
-    case 'array': return Array.isArray(value) ? null : 'is not a list';
-    default: return typeof value === 'string' ? null : 'is not text';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) ? null : 'is not a number';
+    case 'integer':
+      return Number.isInteger(value) ? null : 'is not an integer';
+    case 'boolean':
+      return typeof value === 'boolean' ? null : 'is not a boolean';
+    case 'array':
+      return Array.isArray(value) ? null : 'is not a list';
+    default:
+      return typeof value === 'string' ? null : 'is not text';
   }
 }
 
@@ -42,10 +47,12 @@ function semanticKind(field: OutputField): string {
 
 function semanticProblem(value: unknown, kind: string): string | null {
   const items = Array.isArray(value) ? value : [value];
-  if (/^(gtin(8|12|13|14)?|ean(8|13)?|upc|barcode)$/.test(kind)) return items.every((v) => validGtin(String(v)) !== null) ? null : 'is not a valid GTIN (check digit)';
+  if (/^(gtin(8|12|13|14)?|ean(8|13)?|upc|barcode)$/.test(kind))
+    return items.every((v) => validGtin(String(v)) !== null) ? null : 'is not a valid GTIN (check digit)';
   if (/^(url|uri|image_url|image|link|website)$/.test(kind)) return items.every(httpUrl) ? null : 'is not an absolute http(s) URL';
   if (/^e_?mail$/.test(kind)) return items.every((v) => /^[^\s@]+@[^\s@]+\.[^\s@]{2,}$/.test(String(v))) ? null : 'is not an e-mail address';
-  if (/^(currency|currency_code)$/.test(kind)) return items.every((v) => currencyCodes.code(String(v).toUpperCase()) !== undefined) ? null : 'is not an ISO 4217 currency code';
+  if (/^(currency|currency_code)$/.test(kind))
+    return items.every((v) => currencyCodes.code(String(v).toUpperCase()) !== undefined) ? null : 'is not an ISO 4217 currency code';
   if (/^(price|money|amount)$/.test(kind)) return items.every((v) => Number(v) > 0) ? null : 'is not a plausible price (must be > 0)';
   return null;
 }
@@ -62,7 +69,8 @@ export function validateValue(value: unknown, field: OutputField): string[] {
   if (typeof value === 'string') {
     if (field.pattern) {
       try {
-        if (!new RegExp(field.pattern, 'u').test(value)) problems.push(field.pattern_message ? `does not match the pattern (${field.pattern_message})` : `does not match the pattern ${field.pattern}`);
+        if (!new RegExp(field.pattern, 'u').test(value))
+          problems.push(field.pattern_message ? `does not match the pattern (${field.pattern_message})` : `does not match the pattern ${field.pattern}`);
       } catch {
         // An invalid pattern is the schema's problem, not the value's.
       }

@@ -168,13 +168,21 @@ export function classify(tax: CompiledTaxonomy, evidence: CategoryEvidence): Cat
   const shared = rival && rival.node.path_ids[0] === best.node.path_ids[0] ? BRANCH * (branch.get(best.node.path_ids[0]) ?? 0) : 0;
   const ratio = rival ? (rival.score - shared) / Math.max(best.score - shared, 1e-9) : 0;
   const asScored = (s: { score: number; node: TaxonomyNode }): ScoredNode => ({ id: s.node.id, path: s.node.path, score: Number(s.score.toFixed(4)) });
-  const matchedOf = (node: TaxonomyNode): string[] => [...new Set(node.path_ids.flatMap((id) => [...(index.nameTerms.get(id) ?? []), ...(index.descTerms.get(id) ?? [])]).filter((t) => q.has(t)))];
+  const matchedOf = (node: TaxonomyNode): string[] => [
+    ...new Set(node.path_ids.flatMap((id) => [...(index.nameTerms.get(id) ?? []), ...(index.descTerms.get(id) ?? [])]).filter((t) => q.has(t))),
+  ];
   if (rival && ratio >= AMBIGUOUS) {
     const common = best.node.path_ids.filter((id, i) => rival.node.path_ids[i] === id);
     const ancestor = common.length > 0 ? tax.nodes.get(common[common.length - 1]) : undefined;
     if (ancestor) {
       const score = scored.find((s) => s.node.id === ancestor.id)?.score ?? 0;
-      return { node: asScored({ score, node: ancestor }), confidence: 'medium', alternative: asScored(rival), backed_off_from: asScored(best), matched: matchedOf(best.node) };
+      return {
+        node: asScored({ score, node: ancestor }),
+        confidence: 'medium',
+        alternative: asScored(rival),
+        backed_off_from: asScored(best),
+        matched: matchedOf(best.node),
+      };
     }
   }
   // Share of the evidence (terms the taxonomy knows) that the chosen path explains.

@@ -64,7 +64,12 @@ export function categoryEvidence(item: Record<string, unknown>, pages: MatchedPa
  * A low-confidence category is withheld when `category` candidates are requested (the
  * candidate carries it instead); otherwise it is kept and the result is flagged for review.
  */
-export function applyTaxonomy(result: EnrichmentResult, input: EnrichInput, pages: MatchedPage[], extractFields: (fields: OutputField[]) => EnrichmentResult): void {
+export function applyTaxonomy(
+  result: EnrichmentResult,
+  input: EnrichInput,
+  pages: MatchedPage[],
+  extractFields: (fields: OutputField[]) => EnrichmentResult,
+): void {
   const { options, item } = input;
   if (!options.predict_taxonomy || !options.taxonomy) return;
   const review = result.review_info;
@@ -82,7 +87,15 @@ export function applyTaxonomy(result: EnrichmentResult, input: EnrichInput, page
   const why = `matched terms ${prediction.matched.map((t) => `"${t}"`).join(', ') || 'none'}`;
   const alt = prediction.alternative ? `; runner-up ${prediction.alternative.path.join(' > ')} (${prediction.alternative.score} vs ${node.score})` : '';
   const backoff = prediction.backed_off_from ? `; backed off from ${prediction.backed_off_from.path.join(' > ')}, too close to the runner-up` : '';
-  const candidate = (id: string, p: string[], reason: string): LowConfidenceCandidate => ({ name: 'category_id', scope: 'category', candidate_value: id, confidence: 'LOW', reason: `${p.join(' > ')}: ${reason}`, sources: sources.length > 0 ? sources : ['INPUT:name'], source_explanation: `Category predicted from the item's text (${why}).` });
+  const candidate = (id: string, p: string[], reason: string): LowConfidenceCandidate => ({
+    name: 'category_id',
+    scope: 'category',
+    candidate_value: id,
+    confidence: 'LOW',
+    reason: `${p.join(' > ')}: ${reason}`,
+    sources: sources.length > 0 ? sources : ['INPUT:name'],
+    source_explanation: `Category predicted from the item's text (${why}).`,
+  });
   if (confidence === 'low' && lowConfidenceWanted(options, 'category')) {
     addCandidates(result, options, [candidate(node.id, node.path, `weak match${alt}`)]);
     review.reasoning = `${review.reasoning} Taxonomy: only a weak match (${path}, ${why}${alt}); left as a candidate.`.trim();
@@ -92,7 +105,8 @@ export function applyTaxonomy(result: EnrichmentResult, input: EnrichInput, page
   result.category_id = node.id;
   review.reasoning = `${review.reasoning} Taxonomy: ${path} (${confidence} confidence; ${why}${alt}${backoff}).`.trim();
   if (confidence === 'low') review.flags.push('low_confidence_category');
-  if (prediction.backed_off_from) addCandidates(result, options, [candidate(prediction.backed_off_from.id, prediction.backed_off_from.path, `more specific category, not certain${alt}`)]);
+  if (prediction.backed_off_from)
+    addCandidates(result, options, [candidate(prediction.backed_off_from.id, prediction.backed_off_from.path, `more specific category, not certain${alt}`)]);
   if (options.predict_taxonomy_attributes === false) return;
   const compiled = tax.nodes.get(node.id);
   const fields = attributeFields(compiled?.all_attributes ?? []);
@@ -110,5 +124,9 @@ export function applyTaxonomy(result: EnrichmentResult, input: EnrichInput, page
     cited.filter((s) => !s.startsWith('INPUT:') && !result.all_sources.includes(s)).forEach((s) => result.all_sources.push(s));
   }
   for (const issue of extracted.review_info.field_issues) review.field_issues.push({ field: `taxonomy_attributes.${issue.field}`, message: issue.message });
-  addCandidates(result, options, (extracted.low_confidence_candidates ?? []).map((c) => ({ ...c, scope: 'taxonomy_attribute' as const })));
+  addCandidates(
+    result,
+    options,
+    (extracted.low_confidence_candidates ?? []).map((c) => ({ ...c, scope: 'taxonomy_attribute' as const })),
+  );
 }

@@ -4,7 +4,33 @@
  * "Batteries" "battery"), function words dropped.
  */
 
-const STOP = new Set(['a', 'an', 'and', 'or', 'the', 'of', 'for', 'with', 'without', 'in', 'on', 'to', 'by', 'from', 'at', 'as', 'is', 'are', 'this', 'that', 'your', 'our', 'other', 'misc', 'x']);
+const STOP = new Set([
+  'a',
+  'an',
+  'and',
+  'or',
+  'the',
+  'of',
+  'for',
+  'with',
+  'without',
+  'in',
+  'on',
+  'to',
+  'by',
+  'from',
+  'at',
+  'as',
+  'is',
+  'are',
+  'this',
+  'that',
+  'your',
+  'our',
+  'other',
+  'misc',
+  'x',
+]);
 
 /** Stem of one lower-case word (a few English inflection rules; idempotent on its output). */
 export function stem(word: string): string {

@@ -59,7 +59,10 @@ export function brandPrefix(text: string, stops: Set<number>, maxWords: number):
     if (stops.has(m.index) && words.length > 0) break;
     if (/^\d/.test(word)) break;
     if (!/^\p{Lu}/u.test(word)) {
-      if (words.length > 0 && BRAND_JOINERS.has(word.toLowerCase())) { words.push({ start: m.index, end: m.index + word.length, text: word }); continue; }
+      if (words.length > 0 && BRAND_JOINERS.has(word.toLowerCase())) {
+        words.push({ start: m.index, end: m.index + word.length, text: word });
+        continue;
+      }
       break;
     }
     words.push({ start: m.index, end: m.index + word.length, text: word });

@@ -28,7 +28,10 @@ export interface CorpusStats {
 
 /** Key of tokens `[from, to)`: their lower-case forms joined by U+0001. */
 function tokenRunKey(tokens: Token[], from: number, to: number): string {
-  return tokens.slice(from, to).map((t) => t.lower).join('\u0001');
+  return tokens
+    .slice(from, to)
+    .map((t) => t.lower)
+    .join('\u0001');
 }
 
 /** The distinct phrase keys of a text's title (see {@link CorpusStats}). */

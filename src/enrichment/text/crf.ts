@@ -330,7 +330,12 @@ const MIN_START = 0.01;
  * first.
  */
 export function tag(crf: Crf, features: string[][], allowedSet?: number[]): TaggedSpan[] {
-  const { size, labels, emit, lattice: { E, T, alpha, beta, scale } } = posterior(crf, features, allowedSet);
+  const {
+    size,
+    labels,
+    emit,
+    lattice: { E, T, alpha, beta, scale },
+  } = posterior(crf, features, allowedSet);
   const n = emit.length;
   if (n === 0) return [];
   const marginal = (t: number, k: number): number => alpha[t]![k]! * beta[t]![k]!;

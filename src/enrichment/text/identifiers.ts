@@ -38,7 +38,5 @@ export function codeShape(code: string): string {
  * are at least 3 characters long ("AVE12505", "413931-B21", "HT2520CU75", "YA24a").
  */
 export function findCodeTokens(text: string): Span[] {
-  return findAll(text, /(?<![\p{L}\p{N}\-./#])[\p{L}\p{N}]+(?:[-./#][\p{L}\p{N}]+)*(?![\p{L}\p{N}])/gu).filter(
-    (s) => s.text.length >= 3 && /\d/.test(s.text),
-  );
+  return findAll(text, /(?<![\p{L}\p{N}\-./#])[\p{L}\p{N}]+(?:[-./#][\p{L}\p{N}]+)*(?![\p{L}\p{N}])/gu).filter((s) => s.text.length >= 3 && /\d/.test(s.text));
 }

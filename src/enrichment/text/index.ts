@@ -28,12 +28,7 @@ import { extractWithProfiles, type TextExtraction } from './rules';
  * Returns at most one value per non-array field, each with the exact `snippet` it came from.
  * Never throws for unusual text; a field without evidence is simply absent.
  */
-export function extractFromText(
-  text: string,
-  fields: OutputField[],
-  knownValues: Record<string, string[]> = {},
-  examples?: TextExample[],
-): TextExtraction[] {
+export function extractFromText(text: string, fields: OutputField[], knownValues: Record<string, string[]> = {}, examples?: TextExample[]): TextExtraction[] {
   if (examples !== undefined && examples.length > 0) {
     const known = Object.keys(knownValues).length > 0 ? knownValues : undefined;
     return extractWithModel(text, trainTextModel(fields, examples, known));

@@ -121,7 +121,13 @@ export function labelTokens(text: string, tokens: Token[], values: TextExample['
   const labels = new Array<number>(tokens.length).fill(0);
   const found = new Set<string>();
   const entries = fields
-    .map((field, k) => ({ field, k, value: valuesOf(values[field]).map((v) => ({ v, at: occurrences(text, v) })).find((x) => x.at.length > 0) }))
+    .map((field, k) => ({
+      field,
+      k,
+      value: valuesOf(values[field])
+        .map((v) => ({ v, at: occurrences(text, v) }))
+        .find((x) => x.at.length > 0),
+    }))
     .filter((e) => e.value !== undefined)
     .sort((a, b) => b.value!.v.length - a.value!.v.length);
   for (const { field, k, value } of entries) {
@@ -197,7 +203,13 @@ function wordIndex(profiles: Map<string, FieldProfile>): WordIndex {
  * what holds in one ("feature augmentation", Daumé III, "Frustratingly Easy Domain
  * Adaptation", ACL 2007).
  */
-function analyse(text: string, tokens: Token[], profiles: Map<string, FieldProfile>, group?: string, shared?: Map<string, FieldProfile>): { features: string[][]; rules: TextExtraction[] } {
+function analyse(
+  text: string,
+  tokens: Token[],
+  profiles: Map<string, FieldProfile>,
+  group?: string,
+  shared?: Map<string, FieldProfile>,
+): { features: string[][]; rules: TextExtraction[] } {
   const candidates = ruleCandidates(text, profiles);
   const resolved = resolve(candidates, profiles);
   const index = wordIndex(profiles);
@@ -212,7 +224,10 @@ function analyse(text: string, tokens: Token[], profiles: Map<string, FieldProfi
     if (sharedIndex !== undefined) evidence[i]!.push(...[...(sharedIndex.get(t.lower) ?? [])].map((f) => `a${f}`));
   });
   const features = tokenFeatures(tokens, evidence);
-  return { features: group === undefined ? features : features.map((fs) => fs.concat(fs.map((f) => `${group}\u0001${f}`))), rules: toExtractions(resolved, profiles) };
+  return {
+    features: group === undefined ? features : features.map((fs) => fs.concat(fs.map((f) => `${group}\u0001${f}`))),
+    rules: toExtractions(resolved, profiles),
+  };
 }
 
 /** A tagged value of one field with the tagger's probability of its span (0–1, see crf.ts tag). */
@@ -235,7 +250,15 @@ const HIGH_CONFIDENCE = 0.8;
  * inflection of a catalog value (`values`: the group's, or on held-out texts those of the
  * other folds' examples), with its reranker features over `corpus`.
  */
-function candidatesOf(text: string, tokens: Token[], features: string[][], tagger: Crf, group: GroupModel, values: Map<string, CatalogValues>, corpus: CorpusStats): Map<string, SpanCandidate[]> {
+function candidatesOf(
+  text: string,
+  tokens: Token[],
+  features: string[][],
+  tagger: Crf,
+  group: GroupModel,
+  values: Map<string, CatalogValues>,
+  corpus: CorpusStats,
+): Map<string, SpanCandidate[]> {
   const out = new Map<string, SpanCandidate[]>();
   for (const s of tag(tagger, features, group.labels)) {
     const field = group.profiles.get(s.field)!.field;
@@ -268,7 +291,11 @@ function chooseTagged(candidates: Map<string, SpanCandidate[]>, reranker: Rerank
   for (const [field, list] of candidates) {
     let best = 0;
     if (reranker !== null) {
-      const p = choiceProbabilities(reranker, list.map((c) => c.features), noneFeatures(field));
+      const p = choiceProbabilities(
+        reranker,
+        list.map((c) => c.features),
+        noneFeatures(field),
+      );
       for (let i = 1; i < list.length; i += 1) if (p[i]! > p[best]!) best = i;
     }
     const { extraction, probability } = list[best]!;
@@ -337,21 +364,31 @@ function choosePolicies(names: string[], heldOut: HeldOut[]): Map<string, FieldP
   const perField = names.map((field) => {
     const options: FieldPolicy[] = [
       { source: 'rules', minProbability: Infinity },
-      ...MIN_PROBABILITIES.flatMap((minProbability) => [{ source: 'tagger' as const, minProbability }, { source: 'both' as const, minProbability }]),
+      ...MIN_PROBABILITIES.flatMap((minProbability) => [
+        { source: 'tagger' as const, minProbability },
+        { source: 'both' as const, minProbability },
+      ]),
     ];
     return options.map((option) => ({
       option,
-      ...tally(heldOut.map((h) => {
-        const tagged = h.tagged.get(field);
-        const source = pick(option, tagged, h.rules.has(field));
-        return { gold: valuesOf(h.gold[field]), predicted: source === 'tagger' ? String(tagged!.extraction.value) : source === 'rules' ? h.rules.get(field) : undefined };
-      })),
+      ...tally(
+        heldOut.map((h) => {
+          const tagged = h.tagged.get(field);
+          const source = pick(option, tagged, h.rules.has(field));
+          return {
+            gold: valuesOf(h.gold[field]),
+            predicted: source === 'tagger' ? String(tagged!.extraction.value) : source === 'rules' ? h.rules.get(field) : undefined,
+          };
+        }),
+      ),
     }));
   });
   let f1 = 0;
   let chosen = perField.map((options) => options[0]!);
   for (let round = 0; round < 10; round += 1) {
-    const next = perField.map((options) => options.reduce((a, b) => (b.correct * (1 - f1) - (f1 / 2) * b.errors > a.correct * (1 - f1) - (f1 / 2) * a.errors ? b : a)));
+    const next = perField.map((options) =>
+      options.reduce((a, b) => (b.correct * (1 - f1) - (f1 / 2) * b.errors > a.correct * (1 - f1) - (f1 / 2) * a.errors ? b : a)),
+    );
     const correct = next.reduce((sum, o) => sum + o.correct, 0);
     const errors = next.reduce((sum, o) => sum + o.errors, 0);
     const nextF1 = correct === 0 ? 0 : (2 * correct) / (2 * correct + errors);
@@ -375,7 +412,11 @@ function pick(policy: FieldPolicy, tagged: TaggedValue | undefined, hasRule: boo
  * {@link trainGroupedTextModel}.
  */
 export function trainTextModel(fields: OutputField[], examples: TextExample[], knownValues?: Record<string, string[]>, texts: string[] = []): TextModel {
-  return trainGroupedTextModel(new Map([['', { fields, knownValues }]]), examples.map((e) => ({ ...e, group: '' })), texts);
+  return trainGroupedTextModel(
+    new Map([['', { fields, knownValues }]]),
+    examples.map((e) => ({ ...e, group: '' })),
+    texts,
+  );
 }
 
 /**
@@ -416,8 +457,18 @@ export function trainGroupedTextModel(groups: Map<string, TextGroup>, examples: 
   const outOfFold = (pool: TextExample[], fold: number): TextExample[] => pool.filter((e) => foldOf.get(e) !== fold);
   // Shared word evidence, cross-fitted like the groups' own: an example never sees its fold's values.
   const shared = grouped ? buildProfiles(unionFields, knownOf([...foldOf.keys()])) : null;
-  const sharedFolds = Array.from({ length: FOLDS }, (_, fold) => (grouped ? buildProfiles(unionFields, knownOf(outOfFold([...foldOf.keys()], fold))) : undefined));
-  const prepared: Array<{ fold: number; group: string; example: TextExample; tokens: Token[]; sequence: Sequence; rules: TextExtraction[]; values: Map<string, CatalogValues> }> = [];
+  const sharedFolds = Array.from({ length: FOLDS }, (_, fold) =>
+    grouped ? buildProfiles(unionFields, knownOf(outOfFold([...foldOf.keys()], fold))) : undefined,
+  );
+  const prepared: Array<{
+    fold: number;
+    group: string;
+    example: TextExample;
+    tokens: Token[];
+    sequence: Sequence;
+    rules: TextExtraction[];
+    values: Map<string, CatalogValues>;
+  }> = [];
   let labelled = false;
   for (const [name, group] of groups) {
     const own = members.get(name)!;
@@ -447,7 +498,10 @@ export function trainGroupedTextModel(groups: Map<string, TextGroup>, examples: 
   for (let fold = 0; fold < FOLDS; fold += 1) {
     const test = prepared.filter((p) => p.fold === fold);
     if (test.length === 0) continue;
-    const tagger = trainCrf(names, prepared.filter((p) => p.fold !== fold).map((p) => p.sequence));
+    const tagger = trainCrf(
+      names,
+      prepared.filter((p) => p.fold !== fold).map((p) => p.sequence),
+    );
     for (const p of test) {
       heldOut.get(p.group)!.push({
         candidates: candidatesOf(p.example.text, p.tokens, p.sequence.features, tagger, models.get(p.group)!, p.values, corpus),
@@ -466,8 +520,22 @@ export function trainGroupedTextModel(groups: Map<string, TextGroup>, examples: 
     const reranker = trainReranker(lists(all.filter((h) => h.fold !== fold)));
     for (const h of all.filter((x) => x.fold === fold)) h.tagged = chooseTagged(h.candidates, reranker);
   }
-  for (const [name, group] of groups) models.get(name)!.policies = choosePolicies(group.fields.map((f) => f.name), heldOut.get(name)!);
-  return { tagger: trainCrf(names, prepared.map((p) => p.sequence)), groups: models, grouped, shared, corpus, reranker: trainReranker(lists(all)) };
+  for (const [name, group] of groups)
+    models.get(name)!.policies = choosePolicies(
+      group.fields.map((f) => f.name),
+      heldOut.get(name)!,
+    );
+  return {
+    tagger: trainCrf(
+      names,
+      prepared.map((p) => p.sequence),
+    ),
+    groups: models,
+    grouped,
+    shared,
+    corpus,
+    reranker: trainReranker(lists(all)),
+  };
 }
 
 /**

@@ -84,10 +84,12 @@ function dimensionsOf(field: OutputField, values: string[]): Dimension[] {
 /** Share of values that look like codes (one token, with a digit). */
 function codeShare(values: string[]): number {
   if (values.length === 0) return 0;
-  return values.filter((v) => {
-    const t = findCodeTokens(v);
-    return t.length === 1 && t[0]!.text === v.trim();
-  }).length / values.length;
+  return (
+    values.filter((v) => {
+      const t = findCodeTokens(v);
+      return t.length === 1 && t[0]!.text === v.trim();
+    }).length / values.length
+  );
 }
 
 /** Words too generic to anchor a number. */
@@ -112,13 +114,11 @@ function anchorsOf(field: OutputField, values: string[]): string[] {
 export function buildProfile(field: OutputField, known: string[]): FieldProfile {
   const name = `${field.name} ${field.semantic_type ?? ''}`;
   const samples = (field.sample_values ?? []).map(String);
-  const weighted = [
-    ...known.map((value) => ({ value, weight: 1 })),
-    ...samples.filter((s) => !known.includes(s)).map((value) => ({ value, weight: 1 })),
-  ];
+  const weighted = [...known.map((value) => ({ value, weight: 1 })), ...samples.filter((s) => !known.includes(s)).map((value) => ({ value, weight: 1 }))];
   const enumValues = (field.enum ?? field.items_enum ?? []).map(String);
   const values = weighted.map((w) => w.value);
-  const isGtin = /\b(upc|gtin|ean|barcode|isbn)\b/i.test(name) || (values.length >= 5 && values.filter((v) => isValidGtin(v.trim())).length / values.length > 0.6);
+  const isGtin =
+    /\b(upc|gtin|ean|barcode|isbn)\b/i.test(name) || (values.length >= 5 && values.filter((v) => isValidGtin(v.trim())).length / values.length > 0.6);
   const codeHint = /\b(number|no\.?|id|sku|mpn|part|model|code|stock|ref(erence)?)\b/i.test(name);
   const isCode = !isGtin && (values.length >= 5 ? codeShare(values) >= 0.5 : codeHint);
   // A code field's catalog entries without a digit are descriptions filed in the wrong place.

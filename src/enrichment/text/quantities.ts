@@ -33,8 +33,8 @@ const UNITS: UnitAlias[] = [
   { pattern: 'millimet(?:er|re)s?|mm', dimension: 'length', qty: 'mm' },
   { pattern: 'centimet(?:er|re)s?|cm', dimension: 'length', qty: 'cm' },
   { pattern: 'met(?:er|re)s?|m', dimension: 'length', qty: 'm' },
-  { pattern: 'inch(?:es)?|in\\.?|"|\'\'', dimension: 'length', qty: 'in' },
-  { pattern: 'feet|foot|ft\\.?|\'', dimension: 'length', qty: 'ft' },
+  { pattern: "inch(?:es)?|in\\.?|\"|''", dimension: 'length', qty: 'in' },
+  { pattern: "feet|foot|ft\\.?|'", dimension: 'length', qty: 'ft' },
   { pattern: 'yards?|yds?\\.?', dimension: 'length', qty: 'yd' },
   { pattern: '[kmgt]i?b(?:ytes?)?|[kmgt]igabytes?|(?:kilo|mega|giga|tera)bytes?', dimension: 'data', qty: 'B' },
   { pattern: '[kmg]?hz', dimension: 'frequency', qty: 'Hz' },
@@ -52,10 +52,7 @@ const UNITS: UnitAlias[] = [
 /** A number as written: "1,000", "3.5", "4 3/4", "8-1/2", "1/2". */
 export const NUMBER_SOURCE = '(?:\\d+(?:[.,]\\d+)*(?:[\\s-]\\d+\\/\\d+)?|\\d+\\/\\d+)';
 
-const QUANTITY_RE = new RegExp(
-  `(?<![\\p{L}\\p{N}.,/])(${NUMBER_SOURCE})\\s?-?\\s?(${UNITS.map((u) => `(${u.pattern})`).join('|')})(?![\\p{L}\\p{N}])`,
-  'giu',
-);
+const QUANTITY_RE = new RegExp(`(?<![\\p{L}\\p{N}.,/])(${NUMBER_SOURCE})\\s?-?\\s?(${UNITS.map((u) => `(${u.pattern})`).join('|')})(?![\\p{L}\\p{N}])`, 'giu');
 
 /** A measurement found in text. `value` is the number in `unit` (fractions resolved). */
 export interface Measurement extends Span {

@@ -76,11 +76,13 @@ export function trainReranker(lists: RankingList[]): Reranker {
   for (let it = 0; it < TRAINING.iterations; it += 1) {
     gradient.fill(0);
     for (const { choices, gold } of encoded) {
-      const p = softmax(choices.map(({ id, value }) => {
-        let s = 0;
-        for (let i = 0; i < id.length; i += 1) s += w[id[i]!]! * value[i]!;
-        return s;
-      }));
+      const p = softmax(
+        choices.map(({ id, value }) => {
+          let s = 0;
+          for (let i = 0; i < id.length; i += 1) s += w[id[i]!]! * value[i]!;
+          return s;
+        }),
+      );
       choices.forEach(({ id, value }, c) => {
         const by = (c === gold ? 1 : 0) - p[c]!;
         for (let i = 0; i < id.length; i += 1) gradient[id[i]!]! += by * value[i]!;

@@ -78,7 +78,7 @@ export function coerce(c: Candidate, field: OutputField): unknown {
   if (members !== undefined && members.length > 0) {
     return members.find((m) => phraseKey(String(m)) === phraseKey(c.text));
   }
-  const elementType = field.type === 'array' ? field.array_element_type ?? 'string' : field.type;
+  const elementType = field.type === 'array' ? (field.array_element_type ?? 'string') : field.type;
   if (elementType === 'number' || elementType === 'integer') {
     const m = c.measurement ?? parseMeasurement(c.text) ?? undefined;
     const raw = m !== undefined ? (field.unit ? convert(m, field.unit) : m.value) : parseNumber(c.text.replace(/[^\d.,/ -]/g, ''));

@@ -48,7 +48,21 @@ export function findSizeTuples(text: string, hasHeight: boolean): SizeSide[][] {
   return out;
 }
 
-const WORD_AXIS: Record<string, Axis> = { w: 'width', wide: 'width', width: 'width', h: 'height', high: 'height', tall: 'height', height: 'height', d: 'depth', deep: 'depth', depth: 'depth', l: 'length', long: 'length', length: 'length' };
+const WORD_AXIS: Record<string, Axis> = {
+  w: 'width',
+  wide: 'width',
+  width: 'width',
+  h: 'height',
+  high: 'height',
+  tall: 'height',
+  height: 'height',
+  d: 'depth',
+  deep: 'depth',
+  depth: 'depth',
+  l: 'length',
+  long: 'length',
+  length: 'length',
+};
 
 const LABELLED_RE = new RegExp(
   `(?<![\\p{L}\\p{N}.,/])(${NUMBER_SOURCE}${UNIT})\\s?(w|h|d|l|wide|high|tall|deep|long)(?![\\p{L}])|(?<![\\p{L}])(width|height|depth|length)\\s?:?\\s?(${NUMBER_SOURCE}${UNIT})(?![\\p{L}\\p{N}])`,

@@ -37,7 +37,10 @@ export function catalogValuesOf(knownValues: Record<string, string[]>): Map<stri
     const counts = new Map<string, number>();
     for (const [key, perKey] of surfaces) {
       forms.set(key, [...perKey.entries()].reduce((a, b) => (b[1] > a[1] ? b : a))[0]);
-      counts.set(key, [...perKey.values()].reduce((a, b) => a + b, 0));
+      counts.set(
+        key,
+        [...perKey.values()].reduce((a, b) => a + b, 0),
+      );
     }
     out.set(field, { forms, counts, parts });
   }

@@ -29,7 +29,10 @@ export function escapeRegExp(literal: string): string {
  * ("16-Ounce" = "16 ounce").
  */
 export function phraseKey(phrase: string): string {
-  return phrase.toLowerCase().replace(/[\s\-_]+/g, ' ').trim();
+  return phrase
+    .toLowerCase()
+    .replace(/[\s\-_]+/g, ' ')
+    .trim();
 }
 
 /** All matches of a global RegExp in `text` as spans (zero-length matches skipped). */

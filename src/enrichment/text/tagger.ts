@@ -30,7 +30,14 @@ export function tokenize(text: string): Token[] {
   const out: Token[] = [];
   TOKEN.lastIndex = 0;
   for (let m = TOKEN.exec(text); m !== null && out.length < MAX_TOKENS; m = TOKEN.exec(text)) {
-    out.push({ start: m.index, end: m.index + m[0].length, text: m[0], lower: m[0].toLowerCase(), title: m.index < titleEnd, spaced: m.index === 0 || /\s/.test(text[m.index - 1]!) });
+    out.push({
+      start: m.index,
+      end: m.index + m[0].length,
+      text: m[0],
+      lower: m[0].toLowerCase(),
+      title: m.index < titleEnd,
+      spaced: m.index === 0 || /\s/.test(text[m.index - 1]!),
+    });
   }
   return out;
 }

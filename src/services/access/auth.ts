@@ -15,7 +15,11 @@ import type { Principal, Scope } from './scope';
 export async function authenticate(knex: Knex, token: string | undefined, jwtSecret: string | null): Promise<Principal> {
   if (!token) throw new UnauthorizedError('Not authenticated');
   if (token.startsWith('ck_')) {
-    const row = await ApiKey.query(knex).select('id', 'organization_id').where({ key_hash: sha256Hex(token) }).whereNull('revoked_at').first();
+    const row = await ApiKey.query(knex)
+      .select('id', 'organization_id')
+      .where({ key_hash: sha256Hex(token) })
+      .whereNull('revoked_at')
+      .first();
     if (!row) throw new UnauthorizedError('Invalid API key');
     return { kind: 'api_key', id: row.id, organizationIds: [row.organization_id] };
   }
@@ -53,15 +57,28 @@ export function actorId(scope: Scope): string {
  * the existing organization.
  * @returns the organization id and the plaintext key (shown once; only its hash is stored)
  */
-export async function createOrganizationWithKey(knex: Knex, name: string, apiKey?: string | null): Promise<{ organizationId: string; apiKey: string; created: boolean }> {
+export async function createOrganizationWithKey(
+  knex: Knex,
+  name: string,
+  apiKey?: string | null,
+): Promise<{ organizationId: string; apiKey: string; created: boolean }> {
   const key = apiKey ?? newApiKey();
   if (!key.startsWith('ck_')) throw new Error('API keys start with ck_');
   return knex.transaction(async (trx) => {
-    const existing = await ApiKey.query(trx).select('organization_id').where({ key_hash: sha256Hex(key) }).first();
+    const existing = await ApiKey.query(trx)
+      .select('organization_id')
+      .where({ key_hash: sha256Hex(key) })
+      .first();
     if (existing) return { organizationId: existing.organization_id, apiKey: key, created: false };
     const organizationId = newId();
     await Organization.query(trx).insert({ id: organizationId, name, webhook_secret: 'whsec_' + newApiKey().slice(3) });
-    await ApiKey.query(trx).insert({ id: newId(), organization_id: organizationId, name: `${name} key`, key_hash: sha256Hex(key), key_prefix: key.slice(0, 10) });
+    await ApiKey.query(trx).insert({
+      id: newId(),
+      organization_id: organizationId,
+      name: `${name} key`,
+      key_hash: sha256Hex(key),
+      key_prefix: key.slice(0, 10),
+    });
     return { organizationId, apiKey: key, created: true };
   });
 }

@@ -152,10 +152,21 @@ export async function createCatalog(knex: Knex, scope: Scope, input: CreateCatal
  * Lists the organization's catalogs, newest first (ties by id, so pages are stable).
  * @returns the rows, the total and the page number `floor(offset/limit)+1` (decisions.md §2)
  */
-export async function listCatalogs(knex: Knex, scope: Scope, q: { limit: number; offset: number }): Promise<{ rows: Catalog[]; total_count: number; page: number; page_size: number }> {
+export async function listCatalogs(
+  knex: Knex,
+  scope: Scope,
+  q: { limit: number; offset: number },
+): Promise<{ rows: Catalog[]; total_count: number; page: number; page_size: number }> {
   const base = Catalog.query(knex).where('organization_id', scope.organizationId);
   const [rows, count] = await Promise.all([
-    base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit).offset(q.offset),
+    base
+      .clone()
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(q.limit)
+      .offset(q.offset),
     base.clone().resultSize(),
   ]);
   return { rows, total_count: count, page: Math.floor(q.offset / q.limit) + 1, page_size: q.limit };
@@ -182,7 +193,10 @@ export async function updateCatalog(knex: Knex, scope: Scope, catalogId: string,
     const { catalog_md, ...fields } = input;
     const now = new Date();
     if (catalog_md !== undefined) await writeCatalogMd(trx, scope, catalogId, catalog_md, now);
-    if (Object.keys(fields).length > 0) await Catalog.query(trx).where('id', catalogId).patch({ ...fields, updated_at: now });
+    if (Object.keys(fields).length > 0)
+      await Catalog.query(trx)
+        .where('id', catalogId)
+        .patch({ ...fields, updated_at: now });
     return { catalog: await Catalog.query(trx).findById(catalogId).throwIfNotFound(), schema: await getCurrentSchema(trx, catalogId) };
   });
 }

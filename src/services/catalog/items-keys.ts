@@ -62,4 +62,3 @@ export function searchWordsOf(text: string): string[] | null {
   for (const w of text.split(/[^A-Za-z0-9]+/)) if (w !== '' && w.length <= MAX_WORD_BYTES) words.add(w);
   return [...words];
 }
-

@@ -18,13 +18,30 @@ import type { SearchIndexBuilds } from './search-index-requests';
 import { wordsPending } from './search-words';
 
 /** The columns of an item as the item routes read it (every column but the derived search ones). */
-const ITEM_COLUMNS = ['id', 'catalog_id', 'entity_type', 'parent_id', 'business_key', 'data', 'source_info', 'current_version', 'created_at', 'updated_at'] as const;
+const ITEM_COLUMNS = [
+  'id',
+  'catalog_id',
+  'entity_type',
+  'parent_id',
+  'business_key',
+  'data',
+  'source_info',
+  'current_version',
+  'created_at',
+  'updated_at',
+] as const;
 
 /**
  * Loads one item by database id after checking the catalog: 404 when the item is unknown or in
  * another catalog of the organization, 403 when it belongs to another organization.
  */
-export async function loadItem(knex: Knex | Knex.Transaction, scope: Scope, catalogId: string, itemId: string, notFound = 'Item not found'): Promise<CatalogItem> {
+export async function loadItem(
+  knex: Knex | Knex.Transaction,
+  scope: Scope,
+  catalogId: string,
+  itemId: string,
+  notFound = 'Item not found',
+): Promise<CatalogItem> {
   await loadCatalogOwned(knex, scope, catalogId);
   if (!isUuid(itemId)) throw new NotFoundError(notFound);
   const row = (await CatalogItem.query(knex)
@@ -42,7 +59,9 @@ export async function loadItem(knex: Knex | Knex.Transaction, scope: Scope, cata
 
 /** Reads one item by id (after a write in the same transaction); undefined when there is none. */
 export async function readItem(knex: Knex | Knex.Transaction, id: string): Promise<CatalogItem | undefined> {
-  return CatalogItem.query(knex).select(...ITEM_COLUMNS).findById(id);
+  return CatalogItem.query(knex)
+    .select(...ITEM_COLUMNS)
+    .findById(id);
 }
 
 /** Query of `GET …/items` (G6), after validation. */
@@ -98,10 +117,12 @@ async function plainPage(knex: Knex, catalogId: string, grouped: boolean, q: Lis
   const where = filterSql(catalogId, { top_level: grouped });
   const order = orderSql(q.sort_field, q.sort_order, 'created_at');
   const [page, count] = await Promise.all([
-    knex.raw(
-      `SELECT ${LIST_COLUMNS} FROM catalog_items WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
-      [...where.bindings, ...order.bindings, q.limit, q.offset],
-    ),
+    knex.raw(`SELECT ${LIST_COLUMNS} FROM catalog_items WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`, [
+      ...where.bindings,
+      ...order.bindings,
+      q.limit,
+      q.offset,
+    ]),
     knex.raw(`SELECT count(*)::int AS n FROM catalog_items WHERE ${where.sql}`, where.bindings),
   ]);
   return { items: page.rows as ListedItem[], total: count.rows[0].n };
@@ -120,35 +141,48 @@ async function plainPage(knex: Knex, catalogId: string, grouped: boolean, q: Lis
  */
 function searchPage(deps: ListItemsDeps, catalog: Catalog, grouped: boolean, search: string, q: ListItemsQuery): Promise<ItemPage> {
   const order = orderSql(q.sort_field, q.sort_order, 'created_at');
-  return deps.knex.transaction(async (trx) => {
-    await trx.raw("SET LOCAL work_mem = '64MB'; SET LOCAL jit = off");
-    // The change counter (search count cache) and the word index's state, in the page's snapshot.
-    const { rows: [state] } = await trx.raw('SELECT items_rev::text AS rev, search_words_pending FROM catalogs WHERE id = ?', [catalog.id]);
-    const where = filterSql(catalog.id, { search, top_level: grouped, words_pending: state?.search_words_pending === true });
-    const n = await searchTotal({ caches: deps.caches.catalog, jobRunner: deps.jobRunner }, trx, catalog, state?.rev, grouped, search, where);
-    if (n === 0 || q.offset >= n) return { items: [] as ListedItem[], total: n };
-    const walkable = !q.sort_field || q.sort_field === 'created_at';
-    const walkRows = ((q.offset + q.limit) * Math.max(catalog.item_count, n)) / n;
-    if (walkable && walkRows < n) {
-      // The planner may not know how common the words are; the exact count says the walk wins.
-      await trx.raw('SET LOCAL enable_bitmapscan = off');
-      const page = await trx.raw(`SELECT ${LIST_COLUMNS} FROM catalog_items WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`, [...where.bindings, ...order.bindings, q.limit, q.offset]);
-      return { items: page.rows as ListedItem[], total: n };
-    }
-    const page = await trx.raw(
-      `WITH m AS MATERIALIZED (SELECT ${LIST_COLUMNS} FROM catalog_items WHERE ${where.sql})
+  return deps.knex.transaction(
+    async (trx) => {
+      await trx.raw("SET LOCAL work_mem = '64MB'; SET LOCAL jit = off");
+      // The change counter (search count cache) and the word index's state, in the page's snapshot.
+      const {
+        rows: [state],
+      } = await trx.raw('SELECT items_rev::text AS rev, search_words_pending FROM catalogs WHERE id = ?', [catalog.id]);
+      const where = filterSql(catalog.id, { search, top_level: grouped, words_pending: state?.search_words_pending === true });
+      const n = await searchTotal({ caches: deps.caches.catalog, jobRunner: deps.jobRunner }, trx, catalog, state?.rev, grouped, search, where);
+      if (n === 0 || q.offset >= n) return { items: [] as ListedItem[], total: n };
+      const walkable = !q.sort_field || q.sort_field === 'created_at';
+      const walkRows = ((q.offset + q.limit) * Math.max(catalog.item_count, n)) / n;
+      if (walkable && walkRows < n) {
+        // The planner may not know how common the words are; the exact count says the walk wins.
+        await trx.raw('SET LOCAL enable_bitmapscan = off');
+        const page = await trx.raw(`SELECT ${LIST_COLUMNS} FROM catalog_items WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`, [
+          ...where.bindings,
+          ...order.bindings,
+          q.limit,
+          q.offset,
+        ]);
+        return { items: page.rows as ListedItem[], total: n };
+      }
+      const page = await trx.raw(
+        `WITH m AS MATERIALIZED (SELECT ${LIST_COLUMNS} FROM catalog_items WHERE ${where.sql})
        SELECT * FROM m ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
-      [...where.bindings, ...order.bindings, q.limit, q.offset],
-    );
-    return { items: page.rows as ListedItem[], total: n };
-  }, { isolationLevel: 'repeatable read', readOnly: true });
+        [...where.bindings, ...order.bindings, q.limit, q.offset],
+      );
+      return { items: page.rows as ListedItem[], total: n };
+    },
+    { isolationLevel: 'repeatable read', readOnly: true },
+  );
 }
 
 /** Sets `variants` (their data, oldest first) on every product of a page of a grouped catalog. */
 async function attachVariants(knex: Knex, items: ListedItem[]): Promise<void> {
   const productIds = items.filter((i) => i.entity_type === 'product').map((i) => i.id);
   if (productIds.length === 0) return;
-  const variants = await CatalogItem.query(knex).whereIn('parent_id', productIds).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('parent_id', 'data');
+  const variants = await CatalogItem.query(knex)
+    .whereIn('parent_id', productIds)
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .select('parent_id', 'data');
   const byParent = new Map<string, Array<Record<string, unknown>>>();
   for (const v of variants) {
     let list = byParent.get(v.parent_id as string);
@@ -179,7 +213,10 @@ export async function rawItemsJson(knex: Knex, scope: Scope, catalogId: string, 
   await loadCatalogOwned(knex, scope, catalogId);
   if (q.search) {
     // The word index's state and the rows in one snapshot (src/services/catalog/search-words.ts).
-    return knex.transaction(async (trx) => rawItemsPage(trx, catalogId, q, await wordsPending(trx, catalogId)), { isolationLevel: 'repeatable read', readOnly: true });
+    return knex.transaction(async (trx) => rawItemsPage(trx, catalogId, q, await wordsPending(trx, catalogId)), {
+      isolationLevel: 'repeatable read',
+      readOnly: true,
+    });
   }
   return rawItemsPage(knex, catalogId, q, false);
 }

@@ -44,7 +44,15 @@ export interface SearchTotalDeps {
  * @param rev the catalog's `items_rev` as text, undefined when unknown (nothing is cached then)
  * @param where the search's `WHERE` clause (src/services/catalog/items-sql.ts `filterSql`)
  */
-export async function searchTotal(deps: SearchTotalDeps, trx: Knex.Transaction, catalog: Catalog, rev: string | undefined, grouped: boolean, search: string, where: { sql: string; bindings: Knex.RawBinding[] }): Promise<number> {
+export async function searchTotal(
+  deps: SearchTotalDeps,
+  trx: Knex.Transaction,
+  catalog: Catalog,
+  rev: string | undefined,
+  grouped: boolean,
+  search: string,
+  where: { sql: string; bindings: Knex.RawBinding[] },
+): Promise<number> {
   const { searchTotals, searchTotalStats } = deps.caches;
   const key = `${catalog.id}\u0000${grouped ? 'g' : 'f'}\u0000${search.toLowerCase()}`;
   const hit = searchTotals.get(key);

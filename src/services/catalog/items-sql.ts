@@ -98,4 +98,3 @@ export function orderSql(field: string | undefined, order: SortOrder, fallback: 
   if (column) return { sql: `${column} ${dir}, id ASC`, bindings: [] };
   return { sql: `data -> ? ${dir} NULLS LAST, id ASC`, bindings: [field] };
 }
-

@@ -126,7 +126,13 @@ export function parseCandidates(input: unknown[], catalog: Catalog, opts: WriteO
       return;
     }
     if (opts.parent) Object.assign(data, opts.parent.shared);
-    candidates.push({ index, explicitId: givenId as string | undefined, key: businessKeyOf(data, catalog.unique_id_field), pid: pidField ? businessKeyOf(data, pidField) : null, data });
+    candidates.push({
+      index,
+      explicitId: givenId as string | undefined,
+      key: businessKeyOf(data, catalog.unique_id_field),
+      pid: pidField ? businessKeyOf(data, pidField) : null,
+      data,
+    });
   });
   return { candidates, errors };
 }
@@ -160,11 +166,16 @@ export interface Existing {
 export async function loadExisting(trx: Knex.Transaction, catalog: Catalog, unique: Candidate[], pidField: string | null): Promise<Existing> {
   const ids = unique.filter((c) => c.explicitId).map((c) => c.explicitId as string);
   const keys = unique.filter((c) => c.key !== null).map((c) => c.key as string);
-  const existing: ExistingItem[] = ids.length + keys.length === 0 ? [] : (await trx.raw(
-    `SELECT id, entity_type, parent_id, business_key, data, current_version FROM catalog_items
+  const existing: ExistingItem[] =
+    ids.length + keys.length === 0
+      ? []
+      : (
+          await trx.raw(
+            `SELECT id, entity_type, parent_id, business_key, data, current_version FROM catalog_items
      WHERE catalog_id = ? AND (id = ANY(?::uuid[]) OR business_key = ANY(?::text[]))`,
-    [catalog.id, ids, keys],
-  )).rows;
+            [catalog.id, ids, keys],
+          )
+        ).rows;
   const pids = [...new Set(unique.filter((c) => c.pid !== null).map((c) => c.pid as string))];
   return {
     byId: new Map(existing.map((r) => [r.id, r])),
@@ -189,7 +200,14 @@ export interface Plan {
  * id), merges the data, validates it in strict mode and builds its write row; errors go to
  * `errors`. Keyless items naming a product business id become that product.
  */
-export function planRows(catalog: Catalog, opts: WriteOptions, unique: Candidate[], existing: Existing, validate: ItemValidator | null, errors: ItemError[]): Plan {
+export function planRows(
+  catalog: Catalog,
+  opts: WriteOptions,
+  unique: Candidate[],
+  existing: Existing,
+  validate: ItemValidator | null,
+  errors: ItemError[],
+): Plan {
   const plan: Plan = { rows: [], written: new Map(), productIds: new Map([...existing.products].map(([pid, r]) => [pid, r.id])), linkLater: [] };
   for (const c of unique) {
     const current = resolveCurrent(catalog, c, existing, errors);
@@ -205,14 +223,17 @@ export function planRows(catalog: Catalog, opts: WriteOptions, unique: Candidate
       // An id-addressed item and a key-addressed item resolved to the same row: the later wins.
       const earlier = plan.written.get(id) as number;
       errors.push({ index: earlier, detail: `Duplicate in payload: superseded by the item at index ${c.index}`, kind: 'duplicate' });
-      plan.rows.splice(plan.rows.findIndex((r) => r.id === id), 1);
+      plan.rows.splice(
+        plan.rows.findIndex((r) => r.id === id),
+        1,
+      );
     }
     plan.written.set(id, c.index);
     const row = withSearch({
       id,
       ord: c.index,
-      entity_type: opts.parent ? 'variant' : current?.entity_type ?? 'product',
-      parent_id: opts.parent ? opts.parent.id : current?.parent_id ?? null,
+      entity_type: opts.parent ? 'variant' : (current?.entity_type ?? 'product'),
+      parent_id: opts.parent ? opts.parent.id : (current?.parent_id ?? null),
       business_key: businessKeyOf(data, catalog.unique_id_field),
       data,
       search_text: '',
@@ -269,7 +290,16 @@ export function linkVariants(plan: Plan, pidField: string): Set<string> {
       parent = newId();
       plan.productIds.set(pid, parent);
       autoProducts.add(parent);
-      plan.rows.push({ id: parent, ord: row.ord, entity_type: 'product', parent_id: null, business_key: null, data: { [pidField]: data[pidField] }, search_text: '', search_words: null });
+      plan.rows.push({
+        id: parent,
+        ord: row.ord,
+        entity_type: 'product',
+        parent_id: null,
+        business_key: null,
+        data: { [pidField]: data[pidField] },
+        search_text: '',
+        search_words: null,
+      });
     }
     if (autoProducts.has(parent)) {
       const product = plan.rows.find((r) => r.id === parent) as WriteRow;

@@ -36,7 +36,13 @@ export interface WriteResult {
  * @returns rows inserted, and those of them that are payload items (not auto-created products)
  * @throws ConflictError (409) when a concurrent writer outside this service took a business key
  */
-async function upsertRows(trx: Knex.Transaction, catalog: Catalog, rows: WriteRow[], autoProducts: Set<string>, sourceInfo: Record<string, unknown> | null | undefined): Promise<{ inserted: number; created: number }> {
+async function upsertRows(
+  trx: Knex.Transaction,
+  catalog: Catalog,
+  rows: WriteRow[],
+  autoProducts: Set<string>,
+  sourceInfo: Record<string, unknown> | null | undefined,
+): Promise<{ inserted: number; created: number }> {
   if (rows.length === 0) return { inserted: 0, created: 0 };
   let out: Array<{ id: string; inserted: boolean }>;
   try {
@@ -84,7 +90,14 @@ async function upsertRows(trx: Knex.Transaction, catalog: Catalog, rows: WriteRo
  * @throws NotFoundError (404) when the catalog vanished; ConflictError (409) when a concurrent
  *   writer outside this service took a business key between look-up and write
  */
-export async function writeItems(trx: Knex.Transaction, caches: CatalogCaches, scope: Scope, catalog: Catalog, input: unknown[], opts: WriteOptions = {}): Promise<WriteResult> {
+export async function writeItems(
+  trx: Knex.Transaction,
+  caches: CatalogCaches,
+  scope: Scope,
+  catalog: Catalog,
+  input: unknown[],
+  opts: WriteOptions = {},
+): Promise<WriteResult> {
   await lockCatalog(trx, catalog.id);
   // A batch may fill the word index's pending list, whose merge then runs in this statement
   // with work_mem as its sort memory: 4 MB merges it in many small passes.
@@ -92,13 +105,20 @@ export async function writeItems(trx: Knex.Transaction, caches: CatalogCaches, s
   // Product-grouped catalogs (decisions.md §3): outside the product routes, an item naming a
   // product business id in data[product_id_field] is that product (no business key of its own)
   // or a variant linked to it.
-  const pidField = !opts.parent && isGrouped(catalog) && catalog.product_id_field && catalog.product_id_field !== catalog.unique_id_field ? catalog.product_id_field : null;
+  const pidField =
+    !opts.parent && isGrouped(catalog) && catalog.product_id_field && catalog.product_id_field !== catalog.unique_id_field ? catalog.product_id_field : null;
   const { candidates, errors } = parseCandidates(input, catalog, opts, pidField);
   const unique = lastOfEachIdentity(candidates, errors);
 
   let evolved: { evolved: boolean; new_schema_version?: string } = { evolved: false };
   if ((opts.auto_evolve_schema ?? catalog.auto_evolve_schema) && unique.length > 0) {
-    evolved = await evolveSchema(trx, scope, catalog.id, unique.map((c) => c.data), 'Auto-evolved from item upsert');
+    evolved = await evolveSchema(
+      trx,
+      scope,
+      catalog.id,
+      unique.map((c) => c.data),
+      'Auto-evolved from item upsert',
+    );
   }
   const existing = await loadExisting(trx, catalog, unique, pidField);
   const validate = catalog.strict_mode ? itemValidator(caches.validators, await getCurrentSchema(trx, catalog.id)) : null;

@@ -21,7 +21,13 @@ import { lockCatalog } from './schema';
  * @returns the stored row
  * @throws ValidationError (422, strict mode), NotFoundError (404), ForbiddenError (403), ConflictError (409)
  */
-export async function upsertItem(deps: CatalogDeps, scope: Scope, catalogId: string, data: Record<string, unknown>, sourceInfo?: Record<string, unknown>): Promise<CatalogItem> {
+export async function upsertItem(
+  deps: CatalogDeps,
+  scope: Scope,
+  catalogId: string,
+  data: Record<string, unknown>,
+  sourceInfo?: Record<string, unknown>,
+): Promise<CatalogItem> {
   return deps.knex.transaction(async (trx) => {
     const catalog = await loadCatalogOwned(trx, scope, catalogId);
     const result = await writeItems(trx, deps.caches.catalog, scope, catalog, [data], { source_info: sourceInfo });
@@ -57,7 +63,10 @@ export async function deleteItem(knex: Knex, scope: Scope, catalogId: string, it
   await knex.transaction(async (trx) => {
     const item = await loadItem(trx, scope, catalogId, itemId);
     await lockCatalog(trx, catalogId);
-    const removed = await CatalogItem.query(trx).where('catalog_id', catalogId).andWhere((q) => q.where('id', item.id).orWhere('parent_id', item.id)).delete();
+    const removed = await CatalogItem.query(trx)
+      .where('catalog_id', catalogId)
+      .andWhere((q) => q.where('id', item.id).orWhere('parent_id', item.id))
+      .delete();
     await Catalog.query(trx).where('id', catalogId).decrement('item_count', removed);
   });
 }

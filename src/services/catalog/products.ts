@@ -70,7 +70,10 @@ async function applyProductPatch(
     const rows = await CatalogItem.query(trx).where('id', product.id).orWhere('parent_id', product.id).select('id', 'data');
     for (const row of rows) {
       const problems = validate({ ...row.data, ...patch });
-      if (problems.length > 0) throw new ValidationError(problems.map((p) => ({ ...p, loc: [...locPrefix, ...p.loc], msg: row.id === product.id ? p.msg : `${p.msg} (variant ${row.id})` })));
+      if (problems.length > 0)
+        throw new ValidationError(
+          problems.map((p) => ({ ...p, loc: [...locPrefix, ...p.loc], msg: row.id === product.id ? p.msg : `${p.msg} (variant ${row.id})` })),
+        );
     }
   }
   const updated = await CatalogItem.query(trx)
@@ -88,12 +91,22 @@ async function applyProductPatch(
  * @throws ValidationError (422) without a business key or against the schema in strict mode;
  *   NotFoundError (404) unknown product; ForbiddenError (403)
  */
-export async function createVariant(deps: CatalogDeps, scope: Scope, catalogId: string, productId: string, body: Record<string, unknown>): Promise<CatalogItem> {
+export async function createVariant(
+  deps: CatalogDeps,
+  scope: Scope,
+  catalogId: string,
+  productId: string,
+  body: Record<string, unknown>,
+): Promise<CatalogItem> {
   return deps.knex.transaction(async (trx) => {
     const catalog = await loadCatalogOwned(trx, scope, catalogId);
     await lockCatalog(trx, catalogId);
     const product = await loadProduct(trx, scope, catalogId, productId);
-    const wrapped = typeof body.data === 'object' && body.data !== null && !Array.isArray(body.data) && Object.keys(body).every((k) => ['data', 'unique_identifier', 'source_info'].includes(k));
+    const wrapped =
+      typeof body.data === 'object' &&
+      body.data !== null &&
+      !Array.isArray(body.data) &&
+      Object.keys(body).every((k) => ['data', 'unique_identifier', 'source_info'].includes(k));
     const data: Record<string, unknown> = { ...(wrapped ? (body.data as Record<string, unknown>) : body) };
     const uid = body.unique_identifier;
     const sourceInfo = body.source_info;
@@ -104,7 +117,8 @@ export async function createVariant(deps: CatalogDeps, scope: Scope, catalogId: 
     const keyField = catalog.unique_id_field;
     if (data[keyField] === undefined && data.sku !== undefined && keyField !== 'sku') data[keyField] = data.sku;
     if (data[keyField] === undefined && (typeof uid === 'string' || typeof uid === 'number') && String(uid) !== '') data[keyField] = uid;
-    if (data[keyField] === undefined) throw ValidationError.at(['body', keyField], `A variant needs ${keyField === 'sku' ? 'sku' : `${keyField} (or sku)`} or unique_identifier`, 'missing');
+    if (data[keyField] === undefined)
+      throw ValidationError.at(['body', keyField], `A variant needs ${keyField === 'sku' ? 'sku' : `${keyField} (or sku)`} or unique_identifier`, 'missing');
     const result = await writeItems(trx, deps.caches.catalog, scope, catalog, [data], {
       parent: { id: product.id, shared: sharedData(catalog, product.data) },
       source_info: typeof sourceInfo === 'object' && sourceInfo !== null ? (sourceInfo as Record<string, unknown>) : null,
@@ -121,13 +135,20 @@ export async function createVariant(deps: CatalogDeps, scope: Scope, catalogId: 
  * @throws ValidationError (422) when no `product_*` key is given or strict validation fails;
  *   NotFoundError (404); ForbiddenError (403)
  */
-export async function updateProduct(deps: CatalogDeps, scope: Scope, catalogId: string, productId: string, body: Record<string, unknown>): Promise<{ product: CatalogItem; variants_updated: number; ignored_fields: string[] }> {
+export async function updateProduct(
+  deps: CatalogDeps,
+  scope: Scope,
+  catalogId: string,
+  productId: string,
+  body: Record<string, unknown>,
+): Promise<{ product: CatalogItem; variants_updated: number; ignored_fields: string[] }> {
   return deps.knex.transaction(async (trx) => {
     const catalog = await loadCatalogOwned(trx, scope, catalogId);
     await lockCatalog(trx, catalogId);
     const product = await loadProduct(trx, scope, catalogId, productId);
     const { patch, ignored } = splitProductFields(body);
-    if (Object.keys(patch).length === 0) throw ValidationError.at(['body'], `No product-level field given (keys must start with ${PRODUCT_KEY_PREFIX})`, 'missing');
+    if (Object.keys(patch).length === 0)
+      throw ValidationError.at(['body'], `No product-level field given (keys must start with ${PRODUCT_KEY_PREFIX})`, 'missing');
     const { variants_updated } = await applyProductPatch(trx, deps.caches.catalog, scope, catalog, product, patch, catalog.auto_evolve_schema, ['body']);
     return { product: (await readItem(trx, product.id)) as CatalogItem, variants_updated, ignored_fields: ignored };
   });
@@ -155,7 +176,13 @@ export interface BulkVariantsResult extends WriteResult {
  * The caller enforces the 1000-variant limit (413).
  * @throws ValidationError (422) when the product patch fails strict validation; NotFoundError (404); ForbiddenError (403)
  */
-export async function bulkUpsertVariants(deps: CatalogDeps, scope: Scope, catalogId: string, productId: string, body: BulkVariantsInput): Promise<BulkVariantsResult> {
+export async function bulkUpsertVariants(
+  deps: CatalogDeps,
+  scope: Scope,
+  catalogId: string,
+  productId: string,
+  body: BulkVariantsInput,
+): Promise<BulkVariantsResult> {
   return deps.knex.transaction(async (trx) => {
     const catalog = await loadCatalogOwned(trx, scope, catalogId);
     await lockCatalog(trx, catalogId);

@@ -9,16 +9,7 @@ import type { Knex } from 'knex';
 import { ValidationDetail, ValidationError } from '../../lib/errors';
 import type { JsonSchemaProperty } from '../../models/catalog-schema';
 import type { Scope } from '../access/scope';
-import {
-  bumpVersion,
-  FieldWorkflowInfo,
-  getCurrentSchema,
-  lockCatalog,
-  maxBump,
-  SchemaDefinition,
-  VersionBump,
-  writeSchemaVersion,
-} from './schema';
+import { bumpVersion, FieldWorkflowInfo, getCurrentSchema, lockCatalog, maxBump, SchemaDefinition, VersionBump, writeSchemaVersion } from './schema';
 import type { AddField, FieldBatch, FieldChangeResult, UpdateField } from './schema-fields';
 import { assertValidSchemaDefinition } from './schema-validation';
 
@@ -32,7 +23,13 @@ function samplesAsStrings(values: unknown[] | undefined): string[] | null {
 }
 
 /** The JSON Schema property of a field: its rules, then its type, description, unit and samples. */
-function buildProperty(f: { field_type: string; description?: string | null; unit?: string | null; sample_values?: unknown[] | null; validation_rules?: Record<string, unknown> | null }): Record<string, unknown> {
+function buildProperty(f: {
+  field_type: string;
+  description?: string | null;
+  unit?: string | null;
+  sample_values?: unknown[] | null;
+  validation_rules?: Record<string, unknown> | null;
+}): Record<string, unknown> {
   return {
     ...(f.validation_rules ?? {}),
     type: f.field_type,
@@ -123,7 +120,8 @@ function updateField(b: Batch, u: UpdateField, i: number): void {
   if (!claim(b, u.field_name, 'fields_to_update', [...loc, 'field_name'])) return;
   const prop = b.props[u.field_name];
   const fi = b.info.get(u.field_name);
-  if (!prop || !fi) return void b.details.push({ loc: [...loc, 'field_name'], msg: `Field '${u.field_name}' does not exist`, type: 'value_error.unknown_field' });
+  if (!prop || !fi)
+    return void b.details.push({ loc: [...loc, 'field_name'], msg: `Field '${u.field_name}' does not exist`, type: 'value_error.unknown_field' });
   let next: JsonSchemaProperty = { ...prop };
   if (u.field_type !== undefined && u.field_type !== fi.field_type) {
     b.changes.type_changes[u.field_name] = { from: fi.field_type, to: u.field_type };
@@ -195,7 +193,8 @@ function updateMetadata(b: Batch, u: UpdateField, fi: FieldWorkflowInfo, next: J
 function addOneField(b: Batch, a: AddField, i: number): void {
   const loc = [...b.bodyLoc, 'fields_to_add', i, 'field_name'];
   if (!claim(b, a.field_name, 'fields_to_add', loc)) return;
-  if (a.field_name in b.props || b.info.has(a.field_name)) return void b.details.push({ loc, msg: `Field '${a.field_name}' already exists`, type: 'value_error.field_exists' });
+  if (a.field_name in b.props || b.info.has(a.field_name))
+    return void b.details.push({ loc, msg: `Field '${a.field_name}' already exists`, type: 'value_error.field_exists' });
   const prop = buildProperty(a);
   assertValidProperty(a.field_name, prop, [...b.bodyLoc, 'fields_to_add', i, 'validation_rules']);
   b.props[a.field_name] = prop;
@@ -265,11 +264,18 @@ function nextDefinition(b: Batch, current: SchemaDefinition, newVersion: string)
  *   missing field, a field named in two lists, invalid validation rules, or an empty batch
  * @throws NotFoundError (404) when the catalog does not exist (ownership is checked by the caller)
  */
-export async function applyFieldBatch(trx: Knex.Transaction, scope: Scope, catalogId: string, batch: FieldBatch, bodyLoc: Array<string | number>): Promise<FieldChangeResult> {
+export async function applyFieldBatch(
+  trx: Knex.Transaction,
+  scope: Scope,
+  catalogId: string,
+  batch: FieldBatch,
+  bodyLoc: Array<string | number>,
+): Promise<FieldChangeResult> {
   const adds = batch.fields_to_add ?? [];
   const updates = batch.fields_to_update ?? [];
   const removes = batch.fields_to_remove ?? [];
-  if (adds.length + updates.length + removes.length === 0) throw ValidationError.at(bodyLoc, 'Nothing to change: give fields_to_add, fields_to_update or fields_to_remove', 'value_error.empty_batch');
+  if (adds.length + updates.length + removes.length === 0)
+    throw ValidationError.at(bodyLoc, 'Nothing to change: give fields_to_add, fields_to_update or fields_to_remove', 'value_error.empty_batch');
 
   await lockCatalog(trx, catalogId);
   const current = await getCurrentSchema(trx, catalogId);
@@ -283,7 +289,16 @@ export async function applyFieldBatch(trx: Knex.Transaction, scope: Scope, catal
     info: new Map((current.fields_workflow_info as unknown as FieldWorkflowInfo[]).map((f) => [f.field_name, { ...f }])),
     named: new Map(),
     bump: 'patch',
-    changes: { fields_added: [], required_fields_added: [], fields_removed: [], type_changes: {}, made_required: [], made_optional: [], constraints_changed: [], metadata_changed: [] },
+    changes: {
+      fields_added: [],
+      required_fields_added: [],
+      fields_removed: [],
+      type_changes: {},
+      made_required: [],
+      made_optional: [],
+      constraints_changed: [],
+      metadata_changed: [],
+    },
     lineage: [],
     added: [],
     top: [],
@@ -299,7 +314,9 @@ export async function applyFieldBatch(trx: Knex.Transaction, scope: Scope, catal
     b.changes.fields_added.length ? `added ${b.changes.fields_added.join(', ')}` : '',
     updated.length ? `updated ${updated.join(', ')}` : '',
     b.changes.fields_removed.length ? `removed ${b.changes.fields_removed.join(', ')}` : '',
-  ].filter(Boolean).join('; ');
+  ]
+    .filter(Boolean)
+    .join('; ');
   const row = await writeSchemaVersion(trx, scope, {
     catalogId,
     previous: current,

@@ -63,7 +63,12 @@ export async function getCatalogTaxonomy(deps: CatalogDeps, scope: Scope, catalo
  * @returns the enriched taxonomy, its ETag and the new version
  * @throws ValidationError (422), NotFoundError (404), ForbiddenError (403)
  */
-export function putCatalogTaxonomy(deps: CatalogDeps, scope: Scope, catalogId: string, input: TaxonomyInput): Promise<{ etag: string; taxonomy: EnrichedTaxonomy; version: string }> {
+export function putCatalogTaxonomy(
+  deps: CatalogDeps,
+  scope: Scope,
+  catalogId: string,
+  input: TaxonomyInput,
+): Promise<{ etag: string; taxonomy: EnrichedTaxonomy; version: string }> {
   return deps.knex.transaction(async (trx) => {
     await loadCatalogOwned(trx, scope, catalogId);
     return setTaxonomy(trx, deps.caches.catalog.taxonomies, scope, catalogId, input);

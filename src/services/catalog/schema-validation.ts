@@ -31,16 +31,20 @@ export function assertValidSchemaDefinition(definition: unknown, loc: Array<stri
   } else {
     const properties = def.properties;
     for (const [name, prop] of Object.entries(properties)) {
-      if (typeof prop !== 'object' || prop === null || Array.isArray(prop)) details.push({ loc: [...loc, 'properties', name], msg: 'Property definitions must be objects', type: 'type_error' });
+      if (typeof prop !== 'object' || prop === null || Array.isArray(prop))
+        details.push({ loc: [...loc, 'properties', name], msg: 'Property definitions must be objects', type: 'type_error' });
     }
     if (def.required !== undefined) {
       if (!Array.isArray(def.required)) details.push({ loc: [...loc, 'required'], msg: 'Input should be an array of field names', type: 'type_error' });
-      else def.required.forEach((r: unknown, i: number) => {
-        if (typeof r !== 'string' || !(r in properties)) details.push({ loc: [...loc, 'required', i], msg: `Required field ${JSON.stringify(r)} is not among the properties`, type: 'value_error' });
-      });
+      else
+        def.required.forEach((r: unknown, i: number) => {
+          if (typeof r !== 'string' || !(r in properties))
+            details.push({ loc: [...loc, 'required', i], msg: `Required field ${JSON.stringify(r)} is not among the properties`, type: 'value_error' });
+        });
     }
   }
-  if (def.type !== undefined && def.type !== 'object') details.push({ loc: [...loc, 'type'], msg: "A catalog schema's type must be 'object'", type: 'value_error' });
+  if (def.type !== undefined && def.type !== 'object')
+    details.push({ loc: [...loc, 'type'], msg: "A catalog schema's type must be 'object'", type: 'value_error' });
   if (details.length === 0) {
     if (!itemAjv.validateSchema(def)) {
       for (const e of itemAjv.errors ?? []) {
@@ -78,7 +82,7 @@ export function itemValidator(validators: Map<string, ItemValidator>, schema: Ca
   };
   const validateFn = itemAjv.compile(strict);
   const validator = (data: Record<string, unknown>): ValidationDetail[] =>
-    (validateFn(data) ? [] : toDetails(validateFn.errors, 'body').map((d) => ({ ...d, loc: d.loc.slice(1) })));
+    validateFn(data) ? [] : toDetails(validateFn.errors, 'body').map((d) => ({ ...d, loc: d.loc.slice(1) }));
   if (validators.size >= VALIDATOR_CACHE_SIZE) validators.delete(validators.keys().next().value as string);
   validators.set(schema.id, validator);
   return validator;

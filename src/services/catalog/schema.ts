@@ -206,7 +206,9 @@ export async function writeSchemaVersion(trx: Knex.Transaction, scope: Scope, v:
     last_edited_at: new Date(v.at),
     fields_workflow_info: v.fields_workflow_info as unknown as Array<Record<string, unknown>>,
   });
-  await Catalog.query(trx).where('id', v.catalogId).patch({ current_schema_version: version, updated_at: new Date(v.at) });
+  await Catalog.query(trx)
+    .where('id', v.catalogId)
+    .patch({ current_schema_version: version, updated_at: new Date(v.at) });
   return withPropertyOrder(row);
 }
 

@@ -69,74 +69,81 @@ export interface SearchIndexBuild {
 export async function buildSearchIndex(knex: Knex, catalogId: string, opts: { minDf?: number } = {}): Promise<SearchIndexBuild | null> {
   const t0 = performance.now();
   await Catalog.query(knex).where('id', catalogId).where('search_indexed', false).patch({ search_indexed: true });
-  return knex.transaction(async (trx) => {
-    const lock = await trx.raw('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS ok', [`catalog-search-index:${catalogId}`]);
-    if (!lock.rows[0].ok) return null;
-    const { rows: [cat] } = await trx.raw('SELECT search_indexed, search_logged::text AS logged FROM catalogs WHERE id = ?', [catalogId]);
-    if (!cat?.search_indexed) return null;
-    // The vocabulary aggregate and the postings' array_agg are large hash aggregates; JIT would
-    // compile them for tens of ms per statement for nothing. Every join here is between whole
-    // sets: a nested loop (which stale statistics of catalog_items can make look cheap) would
-    // rescan the slot table per item.
-    await trx.raw("SET LOCAL work_mem = '256MB'; SET LOCAL jit = off; SET LOCAL enable_nestloop = off");
-    for (const table of ['catalog_search_postings', 'catalog_search_tokens', 'catalog_search_slots']) {
-      await trx.raw(`DELETE FROM ${table} WHERE catalog_id = ?`, [catalogId]);
-    }
-    await trx.raw(
-      `CREATE TEMP TABLE search_slot ON COMMIT DROP AS
+  return knex.transaction(
+    async (trx) => {
+      const lock = await trx.raw('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS ok', [`catalog-search-index:${catalogId}`]);
+      if (!lock.rows[0].ok) return null;
+      const {
+        rows: [cat],
+      } = await trx.raw('SELECT search_indexed, search_logged::text AS logged FROM catalogs WHERE id = ?', [catalogId]);
+      if (!cat?.search_indexed) return null;
+      // The vocabulary aggregate and the postings' array_agg are large hash aggregates; JIT would
+      // compile them for tens of ms per statement for nothing. Every join here is between whole
+      // sets: a nested loop (which stale statistics of catalog_items can make look cheap) would
+      // rescan the slot table per item.
+      await trx.raw("SET LOCAL work_mem = '256MB'; SET LOCAL jit = off; SET LOCAL enable_nestloop = off");
+      for (const table of ['catalog_search_postings', 'catalog_search_tokens', 'catalog_search_slots']) {
+        await trx.raw(`DELETE FROM ${table} WHERE catalog_id = ?`, [catalogId]);
+      }
+      await trx.raw(
+        `CREATE TEMP TABLE search_slot ON COMMIT DROP AS
        SELECT id, (row_number() OVER (ORDER BY id) - 1)::int AS slot FROM catalog_items WHERE catalog_id = ?`,
-      [catalogId],
-    );
-    const items = (await trx.raw('SELECT count(*)::int AS n FROM search_slot')).rows[0].n as number;
-    const minDf = opts.minDf ?? defaultMinDf(items);
-    await trx.raw(
-      `CREATE TEMP TABLE search_vocab ON COMMIT DROP AS
+        [catalogId],
+      );
+      const items = (await trx.raw('SELECT count(*)::int AS n FROM search_slot')).rows[0].n as number;
+      const minDf = opts.minDf ?? defaultMinDf(items);
+      await trx.raw(
+        `CREATE TEMP TABLE search_vocab ON COMMIT DROP AS
        SELECT w, count(*)::int AS df FROM catalog_items, unnest(tsvector_to_array(${wordsColumn(true)})) AS w WHERE catalog_id = ? GROUP BY w`,
-      [catalogId],
-    );
-    await trx.raw('CREATE TEMP TABLE search_frequent ON COMMIT DROP AS SELECT w, df FROM search_vocab WHERE df >= ?', [minDf]);
-    await trx.raw(
-      `CREATE TEMP TABLE search_prefix ON COMMIT DROP AS
+        [catalogId],
+      );
+      await trx.raw('CREATE TEMP TABLE search_frequent ON COMMIT DROP AS SELECT w, df FROM search_vocab WHERE df >= ?', [minDf]);
+      await trx.raw(
+        `CREATE TEMP TABLE search_prefix ON COMMIT DROP AS
        SELECT left(w, k) AS p, sum(df) AS df FROM search_vocab, generate_series(1, length(w)) AS k GROUP BY 1 HAVING sum(df) >= ?`,
-      [minDf],
-    );
-    await trx.raw('ANALYZE search_slot; ANALYZE search_frequent; ANALYZE search_prefix');
-    await trx.raw('INSERT INTO catalog_search_slots (catalog_id, item_id, slot) SELECT ?::uuid, id, slot FROM search_slot', [catalogId]);
-    const tokens = (await trx.raw(
-      `INSERT INTO catalog_search_tokens (catalog_id, token, df)
+        [minDf],
+      );
+      await trx.raw('ANALYZE search_slot; ANALYZE search_frequent; ANALYZE search_prefix');
+      await trx.raw('INSERT INTO catalog_search_slots (catalog_id, item_id, slot) SELECT ?::uuid, id, slot FROM search_slot', [catalogId]);
+      const tokens = (
+        await trx.raw(
+          `INSERT INTO catalog_search_tokens (catalog_id, token, df)
        SELECT ?::uuid, 'w:' || w, df FROM search_frequent UNION ALL SELECT ?::uuid, 'p:' || p, least(df, 2147483647)::int FROM search_prefix`,
-      [catalogId, catalogId],
-    )).rowCount as number;
-    await trx.raw(
-      `INSERT INTO catalog_search_postings (catalog_id, token, blk, slots)
+          [catalogId, catalogId],
+        )
+      ).rowCount as number;
+      await trx.raw(
+        `INSERT INTO catalog_search_postings (catalog_id, token, blk, slots)
        SELECT ?::uuid, 'w:' || x.w, s.slot / ${SEARCH_INDEX_BLOCK}, sort(array_agg(s.slot))
        FROM catalog_items ci JOIN search_slot s ON s.id = ci.id CROSS JOIN LATERAL unnest(tsvector_to_array(${wordsColumn(true, 'ci')})) AS x(w)
        WHERE ci.catalog_id = ? AND x.w IN (SELECT w FROM search_frequent)
        GROUP BY x.w, s.slot / ${SEARCH_INDEX_BLOCK}`,
-      [catalogId, catalogId],
-    );
-    await trx.raw(
-      `INSERT INTO catalog_search_postings (catalog_id, token, blk, slots)
+        [catalogId, catalogId],
+      );
+      await trx.raw(
+        `INSERT INTO catalog_search_postings (catalog_id, token, blk, slots)
        SELECT ?::uuid, 'p:' || left(x.w, k), s.slot / ${SEARCH_INDEX_BLOCK}, uniq(sort(array_agg(s.slot)))
        FROM catalog_items ci JOIN search_slot s ON s.id = ci.id CROSS JOIN LATERAL unnest(tsvector_to_array(${wordsColumn(true, 'ci')})) AS x(w)
          CROSS JOIN LATERAL generate_series(1, length(x.w)) AS k
        WHERE ci.catalog_id = ? AND x.w NOT IN (SELECT w FROM search_frequent) AND left(x.w, k) IN (SELECT p FROM search_prefix)
        GROUP BY left(x.w, k), s.slot / ${SEARCH_INDEX_BLOCK}`,
-      [catalogId, catalogId],
-    );
-    await trx.raw('DELETE FROM catalog_search_changes WHERE catalog_id = ? AND upto <= ?', [catalogId, cat.logged]);
-    // Fresh statistics for the readers' plans (autovacuum may lag behind a large build).
-    await trx.raw('ANALYZE catalog_search_postings, catalog_search_tokens, catalog_search_slots');
-    const buildMs = Math.round(performance.now() - t0);
-    await trx.raw(
-      `INSERT INTO catalog_search_index (catalog_id, logged, min_df, block_size, item_count, token_count, build_ms, built_at)
+        [catalogId, catalogId],
+      );
+      await trx.raw('DELETE FROM catalog_search_changes WHERE catalog_id = ? AND upto <= ?', [catalogId, cat.logged]);
+      // Fresh statistics for the readers' plans (autovacuum may lag behind a large build).
+      await trx.raw('ANALYZE catalog_search_postings, catalog_search_tokens, catalog_search_slots');
+      const buildMs = Math.round(performance.now() - t0);
+      await trx.raw(
+        `INSERT INTO catalog_search_index (catalog_id, logged, min_df, block_size, item_count, token_count, build_ms, built_at)
        VALUES (?, ?, ?, ${SEARCH_INDEX_BLOCK}, ?, ?, ?, now())
        ON CONFLICT (catalog_id) DO UPDATE SET logged = EXCLUDED.logged, min_df = EXCLUDED.min_df, block_size = EXCLUDED.block_size,
          item_count = EXCLUDED.item_count, token_count = EXCLUDED.token_count, build_ms = EXCLUDED.build_ms, built_at = EXCLUDED.built_at`,
-      [catalogId, cat.logged, minDf, items, tokens, buildMs],
-    );
-    return { catalog_id: catalogId, items, tokens, min_df: minDf, build_ms: buildMs };
-  }, { isolationLevel: 'repeatable read' });
+        [catalogId, cat.logged, minDf, items, tokens, buildMs],
+      );
+      return { catalog_id: catalogId, items, tokens, min_df: minDf, build_ms: buildMs };
+    },
+    { isolationLevel: 'repeatable read' },
+  );
 }
 
 /**
@@ -144,9 +151,7 @@ export async function buildSearchIndex(knex: Knex, catalogId: string, opts: { mi
  * postings corrected by the logged changes; `rare`: GIN look-up of the term's rare parts, each
  * candidate re-checked), or why the caller must count another way.
  */
-export type SearchIndexCount =
-  | { total: number; path: 'index' | 'rare' }
-  | { fallback: 'missing' | 'stale' | 'no_words' | 'words_pending' };
+export type SearchIndexCount = { total: number; path: 'index' | 'rare' } | { fallback: 'missing' | 'stale' | 'no_words' | 'words_pending' };
 
 /** A word as a tsquery lexeme literal (`'word'`); words are runs of letters and digits. */
 function lexeme(word: string): string {
@@ -173,7 +178,9 @@ function lexeme(word: string): string {
  *   src/services/catalog/search-words.ts)
  */
 export async function countWithSearchIndex(trx: Knex.Transaction, catalogId: string, term: string): Promise<SearchIndexCount> {
-  const { rows: [st] } = await trx.raw(
+  const {
+    rows: [st],
+  } = await trx.raw(
     `SELECT c.search_indexed, c.search_words_pending, (c.search_logged - i.logged)::int AS pending, i.logged::text AS logged, i.block_size, i.item_count
      FROM catalogs c LEFT JOIN catalog_search_index i ON i.catalog_id = c.id WHERE c.id = ?`,
     [catalogId],
@@ -181,19 +188,26 @@ export async function countWithSearchIndex(trx: Knex.Transaction, catalogId: str
   if (st?.search_words_pending) return { fallback: 'words_pending' };
   if (!st?.search_indexed || st.logged === null) return { fallback: 'missing' };
   if (st.pending > SEARCH_INDEX_MAX_PENDING) return { fallback: 'stale' };
-  const words: string[] = (await trx.raw(
-    `SELECT coalesce(array_agg(w ORDER BY n), '{}') AS words
+  const words: string[] = (
+    await trx.raw(
+      `SELECT coalesce(array_agg(w ORDER BY n), '{}') AS words
      FROM regexp_split_to_table(lower(?), '[^[:alnum:]]+') WITH ORDINALITY AS t(w, n) WHERE w <> '' AND octet_length(w) < 2047`,
-    [term],
-  )).rows[0].words;
+      [term],
+    )
+  ).rows[0].words;
   if (words.length === 0) return { fallback: 'no_words' };
   const prefix = words[words.length - 1];
   const whole = [...new Set(words.slice(0, -1))];
   /** Token → df (`w:` items with the word; `p:` occurrences of all words under the prefix). */
-  const known = new Map<string, number>((await trx.raw(
-    'SELECT token, df FROM catalog_search_tokens WHERE catalog_id = ? AND (token = ANY(?::text[]) OR token LIKE ?)',
-    [catalogId, [...whole.map((w) => `w:${w}`), `p:${prefix}`], `w:${prefix}%`],
-  )).rows.map((r: { token: string; df: number }) => [r.token, r.df]));
+  const known = new Map<string, number>(
+    (
+      await trx.raw('SELECT token, df FROM catalog_search_tokens WHERE catalog_id = ? AND (token = ANY(?::text[]) OR token LIKE ?)', [
+        catalogId,
+        [...whole.map((w) => `w:${w}`), `p:${prefix}`],
+        `w:${prefix}%`,
+      ])
+    ).rows.map((r: { token: string; df: number }) => [r.token, r.df]),
+  );
 
   const rare = whole.filter((w) => !known.has(`w:${w}`)).map(lexeme);
   if (!known.has(`p:${prefix}`)) rare.push(`${lexeme(prefix)}:*`);
@@ -232,20 +246,32 @@ interface IndexState {
  * added).
  * @param known token → df of the term's tokens in the index
  */
-async function countByPostings(trx: Knex.Transaction, catalogId: string, st: IndexState, term: string, whole: string[], prefix: string, known: Map<string, number>): Promise<number> {
+async function countByPostings(
+  trx: Knex.Transaction,
+  catalogId: string,
+  st: IndexState,
+  term: string,
+  whole: string[],
+  prefix: string,
+  known: Map<string, number>,
+): Promise<number> {
   const wholeTokens = whole.map((w) => `w:${w}`);
   const group = [...known.keys()].filter((t) => t === `p:${prefix}` || t.startsWith(`w:${prefix}`));
   let changedIds: string[] = [];
   let changedSlots: number[] = [];
   if (st.pending > 0) {
-    changedIds = (await trx.raw(
-      "SELECT coalesce(array_agg(DISTINCT x), '{}') AS ids FROM catalog_search_changes, unnest(ids) AS x WHERE catalog_id = ? AND upto > ?",
-      [catalogId, st.logged],
-    )).rows[0].ids;
-    changedSlots = (await trx.raw(
-      "SELECT coalesce(array_agg(slot), '{}') AS slots FROM catalog_search_slots WHERE catalog_id = ? AND item_id = ANY(?::uuid[])",
-      [catalogId, changedIds],
-    )).rows[0].slots;
+    changedIds = (
+      await trx.raw("SELECT coalesce(array_agg(DISTINCT x), '{}') AS ids FROM catalog_search_changes, unnest(ids) AS x WHERE catalog_id = ? AND upto > ?", [
+        catalogId,
+        st.logged,
+      ])
+    ).rows[0].ids;
+    changedSlots = (
+      await trx.raw("SELECT coalesce(array_agg(slot), '{}') AS slots FROM catalog_search_slots WHERE catalog_id = ? AND item_id = ANY(?::uuid[])", [
+        catalogId,
+        changedIds,
+      ])
+    ).rows[0].slots;
   }
   // m: per block, the slots matching the term in the index's snapshot. The prefix group's
   // postings are read by token first (MATERIALIZED: the planner must not scan every token of a
@@ -266,17 +292,20 @@ async function countByPostings(trx: Knex.Transaction, catalogId: string, st: Ind
                    FROM (SELECT blk, catalog_search_union_agg(slots) AS s FROM g GROUP BY blk, part) AS parts GROUP BY blk)`;
   const i = `i AS (SELECT blk, catalog_search_inter_agg(slots) AS s FROM catalog_search_postings
                    WHERE catalog_id = ? AND token = ANY(?::text[]) GROUP BY blk HAVING count(*) = ?)`;
-  const matched = wholeTokens.length === 0
-    ? { sql: `${g}, ${u}, m AS (SELECT blk, s FROM u)`, bindings: [catalogId, group] }
-    : {
-        sql: intersectFirst
-          ? `${i}, ${g}, m AS (SELECT blk, catalog_search_union_agg(s) AS s
+  const matched =
+    wholeTokens.length === 0
+      ? { sql: `${g}, ${u}, m AS (SELECT blk, s FROM u)`, bindings: [catalogId, group] }
+      : {
+          sql: intersectFirst
+            ? `${i}, ${g}, m AS (SELECT blk, catalog_search_union_agg(s) AS s
                                FROM (SELECT i.blk, catalog_search_union_agg(i.s & g.slots) AS s FROM i JOIN g ON g.blk = i.blk GROUP BY i.blk, g.part) AS parts
                                GROUP BY blk)`
-          : `${i}, ${g}, ${u}, m AS (SELECT i.blk, i.s & u.s AS s FROM i JOIN u ON u.blk = i.blk)`,
-        bindings: [catalogId, wholeTokens, wholeTokens.length, catalogId, group],
-      };
-  const { rows: [base] } = await trx.raw(
+            : `${i}, ${g}, ${u}, m AS (SELECT i.blk, i.s & u.s AS s FROM i JOIN u ON u.blk = i.blk)`,
+          bindings: [catalogId, wholeTokens, wholeTokens.length, catalogId, group],
+        };
+  const {
+    rows: [base],
+  } = await trx.raw(
     `WITH ${matched.sql}
      SELECT (SELECT coalesce(sum(icount(s)), 0) FROM m)::int AS total,
             (SELECT count(*) FROM m JOIN unnest(?::int[]) AS d(slot) ON d.slot / ?::int = m.blk AND m.s @> ARRAY[d.slot])::int AS changed_hits`,
@@ -284,10 +313,12 @@ async function countByPostings(trx: Knex.Transaction, catalogId: string, st: Ind
   );
   let total: number = base.total - base.changed_hits;
   if (changedIds.length > 0) {
-    total += (await trx.raw(
-      'SELECT count(*)::int AS n FROM catalog_items WHERE catalog_id = ? AND id = ANY(?::uuid[]) AND search_tsv @@ catalog_item_search_query(?)',
-      [catalogId, changedIds, term],
-    )).rows[0].n;
+    total += (
+      await trx.raw(
+        'SELECT count(*)::int AS n FROM catalog_items WHERE catalog_id = ? AND id = ANY(?::uuid[]) AND search_tsv @@ catalog_item_search_query(?)',
+        [catalogId, changedIds, term],
+      )
+    ).rows[0].n;
   }
   return total;
 }

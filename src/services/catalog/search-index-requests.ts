@@ -32,7 +32,12 @@ const REQUEST_INTERVAL_MS = 30_000;
  *   for each catalog's build (ms since epoch), pruned past 1,000 entries
  * @param catalog the catalog's id and owning organization (search attributes of the workflow)
  */
-export function requestSearchIndexBuild(jobRunner: SearchIndexBuilds, caches: CatalogCaches, catalog: { id: string; organization_id: string }, opts: { wordsPending?: boolean; now?: boolean } = {}): void {
+export function requestSearchIndexBuild(
+  jobRunner: SearchIndexBuilds,
+  caches: CatalogCaches,
+  catalog: { id: string; organization_id: string },
+  opts: { wordsPending?: boolean; now?: boolean } = {},
+): void {
   const requested = caches.searchIndexRequests;
   const now = Date.now();
   const last = requested.get(catalog.id);
@@ -42,8 +47,10 @@ export function requestSearchIndexBuild(jobRunner: SearchIndexBuilds, caches: Ca
   }
   requested.set(catalog.id, now);
   // Through a resolved promise, so even a runner that throws synchronously cannot fail the search.
-  Promise.resolve().then(() => jobRunner.startSearchIndexBuild({ id: catalog.id, organization_id: catalog.organization_id }, { wordsPending: opts.wordsPending })).then(
-    (started) => logger.info({ catalog_id: catalog.id, started }, started ? 'search count index build started' : 'search count index build already open'),
-    (err) => logger.warn({ catalog_id: catalog.id, err }, 'search count index build could not be started (counts use GIN meanwhile)'),
-  );
+  Promise.resolve()
+    .then(() => jobRunner.startSearchIndexBuild({ id: catalog.id, organization_id: catalog.organization_id }, { wordsPending: opts.wordsPending }))
+    .then(
+      (started) => logger.info({ catalog_id: catalog.id, started }, started ? 'search count index build started' : 'search count index build already open'),
+      (err) => logger.warn({ catalog_id: catalog.id, err }, 'search count index build could not be started (counts use GIN meanwhile)'),
+    );
 }

@@ -39,12 +39,20 @@ const ITEM_COLUMNS = 'id, entity_type, parent_id, business_key, data, search_tex
  * @returns the stored snapshot row
  * @throws NotFoundError (404) when the catalog does not exist
  */
-export async function takeSnapshot(trx: Knex.Transaction, scope: Scope, catalogId: string, type: SnapshotType, reason: string | null): Promise<CatalogSnapshot> {
+export async function takeSnapshot(
+  trx: Knex.Transaction,
+  scope: Scope,
+  catalogId: string,
+  type: SnapshotType,
+  reason: string | null,
+): Promise<CatalogSnapshot> {
   await lockCatalog(trx, catalogId);
   // JIT compiles these large set-based statements (the copy, a restore's joins) for tens of ms
   // (measured 40 ms on comparable statements) and saves less than that on them.
   await trx.raw('SET LOCAL jit = off');
-  const catalog = (await Catalog.query(trx).select('current_schema_version', 'catalog_md', 'catalog_md_version', 'quality_prompt', 'quality_prompt_updated_at').findById(catalogId)) as Catalog;
+  const catalog = (await Catalog.query(trx)
+    .select('current_schema_version', 'catalog_md', 'catalog_md_version', 'quality_prompt', 'quality_prompt_updated_at')
+    .findById(catalogId)) as Catalog;
   const schema = await CatalogSchema.query(trx).select('taxonomy').where({ catalog_id: catalogId, version: catalog.current_schema_version }).first();
   const id = newId();
   await CatalogSnapshot.query(trx).insert({
@@ -87,13 +95,27 @@ export async function createSnapshot(knex: Knex, scope: Scope, catalogId: string
  * @returns `{snapshots, total}` (total of the filtered list)
  * @throws NotFoundError (404), ForbiddenError (403)
  */
-export async function listSnapshots(knex: Knex, scope: Scope, catalogId: string, q: { snapshot_type?: SnapshotType; limit: number; offset: number }): Promise<{ snapshots: CatalogSnapshot[]; total: number }> {
+export async function listSnapshots(
+  knex: Knex,
+  scope: Scope,
+  catalogId: string,
+  q: { snapshot_type?: SnapshotType; limit: number; offset: number },
+): Promise<{ snapshots: CatalogSnapshot[]; total: number }> {
   await loadCatalogOwned(knex, scope, catalogId);
-  const base = CatalogSnapshot.query(knex).where('catalog_id', catalogId).modify((b) => {
-    if (q.snapshot_type) b.where('snapshot_type', q.snapshot_type);
-  });
+  const base = CatalogSnapshot.query(knex)
+    .where('catalog_id', catalogId)
+    .modify((b) => {
+      if (q.snapshot_type) b.where('snapshot_type', q.snapshot_type);
+    });
   const [snapshots, total] = await Promise.all([
-    base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit).offset(q.offset),
+    base
+      .clone()
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(q.limit)
+      .offset(q.offset),
     base.clone().resultSize(),
   ]);
   return { snapshots, total };
@@ -115,7 +137,9 @@ async function loadSnapshot(trx: Knex.Transaction, scope: Scope, catalogId: stri
   return row;
 }
 
-const SNAP_COLUMNS = ITEM_COLUMNS.split(', ').map((c) => `s.${c}`).join(', ');
+const SNAP_COLUMNS = ITEM_COLUMNS.split(', ')
+  .map((c) => `s.${c}`)
+  .join(', ');
 
 /**
  * Makes the catalog's items exactly the snapshot's rows, with two set-based statements and as
@@ -158,7 +182,9 @@ const SNAP_COLUMNS = ITEM_COLUMNS.split(', ').map((c) => `s.${c}`).join(', ');
 async function restoreItems(trx: Knex.Transaction, catalogId: string, snapshot: CatalogSnapshot, deferWords: boolean): Promise<boolean> {
   // The joins below hash 100,000 snapshot rows (~120 MB) and the UPDATE's transition table
   // (items_rev trigger) holds as much again: in memory rather than in temp files.
-  await trx.raw("SET LOCAL work_mem = '256MB'; SET LOCAL enable_nestloop = off; SET LOCAL enable_indexscan = off; SET LOCAL catalog_items.search_columns_supplied = on");
+  await trx.raw(
+    "SET LOCAL work_mem = '256MB'; SET LOCAL enable_nestloop = off; SET LOCAL enable_indexscan = off; SET LOCAL catalog_items.search_columns_supplied = on",
+  );
   await trx.raw(
     `DELETE FROM catalog_items ci WHERE ci.catalog_id = ? AND NOT EXISTS (
        SELECT 1 FROM catalog_snapshot_items s
@@ -180,7 +206,9 @@ async function restoreItems(trx: Knex.Transaction, catalogId: string, snapshot: 
        INSERT (catalog_id, ${ITEM_COLUMNS}) VALUES (?, ${SNAP_COLUMNS})`,
     [snapshot.id, catalogId, deferWords, deferWords, catalogId],
   );
-  await trx.raw("SET LOCAL work_mem = DEFAULT; SET LOCAL enable_nestloop = DEFAULT; SET LOCAL enable_indexscan = DEFAULT; SET LOCAL catalog_items.search_columns_supplied = DEFAULT");
+  await trx.raw(
+    'SET LOCAL work_mem = DEFAULT; SET LOCAL enable_nestloop = DEFAULT; SET LOCAL enable_indexscan = DEFAULT; SET LOCAL catalog_items.search_columns_supplied = DEFAULT',
+  );
   return deferWords && merged.rowCount > 0;
 }
 

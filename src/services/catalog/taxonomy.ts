@@ -92,13 +92,20 @@ export function normalizeTaxonomy(input: TaxonomyInput, loc: Array<string | numb
     : Object.entries(input.nodes).map(([id, n]) => [id, n, [...loc, 'nodes', id]]);
   for (const [id, node, at] of entries) {
     if (!id) details.push({ loc: [...at, 'id'], msg: 'Node id required', type: 'missing' });
-    else if (!Array.isArray(input.nodes) && node.id !== undefined && node.id !== id) details.push({ loc: [...at, 'id'], msg: `Node id '${node.id}' differs from its key '${id}'`, type: 'value_error.taxonomy_id' });
-    else if (Object.prototype.hasOwnProperty.call(nodes, id)) details.push({ loc: [...at, 'id'], msg: `Duplicate node id '${id}'`, type: 'value_error.taxonomy_duplicate_id' });
+    else if (!Array.isArray(input.nodes) && node.id !== undefined && node.id !== id)
+      details.push({ loc: [...at, 'id'], msg: `Node id '${node.id}' differs from its key '${id}'`, type: 'value_error.taxonomy_id' });
+    else if (Object.prototype.hasOwnProperty.call(nodes, id))
+      details.push({ loc: [...at, 'id'], msg: `Duplicate node id '${id}'`, type: 'value_error.taxonomy_duplicate_id' });
     else {
       const attributes = node.attributes ?? [];
       const names = new Set<string>();
       attributes.forEach((a, i) => {
-        if (names.has(a.name)) details.push({ loc: [...at, 'attributes', i, 'name'], msg: `Duplicate attribute '${a.name}' in node '${id}'`, type: 'value_error.taxonomy_duplicate_attribute' });
+        if (names.has(a.name))
+          details.push({
+            loc: [...at, 'attributes', i, 'name'],
+            msg: `Duplicate attribute '${a.name}' in node '${id}'`,
+            type: 'value_error.taxonomy_duplicate_attribute',
+          });
         names.add(a.name);
       });
       nodes[id] = { name: node.name, parent: node.parent ?? null, ...(node.description != null ? { description: node.description } : {}), attributes };
@@ -107,15 +114,26 @@ export function normalizeTaxonomy(input: TaxonomyInput, loc: Array<string | numb
   const locOf = new Map(entries.map(([id, , at]) => [id, at]));
   for (const [id, node] of Object.entries(nodes)) {
     if (node.parent !== null && !Object.prototype.hasOwnProperty.call(nodes, node.parent)) {
-      details.push({ loc: [...(locOf.get(id) ?? loc), 'parent'], msg: `Unknown parent '${node.parent}' of node '${id}'`, type: 'value_error.taxonomy_unknown_parent' });
+      details.push({
+        loc: [...(locOf.get(id) ?? loc), 'parent'],
+        msg: `Unknown parent '${node.parent}' of node '${id}'`,
+        type: 'value_error.taxonomy_unknown_parent',
+      });
     }
   }
   if (details.length === 0) {
     const { cycle } = walk(nodes);
-    if (cycle) details.push({ loc: [...(locOf.get(cycle[0]) ?? loc), 'parent'], msg: `Cycle in parents: ${cycle.join(' → ')}`, type: 'value_error.taxonomy_cycle' });
+    if (cycle)
+      details.push({ loc: [...(locOf.get(cycle[0]) ?? loc), 'parent'], msg: `Cycle in parents: ${cycle.join(' → ')}`, type: 'value_error.taxonomy_cycle' });
   }
   if (details.length) throw new ValidationError(details);
-  return { name: input.name, ...(input.description !== undefined ? { description: input.description } : {}), hierarchy_levels: input.hierarchy_levels ?? [], nodes, node_order: Object.keys(nodes) };
+  return {
+    name: input.name,
+    ...(input.description !== undefined ? { description: input.description } : {}),
+    hierarchy_levels: input.hierarchy_levels ?? [],
+    nodes,
+    node_order: Object.keys(nodes),
+  };
 }
 
 /**
@@ -233,7 +251,13 @@ export function taxonomyOf(views: Map<string, TaxonomyView>, schema: CatalogSche
  * @returns the enriched taxonomy, its ETag and the new version
  * @throws ValidationError (422) as {@link normalizeTaxonomy}
  */
-export async function setTaxonomy(trx: Knex.Transaction, views: Map<string, TaxonomyView>, scope: Scope, catalogId: string, input: TaxonomyInput): Promise<{ etag: string; taxonomy: EnrichedTaxonomy; version: string }> {
+export async function setTaxonomy(
+  trx: Knex.Transaction,
+  views: Map<string, TaxonomyView>,
+  scope: Scope,
+  catalogId: string,
+  input: TaxonomyInput,
+): Promise<{ etag: string; taxonomy: EnrichedTaxonomy; version: string }> {
   const stored = normalizeTaxonomy(input, ['body']);
   await lockCatalog(trx, catalogId);
   const current = await getCurrentSchema(trx, catalogId);
@@ -270,7 +294,11 @@ export async function removeTaxonomy(trx: Knex.Transaction, scope: Scope, catalo
     schema_definition: current.schema_definition,
     taxonomy: null,
     fields_workflow_info: current.fields_workflow_info as unknown as FieldWorkflowInfo[],
-    migration_rules: { change_type: 'major', taxonomy_removed: { name: stored.name, node_count: Object.keys(stored.nodes).length }, note: 'Item category assignments no longer refer to a taxonomy' },
+    migration_rules: {
+      change_type: 'major',
+      taxonomy_removed: { name: stored.name, node_count: Object.keys(stored.nodes).length },
+      note: 'Item category assignments no longer refer to a taxonomy',
+    },
     reason: `Removed taxonomy ${stored.name}`,
     at: new Date().toISOString(),
   });

@@ -73,24 +73,42 @@ export async function storeArtifacts(storage: EnrichmentStorage, pages: FetchedP
     const sha256 = createHash('sha256').update(body).digest('hex');
     await writeBlob(blobPath(storage, 'artifacts', sha256), body);
     out.set(`${p.url}\n${sha256}`, {
-      sha256, url: p.url, final_url: p.final_url, http_status: p.status, content_type: p.content_type || 'application/octet-stream',
-      byte_size: body.length, fetched_at: p.fetched_at || new Date().toISOString(),
+      sha256,
+      url: p.url,
+      final_url: p.final_url,
+      http_status: p.status,
+      content_type: p.content_type || 'application/octet-stream',
+      byte_size: body.length,
+      fetched_at: p.fetched_at || new Date().toISOString(),
     });
   }
   return [...out.values()];
 }
 
 /** Records artifacts of one row (inside the row-result transaction; idempotent). */
-export async function recordArtifacts(trx: Knex.Transaction, job: { id: string; organization_id: string }, rowIndex: number, records: ArtifactRecord[]): Promise<void> {
+export async function recordArtifacts(
+  trx: Knex.Transaction,
+  job: { id: string; organization_id: string },
+  rowIndex: number,
+  records: ArtifactRecord[],
+): Promise<void> {
   if (records.length === 0) return;
   await trx('source_artifacts')
     .insert(records.map((r) => ({ organization_id: job.organization_id, job_id: job.id, row_index: rowIndex, ...r })))
-    .onConflict(['job_id', 'row_index', 'url', 'sha256']).ignore();
+    .onConflict(['job_id', 'row_index', 'url', 'sha256'])
+    .ignore();
 }
 
 /** The artifact list a result carries: where each consulted source's copy is served. */
 export function artifactLinks(storage: EnrichmentStorage, records: ArtifactRecord[]): Array<Record<string, unknown>> {
-  return records.map((r) => ({ url: r.url, final_url: r.final_url, sha256: r.sha256, content_type: r.content_type, fetched_at: r.fetched_at, artifact_url: `${storage.publicUrl}/api/public/artifacts/${r.sha256}` }));
+  return records.map((r) => ({
+    url: r.url,
+    final_url: r.final_url,
+    sha256: r.sha256,
+    content_type: r.content_type,
+    fetched_at: r.fetched_at,
+    artifact_url: `${storage.publicUrl}/api/public/artifacts/${r.sha256}`,
+  }));
 }
 
 /**
@@ -98,18 +116,35 @@ export function artifactLinks(storage: EnrichmentStorage, records: ArtifactRecor
  * one of the organization's jobs captured.
  * @throws NotFoundError (404) when the organization captured no such artifact
  */
-export async function readArtifact(knex: Knex, storage: EnrichmentStorage, scope: Scope, sha256: string): Promise<{ file: string; content_type: string; fetched_at: Date; url: string }> {
+export async function readArtifact(
+  knex: Knex,
+  storage: EnrichmentStorage,
+  scope: Scope,
+  sha256: string,
+): Promise<{ file: string; content_type: string; fetched_at: Date; url: string }> {
   const sha = sha256.toLowerCase();
   if (!/^[0-9a-f]{64}$/.test(sha)) throw new NotFoundError('Artifact not found');
-  const row = await SourceArtifact.query(knex).where({ organization_id: scope.organizationId, sha256: sha }).orderBy('id').first().select('content_type', 'fetched_at', 'url');
+  const row = await SourceArtifact.query(knex)
+    .where({ organization_id: scope.organizationId, sha256: sha })
+    .orderBy('id')
+    .first()
+    .select('content_type', 'fetched_at', 'url');
   const file = blobPath(storage, 'artifacts', sha);
   if (!row || !fs.existsSync(file)) throw new NotFoundError('Artifact not found');
   return { file, content_type: row.content_type, fetched_at: row.fetched_at, url: row.url };
 }
 
 const MEDIA_TYPES: Record<string, string> = {
-  'image/jpeg': 'jpg', 'image/jpg': 'jpg', 'image/png': 'png', 'image/gif': 'gif', 'image/webp': 'webp',
-  'image/avif': 'avif', 'image/svg+xml': 'svg', 'image/bmp': 'bmp', 'image/tiff': 'tiff', 'application/pdf': 'pdf',
+  'image/jpeg': 'jpg',
+  'image/jpg': 'jpg',
+  'image/png': 'png',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/avif': 'avif',
+  'image/svg+xml': 'svg',
+  'image/bmp': 'bmp',
+  'image/tiff': 'tiff',
+  'application/pdf': 'pdf',
 };
 /** Knowledge-base documents may also be plain text formats (never HTML: it would run on our origin). */
 const DOCUMENT_TYPES: Record<string, string> = { 'text/plain': 'txt', 'text/markdown': 'md', 'text/csv': 'csv', 'application/json': 'json' };
@@ -124,14 +159,24 @@ export const MEDIA_MAX_BYTES = 25 * 1024 * 1024;
  * image or PDF (only media is hosted) — or, with `documents`, not one of the plain text
  * document types either (knowledge-base uploads).
  */
-export async function hostBytes(knex: Knex | Knex.Transaction, storage: EnrichmentStorage, organizationId: string, bytes: Buffer, contentType: string, sourceUrl: string, documents = false): Promise<string | null> {
+export async function hostBytes(
+  knex: Knex | Knex.Transaction,
+  storage: EnrichmentStorage,
+  organizationId: string,
+  bytes: Buffer,
+  contentType: string,
+  sourceUrl: string,
+  documents = false,
+): Promise<string | null> {
   const type = contentType.split(';')[0].trim().toLowerCase();
   const ext = MEDIA_TYPES[type] ?? (documents ? DOCUMENT_TYPES[type] : undefined);
   if (!ext || bytes.length === 0 || bytes.length > MEDIA_MAX_BYTES) return null;
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   await writeBlob(blobPath(storage, 'media', sha256, `.${ext}`), bytes);
-  await HostedMedia.query(knex).insert({ organization_id: organizationId, sha256, ext, content_type: type, source_url: sourceUrl, byte_size: bytes.length })
-    .onConflict(['organization_id', 'sha256']).ignore();
+  await HostedMedia.query(knex)
+    .insert({ organization_id: organizationId, sha256, ext, content_type: type, source_url: sourceUrl, byte_size: bytes.length })
+    .onConflict(['organization_id', 'sha256'])
+    .ignore();
   return `${mediaPrefix(storage)}${sha256}.${ext}`;
 }
 
@@ -140,7 +185,14 @@ export async function hostBytes(knex: Knex | Knex.Transaction, storage: Enrichme
  * it as a stream, then copies it into media storage.
  * @returns the hosted URL, or null for a content type that is not hostable
  */
-export async function hostFile(knex: Knex | Knex.Transaction, storage: EnrichmentStorage, organizationId: string, file: string, contentType: string, sourceName: string): Promise<string | null> {
+export async function hostFile(
+  knex: Knex | Knex.Transaction,
+  storage: EnrichmentStorage,
+  organizationId: string,
+  file: string,
+  contentType: string,
+  sourceName: string,
+): Promise<string | null> {
   const type = contentType.split(';')[0].trim().toLowerCase();
   const ext = MEDIA_TYPES[type] ?? DOCUMENT_TYPES[type];
   if (!ext) return null;
@@ -158,8 +210,10 @@ export async function hostFile(knex: Knex | Knex.Transaction, storage: Enrichmen
     await fs.promises.copyFile(file, tmp);
     await fs.promises.rename(tmp, target);
   }
-  await HostedMedia.query(knex).insert({ organization_id: organizationId, sha256, ext, content_type: type, source_url: `upload:${sourceName}`, byte_size: size })
-    .onConflict(['organization_id', 'sha256']).ignore();
+  await HostedMedia.query(knex)
+    .insert({ organization_id: organizationId, sha256, ext, content_type: type, source_url: `upload:${sourceName}`, byte_size: size })
+    .onConflict(['organization_id', 'sha256'])
+    .ignore();
   return `${mediaPrefix(storage)}${sha256}.${ext}`;
 }
 

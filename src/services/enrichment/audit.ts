@@ -46,7 +46,8 @@ export function stagedStatusFor(config: EnrichJobConfig, result: EnrichmentResul
  */
 export async function auditSummary(knex: Knex, jobId: string, totalItems: number): Promise<Record<AuditDecision, number>> {
   const rows = await knex('enrichment_rows')
-    .where({ job_id: jobId }).where('row_index', '<', totalItems)
+    .where({ job_id: jobId })
+    .where('row_index', '<', totalItems)
     .whereNotNull('result')
     .select(knex.raw("result #>> '{review_info,audit,decision}' AS decision"))
     .count({ n: '*' })

@@ -4,8 +4,19 @@
  * so Ajv must not fill them first); the request schema (src/schemas/enrich.ts) only documents them.
  */
 export const ENRICH_DEFAULTS = {
-  prompt: '', speed: 'deep', web_search: true, predict_taxonomy: false, predict_taxonomy_attributes: true,
-  validate_semantics: false, async_mode: false, include_source_explanations: true, include_service_usage: false,
-  capture_source_artifacts: false, host_media: false, strict_hosted_media: false, staged_status: 'pending',
-  review_mode: 'all', audit_decisions_enabled: false,
+  prompt: '',
+  speed: 'deep',
+  web_search: true,
+  predict_taxonomy: false,
+  predict_taxonomy_attributes: true,
+  validate_semantics: false,
+  async_mode: false,
+  include_source_explanations: true,
+  include_service_usage: false,
+  capture_source_artifacts: false,
+  host_media: false,
+  strict_hosted_media: false,
+  staged_status: 'pending',
+  review_mode: 'all',
+  audit_decisions_enabled: false,
 } as const;

@@ -177,7 +177,9 @@ export function jobTextExamples(knex: Knex, cache: JobTextExamplesCache, jobId: 
     cache.set(jobId, hit);
     return hit;
   }
-  const load = EnrichmentJobExample.query(knex).findById(jobId).select('examples', 'texts')
+  const load = EnrichmentJobExample.query(knex)
+    .findById(jobId)
+    .select('examples', 'texts')
     .then((row) => ({ examples: row?.examples ?? [], texts: row?.texts ?? [] }));
   cache.set(jobId, load);
   load.catch(() => {

@@ -72,8 +72,9 @@ export async function processImage(bytes: Buffer, contentType: string, options: 
     image = image.extend({ left, right: side - width - left, top, bottom: side - height - top, background });
   }
   const input = contentType.split(';')[0]!.trim().toLowerCase();
-  const format = (options.output_format?.toLowerCase().replace(/^jpg$/, 'jpeg')
-    ?? Object.keys(IMAGE_OUTPUT_TYPES).find((f) => IMAGE_OUTPUT_TYPES[f] === input) ?? 'png') as keyof typeof IMAGE_OUTPUT_TYPES;
+  const format = (options.output_format?.toLowerCase().replace(/^jpg$/, 'jpeg') ??
+    Object.keys(IMAGE_OUTPUT_TYPES).find((f) => IMAGE_OUTPUT_TYPES[f] === input) ??
+    'png') as keyof typeof IMAGE_OUTPUT_TYPES;
   const quality = options.quality;
   if (format === 'jpeg') image = image.flatten({ background }).jpeg(quality ? { quality } : {});
   else if (format === 'webp') image = image.webp(quality ? { quality } : {});

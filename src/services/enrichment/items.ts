@@ -32,9 +32,22 @@ export function rowRules(attributeSets: Record<string, unknown> | undefined, sou
     if (typeof item !== 'object' || item === null || Array.isArray(item)) return [{ loc, msg: 'Item must be a JSON object', type: 'type_error' }];
     const it = item as Record<string, unknown>;
     const out: ValidationDetail[] = [];
-    if ('requested_attributes' in it) out.push({ loc: [...loc, 'requested_attributes'], msg: 'Per-row requested_attributes are not accepted: define them in attribute_sets and reference one with attribute_set_id', type: 'value_error' });
-    if ('source_hints' in it) out.push({ loc: [...loc, 'source_hints'], msg: 'Inline source_hints are not accepted: define them in source_hint_sets and reference one with source_hint_set_id', type: 'value_error' });
-    for (const [key, registry, name] of [['attribute_set_id', attributeSets, 'attribute_sets'], ['source_hint_set_id', sourceHintSets, 'source_hint_sets']] as const) {
+    if ('requested_attributes' in it)
+      out.push({
+        loc: [...loc, 'requested_attributes'],
+        msg: 'Per-row requested_attributes are not accepted: define them in attribute_sets and reference one with attribute_set_id',
+        type: 'value_error',
+      });
+    if ('source_hints' in it)
+      out.push({
+        loc: [...loc, 'source_hints'],
+        msg: 'Inline source_hints are not accepted: define them in source_hint_sets and reference one with source_hint_set_id',
+        type: 'value_error',
+      });
+    for (const [key, registry, name] of [
+      ['attribute_set_id', attributeSets, 'attribute_sets'],
+      ['source_hint_set_id', sourceHintSets, 'source_hint_sets'],
+    ] as const) {
       if (!(key in it)) continue;
       const id = it[key];
       if (typeof id !== 'string' || !registry || !Object.prototype.hasOwnProperty.call(registry, id)) {
@@ -70,7 +83,10 @@ async function firstChar(file: string): Promise<string | null> {
     for (;;) {
       const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
       if (bytesRead === 0) return null;
-      const text = buf.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '');
+      const text = buf
+        .subarray(0, bytesRead)
+        .toString('utf8')
+        .replace(/^\uFEFF/, '');
       const m = /\S/.exec(text);
       if (m) return m[0];
       pos += bytesRead;
@@ -92,7 +108,11 @@ async function firstChar(file: string): Promise<string | null> {
 export async function insertItemsFromFile(trx: Knex.Transaction, jobId: string, file: string, check: RowCheck): Promise<number> {
   const first = await firstChar(file);
   if (first !== '[' && first !== '{') {
-    throw ValidationError.at(['body', 'items_file'], first === null ? 'items_file is empty' : 'items_file must be a JSON array of items or an object with an items array', first === null ? 'missing' : 'json_invalid');
+    throw ValidationError.at(
+      ['body', 'items_file'],
+      first === null ? 'items_file is empty' : 'items_file must be a JSON array of items or an object with an items array',
+      first === null ? 'missing' : 'json_invalid',
+    );
   }
   const details: ValidationDetail[] = [];
   let count = 0;
@@ -171,7 +191,13 @@ export async function copyRowsForResume(trx: Knex.Transaction, jobId: string, fr
  * an item-level error saying so. Rows beyond `processedRows` stay pending and are never run.
  * @returns rows copied and rows carried
  */
-export async function copyRowsForReextract(trx: Knex.Transaction, jobId: string, fromJobId: string, processedRows: number, indices: number[] | null): Promise<{ rows: number; carried: number }> {
+export async function copyRowsForReextract(
+  trx: Knex.Transaction,
+  jobId: string,
+  fromJobId: string,
+  processedRows: number,
+  indices: number[] | null,
+): Promise<{ rows: number; carried: number }> {
   const selected = `(row_index < ?::int AND (?::int[] IS NULL OR row_index = ANY(?::int[])))`;
   const carried = `(row_index < ?::int AND NOT ${selected})`;
   const notSelected = 'Not selected for re-extraction (source_row_indices), and the earlier job has no result for this row';

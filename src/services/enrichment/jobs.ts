@@ -120,16 +120,33 @@ function activityMetadata(jobId: string, config: JobPlan['config']): Record<stri
  * rows, the counters of the rows it carries, and the staged changes of those rows.
  * @returns the number of items the job processes (`total_items`)
  */
-async function storeJob(trx: Knex.Transaction, scope: Scope, plan: JobPlan, documents: KnowledgeBaseDocument[], jobId: string, workflowId: string): Promise<number> {
+async function storeJob(
+  trx: Knex.Transaction,
+  scope: Scope,
+  plan: JobPlan,
+  documents: KnowledgeBaseDocument[],
+  jobId: string,
+  workflowId: string,
+): Promise<number> {
   const { config, catalogId } = plan;
   await ReviewActivity.query(trx).insert({
-    id: jobId, organization_id: scope.organizationId, catalog_id: catalogId, type: 'enrichment', status: 'running',
+    id: jobId,
+    organization_id: scope.organizationId,
+    catalog_id: catalogId,
+    type: 'enrichment',
+    status: 'running',
     description: config.prompt ? String(config.prompt).slice(0, 500) : 'Enrichment job',
     metadata: activityMetadata(jobId, config),
   });
   await EnrichmentJob.query(trx).insert({
-    id: jobId, organization_id: scope.organizationId, catalog_id: catalogId, status: 'running', config,
-    total_rows: 0, total_items: 0, workflow_id: workflowId,
+    id: jobId,
+    organization_id: scope.organizationId,
+    catalog_id: catalogId,
+    status: 'running',
+    config,
+    total_rows: 0,
+    total_items: 0,
+    workflow_id: workflowId,
   });
   await saveJobDocuments(trx, jobId, documents);
   const from = plan.items.kind === 'resume' || plan.items.kind === 'reextract' ? plan.items.from : null;
@@ -139,14 +156,24 @@ async function storeJob(trx: Knex.Transaction, scope: Scope, plan: JobPlan, docu
   // After the rows: the examples are stored with the texts of the job's own items.
   if (!from) await saveJobExamples(trx, jobId, plan.examples ?? []);
   const total = Math.min(processable, config.max_rows ?? Number.POSITIVE_INFINITY);
-  const [agg] = await trx('enrichment_rows').where({ job_id: jobId }).where('row_index', '<', total).select(
-    trx.raw("count(*) filter (where status <> 'pending')::int as completed"),
-    trx.raw("count(*) filter (where status = 'succeeded')::int as successful"),
-  );
+  const [agg] = await trx('enrichment_rows')
+    .where({ job_id: jobId })
+    .where('row_index', '<', total)
+    .select(
+      trx.raw("count(*) filter (where status <> 'pending')::int as completed"),
+      trx.raw("count(*) filter (where status = 'succeeded')::int as successful"),
+    );
   await EnrichmentJob.query(trx).findById(jobId).patch({
-    total_rows: rows, total_items: total, completed_items: agg.completed, successful: agg.successful, carried_items: carried,
+    total_rows: rows,
+    total_items: total,
+    completed_items: agg.completed,
+    successful: agg.successful,
+    carried_items: carried,
   });
-  if (!config.prompt) await ReviewActivity.query(trx).findById(jobId).patch({ description: `Enrichment of ${total} items` });
+  if (!config.prompt)
+    await ReviewActivity.query(trx)
+      .findById(jobId)
+      .patch({ description: `Enrichment of ${total} items` });
   if (from && carried > 0 && config.catalog_target) await copyStagedChanges(trx, from.id, jobId);
   return total;
 }
@@ -173,7 +200,12 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
   const { knex } = deps;
   // decisions.md §4: HTTPS only; loopback http only when config allowHttpWebhooks (src/services/enrichment/webhooks.ts).
   assertWebhookUrl(req.webhook_url, deps.config?.allowHttpWebhooks ?? false);
-  const plan = await planJob(knex, scope, req, upload && { file: upload.itemsFile.path, fileName: upload.itemsFile.originalname, knowledgeFiles: upload.knowledgeBaseFiles.length > 0 });
+  const plan = await planJob(
+    knex,
+    scope,
+    req,
+    upload && { file: upload.itemsFile.path, fileName: upload.itemsFile.originalname, knowledgeFiles: upload.knowledgeBaseFiles.length > 0 },
+  );
   const documents = upload ? await hostKnowledgeBase(knex, uploadStorage(deps), scope, plan.config, upload.knowledgeBaseFiles) : [];
   const config = plan.config;
   const catalogId = plan.catalogId;
@@ -184,10 +216,18 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
   jobsCreated.inc({ mode: config.async_mode ? 'async' : 'sync' });
 
   try {
-    await deps.jobRunner.startEnrichment({ id: jobId, organization_id: scope.organizationId, catalog_id: catalogId, workflow_id: workflowId, total_items: totalItems });
+    await deps.jobRunner.startEnrichment({
+      id: jobId,
+      organization_id: scope.organizationId,
+      catalog_id: catalogId,
+      workflow_id: workflowId,
+      total_items: totalItems,
+    });
   } catch (err) {
     logger.error({ err, job_id: jobId }, 'could not start enrichment workflow');
-    await EnrichmentJob.query(knex).findById(jobId).patch({ status: 'failed', error: 'The job could not be started; retry later', completed_at: knex.fn.now(), updated_at: knex.fn.now() });
+    await EnrichmentJob.query(knex)
+      .findById(jobId)
+      .patch({ status: 'failed', error: 'The job could not be started; retry later', completed_at: knex.fn.now(), updated_at: knex.fn.now() });
     await ReviewActivity.query(knex).findById(jobId).patch({ status: 'failed', updated_at: knex.fn.now() });
     throw new ServiceUnavailableError('Workflow service unavailable; the job was not started');
   }
@@ -208,8 +248,12 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
 export async function getEnrichmentJob(deps: Pick<JobServiceDeps, 'knex'>, scope: Scope, jobId: string, page: number, pageSize: number): Promise<JobPage> {
   const job = await loadOwned<EnrichmentJob>(deps.knex, EnrichmentJob, jobId, scope, 'Job not found');
   const rows = await EnrichmentRow.query(deps.knex)
-    .where({ job_id: jobId }).whereNot({ status: 'pending' }).where('row_index', '<', job.total_items)
-    .orderBy('row_index').offset((page - 1) * pageSize).limit(pageSize)
+    .where({ job_id: jobId })
+    .whereNot({ status: 'pending' })
+    .where('row_index', '<', job.total_items)
+    .orderBy('row_index')
+    .offset((page - 1) * pageSize)
+    .limit(pageSize)
     .select('result');
   const out: JobPage = {
     job,
@@ -229,10 +273,25 @@ export async function getEnrichmentJob(deps: Pick<JobServiceDeps, 'knex'>, scope
  * Lists the organization's jobs, newest first (decisions.md §4, G18).
  * @returns `{jobs, total, limit, offset}`
  */
-export async function listEnrichmentJobs(deps: Pick<JobServiceDeps, 'knex'>, scope: Scope, q: { status?: string; limit: number; offset: number }): Promise<JobList> {
-  const base = EnrichmentJob.query(deps.knex).where({ organization_id: scope.organizationId }).modify((b) => { if (q.status) b.where({ status: q.status }); });
+export async function listEnrichmentJobs(
+  deps: Pick<JobServiceDeps, 'knex'>,
+  scope: Scope,
+  q: { status?: string; limit: number; offset: number },
+): Promise<JobList> {
+  const base = EnrichmentJob.query(deps.knex)
+    .where({ organization_id: scope.organizationId })
+    .modify((b) => {
+      if (q.status) b.where({ status: q.status });
+    });
   const total = await base.clone().resultSize();
-  const jobs = await base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).offset(q.offset).limit(q.limit);
+  const jobs = await base
+    .clone()
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .offset(q.offset)
+    .limit(q.limit);
   return { jobs, total, limit: q.limit, offset: q.offset };
 }
 

@@ -23,14 +23,21 @@ export interface UploadedKnowledgeFile {
  * @throws ValidationError (422 at `body.knowledge_base_files.<i>`) for a file that cannot be
  *   hosted or read as PDF, HTML, CSV or text
  */
-export async function hostKnowledgeBase(knex: Knex, storage: EnrichmentStorage, scope: Scope, config: EnrichJobConfig, files: UploadedKnowledgeFile[]): Promise<KnowledgeBaseDocument[]> {
+export async function hostKnowledgeBase(
+  knex: Knex,
+  storage: EnrichmentStorage,
+  scope: Scope,
+  config: EnrichJobConfig,
+  files: UploadedKnowledgeFile[],
+): Promise<KnowledgeBaseDocument[]> {
   if (files.length === 0) return [];
   const sources: Record<string, string> = { ...(config.knowledge_base_sources ?? {}) };
   let n = Object.keys(sources).length;
   const documents: KnowledgeBaseDocument[] = [];
   for (const [i, f] of files.entries()) {
     const url = await hostFile(knex, storage, scope.organizationId, f.path, f.mimetype, f.originalname);
-    if (!url) throw ValidationError.at(['body', 'knowledge_base_files', i], `Unsupported document type ${f.mimetype}: PDF, HTML, text, markdown or CSV`, 'value_error');
+    if (!url)
+      throw ValidationError.at(['body', 'knowledge_base_files', i], `Unsupported document type ${f.mimetype}: PDF, HTML, text, markdown or CSV`, 'value_error');
     while (sources[`SOURCE_${++n}`]);
     const sourceId = `SOURCE_${n}`;
     sources[sourceId] = url;

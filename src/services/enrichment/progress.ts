@@ -46,37 +46,41 @@ export async function finalizeJob(knex: Knex, jobId: string, outcome: 'completed
   return knex.transaction(async (trx) => {
     const job = await EnrichmentJob.query(trx).findById(jobId).forUpdate();
     if (!job) throw new Error(`Job ${jobId} not found`);
-    const [agg] = await trx('enrichment_rows').where({ job_id: jobId }).select(
-      trx.raw("count(*) filter (where status <> 'pending') as completed"),
-      trx.raw("count(*) filter (where status = 'succeeded') as successful"),
-      trx.raw("count(*) filter (where status = 'succeeded' and carried_from_job_id is null) as charged"),
-      trx.raw("coalesce(sum((usage->>'search_calls')::int), 0) as search_calls"),
-      trx.raw("coalesce(sum((usage->>'pages_fetched')::int), 0) as pages_fetched"),
-      trx.raw("coalesce(sum((usage->>'llm_calls')::int), 0) as llm_calls"),
-      trx.raw("coalesce(sum((usage->>'llm_prompt_tokens')::int), 0) as llm_prompt_tokens"),
-      trx.raw("coalesce(sum((usage->>'llm_completion_tokens')::int), 0) as llm_completion_tokens"),
-    );
+    const [agg] = await trx('enrichment_rows')
+      .where({ job_id: jobId })
+      .select(
+        trx.raw("count(*) filter (where status <> 'pending') as completed"),
+        trx.raw("count(*) filter (where status = 'succeeded') as successful"),
+        trx.raw("count(*) filter (where status = 'succeeded' and carried_from_job_id is null) as charged"),
+        trx.raw("coalesce(sum((usage->>'search_calls')::int), 0) as search_calls"),
+        trx.raw("coalesce(sum((usage->>'pages_fetched')::int), 0) as pages_fetched"),
+        trx.raw("coalesce(sum((usage->>'llm_calls')::int), 0) as llm_calls"),
+        trx.raw("coalesce(sum((usage->>'llm_prompt_tokens')::int), 0) as llm_prompt_tokens"),
+        trx.raw("coalesce(sum((usage->>'llm_completion_tokens')::int), 0) as llm_completion_tokens"),
+      );
     const status = job.status === 'running' ? outcome : job.status;
     const successful = Number(agg.successful);
     // Rows carried from an earlier job (resume / re-extract) were charged there: not again.
     const charged = Number(agg.charged);
-    await EnrichmentJob.query(trx).findById(jobId).patch({
-      status,
-      error: status === 'failed' ? (error ?? job.error ?? 'Job failed') : job.error,
-      completed_items: Number(agg.completed),
-      successful,
-      credits_used: charged,
-      service_usage: {
-        credits: charged,
-        search_calls: Number(agg.search_calls),
-        pages_fetched: Number(agg.pages_fetched),
-        llm_calls: Number(agg.llm_calls),
-        llm_prompt_tokens: Number(agg.llm_prompt_tokens),
-        llm_completion_tokens: Number(agg.llm_completion_tokens),
-      },
-      completed_at: job.completed_at ?? trx.fn.now(),
-      updated_at: trx.fn.now(),
-    });
+    await EnrichmentJob.query(trx)
+      .findById(jobId)
+      .patch({
+        status,
+        error: status === 'failed' ? (error ?? job.error ?? 'Job failed') : job.error,
+        completed_items: Number(agg.completed),
+        successful,
+        credits_used: charged,
+        service_usage: {
+          credits: charged,
+          search_calls: Number(agg.search_calls),
+          pages_fetched: Number(agg.pages_fetched),
+          llm_calls: Number(agg.llm_calls),
+          llm_prompt_tokens: Number(agg.llm_prompt_tokens),
+          llm_completion_tokens: Number(agg.llm_completion_tokens),
+        },
+        completed_at: job.completed_at ?? trx.fn.now(),
+        updated_at: trx.fn.now(),
+      });
     // A finished job that wrote to a catalog awaits review of its staged changes (decisions.md §5).
     const activityStatus = status === 'completed' && job.catalog_id ? 'pending_review' : status;
     await ReviewActivity.query(trx).findById(jobId).patch({ status: activityStatus, updated_at: trx.fn.now() });
@@ -100,4 +104,3 @@ export async function rowStatus(knex: Knex, jobId: string, rowIndex: number): Pr
   const row = await EnrichmentRow.query(knex).findById([jobId, rowIndex]).select('status');
   return row?.status ?? null;
 }
-

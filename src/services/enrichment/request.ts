@@ -47,10 +47,27 @@ const RESUME_KEYS = new Set(['source_activity_id', 'async_mode', 'webhook_url'])
 
 /** Request keys a re-extraction may set: extraction-level overrides only (no research happens). */
 const REEXTRACT_KEYS = new Set([
-  'reextract_from_activity_id', 'async_mode', 'webhook_url', 'prompt', 'output_schema', 'global_feedback', 'item_feedback',
-  'source_row_indices', 'include_debug_log', 'include_service_usage', 'pricing_estimates', 'low_confidence', 'validate_semantics',
-  'predict_taxonomy', 'predict_taxonomy_attributes', 'taxonomy', 'staged_status', 'include_source_explanations',
-  'review_mode', 'audit_decisions_enabled', 'file_name',
+  'reextract_from_activity_id',
+  'async_mode',
+  'webhook_url',
+  'prompt',
+  'output_schema',
+  'global_feedback',
+  'item_feedback',
+  'source_row_indices',
+  'include_debug_log',
+  'include_service_usage',
+  'pricing_estimates',
+  'low_confidence',
+  'validate_semantics',
+  'predict_taxonomy',
+  'predict_taxonomy_attributes',
+  'taxonomy',
+  'staged_status',
+  'include_source_explanations',
+  'review_mode',
+  'audit_decisions_enabled',
+  'file_name',
 ]);
 
 /** Config keys that describe one request, not the recipe: never inherited by resume / re-extract. */
@@ -69,7 +86,9 @@ export function fieldsFromCatalogSchema(definition: { properties?: Record<string
         ...(typeof p.unit === 'string' && p.unit ? { unit: p.unit } : {}),
         // Catalog enums are passed on as stored (their members are JSON scalars in practice).
         ...(Array.isArray(p.enum) ? { enum: p.enum as Array<string | number | boolean> } : {}),
-        ...(type === 'array' ? { array_element_type: items?.format === 'uri' ? 'image_url' as const : items?.type === 'number' ? 'number' as const : 'string' as const } : {}),
+        ...(type === 'array'
+          ? { array_element_type: items?.format === 'uri' ? ('image_url' as const) : items?.type === 'number' ? ('number' as const) : ('string' as const) }
+          : {}),
       };
     });
 }
@@ -87,7 +106,8 @@ function checkFields(fields: OutputField[], loc: Array<string | number>, details
     seen.add(f.name);
     f.type ??= 'string';
     if (f.type === 'array' && !f.array_element_type) f.array_element_type = 'string';
-    if (f.type !== 'array' && (f.array_element_type || f.items_enum)) details.push({ loc: [...loc, i], msg: 'array_element_type and items_enum apply only to type array', type: 'value_error' });
+    if (f.type !== 'array' && (f.array_element_type || f.items_enum))
+      details.push({ loc: [...loc, i], msg: 'array_element_type and items_enum apply only to type array', type: 'value_error' });
   });
 }
 
@@ -104,7 +124,8 @@ function recordedNoops(r: EnrichJobConfig, hasKnowledgeFiles: boolean): string[]
     out.push('knowledge_base: only uploaded knowledge_base_files are read by the extractor; knowledge_base_sources given without files are listed as they are');
   }
   if (r.include_source_explanations === false) out.push('include_source_explanations: always enabled for public jobs');
-  if (r.global_feedback !== undefined || r.item_feedback !== undefined) out.push('feedback: passed to the extractor and echoed in review_info.feedback; the deterministic extractor does not change values from free text');
+  if (r.global_feedback !== undefined || r.item_feedback !== undefined)
+    out.push('feedback: passed to the extractor and echoed in review_info.feedback; the deterministic extractor does not change values from free text');
   return out;
 }
 
@@ -125,7 +146,12 @@ function itemSources(req: EnrichRequest, hasFile: boolean): string[] {
  *   catalog, template or activity; ConflictError (409) when resuming or re-extracting a job that
  *   is still running
  */
-export async function planJob(knex: Knex, scope: Scope, req: EnrichRequest, upload?: { file: string; fileName: string; knowledgeFiles: boolean }): Promise<JobPlan> {
+export async function planJob(
+  knex: Knex,
+  scope: Scope,
+  req: EnrichRequest,
+  upload?: { file: string; fileName: string; knowledgeFiles: boolean },
+): Promise<JobPlan> {
   const details: ValidationDetail[] = [];
   const sources = itemSources(req, Boolean(upload));
   if (sources.length > 1) {
@@ -159,26 +185,42 @@ async function planFresh(knex: Knex, scope: Scope, raw: EnrichRequest, upload?: 
   }
   if (config.source_catalog_id) await loadCatalogOwned(knex, scope, config.source_catalog_id);
   const details: ValidationDetail[] = [];
-  if (!items && !upload && !config.source_catalog_id) details.push({ loc: ['body', 'items'], msg: 'Field required: at least one item (or items_file, source_catalog_id, source_activity_id, reextract_from_activity_id)', type: 'missing' });
+  if (!items && !upload && !config.source_catalog_id)
+    details.push({
+      loc: ['body', 'items'],
+      msg: 'Field required: at least one item (or items_file, source_catalog_id, source_activity_id, reextract_from_activity_id)',
+      type: 'missing',
+    });
   else if (Array.isArray(items) && items.length === 0) details.push({ loc: ['body', 'items'], msg: 'Field required: at least one item', type: 'missing' });
-  if (!outputSchema?.length) details.push({ loc: ['body', 'output_schema'], msg: 'Field required unless catalog_id or template_id supplies a schema', type: 'missing' });
+  if (!outputSchema?.length)
+    details.push({ loc: ['body', 'output_schema'], msg: 'Field required unless catalog_id or template_id supplies a schema', type: 'missing' });
   checkFields(outputSchema ?? [], ['body', 'output_schema'], details);
   for (const [id, entry] of Object.entries((config.attribute_sets ?? {}) as Record<string, unknown>)) {
     checkFields(setFields(entry), ['body', 'attribute_sets', id, ...(Array.isArray(entry) ? [] : ['attributes'])], details);
   }
-  if (config.strict_hosted_media && !config.host_media) details.push({ loc: ['body', 'strict_hosted_media'], msg: 'strict_hosted_media needs host_media: true', type: 'value_error' });
+  if (config.strict_hosted_media && !config.host_media)
+    details.push({ loc: ['body', 'strict_hosted_media'], msg: 'strict_hosted_media needs host_media: true', type: 'value_error' });
   if (details.length) throw new ValidationError(details);
   config.output_schema = outputSchema;
   if (target) {
     config.catalog_target = target;
-    const names = [...new Set([...outputSchema!.map((f) => f.name), ...Object.values((config.attribute_sets ?? {}) as Record<string, unknown>).flatMap((e) => setFields(e).map((f) => f.name))])];
+    const names = [
+      ...new Set([
+        ...outputSchema!.map((f) => f.name),
+        ...Object.values((config.attribute_sets ?? {}) as Record<string, unknown>).flatMap((e) => setFields(e).map((f) => f.name)),
+      ]),
+    ];
     config.known_values = await knownValues(knex, target.catalog_id, names);
     // Only web_search: false extracts from the item's own text, which is what the examples teach.
     if (config.web_search === false) examples = await catalogTextExamples(knex, target.catalog_id, names);
   }
   if (upload && config.file_name === undefined) config.file_name = upload.fileName;
   config.recorded_noops = recordedNoops(config, Boolean(upload?.knowledgeFiles));
-  const itemPlan: ItemPlan = upload ? { kind: 'file', file: upload.file } : config.source_catalog_id ? { kind: 'catalog', catalogId: config.source_catalog_id } : { kind: 'inline', items: items as unknown[] };
+  const itemPlan: ItemPlan = upload
+    ? { kind: 'file', file: upload.file }
+    : config.source_catalog_id
+      ? { kind: 'catalog', catalogId: config.source_catalog_id }
+      : { kind: 'inline', items: items as unknown[] };
   return { config, items: itemPlan, catalogId: config.catalog_id ?? null, ...(examples ? { examples } : {}) };
 }
 
@@ -190,7 +232,10 @@ async function loadSourceJob(knex: Knex, scope: Scope, id: string, key: string):
 }
 
 function refuseKeys(req: EnrichRequest, allowed: Set<string>, why: string): void {
-  const details = Object.entries(req).filter(([k, v]) => v !== undefined && !allowed.has(k)).map(([k]) => k).map((k) => ({ loc: ['body', k], msg: why, type: 'value_error' }));
+  const details = Object.entries(req)
+    .filter(([k, v]) => v !== undefined && !allowed.has(k))
+    .map(([k]) => k)
+    .map((k) => ({ loc: ['body', k], msg: why, type: 'value_error' }));
   if (details.length) throw new ValidationError(details);
 }
 
@@ -222,10 +267,16 @@ async function planReextract(knex: Knex, scope: Scope, req: EnrichRequest, sourc
   const details: ValidationDetail[] = [];
   const indices = req.source_row_indices === undefined ? null : [...new Set(req.source_row_indices as number[])].sort((a, b) => a - b);
   (req.source_row_indices ?? []).forEach((n: number, i: number) => {
-    if (n >= from.total_items) details.push({ loc: ['body', 'source_row_indices', i], msg: `Row ${n} does not exist among the ${from.total_items} processed rows of the earlier job`, type: 'value_error' });
+    if (n >= from.total_items)
+      details.push({
+        loc: ['body', 'source_row_indices', i],
+        msg: `Row ${n} does not exist among the ${from.total_items} processed rows of the earlier job`,
+        type: 'value_error',
+      });
   });
   for (const key of Object.keys(req.item_feedback ?? {})) {
-    if (!/^\d+$/.test(key) || Number(key) >= from.total_items) details.push({ loc: ['body', 'item_feedback', key], msg: 'Keys are row indexes of the earlier job (as strings)', type: 'value_error' });
+    if (!/^\d+$/.test(key) || Number(key) >= from.total_items)
+      details.push({ loc: ['body', 'item_feedback', key], msg: 'Keys are row indexes of the earlier job (as strings)', type: 'value_error' });
   }
   if (req.output_schema !== undefined) {
     if (req.output_schema.length === 0) details.push({ loc: ['body', 'output_schema'], msg: 'output_schema needs at least one field', type: 'value_error' });

@@ -61,7 +61,9 @@ export async function writeRowResults(deps: RowWriteDeps, jobId: string, writes:
   // organization_id and config never change after creation: read without locking.
   const job = await EnrichmentJob.query(knex).findById(jobId).select('status', 'organization_id', 'config');
   if (!job || job.status !== 'running') return writes.map(() => false);
-  const splits = writes.map((w) => (w.outcome.evidence === null || w.outcome.evidence === undefined ? null : splitEvidence(deps.knownEvidenceDocs, job.organization_id, w.outcome.evidence)));
+  const splits = writes.map((w) =>
+    w.outcome.evidence === null || w.outcome.evidence === undefined ? null : splitEvidence(deps.knownEvidenceDocs, job.organization_id, w.outcome.evidence),
+  );
   const fresh = [...new Map(splits.flatMap((sp) => sp?.fresh ?? [])).entries()].sort(([a], [b]) => (a < b ? -1 : 1));
   let written: boolean[];
   try {
@@ -70,7 +72,16 @@ export async function writeRowResults(deps: RowWriteDeps, jobId: string, writes:
       const inputs = await lockPendingRows(trx, jobId, writes);
       const mine = claimRows(writes, inputs);
       const target = job.config?.catalog_target as CatalogTarget | undefined;
-      const staged = target ? await stageWrites(trx, jobId, job, target, writes.filter((_, k) => mine[k]), inputs) : null;
+      const staged = target
+        ? await stageWrites(
+            trx,
+            jobId,
+            job,
+            target,
+            writes.filter((_, k) => mine[k]),
+            inputs,
+          )
+        : null;
       const values: RowValues[] = [];
       for (const [k, w] of writes.entries()) {
         if (!mine[k]) continue;
@@ -95,8 +106,14 @@ export async function writeRowResults(deps: RowWriteDeps, jobId: string, writes:
 /** Locks the still-pending rows of `writes` in row order; returns row index → input item. */
 async function lockPendingRows(trx: Knex.Transaction, jobId: string, writes: RowWrite[]): Promise<Map<number, Record<string, unknown>>> {
   const locked = await EnrichmentRow.query(trx)
-    .where({ job_id: jobId, status: 'pending' }).whereIn('row_index', writes.map((w) => w.rowIndex))
-    .orderBy('row_index').forUpdate().select('row_index', 'input');
+    .where({ job_id: jobId, status: 'pending' })
+    .whereIn(
+      'row_index',
+      writes.map((w) => w.rowIndex),
+    )
+    .orderBy('row_index')
+    .forUpdate()
+    .select('row_index', 'input');
   return new Map(locked.map((r) => [r.row_index, r.input]));
 }
 
@@ -111,16 +128,38 @@ function claimRows(writes: RowWrite[], inputs: Map<number, unknown>): boolean[] 
 }
 
 /** Stages the claimed writes on the job's activity (./staging.ts); returns row index → staged change id. */
-function stageWrites(trx: Knex.Transaction, jobId: string, job: WritingJob, target: CatalogTarget, claimed: RowWrite[], inputs: Map<number, Record<string, unknown>>): Promise<Map<number, string>> {
-  return stageRowResults(trx, { id: jobId, organization_id: job.organization_id }, target, claimed.map((w) => ({
-    rowIndex: w.rowIndex, input: inputs.get(w.rowIndex)!, result: w.outcome.result, status: stagedStatusFor(job.config, w.outcome.result),
-  })));
+function stageWrites(
+  trx: Knex.Transaction,
+  jobId: string,
+  job: WritingJob,
+  target: CatalogTarget,
+  claimed: RowWrite[],
+  inputs: Map<number, Record<string, unknown>>,
+): Promise<Map<number, string>> {
+  return stageRowResults(
+    trx,
+    { id: jobId, organization_id: job.organization_id },
+    target,
+    claimed.map((w) => ({
+      rowIndex: w.rowIndex,
+      input: inputs.get(w.rowIndex)!,
+      result: w.outcome.result,
+      status: stagedStatusFor(job.config, w.outcome.result),
+    })),
+  );
 }
 
 /** The column values of one written row (JSON columns as text, cast in {@link updateRows}). */
 function rowValues(w: RowWrite, evidence: unknown): RowValues {
   const result = w.outcome.result;
-  return [w.rowIndex, result.error ? 'failed' : 'succeeded', JSON.stringify(result), evidence === null ? null : JSON.stringify(evidence), w.outcome.usage === null ? null : JSON.stringify(w.outcome.usage), result.error ?? null];
+  return [
+    w.rowIndex,
+    result.error ? 'failed' : 'succeeded',
+    JSON.stringify(result),
+    evidence === null ? null : JSON.stringify(evidence),
+    w.outcome.usage === null ? null : JSON.stringify(w.outcome.usage),
+    result.error ?? null,
+  ];
 }
 
 /** Writes the rows' results in one set-based `UPDATE … FROM unnest(…)`, only where still pending. */
@@ -140,10 +179,12 @@ async function updateRows(trx: Knex.Transaction, jobId: string, values: RowValue
  */
 async function countWritten(trx: Knex.Transaction, jobId: string, values: RowValues[]): Promise<void> {
   const succeeded = values.filter((v) => v[1] === 'succeeded').length;
-  const counted = await trx('enrichment_jobs').where({ id: jobId, status: 'running' }).update({
-    completed_items: trx.raw('completed_items + ?', [values.length]),
-    successful: trx.raw('successful + ?', [succeeded]),
-    updated_at: trx.fn.now(),
-  });
+  const counted = await trx('enrichment_jobs')
+    .where({ id: jobId, status: 'running' })
+    .update({
+      completed_items: trx.raw('completed_items + ?', [values.length]),
+      successful: trx.raw('successful + ?', [succeeded]),
+      updated_at: trx.fn.now(),
+    });
   if (counted === 0) throw new JobNotRunning();
 }

@@ -50,7 +50,9 @@ export function rowOutputSchema(config: EnrichJobConfig, item: Record<string, un
 
 /** Feedback text of one row for re-extraction: `global_feedback` then `item_feedback[row]`. */
 function rowFeedback(config: EnrichJobConfig, rowIndex: number | undefined): string | undefined {
-  const parts = [config.global_feedback, rowIndex === undefined ? undefined : config.item_feedback?.[String(rowIndex)]].filter((x) => typeof x === 'string' && x.trim());
+  const parts = [config.global_feedback, rowIndex === undefined ? undefined : config.item_feedback?.[String(rowIndex)]].filter(
+    (x) => typeof x === 'string' && x.trim(),
+  );
   return parts.length ? parts.join('\n') : undefined;
 }
 
@@ -112,9 +114,16 @@ interface RowOutcome {
  * `reextract_from_activity_id`); other jobs research + extract, reporting fetched pages to
  * `capture` when artifacts are kept.
  */
-async function runEngine(engine: EnrichmentEngine, config: EnrichJobConfig, input: EnrichInput, evidence: unknown, capture: FetchedPage[] | null): Promise<RowOutcome> {
+async function runEngine(
+  engine: EnrichmentEngine,
+  config: EnrichJobConfig,
+  input: EnrichInput,
+  evidence: unknown,
+  capture: FetchedPage[] | null,
+): Promise<RowOutcome> {
   if (config.reextract_from_activity_id) {
-    if (!evidence) return { result: errorResult(input.item, 'No stored research for this row: the earlier job never processed it'), evidence: null, usage: null };
+    if (!evidence)
+      return { result: errorResult(input.item, 'No stored research for this row: the earlier job never processed it'), evidence: null, usage: null };
     const out = await engine.extract(input, evidence as Evidence);
     return { result: out.result, evidence, usage: out.usage ?? EMPTY_USAGE };
   }
@@ -157,9 +166,20 @@ async function loadRows(knex: Knex, jobId: string, rowIndexes: number[]): Promis
   const job = await EnrichmentJob.query(knex).findById(jobId).select('status', 'config', 'organization_id');
   if (!job) return new Map();
   const rows = await EnrichmentRow.query(knex).where('job_id', jobId).whereIn('row_index', rowIndexes).select('row_index', 'status', 'input', 'evidence');
-  return new Map(rows.map((r) => [r.row_index, {
-    row_index: r.row_index, status: r.status, input: r.input, evidence: r.evidence, job_status: job.status, config: job.config, organization_id: job.organization_id,
-  }]));
+  return new Map(
+    rows.map((r) => [
+      r.row_index,
+      {
+        row_index: r.row_index,
+        status: r.status,
+        input: r.input,
+        evidence: r.evidence,
+        job_status: job.status,
+        config: job.config,
+        organization_id: job.organization_id,
+      },
+    ]),
+  );
 }
 
 /** What a job without catalog examples learns from: nothing. */
@@ -197,7 +217,12 @@ function rowInput(row: LoadedRow, knowledgeBase: unknown, learning: JobTextExamp
  * @returns the outcome (its evidence in the row's stored form) and the research as extraction
  *   saw it, parsed pages included (the audit looks into it)
  */
-async function runRowEngine(deps: RowDeps, row: LoadedRow, input: EnrichInput, capture: FetchedPage[] | null): Promise<{ outcome: RowOutcome; research: unknown }> {
+async function runRowEngine(
+  deps: RowDeps,
+  row: LoadedRow,
+  input: EnrichInput,
+  capture: FetchedPage[] | null,
+): Promise<{ outcome: RowOutcome; research: unknown }> {
   try {
     const stored = row.config.reextract_from_activity_id ? await loadEvidence(deps.knex, row.organization_id, row.evidence) : null;
     const outcome = await runEngine(deps.engine, row.config, input, stored, capture);
@@ -206,7 +231,10 @@ async function runRowEngine(deps: RowDeps, row: LoadedRow, input: EnrichInput, c
     if (stored) outcome.evidence = row.evidence;
     return { outcome, research };
   } catch (err) {
-    return { outcome: { result: errorResult(input.item, `Enrichment failed: ${errorFields(err).message ?? String(err)}`), evidence: null, usage: null }, research: null };
+    return {
+      outcome: { result: errorResult(input.item, `Enrichment failed: ${errorFields(err).message ?? String(err)}`), evidence: null, usage: null },
+      research: null,
+    };
   }
 }
 
@@ -216,13 +244,31 @@ async function runRowEngine(deps: RowDeps, row: LoadedRow, input: EnrichInput, c
  * (`capture_source_artifacts`), feedback, audit, and finally the debug log over `notes`.
  * @returns the stored artifacts to record with the row
  */
-async function postProcess(deps: RowDeps, row: LoadedRow, input: EnrichInput, outcome: RowOutcome, research: unknown, capture: FetchedPage[] | null): Promise<ArtifactRecord[]> {
+async function postProcess(
+  deps: RowDeps,
+  row: LoadedRow,
+  input: EnrichInput,
+  outcome: RowOutcome,
+  research: unknown,
+  capture: FetchedPage[] | null,
+): Promise<ArtifactRecord[]> {
   const config = row.config;
   const result = outcome.result;
   const notes: string[] = [];
   if ((config.host_media || config.image_processing?.enabled) && !result.error) {
-    const media = await hostResultMedia(deps.knex, deps.storage, deps.engine.fetcher, row.organization_id, result, input.output_schema, Boolean(config.strict_hosted_media), config.image_processing);
-    notes.push(`media hosted: ${media.hosted}, not hostable: ${media.failed}, images processed: ${media.processed}${config.strict_hosted_media ? ' (strict: failed fields cleared)' : ''}`);
+    const media = await hostResultMedia(
+      deps.knex,
+      deps.storage,
+      deps.engine.fetcher,
+      row.organization_id,
+      result,
+      input.output_schema,
+      Boolean(config.strict_hosted_media),
+      config.image_processing,
+    );
+    notes.push(
+      `media hosted: ${media.hosted}, not hostable: ${media.failed}, images processed: ${media.processed}${config.strict_hosted_media ? ' (strict: failed fields cleared)' : ''}`,
+    );
   }
   let artifacts: ArtifactRecord[] = [];
   if (capture) {

@@ -93,11 +93,13 @@ export async function stageRowResults(
   const explicitIds = rows.map((r) => r.input[ITEM_ID_KEY]).filter((v): v is string => typeof v === 'string' && isUuid(v));
   const keys = rows.map((r) => businessKeyOf(r.input, target.unique_id_field)).filter((k): k is string => k !== null);
   type Item = { id: string; entity_type: string; business_key: string | null; data: Record<string, unknown> };
-  const found: Item[] = explicitIds.length || keys.length
-    ? await trx('catalog_items').where({ catalog_id: target.catalog_id })
-      .where((w) => w.whereIn('id', explicitIds).orWhereIn('business_key', keys))
-      .select('id', 'entity_type', 'business_key', 'data')
-    : [];
+  const found: Item[] =
+    explicitIds.length || keys.length
+      ? await trx('catalog_items')
+          .where({ catalog_id: target.catalog_id })
+          .where((w) => w.whereIn('id', explicitIds).orWhereIn('business_key', keys))
+          .select('id', 'entity_type', 'business_key', 'data')
+      : [];
   const byId = new Map(found.map((i) => [i.id, i]));
   const byKey = new Map(found.filter((i) => i.business_key !== null).map((i) => [i.business_key as string, i]));
   const records = rows.map(({ rowIndex, input, result, status }) => {
@@ -112,7 +114,9 @@ export async function stageRowResults(
       source_explanations: result.after_data.source_explanations ?? {},
       all_sources: result.all_sources,
       ...(result.category_id !== undefined ? { category_id: result.category_id } : {}),
-      ...(result.taxonomy_attributes ? { taxonomy_attributes: result.taxonomy_attributes, taxonomy_attribute_sources: result.taxonomy_attribute_sources ?? {} } : {}),
+      ...(result.taxonomy_attributes
+        ? { taxonomy_attributes: result.taxonomy_attributes, taxonomy_attribute_sources: result.taxonomy_attribute_sources ?? {} }
+        : {}),
       ...(result.error ? { error: result.error } : {}),
     };
     return {
@@ -207,15 +211,21 @@ export interface StagedChangesQuery {
  */
 export async function listStagedChanges(knex: Knex, scope: Scope, activityId: string, q: StagedChangesQuery): Promise<StagedChangePage> {
   await loadOwned<ReviewActivity>(knex, ReviewActivity, activityId, scope, 'Activity not found');
-  const base = StagedChange.query(knex).where({ activity_id: activityId }).modify((b) => {
-    if (q.status) b.where({ status: q.status });
-    if (q.search_query) {
-      const like = `%${q.search_query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      b.where((w) => w.whereRaw('after_data::text ILIKE ?', [like]).orWhereRaw('before_data::text ILIKE ?', [like]));
-    }
-  });
+  const base = StagedChange.query(knex)
+    .where({ activity_id: activityId })
+    .modify((b) => {
+      if (q.status) b.where({ status: q.status });
+      if (q.search_query) {
+        const like = `%${q.search_query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        b.where((w) => w.whereRaw('after_data::text ILIKE ?', [like]).orWhereRaw('before_data::text ILIKE ?', [like]));
+      }
+    });
   const total = await base.clone().resultSize();
-  const items = await base.clone().orderBy([{ column: 'row_index' }, { column: 'id' }]).offset((q.page - 1) * q.page_size).limit(q.page_size);
+  const items = await base
+    .clone()
+    .orderBy([{ column: 'row_index' }, { column: 'id' }])
+    .offset((q.page - 1) * q.page_size)
+    .limit(q.page_size);
   return { items, total, page: q.page, page_size: q.page_size, total_pages: Math.ceil(total / q.page_size) };
 }
 
@@ -245,7 +255,10 @@ export interface StagedChangesSummary {
  */
 export async function stagedChangesSummary(knex: Knex, scope: Scope, activityId: string): Promise<StagedChangesSummary> {
   await loadOwned<ReviewActivity>(knex, ReviewActivity, activityId, scope, 'Activity not found');
-  const byStatus = (await knex('staged_changes').where({ activity_id: activityId }).groupBy('status').select('status').count({ n: '*' })) as unknown as Array<{ status: string; n: string }>;
+  const byStatus = (await knex('staged_changes').where({ activity_id: activityId }).groupBy('status').select('status').count({ n: '*' })) as unknown as Array<{
+    status: string;
+    n: string;
+  }>;
   const total = byStatus.reduce((s, r) => s + Number(r.n), 0);
   const { rows: fields } = await knex.raw(
     `SELECT e.key AS field,

@@ -39,8 +39,14 @@ export async function createTemplate(knex: Knex, scope: Scope, input: CreateTemp
   const id = newId();
   const now = new Date();
   await EnrichmentTemplate.query(knex).insert({
-    id, organization_id: scope.organizationId, name: input.name, description: input.description ?? null,
-    defaults, safety: input.safety ?? {}, created_at: now, updated_at: now,
+    id,
+    organization_id: scope.organizationId,
+    name: input.name,
+    description: input.description ?? null,
+    defaults,
+    safety: input.safety ?? {},
+    created_at: now,
+    updated_at: now,
   });
   return loadTemplate(knex, scope, id);
 }
@@ -65,7 +71,14 @@ export interface TemplateList {
 export async function listTemplates(knex: Knex, scope: Scope, q: { limit: number; offset: number }): Promise<TemplateList> {
   const base = EnrichmentTemplate.query(knex).where({ organization_id: scope.organizationId });
   const total = await base.clone().resultSize();
-  const templates = await base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).offset(q.offset).limit(q.limit);
+  const templates = await base
+    .clone()
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .offset(q.offset)
+    .limit(q.limit);
   return { templates, total, limit: q.limit, offset: q.offset };
 }
 
@@ -98,7 +111,8 @@ export function applyTemplate(req: EnrichRequest, template: EnrichmentTemplate):
         ...reqDomains.filter((r) => s.allowed_domains!.some((t) => within(r, t))),
         ...s.allowed_domains.filter((t) => reqDomains.some((r) => within(t, r) && !within(r, t))),
       ];
-      if (kept.length === 0) throw ValidationError.at(['body', 'allowed_domains'], `The template only allows ${s.allowed_domains.join(', ')}`, 'template_safety');
+      if (kept.length === 0)
+        throw ValidationError.at(['body', 'allowed_domains'], `The template only allows ${s.allowed_domains.join(', ')}`, 'template_safety');
       out.allowed_domains = [...new Set(kept)];
     } else out.allowed_domains = [...s.allowed_domains];
   }

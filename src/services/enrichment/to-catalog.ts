@@ -32,7 +32,10 @@ export function propertyOf(f: OutputField): Record<string, unknown> {
   if (f.unit) p['x-unit'] = f.unit;
   if (f.enum?.length) p.enum = f.enum;
   if (f.type === 'array') {
-    p.items = f.array_element_type === 'image_url' ? { type: 'string', format: 'uri' } : { type: f.array_element_type ?? 'string', ...(f.items_enum?.length ? { enum: f.items_enum } : {}) };
+    p.items =
+      f.array_element_type === 'image_url'
+        ? { type: 'string', format: 'uri' }
+        : { type: f.array_element_type ?? 'string', ...(f.items_enum?.length ? { enum: f.items_enum } : {}) };
   }
   if (f.minimum !== undefined) p.minimum = f.minimum;
   if (f.maximum !== undefined) p.maximum = f.maximum;
@@ -47,10 +50,25 @@ function itemData(afterData: Record<string, unknown>): Record<string, unknown> {
 /** Writes the data of every processed row of a job into `catalog`, in pages of {@link PAGE} rows, in row order. */
 async function copyResults(trx: Knex.Transaction, caches: CatalogCaches, scope: Scope, catalog: Catalog, jobId: string): Promise<void> {
   for (let after = -1; ;) {
-    const rows = (await EnrichmentRow.query(trx).where({ job_id: jobId }).whereNotNull('result').where('row_index', '>', after)
-      .orderBy('row_index').limit(PAGE).select('row_index', trx.raw("result -> 'after_data' AS after_data"))) as unknown as Array<{ row_index: number; after_data: Record<string, unknown> | null }>;
+    const rows = (await EnrichmentRow.query(trx)
+      .where({ job_id: jobId })
+      .whereNotNull('result')
+      .where('row_index', '>', after)
+      .orderBy('row_index')
+      .limit(PAGE)
+      .select('row_index', trx.raw("result -> 'after_data' AS after_data"))) as unknown as Array<{
+      row_index: number;
+      after_data: Record<string, unknown> | null;
+    }>;
     if (rows.length === 0) break;
-    await writeItems(trx, caches, scope, catalog, rows.map((r) => itemData(r.after_data ?? {})), { source_info: { source: 'enrichment_job', job_id: jobId } });
+    await writeItems(
+      trx,
+      caches,
+      scope,
+      catalog,
+      rows.map((r) => itemData(r.after_data ?? {})),
+      { source_info: { source: 'enrichment_job', job_id: jobId } },
+    );
     after = rows[rows.length - 1].row_index;
     if (rows.length < PAGE) break;
   }
@@ -66,13 +84,20 @@ async function copyResults(trx: Knex.Transaction, caches: CatalogCaches, scope: 
  * @throws NotFoundError `Job not found` (404) / ForbiddenError (403); ConflictError (409) while
  *   the job runs; ValidationError (422) from catalog creation
  */
-export async function jobToCatalog(knex: Knex, caches: CatalogCaches, scope: Scope, jobId: string, body: { name: string; description?: string }): Promise<{ catalog: Catalog; schema: CatalogSchema }> {
+export async function jobToCatalog(
+  knex: Knex,
+  caches: CatalogCaches,
+  scope: Scope,
+  jobId: string,
+  body: { name: string; description?: string },
+): Promise<{ catalog: Catalog; schema: CatalogSchema }> {
   const job = await loadOwned<EnrichmentJob>(knex, EnrichmentJob, jobId, scope, 'Job not found');
   if (job.status === 'running') throw new ConflictError('The job is still running; convert it once it has finished');
   const fields = new Map<string, OutputField>();
   for (const f of rowOutputSchema(job.config, {}) as OutputField[]) fields.set(f.name, f);
   for (const entry of Object.values((job.config.attribute_sets ?? {}) as Record<string, unknown>)) {
-    for (const f of (Array.isArray(entry) ? entry : (entry as { attributes?: OutputField[] }).attributes ?? []) as OutputField[]) if (!fields.has(f.name)) fields.set(f.name, f);
+    for (const f of (Array.isArray(entry) ? entry : ((entry as { attributes?: OutputField[] }).attributes ?? [])) as OutputField[])
+      if (!fields.has(f.name)) fields.set(f.name, f);
   }
   // Input fields: every other key of the results, with a type inferred from a sample of values.
   const { rows: keys } = await knex.raw(
@@ -88,7 +113,7 @@ export async function jobToCatalog(knex: Knex, caches: CatalogCaches, scope: Sco
   }
   for (const f of fields.values()) properties[f.name] = propertyOf(f);
   const target = job.config.catalog_target as { catalog_id: string; unique_id_field: string } | undefined;
-  const uniqueIdField = target?.unique_id_field ?? (['sku', 'id', 'gtin', 'mpn'].find((k) => k in properties) ?? 'sku');
+  const uniqueIdField = target?.unique_id_field ?? ['sku', 'id', 'gtin', 'mpn'].find((k) => k in properties) ?? 'sku';
   const catalog = await knex.transaction(async (trx) => {
     const created = await createCatalog(trx, scope, {
       name: body.name,

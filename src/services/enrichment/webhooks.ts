@@ -77,7 +77,13 @@ export function webhookKey(secret: string): Buffer {
  * Verifies a Standard-Webhooks signed request (for receivers and tests): one of the
  * space-separated `v1,` signatures matches, and the timestamp is within `toleranceS` of now.
  */
-export function verifyWebhook(secret: string, headers: Record<string, string | string[] | undefined>, body: string, toleranceS = 300, nowS = Math.floor(Date.now() / 1000)): boolean {
+export function verifyWebhook(
+  secret: string,
+  headers: Record<string, string | string[] | undefined>,
+  body: string,
+  toleranceS = 300,
+  nowS = Math.floor(Date.now() / 1000),
+): boolean {
   const id = String(headers['webhook-id'] ?? '');
   const ts = Number(headers['webhook-timestamp']);
   const sigs = String(headers['webhook-signature'] ?? '').split(' ');
@@ -114,9 +120,24 @@ export interface WebhookMessage {
  * @throws Error when the job does not exist
  */
 export async function loadWebhookMessage(knex: Knex, jobId: string, publicUrl: string): Promise<WebhookMessage | null> {
-  type Row = Pick<EnrichmentJob, 'id' | 'status' | 'total_items' | 'successful' | 'credits_used' | 'completed_at'> & { webhook_secret: string; webhook_url: string | null };
-  const job = (await EnrichmentJob.query(knex).alias('j').join('organizations as o', 'o.id', 'j.organization_id').findById(jobId)
-    .select('j.id', 'j.status', 'j.total_items', 'j.successful', 'j.credits_used', 'j.completed_at', 'o.webhook_secret', knex.raw("j.config->>'webhook_url' as webhook_url"))) as unknown as Row | undefined;
+  type Row = Pick<EnrichmentJob, 'id' | 'status' | 'total_items' | 'successful' | 'credits_used' | 'completed_at'> & {
+    webhook_secret: string;
+    webhook_url: string | null;
+  };
+  const job = (await EnrichmentJob.query(knex)
+    .alias('j')
+    .join('organizations as o', 'o.id', 'j.organization_id')
+    .findById(jobId)
+    .select(
+      'j.id',
+      'j.status',
+      'j.total_items',
+      'j.successful',
+      'j.credits_used',
+      'j.completed_at',
+      'o.webhook_secret',
+      knex.raw("j.config->>'webhook_url' as webhook_url"),
+    )) as unknown as Row | undefined;
   if (!job) throw new Error(`Job ${jobId} not found`);
   if (!job.webhook_url || job.status === 'running') return null;
   return {
@@ -185,12 +206,27 @@ export async function sendWebhookOnce(message: WebhookMessage, timeoutMs: number
  * Records one attempt (upsert on `(webhook_id, attempt)`: an attempt re-run after a worker crash
  * overwrites its row instead of adding one).
  */
-export async function recordWebhookAttempt(knex: Knex, jobId: string, message: Pick<WebhookMessage, 'id' | 'url'>, attempt: number, outcome: AttemptOutcome): Promise<void> {
-  await WebhookDelivery.query(knex).insert({
-    job_id: jobId, webhook_id: message.id, url: message.url, attempt,
-    status_code: outcome.status_code, error: outcome.error, duration_ms: outcome.duration_ms,
-    attempted_at: knex.fn.now(), delivered_at: outcome.ok ? knex.fn.now() : null,
-  }).onConflict(['webhook_id', 'attempt']).merge();
+export async function recordWebhookAttempt(
+  knex: Knex,
+  jobId: string,
+  message: Pick<WebhookMessage, 'id' | 'url'>,
+  attempt: number,
+  outcome: AttemptOutcome,
+): Promise<void> {
+  await WebhookDelivery.query(knex)
+    .insert({
+      job_id: jobId,
+      webhook_id: message.id,
+      url: message.url,
+      attempt,
+      status_code: outcome.status_code,
+      error: outcome.error,
+      duration_ms: outcome.duration_ms,
+      attempted_at: knex.fn.now(),
+      delivered_at: outcome.ok ? knex.fn.now() : null,
+    })
+    .onConflict(['webhook_id', 'attempt'])
+    .merge();
 }
 
 /** True when a message was already answered with 2xx (a retried activity then sends nothing). */

@@ -31,7 +31,10 @@ describe('inferType', () => {
     [[1, 2.5], 'number'],
     [[true, null], 'boolean'],
     [[null, undefined], 'string'],
-    [[[1], { a: 1 }], ['array', 'object']],
+    [
+      [[1], { a: 1 }],
+      ['array', 'object'],
+    ],
   ])('%j → %j', (values, type) => {
     expect(inferType(values)).toEqual(type);
   });
@@ -62,7 +65,12 @@ describe('syncFieldInfo', () => {
   it('keeps known entries, derives new ones, drops removed ones, in property order', () => {
     const at = '2026-01-01T00:00:00.000Z';
     const prev = syncFieldInfo({ properties: { a: { type: 'string' }, b: { type: 'number' } } }, [], '1.0.0', at);
-    const next = syncFieldInfo({ properties: { c: { type: 'boolean', 'x-field-category': 'generated' }, a: { type: 'string' } }, required: ['a'] }, prev, '1.1.0', at);
+    const next = syncFieldInfo(
+      { properties: { c: { type: 'boolean', 'x-field-category': 'generated' }, a: { type: 'string' } }, required: ['a'] },
+      prev,
+      '1.1.0',
+      at,
+    );
     expect(next.map((f) => [f.field_name, f.added_in_version, f.required, f.field_category])).toEqual([
       ['c', '1.1.0', false, 'generated'],
       ['a', '1.0.0', true, 'input'],

@@ -26,17 +26,35 @@ describe('enrichTaxonomy', () => {
   });
 
   it('lets the nearest ancestor win and own attributes override in all_attributes', () => {
-    const t = enrichTaxonomy(normalizeTaxonomy({
-      name: 'T',
-      nodes: {
-        c: { name: 'C', parent: 'b', attributes: [{ name: 'x', type: 'c' }] },
-        a: { name: 'A', parent: null, attributes: [{ name: 'x', type: 'a' }, { name: 'y', type: 'a' }] },
-        b: { name: 'B', parent: 'a', attributes: [{ name: 'x', type: 'b' }] },
-      },
-    }, ['body']));
+    const t = enrichTaxonomy(
+      normalizeTaxonomy(
+        {
+          name: 'T',
+          nodes: {
+            c: { name: 'C', parent: 'b', attributes: [{ name: 'x', type: 'c' }] },
+            a: {
+              name: 'A',
+              parent: null,
+              attributes: [
+                { name: 'x', type: 'a' },
+                { name: 'y', type: 'a' },
+              ],
+            },
+            b: { name: 'B', parent: 'a', attributes: [{ name: 'x', type: 'b' }] },
+          },
+        },
+        ['body'],
+      ),
+    );
     // Root-most attributes first; x is overridden by the nearer b.
-    expect(t.nodes.c.inherited_attributes).toEqual([{ name: 'y', type: 'a', inherited_from: 'a' }, { name: 'x', type: 'b', inherited_from: 'b' }]);
-    expect(t.nodes.c.all_attributes).toEqual([{ name: 'y', type: 'a', inherited_from: 'a' }, { name: 'x', type: 'c' }]);
+    expect(t.nodes.c.inherited_attributes).toEqual([
+      { name: 'y', type: 'a', inherited_from: 'a' },
+      { name: 'x', type: 'b', inherited_from: 'b' },
+    ]);
+    expect(t.nodes.c.all_attributes).toEqual([
+      { name: 'y', type: 'a', inherited_from: 'a' },
+      { name: 'x', type: 'c' },
+    ]);
     expect(Object.keys(t.nodes)).toEqual(['c', 'a', 'b']);
   });
 });

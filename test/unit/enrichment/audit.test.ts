@@ -23,7 +23,14 @@ function result(values: Record<string, unknown> = { brand: 'Acme', gtin: '400638
     original_data: {},
     after_data: { name: 'Runner', ...values, sources, source_explanations: {} },
     all_sources: [PAGE],
-    review_info: { reasoning: '', confidence: 'high', flags: [], field_issues: [], field_confidence: Object.fromEntries(Object.keys(values).map((k) => [k, 'high'])), field_methods: {} },
+    review_info: {
+      reasoning: '',
+      confidence: 'high',
+      flags: [],
+      field_issues: [],
+      field_confidence: Object.fromEntries(Object.keys(values).map((k) => [k, 'high'])),
+      field_methods: {},
+    },
   };
 }
 
@@ -43,14 +50,14 @@ describe('auditResult', () => {
     ]);
   });
 
-  it('fails an identifier that differs from the item\'s own, and a citation of a page research never read', () => {
+  it("fails an identifier that differs from the item's own, and a citation of a page research never read", () => {
     const r = result();
     r.after_data.sources.brand = ['https://other.example/x'];
     const audit = auditResult(r, { gtin: '5012345678900' }, fields, evidence());
     expect(audit.decision).toBe('fail');
     expect(audit.reasons).toEqual([
       'brand: Cites a page research never read: https://other.example/x.',
-      'gtin: Identifier 4006381333931 differs from the item\'s 5012345678900: the source may describe another product.',
+      "gtin: Identifier 4006381333931 differs from the item's 5012345678900: the source may describe another product.",
     ]);
   });
 
@@ -65,7 +72,12 @@ describe('auditResult', () => {
   it('asks for review: missing required value, low confidence, replaced value, identifier absent from the cited page', () => {
     const r = result();
     r.review_info.field_confidence.price = 'low';
-    const audit = auditResult(r, { brand: 'Zeta' }, [...fields, { name: 'color', type: 'string', description: 'Colour', required: true }], evidence('Acme Runner price 19.99'));
+    const audit = auditResult(
+      r,
+      { brand: 'Zeta' },
+      [...fields, { name: 'color', type: 'string', description: 'Colour', required: true }],
+      evidence('Acme Runner price 19.99'),
+    );
     expect(audit.decision).toBe('review_required');
     expect(audit.confidence).toBe('medium');
     expect(audit.field_issues).toEqual([

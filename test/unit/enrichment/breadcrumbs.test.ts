@@ -16,11 +16,14 @@ function archivePage(dir: string, stem: string) {
   return parsePage(entry.url, fs.readFileSync(path.join(dir, entry.file)));
 }
 
-describe('breadcrumbs as the page\'s category path (real pages)', () => {
+describe("breadcrumbs as the page's category path (real pages)", () => {
   it('JSON-LD BreadcrumbList: items in position order, root "Homepage" dropped', () => {
     expect(archivePage(ZYTE, '4e545337').breadcrumbs).toEqual({ origin: 'jsonld', path: ['Home & Garden', 'Bedding', 'Throws, Blankets & Bedspreads'] });
     // Positions from 0, names on the nested `item`.
-    expect(archivePage(META, 'wayfair').breadcrumbs).toEqual({ origin: 'jsonld', path: ['Furniture', 'Living Room Furniture', 'Chairs & Seating', 'Accent Chairs', 'Arm Accent Chairs'] });
+    expect(archivePage(META, 'wayfair').breadcrumbs).toEqual({
+      origin: 'jsonld',
+      path: ['Furniture', 'Living Room Furniture', 'Chairs & Seating', 'Accent Chairs', 'Arm Accent Chairs'],
+    });
   });
 
   it('microdata BreadcrumbList: the root "Início" dropped; the product\'s own crumb dropped', () => {
@@ -34,7 +37,10 @@ describe('breadcrumbs as the page\'s category path (real pages)', () => {
   });
 
   it('HTML breadcrumb navigation: list items without separators; a "Back to results" bar is no trail', () => {
-    expect(archivePage(META, 'amazon-gorilla').breadcrumbs).toEqual({ origin: 'html', path: ['Industrial & Scientific', 'Adhesives, Sealants & Lubricants', 'Adhesive Tapes', 'Duct Tape'] });
+    expect(archivePage(META, 'amazon-gorilla').breadcrumbs).toEqual({
+      origin: 'html',
+      path: ['Industrial & Scientific', 'Adhesives, Sealants & Lubricants', 'Adhesive Tapes', 'Duct Tape'],
+    });
     expect(archivePage(META, 'amazon.html').breadcrumbs).toBeUndefined();
   });
 
@@ -57,8 +63,14 @@ describe('breadcrumbs as the page\'s category path (real pages)', () => {
         {"@type":"ListItem","position":2,"name":"Furniture","item":"https://shop.example/furniture"}]}</script>
       </head><body><h1>LACK side table</h1></body></html>`;
     const search: SearchProvider = { search: async () => [{ url, title: '', snippet: '', score: 1 }] };
-    const fetcher: Fetcher = { fetch: async (u) => ({ url: u, final_url: u, status: 200, content_type: 'text/html', body: Buffer.from(html), fetched_at: new Date(0).toISOString() }) };
-    const { result } = await createEngine({ search, fetcher }).enrich({ item: { name: 'LACK side table' }, output_schema: [{ name: 'category', type: 'string', description: 'Category path' }], options: { speed: 'fast', web_search: true } });
+    const fetcher: Fetcher = {
+      fetch: async (u) => ({ url: u, final_url: u, status: 200, content_type: 'text/html', body: Buffer.from(html), fetched_at: new Date(0).toISOString() }),
+    };
+    const { result } = await createEngine({ search, fetcher }).enrich({
+      item: { name: 'LACK side table' },
+      output_schema: [{ name: 'category', type: 'string', description: 'Category path' }],
+      options: { speed: 'fast', web_search: true },
+    });
     expect(result.after_data.category).toBe('Furniture > Tables');
     expect(result.review_info.field_methods.category).toBe('jsonld');
     expect(result.after_data.source_explanations.category).toMatch(/BreadcrumbList/);

@@ -37,17 +37,30 @@ describe('enrichment engine on the offline archive', () => {
   });
 
   it('offers a withheld markup-only GTIN as a low-confidence candidate when asked', async () => {
-    const { result } = await engine.enrich({ ...input({ name: 'KÄRCHER Hochdruckreiniger K 3 Full Control' }), options: { speed: 'fast', web_search: true, low_confidence: { enabled: true } } });
+    const { result } = await engine.enrich({
+      ...input({ name: 'KÄRCHER Hochdruckreiniger K 3 Full Control' }),
+      options: { speed: 'fast', web_search: true, low_confidence: { enabled: true } },
+    });
     expect(result.after_data.gtin).toBeUndefined();
-    expect(result.low_confidence_candidates).toContainEqual(expect.objectContaining({ name: 'gtin', candidate_value: '4054278533728', confidence: 'LOW', sources: [OTTO] }));
+    expect(result.low_confidence_candidates).toContainEqual(
+      expect.objectContaining({ name: 'gtin', candidate_value: '4054278533728', confidence: 'LOW', sources: [OTTO] }),
+    );
   });
 
   it('re-extracts the same result from serialised evidence without I/O', async () => {
     const first = await engine.enrich(input({ name: 'KÄRCHER Hochdruckreiniger K 3 Full Control' }));
     const stored = JSON.parse(JSON.stringify(first.evidence));
     const offline = createEngine({
-      search: { search: async () => { throw new Error('no search during extract'); } },
-      fetcher: { fetch: async () => { throw new Error('no fetch during extract'); } },
+      search: {
+        search: async () => {
+          throw new Error('no search during extract');
+        },
+      },
+      fetcher: {
+        fetch: async () => {
+          throw new Error('no fetch during extract');
+        },
+      },
     });
     const again = await offline.extract(input({ name: 'KÄRCHER Hochdruckreiniger K 3 Full Control' }), stored);
     expect(again.result).toEqual(first.result);
@@ -64,15 +77,25 @@ describe('enrichment engine on the offline archive', () => {
   });
 
   it('keeps input values with INPUT sources and honours blocked domains', async () => {
-    const { result } = await engine.enrich({ ...input({ name: 'KÄRCHER Hochdruckreiniger K 3 Full Control', brand: 'Kärcher' }), options: { speed: 'fast', web_search: true, blocked_domains: ['otto.de'] } });
+    const { result } = await engine.enrich({
+      ...input({ name: 'KÄRCHER Hochdruckreiniger K 3 Full Control', brand: 'Kärcher' }),
+      options: { speed: 'fast', web_search: true, blocked_domains: ['otto.de'] },
+    });
     expect(result.after_data.brand).toBe('Kärcher');
     expect(result.after_data.sources.brand).toEqual(['INPUT:brand']);
     expect(result.all_sources.some((u) => u.includes('otto.de'))).toBe(false);
   });
 
   it('with web_search false reads values only from the item text', async () => {
-    const fields: OutputField[] = [{ name: 'gtin', type: 'string', description: 'GTIN / EAN barcode' }, { name: 'price', type: 'number', description: 'price' }];
-    const { result, evidence } = await engine.enrich({ item: { title: 'Garden hose 20 m EAN 4054278533728' }, output_schema: fields, options: { speed: 'fast', web_search: false } });
+    const fields: OutputField[] = [
+      { name: 'gtin', type: 'string', description: 'GTIN / EAN barcode' },
+      { name: 'price', type: 'number', description: 'price' },
+    ];
+    const { result, evidence } = await engine.enrich({
+      item: { title: 'Garden hose 20 m EAN 4054278533728' },
+      output_schema: fields,
+      options: { speed: 'fast', web_search: false },
+    });
     expect(evidence.queries).toEqual([]);
     expect(result.after_data.price).toBeUndefined();
     // 4054278533728 has a valid GTIN-13 check digit and is labelled EAN in the title.

@@ -27,7 +27,11 @@ describe('source hints (source_hint_sets)', () => {
     const engine = createEngine({ search: archive.search, fetcher: archive.fetcher });
     const other = archive.pages.find((p) => p.url.includes('johnlewis.com'))!;
     const item = { name: 'Google Nest Hello Wi-Fi Video Doorbell - Black/White' };
-    const { evidence, result } = await engine.enrich({ item, output_schema: PAGES_SCHEMA, options: { speed: 'fast', web_search: true, source_hints: { urls: [other.url] } } });
+    const { evidence, result } = await engine.enrich({
+      item,
+      output_schema: PAGES_SCHEMA,
+      options: { speed: 'fast', web_search: true, source_hints: { urls: [other.url] } },
+    });
     expect(evidence.search_results[0].url).toBe(other.url);
     // The hinted page is about another product: it lends nothing; values come from the item's own page.
     const cited = Object.values(result.after_data.sources).flat();

@@ -13,15 +13,25 @@ import { extractWithModel, trainTextModel } from '../../../src/enrichment/text';
 import type { CatalogTextExample, OutputField } from '../../../src/enrichment/types';
 import { SHARED_DATA } from '../../helpers/data';
 
-interface Shoe { title: string; values: Record<string, string> }
+interface Shoe {
+  title: string;
+  values: Record<string, string>;
+}
 
-const shoes: Shoe[] = fs.readFileSync(path.join(SHARED_DATA, 'oa-mine', 'train.jsonl'), 'utf8').split('\n').filter(Boolean)
+const shoes: Shoe[] = fs
+  .readFileSync(path.join(SHARED_DATA, 'oa-mine', 'train.jsonl'), 'utf8')
+  .split('\n')
+  .filter(Boolean)
   .map((line) => JSON.parse(line) as { input: string; category: string; target_scores: Record<string, Record<string, number>> })
   .filter((r) => r.category === 'Shoes')
   .map((r) => ({
     title: r.input,
     // The catalog holds one value per item: the first acceptable one; n/a = no value.
-    values: Object.fromEntries(Object.entries(r.target_scores).map(([k, v]) => [k, Object.keys(v)[0]!]).filter(([, v]) => v !== 'n/a')),
+    values: Object.fromEntries(
+      Object.entries(r.target_scores)
+        .map(([k, v]) => [k, Object.keys(v)[0]!])
+        .filter(([, v]) => v !== 'n/a'),
+    ),
   }));
 const catalog = shoes.filter((_, i) => i % 2 === 0);
 const fresh = shoes.filter((_, i) => i % 2 === 1);
@@ -35,7 +45,10 @@ function serviceKnownValues(items: Shoe[]): Record<string, string[]> {
   for (const name of names) {
     const counts = new Map<string, number>();
     for (const s of items) if (s.values[name]) counts.set(s.values[name]!, (counts.get(s.values[name]!) ?? 0) + 1);
-    const top = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 50).map(([v]) => v);
+    const top = [...counts]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, 50)
+      .map(([v]) => v);
     if (top.length) out[name] = top;
   }
   return out;
@@ -63,7 +76,15 @@ test('learnedTextModel trains once per examples array, field set and known value
   const first = learnedTextModel(fields, few, {}, [], true);
   expect(first).not.toBeNull();
   expect(learnedTextModel(fields, few, {}, [], true)).toBe(first);
-  expect(learnedTextModel(fields.map((f) => ({ ...f })), few, {}, [], true)).toBe(first); // same definitions, other objects
+  expect(
+    learnedTextModel(
+      fields.map((f) => ({ ...f })),
+      few,
+      {},
+      [],
+      true,
+    ),
+  ).toBe(first); // same definitions, other objects
   const others = [
     learnedTextModel(fields.slice(0, 3), few, {}, [], true),
     learnedTextModel(fields, few, { Brand: ['Zeta'] }, [], true),
@@ -81,31 +102,50 @@ test('learnedTextModel trains once per examples array, field set and known value
   await Promise.all([first, ...others]);
 }, 60_000);
 
-test('training known values: the examples\' values with frequency, then the catalog\'s other known values', () => {
+test("training known values: the examples' values with frequency, then the catalog's other known values", () => {
   const ex: CatalogTextExample[] = [
     { field: 'title', text: 'Acme Zephyr', values: { brand: 'Acme', line: ['Zephyr', 'Zephyr Pro'] } },
     { field: 'title', text: 'Acme Nimbus', values: { brand: 'Acme', line: 'Nimbus' } },
     { field: 'sku', text: 'A-1', values: {} },
   ];
-  const f: OutputField[] = [{ name: 'brand', type: 'string', description: 'Brand' }, { name: 'line', type: 'string', description: 'Line' }, { name: 'size', type: 'string', description: 'Size' }];
+  const f: OutputField[] = [
+    { name: 'brand', type: 'string', description: 'Brand' },
+    { name: 'line', type: 'string', description: 'Line' },
+    { name: 'size', type: 'string', description: 'Size' },
+  ];
   expect(trainingKnownValues(f, ex, { brand: ['Acme', 'Borealis'], size: ['1 l'], other: ['x'] })).toEqual({
-    brand: ['Acme', 'Acme', 'Borealis'], line: ['Zephyr', 'Nimbus'], size: ['1 l'],
+    brand: ['Acme', 'Acme', 'Borealis'],
+    line: ['Zephyr', 'Nimbus'],
+    size: ['1 l'],
   });
   expect([...learnedTextFields(ex)]).toEqual(['title']);
 });
 
-test('with the catalog\'s examples the engine reads model names, colours and sizes the rule layer misses', async () => {
+test("with the catalog's examples the engine reads model names, colours and sizes the rule layer misses", async () => {
   const engine = createEngine({
-    search: { search: async () => { throw new Error('no search'); } },
-    fetcher: { fetch: async () => { throw new Error('no fetch'); } },
+    search: {
+      search: async () => {
+        throw new Error('no search');
+      },
+    },
+    fetcher: {
+      fetch: async () => {
+        throw new Error('no fetch');
+      },
+    },
   });
   const known = serviceKnownValues(catalog);
   const correct = async (withExamples: boolean): Promise<Record<string, number>> => {
     const out: Record<string, number> = {};
     for (const s of fresh) {
-      const { result } = await engine.enrich({ item: { title: s.title }, output_schema: fields, options: { speed: 'fast', web_search: false, known_values: known, ...(withExamples ? { text_examples: examples } : {}) } });
+      const { result } = await engine.enrich({
+        item: { title: s.title },
+        output_schema: fields,
+        options: { speed: 'fast', web_search: false, known_values: known, ...(withExamples ? { text_examples: examples } : {}) },
+      });
       expect(result.error).toBeUndefined();
-      for (const name of ['Model name', 'Color', 'Size']) if (s.values[name] !== undefined && result.after_data[name] === s.values[name]) out[name] = (out[name] ?? 0) + 1;
+      for (const name of ['Model name', 'Color', 'Size'])
+        if (s.values[name] !== undefined && result.after_data[name] === s.values[name]) out[name] = (out[name] ?? 0) + 1;
     }
     return out;
   };

@@ -35,7 +35,7 @@ describe('price signals on real pages', () => {
     expect(winner(candidates(doc, 'price'))).toBe('40');
   });
 
-  it('ignores prices in other products\' tiles and recommendation widgets', () => {
+  it("ignores prices in other products' tiles and recommendation widgets", () => {
     const tiles = page('https://www.vsezaoci.si/sportna-ocala/plavalna-ocala/potapljaska-maska');
     expect(winner(candidates(tiles, 'price'))).toBe('100');
     const widget = page('https://i3fresh.tw/favorable_1409.html');

@@ -43,32 +43,54 @@ const MICRODATA_PAGE = `<html><head><title>Brewmaster Kettle K2</title></head><b
 
 const PAGES: Record<string, string> = { [JSONLD_URL]: JSONLD_PAGE, [MICRODATA_URL]: MICRODATA_PAGE };
 const search: SearchProvider = {
-  search: async (query) => Object.keys(PAGES).filter((u) => (/kettle/i.test(query) ? u === MICRODATA_URL : u === JSONLD_URL)).map((url) => ({ url, title: '', snippet: '', score: 1 })),
+  search: async (query) =>
+    Object.keys(PAGES)
+      .filter((u) => (/kettle/i.test(query) ? u === MICRODATA_URL : u === JSONLD_URL))
+      .map((url) => ({ url, title: '', snippet: '', score: 1 })),
 };
-const fetcher: Fetcher = { fetch: async (url) => ({ url, final_url: url, status: PAGES[url] ? 200 : 404, content_type: 'text/html', body: Buffer.from(PAGES[url] ?? ''), fetched_at: new Date(0).toISOString() }) };
+const fetcher: Fetcher = {
+  fetch: async (url) => ({
+    url,
+    final_url: url,
+    status: PAGES[url] ? 200 : 404,
+    content_type: 'text/html',
+    body: Buffer.from(PAGES[url] ?? ''),
+    fetched_at: new Date(0).toISOString(),
+  }),
+};
 const engine = createEngine({ search, fetcher });
 const input = (name: string, fields: OutputField[]): EnrichInput => ({ item: { name }, output_schema: fields, options: { speed: 'fast', web_search: true } });
 
 describe('QuantitativeValue units (schema.org, UN/CEFACT Rec 20)', () => {
-  it('the parser keeps each quantity\'s unitCode / unitText beside its number', () => {
+  it("the parser keeps each quantity's unitCode / unitText beside its number", () => {
     const jsonld = parsePage(JSONLD_URL, Buffer.from(JSONLD_PAGE)).products[0];
-    expect(jsonld.properties).toMatchObject({ weight: '1.2', width: '45', height: '0.75', depth: '17.5', 'Max load': '22', Colour: 'Oak', 'Top thickness': '1.8' });
+    expect(jsonld.properties).toMatchObject({
+      weight: '1.2',
+      width: '45',
+      height: '0.75',
+      depth: '17.5',
+      'Max load': '22',
+      Colour: 'Oak',
+      'Top thickness': '1.8',
+    });
     expect(jsonld.units).toEqual({ weight: 'KGM', width: 'CMT', height: 'MTR', depth: 'inches', 'Max load': 'LBR', 'Top thickness': 'CMT' });
     const microdata = parsePage(MICRODATA_URL, Buffer.from(MICRODATA_PAGE)).products[0];
     expect(microdata.properties).toMatchObject({ weight: '2.5', capacity: '1.7' });
     expect(microdata.units).toEqual({ weight: 'LBR', capacity: 'LTR' });
   });
 
-  it('converts JSON-LD quantities to each field\'s unit (1.2 KGM → 1200 g)', async () => {
-    const { result } = await engine.enrich(input('Oakline Side Table', [
-      { name: 'weight', type: 'number', unit: 'g', description: 'Weight' },
-      { name: 'width', type: 'number', unit: 'mm', description: 'Width' },
-      { name: 'height', type: 'integer', unit: 'cm', description: 'Height' },
-      { name: 'depth', type: 'number', unit: 'cm', description: 'Depth' },
-      { name: 'max_load', type: 'number', unit: 'kg', description: 'Maximum load' },
-      { name: 'colour', type: 'string', description: 'Colour' },
-      { name: 'top_thickness', type: 'number', unit: 'mm', description: 'Thickness of the top' },
-    ]));
+  it("converts JSON-LD quantities to each field's unit (1.2 KGM → 1200 g)", async () => {
+    const { result } = await engine.enrich(
+      input('Oakline Side Table', [
+        { name: 'weight', type: 'number', unit: 'g', description: 'Weight' },
+        { name: 'width', type: 'number', unit: 'mm', description: 'Width' },
+        { name: 'height', type: 'integer', unit: 'cm', description: 'Height' },
+        { name: 'depth', type: 'number', unit: 'cm', description: 'Depth' },
+        { name: 'max_load', type: 'number', unit: 'kg', description: 'Maximum load' },
+        { name: 'colour', type: 'string', description: 'Colour' },
+        { name: 'top_thickness', type: 'number', unit: 'mm', description: 'Thickness of the top' },
+      ]),
+    );
     const after = result.after_data;
     expect(after.weight).toBe(1200);
     expect(after.width).toBe(450);
@@ -83,19 +105,23 @@ describe('QuantitativeValue units (schema.org, UN/CEFACT Rec 20)', () => {
   });
 
   it('a text field keeps the unit with the number; a field in another kind of unit gets nothing', async () => {
-    const { result } = await engine.enrich(input('Oakline Side Table', [
-      { name: 'weight', type: 'string', description: 'Weight as written' },
-      { name: 'width', type: 'number', unit: 'kg', description: 'Width (wrongly declared in kg)' },
-    ]));
+    const { result } = await engine.enrich(
+      input('Oakline Side Table', [
+        { name: 'weight', type: 'string', description: 'Weight as written' },
+        { name: 'width', type: 'number', unit: 'kg', description: 'Width (wrongly declared in kg)' },
+      ]),
+    );
     expect(result.after_data.weight).toBe('1.2 kg');
     expect(result.after_data.width).toBeUndefined();
   });
 
   it('microdata quantities convert too; the spec row "1.7 l" agrees with the microdata 1.7 LTR', async () => {
-    const { result } = await engine.enrich(input('Brewmaster Kettle K2', [
-      { name: 'weight', type: 'number', unit: 'kg', description: 'Weight' },
-      { name: 'capacity', type: 'number', unit: 'ml', description: 'Capacity' },
-    ]));
+    const { result } = await engine.enrich(
+      input('Brewmaster Kettle K2', [
+        { name: 'weight', type: 'number', unit: 'kg', description: 'Weight' },
+        { name: 'capacity', type: 'number', unit: 'ml', description: 'Capacity' },
+      ]),
+    );
     expect(result.after_data.weight).toBeCloseTo(1.133981, 5); // 2.5 lb
     expect(result.review_info.field_methods.weight).toBe('microdata');
     expect(result.after_data.capacity).toBe(1700);
@@ -104,7 +130,10 @@ describe('QuantitativeValue units (schema.org, UN/CEFACT Rec 20)', () => {
 
   it('agreeing readings in different units vote together (JSON-LD 1.2 KGM and a "1200 g" spec row)', async () => {
     const page = JSONLD_PAGE.replace('</body>', '<table><tr><th>Weight</th><td>1200 g</td></tr></table></body>');
-    const local = createEngine({ search, fetcher: { fetch: async (url) => ({ ...(await fetcher.fetch(url)), body: Buffer.from(url === JSONLD_URL ? page : '') }) } });
+    const local = createEngine({
+      search,
+      fetcher: { fetch: async (url) => ({ ...(await fetcher.fetch(url)), body: Buffer.from(url === JSONLD_URL ? page : '') }) },
+    });
     const { result } = await local.enrich(input('Oakline Side Table', [{ name: 'weight', type: 'number', unit: 'kg', description: 'Weight' }]));
     expect(result.after_data.weight).toBe(1.2);
     expect(result.review_info.field_confidence.weight).toBe('high');
@@ -112,13 +141,17 @@ describe('QuantitativeValue units (schema.org, UN/CEFACT Rec 20)', () => {
   });
 
   it('a real page: the OLX car listing states mileageFromOdometer as a QuantitativeValue in KMT', async () => {
-    const entry = (JSON.parse(fs.readFileSync(path.join(ZYTE, 'page-index.json'), 'utf8')) as Array<{ url: string; file: string }>).find((e) => e.file.includes('d8ae57c78bf2dcb5'));
+    const entry = (JSON.parse(fs.readFileSync(path.join(ZYTE, 'page-index.json'), 'utf8')) as Array<{ url: string; file: string }>).find((e) =>
+      e.file.includes('d8ae57c78bf2dcb5'),
+    );
     if (!entry) throw new Error('OLX page missing from the archive');
     const car = parsePage(entry.url, fs.readFileSync(path.join(ZYTE, entry.file))).products.find((p) => p.properties.mileageFromOdometer !== undefined);
     expect(car?.properties.mileageFromOdometer).toBe('89000');
     expect(car?.units).toEqual({ mileageFromOdometer: 'KMT' });
     const archive = openArchives([ZYTE]);
-    const { result } = await createEngine({ search: archive.search, fetcher: archive.fetcher }).enrich(input('Suzuki Alto vxr 2010', [{ name: 'mileage_from_odometer', type: 'integer', unit: 'mi', description: 'Odometer reading' }]));
+    const { result } = await createEngine({ search: archive.search, fetcher: archive.fetcher }).enrich(
+      input('Suzuki Alto vxr 2010', [{ name: 'mileage_from_odometer', type: 'integer', unit: 'mi', description: 'Odometer reading' }]),
+    );
     expect(result.after_data.sources.mileage_from_odometer).toEqual([entry.url]);
     expect(result.after_data.mileage_from_odometer).toBe(55302); // 89,000 km in miles
   });

@@ -10,7 +10,12 @@ const HTML = `<html><head><title>Acme Widget 3000 product sheet</title>
 const CSV = 'sku;name;brand;weight\nAW-2000;Acme Widget 2000;Acme;1.1 kg\nAW-3000;Acme Widget 3000;Acme Tools;1.4 kg\n';
 
 const files: KnowledgeBaseFile[] = [
-  { name: 'widget-3000-datasheet.pdf', content_type: 'application/pdf', bytes: tinyPdf(['Acme Widget 3000 data sheet', 'Material: Aluminium', 'Warranty: 5 years']), hosted_url: 'https://files.example.com/kb/1.pdf' },
+  {
+    name: 'widget-3000-datasheet.pdf',
+    content_type: 'application/pdf',
+    bytes: tinyPdf(['Acme Widget 3000 data sheet', 'Material: Aluminium', 'Warranty: 5 years']),
+    hosted_url: 'https://files.example.com/kb/1.pdf',
+  },
   { name: 'sheet.html', content_type: 'text/html', bytes: Buffer.from(HTML), hosted_url: 'https://files.example.com/kb/2.html' },
   { name: 'price-list.csv', content_type: 'application/octet-stream', bytes: Buffer.from(CSV), hosted_url: 'https://files.example.com/kb/3.csv' },
   { name: 'notes.txt', content_type: 'text/plain', bytes: Buffer.from('Acme Widget 3000\nVoltage: 18 V\n'), hosted_url: 'https://files.example.com/kb/4.txt' },
@@ -30,8 +35,12 @@ test('files become SOURCE_1… documents: PDF text, HTML text + markup, CSV rows
 });
 
 test('unsupported or unreadable files are rejected with the file name', async () => {
-  await expect(knowledgeBaseDocuments([{ name: 'photo.png', content_type: 'image/png', bytes: Buffer.alloc(10), hosted_url: 'x' }])).rejects.toThrow(KnowledgeBaseFileError);
-  await expect(knowledgeBaseDocuments([{ name: 'broken.pdf', content_type: 'application/pdf', bytes: Buffer.from('not a pdf'), hosted_url: 'x' }])).rejects.toThrow(/knowledge-base file "broken.pdf"/);
+  await expect(knowledgeBaseDocuments([{ name: 'photo.png', content_type: 'image/png', bytes: Buffer.alloc(10), hosted_url: 'x' }])).rejects.toThrow(
+    KnowledgeBaseFileError,
+  );
+  await expect(
+    knowledgeBaseDocuments([{ name: 'broken.pdf', content_type: 'application/pdf', bytes: Buffer.from('not a pdf'), hosted_url: 'x' }]),
+  ).rejects.toThrow(/knowledge-base file "broken.pdf"/);
 });
 
 const fields: OutputField[] = [
@@ -44,12 +53,18 @@ const fields: OutputField[] = [
 
 describe('engine use', () => {
   const noWeb: SearchProvider = { search: async () => [] };
-  const noPages: Fetcher = { fetch: async (url) => ({ url, final_url: url, status: 404, content_type: 'text/plain', body: Buffer.alloc(0), fetched_at: new Date(0).toISOString() }) };
+  const noPages: Fetcher = {
+    fetch: async (url) => ({ url, final_url: url, status: 404, content_type: 'text/plain', body: Buffer.alloc(0), fetched_at: new Date(0).toISOString() }),
+  };
   const engine = createEngine({ search: noWeb, fetcher: noPages });
 
   test.each([false, true])('values cite SOURCE_X with method knowledge_base (web_search %s)', async (webSearch) => {
     const knowledge_base = await knowledgeBaseDocuments(files);
-    const input: EnrichInput = { item: { name: 'Acme Widget 3000', sku: 'AW-3000' }, output_schema: fields, options: { speed: 'fast', web_search: webSearch, knowledge_base } };
+    const input: EnrichInput = {
+      item: { name: 'Acme Widget 3000', sku: 'AW-3000' },
+      output_schema: fields,
+      options: { speed: 'fast', web_search: webSearch, knowledge_base },
+    };
     const { result } = await engine.enrich(input);
     const after = result.after_data;
     expect(after.material).toBe('Aluminium');
@@ -69,7 +84,11 @@ describe('engine use', () => {
 
   test('documents about another product are not used', async () => {
     const knowledge_base = await knowledgeBaseDocuments([files[0], files[3]]);
-    const { result } = await engine.enrich({ item: { name: 'Zenith Blender Pro' }, output_schema: fields, options: { speed: 'fast', web_search: false, knowledge_base } });
+    const { result } = await engine.enrich({
+      item: { name: 'Zenith Blender Pro' },
+      output_schema: fields,
+      options: { speed: 'fast', web_search: false, knowledge_base },
+    });
     expect(result.after_data.material).toBeUndefined();
     expect(result.after_data.voltage).toBeUndefined();
   });

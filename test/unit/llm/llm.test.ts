@@ -12,7 +12,16 @@ const PAGE = `<html><head><title>Acme Widget 3000</title>
 </body></html>`;
 
 const search: SearchProvider = { search: async () => [{ url: PAGE_URL, title: 'Acme Widget 3000', snippet: '', score: 1 }] };
-const fetcher: Fetcher = { fetch: async (url) => ({ url, final_url: url, status: url === PAGE_URL ? 200 : 404, content_type: 'text/html', body: Buffer.from(url === PAGE_URL ? PAGE : ''), fetched_at: new Date(0).toISOString() }) };
+const fetcher: Fetcher = {
+  fetch: async (url) => ({
+    url,
+    final_url: url,
+    status: url === PAGE_URL ? 200 : 404,
+    content_type: 'text/html',
+    body: Buffer.from(url === PAGE_URL ? PAGE : ''),
+    fetched_at: new Date(0).toISOString(),
+  }),
+};
 
 const fields: OutputField[] = [
   { name: 'brand', type: 'string', description: 'Brand name' },
@@ -21,7 +30,11 @@ const fields: OutputField[] = [
   { name: 'finish', type: 'string', description: 'Surface finish' },
   { name: 'material', type: 'string', description: 'Main material' },
 ];
-const input: EnrichInput = { item: { name: 'Acme Widget 3000' }, output_schema: fields, options: { speed: 'fast', web_search: true, low_confidence: { enabled: true } } };
+const input: EnrichInput = {
+  item: { name: 'Acme Widget 3000' },
+  output_schema: fields,
+  options: { speed: 'fast', web_search: true, low_confidence: { enabled: true } },
+};
 
 /** What the model "answers", per field. */
 const ANSWER = {
@@ -32,7 +45,13 @@ const ANSWER = {
     // Contradicts the table's MPN with a value the page never states → the deterministic value stays.
     mpn: { value: 'M-999', source_url: PAGE_URL, quote: null, explanation: 'Guess.', confidence: 'low' },
     // Only the model reads it, and the page states it → added.
-    finish: { value: 'brushed steel', source_url: PAGE_URL, quote: 'Finished in brushed steel', explanation: 'The description says it is finished in brushed steel.', confidence: 'high' },
+    finish: {
+      value: 'brushed steel',
+      source_url: PAGE_URL,
+      quote: 'Finished in brushed steel',
+      explanation: 'The description says it is finished in brushed steel.',
+      confidence: 'high',
+    },
     // Only the model reads it, not in the page → rejected to field_issues and a LOW candidate.
     material: { value: 'Oak', source_url: PAGE_URL, quote: null, explanation: 'Looks wooden.', confidence: 'medium' },
   },
@@ -60,13 +79,19 @@ beforeAll(async () => {
     const body = JSON.parse(await readBody(req)) as ChatRequest;
     bodies.push(body);
     if (req.url !== '/v1/chat/completions' || req.method !== 'POST') return res.writeHead(404).end();
-    if (req.headers.authorization !== 'Bearer test-key') return res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"bad key"}}');
+    if (req.headers.authorization !== 'Bearer test-key')
+      return res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"bad key"}}');
     if (failWith) return res.writeHead(failWith, { 'content-type': 'application/json' }).end('{"error":{"message":"upstream down"}}');
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-      id: 'chatcmpl-1', object: 'chat.completion', created: 0, model: body.model,
-      choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: JSON.stringify(answer), refusal: null } }],
-      usage: { prompt_tokens: 1234, completion_tokens: 210, total_tokens: 1444 },
-    }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        created: 0,
+        model: body.model,
+        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: JSON.stringify(answer), refusal: null } }],
+        usage: { prompt_tokens: 1234, completion_tokens: 210, total_tokens: 1444 },
+      }),
+    );
   });
 });
 afterAll(() => server.close());
@@ -120,7 +145,9 @@ test('merge rules: kept, contradicted, ungrounded; usage reported', async () => 
   expect(after.source_explanations.finish).toBe('The description says it is finished in brushed steel.');
   // LLM-only, ungrounded: never in the output
   expect(after.material).toBeUndefined();
-  expect(result.low_confidence_candidates).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'material', candidate_value: 'Oak', confidence: 'LOW' })]));
+  expect(result.low_confidence_candidates).toEqual(
+    expect.arrayContaining([expect.objectContaining({ name: 'material', candidate_value: 'Oak', confidence: 'LOW' })]),
+  );
   expect(usage).toMatchObject({ llm_calls: 1, llm_prompt_tokens: 1234, llm_completion_tokens: 210, search_calls: 1, pages_fetched: 1 });
 });
 
@@ -157,7 +184,16 @@ describe('validate_semantics applies to the values the LLM adds or changes', () 
 <p>Special offer: 0.00 EUR for club members.</p>
 </body></html>`;
   const gadgetSearch: SearchProvider = { search: async () => [{ url: GADGET_URL, title: 'Acme Gadget 9', snippet: '', score: 1 }] };
-  const gadgetFetcher: Fetcher = { fetch: async (url) => ({ url, final_url: url, status: url === GADGET_URL ? 200 : 404, content_type: 'text/html', body: Buffer.from(url === GADGET_URL ? GADGET : ''), fetched_at: new Date(0).toISOString() }) };
+  const gadgetFetcher: Fetcher = {
+    fetch: async (url) => ({
+      url,
+      final_url: url,
+      status: url === GADGET_URL ? 200 : 404,
+      content_type: 'text/html',
+      body: Buffer.from(url === GADGET_URL ? GADGET : ''),
+      fetched_at: new Date(0).toISOString(),
+    }),
+  };
   const gadgetFields: OutputField[] = [
     { name: 'gtin', type: 'string', description: 'GTIN / EAN' },
     // Read by the deterministic extractor from the spec row: the reference for how a failing value is treated.
@@ -166,7 +202,11 @@ describe('validate_semantics applies to the values the LLM adds or changes', () 
     { name: 'max_load', type: 'number', unit: 'kg', maximum: 200, description: 'Maximum load' },
     { name: 'price', type: 'number', description: 'Price' },
   ];
-  const gadgetInput = (options: Partial<EnrichInput['options']>): EnrichInput => ({ item: { name: 'Acme Gadget 9' }, output_schema: gadgetFields, options: { speed: 'fast', web_search: true, ...options } });
+  const gadgetInput = (options: Partial<EnrichInput['options']>): EnrichInput => ({
+    item: { name: 'Acme Gadget 9' },
+    output_schema: gadgetFields,
+    options: { speed: 'fast', web_search: true, ...options },
+  });
   const cite = (value: unknown, quote: string) => ({ value, source_url: GADGET_URL, quote, explanation: `The page states ${quote}.`, confidence: 'high' });
   const GADGET_ANSWER = {
     fields: {
@@ -179,8 +219,14 @@ describe('validate_semantics applies to the values the LLM adds or changes', () 
       price: cite(0, '0.00 EUR'),
     },
   };
-  const run = (options: Partial<EnrichInput['options']>, llm = true) => createEngine({ search: gadgetSearch, fetcher: gadgetFetcher, ...(llm ? { llm: { baseUrl: server.url('/v1'), apiKey: 'test-key', model: 'test-model', timeoutMs: 5_000, maxRetries: 0 } } : {}) }).enrich(gadgetInput(options));
-  const issue = (issues: Array<{ field: string; message: string }>, field: string) => issues.filter((i) => i.field === field && i.message.startsWith('Withheld')).map((i) => i.message);
+  const run = (options: Partial<EnrichInput['options']>, llm = true) =>
+    createEngine({
+      search: gadgetSearch,
+      fetcher: gadgetFetcher,
+      ...(llm ? { llm: { baseUrl: server.url('/v1'), apiKey: 'test-key', model: 'test-model', timeoutMs: 5_000, maxRetries: 0 } } : {}),
+    }).enrich(gadgetInput(options));
+  const issue = (issues: Array<{ field: string; message: string }>, field: string) =>
+    issues.filter((i) => i.field === field && i.message.startsWith('Withheld')).map((i) => i.message);
 
   beforeEach(() => {
     answer = GADGET_ANSWER;
@@ -221,20 +267,39 @@ describe('validate_semantics applies to the values the LLM adds or changes', () 
     const { result } = await run(options);
     const reference = deterministic.low_confidence_candidates?.find((c) => c.name === 'load_rating');
     expect(reference).toMatchObject({ candidate_value: '250', confidence: 'LOW', reason: 'The value is above the maximum 200.', sources: [GADGET_URL] });
-    expect(result.low_confidence_candidates).toEqual(expect.arrayContaining([
-      expect.objectContaining({ name: 'max_load', scope: 'field', candidate_value: '250', confidence: 'LOW', reason: reference?.reason, sources: [GADGET_URL] }),
-      expect.objectContaining({ name: 'price', candidate_value: '0', reason: 'The value is not a plausible price (must be > 0).' }),
-      expect.objectContaining({ name: 'gtin', candidate_value: '4006381333932', reason: 'The value is not a valid GTIN (check digit).' }),
-    ]));
+    expect(result.low_confidence_candidates).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          name: 'max_load',
+          scope: 'field',
+          candidate_value: '250',
+          confidence: 'LOW',
+          reason: reference?.reason,
+          sources: [GADGET_URL],
+        }),
+        expect.objectContaining({ name: 'price', candidate_value: '0', reason: 'The value is not a plausible price (must be > 0).' }),
+        expect.objectContaining({ name: 'gtin', candidate_value: '4006381333932', reason: 'The value is not a valid GTIN (check digit).' }),
+      ]),
+    );
     expect(result.after_data.max_load).toBeUndefined();
     expect(result.after_data.gtin).toBe('4006381333931');
     expect(result.review_info.flags).toContain('semantic_check_failed');
   });
 
   it('a valid model value still passes, and fills a required field', async () => {
-    answer = { fields: { ...GADGET_ANSWER.fields, max_load: cite(150, 'rated 150 kg'), price: { value: null, source_url: null, quote: null, explanation: '', confidence: 'low' } } };
+    answer = {
+      fields: {
+        ...GADGET_ANSWER.fields,
+        max_load: cite(150, 'rated 150 kg'),
+        price: { value: null, source_url: null, quote: null, explanation: '', confidence: 'low' },
+      },
+    };
     const page = GADGET.replace('</table>', '<tr><th>Rated</th><td>rated 150 kg</td></tr></table>');
-    const engine = createEngine({ search: gadgetSearch, fetcher: { fetch: async (url) => ({ ...(await gadgetFetcher.fetch(url)), body: Buffer.from(page) }) }, llm: { baseUrl: server.url('/v1'), apiKey: 'test-key', model: 'test-model', timeoutMs: 5_000, maxRetries: 0 } });
+    const engine = createEngine({
+      search: gadgetSearch,
+      fetcher: { fetch: async (url) => ({ ...(await gadgetFetcher.fetch(url)), body: Buffer.from(page) }) },
+      llm: { baseUrl: server.url('/v1'), apiKey: 'test-key', model: 'test-model', timeoutMs: 5_000, maxRetries: 0 },
+    });
     const required = gadgetFields.map((f) => (f.name === 'max_load' ? { ...f, required: true } : f));
     const { result } = await engine.enrich({ ...gadgetInput({ validate_semantics: true }), output_schema: required });
     expect(result.after_data.max_load).toBe(150);
@@ -243,4 +308,3 @@ describe('validate_semantics applies to the values the LLM adds or changes', () 
     expect(result.review_info.flags).not.toContain('missing_required');
   });
 });
-

@@ -34,10 +34,11 @@ export async function startServer(handler: http.RequestListener): Promise<{ url:
   const { port } = server.address() as AddressInfo;
   return {
     url: (p: string) => `http://127.0.0.1:${port}${p}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

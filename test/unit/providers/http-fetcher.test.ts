@@ -24,7 +24,8 @@ beforeAll(async () => {
       return res.end();
     }
     if (path === '/slow') return void setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE), 1_500);
-    if (path === '/doc.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end(tinyPdf(['Acme Widget 3000 data sheet', 'Brand: Acme', 'Material: Aluminium']));
+    if (path === '/doc.pdf')
+      return res.writeHead(200, { 'content-type': 'application/pdf' }).end(tinyPdf(['Acme Widget 3000 data sheet', 'Brand: Acme', 'Material: Aluminium']));
     if (path === '/image.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(100));
     if (path.startsWith('/busy')) {
       seen.active++;
@@ -39,7 +40,15 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const options: HttpFetcherOptions = { timeoutMs: 800, connectTimeoutMs: 500, maxBytes: 20_000, maxRedirects: 3, perHostConcurrency: 2, userAgent: 'test-agent/1.0', allowPrivate: true };
+const options: HttpFetcherOptions = {
+  timeoutMs: 800,
+  connectTimeoutMs: 500,
+  maxBytes: 20_000,
+  maxRedirects: 3,
+  perHostConcurrency: 2,
+  userAgent: 'test-agent/1.0',
+  allowPrivate: true,
+};
 
 describe('createHttpFetcher', () => {
   const fetcher = createHttpFetcher(options);
@@ -112,16 +121,36 @@ describe('private-address refusal', () => {
     const lookup = guardedLookup(false);
     const err = await new Promise<NodeJS.ErrnoException | null>((resolve) => lookup('localhost', {}, (e) => resolve(e)));
     expect(err?.message).toMatch(/not a public address/);
-    const ok = await new Promise<string>((resolve) => guardedLookup(true)('localhost', { family: 4 } as dns.LookupOptions, (_e, address) => resolve(String(address))));
+    const ok = await new Promise<string>((resolve) =>
+      guardedLookup(true)('localhost', { family: 4 } as dns.LookupOptions, (_e, address) => resolve(String(address))),
+    );
     expect(ok).toBe('127.0.0.1');
   });
 
   test.each([
-    ['127.0.0.1', true], ['10.1.2.3', true], ['172.16.0.1', true], ['192.168.1.1', true], ['169.254.169.254', true],
-    ['100.64.0.1', true], ['0.0.0.0', true], ['224.0.0.1', true], ['::1', true], ['::', true], ['fe80::1', true],
-    ['fc00::1', true], ['fd12:3456::1', true], ['::ffff:127.0.0.1', true], ['::ffff:7f00:1', true], ['::ffff:10.0.0.1', true],
-    ['[::1]', true], ['0:0:0:0:0:ffff:7f00:1', true], ['not-an-ip', true],
-    ['8.8.8.8', false], ['93.184.216.34', false], ['2606:4700:4700::1111', false], ['::ffff:8.8.8.8', false],
+    ['127.0.0.1', true],
+    ['10.1.2.3', true],
+    ['172.16.0.1', true],
+    ['192.168.1.1', true],
+    ['169.254.169.254', true],
+    ['100.64.0.1', true],
+    ['0.0.0.0', true],
+    ['224.0.0.1', true],
+    ['::1', true],
+    ['::', true],
+    ['fe80::1', true],
+    ['fc00::1', true],
+    ['fd12:3456::1', true],
+    ['::ffff:127.0.0.1', true],
+    ['::ffff:7f00:1', true],
+    ['::ffff:10.0.0.1', true],
+    ['[::1]', true],
+    ['0:0:0:0:0:ffff:7f00:1', true],
+    ['not-an-ip', true],
+    ['8.8.8.8', false],
+    ['93.184.216.34', false],
+    ['2606:4700:4700::1111', false],
+    ['::ffff:8.8.8.8', false],
   ])('isNonPublicAddress(%s) = %s', (ip, expected) => {
     expect(isNonPublicAddress(ip)).toBe(expected);
   });

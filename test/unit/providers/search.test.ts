@@ -26,10 +26,13 @@ beforeAll(async () => {
     if (mode === 'badjson') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"results": [');
     if (mode === 'shape') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"unexpected": true}');
     if (mode === 'slow') return void setTimeout(() => res.writeHead(200).end('{}'), 1_000);
-    if (url.pathname === '/search') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ query: url.searchParams.get('q'), results: RESULTS }));
+    if (url.pathname === '/search')
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ query: url.searchParams.get('q'), results: RESULTS }));
     if (url.pathname === '/res/v1/web/search') {
       if (req.headers['x-subscription-token'] !== 'brave-key') return res.writeHead(401).end('{"error":"unauthorized"}');
-      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'search', web: { results: RESULTS.map((r) => ({ url: r.url, title: r.title, description: r.content })) } }));
+      return res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ type: 'search', web: { results: RESULTS.map((r) => ({ url: r.url, title: r.title, description: r.content })) } }));
     }
     return res.writeHead(404).end();
   });
@@ -43,7 +46,9 @@ beforeEach(() => {
 const domains = { allowed_domains: ['shop.example.com', 'other.example.net'], blocked_domains: ['blocked.example.org', 'other.example.net'] };
 
 test('site operators: allow-list as an OR group, block-list negated', () => {
-  expect(withSiteOperators('acme widget', { limit: 5, ...domains })).toBe('acme widget (site:shop.example.com OR site:other.example.net) -site:blocked.example.org -site:other.example.net');
+  expect(withSiteOperators('acme widget', { limit: 5, ...domains })).toBe(
+    'acme widget (site:shop.example.com OR site:other.example.net) -site:blocked.example.org -site:other.example.net',
+  );
   expect(withSiteOperators('acme', { limit: 5, allowed_domains: ['a.com'] })).toBe('acme site:a.com');
   expect(withSiteOperators('acme', { limit: 5 })).toBe('acme');
 });
@@ -91,7 +96,9 @@ describe('Brave Search API', () => {
 
 test('the engine records a failing search provider and still returns a result', async () => {
   mode = 'error';
-  const fetcher: Fetcher = { fetch: async (url) => ({ url, final_url: url, status: 404, content_type: 'text/html', body: Buffer.alloc(0), fetched_at: new Date(0).toISOString() }) };
+  const fetcher: Fetcher = {
+    fetch: async (url) => ({ url, final_url: url, status: 404, content_type: 'text/html', body: Buffer.alloc(0), fetched_at: new Date(0).toISOString() }),
+  };
   const engine = createEngine({ search: createSearxngSearch(server.url('/'), 300), fetcher });
   const { result, evidence, usage } = await engine.enrich({
     item: { name: 'Acme Widget 3000' },

@@ -4,7 +4,12 @@ import { startServer } from './fixtures';
 
 test('defaults: archive search, conservative fetch limits, private addresses refused', () => {
   const config = loadConfig({});
-  expect(config.search).toMatchObject({ provider: 'archive', searxngUrl: null, braveApiKey: null, braveApiUrl: 'https://api.search.brave.com/res/v1/web/search' });
+  expect(config.search).toMatchObject({
+    provider: 'archive',
+    searxngUrl: null,
+    braveApiKey: null,
+    braveApiUrl: 'https://api.search.brave.com/res/v1/web/search',
+  });
   expect(config.fetch).toMatchObject({ allowPrivateFetch: false, maxRedirects: 5, perHostConcurrency: 2 });
   expect(() => loadConfig({ SEARCH_PROVIDER: 'google' })).toThrow(/SEARCH_PROVIDER/);
 });
@@ -17,12 +22,16 @@ test('missing settings of a live provider are refused', () => {
 test('SEARCH_PROVIDER=brave with BRAVE_API_URL and FETCH_ALLOW_PRIVATE searches and fetches live', async () => {
   const server = await startServer((req, res) => {
     if (req.url?.startsWith('/res/v1/web/search')) {
-      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ web: { results: [{ url: server.url('/p'), title: 'P', description: '' }] } }));
+      return res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ web: { results: [{ url: server.url('/p'), title: 'P', description: '' }] } }));
     }
     return res.writeHead(200, { 'content-type': 'text/html' }).end('<html><title>P</title></html>');
   });
   try {
-    const { search, fetcher } = researchProviders(loadConfig({ SEARCH_PROVIDER: 'brave', BRAVE_API_KEY: 'k', BRAVE_API_URL: server.url('/res/v1/web/search'), FETCH_ALLOW_PRIVATE: 'true' }));
+    const { search, fetcher } = researchProviders(
+      loadConfig({ SEARCH_PROVIDER: 'brave', BRAVE_API_KEY: 'k', BRAVE_API_URL: server.url('/res/v1/web/search'), FETCH_ALLOW_PRIVATE: 'true' }),
+    );
     const [hit] = await search.search('p', { limit: 5 });
     expect(hit.url).toBe(server.url('/p'));
     expect((await fetcher.fetch(hit.url)).status).toBe(200);

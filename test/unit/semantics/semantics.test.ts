@@ -19,7 +19,9 @@ describe('enum mapping', () => {
 describe('validate_semantics checks', () => {
   it('checks type, pattern, bounds and enum', () => {
     expect(validateValue('12', field({ name: 'n', type: 'number' }))).toEqual(['is not a number']);
-    expect(validateValue('AB-1', field({ name: 'code', pattern: '^[A-Z]{2}-\\d{3}$', pattern_message: 'two letters, dash, three digits' }))).toEqual(['does not match the pattern (two letters, dash, three digits)']);
+    expect(validateValue('AB-1', field({ name: 'code', pattern: '^[A-Z]{2}-\\d{3}$', pattern_message: 'two letters, dash, three digits' }))).toEqual([
+      'does not match the pattern (two letters, dash, three digits)',
+    ]);
     expect(validateValue(500, field({ name: 'w', type: 'number', maximum: 300 }))).toEqual(['is above the maximum 300']);
     expect(validateValue('x', field({ name: 's', min_length: 2 }))).toEqual(['is shorter than 2 characters']);
     expect(validateValue('Pink', field({ name: 'c', enum: ['Black'] }))).toEqual(['is not one of the allowed values']);
@@ -28,7 +30,9 @@ describe('validate_semantics checks', () => {
   it('checks semantic types: GTIN check digit, URL, e-mail, currency, price', () => {
     expect(validateValue('4006381333931', field({ name: 'gtin' }))).toEqual([]);
     expect(validateValue('4006381333932', field({ name: 'gtin' }))).toEqual(['is not a valid GTIN (check digit)']);
-    expect(validateValue(['https://a.example/x.jpg', 'ftp://a.example/y.jpg'], field({ name: 'images', type: 'array', array_element_type: 'image_url' }))).toEqual(['is not an absolute http(s) URL']);
+    expect(
+      validateValue(['https://a.example/x.jpg', 'ftp://a.example/y.jpg'], field({ name: 'images', type: 'array', array_element_type: 'image_url' })),
+    ).toEqual(['is not an absolute http(s) URL']);
     expect(validateValue('sales@example', field({ name: 'contact', semantic_type: 'email' }))).toEqual(['is not an e-mail address']);
     expect(validateValue('EURO', field({ name: 'currency' }))).toEqual(['is not an ISO 4217 currency code']);
     expect(validateValue(0, field({ name: 'price', type: 'number' }))).toEqual(['is not a plausible price (must be > 0)']);
@@ -46,9 +50,15 @@ describe('applySemantics', () => {
   it('moves a failing value to a low-confidence candidate, or to a field issue', () => {
     const schema = [field({ name: 'gtin' })];
     const r1 = base({ gtin: '4006381333932' }, { gtin: ['https://shop.example/p'] });
-    applySemantics(r1, { item: {}, output_schema: schema, options: { speed: 'fast', web_search: true, validate_semantics: true, low_confidence: { enabled: true } } });
+    applySemantics(r1, {
+      item: {},
+      output_schema: schema,
+      options: { speed: 'fast', web_search: true, validate_semantics: true, low_confidence: { enabled: true } },
+    });
     expect(r1.after_data.gtin).toBeUndefined();
-    expect(r1.low_confidence_candidates).toEqual([expect.objectContaining({ name: 'gtin', scope: 'field', candidate_value: '4006381333932', sources: ['https://shop.example/p'] })]);
+    expect(r1.low_confidence_candidates).toEqual([
+      expect.objectContaining({ name: 'gtin', scope: 'field', candidate_value: '4006381333932', sources: ['https://shop.example/p'] }),
+    ]);
     const r2 = base({ gtin: '4006381333932' }, { gtin: ['https://shop.example/p'] });
     applySemantics(r2, { item: {}, output_schema: schema, options: { speed: 'fast', web_search: true, validate_semantics: true } });
     expect(r2.review_info.field_issues[0].message).toMatch(/check digit/);
@@ -73,7 +83,14 @@ describe('applySemantics', () => {
 });
 
 describe('units and enums through the engine (item text only)', () => {
-  const engine = createEngine({ search: { search: async () => [] }, fetcher: { fetch: async () => { throw new Error('no fetch'); } } });
+  const engine = createEngine({
+    search: { search: async () => [] },
+    fetcher: {
+      fetch: async () => {
+        throw new Error('no fetch');
+      },
+    },
+  });
   it('keeps an existing merge array when nothing new is found, and reads dimensions by declared order', async () => {
     const input: EnrichInput = {
       item: { name: 'Frame with mesh baskets, 25x51x70 cm', tags: ['storage'] },

@@ -2,7 +2,9 @@ import sharp from 'sharp';
 import { processesField, processImage } from '../../../src/services/enrichment/image-processing';
 
 const image = (width: number, height: number, alpha = false) =>
-  sharp({ create: { width, height, channels: alpha ? 4 : 3, background: alpha ? { r: 0, g: 128, b: 0, alpha: 0 } : '#00ff00' } }).png().toBuffer();
+  sharp({ create: { width, height, channels: alpha ? 4 : 3, background: alpha ? { r: 0, g: 128, b: 0, alpha: 0 } : '#00ff00' } })
+    .png()
+    .toBuffer();
 
 describe('image_processing', () => {
   it('scales small images up to min_side_px without passing max_side_px, keeping the aspect', async () => {
@@ -20,7 +22,9 @@ describe('image_processing', () => {
   });
 
   it('keeps a supported input format and rejects bytes that are not an image', async () => {
-    const webp = await sharp(await image(10, 10)).webp().toBuffer();
+    const webp = await sharp(await image(10, 10))
+      .webp()
+      .toBuffer();
     expect((await processImage(webp, 'image/webp', { enabled: true })).contentType).toBe('image/webp');
     await expect(processImage(Buffer.from('not an image'), 'image/png', { enabled: true })).rejects.toThrow();
   });

@@ -13,7 +13,7 @@ export function loadGoogleTaxonomy(file: string): TaxonomyInput {
     if (!m) continue;
     const path = m[2].split(' > ');
     byPath.set(path.join(' > '), m[1]);
-    nodes[m[1]] = { name: path[path.length - 1], parent: path.length > 1 ? byPath.get(path.slice(0, -1).join(' > ')) ?? null : null, attributes: [] };
+    nodes[m[1]] = { name: path[path.length - 1], parent: path.length > 1 ? (byPath.get(path.slice(0, -1).join(' > ')) ?? null) : null, attributes: [] };
   }
   return { name: 'Google Product Taxonomy', hierarchy_levels: ['L1', 'L2', 'L3', 'L4', 'L5', 'L6', 'L7'], nodes };
 }

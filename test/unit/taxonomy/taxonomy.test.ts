@@ -17,7 +17,14 @@ const FURNITURE: TaxonomyInput = {
   name: 'Furniture',
   hierarchy_levels: ['department', 'type'],
   nodes: {
-    furniture: { name: 'Furniture', parent: null, attributes: [{ name: 'width', type: 'number', description: 'Width in cm (sizes are written W x D x H)' }, { name: 'colour', type: 'string', values: ['Black', 'White', 'Grey'] }] },
+    furniture: {
+      name: 'Furniture',
+      parent: null,
+      attributes: [
+        { name: 'width', type: 'number', description: 'Width in cm (sizes are written W x D x H)' },
+        { name: 'colour', type: 'string', values: ['Black', 'White', 'Grey'] },
+      ],
+    },
     tables: { name: 'Tables', parent: 'furniture', attributes: [{ name: 'height', type: 'number', description: 'Height in cm (W x D x H)' }] },
     chairs: { name: 'Chairs', parent: 'furniture', attributes: [] },
     lighting: { name: 'Lighting', parent: null, attributes: [{ name: 'wattage', type: 'number' }] },
@@ -38,7 +45,13 @@ describe('taxonomy compilation', () => {
   });
 
   it('turns attributes into output fields (values become enum; units from the attribute)', () => {
-    expect(attributeFields([{ name: 'colour', type: 'string', values: ['Black'] }, { name: 'Width (cm)', type: 'number' }, { name: 'features', type: 'list', values: ['USB'] }])).toEqual([
+    expect(
+      attributeFields([
+        { name: 'colour', type: 'string', values: ['Black'] },
+        { name: 'Width (cm)', type: 'number' },
+        { name: 'features', type: 'list', values: ['USB'] },
+      ]),
+    ).toEqual([
       { name: 'colour', type: 'string', description: 'colour', enum: ['Black'] },
       { name: 'Width (cm)', type: 'number', description: 'Width (cm)', unit: 'cm' },
       { name: 'features', type: 'array', description: 'features', items_enum: ['USB'], array_element_type: 'string' },
@@ -69,7 +82,13 @@ describe('taxonomy prediction on the Google Product Taxonomy (5,595 nodes)', () 
 
   it('top-level accuracy on WDC-PAVE offers (5 known categories)', () => {
     // WDC category → the Google top level it belongs to.
-    const expected: Record<string, string> = { 'Computers And Accessories': 'Electronics', 'Home And Garden': 'Home & Garden', 'Office Products': 'Office Supplies', Jewelry: 'Apparel & Accessories', 'Grocery And Gourmet Food': 'Food, Beverages & Tobacco' };
+    const expected: Record<string, string> = {
+      'Computers And Accessories': 'Electronics',
+      'Home And Garden': 'Home & Garden',
+      'Office Products': 'Office Supplies',
+      Jewelry: 'Apparel & Accessories',
+      'Grocery And Gourmet Food': 'Food, Beverages & Tobacco',
+    };
     const lines = fs.readFileSync(path.join(SHARED_DATA, 'wdc-pave/wdc_with_all_attributes/train_large.jsonl'), 'utf8').trim().split('\n');
     let correct = 0;
     for (const line of lines) {
@@ -97,8 +116,19 @@ describe('taxonomy prediction on the Google Product Taxonomy (5,595 nodes)', () 
 });
 
 describe('predict_taxonomy in the engine', () => {
-  const engine = createEngine({ search: { search: async () => [] }, fetcher: { fetch: async () => { throw new Error('no fetch'); } } });
-  const input = (item: Record<string, unknown>, options: Partial<EnrichInput['options']> = {}): EnrichInput => ({ item, output_schema: [{ name: 'colour_name', type: 'string', description: 'Colour' }], options: { speed: 'fast', web_search: false, taxonomy: FURNITURE, predict_taxonomy: true, ...options } });
+  const engine = createEngine({
+    search: { search: async () => [] },
+    fetcher: {
+      fetch: async () => {
+        throw new Error('no fetch');
+      },
+    },
+  });
+  const input = (item: Record<string, unknown>, options: Partial<EnrichInput['options']> = {}): EnrichInput => ({
+    item,
+    output_schema: [{ name: 'colour_name', type: 'string', description: 'Colour' }],
+    options: { speed: 'fast', web_search: false, taxonomy: FURNITURE, predict_taxonomy: true, ...options },
+  });
 
   it('sets category_id and extracts the category attributes from the item text', async () => {
     const { result } = await engine.enrich(input({ name: 'LACK side table', short_description: 'Side table, white, 55x55x45 cm', colour: 'White' }));
@@ -125,7 +155,11 @@ describe('predict_taxonomy in the engine', () => {
 describe('breadcrumbs as category evidence (real pages, Google Product Taxonomy)', () => {
   const archive = openArchives([path.join(SHARED_DATA, 'zyte-product-extraction'), path.join(SHARED_DATA, 'pages/metascraper-shopping')]);
   const engine = createEngine({ search: archive.search, fetcher: archive.fetcher });
-  const input = (name: string): EnrichInput => ({ item: { name }, output_schema: [], options: { speed: 'fast', web_search: true, taxonomy: GOOGLE, predict_taxonomy: true, predict_taxonomy_attributes: false } });
+  const input = (name: string): EnrichInput => ({
+    item: { name },
+    output_schema: [],
+    options: { speed: 'fast', web_search: true, taxonomy: GOOGLE, predict_taxonomy: true, predict_taxonomy_attributes: false },
+  });
   const pathOf = (id: string | undefined) => (id ? compileTaxonomy(GOOGLE).nodes.get(id)?.path.join(' > ') : undefined);
 
   it.each([
@@ -146,4 +180,3 @@ describe('breadcrumbs as category evidence (real pages, Google Product Taxonomy)
     expect(without.category_id).not.toBe(id);
   });
 });
-

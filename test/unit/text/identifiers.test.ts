@@ -14,11 +14,10 @@ describe('GTIN check digit', () => {
   });
 
   it('finds every valid UPC annotated in the real wdc-pave offers', () => {
-    const records = readFileSync(path.join(DATA, 'wdc-pave/wdc_with_all_attributes/train_large.jsonl'), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map(parseRecord);
-    const annotated = records.flatMap((r) => (r.gold['Retail UPC'] ?? []).filter((u) => isValidGtin(u) && r.text.includes(u)).map((u) => ({ u, text: r.text })));
+    const records = readFileSync(path.join(DATA, 'wdc-pave/wdc_with_all_attributes/train_large.jsonl'), 'utf8').split('\n').filter(Boolean).map(parseRecord);
+    const annotated = records.flatMap((r) =>
+      (r.gold['Retail UPC'] ?? []).filter((u) => isValidGtin(u) && r.text.includes(u)).map((u) => ({ u, text: r.text })),
+    );
     expect(annotated.length).toBeGreaterThan(20);
     for (const { u, text } of annotated) expect(findGtins(text).map((s) => s.text)).toContain(u);
   });

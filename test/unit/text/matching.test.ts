@@ -12,7 +12,10 @@ describe('vocabulary matching', () => {
   });
 
   it('prefers the longest entry and returns the text as written', () => {
-    const vocab = buildVocabulary([{ value: 'dark roast', weight: 1 }, { value: 'Medium Dark Roast', weight: 1 }]);
+    const vocab = buildVocabulary([
+      { value: 'dark roast', weight: 1 },
+      { value: 'Medium Dark Roast', weight: 1 },
+    ]);
     const hits = matchVocabulary('Clean Coffee Co Whole Bean Coffee, MEDIUM DARK ROAST, 12 Ounce Bag', vocab);
     expect(hits.map((h) => h.text)).toEqual(['MEDIUM DARK ROAST']);
   });
@@ -30,7 +33,7 @@ describe('vocabulary matching', () => {
 
 describe('extractFromText', () => {
   it('returns snippets that are exact substrings of the input', () => {
-    const text = 'Crocs Women\'s Jayna Ballet Flat,Nautical Navy,4 M US';
+    const text = "Crocs Women's Jayna Ballet Flat,Nautical Navy,4 M US";
     const out = extractFromText(text, [field('Brand'), field('Gender'), field('Color')], {
       Brand: ['Crocs', 'Ellie Shoes'],
       Gender: ["Women's", "Men's"],

@@ -26,10 +26,20 @@ describe('slot scoring (wdc-pave/SOURCE.md)', () => {
   });
 
   it('scores only the attributes a record lists; unlisted ones count as n/a only in the strict tally', () => {
-    const record = parseRecord(JSON.stringify({ input: 'Stash Tea Chai Spice, 20 bags', category: 'Tea', target_scores: { Brand: { Stash: 1 }, Flavor: { 'n/a': 1 } } }));
+    const record = parseRecord(
+      JSON.stringify({ input: 'Stash Tea Chai Spice, 20 bags', category: 'Tea', target_scores: { Brand: { Stash: 1 }, Flavor: { 'n/a': 1 } } }),
+    );
     expect(record.gold).toEqual({ Brand: ['Stash'], Flavor: null });
     const r = emptyRun();
-    tallyRecord(r, record, new Map([['Brand', 'Stash'], ['Pack size', '20 bags']]), ['Brand', 'Flavor', 'Pack size', 'Size']);
+    tallyRecord(
+      r,
+      record,
+      new Map([
+        ['Brand', 'Stash'],
+        ['Pack size', '20 bags'],
+      ]),
+      ['Brand', 'Flavor', 'Pack size', 'Size'],
+    );
     expect(r.exact).toEqual({ NN: 1, NV: 0, VN: 0, VC: 1, VW: 0 });
     expect(r.lenient).toEqual(r.exact);
     expect([...r.perAttribute.keys()]).toEqual(['Tea / Brand', 'Tea / Flavor']);
@@ -37,7 +47,10 @@ describe('slot scoring (wdc-pave/SOURCE.md)', () => {
   });
 
   it('parses quoted CSV with embedded newlines', () => {
-    expect(parseCsv('a,b\n"x, ""y""","l1\nl2"\n')).toEqual([['a', 'b'], ['x, "y"', 'l1\nl2']]);
+    expect(parseCsv('a,b\n"x, ""y""","l1\nl2"\n')).toEqual([
+      ['a', 'b'],
+      ['x, "y"', 'l1\nl2'],
+    ]);
   });
 });
 

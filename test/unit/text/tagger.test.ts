@@ -11,7 +11,8 @@ const BRANDS = ['Lavazza', 'Peet', 'Illy', 'Folgers', 'Maxwell', 'Kicking', 'Tul
 // Every item has its own flavour made of words no other item uses (open-ended values):
 // catalog vocabulary alone cannot find a new one, only its place in the title can.
 const SYLLABLES = ['ka', 'lo', 'mi', 'ru', 'te', 'sa', 'vo', 'ne'];
-const word = (i: number): string => `${SYLLABLES[i % 8]!.toUpperCase()[0]}${SYLLABLES[i % 8]!.slice(1)}${SYLLABLES[Math.floor(i / 8) % 8]}${SYLLABLES[(i * 3 + 1) % 8]}`;
+const word = (i: number): string =>
+  `${SYLLABLES[i % 8]!.toUpperCase()[0]}${SYLLABLES[i % 8]!.slice(1)}${SYLLABLES[Math.floor(i / 8) % 8]}${SYLLABLES[(i * 3 + 1) % 8]}`;
 const FLAVORS = Array.from({ length: 40 }, (_, i) => `${word(2 * i)} ${word(2 * i + 1)}`);
 const SIZES = ['12 Ounce', '10 oz', '24 Count', '2 lb'];
 
@@ -45,7 +46,28 @@ describe('tokens', () => {
 
 describe('linear-chain CRF', () => {
   // The word after "flavor" is the Flavor; words elsewhere are O.
-  const words = ['mango', 'lime', 'kiwi', 'plum', 'pear', 'fig', 'apple', 'cherry', 'lemon', 'peach', 'melon', 'grape', 'berry', 'apricot', 'papaya', 'banana', 'orange', 'date', 'quince', 'olive'];
+  const words = [
+    'mango',
+    'lime',
+    'kiwi',
+    'plum',
+    'pear',
+    'fig',
+    'apple',
+    'cherry',
+    'lemon',
+    'peach',
+    'melon',
+    'grape',
+    'berry',
+    'apricot',
+    'papaya',
+    'banana',
+    'orange',
+    'date',
+    'quince',
+    'olive',
+  ];
   const sequences = words.map((w) => {
     const tokens = tokenize(`tasty ${w} flavor ${w} drink`);
     return { features: tokenFeatures(tokens, []), labels: [0, 0, 0, 1, 0] };
@@ -168,8 +190,8 @@ describe('text model', () => {
   it('leaves fields whose catalog values are not written in the texts to the rule layer', () => {
     const examples = catalog().map((e) => ({ ...e, values: { ...e.values, Roast: 'Level 3' } }));
     const model = trainTextModel([...fields, field('Roast')], examples);
-    expect(model.groups.get("")!.policies.get('Roast')?.source).toBe('rules');
-    expect(model.groups.get("")!.policies.get('Flavor')?.source).not.toBe('rules');
+    expect(model.groups.get('')!.policies.get('Roast')?.source).toBe('rules');
+    expect(model.groups.get('')!.policies.get('Flavor')?.source).not.toBe('rules');
   });
 
   it('writes an inflected span the way the catalog writes the value', () => {
@@ -183,11 +205,13 @@ describe('text model', () => {
 
   it('learns one catalog of several groups, each with its own fields', () => {
     const VARIETIES = ['Earl Grey', 'Green Sencha', 'Rooibos', 'Chamomile', 'Darjeeling', 'Oolong', 'Assam', 'Jasmine'];
-    const tea: TextExample[] = VARIETIES.flatMap((variety, i) => [0, 1].map((k) => ({
-      text: `${BRANDS[(i + k) % BRANDS.length]} Tea Bags, ${variety}, ${20 + 10 * k} Count`,
-      values: { Brand: BRANDS[(i + k) % BRANDS.length]!, 'Tea variety': variety },
-      group: 'Tea',
-    })));
+    const tea: TextExample[] = VARIETIES.flatMap((variety, i) =>
+      [0, 1].map((k) => ({
+        text: `${BRANDS[(i + k) % BRANDS.length]} Tea Bags, ${variety}, ${20 + 10 * k} Count`,
+        values: { Brand: BRANDS[(i + k) % BRANDS.length]!, 'Tea variety': variety },
+        group: 'Tea',
+      })),
+    );
     const coffee = catalog().map((e) => ({ ...e, group: 'Coffee' }));
     const groups = new Map([
       ['Coffee', { fields }],

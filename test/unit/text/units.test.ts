@@ -44,17 +44,27 @@ describe('measurements', () => {
 });
 
 describe('sizes', () => {
-  it('reads two-sided sizes as width x height, keeping each side\'s unit', () => {
+  it("reads two-sided sizes as width x height, keeping each side's unit", () => {
     const [tuple] = findSizeTuples('Composition Notebook 8-1/2" x 11" 80 SH', true);
-    expect(tuple?.map((s) => [s.text, s.axis])).toEqual([['8-1/2"', 'width'], ['11"', 'height']]);
+    expect(tuple?.map((s) => [s.text, s.axis])).toEqual([
+      ['8-1/2"', 'width'],
+      ['11"', 'height'],
+    ]);
   });
 
   it('uses axis letters when every side has one', () => {
     const [tuple] = findSizeTuples('Utility Cart, 31-1/2"L x 16-1/4"W x 36"H, 100 lb.', true);
-    expect(tuple?.map((s) => [s.text, s.axis])).toEqual([['31-1/2"', 'length'], ['16-1/4"', 'width'], ['36"', 'height']]);
+    expect(tuple?.map((s) => [s.text, s.axis])).toEqual([
+      ['31-1/2"', 'length'],
+      ['16-1/4"', 'width'],
+      ['36"', 'height'],
+    ]);
   });
 
   it('reads single labelled sides', () => {
-    expect(findLabelledSides('Work Table - 24"D, 18" wide top').map((s) => [s.text, s.axis])).toEqual([['24"', 'depth'], ['18"', 'width']]);
+    expect(findLabelledSides('Work Table - 24"D, 18" wide top').map((s) => [s.text, s.axis])).toEqual([
+      ['24"', 'depth'],
+      ['18"', 'width'],
+    ]);
   });
 });

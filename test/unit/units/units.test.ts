@@ -24,7 +24,15 @@ describe('units (UN/CEFACT Rec 20 codes, aliases, js-quantities conversion)', ()
 
   it('finds quantities in text, including feet-and-inches and screen sizes', () => {
     const found = findQuantities('5 ft 6 in tall, 15.6" screen, 45 CMT, 1,2 kg, 5000mAh, 12 fl oz, 230 V');
-    expect(found.map((q) => [q.value, q.unit])).toEqual([[66, 'in'], [15.6, 'in'], [45, 'cm'], [1.2, 'kg'], [5000, 'mAh'], [12, 'floz'], [230, 'V']]);
+    expect(found.map((q) => [q.value, q.unit])).toEqual([
+      [66, 'in'],
+      [15.6, 'in'],
+      [45, 'cm'],
+      [1.2, 'kg'],
+      [5000, 'mAh'],
+      [12, 'floz'],
+      [230, 'V'],
+    ]);
     expect(readInUnit(`5' 6"`, 'cm')).toBeCloseTo(167.64, 2);
     expect(readInUnit('Screen size 15.6 inches', 'cm')).toBeCloseTo(39.624, 3);
   });
@@ -52,7 +60,12 @@ describe('units (UN/CEFACT Rec 20 codes, aliases, js-quantities conversion)', ()
   it('reads IKEA width/height/depth (cm) from the catalogue short descriptions', () => {
     // Real records; the field descriptions state the retailer's order convention (W x D x H).
     const lines = fs.readFileSync(path.join(SHARED_DATA, 'ikea/ikea-sa-2020.csv'), 'utf8').trim().split('\n').slice(1);
-    const fields = ['width', 'depth', 'height'].map((name) => ({ name, type: 'number' as const, unit: 'cm', description: `${name} in cm; sizes are written W x D x H` }));
+    const fields = ['width', 'depth', 'height'].map((name) => ({
+      name,
+      type: 'number' as const,
+      unit: 'cm',
+      description: `${name} in cm; sizes are written W x D x H`,
+    }));
     const tally = { predicted: 0, correct: 0, gold: 0 };
     for (const line of lines) {
       const cols = (line.match(/("(?:[^"]|"")*"|[^,]*)(?:,|$)/g) ?? []).map((c) => c.replace(/,$/, '').replace(/^"|"$/g, ''));
@@ -75,7 +88,12 @@ describe('units (UN/CEFACT Rec 20 codes, aliases, js-quantities conversion)', ()
 
   it('converts WDC-PAVE Width/Height/Depth values that carry a unit to the normalized cm values', () => {
     const dir = path.join(SHARED_DATA, 'wdc-pave');
-    const read = (sub: string) => fs.readFileSync(path.join(dir, sub, 'train_large.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; target_scores: Record<string, Record<string, unknown>> });
+    const read = (sub: string) =>
+      fs
+        .readFileSync(path.join(dir, sub, 'train_large.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { id: string; target_scores: Record<string, Record<string, unknown>> });
     const normalized = new Map(read('wdc_with_all_attributes_normalized').map((r) => [r.id, r]));
     let total = 0;
     let correct = 0;
