@@ -102,27 +102,23 @@ export const FIELDS: Record<string, Record<string, unknown>> = {
 /** Creates a strict-mode catalog with the 20-field schema (version 1.0.0). */
 export async function createBenchCatalog(b: Bench, name: string): Promise<string> {
   const id = newId();
-  await b
-    .knex('catalogs')
-    .insert({
-      id,
-      organization_id: b.organizationId,
-      name,
-      unique_id_field: 'sku',
-      strict_mode: true,
-      current_schema_version: '1.0.0',
-      created_by_user_id: 'bench',
-    });
-  await b
-    .knex('catalog_schemas')
-    .insert({
-      id: newId(),
-      catalog_id: id,
-      version: '1.0.0',
-      schema_definition: JSON.stringify({ type: 'object', properties: FIELDS, required: ['sku'] }),
-      created_by: 'bench',
-      change_reason: 'bench',
-    });
+  await b.knex('catalogs').insert({
+    id,
+    organization_id: b.organizationId,
+    name,
+    unique_id_field: 'sku',
+    strict_mode: true,
+    current_schema_version: '1.0.0',
+    created_by_user_id: 'bench',
+  });
+  await b.knex('catalog_schemas').insert({
+    id: newId(),
+    catalog_id: id,
+    version: '1.0.0',
+    schema_definition: JSON.stringify({ type: 'object', properties: FIELDS, required: ['sku'] }),
+    created_by: 'bench',
+    change_reason: 'bench',
+  });
   return id;
 }
 

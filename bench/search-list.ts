@@ -61,27 +61,23 @@ runBench(async (b) => {
   if (!catalog) {
     await b.knex('catalogs').where('organization_id', org.organization_id).delete();
     const id = newId();
-    await b
-      .knex('catalogs')
-      .insert({
-        id,
-        organization_id: org.organization_id,
-        name: 'search 1m',
-        unique_id_field: 'sku',
-        strict_mode: true,
-        current_schema_version: '1.0.0',
-        created_by_user_id: 'bench',
-      });
-    await b
-      .knex('catalog_schemas')
-      .insert({
-        id: newId(),
-        catalog_id: id,
-        version: '1.0.0',
-        schema_definition: JSON.stringify({ type: 'object', properties: FIELDS }),
-        created_by: 'bench',
-        change_reason: 'bench',
-      });
+    await b.knex('catalogs').insert({
+      id,
+      organization_id: org.organization_id,
+      name: 'search 1m',
+      unique_id_field: 'sku',
+      strict_mode: true,
+      current_schema_version: '1.0.0',
+      created_by_user_id: 'bench',
+    });
+    await b.knex('catalog_schemas').insert({
+      id: newId(),
+      catalog_id: id,
+      version: '1.0.0',
+      schema_definition: JSON.stringify({ type: 'object', properties: FIELDS }),
+      created_by: 'bench',
+      change_reason: 'bench',
+    });
     const t = performance.now();
     await seedItems({ ...b, organizationId: org.organization_id }, id, N);
     seedMs = since(t);
