@@ -63,6 +63,8 @@ export interface MergeReport {
  * @param passages the passages the model saw (grounding is checked against exactly these)
  * @param input the request: `output_schema` (the fields merged), `options.low_confidence`,
  *   `options.validate_semantics`
+ * One function on purpose: every field goes once through the same precedence rules (input,
+ * deterministic, model, semantic checks), which read best in one place, in order.
  */
 export function mergeLlmAnswer(
   result: EnrichmentResult,

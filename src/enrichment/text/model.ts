@@ -433,7 +433,9 @@ export function trainTextModel(fields: OutputField[], examples: TextExample[], k
  * candidates, catalog values from the other folds); (3) per fold, a reranker trained on the
  * other folds' held-out candidates chooses the fold's values; (4) each group's field policies
  * are chosen on these held-out choices; (5) the final tagger and reranker are trained on all
- * examples and held-out candidates. Deterministic for the same input.
+ * examples and held-out candidates. Deterministic for the same input. One function on purpose:
+ * the five steps share the folds and their held-out material, which would otherwise be passed
+ * between steps as a dozen parallel arrays.
  */
 export function trainGroupedTextModel(groups: Map<string, TextGroup>, examples: TextExample[], texts: string[] = []): TextModel {
   const corpus = buildCorpus([...examples.map((e) => e.text), ...texts]);
