@@ -11,7 +11,7 @@ export type ReviewActivityStatus = 'created' | 'running' | 'pending_review' | 'c
  */
 export class ReviewActivity extends BaseModel {
   static tableName = 'review_activities';
-  static jsonAttributes = ['metadata'];
+  static jsonAttributes = ['metadata', 'input_data', 'output', 'apply_progress', 'apply_result'];
   id!: string;
   organization_id!: string;
   catalog_id!: string | null;
@@ -19,6 +19,16 @@ export class ReviewActivity extends BaseModel {
   status!: ReviewActivityStatus;
   description!: string | null;
   metadata!: Record<string, unknown>;
+  /** What the activity was created with (custom transform: description, schema/taxonomy changes, context). */
+  input_data!: Record<string, unknown> | null;
+  /** The message of the last pending-review (or the activity message). */
+  last_message!: string | null;
+  /** The `output` of the last pending-review (e.g. a diff summary). */
+  output!: Record<string, unknown> | null;
+  /** Progress of a running apply (`activity-apply-<id>`): `{phase, applied, total}`. */
+  apply_progress!: Record<string, unknown> | null;
+  /** Result of the apply: `{applied, skipped_conflicts, failed, pre_apply_snapshot_id}`. */
+  apply_result!: Record<string, unknown> | null;
   created_at!: Date;
   updated_at!: Date;
 }

@@ -1,7 +1,7 @@
 import { BaseModel } from './base';
 
 /** Staged change statuses (decisions.md §5). */
-export type StagedChangeStatus = 'draft' | 'pending' | 'approved' | 'rejected' | 'partially_accepted' | 'error';
+export type StagedChangeStatus = 'draft' | 'pending' | 'approved' | 'rejected' | 'partially_accepted' | 'error' | 'conflict';
 
 /**
  * A reviewable change of a catalog item proposed by a review activity (decisions.md §5). An
@@ -10,7 +10,7 @@ export type StagedChangeStatus = 'draft' | 'pending' | 'approved' | 'rejected' |
  */
 export class StagedChange extends BaseModel {
   static tableName = 'staged_changes';
-  static jsonAttributes = ['before_data', 'after_data', 'source_data', 'review_info'];
+  static jsonAttributes = ['before_data', 'after_data', 'source_data', 'review_info', 'conflict_data'];
   id!: string;
   activity_id!: string;
   organization_id!: string;
@@ -24,6 +24,19 @@ export class StagedChange extends BaseModel {
   row_index!: number;
   status!: StagedChangeStatus;
   review_info!: unknown;
+  /** The item's `current_version` this change was computed from; null for new items (decisions.md §5, Conflicts). */
+  base_version!: number | null;
+  /** A delete of `catalog_item_id` (`is_delete: true`, or an empty `after_data` with an item id). */
+  is_delete!: boolean;
+  /** Fields a `partially_accepted` change applies; null applies every field of `after_data`. */
+  accepted_fields!: string[] | null;
+  /** Why the change is `error` (failed the catalog schema, unknown item, …). */
+  error_reason!: string | null;
+  rejection_reason!: string | null;
+  /** The item's data and version as apply found them when it left the change as `conflict`. */
+  conflict_data!: Record<string, unknown> | null;
+  conflict_version!: number | null;
+  applied_at!: Date | null;
   created_at!: Date;
   updated_at!: Date;
 }
