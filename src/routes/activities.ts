@@ -1,14 +1,14 @@
 import type { AppDeps } from '../deps';
 import { Type } from '@sinclair/typebox';
 import { presentActivity, presentStagedChange } from '../presenters/enrichment-job';
-import { StringEnum, withDefault } from '../schemas/common';
+import { POSITION_MAX, StringEnum, withDefault } from '../schemas/common';
 import { getActivity, listStagedChanges, STAGED_STATUSES, stagedChangesSummary } from '../services/enrichment/staging';
 import { defineRoute, RouteDef } from './registry';
 
 const activityParams = Type.Object({ activity_id: Type.String({ description: 'Activity id (an enrichment job id is one, decisions.md §4)' }) });
 
 const stagedChangesQuery = Type.Object({
-  page: Type.Optional(withDefault(Type.Integer({ minimum: 1 }), 1)),
+  page: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: POSITION_MAX }), 1)),
   page_size: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: 1000 }), 50)),
   status: Type.Optional(StringEnum(STAGED_STATUSES)),
   search_query: Type.Optional(Type.String({ maxLength: 500, description: 'Case-insensitive substring of the before/after data' })),
