@@ -9,6 +9,26 @@
 // eslint-disable-next-line no-control-regex -- matching U+0000 is the point
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/**
+ * Deepest nesting of arrays and objects an input may have. Real catalog data nests a few levels;
+ * a body of thousands of nested arrays overflowed the stack of recursive walkers (a 500).
+ */
+export const MAX_JSON_DEPTH = 100;
+
+/** The nesting depth of a JSON value (a scalar is 0), counted without recursion. */
+export function jsonDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > MAX_JSON_DEPTH) return deepest;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
 /** True when `s` holds a character PostgreSQL cannot store (see the module comment). */
 export function hasUnstorableText(s: string): boolean {
   return UNSTORABLE.test(s);
@@ -22,7 +42,7 @@ export function hasUnstorableText(s: string): boolean {
 export function unstorableTextPaths(value: unknown, limit = 20): Array<Array<string | number>> {
   const out: Array<Array<string | number>> = [];
   const walk = (v: unknown, path: Array<string | number>): void => {
-    if (out.length >= limit) return;
+    if (out.length >= limit || path.length > MAX_JSON_DEPTH) return;
     if (typeof v === 'string') {
       if (hasUnstorableText(v)) out.push(path);
     } else if (Array.isArray(v)) {

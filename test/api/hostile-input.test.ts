@@ -70,6 +70,20 @@ describe('text PostgreSQL cannot store (defect 1)', () => {
     expect(res.status).toBe(200);
   });
 
+  it('refuses JSON nested deeper than 100 levels instead of overflowing the stack', async () => {
+    const deep: unknown = JSON.parse('['.repeat(3000) + ']'.repeat(3000));
+    const res = await request(server)
+      .post(`/api/public/catalogs/${catalogId}/items/bulk`)
+      .set(org.auth)
+      .send({ items: [{ sku: 'deep-1', nested: deep }] });
+    expect(locs(res)).toEqual([['body']]);
+    const shallow = await request(server)
+      .post(`/api/public/catalogs/${catalogId}/items/bulk`)
+      .set(org.auth)
+      .send({ items: [{ sku: 'deep-2', nested: JSON.parse('['.repeat(20) + ']'.repeat(20)) }] });
+    expect(shallow.status).toBe(200);
+  });
+
   it('refuses NUL in query parameters', async () => {
     const res = await request(server).get(`/api/public/catalogs/${catalogId}/items`).query({ search: 'x\u0000y' }).set(org.auth);
     expect(locs(res)).toEqual([['query', 'search']]);
