@@ -3,6 +3,7 @@ import path from 'node:path';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
+import { apiHeaders } from './middleware/api-headers';
 import { errorHandler } from './middleware/error-handler';
 import { requestLog } from './middleware/request-log';
 import { authMiddleware } from './middleware/auth';
@@ -63,6 +64,12 @@ export function createApp(given: AppDeps): Koa {
   const root = new Router();
   rootRoutes.mount(root, validator);
   root.get('/metrics', async (ctx) => {
+    // METRICS_TOKEN protects the Prometheus text when the port is reachable from outside.
+    if (deps.config.metricsToken && ctx.get('authorization') !== `Bearer ${deps.config.metricsToken}`) {
+      ctx.status = 401;
+      ctx.body = { detail: 'Not authenticated' };
+      return;
+    }
     ctx.type = metrics.contentType;
     ctx.body = await metrics.metrics();
   });
@@ -72,6 +79,7 @@ export function createApp(given: AppDeps): Koa {
   mountDocs(root);
 
   const api = new Router({ prefix: '/api' });
+  api.use(apiHeaders);
   api.use(authMiddleware(deps.knex, deps.config.jwtSecret, new Set()));
   registry.mount(api, validator);
 
