@@ -20,14 +20,7 @@ import {
   PendingReviewBody,
   StagedChangesQuery,
 } from '../schemas/review';
-import {
-  appendStagedChanges,
-  cancelActivity,
-  createActivity,
-  createCustomTransform,
-  listActivities,
-  markPendingReview,
-} from '../services/review/activities';
+import { appendStagedChanges, cancelActivity, createActivity, createCustomTransform, listActivities, markPendingReview } from '../services/review/activities';
 import { bulkReview } from '../services/review/bulk-review';
 import { getActivity, listStagedChanges, stagedChangesSummary } from '../services/review/staged-changes';
 import { defineRoute, RouteDef } from './registry';

@@ -137,7 +137,15 @@ describe('the tool server write path (tool-server.md §2.4 steps 2–4)', () => 
       ],
       [
         // delete with is_delete
-        { catalog_item_id: ids[1], catalog_item_entity_type: 'product', before_data: row(ids[1], { sku: 'SKU-1' }), after_data: {}, is_new_item: false, is_delete: true, row_index: 2 },
+        {
+          catalog_item_id: ids[1],
+          catalog_item_entity_type: 'product',
+          before_data: row(ids[1], { sku: 'SKU-1' }),
+          after_data: {},
+          is_new_item: false,
+          is_delete: true,
+          row_index: 2,
+        },
         // an empty after_data with an id is a delete too
         { catalog_item_id: ids[2], before_data: { price: 3 }, after_data: {}, is_new_item: false, row_index: 3 },
       ],
@@ -164,7 +172,10 @@ describe('the tool server write path (tool-server.md §2.4 steps 2–4)', () => 
       totals.push(res.body.total_staged_changes);
       if (i === 1) {
         // The client's retry of a batch that did reach the server: a no-op with the same counts.
-        const retry = await request(server).post(`/api/public/activities/${aid}/staged-changes/append`).set(org.auth).send({ staged_changes: chunk, batch_key: 'batch-1' });
+        const retry = await request(server)
+          .post(`/api/public/activities/${aid}/staged-changes/append`)
+          .set(org.auth)
+          .send({ staged_changes: chunk, batch_key: 'batch-1' });
         expect(retry.body).toEqual({ activity_id: aid, appended_count: 2, total_staged_changes: 4 });
       }
     }
@@ -248,7 +259,10 @@ describe('the tool server write path (tool-server.md §2.4 steps 2–4)', () => 
 describe('custom transform (G14)', () => {
   it('needs only activity_message, and stores and shows everything else', async () => {
     const { catalogId, ids } = await catalogWithItems(1);
-    const minimal = await request(server).post(`/api/public/catalogs/${catalogId}/activities/custom-transform`).set(org.auth).send({ activity_message: 'Nothing yet' });
+    const minimal = await request(server)
+      .post(`/api/public/catalogs/${catalogId}/activities/custom-transform`)
+      .set(org.auth)
+      .send({ activity_message: 'Nothing yet' });
     expect(minimal.status).toBe(200);
     expect(minimal.body).toMatchObject({ status: 'pending_review', staged_count: 0 });
     expect(minimal.body.review_url).toBe(`${publicUrl}/dashboard/catalogs/${catalogId}/activities/${minimal.body.activity_id}`);
@@ -297,8 +311,18 @@ describe('bulk review', () => {
       .set(org.auth)
       .send({
         staged_changes: [
-          { catalog_item_id: ids[0], before_data: { price: 1, title: 'Item 0' }, after_data: { price: 10, title: 'Shirt' }, review_info: { confidence: 'high' } },
-          { catalog_item_id: ids[1], before_data: { price: 2, title: 'Item 1' }, after_data: { price: 2, title: 'Trousers' }, review_info: { confidence: 'medium' } },
+          {
+            catalog_item_id: ids[0],
+            before_data: { price: 1, title: 'Item 0' },
+            after_data: { price: 10, title: 'Shirt' },
+            review_info: { confidence: 'high' },
+          },
+          {
+            catalog_item_id: ids[1],
+            before_data: { price: 2, title: 'Item 1' },
+            after_data: { price: 2, title: 'Trousers' },
+            review_info: { confidence: 'medium' },
+          },
           { catalog_item_id: ids[2], before_data: { price: 3 }, after_data: { price: 30 }, review_info: { confidence: 'low' } },
           { catalog_item_id: ids[3], before_data: { price: 4 }, after_data: { price: 'x' } },
         ],
@@ -352,7 +376,7 @@ describe('bulk review', () => {
 
     expect((await review(aid, { action: 'approve_all', filter: { field: 'price' } })).body.updated).toBe(2); // not the error one
     expect((await list({ status: 'approved' })).sort()).toEqual([0, 2]);
-    expect((await list({ status: 'error' }))).toEqual([3]);
+    expect(await list({ status: 'error' })).toEqual([3]);
     expect((await review(aid, { action: 'reject_all', filter: { confidence: 'low' }, rejection_reason: 'unsure' })).body.updated).toBe(1);
     expect(await list({ status: 'rejected' })).toEqual([2]);
     expect((await review(aid, { action: 'approve_all' })).body.updated).toBe(2); // 1 (pending) and 2 (rejected); never 3
@@ -409,7 +433,12 @@ describe('cancel, the activity list and error statuses', () => {
       ['get', `/api/public/catalogs/${catalogId}/activities`, undefined],
       ['post', `/api/public/catalogs/${catalogId}/activities`, { type: 'custom_transform' }],
     ] as const) {
-      const req = method === 'get' ? request(server).get(path) : request(server).post(path).send(body ?? {});
+      const req =
+        method === 'get'
+          ? request(server).get(path)
+          : request(server)
+              .post(path)
+              .send(body ?? {});
       const res = await req.set(other.auth);
       expect([method, path, res.status]).toEqual([method, path, 403]);
     }
@@ -436,7 +465,16 @@ describe('cancel, the activity list and error statuses', () => {
     expect(all.status).toBe(200);
     expect(all.body.total).toBe(3);
     expect(all.body.activities.map((a: { id: string }) => a.id)).toEqual([a3, a2, a1]);
-    expect(Object.keys(all.body.activities[1]).sort()).toEqual(['catalog_id', 'created_at', 'description', 'id', 'staged_count', 'status', 'type', 'updated_at']);
+    expect(Object.keys(all.body.activities[1]).sort()).toEqual([
+      'catalog_id',
+      'created_at',
+      'description',
+      'id',
+      'staged_count',
+      'status',
+      'type',
+      'updated_at',
+    ]);
     expect(all.body.activities[1]).toMatchObject({ type: 'smart_import', status: 'pending_review', staged_count: 1, catalog_id: catalogId });
     const q = (query: Record<string, string | number>) => request(server).get(`/api/public/catalogs/${catalogId}/activities`).query(query).set(org.auth);
     expect((await q({ status: 'cancelled' })).body).toMatchObject({ total: 1, activities: [{ id: a3 }] });

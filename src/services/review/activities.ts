@@ -54,7 +54,12 @@ export interface ActivityListQuery {
  * @returns `{activities, total}` (total before limit/offset)
  * @throws NotFoundError / ForbiddenError for the catalog
  */
-export async function listActivities(knex: Knex, scope: Scope, catalogId: string, q: ActivityListQuery): Promise<{ activities: ActivityListEntry[]; total: number }> {
+export async function listActivities(
+  knex: Knex,
+  scope: Scope,
+  catalogId: string,
+  q: ActivityListQuery,
+): Promise<{ activities: ActivityListEntry[]; total: number }> {
   await loadCatalogOwned(knex, scope, catalogId);
   const base = ReviewActivity.query(knex)
     .where({ organization_id: scope.organizationId, catalog_id: catalogId })
@@ -198,7 +203,13 @@ export interface AppendResult {
  * @throws NotFoundError / ForbiddenError for the activity; ConflictError (409) when the
  *   activity is no longer open (completed, cancelled, failed, running) or has no catalog
  */
-export async function appendStagedChanges(deps: ReviewDeps, scope: Scope, activityId: string, changes: StagedChangeInputT[], batchKey?: string | null): Promise<AppendResult> {
+export async function appendStagedChanges(
+  deps: ReviewDeps,
+  scope: Scope,
+  activityId: string,
+  changes: StagedChangeInputT[],
+  batchKey?: string | null,
+): Promise<AppendResult> {
   return deps.knex.transaction(async (trx) => {
     const activity = await lockActivity(trx, scope, activityId);
     if (batchKey) {
@@ -207,7 +218,8 @@ export async function appendStagedChanges(deps: ReviewDeps, scope: Scope, activi
     }
     assertOpen(activity, 'append staged changes');
     const staged = await stageChanges(trx, deps, activity, changes);
-    if (batchKey) await StagedChangeBatch.query(trx).insert({ activity_id: activityId, batch_key: batchKey, first_row_index: staged.firstRowIndex, count: staged.count });
+    if (batchKey)
+      await StagedChangeBatch.query(trx).insert({ activity_id: activityId, batch_key: batchKey, first_row_index: staged.firstRowIndex, count: staged.count });
     await ReviewActivity.query(trx).findById(activityId).patch({ updated_at: trx.fn.now() });
     return { activity_id: activityId, appended_count: staged.count, total_staged_changes: await countStaged(trx, activityId) };
   });

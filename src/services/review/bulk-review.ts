@@ -40,7 +40,8 @@ export async function bulkReview(knex: Knex, scope: Scope, activityId: string, b
   return knex.transaction(async (trx) => {
     await loadActivity(trx, scope, activityId);
     const activity = await ReviewActivity.query(trx).findById(activityId).forShare().throwIfNotFound();
-    if (activity.status === 'completed' || activity.status === 'cancelled') throw new ConflictError(`Activity is ${activity.status}: its changes can no longer be reviewed`);
+    if (activity.status === 'completed' || activity.status === 'cancelled')
+      throw new ConflictError(`Activity is ${activity.status}: its changes can no longer be reviewed`);
     const ids = (body.change_ids ?? []).filter(isUuid);
     const reason = body.rejection_reason ?? null;
     const scoped = () => {

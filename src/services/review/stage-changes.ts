@@ -114,7 +114,9 @@ function validatorFor(deps: StageDeps, catalog: Catalog, schema: CatalogSchema):
  * @throws Error when the activity has no catalog (callers check first)
  */
 export async function stageChanges(trx: Knex.Transaction, deps: StageDeps, activity: ReviewActivity, changes: StagedChangeInputT[]): Promise<Staged> {
-  const [{ next }] = (await trx('staged_changes').where({ activity_id: activity.id }).select(trx.raw('coalesce(max(row_index) + 1, 0)::int AS next'))) as Array<{
+  const [{ next }] = (await trx('staged_changes')
+    .where({ activity_id: activity.id })
+    .select(trx.raw('coalesce(max(row_index) + 1, 0)::int AS next'))) as Array<{
     next: number;
   }>;
   if (changes.length === 0) return { count: 0, firstRowIndex: next, errors: 0 };
@@ -128,7 +130,8 @@ export async function stageChanges(trx: Knex.Transaction, deps: StageDeps, activ
   const itemIds = changes.map((c) => c.catalog_item_id ?? systemValue(c, '__catalog_item_id'));
   const lookup = [...new Set(itemIds.filter((id): id is string => typeof id === 'string' && isUuid(id)))];
   const found: FoundItem[] = lookup.length
-    ? (await trx.raw('SELECT id, entity_type, current_version, data FROM catalog_items WHERE catalog_id = ? AND id = ANY(?::uuid[])', [catalog.id, lookup])).rows
+    ? (await trx.raw('SELECT id, entity_type, current_version, data FROM catalog_items WHERE catalog_id = ? AND id = ANY(?::uuid[])', [catalog.id, lookup]))
+        .rows
     : [];
   const items = new Map(found.map((i) => [i.id, i]));
 
