@@ -11,9 +11,17 @@ import {
 } from '../presenters/review';
 import {
   ActivityListQuery,
+  ActivityListResponse,
   ActivityParams,
+  ActivityResponse,
   AppendBody,
+  AppendResponse,
   BulkReviewBody,
+  BulkReviewResponse,
+  CreatedShellResponse,
+  ReviewableResponse,
+  StagedChangePageResponse,
+  SummaryResponse,
   CatalogActivityParams,
   CreateActivityBody,
   CustomTransformBody,
@@ -44,6 +52,7 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       summary: "A catalog's activities (enrichment jobs targeting it included), newest first",
       params: CatalogActivityParams,
       query: ActivityListQuery,
+      response: ActivityListResponse,
       handler: async ({ scope, params, query }) => presentActivityList(await listActivities(deps.knex, scope, params.catalog_id, query)),
     }),
     defineRoute({
@@ -53,6 +62,7 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       summary: 'Create an activity shell (status pending_review when changes are given, else created)',
       params: CatalogActivityParams,
       body: CreateActivityBody,
+      response: CreatedShellResponse,
       handler: async ({ scope, params, body }) => presentCreatedShell(await createActivity(deps, scope, params.catalog_id, body)),
     }),
     defineRoute({
@@ -62,6 +72,7 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       summary: 'Stage a custom transform (script, diff, validation report, changes) for review',
       params: CatalogActivityParams,
       body: CustomTransformBody,
+      response: ReviewableResponse,
       handler: async ({ scope, params, body }) => presentReviewable(await createCustomTransform(deps, scope, params.catalog_id, body)),
     }),
   ];
@@ -72,6 +83,7 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       tags,
       summary: 'An activity: status, input, last message, staged count, apply progress and result',
       params: ActivityParams,
+      response: ActivityResponse,
       handler: async ({ scope, params }) => {
         const { activity, stagedCount } = await getActivity(deps.knex, scope, params.activity_id);
         return presentActivity(activity, stagedCount);
@@ -84,6 +96,7 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       summary: 'Staged changes of an activity (paginated; filters status, field, confidence, search_query)',
       params: ActivityParams,
       query: StagedChangesQuery,
+      response: StagedChangePageResponse,
       handler: async ({ scope, params, query }) => presentStagedChangePage(await listStagedChanges(deps.knex, scope, params.activity_id, query)),
     }),
     defineRoute({
@@ -92,6 +105,7 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       tags,
       summary: 'Counts by status and per-field completion of an activity',
       params: ActivityParams,
+      response: SummaryResponse,
       handler: async ({ scope, params }) => presentSummary(await stagedChangesSummary(deps.knex, scope, params.activity_id)),
     }),
     defineRoute({
@@ -101,6 +115,7 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       summary: 'Append a chunk of staged changes (idempotent with batch_key)',
       params: ActivityParams,
       body: AppendBody,
+      response: AppendResponse,
       handler: async ({ scope, params, body }) =>
         presentAppend(await appendStagedChanges(deps, scope, params.activity_id, body.staged_changes, body.batch_key)),
     }),
@@ -111,6 +126,7 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       summary: 'Submit an activity for review',
       params: ActivityParams,
       body: PendingReviewBody,
+      response: ReviewableResponse,
       handler: async ({ scope, params, body }) => presentReviewable(await markPendingReview(deps, scope, params.activity_id, body)),
     }),
     defineRoute({
@@ -120,6 +136,7 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       summary: 'Approve or reject changes, fields of changes, or every change matching a filter',
       params: ActivityParams,
       body: BulkReviewBody,
+      response: BulkReviewResponse,
       handler: async ({ scope, params, body }) => presentBulkReview(await bulkReview(deps.knex, scope, params.activity_id, body)),
     }),
     defineRoute({
@@ -128,6 +145,7 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       tags,
       summary: 'Cancel an activity (staged changes kept; a running enrichment job is cancelled)',
       params: ActivityParams,
+      response: ActivityResponse,
       handler: async ({ scope, params }) => {
         const { activity, stagedCount } = await cancelActivity(deps, scope, params.activity_id);
         return presentActivity(activity, stagedCount);

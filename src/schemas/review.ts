@@ -138,3 +138,97 @@ export const BulkReviewBody = Type.Object(
 );
 /** {@link BulkReviewBody} as validated. */
 export type BulkReviewInput = Static<typeof BulkReviewBody>;
+
+// Response shapes (documentation only: the presenters in src/presenters/review.ts build them).
+
+const DateTime = Type.String({ format: 'date-time' });
+const activityEntryProps = {
+  id: Type.String(),
+  catalog_id: Nullable(Type.String()),
+  type: StringEnum(ACTIVITY_TYPES),
+  status: StringEnum(ACTIVITY_STATUSES),
+  description: Nullable(Type.String()),
+  staged_count: Type.Integer(),
+  created_at: DateTime,
+  updated_at: DateTime,
+};
+
+/** One entry of the activity list (G13). */
+export const ActivityEntryResponse = Type.Object(activityEntryProps);
+
+/** `GET /public/catalogs/{id}/activities` (G13). */
+export const ActivityListResponse = Type.Object({ activities: Type.Array(ActivityEntryResponse), total: Type.Integer() });
+
+/** An activity (get, cancel): the list entry plus input, messages and apply state. */
+export const ActivityResponse = Type.Object({
+  ...activityEntryProps,
+  metadata: AnyObject(),
+  input: AnyObject({ description: 'The stored input data, with `activity_message`' }),
+  last_message: Nullable(Type.String()),
+  output: Nullable(AnyObject()),
+  apply_progress: Nullable(AnyObject({ description: 'While `activity-apply-<id>` runs' })),
+  apply_result: Nullable(AnyObject({ description: '`{applied, skipped_conflicts, failed, pre_apply_snapshot_id}`' })),
+});
+
+/** The shell answer (G13). */
+export const CreatedShellResponse = Type.Object({
+  activity_id: Type.String(),
+  status: StringEnum(ACTIVITY_STATUSES),
+  staged_changes_count: Type.Integer(),
+  review_url: Type.String(),
+});
+
+/** The custom-transform and pending-review answer (G13/G14). */
+export const ReviewableResponse = Type.Object({
+  activity_id: Type.String(),
+  status: StringEnum(ACTIVITY_STATUSES),
+  staged_count: Type.Integer(),
+  review_url: Type.String({ description: '{PUBLIC_URL}/dashboard/catalogs/{catalog_id}/activities/{activity_id}' }),
+});
+
+/** The append answer. */
+export const AppendResponse = Type.Object({ activity_id: Type.String(), appended_count: Type.Integer(), total_staged_changes: Type.Integer() });
+
+/** The bulk-review answer. */
+export const BulkReviewResponse = Type.Object({ activity_id: Type.String(), updated: Type.Integer() });
+
+/** A staged change as listed (G16 plus the review-loop fields). */
+export const StagedChangeResponse = Type.Object({
+  id: Type.String(),
+  status: StringEnum(STAGED_STATUSES),
+  catalog_item_id: Nullable(Type.String()),
+  catalog_item_entity_type: Type.String(),
+  before_data: AnyObject(),
+  after_data: AnyObject(),
+  source_data: AnyObject(),
+  is_new_item: Type.Boolean(),
+  is_delete: Type.Boolean(),
+  row_index: Type.Integer(),
+  review_info: Type.Unknown(),
+  base_version: Nullable(Type.Integer()),
+  accepted_fields: Nullable(Type.Array(Type.String())),
+  error_reason: Nullable(Type.String()),
+  rejection_reason: Nullable(Type.String()),
+  conflict_data: Nullable(AnyObject()),
+  conflict_version: Nullable(Type.Integer()),
+  applied_at: Nullable(DateTime),
+  created_at: DateTime,
+  updated_at: DateTime,
+});
+
+/** A page of staged changes (G16). */
+export const StagedChangePageResponse = Type.Object({
+  items: Type.Array(StagedChangeResponse),
+  total: Type.Integer(),
+  page: Type.Integer(),
+  page_size: Type.Integer(),
+  total_pages: Type.Integer(),
+});
+
+/** The staged-changes summary (G16). */
+export const SummaryResponse = Type.Object({
+  total_changes: Type.Integer(),
+  by_status: AnyObject({ additionalProperties: { type: 'integer' } }),
+  field_stats: AnyObject({ description: 'field → {completed, total, completion_rate, changed}' }),
+  taxonomy_stats: AnyObject({ description: '{with_category, categories: {category_id: count}}' }),
+});

@@ -8,6 +8,8 @@
  * (snapshot system columns in bulk upserts, `variant_mode`).
  */
 import request from 'supertest';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import type { Server } from 'node:http';
 import { loadConfig } from '../../src/config';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -512,5 +514,63 @@ describe('also fixed (issue 17)', () => {
     const f = await request(server).get(`/api/public/catalogs/${flat}`).set(org.auth);
     expect(g.body).toMatchObject({ product_enabled: true, variant_mode: 'product_grouped' });
     expect(f.body).toMatchObject({ product_enabled: false, variant_mode: 'none' });
+  });
+});
+
+describe('OpenAPI', () => {
+  it('documents every review route under both prefixes and the webhook secret routes; answers match the documented responses', async () => {
+    const doc = (await request(server).get('/api/openapi.json')).body as {
+      paths: Record<string, Record<string, { responses: Record<string, { content?: { 'application/json': { schema: object } } }> }>>;
+    };
+    const expected: Array<[string, string]> = [
+      ['/api/public/catalogs/{catalog_id}/activities', 'get'],
+      ['/api/public/catalogs/{catalog_id}/activities', 'post'],
+      ['/api/public/catalogs/{catalog_id}/activities/custom-transform', 'post'],
+      ['/api/public/organization/webhook-secret', 'get'],
+      ['/api/public/organization/webhook-secret/rotate', 'post'],
+    ];
+    for (const prefix of ['/api/public', '/api']) {
+      expected.push(
+        [`${prefix}/activities/{activity_id}`, 'get'],
+        [`${prefix}/activities/{activity_id}/staged-changes`, 'get'],
+        [`${prefix}/activities/{activity_id}/staged-changes/summary`, 'get'],
+        [`${prefix}/activities/{activity_id}/staged-changes/append`, 'post'],
+        [`${prefix}/activities/{activity_id}/pending-review`, 'post'],
+        [`${prefix}/activities/{activity_id}/staged-changes/bulk-review`, 'post'],
+        [`${prefix}/activities/{activity_id}/cancel`, 'post'],
+      );
+    }
+    for (const [p, m] of expected) expect([p, m, doc.paths[p]?.[m] !== undefined]).toEqual([p, m, true]);
+
+    const ajv = addFormats(new Ajv2020({ strict: false }));
+    const check = (path: string, method: string, body: unknown) => {
+      const schema = doc.paths[path][method].responses['200'].content!['application/json'].schema;
+      expect([path, ajv.validate(schema, body), ajv.errorsText()]).toEqual([path, true, 'No errors']);
+    };
+    const { catalogId, ids } = await catalogWithItems(1);
+    const aid = await shell(catalogId);
+    const appended = await request(server)
+      .post(`/api/public/activities/${aid}/staged-changes/append`)
+      .set(org.auth)
+      .send({ staged_changes: [{ catalog_item_id: ids[0], after_data: { price: 2 } }] });
+    check('/api/public/activities/{activity_id}/staged-changes/append', 'post', appended.body);
+    check('/api/activities/{activity_id}', 'get', (await request(server).get(`/api/activities/${aid}`).set(org.auth)).body);
+    check('/api/activities/{activity_id}/staged-changes', 'get', (await request(server).get(`/api/activities/${aid}/staged-changes`).set(org.auth)).body);
+    check(
+      '/api/activities/{activity_id}/staged-changes/summary',
+      'get',
+      (await request(server).get(`/api/activities/${aid}/staged-changes/summary`).set(org.auth)).body,
+    );
+    check(
+      '/api/public/catalogs/{catalog_id}/activities',
+      'get',
+      (await request(server).get(`/api/public/catalogs/${catalogId}/activities`).set(org.auth)).body,
+    );
+    check(
+      '/api/public/activities/{activity_id}/pending-review',
+      'post',
+      (await request(server).post(`/api/public/activities/${aid}/pending-review`).set(org.auth).send({})).body,
+    );
+    check('/api/public/organization/webhook-secret', 'get', (await request(server).get('/api/public/organization/webhook-secret').set(org.auth)).body);
   });
 });

@@ -155,7 +155,7 @@ export async function stageChanges(trx: Knex.Transaction, deps: StageDeps, activ
     return {
       id: newId(),
       catalog_item_id: item ? item.id : null,
-      catalog_item_entity_type: c.catalog_item_entity_type || systemValue(c, '__entity_type') || item?.entity_type || defaultType,
+      catalog_item_entity_type: (c.catalog_item_entity_type || systemValue(c, '__entity_type') || item?.entity_type || defaultType).slice(0, 16),
       before_data: before,
       after_data: isDelete ? {} : after,
       source_data: c.source_data ?? {},
