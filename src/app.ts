@@ -13,6 +13,7 @@ import { enrichRoutes } from './routes/enrich';
 import { catalogRoutes } from './routes/catalogs';
 import { itemRoutes } from './routes/items';
 import { activityRoutes } from './routes/activities';
+import { organizationRoutes } from './routes/organization';
 import { templateRoutes } from './routes/templates';
 import { artifactRoutes, publicMediaRoutes } from './routes/files';
 import type { AppDeps, ResolvedAppDeps } from './deps';
@@ -40,6 +41,7 @@ export function buildRegistry(given: AppDeps): RouteRegistry {
     ...enrichRoutes(deps),
     ...templateRoutes(deps),
     ...activityRoutes(deps),
+    ...organizationRoutes(deps),
     ...artifactRoutes(deps),
   );
 }
