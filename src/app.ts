@@ -13,6 +13,7 @@ import { enrichRoutes } from './routes/enrich';
 import { catalogRoutes } from './routes/catalogs';
 import { itemRoutes } from './routes/items';
 import { activityRoutes } from './routes/activities';
+import { apiKeyRoutes } from './routes/api-keys';
 import { organizationRoutes } from './routes/organization';
 import { templateRoutes } from './routes/templates';
 import { artifactRoutes, publicMediaRoutes } from './routes/files';
@@ -42,6 +43,7 @@ export function buildRegistry(given: AppDeps): RouteRegistry {
     ...templateRoutes(deps),
     ...activityRoutes(deps),
     ...organizationRoutes(deps),
+    ...apiKeyRoutes(deps),
     ...artifactRoutes(deps),
   );
 }
