@@ -18,6 +18,7 @@ import { organizationRoutes } from './routes/organization';
 import { templateRoutes } from './routes/templates';
 import { artifactRoutes, publicMediaRoutes } from './routes/files';
 import type { AppDeps, ResolvedAppDeps } from './deps';
+import { runIdempotent } from './services/access/idempotency';
 import { createServiceCaches } from './services/caches';
 import { metrics } from './lib/metrics';
 import { Validator } from './lib/validation';
@@ -85,7 +86,7 @@ export function createApp(given: AppDeps): Koa {
   const api = new Router({ prefix: '/api' });
   api.use(apiHeaders);
   api.use(authMiddleware(deps.knex, deps.config.jwtSecret, new Set()));
-  registry.mount(api, validator);
+  registry.mount(api, validator, { idempotent: (org, key, hash, handler) => runIdempotent(deps.knex, org, key, hash, handler) });
 
   app.use(requestLog);
   app.use(errorHandler);
