@@ -11,6 +11,7 @@ import { healthRoutes } from './routes/health';
 import { enrichRoutes } from './routes/enrich';
 import { catalogRoutes } from './routes/catalogs';
 import { itemRoutes } from './routes/items';
+import { activityApplyRoutes } from './routes/activity-apply';
 import { activityRoutes } from './routes/activities';
 import { templateRoutes } from './routes/templates';
 import { artifactRoutes, publicMediaRoutes } from './routes/files';
@@ -39,6 +40,7 @@ export function buildRegistry(given: AppDeps): RouteRegistry {
     ...enrichRoutes(deps),
     ...templateRoutes(deps),
     ...activityRoutes(deps),
+    ...activityApplyRoutes(deps),
     ...artifactRoutes(deps),
   );
 }
