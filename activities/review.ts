@@ -38,7 +38,7 @@ export interface ReviewActivities {
  * Builds the review activities over the worker's database and catalog caches.
  * @returns an object of async functions to pass (with the others) to `Worker.create`
  */
-export function createReviewActivities(deps: { knex: Knex; caches?: CatalogCaches }): ReviewActivities {
+export function createReviewActivities(deps: { knex: Knex; caches?: CatalogCaches; searchWordsDeferMinItems?: number }): ReviewActivities {
   const caches = deps.caches ?? createCatalogCaches();
   return {
     async applyActivity(args) {
@@ -51,7 +51,7 @@ export function createReviewActivities(deps: { knex: Knex; caches?: CatalogCache
       const timer = setInterval(() => ctx.heartbeat({ elapsed_ms: Date.now() - started }), every);
       try {
         const result = await runApply(
-          { knex: deps.knex, caches },
+          { knex: deps.knex, caches, searchWordsDeferMinItems: deps.searchWordsDeferMinItems },
           { activity_id: args.activity_id, force: args.force, actor: args.actor },
           ctx.info.workflowExecution?.runId ?? ctx.info.activityId,
         );

@@ -192,6 +192,7 @@ export class TemporalJobRunner implements JobRunner {
     const args: ActivityApplyArgs = {
       ...this.applyTuning,
       activity_id: apply.activity_id,
+      catalog_id: apply.catalog_id,
       force: apply.force,
       actor: { kind: apply.actor.kind, id: apply.actor.id },
     };

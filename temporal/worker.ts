@@ -44,6 +44,8 @@ export interface WorkerDeps {
   /** Artifact and media storage and caches of the real activities (activities/index.ts ActivityDeps). */
   storage?: ActivityDeps['storage'];
   caches?: ActivityDeps['caches'];
+  /** Updates from which an apply defers the word index (activities/review.ts); default as restores (50,000). Tests lower it. */
+  applyDeferWordsMinItems?: number;
   /** Activity slots of this worker; default 32. */
   maxConcurrentActivities?: number;
   /**
@@ -76,7 +78,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     });
   }
   const searchIndex = deps.knex ? createSearchIndexActivities({ knex: deps.knex }) : {};
-  const review = deps.knex ? createReviewActivities({ knex: deps.knex }) : {};
+  const review = deps.knex ? createReviewActivities({ knex: deps.knex, searchWordsDeferMinItems: deps.applyDeferWordsMinItems }) : {};
   return Worker.create({
     connection: deps.connection,
     namespace: deps.namespace,

@@ -5,7 +5,8 @@
  *
  * State machine (the `progress` query answers the phase):
  *
- *   applying ── applyActivity returned ───────────────────────────────▶ completed (result)
+ *   applying ── applyActivity returned ──▶ completed (result), then catchUpSearchWords (word index
+ *               a large apply left behind, src/services/catalog/search-words.ts; a no-op otherwise)
  *   applying ── attempt failed (worker killed, database error) ───────▶ backoff, next attempt
  *   applying ── attempts spent, or not applicable (ApplyNotApplicable) ▶ markApplyFailed ▶ failed
  *
@@ -20,7 +21,8 @@
  */
 import { ActivityFailure, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { ReviewActivities } from '../activities/review';
-import { ActivityApplyArgs, ActivityApplyOutcome, ActivityApplyProgress, applyProgressQuery } from './definitions';
+import type { SearchIndexActivities } from '../activities/search-index';
+import { ActivityApplyArgs, ActivityApplyOutcome, ActivityApplyProgress, ActivityApplyResult, applyProgressQuery } from './definitions';
 
 /**
  * Applies the approved changes of `args.activity_id` (see the state machine above).
@@ -45,11 +47,15 @@ export async function activityApplyWorkflow(args: ActivityApplyArgs): Promise<Ac
     startToCloseTimeout: '1 minute',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30 },
   });
+  const { catchUpSearchWords } = proxyActivities<SearchIndexActivities>({
+    startToCloseTimeout: '1 hour',
+    heartbeatTimeout: `${Math.max(1, args.heartbeat_timeout_s ?? 60)} seconds`,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30 },
+  });
   progress = { phase: 'applying' };
+  let result: ActivityApplyResult;
   try {
-    const result = await applyActivity(args);
-    progress = { phase: 'completed', result };
-    return { status: 'completed', result };
+    result = await applyActivity(args);
   } catch (err) {
     if (err instanceof ActivityFailure && !isCancellation(err)) {
       const error = err.cause?.message ?? err.message;
@@ -59,4 +65,9 @@ export async function activityApplyWorkflow(args: ActivityApplyArgs): Promise<Ac
     }
     throw err;
   }
+  progress = { phase: 'completed', result };
+  // A large apply left the word index behind (search-words.ts; searches stay exact meanwhile):
+  // catch it up now. A no-op, without a lock, when nothing is pending.
+  await catchUpSearchWords(args.catalog_id);
+  return { status: 'completed', result };
 }

@@ -189,6 +189,8 @@ export function activityApplyWorkflowId(activityId: string): string {
 /** Arguments of activityApplyWorkflow: ids and flags only (Temporal rule 2), plus test tuning. */
 export interface ActivityApplyArgs {
   activity_id: string;
+  /** The activity's catalog (its word index is caught up after a large apply). */
+  catalog_id: string;
   /** Apply changes whose item changed since (no `conflict`). */
   force: boolean;
   /** Who asked (author of the pre-apply snapshot and of a new schema version). */

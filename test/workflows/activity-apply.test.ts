@@ -33,7 +33,7 @@ beforeAll(async () => {
   org = await createTestOrg('apply tests');
   other = await createTestOrg('apply tests, other org');
   env = await startTestTemporal();
-  worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex, engine: fakeEngine() });
+  worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex, engine: fakeEngine(), applyDeferWordsMinItems: 3 });
   const runner = new TemporalJobRunner(
     env.client,
     { taskQueue: TASK_QUEUE, enrichConcurrency: 2 },
@@ -183,6 +183,37 @@ describe('POST /public/activities/{id}/apply', () => {
     expect(after.get('b1')).toMatchObject({ data: { sku: 'b1', title: 'Bravo', price: 2 }, current_version: 1 });
     expect(after.get('c1')!.id).toBe(ids.get('c1'));
     expect((await knex('catalogs').where('id', catalogId).first('item_count')).item_count).toBe(5);
+  });
+
+  it('leaves the word index right after a large apply (deferred, then caught up before the workflow closes)', async () => {
+    const catalogId = await createTestCatalog(org.organizationId);
+    const skus = ['w1', 'w2', 'w3'];
+    const ids = await seedItems(
+      knex,
+      org.organizationId,
+      catalogId,
+      skus.map((sku) => ({ sku, title: 'plain' })),
+    );
+    // Three updates: at the worker's threshold (applyDeferWordsMinItems: 3), so the words are deferred.
+    const { activityId } = await seedActivity(
+      knex,
+      org.organizationId,
+      catalogId,
+      skus.map((sku) => ({ catalog_item_id: ids.get(sku), before_data: { title: 'plain' }, after_data: { title: `Quokka ${sku}` }, base_version: 1 })),
+    );
+    expect((await postApply(activityId)).status).toBe(202);
+    const done = await settled(activityId);
+    expect(done.apply_result).toMatchObject({ applied: 3 });
+    // The workflow closes after its catch-up: then nothing is pending and the index has the words.
+    await env.client.workflow.getHandle(activityApplyWorkflowId(activityId)).result();
+    expect((await knex('catalogs').where('id', catalogId).first('search_words_pending')).search_words_pending).toBe(false);
+    const { rows } = await knex.raw(
+      `SELECT count(*) FILTER (WHERE search_tsv @@ 'quokka'::tsquery)::int AS found, count(*) FILTER (WHERE search_tsv_pending IS NOT NULL)::int AS pending,
+         count(*) FILTER (WHERE search_tsv = catalog_item_search_tsv(search_text))::int AS exact
+       FROM catalog_items WHERE catalog_id = ?`,
+      [catalogId],
+    );
+    expect(rows[0]).toEqual({ found: 3, pending: 0, exact: 3 });
   });
 
   it('applies a conflicting change with force: true', async () => {

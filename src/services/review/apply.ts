@@ -24,6 +24,8 @@ import { loadOwned } from '../access/ownership';
 import type { Principal, Scope } from '../access/scope';
 import type { CatalogCaches } from '../catalog/caches';
 import { writeItems } from '../catalog/items-write';
+import { lockCatalog } from '../catalog/schema';
+import { SEARCH_WORDS_DEFER_MIN_ITEMS } from '../catalog/search-words';
 import { takeSnapshot } from '../catalog/snapshots';
 import type { JobRunner } from '../job-runner';
 import {
@@ -31,6 +33,7 @@ import {
   applyUpdates,
   collectChanges,
   countApplied,
+  countUpdates,
   loadCreates,
   markConflicts,
   markLeftovers,
@@ -80,6 +83,17 @@ export interface ApplyRequest {
   /** Apply changes even when their item changed since (no `conflict`). */
   force: boolean;
   actor: ApplyActor;
+}
+
+/**
+ * What the apply needs: the database, the catalog caches (validators of the item write path),
+ * and optionally the number of updates from which the word index is deferred (default
+ * {@link SEARCH_WORDS_DEFER_MIN_ITEMS}, as restores; tests lower it).
+ */
+export interface ApplyDeps {
+  knex: Knex;
+  caches: CatalogCaches;
+  searchWordsDeferMinItems?: number;
 }
 
 /** The JobRunner part that starts apply workflows. */
@@ -204,13 +218,16 @@ function createData(row: {
  * @throws ConflictError when the activity is gone, has no catalog or is not `pending_review`;
  *   ValidationError when the stored schema/taxonomy changes are invalid (nothing applied)
  */
-export async function applyInTransaction(deps: { knex: Knex; caches: CatalogCaches }, req: ApplyRequest, snapshotId: string | null): Promise<ApplyResult> {
+export async function applyInTransaction(deps: ApplyDeps, req: ApplyRequest, snapshotId: string | null): Promise<ApplyResult> {
   return deps.knex.transaction(async (trx) => {
     const activity = await lockActivity(trx, req.activity_id);
     if (activity.status === 'completed' && activity.apply_result) return activity.apply_result as unknown as ApplyResult;
     assertApplicable(activity);
     const catalogId = activity.catalog_id as string;
     const scope = scopeOf(activity, req.actor);
+    // Every item writer locks the catalog row first (schema.ts lockCatalog): the reads below see
+    // the items as they are written. JIT costs tens of ms on these large statements and saves less.
+    await lockCatalog(trx, catalogId);
     await trx.raw("SET LOCAL jit = off; SET LOCAL work_mem = '256MB'");
     const newVersion = await applyCatalogChanges(trx, deps.caches, scope, catalogId, (activity.input_data ?? {}) as CatalogChanges);
     const catalog = (await Catalog.query(trx).findById(catalogId)) as Catalog;
@@ -218,7 +235,8 @@ export async function applyInTransaction(deps: { knex: Knex; caches: CatalogCach
     await collectChanges(trx, activity.id);
     const skipped = req.force ? 0 : await markConflicts(trx, catalogId);
     let failed = await markMissingItems(trx, catalogId);
-    await applyUpdates(trx, catalogId, catalog.unique_id_field);
+    const deferWords = (await countUpdates(trx)) >= (deps.searchWordsDeferMinItems ?? SEARCH_WORDS_DEFER_MIN_ITEMS);
+    await applyUpdates(trx, catalogId, catalog.unique_id_field, deferWords);
     await applyDeletes(trx, catalogId);
 
     const creates = await loadCreates(trx);
@@ -262,7 +280,7 @@ export async function applyInTransaction(deps: { knex: Knex; caches: CatalogCach
  * @returns the result (the stored one when the activity was completed already)
  * @throws as applyInTransaction
  */
-export async function runApply(deps: { knex: Knex; caches: CatalogCaches }, req: ApplyRequest, runId: string): Promise<ApplyResult> {
+export async function runApply(deps: ApplyDeps, req: ApplyRequest, runId: string): Promise<ApplyResult> {
   const snap = await preApplySnapshot(deps.knex, req, runId);
   if ('done' in snap) return snap.done;
   return applyInTransaction(deps, req, snap.snapshotId);
