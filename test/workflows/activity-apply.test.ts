@@ -264,7 +264,7 @@ describe('POST /public/activities/{id}/apply', () => {
     expect((await itemsBySku(knex, catalogId)).get('a1')!.data).toEqual({ sku: 'a1', title: 'Alpha', price: 1, color: 'red' });
   });
 
-  it('fails as a whole when a part cannot be applied: nothing applied, phase failed, still pending_review', async () => {
+  it('fails as a whole when a part cannot be applied (nothing applied, phase failed, still pending_review), and can be asked again', async () => {
     const catalogId = await createTestCatalog(org.organizationId);
     const ids = await seedItems(knex, org.organizationId, catalogId, [{ sku: 'a1', title: 'Alpha', price: 1 }]);
     const { activityId } = await seedActivity(
@@ -282,6 +282,19 @@ describe('POST /public/activities/{id}/apply', () => {
     expect(done.apply_result).toBeNull();
     expect((await itemsBySku(knex, catalogId)).get('a1')).toMatchObject({ data: { title: 'Alpha' }, current_version: 1 });
     expect((await changesOf(activityId))[0]).toMatchObject({ status: 'approved', applied_at: null });
+
+    // Asked again once the cause is gone: a new run (fresh pre-apply snapshot) applies it.
+    await knex('review_activities').where('id', activityId).update({ input_data: null });
+    const again = await postApply(activityId);
+    expect(again.status).toBe(202);
+    expect(again.body.apply_progress).toMatchObject({ phase: 'queued' });
+    const retried = await settled(activityId);
+    expect(retried.status).toBe('completed');
+    const snapshots = await preApplySnapshots(catalogId);
+    expect(snapshots).toHaveLength(2);
+    expect(snapshots.map((x) => x.id)).toContain(retried.apply_result!.pre_apply_snapshot_id);
+    expect(retried.apply_result).toMatchObject({ applied: 1, skipped_conflicts: 0, failed: 0 });
+    expect((await itemsBySku(knex, catalogId)).get('a1')).toMatchObject({ data: { title: 'Changed' }, current_version: 2 });
   });
 
   it('answers 404, 403 and 409 as the spec says', async () => {
