@@ -216,6 +216,31 @@ describe('POST /public/activities/{id}/apply', () => {
     expect(rows[0]).toEqual({ found: 3, pending: 0, exact: 3 });
   });
 
+  it('deletes a product with its variants, as deleting the item does', async () => {
+    const catalogId = await createTestCatalog(org.organizationId, { product_id_field: 'product_id' });
+    await seedItems(knex, org.organizationId, catalogId, [
+      { sku: 'v1', product_id: 'P1', title: 'Variant one' },
+      { sku: 'v2', product_id: 'P1', title: 'Variant two' },
+      { sku: 'v3', product_id: 'P2', title: 'Variant three' },
+    ]);
+    const rows: Array<{ id: string; entity_type: string; parent_id: string | null; data: Record<string, unknown> }> = await knex('catalog_items')
+      .where('catalog_id', catalogId)
+      .select('id', 'entity_type', 'parent_id', 'data');
+    const p1 = rows.find((r) => r.entity_type === 'product' && r.data.product_id === 'P1')!;
+    expect(rows.filter((r) => r.parent_id === p1.id)).toHaveLength(2);
+    const before = (await knex('catalogs').where('id', catalogId).first('item_count')).item_count;
+    expect(before).toBe(rows.length);
+    const { activityId } = await seedActivity(knex, org.organizationId, catalogId, [
+      { catalog_item_id: p1.id, before_data: p1.data, after_data: {}, base_version: 1 },
+    ]);
+    expect((await postApply(activityId)).status).toBe(202);
+    expect((await settled(activityId)).apply_result).toMatchObject({ applied: 1, failed: 0 });
+    const left: Array<{ id: string }> = await knex('catalog_items').where('catalog_id', catalogId).select('id');
+    expect(left).toHaveLength(rows.length - 3);
+    expect(left.map((r) => r.id)).not.toContain(p1.id);
+    expect((await knex('catalogs').where('id', catalogId).first('item_count')).item_count).toBe(rows.length - 3);
+  });
+
   it('applies a conflicting change with force: true', async () => {
     const catalogId = await createTestCatalog(org.organizationId);
     const ids = await seedItems(knex, org.organizationId, catalogId, [{ sku: 'd1', title: 'Delta', price: 4 }]);
