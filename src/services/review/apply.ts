@@ -55,8 +55,11 @@ export interface ApplyResult {
   new_schema_version?: string;
 }
 
-/** Phases of `review_activities.apply_progress.phase`. */
-export type ApplyPhase = 'queued' | 'snapshot' | 'applying' | 'completed' | 'failed';
+/**
+ * Phases of `review_activities.apply_progress.phase`: `queued` (requested), `applying` (the
+ * pre-apply snapshot is taken, the apply transaction runs), `completed`, `failed` (for good).
+ */
+export type ApplyPhase = 'queued' | 'applying' | 'completed' | 'failed';
 
 /**
  * `review_activities.apply_progress`: the phase, the pre-apply snapshot and the workflow run that
@@ -105,7 +108,7 @@ function scopeOf(activity: Pick<ReviewActivity, 'organization_id'>, actor: Apply
 }
 
 /** The phases during which an apply is under way (a new request leaves them as they are). */
-const RUNNING_PHASES: ReadonlySet<string> = new Set(['queued', 'snapshot', 'applying']);
+const RUNNING_PHASES: ReadonlySet<string> = new Set(['queued', 'applying']);
 
 /**
  * `POST /public/activities/{id}/apply` (decisions.md §5, G16): checks the activity and starts
