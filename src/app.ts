@@ -13,6 +13,7 @@ import { healthRoutes } from './routes/health';
 import { enrichRoutes } from './routes/enrich';
 import { catalogRoutes } from './routes/catalogs';
 import { itemRoutes } from './routes/items';
+import { activityApplyRoutes } from './routes/activity-apply';
 import { activityRoutes } from './routes/activities';
 import { apiKeyRoutes } from './routes/api-keys';
 import { organizationRoutes } from './routes/organization';
@@ -47,6 +48,7 @@ export function buildRegistry(given: AppDeps): RouteRegistry {
     ...activityRoutes(deps),
     ...organizationRoutes(deps),
     ...apiKeyRoutes(deps),
+    ...activityApplyRoutes(deps),
     ...artifactRoutes(deps),
   );
 }
