@@ -11,10 +11,12 @@ export function presentApplyStatus(a: ReviewActivity): {
   apply_progress: Record<string, unknown> | null;
   apply_result: Record<string, unknown> | null;
 } {
-  let progress: Record<string, unknown> | null = null;
-  if (a.apply_progress) {
-    const { snapshot_run_id: _run, ...rest } = a.apply_progress;
-    progress = rest;
-  }
-  return { activity_id: a.id, status: a.status, apply_progress: progress, apply_result: a.apply_result };
+  return { activity_id: a.id, status: a.status, apply_progress: presentApplyProgress(a.apply_progress), apply_result: a.apply_result };
+}
+
+/** `apply_progress` as clients see it: `{phase, …}` without the run id bookkeeping (internal). */
+export function presentApplyProgress(progress: Record<string, unknown> | null): Record<string, unknown> | null {
+  if (!progress) return null;
+  const { snapshot_run_id: _run, ...shown } = progress;
+  return shown;
 }

@@ -8,6 +8,7 @@ import type { StagedChange } from '../models/staged-change';
 import type { ActivityListEntry, AppendResult, CreatedActivity } from '../services/review/activities';
 import type { BulkReviewResult } from '../services/review/bulk-review';
 import type { StagedChangePage, StagedChangesSummary } from '../services/review/staged-changes';
+import { presentApplyProgress } from './activity-apply';
 
 /** One entry of an activity list (G13): `{id, catalog_id, type, status, description, staged_count, created_at, updated_at}`. */
 export function presentActivityEntry(a: ReviewActivity, stagedCount: number): Record<string, unknown> {
@@ -36,7 +37,7 @@ export function presentActivity(a: ReviewActivity, stagedCount: number): Record<
     input: { ...input, activity_message: input.activity_message ?? input.description ?? a.description },
     last_message: a.last_message ?? null,
     output: a.output ?? null,
-    apply_progress: a.apply_progress ?? null,
+    apply_progress: presentApplyProgress(a.apply_progress ?? null),
     apply_result: a.apply_result ?? null,
   };
 }
