@@ -12,6 +12,7 @@ import { enrichRoutes } from './routes/enrich';
 import { catalogRoutes } from './routes/catalogs';
 import { itemRoutes } from './routes/items';
 import { activityRoutes } from './routes/activities';
+import { dashboardRouter } from './dashboard/routes';
 import { templateRoutes } from './routes/templates';
 import { artifactRoutes, publicMediaRoutes } from './routes/files';
 import type { AppDeps, ResolvedAppDeps } from './deps';
@@ -45,7 +46,8 @@ export function buildRegistry(given: AppDeps): RouteRegistry {
 
 /**
  * Creates the Koa application: request log → error handler → body parser → public routes
- * (health, metrics, docs) → bearer auth → `/api` routes. Never listens; `main.ts` does, and
+ * (health, metrics, docs) → the review dashboard (`/dashboard`, its own session sign-in) →
+ * bearer (or dashboard session) auth → `/api` routes. Never listens; `main.ts` does, and
  * tests call `app.callback()`.
  */
 export function createApp(given: AppDeps): Koa {
@@ -79,6 +81,8 @@ export function createApp(given: AppDeps): Koa {
   app.use(errorHandler);
   app.use(bodyParser({ jsonLimit: JSON_BODY_LIMIT, enableTypes: ['json'], encoding: 'utf-8' }));
   app.use(root.routes()).use(root.allowedMethods());
+  const dashboard = dashboardRouter(deps);
+  app.use(dashboard.routes()).use(dashboard.allowedMethods());
   app.use(api.routes()).use(api.allowedMethods());
   app.use(async (ctx) => {
     ctx.status = 404;
