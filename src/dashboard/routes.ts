@@ -28,7 +28,8 @@ const FORM_LIMIT_BYTES = 16 * 1024;
  * Content-Security-Policy of every dashboard page: only this origin's script and stylesheet, no
  * inline script or style, not frameable — a second line of defence behind escaping.
  */
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /** Reads a small `application/x-www-form-urlencoded` body (the app's body parser takes JSON only). */
 async function readForm(ctx: Context): Promise<URLSearchParams> {
@@ -46,7 +47,9 @@ async function readForm(ctx: Context): Promise<URLSearchParams> {
 
 /** Where to go after sign-in: a dashboard path from `next`, never another site (no open redirect). */
 function safeNext(next: string | null | undefined): string {
-  return next && next.startsWith(`${DASHBOARD_BASE}/`) && !next.startsWith('//') && !/[\\\s]/.test(next) && !next.startsWith(`${DASHBOARD_BASE}/login`) ? next : DASHBOARD_BASE;
+  return next && next.startsWith(`${DASHBOARD_BASE}/`) && !next.startsWith('//') && !/[\\\s]/.test(next) && !next.startsWith(`${DASHBOARD_BASE}/login`)
+    ? next
+    : DASHBOARD_BASE;
 }
 
 function pageSession(s: ActiveSession): PageSession {
@@ -139,7 +142,11 @@ export function dashboardRouter(deps: ResolvedAppDeps): Router {
       ctx.redirect(next);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      send(ctx, err.status, loginPage(next, err.status === 403 ? 'That organization is not accessible with this credential.' : 'This key or token is not valid.'));
+      send(
+        ctx,
+        err.status,
+        loginPage(next, err.status === 403 ? 'That organization is not accessible with this credential.' : 'This key or token is not valid.'),
+      );
     }
   });
 

@@ -27,32 +27,32 @@ export interface PageSession {
 /** The page frame: head with local assets, top bar with breadcrumbs and sign-out. */
 export function layout(title: string, body: SafeHtml, session: PageSession | null, crumbs: SafeHtml[] = []): string {
   return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Catalog review</title>
-<link rel="stylesheet" href="${DASHBOARD_BASE}/assets/dashboard.css">
-${session ? html`<meta name="csrf-token" content="${session.csrfToken}">` : ''}
-</head>
-<body>
-<header class="topbar">
-  <a class="brand" href="${DASHBOARD_BASE}">Catalog review</a>
-  <nav class="crumbs">${crumbs.map((c) => html`<span class="sep">/</span>${c}`)}</nav>
-  ${
-    session
-      ? html`<form class="signout" method="post" action="${DASHBOARD_BASE}/logout">
-    <span class="org" title="Organization">org ${session.organizationId.slice(0, 8)}</span>
-    <input type="hidden" name="csrf_token" value="${session.csrfToken}">
-    <button type="submit" class="btn small ghost">Sign out</button>
-  </form>`
-      : ''
-  }
-</header>
-<main>${body}</main>
-<script src="${DASHBOARD_BASE}/assets/dashboard.js" defer></script>
-</body>
-</html>`.value;
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title} · Catalog review</title>
+        <link rel="stylesheet" href="${DASHBOARD_BASE}/assets/dashboard.css" />
+        ${session ? html`<meta name="csrf-token" content="${session.csrfToken}" />` : ''}
+      </head>
+      <body>
+        <header class="topbar">
+          <a class="brand" href="${DASHBOARD_BASE}">Catalog review</a>
+          <nav class="crumbs">${crumbs.map((c) => html`<span class="sep">/</span>${c}`)}</nav>
+          ${
+            session
+              ? html`<form class="signout" method="post" action="${DASHBOARD_BASE}/logout">
+                  <span class="org" title="Organization">org ${session.organizationId.slice(0, 8)}</span>
+                  <input type="hidden" name="csrf_token" value="${session.csrfToken}" />
+                  <button type="submit" class="btn small ghost">Sign out</button>
+                </form>`
+              : ''
+          }
+        </header>
+        <main>${body}</main>
+        <script src="${DASHBOARD_BASE}/assets/dashboard.js" defer></script>
+      </body>
+    </html>`.value;
 }
 
 /** The sign-in page: one field for an API key or user token, an optional organization. */
@@ -60,18 +60,21 @@ export function loginPage(next: string, error: string | null): string {
   return layout(
     'Sign in',
     html`<section class="card login">
-  <h1>Sign in</h1>
-  <p class="muted">Paste an API key (<code>ck_…</code>) or a user token once. The dashboard keeps a session cookie for this browser; the key itself is not stored in the browser.</p>
-  ${error ? html`<p class="alert" role="alert">${error}</p>` : ''}
-  <form method="post" action="${DASHBOARD_BASE}/login" autocomplete="off">
-    <label for="credential">API key or user token</label>
-    <input id="credential" name="credential" type="password" required autofocus spellcheck="false">
-    <label for="organization_id">Organization id <span class="muted">(optional, for user tokens with several)</span></label>
-    <input id="organization_id" name="organization_id" type="text" spellcheck="false">
-    <input type="hidden" name="next" value="${next}">
-    <button type="submit" class="btn primary">Sign in</button>
-  </form>
-</section>`,
+      <h1>Sign in</h1>
+      <p class="muted">
+        Paste an API key (<code>ck_…</code>) or a user token once. The dashboard keeps a session cookie for this browser; the key itself is not stored in the
+        browser.
+      </p>
+      ${error ? html`<p class="alert" role="alert">${error}</p>` : ''}
+      <form method="post" action="${DASHBOARD_BASE}/login" autocomplete="off">
+        <label for="credential">API key or user token</label>
+        <input id="credential" name="credential" type="password" required autofocus spellcheck="false" />
+        <label for="organization_id">Organization id <span class="muted">(optional, for user tokens with several)</span></label>
+        <input id="organization_id" name="organization_id" type="text" spellcheck="false" />
+        <input type="hidden" name="next" value="${next}" />
+        <button type="submit" class="btn primary">Sign in</button>
+      </form>
+    </section>`,
     null,
   );
 }
@@ -82,11 +85,11 @@ export function errorPage(status: number, message: string, session: PageSession 
   return layout(
     title,
     html`<section class="card error-page">
-  <h1>${status} · ${title}</h1>
-  <p>${message}</p>
-  <p>${status === 403 ? 'This belongs to another organization than the one you signed in for.' : ''}</p>
-  <p><a href="${DASHBOARD_BASE}">Back to the dashboard</a> · <a href="${DASHBOARD_BASE}/login">Sign in with another key</a></p>
-</section>`,
+      <h1>${status} · ${title}</h1>
+      <p>${message}</p>
+      <p>${status === 403 ? 'This belongs to another organization than the one you signed in for.' : ''}</p>
+      <p><a href="${DASHBOARD_BASE}">Back to the dashboard</a> · <a href="${DASHBOARD_BASE}/login">Sign in with another key</a></p>
+    </section>`,
     session,
   );
 }
@@ -116,15 +119,31 @@ export function homePage(catalogs: Catalog[], session: PageSession): string {
   return layout(
     'Catalogs',
     html`<h1>Catalogs</h1>
-<section class="card">
-${
-  catalogs.length
-    ? html`<table class="list"><thead><tr><th>Catalog</th><th>Items</th><th>Updated</th></tr></thead><tbody>
-${catalogs.map((c) => html`<tr><td><a href="${DASHBOARD_BASE}/catalogs/${c.id}">${c.name}</a></td><td class="num">${c.item_count}</td><td>${when(c.updated_at)}</td></tr>`)}
-</tbody></table>`
-    : html`<p class="muted">No catalogs in this organization.</p>`
-}
-</section>`,
+      <section class="card">
+        ${
+          catalogs.length
+            ? html`<table class="list">
+                <thead>
+                  <tr>
+                    <th>Catalog</th>
+                    <th>Items</th>
+                    <th>Updated</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${catalogs.map(
+                    (c) =>
+                      html`<tr>
+                        <td><a href="${DASHBOARD_BASE}/catalogs/${c.id}">${c.name}</a></td>
+                        <td class="num">${c.item_count}</td>
+                        <td>${when(c.updated_at)}</td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>`
+            : html`<p class="muted">No catalogs in this organization.</p>`
+        }
+      </section>`,
     session,
   );
 }
@@ -134,20 +153,39 @@ export function catalogPage(catalog: Catalog, activities: CatalogActivity[], ses
   return layout(
     catalog.name,
     html`<h1>${catalog.name}</h1>
-<p class="muted">${catalog.item_count} items · catalog <code>${catalog.id}</code></p>
-<section class="card">
-<h2>Activities</h2>
-${
-  activities.length
-    ? html`<table class="list activities"><thead><tr><th>Activity</th><th>Type</th><th>Status</th><th class="num">Staged changes</th><th>Created</th><th>Updated</th></tr></thead><tbody>
-${activities.map(
-  ({ activity: a, stagedCount }) =>
-    html`<tr><td><a href="${DASHBOARD_BASE}/catalogs/${catalog.id}/activities/${a.id}">${activityTitle(a)}</a></td><td>${a.type.replace(/_/g, ' ')}</td><td>${statusBadge(a.status)}</td><td class="num">${stagedCount}</td><td>${when(a.created_at)}</td><td>${when(a.updated_at)}</td></tr>`,
-)}
-</tbody></table>`
-    : html`<p class="muted">No activities yet. Enrichment jobs that target this catalog and custom transforms appear here.</p>`
-}
-</section>`,
+      <p class="muted">${catalog.item_count} items · catalog <code>${catalog.id}</code></p>
+      <section class="card">
+        <h2>Activities</h2>
+        ${
+          activities.length
+            ? html`<table class="list activities">
+                <thead>
+                  <tr>
+                    <th>Activity</th>
+                    <th>Type</th>
+                    <th>Status</th>
+                    <th class="num">Staged changes</th>
+                    <th>Created</th>
+                    <th>Updated</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${activities.map(
+                    ({ activity: a, stagedCount }) =>
+                      html`<tr>
+                        <td><a href="${DASHBOARD_BASE}/catalogs/${catalog.id}/activities/${a.id}">${activityTitle(a)}</a></td>
+                        <td>${a.type.replace(/_/g, ' ')}</td>
+                        <td>${statusBadge(a.status)}</td>
+                        <td class="num">${stagedCount}</td>
+                        <td>${when(a.created_at)}</td>
+                        <td>${when(a.updated_at)}</td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>`
+            : html`<p class="muted">No activities yet. Enrichment jobs that target this catalog and custom transforms appear here.</p>`
+        }
+      </section>`,
     session,
     [catalogCrumb(catalog)],
   );
@@ -221,23 +259,23 @@ function changeRows(change: StagedChange, filters: ActivityFilters): SafeHtml {
       ? badge('new item', 'kind-new')
       : html`item <code title="${change.catalog_item_id ?? ''}">${(change.catalog_item_id ?? '').slice(0, 8)}</code>`;
   const reviewable = change.status !== 'error';
-  const head = html`<tr class="change-head"><th colspan="6">
-  <div class="change-head-row">
-    <span class="row-index">#${change.row_index + 1}</span>
-    ${item}
-    ${statusBadge(change.status)}
-    ${overall ? badge(`${overall} confidence`, `conf-${overall}`) : ''}
-    ${change.error_reason ? html`<span class="reason error-text">${change.error_reason}</span>` : ''}
-    ${change.rejection_reason ? html`<span class="reason">Rejected: ${change.rejection_reason}</span>` : ''}
-    <span class="spacer"></span>
-    ${
-      reviewable
-        ? html`${reviewButton('Approve change', { action: 'approve', change_ids: [change.id] }, 'approve', 'Approve every field of this change')}
-    ${reviewButton('Reject change', { action: 'reject', change_ids: [change.id] }, 'reject', 'Reject this whole change')}`
-        : ''
-    }
-  </div>
-</th></tr>`;
+  const head = html`<tr class="change-head">
+    <th colspan="6">
+      <div class="change-head-row">
+        <span class="row-index">#${change.row_index + 1}</span>
+        ${item} ${statusBadge(change.status)} ${overall ? badge(`${overall} confidence`, `conf-${overall}`) : ''}
+        ${change.error_reason ? html`<span class="reason error-text">${change.error_reason}</span>` : ''}
+        ${change.rejection_reason ? html`<span class="reason">Rejected: ${change.rejection_reason}</span>` : ''}
+        <span class="spacer"></span>
+        ${
+          reviewable
+            ? html`${reviewButton('Approve change', { action: 'approve', change_ids: [change.id] }, 'approve', 'Approve every field of this change')}
+              ${reviewButton('Reject change', { action: 'reject', change_ids: [change.id] }, 'reject', 'Reject this whole change')}`
+            : ''
+        }
+      </div>
+    </th>
+  </tr>`;
   const rows = ordered.map((field) => {
     const cells = diffCells(before[field], after[field]);
     const urls = fieldSources(change, field);
@@ -248,29 +286,39 @@ function changeRows(change: StagedChange, filters: ActivityFilters): SafeHtml {
     const isAccepted = accepted?.has(field) ?? false;
     const isDropped = accepted !== null && !isAccepted;
     return html`<tr class="field-row${filters.field === field ? ' focus' : ''}${isDropped ? ' dropped' : ''}" data-field="${field}">
-  <td class="field-name"><code>${field}</code>${isAccepted ? badge('accepted', 'status-approved') : ''}</td>
-  <td class="before">${cells.before}</td>
-  <td class="after">${cells.after}</td>
-  <td class="badges">${c ? badge(c, `conf-${c}`) : ''}${m ? badge(m, 'method') : ''}</td>
-  <td class="sources">${urls.slice(0, 4).map((u) => html`<a href="${u}" target="_blank" rel="noopener noreferrer nofollow" title="${u}">${hostOf(u)}</a>`)}${
-    explanation ? html`<div class="explanation">${explanation}</div>` : ''
-  }${fieldIssues.map((msg) => html`<div class="issue">⚠ ${msg}</div>`)}</td>
-  <td class="actions">${
-    reviewable
-      ? html`${reviewButton('✓', { action: 'approve', change_ids: [change.id], field_names: [field] }, 'approve icon', `Approve only ${field}`)}${reviewButton(
-          '✗',
-          { action: 'reject', change_ids: [change.id], field_names: [field] },
-          'reject icon',
-          `Reject ${field}`,
-        )}`
-      : ''
-  }</td>
-</tr>`;
+      <td class="field-name"><code>${field}</code>${isAccepted ? badge('accepted', 'status-approved') : ''}</td>
+      <td class="before">${cells.before}</td>
+      <td class="after">${cells.after}</td>
+      <td class="badges">${c ? badge(c, `conf-${c}`) : ''}${m ? badge(m, 'method') : ''}</td>
+      <td class="sources">
+        ${urls.slice(0, 4).map((u) => html`<a href="${u}" target="_blank" rel="noopener noreferrer nofollow" title="${u}">${hostOf(u)}</a>`)}${
+          explanation ? html`<div class="explanation">${explanation}</div>` : ''
+        }${fieldIssues.map((msg) => html`<div class="issue">⚠ ${msg}</div>`)}
+      </td>
+      <td class="actions">
+        ${
+          reviewable
+            ? html`${reviewButton('✓', { action: 'approve', change_ids: [change.id], field_names: [field] }, 'approve icon', `Approve only ${field}`)}${reviewButton(
+                '✗',
+                { action: 'reject', change_ids: [change.id], field_names: [field] },
+                'reject icon',
+                `Reject ${field}`,
+              )}`
+            : ''
+        }
+      </td>
+    </tr>`;
   });
   const empty = change.is_delete
-    ? html`<tr class="field-row"><td colspan="6" class="muted">Deletes the item.</td></tr>`
-    : html`<tr class="field-row"><td colspan="6" class="muted">No field differs from the catalog.</td></tr>`;
-  return html`<tbody class="change" data-change-id="${change.id}" data-status="${change.status}">${head}${rows.length ? rows : empty}</tbody>`;
+    ? html`<tr class="field-row">
+        <td colspan="6" class="muted">Deletes the item.</td>
+      </tr>`
+    : html`<tr class="field-row">
+        <td colspan="6" class="muted">No field differs from the catalog.</td>
+      </tr>`;
+  return html`<tbody class="change" data-change-id="${change.id}" data-status="${change.status}">
+    ${head}${rows.length ? rows : empty}
+  </tbody>`;
 }
 
 function applyPanel(d: ActivityPageData): SafeHtml {
@@ -281,54 +329,87 @@ function applyPanel(d: ActivityPageData): SafeHtml {
   const snapshotId = typeof result.pre_apply_snapshot_id === 'string' ? result.pre_apply_snapshot_id : null;
   const canApply = a.status === 'pending_review' && approved > 0;
   return html`<section class="card apply" id="apply-panel" data-status="${a.status}">
-  <h2>Apply</h2>
-  <p class="muted">${approved} approved or partially accepted change(s) will be written to the catalog in one transaction, after a <em>pre-apply</em> snapshot.</p>
-  <button type="button" class="btn primary" id="apply-button" ${canApply ? '' : html`disabled`}>Apply approved changes</button>
-  <label class="force"><input type="checkbox" id="apply-force"> force (apply over items changed since)</label>
-  <div id="apply-status" class="apply-status" aria-live="polite">${
-    a.apply_progress && a.status !== 'completed' ? html`Applying: ${String(progress.phase ?? 'running')}${progress.total ? html` (${String(progress.applied ?? 0)} / ${String(progress.total)})` : ''}` : ''
-  }</div>
-  <div id="apply-result" class="apply-result">${
-    a.apply_result
-      ? html`<strong>Applied ${String(result.applied ?? 0)}</strong> · skipped conflicts ${String(result.skipped_conflicts ?? 0)} · failed ${String(result.failed ?? 0)}${
-          snapshotId
-            ? html` · pre-apply snapshot <a href="/api/public/catalogs/${d.catalog.id}/snapshots" title="Snapshots of this catalog (restore it to undo)"><code>${snapshotId}</code></a>`
-            : ''
-        }`
-      : ''
-  }</div>
-</section>`;
+    <h2>Apply</h2>
+    <p class="muted">
+      ${approved} approved or partially accepted change(s) will be written to the catalog in one transaction, after a <em>pre-apply</em> snapshot.
+    </p>
+    <button type="button" class="btn primary" id="apply-button" ${canApply ? '' : html`disabled`}>Apply approved changes</button>
+    <label class="force"><input type="checkbox" id="apply-force" /> force (apply over items changed since)</label>
+    <div id="apply-status" class="apply-status" aria-live="polite">
+      ${
+        a.apply_progress && a.status !== 'completed'
+          ? html`Applying: ${String(progress.phase ?? 'running')}${progress.total ? html` (${String(progress.applied ?? 0)} / ${String(progress.total)})` : ''}`
+          : ''
+      }
+    </div>
+    <div id="apply-result" class="apply-result">
+      ${
+        a.apply_result
+          ? html`<strong>Applied ${String(result.applied ?? 0)}</strong> · skipped conflicts ${String(result.skipped_conflicts ?? 0)} · failed
+              ${String(result.failed ?? 0)}${
+                snapshotId
+                  ? html` · pre-apply snapshot
+                      <a href="/api/public/catalogs/${d.catalog.id}/snapshots" title="Snapshots of this catalog (restore it to undo)"
+                        ><code>${snapshotId}</code></a
+                      >`
+                  : ''
+              }`
+          : ''
+      }
+    </div>
+  </section>`;
 }
 
 function summaryPanel(d: ActivityPageData, filters: ActivityFilters): SafeHtml {
   const s = d.summary;
   const fields = Object.entries(s.field_stats).sort(([a], [b]) => a.localeCompare(b));
   return html`<section class="card summary">
-  <h2>Summary</h2>
-  <div class="counts">
-    <a class="count${filters.status ? '' : ' active'}" href="${pageUrl(d.catalog.id, d.activity.id, filters, { status: undefined, page: 1 })}"><span class="n">${s.total_changes}</span><span>all</span></a>
-    ${STATUS_ORDER.map(
-      (st) =>
-        html`<a class="count status-${st}${filters.status === st ? ' active' : ''}" href="${pageUrl(d.catalog.id, d.activity.id, filters, { status: st, page: 1 })}"><span class="n">${
-          s.by_status[st] ?? 0
-        }</span><span>${st.replace(/_/g, ' ')}</span></a>`,
-    )}
-  </div>
-  ${
-    fields.length
-      ? html`<table class="completion"><thead><tr><th>Field</th><th>Completion</th><th class="num">Filled</th><th class="num">Changed</th></tr></thead><tbody>
-  ${fields.map(
-    ([name, f]) =>
-      html`<tr><td><a href="${pageUrl(d.catalog.id, d.activity.id, filters, { field: name, page: 1 })}"><code>${name}</code></a></td><td><meter min="0" max="1" value="${f.completion_rate}"></meter></td><td class="num">${f.completed} / ${f.total} (${Math.round(f.completion_rate * 100)}%)</td><td class="num">${f.changed}</td></tr>`,
-  )}
-  </tbody></table>`
-      : ''
-  }
-</section>`;
+    <h2>Summary</h2>
+    <div class="counts">
+      <a class="count${filters.status ? '' : ' active'}" href="${pageUrl(d.catalog.id, d.activity.id, filters, { status: undefined, page: 1 })}"
+        ><span class="n">${s.total_changes}</span><span>all</span></a
+      >
+      ${STATUS_ORDER.map(
+        (st) =>
+          html`<a
+            class="count status-${st}${filters.status === st ? ' active' : ''}"
+            href="${pageUrl(d.catalog.id, d.activity.id, filters, { status: st, page: 1 })}"
+            ><span class="n">${s.by_status[st] ?? 0}</span><span>${st.replace(/_/g, ' ')}</span></a
+          >`,
+      )}
+    </div>
+    ${
+      fields.length
+        ? html`<table class="completion">
+            <thead>
+              <tr>
+                <th>Field</th>
+                <th>Completion</th>
+                <th class="num">Filled</th>
+                <th class="num">Changed</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${fields.map(
+                ([name, f]) =>
+                  html`<tr>
+                    <td>
+                      <a href="${pageUrl(d.catalog.id, d.activity.id, filters, { field: name, page: 1 })}"><code>${name}</code></a>
+                    </td>
+                    <td><meter min="0" max="1" value="${f.completion_rate}"></meter></td>
+                    <td class="num">${f.completed} / ${f.total} (${Math.round(f.completion_rate * 100)}%)</td>
+                    <td class="num">${f.changed}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`
+        : ''
+    }
+  </section>`;
 }
 
 function option(value: string, label: string, selected: string | undefined): SafeHtml {
-  return html`<option value="${value}"${value === (selected ?? '') ? html` selected` : ''}>${label}</option>`;
+  return html`<option value="${value}" ${value === (selected ?? '') ? html` selected` : ''}>${label}</option>`;
 }
 
 function filterBar(d: ActivityPageData, filters: ActivityFilters): SafeHtml {
@@ -339,22 +420,42 @@ function filterBar(d: ActivityPageData, filters: ActivityFilters): SafeHtml {
   if (filters.confidence) filter.confidence = filters.confidence;
   if (filters.search_query) filter.search_query = filters.search_query;
   return html`<form class="filters card" method="get" action="${pageUrl(d.catalog.id, d.activity.id, { page: 1 }, {})}">
-  <label>Status <select name="status">${option('', 'any', filters.status)}${STATUS_ORDER.map((s) => option(s, s.replace(/_/g, ' '), filters.status))}</select></label>
-  <label>Field <select name="field">${option('', 'any', filters.field)}${fields.map((f) => option(f, f, filters.field))}</select></label>
-  <label>Confidence <select name="confidence">${option('', 'any', filters.confidence)}${CONFIDENCE_LEVELS.map((c) => option(c, c, filters.confidence))}</select></label>
-  <label class="grow">Text <input type="search" name="q" value="${filters.search_query ?? ''}" placeholder="Search before / after values"></label>
-  <button type="submit" class="btn">Filter</button>
-  <a class="btn ghost" href="${pageUrl(d.catalog.id, d.activity.id, { page: 1 }, {})}">Clear</a>
-  <span class="spacer"></span>
-  ${reviewButton(`Approve all ${d.total} matching`, { action: 'approve_all', filter }, 'approve', 'Approve every change that matches the filter')}
-  ${reviewButton(`Reject all ${d.total} matching`, { action: 'reject_all', filter }, 'reject', 'Reject every change that matches the filter')}
-</form>`;
+    <label
+      >Status
+      <select name="status">
+        ${option('', 'any', filters.status)}${STATUS_ORDER.map((s) => option(s, s.replace(/_/g, ' '), filters.status))}
+      </select></label
+    >
+    <label
+      >Field
+      <select name="field">
+        ${option('', 'any', filters.field)}${fields.map((f) => option(f, f, filters.field))}
+      </select></label
+    >
+    <label
+      >Confidence
+      <select name="confidence">
+        ${option('', 'any', filters.confidence)}${CONFIDENCE_LEVELS.map((c) => option(c, c, filters.confidence))}
+      </select></label
+    >
+    <label class="grow">Text <input type="search" name="q" value="${filters.search_query ?? ''}" placeholder="Search before / after values" /></label>
+    <button type="submit" class="btn">Filter</button>
+    <a class="btn ghost" href="${pageUrl(d.catalog.id, d.activity.id, { page: 1 }, {})}">Clear</a>
+    <span class="spacer"></span>
+    ${reviewButton(`Approve all ${d.total} matching`, { action: 'approve_all', filter }, 'approve', 'Approve every change that matches the filter')}
+    ${reviewButton(`Reject all ${d.total} matching`, { action: 'reject_all', filter }, 'reject', 'Reject every change that matches the filter')}
+  </form>`;
 }
 
 function pager(d: ActivityPageData, filters: ActivityFilters): SafeHtml {
-  const prev = filters.page > 1 ? html`<a class="btn small" rel="prev" href="${pageUrl(d.catalog.id, d.activity.id, filters, { page: filters.page - 1 })}">← Previous</a>` : '';
+  const prev =
+    filters.page > 1
+      ? html`<a class="btn small" rel="prev" href="${pageUrl(d.catalog.id, d.activity.id, filters, { page: filters.page - 1 })}">← Previous</a>`
+      : '';
   const next =
-    filters.page < d.totalPages ? html`<a class="btn small" rel="next" href="${pageUrl(d.catalog.id, d.activity.id, filters, { page: filters.page + 1 })}">Next →</a>` : '';
+    filters.page < d.totalPages
+      ? html`<a class="btn small" rel="next" href="${pageUrl(d.catalog.id, d.activity.id, filters, { page: filters.page + 1 })}">Next →</a>`
+      : '';
   return html`<nav class="pager">${prev}<span>Page ${filters.page} of ${Math.max(d.totalPages, 1)} · ${d.total} change(s)</span>${next}</nav>`;
 }
 
@@ -365,23 +466,50 @@ export function activityPage(d: ActivityPageData, filters: ActivityFilters, sess
   return layout(
     activityTitle(a),
     html`<div id="activity" data-activity-id="${a.id}" data-catalog-id="${d.catalog.id}">
-<div class="title-row">
-  <h1>${activityTitle(a)}</h1>
-  ${statusBadge(a.status)} ${badge(a.type.replace(/_/g, ' '), 'type')}
-</div>
-<p class="muted">${d.stagedCount} staged change(s) · created ${when(a.created_at)} · updated ${when(a.updated_at)} · catalog <a href="${DASHBOARD_BASE}/catalogs/${d.catalog.id}">${d.catalog.name}</a></p>
-${message ? html`<p class="message">${message}</p>` : ''}
-<div class="grid">${summaryPanel(d, filters)}${applyPanel(d)}</div>
-${filterBar(d, filters)}
-<div id="review-message" class="review-message" aria-live="polite"></div>
-${pager(d, filters)}
-<table class="changes">
-  <colgroup><col class="c-field"><col class="c-before"><col class="c-after"><col class="c-badges"><col class="c-sources"><col class="c-actions"></colgroup>
-  <thead><tr><th>Field</th><th>Before</th><th>After</th><th>Confidence · method</th><th>Sources · explanation</th><th></th></tr></thead>
-  ${d.changes.length ? d.changes.map((c) => changeRows(c, filters)) : html`<tbody><tr><td colspan="6" class="muted">No staged changes match.</td></tr></tbody>`}
-</table>
-${pager(d, filters)}
-</div>`,
+      <div class="title-row">
+        <h1>${activityTitle(a)}</h1>
+        ${statusBadge(a.status)} ${badge(a.type.replace(/_/g, ' '), 'type')}
+      </div>
+      <p class="muted">
+        ${d.stagedCount} staged change(s) · created ${when(a.created_at)} · updated ${when(a.updated_at)} · catalog
+        <a href="${DASHBOARD_BASE}/catalogs/${d.catalog.id}">${d.catalog.name}</a>
+      </p>
+      ${message ? html`<p class="message">${message}</p>` : ''}
+      <div class="grid">${summaryPanel(d, filters)}${applyPanel(d)}</div>
+      ${filterBar(d, filters)}
+      <div id="review-message" class="review-message" aria-live="polite"></div>
+      ${pager(d, filters)}
+      <table class="changes">
+        <colgroup>
+          <col class="c-field" />
+          <col class="c-before" />
+          <col class="c-after" />
+          <col class="c-badges" />
+          <col class="c-sources" />
+          <col class="c-actions" />
+        </colgroup>
+        <thead>
+          <tr>
+            <th>Field</th>
+            <th>Before</th>
+            <th>After</th>
+            <th>Confidence · method</th>
+            <th>Sources · explanation</th>
+            <th></th>
+          </tr>
+        </thead>
+        ${
+          d.changes.length
+            ? d.changes.map((c) => changeRows(c, filters))
+            : html`<tbody>
+                <tr>
+                  <td colspan="6" class="muted">No staged changes match.</td>
+                </tr>
+              </tbody>`
+        }
+      </table>
+      ${pager(d, filters)}
+    </div>`,
     session,
     [catalogCrumb(d.catalog), html`<span>${activityTitle(a)}</span>`],
   );

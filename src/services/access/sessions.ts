@@ -63,7 +63,10 @@ export async function signIn(knex: Knex, credential: string, jwtSecret: string |
  * revoked since (so revocation ends dashboard access at once).
  */
 export async function findSession(knex: Knex, token: string, now = new Date()): Promise<ActiveSession | null> {
-  const row = await DashboardSession.query(knex).where({ token_hash: sha256Hex(token) }).where('expires_at', '>', now).first();
+  const row = await DashboardSession.query(knex)
+    .where({ token_hash: sha256Hex(token) })
+    .where('expires_at', '>', now)
+    .first();
   if (!row) return null;
   if (row.api_key_id) {
     const key = await ApiKey.query(knex).select('id').findById(row.api_key_id).whereNull('revoked_at');
@@ -77,6 +80,8 @@ export async function findSession(knex: Knex, token: string, now = new Date()): 
 
 /** Signs out: deletes the session of a cookie value (and any expired sessions, set-based). */
 export async function signOut(knex: Knex, token: string, now = new Date()): Promise<void> {
-  await DashboardSession.query(knex).where({ token_hash: sha256Hex(token) }).delete();
+  await DashboardSession.query(knex)
+    .where({ token_hash: sha256Hex(token) })
+    .delete();
   await knex('dashboard_sessions').where('expires_at', '<=', now).delete();
 }
