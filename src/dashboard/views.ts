@@ -323,7 +323,7 @@ function changeRows(change: StagedChange, filters: ActivityFilters): SafeHtml {
 
 function applyPanel(d: ActivityPageData): SafeHtml {
   const a = d.activity;
-  const approved = (d.summary.by_status.approved ?? 0) + (d.summary.by_status.partially_accepted ?? 0);
+  const approved = (d.byStatus.approved ?? 0) + (d.byStatus.partially_accepted ?? 0);
   const result = record(a.apply_result);
   const progress = record(a.apply_progress);
   const snapshotId = typeof result.pre_apply_snapshot_id === 'string' ? result.pre_apply_snapshot_id : null;
@@ -361,50 +361,25 @@ function applyPanel(d: ActivityPageData): SafeHtml {
 }
 
 function summaryPanel(d: ActivityPageData, filters: ActivityFilters): SafeHtml {
-  const s = d.summary;
-  const fields = Object.entries(s.field_stats).sort(([a], [b]) => a.localeCompare(b));
+  const total = Object.values(d.byStatus).reduce((a, n) => a + n, 0);
   return html`<section class="card summary">
     <h2>Summary</h2>
     <div class="counts">
       <a class="count${filters.status ? '' : ' active'}" href="${pageUrl(d.catalog.id, d.activity.id, filters, { status: undefined, page: 1 })}"
-        ><span class="n">${s.total_changes}</span><span>all</span></a
+        ><span class="n">${total}</span><span>all</span></a
       >
       ${STATUS_ORDER.map(
         (st) =>
           html`<a
             class="count status-${st}${filters.status === st ? ' active' : ''}"
             href="${pageUrl(d.catalog.id, d.activity.id, filters, { status: st, page: 1 })}"
-            ><span class="n">${s.by_status[st] ?? 0}</span><span>${st.replace(/_/g, ' ')}</span></a
+            ><span class="n">${d.byStatus[st] ?? 0}</span><span>${st.replace(/_/g, ' ')}</span></a
           >`,
       )}
     </div>
-    ${
-      fields.length
-        ? html`<table class="completion">
-            <thead>
-              <tr>
-                <th>Field</th>
-                <th>Completion</th>
-                <th class="num">Filled</th>
-                <th class="num">Changed</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${fields.map(
-                ([name, f]) =>
-                  html`<tr>
-                    <td>
-                      <a href="${pageUrl(d.catalog.id, d.activity.id, filters, { field: name, page: 1 })}"><code>${name}</code></a>
-                    </td>
-                    <td><meter min="0" max="1" value="${f.completion_rate}"></meter></td>
-                    <td class="num">${f.completed} / ${f.total} (${Math.round(f.completion_rate * 100)}%)</td>
-                    <td class="num">${f.changed}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`
-        : ''
-    }
+    <div id="field-completion" class="field-completion" data-summary-url="/api/activities/${d.activity.id}/staged-changes/summary">
+      <p class="muted">Loading per-field completion…</p>
+    </div>
   </section>`;
 }
 
@@ -413,7 +388,7 @@ function option(value: string, label: string, selected: string | undefined): Saf
 }
 
 function filterBar(d: ActivityPageData, filters: ActivityFilters): SafeHtml {
-  const fields = Object.keys(d.summary.field_stats).sort();
+  const fields = d.fields;
   const filter: Record<string, string> = {};
   if (filters.status) filter.status = filters.status;
   if (filters.field) filter.field = filters.field;

@@ -95,6 +95,10 @@ const screenshotDir = process.env.DASHBOARD_SCREENSHOTS;
     expect(probe).toEqual({ text: XSS_PROBE, imgs: 0 });
     expect(await page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss)).toBeUndefined();
     expect(await page.$eval('.counts a.count.status-pending .n', (e) => e.textContent)).toBe('4');
+    // Per-field completion arrives from the summary endpoint after the page is shown.
+    await page.waitForSelector('#field-completion tr[data-field="brand"]');
+    expect(await page.$eval('#field-completion tr[data-field="brand"] td:nth-child(3)', (e) => e.textContent)).toBe('4 / 4 (100%)');
+    expect(await page.$eval('#field-completion tr[data-field="title"] td:nth-child(4)', (e) => e.textContent)).toBe('1');
     await shot('review-activity.png');
   });
 

@@ -51,6 +51,58 @@
     }
   });
 
+  // Per-field completion, loaded after the page is shown (it aggregates every change: too slow
+  // for the server render of a 100,000-change activity). Built with textContent: never HTML.
+  async function loadCompletion() {
+    const box = document.getElementById('field-completion');
+    if (!box) return;
+    try {
+      const res = await fetch(box.dataset.summaryUrl, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+      if (!res.ok) throw new Error('HTTP ' + res.status);
+      const summary = await res.json();
+      const fields = Object.keys(summary.field_stats || {}).sort();
+      const table = document.createElement('table');
+      table.className = 'completion';
+      const head = table.createTHead().insertRow();
+      ['Field', 'Completion', 'Filled', 'Changed'].forEach(function (label, i) {
+        const th = document.createElement('th');
+        th.textContent = label;
+        if (i >= 2) th.className = 'num';
+        head.appendChild(th);
+      });
+      const body = table.createTBody();
+      fields.forEach(function (name) {
+        const f = summary.field_stats[name];
+        const row = body.insertRow();
+        row.dataset.field = name;
+        const link = document.createElement('a');
+        const url = new URL(window.location.href);
+        url.searchParams.set('field', name);
+        url.searchParams.delete('page');
+        link.href = url.pathname + url.search;
+        const code = document.createElement('code');
+        code.textContent = name;
+        link.appendChild(code);
+        row.insertCell().appendChild(link);
+        const meter = document.createElement('meter');
+        meter.min = 0;
+        meter.max = 1;
+        meter.value = f.completion_rate;
+        row.insertCell().appendChild(meter);
+        const filled = row.insertCell();
+        filled.className = 'num';
+        filled.textContent = f.completed + ' / ' + f.total + ' (' + Math.round(f.completion_rate * 100) + '%)';
+        const changed = row.insertCell();
+        changed.className = 'num';
+        changed.textContent = String(f.changed);
+      });
+      box.replaceChildren(table);
+    } catch (err) {
+      box.textContent = 'Per-field completion unavailable: ' + err.message;
+    }
+  }
+  loadCompletion();
+
   const applyButton = document.getElementById('apply-button');
   const applyStatus = document.getElementById('apply-status');
   const applyForce = document.getElementById('apply-force');
