@@ -1,4 +1,4 @@
-/* global document, window, fetch */
+/* global document, window, fetch, URL */
 // The review dashboard's only script (issue 17): sends the review and apply requests of the
 // activity page to /api with the session cookie and the CSRF token of the page, polls an apply's
 // progress, and reloads the server-rendered page when something changed. No framework, no CDN.
