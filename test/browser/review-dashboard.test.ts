@@ -11,6 +11,8 @@ import path from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { testApp } from '../helpers/app';
+import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createReviewFixture, XSS_PROBE, type ReviewFixture } from './fixture';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -157,5 +159,81 @@ const screenshotDir = process.env.DASHBOARD_SCREENSHOTS;
     expect(await testKnex()('dashboard_sessions').where({ organization_id: org.organizationId }).count({ n: '*' })).toEqual([{ n: '0' }]);
     await page.goto(activityUrl(fx));
     expect(new URL(page.url()).pathname).toBe('/dashboard/login');
+  });
+});
+
+(hasChromium ? describe : describe.skip)('review loop in Chromium: review, apply, catalog changed', () => {
+  const TASK_QUEUE = 'test-browser-review';
+  let env: TestWorkflowEnvironment;
+  let worker: RunningTestWorker;
+  let server: http.Server;
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+  let org: Awaited<ReturnType<typeof createTestOrg>>;
+  let fx: ReviewFixture;
+
+  beforeAll(async () => {
+    env = await startTestTemporal();
+    worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: fakeEngine() });
+    org = await createTestOrg('dashboard apply org');
+    fx = await createReviewFixture(org.organizationId);
+    server = http.createServer(testApiFor(env, TASK_QUEUE));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await puppeteer.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless=new'], defaultViewport: { width: 1400, height: 900 } });
+    page = await browser.newPage();
+    page.on('dialog', (d) => void d.accept());
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => server?.close(resolve));
+    await worker?.stop();
+    await env?.teardown();
+    await closeTestKnex();
+  });
+
+  const changeRow = (sku: string) => `tbody[data-change-id="${fx.changes[sku]}"]`;
+  const itemData = async (sku: string) => (await testKnex()('catalog_items').where({ id: fx.items[sku] }).first('data')).data as Record<string, unknown>;
+
+  test('sign in, filter, approve one field, reject one change, apply: the catalog has the approved value only', async () => {
+    const url = `${base}/dashboard/catalogs/${fx.catalogId}/activities/${fx.activityId}`;
+    await page.goto(url);
+    await page.type('#credential', org.apiKey);
+    await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+    expect(page.url()).toBe(url);
+
+    // Filter: low confidence → only the cable.
+    await page.select('select[name=confidence]', 'low');
+    await Promise.all([page.waitForNavigation(), page.click('form.filters button[type=submit]')]);
+    expect(await page.$$eval('tbody.change', (els) => els.map((e) => e.getAttribute('data-change-id')))).toEqual([fx.changes['CB-400']]);
+    await page.goto(url);
+
+    // Approve only the brand of the keyboard: partially accepted, brand accepted.
+    await Promise.all([page.waitForNavigation(), page.click(`${changeRow('KB-100')} tr[data-field="brand"] button.approve`)]);
+    expect(await page.$eval(changeRow('KB-100'), (e) => e.getAttribute('data-status'))).toBe('partially_accepted');
+    expect(await page.$eval(`${changeRow('KB-100')} tr[data-field="brand"] .field-name .badge`, (e) => e.textContent)).toBe('accepted');
+
+    // Reject the whole mouse change.
+    await Promise.all([page.waitForNavigation(), page.click(`${changeRow('MS-200')} .change-head button.reject`)]);
+    expect(await page.$eval(changeRow('MS-200'), (e) => e.getAttribute('data-status'))).toBe('rejected');
+
+    // Apply: progress, then the result with the pre-apply snapshot, after the page reloads.
+    await page.click('#apply-button');
+    await page.waitForSelector('#apply-result strong', { timeout: 60_000 });
+    expect(await page.$eval('#apply-result', (e) => e.textContent)).toMatch(/Applied 1\b.*pre-apply snapshot/s);
+    expect(await page.$eval('h1 + .badge', (e) => e.textContent)).toBe('completed');
+    if (screenshotDir) await page.screenshot({ path: path.join(screenshotDir, 'review-applied.png'), fullPage: true });
+
+    // The catalog changed: the keyboard got its brand (only), nothing else did.
+    const keyboard = await itemData('KB-100');
+    expect(keyboard).toMatchObject({ sku: 'KB-100', brand: 'Keychron', title: 'Mechanical keyboard' });
+    expect(keyboard.color).toBeUndefined();
+    expect(await itemData('MS-200')).toEqual({ sku: 'MS-200', title: 'Wireless mouse', brand: 'Logi', price: 25 });
+    expect(await itemData('HD-300')).toEqual({ sku: 'HD-300', title: 'Studio headphones', price: 149 });
+    // … and the API the dashboard's session reads shows it too.
+    const api = await page.evaluate(async (u) => (await fetch(u)).json(), `/api/public/catalogs/${fx.catalogId}/items/${fx.items['KB-100']}`);
+    expect(JSON.stringify(api)).toContain('Keychron');
   });
 });
