@@ -110,7 +110,9 @@ async function deliverWebhookAttempt(deps: ActivityDeps, jobId: string, ctx: Con
   }
   // A retry after a crash that followed a 2xx answer sends nothing again.
   if (await webhookDelivered(knex, message.id)) return { delivered: true, attempts: attempt - 1 };
-  const outcome = await sendWebhookOnce(message, deps.webhookTimeoutMs ?? WEBHOOK_ATTEMPT_TIMEOUT_MS, ctx.cancellationSignal);
+  const outcome = await sendWebhookOnce(message, deps.webhookTimeoutMs ?? WEBHOOK_ATTEMPT_TIMEOUT_MS, ctx.cancellationSignal, {
+    allowPrivate: deps.allowHttpWebhooks ?? false,
+  });
   await recordWebhookAttempt(knex, jobId, message, attempt, outcome);
   if (!outcome.ok) throw ApplicationFailure.retryable(`webhook attempt ${attempt} failed: ${outcome.error}`, 'WebhookAttemptFailed');
   return { delivered: true, attempts: attempt, status_code: outcome.status_code ?? undefined };

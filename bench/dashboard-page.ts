@@ -9,7 +9,7 @@
  * cold request separately) with the load average at start and end (the machine is shared).
  */
 import './env';
-import { listStagedChanges, stagedChangesSummary } from '../src/services/enrichment/staging';
+import { listStagedChanges, stagedChangesSummary } from '../src/services/review/staged-changes';
 import { createBenchCatalog, loadAvg, median, runBench, seedItems, since } from './lib';
 
 const N = Number(process.env.BENCH_CHANGES ?? 100000);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
+import { apiHeaders } from './middleware/api-headers';
 import { errorHandler } from './middleware/error-handler';
 import { requestLog } from './middleware/request-log';
 import { authMiddleware } from './middleware/auth';
@@ -13,6 +14,7 @@ import { catalogRoutes } from './routes/catalogs';
 import { itemRoutes } from './routes/items';
 import { activityRoutes } from './routes/activities';
 import { dashboardRouter } from './dashboard/routes';
+import { organizationRoutes } from './routes/organization';
 import { templateRoutes } from './routes/templates';
 import { artifactRoutes, publicMediaRoutes } from './routes/files';
 import type { AppDeps, ResolvedAppDeps } from './deps';
@@ -40,6 +42,7 @@ export function buildRegistry(given: AppDeps): RouteRegistry {
     ...enrichRoutes(deps),
     ...templateRoutes(deps),
     ...activityRoutes(deps),
+    ...organizationRoutes(deps),
     ...artifactRoutes(deps),
   );
 }
@@ -65,6 +68,12 @@ export function createApp(given: AppDeps): Koa {
   const root = new Router();
   rootRoutes.mount(root, validator);
   root.get('/metrics', async (ctx) => {
+    // METRICS_TOKEN protects the Prometheus text when the port is reachable from outside.
+    if (deps.config.metricsToken && ctx.get('authorization') !== `Bearer ${deps.config.metricsToken}`) {
+      ctx.status = 401;
+      ctx.body = { detail: 'Not authenticated' };
+      return;
+    }
     ctx.type = metrics.contentType;
     ctx.body = await metrics.metrics();
   });
@@ -74,6 +83,7 @@ export function createApp(given: AppDeps): Koa {
   mountDocs(root);
 
   const api = new Router({ prefix: '/api' });
+  api.use(apiHeaders);
   api.use(authMiddleware(deps.knex, deps.config.jwtSecret, new Set()));
   registry.mount(api, validator);
 

@@ -64,6 +64,8 @@ export interface Config {
   };
   /** pino log level (env `LOG_LEVEL`, default `info`). */
   logLevel: string;
+  /** When set, `GET /metrics` requires `Authorization: Bearer <metricsToken>` (env METRICS_TOKEN). */
+  metricsToken: string | null;
 }
 
 /**
@@ -167,5 +169,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowPrivateFetch: bool(env.FETCH_ALLOW_PRIVATE, false),
     },
     logLevel: env.LOG_LEVEL ?? 'info',
+    metricsToken: env.METRICS_TOKEN || null,
   };
 }

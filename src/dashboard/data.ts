@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
 import { NotFoundError } from '../lib/errors';
 import type { Catalog } from '../models/catalog';
-import { ReviewActivity } from '../models/review-activity';
+import type { ReviewActivity } from '../models/review-activity';
 import type { StagedChange } from '../models/staged-change';
 import type { Scope } from '../services/access/scope';
 import { getCatalog } from '../services/catalog/catalogs';
-import { getActivity, listStagedChanges } from '../services/enrichment/staging';
+import { listActivities, type ActivityListEntry } from '../services/review/activities';
+import { getActivity, listStagedChanges } from '../services/review/staged-changes';
 
 /**
  * What the review dashboard's pages show (issue 17), read through the services the API uses so a
@@ -18,8 +19,6 @@ import { getActivity, listStagedChanges } from '../services/enrichment/staging';
 
 /** Staged changes per dashboard page. */
 export const DASHBOARD_PAGE_SIZE = 25;
-/** Confidence levels a change can be filtered by (review_info.field_confidence, decisions.md §4). */
-export const CONFIDENCE_LEVELS = ['high', 'medium', 'low'] as const;
 
 /** The activity page's filters, as in its URL query; they are also the bulk-review `filter`. */
 export interface ActivityFilters {
@@ -77,39 +76,23 @@ async function countByStatus(knex: Knex, activityId: string): Promise<Record<str
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 }
 
-/** One activity of the catalog page with its number of staged changes. */
-export interface CatalogActivity {
-  activity: ReviewActivity;
-  stagedCount: number;
-}
-
 /** How many activities the catalog page lists (newest first). */
 export const CATALOG_PAGE_ACTIVITIES = 200;
 
 /**
  * Loads the catalog page: the catalog and its newest {@link CATALOG_PAGE_ACTIVITIES} activities
- * (enrichment jobs that target it included, decisions.md §4) with their staged-change counts.
+ * (enrichment jobs that target it included, decisions.md §4) with their staged-change counts,
+ * from the activity list service (`GET /public/catalogs/{id}/activities`, G13).
  * @throws NotFoundError (404) / ForbiddenError (403) for the catalog
  */
-export async function loadCatalogPage(knex: Knex, scope: Scope, catalogId: string): Promise<{ catalog: Catalog; activities: CatalogActivity[] }> {
-  const { catalog } = await getCatalog(knex, scope, catalogId);
-  const activities = await ReviewActivity.query(knex)
-    .where({ organization_id: scope.organizationId, catalog_id: catalogId })
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(CATALOG_PAGE_ACTIVITIES);
-  const counts = activities.length
-    ? ((await knex('staged_changes')
-        .whereIn(
-          'activity_id',
-          activities.map((a) => a.id),
-        )
-        .groupBy('activity_id')
-        .select('activity_id')
-        .count({ n: '*' })) as unknown as Array<{ activity_id: string; n: string }>)
-    : [];
-  const byId = new Map(counts.map((c) => [c.activity_id, Number(c.n)]));
-  return { catalog, activities: activities.map((activity) => ({ activity, stagedCount: byId.get(activity.id) ?? 0 })) };
+export async function loadCatalogPage(
+  knex: Knex,
+  scope: Scope,
+  catalogId: string,
+): Promise<{ catalog: Catalog; activities: ActivityListEntry[]; total: number }> {
+  const [{ catalog }, { activities, total }] = await Promise.all([
+    getCatalog(knex, scope, catalogId),
+    listActivities(knex, scope, catalogId, { limit: CATALOG_PAGE_ACTIVITIES, offset: 0 }),
+  ]);
+  return { catalog, activities, total };
 }

@@ -8,7 +8,8 @@ import { checkCsrf, clearSessionCookie, CSRF_FIELD, requestSession, SESSION_COOK
 import type { ActiveSession } from '../services/access/sessions';
 import { signIn, signOut } from '../services/access/sessions';
 import { listCatalogs } from '../services/catalog/catalogs';
-import { CONFIDENCE_LEVELS, loadActivityPage, loadCatalogPage, type ActivityFilters } from './data';
+import { CONFIDENCE_LEVELS } from '../services/review/staged-changes';
+import { loadActivityPage, loadCatalogPage, type ActivityFilters } from './data';
 import { activityPage, catalogPage, DASHBOARD_BASE, errorPage, homePage, loginPage, STATUS_ORDER, type PageSession } from './views';
 
 /**
@@ -170,8 +171,8 @@ export function dashboardRouter(deps: ResolvedAppDeps): Router {
 
   router.get('/catalogs/:catalog_id', signedIn, async (ctx) => {
     const session = ctx.state.dashboardSession as ActiveSession;
-    const { catalog, activities } = await loadCatalogPage(deps.knex, session.scope, ctx.params.catalog_id);
-    send(ctx, 200, catalogPage(catalog, activities, pageSession(session)));
+    const { catalog, activities, total } = await loadCatalogPage(deps.knex, session.scope, ctx.params.catalog_id);
+    send(ctx, 200, catalogPage(catalog, activities, total, pageSession(session)));
   });
 
   router.get('/catalogs/:catalog_id/activities/:activity_id', signedIn, async (ctx) => {

@@ -1,7 +1,9 @@
 import type { Catalog } from '../models/catalog';
 import type { ReviewActivity } from '../models/review-activity';
 import type { StagedChange, StagedChangeStatus } from '../models/staged-change';
-import { CONFIDENCE_LEVELS, type ActivityFilters, type ActivityPageData, type CatalogActivity } from './data';
+import type { ActivityListEntry } from '../services/review/activities';
+import { CONFIDENCE_LEVELS } from '../services/review/staged-changes';
+import type { ActivityFilters, ActivityPageData } from './data';
 import { diffCells } from './diff';
 import { html, safeUrl, type SafeHtml } from './html';
 
@@ -149,13 +151,13 @@ export function homePage(catalogs: Catalog[], session: PageSession): string {
 }
 
 /** The catalog page: its activities (newest first), each linking to its review page. */
-export function catalogPage(catalog: Catalog, activities: CatalogActivity[], session: PageSession): string {
+export function catalogPage(catalog: Catalog, activities: ActivityListEntry[], total: number, session: PageSession): string {
   return layout(
     catalog.name,
     html`<h1>${catalog.name}</h1>
       <p class="muted">${catalog.item_count} items · catalog <code>${catalog.id}</code></p>
       <section class="card">
-        <h2>Activities</h2>
+        <h2>Activities <span class="muted">(${total}${total > activities.length ? html`, newest ${activities.length} shown` : ''})</span></h2>
         ${
           activities.length
             ? html`<table class="list activities">

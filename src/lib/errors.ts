@@ -85,6 +85,13 @@ export class PayloadTooLargeError extends AppError {
   }
 }
 
+/** 415: the body is not in a media type the route reads (issue 18, defect 4: it used to be read as `{}`). */
+export class UnsupportedMediaTypeError extends AppError {
+  constructor(message: string) {
+    super(415, message);
+  }
+}
+
 /** 503: a dependency (PostgreSQL, Temporal) is unavailable; the request may be retried. */
 export class ServiceUnavailableError extends AppError {
   constructor(message: string) {

@@ -22,3 +22,12 @@ export function assignDefined<T extends object>(target: T, source: Partial<T>): 
     if (value !== undefined) target[key] = value;
   }
 }
+
+/**
+ * `table[key]` when `key` is the table's OWN property, else undefined: a lookup by a key from
+ * outside (a query parameter, a content type, a tag name of a fetched page) must not find
+ * `Object.prototype` members such as `constructor` or `__proto__` (issue 18, defect 1).
+ */
+export function own<V>(table: Readonly<Record<string, V>>, key: string): V | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}

@@ -13,6 +13,7 @@ import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Evaluate, Static, TArray, TObject, TOptional, TProperties, TSchema } from '@sinclair/typebox';
 import { ValidationDetail, ValidationError } from './errors';
+import { jsonDepth, MAX_JSON_DEPTH, unstorableTextPaths } from './text';
 
 /** Where a value came from; the first element of every 422 `loc` (decisions.md §1). */
 export type InputPart = 'body' | 'query' | 'path' | 'header';
@@ -54,6 +55,7 @@ export class Validator {
    * @throws ValidationError (422) listing every problem
    */
   validate<S extends TSchema>(schema: S, value: unknown, part: InputPart): Validated<S> {
+    assertStorableText(value, part);
     const fn = this.compile(schema, part);
     if (!fn(value)) throw new ValidationError(toDetails(fn.errors, part));
     // The one place a type is asserted: TypeBox guarantees that a value the schema accepts has
@@ -88,4 +90,22 @@ export function toDetails(errors: ErrorObject[] | null | undefined, part: InputP
         return { loc, msg: e.message ?? 'Invalid value', type: `value_error.${e.keyword}` };
     }
   });
+}
+
+/**
+ * Refuses text PostgreSQL cannot store (NUL, unpaired surrogates; src/lib/text.ts) anywhere in an
+ * input part, keys included, and inputs nested deeper than MAX_JSON_DEPTH, before they reach a
+ * service (issue 18, defect 1).
+ * @throws ValidationError (422) with one detail per offending string: `loc` = part + JSON path,
+ *   type `value_error.unstorable_text`
+ */
+export function assertStorableText(value: unknown, part: InputPart): void {
+  if (jsonDepth(value) > MAX_JSON_DEPTH) {
+    throw ValidationError.at([part], `Input nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, 'value_error.too_deep');
+  }
+  const paths = unstorableTextPaths(value);
+  if (paths.length === 0) return;
+  throw new ValidationError(
+    paths.map((p) => ({ loc: [part, ...p], msg: 'Text must not contain NUL characters or unpaired UTF-16 surrogates', type: 'value_error.unstorable_text' })),
+  );
 }

@@ -2,6 +2,7 @@ import { iso } from '../lib/time';
 import type { Catalog } from '../models/catalog';
 import type { CatalogSchema } from '../models/catalog-schema';
 import type { CatalogMd, QualityPrompt } from '../services/catalog/catalogs';
+import { isGrouped } from '../services/catalog/items-keys';
 import { fieldCounts, FieldWorkflowInfo } from '../services/catalog/schema';
 import type { FieldChangeResult } from '../services/catalog/schema-fields';
 
@@ -43,6 +44,8 @@ export function presentCatalog(catalog: Catalog, schema: CatalogSchema | null): 
     auto_evolve_schema: catalog.auto_evolve_schema,
     strict_mode: catalog.strict_mode,
     product_enabled: catalog.product_enabled,
+    // decisions.md §5: the tool server's product/variant check keys on it (tool-server.md §2.3 step 10).
+    variant_mode: isGrouped(catalog) ? 'product_grouped' : 'none',
     item_count: catalog.item_count,
     validation_rules: catalog.validation_rules,
     master_catalog_id: catalog.master_catalog_id,

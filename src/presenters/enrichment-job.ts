@@ -1,7 +1,5 @@
 import { iso } from '../lib/time';
 import type { EnrichmentJob } from '../models/enrichment-job';
-import type { ReviewActivity } from '../models/review-activity';
-import type { StagedChange } from '../models/staged-change';
 import type { JobList, JobPage } from '../services/enrichment/jobs';
 import type { WebhookStatus } from '../services/enrichment/webhooks';
 
@@ -96,39 +94,6 @@ export function pricingEstimates(job: EnrichmentJob): Record<string, unknown> {
     items_to_process: toProcess,
     estimated_credits: finished ? job.credits_used : toProcess,
     estimate_basis: finished ? 'final: successful items processed by this job' : 'upper bound: every item still to process succeeds',
-  };
-}
-
-/** Activity (decisions.md §5, G13/G16 shape) with the number of its staged changes. */
-export function presentActivity(a: ReviewActivity, stagedCount: number): Record<string, unknown> {
-  return {
-    id: a.id,
-    catalog_id: a.catalog_id,
-    type: a.type,
-    status: a.status,
-    description: a.description,
-    staged_count: stagedCount,
-    created_at: iso(a.created_at),
-    updated_at: iso(a.updated_at),
-    metadata: a.metadata ?? {},
-  };
-}
-
-/** One staged change as listed (decisions.md §5, G16; interface-spec.md "Staged change"). */
-export function presentStagedChange(r: StagedChange): Record<string, unknown> {
-  return {
-    id: r.id,
-    status: r.status,
-    catalog_item_id: r.catalog_item_id,
-    catalog_item_entity_type: r.catalog_item_entity_type,
-    before_data: r.before_data,
-    after_data: r.after_data,
-    source_data: r.source_data,
-    is_new_item: r.is_new_item,
-    row_index: r.row_index,
-    review_info: r.review_info,
-    created_at: iso(r.created_at),
-    updated_at: iso(r.updated_at),
   };
 }
 

@@ -1,32 +1,89 @@
-import type { AppDeps } from '../deps';
-import { Type } from '@sinclair/typebox';
-import { presentActivity, presentStagedChange } from '../presenters/enrichment-job';
-import { StringEnum, withDefault } from '../schemas/common';
-import { getActivity, listStagedChanges, STAGED_STATUSES, stagedChangesSummary } from '../services/enrichment/staging';
+import type { ResolvedAppDeps } from '../deps';
+import {
+  presentActivity,
+  presentActivityList,
+  presentAppend,
+  presentBulkReview,
+  presentCreatedShell,
+  presentReviewable,
+  presentStagedChangePage,
+  presentSummary,
+} from '../presenters/review';
+import {
+  ActivityListQuery,
+  ActivityListResponse,
+  ActivityParams,
+  ActivityResponse,
+  AppendBody,
+  AppendResponse,
+  BulkReviewBody,
+  BulkReviewResponse,
+  CreatedShellResponse,
+  ReviewableResponse,
+  StagedChangePageResponse,
+  SummaryResponse,
+  CatalogActivityParams,
+  CreateActivityBody,
+  CustomTransformBody,
+  PendingReviewBody,
+  StagedChangesQuery,
+} from '../schemas/review';
+import { appendStagedChanges, cancelActivity, createActivity, createCustomTransform, listActivities, markPendingReview } from '../services/review/activities';
+import { bulkReview } from '../services/review/bulk-review';
+import { getActivity, listStagedChanges, stagedChangesSummary } from '../services/review/staged-changes';
 import { defineRoute, RouteDef } from './registry';
 
-const activityParams = Type.Object({ activity_id: Type.String({ description: 'Activity id (an enrichment job id is one, decisions.md §4)' }) });
-
-const stagedChangesQuery = Type.Object({
-  page: Type.Optional(withDefault(Type.Integer({ minimum: 1 }), 1)),
-  page_size: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: 1000 }), 50)),
-  status: Type.Optional(StringEnum(STAGED_STATUSES)),
-  search_query: Type.Optional(Type.String({ maxLength: 500, description: 'Case-insensitive substring of the before/after data' })),
-});
+/** The two mounts of every activity-scoped route (decisions.md §1: existing clients call them without `/public`). */
+const PREFIXES = ['/public', ''] as const;
 
 /**
- * Read side of review activities that existing clients call without the `/public` prefix
- * (decisions.md §1 and §5, G16), so an enrichment job's staged changes are reviewable.
+ * Review activities (interface-spec.md "Activities"; decisions.md §1 and §5, G13/G14/G16):
+ * catalog-scoped list, shell and custom transform under `/public/catalogs/{id}/activities`, and
+ * every activity-scoped route under both `/public/activities/{id}/…` and `/activities/{id}/…`
+ * (same handler). Apply is src/routes/ of the apply module.
  */
-export function activityRoutes(deps: AppDeps): RouteDef[] {
+export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const tags = ['activities'];
-  return [
+  const catalogScoped: RouteDef[] = [
     defineRoute({
       method: 'get',
-      path: '/activities/:activity_id',
+      path: '/public/catalogs/:catalog_id/activities',
       tags,
-      summary: 'An activity with its staged-change count',
-      params: activityParams,
+      summary: "A catalog's activities (enrichment jobs targeting it included), newest first",
+      params: CatalogActivityParams,
+      query: ActivityListQuery,
+      response: ActivityListResponse,
+      handler: async ({ scope, params, query }) => presentActivityList(await listActivities(deps.knex, scope, params.catalog_id, query)),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/public/catalogs/:catalog_id/activities',
+      tags,
+      summary: 'Create an activity shell (status pending_review when changes are given, else created)',
+      params: CatalogActivityParams,
+      body: CreateActivityBody,
+      response: CreatedShellResponse,
+      handler: async ({ scope, params, body }) => presentCreatedShell(await createActivity(deps, scope, params.catalog_id, body)),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/public/catalogs/:catalog_id/activities/custom-transform',
+      tags,
+      summary: 'Stage a custom transform (script, diff, validation report, changes) for review',
+      params: CatalogActivityParams,
+      body: CustomTransformBody,
+      response: ReviewableResponse,
+      handler: async ({ scope, params, body }) => presentReviewable(await createCustomTransform(deps, scope, params.catalog_id, body)),
+    }),
+  ];
+  const activityScoped = PREFIXES.flatMap((prefix): RouteDef[] => [
+    defineRoute({
+      method: 'get',
+      path: `${prefix}/activities/:activity_id`,
+      tags,
+      summary: 'An activity: status, input, last message, staged count, apply progress and result',
+      params: ActivityParams,
+      response: ActivityResponse,
       handler: async ({ scope, params }) => {
         const { activity, stagedCount } = await getActivity(deps.knex, scope, params.activity_id);
         return presentActivity(activity, stagedCount);
@@ -34,23 +91,66 @@ export function activityRoutes(deps: AppDeps): RouteDef[] {
     }),
     defineRoute({
       method: 'get',
-      path: '/activities/:activity_id/staged-changes',
+      path: `${prefix}/activities/:activity_id/staged-changes`,
       tags,
-      summary: 'Staged changes of an activity (paginated, filterable)',
-      params: activityParams,
-      query: stagedChangesQuery,
-      handler: async ({ scope, params, query }) => {
-        const page = await listStagedChanges(deps.knex, scope, params.activity_id, query);
-        return { ...page, items: page.items.map(presentStagedChange) };
-      },
+      summary: 'Staged changes of an activity (paginated; filters status, field, confidence, search_query)',
+      params: ActivityParams,
+      query: StagedChangesQuery,
+      response: StagedChangePageResponse,
+      handler: async ({ scope, params, query }) => presentStagedChangePage(await listStagedChanges(deps.knex, scope, params.activity_id, query)),
     }),
     defineRoute({
       method: 'get',
-      path: '/activities/:activity_id/staged-changes/summary',
+      path: `${prefix}/activities/:activity_id/staged-changes/summary`,
       tags,
       summary: 'Counts by status and per-field completion of an activity',
-      params: activityParams,
-      handler: ({ scope, params }) => stagedChangesSummary(deps.knex, scope, params.activity_id),
+      params: ActivityParams,
+      response: SummaryResponse,
+      handler: async ({ scope, params }) => presentSummary(await stagedChangesSummary(deps.knex, scope, params.activity_id)),
     }),
-  ];
+    defineRoute({
+      method: 'post',
+      path: `${prefix}/activities/:activity_id/staged-changes/append`,
+      tags,
+      summary: 'Append a chunk of staged changes (idempotent with batch_key)',
+      params: ActivityParams,
+      body: AppendBody,
+      response: AppendResponse,
+      handler: async ({ scope, params, body }) =>
+        presentAppend(await appendStagedChanges(deps, scope, params.activity_id, body.staged_changes, body.batch_key)),
+    }),
+    defineRoute({
+      method: 'post',
+      path: `${prefix}/activities/:activity_id/pending-review`,
+      tags,
+      summary: 'Submit an activity for review',
+      params: ActivityParams,
+      body: PendingReviewBody,
+      response: ReviewableResponse,
+      handler: async ({ scope, params, body }) => presentReviewable(await markPendingReview(deps, scope, params.activity_id, body)),
+    }),
+    defineRoute({
+      method: 'post',
+      path: `${prefix}/activities/:activity_id/staged-changes/bulk-review`,
+      tags,
+      summary: 'Approve or reject changes, fields of changes, or every change matching a filter',
+      params: ActivityParams,
+      body: BulkReviewBody,
+      response: BulkReviewResponse,
+      handler: async ({ scope, params, body }) => presentBulkReview(await bulkReview(deps.knex, scope, params.activity_id, body)),
+    }),
+    defineRoute({
+      method: 'post',
+      path: `${prefix}/activities/:activity_id/cancel`,
+      tags,
+      summary: 'Cancel an activity (staged changes kept; a running enrichment job is cancelled)',
+      params: ActivityParams,
+      response: ActivityResponse,
+      handler: async ({ scope, params }) => {
+        const { activity, stagedCount } = await cancelActivity(deps, scope, params.activity_id);
+        return presentActivity(activity, stagedCount);
+      },
+    }),
+  ]);
+  return [...catalogScoped, ...activityScoped];
 }

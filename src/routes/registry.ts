@@ -1,7 +1,8 @@
 import type Router from '@koa/router';
 import type { TSchema, TUnknown } from '@sinclair/typebox';
 import type { Context } from 'koa';
-import type { Validated, Validator } from '../lib/validation';
+import { UnsupportedMediaTypeError } from '../lib/errors';
+import { assertStorableText, InputPart, Validated, Validator } from '../lib/validation';
 import type { Scope } from '../services/access/scope';
 
 /** HTTP methods routes may use. */
@@ -63,6 +64,26 @@ export function defineRoute<B extends TSchema = TUnknown, Q extends TSchema = TU
   return def;
 }
 
+/**
+ * A request that sends a body must send it as JSON, or as multipart/form-data where the route
+ * documents a multipart form; anything else (text/plain, XML, a urlencoded form) was silently
+ * read as `{}` by the JSON body parser (issue 18, defect 4).
+ * @throws UnsupportedMediaTypeError (415)
+ */
+function assertReadableBody(ctx: Context, def: RouteDef): void {
+  const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+  if (!hasBody || ctx.is('json', '+json')) return;
+  if (def.multipart && ctx.is('multipart/form-data')) return;
+  const accepted = def.multipart ? 'application/json or multipart/form-data' : 'application/json';
+  throw new UnsupportedMediaTypeError(`Content-Type must be ${accepted} (got ${ctx.get('content-type') || 'none'})`);
+}
+
+/** `value` after {@link assertStorableText}: an input part that has no schema. */
+function storable<T>(value: T, part: InputPart): T {
+  assertStorableText(value, part);
+  return value;
+}
+
 /** Collects route definitions, mounts them on a router, and renders the OpenAPI document. */
 export class RouteRegistry {
   readonly routes: RouteDef[] = [];
@@ -81,10 +102,12 @@ export class RouteRegistry {
   mount(router: Router, validator: Validator): void {
     for (const def of this.routes) {
       router[def.method](def.path, async (ctx: Context) => {
-        const params = def.params ? validator.validate(def.params, { ...ctx.params }, 'path') : ctx.params;
-        const query = def.query ? validator.validate(def.query, { ...ctx.query }, 'query') : ctx.query;
+        assertReadableBody(ctx, def);
+        // Every part is checked for text PostgreSQL cannot store, with a schema or without one.
+        const params = def.params ? validator.validate(def.params, { ...ctx.params }, 'path') : storable(ctx.params, 'path');
+        const query = def.query ? validator.validate(def.query, { ...ctx.query }, 'query') : storable(ctx.query, 'query');
         const rawBody = ctx.request.body;
-        const body = def.body ? validator.validate(def.body, rawBody === undefined ? {} : rawBody, 'body') : rawBody;
+        const body = def.body ? validator.validate(def.body, rawBody === undefined ? {} : rawBody, 'body') : storable(rawBody, 'body');
         const result = await def.handler({ body, query, params, scope: ctx.state.scope, ctx, validator });
         if (result !== undefined) {
           ctx.status = def.status ?? 200;

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../deps';
 import { Type } from '@sinclair/typebox';
-import { withDefault } from '../schemas/common';
+import { POSITION_MAX, withDefault } from '../schemas/common';
 import { createTemplateBody } from '../schemas/enrich';
 import { presentTemplate, presentTemplateList } from '../presenters/enrichment-template';
 import { createTemplate, listTemplates, loadTemplate } from '../services/enrichment/templates';
@@ -9,7 +9,7 @@ import { defineRoute, RouteDef } from './registry';
 const templateParams = Type.Object({ template_id: Type.String() });
 const listQuery = Type.Object({
   limit: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: 100 }), 50)),
-  offset: Type.Optional(withDefault(Type.Integer({ minimum: 0 }), 0)),
+  offset: Type.Optional(withDefault(Type.Integer({ minimum: 0, maximum: POSITION_MAX }), 0)),
 });
 
 /** Enrichment templates (decisions.md §4, G20; POST added by this service to create them). */

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { AnyObject, Nullable, StringEnum, withDefault } from './common';
+import { AnyObject, Nullable, POSITION_MAX, StringEnum, withDefault } from './common';
 
 /**
  * JSON Schemas of the catalog routes (interface-spec.md, Catalogs; decisions.md §2, G1, G4,
@@ -60,7 +60,7 @@ export const duplicateCatalogBody = Type.Object(
 /** `GET /public/catalogs` query. */
 export const listCatalogsQuery = Type.Object({
   limit: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: 100 }), 10)),
-  offset: Type.Optional(withDefault(Type.Integer({ minimum: 0 }), 0)),
+  offset: Type.Optional(withDefault(Type.Integer({ minimum: 0, maximum: POSITION_MAX }), 0)),
 });
 
 /** FieldWorkflowInfo (interface-spec.md). */

@@ -35,3 +35,10 @@ export function AnyArray(options: UnsafeOptions = {}): TUnsafe<unknown[]> {
 export function withDefault<S extends TSchema>(schema: S, value: Static<S>): S & { default: Static<S> } {
   return { ...schema, default: value };
 }
+
+/**
+ * Largest `offset` or `page` a list accepts: PostgreSQL's int4 range, far beyond any real list.
+ * Without a bound, `offset=99999999999999999999` overflowed bigint and `1e309` became Infinity
+ * (which Ajv's integer check lets through): a 500 instead of a 422 (issue 18, defect 1).
+ */
+export const POSITION_MAX = 2_147_483_647;

@@ -1,6 +1,6 @@
 import { Static, Type } from '@sinclair/typebox';
 import type { Validated } from '../lib/validation';
-import { AnyObject, StringEnum, withDefault } from './common';
+import { AnyObject, POSITION_MAX, StringEnum, withDefault } from './common';
 import { ENRICH_DEFAULTS } from '../services/enrichment/defaults';
 
 /** Inline JSON enrich requests carry at most this many items (interface-spec.md, Limits). */
@@ -282,7 +282,7 @@ export const jobIdParams = Type.Object({ job_id: Type.String({ description: 'Enr
 
 /** Poll query (decisions.md §4, G17). */
 export const pollQuery = Type.Object({
-  page: Type.Optional(withDefault(Type.Integer({ minimum: 1 }), 1)),
+  page: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: POSITION_MAX }), 1)),
   page_size: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: 1000 }), 1000)),
 });
 
@@ -290,7 +290,7 @@ export const pollQuery = Type.Object({
 export const listJobsQuery = Type.Object({
   status: Type.Optional(StringEnum(['running', 'completed', 'failed', 'cancelled'])),
   limit: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: 100 }), 20)),
-  offset: Type.Optional(withDefault(Type.Integer({ minimum: 0 }), 0)),
+  offset: Type.Optional(withDefault(Type.Integer({ minimum: 0, maximum: POSITION_MAX }), 0)),
 });
 
 /** The enrichment job response (interface-spec.md, "Enrichment job response"). */

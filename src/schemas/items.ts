@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { AnyArray, AnyObject, Nullable, StringEnum, withDefault } from './common';
+import { AnyArray, AnyObject, Nullable, POSITION_MAX, StringEnum, withDefault } from './common';
 
 /**
  * Ajv schemas of the item, product/variant and raw-item routes (interface-spec.md, Items;
@@ -30,7 +30,7 @@ export const productParams = Type.Object({ catalog_id: Type.String(), product_id
 /** `GET …/items` query (G6): `sort=field:asc|desc` or `sort_field` + `sort_order`; `search_query` aliases `search`. */
 export const listItemsQuery = Type.Object({
   limit: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: LIST_LIMIT_MAX }), 50)),
-  offset: Type.Optional(withDefault(Type.Integer({ minimum: 0 }), 0)),
+  offset: Type.Optional(withDefault(Type.Integer({ minimum: 0, maximum: POSITION_MAX }), 0)),
   search: Type.Optional(search),
   search_query: Type.Optional(search),
   sort: Type.Optional(Type.String({ maxLength: 210, pattern: '^[^:]+(:(asc|desc))?$', description: '`field:asc` or `field:desc`' })),
@@ -41,7 +41,7 @@ export const listItemsQuery = Type.Object({
 /** `GET …/raw-items` query (G12). */
 export const rawItemsQuery = Type.Object({
   limit: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: RAW_LIMIT_MAX }), 1000)),
-  offset: Type.Optional(withDefault(Type.Integer({ minimum: 0 }), 0)),
+  offset: Type.Optional(withDefault(Type.Integer({ minimum: 0, maximum: POSITION_MAX }), 0)),
   entity_type: Type.Optional(StringEnum(['product', 'variant'])),
   search: Type.Optional(search),
   sort_field: Type.Optional(sortField),

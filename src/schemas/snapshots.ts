@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, StringEnum, withDefault } from './common';
+import { Nullable, POSITION_MAX, StringEnum, withDefault } from './common';
 
 /** Ajv schemas of the snapshot routes (interface-spec.md, Snapshots; decisions.md §3, G11). */
 
@@ -12,7 +12,7 @@ export const snapshotParams = Type.Object({ catalog_id: Type.String(), snapshot_
 export const listSnapshotsQuery = Type.Object({
   snapshot_type: Type.Optional(snapshotType()),
   limit: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: 100 }), 50)),
-  offset: Type.Optional(withDefault(Type.Integer({ minimum: 0 }), 0)),
+  offset: Type.Optional(withDefault(Type.Integer({ minimum: 0, maximum: POSITION_MAX }), 0)),
 });
 
 /** `POST …/snapshots` body. */

@@ -1,5 +1,6 @@
 import currencyCodes from 'currency-codes';
 import { CURRENCY_NOTATIONS, SINGLE_LETTER_CURRENCIES } from './currency-symbols';
+import { own } from '../../lib/objects';
 
 /** A parsed price: `amount` is a plain decimal string ("1234.5"), never a float. */
 export interface ParsedPrice {
@@ -257,6 +258,6 @@ export function pageRegion(lang: string | undefined, url: string): string | unde
  * region: the region's currency when the sign can denote it, else `code` unchanged.
  */
 export function regionalCurrency(sign: string, code: string, region: string | undefined): string {
-  const local = region ? REGION_CURRENCY[region] : undefined;
+  const local = region ? own(REGION_CURRENCY, region) : undefined;
   return local && possibleCurrencyCodes(sign).includes(local) ? local : code;
 }

@@ -1,5 +1,6 @@
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
+import { own } from '../../lib/objects';
 
 /** One microdata item in extruct's shape: `{type, properties, id?}`; values are strings or items. */
 export interface MicrodataItem {
@@ -92,7 +93,7 @@ function readValue($: CheerioAPI, el: Element, baseUrl: string | undefined): str
   const tag = el.tagName.toLowerCase();
   const $el = $(el);
   if (tag === 'meta') return ($el.attr('content') ?? '').trim();
-  const urlAttr = URL_ATTRS[tag];
+  const urlAttr = own(URL_ATTRS, tag);
   if (urlAttr) return absolute(($el.attr(urlAttr) ?? '').trim(), baseUrl);
   if (tag === 'time' && $el.attr('datetime') !== undefined) return ($el.attr('datetime') ?? '').trim();
   if ((tag === 'data' || tag === 'meter') && $el.attr('value') !== undefined) return ($el.attr('value') ?? '').trim();

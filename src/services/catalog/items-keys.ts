@@ -9,6 +9,13 @@ import type { Catalog } from '../../models/catalog';
 /** The key flattened clients use for an item's database id inside `data` (decisions.md §3). */
 export const ITEM_ID_KEY = '__catalog_item_id';
 
+/**
+ * The system columns of a flattened snapshot row (tool-server.md §2.1 step 7; decisions.md §5):
+ * the item's id, entity type, parent id and current version. Writers read them and never store
+ * them in item `data`.
+ */
+export const SYSTEM_COLUMNS = [ITEM_ID_KEY, '__entity_type', '__parent_id', '__current_version'] as const;
+
 /** Most items per bulk request (interface-spec.md, Limits); more is a 413. */
 export const BULK_ITEMS_LIMIT = 1000;
 

@@ -6,6 +6,7 @@
  */
 import type { Knex } from 'knex';
 import { wordsColumn } from './search-words';
+import { own } from '../../lib/objects';
 
 /** Sort direction of list and raw-item queries. */
 export type SortOrder = 'asc' | 'desc';
@@ -93,7 +94,7 @@ export function filterSql(catalogId: string, f: ItemFilter): { sql: string; bind
 export function orderSql(field: string | undefined, order: SortOrder, fallback: 'created_at' | 'id'): { sql: string; bindings: Knex.RawBinding[] } {
   const dir = order === 'desc' ? 'DESC' : 'ASC';
   if (!field) return fallback === 'id' ? { sql: `id ${dir}`, bindings: [] } : { sql: `created_at ${dir}, id ${dir}`, bindings: [] };
-  const column = SORT_COLUMNS[field];
+  const column = own(SORT_COLUMNS, field);
   if (column === 'id') return { sql: `id ${dir}`, bindings: [] };
   if (column) return { sql: `${column} ${dir}, id ASC`, bindings: [] };
   return { sql: `data -> ? ${dir} NULLS LAST, id ASC`, bindings: [field] };

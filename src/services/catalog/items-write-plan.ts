@@ -9,7 +9,7 @@ import { isUuid, newId } from '../../lib/ids';
 import type { Catalog } from '../../models/catalog';
 import type { CatalogItem } from '../../models/catalog-item';
 import type { ItemValidator } from './caches';
-import { businessKeyOf, ITEM_ID_KEY, searchTextOf, searchWordsOf } from './items-keys';
+import { businessKeyOf, ITEM_ID_KEY, searchTextOf, searchWordsOf, SYSTEM_COLUMNS } from './items-keys';
 import { wordsColumn, wordsPending } from './search-words';
 
 /** One failed entry of a batch write (G9 `errors[]`), with a kind single-item routes map to a status. */
@@ -108,7 +108,9 @@ export interface Parsed {
 
 /**
  * Step 1 of a batch write: every input must be a JSON object with a well-formed id when it
- * names one; the id key is taken out of the data and the product's shared data laid over it.
+ * names one; the id key and the other snapshot-row system columns (`__entity_type`,
+ * `__parent_id`, `__current_version`; decisions.md §5) are taken out of the data, and the
+ * product's shared data laid over it.
  */
 export function parseCandidates(input: unknown[], catalog: Catalog, opts: WriteOptions, pidField: string | null): Parsed {
   const errors: ItemError[] = [];
@@ -119,8 +121,11 @@ export function parseCandidates(input: unknown[], catalog: Catalog, opts: WriteO
       return;
     }
     const data: Record<string, unknown> = { ...raw };
-    const givenId = opts.ids?.[index] ?? data[ITEM_ID_KEY];
-    delete data[ITEM_ID_KEY];
+    const rawId = data[ITEM_ID_KEY];
+    // A pulled row's empty id column means "no id" (tool-server.md §2.1 step 7: missing → "").
+    const givenId = opts.ids?.[index] ?? (rawId === '' || rawId === null ? undefined : rawId);
+    // decisions.md §5: snapshot-row system columns are recognised, never stored as data.
+    for (const k of SYSTEM_COLUMNS) delete data[k];
     if (givenId !== undefined && (typeof givenId !== 'string' || !isUuid(givenId))) {
       errors.push({ index, detail: `Unknown ${ITEM_ID_KEY}: ${JSON.stringify(givenId)}`, kind: 'not_found' });
       return;

@@ -10,6 +10,7 @@ import { HostedMedia } from '../../models/hosted-media';
 import { SourceArtifact } from '../../models/source-artifact';
 import { processesField, processImage, type ImageProcessingOptions } from './image-processing';
 import type { Scope } from '../access/scope';
+import { own } from '../../lib/objects';
 
 /**
  * Durable copies of what a job consulted and returned (interface-spec.md `capture_source_artifacts`,
@@ -169,7 +170,7 @@ export async function hostBytes(
   documents = false,
 ): Promise<string | null> {
   const type = contentType.split(';')[0].trim().toLowerCase();
-  const ext = MEDIA_TYPES[type] ?? (documents ? DOCUMENT_TYPES[type] : undefined);
+  const ext = own(MEDIA_TYPES, type) ?? (documents ? own(DOCUMENT_TYPES, type) : undefined);
   if (!ext || bytes.length === 0 || bytes.length > MEDIA_MAX_BYTES) return null;
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   await writeBlob(blobPath(storage, 'media', sha256, `.${ext}`), bytes);
@@ -194,7 +195,7 @@ export async function hostFile(
   sourceName: string,
 ): Promise<string | null> {
   const type = contentType.split(';')[0].trim().toLowerCase();
-  const ext = MEDIA_TYPES[type] ?? DOCUMENT_TYPES[type];
+  const ext = own(MEDIA_TYPES, type) ?? own(DOCUMENT_TYPES, type);
   if (!ext) return null;
   const hash = createHash('sha256');
   let size = 0;

@@ -5,6 +5,7 @@ import { parser } from 'stream-json';
 import { pick } from 'stream-json/filters/Pick';
 import { streamArray } from 'stream-json/streamers/StreamArray';
 import { ValidationDetail, ValidationError } from '../../lib/errors';
+import { unstorableTextPaths } from '../../lib/text';
 import { EnrichmentRow } from '../../models/enrichment-row';
 
 /**
@@ -31,7 +32,12 @@ export function rowRules(attributeSets: Record<string, unknown> | undefined, sou
   return (item, loc) => {
     if (typeof item !== 'object' || item === null || Array.isArray(item)) return [{ loc, msg: 'Item must be a JSON object', type: 'type_error' }];
     const it = item as Record<string, unknown>;
-    const out: ValidationDetail[] = [];
+    // Items of an items_file never pass the request validator: refuse unstorable text here (issue 18).
+    const out: ValidationDetail[] = unstorableTextPaths(it).map((p) => ({
+      loc: [...loc, ...p],
+      msg: 'Text must not contain NUL characters or unpaired UTF-16 surrogates',
+      type: 'value_error.unstorable_text',
+    }));
     if ('requested_attributes' in it)
       out.push({
         loc: [...loc, 'requested_attributes'],

@@ -1,26 +1,21 @@
 import type { Knex } from 'knex';
 import type { EnrichmentResult } from '../../enrichment/types';
 import { isUuid, newId } from '../../lib/ids';
-import { ReviewActivity } from '../../models/review-activity';
 import { StagedChange } from '../../models/staged-change';
 import { businessKeyOf, ITEM_ID_KEY } from '../catalog/items-keys';
-import { loadOwned } from '../access/ownership';
-import type { Scope } from '../access/scope';
 
 /**
- * Staged changes of enrichment jobs and the read side of review activities (decisions.md §4 "A
- * job is also an activity", §5 G16). A job with `catalog_id` stages each row's result as a change
- * on its activity, in the transaction that writes the row result, once per (activity_id,
- * row_index) — so activity retries never stage twice (architecture.md, Temporal rule 4).
+ * Staged changes of enrichment jobs (decisions.md §4 "A job is also an activity"): a job with
+ * `catalog_id` stages each row's result as a change on its activity, in the transaction that
+ * writes the row result, once per (activity_id, row_index) — so activity retries never stage
+ * twice (architecture.md, Temporal rule 4). Reading and reviewing activities is
+ * src/services/review/.
  */
 
 /** How many of the most frequent values per field a job receives as `known_values`. */
 export const KNOWN_VALUES_PER_FIELD = 50;
 /** Items sampled (newest first) when counting known values: bounds the cost on huge catalogs. */
 export const KNOWN_VALUES_SAMPLE = 20_000;
-
-/** Staged change statuses (decisions.md §5). */
-export const STAGED_STATUSES = ['draft', 'pending', 'approved', 'rejected', 'partially_accepted', 'error'] as const;
 
 /** Keys a result's `after_data` carries that are provenance, not item data. */
 const PROVENANCE_KEYS = ['sources', 'source_explanations'];
@@ -79,7 +74,8 @@ export interface StagedRow {
  * matched by `__catalog_item_id` in the input, else by the catalog's business key
  * (`unique_id_field`; decisions.md §3), else none (`is_new_item`). After-data: before-data
  * overlaid with the enriched data, without `sources` / `source_explanations` (those go to
- * `source_data` with `all_sources`, `category_id` and the taxonomy attributes). A row is staged
+ * `source_data` with `all_sources`, `category_id` and the taxonomy attributes). `base_version`:
+ * the matched item's `current_version` (decisions.md §5, Conflicts). A row is staged
  * once per (activity_id, row_index): a retried write keeps the first staged change.
  * @returns row index → staged change id (the existing one when the row was already staged)
  */
@@ -92,13 +88,13 @@ export async function stageRowResults(
   if (rows.length === 0) return new Map();
   const explicitIds = rows.map((r) => r.input[ITEM_ID_KEY]).filter((v): v is string => typeof v === 'string' && isUuid(v));
   const keys = rows.map((r) => businessKeyOf(r.input, target.unique_id_field)).filter((k): k is string => k !== null);
-  type Item = { id: string; entity_type: string; business_key: string | null; data: Record<string, unknown> };
+  type Item = { id: string; entity_type: string; business_key: string | null; data: Record<string, unknown>; current_version: number };
   const found: Item[] =
     explicitIds.length || keys.length
       ? await trx('catalog_items')
           .where({ catalog_id: target.catalog_id })
           .where((w) => w.whereIn('id', explicitIds).orWhereIn('business_key', keys))
-          .select('id', 'entity_type', 'business_key', 'data')
+          .select('id', 'entity_type', 'business_key', 'data', 'current_version')
       : [];
   const byId = new Map(found.map((i) => [i.id, i]));
   const byKey = new Map(found.filter((i) => i.business_key !== null).map((i) => [i.business_key as string, i]));
@@ -133,6 +129,8 @@ export async function stageRowResults(
       row_index: rowIndex,
       status,
       review_info: JSON.stringify(result.review_info ?? null),
+      // decisions.md §5 Conflicts: the version the change was computed from; apply compares it.
+      base_version: item?.current_version ?? null,
     };
   });
   const inserted = await trx('staged_changes').insert(records).onConflict(['activity_id', 'row_index']).ignore().returning(['row_index', 'id']);
@@ -152,9 +150,9 @@ export async function stageRowResults(
 export async function copyStagedChanges(trx: Knex.Transaction, fromActivityId: string, toActivityId: string): Promise<void> {
   await trx.raw(
     `INSERT INTO staged_changes (id, activity_id, organization_id, catalog_id, catalog_item_id, catalog_item_entity_type,
-       before_data, after_data, source_data, is_new_item, row_index, status, review_info)
+       before_data, after_data, source_data, is_new_item, row_index, status, review_info, base_version)
      SELECT gen_random_uuid(), ?, s.organization_id, s.catalog_id, s.catalog_item_id, s.catalog_item_entity_type,
-       s.before_data, s.after_data, s.source_data, s.is_new_item, s.row_index, s.status, s.review_info
+       s.before_data, s.after_data, s.source_data, s.is_new_item, s.row_index, s.status, s.review_info, s.base_version
      FROM staged_changes s
      JOIN enrichment_rows r ON r.job_id = ? AND r.row_index = s.row_index AND r.carried_from_job_id = ?
      WHERE s.activity_id = ?
@@ -168,122 +166,4 @@ export async function copyStagedChanges(trx: Knex.Transaction, fromActivityId: s
        AND s.activity_id = r.job_id AND s.row_index = r.row_index`,
     [toActivityId],
   );
-}
-
-/** A review activity with the number of its staged changes. */
-export interface ActivityWithCount {
-  activity: ReviewActivity;
-  stagedCount: number;
-}
-
-/**
- * `GET /api/activities/{id}` (decisions.md §1, G16): the activity with its `staged_count`.
- * @throws NotFoundError `Activity not found` (404); ForbiddenError (403)
- */
-export async function getActivity(knex: Knex, scope: Scope, activityId: string): Promise<ActivityWithCount> {
-  const activity = await loadOwned<ReviewActivity>(knex, ReviewActivity, activityId, scope, 'Activity not found');
-  const stagedCount = await StagedChange.query(knex).where({ activity_id: activityId }).resultSize();
-  return { activity, stagedCount };
-}
-
-/** One page of an activity's staged changes (G16). */
-export interface StagedChangePage {
-  items: StagedChange[];
-  total: number;
-  page: number;
-  page_size: number;
-  total_pages: number;
-}
-
-/** Query of the staged-changes list (G16). */
-export interface StagedChangesQuery {
-  page: number;
-  page_size: number;
-  status?: string;
-  search_query?: string;
-}
-
-/**
- * `GET /api/activities/{id}/staged-changes` (decisions.md §5, G16): staged changes in row order,
- * filtered by `status` and by `search_query` (case-insensitive substring of the before/after
- * data), paginated: `{items, total, page, page_size, total_pages}`.
- * @throws NotFoundError (404) / ForbiddenError (403) for the activity
- */
-export async function listStagedChanges(knex: Knex, scope: Scope, activityId: string, q: StagedChangesQuery): Promise<StagedChangePage> {
-  await loadOwned<ReviewActivity>(knex, ReviewActivity, activityId, scope, 'Activity not found');
-  const base = StagedChange.query(knex)
-    .where({ activity_id: activityId })
-    .modify((b) => {
-      if (q.status) b.where({ status: q.status });
-      if (q.search_query) {
-        const like = `%${q.search_query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-        b.where((w) => w.whereRaw('after_data::text ILIKE ?', [like]).orWhereRaw('before_data::text ILIKE ?', [like]));
-      }
-    });
-  const total = await base.clone().resultSize();
-  const items = await base
-    .clone()
-    .orderBy([{ column: 'row_index' }, { column: 'id' }])
-    .offset((q.page - 1) * q.page_size)
-    .limit(q.page_size);
-  return { items, total, page: q.page, page_size: q.page_size, total_pages: Math.ceil(total / q.page_size) };
-}
-
-/** Per-field completion of an activity's staged changes. */
-export interface FieldStats {
-  completed: number;
-  total: number;
-  /** completed / total, rounded to 4 decimals; 0 without changes. */
-  completion_rate: number;
-  changed: number;
-}
-
-/** Counts by status, per-field completion and taxonomy categories of an activity's staged changes. */
-export interface StagedChangesSummary {
-  total_changes: number;
-  by_status: Record<string, number>;
-  field_stats: Record<string, FieldStats>;
-  taxonomy_stats: { with_category: number; categories: Record<string, number> };
-}
-
-/**
- * `GET /api/activities/{id}/staged-changes/summary` (decisions.md §5, G16): `{total_changes,
- * by_status, field_stats: {field: {completed, total, completion_rate, changed}}, taxonomy_stats:
- * {with_category, categories: {category_id: count}}}`. `completed` counts changes whose after
- * data has a non-empty value for the field; `changed` those where it differs from before.
- * @throws NotFoundError (404) / ForbiddenError (403) for the activity
- */
-export async function stagedChangesSummary(knex: Knex, scope: Scope, activityId: string): Promise<StagedChangesSummary> {
-  await loadOwned<ReviewActivity>(knex, ReviewActivity, activityId, scope, 'Activity not found');
-  const byStatus = (await knex('staged_changes').where({ activity_id: activityId }).groupBy('status').select('status').count({ n: '*' })) as unknown as Array<{
-    status: string;
-    n: string;
-  }>;
-  const total = byStatus.reduce((s, r) => s + Number(r.n), 0);
-  const { rows: fields } = await knex.raw(
-    `SELECT e.key AS field,
-       count(*) FILTER (WHERE e.value <> 'null'::jsonb AND e.value <> '""'::jsonb AND e.value <> '[]'::jsonb) AS completed,
-       count(*) FILTER (WHERE e.value IS DISTINCT FROM s.before_data -> e.key) AS changed
-     FROM staged_changes s CROSS JOIN LATERAL jsonb_each(s.after_data) e
-     WHERE s.activity_id = ? GROUP BY e.key ORDER BY e.key`,
-    [activityId],
-  );
-  const { rows: cats } = await knex.raw(
-    `SELECT source_data ->> 'category_id' AS category_id, count(*) AS n FROM staged_changes
-     WHERE activity_id = ? AND source_data ->> 'category_id' IS NOT NULL GROUP BY 1 ORDER BY 1`,
-    [activityId],
-  );
-  const fieldStats: Record<string, FieldStats> = {};
-  for (const f of fields as Array<{ field: string; completed: string; changed: string }>) {
-    const completed = Number(f.completed);
-    fieldStats[f.field] = { completed, total, completion_rate: total ? Number((completed / total).toFixed(4)) : 0, changed: Number(f.changed) };
-  }
-  const categories: Record<string, number> = {};
-  for (const c of cats as Array<{ category_id: string; n: string }>) categories[c.category_id] = Number(c.n);
-  return {
-    total_changes: total,
-    by_status: Object.fromEntries(byStatus.map((r) => [r.status as string, Number(r.n)])),
-    field_stats: fieldStats,
-    taxonomy_stats: { with_category: Object.values(categories).reduce((s, n) => s + n, 0), categories },
-  };
 }

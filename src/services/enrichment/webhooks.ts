@@ -15,6 +15,9 @@ import type { EnrichJobConfig } from '../../schemas/enrich';
 import { iso } from '../../lib/time';
 import { EnrichmentJob } from '../../models/enrichment-job';
 import { WebhookDelivery } from '../../models/webhook-delivery';
+import net from 'node:net';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { guardedLookup, isNonPublicAddress } from '../../enrichment/providers/address-policy';
 
 /** Per-attempt timeout of a delivery (ms), decisions.md §4 and interface-spec.md Limits: 30 s. */
 export const WEBHOOK_ATTEMPT_TIMEOUT_MS = 30_000;
@@ -31,14 +34,18 @@ export function webhookUrlProblem(raw: string, allowHttpLoopback: boolean): stri
     return 'webhook_url must be an absolute URL';
   }
   if (url.username || url.password) return 'webhook_url must not carry credentials';
-  if (url.protocol === 'https:') return null;
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'webhook_url must use HTTPS';
+  // The WHATWG parser has already normalised 0x7f000001, 2130706433, 127.1 to 127.0.0.1.
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const loopback = host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  if (loopback && allowHttpLoopback) return null;
   if (url.protocol === 'http:') {
-    if (!allowHttpLoopback) return 'webhook_url must use HTTPS';
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host)) return null;
-    return 'webhook_url may use plain http only for a loopback host (127.0.0.1, ::1, localhost)';
+    return allowHttpLoopback ? 'webhook_url may use plain http only for a loopback host (127.0.0.1, ::1, localhost)' : 'webhook_url must use HTTPS';
   }
-  return 'webhook_url must use HTTPS';
+  if (host === 'localhost' || host.endsWith('.localhost') || (net.isIP(host) !== 0 && isNonPublicAddress(host))) {
+    return 'webhook_url must not point to a loopback, private or link-local address';
+  }
+  return null;
 }
 
 /**
@@ -171,13 +178,22 @@ export interface AttemptOutcome {
  * request to another host. Never throws: transport errors become `{ok: false, error}`.
  * @param signal optional extra abort (activity cancellation)
  */
-export async function sendWebhookOnce(message: WebhookMessage, timeoutMs: number, signal?: AbortSignal): Promise<AttemptOutcome> {
+export async function sendWebhookOnce(
+  message: WebhookMessage,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  options: { allowPrivate?: boolean } = {},
+): Promise<AttemptOutcome> {
   const body = JSON.stringify(message.payload);
   const timestamp = Math.floor(Date.now() / 1000);
   const started = Date.now();
   const timeout = AbortSignal.timeout(timeoutMs);
+  // Every address the host resolves to is checked on the connection itself (DNS rebinding
+  // included), as the research fetcher does (src/enrichment/providers/address-policy.ts).
+  const dispatcher = new Agent({ connect: { lookup: guardedLookup(options.allowPrivate ?? false) } });
   try {
-    const res = await fetch(message.url, {
+    const res = await undiciFetch(message.url, {
+      dispatcher,
       method: 'POST',
       redirect: 'manual',
       signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
@@ -197,10 +213,20 @@ export async function sendWebhookOnce(message: WebhookMessage, timeoutMs: number
     const timedOut = timeout.aborted;
     const e = errorFields(err);
     const cause = errorFields(e.cause);
+    // A refused address is recorded without detail: the attempt log must not tell internal
+    // hosts or ports apart (issue 18, defect 2).
+    if (cause.code === 'EBLOCKEDADDRESS' || e.code === 'EBLOCKEDADDRESS') {
+      return { ok: false, status_code: null, error: WEBHOOK_ADDRESS_REFUSED, duration_ms: Date.now() - started };
+    }
     const reason = timedOut ? `timed out after ${timeoutMs} ms` : (cause.code ?? cause.message ?? e.message ?? String(err));
     return { ok: false, status_code: null, error: String(reason), duration_ms: Date.now() - started };
+  } finally {
+    void dispatcher.close();
   }
 }
+
+/** The recorded reason of an attempt whose host resolved to a non-public address. */
+export const WEBHOOK_ADDRESS_REFUSED = 'refused: the webhook host does not resolve to a public address';
 
 /**
  * Records one attempt (upsert on `(webhook_id, attempt)`: an attempt re-run after a worker crash

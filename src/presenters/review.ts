@@ -1,0 +1,107 @@
+/**
+ * Review activities and staged changes → wire JSON (interface-spec.md "Activities", "Staged
+ * change"; decisions.md §5, G13/G14/G16). Timestamps ISO-8601 UTC (decisions.md §1).
+ */
+import { iso } from '../lib/time';
+import type { ReviewActivity } from '../models/review-activity';
+import type { StagedChange } from '../models/staged-change';
+import type { ActivityListEntry, AppendResult, CreatedActivity } from '../services/review/activities';
+import type { BulkReviewResult } from '../services/review/bulk-review';
+import type { StagedChangePage, StagedChangesSummary } from '../services/review/staged-changes';
+
+/** One entry of an activity list (G13): `{id, catalog_id, type, status, description, staged_count, created_at, updated_at}`. */
+export function presentActivityEntry(a: ReviewActivity, stagedCount: number): Record<string, unknown> {
+  return {
+    id: a.id,
+    catalog_id: a.catalog_id,
+    type: a.type,
+    status: a.status,
+    description: a.description,
+    staged_count: stagedCount,
+    created_at: iso(a.created_at),
+    updated_at: iso(a.updated_at),
+  };
+}
+
+/**
+ * An activity (`GET /activities/{id}`, cancel): the list entry plus `metadata`, `input` (the
+ * stored input data with `activity_message`: the custom transform's message, else the
+ * description), `last_message`, `output`, and apply's `apply_progress` / `apply_result`.
+ */
+export function presentActivity(a: ReviewActivity, stagedCount: number): Record<string, unknown> {
+  const input = a.input_data ?? {};
+  return {
+    ...presentActivityEntry(a, stagedCount),
+    metadata: a.metadata ?? {},
+    input: { ...input, activity_message: input.activity_message ?? input.description ?? a.description },
+    last_message: a.last_message ?? null,
+    output: a.output ?? null,
+    apply_progress: a.apply_progress ?? null,
+    apply_result: a.apply_result ?? null,
+  };
+}
+
+/** `GET /public/catalogs/{id}/activities` (G13): `{activities, total}`. */
+export function presentActivityList(list: { activities: ActivityListEntry[]; total: number }): Record<string, unknown> {
+  return { activities: list.activities.map((e) => presentActivityEntry(e.activity, e.stagedCount)), total: list.total };
+}
+
+/** The shell answer (G13): `{activity_id, status, staged_changes_count}` (and `review_url`). */
+export function presentCreatedShell(c: CreatedActivity): Record<string, unknown> {
+  return { activity_id: c.activity.id, status: c.activity.status, staged_changes_count: c.stagedCount, review_url: c.reviewUrl };
+}
+
+/** The custom-transform and pending-review answer (G13/G14): `{activity_id, status, staged_count, review_url}`. */
+export function presentReviewable(c: CreatedActivity): Record<string, unknown> {
+  return { activity_id: c.activity.id, status: c.activity.status, staged_count: c.stagedCount, review_url: c.reviewUrl };
+}
+
+/** The append answer: `{activity_id, appended_count, total_staged_changes}`. */
+export function presentAppend(r: AppendResult): Record<string, unknown> {
+  return { activity_id: r.activity_id, appended_count: r.appended_count, total_staged_changes: r.total_staged_changes };
+}
+
+/** The bulk-review answer: `{activity_id, updated}`. */
+export function presentBulkReview(r: BulkReviewResult): Record<string, unknown> {
+  return { activity_id: r.activity_id, updated: r.updated };
+}
+
+/**
+ * One staged change as listed (decisions.md §5, G16; interface-spec.md "Staged change"), with
+ * the review-loop fields: `is_delete`, `base_version`, `accepted_fields`, `error_reason`,
+ * `rejection_reason`, the `conflict` evidence and `applied_at`.
+ */
+export function presentStagedChange(r: StagedChange): Record<string, unknown> {
+  return {
+    id: r.id,
+    status: r.status,
+    catalog_item_id: r.catalog_item_id,
+    catalog_item_entity_type: r.catalog_item_entity_type,
+    before_data: r.before_data,
+    after_data: r.after_data,
+    source_data: r.source_data,
+    is_new_item: r.is_new_item,
+    is_delete: r.is_delete,
+    row_index: r.row_index,
+    review_info: r.review_info,
+    base_version: r.base_version,
+    accepted_fields: r.accepted_fields,
+    error_reason: r.error_reason,
+    rejection_reason: r.rejection_reason,
+    conflict_data: r.conflict_data,
+    conflict_version: r.conflict_version,
+    applied_at: iso(r.applied_at),
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
+  };
+}
+
+/** A page of staged changes (G16): `{items, total, page, page_size, total_pages}`. */
+export function presentStagedChangePage(p: StagedChangePage): Record<string, unknown> {
+  return { items: p.items.map(presentStagedChange), total: p.total, page: p.page, page_size: p.page_size, total_pages: p.total_pages };
+}
+
+/** The staged-changes summary (G16), as the service computed it. */
+export function presentSummary(s: StagedChangesSummary): Record<string, unknown> {
+  return { total_changes: s.total_changes, by_status: s.by_status, field_stats: s.field_stats, taxonomy_stats: s.taxonomy_stats };
+}

@@ -1,0 +1,234 @@
+/**
+ * Request schemas of the review API (interface-spec.md "Activities"; decisions.md §1 and §5,
+ * G13–G16; tool-server.md §2.4 for what the existing tool-server client sends). Staged changes
+ * accept the fields of interface-spec.md "Staged change" plus `is_delete`, `base_version`,
+ * `review_info` and `status`; other keys a client sends along are ignored (the tool server's
+ * rows are JSON lines of a local diff).
+ */
+import { Static, Type } from '@sinclair/typebox';
+import { CONFIDENCE_LEVELS, STAGED_STATUSES } from '../services/review/staged-changes';
+import { AnyArray, AnyObject, Nullable, POSITION_MAX, StringEnum, withDefault } from './common';
+
+/** Activity types (decisions.md §5). */
+export const ACTIVITY_TYPES = ['enrichment', 'custom_transform', 'smart_import'] as const;
+/** Activity statuses (decisions.md §5). */
+export const ACTIVITY_STATUSES = ['created', 'running', 'pending_review', 'completed', 'cancelled', 'failed'] as const;
+/** Most staged changes in one append or create request (the tool server sends chunks of ≤ 2,000). */
+export const MAX_CHANGES_PER_REQUEST = 5000;
+
+/** Path parameters of activity-scoped routes. */
+export const ActivityParams = Type.Object({ activity_id: Type.String({ description: 'Activity id (an enrichment job id is one, decisions.md §4)' }) });
+
+/** Path parameters of catalog-scoped activity routes. */
+export const CatalogActivityParams = Type.Object({ catalog_id: Type.String({ description: 'Catalog id' }) });
+
+/** One staged change as clients send it (interface-spec.md "Staged change"; tool-server.md §2.4). */
+export const StagedChangeInput = Type.Object(
+  {
+    catalog_item_id: Type.Optional(Nullable(Type.String({ description: 'The item changed; null or absent for a new item' }))),
+    catalog_item_entity_type: Type.Optional(Nullable(Type.String({ maxLength: 16 }))),
+    before_data: Type.Optional(Nullable(AnyObject({ description: 'The item before (snapshot-row system columns `__…` are read, never stored)' }))),
+    after_data: Type.Optional(Nullable(AnyObject({ description: 'The item after; empty with a catalog_item_id = a delete' }))),
+    source_data: Type.Optional(Nullable(AnyObject())),
+    is_new_item: Type.Optional(Nullable(Type.Boolean())),
+    is_delete: Type.Optional(Nullable(Type.Boolean({ description: 'A delete of catalog_item_id' }))),
+    row_index: Type.Optional(Nullable(Type.Integer({ description: 'Ignored: the service numbers changes in the order appended' }))),
+    base_version: Type.Optional(
+      Nullable(Type.Integer({ minimum: 0, description: 'Item version the change was computed from (default: `__current_version`, else the current one)' })),
+    ),
+    review_info: Type.Optional(Type.Unknown()),
+    status: Type.Optional(StringEnum(['pending', 'draft'] as const, { description: 'Initial status (default pending)' })),
+  },
+  { additionalProperties: true },
+);
+/** {@link StagedChangeInput} as validated. */
+export type StagedChangeInputT = Static<typeof StagedChangeInput>;
+
+const StagedChanges = Type.Array(StagedChangeInput, { maxItems: MAX_CHANGES_PER_REQUEST });
+
+/** `GET /public/catalogs/{id}/activities` query (G13). */
+export const ActivityListQuery = Type.Object({
+  status: Type.Optional(StringEnum(ACTIVITY_STATUSES)),
+  type: Type.Optional(StringEnum(ACTIVITY_TYPES)),
+  limit: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: 1000 }), 50)),
+  offset: Type.Optional(withDefault(Type.Integer({ minimum: 0, maximum: POSITION_MAX }), 0)),
+});
+
+/** `POST /public/catalogs/{id}/activities`: an activity shell (decisions.md §5 G13; tool-server.md §2.4 step 2). */
+export const CreateActivityBody = Type.Object(
+  {
+    type: StringEnum(['custom_transform', 'smart_import'] as const, { description: 'Enrichment activities are created by POST /public/enrich' }),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 10000 }))),
+    input_data: Type.Optional(Nullable(AnyObject())),
+    staged_changes: Type.Optional(StagedChanges),
+    metadata: Type.Optional(Nullable(AnyObject())),
+    status: Type.Optional(StringEnum(['created', 'pending_review'] as const, { description: 'Default: pending_review when changes are given, else created' })),
+  },
+  { additionalProperties: false },
+);
+/** {@link CreateActivityBody} as validated. */
+export type CreateActivityInput = Static<typeof CreateActivityBody>;
+
+/** `POST /public/catalogs/{id}/activities/custom-transform` (G14: only `activity_message` is required). */
+export const CustomTransformBody = Type.Object(
+  {
+    activity_message: Type.String({ minLength: 1, maxLength: 10000 }),
+    script: Type.Optional(Nullable(AnyObject())),
+    diff_summary: Type.Optional(Nullable(AnyObject())),
+    validation_report: Type.Optional(Nullable(AnyObject())),
+    staged_changes: Type.Optional(StagedChanges),
+    schema_changes: Type.Optional(Nullable(AnyObject())),
+    taxonomy_changes: Type.Optional(Nullable(AnyObject())),
+    attachments: Type.Optional(Nullable(AnyArray({ items: { type: 'object' } }))),
+    activity_context: Type.Optional(Nullable(AnyObject())),
+    session_context: Type.Optional(Nullable(AnyObject())),
+    base_snapshot_id: Type.Optional(Nullable(Type.String())),
+  },
+  { additionalProperties: false },
+);
+/** {@link CustomTransformBody} as validated. */
+export type CustomTransformInput = Static<typeof CustomTransformBody>;
+
+/** `POST /public/activities/{id}/staged-changes/append` (interface-spec.md; decisions.md §5 idempotent append). */
+export const AppendBody = Type.Object(
+  {
+    staged_changes: StagedChanges,
+    batch_key: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200, description: 'A retried batch with the same key is a no-op' }))),
+  },
+  { additionalProperties: false },
+);
+
+/** `POST /public/activities/{id}/pending-review` (G13). */
+export const PendingReviewBody = Type.Object(
+  {
+    message: Type.Optional(Nullable(Type.String({ maxLength: 10000 }))),
+    output: Type.Optional(Nullable(AnyObject())),
+  },
+  { additionalProperties: false },
+);
+
+/** The staged-change filter of the list and of bulk review (dashboard filters). */
+const filterProps = {
+  status: Type.Optional(StringEnum(STAGED_STATUSES)),
+  field: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'after_data has this field with a value different from before_data' })),
+  confidence: Type.Optional(StringEnum(CONFIDENCE_LEVELS, { description: 'review_info.confidence' })),
+  search_query: Type.Optional(Type.String({ maxLength: 500, description: 'Case-insensitive substring of the before/after data' })),
+};
+
+/** `GET /activities/{id}/staged-changes` query (G16 plus `field` and `confidence`). */
+export const StagedChangesQuery = Type.Object({
+  page: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: POSITION_MAX }), 1)),
+  page_size: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: 1000 }), 50)),
+  ...filterProps,
+});
+
+/** The filter of `approve_all` / `reject_all`: the same as the list's. */
+export const StagedChangeFilterSchema = Type.Object(filterProps, { additionalProperties: false });
+
+/** `POST /activities/{id}/staged-changes/bulk-review` (decisions.md §5 G16). */
+export const BulkReviewBody = Type.Object(
+  {
+    action: StringEnum(['approve', 'reject', 'approve_all', 'reject_all'] as const),
+    change_ids: Type.Optional(Type.Array(Type.String(), { maxItems: 10000, description: 'Changes of approve / reject' })),
+    field_names: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: 'approve / reject only these fields of the changes' })),
+    filter: Type.Optional(StagedChangeFilterSchema),
+    rejection_reason: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
+  },
+  { additionalProperties: false },
+);
+/** {@link BulkReviewBody} as validated. */
+export type BulkReviewInput = Static<typeof BulkReviewBody>;
+
+// Response shapes (documentation only: the presenters in src/presenters/review.ts build them).
+
+const DateTime = Type.String({ format: 'date-time' });
+const activityEntryProps = {
+  id: Type.String(),
+  catalog_id: Nullable(Type.String()),
+  type: StringEnum(ACTIVITY_TYPES),
+  status: StringEnum(ACTIVITY_STATUSES),
+  description: Nullable(Type.String()),
+  staged_count: Type.Integer(),
+  created_at: DateTime,
+  updated_at: DateTime,
+};
+
+/** One entry of the activity list (G13). */
+export const ActivityEntryResponse = Type.Object(activityEntryProps);
+
+/** `GET /public/catalogs/{id}/activities` (G13). */
+export const ActivityListResponse = Type.Object({ activities: Type.Array(ActivityEntryResponse), total: Type.Integer() });
+
+/** An activity (get, cancel): the list entry plus input, messages and apply state. */
+export const ActivityResponse = Type.Object({
+  ...activityEntryProps,
+  metadata: AnyObject(),
+  input: AnyObject({ description: 'The stored input data, with `activity_message`' }),
+  last_message: Nullable(Type.String()),
+  output: Nullable(AnyObject()),
+  apply_progress: Nullable(AnyObject({ description: 'While `activity-apply-<id>` runs' })),
+  apply_result: Nullable(AnyObject({ description: '`{applied, skipped_conflicts, failed, pre_apply_snapshot_id}`' })),
+});
+
+/** The shell answer (G13). */
+export const CreatedShellResponse = Type.Object({
+  activity_id: Type.String(),
+  status: StringEnum(ACTIVITY_STATUSES),
+  staged_changes_count: Type.Integer(),
+  review_url: Type.String(),
+});
+
+/** The custom-transform and pending-review answer (G13/G14). */
+export const ReviewableResponse = Type.Object({
+  activity_id: Type.String(),
+  status: StringEnum(ACTIVITY_STATUSES),
+  staged_count: Type.Integer(),
+  review_url: Type.String({ description: '{PUBLIC_URL}/dashboard/catalogs/{catalog_id}/activities/{activity_id}' }),
+});
+
+/** The append answer. */
+export const AppendResponse = Type.Object({ activity_id: Type.String(), appended_count: Type.Integer(), total_staged_changes: Type.Integer() });
+
+/** The bulk-review answer. */
+export const BulkReviewResponse = Type.Object({ activity_id: Type.String(), updated: Type.Integer() });
+
+/** A staged change as listed (G16 plus the review-loop fields). */
+export const StagedChangeResponse = Type.Object({
+  id: Type.String(),
+  status: StringEnum(STAGED_STATUSES),
+  catalog_item_id: Nullable(Type.String()),
+  catalog_item_entity_type: Type.String(),
+  before_data: AnyObject(),
+  after_data: AnyObject(),
+  source_data: AnyObject(),
+  is_new_item: Type.Boolean(),
+  is_delete: Type.Boolean(),
+  row_index: Type.Integer(),
+  review_info: Type.Unknown(),
+  base_version: Nullable(Type.Integer()),
+  accepted_fields: Nullable(Type.Array(Type.String())),
+  error_reason: Nullable(Type.String()),
+  rejection_reason: Nullable(Type.String()),
+  conflict_data: Nullable(AnyObject()),
+  conflict_version: Nullable(Type.Integer()),
+  applied_at: Nullable(DateTime),
+  created_at: DateTime,
+  updated_at: DateTime,
+});
+
+/** A page of staged changes (G16). */
+export const StagedChangePageResponse = Type.Object({
+  items: Type.Array(StagedChangeResponse),
+  total: Type.Integer(),
+  page: Type.Integer(),
+  page_size: Type.Integer(),
+  total_pages: Type.Integer(),
+});
+
+/** The staged-changes summary (G16). */
+export const SummaryResponse = Type.Object({
+  total_changes: Type.Integer(),
+  by_status: AnyObject({ additionalProperties: { type: 'integer' } }),
+  field_stats: AnyObject({ description: 'field → {completed, total, completion_rate, changed}' }),
+  taxonomy_stats: AnyObject({ description: '{with_category, categories: {category_id: count}}' }),
+});

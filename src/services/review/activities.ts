@@ -1,0 +1,273 @@
+/**
+ * Review activity use cases (interface-spec.md "Activities"; decisions.md §5, G13/G14/G16;
+ * tool-server.md §2.4 for the tool server's write path: a shell with status `created` and no
+ * changes, appends in chunks with a `batch_key` each, then pending-review). Each use case that
+ * writes owns its transaction and locks the activity row `FOR UPDATE`, so concurrent appends
+ * number their changes one after the other and a state check cannot race a state change.
+ */
+import type { Knex } from 'knex';
+import { ConflictError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { ReviewActivity, ReviewActivityStatus } from '../../models/review-activity';
+import { StagedChangeBatch } from '../../models/staged-change-batch';
+import type { CreateActivityInput, CustomTransformInput, StagedChangeInputT } from '../../schemas/review';
+import type { Scope } from '../access/scope';
+import { loadCatalogOwned } from '../catalog/catalogs';
+import { cancelEnrichmentJob } from '../enrichment/jobs';
+import type { JobRunner } from '../job-runner';
+import { stageChanges, StageDeps } from './stage-changes';
+import { ActivityWithCount, countStaged, loadActivity } from './staged-changes';
+
+/** What the review use cases need from the app's dependency object. */
+export interface ReviewDeps extends StageDeps {
+  knex: Knex;
+  jobRunner: JobRunner;
+  config: { publicUrl: string };
+}
+
+/** Statuses in which changes may still be staged and an activity finalized. */
+const OPEN_STATUSES: readonly ReviewActivityStatus[] = ['created', 'pending_review'];
+
+/** `review_url` of an activity (decisions.md §5): `{PUBLIC_URL}/dashboard/catalogs/{cid}/activities/{aid}`. */
+export function reviewUrl(publicUrl: string, catalogId: string | null, activityId: string): string {
+  return `${publicUrl}/dashboard/catalogs/${catalogId ?? 'none'}/activities/${activityId}`;
+}
+
+/** One entry of an activity list (G13). */
+export interface ActivityListEntry {
+  activity: ReviewActivity;
+  stagedCount: number;
+}
+
+/** `GET /public/catalogs/{id}/activities` query (G13). */
+export interface ActivityListQuery {
+  status?: string;
+  type?: string;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * `GET /public/catalogs/{id}/activities` (G13): the catalog's activities, newest first —
+ * enrichment jobs that target the catalog included (each job is an activity of type
+ * `enrichment`, decisions.md §4) — filtered by `status` and `type`, with their staged counts.
+ * @returns `{activities, total}` (total before limit/offset)
+ * @throws NotFoundError / ForbiddenError for the catalog
+ */
+export async function listActivities(
+  knex: Knex,
+  scope: Scope,
+  catalogId: string,
+  q: ActivityListQuery,
+): Promise<{ activities: ActivityListEntry[]; total: number }> {
+  await loadCatalogOwned(knex, scope, catalogId);
+  const base = ReviewActivity.query(knex)
+    .where({ organization_id: scope.organizationId, catalog_id: catalogId })
+    .modify((b) => {
+      if (q.status) b.where('status', q.status);
+      if (q.type) b.where('type', q.type);
+    });
+  const total = await base.clone().resultSize();
+  const rows = (await base
+    .clone()
+    .select('review_activities.*', knex.raw('(SELECT count(*)::int FROM staged_changes s WHERE s.activity_id = review_activities.id) AS staged_count'))
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .offset(q.offset)
+    .limit(q.limit)) as Array<ReviewActivity & { staged_count: number }>;
+  return { activities: rows.map((r) => ({ activity: r, stagedCount: r.staged_count })), total };
+}
+
+/** Loads an activity of the scope and locks its row in `trx`. */
+async function lockActivity(trx: Knex.Transaction, scope: Scope, activityId: string): Promise<ReviewActivity> {
+  await loadActivity(trx, scope, activityId);
+  return ReviewActivity.query(trx).findById(activityId).forUpdate().throwIfNotFound();
+}
+
+/** @throws ConflictError unless the activity can still take changes (created / pending_review, with a catalog). */
+function assertOpen(activity: ReviewActivity, what: string): void {
+  if (!OPEN_STATUSES.includes(activity.status)) throw new ConflictError(`Activity is ${activity.status}: cannot ${what}`);
+  if (!activity.catalog_id) throw new ConflictError(`Activity has no catalog: cannot ${what}`);
+}
+
+/** The answer of creating an activity (G13 / G14). */
+export interface CreatedActivity {
+  activity: ReviewActivity;
+  stagedCount: number;
+  reviewUrl: string;
+}
+
+/** Inserts an activity of a catalog and stages its initial changes, in `trx`. */
+async function insertActivity(
+  trx: Knex.Transaction,
+  deps: ReviewDeps,
+  scope: Scope,
+  catalogId: string,
+  row: Pick<ReviewActivity, 'type' | 'status' | 'description' | 'metadata' | 'input_data' | 'last_message'>,
+  changes: StagedChangeInputT[],
+): Promise<CreatedActivity> {
+  const activity = await ReviewActivity.query(trx).insertAndFetch({ id: newId(), organization_id: scope.organizationId, catalog_id: catalogId, ...row });
+  const staged = await stageChanges(trx, deps, activity, changes);
+  return { activity, stagedCount: staged.count, reviewUrl: reviewUrl(deps.config.publicUrl, catalogId, activity.id) };
+}
+
+/**
+ * `POST /public/catalogs/{id}/activities` (G13): an activity shell of `type`, with its
+ * `description`, `input_data` and `metadata` stored as given and `staged_changes` staged (rules
+ * of ./stage-changes.ts). Status: the one asked for, else `pending_review` when changes are
+ * given and `created` otherwise.
+ * @throws NotFoundError / ForbiddenError for the catalog
+ */
+export async function createActivity(deps: ReviewDeps, scope: Scope, catalogId: string, body: CreateActivityInput): Promise<CreatedActivity> {
+  return deps.knex.transaction(async (trx) => {
+    await loadCatalogOwned(trx, scope, catalogId);
+    const changes = body.staged_changes ?? [];
+    return insertActivity(
+      trx,
+      deps,
+      scope,
+      catalogId,
+      {
+        type: body.type,
+        status: body.status ?? (changes.length ? 'pending_review' : 'created'),
+        description: body.description ?? null,
+        metadata: body.metadata ?? {},
+        input_data: body.input_data ?? null,
+        last_message: null,
+      },
+      changes,
+    );
+  });
+}
+
+/**
+ * `POST /public/catalogs/{id}/activities/custom-transform` (G14): a `custom_transform`
+ * activity in `pending_review` (a transform arrives finished). `input_data` keeps
+ * `activity_message`, `schema_changes`, `taxonomy_changes` (what apply turns into a schema
+ * version), `activity_context`, `attachments`, `session_context` and `base_snapshot_id`;
+ * `metadata` keeps `script`, `diff_summary`, `validation_report` and `base_snapshot_id` (where
+ * the tool server's shell puts them, tool-server.md §2.4). `staged_changes` are staged.
+ * @throws NotFoundError / ForbiddenError for the catalog
+ */
+export async function createCustomTransform(deps: ReviewDeps, scope: Scope, catalogId: string, body: CustomTransformInput): Promise<CreatedActivity> {
+  const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null));
+  return deps.knex.transaction(async (trx) => {
+    await loadCatalogOwned(trx, scope, catalogId);
+    return insertActivity(
+      trx,
+      deps,
+      scope,
+      catalogId,
+      {
+        type: 'custom_transform',
+        status: 'pending_review',
+        description: body.activity_message,
+        last_message: body.activity_message,
+        input_data: defined({
+          activity_message: body.activity_message,
+          description: body.activity_message,
+          schema_changes: body.schema_changes,
+          taxonomy_changes: body.taxonomy_changes,
+          activity_context: body.activity_context,
+          attachments: body.attachments,
+          session_context: body.session_context,
+          base_snapshot_id: body.base_snapshot_id,
+        }),
+        metadata: defined({
+          source: 'custom_transform',
+          script: body.script,
+          diff_summary: body.diff_summary,
+          validation_report: body.validation_report,
+          base_snapshot_id: body.base_snapshot_id,
+        }),
+      },
+      body.staged_changes ?? [],
+    );
+  });
+}
+
+/** The answer of an append (interface-spec.md). */
+export interface AppendResult {
+  activity_id: string;
+  appended_count: number;
+  total_staged_changes: number;
+}
+
+/**
+ * `POST /public/activities/{id}/staged-changes/append`: stages `changes` after the activity's
+ * existing ones (./stage-changes.ts). With a `batchKey` the append is idempotent
+ * (decisions.md §5): a key already used on this activity stages nothing and answers the count
+ * that batch staged.
+ * @throws NotFoundError / ForbiddenError for the activity; ConflictError (409) when the
+ *   activity is no longer open (completed, cancelled, failed, running) or has no catalog
+ */
+export async function appendStagedChanges(
+  deps: ReviewDeps,
+  scope: Scope,
+  activityId: string,
+  changes: StagedChangeInputT[],
+  batchKey?: string | null,
+): Promise<AppendResult> {
+  return deps.knex.transaction(async (trx) => {
+    const activity = await lockActivity(trx, scope, activityId);
+    if (batchKey) {
+      const done = await StagedChangeBatch.query(trx).findById([activityId, batchKey]);
+      if (done) return { activity_id: activityId, appended_count: done.count, total_staged_changes: await countStaged(trx, activityId) };
+    }
+    assertOpen(activity, 'append staged changes');
+    const staged = await stageChanges(trx, deps, activity, changes);
+    if (batchKey)
+      await StagedChangeBatch.query(trx).insert({ activity_id: activityId, batch_key: batchKey, first_row_index: staged.firstRowIndex, count: staged.count });
+    await ReviewActivity.query(trx).findById(activityId).patch({ updated_at: trx.fn.now() });
+    return { activity_id: activityId, appended_count: staged.count, total_staged_changes: await countStaged(trx, activityId) };
+  });
+}
+
+/**
+ * `POST /public/activities/{id}/pending-review` (G13): the activity goes to `pending_review`,
+ * remembering `message` as its `last_message` and `output` (e.g. the diff summary). Finalizing
+ * again is allowed and updates both.
+ * @throws NotFoundError / ForbiddenError; ConflictError (409) unless created or pending_review
+ */
+export async function markPendingReview(
+  deps: ReviewDeps,
+  scope: Scope,
+  activityId: string,
+  body: { message?: string | null; output?: Record<string, unknown> | null },
+): Promise<CreatedActivity> {
+  return deps.knex.transaction(async (trx) => {
+    const activity = await lockActivity(trx, scope, activityId);
+    assertOpen(activity, 'submit for review');
+    const updated = await ReviewActivity.query(trx)
+      .patchAndFetchById(activityId, {
+        status: 'pending_review',
+        last_message: body.message ?? activity.last_message,
+        output: body.output ?? activity.output,
+        updated_at: trx.fn.now(),
+      })
+      .throwIfNotFound();
+    return { activity: updated, stagedCount: await countStaged(trx, activityId), reviewUrl: reviewUrl(deps.config.publicUrl, activity.catalog_id, activityId) };
+  });
+}
+
+/**
+ * `POST /activities/{id}/cancel` (decisions.md §5): the activity becomes `cancelled`; its staged
+ * changes are kept and nothing is applied. An enrichment activity whose job still runs is
+ * cancelled through the enrichment cancel (the job and its workflow stop). Cancelling a
+ * cancelled activity answers it again.
+ * @returns the activity with its staged count
+ * @throws NotFoundError / ForbiddenError; ConflictError (409) for a completed activity
+ */
+export async function cancelActivity(deps: ReviewDeps, scope: Scope, activityId: string): Promise<ActivityWithCount> {
+  const current = await loadActivity(deps.knex, scope, activityId);
+  if (current.type === 'enrichment' && current.status === 'running') await cancelEnrichmentJob(deps, scope, activityId);
+  await deps.knex.transaction(async (trx) => {
+    const activity = await lockActivity(trx, scope, activityId);
+    if (activity.status === 'completed') throw new ConflictError('Activity is completed: its changes are applied and it cannot be cancelled');
+    if (activity.status !== 'cancelled') await ReviewActivity.query(trx).findById(activityId).patch({ status: 'cancelled', updated_at: trx.fn.now() });
+  });
+  const activity = await loadActivity(deps.knex, scope, activityId);
+  return { activity, stagedCount: await countStaged(deps.knex, activityId) };
+}

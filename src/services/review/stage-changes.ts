@@ -1,0 +1,182 @@
+/**
+ * Staging client-supplied changes on a review activity (interface-spec.md "Activities": append;
+ * decisions.md §5; tool-server.md §2.4 for what the tool server sends). Set-based: per call one
+ * look-up of the catalog items the changes name and one multi-row INSERT (through
+ * `jsonb_to_recordset`, one bind parameter whatever the chunk size).
+ *
+ * Per change:
+ * - snapshot-row system columns (`__catalog_item_id`, `__entity_type`, `__parent_id`,
+ *   `__current_version`, tool-server.md §2.1 step 7) are read from before/after data and never
+ *   stored as data;
+ * - a delete is `is_delete: true`, or an empty `after_data` with a `catalog_item_id`
+ *   (decisions.md §5);
+ * - values of array/object fields of the catalog schema that arrive as JSON strings (the
+ *   snapshot flattening) are parsed;
+ * - the change is validated against the catalog's current schema: the item's data overlaid with
+ *   `after_data` (new items: `after_data` alone), strictly (unknown fields refused) only in a
+ *   `strict_mode` catalog. An invalid change, or one naming an item the catalog does not have,
+ *   is stored with status `error` and an `error_reason`, never dropped;
+ * - `base_version` (decisions.md §5, Conflicts) = the change's own (`base_version`, else
+ *   `__current_version` of its before/after row), else the item's `current_version` now.
+ */
+import type { Knex } from 'knex';
+import { isUuid, newId } from '../../lib/ids';
+import { Catalog } from '../../models/catalog';
+import { CatalogSchema } from '../../models/catalog-schema';
+import type { ReviewActivity } from '../../models/review-activity';
+import type { StagedChangeInputT } from '../../schemas/review';
+import type { ItemValidator } from '../catalog/caches';
+import { isGrouped, SYSTEM_COLUMNS } from '../catalog/items-keys';
+import { getCurrentSchema } from '../catalog/schema';
+import { itemValidator } from '../catalog/schema-validation';
+
+/** Where the item validators are cached (the app's CatalogCaches.validators). */
+export interface StageDeps {
+  caches: { catalog: { validators: Map<string, ItemValidator> } };
+}
+
+/** What staging wrote: how many changes and from which row index on. */
+export interface Staged {
+  count: number;
+  firstRowIndex: number;
+  errors: number;
+}
+
+/** A catalog item as the staging look-up reads it. */
+interface FoundItem {
+  id: string;
+  entity_type: string;
+  current_version: number;
+  data: Record<string, unknown>;
+}
+
+/** The kind of a schema property whose values may arrive JSON-encoded. */
+type Container = 'array' | 'object';
+
+/** Fields of a schema whose type is array or object (alone or with null). */
+function containerFields(schema: CatalogSchema): Map<string, Container> {
+  const out = new Map<string, Container>();
+  for (const [name, p] of Object.entries(schema.schema_definition.properties ?? {})) {
+    const types = Array.isArray(p.type) ? p.type : [p.type];
+    if (types.includes('array')) out.set(name, 'array');
+    else if (types.includes('object')) out.set(name, 'object');
+  }
+  return out;
+}
+
+/** `data` without the system columns, with JSON-string values of container fields parsed. */
+function cleanData(data: Record<string, unknown> | null | undefined, containers: Map<string, Container>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(data ?? {})) {
+    if ((SYSTEM_COLUMNS as readonly string[]).includes(k)) continue;
+    const kind = containers.get(k);
+    if (kind && typeof v === 'string') {
+      const t = v.trim();
+      if ((kind === 'array' && t.startsWith('[')) || (kind === 'object' && t.startsWith('{'))) {
+        try {
+          out[k] = JSON.parse(t);
+          continue;
+        } catch {
+          // Not JSON after all: kept as the string, so validation reports the field.
+        }
+      }
+    }
+    out[k] = v;
+  }
+  return out;
+}
+
+/** A system column of the change's rows (after first, then before), as a non-empty string. */
+function systemValue(c: StagedChangeInputT, key: string): string | null {
+  for (const row of [c.after_data, c.before_data]) {
+    const v = row?.[key];
+    if ((typeof v === 'string' && v.trim() !== '') || typeof v === 'number') return String(v).trim();
+  }
+  return null;
+}
+
+/** The validator for a catalog's current schema: strict in strict_mode, else unknown fields allowed. */
+function validatorFor(deps: StageDeps, catalog: Catalog, schema: CatalogSchema): ItemValidator {
+  if (catalog.strict_mode) return itemValidator(deps.caches.catalog.validators, schema);
+  // The same version with unknown fields allowed, cached under its own key.
+  const open = Object.assign(new CatalogSchema(), {
+    id: `${schema.id}:open`,
+    schema_definition: { ...schema.schema_definition, additionalProperties: schema.schema_definition.additionalProperties ?? true },
+  });
+  return itemValidator(deps.caches.catalog.validators, open);
+}
+
+/**
+ * Stages `changes` on `activity` (which the caller has locked `FOR UPDATE` in `trx`, so row
+ * indexes are handed out once), numbered from the activity's highest row index + 1 in the
+ * order given. See the file comment for the rules applied to each change.
+ * @returns how many were staged (all of them), the first row index and how many are `error`
+ * @throws Error when the activity has no catalog (callers check first)
+ */
+export async function stageChanges(trx: Knex.Transaction, deps: StageDeps, activity: ReviewActivity, changes: StagedChangeInputT[]): Promise<Staged> {
+  const [{ next }] = (await trx('staged_changes')
+    .where({ activity_id: activity.id })
+    .select(trx.raw('coalesce(max(row_index) + 1, 0)::int AS next'))) as Array<{
+    next: number;
+  }>;
+  if (changes.length === 0) return { count: 0, firstRowIndex: next, errors: 0 };
+  if (!activity.catalog_id) throw new Error('activity has no catalog');
+  const catalog = await Catalog.query(trx).findById(activity.catalog_id).throwIfNotFound();
+  const schema = await getCurrentSchema(trx, catalog.id);
+  const containers = containerFields(schema);
+  const validate = validatorFor(deps, catalog, schema);
+  const defaultType = isGrouped(catalog) ? 'variant' : 'product';
+
+  const itemIds = changes.map((c) => c.catalog_item_id ?? systemValue(c, '__catalog_item_id'));
+  const lookup = [...new Set(itemIds.filter((id): id is string => typeof id === 'string' && isUuid(id)))];
+  const found: FoundItem[] = lookup.length
+    ? (await trx.raw('SELECT id, entity_type, current_version, data FROM catalog_items WHERE catalog_id = ? AND id = ANY(?::uuid[])', [catalog.id, lookup]))
+        .rows
+    : [];
+  const items = new Map(found.map((i) => [i.id, i]));
+
+  let errors = 0;
+  const records = changes.map((c, i) => {
+    const rawId = itemIds[i];
+    const itemId = rawId && rawId.trim() !== '' ? rawId.trim() : null;
+    const item = itemId ? items.get(itemId) : undefined;
+    const before = cleanData(c.before_data, containers);
+    const after = cleanData(c.after_data, containers);
+    const isDelete = c.is_delete === true || (itemId !== null && Object.keys(after).length === 0);
+    const problems: string[] = [];
+    if (itemId !== null && !item) problems.push(`Unknown catalog_item_id ${JSON.stringify(itemId)} in this catalog`);
+    else if (isDelete && itemId === null) problems.push('A delete needs a catalog_item_id');
+    if (!isDelete && problems.length === 0) {
+      for (const d of validate(item ? { ...item.data, ...after } : after)) problems.push(`${d.loc.join('.') || '(item)'}: ${d.msg}`);
+    }
+    if (problems.length) errors += 1;
+    const ownVersion = c.base_version ?? Number.parseInt(systemValue(c, '__current_version') ?? '', 10);
+    const baseVersion = Number.isInteger(ownVersion) ? ownVersion : (item?.current_version ?? null);
+    return {
+      id: newId(),
+      catalog_item_id: item ? item.id : null,
+      catalog_item_entity_type: (c.catalog_item_entity_type || systemValue(c, '__entity_type') || item?.entity_type || defaultType).slice(0, 16),
+      before_data: before,
+      after_data: isDelete ? {} : after,
+      source_data: c.source_data ?? {},
+      is_new_item: itemId === null ? (c.is_new_item ?? true) : false,
+      is_delete: isDelete,
+      row_index: next + i,
+      status: problems.length ? 'error' : (c.status ?? 'pending'),
+      error_reason: problems.length ? problems.join('; ').slice(0, 4000) : null,
+      review_info: c.review_info ?? null,
+      base_version: baseVersion,
+    };
+  });
+  await trx.raw(
+    `INSERT INTO staged_changes (id, activity_id, organization_id, catalog_id, catalog_item_id, catalog_item_entity_type,
+       before_data, after_data, source_data, is_new_item, is_delete, row_index, status, error_reason, review_info, base_version)
+     SELECT x.id, ?, ?, ?, x.catalog_item_id, x.catalog_item_entity_type, x.before_data, x.after_data, x.source_data,
+       x.is_new_item, x.is_delete, x.row_index, x.status, x.error_reason, x.review_info, x.base_version
+     FROM jsonb_to_recordset(?::jsonb) AS x(id uuid, catalog_item_id uuid, catalog_item_entity_type text, before_data jsonb,
+       after_data jsonb, source_data jsonb, is_new_item boolean, is_delete boolean, row_index int, status text,
+       error_reason text, review_info jsonb, base_version int)`,
+    [activity.id, activity.organization_id, catalog.id, JSON.stringify(records)],
+  );
+  return { count: records.length, firstRowIndex: next, errors };
+}

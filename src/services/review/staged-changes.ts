@@ -1,0 +1,178 @@
+/**
+ * The read side of review activities (decisions.md §1 and §5, G13/G16): one activity, the
+ * paginated list of its staged changes, their summary, and the staged-change filter shared by
+ * the list and by bulk review (`approve_all` / `reject_all` act on exactly the changes the list
+ * shows for the same filter).
+ */
+import type { Knex } from 'knex';
+import { loadOwned } from '../access/ownership';
+import type { Scope } from '../access/scope';
+import { ReviewActivity } from '../../models/review-activity';
+import { StagedChange } from '../../models/staged-change';
+
+/** Staged change statuses (decisions.md §5; `conflict` is the seventh, set by apply). */
+export const STAGED_STATUSES = ['draft', 'pending', 'approved', 'rejected', 'partially_accepted', 'error', 'conflict'] as const;
+
+/** Confidence levels of `review_info.confidence` (decisions.md §4). */
+export const CONFIDENCE_LEVELS = ['high', 'medium', 'low'] as const;
+
+/** A review activity with the number of its staged changes. */
+export interface ActivityWithCount {
+  activity: ReviewActivity;
+  stagedCount: number;
+}
+
+/**
+ * Loads an activity of the scope's organization.
+ * @throws NotFoundError `Activity not found` (404); ForbiddenError (403) for another organization's
+ */
+export function loadActivity(knex: Knex | Knex.Transaction, scope: Scope, activityId: string): Promise<ReviewActivity> {
+  return loadOwned<ReviewActivity>(knex, ReviewActivity, activityId, scope, 'Activity not found');
+}
+
+/** Number of staged changes of an activity. */
+export async function countStaged(knex: Knex | Knex.Transaction, activityId: string): Promise<number> {
+  return StagedChange.query(knex).where({ activity_id: activityId }).resultSize();
+}
+
+/**
+ * `GET /api/activities/{id}` (decisions.md §1, G16): the activity with its `staged_count`.
+ * @throws NotFoundError `Activity not found` (404); ForbiddenError (403)
+ */
+export async function getActivity(knex: Knex, scope: Scope, activityId: string): Promise<ActivityWithCount> {
+  const activity = await loadActivity(knex, scope, activityId);
+  return { activity, stagedCount: await countStaged(knex, activityId) };
+}
+
+/**
+ * Which staged changes a list or a bulk review addresses (the dashboard's filters):
+ * - `status`: one staged-change status;
+ * - `field`: the change's `after_data` has this key and its value differs from `before_data`'s;
+ * - `confidence`: `review_info.confidence` equals it;
+ * - `search_query`: case-insensitive substring of the before or after data (as JSON text).
+ */
+export interface StagedChangeFilter {
+  status?: string;
+  field?: string;
+  confidence?: string;
+  search_query?: string;
+}
+
+/**
+ * The {@link StagedChangeFilter} as one SQL condition over `staged_changes` with its bindings
+ * (`TRUE` without conditions), for `whereRaw` of the list (Objection) and of bulk review (knex).
+ */
+export function stagedFilterSql(f: StagedChangeFilter): { sql: string; bindings: Knex.RawBinding[] } {
+  const parts: string[] = [];
+  const bindings: Knex.RawBinding[] = [];
+  if (f.status) {
+    parts.push('status = ?');
+    bindings.push(f.status);
+  }
+  if (f.field) {
+    parts.push('(after_data \\? ? AND (after_data -> ?) IS DISTINCT FROM (before_data -> ?))');
+    bindings.push(f.field, f.field, f.field);
+  }
+  if (f.confidence) {
+    parts.push("review_info ->> 'confidence' = ?");
+    bindings.push(f.confidence);
+  }
+  if (f.search_query) {
+    const like = `%${f.search_query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    parts.push('(after_data::text ILIKE ? OR before_data::text ILIKE ?)');
+    bindings.push(like, like);
+  }
+  return { sql: parts.length ? parts.join(' AND ') : 'TRUE', bindings };
+}
+
+/** One page of an activity's staged changes (G16). */
+export interface StagedChangePage {
+  items: StagedChange[];
+  total: number;
+  page: number;
+  page_size: number;
+  total_pages: number;
+}
+
+/** Query of the staged-changes list (G16): a page and the {@link StagedChangeFilter}. */
+export interface StagedChangesQuery extends StagedChangeFilter {
+  page: number;
+  page_size: number;
+}
+
+/**
+ * `GET /api/activities/{id}/staged-changes` (decisions.md §5, G16): staged changes in row order,
+ * filtered by {@link StagedChangeFilter}, paginated: `{items, total, page, page_size, total_pages}`.
+ * @throws NotFoundError (404) / ForbiddenError (403) for the activity
+ */
+export async function listStagedChanges(knex: Knex, scope: Scope, activityId: string, q: StagedChangesQuery): Promise<StagedChangePage> {
+  await loadActivity(knex, scope, activityId);
+  const filter = stagedFilterSql(q);
+  const base = StagedChange.query(knex).where({ activity_id: activityId }).whereRaw(filter.sql, filter.bindings);
+  const total = await base.clone().resultSize();
+  const items = await base
+    .clone()
+    .orderBy([{ column: 'row_index' }, { column: 'id' }])
+    .offset((q.page - 1) * q.page_size)
+    .limit(q.page_size);
+  return { items, total, page: q.page, page_size: q.page_size, total_pages: Math.ceil(total / q.page_size) };
+}
+
+/** Per-field completion of an activity's staged changes. */
+export interface FieldStats {
+  completed: number;
+  total: number;
+  /** completed / total, rounded to 4 decimals; 0 without changes. */
+  completion_rate: number;
+  changed: number;
+}
+
+/** Counts by status, per-field completion and taxonomy categories of an activity's staged changes. */
+export interface StagedChangesSummary {
+  total_changes: number;
+  by_status: Record<string, number>;
+  field_stats: Record<string, FieldStats>;
+  taxonomy_stats: { with_category: number; categories: Record<string, number> };
+}
+
+/**
+ * `GET /api/activities/{id}/staged-changes/summary` (decisions.md §5, G16): `{total_changes,
+ * by_status, field_stats: {field: {completed, total, completion_rate, changed}}, taxonomy_stats:
+ * {with_category, categories: {category_id: count}}}`. `completed` counts changes whose after
+ * data has a non-empty value for the field; `changed` those where it differs from before.
+ * @throws NotFoundError (404) / ForbiddenError (403) for the activity
+ */
+export async function stagedChangesSummary(knex: Knex, scope: Scope, activityId: string): Promise<StagedChangesSummary> {
+  await loadActivity(knex, scope, activityId);
+  const byStatus = (await knex('staged_changes').where({ activity_id: activityId }).groupBy('status').select('status').count({ n: '*' })) as unknown as Array<{
+    status: string;
+    n: string;
+  }>;
+  const total = byStatus.reduce((s, r) => s + Number(r.n), 0);
+  const { rows: fields } = await knex.raw(
+    `SELECT e.key AS field,
+       count(*) FILTER (WHERE e.value <> 'null'::jsonb AND e.value <> '""'::jsonb AND e.value <> '[]'::jsonb) AS completed,
+       count(*) FILTER (WHERE e.value IS DISTINCT FROM s.before_data -> e.key) AS changed
+     FROM staged_changes s CROSS JOIN LATERAL jsonb_each(s.after_data) e
+     WHERE s.activity_id = ? GROUP BY e.key ORDER BY e.key`,
+    [activityId],
+  );
+  const { rows: cats } = await knex.raw(
+    `SELECT source_data ->> 'category_id' AS category_id, count(*) AS n FROM staged_changes
+     WHERE activity_id = ? AND source_data ->> 'category_id' IS NOT NULL GROUP BY 1 ORDER BY 1`,
+    [activityId],
+  );
+  const fieldStats: Record<string, FieldStats> = {};
+  for (const f of fields as Array<{ field: string; completed: string; changed: string }>) {
+    const completed = Number(f.completed);
+    fieldStats[f.field] = { completed, total, completion_rate: total ? Number((completed / total).toFixed(4)) : 0, changed: Number(f.changed) };
+  }
+  const categories: Record<string, number> = {};
+  for (const c of cats as Array<{ category_id: string; n: string }>) categories[c.category_id] = Number(c.n);
+  return {
+    total_changes: total,
+    by_status: Object.fromEntries(byStatus.map((r) => [r.status as string, Number(r.n)])),
+    field_stats: fieldStats,
+    taxonomy_stats: { with_category: Object.values(categories).reduce((s, n) => s + n, 0), categories },
+  };
+}
