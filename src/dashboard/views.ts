@@ -243,7 +243,12 @@ function reviewButton(label: string, body: Record<string, unknown>, kind: string
   return html`<button type="button" class="btn small ${kind}" data-review="${JSON.stringify(body)}" title="${title}">${label}</button>`;
 }
 
-function changeRows(change: StagedChange, filters: ActivityFilters): SafeHtml {
+/** Whether an activity still takes reviews (decisions.md §5: shells and activities pending review). */
+function isOpen(a: ReviewActivity): boolean {
+  return a.status === 'created' || a.status === 'pending_review';
+}
+
+function changeRows(change: StagedChange, filters: ActivityFilters, open: boolean): SafeHtml {
   const info = record(change.review_info);
   const confidence = record(info.field_confidence);
   const methods = record(info.field_methods);
@@ -260,7 +265,8 @@ function changeRows(change: StagedChange, filters: ActivityFilters): SafeHtml {
     : change.is_new_item
       ? badge('new item', 'kind-new')
       : html`item <code title="${change.catalog_item_id ?? ''}">${(change.catalog_item_id ?? '').slice(0, 8)}</code>`;
-  const reviewable = change.status !== 'error';
+  // Errors are never approvable; a completed or cancelled activity takes no more reviews.
+  const reviewable = open && change.status !== 'error' && !change.applied_at;
   const head = html`<tr class="change-head">
     <th colspan="6">
       <div class="change-head-row">
@@ -419,8 +425,12 @@ function filterBar(d: ActivityPageData, filters: ActivityFilters): SafeHtml {
     <button type="submit" class="btn">Filter</button>
     <a class="btn ghost" href="${pageUrl(d.catalog.id, d.activity.id, { page: 1 }, {})}">Clear</a>
     <span class="spacer"></span>
-    ${reviewButton(`Approve all ${d.total} matching`, { action: 'approve_all', filter }, 'approve', 'Approve every change that matches the filter')}
-    ${reviewButton(`Reject all ${d.total} matching`, { action: 'reject_all', filter }, 'reject', 'Reject every change that matches the filter')}
+    ${
+      isOpen(d.activity)
+        ? html`${reviewButton(`Approve all ${d.total} matching`, { action: 'approve_all', filter }, 'approve', 'Approve every change that matches the filter')}
+          ${reviewButton(`Reject all ${d.total} matching`, { action: 'reject_all', filter }, 'reject', 'Reject every change that matches the filter')}`
+        : ''
+    }
   </form>`;
 }
 
@@ -477,7 +487,7 @@ export function activityPage(d: ActivityPageData, filters: ActivityFilters, sess
         </thead>
         ${
           d.changes.length
-            ? d.changes.map((c) => changeRows(c, filters))
+            ? d.changes.map((c) => changeRows(c, filters, isOpen(d.activity)))
             : html`<tbody>
                 <tr>
                   <td colspan="6" class="muted">No staged changes match.</td>

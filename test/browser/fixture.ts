@@ -28,9 +28,10 @@ export const XSS_PROBE = '<img src=x onerror="window.__xss=1">';
  * A catalog with four items and a `pending_review` activity staging one change per item, as an
  * enrichment job targeting the catalog stages them (before = the item, after = item + enriched
  * fields; sources, explanations, field confidence and methods in source_data / review_info).
- * Rows are inserted directly so the page can be tested without running a job.
+ * Rows are inserted directly so the page can be tested without running a job. `xssProbe`: the
+ * headphones' staged color is {@link XSS_PROBE}.
  */
-export async function createReviewFixture(organizationId: string): Promise<ReviewFixture> {
+export async function createReviewFixture(organizationId: string, options: { xssProbe?: boolean } = {}): Promise<ReviewFixture> {
   const knex = testKnex();
   const catalogId = await createTestCatalog(organizationId, {
     schema_definition: {
@@ -65,7 +66,7 @@ export async function createReviewFixture(organizationId: string): Promise<Revie
   const enriched: Record<string, Partial<FixtureItem>> = {
     'KB-100': { brand: 'Keychron', color: 'Space gray', title: 'Mechanical keyboard K2 (wireless)' },
     'MS-200': { brand: 'Logitech', color: 'Graphite' },
-    'HD-300': { brand: 'Beyerdynamic', color: XSS_PROBE },
+    'HD-300': { brand: 'Beyerdynamic', color: options.xssProbe ? XSS_PROBE : 'Black' },
     'CB-400': { brand: 'Anker', color: 'White' },
   };
   const changes: Record<string, string> = {};

@@ -31,7 +31,7 @@ const screenshotDir = process.env.DASHBOARD_SCREENSHOTS;
 
   beforeAll(async () => {
     org = await createTestOrg('dashboard org');
-    fx = await createReviewFixture(org.organizationId);
+    fx = await createReviewFixture(org.organizationId, { xssProbe: true });
     const otherOrg = await createTestOrg('other org');
     other = await createReviewFixture(otherOrg.organizationId);
     server = http.createServer(testApp().callback());
@@ -101,7 +101,6 @@ const screenshotDir = process.env.DASHBOARD_SCREENSHOTS;
     await page.waitForSelector('#field-completion tr[data-field="brand"]');
     expect(await page.$eval('#field-completion tr[data-field="brand"] td:nth-child(3)', (e) => e.textContent)).toBe('4 / 4 (100%)');
     expect(await page.$eval('#field-completion tr[data-field="title"] td:nth-child(4)', (e) => e.textContent)).toBe('1');
-    await shot('review-activity.png');
   });
 
   test('filters: by text and by status narrow the table', async () => {
@@ -218,6 +217,11 @@ const screenshotDir = process.env.DASHBOARD_SCREENSHOTS;
     // Reject the whole mouse change.
     await Promise.all([page.waitForNavigation(), page.click(`${changeRow('MS-200')} .change-head button.reject`)]);
     expect(await page.$eval(changeRow('MS-200'), (e) => e.getAttribute('data-status'))).toBe('rejected');
+    if (screenshotDir) {
+      // The README's picture: a reviewed page (one partially accepted, one rejected, two pending).
+      await page.waitForSelector('#field-completion table');
+      await page.screenshot({ path: path.join(screenshotDir, 'review-activity.png'), fullPage: true });
+    }
 
     // Apply: progress, then the result with the pre-apply snapshot, after the page reloads.
     await page.click('#apply-button');
