@@ -69,6 +69,9 @@ test('a wrong key is a 401 sign-in page and sets no cookie', async () => {
 test('the session reads the API; writes need the CSRF token; Bearer calls need none', async () => {
   const { cookie, csrf } = await signIn(org.apiKey);
   expect((await request(app).get(`/api/activities/${fx.activityId}`).set('Cookie', cookie)).status).toBe(200);
+  const home = await request(app).get('/dashboard').set('Cookie', cookie);
+  expect(home.status).toBe(200);
+  expect(home.text).toContain(`href="/dashboard/catalogs/${fx.catalogId}"`);
   expect((await request(app).post('/api/public/catalogs').set('Cookie', cookie).send({})).status).toBe(403);
   expect((await request(app).post('/api/public/catalogs').set('Cookie', cookie).set('X-CSRF-Token', csrf).send({})).status).toBe(422);
   expect((await request(app).post('/api/public/catalogs').set(org.auth).send({})).status).toBe(422);
