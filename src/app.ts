@@ -13,11 +13,13 @@ import { enrichRoutes } from './routes/enrich';
 import { catalogRoutes } from './routes/catalogs';
 import { itemRoutes } from './routes/items';
 import { activityRoutes } from './routes/activities';
+import { apiKeyRoutes } from './routes/api-keys';
 import { dashboardRouter } from './dashboard/routes';
 import { organizationRoutes } from './routes/organization';
 import { templateRoutes } from './routes/templates';
 import { artifactRoutes, publicMediaRoutes } from './routes/files';
 import type { AppDeps, ResolvedAppDeps } from './deps';
+import { runIdempotent } from './services/access/idempotency';
 import { createServiceCaches } from './services/caches';
 import { metrics } from './lib/metrics';
 import { Validator } from './lib/validation';
@@ -43,6 +45,7 @@ export function buildRegistry(given: AppDeps): RouteRegistry {
     ...templateRoutes(deps),
     ...activityRoutes(deps),
     ...organizationRoutes(deps),
+    ...apiKeyRoutes(deps),
     ...artifactRoutes(deps),
   );
 }
@@ -85,7 +88,7 @@ export function createApp(given: AppDeps): Koa {
   const api = new Router({ prefix: '/api' });
   api.use(apiHeaders);
   api.use(authMiddleware(deps.knex, deps.config.jwtSecret, new Set()));
-  registry.mount(api, validator);
+  registry.mount(api, validator, { idempotent: (org, key, hash, handler) => runIdempotent(deps.knex, org, key, hash, handler) });
 
   app.use(requestLog);
   app.use(errorHandler);

@@ -8,11 +8,16 @@
  *   replay <file>                      replay a history against the current workflow code;
  *                                      exit 1 on nondeterminism (or any replay error)
  *   resume <job_id>                    start a new run of a failed job for its pending rows
+ *   org create <name> [--key ck_…]     a new organization with one API key (printed once)
+ *   key create <organization_id> [--name N]   a new API key of an organization (printed once)
+ *   key revoke <key_id>                revoke a key: refused from the next request on
  */
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../config';
 import { createKnex } from '../db';
+import { createOrganizationWithKey } from '../services/access/auth';
+import { createApiKey, revokeApiKeyById } from '../services/access/api-keys';
 import { TemporalJobRunner } from '../../temporal/client';
 import { exportHistory } from '../../temporal/export-history';
 import { listFailedJobs, listStuckJobs, replayHistoryFile, resumeJob } from '../../temporal/ops';
@@ -22,7 +27,10 @@ const USAGE = `usage: npm run ops -- <command>
   stuck [--minutes N]
   export-history <workflow-id> <file> [run-id]
   replay <file>
-  resume <job_id>`;
+  resume <job_id>
+  org create <name> [--key ck_…]
+  key create <organization_id> [--name N]
+  key revoke <key_id>`;
 
 function flag(args: string[], name: string, fallback: number): number {
   const i = args.indexOf(name);
@@ -43,6 +51,7 @@ export async function runOps(argv: string[], print: (line: string) => void = con
     print(JSON.stringify({ file: args[0], ...outcome }));
     return outcome.ok ? 0 : 1;
   }
+  if (command === 'org' || command === 'key') return runAccess(command, args, print);
   if (!['failed', 'stuck', 'export-history', 'resume'].includes(command ?? '')) {
     print(USAGE);
     return 2;
@@ -54,10 +63,10 @@ export async function runOps(argv: string[], print: (line: string) => void = con
   try {
     switch (command) {
       case 'failed':
-        for (const job of await listFailedJobs(knex, client, flag(args, '--limit', 50))) print(JSON.stringify(job));
+        printJobs(await listFailedJobs(knex, client, flag(args, '--limit', 50)), 'no failed jobs', print);
         return 0;
       case 'stuck':
-        for (const job of await listStuckJobs(knex, client, flag(args, '--minutes', 15))) print(JSON.stringify(job));
+        printJobs(await listStuckJobs(knex, client, flag(args, '--minutes', 15)), 'no stuck jobs', print);
         return 0;
       case 'export-history': {
         const [workflowId, file, runId] = args;
@@ -77,6 +86,45 @@ export async function runOps(argv: string[], print: (line: string) => void = con
   } finally {
     await knex.destroy();
     await connection.close();
+  }
+}
+
+/** One JSON line per job, or `empty` when there is none (an empty output reads like a hang). */
+function printJobs(jobs: unknown[], empty: string, print: (line: string) => void): void {
+  if (jobs.length === 0) print(empty);
+  for (const job of jobs) print(JSON.stringify(job));
+}
+
+/** The value after `name` in `args`, or undefined. */
+function option(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  return i < 0 ? undefined : args[i + 1];
+}
+
+/**
+ * `org create` and `key create|revoke` (issue 18): organization and key management for
+ * operators, over PostgreSQL only. Prints one JSON line; a created key is printed once.
+ * @returns the exit code (0 ok, 2 usage)
+ */
+async function runAccess(command: string, args: string[], print: (line: string) => void): Promise<number> {
+  const [verb, target] = args;
+  const valid = (command === 'org' && verb === 'create' && target) || (command === 'key' && (verb === 'create' || verb === 'revoke') && target);
+  if (!valid) return (print(USAGE), 2);
+  const knex = createKnex(loadConfig().databaseUrl, { min: 0, max: 2 });
+  try {
+    if (command === 'org') {
+      const created = await createOrganizationWithKey(knex, target, option(args, '--key') ?? null);
+      print(JSON.stringify({ organization_id: created.organizationId, api_key: created.apiKey, created: created.created }));
+    } else if (verb === 'create') {
+      const { key, apiKey } = await createApiKey(knex, target, option(args, '--name') ?? 'operator key');
+      print(JSON.stringify({ organization_id: key.organization_id, key_id: key.id, key_prefix: key.key_prefix, api_key: apiKey }));
+    } else {
+      const key = await revokeApiKeyById(knex, target);
+      print(JSON.stringify({ key_id: key.id, organization_id: key.organization_id, revoked_at: key.revoked_at }));
+    }
+    return 0;
+  } finally {
+    await knex.destroy();
   }
 }
 

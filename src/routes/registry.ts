@@ -3,6 +3,7 @@ import type { TSchema, TUnknown } from '@sinclair/typebox';
 import type { Context } from 'koa';
 import { UnsupportedMediaTypeError } from '../lib/errors';
 import { assertStorableText, InputPart, Validated, Validator } from '../lib/validation';
+import { RememberedAnswer, requestHash } from '../services/access/idempotency';
 import type { Scope } from '../services/access/scope';
 
 /** HTTP methods routes may use. */
@@ -84,6 +85,20 @@ function storable<T>(value: T, part: InputPart): T {
   return value;
 }
 
+/** Runs a POST at most once per organization and `Idempotency-Key` (src/services/access/idempotency.ts, bound to the app's database). */
+export type IdempotentRunner = (
+  organizationId: string,
+  key: string,
+  hash: string,
+  handler: () => Promise<RememberedAnswer>,
+) => Promise<RememberedAnswer & { replayed: boolean }>;
+
+/** Options of {@link RouteRegistry.mount}. */
+export interface MountOptions {
+  /** When given, every POST honours an `Idempotency-Key` header (issue 18). */
+  idempotent?: IdempotentRunner;
+}
+
 /** Collects route definitions, mounts them on a router, and renders the OpenAPI document. */
 export class RouteRegistry {
   readonly routes: RouteDef[] = [];
@@ -99,7 +114,7 @@ export class RouteRegistry {
    * failing with 422 `detail[]` (decisions.md §1). `ctx.state.scope` must be set by the auth
    * middleware for non-public routes. `validator` is the app's (one per app, created by createApp).
    */
-  mount(router: Router, validator: Validator): void {
+  mount(router: Router, validator: Validator, options: MountOptions = {}): void {
     for (const def of this.routes) {
       router[def.method](def.path, async (ctx: Context) => {
         assertReadableBody(ctx, def);
@@ -108,10 +123,26 @@ export class RouteRegistry {
         const query = def.query ? validator.validate(def.query, { ...ctx.query }, 'query') : storable(ctx.query, 'query');
         const rawBody = ctx.request.body;
         const body = def.body ? validator.validate(def.body, rawBody === undefined ? {} : rawBody, 'body') : storable(rawBody, 'body');
-        const result = await def.handler({ body, query, params, scope: ctx.state.scope, ctx, validator });
-        if (result !== undefined) {
-          ctx.status = def.status ?? 200;
-          ctx.body = result;
+        const run = async (): Promise<RememberedAnswer | undefined> => {
+          const result = await def.handler({ body, query, params, scope: ctx.state.scope, ctx, validator });
+          return result === undefined ? undefined : { status: def.status ?? 200, body: result };
+        };
+        const key = ctx.get('idempotency-key');
+        const scope: Scope | undefined = ctx.state.scope;
+        if (def.method === 'post' && key && scope && options.idempotent) {
+          // A multipart body is parsed by the handler: its length stands in for it in the hash.
+          const hashed = ctx.is('multipart/form-data') ? { multipart_bytes: ctx.get('content-length') } : body;
+          const hash = requestHash({ method: def.method, route: def.path, params, query, body: hashed });
+          const answer = await options.idempotent(scope.organizationId, key, hash, async () => (await run()) ?? { status: ctx.status, body: ctx.body });
+          ctx.status = answer.status;
+          ctx.body = answer.body;
+          if (answer.replayed) ctx.set('Idempotent-Replayed', 'true');
+          return;
+        }
+        const answer = await run();
+        if (answer) {
+          ctx.status = answer.status;
+          ctx.body = answer.body;
         }
       });
     }
@@ -125,6 +156,7 @@ export class RouteRegistry {
       const oaPath = def.path.startsWith('/') && !def.public ? basePath + def.path.replace(/:(\w+)/g, '{$1}') : def.path.replace(/:(\w+)/g, '{$1}');
       // decisions.md §1: X-Organization-Id is accepted on every authenticated operation.
       const parameters: unknown[] = def.public ? [] : [{ $ref: '#/components/parameters/OrganizationId' }];
+      if (!def.public && def.method === 'post') parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
       for (const [where, schema] of [
         ['path', def.params],
         ['query', def.query],
@@ -185,6 +217,14 @@ export class RouteRegistry {
             required: false,
             schema: { type: 'string' },
             description: "Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first.",
+          },
+          IdempotencyKey: {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            schema: { type: 'string', minLength: 1, maxLength: 255 },
+            description:
+              'Makes the POST idempotent for 24 h: a repeat with the same key and request gets the first answer again (header `Idempotent-Replayed: true`) and runs nothing; the same key with another request is a 422; a repeat while the first runs is a 409.',
           },
         },
         responses: {

@@ -1,0 +1,91 @@
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import { ConflictError, ValidationError } from '../../lib/errors';
+import { IdempotencyKey } from '../../models/idempotency-key';
+
+/** How long an answer is replayed for a repeated key (issue 18: "within 24 h"). */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** A valid `Idempotency-Key`: 1–255 visible ASCII characters (UUIDs, ULIDs, client-made strings). */
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** The answer a handler produced, as remembered and replayed. */
+export interface RememberedAnswer {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * SHA-256 of what makes two requests "the same": method, route path, path parameters, query and
+ * body (as JSON with object keys sorted, so key order does not matter).
+ */
+export function requestHash(parts: { method: string; route: string; params: unknown; query: unknown; body: unknown }): string {
+  return crypto.createHash('sha256').update(canonicalJson(parts)).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/**
+ * Runs `handler` at most once per (organization, `Idempotency-Key`) within 24 h (issue 18;
+ * the IETF draft "The Idempotency-Key HTTP Header Field"): the first request runs and its
+ * successful answer is stored; a repeat with the same request gets that answer again without
+ * running anything (so a job is created, and charged, once); a repeat with another request is a
+ * 422; a repeat while the first still runs is a 409. A failed first request (an error status or
+ * a thrown error) is forgotten, so the client may retry it.
+ * @returns the answer, and whether it was replayed
+ * @throws ValidationError (422) malformed key or key reused for another request; ConflictError
+ *   (409) the first request with this key is still running
+ */
+export async function runIdempotent(
+  knex: Knex,
+  organizationId: string,
+  key: string,
+  hash: string,
+  handler: () => Promise<RememberedAnswer>,
+): Promise<RememberedAnswer & { replayed: boolean }> {
+  if (!KEY_PATTERN.test(key)) throw ValidationError.at(['header', 'idempotency-key'], 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+  const expiredBefore = new Date(Date.now() - IDEMPOTENCY_WINDOW_MS);
+  await IdempotencyKey.query(knex).where({ organization_id: organizationId, idempotency_key: key }).where('created_at', '<', expiredBefore).delete();
+  const claimed = await knex('idempotency_keys')
+    .insert({ organization_id: organizationId, idempotency_key: key, request_hash: hash })
+    .onConflict(['organization_id', 'idempotency_key'])
+    .ignore()
+    .returning('created_at');
+  if (claimed.length === 0) {
+    const first = await IdempotencyKey.query(knex).findById([organizationId, key]);
+    if (!first) throw new ConflictError('A request with this Idempotency-Key was just forgotten; retry it');
+    if (first.request_hash !== hash) {
+      throw ValidationError.at(['header', 'idempotency-key'], 'This Idempotency-Key was used for a different request', 'value_error.idempotency_key_reused');
+    }
+    if (first.status === null) throw new ConflictError('The first request with this Idempotency-Key is still running; retry later');
+    return { status: first.status, body: first.response, replayed: true };
+  }
+  const forget = async (): Promise<void> => {
+    await IdempotencyKey.query(knex).deleteById([organizationId, key]);
+  };
+  let answer: RememberedAnswer;
+  try {
+    answer = await handler();
+  } catch (err) {
+    await forget();
+    throw err;
+  }
+  if (answer.status >= 200 && answer.status < 300) {
+    await IdempotencyKey.query(knex)
+      .findById([organizationId, key])
+      // Stored as JSON text: any JSON value, not only objects (the column is jsonb).
+      .patch({ status: answer.status, response: JSON.stringify(answer.body ?? null) });
+  } else {
+    await forget();
+  }
+  return { ...answer, replayed: false };
+}
