@@ -4,6 +4,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import { apiHeaders } from './middleware/api-headers';
+import { authThrottle, requestQuota } from './middleware/rate-limit';
 import { errorHandler } from './middleware/error-handler';
 import { requestLog } from './middleware/request-log';
 import { authMiddleware } from './middleware/auth';
@@ -20,6 +21,7 @@ import { templateRoutes } from './routes/templates';
 import { artifactRoutes, publicMediaRoutes } from './routes/files';
 import type { AppDeps, ResolvedAppDeps } from './deps';
 import { runIdempotent } from './services/access/idempotency';
+import { RateLimits } from './services/access/rate-limits';
 import { createServiceCaches } from './services/caches';
 import { metrics } from './lib/metrics';
 import { Validator } from './lib/validation';
@@ -68,6 +70,8 @@ export function createApp(given: AppDeps): Koa {
 
   // One validator per app: compiled schemas are cached on it, never in module state.
   const validator = new Validator();
+  // Limits are counted in PostgreSQL, so every API process shares them.
+  const rateLimits = new RateLimits(deps.knex, deps.config.limits);
   const root = new Router();
   rootRoutes.mount(root, validator);
   root.get('/metrics', async (ctx) => {
@@ -87,7 +91,9 @@ export function createApp(given: AppDeps): Koa {
 
   const api = new Router({ prefix: '/api' });
   api.use(apiHeaders);
+  api.use(authThrottle(rateLimits));
   api.use(authMiddleware(deps.knex, deps.config.jwtSecret, new Set()));
+  api.use(requestQuota(rateLimits));
   registry.mount(api, validator, { idempotent: (org, key, hash, handler) => runIdempotent(deps.knex, org, key, hash, handler) });
 
   app.use(requestLog);

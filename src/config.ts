@@ -64,6 +64,13 @@ export interface Config {
   };
   /** pino log level (env `LOG_LEVEL`, default `info`). */
   logLevel: string;
+  /**
+   * Limits per organization and per API key (issue 18; src/services/access/rate-limits.ts):
+   * requests per second with a burst (0 = no request limit), failed authentications per client
+   * IP per minute, running async jobs per organization (0 = no limit), credits per organization
+   * per calendar month (null = no quota).
+   */
+  limits: { requestsPerSecond: number; burst: number; authFailuresPerMinute: number; concurrentJobs: number; monthlyCredits: number | null };
   /** When set, `GET /metrics` requires `Authorization: Bearer <metricsToken>` (env METRICS_TOKEN). */
   metricsToken: string | null;
 }
@@ -170,5 +177,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     logLevel: env.LOG_LEVEL ?? 'info',
     metricsToken: env.METRICS_TOKEN || null,
+    limits: {
+      requestsPerSecond: int(env.RATE_LIMIT_RPS, 50, 'RATE_LIMIT_RPS'),
+      burst: Math.max(1, int(env.RATE_LIMIT_BURST, 200, 'RATE_LIMIT_BURST')),
+      authFailuresPerMinute: int(env.AUTH_FAILURES_PER_MINUTE, 20, 'AUTH_FAILURES_PER_MINUTE'),
+      concurrentJobs: int(env.MAX_CONCURRENT_JOBS, 20, 'MAX_CONCURRENT_JOBS'),
+      monthlyCredits: env.MONTHLY_CREDITS ? int(env.MONTHLY_CREDITS, 0, 'MONTHLY_CREDITS') : null,
+    },
   };
 }

@@ -32,6 +32,8 @@ export class AppError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** Response headers the error answer carries (e.g. `Retry-After` of a 429). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = new.target.name;
@@ -89,6 +91,16 @@ export class PayloadTooLargeError extends AppError {
 export class UnsupportedMediaTypeError extends AppError {
   constructor(message: string) {
     super(415, message);
+  }
+}
+
+/**
+ * 429: a rate limit or quota is exhausted (issue 18). Carries `Retry-After` (whole seconds) and
+ * the IETF draft `RateLimit-*` headers of the limit that refused.
+ */
+export class TooManyRequestsError extends AppError {
+  constructor(message: string, retryAfterS: number, headers: Record<string, string> = {}) {
+    super(429, message, { ...headers, 'Retry-After': String(Math.max(1, Math.ceil(retryAfterS))) });
   }
 }
 

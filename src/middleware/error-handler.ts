@@ -17,6 +17,7 @@ export async function errorHandler(ctx: Context, next: Next): Promise<void> {
       ctx.body = { detail: err.details };
     } else if (err instanceof AppError) {
       ctx.status = err.status;
+      ctx.set(err.headers);
       ctx.body = { detail: err.message };
     } else if (e.status === 413 || e.type === 'entity.too.large') {
       ctx.status = 413;

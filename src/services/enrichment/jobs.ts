@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Config } from '../../config';
 import { ConflictError, ServiceUnavailableError, ValidationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { logger } from '../../lib/logger';
@@ -19,6 +20,7 @@ import type { JobRunner } from '../job-runner';
 import { loadOwned } from '../access/ownership';
 import type { Scope } from '../access/scope';
 import { jobsCreated } from '../../lib/metrics';
+import { assertJobQuota } from './quotas';
 import { assertWebhookUrl, webhookStatus, WebhookStatus } from './webhooks';
 import { enrichmentWorkflowId } from '../../../workflows/definitions';
 
@@ -30,8 +32,9 @@ export interface JobServiceDeps {
    * `allowHttpWebhooks`: loopback http webhook URLs are accepted (development); default false.
    * `dataDir` / `publicUrl`: where uploaded knowledge-base files are hosted (./artifacts.ts);
    * required when a request uploads some (the HTTP app passes its whole Config).
+   * `limits`: concurrent-job and monthly-credit quotas (./quotas.ts); none when absent.
    */
-  config?: { allowHttpWebhooks?: boolean; dataDir?: string; publicUrl?: string };
+  config?: { allowHttpWebhooks?: boolean; dataDir?: string; publicUrl?: string; limits?: Config['limits'] };
 }
 
 /** A validated `POST /public/enrich` body (src/schemas/enrich.ts); defaults are applied by the service. */
@@ -200,6 +203,7 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
   const { knex } = deps;
   // decisions.md §4: HTTPS only; loopback http only when config allowHttpWebhooks (src/services/enrichment/webhooks.ts).
   assertWebhookUrl(req.webhook_url, deps.config?.allowHttpWebhooks ?? false);
+  await assertJobQuota(knex, scope, deps.config?.limits);
   const plan = await planJob(
     knex,
     scope,
