@@ -100,7 +100,7 @@ export function createApp(given: AppDeps): Koa {
   app.use(errorHandler);
   app.use(bodyParser({ jsonLimit: JSON_BODY_LIMIT, enableTypes: ['json'], encoding: 'utf-8' }));
   app.use(root.routes()).use(root.allowedMethods());
-  const dashboard = dashboardRouter(deps);
+  const dashboard = dashboardRouter(deps, rateLimits);
   app.use(dashboard.routes()).use(dashboard.allowedMethods());
   app.use(api.routes()).use(api.allowedMethods());
   app.use(async (ctx) => {

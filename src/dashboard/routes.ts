@@ -5,6 +5,7 @@ import type { Context, Next } from 'koa';
 import type { ResolvedAppDeps } from '../deps';
 import { AppError, PayloadTooLargeError } from '../lib/errors';
 import { checkCsrf, clearSessionCookie, CSRF_FIELD, requestSession, SESSION_COOKIE, setSessionCookie } from '../middleware/session';
+import type { RateLimits } from '../services/access/rate-limits';
 import type { ActiveSession } from '../services/access/sessions';
 import { signIn, signOut } from '../services/access/sessions';
 import { listCatalogs } from '../services/catalog/catalogs';
@@ -82,8 +83,12 @@ function parseFilters(query: Record<string, string | string[] | undefined>): Act
   };
 }
 
-/** Builds the dashboard router (mounted by createApp before `/api`). */
-export function dashboardRouter(deps: ResolvedAppDeps): Router {
+/**
+ * Builds the dashboard router (mounted by createApp before `/api`). `rateLimits`: the app's; a
+ * sign-in counts as an authentication, so the API's failed-authentication throttle per client
+ * address (issue 18) applies to the sign-in form too, and keys cannot be guessed through it.
+ */
+export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): Router {
   const router = new Router({ prefix: DASHBOARD_BASE });
 
   // Security headers on every dashboard response; known errors become an HTML error page.
@@ -96,6 +101,7 @@ export function dashboardRouter(deps: ResolvedAppDeps): Router {
       await next();
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
+      ctx.set(err.headers);
       const session = ctx.state.dashboardSession as ActiveSession | undefined;
       send(ctx, err.status, errorPage(err.status, err.message, session ? pageSession(session) : null));
     }
@@ -135,6 +141,7 @@ export function dashboardRouter(deps: ResolvedAppDeps): Router {
     const form = await readForm(ctx);
     const next = safeNext(form.get('next'));
     const credential = (form.get('credential') ?? '').trim();
+    await rateLimits.assertMayAuthenticate(ctx.ip);
     try {
       if (!credential) throw new AppError(401, 'Paste an API key or a user token.');
       const session = await signIn(deps.knex, credential, deps.config.jwtSecret, form.get('organization_id')?.trim() || undefined);
@@ -143,6 +150,7 @@ export function dashboardRouter(deps: ResolvedAppDeps): Router {
       ctx.redirect(next);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
+      if (err.status === 401) await rateLimits.countAuthFailure(ctx.ip);
       send(
         ctx,
         err.status,

@@ -137,3 +137,19 @@ test('an XSS probe in the URL query is escaped in the page', async () => {
   expect(res.text).toContain('&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;');
   expect(res.headers['content-security-policy']).toContain("script-src 'self'");
 });
+
+test('failed sign-ins count as failed authentications of the client address (429 after the limit)', async () => {
+  const limited = createApp({
+    config: { ...loadConfig(), limits: { ...loadConfig().limits, authFailuresPerMinute: 2 } },
+    knex: testKnex(),
+    jobRunner: noJobs,
+  }).callback();
+  const ip = `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
+  const attempt = (credential: string) => request(limited).post('/dashboard/login').set('X-Forwarded-For', ip).type('form').send({ credential });
+  expect((await attempt('ck_guess_1')).status).toBe(401);
+  expect((await attempt('ck_guess_2')).status).toBe(401);
+  const refused = await attempt(org.apiKey);
+  expect(refused.status).toBe(429);
+  expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+  expect(refused.headers['set-cookie']).toBeUndefined();
+});
