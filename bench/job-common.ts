@@ -77,6 +77,7 @@ const notStarted: JobRunner = {
   cancel: async () => undefined,
   waitForClose: async () => undefined,
   startSearchIndexBuild: async () => false,
+  startApply: async () => undefined,
   ping: async () => undefined,
 };
 

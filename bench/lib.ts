@@ -33,6 +33,9 @@ const noJobs: JobRunner = {
   async startSearchIndexBuild() {
     throw new Error('benchmarks start no jobs');
   },
+  async startApply() {
+    throw new Error('benchmarks start no jobs');
+  },
   async ping() {
     throw new Error('benchmarks start no jobs');
   },

@@ -13,6 +13,7 @@ import { healthRoutes } from './routes/health';
 import { enrichRoutes } from './routes/enrich';
 import { catalogRoutes } from './routes/catalogs';
 import { itemRoutes } from './routes/items';
+import { activityApplyRoutes } from './routes/activity-apply';
 import { activityRoutes } from './routes/activities';
 import { apiKeyRoutes } from './routes/api-keys';
 import { dashboardRouter } from './dashboard/routes';
@@ -48,6 +49,7 @@ export function buildRegistry(given: AppDeps): RouteRegistry {
     ...activityRoutes(deps),
     ...organizationRoutes(deps),
     ...apiKeyRoutes(deps),
+    ...activityApplyRoutes(deps),
     ...artifactRoutes(deps),
   );
 }

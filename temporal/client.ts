@@ -1,15 +1,18 @@
 /**
  * The API's side of Temporal: a client factory and {@link TemporalJobRunner}, the JobRunner
  * (src/services/job-runner.ts) that starts, cancels and awaits enrichment workflows and starts
- * search count index builds.
+ * search count index builds and applies of review activities.
  */
 import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, isGrpcServiceError } from '@temporalio/client';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Config } from '../src/config';
 import type { JobRunner } from '../src/services/job-runner';
-import type { enrichmentJobWorkflow, searchIndexBuildWorkflow } from '../workflows';
+import type { activityApplyWorkflow, enrichmentJobWorkflow, searchIndexBuildWorkflow } from '../workflows';
 import {
+  ActivityApplyArgs,
+  activityApplyWorkflowId,
+  APPLY_JOB_KIND,
   CATALOG_ID,
   ENRICHMENT_JOB_KIND,
   EnrichmentJobArgs,
@@ -47,6 +50,9 @@ export type EnrichmentTuning = Pick<EnrichmentJobArgs, 'page_size' | 'pages_per_
 /** Tuning of search count index builds a starter may override (tests shorten the cool-down). */
 export type SearchIndexTuning = Omit<SearchIndexBuildArgs, 'catalog_id'>;
 
+/** Tuning of apply workflows a starter may override (tests shorten heartbeat and retries). */
+export type ApplyTuning = Pick<ActivityApplyArgs, 'heartbeat_timeout_s' | 'maximum_attempts' | 'retry_initial_interval_s'>;
+
 /** The job fields a start needs (a row of `enrichment_jobs`). */
 export interface StartableJob {
   id: string;
@@ -66,12 +72,14 @@ export class TemporalJobRunner implements JobRunner {
    * @param tuning optional page size / pages per run passed to every started enrichment workflow
    * @param searchIndexTuning optional cool-down / heartbeat / retry tuning of every search count
    *   index build
+   * @param applyTuning optional heartbeat / retry tuning of every apply workflow
    */
   constructor(
     private readonly client: Client,
     private readonly config: Pick<Config, 'taskQueue' | 'enrichConcurrency'>,
     private readonly tuning: EnrichmentTuning = {},
     private readonly searchIndexTuning: SearchIndexTuning = {},
+    private readonly applyTuning: ApplyTuning = {},
   ) {}
 
   /**
@@ -169,6 +177,48 @@ export class TemporalJobRunner implements JobRunner {
           .signal(searchWordsPendingSignal)
           .catch(() => undefined);
       return false;
+    }
+  }
+
+  /**
+   * Starts `activityApplyWorkflow` under `activity-apply-<activity_id>` (decisions.md §5) with
+   * search attributes OrganizationId, CatalogId and JobKind=`apply`. Reuse policy
+   * ALLOW_DUPLICATE (a failed apply may be asked again; a completed one is answered by the API
+   * from the stored result before starting), conflict policy FAIL: while an apply of the activity
+   * is open, a start is "already started", a success (rule 8).
+   * @throws the client's error when Temporal is unreachable
+   */
+  async startApply(apply: Parameters<JobRunner['startApply']>[0]): Promise<void> {
+    const args: ActivityApplyArgs = {
+      ...this.applyTuning,
+      activity_id: apply.activity_id,
+      catalog_id: apply.catalog_id,
+      force: apply.force,
+      actor: { kind: apply.actor.kind, id: apply.actor.id },
+    };
+    try {
+      await this.client.workflow.start<typeof activityApplyWorkflow>('activityApplyWorkflow', {
+        workflowId: activityApplyWorkflowId(apply.activity_id),
+        taskQueue: this.config.taskQueue,
+        args: [args],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+        typedSearchAttributes: [
+          { key: ORGANIZATION_ID, value: apply.organization_id },
+          { key: CATALOG_ID, value: apply.catalog_id },
+          { key: JOB_KIND, value: APPLY_JOB_KIND },
+        ],
+        memo: { activity_id: apply.activity_id, organization_id: apply.organization_id, catalog_id: apply.catalog_id, force: apply.force },
+        staticSummary: `Apply of review activity ${apply.activity_id}${apply.force ? ' (force)' : ''}`,
+        staticDetails: [
+          `Organization: ${apply.organization_id}`,
+          `Catalog: ${apply.catalog_id}`,
+          `Progress and result: GET /api/activities/${apply.activity_id} (live: query "progress")`,
+        ].join('\n'),
+      });
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+      throw err;
     }
   }
 

@@ -12,6 +12,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { ActivityDeps, createActivities, EnrichmentActivities } from '../activities';
+import { createReviewActivities } from '../activities/review';
 import { createSearchIndexActivities } from '../activities/search-index';
 import { loadConfig } from '../src/config';
 import type { Config } from '../src/config';
@@ -30,7 +31,8 @@ export interface WorkerDeps {
   taskQueue: string;
   /**
    * Real adapters need `knex` + `engine`; tests may pass fake `activities` instead. With `knex`
-   * the worker also runs the search count index activity (activities/search-index.ts).
+   * the worker also runs the search count index activity (activities/search-index.ts) and the
+   * review apply activities (activities/review.ts).
    */
   knex?: Knex;
   engine?: EnrichmentEngine;
@@ -42,6 +44,8 @@ export interface WorkerDeps {
   /** Artifact and media storage and caches of the real activities (activities/index.ts ActivityDeps). */
   storage?: ActivityDeps['storage'];
   caches?: ActivityDeps['caches'];
+  /** Updates from which an apply defers the word index (activities/review.ts); default as restores (50,000). Tests lower it. */
+  applyDeferWordsMinItems?: number;
   /** Activity slots of this worker; default 32. */
   maxConcurrentActivities?: number;
   /**
@@ -55,7 +59,7 @@ export interface WorkerDeps {
 
 /**
  * Creates (does not run) a Worker for every workflow type of `workflows/` with the enrichment
- * activities and, when `deps.knex` is given, the search count index activity.
+ * activities and, when `deps.knex` is given, the search count index and review apply activities.
  * @throws Error when neither `activities` nor `knex` + `engine` are given; the SDK's error when
  *   the workflow bundle does not build or the namespace is unknown
  */
@@ -74,12 +78,13 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     });
   }
   const searchIndex = deps.knex ? createSearchIndexActivities({ knex: deps.knex }) : {};
+  const review = deps.knex ? createReviewActivities({ knex: deps.knex, searchWordsDeferMinItems: deps.applyDeferWordsMinItems }) : {};
   return Worker.create({
     connection: deps.connection,
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : workflowCode()),
-    activities: { ...activities, ...searchIndex },
+    activities: { ...activities, ...searchIndex, ...review },
     maxConcurrentActivityTaskExecutions: deps.maxConcurrentActivities ?? 32,
     shutdownGraceTime: deps.shutdownGraceTime ?? '5 seconds',
   });

@@ -6,12 +6,13 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { SearchIndexBuild } from '../src/services/catalog/search-count-index';
+import type { ApplyResult } from '../src/services/review/apply';
 
 /** `OrganizationId` (Keyword) search attribute: the owning organization's id (architecture.md, Names). */
 export const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
 /** `CatalogId` (Keyword) search attribute: the catalog a job writes to, when any. */
 export const CATALOG_ID = defineSearchAttributeKey('CatalogId', SearchAttributeType.KEYWORD);
-/** `JobKind` (Keyword) search attribute: {@link ENRICHMENT_JOB_KIND}, {@link WEBHOOK_JOB_KIND} or {@link SEARCH_INDEX_JOB_KIND}. */
+/** `JobKind` (Keyword) search attribute: {@link ENRICHMENT_JOB_KIND}, {@link WEBHOOK_JOB_KIND}, {@link SEARCH_INDEX_JOB_KIND} or {@link APPLY_JOB_KIND}. */
 export const JOB_KIND = defineSearchAttributeKey('JobKind', SearchAttributeType.KEYWORD);
 
 /** `JobKind` search-attribute value of enrichment jobs (architecture.md, Names). */
@@ -173,3 +174,47 @@ export interface SearchIndexBuildResult {
   /** Word-index catch-ups run during the cool-down on {@link searchWordsPendingSignal} (absent in older histories). */
   words_catch_ups?: number;
 }
+
+/** `JobKind` of the apply of a review activity ({@link activityApplyWorkflowId}; decisions.md §5). */
+export const APPLY_JOB_KIND = 'apply';
+
+/**
+ * Workflow id of the apply of a review activity: `activity-apply-<activity_id>` (decisions.md §5,
+ * G16). One id per activity, so at most one apply of an activity is open at a time (Temporal rule 8).
+ */
+export function activityApplyWorkflowId(activityId: string): string {
+  return `activity-apply-${activityId}`;
+}
+
+/** Arguments of activityApplyWorkflow: ids and flags only (Temporal rule 2), plus test tuning. */
+export interface ActivityApplyArgs {
+  activity_id: string;
+  /** The activity's catalog (its word index is caught up after a large apply). */
+  catalog_id: string;
+  /** Apply changes whose item changed since (no `conflict`). */
+  force: boolean;
+  /** Who asked (author of the pre-apply snapshot and of a new schema version). */
+  actor: { kind: 'api_key' | 'user'; id: string };
+  /** Heartbeat timeout of the apply activity (s); default 60. Tests shorten it. */
+  heartbeat_timeout_s?: number;
+  /** Attempts of the apply activity; default 10. */
+  maximum_attempts?: number;
+  /** First retry delay (s); default 1, doubling up to a minute. */
+  retry_initial_interval_s?: number;
+}
+
+/** Result of an apply (`review_activities.apply_result`; src/services/review/apply.ts). */
+export type ActivityApplyResult = ApplyResult;
+
+/** What activityApplyWorkflow ended with: completed with the result, or failed with the error. */
+export type ActivityApplyOutcome = { status: 'completed'; result: ActivityApplyResult } | { status: 'failed'; error: string };
+
+/** Answer of {@link applyProgressQuery}. */
+export interface ActivityApplyProgress {
+  phase: 'queued' | 'applying' | 'completed' | 'failed';
+  result?: ActivityApplyResult;
+  error?: string;
+}
+
+/** Live progress of an apply (the API reads `review_activities.apply_progress`). */
+export const applyProgressQuery = defineQuery<ActivityApplyProgress>('progress');

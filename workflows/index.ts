@@ -5,3 +5,4 @@
 export { enrichmentJobWorkflow } from './enrichment-job';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { searchIndexBuildWorkflow } from './search-index-build';
+export { activityApplyWorkflow } from './activity-apply';

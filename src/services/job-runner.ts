@@ -20,6 +20,19 @@ export interface JobRunner {
    * @throws the client's error when Temporal is unreachable
    */
   startSearchIndexBuild(catalog: { id: string; organization_id: string }, opts?: { wordsPending?: boolean }): Promise<boolean>;
+  /**
+   * Starts the apply of a review activity (workflow `activity-apply-<activity_id>`,
+   * src/services/review/apply.ts), with search attributes OrganizationId, CatalogId and
+   * JobKind=apply. An apply of the activity still open makes this a no-op ("already started").
+   * @throws the client's error when Temporal is unreachable
+   */
+  startApply(apply: {
+    activity_id: string;
+    organization_id: string;
+    catalog_id: string;
+    force: boolean;
+    actor: { kind: 'api_key' | 'user'; id: string };
+  }): Promise<void>;
   /** Throws when the Temporal frontend cannot be reached (used by `/readyz`). */
   ping(): Promise<void>;
 }

@@ -27,6 +27,7 @@ const recorder: JobRunner = {
   async startSearchIndexBuild() {
     return false;
   },
+  async startApply() {},
   async ping() {},
 };
 

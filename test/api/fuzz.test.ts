@@ -30,6 +30,7 @@ const acceptingJobs: JobRunner = {
     return false;
   },
   async ping() {},
+  async startApply() {},
 };
 
 /** JSON-Schema-ish view of a TypeBox schema (the fields the generator reads). */

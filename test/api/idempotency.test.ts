@@ -20,6 +20,7 @@ const countingJobs: JobRunner = {
     return false;
   },
   async ping() {},
+  async startApply() {},
 };
 
 let server: Server;

@@ -22,6 +22,7 @@ const recorder: JobRunner = {
   async startSearchIndexBuild() {
     return false;
   },
+  async startApply() {},
   async ping() {},
 };
 

@@ -24,6 +24,9 @@ export const noJobs: JobRunner = {
   async startSearchIndexBuild() {
     throw new Error('this test has no Temporal server');
   },
+  async startApply() {
+    throw new Error('this test has no Temporal server');
+  },
   async ping() {
     throw new Error('this test has no Temporal server');
   },

@@ -13,7 +13,10 @@
  * - searchIndexBuildWorkflow: a catalog's search count index built, then the cool-down timer
  *   (`search-index-build.json`, recorded with a plain sleep before the `searchWordsPending`
  *   signal existed), and a build signalled during its cool-down, which catches up a restored
- *   catalog's word index (`search-index-words-signal.json`).
+ *   catalog's word index (`search-index-words-signal.json`);
+ * - activityApplyWorkflow: an apply that completes, then catches up the word index
+ *   (`activity-apply-completed.json`), and one that fails for good and records the failure
+ *   (`activity-apply-failed.json`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,6 +31,8 @@ const FIXTURES = fs
 
 test('the fixtures cover every path of every workflow type', () => {
   expect(FIXTURES).toEqual([
+    'activity-apply-completed.json',
+    'activity-apply-failed.json',
     'enrichment-batched-cancelled.json',
     'enrichment-batched-completed.json',
     'enrichment-batched-continued-as-new.json',
@@ -45,7 +50,7 @@ test('the fixtures cover every path of every workflow type', () => {
   const types = FIXTURES.map(
     (f) => JSON.parse(fs.readFileSync(path.join(__dirname, f), 'utf8')).events[0].workflowExecutionStartedEventAttributes.workflowType.name,
   );
-  expect(new Set(types)).toEqual(new Set(['enrichmentJobWorkflow', 'webhookDeliveryWorkflow', 'searchIndexBuildWorkflow']));
+  expect(new Set(types)).toEqual(new Set(['enrichmentJobWorkflow', 'webhookDeliveryWorkflow', 'searchIndexBuildWorkflow', 'activityApplyWorkflow']));
 });
 
 test('current workflow code replays every recorded history', async () => {

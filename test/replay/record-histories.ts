@@ -19,7 +19,8 @@
  *   npx tsx test/setup/prepare.ts && npx tsx test/replay/record-histories.ts [group...]
  *
  * Groups (all when none is named): `enrichment` (the batched jobs and the webhook pair),
- * `search-index`, `search-words`, `crash`; naming some re-records only those fixtures.
+ * `search-index`, `search-words`, `crash`, `apply` (activityApplyWorkflow completed and failed:
+ * `activity-apply-*.json`); naming some re-records only those fixtures.
  */
 import '../setup/env';
 import http from 'node:http';
@@ -31,7 +32,7 @@ import { createEnrichmentJob } from '../../src/services/enrichment/jobs';
 import { exportHistory } from '../../temporal/export-history';
 import { TemporalJobRunner } from '../../temporal/client';
 import { createWorker } from '../../temporal/worker';
-import { enrichmentWorkflowId, searchIndexWorkflowId, webhookWorkflowId } from '../../workflows/definitions';
+import { activityApplyWorkflowId, enrichmentWorkflowId, searchIndexWorkflowId, webhookWorkflowId } from '../../workflows/definitions';
 import { clientFor, createArchiveJob, RestartableTemporal, spawnWorker, stopWorker } from '../../bench/fixtures/worker-cluster';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -42,7 +43,7 @@ const TASK_QUEUE = 'record-replay-histories';
 
 /** Fixture groups named on the command line; none = all. */
 const GROUPS = new Set(process.argv.slice(2));
-const wanted = (group: 'enrichment' | 'search-index' | 'search-words' | 'crash'): boolean => GROUPS.size === 0 || GROUPS.has(group);
+const wanted = (group: 'enrichment' | 'search-index' | 'search-words' | 'crash' | 'apply'): boolean => GROUPS.size === 0 || GROUPS.has(group);
 
 async function main(): Promise<void> {
   const knex = testKnex();
@@ -70,6 +71,7 @@ async function main(): Promise<void> {
       console.log('search index build:', await env.client.workflow.getHandle(searchIndexWorkflowId(catalogId)).result());
       console.log('search index build:', await exportHistory(env.client, searchIndexWorkflowId(catalogId), out('search-index-build.json')), 'events');
     }
+    if (wanted('apply')) await recordApply(env, organizationId, out);
     if (wanted('search-words')) {
       // A build with a 3 s cool-down, signalled once it is cooling down, with rows of the
       // catalog left behind as a restore leaves them (src/services/search-words.ts).
@@ -91,6 +93,67 @@ async function main(): Promise<void> {
 
   if (wanted('crash')) await recordWorkerCrash(organizationId, out);
   await closeTestKnex();
+}
+
+/**
+ * activityApplyWorkflow: an apply that completes (an update, a create and a conflict; then the
+ * word-index catch-up, a no-op) as `activity-apply-completed.json`, and one whose schema change
+ * is invalid, so the apply fails for good and is recorded as failed, as `activity-apply-failed.json`.
+ */
+async function recordApply(env: TestWorkflowEnvironment, organizationId: string, out: (name: string) => string): Promise<void> {
+  const knex = testKnex();
+  const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 });
+  const catalogId = await seededCatalog(organizationId, 3, 'A', 'oak table');
+  const items: Array<{ id: string; business_key: string }> = await knex('catalog_items')
+    .where('catalog_id', catalogId)
+    .orderBy('business_key')
+    .select('id', 'business_key');
+  const activity = async (changes: Array<Record<string, unknown>>, inputData: Record<string, unknown> | null): Promise<string> => {
+    const id = newId();
+    await knex('review_activities').insert({
+      id,
+      organization_id: organizationId,
+      catalog_id: catalogId,
+      type: 'custom_transform',
+      status: 'pending_review',
+      input_data: inputData,
+    });
+    await knex('staged_changes').insert(
+      changes.map((c, i) => ({ id: newId(), activity_id: id, organization_id: organizationId, catalog_id: catalogId, row_index: i, status: 'approved', ...c })),
+    );
+    return id;
+  };
+  const completed = await activity(
+    [
+      {
+        catalog_item_id: items[0].id,
+        before_data: JSON.stringify({ title: 'oak table 0' }),
+        after_data: JSON.stringify({ title: 'oak desk 0' }),
+        base_version: 1,
+      },
+      { is_new_item: true, after_data: JSON.stringify({ sku: 'A-new', title: 'oak chair' }) },
+      { catalog_item_id: items[1].id, before_data: JSON.stringify({ title: 'oak table 1' }), after_data: JSON.stringify({ title: 'x' }), base_version: 0 },
+    ],
+    null,
+  );
+  const failed = await activity(
+    [{ catalog_item_id: items[2].id, before_data: JSON.stringify({ title: 'oak table 2' }), after_data: JSON.stringify({ title: 'y' }), base_version: 1 }],
+    { schema_changes: { fields_to_remove: ['no_such_field'] } },
+  );
+  for (const [name, activityId] of [
+    ['activity-apply-completed.json', completed],
+    ['activity-apply-failed.json', failed],
+  ]) {
+    await runner.startApply({
+      activity_id: activityId,
+      organization_id: organizationId,
+      catalog_id: catalogId,
+      force: false,
+      actor: { kind: 'api_key', id: 'test' },
+    });
+    console.log(`${name}:`, await env.client.workflow.getHandle(activityApplyWorkflowId(activityId)).result());
+    console.log(`${name}:`, await exportHistory(env.client, activityApplyWorkflowId(activityId), out(name)), 'events');
+  }
 }
 
 /** A test catalog with `count` items `<prefix>-<i>` titled `<title> <i>`, inserted directly. */

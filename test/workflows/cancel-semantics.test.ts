@@ -86,6 +86,7 @@ test('a failed job → 409 {detail}', async () => {
     cancel: async () => undefined,
     waitForClose: async () => undefined,
     startSearchIndexBuild: async () => false,
+    startApply: async () => undefined,
     ping: async () => undefined,
   };
   const downApp = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: down }).callback();

@@ -186,6 +186,7 @@ test('a row activity retried after its write leaves exactly one result and one c
     cancel: async () => undefined,
     waitForClose: async () => undefined,
     startSearchIndexBuild: async () => false,
+    startApply: async () => undefined,
     ping: async () => undefined,
   };
   const { jobId, workflowId } = await createTestJob(knex, notYet, organizationId, 4);

@@ -60,6 +60,7 @@ test('a failed job is listed, then resumed under a new run for its pending rows 
     cancel: async () => undefined,
     waitForClose: async () => undefined,
     startSearchIndexBuild: async () => false,
+    startApply: async () => undefined,
     ping: async () => undefined,
   };
   const { jobId, workflowId } = await createTestJob(knex, notYet, organizationId, 12);
@@ -100,6 +101,7 @@ test('a running job without progress for N minutes is listed as stuck with its w
     cancel: async () => undefined,
     waitForClose: async () => undefined,
     startSearchIndexBuild: async () => false,
+    startApply: async () => undefined,
     ping: async () => undefined,
   };
   const { jobId } = await createTestJob(knex, notStarted, organizationId, 2);

@@ -1,0 +1,73 @@
+/**
+ * Review activities of the apply workflow (workflows/activity-apply.ts): thin adapters over
+ * src/services/review/apply.ts, built by {@link createReviewActivities}. Only ids, flags and the
+ * result cross Temporal (architecture.md, Temporal rule 2).
+ */
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Knex } from 'knex';
+import { ConflictError, ValidationError } from '../src/lib/errors';
+import { logger } from '../src/lib/logger';
+import type { CatalogCaches } from '../src/services/catalog/caches';
+import { createCatalogCaches } from '../src/services/catalog/caches';
+import { ApplyResult, markApplyFailed, runApply } from '../src/services/review/apply';
+import type { ActivityApplyArgs } from '../workflows/definitions';
+
+/** Heartbeat period of a running apply (ms), or a third of a shorter heartbeat timeout. */
+const APPLY_HEARTBEAT_MS = 10_000;
+
+/** Failure type of an apply that cannot succeed by retrying (activity not pending_review, invalid schema changes). */
+export const APPLY_NOT_APPLICABLE = 'ApplyNotApplicable';
+
+/** The review activities registered on the worker; the workflow proxies them by these names. */
+export interface ReviewActivities {
+  /**
+   * Takes (or, on a retry of the same run, reuses) the `pre_apply` snapshot and applies every
+   * approved change of the activity in one transaction (src/services/review/apply.ts
+   * `runApply`); heartbeats while it runs. Idempotent: never applies twice.
+   * @returns the result (the stored one when the activity was completed already)
+   * @throws ApplicationFailure `ApplyNotApplicable` (non-retryable) when the activity is not
+   *   pending_review, has no catalog, or its schema changes are invalid; the database's error
+   *   otherwise (retried)
+   */
+  applyActivity(args: ActivityApplyArgs): Promise<ApplyResult>;
+  /** Records a failed apply (`apply_progress.phase` failed, with the error); idempotent. */
+  markApplyFailed(activityId: string, error: string): Promise<void>;
+}
+
+/**
+ * Builds the review activities over the worker's database and catalog caches.
+ * @returns an object of async functions to pass (with the others) to `Worker.create`
+ */
+export function createReviewActivities(deps: { knex: Knex; caches?: CatalogCaches; searchWordsDeferMinItems?: number }): ReviewActivities {
+  const caches = deps.caches ?? createCatalogCaches();
+  return {
+    async applyActivity(args) {
+      const ctx = Context.current();
+      const started = Date.now();
+      // The apply is one transaction: nothing finer to resume from, heartbeats only let
+      // Temporal notice a dead worker within the heartbeat timeout.
+      const every = Math.max(200, Math.min(APPLY_HEARTBEAT_MS, Math.floor((ctx.info.heartbeatTimeoutMs ?? 3 * APPLY_HEARTBEAT_MS) / 3)));
+      ctx.heartbeat({ elapsed_ms: 0 });
+      const timer = setInterval(() => ctx.heartbeat({ elapsed_ms: Date.now() - started }), every);
+      try {
+        const result = await runApply(
+          { knex: deps.knex, caches, searchWordsDeferMinItems: deps.searchWordsDeferMinItems },
+          { activity_id: args.activity_id, force: args.force, actor: args.actor },
+          ctx.info.workflowExecution?.runId ?? ctx.info.activityId,
+        );
+        logger.info({ activity_id: args.activity_id, attempt: ctx.info.attempt, result, ms: Date.now() - started }, 'review activity applied');
+        return result;
+      } catch (err) {
+        if (err instanceof ConflictError || err instanceof ValidationError) {
+          throw ApplicationFailure.nonRetryable(err.message, APPLY_NOT_APPLICABLE);
+        }
+        throw err;
+      } finally {
+        clearInterval(timer);
+      }
+    },
+    async markApplyFailed(activityId, error) {
+      await markApplyFailed(deps.knex, activityId, error);
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * activityApplyWorkflow: the apply of a review activity (decisions.md §5, G16; issue 17 "Apply
+ * semantics"), started by the API (temporal/client.ts `startApply`) under
+ * `activity-apply-<activity_id>` with search attributes OrganizationId, CatalogId, JobKind=apply.
+ *
+ * State machine (the `progress` query answers the phase):
+ *
+ *   applying ── applyActivity returned ──▶ completed (result), then catchUpSearchWords (word index
+ *               a large apply left behind, src/services/catalog/search-words.ts; a no-op otherwise)
+ *   applying ── attempt failed (worker killed, database error) ───────▶ backoff, next attempt
+ *   applying ── attempts spent, or not applicable (ApplyNotApplicable) ▶ markApplyFailed ▶ failed
+ *
+ * The one activity takes the `pre_apply` snapshot (reused by its retries) and applies every
+ * approved change in one transaction that first checks the activity is not completed under its
+ * row lock (src/services/review/apply.ts): a retry after a crash either finds nothing applied
+ * (the transaction rolled back) or the stored result, never applies twice.
+ *
+ * Retries: 1 s doubling to 1 min, 10 attempts; start-to-close 1 h; heartbeat timeout 60 s (a
+ * killed worker's attempt is retried after it). Continue-as-new: never (a handful of events).
+ * Cancellation: the attempt is cancelled; its transaction commits whole or not at all.
+ */
+import { ActivityFailure, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { ReviewActivities } from '../activities/review';
+import type { SearchIndexActivities } from '../activities/search-index';
+import { ActivityApplyArgs, ActivityApplyOutcome, ActivityApplyProgress, ActivityApplyResult, applyProgressQuery } from './definitions';
+
+/**
+ * Applies the approved changes of `args.activity_id` (see the state machine above).
+ * @returns `completed` with the result, or `failed` with the error once every attempt failed
+ *   (the activity then stays pending_review with apply_progress `{phase: 'failed', error}`)
+ */
+export async function activityApplyWorkflow(args: ActivityApplyArgs): Promise<ActivityApplyOutcome> {
+  let progress: ActivityApplyProgress = { phase: 'queued' };
+  setHandler(applyProgressQuery, () => progress);
+  const { applyActivity } = proxyActivities<ReviewActivities>({
+    startToCloseTimeout: '1 hour',
+    heartbeatTimeout: `${Math.max(1, args.heartbeat_timeout_s ?? 60)} seconds`,
+    retry: {
+      initialInterval: `${Math.max(0.1, args.retry_initial_interval_s ?? 1)} seconds`,
+      backoffCoefficient: 2,
+      maximumInterval: '1 minute',
+      maximumAttempts: Math.max(1, args.maximum_attempts ?? 10),
+      nonRetryableErrorTypes: ['ApplyNotApplicable'],
+    },
+  });
+  const { markApplyFailed } = proxyActivities<ReviewActivities>({
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30 },
+  });
+  const { catchUpSearchWords } = proxyActivities<SearchIndexActivities>({
+    startToCloseTimeout: '1 hour',
+    heartbeatTimeout: `${Math.max(1, args.heartbeat_timeout_s ?? 60)} seconds`,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30 },
+  });
+  progress = { phase: 'applying' };
+  let result: ActivityApplyResult;
+  try {
+    result = await applyActivity(args);
+  } catch (err) {
+    if (err instanceof ActivityFailure && !isCancellation(err)) {
+      const error = err.cause?.message ?? err.message;
+      await markApplyFailed(args.activity_id, error);
+      progress = { phase: 'failed', error };
+      return { status: 'failed', error };
+    }
+    throw err;
+  }
+  progress = { phase: 'completed', result };
+  // A large apply left the word index behind (search-words.ts; searches stay exact meanwhile):
+  // catch it up now. A no-op, without a lock, when nothing is pending.
+  await catchUpSearchWords(args.catalog_id);
+  return { status: 'completed', result };
+}
