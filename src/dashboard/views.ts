@@ -271,7 +271,8 @@ function changeRows(change: StagedChange, filters: ActivityFilters, open: boolea
     <th colspan="6">
       <div class="change-head-row">
         <span class="row-index">#${change.row_index + 1}</span>
-        ${item} ${statusBadge(change.status)} ${overall ? badge(`${overall} confidence`, `conf-${overall}`) : ''}
+        ${item} ${statusBadge(change.status)} ${change.applied_at ? badge('applied', 'status-completed') : ''}
+        ${overall ? badge(`${overall} confidence`, `conf-${overall}`) : ''}
         ${change.error_reason ? html`<span class="reason error-text">${change.error_reason}</span>` : ''}
         ${change.rejection_reason ? html`<span class="reason">Rejected: ${change.rejection_reason}</span>` : ''}
         <span class="spacer"></span>
@@ -335,19 +336,33 @@ function applyPanel(d: ActivityPageData): SafeHtml {
   const result = record(a.apply_result);
   const progress = record(a.apply_progress);
   const snapshotId = typeof result.pre_apply_snapshot_id === 'string' ? result.pre_apply_snapshot_id : null;
-  const canApply = a.status === 'pending_review' && approved > 0;
+  // apply_progress.phase (src/services/review/apply.ts): queued → applying → completed | failed.
+  const running = a.status === 'pending_review' && (progress.phase === 'queued' || progress.phase === 'applying');
+  const canApply = a.status === 'pending_review' && approved > 0 && !running;
   return html`<section class="card apply" id="apply-panel" data-status="${a.status}">
     <h2>Apply</h2>
     <p class="muted">
-      ${approved} approved or partially accepted change(s) will be written to the catalog in one transaction, after a <em>pre-apply</em> snapshot.
+      ${
+        a.status === 'completed'
+          ? html`Applied to the catalog. Restoring the <em>pre-apply</em> snapshot undoes it.`
+          : isOpen(a)
+            ? html`${approved} approved or partially accepted change(s) will be written to the catalog in one transaction, after a <em>pre-apply</em> snapshot.`
+            : html`This activity is ${a.status.replace(/_/g, ' ')}: nothing can be applied.`
+      }
     </p>
-    <button type="button" class="btn primary" id="apply-button" ${canApply ? '' : html`disabled`}>Apply approved changes</button>
-    <label class="force"><input type="checkbox" id="apply-force" /> force (apply over items changed since)</label>
+    ${
+      isOpen(a)
+        ? html`<button type="button" class="btn primary" id="apply-button" ${canApply ? '' : html`disabled`}>Apply approved changes</button>
+            <label class="force"><input type="checkbox" id="apply-force" /> force (apply over items changed since)</label>`
+        : ''
+    }
     <div id="apply-status" class="apply-status" aria-live="polite">
       ${
-        a.apply_progress && a.status !== 'completed'
-          ? html`Applying: ${String(progress.phase ?? 'running')}${progress.total ? html` (${String(progress.applied ?? 0)} / ${String(progress.total)})` : ''}`
-          : ''
+        running
+          ? html`Applying: ${String(progress.phase)}`
+          : progress.phase === 'failed' && a.status !== 'completed'
+            ? html`<span class="fail">Apply failed: ${String(progress.error ?? 'unknown error')}. Nothing was applied.</span>`
+            : ''
       }
     </div>
     <div id="apply-result" class="apply-result">

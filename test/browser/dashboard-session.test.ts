@@ -153,3 +153,27 @@ test('failed sign-ins count as failed authentications of the client address (429
   expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
   expect(refused.headers['set-cookie']).toBeUndefined();
 });
+
+test('the apply panel shows a running apply (no second apply) and a failed one with its error, escaped', async () => {
+  const mine = await createReviewFixture(org.organizationId);
+  await testKnex()('staged_changes').where({ id: mine.changes['KB-100'] }).update({ status: 'approved' });
+  const { cookie } = await signIn(org.apiKey);
+  const url = `/dashboard/catalogs/${mine.catalogId}/activities/${mine.activityId}`;
+  const panel = async () => {
+    const text = (await request(app).get(url).set('Cookie', cookie)).text;
+    return text.slice(text.indexOf('id="apply-panel"'), text.indexOf('id="apply-result"'));
+  };
+  expect(await panel()).toMatch(/id="apply-button"\s*>/);
+  await testKnex()('review_activities')
+    .where({ id: mine.activityId })
+    .update({ apply_progress: JSON.stringify({ phase: 'applying' }) });
+  const running = await panel();
+  expect(running).toMatch(/id="apply-button"\s+disabled/);
+  expect(running).toContain('Applying: applying');
+  await testKnex()('review_activities')
+    .where({ id: mine.activityId })
+    .update({ apply_progress: JSON.stringify({ phase: 'failed', error: 'lock timeout <b>' }) });
+  const failed = await panel();
+  expect(failed).toMatch(/id="apply-button"\s*>/);
+  expect(failed).toContain('Apply failed: lock timeout &lt;b&gt;. Nothing was applied.');
+});

@@ -228,6 +228,8 @@ const screenshotDir = process.env.DASHBOARD_SCREENSHOTS;
     await page.waitForSelector('#apply-result strong', { timeout: 60_000 });
     expect(await page.$eval('#apply-result', (e) => e.textContent)).toMatch(/Applied 1\b.*pre-apply snapshot/s);
     expect(await page.$eval('h1 + .badge', (e) => e.textContent)).toBe('completed');
+    expect(await page.$eval(`${changeRow('KB-100')} .change-head`, (e) => e.textContent)).toContain('applied');
+    expect(await page.$$(`${changeRow('MS-200')} button`)).toHaveLength(0);
     if (screenshotDir) await page.screenshot({ path: path.join(screenshotDir, 'review-applied.png'), fullPage: true });
 
     // The catalog changed: the keyboard got its brand (only), nothing else did.

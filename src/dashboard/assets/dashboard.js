@@ -109,16 +109,15 @@
 
   function describe(activity) {
     const p = activity.apply_progress || {};
-    let text = 'Applying: ' + (p.phase || activity.status);
-    if (typeof p.total === 'number') text += ' (' + (p.applied || 0) + ' / ' + p.total + ')';
-    return text;
+    return 'Applying: ' + (p.phase || 'queued');
   }
 
   async function poll() {
     try {
       const activity = await api('GET', '/activities/' + encodeURIComponent(activityId));
-      if (activity.apply_result || activity.status === 'completed' || activity.status === 'failed') {
-        show(applyStatus, activity.status === 'failed' ? 'Apply failed.' : 'Applied.', activity.status === 'failed' ? 'fail' : 'ok');
+      const phase = (activity.apply_progress || {}).phase;
+      if (activity.status === 'completed' || phase === 'failed') {
+        show(applyStatus, phase === 'failed' ? 'Apply failed.' : 'Applied.', phase === 'failed' ? 'fail' : 'ok');
         window.location.reload();
         return;
       }
@@ -142,7 +141,7 @@
         applyButton.disabled = false;
       }
     });
-    // A page opened while an apply runs keeps following it.
-    if (applyStatus && applyStatus.textContent.trim().startsWith('Applying')) poll();
   }
+  // A page opened while an apply runs keeps following it.
+  if (applyStatus && applyStatus.textContent.trim().startsWith('Applying')) poll();
 })();
