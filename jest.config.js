@@ -1,9 +1,18 @@
-/** Jest: TypeScript through SWC; one process (tests share one PostgreSQL test database). */
+/**
+ * Jest: TypeScript through SWC; one process (tests share one PostgreSQL test database).
+ * puppeteer-core (browser tests) ships ES modules only: SWC compiles it and its ESM-only
+ * dependencies to CommonJS too.
+ */
+const esmPackages = ['puppeteer-core', '@puppeteer', 'chromium-bidi'];
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }] },
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }],
+    [`/node_modules/(${esmPackages.join('|')})/.+\\.m?js$`]: ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
   setupFiles: ['<rootDir>/test/setup/env.ts'],
   testTimeout: 120000,
   reporters: ['default', '<rootDir>/test/setup/summary-reporter.js'],

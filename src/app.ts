@@ -16,6 +16,7 @@ import { itemRoutes } from './routes/items';
 import { activityApplyRoutes } from './routes/activity-apply';
 import { activityRoutes } from './routes/activities';
 import { apiKeyRoutes } from './routes/api-keys';
+import { dashboardRouter } from './dashboard/routes';
 import { organizationRoutes } from './routes/organization';
 import { templateRoutes } from './routes/templates';
 import { artifactRoutes, publicMediaRoutes } from './routes/files';
@@ -55,7 +56,8 @@ export function buildRegistry(given: AppDeps): RouteRegistry {
 
 /**
  * Creates the Koa application: request log → error handler → body parser → public routes
- * (health, metrics, docs) → bearer auth → `/api` routes. Never listens; `main.ts` does, and
+ * (health, metrics, docs) → the review dashboard (`/dashboard`, its own session sign-in) →
+ * bearer (or dashboard session) auth → `/api` routes. Never listens; `main.ts` does, and
  * tests call `app.callback()`.
  */
 export function createApp(given: AppDeps): Koa {
@@ -100,6 +102,8 @@ export function createApp(given: AppDeps): Koa {
   app.use(errorHandler);
   app.use(bodyParser({ jsonLimit: JSON_BODY_LIMIT, enableTypes: ['json'], encoding: 'utf-8' }));
   app.use(root.routes()).use(root.allowedMethods());
+  const dashboard = dashboardRouter(deps, rateLimits);
+  app.use(dashboard.routes()).use(dashboard.allowedMethods());
   app.use(api.routes()).use(api.allowedMethods());
   app.use(async (ctx) => {
     ctx.status = 404;

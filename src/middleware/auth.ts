@@ -1,15 +1,26 @@
 import type { Context, Next } from 'koa';
 import type { Knex } from 'knex';
 import { authenticate, resolveScope } from '../services/access/auth';
+import { checkCsrf, requestSession } from './session';
 
 /**
  * Bearer authentication for `/api` routes (decisions.md §1): sets `ctx.state.scope`.
- * Public routes (docs, OpenAPI) are listed in `publicPaths` and pass through.
+ * Public routes (docs, OpenAPI) are listed in `publicPaths` and pass through. A request without
+ * an `Authorization` header but with a review dashboard session cookie acts for the session's
+ * organization, and must pass the session's CSRF check when it changes state (issue 17).
  */
 export function authMiddleware(knex: Knex, jwtSecret: string | null, publicPaths: Set<string>) {
   return async (ctx: Context, next: Next): Promise<void> => {
     if (publicPaths.has(ctx.path)) return next();
     const header = ctx.get('authorization');
+    if (!header) {
+      const session = await requestSession(ctx, knex);
+      if (session) {
+        checkCsrf(ctx, session);
+        ctx.state.scope = session.scope;
+        return next();
+      }
+    }
     const match = /^Bearer\s+(.+)$/i.exec(header);
     const principal = await authenticate(knex, match?.[1]?.trim(), jwtSecret);
     ctx.state.scope = resolveScope(principal, ctx.get('x-organization-id') || undefined);

@@ -1,0 +1,99 @@
+import type { Knex } from 'knex';
+import { NotFoundError } from '../lib/errors';
+import type { Catalog } from '../models/catalog';
+import type { ReviewActivity } from '../models/review-activity';
+import type { StagedChange } from '../models/staged-change';
+import type { Scope } from '../services/access/scope';
+import { getCatalog } from '../services/catalog/catalogs';
+import { listActivities, type ActivityListEntry } from '../services/review/activities';
+import { getActivity, listStagedChanges } from '../services/review/staged-changes';
+
+/**
+ * What the review dashboard's pages show (issue 17), read through the services the API uses so a
+ * page and `GET /api/activities/...` never disagree; the page's queries run concurrently. The
+ * per-field completion (the summary service aggregates every field of every change: 0.8–1.4 s
+ * on 100,000 changes, bench/dashboard-page.ts) is not part of the server render: the page script
+ * loads it from `GET /api/activities/{id}/staged-changes/summary` after the page is shown, so
+ * the first page stays within 300 ms; the counts by status are one index-only aggregate.
+ */
+
+/** Staged changes per dashboard page. */
+export const DASHBOARD_PAGE_SIZE = 25;
+
+/** The activity page's filters, as in its URL query; they are also the bulk-review `filter`. */
+export interface ActivityFilters {
+  status?: string;
+  field?: string;
+  confidence?: string;
+  search_query?: string;
+  page: number;
+}
+
+/** Everything the activity page renders. */
+export interface ActivityPageData {
+  catalog: Catalog;
+  activity: ReviewActivity;
+  stagedCount: number;
+  /** Staged changes per status (statuses without changes absent). */
+  byStatus: Record<string, number>;
+  /** Fields the field filter offers: the catalog schema's, then any other field of the page's changes. */
+  fields: string[];
+  changes: StagedChange[];
+  total: number;
+  totalPages: number;
+}
+
+/**
+ * Loads the activity page: the catalog, the activity (which must belong to that catalog), its
+ * counts by status, the fields to filter by, and one page of staged changes under `filters` (the
+ * staged-changes list's own filter, src/services/review/staged-changes.ts, so "approve all
+ * matching" acts on exactly what the table lists).
+ * @throws NotFoundError (404) for an unknown catalog or activity, or an activity of another
+ *   catalog; ForbiddenError (403) for another organization's
+ */
+export async function loadActivityPage(knex: Knex, scope: Scope, catalogId: string, activityId: string, filters: ActivityFilters): Promise<ActivityPageData> {
+  const query = {
+    page: filters.page,
+    page_size: DASHBOARD_PAGE_SIZE,
+    status: filters.status,
+    field: filters.field,
+    confidence: filters.confidence,
+    search_query: filters.search_query,
+  };
+  const [{ activity, stagedCount }, { catalog, schema }] = await Promise.all([getActivity(knex, scope, activityId), getCatalog(knex, scope, catalogId)]);
+  if (activity.catalog_id !== catalogId) throw new NotFoundError('Activity not found');
+  const [byStatus, page] = await Promise.all([countByStatus(knex, activityId), listStagedChanges(knex, scope, activityId, query)]);
+  const fields = Object.keys(schema.schema_definition.properties ?? {});
+  for (const c of page.items) for (const k of Object.keys(c.after_data ?? {})) if (!fields.includes(k)) fields.push(k);
+  return { catalog, activity, stagedCount, byStatus, fields, changes: page.items, total: page.total, totalPages: page.total_pages };
+}
+
+/** Staged changes of an activity per status: one aggregate over the (activity_id, status) index. */
+async function countByStatus(knex: Knex, activityId: string): Promise<Record<string, number>> {
+  const rows = (await knex('staged_changes').where({ activity_id: activityId }).groupBy('status').select('status').count({ n: '*' })) as unknown as Array<{
+    status: string;
+    n: string;
+  }>;
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+}
+
+/** How many activities the catalog page lists (newest first). */
+export const CATALOG_PAGE_ACTIVITIES = 200;
+
+/**
+ * Loads the catalog page: the catalog and its newest {@link CATALOG_PAGE_ACTIVITIES} activities
+ * (enrichment jobs that target it included, decisions.md §4) with their staged-change counts,
+ * from the activity list service (`GET /public/catalogs/{id}/activities`, G13).
+ * @throws NotFoundError (404) / ForbiddenError (403) for the catalog
+ */
+export async function loadCatalogPage(
+  knex: Knex,
+  scope: Scope,
+  catalogId: string,
+): Promise<{ catalog: Catalog; activities: ActivityListEntry[]; total: number }> {
+  const [{ catalog }, { activities, total }] = await Promise.all([
+    getCatalog(knex, scope, catalogId),
+    listActivities(knex, scope, catalogId, { limit: CATALOG_PAGE_ACTIVITIES, offset: 0 }),
+  ]);
+  return { catalog, activities, total };
+}

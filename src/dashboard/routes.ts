@@ -1,0 +1,194 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import type { ResolvedAppDeps } from '../deps';
+import { AppError, PayloadTooLargeError } from '../lib/errors';
+import { checkCsrf, clearSessionCookie, CSRF_FIELD, requestSession, SESSION_COOKIE, setSessionCookie } from '../middleware/session';
+import type { RateLimits } from '../services/access/rate-limits';
+import type { ActiveSession } from '../services/access/sessions';
+import { signIn, signOut } from '../services/access/sessions';
+import { listCatalogs } from '../services/catalog/catalogs';
+import { CONFIDENCE_LEVELS } from '../services/review/staged-changes';
+import { loadActivityPage, loadCatalogPage, type ActivityFilters } from './data';
+import { activityPage, catalogPage, DASHBOARD_BASE, errorPage, homePage, loginPage, STATUS_ORDER, type PageSession } from './views';
+
+/**
+ * The review dashboard (issue 17, "Review dashboard"), served by the API process under
+ * `/dashboard`: sign-in and sign-out, the organization's catalogs, a catalog's activities, and an
+ * activity's review page (`review_url` = `{PUBLIC_URL}/dashboard/catalogs/{cid}/activities/{aid}`,
+ * decisions.md §5). Pages are server-rendered; the only script and stylesheet are served from
+ * ./assets (no CDN). Review and apply actions are the page script's calls to `/api/...`,
+ * authorized by the session cookie plus the CSRF token (src/middleware/auth.ts).
+ */
+
+/** The static files of the dashboard and their content types. */
+const ASSETS: Record<string, string> = { 'dashboard.css': 'text/css; charset=utf-8', 'dashboard.js': 'application/javascript; charset=utf-8' };
+/** Largest form body the dashboard accepts (sign-in, sign-out), in bytes. */
+const FORM_LIMIT_BYTES = 16 * 1024;
+/**
+ * Content-Security-Policy of every dashboard page: only this origin's script and stylesheet, no
+ * inline script or style, not frameable — a second line of defence behind escaping.
+ */
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/** Reads a small `application/x-www-form-urlencoded` body (the app's body parser takes JSON only). */
+async function readForm(ctx: Context): Promise<URLSearchParams> {
+  if (!ctx.is('application/x-www-form-urlencoded')) return new URLSearchParams();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    size += buf.length;
+    if (size > FORM_LIMIT_BYTES) throw new PayloadTooLargeError();
+    chunks.push(buf);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+/** Where to go after sign-in: a dashboard path from `next`, never another site (no open redirect). */
+function safeNext(next: string | null | undefined): string {
+  return next && next.startsWith(`${DASHBOARD_BASE}/`) && !next.startsWith('//') && !/[\\\s]/.test(next) && !next.startsWith(`${DASHBOARD_BASE}/login`)
+    ? next
+    : DASHBOARD_BASE;
+}
+
+function pageSession(s: ActiveSession): PageSession {
+  return { csrfToken: s.csrfToken, organizationId: s.scope.organizationId };
+}
+
+function send(ctx: Context, status: number, body: string): void {
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.body = body;
+}
+
+function one(value: string | string[] | undefined): string | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  return v === undefined || v === '' ? undefined : v;
+}
+
+/** The activity page's filters from its query string; unknown values are ignored, not errors. */
+function parseFilters(query: Record<string, string | string[] | undefined>): ActivityFilters {
+  const status = one(query.status);
+  const confidence = one(query.confidence);
+  const page = Number(one(query.page) ?? '1');
+  return {
+    status: status && (STATUS_ORDER as string[]).includes(status) ? status : undefined,
+    field: one(query.field)?.slice(0, 200),
+    confidence: confidence && (CONFIDENCE_LEVELS as readonly string[]).includes(confidence) ? confidence : undefined,
+    search_query: one(query.q)?.slice(0, 500),
+    page: Number.isInteger(page) && page >= 1 ? Math.min(page, 1_000_000) : 1,
+  };
+}
+
+/**
+ * Builds the dashboard router (mounted by createApp before `/api`). `rateLimits`: the app's; a
+ * sign-in counts as an authentication, so the API's failed-authentication throttle per client
+ * address (issue 18) applies to the sign-in form too, and keys cannot be guessed through it.
+ */
+export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): Router {
+  const router = new Router({ prefix: DASHBOARD_BASE });
+
+  // Security headers on every dashboard response; known errors become an HTML error page.
+  router.use(async (ctx: Context, next: Next) => {
+    ctx.set('Content-Security-Policy', CSP);
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Referrer-Policy', 'same-origin');
+    ctx.set('X-Frame-Options', 'DENY');
+    try {
+      await next();
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      ctx.set(err.headers);
+      const session = ctx.state.dashboardSession as ActiveSession | undefined;
+      send(ctx, err.status, errorPage(err.status, err.message, session ? pageSession(session) : null));
+    }
+  });
+
+  /** Pages behind sign-in: no (live) session → the login page, coming back here afterwards. */
+  const signedIn = async (ctx: Context, next: Next) => {
+    const session = await requestSession(ctx, deps.knex);
+    if (!session) {
+      if (ctx.cookies.get(SESSION_COOKIE)) clearSessionCookie(ctx);
+      ctx.redirect(`${DASHBOARD_BASE}/login?next=${encodeURIComponent(ctx.originalUrl)}`);
+      return;
+    }
+    ctx.state.dashboardSession = session;
+    ctx.set('Cache-Control', 'no-store');
+    await next();
+  };
+
+  router.get('/assets/:asset', (ctx) => {
+    const type = ASSETS[ctx.params.asset];
+    if (!type) {
+      send(ctx, 404, errorPage(404, 'No such asset', null));
+      return;
+    }
+    ctx.type = type;
+    ctx.set('Cache-Control', 'public, max-age=300');
+    ctx.body = fs.createReadStream(path.join(__dirname, 'assets', ctx.params.asset));
+  });
+
+  router.get('/login', async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    send(ctx, 200, loginPage(safeNext(one(ctx.query.next)), null));
+  });
+
+  router.post('/login', async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    const form = await readForm(ctx);
+    const next = safeNext(form.get('next'));
+    const credential = (form.get('credential') ?? '').trim();
+    await rateLimits.assertMayAuthenticate(ctx.ip);
+    try {
+      if (!credential) throw new AppError(401, 'Paste an API key or a user token.');
+      const session = await signIn(deps.knex, credential, deps.config.jwtSecret, form.get('organization_id')?.trim() || undefined);
+      setSessionCookie(ctx, session.token, session.expiresAt);
+      ctx.status = 303;
+      ctx.redirect(next);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      if (err.status === 401) await rateLimits.countAuthFailure(ctx.ip);
+      send(
+        ctx,
+        err.status,
+        loginPage(next, err.status === 403 ? 'That organization is not accessible with this credential.' : 'This key or token is not valid.'),
+      );
+    }
+  });
+
+  router.post('/logout', async (ctx) => {
+    const form = await readForm(ctx);
+    const session = await requestSession(ctx, deps.knex);
+    if (session) {
+      checkCsrf(ctx, session, form.get(CSRF_FIELD) ?? undefined);
+      await signOut(deps.knex, ctx.cookies.get(SESSION_COOKIE) ?? '');
+    }
+    clearSessionCookie(ctx);
+    ctx.status = 303;
+    ctx.redirect(`${DASHBOARD_BASE}/login`);
+  });
+
+  router.get('/', signedIn, async (ctx) => {
+    const session = ctx.state.dashboardSession as ActiveSession;
+    const { rows } = await listCatalogs(deps.knex, session.scope, { limit: 200, offset: 0 });
+    send(ctx, 200, homePage(rows, pageSession(session)));
+  });
+
+  router.get('/catalogs/:catalog_id', signedIn, async (ctx) => {
+    const session = ctx.state.dashboardSession as ActiveSession;
+    const { catalog, activities, total } = await loadCatalogPage(deps.knex, session.scope, ctx.params.catalog_id);
+    send(ctx, 200, catalogPage(catalog, activities, total, pageSession(session)));
+  });
+
+  router.get('/catalogs/:catalog_id/activities/:activity_id', signedIn, async (ctx) => {
+    const session = ctx.state.dashboardSession as ActiveSession;
+    const filters = parseFilters(ctx.query);
+    const data = await loadActivityPage(deps.knex, session.scope, ctx.params.catalog_id, ctx.params.activity_id, filters);
+    send(ctx, 200, activityPage(data, filters, pageSession(session)));
+  });
+
+  return router;
+}

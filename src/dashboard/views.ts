@@ -1,0 +1,518 @@
+import type { Catalog } from '../models/catalog';
+import type { ReviewActivity } from '../models/review-activity';
+import type { StagedChange, StagedChangeStatus } from '../models/staged-change';
+import type { ActivityListEntry } from '../services/review/activities';
+import { CONFIDENCE_LEVELS } from '../services/review/staged-changes';
+import type { ActivityFilters, ActivityPageData } from './data';
+import { diffCells } from './diff';
+import { html, safeUrl, type SafeHtml } from './html';
+
+/**
+ * Server-rendered pages of the review dashboard (issue 17, "Review dashboard"). Every value from
+ * the database or the request goes through {@link html}, which escapes it; links to sources pass
+ * {@link safeUrl}. Buttons carry their bulk-review request as JSON in `data-review` for the small
+ * script (assets/dashboard.js), which sends it with the session's CSRF token.
+ */
+
+/** Every staged-change status, in the order the summary shows them (decisions.md §5). */
+export const STATUS_ORDER: StagedChangeStatus[] = ['pending', 'draft', 'approved', 'partially_accepted', 'rejected', 'conflict', 'error'];
+
+/** Where the dashboard is mounted; every link and asset is under it. */
+export const DASHBOARD_BASE = '/dashboard';
+
+/** The signed-in part of a page: the CSRF token for forms and scripts. */
+export interface PageSession {
+  csrfToken: string;
+  organizationId: string;
+}
+
+/** The page frame: head with local assets, top bar with breadcrumbs and sign-out. */
+export function layout(title: string, body: SafeHtml, session: PageSession | null, crumbs: SafeHtml[] = []): string {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title} · Catalog review</title>
+        <link rel="stylesheet" href="${DASHBOARD_BASE}/assets/dashboard.css" />
+        ${session ? html`<meta name="csrf-token" content="${session.csrfToken}" />` : ''}
+      </head>
+      <body>
+        <header class="topbar">
+          <a class="brand" href="${DASHBOARD_BASE}">Catalog review</a>
+          <nav class="crumbs">${crumbs.map((c) => html`<span class="sep">/</span>${c}`)}</nav>
+          ${
+            session
+              ? html`<form class="signout" method="post" action="${DASHBOARD_BASE}/logout">
+                  <span class="org" title="Organization">org ${session.organizationId.slice(0, 8)}</span>
+                  <input type="hidden" name="csrf_token" value="${session.csrfToken}" />
+                  <button type="submit" class="btn small ghost">Sign out</button>
+                </form>`
+              : ''
+          }
+        </header>
+        <main>${body}</main>
+        <script src="${DASHBOARD_BASE}/assets/dashboard.js" defer></script>
+      </body>
+    </html>`.value;
+}
+
+/** The sign-in page: one field for an API key or user token, an optional organization. */
+export function loginPage(next: string, error: string | null): string {
+  return layout(
+    'Sign in',
+    html`<section class="card login">
+      <h1>Sign in</h1>
+      <p class="muted">
+        Paste an API key (<code>ck_…</code>) or a user token once. The dashboard keeps a session cookie for this browser; the key itself is not stored in the
+        browser.
+      </p>
+      ${error ? html`<p class="alert" role="alert">${error}</p>` : ''}
+      <form method="post" action="${DASHBOARD_BASE}/login" autocomplete="off">
+        <label for="credential">API key or user token</label>
+        <input id="credential" name="credential" type="password" required autofocus spellcheck="false" />
+        <label for="organization_id">Organization id <span class="muted">(optional, for user tokens with several)</span></label>
+        <input id="organization_id" name="organization_id" type="text" spellcheck="false" />
+        <input type="hidden" name="next" value="${next}" />
+        <button type="submit" class="btn primary">Sign in</button>
+      </form>
+    </section>`,
+    null,
+  );
+}
+
+/** An error page (403, 404, …) with a way back. */
+export function errorPage(status: number, message: string, session: PageSession | null): string {
+  const title = status === 403 ? 'Not allowed' : status === 404 ? 'Not found' : 'Error';
+  return layout(
+    title,
+    html`<section class="card error-page">
+      <h1>${status} · ${title}</h1>
+      <p>${message}</p>
+      <p>${status === 403 ? 'This belongs to another organization than the one you signed in for.' : ''}</p>
+      <p><a href="${DASHBOARD_BASE}">Back to the dashboard</a> · <a href="${DASHBOARD_BASE}/login">Sign in with another key</a></p>
+    </section>`,
+    session,
+  );
+}
+
+function badge(text: string, kind: string): SafeHtml {
+  return html`<span class="badge ${kind}">${text}</span>`;
+}
+
+function statusBadge(status: string): SafeHtml {
+  return badge(status.replace(/_/g, ' '), `status-${status}`);
+}
+
+function when(d: Date | null | undefined): string {
+  return d ? new Date(d).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '';
+}
+
+function catalogCrumb(catalog: Catalog): SafeHtml {
+  return html`<a href="${DASHBOARD_BASE}/catalogs/${catalog.id}">${catalog.name}</a>`;
+}
+
+function activityTitle(a: ReviewActivity): string {
+  return a.description || `${a.type.replace(/_/g, ' ')} ${a.id.slice(0, 8)}`;
+}
+
+/** The catalogs the signed-in organization has (the dashboard's home). */
+export function homePage(catalogs: Catalog[], session: PageSession): string {
+  return layout(
+    'Catalogs',
+    html`<h1>Catalogs</h1>
+      <section class="card">
+        ${
+          catalogs.length
+            ? html`<table class="list">
+                <thead>
+                  <tr>
+                    <th>Catalog</th>
+                    <th>Items</th>
+                    <th>Updated</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${catalogs.map(
+                    (c) =>
+                      html`<tr>
+                        <td><a href="${DASHBOARD_BASE}/catalogs/${c.id}">${c.name}</a></td>
+                        <td class="num">${c.item_count}</td>
+                        <td>${when(c.updated_at)}</td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>`
+            : html`<p class="muted">No catalogs in this organization.</p>`
+        }
+      </section>`,
+    session,
+  );
+}
+
+/** The catalog page: its activities (newest first), each linking to its review page. */
+export function catalogPage(catalog: Catalog, activities: ActivityListEntry[], total: number, session: PageSession): string {
+  return layout(
+    catalog.name,
+    html`<h1>${catalog.name}</h1>
+      <p class="muted">${catalog.item_count} items · catalog <code>${catalog.id}</code></p>
+      <section class="card">
+        <h2>Activities <span class="muted">(${total}${total > activities.length ? html`, newest ${activities.length} shown` : ''})</span></h2>
+        ${
+          activities.length
+            ? html`<table class="list activities">
+                <thead>
+                  <tr>
+                    <th>Activity</th>
+                    <th>Type</th>
+                    <th>Status</th>
+                    <th class="num">Staged changes</th>
+                    <th>Created</th>
+                    <th>Updated</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${activities.map(
+                    ({ activity: a, stagedCount }) =>
+                      html`<tr>
+                        <td><a href="${DASHBOARD_BASE}/catalogs/${catalog.id}/activities/${a.id}">${activityTitle(a)}</a></td>
+                        <td>${a.type.replace(/_/g, ' ')}</td>
+                        <td>${statusBadge(a.status)}</td>
+                        <td class="num">${stagedCount}</td>
+                        <td>${when(a.created_at)}</td>
+                        <td>${when(a.updated_at)}</td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>`
+            : html`<p class="muted">No activities yet. Enrichment jobs that target this catalog and custom transforms appear here.</p>`
+        }
+      </section>`,
+    session,
+    [catalogCrumb(catalog)],
+  );
+}
+
+/** The URL of the activity page with `filters` changed by `patch`. */
+function pageUrl(catalogId: string, activityId: string, filters: ActivityFilters, patch: Partial<ActivityFilters>): string {
+  const f = { ...filters, ...patch };
+  const q = new URLSearchParams();
+  if (f.status) q.set('status', f.status);
+  if (f.field) q.set('field', f.field);
+  if (f.confidence) q.set('confidence', f.confidence);
+  if (f.search_query) q.set('q', f.search_query);
+  if (f.page > 1) q.set('page', String(f.page));
+  const s = q.toString();
+  return `${DASHBOARD_BASE}/catalogs/${catalogId}/activities/${activityId}${s ? `?${s}` : ''}`;
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** The source URLs of one field: `source_data.sources[field]` and `review_info.sources[field]` (string, list, or `{url}` objects). */
+function fieldSources(change: StagedChange, field: string): string[] {
+  const urls: string[] = [];
+  for (const holder of [record(change.source_data).sources, record(change.review_info).sources]) {
+    const v = record(holder)[field];
+    for (const s of Array.isArray(v) ? v : [v]) {
+      const url = safeUrl(typeof s === 'object' && s !== null ? record(s).url : s);
+      if (url && !urls.includes(url)) urls.push(url);
+    }
+  }
+  return urls;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^www\./, '');
+  } catch {
+    return url;
+  }
+}
+
+/** The fields a change shows: those whose after value differs from before (all after-fields of a new item). */
+function changedFields(change: StagedChange): string[] {
+  const before = record(change.before_data);
+  const after = record(change.after_data);
+  const keys = new Set([...Object.keys(after), ...(change.is_delete ? [] : Object.keys(before))]);
+  return [...keys].filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k])).sort();
+}
+
+function reviewButton(label: string, body: Record<string, unknown>, kind: string, title: string): SafeHtml {
+  return html`<button type="button" class="btn small ${kind}" data-review="${JSON.stringify(body)}" title="${title}">${label}</button>`;
+}
+
+/** Whether an activity still takes reviews (decisions.md §5: shells and activities pending review). */
+function isOpen(a: ReviewActivity): boolean {
+  return a.status === 'created' || a.status === 'pending_review';
+}
+
+function changeRows(change: StagedChange, filters: ActivityFilters, open: boolean): SafeHtml {
+  const info = record(change.review_info);
+  const confidence = record(info.field_confidence);
+  const methods = record(info.field_methods);
+  const explanations = record(record(change.source_data).source_explanations);
+  const issues = Array.isArray(info.field_issues) ? info.field_issues.map(record) : [];
+  const fields = changedFields(change);
+  const ordered = filters.field && fields.includes(filters.field) ? [filters.field, ...fields.filter((f) => f !== filters.field)] : fields;
+  const before = record(change.before_data);
+  const after = record(change.after_data);
+  const accepted = change.accepted_fields ? new Set(change.accepted_fields) : null;
+  const overall = typeof info.confidence === 'string' ? info.confidence : null;
+  const item = change.is_delete
+    ? html`${badge('delete', 'kind-delete')} item <code>${(change.catalog_item_id ?? '').slice(0, 8)}</code>`
+    : change.is_new_item
+      ? badge('new item', 'kind-new')
+      : html`item <code title="${change.catalog_item_id ?? ''}">${(change.catalog_item_id ?? '').slice(0, 8)}</code>`;
+  // Errors are never approvable; a completed or cancelled activity takes no more reviews.
+  const reviewable = open && change.status !== 'error' && !change.applied_at;
+  const head = html`<tr class="change-head">
+    <th colspan="6">
+      <div class="change-head-row">
+        <span class="row-index">#${change.row_index + 1}</span>
+        ${item} ${statusBadge(change.status)} ${change.applied_at ? badge('applied', 'status-completed') : ''}
+        ${overall ? badge(`${overall} confidence`, `conf-${overall}`) : ''}
+        ${change.error_reason ? html`<span class="reason error-text">${change.error_reason}</span>` : ''}
+        ${change.rejection_reason ? html`<span class="reason">Rejected: ${change.rejection_reason}</span>` : ''}
+        <span class="spacer"></span>
+        ${
+          reviewable
+            ? html`${reviewButton('Approve change', { action: 'approve', change_ids: [change.id] }, 'approve', 'Approve every field of this change')}
+              ${reviewButton('Reject change', { action: 'reject', change_ids: [change.id] }, 'reject', 'Reject this whole change')}`
+            : ''
+        }
+      </div>
+    </th>
+  </tr>`;
+  const rows = ordered.map((field) => {
+    const cells = diffCells(before[field], after[field]);
+    const urls = fieldSources(change, field);
+    const c = typeof confidence[field] === 'string' ? String(confidence[field]) : null;
+    const m = typeof methods[field] === 'string' ? String(methods[field]) : null;
+    const explanation = typeof explanations[field] === 'string' ? String(explanations[field]) : '';
+    const fieldIssues = issues.filter((i) => i.field === field).map((i) => String(i.message ?? ''));
+    const isAccepted = accepted?.has(field) ?? false;
+    const isDropped = accepted !== null && !isAccepted;
+    return html`<tr class="field-row${filters.field === field ? ' focus' : ''}${isDropped ? ' dropped' : ''}" data-field="${field}">
+      <td class="field-name"><code>${field}</code>${isAccepted ? badge('accepted', 'status-approved') : ''}</td>
+      <td class="before">${cells.before}</td>
+      <td class="after">${cells.after}</td>
+      <td class="badges">${c ? badge(c, `conf-${c}`) : ''}${m ? badge(m, 'method') : ''}</td>
+      <td class="sources">
+        ${urls.slice(0, 4).map((u) => html`<a href="${u}" target="_blank" rel="noopener noreferrer nofollow" title="${u}">${hostOf(u)}</a>`)}${
+          explanation ? html`<div class="explanation">${explanation}</div>` : ''
+        }${fieldIssues.map((msg) => html`<div class="issue">⚠ ${msg}</div>`)}
+      </td>
+      <td class="actions">
+        ${
+          reviewable
+            ? html`${reviewButton('✓', { action: 'approve', change_ids: [change.id], field_names: [field] }, 'approve icon', `Approve only ${field}`)}${reviewButton(
+                '✗',
+                { action: 'reject', change_ids: [change.id], field_names: [field] },
+                'reject icon',
+                `Reject ${field}`,
+              )}`
+            : ''
+        }
+      </td>
+    </tr>`;
+  });
+  const empty = change.is_delete
+    ? html`<tr class="field-row">
+        <td colspan="6" class="muted">Deletes the item.</td>
+      </tr>`
+    : html`<tr class="field-row">
+        <td colspan="6" class="muted">No field differs from the catalog.</td>
+      </tr>`;
+  return html`<tbody class="change" data-change-id="${change.id}" data-status="${change.status}">
+    ${head}${rows.length ? rows : empty}
+  </tbody>`;
+}
+
+function applyPanel(d: ActivityPageData): SafeHtml {
+  const a = d.activity;
+  const approved = (d.byStatus.approved ?? 0) + (d.byStatus.partially_accepted ?? 0);
+  const result = record(a.apply_result);
+  const progress = record(a.apply_progress);
+  const snapshotId = typeof result.pre_apply_snapshot_id === 'string' ? result.pre_apply_snapshot_id : null;
+  // apply_progress.phase (src/services/review/apply.ts): queued → applying → completed | failed.
+  const running = a.status === 'pending_review' && (progress.phase === 'queued' || progress.phase === 'applying');
+  const canApply = a.status === 'pending_review' && approved > 0 && !running;
+  return html`<section class="card apply" id="apply-panel" data-status="${a.status}">
+    <h2>Apply</h2>
+    <p class="muted">
+      ${
+        a.status === 'completed'
+          ? html`Applied to the catalog. Restoring the <em>pre-apply</em> snapshot undoes it.`
+          : isOpen(a)
+            ? html`${approved} approved or partially accepted change(s) will be written to the catalog in one transaction, after a <em>pre-apply</em> snapshot.`
+            : html`This activity is ${a.status.replace(/_/g, ' ')}: nothing can be applied.`
+      }
+    </p>
+    ${
+      isOpen(a)
+        ? html`<button type="button" class="btn primary" id="apply-button" ${canApply ? '' : html`disabled`}>Apply approved changes</button>
+            <label class="force"><input type="checkbox" id="apply-force" /> force (apply over items changed since)</label>`
+        : ''
+    }
+    <div id="apply-status" class="apply-status" aria-live="polite">
+      ${
+        running
+          ? html`Applying: ${String(progress.phase)}`
+          : progress.phase === 'failed' && a.status !== 'completed'
+            ? html`<span class="fail">Apply failed: ${String(progress.error ?? 'unknown error')}. Nothing was applied.</span>`
+            : ''
+      }
+    </div>
+    <div id="apply-result" class="apply-result">
+      ${
+        a.apply_result
+          ? html`<strong>Applied ${String(result.applied ?? 0)}</strong> · skipped conflicts ${String(result.skipped_conflicts ?? 0)} · failed
+              ${String(result.failed ?? 0)}${
+                snapshotId
+                  ? html` · pre-apply snapshot
+                      <a href="/api/public/catalogs/${d.catalog.id}/snapshots" title="Snapshots of this catalog (restore it to undo)"
+                        ><code>${snapshotId}</code></a
+                      >`
+                  : ''
+              }`
+          : ''
+      }
+    </div>
+  </section>`;
+}
+
+function summaryPanel(d: ActivityPageData, filters: ActivityFilters): SafeHtml {
+  const total = Object.values(d.byStatus).reduce((a, n) => a + n, 0);
+  return html`<section class="card summary">
+    <h2>Summary</h2>
+    <div class="counts">
+      <a class="count${filters.status ? '' : ' active'}" href="${pageUrl(d.catalog.id, d.activity.id, filters, { status: undefined, page: 1 })}"
+        ><span class="n">${total}</span><span>all</span></a
+      >
+      ${STATUS_ORDER.map(
+        (st) =>
+          html`<a
+            class="count status-${st}${filters.status === st ? ' active' : ''}"
+            href="${pageUrl(d.catalog.id, d.activity.id, filters, { status: st, page: 1 })}"
+            ><span class="n">${d.byStatus[st] ?? 0}</span><span>${st.replace(/_/g, ' ')}</span></a
+          >`,
+      )}
+    </div>
+    <div id="field-completion" class="field-completion" data-summary-url="/api/activities/${d.activity.id}/staged-changes/summary">
+      <p class="muted">Loading per-field completion…</p>
+    </div>
+  </section>`;
+}
+
+function option(value: string, label: string, selected: string | undefined): SafeHtml {
+  return html`<option value="${value}" ${value === (selected ?? '') ? html` selected` : ''}>${label}</option>`;
+}
+
+function filterBar(d: ActivityPageData, filters: ActivityFilters): SafeHtml {
+  const fields = d.fields;
+  const filter: Record<string, string> = {};
+  if (filters.status) filter.status = filters.status;
+  if (filters.field) filter.field = filters.field;
+  if (filters.confidence) filter.confidence = filters.confidence;
+  if (filters.search_query) filter.search_query = filters.search_query;
+  return html`<form class="filters card" method="get" action="${pageUrl(d.catalog.id, d.activity.id, { page: 1 }, {})}">
+    <label
+      >Status
+      <select name="status">
+        ${option('', 'any', filters.status)}${STATUS_ORDER.map((s) => option(s, s.replace(/_/g, ' '), filters.status))}
+      </select></label
+    >
+    <label
+      >Field
+      <select name="field">
+        ${option('', 'any', filters.field)}${fields.map((f) => option(f, f, filters.field))}
+      </select></label
+    >
+    <label
+      >Confidence
+      <select name="confidence">
+        ${option('', 'any', filters.confidence)}${CONFIDENCE_LEVELS.map((c) => option(c, c, filters.confidence))}
+      </select></label
+    >
+    <label class="grow">Text <input type="search" name="q" value="${filters.search_query ?? ''}" placeholder="Search before / after values" /></label>
+    <button type="submit" class="btn">Filter</button>
+    <a class="btn ghost" href="${pageUrl(d.catalog.id, d.activity.id, { page: 1 }, {})}">Clear</a>
+    <span class="spacer"></span>
+    ${
+      isOpen(d.activity)
+        ? html`${reviewButton(`Approve all ${d.total} matching`, { action: 'approve_all', filter }, 'approve', 'Approve every change that matches the filter')}
+          ${reviewButton(`Reject all ${d.total} matching`, { action: 'reject_all', filter }, 'reject', 'Reject every change that matches the filter')}`
+        : ''
+    }
+  </form>`;
+}
+
+function pager(d: ActivityPageData, filters: ActivityFilters): SafeHtml {
+  const prev =
+    filters.page > 1
+      ? html`<a class="btn small" rel="prev" href="${pageUrl(d.catalog.id, d.activity.id, filters, { page: filters.page - 1 })}">← Previous</a>`
+      : '';
+  const next =
+    filters.page < d.totalPages
+      ? html`<a class="btn small" rel="next" href="${pageUrl(d.catalog.id, d.activity.id, filters, { page: filters.page + 1 })}">Next →</a>`
+      : '';
+  return html`<nav class="pager">${prev}<span>Page ${filters.page} of ${Math.max(d.totalPages, 1)} · ${d.total} change(s)</span>${next}</nav>`;
+}
+
+/** The activity page: summary, apply panel, filters, the page of staged changes with review buttons. */
+export function activityPage(d: ActivityPageData, filters: ActivityFilters, session: PageSession): string {
+  const a = d.activity;
+  const message = a.last_message ?? (typeof record(a.input_data).activity_message === 'string' ? String(record(a.input_data).activity_message) : null);
+  return layout(
+    activityTitle(a),
+    html`<div id="activity" data-activity-id="${a.id}" data-catalog-id="${d.catalog.id}">
+      <div class="title-row">
+        <h1>${activityTitle(a)}</h1>
+        ${statusBadge(a.status)} ${badge(a.type.replace(/_/g, ' '), 'type')}
+      </div>
+      <p class="muted">
+        ${d.stagedCount} staged change(s) · created ${when(a.created_at)} · updated ${when(a.updated_at)} · catalog
+        <a href="${DASHBOARD_BASE}/catalogs/${d.catalog.id}">${d.catalog.name}</a>
+      </p>
+      ${message ? html`<p class="message">${message}</p>` : ''}
+      <div class="grid">${summaryPanel(d, filters)}${applyPanel(d)}</div>
+      ${filterBar(d, filters)}
+      <div id="review-message" class="review-message" aria-live="polite"></div>
+      ${pager(d, filters)}
+      <table class="changes">
+        <colgroup>
+          <col class="c-field" />
+          <col class="c-before" />
+          <col class="c-after" />
+          <col class="c-badges" />
+          <col class="c-sources" />
+          <col class="c-actions" />
+        </colgroup>
+        <thead>
+          <tr>
+            <th>Field</th>
+            <th>Before</th>
+            <th>After</th>
+            <th>Confidence · method</th>
+            <th>Sources · explanation</th>
+            <th></th>
+          </tr>
+        </thead>
+        ${
+          d.changes.length
+            ? d.changes.map((c) => changeRows(c, filters, isOpen(d.activity)))
+            : html`<tbody>
+                <tr>
+                  <td colspan="6" class="muted">No staged changes match.</td>
+                </tr>
+              </tbody>`
+        }
+      </table>
+      ${pager(d, filters)}
+    </div>`,
+    session,
+    [catalogCrumb(d.catalog), html`<span>${activityTitle(a)}</span>`],
+  );
+}

@@ -1,0 +1,245 @@
+/**
+ * The review dashboard in a real browser (issue 17): Debian's chromium driven by puppeteer-core
+ * (no browser download; `CHROMIUM_PATH` or /usr/bin/chromium). Skipped, with a message saying
+ * so, only when no Chromium is installed (test/setup/prepare.ts installs it where it can).
+ * Screenshots go to `DASHBOARD_SCREENSHOTS` (e.g. docs/screenshots) when that is set.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { testApp } from '../helpers/app';
+import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { createReviewFixture, XSS_PROBE, type ReviewFixture } from './fixture';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const hasChromium = fs.existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`[browser tests] SKIPPED: no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`);
+const screenshotDir = process.env.DASHBOARD_SCREENSHOTS;
+
+(hasChromium ? describe : describe.skip)('review dashboard in Chromium', () => {
+  let server: http.Server;
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+  let org: Awaited<ReturnType<typeof createTestOrg>>;
+  let fx: ReviewFixture;
+  let other: ReviewFixture;
+
+  beforeAll(async () => {
+    org = await createTestOrg('dashboard org');
+    fx = await createReviewFixture(org.organizationId, { xssProbe: true });
+    const otherOrg = await createTestOrg('other org');
+    other = await createReviewFixture(otherOrg.organizationId);
+    server = http.createServer(testApp().callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await puppeteer.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless=new'], defaultViewport: { width: 1400, height: 900 } });
+    page = await browser.newPage();
+    page.on('dialog', (d) => void d.accept());
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => server?.close(resolve));
+    await closeTestKnex();
+  });
+
+  const activityUrl = (f: ReviewFixture) => `${base}/dashboard/catalogs/${f.catalogId}/activities/${f.activityId}`;
+  const shot = async (name: string) => {
+    if (!screenshotDir) return;
+    fs.mkdirSync(screenshotDir, { recursive: true });
+    await page.screenshot({ path: path.join(screenshotDir, name), fullPage: true });
+  };
+  const rowStatuses = () => page.$$eval('tbody.change', (els) => els.map((e) => e.getAttribute('data-status')));
+
+  test('not signed in: the activity page redirects to the sign-in page; a wrong key is refused', async () => {
+    await page.goto(activityUrl(fx));
+    expect(new URL(page.url()).pathname).toBe('/dashboard/login');
+    await shot('review-login.png');
+    await page.type('#credential', 'ck_not_a_real_key');
+    await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+    expect(await page.$eval('.alert', (e) => e.textContent)).toContain('not valid');
+  });
+
+  test('sign in with the API key, then the activity page shows summary, diffs, badges and safe links', async () => {
+    await page.goto(activityUrl(fx));
+    await page.type('#credential', org.apiKey);
+    await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+    expect(page.url()).toBe(activityUrl(fx));
+    const cookies = await browser.cookies();
+    const session = cookies.find((c) => c.name === 'catalog_dashboard_session');
+    expect(session?.httpOnly).toBe(true);
+    expect(session?.sameSite).toBe('Lax');
+    expect(await page.$eval('h1', (e) => e.textContent)).toBe('Enrich brand and color');
+    expect(await rowStatuses()).toEqual(['pending', 'pending', 'pending', 'pending']);
+    // The title of KB-100 changed: only the added words are highlighted.
+    const title = await page.$eval(`tbody[data-change-id="${fx.changes['KB-100']}"] tr[data-field="title"] td.after ins`, (e) => e.textContent);
+    expect(title?.trim()).toBe('K2 (wireless)');
+    expect(await page.$$eval('tbody.change tr[data-field="brand"] .badge.method', (els) => els.map((e) => e.textContent))).toEqual([
+      'jsonld',
+      'jsonld',
+      'jsonld',
+      'jsonld',
+    ]);
+    // Source links: the https one is a link, the javascript: one is dropped.
+    const hrefs = await page.$$eval('td.sources a', (els) => els.map((e) => e.getAttribute('href') ?? ''));
+    expect(hrefs.length).toBeGreaterThan(0);
+    expect(hrefs.every((h) => h.startsWith('https://'))).toBe(true);
+    // The XSS probe is shown as text and never became an element.
+    const probe = await page.$eval(`tbody[data-change-id="${fx.changes['HD-300']}"] tr[data-field="color"] td.after`, (e) => ({
+      text: e.textContent,
+      imgs: e.querySelectorAll('img').length,
+    }));
+    expect(probe).toEqual({ text: XSS_PROBE, imgs: 0 });
+    expect(await page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    expect(await page.$eval('.counts a.count.status-pending .n', (e) => e.textContent)).toBe('4');
+    // Per-field completion arrives from the summary endpoint after the page is shown.
+    await page.waitForSelector('#field-completion tr[data-field="brand"]');
+    expect(await page.$eval('#field-completion tr[data-field="brand"] td:nth-child(3)', (e) => e.textContent)).toBe('4 / 4 (100%)');
+    expect(await page.$eval('#field-completion tr[data-field="title"] td:nth-child(4)', (e) => e.textContent)).toBe('1');
+  });
+
+  test('filters: by text and by status narrow the table', async () => {
+    await page.goto(activityUrl(fx));
+    await page.type('input[name=q]', 'Logitech');
+    await Promise.all([page.waitForNavigation(), page.click('form.filters button[type=submit]')]);
+    expect(new URL(page.url()).searchParams.get('q')).toBe('Logitech');
+    expect(await page.$$eval('tbody.change', (els) => els.map((e) => e.getAttribute('data-change-id')))).toEqual([fx.changes['MS-200']]);
+    await page.goto(activityUrl(fx));
+    await page.select('select[name=status]', 'approved');
+    await Promise.all([page.waitForNavigation(), page.click('form.filters button[type=submit]')]);
+    expect(new URL(page.url()).searchParams.get('status')).toBe('approved');
+    expect(await page.$$('tbody.change')).toHaveLength(0);
+  });
+
+  test("another organization's activity is a 403 page", async () => {
+    const res = await page.goto(activityUrl(other));
+    expect(res?.status()).toBe(403);
+    expect(await page.$eval('h1', (e) => e.textContent)).toContain('403');
+  });
+
+  test('cookie-authenticated API writes need the CSRF token; reads do not', async () => {
+    await page.goto(`${base}/dashboard/catalogs/${fx.catalogId}`);
+    const token = await page.$eval('meta[name="csrf-token"]', (e) => e.getAttribute('content') ?? '');
+    const result = await page.evaluate(
+      async (activityId, token) => {
+        const post = (headers: Record<string, string>) =>
+          fetch('/api/public/catalogs', { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{}' }).then((r) => r.status);
+        return {
+          read: (await fetch(`/api/activities/${activityId}`)).status,
+          noToken: await post({}),
+          wrongToken: await post({ 'X-CSRF-Token': 'x'.repeat(token.length) }),
+          withToken: await post({ 'X-CSRF-Token': token }),
+        };
+      },
+      fx.activityId,
+      token,
+    );
+    // With the token the request reaches validation (422: the empty body is not a catalog).
+    expect(result).toEqual({ read: 200, noToken: 403, wrongToken: 403, withToken: 422 });
+  });
+
+  test('the catalog page lists the activity and links to it', async () => {
+    await page.goto(activityUrl(fx));
+    await Promise.all([page.waitForNavigation(), page.click(`main a[href="/dashboard/catalogs/${fx.catalogId}"]`)]);
+    const links = await page.$$eval('table.activities a', (els) => els.map((e) => e.getAttribute('href')));
+    expect(links).toEqual([`/dashboard/catalogs/${fx.catalogId}/activities/${fx.activityId}`]);
+    await shot('review-catalog.png');
+  });
+
+  test('sign out ends the session', async () => {
+    await page.goto(activityUrl(fx));
+    await Promise.all([page.waitForNavigation(), page.click('form.signout button')]);
+    expect(new URL(page.url()).pathname).toBe('/dashboard/login');
+    expect(await testKnex()('dashboard_sessions').where({ organization_id: org.organizationId }).count({ n: '*' })).toEqual([{ n: '0' }]);
+    await page.goto(activityUrl(fx));
+    expect(new URL(page.url()).pathname).toBe('/dashboard/login');
+  });
+});
+
+(hasChromium ? describe : describe.skip)('review loop in Chromium: review, apply, catalog changed', () => {
+  const TASK_QUEUE = 'test-browser-review';
+  let env: TestWorkflowEnvironment;
+  let worker: RunningTestWorker;
+  let server: http.Server;
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+  let org: Awaited<ReturnType<typeof createTestOrg>>;
+  let fx: ReviewFixture;
+
+  beforeAll(async () => {
+    env = await startTestTemporal();
+    worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: fakeEngine() });
+    org = await createTestOrg('dashboard apply org');
+    fx = await createReviewFixture(org.organizationId);
+    server = http.createServer(testApiFor(env, TASK_QUEUE));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await puppeteer.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless=new'], defaultViewport: { width: 1400, height: 900 } });
+    page = await browser.newPage();
+    page.on('dialog', (d) => void d.accept());
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => server?.close(resolve));
+    await worker?.stop();
+    await env?.teardown();
+    await closeTestKnex();
+  });
+
+  const changeRow = (sku: string) => `tbody[data-change-id="${fx.changes[sku]}"]`;
+  const itemData = async (sku: string) => (await testKnex()('catalog_items').where({ id: fx.items[sku] }).first('data')).data as Record<string, unknown>;
+
+  test('sign in, filter, approve one field, reject one change, apply: the catalog has the approved value only', async () => {
+    const url = `${base}/dashboard/catalogs/${fx.catalogId}/activities/${fx.activityId}`;
+    await page.goto(url);
+    await page.type('#credential', org.apiKey);
+    await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+    expect(page.url()).toBe(url);
+
+    // Filter: low confidence → only the cable.
+    await page.select('select[name=confidence]', 'low');
+    await Promise.all([page.waitForNavigation(), page.click('form.filters button[type=submit]')]);
+    expect(await page.$$eval('tbody.change', (els) => els.map((e) => e.getAttribute('data-change-id')))).toEqual([fx.changes['CB-400']]);
+    await page.goto(url);
+
+    // Approve only the brand of the keyboard: partially accepted, brand accepted.
+    await Promise.all([page.waitForNavigation(), page.click(`${changeRow('KB-100')} tr[data-field="brand"] button.approve`)]);
+    expect(await page.$eval(changeRow('KB-100'), (e) => e.getAttribute('data-status'))).toBe('partially_accepted');
+    expect(await page.$eval(`${changeRow('KB-100')} tr[data-field="brand"] .field-name .badge`, (e) => e.textContent)).toBe('accepted');
+
+    // Reject the whole mouse change.
+    await Promise.all([page.waitForNavigation(), page.click(`${changeRow('MS-200')} .change-head button.reject`)]);
+    expect(await page.$eval(changeRow('MS-200'), (e) => e.getAttribute('data-status'))).toBe('rejected');
+    if (screenshotDir) {
+      // The README's picture: a reviewed page (one partially accepted, one rejected, two pending).
+      await page.waitForSelector('#field-completion table');
+      await page.screenshot({ path: path.join(screenshotDir, 'review-activity.png'), fullPage: true });
+    }
+
+    // Apply: progress, then the result with the pre-apply snapshot, after the page reloads.
+    await page.click('#apply-button');
+    await page.waitForSelector('#apply-result strong', { timeout: 60_000 });
+    expect(await page.$eval('#apply-result', (e) => e.textContent)).toMatch(/Applied 1\b.*pre-apply snapshot/s);
+    expect(await page.$eval('h1 + .badge', (e) => e.textContent)).toBe('completed');
+    expect(await page.$eval(`${changeRow('KB-100')} .change-head`, (e) => e.textContent)).toContain('applied');
+    expect(await page.$$(`${changeRow('MS-200')} button`)).toHaveLength(0);
+    if (screenshotDir) await page.screenshot({ path: path.join(screenshotDir, 'review-applied.png'), fullPage: true });
+
+    // The catalog changed: the keyboard got its brand (only), nothing else did.
+    const keyboard = await itemData('KB-100');
+    expect(keyboard).toMatchObject({ sku: 'KB-100', brand: 'Keychron', title: 'Mechanical keyboard' });
+    expect(keyboard.color).toBeUndefined();
+    expect(await itemData('MS-200')).toEqual({ sku: 'MS-200', title: 'Wireless mouse', brand: 'Logi', price: 25 });
+    expect(await itemData('HD-300')).toEqual({ sku: 'HD-300', title: 'Studio headphones', price: 149 });
+    // … and the API the dashboard's session reads shows it too.
+    const api = await page.evaluate(async (u) => (await fetch(u)).json(), `/api/public/catalogs/${fx.catalogId}/items/${fx.items['KB-100']}`);
+    expect(JSON.stringify(api)).toContain('Keychron');
+  });
+});
