@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import net from 'node:net';
 import type { Server } from 'node:http';
 import request from 'supertest';
@@ -107,6 +108,20 @@ describe('text PostgreSQL cannot store (defect 1)', () => {
       const res = await request(server).get(`/api/public/catalogs/${catalogId}/items`).query({ sort_field: sortField }).set(org.auth);
       expect(res.status).toBe(200);
     }
+  });
+});
+
+describe('one bad item in a bulk request (defect 3)', () => {
+  it('reports an item whose key the unique index cannot hold, and writes the others', async () => {
+    const huge = crypto.randomBytes(6000).toString('base64');
+    const res = await request(server)
+      .post(`/api/public/catalogs/${catalogId}/items/bulk`)
+      .set(org.auth)
+      .send({ items: [{ sku: 'defect3-ok', title: 'fine' }, { sku: huge }] });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: false, items_created: 1, items_failed: 1, errors: [{ index: 1 }] });
+    const written = await testKnex()('catalog_items').where({ catalog_id: catalogId, business_key: 'defect3-ok' }).first('id');
+    expect(written).toBeDefined();
   });
 });
 

@@ -25,6 +25,13 @@ export function isGrouped(catalog: Pick<Catalog, 'product_enabled' | 'product_id
 }
 
 /**
+ * Longest business key (value of `unique_id_field` or `product_id_field`), in UTF-8 bytes. The
+ * unique B-tree index over (catalog_id, business_key) refuses entries over ~2,700 bytes, which
+ * failed a whole bulk write with a 500 (issue 18, defect 3); such an item is now an item error.
+ */
+export const MAX_BUSINESS_KEY_BYTES = 1000;
+
+/**
  * The business key of item data: the value of the catalog's `unique_id_field` as text, or null
  * when absent, empty or not a string/number (decisions.md §3, item identity).
  */

@@ -9,7 +9,7 @@ import { isUuid, newId } from '../../lib/ids';
 import type { Catalog } from '../../models/catalog';
 import type { CatalogItem } from '../../models/catalog-item';
 import type { ItemValidator } from './caches';
-import { businessKeyOf, ITEM_ID_KEY, searchTextOf, searchWordsOf, SYSTEM_COLUMNS } from './items-keys';
+import { businessKeyOf, ITEM_ID_KEY, MAX_BUSINESS_KEY_BYTES, searchTextOf, searchWordsOf, SYSTEM_COLUMNS } from './items-keys';
 import { wordsColumn, wordsPending } from './search-words';
 
 /** One failed entry of a batch write (G9 `errors[]`), with a kind single-item routes map to a status. */
@@ -131,13 +131,14 @@ export function parseCandidates(input: unknown[], catalog: Catalog, opts: WriteO
       return;
     }
     if (opts.parent) Object.assign(data, opts.parent.shared);
-    candidates.push({
-      index,
-      explicitId: givenId as string | undefined,
-      key: businessKeyOf(data, catalog.unique_id_field),
-      pid: pidField ? businessKeyOf(data, pidField) : null,
-      data,
-    });
+    const key = businessKeyOf(data, catalog.unique_id_field);
+    const pid = pidField ? businessKeyOf(data, pidField) : null;
+    const tooLong = [key, pid].some((k) => k !== null && Buffer.byteLength(k, 'utf8') > MAX_BUSINESS_KEY_BYTES);
+    if (tooLong) {
+      errors.push({ index, detail: `${catalog.unique_id_field} / product id values are limited to ${MAX_BUSINESS_KEY_BYTES} bytes`, kind: 'invalid' });
+      return;
+    }
+    candidates.push({ index, explicitId: givenId as string | undefined, key, pid, data });
   });
   return { candidates, errors };
 }
