@@ -19,8 +19,11 @@ import {
   WEBHOOK_ATTEMPT_TIMEOUT_MS,
   webhookDelivered,
   webhookUrlProblem,
+  WEBHOOK_ADDRESS_REFUSED,
 } from '../src/services/enrichment/webhooks';
 import type { EnrichmentCounters, WebhookDeliveryResult } from '../workflows/definitions';
+import { creditsCharged, engineDuration, itemsFinished, jobsFinished, webhookAttempts } from '../src/lib/metrics';
+import { logger } from '../src/lib/logger';
 
 /** What the activities need: the database and the engine (built once per worker), webhook settings, storage and caches. */
 export interface ActivityDeps {
@@ -106,6 +109,7 @@ async function deliverWebhookAttempt(deps: ActivityDeps, jobId: string, ctx: Con
   const problem = webhookUrlProblem(message.url, deps.allowHttpWebhooks ?? false);
   if (problem) {
     await recordWebhookAttempt(knex, jobId, message, attempt, { ok: false, status_code: null, error: problem, duration_ms: 0 });
+    webhookAttempts.inc({ result: 'invalid_url' });
     throw ApplicationFailure.nonRetryable(problem, 'InvalidWebhookUrl');
   }
   // A retry after a crash that followed a 2xx answer sends nothing again.
@@ -114,6 +118,7 @@ async function deliverWebhookAttempt(deps: ActivityDeps, jobId: string, ctx: Con
     allowPrivate: deps.allowHttpWebhooks ?? false,
   });
   await recordWebhookAttempt(knex, jobId, message, attempt, outcome);
+  webhookAttempts.inc({ result: outcome.ok ? 'delivered' : outcome.error === WEBHOOK_ADDRESS_REFUSED ? 'refused_address' : 'failed' });
   if (!outcome.ok) throw ApplicationFailure.retryable(`webhook attempt ${attempt} failed: ${outcome.error}`, 'WebhookAttemptFailed');
   return { delivered: true, attempts: attempt, status_code: outcome.status_code ?? undefined };
 }
@@ -126,7 +131,7 @@ export function createActivities(deps: ActivityDeps): EnrichmentActivities {
   const { knex } = deps;
   const rowDeps: RowDeps = {
     knex,
-    engine: deps.engine,
+    engine: timedEngine(deps.engine),
     storage: deps.storage ?? enrichmentStorage(loadConfig()),
     caches: deps.caches ?? createEnrichmentCaches(),
   };
@@ -140,7 +145,10 @@ export function createActivities(deps: ActivityDeps): EnrichmentActivities {
   };
   return {
     async loadJobCounters(jobId) {
-      return counters(await jobProgress(knex, jobId));
+      const progress = counters(await jobProgress(knex, jobId));
+      // The workflow reads the counters once, when its first run starts.
+      logger.info({ job_id: jobId, status: progress.status, total_items: progress.total_items }, 'enrichment job started');
+      return progress;
     },
     async pendingRowIndexes(jobId, afterRowIndex, limit) {
       return pendingRowIndexes(knex, jobId, afterRowIndex, limit);
@@ -183,6 +191,7 @@ export function createActivities(deps: ActivityDeps): EnrichmentActivities {
     },
     async finalizeJob(jobId, outcome, error) {
       const final = counters(await finalizeJob(knex, jobId, outcome, error));
+      recordFinishedJob(jobId, final, error);
       const job = (await EnrichmentJob.query(knex).findById(jobId).select(knex.raw("config->>'webhook_url' as webhook_url"))) as unknown as
         { webhook_url: string | null } | undefined;
       // Only set when true, so histories of jobs without a webhook keep their recorded shape.
@@ -191,5 +200,36 @@ export function createActivities(deps: ActivityDeps): EnrichmentActivities {
     async deliverWebhook(jobId) {
       return deliverWebhookAttempt(deps, jobId, Context.current());
     },
+  };
+}
+
+/** Logs a finished job with its ids and counts, and counts it, its items and credits in the metrics. */
+function recordFinishedJob(jobId: string, final: JobCounters, error: string | undefined): void {
+  logger.info(
+    { job_id: jobId, status: final.status, total_items: final.total_items, successful: final.successful, failed: final.failed, error },
+    'enrichment job finished',
+  );
+  jobsFinished.inc({ status: final.status });
+  itemsFinished.inc({ outcome: 'succeeded' }, final.successful);
+  itemsFinished.inc({ outcome: 'failed' }, final.failed);
+  // Credits are 1 per successful item (decisions.md §4; finalizeJob derives them from the rows).
+  creditsCharged.inc(final.successful);
+}
+
+/** The engine with each call's duration observed in `enrichment_engine_duration_seconds`. */
+function timedEngine(engine: EnrichmentEngine): EnrichmentEngine {
+  const time = async <T>(method: string, call: () => Promise<T>): Promise<T> => {
+    const end = engineDuration.startTimer({ method });
+    try {
+      return await call();
+    } finally {
+      end();
+    }
+  };
+  return {
+    research: (input) => time('research', () => engine.research(input)),
+    extract: (input, evidence) => time('extract', () => engine.extract(input, evidence)),
+    enrich: (input) => time('enrich', () => engine.enrich(input)),
+    fetcher: engine.fetcher,
   };
 }

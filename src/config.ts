@@ -71,6 +71,15 @@ export interface Config {
    * per calendar month (null = no quota).
    */
   limits: { requestsPerSecond: number; burst: number; authFailuresPerMinute: number; concurrentJobs: number; monthlyCredits: number | null };
+  /**
+   * Worker metrics (issue 18): `workerMetricsPort` serves this service's worker metrics (jobs,
+   * items, credits, engine and activity latency, webhooks) as Prometheus text at
+   * `http://<host>:<port>/metrics` (env WORKER_METRICS_PORT; null = off); `temporalMetricsAddress`
+   * is where the Temporal SDK exports its own worker metrics (env TEMPORAL_METRICS_ADDRESS,
+   * `host:port`; null = off).
+   */
+  workerMetricsPort: number | null;
+  temporalMetricsAddress: string | null;
   /** When set, `GET /metrics` requires `Authorization: Bearer <metricsToken>` (env METRICS_TOKEN). */
   metricsToken: string | null;
 }
@@ -177,6 +186,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     logLevel: env.LOG_LEVEL ?? 'info',
     metricsToken: env.METRICS_TOKEN || null,
+    workerMetricsPort: env.WORKER_METRICS_PORT ? int(env.WORKER_METRICS_PORT, 0, 'WORKER_METRICS_PORT') : null,
+    temporalMetricsAddress: env.TEMPORAL_METRICS_ADDRESS || null,
     limits: {
       requestsPerSecond: int(env.RATE_LIMIT_RPS, 50, 'RATE_LIMIT_RPS'),
       burst: Math.max(1, int(env.RATE_LIMIT_BURST, 200, 'RATE_LIMIT_BURST')),

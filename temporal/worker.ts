@@ -7,6 +7,7 @@
  * their own engine (bench/fixtures/echo-worker.ts). {@link createWorker} builds the same Worker
  * in-process for tests over any connection.
  */
+import http from 'node:http';
 import { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
@@ -22,6 +23,8 @@ import type { EnrichmentEngine } from '../src/enrichment/types';
 import { logger } from '../src/lib/logger';
 import { ensureSearchAttributes } from './search-attributes';
 import { workflowCode } from './workflow-bundle';
+import { timedActivities } from '../activities/timing';
+import { metrics } from '../src/lib/metrics';
 
 /** What {@link createWorker} needs. */
 export interface WorkerDeps {
@@ -84,7 +87,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : workflowCode()),
-    activities: { ...activities, ...searchIndex, ...review },
+    activities: timedActivities({ ...activities, ...searchIndex, ...review }),
     maxConcurrentActivityTaskExecutions: deps.maxConcurrentActivities ?? 32,
     shutdownGraceTime: deps.shutdownGraceTime ?? '5 seconds',
   });
@@ -117,7 +120,11 @@ export type EngineFactory = (config: Config) => EnrichmentEngine | Promise<Enric
 export async function runWorker(config: Config, makeEngine: EngineFactory): Promise<void> {
   // The SDK logs the workflow bundle's webpack report and every state change at INFO; our own
   // pino lines say what matters, so the SDK speaks up only for warnings unless debugging.
-  Runtime.install({ logger: new DefaultLogger(['debug', 'trace'].includes(config.logLevel) ? 'DEBUG' : 'WARN') });
+  Runtime.install({
+    logger: new DefaultLogger(['debug', 'trace'].includes(config.logLevel) ? 'DEBUG' : 'WARN'),
+    ...(config.temporalMetricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: config.temporalMetricsAddress } } } } : {}),
+  });
+  const metricsServer = config.workerMetricsPort !== null ? await serveWorkerMetrics(config.workerMetricsPort) : null;
   await ensureDatabase(config.databaseUrl);
   const knex = createKnex(config.databaseUrl);
   await migrateLatest(knex);
@@ -151,8 +158,29 @@ export async function runWorker(config: Config, makeEngine: EngineFactory): Prom
   } finally {
     await connection.close();
     await knex.destroy();
+    metricsServer?.close();
   }
   logger.info('worker stopped');
+}
+
+/**
+ * Serves the worker process's Prometheus registry (src/lib/metrics.ts) at `GET /metrics` on
+ * `port` (all interfaces, as a container's metrics port is scraped from outside; 0 = any free port).
+ */
+export async function serveWorkerMetrics(port: number): Promise<http.Server> {
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'GET' || req.url !== '/metrics') {
+      res.writeHead(404).end();
+      return;
+    }
+    metrics.metrics().then(
+      (text) => res.writeHead(200, { 'Content-Type': metrics.contentType }).end(text),
+      () => res.writeHead(500).end(),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(port, resolve));
+  logger.info({ port }, 'worker metrics at /metrics');
+  return server;
 }
 
 /** The research engine (src/enrichment) of `config`; logs how long building its index took. */
