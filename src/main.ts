@@ -1,12 +1,16 @@
 /**
  * API entrypoint (`npm run api`): config → database (created and migrated when missing) →
- * Temporal client → createApp() → listen. Stops cleanly on SIGINT/SIGTERM.
+ * Temporal client → createApp() → listen. On SIGINT/SIGTERM it stops taking connections, answers the
+ * requests in flight (at most SHUTDOWN_GRACE_MS), then closes Temporal and PostgreSQL (issue 18).
  */
 import { loadConfig } from './config';
 import { createKnex, ensureDatabase, migrateLatest } from './db';
 import { createApp } from './app';
 import { logger } from './lib/logger';
 import { connectTemporalClient, TemporalJobRunner } from '../temporal/client';
+
+/** How long requests in flight may run on after SIGTERM before their connections are closed (ms). */
+const SHUTDOWN_GRACE_MS = 25_000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -15,12 +19,24 @@ async function main(): Promise<void> {
   await migrateLatest(knex);
   const client = await connectTemporalClient(config);
   const app = createApp({ config, knex, jobRunner: new TemporalJobRunner(client, config) });
-  const server = app.listen(config.port, () => logger.info({ port: config.port }, `API listening on ${config.publicUrl}`));
+  const server = app.listen(config.port, () => {
+    // PORT=0 takes any free port: the log names the one bound.
+    const bound = server.address();
+    logger.info({ port: typeof bound === 'object' && bound ? bound.port : config.port }, `API listening on ${config.publicUrl}`);
+  });
   const stop = async (signal: string): Promise<void> => {
-    logger.info({ signal }, 'API stopping');
-    server.close();
+    logger.info({ signal }, 'API stopping: no new connections, finishing requests in flight');
+    // close() stops accepting and resolves once every request in flight has been answered; idle
+    // keep-alive connections are closed at once, and a request still running after the grace
+    // period is cut so a stuck client cannot hold the shutdown forever.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    await closed;
+    clearTimeout(grace);
     await client.connection.close().catch(() => undefined);
     await knex.destroy();
+    logger.info('API stopped');
     process.exit(0);
   };
   process.once('SIGINT', () => void stop('SIGINT'));

@@ -1,0 +1,120 @@
+/**
+ * Graceful shutdown (issue 18): SIGTERM to the API process stops new connections but answers the
+ * request in flight (here a sync enrichment waiting for its workflow); SIGTERM to a worker
+ * process mid-job lets it stop cleanly, and the job finishes on another worker with exactly one
+ * result and one credit per item. Real processes: `src/main.ts`, `temporal/worker.ts`.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import type { Client } from '@temporalio/client';
+import type { Knex } from 'knex';
+import { REPO_ROOT } from '../../src/config';
+import {
+  archiveItems,
+  clientFor,
+  createArchiveJob,
+  jobInvariants,
+  RestartableTemporal,
+  spawnWorker,
+  stopWorker,
+  WorkerProcess,
+} from '../../bench/fixtures/worker-cluster';
+import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { quietTemporalRuntime } from '../helpers/temporal';
+import { waitUntil } from '../helpers/wait';
+import { TEST_DATABASE_URL } from '../setup/env';
+
+const TASK_QUEUE = 'test-graceful-shutdown';
+
+let temporal: RestartableTemporal;
+let client: Client;
+let knex: Knex;
+const processes: ChildProcess[] = [];
+
+/** The API process on a free port (PORT=0), resolved once it logs the port it listens on. */
+async function spawnApi(): Promise<{ child: ChildProcess; port: number; exited: Promise<number | string | null>; output: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      PORT: '0',
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_NAMESPACE: temporal.namespace,
+      TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+      DATABASE_URL: TEST_DATABASE_URL,
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  processes.push(child);
+  let out = '';
+  child.stdout!.on('data', (c) => (out += c));
+  child.stderr!.on('data', (c) => (out += c));
+  const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  const line = await waitUntil(async () => /"port":(\d+),[^\n]*API listening/.exec(out), 'the API to listen', 60_000);
+  return { child, port: Number(line[1]), exited, output: () => out };
+}
+
+beforeAll(async () => {
+  quietTemporalRuntime();
+  knex = testKnex();
+  temporal = new RestartableTemporal();
+  await temporal.start();
+  client = await clientFor(temporal);
+}, 90_000);
+
+afterAll(async () => {
+  for (const p of processes) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+  await client?.connection.close();
+  await temporal?.destroy();
+  await closeTestKnex();
+});
+
+it('answers the request in flight after SIGTERM, then refuses new connections and exits 0', async () => {
+  const worker = await spawnWorker(temporal, TASK_QUEUE);
+  processes.push(worker.child);
+  const api = await spawnApi();
+  const org = await createTestOrg('graceful api');
+  const items = archiveItems().slice(0, 12);
+  const body = JSON.stringify({ items, output_schema: [{ name: 'brand', type: 'string', description: 'Brand' }], async_mode: false });
+  const inFlight = fetch(`http://127.0.0.1:${api.port}/api/public/enrich`, {
+    method: 'POST',
+    headers: { ...org.auth, 'Content-Type': 'application/json' },
+    body,
+  });
+  // The sync request waits for its workflow: once its job row exists, it is in flight.
+  await waitUntil(async () => (await knex('enrichment_jobs').where({ organization_id: org.organizationId }).first('id')) ?? null, 'the job to exist');
+  api.child.kill('SIGTERM');
+  const res = await inFlight;
+  expect(res.status).toBe(200);
+  const answer = (await res.json()) as { status: string; results: unknown[] };
+  expect(answer.status).toBe('completed');
+  expect(answer.results).toHaveLength(items.length);
+  expect(await api.exited).toBe(0);
+  await expect(fetch(`http://127.0.0.1:${api.port}/healthz`)).rejects.toThrow();
+  expect(api.output()).toContain('API stopped');
+  await stopWorker(worker);
+});
+
+it('stops a worker cleanly on SIGTERM mid-job; another worker finishes the job exactly once', async () => {
+  const { organizationId } = await createTestOrg('graceful worker');
+  const first: WorkerProcess = await spawnWorker(temporal, TASK_QUEUE);
+  processes.push(first.child);
+  const job = await createArchiveJob(knex, client, TASK_QUEUE, organizationId, 200, { row_heartbeat_timeout_s: 3, batch_size: 5 });
+  await waitUntil(
+    async () => ((await knex('enrichment_jobs').where({ id: job.jobId }).first('completed_items')).completed_items >= 20 ? true : null),
+    'progress',
+  );
+  first.child.kill('SIGTERM');
+  expect(await first.exited).toBe(0);
+  expect(first.output()).toContain('worker stopped');
+
+  const second = await spawnWorker(temporal, TASK_QUEUE);
+  processes.push(second.child);
+  await client.workflow.getHandle(job.workflowId).result();
+  const state = await jobInvariants(knex, job.jobId);
+  expect(state.job.status).toBe('completed');
+  expect(state.rows).toMatchObject({ rows: 200, pending: 0, with_result: 200, distinct_rows: 200 });
+  expect(state.job.completed_items).toBe(200);
+  expect(state.job.credits_used).toBe(state.rows.succeeded);
+  await stopWorker(second);
+});
