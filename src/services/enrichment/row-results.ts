@@ -166,7 +166,8 @@ function rowValues(w: RowWrite, evidence: unknown): RowValues {
 async function updateRows(trx: Knex.Transaction, jobId: string, values: RowValues[]): Promise<void> {
   await trx.raw(
     `UPDATE enrichment_rows r
-     SET status = v.status, result = v.result::jsonb, evidence = v.evidence::jsonb, usage = v.usage::jsonb, error = v.error, completed_at = now()
+     SET status = v.status, result = v.result::jsonb, evidence = v.evidence::jsonb, usage = v.usage::jsonb, error = v.error, completed_at = now(),
+       write_count = r.write_count + 1
      FROM unnest(?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) AS v(row_index, status, result, evidence, usage, error)
      WHERE r.job_id = ? AND r.row_index = v.row_index AND r.status = 'pending'`,
     [...[0, 1, 2, 3, 4, 5].map((c) => values.map((v) => v[c])), jobId] as unknown as readonly Knex.RawBinding[],

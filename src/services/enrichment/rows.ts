@@ -14,6 +14,7 @@ import { auditResult, AuditJudgment } from '../../enrichment/audit';
 import type { EnrichmentCaches } from './caches';
 import { loadEvidence } from './evidence';
 import { RowWrite, writeRowResults } from './row-results';
+import { logger } from '../../lib/logger';
 
 /**
  * The row-level work of an enrichment job, used by the Temporal activities (which stay thin
@@ -149,6 +150,7 @@ function debugLog(config: EnrichJobConfig, input: EnrichInput, outcome: RowOutco
 
 /** A row as read for processing, with its job's state. */
 interface LoadedRow {
+  job_id: string;
   row_index: number;
   status: string;
   input: Record<string, unknown>;
@@ -170,6 +172,7 @@ async function loadRows(knex: Knex, jobId: string, rowIndexes: number[]): Promis
     rows.map((r) => [
       r.row_index,
       {
+        job_id: jobId,
         row_index: r.row_index,
         status: r.status,
         input: r.input,
@@ -223,6 +226,9 @@ async function runRowEngine(
   input: EnrichInput,
   capture: FetchedPage[] | null,
 ): Promise<{ outcome: RowOutcome; research: unknown }> {
+  // One debug line per engine call: durability tests count calls per row across worker processes
+  // (a killed attempt's call shows, its write does not).
+  logger.debug({ job_id: row.job_id, row_index: row.row_index }, 'engine call');
   try {
     const stored = row.config.reextract_from_activity_id ? await loadEvidence(deps.knex, row.organization_id, row.evidence) : null;
     const outcome = await runEngine(deps.engine, row.config, input, stored, capture);
