@@ -1,0 +1,92 @@
+/**
+ * PostgreSQL restarted mid-job (issue 18): while a 1,000-item job runs on a real worker process,
+ * the local PostgreSQL cluster is restarted; activities that lose their connections fail and are
+ * retried by Temporal, and the job completes with exactly one result write and one credit per
+ * successful item (checked with each row's own write counter). Needs Debian's `pg_ctlcluster`
+ * and a local cluster (the machine this project runs on); skipped with a message otherwise.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import type { Client } from '@temporalio/client';
+import type { Knex } from 'knex';
+import { clientFor, createArchiveJob, jobInvariants, RestartableTemporal, spawnWorker, stopWorker, WorkerProcess } from '../../bench/fixtures/worker-cluster';
+import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { quietTemporalRuntime } from '../helpers/temporal';
+import { waitUntil } from '../helpers/wait';
+import { TEST_DATABASE_URL } from '../setup/env';
+
+const TASK_QUEUE = 'test-postgres-restart';
+const ITEMS = 1000;
+
+/** The local Debian cluster serving the test database, or null when this machine has none. */
+function localCluster(): { version: string; name: string } | null {
+  const host = new URL(TEST_DATABASE_URL).hostname;
+  // Restarting the cluster needs root (or the postgres user), as on this project's machines.
+  if (!['127.0.0.1', 'localhost'].includes(host) || !fs.existsSync('/etc/postgresql') || process.getuid?.() !== 0) return null;
+  if (!['/usr/bin/pg_ctlcluster', '/bin/pg_ctlcluster'].some((p) => fs.existsSync(p))) return null;
+  const version = fs.readdirSync('/etc/postgresql')[0];
+  return version ? { version, name: 'main' } : null;
+}
+
+const cluster = localCluster();
+if (!cluster) console.warn('[postgres-restart] skipped: no local Debian PostgreSQL cluster (pg_ctlcluster) serves the test database');
+const maybe = cluster ? it : it.skip;
+
+let temporal: RestartableTemporal;
+let client: Client;
+let knex: Knex;
+const workers: WorkerProcess[] = [];
+
+beforeAll(async () => {
+  if (!cluster) return;
+  quietTemporalRuntime();
+  knex = testKnex();
+  temporal = new RestartableTemporal();
+  await temporal.start();
+  client = await clientFor(temporal);
+}, 90_000);
+
+afterAll(async () => {
+  for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
+  await client?.connection.close();
+  await temporal?.destroy();
+  await closeTestKnex();
+});
+
+/** Completed rows of the job; null while the database is unreachable. */
+async function completed(jobId: string): Promise<number | null> {
+  try {
+    return (await knex('enrichment_jobs').where({ id: jobId }).first('completed_items')).completed_items as number;
+  } catch {
+    return null;
+  }
+}
+
+maybe(
+  'a 1,000-item job survives a PostgreSQL restart: one write and one credit per item',
+  async () => {
+    const { organizationId } = await createTestOrg('postgres restart');
+    const worker = await spawnWorker(temporal, TASK_QUEUE);
+    workers.push(worker);
+    const { jobId, workflowId, runner } = await createArchiveJob(knex, client, TASK_QUEUE, organizationId, ITEMS, {
+      row_heartbeat_timeout_s: 5,
+      batch_size: 5,
+    });
+    await waitUntil(async () => ((await completed(jobId)) ?? 0) >= 150, '150 rows done', 90_000);
+
+    execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', cluster!.version, cluster!.name, 'restart', '-m', 'fast'], { stdio: 'ignore' });
+    const afterRestart = await waitUntil(async () => completed(jobId), 'PostgreSQL back', 60_000);
+    expect(afterRestart).toBeLessThan(ITEMS);
+
+    await runner.waitForClose(workflowId);
+    expect(worker.child.exitCode).toBeNull(); // the same worker process carried on
+    await stopWorker(worker);
+    const state = await jobInvariants(knex, jobId);
+    expect(state.job.status).toBe('completed');
+    expect(state.rows).toMatchObject({ rows: ITEMS, pending: 0, with_result: ITEMS, distinct_rows: ITEMS, written_once: ITEMS, max_writes: 1 });
+    expect(state.job.completed_items).toBe(ITEMS);
+    expect(state.job.credits_used).toBe(state.rows.succeeded);
+    expect(state.rows.succeeded).toBeGreaterThan(0);
+  },
+  240_000,
+);
