@@ -4,16 +4,16 @@
  * process mid-job lets it stop cleanly, and the job finishes on another worker with exactly one
  * result and one credit per item. Real processes: `src/main.ts`, `temporal/worker.ts`.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { REPO_ROOT } from '../../src/config';
 import {
   archiveItems,
   clientFor,
   createArchiveJob,
   jobInvariants,
   RestartableTemporal,
+  spawnApi,
   spawnWorker,
   stopWorker,
   WorkerProcess,
@@ -21,7 +21,6 @@ import {
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { quietTemporalRuntime } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
-import { TEST_DATABASE_URL } from '../setup/env';
 
 const TASK_QUEUE = 'test-graceful-shutdown';
 
@@ -29,30 +28,6 @@ let temporal: RestartableTemporal;
 let client: Client;
 let knex: Knex;
 const processes: ChildProcess[] = [];
-
-/** The API process on a free port (PORT=0), resolved once it logs the port it listens on. */
-async function spawnApi(): Promise<{ child: ChildProcess; port: number; exited: Promise<number | string | null>; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: REPO_ROOT,
-    env: {
-      ...process.env,
-      PORT: '0',
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_NAMESPACE: temporal.namespace,
-      TEMPORAL_TASK_QUEUE: TASK_QUEUE,
-      DATABASE_URL: TEST_DATABASE_URL,
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  processes.push(child);
-  let out = '';
-  child.stdout!.on('data', (c) => (out += c));
-  child.stderr!.on('data', (c) => (out += c));
-  const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
-  const line = await waitUntil(async () => /"port":(\d+),[^\n]*API listening/.exec(out), 'the API to listen', 60_000);
-  return { child, port: Number(line[1]), exited, output: () => out };
-}
 
 beforeAll(async () => {
   quietTemporalRuntime();
@@ -72,7 +47,8 @@ afterAll(async () => {
 it('answers the request in flight after SIGTERM, then refuses new connections and exits 0', async () => {
   const worker = await spawnWorker(temporal, TASK_QUEUE);
   processes.push(worker.child);
-  const api = await spawnApi();
+  const api = await spawnApi(temporal, TASK_QUEUE);
+  processes.push(api.child);
   const org = await createTestOrg('graceful api');
   const items = archiveItems().slice(0, 12);
   const body = JSON.stringify({ items, output_schema: [{ name: 'brand', type: 'string', description: 'Brand' }], async_mode: false });

@@ -1,0 +1,129 @@
+/**
+ * Scale-out (issue 18): two API processes and two worker processes (the production entrypoints)
+ * against one Temporal server and one PostgreSQL, as `docker compose up --scale api=2 --scale
+ * worker=2` runs them. Writes through one API are read back at once through the other (no
+ * process holds stale state: schema versions, taxonomy, items, exact search totals), and a job
+ * run by two workers ends with the same results and credits as the same items run by one worker.
+ */
+import type { Client } from '@temporalio/client';
+import type { Knex } from 'knex';
+import {
+  ApiProcess,
+  archiveItems,
+  clientFor,
+  jobInvariants,
+  RestartableTemporal,
+  spawnApi,
+  spawnWorker,
+  stopWorker,
+  WorkerProcess,
+} from '../../bench/fixtures/worker-cluster';
+import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { quietTemporalRuntime } from '../helpers/temporal';
+import { waitUntil } from '../helpers/wait';
+
+const TASK_QUEUE = 'test-scale-out';
+/** Items of each job (SCALE_OUT_ITEMS=10000 for the full-size run; CI keeps it short). */
+const ITEMS = Number(process.env.SCALE_OUT_ITEMS ?? 300);
+
+let temporal: RestartableTemporal;
+let client: Client;
+let knex: Knex;
+let apis: ApiProcess[] = [];
+const workers: WorkerProcess[] = [];
+let auth: Record<string, string>;
+
+/** One JSON call to API process `n`; throws with the answer on a status other than 2xx. */
+async function call<T>(n: number, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`http://127.0.0.1:${apis[n].port}/api${path}`, {
+    method,
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`${method} ${path} via API ${n}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+beforeAll(async () => {
+  quietTemporalRuntime();
+  knex = testKnex();
+  temporal = new RestartableTemporal();
+  await temporal.start();
+  client = await clientFor(temporal);
+  apis = [await spawnApi(temporal, TASK_QUEUE), await spawnApi(temporal, TASK_QUEUE)];
+  auth = (await createTestOrg('scale out')).auth;
+}, 120_000);
+
+afterAll(async () => {
+  for (const p of [...apis.map((a) => a.child), ...workers.map((w) => w.child)]) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+  await client?.connection.close();
+  await temporal?.destroy();
+  await closeTestKnex();
+});
+
+it('reads every write at once through the other API process', async () => {
+  const catalog = await call<{ id: string }>(0, 'POST', '/public/catalogs', {
+    name: 'scale out',
+    unique_id_field: 'sku',
+    schema_definition: { properties: { sku: { type: 'string' }, title: { type: 'string' } }, required: ['sku'] },
+  });
+  const base = `/public/catalogs/${catalog.id}`;
+  // Concurrent bulk writes through both processes, then exact totals read through both.
+  await Promise.all(
+    [0, 1, 0, 1].map((n, chunk) =>
+      call(n, 'POST', `${base}/items/bulk`, { items: Array.from({ length: 250 }, (_, i) => ({ sku: `s-${chunk}-${i}`, title: `boot ${chunk} ${i}` })) }),
+    ),
+  );
+  for (const n of [0, 1]) {
+    expect((await call<{ total: number }>(n, 'GET', `${base}/items?search=boot&limit=1`)).total).toBe(1000);
+  }
+  await call(1, 'POST', `${base}/items/bulk`, { items: [{ sku: 's-0-0', title: 'shoe' }] });
+  expect((await call<{ total: number }>(0, 'GET', `${base}/items?search=boot&limit=1`)).total).toBe(999);
+
+  await call(0, 'POST', `${base}/schema/fields`, { field_name: 'gtin', field_type: 'string' });
+  expect((await call<{ version: string }>(1, 'GET', `${base}/schema`)).version).toBe('1.1.0');
+  await call(1, 'PUT', `${base}/taxonomy`, { name: 'Footwear', nodes: { shoes: { name: 'Shoes', parent: null } } });
+  expect(JSON.stringify(await call(0, 'GET', `${base}/taxonomy`))).toContain('Shoes');
+});
+
+it('runs a job on two workers with the same results and credits as on one', async () => {
+  const items = Array.from({ length: ITEMS }, (_, i) => archiveItems()[i % archiveItems().length]);
+  const body = {
+    items,
+    output_schema: [
+      { name: 'brand', type: 'string', description: 'Brand' },
+      { name: 'price', type: 'number', description: 'Price' },
+    ],
+    async_mode: true,
+    speed: 'fast',
+  };
+
+  const runJob = async (workerCount: number): Promise<string> => {
+    const started = await Promise.all(Array.from({ length: workerCount }, () => spawnWorker(temporal, TASK_QUEUE)));
+    workers.push(...started);
+    const { job_id: jobId } = await call<{ job_id: string }>(0, 'POST', '/public/enrich', body);
+    // Polled through the other API process.
+    await waitUntil(
+      async () => ((await call<{ status: string }>(1, 'GET', `/public/enrich/${jobId}?page_size=1`)).status === 'completed' ? true : null),
+      'the job',
+      180_000,
+    );
+    for (const w of started) await stopWorker(w);
+    return jobId;
+  };
+  const two = await runJob(2);
+  const one = await runJob(1);
+
+  for (const jobId of [two, one]) {
+    const state = await jobInvariants(knex, jobId);
+    expect(state.rows).toMatchObject({ rows: ITEMS, pending: 0, written_once: ITEMS, max_writes: 1 });
+    expect(state.job.credits_used).toBe(state.rows.succeeded);
+  }
+  const results = async (jobId: string): Promise<unknown[]> =>
+    (await knex('enrichment_rows').where({ job_id: jobId }).orderBy('row_index').select(knex.raw("result -> 'after_data' AS after_data"))).map(
+      (r) => r.after_data,
+    );
+  expect(await results(two)).toEqual(await results(one));
+  const credits = await knex('enrichment_jobs').whereIn('id', [two, one]).select('id', 'credits_used');
+  expect(new Set(credits.map((c) => c.credits_used)).size).toBe(1);
+}, 300_000);
