@@ -1,5 +1,5 @@
 import type { ResolvedAppDeps } from '../deps';
-import { PayloadTooLargeError } from '../lib/errors';
+import { PayloadTooLargeError, ValidationError } from '../lib/errors';
 import type { Validated } from '../lib/validation';
 import { presentBulkResult, presentItem, presentRawItem } from '../presenters/item';
 import {
@@ -26,7 +26,7 @@ import {
 import { bulkUpsertItems, deleteItem, updateItem, upsertItem } from '../services/catalog/items';
 import { BULK_ITEMS_LIMIT } from '../services/catalog/items-keys';
 import { listItems, loadItem, rawItemsJson } from '../services/catalog/items-read';
-import type { SortOrder } from '../services/catalog/items-sql';
+import { decodeCursor, encodeCursor, ItemCursor, SortOrder } from '../services/catalog/items-sql';
 import { bulkUpsertVariants, createVariant, updateProduct } from '../services/catalog/products';
 import { defineRoute, RouteDef } from './registry';
 import { snapshotRoutes } from './snapshots';
@@ -47,6 +47,19 @@ function sortOf(q: Validated<typeof listItemsQuery>): { sort_field?: string; sor
 }
 
 /**
+ * The keyset position of a `cursor` query parameter (issue 18).
+ * @throws ValidationError (422, loc query.cursor) for a cursor this service did not make, or one
+ *   combined with an offset
+ */
+function cursorOf(cursor: string | undefined, offset: number): ItemCursor | undefined {
+  if (cursor === undefined || cursor === '') return undefined;
+  if (offset > 0) throw ValidationError.at(['query', 'cursor'], 'Use cursor or offset, not both');
+  const position = decodeCursor(cursor);
+  if (!position) throw ValidationError.at(['query', 'cursor'], 'Not a cursor of this list: pass the next_cursor of the previous page');
+  return position;
+}
+
+/**
  * Item, product/variant and raw-item routes (interface-spec.md, Items; decisions.md §3,
  * G6–G10, G12), plus the snapshot routes (G11). One function because it is the resource's
  * route table (one entry per endpoint), not a procedure.
@@ -64,13 +77,20 @@ export function itemRoutes(deps: ResolvedAppDeps): RouteDef[] {
       query: listItemsQuery,
       response: listItemsResponse,
       handler: async ({ scope, params, query }) => {
-        const { items, total } = await listItems(deps, scope, params.catalog_id, {
+        const page = await listItems(deps, scope, params.catalog_id, {
           limit: query.limit,
           offset: query.offset,
+          cursor: cursorOf(query.cursor, query.offset),
           search: query.search ?? query.search_query,
           ...sortOf(query),
         });
-        return { items: items.map(presentItem), total, page: Math.floor(query.offset / query.limit) + 1, limit: query.limit };
+        return {
+          items: page.items.map(presentItem),
+          total: page.total,
+          page: Math.floor(query.offset / query.limit) + 1,
+          limit: query.limit,
+          next_cursor: page.next_cursor ? encodeCursor(page.next_cursor) : null,
+        };
       },
     }),
     defineRoute({

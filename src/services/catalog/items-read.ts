@@ -12,7 +12,7 @@ import type { Scope } from '../access/scope';
 import type { CatalogDeps } from './caches';
 import { loadCatalogOwned } from './catalogs';
 import { isGrouped } from './items-keys';
-import { filterSql, orderSql, SortOrder } from './items-sql';
+import { afterCursorSql, filterSql, ItemCursor, orderSql, SortOrder } from './items-sql';
 import { searchTotal } from './items-search-totals';
 import type { SearchIndexBuilds } from './search-index-requests';
 import { wordsPending } from './search-words';
@@ -68,6 +68,8 @@ export async function readItem(knex: Knex | Knex.Transaction, id: string): Promi
 export interface ListItemsQuery {
   limit: number;
   offset: number;
+  /** Start after this position instead of at `offset` (keyset paging; offset is then 0). */
+  cursor?: ItemCursor;
   search?: string;
   sort_field?: string;
   sort_order: SortOrder;
@@ -90,6 +92,8 @@ export interface ListItemsDeps extends CatalogDeps {
 interface ItemPage {
   items: ListedItem[];
   total: number;
+  /** The position after the page's last row when the page is full (more may follow), else null. */
+  next_cursor?: ItemCursor | null;
 }
 
 /** The columns of a list page (G6). */
@@ -109,16 +113,37 @@ export async function listItems(deps: ListItemsDeps, scope: Scope, catalogId: st
   const grouped = isGrouped(catalog);
   const page = q.search ? await searchPage(deps, catalog, grouped, q.search, q) : await plainPage(deps.knex, catalogId, grouped, q);
   if (grouped) await attachVariants(deps.knex, page.items);
-  return page;
+  return { ...page, next_cursor: page.items.length === q.limit ? await cursorAfter(deps.knex, page.items[page.items.length - 1], q.sort_field) : null };
+}
+
+/**
+ * The keyset position after `last` for the list's sort: its data value for a data field, else
+ * the sort column read back as PostgreSQL text (timestamps keep their microseconds, which a
+ * JavaScript Date would drop and so break ties).
+ */
+async function cursorAfter(knex: Knex, last: ListedItem, sortField: string | undefined): Promise<ItemCursor> {
+  if (sortField === 'id') return { k: null, id: last.id };
+  const column = !sortField ? 'created_at' : sortField === 'created_at' || sortField === 'updated_at' ? sortField : null;
+  if (!column) return { k: Object.hasOwn(last.data, sortField!) ? last.data[sortField!] : null, id: last.id };
+  const { rows } = await knex.raw(`SELECT ${column}::text AS k FROM catalog_items WHERE id = ?`, [last.id]);
+  return { k: rows[0]?.k ?? null, id: last.id };
+}
+
+/** `filter` narrowed to the rows after `q.cursor`, when the query has one. */
+function withCursor(filter: { sql: string; bindings: Knex.RawBinding[] }, q: ListItemsQuery): { sql: string; bindings: Knex.RawBinding[] } {
+  if (!q.cursor) return filter;
+  const after = afterCursorSql(q.sort_field, q.sort_order, 'created_at', q.cursor);
+  return { sql: `${filter.sql} AND ${after.sql}`, bindings: [...filter.bindings, ...after.bindings] };
 }
 
 /** A page without search: the page and the count, read concurrently. */
 async function plainPage(knex: Knex, catalogId: string, grouped: boolean, q: ListItemsQuery): Promise<ItemPage> {
   const where = filterSql(catalogId, { top_level: grouped });
   const order = orderSql(q.sort_field, q.sort_order, 'created_at');
+  const pageWhere = withCursor(where, q);
   const [page, count] = await Promise.all([
-    knex.raw(`SELECT ${LIST_COLUMNS} FROM catalog_items WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`, [
-      ...where.bindings,
+    knex.raw(`SELECT ${LIST_COLUMNS} FROM catalog_items WHERE ${pageWhere.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`, [
+      ...pageWhere.bindings,
       ...order.bindings,
       q.limit,
       q.offset,
@@ -151,13 +176,14 @@ function searchPage(deps: ListItemsDeps, catalog: Catalog, grouped: boolean, sea
       const where = filterSql(catalog.id, { search, top_level: grouped, words_pending: state?.search_words_pending === true });
       const n = await searchTotal({ caches: deps.caches.catalog, jobRunner: deps.jobRunner }, trx, catalog, state?.rev, grouped, search, where);
       if (n === 0 || q.offset >= n) return { items: [] as ListedItem[], total: n };
+      const pageWhere = withCursor(where, q);
       const walkable = !q.sort_field || q.sort_field === 'created_at';
       const walkRows = ((q.offset + q.limit) * Math.max(catalog.item_count, n)) / n;
       if (walkable && walkRows < n) {
         // The planner may not know how common the words are; the exact count says the walk wins.
         await trx.raw('SET LOCAL enable_bitmapscan = off');
-        const page = await trx.raw(`SELECT ${LIST_COLUMNS} FROM catalog_items WHERE ${where.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`, [
-          ...where.bindings,
+        const page = await trx.raw(`SELECT ${LIST_COLUMNS} FROM catalog_items WHERE ${pageWhere.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`, [
+          ...pageWhere.bindings,
           ...order.bindings,
           q.limit,
           q.offset,
@@ -165,9 +191,9 @@ function searchPage(deps: ListItemsDeps, catalog: Catalog, grouped: boolean, sea
         return { items: page.rows as ListedItem[], total: n };
       }
       const page = await trx.raw(
-        `WITH m AS MATERIALIZED (SELECT ${LIST_COLUMNS} FROM catalog_items WHERE ${where.sql})
+        `WITH m AS MATERIALIZED (SELECT ${LIST_COLUMNS} FROM catalog_items WHERE ${pageWhere.sql})
        SELECT * FROM m ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
-        [...where.bindings, ...order.bindings, q.limit, q.offset],
+        [...pageWhere.bindings, ...order.bindings, q.limit, q.offset],
       );
       return { items: page.rows as ListedItem[], total: n };
     },
