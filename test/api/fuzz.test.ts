@@ -5,8 +5,7 @@ import request from 'supertest';
 import { buildRegistry } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import type { RouteDef } from '../../src/routes/registry';
-import type { JobRunner } from '../../src/services/job-runner';
-import { testApp } from '../helpers/app';
+import { acceptingJobs, testApp } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 
@@ -20,18 +19,6 @@ import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1500);
-
-/** A job runner that accepts every start at once (the fuzz needs routes to answer, not to run jobs). */
-const acceptingJobs: JobRunner = {
-  async startEnrichment() {},
-  async cancel() {},
-  async waitForClose() {},
-  async startSearchIndexBuild() {
-    return false;
-  },
-  async ping() {},
-  async startApply() {},
-};
 
 /** JSON-Schema-ish view of a TypeBox schema (the fields the generator reads). */
 interface SchemaView {

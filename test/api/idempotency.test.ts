@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import request from 'supertest';
 import type { JobRunner } from '../../src/services/job-runner';
-import { testApp } from '../helpers/app';
+import { acceptingJobs, testApp } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { bodyOf } from '../helpers/wire';
@@ -11,16 +11,10 @@ import { bodyOf } from '../helpers/wire';
 /** Counts enrichment starts: a replayed POST /enrich must not start (or charge) a second job. */
 const started: string[] = [];
 const countingJobs: JobRunner = {
+  ...acceptingJobs,
   async startEnrichment(job) {
     started.push(job.id);
   },
-  async cancel() {},
-  async waitForClose() {},
-  async startSearchIndexBuild() {
-    return false;
-  },
-  async ping() {},
-  async startApply() {},
 };
 
 let server: Server;

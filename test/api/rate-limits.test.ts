@@ -2,7 +2,7 @@ import request from 'supertest';
 import { createApp } from '../../src/app';
 import { Config, loadConfig } from '../../src/config';
 import type { JobRunner } from '../../src/services/job-runner';
-import { noJobs } from '../helpers/app';
+import { acceptingJobs, noJobs } from '../helpers/app';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { bodyOf } from '../helpers/wire';
 
@@ -10,8 +10,6 @@ import { bodyOf } from '../helpers/wire';
  * Rate limits and quotas (issue 18): counted in PostgreSQL, so two apps (two API processes)
  * share them; 429 with Retry-After and RateLimit-* headers; key guessing slowed per IP.
  */
-
-const accepting: JobRunner = { ...noJobs, async startEnrichment() {} };
 
 function appWith(limits: Partial<Config['limits']>, jobRunner: JobRunner = noJobs): ReturnType<ReturnType<typeof createApp>['callback']> {
   const base = loadConfig();
@@ -68,7 +66,7 @@ it('slows down guessing of API keys per client address', async () => {
 it('limits running jobs and monthly credits per organization', async () => {
   const org = await createTestOrg('quota org');
   const body = { items: [{ name: 'Boots' }], output_schema: [{ name: 'brand', type: 'string', description: 'Brand' }], async_mode: true };
-  const app = appWith({ concurrentJobs: 2 }, accepting);
+  const app = appWith({ concurrentJobs: 2 }, acceptingJobs);
   expect((await request(app).post('/api/public/enrich').set(org.auth).send(body)).status).toBe(200);
   expect((await request(app).post('/api/public/enrich').set(org.auth).send(body)).status).toBe(200);
   const third = await request(app).post('/api/public/enrich').set(org.auth).send(body);
@@ -79,13 +77,13 @@ it('limits running jobs and monthly credits per organization', async () => {
   await testKnex()('enrichment_jobs').where({ organization_id: org.organizationId }).update({ status: 'completed' });
   const [first] = await testKnex()('enrichment_jobs').where({ organization_id: org.organizationId }).orderBy('created_at').select('id');
   await testKnex()('enrichment_jobs').where({ id: first.id }).update({ credits_used: 3 });
-  const quota = appWith({ monthlyCredits: 3 }, accepting);
+  const quota = appWith({ monthlyCredits: 3 }, acceptingJobs);
   const refused = await request(quota).post('/api/public/enrich').set(org.auth).send(body);
   expect(refused.status).toBe(429);
   expect(bodyOf<{ detail: string }>(refused).detail).toMatch(/credits/);
   expect(
     (
-      await request(appWith({ monthlyCredits: 4 }, accepting))
+      await request(appWith({ monthlyCredits: 4 }, acceptingJobs))
         .post('/api/public/enrich')
         .set(org.auth)
         .send(body)

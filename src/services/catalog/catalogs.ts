@@ -10,6 +10,7 @@ import { getCurrentSchema, INITIAL_SCHEMA_VERSION, syncFieldInfo } from './schem
 import { assertValidSchemaDefinition } from './schema-validation';
 import { loadOwned } from '../access/ownership';
 import type { Scope } from '../access/scope';
+import { newestFirstPage } from '../../models/newest-first';
 
 /**
  * Catalog CRUD, duplication, the versioned markdown context and the quality prompt
@@ -158,18 +159,8 @@ export async function listCatalogs(
   q: { limit: number; offset: number },
 ): Promise<{ rows: Catalog[]; total_count: number; page: number; page_size: number }> {
   const base = Catalog.query(knex).where('organization_id', scope.organizationId);
-  const [rows, count] = await Promise.all([
-    base
-      .clone()
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(q.limit)
-      .offset(q.offset),
-    base.clone().resultSize(),
-  ]);
-  return { rows, total_count: count, page: Math.floor(q.offset / q.limit) + 1, page_size: q.limit };
+  const { rows, total } = await newestFirstPage(base, q);
+  return { rows, total_count: total, page: Math.floor(q.offset / q.limit) + 1, page_size: q.limit };
 }
 
 /**

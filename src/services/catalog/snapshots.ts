@@ -12,6 +12,7 @@ import { loadCatalogOwned } from './catalogs';
 import type { Scope } from '../access/scope';
 import { requestSearchIndexBuild, type SearchIndexBuilds } from './search-index-requests';
 import { SEARCH_WORDS_DEFER_MIN_ITEMS, wordsColumn } from './search-words';
+import { newestFirstPage } from '../../models/newest-first';
 
 /**
  * Catalog snapshots (decisions.md §3, G11). A snapshot stores the catalog's items (row copies
@@ -107,17 +108,7 @@ export async function listSnapshots(
     .modify((b) => {
       if (q.snapshot_type) b.where('snapshot_type', q.snapshot_type);
     });
-  const [snapshots, total] = await Promise.all([
-    base
-      .clone()
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(q.limit)
-      .offset(q.offset),
-    base.clone().resultSize(),
-  ]);
+  const { rows: snapshots, total } = await newestFirstPage(base, q);
   return { snapshots, total };
 }
 

@@ -23,6 +23,7 @@ import { jobsCreated } from '../../lib/metrics';
 import { assertJobQuota } from './quotas';
 import { assertWebhookUrl, webhookStatus, WebhookStatus } from './webhooks';
 import { enrichmentWorkflowId } from '../../../workflows/definitions';
+import { newestFirstPage } from '../../models/newest-first';
 
 /** What the job service needs. */
 export interface JobServiceDeps {
@@ -287,15 +288,7 @@ export async function listEnrichmentJobs(
     .modify((b) => {
       if (q.status) b.where({ status: q.status });
     });
-  const total = await base.clone().resultSize();
-  const jobs = await base
-    .clone()
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .offset(q.offset)
-    .limit(q.limit);
+  const { rows: jobs, total } = await newestFirstPage(base, q);
   return { jobs, total, limit: q.limit, offset: q.offset };
 }
 

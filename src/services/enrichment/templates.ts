@@ -6,6 +6,7 @@ import type { EnrichRequest } from '../../schemas/enrich';
 import { EnrichmentTemplate, TemplateSafety } from '../../models/enrichment-template';
 import { loadOwned } from '../access/ownership';
 import type { Scope } from '../access/scope';
+import { newestFirstPage } from '../../models/newest-first';
 
 /**
  * Organization-scoped enrichment templates (interface-spec.md `template_id`; decisions.md §4 G20:
@@ -70,15 +71,7 @@ export interface TemplateList {
 /** Lists the organization's templates, newest first: `{templates, total, limit, offset}`. */
 export async function listTemplates(knex: Knex, scope: Scope, q: { limit: number; offset: number }): Promise<TemplateList> {
   const base = EnrichmentTemplate.query(knex).where({ organization_id: scope.organizationId });
-  const total = await base.clone().resultSize();
-  const templates = await base
-    .clone()
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .offset(q.offset)
-    .limit(q.limit);
+  const { rows: templates, total } = await newestFirstPage(base, q);
   return { templates, total, limit: q.limit, offset: q.offset };
 }
 
