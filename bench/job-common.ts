@@ -22,13 +22,13 @@ import type { EnrichmentEngine, OutputField } from '../src/enrichment/types';
 import { PAGES_SCHEMA } from './eval/pages';
 import { createOrganizationWithKey } from '../src/services/access/auth';
 import { createEnrichmentJob } from '../src/services/enrichment/jobs';
-import type { JobRunner } from '../src/services/job-runner';
 import { EnrichmentTuning, TemporalJobRunner } from '../temporal/client';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
 import { createWorker } from '../temporal/worker';
 import { echoEngine } from './fixtures/echo-engine';
 import { archiveItems } from './fixtures/worker-cluster';
 import { BENCH_DATABASE_URL } from './lib';
+import { acceptingJobs } from './fixtures/job-runners';
 
 /** Which engine a benchmark runs (env BENCH_ENGINE). */
 export type BenchEngineKind = 'archive' | 'echo';
@@ -72,15 +72,6 @@ export interface JobBench {
   close(): Promise<void>;
 }
 
-const notStarted: JobRunner = {
-  startEnrichment: async () => undefined,
-  cancel: async () => undefined,
-  waitForClose: async () => undefined,
-  startSearchIndexBuild: async () => false,
-  startApply: async () => undefined,
-  ping: async () => undefined,
-};
-
 /**
  * Starts the benchmark database, a dev server and an in-process worker over `engine`.
  * @param maxConcurrentActivities activity slots of the worker
@@ -114,7 +105,12 @@ export async function startJobBench(be: BenchEngine, maxConcurrentActivities = 3
     taskQueue,
     async createJob(count) {
       const items = Array.from({ length: count }, (_, i) => be.item(i));
-      const job = await createEnrichmentJob({ knex, jobRunner: notStarted }, scope, { items, async_mode: true, output_schema: be.outputSchema, ...be.options });
+      const job = await createEnrichmentJob({ knex, jobRunner: acceptingJobs }, scope, {
+        items,
+        async_mode: true,
+        output_schema: be.outputSchema,
+        ...be.options,
+      });
       return job.job.id;
     },
     async runJob(jobId, tuning) {

@@ -24,22 +24,13 @@ import { enrichmentStorage } from '../src/services/enrichment/artifacts';
 import { createEnrichmentCaches } from '../src/services/enrichment/caches';
 import { loadEvidence } from '../src/services/enrichment/evidence';
 import { engineInput, processRow } from '../src/services/enrichment/rows';
-import type { JobRunner } from '../src/services/job-runner';
 import { archiveItems } from './fixtures/worker-cluster';
 import { BENCH_DATABASE_URL } from './lib';
+import { acceptingJobs } from './fixtures/job-runners';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 400);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const BATCH = Number(process.env.BENCH_BATCH_SIZE ?? 10);
-
-const notStarted: JobRunner = {
-  startEnrichment: async () => undefined,
-  cancel: async () => undefined,
-  waitForClose: async () => undefined,
-  startSearchIndexBuild: async () => false,
-  startApply: async () => undefined,
-  ping: async () => undefined,
-};
 
 /** Percentile `p` (0..1) of `xs`. */
 function pct(xs: number[], p: number): number {
@@ -113,7 +104,12 @@ async function main(): Promise<void> {
       const org = await createOrganizationWithKey(knex, `row-cost bench c${conc} ${new Date().toISOString()}`);
       orgs.push(org.organizationId);
       const runScope = { organizationId: org.organizationId, principal: { kind: 'api_key' as const, id: 'bench', organizationIds: [org.organizationId] } };
-      const job = await createEnrichmentJob({ knex, jobRunner: notStarted }, runScope, { items, async_mode: true, output_schema: PAGES_SCHEMA, speed: 'fast' });
+      const job = await createEnrichmentJob({ knex, jobRunner: acceptingJobs }, runScope, {
+        items,
+        async_mode: true,
+        output_schema: PAGES_SCHEMA,
+        speed: 'fast',
+      });
       const jobId = job.job.id;
       const t = timed(engine);
       const rowDeps = { knex, engine: t.engine, storage: enrichmentStorage(loadConfig()), caches: createEnrichmentCaches() };

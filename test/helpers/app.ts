@@ -32,20 +32,7 @@ export const noJobs: JobRunner = {
   },
 };
 
-/**
- * A JobRunner that accepts every start at once and runs nothing: for API tests that need routes
- * which start durable jobs to answer (fuzzing, idempotency, quotas), not the jobs to run.
- */
-export const acceptingJobs: JobRunner = {
-  async startEnrichment() {},
-  async cancel() {},
-  async waitForClose() {},
-  async startSearchIndexBuild() {
-    return false;
-  },
-  async ping() {},
-  async startApply() {},
-};
+export { acceptingJobs } from '../../bench/fixtures/job-runners';
 
 /**
  * The real Koa app on the test database, for supertest: `request(testApp().callback())`.
