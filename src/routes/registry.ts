@@ -175,7 +175,15 @@ export class RouteRegistry {
         responses: {
           [status]: { description: 'Success', ...(def.response ? { content: { 'application/json': { schema: def.response } } } : {}) },
           ...(def.body || def.query || def.params ? { '422': { $ref: '#/components/responses/ValidationError' } } : {}),
-          ...(def.public ? {} : { '401': { $ref: '#/components/responses/Error' }, '403': { $ref: '#/components/responses/Error' } }),
+          ...(def.public
+            ? {}
+            : {
+                '401': { $ref: '#/components/responses/Error' },
+                '403': { $ref: '#/components/responses/Error' },
+                // Rate limits and quotas (src/services/access/rate-limits.ts): Retry-After, RateLimit-*.
+                '429': { $ref: '#/components/responses/TooManyRequests' },
+              }),
+          ...(def.body ? { '415': { $ref: '#/components/responses/Error' } } : {}),
         },
         ...(def.public ? { security: [] } : {}),
       };
@@ -230,6 +238,16 @@ export class RouteRegistry {
         responses: {
           ValidationError: { description: 'Validation failure', content: { 'application/json': { schema: { $ref: '#/components/schemas/ValidationError' } } } },
           Error: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+          TooManyRequests: {
+            description: 'A rate limit or quota is exhausted; retry after `Retry-After` seconds',
+            headers: {
+              'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait' },
+              'RateLimit-Limit': { schema: { type: 'integer' } },
+              'RateLimit-Remaining': { schema: { type: 'integer' } },
+              'RateLimit-Reset': { schema: { type: 'integer' }, description: 'Seconds until the window resets' },
+            },
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+          },
         },
       },
     };
