@@ -8,13 +8,14 @@
  * in-process for tests over any connection.
  */
 import http from 'node:http';
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { ActivityDeps, createActivities, EnrichmentActivities } from '../activities';
 import { createReviewActivities } from '../activities/review';
 import { createSearchIndexActivities } from '../activities/search-index';
+import { createSearchMaintenanceActivities } from '../activities/search-maintenance';
 import { loadConfig } from '../src/config';
 import type { Config } from '../src/config';
 import { enrichmentStorage } from '../src/services/enrichment/artifacts';
@@ -25,6 +26,8 @@ import { ensureSearchAttributes } from './search-attributes';
 import { workflowCode } from './workflow-bundle';
 import { timedActivities } from '../activities/timing';
 import { metrics } from '../src/lib/metrics';
+import { ensureMaintenanceSchedule } from './maintenance-schedule';
+import type { MaintenanceOptions } from '../src/services/catalog/index-maintenance';
 
 /** What {@link createWorker} needs. */
 export interface WorkerDeps {
@@ -49,6 +52,8 @@ export interface WorkerDeps {
   caches?: ActivityDeps['caches'];
   /** Updates from which an apply defers the word index (activities/review.ts); default as restores (50,000). Tests lower it. */
   applyDeferWordsMinItems?: number;
+  /** Thresholds of search index maintenance (activities/search-maintenance.ts); tests lower them. */
+  searchMaintenance?: MaintenanceOptions;
   /** Activity slots of this worker; default 32. */
   maxConcurrentActivities?: number;
   /**
@@ -82,12 +87,13 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
   }
   const searchIndex = deps.knex ? createSearchIndexActivities({ knex: deps.knex }) : {};
   const review = deps.knex ? createReviewActivities({ knex: deps.knex, searchWordsDeferMinItems: deps.applyDeferWordsMinItems }) : {};
+  const maintenance = deps.knex ? createSearchMaintenanceActivities(deps.knex, deps.searchMaintenance) : {};
   return Worker.create({
     connection: deps.connection,
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : workflowCode()),
-    activities: timedActivities({ ...activities, ...searchIndex, ...review }),
+    activities: timedActivities({ ...activities, ...searchIndex, ...review, ...maintenance }),
     maxConcurrentActivityTaskExecutions: deps.maxConcurrentActivities ?? 32,
     shutdownGraceTime: deps.shutdownGraceTime ?? '5 seconds',
   });
@@ -132,6 +138,9 @@ export async function runWorker(config: Config, makeEngine: EngineFactory): Prom
   const clientConnection = await waitFor(`Temporal at ${address}`, () => Connection.connect({ address }), 120_000);
   const added = await ensureSearchAttributes(clientConnection, config.temporalNamespace);
   if (added.length) logger.info({ added }, 'registered search attributes');
+  if (await ensureMaintenanceSchedule(new Client({ connection: clientConnection, namespace: config.temporalNamespace }), config.taskQueue)) {
+    logger.info('created the hourly search index maintenance schedule');
+  }
   await clientConnection.close();
   const connection = await NativeConnection.connect({ address });
 

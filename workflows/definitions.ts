@@ -218,3 +218,8 @@ export interface ActivityApplyProgress {
 
 /** Live progress of an apply (the API reads `review_activities.apply_progress`). */
 export const applyProgressQuery = defineQuery<ActivityApplyProgress>('progress');
+
+/** Id of the Temporal schedule, and of each workflow it starts, that maintains the search indexes. */
+export const SEARCH_MAINTENANCE_ID = 'search-index-maintenance';
+/** `JobKind` of a search index maintenance run (workflows/search-index-maintenance.ts). */
+export const SEARCH_MAINTENANCE_JOB_KIND = 'search-maintenance';

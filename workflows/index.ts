@@ -6,3 +6,4 @@ export { enrichmentJobWorkflow } from './enrichment-job';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { searchIndexBuildWorkflow } from './search-index-build';
 export { activityApplyWorkflow } from './activity-apply';
+export { searchIndexMaintenanceWorkflow } from './search-index-maintenance';

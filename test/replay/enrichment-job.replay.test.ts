@@ -44,13 +44,16 @@ test('the fixtures cover every path of every workflow type', () => {
     'enrichment-webhook.json',
     'enrichment-worker-crash.json',
     'search-index-build.json',
+    'search-index-maintenance.json',
     'search-index-words-signal.json',
     'webhook-delivery.json',
   ]);
   const types = FIXTURES.map(
     (f) => JSON.parse(fs.readFileSync(path.join(__dirname, f), 'utf8')).events[0].workflowExecutionStartedEventAttributes.workflowType.name,
   );
-  expect(new Set(types)).toEqual(new Set(['enrichmentJobWorkflow', 'webhookDeliveryWorkflow', 'searchIndexBuildWorkflow', 'activityApplyWorkflow']));
+  expect(new Set(types)).toEqual(
+    new Set(['enrichmentJobWorkflow', 'webhookDeliveryWorkflow', 'searchIndexBuildWorkflow', 'activityApplyWorkflow', 'searchIndexMaintenanceWorkflow']),
+  );
 });
 
 test('current workflow code replays every recorded history', async () => {

@@ -20,7 +20,8 @@
  *
  * Groups (all when none is named): `enrichment` (the batched jobs and the webhook pair),
  * `search-index`, `search-words`, `crash`, `apply` (activityApplyWorkflow completed and failed:
- * `activity-apply-*.json`); naming some re-records only those fixtures.
+ * `activity-apply-*.json`), `maintenance` (searchIndexMaintenanceWorkflow:
+ * `search-index-maintenance.json`); naming some re-records only those fixtures.
  */
 import '../setup/env';
 import http from 'node:http';
@@ -32,7 +33,7 @@ import { createEnrichmentJob } from '../../src/services/enrichment/jobs';
 import { exportHistory } from '../../temporal/export-history';
 import { TemporalJobRunner } from '../../temporal/client';
 import { createWorker } from '../../temporal/worker';
-import { activityApplyWorkflowId, enrichmentWorkflowId, searchIndexWorkflowId, webhookWorkflowId } from '../../workflows/definitions';
+import { activityApplyWorkflowId, enrichmentWorkflowId, SEARCH_MAINTENANCE_ID, searchIndexWorkflowId, webhookWorkflowId } from '../../workflows/definitions';
 import { clientFor, createArchiveJob, RestartableTemporal, spawnWorker, stopWorker } from '../../bench/fixtures/worker-cluster';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -43,7 +44,7 @@ const TASK_QUEUE = 'record-replay-histories';
 
 /** Fixture groups named on the command line; none = all. */
 const GROUPS = new Set(process.argv.slice(2));
-const wanted = (group: 'enrichment' | 'search-index' | 'search-words' | 'crash' | 'apply'): boolean => GROUPS.size === 0 || GROUPS.has(group);
+const wanted = (group: 'enrichment' | 'search-index' | 'search-words' | 'crash' | 'apply' | 'maintenance'): boolean => GROUPS.size === 0 || GROUPS.has(group);
 
 async function main(): Promise<void> {
   const knex = testKnex();
@@ -72,6 +73,11 @@ async function main(): Promise<void> {
       console.log('search index build:', await exportHistory(env.client, searchIndexWorkflowId(catalogId), out('search-index-build.json')), 'events');
     }
     if (wanted('apply')) await recordApply(env, organizationId, out);
+    if (wanted('maintenance')) {
+      // One pass over the test database's indexes (rebuilt or checked, as they stand).
+      await env.client.workflow.execute('searchIndexMaintenanceWorkflow', { taskQueue: TASK_QUEUE, workflowId: SEARCH_MAINTENANCE_ID, args: [] });
+      console.log('maintenance:', await exportHistory(env.client, SEARCH_MAINTENANCE_ID, out('search-index-maintenance.json')), 'events');
+    }
     if (wanted('search-words')) {
       // A build with a 3 s cool-down, signalled once it is cooling down, with rows of the
       // catalog left behind as a restore leaves them (src/services/search-words.ts).

@@ -1,0 +1,26 @@
+/**
+ * searchIndexMaintenanceWorkflow: one maintenance pass over the item search indexes
+ * (src/services/catalog/index-maintenance.ts: rebuild the bloated ones, flush GIN pending lists).
+ * Started every hour by the Temporal schedule `search-index-maintenance` that the worker creates
+ * at start (temporal/maintenance-schedule.ts; the schedule skips a run while the last one still
+ * runs), with the workflow id `search-index-maintenance` (issue 18).
+ *
+ * State machine: running → completed (the pass's report) | failed (every attempt failed).
+ * No continue-as-new: one activity per run. Cancellation cancels the activity; a rebuild that was
+ * interrupted leaves PostgreSQL's invalid `_ccnew` copy, which the next rebuild replaces.
+ */
+import { proxyActivities } from '@temporalio/workflow';
+import type { SearchMaintenanceActivities } from '../activities/search-maintenance';
+import type { IndexMaintenance } from '../src/services/catalog/index-maintenance';
+
+/**
+ * Runs one maintenance pass.
+ * @returns the report of each maintained index
+ */
+export async function searchIndexMaintenanceWorkflow(): Promise<IndexMaintenance[]> {
+  const { maintainSearchIndexes } = proxyActivities<SearchMaintenanceActivities>({
+    startToCloseTimeout: '2 hours',
+    retry: { initialInterval: '1 minute', backoffCoefficient: 2, maximumInterval: '10 minutes', maximumAttempts: 5 },
+  });
+  return maintainSearchIndexes();
+}
