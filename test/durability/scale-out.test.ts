@@ -44,6 +44,17 @@ async function call<T>(n: number, method: string, path: string, body?: unknown):
   return (await res.json()) as T;
 }
 
+/** A job of more than 1,000 items: `multipart/form-data` with `request_json` and an `items_file` (interface-spec.md, Limits). */
+async function uploadJob(body: { items: unknown[] } & Record<string, unknown>): Promise<{ job_id: string }> {
+  const { items, ...request } = body;
+  const form = new FormData();
+  form.append('request_json', JSON.stringify(request));
+  form.append('items_file', new Blob([JSON.stringify(items)], { type: 'application/json' }), 'items.json');
+  const res = await fetch(`http://127.0.0.1:${apis[0].port}/api/public/enrich`, { method: 'POST', headers: auth, body: form });
+  if (res.status >= 300) throw new Error(`upload: ${res.status} ${await res.text()}`);
+  return (await res.json()) as { job_id: string };
+}
+
 beforeAll(async () => {
   quietTemporalRuntime();
   knex = testKnex();
@@ -101,7 +112,7 @@ it('runs a job on two workers with the same results and credits as on one', asyn
   const runJob = async (workerCount: number): Promise<string> => {
     const started = await Promise.all(Array.from({ length: workerCount }, () => spawnWorker(temporal, TASK_QUEUE)));
     workers.push(...started);
-    const { job_id: jobId } = await call<{ job_id: string }>(0, 'POST', '/public/enrich', body);
+    const { job_id: jobId } = items.length <= 1000 ? await call<{ job_id: string }>(0, 'POST', '/public/enrich', body) : await uploadJob(body);
     // Polled through the other API process.
     await waitUntil(
       async () => ((await call<{ status: string }>(1, 'GET', `/public/enrich/${jobId}?page_size=1`)).status === 'completed' ? true : null),
