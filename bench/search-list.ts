@@ -24,12 +24,11 @@
  * punctuation, which need a literal match).
  */
 import './env';
-import { newId } from '../src/lib/ids';
-import { sha256Hex } from '../src/lib/ids';
+import { createOrganizationWithKey } from '../src/services/access/auth';
 import { filterSql } from '../src/services/catalog/items-sql';
 import { clearSearchTotals } from '../src/services/catalog/items-search-totals';
 import { buildSearchIndex } from '../src/services/catalog/search-count-index';
-import { FIELDS, loadAvg, since, runBench, seedItems } from './lib';
+import { createBenchCatalog, loadAvg, since, runBench, seedItems } from './lib';
 
 const N = Number(process.env.BENCH_ITEMS ?? 1000000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
@@ -48,38 +47,17 @@ function percentile(xs: number[], p: number): number {
 // One callback on purpose: the setup, each query class and the printed table read as one run, in order.
 runBench(async (b) => {
   // A persistent organization + catalog of N items, reused across runs.
+  // createOrganizationWithKey returns the existing organization when the key is already registered.
   const key = 'ck_benchsearch1m';
-  let org = await b.knex('api_keys').where('key_hash', sha256Hex(key)).first('organization_id');
-  if (!org) {
-    const id = newId();
-    await b.knex('organizations').insert({ id, name: 'bench search 1m', webhook_secret: 'x' });
-    await b.knex('api_keys').insert({ id: newId(), organization_id: id, name: 'bench', key_hash: sha256Hex(key), key_prefix: key.slice(0, 10) });
-    org = { organization_id: id };
-  }
+  const org = { organization_id: (await createOrganizationWithKey(b.knex, 'bench search 1m', key)).organizationId };
   let catalog = await b.knex('catalogs').where({ organization_id: org.organization_id, item_count: N }).first('id');
   let seedMs = 0;
   if (!catalog) {
     await b.knex('catalogs').where('organization_id', org.organization_id).delete();
-    const id = newId();
-    await b.knex('catalogs').insert({
-      id,
-      organization_id: org.organization_id,
-      name: 'search 1m',
-      unique_id_field: 'sku',
-      strict_mode: true,
-      current_schema_version: '1.0.0',
-      created_by_user_id: 'bench',
-    });
-    await b.knex('catalog_schemas').insert({
-      id: newId(),
-      catalog_id: id,
-      version: '1.0.0',
-      schema_definition: JSON.stringify({ type: 'object', properties: FIELDS }),
-      created_by: 'bench',
-      change_reason: 'bench',
-    });
+    const persistent = { ...b, organizationId: org.organization_id };
+    const id = await createBenchCatalog(persistent, 'search 1m');
     const t = performance.now();
-    await seedItems({ ...b, organizationId: org.organization_id }, id, N);
+    await seedItems(persistent, id, N);
     seedMs = since(t);
     catalog = { id };
   }
