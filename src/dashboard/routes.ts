@@ -12,6 +12,7 @@ import { listCatalogs } from '../services/catalog/catalogs';
 import { CONFIDENCE_LEVELS } from '../services/review/staged-changes';
 import { loadActivityPage, loadCatalogPage, type ActivityFilters } from './data';
 import { activityPage, catalogPage, DASHBOARD_BASE, errorPage, homePage, loginPage, STATUS_ORDER, type PageSession } from './views';
+import { own } from '../lib/objects';
 
 /**
  * The review dashboard (issue 17, "Review dashboard"), served by the API process under
@@ -121,7 +122,7 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
   };
 
   router.get('/assets/:asset', (ctx) => {
-    const type = ASSETS[ctx.params.asset];
+    const type = own(ASSETS, ctx.params.asset);
     if (!type) {
       send(ctx, 404, errorPage(404, 'No such asset', null));
       return;

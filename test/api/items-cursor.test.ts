@@ -81,6 +81,11 @@ it('says where the list ends and refuses cursors it did not make', async () => {
   expect(last.next_cursor).toBeNull();
   const bad = await request(server).get(`/api/public/catalogs/${catalogId}/items`).query({ cursor: 'not-a-cursor' }).set(org.auth);
   expect(bad.status).toBe(422);
+  // Well-formed but forged: an id that is no item's and a key that is no timestamp.
+  const forged = Buffer.from(JSON.stringify({ k: 'not a time', id: '00000000-0000-4000-8000-000000000000' })).toString('base64url');
+  expect((await request(server).get(`/api/public/catalogs/${catalogId}/items`).query({ cursor: forged }).set(org.auth)).status).toBe(422);
+  const dashes = Buffer.from(JSON.stringify({ k: null, id: '-'.repeat(36) })).toString('base64url');
+  expect((await request(server).get(`/api/public/catalogs/${catalogId}/items`).query({ cursor: dashes, sort: 'id:asc' }).set(org.auth)).status).toBe(422);
   const first = await page({ limit: 10 });
   const both = await request(server).get(`/api/public/catalogs/${catalogId}/items`).query({ cursor: first.next_cursor!, offset: 10 }).set(org.auth);
   expect(both.status).toBe(422);

@@ -5,6 +5,7 @@ import { newApiKey, newId, sha256Hex } from '../../lib/ids';
 import { ApiKey } from '../../models/api-key';
 import { Organization } from '../../models/organization';
 import type { Principal, Scope } from './scope';
+import { newWebhookSecret } from './webhook-secret';
 
 /**
  * Resolves a bearer token to a principal (decisions.md §1): `ck_…` API keys by SHA-256 lookup;
@@ -71,7 +72,7 @@ export async function createOrganizationWithKey(
       .first();
     if (existing) return { organizationId: existing.organization_id, apiKey: key, created: false };
     const organizationId = newId();
-    await Organization.query(trx).insert({ id: organizationId, name, webhook_secret: 'whsec_' + newApiKey().slice(3) });
+    await Organization.query(trx).insert({ id: organizationId, name, webhook_secret: newWebhookSecret() });
     await ApiKey.query(trx).insert({
       id: newId(),
       organization_id: organizationId,

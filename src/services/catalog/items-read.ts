@@ -4,7 +4,7 @@
  * model; pages and totals are set-based SQL (src/services/catalog/items-sql.ts).
  */
 import type { Knex } from 'knex';
-import { ForbiddenError, NotFoundError } from '../../lib/errors';
+import { errorFields, ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import type { Catalog } from '../../models/catalog';
 import { CatalogItem } from '../../models/catalog-item';
@@ -111,7 +111,15 @@ const LIST_COLUMNS = 'id, entity_type, data, created_at, updated_at, current_ver
 export async function listItems(deps: ListItemsDeps, scope: Scope, catalogId: string, q: ListItemsQuery): Promise<ItemPage> {
   const catalog = await loadCatalogOwned(deps.knex, scope, catalogId);
   const grouped = isGrouped(catalog);
-  const page = q.search ? await searchPage(deps, catalog, grouped, q.search, q) : await plainPage(deps.knex, catalogId, grouped, q);
+  let page: ItemPage;
+  try {
+    page = q.search ? await searchPage(deps, catalog, grouped, q.search, q) : await plainPage(deps.knex, catalogId, grouped, q);
+  } catch (err) {
+    // A forged cursor whose key is no timestamp / JSON value: PostgreSQL's data exception (class 22).
+    if (q.cursor && String(errorFields(err).code ?? '').startsWith('22'))
+      throw ValidationError.at(['query', 'cursor'], 'Not a cursor of this list: pass the next_cursor of the previous page');
+    throw err;
+  }
   if (grouped) await attachVariants(deps.knex, page.items);
   return { ...page, next_cursor: page.items.length === q.limit ? await cursorAfter(deps.knex, page.items[page.items.length - 1], q.sort_field) : null };
 }

@@ -7,6 +7,7 @@
 import type { Knex } from 'knex';
 import { wordsColumn } from './search-words';
 import { own } from '../../lib/objects';
+import { isUuid } from '../../lib/ids';
 
 /** Sort direction of list and raw-item queries. */
 export type SortOrder = 'asc' | 'desc';
@@ -122,7 +123,7 @@ export function encodeCursor(c: ItemCursor): string {
 export function decodeCursor(s: string): ItemCursor | null {
   try {
     const c = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as Partial<ItemCursor>;
-    return c && typeof c === 'object' && typeof c.id === 'string' && /^[0-9a-f-]{36}$/i.test(c.id) && 'k' in c ? { k: c.k, id: c.id } : null;
+    return c && typeof c === 'object' && typeof c.id === 'string' && isUuid(c.id) && 'k' in c ? { k: c.k, id: c.id } : null;
   } catch {
     return null;
   }

@@ -124,8 +124,7 @@ export async function requestApply(deps: { knex: Knex; jobRunner: ApplyStarter }
     await loadOwned(trx, ReviewActivity, activityId, scope, 'Activity not found');
     const row = (await ReviewActivity.query(trx).findById(activityId).forUpdate()) as ReviewActivity;
     if (row.status === 'completed' && row.apply_result) return row;
-    if (!row.catalog_id) throw new ConflictError('This activity has no catalog to apply to');
-    if (row.status !== 'pending_review') throw new ConflictError(`Only an activity in pending_review can be applied (this one is ${row.status})`);
+    assertApplicable(row);
     const phase = row.apply_progress?.phase;
     if (typeof phase === 'string' && RUNNING_PHASES.has(phase)) return row;
     const progress: ApplyProgress = { phase: 'queued', force };
