@@ -11,12 +11,10 @@ import type { CatalogCaches } from '../src/services/catalog/caches';
 import { createCatalogCaches } from '../src/services/catalog/caches';
 import { ApplyResult, markApplyFailed, runApply } from '../src/services/review/apply';
 import type { ActivityApplyArgs } from '../workflows/definitions';
+import { APPLY_NOT_APPLICABLE } from '../workflows/definitions';
 
 /** Heartbeat period of a running apply (ms), or a third of a shorter heartbeat timeout. */
 const APPLY_HEARTBEAT_MS = 10_000;
-
-/** Failure type of an apply that cannot succeed by retrying (activity not pending_review, invalid schema changes). */
-export const APPLY_NOT_APPLICABLE = 'ApplyNotApplicable';
 
 /** The review activities registered on the worker; the workflow proxies them by these names. */
 export interface ReviewActivities {

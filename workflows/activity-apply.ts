@@ -22,7 +22,7 @@
 import { ActivityFailure, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { ReviewActivities } from '../activities/review';
 import type { SearchIndexActivities } from '../activities/search-index';
-import { ActivityApplyArgs, ActivityApplyOutcome, ActivityApplyProgress, ActivityApplyResult, applyProgressQuery } from './definitions';
+import { ActivityApplyArgs, ActivityApplyOutcome, ActivityApplyProgress, ActivityApplyResult, APPLY_NOT_APPLICABLE, applyProgressQuery } from './definitions';
 
 /**
  * Applies the approved changes of `args.activity_id` (see the state machine above).
@@ -40,7 +40,7 @@ export async function activityApplyWorkflow(args: ActivityApplyArgs): Promise<Ac
       backoffCoefficient: 2,
       maximumInterval: '1 minute',
       maximumAttempts: Math.max(1, args.maximum_attempts ?? 10),
-      nonRetryableErrorTypes: ['ApplyNotApplicable'],
+      nonRetryableErrorTypes: [APPLY_NOT_APPLICABLE],
     },
   });
   const { markApplyFailed } = proxyActivities<ReviewActivities>({

@@ -223,3 +223,6 @@ export const applyProgressQuery = defineQuery<ActivityApplyProgress>('progress')
 export const SEARCH_MAINTENANCE_ID = 'search-index-maintenance';
 /** `JobKind` of a search index maintenance run (workflows/search-index-maintenance.ts). */
 export const SEARCH_MAINTENANCE_JOB_KIND = 'search-maintenance';
+
+/** Failure type of an apply whose activity is not applicable (not pending_review, no catalog): not retried. */
+export const APPLY_NOT_APPLICABLE = 'ApplyNotApplicable';

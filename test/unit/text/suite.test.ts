@@ -84,8 +84,11 @@ describe('runTextSuite', () => {
   it('reads the wdc-pave schema from the attribute CSV and reports normalized files separately', async () => {
     const r = await runTextSuite(['--data', path.join(DATA, 'wdc-pave'), '--split-dev', '--limit', '15', '--examples-limit', '10', '--quiet']);
     expect(r.records).toBe(15);
-    expect(r.normalized).toBeDefined();
-    expect(Object.keys(r.files as object).length).toBe(2);
+    const kinds = Object.values(r.files as Record<string, { kind: string }>)
+      .map((f) => f.kind)
+      .sort();
+    expect(kinds).toEqual(['as-written', 'normalized']);
+    expect(typeof (r.normalized as { exact: { f1: unknown } }).exact.f1).toBe('number');
   });
 
   it('fails clearly without --data', async () => {
