@@ -19,7 +19,7 @@ import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { quietTemporalRuntime } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
-import { clientFor, RestartableTemporal, spawnWorker, stopWorker, WorkerProcess } from '../../bench/fixtures/worker-cluster';
+import { RestartableTemporal, spawnWorker, stopWorker, TestCluster } from '../../bench/fixtures/worker-cluster';
 import { scopeOf } from '../helpers/review-apply';
 import { requestApply } from '../../src/services/review/apply';
 
@@ -32,24 +32,19 @@ let client: Client;
 let knex: Knex;
 let organizationId: string;
 let runner: TemporalJobRunner;
-const workers: WorkerProcess[] = [];
+let cluster: TestCluster;
 
 beforeAll(async () => {
   quietTemporalRuntime();
   knex = testKnex();
   organizationId = (await createTestOrg('apply durability')).organizationId;
-  temporal = new RestartableTemporal();
-  await temporal.start();
-  client = await clientFor(temporal);
+  cluster = await new TestCluster().start();
+  ({ temporal, client } = cluster);
   runner = new TemporalJobRunner(client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, {}, {}, { heartbeat_timeout_s: 3, retry_initial_interval_s: 0.5 });
 }, 90_000);
 
 afterAll(async () => {
-  for (const w of workers) {
-    if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
-  }
-  await client?.connection.close();
-  await temporal?.destroy();
+  await cluster?.close();
   await closeTestKnex();
 });
 
@@ -128,7 +123,7 @@ async function startApply(activityId: string): Promise<void> {
 test('the worker process SIGKILLed during the apply transaction: nothing half-applied, a new worker applies it once', async () => {
   const { catalogId, activityId } = await seed();
   const first = await spawnWorker(temporal, TASK_QUEUE);
-  workers.push(first);
+  cluster.track(first);
   await startApply(activityId);
   await waitUntil(applyStatementRunning, "the apply's transaction to run", 60_000, 20);
   first.child.kill('SIGKILL');
@@ -141,7 +136,7 @@ test('the worker process SIGKILLed during the apply transaction: nothing half-ap
   expect(atKill.changes.applied).toBe(0);
 
   const second = await spawnWorker(temporal, TASK_QUEUE);
-  workers.push(second);
+  cluster.track(second);
   await runner.waitForClose(activityApplyWorkflowId(activityId));
   await stopWorker(second);
   expectAppliedOnce(await invariants(catalogId, activityId));
@@ -150,7 +145,7 @@ test('the worker process SIGKILLed during the apply transaction: nothing half-ap
 test('the Temporal server stopped and started again during the apply: the catalog is applied exactly once', async () => {
   const { catalogId, activityId } = await seed();
   const worker = await spawnWorker(temporal, TASK_QUEUE);
-  workers.push(worker);
+  cluster.track(worker);
   await startApply(activityId);
   await waitUntil(applyStatementRunning, "the apply's transaction to run", 60_000, 20);
   const logBeforeStop = worker.output().length;

@@ -15,13 +15,13 @@ import { quietTemporalRuntime } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
 import { temporal as proto } from '@temporalio/proto';
 import {
-  clientFor,
   createArchiveJob,
   engineCallsPerRow,
   jobInvariants,
   RestartableTemporal,
   spawnWorker,
   stopWorker,
+  TestCluster,
   WorkerProcess,
 } from '../../bench/fixtures/worker-cluster';
 
@@ -34,23 +34,18 @@ let temporal: RestartableTemporal;
 let client: Client;
 let knex: Knex;
 let organizationId: string;
-const workers: WorkerProcess[] = [];
+let cluster: TestCluster;
 
 beforeAll(async () => {
   quietTemporalRuntime();
   knex = testKnex();
   organizationId = (await createTestOrg('durability')).organizationId;
-  temporal = new RestartableTemporal();
-  await temporal.start();
-  client = await clientFor(temporal);
+  cluster = await new TestCluster().start();
+  ({ temporal, client } = cluster);
 }, 90_000);
 
 afterAll(async () => {
-  for (const w of workers) {
-    if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
-  }
-  await client?.connection.close();
-  await temporal?.destroy();
+  await cluster?.close();
   await closeTestKnex();
 });
 
@@ -77,7 +72,7 @@ test('a worker process SIGKILLed mid-job: a new worker finishes it, every item o
   let inFlight: number[] = [];
   for (let attempt = 0; attempt < 3 && inFlight.length === 0; attempt++) {
     const worker = await spawnWorker(temporal, TASK_QUEUE);
-    workers.push(worker);
+    cluster.track(worker);
     const before = await completed(jobId);
     await waitUntil(async () => (await completed(jobId)) >= before + 40, '40 more rows done', 60_000);
     worker.child.kill('SIGKILL');
@@ -93,7 +88,7 @@ test('a worker process SIGKILLed mid-job: a new worker finishes it, every item o
   expect(atKill).toBeLessThan(ITEMS);
 
   const last = await spawnWorker(temporal, TASK_QUEUE);
-  workers.push(last);
+  cluster.track(last);
   await waitUntil(async () => (await completed(jobId)) > atKill, 'progress after kill', 60_000);
   await runner.waitForClose(workflowId);
   await stopWorker(last);
@@ -134,7 +129,7 @@ async function retriedAfterHeartbeatTimeout(workflowId: string): Promise<boolean
 
 test('the Temporal server stopped and started again mid-job: the worker reconnects and the job completes once', async () => {
   const worker = await spawnWorker(temporal, TASK_QUEUE);
-  workers.push(worker);
+  cluster.track(worker);
   const { jobId, workflowId, runner } = await createArchiveJob(knex, client, TASK_QUEUE, organizationId, ITEMS, TUNING);
   await waitUntil(async () => (await completed(jobId)) >= 60, '60 rows done', 60_000);
   const logBeforeStop = worker.output().length;

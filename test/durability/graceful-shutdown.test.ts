@@ -4,18 +4,17 @@
  * process mid-job lets it stop cleanly, and the job finishes on another worker with exactly one
  * result and one credit per item. Real processes: `src/main.ts`, `temporal/worker.ts`.
  */
-import type { ChildProcess } from 'node:child_process';
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import {
   archiveItems,
-  clientFor,
   createArchiveJob,
   jobInvariants,
   RestartableTemporal,
   spawnApi,
   spawnWorker,
   stopWorker,
+  TestCluster,
   WorkerProcess,
 } from '../../bench/fixtures/worker-cluster';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -27,28 +26,25 @@ const TASK_QUEUE = 'test-graceful-shutdown';
 let temporal: RestartableTemporal;
 let client: Client;
 let knex: Knex;
-const processes: ChildProcess[] = [];
+let cluster: TestCluster;
 
 beforeAll(async () => {
   quietTemporalRuntime();
   knex = testKnex();
-  temporal = new RestartableTemporal();
-  await temporal.start();
-  client = await clientFor(temporal);
+  cluster = await new TestCluster().start();
+  ({ temporal, client } = cluster);
 }, 90_000);
 
 afterAll(async () => {
-  for (const p of processes) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
-  await client?.connection.close();
-  await temporal?.destroy();
+  await cluster?.close();
   await closeTestKnex();
 });
 
 it('answers the request in flight after SIGTERM, then refuses new connections and exits 0', async () => {
   const worker = await spawnWorker(temporal, TASK_QUEUE);
-  processes.push(worker.child);
+  cluster.track(worker);
   const api = await spawnApi(temporal, TASK_QUEUE);
-  processes.push(api.child);
+  cluster.track(api);
   const org = await createTestOrg('graceful api');
   const items = archiveItems().slice(0, 12);
   const body = JSON.stringify({ items, output_schema: [{ name: 'brand', type: 'string', description: 'Brand' }], async_mode: false });
@@ -74,7 +70,7 @@ it('answers the request in flight after SIGTERM, then refuses new connections an
 it('stops a worker cleanly on SIGTERM mid-job; another worker finishes the job exactly once', async () => {
   const { organizationId } = await createTestOrg('graceful worker');
   const first: WorkerProcess = await spawnWorker(temporal, TASK_QUEUE);
-  processes.push(first.child);
+  cluster.track(first);
   const job = await createArchiveJob(knex, client, TASK_QUEUE, organizationId, 200, { row_heartbeat_timeout_s: 3, batch_size: 5 });
   await waitUntil(
     async () => ((await knex('enrichment_jobs').where({ id: job.jobId }).first('completed_items')).completed_items >= 20 ? true : null),
@@ -85,7 +81,7 @@ it('stops a worker cleanly on SIGTERM mid-job; another worker finishes the job e
   expect(first.output()).toContain('worker stopped');
 
   const second = await spawnWorker(temporal, TASK_QUEUE);
-  processes.push(second.child);
+  cluster.track(second);
   await client.workflow.getHandle(job.workflowId).result();
   const state = await jobInvariants(knex, job.jobId);
   expect(state.job.status).toBe('completed');

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { clientFor, createArchiveJob, jobInvariants, RestartableTemporal, spawnWorker, stopWorker, WorkerProcess } from '../../bench/fixtures/worker-cluster';
+import { createArchiveJob, jobInvariants, RestartableTemporal, spawnWorker, stopWorker, TestCluster } from '../../bench/fixtures/worker-cluster';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { quietTemporalRuntime } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
@@ -28,28 +28,25 @@ function localCluster(): { version: string; name: string } | null {
   return version ? { version, name: 'main' } : null;
 }
 
-const cluster = localCluster();
-if (!cluster) console.warn('[postgres-restart] skipped: no local Debian PostgreSQL cluster (pg_ctlcluster) serves the test database');
-const maybe = cluster ? it : it.skip;
+const pgCluster = localCluster();
+if (!pgCluster) console.warn('[postgres-restart] skipped: no local Debian PostgreSQL cluster (pg_ctlcluster) serves the test database');
+const maybe = pgCluster ? it : it.skip;
 
 let temporal: RestartableTemporal;
 let client: Client;
 let knex: Knex;
-const workers: WorkerProcess[] = [];
+let cluster: TestCluster;
 
 beforeAll(async () => {
-  if (!cluster) return;
+  if (!pgCluster) return;
   quietTemporalRuntime();
   knex = testKnex();
-  temporal = new RestartableTemporal();
-  await temporal.start();
-  client = await clientFor(temporal);
+  cluster = await new TestCluster().start();
+  ({ temporal, client } = cluster);
 }, 90_000);
 
 afterAll(async () => {
-  for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
-  await client?.connection.close();
-  await temporal?.destroy();
+  await cluster?.close();
   await closeTestKnex();
 });
 
@@ -67,14 +64,14 @@ maybe(
   async () => {
     const { organizationId } = await createTestOrg('postgres restart');
     const worker = await spawnWorker(temporal, TASK_QUEUE);
-    workers.push(worker);
+    cluster.track(worker);
     const { jobId, workflowId, runner } = await createArchiveJob(knex, client, TASK_QUEUE, organizationId, ITEMS, {
       row_heartbeat_timeout_s: 5,
       batch_size: 5,
     });
     await waitUntil(async () => ((await completed(jobId)) ?? 0) >= 150, '150 rows done', 90_000);
 
-    execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', cluster!.version, cluster!.name, 'restart', '-m', 'fast'], { stdio: 'ignore' });
+    execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', pgCluster!.version, pgCluster!.name, 'restart', '-m', 'fast'], { stdio: 'ignore' });
     const afterRestart = await waitUntil(async () => completed(jobId), 'PostgreSQL back', 60_000);
     expect(afterRestart).toBeLessThan(ITEMS);
 

@@ -5,18 +5,16 @@
  * process holds stale state: schema versions, taxonomy, items, exact search totals), and a job
  * run by two workers ends with the same results and credits as the same items run by one worker.
  */
-import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import {
   ApiProcess,
   archiveItems,
-  clientFor,
   jobInvariants,
   RestartableTemporal,
   spawnApi,
   spawnWorker,
   stopWorker,
-  WorkerProcess,
+  TestCluster,
 } from '../../bench/fixtures/worker-cluster';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { quietTemporalRuntime } from '../helpers/temporal';
@@ -27,10 +25,9 @@ const TASK_QUEUE = 'test-scale-out';
 const ITEMS = Number(process.env.SCALE_OUT_ITEMS ?? 300);
 
 let temporal: RestartableTemporal;
-let client: Client;
 let knex: Knex;
 let apis: ApiProcess[] = [];
-const workers: WorkerProcess[] = [];
+let cluster: TestCluster;
 let auth: Record<string, string>;
 
 /** One JSON call to API process `n`; throws with the answer on a status other than 2xx. */
@@ -58,17 +55,14 @@ async function uploadJob(body: { items: unknown[] } & Record<string, unknown>): 
 beforeAll(async () => {
   quietTemporalRuntime();
   knex = testKnex();
-  temporal = new RestartableTemporal();
-  await temporal.start();
-  client = await clientFor(temporal);
-  apis = [await spawnApi(temporal, TASK_QUEUE), await spawnApi(temporal, TASK_QUEUE)];
+  cluster = await new TestCluster().start();
+  ({ temporal } = cluster);
+  apis = [cluster.track(await spawnApi(temporal, TASK_QUEUE)), cluster.track(await spawnApi(temporal, TASK_QUEUE))];
   auth = (await createTestOrg('scale out')).auth;
 }, 120_000);
 
 afterAll(async () => {
-  for (const p of [...apis.map((a) => a.child), ...workers.map((w) => w.child)]) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
-  await client?.connection.close();
-  await temporal?.destroy();
+  await cluster?.close();
   await closeTestKnex();
 });
 
@@ -111,7 +105,7 @@ it('runs a job on two workers with the same results and credits as on one', asyn
 
   const runJob = async (workerCount: number): Promise<string> => {
     const started = await Promise.all(Array.from({ length: workerCount }, () => spawnWorker(temporal, TASK_QUEUE)));
-    workers.push(...started);
+    started.forEach((w) => cluster.track(w));
     const { job_id: jobId } = items.length <= 1000 ? await call<{ job_id: string }>(0, 'POST', '/public/enrich', body) : await uploadJob(body);
     // Polled through the other API process.
     await waitUntil(
