@@ -13,6 +13,7 @@ import { finishFlowRun, loadFlowRunPlan, NodeFailure, RunNotRunningError, beginN
 import { runCustomCodeNode, PythonSessionFactory } from '../src/services/flows/nodes/custom-code';
 import { finishEnrichNode, startEnrichNode } from '../src/services/flows/nodes/enrich';
 import { runStageNode } from '../src/services/flows/nodes/stage';
+import { SandboxError } from '../src/services/flows/sandbox/python-sandbox';
 import { EnrichNodeJob, FLOW_NODE_FAILED, FlowRunPlan } from '../workflows/definitions';
 import { whileHeartbeating } from './heartbeat';
 
@@ -40,7 +41,7 @@ export interface FlowActivities {
 
 /** Failures no retry can mend become non-retryable FlowNodeFailed; the rest are rethrown (retried). */
 function asNodeFailure(err: unknown): unknown {
-  if (err instanceof NodeFailure || err instanceof RunNotRunningError || (err instanceof Error && err.name === 'SandboxError')) {
+  if (err instanceof NodeFailure || err instanceof RunNotRunningError || err instanceof SandboxError) {
     return ApplicationFailure.nonRetryable((err as Error).message, FLOW_NODE_FAILED);
   }
   return err;
