@@ -80,7 +80,10 @@ export function createFlowActivities(deps: FlowActivityDeps): FlowActivities {
             if (node.node.node_type === 'custom_code') count = await runCustomCodeNode(knex, deps.python, node, beat);
             else if (node.node.node_type === 'stage') count = await runStageNode({ knex, caches: deps.caches, publicUrl: deps.publicUrl }, node, beat);
             else throw new NodeFailure(`A ${node.node.node_type} node does not run as runFlowNode`);
-            logger.info({ run_id: runId, node_id: nodeId, type: node.node.node_type, rows: count, attempt: ctx.info.attempt, ms: Date.now() - started }, 'flow node completed');
+            logger.info(
+              { run_id: runId, node_id: nodeId, type: node.node.node_type, rows: count, attempt: ctx.info.attempt, ms: Date.now() - started },
+              'flow node completed',
+            );
             return count;
           }),
       );

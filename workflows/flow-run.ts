@@ -20,7 +20,16 @@
  *
  * Continue-as-new: never (a handful of events per node).
  */
-import { ActivityFailure, ApplicationFailure, CancellationScope, ChildWorkflowFailure, executeChild, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  ChildWorkflowFailure,
+  executeChild,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
 import type { FlowActivities } from '../activities/flows';
 import {
   CATALOG_ID,

@@ -55,7 +55,8 @@ export function flowRoutes(deps: ResolvedAppDeps): RouteDef[] {
       params: RunParams,
       query: RunQuery,
       response: RunResponse,
-      handler: async ({ scope, params, query }) => presentRun(await getFlowRun(deps.knex, scope, params.workflow_run_id, query.page, query.page_size), publicUrl),
+      handler: async ({ scope, params, query }) =>
+        presentRun(await getFlowRun(deps.knex, scope, params.workflow_run_id, query.page, query.page_size), publicUrl),
     }),
     defineRoute({
       method: 'get',

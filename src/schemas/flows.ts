@@ -25,9 +25,15 @@ export const SaveFlowBody = Type.Object(
         }),
       ),
     ),
-    attachments: Type.Optional(Nullable(Type.Array(AnyObject(), { maxItems: 100, description: 'Metadata kept on the flow (and on the node named by an entry `node_id`)' }))),
+    attachments: Type.Optional(
+      Nullable(Type.Array(AnyObject(), { maxItems: 100, description: 'Metadata kept on the flow (and on the node named by an entry `node_id`)' })),
+    ),
     timeout_seconds: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 1800, description: 'Execution timeout of the custom_code node: CPU and wall-clock budget of the whole node (default 300)' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: 1800,
+        description: 'Execution timeout of the custom_code node: CPU and wall-clock budget of the whole node (default 300)',
+      }),
     ),
   },
   { additionalProperties: false },

@@ -13,7 +13,15 @@ import { auditSummary, auditWanted } from './audit';
 import { copyJobExamples, saveJobExamples } from './examples';
 import type { EnrichmentStorage } from './artifacts';
 import { hostKnowledgeBase, saveJobDocuments } from './knowledge-base';
-import { copyRowsForReextract, copyRowsForResume, insertInlineItems, insertItemsFromCatalog, insertItemsFromFile, insertItemsFromFlowNode, rowRules } from './items';
+import {
+  copyRowsForReextract,
+  copyRowsForResume,
+  insertInlineItems,
+  insertItemsFromCatalog,
+  insertItemsFromFile,
+  insertItemsFromFlowNode,
+  rowRules,
+} from './items';
 import { JobPlan, planJob } from './request';
 import { copyStagedChanges } from './staging';
 import type { JobRunner } from '../job-runner';

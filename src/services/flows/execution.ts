@@ -182,7 +182,9 @@ export async function finishFlowRun(knex: Knex, runId: string, outcome: RunOutco
       await FlowRun.query(trx).findById(runId).patch({ status: 'cancelled', message: 'Cancelled', completed_at: now, updated_at: now });
       return;
     }
-    await FlowRunNode.query(trx).findById([runId, outcome.node_id]).patch({ status: 'failed', error: outcome.error.slice(0, 10_000) });
+    await FlowRunNode.query(trx)
+      .findById([runId, outcome.node_id])
+      .patch({ status: 'failed', error: outcome.error.slice(0, 10_000) });
     await FlowRun.query(trx)
       .findById(runId)
       .patch({

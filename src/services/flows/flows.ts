@@ -47,7 +47,11 @@ function transformCode(activity: ReviewActivity, body: SaveFlowInput): string {
   const script = activity.metadata?.script as { content?: unknown } | undefined;
   const code = body.python_code ?? (typeof script?.content === 'string' ? script.content : null);
   if (!code)
-    throw ValidationError.at(['body', 'python_code'], 'The activity has no script with content: give python_code (Python defining def transform(rows: list[dict]) -> list[dict])', 'missing');
+    throw ValidationError.at(
+      ['body', 'python_code'],
+      'The activity has no script with content: give python_code (Python defining def transform(rows: list[dict]) -> list[dict])',
+      'missing',
+    );
   return code;
 }
 

@@ -213,7 +213,8 @@ export async function rerunFlowRun(deps: FlowRunDeps, runId: string, fromNode?: 
     const from = fromNode ? nodes.find((n) => n.node_id === fromNode) : firstOpen;
     if (!from) throw new NotFoundError(fromNode ? `Node ${fromNode} not found in this run` : 'Every node of the run completed');
     if (from.node_type === 'input') throw new ConflictError('The input node holds the run input: rerun from a later node');
-    if (firstOpen && from.position > firstOpen.position) throw new ConflictError(`Node ${firstOpen.node_id} did not complete: rerun from it or an earlier node`);
+    if (firstOpen && from.position > firstOpen.position)
+      throw new ConflictError(`Node ${firstOpen.node_id} did not complete: rerun from it or an earlier node`);
     const later = nodes.filter((n) => n.position >= from.position);
     const ids = later.map((n) => n.node_id);
     await deleteNodeRows(trx, runId, ids);

@@ -116,7 +116,9 @@ function changeOf(row: FlowRow, item: StageItem | undefined): StagedChangeInputT
 export async function runStageNode(deps: StageNodeDeps, ctx: NodeContext, beat: (page: number) => void): Promise<number> {
   const { knex } = deps;
   const activity = await ensureActivity(knex, ctx);
-  const catalog = await Catalog.query(knex).findById(activity.catalog_id as string).throwIfNotFound();
+  const catalog = await Catalog.query(knex)
+    .findById(activity.catalog_id as string)
+    .throwIfNotFound();
   const count = await forEachInputPage(
     knex,
     ctx,
@@ -144,7 +146,12 @@ export async function runStageNode(deps: StageNodeDeps, ctx: NodeContext, beat: 
     await ReviewActivity.query(trx)
       .findById(activity.id)
       .where({ status: 'created' })
-      .patch({ status: 'pending_review', last_message: message, output: { flow_id: ctx.run.flow_id, run_id: ctx.run.id, rows: count, staged_changes: staged }, updated_at: trx.fn.now() });
+      .patch({
+        status: 'pending_review',
+        last_message: message,
+        output: { flow_id: ctx.run.flow_id, run_id: ctx.run.id, rows: count, staged_changes: staged },
+        updated_at: trx.fn.now(),
+      });
     await appendUpdates(trx, ctx.run.id, [`[${ctx.node.node_id}] ${staged} changes staged for review: ${reviewUrl(deps.publicUrl, catalog.id, activity.id)}`]);
   });
   await completeNode(knex, ctx, count);

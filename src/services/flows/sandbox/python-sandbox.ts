@@ -246,6 +246,8 @@ export class PythonTransformSession {
     ]);
     clearTimeout(reapTimer);
     if (!reaped) logger.warn({ pid: this.child.pid }, 'python sandbox: process tree not reaped after SIGKILL');
-    await removeScratchDir(this.scratchDir).catch((err: unknown) => logger.warn({ err, dir: this.scratchDir }, 'python sandbox: scratch directory not removed'));
+    await removeScratchDir(this.scratchDir).catch((err: unknown) =>
+      logger.warn({ err, dir: this.scratchDir }, 'python sandbox: scratch directory not removed'),
+    );
   }
 }
