@@ -71,6 +71,8 @@ async function storeRun(trx: Knex.Transaction, flow: Flow, input: FlowRow[]): Pr
     status: 'running',
     nodes: flow.nodes,
     input_count: input.length,
+    // The input node is done as the run is stored.
+    progress: 1 / flow.nodes.length,
     current_step: flow.nodes[1]?.id ?? null,
     message: `Started on ${input.length} row${input.length === 1 ? '' : 's'}`,
     workflow_id: flowRunWorkflowId(id),
