@@ -76,7 +76,8 @@ test("a custom transform's script becomes input → custom_code → stage; attac
 test('the list searches name and description case-insensitively and pages with limit/offset', async () => {
   const tag = `tag${Date.now()}`;
   const activityId = await transformActivity({ filename: 't.py', content: CODE });
-  for (let i = 0; i < 3; i++) expect((await save(activityId, { workflow_name: `${tag} flow ${i}`, workflow_description: i === 0 ? 'THE FIRST' : null })).status).toBe(200);
+  for (let i = 0; i < 3; i++)
+    expect((await save(activityId, { workflow_name: `${tag} flow ${i}`, workflow_description: i === 0 ? 'THE FIRST' : null })).status).toBe(200);
   const page = await request(app).get(`/api/public/workflows?search=${tag.toUpperCase()}&limit=2&offset=2`).set(org.auth);
   expect(page.status).toBe(200);
   expect(page.body).toMatchObject({ total: 3, page: 2, page_size: 2 });
@@ -96,9 +97,30 @@ test('execute stores the run, its nodes and its input; the poll shows it running
   const { workflow_id: flowId } = (await save(activityId, { workflow_name: 'Stored run' })).body;
   const empty = await request(app).post(`/api/public/workflows/${flowId}/execute`).set(org.auth).send({ input: [] });
   expect(empty.status).toBe(422);
-  expect((await request(app).post(`/api/public/workflows/${flowId}/execute`).set(org.auth).send({ input: [1, 2] })).status).toBe(422);
-  expect((await request(app).post(`/api/public/workflows/${flowId}/execute`).set(other.auth).send({ input: [{ a: 1 }] })).status).toBe(403);
-  expect((await request(app).post('/api/public/workflows/nope/execute').set(org.auth).send({ input: [{ a: 1 }] })).status).toBe(404);
+  expect(
+    (
+      await request(app)
+        .post(`/api/public/workflows/${flowId}/execute`)
+        .set(org.auth)
+        .send({ input: [1, 2] })
+    ).status,
+  ).toBe(422);
+  expect(
+    (
+      await request(app)
+        .post(`/api/public/workflows/${flowId}/execute`)
+        .set(other.auth)
+        .send({ input: [{ a: 1 }] })
+    ).status,
+  ).toBe(403);
+  expect(
+    (
+      await request(app)
+        .post('/api/public/workflows/nope/execute')
+        .set(org.auth)
+        .send({ input: [{ a: 1 }] })
+    ).status,
+  ).toBe(404);
 
   const first = await request(app)
     .post(`/api/public/workflows/${flowId}/execute`)
@@ -106,7 +128,13 @@ test('execute stores the run, its nodes and its input; the poll shows it running
     .send({ input: [{ sku: 'a' }, { sku: 'b' }] });
   expect(first.status).toBe(200);
   const runId = first.body.workflow_run_id;
-  expect(first.body).toMatchObject({ workflow_id: flowId, workflow_name: 'Stored run', status: 'running', total_nodes: 3, poll_url: `/api/public/workflows/runs/${runId}` });
+  expect(first.body).toMatchObject({
+    workflow_id: flowId,
+    workflow_name: 'Stored run',
+    status: 'running',
+    total_nodes: 3,
+    poll_url: `/api/public/workflows/runs/${runId}`,
+  });
   const rows = await knex('flow_run_rows').where({ run_id: runId }).orderBy('row_index');
   expect(rows.map((r) => [r.node_id, r.row_index, r.data])).toEqual([
     ['input', 0, { sku: 'a' }],
