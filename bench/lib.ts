@@ -85,7 +85,7 @@ export const FIELDS: Record<string, Record<string, unknown>> = {
 };
 
 /** Creates a strict-mode catalog with the 20-field schema (version 1.0.0). */
-export async function createBenchCatalog(b: Bench, name: string): Promise<string> {
+export async function createBenchCatalog(b: Pick<Bench, 'knex' | 'organizationId'>, name: string): Promise<string> {
   const id = newId();
   await b.knex('catalogs').insert({
     id,
