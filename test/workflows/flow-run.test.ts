@@ -345,6 +345,7 @@ test('an enrichment job saved as input → enrich → stage runs its recipe as a
     { sku: 'E2', title: 'two', enriched: true, __sources: { enriched: ['INPUT:name'] } },
   ]);
   const node = await knex('flow_run_nodes').where({ run_id: runId, node_id: 'enrich' }).first();
+  expect(node).toMatchObject({ status: 'completed', executions: 1, output_count: 2 });
   const childJob = await knex('enrichment_jobs').where('id', node.job_id).first();
   expect(childJob).toMatchObject({ status: 'completed', total_items: 2, credits_used: 2, catalog_id: null });
   const staged = await knex('staged_changes').where('activity_id', run.activity_id).orderBy('row_index');

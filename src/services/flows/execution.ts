@@ -59,27 +59,45 @@ export interface NodeContext {
 }
 
 /**
+ * A node of a running run with its input node, read (and the run row locked) in `trx`.
+ * @throws RunNotRunningError when the run is not running; Error for an unknown run or node, or the input node
+ */
+async function nodeContext(trx: Knex.Transaction, runId: string, nodeId: string): Promise<NodeContext> {
+  const run = await FlowRun.query(trx).findById(runId).forUpdate().throwIfNotFound();
+  if (run.status !== 'running') throw new RunNotRunningError(run.status);
+  const nodes = await FlowRunNode.query(trx).where({ run_id: runId }).orderBy('position');
+  const i = nodes.findIndex((n) => n.node_id === nodeId);
+  if (i < 1) throw new Error(`node ${nodeId} is not a non-input node of run ${runId}`);
+  return { run, node: nodes[i], input: nodes[i - 1], totalNodes: nodes.length };
+}
+
+/**
  * Starts (or resumes) a node: marks it running, counts the execution, and points the run's
  * `current_step` at it.
  * @throws RunNotRunningError when the run is not running; Error for an unknown run or node, or the input node
  */
 export async function beginNode(knex: Knex, runId: string, nodeId: string): Promise<NodeContext> {
   return knex.transaction(async (trx) => {
-    const run = await FlowRun.query(trx).findById(runId).forUpdate().throwIfNotFound();
-    if (run.status !== 'running') throw new RunNotRunningError(run.status);
-    const nodes = await FlowRunNode.query(trx).where({ run_id: runId }).orderBy('position');
-    const i = nodes.findIndex((n) => n.node_id === nodeId);
-    if (i < 1) throw new Error(`node ${nodeId} is not a non-input node of run ${runId}`);
+    const ctx = await nodeContext(trx, runId, nodeId);
     const node = await FlowRunNode.query(trx).patchAndFetchById([runId, nodeId], {
       status: 'running',
-      executions: nodes[i].executions + 1,
-      started_at: nodes[i].started_at ?? new Date(),
+      executions: ctx.node.executions + 1,
+      started_at: ctx.node.started_at ?? new Date(),
     });
     await FlowRun.query(trx)
       .findById(runId)
       .patch({ current_step: nodeId, message: `Running ${node.node_type} node ${nodeId}`, updated_at: trx.fn.now() });
-    return { run, node, input: nodes[i - 1], totalNodes: nodes.length };
+    return { ...ctx, node };
   });
+}
+
+/**
+ * A node being continued by a later step of the same execution (an enrich node's end after its
+ * child job): its context, without counting another execution.
+ * @throws as {@link beginNode}
+ */
+export function continueNode(knex: Knex, runId: string, nodeId: string): Promise<NodeContext> {
+  return knex.transaction((trx) => nodeContext(trx, runId, nodeId));
 }
 
 /** Run progress 0–1 with `done` nodes completed and `fraction` of the current one. */

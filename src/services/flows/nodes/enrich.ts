@@ -14,7 +14,7 @@ import type { EnrichJobConfig } from '../../../schemas/enrich';
 import type { Scope } from '../../access/scope';
 import { storeFlowNodeJob } from '../../enrichment/jobs';
 import type { EnrichNodeJob } from '../../../../workflows/definitions';
-import { beginNode, completeNode, NodeFailure } from '../execution';
+import { beginNode, completeNode, continueNode, NodeFailure } from '../execution';
 
 /** The scope a run's jobs act in: its organization, as the system (no API key or user). */
 function runScope(organizationId: string): Scope {
@@ -49,7 +49,7 @@ export async function startEnrichNode(knex: Knex, runId: string, nodeId: string)
  * @throws NodeFailure when the job failed or was cancelled (its error is the node's)
  */
 export async function finishEnrichNode(knex: Knex, runId: string, nodeId: string, jobId: string): Promise<number> {
-  const ctx = await beginNode(knex, runId, nodeId);
+  const ctx = await continueNode(knex, runId, nodeId);
   const job = await EnrichmentJob.query(knex).findById(jobId).throwIfNotFound();
   if (job.status !== 'completed') throw new NodeFailure(`Enrichment job ${jobId} ${job.status}${job.error ? `: ${job.error}` : ''}`);
   const count = await knex.transaction(async (trx) => {
