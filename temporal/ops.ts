@@ -43,6 +43,16 @@ async function workflowStatus(client: Client, workflowId: string): Promise<strin
   }
 }
 
+/** Ids of up to `limit` workflows of `workflowType` that Temporal's visibility lists as Failed, TimedOut or Terminated. */
+async function closedUnsuccessfully(client: Client, workflowType: string, limit: number): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const wf of client.workflow.list({ query: `WorkflowType = '${workflowType}' AND ExecutionStatus IN ('Failed', 'TimedOut', 'Terminated')` })) {
+    ids.push(wf.workflowId);
+    if (ids.length >= limit) break;
+  }
+  return ids;
+}
+
 /** The `enrichment_jobs` columns an ops listing reads. */
 type JobRow = Pick<EnrichmentJob, 'id' | 'organization_id' | 'status' | 'total_items' | 'completed_items' | 'error' | 'workflow_id' | 'updated_at'>;
 
@@ -73,12 +83,7 @@ async function withWorkflowStatus(client: Client, rows: JobRow[]): Promise<OpsJo
  */
 export async function listFailedJobs(knex: Knex, client: Client, limit = 50): Promise<OpsJob[]> {
   const failed = await EnrichmentJob.query(knex).where({ status: 'failed' }).orderBy('updated_at', 'desc').limit(limit);
-  const closedBad: string[] = [];
-  const query = "WorkflowType = 'enrichmentJobWorkflow' AND ExecutionStatus IN ('Failed', 'TimedOut', 'Terminated')";
-  for await (const wf of client.workflow.list({ query })) {
-    closedBad.push(wf.workflowId);
-    if (closedBad.length >= limit) break;
-  }
+  const closedBad = await closedUnsuccessfully(client, 'enrichmentJobWorkflow', limit);
   const orphans = closedBad.length ? await EnrichmentJob.query(knex).whereIn('workflow_id', closedBad).where({ status: 'running' }) : [];
   return withWorkflowStatus(client, [...failed, ...orphans]);
 }
@@ -189,11 +194,7 @@ export interface OpsFlowRun {
  */
 export async function listFailedFlowRuns(knex: Knex, client: Client, limit = 50): Promise<OpsFlowRun[]> {
   const failed = await FlowRun.query(knex).where({ status: 'failed' }).orderBy('updated_at', 'desc').limit(limit);
-  const closedBad: string[] = [];
-  for await (const wf of client.workflow.list({ query: "WorkflowType = 'flowRunWorkflow' AND ExecutionStatus IN ('Failed', 'TimedOut', 'Terminated')" })) {
-    closedBad.push(wf.workflowId);
-    if (closedBad.length >= limit) break;
-  }
+  const closedBad = await closedUnsuccessfully(client, 'flowRunWorkflow', limit);
   const orphans = closedBad.length ? await FlowRun.query(knex).whereIn('workflow_id', closedBad).where({ status: 'running' }) : [];
   const out: OpsFlowRun[] = [];
   for (const r of [...failed, ...orphans]) {
