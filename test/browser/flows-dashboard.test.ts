@@ -16,6 +16,7 @@ import request from 'supertest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { newId } from '../../src/lib/ids';
 import { FlowRun } from '../../src/models/flow-run';
+import { FlowRunNode } from '../../src/models/flow-run-node';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
 import { completedRunInput, createFlowFixture, FAILING_RUN_INPUT, FLOW_SCRIPT, FLOW_TIMEOUT_S, FLOW_XSS_PROBE, type FlowFixture } from './flows-fixture';
@@ -221,7 +222,7 @@ async function settled(runId: string): Promise<FlowRun> {
     expect(await page.$eval(`tbody.change tr[data-field="title"] td.after`, (e) => e.textContent)).toContain('Desk Lamp');
   });
 
-  test('a running run refreshes itself (a run row seeded as running, no workflow)', async () => {
+  test('a running run refreshes itself (run and node rows seeded as running, no workflow)', async () => {
     const running = await FlowRun.query(testKnex()).insertAndFetch({
       id: newId(),
       flow_id: fx.flowId,
@@ -234,12 +235,20 @@ async function settled(runId: string): Promise<FlowRun> {
       current_step: 'custom_code',
       message: 'Running custom_code node custom_code',
       workflow_id: `flow-run-seeded`,
+      updates: ['[custom_code] page 1 of 1'],
     });
+    await FlowRunNode.query(testKnex()).insert([
+      { run_id: running.id, node_id: 'input', position: 0, node_type: 'input', status: 'completed', output_count: 1, executions: 1, completed_at: new Date() },
+      { run_id: running.id, node_id: 'custom_code', position: 1, node_type: 'custom_code', status: 'running', executions: 1, started_at: new Date() },
+      { run_id: running.id, node_id: 'stage', position: 2, node_type: 'stage', status: 'pending' },
+    ]);
     try {
       await page.goto(`${base}${runPath(running)}`);
       expect(await page.$eval('meta[http-equiv="refresh"]', (e) => e.getAttribute('content'))).toBe('3');
       expect(await page.$eval('.run-progress progress', (e) => e.getAttribute('value'))).toBe('0.4');
+      expect(await attrs('table.run-nodes tbody tr', 'data-status')).toEqual(['completed', 'running', 'pending']);
       expect(await page.$eval('#results', (e) => e.textContent)).toContain('Results appear when the run has completed.');
+      await shot('flow-run-running.png');
     } finally {
       await FlowRun.query(testKnex()).deleteById(running.id);
     }
