@@ -337,31 +337,33 @@ function resultsSection(d: RunPageData, filters: RunPageFilters): SafeHtml {
       </form>`
     : '';
   const rows = d.rows;
-  const body = !d.selectedNode
-    ? html`<p class="muted">${d.run.status === 'running' ? 'Results appear when the run has completed.' : 'No node output to show.'}</p>`
-    : !rows
-      ? html`<p class="muted">Node <code>${d.selectedNode}</code> has no output to show (it did not complete).</p>`
-      : rows.data.length
-        ? html`<div class="table-scroll">
-            <table class="list results" data-node-id="${d.selectedNode}">
-              <thead>
-                <tr>
-                  <th class="num">Row</th>
-                  ${d.columns.map((c) => (c.startsWith('__') ? html`<th class="meta" title="Flow metadata, not item data">${c}</th>` : html`<th>${c}</th>`))}
-                </tr>
-              </thead>
-              <tbody>
-                ${rows.data.map(
-                  (row, i) =>
-                    html`<tr>
-                      <td class="num muted">${(filters.page - 1) * rows.page_size + i + 1}</td>
-                      ${d.columns.map((c) => html`<td data-column="${c}" class="${c.startsWith('__') ? 'meta' : ''}">${c in row ? cellValue(row[c]) : ''}</td>`)}
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
-          </div>`
-        : html`<p class="muted">No rows on this page.</p>`;
+  const body = !rows
+    ? d.run.status === 'running'
+      ? html`<p class="muted">Results appear when the run has completed.</p>`
+      : d.selectedNode
+        ? html`<p class="muted">Node <code>${d.selectedNode}</code> has no output to show (it did not complete).</p>`
+        : html`<p class="muted">No node output to show.</p>`
+    : rows.data.length
+      ? html`<div class="table-scroll">
+          <table class="list results" data-node-id="${d.selectedNode}">
+            <thead>
+              <tr>
+                <th class="num">Row</th>
+                ${d.columns.map((c) => (c.startsWith('__') ? html`<th class="meta" title="Flow metadata, not item data">${c}</th>` : html`<th>${c}</th>`))}
+              </tr>
+            </thead>
+            <tbody>
+              ${rows.data.map(
+                (row, i) =>
+                  html`<tr>
+                    <td class="num muted">${(filters.page - 1) * rows.page_size + i + 1}</td>
+                    ${d.columns.map((c) => html`<td data-column="${c}" class="${c.startsWith('__') ? 'meta' : ''}">${Object.hasOwn(row, c) ? cellValue(row[c]) : ''}</td>`)}
+                  </tr>`,
+              )}
+            </tbody>
+          </table>
+        </div>`
+      : html`<p class="muted">No rows on this page.</p>`;
   return html`<section class="card results-card" id="results">
     <h2>Results${d.selectedNode ? html` · node <code>${d.selectedNode}</code>` : ''}</h2>
     ${selector}${resultsPager(d, filters)}${body}${rows && rows.total > rows.page_size ? resultsPager(d, filters) : ''}

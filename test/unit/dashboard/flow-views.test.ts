@@ -5,7 +5,8 @@
  */
 import { Flow } from '../../../src/models/flow';
 import { FlowRun } from '../../../src/models/flow-run';
-import { flowPage } from '../../../src/dashboard/flow-views';
+import { FlowRunNode } from '../../../src/models/flow-run-node';
+import { flowPage, runPage } from '../../../src/dashboard/flow-views';
 import { rowColumns } from '../../../src/dashboard/flows-data';
 
 const PROBE = '<script>window.__xss=1</script>';
@@ -55,6 +56,60 @@ describe('flow page', () => {
     expect(page).toContain('catalog <code>00000000-0000-4000-8000-0000000000c1</code> (no longer available)');
     expect(page).toContain('activity <code>00000000-0000-4000-8000-0000000000a1</code> (no longer available)');
     expect(page).toContain('<progress class="status-running" max="1" value="0.5">');
+  });
+});
+
+describe('run page', () => {
+  test('row values: text escaped, lists and objects as JSON, null muted, a key missing from a row empty (never inherited)', () => {
+    const flow = enrichFlow();
+    const run = Object.assign(new FlowRun(), {
+      id: '00000000-0000-4000-8000-0000000000r2',
+      flow_id: flow.id,
+      catalog_id: flow.catalog_id,
+      status: 'completed',
+      progress: 1,
+      input_count: 2,
+      current_step: null,
+      message: 'Completed',
+      updates: [`[custom_code] ${PROBE}`],
+      failed_node_id: null,
+      error: null,
+      activity_id: null,
+      attempts: 1,
+      created_at: new Date('2026-11-24T10:01:00Z'),
+      completed_at: new Date('2026-11-24T10:02:00Z'),
+    });
+    const node = Object.assign(new FlowRunNode(), {
+      run_id: run.id,
+      node_id: 'input',
+      position: 0,
+      node_type: 'input',
+      status: 'completed',
+      output_count: 2,
+      executions: 1,
+    });
+    const data: Array<Record<string, unknown>> = [{ toString: PROBE, nested: { a: [1, PROBE] }, empty: null }, { other: 1 }];
+    const page = runPage(
+      {
+        flow,
+        run,
+        nodes: [node],
+        outputNodes: ['input'],
+        selectedNode: 'input',
+        rows: { data, total: 2, page: 1, page_size: 25, has_more: false },
+        columns: rowColumns(data),
+      },
+      { page: 1 },
+      session,
+    );
+    expect(page).not.toContain(PROBE);
+    expect(page).not.toContain('http-equiv="refresh"');
+    expect(page).toContain('<td data-column="toString" class="">&lt;script&gt;');
+    expect(page).toContain('<code class="json">{&quot;a&quot;:[1,&quot;&lt;script&gt;');
+    expect(page).toContain('<td data-column="empty" class=""><span class="muted">null</span></td>');
+    // Row 2 has no toString of its own: its cell is empty, not Object.prototype.toString.
+    expect(page).not.toContain('[native code]');
+    expect(page).toContain('<td data-column="toString" class=""></td>');
   });
 });
 
