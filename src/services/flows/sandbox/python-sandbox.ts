@@ -98,7 +98,7 @@ export class PythonTransformSession {
       child.on('error', (err) => this.fail(new SandboxError('unavailable', `Python sandbox unavailable: cannot start ${err.message}`)));
       child.on('close', (code, signal) => {
         this.prints.end();
-        if (this.reported) this.reported.printed = [...this.startPrinted, ...this.prints.take()];
+        if (this.reported && !this.failure) this.reported.printed = [...this.startPrinted, ...this.prints.take()];
         this.fail(this.reported ?? exitError(code, signal, options.timeoutSeconds, this.answered, this.stderrTail));
         resolve();
       });
@@ -246,6 +246,8 @@ export class PythonTransformSession {
     ]);
     clearTimeout(reapTimer);
     if (!reaped) logger.warn({ pid: this.child.pid }, 'python sandbox: process tree not reaped after SIGKILL');
-    await removeScratchDir(this.scratchDir).catch((err: unknown) => logger.warn({ err, dir: this.scratchDir }, 'python sandbox: scratch directory not removed'));
+    await removeScratchDir(this.scratchDir).catch((err: unknown) =>
+      logger.warn({ err, dir: this.scratchDir }, 'python sandbox: scratch directory not removed'),
+    );
   }
 }

@@ -136,6 +136,14 @@ def install_guard():
         elif event == "cpython.PyInterpreterState_New":
             raise SandboxForbiddenError("sub-interpreters are not available in the sandbox")
 
+    # subprocess imports fine and its Popen fails on the audit event; its C helper, imported here
+    # before the hook is added, cannot be called directly, and a fresh import of it is refused above.
+    import _posixsubprocess
+
+    def fork_exec(*_args, **_kwargs):
+        raise SandboxForbiddenError("_posixsubprocess.fork_exec is not allowed: starting or forking processes is not available in the sandbox")
+
+    _posixsubprocess.fork_exec = fork_exec
     sys.addaudithook(hook)
 
 

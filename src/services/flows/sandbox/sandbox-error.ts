@@ -18,7 +18,8 @@
  * - `invalid_output`: `transform` returned something other than a list of dicts of JSON values;
  * - `crashed`: the interpreter died or broke the protocol for another reason.
  */
-export type SandboxErrorKind = 'unavailable' | 'timeout' | 'memory' | 'output_limit' | 'print_limit' | 'forbidden' | 'code_error' | 'invalid_output' | 'crashed';
+export type SandboxErrorKind =
+  'unavailable' | 'timeout' | 'memory' | 'output_limit' | 'print_limit' | 'forbidden' | 'code_error' | 'invalid_output' | 'crashed';
 
 /** A failure of a sandboxed Python run; after one, the session is closed. */
 export class SandboxError extends Error {

@@ -34,7 +34,8 @@ export function parseResponse(line: string): SandboxResponse | SandboxError {
   } catch {
     return new SandboxError('crashed', 'the Python sandbox broke its protocol (a response that is not JSON)');
   }
-  if (!isObject(value) || typeof value.printed_bytes !== 'number') return new SandboxError('crashed', 'the Python sandbox broke its protocol (no printed_bytes)');
+  if (!isObject(value) || typeof value.printed_bytes !== 'number')
+    return new SandboxError('crashed', 'the Python sandbox broke its protocol (no printed_bytes)');
   const printedBytes = value.printed_bytes;
   if (value.ready === true) return { type: 'ready', printedBytes };
   if (Array.isArray(value.rows)) {
@@ -67,7 +68,10 @@ export function exitError(code: number | null, signal: NodeJS.Signals | null, cp
   if (signo === os.constants.signals.SIGXCPU) return new SandboxError('timeout', `the code used more than its ${cpuSeconds} s of CPU time (timeout_seconds)`);
   if (/MemoryError|Cannot allocate memory|out of memory/i.test(tail)) return new SandboxError('memory', `the code ran out of memory: ${tail}`);
   if (!answered && /^bwrap:/m.test(tail)) {
-    return new SandboxError('unavailable', `Python sandbox unavailable: ${tail} (bubblewrap needs unprivileged user namespaces; see architecture.md, "The Python sandbox")`);
+    return new SandboxError(
+      'unavailable',
+      `Python sandbox unavailable: ${tail} (bubblewrap needs unprivileged user namespaces; see architecture.md, "The Python sandbox")`,
+    );
   }
   const how = signo !== null ? `was killed by signal ${signo}` : `exited with code ${code}`;
   return new SandboxError('crashed', `the Python process ${how} without answering${tail ? `: ${tail}` : ''}`);
