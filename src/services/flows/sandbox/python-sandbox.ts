@@ -95,7 +95,10 @@ export class PythonTransformSession {
     stderr?.on('data', (chunk: Buffer) => (this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES)));
     if (fd3 instanceof Readable) fd3.on('data', (chunk: Buffer) => protocol.push(chunk));
     this.exited = new Promise((resolve) => {
-      child.on('error', (err) => this.fail(new SandboxError('unavailable', `Python sandbox unavailable: cannot start ${err.message}`)));
+      child.on('error', (err) => {
+        this.fail(new SandboxError('unavailable', `Python sandbox unavailable: cannot start ${err.message}`));
+        if (child.pid === undefined) resolve(); // never started: no 'close' to wait for
+      });
       child.on('close', (code, signal) => {
         this.prints.end();
         if (this.reported && !this.failure) this.reported.printed = [...this.startPrinted, ...this.prints.take()];
