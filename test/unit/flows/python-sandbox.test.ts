@@ -153,6 +153,21 @@ test('a page larger than the output limit', async () => {
   expect(error.message).toContain('the limit is 1000 bytes');
 });
 
+test('a page too large for the memory limit is a memory error, not a crash', async () => {
+  const options = sandboxOptions(10, { memoryBytes: 128 * 1024 * 1024 });
+  const error = await runFailing('def transform(rows):\n    return rows\n', options, [{ blob: 'x'.repeat(100 * 1024 * 1024) }]);
+  expect(error.kind).toBe('memory');
+});
+
+test('a print stream the code replaced or closed does not break the protocol', async () => {
+  const code =
+    'import sys, io\ndef transform(rows):\n    print("before")\n    sys.stdout = io.StringIO()\n    print("hidden")\n    sys.stderr.close()\n    return rows\n';
+  const result = await runPages(code, [[{ a: 1 }], [{ a: 2 }]]);
+  if (result instanceof SandboxError) throw result;
+  expect(result.map((r) => r.rows)).toEqual([[{ a: 1 }], [{ a: 2 }]]);
+  expect(result[0].printed).toEqual(['before']);
+});
+
 test('timeout_seconds is a budget over all calls: time between pages does not count, time in them adds up', async () => {
   const session = await PythonTransformSession.start('import time\ndef transform(rows):\n    time.sleep(rows[0]["s"])\n    return rows\n', sandboxOptions(2));
   try {
