@@ -169,12 +169,12 @@ test('a print stream the code replaced or closed does not break the protocol', a
 });
 
 test('timeout_seconds is a budget over all calls: time between pages does not count, time in them adds up', async () => {
-  const session = await PythonTransformSession.start('import time\ndef transform(rows):\n    time.sleep(rows[0]["s"])\n    return rows\n', sandboxOptions(2));
+  const session = await PythonTransformSession.start('import time\ndef transform(rows):\n    time.sleep(rows[0]["s"])\n    return rows\n', sandboxOptions(3));
   try {
-    await session.transform([{ s: 0.8 }]);
-    await new Promise((r) => setTimeout(r, 1500)); // idle: not counted
-    await session.transform([{ s: 0.8 }]);
-    const error = await session.transform([{ s: 0.8 }]).catch((e: unknown) => e);
+    await session.transform([{ s: 1 }]);
+    await new Promise((r) => setTimeout(r, 2000)); // idle: not counted (else the next page would time out)
+    await session.transform([{ s: 1 }]);
+    const error = await session.transform([{ s: 1 }]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SandboxError);
     expect((error as SandboxError).kind).toBe('timeout');
   } finally {
