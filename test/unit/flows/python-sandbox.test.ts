@@ -5,6 +5,7 @@
  * life cycle (one error ends it; close removes everything). The escape suite is
  * python-sandbox-escape.test.ts.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -225,6 +226,25 @@ test('a scratch directory the code locked (chmod 000) is still removed', async (
   );
   expect(result).not.toBeInstanceOf(SandboxError);
   expect(fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith(SCRATCH_PREFIX) && !scratchBefore.includes(d))).toEqual([]);
+});
+
+test('scratch directories of a killed worker are removed by the next start; those of live processes stay', async () => {
+  const deadPid = spawnSync('/bin/true').pid;
+  const dead = path.join(os.tmpdir(), `${SCRATCH_PREFIX}${deadPid}-killed`);
+  const live = path.join(os.tmpdir(), `${SCRATCH_PREFIX}${process.ppid}-alive`);
+  for (const dir of [dead, live]) {
+    fs.mkdirSync(path.join(dir, 'sub'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'sub', 'left.txt'), 'user data');
+  }
+  try {
+    const result = await runPages(ADD_TOTAL, [[]]);
+    expect(result).not.toBeInstanceOf(SandboxError);
+    expect(fs.existsSync(dead)).toBe(false);
+    expect(fs.existsSync(live)).toBe(true);
+  } finally {
+    fs.rmSync(dead, { recursive: true, force: true });
+    fs.rmSync(live, { recursive: true, force: true });
+  }
 });
 
 test('unavailable: a missing bwrap or an interpreter outside /usr is refused before anything runs', async () => {
