@@ -18,7 +18,8 @@ import { SandboxError } from './sandbox-error';
 import { exitError, parseResponse, SandboxResponse } from './sandbox-protocol';
 import { createScratchDir, removeScratchDir } from './scratch-dir';
 
-export { SandboxError, SandboxErrorKind } from './sandbox-error';
+export { SandboxError } from './sandbox-error';
+export type { SandboxErrorKind } from './sandbox-error';
 
 /** Default cap of one page's result, as JSON bytes. */
 export const DEFAULT_OUTPUT_BYTES = 64 * 1024 * 1024;
@@ -95,10 +96,13 @@ export class PythonTransformSession {
     stderr?.on('data', (chunk: Buffer) => (this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES)));
     if (fd3 instanceof Readable) fd3.on('data', (chunk: Buffer) => protocol.push(chunk));
     this.exited = new Promise((resolve) => {
-      child.on('error', (err) => this.fail(new SandboxError('unavailable', `Python sandbox unavailable: cannot start ${err.message}`)));
+      child.on('error', (err) => {
+        this.fail(new SandboxError('unavailable', `Python sandbox unavailable: cannot start ${err.message}`));
+        if (child.pid === undefined) resolve(); // never started: no 'close' to wait for
+      });
       child.on('close', (code, signal) => {
         this.prints.end();
-        if (this.reported) this.reported.printed = [...this.startPrinted, ...this.prints.take()];
+        if (this.reported && !this.failure) this.reported.printed = [...this.startPrinted, ...this.prints.take()];
         this.fail(this.reported ?? exitError(code, signal, options.timeoutSeconds, this.answered, this.stderrTail));
         resolve();
       });
@@ -145,7 +149,8 @@ export class PythonTransformSession {
       auditGuard: options.auditGuard ?? true,
     });
     try {
-      await session.exchange(JSON.stringify({ code, output_bytes: outputBytes, audit_guard: options.auditGuard ?? true }));
+      const ready = await session.exchange(JSON.stringify({ code, output_bytes: outputBytes, audit_guard: options.auditGuard ?? true }));
+      if (ready.type !== 'ready') throw session.broken('the start was not answered with ready');
       session.answered = true;
       session.startPrinted = session.prints.take();
       return session;
@@ -178,7 +183,7 @@ export class PythonTransformSession {
   private async page(rows: Record<string, unknown>[]): Promise<TransformResult> {
     const request = JSON.stringify({ rows });
     const response = await this.exchange(request);
-    if (response.type !== 'rows') throw new SandboxError('crashed', 'the Python sandbox broke its protocol (a page got no rows)');
+    if (response.type !== 'rows') throw this.broken('a page was not answered with rows');
     const printed = [...this.startPrinted, ...this.prints.take()];
     this.startPrinted = [];
     return { rows: response.rows, printed };
@@ -219,6 +224,12 @@ export class PythonTransformSession {
       this.pending = null;
       call.resolve(response);
     });
+  }
+
+  /** Fails the session for a response out of place, and returns the error to throw. */
+  private broken(what: string): SandboxError {
+    this.fail(new SandboxError('crashed', `the Python sandbox broke its protocol (${what})`));
+    return this.failure ?? new SandboxError('crashed', what);
   }
 
   /** The session's first error: kills the process and rejects the waiting call; later errors are ignored. */

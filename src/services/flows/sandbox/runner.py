@@ -136,6 +136,14 @@ def install_guard():
         elif event == "cpython.PyInterpreterState_New":
             raise SandboxForbiddenError("sub-interpreters are not available in the sandbox")
 
+    # subprocess imports fine and its Popen fails on the audit event; its C helper, imported here
+    # before the hook is added, cannot be called directly, and a fresh import of it is refused above.
+    import _posixsubprocess
+
+    def fork_exec(*_args, **_kwargs):
+        raise SandboxForbiddenError("_posixsubprocess.fork_exec is not allowed: starting or forking processes is not available in the sandbox")
+
+    _posixsubprocess.fork_exec = fork_exec
     sys.addaudithook(hook)
 
 
@@ -303,7 +311,7 @@ def encode_rows(result, limit):
 class Channel:
     """The protocol: requests on a private copy of fd 0, responses on a private copy of fd 3."""
 
-    def __init__(self, out):
+    def __init__(self, out, stream):
         self.requests = io.open(os.dup(0), "rb", buffering=1 << 16)
         self.responses = os.dup(3)
         null = os.open("/dev/null", os.O_RDWR)
@@ -311,6 +319,7 @@ class Channel:
         os.close(null)
         os.close(3)
         self.out = out
+        self.stream = stream
 
     def read(self):
         line = self.requests.readline()
@@ -318,11 +327,10 @@ class Channel:
 
     def send_bytes(self, body):
         """Writes `body` (a JSON object without its closing brace) plus printed_bytes and a newline."""
-        for stream in (sys.__stdout__, sys.__stderr__):
-            try:
-                stream.flush()
-            except Exception:  # noqa: BLE001 - a user-closed stream must not stop the response
-                pass
+        try:
+            self.stream.flush()  # the runner's own print stream, whatever the code did to sys.stdout
+        except Exception:  # noqa: BLE001 - a user-closed stream must not stop the response
+            pass
         tail = b',"printed_bytes":' + str(self.out.count).encode() + b"}\n"
         view = memoryview(body[:-1] + tail)
         while view:
@@ -344,7 +352,7 @@ def main():
     stream = io.TextIOWrapper(io.BufferedWriter(out), encoding="utf-8", errors="backslashreplace", line_buffering=True, write_through=True)
     sys.stdout = sys.__stdout__ = stream
     sys.stderr = sys.__stderr__ = stream
-    channel = Channel(out)
+    channel = Channel(out, stream)
     init = channel.read()
     if init is None:
         return
@@ -366,7 +374,11 @@ def main():
         return fail(channel, error_of(exc))
     channel.send({"ready": True})
     while True:
-        request = channel.read()
+        try:
+            request = channel.read()
+        except MemoryError:
+            message = "the page does not fit in the sandbox's memory (send smaller pages)"
+            return fail(channel, {"kind": "memory", "type": "MemoryError", "message": message, "traceback": ""})
         if request is None:
             return
         rows = request["rows"]
@@ -384,11 +396,16 @@ def main():
         except MemoryError as exc:
             del result
             return fail(channel, error_of(exc, "memory"))
-        except ValueError as exc:
-            return fail(channel, {"kind": "invalid_output", "type": "InvalidOutput", "message": str(exc), "traceback": ""})
+        except Exception as exc:  # noqa: BLE001 - ValueError from the checks, or the code's own objects failing to encode
+            return fail(channel, {"kind": "invalid_output", "type": "InvalidOutput", "message": str(exc) or type(exc).__name__, "traceback": ""})
         del result
         channel.send_bytes(body)
         del body
 
 
-main()
+if __name__ == "__main__":
+    try:
+        main()
+    except BaseException:  # noqa: BLE001 - the runner's own failure goes to Node's diagnostics (fd 2), not to the printed lines
+        os.write(2, traceback.format_exc().encode("utf-8", "backslashreplace")[-8000:])
+        os._exit(70)

@@ -63,6 +63,8 @@ export function sandboxCommand(input: SandboxCommandInput): { file: string; args
     ...['--ro-bind', '/usr', '/usr', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--symlink', 'usr/bin', '/bin'],
     ...['--proc', '/proc', '--dev', '/dev'],
     ...['--bind', input.scratchDir, SCRATCH_INSIDE, '--ro-bind', input.runnerPath, RUNNER_INSIDE, '--chdir', SCRATCH_INSIDE],
+    // bwrap's root and /dev are tmpfs (host memory): read-only, so /scratch is the only place to write.
+    ...['--remount-ro', '/dev', '--remount-ro', '/'],
     '--cap-drop',
     'ALL',
     '--',

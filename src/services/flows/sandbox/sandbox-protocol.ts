@@ -67,6 +67,11 @@ export function exitError(code: number | null, signal: NodeJS.Signals | null, cp
   const tail = stderr.trim().slice(-2000);
   if (signo === os.constants.signals.SIGXCPU) return new SandboxError('timeout', `the code used more than its ${cpuSeconds} s of CPU time (timeout_seconds)`);
   if (/MemoryError|Cannot allocate memory|out of memory/i.test(tail)) return new SandboxError('memory', `the code ran out of memory: ${tail}`);
+  // The session's own kills never get here; the kernel's SIGKILL is RLIMIT_CPU's hard limit (the
+  // code ignored SIGXCPU) or, rarely under RLIMIT_AS, the OOM killer.
+  if (signo === os.constants.signals.SIGKILL) {
+    return new SandboxError('timeout', `the code was killed by the kernel: more than its ${cpuSeconds} s of CPU time (timeout_seconds), or out of memory`);
+  }
   if (!answered && /^bwrap:/m.test(tail)) {
     return new SandboxError(
       'unavailable',
