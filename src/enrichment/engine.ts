@@ -4,6 +4,7 @@ import { coerce } from './extract/coerce';
 import { pageCandidates, type Candidate, type Method } from './extract/candidates';
 import { matchPage, type ItemIdentity, type PageMatch } from './extract/identity';
 import { fieldRole, snake } from './extract/roles';
+import { ruleOn, type ExtractionTuning } from './extract/rules';
 import { PageMemo, type PageDoc } from './parse/page';
 import { domainAllowed } from './research/domains';
 import { itemIdentifiers, itemName, planQueries, SPEED_BUDGETS } from './research/plan';
@@ -119,8 +120,10 @@ export function inputText(item: Record<string, unknown>): Array<[string, string]
  * merged under its grounding rules. Search/fetch failures are recorded in `evidence.problems`.
  * The engine owns its state: trained text models and their training queue, the LLM client, and
  * a parse memo of the pages and knowledge-base documents it read (one engine per worker).
+ * `tuning`: the extraction rules left out and the confidence calibration (src/enrichment/extract/rules.ts);
+ * the service passes none (every rule, the built-in calibration), the evaluation one fitted per held-out site family.
  */
-export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; llm?: LlmConfig }): EnrichmentEngine {
+export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; llm?: LlmConfig; tuning?: ExtractionTuning }): EnrichmentEngine {
   const learned = createLearnedTextModels();
   const parsed = new PageMemo();
   const llm = deps.llm ? createLlmClient(deps.llm) : null;
@@ -168,7 +171,7 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
     const model = input.options.web_search
       ? null
       : await learned.model(input.output_schema, input.options.text_examples ?? [], input.options.known_values, input.options.text_corpus);
-    const result = buildResult(input, evidence, parsed, model);
+    const result = buildResult(input, evidence, parsed, model, deps.tuning);
     if (!llm) return { result, usage: emptyUsage() };
     const read = (evidence.documents as EvidenceDocument[]).filter((d) => d && d.doc).map((d) => ({ source: d.url, doc: d.doc }));
     const kb = knowledgeBaseSources(input.options.knowledge_base ?? [], input.item, parsed).map((s) => ({ source: s.source_id, doc: s.doc }));
@@ -340,7 +343,7 @@ interface PageReading {
  * (the best page weighs most) and the knowledge base; withholds markup-only GTINs, notes
  * readings that do not fit the type and strong rivals; states what was read in `review.reasoning`.
  */
-function readPages(draft: Draft, wanted: OutputField[], pages: PageReading, kb: KbSources, evidence: Evidence): void {
+function readPages(draft: Draft, wanted: OutputField[], pages: PageReading, kb: KbSources, evidence: Evidence, tuning?: ExtractionTuning): void {
   const { review } = draft;
   const { docs, accepted, rejected } = pages;
   for (const field of wanted) {
@@ -349,13 +352,13 @@ function readPages(draft: Draft, wanted: OutputField[], pages: PageReading, kb: 
     const candidates: Candidate[] = [];
     accepted.forEach(({ d, m }, i) => {
       const product = m.product !== undefined ? d.doc.products[m.product] : undefined;
-      for (const c of [...pageCandidates(d.doc, role, field.name, synonyms, product), ...unitCandidates(d.doc, field, product)])
+      for (const c of [...pageCandidates(d.doc, role, field.name, synonyms, product, tuning), ...unitCandidates(d.doc, field, product)])
         candidates.push({ ...c, weight: c.weight * (i === 0 ? 1 : 0.7) * (m.kind === 'identifier' ? 1 : 0.9 + 0.1 * m.score) });
     });
     candidates.push(...knowledgeBaseCandidates(kb, role, field.name, synonyms));
     const voted = vote(candidates, field);
     if (!voted) continue;
-    if (role === 'gtin' && voted.candidates.every((c) => c.markup_only)) {
+    if (role === 'gtin' && ruleOn(tuning, 'gtin.withhold-markup-only') && voted.candidates.every((c) => c.markup_only)) {
       withhold(draft, field, voted, 'The GTIN appears only in the page markup, never on the page itself.');
       continue;
     }
@@ -403,11 +406,11 @@ function finishReview(review: ReviewInfo, evidence: Evidence): void {
  * One item's result from its evidence. `memo`: the engine's parse memo (knowledge-base
  * documents). `model`: the text model learned from the target
  * catalog's items for `input.output_schema` (web_search false only); without it, the text is
- * read by the rule layer with the catalog's known values. Steps: keep the item's own values,
+ * read by the rule layer with the catalog's known values. `tuning`: see {@link createEngine}. Steps: keep the item's own values,
  * read the rest from the item's text ({@link readItemText}) or the matching pages
  * ({@link readPages}), finish the review, then taxonomy and semantic checks.
  */
-function buildResult(input: EnrichInput, evidence: Evidence, memo: PageMemo, model: TextModel | null = null): EnrichmentResult {
+function buildResult(input: EnrichInput, evidence: Evidence, memo: PageMemo, model: TextModel | null = null, tuning?: ExtractionTuning): EnrichmentResult {
   const { item, output_schema: fields, options } = input;
   const lowEnabled = options.low_confidence?.enabled === true && (options.low_confidence.scopes ?? ['field']).includes('field');
   const draft: Draft = {
@@ -428,7 +431,7 @@ function buildResult(input: EnrichInput, evidence: Evidence, memo: PageMemo, mod
   const kb = knowledgeBaseSources(options.knowledge_base ?? [], item, memo);
 
   if (!options.web_search) readItemText(draft, input, wanted, kb, model);
-  else readPages(draft, wanted, { docs, accepted, rejected }, kb, evidence);
+  else readPages(draft, wanted, { docs, accepted, rejected }, kb, evidence, tuning);
   finishReview(draft.review, evidence);
   const result: EnrichmentResult = { original_data: item, after_data: draft.after, all_sources: [...draft.sources], review_info: draft.review };
   if (lowEnabled) {
@@ -441,7 +444,9 @@ function buildResult(input: EnrichInput, evidence: Evidence, memo: PageMemo, mod
     predict_taxonomy: false,
     low_confidence: lowConfidenceWanted(options, 'taxonomy_attribute') ? { ...options.low_confidence, enabled: true, scopes: ['field' as const] } : undefined,
   };
-  applyTaxonomy(result, input, pages, (attributes) => buildResult({ item, output_schema: attributes, options: attributeOptions }, evidence, memo));
+  applyTaxonomy(result, input, pages, (attributes) =>
+    buildResult({ item, output_schema: attributes, options: attributeOptions }, evidence, memo, null, tuning),
+  );
   applySemantics(result, input);
   return result;
 }

@@ -1,0 +1,50 @@
+import { ruleGains, rulesOffFor, siteFamily, utility, type PageOutcome } from '../../../bench/eval/lofo';
+import type { RuleId } from '../../../src/enrichment/extract/rules';
+
+const right = { right: true, wrong: false };
+const wrong = { right: false, wrong: true };
+const none = { right: false, wrong: false };
+
+describe('leave-one-site-family-out fitting', () => {
+  it('names the site family by the registrable domain, as the dev/holdout split does', () => {
+    expect(siteFamily('https://www.amazon.co.uk/dp/B0')).toBe('amazon');
+    expect(siteFamily('https://ar-sa.namshi.com/x')).toBe('namshi');
+    expect(siteFamily('https://dom.1k.by/p')).toBe('1k');
+    expect(siteFamily('https://pokupki.market.yandex.ru/product/1')).toBe('yandex');
+    expect(siteFamily('https://www.olx.com.pk/item/1')).toBe('olx');
+    expect(siteFamily('https://shop.example.de/a')).toBe('example');
+  });
+
+  it('keeps a rule for a family only when the other families support it', () => {
+    const plain = new Map<string, PageOutcome>([
+      ['a1', { price: right }],
+      ['b1', { price: right }],
+      ['c1', { price: wrong }],
+    ]);
+    const rule = 'price.from' as RuleId;
+    // Off: a1 loses its right price, b1 too; c1's wrong price becomes no price.
+    const ablated = new Map([
+      [
+        rule,
+        new Map<string, PageOutcome>([
+          ['a1', { price: none }],
+          ['b1', { price: none }],
+          ['c1', { price: none }],
+        ]),
+      ],
+    ]);
+    const gains = ruleGains(plain, ablated);
+    expect(utility({ price: right, sku: wrong })).toBe(0);
+    expect(Object.fromEntries(gains.get(rule)!)).toEqual({ a1: 1, b1: 1, c1: -1 });
+    const familyOf = new Map([
+      ['a1', 'a'],
+      ['b1', 'b'],
+      ['c1', 'c'],
+    ]);
+    // Without a: b +1, c −1 → 0, not positive: off. Without c: +2: on.
+    expect(rulesOffFor('a', gains, familyOf).has(rule)).toBe(true);
+    expect(rulesOffFor('c', gains, familyOf).has(rule)).toBe(false);
+    // A rule no page needs is off for every family.
+    expect(rulesOffFor('c', gains, familyOf).has('price.struck')).toBe(true);
+  });
+});
