@@ -7,7 +7,9 @@
  * - the switchable hand-written rules (src/enrichment/extract/rules.ts): each was written
  *   while reading the dev pages. A rule is kept for a scored family only when, on the pages of
  *   the other families, switching it off loses more right values than wrong ones it removes
- *   (single-rule ablation with every other rule on; a rule no other family's page needs is off);
+ *   (single-rule ablation with every other rule on, plus half the extra loss of switching off
+ *   two rules of the same field together, {@link addPairCredit}; a rule no other family's page
+ *   needs is off);
  * - the confidence calibration (src/enrichment/extract/calibration.ts): its cell counts come
  *   from the other families' pages only.
  * The vote's fixed weights and the parsers' vocabularies are not switchable; they stay as
@@ -63,6 +65,48 @@ export function ruleGains(plain: Map<string, PageOutcome>, ablated: Map<RuleId, 
     out.set(rule, gains);
   }
   return out;
+}
+
+/**
+ * Groups of rules that can stand in for one another (they read the same field): pairs within
+ * a group are ablated together so that two redundant rules, each useless alone, still get
+ * credit. The price-element score signals are left out of pairing (45 pairs, no redundancy
+ * seen on the dev pages).
+ */
+export const RULE_GROUPS: RuleId[][] = [
+  ['price.hidden-structured', 'price.shown-offer', 'price.labelled-text', 'price.bare-number'],
+  ['availability.shown-overrules', 'availability.variants', 'availability.buy-button'],
+  ['sku.shown-label-wins', 'sku.product-id', 'sku.url-token', 'sku.url-code-shown', 'mpn.not-site-id', 'mpn.not-copied-sku', 'id.not-asset-id'],
+];
+
+/** Every pair of rules of the same group, once. */
+export function rulePairs(): Array<[RuleId, RuleId]> {
+  return RULE_GROUPS.flatMap((g) => g.flatMap((a, i) => g.slice(i + 1).map((b) => [a, b] as [RuleId, RuleId])));
+}
+
+/**
+ * Adds the redundancy credit of ablated pairs to single-rule gains (in place): on each page,
+ * what switching both off loses beyond the two single losses is split evenly between the two
+ * (a page that needs either of two rules credits each with half).
+ */
+export function addPairCredit(
+  gains: Map<RuleId, Map<string, number>>,
+  plain: Map<string, PageOutcome>,
+  pairs: Map<string, { rules: [RuleId, RuleId]; outcomes: Map<string, PageOutcome> }>,
+): void {
+  for (const { rules, outcomes } of pairs.values()) {
+    const [a, b] = rules;
+    for (const [page, o] of outcomes) {
+      const joint = utility(plain.get(page) ?? {}) - utility(o);
+      const extra = joint - (gains.get(a)?.get(page) ?? 0) - (gains.get(b)?.get(page) ?? 0);
+      if (extra === 0) continue;
+      for (const r of rules) {
+        const g = gains.get(r) ?? new Map<string, number>();
+        g.set(page, (g.get(page) ?? 0) + extra / 2);
+        gains.set(r, g);
+      }
+    }
+  }
 }
 
 /**

@@ -9,7 +9,7 @@ import { RULE_IDS, type ExtractionTuning, type RuleId } from '../../src/enrichme
 import type { EnrichInput, EnrichmentResult, Evidence, OutputField, Speed } from '../../src/enrichment/types';
 import { canonicalDecimal, count, prf, type FieldCounts } from './metrics';
 import { findFiles, options, readJson, table } from './files';
-import { ruleGains, ruleProvenance, rulesOffFor, siteFamily, type PageOutcome } from './lofo';
+import { addPairCredit, ruleGains, rulePairs, ruleProvenance, rulesOffFor, siteFamily, type PageOutcome } from './lofo';
 
 /** The labelled fields of the zyte product-extraction layout, in report order. */
 export const PAGE_FIELDS = ['price', 'currency', 'availability', 'sku', 'brand', 'gtin', 'mpn'] as const;
@@ -328,6 +328,14 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
       ablated.set(rule, outcomes);
     }
     const gains = ruleGains(plainOutcomes, ablated);
+    const pairs = new Map<string, { rules: [RuleId, RuleId]; outcomes: Map<string, PageOutcome> }>();
+    for (const rules of rulePairs()) {
+      const off = engineFor({ disabled_rules: new Set(rules) });
+      const outcomes = new Map<string, PageOutcome>();
+      for (const page of pages) outcomes.set(page.rec.id, outcomeOf(page.labels, (await off.extract(page.input, page.evidence)).result.after_data));
+      pairs.set(rules.join('+'), { rules, outcomes });
+    }
+    addPairCredit(gains, plainOutcomes, pairs);
     provenance = ruleProvenance(gains, familyOf);
     lofo = new Tally(hay);
     for (const family of [...new Set(pages.map((p) => p.family))].sort()) {
@@ -382,7 +390,11 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
     console.log(
       table(
         ['rule', 'gain by site family (right − wrong values when the rule is on)', 'off for'],
-        provenance.map(([rule, fams]) => [rule, fams.map(([fam, g]) => `${fam} ${g > 0 ? '+' : ''}${g}`).join(', ') || '-', offFor(rule, offByFamily)]),
+        provenance.map(([rule, fams]) => [
+          rule,
+          fams.map(([fam, g]) => `${fam} ${g > 0 ? '+' : ''}${Number(g.toFixed(1))}`).join(', ') || '-',
+          offFor(rule, offByFamily),
+        ]),
       ),
     );
   const r = (x: number) => Number(x.toFixed(4));
