@@ -6,6 +6,7 @@ import { createEngine } from '../../src/enrichment/engine';
 import { possibleCurrencyCodes } from '../../src/enrichment/normalize/price';
 import { openArchives, readArchiveIndex, stripUrl } from '../../src/enrichment/research/archive';
 import { RULE_IDS, type ExtractionTuning, type RuleId } from '../../src/enrichment/extract/rules';
+import { fitCalibration } from '../../src/enrichment/extract/calibration';
 import type { EnrichInput, EnrichmentResult, Evidence, OutputField, Speed } from '../../src/enrichment/types';
 import { canonicalDecimal, count, prf, type FieldCounts } from './metrics';
 import { findFiles, options, readJson, table } from './files';
@@ -142,6 +143,13 @@ function offFor(rule: RuleId, offByFamily: Record<string, string[]>): string {
   return fams.length === 0 ? '-' : fams.length === Object.keys(offByFamily).length ? 'all' : fams.join(', ');
 }
 
+/** What the engine told of one calibrated value it placed (ExtractionTuning.observe). */
+interface Observed {
+  field: string;
+  cell: string;
+  probability: number;
+}
+
 /** One labelled page with its research done once; every tuning's extraction reads the same evidence. */
 interface Researched {
   rec: IndexRecord;
@@ -177,6 +185,8 @@ class Tally {
   readonly byConfidence: Record<string, { returned: number; correct: number }> = {};
   readonly byAudit: Record<string, { items: number; returned: number; correct: number }> = {};
   readonly misses: string[] = [];
+  /** Calibrated values returned: their probability, level and whether right (reliability and ECE). */
+  readonly calibrated: Array<{ probability: number; level: string; right: boolean }> = [];
   items = 0;
   cited = 0;
   citedOwn = 0;
@@ -186,7 +196,7 @@ class Tally {
   constructor(private readonly hay: (file: string) => string) {}
 
   /** Scores one page's result (upstream rules: metrics.ts count). */
-  add(page: Researched, result: EnrichmentResult, filesByUrl: Map<string, string>): void {
+  add(page: Researched, result: EnrichmentResult, filesByUrl: Map<string, string>, observed: Observed[] = []): void {
     const { rec, labels, input, evidence, ownUrls } = page;
     this.items++;
     const after = result.after_data;
@@ -203,13 +213,15 @@ class Tally {
         audit.returned++;
         if (ok) audit.correct++;
         const level = result.review_info.field_confidence[field] ?? 'none';
+        const seen = observed.find((o) => o.field === field);
+        if (seen) this.calibrated.push({ probability: seen.probability, level, right: ok });
         const c = (this.byConfidence[level] ??= { returned: 0, correct: 0 });
         c.returned++;
         if (ok) c.correct++;
       }
       if (!ok && (has || goldEff.length > 0) && !(field === 'availability' && !has && goldEff.includes('InStock')))
         this.misses.push(
-          `${rec.id.slice(0, 8)} ${field}: got ${has ? JSON.stringify(after[field]) : '-'} want ${JSON.stringify(g)} [${after.source_explanations[field] ?? ''}]`,
+          `${rec.id.slice(0, 8)} ${field}: got ${has ? JSON.stringify(after[field]) : '-'} want ${JSON.stringify(g)}${has ? ` (${result.review_info.field_confidence[field] ?? '?'}${observed.find((o) => o.field === field)?.cell ? ` ${observed.find((o) => o.field === field)?.cell}` : ''})` : ''} [${after.source_explanations[field] ?? ''}]`,
         );
     }
     for (const field of [...PAGE_FIELDS, 'description', 'image_urls']) {
@@ -232,10 +244,35 @@ class Tally {
     if (result.error) console.error(`engine error: ${result.error}`);
   }
 
+  /** Reliability per confidence level (values, mean probability, precision) and the expected calibration error over 10 equal-width bins. */
+  reliability(): { levels: Record<string, { values: number; mean_probability: number; precision: number }>; ece: number } {
+    const r = (x: number) => Number(x.toFixed(4));
+    const levels: Record<string, { values: number; mean_probability: number; precision: number }> = {};
+    for (const level of ['high', 'medium', 'low']) {
+      const xs = this.calibrated.filter((c) => c.level === level);
+      if (xs.length === 0) continue;
+      levels[level] = {
+        values: xs.length,
+        mean_probability: r(xs.reduce((s, c) => s + c.probability, 0) / xs.length),
+        precision: r(xs.filter((c) => c.right).length / xs.length),
+      };
+    }
+    let ece = 0;
+    for (let b = 0; b < 10; b++) {
+      const xs = this.calibrated.filter((c) => Math.min(9, Math.floor(c.probability * 10)) === b);
+      if (xs.length === 0) continue;
+      const meanP = xs.reduce((s, c) => s + c.probability, 0) / xs.length;
+      const acc = xs.filter((c) => c.right).length / xs.length;
+      ece += (xs.length / this.calibrated.length) * Math.abs(meanP - acc);
+    }
+    return { levels, ece: r(ece) };
+  }
+
   /** The JSON figures (fractions rounded to 4 decimals). */
   figures(): Record<string, unknown> {
     const r = (x: number) => Number(x.toFixed(4));
     return {
+      calibration: this.reliability(),
       fields: Object.fromEntries(PAGE_FIELDS.map((f) => [f, prf(this.counts[f])])),
       source_precision: r(this.cited ? this.citedOwn / this.cited : 0),
       grounded_rate: r(this.unlabelled ? this.grounded / this.unlabelled : 0),
@@ -307,13 +344,24 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
   }
   const plain = new Tally(hay);
   const plainOutcomes = new Map<string, PageOutcome>();
+  // Per page, the calibration cell of each returned labelled value and whether it was right: what calibrations are fitted from.
+  const cells = new Map<string, Array<[string, boolean]>>();
+  let observed: Observed[] = [];
+  const observing = engineFor({ observe: (field, cell, probability) => void observed.push({ field, cell, probability }) });
   for (const page of pages) {
+    observed = [];
     const t0 = Date.now();
-    const { result } = await engine.extract(page.input, page.evidence);
+    const { result } = await observing.extract(page.input, page.evidence);
     engineMs += Date.now() - t0;
-    plain.add(page, result, filesByUrl);
-    plainOutcomes.set(page.rec.id, outcomeOf(page.labels, result.after_data));
+    plain.add(page, result, filesByUrl, observed);
+    const outcome = outcomeOf(page.labels, result.after_data);
+    plainOutcomes.set(page.rec.id, outcome);
+    cells.set(
+      page.rec.id,
+      observed.filter((o) => o.field in outcome).map((o) => [o.cell, outcome[o.field].right]),
+    );
   }
+  const allCells = [...cells.values()].flat();
 
   let lofo: Tally | null = null;
   let provenance: ReturnType<typeof ruleProvenance> = [];
@@ -341,8 +389,12 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
     for (const family of [...new Set(pages.map((p) => p.family))].sort()) {
       const off = rulesOffFor(family, gains, familyOf);
       offByFamily[family] = [...off].filter((r) => (gains.get(r)?.size ?? 0) > 0);
-      const held = engineFor({ disabled_rules: off });
-      for (const page of pages.filter((p) => p.family === family)) lofo.add(page, (await held.extract(page.input, page.evidence)).result, filesByUrl);
+      const calibration = fitCalibration(pages.filter((p) => p.family !== family).flatMap((p) => cells.get(p.rec.id) ?? []));
+      const held = engineFor({ disabled_rules: off, calibration, observe: (field, cell, probability) => void observed.push({ field, cell, probability }) });
+      for (const page of pages.filter((p) => p.family === family)) {
+        observed = [];
+        lofo.add(page, (await held.extract(page.input, page.evidence)).result, filesByUrl, observed);
+      }
     }
   }
 
@@ -373,6 +425,14 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
   if (tier === 'A')
     console.log('brand: tier A gives the engine the brand; compare brand with the baselines in tier B only (bracketed figures are not comparable).');
   for (const [name, t] of [['plain', plain], ...(lofo ? [['LOFO', lofo] as const] : [])] as Array<[string, Tally]>) {
+    const rel = t.reliability();
+    console.log(
+      table(
+        [`calibrated confidence (${name})`, 'values', 'mean probability', 'precision'],
+        Object.entries(rel.levels).map(([k, v]) => [k, v.values, v.mean_probability.toFixed(3), v.precision.toFixed(3)]),
+      ),
+    );
+    console.log(`expected calibration error (${name}, 10 bins): ${rel.ece.toFixed(3)}`);
     console.log(
       table(
         [`confidence (${name})`, 'returned', 'precision'],
@@ -408,6 +468,7 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
     speed,
     cv: cv ?? 'none',
     index_build_s: r(indexSeconds),
+    calibration_all_pages: fitCalibration(allCells),
     ...(lofo ? { plain: plain.figures(), rules: Object.fromEntries(provenance.map(([rule, fams]) => [rule, Object.fromEntries(fams)])) } : {}),
     baselines_f1: Object.fromEntries(baselineF1),
   };

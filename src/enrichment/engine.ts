@@ -5,6 +5,8 @@ import { pageCandidates, type Candidate, type Method } from './extract/candidate
 import { matchPage, type ItemIdentity, type PageMatch } from './extract/identity';
 import { fieldRole, snake } from './extract/roles';
 import { ruleOn, type ExtractionTuning } from './extract/rules';
+import { calibrationCell, cellProbability, levelOf } from './extract/calibration';
+import { BUILT_IN_CALIBRATION } from './extract/calibration-table';
 import { PageMemo, type PageDoc } from './parse/page';
 import { domainAllowed } from './research/domains';
 import { itemIdentifiers, itemName, planQueries, SPEED_BUDGETS } from './research/plan';
@@ -66,6 +68,26 @@ interface Voted {
   candidates: Candidate[];
   rivals: Candidate[];
   confidence: Confidence;
+  /** Distinct method@page readings that agree on the value. */
+  agreeing: number;
+}
+
+/** Roles whose page values carry a calibrated confidence (the labelled fields of the pages suite). */
+const CALIBRATED_ROLES = new Set(['price', 'currency', 'availability', 'sku', 'brand', 'gtin', 'mpn']);
+
+/**
+ * The calibrated confidence of a voted page value (src/enrichment/extract/calibration.ts): the
+ * probability of its cell under the tuning's calibration (the built-in one by default) mapped
+ * to high / medium / low; the vote's own rule for fields of other roles and knowledge-base values.
+ */
+function calibratedConfidence(voted: Voted, role: string, field: string, tuning?: ExtractionTuning): Confidence {
+  const best = voted.candidates[0];
+  if (!CALIBRATED_ROLES.has(role) || best.method === 'knowledge_base') return voted.confidence;
+  const cal = tuning?.calibration ?? BUILT_IN_CALIBRATION;
+  const cell = calibrationCell({ method: best.method, weight: best.weight, agreeing: voted.agreeing, contested: voted.rivals.some((r) => r.weight >= 0.5) });
+  const probability = cellProbability(cal, cell);
+  tuning?.observe?.(field, cell, probability);
+  return cal.total.n > 0 ? levelOf(cal, probability) : voted.confidence;
 }
 
 /**
@@ -91,7 +113,13 @@ function vote(candidates: Candidate[], field?: OutputField): Voted | null {
     .sort((a, b) => b.g[0].weight + 0.25 * b.total - (a.g[0].weight + 0.25 * a.total));
   const best = ranked[0];
   const methods = new Set(best.g.map((c) => `${c.method}@${c.url}`));
-  return { value: best.g[0].value, candidates: best.g, rivals: ranked.slice(1).map((r) => r.g[0]), confidence: confidenceOf(best.g[0].weight, methods.size) };
+  return {
+    value: best.g[0].value,
+    candidates: best.g,
+    rivals: ranked.slice(1).map((r) => r.g[0]),
+    confidence: confidenceOf(best.g[0].weight, methods.size),
+    agreeing: methods.size,
+  };
 }
 
 /**
@@ -375,7 +403,7 @@ function readPages(draft: Draft, wanted: OutputField[], pages: PageReading, kb: 
       cited,
       `${voted.candidates[0].explanation[0].toUpperCase()}${voted.candidates[0].explanation.slice(1)}.`,
       voted.candidates[0].method,
-      voted.confidence,
+      calibratedConfidence(voted, role, field.name, tuning),
     );
     const rival = voted.rivals.find((r) => r.weight >= 0.5);
     if (rival)

@@ -7,6 +7,7 @@
  * when the pages of the other families support it. Which pages motivated each rule is measured
  * by ablation, not kept here: engine code never names a labelled page, host or family.
  */
+import type { Calibration } from './calibration';
 
 /** Ids of the switchable rules, with what each does (the source of each is in its reading site). */
 export const RULE_IDS = [
@@ -77,11 +78,16 @@ export function isRuleId(s: string): s is RuleId {
 }
 
 /**
- * How page extraction is tuned: the rules left out (every rule is on by default). The service runs with the defaults; the evaluation builds engines with a tuning
- * fitted without the scored site family.
+ * How page extraction is tuned: the rules left out (every rule is on by default) and the
+ * confidence calibration (the built-in one, src/enrichment/extract/calibration-table.ts, when
+ * absent). The service runs with the defaults; the evaluation builds engines with a tuning
+ * fitted without the scored site family. `observe` (evaluation only) is told, for every
+ * calibrated value placed, its field, calibration cell and probability.
  */
 export interface ExtractionTuning {
   disabled_rules?: ReadonlySet<RuleId>;
+  calibration?: Calibration;
+  observe?: (field: string, cell: string, probability: number) => void;
 }
 
 /** Whether a rule is on under a tuning (absent tuning: every rule on). */

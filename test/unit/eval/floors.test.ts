@@ -28,11 +28,14 @@ async function quietly(run: (argv: string[]) => Promise<Record<string, unknown>>
 /** Families of the pages slice: the largest multi-page families plus families where a hand-written rule decides a value. */
 const SLICE = ['johnlewis', 'zara', 'argos', 'vsezaoci', 'getit', 'stockcenter', 'mechta', 'liveauctioneers'];
 
-/** LOFO F1 floors of the pages slice, per field (measured when set: price 0.783, currency 0.933, availability 0.875, sku 0.917, brand 0.878). */
+/**
+ * LOFO F1 floors of the pages slice, per field (measured when set: price 0.783, currency 0.933, availability 0.958, sku 0.917, brand 0.878).
+ * No calibration floor: fitted on the slice's 7 other families it is too thin to guard (high 0.79 on 14 values; 0.96 on all 98 pages).
+ */
 const PAGE_FLOORS: Record<string, number> = {
   price: 0.76,
   currency: 0.91,
-  availability: 0.85,
+  availability: 0.93,
   sku: 0.89,
   brand: 0.85,
 };
@@ -57,6 +60,8 @@ describe('quality floors on a fixed slice of each suite', () => {
         .map(([f, v]) => `${f} ${v.f1}`)
         .join(', ')}`,
     );
+    const calibration = figures.calibration as { levels: Record<string, { precision: number }>; ece: number };
+    console.info(`pages slice LOFO calibration: ${JSON.stringify(calibration)}`);
     expect(figures.items).toBe(24);
     expect(figures.source_precision).toBeGreaterThanOrEqual(0.98);
     const below = Object.entries(PAGE_FLOORS).filter(([field, floor]) => fields[field].f1 < floor);

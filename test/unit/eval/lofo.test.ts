@@ -1,4 +1,5 @@
 import { ruleGains, rulesOffFor, siteFamily, utility, type PageOutcome } from '../../../bench/eval/lofo';
+import { calibrationCell, cellProbability, fitCalibration, levelOf } from '../../../src/enrichment/extract/calibration';
 import type { RuleId } from '../../../src/enrichment/extract/rules';
 
 const right = { right: true, wrong: false };
@@ -46,5 +47,30 @@ describe('leave-one-site-family-out fitting', () => {
     expect(rulesOffFor('c', gains, familyOf).has(rule)).toBe(false);
     // A rule no page needs is off for every family.
     expect(rulesOffFor('c', gains, familyOf).has('price.struck')).toBe(true);
+  });
+});
+
+describe('confidence calibration', () => {
+  it('shrinks a cell towards the overall rate and maps probabilities to levels', () => {
+    const outcomes: Array<[string, boolean]> = [
+      ...Array.from({ length: 40 }, (_, i) => ['structured|agree|strong|clean', i < 39] as [string, boolean]),
+      ...Array.from({ length: 4 }, () => ['text|single|weak|clean', true] as [string, boolean]),
+      ...Array.from({ length: 10 }, (_, i) => ['text|single|sound|clean', i < 6] as [string, boolean]),
+    ];
+    const cal = fitCalibration(outcomes);
+    expect(cal.total).toEqual({ n: 54, right: 49 });
+    // 39 of 40 right: (39 + 10 × 49/54) / 50.
+    expect(cellProbability(cal, 'structured|agree|strong|clean')).toBeCloseTo((39 + (10 * 49) / 54) / 50, 6);
+    expect(levelOf(cal, cellProbability(cal, 'structured|agree|strong|clean'))).toBe('high');
+    // Four of four is not certainty: the prior keeps it below high.
+    expect(levelOf(cal, cellProbability(cal, 'text|single|weak|clean'))).toBe('medium');
+    expect(levelOf(cal, cellProbability(cal, 'text|single|sound|clean'))).toBe('low');
+    // An unseen cell gets the overall rate.
+    expect(cellProbability(cal, 'opengraph|single|strong|clean')).toBeCloseTo(49 / 54, 6);
+  });
+
+  it('names cells by method class, agreement, strength and rivalry', () => {
+    expect(calibrationCell({ method: 'jsonld', weight: 1, agreeing: 3, contested: false })).toBe('structured|agree|strong|clean');
+    expect(calibrationCell({ method: 'text', weight: 0.4, agreeing: 1, contested: true })).toBe('text|single|weak|contested');
   });
 });
