@@ -358,7 +358,7 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
     plainOutcomes.set(page.rec.id, outcome);
     cells.set(
       page.rec.id,
-      observed.filter((o) => o.field in outcome).map((o) => [o.cell, outcome[o.field].right]),
+      observed.filter((o) => o.field in outcome && result.after_data[o.field] !== undefined).map((o) => [o.cell, outcome[o.field].right]),
     );
   }
   const allCells = [...cells.values()].flat();

@@ -87,7 +87,7 @@ function calibratedConfidence(voted: Voted, role: string, field: string, tuning?
   const cell = calibrationCell({ method: best.method, weight: best.weight, agreeing: voted.agreeing, contested: voted.rivals.some((r) => r.weight >= 0.5) });
   const probability = cellProbability(cal, cell);
   tuning?.observe?.(field, cell, probability);
-  return cal.total.n > 0 ? levelOf(cal, probability) : voted.confidence;
+  return cal.total.n > 0 ? levelOf(cal, cell) : voted.confidence;
 }
 
 /**
@@ -282,6 +282,16 @@ function withhold(draft: Draft, field: OutputField, voted: Voted, reason: string
     });
 }
 
+/** Takes a placed value back out of the output, with a field issue saying why. */
+function unplace(draft: Draft, field: OutputField, reason: string): void {
+  draft.review.field_issues.push({ field: field.name, message: `Withheld "${String(draft.after[field.name]).slice(0, 80)}": ${reason}.` });
+  delete draft.after[field.name];
+  delete draft.after.sources[field.name];
+  delete draft.after.source_explanations[field.name];
+  delete draft.review.field_methods[field.name];
+  delete draft.review.field_confidence[field.name];
+}
+
 /** Keeps the values the item already has (unless the field is extracted despite its input). @returns the fields still wanted */
 function keepInputFields(draft: Draft, item: Record<string, unknown>, fields: OutputField[]): OutputField[] {
   const wanted: OutputField[] = [];
@@ -412,6 +422,11 @@ function readPages(draft: Draft, wanted: OutputField[], pages: PageReading, kb: 
         message: `Another reading gave "${`${String(rival.value)}${rival.unit ? ` ${rival.unit}` : ''}`.slice(0, 80)}" (${rival.explanation}).`,
       });
   }
+  // A currency denominates a price: when a price is asked for and none was found, a currency read alone is not kept.
+  const priceField = wanted.find((f) => fieldRole(f) === 'price');
+  if (priceField && !(priceField.name in draft.after.sources) && ruleOn(tuning, 'currency.needs-price'))
+    for (const f of wanted.filter((w) => fieldRole(w) === 'currency' && w.name in draft.after.sources))
+      unplace(draft, f, 'no price was found on the page for it to denominate');
   if (accepted.length === 0) review.flags.push('no_matching_page');
   review.reasoning =
     accepted.length > 0

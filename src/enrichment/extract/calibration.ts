@@ -3,7 +3,7 @@
  * cell of how it was read (method class, whether independent readings agree, the strength of
  * the best reading, whether a strong rival disagrees); the share of right values per cell,
  * counted on labelled pages, is the value's probability of being right; `high` and `medium` are
- * thresholds on it. Cells are few on purpose (≤ 48) so that a hundred labelled pages fill them.
+ * thresholds on it (`high` on its 90 % lower bound). Cells are few on purpose (≤ 48) so that a hundred labelled pages fill them.
  * Probabilities are shrunk towards the overall rate (additive smoothing with `prior_weight`
  * pseudo-counts), so a cell seen a few times does not claim certainty.
  */
@@ -45,9 +45,30 @@ export function cellProbability(cal: Calibration, cell: string): number {
   return (c.right + cal.prior_weight * base) / (c.n + cal.prior_weight);
 }
 
-/** The confidence level of a probability under a calibration's thresholds. */
-export function levelOf(cal: Calibration, probability: number): 'high' | 'medium' | 'low' {
-  return probability >= cal.high ? 'high' : probability >= cal.medium ? 'medium' : 'low';
+/** z of a one-sided 90 % bound (the standard normal's 0.9 quantile). */
+const Z90 = 1.2816;
+
+/**
+ * Lower bound of the Wilson score interval (Wilson 1927) for `right` of `n`: with 90 %
+ * confidence the cell's precision is at least this. 0 for an empty cell.
+ */
+export function wilsonLower(right: number, n: number, z = Z90): number {
+  if (n === 0) return 0;
+  const p = right / n;
+  const z2 = z * z;
+  return (p + z2 / (2 * n) - z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / (1 + z2 / n);
+}
+
+/**
+ * The confidence level of a cell: `high` when the cell's precision is at least `cal.high` with
+ * 90 % confidence (Wilson lower bound: `high` is a promise for unseen sites, so it needs margin;
+ * a cell of 3 right of 3 never qualifies), `medium` when its smoothed probability
+ * ({@link cellProbability}) is at least `cal.medium`, else `low`.
+ */
+export function levelOf(cal: Calibration, cell: string): 'high' | 'medium' | 'low' {
+  const c = cal.cells[cell] ?? { n: 0, right: 0 };
+  if (wilsonLower(c.right, c.n) >= cal.high) return 'high';
+  return cellProbability(cal, cell) >= cal.medium ? 'medium' : 'low';
 }
 
 /**

@@ -43,6 +43,8 @@ export const RULE_IDS = [
   'price.bare-number',
   /** a sign shared by several currencies (`$`, `kr`) resolved by the page's language region or ccTLD. */
   'currency.regional',
+  /** with a price field asked for and no price found, a currency read alone is withheld (it denominates nothing). */
+  'currency.needs-price',
   /** a shown sold-out message or buy control outranks the structured availability. */
   'availability.shown-overrules',
   /** sibling Products of the same name count as offers of one product (in stock when any is). */

@@ -1,5 +1,5 @@
 import { ruleGains, rulesOffFor, siteFamily, utility, type PageOutcome } from '../../../bench/eval/lofo';
-import { calibrationCell, cellProbability, fitCalibration, levelOf } from '../../../src/enrichment/extract/calibration';
+import { calibrationCell, cellProbability, fitCalibration, levelOf, wilsonLower } from '../../../src/enrichment/extract/calibration';
 import type { RuleId } from '../../../src/enrichment/extract/rules';
 
 const right = { right: true, wrong: false };
@@ -61,10 +61,15 @@ describe('confidence calibration', () => {
     expect(cal.total).toEqual({ n: 54, right: 49 });
     // 39 of 40 right: (39 + 10 × 49/54) / 50.
     expect(cellProbability(cal, 'structured|agree|strong|clean')).toBeCloseTo((39 + (10 * 49) / 54) / 50, 6);
-    expect(levelOf(cal, cellProbability(cal, 'structured|agree|strong|clean'))).toBe('high');
-    // Four of four is not certainty: the prior keeps it below high.
-    expect(levelOf(cal, cellProbability(cal, 'text|single|weak|clean'))).toBe('medium');
-    expect(levelOf(cal, cellProbability(cal, 'text|single|sound|clean'))).toBe('low');
+    // 39 of 40: the 90 % Wilson lower bound is below 0.95, so not high; 200 of 200 is.
+    expect(wilsonLower(39, 40)).toBeLessThan(0.95);
+    expect(levelOf(cal, 'structured|agree|strong|clean')).toBe('medium');
+    expect(
+      levelOf(fitCalibration(Array.from({ length: 200 }, () => ['structured|agree|strong|clean', true] as [string, boolean])), 'structured|agree|strong|clean'),
+    ).toBe('high');
+    // Four of four is not certainty.
+    expect(levelOf(cal, 'text|single|weak|clean')).toBe('medium');
+    expect(levelOf(cal, 'text|single|sound|clean')).toBe('low');
     // An unseen cell gets the overall rate.
     expect(cellProbability(cal, 'opengraph|single|strong|clean')).toBeCloseTo(49 / 54, 6);
   });
