@@ -74,11 +74,6 @@ export const RULE_IDS = [
 /** One switchable rule's id. */
 export type RuleId = (typeof RULE_IDS)[number];
 
-/** Whether a string is a {@link RuleId}. */
-export function isRuleId(s: string): s is RuleId {
-  return (RULE_IDS as readonly string[]).includes(s);
-}
-
 /**
  * How page extraction is tuned: the rules left out (every rule is on by default) and the
  * confidence calibration (the built-in one, src/enrichment/extract/calibration-table.ts, when
