@@ -181,9 +181,9 @@ function pathSeparator(p: ColumnProfile): string | null {
         if (filled.every((x, i) => i === 0 || filled[i - 1].localeCompare(x) <= 0)) sorted++;
       }
     }
-    // Pieces always in alphabetical order are a sorted set of values (a multi-select), not a path.
-    if (multi >= 2 && sorted === multi) continue;
     const strong = sep.includes('>') || sep.includes('»');
+    // With a separator that is not an arrow, pieces always in alphabetical order are a sorted set of values (a multi-select), not a path.
+    if (!strong && multi >= 2 && sorted === multi) continue;
     if (share(cells, p.filled) >= 0.5 && (strong || hinted)) return sep;
   }
   return null;
