@@ -82,6 +82,8 @@ const HINT = {
   price: /price|cost|msrp|amount|preis|prix/i,
   category: /categor|breadcrumb|taxonom|department|product[\s_-]?type|^type$|kategorie|rayon/i,
   dimension: /^(width|height|depth|length|diameter|thickness|breite|höhe|tiefe|länge)$/i,
+  /** Attributes whose values come from a fixed list (Google Merchant Center product data specification: availability, condition, gender, age_group; and workflow status). */
+  enumerated: /\b(availability|condition|gender|age[\s_-]?group|status)$/i,
   list: /tags?$|keywords|features|materials?|colou?rs|sizes|options|labels|activit|styles?|genders?|categories/i,
 };
 
@@ -136,10 +138,10 @@ function gtinShare(p: ColumnProfile): number {
   return share(valid, p.filled);
 }
 
-/** Share of filled cells that look like product codes: one token of letters and digits with a digit ("24-MB01", "SRT_COT_111"). */
+/** Share of filled cells that look like product codes: one token of letters and digits with a digit ("24-MB01", "SRT_COT_111"), or a hex digest / UUID without dashes. */
 function codeShare(p: ColumnProfile): number {
   let codes = 0;
-  for (const [v, n] of p.distinct) if (/^(?=.*\d)[A-Za-z0-9][A-Za-z0-9_\-./]{1,39}$/.test(v)) codes += n;
+  for (const [v, n] of p.distinct) if (/^(?=.*\d)[A-Za-z0-9][A-Za-z0-9_\-./]{1,39}$|^[0-9a-f]{32,64}$/i.test(v)) codes += n;
   return share(codes, p.filled);
 }
 
@@ -422,6 +424,12 @@ function textField(f: InferredField, p: ColumnProfile): void {
   }
   f.enum = enumValues(p.distinct, p.filled, p.distinctOverflow);
   if (f.enum) f.reasons.push(`${f.enum.length} distinct values over ${p.filled} filled cells: an enum`);
+  else if (HINT.enumerated.test(p.name) && p.distinct.size <= 20 && avg <= 30) {
+    f.enum = byFrequency(p.distinct);
+    f.reasons.push(
+      `the header names an attribute with a fixed list of values (Google Merchant Center product data specification); values seen: ${f.enum.join(', ')}`,
+    );
+  }
   if (!f.role && HINT.title.test(p.name)) f.role = 'title';
   else if (!f.role && HINT.brand.test(p.name)) f.role = 'brand';
   else if (!f.role && (avg > 80 || HINT.description.test(p.name))) f.role = 'description';
@@ -435,7 +443,7 @@ function finish(f: InferredField, p: ColumnProfile): InferredField {
   if (sentinelCount) f.warnings.push(`${f.null_values.map((v) => JSON.stringify(v)).join(', ')} (${sentinelCount} rows) read as no value`);
   f.required = p.rows > 0 && f.null_rate <= 0.01;
   f.reasons.push(f.required ? 'required: a value in every row' : `optional: ${pct(f.null_rate)} of rows have no value`);
-  if (f.unique && f.enum) f.enum = null;
+  if (f.unique && f.enum && !HINT.enumerated.test(f.name)) f.enum = null;
   return f;
 }
 

@@ -33,6 +33,8 @@ function idScore(f: InferredField, index: number): number {
   if (f.role === 'url') s -= 1;
   if (f.role === 'title' || f.role === 'description' || f.role === 'image_url') s -= 3;
   if (f.type === 'number' || f.type === 'boolean' || f.type === 'array' || f.type === 'object') s -= 5;
+  // A value on every row beats a column that some rows leave empty (those rows would have no key).
+  if (f.null_rate === 0) s += 2;
   return s - index * 0.01;
 }
 
@@ -234,6 +236,12 @@ export function inferStructure(profile: TableProfile, fields: InferredField[]): 
   }
   const product = productColumn(profile, fields, uniqueId);
   const productIndex = product ? fields.findIndex((f) => f.name === product.field) : -1;
+  // Identity columns are keys, not lists of allowed values.
+  for (const f of fields)
+    if (f.enum && (f.name === uniqueId || f.name === product?.field)) {
+      f.enum = null;
+      f.reasons.push('not an enum: it is the ' + (f.name === uniqueId ? 'unique id' : 'product id'));
+    }
   const variant_attributes = productIndex >= 0 ? variantColumns(profile, fields, productIndex) : [];
   if (productIndex >= 0) applyScopes(profile, fields, productIndex);
   return {
