@@ -109,7 +109,7 @@ describe('GET …/items/export', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/text\/csv/);
     expect(res.text.startsWith('\uFEFF')).toBe(true);
-    expect(res.text.slice(1).split('\r\n')[0].split(',').sort()).toEqual(Object.keys(schema.properties).sort());
+    expect(res.text.slice(1).split('\n')[0].split(',').sort()).toEqual(Object.keys(schema.properties).sort());
   });
 
   it('is scoped to the organization and validates the format', async () => {

@@ -1,9 +1,9 @@
 /**
  * `GET /public/catalogs/{id}/items/export?format=csv|xlsx` (issue 20): the whole catalog as one
- * spreadsheet, streamed. Rows are read through a server-side cursor in one read-only
- * repeatable-read transaction (a consistent snapshot, one sort, 2,000 rows in memory at a time)
- * and written to the response as they come, waiting for the client when its buffer is full, so
- * memory stays bounded whatever the catalog's size.
+ * spreadsheet, streamed with backpressure so memory stays bounded whatever the catalog's size:
+ * CSV is written by PostgreSQL itself (`COPY … TO STDOUT`, one snapshot); XLSX rows are read
+ * through a server-side cursor in one read-only repeatable-read transaction (2,000 rows in memory
+ * at a time) and zipped by exceljs's streaming writer.
  *
  * Layout (predictable, and read back by the import): one header row; the columns are the
  * schema's properties in schema order, then any other data keys in alphabetical order. Each
@@ -12,6 +12,8 @@
  * absent as an empty cell. XLSX writes numbers and booleans as typed cells.
  */
 import { PassThrough } from 'node:stream';
+import type { Readable } from 'node:stream';
+import { to as copyTo } from 'pg-copy-streams';
 import type { Knex } from 'knex';
 import ExcelJS from 'exceljs';
 import { loadCatalogOwned } from '../catalog/catalogs';
@@ -32,7 +34,7 @@ export interface CatalogExport {
 /** Rows fetched per cursor round trip. */
 const FETCH_ROWS = 2000;
 
-/** A data value as a cell's text (the layout in the header of this file). */
+/** A data value as a cell's text (the layout in the header of this file; what `data->>'field'` gives in SQL). */
 export function cellText(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'string') return v;
@@ -59,12 +61,6 @@ function drained(out: PassThrough): Promise<void> {
     out.once('drain', onDrain);
     out.once('close', onClose);
   });
-}
-
-/** Writes to a stream, waiting for `drain` when its buffer is full. */
-function write(out: PassThrough, chunk: string): Promise<void> | void {
-  if (out.destroyed) throw new Error('export stream closed by the client');
-  if (!out.write(chunk)) return drained(out);
 }
 
 /** Column order: schema properties first, then the other data keys alphabetically. */
@@ -106,17 +102,29 @@ async function eachItem(trx: Knex.Transaction, catalogId: string, row: (data: Re
 export async function exportCatalog(knex: Knex, scope: Scope, catalogId: string, format: SheetFormat): Promise<CatalogExport> {
   const catalog = await loadCatalogOwned(knex, scope, catalogId);
   const schema = await getCurrentSchema(knex, catalogId);
+  const schemaKeys = Object.keys(schema.schema_definition.properties ?? {});
+  const body = new PassThrough({ highWaterMark: 256 * 1024 });
+  const safeName = catalog.name.replace(/[^\p{L}\p{N}._-]+/gu, '-').slice(0, 80) || 'catalog';
+  const result = (columns: string[]): CatalogExport => ({
+    fileName: `${safeName}.${format}`,
+    contentType: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    body,
+    columns,
+  });
+  if (format === 'csv') {
+    const columns = await knex.transaction((trx) => exportColumns(trx, catalog.id, schemaKeys), { readOnly: true });
+    void streamCsv(knex, catalog.id, columns, body);
+    return result(columns);
+  }
   const trx = await knex.transaction({ isolationLevel: 'repeatable read', readOnly: true });
   let columns: string[];
   try {
-    columns = await exportColumns(trx, catalogId, Object.keys(schema.schema_definition.properties ?? {}));
+    columns = await exportColumns(trx, catalog.id, schemaKeys);
   } catch (err) {
     await trx.rollback();
     throw err;
   }
-  const body = new PassThrough({ highWaterMark: 256 * 1024 });
-  const run = format === 'csv' ? streamCsv(trx, catalogId, columns, body) : streamXlsx(trx, catalogId, columns, body);
-  run.then(
+  streamXlsx(trx, catalog.id, columns, body).then(
     async () => {
       await trx.commit();
     },
@@ -125,27 +133,57 @@ export async function exportCatalog(knex: Knex, scope: Scope, catalogId: string,
       body.destroy(err instanceof Error ? err : new Error(String(err)));
     },
   );
-  const safeName = catalog.name.replace(/[^\p{L}\p{N}._-]+/gu, '-').slice(0, 80) || 'catalog';
-  return {
-    fileName: `${safeName}.${format}`,
-    contentType: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-    body,
-    columns,
-  };
+  return result(columns);
 }
 
-/** CSV: UTF-8 with BOM (so spreadsheet programs read it as UTF-8), CRLF line ends (RFC 4180). */
-async function streamCsv(trx: Knex.Transaction, catalogId: string, columns: string[], body: PassThrough): Promise<void> {
-  let buffer = '\uFEFF' + columns.map(csvField).join(',') + '\r\n';
-  await eachItem(trx, catalogId, (data) => {
-    buffer += columns.map((c) => csvField(cellText(data[c]))).join(',') + '\r\n';
-    if (buffer.length < 64 * 1024) return;
-    const chunk = buffer;
-    buffer = '';
-    return write(body, chunk);
-  });
-  await write(body, buffer);
-  body.end();
+/** A SQL string literal (standard_conforming_strings is on: only quotes are doubled). COPY takes no bind parameters. */
+function literal(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+/** The pg connection knex lends out, as far as the export uses it. */
+interface PgConnection {
+  query(stream: ReturnType<typeof copyTo>): Readable;
+  end(): Promise<void>;
+  /** Set on a connection knex must not reuse (knex's pg dialect checks it when the connection is released). */
+  __knex__disposed?: unknown;
+}
+
+/**
+ * CSV: one `COPY (SELECT …) TO STDOUT WITH CSV` (PostgreSQL writes the rows, RFC 4180 quoting,
+ * `data->>'field'` is exactly the cell layout above: text as it is, numbers and booleans as
+ * written, arrays and objects as JSON, null as empty), piped to the client with backpressure,
+ * after a UTF-8 BOM (so spreadsheet programs read UTF-8) and the header. One statement is one
+ * snapshot. A client that goes away ends the connection (a half-read COPY cannot be reused).
+ */
+async function streamCsv(knex: Knex, catalogId: string, columns: string[], body: PassThrough): Promise<void> {
+  let conn: PgConnection | null = null;
+  try {
+    conn = (await knex.client.acquireConnection()) as PgConnection;
+    const select = columns.length ? columns.map((c) => `data->>${literal(c)}`).join(', ') : `''`;
+    const copy = conn.query(
+      copyTo(
+        `COPY (SELECT ${select} FROM catalog_items WHERE catalog_id = ${literal(catalogId)}
+               ORDER BY coalesce(parent_id, id), (entity_type = 'variant'), created_at, id) TO STDOUT WITH (FORMAT csv)`,
+      ),
+    );
+    body.write('\uFEFF' + columns.map(csvField).join(',') + '\n');
+    await new Promise<void>((resolve, reject) => {
+      copy.on('error', reject);
+      copy.on('end', () => resolve());
+      body.on('close', () => reject(new Error('export stream closed by the client')));
+      copy.pipe(body, { end: false });
+    });
+    body.end();
+  } catch (err) {
+    if (conn) {
+      conn.__knex__disposed = err;
+      await conn.end().catch(() => undefined);
+    }
+    body.destroy(err instanceof Error ? err : new Error(String(err)));
+  } finally {
+    if (conn) await knex.client.releaseConnection(conn);
+  }
 }
 
 /** XLSX through exceljs's streaming writer (inline strings, no styles): numbers and booleans as typed cells. */
