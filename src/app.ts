@@ -22,6 +22,7 @@ import { templateRoutes } from './routes/templates';
 import { artifactRoutes, publicMediaRoutes } from './routes/files';
 import { inferenceRoutes } from './routes/inference';
 import { sheetRoutes } from './routes/sheets';
+import { judgeRoutes } from './routes/judge';
 import type { AppDeps, ResolvedAppDeps } from './deps';
 import { runIdempotent } from './services/access/idempotency';
 import { RateLimits } from './services/access/rate-limits';
@@ -56,6 +57,7 @@ export function buildRegistry(given: AppDeps): RouteRegistry {
     ...activityApplyRoutes(deps),
     ...artifactRoutes(deps),
     ...inferenceRoutes(deps),
+    ...judgeRoutes(deps),
   );
 }
 
