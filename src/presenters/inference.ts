@@ -31,6 +31,7 @@ function explanation(r: Inference): Record<string, unknown> {
     taxonomy_reason: r.taxonomy?.reason ?? null,
     fields: Object.fromEntries(r.fields.map((f) => [f.name, { reasons: f.reasons, warnings: f.warnings }])),
     method: r.method,
+    ...(r.llm_error ? { llm_error: r.llm_error } : {}),
   };
 }
 

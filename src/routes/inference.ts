@@ -5,6 +5,7 @@ import { DEFAULT_UPLOAD_LIMITS } from '../middleware/upload';
 import { presentEnrichmentInference, presentSchemaInference } from '../presenters/inference';
 import { inferEnrichmentBody, inferEnrichmentResponse, inferSchemaFields, inferSchemaMultipart, inferSchemaResponse } from '../schemas/inference';
 import { inferFromItems, inferSchemaFromFile } from '../services/inference/infer';
+import { inferenceLlm } from '../services/inference/llm';
 import { googleTaxonomyCache } from '../services/inference/taxonomy';
 import { defineRoute, RouteDef } from './registry';
 
@@ -22,6 +23,8 @@ function asBody(err: unknown): unknown {
 export function inferenceRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const tags = ['inference'];
   const google = googleTaxonomyCache(deps.config.googleTaxonomyFile ?? null);
+  // One LLM client per app (its connections are reused); null without OPENAI_BASE_URL.
+  const llm = inferenceLlm(deps.config.llm);
   const maxFileBytes = (deps.uploadLimits ?? DEFAULT_UPLOAD_LIMITS).fileBytes;
   return [
     defineRoute({
@@ -43,7 +46,7 @@ export function inferenceRoutes(deps: ResolvedAppDeps): RouteDef[] {
           }
           const result = await inferSchemaFromFile(
             { path: form.file.path, name: form.file.originalname },
-            { maxSampleRows: fields.max_sample_rows, prompt: fields.prompt, generateTaxonomy: fields.generate_taxonomy, google },
+            { maxSampleRows: fields.max_sample_rows, prompt: fields.prompt, generateTaxonomy: fields.generate_taxonomy, google, llm },
           );
           return presentSchemaInference(form.file.originalname, result, fields.generate_taxonomy);
         } finally {
@@ -58,7 +61,7 @@ export function inferenceRoutes(deps: ResolvedAppDeps): RouteDef[] {
       summary: 'Infer a catalog schema, a taxonomy and enrichment fields from items',
       body: inferEnrichmentBody,
       response: inferEnrichmentResponse,
-      handler: async ({ body }) => presentEnrichmentInference(await inferFromItems(body.items, { maxSampleRows: 20, prompt: body.prompt, google })),
+      handler: async ({ body }) => presentEnrichmentInference(await inferFromItems(body.items, { maxSampleRows: 20, prompt: body.prompt, google, llm })),
     }),
   ];
 }

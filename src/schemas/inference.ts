@@ -61,6 +61,7 @@ const explanation = Type.Object({
   taxonomy_reason: Nullable(Type.String()),
   fields: AnyObject({ description: 'Per input column: {reasons, warnings}' }),
   method: Type.String({ description: '`rules` (deterministic) or `llm` (rules refined by the configured LLM)' }),
+  llm_error: Type.Optional(Type.String({ description: 'Why the LLM refinement was not applied' })),
 });
 
 const suggestedSchema = AnyObject({

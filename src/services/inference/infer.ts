@@ -7,10 +7,12 @@
  * from titles mapped to the Google product taxonomy (taxonomy.ts), and fields the file lacks are
  * suggested for its kind of product (enrichment-fields.ts). Every field carries its reasons.
  */
+import type { LlmClient } from '../../enrichment/llm/client';
 import { ValidationError } from '../../lib/errors';
 import { inferColumn, type InferredField } from './columns';
 import { suggestEnrichmentFields, type SuggestedField } from './enrichment-fields';
 import { profileTable, type TableProfile } from './profile';
+import { refineWithLlm } from './llm';
 import { inferStructure, type Structure } from './structure';
 import { normalizeHeaders, sniffTable, tableRows, type Row, type TableDialect } from './table-file';
 import { taxonomyFromPaths, taxonomyFromTitles, type GoogleTaxonomyCache, type SuggestedTaxonomy, type TaxonomySuggestion } from './taxonomy';
@@ -40,6 +42,8 @@ export interface Inference {
   taxonomy: TaxonomySuggestion | null;
   /** `rules` (deterministic only) or `llm` (the rules' result refined by the configured LLM). */
   method: 'rules' | 'llm';
+  /** Why the LLM refinement was not applied (the call failed or answered out of shape). */
+  llm_error?: string;
 }
 
 /** Options of an inference. */
@@ -49,6 +53,8 @@ export interface InferOptions {
   /** The user's description of the data (used by the LLM path; recorded in the schema's description). */
   prompt?: string;
   google: GoogleTaxonomyCache;
+  /** The configured LLM (config `llm`); absent or null: rules only. */
+  llm?: LlmClient | null;
 }
 
 /** Words of a field name for a description ("Variant Grams" → "variant grams"). */
@@ -193,7 +199,15 @@ export async function inferSchemaFromFile(file: { path: string; name: string }, 
   const dialect = await sniffTable(file.path, file.name);
   const profile = await profileTable(tableRows(file.path, dialect), normalizeHeaders);
   if (profile.headers.length === 0) throw ValidationError.at(['body', 'file'], 'The file is empty: a header row is needed', 'file_empty');
-  return inferFromProfile(profile, options, dialect, options.generateTaxonomy);
+  return withLlm(inferFromProfile(profile, options, dialect, options.generateTaxonomy), profile, options);
+}
+
+/** The rules' inference refined by the LLM when one is configured (src/services/inference/llm.ts); unchanged otherwise. */
+async function withLlm(r: Inference, profile: TableProfile, options: InferOptions): Promise<Inference> {
+  if (!options.llm) return r;
+  const refined = await refineWithLlm(options.llm, r, profile.headers, profile.rows.slice(0, r.sample_rows_used), options.prompt);
+  if ('error' in refined) return { ...r, llm_error: refined.error };
+  return { ...r, schema: { ...r.schema, properties: refined.properties }, enrichment_fields: refined.enrichment_fields, method: 'llm' };
 }
 
 /** A JSON value as a cell's text: scalars as written, arrays and objects as JSON. */
@@ -224,7 +238,7 @@ async function* itemRows(items: Array<Record<string, unknown>>): AsyncGenerator<
  */
 export async function inferFromItems(items: Array<Record<string, unknown>>, options: InferOptions): Promise<Inference> {
   const profile = await profileTable(itemRows(items), (h) => h);
-  return inferFromProfile(profile, options, null, true);
+  return withLlm(inferFromProfile(profile, options, null, true), profile, options);
 }
 
 /** The G3 taxonomy of an inference, or null. */
