@@ -13,6 +13,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { ActivityDeps, createActivities, EnrichmentActivities } from '../activities';
+import { createImportActivities } from '../activities/imports';
 import { createReviewActivities } from '../activities/review';
 import { createSearchIndexActivities } from '../activities/search-index';
 import { createSearchMaintenanceActivities } from '../activities/search-maintenance';
@@ -88,12 +89,13 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
   const searchIndex = deps.knex ? createSearchIndexActivities({ knex: deps.knex }) : {};
   const review = deps.knex ? createReviewActivities({ knex: deps.knex, searchWordsDeferMinItems: deps.applyDeferWordsMinItems }) : {};
   const maintenance = deps.knex ? createSearchMaintenanceActivities(deps.knex, deps.searchMaintenance) : {};
+  const imports = deps.knex ? createImportActivities({ knex: deps.knex }) : {};
   return Worker.create({
     connection: deps.connection,
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : workflowCode()),
-    activities: timedActivities({ ...activities, ...searchIndex, ...review, ...maintenance }),
+    activities: timedActivities({ ...activities, ...searchIndex, ...review, ...maintenance, ...imports }),
     maxConcurrentActivityTaskExecutions: deps.maxConcurrentActivities ?? 32,
     shutdownGraceTime: deps.shutdownGraceTime ?? '5 seconds',
   });

@@ -33,6 +33,13 @@ export interface JobRunner {
     force: boolean;
     actor: { kind: 'api_key' | 'user'; id: string };
   }): Promise<void>;
+  /**
+   * Starts the import workflow of a staged spreadsheet import (`catalog-import-<import_id>`,
+   * src/services/inference/import.ts), with search attributes OrganizationId, CatalogId and
+   * JobKind=import. Optional: runners that start no imports leave it out (the route answers 503).
+   * @throws the client's error when Temporal is unreachable
+   */
+  startImport?(imp: { id: string; organization_id: string; catalog_id: string; total_lines: number }): Promise<void>;
   /** Throws when the Temporal frontend cannot be reached (used by `/readyz`). */
   ping(): Promise<void>;
 }

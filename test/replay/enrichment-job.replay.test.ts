@@ -16,7 +16,9 @@
  *   catalog's word index (`search-index-words-signal.json`);
  * - activityApplyWorkflow: an apply that completes, then catches up the word index
  *   (`activity-apply-completed.json`), and one that fails for good and records the failure
- *   (`activity-apply-failed.json`).
+ *   (`activity-apply-failed.json`);
+ * - catalogImportWorkflow: a spreadsheet import with a failing line that completes
+ *   (`catalog-import-completed.json`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,6 +35,7 @@ test('the fixtures cover every path of every workflow type', () => {
   expect(FIXTURES).toEqual([
     'activity-apply-completed.json',
     'activity-apply-failed.json',
+    'catalog-import-completed.json',
     'enrichment-batched-cancelled.json',
     'enrichment-batched-completed.json',
     'enrichment-batched-continued-as-new.json',
@@ -52,7 +55,14 @@ test('the fixtures cover every path of every workflow type', () => {
     (f) => JSON.parse(fs.readFileSync(path.join(__dirname, f), 'utf8')).events[0].workflowExecutionStartedEventAttributes.workflowType.name,
   );
   expect(new Set(types)).toEqual(
-    new Set(['enrichmentJobWorkflow', 'webhookDeliveryWorkflow', 'searchIndexBuildWorkflow', 'activityApplyWorkflow', 'searchIndexMaintenanceWorkflow']),
+    new Set([
+      'enrichmentJobWorkflow',
+      'webhookDeliveryWorkflow',
+      'searchIndexBuildWorkflow',
+      'activityApplyWorkflow',
+      'searchIndexMaintenanceWorkflow',
+      'catalogImportWorkflow',
+    ]),
   );
 });
 
