@@ -6,9 +6,9 @@
  *
  * State machine (the `progress` query answers phase, cursor and counters):
  *
- *   importing ── importBatch wrote lines up to L ───────▶ importing (cursor L)
- *   importing ── importBatch found no pending line ─────▶ finishImport(completed) ▶ completed
- *   importing ── 100 batches in this run ───────────────▶ continue-as-new {cursor, counters}
+ *   importing ── a wave of `concurrency` importBatch ranges written ──▶ importing (cursor past the wave)
+ *   importing ── a range reached past the last line ──────────────────▶ finishImport(completed) ▶ completed
+ *   importing ── 100 batches in this run ─────────────────────────────▶ continue-as-new {cursor, counters}
  *   importing ── an activity fails after its retries ───▶ finishImport(failed) ▶ failed
  *
  * Each batch is one transaction that writes its items and their line statuses together, and
@@ -17,7 +17,7 @@
  */
 import { ActivityFailure, continueAsNew, isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ImportActivities } from '../activities/imports';
-import { CatalogImportArgs, CatalogImportProgress, importProgressQuery } from './definitions';
+import { CatalogImportArgs, CatalogImportProgress, DEFAULT_IMPORT_CONCURRENCY, IMPORT_BATCH_LINES, importProgressQuery } from './definitions';
 
 /** Writes the staged lines of `args.import_id` batch by batch (see the state machine above). */
 export async function catalogImportWorkflow(args: CatalogImportArgs): Promise<CatalogImportProgress> {
@@ -33,18 +33,22 @@ export async function catalogImportWorkflow(args: CatalogImportArgs): Promise<Ca
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30 },
   });
   const perRun = Math.max(1, args.batches_per_run ?? 100);
+  const concurrency = Math.max(1, args.concurrency ?? DEFAULT_IMPORT_CONCURRENCY);
   try {
-    for (let batch = 0; ; batch++) {
-      if (batch >= perRun || workflowInfo().continueAsNewSuggested)
+    // Waves of `concurrency` batches over consecutive, disjoint line ranges; the cursor moves
+    // past a wave once all of it is written, so continue-as-new never splits a wave.
+    for (let batches = 0; ; batches += concurrency) {
+      if (batches >= perRun || workflowInfo().continueAsNewSuggested)
         return await continueAsNew<typeof catalogImportWorkflow>({ ...args, cursor: progress.cursor, counters: progress.counters });
-      const r = await importBatch(args.import_id, progress.cursor);
-      const c = progress.counters;
-      progress = {
-        phase: 'importing',
-        cursor: r.last_line,
-        counters: { created: c.created + r.created, updated: c.updated + r.updated, failed: c.failed + r.failed },
-      };
-      if (r.done) break;
+      const wave = await Promise.all(Array.from({ length: concurrency }, (_, k) => importBatch(args.import_id, progress.cursor + k * IMPORT_BATCH_LINES)));
+      const c = { ...progress.counters };
+      for (const r of wave) {
+        c.created += r.created;
+        c.updated += r.updated;
+        c.failed += r.failed;
+      }
+      progress = { phase: 'importing', cursor: progress.cursor + concurrency * IMPORT_BATCH_LINES, counters: c };
+      if (wave.some((r) => r.done)) break;
     }
   } catch (err) {
     if (err instanceof ActivityFailure && !isCancellation(err)) {

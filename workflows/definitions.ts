@@ -244,7 +244,15 @@ export interface CatalogImportArgs {
   counters?: CatalogImportCounters;
   /** Batches per run before continue-as-new; default 100. */
   batches_per_run?: number;
+  /** Batches written at once (disjoint line ranges); default {@link DEFAULT_IMPORT_CONCURRENCY}. */
+  concurrency?: number;
 }
+
+/** Lines per import batch (one activity, one transaction); src/services/inference/import.ts uses the same. */
+export const IMPORT_BATCH_LINES = 1000;
+
+/** Import batches written at once by default (measured: bench/sheets-import.ts). */
+export const DEFAULT_IMPORT_CONCURRENCY = 4;
 
 /** Lines written so far by outcome. */
 export interface CatalogImportCounters {

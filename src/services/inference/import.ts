@@ -24,7 +24,7 @@ import { normalizeHeaders, sniffTable, tableRows } from './table-file';
 
 /** Lines inserted per statement while staging. */
 const STAGE_CHUNK = 1000;
-/** Lines written per batch (one transaction) by the workflow's activity. */
+/** Lines written per batch (one transaction) by the workflow's activity (the workflow's IMPORT_BATCH_LINES). */
 export const IMPORT_BATCH = 1000;
 
 /** An import as stored. */
@@ -121,21 +121,25 @@ export async function stageImport(
 }
 
 /**
- * Writes the next batch of pending lines after `afterLine` (one transaction; see the module
- * comment). Line statuses: `failed` with the write's errors, else `created` when the item's row
- * is at version 1, else `updated`.
+ * Writes the pending lines of the range (`afterLine`, `afterLine + limit`] (one transaction; see
+ * the module comment). Ranges are disjoint, so the workflow runs several at once; a line already
+ * written (a retried batch) is not pending any more and is skipped. Line statuses: `failed` with
+ * the write's errors, else `created` when the item's row is at version 1, else `updated`.
+ * @returns counters of the range; `done` when the range reaches past the import's last line
  */
 export async function importBatch(knex: Knex, caches: CatalogCaches, importId: string, afterLine: number, limit = IMPORT_BATCH): Promise<ImportBatchResult> {
   return knex.transaction(async (trx) => {
-    const imp = await trx('catalog_imports').where({ id: importId }).forUpdate().first();
+    const imp = await trx('catalog_imports').where({ id: importId }).first();
     if (!imp) throw new Error(`import ${importId} not found`);
+    const lastLine = afterLine + limit;
+    const done = lastLine >= imp.total_lines + 1;
     const lines: Array<{ line: number; data: Record<string, unknown> }> = await trx('catalog_import_lines')
       .where({ import_id: importId, status: 'pending' })
       .andWhere('line', '>', afterLine)
+      .andWhere('line', '<=', lastLine)
       .orderBy('line')
-      .limit(limit)
       .select('line', 'data');
-    if (lines.length === 0) return { last_line: afterLine, done: true, created: 0, updated: 0, failed: 0 };
+    if (lines.length === 0) return { last_line: lastLine, done, created: 0, updated: 0, failed: 0 };
     const scope: Scope = { organizationId: imp.organization_id, principal: { kind: imp.actor_kind, id: imp.actor_id, organizationIds: [imp.organization_id] } };
     const catalog = await loadCatalogOwned(trx, scope, imp.catalog_id);
     const result = await writeItems(
@@ -174,7 +178,7 @@ export async function importBatch(knex: Knex, caches: CatalogCaches, importId: s
     const count = (s: string) => outcome.filter((o) => o.status === s).length;
     const counts = { created: count('created'), updated: count('updated'), failed: count('failed') };
     await trx('catalog_imports').where({ id: importId }).increment({ created: counts.created, updated: counts.updated, failed: counts.failed });
-    return { last_line: lines[lines.length - 1].line, done: lines.length < limit, ...counts };
+    return { last_line: lastLine, done, ...counts };
   });
 }
 
