@@ -8,3 +8,4 @@ export { searchIndexBuildWorkflow } from './search-index-build';
 export { activityApplyWorkflow } from './activity-apply';
 export { searchIndexMaintenanceWorkflow } from './search-index-maintenance';
 export { catalogImportWorkflow } from './catalog-import';
+export { flowRunWorkflow } from './flow-run';

@@ -18,7 +18,10 @@
  *   (`activity-apply-completed.json`), and one that fails for good and records the failure
  *   (`activity-apply-failed.json`);
  * - catalogImportWorkflow: a spreadsheet import with a failing line that completes
- *   (`catalog-import-completed.json`).
+ *   (`catalog-import-completed.json`);
+ * - flowRunWorkflow: a run through custom_code, the child enrichment job of an enrich node and
+ *   stage (`flow-run-completed.json`), one whose code raised (`flow-run-failed.json`) and one
+ *   cancelled while its code ran (`flow-run-cancelled.json`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -46,6 +49,9 @@ test('the fixtures cover every path of every workflow type', () => {
     'enrichment-continued-last-run.json',
     'enrichment-webhook.json',
     'enrichment-worker-crash.json',
+    'flow-run-cancelled.json',
+    'flow-run-completed.json',
+    'flow-run-failed.json',
     'search-index-build.json',
     'search-index-maintenance.json',
     'search-index-words-signal.json',
@@ -62,6 +68,7 @@ test('the fixtures cover every path of every workflow type', () => {
       'activityApplyWorkflow',
       'searchIndexMaintenanceWorkflow',
       'catalogImportWorkflow',
+      'flowRunWorkflow',
     ]),
   );
 });
