@@ -1,0 +1,158 @@
+/**
+ * Reading and writing the tool server's local tables (tool-server.md §2.1 step 8 and §2.2
+ * "Inputs"): JSON Lines (one object per line, typed values), CSV (header row, no index; dict and
+ * list cells JSON-encoded; an empty cell reads as null, as pandas reads it) and JSON (an array of
+ * objects, or one object). Parquet is not written: see docs/mcp.md for why.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+import { isNull, pythonJson, Row } from './values';
+
+/** Table formats read by extension. */
+export const TABLE_EXTENSIONS = ['.jsonl', '.ndjson', '.csv', '.json'] as const;
+
+/** A table read from a file: its rows (null cells dropped) and its columns in first-seen order. */
+export interface Table {
+  rows: Row[];
+  columns: string[];
+}
+
+/** A file whose extension or content is not a readable table. */
+export class TableFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TableFormatError';
+  }
+}
+
+/** Columns in first-seen order over `rows`. */
+export function columnsOf(rows: Row[], first: readonly string[] = []): string[] {
+  const seen = new Set<string>(first);
+  const out = [...first];
+  for (const r of rows)
+    for (const k of Object.keys(r))
+      if (!seen.has(k)) {
+        seen.add(k);
+        out.push(k);
+      }
+  return out;
+}
+
+/** `row` without its null cells (tool-server.md §2.2: "a row becomes a dict with its null cells dropped"). */
+function dropNulls(row: Row): Row {
+  const out: Row = {};
+  for (const [k, v] of Object.entries(row)) if (!isNull(v)) out[k] = v;
+  return out;
+}
+
+/**
+ * Reads a table by its extension (`.jsonl`/`.ndjson`, `.csv`, `.json`).
+ * @throws TableFormatError for another extension, a line or file that is not JSON objects, or CSV that does not parse
+ */
+export function readTable(file: string): Table {
+  const ext = path.extname(file).toLowerCase();
+  const text = fs.readFileSync(file, 'utf8');
+  if (ext === '.csv') {
+    let records: string[][];
+    try {
+      records = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true });
+    } catch (err) {
+      throw new TableFormatError(`${path.basename(file)}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const header = records[0] ?? [];
+    const rows = records.slice(1).map((rec) => {
+      const row: Row = {};
+      header.forEach((h, i) => {
+        const v = rec[i];
+        if (v !== undefined && v !== '') row[h] = v;
+      });
+      return row;
+    });
+    return { rows, columns: header };
+  }
+  if (ext === '.jsonl' || ext === '.ndjson') {
+    const rows: Row[] = [];
+    let n = 0;
+    for (const line of text.split('\n')) {
+      n++;
+      if (!line.trim()) continue;
+      let v: unknown;
+      try {
+        v = JSON.parse(line);
+      } catch {
+        throw new TableFormatError(`${path.basename(file)} line ${n} is not JSON`);
+      }
+      if (!v || typeof v !== 'object' || Array.isArray(v)) throw new TableFormatError(`${path.basename(file)} line ${n} is not a JSON object`);
+      rows.push(dropNulls(v as Row));
+    }
+    return { rows, columns: columnsOf(rows) };
+  }
+  if (ext === '.json') {
+    let v: unknown;
+    try {
+      v = JSON.parse(text);
+    } catch {
+      throw new TableFormatError(`${path.basename(file)} is not JSON`);
+    }
+    const list = Array.isArray(v) ? v : [v];
+    if (!list.every((x) => x && typeof x === 'object' && !Array.isArray(x))) throw new TableFormatError(`${path.basename(file)} must hold objects`);
+    const rows = (list as Row[]).map(dropNulls);
+    return { rows, columns: columnsOf(rows) };
+  }
+  throw new TableFormatError(`unsupported table format ${ext || '(none)'} for ${path.basename(file)}: use one of ${TABLE_EXTENSIONS.join(', ')}`);
+}
+
+/** Reads JSON Lines of arbitrary objects (staged changes), or a `.json` array / single object (tool-server.md §2.3 step 2). */
+export function readObjects(file: string): unknown[] {
+  const ext = path.extname(file).toLowerCase();
+  const text = fs.readFileSync(file, 'utf8');
+  if (ext === '.json') {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? v : [v];
+  }
+  if (ext === '.jsonl' || ext === '.ndjson') {
+    return text
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as unknown);
+  }
+  throw new TableFormatError(`unsupported format ${ext || '(none)'} for ${path.basename(file)}: use .jsonl or .json`);
+}
+
+/** Writes objects as JSON Lines (one `JSON.stringify` per line; non-JSON values as JSON makes them). */
+export function writeJsonl(file: string, rows: readonly unknown[]): void {
+  const fd = fs.openSync(file, 'w');
+  try {
+    const chunk: string[] = [];
+    for (const r of rows) {
+      chunk.push(JSON.stringify(r));
+      if (chunk.length === 2000) fs.writeSync(fd, chunk.splice(0).join('\n') + '\n');
+    }
+    if (chunk.length) fs.writeSync(fd, chunk.join('\n') + '\n');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** A cell as CSV text: null → empty, dict/list → JSON with Python's separators (tool-server.md §2.1 step 7). */
+export function csvCell(v: unknown): string {
+  if (isNull(v)) return '';
+  if (typeof v === 'object') return pythonJson(v);
+  return String(v);
+}
+
+/** Writes rows as CSV with a header of `columns`, no index column (tool-server.md §2.1 step 8). */
+export function writeCsv(file: string, rows: readonly Row[], columns: readonly string[]): void {
+  const fd = fs.openSync(file, 'w');
+  try {
+    fs.writeSync(fd, stringify([columns as string[]]));
+    for (let i = 0; i < rows.length; i += 2000) {
+      const records = rows.slice(i, i + 2000).map((r) => columns.map((c) => csvCell(r[c])));
+      fs.writeSync(fd, stringify(records));
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
