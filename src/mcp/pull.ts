@@ -181,7 +181,9 @@ export async function pullSnapshot(api: ApiClient, input: PullInput, outDir: str
   const { items, endpoint, total, stats } = await pullRows(api, input, timeoutMs);
   const typed = items.map((it) => flattenItem(it, false));
   const flat = items.map((it) => flattenItem(it, true));
-  const columns = columnsOf(flat, SYSTEM_COLUMNS);
+  // Columns: the system columns, the schema's properties in its order, then any other data key.
+  const props = (schema.schema_definition as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+  const columns = columnsOf(flat, [...SYSTEM_COLUMNS, ...Object.keys(props).filter((k) => !(SYSTEM_COLUMNS as readonly string[]).includes(k))]);
   writeJsonl(paths.jsonl, typed);
   writeCsv(paths.csv, flat, columns);
 
