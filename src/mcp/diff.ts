@@ -199,6 +199,129 @@ function bump(counts: Record<string, number>, key: string): void {
   counts[key] = (counts[key] ?? 0) + 1;
 }
 
+/**
+ * What the pairing produces, built up one match key at a time in sorted key order
+ * (tool-server.md §2.2 "Pairing", "For a pair", "Added rows", "Removed rows").
+ */
+class DiffAccumulator {
+  readonly staged: StagedChangeOut[] = [];
+  readonly rowDiffs: RowDiff[] = [];
+  readonly fieldCounts: Record<string, number> = {};
+  readonly entityCounts: Record<string, { added: number; removed: number; modified: number }> = {};
+  readonly pairCounts: Record<string, number> = {};
+  readonly samples: SampleChange[] = [];
+  readonly summary = { added: 0, removed: 0, modified: 0 };
+
+  /** Counts a change under its entity type label ("unknown" when null). */
+  private countEntity(entity: string | null, kind: 'added' | 'removed' | 'modified'): void {
+    const c = (this.entityCounts[entity ?? 'unknown'] ??= { added: 0, removed: 0, modified: 0 });
+    c[kind]++;
+  }
+
+  /** A before row and an after row with the same match key: every differing field counts; a change is staged when any differs. */
+  pair(key: string, br: Row, ar: Row, bs: Strategy, as: Strategy): void {
+    const strategy = bs === as ? bs : `${bs}->${as}`;
+    bump(this.pairCounts, strategy);
+    const bd = dataOf(br);
+    const ad = dataOf(ar);
+    const changed = [...new Set([...Object.keys(bd), ...Object.keys(ad)])].filter((f) => differs(bd[f], ad[f])).sort();
+    for (const f of changed) bump(this.fieldCounts, f);
+    if (!changed.length) return;
+    const itemId = normKey(br.__catalog_item_id) ?? normKey(ar.__catalog_item_id);
+    const entity = normKey(ar.__entity_type) ?? normKey(br.__entity_type);
+    const isNew = itemId === null;
+    const change: StagedChangeOut = {
+      catalog_item_id: itemId,
+      catalog_item_entity_type: entity,
+      before_data: isNew ? null : bd,
+      after_data: ad,
+      source_data: null,
+      is_new_item: isNew,
+      row_index: this.staged.length,
+    };
+    const version = baseVersion(br);
+    if (!isNew && version !== undefined) change.base_version = version;
+    this.staged.push(change);
+    this.summary[isNew ? 'added' : 'modified']++;
+    this.countEntity(entity, isNew ? 'added' : 'modified');
+    this.rowDiffs.push({
+      match_key: key,
+      match_strategy: strategy,
+      change_type: isNew ? 'added_from_match' : 'modified',
+      catalog_item_id: itemId,
+      catalog_item_entity_type: entity,
+      changed_fields: changed,
+      before_data: bd,
+      after_data: ad,
+    });
+    for (const f of changed.slice(0, 2)) if (this.samples.length < 10) this.samples.push({ key, field: f, before: bd[f] ?? null, after: ad[f] ?? null });
+  }
+
+  /** An after row without a partner: a new item, or (with a catalog id) a modify of an unmatched item. */
+  added(key: string, ar: Row, strategy: Strategy): void {
+    const itemId = normKey(ar.__catalog_item_id);
+    const entity = normKey(ar.__entity_type);
+    const ad = dataOf(ar);
+    this.staged.push({
+      catalog_item_id: itemId,
+      catalog_item_entity_type: entity,
+      before_data: null,
+      after_data: ad,
+      source_data: ad,
+      is_new_item: itemId === null,
+      row_index: this.staged.length,
+    });
+    bump(this.pairCounts, `added:${strategy}`);
+    const kind = itemId === null ? 'added' : 'modified';
+    this.summary[kind]++;
+    this.countEntity(entity, kind);
+    this.rowDiffs.push({
+      match_key: key,
+      match_strategy: strategy,
+      change_type: itemId === null ? 'added' : 'modified_unmatched',
+      catalog_item_id: itemId,
+      catalog_item_entity_type: entity,
+      changed_fields: Object.keys(ad).sort(),
+      before_data: null,
+      after_data: ad,
+    });
+  }
+
+  /** A before row without a partner: a delete when it has a catalog id, else only recorded as `removed_untracked`. */
+  removed(key: string, br: Row, strategy: Strategy): void {
+    const itemId = normKey(br.__catalog_item_id);
+    const entity = normKey(br.__entity_type);
+    const bd = dataOf(br);
+    bump(this.pairCounts, `removed:${strategy}`);
+    this.rowDiffs.push({
+      match_key: key,
+      match_strategy: strategy,
+      change_type: itemId === null ? 'removed_untracked' : 'removed',
+      catalog_item_id: itemId,
+      catalog_item_entity_type: entity,
+      changed_fields: [],
+      before_data: bd,
+      after_data: null,
+    });
+    if (itemId === null) return;
+    const change: StagedChangeOut = {
+      catalog_item_id: itemId,
+      catalog_item_entity_type: entity,
+      before_data: bd,
+      after_data: {},
+      source_data: null,
+      is_new_item: false,
+      is_delete: true,
+      row_index: this.staged.length,
+    };
+    const version = baseVersion(br);
+    if (version !== undefined) change.base_version = version;
+    this.staged.push(change);
+    this.summary.removed++;
+    this.countEntity(entity, 'removed');
+  }
+}
+
 /** The default schema file beside a pulled snapshot: `<stem>_schema.json`. */
 export function defaultSchemaPath(beforePath: string): string {
   const ext = path.extname(beforePath);
@@ -215,7 +338,11 @@ export function computeDiff(input: DiffInput): DiffResult {
   return diffTables(readTable(input.before_path), readTable(input.after_path), input);
 }
 
-/** {@link computeDiff} over tables already read (the bench and the tests call it directly). */
+/**
+ * {@link computeDiff} over tables already read (the bench calls it directly). Its length is the
+ * spec's sequence (match keys, errors, grouping, pairing, summary, diagnostics, files), kept in one
+ * place so it can be read against tool-server.md §2.2 top to bottom.
+ */
 export function diffTables(beforeRaw: Table, afterRaw: Table, input: DiffInput): DiffResult {
   const kinds = columnKinds(beforeRaw, input.schema_path ?? defaultSchemaPath(input.before_path));
   const before = beforeRaw.rows.map((r) => coerceRow(r, kinds));
@@ -245,127 +372,15 @@ export function diffTables(beforeRaw: Table, afterRaw: Table, input: DiffInput):
   bKeys.forEach((m, i) => (bump(beforeCounts, m!.strategy), group(m!.key).b.push(i)));
   aKeys.forEach((m, i) => (bump(afterCounts, m!.strategy), group(m!.key).a.push(i)));
 
-  const staged: StagedChangeOut[] = [];
-  const rowDiffs: RowDiff[] = [];
-  const fieldCounts: Record<string, number> = {};
-  const entityCounts: Record<string, { added: number; removed: number; modified: number }> = {};
-  const pairCounts: Record<string, number> = {};
-  const samples: SampleChange[] = [];
-  const summary = { added: 0, removed: 0, modified: 0 };
-  const label = (e: string | null) => e ?? 'unknown';
-  const countEntity = (e: string | null, kind: 'added' | 'removed' | 'modified') => {
-    const c = (entityCounts[label(e)] ??= { added: 0, removed: 0, modified: 0 });
-    c[kind]++;
-  };
-
+  const acc = new DiffAccumulator();
   for (const key of [...groups.keys()].sort()) {
     const { b, a } = groups.get(key)!;
     const n = Math.min(b.length, a.length);
-    for (let i = 0; i < n; i++) {
-      const br = before[b[i]];
-      const ar = after[a[i]];
-      const bs = bKeys[b[i]]!.strategy;
-      const as = aKeys[a[i]]!.strategy;
-      const strategy = bs === as ? bs : `${bs}->${as}`;
-      bump(pairCounts, strategy);
-      const bd = dataOf(br);
-      const ad = dataOf(ar);
-      const changed = [...new Set([...Object.keys(bd), ...Object.keys(ad)])].filter((f) => differs(bd[f], ad[f])).sort();
-      for (const f of changed) bump(fieldCounts, f);
-      if (!changed.length) continue;
-      const itemId = normKey(br.__catalog_item_id) ?? normKey(ar.__catalog_item_id);
-      const entity = normKey(ar.__entity_type) ?? normKey(br.__entity_type);
-      const isNew = itemId === null;
-      const change: StagedChangeOut = {
-        catalog_item_id: itemId,
-        catalog_item_entity_type: entity,
-        before_data: isNew ? null : bd,
-        after_data: ad,
-        source_data: null,
-        is_new_item: isNew,
-        row_index: staged.length,
-      };
-      const version = baseVersion(br);
-      if (!isNew && version !== undefined) change.base_version = version;
-      staged.push(change);
-      summary[isNew ? 'added' : 'modified']++;
-      countEntity(entity, isNew ? 'added' : 'modified');
-      rowDiffs.push({
-        match_key: key,
-        match_strategy: strategy,
-        change_type: isNew ? 'added_from_match' : 'modified',
-        catalog_item_id: itemId,
-        catalog_item_entity_type: entity,
-        changed_fields: changed,
-        before_data: bd,
-        after_data: ad,
-      });
-      for (const f of changed.slice(0, 2)) if (samples.length < 10) samples.push({ key, field: f, before: bd[f] ?? null, after: ad[f] ?? null });
-    }
-    for (const ai of a.slice(n)) {
-      const ar = after[ai];
-      const itemId = normKey(ar.__catalog_item_id);
-      const entity = normKey(ar.__entity_type);
-      const ad = dataOf(ar);
-      staged.push({
-        catalog_item_id: itemId,
-        catalog_item_entity_type: entity,
-        before_data: null,
-        after_data: ad,
-        source_data: ad,
-        is_new_item: itemId === null,
-        row_index: staged.length,
-      });
-      bump(pairCounts, `added:${aKeys[ai]!.strategy}`);
-      const kind = itemId === null ? 'added' : 'modified';
-      summary[kind]++;
-      countEntity(entity, kind);
-      rowDiffs.push({
-        match_key: key,
-        match_strategy: aKeys[ai]!.strategy,
-        change_type: itemId === null ? 'added' : 'modified_unmatched',
-        catalog_item_id: itemId,
-        catalog_item_entity_type: entity,
-        changed_fields: Object.keys(ad).sort(),
-        before_data: null,
-        after_data: ad,
-      });
-    }
-    for (const bi of b.slice(n)) {
-      const br = before[bi];
-      const itemId = normKey(br.__catalog_item_id);
-      const entity = normKey(br.__entity_type);
-      const bd = dataOf(br);
-      bump(pairCounts, `removed:${bKeys[bi]!.strategy}`);
-      const diff: RowDiff = {
-        match_key: key,
-        match_strategy: bKeys[bi]!.strategy,
-        change_type: itemId === null ? 'removed_untracked' : 'removed',
-        catalog_item_id: itemId,
-        catalog_item_entity_type: entity,
-        changed_fields: [],
-        before_data: bd,
-        after_data: null,
-      };
-      rowDiffs.push(diff);
-      if (itemId === null) continue;
-      const change: StagedChangeOut = {
-        catalog_item_id: itemId,
-        catalog_item_entity_type: entity,
-        before_data: bd,
-        after_data: {},
-        source_data: null,
-        is_new_item: false,
-        is_delete: true,
-        row_index: staged.length,
-      };
-      const version = baseVersion(br);
-      if (version !== undefined) change.base_version = version;
-      staged.push(change);
-      summary.removed++;
-      countEntity(entity, 'removed');
-    }
+    for (let i = 0; i < n; i++) acc.pair(key, before[b[i]], after[a[i]], bKeys[b[i]]!.strategy, aKeys[a[i]]!.strategy);
+    for (const ai of a.slice(n)) acc.added(key, after[ai], aKeys[ai]!.strategy);
+    for (const bi of b.slice(n)) acc.removed(key, before[bi], bKeys[bi]!.strategy);
   }
+  const { staged, rowDiffs, fieldCounts, entityCounts, pairCounts, samples, summary } = acc;
 
   const bCols = beforeRaw.columns.filter((c) => !isSystemColumn(c));
   const aCols = afterRaw.columns.filter((c) => !isSystemColumn(c));

@@ -131,7 +131,8 @@ function datasetKeys(t: Table, which: string, errors: Issue[], warnings: Issue[]
 
 /**
  * Validates a bundle (tool-server.md §2.3, checks in its order; "return early" = valid false at
- * once). Paths are resolved inside `root` (the workspace).
+ * once). Paths are resolved inside `root` (the workspace). Longer than the house limit on purpose:
+ * it reads as the spec's numbered steps, one block each, in the spec's order.
  * @returns the report; never throws for bad input (it becomes an issue), only for programming errors
  */
 export async function validateBundle(api: ApiClient, root: string, input: ValidateInput): Promise<ValidationReport> {
@@ -241,7 +242,11 @@ export async function validateBundle(api: ApiClient, root: string, input: Valida
   return report();
 }
 
-/** Steps 7–10 of tool-server.md §2.3 against the catalog's current schema. */
+/**
+ * Steps 7–10 of tool-server.md §2.3 against the catalog's current schema (columns, required fields,
+ * Ajv over each change as the service would store it, product/variant references). One block per
+ * step, like {@link validateBundle}, hence its length.
+ */
 async function checkAgainstCatalog(
   api: ApiClient,
   input: ValidateInput,
