@@ -20,6 +20,7 @@ import { dashboardRouter } from './dashboard/routes';
 import { organizationRoutes } from './routes/organization';
 import { templateRoutes } from './routes/templates';
 import { artifactRoutes, publicMediaRoutes } from './routes/files';
+import { imageRunRoutes } from './routes/image-runs';
 import type { AppDeps, ResolvedAppDeps } from './deps';
 import { runIdempotent } from './services/access/idempotency';
 import { RateLimits } from './services/access/rate-limits';
@@ -51,6 +52,7 @@ export function buildRegistry(given: AppDeps): RouteRegistry {
     ...apiKeyRoutes(deps),
     ...activityApplyRoutes(deps),
     ...artifactRoutes(deps),
+    ...imageRunRoutes(deps),
   );
 }
 

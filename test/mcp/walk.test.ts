@@ -12,8 +12,10 @@ import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Knex } from 'knex';
 import { stringify } from 'csv-stringify/sync';
+import sharp from 'sharp';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
+import { enrichmentStorage, hostBytes } from '../../src/services/enrichment/artifacts';
 import { TemporalJobRunner } from '../../temporal/client';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -109,6 +111,9 @@ test('every tool has an input schema and a one-line purpose; none approves or ap
     'execution_bundle_validate',
     'execution_catalog_stage_dataset',
     'service_map_to_catalog_schema',
+    'service_image_run',
+    'service_image_status',
+    'service_image_list',
   ])
     expect(names).toContain(name);
   for (const t of tools) {
@@ -274,4 +279,37 @@ test('a transform that breaks the schema is refused with every error, and nothin
   // A path outside the workspace is refused by the guard.
   const outside = await mcp.callError('execution_local_diff_compute', { before_path: '/etc/hostname', after_path: 'bad/after.jsonl' });
   expect(outside.error).toBe('UnsafePathError');
+});
+
+test('service tools: rows mapped into the catalog schema through /public/enrich; an image upscaled on hosted media', async () => {
+  const catalogId = await createTestCatalog(org.organizationId, { schema_definition: SCHEMA });
+  const mapped = await mcp.call<{ status: string; total_items: number; results: Array<{ after_data: Record<string, unknown> }> }>(
+    'service_map_to_catalog_schema',
+    {
+      catalog_id: catalogId,
+      items: [
+        { product_code: 'X-1', name: 'Kettle' },
+        { product_code: 'X-2', name: 'Toaster' },
+      ],
+    },
+  );
+  expect(mapped).toMatchObject({ status: 'completed', total_items: 2 });
+  expect(mapped.results.map((r) => r.after_data.name)).toEqual(['Kettle', 'Toaster']);
+  const job = await knex('enrichment_jobs').where('catalog_id', catalogId).first('config');
+  expect(job.config.output_schema.map((f: { name: string }) => f.name).sort()).toEqual(['color', 'price', 'sku', 'tags', 'title']);
+  expect(job.config).toMatchObject({ web_search: false, validate_semantics: true, staged_status: 'draft' });
+
+  const png = await sharp({ create: { width: 10, height: 10, channels: 3, background: '#ff0000' } })
+    .png()
+    .toBuffer();
+  const url = await hostBytes(knex, enrichmentStorage(loadConfig()), org.organizationId, png, 'image/png', 'test:red');
+  const runOut = await mcp.call<{ run_id: string; status: string; result_urls: string[] }>('service_image_run', {
+    tool: 'upscale',
+    image_url: url,
+    size: '40x40',
+  });
+  expect(runOut.status).toBe('completed');
+  expect(await mcp.call('service_image_status', { run_id: runOut.run_id })).toEqual(runOut);
+  const list = await mcp.call<{ runs: Array<{ run_id: string }> }>('service_image_list', { tool: 'upscale' });
+  expect(list.runs.map((r) => r.run_id)).toContain(runOut.run_id);
 });
