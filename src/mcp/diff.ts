@@ -174,11 +174,31 @@ function columnKinds(before: Table, schemaPath: string | null): Map<string, Colu
   return kinds;
 }
 
-/** A row with its cells converted to the column kinds (system columns untouched). */
-function coerceRow(row: Row, kinds: Map<string, ColumnKind>): Row {
-  const out: Row = {};
-  for (const [k, v] of Object.entries(row)) out[k] = isSystemColumn(k) ? v : coerceCell(v, kinds.get(k));
-  return out;
+/**
+ * Converts the cells of `rows` to the column kinds in place (system columns untouched): the rows
+ * are this diff's own copies, and 100,000 rows copied twice cost more in garbage collection than
+ * the diff itself.
+ */
+function coerceRows(rows: Row[], kinds: Map<string, ColumnKind>): Row[] {
+  if (!kinds.size) return rows;
+  for (const row of rows)
+    for (const k in row) {
+      const v = row[k];
+      if (typeof v !== 'string') continue;
+      const kind = kinds.get(k);
+      if (!kind || kind === 'string' || isSystemColumn(k)) continue;
+      const c = coerceCell(v, kind);
+      if (c !== v) row[k] = c;
+    }
+  return rows;
+}
+
+/** The non-system fields whose values differ between two rows, sorted (without building the rows' data objects). */
+function changedFields(br: Row, ar: Row): string[] {
+  const changed: string[] = [];
+  for (const k in br) if (!isSystemColumn(k) && differs(br[k], ar[k])) changed.push(k);
+  for (const k in ar) if (!(k in br) && !isSystemColumn(k) && differs(undefined, ar[k])) changed.push(k);
+  return changed.length > 1 ? changed.sort() : changed;
 }
 
 /** `row` without the system columns. */
@@ -222,11 +242,11 @@ class DiffAccumulator {
   pair(key: string, br: Row, ar: Row, bs: Strategy, as: Strategy): void {
     const strategy = bs === as ? bs : `${bs}->${as}`;
     bump(this.pairCounts, strategy);
+    const changed = changedFields(br, ar);
+    if (!changed.length) return;
+    for (const f of changed) bump(this.fieldCounts, f);
     const bd = dataOf(br);
     const ad = dataOf(ar);
-    const changed = [...new Set([...Object.keys(bd), ...Object.keys(ad)])].filter((f) => differs(bd[f], ad[f])).sort();
-    for (const f of changed) bump(this.fieldCounts, f);
-    if (!changed.length) return;
     const itemId = normKey(br.__catalog_item_id) ?? normKey(ar.__catalog_item_id);
     const entity = normKey(ar.__entity_type) ?? normKey(br.__entity_type);
     const isNew = itemId === null;
@@ -339,14 +359,26 @@ export function computeDiff(input: DiffInput): DiffResult {
 }
 
 /**
+ * {@link computeDiff} that also hands back what it read and staged, so that stage_dataset can
+ * validate without reading the three files again (they are large: 100,000 rows each).
+ */
+export function computeDiffKeeping(input: DiffInput): { result: DiffResult; before: Table; after: Table; staged: StagedChangeOut[] } {
+  const before = readTable(input.before_path);
+  const after = readTable(input.after_path);
+  const kept: { staged: StagedChangeOut[] } = { staged: [] };
+  const result = diffTables(before, after, input, kept);
+  return { result, before, after, staged: kept.staged };
+}
+
+/**
  * {@link computeDiff} over tables already read (the bench calls it directly). Its length is the
  * spec's sequence (match keys, errors, grouping, pairing, summary, diagnostics, files), kept in one
  * place so it can be read against tool-server.md §2.2 top to bottom.
  */
-export function diffTables(beforeRaw: Table, afterRaw: Table, input: DiffInput): DiffResult {
+export function diffTables(beforeRaw: Table, afterRaw: Table, input: DiffInput, keep?: { staged: StagedChangeOut[] }): DiffResult {
   const kinds = columnKinds(beforeRaw, input.schema_path ?? defaultSchemaPath(input.before_path));
-  const before = beforeRaw.rows.map((r) => coerceRow(r, kinds));
-  const after = afterRaw.rows.map((r) => coerceRow(r, kinds));
+  const before = coerceRows(beforeRaw.rows, kinds);
+  const after = coerceRows(afterRaw.rows, kinds);
   const keyField = input.key_field;
   const bStats = keyStats(beforeRaw, keyField);
   const aStats = keyStats(afterRaw, keyField);
@@ -416,6 +448,7 @@ export function diffTables(beforeRaw: Table, afterRaw: Table, input: DiffInput):
   const stagedPath = path.join(dir, 'staged_changes.jsonl');
   const detailsPath = path.join(dir, 'diff_details.json');
   writeJsonl(stagedPath, staged);
+  if (keep) keep.staged = staged;
   fs.writeFileSync(
     detailsPath,
     JSON.stringify({

@@ -60,6 +60,8 @@ export interface PullOutput {
   source_hash: string;
   base_snapshot_id: null;
   cache_hit: boolean;
+  /** Time spent fetching rows and writing files (ms). */
+  timings_ms: { fetch: number; write: number };
 }
 
 /** Attempts per page (issue 21: retries on 5xx/408/429 and network errors). */
@@ -82,11 +84,38 @@ export function flattenItem(item: PulledItem, flatten: boolean): Row {
   return row;
 }
 
-/** sha256 hex of the canonical JSON of `rows` (tool-server.md §2.1 step 9), hashed row by row to bound memory. */
-export function rowsHash(rows: readonly unknown[]): string {
+/**
+ * sha256 hex of the canonical JSON of the flattened rows (tool-server.md §2.1 step 9: sorted keys,
+ * separators `,`/`:`), computed from the typed rows: a dict or list cell enters as the JSON string
+ * the flattening makes of it (Python separators), so the hash is the one of the CSV's rows. Hashed
+ * row by row; the sorted key order is reused while consecutive rows have the same keys.
+ */
+export function rowsHash(rows: readonly Row[]): string {
   const h = createHash('sha256');
   h.update('[');
-  rows.forEach((r, i) => h.update((i ? ',' : '') + canonicalJson(r)));
+  let keys: string[] = [];
+  let sorted: string[] = [];
+  let prefixes: string[] = [];
+  let batch = '';
+  rows.forEach((r, i) => {
+    const k = Object.keys(r);
+    if (k.length !== keys.length || k.some((x, j) => x !== keys[j])) {
+      keys = k;
+      sorted = [...k].sort();
+      prefixes = sorted.map((key, j) => `${j ? ',' : ''}${JSON.stringify(key)}:`);
+    }
+    let out = i ? ',{' : '{';
+    for (let j = 0; j < sorted.length; j++) {
+      const v = r[sorted[j]];
+      out += prefixes[j] + (typeof v === 'string' ? JSON.stringify(v) : v !== null && typeof v === 'object' ? JSON.stringify(pythonJson(v)) : canonicalJson(v));
+    }
+    batch += out + '}';
+    if (batch.length > 1 << 20) {
+      h.update(batch);
+      batch = '';
+    }
+  });
+  h.update(batch);
   h.update(']');
   return h.digest('hex');
 }
@@ -178,16 +207,19 @@ export async function pullSnapshot(api: ApiClient, input: PullInput, outDir: str
   const taxonomy = await api.call<unknown>('GET', `/public/catalogs/${encodeURIComponent(input.catalog_id)}/taxonomy`, org);
   fs.writeFileSync(paths.taxonomy, JSON.stringify(taxonomy ?? null, null, 2));
 
+  const t0 = performance.now();
   const { items, endpoint, total, stats } = await pullRows(api, input, timeoutMs);
+  const t1 = performance.now();
+  // One row object per item: JSON Lines keep the typed values, the CSV writer and the hash encode dict/list cells as the flattening does.
   const typed = items.map((it) => flattenItem(it, false));
-  const flat = items.map((it) => flattenItem(it, true));
+  items.length = 0;
   // Columns: the system columns, the schema's properties in its order, then any other data key.
   const props = (schema.schema_definition as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
-  const columns = columnsOf(flat, [...SYSTEM_COLUMNS, ...Object.keys(props).filter((k) => !(SYSTEM_COLUMNS as readonly string[]).includes(k))]);
+  const columns = columnsOf(typed, [...SYSTEM_COLUMNS, ...Object.keys(props).filter((k) => !(SYSTEM_COLUMNS as readonly string[]).includes(k))]);
   writeJsonl(paths.jsonl, typed);
-  writeCsv(paths.csv, flat, columns);
+  writeCsv(paths.csv, typed, columns);
 
-  const hashes = { rows_hash: rowsHash(flat), schema_hash: sha256Hex(canonicalJson(schema)) };
+  const hashes = { rows_hash: rowsHash(typed), schema_hash: sha256Hex(canonicalJson(schema)) };
   const sourceHash = sha256Hex(canonicalJson(hashes));
   const snapshotPath = input.format === 'csv' ? paths.csv : paths.jsonl;
   const manifest = {
@@ -200,7 +232,7 @@ export async function pullSnapshot(api: ApiClient, input: PullInput, outDir: str
     schema_path: paths.schema,
     taxonomy_path: paths.taxonomy,
     format: input.format,
-    rows: flat.length,
+    rows: typed.length,
     columns: columns.length,
     total,
     endpoint,
@@ -219,7 +251,7 @@ export async function pullSnapshot(api: ApiClient, input: PullInput, outDir: str
     schema_path: paths.schema,
     taxonomy_path: paths.taxonomy,
     manifest_path: paths.manifest,
-    rows: flat.length,
+    rows: typed.length,
     columns: columns.length,
     total,
     endpoint,
@@ -229,6 +261,7 @@ export async function pullSnapshot(api: ApiClient, input: PullInput, outDir: str
     source_hash: sourceHash,
     base_snapshot_id: null,
     cache_hit: false,
+    timings_ms: { fetch: Math.round(t1 - t0), write: Math.round(performance.now() - t1) },
   };
 }
 
@@ -262,5 +295,6 @@ function readCache(paths: Record<'jsonl' | 'csv' | 'schema' | 'taxonomy' | 'mani
     source_hash: String(m.source_hash),
     base_snapshot_id: null,
     cache_hit: true,
+    timings_ms: { fetch: 0, write: 0 },
   };
 }

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ApiClient, ApiError, backoffMs, sleep } from './api-client';
-import { computeDiff, DiffInput, DiffResult } from './diff';
+import { computeDiffKeeping, DiffInput, DiffResult } from './diff';
 import { readObjects } from './table';
 import { validateBundle, ValidationReport, ValidationRules } from './validate';
 import { guardPath } from './workspace';
@@ -36,6 +36,12 @@ export interface CreateTransformInput {
   base_snapshot_id?: string | null;
   activity_context?: Record<string, unknown> | null;
   organization_id?: string | null;
+  /**
+   * Set only by stage_dataset, which has just validated these very changes with the dataset files:
+   * the changes are not validated a second time (upstream fetches and checks twice, tool-server.md
+   * §2.4 create_transform step 1; the result is the same, and at 100,000 changes it costs seconds).
+   */
+  prevalidated?: ValidationReport;
 }
 
 /** The finalize answer (tool-server.md §2.4 step 5 and §2.8). */
@@ -100,14 +106,16 @@ function reportForMetadata(r: ValidationReport): Record<string, unknown> {
 export async function createTransform(api: ApiClient, settings: StageSettings, input: CreateTransformInput): Promise<StageOutput> {
   const changes =
     input.staged_changes ?? (input.staged_changes_path ? readObjects(guardPath(settings.workspace, input.staged_changes_path, { kind: 'file' })) : []);
-  const report = await validateBundle(api, settings.workspace, {
-    catalog_id: input.catalog_id,
-    staged_changes: changes,
-    diff_summary: input.diff_summary,
-    script_path: input.script_path,
-    rules: input.rules,
-    organization_id: input.organization_id,
-  });
+  const report =
+    input.prevalidated ??
+    (await validateBundle(api, settings.workspace, {
+      catalog_id: input.catalog_id,
+      staged_changes: changes,
+      diff_summary: input.diff_summary,
+      script_path: input.script_path,
+      rules: input.rules,
+      organization_id: input.organization_id,
+    }));
   if (!report.valid) throw new ValidationFailedError(report);
   const validation = input.validation_report ?? report;
   const org = input.organization_id;
@@ -187,6 +195,8 @@ export interface StageDatasetOutput extends StageOutput {
   diff_summary: DiffResult['diff_summary'];
   staged_changes_path: string;
   warnings: ValidationReport['warnings'];
+  /** Time of the phases (ms): diff, validation, upload (shell, appends, pending-review). */
+  timings_ms: { diff: number; validate: number; upload: number };
 }
 
 /**
@@ -198,7 +208,9 @@ export interface StageDatasetOutput extends StageOutput {
 export async function stageDataset(api: ApiClient, settings: StageSettings, input: StageDatasetInput): Promise<StageDatasetOutput> {
   const beforeAbs = guardPath(settings.workspace, input.before_path, { kind: 'file' });
   const afterAbs = guardPath(settings.workspace, input.after_path, { kind: 'file' });
-  const diff = computeDiff({ ...input, before_path: beforeAbs, after_path: afterAbs });
+  const t0 = performance.now();
+  const { result: diff, before, after, staged } = computeDiffKeeping({ ...input, before_path: beforeAbs, after_path: afterAbs });
+  const t1 = performance.now();
   const report = await validateBundle(api, settings.workspace, {
     catalog_id: input.catalog_id,
     before_path: beforeAbs,
@@ -208,9 +220,12 @@ export async function stageDataset(api: ApiClient, settings: StageSettings, inpu
     script_path: input.script_path,
     rules: input.rules,
     organization_id: input.organization_id,
+    loaded: { before, after, staged },
   });
   if (!report.valid) throw new ValidationFailedError(report);
-  const summary = { diff_summary: diff.diff_summary, staged_changes_path: diff.staged_changes_path, warnings: report.warnings };
+  const t2 = performance.now();
+  const timings = { diff: Math.round(t1 - t0), validate: Math.round(t2 - t1), upload: 0 };
+  const summary = { diff_summary: diff.diff_summary, staged_changes_path: diff.staged_changes_path, warnings: report.warnings, timings_ms: timings };
   if (input.validate_only)
     return {
       activity_id: null,
@@ -232,7 +247,10 @@ export async function stageDataset(api: ApiClient, settings: StageSettings, inpu
     rules: input.rules,
     activity_context: { source_snapshot: manifest },
     organization_id: input.organization_id,
+    staged_changes: staged,
+    prevalidated: report,
   });
+  timings.upload = Math.round(performance.now() - t2);
   return { ...out, ...summary };
 }
 

@@ -40,6 +40,8 @@ export interface ValidateInput {
   schema_changes?: Record<string, unknown> | null;
   rules: ValidationRules;
   organization_id?: string | null;
+  /** The files' contents when the caller has just read them (stage_dataset after its diff); the paths are still checked. */
+  loaded?: { before?: Table; after?: Table; staged?: unknown[] };
 }
 
 /** The report (tool-server.md §2.3 "Output"). */
@@ -154,9 +156,9 @@ export async function validateBundle(api: ApiClient, root: string, input: Valida
   let afterT: Table | null = null;
   let staged: unknown[] = input.staged_changes ?? [];
   try {
-    beforeT = before ? readTable(before) : null;
-    afterT = after ? readTable(after) : null;
-    if (stagedFile) staged = readObjects(stagedFile);
+    beforeT = before ? (input.loaded?.before ?? readTable(before)) : null;
+    afterT = after ? (input.loaded?.after ?? readTable(after)) : null;
+    if (stagedFile) staged = input.loaded?.staged ?? readObjects(stagedFile);
   } catch (err) {
     errors.push({ code: 'INVALID_FORMAT', message: (err as Error).message });
     return report();

@@ -15,7 +15,7 @@ const SYSTEM = new Set<string>(SYSTEM_COLUMNS);
 
 /** Whether `column` is one of {@link SYSTEM_COLUMNS}. */
 export function isSystemColumn(column: string): boolean {
-  return SYSTEM.has(column);
+  return column.charCodeAt(0) === 95 && column.charCodeAt(1) === 95 && SYSTEM.has(column);
 }
 
 /** Null, undefined and NaN all count as null (tool-server.md §2.2). */
