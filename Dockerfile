@@ -17,6 +17,12 @@ RUN npm run build
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
+# Flows' custom_code nodes run Debian's CPython confined by bubblewrap (architecture.md, "The
+# Python sandbox"); prlimit and setpriv come with util-linux. The worker needs these; the API image
+# is the same one.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends bubblewrap python3 \
+ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 COPY --from=build /app/dist dist

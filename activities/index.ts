@@ -24,6 +24,7 @@ import {
 import type { EnrichmentCounters, WebhookDeliveryResult } from '../workflows/definitions';
 import { creditsCharged, engineDuration, itemsFinished, jobsFinished, webhookAttempts } from '../src/lib/metrics';
 import { logger } from '../src/lib/logger';
+import { whileHeartbeating } from './heartbeat';
 
 /** What the activities need: the database and the engine (built once per worker), webhook settings, storage and caches. */
 export interface ActivityDeps {
@@ -53,9 +54,6 @@ export type RowOutcome = 'succeeded' | 'failed' | 'skipped';
 
 /** Job status plus counters, as read from PostgreSQL; `has_webhook` when the job asked for a webhook (set by finalizeJob). */
 export type JobCounters = EnrichmentCounters & { status: string; has_webhook?: boolean };
-
-/** Heartbeat period of a running row (ms); the workflow's heartbeat timeout is a multiple of it. */
-export const ROW_HEARTBEAT_MS = 10_000;
 
 /** The activity functions registered on the worker; the workflow proxies them by these names. */
 export interface EnrichmentActivities {
@@ -90,11 +88,6 @@ function counters(p: { status: string; total_items: number; completed_items: num
     successful: p.successful,
     failed: p.completed_items - p.successful,
   };
-}
-
-/** Heartbeat period for the current activity: 10 s, or a third of a shorter heartbeat timeout. */
-function heartbeatEvery(ctx: Context): number {
-  return Math.max(200, Math.min(ROW_HEARTBEAT_MS, Math.floor((ctx.info.heartbeatTimeoutMs ?? 3 * ROW_HEARTBEAT_MS) / 3)));
 }
 
 /**
@@ -159,35 +152,34 @@ export function createActivities(deps: ActivityDeps): EnrichmentActivities {
       // Heartbeats let Temporal notice a dead worker within the heartbeat timeout instead of
       // the whole start-to-close timeout. A row is one unit of work (its write is atomic), so a
       // retry simply starts the row again: there is nothing finer to resume from.
-      ctx.heartbeat({ row_index: rowIndex, elapsed_ms: 0 });
-      const timer = setInterval(() => ctx.heartbeat({ row_index: rowIndex, elapsed_ms: Date.now() - started }), heartbeatEvery(ctx));
-      try {
-        return await runRow(jobId, rowIndex);
-      } finally {
-        clearInterval(timer);
-      }
+      return whileHeartbeating(
+        ctx,
+        () => ({ row_index: rowIndex, elapsed_ms: Date.now() - started }),
+        () => runRow(jobId, rowIndex),
+      );
     },
     async processRows(jobId, rowIndexes) {
       const ctx = Context.current();
       // Resume point: rows before `done` were written by an earlier attempt (its last heartbeat);
       // they are only re-read (runRow finds them written), never enriched again.
       const details = ctx.info.heartbeatDetails as { done?: number } | undefined;
-      let done = 0;
-      ctx.heartbeat({ done: details?.done ?? 0 });
-      const timer = setInterval(() => ctx.heartbeat({ done }), heartbeatEvery(ctx));
+      let done = details?.done ?? 0;
       const outcomes: RowOutcome[] = [];
-      try {
-        for (const rowIndex of rowIndexes) {
-          // Cancellation arrives with a heartbeat: stop between rows (the row being written is atomic).
-          if (ctx.cancellationSignal.aborted) throw new CancelledFailure('batch cancelled');
-          outcomes.push(await runRow(jobId, rowIndex));
-          done += 1;
-          ctx.heartbeat({ done });
-        }
-        return outcomes;
-      } finally {
-        clearInterval(timer);
-      }
+      return whileHeartbeating(
+        ctx,
+        () => ({ done }),
+        async () => {
+          done = 0;
+          for (const rowIndex of rowIndexes) {
+            // Cancellation arrives with a heartbeat: stop between rows (the row being written is atomic).
+            if (ctx.cancellationSignal.aborted) throw new CancelledFailure('batch cancelled');
+            outcomes.push(await runRow(jobId, rowIndex));
+            done += 1;
+            ctx.heartbeat({ done });
+          }
+          return outcomes;
+        },
+      );
     },
     async finalizeJob(jobId, outcome, error) {
       const final = counters(await finalizeJob(knex, jobId, outcome, error));

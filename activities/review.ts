@@ -12,9 +12,7 @@ import { createCatalogCaches } from '../src/services/catalog/caches';
 import { ApplyResult, markApplyFailed, runApply } from '../src/services/review/apply';
 import type { ActivityApplyArgs } from '../workflows/definitions';
 import { APPLY_NOT_APPLICABLE } from '../workflows/definitions';
-
-/** Heartbeat period of a running apply (ms), or a third of a shorter heartbeat timeout. */
-const APPLY_HEARTBEAT_MS = 10_000;
+import { whileHeartbeating } from './heartbeat';
 
 /** The review activities registered on the worker; the workflow proxies them by these names. */
 export interface ReviewActivities {
@@ -44,24 +42,25 @@ export function createReviewActivities(deps: { knex: Knex; caches?: CatalogCache
       const started = Date.now();
       // The apply is one transaction: nothing finer to resume from, heartbeats only let
       // Temporal notice a dead worker within the heartbeat timeout.
-      const every = Math.max(200, Math.min(APPLY_HEARTBEAT_MS, Math.floor((ctx.info.heartbeatTimeoutMs ?? 3 * APPLY_HEARTBEAT_MS) / 3)));
-      ctx.heartbeat({ elapsed_ms: 0 });
-      const timer = setInterval(() => ctx.heartbeat({ elapsed_ms: Date.now() - started }), every);
       try {
-        const result = await runApply(
-          { knex: deps.knex, caches, searchWordsDeferMinItems: deps.searchWordsDeferMinItems },
-          { activity_id: args.activity_id, force: args.force, actor: args.actor },
-          ctx.info.workflowExecution?.runId ?? ctx.info.activityId,
+        return await whileHeartbeating(
+          ctx,
+          () => ({ elapsed_ms: Date.now() - started }),
+          async () => {
+            const result = await runApply(
+              { knex: deps.knex, caches, searchWordsDeferMinItems: deps.searchWordsDeferMinItems },
+              { activity_id: args.activity_id, force: args.force, actor: args.actor },
+              ctx.info.workflowExecution?.runId ?? ctx.info.activityId,
+            );
+            logger.info({ activity_id: args.activity_id, attempt: ctx.info.attempt, result, ms: Date.now() - started }, 'review activity applied');
+            return result;
+          },
         );
-        logger.info({ activity_id: args.activity_id, attempt: ctx.info.attempt, result, ms: Date.now() - started }, 'review activity applied');
-        return result;
       } catch (err) {
         if (err instanceof ConflictError || err instanceof ValidationError) {
           throw ApplicationFailure.nonRetryable(err.message, APPLY_NOT_APPLICABLE);
         }
         throw err;
-      } finally {
-        clearInterval(timer);
       }
     },
     async markApplyFailed(activityId, error) {

@@ -8,11 +8,9 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { logger } from '../src/lib/logger';
+import { whileHeartbeating } from './heartbeat';
 import { buildSearchIndex, SearchIndexBuild } from '../src/services/catalog/search-count-index';
 import { catchUpSearchWords, SearchWordsCatchUp } from '../src/services/catalog/search-words';
-
-/** Heartbeat period of a running build (ms), or a third of a shorter heartbeat timeout. */
-const BUILD_HEARTBEAT_MS = 10_000;
 
 /** Failure type of a build deferred because this worker already runs one (retried with backoff). */
 export const SEARCH_INDEX_BUSY = 'SearchIndexBuildBusy';
@@ -64,20 +62,22 @@ export function createSearchIndexActivities(deps: { knex: Knex }): SearchIndexAc
       const started = Date.now();
       // The build is one transaction: there is nothing finer to resume from (Temporal rule 5), so
       // heartbeats only let Temporal notice a dead worker within the heartbeat timeout.
-      const every = Math.max(200, Math.min(BUILD_HEARTBEAT_MS, Math.floor((ctx.info.heartbeatTimeoutMs ?? 3 * BUILD_HEARTBEAT_MS) / 3)));
-      ctx.heartbeat({ elapsed_ms: 0 });
-      const timer = setInterval(() => ctx.heartbeat({ elapsed_ms: Date.now() - started }), every);
       try {
-        const words = await catchUpSearchWords(deps.knex, catalogId);
-        if (words.rows > 0) logger.info({ catalog_id: catalogId, attempt: ctx.info.attempt, result: words }, 'word index caught up after a restore');
-        const built = await buildSearchIndex(deps.knex, catalogId);
-        logger.info(
-          { catalog_id: catalogId, attempt: ctx.info.attempt, result: built },
-          built ? 'search count index built' : 'search count index not built (locked or catalog gone)',
+        return await whileHeartbeating(
+          ctx,
+          () => ({ elapsed_ms: Date.now() - started }),
+          async () => {
+            const words = await catchUpSearchWords(deps.knex, catalogId);
+            if (words.rows > 0) logger.info({ catalog_id: catalogId, attempt: ctx.info.attempt, result: words }, 'word index caught up after a restore');
+            const built = await buildSearchIndex(deps.knex, catalogId);
+            logger.info(
+              { catalog_id: catalogId, attempt: ctx.info.attempt, result: built },
+              built ? 'search count index built' : 'search count index not built (locked or catalog gone)',
+            );
+            return built && { ...built, words_caught_up: words.rows };
+          },
         );
-        return built && { ...built, words_caught_up: words.rows };
       } finally {
-        clearInterval(timer);
         building = null;
       }
     },

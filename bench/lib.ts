@@ -15,31 +15,13 @@ import { newId } from '../src/lib/ids';
 import { createOrganizationWithKey } from '../src/services/access/auth';
 import { createServiceCaches, ServiceCaches } from '../src/services/caches';
 import type { JobRunner } from '../src/services/job-runner';
+import { refusingJobs } from './fixtures/job-runners';
 
 /** The benchmark database (never the development or test one). */
 export const BENCH_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/catalog_enrichment_bench';
 
 /** Item routes never start jobs; a runner that refuses keeps the benchmarks honest. */
-const noJobs: JobRunner = {
-  async startEnrichment() {
-    throw new Error('benchmarks start no jobs');
-  },
-  async cancel() {
-    throw new Error('benchmarks start no jobs');
-  },
-  async waitForClose() {
-    throw new Error('benchmarks start no jobs');
-  },
-  async startSearchIndexBuild() {
-    throw new Error('benchmarks start no jobs');
-  },
-  async startApply() {
-    throw new Error('benchmarks start no jobs');
-  },
-  async ping() {
-    throw new Error('benchmarks start no jobs');
-  },
-};
+const noJobs: JobRunner = refusingJobs('benchmarks start no jobs');
 
 /** A running benchmark environment. */
 export interface Bench {
@@ -103,7 +85,7 @@ export const FIELDS: Record<string, Record<string, unknown>> = {
 };
 
 /** Creates a strict-mode catalog with the 20-field schema (version 1.0.0). */
-export async function createBenchCatalog(b: Bench, name: string): Promise<string> {
+export async function createBenchCatalog(b: Pick<Bench, 'knex' | 'organizationId'>, name: string): Promise<string> {
   const id = newId();
   await b.knex('catalogs').insert({
     id,

@@ -15,6 +15,7 @@ import { catalogRoutes } from './routes/catalogs';
 import { itemRoutes } from './routes/items';
 import { activityApplyRoutes } from './routes/activity-apply';
 import { activityRoutes } from './routes/activities';
+import { flowRoutes } from './routes/flows';
 import { apiKeyRoutes } from './routes/api-keys';
 import { dashboardRouter } from './dashboard/routes';
 import { organizationRoutes } from './routes/organization';
@@ -51,6 +52,7 @@ export function buildRegistry(given: AppDeps): RouteRegistry {
     ...organizationRoutes(deps),
     ...apiKeyRoutes(deps),
     ...activityApplyRoutes(deps),
+    ...flowRoutes(deps),
     ...artifactRoutes(deps),
     ...imageRunRoutes(deps),
   );

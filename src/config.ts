@@ -82,6 +82,22 @@ export interface Config {
   temporalMetricsAddress: string | null;
   /** When set, `GET /metrics` requires `Authorization: Bearer <metricsToken>` (env METRICS_TOKEN). */
   metricsToken: string | null;
+  /** The Python sandbox of flows' custom_code nodes (issue 19; architecture.md, "The Python sandbox"). */
+  pythonSandbox: PythonSandboxConfig;
+}
+
+/**
+ * Where the Python sandbox finds its programs and how much memory a custom_code node gets
+ * (architecture.md, "The Python sandbox"). The sandbox refuses to run code when either program is
+ * missing; it never falls back to an unconfined interpreter.
+ */
+export interface PythonSandboxConfig {
+  /** bubblewrap executable (env `PYTHON_SANDBOX_BWRAP`, default `/usr/bin/bwrap`, Debian package `bubblewrap`). */
+  bwrapPath: string;
+  /** CPython interpreter run inside the sandbox (env `PYTHON_SANDBOX_PYTHON`, default `/usr/bin/python3`, Debian's). */
+  pythonPath: string;
+  /** Address-space limit of one node's interpreter in bytes (env `PYTHON_SANDBOX_MEMORY_MB`, in MiB, default 512). */
+  memoryBytes: number;
 }
 
 /**
@@ -188,6 +204,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: env.METRICS_TOKEN || null,
     workerMetricsPort: env.WORKER_METRICS_PORT ? int(env.WORKER_METRICS_PORT, 0, 'WORKER_METRICS_PORT') : null,
     temporalMetricsAddress: env.TEMPORAL_METRICS_ADDRESS || null,
+    pythonSandbox: {
+      bwrapPath: env.PYTHON_SANDBOX_BWRAP || '/usr/bin/bwrap',
+      pythonPath: env.PYTHON_SANDBOX_PYTHON || '/usr/bin/python3',
+      memoryBytes: Math.max(64, int(env.PYTHON_SANDBOX_MEMORY_MB, 512, 'PYTHON_SANDBOX_MEMORY_MB')) * 1024 * 1024,
+    },
     limits: {
       requestsPerSecond: int(env.RATE_LIMIT_RPS, 50, 'RATE_LIMIT_RPS'),
       burst: Math.max(1, int(env.RATE_LIMIT_BURST, 200, 'RATE_LIMIT_BURST')),

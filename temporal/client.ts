@@ -7,8 +7,8 @@ import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowFaile
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Config } from '../src/config';
-import type { JobRunner } from '../src/services/job-runner';
-import type { activityApplyWorkflow, enrichmentJobWorkflow, searchIndexBuildWorkflow } from '../workflows';
+import type { JobRunner, StartableFlowRun } from '../src/services/job-runner';
+import type { activityApplyWorkflow, enrichmentJobWorkflow, flowRunWorkflow, searchIndexBuildWorkflow } from '../workflows';
 import {
   ActivityApplyArgs,
   activityApplyWorkflowId,
@@ -16,6 +16,8 @@ import {
   CATALOG_ID,
   ENRICHMENT_JOB_KIND,
   EnrichmentJobArgs,
+  FLOW_RUN_JOB_KIND,
+  FlowRunArgs,
   JOB_KIND,
   ORGANIZATION_ID,
   SEARCH_INDEX_JOB_KIND,
@@ -53,6 +55,9 @@ export type SearchIndexTuning = Omit<SearchIndexBuildArgs, 'catalog_id'>;
 /** Tuning of apply workflows a starter may override (tests shorten heartbeat and retries). */
 export type ApplyTuning = Pick<ActivityApplyArgs, 'heartbeat_timeout_s' | 'maximum_attempts' | 'retry_initial_interval_s'>;
 
+/** Tuning of flow runs a starter may override (tests shorten heartbeats and retries). */
+export type FlowRunTuning = Omit<FlowRunArgs, 'run_id'>;
+
 /** The job fields a start needs (a row of `enrichment_jobs`). */
 export interface StartableJob {
   id: string;
@@ -73,6 +78,7 @@ export class TemporalJobRunner implements JobRunner {
    * @param searchIndexTuning optional cool-down / heartbeat / retry tuning of every search count
    *   index build
    * @param applyTuning optional heartbeat / retry tuning of every apply workflow
+   * @param flowTuning optional heartbeat / retry tuning of every flow run
    */
   constructor(
     private readonly client: Client,
@@ -80,6 +86,7 @@ export class TemporalJobRunner implements JobRunner {
     private readonly tuning: EnrichmentTuning = {},
     private readonly searchIndexTuning: SearchIndexTuning = {},
     private readonly applyTuning: ApplyTuning = {},
+    private readonly flowTuning: FlowRunTuning = {},
   ) {}
 
   /**
@@ -214,6 +221,43 @@ export class TemporalJobRunner implements JobRunner {
           `Organization: ${apply.organization_id}`,
           `Catalog: ${apply.catalog_id}`,
           `Progress and result: GET /api/activities/${apply.activity_id} (live: query "progress")`,
+        ].join('\n'),
+      });
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+      throw err;
+    }
+  }
+
+  /**
+   * Starts `flowRunWorkflow` under `flow-run-<run_id>` (decisions.md §6) with search attributes
+   * OrganizationId, CatalogId and JobKind=`flow-run` and a summary. A first start uses reuse
+   * policy REJECT_DUPLICATE (a repeated start is "already started", a success, rule 8); a rerun
+   * (`opts.rerun`, temporal/ops.ts) ALLOW_DUPLICATE_FAILED_ONLY: a new execution after a failed,
+   * cancelled or terminated one.
+   * @throws the client's error when Temporal is unreachable, or a rerun of a run whose last
+   *   execution completed
+   */
+  async startFlowRun(run: StartableFlowRun, opts: { rerun?: boolean } = {}): Promise<void> {
+    const args: FlowRunArgs = { ...this.flowTuning, run_id: run.id };
+    try {
+      await this.client.workflow.start<typeof flowRunWorkflow>('flowRunWorkflow', {
+        workflowId: run.workflow_id,
+        taskQueue: this.config.taskQueue,
+        args: [args],
+        workflowIdReusePolicy: opts.rerun ? WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY : WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        typedSearchAttributes: [
+          { key: ORGANIZATION_ID, value: run.organization_id },
+          { key: JOB_KIND, value: FLOW_RUN_JOB_KIND },
+          ...(run.catalog_id ? [{ key: CATALOG_ID, value: run.catalog_id }] : []),
+        ],
+        memo: { run_id: run.id, flow_id: run.flow_id, organization_id: run.organization_id, catalog_id: run.catalog_id },
+        staticSummary: `Flow "${run.flow_name.slice(0, 100)}" run ${run.id}: ${run.input_count} row${run.input_count === 1 ? '' : 's'}, ${run.total_nodes} nodes`,
+        staticDetails: [
+          `Organization: ${run.organization_id}`,
+          `Flow: ${run.flow_id}`,
+          `Catalog: ${run.catalog_id ?? '(none)'}`,
+          `Progress and results: GET /api/public/workflows/runs/${run.id} (live: query "progress")`,
         ].join('\n'),
       });
     } catch (err) {

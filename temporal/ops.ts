@@ -1,7 +1,7 @@
 /**
  * Operator tools over PostgreSQL + Temporal (run by `npm run ops`, src/cli/ops.ts): failed and
- * stuck jobs, history export, replay of a history against the current workflow code, and resume
- * of a failed job. Each function takes its dependencies so tests call them directly.
+ * stuck jobs, failed flow runs, history export, replay of a history against the current workflow
+ * code, and resume of a failed job (a failed flow run's rerun is src/services/flows/runs.ts). Each function takes its dependencies so tests call them directly.
  */
 import fs from 'node:fs';
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
@@ -12,6 +12,7 @@ import { fn } from 'objection';
 import { ConflictError, errorFields, NotFoundError } from '../src/lib/errors';
 import { EnrichmentJob } from '../src/models/enrichment-job';
 import { EnrichmentRow } from '../src/models/enrichment-row';
+import { FlowRun } from '../src/models/flow-run';
 import { ReviewActivity } from '../src/models/review-activity';
 import { historyFromFixture } from './export-history';
 import type { TemporalJobRunner } from './client';
@@ -40,6 +41,16 @@ async function workflowStatus(client: Client, workflowId: string): Promise<strin
     if (err instanceof WorkflowNotFoundError) return 'NOT_FOUND';
     throw err;
   }
+}
+
+/** Ids of up to `limit` workflows of `workflowType` that Temporal's visibility lists as Failed, TimedOut or Terminated. */
+async function closedUnsuccessfully(client: Client, workflowType: string, limit: number): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const wf of client.workflow.list({ query: `WorkflowType = '${workflowType}' AND ExecutionStatus IN ('Failed', 'TimedOut', 'Terminated')` })) {
+    ids.push(wf.workflowId);
+    if (ids.length >= limit) break;
+  }
+  return ids;
 }
 
 /** The `enrichment_jobs` columns an ops listing reads. */
@@ -72,12 +83,7 @@ async function withWorkflowStatus(client: Client, rows: JobRow[]): Promise<OpsJo
  */
 export async function listFailedJobs(knex: Knex, client: Client, limit = 50): Promise<OpsJob[]> {
   const failed = await EnrichmentJob.query(knex).where({ status: 'failed' }).orderBy('updated_at', 'desc').limit(limit);
-  const closedBad: string[] = [];
-  const query = "WorkflowType = 'enrichmentJobWorkflow' AND ExecutionStatus IN ('Failed', 'TimedOut', 'Terminated')";
-  for await (const wf of client.workflow.list({ query })) {
-    closedBad.push(wf.workflowId);
-    if (closedBad.length >= limit) break;
-  }
+  const closedBad = await closedUnsuccessfully(client, 'enrichmentJobWorkflow', limit);
   const orphans = closedBad.length ? await EnrichmentJob.query(knex).whereIn('workflow_id', closedBad).where({ status: 'running' }) : [];
   return withWorkflowStatus(client, [...failed, ...orphans]);
 }
@@ -160,4 +166,52 @@ export async function resumeJob(
   }
   const pending = await EnrichmentRow.query(knex).where({ job_id: jobId, status: 'pending' }).where('row_index', '<', job.total_items).resultSize();
   return { workflow_id: job.workflow_id, run_id: description.runId, pending_rows: pending };
+}
+
+/** A failed flow run as operators see it (`ops failed`). */
+export interface OpsFlowRun {
+  kind: 'flow-run';
+  run_id: string;
+  flow_id: string;
+  organization_id: string;
+  status: string;
+  failed_node_id: string | null;
+  error: string | null;
+  attempts: number;
+  updated_at: string;
+  workflow_id: string;
+  /** Temporal status of the latest execution (`FAILED`, ...) or `NOT_FOUND`. */
+  workflow_status: string;
+  /** What reruns it from its failed node. */
+  rerun: string;
+}
+
+/**
+ * Failed flow runs, newest first (issue 19: the batch operator's list): runs `failed` in
+ * PostgreSQL, plus runs whose `flow-run-<id>` workflow Temporal lists as Failed/TimedOut/Terminated
+ * while PostgreSQL still says `running`.
+ * @param limit at most this many runs from each source; default 50
+ */
+export async function listFailedFlowRuns(knex: Knex, client: Client, limit = 50): Promise<OpsFlowRun[]> {
+  const failed = await FlowRun.query(knex).where({ status: 'failed' }).orderBy('updated_at', 'desc').limit(limit);
+  const closedBad = await closedUnsuccessfully(client, 'flowRunWorkflow', limit);
+  const orphans = closedBad.length ? await FlowRun.query(knex).whereIn('workflow_id', closedBad).where({ status: 'running' }) : [];
+  const out: OpsFlowRun[] = [];
+  for (const r of [...failed, ...orphans]) {
+    out.push({
+      kind: 'flow-run',
+      run_id: r.id,
+      flow_id: r.flow_id,
+      organization_id: r.organization_id,
+      status: r.status,
+      failed_node_id: r.failed_node_id,
+      error: r.error,
+      attempts: r.attempts,
+      updated_at: new Date(r.updated_at).toISOString(),
+      workflow_id: r.workflow_id,
+      workflow_status: await workflowStatus(client, r.workflow_id),
+      rerun: `npm run ops -- rerun ${r.id}`,
+    });
+  }
+  return out;
 }

@@ -13,6 +13,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { ActivityDeps, createActivities, EnrichmentActivities } from '../activities';
+import { createFlowActivities } from '../activities/flows';
 import { createReviewActivities } from '../activities/review';
 import { createSearchIndexActivities } from '../activities/search-index';
 import { createSearchMaintenanceActivities } from '../activities/search-maintenance';
@@ -28,6 +29,9 @@ import { timedActivities } from '../activities/timing';
 import { metrics } from '../src/lib/metrics';
 import { ensureMaintenanceSchedule } from './maintenance-schedule';
 import type { MaintenanceOptions } from '../src/services/catalog/index-maintenance';
+import { createCatalogCaches } from '../src/services/catalog/caches';
+import type { PythonSessionFactory } from '../src/services/flows/nodes/custom-code';
+import { pythonSandbox } from '../src/services/flows/python';
 
 /** What {@link createWorker} needs. */
 export interface WorkerDeps {
@@ -54,6 +58,11 @@ export interface WorkerDeps {
   applyDeferWordsMinItems?: number;
   /** Thresholds of search index maintenance (activities/search-maintenance.ts); tests lower them. */
   searchMaintenance?: MaintenanceOptions;
+  /**
+   * Starts the Python interpreter of a flow's custom_code node (activities/flows.ts); default:
+   * the bubblewrap sandbox of the environment's configuration (src/services/flows/sandbox).
+   */
+  python?: PythonSessionFactory;
   /** Activity slots of this worker; default 32. */
   maxConcurrentActivities?: number;
   /**
@@ -67,7 +76,8 @@ export interface WorkerDeps {
 
 /**
  * Creates (does not run) a Worker for every workflow type of `workflows/` with the enrichment
- * activities and, when `deps.knex` is given, the search count index and review apply activities.
+ * activities and, when `deps.knex` is given, the search count index, review apply, search
+ * maintenance and flow-run activities.
  * @throws Error when neither `activities` nor `knex` + `engine` are given; the SDK's error when
  *   the workflow bundle does not build or the namespace is unknown
  */
@@ -88,12 +98,20 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
   const searchIndex = deps.knex ? createSearchIndexActivities({ knex: deps.knex }) : {};
   const review = deps.knex ? createReviewActivities({ knex: deps.knex, searchWordsDeferMinItems: deps.applyDeferWordsMinItems }) : {};
   const maintenance = deps.knex ? createSearchMaintenanceActivities(deps.knex, deps.searchMaintenance) : {};
+  const flows = deps.knex
+    ? createFlowActivities({
+        knex: deps.knex,
+        caches: { catalog: createCatalogCaches() },
+        publicUrl: deps.publicUrl ?? 'http://127.0.0.1:8080',
+        python: deps.python ?? pythonSandbox(loadConfig()),
+      })
+    : {};
   return Worker.create({
     connection: deps.connection,
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : workflowCode()),
-    activities: timedActivities({ ...activities, ...searchIndex, ...review, ...maintenance }),
+    activities: timedActivities({ ...activities, ...searchIndex, ...review, ...maintenance, ...flows }),
     maxConcurrentActivityTaskExecutions: deps.maxConcurrentActivities ?? 32,
     shutdownGraceTime: deps.shutdownGraceTime ?? '5 seconds',
   });

@@ -226,3 +226,66 @@ export const SEARCH_MAINTENANCE_JOB_KIND = 'search-maintenance';
 
 /** Failure type of an apply whose activity is not applicable (not pending_review, no catalog): not retried. */
 export const APPLY_NOT_APPLICABLE = 'ApplyNotApplicable';
+
+/** `JobKind` of a run of a stored flow ({@link flowRunWorkflowId}; decisions.md §6). */
+export const FLOW_RUN_JOB_KIND = 'flow-run';
+
+/**
+ * Workflow id of a run of a stored flow: `flow-run-<run_id>` (decisions.md §6). A rerun of a
+ * failed run (`npm run ops -- rerun`) is a new execution under the same id.
+ */
+export function flowRunWorkflowId(runId: string): string {
+  return `flow-run-${runId}`;
+}
+
+/** Failure type of a node that failed for a reason a retry cannot mend (the code raised, a sandbox limit): not retried. */
+export const FLOW_NODE_FAILED = 'FlowNodeFailed';
+
+/** Arguments of flowRunWorkflow: the run's id (nodes and rows live in PostgreSQL, Temporal rule 2) plus test tuning. */
+export interface FlowRunArgs {
+  run_id: string;
+  /** Heartbeat timeout of node activities (s); default 60. A killed worker's node is retried after it; tests shorten it. */
+  heartbeat_timeout_s?: number;
+  /** Attempts of a node activity; default 10. */
+  maximum_attempts?: number;
+  /** First retry delay (s); default 1, doubling up to a minute. */
+  retry_initial_interval_s?: number;
+  /** Tuning handed to the enrichment job of an `enrich` node (tests shorten heartbeats). */
+  enrichment?: Pick<EnrichmentJobArgs, 'row_heartbeat_timeout_s' | 'page_size' | 'concurrency'>;
+}
+
+/** One node of a run as the workflow sees it (ids and types only). */
+export interface FlowRunPlanNode {
+  id: string;
+  type: string;
+  /** Finished in an earlier execution (a rerun or a resumed run skips it). */
+  completed: boolean;
+}
+
+/** What the workflow reads about its run when it starts. */
+export interface FlowRunPlan {
+  organization_id: string;
+  catalog_id: string | null;
+  nodes: FlowRunPlanNode[];
+}
+
+/** What an `enrich` node's job is: its id, and whether it already finished (a rerun does not start it again). */
+export interface EnrichNodeJob {
+  job_id: string;
+  finished: boolean;
+  organization_id: string;
+  total_items: number;
+}
+
+/** Answer of {@link flowRunProgressQuery}: where the run is, live (the API reads `flow_runs`). */
+export interface FlowRunProgress {
+  status: 'running' | 'completed' | 'failed' | 'cancelled';
+  /** Node being executed, or the failed node. */
+  current_node: string | null;
+  nodes_done: number;
+  total_nodes: number;
+  error?: string;
+}
+
+/** Live progress of a flow run. */
+export const flowRunProgressQuery = defineQuery<FlowRunProgress>('progress');

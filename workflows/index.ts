@@ -7,3 +7,4 @@ export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { searchIndexBuildWorkflow } from './search-index-build';
 export { activityApplyWorkflow } from './activity-apply';
 export { searchIndexMaintenanceWorkflow } from './search-index-maintenance';
+export { flowRunWorkflow } from './flow-run';

@@ -5,9 +5,12 @@ import { auditResult } from '../../src/enrichment/audit';
 import { createEngine } from '../../src/enrichment/engine';
 import { possibleCurrencyCodes } from '../../src/enrichment/normalize/price';
 import { openArchives, readArchiveIndex, stripUrl } from '../../src/enrichment/research/archive';
-import type { EnrichmentResult, OutputField, Speed } from '../../src/enrichment/types';
+import { RULE_IDS, type ExtractionTuning, type RuleId } from '../../src/enrichment/extract/rules';
+import { fitCalibration } from '../../src/enrichment/extract/calibration';
+import type { EnrichInput, EnrichmentResult, Evidence, OutputField, Speed } from '../../src/enrichment/types';
 import { canonicalDecimal, count, prf, type FieldCounts } from './metrics';
 import { findFiles, options, readJson, table } from './files';
+import { addPairCredit, ruleGains, rulePairs, ruleProvenance, rulesOffFor, siteFamily, type PageOutcome } from './lofo';
 
 /** The labelled fields of the zyte product-extraction layout, in report order. */
 export const PAGE_FIELDS = ['price', 'currency', 'availability', 'sku', 'brand', 'gtin', 'mpn'] as const;
@@ -112,12 +115,13 @@ function grounded(value: unknown, hay: string): boolean {
   });
 }
 
-function scoreBaselines(files: Array<[string, Labels]>, gold: Labels): Array<[string, Record<string, number>]> {
+function scoreBaselines(files: Array<[string, Labels]>, gold: Labels, scored: Set<string>): Array<[string, Record<string, number>]> {
   return files.map(([name, preds]) => {
     const f1: Record<string, number> = {};
     for (const field of PAGE_FIELDS) {
       const c: FieldCounts = { tp: 0, fp: 0, fn: 0 };
       for (const [id, labels] of Object.entries(gold)) {
+        if (!scored.has(id)) continue;
         const g = acceptable(labels, field);
         let p = preds[id]?.[field];
         if ((p === undefined || p === null || p === '') && field === 'availability') p = 'InStock';
@@ -131,15 +135,166 @@ function scoreBaselines(files: Array<[string, Labels]>, gold: Labels): Array<[st
   });
 }
 
+/** The families a rule is left out for, as a short list (`all` when every family). */
+function offFor(rule: RuleId, offByFamily: Record<string, string[]>): string {
+  const fams = Object.entries(offByFamily)
+    .filter(([, off]) => off.includes(rule))
+    .map(([fam]) => fam);
+  return fams.length === 0 ? '-' : fams.length === Object.keys(offByFamily).length ? 'all' : fams.join(', ');
+}
+
+/** What the engine told of one calibrated value it placed (ExtractionTuning.observe). */
+interface Observed {
+  field: string;
+  cell: string;
+  probability: number;
+}
+
+/** One labelled page with its research done once; every tuning's extraction reads the same evidence. */
+interface Researched {
+  rec: IndexRecord;
+  labels: Record<string, unknown>;
+  input: EnrichInput;
+  evidence: Evidence;
+  ownUrls: Set<string>;
+  family: string;
+}
+
+/** Per field: a right value (or the right default availability) and a wrong value returned. */
+function outcomeOf(labels: Record<string, unknown>, after: Record<string, unknown>): PageOutcome {
+  const out: PageOutcome = {};
+  for (const field of PAGE_FIELDS) {
+    const g = acceptable(labels, field);
+    const has = after[field] !== undefined && after[field] !== null && after[field] !== '';
+    const p = has ? after[field] : field === 'availability' ? 'InStock' : undefined;
+    const goldEff = field === 'availability' && g.length === 0 ? ['InStock'] : g;
+    const predicted = has || field === 'availability';
+    const right = predicted && correct(field, p, goldEff);
+    out[field] = { right, wrong: predicted && !right };
+  }
+  return out;
+}
+
+/**
+ * The figures of one way of scoring the pages (plain, or LOFO): field counts, precision by
+ * confidence level, audit decisions, cited sources, grounding, and the misses. An object per
+ * run of the suite, never shared.
+ */
+class Tally {
+  readonly counts = Object.fromEntries(PAGE_FIELDS.map((f) => [f, { tp: 0, fp: 0, fn: 0 }])) as Record<PageField, FieldCounts>;
+  readonly byConfidence: Record<string, { returned: number; correct: number }> = {};
+  readonly byAudit: Record<string, { items: number; returned: number; correct: number }> = {};
+  readonly misses: string[] = [];
+  /** Calibrated values returned: their probability, level and whether right (reliability and ECE). */
+  readonly calibrated: Array<{ probability: number; level: string; right: boolean }> = [];
+  items = 0;
+  cited = 0;
+  citedOwn = 0;
+  unlabelled = 0;
+  grounded = 0;
+
+  constructor(private readonly hay: (file: string) => string) {}
+
+  /** Scores one page's result (upstream rules: metrics.ts count). */
+  add(page: Researched, result: EnrichmentResult, filesByUrl: Map<string, string>, observed: Observed[] = []): void {
+    const { rec, labels, input, evidence, ownUrls } = page;
+    this.items++;
+    const after = result.after_data;
+    const audit = (this.byAudit[auditResult(result, input.item, PAGES_SCHEMA, evidence).decision] ??= { items: 0, returned: 0, correct: 0 });
+    audit.items++;
+    const outcome = outcomeOf(labels, after);
+    for (const field of PAGE_FIELDS) {
+      const g = acceptable(labels, field);
+      const has = after[field] !== undefined && after[field] !== null && after[field] !== '';
+      const goldEff = field === 'availability' && g.length === 0 ? ['InStock'] : g;
+      const ok = outcome[field].right;
+      count(this.counts[field], has || field === 'availability', ok, goldEff.length > 0);
+      if (has) {
+        audit.returned++;
+        if (ok) audit.correct++;
+        const level = result.review_info.field_confidence[field] ?? 'none';
+        const seen = observed.find((o) => o.field === field);
+        if (seen) this.calibrated.push({ probability: seen.probability, level, right: ok });
+        const c = (this.byConfidence[level] ??= { returned: 0, correct: 0 });
+        c.returned++;
+        if (ok) c.correct++;
+      }
+      if (!ok && (has || goldEff.length > 0) && !(field === 'availability' && !has && goldEff.includes('InStock')))
+        this.misses.push(
+          `${rec.id.slice(0, 8)} ${field}: got ${has ? JSON.stringify(after[field]) : '-'} want ${JSON.stringify(g)}${has ? ` (${result.review_info.field_confidence[field] ?? '?'}${observed.find((o) => o.field === field)?.cell ? ` ${observed.find((o) => o.field === field)?.cell}` : ''})` : ''} [${after.source_explanations[field] ?? ''}]`,
+        );
+    }
+    for (const field of [...PAGE_FIELDS, 'description', 'image_urls']) {
+      const src = after.sources[field]?.[0];
+      if (!src || src.startsWith('INPUT:')) continue;
+      this.cited++;
+      if (ownUrls.has(src)) this.citedOwn++;
+    }
+    for (const field of ['description', 'image_urls']) {
+      const src = after.sources[field]?.[0];
+      const file = src ? filesByUrl.get(src) : undefined;
+      if (!src || !file) continue;
+      this.unlabelled++;
+      if (grounded(after[field], this.hay(file))) this.grounded++;
+      else
+        this.misses.push(
+          `${rec.id.slice(0, 8)} ${field}: ${JSON.stringify(after[field]).slice(0, 160)} not found verbatim in ${src} [${after.source_explanations[field] ?? ''}]`,
+        );
+    }
+    if (result.error) console.error(`engine error: ${result.error}`);
+  }
+
+  /** Reliability per confidence level (values, mean probability, precision) and the expected calibration error over 10 equal-width bins. */
+  reliability(): { levels: Record<string, { values: number; mean_probability: number; precision: number }>; ece: number } {
+    const r = (x: number) => Number(x.toFixed(4));
+    const levels: Record<string, { values: number; mean_probability: number; precision: number }> = {};
+    for (const level of ['high', 'medium', 'low']) {
+      const xs = this.calibrated.filter((c) => c.level === level);
+      if (xs.length === 0) continue;
+      levels[level] = {
+        values: xs.length,
+        mean_probability: r(xs.reduce((s, c) => s + c.probability, 0) / xs.length),
+        precision: r(xs.filter((c) => c.right).length / xs.length),
+      };
+    }
+    let ece = 0;
+    for (let b = 0; b < 10; b++) {
+      const xs = this.calibrated.filter((c) => Math.min(9, Math.floor(c.probability * 10)) === b);
+      if (xs.length === 0) continue;
+      const meanP = xs.reduce((s, c) => s + c.probability, 0) / xs.length;
+      const acc = xs.filter((c) => c.right).length / xs.length;
+      ece += (xs.length / this.calibrated.length) * Math.abs(meanP - acc);
+    }
+    return { levels, ece: r(ece) };
+  }
+
+  /** The JSON figures (fractions rounded to 4 decimals). */
+  figures(): Record<string, unknown> {
+    const r = (x: number) => Number(x.toFixed(4));
+    return {
+      calibration: this.reliability(),
+      fields: Object.fromEntries(PAGE_FIELDS.map((f) => [f, prf(this.counts[f])])),
+      source_precision: r(this.cited ? this.citedOwn / this.cited : 0),
+      grounded_rate: r(this.unlabelled ? this.grounded / this.unlabelled : 0),
+      precision_by_confidence: Object.fromEntries(Object.entries(this.byConfidence).map(([k, v]) => [k, r(v.correct / v.returned)])),
+      audit: Object.fromEntries(Object.entries(this.byAudit).map(([k, v]) => [k, { items: v.items, precision: r(v.correct / Math.max(1, v.returned)) }])),
+    };
+  }
+}
+
 /**
  * The pages suite (evaluation.md "pages"): for each page of `--data` (a zyte
  * product-extraction layout: page-index.json, a ground-truth JSON keyed by page id, baseline
  * predictions in the same shape), builds the tier's input item, runs the full engine
  * (search, fetch, parse, extract) over `--data` plus every `--corpus` archive, and scores it.
- * Prints tables; returns `{suite: "pages", items, fields, source_precision, hit_at_5,
- * grounded_rate, items_per_s, ...}`.
- * Long on purpose: options, corpus, run and report read in order as one suite.
- * @throws Error when --data has no page-index.json or no ground truth
+ * `--cv family` also scores every site family (bench/eval/lofo.ts siteFamily) with the rules and
+ * calibration fitted without it (leave-one-site-family-out); its figures then lead the JSON
+ * (`fields`, …) and the plain ones follow under `plain`. `--family a,b` scores only those
+ * families (and fits only on them). Research runs once per page; each tuning re-extracts from
+ * the same evidence. Prints tables; returns `{suite: "pages", items, fields, source_precision,
+ * hit_at_5, grounded_rate, items_per_s, ...}`.
+ * Long on purpose: options, corpus, runs and report read in order as one suite.
+ * @throws Error when --data has no page-index.json or no ground truth, or on an unknown --cv
  */
 export async function runPagesSuite(argv: string[]): Promise<Record<string, unknown>> {
   const data = options(argv, '--data')[0];
@@ -147,6 +302,9 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
   const corpus = options(argv, '--corpus');
   const tier = (options(argv, '--tier')[0] ?? 'A').toUpperCase() === 'B' ? 'B' : 'A';
   const speed = (options(argv, '--speed')[0] ?? 'fast') as Speed;
+  const cv = options(argv, '--cv')[0];
+  if (cv !== undefined && cv !== 'family') throw new Error(`pages suite: --cv ${cv}: only "family" is known`);
+  const only = new Set(options(argv, '--family').flatMap((f) => f.split(',')));
   const index = readJson(path.join(data, 'page-index.json')) as IndexRecord[];
   const ids = new Set(index.map((r) => r.id));
   const keyed = findFiles(data, '.json')
@@ -161,124 +319,157 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
   const indexStart = Date.now();
   archive.warm();
   const indexSeconds = (Date.now() - indexStart) / 1000;
-  const engine = createEngine({ search: archive.search, fetcher: archive.fetcher });
+  const engineFor = (tuning?: ExtractionTuning) => createEngine({ search: archive.search, fetcher: archive.fetcher, tuning });
+  const engine = engineFor();
   const filesByUrl = new Map(archive.pages.map((p) => [p.url, p.file]));
   const ownFile = new Map(readArchiveIndex(data).map((p) => [p.url, p]));
+  const hays = new Map<string, string>();
+  const hay = (file: string) => hays.get(file) ?? hays.set(file, haystack(file)).get(file)!;
 
-  const counts = Object.fromEntries(PAGE_FIELDS.map((f) => [f, { tp: 0, fp: 0, fn: 0 }])) as Record<PageField, FieldCounts>;
-  const byConfidence: Record<string, { returned: number; correct: number }> = {};
-  // Post-enrichment audit (src/enrichment/audit.ts): per decision, items and the precision of their labelled values.
-  const byAudit: Record<string, { items: number; returned: number; correct: number }> = {};
-  let cited = 0,
-    citedOwn = 0,
-    hits = 0,
-    unlabelled = 0,
-    groundedCount = 0,
-    items = 0;
-  const misses: string[] = [];
+  const pages: Researched[] = [];
+  let hits = 0;
   let engineMs = 0;
   for (const rec of index) {
     const labels = gold[rec.id];
-    if (!labels) continue;
-    items++;
+    const family = siteFamily(rec.url);
+    if (!labels || (only.size > 0 && !only.has(family))) continue;
     const own = ownFile.get(rec.url);
     const ownUrls = new Set([rec.url, own?.canonical_href, stripUrl(rec.url)].filter(Boolean) as string[]);
-    const item = pageItem(rec, labels, tier);
+    const input: EnrichInput = { item: pageItem(rec, labels, tier), output_schema: PAGES_SCHEMA, options: { speed, web_search: true } };
     const t0 = Date.now();
-    const { result, evidence } = await engine.enrich({ item, output_schema: PAGES_SCHEMA, options: { speed, web_search: true } });
+    const { evidence } = await engine.research(input);
     engineMs += Date.now() - t0;
     if (evidence.search_results.slice(0, 5).some((r) => ownUrls.has(r.url))) hits++;
-    const after = result.after_data;
-    const audit = (byAudit[auditResult(result, item, PAGES_SCHEMA, evidence).decision] ??= { items: 0, returned: 0, correct: 0 });
-    audit.items++;
-    for (const field of PAGE_FIELDS) {
-      const g = acceptable(labels, field);
-      let p = after[field];
-      const has = p !== undefined && p !== null && p !== '';
-      if (!has && field === 'availability') p = 'InStock';
-      const goldEff = field === 'availability' && g.length === 0 ? ['InStock'] : g;
-      const predicted = has || field === 'availability';
-      const ok = predicted && correct(field, p, goldEff);
-      count(counts[field], predicted, ok, goldEff.length > 0);
-      if (has) {
-        audit.returned++;
-        if (ok) audit.correct++;
-        const level = result.review_info.field_confidence[field] ?? 'none';
-        byConfidence[level] ??= { returned: 0, correct: 0 };
-        byConfidence[level].returned++;
-        if (ok) byConfidence[level].correct++;
-      }
-      if (!ok && (has || goldEff.length > 0) && !(field === 'availability' && !has && goldEff.includes('InStock'))) {
-        misses.push(
-          `${rec.id.slice(0, 8)} ${field}: got ${has ? JSON.stringify(p) : '-'} want ${JSON.stringify(g)} [${after.source_explanations[field] ?? ''}]`,
-        );
-      }
-    }
-    for (const field of [...PAGE_FIELDS, 'description', 'image_urls']) {
-      const src = after.sources[field]?.[0];
-      if (!src || src.startsWith('INPUT:')) continue;
-      cited++;
-      if (ownUrls.has(src)) citedOwn++;
-    }
-    for (const field of ['description', 'image_urls']) {
-      const src = after.sources[field]?.[0];
-      const file = src ? filesByUrl.get(src) : undefined;
-      if (!src || !file) continue;
-      unlabelled++;
-      if (grounded(after[field], haystack(file))) groundedCount++;
-      else
-        misses.push(
-          `${rec.id.slice(0, 8)} ${field}: ${JSON.stringify(after[field]).slice(0, 160)} not found verbatim in ${src} [${after.source_explanations[field] ?? ''}]`,
-        );
-    }
-    logResultProblems(result);
+    pages.push({ rec, labels, input, evidence, ownUrls, family });
   }
-  const fields = Object.fromEntries(PAGE_FIELDS.map((f) => [f, prf(counts[f])]));
-  const baselineF1 = scoreBaselines(baselines, gold);
-  if (argv.includes('--misses')) console.log(misses.join('\n'));
-  console.log(`pages suite: ${items} items, tier ${tier}, speed ${speed}, corpus ${archive.pages.length} pages (index built in ${indexSeconds.toFixed(1)} s)`);
+  const plain = new Tally(hay);
+  const plainOutcomes = new Map<string, PageOutcome>();
+  // Per page, the calibration cell of each returned labelled value and whether it was right: what calibrations are fitted from.
+  const cells = new Map<string, Array<[string, boolean]>>();
+  let observed: Observed[] = [];
+  const observing = engineFor({ observe: (field, cell, probability) => void observed.push({ field, cell, probability }) });
+  for (const page of pages) {
+    observed = [];
+    const t0 = Date.now();
+    const { result } = await observing.extract(page.input, page.evidence);
+    engineMs += Date.now() - t0;
+    plain.add(page, result, filesByUrl, observed);
+    const outcome = outcomeOf(page.labels, result.after_data);
+    plainOutcomes.set(page.rec.id, outcome);
+    cells.set(
+      page.rec.id,
+      observed.filter((o) => o.field in outcome && result.after_data[o.field] !== undefined).map((o) => [o.cell, outcome[o.field].right]),
+    );
+  }
+  const allCells = [...cells.values()].flat();
+
+  let lofo: Tally | null = null;
+  let provenance: ReturnType<typeof ruleProvenance> = [];
+  const offByFamily: Record<string, string[]> = {};
+  if (cv === 'family') {
+    const familyOf = new Map(pages.map((p) => [p.rec.id, p.family]));
+    const ablated = new Map<RuleId, Map<string, PageOutcome>>();
+    for (const rule of RULE_IDS) {
+      const off = engineFor({ disabled_rules: new Set([rule]) });
+      const outcomes = new Map<string, PageOutcome>();
+      for (const page of pages) outcomes.set(page.rec.id, outcomeOf(page.labels, (await off.extract(page.input, page.evidence)).result.after_data));
+      ablated.set(rule, outcomes);
+    }
+    const gains = ruleGains(plainOutcomes, ablated);
+    const pairs = new Map<string, { rules: [RuleId, RuleId]; outcomes: Map<string, PageOutcome> }>();
+    for (const rules of rulePairs()) {
+      const off = engineFor({ disabled_rules: new Set(rules) });
+      const outcomes = new Map<string, PageOutcome>();
+      for (const page of pages) outcomes.set(page.rec.id, outcomeOf(page.labels, (await off.extract(page.input, page.evidence)).result.after_data));
+      pairs.set(rules.join('+'), { rules, outcomes });
+    }
+    addPairCredit(gains, plainOutcomes, pairs);
+    provenance = ruleProvenance(gains, familyOf);
+    lofo = new Tally(hay);
+    for (const family of [...new Set(pages.map((p) => p.family))].sort()) {
+      const off = rulesOffFor(family, gains, familyOf);
+      offByFamily[family] = [...off].filter((r) => (gains.get(r)?.size ?? 0) > 0);
+      const calibration = fitCalibration(pages.filter((p) => p.family !== family).flatMap((p) => cells.get(p.rec.id) ?? []));
+      const held = engineFor({ disabled_rules: off, calibration, observe: (field, cell, probability) => void observed.push({ field, cell, probability }) });
+      for (const page of pages.filter((p) => p.family === family)) {
+        observed = [];
+        lofo.add(page, (await held.extract(page.input, page.evidence)).result, filesByUrl, observed);
+      }
+    }
+  }
+
+  const baselineF1 = scoreBaselines(baselines, gold, new Set(pages.map((p) => p.rec.id)));
+  const lead = lofo ?? plain;
+  if (argv.includes('--misses')) console.log(lead.misses.join('\n'));
+  const items = pages.length;
+  console.log(
+    `pages suite: ${items} items (${new Set(pages.map((p) => p.family)).size} site families), tier ${tier}, speed ${speed}, corpus ${archive.pages.length} pages (index built in ${indexSeconds.toFixed(1)} s)${lofo ? ', LOFO = each site family scored with rules and calibration fitted without it' : ''}`,
+  );
+  const plainFields = plain.figures().fields as Record<PageField, { precision: number; recall: number; f1: number }>;
+  const lofoFields = lofo?.figures().fields as Record<PageField, { precision: number; recall: number; f1: number }> | undefined;
+  const f = (x: number) => x.toFixed(3);
   console.log(
     table(
-      ['field', 'precision', 'recall', 'F1', ...baselineF1.map(([n]) => `${n} F1`)],
-      PAGE_FIELDS.map((f) => [
-        f,
-        fields[f].precision.toFixed(3),
-        fields[f].recall.toFixed(3),
-        fields[f].f1.toFixed(3),
-        ...baselineF1.map(([, b]) => b[f].toFixed(3)),
+      ['field', 'precision', 'recall', 'F1', ...(lofoFields ? ['LOFO P', 'LOFO R', 'LOFO F1'] : []), ...baselineF1.map(([n]) => `${n} F1`)],
+      PAGE_FIELDS.map((field) => [
+        field,
+        f(plainFields[field].precision),
+        f(plainFields[field].recall),
+        f(plainFields[field].f1),
+        ...(lofoFields ? [f(lofoFields[field].precision), f(lofoFields[field].recall), f(lofoFields[field].f1)] : []),
+        // Tier A hands the engine the brand: its brand is not comparable with extractors never given it.
+        ...baselineF1.map(([, b]) => (field === 'brand' && tier === 'A' ? `(${f(b[field])})` : f(b[field]))),
       ]),
     ),
   );
-  console.log(
-    table(
-      ['confidence', 'returned', 'precision'],
-      Object.entries(byConfidence).map(([k, v]) => [k, v.returned, (v.correct / v.returned).toFixed(3)]),
-    ),
-  );
-  console.log(
-    table(
-      ['audit', 'items', 'values', 'precision'],
-      Object.entries(byAudit).map(([k, v]) => [k, v.items, v.returned, (v.correct / Math.max(1, v.returned)).toFixed(3)]),
-    ),
-  );
+  if (tier === 'A')
+    console.log('brand: tier A gives the engine the brand; compare brand with the baselines in tier B only (bracketed figures are not comparable).');
+  for (const [name, t] of [['plain', plain], ...(lofo ? [['LOFO', lofo] as const] : [])] as Array<[string, Tally]>) {
+    const rel = t.reliability();
+    console.log(
+      table(
+        [`calibrated confidence (${name})`, 'values', 'mean probability', 'precision'],
+        Object.entries(rel.levels).map(([k, v]) => [k, v.values, v.mean_probability.toFixed(3), v.precision.toFixed(3)]),
+      ),
+    );
+    console.log(`expected calibration error (${name}, 10 bins): ${rel.ece.toFixed(3)}`);
+    console.log(
+      table(
+        [`confidence (${name})`, 'returned', 'precision'],
+        Object.entries(t.byConfidence).map(([k, v]) => [k, v.returned, (v.correct / v.returned).toFixed(3)]),
+      ),
+    );
+    console.log(
+      table(
+        [`audit (${name})`, 'items', 'values', 'precision'],
+        Object.entries(t.byAudit).map(([k, v]) => [k, v.items, v.returned, (v.correct / Math.max(1, v.returned)).toFixed(3)]),
+      ),
+    );
+  }
+  if (lofo)
+    console.log(
+      table(
+        ['rule', 'gain by site family (right − wrong values when the rule is on)', 'off for'],
+        provenance.map(([rule, fams]) => [
+          rule,
+          fams.map(([fam, g]) => `${fam} ${g > 0 ? '+' : ''}${Number(g.toFixed(1))}`).join(', ') || '-',
+          offFor(rule, offByFamily),
+        ]),
+      ),
+    );
   const r = (x: number) => Number(x.toFixed(4));
+  const shared = { hit_at_5: r(items ? hits / items : 0), items_per_s: r(items / Math.max(engineMs / 1000, 1e-3)) };
   return {
     suite: 'pages',
     items,
-    fields,
-    source_precision: r(cited ? citedOwn / cited : 0),
-    hit_at_5: r(items ? hits / items : 0),
-    grounded_rate: r(unlabelled ? groundedCount / unlabelled : 0),
-    items_per_s: r(items / Math.max(engineMs / 1000, 1e-3)),
+    ...lead.figures(),
+    ...shared,
     tier,
     speed,
+    cv: cv ?? 'none',
     index_build_s: r(indexSeconds),
-    precision_by_confidence: Object.fromEntries(Object.entries(byConfidence).map(([k, v]) => [k, r(v.correct / v.returned)])),
-    audit: Object.fromEntries(Object.entries(byAudit).map(([k, v]) => [k, { items: v.items, precision: r(v.correct / Math.max(1, v.returned)) }])),
+    calibration_all_pages: fitCalibration(allCells),
+    ...(lofo ? { plain: plain.figures(), rules: Object.fromEntries(provenance.map(([rule, fams]) => [rule, Object.fromEntries(fams)])) } : {}),
     baselines_f1: Object.fromEntries(baselineF1),
   };
-}
-
-function logResultProblems(result: EnrichmentResult): void {
-  if (result.error) console.error(`engine error: ${result.error}`);
 }

@@ -2,12 +2,13 @@
  * `npm run ops -- <command>`: operator commands over PostgreSQL (DATABASE_URL) and Temporal
  * (TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE / TEMPORAL_TASK_QUEUE). The logic is in temporal/ops.ts.
  *
- *   failed [--limit N]                 failed jobs (PostgreSQL + Temporal visibility), JSON lines
+ *   failed [--limit N]                 failed jobs and flow runs (PostgreSQL + Temporal visibility), JSON lines
  *   stuck [--minutes N]                running jobs without progress for N minutes (default 15)
  *   export-history <workflow-id> <file> [run-id]   a run's history as a replay fixture
  *   replay <file>                      replay a history against the current workflow code;
  *                                      exit 1 on nondeterminism (or any replay error)
  *   resume <job_id>                    start a new run of a failed job for its pending rows
+ *   rerun <run_id> [--from-node N]     rerun a failed flow run from its failed node (or node N)
  *   org create <name> [--key ck_…]     a new organization with one API key (printed once)
  *   key create <organization_id> [--name N]   a new API key of an organization (printed once)
  *   key revoke <key_id>                revoke a key: refused from the next request on
@@ -20,7 +21,8 @@ import { createOrganizationWithKey } from '../services/access/auth';
 import { createApiKey, revokeApiKeyById } from '../services/access/api-keys';
 import { TemporalJobRunner } from '../../temporal/client';
 import { exportHistory } from '../../temporal/export-history';
-import { listFailedJobs, listStuckJobs, replayHistoryFile, resumeJob } from '../../temporal/ops';
+import { listFailedFlowRuns, listFailedJobs, listStuckJobs, replayHistoryFile, resumeJob } from '../../temporal/ops';
+import { rerunFlowRun } from '../services/flows/runs';
 
 const USAGE = `usage: npm run ops -- <command>
   failed [--limit N]
@@ -28,6 +30,7 @@ const USAGE = `usage: npm run ops -- <command>
   export-history <workflow-id> <file> [run-id]
   replay <file>
   resume <job_id>
+  rerun <run_id> [--from-node N]
   org create <name> [--key ck_…]
   key create <organization_id> [--name N]
   key revoke <key_id>`;
@@ -52,7 +55,7 @@ export async function runOps(argv: string[], print: (line: string) => void = con
     return outcome.ok ? 0 : 1;
   }
   if (command === 'org' || command === 'key') return runAccess(command, args, print);
-  if (!['failed', 'stuck', 'export-history', 'resume'].includes(command ?? '')) {
+  if (!['failed', 'stuck', 'export-history', 'resume', 'rerun'].includes(command ?? '')) {
     print(USAGE);
     return 2;
   }
@@ -62,9 +65,11 @@ export async function runOps(argv: string[], print: (line: string) => void = con
   const knex = createKnex(config.databaseUrl, { min: 0, max: 2 });
   try {
     switch (command) {
-      case 'failed':
-        printJobs(await listFailedJobs(knex, client, flag(args, '--limit', 50)), 'no failed jobs', print);
+      case 'failed': {
+        const limit = flag(args, '--limit', 50);
+        printJobs([...(await listFailedJobs(knex, client, limit)), ...(await listFailedFlowRuns(knex, client, limit))], 'no failed jobs or flow runs', print);
         return 0;
+      }
       case 'stuck':
         printJobs(await listStuckJobs(knex, client, flag(args, '--minutes', 15)), 'no stuck jobs', print);
         return 0;
@@ -73,6 +78,12 @@ export async function runOps(argv: string[], print: (line: string) => void = con
         if (!workflowId || !file) return (print(USAGE), 2);
         const events = await exportHistory(client, workflowId, path.resolve(file), runId);
         print(JSON.stringify({ workflow_id: workflowId, file, events }));
+        return 0;
+      }
+      case 'rerun': {
+        if (!args[0]) return (print(USAGE), 2);
+        const runner = new TemporalJobRunner(client, config);
+        print(JSON.stringify(await rerunFlowRun({ knex, jobRunner: runner }, args[0], option(args, '--from-node'))));
         return 0;
       }
       case 'resume': {

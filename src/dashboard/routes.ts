@@ -13,13 +13,16 @@ import { CONFIDENCE_LEVELS } from '../services/review/staged-changes';
 import { addCliLoginRoutes } from './cli-login';
 import { loadActivityPage, loadCatalogPage, type ActivityFilters } from './data';
 import { activityPage, catalogPage, DASHBOARD_BASE, errorPage, homePage, loginPage, STATUS_ORDER, type PageSession } from './views';
+import { loadFlowListPage, loadFlowPage, loadRunPage } from './flows-data';
+import { flowListPage, flowPage, runPage } from './flow-views';
 import { own } from '../lib/objects';
 
 /**
  * The review dashboard (issue 17, "Review dashboard"), served by the API process under
  * `/dashboard`: sign-in and sign-out, the organization's catalogs, a catalog's activities, and an
  * activity's review page (`review_url` = `{PUBLIC_URL}/dashboard/catalogs/{cid}/activities/{aid}`,
- * decisions.md §5). Pages are server-rendered; the only script and stylesheet are served from
+ * decisions.md §5); and the flows (issue 19 step 5): the list, a flow (`workflow_url` =
+ * `{PUBLIC_URL}/dashboard/flows/{id}`) and a run with its results. Pages are server-rendered; the only script and stylesheet are served from
  * ./assets (no CDN). Review and apply actions are the page script's calls to `/api/...`,
  * authorized by the session cookie plus the CSRF token (src/middleware/auth.ts).
  */
@@ -71,17 +74,22 @@ function one(value: string | string[] | undefined): string | undefined {
   return v === undefined || v === '' ? undefined : v;
 }
 
+/** A `?page=` number: a positive integer (capped), else 1. */
+function pageNumber(value: string | string[] | undefined): number {
+  const page = Number(one(value) ?? '1');
+  return Number.isInteger(page) && page >= 1 ? Math.min(page, 1_000_000) : 1;
+}
+
 /** The activity page's filters from its query string; unknown values are ignored, not errors. */
 function parseFilters(query: Record<string, string | string[] | undefined>): ActivityFilters {
   const status = one(query.status);
   const confidence = one(query.confidence);
-  const page = Number(one(query.page) ?? '1');
   return {
     status: status && (STATUS_ORDER as string[]).includes(status) ? status : undefined,
     field: one(query.field)?.slice(0, 200),
     confidence: confidence && (CONFIDENCE_LEVELS as readonly string[]).includes(confidence) ? confidence : undefined,
     search_query: one(query.q)?.slice(0, 500),
-    page: Number.isInteger(page) && page >= 1 ? Math.min(page, 1_000_000) : 1,
+    page: pageNumber(query.page),
   };
 }
 
@@ -190,6 +198,24 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
     const filters = parseFilters(ctx.query);
     const data = await loadActivityPage(deps.knex, session.scope, ctx.params.catalog_id, ctx.params.activity_id, filters);
     send(ctx, 200, activityPage(data, filters, pageSession(session)));
+  });
+
+  router.get('/flows', signedIn, async (ctx) => {
+    const session = ctx.state.dashboardSession as ActiveSession;
+    const filters = { search: one(ctx.query.q)?.slice(0, 200), page: pageNumber(ctx.query.page) };
+    send(ctx, 200, flowListPage(await loadFlowListPage(deps.knex, session.scope, filters), filters, pageSession(session)));
+  });
+
+  router.get('/flows/:flow_id', signedIn, async (ctx) => {
+    const session = ctx.state.dashboardSession as ActiveSession;
+    send(ctx, 200, flowPage(await loadFlowPage(deps.knex, session.scope, ctx.params.flow_id), pageSession(session)));
+  });
+
+  router.get('/flows/:flow_id/runs/:run_id', signedIn, async (ctx) => {
+    const session = ctx.state.dashboardSession as ActiveSession;
+    const filters = { node: one(ctx.query.node)?.slice(0, 200), page: pageNumber(ctx.query.page) };
+    const data = await loadRunPage(deps.knex, session.scope, ctx.params.flow_id, ctx.params.run_id, filters);
+    send(ctx, 200, runPage(data, filters, pageSession(session)));
   });
 
   // The tool server's login helper (issue 21): a loopback callback receives a new API key.

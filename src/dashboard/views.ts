@@ -26,8 +26,17 @@ export interface PageSession {
   organizationId: string;
 }
 
-/** The page frame: head with local assets, top bar with breadcrumbs and sign-out. */
-export function layout(title: string, body: SafeHtml, session: PageSession | null, crumbs: SafeHtml[] = []): string {
+/** Options of {@link layout}. */
+export interface LayoutOptions {
+  /** Reload the page every this many seconds (a flow run's page while the run runs; no script needed). */
+  refreshSeconds?: number;
+}
+
+/**
+ * The page frame: head with local assets, top bar with breadcrumbs, the sections (catalogs,
+ * flows) and sign-out.
+ */
+export function layout(title: string, body: SafeHtml, session: PageSession | null, crumbs: SafeHtml[] = [], options: LayoutOptions = {}): string {
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -36,11 +45,20 @@ export function layout(title: string, body: SafeHtml, session: PageSession | nul
         <title>${title} · Catalog review</title>
         <link rel="stylesheet" href="${DASHBOARD_BASE}/assets/dashboard.css" />
         ${session ? html`<meta name="csrf-token" content="${session.csrfToken}" />` : ''}
+        ${options.refreshSeconds ? html`<meta http-equiv="refresh" content="${options.refreshSeconds}" />` : ''}
       </head>
       <body>
         <header class="topbar">
           <a class="brand" href="${DASHBOARD_BASE}">Catalog review</a>
           <nav class="crumbs">${crumbs.map((c) => html`<span class="sep">/</span>${c}`)}</nav>
+          ${
+            session
+              ? html`<nav class="sections">
+                  <a href="${DASHBOARD_BASE}">Catalogs</a>
+                  <a href="${DASHBOARD_BASE}/flows">Flows</a>
+                </nav>`
+              : ''
+          }
           ${
             session
               ? html`<form class="signout" method="post" action="${DASHBOARD_BASE}/logout">
@@ -96,23 +114,28 @@ export function errorPage(status: number, message: string, session: PageSession 
   );
 }
 
-function badge(text: string, kind: string): SafeHtml {
+/** A small label; `kind` is its CSS class (e.g. `status-completed`, `type`). */
+export function badge(text: string, kind: string): SafeHtml {
   return html`<span class="badge ${kind}">${text}</span>`;
 }
 
-function statusBadge(status: string): SafeHtml {
+/** The badge of a status (of a staged change, an activity, a flow run or a node), coloured by `status-<status>`. */
+export function statusBadge(status: string): SafeHtml {
   return badge(status.replace(/_/g, ' '), `status-${status}`);
 }
 
-function when(d: Date | null | undefined): string {
+/** A timestamp as `YYYY-MM-DD HH:MM UTC` (empty for none). */
+export function when(d: Date | null | undefined): string {
   return d ? new Date(d).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '';
 }
 
-function catalogCrumb(catalog: Catalog): SafeHtml {
+/** The breadcrumb (and link) of a catalog. */
+export function catalogCrumb(catalog: Catalog): SafeHtml {
   return html`<a href="${DASHBOARD_BASE}/catalogs/${catalog.id}">${catalog.name}</a>`;
 }
 
-function activityTitle(a: ReviewActivity): string {
+/** How an activity is named on a page: its description, else its type and short id. */
+export function activityTitle(a: ReviewActivity): string {
   return a.description || `${a.type.replace(/_/g, ' ')} ${a.id.slice(0, 8)}`;
 }
 
@@ -121,6 +144,7 @@ export function homePage(catalogs: Catalog[], session: PageSession): string {
   return layout(
     'Catalogs',
     html`<h1>Catalogs</h1>
+      <p class="muted">Reviewed transforms and enrichments saved as reusable flows, and their runs: <a href="${DASHBOARD_BASE}/flows">Flows</a>.</p>
       <section class="card">
         ${
           catalogs.length
@@ -206,7 +230,8 @@ function pageUrl(catalogId: string, activityId: string, filters: ActivityFilters
   return `${DASHBOARD_BASE}/catalogs/${catalogId}/activities/${activityId}${s ? `?${s}` : ''}`;
 }
 
-function record(value: unknown): Record<string, unknown> {
+/** `value` when it is a plain object, else `{}` (JSON columns read defensively). */
+export function record(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 

@@ -4,6 +4,9 @@ import { coerce } from './extract/coerce';
 import { pageCandidates, type Candidate, type Method } from './extract/candidates';
 import { matchPage, type ItemIdentity, type PageMatch } from './extract/identity';
 import { fieldRole, snake } from './extract/roles';
+import { ruleOn, type ExtractionTuning } from './extract/rules';
+import { calibrationCell, cellProbability, levelOf } from './extract/calibration';
+import { BUILT_IN_CALIBRATION } from './extract/calibration-table';
 import { PageMemo, type PageDoc } from './parse/page';
 import { domainAllowed } from './research/domains';
 import { itemIdentifiers, itemName, planQueries, SPEED_BUDGETS } from './research/plan';
@@ -65,6 +68,26 @@ interface Voted {
   candidates: Candidate[];
   rivals: Candidate[];
   confidence: Confidence;
+  /** Distinct method@page readings that agree on the value. */
+  agreeing: number;
+}
+
+/** Roles whose page values carry a calibrated confidence (the labelled fields of the pages suite). */
+const CALIBRATED_ROLES = new Set(['price', 'currency', 'availability', 'sku', 'brand', 'gtin', 'mpn']);
+
+/**
+ * The calibrated confidence of a voted page value (src/enrichment/extract/calibration.ts): the
+ * probability of its cell under the tuning's calibration (the built-in one by default) mapped
+ * to high / medium / low; the vote's own rule for fields of other roles and knowledge-base values.
+ */
+function calibratedConfidence(voted: Voted, role: string, field: string, tuning?: ExtractionTuning): Confidence {
+  const best = voted.candidates[0];
+  if (!CALIBRATED_ROLES.has(role) || best.method === 'knowledge_base') return voted.confidence;
+  const cal = tuning?.calibration ?? BUILT_IN_CALIBRATION;
+  const cell = calibrationCell({ method: best.method, weight: best.weight, agreeing: voted.agreeing, contested: voted.rivals.some((r) => r.weight >= 0.5) });
+  const probability = cellProbability(cal, cell);
+  tuning?.observe?.(field, cell, probability);
+  return cal.total.n > 0 ? levelOf(cal, cell) : voted.confidence;
 }
 
 /**
@@ -90,7 +113,13 @@ function vote(candidates: Candidate[], field?: OutputField): Voted | null {
     .sort((a, b) => b.g[0].weight + 0.25 * b.total - (a.g[0].weight + 0.25 * a.total));
   const best = ranked[0];
   const methods = new Set(best.g.map((c) => `${c.method}@${c.url}`));
-  return { value: best.g[0].value, candidates: best.g, rivals: ranked.slice(1).map((r) => r.g[0]), confidence: confidenceOf(best.g[0].weight, methods.size) };
+  return {
+    value: best.g[0].value,
+    candidates: best.g,
+    rivals: ranked.slice(1).map((r) => r.g[0]),
+    confidence: confidenceOf(best.g[0].weight, methods.size),
+    agreeing: methods.size,
+  };
 }
 
 /**
@@ -119,8 +148,10 @@ export function inputText(item: Record<string, unknown>): Array<[string, string]
  * merged under its grounding rules. Search/fetch failures are recorded in `evidence.problems`.
  * The engine owns its state: trained text models and their training queue, the LLM client, and
  * a parse memo of the pages and knowledge-base documents it read (one engine per worker).
+ * `tuning`: the extraction rules left out and the confidence calibration (src/enrichment/extract/rules.ts);
+ * the service passes none (every rule, the built-in calibration), the evaluation one fitted per held-out site family.
  */
-export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; llm?: LlmConfig }): EnrichmentEngine {
+export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; llm?: LlmConfig; tuning?: ExtractionTuning }): EnrichmentEngine {
   const learned = createLearnedTextModels();
   const parsed = new PageMemo();
   const llm = deps.llm ? createLlmClient(deps.llm) : null;
@@ -168,7 +199,7 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
     const model = input.options.web_search
       ? null
       : await learned.model(input.output_schema, input.options.text_examples ?? [], input.options.known_values, input.options.text_corpus);
-    const result = buildResult(input, evidence, parsed, model);
+    const result = buildResult(input, evidence, parsed, model, deps.tuning);
     if (!llm) return { result, usage: emptyUsage() };
     const read = (evidence.documents as EvidenceDocument[]).filter((d) => d && d.doc).map((d) => ({ source: d.url, doc: d.doc }));
     const kb = knowledgeBaseSources(input.options.knowledge_base ?? [], input.item, parsed).map((s) => ({ source: s.source_id, doc: s.doc }));
@@ -249,6 +280,16 @@ function withhold(draft: Draft, field: OutputField, voted: Voted, reason: string
       sources: [...new Set(voted.candidates.map((c) => c.url))],
       source_explanation: voted.candidates[0].explanation,
     });
+}
+
+/** Takes a placed value back out of the output, with a field issue saying why. */
+function unplace(draft: Draft, field: OutputField, reason: string): void {
+  draft.review.field_issues.push({ field: field.name, message: `Withheld "${String(draft.after[field.name]).slice(0, 80)}": ${reason}.` });
+  delete draft.after[field.name];
+  delete draft.after.sources[field.name];
+  delete draft.after.source_explanations[field.name];
+  delete draft.review.field_methods[field.name];
+  delete draft.review.field_confidence[field.name];
 }
 
 /** Keeps the values the item already has (unless the field is extracted despite its input). @returns the fields still wanted */
@@ -340,7 +381,7 @@ interface PageReading {
  * (the best page weighs most) and the knowledge base; withholds markup-only GTINs, notes
  * readings that do not fit the type and strong rivals; states what was read in `review.reasoning`.
  */
-function readPages(draft: Draft, wanted: OutputField[], pages: PageReading, kb: KbSources, evidence: Evidence): void {
+function readPages(draft: Draft, wanted: OutputField[], pages: PageReading, kb: KbSources, evidence: Evidence, tuning?: ExtractionTuning): void {
   const { review } = draft;
   const { docs, accepted, rejected } = pages;
   for (const field of wanted) {
@@ -349,13 +390,13 @@ function readPages(draft: Draft, wanted: OutputField[], pages: PageReading, kb: 
     const candidates: Candidate[] = [];
     accepted.forEach(({ d, m }, i) => {
       const product = m.product !== undefined ? d.doc.products[m.product] : undefined;
-      for (const c of [...pageCandidates(d.doc, role, field.name, synonyms, product), ...unitCandidates(d.doc, field, product)])
+      for (const c of [...pageCandidates(d.doc, role, field.name, synonyms, product, tuning), ...unitCandidates(d.doc, field, product)])
         candidates.push({ ...c, weight: c.weight * (i === 0 ? 1 : 0.7) * (m.kind === 'identifier' ? 1 : 0.9 + 0.1 * m.score) });
     });
     candidates.push(...knowledgeBaseCandidates(kb, role, field.name, synonyms));
     const voted = vote(candidates, field);
     if (!voted) continue;
-    if (role === 'gtin' && voted.candidates.every((c) => c.markup_only)) {
+    if (role === 'gtin' && ruleOn(tuning, 'gtin.withhold-markup-only') && voted.candidates.every((c) => c.markup_only)) {
       withhold(draft, field, voted, 'The GTIN appears only in the page markup, never on the page itself.');
       continue;
     }
@@ -372,7 +413,7 @@ function readPages(draft: Draft, wanted: OutputField[], pages: PageReading, kb: 
       cited,
       `${voted.candidates[0].explanation[0].toUpperCase()}${voted.candidates[0].explanation.slice(1)}.`,
       voted.candidates[0].method,
-      voted.confidence,
+      calibratedConfidence(voted, role, field.name, tuning),
     );
     const rival = voted.rivals.find((r) => r.weight >= 0.5);
     if (rival)
@@ -381,6 +422,11 @@ function readPages(draft: Draft, wanted: OutputField[], pages: PageReading, kb: 
         message: `Another reading gave "${`${String(rival.value)}${rival.unit ? ` ${rival.unit}` : ''}`.slice(0, 80)}" (${rival.explanation}).`,
       });
   }
+  // A currency denominates a price: when a price is asked for and none was found, a currency read alone is not kept.
+  const priceField = wanted.find((f) => fieldRole(f) === 'price');
+  if (priceField && !(priceField.name in draft.after.sources) && ruleOn(tuning, 'currency.needs-price'))
+    for (const f of wanted.filter((w) => fieldRole(w) === 'currency' && w.name in draft.after.sources))
+      unplace(draft, f, 'no price was found on the page for it to denominate');
   if (accepted.length === 0) review.flags.push('no_matching_page');
   review.reasoning =
     accepted.length > 0
@@ -403,11 +449,11 @@ function finishReview(review: ReviewInfo, evidence: Evidence): void {
  * One item's result from its evidence. `memo`: the engine's parse memo (knowledge-base
  * documents). `model`: the text model learned from the target
  * catalog's items for `input.output_schema` (web_search false only); without it, the text is
- * read by the rule layer with the catalog's known values. Steps: keep the item's own values,
+ * read by the rule layer with the catalog's known values. `tuning`: see {@link createEngine}. Steps: keep the item's own values,
  * read the rest from the item's text ({@link readItemText}) or the matching pages
  * ({@link readPages}), finish the review, then taxonomy and semantic checks.
  */
-function buildResult(input: EnrichInput, evidence: Evidence, memo: PageMemo, model: TextModel | null = null): EnrichmentResult {
+function buildResult(input: EnrichInput, evidence: Evidence, memo: PageMemo, model: TextModel | null = null, tuning?: ExtractionTuning): EnrichmentResult {
   const { item, output_schema: fields, options } = input;
   const lowEnabled = options.low_confidence?.enabled === true && (options.low_confidence.scopes ?? ['field']).includes('field');
   const draft: Draft = {
@@ -428,7 +474,7 @@ function buildResult(input: EnrichInput, evidence: Evidence, memo: PageMemo, mod
   const kb = knowledgeBaseSources(options.knowledge_base ?? [], item, memo);
 
   if (!options.web_search) readItemText(draft, input, wanted, kb, model);
-  else readPages(draft, wanted, { docs, accepted, rejected }, kb, evidence);
+  else readPages(draft, wanted, { docs, accepted, rejected }, kb, evidence, tuning);
   finishReview(draft.review, evidence);
   const result: EnrichmentResult = { original_data: item, after_data: draft.after, all_sources: [...draft.sources], review_info: draft.review };
   if (lowEnabled) {
@@ -441,7 +487,9 @@ function buildResult(input: EnrichInput, evidence: Evidence, memo: PageMemo, mod
     predict_taxonomy: false,
     low_confidence: lowConfidenceWanted(options, 'taxonomy_attribute') ? { ...options.low_confidence, enabled: true, scopes: ['field' as const] } : undefined,
   };
-  applyTaxonomy(result, input, pages, (attributes) => buildResult({ item, output_schema: attributes, options: attributeOptions }, evidence, memo));
+  applyTaxonomy(result, input, pages, (attributes) =>
+    buildResult({ item, output_schema: attributes, options: attributeOptions }, evidence, memo, null, tuning),
+  );
   applySemantics(result, input);
   return result;
 }

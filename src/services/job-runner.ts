@@ -33,6 +33,26 @@ export interface JobRunner {
     force: boolean;
     actor: { kind: 'api_key' | 'user'; id: string };
   }): Promise<void>;
+  /**
+   * Starts the run of a stored flow (workflow `flow-run-<run_id>`, src/services/flows/runs.ts),
+   * with search attributes OrganizationId, CatalogId and JobKind=flow-run. `opts.rerun` starts a
+   * new execution under the same id after a failed or cancelled one (operators' rerun); without
+   * it a run already started is "already started", a success.
+   * @throws the client's error when Temporal is unreachable
+   */
+  startFlowRun(run: StartableFlowRun, opts?: { rerun?: boolean }): Promise<void>;
   /** Throws when the Temporal frontend cannot be reached (used by `/readyz`). */
   ping(): Promise<void>;
+}
+
+/** The run fields a start of `flow-run-<run_id>` needs (a row of `flow_runs` and its flow). */
+export interface StartableFlowRun {
+  id: string;
+  organization_id: string;
+  catalog_id: string | null;
+  flow_id: string;
+  flow_name: string;
+  workflow_id: string;
+  input_count: number;
+  total_nodes: number;
 }

@@ -28,6 +28,7 @@ const recorder: JobRunner = {
     return false;
   },
   async startApply() {},
+  async startFlowRun() {},
   async ping() {},
 };
 

@@ -23,6 +23,7 @@ const recorder: JobRunner = {
     return false;
   },
   async startApply() {},
+  async startFlowRun() {},
   async ping() {},
 };
 

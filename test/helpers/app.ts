@@ -3,6 +3,7 @@ import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import type { ServiceCaches } from '../../src/services/caches';
 import type { JobRunner } from '../../src/services/job-runner';
+import { refusingJobs } from '../../bench/fixtures/job-runners';
 import { testKnex } from './db';
 
 /**
@@ -11,26 +12,7 @@ import { testKnex } from './db';
  * pass by accident; those tests use the real dev server (test/e2e, test/workflows). (A search
  * index build it refuses is only logged by the API: searches count through GIN meanwhile.)
  */
-export const noJobs: JobRunner = {
-  async startEnrichment() {
-    throw new Error('this test has no Temporal server');
-  },
-  async cancel() {
-    throw new Error('this test has no Temporal server');
-  },
-  async waitForClose() {
-    throw new Error('this test has no Temporal server');
-  },
-  async startSearchIndexBuild() {
-    throw new Error('this test has no Temporal server');
-  },
-  async startApply() {
-    throw new Error('this test has no Temporal server');
-  },
-  async ping() {
-    throw new Error('this test has no Temporal server');
-  },
-};
+export const noJobs: JobRunner = refusingJobs('this test has no Temporal server');
 
 export { acceptingJobs } from '../../bench/fixtures/job-runners';
 

@@ -16,7 +16,10 @@
  *   catalog's word index (`search-index-words-signal.json`);
  * - activityApplyWorkflow: an apply that completes, then catches up the word index
  *   (`activity-apply-completed.json`), and one that fails for good and records the failure
- *   (`activity-apply-failed.json`).
+ *   (`activity-apply-failed.json`);
+ * - flowRunWorkflow: a run through custom_code, the child enrichment job of an enrich node and
+ *   stage (`flow-run-completed.json`), one whose code raised (`flow-run-failed.json`) and one
+ *   cancelled while its code ran (`flow-run-cancelled.json`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,6 +46,9 @@ test('the fixtures cover every path of every workflow type', () => {
     'enrichment-continued-last-run.json',
     'enrichment-webhook.json',
     'enrichment-worker-crash.json',
+    'flow-run-cancelled.json',
+    'flow-run-completed.json',
+    'flow-run-failed.json',
     'search-index-build.json',
     'search-index-maintenance.json',
     'search-index-words-signal.json',
@@ -52,7 +58,14 @@ test('the fixtures cover every path of every workflow type', () => {
     (f) => JSON.parse(fs.readFileSync(path.join(__dirname, f), 'utf8')).events[0].workflowExecutionStartedEventAttributes.workflowType.name,
   );
   expect(new Set(types)).toEqual(
-    new Set(['enrichmentJobWorkflow', 'webhookDeliveryWorkflow', 'searchIndexBuildWorkflow', 'activityApplyWorkflow', 'searchIndexMaintenanceWorkflow']),
+    new Set([
+      'enrichmentJobWorkflow',
+      'webhookDeliveryWorkflow',
+      'searchIndexBuildWorkflow',
+      'activityApplyWorkflow',
+      'searchIndexMaintenanceWorkflow',
+      'flowRunWorkflow',
+    ]),
   );
 });
 

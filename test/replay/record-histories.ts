@@ -21,7 +21,8 @@
  * Groups (all when none is named): `enrichment` (the batched jobs and the webhook pair),
  * `search-index`, `search-words`, `crash`, `apply` (activityApplyWorkflow completed and failed:
  * `activity-apply-*.json`), `maintenance` (searchIndexMaintenanceWorkflow:
- * `search-index-maintenance.json`); naming some re-records only those fixtures.
+ * `search-index-maintenance.json`), `flows` (flowRunWorkflow completed through every node type,
+ * failed, cancelled: `flow-run-*.json`); naming some re-records only those fixtures.
  */
 import '../setup/env';
 import http from 'node:http';
@@ -30,6 +31,8 @@ import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { newId } from '../../src/lib/ids';
 import { createEnrichmentJob } from '../../src/services/enrichment/jobs';
+import { saveFlowFromActivity } from '../../src/services/flows/flows';
+import { executeFlow } from '../../src/services/flows/runs';
 import { exportHistory } from '../../temporal/export-history';
 import { TemporalJobRunner } from '../../temporal/client';
 import { createWorker } from '../../temporal/worker';
@@ -44,7 +47,8 @@ const TASK_QUEUE = 'record-replay-histories';
 
 /** Fixture groups named on the command line; none = all. */
 const GROUPS = new Set(process.argv.slice(2));
-const wanted = (group: 'enrichment' | 'search-index' | 'search-words' | 'crash' | 'apply' | 'maintenance'): boolean => GROUPS.size === 0 || GROUPS.has(group);
+const wanted = (group: 'enrichment' | 'search-index' | 'search-words' | 'crash' | 'apply' | 'maintenance' | 'flows'): boolean =>
+  GROUPS.size === 0 || GROUPS.has(group);
 
 async function main(): Promise<void> {
   const knex = testKnex();
@@ -73,6 +77,7 @@ async function main(): Promise<void> {
       console.log('search index build:', await exportHistory(env.client, searchIndexWorkflowId(catalogId), out('search-index-build.json')), 'events');
     }
     if (wanted('apply')) await recordApply(env, organizationId, out);
+    if (wanted('flows')) await recordFlows(env, organizationId, out);
     if (wanted('maintenance')) {
       // One pass over the test database's indexes (rebuilt or checked, as they stand).
       await env.client.workflow.execute('searchIndexMaintenanceWorkflow', { taskQueue: TASK_QUEUE, workflowId: SEARCH_MAINTENANCE_ID, args: [] });
@@ -159,6 +164,40 @@ async function recordApply(env: TestWorkflowEnvironment, organizationId: string,
     });
     console.log(`${name}:`, await env.client.workflow.getHandle(activityApplyWorkflowId(activityId)).result());
     console.log(`${name}:`, await exportHistory(env.client, activityApplyWorkflowId(activityId), out(name)), 'events');
+  }
+}
+
+/**
+ * flowRunWorkflow: an enrichment job saved with python_code (input → custom_code → enrich (the
+ * child enrichment workflow) → stage) run to completion as `flow-run-completed.json`; the same
+ * flow failing in its code as `flow-run-failed.json`; a slow run cancelled as `flow-run-cancelled.json`.
+ */
+async function recordFlows(env: TestWorkflowEnvironment, organizationId: string, out: (name: string) => string): Promise<void> {
+  const knex = testKnex();
+  const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 });
+  const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'test', organizationIds: [organizationId] } };
+  const catalogId = await createTestCatalog(organizationId);
+  const job = await createTestJob(knex, runner, organizationId, 1);
+  await runner.waitForClose(job.workflowId);
+  const code =
+    'import time\ndef transform(rows):\n    time.sleep(rows[0].get("sleep", 0))\n    print(len(rows))\n    if rows[0].get("boom"):\n        raise ValueError("boom")\n    return rows\n';
+  const flow = await saveFlowFromActivity(knex, scope, catalogId, job.jobId, { workflow_name: 'recorded', python_code: code, timeout_seconds: 60 });
+  for (const [name, input, cancel] of [
+    ['flow-run-completed.json', [{ sku: 'F1', name: 'item 0' }], false],
+    ['flow-run-failed.json', [{ sku: 'F2', boom: true }], false],
+    ['flow-run-cancelled.json', [{ sku: 'F3', sleep: 30 }], true],
+  ] as const) {
+    const { run } = await executeFlow({ knex, jobRunner: runner }, scope, flow.id, { input: [...input] });
+    if (cancel) {
+      await waitUntil(
+        async () => (await knex('flow_run_nodes').where({ run_id: run.id, node_id: 'custom_code' }).first()).status === 'running',
+        'the code to run',
+      );
+      await runner.cancel(run.workflow_id);
+    }
+    await runner.waitForClose(run.workflow_id);
+    console.log(`${name}:`, (await knex('flow_runs').where('id', run.id).first()).status);
+    console.log(`${name}:`, await exportHistory(env.client, run.workflow_id, out(name)), 'events');
   }
 }
 

@@ -87,6 +87,7 @@ test('a failed job → 409 {detail}', async () => {
     waitForClose: async () => undefined,
     startSearchIndexBuild: async () => false,
     startApply: async () => undefined,
+    startFlowRun: async () => undefined,
     ping: async () => undefined,
   };
   const downApp = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: down }).callback();

@@ -187,6 +187,7 @@ test('a row activity retried after its write leaves exactly one result and one c
     waitForClose: async () => undefined,
     startSearchIndexBuild: async () => false,
     startApply: async () => undefined,
+    startFlowRun: async () => undefined,
     ping: async () => undefined,
   };
   const { jobId, workflowId } = await createTestJob(knex, notYet, organizationId, 4);

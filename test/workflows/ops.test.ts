@@ -61,6 +61,7 @@ test('a failed job is listed, then resumed under a new run for its pending rows 
     waitForClose: async () => undefined,
     startSearchIndexBuild: async () => false,
     startApply: async () => undefined,
+    startFlowRun: async () => undefined,
     ping: async () => undefined,
   };
   const { jobId, workflowId } = await createTestJob(knex, notYet, organizationId, 12);
@@ -102,6 +103,7 @@ test('a running job without progress for N minutes is listed as stuck with its w
     waitForClose: async () => undefined,
     startSearchIndexBuild: async () => false,
     startApply: async () => undefined,
+    startFlowRun: async () => undefined,
     ping: async () => undefined,
   };
   const { jobId } = await createTestJob(knex, notStarted, organizationId, 2);

@@ -3,10 +3,11 @@ import { looksLikeCode, validGtin } from '../normalize/identifiers';
 import { urlIdTokens } from '../parse/labels';
 import { currencyCode, pageRegion, parsePrice, regionalCurrency } from '../normalize/price';
 import { breadcrumbPath } from '../parse/breadcrumbs';
-import type { PageDoc } from '../parse/page';
+import type { PageDoc, PriceText } from '../parse/page';
 import type { StructuredOffer, StructuredProduct } from '../parse/products';
 import type { ReviewInfo } from '../types';
 import type { FieldRole } from './roles';
+import { ruleOn, type ExtractionTuning } from './rules';
 
 /** How a value was read (decisions.md §4 `field_methods`). */
 export type Method = ReviewInfo['field_methods'][string];
@@ -149,9 +150,19 @@ export function shownAt(amount: string, text: string): number {
   return best;
 }
 
-function priceCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
+/** A price element's score without the signals of the rules a tuning leaves out. */
+function priceScore(t: PriceText, tuning?: ExtractionTuning): number {
+  return t.score - (t.signals ?? []).reduce((s, [rule, d]) => s + (ruleOn(tuning, rule) ? 0 : d), 0);
+}
+
+/** The page's price elements, best first, with their scores under `tuning`. */
+function rankedPriceTexts(doc: PageDoc, tuning?: ExtractionTuning): Array<{ t: PriceText; i: number }> {
+  return doc.price_texts.map((t, i) => ({ t: { ...t, score: priceScore(t, tuning) }, i })).sort((a, b) => b.t.score - a.t.score || a.i - b.i);
+}
+
+function priceCandidates(doc: PageDoc, p?: StructuredProduct, tuning?: ExtractionTuning): Candidate[] {
   const out: Candidate[] = [];
-  const texts = [...doc.price_texts].map((t, i) => ({ t, i })).sort((a, b) => b.t.score - a.t.score || a.i - b.i);
+  const texts = rankedPriceTexts(doc, tuning);
   const hint = pageCurrency(doc, p);
   // Amounts of the page's plausible price elements: a structured price none of them shows is doubtful.
   const shown = new Set(
@@ -166,11 +177,11 @@ function priceCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
   // Several offers at different prices (online vs list price, sellers): the one the page shows first.
   const distinct = new Set(priced.map((x) => x.amount));
   const chosen =
-    distinct.size > 1
+    distinct.size > 1 && ruleOn(tuning, 'price.shown-offer')
       ? [...priced].map((x) => ({ ...x, at: shownAt(x.amount, doc.text) })).sort((a, b) => (a.at < 0 ? Infinity : a.at) - (b.at < 0 ? Infinity : b.at))[0]
       : priced[0];
   if (p && chosen) {
-    const hidden = shown.size > 0 && !shown.has(chosen.amount);
+    const hidden = ruleOn(tuning, 'price.hidden-structured') && shown.size > 0 && !shown.has(chosen.amount);
     out.push({
       value: chosen.amount,
       method: p.origin,
@@ -188,7 +199,7 @@ function priceCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
     const parsed = parsePrice(t.text, { currency_hint: hint });
     // Without a currency anywhere, only an element holding nothing but a number is read as a price.
     const bare = !parsed?.currency_text && !hint;
-    if (!parsed?.amount || Number(parsed.amount) <= 0 || (bare && !/^\d[\d.,\s]*$/.test(t.text))) continue;
+    if (!parsed?.amount || Number(parsed.amount) <= 0 || (bare && (!ruleOn(tuning, 'price.bare-number') || !/^\d[\d.,\s]*$/.test(t.text)))) continue;
     out.push({
       value: parsed.amount,
       method: 'text',
@@ -199,7 +210,7 @@ function priceCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
     break;
   }
   // No structured price and no price element: a price written after a price label in the text.
-  for (const l of out.length === 0 ? (doc.price_labels ?? []) : []) {
+  for (const l of out.length === 0 && ruleOn(tuning, 'price.labelled-text') ? (doc.price_labels ?? []) : []) {
     const parsed = parsePrice(l.text, {});
     if (!parsed?.amount || !parsed.currency_text || Number(parsed.amount) <= 0 || (hint && parsed.currency && parsed.currency !== hint)) continue;
     out.push({ value: parsed.amount, method: 'text', weight: 0.4, url: doc.url, explanation: `labelled price "${l.label} ${l.text}" on ${doc.url}` });
@@ -208,7 +219,7 @@ function priceCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
   return out;
 }
 
-function currencyCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
+function currencyCandidates(doc: PageDoc, p?: StructuredProduct, tuning?: ExtractionTuning): Candidate[] {
   const out: Candidate[] = [];
   const offer = p?.offers.find((o) => o.currency && currencyCode(o.currency));
   if (p && offer?.currency)
@@ -223,11 +234,13 @@ function currencyCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
     const code = currencyCode(v);
     if (code) out.push({ value: code, method: 'opengraph', weight: 0.9, url: doc.url, explanation: `OpenGraph product:price:currency on ${doc.url}` });
   }
-  const texts = [...doc.price_texts].map((t, i) => ({ t, i })).sort((a, b) => b.t.score - a.t.score || a.i - b.i);
-  for (const { t } of texts.slice(0, 3)) {
+  for (const { t } of rankedPriceTexts(doc, tuning).slice(0, 3)) {
     const parsed = parsePrice(t.text);
     if (!parsed?.currency || !parsed.amount) continue;
-    const code = parsed.currency_text ? regionalCurrency(parsed.currency_text, parsed.currency, pageRegion(doc.lang, doc.url)) : parsed.currency;
+    const code =
+      parsed.currency_text && ruleOn(tuning, 'currency.regional')
+        ? regionalCurrency(parsed.currency_text, parsed.currency, pageRegion(doc.lang, doc.url))
+        : parsed.currency;
     out.push({
       value: code,
       method: 'text',
@@ -240,11 +253,11 @@ function currencyCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
   return out;
 }
 
-function availabilityCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
+function availabilityCandidates(doc: PageDoc, p?: StructuredProduct, tuning?: ExtractionTuning): Candidate[] {
   const out: Candidate[] = [];
   // Several offers (sizes, colours, sellers): the product is in stock when any offer is.
   // Variants written as sibling Products of the same name (one per size or colour) count as offers of one product.
-  const variants = p?.name ? doc.products.filter((q) => q !== p && q.origin === p.origin && q.name === p.name) : [];
+  const variants = p?.name && ruleOn(tuning, 'availability.variants') ? doc.products.filter((q) => q !== p && q.origin === p.origin && q.name === p.name) : [];
   const stated = [p, ...variants].flatMap((q) => q?.offers ?? []).filter((o) => normalizeAvailability(o.availability));
   const offer = stated.find((o) => normalizeAvailability(o.availability) === 'InStock') ?? stated[0];
   const message = doc.availability_texts.map((t) => ({ t, a: normalizeAvailability(t) })).find((x) => x.a !== null);
@@ -255,7 +268,7 @@ function availabilityCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[
   const plainMessage = doc.availability_texts.some((t) => t.length <= 100 && !/\d/.test(t) && normalizeAvailability(t) === 'OutOfStock');
   const shownOut = plainMessage && !doc.has_buy_button;
   const shownIn = doc.has_buy_button && !doc.availability_texts.some((t) => normalizeAvailability(t) === 'OutOfStock');
-  const overruled = (structured === 'InStock' && shownOut) || (structured === 'OutOfStock' && shownIn);
+  const overruled = ruleOn(tuning, 'availability.shown-overrules') && ((structured === 'InStock' && shownOut) || (structured === 'OutOfStock' && shownIn));
   if (p && offer?.availability && structured)
     out.push({
       value: structured,
@@ -276,7 +289,7 @@ function availabilityCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[
       url: doc.url,
       explanation: `stock message "${message.t.slice(0, 60)}" on ${doc.url}`,
     });
-  if (doc.has_buy_button)
+  if (doc.has_buy_button && ruleOn(tuning, 'availability.buy-button'))
     out.push({ value: 'InStock', method: 'text', weight: 0.5, url: doc.url, explanation: `an enabled add-to-cart control on ${doc.url}` });
   return out;
 }
@@ -313,30 +326,33 @@ function visible(doc: PageDoc, code: string): boolean {
   );
 }
 
-function idCandidates(doc: PageDoc, role: 'sku' | 'gtin' | 'mpn', p?: StructuredProduct): Candidate[] {
+function idCandidates(doc: PageDoc, role: 'sku' | 'gtin' | 'mpn', p?: StructuredProduct, tuning?: ExtractionTuning): Candidate[] {
   const out: Candidate[] = [];
   const accept = role === 'gtin' ? (v: string) => validGtin(v.replace(/[.,;:]+$/, '')) : (v: string) => (looksLikeCode(v) ? v.trim() : null);
   if (p) {
     const raw = role === 'gtin' ? p.gtin : role === 'sku' ? p.sku : p.mpn;
     const v = raw ? accept(raw) : null;
     // A structured MPN that is the shop's own page id is no manufacturer part number.
-    const siteId = role === 'mpn' && v !== null && inUrl(v, doc.url);
+    const siteId = role === 'mpn' && ruleOn(tuning, 'mpn.not-site-id') && v !== null && inUrl(v, doc.url);
     // Markup-only SKUs (variant ids, internal keys) lose to the identifier the page shows under a label.
     const shown = v !== null && (visible(doc, v) || (raw !== undefined && visible(doc, raw)));
     // A code the page labels and shows as its own ("Product code 39139301") outranks a markup-only SKU.
     const labelledShown =
       role === 'sku' &&
       !shown &&
+      ruleOn(tuning, 'sku.shown-label-wins') &&
       ((doc.labelled_codes?.sku ?? []).some((c) => c.value !== v) ||
         keyValueCandidates(doc, 'sku', (x) => (looksLikeCode(x) ? x.trim() : null)).some((c) => c.value !== v));
     const weight = role === 'sku' && !shown ? (labelledShown ? 0.48 : 0.65) : 1;
     // Shops copy their own SKU into `mpn`: an MPN equal to the SKU and shown nowhere is no manufacturer part number.
-    const copiedSku = role === 'mpn' && !shown && v !== null && p.sku !== undefined && normalizeCode(p.sku) === normalizeCode(v);
+    const copiedSku =
+      role === 'mpn' && ruleOn(tuning, 'mpn.not-copied-sku') && !shown && v !== null && p.sku !== undefined && normalizeCode(p.sku) === normalizeCode(v);
     // An identifier the page never shows that names the product's image file is an asset id, not a SKU or part number.
     const assetId =
       v !== null &&
       !shown &&
       role !== 'gtin' &&
+      ruleOn(tuning, 'id.not-asset-id') &&
       [...p.images, ...doc.images].some((img) => new RegExp(`[/_=]${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w])`).test(img));
     if (v && !siteId && !assetId && !copiedSku)
       out.push({
@@ -347,7 +363,7 @@ function idCandidates(doc: PageDoc, role: 'sku' | 'gtin' | 'mpn', p?: Structured
         explanation: `${productLabel(p, role === 'gtin' ? (p.gtin_property ?? 'gtin') : role)} on ${doc.url}`,
         ...(shown ? {} : { markup_only: true }),
       });
-    if (role === 'sku' && p.product_id && accept(p.product_id.replace(/^\w+:/, ''))) {
+    if (role === 'sku' && ruleOn(tuning, 'sku.product-id') && p.product_id && accept(p.product_id.replace(/^\w+:/, ''))) {
       out.push({
         value: p.product_id.replace(/^\w+:/, ''),
         method: p.origin,
@@ -379,9 +395,9 @@ function idCandidates(doc: PageDoc, role: 'sku' | 'gtin' | 'mpn', p?: Structured
       url: doc.url,
       explanation: `text "${labelled.label} ${labelled.value}" on ${doc.url}`,
     });
-  const token = role === 'sku' ? urlIdTokens(doc.url)[0] : undefined;
+  const token = role === 'sku' && ruleOn(tuning, 'sku.url-token') ? urlIdTokens(doc.url)[0] : undefined;
   if (token) out.push({ value: token, method: 'text', weight: 0.3, url: doc.url, explanation: `the article number in the page URL ${doc.url}` });
-  const styled = role === 'sku' ? shownUrlCode(doc) : null;
+  const styled = role === 'sku' && ruleOn(tuning, 'sku.url-code-shown') ? shownUrlCode(doc) : null;
   if (styled)
     out.push({
       value: styled,
@@ -421,10 +437,10 @@ export function shownUrlCode(doc: PageDoc): string | null {
 /** An unrendered template placeholder (`$metabrand`, `{{brand}}`, `<%= brand %>`), not a value. */
 const TEMPLATE = /^\$[a-z_]\w*$|\{\{|\}\}|<%|\$\{/i;
 
-function brandCandidates(doc: PageDoc, p?: StructuredProduct): Candidate[] {
+function brandCandidates(doc: PageDoc, p?: StructuredProduct, tuning?: ExtractionTuning): Candidate[] {
   const out: Candidate[] = [];
   const v = p?.brand ? cleanText(p.brand) : null;
-  if (p && v && !/^https?:/.test(v) && !TEMPLATE.test(v))
+  if (p && v && !/^https?:/.test(v) && !(ruleOn(tuning, 'brand.template') && TEMPLATE.test(v)))
     out.push({ value: v, method: p.origin, weight: 1, url: doc.url, explanation: `${productLabel(p, 'brand')} on ${doc.url}` });
   for (const b of ogValues(doc, /^(product|og):brand$/i).slice(0, 1)) {
     const c = cleanText(b);
@@ -534,22 +550,29 @@ const CATEGORY_NAME = /^(category|categories|category path|product category|prod
  * Every candidate value a page offers for a field of the given role, strongest methods first:
  * structured data (JSON-LD, microdata), OpenGraph, spec tables / key-value lists, then text
  * (price elements, stock messages). `product` is the page's product matched to the item.
- * `synonyms` only matter for generic fields.
+ * `synonyms` only matter for generic fields. `tuning`: rules left out (src/enrichment/extract/rules.ts; all on when absent).
  */
-export function pageCandidates(doc: PageDoc, role: FieldRole, fieldName: string, synonyms: string[], product?: StructuredProduct): Candidate[] {
+export function pageCandidates(
+  doc: PageDoc,
+  role: FieldRole,
+  fieldName: string,
+  synonyms: string[],
+  product?: StructuredProduct,
+  tuning?: ExtractionTuning,
+): Candidate[] {
   switch (role) {
     case 'price':
-      return priceCandidates(doc, product);
+      return priceCandidates(doc, product, tuning);
     case 'currency':
-      return currencyCandidates(doc, product);
+      return currencyCandidates(doc, product, tuning);
     case 'availability':
-      return availabilityCandidates(doc, product);
+      return availabilityCandidates(doc, product, tuning);
     case 'sku':
     case 'gtin':
     case 'mpn':
-      return idCandidates(doc, role, product);
+      return idCandidates(doc, role, product, tuning);
     case 'brand':
-      return brandCandidates(doc, product);
+      return brandCandidates(doc, product, tuning);
     case 'name':
     case 'description':
       return textCandidates(doc, role, product);

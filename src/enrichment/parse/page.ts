@@ -8,6 +8,7 @@ import { labelledCodes, labelledPriceTexts, type LabelledCode, type LabelledPric
 import { parseMicrodata } from './microdata';
 import { parseOpenGraph } from './opengraph';
 import { productsFromJsonLd, productsFromMicrodata, type StructuredProduct } from './products';
+import type { RuleId } from '../extract/rules';
 
 /** Text of an element whose id/class/itemprop names a price, with a prominence score. */
 export interface PriceText {
@@ -16,6 +17,11 @@ export interface PriceText {
   score: number;
   /** CSS-like locator for explanations, e.g. `span#priceblock_ourprice`. */
   locator: string;
+  /**
+   * The switchable rules that made up `score`, with what each added (src/enrichment/extract/rules.ts),
+   * so that extraction can score the element without a rule; absent in evidence stored before it existed.
+   */
+  signals?: Array<[RuleId, number]>;
 }
 
 /**
@@ -197,20 +203,20 @@ function priceTexts($: CheerioAPI, pageUrl: string): PriceText[] {
     const a = attrs($, el);
     if (PRICE_NOT_PRODUCT.test(a) || !isPriceLeaf($, el)) return;
     const text = collapse($(el).text());
-    let score = 0;
-    if (/price/i.test($(el).attr('id') ?? '')) score += 2;
-    if (PRICE_GOOD.test(a)) score += 1;
-    if (PRICE_BAD.test(a)) score -= WAS_TEXT.test(text) || hasCurrentPriceBeside($, el) ? 3 : 1;
-    else if (WAS_TEXT.test(text)) score -= 3;
-    if ($(el).closest('del,s,strike').length > 0) score -= 3;
-    if (PRICE_FROM.test(text)) score -= 3;
-    if (EX_TAX.test(labelText($, el))) score -= 3;
+    const signals: Array<[RuleId, number]> = [];
+    if (/price/i.test($(el).attr('id') ?? '')) signals.push(['price.id-names-price', 2]);
+    if (PRICE_GOOD.test(a)) signals.push(['price.current-class', 1]);
+    if (PRICE_BAD.test(a)) signals.push(['price.former-class', WAS_TEXT.test(text) || hasCurrentPriceBeside($, el) ? -3 : -1]);
+    else if (WAS_TEXT.test(text)) signals.push(['price.former-text', -3]);
+    if ($(el).closest('del,s,strike').length > 0) signals.push(['price.struck', -3]);
+    if (PRICE_FROM.test(text)) signals.push(['price.from', -3]);
+    if (EX_TAX.test(labelText($, el))) signals.push(['price.ex-tax', -3]);
     // Several amounts in one element (old and new price, price and bonus): a single-amount element inside is clearer.
-    if ((text.match(/\d[\d\s.,']*/g) ?? []).length >= 2) score -= 1;
-    if (inWidget($, el)) score -= 4;
-    else if ($(el).closest('footer,nav').length > 0 || inTile($, el, pageUrl)) score -= 2;
-    score -= Math.min(2, i / 5000);
-    out.push({ text, score, locator: locator(el.tagName, $(el).attr('id'), $(el).attr('class')) });
+    if ((text.match(/\d[\d\s.,']*/g) ?? []).length >= 2) signals.push(['price.multi-amount', -1]);
+    if (inWidget($, el)) signals.push(['price.widget', -4]);
+    else if ($(el).closest('footer,nav').length > 0 || inTile($, el, pageUrl)) signals.push(['price.tile', -2]);
+    const score = signals.reduce((s, [, d]) => s + d, 0) - Math.min(2, i / 5000);
+    out.push({ text, score, locator: locator(el.tagName, $(el).attr('id'), $(el).attr('class')), signals });
   });
   return out.slice(0, 40);
 }

@@ -168,6 +168,20 @@ export async function insertItemsFromCatalog(trx: Knex.Transaction, jobId: strin
 }
 
 /**
+ * Copies the output rows of a flow run's node into the job's rows in one statement (the input
+ * of an `enrich` node, src/services/flows/nodes/enrich-node.ts), keeping their row indexes.
+ * @returns the number of rows
+ */
+export async function insertItemsFromFlowNode(trx: Knex.Transaction, jobId: string, runId: string, nodeId: string): Promise<number> {
+  const { rowCount } = await trx.raw(
+    `INSERT INTO enrichment_rows (job_id, row_index, input)
+     SELECT ?, row_index, data FROM flow_run_rows WHERE run_id = ? AND node_id = ?`,
+    [jobId, runId, nodeId],
+  );
+  return rowCount ?? 0;
+}
+
+/**
  * Resume (`source_activity_id`): copies every row of an earlier job. Rows that succeeded there
  * keep their result and are marked carried (shown, never charged again); every other row is
  * pending again and will be processed (failed rows are retried). Stored evidence is copied too,

@@ -8,12 +8,20 @@ import { EnrichmentRow } from '../../models/enrichment-row';
 import { ReviewActivity } from '../../models/review-activity';
 import type { KnowledgeBaseDocument } from '../../enrichment/types';
 import type { AuditDecision } from '../../enrichment/audit';
-import type { EnrichRequest } from '../../schemas/enrich';
+import type { EnrichJobConfig, EnrichRequest } from '../../schemas/enrich';
 import { auditSummary, auditWanted } from './audit';
 import { copyJobExamples, saveJobExamples } from './examples';
 import type { EnrichmentStorage } from './artifacts';
 import { hostKnowledgeBase, saveJobDocuments } from './knowledge-base';
-import { copyRowsForReextract, copyRowsForResume, insertInlineItems, insertItemsFromCatalog, insertItemsFromFile, rowRules } from './items';
+import {
+  copyRowsForReextract,
+  copyRowsForResume,
+  insertInlineItems,
+  insertItemsFromCatalog,
+  insertItemsFromFile,
+  insertItemsFromFlowNode,
+  rowRules,
+} from './items';
 import { JobPlan, planJob } from './request';
 import { copyStagedChanges } from './staging';
 import type { JobRunner } from '../job-runner';
@@ -90,6 +98,10 @@ async function insertRows(trx: Knex.Transaction, jobId: string, plan: JobPlan): 
     case 'reextract': {
       const { rows, carried } = await copyRowsForReextract(trx, jobId, items.from.id, items.from.total_items, items.indices);
       return { rows, carried, processable: items.from.total_items };
+    }
+    case 'flow': {
+      const rows = await insertItemsFromFlowNode(trx, jobId, items.runId, items.nodeId);
+      return { rows, carried: 0, processable: rows };
     }
   }
 }
@@ -243,6 +255,30 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
   }
   await deps.jobRunner.waitForClose(workflowId);
   return getEnrichmentJob(deps, scope, jobId, 1, Math.max(1, Math.min(1000, totalItems)));
+}
+
+/**
+ * Stores (does not start) the enrichment job of a flow run's `enrich` node, inside the node's
+ * transaction (src/services/flows/nodes/enrich.ts): its review activity, the job with the node's
+ * saved recipe, and its rows copied from the output of `source.inputNodeId`, or, when
+ * `source.resumeFrom` is an earlier job of the node that failed or was cancelled, from that job
+ * as a resume does (succeeded rows carried, never charged again). The flow workflow runs it as a
+ * child workflow under its `workflow_id`.
+ * @returns the stored job
+ */
+export async function storeFlowNodeJob(
+  trx: Knex.Transaction,
+  scope: Scope,
+  recipe: EnrichJobConfig,
+  source: { runId: string; inputNodeId: string; resumeFrom: EnrichmentJob | null },
+): Promise<EnrichmentJob> {
+  const jobId = newId();
+  const from = source.resumeFrom;
+  const plan: JobPlan = from
+    ? { config: { ...recipe, async_mode: true, source_activity_id: from.id }, items: { kind: 'resume', from }, catalogId: null }
+    : { config: { ...recipe, async_mode: true }, items: { kind: 'flow', runId: source.runId, nodeId: source.inputNodeId }, catalogId: null };
+  await storeJob(trx, scope, plan, [], jobId, enrichmentWorkflowId(jobId));
+  return EnrichmentJob.query(trx).findById(jobId).throwIfNotFound();
 }
 
 /**

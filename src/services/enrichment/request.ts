@@ -27,7 +27,8 @@ export type ItemPlan =
   | { kind: 'file'; file: string }
   | { kind: 'catalog'; catalogId: string }
   | { kind: 'resume'; from: EnrichmentJob }
-  | { kind: 'reextract'; from: EnrichmentJob; indices: number[] | null };
+  | { kind: 'reextract'; from: EnrichmentJob; indices: number[] | null }
+  | { kind: 'flow'; runId: string; nodeId: string };
 
 /**
  * The resolved job: stored config (request without items + internal keys), item source, and
@@ -237,6 +238,32 @@ function refuseKeys(req: EnrichRequest, allowed: Set<string>, why: string): void
     .map(([k]) => k)
     .map((k) => ({ loc: ['body', k], msg: why, type: 'value_error' }));
   if (details.length) throw new ValidationError(details);
+}
+
+/** Keys of a job's config that tie it to one request or one catalog: a saved recipe (a flow's `enrich` node) drops them. */
+const NOT_RECIPE_KEYS = [
+  ...PER_REQUEST_KEYS,
+  'catalog_id',
+  'source_catalog_id',
+  'reextract_from_activity_id',
+  'catalog_target',
+  'known_values',
+  'file_name',
+  'staged_status',
+] as const;
+
+/**
+ * The reusable recipe of a job (decisions.md §6: the `enrich` node runs "the enrichment engine
+ * with a saved config"): its config without per-request and catalog-binding keys, with the
+ * output schema and taxonomy it actually used written out (a job on a catalog took them from the
+ * catalog's schema, `catalogSchema`), and `async_mode` true.
+ */
+export function enrichmentRecipe(config: EnrichJobConfig, catalogSchema: { properties?: Record<string, JsonSchemaProperty> } | null): EnrichJobConfig {
+  const recipe: EnrichJobConfig = { ...config };
+  if (!(recipe.output_schema as OutputField[] | undefined)?.length && catalogSchema) recipe.output_schema = fieldsFromCatalogSchema(catalogSchema);
+  for (const key of NOT_RECIPE_KEYS) delete recipe[key];
+  recipe.async_mode = true;
+  return recipe;
 }
 
 /**

@@ -210,19 +210,33 @@ export async function appendStagedChanges(
   changes: StagedChangeInputT[],
   batchKey?: string | null,
 ): Promise<AppendResult> {
-  return deps.knex.transaction(async (trx) => {
-    const activity = await lockActivity(trx, scope, activityId);
-    if (batchKey) {
-      const done = await StagedChangeBatch.query(trx).findById([activityId, batchKey]);
-      if (done) return { activity_id: activityId, appended_count: done.count, total_staged_changes: await countStaged(trx, activityId) };
-    }
-    assertOpen(activity, 'append staged changes');
-    const staged = await stageChanges(trx, deps, activity, changes);
-    if (batchKey)
-      await StagedChangeBatch.query(trx).insert({ activity_id: activityId, batch_key: batchKey, first_row_index: staged.firstRowIndex, count: staged.count });
-    await ReviewActivity.query(trx).findById(activityId).patch({ updated_at: trx.fn.now() });
-    return { activity_id: activityId, appended_count: staged.count, total_staged_changes: await countStaged(trx, activityId) };
-  });
+  return deps.knex.transaction(async (trx) => appendInTransaction(trx, deps, await lockActivity(trx, scope, activityId), changes, batchKey));
+}
+
+/**
+ * The append of {@link appendStagedChanges} inside the caller's transaction, on an activity the
+ * caller has locked `FOR UPDATE` (also a flow's stage node, src/services/flows/nodes/stage.ts,
+ * one batch per page keyed by run, node and page, so a retried page stages nothing twice).
+ * @throws ConflictError (409) when the activity is no longer open or has no catalog
+ */
+export async function appendInTransaction(
+  trx: Knex.Transaction,
+  deps: StageDeps,
+  activity: ReviewActivity,
+  changes: StagedChangeInputT[],
+  batchKey?: string | null,
+): Promise<AppendResult> {
+  const activityId = activity.id;
+  if (batchKey) {
+    const done = await StagedChangeBatch.query(trx).findById([activityId, batchKey]);
+    if (done) return { activity_id: activityId, appended_count: done.count, total_staged_changes: await countStaged(trx, activityId) };
+  }
+  assertOpen(activity, 'append staged changes');
+  const staged = await stageChanges(trx, deps, activity, changes);
+  if (batchKey)
+    await StagedChangeBatch.query(trx).insert({ activity_id: activityId, batch_key: batchKey, first_row_index: staged.firstRowIndex, count: staged.count });
+  await ReviewActivity.query(trx).findById(activityId).patch({ updated_at: trx.fn.now() });
+  return { activity_id: activityId, appended_count: staged.count, total_staged_changes: await countStaged(trx, activityId) };
 }
 
 /**

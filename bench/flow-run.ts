@@ -1,0 +1,162 @@
+/**
+ * A flow run over 100,000 rows (issue 19 "Durable runs": inputs of 100,000 rows run with bounded
+ * memory, rows paged between nodes): `input → custom_code → stage` saved from a custom transform,
+ * executed over HTTP (`POST /api/public/workflows/{id}/execute`, one JSON body) against a dev
+ * server of its own and the production worker entrypoint in its own process
+ * (`node --import tsx temporal/worker.ts`, the real Python sandbox). The code is a trivial
+ * transform (upper-cases `title`); the stage node stages 100,000 new items for review.
+ *
+ * Prints ONE JSON line: seconds from execute to completed, rows/s, seconds per node (from
+ * flow_run_nodes), the worker's RSS at start and its peak while the run went (VmRSS sampled every
+ * 250 ms from /proc), the API process's peak RSS, and the invariants (every node wrote every row
+ * once; staged changes = rows).
+ *
+ *   npx tsx bench/flow-run.ts          env: BENCH_ROWS (100000), BENCH_DATABASE_URL
+ */
+import './env';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
+import { createApp } from '../src/app';
+import { loadConfig } from '../src/config';
+import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
+import { newId } from '../src/lib/ids';
+import { ReviewActivity } from '../src/models/review-activity';
+import { createOrganizationWithKey } from '../src/services/access/auth';
+import { saveFlowFromActivity } from '../src/services/flows/flows';
+import { TemporalJobRunner } from '../temporal/client';
+import { spawnWorker, startDevServerOnFreePorts, stopWorker } from './fixtures/worker-cluster';
+import { BENCH_DATABASE_URL, createBenchCatalog, loadAvg } from './lib';
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
+const TASK_QUEUE = `bench-flow-${process.pid}`;
+const CODE = 'def transform(rows):\n    return [{**r, "title": r["title"].upper()} for r in rows]\n';
+const mb = (bytes: number): number => Math.round(bytes / 1048576);
+
+/** VmRSS of a process in bytes, or 0 when it is gone. */
+function rssOf(pid: number): number {
+  try {
+    return Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** The benchmark in order: server, database, worker, flow, execute, wait, figures. */
+async function main(): Promise<void> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-flow-'));
+  const cleanups: Array<() => Promise<unknown>> = [];
+  try {
+    const namespace = `bench-flow-${randomUUID()}`;
+    const { handle: server } = await startDevServerOnFreePorts({
+      binary: path.join(loadConfig().temporalCliCache, 'temporal'),
+      dataDir: path.join(tmp, 'temporal'),
+      namespace,
+      log: () => undefined,
+      headless: true,
+      sqlitePragmas: { journal_mode: 'wal', synchronous: 'off' },
+    });
+    cleanups.push(() => server.stop());
+    const connection = await Connection.connect({ address: server.address });
+    cleanups.push(() => connection.close());
+    const client = new Client({ connection, namespace });
+
+    await ensureDatabase(BENCH_DATABASE_URL);
+    const knex = createKnex(BENCH_DATABASE_URL, { min: 0, max: 10 });
+    cleanups.push(() => knex.destroy());
+    await migrateLatest(knex);
+    const { organizationId, apiKey } = await createOrganizationWithKey(knex, `flow bench ${new Date().toISOString()}`);
+    cleanups.push(() => knex('organizations').where('id', organizationId).delete());
+    const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'bench', organizationIds: [organizationId] } };
+    const catalogId = await createBenchCatalog({ knex, organizationId }, 'flow bench');
+    const activity = await ReviewActivity.query(knex).insertAndFetch({
+      id: newId(),
+      organization_id: organizationId,
+      catalog_id: catalogId,
+      type: 'custom_transform',
+      status: 'pending_review',
+      description: 'bench',
+      metadata: { script: { filename: 't.py', content: CODE } },
+    });
+    const flow = await saveFlowFromActivity(knex, scope, catalogId, activity.id, { workflow_name: 'bench', timeout_seconds: 1800 });
+
+    const worker = await spawnWorker({ address: server.address, namespace }, TASK_QUEUE, { databaseUrl: BENCH_DATABASE_URL });
+    cleanups.push(() => stopWorker(worker));
+    const workerPid = worker.child.pid!;
+    const workerStart = rssOf(workerPid);
+
+    const config = { ...loadConfig(), taskQueue: TASK_QUEUE };
+    const api = http.createServer(createApp({ config, knex, jobRunner: new TemporalJobRunner(client, config) }).callback());
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => api.close(resolve)));
+    const base = `http://127.0.0.1:${(api.address() as AddressInfo).port}/api`;
+    const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
+
+    const load = loadAvg();
+    let workerPeak = workerStart;
+    let apiPeak = process.memoryUsage().rss;
+    const sampler = setInterval(() => {
+      workerPeak = Math.max(workerPeak, rssOf(workerPid));
+      apiPeak = Math.max(apiPeak, process.memoryUsage().rss);
+    }, 250);
+    cleanups.push(async () => clearInterval(sampler));
+
+    const input = Array.from({ length: ROWS }, (_, i) => ({ sku: `FLOW-${i}`, title: `item ${i}`, price: i % 1000 }));
+    const body = JSON.stringify({ input });
+    const t0 = performance.now();
+    const res = await fetch(`${base}/public/workflows/${flow.id}/execute`, { method: 'POST', headers, body });
+    const started = (await res.json()) as { workflow_run_id?: string };
+    if (res.status !== 200) throw new Error(`execute answered ${res.status}: ${JSON.stringify(started).slice(0, 500)}`);
+    const executeS = (performance.now() - t0) / 1000;
+    let status = 'running';
+    while (status === 'running') {
+      await new Promise((r) => setTimeout(r, 500));
+      const poll = (await (await fetch(`${base}/public/workflows/runs/${started.workflow_run_id}?page_size=1`, { headers })).json()) as {
+        status: string;
+        error?: string;
+      };
+      status = poll.status;
+      if (status === 'failed') throw new Error(`run failed: ${poll.error}`);
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    const runId = started.workflow_run_id as string;
+    const nodes = await knex('flow_run_nodes').where({ run_id: runId }).orderBy('position');
+    const perNode = await knex('flow_run_rows')
+      .where({ run_id: runId })
+      .groupBy('node_id')
+      .select('node_id', knex.raw('count(DISTINCT row_index)::int AS rows'));
+    const run = await knex('flow_runs').where('id', runId).first();
+    const [{ staged }] = await knex('staged_changes').where('activity_id', run.activity_id).select(knex.raw('count(*)::int AS staged'));
+    console.log(
+      JSON.stringify({
+        bench: 'flow-run',
+        rows: ROWS,
+        body_mb: Math.round(body.length / 104857.6) / 10,
+        execute_request_s: Math.round(executeS * 100) / 100,
+        seconds: Math.round(seconds * 10) / 10,
+        rows_per_s: Math.round(ROWS / seconds),
+        node_seconds: Object.fromEntries(
+          nodes
+            .filter((n) => n.node_type !== 'input')
+            .map((n) => [n.node_id, Math.round((new Date(n.completed_at).getTime() - new Date(n.started_at).getTime()) / 100) / 10]),
+        ),
+        worker_rss_mb: { start: mb(workerStart), peak: mb(workerPeak) },
+        api_rss_peak_mb: mb(apiPeak),
+        invariants: { status, per_node: Object.fromEntries(perNode.map((r) => [r.node_id, r.rows])), staged },
+        load_avg: { start: load, end: loadAvg() },
+      }),
+    );
+  } finally {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

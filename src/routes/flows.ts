@@ -1,0 +1,82 @@
+import type { ResolvedAppDeps } from '../deps';
+import { presentFlowDetail, presentFlowList, presentRun, presentSavedFlow, presentStartedRun } from '../presenters/flows';
+import {
+  ExecuteFlowBody,
+  ExecuteFlowResponse,
+  FlowDetailResponse,
+  FlowListQuery,
+  FlowListResponse,
+  FlowParams,
+  RunParams,
+  RunQuery,
+  RunResponse,
+  SavedFlowResponse,
+  SaveFlowBody,
+  SaveFlowParams,
+} from '../schemas/flows';
+import { listFlows, loadFlow, saveFlowFromActivity } from '../services/flows/flows';
+import { executeFlow, getFlowRun, recentRuns } from '../services/flows/runs';
+import { defineRoute, RouteDef } from './registry';
+
+/**
+ * Flows (interface-spec.md "Flows" and "Activities → save-workflow"; decisions.md §5 G15, §6):
+ * save an activity as a flow, list flows, read one with its latest runs, execute one (the
+ * Temporal workflow `flow-run-<run_id>`), poll a run.
+ */
+export function flowRoutes(deps: ResolvedAppDeps): RouteDef[] {
+  const tags = ['workflows'];
+  const publicUrl = deps.config.publicUrl;
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/public/catalogs/:catalog_id/activities/:activity_id/save-workflow',
+      tags: ['activities', 'workflows'],
+      summary: 'Save a custom transform (input → custom_code → stage) or an enrichment job (input → enrich → stage) as a reusable flow',
+      params: SaveFlowParams,
+      body: SaveFlowBody,
+      response: SavedFlowResponse,
+      handler: async ({ scope, params, body }) =>
+        presentSavedFlow(await saveFlowFromActivity(deps.knex, scope, params.catalog_id, params.activity_id, body), publicUrl),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/public/workflows',
+      tags,
+      summary: "The organization's flows, newest first",
+      query: FlowListQuery,
+      response: FlowListResponse,
+      handler: async ({ scope, query }) => presentFlowList(await listFlows(deps.knex, scope, query), query, publicUrl),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/public/workflows/runs/:workflow_run_id',
+      tags,
+      summary: 'Poll a run: progress and updates while running; paginated results and node_results when completed',
+      params: RunParams,
+      query: RunQuery,
+      response: RunResponse,
+      handler: async ({ scope, params, query }) =>
+        presentRun(await getFlowRun(deps.knex, scope, params.workflow_run_id, query.page, query.page_size), publicUrl),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/public/workflows/:workflow_id',
+      tags,
+      summary: 'A flow: its nodes (with their code and config) and its latest 20 runs',
+      params: FlowParams,
+      response: FlowDetailResponse,
+      handler: async ({ scope, params }) =>
+        presentFlowDetail(await loadFlow(deps.knex, scope, params.workflow_id), await recentRuns(deps.knex, scope, params.workflow_id), publicUrl),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/public/workflows/:workflow_id/execute',
+      tags,
+      summary: 'Run a flow on input rows (durable workflow flow-run-<run_id>); cancel_existing cancels its running runs first',
+      params: FlowParams,
+      body: ExecuteFlowBody,
+      response: ExecuteFlowResponse,
+      handler: async ({ scope, params, body }) => presentStartedRun(await executeFlow(deps, scope, params.workflow_id, body), publicUrl),
+    }),
+  ];
+}

@@ -1,0 +1,136 @@
+/**
+ * Durability of a flow run (issue 19 "Durable runs": a killed worker resumes the run without
+ * running a finished node again): the worker PROCESS is SIGKILLed while the custom_code node is
+ * half way through its pages. Its sandboxed interpreter dies with it; a new worker resumes the
+ * node at its next page (pages commit with their rows), the input node is not run again, and
+ * the run completes with every row exactly once in every node's output and staged once.
+ *
+ * Real everything, as test/durability/apply-crash.test.ts: the production worker entrypoint
+ * (`node --import tsx temporal/worker.ts`) with the real Python sandbox, a dev server, the
+ * PostgreSQL test database; node activities get a 3 s heartbeat timeout.
+ */
+import { execFileSync } from 'node:child_process';
+import type { Knex } from 'knex';
+import { newId } from '../../src/lib/ids';
+import { ReviewActivity } from '../../src/models/review-activity';
+import { saveFlowFromActivity } from '../../src/services/flows/flows';
+import { executeFlow } from '../../src/services/flows/runs';
+import { TemporalJobRunner } from '../../temporal/client';
+import { flowRunWorkflowId } from '../../workflows/definitions';
+import { spawnWorker, TestCluster } from '../../bench/fixtures/worker-cluster';
+import { createTestCatalog } from '../helpers/catalogs';
+import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { scopeOf } from '../helpers/review-apply';
+import { quietTemporalRuntime } from '../helpers/temporal';
+import { waitUntil } from '../helpers/wait';
+
+const TASK_QUEUE = 'test-flow-durability';
+const ROWS = 6000;
+const CODE = `
+import time
+def transform(rows):
+    time.sleep(0.7)
+    print(f"page starting {rows[0]['sku']}")
+    return [{**r, "title": r["title"].upper()} for r in rows]
+`;
+
+let knex: Knex;
+let cluster: TestCluster;
+let runner: TemporalJobRunner;
+let organizationId: string;
+
+beforeAll(async () => {
+  quietTemporalRuntime();
+  knex = testKnex();
+  organizationId = (await createTestOrg('flow durability')).organizationId;
+  cluster = await new TestCluster().start();
+  runner = new TemporalJobRunner(
+    cluster.client,
+    { taskQueue: TASK_QUEUE, enrichConcurrency: 2 },
+    {},
+    {},
+    {},
+    { heartbeat_timeout_s: 3, retry_initial_interval_s: 0.5 },
+  );
+}, 90_000);
+
+afterAll(async () => {
+  await cluster?.close();
+  await closeTestKnex();
+});
+
+/** Sandboxed interpreters of flows running on this machine (their runner script is in the command line). */
+function sandboxProcesses(): number {
+  try {
+    return execFileSync('pgrep', ['-f', '/sandbox/runner.py']).toString().trim().split('\n').filter(Boolean).length;
+  } catch {
+    return 0; // pgrep exits 1 when nothing matches
+  }
+}
+
+test('a worker killed in the middle of a custom_code node: the run resumes at the next page and completes, every row once', async () => {
+  const catalogId = await createTestCatalog(organizationId);
+  const scope = scopeOf(organizationId);
+  const activity = await ReviewActivity.query(knex).insertAndFetch({
+    id: newId(),
+    organization_id: organizationId,
+    catalog_id: catalogId,
+    type: 'custom_transform',
+    status: 'pending_review',
+    description: 'durability',
+    metadata: { script: { filename: 't.py', content: CODE } },
+  });
+  const flow = await saveFlowFromActivity(knex, scope, catalogId, activity.id, { workflow_name: 'slow pages', timeout_seconds: 600 });
+  const first = cluster.track(await spawnWorker(cluster.temporal, TASK_QUEUE));
+  const input = Array.from({ length: ROWS }, (_, i) => ({ sku: `D${String(i).padStart(5, '0')}`, title: `item ${i}` }));
+  const { run } = await executeFlow({ knex, jobRunner: runner }, scope, flow.id, { input });
+
+  await waitUntil(
+    async () => (await knex('flow_run_nodes').where({ run_id: run.id, node_id: 'custom_code' }).first()).pages_done >= 2,
+    'two pages done',
+    60_000,
+    50,
+  );
+  first.child.kill('SIGKILL');
+  await first.exited;
+  // The interpreter does not outlive its worker (bubblewrap --die-with-parent).
+  await waitUntil(() => sandboxProcesses() === 0, 'the sandbox of the killed worker to be gone', 10_000);
+  const atKill = await knex('flow_run_nodes').where({ run_id: run.id, node_id: 'custom_code' }).first();
+  const [{ count: rowsAtKill }] = await knex('flow_run_rows').where({ run_id: run.id, node_id: 'custom_code' }).count();
+  // Pages commit whole: the rows written are exactly the pages counted done.
+  expect(Number(rowsAtKill)).toBe(atKill.pages_done * 1000);
+  expect(atKill.output_count).toBe(atKill.pages_done * 1000);
+  expect(atKill.pages_done).toBeLessThan(ROWS / 1000);
+
+  cluster.track(await spawnWorker(cluster.temporal, TASK_QUEUE));
+  await runner.waitForClose(flowRunWorkflowId(run.id));
+  const done = await knex('flow_runs').where('id', run.id).first();
+  expect(done.status).toBe('completed');
+  const nodes = await knex('flow_run_nodes').where({ run_id: run.id }).orderBy('position');
+  expect(nodes.map((n) => [n.node_id, n.status, n.executions, n.output_count])).toEqual([
+    ['input', 'completed', 1, ROWS],
+    ['custom_code', 'completed', 2, ROWS],
+    ['stage', 'completed', 1, ROWS],
+  ]);
+  const perNode = await knex('flow_run_rows')
+    .where({ run_id: run.id })
+    .groupBy('node_id')
+    .select(
+      'node_id',
+      knex.raw('count(*)::int AS rows'),
+      knex.raw('count(DISTINCT row_index)::int AS distinct_rows'),
+      knex.raw("count(*) FILTER (WHERE data->>'title' LIKE 'ITEM %')::int AS upper"),
+    );
+  expect(Object.fromEntries(perNode.map((r) => [r.node_id, [r.rows, r.distinct_rows, r.upper]]))).toEqual({
+    input: [ROWS, ROWS, 0],
+    custom_code: [ROWS, ROWS, ROWS],
+    stage: [ROWS, ROWS, ROWS],
+  });
+  // Every row staged once; every page's print recorded once (an uncommitted page's print went with it).
+  const [{ staged, skus }] = await knex('staged_changes')
+    .where('activity_id', done.activity_id)
+    .select(knex.raw('count(*)::int AS staged'), knex.raw("count(DISTINCT after_data->>'sku')::int AS skus"));
+  expect({ staged, skus }).toEqual({ staged: ROWS, skus: ROWS });
+  expect(done.updates.filter((u: string) => u.includes('page starting'))).toHaveLength(ROWS / 1000);
+  expect(sandboxProcesses()).toBe(0);
+});
