@@ -21,6 +21,9 @@ import { dashboardRouter } from './dashboard/routes';
 import { organizationRoutes } from './routes/organization';
 import { templateRoutes } from './routes/templates';
 import { artifactRoutes, publicMediaRoutes } from './routes/files';
+import { inferenceRoutes } from './routes/inference';
+import { sheetRoutes } from './routes/sheets';
+import { judgeRoutes } from './routes/judge';
 import { imageRunRoutes } from './routes/image-runs';
 import type { AppDeps, ResolvedAppDeps } from './deps';
 import { runIdempotent } from './services/access/idempotency';
@@ -45,6 +48,8 @@ export function buildRegistry(given: AppDeps): RouteRegistry {
   const deps = resolveDeps(given);
   return new RouteRegistry().add(
     ...catalogRoutes(deps),
+    // Before itemRoutes: `items/export` and `items/import` would otherwise match `items/:item_id`.
+    ...sheetRoutes(deps),
     ...itemRoutes(deps),
     ...enrichRoutes(deps),
     ...templateRoutes(deps),
@@ -54,6 +59,8 @@ export function buildRegistry(given: AppDeps): RouteRegistry {
     ...activityApplyRoutes(deps),
     ...flowRoutes(deps),
     ...artifactRoutes(deps),
+    ...inferenceRoutes(deps),
+    ...judgeRoutes(deps),
     ...imageRunRoutes(deps),
   );
 }

@@ -41,6 +41,12 @@ export interface Config {
    */
   llm: { baseUrl: string; apiKey: string; model: string; timeoutMs?: number; maxRetries?: number } | null;
   /**
+   * Google product taxonomy file (`taxonomy-with-ids.<locale>.txt`) that schema inference maps
+   * titles onto (env `GOOGLE_TAXONOMY_FILE`; default `../shared/data/taxonomy/google/…` when
+   * present); null: taxonomies are only proposed from category columns.
+   */
+  googleTaxonomyFile?: string | null;
+  /**
    * Web search for research (env `SEARCH_PROVIDER`: `archive` = the offline archives, the
    * default; `searxng` needs `SEARXNG_URL`; `brave` needs `BRAVE_API_KEY`, endpoint
    * `BRAVE_API_URL`; `SEARCH_TIMEOUT_MS` per call, default 10000).
@@ -146,6 +152,12 @@ export function defaultArchives(): string[] {
     .filter((dir) => fs.existsSync(path.join(dir, 'page-index.json')));
 }
 
+/** The Google product taxonomy of `../shared/data/taxonomy/google`, when it exists on this machine. */
+function defaultGoogleTaxonomy(): string | null {
+  const file = path.resolve(REPO_ROOT, '..', 'shared', 'data', 'taxonomy', 'google', 'taxonomy-with-ids.en-US.txt');
+  return fs.existsSync(file) ? file : null;
+}
+
 /**
  * Reads the configuration from an environment map.
  * @param env defaults to `process.env`
@@ -184,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           maxRetries: int(env.OPENAI_MAX_RETRIES, 2, 'OPENAI_MAX_RETRIES'),
         }
       : null,
+    googleTaxonomyFile: env.GOOGLE_TAXONOMY_FILE ? path.resolve(env.GOOGLE_TAXONOMY_FILE) : defaultGoogleTaxonomy(),
     search: {
       provider: searchProvider(env.SEARCH_PROVIDER),
       searxngUrl: env.SEARXNG_URL || null,

@@ -8,12 +8,14 @@ import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/com
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Config } from '../src/config';
 import type { JobRunner, StartableFlowRun } from '../src/services/job-runner';
-import type { activityApplyWorkflow, enrichmentJobWorkflow, flowRunWorkflow, searchIndexBuildWorkflow } from '../workflows';
+import type { activityApplyWorkflow, catalogImportWorkflow, enrichmentJobWorkflow, flowRunWorkflow, searchIndexBuildWorkflow } from '../workflows';
 import {
   ActivityApplyArgs,
   activityApplyWorkflowId,
   APPLY_JOB_KIND,
   CATALOG_ID,
+  catalogImportWorkflowId,
+  IMPORT_JOB_KIND,
   ENRICHMENT_JOB_KIND,
   EnrichmentJobArgs,
   FLOW_RUN_JOB_KIND,
@@ -290,6 +292,33 @@ export class TemporalJobRunner implements JobRunner {
       await this.client.workflow.getHandle(workflowId).result();
     } catch (err) {
       if (err instanceof WorkflowFailedError || err instanceof WorkflowNotFoundError) return;
+      throw err;
+    }
+  }
+
+  /** Starts a staged spreadsheet import's workflow (JobRunner.startImport); "already started" is success. */
+  async startImport(imp: Parameters<NonNullable<JobRunner['startImport']>>[0]): Promise<void> {
+    try {
+      await this.client.workflow.start<typeof catalogImportWorkflow>('catalogImportWorkflow', {
+        workflowId: catalogImportWorkflowId(imp.id),
+        taskQueue: this.config.taskQueue,
+        args: [{ import_id: imp.id }],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        typedSearchAttributes: [
+          { key: ORGANIZATION_ID, value: imp.organization_id },
+          { key: CATALOG_ID, value: imp.catalog_id },
+          { key: JOB_KIND, value: IMPORT_JOB_KIND },
+        ],
+        memo: { import_id: imp.id, organization_id: imp.organization_id, catalog_id: imp.catalog_id, total_lines: imp.total_lines },
+        staticSummary: `Spreadsheet import ${imp.id} (${imp.total_lines} lines)`,
+        staticDetails: [
+          `Organization: ${imp.organization_id}`,
+          `Catalog: ${imp.catalog_id}`,
+          `Status and per-line report: GET /api/public/catalogs/${imp.catalog_id}/items/import/${imp.id} (live: query "progress")`,
+        ].join('\n'),
+      });
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return;
       throw err;
     }
   }

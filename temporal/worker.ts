@@ -13,6 +13,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { ActivityDeps, createActivities, EnrichmentActivities } from '../activities';
+import { createImportActivities } from '../activities/imports';
 import { createFlowActivities } from '../activities/flows';
 import { createReviewActivities } from '../activities/review';
 import { createSearchIndexActivities } from '../activities/search-index';
@@ -98,6 +99,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
   const searchIndex = deps.knex ? createSearchIndexActivities({ knex: deps.knex }) : {};
   const review = deps.knex ? createReviewActivities({ knex: deps.knex, searchWordsDeferMinItems: deps.applyDeferWordsMinItems }) : {};
   const maintenance = deps.knex ? createSearchMaintenanceActivities(deps.knex, deps.searchMaintenance) : {};
+  const imports = deps.knex ? createImportActivities({ knex: deps.knex }) : {};
   const flows = deps.knex
     ? createFlowActivities({
         knex: deps.knex,
@@ -111,7 +113,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : workflowCode()),
-    activities: timedActivities({ ...activities, ...searchIndex, ...review, ...maintenance, ...flows }),
+    activities: timedActivities({ ...activities, ...searchIndex, ...review, ...maintenance, ...flows, ...imports }),
     maxConcurrentActivityTaskExecutions: deps.maxConcurrentActivities ?? 32,
     shutdownGraceTime: deps.shutdownGraceTime ?? '5 seconds',
   });

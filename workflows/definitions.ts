@@ -227,6 +227,50 @@ export const SEARCH_MAINTENANCE_JOB_KIND = 'search-maintenance';
 /** Failure type of an apply whose activity is not applicable (not pending_review, no catalog): not retried. */
 export const APPLY_NOT_APPLICABLE = 'ApplyNotApplicable';
 
+/** `JobKind` of a spreadsheet import into a catalog ({@link catalogImportWorkflowId}; issue 20). */
+export const IMPORT_JOB_KIND = 'import';
+
+/** Workflow id of a spreadsheet import: `catalog-import-<import_id>` (architecture.md, Names). */
+export function catalogImportWorkflowId(importId: string): string {
+  return `catalog-import-${importId}`;
+}
+
+/** Arguments of catalogImportWorkflow: ids and a cursor only; lines live in PostgreSQL. */
+export interface CatalogImportArgs {
+  import_id: string;
+  /** Last line written (exclusive start of the next batch); absent on the first run = 1 (the header). */
+  cursor?: number;
+  /** Counters so far (carried across continue-as-new). */
+  counters?: CatalogImportCounters;
+  /** Batches per run before continue-as-new; default 100. */
+  batches_per_run?: number;
+  /** Batches written at once (disjoint line ranges); default {@link DEFAULT_IMPORT_CONCURRENCY}. */
+  concurrency?: number;
+}
+
+/** Lines per import batch (one activity, one transaction); src/services/inference/import.ts uses the same. */
+export const IMPORT_BATCH_LINES = 1000;
+
+/** Import batches written at once by default (measured: bench/sheets-import.ts). */
+export const DEFAULT_IMPORT_CONCURRENCY = 4;
+
+/** Lines written so far by outcome. */
+export interface CatalogImportCounters {
+  created: number;
+  updated: number;
+  failed: number;
+}
+
+/** Answer of {@link importProgressQuery}. */
+export interface CatalogImportProgress {
+  phase: 'importing' | 'completed' | 'failed';
+  cursor: number;
+  counters: CatalogImportCounters;
+  error?: string;
+}
+
+/** `progress` query of catalogImportWorkflow. */
+export const importProgressQuery = defineQuery<CatalogImportProgress>('progress');
 /** `JobKind` of a run of a stored flow ({@link flowRunWorkflowId}; decisions.md §6). */
 export const FLOW_RUN_JOB_KIND = 'flow-run';
 

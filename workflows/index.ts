@@ -7,4 +7,5 @@ export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { searchIndexBuildWorkflow } from './search-index-build';
 export { activityApplyWorkflow } from './activity-apply';
 export { searchIndexMaintenanceWorkflow } from './search-index-maintenance';
+export { catalogImportWorkflow } from './catalog-import';
 export { flowRunWorkflow } from './flow-run';

@@ -1,13 +1,14 @@
 /**
- * `npm run eval -- <suite> ...` (evaluation.md "The command"): `pages`, `text` or `prices`.
+ * `npm run eval -- <suite> ...` (evaluation.md "The command"): `pages`, `text`, `prices` or `infer`.
  * Each suite prints readable tables; the last stdout line is one JSON object of figures.
  * Exit code 2 on usage errors, 1 when a suite fails.
  */
+import { runInferSuite } from './infer';
 import { runPagesSuite } from './pages';
 import { runPricesSuite } from './prices';
 import { runTextSuite } from './text';
 
-const SUITES: Record<string, (argv: string[]) => Promise<object>> = { pages: runPagesSuite, prices: runPricesSuite, text: runTextSuite };
+const SUITES: Record<string, (argv: string[]) => Promise<object>> = { pages: runPagesSuite, prices: runPricesSuite, text: runTextSuite, infer: runInferSuite };
 
 async function main(): Promise<void> {
   const [suite, ...argv] = process.argv.slice(2);
@@ -16,7 +17,8 @@ async function main(): Promise<void> {
     console.error(
       'usage: npm run eval -- pages --data <folder> [--corpus <folder> ...] [--tier A|B] [--speed fast|deep]\n' +
         '       npm run eval -- text --data <folder> [--examples <folder> | --split-dev] [--limit N] [--examples-limit N]\n' +
-        '       npm run eval -- prices --data <folder>',
+        '       npm run eval -- prices --data <folder>\n' +
+        '       npm run eval -- infer [--gold <folder>] [--only <name>]',
     );
     process.exit(2);
   }

@@ -231,7 +231,11 @@ export type EnrichJobConfig = Omit<EnrichRequestFields, 'taxonomy'> & {
 /** Multipart form of `POST /public/enrich` (documentation; the upload middleware enforces it). */
 export const enrichMultipartSchema = Type.Object({
   request_json: Type.String({ description: 'The enrich request as JSON, without items.' }),
-  items_file: Type.String({ format: 'binary', description: 'Exactly one JSON file: an array of item objects, or {"items": [...]}.' }),
+  items_file: Type.String({
+    format: 'binary',
+    description:
+      'Exactly one file: JSON (an array of item objects, or {"items": [...]}), or a CSV / XLSX spreadsheet whose header row names the fields (one item per row).',
+  }),
   knowledge_base_files: Type.Optional(
     Type.Array(Type.String({ format: 'binary' }), { description: 'Optional documents, listed as SOURCE_1… in knowledge_base_sources.' }),
   ),

@@ -34,6 +34,13 @@ export interface JobRunner {
     actor: { kind: 'api_key' | 'user'; id: string };
   }): Promise<void>;
   /**
+   * Starts the import workflow of a staged spreadsheet import (`catalog-import-<import_id>`,
+   * src/services/inference/import.ts), with search attributes OrganizationId, CatalogId and
+   * JobKind=import. Optional: runners that start no imports leave it out (the route answers 503).
+   * @throws the client's error when Temporal is unreachable
+   */
+  startImport?(imp: { id: string; organization_id: string; catalog_id: string; total_lines: number }): Promise<void>;
+  /**
    * Starts the run of a stored flow (workflow `flow-run-<run_id>`, src/services/flows/runs.ts),
    * with search attributes OrganizationId, CatalogId and JobKind=flow-run. `opts.rerun` starts a
    * new execution under the same id after a failed or cancelled one (operators' rerun); without

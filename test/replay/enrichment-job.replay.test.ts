@@ -17,6 +17,8 @@
  * - activityApplyWorkflow: an apply that completes, then catches up the word index
  *   (`activity-apply-completed.json`), and one that fails for good and records the failure
  *   (`activity-apply-failed.json`);
+ * - catalogImportWorkflow: a spreadsheet import with a failing line that completes
+ *   (`catalog-import-completed.json`);
  * - flowRunWorkflow: a run through custom_code, the child enrichment job of an enrich node and
  *   stage (`flow-run-completed.json`), one whose code raised (`flow-run-failed.json`) and one
  *   cancelled while its code ran (`flow-run-cancelled.json`).
@@ -36,6 +38,7 @@ test('the fixtures cover every path of every workflow type', () => {
   expect(FIXTURES).toEqual([
     'activity-apply-completed.json',
     'activity-apply-failed.json',
+    'catalog-import-completed.json',
     'enrichment-batched-cancelled.json',
     'enrichment-batched-completed.json',
     'enrichment-batched-continued-as-new.json',
@@ -64,6 +67,7 @@ test('the fixtures cover every path of every workflow type', () => {
       'searchIndexBuildWorkflow',
       'activityApplyWorkflow',
       'searchIndexMaintenanceWorkflow',
+      'catalogImportWorkflow',
       'flowRunWorkflow',
     ]),
   );

@@ -22,21 +22,32 @@
  * `search-index`, `search-words`, `crash`, `apply` (activityApplyWorkflow completed and failed:
  * `activity-apply-*.json`), `maintenance` (searchIndexMaintenanceWorkflow:
  * `search-index-maintenance.json`), `flows` (flowRunWorkflow completed through every node type,
- * failed, cancelled: `flow-run-*.json`); naming some re-records only those fixtures.
+ * failed, cancelled: `flow-run-*.json`), `import` (catalogImportWorkflow:
+ * `catalog-import-completed.json`); naming some re-records only those fixtures.
  */
 import '../setup/env';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { newId } from '../../src/lib/ids';
 import { createEnrichmentJob } from '../../src/services/enrichment/jobs';
+import { stageImport } from '../../src/services/inference/import';
 import { saveFlowFromActivity } from '../../src/services/flows/flows';
 import { executeFlow } from '../../src/services/flows/runs';
 import { exportHistory } from '../../temporal/export-history';
 import { TemporalJobRunner } from '../../temporal/client';
 import { createWorker } from '../../temporal/worker';
-import { activityApplyWorkflowId, enrichmentWorkflowId, SEARCH_MAINTENANCE_ID, searchIndexWorkflowId, webhookWorkflowId } from '../../workflows/definitions';
+import {
+  activityApplyWorkflowId,
+  catalogImportWorkflowId,
+  enrichmentWorkflowId,
+  SEARCH_MAINTENANCE_ID,
+  searchIndexWorkflowId,
+  webhookWorkflowId,
+} from '../../workflows/definitions';
 import { clientFor, createArchiveJob, RestartableTemporal, spawnWorker, stopWorker } from '../../bench/fixtures/worker-cluster';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -47,7 +58,7 @@ const TASK_QUEUE = 'record-replay-histories';
 
 /** Fixture groups named on the command line; none = all. */
 const GROUPS = new Set(process.argv.slice(2));
-const wanted = (group: 'enrichment' | 'search-index' | 'search-words' | 'crash' | 'apply' | 'maintenance' | 'flows'): boolean =>
+const wanted = (group: 'enrichment' | 'search-index' | 'search-words' | 'crash' | 'apply' | 'maintenance' | 'flows' | 'import'): boolean =>
   GROUPS.size === 0 || GROUPS.has(group);
 
 async function main(): Promise<void> {
@@ -77,6 +88,7 @@ async function main(): Promise<void> {
       console.log('search index build:', await exportHistory(env.client, searchIndexWorkflowId(catalogId), out('search-index-build.json')), 'events');
     }
     if (wanted('apply')) await recordApply(env, organizationId, out);
+    if (wanted('import')) await recordImport(env, organizationId, out);
     if (wanted('flows')) await recordFlows(env, organizationId, out);
     if (wanted('maintenance')) {
       // One pass over the test database's indexes (rebuilt or checked, as they stand).
@@ -104,6 +116,25 @@ async function main(): Promise<void> {
 
   if (wanted('crash')) await recordWorkerCrash(organizationId, out);
   await closeTestKnex();
+}
+
+/**
+ * catalogImportWorkflow: a staged 3-line CSV import (two lines written, one failing strict
+ * validation) that completes, as `catalog-import-completed.json`.
+ */
+async function recordImport(env: TestWorkflowEnvironment, organizationId: string, out: (name: string) => string): Promise<void> {
+  const knex = testKnex();
+  const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 });
+  const catalogId = await createTestCatalog(organizationId, { strict_mode: true });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'record-import-'));
+  const file = path.join(dir, 'items.csv');
+  fs.writeFileSync(file, 'sku,title,price\nR-1,Chair,12.5\nR-2,Table,not a number\nR-3,Stool,3\n');
+  const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'recording', organizationIds: [organizationId] } };
+  const imp = await stageImport(knex, scope, catalogId, { path: file, name: 'items.csv' }, {});
+  fs.rmSync(dir, { recursive: true, force: true });
+  await runner.startImport({ id: imp.id, organization_id: organizationId, catalog_id: catalogId, total_lines: imp.total_lines });
+  console.log('import:', await env.client.workflow.getHandle(catalogImportWorkflowId(imp.id)).result());
+  console.log('import:', await exportHistory(env.client, catalogImportWorkflowId(imp.id), out('catalog-import-completed.json')), 'events');
 }
 
 /**

@@ -227,7 +227,11 @@ test('a node whose code raises fails the run with the node and the error; the wo
   expect(Object.keys(run.node_results ?? {})).toEqual(['input']);
   expect(run.nodes.find((n) => n.id === 'custom_code')).toMatchObject({ status: 'failed', executions: 1 });
   expect(run.updates.some((u) => u.includes('[custom_code] failed') && u.includes('boom in row X2'))).toBe(true);
-  const description = await env.client.workflow.getHandle(flowRunWorkflowId(runId)).describe();
+  // The run is marked failed just before its workflow fails: wait for the close.
+  const description = await waitUntil(async () => {
+    const d = await env.client.workflow.getHandle(flowRunWorkflowId(runId)).describe();
+    return d.status.name === 'RUNNING' ? null : d;
+  }, 'the failed run workflow to close');
   expect(description.status.name).toBe('FAILED');
   expect(description.searchAttributes).toMatchObject({ JobKind: ['flow-run'], OrganizationId: [org.organizationId], CatalogId: [catalogId] });
   // Nothing was staged; and the same worker runs a good input of the same flow.
@@ -282,6 +286,10 @@ test('ops rerun reruns a failed run from its failed node; finished nodes are not
   });
   const runId = await execute(saved.workflow_id, [{ sku: 'R1', title: 'r' }]);
   const failed = await settled(runId);
+  await waitUntil(
+    async () => (await env.client.workflow.getHandle(flowRunWorkflowId(runId)).describe()).status.name === 'FAILED',
+    'the failed run workflow to close',
+  );
   await broken.stop();
   expect(failed).toMatchObject({ status: 'failed', failed_node_id: 'custom_code' });
   expect(failed.error).toMatch(/sandbox unavailable/i);

@@ -5,6 +5,8 @@ import { parser } from 'stream-json';
 import { pick } from 'stream-json/filters/Pick';
 import { streamArray } from 'stream-json/streamers/StreamArray';
 import { ValidationDetail, ValidationError } from '../../lib/errors';
+import { rowToInputItem } from '../inference/sheet-items';
+import { normalizeHeaders, sniffTable, tableRows } from '../inference/table-file';
 import { unstorableTextPaths } from '../../lib/text';
 import { EnrichmentRow } from '../../models/enrichment-row';
 
@@ -102,6 +104,63 @@ async function firstChar(file: string): Promise<string | null> {
   }
 }
 
+/** Whether an `items_file` is a spreadsheet: a .csv/.tsv/.xlsx/.xls name, or a zip (XLSX) or OLE2 (.xls) file. */
+async function isSpreadsheet(file: string, fileName: string): Promise<boolean> {
+  if (/\.(csv|tsv|xlsx|xls)$/i.test(fileName)) return true;
+  const fh = await fs.promises.open(file, 'r');
+  try {
+    const head = Buffer.alloc(4);
+    await fh.read(head, 0, 4, 0);
+    return head.equals(Buffer.from([0x50, 0x4b, 0x03, 0x04])) || head.equals(Buffer.from([0xd0, 0xcf, 0x11, 0xe0]));
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * A CSV or XLSX `items_file` (issue 20), streamed: the header row names the fields, each further
+ * row is one item (src/services/inference/sheet-items.ts `rowToInputItem`: non-empty cells as
+ * text, JSON arrays and objects parsed), inserted in chunks of {@link INSERT_CHUNK}.
+ * @returns the number of rows
+ * @throws UnsupportedMediaTypeError (415) for a legacy .xls; ValidationError (422) at
+ *   `body.items_file` for an unreadable file, at `body.items_file.<i>` for rows that break {@link rowRules}
+ */
+async function insertItemsFromSheet(trx: Knex.Transaction, jobId: string, file: string, fileName: string, check: RowCheck): Promise<number> {
+  const dialect = await sniffTable(file, fileName);
+  const details: ValidationDetail[] = [];
+  let headers: string[] | null = null;
+  let count = 0;
+  let chunk: unknown[] = [];
+  try {
+    for await (const row of tableRows(file, dialect)) {
+      if (!headers) {
+        headers = normalizeHeaders(row);
+        continue;
+      }
+      const item = rowToInputItem(headers, row);
+      const problems = check(item, ['body', 'items_file', count]);
+      if (problems.length) {
+        details.push(...problems);
+        if (details.length >= MAX_ROW_DETAILS) throw new ValidationError(details.slice(0, MAX_ROW_DETAILS));
+      }
+      chunk.push(item);
+      count++;
+      if (chunk.length >= INSERT_CHUNK) {
+        if (!details.length) await insertChunk(trx, jobId, count - chunk.length, chunk);
+        chunk = [];
+      }
+    }
+  } catch (err) {
+    // The reader reports at `body.file` (its name in infer-schema); here the field is `items_file`.
+    if (err instanceof ValidationError && err.details.every((d) => d.loc[1] === 'file'))
+      throw new ValidationError(err.details.map((d) => ({ ...d, loc: ['body', 'items_file', ...d.loc.slice(2)] })));
+    throw err;
+  }
+  if (details.length) throw new ValidationError(details);
+  await insertChunk(trx, jobId, count - chunk.length, chunk);
+  return count;
+}
+
 /**
  * Parses an uploaded `items_file` as a stream (never whole in memory: stream-json tokenises it
  * and assembles one item at a time) and inserts its items in chunks of {@link INSERT_CHUNK}.
@@ -111,7 +170,8 @@ async function firstChar(file: string): Promise<string | null> {
  * @throws ValidationError (422) at `body.items_file` for invalid JSON or another top-level
  *   shape, and at `body.items_file.<i>` for rows that break {@link rowRules}
  */
-export async function insertItemsFromFile(trx: Knex.Transaction, jobId: string, file: string, check: RowCheck): Promise<number> {
+export async function insertItemsFromFile(trx: Knex.Transaction, jobId: string, file: string, check: RowCheck, fileName = ''): Promise<number> {
+  if (await isSpreadsheet(file, fileName)) return insertItemsFromSheet(trx, jobId, file, fileName, check);
   const first = await firstChar(file);
   if (first !== '[' && first !== '{') {
     throw ValidationError.at(

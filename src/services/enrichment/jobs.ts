@@ -82,7 +82,7 @@ async function insertRows(trx: Knex.Transaction, jobId: string, plan: JobPlan): 
       return { rows, carried: 0, processable: rows };
     }
     case 'file': {
-      const rows = await insertItemsFromFile(trx, jobId, items.file, check);
+      const rows = await insertItemsFromFile(trx, jobId, items.file, check, items.fileName);
       if (rows === 0) throw ValidationError.at(['body', 'items_file'], 'items_file holds no items', 'missing');
       return { rows, carried: 0, processable: rows };
     }

@@ -24,7 +24,7 @@ import type { Scope } from '../access/scope';
 /** Where a job's rows come from. */
 export type ItemPlan =
   | { kind: 'inline'; items: unknown[] }
-  | { kind: 'file'; file: string }
+  | { kind: 'file'; file: string; fileName: string }
   | { kind: 'catalog'; catalogId: string }
   | { kind: 'resume'; from: EnrichmentJob }
   | { kind: 'reextract'; from: EnrichmentJob; indices: number[] | null }
@@ -218,7 +218,7 @@ async function planFresh(knex: Knex, scope: Scope, raw: EnrichRequest, upload?: 
   if (upload && config.file_name === undefined) config.file_name = upload.fileName;
   config.recorded_noops = recordedNoops(config, Boolean(upload?.knowledgeFiles));
   const itemPlan: ItemPlan = upload
-    ? { kind: 'file', file: upload.file }
+    ? { kind: 'file', file: upload.file, fileName: upload.fileName }
     : config.source_catalog_id
       ? { kind: 'catalog', catalogId: config.source_catalog_id }
       : { kind: 'inline', items: items as unknown[] };

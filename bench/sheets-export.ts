@@ -1,0 +1,47 @@
+/**
+ * `GET …/items/export?format=csv|xlsx` of a 100,000-item catalog (20 fields, issue 20): three
+ * streamed downloads per format, rows/s by median and best, bytes, the API process's RSS growth
+ * (the export is in-process here, so the bench's own RSS is the API's) and the 1-minute load
+ * average at start (the machine is shared). Target: ≥ 20,000 rows/s, bounded memory.
+ */
+import { createBenchCatalog, loadAvg, seedItems, since, runBench } from './lib';
+
+const N = Number(process.env.BENCH_ITEMS ?? 100000);
+
+runBench(async (b) => {
+  const catalog = await createBenchCatalog(b, 'sheets export');
+  await seedItems(b, catalog, N);
+  const loadStart = loadAvg();
+  const out: Record<string, unknown> = { bench: 'sheets_export', items: N, load_start: loadStart };
+  for (const format of ['csv', 'xlsx'] as const) {
+    const runs: number[] = [];
+    let bytes = 0;
+    let lines = 0;
+    const rss0 = process.memoryUsage().rss;
+    let rssPeak = rss0;
+    for (let run = 0; run < 3; run++) {
+      const t0 = performance.now();
+      const res = await fetch(`${b.baseUrl}/api/public/catalogs/${catalog}/items/export?format=${format}`, { headers: b.auth });
+      if (res.status !== 200 || !res.body) throw new Error(`export ${format}: ${res.status}`);
+      bytes = 0;
+      lines = 0;
+      for await (const chunk of res.body) {
+        bytes += chunk.length;
+        if (format === 'csv') for (const c of chunk) if (c === 10) lines++;
+        rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+      }
+      runs.push(since(t0));
+    }
+    const median = [...runs].sort((x, y) => x - y)[1];
+    out[format] = {
+      runs_ms: runs.map(Math.round),
+      rows_per_s_median: Math.round(N / (median / 1000)),
+      rows_per_s_best: Math.round(N / (Math.min(...runs) / 1000)),
+      mb: Math.round(bytes / 1e6),
+      ...(format === 'csv' ? { lines_with_header: lines } : {}),
+      rss_growth_mb: Math.round((rssPeak - rss0) / 1e6),
+      pass: N / (median / 1000) >= 20000,
+    };
+  }
+  return { ...out, target_rows_per_s: 20000, load_end: loadAvg() };
+});

@@ -1,0 +1,17 @@
+import type { JudgeResult } from '../services/enrichment/judge';
+
+/** Wire JSON of `POST /public/judge` (decisions.md §4 G20): the judgments and meta as the service returns them (already snake_case). */
+export function presentJudgeResult(r: JudgeResult): Record<string, unknown> {
+  return {
+    judgments: r.judgments.map((j) => ({
+      row_index: j.row_index,
+      item_id: j.item_id,
+      decision: j.decision,
+      confidence: j.confidence,
+      reasons: j.reasons,
+      field_issues: j.field_issues,
+      suggested_updates: j.suggested_updates,
+    })),
+    meta: r.meta,
+  };
+}

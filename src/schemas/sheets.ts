@@ -1,0 +1,51 @@
+import { Type } from '@sinclair/typebox';
+import { StringEnum, withDefault } from './common';
+
+/** JSON Schemas of the spreadsheet routes of catalogs (issue 20: export and import). */
+
+/** `GET …/items/export` query. */
+export const exportQuery = Type.Object({ format: Type.Optional(withDefault(StringEnum(['csv', 'xlsx'] as const), 'csv')) }, { additionalProperties: false });
+
+/** The text fields of the `POST …/items/import` form (validated with query coercion: form fields are strings). */
+export const importFields = Type.Object(
+  {
+    mapping: Type.Optional(Type.String({ maxLength: 100000, description: 'JSON object column → field; unnamed columns keep their name, "" skips a column' })),
+  },
+  { additionalProperties: false },
+);
+
+/** Multipart form of `POST …/items/import` (documentation). */
+export const importMultipart = Type.Object({
+  file: Type.String({ format: 'binary', description: 'CSV or XLSX; the header row names the columns' }),
+  mapping: Type.Optional(Type.String({ description: 'JSON object column → field (default: each column to the field of its name)' })),
+});
+
+/** `{catalog_id, import_id}` path parameters. */
+export const importParams = Type.Object({ catalog_id: Type.String(), import_id: Type.String() });
+
+/** `GET …/items/import/{import_id}/lines` query. */
+export const importLinesQuery = Type.Object(
+  {
+    format: Type.Optional(withDefault(StringEnum(['json', 'csv'] as const), 'json')),
+    after_line: Type.Optional(withDefault(Type.Integer({ minimum: 0, maximum: 2147483647 }), 0)),
+    limit: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: 10000 }), 1000)),
+  },
+  { additionalProperties: false },
+);
+
+/** An import as returned. */
+export const importResponse = Type.Object({
+  import_id: Type.String(),
+  catalog_id: Type.String(),
+  status: Type.String({ enum: ['running', 'completed', 'failed'] }),
+  file_name: Type.String(),
+  total_lines: Type.Integer(),
+  processed_lines: Type.Integer(),
+  created: Type.Integer(),
+  updated: Type.Integer(),
+  failed: Type.Integer(),
+  error: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String(),
+  completed_at: Type.Union([Type.String(), Type.Null()]),
+  lines_url: Type.String(),
+});

@@ -1,0 +1,207 @@
+/**
+ * `GET /public/catalogs/{id}/items/export?format=csv|xlsx` (issue 20): the whole catalog as one
+ * spreadsheet, streamed with backpressure so memory stays bounded whatever the catalog's size:
+ * CSV is written by PostgreSQL itself (`COPY … TO STDOUT`, one snapshot); XLSX rows are read
+ * through a server-side cursor in one read-only repeatable-read transaction (2,000 rows in memory
+ * at a time) and zipped by exceljs's streaming writer.
+ *
+ * Layout (predictable, and read back by the import): one header row; the columns are the
+ * schema's properties in schema order, then any other data keys in alphabetical order. Each
+ * product comes before its variants. Cells: strings as they are; numbers as JavaScript writes
+ * them (shortest exact form); booleans `true`/`false`; arrays and objects as JSON; null and
+ * absent as an empty cell. XLSX writes numbers and booleans as typed cells.
+ */
+import { PassThrough } from 'node:stream';
+import type { Readable } from 'node:stream';
+import { to as copyTo } from 'pg-copy-streams';
+import type { Knex } from 'knex';
+import ExcelJS from 'exceljs';
+import { loadCatalogOwned } from '../catalog/catalogs';
+import { getCurrentSchema } from '../catalog/schema';
+import type { Scope } from '../access/scope';
+
+/** Spreadsheet formats of export and import. */
+export type SheetFormat = 'csv' | 'xlsx';
+
+/** An export ready to stream: the response's file name and content type, and the body. */
+export interface CatalogExport {
+  fileName: string;
+  contentType: string;
+  body: PassThrough;
+  columns: string[];
+}
+
+/** Rows fetched per cursor round trip. */
+const FETCH_ROWS = 2000;
+
+/** A data value as a cell's text (the layout in the header of this file; what `data->>'field'` gives in SQL). */
+export function cellText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return JSON.stringify(v);
+}
+
+/** A CSV field, quoted when it holds the delimiter, a quote or a line break (RFC 4180). */
+function csvField(s: string): string {
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** Resolves when `out` drains; rejects when the client went away first (the export stops). */
+function drained(out: PassThrough): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onDrain = () => {
+      out.off('close', onClose);
+      resolve();
+    };
+    const onClose = () => {
+      out.off('drain', onDrain);
+      reject(new Error('export stream closed by the client'));
+    };
+    out.once('drain', onDrain);
+    out.once('close', onClose);
+  });
+}
+
+/** Column order: schema properties first, then the other data keys alphabetically. */
+async function exportColumns(trx: Knex.Transaction, catalogId: string, schemaKeys: string[]): Promise<string[]> {
+  const { rows } = await trx.raw<{ rows: Array<{ k: string }> }>(
+    `SELECT DISTINCT jsonb_object_keys(data) AS k FROM catalog_items WHERE catalog_id = ? ORDER BY 1`,
+    [catalogId],
+  );
+  const known = new Set(schemaKeys);
+  return [...schemaKeys, ...rows.map((r) => r.k).filter((k) => !known.has(k))];
+}
+
+/** Streams every item's data, product before its variants, through a cursor; calls `row` per item. */
+async function eachItem(trx: Knex.Transaction, catalogId: string, row: (data: Record<string, unknown>) => Promise<void> | void): Promise<number> {
+  await trx.raw(
+    `DECLARE export_items NO SCROLL CURSOR FOR
+       SELECT data FROM catalog_items WHERE catalog_id = ?
+       ORDER BY coalesce(parent_id, id), (entity_type = 'variant'), created_at, id`,
+    [catalogId],
+  );
+  let n = 0;
+  for (;;) {
+    const { rows } = await trx.raw<{ rows: Array<{ data: Record<string, unknown> }> }>(`FETCH ${FETCH_ROWS} FROM export_items`);
+    for (const r of rows) {
+      const p = row(r.data);
+      if (p) await p;
+      n++;
+    }
+    if (rows.length < FETCH_ROWS) return n;
+  }
+}
+
+/**
+ * Starts the export of a catalog: checks ownership and reads the columns before anything is
+ * sent (so 404/403 are plain responses), then streams the rows into `body` in the background;
+ * a failure after that destroys the stream (the client sees a cut response).
+ * @throws NotFoundError (404), ForbiddenError (403)
+ */
+export async function exportCatalog(knex: Knex, scope: Scope, catalogId: string, format: SheetFormat): Promise<CatalogExport> {
+  const catalog = await loadCatalogOwned(knex, scope, catalogId);
+  const schema = await getCurrentSchema(knex, catalogId);
+  const schemaKeys = Object.keys(schema.schema_definition.properties ?? {});
+  const body = new PassThrough({ highWaterMark: 256 * 1024 });
+  const safeName = catalog.name.replace(/[^\p{L}\p{N}._-]+/gu, '-').slice(0, 80) || 'catalog';
+  const result = (columns: string[]): CatalogExport => ({
+    fileName: `${safeName}.${format}`,
+    contentType: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    body,
+    columns,
+  });
+  if (format === 'csv') {
+    const columns = await knex.transaction((trx) => exportColumns(trx, catalog.id, schemaKeys), { readOnly: true });
+    void streamCsv(knex, catalog.id, columns, body);
+    return result(columns);
+  }
+  const trx = await knex.transaction({ isolationLevel: 'repeatable read', readOnly: true });
+  let columns: string[];
+  try {
+    columns = await exportColumns(trx, catalog.id, schemaKeys);
+  } catch (err) {
+    await trx.rollback();
+    throw err;
+  }
+  streamXlsx(trx, catalog.id, columns, body).then(
+    async () => {
+      await trx.commit();
+    },
+    async (err: unknown) => {
+      await trx.rollback().catch(() => undefined);
+      body.destroy(err instanceof Error ? err : new Error(String(err)));
+    },
+  );
+  return result(columns);
+}
+
+/** A SQL string literal (standard_conforming_strings is on: only quotes are doubled). COPY takes no bind parameters. */
+function literal(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+/** The pg connection knex lends out, as far as the export uses it. */
+interface PgConnection {
+  query(stream: ReturnType<typeof copyTo>): Readable;
+  end(): Promise<void>;
+  /** Set on a connection knex must not reuse (knex's pg dialect checks it when the connection is released). */
+  __knex__disposed?: unknown;
+}
+
+/**
+ * CSV: one `COPY (SELECT …) TO STDOUT WITH CSV` (PostgreSQL writes the rows, RFC 4180 quoting,
+ * `data->>'field'` is exactly the cell layout above: text as it is, numbers and booleans as
+ * written, arrays and objects as JSON, null as empty), piped to the client with backpressure,
+ * after a UTF-8 BOM (so spreadsheet programs read UTF-8) and the header. One statement is one
+ * snapshot. A client that goes away ends the connection (a half-read COPY cannot be reused).
+ */
+async function streamCsv(knex: Knex, catalogId: string, columns: string[], body: PassThrough): Promise<void> {
+  let conn: PgConnection | null = null;
+  try {
+    conn = (await knex.client.acquireConnection()) as PgConnection;
+    const select = columns.length ? columns.map((c) => `data->>${literal(c)}`).join(', ') : `''`;
+    const copy = conn.query(
+      copyTo(
+        `COPY (SELECT ${select} FROM catalog_items WHERE catalog_id = ${literal(catalogId)}
+               ORDER BY coalesce(parent_id, id), (entity_type = 'variant'), created_at, id) TO STDOUT WITH (FORMAT csv)`,
+      ),
+    );
+    body.write('\uFEFF' + columns.map(csvField).join(',') + '\n');
+    await new Promise<void>((resolve, reject) => {
+      copy.on('error', reject);
+      copy.on('end', () => resolve());
+      body.on('close', () => reject(new Error('export stream closed by the client')));
+      copy.pipe(body, { end: false });
+    });
+    body.end();
+  } catch (err) {
+    if (conn) {
+      conn.__knex__disposed = err;
+      await conn.end().catch(() => undefined);
+    }
+    body.destroy(err instanceof Error ? err : new Error(String(err)));
+  } finally {
+    if (conn) await knex.client.releaseConnection(conn);
+  }
+}
+
+/** XLSX through exceljs's streaming writer (inline strings, no styles): numbers and booleans as typed cells. */
+async function streamXlsx(trx: Knex.Transaction, catalogId: string, columns: string[], body: PassThrough): Promise<void> {
+  const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: body, useSharedStrings: false, useStyles: false });
+  const ws = wb.addWorksheet('items');
+  ws.addRow(columns).commit();
+  await eachItem(trx, catalogId, (data) => {
+    ws.addRow(
+      columns.map((c) => {
+        const v = data[c];
+        return typeof v === 'number' || typeof v === 'boolean' ? v : v === null || v === undefined ? null : cellText(v);
+      }),
+    ).commit();
+    // Let the zip stream flush before the next row when the client is slow.
+    if (body.destroyed) throw new Error('export stream closed by the client');
+    if (body.writableNeedDrain) return drained(body);
+  });
+  ws.commit();
+  await wb.commit();
+}

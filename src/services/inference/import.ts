@@ -1,0 +1,211 @@
+/**
+ * `POST /public/catalogs/{id}/items/import` (issue 20): a CSV or XLSX file into a catalog.
+ *
+ * The API stages the file: every data row becomes a line (`catalog_import_lines`, numbered as
+ * in the file with the header as line 1) holding its item, converted by the catalog schema's
+ * types (sheet-items.ts, the reverse of the export layout), under a column → field mapping that
+ * defaults to the identity (the column names the inferred schema gives the fields). The import
+ * workflow (workflows/catalog-import.ts) then writes the lines in batches with the catalog's
+ * own bulk write (items-write.ts: identity by business key, products and variants, strict
+ * validation), one transaction per batch that also records each line's status (`created`,
+ * `updated`, `failed` with its errors) — a bad line never fails the others, and a retried batch
+ * finds its lines no longer pending. The per-line report downloads as CSV.
+ */
+import type { Knex } from 'knex';
+import { NotFoundError, ValidationError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import type { Scope } from '../access/scope';
+import type { CatalogCaches } from '../catalog/caches';
+import { loadCatalogOwned } from '../catalog/catalogs';
+import { writeItems } from '../catalog/items-write';
+import { getCurrentSchema } from '../catalog/schema';
+import { rowToItem, type ColumnTypes } from './sheet-items';
+import { normalizeHeaders, sniffTable, tableRows } from './table-file';
+
+/** Lines inserted per statement while staging. */
+const STAGE_CHUNK = 1000;
+/** Lines written per batch (one transaction) by the workflow's activity (the workflow's IMPORT_BATCH_LINES). */
+export const IMPORT_BATCH = 1000;
+
+/** An import as stored. */
+export interface CatalogImport {
+  id: string;
+  organization_id: string;
+  catalog_id: string;
+  status: 'running' | 'completed' | 'failed';
+  file_name: string;
+  mapping: Record<string, string>;
+  total_lines: number;
+  created: number;
+  updated: number;
+  failed: number;
+  error: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+/** One line's outcome. */
+export interface ImportLine {
+  line: number;
+  status: 'pending' | 'created' | 'updated' | 'failed';
+  errors: Array<{ loc?: Array<string | number>; msg: string; type?: string }> | null;
+  item_id: string | null;
+}
+
+/** What a batch did (the workflow's counters). */
+export interface ImportBatchResult {
+  last_line: number;
+  done: boolean;
+  created: number;
+  updated: number;
+  failed: number;
+}
+
+/**
+ * Stages a file as the lines of a new import (one transaction).
+ * @param mapping column → field; columns not named keep their name; a column mapped to '' is skipped
+ * @throws NotFoundError (404), ForbiddenError (403); UnsupportedMediaTypeError (415) for .xls;
+ *   ValidationError (422) for an unreadable file, a mapping naming unknown columns, or a file without rows
+ */
+export async function stageImport(
+  knex: Knex,
+  scope: Scope,
+  catalogId: string,
+  file: { path: string; name: string },
+  mapping: Record<string, string>,
+): Promise<CatalogImport> {
+  const catalog = await loadCatalogOwned(knex, scope, catalogId);
+  const types: ColumnTypes = (await getCurrentSchema(knex, catalog.id)).schema_definition.properties ?? {};
+  const dialect = await sniffTable(file.path, file.name);
+  const id = newId();
+  return knex.transaction(async (trx) => {
+    await trx('catalog_imports').insert({
+      id,
+      organization_id: catalog.organization_id,
+      catalog_id: catalog.id,
+      status: 'running',
+      file_name: file.name,
+      mapping: JSON.stringify(mapping),
+      total_lines: 0,
+      actor_kind: scope.principal.kind,
+      actor_id: scope.principal.id,
+    });
+    let headers: string[] | null = null;
+    let line = 1;
+    let chunk: Array<{ import_id: string; line: number; data: string; status: string }> = [];
+    for await (const row of tableRows(file.path, dialect)) {
+      if (!headers) {
+        const columns = normalizeHeaders(row);
+        const unknown = Object.keys(mapping).filter((c) => !columns.includes(c));
+        if (unknown.length) throw ValidationError.at(['body', 'mapping'], `Columns not in the file: ${unknown.join(', ')}`, 'value_error');
+        headers = columns.map((c) => (Object.prototype.hasOwnProperty.call(mapping, c) ? mapping[c] : c));
+        continue;
+      }
+      line++;
+      const item = rowToItem(headers, row, types);
+      delete item[''];
+      chunk.push({ import_id: id, line, data: JSON.stringify(item), status: 'pending' });
+      if (chunk.length >= STAGE_CHUNK) {
+        await trx('catalog_import_lines').insert(chunk);
+        chunk = [];
+      }
+    }
+    if (chunk.length) await trx('catalog_import_lines').insert(chunk);
+    if (line === 1) throw ValidationError.at(['body', 'file'], 'The file has no data rows', 'missing');
+    const [row] = await trx('catalog_imports')
+      .where({ id })
+      .update({ total_lines: line - 1 })
+      .returning('*');
+    return row as CatalogImport;
+  });
+}
+
+/**
+ * Writes the pending lines of the range (`afterLine`, `afterLine + limit`] (one transaction; see
+ * the module comment). Ranges are disjoint, so the workflow runs several at once; a line already
+ * written (a retried batch) is not pending any more and is skipped. Line statuses: `failed` with
+ * the write's errors, else `created` when the item's row is at version 1, else `updated`.
+ * @returns counters of the range; `done` when the range reaches past the import's last line
+ */
+export async function importBatch(knex: Knex, caches: CatalogCaches, importId: string, afterLine: number, limit = IMPORT_BATCH): Promise<ImportBatchResult> {
+  return knex.transaction(async (trx) => {
+    const imp = await trx('catalog_imports').where({ id: importId }).first();
+    if (!imp) throw new Error(`import ${importId} not found`);
+    const lastLine = afterLine + limit;
+    const done = lastLine >= imp.total_lines + 1;
+    const lines: Array<{ line: number; data: Record<string, unknown> }> = await trx('catalog_import_lines')
+      .where({ import_id: importId, status: 'pending' })
+      .andWhere('line', '>', afterLine)
+      .andWhere('line', '<=', lastLine)
+      .orderBy('line')
+      .select('line', 'data');
+    if (lines.length === 0) return { last_line: lastLine, done, created: 0, updated: 0, failed: 0 };
+    const scope: Scope = { organizationId: imp.organization_id, principal: { kind: imp.actor_kind, id: imp.actor_id, organizationIds: [imp.organization_id] } };
+    const catalog = await loadCatalogOwned(trx, scope, imp.catalog_id);
+    const result = await writeItems(
+      trx,
+      caches,
+      scope,
+      catalog,
+      lines.map((l) => l.data),
+      { source_info: { import_id: importId, file_name: imp.file_name } },
+    );
+    const errorsAt = new Map<number, ImportLine['errors']>();
+    for (const e of result.errors) {
+      const list = errorsAt.get(e.index) ?? [];
+      list?.push(...(e.details?.length ? e.details.map((d) => ({ loc: d.loc, msg: d.msg, type: d.type })) : [{ msg: e.detail, type: e.kind }]));
+      errorsAt.set(e.index, list);
+    }
+    const ids = result.ids.filter((x): x is string => !!x);
+    const versions = new Map<string, number>(
+      (await trx('catalog_items').whereIn('id', ids).select('id', 'current_version')).map((r: { id: string; current_version: number }) => [
+        r.id,
+        r.current_version,
+      ]),
+    );
+    const outcome = lines.map((l, i) => {
+      const id = result.ids[i];
+      const errors = errorsAt.get(i);
+      const status = errors || !id ? 'failed' : versions.get(id) === 1 ? 'created' : 'updated';
+      return { line: l.line, status, errors: errors ?? (id ? null : [{ msg: 'not written' }]), item_id: status === 'failed' ? null : id };
+    });
+    await trx.raw(
+      `UPDATE catalog_import_lines l SET status = x.status, errors = x.errors, item_id = x.item_id
+       FROM jsonb_to_recordset(?::jsonb) AS x(line int, status text, errors jsonb, item_id uuid)
+       WHERE l.import_id = ? AND l.line = x.line`,
+      [JSON.stringify(outcome), importId],
+    );
+    const count = (s: string) => outcome.filter((o) => o.status === s).length;
+    const counts = { created: count('created'), updated: count('updated'), failed: count('failed') };
+    await trx('catalog_imports').where({ id: importId }).increment({ created: counts.created, updated: counts.updated, failed: counts.failed });
+    return { last_line: lastLine, done, ...counts };
+  });
+}
+
+/** Marks an import finished (`completed`, or `failed` with the error). Idempotent. */
+export async function finishImport(knex: Knex, importId: string, status: 'completed' | 'failed', error?: string): Promise<void> {
+  await knex('catalog_imports')
+    .where({ id: importId, status: 'running' })
+    .update({ status, error: error ?? null, completed_at: knex.fn.now() });
+}
+
+/**
+ * An import of a catalog of the scope.
+ * @throws NotFoundError (404) / ForbiddenError (403) for the catalog; NotFoundError for an unknown import
+ */
+export async function loadImport(knex: Knex, scope: Scope, catalogId: string, importId: string): Promise<CatalogImport> {
+  await loadCatalogOwned(knex, scope, catalogId);
+  const row = /^[0-9a-f-]{36}$/i.test(importId) ? await knex('catalog_imports').where({ id: importId, catalog_id: catalogId }).first() : undefined;
+  if (!row) throw new NotFoundError('Import not found');
+  return row as CatalogImport;
+}
+
+/** The lines of an import in order, `limit` after `afterLine` (the report is read page by page). */
+export async function importLines(knex: Knex, importId: string, afterLine: number, limit: number): Promise<ImportLine[]> {
+  return knex('catalog_import_lines')
+    .where({ import_id: importId })
+    .andWhere('line', '>', afterLine)
+    .orderBy('line')
+    .limit(limit)
+    .select('line', 'status', 'errors', 'item_id');
+}

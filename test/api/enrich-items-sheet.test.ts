@@ -1,0 +1,76 @@
+/**
+ * `items_file` as CSV or XLSX (issue 20: "Enrichment: `items_file` accepts CSV and XLSX as well
+ * as JSON"): rows become items (header = field names, cells as text, JSON cells parsed, empty
+ * cells left out), streamed into the job's rows; a legacy .xls is a 415. No job runs here: a
+ * JobRunner that records starts stands in for Temporal (as in enrich-requests.test.ts).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import iconv from 'iconv-lite';
+import request from 'supertest';
+import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
+import { acceptingJobs } from '../helpers/app';
+import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+
+let dataDir: string;
+let app: ReturnType<ReturnType<typeof createApp>['callback']>;
+let org: Awaited<ReturnType<typeof createTestOrg>>;
+const field = { name: 'brand', type: 'string', description: 'Brand' };
+
+beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-sheet-'));
+  app = createApp({ config: { ...loadConfig(), dataDir }, knex: testKnex(), jobRunner: acceptingJobs }).callback();
+  org = await createTestOrg('enrich sheet');
+});
+
+afterAll(async () => {
+  await closeTestKnex();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+const rowsOf = (jobId: string) => testKnex()('enrichment_rows').where({ job_id: jobId }).orderBy('row_index');
+const send = (file: Buffer, name: string) =>
+  request(app)
+    .post('/api/public/enrich')
+    .set(org.auth)
+    .field('request_json', JSON.stringify({ output_schema: [field], async_mode: true, web_search: false }))
+    .attach('items_file', file, { filename: name });
+
+describe('items_file as a spreadsheet', () => {
+  it('reads a semicolon CSV in Windows-1252 with quoted cells and JSON cells', async () => {
+    const csv = iconv.encode('sku;name;tags;note\r\nA-1;"Crème, brûlée";["x","y"];\r\nA-2;Größe 2;;"line1\nline2"\r\n', 'windows1252');
+    const res = await send(csv, 'items.csv');
+    expect(res.status).toBe(200);
+    expect(res.body.total_rows).toBe(2);
+    const rows = await rowsOf(res.body.job_id);
+    expect(rows.map((r) => r.input)).toEqual([
+      { sku: 'A-1', name: 'Crème, brûlée', tags: ['x', 'y'] },
+      { sku: 'A-2', name: 'Größe 2', note: 'line1\nline2' },
+    ]);
+  });
+
+  it('reads the first sheet of an XLSX file', async () => {
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet('items');
+    ws.addRow(['sku', 'name', 'price']);
+    ws.addRow(['B-1', 'Chair', 12.5]);
+    ws.addRow(['B-2', 'Table', 99]);
+    const res = await send(Buffer.from(await wb.xlsx.writeBuffer()), 'items.xlsx');
+    expect(res.status).toBe(200);
+    expect((await rowsOf(res.body.job_id)).map((r) => r.input)).toEqual([
+      { sku: 'B-1', name: 'Chair', price: '12.5' },
+      { sku: 'B-2', name: 'Table', price: '99' },
+    ]);
+  });
+
+  it('refuses a legacy .xls with 415 and still takes JSON files as before', async () => {
+    const xls = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(600)]);
+    expect((await send(xls, 'items.xls')).status).toBe(415);
+    const json = await send(Buffer.from(JSON.stringify([{ sku: 'C-1' }])), 'items.json');
+    expect(json.status).toBe(200);
+    expect(fs.readdirSync(path.join(dataDir, 'uploads'))).toEqual([]);
+  });
+});
