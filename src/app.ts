@@ -24,6 +24,7 @@ import { artifactRoutes, publicMediaRoutes } from './routes/files';
 import { inferenceRoutes } from './routes/inference';
 import { sheetRoutes } from './routes/sheets';
 import { judgeRoutes } from './routes/judge';
+import { imageRunRoutes } from './routes/image-runs';
 import type { AppDeps, ResolvedAppDeps } from './deps';
 import { runIdempotent } from './services/access/idempotency';
 import { RateLimits } from './services/access/rate-limits';
@@ -60,6 +61,7 @@ export function buildRegistry(given: AppDeps): RouteRegistry {
     ...artifactRoutes(deps),
     ...inferenceRoutes(deps),
     ...judgeRoutes(deps),
+    ...imageRunRoutes(deps),
   );
 }
 

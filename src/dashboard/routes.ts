@@ -10,6 +10,7 @@ import type { ActiveSession } from '../services/access/sessions';
 import { signIn, signOut } from '../services/access/sessions';
 import { listCatalogs } from '../services/catalog/catalogs';
 import { CONFIDENCE_LEVELS } from '../services/review/staged-changes';
+import { addCliLoginRoutes } from './cli-login';
 import { loadActivityPage, loadCatalogPage, type ActivityFilters } from './data';
 import { activityPage, catalogPage, DASHBOARD_BASE, errorPage, homePage, loginPage, STATUS_ORDER, type PageSession } from './views';
 import { loadFlowListPage, loadFlowPage, loadRunPage } from './flows-data';
@@ -216,6 +217,9 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
     const data = await loadRunPage(deps.knex, session.scope, ctx.params.flow_id, ctx.params.run_id, filters);
     send(ctx, 200, runPage(data, filters, pageSession(session)));
   });
+
+  // The tool server's login helper (issue 21): a loopback callback receives a new API key.
+  addCliLoginRoutes(router, deps, { signedIn, readForm, send, pageSession });
 
   return router;
 }

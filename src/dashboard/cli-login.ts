@@ -1,0 +1,112 @@
+/**
+ * The dashboard side of the tool server's login helper (issue 21 "Shape": `npm run mcp -- login`
+ * "opens the dashboard's sign-in and receives a user token on a localhost callback"; interface-spec.md
+ * "Authentication" 4). The OAuth loopback-redirect pattern (RFC 8252 §7.3):
+ *
+ * 1. `GET /dashboard/cli-login?callback=http://127.0.0.1:PORT/callback&state=S`, behind sign-in, shows
+ *    what will happen and a form;
+ * 2. the person confirms (POST with the session's CSRF token); the service creates an API key of the
+ *    session's organization named for the tool server, and redirects (303) to
+ *    `callback?state=S&token=ck_…&organization_id=…`. "Deny" redirects with `error=access_denied`.
+ *
+ * Only a loopback callback on `/callback` is accepted, so the key never leaves the person's machine.
+ * The key is listed (and revocable) like any other (`GET/DELETE /api/public/api-keys`).
+ */
+import type Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import type { ResolvedAppDeps } from '../deps';
+import { ValidationError } from '../lib/errors';
+import { checkCsrf, CSRF_FIELD } from '../middleware/session';
+import { createApiKey } from '../services/access/api-keys';
+import type { ActiveSession } from '../services/access/sessions';
+import { html } from './html';
+import { DASHBOARD_BASE, layout, type PageSession } from './views';
+
+/** What the route needs from the dashboard router. */
+export interface CliLoginHelpers {
+  signedIn: Middleware;
+  readForm: (ctx: Context) => Promise<URLSearchParams>;
+  send: (ctx: Context, status: number, body: string) => void;
+  pageSession: (s: ActiveSession) => PageSession;
+}
+
+/**
+ * The callback URL when it is a loopback HTTP URL on path `/callback` with a port
+ * (`http://127.0.0.1:PORT/callback`, `http://localhost:PORT/callback` or `http://[::1]:PORT/callback`).
+ * @throws ValidationError (422) otherwise, or for a `state` that is not 16–128 URL-safe characters
+ */
+export function checkCallback(callback: string | null | undefined, state: string | null | undefined): { callback: URL; state: string } {
+  let url: URL | null = null;
+  try {
+    url = callback ? new URL(callback) : null;
+  } catch {
+    url = null;
+  }
+  if (
+    !url ||
+    url.protocol !== 'http:' ||
+    !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) ||
+    !url.port ||
+    url.pathname !== '/callback' ||
+    url.search ||
+    url.hash
+  )
+    throw ValidationError.at(['query', 'callback'], 'must be http://127.0.0.1:PORT/callback (a loopback address of the tool server)');
+  if (!state || !/^[A-Za-z0-9_-]{16,128}$/.test(state)) throw ValidationError.at(['query', 'state'], 'must be 16–128 URL-safe characters');
+  return { callback: url, state };
+}
+
+/** The confirmation page. */
+function confirmPage(callback: URL, state: string, session: PageSession): string {
+  return layout(
+    'Allow the tool server',
+    html`<section class="card login">
+      <h1>Allow the tool server</h1>
+      <p>
+        The catalog tool server on this computer (<code>${callback.host}</code>) asks to act for organization <code>${session.organizationId}</code>. Allowing
+        creates an API key for it, which you can revoke at any time. The tool server never approves or applies changes: you review them here.
+      </p>
+      <form method="post" action="${DASHBOARD_BASE}/cli-login">
+        <input type="hidden" name="${CSRF_FIELD}" value="${session.csrfToken}" />
+        <input type="hidden" name="callback" value="${callback.toString()}" />
+        <input type="hidden" name="state" value="${state}" />
+        <button type="submit" name="decision" value="allow" class="btn primary">Allow</button>
+        <button type="submit" name="decision" value="deny" class="btn ghost">Deny</button>
+      </form>
+    </section>`,
+    session,
+  );
+}
+
+/** Adds `GET` and `POST /dashboard/cli-login` to the dashboard router. */
+export function addCliLoginRoutes(router: Router, deps: ResolvedAppDeps, h: CliLoginHelpers): void {
+  router.get('/cli-login', h.signedIn, async (ctx) => {
+    const { callback, state } = checkCallback(String(ctx.query.callback ?? ''), String(ctx.query.state ?? ''));
+    // The form's answer redirects to the loopback callback: CSP form-action covers redirects, so allow that origin on this page.
+    ctx.set(
+      'Content-Security-Policy',
+      String(ctx.response.get('Content-Security-Policy')).replace("form-action 'self'", `form-action 'self' ${callback.origin}`),
+    );
+    h.send(ctx, 200, confirmPage(callback, state, h.pageSession(ctx.state.dashboardSession as ActiveSession)));
+  });
+  router.post('/cli-login', h.signedIn, async (ctx) => {
+    const session = ctx.state.dashboardSession as ActiveSession;
+    const form = await h.readForm(ctx);
+    checkCsrf(ctx, session, form.get(CSRF_FIELD) ?? undefined);
+    const { callback, state } = checkCallback(form.get('callback'), form.get('state'));
+    const target = new URL(callback);
+    target.searchParams.set('state', state);
+    if (form.get('decision') === 'allow') {
+      const { apiKey } = await createApiKey(
+        deps.knex,
+        session.scope.organizationId,
+        `MCP tool server (${callback.host}, ${new Date().toISOString().slice(0, 10)})`,
+      );
+      target.searchParams.set('token', apiKey);
+      target.searchParams.set('organization_id', session.scope.organizationId);
+    } else target.searchParams.set('error', 'access_denied');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.status = 303;
+    ctx.redirect(target.toString());
+  });
+}

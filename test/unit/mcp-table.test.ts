@@ -1,0 +1,65 @@
+/**
+ * The tool server's table files (src/mcp/table.ts; tool-server.md §2.1 steps 7–8): the CSV writer
+ * quotes as RFC 4180 and csv-stringify do (byte-identical output), and its reader agrees with csv-parse, and encodes dict/list cells with Python's JSON separators; JSON Lines round-trip
+ * with nulls dropped.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { stringify } from 'csv-stringify/sync';
+import { parse } from 'csv-parse/sync';
+import { csvCell, parseCsv, readTable, writeCsv, writeJsonl } from '../../src/mcp/table';
+
+const ROWS = [
+  { a: 'plain', b: 'with, comma', c: 'with "quotes"', d: 'multi\nline', e: 'cr\r\nlf', f: 12.5, g: true, h: ['x', 'y'], i: { k: 1, l: [2] }, j: null },
+  { a: '', b: ' spaced ', c: 'ünïcødé ✓', d: '"', e: ',', f: 0, g: false, h: [], i: {}, j: 'last' },
+];
+const COLUMNS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'];
+
+let dir: string;
+beforeAll(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-table-'))));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+test('CSV: byte-identical to csv-stringify, and csv-parse reads back the same cells', () => {
+  const file = path.join(dir, 'x.csv');
+  writeCsv(file, ROWS, COLUMNS);
+  const ours = fs.readFileSync(file, 'utf8');
+  expect(ours).toBe(stringify([COLUMNS, ...ROWS.map((r) => COLUMNS.map((c) => csvCell((r as Record<string, unknown>)[c])))]));
+  const back = readTable(file);
+  expect(back.columns).toEqual(COLUMNS);
+  expect(back.rows[0]).toEqual({
+    a: 'plain',
+    b: 'with, comma',
+    c: 'with "quotes"',
+    d: 'multi\nline',
+    e: 'cr\r\nlf',
+    f: '12.5',
+    g: 'true',
+    h: '["x", "y"]',
+    i: '{"k": 1, "l": [2]}',
+  });
+  expect(back.rows[1]).toEqual({ b: ' spaced ', c: 'ünïcødé ✓', d: '"', e: ',', f: '0', g: 'false', h: '[]', i: '{}', j: 'last' });
+});
+
+test('JSON Lines keep types and drop null cells', () => {
+  const file = path.join(dir, 'x.jsonl');
+  writeJsonl(file, ROWS);
+  const back = readTable(file);
+  expect(back.rows[0]).toEqual({ ...ROWS[0], j: undefined });
+  expect(back.rows[0]).not.toHaveProperty('j');
+  expect(back.rows[1]).toEqual(ROWS[1]);
+});
+
+test('the CSV reader agrees with csv-parse on awkward input, and refuses a quote left open', () => {
+  const inputs = [
+    '\ufeffa,b,c\r\n1,"x, y","he said ""hi"""\r\n\r\n2,,"multi\nline"\r\n',
+    'a,b\n1,2',
+    'a,b\n1,\n,2\n',
+    'a\n""\n"x"\n',
+    'a,b,c\n1,2\n3,4,5\n',
+    stringify([['h1', 'h2'], ...Array.from({ length: 50 }, (_, i) => [`v${i}`, `"q${i}",\r\n`])]),
+  ];
+  for (const text of inputs) expect(parseCsv(text)).toEqual(parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true }));
+  expect(() => parseCsv('a\n"open')).toThrow(/not closed/);
+  expect(() => parseCsv('a\n"x"y\n')).toThrow(/after a closing quote/);
+});
