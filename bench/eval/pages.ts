@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as cheerio from 'cheerio';
 import { auditResult } from '../../src/enrichment/audit';
+import { judgeRow } from '../../src/services/enrichment/judge';
 import { createEngine } from '../../src/enrichment/engine';
 import { possibleCurrencyCodes } from '../../src/enrichment/normalize/price';
 import { openArchives, readArchiveIndex, stripUrl } from '../../src/enrichment/research/archive';
@@ -184,6 +185,8 @@ class Tally {
   readonly counts = Object.fromEntries(PAGE_FIELDS.map((f) => [f, { tp: 0, fp: 0, fn: 0 }])) as Record<PageField, FieldCounts>;
   readonly byConfidence: Record<string, { returned: number; correct: number }> = {};
   readonly byAudit: Record<string, { items: number; returned: number; correct: number }> = {};
+  /** The same, by the decision of `POST /public/judge` on the result as a client would send it (G20). */
+  readonly byJudge: Record<string, { items: number; returned: number; correct: number }> = {};
   readonly misses: string[] = [];
   /** Calibrated values returned: their probability, level and whether right (reliability and ECE). */
   readonly calibrated: Array<{ probability: number; level: string; right: boolean }> = [];
@@ -202,6 +205,10 @@ class Tally {
     const after = result.after_data;
     const audit = (this.byAudit[auditResult(result, input.item, PAGES_SCHEMA, evidence).decision] ??= { items: 0, returned: 0, correct: 0 });
     audit.items++;
+    const { sources, source_explanations: _explanations, ...data } = after;
+    const judged = judgeRow({ data, sources, review_info: result.review_info, before: input.item }, 0, PAGES_SCHEMA);
+    const judge = (this.byJudge[judged.decision] ??= { items: 0, returned: 0, correct: 0 });
+    judge.items++;
     const outcome = outcomeOf(labels, after);
     for (const field of PAGE_FIELDS) {
       const g = acceptable(labels, field);
@@ -211,7 +218,11 @@ class Tally {
       count(this.counts[field], has || field === 'availability', ok, goldEff.length > 0);
       if (has) {
         audit.returned++;
-        if (ok) audit.correct++;
+        judge.returned++;
+        if (ok) {
+          audit.correct++;
+          judge.correct++;
+        }
         const level = result.review_info.field_confidence[field] ?? 'none';
         const seen = observed.find((o) => o.field === field);
         if (seen) this.calibrated.push({ probability: seen.probability, level, right: ok });
@@ -278,6 +289,7 @@ class Tally {
       grounded_rate: r(this.unlabelled ? this.grounded / this.unlabelled : 0),
       precision_by_confidence: Object.fromEntries(Object.entries(this.byConfidence).map(([k, v]) => [k, r(v.correct / v.returned)])),
       audit: Object.fromEntries(Object.entries(this.byAudit).map(([k, v]) => [k, { items: v.items, precision: r(v.correct / Math.max(1, v.returned)) }])),
+      judge: Object.fromEntries(Object.entries(this.byJudge).map(([k, v]) => [k, { items: v.items, precision: r(v.correct / Math.max(1, v.returned)) }])),
     };
   }
 }
@@ -443,6 +455,12 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
       table(
         [`audit (${name})`, 'items', 'values', 'precision'],
         Object.entries(t.byAudit).map(([k, v]) => [k, v.items, v.returned, (v.correct / Math.max(1, v.returned)).toFixed(3)]),
+      ),
+    );
+    console.log(
+      table(
+        [`judge, POST /public/judge (${name})`, 'items', 'values', 'precision'],
+        Object.entries(t.byJudge).map(([k, v]) => [k, v.items, v.returned, (v.correct / Math.max(1, v.returned)).toFixed(3)]),
       ),
     );
   }

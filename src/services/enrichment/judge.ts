@@ -84,8 +84,12 @@ export function suggestFix(value: unknown, field: OutputField): unknown {
 
 const DEFAULT_REVIEW: ReviewInfo = { reasoning: '', confidence: 'high', flags: [], field_issues: [], field_confidence: {}, field_methods: {} };
 
-/** Judges one row. */
-function judgeRow(row: Record<string, unknown>, index: number, fields: OutputField[]): Judgment {
+/**
+ * Judges one row (an enriched result `{data, before?, sources?, review_info?}` or plain field
+ * values) against `fields`, as `POST /public/judge` does for each row; pure (the pages suite of
+ * `npm run eval` scores it too).
+ */
+export function judgeRow(row: Record<string, unknown>, index: number, fields: OutputField[]): Judgment {
   const data = isObject(row.data) ? row.data : Object.fromEntries(Object.entries(row).filter(([k]) => !ROW_KEYS.has(k)));
   const given = isObject(row.sources) ? row.sources : isObject(data.sources) ? data.sources : null;
   const sources: Record<string, string[]> = {};
