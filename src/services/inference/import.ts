@@ -19,13 +19,12 @@ import type { CatalogCaches } from '../catalog/caches';
 import { loadCatalogOwned } from '../catalog/catalogs';
 import { writeItems } from '../catalog/items-write';
 import { getCurrentSchema } from '../catalog/schema';
+import { IMPORT_BATCH_LINES } from '../../../workflows/definitions';
 import { rowToItem, type ColumnTypes } from './sheet-items';
 import { normalizeHeaders, sniffTable, tableRows } from './table-file';
 
 /** Lines inserted per statement while staging. */
 const STAGE_CHUNK = 1000;
-/** Lines written per batch (one transaction) by the workflow's activity (the workflow's IMPORT_BATCH_LINES). */
-export const IMPORT_BATCH = 1000;
 
 /** An import as stored. */
 export interface CatalogImport {
@@ -127,7 +126,13 @@ export async function stageImport(
  * the write's errors, else `created` when the item's row is at version 1, else `updated`.
  * @returns counters of the range; `done` when the range reaches past the import's last line
  */
-export async function importBatch(knex: Knex, caches: CatalogCaches, importId: string, afterLine: number, limit = IMPORT_BATCH): Promise<ImportBatchResult> {
+export async function importBatch(
+  knex: Knex,
+  caches: CatalogCaches,
+  importId: string,
+  afterLine: number,
+  limit = IMPORT_BATCH_LINES,
+): Promise<ImportBatchResult> {
   return knex.transaction(async (trx) => {
     const imp = await trx('catalog_imports').where({ id: importId }).first();
     if (!imp) throw new Error(`import ${importId} not found`);
