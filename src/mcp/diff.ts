@@ -6,12 +6,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { readTable, Table, writeJsonl } from './table';
+import { loadTable, Table, writeJsonl } from './table';
 import { canonicalJson, coerceCell, ColumnKind, differs, isNull, isSystemColumn, kindsFromSchema, normKey, Row, sha256Hex } from './values';
 
 /** Inputs of the diff (tool-server.md §2.2 "Inputs"). */
 export interface DiffInput {
-  /** The pulled snapshot (`.jsonl`, `.csv` or `.json`), absolute. */
+  /** The pulled snapshot (`.jsonl`, `.csv`, `.json` or `.parquet`), absolute. */
   before_path: string;
   /** The transformed file, absolute; the outputs are written next to it. */
   after_path: string;
@@ -354,17 +354,17 @@ export function defaultSchemaPath(beforePath: string): string {
  * @returns summary, counts, key diagnostics, sample changes and the two paths
  * @throws DiffError when rows cannot be matched (see tool-server.md §2.2 "Errors"); TableFormatError for unreadable files
  */
-export function computeDiff(input: DiffInput): DiffResult {
-  return diffTables(readTable(input.before_path), readTable(input.after_path), input);
+export async function computeDiff(input: DiffInput): Promise<DiffResult> {
+  return diffTables(await loadTable(input.before_path), await loadTable(input.after_path), input);
 }
 
 /**
  * {@link computeDiff} that also hands back what it read and staged, so that stage_dataset can
  * validate without reading the three files again (they are large: 100,000 rows each).
  */
-export function computeDiffKeeping(input: DiffInput): { result: DiffResult; before: Table; after: Table; staged: StagedChangeOut[] } {
-  const before = readTable(input.before_path);
-  const after = readTable(input.after_path);
+export async function computeDiffKeeping(input: DiffInput): Promise<{ result: DiffResult; before: Table; after: Table; staged: StagedChangeOut[] }> {
+  const before = await loadTable(input.before_path);
+  const after = await loadTable(input.after_path);
   const kept: { staged: StagedChangeOut[] } = { staged: [] };
   const result = diffTables(before, after, input, kept);
   return { result, before, after, staged: kept.staged };

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ApiClient, ApiError } from './api-client';
 import { FetchPage, Page, PaginationStats, parseTotal, pullParallel, verifyPull } from './paginate';
-import { writeCsv, writeJsonl, columnsOf } from './table';
+import { writeCsv, writeJsonl, writeParquet, columnsOf } from './table';
 import { canonicalJson, pythonJson, Row, sha256Hex, SYSTEM_COLUMNS } from './values';
 
 /** A raw row (decisions.md G12) or an `/items` entry (G6) as the pull reads it. */
@@ -26,8 +26,8 @@ export interface PullInput {
   catalog_id: string;
   /** Directory for the files, inside the workspace (default `./snapshots`). */
   output_dir: string;
-  /** The format `snapshot_path` names: `jsonl` (default) or `csv`; both are always written. */
-  format: 'jsonl' | 'csv';
+  /** The format `snapshot_path` names: `jsonl` (default), `csv` (both always written) or `parquet` (written too then). */
+  format: 'jsonl' | 'csv' | 'parquet';
   /** Rows of a sample pull (one page from offset 0); null = every row. */
   sample_size: number | null;
   /** Rows per request (default 1000; raw-items allows up to 5000). */
@@ -192,6 +192,7 @@ export async function pullSnapshot(api: ApiClient, input: PullInput, outDir: str
   const paths = {
     jsonl: `${stem}.jsonl`,
     csv: `${stem}.csv`,
+    parquet: `${stem}.parquet`,
     schema: `${stem}_schema.json`,
     taxonomy: `${stem}_taxonomy.json`,
     manifest: `${stem}_manifest.json`,
@@ -218,10 +219,11 @@ export async function pullSnapshot(api: ApiClient, input: PullInput, outDir: str
   const columns = columnsOf(typed, [...SYSTEM_COLUMNS, ...Object.keys(props).filter((k) => !(SYSTEM_COLUMNS as readonly string[]).includes(k))]);
   writeJsonl(paths.jsonl, typed);
   writeCsv(paths.csv, typed, columns);
+  if (input.format === 'parquet') writeParquet(paths.parquet, typed, columns);
 
   const hashes = { rows_hash: rowsHash(typed), schema_hash: sha256Hex(canonicalJson(schema)) };
   const sourceHash = sha256Hex(canonicalJson(hashes));
-  const snapshotPath = input.format === 'csv' ? paths.csv : paths.jsonl;
+  const snapshotPath = paths[input.format];
   const manifest = {
     version: 1,
     cache_key: cacheKey,
@@ -266,7 +268,10 @@ export async function pullSnapshot(api: ApiClient, input: PullInput, outDir: str
 }
 
 /** HEAD's cache (tool-server.md §2.1 step 1): the manifest, snapshot and schema exist and the cache key and paths match. */
-function readCache(paths: Record<'jsonl' | 'csv' | 'schema' | 'taxonomy' | 'manifest', string>, cacheKey: Record<string, unknown>): PullOutput | null {
+function readCache(
+  paths: Record<'jsonl' | 'csv' | 'parquet' | 'schema' | 'taxonomy' | 'manifest', string>,
+  cacheKey: Record<string, unknown>,
+): PullOutput | null {
   let m: Record<string, unknown>;
   try {
     m = JSON.parse(fs.readFileSync(paths.manifest, 'utf8')) as Record<string, unknown>;
@@ -275,7 +280,7 @@ function readCache(paths: Record<'jsonl' | 'csv' | 'schema' | 'taxonomy' | 'mani
   }
   const snapshot = String(m.snapshot_path ?? '');
   if (canonicalJson(m.cache_key) !== canonicalJson(cacheKey)) return null;
-  if (m.schema_path !== paths.schema || (snapshot !== paths.jsonl && snapshot !== paths.csv)) return null;
+  if (m.schema_path !== paths.schema || ![paths.jsonl, paths.csv, paths.parquet].includes(snapshot)) return null;
   if (![snapshot, paths.schema].every((p) => fs.existsSync(p))) return null;
   return {
     catalog_id: String(m.catalog_id),

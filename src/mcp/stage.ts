@@ -209,7 +209,7 @@ export async function stageDataset(api: ApiClient, settings: StageSettings, inpu
   const beforeAbs = guardPath(settings.workspace, input.before_path, { kind: 'file' });
   const afterAbs = guardPath(settings.workspace, input.after_path, { kind: 'file' });
   const t0 = performance.now();
-  const { result: diff, before, after, staged } = computeDiffKeeping({ ...input, before_path: beforeAbs, after_path: afterAbs });
+  const { result: diff, before, after, staged } = await computeDiffKeeping({ ...input, before_path: beforeAbs, after_path: afterAbs });
   const t1 = performance.now();
   const report = await validateBundle(api, settings.workspace, {
     catalog_id: input.catalog_id,

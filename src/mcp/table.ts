@@ -1,15 +1,18 @@
 /**
  * Reading and writing the tool server's local tables (tool-server.md §2.1 step 8 and §2.2
  * "Inputs"): JSON Lines (one object per line, typed values), CSV (header row, no index; dict and
- * list cells JSON-encoded; an empty cell reads as null, as pandas reads it) and JSON (an array of
- * objects, or one object). Parquet is not written: see docs/mcp.md for why.
+ * list cells JSON-encoded; an empty cell reads as null, as pandas reads it), JSON (an array of
+ * objects, or one object) and Parquet (hyparquet and hyparquet-writer, maintained pure-JavaScript
+ * reader and writer; the reader is asynchronous, hence {@link loadTable}).
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { parquetReadObjects } from 'hyparquet';
+import { parquetWriteBuffer } from 'hyparquet-writer';
 import { isNull, pythonJson, Row } from './values';
 
 /** Table formats read by extension. */
-export const TABLE_EXTENSIONS = ['.jsonl', '.ndjson', '.csv', '.json'] as const;
+export const TABLE_EXTENSIONS = ['.jsonl', '.ndjson', '.csv', '.json', '.parquet'] as const;
 
 /** A table read from a file: its rows (null cells dropped) and its columns in first-seen order. */
 export interface Table {
@@ -49,7 +52,24 @@ function dropNulls(row: Row): Row {
 }
 
 /**
- * Reads a table by its extension (`.jsonl`/`.ndjson`, `.csv`, `.json`).
+ * Reads a table of any of {@link TABLE_EXTENSIONS}: Parquet through hyparquet (values as typed in
+ * the file, null cells dropped, columns in the file's order), the others by {@link readTable}.
+ * @throws TableFormatError for an unknown extension or a file that does not parse
+ */
+export async function loadTable(file: string): Promise<Table> {
+  if (path.extname(file).toLowerCase() !== '.parquet') return readTable(file);
+  const bytes = fs.readFileSync(file);
+  let records: Row[];
+  try {
+    records = (await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) })) as Row[];
+  } catch (err) {
+    throw new TableFormatError(`${path.basename(file)} is not a readable Parquet file: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return { rows: records.map(dropNulls), columns: columnsOf(records.slice(0, 1)) };
+}
+
+/**
+ * Reads a table by its extension (`.jsonl`/`.ndjson`, `.csv`, `.json`; Parquet: {@link loadTable}).
  * @throws TableFormatError for another extension, a line or file that is not JSON objects, or CSV that does not parse
  */
 export function readTable(file: string): Table {
@@ -237,4 +257,20 @@ export function writeCsv(file: string, rows: readonly Row[], columns: readonly s
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * Writes rows as Parquet with `columns` in order. A column whose values are all numbers is DOUBLE,
+ * all booleans BOOLEAN; any other column is STRING with cells as the CSV writes them (dict/list
+ * cells JSON-encoded, tool-server.md §2.1 step 7); null cells are nulls.
+ */
+export function writeParquet(file: string, rows: readonly Row[], columns: readonly string[]): void {
+  const columnData = columns.map((name) => {
+    const values = rows.map((r) => (isNull(r[name]) ? null : r[name]));
+    const present = values.filter((v) => v !== null);
+    if (present.length && present.every((v) => typeof v === 'number')) return { name, data: values, type: 'DOUBLE' as const };
+    if (present.length && present.every((v) => typeof v === 'boolean')) return { name, data: values, type: 'BOOLEAN' as const };
+    return { name, data: values.map((v) => (v === null ? null : csvCell(v))), type: 'STRING' as const };
+  });
+  fs.writeFileSync(file, Buffer.from(parquetWriteBuffer({ columnData })));
 }

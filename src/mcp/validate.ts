@@ -9,7 +9,7 @@ import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ApiClient } from './api-client';
 import { guardPath, UnsafePathError } from './workspace';
-import { readObjects, readTable, Table } from './table';
+import { loadTable, readObjects, Table } from './table';
 import { coerceCell, isNull, isSystemColumn, kindsFromSchema, normKey, Row, sha256Hex } from './values';
 
 /** One finding (tool-server.md §2.3 "Output"), with where it is when it concerns one change. */
@@ -65,7 +65,7 @@ interface CatalogDoc {
   product_id_field?: string | null;
 }
 
-const DATASET_EXT = ['.csv', '.jsonl', '.ndjson', '.json'];
+const DATASET_EXT = ['.csv', '.jsonl', '.ndjson', '.json', '.parquet'];
 const STAGED_EXT = ['.jsonl', '.ndjson', '.json'];
 const SCRIPT_EXT = ['.py', '.ts', '.js', '.mjs', '.sql'];
 
@@ -156,8 +156,8 @@ export async function validateBundle(api: ApiClient, root: string, input: Valida
   let afterT: Table | null = null;
   let staged: unknown[] = input.staged_changes ?? [];
   try {
-    beforeT = before ? (input.loaded?.before ?? readTable(before)) : null;
-    afterT = after ? (input.loaded?.after ?? readTable(after)) : null;
+    beforeT = before ? (input.loaded?.before ?? (await loadTable(before))) : null;
+    afterT = after ? (input.loaded?.after ?? (await loadTable(after))) : null;
     if (stagedFile) staged = input.loaded?.staged ?? readObjects(stagedFile);
   } catch (err) {
     errors.push({ code: 'INVALID_FORMAT', message: (err as Error).message });

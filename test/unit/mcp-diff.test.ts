@@ -50,7 +50,7 @@ function stagedOf(file: string): Array<Record<string, unknown>> {
 
 const sys = (id: string, entity = 'variant', version = 1) => ({ __catalog_item_id: id, __entity_type: entity, __parent_id: '', __current_version: version });
 
-test('example 1: modify, no-op rewrite, delete and a new row; staged order and full rows', () => {
+test('example 1: modify, no-op rewrite, delete and a new row; staged order and full rows', async () => {
   const rows = Array.from({ length: 6 }, (_, i) => ({ ...sys(`id-${i}`, i === 2 ? 'product' : 'variant'), sku: `S${i}`, price: i }));
   const before = jsonl('before.jsonl', rows);
   const after = jsonl('after.jsonl', [
@@ -59,7 +59,7 @@ test('example 1: modify, no-op rewrite, delete and a new row; staged order and f
       .map((r) => (r.__catalog_item_id === 'id-1' ? { ...r, price: 99.5 } : r.__catalog_item_id === 'id-3' ? { ...r, price: 3.0 } : r)),
     { __catalog_item_id: '', __entity_type: 'variant', sku: 'NEW1', price: 7 },
   ]);
-  const out = computeDiff(defaults(before, after));
+  const out = await computeDiff(defaults(before, after));
   expect(out.diff_summary).toEqual({ rows_before: 6, rows_after: 6, rows_added: 1, rows_removed: 1, rows_modified: 1, columns_added: [], columns_removed: [] });
   expect(out.field_change_counts).toEqual({ price: 1 });
   expect(out.entity_type_change_counts).toEqual({ variant: { added: 1, removed: 0, modified: 1 }, product: { added: 0, removed: 1, modified: 0 } });
@@ -106,7 +106,7 @@ test('example 1: modify, no-op rewrite, delete and a new row; staged order and f
   ]);
 });
 
-test('example 2: deterministic fields with a duplicate; unknown fields ignored; untracked removals not staged', () => {
+test('example 2: deterministic fields with a duplicate; unknown fields ignored; untracked removals not staged', async () => {
   const before = jsonl('before.jsonl', [
     { sku: 'A', price: 1 },
     { sku: 'B', price: 2 },
@@ -117,7 +117,7 @@ test('example 2: deterministic fields with a duplicate; unknown fields ignored; 
     { sku: 'B', price: 3 },
     { sku: 'C', price: 4 },
   ]);
-  const out = computeDiff(defaults(before, after, { deterministic_key_fields: ['sku', 'nope'] }));
+  const out = await computeDiff(defaults(before, after, { deterministic_key_fields: ['sku', 'nope'] }));
   expect(out.diff_summary).toMatchObject({ rows_added: 2, rows_removed: 0, rows_modified: 0 });
   expect(out.field_change_counts).toEqual({ price: 1 });
   expect(out.key_diagnostics).toMatchObject({
@@ -131,19 +131,19 @@ test('example 2: deterministic fields with a duplicate; unknown fields ignored; 
   expect(stagedOf(out.staged_changes_path)).toHaveLength(2);
 });
 
-test('example 3: no key column and the fallback off is an error; unmatched rows are reported with both counts', () => {
+test('example 3: no key column and the fallback off is an error; unmatched rows are reported with both counts', async () => {
   const before = jsonl('before.jsonl', [{ sku: 'A' }]);
   const after = jsonl('after.jsonl', [{ sku: 'A' }]);
-  expect(() => computeDiff(defaults(before, after, { allow_row_index_fallback: false }))).toThrow(DiffError);
+  await expect(computeDiff(defaults(before, after, { allow_row_index_fallback: false }))).rejects.toThrow(DiffError);
   const b2 = jsonl('b2.jsonl', [
     { ...sys('1'), sku: 'A' },
     { __catalog_item_id: '', sku: 'B' },
   ]);
   const a2 = jsonl('a2.jsonl', [{ ...sys('1'), sku: 'A' }]);
-  expect(() => computeDiff(defaults(b2, a2, { allow_row_index_fallback: false }))).toThrow('1 before rows and 0 after rows have no match key');
+  await expect(computeDiff(defaults(b2, a2, { allow_row_index_fallback: false }))).rejects.toThrow('1 before rows and 0 after rows have no match key');
 });
 
-test('values compare by type: "1.0" = 1, arrays = their JSON string, "true" = true; CSV cells against typed JSON are no change', () => {
+test('values compare by type: "1.0" = 1, arrays = their JSON string, "true" = true; CSV cells against typed JSON are no change', async () => {
   expect(differs('1.0', 1)).toBe(false);
   expect(differs(1, 1.0)).toBe(false);
   expect(differs(['a', 'b'], '["a", "b"]')).toBe(false);
@@ -166,7 +166,7 @@ test('values compare by type: "1.0" = 1, arrays = their JSON string, "true" = tr
       '1,variant,,1,A,3.0,"[""x"", ""y""]",True,"{""a"": 1}"\n' +
       '2,variant,,1,B,2.25,[],false,\n',
   );
-  const out = computeDiff(defaults(before, after));
+  const out = await computeDiff(defaults(before, after));
   expect(out.diff_summary).toMatchObject({ rows_added: 0, rows_removed: 0, rows_modified: 1 });
   expect(out.field_change_counts).toEqual({ price: 1 });
   // The changed row's values are typed from the before file: a number, a list, a boolean, not strings.
@@ -174,7 +174,7 @@ test('values compare by type: "1.0" = 1, arrays = their JSON string, "true" = tr
   expect(change.after_data).toEqual({ sku: 'B', price: 2.25, tags: [], active: false });
 });
 
-test('column kinds come from the schema file beside the snapshot when both files are CSV', () => {
+test('column kinds come from the schema file beside the snapshot when both files are CSV', async () => {
   const header = '__catalog_item_id,__entity_type,__parent_id,__current_version,sku,price,tags\n';
   const before = csv('catalog_c.csv', header + '1,variant,,1,A,3,"[""x""]"\n');
   fs.writeFileSync(
@@ -182,11 +182,11 @@ test('column kinds come from the schema file beside the snapshot when both files
     JSON.stringify({ schema_definition: { properties: { price: { type: 'number' }, tags: { type: 'array' } } } }),
   );
   const after = csv('after.csv', header + '1,variant,,1,A,4.5,"[""x"", ""z""]"\n');
-  const out = computeDiff(defaults(before, after));
+  const out = await computeDiff(defaults(before, after));
   expect(stagedOf(out.staged_changes_path)[0].after_data).toEqual({ sku: 'A', price: 4.5, tags: ['x', 'z'] });
 });
 
-test('key diagnostics: duplicated and missing keys on each side, and columns added and removed', () => {
+test('key diagnostics: duplicated and missing keys on each side, and columns added and removed', async () => {
   const before = jsonl('before.jsonl', [
     { ...sys('1'), sku: 'A', old: 1 },
     { ...sys('1'), sku: 'A2', old: 1 },
@@ -198,7 +198,7 @@ test('key diagnostics: duplicated and missing keys on each side, and columns add
     { ...sys('2'), sku: 'B', fresh: 1 },
     { __catalog_item_id: 'nan', sku: 'C', fresh: 1 },
   ]);
-  const out = computeDiff(defaults(before, after));
+  const out = await computeDiff(defaults(before, after));
   expect(out.key_diagnostics).toMatchObject({
     before_duplicate_key_values: 1,
     before_duplicate_key_examples: ['1'],
@@ -216,9 +216,9 @@ test('key diagnostics: duplicated and missing keys on each side, and columns add
   expect(types).toEqual(['k:1=modified', 'k:1=removed', 'k:2=modified', 'k:2=modified_unmatched', 'r:3=added']);
 });
 
-test('an unsupported file extension is refused', () => {
+test('an unsupported file extension is refused', async () => {
   const before = jsonl('before.jsonl', [{ sku: 'A' }]);
   const after = path.join(dir, 'after.xlsx');
   fs.writeFileSync(after, 'x');
-  expect(() => computeDiff(defaults(before, after))).toThrow(/unsupported table format \.xlsx/);
+  await expect(computeDiff(defaults(before, after))).rejects.toThrow(/unsupported table format \.xlsx/);
 });

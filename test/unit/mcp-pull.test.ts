@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { loadTable } from '../../src/mcp/table';
 import { ApiClient } from '../../src/mcp/api-client';
 import { IncompletePullError } from '../../src/mcp/paginate';
 import { pullSnapshot, PullInput, rowsHash } from '../../src/mcp/pull';
@@ -126,6 +127,16 @@ test('normal: three requests (0, 400, 800), every row once, files and manifest w
     tags: '["a", "b"]',
   }));
   expect(manifest.rows_hash).toBe(rowsHash(flat));
+});
+
+test('format parquet: the snapshot is also written as Parquet, the same rows as the JSON Lines', async () => {
+  const out = await pullSnapshot(api(), input({ format: 'parquet' }), dir, 5000);
+  expect(out.snapshot_path).toMatch(/catalog_.+\.parquet$/);
+  const parquet = await loadTable(out.snapshot_path);
+  const jsonl = await loadTable(out.jsonl_path);
+  expect(parquet.columns).toEqual(['__catalog_item_id', '__entity_type', '__parent_id', '__current_version', 'sku', 'price', 'tags']);
+  expect(parquet.rows).toHaveLength(N);
+  expect(parquet.rows[1]).toEqual({ ...jsonl.rows[1], tags: '["a", "b"]' });
 });
 
 test('retries 503, 429, 408 and a dropped connection, then returns every row', async () => {

@@ -38,7 +38,10 @@ export function registerExecutionTools(server: McpServer, { api, config }: ToolC
       inputSchema: {
         catalog_id: z.string().min(1),
         output_dir: z.string().default('./snapshots').describe('Workspace directory for the files'),
-        format: z.enum(['jsonl', 'csv']).default('jsonl').describe('Which file snapshot_path names (both are written)'),
+        format: z
+          .enum(['jsonl', 'csv', 'parquet'])
+          .default('jsonl')
+          .describe('Which file snapshot_path names (JSONL and CSV are always written; parquet writes a .parquet too)'),
         sample_size: z.number().int().min(1).max(5000).nullable().default(null).describe('Pull only the first N rows (null = all)'),
         page_size: z.number().int().min(1).max(5000).default(1000),
         max_concurrency: z.number().int().min(1).max(64).optional().describe('Pages in flight; default CATALOG_MCP_PULL_MAX_CONCURRENCY (8)'),
