@@ -18,6 +18,7 @@ import type { ResolvedAppDeps } from '../deps';
 import { ValidationError } from '../lib/errors';
 import { checkCsrf, CSRF_FIELD } from '../middleware/session';
 import { createApiKey } from '../services/access/api-keys';
+import { issueUserToken } from '../services/access/auth';
 import type { ActiveSession } from '../services/access/sessions';
 import { html } from './html';
 import { DASHBOARD_BASE, layout, type PageSession } from './views';
@@ -64,7 +65,8 @@ function confirmPage(callback: URL, state: string, session: PageSession): string
       <h1>Allow the tool server</h1>
       <p>
         The catalog tool server on this computer (<code>${callback.host}</code>) asks to act for organization <code>${session.organizationId}</code>. Allowing
-        creates an API key for it, which you can revoke at any time. The tool server never approves or applies changes: you review them here.
+        gives it a user token of yours (when you signed in with one) or a new API key, which you can revoke at any time. The tool server never approves or
+        applies changes: you review them here.
       </p>
       <form method="post" action="${DASHBOARD_BASE}/cli-login">
         <input type="hidden" name="${CSRF_FIELD}" value="${session.csrfToken}" />
@@ -76,6 +78,19 @@ function confirmPage(callback: URL, state: string, session: PageSession): string
     </section>`,
     session,
   );
+}
+
+/**
+ * The credential the tool server receives: a person signed in with a user token gets a user token
+ * of their own (same user, the session's organization, 30 days; needs `JWT_SECRET`, as user tokens
+ * do); a session signed in with an API key has no user, so it gets a new API key of the organization,
+ * named after the tool server, which can be revoked at any time.
+ */
+async function toolServerCredential(deps: ResolvedAppDeps, session: ActiveSession, callback: URL): Promise<string> {
+  const { principal, organizationId } = session.scope;
+  if (principal.kind === 'user' && deps.config.jwtSecret) return issueUserToken(deps.config.jwtSecret, principal.id, [organizationId]);
+  const { apiKey } = await createApiKey(deps.knex, organizationId, `MCP tool server (${callback.host}, ${new Date().toISOString().slice(0, 10)})`);
+  return apiKey;
 }
 
 /** Adds `GET` and `POST /dashboard/cli-login` to the dashboard router. */
@@ -97,12 +112,7 @@ export function addCliLoginRoutes(router: Router, deps: ResolvedAppDeps, h: CliL
     const target = new URL(callback);
     target.searchParams.set('state', state);
     if (form.get('decision') === 'allow') {
-      const { apiKey } = await createApiKey(
-        deps.knex,
-        session.scope.organizationId,
-        `MCP tool server (${callback.host}, ${new Date().toISOString().slice(0, 10)})`,
-      );
-      target.searchParams.set('token', apiKey);
+      target.searchParams.set('token', await toolServerCredential(deps, session, callback));
       target.searchParams.set('organization_id', session.scope.organizationId);
     } else target.searchParams.set('error', 'access_denied');
     ctx.set('Referrer-Policy', 'no-referrer');

@@ -10,8 +10,12 @@ import path from 'node:path';
 import { loadMcpConfig } from '../../src/mcp/config';
 import { readCredentials } from '../../src/mcp/credentials';
 import { login } from '../../src/mcp/login';
-import { testApp } from '../helpers/app';
-import { closeTestKnex, createTestOrg } from '../helpers/db';
+import { jwtVerify } from 'jose';
+import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
+import { issueUserToken } from '../../src/services/access/auth';
+import { noJobs, testApp } from '../helpers/app';
+import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { listen, ListeningApp } from '../helpers/mcp';
 
 let service: ListeningApp;
@@ -30,7 +34,12 @@ afterAll(async () => {
 });
 
 /** The browser: signs in with the org's key at the sign-in URL (following `next`), then submits the confirmation form. */
-async function browser(signInUrl: string, decision: 'allow' | 'deny', withCsrf = true): Promise<{ status: number; location: string | null }> {
+async function browser(
+  signInUrl: string,
+  decision: 'allow' | 'deny',
+  withCsrf = true,
+  credential = org.apiKey,
+): Promise<{ status: number; location: string | null }> {
   const u = new URL(signInUrl);
   const first = await fetch(signInUrl, { redirect: 'manual' });
   expect(first.status).toBe(302);
@@ -39,7 +48,7 @@ async function browser(signInUrl: string, decision: 'allow' | 'deny', withCsrf =
     method: 'POST',
     redirect: 'manual',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ credential: org.apiKey, next }).toString(),
+    body: new URLSearchParams({ credential, next }).toString(),
   });
   const cookie = signIn.headers.getSetCookie()[0].split(';')[0];
   const page = await fetch(`${u.origin}${next}`, { headers: { Cookie: cookie } });
@@ -75,6 +84,32 @@ test('allow: the callback receives a new key, stored owner-only, and it works ag
   expect(keys.status).toBe(200);
   // Later runs read the stored credential when the environment names none.
   expect(loadMcpConfig({}, dir, stored.token).token).toBe(stored.token);
+});
+
+test('a person signed in with a user token hands the tool server a user token of their own, which works against the API', async () => {
+  const secret = 'login-test-secret';
+  const users = await listen(createApp({ config: { ...loadConfig(), jwtSecret: secret }, knex: testKnex(), jobRunner: noJobs }));
+  try {
+    const toolServerKeys = async () =>
+      Number((await testKnex()('api_keys').where({ organization_id: org.organizationId }).where('name', 'like', 'MCP tool server%').count())[0].count);
+    const keysBefore = await toolServerKeys();
+    const personToken = await issueUserToken(secret, 'person-1', [org.organizationId]);
+    const credentialsFile = path.join(dir, 'user-creds/credentials.json');
+    const config = { ...loadMcpConfig({ CATALOG_BASE_URL: users.baseUrl }, dir), credentialsFile };
+    let followed: Promise<unknown> = Promise.resolve();
+    await login(config, { open: false, log: () => undefined, onUrl: (url) => (followed = browser(url, 'allow', true, personToken)) });
+    await followed;
+    const stored = readCredentials(credentialsFile)!;
+    expect(stored.token).not.toMatch(/^ck_/);
+    const { payload } = await jwtVerify(stored.token, new TextEncoder().encode(secret));
+    expect(payload).toMatchObject({ sub: 'person-1', org_ids: [org.organizationId] });
+    expect(payload.exp! - payload.iat!).toBe(30 * 24 * 3600);
+    expect((await fetch(`${users.baseUrl}/public/catalogs`, { headers: { Authorization: `Bearer ${stored.token}` } })).status).toBe(200);
+    // No API key was made for it.
+    expect(await toolServerKeys()).toBe(keysBefore);
+  } finally {
+    await users.close();
+  }
 });
 
 test('deny ends the login with an error and stores nothing', async () => {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { jwtVerify } from 'jose';
+import { jwtVerify, SignJWT } from 'jose';
 import { ForbiddenError, UnauthorizedError } from '../../lib/errors';
 import { newApiKey, newId, sha256Hex } from '../../lib/ids';
 import { ApiKey } from '../../models/api-key';
@@ -33,6 +33,23 @@ export async function authenticate(knex: Knex, token: string | undefined, jwtSec
   } catch {
     throw new UnauthorizedError('Invalid token');
   }
+}
+
+/** Lifetime of a user token issued to a tool server ({@link issueUserToken}). */
+export const ISSUED_USER_TOKEN_TTL = '30d';
+
+/**
+ * Issues an HS256 user token (the kind {@link authenticate} accepts) for user `userId` in
+ * `organizationIds`, valid {@link ISSUED_USER_TOKEN_TTL}: what a signed-in person hands the tool
+ * server's login helper (issue 21 "Shape"; src/dashboard/cli-login.ts).
+ */
+export function issueUserToken(jwtSecret: string, userId: string, organizationIds: string[]): Promise<string> {
+  return new SignJWT({ org_ids: organizationIds })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(userId)
+    .setIssuedAt()
+    .setExpirationTime(ISSUED_USER_TOKEN_TTL)
+    .sign(new TextEncoder().encode(jwtSecret));
 }
 
 /**
