@@ -35,6 +35,14 @@ export interface CreateTransformInput {
   rules: ValidationRules;
   base_snapshot_id?: string | null;
   activity_context?: Record<string, unknown> | null;
+  /** Schema changes the transform needs (applied with the changes: a new schema version). */
+  schema_changes?: Record<string, unknown> | null;
+  /** Taxonomy changes the transform needs. */
+  taxonomy_changes?: Record<string, unknown> | null;
+  /** Attachments, stored under `input_data.activity_context.attachments`. */
+  attachments?: Array<Record<string, unknown>> | null;
+  /** The agent session's context, stored under `input_data.activity_context.session_context`. */
+  session_context?: Record<string, unknown> | null;
   organization_id?: string | null;
   /**
    * Set only by stage_dataset, which has just validated these very changes with the dataset files:
@@ -97,6 +105,26 @@ function reportForMetadata(r: ValidationReport): Record<string, unknown> {
 }
 
 /**
+ * HEAD's `input_data` of the shell (tool-server.md §2.4 create_transform step 2): the description,
+ * the schema and taxonomy changes when given, and `activity_context` merging the caller's context,
+ * `attachments`, `session_context` and `base_snapshot_id` (absent when all are).
+ */
+export function inputData(input: CreateTransformInput): Record<string, unknown> {
+  const context: Record<string, unknown> = {
+    ...(input.activity_context ?? {}),
+    ...(input.attachments ? { attachments: input.attachments } : {}),
+    ...(input.session_context ? { session_context: input.session_context } : {}),
+    ...(input.base_snapshot_id ? { base_snapshot_id: input.base_snapshot_id } : {}),
+  };
+  return {
+    description: input.activity_message,
+    ...(input.schema_changes ? { schema_changes: input.schema_changes } : {}),
+    ...(input.taxonomy_changes ? { taxonomy_changes: input.taxonomy_changes } : {}),
+    ...(Object.keys(context).length ? { activity_context: context } : {}),
+  };
+}
+
+/**
  * create_transform (tool-server.md §2.4): validates the changes (refusing on errors), POSTs the
  * activity shell, appends the changes in batches of `settings.batchSize` (each with its own
  * `batch_key`, up to `settings.retries` attempts), then finalizes with pending-review.
@@ -140,7 +168,7 @@ export async function createTransform(api: ApiClient, settings: StageSettings, i
           validation_report: reportForMetadata(validation),
           ...(input.base_snapshot_id ? { base_snapshot_id: input.base_snapshot_id } : {}),
         },
-        input_data: { description: input.activity_message, ...(input.activity_context ? { activity_context: input.activity_context } : {}) },
+        input_data: inputData(input),
       },
     }),
   );

@@ -127,15 +127,28 @@ test('a batch whose answer was lost is retried with the same batch_key and appen
   expect(new Set(keys).size).toBe(3);
 });
 
-test('nothing to stage: shell and pending-review only', async () => {
+test("nothing to stage: shell and pending-review only; the shell carries HEAD's input_data", async () => {
   const catalogId = await createTestCatalog(org.organizationId, { schema_definition: SCHEMA });
   const out = await createTransform(api(), settings(), {
     catalog_id: catalogId,
     activity_message: 'no changes',
     staged_changes: [],
     rules: { allow_row_deletes: true, max_change_ratio_warning: 0.2 },
+    schema_changes: { fields_to_add: [{ field_name: 'color', field_type: 'string' }] },
+    taxonomy_changes: { nodes: {} },
+    attachments: [{ name: 'notes.md' }],
+    session_context: { agent: 'test' },
+    activity_context: { ticket: 'T-1' },
+    base_snapshot_id: 'snap-1',
   });
   expect(out).toMatchObject({ staged_count: 0, batches: 0 });
+  const stored = await knex('review_activities').where('id', out.activity_id!).first('input_data');
+  expect(stored.input_data).toEqual({
+    description: 'no changes',
+    schema_changes: { fields_to_add: [{ field_name: 'color', field_type: 'string' }] },
+    taxonomy_changes: { nodes: {} },
+    activity_context: { ticket: 'T-1', attachments: [{ name: 'notes.md' }], session_context: { agent: 'test' }, base_snapshot_id: 'snap-1' },
+  });
   expect(seen.filter((s) => s.method === 'POST').map((s) => s.path.split('/').pop())).toEqual(['activities', 'pending-review']);
 });
 

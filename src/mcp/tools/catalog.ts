@@ -195,6 +195,13 @@ function registerActivityTools(server: McpServer, ctx: ToolContext): void {
         script_path: z.string().optional().describe('The transform script, stored with its sha256 for provenance'),
         allow_row_deletes: z.boolean().default(true),
         base_snapshot_id: z.string().optional(),
+        schema_changes: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .describe('Schema changes applied with the changes ({fields_to_add, …}: a new schema version)'),
+        taxonomy_changes: z.record(z.string(), z.unknown()).optional().describe('Taxonomy changes applied with the changes'),
+        attachments: z.array(z.record(z.string(), z.unknown())).optional().describe('Kept under input_data.activity_context.attachments'),
+        session_context: z.record(z.string(), z.unknown()).optional().describe('The agent session, kept under input_data.activity_context'),
         organization_id: organizationId,
       },
     },
@@ -212,6 +219,10 @@ function registerActivityTools(server: McpServer, ctx: ToolContext): void {
             script_path: a.script_path,
             rules: { allow_row_deletes: a.allow_row_deletes, max_change_ratio_warning: 0.2 },
             base_snapshot_id: a.base_snapshot_id,
+            schema_changes: a.schema_changes,
+            taxonomy_changes: a.taxonomy_changes,
+            attachments: a.attachments,
+            session_context: a.session_context,
             organization_id: a.organization_id,
           },
         ),
