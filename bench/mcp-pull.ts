@@ -1,8 +1,8 @@
 /**
  * The tool server's snapshot pull (issue 21, `execution_catalog_snapshot_pull`) of a 100,000-item
  * catalog, as the tool runs it (src/mcp/pull.ts: raw-items, page size 5000, 8 pages in flight,
- * verified against `total`, JSONL + CSV + schema + taxonomy + manifest written) against the real
- * app on loopback. Three pulls; prints one JSON line. Target: ≤ 10 s.
+ * verified against `total`, Parquet (the tool's default format) + JSONL + CSV + schema + taxonomy +
+ * manifest written) against the real app on loopback. Three pulls; prints one JSON line. Target: ≤ 10 s.
  */
 import './env';
 import fs from 'node:fs';
@@ -27,7 +27,7 @@ runBench(async (b) => {
     const t0 = performance.now();
     out = await pullSnapshot(
       api,
-      { catalog_id: catalog, output_dir: dir, format: 'jsonl', sample_size: null, page_size: 5000, max_concurrency: 8, prefer_raw: true, use_cache: false },
+      { catalog_id: catalog, output_dir: dir, format: 'parquet', sample_size: null, page_size: 5000, max_concurrency: 8, prefer_raw: true, use_cache: false },
       dir,
       25_000,
     );
@@ -47,6 +47,7 @@ runBench(async (b) => {
     requests: out!.requests,
     jsonl_mb: mb(out!.jsonl_path),
     csv_mb: mb(out!.csv_path),
+    parquet_mb: mb(out!.snapshot_path),
     verified: out!.rows === N && out!.total === N,
     target_ms: 10000,
     pass: out!.rows === N && median(runs) <= 10000,

@@ -129,11 +129,18 @@ test('pull → transform → diff → validate → stage → the person applies 
   const before = await itemsBySku(knex, catalogId);
 
   // 1. Pull.
-  const pull = await mcp.call<{ rows: number; total: number; jsonl_path: string; csv_path: string; manifest_path: string; schema_path: string }>(
-    'execution_catalog_snapshot_pull',
-    { catalog_id: catalogId, output_dir: 'snap', page_size: 4 },
-  );
+  const pull = await mcp.call<{
+    rows: number;
+    total: number;
+    snapshot_path: string;
+    jsonl_path: string;
+    csv_path: string;
+    manifest_path: string;
+    schema_path: string;
+  }>('execution_catalog_snapshot_pull', { catalog_id: catalogId, output_dir: 'snap', page_size: 4 });
   expect(pull).toMatchObject({ rows: 6, total: 6 });
+  // G1's default format: the snapshot is Parquet (JSON Lines and CSV beside it).
+  expect(pull.snapshot_path).toMatch(/\.parquet$/);
   const manifest = JSON.parse(fs.readFileSync(pull.manifest_path, 'utf8'));
   expect(manifest).toMatchObject({ version: 1, rows: 6, catalog_id: catalogId });
   expect(manifest.rows_hash).toMatch(/^[0-9a-f]{64}$/);
@@ -173,9 +180,9 @@ test('pull → transform → diff → validate → stage → the person applies 
   fs.mkdirSync(path.join(workspace, 'work'));
   fs.writeFileSync(path.join(workspace, 'work/after.csv'), stringify([columns, ...after.map((r) => columns.map((c) => cell(r[c])))]));
 
-  // 3. Diff: typed comparison, so "3.0" vs 3 and the untouched arrays are no change.
+  // 3. Diff against the Parquet snapshot: typed comparison, so "3.0" vs 3 and the untouched arrays are no change.
   const diff = await mcp.call<Record<string, unknown> & { staged_changes_path: string; diff_summary: Record<string, number> }>('execution_local_diff_compute', {
-    before_path: path.relative(workspace, pull.jsonl_path),
+    before_path: path.relative(workspace, pull.snapshot_path),
     after_path: 'work/after.csv',
   });
   expect(diff.diff_summary).toEqual({

@@ -34,16 +34,16 @@ export function registerExecutionTools(server: McpServer, { api, config }: ToolC
   server.registerTool(
     'execution_catalog_snapshot_pull',
     {
-      description: 'Pull every row of a catalog (raw-items, verified against total) to JSONL + CSV with schema, taxonomy and a hashed manifest.',
+      description: 'Pull every row of a catalog (raw-items, verified against total) to Parquet, JSONL and CSV with schema, taxonomy and a hashed manifest.',
       inputSchema: {
         catalog_id: z.string().min(1),
         output_dir: z.string().default('./snapshots').describe('Workspace directory for the files'),
         format: z
           .enum(['jsonl', 'csv', 'parquet'])
-          .default('jsonl')
-          .describe('Which file snapshot_path names (JSONL and CSV are always written; parquet writes a .parquet too)'),
+          .default('parquet')
+          .describe('Which file snapshot_path names (G1 default parquet; JSONL and CSV are always written, Parquet when asked for)'),
         sample_size: z.number().int().min(1).max(5000).nullable().default(null).describe('Pull only the first N rows (null = all)'),
-        page_size: z.number().int().min(1).max(5000).default(1000),
+        page_size: z.number().int().min(1).max(5000).default(400).describe('Rows per request (G1 default 400; larger pulls faster)'),
         max_concurrency: z.number().int().min(1).max(64).optional().describe('Pages in flight; default CATALOG_MCP_PULL_MAX_CONCURRENCY (8)'),
         prefer_raw: z.boolean().default(true),
         use_cache: z.boolean().default(false).describe('Reuse the files of an earlier pull with the same cache key (no HTTP call)'),
