@@ -24,12 +24,10 @@ import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
 import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
-import { newId } from '../src/lib/ids';
-import { ReviewActivity } from '../src/models/review-activity';
 import { createOrganizationWithKey } from '../src/services/access/auth';
-import { saveFlowFromActivity } from '../src/services/flows/flows';
 import { TemporalJobRunner } from '../temporal/client';
-import { spawnWorker, startDevServerOnFreePorts, stopWorker } from './fixtures/worker-cluster';
+import { saveCodeFlow } from './fixtures/flows';
+import { spawnWorker, startBenchDevServer, stopWorker } from './fixtures/worker-cluster';
 import { BENCH_DATABASE_URL, createBenchCatalog, loadAvg } from './lib';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
@@ -52,14 +50,7 @@ async function main(): Promise<void> {
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
     const namespace = `bench-flow-${randomUUID()}`;
-    const { handle: server } = await startDevServerOnFreePorts({
-      binary: path.join(loadConfig().temporalCliCache, 'temporal'),
-      dataDir: path.join(tmp, 'temporal'),
-      namespace,
-      log: () => undefined,
-      headless: true,
-      sqlitePragmas: { journal_mode: 'wal', synchronous: 'off' },
-    });
+    const { handle: server } = await startBenchDevServer(path.join(tmp, 'temporal'), namespace);
     cleanups.push(() => server.stop());
     const connection = await Connection.connect({ address: server.address });
     cleanups.push(() => connection.close());
@@ -73,16 +64,7 @@ async function main(): Promise<void> {
     cleanups.push(() => knex('organizations').where('id', organizationId).delete());
     const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'bench', organizationIds: [organizationId] } };
     const catalogId = await createBenchCatalog({ knex, organizationId }, 'flow bench');
-    const activity = await ReviewActivity.query(knex).insertAndFetch({
-      id: newId(),
-      organization_id: organizationId,
-      catalog_id: catalogId,
-      type: 'custom_transform',
-      status: 'pending_review',
-      description: 'bench',
-      metadata: { script: { filename: 't.py', content: CODE } },
-    });
-    const flow = await saveFlowFromActivity(knex, scope, catalogId, activity.id, { workflow_name: 'bench', timeout_seconds: 1800 });
+    const flow = await saveCodeFlow(knex, scope, catalogId, CODE, 'bench', 1800);
 
     const worker = await spawnWorker({ address: server.address, namespace }, TASK_QUEUE, { databaseUrl: BENCH_DATABASE_URL });
     cleanups.push(() => stopWorker(worker));

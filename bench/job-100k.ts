@@ -44,7 +44,7 @@ import { pageItem, PAGES_SCHEMA } from './eval/pages';
 import { createOrganizationWithKey } from '../src/services/access/auth';
 import { TemporalJobRunner } from '../temporal/client';
 import { enrichmentWorkflowId, progressQuery } from '../workflows/definitions';
-import { startDevServerOnFreePorts } from './fixtures/worker-cluster';
+import { startBenchDevServer } from './fixtures/worker-cluster';
 import { BENCH_DATABASE_URL } from './lib';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 100_000);
@@ -97,19 +97,12 @@ async function main(): Promise<void> {
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
     // Temporal: reuse TEMPORAL_ADDRESS (namespace default), else a dev server of our own on free
-    // ports with a namespace of its own (see startDevServerOnFreePorts).
+    // ports with a namespace of its own (see startBenchDevServer).
     let address = process.env.TEMPORAL_ADDRESS;
     let namespace = 'default';
     if (!address) {
       namespace = `bench-100k-${randomUUID()}`;
-      const { handle: server } = await startDevServerOnFreePorts({
-        binary: path.join(loadConfig().temporalCliCache, 'temporal'),
-        dataDir: path.join(tmp, 'temporal'),
-        namespace,
-        log: () => undefined,
-        headless: true,
-        sqlitePragmas: { journal_mode: 'wal', synchronous: 'off' },
-      });
+      const { handle: server } = await startBenchDevServer(path.join(tmp, 'temporal'), namespace);
       cleanups.push(() => server.stop());
       address = server.address;
     }

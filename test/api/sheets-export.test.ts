@@ -11,23 +11,10 @@ import { newId } from '../../src/lib/ids';
 import { normalizeHeaders, sniffTable, tableRows } from '../../src/services/inference/table-file';
 import { rowToItem } from '../../src/services/inference/sheet-items';
 import { testApp } from '../helpers/app';
-import { createTestCatalog } from '../helpers/catalogs';
+import { createTestCatalog, SHEET_SCHEMA } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 
-const schema = {
-  type: 'object',
-  properties: {
-    sku: { type: 'string' },
-    product_id: { type: 'string' },
-    product_name: { type: 'string' },
-    title: { type: 'string' },
-    price: { type: 'number' },
-    stock: { type: 'integer' },
-    active: { type: 'boolean' },
-    tags: { type: 'array', items: { type: 'string' } },
-    dims: { type: 'object' },
-  },
-};
+const schema = SHEET_SCHEMA;
 
 const app = testApp().callback();
 let org: Awaited<ReturnType<typeof createTestOrg>>;

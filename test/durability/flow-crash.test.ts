@@ -11,12 +11,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import type { Knex } from 'knex';
-import { newId } from '../../src/lib/ids';
-import { ReviewActivity } from '../../src/models/review-activity';
-import { saveFlowFromActivity } from '../../src/services/flows/flows';
 import { executeFlow } from '../../src/services/flows/runs';
 import { TemporalJobRunner } from '../../temporal/client';
 import { flowRunWorkflowId } from '../../workflows/definitions';
+import { saveCodeFlow } from '../../bench/fixtures/flows';
 import { spawnWorker, TestCluster } from '../../bench/fixtures/worker-cluster';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -71,16 +69,7 @@ function sandboxProcesses(): number {
 test('a worker killed in the middle of a custom_code node: the run resumes at the next page and completes, every row once', async () => {
   const catalogId = await createTestCatalog(organizationId);
   const scope = scopeOf(organizationId);
-  const activity = await ReviewActivity.query(knex).insertAndFetch({
-    id: newId(),
-    organization_id: organizationId,
-    catalog_id: catalogId,
-    type: 'custom_transform',
-    status: 'pending_review',
-    description: 'durability',
-    metadata: { script: { filename: 't.py', content: CODE } },
-  });
-  const flow = await saveFlowFromActivity(knex, scope, catalogId, activity.id, { workflow_name: 'slow pages', timeout_seconds: 600 });
+  const flow = await saveCodeFlow(knex, scope, catalogId, CODE, 'slow pages', 600);
   const first = cluster.track(await spawnWorker(cluster.temporal, TASK_QUEUE));
   const input = Array.from({ length: ROWS }, (_, i) => ({ sku: `D${String(i).padStart(5, '0')}`, title: `item ${i}` }));
   const { run } = await executeFlow({ knex, jobRunner: runner }, scope, flow.id, { input });

@@ -1,6 +1,25 @@
 import { newId } from '../../src/lib/ids';
 import { testKnex } from './db';
 
+/**
+ * The schema of the spreadsheet export and import tests: products (`product_id`) with variants, and
+ * a field of every cell kind a sheet carries (text, number, integer, boolean, array, object).
+ */
+export const SHEET_SCHEMA = {
+  type: 'object',
+  properties: {
+    sku: { type: 'string' },
+    product_id: { type: 'string' },
+    product_name: { type: 'string' },
+    title: { type: 'string' },
+    price: { type: 'number' },
+    stock: { type: 'integer' },
+    active: { type: 'boolean' },
+    tags: { type: 'array', items: { type: 'string' } },
+    dims: { type: 'object' },
+  },
+};
+
 /** Options of {@link createTestCatalog}; anything left out takes the catalog defaults. */
 export interface TestCatalogOptions {
   unique_id_field?: string;

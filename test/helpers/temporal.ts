@@ -14,7 +14,7 @@ import type { EnrichInput, EnrichmentEngine, EnrichmentResult, EngineUsage, Evid
 import { createEnrichmentJob } from '../../src/services/enrichment/jobs';
 import type { JobRunner } from '../../src/services/job-runner';
 import { SEARCH_ATTRIBUTES } from '../../temporal/search-attributes';
-import { EnrichmentTuning, TemporalJobRunner } from '../../temporal/client';
+import { ApplyTuning, EnrichmentTuning, FlowRunTuning, TemporalJobRunner } from '../../temporal/client';
 import { createWorker, WorkerDeps } from '../../temporal/worker';
 import { enrichmentWorkflowId } from '../../workflows/definitions';
 import { testKnex } from './db';
@@ -154,13 +154,21 @@ export async function runTestWorker(
 
 /**
  * The HTTP app (Koa callback, for supertest) on the test database, starting jobs on `env`'s
- * task queue `taskQueue` with the given per-job concurrency and workflow tuning.
+ * task queue `taskQueue` with the given per-job concurrency and workflow tuning (enrichment jobs,
+ * applies, flow runs).
  */
 export function testApiFor(
   env: TestWorkflowEnvironment,
   taskQueue: string,
-  options: { config?: Config; concurrency?: number; tuning?: EnrichmentTuning } = {},
+  options: { config?: Config; concurrency?: number; tuning?: EnrichmentTuning; applyTuning?: ApplyTuning; flowTuning?: FlowRunTuning } = {},
 ): ReturnType<ReturnType<typeof createApp>['callback']> {
-  const jobRunner = new TemporalJobRunner(env.client, { taskQueue, enrichConcurrency: options.concurrency ?? 2 }, options.tuning ?? {});
+  const jobRunner = new TemporalJobRunner(
+    env.client,
+    { taskQueue, enrichConcurrency: options.concurrency ?? 2 },
+    options.tuning ?? {},
+    {},
+    options.applyTuning ?? {},
+    options.flowTuning ?? {},
+  );
   return createApp({ config: options.config ?? loadConfig(), knex: testKnex(), jobRunner }).callback();
 }

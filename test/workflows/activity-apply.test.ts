@@ -10,13 +10,11 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Knex } from 'knex';
 import request from 'supertest';
 import { createApp } from '../../src/app';
-import { loadConfig } from '../../src/config';
-import { TemporalJobRunner } from '../../temporal/client';
 import { activityApplyWorkflowId, applyProgressQuery } from '../../workflows/definitions';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { itemsBySku, seedActivity, seedItems } from '../helpers/review-apply';
-import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';
+import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
 
 const TASK_QUEUE = 'test-activity-apply';
@@ -34,14 +32,7 @@ beforeAll(async () => {
   other = await createTestOrg('apply tests, other org');
   env = await startTestTemporal();
   worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex, engine: fakeEngine(), applyDeferWordsMinItems: 3 });
-  const runner = new TemporalJobRunner(
-    env.client,
-    { taskQueue: TASK_QUEUE, enrichConcurrency: 2 },
-    {},
-    {},
-    { retry_initial_interval_s: 0.1, maximum_attempts: 2 },
-  );
-  app = createApp({ config: loadConfig(), knex, jobRunner: runner }).callback();
+  app = testApiFor(env, TASK_QUEUE, { applyTuning: { retry_initial_interval_s: 0.1, maximum_attempts: 2 } });
 });
 
 afterAll(async () => {

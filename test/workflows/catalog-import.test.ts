@@ -9,30 +9,15 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Knex } from 'knex';
 import request from 'supertest';
 import { createApp } from '../../src/app';
-import { loadConfig } from '../../src/config';
 import { newId } from '../../src/lib/ids';
-import { TemporalJobRunner } from '../../temporal/client';
 import { catalogImportWorkflowId, importProgressQuery } from '../../workflows/definitions';
-import { createTestCatalog } from '../helpers/catalogs';
+import { createTestCatalog, SHEET_SCHEMA } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';
+import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
 
 const TASK_QUEUE = 'test-catalog-import';
-const schema = {
-  type: 'object',
-  properties: {
-    sku: { type: 'string' },
-    product_id: { type: 'string' },
-    product_name: { type: 'string' },
-    title: { type: 'string' },
-    price: { type: 'number' },
-    stock: { type: 'integer' },
-    active: { type: 'boolean' },
-    tags: { type: 'array', items: { type: 'string' } },
-    dims: { type: 'object' },
-  },
-};
+const schema = SHEET_SCHEMA;
 
 let env: TestWorkflowEnvironment;
 let worker: RunningTestWorker;
@@ -47,8 +32,7 @@ beforeAll(async () => {
   other = await createTestOrg('import tests, other org');
   env = await startTestTemporal();
   worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex, engine: fakeEngine() });
-  const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 });
-  app = createApp({ config: loadConfig(), knex, jobRunner: runner }).callback();
+  app = testApiFor(env, TASK_QUEUE);
 });
 
 afterAll(async () => {

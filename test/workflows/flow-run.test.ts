@@ -14,12 +14,11 @@ import { createApp } from '../../src/app';
 import { runOps } from '../../src/cli/ops';
 import { loadConfig } from '../../src/config';
 import { pythonSandbox } from '../../src/services/flows/python';
-import { TemporalJobRunner } from '../../temporal/client';
 import { flowRunWorkflowId } from '../../workflows/definitions';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { itemsBySku, seedItems } from '../helpers/review-apply';
-import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';
+import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
 
 const TASK_QUEUE = 'test-flow-run';
@@ -48,15 +47,7 @@ beforeAll(async () => {
   other = await createTestOrg('flow tests, other org');
   env = await startTestTemporal();
   worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex, engine: fakeEngine() });
-  const runner = new TemporalJobRunner(
-    env.client,
-    { taskQueue: TASK_QUEUE, enrichConcurrency: 2 },
-    {},
-    {},
-    {},
-    { heartbeat_timeout_s: 5, retry_initial_interval_s: 0.2, maximum_attempts: 3 },
-  );
-  app = createApp({ config: loadConfig(), knex, jobRunner: runner }).callback();
+  app = testApiFor(env, TASK_QUEUE, { flowTuning: { heartbeat_timeout_s: 5, retry_initial_interval_s: 0.2, maximum_attempts: 3 } });
 });
 
 afterAll(async () => {
