@@ -8,7 +8,7 @@
  * here).
  */
 import path from 'node:path';
-import { loadGoogleTaxonomy } from '../test/unit/taxonomy/google';
+import { readGoogleTaxonomy } from '../src/services/inference/taxonomy';
 import { SHARED_DATA } from '../test/helpers/data';
 import { createBenchCatalog, loadAvg, median, runBench, since } from './lib';
 
@@ -17,7 +17,7 @@ const TARGET_MS = 5000;
 
 runBench(async (b) => {
   const loadStart = loadAvg();
-  const taxonomy = loadGoogleTaxonomy(path.join(SHARED_DATA, 'taxonomy', 'google', 'taxonomy-with-ids.en-US.txt'));
+  const taxonomy = readGoogleTaxonomy(path.join(SHARED_DATA, 'taxonomy', 'google', 'taxonomy-with-ids.en-US.txt'));
   const nodes = Object.keys(taxonomy.nodes).length;
   const runs: Array<{ put_ms: number; get_ms: number }> = [];
   for (let i = 0; i < RUNS; i++) {

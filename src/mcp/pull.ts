@@ -228,11 +228,7 @@ export async function pullSnapshot(api: ApiClient, input: PullInput, outDir: str
     version: 1,
     cache_key: cacheKey,
     catalog_id: input.catalog_id,
-    snapshot_path: snapshotPath,
-    jsonl_path: paths.jsonl,
-    csv_path: paths.csv,
-    schema_path: paths.schema,
-    taxonomy_path: paths.taxonomy,
+    ...snapshotFiles(paths, snapshotPath),
     format: input.format,
     rows: typed.length,
     columns: columns.length,
@@ -247,11 +243,7 @@ export async function pullSnapshot(api: ApiClient, input: PullInput, outDir: str
   fs.writeFileSync(paths.manifest, JSON.stringify(manifest, null, 2));
   return {
     catalog_id: input.catalog_id,
-    snapshot_path: snapshotPath,
-    jsonl_path: paths.jsonl,
-    csv_path: paths.csv,
-    schema_path: paths.schema,
-    taxonomy_path: paths.taxonomy,
+    ...snapshotFiles(paths, snapshotPath),
     manifest_path: paths.manifest,
     rows: typed.length,
     columns: columns.length,
@@ -267,11 +259,19 @@ export async function pullSnapshot(api: ApiClient, input: PullInput, outDir: str
   };
 }
 
+/** The files of a pull, as the manifest and the tool's output name them. */
+function snapshotFiles(
+  paths: SnapshotPaths,
+  snapshotPath: string,
+): Pick<PullOutput, 'snapshot_path' | 'jsonl_path' | 'csv_path' | 'schema_path' | 'taxonomy_path'> {
+  return { snapshot_path: snapshotPath, jsonl_path: paths.jsonl, csv_path: paths.csv, schema_path: paths.schema, taxonomy_path: paths.taxonomy };
+}
+
+/** Where a pull writes its files (`catalog_<id>.*` in the output folder). */
+type SnapshotPaths = Record<'jsonl' | 'csv' | 'parquet' | 'schema' | 'taxonomy' | 'manifest', string>;
+
 /** HEAD's cache (tool-server.md §2.1 step 1): the manifest, snapshot and schema exist and the cache key and paths match. */
-function readCache(
-  paths: Record<'jsonl' | 'csv' | 'parquet' | 'schema' | 'taxonomy' | 'manifest', string>,
-  cacheKey: Record<string, unknown>,
-): PullOutput | null {
+function readCache(paths: SnapshotPaths, cacheKey: Record<string, unknown>): PullOutput | null {
   let m: Record<string, unknown>;
   try {
     m = JSON.parse(fs.readFileSync(paths.manifest, 'utf8')) as Record<string, unknown>;
@@ -284,11 +284,7 @@ function readCache(
   if (![snapshot, paths.schema].every((p) => fs.existsSync(p))) return null;
   return {
     catalog_id: String(m.catalog_id),
-    snapshot_path: snapshot,
-    jsonl_path: paths.jsonl,
-    csv_path: paths.csv,
-    schema_path: paths.schema,
-    taxonomy_path: paths.taxonomy,
+    ...snapshotFiles(paths, snapshot),
     manifest_path: paths.manifest,
     rows: Number(m.rows),
     columns: Number(m.columns),

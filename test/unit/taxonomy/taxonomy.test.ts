@@ -9,9 +9,9 @@ import { stem } from '../../../src/enrichment/taxonomy/terms';
 import { enrichTaxonomy, normalizeTaxonomy } from '../../../src/services/catalog/taxonomy';
 import type { EnrichInput, TaxonomyInput } from '../../../src/enrichment/types';
 import { SHARED_DATA } from '../enrichment/data-dir';
-import { loadGoogleTaxonomy } from './google';
+import { readGoogleTaxonomy } from '../../../src/services/inference/taxonomy';
 
-const GOOGLE = loadGoogleTaxonomy(path.join(SHARED_DATA, 'taxonomy/google/taxonomy-with-ids.en-US.txt'));
+const GOOGLE = readGoogleTaxonomy(path.join(SHARED_DATA, 'taxonomy/google/taxonomy-with-ids.en-US.txt'));
 
 const FURNITURE: TaxonomyInput = {
   name: 'Furniture',
