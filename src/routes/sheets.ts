@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import type { Context } from 'koa';
 import type { ResolvedAppDeps } from '../deps';
 import { ServiceUnavailableError, ValidationError } from '../lib/errors';
 import { readFileForm } from '../middleware/file-form';
@@ -7,7 +8,7 @@ import { importLinesCsv, presentImport, presentImportLine } from '../presenters/
 import { catalogIdParams } from '../schemas/catalogs';
 import { exportQuery, importFields, importLinesQuery, importMultipart, importParams, importResponse } from '../schemas/sheets';
 import { exportCatalog } from '../services/inference/export';
-import { importLines, loadImport, stageImport } from '../services/inference/import';
+import { importLinePages, importLines, loadImport, stageImport } from '../services/inference/import';
 import { defineRoute, RouteDef } from './registry';
 
 /** The `mapping` form field as a column → field object. @throws ValidationError (422) */
@@ -90,20 +91,14 @@ export function sheetRoutes(deps: ResolvedAppDeps): RouteDef[] {
           return { lines: lines.map(presentImportLine), next_after_line: lines.length === query.limit ? lines[lines.length - 1].line : null };
         }
         // The whole report as CSV, page by page (bounded memory).
-        ctx.status = 200;
-        ctx.type = 'text/csv; charset=utf-8';
-        ctx.set('Content-Disposition', `attachment; filename="import-${imp.id}-lines.csv"`);
-        const knex = deps.knex;
+        const pages = importLinePages(deps.knex, imp.id, query.after_line);
+        sendAttachment(ctx, 'text/csv; charset=utf-8', `import-${imp.id}-lines.csv`);
         ctx.body = Readable.from(
           (async function* () {
-            let after = query.after_line;
             let header = true;
-            for (;;) {
-              const lines = await importLines(knex, imp.id, after, 5000);
+            for await (const lines of pages) {
               yield importLinesCsv(lines, header);
               header = false;
-              if (lines.length < 5000) return;
-              after = lines[lines.length - 1].line;
             }
           })(),
         );
@@ -119,13 +114,20 @@ export function sheetRoutes(deps: ResolvedAppDeps): RouteDef[] {
       query: exportQuery,
       handler: async ({ scope, params, query, ctx }) => {
         const e = await exportCatalog(deps.knex, scope, params.catalog_id, query.format);
-        ctx.status = 200;
-        ctx.type = e.contentType;
-        ctx.set('Content-Disposition', `attachment; filename="${e.fileName}"`);
-        ctx.set('X-Content-Type-Options', 'nosniff');
+        sendAttachment(ctx, e.contentType, e.fileName);
         ctx.body = e.body;
         return undefined;
       },
     }),
   ];
+}
+
+/**
+ * Answers 200 with a file download of `contentType` named `fileName` (the caller sets the body;
+ * `nosniff` is on every API answer already, src/middleware/api-headers.ts).
+ */
+function sendAttachment(ctx: Context, contentType: string, fileName: string): void {
+  ctx.status = 200;
+  ctx.type = contentType;
+  ctx.set('Content-Disposition', `attachment; filename="${fileName}"`);
 }

@@ -214,3 +214,17 @@ export async function importLines(knex: Knex, importId: string, afterLine: numbe
     .limit(limit)
     .select('line', 'status', 'errors', 'item_id');
 }
+
+/**
+ * Every line of an import after `afterLine`, in order, a page of `pageSize` at a time (the CSV
+ * report streams them with bounded memory).
+ */
+export async function* importLinePages(knex: Knex, importId: string, afterLine: number, pageSize = 5000): AsyncGenerator<ImportLine[]> {
+  let after = afterLine;
+  for (;;) {
+    const lines = await importLines(knex, importId, after, pageSize);
+    yield lines;
+    if (lines.length < pageSize) return;
+    after = lines[lines.length - 1].line;
+  }
+}
