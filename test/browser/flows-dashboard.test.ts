@@ -7,11 +7,10 @@
  * Skipped, with a message saying so, only when no Chromium is installed. Screenshots go to
  * `DASHBOARD_SCREENSHOTS` (e.g. docs/screenshots) when that is set.
  */
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
+import { chromiumPresent, launchChromium, screenshot } from './chromium';
 import request from 'supertest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { newId } from '../../src/lib/ids';
@@ -21,10 +20,7 @@ import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
 import { completedRunInput, createFlowFixture, FAILING_RUN_INPUT, FLOW_SCRIPT, FLOW_TIMEOUT_S, FLOW_XSS_PROBE, type FlowFixture } from './flows-fixture';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const hasChromium = fs.existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`[browser tests] SKIPPED: no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`);
-const screenshotDir = process.env.DASHBOARD_SCREENSHOTS;
+const hasChromium = chromiumPresent();
 
 /** Rows of the completed run: more than one dashboard page (25). */
 const COMPLETED_ROWS = 30;
@@ -69,7 +65,7 @@ async function settled(runId: string): Promise<FlowRun> {
     server = http.createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await puppeteer.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless=new'], defaultViewport: { width: 1400, height: 900 } });
+    browser = await launchChromium();
     page = await browser.newPage();
   }, 240_000);
 
@@ -81,11 +77,7 @@ async function settled(runId: string): Promise<FlowRun> {
     await closeTestKnex();
   });
 
-  const shot = async (name: string) => {
-    if (!screenshotDir) return;
-    fs.mkdirSync(screenshotDir, { recursive: true });
-    await page.screenshot({ path: path.join(screenshotDir, name), fullPage: true });
-  };
+  const shot = (name: string) => screenshot(page, name);
 
   const flowPath = () => `/dashboard/flows/${fx.flowId}`;
   const runPath = (run: FlowRun) => `/dashboard/flows/${fx.flowId}/runs/${run.id}`;

@@ -2,9 +2,10 @@ import request from 'supertest';
 import type { Knex } from 'knex';
 import { newId } from '../../src/lib/ids';
 import { createTestCatalog } from '../helpers/catalogs';
+import { XSS_PROBE } from './fixture';
 
-/** Text that must render as text on the flow pages: an XSS probe in a row value and in the flow description. */
-export const FLOW_XSS_PROBE = '<img src=x onerror="window.__xss=1">';
+/** Text that must render as text on the flow pages (in a row value and in the flow description): the review pages' probe. */
+export const FLOW_XSS_PROBE = XSS_PROBE;
 
 /**
  * The custom transform's script: titles in title case, prices with 20 % VAT, a list-valued

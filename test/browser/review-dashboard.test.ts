@@ -4,21 +4,17 @@
  * so, only when no Chromium is installed (test/setup/prepare.ts installs it where it can).
  * Screenshots go to `DASHBOARD_SCREENSHOTS` (e.g. docs/screenshots) when that is set.
  */
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
+import { chromiumPresent, launchChromium, screenshot } from './chromium';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { testApp } from '../helpers/app';
 import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createReviewFixture, XSS_PROBE, type ReviewFixture } from './fixture';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const hasChromium = fs.existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`[browser tests] SKIPPED: no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`);
-const screenshotDir = process.env.DASHBOARD_SCREENSHOTS;
+const hasChromium = chromiumPresent();
 
 (hasChromium ? describe : describe.skip)('review dashboard in Chromium', () => {
   let server: http.Server;
@@ -37,7 +33,7 @@ const screenshotDir = process.env.DASHBOARD_SCREENSHOTS;
     server = http.createServer(testApp().callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await puppeteer.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless=new'], defaultViewport: { width: 1400, height: 900 } });
+    browser = await launchChromium();
     page = await browser.newPage();
     page.on('dialog', (d) => void d.accept());
   });
@@ -49,11 +45,7 @@ const screenshotDir = process.env.DASHBOARD_SCREENSHOTS;
   });
 
   const activityUrl = (f: ReviewFixture) => `${base}/dashboard/catalogs/${f.catalogId}/activities/${f.activityId}`;
-  const shot = async (name: string) => {
-    if (!screenshotDir) return;
-    fs.mkdirSync(screenshotDir, { recursive: true });
-    await page.screenshot({ path: path.join(screenshotDir, name), fullPage: true });
-  };
+  const shot = (name: string) => screenshot(page, name);
   const rowStatuses = () => page.$$eval('tbody.change', (els) => els.map((e) => e.getAttribute('data-status')));
 
   test('not signed in: the activity page redirects to the sign-in page; a wrong key is refused', async () => {
@@ -180,7 +172,7 @@ const screenshotDir = process.env.DASHBOARD_SCREENSHOTS;
     server = http.createServer(testApiFor(env, TASK_QUEUE));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await puppeteer.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless=new'], defaultViewport: { width: 1400, height: 900 } });
+    browser = await launchChromium();
     page = await browser.newPage();
     page.on('dialog', (d) => void d.accept());
   }, 180_000);
@@ -217,11 +209,9 @@ const screenshotDir = process.env.DASHBOARD_SCREENSHOTS;
     // Reject the whole mouse change.
     await Promise.all([page.waitForNavigation(), page.click(`${changeRow('MS-200')} .change-head button.reject`)]);
     expect(await page.$eval(changeRow('MS-200'), (e) => e.getAttribute('data-status'))).toBe('rejected');
-    if (screenshotDir) {
-      // The README's picture: a reviewed page (one partially accepted, one rejected, two pending).
-      await page.waitForSelector('#field-completion table');
-      await page.screenshot({ path: path.join(screenshotDir, 'review-activity.png'), fullPage: true });
-    }
+    // The README's picture: a reviewed page (one partially accepted, one rejected, two pending).
+    await page.waitForSelector('#field-completion table');
+    await screenshot(page, 'review-activity.png');
 
     // Apply: progress, then the result with the pre-apply snapshot, after the page reloads.
     await page.click('#apply-button');
@@ -230,7 +220,7 @@ const screenshotDir = process.env.DASHBOARD_SCREENSHOTS;
     expect(await page.$eval('h1 + .badge', (e) => e.textContent)).toBe('completed');
     expect(await page.$eval(`${changeRow('KB-100')} .change-head`, (e) => e.textContent)).toContain('applied');
     expect(await page.$$(`${changeRow('MS-200')} button`)).toHaveLength(0);
-    if (screenshotDir) await page.screenshot({ path: path.join(screenshotDir, 'review-applied.png'), fullPage: true });
+    await screenshot(page, 'review-applied.png');
 
     // The catalog changed: the keyboard got its brand (only), nothing else did.
     const keyboard = await itemData('KB-100');
