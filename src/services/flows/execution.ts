@@ -100,7 +100,7 @@ export function continueNode(knex: Knex, runId: string, nodeId: string): Promise
   return knex.transaction((trx) => nodeContext(trx, runId, nodeId));
 }
 
-/** Run progress 0–1 with `done` nodes completed and `fraction` of the current one. */
+/** Run progress 0–1: the nodes before the current one done, plus `fraction` (0–1) of the current one. */
 function progressOf(ctx: NodeContext, fraction: number): number {
   return Math.min(1, (ctx.node.position + Math.max(0, Math.min(1, fraction))) / ctx.totalNodes);
 }

@@ -232,22 +232,20 @@ export async function rerunFlowRun(deps: FlowRunDeps, runId: string, fromNode?: 
       .where({ run_id: runId })
       .whereIn('node_id', ids)
       .patch({ status: 'pending', pages_done: 0, output_count: 0, activity_id: null, error: null, completed_at: null });
-    await FlowRun.query(trx)
-      .findById(runId)
-      .patch({
-        status: 'running',
-        failed_node_id: null,
-        error: null,
-        completed_at: null,
-        activity_id: null,
-        current_step: from.node_id,
-        message: `Rerun from node ${from.node_id}`,
-        attempts: run.attempts + 1,
-        updated_at: trx.fn.now(),
-      });
-    return { run: { ...run, status: 'running' as const }, from: from.node_id, ids };
+    const restarted = await FlowRun.query(trx).patchAndFetchById(runId, {
+      status: 'running',
+      failed_node_id: null,
+      error: null,
+      completed_at: null,
+      activity_id: null,
+      current_step: from.node_id,
+      message: `Rerun from node ${from.node_id}`,
+      attempts: run.attempts + 1,
+      updated_at: trx.fn.now(),
+    });
+    return { run: restarted, from: from.node_id, ids };
   });
   const flow = await Flow.query(deps.knex).findById(reset.run.flow_id).throwIfNotFound();
-  await startRun(deps, flow, Object.assign(new FlowRun(), reset.run), true);
+  await startRun(deps, flow, reset.run, true);
   return { run_id: runId, workflow_id: reset.run.workflow_id, from_node: reset.from, reset_nodes: reset.ids };
 }
