@@ -14,8 +14,7 @@ import { stageImport } from '../src/services/inference/import';
 import { TemporalJobRunner } from '../temporal/client';
 import { catalogImportWorkflowId } from '../workflows/definitions';
 import { benchEngine, startJobBench } from './job-common';
-import { benchItem, FIELDS, loadAvg, since } from './lib';
-import { newId } from '../src/lib/ids';
+import { benchItem, createBenchCatalog, FIELDS, loadAvg, since } from './lib';
 
 const N = Number(process.env.BENCH_ITEMS ?? 100000);
 
@@ -23,24 +22,7 @@ async function main(): Promise<void> {
   const jb = await startJobBench(benchEngine('echo'));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sheets-import-'));
   try {
-    const catalogId = newId();
-    await jb.knex('catalogs').insert({
-      id: catalogId,
-      organization_id: jb.organizationId,
-      name: 'import bench',
-      unique_id_field: 'sku',
-      strict_mode: true,
-      current_schema_version: '1.0.0',
-      created_by_user_id: 'bench',
-    });
-    await jb.knex('catalog_schemas').insert({
-      id: newId(),
-      catalog_id: catalogId,
-      version: '1.0.0',
-      schema_definition: JSON.stringify({ type: 'object', properties: FIELDS, required: ['sku'] }),
-      created_by: 'bench',
-      change_reason: 'bench',
-    });
+    const catalogId = await createBenchCatalog(jb, 'import bench');
     const columns = Object.keys(FIELDS);
     const q = (s: string) => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
     const lines = [columns.join(',')];
