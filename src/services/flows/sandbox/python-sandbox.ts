@@ -8,12 +8,13 @@
  * with the same {@link SandboxError}.
  */
 import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { PythonSandboxConfig } from '../../../config';
 import { logger } from '../../../lib/logger';
 import { JsonLineReader, PrintCapture } from './output-streams';
-import { assertSandboxPrograms, sandboxCommand, sandboxUid } from './sandbox-command';
+import { assertSandboxPrograms, RUNNER_FD, sandboxCommand, sandboxUid } from './sandbox-command';
 import { SandboxError } from './sandbox-error';
 import { exitError, parseResponse, SandboxResponse } from './sandbox-protocol';
 import { createScratchDir, removeScratchDir } from './scratch-dir';
@@ -135,13 +136,22 @@ export class PythonTransformSession {
     const command = sandboxCommand({
       bwrapPath: options.bwrapPath,
       pythonPath: options.pythonPath,
-      runnerPath: path.join(__dirname, 'runner.py'),
       scratchDir,
       memoryBytes: options.memoryBytes,
       cpuSeconds: timeoutSeconds,
       runAsUid: uid,
     });
-    const child = spawn(command.file, command.args, { stdio: ['pipe', 'pipe', 'pipe', 'pipe'], env: {} });
+    // runner.py is opened here, by the worker's own user, and inherited at RUNNER_FD; the cwd is
+    // `/` so nothing of the worker's directory is needed by the unprivileged uid (issue 29 §1).
+    const runnerFd = fs.openSync(path.join(__dirname, 'runner.py'), 'r');
+    let child: ChildProcess;
+    try {
+      const stdio: Array<'pipe' | number> = ['pipe', 'pipe', 'pipe', 'pipe'];
+      stdio[RUNNER_FD] = runnerFd;
+      child = spawn(command.file, command.args, { stdio, env: {}, cwd: '/' });
+    } finally {
+      fs.closeSync(runnerFd);
+    }
     const session = new PythonTransformSession(child, scratchDir, {
       timeoutSeconds,
       outputBytes,

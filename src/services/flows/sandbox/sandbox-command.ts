@@ -23,14 +23,20 @@ export const SANDBOX_MAX_OPEN_FILES = 64;
 export const SANDBOX_MAX_FILE_BYTES = 64 * 1024 * 1024;
 /** Where the runner script and the scratch directory appear inside the sandbox. */
 export const RUNNER_INSIDE = '/sandbox/runner.py';
+/**
+ * The descriptor, in the spawned process, from which bwrap copies runner.py (`--ro-bind-data`,
+ * bubblewrap >= 0.5). The worker opens the file itself and hands the open descriptor down, so the
+ * sandbox's unprivileged uid never needs to reach the checkout: it may lie under a directory only
+ * the worker's user can enter (a 0700 home, `mktemp -d`; issue 29 §1).
+ */
+export const RUNNER_FD = 4;
 export const SCRATCH_INSIDE = '/scratch';
 
 /** What one sandboxed interpreter is started with. */
 export interface SandboxCommandInput {
   bwrapPath: string;
   pythonPath: string;
-  /** runner.py on the host (bound read-only at {@link RUNNER_INSIDE}). */
-  runnerPath: string;
+  /** runner.py is read by bwrap from the inherited descriptor {@link RUNNER_FD} and bound read-only at {@link RUNNER_INSIDE}. */
   /** The session's private scratch directory on the host (bound read-write at {@link SCRATCH_INSIDE}). */
   scratchDir: string;
   /** RLIMIT_AS in bytes. */
@@ -42,8 +48,8 @@ export interface SandboxCommandInput {
 }
 
 /**
- * The program and arguments to spawn (with an empty environment). Only absolute paths: the
- * spawn happens without PATH.
+ * The program and arguments to spawn (with an empty environment, runner.py open at descriptor
+ * {@link RUNNER_FD}). Only absolute paths: the spawn happens without PATH.
  */
 export function sandboxCommand(input: SandboxCommandInput): { file: string; args: string[] } {
   const limits = [
@@ -62,7 +68,7 @@ export function sandboxCommand(input: SandboxCommandInput): { file: string; args
     ...['--setenv', 'HOME', SCRATCH_INSIDE, '--setenv', 'TMPDIR', SCRATCH_INSIDE, '--setenv', 'LANG', 'C.UTF-8'],
     ...['--ro-bind', '/usr', '/usr', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--symlink', 'usr/bin', '/bin'],
     ...['--proc', '/proc', '--dev', '/dev'],
-    ...['--bind', input.scratchDir, SCRATCH_INSIDE, '--ro-bind', input.runnerPath, RUNNER_INSIDE, '--chdir', SCRATCH_INSIDE],
+    ...['--bind', input.scratchDir, SCRATCH_INSIDE, '--ro-bind-data', String(RUNNER_FD), RUNNER_INSIDE, '--chdir', SCRATCH_INSIDE],
     // bwrap's root and /dev are tmpfs (host memory): read-only, so /scratch is the only place to write.
     ...['--remount-ro', '/dev', '--remount-ro', '/'],
     '--cap-drop',
