@@ -2,7 +2,7 @@
 # stages: the build stage installs every dependency (TypeScript is a dev dependency), compiles to
 # dist/ and prebuilds the Temporal workflow bundle (`npm run build`); the final stage holds the
 # production dependencies and dist/ only, and runs plain node.
-FROM node:20-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
@@ -14,7 +14,7 @@ COPY migrations migrations
 COPY temporal temporal
 RUN npm run build
 
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 # Flows' custom_code nodes run Debian's CPython confined by bubblewrap (architecture.md, "The

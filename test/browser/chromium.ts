@@ -1,21 +1,23 @@
 /**
  * Debian's Chromium for the browser tests (puppeteer-core against the system binary; browser
- * downloads do not work here): where it is, whether it is there (the tests skip with a warning
- * only when it is not), how the tests launch it, and their optional screenshots
+ * downloads do not work here): where it is, whether it is there (outside CI the tests skip loudly
+ * when it is not; under CI that fails), how the tests launch it, and their optional screenshots
  * (`DASHBOARD_SCREENSHOTS`, e.g. docs/screenshots).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { prerequisite } from '../helpers/prerequisites';
 
 /** The Chromium binary: `CHROMIUM_PATH`, else Debian's /usr/bin/chromium. */
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
-/** Whether Chromium is installed (test/setup/prepare.ts installs it as root). */
+/**
+ * Whether Chromium is installed (test/setup/prepare.ts installs it as root).
+ * @throws Error under CI when it is not (test/helpers/prerequisites.ts: no silent skips)
+ */
 export function chromiumPresent(): boolean {
-  const present = fs.existsSync(CHROMIUM);
-  if (!present) console.warn(`[browser tests] SKIPPED: no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`);
-  return present;
+  return prerequisite(fs.existsSync(CHROMIUM), `Chromium at ${CHROMIUM}`, "install Debian's chromium, or set CHROMIUM_PATH");
 }
 
 /** Launches headless Chromium with the tests' window size. */

@@ -19,6 +19,7 @@ import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { quietTemporalRuntime } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
+import { TEST_DATABASE_URL } from '../setup/env';
 import { RestartableTemporal, spawnWorker, stopWorker, TestCluster } from '../../bench/fixtures/worker-cluster';
 import { scopeOf } from '../helpers/review-apply';
 import { requestApply } from '../../src/services/review/apply';
@@ -79,11 +80,23 @@ async function seed(): Promise<{ catalogId: string; activityId: string }> {
   return { catalogId, activityId };
 }
 
-/** True while a statement of an apply's transaction runs (its temporary table is in every one). */
+/**
+ * The workers of this test connect under their own application name, so the session checks below
+ * see only this test's sessions (issue 29 §3), never another run's on the same server.
+ */
+const APPLICATION_NAME = `apply-crash-${process.pid}`;
+const workerDatabaseUrl = (() => {
+  const url = new URL(TEST_DATABASE_URL);
+  url.searchParams.set('application_name', APPLICATION_NAME);
+  return url.toString();
+})();
+
+/** True while a statement of an apply's transaction runs in one of this test's workers (its temporary table is in every one). */
 async function applyStatementRunning(): Promise<boolean> {
   const { rows } = await knex.raw(
-    `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'
+    `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = ? AND state = 'active'
        AND query LIKE '%review_apply_changes%' LIMIT 1`,
+    [APPLICATION_NAME],
   );
   return rows.length > 0;
 }
@@ -122,7 +135,7 @@ async function startApply(activityId: string): Promise<void> {
 
 test('the worker process SIGKILLed during the apply transaction: nothing half-applied, a new worker applies it once', async () => {
   const { catalogId, activityId } = await seed();
-  const first = await spawnWorker(temporal, TASK_QUEUE);
+  const first = await spawnWorker(temporal, TASK_QUEUE, { databaseUrl: workerDatabaseUrl });
   cluster.track(first);
   await startApply(activityId);
   await waitUntil(applyStatementRunning, "the apply's transaction to run", 60_000, 20);
@@ -135,7 +148,7 @@ test('the worker process SIGKILLed during the apply transaction: nothing half-ap
   expect(atKill.items.bumped_once).toBe(0);
   expect(atKill.changes.applied).toBe(0);
 
-  const second = await spawnWorker(temporal, TASK_QUEUE);
+  const second = await spawnWorker(temporal, TASK_QUEUE, { databaseUrl: workerDatabaseUrl });
   cluster.track(second);
   await runner.waitForClose(activityApplyWorkflowId(activityId));
   await stopWorker(second);
@@ -144,7 +157,7 @@ test('the worker process SIGKILLed during the apply transaction: nothing half-ap
 
 test('the Temporal server stopped and started again during the apply: the catalog is applied exactly once', async () => {
   const { catalogId, activityId } = await seed();
-  const worker = await spawnWorker(temporal, TASK_QUEUE);
+  const worker = await spawnWorker(temporal, TASK_QUEUE, { databaseUrl: workerDatabaseUrl });
   cluster.track(worker);
   await startApply(activityId);
   await waitUntil(applyStatementRunning, "the apply's transaction to run", 60_000, 20);

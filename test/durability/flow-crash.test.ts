@@ -9,7 +9,6 @@
  * (`node --import tsx temporal/worker.ts`) with the real Python sandbox, a dev server, the
  * PostgreSQL test database; node activities get a 3 s heartbeat timeout.
  */
-import { execFileSync } from 'node:child_process';
 import type { Knex } from 'knex';
 import { executeFlow } from '../../src/services/flows/runs';
 import { TemporalJobRunner } from '../../temporal/client';
@@ -18,6 +17,7 @@ import { saveCodeFlow } from '../../bench/fixtures/flows';
 import { spawnWorker, TestCluster } from '../../bench/fixtures/worker-cluster';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { sandboxProcessesOf } from '../helpers/processes';
 import { scopeOf } from '../helpers/review-apply';
 import { quietTemporalRuntime } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
@@ -57,15 +57,6 @@ afterAll(async () => {
   await closeTestKnex();
 });
 
-/** Sandboxed interpreters of flows running on this machine (their runner script is in the command line). */
-function sandboxProcesses(): number {
-  try {
-    return execFileSync('pgrep', ['-f', '/sandbox/runner.py']).toString().trim().split('\n').filter(Boolean).length;
-  } catch {
-    return 0; // pgrep exits 1 when nothing matches
-  }
-}
-
 test('a worker killed in the middle of a custom_code node: the run resumes at the next page and completes, every row once', async () => {
   const catalogId = await createTestCatalog(organizationId);
   const scope = scopeOf(organizationId);
@@ -80,10 +71,13 @@ test('a worker killed in the middle of a custom_code node: the run resumes at th
     60_000,
     50,
   );
+  // The killed worker's sandbox is running now; the interpreter does not outlive its worker
+  // (bubblewrap --die-with-parent).
+  const firstPid = first.child.pid!;
+  expect(sandboxProcessesOf(firstPid).length).toBeGreaterThan(0);
   first.child.kill('SIGKILL');
   await first.exited;
-  // The interpreter does not outlive its worker (bubblewrap --die-with-parent).
-  await waitUntil(() => sandboxProcesses() === 0, 'the sandbox of the killed worker to be gone', 10_000);
+  await waitUntil(() => sandboxProcessesOf(firstPid).length === 0, 'the sandbox of the killed worker to be gone', 10_000);
   const atKill = await knex('flow_run_nodes').where({ run_id: run.id, node_id: 'custom_code' }).first();
   const [{ count: rowsAtKill }] = await knex('flow_run_rows').where({ run_id: run.id, node_id: 'custom_code' }).count();
   // Pages commit whole: the rows written are exactly the pages counted done.
@@ -91,7 +85,7 @@ test('a worker killed in the middle of a custom_code node: the run resumes at th
   expect(atKill.output_count).toBe(atKill.pages_done * 1000);
   expect(atKill.pages_done).toBeLessThan(ROWS / 1000);
 
-  cluster.track(await spawnWorker(cluster.temporal, TASK_QUEUE));
+  const second = cluster.track(await spawnWorker(cluster.temporal, TASK_QUEUE));
   await runner.waitForClose(flowRunWorkflowId(run.id));
   const done = await knex('flow_runs').where('id', run.id).first();
   expect(done.status).toBe('completed');
@@ -121,5 +115,6 @@ test('a worker killed in the middle of a custom_code node: the run resumes at th
     .select(knex.raw('count(*)::int AS staged'), knex.raw("count(DISTINCT after_data->>'sku')::int AS skus"));
   expect({ staged, skus }).toEqual({ staged: ROWS, skus: ROWS });
   expect(done.updates.filter((u: string) => u.includes('page starting'))).toHaveLength(ROWS / 1000);
-  expect(sandboxProcesses()).toBe(0);
+  expect(sandboxProcessesOf(firstPid)).toEqual([]);
+  expect(sandboxProcessesOf(second.child.pid!)).toEqual([]);
 });

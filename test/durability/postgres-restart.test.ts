@@ -3,7 +3,8 @@
  * the local PostgreSQL cluster is restarted; activities that lose their connections fail and are
  * retried by Temporal, and the job completes with exactly one result write and one credit per
  * successful item (checked with each row's own write counter). Needs Debian's `pg_ctlcluster`
- * and a local cluster (the machine this project runs on); skipped with a message otherwise.
+ * and a local cluster (the machine this project runs on); without them it skips loudly, and fails
+ * under CI (test/helpers/prerequisites.ts).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,6 +12,7 @@ import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { createArchiveJob, jobInvariants, RestartableTemporal, spawnWorker, stopWorker, TestCluster } from '../../bench/fixtures/worker-cluster';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { prerequisite } from '../helpers/prerequisites';
 import { quietTemporalRuntime } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
 import { TEST_DATABASE_URL } from '../setup/env';
@@ -29,7 +31,11 @@ function localCluster(): { version: string; name: string } | null {
 }
 
 const pgCluster = localCluster();
-if (!pgCluster) console.warn('[postgres-restart] skipped: no local Debian PostgreSQL cluster (pg_ctlcluster) serves the test database');
+prerequisite(
+  pgCluster !== null,
+  'a local Debian PostgreSQL cluster serving the test database, restartable as root (pg_ctlcluster)',
+  'apt-get install postgresql; run the tests as root',
+);
 const maybe = pgCluster ? it : it.skip;
 
 let temporal: RestartableTemporal;

@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { loadConfig } from '../../../src/config';
 import { PythonSandboxOptions, PythonTransformSession, SandboxError, TransformResult } from '../../../src/services/flows/sandbox/python-sandbox';
-import { RUNNER_INSIDE } from '../../../src/services/flows/sandbox/sandbox-command';
 import { SCRATCH_PREFIX } from '../../../src/services/flows/sandbox/scratch-dir';
+import { sandboxProcessesOf } from '../../helpers/processes';
 import { waitUntil } from '../../helpers/wait';
 
 /** The configured sandbox (PYTHON_SANDBOX_* or the Debian defaults) with a node budget. */
@@ -47,24 +47,14 @@ export async function runFailing(
   return result;
 }
 
-/** Host processes that belong to a sandbox: the interpreter (its argv names the runner) or bwrap/prlimit of a scratch dir. */
+/** This process's sandbox processes (test/helpers/processes.ts). */
 export function sandboxProcesses(): string[] {
-  const found: string[] = [];
-  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    let cmdline: string;
-    try {
-      cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-    } catch {
-      continue; // gone meanwhile
-    }
-    if (cmdline.includes(RUNNER_INSIDE) || cmdline.includes(SCRATCH_PREFIX)) found.push(`${pid}: ${cmdline}`);
-  }
-  return found;
+  return sandboxProcessesOf(process.pid);
 }
 
-/** Scratch directories under the temporary directory. */
+/** This process's scratch directories under the temporary directory (their names carry its pid). */
 export function scratchDirs(): string[] {
-  return fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith(SCRATCH_PREFIX));
+  return fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith(`${SCRATCH_PREFIX}${process.pid}-`));
 }
 
 /**

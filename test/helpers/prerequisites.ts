@@ -1,0 +1,28 @@
+/**
+ * Prerequisites of tests that need something outside Node (Chromium, a local PostgreSQL cluster
+ * they may restart). Issue 29 §3, "no silent skips": under CI (`CI=true`) a missing prerequisite
+ * fails the suite with what to install (the set-up, test/setup/prepare.ts, installs them); outside
+ * CI the tests that need it skip, with a loud warning here and their names in the run's summary
+ * (test/setup/summary-reporter.js).
+ */
+
+/** Whether this run is CI's: `CI=true` (or `1`), as CI systems set it. */
+export function inCi(): boolean {
+  return ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
+}
+
+/**
+ * Checks one prerequisite.
+ * @param present whether it is there
+ * @param what what is missing, e.g. "Chromium at /usr/bin/chromium"
+ * @param install how to get it, e.g. "apt-get install chromium"
+ * @returns `present` (outside CI, false means: skip the tests that need it)
+ * @throws Error under CI when it is missing
+ */
+export function prerequisite(present: boolean, what: string, install: string): boolean {
+  if (present) return true;
+  const message = `missing test prerequisite: ${what} (${install})`;
+  if (inCi()) throw new Error(`${message}; CI runs every test, so this run fails`);
+  console.warn(`\n!!! SKIPPING TESTS: ${message}. Under CI=true this fails the run.\n`);
+  return false;
+}
