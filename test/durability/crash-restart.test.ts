@@ -1,7 +1,8 @@
 /**
  * Durability (architecture.md, Temporal rules 4-5): a job survives (a) its worker PROCESS being
- * SIGKILLed mid-job and (b) the Temporal server being stopped and started again mid-job, with
- * exactly one result per item and credits equal to the successful rows, checked in SQL.
+ * SIGKILLed mid-job, with and without a catalog target, and (b) the Temporal server being stopped
+ * and started again mid-job, with exactly one result per item, one staged change per successful
+ * item and credits equal to the successful rows, checked against a trigger-kept write record.
  *
  * Real everything: the production worker entrypoint (`node --import tsx temporal/worker.ts`),
  * a dev server persisting to SQLite in a temp folder, the PostgreSQL test database and the
@@ -10,9 +11,11 @@
  */
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
+import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { quietTemporalRuntime } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
+import { auditedJob, installWriteAudit, writesPerRow } from '../helpers/write-audit';
 import { temporal as proto } from '@temporalio/proto';
 import {
   createArchiveJob,
@@ -40,6 +43,7 @@ beforeAll(async () => {
   quietTemporalRuntime();
   knex = testKnex();
   organizationId = (await createTestOrg('durability')).organizationId;
+  await installWriteAudit(knex);
   cluster = await new TestCluster().start();
   ({ temporal, client } = cluster);
 }, 90_000);
@@ -53,21 +57,32 @@ async function completed(jobId: string): Promise<number> {
   return (await knex('enrichment_jobs').where({ id: jobId }).first('completed_items')).completed_items;
 }
 
-function expectExactlyOnce(state: Awaited<ReturnType<typeof jobInvariants>>): void {
+/**
+ * Exactly once, from the trigger-kept write record (test/helpers/write-audit.ts), not from the
+ * service's counters: `finalizeJob` recomputes `completed_items`, `successful` and `credits_used`
+ * from the rows, and `write_count` moves only inside the guarded UPDATE, so those hold by
+ * construction. The audit sees every statement that actually wrote a row or moved the credits.
+ */
+async function expectExactlyOnce(jobId: string): Promise<void> {
+  const state = await jobInvariants(knex, jobId);
   expect(state.job.status).toBe('completed');
-  // written_once / max_writes come from each row's own write counter, not from the job counters.
-  expect(state.rows).toMatchObject({ rows: ITEMS, pending: 0, with_result: ITEMS, distinct_rows: ITEMS, written_once: ITEMS, max_writes: 1 });
-  // completed_items is incremented once per row write: a duplicate write would over-count it.
-  expect(state.job.completed_items).toBe(ITEMS);
-  expect(state.job.successful).toBe(state.rows.succeeded);
-  expect(state.job.credits_used).toBe(state.rows.succeeded);
-  expect(state.rows.succeeded).toBeGreaterThan(0);
+  expect(state.rows).toMatchObject({ rows: ITEMS, pending: 0, with_result: ITEMS, distinct_rows: ITEMS });
+  const audit = await auditedJob(knex, jobId);
+  expect(audit.repeated).toEqual([]);
+  expect(audit.rowsWritten).toBe(ITEMS);
+  expect(audit.successes).toBeGreaterThan(0);
+  expect(audit.successes).toBe(state.rows.succeeded);
+  // The credit ledger moved by exactly the successful writes, and the job says the same.
+  expect(audit.credits).toBe(audit.successes);
+  expect(state.job.credits_used).toBe(audit.successes);
 }
 
-test('a worker process SIGKILLed mid-job: a new worker finishes it, every item once, credits = successful rows', async () => {
-  const { jobId, workflowId, runner } = await createArchiveJob(knex, client, TASK_QUEUE, organizationId, ITEMS, TUNING);
-  // Kill inside a batch: right after the kill, some row whose engine call the killed worker logged
-  // is still unwritten. A kill between two batches proves nothing, so it is tried again (≤ 3 times).
+/**
+ * Kills workers inside a batch until, right after a kill, some row whose engine call the killed
+ * worker logged is still unwritten (a kill between two batches proves nothing; ≤ 3 tries).
+ * @returns the killed workers and the rows in flight at the last kill
+ */
+async function killInsideABatch(jobId: string): Promise<{ killed: WorkerProcess[]; inFlight: number[] }> {
   const killed: WorkerProcess[] = [];
   let inFlight: number[] = [];
   for (let attempt = 0; attempt < 3 && inFlight.length === 0; attempt++) {
@@ -84,6 +99,12 @@ test('a worker process SIGKILLed mid-job: a new worker finishes it, every item o
     );
   }
   expect(inFlight.length).toBeGreaterThan(0);
+  return { killed, inFlight };
+}
+
+test('a worker process SIGKILLed mid-job: a new worker finishes it, every item once, credits = successful rows', async () => {
+  const { jobId, workflowId, runner } = await createArchiveJob(knex, client, TASK_QUEUE, organizationId, ITEMS, TUNING);
+  const { killed, inFlight } = await killInsideABatch(jobId);
   const atKill = await completed(jobId);
   expect(atKill).toBeLessThan(ITEMS);
 
@@ -93,7 +114,7 @@ test('a worker process SIGKILLed mid-job: a new worker finishes it, every item o
   await runner.waitForClose(workflowId);
   await stopWorker(last);
 
-  expectExactlyOnce(await jobInvariants(knex, jobId));
+  await expectExactlyOnce(jobId);
   // Engine calls, counted from every worker's log: each row at least once; a row twice only when
   // an attempt was killed after its engine call and before its write (at most concurrency × batch
   // size rows per kill), and the rows seen in flight at the last kill among them.
@@ -144,5 +165,28 @@ test('the Temporal server stopped and started again mid-job: the worker reconnec
   await runner.waitForClose(workflowId);
   expect(worker.child.exitCode).toBeNull(); // the same process carried on
   await stopWorker(worker);
-  expectExactlyOnce(await jobInvariants(knex, jobId));
+  await expectExactlyOnce(jobId);
 }, 120_000);
+
+test('a job with a catalog target, its worker SIGKILLed mid-job: every staged change exists exactly once', async () => {
+  const catalogId = await createTestCatalog(organizationId, { unique_id_field: 'row_ref' });
+  const { jobId, workflowId, runner } = await createArchiveJob(knex, client, TASK_QUEUE, organizationId, ITEMS, TUNING, { catalogId });
+  const { inFlight } = await killInsideABatch(jobId);
+  expect(await completed(jobId)).toBeLessThan(ITEMS);
+  const last = cluster.track(await spawnWorker(temporal, TASK_QUEUE));
+  await runner.waitForClose(workflowId);
+  await stopWorker(last);
+
+  await expectExactlyOnce(jobId);
+  // The job's id is also its review activity's (decisions.md §4).
+  const staged = await knex('staged_changes').where({ activity_id: jobId }).select('row_index');
+  expect(staged.length).toBeGreaterThan(0);
+  // One staged change per successful row, each inserted once and never re-staged (the audit), the
+  // rows in flight at the kill among them.
+  const succeeded = await knex('enrichment_rows').where({ job_id: jobId, status: 'succeeded' }).pluck('row_index');
+  expect(staged.map((c) => c.row_index).sort((a, b) => a - b)).toEqual([...succeeded].sort((a, b) => a - b));
+  const writes = await writesPerRow(knex, 'staged_changes', jobId);
+  expect(writes.repeated).toEqual([]);
+  expect(writes.perRow.size).toBe(staged.length);
+  for (const row of inFlight.filter((r) => succeeded.includes(r))) expect(writes.perRow.get(`${jobId}:${row}`)).toBe(1);
+}, 180_000);
