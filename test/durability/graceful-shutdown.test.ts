@@ -20,6 +20,7 @@ import {
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { quietTemporalRuntime } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
+import { auditedJob, installWriteAudit } from '../helpers/write-audit';
 
 const TASK_QUEUE = 'test-graceful-shutdown';
 
@@ -31,6 +32,7 @@ let cluster: TestCluster;
 beforeAll(async () => {
   quietTemporalRuntime();
   knex = testKnex();
+  await installWriteAudit(knex);
   cluster = await new TestCluster().start();
   ({ temporal, client } = cluster);
 }, 90_000);
@@ -79,6 +81,10 @@ it('stops a worker cleanly on SIGTERM mid-job; another worker finishes the job e
   first.child.kill('SIGTERM');
   expect(await first.exited).toBe(0);
   expect(first.output()).toContain('worker stopped');
+  // Work was still pending when the first worker stopped, so the second one had rows to finish.
+  const pendingAfterStop = await knex('enrichment_rows').where({ job_id: job.jobId, status: 'pending' }).count({ n: '*' }).first();
+  expect(Number(pendingAfterStop!.n)).toBeGreaterThan(0);
+  const writtenByFirst = (await auditedJob(knex, job.jobId)).rowsWritten;
 
   const second = await spawnWorker(temporal, TASK_QUEUE);
   cluster.track(second);
@@ -86,7 +92,13 @@ it('stops a worker cleanly on SIGTERM mid-job; another worker finishes the job e
   const state = await jobInvariants(knex, job.jobId);
   expect(state.job.status).toBe('completed');
   expect(state.rows).toMatchObject({ rows: 200, pending: 0, with_result: 200, distinct_rows: 200 });
-  expect(state.job.completed_items).toBe(200);
-  expect(state.job.credits_used).toBe(state.rows.succeeded);
+  expect(state.rows.max_writes).toBe(1);
+  // From the trigger-kept write record: every row written once, some of them after the stop.
+  const audit = await auditedJob(knex, job.jobId);
+  expect(audit.repeated).toEqual([]);
+  expect(audit.rowsWritten).toBe(200);
+  expect(audit.rowsWritten).toBeGreaterThan(writtenByFirst);
+  expect(audit.credits).toBe(audit.successes);
+  expect(state.job.credits_used).toBe(audit.successes);
   await stopWorker(second);
 });

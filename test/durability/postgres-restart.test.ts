@@ -10,11 +10,20 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { createArchiveJob, jobInvariants, RestartableTemporal, spawnWorker, stopWorker, TestCluster } from '../../bench/fixtures/worker-cluster';
+import {
+  createArchiveJob,
+  jobInvariants,
+  RestartableTemporal,
+  retriedActivityAttempts,
+  spawnWorker,
+  stopWorker,
+  TestCluster,
+} from '../../bench/fixtures/worker-cluster';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { prerequisite } from '../helpers/prerequisites';
 import { quietTemporalRuntime } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
+import { auditedJob, installWriteAudit } from '../helpers/write-audit';
 import { TEST_DATABASE_URL } from '../setup/env';
 
 const TASK_QUEUE = 'test-postgres-restart';
@@ -47,6 +56,7 @@ beforeAll(async () => {
   if (!pgCluster) return;
   quietTemporalRuntime();
   knex = testKnex();
+  await installWriteAudit(knex);
   cluster = await new TestCluster().start();
   ({ temporal, client } = cluster);
 }, 90_000);
@@ -87,9 +97,13 @@ maybe(
     const state = await jobInvariants(knex, jobId);
     expect(state.job.status).toBe('completed');
     expect(state.rows).toMatchObject({ rows: ITEMS, pending: 0, with_result: ITEMS, distinct_rows: ITEMS, written_once: ITEMS, max_writes: 1 });
-    expect(state.job.completed_items).toBe(ITEMS);
-    expect(state.job.credits_used).toBe(state.rows.succeeded);
+    // From the trigger-kept write record: one write per row, credits = audited successes.
+    const audit = await auditedJob(knex, jobId);
+    expect(audit).toMatchObject({ rowsWritten: ITEMS, repeated: [], successes: state.rows.succeeded, credits: state.rows.succeeded });
     expect(state.rows.succeeded).toBeGreaterThan(0);
+    expect(state.job.credits_used).toBe(audit.successes);
+    // The restart was felt: some activity failed and Temporal retried it.
+    expect((await retriedActivityAttempts(client, workflowId)).length).toBeGreaterThan(0);
   },
   240_000,
 );

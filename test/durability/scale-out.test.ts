@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import {
   ApiProcess,
   archiveItems,
+  engineCallsPerRow,
   jobInvariants,
   RestartableTemporal,
   spawnApi,
@@ -19,6 +20,7 @@ import {
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { quietTemporalRuntime } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
+import { auditedJob, installWriteAudit } from '../helpers/write-audit';
 
 const TASK_QUEUE = 'test-scale-out';
 /** Items of each job (SCALE_OUT_ITEMS=10000 for the full-size run; CI keeps it short). */
@@ -55,6 +57,7 @@ async function uploadJob(body: { items: unknown[] } & Record<string, unknown>): 
 beforeAll(async () => {
   quietTemporalRuntime();
   knex = testKnex();
+  await installWriteAudit(knex);
   cluster = await new TestCluster().start();
   ({ temporal } = cluster);
   apis = [cluster.track(await spawnApi(temporal, TASK_QUEUE)), cluster.track(await spawnApi(temporal, TASK_QUEUE))];
@@ -103,7 +106,8 @@ it('runs a job on two workers with the same results and credits as on one', asyn
     speed: 'fast',
   };
 
-  const runJob = async (workerCount: number): Promise<string> => {
+  /** Runs the job on `workerCount` new workers; its id and the rows each worker's engine took (from the workers' logs). */
+  const runJob = async (workerCount: number): Promise<{ jobId: string; rowsPerWorker: number[] }> => {
     const started = await Promise.all(Array.from({ length: workerCount }, () => spawnWorker(temporal, TASK_QUEUE)));
     started.forEach((w) => cluster.track(w));
     const { job_id: jobId } = items.length <= 1000 ? await call<{ job_id: string }>(0, 'POST', '/public/enrich', body) : await uploadJob(body);
@@ -114,15 +118,21 @@ it('runs a job on two workers with the same results and credits as on one', asyn
       180_000,
     );
     for (const w of started) await stopWorker(w);
-    return jobId;
+    return { jobId, rowsPerWorker: started.map((w) => engineCallsPerRow([w.output()], jobId).size) };
   };
-  const two = await runJob(2);
-  const one = await runJob(1);
+  const { jobId: two, rowsPerWorker } = await runJob(2);
+  const { jobId: one } = await runJob(1);
+  // Both workers processed rows of the two-worker job.
+  expect(rowsPerWorker).toHaveLength(2);
+  for (const rows of rowsPerWorker) expect(rows).toBeGreaterThan(0);
 
   for (const jobId of [two, one]) {
     const state = await jobInvariants(knex, jobId);
     expect(state.rows).toMatchObject({ rows: ITEMS, pending: 0, written_once: ITEMS, max_writes: 1 });
-    expect(state.job.credits_used).toBe(state.rows.succeeded);
+    // From the trigger-kept write record: one write per row, credits = audited successes.
+    const audit = await auditedJob(knex, jobId);
+    expect(audit).toMatchObject({ rowsWritten: ITEMS, repeated: [], successes: state.rows.succeeded, credits: state.rows.succeeded });
+    expect(state.job.credits_used).toBe(audit.successes);
   }
   const results = async (jobId: string): Promise<unknown[]> =>
     (await knex('enrichment_rows').where({ job_id: jobId }).orderBy('row_index').select(knex.raw("result -> 'after_data' AS after_data"))).map(
