@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PythonTransformSession, SandboxError } from '../../../src/services/flows/sandbox/python-sandbox';
 import { SCRATCH_PREFIX } from '../../../src/services/flows/sandbox/scratch-dir';
+import { waitUntil } from '../../helpers/wait';
 import { expectNothingLeft, runFailing, runPages, sandboxOptions, scratchDirs } from './sandbox-helpers';
 
 let scratchBefore: string[];
@@ -170,12 +171,17 @@ test('a print stream the code replaced or closed does not break the protocol', a
 });
 
 test('timeout_seconds is a budget over all calls: time between pages does not count, time in them adds up', async () => {
-  const session = await PythonTransformSession.start('import time\ndef transform(rows):\n    time.sleep(rows[0]["s"])\n    return rows\n', sandboxOptions(3));
+  // The budget's clock is injected: an hour passes between two pages without anybody waiting for
+  // it. The pages' own sleeps (4 s each) add up past the 10 s budget on the third, however busy
+  // the machine is: two pages leave at most 2 s, the third needs 4.
+  let offset = 0;
+  const options = sandboxOptions(10, { now: () => Date.now() + offset });
+  const session = await PythonTransformSession.start('import time\ndef transform(rows):\n    time.sleep(rows[0]["s"])\n    return rows\n', options);
   try {
-    await session.transform([{ s: 1 }]);
-    await new Promise((r) => setTimeout(r, 2000)); // idle: not counted (else the next page would time out)
-    await session.transform([{ s: 1 }]);
-    const error = await session.transform([{ s: 1 }]).catch((e: unknown) => e);
+    await session.transform([{ s: 4 }]);
+    offset += 3_600_000; // idle: not counted (else the next page would time out at once)
+    await session.transform([{ s: 4 }]);
+    const error = await session.transform([{ s: 4 }]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SandboxError);
     expect((error as SandboxError).kind).toBe('timeout');
   } finally {
@@ -212,9 +218,15 @@ test('two sessions at once are independent', async () => {
 });
 
 test('close while a page runs rejects it and kills the interpreter', async () => {
-  const session = await PythonTransformSession.start('def transform(rows):\n    while True:\n        pass\n', sandboxOptions(30));
+  const before = scratchDirs();
+  const session = await PythonTransformSession.start(
+    'def transform(rows):\n    open("running", "w").close()\n    while True:\n        pass\n',
+    sandboxOptions(30),
+  );
   const running = session.transform([{}]).catch((e: unknown) => e);
-  await new Promise((r) => setTimeout(r, 200));
+  // The page is running once its marker exists in the session's scratch directory.
+  const [scratch] = scratchDirs().filter((d) => !before.includes(d));
+  await waitUntil(() => fs.existsSync(path.join(os.tmpdir(), scratch, 'running')), 'the page to run', 30_000, 20);
   await session.close();
   expect(((await running) as SandboxError).message).toContain('closed');
 });

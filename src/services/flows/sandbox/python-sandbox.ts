@@ -47,6 +47,11 @@ export interface PythonSandboxOptions extends PythonSandboxConfig {
    * tests that show the kernel confinement holds without it.
    */
   auditGuard?: boolean;
+  /**
+   * The clock the budget is measured with, in ms (default `Date.now`). Only the time inside calls
+   * counts; tests inject a clock to show that time between calls does not (issue 29 §4).
+   */
+  now?: () => number;
 }
 
 /** One page through `transform`: its rows and the lines printed while it ran. */
@@ -157,6 +162,7 @@ export class PythonTransformSession {
       outputBytes,
       printBytes: options.printBytes ?? DEFAULT_PRINT_BYTES,
       auditGuard: options.auditGuard ?? true,
+      now: options.now ?? Date.now,
     });
     try {
       const ready = await session.exchange(JSON.stringify({ code, output_bytes: outputBytes, audit_guard: options.auditGuard ?? true }));
@@ -202,7 +208,7 @@ export class PythonTransformSession {
   /** Sends one request and waits for its response and the bytes it printed, under the wall-clock budget. */
   private exchange(request: string): Promise<SandboxResponse> {
     if (this.failure) return Promise.reject(this.failure);
-    const started = Date.now();
+    const started = this.options.now();
     let timer: NodeJS.Timeout | undefined;
     const response = new Promise<SandboxResponse>((resolve, reject) => {
       this.pending = { resolve, reject };
@@ -214,7 +220,7 @@ export class PythonTransformSession {
     });
     return response.finally(() => {
       clearTimeout(timer);
-      this.remainingMs -= Date.now() - started;
+      this.remainingMs -= this.options.now() - started;
     });
   }
 
