@@ -26,7 +26,9 @@ afterAll(async () => {
 
 it('allows a burst, then answers 429 with Retry-After, shared by two API processes', async () => {
   const org = await createTestOrg('rate org');
-  const limits = { requestsPerSecond: 1, burst: 5 };
+  // A burst of 5 at 0.001 requests/s: a window of 5,000 s, which no slow machine outlasts between
+  // the sixth request and the fifth (at 1/s the window was 5 s, and a busy machine saw a 200).
+  const limits = { requestsPerSecond: 0.001, burst: 5 };
   const [a, b] = [appWith(limits), appWith(limits)];
   const statuses: number[] = [];
   let last: request.Response | undefined;
