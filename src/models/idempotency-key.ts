@@ -11,5 +11,7 @@ export class IdempotencyKey extends BaseModel {
   /** The first answer's status; null while that request runs. */
   status!: number | null;
   response!: unknown;
+  /** While the first request runs: until when its claim holds (renewed by that request; a repeat takes over a lapsed one). */
+  lease_until!: Date | null;
   created_at!: Date;
 }

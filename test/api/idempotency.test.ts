@@ -1,5 +1,7 @@
 import type { Server } from 'node:http';
 import request from 'supertest';
+import { ConflictError } from '../../src/lib/errors';
+import { IDEMPOTENCY_LEASE_MS, runIdempotent } from '../../src/services/access/idempotency';
 import type { JobRunner } from '../../src/services/job-runner';
 import { acceptingJobs, testApp } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
@@ -86,4 +88,20 @@ it('scopes keys to the organization and validates them', async () => {
   expect(bodyOf<{ job_id: string }>(theirs).job_id).not.toBe(bodyOf<{ job_id: string }>(mine).job_id);
   const bad = await request(server).post('/api/public/enrich').set(org.auth).set('Idempotency-Key', 'has space').send(enrichBody);
   expect(bad.status).toBe(422);
+});
+
+it('takes over the key of a request whose process died (its lease lapsed); a live claim still answers 409', async () => {
+  const knex = testKnex();
+  const claim = (key: string, leaseUntil: Date) =>
+    knex('idempotency_keys').insert({ organization_id: org.organizationId, idempotency_key: key, request_hash: 'h', status: null, lease_until: leaseUntil });
+  // A dead process left its claim behind: the lease ran out, so a repeat runs the request.
+  await claim('died-1', new Date(Date.now() - 1000));
+  let runs = 0;
+  const handler = async () => ({ status: 200, body: { run: ++runs } });
+  expect(await runIdempotent(knex, org.organizationId, 'died-1', 'h', handler)).toEqual({ status: 200, body: { run: 1 }, replayed: false });
+  expect(await runIdempotent(knex, org.organizationId, 'died-1', 'h', handler)).toEqual({ status: 200, body: { run: 1 }, replayed: true });
+  // A claim whose lease still holds belongs to a request that is running: 409, nothing runs.
+  await claim('running-1', new Date(Date.now() + IDEMPOTENCY_LEASE_MS));
+  await expect(runIdempotent(knex, org.organizationId, 'running-1', 'h', handler)).rejects.toBeInstanceOf(ConflictError);
+  expect(runs).toBe(1);
 });

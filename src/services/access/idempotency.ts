@@ -6,6 +6,13 @@ import { IdempotencyKey } from '../../models/idempotency-key';
 /** How long an answer is replayed for a repeated key (issue 18: "within 24 h"). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * How long a running request's claim holds without renewal, ms. The request renews it every
+ * third of that while its handler runs; a repeat after it lapsed (the process died) takes the key
+ * over and runs the request.
+ */
+export const IDEMPOTENCY_LEASE_MS = 30_000;
+
 /** A valid `Idempotency-Key`: 1–255 visible ASCII characters (UUIDs, ULIDs, client-made strings). */
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
@@ -34,13 +41,20 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
+/** The end of a claim's lease from now. */
+function leaseUntil(): Date {
+  return new Date(Date.now() + IDEMPOTENCY_LEASE_MS);
+}
+
 /**
  * Runs `handler` at most once per (organization, `Idempotency-Key`) within 24 h (issue 18;
  * the IETF draft "The Idempotency-Key HTTP Header Field"): the first request runs and its
  * successful answer is stored; a repeat with the same request gets that answer again without
  * running anything (so a job is created, and charged, once); a repeat with another request is a
  * 422; a repeat while the first still runs is a 409. A failed first request (an error status or
- * a thrown error) is forgotten, so the client may retry it.
+ * a thrown error) is forgotten, so the client may retry it. The running request's claim is a
+ * lease it renews ({@link IDEMPOTENCY_LEASE_MS}); a repeat after the lease lapsed (the process
+ * that ran it died) takes the key over and runs the request.
  * @returns the answer, and whether it was replayed
  * @throws ValidationError (422) malformed key or key reused for another request; ConflictError
  *   (409) the first request with this key is still running
@@ -56,7 +70,7 @@ export async function runIdempotent(
   const expiredBefore = new Date(Date.now() - IDEMPOTENCY_WINDOW_MS);
   await IdempotencyKey.query(knex).where({ organization_id: organizationId, idempotency_key: key }).where('created_at', '<', expiredBefore).delete();
   const claimed = await knex('idempotency_keys')
-    .insert({ organization_id: organizationId, idempotency_key: key, request_hash: hash })
+    .insert({ organization_id: organizationId, idempotency_key: key, request_hash: hash, lease_until: leaseUntil() })
     .onConflict(['organization_id', 'idempotency_key'])
     .ignore()
     .returning('created_at');
@@ -66,18 +80,33 @@ export async function runIdempotent(
     if (first.request_hash !== hash) {
       throw ValidationError.at(['header', 'idempotency-key'], 'This Idempotency-Key was used for a different request', 'value_error.idempotency_key_reused');
     }
-    if (first.status === null) throw new ConflictError('The first request with this Idempotency-Key is still running; retry later');
-    return { status: first.status, body: first.response, replayed: true };
+    if (first.status !== null) return { status: first.status, body: first.response, replayed: true };
+    // The first request still runs, unless its lease lapsed (its process died): then this one takes over.
+    const taken = await IdempotencyKey.query(knex)
+      .findById([organizationId, key])
+      .whereNull('status')
+      .where((q) => q.whereNull('lease_until').orWhere('lease_until', '<', new Date()))
+      .patch({ lease_until: leaseUntil() });
+    if (taken === 0) throw new ConflictError('The first request with this Idempotency-Key is still running; retry later');
   }
   const forget = async (): Promise<void> => {
     await IdempotencyKey.query(knex).deleteById([organizationId, key]);
   };
   let answer: RememberedAnswer;
+  const renew = setInterval(() => {
+    void IdempotencyKey.query(knex)
+      .findById([organizationId, key])
+      .whereNull('status')
+      .patch({ lease_until: leaseUntil() })
+      .catch(() => undefined); // a missed renewal only lets a repeat take over sooner
+  }, IDEMPOTENCY_LEASE_MS / 3);
   try {
     answer = await handler();
   } catch (err) {
     await forget();
     throw err;
+  } finally {
+    clearInterval(renew);
   }
   if (answer.status >= 200 && answer.status < 300) {
     await IdempotencyKey.query(knex)
