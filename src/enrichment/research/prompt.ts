@@ -27,7 +27,8 @@ const NOT_PRODUCT_WORDS = new Set(
     'manufacturer manufacturers vendor vendors brand brands product products item items catalog catalogue data value values ' +
     'field fields attribute attributes info information detail details spec specs specification specifications description ' +
     'descriptions title titles name names language english exact exactly correct accurate reliable trusted first instead ' +
-    'rather avoid ignore skip include including like such other same new current latest check verify make sure them they'
+    'rather avoid ignore skip include including like such other same new current latest check verify make sure them they ' +
+    'see want need give return keep set put show read write written add fix'
   ).split(' '),
 );
 
@@ -55,7 +56,9 @@ export function promptSteer(prompt: string | undefined, itemName: string | undef
   if (!prompt?.trim()) return { domains: [], words: [] };
   const domains = promptDomains(prompt);
   const known = new Set([...tokenize(itemName ?? ''), ...fields.flatMap((f) => tokenize(f.name))]);
-  const withoutHosts = domains.reduce((text, d) => text.replace(new RegExp(`(?:https?://)?(?:www\\.)?${d.replace(/\./g, '\\.')}\\S*`, 'gi'), ' '), prompt);
+  const withoutHosts = domains
+    .reduce((text, d) => text.replace(new RegExp(`(?:https?://)?(?:www\\.)?${d.replace(/\./g, '\\.')}\\S*`, 'gi'), ' '), prompt)
+    .replace(new RegExp(`[\\w-]+\\.(?:${[...NOT_TLDS].join('|')})\\b`, 'gi'), ' ');
   const words: string[] = [];
   for (const word of withoutHosts.toLowerCase().split(/[^\p{L}\p{N}-]+/u)) {
     const w = word.replace(/^-+|-+$/g, '');
