@@ -28,7 +28,7 @@ const NOT_PRODUCT_WORDS = new Set(
     'field fields attribute attributes info information detail details spec specs specification specifications description ' +
     'descriptions title titles name names language english exact exactly correct accurate reliable trusted first instead ' +
     'rather avoid ignore skip include including like such other same new current latest check verify make sure them they ' +
-    'see want need give return keep set put show read write written add fix'
+    'see want need give return keep set put show read write written add fix maker makers'
   ).split(' '),
 );
 
