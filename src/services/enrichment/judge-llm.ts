@@ -7,7 +7,7 @@
  * model the rules decide and each given option that needed one is named in `meta.notices`.
  */
 import type { ChatCompletionContentPart } from 'openai/resources/chat/completions';
-import { completeJson, createLlmClient, type LlmCall, type LlmClient, type LlmConfig } from '../../enrichment/llm/client';
+import { completeJson, createLlmClient, type LlmCall, type LlmClient, type LlmConfig, type LlmUsage } from '../../enrichment/llm/client';
 import type { JsonSchema } from '../../enrichment/llm/schema';
 import { callForSpeed, judgeSpeed } from '../../enrichment/llm/speed';
 import type { OutputField } from '../../enrichment/types';
@@ -54,6 +54,8 @@ export interface JudgeModelMeta {
   images_used: boolean;
   /** Rows the model could not judge (the rules' judgment stands for them). */
   llm_failed_rows: number;
+  /** Model calls made and the tokens the server reported for them (zeros without a model). */
+  llm_usage: { calls: number; prompt_tokens: number; completion_tokens: number };
   /** Options given that had no effect, or another one than asked (never silent). */
   notices: string[];
 }
@@ -192,9 +194,9 @@ async function judgeOne<J extends Judgment>(
   call: LlmCall,
   ctx: JudgeContext,
   row: JudgeRowInput<J>,
-): Promise<{ judgment: J; failed: boolean }> {
+): Promise<{ judgment: J; failed: boolean; usage: LlmUsage }> {
   try {
-    const { data } = await completeJson(
+    const { data, usage } = await completeJson(
       llm,
       [
         { role: 'system', content: SYSTEM },
@@ -204,8 +206,8 @@ async function judgeOne<J extends Judgment>(
       call,
     );
     const verdict = data as ModelVerdict;
-    if (!['pass', 'review_required', 'fail'].includes(verdict?.decision)) throw new Error('LLM answer lacks a decision');
-    return { judgment: crossCheck(verdict, row.rules), failed: false };
+    if (!['pass', 'review_required', 'fail'].includes(verdict?.decision)) throw Object.assign(new Error('LLM answer lacks a decision'), { usage });
+    return { judgment: crossCheck(verdict, row.rules), failed: false, usage };
   } catch (err) {
     const why = (err instanceof Error ? err.message : String(err)).slice(0, 200);
     return {
@@ -216,6 +218,7 @@ async function judgeOne<J extends Judgment>(
         reasons: [...row.rules.reasons, `The model could not judge this row (${why}); the rules decided.`],
       },
       failed: true,
+      usage: (err as { usage?: LlmUsage }).usage ?? { prompt_tokens: 0, completion_tokens: 0 },
     };
   }
 }
@@ -245,12 +248,16 @@ export async function judgeWithModel<J extends Judgment>(
       ...(ctx.model !== undefined ? [`model: not applied: ${NO_MODEL}`] : []),
       ...(ctx.images ? [`images: not read: ${NO_MODEL}`] : []),
     ];
-    return { judgments: rows.map((r) => r.rules), meta: { method: 'rules', model: ctx.model ?? null, images_used: false, llm_failed_rows: 0, notices } };
+    const llm_usage = { calls: 0, prompt_tokens: 0, completion_tokens: 0 };
+    return {
+      judgments: rows.map((r) => r.rules),
+      meta: { method: 'rules', model: ctx.model ?? null, images_used: false, llm_failed_rows: 0, llm_usage, notices },
+    };
   }
   const speed = judgeSpeed(ctx.model);
   const call = callForSpeed(llm.config, speed ?? 'medium');
   const notices = speed ? [] : [`model: "${ctx.model}" is not fast, medium or high; the medium tier's model (${call.model}) judged the rows`];
-  const out: Array<{ judgment: J; failed: boolean }> = [];
+  const out: Array<{ judgment: J; failed: boolean; usage: LlmUsage }> = [];
   for (let i = 0; i < rows.length; i += CONCURRENCY) out.push(...(await Promise.all(rows.slice(i, i + CONCURRENCY).map((r) => judgeOne(llm, call, ctx, r)))));
   const failed = out.filter((o) => o.failed).length;
   return {
@@ -260,6 +267,11 @@ export async function judgeWithModel<J extends Judgment>(
       model: call.model,
       images_used: out.some((o, i) => !o.failed && rows[i].images.length > 0),
       llm_failed_rows: failed,
+      llm_usage: {
+        calls: out.length,
+        prompt_tokens: out.reduce((n, o) => n + o.usage.prompt_tokens, 0),
+        completion_tokens: out.reduce((n, o) => n + o.usage.completion_tokens, 0),
+      },
       notices,
     },
   };

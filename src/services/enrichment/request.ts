@@ -248,6 +248,7 @@ const NOT_RECIPE_KEYS = [
   'known_values',
   'file_name',
   'staged_status',
+  'quality_prompt',
 ] as const;
 
 /**

@@ -4,6 +4,7 @@
  * and reasoning effort; `validate_semantics` asking the model whether each value fits its field.
  * And without a model: the prompt's product words and domains steer research.
  */
+import { loadConfig } from '../../../src/config';
 import { createEngine } from '../../../src/enrichment/engine';
 import { callForSpeed, judgeSpeed } from '../../../src/enrichment/llm/speed';
 import { promptSteer, withPromptWords } from '../../../src/enrichment/research/prompt';
@@ -119,6 +120,20 @@ describe('speed picks the model and the reasoning effort', () => {
       ['m-fast', undefined, 0],
       ['m-default', undefined, 0],
     ]);
+  });
+
+  it('reads the tier models and OPENAI_REASONING from the environment', () => {
+    const config = loadConfig({
+      OPENAI_BASE_URL: 'http://127.0.0.1:1/v1',
+      OPENAI_MODEL: 'm',
+      OPENAI_MODEL_FAST: 'f',
+      OPENAI_MODEL_DEEP: 'd',
+      OPENAI_REASONING: 'true',
+    });
+    expect(config.llm).toMatchObject({ model: 'm', models: { fast: 'f', deep: 'd' }, reasoning: true });
+    expect(callForSpeed(config.llm!, 'cheap')).toEqual({ model: 'f', reasoning_effort: 'low' });
+    expect(callForSpeed(config.llm!, 'slow')).toEqual({ model: 'd', reasoning_effort: 'high' });
+    expect(loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' }).llm).toMatchObject({ models: {}, reasoning: false });
   });
 
   it('maps the judge tiers', () => {
