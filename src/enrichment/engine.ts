@@ -149,7 +149,8 @@ export function inputText(item: Record<string, unknown>): Array<[string, string]
  * merged under its grounding rules, and with `validate_semantics` a second one checking that the
  * values fit their fields (src/enrichment/llm/fit.ts). The request's `prompt` steers research
  * with or without a model: its product words join the name query, the domains it names are
- * preferred like source hints (src/enrichment/research/prompt.ts). Search/fetch failures are recorded in `evidence.problems`.
+ * preferred like source hints (src/enrichment/research/prompt.ts). Search/fetch failures are
+ * recorded in `evidence.problems`.
  * The engine owns its state: trained text models and their training queue, the LLM client, and
  * a parse memo of the pages and knowledge-base documents it read (one engine per worker).
  * `tuning`: the extraction rules left out and the confidence calibration (src/enrichment/extract/rules.ts);
@@ -166,8 +167,9 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
     const { allowed_domains, blocked_domains } = input.options;
     const budget = SPEED_BUDGETS[input.options.speed] ?? SPEED_BUDGETS.fast;
     const lists: Array<Array<{ url: string }>> = [];
-    const steer = promptSteer(input.options.prompt, itemName(input.item), input.output_schema);
-    for (const query of withPromptWords(planQueries(input.item, input.options.speed), itemName(input.item), steer.words, budget.queries)) {
+    const name = itemName(input.item);
+    const steer = promptSteer(input.options.prompt, name, input.output_schema);
+    for (const query of withPromptWords(planQueries(input.item, input.options.speed), name, steer.words, budget.queries)) {
       evidence.queries.push(query);
       usage.search_calls++;
       try {

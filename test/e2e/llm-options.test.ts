@@ -192,6 +192,12 @@ describe('without a model', () => {
     );
     expect(server.requests).toEqual([]);
 
+    // A resume carries the saved config and its notices: each listed once.
+    const resumed = await request(withoutModel).post('/api/public/enrich').set(org.auth).send({ source_activity_id: res.body.job_id });
+    expect(resumed.status).toBe(200);
+    expect(resumed.body.notices).toEqual(expect.arrayContaining(notices));
+    expect(new Set(resumed.body.notices).size).toBe(resumed.body.notices.length);
+
     const again = await request(withoutModel)
       .post('/api/public/enrich')
       .set(org.auth)

@@ -61,7 +61,7 @@ export function modelOptionNotices(req: EnrichRequest, config: EnrichJobConfig, 
  * Settles the model options of a planned job, in place: with a model, the target catalog's quality
  * prompt is stored as `config.quality_prompt` for the extractor (read again on every job, so a
  * re-extraction uses the prompt as it is now); the notices of {@link modelOptionNotices} are
- * appended to `config.recorded_noops`.
+ * appended to `config.recorded_noops` (each once).
  * @param model whether the service has a model configured
  */
 export async function settleModelOptions(knex: Knex, req: EnrichRequest, config: EnrichJobConfig, model: boolean): Promise<void> {
@@ -71,5 +71,6 @@ export async function settleModelOptions(knex: Knex, req: EnrichRequest, config:
   delete config.quality_prompt;
   if (model && qualityPrompt?.trim()) config.quality_prompt = qualityPrompt;
   const notices = modelOptionNotices(req, config, qualityPrompt, model);
-  if (notices.length) config.recorded_noops = [...(config.recorded_noops ?? []), ...notices];
+  // A resumed job carries the earlier job's notices: each is listed once.
+  if (notices.length) config.recorded_noops = [...new Set([...(config.recorded_noops ?? []), ...notices])];
 }
