@@ -60,8 +60,15 @@ function valuesToCheck(input: EnrichInput, result: EnrichmentResult): Array<Reco
       description: f.description,
       ...(f.unit ? { unit: f.unit } : {}),
       ...(f.enum ? { enum: f.enum } : {}),
-      value: result.after_data[f.name],
+      value: bounded(result.after_data[f.name]),
     }));
+}
+
+/** A value as the model reads it: strings cut to 500 characters, arrays to 20 elements (a fit is judged on a sample). */
+function bounded(value: unknown): unknown {
+  if (typeof value === 'string') return value.slice(0, 500);
+  if (Array.isArray(value)) return value.slice(0, 20).map(bounded);
+  return value;
 }
 
 /**
