@@ -3,9 +3,9 @@ import { tokenize } from './tokenize';
 
 /**
  * What the request's `prompt` ("search prompt guiding web research", interface-spec.md) gives
- * research without a model: the domains it names (preferred sources, like a source hint) and its
- * product words (added to the name query). Instruction words, the output fields' names and words
- * already in the item's name are not product words.
+ * research, with or without a model: the domains it names (preferred sources, like a source hint)
+ * and its product words (added to the name query). Instruction words, the words of the output
+ * fields' names and descriptions, and words already in the item's name are not product words.
  */
 export interface PromptSteer {
   /** Host names the prompt names (`bosch-professional.com`, `www.example.co.uk`), lower case. */
@@ -50,12 +50,12 @@ export function promptDomains(text: string): string[] {
 /**
  * The research steer of a prompt for one item (see {@link PromptSteer}).
  * @param itemName the item's name (its words are not added again); undefined when it has none
- * @param fields the output fields (their names are what to find, not what the product is)
+ * @param fields the output fields (their names and descriptions say what to find, not what the product is)
  */
 export function promptSteer(prompt: string | undefined, itemName: string | undefined, fields: OutputField[]): PromptSteer {
   if (!prompt?.trim()) return { domains: [], words: [] };
   const domains = promptDomains(prompt);
-  const known = new Set([...tokenize(itemName ?? ''), ...fields.flatMap((f) => tokenize(f.name))]);
+  const known = new Set([...tokenize(itemName ?? ''), ...fields.flatMap((f) => [...tokenize(f.name), ...tokenize(f.description ?? '')])]);
   const withoutHosts = domains
     .reduce((text, d) => text.replace(new RegExp(`(?:https?://)?(?:www\\.)?${d.replace(/\./g, '\\.')}\\S*`, 'gi'), ' '), prompt)
     .replace(new RegExp(`[\\w-]+\\.(?:${[...NOT_TLDS].join('|')})\\b`, 'gi'), ' ');

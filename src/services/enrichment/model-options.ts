@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { promptSteer } from '../../enrichment/research/prompt';
+import type { OutputField } from '../../enrichment/types';
 import { Catalog } from '../../models/catalog';
 import type { EnrichJobConfig, EnrichRequest } from '../../schemas/enrich';
 
@@ -19,10 +20,10 @@ interface Reach {
   research: boolean;
 }
 
-/** The notice of a `prompt` that could act only through research, or not at all. */
-function promptNotice(prompt: string, reach: Reach): string {
+/** The notice of a `prompt` that could act only through research, or not at all (`fields`: the job's output fields). */
+function promptNotice(prompt: string, fields: OutputField[], reach: Reach): string {
   if (!reach.research) return `prompt: not applied: ${NO_MODEL} and this job does no web research for it to steer`;
-  const { words, domains } = promptSteer(prompt, undefined, []);
+  const { words, domains } = promptSteer(prompt, undefined, fields);
   const acted = [
     ...(words.length ? [`its product words (${words.join(', ')}) were added to the name query`] : []),
     ...(domains.length ? [`the domains it names (${domains.join(', ')}) were preferred as sources`] : []),
@@ -43,7 +44,7 @@ export function modelOptionNotices(req: EnrichRequest, config: EnrichJobConfig, 
   if (model) return [];
   const reach: Reach = { model, research: config.web_search !== false && !config.reextract_from_activity_id };
   const out: string[] = [];
-  if (config.prompt?.trim()) out.push(promptNotice(config.prompt, reach));
+  if (config.prompt?.trim()) out.push(promptNotice(config.prompt, (config.output_schema ?? []) as OutputField[], reach));
   if (config.global_feedback?.trim()) out.push(`global_feedback: not applied: ${NO_MODEL}; it is echoed in review_info.feedback`);
   if (Object.keys(config.item_feedback ?? {}).length) out.push(`item_feedback: not applied: ${NO_MODEL}; each row's is echoed in its review_info.feedback`);
   if (qualityPrompt?.trim()) out.push(`catalog quality prompt: not applied: ${NO_MODEL}`);

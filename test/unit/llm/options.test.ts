@@ -186,6 +186,11 @@ describe('without a model the prompt steers research', () => {
     expect(steer.domains).toEqual(['bosch-professional.com', 'toolnut.co.uk']);
     expect(steer.words).toEqual(['cordless', 'drills']);
     expect(promptSteer('Find the brand', 'x', []).words).toEqual([]);
+    // Words of the fields' descriptions say what to find, not what the product is.
+    expect(promptSteer('Garden hoses: the selling price', undefined, [{ name: 'price', type: 'number', description: 'Current selling price' }]).words).toEqual([
+      'garden',
+      'hoses',
+    ]);
   });
 
   it('adds the words to the name query within the tier budget', () => {
