@@ -37,9 +37,12 @@ export interface Config {
   /**
    * OpenAI-compatible endpoint for the LLM path; null disables it (env `OPENAI_BASE_URL`,
    * `OPENAI_API_KEY`, `OPENAI_MODEL`; `OPENAI_TIMEOUT_MS` per request, default 60000;
-   * `OPENAI_MAX_RETRIES` on 408/409/429/5xx and network errors, default 2).
+   * `OPENAI_MAX_RETRIES` on 408/409/429/5xx and network errors, default 2). A job's `speed`
+   * picks the model (`OPENAI_MODEL_CHEAP`, `OPENAI_MODEL_FAST`, `OPENAI_MODEL_DEEP`, each falling
+   * back to `OPENAI_MODEL`) and, with `OPENAI_REASONING=true` (reasoning models), the reasoning
+   * effort: src/enrichment/llm/speed.ts, docs/configuration.md.
    */
-  llm: { baseUrl: string; apiKey: string; model: string; timeoutMs?: number; maxRetries?: number } | null;
+  llm: LlmSettings | null;
   /**
    * Google product taxonomy file (`taxonomy-with-ids.<locale>.txt`) that schema inference maps
    * titles onto (env `GOOGLE_TAXONOMY_FILE`; default `../shared/data/taxonomy/google/…` when
@@ -90,6 +93,19 @@ export interface Config {
   metricsToken: string | null;
   /** The Python sandbox of flows' custom_code nodes (issue 19; architecture.md, "The Python sandbox"). */
   pythonSandbox: PythonSandboxConfig;
+}
+
+/** The LLM endpoint and models of {@link Config.llm} (the engine's `LlmConfig`). */
+export interface LlmSettings {
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+  timeoutMs?: number;
+  maxRetries?: number;
+  /** Models per speed tier; an absent one falls back to `model` (cheap to fast first). */
+  models?: { cheap?: string; fast?: string; deep?: string };
+  /** The models take `reasoning_effort` (and no temperature): each call sends the effort of its speed tier. */
+  reasoning?: boolean;
 }
 
 /**
@@ -194,6 +210,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           model: env.OPENAI_MODEL ?? 'gpt-4o-mini',
           timeoutMs: int(env.OPENAI_TIMEOUT_MS, 60_000, 'OPENAI_TIMEOUT_MS'),
           maxRetries: int(env.OPENAI_MAX_RETRIES, 2, 'OPENAI_MAX_RETRIES'),
+          models: {
+            ...(env.OPENAI_MODEL_CHEAP ? { cheap: env.OPENAI_MODEL_CHEAP } : {}),
+            ...(env.OPENAI_MODEL_FAST ? { fast: env.OPENAI_MODEL_FAST } : {}),
+            ...(env.OPENAI_MODEL_DEEP ? { deep: env.OPENAI_MODEL_DEEP } : {}),
+          },
+          reasoning: bool(env.OPENAI_REASONING, false),
         }
       : null,
     googleTaxonomyFile: env.GOOGLE_TAXONOMY_FILE ? path.resolve(env.GOOGLE_TAXONOMY_FILE) : defaultGoogleTaxonomy(),

@@ -11,9 +11,10 @@ import { PageMemo, type PageDoc } from './parse/page';
 import { domainAllowed } from './research/domains';
 import { itemIdentifiers, itemName, planQueries, SPEED_BUDGETS } from './research/plan';
 import { withSourceHints } from './research/hints';
+import { promptSteer, withPromptDomains, withPromptWords } from './research/prompt';
 import type { FetchedPage, Fetcher, SearchProvider } from './research/types';
 import { knowledgeBaseCandidates, knowledgeBaseSources } from './knowledge-base/sources';
-import { createLlmClient, refineWithLlm, type LlmConfig } from './llm';
+import { createLlmClient, refineWithLlm, withFitCheck, type LlmConfig } from './llm';
 import { readInUnit } from './normalize/units';
 import { fetchedPageDoc } from './providers/documents';
 import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, LowConfidenceCandidate, OutputField, ReviewInfo } from './types';
@@ -145,7 +146,11 @@ export function inputText(item: Record<string, unknown>): Array<[string, string]
  * (src/enrichment/learned-text.ts, trained once per examples and field set, off the event loop).
  * Knowledge-base documents (`options.knowledge_base`) join voting as `SOURCE_X` candidates.
  * With `llm`, extract adds one structured-output LLM call over the evidence (src/enrichment/llm),
- * merged under its grounding rules. Search/fetch failures are recorded in `evidence.problems`.
+ * merged under its grounding rules, and with `validate_semantics` a second one checking that the
+ * values fit their fields (src/enrichment/llm/fit.ts). The request's `prompt` steers research
+ * with or without a model: its product words join the name query, the domains it names are
+ * preferred like source hints (src/enrichment/research/prompt.ts). Search/fetch failures are
+ * recorded in `evidence.problems`.
  * The engine owns its state: trained text models and their training queue, the LLM client, and
  * a parse memo of the pages and knowledge-base documents it read (one engine per worker).
  * `tuning`: the extraction rules left out and the confidence calibration (src/enrichment/extract/rules.ts);
@@ -162,7 +167,9 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
     const { allowed_domains, blocked_domains } = input.options;
     const budget = SPEED_BUDGETS[input.options.speed] ?? SPEED_BUDGETS.fast;
     const lists: Array<Array<{ url: string }>> = [];
-    for (const query of planQueries(input.item, input.options.speed)) {
+    const name = itemName(input.item);
+    const steer = promptSteer(input.options.prompt, name, input.output_schema);
+    for (const query of withPromptWords(planQueries(input.item, input.options.speed), name, steer.words, budget.queries)) {
       evidence.queries.push(query);
       usage.search_calls++;
       try {
@@ -171,7 +178,7 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
         (evidence.problems ??= []).push(`search "${query}": ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    evidence.search_results = withSourceHints(fuse(lists), input.options.source_hints).slice(0, Math.max(10, budget.pages));
+    evidence.search_results = withSourceHints(fuse(lists), withPromptDomains(input.options.source_hints, steer.domains)).slice(0, Math.max(10, budget.pages));
     const docs: EvidenceDocument[] = [];
     for (const [rank, r] of evidence.search_results.slice(0, budget.pages).entries()) {
       if (!domainAllowed(r.url, allowed_domains, blocked_domains)) continue;
@@ -203,7 +210,7 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
     if (!llm) return { result, usage: emptyUsage() };
     const read = (evidence.documents as EvidenceDocument[]).filter((d) => d && d.doc).map((d) => ({ source: d.url, doc: d.doc }));
     const kb = knowledgeBaseSources(input.options.knowledge_base ?? [], input.item, parsed).map((s) => ({ source: s.source_id, doc: s.doc }));
-    return refineWithLlm(llm, input, [...read, ...kb], result);
+    return withFitCheck(llm, input, await refineWithLlm(llm, input, [...read, ...kb], result));
   };
 
   return {

@@ -128,6 +128,8 @@ export interface EnrichOptions {
   source_hints?: { domains?: string[]; urls?: string[] };
   /** Reviewer feedback for re-extraction (`global_feedback` + this row's `item_feedback`), free text. */
   feedback?: string;
+  /** The target catalog's quality prompt (interface-spec.md, quality prompt): read by the LLM step only. */
+  quality_prompt?: string;
   /**
    * Called with every page research fetched, exactly as fetched (bytes included), so the service
    * can keep durable copies (`capture_source_artifacts`). In-process only; never serialised.

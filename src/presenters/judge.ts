@@ -11,6 +11,9 @@ export function presentJudgeResult(r: JudgeResult): Record<string, unknown> {
       reasons: j.reasons,
       field_issues: j.field_issues,
       suggested_updates: j.suggested_updates,
+      ...(j.method ? { method: j.method } : {}),
+      ...(j.rule_decision ? { rule_decision: j.rule_decision } : {}),
+      ...(j.flags ? { flags: j.flags } : {}),
     })),
     meta: r.meta,
   };

@@ -2,10 +2,12 @@ import type { ResolvedAppDeps } from '../deps';
 import { presentJudgeResult } from '../presenters/judge';
 import { judgeBody, judgeResponse } from '../schemas/judge';
 import { judgeRows } from '../services/enrichment/judge';
+import { judgeLlm } from '../services/enrichment/judge-llm';
 import { defineRoute, RouteDef } from './registry';
 
-/** `POST /public/judge` (decisions.md §4 G20), on the post-enrichment audit's rules. */
+/** `POST /public/judge` (decisions.md §4 G20): by the configured model, cross-checked by the post-enrichment audit's rules, or by the rules alone. */
 export function judgeRoutes(deps: ResolvedAppDeps): RouteDef[] {
+  const llm = judgeLlm(deps.config.llm);
   return [
     defineRoute({
       method: 'post',
@@ -14,7 +16,7 @@ export function judgeRoutes(deps: ResolvedAppDeps): RouteDef[] {
       summary: 'Judge rows (pass / review_required / fail) with reasons, field issues and suggested updates',
       body: judgeBody,
       response: judgeResponse,
-      handler: async ({ scope, body }) => presentJudgeResult(await judgeRows(deps.knex, scope, body)),
+      handler: async ({ scope, body }) => presentJudgeResult(await judgeRows(deps.knex, scope, body, llm)),
     }),
   ];
 }

@@ -226,6 +226,8 @@ export type EnrichJobConfig = Omit<EnrichRequestFields, 'taxonomy'> & {
   known_values?: Record<string, string[]>;
   /** Options stored without behaviour (shown as `notices` on the job). */
   recorded_noops?: string[];
+  /** The target catalog's quality prompt, for the LLM step (src/services/enrichment/model-options.ts); only with a model. */
+  quality_prompt?: string;
 };
 
 /** Multipart form of `POST /public/enrich` (documentation; the upload middleware enforces it). */

@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import type { ChatCompletionContentPart } from 'openai/resources/chat/completions';
 import type { JsonSchema } from './schema';
 
 /** The LLM endpoint (config `llm`): any OpenAI-compatible Chat Completions server. */
@@ -10,7 +11,20 @@ export interface LlmConfig {
   timeoutMs?: number;
   /** Retries of the openai client on 408/409/429/5xx and connection errors; default 2. */
   maxRetries?: number;
+  /** Models per speed tier (env `OPENAI_MODEL_CHEAP|FAST|DEEP`); absent ones fall back (src/enrichment/llm/speed.ts). */
+  models?: { cheap?: string; fast?: string; deep?: string };
+  /** The models are reasoning models: calls send `reasoning_effort` and no temperature (env `OPENAI_REASONING`). */
+  reasoning?: boolean;
 }
+
+/** Which model one call uses and, for reasoning models, with what effort (src/enrichment/llm/speed.ts picks them). */
+export interface LlmCall {
+  model: string;
+  reasoning_effort?: 'low' | 'medium' | 'high';
+}
+
+/** A chat message: text, or (user messages) text and image parts (`image_url`). */
+export type LlmMessage = { role: 'system'; content: string } | { role: 'user'; content: string | ChatCompletionContentPart[] };
 
 /** Tokens billed for one call. */
 export interface LlmUsage {
@@ -36,18 +50,23 @@ export function createLlmClient(config: LlmConfig): LlmClient {
 }
 
 /**
- * One Chat Completions call with a strict JSON-schema `response_format` at temperature 0;
- * returns the parsed JSON of the first choice and the usage the server reported (zeros when
- * it reports none). Timeouts and retries are the openai client's (`timeout`, `maxRetries`).
+ * One Chat Completions call with a strict JSON-schema `response_format` at temperature 0 (with
+ * `call.reasoning_effort`: that effort and the server's default temperature, as reasoning models
+ * require); `call.model` defaults to `config.model`. Returns the parsed JSON of the first choice
+ * and the usage the server reported (zeros when it reports none). Timeouts and retries are the
+ * openai client's (`timeout`, `maxRetries`).
  * @throws Error (the openai SDK's APIError subclasses, or ours) on HTTP errors after retries,
  *   timeouts, a refusal, or content that is not JSON
  */
 export async function completeJson(
   llm: LlmClient,
-  messages: Array<{ role: 'system' | 'user'; content: string }>,
+  messages: LlmMessage[],
   responseFormat: { type: 'json_schema'; json_schema: { name: string; strict: true; schema: JsonSchema } },
+  call?: LlmCall,
 ): Promise<{ data: unknown; usage: LlmUsage }> {
-  const completion = await llm.openai().chat.completions.create({ model: llm.config.model, messages, temperature: 0, response_format: responseFormat });
+  const model = call?.model ?? llm.config.model;
+  const tuning = call?.reasoning_effort ? { reasoning_effort: call.reasoning_effort } : { temperature: 0 };
+  const completion = await llm.openai().chat.completions.create({ model, messages, ...tuning, response_format: responseFormat });
   const usage = { prompt_tokens: completion.usage?.prompt_tokens ?? 0, completion_tokens: completion.usage?.completion_tokens ?? 0 };
   const message = completion.choices[0]?.message;
   if (!message) throw Object.assign(new Error('LLM returned no choice'), { usage });

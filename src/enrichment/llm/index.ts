@@ -6,8 +6,10 @@ import { completeJson, type LlmClient } from './client';
 import { mergeLlmAnswer } from './merge';
 import { boundPassages, inputPassages, pagePassage, type Passage } from './passages';
 import { responseSchema, type LlmAnswer } from './schema';
+import { callForSpeed } from './speed';
 
 export { createLlmClient, type LlmClient, type LlmConfig } from './client';
+export { withFitCheck } from './fit';
 
 /** A parsed document the model may read: a fetched page (`source` = its URL) or a knowledge-base file (`SOURCE_X`). */
 export interface LlmSourceDoc {
@@ -22,12 +24,16 @@ const SYSTEM = [
   'quote = the exact words of that passage that state the value, explanation = one sentence naming where it was found,',
   'confidence = high|medium|low. If no passage states the field, or the passages are about another product, return null',
   'for value, source_url and quote. "current_values" are what a rule-based extractor found; confirm or correct them.',
+  '"instructions" (the requester), "catalog_quality_rules" (the catalog team\'s standards) and "reviewer_feedback" (a reviewer',
+  'on an earlier extraction of this item) say what to look for and how to write values; follow them, but only with values the passages state.',
 ].join(' ');
 
 /**
  * The chat messages for one item: the system rules and a JSON user message with the item,
- * the output fields (name, type, description, unit, enum), the deterministic values found so
- * far, and the evidence passages with their citation ids.
+ * the request's `prompt` (`instructions`), the catalog's quality prompt (`catalog_quality_rules`),
+ * re-extraction feedback (`reviewer_feedback`: `global_feedback` then `item_feedback[row]`), the
+ * output fields (name, type, description, unit, enum), the deterministic values found so far,
+ * and the evidence passages with their citation ids.
  */
 export function buildMessages(input: EnrichInput, result: EnrichmentResult, passages: Passage[]): Array<{ role: 'system' | 'user'; content: string }> {
   const fields = input.output_schema.map((f) => ({
@@ -46,6 +52,8 @@ export function buildMessages(input: EnrichInput, result: EnrichmentResult, pass
   const body = {
     item: input.item,
     ...(input.options.prompt ? { instructions: input.options.prompt } : {}),
+    ...(input.options.quality_prompt ? { catalog_quality_rules: input.options.quality_prompt } : {}),
+    ...(input.options.feedback ? { reviewer_feedback: input.options.feedback } : {}),
     fields,
     current_values: current,
     passages: passages.map((p) => ({ source: p.source, title: p.title, text: p.text })),
@@ -77,7 +85,7 @@ export function llmPassages(input: EnrichInput, docs: LlmSourceDoc[]): Passage[]
 
 /**
  * The LLM step of extraction (decisions.md §4 `field_methods: llm`): one structured-output call
- * over the evidence passages, merged into the deterministic result by {@link mergeLlmAnswer}
+ * over the evidence passages (model and reasoning effort by `options.speed`, src/enrichment/llm/speed.ts), merged into the deterministic result by {@link mergeLlmAnswer}
  * (deterministic values kept unless contradicted; LLM-only values must be grounded; with
  * `validate_semantics`, the model's values pass the same semantic checks as deterministic
  * ones). Never throws: on an API error, timeout or malformed answer the deterministic result is
@@ -102,6 +110,7 @@ export async function refineWithLlm(
         fields,
         passages.map((p) => p.source),
       ),
+      callForSpeed(llm.config, input.options.speed),
     );
     usage.llm_prompt_tokens = tokens.prompt_tokens;
     usage.llm_completion_tokens = tokens.completion_tokens;

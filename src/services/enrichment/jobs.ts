@@ -23,6 +23,7 @@ import {
   rowRules,
 } from './items';
 import { JobPlan, planJob } from './request';
+import { settleModelOptions } from './model-options';
 import { copyStagedChanges } from './staging';
 import type { JobRunner } from '../job-runner';
 import { loadOwned } from '../access/ownership';
@@ -42,8 +43,9 @@ export interface JobServiceDeps {
    * `dataDir` / `publicUrl`: where uploaded knowledge-base files are hosted (./artifacts.ts);
    * required when a request uploads some (the HTTP app passes its whole Config).
    * `limits`: concurrent-job and monthly-credit quotas (./quotas.ts); none when absent.
+   * `llm`: the model, when one is configured (the options that need one: ./model-options.ts).
    */
-  config?: { allowHttpWebhooks?: boolean; dataDir?: string; publicUrl?: string; limits?: Config['limits'] };
+  config?: { allowHttpWebhooks?: boolean; dataDir?: string; publicUrl?: string; limits?: Config['limits']; llm?: Config['llm'] };
 }
 
 /** A validated `POST /public/enrich` body (src/schemas/enrich.ts); defaults are applied by the service. */
@@ -223,6 +225,7 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
     req,
     upload && { file: upload.itemsFile.path, fileName: upload.itemsFile.originalname, knowledgeFiles: upload.knowledgeBaseFiles.length > 0 },
   );
+  await settleModelOptions(knex, req, plan.config, Boolean(deps.config?.llm));
   const documents = upload ? await hostKnowledgeBase(knex, uploadStorage(deps), scope, plan.config, upload.knowledgeBaseFiles) : [];
   const config = plan.config;
   const catalogId = plan.catalogId;

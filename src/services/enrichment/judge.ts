@@ -5,8 +5,10 @@
  * results are. A row is an enriched result (`{data, before?, sources?, review_info?}`) or a plain
  * object of field values. Rows without any `sources` are judged on their values alone (type,
  * enum, bounds, pattern, GS1 check digit, required fields): their values count as input, and
- * "nothing was extracted" does not apply. Deterministic; the `prompt`, the catalog's quality
- * prompt, `model` and `images` are recorded in `meta` but not read (no LLM judge yet).
+ * "nothing was extracted" does not apply. With a model configured, the model decides each row
+ * from the catalog's quality prompt, the `prompt`, the fields and the row's `images`, the rules
+ * cross-checking it and deciding when it fails (./judge-llm.ts); without one the rules decide and
+ * `meta.notices` names the options that needed a model.
  */
 import type { Knex } from 'knex';
 import { auditResult } from '../../enrichment/audit';
@@ -19,6 +21,8 @@ import type { Scope } from '../access/scope';
 import { loadCatalogOwned } from '../catalog/catalogs';
 import { getCurrentSchema } from '../catalog/schema';
 import { fieldsFromCatalogSchema } from './request';
+import { judgeWithModel, rowImageUrls, type JudgeModelMeta } from './judge-llm';
+import type { LlmClient } from '../../enrichment/llm/client';
 
 /** The judge request after validation (src/schemas/judge.ts). */
 export interface JudgeRequest {
@@ -41,21 +45,24 @@ export interface Judgment {
   field_issues: Array<{ field: string; message: string }>;
   /** Field → value that would fix a failed check without guessing (a number written as text, a GTIN with spaces). */
   suggested_updates: Record<string, unknown>;
+  /** With a model: `llm` (the model decided, the rules cross-checked) or `rules` (the call failed). */
+  method?: 'llm' | 'rules';
+  /** With a model: what the rules decided. */
+  rule_decision?: Judgment['decision'];
+  /** With a model: `model_passed_rule_failure`, `rules_disagree`, `llm_failed` (./judge-llm.ts). */
+  flags?: string[];
 }
 
 /** The judge's answer. */
 export interface JudgeResult {
   judgments: Judgment[];
-  meta: {
+  meta: JudgeModelMeta & {
     rows_received: number;
     rows_judged: number;
     fields: number;
-    method: 'rules';
     catalog_id: string | null;
     quality_prompt_present: boolean;
     prompt_present: boolean;
-    model: string | null;
-    images_used: boolean;
     counts: Record<'pass' | 'review_required' | 'fail', number>;
   };
 }
@@ -125,18 +132,24 @@ export function judgeRow(row: Record<string, unknown>, index: number, fields: Ou
   };
 }
 
+/** The values and sources of a judge row (an enriched result or plain field values), as judgeRow reads them. */
+function rowParts(row: Record<string, unknown>): { data: Record<string, unknown>; sources: unknown } {
+  const data = isObject(row.data) ? row.data : Object.fromEntries(Object.entries(row).filter(([k]) => !ROW_KEYS.has(k)));
+  return { data, sources: isObject(row.sources) ? row.sources : (data.sources ?? null) };
+}
+
 /**
  * Judges up to `max_rows` rows against the fields of `schema`, else of the catalog's current
- * schema (`catalog_id`).
+ * schema (`catalog_id`): by the model when `llm` is given (./judge-llm.ts), else by rules.
  * @throws ValidationError (422) when neither a schema nor a catalog gives fields;
  *   NotFoundError (404) / ForbiddenError (403) for the catalog
  */
-export async function judgeRows(knex: Knex, scope: Scope, req: JudgeRequest): Promise<JudgeResult> {
+export async function judgeRows(knex: Knex, scope: Scope, req: JudgeRequest, llm: LlmClient | null = null): Promise<JudgeResult> {
   let definition: { properties?: Record<string, JsonSchemaProperty>; required?: unknown } | null = null;
-  let qualityPrompt = false;
+  let qualityPrompt: string | null = null;
   if (req.catalog_id) {
     const catalog = await loadCatalogOwned(knex, scope, req.catalog_id);
-    qualityPrompt = !!catalog.quality_prompt;
+    qualityPrompt = catalog.quality_prompt;
     if (!req.schema) definition = (await getCurrentSchema(knex, catalog.id)).schema_definition;
   }
   if (req.schema) {
@@ -147,7 +160,13 @@ export async function judgeRows(knex: Knex, scope: Scope, req: JudgeRequest): Pr
   const required = Array.isArray(definition.required) ? new Set(definition.required) : new Set<unknown>();
   const fields = fieldsFromCatalogSchema(definition).map((f) => ({ ...f, required: required.has(f.name) }));
   const rows = req.rows.slice(0, req.max_rows);
-  const judgments = rows.map((row, i) => judgeRow(row, i, fields));
+  const ruled = rows.map((row, i) => {
+    const { data, sources } = rowParts(row);
+    const rules = judgeRow(row, i, fields);
+    return { data, sources, rules, images: rowImageUrls(row, data, rules.row_index, fields, req.images) };
+  });
+  const judged = await judgeWithModel(llm, ruled, { fields, qualityPrompt, prompt: req.prompt, model: req.model, images: req.images });
+  const judgments = judged.judgments;
   const counts = { pass: 0, review_required: 0, fail: 0 };
   for (const j of judgments) counts[j.decision]++;
   return {
@@ -156,12 +175,10 @@ export async function judgeRows(knex: Knex, scope: Scope, req: JudgeRequest): Pr
       rows_received: req.rows.length,
       rows_judged: rows.length,
       fields: fields.length,
-      method: 'rules',
       catalog_id: req.catalog_id ?? null,
-      quality_prompt_present: qualityPrompt,
+      quality_prompt_present: !!qualityPrompt,
       prompt_present: !!req.prompt,
-      model: req.model ?? null,
-      images_used: false,
+      ...judged.meta,
       counts,
     },
   };

@@ -125,8 +125,6 @@ function recordedNoops(r: EnrichJobConfig, hasKnowledgeFiles: boolean): string[]
     out.push('knowledge_base: only uploaded knowledge_base_files are read by the extractor; knowledge_base_sources given without files are listed as they are');
   }
   if (r.include_source_explanations === false) out.push('include_source_explanations: always enabled for public jobs');
-  if (r.global_feedback !== undefined || r.item_feedback !== undefined)
-    out.push('feedback: passed to the extractor and echoed in review_info.feedback; the deterministic extractor does not change values from free text');
   return out;
 }
 
@@ -250,6 +248,7 @@ const NOT_RECIPE_KEYS = [
   'known_values',
   'file_name',
   'staged_status',
+  'quality_prompt',
 ] as const;
 
 /**

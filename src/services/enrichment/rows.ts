@@ -59,8 +59,8 @@ function rowFeedback(config: EnrichJobConfig, rowIndex: number | undefined): str
 
 /**
  * Builds the engine input of one row from the job's stored config: the job's options, the
- * catalog's `known_values`, the row's attribute-set fields and source hints, and re-extraction
- * feedback.
+ * catalog's `known_values`, the row's attribute-set fields and source hints, re-extraction
+ * feedback, and the catalog's quality prompt (stored only when a model is configured).
  */
 export function engineInput(config: EnrichJobConfig, item: Record<string, unknown>, rowIndex?: number): EnrichInput {
   const hintId = item.source_hint_set_id;
@@ -85,6 +85,7 @@ export function engineInput(config: EnrichJobConfig, item: Record<string, unknow
       ...(config.known_values ? { known_values: config.known_values } : {}),
       ...(hints ? { source_hints: { domains: hints.domains, urls: hints.urls } } : {}),
       ...(feedback ? { feedback } : {}),
+      ...(config.quality_prompt ? { quality_prompt: config.quality_prompt } : {}),
     },
   };
 }
