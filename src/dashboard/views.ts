@@ -398,9 +398,10 @@ function applyPanel(d: ActivityPageData): SafeHtml {
       ${
         a.status === 'completed'
           ? html`Applied to the catalog. Restoring the <em>pre-apply</em> snapshot undoes it.
-            ${d.toApply > 0 ? html`${d.toApply} approved change(s) reviewed since can be applied by a further apply.` : ''}`
+              ${d.toApply > 0 ? html`${d.toApply} approved change(s) reviewed since can be applied by a further apply.` : ''}`
           : isOpen(a)
-            ? html`${d.toApply} approved or partially accepted change(s) will be written to the catalog in one transaction, after a <em>pre-apply</em> snapshot.`
+            ? html`${d.toApply} approved or partially accepted change(s) will be written to the catalog in one transaction, after a
+                <em>pre-apply</em> snapshot.`
             : html`This activity is ${a.status.replace(/_/g, ' ')}: nothing can be applied.`
       }
     </p>

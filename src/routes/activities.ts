@@ -65,8 +65,7 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       params: CatalogActivityParams,
       query: ActivityListQuery,
       response: ActivityListResponse,
-      handler: async ({ scope, params, query }) =>
-        presentActivityList(await listActivities(deps.knex, scope, params.catalog_id, query), deps.config.publicUrl),
+      handler: async ({ scope, params, query }) => presentActivityList(await listActivities(deps.knex, scope, params.catalog_id, query), deps.config.publicUrl),
     }),
     defineRoute({
       method: 'post',

@@ -400,7 +400,8 @@ describe('bulk review', () => {
 });
 
 describe('vendor drafts (issue 26 §3) and decisions that stand (§5)', () => {
-  const review = (aid: string, body: Record<string, unknown>) => request(server).post(`/api/activities/${aid}/staged-changes/bulk-review`).set(org.auth).send(body);
+  const review = (aid: string, body: Record<string, unknown>) =>
+    request(server).post(`/api/activities/${aid}/staged-changes/bulk-review`).set(org.auth).send(body);
   const get = (path: string, query: Record<string, string> = {}) => request(server).get(path).query(query).set(org.auth);
 
   it('hides drafts from lists, summaries, activity lists and approve_all until submitted; submit makes them pending', async () => {

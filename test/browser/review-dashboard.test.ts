@@ -145,9 +145,7 @@ const hasChromium = chromiumPresent();
 
   test('vendor drafts are hidden until asked for; the bulk buttons say how many undecided changes they touch', async () => {
     const drafted = await createReviewFixture(org.organizationId);
-    await testKnex()('staged_changes')
-      .whereIn('id', [drafted.changes['HD-300'], drafted.changes['CB-400']])
-      .update({ status: 'draft' });
+    await testKnex()('staged_changes').whereIn('id', [drafted.changes['HD-300'], drafted.changes['CB-400']]).update({ status: 'draft' });
     await testKnex()('staged_changes').where({ id: drafted.changes['MS-200'] }).update({ status: 'rejected' });
     await page.goto(activityUrl(drafted));
     expect(await rowStatuses()).toEqual(['pending', 'rejected']);
@@ -282,7 +280,7 @@ const hasChromium = chromiumPresent();
     // A further apply of the completed activity writes the two, nothing else.
     expect(await page.$eval('#apply-button', (e) => e.textContent?.trim())).toBe('Apply the newly approved changes');
     await page.click('#apply-button');
-    await page.waitForFunction(() => /Applied 2\b/.test(document.querySelector('#apply-result')?.textContent ?? ''), { timeout: 60_000 });
+    await page.waitForFunction("/Applied 2\\b/.test(document.querySelector('#apply-result')?.textContent ?? '')", { timeout: 60_000 });
     expect(await itemData('HD-300')).toMatchObject({ brand: 'Beyerdynamic', color: 'Black' });
     expect(await itemData('MS-200')).toEqual({ sku: 'MS-200', title: 'Wireless mouse', brand: 'Logi', price: 25 });
     expect((await itemData('KB-100')).color).toBeUndefined();

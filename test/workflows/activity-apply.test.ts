@@ -220,58 +220,61 @@ describe('POST /public/activities/{id}/apply', () => {
     ]);
   });
 
-  it.each([false, true])('never writes a value that fails its field type (strict_mode %s): the change is an error with its reason, the rest applies', async (strict) => {
-    const schema = {
-      type: 'object',
-      properties: {
-        sku: { type: 'string' },
-        qty: { type: 'integer' },
-        price: { type: ['number', 'null'] },
-        tags: { type: 'array', items: { type: 'string' } },
-      },
-    };
-    const catalogId = await createTestCatalog(org.organizationId, { schema_definition: schema, strict_mode: strict });
-    const ids = await seedItems(knex, org.organizationId, catalogId, [
-      { sku: 's1', qty: 1, price: 1, tags: ['a'] },
-      { sku: 's2', qty: 2, price: 2, tags: ['a'] },
-      { sku: 's3', qty: 3, price: 3, tags: ['a'] },
-      { sku: 's4', qty: 4, price: 4, tags: ['a'] },
-    ]);
-    const update = (sku: string, after: Record<string, unknown>) => ({ catalog_item_id: ids.get(sku), before_data: {}, after_data: after, base_version: 1 });
-    const { activityId, changeIds } = await seedActivity(knex, org.organizationId, catalogId, [
-      update('s1', { qty: '7' }), // a string in an integer field
-      update('s2', { qty: 7.5, price: 8 }), // a fraction in an integer field: the whole change is refused
-      update('s3', { qty: 7, price: null, tags: ['a', 'b'] }), // right types (null admitted by price)
-      update('s4', { tags: 'a\nb' }), // a newline-joined string in an array field
-      { is_new_item: true, after_data: { sku: 'n1', qty: 1, price: '9.99' } }, // a create with a string price
-      { is_new_item: true, after_data: { sku: 'n2', qty: 2, price: 9.99 } },
-    ]);
-    expect((await postApply(activityId)).status).toBe(202);
-    const done = await settled(activityId);
-    expect(done.status).toBe('completed');
-    expect(done.apply_result).toMatchObject({ applied: 2, failed: 4, skipped_conflicts: 0 });
-    const errors = (done.apply_result as unknown as { errors: Array<{ change_id: string; row_index: number; reason: string }> }).errors;
-    expect(errors.map((e) => [e.change_id, e.row_index])).toEqual([
-      [changeIds[0], 0],
-      [changeIds[1], 1],
-      [changeIds[3], 3],
-      [changeIds[4], 4],
-    ]);
-    expect(errors[0].reason).toMatch(/qty must be integer, not string "7"/);
-    expect(errors[1].reason).toMatch(/qty must be integer, not number 7\.5/);
-    expect(errors[2].reason).toMatch(/tags must be array, not string/);
-    expect(errors[3].reason).toMatch(/price must be number or null, not string "9\.99"/);
-    const items = await itemsBySku(knex, catalogId);
-    expect(items.get('s1')).toMatchObject({ data: { qty: 1 }, current_version: 1 });
-    expect(items.get('s2')).toMatchObject({ data: { qty: 2, price: 2 }, current_version: 1 });
-    expect(items.get('s3')).toMatchObject({ data: { sku: 's3', qty: 7, price: null, tags: ['a', 'b'] }, current_version: 2 });
-    expect(items.get('s4')).toMatchObject({ data: { tags: ['a'] }, current_version: 1 });
-    expect(items.has('n1')).toBe(false);
-    expect(items.get('n2')).toMatchObject({ data: { sku: 'n2', qty: 2, price: 9.99 } });
-    const changes = await changesOf(activityId);
-    expect(changes.map((c) => c.status)).toEqual(['error', 'error', 'approved', 'error', 'error', 'approved']);
-    expect(changes[0].error_reason).toBe(errors[0].reason);
-  });
+  it.each([false, true])(
+    'never writes a value that fails its field type (strict_mode %s): the change is an error with its reason, the rest applies',
+    async (strict) => {
+      const schema = {
+        type: 'object',
+        properties: {
+          sku: { type: 'string' },
+          qty: { type: 'integer' },
+          price: { type: ['number', 'null'] },
+          tags: { type: 'array', items: { type: 'string' } },
+        },
+      };
+      const catalogId = await createTestCatalog(org.organizationId, { schema_definition: schema, strict_mode: strict });
+      const ids = await seedItems(knex, org.organizationId, catalogId, [
+        { sku: 's1', qty: 1, price: 1, tags: ['a'] },
+        { sku: 's2', qty: 2, price: 2, tags: ['a'] },
+        { sku: 's3', qty: 3, price: 3, tags: ['a'] },
+        { sku: 's4', qty: 4, price: 4, tags: ['a'] },
+      ]);
+      const update = (sku: string, after: Record<string, unknown>) => ({ catalog_item_id: ids.get(sku), before_data: {}, after_data: after, base_version: 1 });
+      const { activityId, changeIds } = await seedActivity(knex, org.organizationId, catalogId, [
+        update('s1', { qty: '7' }), // a string in an integer field
+        update('s2', { qty: 7.5, price: 8 }), // a fraction in an integer field: the whole change is refused
+        update('s3', { qty: 7, price: null, tags: ['a', 'b'] }), // right types (null admitted by price)
+        update('s4', { tags: 'a\nb' }), // a newline-joined string in an array field
+        { is_new_item: true, after_data: { sku: 'n1', qty: 1, price: '9.99' } }, // a create with a string price
+        { is_new_item: true, after_data: { sku: 'n2', qty: 2, price: 9.99 } },
+      ]);
+      expect((await postApply(activityId)).status).toBe(202);
+      const done = await settled(activityId);
+      expect(done.status).toBe('completed');
+      expect(done.apply_result).toMatchObject({ applied: 2, failed: 4, skipped_conflicts: 0 });
+      const errors = (done.apply_result as unknown as { errors: Array<{ change_id: string; row_index: number; reason: string }> }).errors;
+      expect(errors.map((e) => [e.change_id, e.row_index])).toEqual([
+        [changeIds[0], 0],
+        [changeIds[1], 1],
+        [changeIds[3], 3],
+        [changeIds[4], 4],
+      ]);
+      expect(errors[0].reason).toMatch(/qty must be integer, not string "7"/);
+      expect(errors[1].reason).toMatch(/qty must be integer, not number 7\.5/);
+      expect(errors[2].reason).toMatch(/tags must be array, not string/);
+      expect(errors[3].reason).toMatch(/price must be number or null, not string "9\.99"/);
+      const items = await itemsBySku(knex, catalogId);
+      expect(items.get('s1')).toMatchObject({ data: { qty: 1 }, current_version: 1 });
+      expect(items.get('s2')).toMatchObject({ data: { qty: 2, price: 2 }, current_version: 1 });
+      expect(items.get('s3')).toMatchObject({ data: { sku: 's3', qty: 7, price: null, tags: ['a', 'b'] }, current_version: 2 });
+      expect(items.get('s4')).toMatchObject({ data: { tags: ['a'] }, current_version: 1 });
+      expect(items.has('n1')).toBe(false);
+      expect(items.get('n2')).toMatchObject({ data: { sku: 'n2', qty: 2, price: 9.99 } });
+      const changes = await changesOf(activityId);
+      expect(changes.map((c) => c.status)).toEqual(['error', 'error', 'approved', 'error', 'error', 'approved']);
+      expect(changes[0].error_reason).toBe(errors[0].reason);
+    },
+  );
 
   it('applies changes reviewed after an apply by a further apply (a fresh pre-apply snapshot), and only those', async () => {
     const catalogId = await createTestCatalog(org.organizationId);
@@ -283,7 +286,8 @@ describe('POST /public/activities/{id}/apply', () => {
       { catalog_item_id: ids.get('x1'), before_data: { title: 'One' }, after_data: { title: 'One, first apply' }, status: 'pending', base_version: 1 },
       { catalog_item_id: ids.get('x2'), before_data: { title: 'Two' }, after_data: { title: 'Two, further apply' }, status: 'pending', base_version: 1 },
     ]);
-    const review = (body: Record<string, unknown>) => request(app).post(`/api/public/activities/${activityId}/staged-changes/bulk-review`).set(org.auth).send(body);
+    const review = (body: Record<string, unknown>) =>
+      request(app).post(`/api/public/activities/${activityId}/staged-changes/bulk-review`).set(org.auth).send(body);
     await review({ action: 'approve', change_ids: [changeIds[0]] }).expect(200);
     expect((await postApply(activityId)).status).toBe(202);
     const first = await settled(activityId);
@@ -309,7 +313,10 @@ describe('POST /public/activities/{id}/apply', () => {
     expect(await preApplySnapshots(catalogId)).toHaveLength(2);
 
     // Restoring the first apply's snapshot is shown on the activity.
-    const restored = await request(app).post(`/api/public/catalogs/${catalogId}/snapshots/${first.apply_result!.pre_apply_snapshot_id}/restore`).set(org.auth).send({});
+    const restored = await request(app)
+      .post(`/api/public/catalogs/${catalogId}/snapshots/${first.apply_result!.pre_apply_snapshot_id}/restore`)
+      .set(org.auth)
+      .send({});
     expect(restored.status).toBe(200);
     const shown = (await request(app).get(`/api/public/activities/${activityId}`).set(org.auth)).body;
     expect(shown.restores).toEqual([

@@ -86,7 +86,10 @@ export async function listActivities(
   const drafts = q.include_drafts ? '' : "AND s.status <> 'draft'";
   const rows = (await base
     .clone()
-    .select('review_activities.*', knex.raw(`(SELECT count(*)::int FROM staged_changes s WHERE s.activity_id = review_activities.id ${drafts}) AS staged_count`))
+    .select(
+      'review_activities.*',
+      knex.raw(`(SELECT count(*)::int FROM staged_changes s WHERE s.activity_id = review_activities.id ${drafts}) AS staged_count`),
+    )
     .orderBy([
       { column: 'created_at', order: 'desc' },
       { column: 'id', order: 'desc' },
@@ -307,9 +310,7 @@ export async function submitDrafts(deps: ReviewDeps, scope: Scope, activityId: s
     const activity = await lockActivity(trx, scope, activityId);
     if (!SUBMITTABLE.includes(activity.status)) throw new ConflictError(`Activity is ${activity.status}: its drafts cannot be submitted`);
     if (!activity.catalog_id) throw new ConflictError('Activity has no catalog: its drafts cannot be submitted');
-    const submitted = await trx('staged_changes')
-      .where({ activity_id: activityId, status: 'draft' })
-      .update({ status: 'pending', updated_at: trx.fn.now() });
+    const submitted = await trx('staged_changes').where({ activity_id: activityId, status: 'draft' }).update({ status: 'pending', updated_at: trx.fn.now() });
     const updated = await ReviewActivity.query(trx)
       .patchAndFetchById(activityId, { status: 'pending_review', last_message: message ?? activity.last_message, updated_at: trx.fn.now() })
       .throwIfNotFound();

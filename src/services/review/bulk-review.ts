@@ -109,7 +109,12 @@ export async function bulkReview(knex: Knex, scope: Scope, activityId: string, b
     } else if (body.action === 'approve' || body.action === 'reject') {
       const approve = body.action === 'approve';
       const q = approve ? byId().whereNot('status', 'error') : byId();
-      updated = await q.update({ status: approve ? 'approved' : 'rejected', accepted_fields: null, rejection_reason: approve ? null : reason, updated_at: trx.fn.now() });
+      updated = await q.update({
+        status: approve ? 'approved' : 'rejected',
+        accepted_fields: null,
+        rejection_reason: approve ? null : reason,
+        updated_at: trx.fn.now(),
+      });
     } else {
       const approve = body.action === 'approve_all';
       updated = await bulkTargets(trx, activityId, body.action, body.filter ?? {}).update({

@@ -86,7 +86,12 @@ export async function activityRestores(knex: Knex | Knex.Transaction, activityId
       { column: 'safety.created_at', order: 'desc' },
       { column: 'safety.id', order: 'desc' },
     ])
-    .select('pre.id as snapshot_id', 'safety.id as safety_snapshot_id', 'safety.created_at as restored_at', 'safety.created_by as restored_by')) as ActivityRestore[];
+    .select(
+      'pre.id as snapshot_id',
+      'safety.id as safety_snapshot_id',
+      'safety.created_at as restored_at',
+      'safety.created_by as restored_by',
+    )) as ActivityRestore[];
   return rows;
 }
 
