@@ -24,9 +24,9 @@ export interface JobRunner {
    * Starts the apply of a review activity (workflow `activity-apply-<activity_id>`,
    * src/services/review/apply.ts), with search attributes OrganizationId, CatalogId and
    * JobKind=apply. An apply of the activity still open makes this a no-op ("already started"),
-   * unless `replaceClosed`: a further apply of an activity whose last apply has committed
-   * (src/services/review/apply.ts), whose workflow may still be catching up the word index,
-   * replaces that workflow (the new one catches the index up at its end as well).
+   * unless `replaceClosed`: a new apply of an activity whose last apply ended (committed, or
+   * recorded its failure; src/services/review/apply.ts), whose workflow may still be catching up
+   * the word index, replaces that workflow (the new one catches the index up at its end as well).
    * @throws the client's error when Temporal is unreachable
    */
   startApply(apply: {

@@ -135,18 +135,20 @@ const RUNNING_PHASES: ReadonlySet<string> = new Set(['queued', 'applying']);
  *   no catalog or is not `pending_review` (or `completed`); the runner's error when Temporal is unreachable
  */
 export async function requestApply(deps: { knex: Knex; jobRunner: ApplyStarter }, scope: Scope, activityId: string, force: boolean): Promise<ReviewActivity> {
-  let further = false;
+  let replaceClosed = false;
   const activity = await deps.knex.transaction(async (trx) => {
     await loadOwned(trx, ReviewActivity, activityId, scope, 'Activity not found');
     const row = (await ReviewActivity.query(trx).findById(activityId).forUpdate()) as ReviewActivity;
+    const phase = row.apply_progress?.phase;
     if (row.status === 'completed' && row.apply_result) {
       if (!(await hasUnapplied(trx, activityId))) return row;
-      further = true;
     } else {
       assertApplicable(row);
-      const phase = row.apply_progress?.phase;
       if (typeof phase === 'string' && RUNNING_PHASES.has(phase)) return row;
     }
+    // An earlier run ended (committed, or recorded its failure): only its word-index catch-up may
+    // still run under the workflow id, and the new run replaces it.
+    replaceClosed = phase === 'completed' || phase === 'failed';
     const progress: ApplyProgress = { phase: 'queued', force };
     return ReviewActivity.query(trx).patchAndFetchById(activityId, {
       status: 'pending_review',
@@ -161,7 +163,7 @@ export async function requestApply(deps: { knex: Knex; jobRunner: ApplyStarter }
       catalog_id: activity.catalog_id as string,
       force,
       actor: scope.principal,
-      ...(further ? { replaceClosed: true } : {}),
+      ...(replaceClosed ? { replaceClosed: true } : {}),
     });
   }
   return activity;
