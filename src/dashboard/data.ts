@@ -75,12 +75,11 @@ export async function loadActivityPage(knex: Knex, scope: Scope, catalogId: stri
   };
   const [detail, { catalog, schema }] = await Promise.all([getActivity(knex, scope, activityId, filters.include_drafts), getCatalog(knex, scope, catalogId)]);
   if (detail.activity.catalog_id !== catalogId) throw new NotFoundError('Activity not found');
-  const [byStatus, page, toApply, approveAll, rejectAll] = await Promise.all([
+  const [byStatus, page, toApply, bulkCounts] = await Promise.all([
     countByStatus(knex, activityId, filters.include_drafts),
     listStagedChanges(knex, scope, activityId, query),
     countToApply(knex, activityId),
-    countBulkTargets(knex, activityId, 'approve_all', query),
-    countBulkTargets(knex, activityId, 'reject_all', query),
+    countBulkTargets(knex, activityId, query),
   ]);
   const fields = Object.keys(schema.schema_definition.properties ?? {});
   for (const c of page.items) for (const k of Object.keys(c.after_data ?? {})) if (!fields.includes(k)) fields.push(k);
@@ -89,7 +88,7 @@ export async function loadActivityPage(knex: Knex, scope: Scope, catalogId: stri
     catalog,
     byStatus,
     toApply,
-    bulkCounts: { approve_all: approveAll, reject_all: rejectAll },
+    bulkCounts,
     fields,
     changes: page.items,
     total: page.total,

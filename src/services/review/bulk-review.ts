@@ -37,29 +37,37 @@ export interface BulkReviewResult {
 /** The two bulk actions over a filter. */
 export type BulkAction = 'approve_all' | 'reject_all';
 
-/** Statuses a bulk action leaves alone whatever the filter names (approve_all only). */
-const NEVER_APPROVED = ['error', 'conflict'];
+/** Statuses each bulk action leaves alone whatever the filter names: approve_all never approves `error` or `conflict`. */
+const LEFT_ALONE: Record<BulkAction, string[]> = { approve_all: ['error', 'conflict', 'approved'], reject_all: ['rejected'] };
 
-/**
- * The staged changes of `activityId` that `action` over `filter` acts on (see the module
- * comment), as a query builder on `staged_changes` to update or count.
- */
-export function bulkTargets(knex: Knex | Knex.Transaction, activityId: string, action: BulkAction, filter: StagedChangeFilter): Knex.QueryBuilder {
+/** The changes of `activityId` a bulk action over `filter` may address, before its own {@link LEFT_ALONE} statuses. */
+function bulkScope(knex: Knex | Knex.Transaction, activityId: string, filter: StagedChangeFilter): Knex.QueryBuilder {
   const f = stagedFilterSql({ ...filter, include_drafts: true });
   const q = knex('staged_changes').where('activity_id', activityId).whereNull('applied_at').whereRaw(f.sql, f.bindings);
   if (!filter.status) q.whereIn('status', filter.include_drafts ? ['pending', 'draft'] : ['pending']);
-  if (action === 'approve_all') q.whereNotIn('status', [...NEVER_APPROVED, 'approved']);
-  else q.whereNot('status', 'rejected');
   return q;
 }
 
 /**
- * How many changes `action` over `filter` would change now (what the dashboard shows on its
- * "approve all" / "reject all" buttons before they run).
+ * The staged changes of `activityId` that `action` over `filter` acts on (see the module
+ * comment), as a query builder on `staged_changes` to update.
  */
-export async function countBulkTargets(knex: Knex, activityId: string, action: BulkAction, filter: StagedChangeFilter): Promise<number> {
-  const [{ n }] = (await bulkTargets(knex, activityId, action, filter).count({ n: '*' })) as Array<{ n: string }>;
-  return Number(n);
+export function bulkTargets(knex: Knex | Knex.Transaction, activityId: string, action: BulkAction, filter: StagedChangeFilter): Knex.QueryBuilder {
+  return bulkScope(knex, activityId, filter).whereNotIn('status', LEFT_ALONE[action]);
+}
+
+/**
+ * How many changes each bulk action over `filter` would change now (what the dashboard shows on
+ * its "approve all" / "reject all" buttons before they run), in one scan.
+ */
+export async function countBulkTargets(knex: Knex, activityId: string, filter: StagedChangeFilter): Promise<Record<BulkAction, number>> {
+  const [row] = (await bulkScope(knex, activityId, filter).select(
+    knex.raw('count(*) FILTER (WHERE status <> ALL(?::text[]))::int AS approve_all, count(*) FILTER (WHERE status <> ALL(?::text[]))::int AS reject_all', [
+      LEFT_ALONE.approve_all,
+      LEFT_ALONE.reject_all,
+    ]),
+  )) as Array<Record<BulkAction, number>>;
+  return { approve_all: row.approve_all, reject_all: row.reject_all };
 }
 
 /** Whether an activity's changes may still be reviewed: it is open, or completed by an apply (the changes it did not apply). */
