@@ -194,7 +194,9 @@ export class TemporalJobRunner implements JobRunner {
    * search attributes OrganizationId, CatalogId and JobKind=`apply`. Reuse policy
    * ALLOW_DUPLICATE (a failed apply may be asked again; a completed one is answered by the API
    * from the stored result before starting), conflict policy FAIL: while an apply of the activity
-   * is open, a start is "already started", a success (rule 8).
+   * is open, a start is "already started", a success (rule 8). A new apply after one that ended (`replaceClosed`:
+   * committed or failed, its workflow at most catching up the word index) uses
+   * TERMINATE_EXISTING, so it is not lost as "already started"; the new run catches the index up too.
    * @throws the client's error when Temporal is unreachable
    */
   async startApply(apply: Parameters<JobRunner['startApply']>[0]): Promise<void> {
@@ -211,7 +213,7 @@ export class TemporalJobRunner implements JobRunner {
         taskQueue: this.config.taskQueue,
         args: [args],
         workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-        workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+        workflowIdConflictPolicy: apply.replaceClosed ? WorkflowIdConflictPolicy.TERMINATE_EXISTING : WorkflowIdConflictPolicy.FAIL,
         typedSearchAttributes: [
           { key: ORGANIZATION_ID, value: apply.organization_id },
           { key: CATALOG_ID, value: apply.catalog_id },

@@ -3,6 +3,9 @@
  * semantics"), started by the API (temporal/client.ts `startApply`) under
  * `activity-apply-<activity_id>` with search attributes OrganizationId, CatalogId, JobKind=apply.
  *
+ * A further apply of a completed activity (changes approved after its last apply; docs/review.md)
+ * is a new run under the same id, which replaces a previous run still catching up the word index.
+ *
  * State machine (the `progress` query answers the phase):
  *
  *   applying ── applyActivity returned ──▶ completed (result), then catchUpSearchWords (word index

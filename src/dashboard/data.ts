@@ -6,7 +6,8 @@ import type { StagedChange } from '../models/staged-change';
 import type { Scope } from '../services/access/scope';
 import { getCatalog } from '../services/catalog/catalogs';
 import { listActivities, type ActivityListEntry } from '../services/review/activities';
-import { getActivity, listStagedChanges } from '../services/review/staged-changes';
+import { countBulkTargets } from '../services/review/bulk-review';
+import { countByStatus, getActivity, listStagedChanges, type ActivityRestore } from '../services/review/staged-changes';
 
 /**
  * What the review dashboard's pages show (issue 17), read through the services the API uses so a
@@ -23,6 +24,8 @@ export const DASHBOARD_PAGE_SIZE = 25;
 /** The activity page's filters, as in its URL query; they are also the bulk-review `filter`. */
 export interface ActivityFilters {
   status?: string;
+  /** Show vendor drafts (hidden until submitted: interface-spec.md "States"); `?drafts=1`. */
+  include_drafts?: boolean;
   field?: string;
   confidence?: string;
   search_query?: string;
@@ -34,8 +37,16 @@ export interface ActivityPageData {
   catalog: Catalog;
   activity: ReviewActivity;
   stagedCount: number;
-  /** Staged changes per status (statuses without changes absent). */
+  /** Vendor drafts of the activity (shown only with `include_drafts`). */
+  draftCount: number;
+  /** Restores of the activity's pre-apply snapshots, newest first. */
+  restores: ActivityRestore[];
+  /** Staged changes per status (statuses without changes absent; drafts only with `include_drafts`). */
   byStatus: Record<string, number>;
+  /** Approved or partially accepted changes not applied yet: what Apply writes. */
+  toApply: number;
+  /** How many changes "approve all" / "reject all" over the page's filters would change now (undecided ones). */
+  bulkCounts: { approve_all: number; reject_all: number };
   /** Fields the field filter offers: the catalog schema's, then any other field of the page's changes. */
   fields: string[];
   changes: StagedChange[];
@@ -45,9 +56,10 @@ export interface ActivityPageData {
 
 /**
  * Loads the activity page: the catalog, the activity (which must belong to that catalog), its
- * counts by status, the fields to filter by, and one page of staged changes under `filters` (the
- * staged-changes list's own filter, src/services/review/staged-changes.ts, so "approve all
- * matching" acts on exactly what the table lists).
+ * counts by status, the fields to filter by, one page of staged changes under `filters` (the
+ * staged-changes list's own filter, src/services/review/staged-changes.ts), and how many of
+ * them "approve all" / "reject all" would change (the undecided ones: the bulk-review service's
+ * own count, src/services/review/bulk-review.ts, so the buttons say what the action touches).
  * @throws NotFoundError (404) for an unknown catalog or activity, or an activity of another
  *   catalog; ForbiddenError (403) for another organization's
  */
@@ -59,22 +71,39 @@ export async function loadActivityPage(knex: Knex, scope: Scope, catalogId: stri
     field: filters.field,
     confidence: filters.confidence,
     search_query: filters.search_query,
+    include_drafts: filters.include_drafts,
   };
-  const [{ activity, stagedCount }, { catalog, schema }] = await Promise.all([getActivity(knex, scope, activityId), getCatalog(knex, scope, catalogId)]);
-  if (activity.catalog_id !== catalogId) throw new NotFoundError('Activity not found');
-  const [byStatus, page] = await Promise.all([countByStatus(knex, activityId), listStagedChanges(knex, scope, activityId, query)]);
+  const [detail, { catalog, schema }] = await Promise.all([getActivity(knex, scope, activityId, filters.include_drafts), getCatalog(knex, scope, catalogId)]);
+  if (detail.activity.catalog_id !== catalogId) throw new NotFoundError('Activity not found');
+  const [byStatus, page, toApply, bulkCounts] = await Promise.all([
+    countByStatus(knex, activityId, filters.include_drafts),
+    listStagedChanges(knex, scope, activityId, query),
+    countToApply(knex, activityId),
+    countBulkTargets(knex, activityId, query),
+  ]);
   const fields = Object.keys(schema.schema_definition.properties ?? {});
   for (const c of page.items) for (const k of Object.keys(c.after_data ?? {})) if (!fields.includes(k)) fields.push(k);
-  return { catalog, activity, stagedCount, byStatus, fields, changes: page.items, total: page.total, totalPages: page.total_pages };
+  return {
+    ...detail,
+    catalog,
+    byStatus,
+    toApply,
+    bulkCounts,
+    fields,
+    changes: page.items,
+    total: page.total,
+    totalPages: page.total_pages,
+  };
 }
 
-/** Staged changes of an activity per status: one aggregate over the (activity_id, status) index. */
-async function countByStatus(knex: Knex, activityId: string): Promise<Record<string, number>> {
-  const rows = (await knex('staged_changes').where({ activity_id: activityId }).groupBy('status').select('status').count({ n: '*' })) as unknown as Array<{
-    status: string;
-    n: string;
-  }>;
-  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+/** Approved or partially accepted changes of an activity not applied yet. */
+async function countToApply(knex: Knex, activityId: string): Promise<number> {
+  const [{ n }] = (await knex('staged_changes')
+    .where('activity_id', activityId)
+    .whereIn('status', ['approved', 'partially_accepted'])
+    .whereNull('applied_at')
+    .count({ n: '*' })) as Array<{ n: string }>;
+  return Number(n);
 }
 
 /** How many activities the catalog page lists (newest first). */

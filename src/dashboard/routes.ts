@@ -86,6 +86,7 @@ function parseFilters(query: Record<string, string | string[] | undefined>): Act
   const confidence = one(query.confidence);
   return {
     status: status && (STATUS_ORDER as string[]).includes(status) ? status : undefined,
+    include_drafts: one(query.drafts) === '1' || undefined,
     field: one(query.field)?.slice(0, 200),
     confidence: confidence && (CONFIDENCE_LEVELS as readonly string[]).includes(confidence) ? confidence : undefined,
     search_query: one(query.q)?.slice(0, 500),

@@ -222,6 +222,7 @@ function pageUrl(catalogId: string, activityId: string, filters: ActivityFilters
   const f = { ...filters, ...patch };
   const q = new URLSearchParams();
   if (f.status) q.set('status', f.status);
+  if (f.include_drafts) q.set('drafts', '1');
   if (f.field) q.set('field', f.field);
   if (f.confidence) q.set('confidence', f.confidence);
   if (f.search_query) q.set('q', f.search_query);
@@ -264,13 +265,25 @@ function changedFields(change: StagedChange): string[] {
   return [...keys].filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k])).sort();
 }
 
-function reviewButton(label: string, body: Record<string, unknown>, kind: string, title: string): SafeHtml {
-  return html`<button type="button" class="btn small ${kind}" data-review="${JSON.stringify(body)}" title="${title}">${label}</button>`;
+function reviewButton(label: string, body: Record<string, unknown>, kind: string, title: string, confirm?: string, disabled = false): SafeHtml {
+  return html`<button
+    type="button"
+    class="btn small ${kind}"
+    data-review="${JSON.stringify(body)}"
+    title="${title}"
+    ${confirm ? html`data-confirm="${confirm}"` : ''}
+    ${disabled ? html`disabled` : ''}
+  >
+    ${label}
+  </button>`;
 }
 
-/** Whether an activity still takes reviews (decisions.md §5: shells and activities pending review). */
+/**
+ * Whether an activity's changes still take reviews (decisions.md §5: shells and activities pending
+ * review; a completed one for the changes its apply left, which a further apply writes).
+ */
 function isOpen(a: ReviewActivity): boolean {
-  return a.status === 'created' || a.status === 'pending_review';
+  return a.status === 'created' || a.status === 'pending_review' || a.status === 'completed';
 }
 
 function changeRows(change: StagedChange, filters: ActivityFilters, open: boolean): SafeHtml {
@@ -355,29 +368,48 @@ function changeRows(change: StagedChange, filters: ActivityFilters, open: boolea
   </tbody>`;
 }
 
+/** The restores of the activity's pre-apply snapshots (issue 26 §7), newest first. */
+function restoreList(d: ActivityPageData): SafeHtml | string {
+  if (!d.restores.length) return '';
+  return html`<ul class="restores" id="apply-restores">
+    ${d.restores.map(
+      (r) =>
+        html`<li>
+          ${badge('restored', 'status-rejected')} Pre-apply snapshot <code>${r.snapshot_id}</code> restored ${when(r.restored_at)} by
+          <code>${r.restored_by}</code>: the catalog is back as it was before that apply (safety snapshot <code>${r.safety_snapshot_id}</code> holds the state
+          it replaced).
+        </li>`,
+    )}
+  </ul>`;
+}
+
 function applyPanel(d: ActivityPageData): SafeHtml {
   const a = d.activity;
-  const approved = (d.byStatus.approved ?? 0) + (d.byStatus.partially_accepted ?? 0);
   const result = record(a.apply_result);
   const progress = record(a.apply_progress);
   const snapshotId = typeof result.pre_apply_snapshot_id === 'string' ? result.pre_apply_snapshot_id : null;
   // apply_progress.phase (src/services/review/apply.ts): queued → applying → completed | failed.
   const running = a.status === 'pending_review' && (progress.phase === 'queued' || progress.phase === 'applying');
-  const canApply = a.status === 'pending_review' && approved > 0 && !running;
+  const canApply = isOpen(a) && a.status !== 'created' && d.toApply > 0 && !running;
+  const errors = Array.isArray(result.errors) ? result.errors.map(record) : [];
   return html`<section class="card apply" id="apply-panel" data-status="${a.status}">
     <h2>Apply</h2>
     <p class="muted">
       ${
         a.status === 'completed'
-          ? html`Applied to the catalog. Restoring the <em>pre-apply</em> snapshot undoes it.`
+          ? html`Applied to the catalog. Restoring the <em>pre-apply</em> snapshot undoes it.
+              ${d.toApply > 0 ? html`${d.toApply} approved change(s) reviewed since can be applied by a further apply.` : ''}`
           : isOpen(a)
-            ? html`${approved} approved or partially accepted change(s) will be written to the catalog in one transaction, after a <em>pre-apply</em> snapshot.`
+            ? html`${d.toApply} approved or partially accepted change(s) will be written to the catalog in one transaction, after a
+                <em>pre-apply</em> snapshot.`
             : html`This activity is ${a.status.replace(/_/g, ' ')}: nothing can be applied.`
       }
     </p>
     ${
       isOpen(a)
-        ? html`<button type="button" class="btn primary" id="apply-button" ${canApply ? '' : html`disabled`}>Apply approved changes</button>
+        ? html`<button type="button" class="btn primary" id="apply-button" ${canApply ? '' : html`disabled`}>
+              ${a.status === 'completed' ? 'Apply the newly approved changes' : 'Apply approved changes'}
+            </button>
             <label class="force"><input type="checkbox" id="apply-force" /> force (apply over items changed since)</label>`
         : ''
     }
@@ -401,11 +433,37 @@ function applyPanel(d: ActivityPageData): SafeHtml {
                         ><code>${snapshotId}</code></a
                       >`
                   : ''
+              }${
+                errors.length
+                  ? html`<ul class="apply-errors">
+                      ${errors.map((e) => html`<li>#${Number(e.row_index) + 1}: ${String(e.reason ?? '')}</li>`)}
+                    </ul>`
+                  : ''
               }`
           : ''
       }
     </div>
+    ${restoreList(d)}
   </section>`;
+}
+
+/** Which statuses the summary counts: `draft` only when the page shows drafts. */
+function shownStatuses(filters: ActivityFilters): StagedChangeStatus[] {
+  return filters.include_drafts ? STATUS_ORDER : STATUS_ORDER.filter((s) => s !== 'draft');
+}
+
+/** The note on hidden vendor drafts, with the link that shows (or hides) them. */
+function draftsNote(d: ActivityPageData, filters: ActivityFilters): SafeHtml | string {
+  if (filters.include_drafts)
+    return html`<p class="drafts-note" id="drafts-note">
+      Showing vendor drafts (not submitted yet).
+      <a href="${pageUrl(d.catalog.id, d.activity.id, filters, { include_drafts: false, status: undefined, page: 1 })}">Hide drafts</a>
+    </p>`;
+  if (!d.draftCount) return '';
+  return html`<p class="drafts-note" id="drafts-note">
+    ${d.draftCount} vendor draft(s) hidden until submitted.
+    <a href="${pageUrl(d.catalog.id, d.activity.id, filters, { include_drafts: true, page: 1 })}">Show drafts</a>
+  </p>`;
 }
 
 function summaryPanel(d: ActivityPageData, filters: ActivityFilters): SafeHtml {
@@ -416,7 +474,7 @@ function summaryPanel(d: ActivityPageData, filters: ActivityFilters): SafeHtml {
       <a class="count${filters.status ? '' : ' active'}" href="${pageUrl(d.catalog.id, d.activity.id, filters, { status: undefined, page: 1 })}"
         ><span class="n">${total}</span><span>all</span></a
       >
-      ${STATUS_ORDER.map(
+      ${shownStatuses(filters).map(
         (st) =>
           html`<a
             class="count status-${st}${filters.status === st ? ' active' : ''}"
@@ -425,7 +483,12 @@ function summaryPanel(d: ActivityPageData, filters: ActivityFilters): SafeHtml {
           >`,
       )}
     </div>
-    <div id="field-completion" class="field-completion" data-summary-url="/api/activities/${d.activity.id}/staged-changes/summary">
+    ${draftsNote(d, filters)}
+    <div
+      id="field-completion"
+      class="field-completion"
+      data-summary-url="/api/activities/${d.activity.id}/staged-changes/summary${filters.include_drafts ? '?include_drafts=true' : ''}"
+    >
       <p class="muted">Loading per-field completion…</p>
     </div>
   </section>`;
@@ -437,8 +500,9 @@ function option(value: string, label: string, selected: string | undefined): Saf
 
 function filterBar(d: ActivityPageData, filters: ActivityFilters): SafeHtml {
   const fields = d.fields;
-  const filter: Record<string, string> = {};
+  const filter: Record<string, string | boolean> = {};
   if (filters.status) filter.status = filters.status;
+  if (filters.include_drafts) filter.include_drafts = true;
   if (filters.field) filter.field = filters.field;
   if (filters.confidence) filter.confidence = filters.confidence;
   if (filters.search_query) filter.search_query = filters.search_query;
@@ -446,9 +510,10 @@ function filterBar(d: ActivityPageData, filters: ActivityFilters): SafeHtml {
     <label
       >Status
       <select name="status">
-        ${option('', 'any', filters.status)}${STATUS_ORDER.map((s) => option(s, s.replace(/_/g, ' '), filters.status))}
+        ${option('', 'any', filters.status)}${shownStatuses(filters).map((s) => option(s, s.replace(/_/g, ' '), filters.status))}
       </select></label
     >
+    ${filters.include_drafts ? html`<input type="hidden" name="drafts" value="1" />` : ''}
     <label
       >Field
       <select name="field">
@@ -465,13 +530,29 @@ function filterBar(d: ActivityPageData, filters: ActivityFilters): SafeHtml {
     <button type="submit" class="btn">Filter</button>
     <a class="btn ghost" href="${pageUrl(d.catalog.id, d.activity.id, { page: 1 }, {})}">Clear</a>
     <span class="spacer"></span>
-    ${
-      isOpen(d.activity)
-        ? html`${reviewButton(`Approve all ${d.total} matching`, { action: 'approve_all', filter }, 'approve', 'Approve every change that matches the filter')}
-          ${reviewButton(`Reject all ${d.total} matching`, { action: 'reject_all', filter }, 'reject', 'Reject every change that matches the filter')}`
-        : ''
-    }
+    ${isOpen(d.activity) ? bulkButtons(d, filters, filter) : ''}
   </form>`;
+}
+
+/**
+ * "Approve all" / "Reject all" over the filter, each saying how many changes it will change:
+ * the undecided ones (decisions.md §5: a reviewer's decision is never overridden by a bulk
+ * action), or those of the status the filter names; its confirmation repeats the number.
+ */
+function bulkButtons(d: ActivityPageData, filters: ActivityFilters, filter: Record<string, string | boolean>): SafeHtml {
+  const which = filters.status ? `${filters.status.replace(/_/g, ' ')}` : filters.include_drafts ? 'undecided (pending or draft)' : 'undecided';
+  const button = (action: 'approve_all' | 'reject_all', verb: string, kind: string) => {
+    const n = d.bulkCounts[action];
+    return reviewButton(
+      `${verb} ${n} ${which}`,
+      { action, filter },
+      `${kind} bulk`,
+      `${verb} the ${n} ${which} change(s) matching the filter; changes already decided are left as they are`,
+      `${verb} ${n} ${which} change(s) matching the filter? Changes already approved, rejected or partially accepted are left as they are.`,
+      n === 0,
+    );
+  };
+  return html`<span class="bulk-actions" id="bulk-actions">${button('approve_all', 'Approve', 'approve')} ${button('reject_all', 'Reject', 'reject')}</span>`;
 }
 
 function pager(d: ActivityPageData, filters: ActivityFilters): SafeHtml {

@@ -24,6 +24,10 @@ export class CatalogSnapshot extends BaseModel {
   quality_prompt!: string | null;
   quality_prompt_updated_at!: Date | null;
   created_by!: string;
+  /** The review activity whose apply took this `pre_apply` snapshot. */
+  activity_id!: string | null;
+  /** The snapshot a restore restored right after taking this `safety` snapshot. */
+  restored_snapshot_id!: string | null;
   created_at!: Date;
 
   static get relationMappings(): RelationMappings {

@@ -1,5 +1,6 @@
 import { iso } from '../lib/time';
 import type { EnrichmentJob } from '../models/enrichment-job';
+import { reviewUrl } from '../services/review/activities';
 import type { JobList, JobPage } from '../services/enrichment/jobs';
 import type { WebhookStatus } from '../services/enrichment/webhooks';
 
@@ -11,9 +12,15 @@ export function polledStatus(status: EnrichmentJob['status']): 'running' | 'comp
 /**
  * The enrichment job response (interface-spec.md "Enrichment job response"; decisions.md §4).
  * `credits_used` stays 0 until the job has finished; `service_usage` appears only when the job
- * is complete and was asked for.
+ * is complete and was asked for. A job that stages its results on a catalog (`catalog_id`: the
+ * job is a review activity, decisions.md §4) carries its absolute `review_url` (decisions.md §5;
+ * `publicUrl` is its base).
  */
-export function presentJob(job: EnrichmentJob, page: { results: unknown[]; page: number; page_size: number; total_pages: number }): Record<string, unknown> {
+export function presentJob(
+  job: EnrichmentJob,
+  page: { results: unknown[]; page: number; page_size: number; total_pages: number },
+  publicUrl: string,
+): Record<string, unknown> {
   const finished = job.status !== 'running';
   const out: Record<string, unknown> = {
     job_id: job.id,
@@ -30,6 +37,7 @@ export function presentJob(job: EnrichmentJob, page: { results: unknown[]; page:
     knowledge_base_enabled: Boolean(job.config.knowledge_base_enabled),
     knowledge_base_sources: job.config.knowledge_base_sources ?? {},
   };
+  if (job.catalog_id) out.review_url = reviewUrl(publicUrl, job.catalog_id, job.id);
   if (job.error) out.error = job.error;
   if (finished && job.config.include_service_usage && job.service_usage) out.service_usage = job.service_usage;
   if (job.config.pricing_estimates) out.pricing_estimates = pricingEstimates(job);
@@ -38,11 +46,11 @@ export function presentJob(job: EnrichmentJob, page: { results: unknown[]; page:
 }
 
 /**
- * A polled job with its page of results ({@link presentJob}), then `audit` and `webhook` when
- * the service added them (decisions.md §4).
+ * A polled job with its page of results ({@link presentJob}; `publicUrl` the base of its
+ * `review_url`), then `audit` and `webhook` when the service added them (decisions.md §4).
  */
-export function presentJobPage(p: JobPage): Record<string, unknown> {
-  const out = presentJob(p.job, { results: p.results, page: p.page, page_size: p.page_size, total_pages: p.total_pages });
+export function presentJobPage(p: JobPage, publicUrl: string): Record<string, unknown> {
+  const out = presentJob(p.job, { results: p.results, page: p.page, page_size: p.page_size, total_pages: p.total_pages }, publicUrl);
   if (p.audit) out.audit = p.audit;
   if (p.webhook) out.webhook = presentWebhookStatus(p.webhook);
   return out;

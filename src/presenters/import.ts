@@ -1,7 +1,10 @@
 import type { CatalogImport, ImportLine } from '../services/inference/import';
 
-/** Wire JSON of a spreadsheet import (issue 20). */
-export function presentImport(i: CatalogImport): Record<string, unknown> {
+/**
+ * Wire JSON of a spreadsheet import (issue 20). `lines_url` (the per-line report) is absolute,
+ * with `publicUrl` as its base, as `review_url` is (decisions.md §5).
+ */
+export function presentImport(i: CatalogImport, publicUrl: string): Record<string, unknown> {
   return {
     import_id: i.id,
     catalog_id: i.catalog_id,
@@ -15,7 +18,7 @@ export function presentImport(i: CatalogImport): Record<string, unknown> {
     error: i.error,
     created_at: new Date(i.created_at).toISOString(),
     completed_at: i.completed_at ? new Date(i.completed_at).toISOString() : null,
-    lines_url: `/api/public/catalogs/${i.catalog_id}/items/import/${i.id}/lines`,
+    lines_url: `${publicUrl}/api/public/catalogs/${i.catalog_id}/items/import/${i.id}/lines`,
   };
 }
 

@@ -5,13 +5,17 @@
 import { iso } from '../lib/time';
 import type { ReviewActivity } from '../models/review-activity';
 import type { StagedChange } from '../models/staged-change';
-import type { ActivityListEntry, AppendResult, CreatedActivity } from '../services/review/activities';
+import { activityReviewUrl, type ActivityListEntry, type AppendResult, type CreatedActivity, type SubmittedActivity } from '../services/review/activities';
 import type { BulkReviewResult } from '../services/review/bulk-review';
-import type { StagedChangePage, StagedChangesSummary } from '../services/review/staged-changes';
+import type { ActivityDetail, StagedChangePage, StagedChangesSummary } from '../services/review/staged-changes';
 import { presentApplyProgress } from './activity-apply';
 
-/** One entry of an activity list (G13): `{id, catalog_id, type, status, description, staged_count, created_at, updated_at}`. */
-export function presentActivityEntry(a: ReviewActivity, stagedCount: number): Record<string, unknown> {
+/**
+ * One entry of an activity list (G13): `{id, catalog_id, type, status, description,
+ * staged_count, review_url, created_at, updated_at}`; `review_url` is absolute (`publicUrl`
+ * is its base), null for an activity without a catalog.
+ */
+export function presentActivityEntry(a: ReviewActivity, stagedCount: number, publicUrl: string): Record<string, unknown> {
   return {
     id: a.id,
     catalog_id: a.catalog_id,
@@ -19,6 +23,7 @@ export function presentActivityEntry(a: ReviewActivity, stagedCount: number): Re
     status: a.status,
     description: a.description,
     staged_count: stagedCount,
+    review_url: activityReviewUrl(publicUrl, a),
     created_at: iso(a.created_at),
     updated_at: iso(a.updated_at),
   };
@@ -27,24 +32,38 @@ export function presentActivityEntry(a: ReviewActivity, stagedCount: number): Re
 /**
  * An activity (`GET /activities/{id}`, cancel): the list entry plus `metadata`, `input` (the
  * stored input data with `activity_message`: the custom transform's message, else the
- * description), `last_message`, `output`, and apply's `apply_progress` / `apply_result`.
+ * description), `last_message`, `output`, apply's `apply_progress` / `apply_result`,
+ * `draft_count` and the `restores` of its pre-apply snapshots.
  */
-export function presentActivity(a: ReviewActivity, stagedCount: number): Record<string, unknown> {
+export function presentActivity(d: ActivityDetail, publicUrl: string): Record<string, unknown> {
+  const a = d.activity;
   const input = a.input_data ?? {};
   return {
-    ...presentActivityEntry(a, stagedCount),
+    ...presentActivityEntry(a, d.stagedCount, publicUrl),
     metadata: a.metadata ?? {},
     input: { ...input, activity_message: input.activity_message ?? input.description ?? a.description },
     last_message: a.last_message ?? null,
     output: a.output ?? null,
     apply_progress: presentApplyProgress(a.apply_progress ?? null),
     apply_result: a.apply_result ?? null,
+    draft_count: d.draftCount,
+    restores: d.restores.map((r) => ({
+      snapshot_id: r.snapshot_id,
+      safety_snapshot_id: r.safety_snapshot_id,
+      restored_at: iso(r.restored_at),
+      restored_by: r.restored_by,
+    })),
   };
 }
 
 /** `GET /public/catalogs/{id}/activities` (G13): `{activities, total}`. */
-export function presentActivityList(list: { activities: ActivityListEntry[]; total: number }): Record<string, unknown> {
-  return { activities: list.activities.map((e) => presentActivityEntry(e.activity, e.stagedCount)), total: list.total };
+export function presentActivityList(list: { activities: ActivityListEntry[]; total: number }, publicUrl: string): Record<string, unknown> {
+  return { activities: list.activities.map((e) => presentActivityEntry(e.activity, e.stagedCount, publicUrl)), total: list.total };
+}
+
+/** The submit answer (decisions.md §5): `{activity_id, status, submitted, review_url}`. */
+export function presentSubmitted(s: SubmittedActivity): Record<string, unknown> {
+  return { activity_id: s.activity.id, status: s.activity.status, submitted: s.submitted, review_url: s.reviewUrl };
 }
 
 /** The shell answer (G13): `{activity_id, status, staged_changes_count}` (and `review_url`). */

@@ -7,6 +7,7 @@ import {
   presentCreatedShell,
   presentReviewable,
   presentStagedChangePage,
+  presentSubmitted,
   presentSummary,
 } from '../presenters/review';
 import {
@@ -25,10 +26,21 @@ import {
   CatalogActivityParams,
   CreateActivityBody,
   CustomTransformBody,
+  IncludeDraftsQuery,
   PendingReviewBody,
   StagedChangesQuery,
+  SubmitBody,
+  SubmitResponse,
 } from '../schemas/review';
-import { appendStagedChanges, cancelActivity, createActivity, createCustomTransform, listActivities, markPendingReview } from '../services/review/activities';
+import {
+  appendStagedChanges,
+  cancelActivity,
+  createActivity,
+  createCustomTransform,
+  listActivities,
+  markPendingReview,
+  submitDrafts,
+} from '../services/review/activities';
 import { bulkReview } from '../services/review/bulk-review';
 import { getActivity, listStagedChanges, stagedChangesSummary } from '../services/review/staged-changes';
 import { defineRoute, RouteDef } from './registry';
@@ -53,7 +65,7 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       params: CatalogActivityParams,
       query: ActivityListQuery,
       response: ActivityListResponse,
-      handler: async ({ scope, params, query }) => presentActivityList(await listActivities(deps.knex, scope, params.catalog_id, query)),
+      handler: async ({ scope, params, query }) => presentActivityList(await listActivities(deps.knex, scope, params.catalog_id, query), deps.config.publicUrl),
     }),
     defineRoute({
       method: 'post',
@@ -81,13 +93,12 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       method: 'get',
       path: `${prefix}/activities/:activity_id`,
       tags,
-      summary: 'An activity: status, input, last message, staged count, apply progress and result',
+      summary: 'An activity: status, input, last message, staged count, review_url, apply progress and result, restores of its pre-apply snapshots',
       params: ActivityParams,
+      query: IncludeDraftsQuery,
       response: ActivityResponse,
-      handler: async ({ scope, params }) => {
-        const { activity, stagedCount } = await getActivity(deps.knex, scope, params.activity_id);
-        return presentActivity(activity, stagedCount);
-      },
+      handler: async ({ scope, params, query }) =>
+        presentActivity(await getActivity(deps.knex, scope, params.activity_id, query.include_drafts), deps.config.publicUrl),
     }),
     defineRoute({
       method: 'get',
@@ -103,10 +114,11 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       method: 'get',
       path: `${prefix}/activities/:activity_id/staged-changes/summary`,
       tags,
-      summary: 'Counts by status and per-field completion of an activity',
+      summary: 'Counts by status and per-field completion of an activity (vendor drafts only with include_drafts)',
       params: ActivityParams,
+      query: IncludeDraftsQuery,
       response: SummaryResponse,
-      handler: async ({ scope, params }) => presentSummary(await stagedChangesSummary(deps.knex, scope, params.activity_id)),
+      handler: async ({ scope, params, query }) => presentSummary(await stagedChangesSummary(deps.knex, scope, params.activity_id, query.include_drafts)),
     }),
     defineRoute({
       method: 'post',
@@ -131,9 +143,19 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
     }),
     defineRoute({
       method: 'post',
+      path: `${prefix}/activities/:activity_id/submit`,
+      tags,
+      summary: "Submit an activity's vendor drafts: every draft change becomes pending, the activity pending_review",
+      params: ActivityParams,
+      body: SubmitBody,
+      response: SubmitResponse,
+      handler: async ({ scope, params, body }) => presentSubmitted(await submitDrafts(deps, scope, params.activity_id, body.message)),
+    }),
+    defineRoute({
+      method: 'post',
       path: `${prefix}/activities/:activity_id/staged-changes/bulk-review`,
       tags,
-      summary: 'Approve or reject changes, fields of changes, or every change matching a filter',
+      summary: 'Approve or reject changes, fields of changes, or every undecided change matching a filter',
       params: ActivityParams,
       body: BulkReviewBody,
       response: BulkReviewResponse,
@@ -146,10 +168,7 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       summary: 'Cancel an activity (staged changes kept; a running enrichment job is cancelled)',
       params: ActivityParams,
       response: ActivityResponse,
-      handler: async ({ scope, params }) => {
-        const { activity, stagedCount } = await cancelActivity(deps, scope, params.activity_id);
-        return presentActivity(activity, stagedCount);
-      },
+      handler: async ({ scope, params }) => presentActivity(await cancelActivity(deps, scope, params.activity_id), deps.config.publicUrl),
     }),
   ]);
   return [...catalogScoped, ...activityScoped];

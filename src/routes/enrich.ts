@@ -73,7 +73,10 @@ export function enrichRoutes(deps: ResolvedAppDeps): RouteDef[] {
       multipart: enrichMultipartSchema,
       response: jobResponseSchema,
       handler: async ({ scope, body, ctx, validator }) =>
-        presentJobPage(await (ctx.is('multipart/form-data') ? createFromMultipart(deps, scope, ctx, validator) : createEnrichmentJob(deps, scope, body))),
+        presentJobPage(
+          await (ctx.is('multipart/form-data') ? createFromMultipart(deps, scope, ctx, validator) : createEnrichmentJob(deps, scope, body)),
+          deps.config.publicUrl,
+        ),
     }),
     defineRoute({
       method: 'get',
@@ -91,7 +94,8 @@ export function enrichRoutes(deps: ResolvedAppDeps): RouteDef[] {
       params: jobIdParams,
       query: pollQuery,
       response: jobResponseSchema,
-      handler: async ({ scope, params, query }) => presentJobPage(await getEnrichmentJob(deps, scope, params.job_id, query.page, query.page_size)),
+      handler: async ({ scope, params, query }) =>
+        presentJobPage(await getEnrichmentJob(deps, scope, params.job_id, query.page, query.page_size), deps.config.publicUrl),
     }),
     defineRoute({
       method: 'post',

@@ -62,7 +62,7 @@ export function sheetRoutes(deps: ResolvedAppDeps): RouteDef[] {
           );
           await deps.jobRunner.startImport({ id: imp.id, organization_id: imp.organization_id, catalog_id: imp.catalog_id, total_lines: imp.total_lines });
           ctx.status = 202;
-          return presentImport(imp);
+          return presentImport(imp, deps.config.publicUrl);
         } finally {
           await form.cleanup();
         }
@@ -75,7 +75,7 @@ export function sheetRoutes(deps: ResolvedAppDeps): RouteDef[] {
       summary: 'Status and counters of an import',
       params: importParams,
       response: importResponse,
-      handler: async ({ scope, params }) => presentImport(await loadImport(deps.knex, scope, params.catalog_id, params.import_id)),
+      handler: async ({ scope, params }) => presentImport(await loadImport(deps.knex, scope, params.catalog_id, params.import_id), deps.config.publicUrl),
     }),
     defineRoute({
       method: 'get',

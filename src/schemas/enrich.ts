@@ -317,6 +317,11 @@ export const jobResponseSchema = Type.Object({
   total_pages: Type.Optional(Type.Integer()),
   completed_items: Type.Optional(Type.Integer()),
   error: Type.Optional(Type.String()),
+  review_url: Type.Optional(
+    Type.String({
+      description: 'With catalog_id: the review page of the job (an activity), absolute: {PUBLIC_URL}/dashboard/catalogs/{catalog_id}/activities/{job_id}',
+    }),
+  ),
   notices: Type.Optional(Type.Array(Type.String(), { description: 'Options stored without behaviour (recorded no-ops).' })),
   webhook: Type.Optional(AnyObject({ description: 'Webhook delivery state with every attempt (decisions.md §4).' })),
   audit: Type.Optional(

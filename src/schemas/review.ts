@@ -46,10 +46,21 @@ export type StagedChangeInputT = Static<typeof StagedChangeInput>;
 
 const StagedChanges = Type.Array(StagedChangeInput, { maxItems: MAX_CHANGES_PER_REQUEST });
 
+/** `include_drafts` of the read routes (interface-spec.md "States": drafts are hidden from the admin until submitted). */
+const includeDrafts = Type.Optional(
+  withDefault(
+    Type.Boolean({
+      description: 'Include vendor drafts (staged_status "draft", hidden until submitted with POST /activities/{id}/submit)',
+    }),
+    false,
+  ),
+);
+
 /** `GET /public/catalogs/{id}/activities` query (G13). */
 export const ActivityListQuery = Type.Object({
   status: Type.Optional(StringEnum(ACTIVITY_STATUSES)),
   type: Type.Optional(StringEnum(ACTIVITY_TYPES)),
+  include_drafts: includeDrafts,
   limit: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: 1000 }), 50)),
   offset: Type.Optional(withDefault(Type.Integer({ minimum: 0, maximum: POSITION_MAX }), 0)),
 });
@@ -107,9 +118,17 @@ export const PendingReviewBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** `GET /activities/{id}` and `…/staged-changes/summary` query: whether drafts count. */
+export const IncludeDraftsQuery = Type.Object({ include_drafts: includeDrafts });
+
 /** The staged-change filter of the list and of bulk review (dashboard filters). */
 const filterProps = {
-  status: Type.Optional(StringEnum(STAGED_STATUSES)),
+  status: Type.Optional(
+    StringEnum(STAGED_STATUSES, {
+      description: 'Only this status. Bulk actions without it act only on undecided changes (pending, and draft with include_drafts)',
+    }),
+  ),
+  include_drafts: includeDrafts,
   field: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'after_data has this field with a value different from before_data' })),
   confidence: Type.Optional(StringEnum(CONFIDENCE_LEVELS, { description: 'review_info.confidence' })),
   search_query: Type.Optional(Type.String({ maxLength: 500, description: 'Case-insensitive substring of the before/after data' })),
@@ -124,6 +143,9 @@ export const StagedChangesQuery = Type.Object({
 
 /** The filter of `approve_all` / `reject_all`: the same as the list's. */
 export const StagedChangeFilterSchema = Type.Object(filterProps, { additionalProperties: false });
+
+/** `POST /public/activities/{id}/submit` (decisions.md §5): no body needed; `message` is kept as the activity's last message. */
+export const SubmitBody = Type.Object({ message: Type.Optional(Nullable(Type.String({ maxLength: 10000 }))) }, { additionalProperties: false });
 
 /** `POST /activities/{id}/staged-changes/bulk-review` (decisions.md §5 G16). */
 export const BulkReviewBody = Type.Object(
@@ -142,13 +164,16 @@ export type BulkReviewInput = Static<typeof BulkReviewBody>;
 // Response shapes (documentation only: the presenters in src/presenters/review.ts build them).
 
 const DateTime = Type.String({ format: 'date-time' });
+/** `review_url` of answers about an activity (decisions.md §5), absolute; null without a catalog (no review page). */
+const ReviewUrl = Nullable(Type.String({ description: 'Absolute: {PUBLIC_URL}/dashboard/catalogs/{catalog_id}/activities/{activity_id}' }));
 const activityEntryProps = {
   id: Type.String(),
   catalog_id: Nullable(Type.String()),
   type: StringEnum(ACTIVITY_TYPES),
   status: StringEnum(ACTIVITY_STATUSES),
   description: Nullable(Type.String()),
-  staged_count: Type.Integer(),
+  staged_count: Type.Integer({ description: 'Staged changes, vendor drafts only with include_drafts' }),
+  review_url: ReviewUrl,
   created_at: DateTime,
   updated_at: DateTime,
 };
@@ -167,7 +192,27 @@ export const ActivityResponse = Type.Object({
   last_message: Nullable(Type.String()),
   output: Nullable(AnyObject()),
   apply_progress: Nullable(AnyObject({ description: 'While `activity-apply-<id>` runs' })),
-  apply_result: Nullable(AnyObject({ description: '`{applied, skipped_conflicts, failed, pre_apply_snapshot_id}`' })),
+  apply_result: Nullable(
+    AnyObject({ description: 'The last apply: `{applied, skipped_conflicts, failed, errors: [{change_id, row_index, reason}], pre_apply_snapshot_id}`' }),
+  ),
+  draft_count: Type.Integer({ description: 'Vendor drafts waiting for POST /activities/{id}/submit' }),
+  restores: Type.Array(
+    Type.Object({
+      snapshot_id: Type.String({ description: "The activity's pre_apply snapshot that was restored" }),
+      safety_snapshot_id: Type.String({ description: 'The safety snapshot the restore took first (restore it to redo the apply)' }),
+      restored_at: DateTime,
+      restored_by: Type.String(),
+    }),
+    { description: "Restores of this activity's pre_apply snapshots, newest first" },
+  ),
+});
+
+/** The submit answer (decisions.md §5): the drafts it turned into `pending`. */
+export const SubmitResponse = Type.Object({
+  activity_id: Type.String(),
+  status: StringEnum(ACTIVITY_STATUSES),
+  submitted: Type.Integer({ description: 'Drafts turned into pending' }),
+  review_url: Type.String(),
 });
 
 /** The shell answer (G13). */

@@ -23,7 +23,10 @@ export interface JobRunner {
   /**
    * Starts the apply of a review activity (workflow `activity-apply-<activity_id>`,
    * src/services/review/apply.ts), with search attributes OrganizationId, CatalogId and
-   * JobKind=apply. An apply of the activity still open makes this a no-op ("already started").
+   * JobKind=apply. An apply of the activity still open makes this a no-op ("already started"),
+   * unless `replaceClosed`: a new apply of an activity whose last apply ended (committed, or
+   * recorded its failure; src/services/review/apply.ts), whose workflow may still be catching up
+   * the word index, replaces that workflow (the new one catches the index up at its end as well).
    * @throws the client's error when Temporal is unreachable
    */
   startApply(apply: {
@@ -32,6 +35,7 @@ export interface JobRunner {
     catalog_id: string;
     force: boolean;
     actor: { kind: 'api_key' | 'user'; id: string };
+    replaceClosed?: boolean;
   }): Promise<void>;
   /**
    * Starts the import workflow of a staged spreadsheet import (`catalog-import-<import_id>`,

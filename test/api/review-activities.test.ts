@@ -379,16 +379,139 @@ describe('bulk review', () => {
     expect((await review(aid, { action: 'approve_all', filter: { field: 'price' } })).body.updated).toBe(2); // not the error one
     expect((await list({ status: 'approved' })).sort()).toEqual([0, 2]);
     expect(await list({ status: 'error' })).toEqual([3]);
-    expect((await review(aid, { action: 'reject_all', filter: { confidence: 'low' }, rejection_reason: 'unsure' })).body.updated).toBe(1);
+    // A decided change is left alone by *_all unless the filter names its status (issue 26 §5).
+    expect((await review(aid, { action: 'reject_all', filter: { confidence: 'low' }, rejection_reason: 'unsure' })).body.updated).toBe(0);
+    expect(await list({ status: 'approved' })).toEqual([0, 2]);
+    expect((await review(aid, { action: 'reject_all', filter: { confidence: 'low', status: 'approved' }, rejection_reason: 'unsure' })).body.updated).toBe(1);
     expect(await list({ status: 'rejected' })).toEqual([2]);
-    expect((await review(aid, { action: 'approve_all' })).body.updated).toBe(2); // 1 (pending) and 2 (rejected); never 3
+    expect((await review(aid, { action: 'approve_all' })).body.updated).toBe(1); // only 1 (pending): never 2 (rejected) nor 3 (error)
+    expect(await list({ status: 'approved' })).toEqual([0, 1]);
+    expect(await list({ status: 'rejected' })).toEqual([2]);
+    expect((await review(aid, { action: 'reject_all', rejection_reason: 'superseded' })).body.updated).toBe(0); // nothing undecided left
+    expect((await review(aid, { action: 'approve_all', filter: { status: 'rejected' } })).body.updated).toBe(1);
     expect(await list({ status: 'approved' })).toEqual([0, 1, 2]);
-    expect((await review(aid, { action: 'reject_all', rejection_reason: 'superseded' })).body.updated).toBe(4);
+    expect((await review(aid, { action: 'approve_all', filter: { status: 'error' } })).body.updated).toBe(0); // errors never
 
     const missing = await review(aid, { action: 'approve' });
     expect(missing.status).toBe(422);
     expect(missing.body.detail[0].loc).toEqual(['body', 'change_ids']);
     expect((await review(aid, { action: 'accept' })).status).toBe(422);
+  });
+});
+
+describe('vendor drafts (issue 26 §3) and decisions that stand (§5)', () => {
+  const review = (aid: string, body: Record<string, unknown>) =>
+    request(server).post(`/api/activities/${aid}/staged-changes/bulk-review`).set(org.auth).send(body);
+  const get = (path: string, query: Record<string, string> = {}) => request(server).get(path).query(query).set(org.auth);
+
+  it('hides drafts from lists, summaries, activity lists and approve_all until submitted; submit makes them pending', async () => {
+    const { catalogId, ids } = await catalogWithItems(3);
+    // An activity whose changes are all drafts, and one with a pending change and a draft.
+    const allDrafts = await shell(catalogId);
+    await request(server)
+      .post(`/api/public/activities/${allDrafts}/staged-changes/append`)
+      .set(org.auth)
+      .send({
+        staged_changes: [
+          { catalog_item_id: ids[0], after_data: { price: 10 }, status: 'draft' },
+          { catalog_item_id: ids[1], after_data: { price: 20 }, status: 'draft' },
+        ],
+      })
+      .expect(200);
+    const mixed = await shell(catalogId);
+    const appended = await request(server)
+      .post(`/api/public/activities/${mixed}/staged-changes/append`)
+      .set(org.auth)
+      .send({
+        staged_changes: [
+          { catalog_item_id: ids[2], after_data: { price: 30 } },
+          { catalog_item_id: ids[0], after_data: { title: 'Drafted' }, status: 'draft' },
+        ],
+      });
+    expect(appended.body.total_staged_changes).toBe(2); // the writer sees what it staged
+    await request(server).post(`/api/public/activities/${allDrafts}/pending-review`).set(org.auth).send({}).expect(200);
+    await request(server).post(`/api/public/activities/${mixed}/pending-review`).set(org.auth).send({}).expect(200);
+
+    // Activity list: the all-draft activity is hidden, counts leave drafts out.
+    const listed = await get(`/api/public/catalogs/${catalogId}/activities`);
+    expect(listed.body.total).toBe(1);
+    expect(listed.body.activities).toEqual([expect.objectContaining({ id: mixed, staged_count: 1 })]);
+    const withDrafts = await get(`/api/public/catalogs/${catalogId}/activities`, { include_drafts: 'true' });
+    expect(withDrafts.body.total).toBe(2);
+    expect(withDrafts.body.activities.find((a: { id: string }) => a.id === allDrafts)).toMatchObject({ staged_count: 2 });
+
+    // Staged changes, summary and the activity: drafts only when asked for.
+    expect((await get(`/api/activities/${mixed}/staged-changes`)).body).toMatchObject({ total: 1, items: [{ row_index: 0, status: 'pending' }] });
+    expect((await get(`/api/activities/${mixed}/staged-changes`, { include_drafts: 'true' })).body.total).toBe(2);
+    expect((await get(`/api/activities/${mixed}/staged-changes`, { status: 'draft' })).body.total).toBe(1);
+    const summary = (await get(`/api/activities/${mixed}/staged-changes/summary`)).body;
+    expect(summary).toMatchObject({ total_changes: 1, by_status: { pending: 1 } });
+    expect(summary.field_stats.title).toBeUndefined();
+    expect((await get(`/api/activities/${mixed}/staged-changes/summary`, { include_drafts: 'true' })).body).toMatchObject({
+      total_changes: 2,
+      by_status: { pending: 1, draft: 1 },
+    });
+    const activity = (await get(`/api/activities/${allDrafts}`)).body;
+    expect(activity).toMatchObject({ staged_count: 0, draft_count: 2, review_url: `${publicUrl}/dashboard/catalogs/${catalogId}/activities/${allDrafts}` });
+    expect((await get(`/api/activities/${allDrafts}`, { include_drafts: 'true' })).body.staged_count).toBe(2);
+
+    // approve_all / reject_all leave drafts alone unless include_drafts.
+    expect((await review(allDrafts, { action: 'approve_all' })).body.updated).toBe(0);
+    expect((await review(allDrafts, { action: 'reject_all' })).body.updated).toBe(0);
+    expect((await review(mixed, { action: 'approve_all' })).body.updated).toBe(1);
+    const rows = await testKnex()('staged_changes').where({ activity_id: mixed }).orderBy('row_index').select('status');
+    expect(rows.map((r: { status: string }) => r.status)).toEqual(['approved', 'draft']);
+
+    // Submit (both mounts): drafts → pending, the activity → pending_review; again submits nothing.
+    const submitted = await request(server).post(`/api/public/activities/${allDrafts}/submit`).set(org.auth).send({});
+    expect(submitted.status).toBe(200);
+    expect(submitted.body).toEqual({
+      activity_id: allDrafts,
+      status: 'pending_review',
+      submitted: 2,
+      review_url: `${publicUrl}/dashboard/catalogs/${catalogId}/activities/${allDrafts}`,
+    });
+    expect((await request(server).post(`/api/activities/${allDrafts}/submit`).set(org.auth)).body).toMatchObject({ submitted: 0 });
+    expect((await get(`/api/public/catalogs/${catalogId}/activities`)).body.total).toBe(2);
+    expect((await get(`/api/activities/${allDrafts}/staged-changes`)).body.items.map((c: ChangeBody) => c.status)).toEqual(['pending', 'pending']);
+    expect((await review(allDrafts, { action: 'approve_all' })).body.updated).toBe(2);
+
+    // include_drafts on a bulk action reaches drafts too; 403 / 404 / 409 on submit.
+    expect((await review(mixed, { action: 'reject_all', filter: { include_drafts: true }, rejection_reason: 'vendor draft' })).body.updated).toBe(1);
+    expect((await request(server).post(`/api/public/activities/${mixed}/submit`).set(other.auth)).status).toBe(403);
+    expect((await request(server).post('/api/public/activities/00000000-0000-4000-8000-000000000000/submit').set(org.auth)).status).toBe(404);
+    await request(server).post(`/api/activities/${mixed}/cancel`).set(org.auth).expect(200);
+    expect((await request(server).post(`/api/public/activities/${mixed}/submit`).set(org.auth)).status).toBe(409);
+  });
+
+  it('a rejection and a partial accept survive approve_all and reject_all', async () => {
+    const { catalogId, ids } = await catalogWithItems(3);
+    const aid = await shell(catalogId);
+    await request(server)
+      .post(`/api/public/activities/${aid}/staged-changes/append`)
+      .set(org.auth)
+      .send({
+        staged_changes: [
+          { catalog_item_id: ids[0], after_data: { title: 'Rejected title', price: 11 } },
+          { catalog_item_id: ids[1], after_data: { title: 'Partly', price: 22 } },
+          { catalog_item_id: ids[2], after_data: { title: 'Undecided', price: 33 } },
+        ],
+      })
+      .expect(200);
+    const [c0, c1] = (await allChanges(aid)).map((c) => c.id);
+    await review(aid, { action: 'reject', change_ids: [c0], rejection_reason: 'wrong' }).expect(200);
+    await review(aid, { action: 'approve', change_ids: [c1], field_names: ['title'] }).expect(200);
+    expect((await review(aid, { action: 'approve_all' })).body.updated).toBe(1);
+    let changes = await allChanges(aid);
+    expect(changes.map((c) => [c.status, c.accepted_fields, c.rejection_reason])).toEqual([
+      ['rejected', null, 'wrong'],
+      ['partially_accepted', ['title'], null],
+      ['approved', null, null],
+    ]);
+    expect((await review(aid, { action: 'reject_all' })).body.updated).toBe(0);
+    expect((await review(aid, { action: 'approve_all', filter: { field: 'price' } })).body.updated).toBe(0);
+    changes = await allChanges(aid);
+    expect(changes.map((c) => c.status)).toEqual(['rejected', 'partially_accepted', 'approved']);
   });
 });
 
@@ -472,12 +595,19 @@ describe('cancel, the activity list and error statuses', () => {
       'created_at',
       'description',
       'id',
+      'review_url',
       'staged_count',
       'status',
       'type',
       'updated_at',
     ]);
-    expect(all.body.activities[1]).toMatchObject({ type: 'smart_import', status: 'pending_review', staged_count: 1, catalog_id: catalogId });
+    expect(all.body.activities[1]).toMatchObject({
+      type: 'smart_import',
+      status: 'pending_review',
+      staged_count: 1,
+      catalog_id: catalogId,
+      review_url: `${publicUrl}/dashboard/catalogs/${catalogId}/activities/${a2}`,
+    });
     const q = (query: Record<string, string | number>) => request(server).get(`/api/public/catalogs/${catalogId}/activities`).query(query).set(org.auth);
     expect((await q({ status: 'cancelled' })).body).toMatchObject({ total: 1, activities: [{ id: a3 }] });
     expect((await q({ type: 'smart_import' })).body).toMatchObject({ total: 1, activities: [{ id: a2 }] });
@@ -536,6 +666,7 @@ describe('OpenAPI', () => {
         [`${prefix}/activities/{activity_id}/staged-changes/summary`, 'get'],
         [`${prefix}/activities/{activity_id}/staged-changes/append`, 'post'],
         [`${prefix}/activities/{activity_id}/pending-review`, 'post'],
+        [`${prefix}/activities/{activity_id}/submit`, 'post'],
         [`${prefix}/activities/{activity_id}/staged-changes/bulk-review`, 'post'],
         [`${prefix}/activities/{activity_id}/cancel`, 'post'],
       );
@@ -571,6 +702,8 @@ describe('OpenAPI', () => {
       'post',
       (await request(server).post(`/api/public/activities/${aid}/pending-review`).set(org.auth).send({})).body,
     );
+    check('/api/activities/{activity_id}/submit', 'post', (await request(server).post(`/api/activities/${aid}/submit`).set(org.auth).send({})).body);
+    check('/api/activities/{activity_id}/cancel', 'post', (await request(server).post(`/api/activities/${aid}/cancel`).set(org.auth)).body);
     check('/api/public/organization/webhook-secret', 'get', (await request(server).get('/api/public/organization/webhook-secret').set(org.auth)).body);
   });
 });

@@ -128,3 +128,56 @@ test('an enrichment job is an activity of its catalog; cancelling the activity c
     await rx.close();
   }
 });
+
+test('a job staging drafts on a catalog: absolute review_url on POST, poll and activity; drafts hidden until submitted, then approved and applied', async () => {
+  const catalogId = await createTestCatalog(org.organizationId);
+  const items = Array.from({ length: 3 }, (_, i) => ({ sku: `D-${i}`, title: `Draft item ${i}` }));
+  await request(app).post(`/api/public/catalogs/${catalogId}/items/bulk`).set(org.auth).send({ items }).expect(200);
+  const created = await request(app)
+    .post('/api/public/enrich')
+    .set(org.auth)
+    .send({
+      items,
+      catalog_id: catalogId,
+      async_mode: true,
+      staged_status: 'draft',
+      output_schema: [{ name: 'enriched', type: 'boolean', description: 'whether the item was enriched' }],
+    });
+  expect(created.status).toBe(200);
+  const jobId: string = created.body.job_id;
+  const reviewUrl = `${loadConfig().publicUrl}/dashboard/catalogs/${catalogId}/activities/${jobId}`;
+  expect(reviewUrl).toMatch(/^https?:\/\//);
+  expect(created.body.review_url).toBe(reviewUrl);
+  const polled = await waitUntil(async () => {
+    const res = await request(app).get(`/api/public/enrich/${jobId}`).set(org.auth);
+    return res.body.status === 'completed' ? res.body : null;
+  }, 'job completed');
+  expect(polled.review_url).toBe(reviewUrl);
+  const noCatalog = await request(app)
+    .post('/api/public/enrich')
+    .set(org.auth)
+    .send({ items: items.slice(0, 1), async_mode: true, output_schema: [{ name: 'enriched', type: 'boolean', description: 'x' }] });
+  expect(noCatalog.body.review_url).toBeUndefined();
+
+  const activity = await request(app).get(`/api/activities/${jobId}`).set(org.auth);
+  expect(activity.body).toMatchObject({ status: 'pending_review', staged_count: 0, draft_count: 3, review_url: reviewUrl });
+  expect((await request(app).get(`/api/public/catalogs/${catalogId}/activities`).set(org.auth)).body.total).toBe(0);
+  expect((await request(app).get(`/api/public/catalogs/${catalogId}/activities`).query({ include_drafts: true }).set(org.auth)).body.total).toBe(1);
+  const review = (body: Record<string, unknown>) => request(app).post(`/api/activities/${jobId}/staged-changes/bulk-review`).set(org.auth).send(body);
+  expect((await review({ action: 'approve_all' })).body.updated).toBe(0);
+
+  const submitted = await request(app).post(`/api/public/activities/${jobId}/submit`).set(org.auth).send({});
+  expect(submitted.body).toEqual({ activity_id: jobId, status: 'pending_review', submitted: 3, review_url: reviewUrl });
+  expect((await request(app).get(`/api/public/catalogs/${catalogId}/activities`).set(org.auth)).body.activities).toEqual([
+    expect.objectContaining({ id: jobId, staged_count: 3, review_url: reviewUrl }),
+  ]);
+  expect((await review({ action: 'approve_all' })).body.updated).toBe(3);
+  expect((await request(app).post(`/api/activities/${jobId}/apply`).set(org.auth).send({})).status).toBe(202);
+  const applied = await waitUntil(async () => {
+    const res = await request(app).get(`/api/activities/${jobId}`).set(org.auth);
+    return res.body.status === 'completed' ? res.body : null;
+  }, 'apply completed');
+  expect(applied.apply_result).toMatchObject({ applied: 3, failed: 0 });
+  const rows = await testKnex()('catalog_items').where({ catalog_id: catalogId }).select('data');
+  expect(rows.map((r: { data: Record<string, unknown> }) => r.data.enriched)).toEqual([true, true, true]);
+});

@@ -143,6 +143,30 @@ const hasChromium = chromiumPresent();
     await shot('review-catalog.png');
   });
 
+  test('vendor drafts are hidden until asked for; the bulk buttons say how many undecided changes they touch', async () => {
+    const drafted = await createReviewFixture(org.organizationId);
+    await testKnex()('staged_changes').whereIn('id', [drafted.changes['HD-300'], drafted.changes['CB-400']]).update({ status: 'draft' });
+    await testKnex()('staged_changes').where({ id: drafted.changes['MS-200'] }).update({ status: 'rejected' });
+    await page.goto(activityUrl(drafted));
+    expect(await rowStatuses()).toEqual(['pending', 'rejected']);
+    expect(await page.$eval('#drafts-note', (e) => e.textContent?.replace(/\s+/g, ' ').trim())).toBe('2 vendor draft(s) hidden until submitted. Show drafts');
+    expect(await page.$$('.counts a.count.status-draft')).toHaveLength(0);
+    const bulk = () => page.$$eval('#bulk-actions button', (els) => els.map((e) => [e.textContent?.trim(), e.getAttribute('data-confirm')]));
+    expect(await bulk()).toEqual([
+      ['Approve 1 undecided', expect.stringMatching(/^Approve 1 undecided change\(s\) matching the filter\?/)],
+      ['Reject 1 undecided', expect.stringMatching(/^Reject 1 undecided change\(s\)/)],
+    ]);
+    await Promise.all([page.waitForNavigation(), page.click('#drafts-note a')]);
+    expect(new URL(page.url()).searchParams.get('drafts')).toBe('1');
+    expect(await rowStatuses()).toEqual(['pending', 'rejected', 'draft', 'draft']);
+    expect((await bulk()).map(([label]) => label)).toEqual(['Approve 3 undecided (pending or draft)', 'Reject 3 undecided (pending or draft)']);
+    await screenshot(page, 'review-drafts.png');
+    // An activity whose changes are all drafts is not on the catalog page.
+    await testKnex()('staged_changes').where({ activity_id: drafted.activityId }).update({ status: 'draft' });
+    await page.goto(`${base}/dashboard/catalogs/${drafted.catalogId}`);
+    expect(await page.$$('table.activities a')).toHaveLength(0);
+  });
+
   test('sign out ends the session', async () => {
     await page.goto(activityUrl(fx));
     await Promise.all([page.waitForNavigation(), page.click('form.signout button')]);
@@ -163,6 +187,8 @@ const hasChromium = chromiumPresent();
   let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let fx: ReviewFixture;
+  /** The messages of the confirmation dialogs, in order. */
+  const dialogs: string[] = [];
 
   beforeAll(async () => {
     env = await startTestTemporal();
@@ -174,7 +200,10 @@ const hasChromium = chromiumPresent();
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     browser = await launchChromium();
     page = await browser.newPage();
-    page.on('dialog', (d) => void d.accept());
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.accept();
+    });
   }, 180_000);
 
   afterAll(async () => {
@@ -219,7 +248,7 @@ const hasChromium = chromiumPresent();
     expect(await page.$eval('#apply-result', (e) => e.textContent)).toMatch(/Applied 1\b.*pre-apply snapshot/s);
     expect(await page.$eval('h1 + .badge', (e) => e.textContent)).toBe('completed');
     expect(await page.$eval(`${changeRow('KB-100')} .change-head`, (e) => e.textContent)).toContain('applied');
-    expect(await page.$$(`${changeRow('MS-200')} button`)).toHaveLength(0);
+    expect(await page.$$(`${changeRow('KB-100')} button`)).toHaveLength(0); // applied: no more review
     await screenshot(page, 'review-applied.png');
 
     // The catalog changed: the keyboard got its brand (only), nothing else did.
@@ -231,5 +260,47 @@ const hasChromium = chromiumPresent();
     // … and the API the dashboard's session reads shows it too.
     const api = await page.evaluate(async (u) => (await fetch(u)).json(), `/api/public/catalogs/${fx.catalogId}/items/${fx.items['KB-100']}`);
     expect(JSON.stringify(api)).toContain('Keychron');
+  });
+
+  test('"approve all" says how many undecided changes it touches and leaves the decisions; a further apply writes them; a restore is shown', async () => {
+    const url = `${base}/dashboard/catalogs/${fx.catalogId}/activities/${fx.activityId}`;
+    await page.goto(url);
+    // Two changes are still undecided (HD-300, CB-400); the rejected mouse and the applied keyboard are not counted.
+    const approveAll = '#bulk-actions button.approve';
+    expect(await page.$eval(approveAll, (e) => e.textContent?.trim())).toBe('Approve 2 undecided');
+    await screenshot(page, 'review-bulk-count.png');
+    dialogs.length = 0;
+    await Promise.all([page.waitForNavigation(), page.click(approveAll)]);
+    expect(dialogs).toEqual([expect.stringMatching(/^Approve 2 undecided change\(s\) matching the filter\?/)]);
+    expect(await page.$eval(changeRow('MS-200'), (e) => e.getAttribute('data-status'))).toBe('rejected');
+    expect(await page.$eval(changeRow('KB-100'), (e) => e.getAttribute('data-status'))).toBe('partially_accepted');
+    expect(await page.$eval(changeRow('HD-300'), (e) => e.getAttribute('data-status'))).toBe('approved');
+    expect(await page.$eval(approveAll, (e) => [e.textContent?.trim(), e.hasAttribute('disabled')])).toEqual(['Approve 0 undecided', true]);
+
+    // A further apply of the completed activity writes the two, nothing else.
+    expect(await page.$eval('#apply-button', (e) => e.textContent?.trim())).toBe('Apply the newly approved changes');
+    await page.click('#apply-button');
+    await page.waitForFunction("/Applied 2\\b/.test(document.querySelector('#apply-result')?.textContent ?? '')", { timeout: 60_000 });
+    expect(await itemData('HD-300')).toMatchObject({ brand: 'Beyerdynamic', color: 'Black' });
+    expect(await itemData('MS-200')).toEqual({ sku: 'MS-200', title: 'Wireless mouse', brand: 'Logi', price: 25 });
+    expect((await itemData('KB-100')).color).toBeUndefined();
+    const snapshots: Array<{ id: string }> = await testKnex()('catalog_snapshots')
+      .where({ catalog_id: fx.catalogId, snapshot_type: 'pre_apply' })
+      .orderBy('created_at')
+      .select('id');
+    expect(snapshots).toHaveLength(2);
+
+    // Restoring the last apply's pre-apply snapshot (through the API, with the page's session) is shown on the page.
+    const token = await page.$eval('meta[name="csrf-token"]', (e) => e.getAttribute('content') ?? '');
+    const restored = await page.evaluate(
+      async (u, t) => (await fetch(u, { method: 'POST', headers: { 'X-CSRF-Token': t, 'Content-Type': 'application/json' }, body: '{}' })).status,
+      `/api/public/catalogs/${fx.catalogId}/snapshots/${snapshots[1].id}/restore`,
+      token,
+    );
+    expect(restored).toBe(200);
+    await page.goto(url);
+    expect(await page.$eval('#apply-restores', (e) => e.textContent)).toContain(snapshots[1].id);
+    expect((await itemData('HD-300')).brand).toBeUndefined();
+    await screenshot(page, 'review-restored.png');
   });
 });

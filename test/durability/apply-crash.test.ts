@@ -123,7 +123,7 @@ function expectAppliedOnce(state: Awaited<ReturnType<typeof invariants>>): void 
   expect(state.activity.status).toBe('completed');
   expect(state.snapshots).toHaveLength(1);
   expect(state.snapshots[0].item_count).toBe(ITEMS);
-  expect(state.activity.apply_result).toEqual({ applied: ITEMS, skipped_conflicts: 0, failed: 0, pre_apply_snapshot_id: state.snapshots[0].id });
+  expect(state.activity.apply_result).toEqual({ applied: ITEMS, skipped_conflicts: 0, failed: 0, errors: [], pre_apply_snapshot_id: state.snapshots[0].id });
   expect(state.items).toEqual({ rows: ITEMS, bumped_once: ITEMS, price_plus_one: ITEMS });
   expect(state.changes).toEqual({ applied: ITEMS, other: 0 });
 }

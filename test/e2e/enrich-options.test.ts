@@ -201,7 +201,7 @@ describe('catalog_id: staged changes on the job activity (decisions.md §4, §5)
 
     const [first, second] = res.body.results;
     expect(first.staged_change_id).toEqual(expect.any(String));
-    const list = await request(fakeApp).get(`/api/activities/${jobId}/staged-changes?page_size=10`).set(org.auth);
+    const list = await request(fakeApp).get(`/api/activities/${jobId}/staged-changes?page_size=10&include_drafts=true`).set(org.auth);
     expect(list.status).toBe(200);
     expect(list.body).toMatchObject({ total: 3, page: 1, page_size: 10, total_pages: 1 });
     const [a, b, c] = list.body.items;
@@ -225,9 +225,10 @@ describe('catalog_id: staged changes on the job activity (decisions.md §4, §5)
       after_data: { sku: 'B-9X', brand: 'Acme', name: 'Shoe nine' },
     });
 
-    const activity = await request(fakeApp).get(`/api/activities/${jobId}`).set(org.auth);
-    expect(activity.body).toMatchObject({ id: jobId, catalog_id: catalogId, type: 'enrichment', status: 'pending_review', staged_count: 3 });
-    const summary = await request(fakeApp).get(`/api/activities/${jobId}/staged-changes/summary`).set(org.auth);
+    // Drafts are hidden until submitted (issue 26 §3): they are read with include_drafts.
+    const activity = await request(fakeApp).get(`/api/activities/${jobId}?include_drafts=true`).set(org.auth);
+    expect(activity.body).toMatchObject({ id: jobId, catalog_id: catalogId, type: 'enrichment', status: 'pending_review', staged_count: 3, draft_count: 3 });
+    const summary = await request(fakeApp).get(`/api/activities/${jobId}/staged-changes/summary?include_drafts=true`).set(org.auth);
     expect(summary.body).toMatchObject({ total_changes: 3, by_status: { draft: 3 }, field_stats: { brand: { completed: 3, total: 3, completion_rate: 1 } } });
     const searched = await request(fakeApp).get(`/api/activities/${jobId}/staged-changes?search_query=shoe%20TWO&status=draft`).set(org.auth);
     expect(bodyOf<StagedChangeListBody>(searched).items.map((i) => i.row_index)).toEqual([1]);
@@ -259,7 +260,7 @@ describe('post-enrichment audit: audit_decisions_enabled and review_mode (decisi
     expect(audits.map((a) => a.decision)).toEqual(['review_required', 'pass', 'fail']);
     expect(audits[0].field_issues).toEqual([{ field: 'brand', message: 'Replaces the existing value "Zeta".' }]);
     expect(audits[2].reasons[0]).toBe('brand: Cites a page research never read: https://elsewhere.example/never-read.');
-    const staged = await request(fakeApp).get(`/api/activities/${res.body.job_id}/staged-changes`).set(org.auth);
+    const staged = await request(fakeApp).get(`/api/activities/${res.body.job_id}/staged-changes?include_drafts=true`).set(org.auth);
     expect(bodyOf<StagedChangeListBody>(staged).items.map((c) => [c.row_index, c.status, c.review_info.audit!.decision])).toEqual([
       [0, 'pending', 'review_required'],
       [1, 'draft', 'pass'],

@@ -10,6 +10,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Knex } from 'knex';
 import request from 'supertest';
 import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
 import { activityApplyWorkflowId, applyProgressQuery } from '../../workflows/definitions';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -124,7 +125,7 @@ describe('POST /public/activities/{id}/apply', () => {
     const snapshots = await preApplySnapshots(catalogId);
     expect(snapshots).toHaveLength(1);
     expect(snapshots[0].item_count).toBe(5);
-    expect(done.apply_result).toEqual({ applied: 4, skipped_conflicts: 1, failed: 0, pre_apply_snapshot_id: snapshots[0].id });
+    expect(done.apply_result).toEqual({ applied: 4, skipped_conflicts: 1, failed: 0, errors: [], pre_apply_snapshot_id: snapshots[0].id });
     expect(done.apply_progress).toMatchObject({ phase: 'completed', pre_apply_snapshot_id: snapshots[0].id });
 
     const items = await itemsBySku(knex, catalogId);
@@ -174,6 +175,153 @@ describe('POST /public/activities/{id}/apply', () => {
     expect(after.get('b1')).toMatchObject({ data: { sku: 'b1', title: 'Bravo', price: 2 }, current_version: 1 });
     expect(after.get('c1')!.id).toBe(ids.get('c1'));
     expect((await knex('catalogs').where('id', catalogId).first('item_count')).item_count).toBe(5);
+
+    // The restore is shown on the activity (issue 26 §7), with its absolute review_url.
+    const shown = await request(app).get(`/api/activities/${activityId}`).set(org.auth);
+    expect(shown.body).toMatchObject({
+      status: 'completed',
+      review_url: `${loadConfig().publicUrl}/dashboard/catalogs/${catalogId}/activities/${activityId}`,
+      restores: [{ snapshot_id: snapshots[0].id, safety_snapshot_id: restored.body.safety_snapshot_id, restored_by: expect.any(String) }],
+    });
+    expect(Date.parse(shown.body.restores[0].restored_at)).not.toBeNaN();
+  });
+
+  it('a rejection and a partial accept survive approve_all: apply writes only what the reviewer accepted (issue 26 §5)', async () => {
+    const catalogId = await createTestCatalog(org.organizationId);
+    const ids = await seedItems(knex, org.organizationId, catalogId, [
+      { sku: 'r1', brand: 'Old', title: 'Rejected', price: 1 },
+      { sku: 'p1', brand: 'Old', title: 'Partly', price: 2 },
+      { sku: 'u1', brand: 'Old', title: 'Undecided', price: 3 },
+    ]);
+    const pending = (sku: string) => ({
+      catalog_item_id: ids.get(sku),
+      before_data: { brand: 'Old', price: 0 },
+      after_data: { brand: 'New', price: 99 },
+      status: 'pending' as const,
+      base_version: 1,
+    });
+    const { activityId, changeIds } = await seedActivity(knex, org.organizationId, catalogId, [pending('r1'), pending('p1'), pending('u1')]);
+    const review = (body: Record<string, unknown>) => request(app).post(`/api/activities/${activityId}/staged-changes/bulk-review`).set(org.auth).send(body);
+    expect((await review({ action: 'reject', change_ids: [changeIds[0]], rejection_reason: 'wrong brand' })).body.updated).toBe(1);
+    expect((await review({ action: 'approve', change_ids: [changeIds[1]], field_names: ['brand'] })).body.updated).toBe(1);
+    expect((await review({ action: 'approve_all' })).body.updated).toBe(1);
+
+    expect((await postApply(activityId)).status).toBe(202);
+    const done = await settled(activityId);
+    expect(done.apply_result).toMatchObject({ applied: 2, failed: 0 });
+    const items = await itemsBySku(knex, catalogId);
+    expect(items.get('r1')).toMatchObject({ data: { sku: 'r1', brand: 'Old', title: 'Rejected', price: 1 }, current_version: 1 });
+    expect(items.get('p1')).toMatchObject({ data: { sku: 'p1', brand: 'New', title: 'Partly', price: 2 }, current_version: 2 });
+    expect(items.get('u1')).toMatchObject({ data: { sku: 'u1', brand: 'New', title: 'Undecided', price: 99 }, current_version: 2 });
+    expect((await changesOf(activityId)).map((c) => [c.status, c.applied_at !== null])).toEqual([
+      ['rejected', false],
+      ['partially_accepted', true],
+      ['approved', true],
+    ]);
+  });
+
+  it.each([false, true])(
+    'never writes a value that fails its field type (strict_mode %s): the change is an error with its reason, the rest applies',
+    async (strict) => {
+      const schema = {
+        type: 'object',
+        properties: {
+          sku: { type: 'string' },
+          qty: { type: 'integer' },
+          price: { type: ['number', 'null'] },
+          tags: { type: 'array', items: { type: 'string' } },
+        },
+      };
+      const catalogId = await createTestCatalog(org.organizationId, { schema_definition: schema, strict_mode: strict });
+      const ids = await seedItems(knex, org.organizationId, catalogId, [
+        { sku: 's1', qty: 1, price: 1, tags: ['a'] },
+        { sku: 's2', qty: 2, price: 2, tags: ['a'] },
+        { sku: 's3', qty: 3, price: 3, tags: ['a'] },
+        { sku: 's4', qty: 4, price: 4, tags: ['a'] },
+      ]);
+      const update = (sku: string, after: Record<string, unknown>) => ({ catalog_item_id: ids.get(sku), before_data: {}, after_data: after, base_version: 1 });
+      const { activityId, changeIds } = await seedActivity(knex, org.organizationId, catalogId, [
+        update('s1', { qty: '7' }), // a string in an integer field
+        update('s2', { qty: 7.5, price: 8 }), // a fraction in an integer field: the whole change is refused
+        update('s3', { qty: 7, price: null, tags: ['a', 'b'] }), // right types (null admitted by price)
+        update('s4', { tags: 'a\nb' }), // a newline-joined string in an array field
+        { is_new_item: true, after_data: { sku: 'n1', qty: 1, price: '9.99' } }, // a create with a string price
+        { is_new_item: true, after_data: { sku: 'n2', qty: 2, price: 9.99 } },
+      ]);
+      expect((await postApply(activityId)).status).toBe(202);
+      const done = await settled(activityId);
+      expect(done.status).toBe('completed');
+      expect(done.apply_result).toMatchObject({ applied: 2, failed: 4, skipped_conflicts: 0 });
+      const errors = (done.apply_result as unknown as { errors: Array<{ change_id: string; row_index: number; reason: string }> }).errors;
+      expect(errors.map((e) => [e.change_id, e.row_index])).toEqual([
+        [changeIds[0], 0],
+        [changeIds[1], 1],
+        [changeIds[3], 3],
+        [changeIds[4], 4],
+      ]);
+      expect(errors[0].reason).toMatch(/qty must be integer, not string "7"/);
+      expect(errors[1].reason).toMatch(/qty must be integer, not number 7\.5/);
+      expect(errors[2].reason).toMatch(/tags must be array, not string/);
+      expect(errors[3].reason).toMatch(/price must be number or null, not string "9\.99"/);
+      const items = await itemsBySku(knex, catalogId);
+      expect(items.get('s1')).toMatchObject({ data: { qty: 1 }, current_version: 1 });
+      expect(items.get('s2')).toMatchObject({ data: { qty: 2, price: 2 }, current_version: 1 });
+      expect(items.get('s3')).toMatchObject({ data: { sku: 's3', qty: 7, price: null, tags: ['a', 'b'] }, current_version: 2 });
+      expect(items.get('s4')).toMatchObject({ data: { tags: ['a'] }, current_version: 1 });
+      expect(items.has('n1')).toBe(false);
+      expect(items.get('n2')).toMatchObject({ data: { sku: 'n2', qty: 2, price: 9.99 } });
+      const changes = await changesOf(activityId);
+      expect(changes.map((c) => c.status)).toEqual(['error', 'error', 'approved', 'error', 'error', 'approved']);
+      expect(changes[0].error_reason).toBe(errors[0].reason);
+    },
+  );
+
+  it('applies changes reviewed after an apply by a further apply (a fresh pre-apply snapshot), and only those', async () => {
+    const catalogId = await createTestCatalog(org.organizationId);
+    const ids = await seedItems(knex, org.organizationId, catalogId, [
+      { sku: 'x1', title: 'One' },
+      { sku: 'x2', title: 'Two' },
+    ]);
+    const { activityId, changeIds } = await seedActivity(knex, org.organizationId, catalogId, [
+      { catalog_item_id: ids.get('x1'), before_data: { title: 'One' }, after_data: { title: 'One, first apply' }, status: 'pending', base_version: 1 },
+      { catalog_item_id: ids.get('x2'), before_data: { title: 'Two' }, after_data: { title: 'Two, further apply' }, status: 'pending', base_version: 1 },
+    ]);
+    const review = (body: Record<string, unknown>) =>
+      request(app).post(`/api/public/activities/${activityId}/staged-changes/bulk-review`).set(org.auth).send(body);
+    await review({ action: 'approve', change_ids: [changeIds[0]] }).expect(200);
+    expect((await postApply(activityId)).status).toBe(202);
+    const first = await settled(activityId);
+    expect(first.apply_result).toMatchObject({ applied: 1 });
+
+    // The completed activity: its applied change can no longer be reviewed, the pending one can.
+    expect((await review({ action: 'reject', change_ids: [changeIds[0]] })).body.updated).toBe(0);
+    expect((await review({ action: 'approve_all' })).body.updated).toBe(1);
+    const again = await postApply(activityId);
+    expect(again.status).toBe(202);
+    expect(again.body).toMatchObject({ status: 'pending_review', apply_progress: { phase: 'queued' } });
+    const second = await settled(activityId);
+    expect(second.status).toBe('completed');
+    expect(second.apply_result).toMatchObject({ applied: 1, failed: 0 });
+    const snapshots = await preApplySnapshots(catalogId);
+    expect(snapshots).toHaveLength(2);
+    expect(second.apply_result!.pre_apply_snapshot_id).not.toBe(first.apply_result!.pre_apply_snapshot_id);
+    const items = await itemsBySku(knex, catalogId);
+    expect(items.get('x1')).toMatchObject({ data: { title: 'One, first apply' }, current_version: 2 });
+    expect(items.get('x2')).toMatchObject({ data: { title: 'Two, further apply' }, current_version: 2 });
+    // Nothing left to apply: the stored result, no third snapshot.
+    expect((await postApply(activityId)).body).toMatchObject({ status: 'completed', apply_result: second.apply_result });
+    expect(await preApplySnapshots(catalogId)).toHaveLength(2);
+
+    // Restoring the first apply's snapshot is shown on the activity.
+    const restored = await request(app)
+      .post(`/api/public/catalogs/${catalogId}/snapshots/${first.apply_result!.pre_apply_snapshot_id}/restore`)
+      .set(org.auth)
+      .send({});
+    expect(restored.status).toBe(200);
+    const shown = (await request(app).get(`/api/public/activities/${activityId}`).set(org.auth)).body;
+    expect(shown.restores).toEqual([
+      expect.objectContaining({ snapshot_id: first.apply_result!.pre_apply_snapshot_id, safety_snapshot_id: restored.body.safety_snapshot_id }),
+    ]);
   });
 
   it('leaves the word index right after a large apply (deferred, then caught up before the workflow closes)', async () => {

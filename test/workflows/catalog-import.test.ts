@@ -9,6 +9,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Knex } from 'knex';
 import request from 'supertest';
 import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
 import { newId } from '../../src/lib/ids';
 import { catalogImportWorkflowId, importProgressQuery } from '../../workflows/definitions';
 import { createTestCatalog, SHEET_SCHEMA } from '../helpers/catalogs';
@@ -118,6 +119,8 @@ describe('POST …/items/import', () => {
     expect(res.status).toBe(202);
     const done = await finished(catalog, res.body.import_id);
     expect(done).toMatchObject({ status: 'completed', created: 2, failed: 1 });
+    // Absolute, on the review_url's base (issue 26 §7).
+    expect(res.body.lines_url).toBe(`${loadConfig().publicUrl}/api/public/catalogs/${catalog}/items/import/${res.body.import_id}/lines`);
     const lines = await request(app).get(`/api/public/catalogs/${catalog}/items/import/${res.body.import_id}/lines`).set(org.auth);
     expect(lines.status).toBe(200);
     expect(lines.body.lines.map((l: { line: number; status: string }) => [l.line, l.status])).toEqual([

@@ -153,7 +153,7 @@ test('a receiver that fails once gets one signed payload, retried by Temporal; e
     expect(rx.received[0].headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     expect(rx.received[0].headers['content-type']).toBe('application/json');
 
-    const polled = presentJobPage(await getEnrichmentJob({ knex }, scope(), jobId, 1, 10));
+    const polled = presentJobPage(await getEnrichmentJob({ knex }, scope(), jobId, 1, 10), 'http://127.0.0.1');
     expect(polled.status).toBe('completed');
     expect(polled.webhook).toMatchObject({
       url: rx.url,
@@ -211,7 +211,7 @@ test('a receiver that is down never changes the job: it is final before delivery
 
   const after = await knex('enrichment_jobs').where({ id: jobId }).first();
   expect(after).toEqual(before);
-  const polled = presentJobPage(await getEnrichmentJob({ knex }, scope(), jobId, 1, 10));
+  const polled = presentJobPage(await getEnrichmentJob({ knex }, scope(), jobId, 1, 10), 'http://127.0.0.1');
   expect(polled).toMatchObject({ status: 'completed', credits_used: 4, webhook: { url: deadUrl, delivered: false } });
   expect((polled.webhook as WebhookState).attempts).toHaveLength(3);
 });

@@ -38,7 +38,8 @@
     const button = event.target.closest('button[data-review]');
     if (!button) return;
     const body = JSON.parse(button.dataset.review);
-    if ((body.action === 'approve_all' || body.action === 'reject_all') && !window.confirm(button.textContent.trim() + '?')) return;
+    // Bulk actions say how many changes they change (data-confirm) before they run.
+    if (button.dataset.confirm && !window.confirm(button.dataset.confirm)) return;
     button.disabled = true;
     show(messageBox, 'Saving…', '');
     try {

@@ -177,7 +177,8 @@ function registerActivityTools(server: McpServer, ctx: ToolContext): void {
     (a) =>
       run(() =>
         api.call('GET', `/activities/${seg(a.activity_id)}/staged-changes`, {
-          query: { page: a.page, page_size: a.page_size, status: a.status, field: a.field, search_query: a.search_query },
+          // The tool server's user staged these (its enrichment stages vendor drafts): drafts are shown.
+          query: { page: a.page, page_size: a.page_size, status: a.status, field: a.field, search_query: a.search_query, include_drafts: true },
           organizationId: a.organization_id,
         }),
       ),

@@ -35,8 +35,18 @@ import { newestFirstPage } from '../../models/newest-first';
 const ITEM_COLUMNS = 'id, entity_type, parent_id, business_key, data, search_text, search_tsv, source_info, current_version, created_at, updated_at';
 
 /**
- * Takes a snapshot of a catalog inside `trx` (for manual, safety and pre-apply snapshots).
- * Locks the catalog row so the copy is consistent with concurrent item writers.
+ * What a snapshot records about why it was taken: the review activity whose apply took a
+ * `pre_apply` snapshot, the snapshot a restore's `safety` snapshot was taken before restoring.
+ */
+export interface SnapshotLinks {
+  activity_id?: string;
+  restored_snapshot_id?: string;
+}
+
+/**
+ * Takes a snapshot of a catalog inside `trx` (for manual, safety and pre-apply snapshots), with
+ * its {@link SnapshotLinks}. Locks the catalog row so the copy is consistent with concurrent
+ * item writers.
  * @returns the stored snapshot row
  * @throws NotFoundError (404) when the catalog does not exist
  */
@@ -46,6 +56,7 @@ export async function takeSnapshot(
   catalogId: string,
   type: SnapshotType,
   reason: string | null,
+  links: SnapshotLinks = {},
 ): Promise<CatalogSnapshot> {
   await lockCatalog(trx, catalogId);
   // JIT compiles these large set-based statements (the copy, a restore's joins) for tens of ms
@@ -69,6 +80,8 @@ export async function takeSnapshot(
     quality_prompt: catalog.quality_prompt,
     quality_prompt_updated_at: catalog.quality_prompt_updated_at,
     created_by: actorId(scope),
+    activity_id: links.activity_id ?? null,
+    restored_snapshot_id: links.restored_snapshot_id ?? null,
   });
   // A row whose word index is behind (search-words.ts) is stored with its current vector.
   const copied = await trx.raw(
@@ -236,7 +249,9 @@ export async function restoreSnapshot(deps: RestoreDeps, scope: Scope, catalogId
     const snapshot = await loadSnapshot(trx, scope, catalogId, snapshotId);
     const version = await CatalogSchema.query(trx).select('id').where({ catalog_id: catalogId, version: snapshot.schema_version }).first();
     if (!version) throw new ConflictError(`Schema version ${snapshot.schema_version} of this snapshot no longer exists`);
-    const safety = await takeSnapshot(trx, scope, catalogId, 'safety', `Automatic safety snapshot before restoring snapshot ${snapshot.id}`);
+    const safety = await takeSnapshot(trx, scope, catalogId, 'safety', `Automatic safety snapshot before restoring snapshot ${snapshot.id}`, {
+      restored_snapshot_id: snapshot.id,
+    });
 
     const deferWords = snapshot.item_count >= (deps.searchWordsDeferMinItems ?? SEARCH_WORDS_DEFER_MIN_ITEMS);
     const behind = await restoreItems(trx, catalogId, snapshot, deferWords);

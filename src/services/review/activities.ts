@@ -16,7 +16,7 @@ import { loadCatalogOwned } from '../catalog/catalogs';
 import { cancelEnrichmentJob } from '../enrichment/jobs';
 import type { JobRunner } from '../job-runner';
 import { stageChanges, StageDeps } from './stage-changes';
-import { ActivityWithCount, countStaged, loadActivity } from './staged-changes';
+import { ActivityDetail, countStaged, getActivity, loadActivity } from './staged-changes';
 
 /** What the review use cases need from the app's dependency object. */
 export interface ReviewDeps extends StageDeps {
@@ -33,6 +33,11 @@ export function reviewUrl(publicUrl: string, catalogId: string | null, activityI
   return `${publicUrl}/dashboard/catalogs/${catalogId ?? 'none'}/activities/${activityId}`;
 }
 
+/** `review_url` of an activity that has a review page (one with a catalog), else null. */
+export function activityReviewUrl(publicUrl: string, activity: Pick<ReviewActivity, 'id' | 'catalog_id'>): string | null {
+  return activity.catalog_id ? reviewUrl(publicUrl, activity.catalog_id, activity.id) : null;
+}
+
 /** One entry of an activity list (G13). */
 export interface ActivityListEntry {
   activity: ReviewActivity;
@@ -43,6 +48,8 @@ export interface ActivityListEntry {
 export interface ActivityListQuery {
   status?: string;
   type?: string;
+  /** Also list activities whose changes are all vendor drafts, and count drafts in `staged_count`. */
+  include_drafts?: boolean;
   limit: number;
   offset: number;
 }
@@ -51,6 +58,9 @@ export interface ActivityListQuery {
  * `GET /public/catalogs/{id}/activities` (G13): the catalog's activities, newest first —
  * enrichment jobs that target the catalog included (each job is an activity of type
  * `enrichment`, decisions.md §4) — filtered by `status` and `type`, with their staged counts.
+ * Vendor drafts are hidden until submitted (interface-spec.md "States"): unless
+ * `include_drafts`, an activity whose changes are all drafts is left out and `staged_count`
+ * leaves drafts out.
  * @returns `{activities, total}` (total before limit/offset)
  * @throws NotFoundError / ForbiddenError for the catalog
  */
@@ -66,11 +76,20 @@ export async function listActivities(
     .modify((b) => {
       if (q.status) b.where('status', q.status);
       if (q.type) b.where('type', q.type);
+      if (!q.include_drafts)
+        b.whereRaw(
+          `NOT (EXISTS (SELECT 1 FROM staged_changes s WHERE s.activity_id = review_activities.id AND s.status = 'draft')
+                AND NOT EXISTS (SELECT 1 FROM staged_changes s WHERE s.activity_id = review_activities.id AND s.status <> 'draft'))`,
+        );
     });
   const total = await base.clone().resultSize();
+  const drafts = q.include_drafts ? '' : "AND s.status <> 'draft'";
   const rows = (await base
     .clone()
-    .select('review_activities.*', knex.raw('(SELECT count(*)::int FROM staged_changes s WHERE s.activity_id = review_activities.id) AS staged_count'))
+    .select(
+      'review_activities.*',
+      knex.raw(`(SELECT count(*)::int FROM staged_changes s WHERE s.activity_id = review_activities.id ${drafts}) AS staged_count`),
+    )
     .orderBy([
       { column: 'created_at', order: 'desc' },
       { column: 'id', order: 'desc' },
@@ -197,7 +216,8 @@ export interface AppendResult {
 
 /**
  * `POST /public/activities/{id}/staged-changes/append`: stages `changes` after the activity's
- * existing ones (./stage-changes.ts). With a `batchKey` the append is idempotent
+ * existing ones (./stage-changes.ts); `total_staged_changes` counts drafts too (the writer's
+ * own view of what it staged). With a `batchKey` the append is idempotent
  * (decisions.md §5): a key already used on this activity stages nothing and answers the count
  * that batch staged.
  * @throws NotFoundError / ForbiddenError for the activity; ConflictError (409) when the
@@ -229,14 +249,14 @@ export async function appendInTransaction(
   const activityId = activity.id;
   if (batchKey) {
     const done = await StagedChangeBatch.query(trx).findById([activityId, batchKey]);
-    if (done) return { activity_id: activityId, appended_count: done.count, total_staged_changes: await countStaged(trx, activityId) };
+    if (done) return { activity_id: activityId, appended_count: done.count, total_staged_changes: await countStaged(trx, activityId, true) };
   }
   assertOpen(activity, 'append staged changes');
   const staged = await stageChanges(trx, deps, activity, changes);
   if (batchKey)
     await StagedChangeBatch.query(trx).insert({ activity_id: activityId, batch_key: batchKey, first_row_index: staged.firstRowIndex, count: staged.count });
   await ReviewActivity.query(trx).findById(activityId).patch({ updated_at: trx.fn.now() });
-  return { activity_id: activityId, appended_count: staged.count, total_staged_changes: await countStaged(trx, activityId) };
+  return { activity_id: activityId, appended_count: staged.count, total_staged_changes: await countStaged(trx, activityId, true) };
 }
 
 /**
@@ -266,15 +286,47 @@ export async function markPendingReview(
   });
 }
 
+/** The answer of a submit: the activity and how many drafts became `pending`. */
+export interface SubmittedActivity {
+  activity: ReviewActivity;
+  submitted: number;
+  reviewUrl: string;
+}
+
+/** Statuses in which an activity's vendor drafts may be submitted (a completed one takes a further apply). */
+const SUBMITTABLE: readonly ReviewActivityStatus[] = ['created', 'pending_review', 'completed'];
+
+/**
+ * `POST /public/activities/{id}/submit` (interface-spec.md "States": a vendor draft is hidden
+ * from the admin until submitted; decisions.md §5): every `draft` change of the activity becomes
+ * `pending` in one statement and the activity `pending_review` (`message`, when given, becomes
+ * its last message). Submitting again submits nothing and answers the same.
+ * @returns the activity, the number of drafts submitted and its review URL
+ * @throws NotFoundError / ForbiddenError; ConflictError (409) while the activity runs (an
+ *   enrichment job still staging), or when it is cancelled or failed, or has no catalog
+ */
+export async function submitDrafts(deps: ReviewDeps, scope: Scope, activityId: string, message?: string | null): Promise<SubmittedActivity> {
+  return deps.knex.transaction(async (trx) => {
+    const activity = await lockActivity(trx, scope, activityId);
+    if (!SUBMITTABLE.includes(activity.status)) throw new ConflictError(`Activity is ${activity.status}: its drafts cannot be submitted`);
+    if (!activity.catalog_id) throw new ConflictError('Activity has no catalog: its drafts cannot be submitted');
+    const submitted = await trx('staged_changes').where({ activity_id: activityId, status: 'draft' }).update({ status: 'pending', updated_at: trx.fn.now() });
+    const updated = await ReviewActivity.query(trx)
+      .patchAndFetchById(activityId, { status: 'pending_review', last_message: message ?? activity.last_message, updated_at: trx.fn.now() })
+      .throwIfNotFound();
+    return { activity: updated, submitted, reviewUrl: reviewUrl(deps.config.publicUrl, activity.catalog_id, activityId) };
+  });
+}
+
 /**
  * `POST /activities/{id}/cancel` (decisions.md §5): the activity becomes `cancelled`; its staged
  * changes are kept and nothing is applied. An enrichment activity whose job still runs is
  * cancelled through the enrichment cancel (the job and its workflow stop). Cancelling a
  * cancelled activity answers it again.
- * @returns the activity with its staged count
+ * @returns the activity as `GET /activities/{id}` shows it
  * @throws NotFoundError / ForbiddenError; ConflictError (409) for a completed activity
  */
-export async function cancelActivity(deps: ReviewDeps, scope: Scope, activityId: string): Promise<ActivityWithCount> {
+export async function cancelActivity(deps: ReviewDeps, scope: Scope, activityId: string): Promise<ActivityDetail> {
   const current = await loadActivity(deps.knex, scope, activityId);
   if (current.type === 'enrichment' && current.status === 'running') await cancelEnrichmentJob(deps, scope, activityId);
   await deps.knex.transaction(async (trx) => {
@@ -282,6 +334,5 @@ export async function cancelActivity(deps: ReviewDeps, scope: Scope, activityId:
     if (activity.status === 'completed') throw new ConflictError('Activity is completed: its changes are applied and it cannot be cancelled');
     if (activity.status !== 'cancelled') await ReviewActivity.query(trx).findById(activityId).patch({ status: 'cancelled', updated_at: trx.fn.now() });
   });
-  const activity = await loadActivity(deps.knex, scope, activityId);
-  return { activity, stagedCount: await countStaged(deps.knex, activityId) };
+  return getActivity(deps.knex, scope, activityId);
 }

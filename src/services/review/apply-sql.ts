@@ -73,22 +73,79 @@ export async function markConflicts(trx: Knex.Transaction, catalogId: string): P
   return rowCount as number;
 }
 
+/** A change an apply could not apply: now `error` with this reason (decisions.md §5). */
+export interface ApplyFailure {
+  change_id: string;
+  row_index: number;
+  reason: string;
+}
+
+/** SQL tail of the statements that turn changes into `error`: drops them from the table, returns them as {@link ApplyFailure}s. */
+const FAILED_TAIL = `DELETE FROM ${CHANGES} c USING x WHERE c.sid = x.id RETURNING x.id AS change_id, x.row_index, x.error_reason AS reason`;
+
 /**
  * Changes of an item that no longer exists in the catalog become `error` with a reason.
- * @returns how many
+ * @returns those changes
  */
-export async function markMissingItems(trx: Knex.Transaction, catalogId: string): Promise<number> {
-  const { rowCount } = await trx.raw(
+export async function markMissingItems(trx: Knex.Transaction, catalogId: string): Promise<ApplyFailure[]> {
+  const { rows } = await trx.raw(
     `WITH x AS (
        UPDATE staged_changes s SET status = 'error', error_reason = 'The catalog item no longer exists', updated_at = now()
        FROM ${CHANGES} c
        WHERE s.id = c.sid AND NOT c.is_create
          AND NOT EXISTS (SELECT 1 FROM catalog_items ci WHERE ci.id = c.item_id AND ci.catalog_id = ?)
-       RETURNING s.id)
-     DELETE FROM ${CHANGES} c USING x WHERE c.sid = x.id`,
+       RETURNING s.id, s.row_index, s.error_reason)
+     ${FAILED_TAIL}`,
     [catalogId],
   );
-  return rowCount as number;
+  return rows as ApplyFailure[];
+}
+
+/**
+ * The JSON types each field of a catalog schema admits (`properties.<field>.type`, a name or a
+ * list; fields without a `type` are left out): what {@link markTypeErrors} checks.
+ */
+export function fieldTypes(schemaDefinition: { properties?: Record<string, { type?: unknown }> }): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [field, p] of Object.entries(schemaDefinition.properties ?? {})) {
+    const t = p?.type;
+    const types = (Array.isArray(t) ? t : [t]).filter((x): x is string => typeof x === 'string');
+    if (types.length) out[field] = types;
+  }
+  return out;
+}
+
+/**
+ * Apply never writes a value that fails its field's type (issue 26 §7; JSON Schema 2020-12
+ * Validation §6.1.1 `type`: `integer` is a number without a fractional part, `number` admits
+ * integers), whatever the catalog's `strict_mode`: a change that would write one (an update's
+ * written fields; a create's whole data) becomes `error` with the fields, the types expected and
+ * the types found, and is not applied; the others still are. `types` is {@link fieldTypes} of the
+ * catalog's current schema; fields it does not name are not checked here.
+ * @returns those changes
+ */
+export async function markTypeErrors(trx: Knex.Transaction, types: Record<string, string[]>): Promise<ApplyFailure[]> {
+  if (Object.keys(types).length === 0) return [];
+  const { rows } = await trx.raw(
+    `WITH t AS (SELECT key AS field, value AS types FROM jsonb_each(?::jsonb)),
+     bad AS (
+       SELECT c.sid, 'Not applied: ' || string_agg(format('%s must be %s, not %s %s', e.key,
+                array_to_string(ARRAY(SELECT jsonb_array_elements_text(t.types)), ' or '), jsonb_typeof(e.value), left(e.value::text, 80)), '; ' ORDER BY e.key) AS reason
+       FROM ${CHANGES} c JOIN staged_changes s ON s.id = c.sid
+       CROSS JOIN LATERAL jsonb_each(CASE WHEN c.is_create THEN (s.before_data - c.removals) || c.patch ELSE c.patch END) e
+       JOIN t ON t.field = e.key
+       WHERE NOT c.is_delete
+         AND NOT (t.types \\? jsonb_typeof(e.value)
+                  OR CASE WHEN jsonb_typeof(e.value) = 'number' AND t.types \\? 'integer' THEN (e.value::text)::numeric = trunc((e.value::text)::numeric) ELSE false END)
+       GROUP BY c.sid),
+     x AS (
+       UPDATE staged_changes s SET status = 'error', error_reason = bad.reason, updated_at = now()
+       FROM bad WHERE s.id = bad.sid
+       RETURNING s.id, s.row_index, s.error_reason)
+     ${FAILED_TAIL}`,
+    [JSON.stringify(types)],
+  );
+  return rows as ApplyFailure[];
 }
 
 /**
@@ -181,6 +238,7 @@ export async function applyDeletes(trx: Knex.Transaction, catalogId: string): Pr
 /** One create to write through the catalog's item write path. */
 export interface CreateRow {
   sid: string;
+  row_index: number;
   before_data: Record<string, unknown>;
   after_data: Record<string, unknown>;
   accepted_fields: string[] | null;
@@ -189,7 +247,7 @@ export interface CreateRow {
 /** The creates (new items, or changes without an item id), in row order. */
 export async function loadCreates(trx: Knex.Transaction): Promise<CreateRow[]> {
   const { rows } = await trx.raw(
-    `SELECT c.sid, s.before_data, s.after_data, s.accepted_fields FROM ${CHANGES} c JOIN staged_changes s ON s.id = c.sid
+    `SELECT c.sid, c.row_index, s.before_data, s.after_data, s.accepted_fields FROM ${CHANGES} c JOIN staged_changes s ON s.id = c.sid
      WHERE c.is_create ORDER BY c.row_index`,
   );
   return rows as CreateRow[];
@@ -198,41 +256,43 @@ export async function loadCreates(trx: Knex.Transaction): Promise<CreateRow[]> {
 /**
  * Records the outcome of the creates: written ones are applied (and point at the item written),
  * failed ones become `error` with the write path's reason and leave the set of applied changes.
+ * @returns the failed ones
  */
 export async function recordCreates(
   trx: Knex.Transaction,
   written: Array<{ sid: string; item_id: string }>,
   failed: Array<{ sid: string; reason: string }>,
-): Promise<void> {
+): Promise<ApplyFailure[]> {
   if (written.length)
     await trx.raw(
       `UPDATE staged_changes s SET applied_at = now(), updated_at = now(), catalog_item_id = x.item_id
        FROM jsonb_to_recordset(?::jsonb) AS x(sid uuid, item_id uuid) WHERE s.id = x.sid`,
       [JSON.stringify(written)],
     );
-  if (failed.length)
-    await trx.raw(
-      `WITH x AS (
-         UPDATE staged_changes s SET status = 'error', error_reason = x.reason, updated_at = now()
-         FROM jsonb_to_recordset(?::jsonb) AS x(sid uuid, reason text) WHERE s.id = x.sid RETURNING s.id)
-       DELETE FROM ${CHANGES} c USING x WHERE c.sid = x.id`,
-      [JSON.stringify(failed)],
-    );
+  if (failed.length === 0) return [];
+  const { rows } = await trx.raw(
+    `WITH x AS (
+       UPDATE staged_changes s SET status = 'error', error_reason = f.reason, updated_at = now()
+       FROM jsonb_to_recordset(?::jsonb) AS f(sid uuid, reason text) WHERE s.id = f.sid RETURNING s.id, s.row_index, s.error_reason)
+     ${FAILED_TAIL}`,
+    [JSON.stringify(failed)],
+  );
+  return rows as ApplyFailure[];
 }
 
 /**
  * Changes left unapplied after every step (a second change of an item already updated by this
  * apply: one `UPDATE … FROM` writes a row once) become `error` with a reason.
- * @returns how many
+ * @returns those changes
  */
-export async function markLeftovers(trx: Knex.Transaction): Promise<number> {
-  const { rowCount } = await trx.raw(
+export async function markLeftovers(trx: Knex.Transaction): Promise<ApplyFailure[]> {
+  const { rows } = await trx.raw(
     `WITH x AS (
        UPDATE staged_changes s SET status = 'error', error_reason = 'Not applied: another approved change of the same item was applied', updated_at = now()
-       FROM ${CHANGES} c WHERE s.id = c.sid AND s.applied_at IS NULL RETURNING s.id)
-     DELETE FROM ${CHANGES} c USING x WHERE c.sid = x.id`,
+       FROM ${CHANGES} c WHERE s.id = c.sid AND s.applied_at IS NULL RETURNING s.id, s.row_index, s.error_reason)
+     ${FAILED_TAIL}`,
   );
-  return rowCount as number;
+  return rows as ApplyFailure[];
 }
 
 /** Changes still in the table: those applied. */

@@ -14,6 +14,11 @@
  *   activity completed and returns the stored result.
  * - {@link markApplyFailed}: when every attempt failed, `apply_progress` says so and the activity
  *   stays `pending_review` (nothing applied).
+ * - A further apply (issue 26 §7): changes left undecided by an apply can still be reviewed on the
+ *   `completed` activity; asking to apply it again when some approved change is not applied yet
+ *   puts it back to `pending_review` and runs a new apply of exactly those (a fresh `pre_apply`
+ *   snapshot); with none, the request answers the stored result and starts nothing.
+ * - Apply never writes a value that fails its field's type (apply-sql.ts `markTypeErrors`).
  */
 import type { Knex } from 'knex';
 import { ConflictError } from '../../lib/errors';
@@ -24,20 +29,23 @@ import { loadOwned } from '../access/ownership';
 import type { Principal, Scope } from '../access/scope';
 import type { CatalogCaches } from '../catalog/caches';
 import { writeItems } from '../catalog/items-write';
-import { lockCatalog } from '../catalog/schema';
+import { getCurrentSchema, lockCatalog } from '../catalog/schema';
 import { SEARCH_WORDS_DEFER_MIN_ITEMS } from '../catalog/search-words';
 import { takeSnapshot } from '../catalog/snapshots';
 import type { JobRunner } from '../job-runner';
 import {
   applyDeletes,
+  ApplyFailure,
   applyUpdates,
   collectChanges,
   countApplied,
   countUpdates,
+  fieldTypes,
   loadCreates,
   markConflicts,
   markLeftovers,
   markMissingItems,
+  markTypeErrors,
   recordCreates,
 } from './apply-sql';
 import { applyCatalogChanges, CatalogChanges } from './apply-schema';
@@ -48,8 +56,10 @@ export interface ApplyResult {
   applied: number;
   /** Changes left as `conflict` (the item changed since the change was computed). */
   skipped_conflicts: number;
-  /** Changes that could not be applied (item gone, invalid create, …), now `error` with a reason. */
+  /** Changes that could not be applied (item gone, a value of the wrong type, invalid create, …), now `error` with a reason. */
   failed: number;
+  /** The first {@link MAX_ERRORS_IN_RESULT} of the `failed` changes with their reasons (all of them: list the activity's changes in status `error`). */
+  errors: ApplyFailure[];
   pre_apply_snapshot_id: string | null;
   /** The schema version the activity's schema/taxonomy changes created, when any. */
   new_schema_version?: string;
@@ -76,6 +86,9 @@ export interface ApplyProgress {
   skipped_conflicts?: number;
   failed?: number;
 }
+
+/** Most failed changes an apply result lists in `errors`. */
+export const MAX_ERRORS_IN_RESULT = 100;
 
 /** Who asked for the apply (recorded as the snapshot's and schema version's author). */
 export type ApplyActor = Pick<Principal, 'kind' | 'id'>;
@@ -112,23 +125,36 @@ const RUNNING_PHASES: ReadonlySet<string> = new Set(['queued', 'applying']);
 
 /**
  * `POST /public/activities/{id}/apply` (decisions.md §5, G16): checks the activity and starts
- * `activity-apply-<activity_id>`, returning at once. An activity already `completed` by an apply
- * is answered as it is (idempotent); an apply already under way is not started twice (the
- * workflow id is the activity's, "already started" is success).
+ * `activity-apply-<activity_id>`, returning at once. An activity `completed` by an apply is
+ * answered as it is (idempotent) unless an approved change of it is not applied yet (reviewed
+ * after that apply): then it goes back to `pending_review` and a further apply runs. An apply
+ * already under way is not started twice (the workflow id is the activity's, "already started"
+ * is success).
  * @returns the activity as stored after the request (status, apply_progress, apply_result)
  * @throws NotFoundError (404), ForbiddenError (403); ConflictError (409) when the activity has
- *   no catalog or is not `pending_review`; the runner's error when Temporal is unreachable
+ *   no catalog or is not `pending_review` (or `completed`); the runner's error when Temporal is unreachable
  */
 export async function requestApply(deps: { knex: Knex; jobRunner: ApplyStarter }, scope: Scope, activityId: string, force: boolean): Promise<ReviewActivity> {
+  let replaceClosed = false;
   const activity = await deps.knex.transaction(async (trx) => {
     await loadOwned(trx, ReviewActivity, activityId, scope, 'Activity not found');
     const row = (await ReviewActivity.query(trx).findById(activityId).forUpdate()) as ReviewActivity;
-    if (row.status === 'completed' && row.apply_result) return row;
-    assertApplicable(row);
     const phase = row.apply_progress?.phase;
-    if (typeof phase === 'string' && RUNNING_PHASES.has(phase)) return row;
+    if (row.status === 'completed' && row.apply_result) {
+      if (!(await hasUnapplied(trx, activityId))) return row;
+    } else {
+      assertApplicable(row);
+      if (typeof phase === 'string' && RUNNING_PHASES.has(phase)) return row;
+    }
+    // An earlier run ended (committed, or recorded its failure): only its word-index catch-up may
+    // still run under the workflow id, and the new run replaces it.
+    replaceClosed = phase === 'completed' || phase === 'failed';
     const progress: ApplyProgress = { phase: 'queued', force };
-    return ReviewActivity.query(trx).patchAndFetchById(activityId, { apply_progress: progress as unknown as Record<string, unknown>, updated_at: new Date() });
+    return ReviewActivity.query(trx).patchAndFetchById(activityId, {
+      status: 'pending_review',
+      apply_progress: progress as unknown as Record<string, unknown>,
+      updated_at: new Date(),
+    });
   });
   if (activity.status === 'pending_review') {
     await deps.jobRunner.startApply({
@@ -137,9 +163,20 @@ export async function requestApply(deps: { knex: Knex; jobRunner: ApplyStarter }
       catalog_id: activity.catalog_id as string,
       force,
       actor: scope.principal,
+      ...(replaceClosed ? { replaceClosed: true } : {}),
     });
   }
   return activity;
+}
+
+/** Whether an activity has an approved or partially accepted change not applied yet. */
+async function hasUnapplied(trx: Knex.Transaction, activityId: string): Promise<boolean> {
+  const row = await trx('staged_changes')
+    .where('activity_id', activityId)
+    .whereIn('status', ['approved', 'partially_accepted'])
+    .whereNull('applied_at')
+    .first(trx.raw('1 AS found'));
+  return row !== undefined;
 }
 
 /** Sets `apply_progress` of a pending activity (no-op once completed). */
@@ -173,6 +210,7 @@ async function preApplySnapshot(knex: Knex, req: ApplyRequest, runId: string): P
       activity.catalog_id as string,
       'pre_apply',
       `Automatic snapshot before applying activity ${activity.id}`,
+      { activity_id: activity.id },
     );
     await setProgress(trx, activity.id, { phase: 'applying', force: req.force, pre_apply_snapshot_id: snapshot.id, snapshot_run_id: runId });
     return { snapshotId: snapshot.id };
@@ -210,9 +248,10 @@ function createData(row: {
 }
 
 /**
- * Step 2: every approved and partially accepted change of the activity in ONE transaction (see
- * src/services/review/apply-sql.ts for the statements): the custom transform's schema and
- * taxonomy changes as one new schema version, conflicts, updates, deletes, creates through the
+ * Step 2: every approved and partially accepted change of the activity not applied yet, in ONE
+ * transaction (see src/services/review/apply-sql.ts for the statements): the custom transform's
+ * schema and taxonomy changes as one new schema version, conflicts, missing items, values of the
+ * wrong type (`error`, not applied: issue 26 §7), updates, deletes, creates through the
  * catalog's item write path (`writeItems`: business keys, product grouping, strict validation,
  * search columns), then the activity `completed` with its result. Under the activity's row lock,
  * after checking it is not completed already, so a retry never applies twice.
@@ -236,7 +275,8 @@ export async function applyInTransaction(deps: ApplyDeps, req: ApplyRequest, sna
 
     await collectChanges(trx, activity.id);
     const skipped = req.force ? 0 : await markConflicts(trx, catalogId);
-    let failed = await markMissingItems(trx, catalogId);
+    const failures = await markMissingItems(trx, catalogId);
+    failures.push(...(await markTypeErrors(trx, fieldTypes((await getCurrentSchema(trx, catalogId)).schema_definition))));
     const deferWords = (await countUpdates(trx)) >= (deps.searchWordsDeferMinItems ?? SEARCH_WORDS_DEFER_MIN_ITEMS);
     await applyUpdates(trx, catalogId, catalog.unique_id_field, deferWords);
     await applyDeletes(trx, catalogId);
@@ -252,13 +292,14 @@ export async function applyInTransaction(deps: ApplyDeps, req: ApplyRequest, sna
       });
       for (const e of out.errors) errors.push({ sid: chunk[e.index].sid, reason: e.detail });
     }
-    await recordCreates(trx, written, errors);
-    failed += errors.length + (await markLeftovers(trx));
+    failures.push(...(await recordCreates(trx, written, errors)));
+    failures.push(...(await markLeftovers(trx)));
 
     const result: ApplyResult = {
       applied: await countApplied(trx),
       skipped_conflicts: skipped,
-      failed,
+      failed: failures.length,
+      errors: failures.sort((a, b) => a.row_index - b.row_index).slice(0, MAX_ERRORS_IN_RESULT),
       pre_apply_snapshot_id: snapshotId,
       ...(newVersion ? { new_schema_version: newVersion } : {}),
     };

@@ -1,7 +1,8 @@
 /**
- * Bulk review of staged changes (decisions.md §5 G16; issue 17 "API"): approve or reject given
- * changes, or given fields of them, or every change matching the list's filter. Each action is
- * one set-based UPDATE (approve_all on 100,000 changes is one statement; bench/review-append.ts).
+ * Bulk review of staged changes (decisions.md §5 G16; issue 17 "API"; issue 26 §3 and §5): approve
+ * or reject given changes, or given fields of them, or every undecided change matching the
+ * list's filter. Each action is one set-based UPDATE (approve_all on 100,000 changes is one
+ * statement; bench/review-append.ts).
  *
  * - `approve` (`change_ids`): status `approved`, every field (`accepted_fields` null).
  * - `approve` with `field_names`: status `partially_accepted`, `accepted_fields` = the named
@@ -11,9 +12,13 @@
  * - `reject` (`change_ids`): status `rejected` with `rejection_reason`.
  * - `reject` with `field_names`: those fields leave `accepted_fields` (null = every field of
  *   `after_data`); the rest stay accepted (`partially_accepted`); none left → `rejected`.
- * - `approve_all` / `reject_all`: every change matching `filter` (the staged-changes list's
- *   filter). Changes in status `error` or `conflict` are never approved by them.
- * Explicit approves skip `error` changes too (they failed the catalog schema; apply cannot use them).
+ * - `approve_all` / `reject_all` act only on undecided changes (`pending`; with
+ *   `filter.include_drafts` also vendor drafts) matching the rest of `filter`, unless `filter`
+ *   names a status itself: a reviewer's rejection, approval or partial accept is never
+ *   overridden by a bulk action (decisions.md §5). `approve_all` never approves `error` or
+ *   `conflict` changes, whatever the filter.
+ * Explicit approves skip `error` changes too (they failed the catalog schema; apply cannot use
+ * them). No action touches a change already applied (a further apply applies the rest).
  */
 import type { Knex } from 'knex';
 import { ConflictError, ValidationError } from '../../lib/errors';
@@ -21,7 +26,7 @@ import { isUuid } from '../../lib/ids';
 import { ReviewActivity } from '../../models/review-activity';
 import type { BulkReviewInput } from '../../schemas/review';
 import type { Scope } from '../access/scope';
-import { loadActivity, stagedFilterSql } from './staged-changes';
+import { loadActivity, StagedChangeFilter, stagedFilterSql } from './staged-changes';
 
 /** The answer of a bulk review: how many changes it changed. */
 export interface BulkReviewResult {
@@ -29,10 +34,52 @@ export interface BulkReviewResult {
   updated: number;
 }
 
+/** The two bulk actions over a filter. */
+export type BulkAction = 'approve_all' | 'reject_all';
+
+/** Statuses each bulk action leaves alone whatever the filter names: approve_all never approves `error` or `conflict`. */
+const LEFT_ALONE: Record<BulkAction, string[]> = { approve_all: ['error', 'conflict', 'approved'], reject_all: ['rejected'] };
+
+/** The changes of `activityId` a bulk action over `filter` may address, before its own {@link LEFT_ALONE} statuses. */
+function bulkScope(knex: Knex | Knex.Transaction, activityId: string, filter: StagedChangeFilter): Knex.QueryBuilder {
+  const f = stagedFilterSql({ ...filter, include_drafts: true });
+  const q = knex('staged_changes').where('activity_id', activityId).whereNull('applied_at').whereRaw(f.sql, f.bindings);
+  if (!filter.status) q.whereIn('status', filter.include_drafts ? ['pending', 'draft'] : ['pending']);
+  return q;
+}
+
+/**
+ * The staged changes of `activityId` that `action` over `filter` acts on (see the module
+ * comment), as a query builder on `staged_changes` to update.
+ */
+export function bulkTargets(knex: Knex | Knex.Transaction, activityId: string, action: BulkAction, filter: StagedChangeFilter): Knex.QueryBuilder {
+  return bulkScope(knex, activityId, filter).whereNotIn('status', LEFT_ALONE[action]);
+}
+
+/**
+ * How many changes each bulk action over `filter` would change now (what the dashboard shows on
+ * its "approve all" / "reject all" buttons before they run), in one scan.
+ */
+export async function countBulkTargets(knex: Knex, activityId: string, filter: StagedChangeFilter): Promise<Record<BulkAction, number>> {
+  const [row] = (await bulkScope(knex, activityId, filter).select(
+    knex.raw('count(*) FILTER (WHERE status <> ALL(?::text[]))::int AS approve_all, count(*) FILTER (WHERE status <> ALL(?::text[]))::int AS reject_all', [
+      LEFT_ALONE.approve_all,
+      LEFT_ALONE.reject_all,
+    ]),
+  )) as Array<Record<BulkAction, number>>;
+  return { approve_all: row.approve_all, reject_all: row.reject_all };
+}
+
+/** Whether an activity's changes may still be reviewed: it is open, or completed by an apply (the changes it did not apply). */
+function reviewable(activity: ReviewActivity): boolean {
+  return activity.status === 'created' || activity.status === 'pending_review' || activity.status === 'completed';
+}
+
 /**
  * Runs one bulk-review action on an activity's staged changes (rules in the file comment).
  * @throws ValidationError (422) `approve`/`reject` without `change_ids`; NotFoundError /
- *   ForbiddenError for the activity; ConflictError (409) when the activity is completed or cancelled
+ *   ForbiddenError for the activity; ConflictError (409) when the activity is cancelled, failed
+ *   or still running
  */
 export async function bulkReview(knex: Knex, scope: Scope, activityId: string, body: BulkReviewInput): Promise<BulkReviewResult> {
   const single = body.action === 'approve' || body.action === 'reject';
@@ -40,19 +87,13 @@ export async function bulkReview(knex: Knex, scope: Scope, activityId: string, b
   return knex.transaction(async (trx) => {
     await loadActivity(trx, scope, activityId);
     const activity = await ReviewActivity.query(trx).findById(activityId).forShare().throwIfNotFound();
-    if (activity.status === 'completed' || activity.status === 'cancelled')
-      throw new ConflictError(`Activity is ${activity.status}: its changes can no longer be reviewed`);
+    if (!reviewable(activity)) throw new ConflictError(`Activity is ${activity.status}: its changes can no longer be reviewed`);
     const ids = (body.change_ids ?? []).filter(isUuid);
     const reason = body.rejection_reason ?? null;
-    const scoped = () => {
-      const b = trx('staged_changes').where('activity_id', activityId);
-      if (single) return b.whereIn('id', ids);
-      const filter = stagedFilterSql(body.filter ?? {});
-      return b.whereRaw(filter.sql, filter.bindings);
-    };
+    const byId = () => trx('staged_changes').where('activity_id', activityId).whereNull('applied_at').whereIn('id', ids);
     let updated: number;
     if (body.action === 'approve' && body.field_names) {
-      updated = await scoped()
+      updated = await byId()
         .whereNot('status', 'error')
         .whereRaw('after_data \\?| ?::text[]', [body.field_names])
         .update({
@@ -67,20 +108,29 @@ export async function bulkReview(knex: Knex, scope: Scope, activityId: string, b
         });
     } else if (body.action === 'reject' && body.field_names) {
       const remaining = `ARRAY(SELECT f FROM unnest(coalesce(accepted_fields, ARRAY(SELECT jsonb_object_keys(after_data)))) f WHERE f <> ALL(?::text[]) ORDER BY f)`;
-      updated = await scoped().update({
+      updated = await byId().update({
         status: trx.raw(`CASE WHEN cardinality(${remaining}) = 0 THEN 'rejected' ELSE 'partially_accepted' END`, [body.field_names]),
         accepted_fields: trx.raw(`CASE WHEN cardinality(${remaining}) = 0 THEN NULL ELSE ${remaining} END`, [body.field_names, body.field_names]),
         rejection_reason: reason,
         updated_at: trx.fn.now(),
       });
-    } else if (body.action === 'approve' || body.action === 'approve_all') {
-      const q = scoped().whereNot('status', 'error');
-      if (body.action === 'approve_all') q.whereNotIn('status', ['conflict', 'approved']);
-      updated = await q.update({ status: 'approved', accepted_fields: null, rejection_reason: null, updated_at: trx.fn.now() });
+    } else if (body.action === 'approve' || body.action === 'reject') {
+      const approve = body.action === 'approve';
+      const q = approve ? byId().whereNot('status', 'error') : byId();
+      updated = await q.update({
+        status: approve ? 'approved' : 'rejected',
+        accepted_fields: null,
+        rejection_reason: approve ? null : reason,
+        updated_at: trx.fn.now(),
+      });
     } else {
-      const q = scoped();
-      if (body.action === 'reject_all') q.whereNot('status', 'rejected');
-      updated = await q.update({ status: 'rejected', accepted_fields: null, rejection_reason: reason, updated_at: trx.fn.now() });
+      const approve = body.action === 'approve_all';
+      updated = await bulkTargets(trx, activityId, body.action, body.filter ?? {}).update({
+        status: approve ? 'approved' : 'rejected',
+        accepted_fields: null,
+        rejection_reason: approve ? null : reason,
+        updated_at: trx.fn.now(),
+      });
     }
     return { activity_id: activityId, updated };
   });

@@ -1,8 +1,12 @@
 /**
  * The read side of review activities (decisions.md §1 and §5, G13/G16): one activity, the
  * paginated list of its staged changes, their summary, and the staged-change filter shared by
- * the list and by bulk review (`approve_all` / `reject_all` act on exactly the changes the list
- * shows for the same filter).
+ * the list and by bulk review (`approve_all` / `reject_all` act on the undecided part of what
+ * the list shows for the same filter, ./bulk-review.ts).
+ *
+ * Vendor drafts (interface-spec.md "States": `draft` is hidden from the admin until submitted;
+ * decisions.md §5): changes in status `draft` are left out of every list, count and summary
+ * unless the caller asks for them with `include_drafts` (or names the status `draft` itself).
  */
 import type { Knex } from 'knex';
 import { loadOwned } from '../access/ownership';
@@ -30,29 +34,94 @@ export function loadActivity(knex: Knex | Knex.Transaction, scope: Scope, activi
   return loadOwned<ReviewActivity>(knex, ReviewActivity, activityId, scope, 'Activity not found');
 }
 
-/** Number of staged changes of an activity. */
-export async function countStaged(knex: Knex | Knex.Transaction, activityId: string): Promise<number> {
-  return StagedChange.query(knex).where({ activity_id: activityId }).resultSize();
+/**
+ * Number of staged changes of an activity: drafts left out unless `includeDrafts` (see the
+ * module comment).
+ */
+export async function countStaged(knex: Knex | Knex.Transaction, activityId: string, includeDrafts = false): Promise<number> {
+  return StagedChange.query(knex)
+    .where({ activity_id: activityId })
+    .modify((q) => {
+      if (!includeDrafts) q.whereNot('status', 'draft');
+    })
+    .resultSize();
+}
+
+/** Number of vendor drafts (`draft`) of an activity: what `POST …/submit` would turn into `pending`. */
+export async function countDrafts(knex: Knex | Knex.Transaction, activityId: string): Promise<number> {
+  return StagedChange.query(knex).where({ activity_id: activityId, status: 'draft' }).resultSize();
 }
 
 /**
- * `GET /api/activities/{id}` (decisions.md §1, G16): the activity with its `staged_count`.
+ * A restore of one of the activity's `pre_apply` snapshots (decisions.md §3 G11: a restore
+ * takes a `safety` snapshot first, which records the snapshot it restored).
+ */
+export interface ActivityRestore {
+  /** The activity's `pre_apply` snapshot that was restored. */
+  snapshot_id: string;
+  /** The `safety` snapshot the restore took of the state it replaced (restore it to redo). */
+  safety_snapshot_id: string;
+  restored_at: Date;
+  /** Who restored it (`api_key:<id>` or `user:<id>`). */
+  restored_by: string;
+}
+
+/** An activity with what its answers show besides the row. */
+export interface ActivityDetail extends ActivityWithCount {
+  /** Changes in status `draft` (counted whatever `include_drafts` says: submit turns them into `pending`). */
+  draftCount: number;
+  /** Restores of the activity's `pre_apply` snapshots, newest first. */
+  restores: ActivityRestore[];
+}
+
+/**
+ * Restores of the `pre_apply` snapshots an activity's applies took (snapshots link to their
+ * activity, and a restore's `safety` snapshot to the snapshot it restored), newest first.
+ */
+export async function activityRestores(knex: Knex | Knex.Transaction, activityId: string): Promise<ActivityRestore[]> {
+  const rows = (await knex('catalog_snapshots as pre')
+    .join('catalog_snapshots as safety', 'safety.restored_snapshot_id', 'pre.id')
+    .where({ 'pre.activity_id': activityId, 'pre.snapshot_type': 'pre_apply' })
+    .orderBy([
+      { column: 'safety.created_at', order: 'desc' },
+      { column: 'safety.id', order: 'desc' },
+    ])
+    .select(
+      'pre.id as snapshot_id',
+      'safety.id as safety_snapshot_id',
+      'safety.created_at as restored_at',
+      'safety.created_by as restored_by',
+    )) as ActivityRestore[];
+  return rows;
+}
+
+/**
+ * `GET /api/activities/{id}` (decisions.md §1, G16): the activity with its `staged_count`
+ * (drafts only with `includeDrafts`), its number of drafts and the restores of its `pre_apply`
+ * snapshots.
  * @throws NotFoundError `Activity not found` (404); ForbiddenError (403)
  */
-export async function getActivity(knex: Knex, scope: Scope, activityId: string): Promise<ActivityWithCount> {
+export async function getActivity(knex: Knex, scope: Scope, activityId: string, includeDrafts = false): Promise<ActivityDetail> {
   const activity = await loadActivity(knex, scope, activityId);
-  return { activity, stagedCount: await countStaged(knex, activityId) };
+  const [stagedCount, draftCount, restores] = await Promise.all([
+    countStaged(knex, activityId, includeDrafts),
+    countDrafts(knex, activityId),
+    activityRestores(knex, activityId),
+  ]);
+  return { activity, stagedCount, draftCount, restores };
 }
 
 /**
  * Which staged changes a list or a bulk review addresses (the dashboard's filters):
- * - `status`: one staged-change status;
+ * - `status`: one staged-change status (`draft` included: naming it asks for drafts);
+ * - `include_drafts`: without a `status`, drafts are left out unless this is true;
  * - `field`: the change's `after_data` has this key and its value differs from `before_data`'s;
  * - `confidence`: `review_info.confidence` equals it;
  * - `search_query`: case-insensitive substring of the before or after data (as JSON text).
  */
 export interface StagedChangeFilter {
   status?: string;
+  include_drafts?: boolean;
   field?: string;
   confidence?: string;
   search_query?: string;
@@ -68,7 +137,7 @@ export function stagedFilterSql(f: StagedChangeFilter): { sql: string; bindings:
   if (f.status) {
     parts.push('status = ?');
     bindings.push(f.status);
-  }
+  } else if (!f.include_drafts) parts.push("status <> 'draft'");
   if (f.field) {
     parts.push('(after_data \\? ? AND (after_data -> ?) IS DISTINCT FROM (before_data -> ?))');
     bindings.push(f.field, f.field, f.field);
@@ -136,30 +205,45 @@ export interface StagedChangesSummary {
 }
 
 /**
+ * Staged changes of an activity per status (statuses without changes absent; `draft` only with
+ * `includeDrafts`): one aggregate over the (activity_id, status) index.
+ */
+export async function countByStatus(knex: Knex | Knex.Transaction, activityId: string, includeDrafts = false): Promise<Record<string, number>> {
+  const rows = (await knex('staged_changes')
+    .where({ activity_id: activityId })
+    .modify((q) => {
+      if (!includeDrafts) q.whereNot('status', 'draft');
+    })
+    .groupBy('status')
+    .select('status')
+    .count({ n: '*' })) as unknown as Array<{ status: string; n: string }>;
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+}
+
+/**
  * `GET /api/activities/{id}/staged-changes/summary` (decisions.md §5, G16): `{total_changes,
  * by_status, field_stats: {field: {completed, total, completion_rate, changed}}, taxonomy_stats:
  * {with_category, categories: {category_id: count}}}`. `completed` counts changes whose after
  * data has a non-empty value for the field; `changed` those where it differs from before.
+ * Drafts are left out unless `includeDrafts`.
  * @throws NotFoundError (404) / ForbiddenError (403) for the activity
  */
-export async function stagedChangesSummary(knex: Knex, scope: Scope, activityId: string): Promise<StagedChangesSummary> {
+export async function stagedChangesSummary(knex: Knex, scope: Scope, activityId: string, includeDrafts = false): Promise<StagedChangesSummary> {
   await loadActivity(knex, scope, activityId);
-  const byStatus = (await knex('staged_changes').where({ activity_id: activityId }).groupBy('status').select('status').count({ n: '*' })) as unknown as Array<{
-    status: string;
-    n: string;
-  }>;
-  const total = byStatus.reduce((s, r) => s + Number(r.n), 0);
+  const byStatus = await countByStatus(knex, activityId, includeDrafts);
+  const drafts = includeDrafts ? '' : "AND s.status <> 'draft'";
+  const total = Object.values(byStatus).reduce((s, n) => s + n, 0);
   const { rows: fields } = await knex.raw(
     `SELECT e.key AS field,
        count(*) FILTER (WHERE e.value <> 'null'::jsonb AND e.value <> '""'::jsonb AND e.value <> '[]'::jsonb) AS completed,
        count(*) FILTER (WHERE e.value IS DISTINCT FROM s.before_data -> e.key) AS changed
      FROM staged_changes s CROSS JOIN LATERAL jsonb_each(s.after_data) e
-     WHERE s.activity_id = ? GROUP BY e.key ORDER BY e.key`,
+     WHERE s.activity_id = ? ${drafts} GROUP BY e.key ORDER BY e.key`,
     [activityId],
   );
   const { rows: cats } = await knex.raw(
-    `SELECT source_data ->> 'category_id' AS category_id, count(*) AS n FROM staged_changes
-     WHERE activity_id = ? AND source_data ->> 'category_id' IS NOT NULL GROUP BY 1 ORDER BY 1`,
+    `SELECT source_data ->> 'category_id' AS category_id, count(*) AS n FROM staged_changes s
+     WHERE activity_id = ? AND source_data ->> 'category_id' IS NOT NULL ${drafts} GROUP BY 1 ORDER BY 1`,
     [activityId],
   );
   const fieldStats: Record<string, FieldStats> = {};
@@ -171,7 +255,7 @@ export async function stagedChangesSummary(knex: Knex, scope: Scope, activityId:
   for (const c of cats as Array<{ category_id: string; n: string }>) categories[c.category_id] = Number(c.n);
   return {
     total_changes: total,
-    by_status: Object.fromEntries(byStatus.map((r) => [r.status as string, Number(r.n)])),
+    by_status: byStatus,
     field_stats: fieldStats,
     taxonomy_stats: { with_category: Object.values(categories).reduce((s, n) => s + n, 0), categories },
   };
