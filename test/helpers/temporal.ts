@@ -61,6 +61,11 @@ export interface FakeEngineOptions {
   delayMs?: number;
   /** Items for which the engine returns an item-level `error` result. */
   errorFor?: (item: Record<string, unknown>) => boolean;
+  /**
+   * Holds an item until the promise it returns settles (undefined: no hold). Tests use it to
+   * observe a job while it certainly runs, whatever the machine's speed (issue 29 §4).
+   */
+  holdFor?: (item: Record<string, unknown>) => Promise<void> | undefined;
 }
 
 const NO_USAGE: EngineUsage = { search_calls: 0, pages_fetched: 0, llm_calls: 0, llm_prompt_tokens: 0, llm_completion_tokens: 0 };
@@ -96,6 +101,7 @@ export function fakeEngine(options: FakeEngineOptions = {}): EnrichmentEngine & 
     },
     async enrich(input: EnrichInput) {
       engine.calls += 1;
+      await options.holdFor?.(input.item);
       if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
       const { result, usage } = await engine.extract(input);
       return { result, evidence, usage };

@@ -75,6 +75,7 @@ afterAll(async () => {
 
 afterEach(() => {
   engineOptions.delayMs = 0;
+  engineOptions.holdFor = undefined;
 });
 
 /** The job row plus counts from its rows. */
@@ -91,17 +92,24 @@ async function jobState(jobId: string) {
 }
 
 test('runs a job to completion, with a live progress query and search attributes', async () => {
-  engineOptions.delayMs = 100;
+  // The first ten items (the first batch of rows) wait until the test has seen the job running,
+  // with the last batch done: no race with the job's end, however fast or slow the machine.
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  engineOptions.holdFor = (item) => (Number(String(item.name).split(' ')[1]) < 10 ? released : undefined);
   const { jobId, workflowId } = await createTestJob(knex, runner, organizationId, 12);
   const handle = env.client.workflow.getHandle(workflowId);
-
-  const live = await waitUntil(async () => {
-    const p = await handle.query(progressQuery).catch(() => null);
-    return p && p.completed_items >= 2 && p.status === 'running' ? p : null;
-  }, 'progress while running');
-  expect(live.total_items).toBe(12);
-  expect(live.completed_items).toBeLessThan(12);
-  expect(live.cursor).toBeGreaterThanOrEqual(live.completed_items - 1);
+  try {
+    const live = await waitUntil(async () => {
+      const p = await handle.query(progressQuery).catch(() => null);
+      return p && p.completed_items >= 2 && p.status === 'running' ? p : null;
+    }, 'progress while running');
+    expect(live.total_items).toBe(12);
+    expect(live.completed_items).toBeLessThan(12);
+    expect(live.cursor).toBeGreaterThanOrEqual(live.completed_items - 1);
+  } finally {
+    release();
+  }
 
   await runner.startEnrichment({ id: jobId, organization_id: organizationId, catalog_id: null, workflow_id: workflowId, total_items: 12 }); // already started: no error
   await runner.waitForClose(workflowId);
