@@ -164,3 +164,28 @@ describe('values keep their types, whoever staged them (§7)', () => {
     expect(bad).toMatchObject({ status: 'error', error_reason: 'price: "abc" is not a number', after_data: { sku: 'C-2', price: 'abc', tags: ['oak'] } });
   }, 120_000);
 });
+
+describe('changes clients append: typed and shaped like the rest (§7)', () => {
+  it('types values by the catalog schema, puts a flat sources map under sources, and makes an untypable value an error change', async () => {
+    const catalogId = await createTestCatalog(org.organizationId, { schema_definition: CATALOG_SCHEMA });
+    const res = await request(realApp)
+      .post(`/api/public/catalogs/${catalogId}/activities`)
+      .set(org.auth)
+      .send({
+        type: 'custom_transform',
+        description: 'prices from a supplier sheet',
+        staged_changes: [
+          { after_data: { sku: 'S-1', price: '7', tags: 'red|blue' }, source_data: { price: ['https://supplier.example/sheet'] } },
+          { after_data: { sku: 'S-2', price: 'call us' } },
+        ],
+      });
+    expect(res.status).toBe(200);
+    const [good, bad] = await stagedOf(res.body.activity_id);
+    expect(good).toMatchObject({
+      status: 'pending',
+      after_data: { sku: 'S-1', price: 7, tags: ['red', 'blue'] },
+      source_data: { sources: { price: ['https://supplier.example/sheet'] } },
+    });
+    expect(bad).toMatchObject({ status: 'error', error_reason: 'price: "call us" is not a number' });
+  });
+});

@@ -90,6 +90,20 @@ export function stagedProvenance(result: Pick<EnrichmentResult, 'after_data' | '
 }
 
 /**
+ * A client's `source_data` in the shape staged changes share ({@link stagedProvenance}): a flat
+ * map of field → list of source URLs (what flows used to stage, and what some clients send) is
+ * put under `sources`; anything else (already shaped, or not a map of URL lists) is kept as
+ * sent, `{}` when absent.
+ */
+export function sourceDataShape(sourceData: Record<string, unknown> | null | undefined): Record<string, unknown> {
+  if (!sourceData) return {};
+  const entries = Object.values(sourceData);
+  const flat =
+    !('sources' in sourceData) && entries.length > 0 && entries.every((v) => Array.isArray(v) && v.length > 0 && v.every((u) => typeof u === 'string'));
+  return flat ? { sources: sourceData } : sourceData;
+}
+
+/**
  * What an enrichment result changes on a catalog item (`before`, `{}` for a new item): the
  * result's data (without provenance and `__catalog_item_id`) over `before`, except
  * - identity fields (name, brand, GTIN, MPN, SKU; `identityKeys`) that research did not source
