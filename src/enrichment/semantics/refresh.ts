@@ -6,9 +6,11 @@
  * Per requested field whose item value is present:
  * - nothing sourced (no value, or only values read from the item's own text, `INPUT:*`): the
  *   item's value stays, cited `INPUT:<field>`;
- * - a sourced value (a web page, a knowledge-base `SOURCE_X`) without `merge`: it replaces the
- *   item's value (overwrite is the default), so a staged change shows before → after with the
- *   value's source;
+ * - a sourced value (a web page, a knowledge-base `SOURCE_X`) equal to the item's once
+ *   normalised (case, accents, spacing, punctuation; numbers as numbers; a brand also when one
+ *   contains the other): the item's spelling stays, the research is cited;
+ * - a different sourced value without `merge`: it replaces the item's value (overwrite is the
+ *   default), so a staged change shows before → after with the value's source;
  * - with `merge: true`: lists become the union (existing first, duplicates by normalised value
  *   dropped), objects merge key by key (the same rules per key), and a scalar keeps the item's
  *   value: a different sourced value is offered as a LOW `field` candidate with its sources
@@ -30,10 +32,27 @@ function valueKey(v: unknown): string {
   return enumKey(typeof v === 'string' ? v : JSON.stringify(v));
 }
 
-/** Whether two values are the same once normalised ({@link valueKey}; numbers and numeric text compare as numbers). */
+/** Folded text without any punctuation (`De’Longhi` → `delonghi`). */
+function textKey(v: unknown): string {
+  return valueKey(v).replace(/[\p{P}\p{S}]/gu, '');
+}
+
+/** Whether two values are the same once normalised (case, accents, spacing, punctuation; numbers and numeric text compare as numbers). */
 export function sameNormalised(a: unknown, b: unknown): boolean {
   if ((typeof a === 'number' || typeof b === 'number') && Number(a) === Number(b) && String(a).trim() !== '' && String(b).trim() !== '') return true;
-  return valueKey(a) === valueKey(b);
+  return valueKey(a) === valueKey(b) || (typeof a === 'string' && typeof b === 'string' && textKey(a) !== '' && textKey(a) === textKey(b));
+}
+
+/**
+ * Whether a sourced value names the same thing as the item's: {@link sameNormalised}, or, for a
+ * brand (a name the item gave that identified the product's page), one containing the other
+ * (`adidas` / `adidas Performance`, `Roborock` / `Marca: Roborock`).
+ */
+function sameAsItem(field: OutputField, existing: unknown, found: unknown): boolean {
+  if (sameNormalised(existing, found)) return true;
+  if (fieldRole(field) !== 'brand' || typeof existing !== 'string' || typeof found !== 'string') return false;
+  const [a, b] = [textKey(existing), textKey(found)];
+  return a.length >= 3 && b.length >= 3 && (a.includes(b) || b.includes(a));
 }
 
 /** Union of two lists, existing items first, de-duplicated by normalised value. */
@@ -119,14 +138,14 @@ export function reconcileWithItem(result: EnrichmentResult, input: EnrichInput, 
   const cited = after.sources[field.name] ?? [];
   const found = after[field.name];
   if (!isSourced(cited) || !present(found)) return keepExisting(result, field, existing);
+  // The same value once normalised (`Kärcher` / `KÄRCHER`), confirmed by research: the item's spelling stays, the research is cited.
+  if (!Array.isArray(existing) && !isPlainObject(existing) && sameAsItem(field, existing, found)) {
+    after[field.name] = existing;
+    return;
+  }
   if (!field.merge) return;
   const merged = mergeValues(existing, found);
   if (merged === existing) {
-    // The same value, confirmed by research: kept as the item writes it, with the research cited.
-    if (sameNormalised(existing, found)) {
-      after[field.name] = existing;
-      return;
-    }
     const explanation = after.source_explanations[field.name] ?? '';
     keepExisting(result, field, existing);
     if (!sameNormalised(existing, found)) offerKeptOut(result, input, field, existing, found, cited, explanation);

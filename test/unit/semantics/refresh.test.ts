@@ -50,6 +50,18 @@ describe('refresh: every requested field is researched, a sourced value replaces
     expect(r.review_info.field_methods.color).toBe('input');
   });
 
+  it('a sourced value naming the same thing keeps the item’s spelling and cites the research', () => {
+    const schema = [field({ name: 'brand' }), field({ name: 'color' })];
+    const r = reconcile({ brand: 'DeLonghi', color: 'Dark-blue' }, { brand: 'De’Longhi', color: 'dark blue' }, { brand: [PAGE], color: [PAGE] }, schema);
+    expect([r.after_data.brand, r.after_data.color, r.after_data.sources.brand]).toEqual(['DeLonghi', 'Dark-blue', [PAGE]]);
+    // A brand the page writes with more words around it is the item's brand.
+    const sub = reconcile({ brand: 'Roborock' }, { brand: 'Ver mais artigos da Marca: Roborock' }, { brand: [PAGE] }, schema);
+    expect(sub.after_data.brand).toBe('Roborock');
+    // Not for other fields: a more precise colour refreshes the item's.
+    const precise = reconcile({ color: 'blue' }, { color: 'navy blue' }, { color: [PAGE] }, schema);
+    expect(precise.after_data.color).toBe('navy blue');
+  });
+
   it('a value read only from the item’s own text never replaces the item’s own field', () => {
     const r = reconcile({ title: 'Red lamp', color: 'Crimson' }, { color: 'Red' }, { color: ['INPUT:title'] }, [field({ name: 'color' })]);
     expect(r.after_data.color).toBe('Crimson');
