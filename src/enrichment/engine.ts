@@ -18,7 +18,9 @@ import { createLlmClient, refineWithLlm, withFitCheck, type LlmConfig } from './
 import { readInUnit } from './normalize/units';
 import { fetchedPageDoc } from './providers/documents';
 import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, LowConfidenceCandidate, OutputField, ReviewInfo } from './types';
-import { applySemantics, extractsDespiteInput, present } from './semantics';
+import { applySemantics, present } from './semantics';
+import { keepIdentity } from './semantics/refresh';
+import { sampleShapes, shapeOf } from './semantics/samples';
 import { readDimension } from './semantics/dimensions';
 import { lowConfidenceWanted } from './semantics/low-confidence';
 import { unitCandidates } from './semantics/measure';
@@ -91,14 +93,21 @@ function calibratedConfidence(voted: Voted, role: string, field: string, tuning?
   return cal.total.n > 0 ? levelOf(cal, cell) : voted.confidence;
 }
 
+/** What a reading shaped like one of the field's `sample_values` adds to its group's rank (never to its weight or confidence). */
+const SAMPLE_SHAPE_BONUS = 0.5;
+
 /**
  * Agreement voting: candidates grouped by value, summed weight decides; the strongest reading
- * explains. For a number field with a `unit`, readings group by their quantity in that unit
+ * explains. A group whose reading is shaped like one of the field's `sample_values`
+ * (./semantics/samples) ranks higher; the confidence still comes from the readings' weights. For a number field with a `unit`, readings group by their quantity in that unit
  * (a JSON-LD `1.2` + `KGM` agrees with a spec row "1200 g"); a bare number with a stated
  * unit never groups with the same number in another unit.
  */
 function vote(candidates: Candidate[], field?: OutputField): Voted | null {
   if (candidates.length === 0) return null;
+  const shapes = sampleShapes(field?.sample_values);
+  const shaped = (c: Candidate) =>
+    shapes.size > 0 && (Array.isArray(c.value) ? c.value : [c.value]).some((v) => shapes.has(shapeOf(v))) ? SAMPLE_SHAPE_BONUS : 0;
   const measured = field?.unit && (field.type === 'number' || field.type === 'integer') ? field.unit : null;
   const groups = new Map<string, Candidate[]>();
   for (const c of candidates) {
@@ -111,7 +120,8 @@ function vote(candidates: Candidate[], field?: OutputField): Voted | null {
   }
   const ranked = [...groups.values()]
     .map((g) => ({ g: [...g].sort((a, b) => b.weight - a.weight), total: g.reduce((s, c) => s + c.weight, 0) }))
-    .sort((a, b) => b.g[0].weight + 0.25 * b.total - (a.g[0].weight + 0.25 * a.total));
+    .map((r) => ({ ...r, score: r.g[0].weight + 0.25 * r.total + shaped(r.g[0]) }))
+    .sort((a, b) => b.score - a.score);
   const best = ranked[0];
   const methods = new Set(best.g.map((c) => `${c.method}@${c.url}`));
   return {
@@ -207,10 +217,15 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
       ? null
       : await learned.model(input.output_schema, input.options.text_examples ?? [], input.options.known_values, input.options.text_corpus);
     const result = buildResult(input, evidence, parsed, model, deps.tuning);
-    if (!llm) return { result, usage: emptyUsage() };
+    if (!llm) {
+      keepIdentity(result, input);
+      return { result, usage: emptyUsage() };
+    }
     const read = (evidence.documents as EvidenceDocument[]).filter((d) => d && d.doc).map((d) => ({ source: d.url, doc: d.doc }));
     const kb = knowledgeBaseSources(input.options.knowledge_base ?? [], input.item, parsed).map((s) => ({ source: s.source_id, doc: s.doc }));
-    return withFitCheck(llm, input, await refineWithLlm(llm, input, [...read, ...kb], result));
+    const refined = await refineWithLlm(llm, input, [...read, ...kb], result);
+    keepIdentity(refined.result, input);
+    return withFitCheck(llm, input, refined);
   };
 
   return {
@@ -299,20 +314,6 @@ function unplace(draft: Draft, field: OutputField, reason: string): void {
   delete draft.review.field_confidence[field.name];
 }
 
-/** Keeps the values the item already has (unless the field is extracted despite its input). @returns the fields still wanted */
-function keepInputFields(draft: Draft, item: Record<string, unknown>, fields: OutputField[]): OutputField[] {
-  const wanted: OutputField[] = [];
-  for (const field of fields) {
-    if (present(item[field.name]) && !extractsDespiteInput(field)) {
-      draft.after.sources[field.name] = [`INPUT:${field.name}`];
-      draft.after.source_explanations[field.name] = `Kept from the input item's ${field.name}.`;
-      draft.review.field_methods[field.name] = 'input';
-      draft.review.field_confidence[field.name] = 'high';
-    } else wanted.push(field);
-  }
-  return wanted;
-}
-
 /** The knowledge-base sources of an item (what {@link knowledgeBaseSources} returns). */
 type KbSources = ReturnType<typeof knowledgeBaseSources>;
 
@@ -388,7 +389,15 @@ interface PageReading {
  * (the best page weighs most) and the knowledge base; withholds markup-only GTINs, notes
  * readings that do not fit the type and strong rivals; states what was read in `review.reasoning`.
  */
-function readPages(draft: Draft, wanted: OutputField[], pages: PageReading, kb: KbSources, evidence: Evidence, tuning?: ExtractionTuning): void {
+function readPages(
+  draft: Draft,
+  item: Record<string, unknown>,
+  wanted: OutputField[],
+  pages: PageReading,
+  kb: KbSources,
+  evidence: Evidence,
+  tuning?: ExtractionTuning,
+): void {
   const { review } = draft;
   const { docs, accepted, rejected } = pages;
   for (const field of wanted) {
@@ -429,9 +438,9 @@ function readPages(draft: Draft, wanted: OutputField[], pages: PageReading, kb: 
         message: `Another reading gave "${`${String(rival.value)}${rival.unit ? ` ${rival.unit}` : ''}`.slice(0, 80)}" (${rival.explanation}).`,
       });
   }
-  // A currency denominates a price: when a price is asked for and none was found, a currency read alone is not kept.
+  // A currency denominates a price: when a price is asked for and none was found (nor given by the item), a currency read alone is not kept.
   const priceField = wanted.find((f) => fieldRole(f) === 'price');
-  if (priceField && !(priceField.name in draft.after.sources) && ruleOn(tuning, 'currency.needs-price'))
+  if (priceField && !(priceField.name in draft.after.sources) && !present(item[priceField.name]) && ruleOn(tuning, 'currency.needs-price'))
     for (const f of wanted.filter((w) => fieldRole(w) === 'currency' && w.name in draft.after.sources))
       unplace(draft, f, 'no price was found on the page for it to denominate');
   if (accepted.length === 0) review.flags.push('no_matching_page');
@@ -456,9 +465,10 @@ function finishReview(review: ReviewInfo, evidence: Evidence): void {
  * One item's result from its evidence. `memo`: the engine's parse memo (knowledge-base
  * documents). `model`: the text model learned from the target
  * catalog's items for `input.output_schema` (web_search false only); without it, the text is
- * read by the rule layer with the catalog's known values. `tuning`: see {@link createEngine}. Steps: keep the item's own values,
- * read the rest from the item's text ({@link readItemText}) or the matching pages
- * ({@link readPages}), finish the review, then taxonomy and semantic checks.
+ * read by the rule layer with the catalog's known values. `tuning`: see {@link createEngine}. Steps: read every
+ * requested field from the item's text ({@link readItemText}) or the matching pages
+ * ({@link readPages}), finish the review, then taxonomy, then refresh / merge against the item's
+ * own values and the semantic checks ({@link applySemantics}).
  */
 function buildResult(input: EnrichInput, evidence: Evidence, memo: PageMemo, model: TextModel | null = null, tuning?: ExtractionTuning): EnrichmentResult {
   const { item, output_schema: fields, options } = input;
@@ -470,7 +480,8 @@ function buildResult(input: EnrichInput, evidence: Evidence, memo: PageMemo, mod
     sources: new Set<string>(),
     lowEnabled,
   };
-  const wanted = keepInputFields(draft, item, fields);
+  // Refresh (decisions.md §4): every requested field is researched; applySemantics then reconciles with the item's values.
+  const wanted = fields;
 
   const ids = itemIdentifiers(item);
   const identity: ItemIdentity = { name: itemName(item), brand: ids.brand, identifiers: [...ids.gtin, ...ids.mpn, ...ids.sku] };
@@ -481,7 +492,7 @@ function buildResult(input: EnrichInput, evidence: Evidence, memo: PageMemo, mod
   const kb = knowledgeBaseSources(options.knowledge_base ?? [], item, memo);
 
   if (!options.web_search) readItemText(draft, input, wanted, kb, model);
-  else readPages(draft, wanted, { docs, accepted, rejected }, kb, evidence, tuning);
+  else readPages(draft, item, wanted, { docs, accepted, rejected }, kb, evidence, tuning);
   finishReview(draft.review, evidence);
   const result: EnrichmentResult = { original_data: item, after_data: draft.after, all_sources: [...draft.sources], review_info: draft.review };
   if (lowEnabled) {

@@ -185,7 +185,8 @@ describe('catalog_id: staged changes on the job activity (decisions.md §4, §5)
         catalog_id: catalogId,
         output_schema: [brand],
         staged_status: 'draft',
-        // The third row names its catalog item explicitly; its new SKU must not matter.
+        // The third row names its catalog item explicitly; its new SKU must not matter (and, an
+        // identity field not requested, is never written: decisions.md §4 "Refresh and merge").
         items: [
           { sku: 'A-1', name: 'Shoe one' },
           { sku: 'NEW-2', name: 'Shoe two' },
@@ -222,7 +223,7 @@ describe('catalog_id: staged changes on the job activity (decisions.md §4, §5)
       catalog_item_id: otherId,
       is_new_item: false,
       before_data: { sku: 'B-9', brand: 'Zeta' },
-      after_data: { sku: 'B-9X', brand: 'Acme', name: 'Shoe nine' },
+      after_data: { sku: 'B-9', brand: 'Acme', name: 'Shoe nine' },
     });
 
     // Drafts are hidden until submitted (issue 26 §3): they are read with include_drafts.

@@ -339,17 +339,37 @@ test('an enrichment job saved as input → enrich → stage runs its recipe as a
   ]);
   const run = await settled(runId);
   expect(run.status).toBe('completed');
-  expect(run.results!.data).toEqual([
-    { sku: 'E1', title: 'one', enriched: true, __sources: { enriched: ['INPUT:name'] } },
-    { sku: 'E2', title: 'two', enriched: true, __sources: { enriched: ['INPUT:name'] } },
-  ]);
+  // Each row carries its result without its data: the provenance the stage node stages.
+  const echo = { reasoning: 'echo', confidence: 'high', flags: [], field_issues: [], field_confidence: {}, field_methods: {} };
+  expect(run.results!.data).toEqual(
+    ['E1', 'E2'].map((sku, i) => ({
+      sku,
+      title: ['one', 'two'][i],
+      enriched: true,
+      __enrichment: {
+        original_data: { sku, title: ['one', 'two'][i] },
+        after_data: { sources: { enriched: ['INPUT:name'] }, source_explanations: { enriched: 'echo' } },
+        all_sources: [],
+        review_info: echo,
+      },
+    })),
+  );
   const node = await knex('flow_run_nodes').where({ run_id: runId, node_id: 'enrich' }).first();
   expect(node).toMatchObject({ status: 'completed', executions: 1, output_count: 2 });
   const childJob = await knex('enrichment_jobs').where('id', node.job_id).first();
   expect(childJob).toMatchObject({ status: 'completed', total_items: 2, credits_used: 2, catalog_id: null });
   const staged = await knex('staged_changes').where('activity_id', run.activity_id).orderBy('row_index');
-  expect(staged.map((c) => [c.after_data, c.source_data])).toEqual([
-    [{ sku: 'E1', title: 'one', enriched: true }, { enriched: ['INPUT:name'] }],
-    [{ sku: 'E2', title: 'two', enriched: true }, { enriched: ['INPUT:name'] }],
-  ]);
+  // The same shape a job stages (src/services/enrichment/staging.ts stagedProvenance): sources, explanations, review_info.
+  expect(staged.map((c) => [c.after_data, c.source_data, c.review_info])).toEqual(
+    ['E1', 'E2'].map((sku, i) => [
+      { sku, title: ['one', 'two'][i], enriched: true },
+      {
+        original_data: { sku, title: ['one', 'two'][i] },
+        sources: { enriched: ['INPUT:name'] },
+        source_explanations: { enriched: 'echo' },
+        all_sources: [],
+      },
+      echo,
+    ]),
+  );
 });

@@ -52,7 +52,8 @@ export interface MergeReport {
  * - a different value: the deterministic one is **contradicted**, and replaced, only when the
  *   model cites a passage AND its value appears verbatim in that passage; otherwise it is kept
  *   and the disagreement is a field issue.
- * Values from the item itself (`INPUT:` sources) are never replaced.
+ * Values from the item itself (`INPUT:` sources) are replaced only by a value the model read
+ * in research (not in the item) for a field without `merge` (decisions.md §4 "Refresh and merge").
  * With `options.validate_semantics`, a value the model would add or put in place of a
  * deterministic one first goes through the same semantic checks as deterministic values
  * (src/enrichment/semantics: GTIN check digit, price > 0, bounds, pattern, enum, …): a failing
@@ -106,9 +107,11 @@ export function mergeLlmAnswer(
       continue;
     }
     const supported = grounded(answer, value, field, passage);
+    // An item value stays unless research refreshes it: a field without merge, a value not read from the item.
+    const keepsInput =
+      hasDet && after.sources[field.name].some((s) => s.startsWith('INPUT:')) && (field.merge === true || answer.source_url.startsWith('INPUT:'));
     // A value that would enter the output is checked as a deterministic one is (applySemantics).
-    const problems =
-      supported && !(hasDet && after.sources[field.name].some((s) => s.startsWith('INPUT:'))) ? semanticProblems(value, field, input.options) : [];
+    const problems = supported && !keepsInput ? semanticProblems(value, field, input.options) : [];
     if (problems.length > 0 && !(hasDet && sameValue(after[field.name], value))) {
       report.invalid.push(field.name);
       (hasDet ? report.kept : report.rejected).push(field.name);
@@ -121,12 +124,11 @@ export function mergeLlmAnswer(
         report.kept.push(field.name);
         continue;
       }
-      const fromInput = after.sources[field.name].some((s) => s.startsWith('INPUT:'));
-      if (!supported || fromInput) {
+      if (!supported || keepsInput) {
         report.kept.push(field.name);
         review.field_issues.push({
           field: field.name,
-          message: `The LLM read "${show(value)}" from ${answer.source_url}, ${fromInput ? 'but the item states' : 'unsupported by that passage; kept'} "${show(current)}".`,
+          message: `The LLM read "${show(value)}" from ${answer.source_url}, ${keepsInput ? 'but the item states' : 'unsupported by that passage; kept'} "${show(current)}".`,
         });
         continue;
       }

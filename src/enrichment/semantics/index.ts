@@ -1,62 +1,18 @@
 /**
  * Field semantics applied to a built result (interface-spec.md, Output-schema field and
- * enrich parameters): `merge` (arrays: union with the item's existing list; other types keep
- * the existing value), `validate_semantics` (see ./validate: failing values leave the output
+ * enrich parameters): refresh and `merge` against the item's own values (./refresh),
+ * `validate_semantics` (see ./validate: failing values leave the output
  * and become low-confidence candidates when requested, else field issues — never silently
  * kept), and `required` (a required field left empty is a field issue and flags the result
  * for review). The LLM step validates the values it adds or changes with the same
  * {@link semanticProblems} and {@link recordWithheld} (src/enrichment/llm/merge.ts).
  */
 import type { EnrichInput, EnrichOptions, EnrichmentResult, OutputField } from '../types';
-import { enumKey } from './enum';
 import { addCandidates, lowConfidenceWanted } from './low-confidence';
+import { present, reconcileWithItem } from './refresh';
 import { validateValue } from './validate';
 
-/** Whether a field value counts as given: not undefined/null, not blank text, not an empty list. */
-export function present(v: unknown): boolean {
-  return v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '') && !(Array.isArray(v) && v.length === 0);
-}
-
-/** Whether the engine must extract a field even though the item has a value: only array fields with `merge`. */
-export function extractsDespiteInput(field: OutputField): boolean {
-  return field.merge === true && field.type === 'array';
-}
-
-/** Union of two lists, existing items first, de-duplicated by folded value. */
-export function unionValues(existing: unknown[], extracted: unknown[]): unknown[] {
-  const seen = new Set<string>();
-  const out: unknown[] = [];
-  for (const v of [...existing, ...extracted]) {
-    const key = enumKey(typeof v === 'string' ? v : JSON.stringify(v));
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(v);
-  }
-  return out;
-}
-
-function mergeField(result: EnrichmentResult, item: Record<string, unknown>, field: OutputField): void {
-  const existing = item[field.name];
-  if (!extractsDespiteInput(field) || !present(existing)) return;
-  const after = result.after_data;
-  const own = [`INPUT:${field.name}`];
-  const cited = after.sources[field.name] ?? [];
-  const extracted = cited.length > 0 && !cited.every((s) => s.startsWith('INPUT:')) ? after[field.name] : undefined;
-  const list = Array.isArray(existing) ? existing : [existing];
-  if (!Array.isArray(extracted)) {
-    after[field.name] = existing;
-    after.sources[field.name] = own;
-    after.source_explanations[field.name] = `Kept from the input item's ${field.name}.`;
-    result.review_info.field_methods[field.name] = 'input';
-    result.review_info.field_confidence[field.name] = 'high';
-    return;
-  }
-  const merged = unionValues(list, extracted);
-  after[field.name] = merged;
-  after.sources[field.name] = [...own, ...cited];
-  after.source_explanations[field.name] =
-    `Merged ${list.length} existing value(s) with ${merged.length - list.length} new one(s): ${after.source_explanations[field.name] ?? ''}`.trim();
-}
+export { mergeValues, present, unionValues } from './refresh';
 
 /** The flag a result carries when `validate_semantics` withheld one of its values (interface-spec.md review flags). */
 export const SEMANTIC_FLAG = 'semantic_check_failed';
@@ -122,13 +78,13 @@ function withhold(result: EnrichmentResult, input: EnrichInput, field: OutputFie
 }
 
 /**
- * Applies merge, semantic validation (when `options.validate_semantics`) and required checks
- * to `result` in place. Values taken from the input item itself are never withheld.
+ * Applies refresh and merge against the item's values (./refresh `reconcileWithItem`), semantic
+ * validation (when `options.validate_semantics`) and required checks to `result` in place.
+ * Values taken from the input item itself are never withheld.
  */
 export function applySemantics(result: EnrichmentResult, input: EnrichInput): void {
-  const { item, output_schema: fields } = input;
-  for (const field of fields) {
-    mergeField(result, item, field);
+  for (const field of input.output_schema) {
+    reconcileWithItem(result, input, field);
     const value = result.after_data[field.name];
     const fromInput = (result.after_data.sources[field.name] ?? []).every((s) => s.startsWith('INPUT:'));
     const problems = fromInput ? [] : semanticProblems(value, field, input.options);

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { EnrichmentJob } from '../../models/enrichment-job';
 import { EnrichmentRow } from '../../models/enrichment-row';
 import { ReviewActivity } from '../../models/review-activity';
+import { flagDuplicateValues, uniqueFieldsOf } from './unique';
 
 /**
  * A job's progress as the Temporal activities read and finish it (activities/index.ts): pending
@@ -40,12 +41,14 @@ export async function pendingRowIndexes(knex: Knex, jobId: string, afterRowIndex
  * which case it stays `cancelled`; `credits_used` becomes the number of successful items this
  * job processed (1 per successful item, derived from the rows, so calling this twice never
  * charges twice; rows carried from an earlier job are not charged again);
- * `service_usage` sums the rows' usage. Idempotent.
+ * `service_usage` sums the rows' usage; values of `unique` output fields repeated across the
+ * job's results are flagged for review (./unique.ts). Idempotent.
  */
 export async function finalizeJob(knex: Knex, jobId: string, outcome: 'completed' | 'failed' | 'cancelled', error?: string): Promise<JobProgress> {
   return knex.transaction(async (trx) => {
     const job = await EnrichmentJob.query(trx).findById(jobId).forUpdate();
     if (!job) throw new Error(`Job ${jobId} not found`);
+    await flagDuplicateValues(trx, jobId, uniqueFieldsOf(job.config));
     const [agg] = await trx('enrichment_rows')
       .where({ job_id: jobId })
       .select(

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { EngineUsage, EnrichmentResult } from '../../enrichment/types';
+import type { EngineUsage, EnrichmentResult, OutputField } from '../../enrichment/types';
 import { EnrichmentJob } from '../../models/enrichment-job';
 import { EnrichmentRow } from '../../models/enrichment-row';
 import { ArtifactRecord, recordArtifacts } from './artifacts';
@@ -146,7 +146,16 @@ function stageWrites(
       result: w.outcome.result,
       status: stagedStatusFor(job.config, w.outcome.result),
     })),
+    mergeFieldsOf(job.config),
   );
+}
+
+/** The names of the job's output fields (attribute sets included) with `merge: true`. */
+function mergeFieldsOf(config: WritingJob['config']): Set<string> {
+  const sets = Object.values((config?.attribute_sets ?? {}) as Record<string, unknown>).flatMap((e) =>
+    Array.isArray(e) ? e : ((e as { attributes?: unknown[] })?.attributes ?? []),
+  ) as OutputField[];
+  return new Set([...((config?.output_schema ?? []) as OutputField[]), ...sets].filter((f) => f?.merge === true).map((f) => f.name));
 }
 
 /** The column values of one written row (JSON columns as text, cast in {@link updateRows}). */

@@ -1,8 +1,12 @@
 import type { Knex } from 'knex';
-import type { EnrichmentResult } from '../../enrichment/types';
+import { mergeValues, present } from '../../enrichment/semantics';
+import { identityKeys, isSourced } from '../../enrichment/semantics/refresh';
+import type { EnrichmentResult, ReviewInfo } from '../../enrichment/types';
 import { isUuid, newId } from '../../lib/ids';
 import { StagedChange } from '../../models/staged-change';
 import { businessKeyOf, ITEM_ID_KEY } from '../catalog/items-keys';
+import { getCurrentSchema } from '../catalog/schema';
+import { typedBySchema } from '../inference/sheet-items';
 
 /**
  * Staged changes of enrichment jobs (decisions.md §4 "A job is also an activity"): a job with
@@ -50,6 +54,80 @@ export async function knownValues(knex: Knex | Knex.Transaction, catalogId: stri
   return out;
 }
 
+/** The provenance columns of a staged change made from an enrichment result ({@link stagedProvenance}). */
+export interface StagedProvenance {
+  /**
+   * `{original_data, sources, source_explanations, all_sources}` plus `category_id`, the
+   * taxonomy attributes with their sources, and `error`, where the result has them.
+   */
+  source_data: Record<string, unknown>;
+  /** The result's `review_info` (confidence per field, methods, issues, flags, audit), null when it has none. */
+  review_info: ReviewInfo | null;
+}
+
+/**
+ * The one shape every staged change made from an enrichment result has, whatever staged it (an
+ * enrichment job, src/services/enrichment/row-results.ts; a flow's enrich → stage nodes,
+ * src/services/flows/nodes/stage.ts): sources, explanations and review info as the engine
+ * produced them (decisions.md §4). `result.after_data` needs only its `sources` and
+ * `source_explanations` here (a flow row carries the result without its data).
+ */
+export function stagedProvenance(result: Pick<EnrichmentResult, 'after_data' | 'original_data' | 'all_sources'> & Partial<EnrichmentResult>): StagedProvenance {
+  return {
+    source_data: {
+      original_data: result.original_data ?? {},
+      sources: result.after_data?.sources ?? {},
+      source_explanations: result.after_data?.source_explanations ?? {},
+      all_sources: result.all_sources ?? [],
+      ...(result.category_id !== undefined ? { category_id: result.category_id } : {}),
+      ...(result.taxonomy_attributes
+        ? { taxonomy_attributes: result.taxonomy_attributes, taxonomy_attribute_sources: result.taxonomy_attribute_sources ?? {} }
+        : {}),
+      ...(result.error ? { error: result.error } : {}),
+    },
+    review_info: result.review_info ?? null,
+  };
+}
+
+/**
+ * A client's `source_data` in the shape staged changes share ({@link stagedProvenance}): a flat
+ * map of field → list of source URLs (what flows used to stage, and what some clients send) is
+ * put under `sources`; anything else (already shaped, or not a map of URL lists) is kept as
+ * sent, `{}` when absent.
+ */
+export function sourceDataShape(sourceData: Record<string, unknown> | null | undefined): Record<string, unknown> {
+  if (!sourceData) return {};
+  const entries = Object.values(sourceData);
+  const flat =
+    !('sources' in sourceData) && entries.length > 0 && entries.every((v) => Array.isArray(v) && v.length > 0 && v.every((u) => typeof u === 'string'));
+  return flat ? { sources: sourceData } : sourceData;
+}
+
+/**
+ * What an enrichment result changes on a catalog item (`before`, `{}` for a new item): the
+ * result's data (without provenance and `__catalog_item_id`) over `before`, except
+ * - identity fields (name, brand, GTIN, MPN, SKU; `identityKeys`) that research did not source
+ *   (no source, or only `INPUT:*`): they identified the product and keep the item's value (decisions.md §4 "Refresh and merge");
+ * - `mergeFields` the item has a value for: combined with it (`mergeValues`: lists unioned,
+ *   objects by key, scalars kept), since the job's input may not have carried the item's value;
+ * then typed by the catalog schema's `properties` with the import's rules
+ * (src/services/inference/sheet-items.ts `typedBySchema`).
+ * @returns the after-data and the values that could not be typed (the change is then `error`)
+ */
+export function enrichedAfterData(
+  result: EnrichmentResult,
+  before: Record<string, unknown>,
+  properties: Record<string, { type?: unknown }>,
+  mergeFields: ReadonlySet<string>,
+): { after: Record<string, unknown>; problems: string[] } {
+  const sources = result.after_data.sources ?? {};
+  const enriched = Object.fromEntries(Object.entries(result.after_data).filter(([k]) => !PROVENANCE_KEYS.includes(k) && k !== ITEM_ID_KEY));
+  for (const key of identityKeys(enriched)) if (present(before[key]) && !isSourced(sources[key])) delete enriched[key];
+  for (const key of mergeFields) if (key in enriched && present(before[key])) enriched[key] = mergeValues(before[key], enriched[key]);
+  const typed = typedBySchema(enriched, properties);
+  return { after: { ...before, ...typed.data }, problems: typed.problems };
+}
+
 /** What a job config says about its target catalog (set at job creation). */
 export interface CatalogTarget {
   catalog_id: string;
@@ -72,9 +150,9 @@ export interface StagedRow {
  * that writes the row results), set-based: one look-up of the matched catalog items, one
  * multi-row insert, and one read-back of rows staged before. Before-data: the catalog item
  * matched by `__catalog_item_id` in the input, else by the catalog's business key
- * (`unique_id_field`; decisions.md §3), else none (`is_new_item`). After-data: before-data
- * overlaid with the enriched data, without `sources` / `source_explanations` (those go to
- * `source_data` with `all_sources`, `category_id` and the taxonomy attributes). `base_version`:
+ * (`unique_id_field`; decisions.md §3), else none (`is_new_item`). After-data:
+ * {@link enrichedAfterData} under the catalog's current schema (a value that cannot be typed
+ * makes the change `error` with the reason); provenance: {@link stagedProvenance}. `base_version`:
  * the matched item's `current_version` (decisions.md §5, Conflicts). A row is staged
  * once per (activity_id, row_index): a retried write keeps the first staged change.
  * @returns row index → staged change id (the existing one when the row was already staged)
@@ -84,8 +162,10 @@ export async function stageRowResults(
   job: { id: string; organization_id: string },
   target: CatalogTarget,
   rows: StagedRow[],
+  mergeFields: ReadonlySet<string> = new Set(),
 ): Promise<Map<number, string>> {
   if (rows.length === 0) return new Map();
+  const properties = (await getCurrentSchema(trx, target.catalog_id)).schema_definition.properties ?? {};
   const explicitIds = rows.map((r) => r.input[ITEM_ID_KEY]).filter((v): v is string => typeof v === 'string' && isUuid(v));
   const keys = rows.map((r) => businessKeyOf(r.input, target.unique_id_field)).filter((k): k is string => k !== null);
   type Item = { id: string; entity_type: string; business_key: string | null; data: Record<string, unknown>; current_version: number };
@@ -102,19 +182,10 @@ export async function stageRowResults(
     const explicitId = input[ITEM_ID_KEY];
     const key = businessKeyOf(input, target.unique_id_field);
     const item = (typeof explicitId === 'string' ? byId.get(explicitId) : undefined) ?? (key !== null ? byKey.get(key) : undefined);
-    const enriched = Object.fromEntries(Object.entries(result.after_data).filter(([k]) => !PROVENANCE_KEYS.includes(k) && k !== ITEM_ID_KEY));
     const before = item?.data ?? {};
-    const sourceData = {
-      original_data: result.original_data,
-      sources: result.after_data.sources ?? {},
-      source_explanations: result.after_data.source_explanations ?? {},
-      all_sources: result.all_sources,
-      ...(result.category_id !== undefined ? { category_id: result.category_id } : {}),
-      ...(result.taxonomy_attributes
-        ? { taxonomy_attributes: result.taxonomy_attributes, taxonomy_attribute_sources: result.taxonomy_attribute_sources ?? {} }
-        : {}),
-      ...(result.error ? { error: result.error } : {}),
-    };
+    const { after, problems } = enrichedAfterData(result, before, properties, mergeFields);
+    const { source_data, review_info } = stagedProvenance(result);
+    const reason = [...(result.error ? [result.error] : []), ...problems].join('; ');
     return {
       id: newId(),
       activity_id: job.id,
@@ -123,12 +194,13 @@ export async function stageRowResults(
       catalog_item_id: item?.id ?? null,
       catalog_item_entity_type: item?.entity_type ?? (target.grouped ? 'variant' : 'product'),
       before_data: JSON.stringify(before),
-      after_data: JSON.stringify({ ...before, ...enriched }),
-      source_data: JSON.stringify(sourceData),
+      after_data: JSON.stringify(after),
+      source_data: JSON.stringify(source_data),
       is_new_item: !item,
       row_index: rowIndex,
-      status,
-      review_info: JSON.stringify(result.review_info ?? null),
+      status: problems.length ? 'error' : status,
+      error_reason: reason ? reason.slice(0, 4000) : null,
+      review_info: JSON.stringify(review_info),
       // decisions.md §5 Conflicts: the version the change was computed from; apply compares it.
       base_version: item?.current_version ?? null,
     };

@@ -96,3 +96,70 @@ export function rowToInputItem(headers: string[], cells: string[]): Record<strin
   }
   return item;
 }
+
+/** What {@link schemaValue} made of a value: the typed value, or why it does not fit. */
+export type SchemaValue = { value: unknown; problem?: undefined } | { value?: undefined; problem: string };
+
+/** The non-null JSON Schema type of a property (`["number", "null"]` → `number`). */
+function propertyType(prop: { type?: unknown } | undefined): unknown {
+  return Array.isArray(prop?.type) ? prop?.type.find((t) => t !== 'null') : prop?.type;
+}
+
+/** Whether `v` is a value of JSON Schema type `type` (`integer`: a whole number). */
+function fitsType(v: unknown, type: unknown): boolean {
+  switch (type) {
+    case 'string':
+      return typeof v === 'string';
+    case 'number':
+      return typeof v === 'number' && Number.isFinite(v);
+    case 'integer':
+      return typeof v === 'number' && Number.isInteger(v);
+    case 'boolean':
+      return typeof v === 'boolean';
+    case 'array':
+      return Array.isArray(v);
+    case 'object':
+      return typeof v === 'object' && v !== null && !Array.isArray(v);
+    default:
+      return true;
+  }
+}
+
+/**
+ * One value from any client (a CSV/XLSX cell read as text, or JSON) as the type of its catalog
+ * schema property, by the import's rules ({@link cellValue}): text is read as the column type
+ * says (`"7"` → 7, `"a\nb"` → `["a", "b"]` for an array, `"yes"` → true); a number or boolean
+ * for a `string` property becomes its text; the elements of an array whose `items` are numbers
+ * are read as numbers. `null`, an empty text and a property without a type pass unchanged (the
+ * schema validator judges them).
+ * @returns `{value}` typed, or `{problem}` ("\"abc\" is not a number") when it cannot be read so
+ */
+export function schemaValue(value: unknown, prop: { type?: unknown; 'x-separator'?: unknown; items?: unknown } | undefined): SchemaValue {
+  const type = propertyType(prop);
+  if (value === null || value === undefined || type === undefined || (typeof value === 'string' && value.trim() === '')) return { value };
+  let v = typeof value === 'string' ? cellValue(value, prop) : value;
+  if (type === 'string' && (typeof v === 'number' || typeof v === 'boolean')) v = String(v);
+  const itemType = propertyType(typeof prop?.items === 'object' && prop.items !== null ? (prop.items as { type?: unknown }) : undefined);
+  if (Array.isArray(v) && (itemType === 'number' || itemType === 'integer')) v = v.map((e) => (typeof e === 'string' ? cellValue(e, { type: itemType }) : e));
+  if (!fitsType(v, type))
+    return { problem: `${JSON.stringify(value).slice(0, 80)} is not ${type === 'integer' || type === 'array' || type === 'object' ? 'an' : 'a'} ${type}` };
+  if (Array.isArray(v) && itemType && v.some((e) => !fitsType(e, itemType)))
+    return { problem: `${JSON.stringify(value).slice(0, 80)} holds an element that is not a ${itemType}` };
+  return { value: v };
+}
+
+/**
+ * The values of `data` typed by the catalog schema's properties with {@link schemaValue}; keys
+ * without a property pass unchanged.
+ * @returns the typed data, and one problem per value that could not be typed ("price: \"abc\" is not a number")
+ */
+export function typedBySchema(data: Record<string, unknown>, properties: ColumnTypes): { data: Record<string, unknown>; problems: string[] } {
+  const out: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [k, v] of Object.entries(data)) {
+    const read = Object.prototype.hasOwnProperty.call(properties, k) ? schemaValue(v, properties[k] as Parameters<typeof schemaValue>[1]) : { value: v };
+    if (read.problem !== undefined) problems.push(`${k}: ${read.problem}`);
+    out[k] = read.problem !== undefined ? v : read.value;
+  }
+  return { data: out, problems };
+}

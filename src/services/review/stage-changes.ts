@@ -11,7 +11,11 @@
  * - a delete is `is_delete: true`, or an empty `after_data` with a `catalog_item_id`
  *   (decisions.md §5);
  * - values of array/object fields of the catalog schema that arrive as JSON strings (the
- *   snapshot flattening) are parsed;
+ *   snapshot flattening) are parsed, and every value is typed by the catalog schema with the
+ *   import's rules (src/services/inference/sheet-items.ts `typedBySchema`: `"7"` → 7 for a
+ *   number field); a value that cannot be typed makes the change `error` with the reason;
+ * - `source_data` takes the shape every staged change has (src/services/enrichment/staging.ts
+ *   `sourceDataShape`: a flat field → URL-list map goes under `sources`);
  * - the change is validated against the catalog's current schema: the item's data overlaid with
  *   `after_data` (new items: `after_data` alone), strictly (unknown fields refused) only in a
  *   `strict_mode` catalog. An invalid change, or one naming an item the catalog does not have,
@@ -29,6 +33,8 @@ import type { ItemValidator } from '../catalog/caches';
 import { isGrouped, SYSTEM_COLUMNS } from '../catalog/items-keys';
 import { getCurrentSchema } from '../catalog/schema';
 import { itemValidator } from '../catalog/schema-validation';
+import { sourceDataShape } from '../enrichment/staging';
+import { typedBySchema } from '../inference/sheet-items';
 
 /** Where the item validators are cached (the app's CatalogCaches.validators). */
 export interface StageDeps {
@@ -141,9 +147,10 @@ export async function stageChanges(trx: Knex.Transaction, deps: StageDeps, activ
     const itemId = rawId && rawId.trim() !== '' ? rawId.trim() : null;
     const item = itemId ? items.get(itemId) : undefined;
     const before = cleanData(c.before_data, containers);
-    const after = cleanData(c.after_data, containers);
+    const typed = typedBySchema(cleanData(c.after_data, containers), schema.schema_definition.properties ?? {});
+    const after = typed.data;
     const isDelete = c.is_delete === true || (itemId !== null && Object.keys(after).length === 0);
-    const problems: string[] = [];
+    const problems: string[] = isDelete ? [] : [...typed.problems];
     if (itemId !== null && !item) problems.push(`Unknown catalog_item_id ${JSON.stringify(itemId)} in this catalog`);
     else if (isDelete && itemId === null) problems.push('A delete needs a catalog_item_id');
     if (!isDelete && problems.length === 0) {
@@ -158,7 +165,7 @@ export async function stageChanges(trx: Knex.Transaction, deps: StageDeps, activ
       catalog_item_entity_type: (c.catalog_item_entity_type || systemValue(c, '__entity_type') || item?.entity_type || defaultType).slice(0, 16),
       before_data: before,
       after_data: isDelete ? {} : after,
-      source_data: c.source_data ?? {},
+      source_data: sourceDataShape(c.source_data),
       is_new_item: itemId === null ? (c.is_new_item ?? true) : false,
       is_delete: isDelete,
       row_index: next + i,

@@ -4,8 +4,10 @@
  * `enrichmentRecipe`), run by flowRunWorkflow as its child `enrichment-<job_id>`, so the job has
  * everything jobs have (durable rows, credits charged once per successful item, its own poll
  * URL). Its results become the node's output: each row is its input with the enriched fields
- * over it and `__sources` (the sources of each field, which the stage node stages as
- * `source_data`).
+ * over it and `__enrichment`: the row's result without its data (sources, explanations,
+ * `all_sources`, `review_info`, category and taxonomy attributes, low-confidence candidates),
+ * from which the stage node stages the same provenance a job stages
+ * (src/services/enrichment/staging.ts `stagedProvenance`).
  */
 import type { Knex } from 'knex';
 import { EnrichmentJob } from '../../../models/enrichment-job';
@@ -59,7 +61,9 @@ export async function finishEnrichNode(knex: Knex, runId: string, nodeId: string
        SELECT ?, ?, r.row_index,
          CASE WHEN r.result IS NULL OR r.result->>'error' IS NOT NULL THEN r.input || jsonb_build_object('__error', coalesce(r.result->>'error', r.error, 'not processed'))
               ELSE r.input || ((r.result->'after_data') - 'sources' - 'source_explanations')
-                   || jsonb_build_object('__sources', coalesce(r.result->'after_data'->'sources', '{}'::jsonb)) END
+                   || jsonb_build_object('__enrichment', jsonb_set(r.result - 'staged_change_id', '{after_data}', jsonb_build_object(
+                        'sources', coalesce(r.result->'after_data'->'sources', '{}'::jsonb),
+                        'source_explanations', coalesce(r.result->'after_data'->'source_explanations', '{}'::jsonb)))) END
        FROM enrichment_rows r WHERE r.job_id = ? AND r.row_index < ?`,
       [runId, nodeId, jobId, job.total_items],
     );

@@ -10,8 +10,9 @@
  * - for an item: only the fields whose values differ become the change (`before_data` = the
  *   item's values, `after_data` = the row's), a row equal to its item stages nothing;
  * - otherwise the row is a new item;
- * - keys starting with `__` are flow metadata, never item data; `__sources` (an enrich node's
- *   sources per field) becomes the change's `source_data`.
+ * - keys starting with `__` are flow metadata, never item data; `__enrichment` (an enrich
+ *   node's result without its data) becomes the change's `source_data` and `review_info`, the
+ *   same provenance an enrichment job stages (src/services/enrichment/staging.ts `stagedProvenance`).
  * The node's output is its input (what reached the catalog's review).
  */
 import { isDeepStrictEqual } from 'node:util';
@@ -22,7 +23,9 @@ import { FlowRun } from '../../../models/flow-run';
 import { FlowRunNode } from '../../../models/flow-run-node';
 import { ReviewActivity } from '../../../models/review-activity';
 import type { StagedChangeInputT } from '../../../schemas/review';
+import type { EnrichmentResult } from '../../../enrichment/types';
 import { businessKeyOf } from '../../catalog/items-keys';
+import { stagedProvenance } from '../../enrichment/staging';
 import { appendInTransaction, reviewUrl } from '../../review/activities';
 import type { StageDeps } from '../../review/stage-changes';
 import { countStaged } from '../../review/staged-changes';
@@ -94,15 +97,16 @@ async function lookUpItems(knex: Knex, catalog: Catalog, rows: FlowRow[]): Promi
 /** The staged change of one row, or null when the row equals its item (see the file comment). */
 function changeOf(row: FlowRow, item: StageItem | undefined): StagedChangeInputT | null {
   const data = Object.fromEntries(Object.entries(row).filter(([k]) => !k.startsWith('__')));
-  const sources = row.__sources && typeof row.__sources === 'object' ? (row.__sources as Record<string, unknown>) : {};
-  if (!item) return { after_data: data, source_data: sources, is_new_item: true };
+  const enrichment = row.__enrichment && typeof row.__enrichment === 'object' ? stagedProvenance(row.__enrichment as EnrichmentResult) : null;
+  const provenance = enrichment ? { source_data: enrichment.source_data, review_info: enrichment.review_info } : {};
+  if (!item) return { after_data: data, ...provenance, is_new_item: true };
   const changed = Object.keys(data).filter((k) => !isDeepStrictEqual(data[k], item.data[k]));
   if (!changed.length) return null;
   return {
     catalog_item_id: item.id,
     before_data: Object.fromEntries(changed.map((k) => [k, item.data[k] ?? null])),
     after_data: Object.fromEntries(changed.map((k) => [k, data[k]])),
-    source_data: Object.fromEntries(changed.filter((k) => k in sources).map((k) => [k, sources[k]])),
+    ...provenance,
     base_version: item.current_version,
   };
 }
