@@ -11,7 +11,8 @@ export function polledStatus(status: EnrichmentJob['status']): 'running' | 'comp
 /**
  * The enrichment job response (interface-spec.md "Enrichment job response"; decisions.md §4).
  * `credits_used` stays 0 until the job has finished; `service_usage` appears only when the job
- * is complete and was asked for.
+ * is complete and was asked for; `pricing_estimates` is always there (existing clients read it
+ * without asking for it; the request's `pricing_estimates` flag is accepted and changes nothing).
  */
 export function presentJob(job: EnrichmentJob, page: { results: unknown[]; page: number; page_size: number; total_pages: number }): Record<string, unknown> {
   const finished = job.status !== 'running';
@@ -32,7 +33,7 @@ export function presentJob(job: EnrichmentJob, page: { results: unknown[]; page:
   };
   if (job.error) out.error = job.error;
   if (finished && job.config.include_service_usage && job.service_usage) out.service_usage = job.service_usage;
-  if (job.config.pricing_estimates) out.pricing_estimates = pricingEstimates(job);
+  out.pricing_estimates = pricingEstimates(job);
   if (Array.isArray(job.config.recorded_noops) && job.config.recorded_noops.length) out.notices = job.config.recorded_noops;
   return out;
 }
