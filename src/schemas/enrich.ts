@@ -244,7 +244,7 @@ export const enrichMultipartSchema = Type.Object({
   items_file: Type.String({
     format: 'binary',
     description:
-      'Exactly one file: JSON (an array of item objects, or {"items": [...]}), or a CSV / XLSX spreadsheet whose header row names the fields (one item per row).',
+      'Exactly one file: JSON (an array of item objects, or {"items": [...]}), or a CSV / XLSX / XLS spreadsheet whose header row names the fields (one item per row).',
   }),
   knowledge_base_files: Type.Optional(
     Type.Array(Type.String({ format: 'binary' }), { description: 'Optional documents, listed as SOURCE_1… in knowledge_base_sources.' }),

@@ -16,7 +16,7 @@ export const importFields = Type.Object(
 
 /** Multipart form of `POST …/items/import` (documentation). */
 export const importMultipart = Type.Object({
-  file: Type.String({ format: 'binary', description: 'CSV or XLSX; the header row names the columns' }),
+  file: Type.String({ format: 'binary', description: 'CSV, XLSX or legacy XLS; the header row names the columns' }),
   mapping: Type.Optional(Type.String({ description: 'JSON object column → field (default: each column to the field of its name)' })),
 });
 

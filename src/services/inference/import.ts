@@ -63,7 +63,7 @@ export interface ImportBatchResult {
 /**
  * Stages a file as the lines of a new import (one transaction).
  * @param mapping column → field; columns not named keep their name; a column mapped to '' is skipped
- * @throws NotFoundError (404), ForbiddenError (403); UnsupportedMediaTypeError (415) for .xls;
+ * @throws NotFoundError (404), ForbiddenError (403); UnsupportedMediaTypeError (415) for a workbook that is not XLSX/XLS;
  *   ValidationError (422) for an unreadable file, a mapping naming unknown columns, or a file without rows
  */
 export async function stageImport(
