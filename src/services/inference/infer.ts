@@ -153,7 +153,7 @@ function suggestTaxonomy(profile: TableProfile, fields: InferredField[], google:
   const cat = categoryField(fields);
   if (cat) {
     const p = profile.columns[fields.indexOf(cat)];
-    return taxonomyFromPaths(cat.name, [...p.distinct.keys()], cat.path_separator ?? '', google.get());
+    return taxonomyFromPaths(cat.name, [...p.distinct.keys()], cat.path_separator ?? '', google.get(), cat.type === 'array' ? cat.separator : null);
   }
   const t = titleField(fields, profile);
   if (t < 0) return null;
