@@ -194,12 +194,13 @@ export async function sniffTable(file: string, fileName: string): Promise<TableD
   return { format: 'csv', encoding, delimiter: sniffDelimiter(text, truncated), bom };
 }
 
-/** One cell value of exceljs as text: numbers in plain notation, dates as ISO 8601, rich text and formulas by their text/result. */
+/** One cell value of exceljs as text: numbers in plain notation, booleans `true`/`false`, dates as ISO 8601, rich text and formulas by their text/result. */
 function excelCellText(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
   if (typeof value === 'number') return Number.isInteger(value) && Math.abs(value) < 1e21 ? BigInt(value).toString() : String(value);
-  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+  // JSON's spelling, as the CSV export writes booleans: a column outside the schema reads it back as a boolean (issue 26 §7).
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (value instanceof Date) {
     const iso = value.toISOString();
     return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso.replace('.000Z', 'Z');

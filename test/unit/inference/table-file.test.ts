@@ -118,8 +118,8 @@ describe('workbooks', () => {
     for await (const r of tableRows(file, dialect)) rows.push(r);
     expect(rows).toEqual([
       ['sku', 'price', 'active', 'released', 'note'],
-      ['A-1', '12.5', 'TRUE', '2024-01-31', ''],
-      ['A-2', '1e+21', 'FALSE', '', 'Größe'],
+      ['A-1', '12.5', 'true', '2024-01-31', ''],
+      ['A-2', '1e+21', 'false', '', 'Größe'],
     ]);
     const broken = write('broken.xls', Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(600)]));
     const err = await (async () => {
