@@ -2,7 +2,7 @@
  * Spreadsheet import (issue 20) through the HTTP route, the real Temporal dev server
  * (catalogImportWorkflow and its activities) and PostgreSQL: the round trip export → import into
  * an empty catalog reproduces every item exactly (CSV and XLSX, products and variants, arrays
- * and objects); a re-import updates; bad lines fail alone with their errors in the per-line
+ * and objects); legacy .xls; a re-import of equal lines writes nothing, a changed one updates; bad lines fail alone with their errors in the per-line
  * report (JSON and CSV); the `progress` query; a mapping; 404/403/422.
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -15,6 +15,7 @@ import { createTestCatalog, SHEET_SCHEMA } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
+import { xlsBuffer } from '../helpers/xls';
 
 const TASK_QUEUE = 'test-catalog-import';
 const schema = SHEET_SCHEMA;
@@ -150,6 +151,22 @@ describe('POST …/items/import', () => {
       expect(r1).toMatchObject({ current_version: 2, data: { ...items[0], title: 'Armchair' } });
     },
   );
+
+  it('imports a legacy Excel 97-2003 .xls (spec: "CSV .csv or Excel .xlsx/.xls")', async () => {
+    const catalog = await createTestCatalog(org.organizationId, { schema_definition: schema });
+    const xls = xlsBuffer([
+      ['sku', 'title', 'price', 'stock', 'active', 'tags'],
+      ['X-1', 'Größe 1', 12.5, 3, true, '["a","b"]'],
+      ['X-2', 'Table', 99, 0, false, ''],
+    ]);
+    const res = await importFile(catalog, xls, 'legacy.xls');
+    expect(res.status).toBe(202);
+    expect(await finished(catalog, res.body.import_id)).toMatchObject({ status: 'completed', created: 2, failed: 0 });
+    expect((await snapshot(catalog)).map((i) => i.data)).toEqual([
+      { sku: 'X-1', title: 'Größe 1', price: 12.5, stock: 3, active: true, tags: ['a', 'b'] },
+      { sku: 'X-2', title: 'Table', price: 99, stock: 0, active: false },
+    ]);
+  });
 
   it('a bad line fails alone, with its errors in the per-line report; a re-import updates; a mapping renames columns', async () => {
     const catalog = await grouped();
