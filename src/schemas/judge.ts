@@ -57,7 +57,7 @@ export const judgeBody = Type.Object(
     strictness: Type.Optional(
       StringEnum(JUDGE_STRICTNESS, {
         description:
-          'Older body. strict: a review_required row with field issues is a fail; lenient: a review_required row without field issues passes; balanced / standard (default): decisions as judged.',
+          'Older body. strict: every review_required row is a fail; lenient: a review_required row of medium or high confidence passes; balanced / standard (default): decisions as judged.',
       }),
     ),
     context: Type.Optional(

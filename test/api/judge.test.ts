@@ -174,17 +174,28 @@ describe('POST /public/judge: shapes existing clients send (issue 26 §6)', () =
     expect(strict.body.meta.counts).toEqual({ pass: 1, review_required: 0, fail: 1 });
     expect(strict.body.summary.notes).toContain('strictness strict applied to review_required rows');
     const catalog = await createTestCatalog(org.organizationId, { schema_definition: schema });
-    const byCatalog = await judge({
-      rows: [{ sku: 'E-1', price: 2 }],
+    const replaced = { data: { sku: 'E-2', price: 5 }, before: { price: 4 }, sources: { sku: ['INPUT:sku'], price: ['https://shop.example/e2'] } };
+    const asJudged = await judge({ rows: [{ sku: 'E-1', price: 2 }, replaced], catalog_id: catalog });
+    expect(asJudged.body.judgments.map((j: { decision: string; confidence: string }) => [j.decision, j.confidence])).toEqual([
+      ['pass', 'high'],
+      ['review_required', 'medium'],
+    ]);
+    const lenient = {
+      rows: [{ sku: 'E-1', price: 2 }, replaced],
       rubric: 'Prices in EUR',
       strictness: 'lenient',
       context: 'a shop',
       model: 'high',
       max_rows: 10,
       catalog_id: catalog,
-    });
+    };
+    const byCatalog = await judge(lenient);
     expect(byCatalog.status).toBe(200);
-    expect(byCatalog.body.summary).toMatchObject({ pass: 1, review_required: 0, fail: 0 });
+    expect(byCatalog.body.judgments[1]).toMatchObject({
+      decision: 'pass',
+      reasons: expect.arrayContaining(['strictness lenient: a medium-confidence doubt passes']),
+    });
+    expect(byCatalog.body.summary).toMatchObject({ pass: 2, review_required: 0, fail: 0 });
     expect((await judge({ ...older, strictness: 'harsh' })).status).toBe(422);
   });
 });

@@ -64,16 +64,15 @@ export function normalizeJudgeRequest(body: JudgeBody): JudgeRequest {
 }
 
 /**
- * One judgment re-counted under `strictness`: `strict` turns a `review_required` with field
- * issues into `fail` (a value that breaks its field is not accepted for review); `lenient` turns a
- * `review_required` without field issues into `pass` (only sourcing or confidence was in doubt).
+ * One judgment re-counted under `strictness`: `strict` turns every `review_required` into `fail`
+ * (nothing in doubt is accepted); `lenient` turns a `review_required` of medium or high confidence
+ * into `pass` (only a low-confidence doubt still asks for a human). `fail` and `pass` stay.
  */
 function strictJudgment(j: Judgment, strictness: JudgeStrictness): Judgment {
   if (j.decision !== 'review_required') return j;
-  if (strictness === 'strict' && j.field_issues.length > 0)
-    return { ...j, decision: 'fail', reasons: [...j.reasons, 'strictness strict: field issues fail the row'] };
-  if (strictness === 'lenient' && j.field_issues.length === 0)
-    return { ...j, decision: 'pass', reasons: [...j.reasons, 'strictness lenient: no field issue, so the row passes'] };
+  if (strictness === 'strict') return { ...j, decision: 'fail', reasons: [...j.reasons, 'strictness strict: a row in doubt fails'] };
+  if (strictness === 'lenient' && j.confidence !== 'low')
+    return { ...j, decision: 'pass', reasons: [...j.reasons, `strictness lenient: a ${j.confidence}-confidence doubt passes`] };
   return j;
 }
 
