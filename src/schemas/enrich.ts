@@ -147,7 +147,8 @@ const requestProperties = {
     }),
   ),
   review_mode: Type.Optional(
-    Type.Union([StringEnum(['all', 'flagged']), Type.Boolean()], {
+    Type.Unsafe<'all' | 'flagged' | boolean>({
+      enum: ['all', 'flagged', true, false],
       description: `${d('review_mode')} "flagged": the post-enrichment audit runs; changes it passes are staged as draft, the others as pending. The boolean form of existing clients: true = the post-enrichment audit (as audit_decisions_enabled: true, every change staged), false = "all".`,
     }),
   ),

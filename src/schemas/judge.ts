@@ -34,23 +34,19 @@ export const judgeBody = Type.Object(
     max_rows: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: JUDGE_MAX_JUDGED }), 100)),
     images: Type.Optional(
       Type.Unsafe<Record<string, string[]> | boolean>({
-        anyOf: [
-          {
-            type: 'object',
-            propertyNames: { pattern: '^(0|[1-9][0-9]{0,5})$' },
-            additionalProperties: { type: 'array', items: { type: 'string', format: 'uri', maxLength: 2000 }, maxItems: 20 },
-          },
-          { type: 'boolean' },
-        ],
+        // One schema with a union type (not anyOf), so a bad value gets one error, not one per branch.
+        type: ['object', 'boolean'],
+        propertyNames: { pattern: '^(0|[1-9][0-9]{0,5})$' },
+        additionalProperties: { type: 'array', items: { type: 'string', format: 'uri', maxLength: 2000 }, maxItems: 20 },
         description: 'Image URLs per row: {"<row index>": [url, …]} (row index as a string); true/false is accepted from older clients.',
       }),
     ),
     rubric: Type.Optional(
       Type.Unsafe<string | string[]>({
-        anyOf: [
-          { type: 'string', maxLength: 20000 },
-          { type: 'array', items: { type: 'string', maxLength: 2000 }, maxItems: 100 },
-        ],
+        type: ['string', 'array'],
+        maxLength: 20000,
+        items: { type: 'string', maxLength: 2000 },
+        maxItems: 100,
         description: 'Older body: the criteria to judge by (text, or one criterion per entry); read as part of the prompt.',
       }),
     ),
@@ -62,7 +58,8 @@ export const judgeBody = Type.Object(
     ),
     context: Type.Optional(
       Type.Unsafe<string | Record<string, unknown>>({
-        anyOf: [{ type: 'string', maxLength: 20000 }, { type: 'object' }],
+        type: ['string', 'object'],
+        maxLength: 20000,
         description: 'Older body: what the rows are (text or an object); read as part of the prompt.',
       }),
     ),

@@ -199,3 +199,14 @@ describe('POST /public/judge: shapes existing clients send (issue 26 §6)', () =
     expect((await judge({ ...older, strictness: 'harsh' })).status).toBe(422);
   });
 });
+
+describe('POST /public/judge: one 422 detail per bad field', () => {
+  it('names images, rubric and context once each', async () => {
+    const res = await request(app)
+      .post('/api/public/judge')
+      .set(org.auth)
+      .send({ schema, rows: [{ sku: 'A' }], images: 'yes', rubric: 3, context: [1] });
+    expect(res.status).toBe(422);
+    expect(res.body.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual(['body.context', 'body.images', 'body.rubric']);
+  });
+});
