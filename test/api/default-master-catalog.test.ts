@@ -79,4 +79,11 @@ describe('default master catalog', () => {
     expect((await put({})).status).toBe(422);
     expect((await request(app).get('/api/public/organization/default-master-catalog').set(other.auth)).body.default_master_catalog_id).toBeNull();
   });
+
+  it('is documented in OpenAPI (GET and PUT with the body schema)', async () => {
+    const doc = (await request(app).get('/api/openapi.json')).body;
+    const route = doc.paths['/api/public/organization/default-master-catalog'];
+    expect(Object.keys(route).sort()).toEqual(['get', 'put']);
+    expect(JSON.stringify(route.put.requestBody)).toContain('catalog_id');
+  });
 });
