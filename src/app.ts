@@ -5,6 +5,7 @@ import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import { apiHeaders } from './middleware/api-headers';
 import { authThrottle, requestQuota } from './middleware/rate-limit';
+import { methodNotAllowedBody } from './middleware/method-not-allowed';
 import { errorHandler } from './middleware/error-handler';
 import { requestLog } from './middleware/request-log';
 import { authMiddleware } from './middleware/auth';
@@ -112,6 +113,7 @@ export function createApp(given: AppDeps): Koa {
   app.use(requestLog);
   app.use(errorHandler);
   app.use(bodyParser({ jsonLimit: JSON_BODY_LIMIT, enableTypes: ['json'], encoding: 'utf-8' }));
+  app.use(methodNotAllowedBody);
   app.use(root.routes()).use(root.allowedMethods());
   const dashboard = dashboardRouter(deps, rateLimits);
   app.use(dashboard.routes()).use(dashboard.allowedMethods());

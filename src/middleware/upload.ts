@@ -7,7 +7,8 @@ import { newId } from '../lib/ids';
 
 /**
  * Multipart uploads of `POST /public/enrich` (interface-spec.md Rules 2–3): a `request_json`
- * field, exactly one `items_file`, optional `knowledge_base_files`. Files stream to disk under
+ * field, exactly one `items_file`, optional `knowledge_base_files` and an optional
+ * `knowledge_base_metadata_json` text field (issue 26 §6: existing clients send it). Files stream to disk under
  * `<dataDir>/uploads` (never buffered in memory); the caller parses and then deletes them.
  */
 
@@ -35,11 +36,16 @@ export interface UploadedFile {
 /** The parsed multipart request. */
 export interface EnrichUpload {
   requestJson: string | undefined;
+  /** The `knowledge_base_metadata_json` text field (existing clients send the metadata beside request_json). */
+  knowledgeBaseMetadataJson: string | undefined;
   itemsFile: UploadedFile;
   knowledgeBaseFiles: UploadedFile[];
   /** Deletes every uploaded file (call when done, also on failure). */
   cleanup(): Promise<void>;
 }
+
+/** The text fields of the form: the request, and the knowledge-base metadata existing clients send as its own field. */
+const TEXT_FIELDS: ReadonlySet<string> = new Set(['request_json', 'knowledge_base_metadata_json']);
 
 async function removeAll(files: UploadedFile[]): Promise<void> {
   await Promise.all(files.map((f) => fs.promises.rm(f.path, { force: true })));
@@ -90,15 +96,15 @@ export async function readEnrichUpload(ctx: Context, dataDir: string, limits: Up
   const items = files.items_file ?? [];
   const kb = files.knowledge_base_files ?? [];
   const rawBody = ctx.request.body; // multer's text fields
-  const body: { request_json?: unknown } = typeof rawBody === 'object' && rawBody !== null ? rawBody : {};
+  const body: Record<string, unknown> = typeof rawBody === 'object' && rawBody !== null ? { ...rawBody } : {};
   const problems: Array<{ loc: Array<string | number>; msg: string; type: string }> = [];
   if (items.length === 0) problems.push({ loc: ['body', 'items_file'], msg: 'Field required: exactly one items_file', type: 'missing' });
   if (items.length > 1) problems.push({ loc: ['body', 'items_file'], msg: `Exactly one items_file is accepted, got ${items.length}`, type: 'value_error' });
   for (const key of Object.keys(body)) {
-    if (key !== 'request_json')
+    if (!TEXT_FIELDS.has(key))
       problems.push({ loc: ['body', key], msg: 'Extra inputs are not permitted: send request fields inside request_json', type: 'extra_forbidden' });
   }
-  if (Array.isArray(body.request_json)) problems.push({ loc: ['body', 'request_json'], msg: 'request_json given more than once', type: 'value_error' });
+  for (const key of TEXT_FIELDS) if (Array.isArray(body[key])) problems.push({ loc: ['body', key], msg: `${key} given more than once`, type: 'value_error' });
   if (kb.length > limits.knowledgeBaseFiles)
     problems.push({ loc: ['body', 'knowledge_base_files'], msg: `At most ${limits.knowledgeBaseFiles} knowledge_base_files`, type: 'value_error' });
   if (problems.length) {
@@ -107,6 +113,7 @@ export async function readEnrichUpload(ctx: Context, dataDir: string, limits: Up
   }
   return {
     requestJson: typeof body.request_json === 'string' ? body.request_json : undefined,
+    knowledgeBaseMetadataJson: typeof body.knowledge_base_metadata_json === 'string' ? body.knowledge_base_metadata_json : undefined,
     itemsFile: items[0],
     knowledgeBaseFiles: kb,
     cleanup: () => removeAll(all),

@@ -7,5 +7,7 @@ export class Organization extends BaseModel {
   name!: string;
   /** Secret for Standard-Webhooks signatures of this organization's webhooks (decisions.md §4). */
   webhook_secret!: string;
+  /** The catalog whose defaults `use_master_catalog_defaults` inherits when a request names no `master_catalog_id` (interface-spec.md POST /public/catalogs). */
+  default_master_catalog_id!: string | null;
   created_at!: Date;
 }

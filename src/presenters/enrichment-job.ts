@@ -12,9 +12,10 @@ export function polledStatus(status: EnrichmentJob['status']): 'running' | 'comp
 /**
  * The enrichment job response (interface-spec.md "Enrichment job response"; decisions.md §4).
  * `credits_used` stays 0 until the job has finished; `service_usage` appears only when the job
- * is complete and was asked for. A job that stages its results on a catalog (`catalog_id`: the
- * job is a review activity, decisions.md §4) carries its absolute `review_url` (decisions.md §5;
- * `publicUrl` is its base).
+ * is complete and was asked for; `pricing_estimates` is always there (existing clients read it
+ * without asking for it; the request's `pricing_estimates` flag is accepted and changes nothing).
+ * A job that stages its results on a catalog (`catalog_id`: the job is a review activity,
+ * decisions.md §4) carries its absolute `review_url` (decisions.md §5; `publicUrl` is its base).
  */
 export function presentJob(
   job: EnrichmentJob,
@@ -40,7 +41,7 @@ export function presentJob(
   if (job.catalog_id) out.review_url = reviewUrl(publicUrl, job.catalog_id, job.id);
   if (job.error) out.error = job.error;
   if (finished && job.config.include_service_usage && job.service_usage) out.service_usage = job.service_usage;
-  if (job.config.pricing_estimates) out.pricing_estimates = pricingEstimates(job);
+  out.pricing_estimates = pricingEstimates(job);
   if (Array.isArray(job.config.recorded_noops) && job.config.recorded_noops.length) out.notices = job.config.recorded_noops;
   return out;
 }

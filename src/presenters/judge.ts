@@ -1,7 +1,11 @@
-import type { JudgeResult } from '../services/enrichment/judge';
+import type { JudgeAnswer } from '../services/enrichment/judge-request';
 
-/** Wire JSON of `POST /public/judge` (decisions.md §4 G20): the judgments and meta as the service returns them (already snake_case). */
-export function presentJudgeResult(r: JudgeResult): Record<string, unknown> {
+/**
+ * Wire JSON of `POST /public/judge` (decisions.md §4 G20): the judgments, the older answer's
+ * `summary {pass, review_required, fail, notes}` (issue 26 §6) and meta as the service returns
+ * them (already snake_case).
+ */
+export function presentJudgeResult(r: JudgeAnswer): Record<string, unknown> {
   return {
     judgments: r.judgments.map((j) => ({
       row_index: j.row_index,
@@ -15,6 +19,7 @@ export function presentJudgeResult(r: JudgeResult): Record<string, unknown> {
       ...(j.rule_decision ? { rule_decision: j.rule_decision } : {}),
       ...(j.flags ? { flags: j.flags } : {}),
     })),
+    summary: { pass: r.summary.pass, review_required: r.summary.review_required, fail: r.summary.fail, notes: r.summary.notes },
     meta: r.meta,
   };
 }

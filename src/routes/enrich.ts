@@ -25,11 +25,32 @@ function underRequestJson(err: unknown): unknown {
   if (!(err instanceof ValidationError)) return err;
   return new ValidationError(
     err.details.map((d) =>
-      d.loc[0] === 'body' && !['items_file', 'knowledge_base_files', 'request_json'].includes(String(d.loc[1]))
+      d.loc[0] === 'body' && !['items_file', 'knowledge_base_files', 'request_json', 'knowledge_base_metadata_json'].includes(String(d.loc[1]))
         ? { ...d, loc: ['body', 'request_json', ...d.loc.slice(1)] }
         : d,
     ),
   );
+}
+
+/**
+ * The parsed `request_json` with the form field `knowledge_base_metadata_json` (issue 26 §6:
+ * existing clients send the metadata as its own field) as its `knowledge_base_metadata`.
+ * @throws ValidationError (422) at `body.knowledge_base_metadata_json` when it is not a JSON object
+ *   or request_json carries knowledge_base_metadata too
+ */
+function withKnowledgeBaseMetadata(parsed: object, metadataJson: string | undefined): object {
+  if (metadataJson === undefined) return parsed;
+  const loc = ['body', 'knowledge_base_metadata_json'];
+  let metadata: unknown;
+  try {
+    metadata = JSON.parse(metadataJson);
+  } catch (err) {
+    throw ValidationError.at(loc, `knowledge_base_metadata_json is not valid JSON: ${(err as Error).message}`, 'json_invalid');
+  }
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))
+    throw ValidationError.at(loc, 'knowledge_base_metadata_json must be a JSON object', 'type_error');
+  if ('knowledge_base_metadata' in parsed) throw ValidationError.at(loc, 'Give knowledge_base_metadata once: in request_json or as this field', 'value_error');
+  return { ...parsed, knowledge_base_metadata: metadata };
 }
 
 /**
@@ -50,7 +71,7 @@ async function createFromMultipart(deps: AppDeps, scope: Scope, ctx: Context, va
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
       throw ValidationError.at(['body', 'request_json'], 'request_json must be a JSON object', 'type_error');
-    const req = validator.validate(requestJsonSchema, parsed, 'body');
+    const req = validator.validate(requestJsonSchema, withKnowledgeBaseMetadata(parsed, upload.knowledgeBaseMetadataJson), 'body');
     return await createEnrichmentJob(deps, scope, req, { itemsFile: upload.itemsFile, knowledgeBaseFiles: upload.knowledgeBaseFiles });
   } catch (err) {
     if (err instanceof AppError) throw underRequestJson(err);

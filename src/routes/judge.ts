@@ -1,11 +1,15 @@
 import type { ResolvedAppDeps } from '../deps';
 import { presentJudgeResult } from '../presenters/judge';
 import { judgeBody, judgeResponse } from '../schemas/judge';
-import { judgeRows } from '../services/enrichment/judge';
 import { judgeLlm } from '../services/enrichment/judge-llm';
+import { judge } from '../services/enrichment/judge-request';
 import { defineRoute, RouteDef } from './registry';
 
-/** `POST /public/judge` (decisions.md §4 G20): by the configured model, cross-checked by the post-enrichment audit's rules, or by the rules alone. */
+/**
+ * `POST /public/judge` (decisions.md §4 G20) in every body shape existing clients send (issue 26
+ * §6): by the configured model, cross-checked by the post-enrichment audit's rules, or by the
+ * rules alone.
+ */
 export function judgeRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const llm = judgeLlm(deps.config.llm);
   return [
@@ -16,7 +20,7 @@ export function judgeRoutes(deps: ResolvedAppDeps): RouteDef[] {
       summary: 'Judge rows (pass / review_required / fail) with reasons, field issues and suggested updates',
       body: judgeBody,
       response: judgeResponse,
-      handler: async ({ scope, body }) => presentJudgeResult(await judgeRows(deps.knex, scope, body, llm)),
+      handler: async ({ scope, body }) => presentJudgeResult(await judge(deps.knex, scope, body, llm)),
     }),
   ];
 }

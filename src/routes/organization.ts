@@ -1,18 +1,14 @@
-import { Type } from '@sinclair/typebox';
 import type { AppDeps } from '../deps';
+import { DefaultMasterCatalogBody, DefaultMasterCatalogResponse, WebhookSecretResponse } from '../schemas/organization';
 import { getWebhookSecret, rotateWebhookSecret } from '../services/access/webhook-secret';
+import { getDefaultMasterCatalog, setDefaultMasterCatalog } from '../services/catalog/default-master-catalog';
 import { defineRoute, RouteDef } from './registry';
 
-/** The webhook secret answer (documentation of the response). */
-const WebhookSecretResponse = Type.Object({
-  organization_id: Type.String(),
-  webhook_secret: Type.String({ description: 'Standard-Webhooks secret (`whsec_…`) that signs this organization’s webhooks' }),
-});
-
 /**
- * The organization's webhook signing secret (issue 17; decisions.md §4 webhooks): read it to
- * verify `webhook-signature` headers, rotate it when it leaked. Rotation takes effect for every
- * delivery signed afterwards.
+ * Organization settings. The webhook signing secret (issue 17; decisions.md §4 webhooks): read it
+ * to verify `webhook-signature` headers, rotate it when it leaked; rotation takes effect for every
+ * delivery signed afterwards. The default master catalog (issue 26 §6) that
+ * `use_master_catalog_defaults` inherits from when a new catalog names no `master_catalog_id`.
  */
 export function organizationRoutes(deps: AppDeps): RouteDef[] {
   const tags = ['organization'];
@@ -32,6 +28,23 @@ export function organizationRoutes(deps: AppDeps): RouteDef[] {
       summary: "Replace the organization's webhook signing secret with a new random one",
       response: WebhookSecretResponse,
       handler: async ({ scope }) => rotateWebhookSecret(deps.knex, scope),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/public/organization/default-master-catalog',
+      tags,
+      summary: "The organization's default master catalog (null when none is set)",
+      response: DefaultMasterCatalogResponse,
+      handler: async ({ scope }) => getDefaultMasterCatalog(deps.knex, scope),
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/public/organization/default-master-catalog',
+      tags,
+      summary: 'Set (or clear with null) the catalog whose defaults new catalogs inherit with use_master_catalog_defaults and no master_catalog_id',
+      body: DefaultMasterCatalogBody,
+      response: DefaultMasterCatalogResponse,
+      handler: async ({ scope, body }) => setDefaultMasterCatalog(deps.knex, scope, body.catalog_id),
     }),
   ];
 }

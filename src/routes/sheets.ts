@@ -113,7 +113,7 @@ export function sheetRoutes(deps: ResolvedAppDeps): RouteDef[] {
       params: catalogIdParams,
       query: exportQuery,
       handler: async ({ scope, params, query, ctx }) => {
-        const e = await exportCatalog(deps.knex, scope, params.catalog_id, query.format);
+        const e = await exportCatalog(deps.knex, scope, params.catalog_id, query.format, { bom: query.bom });
         sendAttachment(ctx, e.contentType, e.fileName);
         ctx.body = e.body;
         return undefined;

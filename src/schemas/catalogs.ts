@@ -30,7 +30,15 @@ export const createCatalogBody = Type.Object(
     validation_rules: Type.Optional(AnyObject()),
     catalog_md: Type.Optional(Type.String({ maxLength: 1000000 })),
     master_catalog_id: Type.Optional(Type.String()),
-    use_master_catalog_defaults: Type.Optional(withDefault(Type.Boolean(), false)),
+    use_master_catalog_defaults: Type.Optional(
+      withDefault(
+        Type.Boolean({
+          description:
+            "Inherit the taxonomy, quality prompt and catalog_md of master_catalog_id, else of the organization's default master catalog (PUT /public/organization/default-master-catalog); 422 when neither is set",
+        }),
+        false,
+      ),
+    ),
   },
   { additionalProperties: false },
 );

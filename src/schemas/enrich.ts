@@ -104,7 +104,7 @@ const requestProperties = {
   low_confidence: Type.Optional(
     Type.Object(
       {
-        enabled: Type.Optional(withDefault(Type.Boolean(), true)),
+        enabled: Type.Optional(withDefault(Type.Boolean(), false)),
         scopes: Type.Optional(Type.Array(StringEnum(['field', 'taxonomy_attribute', 'category']))),
         placement: Type.Optional(StringEnum(['tail'])),
         max_candidates_per_item: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
@@ -120,7 +120,7 @@ const requestProperties = {
   reextract_from_activity_id: Type.Optional(Type.String({ format: 'uuid' })),
   include_source_explanations: Type.Optional(Type.Boolean({ description: d('include_source_explanations') })),
   include_service_usage: Type.Optional(Type.Boolean({ description: d('include_service_usage') })),
-  pricing_estimates: Type.Optional(Type.Boolean()),
+  pricing_estimates: Type.Optional(Type.Boolean({ description: 'Accepted for existing clients: the job response always carries pricing_estimates.' })),
   capture_source_artifacts: Type.Optional(Type.Boolean({ description: d('capture_source_artifacts') })),
   host_media: Type.Optional(Type.Boolean({ description: d('host_media') })),
   strict_hosted_media: Type.Optional(Type.Boolean({ description: d('strict_hosted_media') })),
@@ -138,9 +138,18 @@ const requestProperties = {
   knowledge_base_enabled: Type.Optional(Type.Boolean()),
   knowledge_base_sources: Type.Optional(Type.Unsafe<Record<string, string>>({ type: 'object', additionalProperties: Type.String() })),
   knowledge_base_metadata: Type.Optional(AnyObject()),
+  knowledge_base_vector_store_id: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 500,
+      description:
+        'Id of an external vector store (sent by existing clients): recorded on the job; this service searches only uploaded knowledge_base_files, so a notice says the store was not used.',
+    }),
+  ),
   review_mode: Type.Optional(
-    StringEnum(['all', 'flagged'], {
-      description: `${d('review_mode')} "flagged": the post-enrichment audit runs; changes it passes are staged as draft, the others as pending.`,
+    Type.Unsafe<'all' | 'flagged' | boolean>({
+      enum: ['all', 'flagged', true, false],
+      description: `${d('review_mode')} "flagged": the post-enrichment audit runs; changes it passes are staged as draft, the others as pending. The boolean form of existing clients: true = the post-enrichment audit (as audit_decisions_enabled: true, every change staged), false = "all".`,
     }),
   ),
   audit_decisions_enabled: Type.Optional(
@@ -215,7 +224,9 @@ export type EnrichRequestFields = Validated<typeof requestJsonSchema>;
  * ENRICH_DEFAULTS filled in, plus the keys the service adds. The defaulted keys stay optional in
  * the type because resumed and re-extracted jobs copy an earlier job's config and prune it.
  */
-export type EnrichJobConfig = Omit<EnrichRequestFields, 'taxonomy'> & {
+export type EnrichJobConfig = Omit<EnrichRequestFields, 'taxonomy' | 'review_mode'> & {
+  /** `review_mode` with the boolean form normalised (src/services/enrichment/request.ts `normalizeClientShapes`). */
+  review_mode?: 'all' | 'flagged';
   /** The request's taxonomy, or else the target catalog's stored one (src/services/catalog/taxonomy.ts). */
   taxonomy?: EnrichRequestFields['taxonomy'] | Record<string, unknown>;
   /** The template whose defaults were applied, with its safety controls (src/services/enrichment/templates.ts). */
@@ -236,10 +247,16 @@ export const enrichMultipartSchema = Type.Object({
   items_file: Type.String({
     format: 'binary',
     description:
-      'Exactly one file: JSON (an array of item objects, or {"items": [...]}), or a CSV / XLSX spreadsheet whose header row names the fields (one item per row).',
+      'Exactly one file: JSON (an array of item objects, or {"items": [...]}), or a CSV / XLSX / XLS spreadsheet whose header row names the fields (one item per row).',
   }),
   knowledge_base_files: Type.Optional(
     Type.Array(Type.String({ format: 'binary' }), { description: 'Optional documents, listed as SOURCE_1… in knowledge_base_sources.' }),
+  ),
+  knowledge_base_metadata_json: Type.Optional(
+    Type.String({
+      description:
+        "Optional JSON object: the request's knowledge_base_metadata sent as its own form field (as existing clients do); not together with knowledge_base_metadata inside request_json.",
+    }),
   ),
 });
 
@@ -309,7 +326,7 @@ export const jobResponseSchema = Type.Object({
   credits_used: Type.Integer(),
   status: StringEnum(['running', 'completed', 'failed']),
   service_usage: Type.Optional(AnyObject()),
-  pricing_estimates: Type.Optional(AnyObject()),
+  pricing_estimates: AnyObject({ description: 'Always present: credits per successful item, items to process and carried, the estimate and its basis.' }),
   knowledge_base_enabled: Type.Optional(Type.Boolean()),
   knowledge_base_sources: Type.Optional(AnyObject()),
   page: Type.Optional(Type.Integer()),

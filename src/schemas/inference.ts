@@ -24,7 +24,7 @@ export const inferSchemaFields = Type.Object(
 export const inferSchemaMultipart = Type.Object({
   file: Type.String({
     format: 'binary',
-    description: 'The spreadsheet: CSV (.csv, any common delimiter and encoding) or Excel (.xlsx); legacy .xls is refused with 415',
+    description: 'The spreadsheet: CSV (.csv, any common delimiter and encoding) or Excel (.xlsx, or legacy .xls 97-2003)',
   }),
   prompt: Type.Optional(Type.String({ description: 'Description of the data' })),
   generate_taxonomy: Type.Optional(Type.Boolean({ default: false, description: 'Also suggest a taxonomy' })),

@@ -32,7 +32,15 @@ export const StagedChangeInput = Type.Object(
     source_data: Type.Optional(Nullable(AnyObject())),
     is_new_item: Type.Optional(Nullable(Type.Boolean())),
     is_delete: Type.Optional(Nullable(Type.Boolean({ description: 'A delete of catalog_item_id' }))),
-    row_index: Type.Optional(Nullable(Type.Integer({ description: 'Ignored: the service numbers changes in the order appended' }))),
+    row_index: Type.Optional(
+      Nullable(
+        Type.Integer({
+          minimum: 0,
+          maximum: 2_147_483_647,
+          description: 'Kept as sent (unique within the activity, else 422); absent: numbered after the highest row index, in the order appended',
+        }),
+      ),
+    ),
     base_version: Type.Optional(
       Nullable(Type.Integer({ minimum: 0, description: 'Item version the change was computed from (default: `__current_version`, else the current one)' })),
     ),

@@ -4,7 +4,20 @@ import { StringEnum, withDefault } from './common';
 /** JSON Schemas of the spreadsheet routes of catalogs (issue 20: export and import). */
 
 /** `GET …/items/export` query. */
-export const exportQuery = Type.Object({ format: Type.Optional(withDefault(StringEnum(['csv', 'xlsx'] as const), 'csv')) }, { additionalProperties: false });
+export const exportQuery = Type.Object(
+  {
+    format: Type.Optional(withDefault(StringEnum(['csv', 'xlsx'] as const), 'csv')),
+    bom: Type.Optional(
+      withDefault(
+        Type.Boolean({
+          description: 'CSV only: start with a UTF-8 byte-order mark (for spreadsheet programs that need one to read UTF-8); the import reads either',
+        }),
+        false,
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 /** The text fields of the `POST …/items/import` form (validated with query coercion: form fields are strings). */
 export const importFields = Type.Object(
@@ -16,7 +29,7 @@ export const importFields = Type.Object(
 
 /** Multipart form of `POST …/items/import` (documentation). */
 export const importMultipart = Type.Object({
-  file: Type.String({ format: 'binary', description: 'CSV or XLSX; the header row names the columns' }),
+  file: Type.String({ format: 'binary', description: 'CSV, XLSX or legacy XLS; the header row names the columns' }),
   mapping: Type.Optional(Type.String({ description: 'JSON object column → field (default: each column to the field of its name)' })),
 });
 
@@ -43,6 +56,7 @@ export const importResponse = Type.Object({
   processed_lines: Type.Integer(),
   created: Type.Integer(),
   updated: Type.Integer(),
+  unchanged: Type.Integer({ description: 'Lines equal to their item: nothing written, no new version' }),
   failed: Type.Integer(),
   error: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String(),

@@ -1,7 +1,7 @@
 /**
  * `items_file` as CSV or XLSX (issue 20: "Enrichment: `items_file` accepts CSV and XLSX as well
  * as JSON"): rows become items (header = field names, cells as text, JSON cells parsed, empty
- * cells left out), streamed into the job's rows; a legacy .xls is a 415. No job runs here: a
+ * cells left out), streamed into the job's rows; a legacy .xls is read too. No job runs here: a
  * JobRunner that records starts stands in for Temporal (as in enrich-requests.test.ts).
  */
 import fs from 'node:fs';
@@ -13,6 +13,7 @@ import request from 'supertest';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { acceptingJobs } from '../helpers/app';
+import { xlsBuffer } from '../helpers/xls';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 
 let dataDir: string;
@@ -66,9 +67,20 @@ describe('items_file as a spreadsheet', () => {
     ]);
   });
 
-  it('refuses a legacy .xls with 415 and still takes JSON files as before', async () => {
-    const xls = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(600)]);
-    expect((await send(xls, 'items.xls')).status).toBe(415);
+  it('reads a legacy .xls, refuses a broken one with 422 and still takes JSON files as before', async () => {
+    const xls = xlsBuffer([
+      ['sku', 'name', 'price'],
+      ['X-1', 'Crème brûlée', 12.5],
+      ['X-2', 'Table', 99],
+    ]);
+    const res = await send(xls, 'items.xls');
+    expect(res.status).toBe(200);
+    expect((await rowsOf(res.body.job_id)).map((r) => r.input)).toEqual([
+      { sku: 'X-1', name: 'Crème brûlée', price: '12.5' },
+      { sku: 'X-2', name: 'Table', price: '99' },
+    ]);
+    const broken = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(600)]);
+    expect((await send(broken, 'items.xls')).status).toBe(422);
     const json = await send(Buffer.from(JSON.stringify([{ sku: 'C-1' }])), 'items.json');
     expect(json.status).toBe(200);
     expect(fs.readdirSync(path.join(dataDir, 'uploads'))).toEqual([]);

@@ -323,3 +323,56 @@ describe('source_catalog_id, resume and re-extract rules', () => {
     );
   });
 });
+
+describe('request shapes existing clients send (issue 26 §6)', () => {
+  const post = (body: Record<string, unknown>) => request(app).post('/api/public/enrich').set(org.auth).send(body);
+
+  it('takes review_mode as a boolean: true stores the post-enrichment audit, false is "all"', async () => {
+    const audited = await post({ items: [{ name: 'x' }], output_schema: [field], async_mode: true, review_mode: true });
+    expect(audited.status).toBe(200);
+    expect(await configOf(audited.body.job_id)).toMatchObject({ review_mode: 'all', audit_decisions_enabled: true });
+    const plain = await post({ items: [{ name: 'x' }], output_schema: [field], async_mode: true, review_mode: false });
+    expect(plain.status).toBe(200);
+    expect(await configOf(plain.body.job_id)).toMatchObject({ review_mode: 'all', audit_decisions_enabled: false });
+    const flagged = await post({ items: [{ name: 'x' }], output_schema: [field], async_mode: true, review_mode: 'flagged' });
+    expect(await configOf(flagged.body.job_id)).toMatchObject({ review_mode: 'flagged' });
+    expect((await post({ items: [{ name: 'x' }], output_schema: [field], review_mode: 'sometimes' })).status).toBe(422);
+  });
+
+  it('records knowledge_base_vector_store_id and says in notices that it was not used', async () => {
+    const res = await post({ items: [{ name: 'x' }], output_schema: [field], async_mode: true, knowledge_base_vector_store_id: 'vs_abc123' });
+    expect(res.status).toBe(200);
+    expect((await configOf(res.body.job_id)).knowledge_base_vector_store_id).toBe('vs_abc123');
+    expect(res.body.notices).toEqual(expect.arrayContaining([expect.stringMatching(/^knowledge_base_vector_store_id: recorded .* not searched/)]));
+    const without = await post({ items: [{ name: 'x' }], output_schema: [field], async_mode: true });
+    expect(without.body.notices ?? []).not.toEqual(expect.arrayContaining([expect.stringMatching(/vector_store/)]));
+  });
+
+  it('defaults low_confidence.enabled to false and always answers pricing_estimates', async () => {
+    const res = await post({ items: [{ name: 'x' }], output_schema: [field], async_mode: true, low_confidence: { scopes: ['field'] } });
+    expect(res.status).toBe(200);
+    expect((await configOf(res.body.job_id)).low_confidence).toEqual({ enabled: false, scopes: ['field'] });
+    expect(res.body.pricing_estimates).toMatchObject({ currency: 'credits', items: 1, items_to_process: 1, estimated_credits: 1 });
+    const polled = await request(app).get(`/api/public/enrich/${res.body.job_id}`).set(org.auth);
+    expect(polled.body.pricing_estimates).toMatchObject({ items: 1 });
+  });
+
+  it('reads multipart knowledge_base_metadata_json into knowledge_base_metadata; bad JSON or a second copy is 422', async () => {
+    const form = (metadata: string, requestJson: Record<string, unknown> = { output_schema: [field], async_mode: true }) =>
+      request(app)
+        .post('/api/public/enrich')
+        .set(org.auth)
+        .field('request_json', JSON.stringify(requestJson))
+        .field('knowledge_base_metadata_json', metadata)
+        .attach('items_file', Buffer.from(JSON.stringify([{ name: 'x' }])), { filename: 'items.json', contentType: 'application/json' });
+    const ok = await form(JSON.stringify({ SOURCE_1: { title: 'Spec sheet' } }));
+    expect(ok.status).toBe(200);
+    expect((await configOf(ok.body.job_id)).knowledge_base_metadata).toEqual({ SOURCE_1: { title: 'Spec sheet' } });
+    const bad = await form('{not json');
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0].loc).toEqual(['body', 'knowledge_base_metadata_json']);
+    const twice = await form('{}', { output_schema: [field], knowledge_base_metadata: {} });
+    expect(twice.status).toBe(422);
+    expect(uploadsLeft()).toEqual([]);
+  });
+});

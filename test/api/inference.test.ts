@@ -2,7 +2,7 @@
  * `POST /api/public/infer-schema` (multipart) and `POST /api/public/infer-enrichment`
  * (interface-spec.md, Enrichment; issue 20): the response shapes, the suggested schema is
  * accepted by `POST /public/catalogs` and the enrichment fields by the enrich request's
- * `output_schema` validation, .xls → 415, form validation → 422, uploads removed afterwards.
+ * `output_schema` validation, a legacy .xls read, form validation → 422, uploads removed afterwards.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,6 +13,7 @@ import { loadConfig } from '../../src/config';
 import { noJobs } from '../helpers/app';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { SHARED_DATA } from '../helpers/data';
+import { xlsBuffer } from '../helpers/xls';
 
 let dataDir: string;
 let app: ReturnType<ReturnType<typeof createApp>['callback']>;
@@ -88,11 +89,23 @@ describe('POST /public/infer-schema', () => {
     expect(uploadsLeft()).toEqual([]);
   });
 
-  it('refuses a legacy .xls with 415', async () => {
-    const xls = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(1024)]);
+  it('reads a legacy Excel 97-2003 .xls (spec: "CSV .csv or Excel .xlsx/.xls"); a broken one is 422', async () => {
+    const xls = xlsBuffer([
+      ['sku', 'name', 'price', 'in_stock'],
+      ['A-1', 'Chair', 12.5, true],
+      ['A-2', 'Table', 99, false],
+      ['A-3', 'Lamp', 7.25, true],
+    ]);
+    expect(xls.subarray(0, 4)).toEqual(Buffer.from([0xd0, 0xcf, 0x11, 0xe0]));
     const res = await request(app).post('/api/public/infer-schema').set(org.auth).attach('file', xls, 'old.xls');
-    expect(res.status).toBe(415);
-    expect(res.body.detail).toMatch(/\.xlsx/);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ file_name: 'old.xls', total_rows: 3 });
+    expect(res.body.explanation.file).toMatchObject({ format: 'xls' });
+    expect(res.body.suggested_schema.properties).toMatchObject({ sku: { type: 'string' }, price: { type: 'number' }, in_stock: { type: 'boolean' } });
+    const broken = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(1024)]);
+    const bad = await request(app).post('/api/public/infer-schema').set(org.auth).attach('file', broken, 'broken.xls');
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0].loc).toEqual(['body', 'file']);
     expect(uploadsLeft()).toEqual([]);
   });
 

@@ -91,12 +91,16 @@ describe('GET …/items/export', () => {
     for (const d of back) expect(d).toEqual(byKey.get(key(d)));
   });
 
-  it('CSV starts with a BOM and has one column per schema property', async () => {
+  it('CSV has no BOM unless asked (bom=true) and one column per schema property', async () => {
     const res = await request(app).get(`/api/public/catalogs/${catalog}/items/export`).set(org.auth);
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/text\/csv/);
-    expect(res.text.startsWith('\uFEFF')).toBe(true);
-    expect(res.text.slice(1).split('\n')[0].split(',').sort()).toEqual(Object.keys(schema.properties).sort());
+    expect(res.text.startsWith('\uFEFF')).toBe(false);
+    expect(res.text.split('\n')[0].split(',').sort()).toEqual(Object.keys(schema.properties).sort());
+    const withBom = await request(app).get(`/api/public/catalogs/${catalog}/items/export?bom=true`).set(org.auth);
+    expect(withBom.text.startsWith('\uFEFF')).toBe(true);
+    expect(withBom.text.slice(1)).toBe(res.text);
+    expect((await request(app).get(`/api/public/catalogs/${catalog}/items/export?bom=maybe`).set(org.auth)).status).toBe(422);
   });
 
   it('is scoped to the organization and validates the format', async () => {

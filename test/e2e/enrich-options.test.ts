@@ -463,3 +463,29 @@ describe('re-extraction and source artifacts on the real engine (offline archive
     expect(bodyOf<ValidationErrorBody>(forbidden).detail.map((d) => d.loc.join('.'))).toEqual(['body.allowed_domains']);
   });
 });
+
+describe('request shapes existing clients send, run through Temporal (issue 26 §6)', () => {
+  it('review_mode: true runs the post-enrichment audit and stages every change; vector store noticed; pricing_estimates without asking', async () => {
+    const catalogId = await createTestCatalog(org.organizationId, {
+      schema_definition: { type: 'object', properties: { sku: { type: 'string' }, brand: { type: 'string' } } },
+    });
+    const items = [
+      { sku: 'B-1', name: 'Boot one', brand: 'Zeta' },
+      { sku: 'B-2', name: 'Boot two' },
+    ];
+    const res = await request(fakeApp)
+      .post('/api/public/enrich')
+      .set(org.auth)
+      .send({ catalog_id: catalogId, output_schema: [brand], review_mode: true, knowledge_base_vector_store_id: 'vs_legacy', items });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'completed', successful: 2, audit: { pass: 1, review_required: 1, fail: 0 } });
+    expect(res.body.pricing_estimates).toMatchObject({ items: 2, estimated_credits: 2 });
+    expect(res.body.notices).toEqual(expect.arrayContaining([expect.stringMatching(/^knowledge_base_vector_store_id/)]));
+    expect(res.body.results.map((r: { review_info: { audit?: { decision: string } } }) => r.review_info.audit?.decision)).toEqual(['review_required', 'pass']);
+    const staged = await request(fakeApp).get(`/api/activities/${res.body.job_id}/staged-changes`).set(org.auth);
+    expect(bodyOf<StagedChangeListBody>(staged).items.map((c) => [c.row_index, c.status])).toEqual([
+      [0, 'pending'],
+      [1, 'pending'],
+    ]);
+  });
+});

@@ -2,7 +2,7 @@
  * Spreadsheet import (issue 20) through the HTTP route, the real Temporal dev server
  * (catalogImportWorkflow and its activities) and PostgreSQL: the round trip export → import into
  * an empty catalog reproduces every item exactly (CSV and XLSX, products and variants, arrays
- * and objects); a re-import updates; bad lines fail alone with their errors in the per-line
+ * and objects); legacy .xls; a re-import of equal lines writes nothing, a changed one updates; bad lines fail alone with their errors in the per-line
  * report (JSON and CSV); the `progress` query; a mapping; 404/403/422.
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -16,6 +16,7 @@ import { createTestCatalog, SHEET_SCHEMA } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
+import { xlsBuffer } from '../helpers/xls';
 
 const TASK_QUEUE = 'test-catalog-import';
 const schema = SHEET_SCHEMA;
@@ -110,6 +111,62 @@ describe('POST …/items/import', () => {
 
     const progress = await env.client.workflow.getHandle(catalogImportWorkflowId(res.body.import_id)).query(importProgressQuery);
     expect(progress).toMatchObject({ phase: 'completed', counters: { created: 12, updated: 0, failed: 0 } });
+  });
+
+  it.each(['csv', 'xlsx'] as const)(
+    'export (%s) → import into the same catalog: lists and booleans read back, typed or not; equal lines write nothing (no version bump)',
+    async (format) => {
+      const catalog = await createTestCatalog(org.organizationId, { schema_definition: schema });
+      const items = [
+        { sku: 'R-1', title: 'Chair', price: 12.5, active: true, tags: ['oak', 'red, dark'], clearance: false, labels: ['new', 'eco'], note: 'plain' },
+        { sku: 'R-2', title: 'Table', price: 99, active: false, tags: [], clearance: true, labels: ['x'], dims: { w: 1.5 } },
+      ];
+      const bulk = await request(app).post(`/api/public/catalogs/${catalog}/items/bulk`).set(org.auth).send({ items });
+      expect(bulk.body).toMatchObject({ items_created: 2, items_failed: 0 });
+      const before = await snapshot(catalog);
+      const exported = await request(app).get(`/api/public/catalogs/${catalog}/items/export?format=${format}`).set(org.auth).buffer(true).parse(binary);
+      expect(exported.status).toBe(200);
+      expect((exported.body as Buffer).subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf]))).toBe(false);
+
+      const again = await importFile(catalog, exported.body as Buffer, `export.${format}`);
+      expect(again.status).toBe(202);
+      expect(await finished(catalog, again.body.import_id)).toMatchObject({
+        status: 'completed',
+        created: 0,
+        updated: 0,
+        unchanged: 2,
+        failed: 0,
+        processed_lines: 2,
+      });
+      const lines = await request(app).get(`/api/public/catalogs/${catalog}/items/import/${again.body.import_id}/lines`).set(org.auth);
+      expect(lines.body.lines.map((l: { status: string }) => l.status)).toEqual(['unchanged', 'unchanged']);
+      expect(await snapshot(catalog)).toEqual(before);
+      const versions = await knex('catalog_items').where({ catalog_id: catalog }).pluck('current_version');
+      expect(versions).toEqual([1, 1]);
+
+      // A changed line still updates (one version up); the equal one still writes nothing.
+      const edited = Buffer.from('sku,title,clearance\nR-1,Armchair,false\nR-2,Table,true\n');
+      const edit = await importFile(catalog, edited, 'edited.csv');
+      expect(await finished(catalog, edit.body.import_id)).toMatchObject({ created: 0, updated: 1, unchanged: 1 });
+      const r1 = await knex('catalog_items').where({ catalog_id: catalog, business_key: 'R-1' }).first();
+      expect(r1).toMatchObject({ current_version: 2, data: { ...items[0], title: 'Armchair' } });
+    },
+  );
+
+  it('imports a legacy Excel 97-2003 .xls (spec: "CSV .csv or Excel .xlsx/.xls")', async () => {
+    const catalog = await createTestCatalog(org.organizationId, { schema_definition: schema });
+    const xls = xlsBuffer([
+      ['sku', 'title', 'price', 'stock', 'active', 'tags'],
+      ['X-1', 'Größe 1', 12.5, 3, true, '["a","b"]'],
+      ['X-2', 'Table', 99, 0, false, ''],
+    ]);
+    const res = await importFile(catalog, xls, 'legacy.xls');
+    expect(res.status).toBe(202);
+    expect(await finished(catalog, res.body.import_id)).toMatchObject({ status: 'completed', created: 2, failed: 0 });
+    expect((await snapshot(catalog)).map((i) => i.data)).toEqual([
+      { sku: 'X-1', title: 'Größe 1', price: 12.5, stock: 3, active: true, tags: ['a', 'b'] },
+      { sku: 'X-2', title: 'Table', price: 99, stock: 0, active: false },
+    ]);
   });
 
   it('a bad line fails alone, with its errors in the per-line report; a re-import updates; a mapping renames columns', async () => {

@@ -8,6 +8,7 @@ import { actorId } from '../access/auth';
 import { copyCatalogItems } from './items-write';
 import { getCurrentSchema, INITIAL_SCHEMA_VERSION, syncFieldInfo } from './schema';
 import { assertValidSchemaDefinition } from './schema-validation';
+import { defaultMasterCatalogId } from './default-master-catalog';
 import { loadOwned } from '../access/ownership';
 import type { Scope } from '../access/scope';
 import { newestFirstPage } from '../../models/newest-first';
@@ -88,19 +89,26 @@ async function insertMdVersion(trx: Knex.Transaction, scope: Scope, catalogId: s
 /**
  * Creates a catalog with schema version 1.0.0 (decisions.md §2) whose `fields_workflow_info` is
  * derived from the properties, and catalog-md version 1. With `use_master_catalog_defaults` the
- * master catalog (`master_catalog_id`, required then) supplies the taxonomy, quality prompt
- * and, when not given, the catalog_md. `product_enabled` follows `product_id_field`.
+ * master catalog (`master_catalog_id`, else the organization's default master catalog,
+ * ./default-master-catalog.ts) supplies the taxonomy, quality prompt and, when not given, the
+ * catalog_md. `product_enabled` follows `product_id_field`.
  * @throws ValidationError (422) invalid schema_definition, or defaults asked without a master
+ *   catalog and without an organization default
  * @throws NotFoundError / ForbiddenError for a master catalog that is unknown / not the caller's
  */
 export async function createCatalog(knex: Knex, scope: Scope, input: CreateCatalogInput): Promise<CatalogWithSchema> {
   const definition = input.schema_definition;
   assertValidSchemaDefinition(definition, ['body', 'schema_definition']);
-  if (input.use_master_catalog_defaults && !input.master_catalog_id) {
-    throw ValidationError.at(['body', 'master_catalog_id'], 'master_catalog_id is required when use_master_catalog_defaults is true', 'missing');
-  }
   return knex.transaction(async (trx) => {
-    const master = input.master_catalog_id ? await loadCatalogOwned(trx, scope, input.master_catalog_id) : null;
+    const masterId = input.master_catalog_id ?? (input.use_master_catalog_defaults ? await defaultMasterCatalogId(trx, scope) : null);
+    if (input.use_master_catalog_defaults && !masterId) {
+      throw ValidationError.at(
+        ['body', 'master_catalog_id'],
+        'master_catalog_id is required when use_master_catalog_defaults is true and the organization has no default master catalog (PUT /public/organization/default-master-catalog)',
+        'missing',
+      );
+    }
+    const master = masterId ? await loadCatalogOwned(trx, scope, masterId) : null;
     const inherit = input.use_master_catalog_defaults && master ? { catalog: master, schema: await getCurrentSchema(trx, master.id) } : null;
     const now = new Date();
     const id = newId();

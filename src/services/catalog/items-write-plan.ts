@@ -30,6 +30,14 @@ export interface WriteOptions {
   parent?: { id: string; shared: Record<string, unknown> };
   /** Identity of item `i` is this database id (PUT …/items/{id}); else `__catalog_item_id` or the business key. */
   ids?: Array<string | undefined>;
+  /**
+   * Leave an existing row whose entity type, parent, business key and data already equal what
+   * would be written as it is: no new `current_version` (so staged changes computed from it do
+   * not conflict), no `updated_at`/`source_info` change. Such items are listed in
+   * `WriteResult.unchanged`. The spreadsheet import sets it (issue 26 §7: an import line equal to
+   * its item writes nothing).
+   */
+  skip_unchanged?: boolean;
 }
 
 /** One payload item after the shape checks, with its identity. */

@@ -27,6 +27,8 @@ export interface WriteResult {
   errors: ItemError[];
   /** Database id written for each input index (undefined for failed entries). */
   ids: Array<string | undefined>;
+  /** Input indexes of items left as they were because nothing differed (only with `skip_unchanged`). */
+  unchanged?: number[];
 }
 
 /**
@@ -42,8 +44,14 @@ async function upsertRows(
   rows: WriteRow[],
   autoProducts: Set<string>,
   sourceInfo: Record<string, unknown> | null | undefined,
-): Promise<{ inserted: number; created: number }> {
-  if (rows.length === 0) return { inserted: 0, created: 0 };
+  skipUnchanged: boolean,
+): Promise<{ inserted: number; created: number; written: Set<string> }> {
+  if (rows.length === 0) return { inserted: 0, created: 0, written: new Set() };
+  // The row is left alone (and not returned) when nothing it would be written with differs.
+  const onlyChanged = skipUnchanged
+    ? `WHERE (catalog_items.entity_type, catalog_items.parent_id, catalog_items.business_key, catalog_items.data)
+         IS DISTINCT FROM (EXCLUDED.entity_type, EXCLUDED.parent_id, EXCLUDED.business_key, EXCLUDED.data)`
+    : '';
   let out: Array<{ id: string; inserted: boolean }>;
   try {
     ({ rows: out } = await trx.raw(
@@ -53,6 +61,7 @@ async function upsertRows(
        ON CONFLICT (id) DO UPDATE SET entity_type = EXCLUDED.entity_type, parent_id = EXCLUDED.parent_id,
          business_key = EXCLUDED.business_key, data = EXCLUDED.data, search_text = EXCLUDED.search_text, search_tsv = EXCLUDED.search_tsv, source_info = EXCLUDED.source_info,
          current_version = catalog_items.current_version + 1, updated_at = now()
+       ${onlyChanged}
        RETURNING id, (xmax = 0) AS inserted`,
       [catalog.id, sourceInfo ? JSON.stringify(sourceInfo) : null, JSON.stringify(rows)],
     ));
@@ -63,7 +72,7 @@ async function upsertRows(
   const inserted = out.filter((r) => r.inserted).length;
   const created = out.filter((r) => r.inserted && !autoProducts.has(r.id)).length;
   if (inserted > 0) await Catalog.query(trx).where('id', catalog.id).increment('item_count', inserted);
-  return { inserted, created };
+  return { inserted, created, written: new Set(out.map((r) => r.id)) };
 }
 
 /**
@@ -124,20 +133,26 @@ export async function writeItems(
   const validate = catalog.strict_mode ? itemValidator(caches.validators, await getCurrentSchema(trx, catalog.id)) : null;
   const plan = planRows(catalog, opts, unique, existing, validate, errors);
   const autoProducts = pidField ? linkVariants(plan, pidField) : new Set<string>();
-  const { created } = await upsertRows(trx, catalog, plan.rows, autoProducts, opts.source_info);
+  const { created, written } = await upsertRows(trx, catalog, plan.rows, autoProducts, opts.source_info, opts.skip_unchanged === true);
 
   const idsOut: Array<string | undefined> = new Array(input.length).fill(undefined);
-  for (const [id, index] of plan.written) idsOut[index] = id;
+  const unchanged: number[] = [];
+  for (const [id, index] of plan.written) {
+    idsOut[index] = id;
+    if (!written.has(id)) unchanged.push(index);
+  }
+  unchanged.sort((a, b) => a - b);
   errors.sort((a, b) => a.index - b.index);
   return {
     items_processed: input.length,
     items_created: created,
-    items_updated: plan.rows.length - autoProducts.size - created,
+    items_updated: plan.rows.length - autoProducts.size - created - unchanged.length,
     items_failed: errors.length,
     schema_evolved: evolved.evolved,
     ...(evolved.new_schema_version ? { new_schema_version: evolved.new_schema_version } : {}),
     errors,
     ids: idsOut,
+    ...(opts.skip_unchanged ? { unchanged } : {}),
   };
 }
 

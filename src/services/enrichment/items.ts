@@ -118,11 +118,11 @@ async function isSpreadsheet(file: string, fileName: string): Promise<boolean> {
 }
 
 /**
- * A CSV or XLSX `items_file` (issue 20), streamed: the header row names the fields, each further
+ * A CSV, XLSX or XLS `items_file` (issue 20), streamed: the header row names the fields, each further
  * row is one item (src/services/inference/sheet-items.ts `rowToInputItem`: non-empty cells as
  * text, JSON arrays and objects parsed), inserted in chunks of {@link INSERT_CHUNK}.
  * @returns the number of rows
- * @throws UnsupportedMediaTypeError (415) for a legacy .xls; ValidationError (422) at
+ * @throws UnsupportedMediaTypeError (415) for a workbook other than XLSX/XLS; ValidationError (422) at
  *   `body.items_file` for an unreadable file, at `body.items_file.<i>` for rows that break {@link rowRules}
  */
 async function insertItemsFromSheet(trx: Knex.Transaction, jobId: string, file: string, fileName: string, check: RowCheck): Promise<number> {

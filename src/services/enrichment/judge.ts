@@ -32,7 +32,8 @@ export interface JudgeRequest {
   prompt?: string;
   model?: string;
   max_rows: number;
-  images?: boolean;
+  /** Image URLs per row: row index (as a string) → URLs (src/services/enrichment/judge-request.ts checks the keys). */
+  images?: Record<string, string[]>;
 }
 
 /** One row's judgment (G20). */

@@ -118,9 +118,26 @@ function setFields(entry: unknown): OutputField[] {
   return ((entry as { attributes?: OutputField[] })?.attributes ?? []) as OutputField[];
 }
 
+/**
+ * The request shapes existing clients send, in the service's own terms (issue 26 §6): `review_mode`
+ * as a boolean — `true` asks for the post-enrichment audit (stored as `audit_decisions_enabled:
+ * true`, every change staged with `staged_status`), `false` is `"all"`. Other keys pass unchanged.
+ */
+export function normalizeClientShapes<T extends { review_mode?: 'all' | 'flagged' | boolean; audit_decisions_enabled?: boolean }>(
+  r: T,
+): Omit<T, 'review_mode'> & { review_mode?: 'all' | 'flagged' } {
+  const { review_mode: mode, ...rest } = r;
+  if (typeof mode !== 'boolean') return { ...rest, ...(mode !== undefined ? { review_mode: mode } : {}) };
+  return { ...rest, review_mode: 'all', ...(mode ? { audit_decisions_enabled: true } : {}) };
+}
+
 /** Options the service accepts and stores but whose behaviour is not (yet) provided: recorded, never silent. */
 function recordedNoops(r: EnrichJobConfig, hasKnowledgeFiles: boolean): string[] {
   const out: string[] = [];
+  if (r.knowledge_base_vector_store_id)
+    out.push(
+      'knowledge_base_vector_store_id: recorded on the job but not searched; this service keeps no vector stores and reads only the knowledge_base_files uploaded with the request',
+    );
   if ((r.knowledge_base_enabled || r.knowledge_base_sources || r.knowledge_base_metadata) && !hasKnowledgeFiles) {
     out.push('knowledge_base: only uploaded knowledge_base_files are read by the extractor; knowledge_base_sources given without files are listed as they are');
   }
@@ -170,7 +187,7 @@ async function planFresh(knex: Knex, scope: Scope, raw: EnrichRequest, upload?: 
     r.template = { id: template.id, name: template.name, safety: template.safety };
   }
   fillUndefined(r, ENRICH_DEFAULTS);
-  const { items, ...request } = r;
+  const { items, ...request } = normalizeClientShapes(r);
   const config: EnrichJobConfig = request;
   let outputSchema = config.output_schema as OutputField[] | undefined;
   let target: CatalogTarget | null = null;
@@ -312,7 +329,7 @@ async function planReextract(knex: Knex, scope: Scope, req: EnrichRequest, sourc
   const config: EnrichJobConfig = { ...from.config };
   for (const key of PER_REQUEST_KEYS) delete config[key];
   delete config.capture_source_artifacts; // nothing is fetched
-  assignDefined(config, req);
+  assignDefined(config, normalizeClientShapes(req));
   config.async_mode = req.async_mode ?? false;
   config.reextract_from_activity_id = from.id;
   config.recorded_noops = recordedNoops(config, false);

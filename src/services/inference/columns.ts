@@ -7,7 +7,7 @@
  */
 import { validGtin } from '../../enrichment/normalize/identifiers';
 import { classifyCell, isNullMarker, type CellKind } from './cells';
-import type { ColumnProfile, PieceStats } from './profile';
+import { LIST_SEPARATORS, type ColumnProfile, type PieceStats } from './profile';
 import { currencyUnit, headerUnit, physicalUnit, type ColumnUnit } from './units';
 
 /** JSON types of inferred fields (the catalog schema's field types). */
@@ -82,6 +82,13 @@ const HINT = {
   price: /price|cost|msrp|amount|preis|prix/i,
   category: /categor|breadcrumb|taxonom|department|product[\s_-]?type|^type$|kategorie|rayon/i,
   dimension: /^(width|height|depth|length|diameter|thickness|breite|höhe|tiefe|länge)$/i,
+  /** Names of measured quantities (a number whatever the sample holds): weight, sizes, volume. */
+  measure:
+    /(^|[\s_\-.])(weight|net[\s_-]?weight|gross[\s_-]?weight|width|height|depth|length|diameter|thickness|volume|gewicht|breite|höhe|tiefe|länge|poids|largeur|hauteur|longueur|peso)([\s_\-.(]|$)/i,
+  /** Names of counted quantities (a whole number whatever the sample holds). */
+  count: /(^|[\s_\-.])(qty|quantity|quantities|stock[\s_-]?(qty|quantity|level)|inventory|menge|anzahl|quantité|cantidad)([\s_\-.(]|$)/i,
+  /** Names of yes/no settings ("is_in_stock", "use_config_min_qty", "manage_stock"): a quantity word in them does not make a quantity. */
+  flag: /^(is|has|use|uses|enable|enabled|allow|allows|manage|can|show|needs?)([\s_\-.]|[A-Z])/,
   /** Attributes whose values come from a fixed list (Google Merchant Center product data specification: availability, condition, gender, age_group; and workflow status). */
   enumerated: /\b(availability|condition|gender|age[\s_-]?group|status)$/i,
   list: /tags?$|keywords|features|materials?|colou?rs|sizes|options|labels|activit|styles?|genders?|categories/i,
@@ -191,6 +198,32 @@ function pathSeparator(p: ColumnProfile): string | null {
   return null;
 }
 
+/**
+ * The separator between several category paths in one cell (Magento's `categories`:
+ * `Default Category/Gear,Default Category/Gear/Bags`), or null: some cells split on it into two or
+ * more pieces, and (nearly) every piece of those cells is itself a path of `pathSep`.
+ */
+function pathListSeparator(p: ColumnProfile, pathSep: string): string | null {
+  for (const sep of LIST_SEPARATORS) {
+    if (pathSep.includes(sep.trim() || sep) || sep === pathSep.trim()) continue;
+    let cells = 0;
+    let pieces = 0;
+    let paths = 0;
+    for (const v of p.distinct.keys()) {
+      const parts = v
+        .split(sep)
+        .map((x) => x.trim())
+        .filter(Boolean);
+      if (parts.length < 2) continue;
+      cells++;
+      pieces += parts.length;
+      paths += parts.filter((x) => x.split(pathSep).filter((y) => y.trim()).length >= 2).length;
+    }
+    if (cells > 0 && share(paths, pieces) >= 0.9) return sep;
+  }
+  return null;
+}
+
 /** The most frequent key of a count map. */
 function top<K>(counts: Map<K, number>): K | null {
   let best: K | null = null;
@@ -240,12 +273,26 @@ function baseField(p: ColumnProfile): InferredField {
   };
 }
 
+/**
+ * What a column's header says its numbers are (issue 26 §6): a measured quantity (`weight`,
+ * `width`, …) or a price is a `number`, a counted quantity (`qty`, …) an `integer`, whatever a
+ * sample of whole numbers, or of only 1s and blanks, would suggest; null when the header says
+ * nothing (or names a yes/no setting such as `use_config_min_qty`).
+ */
+export function headerNumberType(name: string): 'number' | 'integer' | null {
+  if (HINT.flag.test(name)) return null;
+  if (HINT.measure.test(name) || HINT.price.test(name)) return 'number';
+  if (HINT.count.test(name)) return 'integer';
+  return null;
+}
+
 /** Decides numbers: integers, decimals, row counters, identifiers written as digits, flags 0/1, header units. */
 function numericField(f: InferredField, p: ColumnProfile): void {
   const allInt = p.kinds.number === 0 && p.kinds.scientific === 0;
   const keys = [...p.distinct.keys()];
   const digitsOnly = keys.every((k) => /^\d+$/.test(k));
-  if (allInt && keys.every((k) => k === '0' || k === '1') && (keys.length === 2 || f.null_rate > 0)) {
+  const byHeader = headerNumberType(p.name);
+  if (allInt && byHeader === null && keys.every((k) => k === '0' || k === '1') && (keys.length === 2 || f.null_rate > 0)) {
     f.type = 'boolean';
     f.reasons.push(`only 0 and 1 (${keys.join(', ')}) with blanks: a flag`);
     return;
@@ -289,8 +336,14 @@ function numericField(f: InferredField, p: ColumnProfile): void {
     f.warnings.push(`${p.kinds.scientific} values are in scientific notation: a spreadsheet program turned codes into numbers and lost digits`);
     return;
   }
-  f.type = allInt ? 'integer' : 'number';
-  f.reasons.push(allInt ? 'every value is a whole number' : 'numbers with decimals');
+  f.type = allInt && byHeader !== 'number' ? 'integer' : 'number';
+  f.reasons.push(
+    !allInt
+      ? 'numbers with decimals'
+      : byHeader === 'number'
+        ? 'whole numbers in the sample, but the header names a price or a measured quantity: a number'
+        : 'every value is a whole number',
+  );
   if (p.decimalComma > 0) f.reasons.push(`decimal commas (${p.decimalComma} values like ${keys.find((k) => k.includes(',')) ?? ''})`);
   if (HINT.price.test(p.name)) f.role = 'price';
   const unit = headerUnit(p.name);
@@ -308,7 +361,11 @@ function numericField(f: InferredField, p: ColumnProfile): void {
 export function inferColumn(p: ColumnProfile, decimalComma: boolean): InferredField {
   const f = baseField(p);
   if (p.filled === 0) {
-    f.reasons.push('no values in the profiled rows: type unknown, kept as optional text');
+    const byHeader = headerNumberType(p.name);
+    if (byHeader) {
+      f.type = byHeader;
+      f.reasons.push(`no values in the profiled rows; the header names a ${byHeader === 'integer' ? 'count' : 'price or measured quantity'}: ${byHeader}`);
+    } else f.reasons.push('no values in the profiled rows: type unknown, kept as optional text');
     return finish(f, p);
   }
   const numeric = mostly(p, ['integer', 'number', 'scientific'], decimalComma);
@@ -379,6 +436,14 @@ function textField(f: InferredField, p: ColumnProfile): void {
   if (pathSep !== null) {
     f.role = 'category';
     f.path_separator = pathSep;
+    const several = pathListSeparator(p, pathSep);
+    if (several) {
+      f.type = 'array';
+      f.items_type = 'string';
+      f.separator = several;
+      f.reasons.push(`several category paths per cell, separated by ${JSON.stringify(several)}; levels of a path separated by ${JSON.stringify(pathSep)}`);
+      return;
+    }
     f.reasons.push(`category paths separated by ${JSON.stringify(pathSep)}`);
     f.enum = enumValues(p.distinct, p.filled, p.distinctOverflow);
     return;

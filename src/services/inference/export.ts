@@ -99,7 +99,7 @@ async function eachItem(trx: Knex.Transaction, catalogId: string, row: (data: Re
  * a failure after that destroys the stream (the client sees a cut response).
  * @throws NotFoundError (404), ForbiddenError (403)
  */
-export async function exportCatalog(knex: Knex, scope: Scope, catalogId: string, format: SheetFormat): Promise<CatalogExport> {
+export async function exportCatalog(knex: Knex, scope: Scope, catalogId: string, format: SheetFormat, options: { bom?: boolean } = {}): Promise<CatalogExport> {
   const catalog = await loadCatalogOwned(knex, scope, catalogId);
   const schema = await getCurrentSchema(knex, catalogId);
   const schemaKeys = Object.keys(schema.schema_definition.properties ?? {});
@@ -113,7 +113,7 @@ export async function exportCatalog(knex: Knex, scope: Scope, catalogId: string,
   });
   if (format === 'csv') {
     const columns = await knex.transaction((trx) => exportColumns(trx, catalog.id, schemaKeys), { readOnly: true });
-    void streamCsv(knex, catalog.id, columns, body);
+    void streamCsv(knex, catalog.id, columns, body, options.bom === true);
     return result(columns);
   }
   const trx = await knex.transaction({ isolationLevel: 'repeatable read', readOnly: true });
@@ -153,10 +153,12 @@ interface PgConnection {
  * CSV: one `COPY (SELECT …) TO STDOUT WITH CSV` (PostgreSQL writes the rows, RFC 4180 quoting,
  * `data->>'field'` is exactly the cell layout above: text as it is, numbers and booleans as
  * written, arrays and objects as JSON, null as empty), piped to the client with backpressure,
- * after a UTF-8 BOM (so spreadsheet programs read UTF-8) and the header. One statement is one
+ * after the header — and before it a UTF-8 BOM only when asked (`bom`: some spreadsheet programs
+ * need one to read UTF-8; without it the file is exactly what the import and other tools read,
+ * issue 26 §7). One statement is one
  * snapshot. A client that goes away ends the connection (a half-read COPY cannot be reused).
  */
-async function streamCsv(knex: Knex, catalogId: string, columns: string[], body: PassThrough): Promise<void> {
+async function streamCsv(knex: Knex, catalogId: string, columns: string[], body: PassThrough, bom: boolean): Promise<void> {
   let conn: PgConnection | null = null;
   try {
     conn = (await knex.client.acquireConnection()) as PgConnection;
@@ -167,7 +169,7 @@ async function streamCsv(knex: Knex, catalogId: string, columns: string[], body:
                ORDER BY coalesce(parent_id, id), (entity_type = 'variant'), created_at, id) TO STDOUT WITH (FORMAT csv)`,
       ),
     );
-    body.write('\uFEFF' + columns.map(csvField).join(',') + '\n');
+    body.write((bom ? '\uFEFF' : '') + columns.map(csvField).join(',') + '\n');
     await new Promise<void>((resolve, reject) => {
       copy.on('error', reject);
       copy.on('end', () => resolve());

@@ -37,6 +37,8 @@ export interface CatalogImport {
   total_lines: number;
   created: number;
   updated: number;
+  /** Lines equal to their item: nothing written (issue 26 §7). */
+  unchanged: number;
   failed: number;
   error: string | null;
   created_at: Date;
@@ -46,7 +48,7 @@ export interface CatalogImport {
 /** One line's outcome. */
 export interface ImportLine {
   line: number;
-  status: 'pending' | 'created' | 'updated' | 'failed';
+  status: 'pending' | 'created' | 'updated' | 'unchanged' | 'failed';
   errors: Array<{ loc?: Array<string | number>; msg: string; type?: string }> | null;
   item_id: string | null;
 }
@@ -57,13 +59,14 @@ export interface ImportBatchResult {
   done: boolean;
   created: number;
   updated: number;
+  unchanged: number;
   failed: number;
 }
 
 /**
  * Stages a file as the lines of a new import (one transaction).
  * @param mapping column → field; columns not named keep their name; a column mapped to '' is skipped
- * @throws NotFoundError (404), ForbiddenError (403); UnsupportedMediaTypeError (415) for .xls;
+ * @throws NotFoundError (404), ForbiddenError (403); UnsupportedMediaTypeError (415) for a workbook that is not XLSX/XLS;
  *   ValidationError (422) for an unreadable file, a mapping naming unknown columns, or a file without rows
  */
 export async function stageImport(
@@ -123,7 +126,9 @@ export async function stageImport(
  * Writes the pending lines of the range (`afterLine`, `afterLine + limit`] (one transaction; see
  * the module comment). Ranges are disjoint, so the workflow runs several at once; a line already
  * written (a retried batch) is not pending any more and is skipped. Line statuses: `failed` with
- * the write's errors, else `created` when the item's row is at version 1, else `updated`.
+ * the write's errors, `unchanged` when the line equals its item (nothing is written: no new
+ * version, so reviews computed from the item do not conflict), else `created` when the item's
+ * row is at version 1, else `updated`.
  * @returns counters of the range; `done` when the range reaches past the import's last line
  */
 export async function importBatch(
@@ -144,7 +149,7 @@ export async function importBatch(
       .andWhere('line', '<=', lastLine)
       .orderBy('line')
       .select('line', 'data');
-    if (lines.length === 0) return { last_line: lastLine, done, created: 0, updated: 0, failed: 0 };
+    if (lines.length === 0) return { last_line: lastLine, done, created: 0, updated: 0, unchanged: 0, failed: 0 };
     const scope: Scope = { organizationId: imp.organization_id, principal: { kind: imp.actor_kind, id: imp.actor_id, organizationIds: [imp.organization_id] } };
     const catalog = await loadCatalogOwned(trx, scope, imp.catalog_id);
     const result = await writeItems(
@@ -153,8 +158,9 @@ export async function importBatch(
       scope,
       catalog,
       lines.map((l) => l.data),
-      { source_info: { import_id: importId, file_name: imp.file_name } },
+      { source_info: { import_id: importId, file_name: imp.file_name }, skip_unchanged: true },
     );
+    const unchanged = new Set(result.unchanged ?? []);
     const errorsAt = new Map<number, ImportLine['errors']>();
     for (const e of result.errors) {
       const list = errorsAt.get(e.index) ?? [];
@@ -171,7 +177,7 @@ export async function importBatch(
     const outcome = lines.map((l, i) => {
       const id = result.ids[i];
       const errors = errorsAt.get(i);
-      const status = errors || !id ? 'failed' : versions.get(id) === 1 ? 'created' : 'updated';
+      const status = errors || !id ? 'failed' : unchanged.has(i) ? 'unchanged' : versions.get(id) === 1 ? 'created' : 'updated';
       return { line: l.line, status, errors: errors ?? (id ? null : [{ msg: 'not written' }]), item_id: status === 'failed' ? null : id };
     });
     await trx.raw(
@@ -181,8 +187,8 @@ export async function importBatch(
       [JSON.stringify(outcome), importId],
     );
     const count = (s: string) => outcome.filter((o) => o.status === s).length;
-    const counts = { created: count('created'), updated: count('updated'), failed: count('failed') };
-    await trx('catalog_imports').where({ id: importId }).increment({ created: counts.created, updated: counts.updated, failed: counts.failed });
+    const counts = { created: count('created'), updated: count('updated'), unchanged: count('unchanged'), failed: count('failed') };
+    await trx('catalog_imports').where({ id: importId }).increment(counts);
     return { last_line: lastLine, done, ...counts };
   });
 }

@@ -153,7 +153,7 @@ function suggestTaxonomy(profile: TableProfile, fields: InferredField[], google:
   const cat = categoryField(fields);
   if (cat) {
     const p = profile.columns[fields.indexOf(cat)];
-    return taxonomyFromPaths(cat.name, [...p.distinct.keys()], cat.path_separator ?? '', google.get());
+    return taxonomyFromPaths(cat.name, [...p.distinct.keys()], cat.path_separator ?? '', google.get(), cat.type === 'array' ? cat.separator : null);
   }
   const t = titleField(fields, profile);
   if (t < 0) return null;
@@ -192,7 +192,7 @@ export function inferFromProfile(profile: TableProfile, options: InferOptions, d
 /**
  * Infers schema, enrichment fields and (when asked) a taxonomy from a spreadsheet on disk.
  * @param file the upload's path and the client's file name
- * @throws UnsupportedMediaTypeError (415) for .xls and other unreadable workbooks;
+ * @throws UnsupportedMediaTypeError (415) for workbooks other than XLSX/XLS;
  *   ValidationError (422) for a file without a header row or that cannot be parsed
  */
 export async function inferSchemaFromFile(file: { path: string; name: string }, options: InferOptions & { generateTaxonomy: boolean }): Promise<Inference> {

@@ -1,31 +1,34 @@
 /**
  * Reading spreadsheets as a stream of rows (issue 20, "Files"): CSV with any common delimiter,
  * RFC 4180 quoting, UTF-8 with or without BOM, UTF-16 (LE/BE, with or without BOM) and
- * Windows-1252; XLSX through exceljs's streaming `WorkbookReader` (first worksheet). Legacy
- * binary .xls (OLE2 compound files) is refused with a 415 that says to save as .xlsx: the only
- * npm reader of the format (SheetJS `xlsx`) stopped publishing fixes to npm at 0.18.5, which
- * has open advisories (prototype pollution CVE-2023-30533, ReDoS CVE-2024-22363).
+ * Windows-1252; XLSX through exceljs's streaming `WorkbookReader` (first worksheet); legacy
+ * Excel 97-2003 `.xls` (BIFF8 in an OLE2 compound file, as interface-spec.md's "CSV .csv or Excel
+ * .xlsx/.xls" asks, issue 26 §6) through SheetJS Community Edition, published as `@e965/xlsx`
+ * (0.20.x: the fixes of CVE-2023-30533 and CVE-2024-22363 that npm's `xlsx` 0.18.5 lacks).
  *
  * Memory stays bounded whatever the file size: bytes are decoded as a stream (iconv-lite),
  * csv-parse holds one record at a time (records over {@link MAX_RECORD_CHARS} fail), and the
  * XLSX reader streams sheet rows (it keeps the shared-string table, which is part of the file).
+ * An .xls workbook is read whole (the format has no streaming reader), bounded by the format's
+ * own limit of 65,536 rows × 256 columns per sheet and by the upload limit.
  */
 import fs from 'node:fs';
 import chardet from 'chardet';
 import iconv from 'iconv-lite';
 import { parse } from 'csv-parse';
 import ExcelJS from 'exceljs';
+import * as XLS from '@e965/xlsx';
 import { UnsupportedMediaTypeError, ValidationError } from '../../lib/errors';
 
 /** Formats this module reads. */
-export type TableFormat = 'csv' | 'xlsx';
+export type TableFormat = 'csv' | 'xlsx' | 'xls';
 
 /** How a file was read: what {@link sniffTable} found, reported back so inference is explainable. */
 export interface TableDialect {
   format: TableFormat;
-  /** Text encoding as iconv-lite names it (`utf8`, `utf16le`, `utf16be`, `windows1252`, …); `xlsx` for workbooks. */
+  /** Text encoding as iconv-lite names it (`utf8`, `utf16le`, `utf16be`, `windows1252`, …); `xlsx` / `xls` for workbooks. */
   encoding: string;
-  /** Field delimiter of a CSV (`,` `;` `\t` `|`); null for XLSX. */
+  /** Field delimiter of a CSV (`,` `;` `\t` `|`); null for workbooks. */
   delimiter: string | null;
   /** Whether a byte-order mark was present (and skipped). */
   bom: boolean;
@@ -169,18 +172,17 @@ export function sniffDelimiter(text: string, truncated: boolean): string {
 /**
  * Detects format, encoding and delimiter of an uploaded spreadsheet from its first 64 KiB.
  * @param file path on disk; `fileName` the client's name (only its extension is used, as a hint)
- * @throws UnsupportedMediaTypeError (415) for a legacy binary .xls, or a workbook that is not
- *   XLSX (ODS, XLSB) or another binary file
+ * @throws UnsupportedMediaTypeError (415) for a workbook that is not XLSX or XLS (ODS, XLSB) or
+ *   another binary file
  */
 export async function sniffTable(file: string, fileName: string): Promise<TableDialect> {
   const size = (await fs.promises.stat(file)).size;
   const head = await readHead(file, HEAD_BYTES);
   const truncated = size > head.length;
   const ext = fileName.toLowerCase().split('.').pop() ?? '';
+  // The OLE2 compound-file signature ([MS-CFB] §2.2): Excel 97-2003 workbooks.
   if (head.subarray(0, 8).equals(Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])))
-    throw new UnsupportedMediaTypeError(
-      'Legacy Excel 97-2003 workbooks (.xls) are not read: open the file and save it as .xlsx (or as CSV), then upload again',
-    );
+    return { format: 'xls', encoding: 'xls', delimiter: null, bom: false };
   if (head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04) {
     if (ext === 'ods' || ext === 'xlsb' || ext === 'numbers')
       throw new UnsupportedMediaTypeError(`.${ext} workbooks are not read: save the file as .xlsx or CSV, then upload again`);
@@ -188,16 +190,17 @@ export async function sniffTable(file: string, fileName: string): Promise<TableD
   }
   const { encoding, bom } = detectEncoding(head, truncated);
   const text = iconv.decode(head, encoding, { stripBOM: true });
-  if (text.includes('\u0000')) throw new UnsupportedMediaTypeError('The file is neither CSV nor XLSX (binary content): upload a .csv or .xlsx file');
+  if (text.includes('\u0000')) throw new UnsupportedMediaTypeError('The file is neither CSV nor Excel (binary content): upload a .csv, .xlsx or .xls file');
   return { format: 'csv', encoding, delimiter: sniffDelimiter(text, truncated), bom };
 }
 
-/** One cell value of exceljs as text: numbers in plain notation, dates as ISO 8601, rich text and formulas by their text/result. */
+/** One cell value of exceljs as text: numbers in plain notation, booleans `true`/`false`, dates as ISO 8601, rich text and formulas by their text/result. */
 function excelCellText(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
   if (typeof value === 'number') return Number.isInteger(value) && Math.abs(value) < 1e21 ? BigInt(value).toString() : String(value);
-  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+  // JSON's spelling, as the CSV export writes booleans: a column outside the schema reads it back as a boolean (issue 26 §7).
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (value instanceof Date) {
     const iso = value.toISOString();
     return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso.replace('.000Z', 'Z');
@@ -233,6 +236,19 @@ async function* xlsxRows(file: string): AsyncGenerator<Row> {
   }
 }
 
+/**
+ * Rows of the first worksheet of a legacy .xls workbook (SheetJS CE), as text cells written as
+ * {@link excelCellText} writes XLSX cells (dates read as dates, numbers in plain notation).
+ */
+async function* xlsRows(file: string): AsyncGenerator<Row> {
+  const book = XLS.read(await fs.promises.readFile(file), { type: 'buffer', cellDates: true, dense: true });
+  const first = book.SheetNames[0];
+  const sheet = first === undefined ? undefined : book.Sheets[first];
+  if (!sheet) return;
+  const rows = XLS.utils.sheet_to_json<unknown[]>(sheet, { header: 1, raw: true, defval: '', blankrows: false });
+  for (const cells of rows) yield cells.map(excelCellText);
+}
+
 /** Records of a CSV file decoded as a stream. */
 async function* csvRows(file: string, dialect: TableDialect): AsyncGenerator<Row> {
   const bytes = fs.createReadStream(file);
@@ -260,10 +276,10 @@ async function* csvRows(file: string, dialect: TableDialect): AsyncGenerator<Row
  * Every row of the table, header first, as text cells; rows whose cells are all empty are
  * skipped (so CSV and XLSX count alike).
  * @throws ValidationError (422) for a CSV that cannot be parsed (e.g. a record over
- *   {@link MAX_RECORD_CHARS}); errors of the XLSX reader (a corrupt zip) as ValidationError too
+ *   {@link MAX_RECORD_CHARS}); errors of the workbook readers (a corrupt zip or compound file) as ValidationError too
  */
 export async function* tableRows(file: string, dialect: TableDialect): AsyncGenerator<Row> {
-  const source = dialect.format === 'xlsx' ? xlsxRows(file) : csvRows(file, dialect);
+  const source = dialect.format === 'xlsx' ? xlsxRows(file) : dialect.format === 'xls' ? xlsRows(file) : csvRows(file, dialect);
   try {
     for await (const row of source) {
       if (row.some((c) => c !== '')) yield row;

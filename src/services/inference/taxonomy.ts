@@ -77,11 +77,20 @@ function levelNames(depth: number): string[] {
 
 /**
  * The taxonomy of a category column: each value split on `separator` ('' = one level) into a
- * path; every distinct prefix is a node. Paths that are Google product taxonomy paths get
- * Google's ids.
+ * path — or, when the cells hold several paths (`pathsSeparator`, e.g. Magento's
+ * `A/B,A/B/C`), into several paths; every distinct prefix is a node. Paths that are Google
+ * product taxonomy paths get Google's ids. A row's node is its deepest path's (the first of
+ * equal depth).
  * @param values the column's cells, one per row ('' for none)
+ * @param pathsSeparator the separator between paths in one cell; null when a cell is one path
  */
-export function taxonomyFromPaths(column: string, values: string[], separator: string, google: CompiledTaxonomy | null): TaxonomySuggestion {
+export function taxonomyFromPaths(
+  column: string,
+  values: string[],
+  separator: string,
+  google: CompiledTaxonomy | null,
+  pathsSeparator: string | null,
+): TaxonomySuggestion {
   const googleIds = googlePathIndex(google);
   const nodes: SuggestedTaxonomy['nodes'] = {};
   const idOf = new Map<string, string>();
@@ -89,12 +98,21 @@ export function taxonomyFromPaths(column: string, values: string[], separator: s
   let depth = 0;
   let googleHits = 0;
   const rowNodes: Array<string | null> = [];
+  const pathsOf = (raw: string): string[][] =>
+    (pathsSeparator ? raw.split(pathsSeparator) : [raw])
+      .map((one) => (separator ? one.split(separator) : [one]).map((p) => p.trim()).filter(Boolean))
+      .filter((path) => path.length > 0);
   for (const raw of values) {
-    const path = (separator ? raw.split(separator) : [raw]).map((p) => p.trim()).filter(Boolean);
-    if (!path.length) {
-      rowNodes.push(null);
-      continue;
+    let rowNode: string | null = null;
+    let rowDepth = 0;
+    for (const path of pathsOf(raw)) {
+      const node = addPath(path);
+      if (path.length > rowDepth) [rowNode, rowDepth] = [node, path.length];
     }
+    rowNodes.push(rowNode);
+  }
+  /** Adds every prefix of `path` as a node (once); returns the id of the last. */
+  function addPath(path: string[]): string | null {
     depth = Math.max(depth, path.length);
     let parent: string | null = null;
     for (let i = 0; i < path.length; i++) {
@@ -116,7 +134,7 @@ export function taxonomyFromPaths(column: string, values: string[], separator: s
       }
       parent = id;
     }
-    rowNodes.push(parent);
+    return parent;
   }
   const filled = rowNodes.filter((n) => n !== null).length;
   const count = Object.keys(nodes).length;

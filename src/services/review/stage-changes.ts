@@ -24,6 +24,7 @@
  *   `__current_version` of its before/after row), else the item's `current_version` now.
  */
 import type { Knex } from 'knex';
+import { ValidationDetail, ValidationError } from '../../lib/errors';
 import { isUuid, newId } from '../../lib/ids';
 import { Catalog } from '../../models/catalog';
 import { CatalogSchema } from '../../models/catalog-schema';
@@ -101,6 +102,39 @@ function systemValue(c: StagedChangeInputT, key: string): string | null {
   return null;
 }
 
+/**
+ * The row index of each change (issue 26 §6: staged changes keep the `row_index` they were sent
+ * with): a given index is kept; the others follow the highest index of the activity and of the
+ * chunk, in order. `next` is the first index after all of them.
+ * @throws ValidationError (422) at `body.staged_changes.<i>.row_index` for an index given twice
+ *   in the chunk or already staged on the activity (the `(activity_id, row_index)` key)
+ */
+async function assignRowIndexes(trx: Knex.Transaction, activityId: string, changes: StagedChangeInputT[]): Promise<{ of: number[]; next: number }> {
+  const given = changes.map((c) => (typeof c.row_index === 'number' ? c.row_index : null));
+  const wanted = given.filter((n): n is number => n !== null);
+  const [{ max }] = (await trx('staged_changes').where({ activity_id: activityId }).max({ max: 'row_index' })) as Array<{ max: number | null }>;
+  const taken = new Set<number>(
+    wanted.length
+      ? ((await trx('staged_changes')
+          .where({ activity_id: activityId })
+          .whereIn('row_index', [...new Set(wanted)])
+          .pluck('row_index')) as number[])
+      : [],
+  );
+  const details: ValidationDetail[] = [];
+  const seen = new Set<number>();
+  given.forEach((n, i) => {
+    if (n === null) return;
+    if (taken.has(n) || seen.has(n))
+      details.push({ loc: ['body', 'staged_changes', i, 'row_index'], msg: `row_index ${n} is already staged on this activity`, type: 'value_error' });
+    seen.add(n);
+  });
+  if (details.length) throw new ValidationError(details);
+  let next = Math.max(max ?? -1, ...wanted) + 1;
+  const of = given.map((n) => n ?? next++);
+  return { of, next };
+}
+
 /** The validator for a catalog's current schema: strict in strict_mode, else unknown fields allowed. */
 function validatorFor(deps: StageDeps, catalog: Catalog, schema: CatalogSchema): ItemValidator {
   if (catalog.strict_mode) return itemValidator(deps.caches.catalog.validators, schema);
@@ -114,18 +148,16 @@ function validatorFor(deps: StageDeps, catalog: Catalog, schema: CatalogSchema):
 
 /**
  * Stages `changes` on `activity` (which the caller has locked `FOR UPDATE` in `trx`, so row
- * indexes are handed out once), numbered from the activity's highest row index + 1 in the
- * order given. See the file comment for the rules applied to each change.
- * @returns how many were staged (all of them), the first row index and how many are `error`
- * @throws Error when the activity has no catalog (callers check first)
+ * indexes are handed out once): a change keeps the `row_index` it was sent with, the others are
+ * numbered in the order given after the highest index of the activity and of the chunk. See the
+ * file comment for the rules applied to each change.
+ * @returns how many were staged (all of them), the lowest row index and how many are `error`
+ * @throws ValidationError (422) for a `row_index` given twice or already staged on the activity;
+ *   Error when the activity has no catalog (callers check first)
  */
 export async function stageChanges(trx: Knex.Transaction, deps: StageDeps, activity: ReviewActivity, changes: StagedChangeInputT[]): Promise<Staged> {
-  const [{ next }] = (await trx('staged_changes')
-    .where({ activity_id: activity.id })
-    .select(trx.raw('coalesce(max(row_index) + 1, 0)::int AS next'))) as Array<{
-    next: number;
-  }>;
-  if (changes.length === 0) return { count: 0, firstRowIndex: next, errors: 0 };
+  const rowIndexes = await assignRowIndexes(trx, activity.id, changes);
+  if (changes.length === 0) return { count: 0, firstRowIndex: rowIndexes.next, errors: 0 };
   if (!activity.catalog_id) throw new Error('activity has no catalog');
   const catalog = await Catalog.query(trx).findById(activity.catalog_id).throwIfNotFound();
   const schema = await getCurrentSchema(trx, catalog.id);
@@ -168,7 +200,7 @@ export async function stageChanges(trx: Knex.Transaction, deps: StageDeps, activ
       source_data: sourceDataShape(c.source_data),
       is_new_item: itemId === null ? (c.is_new_item ?? true) : false,
       is_delete: isDelete,
-      row_index: next + i,
+      row_index: rowIndexes.of[i],
       status: problems.length ? 'error' : (c.status ?? 'pending'),
       error_reason: problems.length ? problems.join('; ').slice(0, 4000) : null,
       review_info: c.review_info ?? null,
@@ -185,5 +217,5 @@ export async function stageChanges(trx: Knex.Transaction, deps: StageDeps, activ
        error_reason text, review_info jsonb, base_version int)`,
     [activity.id, activity.organization_id, catalog.id, JSON.stringify(records)],
   );
-  return { count: records.length, firstRowIndex: next, errors };
+  return { count: records.length, firstRowIndex: Math.min(...rowIndexes.of), errors };
 }

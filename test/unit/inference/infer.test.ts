@@ -74,6 +74,52 @@ describe('column inference on synthetic tables', () => {
     expect(r.schema.properties.brand).toMatchObject({ 'x-field-category': 'enriched' });
   });
 
+  it('quantities by header: weight of only 1s and blanks, qty, whole-number prices; yes/no settings stay flags (issue 26 §6)', async () => {
+    const lines = ['sku,weight,qty,price,special_price,is_in_stock,use_config_min_qty,product_online,package_width'];
+    for (let i = 0; i < 30; i++)
+      lines.push(
+        [`S-${i}`, i % 3 ? '1' : '', i % 2 ? '1' : '0', `${20 + i}`, i % 4 ? '' : '1', i % 2 ? '1' : '0', i % 5 ? '1' : '', i % 2 ? '1' : '0', ''].join(','),
+      );
+    const r = await inferCsv('magento-like.csv', lines.join('\n'));
+    expect(field(r, 'weight')).toMatchObject({ type: 'number' });
+    expect(field(r, 'qty')).toMatchObject({ type: 'integer' });
+    expect(field(r, 'price')).toMatchObject({ type: 'number', role: 'price' });
+    expect(field(r, 'special_price')).toMatchObject({ type: 'number' });
+    expect(field(r, 'package_width')).toMatchObject({ type: 'number' });
+    expect(field(r, 'is_in_stock').type).toBe('boolean');
+    expect(field(r, 'use_config_min_qty').type).toBe('boolean');
+    expect(field(r, 'product_online').type).toBe('boolean');
+    expect(r.schema.properties.weight).toMatchObject({ type: 'number' });
+  });
+
+  it('a category column with several paths per cell gives several paths, not one chain of their parts (issue 26 §6)', async () => {
+    const cells = [
+      'Default Category/Gear,Default Category/Gear/Bags',
+      'Default Category/Gear,Default Category/Gear/Bags,Default Category/Collections/Erin Recommends',
+      'Default Category/Gear,Default Category/Gear/Watches',
+      'Default Category/Gear/Fitness Equipment',
+    ];
+    const lines = ['sku,name,categories', ...cells.map((c, i) => `X-${i},Bag ${i},"${c}"`)];
+    const r = await inferCsv('magento-categories.csv', lines.join('\n'));
+    expect(field(r, 'categories')).toMatchObject({ role: 'category', type: 'array', separator: ',', path_separator: '/' });
+    const nodes = r.taxonomy?.taxonomy.nodes ?? {};
+    const pathOf = (id: string): string => (nodes[id].parent ? `${pathOf(nodes[id].parent as string)} > ${nodes[id].name}` : nodes[id].name);
+    expect(Object.keys(nodes).map(pathOf).sort()).toEqual([
+      'Default Category',
+      'Default Category > Collections',
+      'Default Category > Collections > Erin Recommends',
+      'Default Category > Gear',
+      'Default Category > Gear > Bags',
+      'Default Category > Gear > Fitness Equipment',
+      'Default Category > Gear > Watches',
+    ]);
+    expect(r.taxonomy?.taxonomy.hierarchy_levels).toHaveLength(3);
+    expect(r.schema.properties.categories).toMatchObject({ type: 'array', 'x-separator': ',', 'x-path-separator': '/' });
+    // One path per cell stays a path (not a list).
+    const single = await inferCsv('single-paths.csv', ['sku,category', 'A,Home > Kitchen', 'B,Home > Bed, Bath', 'C,Home > Kitchen'].join('\n'));
+    expect(field(single, 'category')).toMatchObject({ role: 'category', type: 'string', path_separator: ' > ' });
+  });
+
   it('JSON items: arrays and objects keep their types; titles map to the Google product taxonomy', async () => {
     const items = [
       { sku: 'X1', title: 'Stainless steel chef knife 20 cm', tags: ['kitchen', 'knife'], dims: { w: 2 } },

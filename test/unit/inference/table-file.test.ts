@@ -1,7 +1,7 @@
 /**
  * Reading spreadsheets (issue 20, "Files"): delimiters, quoting, encodings (UTF-8 with and
  * without BOM, UTF-16 LE/BE, Windows-1252), decimal commas, XLSX through the streaming reader,
- * legacy .xls refused with 415, and exact row counts.
+ * legacy .xls read through SheetJS CE (issue 26 §6), and exact row counts.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,7 +10,8 @@ import ExcelJS from 'exceljs';
 import iconv from 'iconv-lite';
 import { normalizeHeaders, sniffTable, tableRows } from '../../../src/services/inference/table-file';
 import { profileTable } from '../../../src/services/inference/profile';
-import { UnsupportedMediaTypeError } from '../../../src/lib/errors';
+import { ValidationError } from '../../../src/lib/errors';
+import { xlsBuffer } from '../../helpers/xls';
 
 let dir: string;
 beforeAll(() => {
@@ -101,10 +102,29 @@ describe('workbooks', () => {
     ]);
   });
 
-  it('refuses a legacy .xls with 415 saying to save as .xlsx', async () => {
-    const file = write('old.xls', Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(600)]));
-    const err = await sniffTable(file, 'old.xls').catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(UnsupportedMediaTypeError);
-    expect((err as Error).message).toMatch(/save it as \.xlsx/);
+  it('reads a legacy .xls (numbers, booleans, dates, empty cells and blank rows as XLSX reads them); a broken one is 422', async () => {
+    const file = write(
+      'old.xls',
+      xlsBuffer([
+        ['sku', 'price', 'active', 'released', 'note'],
+        ['A-1', 12.5, true, new Date(Date.UTC(2024, 0, 31)), ''],
+        [],
+        ['A-2', 1e21, false, null, 'Größe'],
+      ]),
+    );
+    const dialect = await sniffTable(file, 'old.xls');
+    expect(dialect).toEqual({ format: 'xls', encoding: 'xls', delimiter: null, bom: false });
+    const rows: string[][] = [];
+    for await (const r of tableRows(file, dialect)) rows.push(r);
+    expect(rows).toEqual([
+      ['sku', 'price', 'active', 'released', 'note'],
+      ['A-1', '12.5', 'true', '2024-01-31', ''],
+      ['A-2', '1e+21', 'false', '', 'Größe'],
+    ]);
+    const broken = write('broken.xls', Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(600)]));
+    const err = await (async () => {
+      for await (const _ of tableRows(broken, await sniffTable(broken, 'broken.xls'))) void _;
+    })().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
   });
 });
