@@ -3,6 +3,7 @@ import type { EnrichmentResult } from '../../enrichment/types';
 import { isUuid, newId } from '../../lib/ids';
 import { StagedChange } from '../../models/staged-change';
 import { businessKeyOf, ITEM_ID_KEY } from '../catalog/items-keys';
+import { categoryItemFields } from './staging-category';
 
 /**
  * Staged changes of enrichment jobs (decisions.md §4 "A job is also an activity"): a job with
@@ -74,7 +75,8 @@ export interface StagedRow {
  * matched by `__catalog_item_id` in the input, else by the catalog's business key
  * (`unique_id_field`; decisions.md §3), else none (`is_new_item`). After-data: before-data
  * overlaid with the enriched data, without `sources` / `source_explanations` (those go to
- * `source_data` with `all_sources`, `category_id` and the taxonomy attributes). `base_version`:
+ * `source_data` with `all_sources`, `category_id` and the taxonomy attributes), and with the
+ * predicted `category_id` and taxonomy attribute values as item fields (./staging-category.ts). `base_version`:
  * the matched item's `current_version` (decisions.md §5, Conflicts). A row is staged
  * once per (activity_id, row_index): a retried write keeps the first staged change.
  * @returns row index → staged change id (the existing one when the row was already staged)
@@ -123,7 +125,7 @@ export async function stageRowResults(
       catalog_item_id: item?.id ?? null,
       catalog_item_entity_type: item?.entity_type ?? (target.grouped ? 'variant' : 'product'),
       before_data: JSON.stringify(before),
-      after_data: JSON.stringify({ ...before, ...enriched }),
+      after_data: JSON.stringify({ ...before, ...enriched, ...categoryItemFields(result) }),
       source_data: JSON.stringify(sourceData),
       is_new_item: !item,
       row_index: rowIndex,
