@@ -3,13 +3,18 @@
  * `predict_taxonomy` stages the predicted `category_id` (and, unless
  * `predict_taxonomy_attributes` is false, the category's attribute values) in `after_data`;
  * approved and applied, they are read back from the item, and the catalog's schema gains a
- * `category_id` field (string, generated) once, as one new schema version. Over HTTP →
+ * `category_id` field (string, generated) once, as one new schema version. Also the real Google
+ * product taxonomy (5,595 nodes) inline in a request and as the catalog's taxonomy (its speed:
+ * bench/taxonomy-classify.ts). Over HTTP →
  * PostgreSQL → a real Temporal dev server → the worker's real engine.
  */
+import path from 'node:path';
 import request from 'supertest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { createApp } from '../../src/app';
 import { createEngine } from '../../src/enrichment';
+import { readGoogleTaxonomy } from '../../src/services/inference/taxonomy';
+import { SHARED_DATA } from '../helpers/data';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { seedItems } from '../helpers/review-apply';
 import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
@@ -193,4 +198,21 @@ describe('predicted categories reach the items', () => {
     expect(pan.after_data).not.toHaveProperty('material');
     expect(pan.source_data).not.toHaveProperty('taxonomy_attributes');
   }, 120_000);
+
+  it('classifies into the Google product taxonomy (5,595 nodes) inline in a request and as the catalog taxonomy', async () => {
+    const google = readGoogleTaxonomy(path.join(SHARED_DATA, 'taxonomy', 'google', 'taxonomy-with-ids.en-US.txt'));
+    expect(Object.keys(google.nodes)).toHaveLength(5595);
+    const items = [
+      { sku: 'G-1', title: 'Oral-B Pro 1000 Electric Toothbrush, Rechargeable' },
+      { sku: 'G-2', title: 'Persil ProClean Liquid Laundry Detergent, 100 Fl Oz' },
+      { sku: 'G-3', title: 'Samsung Galaxy S21 Smartphone 128 GB' },
+    ];
+    const inline = await enrich(await catalogOf(), items, { taxonomy: google });
+    const stored = await enrich(await catalogOf(google as unknown as Record<string, unknown>), items);
+    for (const activityId of [inline, stored]) {
+      const staged = await stagedOf(activityId);
+      // Google ids: 527 … > Oral Care > Toothbrushes; 2754 … > Laundry Supplies > Laundry Detergent; 267 … > Telephony > Mobile Phones.
+      expect(staged.map((s) => s.after_data.category_id)).toEqual(['527', '2754', '267']);
+    }
+  }, 180_000);
 });

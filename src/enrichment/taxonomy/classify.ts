@@ -64,6 +64,9 @@ const CATEGORY_BOOST = 1.3;
 /** Extra weight per repeated occurrence of a word, and its cap. */
 const REPEAT = 0.15;
 const REPEAT_CAP = 0.3;
+/** Weight of a kind a node's description lists against its name's phrases, and the longest such kind in words. */
+const DESCRIBED = 0.8;
+const DESCRIBED_WORDS = 3;
 /** Share of a word's idf (over node names) in its weight. */
 const IDF = 0.25;
 /** Weight of a phrase's present modifiers, and cost of its absent ones (both × idf). */
@@ -89,9 +92,10 @@ const CLEAR = 0.6;
 const AMBIGUOUS = 0.8;
 const BACK_OFF = 0.97;
 
-/** A phrase of a node's name: its words, the last one its head. */
+/** A phrase of a node's name (or a kind its description lists): its words, the last one its head, and its weight. */
 interface Phrase {
   terms: string[];
+  weight: number;
 }
 
 interface Index {
@@ -120,9 +124,18 @@ function phrasesOf(name: string): Phrase[] {
   const last = parts[parts.length - 1];
   const head = last[last.length - 1];
   // "Coffee & Tea Cups": the last phrase's head is shared; "Conductivity Gels & Lotions": the first phrase's modifiers are.
-  if (last.length > 1) return parts.map((p, i) => ({ terms: i < parts.length - 1 && p.length === 1 ? [...p, head] : p }));
-  if (first.length > 1) return parts.map((p, i) => ({ terms: i > 0 && p.length === 1 ? [...first.slice(0, -1), ...p] : p }));
-  return parts.map((p) => ({ terms: p }));
+  if (last.length > 1) return parts.map((p, i) => ({ terms: i < parts.length - 1 && p.length === 1 ? [...p, head] : p, weight: 1 }));
+  if (first.length > 1) return parts.map((p, i) => ({ terms: i > 0 && p.length === 1 ? [...first.slice(0, -1), ...p] : p, weight: 1 }));
+  return parts.map((p) => ({ terms: p, weight: 1 }));
+}
+
+/** The kinds a node's description lists ("Pans, skillets, pots and woks"): its short comma-separated parts. */
+function describedKinds(description: string | undefined): Phrase[] {
+  return (description ?? '')
+    .split(/\s*(?:[,;.:]|\band\b|\bor\b)\s*/i)
+    .map((p) => terms(p))
+    .filter((t) => t.length > 0 && t.length <= DESCRIBED_WORDS)
+    .map((t) => ({ terms: t, weight: DESCRIBED }));
 }
 
 function indexOf(tax: CompiledTaxonomy): Index {
@@ -133,11 +146,11 @@ function indexOf(tax: CompiledTaxonomy): Index {
   const heads = new Map<string, string[]>();
   const df = new Map<string, number>();
   for (const node of tax.nodes.values()) {
-    const list = phrasesOf(node.name);
+    const list = [...phrasesOf(node.name), ...describedKinds(node.description)];
     phrases.set(node.id, list);
     const words = [...new Set(terms(node.name))];
     nameTerms.set(node.id, words);
-    for (const t of words) df.set(t, (df.get(t) ?? 0) + 1);
+    for (const t of new Set([...words, ...list.flatMap((p) => p.terms)])) df.set(t, (df.get(t) ?? 0) + 1);
     for (const h of new Set(list.map((p) => p.terms[p.terms.length - 1]))) {
       let ids = heads.get(h);
       if (!ids) heads.set(h, (ids = []));
@@ -241,7 +254,7 @@ function nameScore(index: Index, id: string, r: Read): number {
     const head = p.terms[p.terms.length - 1];
     const hw = r.w.get(head);
     if (!hw) continue;
-    let s = (index.idf.get(head) ?? 0) * hw;
+    let s = p.weight * (index.idf.get(head) ?? 0) * hw;
     for (const t of p.terms.slice(0, -1)) {
       const tw = r.w.get(t);
       if (!tw) s -= MISSING * (index.idf.get(t) ?? 0);
