@@ -5,6 +5,7 @@
  */
 import type { KnownEvidenceDocs } from './evidence';
 import type { JobTextExamplesCache } from './examples';
+import type { JobTaxonomyCache } from './job-taxonomy';
 import type { JobDocumentsCache } from './knowledge-base';
 
 /** Caches of the enrichment services; one instance per app or worker. */
@@ -13,11 +14,13 @@ export interface EnrichmentCaches {
   jobTextExamples: JobTextExamplesCache;
   /** Job id → its knowledge-base documents (./knowledge-base.ts jobDocuments; 16 jobs). */
   jobDocuments: JobDocumentsCache;
+  /** Job id → its taxonomy (./job-taxonomy.ts jobTaxonomy; 8 jobs, LRU). */
+  jobTaxonomies: JobTaxonomyCache;
   /** `<organization>:<sha256>` of evidence documents seen committed (./evidence.ts; 50,000 keys). */
   knownEvidenceDocs: KnownEvidenceDocs;
 }
 
 /** Fresh, empty enrichment caches. */
 export function createEnrichmentCaches(): EnrichmentCaches {
-  return { jobTextExamples: new Map(), jobDocuments: new Map(), knownEvidenceDocs: new Set() };
+  return { jobTextExamples: new Map(), jobDocuments: new Map(), jobTaxonomies: new Map(), knownEvidenceDocs: new Set() };
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { engineItem } from './engine-item';
 import { jobTextExamples, type JobTextExamples } from './examples';
+import { jobTaxonomy } from './job-taxonomy';
 import { jobDocuments } from './knowledge-base';
 import type { FetchedPage } from '../../enrichment/research/types';
 import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, OutputField, ReviewInfo, TaxonomyInput } from '../../enrichment/types';
@@ -162,10 +163,11 @@ interface LoadedRow {
 
 /**
  * Reads rows of a job with the job's status, config and organization. The job is read once,
- * not joined per row: its config (taxonomy, known values, …) can be large.
+ * not joined per row: its config (known values, …) can be large. The config's taxonomy is
+ * left out (it can be megabytes): the caller takes it from the worker's cache (./job-taxonomy.ts).
  */
 async function loadRows(knex: Knex, jobId: string, rowIndexes: number[]): Promise<Map<number, LoadedRow>> {
-  const job = await EnrichmentJob.query(knex).findById(jobId).select('status', 'config', 'organization_id');
+  const job = await EnrichmentJob.query(knex).findById(jobId).select('status', 'organization_id', knex.raw("config - 'taxonomy' AS config"));
   if (!job) return new Map();
   const rows = await EnrichmentRow.query(knex).where('job_id', jobId).whereIn('row_index', rowIndexes).select('row_index', 'status', 'input', 'evidence');
   return new Map(
@@ -323,6 +325,8 @@ export async function processRow(deps: RowDeps, jobId: string, rowIndex: number)
   const { knex, caches } = deps;
   const row = (await loadRows(knex, jobId, [rowIndex])).get(rowIndex);
   if (!row || row.status !== 'pending' || row.job_status !== 'running') return { processed: false, succeeded: false };
+  const taxonomy = await jobTaxonomy(knex, caches.jobTaxonomies, jobId);
+  if (taxonomy) row.config.taxonomy = taxonomy;
   const kb = row.config.knowledge_base_enabled ? await jobDocuments(knex, caches.jobDocuments, jobId) : undefined;
   const learning = row.config.web_search === false ? await jobTextExamples(knex, caches.jobTextExamples, jobId) : NO_EXAMPLES;
   const computed = await computeRow(deps, row, kb, learning);
