@@ -6,6 +6,7 @@ import type { StagedChange } from '../models/staged-change';
 import type { Scope } from '../services/access/scope';
 import { getCatalog } from '../services/catalog/catalogs';
 import { listActivities, type ActivityListEntry } from '../services/review/activities';
+import { categoryPaths } from '../services/review/category-paths';
 import { getActivity, listStagedChanges } from '../services/review/staged-changes';
 
 /**
@@ -41,6 +42,8 @@ export interface ActivityPageData {
   changes: StagedChange[];
   total: number;
   totalPages: number;
+  /** Taxonomy node id → its path, for the `category_id` values of the page's changes (src/services/review/category-paths.ts). */
+  categoryPaths: Record<string, string>;
 }
 
 /**
@@ -65,7 +68,8 @@ export async function loadActivityPage(knex: Knex, scope: Scope, catalogId: stri
   const [byStatus, page] = await Promise.all([countByStatus(knex, activityId), listStagedChanges(knex, scope, activityId, query)]);
   const fields = Object.keys(schema.schema_definition.properties ?? {});
   for (const c of page.items) for (const k of Object.keys(c.after_data ?? {})) if (!fields.includes(k)) fields.push(k);
-  return { catalog, activity, stagedCount, byStatus, fields, changes: page.items, total: page.total, totalPages: page.total_pages };
+  const categories = await categoryPaths(knex, activityId, schema.taxonomy, page.items);
+  return { catalog, activity, stagedCount, byStatus, fields, changes: page.items, total: page.total, totalPages: page.total_pages, categoryPaths: categories };
 }
 
 /** Staged changes of an activity per status: one aggregate over the (activity_id, status) index. */

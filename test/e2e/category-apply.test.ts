@@ -2,7 +2,7 @@
  * Categories reach the items (issue 26 §2): a `web_search: false` job with `catalog_id` and
  * `predict_taxonomy` stages the predicted `category_id` (and, unless
  * `predict_taxonomy_attributes` is false, the category's attribute values) in `after_data`;
- * approved and applied, they are read back from the item, and the catalog's schema gains a
+ * the review page shows the category as the node's path; approved and applied, they are read back from the item, and the catalog's schema gains a
  * `category_id` field (string, generated) once, as one new schema version. Also the real Google
  * product taxonomy (5,595 nodes) inline in a request and as the catalog's taxonomy (its speed:
  * bench/taxonomy-classify.ts). Over HTTP →
@@ -129,6 +129,17 @@ async function approveAndApply(activityId: string): Promise<Record<string, unkno
   return done.apply_result as Record<string, unknown>;
 }
 
+/** The review dashboard's page of an activity, signed in with the organization's API key. */
+async function reviewPage(catalogId: string, activityId: string): Promise<string> {
+  const path = `/dashboard/catalogs/${catalogId}/activities/${activityId}`;
+  const login = await request(app).post('/dashboard/login').type('form').send({ credential: org.apiKey, next: path });
+  expect(login.status).toBe(303);
+  const cookie = ([] as string[]).concat(login.headers['set-cookie'] ?? []).find((c) => c.startsWith('catalog_dashboard_session='));
+  const page = await request(app).get(path).set('Cookie', cookie!.split(';')[0]);
+  expect(page.status).toBe(200);
+  return page.text;
+}
+
 /** The schema versions of a catalog, oldest first. */
 async function versionsOf(catalogId: string): Promise<Array<{ version: string; schema_definition: { properties: Record<string, unknown> } }>> {
   return testKnex()('catalog_schemas').where('catalog_id', catalogId).orderBy('created_at').select('version', 'schema_definition');
@@ -160,6 +171,11 @@ describe('predicted categories reach the items', () => {
     expect(hose.after_data).not.toHaveProperty('material');
 
     // 1.0.0 as created, 1.1.0 with the taxonomy stored.
+    // The review page shows the category change as the node's path.
+    const page = await reviewPage(catalogId, activityId);
+    expect(page).toContain('Home &amp; Garden &gt; Kitchen &gt; Cookware (cookware)');
+    expect(page).toContain('Home &amp; Garden &gt; Garden &gt; Garden Hoses (hoses)');
+
     const before = await versionsOf(catalogId);
     expect(before.map((v) => v.schema_definition.properties)).not.toContainEqual(expect.objectContaining({ category_id: expect.anything() }));
     const result = await approveAndApply(activityId);
