@@ -231,4 +231,34 @@ describe('predicted categories reach the items', () => {
       expect(staged.map((s) => s.after_data.category_id)).toEqual(['527', '2754', '267']);
     }
   }, 180_000);
+
+  it("learns from the catalog's categorised items: titles no node name explains get their category", async () => {
+    const garden = {
+      name: 'garden',
+      nodes: {
+        garden: { name: 'Garden', parent: null },
+        pruning: { name: 'Pruning Tools', parent: 'garden' },
+        watering: { name: 'Watering', parent: 'garden' },
+        kitchen: { name: 'Kitchen', parent: null },
+        knives: { name: 'Knives', parent: 'kitchen' },
+      },
+    };
+    const fresh = [
+      { sku: 'NEW-1', title: 'Felco 6 Secateurs, compact' },
+      { sku: 'NEW-2', title: 'Gardena Oscillating Sprinkler Aquazoom' },
+    ];
+    // With examples: the catalog files secateurs under Pruning Tools and sprinklers under Watering.
+    const learned = await catalogOf(garden);
+    await seedItems(testKnex(), org.organizationId, learned, [
+      { sku: 'OLD-1', title: 'Felco 2 Secateurs', category_id: 'pruning' },
+      { sku: 'OLD-2', title: 'Okatsune Secateurs 103', category_id: 'pruning' },
+      { sku: 'OLD-3', title: 'Gardena Pulsating Sprinkler', category_id: 'watering' },
+      { sku: 'OLD-4', title: 'Rain Bird Sprinkler Head', category_id: 'watering' },
+    ]);
+    const withExamples = await stagedOf(await enrich(learned, fresh));
+    expect(withExamples.map((s) => s.after_data.category_id)).toEqual(['pruning', 'watering']);
+    // The same items against the same taxonomy, with no categorised items: no node name says secateurs or sprinkler.
+    const bare = await stagedOf(await enrich(await catalogOf(garden), fresh));
+    expect(bare.map((s) => s.after_data.category_id ?? null)).toEqual([null, null]);
+  }, 120_000);
 });

@@ -5,14 +5,11 @@
  * their category with their cosine similarity. ./classify combines the votes with its term
  * scoring over the taxonomy's node paths.
  */
+import type { CategoryExample } from '../types';
 import { terms } from './terms';
 import type { CompiledTaxonomy } from './tree';
 
-/** One categorised item: its text (title, name) and its category (a node id of the taxonomy). */
-export interface CategoryExample {
-  text: string;
-  category_id: string;
-}
+export type { CategoryExample } from '../types';
 
 /** A trained example model (opaque to callers): examples as unit tf-idf vectors and an inverted index. */
 export interface CategoryExampleModel {
@@ -76,4 +73,18 @@ export function exampleVotes(model: CategoryExampleModel, text: string): Map<str
   const votes = new Map<string, number>();
   for (const [i, s] of top) votes.set(model.categories[i], (votes.get(model.categories[i]) ?? 0) + s);
   return votes;
+}
+
+const models = new WeakMap<CategoryExample[], { tax: CompiledTaxonomy; model: CategoryExampleModel }>();
+
+/**
+ * {@link trainCategoryExamples}, trained once per examples array and taxonomy (cached by their
+ * identity: every row of a job gets the same arrays, src/services/enrichment/category-examples.ts).
+ */
+export function categoryExampleModel(tax: CompiledTaxonomy, examples: CategoryExample[]): CategoryExampleModel {
+  const hit = models.get(examples);
+  if (hit && hit.tax === tax) return hit.model;
+  const model = trainCategoryExamples(tax, examples);
+  models.set(examples, { tax, model });
+  return model;
 }

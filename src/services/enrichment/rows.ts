@@ -1,10 +1,21 @@
 import type { Knex } from 'knex';
 import { engineItem } from './engine-item';
 import { jobTextExamples, type JobTextExamples } from './examples';
+import { jobCategoryExamples } from './category-examples';
 import { jobTaxonomy } from './job-taxonomy';
 import { jobDocuments } from './knowledge-base';
 import type { FetchedPage } from '../../enrichment/research/types';
-import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, OutputField, ReviewInfo, TaxonomyInput } from '../../enrichment/types';
+import type {
+  CategoryExample,
+  EngineUsage,
+  EnrichInput,
+  EnrichmentEngine,
+  EnrichmentResult,
+  Evidence,
+  OutputField,
+  ReviewInfo,
+  TaxonomyInput,
+} from '../../enrichment/types';
 import { EnrichmentJob } from '../../models/enrichment-job';
 import { EnrichmentRow } from '../../models/enrichment-row';
 import type { EnrichJobConfig, OutputFieldInput } from '../../schemas/enrich';
@@ -159,6 +170,8 @@ interface LoadedRow {
   job_status: string;
   config: EnrichJobConfig;
   organization_id: string;
+  /** The job's catalog's categorised items, when it predicts categories (./category-examples.ts). */
+  category_examples?: CategoryExample[];
 }
 
 /**
@@ -203,12 +216,14 @@ export interface RowDeps {
 
 /**
  * The engine input of a loaded row: {@link engineInput} plus the job's knowledge base (when
- * `config.knowledge_base_enabled`) and, for `web_search: false` jobs, its catalog text examples.
+ * `config.knowledge_base_enabled`), its catalog's categorised items (category examples) and, for
+ * `web_search: false` jobs, its catalog text examples.
  */
 function rowInput(row: LoadedRow, knowledgeBase: unknown, learning: JobTextExamples): EnrichInput {
   const config = row.config;
   const input = engineInput(config, row.input, row.row_index);
   if (config.knowledge_base_enabled) input.options.knowledge_base = knowledgeBase as EnrichInput['options']['knowledge_base'];
+  if (row.category_examples?.length) input.options.category_examples = row.category_examples;
   if (learning.examples.length > 0 && !input.options.web_search) {
     input.options.text_examples = learning.examples;
     input.options.text_corpus = learning.texts;
@@ -327,6 +342,7 @@ export async function processRow(deps: RowDeps, jobId: string, rowIndex: number)
   if (!row || row.status !== 'pending' || row.job_status !== 'running') return { processed: false, succeeded: false };
   const taxonomy = await jobTaxonomy(knex, caches.jobTaxonomies, jobId);
   if (taxonomy) row.config.taxonomy = taxonomy;
+  if (row.config.predict_taxonomy) row.category_examples = await jobCategoryExamples(knex, caches.jobCategoryExamples, jobId);
   const kb = row.config.knowledge_base_enabled ? await jobDocuments(knex, caches.jobDocuments, jobId) : undefined;
   const learning = row.config.web_search === false ? await jobTextExamples(knex, caches.jobTextExamples, jobId) : NO_EXAMPLES;
   const computed = await computeRow(deps, row, kb, learning);
