@@ -21,7 +21,7 @@
  * Deterministic: ties go to the shallower node, then the smaller id.
  */
 import { exampleVotes, type CategoryExampleModel } from './examples';
-import { expandLexicon } from './lexicon';
+import { expandLexicon, KIND_WORDS } from './lexicon';
 import { terms } from './terms';
 import type { CompiledTaxonomy, TaxonomyNode } from './tree';
 
@@ -198,20 +198,25 @@ function add(r: Read, t: string, weight: number): void {
   list.push(r.next++);
 }
 
-/** Reads a title-like text: the head of its first clause (the last word a taxonomy knows), the rest, later clauses. */
+/** Reads a title-like text: the head of its first clause (the last word the taxonomy or the lexicon knows), the rest, later clauses. */
 function readTitle(index: Index, text: string, scale: number, r: Read): void {
-  const parts = clauses(text).map((c) => terms(c));
-  const first = parts.findIndex((p) => p.some((t) => index.idf.has(t)));
-  parts.forEach((p, i) => {
+  // "… by Whole Foods Market": what follows "by" names the maker, read as a later clause's words and never the head.
+  const parts = clauses(text).flatMap((c) => {
+    const [own, ...maker] = c.split(/\s+by\s+/i);
+    return [{ words: terms(own), maker: false }, ...maker.map((m) => ({ words: terms(m), maker: true }))];
+  });
+  const first = parts.findIndex((p) => !p.maker && p.words.some((t) => index.idf.has(t) || KIND_WORDS.has(t)));
+  parts.forEach(({ words, maker }, i) => {
+    let p = words;
     // A title's first word is most often its brand ("Banana Boat Sunscreen …"): it weighs as a later clause's.
     if (i === 0 && p.length > 2) {
       add(r, p[0], scale * POSITION.later);
       p = p.slice(1);
     }
-    const known = p.filter((t) => index.idf.has(t));
+    const known = p.filter((t) => index.idf.has(t) || KIND_WORDS.has(t));
     const strong = known.filter((t) => !WEAK.has(t));
     const head = i === first && p.length <= LONG_CLAUSE ? strong[strong.length - 1] : undefined;
-    for (const t of p) add(r, t, scale * (t === head ? POSITION.head : i === first && !WEAK.has(t) ? POSITION.clause : POSITION.later));
+    for (const t of p) add(r, t, scale * (t === head ? POSITION.head : i === first && !WEAK.has(t) && !maker ? POSITION.clause : POSITION.later));
     r.next += GAP;
   });
 }

@@ -93,6 +93,9 @@ function compile(): Array<{ kind: string[]; general: string[] }> {
 
 const ENTRIES = compile();
 
+/** The last words of the lexicon's kinds: words that name a kind of product although no node name uses them. */
+export const KIND_WORDS: ReadonlySet<string> = new Set(ENTRIES.map((e) => e.kind[e.kind.length - 1]).filter((t): t is string => Boolean(t)));
+
 /**
  * Adds to `weights` (stemmed word → weight) and `positions` (word → positions), in place, each
  * general word of a kind present (a multi-word kind when all its words are present): weight
