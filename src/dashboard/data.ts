@@ -7,6 +7,7 @@ import type { Scope } from '../services/access/scope';
 import { getCatalog } from '../services/catalog/catalogs';
 import { listActivities, type ActivityListEntry } from '../services/review/activities';
 import { countBulkTargets } from '../services/review/bulk-review';
+import { categoryPaths } from '../services/review/category-paths';
 import { countByStatus, getActivity, listStagedChanges, type ActivityRestore } from '../services/review/staged-changes';
 
 /**
@@ -52,6 +53,8 @@ export interface ActivityPageData {
   changes: StagedChange[];
   total: number;
   totalPages: number;
+  /** Taxonomy node id → its path, for the `category_id` values of the page's changes (src/services/review/category-paths.ts). */
+  categoryPaths: Record<string, string>;
 }
 
 /**
@@ -83,6 +86,7 @@ export async function loadActivityPage(knex: Knex, scope: Scope, catalogId: stri
   ]);
   const fields = Object.keys(schema.schema_definition.properties ?? {});
   for (const c of page.items) for (const k of Object.keys(c.after_data ?? {})) if (!fields.includes(k)) fields.push(k);
+  const categories = await categoryPaths(knex, activityId, schema.taxonomy, page.items);
   return {
     ...detail,
     catalog,
@@ -93,6 +97,7 @@ export async function loadActivityPage(knex: Knex, scope: Scope, catalogId: stri
     changes: page.items,
     total: page.total,
     totalPages: page.total_pages,
+    categoryPaths: categories,
   };
 }
 

@@ -286,7 +286,13 @@ function isOpen(a: ReviewActivity): boolean {
   return a.status === 'created' || a.status === 'pending_review' || a.status === 'completed';
 }
 
-function changeRows(change: StagedChange, filters: ActivityFilters, open: boolean): SafeHtml {
+/** A `category_id` value as the review shows it: the node's path with its id, or the value alone when no taxonomy knows it. */
+function categoryLabel(value: unknown, paths: Record<string, string>): unknown {
+  const path = typeof value === 'string' || typeof value === 'number' ? paths[String(value)] : undefined;
+  return path ? `${path} (${String(value)})` : value;
+}
+
+function changeRows(change: StagedChange, filters: ActivityFilters, open: boolean, categoryPaths: Record<string, string> = {}): SafeHtml {
   const info = record(change.review_info);
   const confidence = record(info.field_confidence);
   const methods = record(info.field_methods);
@@ -324,7 +330,11 @@ function changeRows(change: StagedChange, filters: ActivityFilters, open: boolea
     </th>
   </tr>`;
   const rows = ordered.map((field) => {
-    const cells = diffCells(before[field], after[field]);
+    // issue 26 §2: a category change reads as the node's path ("Home & Garden > Kitchen > Cookware"), not just its id.
+    const cells =
+      field === 'category_id'
+        ? diffCells(categoryLabel(before[field], categoryPaths), categoryLabel(after[field], categoryPaths))
+        : diffCells(before[field], after[field]);
     const urls = fieldSources(change, field);
     const c = typeof confidence[field] === 'string' ? String(confidence[field]) : null;
     const m = typeof methods[field] === 'string' ? String(methods[field]) : null;
@@ -608,7 +618,7 @@ export function activityPage(d: ActivityPageData, filters: ActivityFilters, sess
         </thead>
         ${
           d.changes.length
-            ? d.changes.map((c) => changeRows(c, filters, isOpen(d.activity)))
+            ? d.changes.map((c) => changeRows(c, filters, isOpen(d.activity), d.categoryPaths))
             : html`<tbody>
                 <tr>
                   <td colspan="6" class="muted">No staged changes match.</td>

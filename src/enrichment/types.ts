@@ -86,6 +86,12 @@ export interface LowConfidenceOptions {
 }
 
 /** Per-job options the engine honours; everything else in a request is the service's business. */
+/** One categorised item of a catalog: its text (title, name) and its category (a node id of the taxonomy). */
+export interface CategoryExample {
+  text: string;
+  category_id: string;
+}
+
 export interface EnrichOptions {
   /** Free-text research prompt. */
   prompt?: string;
@@ -99,6 +105,13 @@ export interface EnrichOptions {
   taxonomy?: TaxonomyInput;
   predict_taxonomy?: boolean;
   predict_taxonomy_attributes?: boolean;
+  /**
+   * The target catalog's categorised items as examples for `predict_taxonomy` (issue 26 §2):
+   * their nearest-neighbour votes join the term scoring (src/enrichment/taxonomy/examples.ts).
+   * The service fills it from the catalog (src/services/enrichment/category-examples.ts); the
+   * eval's `taxonomy` suite plays the catalog with labelled titles.
+   */
+  category_examples?: CategoryExample[];
   validate_semantics?: boolean;
   low_confidence?: LowConfidenceOptions;
   /**

@@ -1,11 +1,27 @@
 /**
- * Category prediction without an LLM (interface-spec.md `predict_taxonomy`): the item's
- * evidence is matched against every node's own name (and, weaker, its description) with
- * idf-weighted term overlap, and a node inherits half the evidence of its ancestors, so a
- * deep node wins when its own name and its path both match. When two branches score alike,
- * the answer backs off to their deepest common ancestor (the deepest node that is still
- * certain). Deterministic: ties go to the shallower node, then the smaller id.
+ * Category prediction without an LLM (interface-spec.md `predict_taxonomy`; issue 26 §2).
+ *
+ * Term scoring over the taxonomy's node names, read the way product titles are written:
+ * - A node's name is split into the phrases it lists ("Tea & Infusions" → tea, infusions; a
+ *   shared head is distributed: "Ski & Snowboard Goggles" → ski goggles, snowboard goggles).
+ *   A phrase counts only when its head (last word) is in the evidence; its other words add a
+ *   little when present and cost a little when absent, so "Electric Guitar Pickups" does not
+ *   beat "Guitars" on a guitar's title that mentions its pickups.
+ * - The evidence's words are weighted by where they stand: the product type of a title is
+ *   usually the last word of its first clause ("Folgers Classic Roast Ground Coffee, 38.4 oz"),
+ *   so that word weighs most, the rest of the first clause less, later clauses least. A stated
+ *   category (breadcrumb, category field) is read the same way and weighs more; free text little.
+ * - Words are idf-weighted over the node names (rare words identify a node), and general
+ *   retail words are expanded to the names taxonomies use (./lexicon: "oxford" → shoe).
+ * - A node gains a little from its ancestors' words ("Coffee" under "Beverages").
+ * - With a catalog's categorised items as examples (./examples), their nearest-neighbour votes
+ *   are added to the normalised term score.
+ *
+ * When two branches score alike the answer backs off to their deepest common ancestor.
+ * Deterministic: ties go to the shallower node, then the smaller id.
  */
+import { exampleVotes, type CategoryExampleModel } from './examples';
+import { expandLexicon, KIND_WORDS } from './lexicon';
 import { terms } from './terms';
 import type { CompiledTaxonomy, TaxonomyNode } from './tree';
 
@@ -39,157 +55,305 @@ export interface CategoryPrediction {
   matched: string[];
 }
 
-/** Source weights: a stated category > the item's title > free text. */
-const WEIGHT = { categories: 1.2, titles: 1, texts: 0.35 } as const;
-/** Share of an ancestor's own evidence a node inherits. */
-const INHERIT = 0.5;
-/** Weight of a node description's overlap relative to its name. */
-const DESCRIPTION = 0.3;
-/** Exponent of name coverage: a node whose name is only partly in the evidence scores less. */
-const COVERAGE = 1;
-/** Weight of the branch evidence: item terms that occur anywhere in the node's top-level branch. */
-const BRANCH = 0.5;
-/** Runner-up/best score ratios separating high, medium and low confidence. */
+/** Word weights by position: the head of a title's first clause, the rest of it, later clauses, free text. */
+const POSITION = { head: 0.6, clause: 0.5, later: 0.3, text: 0.1 } as const;
+/** A first clause longer than this many words is a list of keywords: no word of it is its head. */
+const LONG_CLAUSE = 9;
+/** A stated category's words weigh this much more than a title's. */
+const CATEGORY_BOOST = 1.3;
+/** Extra weight per repeated occurrence of a word, and its cap. */
+const REPEAT = 0.15;
+const REPEAT_CAP = 0.3;
+/** Weight of a kind a node's description lists against its name's phrases, and the longest such kind in words. */
+const DESCRIBED = 0.8;
+const DESCRIBED_WORDS = 3;
+/** Share of a word's idf (over node names) in its weight. */
+const IDF = 0.25;
+/** Weight of a phrase's present modifiers, and cost of its absent ones (both × idf). */
+const MODIFIER = 0.25;
+const MISSING = 0.3;
+/** A department's (a node with at least DEPARTMENT_CHILDREN children) name match counts this much of a product's. */
+const INNER = 0.5;
+const DEPARTMENT_CHILDREN = 6;
+/** A top-level node's name match counts this much of a product's. */
+const ROOT = 0.3;
+/** Cost of each word of a node's name that the evidence does not have at all (× idf). */
+const UNCOVERED = 0.1;
+/** Words of quantity, packaging and sales talk: never a title's head, and weighed as a later clause's. */
+const WEAK = new Set(
+  terms('pack packs count ct pcs pc piece pieces lot size ounce oz fl ml lb kg inch cm mm new hot sale free shipping men women kids unisex set'),
+);
+/** Weight of the ancestors' words present in the evidence. */
+const CONTEXT = 0.05;
+/** Weight of the examples' votes (a share of the vote, 0–1) against the best term score (1). */
+const EXAMPLES = 1.5;
+/** Runner-up/best score ratios separating high, medium and low confidence, and backing off. */
 const CLEAR = 0.6;
-const AMBIGUOUS = 0.85;
-/** Share of the item's known terms the chosen path must explain for high confidence (half of it for medium). */
-const EXPLAINED = 0.5;
+const AMBIGUOUS = 0.8;
+const BACK_OFF = 0.97;
+
+/** A phrase of a node's name (or a kind its description lists): its words, the last one its head, and its weight. */
+interface Phrase {
+  terms: string[];
+  weight: number;
+}
 
 interface Index {
-  /** Terms of every name in a root's subtree (the branch's vocabulary). */
-  branchTerms: Map<string, Set<string>>;
+  phrases: Map<string, Phrase[]>;
+  /** Words of each node's own name (all phrases). */
   nameTerms: Map<string, string[]>;
-  descTerms: Map<string, string[]>;
-  postings: Map<string, string[]>;
+  /** Head word → nodes with a phrase of that head. */
+  heads: Map<string, string[]>;
   idf: Map<string, number>;
+  /** Nodes with many children: departments ("Cycling", "Luggage & Bags") rather than products. */
+  inner: Set<string>;
+  /** Top-level nodes: a whole branch of the taxonomy. */
+  roots: Set<string>;
 }
 
 const indexes = new WeakMap<CompiledTaxonomy, Index>();
 
+/** The phrases a node name lists (see the module comment). */
+function phrasesOf(name: string): Phrase[] {
+  const parts = name
+    .split(/\s*(?:,|&|\/|\band\b)\s*/i)
+    .map((p) => terms(p))
+    .filter((t) => t.length > 0);
+  if (parts.length === 0) return [];
+  const first = parts[0];
+  const last = parts[parts.length - 1];
+  const head = last[last.length - 1];
+  // "Coffee & Tea Cups": the last phrase's head is shared; "Conductivity Gels & Lotions": the first phrase's modifiers are.
+  if (last.length > 1) return parts.map((p, i) => ({ terms: i < parts.length - 1 && p.length === 1 ? [...p, head] : p, weight: 1 }));
+  if (first.length > 1) return parts.map((p, i) => ({ terms: i > 0 && p.length === 1 ? [...first.slice(0, -1), ...p] : p, weight: 1 }));
+  return parts.map((p) => ({ terms: p, weight: 1 }));
+}
+
+/** The kinds a node's description lists ("Pans, skillets, pots and woks"): its short comma-separated parts. */
+function describedKinds(description: string | undefined): Phrase[] {
+  return (description ?? '')
+    .split(/\s*(?:[,;.:]|\band\b|\bor\b)\s*/i)
+    .map((p) => terms(p))
+    .filter((t) => t.length > 0 && t.length <= DESCRIBED_WORDS)
+    .map((t) => ({ terms: t, weight: DESCRIBED }));
+}
+
 function indexOf(tax: CompiledTaxonomy): Index {
   const hit = indexes.get(tax);
   if (hit) return hit;
+  const phrases = new Map<string, Phrase[]>();
   const nameTerms = new Map<string, string[]>();
-  const descTerms = new Map<string, string[]>();
-  const postings = new Map<string, string[]>();
+  const heads = new Map<string, string[]>();
   const df = new Map<string, number>();
   for (const node of tax.nodes.values()) {
-    const name = [...new Set(terms(node.name))];
-    const desc = [...new Set(terms(node.description ?? ''))].filter((t) => !name.includes(t));
-    nameTerms.set(node.id, name);
-    descTerms.set(node.id, desc);
-    for (const t of [...name, ...desc]) {
-      let list = postings.get(t);
-      if (!list) postings.set(t, (list = []));
-      list.push(node.id);
+    const list = [...phrasesOf(node.name), ...describedKinds(node.description)];
+    phrases.set(node.id, list);
+    const words = [...new Set(terms(node.name))];
+    nameTerms.set(node.id, words);
+    for (const t of new Set([...words, ...list.flatMap((p) => p.terms)])) df.set(t, (df.get(t) ?? 0) + 1);
+    for (const h of new Set(list.map((p) => p.terms[p.terms.length - 1]))) {
+      let ids = heads.get(h);
+      if (!ids) heads.set(h, (ids = []));
+      ids.push(node.id);
     }
-    for (const t of name) df.set(t, (df.get(t) ?? 0) + 1);
-  }
-  const branchTerms = new Map<string, Set<string>>();
-  for (const node of tax.nodes.values()) {
-    let vocab = branchTerms.get(node.path_ids[0]);
-    if (!vocab) branchTerms.set(node.path_ids[0], (vocab = new Set()));
-    for (const t of nameTerms.get(node.id) ?? []) vocab.add(t);
   }
   const n = tax.nodes.size;
+  // Flattened idf: a rare word (a colour, a fruit) must not outweigh the product type a title puts at its head.
   const idf = new Map<string, number>();
-  for (const t of postings.keys()) idf.set(t, Math.log(1 + n / (df.get(t) ?? 1)));
-  const index = { branchTerms, nameTerms, descTerms, postings, idf };
+  for (const [t, d] of df) idf.set(t, 1 + IDF * Math.log(1 + n / d));
+  const children = new Map<string, number>();
+  for (const node of tax.nodes.values()) if (node.parent) children.set(node.parent, (children.get(node.parent) ?? 0) + 1);
+  const inner = new Set([...children].filter(([, c]) => c >= DEPARTMENT_CHILDREN).map(([id]) => id));
+  const roots = new Set([...tax.nodes.values()].filter((n) => !n.parent).map((n) => n.id));
+  const index = { phrases, nameTerms, heads, idf, inner, roots };
   indexes.set(tax, index);
   return index;
 }
 
-/** Query term → weight (the strongest source that mentions it). */
-function queryOf(evidence: CategoryEvidence): Map<string, number> {
-  const q = new Map<string, number>();
-  const add = (texts: string[], w: number, cap: number): void => {
-    for (const text of texts) for (const t of terms(text).slice(0, cap)) q.set(t, Math.max(q.get(t) ?? 0, w));
-  };
-  add(evidence.texts, WEIGHT.texts, 80);
-  add(evidence.titles, WEIGHT.titles, 60);
-  add(evidence.categories, WEIGHT.categories, 40);
-  return q;
+/** Clauses of a title or category statement: split at commas, brackets, " - ", "|", " with ", " for ", ">". */
+function clauses(text: string): string[] {
+  return text.split(/\s*(?:[,;|([\]{}]|\s[-–—]\s|\bwith\b|\bfor\b|\bw\/)\s*/i).filter((c) => c.trim());
 }
 
-function ownScore(index: Index, id: string, q: Map<string, number>): number {
-  const name = index.nameTerms.get(id) ?? [];
-  let matched = 0;
-  let total = 0;
-  let covered = 0;
-  for (const t of name) {
-    const idf = index.idf.get(t) ?? 0;
-    total += idf;
-    const w = q.get(t);
-    if (w !== undefined) {
-      matched += w * idf;
-      covered += idf;
+/** The evidence as read: word → weight, and word → positions (clauses of titles and categories apart by a gap). */
+interface Read {
+  w: Map<string, number>;
+  pos: Map<string, number[]>;
+  counts: Map<string, number>;
+  next: number;
+}
+
+/** Positions between clauses: wider than {@link WINDOW}, so a phrase never spans two clauses. */
+const GAP = 10;
+/** A phrase's modifier counts as its own when it stands at most this many words before the head. */
+const WINDOW = 3;
+
+/** Adds an occurrence of `t` (largest weight kept, repeats adding a little) at the next position. */
+function add(r: Read, t: string, weight: number): void {
+  const seen = r.counts.get(t) ?? 0;
+  r.counts.set(t, seen + 1);
+  r.w.set(t, Math.max(r.w.get(t) ?? 0, weight) + (seen > 0 && seen * REPEAT <= REPEAT_CAP ? REPEAT * weight : 0));
+  let list = r.pos.get(t);
+  if (!list) r.pos.set(t, (list = []));
+  list.push(r.next++);
+}
+
+/** Reads a title-like text: the head of its first clause (the last word the taxonomy or the lexicon knows), the rest, later clauses. */
+function readTitle(index: Index, text: string, scale: number, r: Read): void {
+  // "… by Whole Foods Market": what follows "by" names the maker, read as a later clause's words and never the head.
+  const parts = clauses(text).flatMap((c) => {
+    const [own, ...maker] = c.split(/\s+by\s+/i);
+    return [{ words: terms(own), maker: false }, ...maker.map((m) => ({ words: terms(m), maker: true }))];
+  });
+  const first = parts.findIndex((p) => !p.maker && p.words.some((t) => index.idf.has(t) || KIND_WORDS.has(t)));
+  parts.forEach(({ words, maker }, i) => {
+    let p = words;
+    // A title's first word is most often its brand ("Banana Boat Sunscreen …"): it weighs as a later clause's.
+    if (i === 0 && p.length > 2) {
+      add(r, p[0], scale * POSITION.later);
+      p = p.slice(1);
+    }
+    const known = p.filter((t) => index.idf.has(t) || KIND_WORDS.has(t));
+    const strong = known.filter((t) => !WEAK.has(t));
+    const head = i === first && p.length <= LONG_CLAUSE ? strong[strong.length - 1] : undefined;
+    for (const t of p) add(r, t, scale * (t === head ? POSITION.head : i === first && !WEAK.has(t) && !maker ? POSITION.clause : POSITION.later));
+    r.next += GAP;
+  });
+}
+
+/** Reads the evidence (see the module comment), with the lexicon's expansions. */
+function readEvidence(index: Index, evidence: CategoryEvidence): Read {
+  const r: Read = { w: new Map(), pos: new Map(), counts: new Map(), next: 0 };
+  for (const title of evidence.titles) readTitle(index, title, 1, r);
+  for (const category of evidence.categories) {
+    const segments = category.split(/\s*>\s*/).filter((s) => s.trim());
+    // The last segment of a path names the category; the others are its context.
+    segments.forEach((s, i) => readTitle(index, s, i === segments.length - 1 ? CATEGORY_BOOST : POSITION.clause, r));
+  }
+  for (const text of evidence.texts) {
+    for (const t of terms(text).slice(0, 80)) add(r, t, POSITION.text);
+    r.next += GAP;
+  }
+  expandLexicon(r.w, r.pos);
+  return r;
+}
+
+/** True when `t` stands at most {@link WINDOW} words before an occurrence of `head`. */
+function before(r: Read, t: string, head: string): boolean {
+  const heads = r.pos.get(head) ?? [];
+  return (r.pos.get(t) ?? []).some((p) => heads.some((h) => h > p && h - p <= WINDOW));
+}
+
+/** How much of a name match counts for choosing a node: less for a whole branch or a department than for a product. */
+function breadth(index: Index, id: string): number {
+  return index.roots.has(id) ? ROOT : index.inner.has(id) ? INNER : 1;
+}
+
+/**
+ * Score of a node's own name: its best phrase whose head is in the evidence; a modifier standing
+ * just before the head adds, one elsewhere counts nothing, one absent costs.
+ */
+function nameScore(index: Index, id: string, r: Read): number {
+  let best = 0;
+  for (const p of index.phrases.get(id) ?? []) {
+    const head = p.terms[p.terms.length - 1];
+    const hw = r.w.get(head);
+    if (!hw) continue;
+    let s = p.weight * (index.idf.get(head) ?? 0) * hw;
+    for (const t of p.terms.slice(0, -1)) {
+      const tw = r.w.get(t);
+      if (!tw) s -= MISSING * (index.idf.get(t) ?? 0);
+      else if (before(r, t, head)) s += MODIFIER * tw * (index.idf.get(t) ?? 0);
+    }
+    best = Math.max(best, s);
+  }
+  if (best <= 0) return 0;
+  for (const t of index.nameTerms.get(id) ?? []) if (!r.w.has(t)) best -= UNCOVERED * (index.idf.get(t) ?? 0);
+  return best;
+}
+
+/** Score of a node's ancestors' words present in the evidence (each word once, the node's own excluded). */
+function contextScore(index: Index, node: TaxonomyNode, w: Map<string, number>): number {
+  const own = new Set(index.nameTerms.get(node.id));
+  const seen = new Set<string>();
+  let s = 0;
+  for (const a of node.path_ids.slice(0, -1)) {
+    for (const t of index.nameTerms.get(a) ?? []) {
+      if (own.has(t) || seen.has(t)) continue;
+      seen.add(t);
+      s += (w.get(t) ?? 0) * (index.idf.get(t) ?? 0);
     }
   }
-  const nameScore = total > 0 ? matched * (covered / total) ** COVERAGE : 0;
-  let desc = 0;
-  for (const t of index.descTerms.get(id) ?? []) desc += (q.get(t) ?? 0) * (index.idf.get(t) ?? 0);
-  return nameScore + DESCRIPTION * desc;
+  return CONTEXT * s;
 }
 
 function better(a: { score: number; node: TaxonomyNode }, b: { score: number; node: TaxonomyNode }): boolean {
   if (a.score !== b.score) return a.score > b.score;
+  // A node that refines the other ("Conditioners" under "Shampoo & Conditioner") wins a tie; otherwise the shallower.
+  if (a.node.path_ids.includes(b.node.id)) return true;
+  if (b.node.path_ids.includes(a.node.id)) return false;
   if (a.node.level !== b.node.level) return a.node.level < b.node.level;
   return a.node.id < b.node.id;
 }
 
 /**
- * Classifies an item into a compiled taxonomy.
- * @returns the prediction, or null when no evidence term matches any node
+ * Classifies an item into a compiled taxonomy; with `examples` (a model trained on the
+ * catalog's categorised items, ./examples `trainCategoryExamples`) their votes count too.
+ * @returns the prediction, or null when no evidence word matches any node (and no example votes)
  */
-export function classify(tax: CompiledTaxonomy, evidence: CategoryEvidence): CategoryPrediction | null {
+export function classify(tax: CompiledTaxonomy, evidence: CategoryEvidence, examples?: CategoryExampleModel): CategoryPrediction | null {
   const index = indexOf(tax);
-  const q = queryOf(evidence);
-  const own = new Map<string, number>();
-  for (const t of q.keys()) for (const id of index.postings.get(t) ?? []) if (!own.has(id)) own.set(id, ownScore(index, id, q));
-  const branch = new Map<string, number>();
-  for (const [root, vocab] of index.branchTerms) {
-    let b = 0;
-    for (const [t, w] of q) if (vocab.has(t)) b += w * (index.idf.get(t) ?? 0);
-    branch.set(root, b);
+  const read = readEvidence(index, evidence);
+  const w = read.w;
+  const candidates = new Set<string>();
+  for (const t of w.keys()) for (const id of index.heads.get(t) ?? []) candidates.add(id);
+  const termScores = new Map<string, number>();
+  // Before the breadth factor: how strongly the evidence names a node, whatever its breadth (for the confidence).
+  const rawScores = new Map<string, number>();
+  for (const id of candidates) {
+    const s = nameScore(index, id, read);
+    if (s > 0) {
+      const raw = s + contextScore(index, tax.nodes.get(id) as TaxonomyNode, w);
+      termScores.set(id, breadth(index, id) * raw);
+      rawScores.set(id, raw);
+    }
   }
+  const votes = examples ? exampleVotes(examples, [...evidence.titles, ...evidence.categories].join(' \n ')) : new Map<string, number>();
+  const best = Math.max(0, ...termScores.values());
+  const totalVotes = [...votes.values()].reduce((a, b) => a + b, 0);
   const scored: Array<{ score: number; node: TaxonomyNode }> = [];
-  for (const [id, s] of own) {
+  for (const id of new Set([...termScores.keys(), ...votes.keys()])) {
     const node = tax.nodes.get(id);
-    if (!node || s <= 0) continue;
-    const inherited = node.path_ids.slice(0, -1).reduce((sum, a) => sum + (own.get(a) ?? 0), 0);
-    scored.push({ score: s + INHERIT * inherited + BRANCH * (branch.get(node.path_ids[0]) ?? 0), node });
+    if (!node) continue;
+    const term = termScores.get(id) ?? 0;
+    const score = totalVotes > 0 ? (best > 0 ? term / best : 0) + (EXAMPLES * (votes.get(id) ?? 0)) / totalVotes : term;
+    if (score > 0) scored.push({ score, node });
   }
   if (scored.length === 0) return null;
-  const best = scored.reduce((a, b) => (better(b, a) ? b : a));
-  const related = (n: TaxonomyNode): boolean => n.path_ids.includes(best.node.id) || best.node.path_ids.includes(n.id);
+  const top = scored.reduce((a, b) => (better(b, a) ? b : a));
+  const related = (n: TaxonomyNode): boolean => n.path_ids.includes(top.node.id) || top.node.path_ids.includes(n.id);
   const rivals = scored.filter((s) => !related(s.node));
   const rival = rivals.length > 0 ? rivals.reduce((a, b) => (better(b, a) ? b : a)) : undefined;
-  // Within one branch the branch evidence is shared, so only the rest of the score separates the two.
-  const shared = rival && rival.node.path_ids[0] === best.node.path_ids[0] ? BRANCH * (branch.get(best.node.path_ids[0]) ?? 0) : 0;
-  const ratio = rival ? (rival.score - shared) / Math.max(best.score - shared, 1e-9) : 0;
+  // Confidence: how close the best other branch comes, each read at full strength (a title naming
+  // a department as strongly as a product is ambiguous even when the product is chosen).
+  const strength = (n: { score: number; node: TaxonomyNode }): number => (totalVotes > 0 ? n.score : (rawScores.get(n.node.id) ?? n.score));
+  const ratio = rival ? Math.min(1, strength(rival) / strength(top)) : 0;
   const asScored = (s: { score: number; node: TaxonomyNode }): ScoredNode => ({ id: s.node.id, path: s.node.path, score: Number(s.score.toFixed(4)) });
-  const matchedOf = (node: TaxonomyNode): string[] => [
-    ...new Set(node.path_ids.flatMap((id) => [...(index.nameTerms.get(id) ?? []), ...(index.descTerms.get(id) ?? [])]).filter((t) => q.has(t))),
-  ];
-  if (rival && ratio >= AMBIGUOUS) {
-    const common = best.node.path_ids.filter((id, i) => rival.node.path_ids[i] === id);
-    const ancestor = common.length > 0 ? tax.nodes.get(common[common.length - 1]) : undefined;
+  const matchedOf = (node: TaxonomyNode): string[] => [...new Set(node.path_ids.flatMap((id) => index.nameTerms.get(id) ?? []).filter((t) => w.has(t)))];
+  if (rival && ratio >= BACK_OFF) {
+    const common = top.node.path_ids.filter((id, i) => rival.node.path_ids[i] === id);
+    // A root says too little to back off to.
+    const ancestor = common.length > 1 ? tax.nodes.get(common[common.length - 1]) : undefined;
     if (ancestor) {
-      const score = scored.find((s) => s.node.id === ancestor.id)?.score ?? 0;
       return {
-        node: asScored({ score, node: ancestor }),
+        node: asScored({ score: termScores.get(ancestor.id) ?? 0, node: ancestor }),
         confidence: 'medium',
         alternative: asScored(rival),
-        backed_off_from: asScored(best),
-        matched: matchedOf(best.node),
+        backed_off_from: asScored(top),
+        matched: matchedOf(top.node),
       };
     }
   }
-  // Share of the evidence (terms the taxonomy knows) that the chosen path explains.
-  const known = [...q].filter(([t]) => index.postings.has(t));
-  const mass = (list: Array<[string, number]>): number => list.reduce((sum, [t, w]) => sum + w * (index.idf.get(t) ?? 0), 0);
-  const matched = matchedOf(best.node);
-  const explained = mass(known.filter(([t]) => matched.includes(t))) / Math.max(mass(known), 1e-9);
-  const confidence = ratio < CLEAR && explained >= EXPLAINED ? 'high' : ratio < AMBIGUOUS && explained >= EXPLAINED / 2 ? 'medium' : 'low';
-  return { node: asScored(best), confidence, ...(rival ? { alternative: asScored(rival) } : {}), matched };
+  const confidence = ratio < CLEAR ? 'high' : ratio < AMBIGUOUS ? 'medium' : 'low';
+  return { node: asScored(top), confidence, ...(rival ? { alternative: asScored(rival) } : {}), matched: matchedOf(top.node) };
 }

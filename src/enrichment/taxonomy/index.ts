@@ -12,6 +12,7 @@ import { addCandidates, lowConfidenceWanted } from '../semantics/low-confidence'
 import type { EnrichInput, EnrichmentResult, LowConfidenceCandidate, OutputField } from '../types';
 import { attributeFields } from './attributes';
 import { classify, type CategoryEvidence } from './classify';
+import { categoryExampleModel } from './examples';
 import { compileTaxonomy } from './tree';
 
 export { classify, type CategoryEvidence, type CategoryPrediction } from './classify';
@@ -75,7 +76,8 @@ export function applyTaxonomy(
   const review = result.review_info;
   const tax = compileTaxonomy(options.taxonomy);
   const evidence = categoryEvidence(item, pages);
-  const prediction = classify(tax, evidence);
+  const examples = options.category_examples?.length ? categoryExampleModel(tax, options.category_examples) : undefined;
+  const prediction = classify(tax, evidence, examples);
   const sources = pages.slice(0, 3).map((p) => p.url);
   if (!prediction) {
     review.reasoning = `${review.reasoning} Taxonomy: no category matched the item's text.`.trim();

@@ -4,7 +4,9 @@
  * module-level variables (architecture.md, "State lives in objects passed through deps").
  */
 import type { KnownEvidenceDocs } from './evidence';
+import type { JobCategoryExamplesCache } from './category-examples';
 import type { JobTextExamplesCache } from './examples';
+import type { JobTaxonomyCache } from './job-taxonomy';
 import type { JobDocumentsCache } from './knowledge-base';
 
 /** Caches of the enrichment services; one instance per app or worker. */
@@ -13,11 +15,15 @@ export interface EnrichmentCaches {
   jobTextExamples: JobTextExamplesCache;
   /** Job id → its knowledge-base documents (./knowledge-base.ts jobDocuments; 16 jobs). */
   jobDocuments: JobDocumentsCache;
+  /** Job id → its catalog's categorised items (./category-examples.ts jobCategoryExamples; 8 jobs, LRU). */
+  jobCategoryExamples: JobCategoryExamplesCache;
+  /** Job id → its taxonomy (./job-taxonomy.ts jobTaxonomy; 8 jobs, LRU). */
+  jobTaxonomies: JobTaxonomyCache;
   /** `<organization>:<sha256>` of evidence documents seen committed (./evidence.ts; 50,000 keys). */
   knownEvidenceDocs: KnownEvidenceDocs;
 }
 
 /** Fresh, empty enrichment caches. */
 export function createEnrichmentCaches(): EnrichmentCaches {
-  return { jobTextExamples: new Map(), jobDocuments: new Map(), knownEvidenceDocs: new Set() };
+  return { jobTextExamples: new Map(), jobDocuments: new Map(), jobTaxonomies: new Map(), jobCategoryExamples: new Map(), knownEvidenceDocs: new Set() };
 }

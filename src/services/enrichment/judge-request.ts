@@ -13,6 +13,7 @@
  * request is read change independently.
  */
 import type { Knex } from 'knex';
+import type { LlmClient } from '../../enrichment/llm/client';
 import { ValidationDetail, ValidationError } from '../../lib/errors';
 import type { JudgeBody } from '../../schemas/judge';
 import type { Scope } from '../access/scope';

@@ -58,8 +58,9 @@ class JobNotRunning extends Error {}
 export async function writeRowResults(deps: RowWriteDeps, jobId: string, writes: RowWrite[]): Promise<boolean[]> {
   if (!writes.length) return [];
   const { knex } = deps;
-  // organization_id and config never change after creation: read without locking.
-  const job = await EnrichmentJob.query(knex).findById(jobId).select('status', 'organization_id', 'config');
+  // organization_id and config never change after creation: read without locking; the config's
+  // taxonomy (megabytes for a large one, read per write otherwise) is not needed to write rows.
+  const job = await EnrichmentJob.query(knex).findById(jobId).select('status', 'organization_id', knex.raw("config - 'taxonomy' AS config"));
   if (!job || job.status !== 'running') return writes.map(() => false);
   const splits = writes.map((w) =>
     w.outcome.evidence === null || w.outcome.evidence === undefined ? null : splitEvidence(deps.knownEvidenceDocs, job.organization_id, w.outcome.evidence),

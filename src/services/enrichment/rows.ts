@@ -1,9 +1,21 @@
 import type { Knex } from 'knex';
 import { engineItem } from './engine-item';
 import { jobTextExamples, type JobTextExamples } from './examples';
+import { jobCategoryExamples } from './category-examples';
+import { jobTaxonomy } from './job-taxonomy';
 import { jobDocuments } from './knowledge-base';
 import type { FetchedPage } from '../../enrichment/research/types';
-import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, OutputField, ReviewInfo, TaxonomyInput } from '../../enrichment/types';
+import type {
+  CategoryExample,
+  EngineUsage,
+  EnrichInput,
+  EnrichmentEngine,
+  EnrichmentResult,
+  Evidence,
+  OutputField,
+  ReviewInfo,
+  TaxonomyInput,
+} from '../../enrichment/types';
 import { EnrichmentJob } from '../../models/enrichment-job';
 import { EnrichmentRow } from '../../models/enrichment-row';
 import type { EnrichJobConfig, OutputFieldInput } from '../../schemas/enrich';
@@ -159,14 +171,17 @@ interface LoadedRow {
   job_status: string;
   config: EnrichJobConfig;
   organization_id: string;
+  /** The job's catalog's categorised items, when it predicts categories (./category-examples.ts). */
+  category_examples?: CategoryExample[];
 }
 
 /**
  * Reads rows of a job with the job's status, config and organization. The job is read once,
- * not joined per row: its config (taxonomy, known values, …) can be large.
+ * not joined per row: its config (known values, …) can be large. The config's taxonomy is
+ * left out (it can be megabytes): the caller takes it from the worker's cache (./job-taxonomy.ts).
  */
 async function loadRows(knex: Knex, jobId: string, rowIndexes: number[]): Promise<Map<number, LoadedRow>> {
-  const job = await EnrichmentJob.query(knex).findById(jobId).select('status', 'config', 'organization_id');
+  const job = await EnrichmentJob.query(knex).findById(jobId).select('status', 'organization_id', knex.raw("config - 'taxonomy' AS config"));
   if (!job) return new Map();
   const rows = await EnrichmentRow.query(knex).where('job_id', jobId).whereIn('row_index', rowIndexes).select('row_index', 'status', 'input', 'evidence');
   return new Map(
@@ -202,12 +217,14 @@ export interface RowDeps {
 
 /**
  * The engine input of a loaded row: {@link engineInput} plus the job's knowledge base (when
- * `config.knowledge_base_enabled`) and, for `web_search: false` jobs, its catalog text examples.
+ * `config.knowledge_base_enabled`), its catalog's categorised items (category examples) and, for
+ * `web_search: false` jobs, its catalog text examples.
  */
 function rowInput(row: LoadedRow, knowledgeBase: unknown, learning: JobTextExamples): EnrichInput {
   const config = row.config;
   const input = engineInput(config, row.input, row.row_index);
   if (config.knowledge_base_enabled) input.options.knowledge_base = knowledgeBase as EnrichInput['options']['knowledge_base'];
+  if (row.category_examples?.length) input.options.category_examples = row.category_examples;
   if (learning.examples.length > 0 && !input.options.web_search) {
     input.options.text_examples = learning.examples;
     input.options.text_corpus = learning.texts;
@@ -324,6 +341,9 @@ export async function processRow(deps: RowDeps, jobId: string, rowIndex: number)
   const { knex, caches } = deps;
   const row = (await loadRows(knex, jobId, [rowIndex])).get(rowIndex);
   if (!row || row.status !== 'pending' || row.job_status !== 'running') return { processed: false, succeeded: false };
+  const taxonomy = await jobTaxonomy(knex, caches.jobTaxonomies, jobId);
+  if (taxonomy) row.config.taxonomy = taxonomy;
+  if (row.config.predict_taxonomy) row.category_examples = await jobCategoryExamples(knex, caches.jobCategoryExamples, jobId);
   const kb = row.config.knowledge_base_enabled ? await jobDocuments(knex, caches.jobDocuments, jobId) : undefined;
   const learning = row.config.web_search === false ? await jobTextExamples(knex, caches.jobTextExamples, jobId) : NO_EXAMPLES;
   const computed = await computeRow(deps, row, kb, learning);

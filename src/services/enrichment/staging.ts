@@ -7,6 +7,7 @@ import { StagedChange } from '../../models/staged-change';
 import { businessKeyOf, ITEM_ID_KEY } from '../catalog/items-keys';
 import { getCurrentSchema } from '../catalog/schema';
 import { typedBySchema } from '../inference/sheet-items';
+import { categoryItemFields } from './staging-category';
 
 /**
  * Staged changes of enrichment jobs (decisions.md §4 "A job is also an activity"): a job with
@@ -152,7 +153,8 @@ export interface StagedRow {
  * matched by `__catalog_item_id` in the input, else by the catalog's business key
  * (`unique_id_field`; decisions.md §3), else none (`is_new_item`). After-data:
  * {@link enrichedAfterData} under the catalog's current schema (a value that cannot be typed
- * makes the change `error` with the reason); provenance: {@link stagedProvenance}. `base_version`:
+ * makes the change `error` with the reason), with the predicted `category_id` and taxonomy
+ * attribute values as item fields (./staging-category.ts); provenance: {@link stagedProvenance}. `base_version`:
  * the matched item's `current_version` (decisions.md §5, Conflicts). A row is staged
  * once per (activity_id, row_index): a retried write keeps the first staged change.
  * @returns row index → staged change id (the existing one when the row was already staged)
@@ -194,7 +196,7 @@ export async function stageRowResults(
       catalog_item_id: item?.id ?? null,
       catalog_item_entity_type: item?.entity_type ?? (target.grouped ? 'variant' : 'product'),
       before_data: JSON.stringify(before),
-      after_data: JSON.stringify(after),
+      after_data: JSON.stringify({ ...after, ...categoryItemFields(result) }),
       source_data: JSON.stringify(source_data),
       is_new_item: !item,
       row_index: rowIndex,

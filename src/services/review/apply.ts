@@ -48,6 +48,7 @@ import {
   markTypeErrors,
   recordCreates,
 } from './apply-sql';
+import { withCategoryField } from './apply-category';
 import { applyCatalogChanges, CatalogChanges } from './apply-schema';
 
 /** Result of an apply, stored in `review_activities.apply_result` (decisions.md §5). */
@@ -250,8 +251,9 @@ function createData(row: {
 /**
  * Step 2: every approved and partially accepted change of the activity not applied yet, in ONE
  * transaction (see src/services/review/apply-sql.ts for the statements): the custom transform's
- * schema and taxonomy changes as one new schema version, conflicts, missing items, values of the
- * wrong type (`error`, not applied: issue 26 §7), updates, deletes, creates through the
+ * schema and taxonomy changes (with the `category_id` field when the changes first write
+ * categories: ./apply-category.ts) as one new schema version, conflicts, missing items, values of
+ * the wrong type (`error`, not applied: issue 26 §7), updates, deletes, creates through the
  * catalog's item write path (`writeItems`: business keys, product grouping, strict validation,
  * search columns), then the activity `completed` with its result. Under the activity's row lock,
  * after checking it is not completed already, so a retry never applies twice.
@@ -270,7 +272,8 @@ export async function applyInTransaction(deps: ApplyDeps, req: ApplyRequest, sna
     // the items as they are written. JIT costs tens of ms on these large statements and saves less.
     await lockCatalog(trx, catalogId);
     await trx.raw("SET LOCAL jit = off; SET LOCAL work_mem = '256MB'");
-    const newVersion = await applyCatalogChanges(trx, deps.caches, scope, catalogId, (activity.input_data ?? {}) as CatalogChanges);
+    const changes = await withCategoryField(trx, catalogId, activity.id, (activity.input_data ?? {}) as CatalogChanges);
+    const newVersion = await applyCatalogChanges(trx, deps.caches, scope, catalogId, changes);
     const catalog = (await Catalog.query(trx).findById(catalogId)) as Catalog;
 
     await collectChanges(trx, activity.id);

@@ -96,9 +96,12 @@ describe('taxonomy prediction on the Google Product Taxonomy (5,595 nodes)', () 
       const p = classify(tax, { titles: [r.input_title], categories: [], texts: [r.input_description ?? ''] });
       if (p?.node.path[0] === expected[r.category]) correct++;
     }
-    // Measured: 521 of 1,066 (0.489). Many titles are shop chrome ("Null Price", SKUs) and the
-    // shop categories disagree with Google's (toner is Electronics in Google, Office in WDC).
-    expect(correct / lines.length).toBeGreaterThan(0.45);
+    // Measured: 410 of 1,066 (0.385) with the title-first scorer of issue 26 (0.489 with the earlier
+    // scorer, which read descriptions as much as titles: issue 26 traded this for 0.17 → 0.83 top-1
+    // leaf accuracy on product titles, docs/evaluation.md "Category prediction"). Many titles are shop
+    // chrome ("Null Price", SKUs) and the shop categories disagree with Google's (toner is Electronics
+    // in Google, Office in WDC).
+    expect(correct / lines.length).toBeGreaterThan(0.37);
   });
 
   it('top-level accuracy on IKEA records (all furniture)', () => {
@@ -109,7 +112,7 @@ describe('taxonomy prediction on the Google Product Taxonomy (5,595 nodes)', () 
       const p = classify(tax, { titles: [`${cols[2]} ${cols[9]}`], categories: [], texts: [] });
       if (p?.node.path[0] === 'Furniture') furniture++;
     }
-    // Measured: 2,251 of 3,694 (0.609); most misses are storage and fittings that Google files
+    // Measured: 2,471 of 3,694 (0.669; 0.609 before issue 26); most misses are storage and fittings that Google files
     // under Home & Garden or Hardware.
     expect(furniture / lines.length).toBeGreaterThan(0.55);
   });

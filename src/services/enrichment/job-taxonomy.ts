@@ -1,0 +1,40 @@
+/**
+ * A job's taxonomy, loaded once per worker (issue 26 §2: a taxonomy of 5,595 nodes inline in a
+ * request or as the catalog's must cost no more than ~20 ms per item). The job config stores the
+ * taxonomy the job uses (request.ts: the request's, else the catalog's); rows read the config
+ * without it (src/services/enrichment/rows.ts) and take the taxonomy from here, so every row of a
+ * job gets the same object and the engine's compiled taxonomy and classifier index (cached by
+ * that object's identity, src/enrichment/taxonomy) are built once per job, not once per row.
+ */
+import type { Knex } from 'knex';
+import type { TaxonomyInput } from '../../enrichment/types';
+
+/** Loaded taxonomies by job id, least recently used first (EnrichmentCaches.jobTaxonomies). */
+export type JobTaxonomyCache = Map<string, Promise<TaxonomyInput | undefined>>;
+
+/** Jobs whose taxonomy a worker keeps (a 5,595-node taxonomy is a few MB once compiled). */
+const CACHE_JOBS = 8;
+
+/**
+ * The taxonomy of job `jobId` (`config.taxonomy`; undefined when it has none), loaded once: the
+ * promise is kept in `cache` by job id (least recently used of {@link CACHE_JOBS} evicted; a
+ * failed load is forgotten). A job's config never changes after it is created.
+ */
+export function jobTaxonomy(knex: Knex, cache: JobTaxonomyCache, jobId: string): Promise<TaxonomyInput | undefined> {
+  const hit = cache.get(jobId);
+  if (hit) {
+    cache.delete(jobId);
+    cache.set(jobId, hit);
+    return hit;
+  }
+  const load = knex('enrichment_jobs')
+    .where({ id: jobId })
+    .first(knex.raw("config -> 'taxonomy' AS taxonomy"))
+    .then((row: { taxonomy: TaxonomyInput | null } | undefined) => row?.taxonomy ?? undefined);
+  cache.set(jobId, load);
+  load.catch(() => {
+    if (cache.get(jobId) === load) cache.delete(jobId);
+  });
+  while (cache.size > CACHE_JOBS) cache.delete(cache.keys().next().value as string);
+  return load;
+}
