@@ -7,6 +7,7 @@ import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activ
 import type { Knex } from 'knex';
 import { loadConfig } from '../src/config';
 import type { EnrichmentEngine } from '../src/enrichment/types';
+import { RetryLaterError } from '../src/enrichment/research/types';
 import { EnrichmentJob } from '../src/models/enrichment-job';
 import { EnrichmentStorage, enrichmentStorage } from '../src/services/enrichment/artifacts';
 import { createEnrichmentCaches, EnrichmentCaches } from '../src/services/enrichment/caches';
@@ -43,6 +44,11 @@ export interface ActivityDeps {
   storage?: EnrichmentStorage;
   /** This worker's enrichment caches; default: fresh ones for these activities. */
   caches?: EnrichmentCaches;
+  /**
+   * Attempts of a row activity during which a page's 429/503 + Retry-After reschedules the row
+   * through Temporal's retry (config `fetch.retryAttempts`, FETCH_RETRY_ATTEMPTS); default 4.
+   */
+  fetchRetryAttempts?: number;
 }
 
 /**
@@ -128,9 +134,23 @@ export function createActivities(deps: ActivityDeps): EnrichmentActivities {
     storage: deps.storage ?? enrichmentStorage(loadConfig()),
     caches: deps.caches ?? createEnrichmentCaches(),
   };
-  /** Runs one row and reports what is now stored for it (see RowOutcome). */
+  const retryAttempts = deps.fetchRetryAttempts ?? 4;
+  /**
+   * Runs one row and reports what is now stored for it (see RowOutcome). While attempts are
+   * left, a page that asked to be fetched later (429/503 + Retry-After) fails this attempt with
+   * an ApplicationFailure whose `nextRetryDelay` is the server's delay: Temporal reschedules the
+   * activity, nothing sleeps in it (issue 27 §4); the last attempt records the page as `server_error`.
+   */
   const runRow = async (jobId: string, rowIndex: number): Promise<RowOutcome> => {
-    const out = await processRow(rowDeps, jobId, rowIndex);
+    const attempt = Context.current().info.attempt;
+    let out: Awaited<ReturnType<typeof processRow>>;
+    try {
+      out = await processRow(rowDeps, jobId, rowIndex, { deferFetchRetry: attempt < retryAttempts });
+    } catch (err) {
+      if (!(err instanceof RetryLaterError)) throw err;
+      logger.info({ job_id: jobId, row_index: rowIndex, url: err.url, delay_ms: err.delayMs, attempt }, 'row rescheduled: the site asked to retry later');
+      throw ApplicationFailure.create({ message: err.message, type: 'FetchRetryLater', nextRetryDelay: Math.max(1, err.delayMs) });
+    }
     if (out.processed) return out.succeeded ? 'succeeded' : 'failed';
     // Nothing written now: an earlier attempt wrote it (retry), or the job stopped running.
     const status = await rowStatus(knex, jobId, rowIndex);

@@ -55,6 +55,8 @@ export interface WorkerDeps {
   /** Artifact and media storage and caches of the real activities (activities/index.ts ActivityDeps). */
   storage?: ActivityDeps['storage'];
   caches?: ActivityDeps['caches'];
+  /** Row attempts that reschedule on Retry-After (activities/index.ts ActivityDeps). */
+  fetchRetryAttempts?: number;
   /** Updates from which an apply defers the word index (activities/review.ts); default as restores (50,000). Tests lower it. */
   applyDeferWordsMinItems?: number;
   /** Thresholds of search index maintenance (activities/search-maintenance.ts); tests lower them. */
@@ -94,6 +96,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
       webhookTimeoutMs: deps.webhookTimeoutMs,
       storage: deps.storage,
       caches: deps.caches,
+      fetchRetryAttempts: deps.fetchRetryAttempts,
     });
   }
   const searchIndex = deps.knex ? createSearchIndexActivities({ knex: deps.knex }) : {};
@@ -133,8 +136,8 @@ async function waitFor<T>(what: string, connect: () => Promise<T>, timeoutMs: nu
   }
 }
 
-/** Builds the engine a worker runs, once, after the database and Temporal answer. */
-export type EngineFactory = (config: Config) => EnrichmentEngine | Promise<EnrichmentEngine>;
+/** Builds the engine a worker runs, once, after the database and Temporal answer (`knex`: the worker's database). */
+export type EngineFactory = (config: Config, knex: Knex) => EnrichmentEngine | Promise<EnrichmentEngine>;
 
 /**
  * Runs a worker process until SIGINT/SIGTERM: creates and migrates the database when needed,
@@ -164,7 +167,7 @@ export async function runWorker(config: Config, makeEngine: EngineFactory): Prom
   await clientConnection.close();
   const connection = await NativeConnection.connect({ address });
 
-  const engine = await makeEngine(config);
+  const engine = await makeEngine(config, knex);
   const worker = await createWorker({
     connection,
     namespace: config.temporalNamespace,
@@ -174,6 +177,7 @@ export async function runWorker(config: Config, makeEngine: EngineFactory): Prom
     publicUrl: config.publicUrl,
     allowHttpWebhooks: config.allowHttpWebhooks,
     storage: enrichmentStorage(config),
+    fetchRetryAttempts: config.fetch.retryAttempts,
     maxConcurrentActivities: Math.max(16, config.enrichConcurrency * 4),
   });
   // The SDK's Runtime shuts every worker down on SIGINT/SIGTERM/SIGQUIT/SIGUSR2 (its default
@@ -213,11 +217,11 @@ export async function serveWorkerMetrics(port: number): Promise<http.Server> {
 }
 
 /** The research engine (src/enrichment) of `config`; logs how long building its index took. */
-async function researchEngine(config: Config): Promise<EnrichmentEngine> {
+async function researchEngine(config: Config, knex: Knex): Promise<EnrichmentEngine> {
   const started = Date.now();
   // Loaded here, not at the top: tests import createWorker and bring their own engine.
   const { createEngineFromConfig } = await import('../src/enrichment');
-  const engine = createEngineFromConfig(config);
+  const engine = createEngineFromConfig(config, knex);
   logger.info({ ms: Date.now() - started }, 'enrichment engine ready (index built)');
   return engine;
 }

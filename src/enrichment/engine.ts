@@ -11,7 +11,7 @@ import { PageMemo, type PageDoc } from './parse/page';
 import { domainAllowed } from './research/domains';
 import { itemIdentifiers, itemName, planQueries, SPEED_BUDGETS } from './research/plan';
 import { withSourceHints } from './research/hints';
-import type { FetchedPage, Fetcher, SearchProvider } from './research/types';
+import { RetryLaterError, type FetchedPage, type Fetcher, type SearchProvider } from './research/types';
 import { knowledgeBaseCandidates, knowledgeBaseSources } from './knowledge-base/sources';
 import { createLlmClient, refineWithLlm, type LlmConfig } from './llm';
 import { readInUnit } from './normalize/units';
@@ -177,14 +177,15 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
       if (!domainAllowed(r.url, allowed_domains, blocked_domains)) continue;
       let page: FetchedPage;
       try {
-        page = await deps.fetcher.fetch(r.url);
+        page = await deps.fetcher.fetch(r.url, { defer_retry: input.options.defer_fetch_retry });
       } catch (err) {
+        if (err instanceof RetryLaterError) throw err;
         (evidence.problems ??= []).push(err instanceof Error ? err.message : String(err));
         continue;
       }
       usage.pages_fetched++;
       input.options.on_fetched?.(page);
-      if (page.status !== 200 || !domainAllowed(page.final_url, allowed_domains, blocked_domains)) continue;
+      if (page.status !== 200 || (page.outcome ?? 'ok') !== 'ok' || !domainAllowed(page.final_url, allowed_domains, blocked_domains)) continue;
       const doc = await fetchedPageDoc(page, parsed).catch((err: Error) => {
         (evidence.problems ??= []).push(`read ${page.final_url}: ${err.message}`);
         return null;
@@ -217,6 +218,7 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
         for (const key of Object.keys(usage) as Array<keyof EngineUsage>) usage[key] += extracted.usage[key];
         return { result: extracted.result, evidence, usage };
       } catch (err) {
+        if (err instanceof RetryLaterError) throw err;
         const evidence: Evidence = { queries: [], search_results: [], documents: [] };
         return { result: errorResult(input, err), evidence, usage: emptyUsage() };
       }

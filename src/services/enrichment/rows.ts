@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { engineItem } from './engine-item';
 import { jobTextExamples, type JobTextExamples } from './examples';
 import { jobDocuments } from './knowledge-base';
-import type { FetchedPage } from '../../enrichment/research/types';
+import { RetryLaterError, type FetchedPage } from '../../enrichment/research/types';
+import { fetchRecords } from './fetch-records';
 import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, OutputField, ReviewInfo, TaxonomyInput } from '../../enrichment/types';
 import { EnrichmentJob } from '../../models/enrichment-job';
 import { EnrichmentRow } from '../../models/enrichment-row';
@@ -113,14 +114,14 @@ interface RowOutcome {
  * Runs the engine for one row. Re-extraction jobs (`config.reextract_from_activity_id`) call
  * `engine.extract` on the row's stored evidence — no search, no fetch (interface-spec.md
  * `reextract_from_activity_id`); other jobs research + extract, reporting fetched pages to
- * `capture` when artifacts are kept.
+ * `consulted`, whose outcomes the evidence keeps (`evidence.fetches`).
  */
 async function runEngine(
   engine: EnrichmentEngine,
   config: EnrichJobConfig,
   input: EnrichInput,
   evidence: unknown,
-  capture: FetchedPage[] | null,
+  consulted: FetchedPage[],
 ): Promise<RowOutcome> {
   if (config.reextract_from_activity_id) {
     if (!evidence)
@@ -128,8 +129,9 @@ async function runEngine(
     const out = await engine.extract(input, evidence as Evidence);
     return { result: out.result, evidence, usage: out.usage ?? EMPTY_USAGE };
   }
-  if (capture) input.options.on_fetched = (page) => capture.push(page);
+  input.options.on_fetched = (page) => consulted.push(page);
   const out = await engine.enrich(input);
+  if (consulted.length > 0) out.evidence.fetches = fetchRecords(consulted);
   return { result: out.result, evidence: out.evidence, usage: out.usage };
 }
 
@@ -185,6 +187,12 @@ async function loadRows(knex: Knex, jobId: string, rowIndexes: number[]): Promis
   );
 }
 
+/** Per-call options of {@link processRow}. */
+export interface ProcessRowOptions {
+  /** A 429/503 with Retry-After stops the row with RetryLaterError instead of being recorded (the activity has attempts left). */
+  deferFetchRetry?: boolean;
+}
+
 /** What a job without catalog examples learns from: nothing. */
 const NO_EXAMPLES: JobTextExamples = { examples: [], texts: [] };
 
@@ -220,23 +228,19 @@ function rowInput(row: LoadedRow, knowledgeBase: unknown, learning: JobTextExamp
  * @returns the outcome (its evidence in the row's stored form) and the research as extraction
  *   saw it, parsed pages included (the audit looks into it)
  */
-async function runRowEngine(
-  deps: RowDeps,
-  row: LoadedRow,
-  input: EnrichInput,
-  capture: FetchedPage[] | null,
-): Promise<{ outcome: RowOutcome; research: unknown }> {
+async function runRowEngine(deps: RowDeps, row: LoadedRow, input: EnrichInput, consulted: FetchedPage[]): Promise<{ outcome: RowOutcome; research: unknown }> {
   // One debug line per engine call: durability tests count calls per row across worker processes
   // (a killed attempt's call shows, its write does not).
   logger.debug({ job_id: row.job_id, row_index: row.row_index }, 'engine call');
   try {
     const stored = row.config.reextract_from_activity_id ? await loadEvidence(deps.knex, row.organization_id, row.evidence) : null;
-    const outcome = await runEngine(deps.engine, row.config, input, stored, capture);
+    const outcome = await runEngine(deps.engine, row.config, input, stored, consulted);
     const research = stored ?? outcome.evidence;
     // Keep the row's stored form (document references) rather than the hydrated pages.
     if (stored) outcome.evidence = row.evidence;
     return { outcome, research };
   } catch (err) {
+    if (err instanceof RetryLaterError) throw err;
     return {
       outcome: { result: errorResult(input.item, `Enrichment failed: ${errorFields(err).message ?? String(err)}`), evidence: null, usage: null },
       research: null,
@@ -302,10 +306,18 @@ async function postProcess(
  *   same arrays for every row of the job, so the engine trains its text model once), used when
  *   `web_search` is false
  */
-async function computeRow(deps: RowDeps, row: LoadedRow, knowledgeBase: unknown, learning: JobTextExamples = NO_EXAMPLES): Promise<RowWrite> {
+async function computeRow(
+  deps: RowDeps,
+  row: LoadedRow,
+  knowledgeBase: unknown,
+  learning: JobTextExamples = NO_EXAMPLES,
+  options: ProcessRowOptions = {},
+): Promise<RowWrite> {
   const input = rowInput(row, knowledgeBase, learning);
-  const capture: FetchedPage[] | null = row.config.capture_source_artifacts ? [] : null;
-  const { outcome, research } = await runRowEngine(deps, row, input, capture);
+  if (options.deferFetchRetry) input.options.defer_fetch_retry = true;
+  const consulted: FetchedPage[] = [];
+  const capture = row.config.capture_source_artifacts ? consulted : null;
+  const { outcome, research } = await runRowEngine(deps, row, input, consulted);
   outcome.result.original_data = row.input;
   const artifacts = await postProcess(deps, row, input, outcome, research, capture);
   return { rowIndex: row.row_index, outcome, artifacts };
@@ -318,14 +330,21 @@ async function computeRow(deps: RowDeps, row: LoadedRow, knowledgeBase: unknown,
  * job's post-processing (media hosting, source artifacts, debug log) and writes the result
  * idempotently, staging it on the job's activity when the job targets a catalog.
  * @returns `processed` false when nothing was written (already done, job cancelled/finished)
+ * @throws RetryLaterError when `options.deferFetchRetry` and a page asked to be fetched later
+ *   (nothing is written; the activity reschedules the row through Temporal's retry)
  */
-export async function processRow(deps: RowDeps, jobId: string, rowIndex: number): Promise<{ processed: boolean; succeeded: boolean }> {
+export async function processRow(
+  deps: RowDeps,
+  jobId: string,
+  rowIndex: number,
+  options: ProcessRowOptions = {},
+): Promise<{ processed: boolean; succeeded: boolean }> {
   const { knex, caches } = deps;
   const row = (await loadRows(knex, jobId, [rowIndex])).get(rowIndex);
   if (!row || row.status !== 'pending' || row.job_status !== 'running') return { processed: false, succeeded: false };
   const kb = row.config.knowledge_base_enabled ? await jobDocuments(knex, caches.jobDocuments, jobId) : undefined;
   const learning = row.config.web_search === false ? await jobTextExamples(knex, caches.jobTextExamples, jobId) : NO_EXAMPLES;
-  const computed = await computeRow(deps, row, kb, learning);
+  const computed = await computeRow(deps, row, kb, learning, options);
   const [written] = await writeRowResults({ knex, knownEvidenceDocs: caches.knownEvidenceDocs }, jobId, [computed]);
   return { processed: written, succeeded: written && !computed.outcome.result.error };
 }
