@@ -3,8 +3,8 @@ import type { Knex } from 'knex';
 /**
  * The live fetcher's shared state (issue 27 §4–§6; docs/research.md, "The live web"), in
  * PostgreSQL so that every worker sees the same:
- * - `fetch_hosts`: per host the earliest start of its next request (politeness spacing), its
- *   robots.txt `Crawl-delay` and whether its pages needed rendering;
+ * - `fetch_hosts`: per host the earliest start of its next request and when its last answer
+ *   arrived (politeness spacing), its robots.txt `Crawl-delay` and whether its pages needed rendering;
  * - `fetch_host_slots`: leased request slots, `FETCH_PER_HOST_CONCURRENCY` per host at most
  *   (a lease expires, so a crashed worker never holds one for good);
  * - `fetch_robots`: each origin's robots.txt (RFC 9309), reused up to 24 h;
@@ -17,6 +17,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('fetch_hosts', (t) => {
     t.text('host').primary();
     t.timestamp('next_start_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.timestamp('last_answer_at', { useTz: true });
     t.integer('crawl_delay_ms');
     t.boolean('render_needed');
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());

@@ -49,7 +49,10 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  *   one atomic upsert reserves `greatest(next_start_at, clock_timestamp())` for this request and
  *   moves `next_start_at` on by `max(intervalMs, crawl_delay_ms)`; the caller sleeps until its
  *   reserved start. Reservations are exact (not a window count), so two starts are never closer
- *   than the interval, whichever workers make them.
+ *   than the interval, whichever workers make them. Since a request reaches the host some time
+ *   after it starts (connecting), a request also waits the interval after the host's last
+ *   answer (`last_answer_at`, set when a response or failure is done): the host sees
+ *   requests at least the interval apart whenever the previous one was answered first.
  * rate-limiter-flexible (used for the API's limits) counts points per fixed window, which allows
  * two requests at a window's edge; the reservation gives the RFC-style "at least N ms apart".
  */
@@ -87,6 +90,17 @@ export function createHostPoliteness(knex: Knex, options: HostPolitenessOptions)
     return Math.max(0, Number(rows[0].wait_ms));
   };
 
+  /** How long until `intervalMs` (or the crawl delay) has passed since the host's last answer, ms. */
+  const sinceLastAnswer = async (host: string): Promise<number> => {
+    const { rows } = await knex.raw<{ rows: Array<{ wait_ms: number | null }> }>(
+      `SELECT extract(epoch FROM (last_answer_at + make_interval(secs => greatest(?::float8, coalesce(crawl_delay_ms, 0)) / 1000)
+                                  - clock_timestamp())) * 1000 AS wait_ms
+       FROM fetch_hosts WHERE host = ?`,
+      [options.intervalMs, host],
+    );
+    return Math.max(0, Number(rows[0]?.wait_ms ?? 0));
+  };
+
   return {
     async acquire(host) {
       const started = Date.now();
@@ -100,11 +114,17 @@ export function createHostPoliteness(knex: Knex, options: HostPolitenessOptions)
       try {
         const wait = await reserveStart(host);
         if (wait > 0) await sleep(wait + START_MARGIN_MS);
+        // A request that started earlier may have reached the host later than its start (connect
+        // time): no request starts within the interval after the host's last answer either.
+        for (let after = await sinceLastAnswer(host); after > 0; after = await sinceLastAnswer(host)) await sleep(after + START_MARGIN_MS);
       } catch (err) {
         await knex('fetch_host_slots').where({ host, slot: taken, holder }).delete();
         throw err;
       }
       return async () => {
+        await knex.raw(`UPDATE fetch_hosts SET last_answer_at = greatest(coalesce(last_answer_at, clock_timestamp()), clock_timestamp()) WHERE host = ?`, [
+          host,
+        ]);
         await knex('fetch_host_slots').where({ host, slot: taken, holder }).delete();
       };
     },
