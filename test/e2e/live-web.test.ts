@@ -1,0 +1,135 @@
+/**
+ * The live web end to end (issue 27 §4–§6): HTTP → PostgreSQL → a real Temporal dev server → the
+ * worker's activities → the real engine with `SEARCH_PROVIDER=searxng` against a
+ * SearXNG-compatible search server and a shop site, both started here on 127.0.0.1
+ * (`FETCH_ALLOW_PRIVATE`). Requests are counted at the site.
+ */
+import type { AddressInfo } from 'node:net';
+import http from 'node:http';
+import request from 'supertest';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
+import { createEngineFromConfig } from '../../src/enrichment';
+import type { FetchRecord } from '../../src/enrichment/research/types';
+import { enrichmentWorkflowId } from '../../workflows/definitions';
+import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
+
+const TASK_QUEUE = 'test-e2e-live-web';
+
+/** A product page whose JSON-LD names the product, its brand, SKU and price. */
+function productPage(name: string, brand: string, sku: string): string {
+  const ld = {
+    '@context': 'https://schema.org',
+    '@type': 'Product',
+    name,
+    sku,
+    brand: { '@type': 'Brand', name: brand },
+    offers: { '@type': 'Offer', price: '19.99', priceCurrency: 'EUR' },
+  };
+  return `<html><head><title>${name}</title><script type="application/ld+json">${JSON.stringify(ld)}</script></head><body><h1>${name}</h1><p>By ${brand}. SKU ${sku}.</p></body></html>`;
+}
+
+/** Requests the shop received, by path. */
+const shopHits = new Map<string, number>();
+const hits = (path: string): number => shopHits.get(path) ?? 0;
+
+async function listen(handler: http.RequestListener): Promise<{ server: http.Server; base: string }> {
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+let shop: { server: http.Server; base: string };
+let searx: { server: http.Server; base: string };
+let env: TestWorkflowEnvironment;
+let worker: RunningTestWorker;
+let app: ReturnType<ReturnType<typeof createApp>['callback']>;
+let auth: { Authorization: string };
+
+beforeAll(async () => {
+  shop = await listen((req, res) => {
+    const path = req.url ?? '/';
+    shopHits.set(path, hits(path) + 1);
+    if (path === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /private/\n');
+    if (path === '/private/hidden-widget') return res.writeHead(200, { 'content-type': 'text/html' }).end(productPage('Hidden Widget', 'Secret', 'HW-1'));
+    if (path === '/busy-widget') {
+      if (hits(path) === 1) return res.writeHead(429, { 'retry-after': '1', 'content-type': 'text/html' }).end('Too many requests');
+      return res.writeHead(200, { 'content-type': 'text/html' }).end(productPage('Busy Widget', 'Acme', 'BW-1'));
+    }
+    return res.writeHead(404, { 'content-type': 'text/html' }).end('<html><body>Not found</body></html>');
+  });
+  // A SearXNG-compatible search API: `GET /search?q=…&format=json` → `{results: [{url, title, content}]}`.
+  searx = await listen((req, res) => {
+    const q = new URL(req.url ?? '/', 'http://x').searchParams.get('q') ?? '';
+    const slug = /hidden/i.test(q) ? '/private/hidden-widget' : /busy/i.test(q) ? '/busy-widget' : null;
+    const results = slug ? [{ url: `${shop.base}${slug}`, title: q, content: q }] : [];
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results }));
+  });
+  const config = loadConfig({
+    ...process.env,
+    SEARCH_PROVIDER: 'searxng',
+    SEARXNG_URL: searx.base,
+    FETCH_ALLOW_PRIVATE: 'true',
+    FETCH_HOST_INTERVAL_MS: '50',
+  });
+  env = await startTestTemporal();
+  worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: createEngineFromConfig(config, testKnex()), fetchRetryAttempts: 3 });
+  app = testApiFor(env, TASK_QUEUE, { config });
+  auth = (await createTestOrg('live web')).auth;
+}, 180_000);
+
+afterAll(async () => {
+  await worker?.stop();
+  await env?.teardown();
+  await new Promise((r) => shop?.server.close(r));
+  await new Promise((r) => searx?.server.close(r));
+  await closeTestKnex();
+});
+
+const SCHEMA = [
+  { name: 'brand', type: 'string', description: 'brand name' },
+  { name: 'sku', type: 'string', description: 'seller SKU' },
+];
+
+/** The fetch outcomes the job's only row keeps in its evidence. */
+async function rowFetches(jobId: string): Promise<FetchRecord[]> {
+  const row = await testKnex()('enrichment_rows').where({ job_id: jobId, row_index: 0 }).first('evidence');
+  return (row.evidence?.fetches ?? []) as FetchRecord[];
+}
+
+test('a page robots.txt forbids is never requested and the row says robots_denied for it', async () => {
+  const res = await request(app)
+    .post('/api/public/enrich')
+    .set(auth)
+    .send({ items: [{ name: 'Hidden Widget' }], output_schema: SCHEMA, speed: 'fast' });
+  expect(res.status).toBe(200);
+  expect(res.body.status).toBe('completed');
+  expect(hits('/private/hidden-widget')).toBe(0);
+  expect(hits('/robots.txt')).toBeGreaterThanOrEqual(1);
+  expect(await rowFetches(res.body.job_id)).toContainEqual(
+    expect.objectContaining({ url: `${shop.base}/private/hidden-widget`, outcome: 'robots_denied', status: 0 }),
+  );
+  expect(res.body.results[0].after_data.brand).toBeUndefined();
+}, 60_000);
+
+test('429 with Retry-After reschedules the row through Temporal, then one success', async () => {
+  const res = await request(app)
+    .post('/api/public/enrich')
+    .set(auth)
+    .send({ items: [{ name: 'Busy Widget' }], output_schema: SCHEMA, speed: 'fast' });
+  expect(res.status).toBe(200);
+  expect(res.body).toMatchObject({ status: 'completed', successful: 1 });
+  expect(res.body.results[0].after_data).toMatchObject({ brand: 'Acme', sku: 'BW-1' });
+  expect(res.body.results[0].after_data.sources.brand).toEqual([`${shop.base}/busy-widget`]);
+  expect(hits('/busy-widget')).toBe(2);
+  expect((await rowFetches(res.body.job_id)).filter((f) => f.url === `${shop.base}/busy-widget`)).toEqual([
+    expect.objectContaining({ outcome: 'ok', status: 200 }),
+  ]);
+  // The row activity's second attempt ran after a failure of type FetchRetryLater (no sleep in the activity).
+  const history = await env.client.workflow.getHandle(enrichmentWorkflowId(res.body.job_id)).fetchHistory();
+  const started = history.events!.map((e) => e.activityTaskStartedEventAttributes).filter((a) => a && a.attempt! > 1);
+  expect(started).toContainEqual(expect.objectContaining({ attempt: 2 }));
+  expect(started[0]!.lastFailure?.applicationFailureInfo?.type).toBe('FetchRetryLater');
+}, 60_000);
