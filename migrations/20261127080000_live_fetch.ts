@@ -10,8 +10,8 @@ import type { Knex } from 'knex';
  * - `fetch_robots`: each origin's robots.txt (RFC 9309), reused up to 24 h;
  * - `fetch_cache`: the last stored response of a URL with its HTTP cache policy
  *   (http-cache-semantics), reused or revalidated;
- * - `page_renders`: rendered DOMs of pages that build their product data with JavaScript;
- * - `evidence_warcs`: the WARC file of each row's consulted pages and where its records are.
+ * - `page_renders`: rendered DOMs of pages that build their product data with JavaScript.
+ * (Each row's evidence WARC is a `source_artifacts` file like any captured source.)
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('fetch_hosts', (t) => {
@@ -60,19 +60,8 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('rendered_at', { useTz: true });
     t.index(['job_id', 'row_index']);
   });
-  await knex.schema.createTable('evidence_warcs', (t) => {
-    t.uuid('job_id').notNullable().references('enrichment_jobs.id').onDelete('CASCADE');
-    t.integer('row_index').notNullable();
-    t.uuid('organization_id').notNullable();
-    t.string('sha256', 64).notNullable();
-    t.bigInteger('byte_size').notNullable();
-    t.jsonb('records').notNullable();
-    t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    t.primary(['job_id', 'row_index', 'sha256']);
-  });
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['evidence_warcs', 'page_renders', 'fetch_cache', 'fetch_robots', 'fetch_host_slots', 'fetch_hosts'])
-    await knex.schema.dropTableIfExists(table);
+  for (const table of ['page_renders', 'fetch_cache', 'fetch_robots', 'fetch_host_slots', 'fetch_hosts']) await knex.schema.dropTableIfExists(table);
 }

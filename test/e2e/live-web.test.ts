@@ -4,7 +4,10 @@
  * SearXNG-compatible search server and a shop site, both started here on 127.0.0.1
  * (`FETCH_ALLOW_PRIVATE`). Requests are counted at the site.
  */
+import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import JSZip from 'jszip';
+import { WARCParser } from 'warcio';
 import http from 'node:http';
 import request from 'supertest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -54,6 +57,7 @@ beforeAll(async () => {
     shopHits.set(path, hits(path) + 1);
     if (path === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /private/\n');
     if (path === '/private/hidden-widget') return res.writeHead(200, { 'content-type': 'text/html' }).end(productPage('Hidden Widget', 'Secret', 'HW-1'));
+    if (path === '/kept-widget') return res.writeHead(200, { 'content-type': 'text/html', etag: '"k1"' }).end(productPage('Kept Widget', 'Globex', 'KW-7'));
     if (path === '/busy-widget') {
       if (hits(path) === 1) return res.writeHead(429, { 'retry-after': '1', 'content-type': 'text/html' }).end('Too many requests');
       return res.writeHead(200, { 'content-type': 'text/html' }).end(productPage('Busy Widget', 'Acme', 'BW-1'));
@@ -63,7 +67,7 @@ beforeAll(async () => {
   // A SearXNG-compatible search API: `GET /search?q=…&format=json` → `{results: [{url, title, content}]}`.
   searx = await listen((req, res) => {
     const q = new URL(req.url ?? '/', 'http://x').searchParams.get('q') ?? '';
-    const slug = /hidden/i.test(q) ? '/private/hidden-widget' : /busy/i.test(q) ? '/busy-widget' : null;
+    const slug = /hidden/i.test(q) ? '/private/hidden-widget' : /busy/i.test(q) ? '/busy-widget' : /kept/i.test(q) ? '/kept-widget' : null;
     const results = slug ? [{ url: `${shop.base}${slug}`, title: q, content: q }] : [];
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results }));
   });
@@ -132,4 +136,97 @@ test('429 with Retry-After reschedules the row through Temporal, then one succes
   const started = history.events!.map((e) => e.activityTaskStartedEventAttributes).filter((a) => a && a.attempt! > 1);
   expect(started).toContainEqual(expect.objectContaining({ attempt: 2 }));
   expect(started[0]!.lastFailure?.applicationFailureInfo?.type).toBe('FetchRetryLater');
+}, 60_000);
+
+test('evidence: every fetch is kept as WARC 1.1; evidence.wacz downloads, parses with warcio and its hashes verify; the source opens as captured', async () => {
+  await testKnex()('fetch_robots').where('origin', shop.base).delete();
+  const res = await request(app)
+    .post('/api/public/enrich')
+    .set(auth)
+    .send({ items: [{ name: 'Kept Widget' }], output_schema: SCHEMA, speed: 'fast', capture_source_artifacts: true });
+  expect(res.status).toBe(200);
+  const result = res.body.results[0];
+  const pageUrl = `${shop.base}/kept-widget`;
+  expect(result.after_data).toMatchObject({ brand: 'Globex', sku: 'KW-7' });
+  expect(result.after_data.sources.brand).toEqual([pageUrl]);
+
+  // The row's fetch outcomes point at their WARC records; the cited source maps to its capture.
+  const fetches = await rowFetches(res.body.job_id);
+  const kept = fetches.find((f) => f.url === pageUrl)!;
+  expect(kept).toMatchObject({ outcome: 'ok', warc_record_id: expect.stringMatching(/^<urn:uuid:/) });
+  const capture: string = result.review_info.source_captures[pageUrl];
+  expect(capture).toBe(`${res.body.job_id}/${kept.warc_record_id!.slice('<urn:uuid:'.length, -1)}`);
+
+  const wacz = await request(app)
+    .get(`/api/public/enrich/${res.body.job_id}/evidence.wacz`)
+    .set(auth)
+    .buffer(true)
+    .parse((r, cb) => {
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => cb(null, Buffer.concat(chunks)));
+    });
+  expect(wacz.status).toBe(200);
+  const zip = await JSZip.loadAsync(wacz.body as Buffer);
+  const datapackage = JSON.parse(await zip.file('datapackage.json')!.async('string'));
+  expect(datapackage).toMatchObject({ profile: 'data-package', wacz_version: '1.1.1' });
+  expect(datapackage.resources.map((r: { path: string }) => r.path).sort()).toEqual(['archive/data.warc.gz', 'indexes/index.cdxj', 'pages/pages.jsonl']);
+  for (const r of datapackage.resources as Array<{ path: string; hash: string; bytes: number }>) {
+    const bytes = await zip.file(r.path)!.async('nodebuffer');
+    expect(bytes.length).toBe(r.bytes);
+    expect(r.hash).toBe(`sha256:${createHash('sha256').update(bytes).digest('hex')}`);
+  }
+  const digest = JSON.parse(await zip.file('datapackage-digest.json')!.async('string'));
+  expect(digest.hash).toBe(
+    `sha256:${createHash('sha256')
+      .update(await zip.file('datapackage.json')!.async('nodebuffer'))
+      .digest('hex')}`,
+  );
+
+  // The WARC holds robots.txt and the page as request/response pairs (WARC/1.1), readable by warcio.
+  const records: Array<{ type: string; uri: string; status?: number; id: string; version: string; body: string }> = [];
+  for await (const record of new WARCParser([await zip.file('archive/data.warc.gz')!.async('nodebuffer')])) {
+    const body = Buffer.from(await record.readFully(true)).toString('utf8');
+    records.push({
+      type: String(record.warcType),
+      uri: String(record.warcTargetURI),
+      status: record.httpHeaders ? Number(record.httpHeaders.statusCode) : undefined,
+      id: String(record.warcHeaders.headers.get('WARC-Record-ID')),
+      version: String(record.warcHeaders.protocol),
+      body,
+    });
+  }
+  expect(records.every((r) => r.version === 'WARC/1.1')).toBe(true);
+  expect(records).toContainEqual(expect.objectContaining({ type: 'request', uri: `${shop.base}/robots.txt` }));
+  expect(records).toContainEqual(expect.objectContaining({ type: 'response', uri: `${shop.base}/robots.txt`, status: 200 }));
+  expect(records).toContainEqual(expect.objectContaining({ type: 'request', uri: pageUrl }));
+  const response = records.find((r) => r.id === kept.warc_record_id)!;
+  expect(response).toMatchObject({ type: 'response', uri: pageUrl, status: 200 });
+  expect(response.body).toContain('Kept Widget');
+  const cdxj = await zip.file('indexes/index.cdxj')!.async('string');
+  expect(cdxj).toMatch(/kept-widget \d{14} \{/);
+  const pagesJsonl = (await zip.file('pages/pages.jsonl')!.async('string'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  expect(pagesJsonl[0]).toMatchObject({ format: 'json-pages-1.0' });
+  expect(pagesJsonl.map((p) => p.url)).toContain(pageUrl);
+
+  // The source as it was seen, from its record, sandboxed.
+  const [captureJob, captureRecord] = capture.split('/');
+  const seen = await request(app).get(`/api/public/enrich/${captureJob}/captures/${captureRecord}`).set(auth);
+  expect(seen.status).toBe(200);
+  expect(seen.headers['content-security-policy']).toBe('sandbox');
+  expect(seen.headers['content-type']).toMatch(/text\/html/);
+  expect(seen.text).toContain('Kept Widget');
+  expect(seen.headers['x-source-url']).toBe(pageUrl);
+
+  // A job that kept no evidence answers 404 with a reason.
+  const plain = await request(app)
+    .post('/api/public/enrich')
+    .set(auth)
+    .send({ items: [{ name: 'Nothing' }], output_schema: SCHEMA, speed: 'fast' });
+  const none = await request(app).get(`/api/public/enrich/${plain.body.job_id}/evidence.wacz`).set(auth);
+  expect(none.status).toBe(404);
+  expect(none.body.detail).toMatch(/capture_source_artifacts/);
 }, 60_000);

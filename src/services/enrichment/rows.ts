@@ -4,6 +4,7 @@ import { jobTextExamples, type JobTextExamples } from './examples';
 import { jobDocuments } from './knowledge-base';
 import { RetryLaterError, type FetchedPage } from '../../enrichment/research/types';
 import { fetchRecords } from './fetch-records';
+import { keepRowWarc } from './evidence-warc';
 import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, OutputField, ReviewInfo, TaxonomyInput } from '../../enrichment/types';
 import { EnrichmentJob } from '../../models/enrichment-job';
 import { EnrichmentRow } from '../../models/enrichment-row';
@@ -283,6 +284,8 @@ async function postProcess(
   let artifacts: ArtifactRecord[] = [];
   if (capture) {
     artifacts = await storeArtifacts(deps.storage, capture);
+    const warc = await keepRowWarc(deps.storage, row.job_id, row.row_index, capture, outcome.evidence, result);
+    if (warc) artifacts.push(warc);
     (result as EnrichmentResult & { source_artifacts?: unknown }).source_artifacts = artifactLinks(deps.storage, artifacts);
     notes.push(`source artifacts kept: ${artifacts.length}`);
   }
