@@ -33,6 +33,11 @@ import type { MaintenanceOptions } from '../src/services/catalog/index-maintenan
 import { createCatalogCaches } from '../src/services/catalog/caches';
 import type { PythonSessionFactory } from '../src/services/flows/nodes/custom-code';
 import { pythonSandbox } from '../src/services/flows/python';
+import { createRenderActivities } from '../activities/render';
+import { createHostPoliteness, type HostPoliteness } from '../src/enrichment/providers/host-limiter';
+import { chromiumAvailable, createRenderer, type Renderer } from '../src/enrichment/providers/renderer';
+import type { RenderSettings } from '../src/services/enrichment/rendering';
+import { RENDER_QUEUE_SUFFIX } from '../workflows/definitions';
 
 /** What {@link createWorker} needs. */
 export interface WorkerDeps {
@@ -57,6 +62,8 @@ export interface WorkerDeps {
   caches?: ActivityDeps['caches'];
   /** Row attempts that reschedule on Retry-After (activities/index.ts ActivityDeps). */
   fetchRetryAttempts?: number;
+  /** Rendering settings of the rows (activities/index.ts ActivityDeps); default off. */
+  render?: ActivityDeps['render'];
   /** Updates from which an apply defers the word index (activities/review.ts); default as restores (50,000). Tests lower it. */
   applyDeferWordsMinItems?: number;
   /** Thresholds of search index maintenance (activities/search-maintenance.ts); tests lower them. */
@@ -97,6 +104,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
       storage: deps.storage,
       caches: deps.caches,
       fetchRetryAttempts: deps.fetchRetryAttempts,
+      render: deps.render,
     });
   }
   const searchIndex = deps.knex ? createSearchIndexActivities({ knex: deps.knex }) : {};
@@ -120,6 +128,61 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     maxConcurrentActivityTaskExecutions: deps.maxConcurrentActivities ?? 32,
     shutdownGraceTime: deps.shutdownGraceTime ?? '5 seconds',
   });
+}
+
+/** What {@link createRenderWorker} needs. */
+export interface RenderWorkerDeps {
+  connection: NativeConnection;
+  namespace: string;
+  /** The enrichment task queue; the render worker polls it with RENDER_QUEUE_SUFFIX appended. */
+  taskQueue: string;
+  knex: Knex;
+  renderer: Renderer;
+  politeness: HostPoliteness;
+  /** Pages rendered at once by this worker (RENDER_CONCURRENCY), at least 1. */
+  concurrency: number;
+}
+
+/**
+ * Creates (does not run) the render worker (issue 27 §5): an activity-only Worker on
+ * `<taskQueue>-render` with the render activity (activities/render.ts), whose activity slots
+ * (`maxConcurrentActivityTaskExecutions`) are RENDER_CONCURRENCY, so at most that many pages
+ * render at once in this process however many rows the enrichment worker runs.
+ * @throws the SDK's error when the namespace is unknown
+ */
+export async function createRenderWorker(deps: RenderWorkerDeps): Promise<Worker> {
+  return Worker.create({
+    connection: deps.connection,
+    namespace: deps.namespace,
+    taskQueue: `${deps.taskQueue}${RENDER_QUEUE_SUFFIX}`,
+    activities: timedActivities({ ...createRenderActivities({ knex: deps.knex, renderer: deps.renderer, politeness: deps.politeness }) }),
+    maxConcurrentActivityTaskExecutions: Math.max(1, deps.concurrency),
+    shutdownGraceTime: '5 seconds',
+  });
+}
+
+/**
+ * Rendering for a worker of `config` (issue 27 §5): on with live research, RENDER_CONCURRENCY > 0
+ * and Chromium at CHROMIUM_PATH; otherwise the settings say why not (rows then carry a notice).
+ */
+function renderSetup(config: Config): { settings: RenderSettings; renderer: Renderer | null } {
+  const maxAgeS = config.fetch.maxAgeS;
+  const reason =
+    config.search.provider === 'archive'
+      ? 'research reads offline archives'
+      : config.render.concurrency === 0
+        ? 'RENDER_CONCURRENCY=0'
+        : chromiumAvailable(config.render.chromiumPath)
+          ? null
+          : `no Chromium at ${config.render.chromiumPath}`;
+  if (reason) return { settings: { enabled: false, unavailable: reason, maxAgeS }, renderer: null };
+  const renderer = createRenderer({
+    chromiumPath: config.render.chromiumPath,
+    pagesPerBrowser: config.render.pagesPerBrowser,
+    userAgent: config.fetch.userAgent,
+    allowPrivate: config.fetch.allowPrivateFetch,
+  });
+  return { settings: { enabled: true, maxAgeS }, renderer };
 }
 
 /** Retries `connect` every second until it succeeds or `timeoutMs` passes. */
@@ -168,6 +231,8 @@ export async function runWorker(config: Config, makeEngine: EngineFactory): Prom
   const connection = await NativeConnection.connect({ address });
 
   const engine = await makeEngine(config, knex);
+  const render = renderSetup(config);
+  if (!render.renderer && config.search.provider !== 'archive') logger.warn({ reason: render.settings.unavailable }, 'pages are not rendered');
   const worker = await createWorker({
     connection,
     namespace: config.temporalNamespace,
@@ -178,6 +243,7 @@ export async function runWorker(config: Config, makeEngine: EngineFactory): Prom
     allowHttpWebhooks: config.allowHttpWebhooks,
     storage: enrichmentStorage(config),
     fetchRetryAttempts: config.fetch.retryAttempts,
+    render: render.settings,
     maxConcurrentActivities: Math.max(16, config.enrichConcurrency * 4),
   });
   // The SDK's Runtime shuts every worker down on SIGINT/SIGTERM/SIGQUIT/SIGUSR2 (its default
@@ -186,9 +252,26 @@ export async function runWorker(config: Config, makeEngine: EngineFactory): Prom
     process.once(signal, () => logger.info({ signal }, 'worker stopping: finishing in-flight tasks'));
   }
   logger.info({ address, namespace: config.temporalNamespace, task_queue: config.taskQueue }, 'worker running');
+  const renderWorker = render.renderer
+    ? await createRenderWorker({
+        connection,
+        namespace: config.temporalNamespace,
+        taskQueue: config.taskQueue,
+        knex,
+        renderer: render.renderer,
+        politeness: createHostPoliteness(knex, {
+          perHost: config.fetch.perHostConcurrency,
+          intervalMs: config.fetch.hostIntervalMs,
+          leaseMs: 60_000,
+          maxWaitMs: 10 * 60_000,
+        }),
+        concurrency: config.render.concurrency,
+      })
+    : null;
   try {
-    await worker.run();
+    await Promise.all([worker.run(), renderWorker?.run()]);
   } finally {
+    await render.renderer?.close();
     await connection.close();
     await knex.destroy();
     metricsServer?.close();

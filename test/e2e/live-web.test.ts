@@ -15,6 +15,10 @@ import type { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createEngineFromConfig } from '../../src/enrichment';
 import type { FetchRecord } from '../../src/enrichment/research/types';
+import type { Worker } from '@temporalio/worker';
+import { createHostPoliteness } from '../../src/enrichment/providers/host-limiter';
+import { createRenderer, type Renderer } from '../../src/enrichment/providers/renderer';
+import { createRenderWorker } from '../../temporal/worker';
 import { enrichmentWorkflowId } from '../../workflows/definitions';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
@@ -34,6 +38,16 @@ function productPage(name: string, brand: string, sku: string): string {
   return `<html><head><title>${name}</title><script type="application/ld+json">${JSON.stringify(ld)}</script></head><body><h1>${name}</h1><p>By ${brand}. SKU ${sku}.</p></body></html>`;
 }
 
+/** A page whose product data only exists once its script ran: the script inserts the JSON-LD after 200 ms. */
+const SCRIPT_PAGE = `<html><head><title>Script Widget</title></head><body><h1>Script Widget</h1><div id="app">Loading</div><script>
+setTimeout(() => {
+  const s = document.createElement('script');
+  s.type = 'application/ld+json';
+  s.textContent = JSON.stringify({ '@context': 'https://schema.org', '@type': 'Product', name: 'Script Widget', sku: 'SW-9', brand: { '@type': 'Brand', name: 'Scriptco' } });
+  document.head.appendChild(s);
+}, 200);
+</script></body></html>`;
+
 /** Requests the shop received, by path. */
 const shopHits = new Map<string, number>();
 const hits = (path: string): number => shopHits.get(path) ?? 0;
@@ -48,6 +62,9 @@ let shop: { server: http.Server; base: string };
 let searx: { server: http.Server; base: string };
 let env: TestWorkflowEnvironment;
 let worker: RunningTestWorker;
+let renderWorker: Worker;
+let renderRun: Promise<void>;
+let renderer: Renderer;
 let app: ReturnType<ReturnType<typeof createApp>['callback']>;
 let auth: { Authorization: string };
 
@@ -57,6 +74,7 @@ beforeAll(async () => {
     shopHits.set(path, hits(path) + 1);
     if (path === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /private/\n');
     if (path === '/private/hidden-widget') return res.writeHead(200, { 'content-type': 'text/html' }).end(productPage('Hidden Widget', 'Secret', 'HW-1'));
+    if (path === '/script-widget') return res.writeHead(200, { 'content-type': 'text/html' }).end(SCRIPT_PAGE);
     if (path === '/kept-widget') return res.writeHead(200, { 'content-type': 'text/html', etag: '"k1"' }).end(productPage('Kept Widget', 'Globex', 'KW-7'));
     if (path === '/busy-widget') {
       if (hits(path) === 1) return res.writeHead(429, { 'retry-after': '1', 'content-type': 'text/html' }).end('Too many requests');
@@ -67,7 +85,15 @@ beforeAll(async () => {
   // A SearXNG-compatible search API: `GET /search?q=…&format=json` → `{results: [{url, title, content}]}`.
   searx = await listen((req, res) => {
     const q = new URL(req.url ?? '/', 'http://x').searchParams.get('q') ?? '';
-    const slug = /hidden/i.test(q) ? '/private/hidden-widget' : /busy/i.test(q) ? '/busy-widget' : /kept/i.test(q) ? '/kept-widget' : null;
+    const slug = /hidden/i.test(q)
+      ? '/private/hidden-widget'
+      : /busy/i.test(q)
+        ? '/busy-widget'
+        : /kept/i.test(q)
+          ? '/kept-widget'
+          : /script/i.test(q)
+            ? '/script-widget'
+            : null;
     const results = slug ? [{ url: `${shop.base}${slug}`, title: q, content: q }] : [];
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results }));
   });
@@ -79,13 +105,34 @@ beforeAll(async () => {
     FETCH_HOST_INTERVAL_MS: '50',
   });
   env = await startTestTemporal();
-  worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: createEngineFromConfig(config, testKnex()), fetchRetryAttempts: 3 });
+  worker = await runTestWorker(env, {
+    taskQueue: TASK_QUEUE,
+    knex: testKnex(),
+    engine: createEngineFromConfig(config, testKnex()),
+    fetchRetryAttempts: 3,
+    render: { enabled: true, maxAgeS: 3600 },
+  });
+  // The render worker, as runWorker starts it: its own task queue, RENDER_CONCURRENCY slots, real Chromium.
+  renderer = createRenderer({ chromiumPath: config.render.chromiumPath, pagesPerBrowser: 5, userAgent: config.fetch.userAgent, allowPrivate: true });
+  renderWorker = await createRenderWorker({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue: TASK_QUEUE,
+    knex: testKnex(),
+    renderer,
+    politeness: createHostPoliteness(testKnex(), { perHost: 2, intervalMs: 50, leaseMs: 60_000, maxWaitMs: 60_000 }),
+    concurrency: 1,
+  });
+  renderRun = renderWorker.run();
   app = testApiFor(env, TASK_QUEUE, { config });
   auth = (await createTestOrg('live web')).auth;
 }, 180_000);
 
 afterAll(async () => {
   await worker?.stop();
+  renderWorker?.shutdown();
+  await renderRun;
+  await renderer?.close();
   await env?.teardown();
   await new Promise((r) => shop?.server.close(r));
   await new Promise((r) => searx?.server.close(r));
@@ -230,3 +277,26 @@ test('evidence: every fetch is kept as WARC 1.1; evidence.wacz downloads, parses
   expect(none.status).toBe(404);
   expect(none.body.detail).toMatch(/capture_source_artifacts/);
 }, 60_000);
+
+test('a page whose JSON-LD a script inserts is rendered in Chromium by the render activity and read from the rendered DOM', async () => {
+  const res = await request(app)
+    .post('/api/public/enrich')
+    .set(auth)
+    .send({ items: [{ name: 'Script Widget' }], output_schema: SCHEMA, speed: 'fast' });
+  expect(res.status).toBe(200);
+  const result = res.body.results[0];
+  const pageUrl = `${shop.base}/script-widget`;
+  expect(result.after_data).toMatchObject({ brand: 'Scriptco', sku: 'SW-9' });
+  expect(result.after_data.sources.brand).toEqual([pageUrl]);
+  expect(result.review_info.field_methods).toMatchObject({ brand: 'rendered', sku: 'rendered' });
+  // Fetched statically once, then loaded by the browser once.
+  expect(hits('/script-widget')).toBe(2);
+  expect(await rowFetches(res.body.job_id)).toContainEqual(expect.objectContaining({ url: pageUrl, outcome: 'ok', rendered: true }));
+  const host = await testKnex()('fetch_hosts').where('host', new URL(shop.base).host).first('render_needed');
+  expect(host.render_needed).toBe(true);
+  // The render ran as its own activity on the render task queue.
+  const history = await env.client.workflow.getHandle(enrichmentWorkflowId(res.body.job_id)).fetchHistory();
+  const scheduled = history.events!.map((e) => e.activityTaskScheduledEventAttributes).filter((a) => a?.activityType?.name === 'renderRowPages');
+  expect(scheduled).toHaveLength(1);
+  expect(scheduled[0]!.taskQueue?.name).toBe(`${TASK_QUEUE}-render`);
+}, 90_000);

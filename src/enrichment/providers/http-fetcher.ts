@@ -7,6 +7,7 @@ import { createHostPoliteness } from './host-limiter';
 import { cachePolicy, loadCached, markRevalidated, reusable, storeCached, type CachedResponse } from './http-cache';
 import { isChallengePage, outcomeOf, retryAfterMs } from './fetch-outcome';
 import { robotsRules, type RobotsFetch } from './robots';
+import { loadRender, type StoredRender } from './render-store';
 
 /** Limits, identity and politeness of the live fetcher (config `fetch`, env `FETCH_*`; docs/configuration.md). */
 export interface HttpFetcherOptions {
@@ -49,6 +50,34 @@ const READABLE = /^\s*(text\/html|application\/xhtml\+xml|application\/xml|text\
 
 /** Redirect hops followed for robots.txt (RFC 9309 §2.3.1.2: at least five). */
 const ROBOTS_REDIRECTS = 5;
+
+/**
+ * A page served from its stored rendering (render-store.ts): the DOM as the body, the DOM and
+ * screenshot as `render` exchanges (`urn:dom:<url>`, `urn:view:<url>`: WARC resource records).
+ */
+function renderedPage(url: string, r: StoredRender, exchanges: HttpExchange[]): FetchedPage {
+  const body = Buffer.from(r.html, 'utf8');
+  const resource = (uri: string, type: string, bytes: Buffer): HttpExchange => ({
+    url: uri,
+    started_at: r.rendered_at,
+    request_headers: [],
+    status: 200,
+    response_headers: [['content-type', type]],
+    body: bytes,
+    purpose: 'render',
+  });
+  return {
+    url,
+    final_url: r.final_url,
+    status: 200,
+    content_type: 'text/html; charset=utf-8',
+    body,
+    fetched_at: r.rendered_at,
+    outcome: 'ok',
+    rendered: true,
+    exchanges: [...exchanges, resource(`urn:dom:${url}`, 'text/html; charset=utf-8', body), resource(`urn:view:${url}`, 'image/png', r.screenshot)],
+  };
+}
 
 /** What one request gave: the exchange, a redirect target, the outcome when it ended the fetch. */
 interface Hop {
@@ -107,7 +136,9 @@ function refusedAddress(err: unknown): boolean {
  *   `maxAgeS`, revalidated with If-None-Match / If-Modified-Since after (a 304 reuses it);
  * - each answer is classified (fetch-outcome.ts); 429/503 with `Retry-After` ≤ `retryAfterMaxS`
  *   throws {@link RetryLaterError} when the call passes `defer_retry`, else it is a `server_error`;
- * - every exchange (request and response heads and body) is returned in `exchanges` for WARC.
+ * - every exchange (request and response heads and body) is returned in `exchanges` for WARC;
+ * - a page rendered in headless Chromium within `maxAgeS` (render-store.ts) is served as its
+ *   rendered DOM (`rendered: true`).
  * Outcomes other than `ok` come back as pages (status 0 when no answer arrived), never thrown.
  * @throws FetchError for a URL that is not absolute http(s), a refused address or a redirect loop;
  *   RetryLaterError as above
@@ -248,6 +279,8 @@ export function createHttpFetcher(knex: Knex, options: HttpFetcherOptions): Fetc
         exchanges,
       });
       if (!(await robotsAllow(current, exchanges))) return page('robots_denied', 0);
+      const rendered = await loadRender(knex, url, options.maxAgeS);
+      if (rendered) return renderedPage(url, rendered, exchanges);
       const cached = await loadCached(knex, url);
       if (cached && reusable(cached, options.maxAgeS)) return fromCache(url, cached, 'fresh', exchanges);
       const requestHeads = { url, method: 'GET', headers: Object.fromEntries(baseHeaders) };

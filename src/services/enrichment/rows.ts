@@ -5,6 +5,7 @@ import { jobDocuments } from './knowledge-base';
 import { RetryLaterError, type FetchedPage } from '../../enrichment/research/types';
 import { fetchRecords } from './fetch-records';
 import { keepRowWarc } from './evidence-warc';
+import { markRenderedMethods, requestRowRenders, type RenderSettings } from './rendering';
 import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, OutputField, ReviewInfo, TaxonomyInput } from '../../enrichment/types';
 import { EnrichmentJob } from '../../models/enrichment-job';
 import { EnrichmentRow } from '../../models/enrichment-row';
@@ -206,6 +207,8 @@ export interface RowDeps {
   engine: EnrichmentEngine;
   storage: EnrichmentStorage;
   caches: EnrichmentCaches;
+  /** Rendering of pages that build their product data with JavaScript (./rendering.ts); absent = off, no notice. */
+  render?: RenderSettings;
 }
 
 /**
@@ -315,12 +318,14 @@ async function computeRow(
   knowledgeBase: unknown,
   learning: JobTextExamples = NO_EXAMPLES,
   options: ProcessRowOptions = {},
-): Promise<RowWrite> {
+): Promise<RowWrite | 'render'> {
   const input = rowInput(row, knowledgeBase, learning);
   if (options.deferFetchRetry) input.options.defer_fetch_retry = true;
   const consulted: FetchedPage[] = [];
   const capture = row.config.capture_source_artifacts ? consulted : null;
   const { outcome, research } = await runRowEngine(deps, row, input, consulted);
+  markRenderedMethods(outcome.result, consulted);
+  if (deps.render && (await requestRowRenders(deps.knex, deps.render, row, input, outcome.result, outcome.evidence, consulted))) return 'render';
   outcome.result.original_data = row.input;
   const artifacts = await postProcess(deps, row, input, outcome, research, capture);
   return { rowIndex: row.row_index, outcome, artifacts };
@@ -333,6 +338,8 @@ async function computeRow(
  * job's post-processing (media hosting, source artifacts, debug log) and writes the result
  * idempotently, staging it on the job's activity when the job targets a catalog.
  * @returns `processed` false when nothing was written (already done, job cancelled/finished)
+ * @returns `render` true when pages of the row must be rendered first (nothing written; the
+ *   workflow runs the render activity, then this row again)
  * @throws RetryLaterError when `options.deferFetchRetry` and a page asked to be fetched later
  *   (nothing is written; the activity reschedules the row through Temporal's retry)
  */
@@ -341,13 +348,14 @@ export async function processRow(
   jobId: string,
   rowIndex: number,
   options: ProcessRowOptions = {},
-): Promise<{ processed: boolean; succeeded: boolean }> {
+): Promise<{ processed: boolean; succeeded: boolean; render?: boolean }> {
   const { knex, caches } = deps;
   const row = (await loadRows(knex, jobId, [rowIndex])).get(rowIndex);
   if (!row || row.status !== 'pending' || row.job_status !== 'running') return { processed: false, succeeded: false };
   const kb = row.config.knowledge_base_enabled ? await jobDocuments(knex, caches.jobDocuments, jobId) : undefined;
   const learning = row.config.web_search === false ? await jobTextExamples(knex, caches.jobTextExamples, jobId) : NO_EXAMPLES;
   const computed = await computeRow(deps, row, kb, learning, options);
+  if (computed === 'render') return { processed: false, succeeded: false, render: true };
   const [written] = await writeRowResults({ knex, knownEvidenceDocs: caches.knownEvidenceDocs }, jobId, [computed]);
   return { processed: written, succeeded: written && !computed.outcome.result.error };
 }
