@@ -67,6 +67,7 @@ let renderRun: Promise<void>;
 let renderer: Renderer;
 let app: ReturnType<ReturnType<typeof createApp>['callback']>;
 let auth: { Authorization: string };
+let apiKey: string;
 
 beforeAll(async () => {
   shop = await listen((req, res) => {
@@ -125,7 +126,7 @@ beforeAll(async () => {
   });
   renderRun = renderWorker.run();
   app = testApiFor(env, TASK_QUEUE, { config });
-  auth = (await createTestOrg('live web')).auth;
+  ({ auth, apiKey } = await createTestOrg('live web'));
 }, 180_000);
 
 afterAll(async () => {
@@ -267,6 +268,14 @@ test('evidence: every fetch is kept as WARC 1.1; evidence.wacz downloads, parses
   expect(seen.headers['content-type']).toMatch(/text\/html/);
   expect(seen.text).toContain('Kept Widget');
   expect(seen.headers['x-source-url']).toBe(pageUrl);
+  // The review dashboard serves the same capture to a signed-in reviewer, sandboxed too.
+  const login = await request(app).post('/dashboard/login').type('form').send({ credential: apiKey, next: '/dashboard' });
+  expect(login.status).toBe(303);
+  const cookie = (login.headers['set-cookie'] as unknown as string[]).map((c) => c.split(';')[0]).join('; ');
+  const inDashboard = await request(app).get(`/dashboard/captures/${captureJob}/${captureRecord}`).set('Cookie', cookie);
+  expect(inDashboard.status).toBe(200);
+  expect(inDashboard.headers['content-security-policy']).toBe('sandbox');
+  expect(inDashboard.text).toContain('Kept Widget');
 
   // A job that kept no evidence answers 404 with a reason.
   const plain = await request(app)
