@@ -18,6 +18,8 @@ const CHALLENGE = '<html><head><title>Just a moment...</title></head><body><scri
 const log: Array<{ path: string; at: number; headers: Record<string, string | string[] | undefined> }> = [];
 const hits = (path: string): number => log.filter((r) => r.path === path).length;
 let robotsStatus = 200;
+const ROBOTS = 'User-agent: *\nDisallow: /private/\n\nUser-agent: other-bot\nDisallow: /\n';
+let robotsBody = ROBOTS;
 
 let site: Awaited<ReturnType<typeof startServer>>;
 beforeAll(async () => {
@@ -26,7 +28,7 @@ beforeAll(async () => {
     log.push({ path, at: performance.timeOrigin + performance.now(), headers: req.headers });
     if (path === '/robots.txt') {
       if (robotsStatus !== 200) return res.writeHead(robotsStatus).end();
-      return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nDisallow: /private/\n\nUser-agent: other-bot\nDisallow: /\n');
+      return res.writeHead(200, { 'content-type': 'text/plain' }).end(robotsBody);
     }
     if (path === '/etag') {
       if (req.headers['if-none-match'] === '"v1"') return res.writeHead(304, { etag: '"v1"' }).end();
@@ -46,6 +48,7 @@ afterAll(async () => {
 beforeEach(async () => {
   log.length = 0;
   robotsStatus = 200;
+  robotsBody = ROBOTS;
   // Each test starts with no stored robots.txt, cache or spacing for this site.
   const knex = testKnex();
   const origin = new URL(site.url('/')).origin;
@@ -144,4 +147,25 @@ test('two fetchers sharing the database space their request starts to one host b
   expect(starts.length).toBeGreaterThanOrEqual(5);
   for (let i = 1; i < starts.length; i++) expect(starts[i] - starts[i - 1]).toBeGreaterThanOrEqual(interval);
   await Promise.all([a.close(), b.close()]);
+});
+
+test('Crawl-delay widens the spacing to a host, up to FETCH_CRAWL_DELAY_MAX_S', async () => {
+  robotsBody = 'User-agent: catalog-enrichment-service\nCrawl-delay: 0.4\nDisallow: /private/\n';
+  const fetcher = createHttpFetcher(testKnex(), { ...options, crawlDelayMaxS: 1 });
+  await fetcher.fetch(site.url('/c1'));
+  await fetcher.fetch(site.url('/c2'));
+  const starts = log.map((r) => r.at);
+  expect(log.map((r) => r.path)).toEqual(['/robots.txt', '/c1', '/c2']);
+  expect(starts[2] - starts[1]).toBeGreaterThanOrEqual(400);
+  const host = new URL(site.url('/')).host;
+  expect((await testKnex()('fetch_hosts').where('host', host).first('crawl_delay_ms')).crawl_delay_ms).toBe(400);
+  // A longer delay is cut to the cap.
+  await testKnex()('fetch_robots')
+    .where('origin', new URL(site.url('/')).origin)
+    .delete();
+  robotsBody = 'User-agent: *\nCrawl-delay: 120\n';
+  const capped = createHttpFetcher(testKnex(), { ...options, crawlDelayMaxS: 0.5 });
+  await capped.fetch(site.url('/c3'));
+  expect((await testKnex()('fetch_hosts').where('host', host).first('crawl_delay_ms')).crawl_delay_ms).toBe(500);
+  await Promise.all([fetcher.close(), capped.close()]);
 });
