@@ -18,10 +18,11 @@ FROM node:22-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 # Flows' custom_code nodes run Debian's CPython confined by bubblewrap (architecture.md, "The
-# Python sandbox"); prlimit and setpriv come with util-linux. The worker needs these; the API image
-# is the same one.
+# Python sandbox"); prlimit and setpriv come with util-linux. Pages that build their product data
+# with JavaScript are rendered in Debian's headless Chromium (/usr/bin/chromium; docs/research.md,
+# "The live web"). The worker needs these; the API image is the same one.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends bubblewrap python3 \
+ && apt-get install -y --no-install-recommends bubblewrap python3 chromium \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force

@@ -7,11 +7,13 @@ import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activ
 import type { Knex } from 'knex';
 import { loadConfig } from '../src/config';
 import type { EnrichmentEngine } from '../src/enrichment/types';
+import { RetryLaterError } from '../src/enrichment/research/types';
 import { EnrichmentJob } from '../src/models/enrichment-job';
 import { EnrichmentStorage, enrichmentStorage } from '../src/services/enrichment/artifacts';
 import { createEnrichmentCaches, EnrichmentCaches } from '../src/services/enrichment/caches';
 import { finalizeJob, jobProgress, pendingRowIndexes, rowStatus } from '../src/services/enrichment/progress';
 import { processRow, RowDeps } from '../src/services/enrichment/rows';
+import type { RenderSettings } from '../src/services/enrichment/rendering';
 import {
   loadWebhookMessage,
   recordWebhookAttempt,
@@ -43,17 +45,31 @@ export interface ActivityDeps {
   storage?: EnrichmentStorage;
   /** This worker's enrichment caches; default: fresh ones for these activities. */
   caches?: EnrichmentCaches;
+  /**
+   * Attempts of a row activity during which a page's 429/503 + Retry-After reschedules the row
+   * through Temporal's retry (config `fetch.retryAttempts`, FETCH_RETRY_ATTEMPTS); default 4.
+   */
+  fetchRetryAttempts?: number;
+  /** Rendering settings of the rows (src/services/enrichment/rendering.ts); default off. */
+  render?: RenderSettings;
 }
 
 /**
  * What happened to one row: `succeeded` / `failed` (item-level error) once its result is
  * written, by this attempt or an earlier one; `skipped` when the job stopped running and the
- * row stays pending (a cancelled job takes no new results).
+ * row stays pending (a cancelled job takes no new results); `render` when pages of the row must be
+ * rendered first (the row stays pending; the workflow runs the render activity, then the row again
+ * with `no_render`).
  */
-export type RowOutcome = 'succeeded' | 'failed' | 'skipped';
+export type RowOutcome = 'succeeded' | 'failed' | 'skipped' | 'render';
 
 /** Job status plus counters, as read from PostgreSQL; `has_webhook` when the job asked for a webhook (set by finalizeJob). */
 export type JobCounters = EnrichmentCounters & { status: string; has_webhook?: boolean };
+
+/** Options of `processRows`: `no_render` writes the rows without asking for renderings (after the render activity ran). */
+export interface ProcessRowsOptions {
+  no_render?: boolean;
+}
 
 /** The activity functions registered on the worker; the workflow proxies them by these names. */
 export interface EnrichmentActivities {
@@ -68,7 +84,7 @@ export interface EnrichmentActivities {
    * Temporal's per-activity cost is shared); heartbeats after each row and on a timer.
    * @returns one outcome per row index, in order
    */
-  processRows(jobId: string, rowIndexes: number[]): Promise<RowOutcome[]>;
+  processRows(jobId: string, rowIndexes: number[], options?: ProcessRowsOptions): Promise<RowOutcome[]>;
   /** Final status, counters and credits (= successful rows, from the rows); idempotent. */
   finalizeJob(jobId: string, outcome: 'completed' | 'failed' | 'cancelled', error?: string): Promise<JobCounters>;
   /**
@@ -127,10 +143,27 @@ export function createActivities(deps: ActivityDeps): EnrichmentActivities {
     engine: timedEngine(deps.engine),
     storage: deps.storage ?? enrichmentStorage(loadConfig()),
     caches: deps.caches ?? createEnrichmentCaches(),
+    render: deps.render,
   };
-  /** Runs one row and reports what is now stored for it (see RowOutcome). */
-  const runRow = async (jobId: string, rowIndex: number): Promise<RowOutcome> => {
-    const out = await processRow(rowDeps, jobId, rowIndex);
+  const noRender: RowDeps = { ...rowDeps, render: undefined };
+  const retryAttempts = deps.fetchRetryAttempts ?? 4;
+  /**
+   * Runs one row and reports what is now stored for it (see RowOutcome). While attempts are
+   * left, a page that asked to be fetched later (429/503 + Retry-After) fails this attempt with
+   * an ApplicationFailure whose `nextRetryDelay` is the server's delay: Temporal reschedules the
+   * activity, nothing sleeps in it (issue 27 §4); the last attempt records the page as `server_error`.
+   */
+  const runRow = async (jobId: string, rowIndex: number, render = true): Promise<RowOutcome> => {
+    const attempt = Context.current().info.attempt;
+    let out: Awaited<ReturnType<typeof processRow>>;
+    try {
+      out = await processRow(render ? rowDeps : noRender, jobId, rowIndex, { deferFetchRetry: attempt < retryAttempts });
+    } catch (err) {
+      if (!(err instanceof RetryLaterError)) throw err;
+      logger.info({ job_id: jobId, row_index: rowIndex, url: err.url, delay_ms: err.delayMs, attempt }, 'row rescheduled: the site asked to retry later');
+      throw ApplicationFailure.create({ message: err.message, type: 'FetchRetryLater', nextRetryDelay: Math.max(1, err.delayMs) });
+    }
+    if (out.render) return 'render';
     if (out.processed) return out.succeeded ? 'succeeded' : 'failed';
     // Nothing written now: an earlier attempt wrote it (retry), or the job stopped running.
     const status = await rowStatus(knex, jobId, rowIndex);
@@ -155,10 +188,10 @@ export function createActivities(deps: ActivityDeps): EnrichmentActivities {
       return whileHeartbeating(
         ctx,
         () => ({ row_index: rowIndex, elapsed_ms: Date.now() - started }),
-        () => runRow(jobId, rowIndex),
+        () => runRow(jobId, rowIndex, false),
       );
     },
-    async processRows(jobId, rowIndexes) {
+    async processRows(jobId, rowIndexes, options = {}) {
       const ctx = Context.current();
       // Resume point: rows before `done` were written by an earlier attempt (its last heartbeat);
       // they are only re-read (runRow finds them written), never enriched again.
@@ -173,7 +206,7 @@ export function createActivities(deps: ActivityDeps): EnrichmentActivities {
           for (const rowIndex of rowIndexes) {
             // Cancellation arrives with a heartbeat: stop between rows (the row being written is atomic).
             if (ctx.cancellationSignal.aborted) throw new CancelledFailure('batch cancelled');
-            outcomes.push(await runRow(jobId, rowIndex));
+            outcomes.push(await runRow(jobId, rowIndex, !options.no_render));
             done += 1;
             ctx.heartbeat({ done });
           }

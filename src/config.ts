@@ -70,7 +70,27 @@ export interface Config {
     perHostConcurrency: number;
     userAgent: string;
     allowPrivateFetch: boolean;
+    /** Least time between two request starts to one host, over all workers, ms (`FETCH_HOST_INTERVAL_MS`, default 1000). */
+    hostIntervalMs: number;
+    /** Largest robots.txt `Crawl-delay` honoured, s (`FETCH_CRAWL_DELAY_MAX_S`, default 30); longer delays are cut to it. */
+    crawlDelayMaxS: number;
+    /** A page fetched this recently is reused from its stored capture, s (`FETCH_MAX_AGE_S`, default 172800 = 2 days). */
+    maxAgeS: number;
+    /** How long a host's robots.txt is reused, s (`FETCH_ROBOTS_CACHE_S`, default and at most 86400: RFC 9309 §2.4). */
+    robotsCacheS: number;
+    /** Longest `Retry-After` the fetcher reschedules for, s (`FETCH_RETRY_AFTER_MAX_S`, default 600); longer is a `server_error`. */
+    retryAfterMaxS: number;
+    /** Attempts of a row activity that reschedule on 429/503 + `Retry-After` (`FETCH_RETRY_ATTEMPTS`, default 4); the last one records `server_error`. */
+    retryAttempts: number;
   };
+  /**
+   * Rendering of pages that build their product data with JavaScript (docs/research.md, "The live
+   * web"): headless Chromium at `chromiumPath` (env `CHROMIUM_PATH`, default `/usr/bin/chromium`;
+   * missing = no rendering, with a notice), `concurrency` pages at once per worker (env
+   * `RENDER_CONCURRENCY`, default 1; 0 turns rendering off), browser recycled after
+   * `pagesPerBrowser` pages (env `RENDER_RECYCLE_PAGES`, default 20).
+   */
+  render: { chromiumPath: string; concurrency: number; pagesPerBrowser: number };
   /** pino log level (env `LOG_LEVEL`, default `info`). */
   logLevel: string;
   /**
@@ -234,6 +254,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perHostConcurrency: Math.max(1, int(env.FETCH_PER_HOST_CONCURRENCY, 2, 'FETCH_PER_HOST_CONCURRENCY')),
       userAgent: env.FETCH_USER_AGENT || 'catalog-enrichment-service/0.1 (+product data research)',
       allowPrivateFetch: bool(env.FETCH_ALLOW_PRIVATE, false),
+      hostIntervalMs: int(env.FETCH_HOST_INTERVAL_MS, 1000, 'FETCH_HOST_INTERVAL_MS'),
+      crawlDelayMaxS: int(env.FETCH_CRAWL_DELAY_MAX_S, 30, 'FETCH_CRAWL_DELAY_MAX_S'),
+      maxAgeS: int(env.FETCH_MAX_AGE_S, 2 * 86_400, 'FETCH_MAX_AGE_S'),
+      robotsCacheS: Math.min(86_400, int(env.FETCH_ROBOTS_CACHE_S, 86_400, 'FETCH_ROBOTS_CACHE_S')),
+      retryAfterMaxS: int(env.FETCH_RETRY_AFTER_MAX_S, 600, 'FETCH_RETRY_AFTER_MAX_S'),
+      retryAttempts: Math.max(1, int(env.FETCH_RETRY_ATTEMPTS, 4, 'FETCH_RETRY_ATTEMPTS')),
+    },
+    render: {
+      chromiumPath: env.CHROMIUM_PATH || '/usr/bin/chromium',
+      concurrency: int(env.RENDER_CONCURRENCY, 1, 'RENDER_CONCURRENCY'),
+      pagesPerBrowser: Math.max(1, int(env.RENDER_RECYCLE_PAGES, 20, 'RENDER_RECYCLE_PAGES')),
     },
     logLevel: env.LOG_LEVEL ?? 'info',
     metricsToken: env.METRICS_TOKEN || null,

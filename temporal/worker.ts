@@ -33,6 +33,11 @@ import type { MaintenanceOptions } from '../src/services/catalog/index-maintenan
 import { createCatalogCaches } from '../src/services/catalog/caches';
 import type { PythonSessionFactory } from '../src/services/flows/nodes/custom-code';
 import { pythonSandbox } from '../src/services/flows/python';
+import { createRenderActivities } from '../activities/render';
+import { createHostPoliteness, type HostPoliteness } from '../src/enrichment/providers/host-limiter';
+import { chromiumAvailable, createRenderer, type Renderer } from '../src/enrichment/providers/renderer';
+import type { RenderSettings } from '../src/services/enrichment/rendering';
+import { RENDER_QUEUE_SUFFIX } from '../workflows/definitions';
 
 /** What {@link createWorker} needs. */
 export interface WorkerDeps {
@@ -55,6 +60,10 @@ export interface WorkerDeps {
   /** Artifact and media storage and caches of the real activities (activities/index.ts ActivityDeps). */
   storage?: ActivityDeps['storage'];
   caches?: ActivityDeps['caches'];
+  /** Row attempts that reschedule on Retry-After (activities/index.ts ActivityDeps). */
+  fetchRetryAttempts?: number;
+  /** Rendering settings of the rows (activities/index.ts ActivityDeps); default off. */
+  render?: ActivityDeps['render'];
   /** Updates from which an apply defers the word index (activities/review.ts); default as restores (50,000). Tests lower it. */
   applyDeferWordsMinItems?: number;
   /** Thresholds of search index maintenance (activities/search-maintenance.ts); tests lower them. */
@@ -94,6 +103,8 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
       webhookTimeoutMs: deps.webhookTimeoutMs,
       storage: deps.storage,
       caches: deps.caches,
+      fetchRetryAttempts: deps.fetchRetryAttempts,
+      render: deps.render,
     });
   }
   const searchIndex = deps.knex ? createSearchIndexActivities({ knex: deps.knex }) : {};
@@ -119,6 +130,61 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
   });
 }
 
+/** What {@link createRenderWorker} needs. */
+export interface RenderWorkerDeps {
+  connection: NativeConnection;
+  namespace: string;
+  /** The enrichment task queue; the render worker polls it with RENDER_QUEUE_SUFFIX appended. */
+  taskQueue: string;
+  knex: Knex;
+  renderer: Renderer;
+  politeness: HostPoliteness;
+  /** Pages rendered at once by this worker (RENDER_CONCURRENCY), at least 1. */
+  concurrency: number;
+}
+
+/**
+ * Creates (does not run) the render worker (issue 27 §5): an activity-only Worker on
+ * `<taskQueue>-render` with the render activity (activities/render.ts), whose activity slots
+ * (`maxConcurrentActivityTaskExecutions`) are RENDER_CONCURRENCY, so at most that many pages
+ * render at once in this process however many rows the enrichment worker runs.
+ * @throws the SDK's error when the namespace is unknown
+ */
+export async function createRenderWorker(deps: RenderWorkerDeps): Promise<Worker> {
+  return Worker.create({
+    connection: deps.connection,
+    namespace: deps.namespace,
+    taskQueue: `${deps.taskQueue}${RENDER_QUEUE_SUFFIX}`,
+    activities: timedActivities({ ...createRenderActivities({ knex: deps.knex, renderer: deps.renderer, politeness: deps.politeness }) }),
+    maxConcurrentActivityTaskExecutions: Math.max(1, deps.concurrency),
+    shutdownGraceTime: '5 seconds',
+  });
+}
+
+/**
+ * Rendering for a worker of `config` (issue 27 §5): on with live research, RENDER_CONCURRENCY > 0
+ * and Chromium at CHROMIUM_PATH; otherwise the settings say why not (rows then carry a notice).
+ */
+function renderSetup(config: Config): { settings: RenderSettings; renderer: Renderer | null } {
+  const maxAgeS = config.fetch.maxAgeS;
+  const reason =
+    config.search.provider === 'archive'
+      ? 'research reads offline archives'
+      : config.render.concurrency === 0
+        ? 'RENDER_CONCURRENCY=0'
+        : chromiumAvailable(config.render.chromiumPath)
+          ? null
+          : `no Chromium at ${config.render.chromiumPath}`;
+  if (reason) return { settings: { enabled: false, unavailable: reason, maxAgeS }, renderer: null };
+  const renderer = createRenderer({
+    chromiumPath: config.render.chromiumPath,
+    pagesPerBrowser: config.render.pagesPerBrowser,
+    userAgent: config.fetch.userAgent,
+    allowPrivate: config.fetch.allowPrivateFetch,
+  });
+  return { settings: { enabled: true, maxAgeS }, renderer };
+}
+
 /** Retries `connect` every second until it succeeds or `timeoutMs` passes. */
 async function waitFor<T>(what: string, connect: () => Promise<T>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -133,8 +199,8 @@ async function waitFor<T>(what: string, connect: () => Promise<T>, timeoutMs: nu
   }
 }
 
-/** Builds the engine a worker runs, once, after the database and Temporal answer. */
-export type EngineFactory = (config: Config) => EnrichmentEngine | Promise<EnrichmentEngine>;
+/** Builds the engine a worker runs, once, after the database and Temporal answer (`knex`: the worker's database). */
+export type EngineFactory = (config: Config, knex: Knex) => EnrichmentEngine | Promise<EnrichmentEngine>;
 
 /**
  * Runs a worker process until SIGINT/SIGTERM: creates and migrates the database when needed,
@@ -164,7 +230,9 @@ export async function runWorker(config: Config, makeEngine: EngineFactory): Prom
   await clientConnection.close();
   const connection = await NativeConnection.connect({ address });
 
-  const engine = await makeEngine(config);
+  const engine = await makeEngine(config, knex);
+  const render = renderSetup(config);
+  if (!render.renderer && config.search.provider !== 'archive') logger.warn({ reason: render.settings.unavailable }, 'pages are not rendered');
   const worker = await createWorker({
     connection,
     namespace: config.temporalNamespace,
@@ -174,6 +242,8 @@ export async function runWorker(config: Config, makeEngine: EngineFactory): Prom
     publicUrl: config.publicUrl,
     allowHttpWebhooks: config.allowHttpWebhooks,
     storage: enrichmentStorage(config),
+    fetchRetryAttempts: config.fetch.retryAttempts,
+    render: render.settings,
     maxConcurrentActivities: Math.max(16, config.enrichConcurrency * 4),
   });
   // The SDK's Runtime shuts every worker down on SIGINT/SIGTERM/SIGQUIT/SIGUSR2 (its default
@@ -182,9 +252,26 @@ export async function runWorker(config: Config, makeEngine: EngineFactory): Prom
     process.once(signal, () => logger.info({ signal }, 'worker stopping: finishing in-flight tasks'));
   }
   logger.info({ address, namespace: config.temporalNamespace, task_queue: config.taskQueue }, 'worker running');
+  const renderWorker = render.renderer
+    ? await createRenderWorker({
+        connection,
+        namespace: config.temporalNamespace,
+        taskQueue: config.taskQueue,
+        knex,
+        renderer: render.renderer,
+        politeness: createHostPoliteness(knex, {
+          perHost: config.fetch.perHostConcurrency,
+          intervalMs: config.fetch.hostIntervalMs,
+          leaseMs: 60_000,
+          maxWaitMs: 10 * 60_000,
+        }),
+        concurrency: config.render.concurrency,
+      })
+    : null;
   try {
-    await worker.run();
+    await Promise.all([worker.run(), renderWorker?.run()]);
   } finally {
+    await render.renderer?.close();
     await connection.close();
     await knex.destroy();
     metricsServer?.close();
@@ -213,11 +300,11 @@ export async function serveWorkerMetrics(port: number): Promise<http.Server> {
 }
 
 /** The research engine (src/enrichment) of `config`; logs how long building its index took. */
-async function researchEngine(config: Config): Promise<EnrichmentEngine> {
+async function researchEngine(config: Config, knex: Knex): Promise<EnrichmentEngine> {
   const started = Date.now();
   // Loaded here, not at the top: tests import createWorker and bring their own engine.
   const { createEngineFromConfig } = await import('../src/enrichment');
-  const engine = createEngineFromConfig(config);
+  const engine = createEngineFromConfig(config, knex);
   logger.info({ ms: Date.now() - started }, 'enrichment engine ready (index built)');
   return engine;
 }

@@ -69,6 +69,13 @@ export interface EnrichmentJobArgs {
   webhook?: WebhookRetryTuning;
 }
 
+/**
+ * Suffix of the render task queue: the render activity (activities/render.ts) of an enrichment job
+ * on task queue Q runs on `Q + RENDER_QUEUE_SUFFIX`, served by render workers whose activity
+ * slots are RENDER_CONCURRENCY (issue 27 §5).
+ */
+export const RENDER_QUEUE_SUFFIX = '-render';
+
 /** Default rows per processRows activity (measured: bench/orchestration-overhead.ts). */
 export const DEFAULT_BATCH_SIZE = 10;
 

@@ -49,6 +49,7 @@ import {
 } from '@temporalio/workflow';
 import type { RetryPolicy } from '@temporalio/workflow';
 import type { EnrichmentActivities, JobCounters, RowOutcome } from '../activities';
+import type { RenderActivities } from '../activities/render';
 import {
   DEFAULT_BATCH_SIZE,
   DEFAULT_CONCURRENCY,
@@ -60,6 +61,7 @@ import {
   EnrichmentProgress,
   JOB_KIND,
   progressQuery,
+  RENDER_QUEUE_SUFFIX,
   WEBHOOK_JOB_KIND,
   webhookWorkflowId,
 } from './definitions';
@@ -87,6 +89,37 @@ function rowActivities(heartbeatTimeoutS: number, batched: boolean) {
     heartbeatTimeout: `${heartbeatTimeoutS} seconds`,
     retry: RETRY,
   });
+}
+
+/**
+ * The render activity, on the render task queue of this workflow's queue (issue 27 §5): a render
+ * is bounded by 2 minutes once started and 10 minutes in all (so a missing render worker delays a
+ * row, never blocks it), and retried once.
+ */
+function renderActivities() {
+  return proxyActivities<RenderActivities>({
+    taskQueue: `${workflowInfo().taskQueue}${RENDER_QUEUE_SUFFIX}`,
+    startToCloseTimeout: '2 minutes',
+    scheduleToCloseTimeout: '10 minutes',
+    retry: { initialInterval: '1 second', maximumAttempts: 2 },
+  });
+}
+
+/**
+ * A row whose pages must be rendered first (outcome `render`): renders them (a failed render is
+ * logged, the row then goes on with its static pages), then processes the row again with
+ * `no_render`, which writes it.
+ * @throws the cancellation, or the row activity's failure after its retries
+ */
+async function renderThenProcess(run: JobRun, rowIndex: number): Promise<RowOutcome> {
+  try {
+    await renderActivities().renderRowPages(run.jobId, rowIndex);
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    log.warn('render failed; the row goes on without it', { job_id: run.jobId, row_index: rowIndex, error: String(err) });
+  }
+  const [outcome] = await run.rows.processRows(run.jobId, [rowIndex], { no_render: true });
+  return outcome;
 }
 
 /** Thrown inside the work loop when a row activity failed for good (after its retries). */
@@ -122,9 +155,9 @@ function applyCounters(progress: EnrichmentProgress, c: JobCounters): void {
   progress.failed = c.failed;
 }
 
-/** Counts one row outcome into the live progress (`skipped` rows stay pending). */
+/** Counts one row outcome into the live progress (`skipped` and `render` rows stay pending). */
 function countOutcome(progress: EnrichmentProgress, outcome: RowOutcome): void {
-  if (outcome === 'skipped') return;
+  if (outcome === 'skipped' || outcome === 'render') return;
   progress.completed_items += 1;
   if (outcome === 'succeeded') progress.successful += 1;
   else progress.failed += 1;
@@ -173,7 +206,9 @@ async function workPages(run: JobRun): Promise<boolean> {
       while (inflight.size >= run.concurrency && failure === null) await Promise.race(inflight);
       if (failure !== null) break;
       const work: Promise<void> = run.batched
-        ? rows.processRows(jobId, batch).then((outcomes) => outcomes.forEach((o) => countOutcome(progress, o)))
+        ? rows.processRows(jobId, batch).then(async (outcomes) => {
+            for (const [i, o] of outcomes.entries()) countOutcome(progress, o === 'render' ? await renderThenProcess(run, batch[i]) : o);
+          })
         : rows.processRow(jobId, batch[0]).then((o) => countOutcome(progress, o));
       // Each promise settles without rejecting (failures are recorded), so none goes unhandled.
       const p: Promise<void> = work

@@ -16,6 +16,9 @@ import { activityPage, catalogPage, DASHBOARD_BASE, errorPage, homePage, loginPa
 import { loadFlowListPage, loadFlowPage, loadRunPage } from './flows-data';
 import { flowListPage, flowPage, runPage } from './flow-views';
 import { own } from '../lib/objects';
+import { enrichmentStorage } from '../services/enrichment/artifacts';
+import { readCapture } from '../services/enrichment/evidence-wacz';
+import { sendCapture } from '../routes/files';
 
 /**
  * The review dashboard (issue 17, "Review dashboard"), served by the API process under
@@ -186,6 +189,12 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
     const session = ctx.state.dashboardSession as ActiveSession;
     const { rows } = await listCatalogs(deps.knex, session.scope, { limit: 200, offset: 0 });
     send(ctx, 200, homePage(rows, pageSession(session)));
+  });
+
+  // A source as it was seen (issue 27 §6): the WARC record's payload, sandboxed (sendCapture).
+  router.get('/captures/:job_id/:record_id', signedIn, async (ctx) => {
+    const session = ctx.state.dashboardSession as ActiveSession;
+    sendCapture(ctx, await readCapture(deps.knex, enrichmentStorage(deps.config), session.scope, ctx.params.job_id, ctx.params.record_id));
   });
 
   router.get('/catalogs/:catalog_id', signedIn, async (ctx) => {

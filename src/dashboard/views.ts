@@ -249,6 +249,19 @@ function fieldSources(change: StagedChange, field: string): string[] {
   return urls;
 }
 
+/**
+ * A link to the page as it was seen when the value was read (its WARC record, served sandboxed by
+ * `/dashboard/captures/{job_id}/{record_id}`), when the change's review info names one for `url`
+ * (`review_info.source_captures`, issue 27 §6); else nothing.
+ */
+function captureLink(change: StagedChange, url: string): ReturnType<typeof html> | string {
+  const capture = record(record(change.review_info).source_captures)[url];
+  if (typeof capture !== 'string' || !/^[0-9a-f-]{36}\/[0-9a-f-]{36}$/i.test(capture)) return '';
+  return html` <a class="capture" href="${DASHBOARD_BASE}/captures/${capture}" target="_blank" rel="noopener noreferrer" title="The page as it was seen"
+    >(captured)</a
+  >`;
+}
+
 function hostOf(url: string): string {
   try {
     return new URL(url).hostname.replace(/^www\./, '');
@@ -348,7 +361,7 @@ function changeRows(change: StagedChange, filters: ActivityFilters, open: boolea
       <td class="after">${cells.after}</td>
       <td class="badges">${c ? badge(c, `conf-${c}`) : ''}${m ? badge(m, 'method') : ''}</td>
       <td class="sources">
-        ${urls.slice(0, 4).map((u) => html`<a href="${u}" target="_blank" rel="noopener noreferrer nofollow" title="${u}">${hostOf(u)}</a>`)}${
+        ${urls.slice(0, 4).map((u) => html`<a href="${u}" target="_blank" rel="noopener noreferrer nofollow" title="${u}">${hostOf(u)}</a>${captureLink(change, u)}`)}${
           explanation ? html`<div class="explanation">${explanation}</div>` : ''
         }${fieldIssues.map((msg) => html`<div class="issue">⚠ ${msg}</div>`)}
       </td>

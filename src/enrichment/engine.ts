@@ -17,6 +17,7 @@ import { knowledgeBaseCandidates, knowledgeBaseSources } from './knowledge-base/
 import { createLlmClient, refineWithLlm, withFitCheck, type LlmConfig } from './llm';
 import { readInUnit } from './normalize/units';
 import { fetchedPageDoc } from './providers/documents';
+import { RetryLaterError } from './research/types';
 import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, LowConfidenceCandidate, OutputField, ReviewInfo } from './types';
 import { applySemantics, present } from './semantics';
 import { keepIdentity } from './semantics/refresh';
@@ -194,14 +195,15 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
       if (!domainAllowed(r.url, allowed_domains, blocked_domains)) continue;
       let page: FetchedPage;
       try {
-        page = await deps.fetcher.fetch(r.url);
+        page = await deps.fetcher.fetch(r.url, { defer_retry: input.options.defer_fetch_retry });
       } catch (err) {
+        if (err instanceof RetryLaterError) throw err;
         (evidence.problems ??= []).push(err instanceof Error ? err.message : String(err));
         continue;
       }
       usage.pages_fetched++;
       input.options.on_fetched?.(page);
-      if (page.status !== 200 || !domainAllowed(page.final_url, allowed_domains, blocked_domains)) continue;
+      if (page.status !== 200 || (page.outcome ?? 'ok') !== 'ok' || !domainAllowed(page.final_url, allowed_domains, blocked_domains)) continue;
       const doc = await fetchedPageDoc(page, parsed).catch((err: Error) => {
         (evidence.problems ??= []).push(`read ${page.final_url}: ${err.message}`);
         return null;
@@ -239,6 +241,7 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
         for (const key of Object.keys(usage) as Array<keyof EngineUsage>) usage[key] += extracted.usage[key];
         return { result: extracted.result, evidence, usage };
       } catch (err) {
+        if (err instanceof RetryLaterError) throw err;
         const evidence: Evidence = { queries: [], search_results: [], documents: [] };
         return { result: errorResult(input, err), evidence, usage: emptyUsage() };
       }

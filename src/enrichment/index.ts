@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Config } from '../config';
 import { createEngine } from './engine';
 import { researchProviders } from './providers';
@@ -16,10 +17,11 @@ export { researchProviders } from './providers';
  * The engine the service runs: research providers chosen by `config.search` (default: the
  * offline web archives of `config.researchArchives`, index built lazily on the first search;
  * `searxng`/`brave`: live search + HTTP fetching, see providers/index.ts), and the LLM step
- * when `config.llm` is set (env OPENAI_BASE_URL).
- * @throws Error when the chosen provider is not configured (no archive, no SEARXNG_URL, no BRAVE_API_KEY)
+ * when `config.llm` is set (env OPENAI_BASE_URL). `knex` holds the live fetcher's shared state.
+ * @throws Error when the chosen provider is not configured (no archive, no SEARXNG_URL, no
+ *   BRAVE_API_KEY, no database for a live provider)
  */
-export function createEngineFromConfig(config: Config): EnrichmentEngine {
-  const { search, fetcher } = researchProviders(config);
+export function createEngineFromConfig(config: Config, knex?: Knex): EnrichmentEngine {
+  const { search, fetcher } = researchProviders(config, knex);
   return createEngine({ search, fetcher, llm: config.llm ?? undefined });
 }

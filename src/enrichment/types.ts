@@ -149,6 +149,11 @@ export interface EnrichOptions {
    */
   on_fetched?: (page: import('./research/types').FetchedPage) => void;
   /**
+   * A 429/503 with `Retry-After` stops research with RetryLaterError, which the row activity
+   * turns into a Temporal retry (set while the activity has attempts left; issue 27 §4).
+   */
+  defer_fetch_retry?: boolean;
+  /**
    * The request's knowledge-base files as documents (decisions.md §4, G21 `knowledge_base_*`),
    * built by `knowledgeBaseDocuments`; values read from them cite `SOURCE_X`.
    */
@@ -178,7 +183,7 @@ export interface ReviewInfo {
   flags: string[];
   field_issues: Array<{ field: string; message: string }>;
   field_confidence: Record<string, 'high' | 'medium' | 'low'>;
-  field_methods: Record<string, 'jsonld' | 'microdata' | 'opengraph' | 'table' | 'text' | 'knowledge_base' | 'input' | 'llm'>;
+  field_methods: Record<string, 'jsonld' | 'microdata' | 'opengraph' | 'table' | 'text' | 'knowledge_base' | 'input' | 'llm' | 'rendered'>;
 }
 
 /** A weak candidate kept outside the canonical output (interface-spec.md; decisions.md §4). */
@@ -236,6 +241,12 @@ export interface Evidence {
   documents: unknown[];
   /** Search or fetch failures met during research (one line each); absent when there were none. */
   problems?: string[];
+  /**
+   * How each fetch of research ended, per URL (issue 27 §4): `outcome` ok / not_found / blocked /
+   * robots_denied / timeout / too_large / server_error / unsupported_type; set by the service
+   * (src/services/enrichment/fetch-records.ts), absent when nothing was fetched.
+   */
+  fetches?: Array<import('./research/types').FetchRecord>;
 }
 
 /** Input of one item's enrichment. */

@@ -2,9 +2,16 @@ import fs from 'node:fs';
 import type { AppDeps } from '../deps';
 import { Type } from '@sinclair/typebox';
 import { enrichmentStorage, readArtifact, readMedia } from '../services/enrichment/artifacts';
+import { evidenceWacz, readCapture, type Capture } from '../services/enrichment/evidence-wacz';
+import type { Context } from 'koa';
 import { defineRoute, RouteDef } from './registry';
 
 const artifactParams = Type.Object({ sha256: Type.String({ description: 'SHA-256 (hex) of the stored bytes' }) });
+const jobParams = Type.Object({ job_id: Type.String({ description: 'Enrichment job id' }) });
+const captureParams = Type.Object({
+  job_id: Type.String({ description: 'Enrichment job id' }),
+  record_id: Type.String({ description: 'UUID of the WARC record (`review_info.source_captures` names it as `<job_id>/<record_id>`)' }),
+});
 
 /**
  * `GET /api/public/artifacts/{sha256}` (`capture_source_artifacts`): the exact bytes of a source
@@ -31,7 +38,49 @@ export function artifactRoutes(deps: AppDeps): RouteDef[] {
         return undefined;
       },
     }),
+    defineRoute({
+      method: 'get',
+      path: '/public/enrich/:job_id/evidence.wacz',
+      tags: ['enrichment'],
+      summary: "The job's evidence as a WACZ (WARC 1.1 records of every consulted page, CDXJ index, pages, datapackage with SHA-256 hashes)",
+      params: jobParams,
+      handler: async ({ scope, params, ctx }) => {
+        const wacz = await evidenceWacz(deps.knex, enrichmentStorage(deps.config), scope, params.job_id);
+        ctx.status = 200;
+        ctx.type = 'application/wacz';
+        ctx.set('Content-Disposition', `attachment; filename="evidence-${params.job_id}.wacz"`);
+        ctx.body = wacz;
+        return undefined;
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/public/enrich/:job_id/captures/:record_id',
+      tags: ['enrichment'],
+      summary: 'A consulted page as it was seen, from its WARC record (sandboxed: no scripts run)',
+      params: captureParams,
+      handler: async ({ scope, params, ctx }) => {
+        sendCapture(ctx, await readCapture(deps.knex, enrichmentStorage(deps.config), scope, params.job_id, params.record_id));
+        return undefined;
+      },
+    }),
   ];
+}
+
+/**
+ * Answers with a captured page as it was seen: its payload and content type, its original URL
+ * and capture time in headers, under `Content-Security-Policy: sandbox` (no scripts, no
+ * same-origin access) and `nosniff`, so a captured page can never act on the service's origin.
+ */
+export function sendCapture(ctx: Context, capture: Capture): void {
+  ctx.status = 200;
+  ctx.type = capture.content_type;
+  ctx.set('Content-Security-Policy', 'sandbox');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('X-Source-Url', encodeURI(capture.url));
+  ctx.set('X-Captured-At', capture.date);
+  ctx.set('X-Source-Status', String(capture.status));
+  ctx.body = capture.body;
 }
 
 /**

@@ -1,11 +1,17 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Knex } from 'knex';
 import { Agent, request, type Dispatcher } from 'undici';
-import type { FetchedPage, Fetcher } from '../research/types';
+import { RetryLaterError, type FetchedPage, type FetchOptions, type FetchOutcome, type Fetcher, type HttpExchange } from '../research/types';
 import { assertFetchableUrl, guardedLookup } from './address-policy';
-import { KeyedLimiter } from './host-limiter';
+import { createHostPoliteness } from './host-limiter';
+import { cachePolicy, loadCached, markRevalidated, reusable, storeCached, type CachedResponse } from './http-cache';
+import { isChallengePage, outcomeOf, retryAfterMs } from './fetch-outcome';
+import { robotsRules, type RobotsFetch } from './robots';
+import { loadRender, type StoredRender } from './render-store';
 
-/** Limits and identity of the live fetcher (config `fetch`, env `FETCH_*`). */
+/** Limits, identity and politeness of the live fetcher (config `fetch`, env `FETCH_*`; docs/configuration.md). */
 export interface HttpFetcherOptions {
-  /** Whole fetch incl. redirects and body, ms (FETCH_TIMEOUT_MS). */
+  /** One request (one redirect hop) incl. its body, ms (FETCH_TIMEOUT_MS). */
   timeoutMs: number;
   /** TCP + TLS connect per connection, ms (FETCH_CONNECT_TIMEOUT_MS). */
   connectTimeoutMs: number;
@@ -13,15 +19,25 @@ export interface HttpFetcherOptions {
   maxBytes: number;
   /** Redirects followed at most (FETCH_MAX_REDIRECTS). */
   maxRedirects: number;
-  /** Requests in flight per host at most (FETCH_PER_HOST_CONCURRENCY). */
+  /** Requests in flight per host at most, over all workers (FETCH_PER_HOST_CONCURRENCY). */
   perHostConcurrency: number;
-  /** User-Agent header (FETCH_USER_AGENT). */
+  /** User-Agent header; its product token is what robots.txt groups match (FETCH_USER_AGENT). */
   userAgent: string;
   /** Allow loopback/private/link-local targets; for tests and closed networks (FETCH_ALLOW_PRIVATE). */
   allowPrivate: boolean;
+  /** Least time between request starts to one host, ms (FETCH_HOST_INTERVAL_MS). */
+  hostIntervalMs: number;
+  /** Largest robots.txt Crawl-delay honoured, s (FETCH_CRAWL_DELAY_MAX_S). */
+  crawlDelayMaxS: number;
+  /** Reuse a stored page confirmed this recently without a request, s (FETCH_MAX_AGE_S). */
+  maxAgeS: number;
+  /** Reuse a robots.txt this long, s, ≤ 86400 (FETCH_ROBOTS_CACHE_S). */
+  robotsCacheS: number;
+  /** Longest Retry-After that reschedules, s (FETCH_RETRY_AFTER_MAX_S). */
+  retryAfterMaxS: number;
 }
 
-/** A fetch that failed below HTTP (refused address, timeout, size cap, redirect loop, network). */
+/** A fetch refused before any request (not an absolute http(s) URL, a non-public address) or a redirect loop. */
 export class FetchError extends Error {
   constructor(url: string, reason: string) {
     super(`fetch ${url}: ${reason}`);
@@ -32,6 +48,53 @@ export class FetchError extends Error {
 /** Content types whose bodies are read: HTML/XHTML/XML pages and PDF documents. */
 const READABLE = /^\s*(text\/html|application\/xhtml\+xml|application\/xml|text\/xml|application\/(x-)?pdf)/i;
 
+/** Redirect hops followed for robots.txt (RFC 9309 §2.3.1.2: at least five). */
+const ROBOTS_REDIRECTS = 5;
+
+/**
+ * A page served from its stored rendering (render-store.ts): the DOM as the body, the DOM and
+ * screenshot as `render` exchanges (`urn:dom:<url>`, `urn:view:<url>`: WARC resource records).
+ */
+function renderedPage(url: string, r: StoredRender, exchanges: HttpExchange[]): FetchedPage {
+  const body = Buffer.from(r.html, 'utf8');
+  const resource = (uri: string, type: string, bytes: Buffer): HttpExchange => ({
+    url: uri,
+    started_at: r.rendered_at,
+    request_headers: [],
+    status: 200,
+    response_headers: [['content-type', type]],
+    body: bytes,
+    purpose: 'render',
+  });
+  return {
+    url,
+    final_url: r.final_url,
+    status: 200,
+    content_type: 'text/html; charset=utf-8',
+    body,
+    fetched_at: r.rendered_at,
+    outcome: 'ok',
+    rendered: true,
+    exchanges: [...exchanges, resource(`urn:dom:${url}`, 'text/html; charset=utf-8', body), resource(`urn:view:${url}`, 'image/png', r.screenshot)],
+  };
+}
+
+/** What one request gave: the exchange, a redirect target, the outcome when it ended the fetch. */
+interface Hop {
+  exchange: HttpExchange;
+  headers: IncomingHttpHeaders;
+  location?: string;
+  contentType: string;
+  /** Set when no usable answer came: timeout, too large, network failure. */
+  failed?: FetchOutcome;
+  readable: boolean;
+}
+
+function headerPairs(headers: IncomingHttpHeaders): Array<[string, string]> {
+  return Object.entries(headers).flatMap(([k, v]) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((x): [string, string] => [k, String(x)])));
+}
+
+/** Reads a body up to `maxBytes`; null when it is larger (the stream is destroyed). */
 async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<Buffer | null> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -46,56 +109,153 @@ async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: numbe
   return Buffer.concat(chunks);
 }
 
+/** The outcome of a request that threw: timeout, over-size body, or another network failure. */
+function failureOf(err: unknown, signal: AbortSignal): FetchOutcome {
+  const code = (err as { code?: string }).code;
+  if (signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return 'timeout';
+  if ((err as Error).message?.includes('byte cap')) return 'too_large';
+  return 'server_error';
+}
+
+/** True when a request failed because its address was refused by the policy (an SSRF guard, not a site's failure). */
+function refusedAddress(err: unknown): boolean {
+  const e = err as { code?: string; cause?: { code?: string }; name?: string };
+  return e.code === 'EBLOCKEDADDRESS' || e.cause?.code === 'EBLOCKEDADDRESS' || e.name === 'BlockedAddressError';
+}
+
 /**
- * A {@link Fetcher} over HTTP(S) with undici. Per request: every hop's URL must be http(s) and
- * its host must resolve only to public addresses (checked on each connection, see
- * address-policy.ts) unless `allowPrivate`; redirects (301/302/303/307/308 with Location) are
- * followed manually up to `maxRedirects`, each hop re-checked; one total deadline covers all
- * hops and bodies, plus a connect timeout per connection; bodies over `maxBytes` are refused;
- * HTML/XML and PDF bodies are read, other types return their status with an empty body.
- * robots.txt is not consulted (user-initiated, one page per item). HTTP errors return their
- * status (e.g. 404, 503) rather than throwing.
- * @throws FetchError for a refused address, timeout, over-size body, too many redirects or a
- *   network error
+ * The live {@link Fetcher} over HTTP(S) with undici, polite and cached through PostgreSQL
+ * (issue 27 §4; docs/research.md, "The live web"):
+ * - every hop's URL must be http(s) and resolve only to public addresses (address-policy.ts)
+ *   unless `allowPrivate`; redirects are followed hop by hop up to `maxRedirects`;
+ * - robots.txt (RFC 9309, robots.ts) is read per origin before any other request to it and
+ *   applies to every hop; a forbidden page is never requested (`robots_denied`);
+ * - every request to a host (robots.txt included) takes a shared slot and its spaced start
+ *   (host-limiter.ts); robots.txt `Crawl-delay` widens the spacing up to `crawlDelayMaxS`;
+ * - a 200 page is stored with its cache policy (http-cache.ts): reused without a request within
+ *   `maxAgeS`, revalidated with If-None-Match / If-Modified-Since after (a 304 reuses it);
+ * - each answer is classified (fetch-outcome.ts); 429/503 with `Retry-After` ≤ `retryAfterMaxS`
+ *   throws {@link RetryLaterError} when the call passes `defer_retry`, else it is a `server_error`;
+ * - every exchange (request and response heads and body) is returned in `exchanges` for WARC;
+ * - a page rendered in headless Chromium within `maxAgeS` (render-store.ts) is served as its
+ *   rendered DOM (`rendered: true`).
+ * Outcomes other than `ok` come back as pages (status 0 when no answer arrived), never thrown.
+ * @throws FetchError for a URL that is not absolute http(s), a refused address or a redirect loop;
+ *   RetryLaterError as above
  */
-export function createHttpFetcher(options: HttpFetcherOptions): Fetcher & { close(): Promise<void> } {
+export function createHttpFetcher(knex: Knex, options: HttpFetcherOptions): Fetcher & { close(): Promise<void> } {
   const dispatcher = new Agent({
     connect: { timeout: options.connectTimeoutMs, lookup: guardedLookup(options.allowPrivate) },
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
   });
-  const limiter = new KeyedLimiter(options.perHostConcurrency);
-  const headers = {
-    'user-agent': options.userAgent,
-    accept: 'text/html,application/xhtml+xml,application/pdf;q=0.9,*/*;q=0.5',
-    'accept-language': 'en;q=0.9,*;q=0.5',
-  };
+  const politeness = createHostPoliteness(knex, {
+    perHost: options.perHostConcurrency,
+    intervalMs: options.hostIntervalMs,
+    leaseMs: options.timeoutMs + options.connectTimeoutMs + 30_000,
+    maxWaitMs: 10 * 60_000,
+  });
+  const baseHeaders: Array<[string, string]> = [
+    ['user-agent', options.userAgent],
+    ['accept', 'text/html,application/xhtml+xml,application/pdf;q=0.9,*/*;q=0.5'],
+    ['accept-language', 'en;q=0.9,*;q=0.5'],
+  ];
 
-  const hop = (url: URL, signal: AbortSignal): Promise<{ status: number; location?: string; content_type: string; body: Buffer }> =>
-    limiter.run(url.host, async () => {
-      assertFetchableUrl(url, options.allowPrivate);
-      const res = await request(url, { dispatcher, method: 'GET', headers, signal });
+  /** One polite request; never throws for HTTP or network failures (see Hop.failed), only for refused addresses. */
+  const hop = async (url: URL, extra: Record<string, string>, anyType: boolean, purpose?: HttpExchange['purpose']): Promise<Hop> => {
+    assertFetchableUrl(url, options.allowPrivate);
+    const release = await politeness.acquire(url.host);
+    const requestHeaders: Array<[string, string]> = [...baseHeaders, ...Object.entries(extra)];
+    const exchange: HttpExchange = {
+      url: url.href,
+      started_at: new Date().toISOString(),
+      request_headers: requestHeaders,
+      status: 0,
+      response_headers: [],
+      body: Buffer.alloc(0),
+      purpose,
+    };
+    const signal = AbortSignal.timeout(options.timeoutMs);
+    try {
+      const res = await request(url, { dispatcher, method: 'GET', headers: Object.fromEntries(requestHeaders), signal });
+      exchange.status = res.statusCode;
+      exchange.response_headers = headerPairs(res.headers);
       const contentType = String(res.headers['content-type'] ?? '');
       const location = res.headers.location;
-      if (res.statusCode >= 300 && res.statusCode < 400 && location) {
+      if (res.statusCode >= 300 && res.statusCode < 400 && location && res.statusCode !== 304) {
         await res.body.dump();
-        return { status: res.statusCode, location: String(location), content_type: contentType, body: Buffer.alloc(0) };
+        return { exchange, headers: res.headers, location: String(location), contentType, readable: false };
       }
+      const readable = anyType || READABLE.test(contentType);
       const declared = Number(res.headers['content-length'] ?? NaN);
-      if (!READABLE.test(contentType) || declared > options.maxBytes) {
+      if (declared > options.maxBytes) {
         await res.body.dump();
-        if (declared > options.maxBytes) throw new Error(`response of ${declared} bytes exceeds the ${options.maxBytes}-byte cap`);
-        return { status: res.statusCode, content_type: contentType, body: Buffer.alloc(0) };
+        return { exchange, headers: res.headers, contentType, readable, failed: 'too_large' };
       }
       const body = await readCapped(res.body, options.maxBytes);
-      if (!body) throw new Error(`response exceeds the ${options.maxBytes}-byte cap`);
-      return { status: res.statusCode, content_type: contentType, body };
-    });
+      if (!body) return { exchange, headers: res.headers, contentType, readable, failed: 'too_large' };
+      exchange.body = body;
+      return { exchange, headers: res.headers, contentType, readable };
+    } catch (err) {
+      if (refusedAddress(err)) throw new FetchError(url.href, (err as Error).message);
+      return { exchange, headers: {}, contentType: '', readable: false, failed: failureOf(err, signal) };
+    } finally {
+      await release();
+    }
+  };
+
+  /** GET <origin>/robots.txt through the same politeness, following up to five redirects; status 0 when unreachable. */
+  const fetchRobots = async (origin: string, exchanges: HttpExchange[]): Promise<RobotsFetch> => {
+    let current = new URL('/robots.txt', origin);
+    for (let redirects = 0; redirects <= ROBOTS_REDIRECTS; redirects++) {
+      let res: Hop;
+      try {
+        res = await hop(current, {}, true, 'robots');
+      } catch {
+        return { status: 0, body: '' };
+      }
+      exchanges.push(res.exchange);
+      if (res.location === undefined) return res.failed ? { status: 0, body: '' } : { status: res.exchange.status, body: res.exchange.body.toString('utf8') };
+      current = new URL(res.location, current);
+    }
+    return { status: 0, body: '' };
+  };
+
+  /** Whether robots.txt lets us fetch `url` (reading and caching the origin's robots.txt first); records its Crawl-delay. */
+  const robotsAllow = async (url: URL, exchanges: HttpExchange[]): Promise<boolean> => {
+    const rules = await robotsRules(knex, url.origin, options.userAgent, options.robotsCacheS, () => fetchRobots(url.origin, exchanges));
+    const delay = rules.crawlDelayS === undefined ? null : Math.round(Math.min(rules.crawlDelayS, options.crawlDelayMaxS) * 1000);
+    await politeness.setCrawlDelay(url.host, delay);
+    return rules.allows(url.href);
+  };
+
+  /** A page reused from the cache (fresh, or confirmed by a 304 exchange). */
+  const fromCache = (url: string, cached: CachedResponse, cache: FetchedPage['cache'], exchanges: HttpExchange[]): FetchedPage => ({
+    url,
+    final_url: cached.final_url,
+    status: cached.status,
+    content_type: cached.content_type,
+    body: cached.body,
+    fetched_at: cached.fetched_at.toISOString(),
+    outcome: 'ok',
+    cache,
+    exchanges: [
+      ...exchanges,
+      {
+        url: cached.final_url,
+        started_at: cached.fetched_at.toISOString(),
+        request_headers: [],
+        status: cached.status,
+        response_headers: cached.response_headers,
+        body: cached.body,
+        stored: true,
+      },
+    ],
+  });
 
   return {
-    async fetch(url: string): Promise<FetchedPage> {
+    async fetch(url: string, fetchOptions: FetchOptions = {}): Promise<FetchedPage> {
       const fetched_at = new Date().toISOString();
-      const signal = AbortSignal.timeout(options.timeoutMs);
       let current: URL;
       try {
         current = new URL(url);
@@ -103,20 +263,70 @@ export function createHttpFetcher(options: HttpFetcherOptions): Fetcher & { clos
         throw new FetchError(url, 'not an absolute URL');
       }
       try {
-        for (let redirects = 0; ; redirects++) {
-          const res = await hop(current, signal);
-          if (res.location === undefined)
-            return { url, final_url: current.href, status: res.status, content_type: res.content_type, body: res.body, fetched_at };
-          if (redirects >= options.maxRedirects) throw new Error(`more than ${options.maxRedirects} redirects`);
-          current = new URL(res.location, current);
-        }
+        assertFetchableUrl(current, options.allowPrivate);
       } catch (err) {
-        const code = (err as { code?: string }).code;
-        if (signal.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
-          throw new FetchError(url, `timed out after ${options.timeoutMs} ms`);
-        if (code === 'UND_ERR_CONNECT_TIMEOUT') throw new FetchError(url, `connect timed out after ${options.connectTimeoutMs} ms`);
-        const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
-        throw new FetchError(url, `${err instanceof Error ? err.message : String(err)}${cause}`);
+        throw new FetchError(url, (err as Error).message);
+      }
+      const exchanges: HttpExchange[] = [];
+      const page = (outcome: FetchOutcome, status: number, contentType = '', body: Buffer = Buffer.alloc(0)): FetchedPage => ({
+        url,
+        final_url: current.href,
+        status,
+        content_type: contentType,
+        body,
+        fetched_at,
+        outcome,
+        exchanges,
+      });
+      if (!(await robotsAllow(current, exchanges))) return page('robots_denied', 0);
+      const rendered = await loadRender(knex, url, options.maxAgeS);
+      if (rendered) return renderedPage(url, rendered, exchanges);
+      const cached = await loadCached(knex, url);
+      if (cached && reusable(cached, options.maxAgeS)) return fromCache(url, cached, 'fresh', exchanges);
+      const requestHeads = { url, method: 'GET', headers: Object.fromEntries(baseHeaders) };
+      for (let redirects = 0; ; redirects++) {
+        if (redirects > 0 && !(await robotsAllow(current, exchanges))) return page('robots_denied', 0);
+        const conditional = redirects === 0 && cached ? (cached.policy.revalidationHeaders(requestHeads) as Record<string, string>) : {};
+        const validators = Object.fromEntries(Object.entries(conditional).filter(([k]) => k === 'if-none-match' || k === 'if-modified-since'));
+        const res = await hop(current, validators, false);
+        exchanges.push(res.exchange);
+        if (res.failed) return page(res.failed, res.exchange.status, res.contentType);
+        const status = res.exchange.status;
+        if (status === 304 && cached) {
+          const { policy } = cached.policy.revalidatedPolicy(requestHeads, { status, headers: res.headers });
+          await markRevalidated(knex, url, policy);
+          return fromCache(url, cached, 'revalidated', exchanges);
+        }
+        if (res.location !== undefined) {
+          if (redirects >= options.maxRedirects) throw new FetchError(url, `more than ${options.maxRedirects} redirects`);
+          const next = new URL(res.location, current);
+          try {
+            assertFetchableUrl(next, options.allowPrivate);
+          } catch (err) {
+            throw new FetchError(url, (err as Error).message);
+          }
+          current = next;
+          continue;
+        }
+        const body = res.exchange.body;
+        const challenge = (status === 403 || status === 503 || status === 429 || status === 200) && isChallengePage(body, res.headers);
+        if ((status === 429 || status === 503) && !challenge) {
+          const delay = retryAfterMs(res.headers['retry-after']);
+          if (delay !== null && fetchOptions.defer_retry && delay <= options.retryAfterMaxS * 1000) throw new RetryLaterError(url, delay);
+        }
+        const outcome = outcomeOf(status, res.readable, challenge);
+        if (outcome === 'ok' && status === 200)
+          await storeCached(knex, {
+            url,
+            final_url: current.href,
+            status,
+            content_type: res.contentType,
+            response_headers: res.exchange.response_headers,
+            body,
+            policy: cachePolicy({ request: requestHeads, response: { status, headers: res.headers } }),
+            fetched_at: new Date(res.exchange.started_at),
+          });
+        return page(outcome, status, res.contentType, res.readable ? body : Buffer.alloc(0));
       }
     },
     close: () => dispatcher.close(),

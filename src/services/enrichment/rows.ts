@@ -4,7 +4,10 @@ import { jobTextExamples, type JobTextExamples } from './examples';
 import { jobCategoryExamples } from './category-examples';
 import { jobTaxonomy } from './job-taxonomy';
 import { jobDocuments } from './knowledge-base';
-import type { FetchedPage } from '../../enrichment/research/types';
+import { RetryLaterError, type FetchedPage } from '../../enrichment/research/types';
+import { fetchRecords } from './fetch-records';
+import { keepRowWarc } from './evidence-warc';
+import { markRenderedMethods, requestRowRenders, type RenderSettings } from './rendering';
 import type {
   CategoryExample,
   EngineUsage,
@@ -126,14 +129,14 @@ interface RowOutcome {
  * Runs the engine for one row. Re-extraction jobs (`config.reextract_from_activity_id`) call
  * `engine.extract` on the row's stored evidence — no search, no fetch (interface-spec.md
  * `reextract_from_activity_id`); other jobs research + extract, reporting fetched pages to
- * `capture` when artifacts are kept.
+ * `consulted`, whose outcomes the evidence keeps (`evidence.fetches`).
  */
 async function runEngine(
   engine: EnrichmentEngine,
   config: EnrichJobConfig,
   input: EnrichInput,
   evidence: unknown,
-  capture: FetchedPage[] | null,
+  consulted: FetchedPage[],
 ): Promise<RowOutcome> {
   if (config.reextract_from_activity_id) {
     if (!evidence)
@@ -141,8 +144,9 @@ async function runEngine(
     const out = await engine.extract(input, evidence as Evidence);
     return { result: out.result, evidence, usage: out.usage ?? EMPTY_USAGE };
   }
-  if (capture) input.options.on_fetched = (page) => capture.push(page);
+  input.options.on_fetched = (page) => consulted.push(page);
   const out = await engine.enrich(input);
+  if (consulted.length > 0) out.evidence.fetches = fetchRecords(consulted);
   return { result: out.result, evidence: out.evidence, usage: out.usage };
 }
 
@@ -201,6 +205,12 @@ async function loadRows(knex: Knex, jobId: string, rowIndexes: number[]): Promis
   );
 }
 
+/** Per-call options of {@link processRow}. */
+export interface ProcessRowOptions {
+  /** A 429/503 with Retry-After stops the row with RetryLaterError instead of being recorded (the activity has attempts left). */
+  deferFetchRetry?: boolean;
+}
+
 /** What a job without catalog examples learns from: nothing. */
 const NO_EXAMPLES: JobTextExamples = { examples: [], texts: [] };
 
@@ -213,6 +223,8 @@ export interface RowDeps {
   engine: EnrichmentEngine;
   storage: EnrichmentStorage;
   caches: EnrichmentCaches;
+  /** Rendering of pages that build their product data with JavaScript (./rendering.ts); absent = off, no notice. */
+  render?: RenderSettings;
 }
 
 /**
@@ -238,23 +250,19 @@ function rowInput(row: LoadedRow, knowledgeBase: unknown, learning: JobTextExamp
  * @returns the outcome (its evidence in the row's stored form) and the research as extraction
  *   saw it, parsed pages included (the audit looks into it)
  */
-async function runRowEngine(
-  deps: RowDeps,
-  row: LoadedRow,
-  input: EnrichInput,
-  capture: FetchedPage[] | null,
-): Promise<{ outcome: RowOutcome; research: unknown }> {
+async function runRowEngine(deps: RowDeps, row: LoadedRow, input: EnrichInput, consulted: FetchedPage[]): Promise<{ outcome: RowOutcome; research: unknown }> {
   // One debug line per engine call: durability tests count calls per row across worker processes
   // (a killed attempt's call shows, its write does not).
   logger.debug({ job_id: row.job_id, row_index: row.row_index }, 'engine call');
   try {
     const stored = row.config.reextract_from_activity_id ? await loadEvidence(deps.knex, row.organization_id, row.evidence) : null;
-    const outcome = await runEngine(deps.engine, row.config, input, stored, capture);
+    const outcome = await runEngine(deps.engine, row.config, input, stored, consulted);
     const research = stored ?? outcome.evidence;
     // Keep the row's stored form (document references) rather than the hydrated pages.
     if (stored) outcome.evidence = row.evidence;
     return { outcome, research };
   } catch (err) {
+    if (err instanceof RetryLaterError) throw err;
     return {
       outcome: { result: errorResult(input.item, `Enrichment failed: ${errorFields(err).message ?? String(err)}`), evidence: null, usage: null },
       research: null,
@@ -297,6 +305,8 @@ async function postProcess(
   let artifacts: ArtifactRecord[] = [];
   if (capture) {
     artifacts = await storeArtifacts(deps.storage, capture);
+    const warc = await keepRowWarc(deps.storage, row.job_id, row.row_index, capture, outcome.evidence, result);
+    if (warc) artifacts.push(warc);
     (result as EnrichmentResult & { source_artifacts?: unknown }).source_artifacts = artifactLinks(deps.storage, artifacts);
     notes.push(`source artifacts kept: ${artifacts.length}`);
   }
@@ -320,10 +330,20 @@ async function postProcess(
  *   same arrays for every row of the job, so the engine trains its text model once), used when
  *   `web_search` is false
  */
-async function computeRow(deps: RowDeps, row: LoadedRow, knowledgeBase: unknown, learning: JobTextExamples = NO_EXAMPLES): Promise<RowWrite> {
+async function computeRow(
+  deps: RowDeps,
+  row: LoadedRow,
+  knowledgeBase: unknown,
+  learning: JobTextExamples = NO_EXAMPLES,
+  options: ProcessRowOptions = {},
+): Promise<RowWrite | 'render'> {
   const input = rowInput(row, knowledgeBase, learning);
-  const capture: FetchedPage[] | null = row.config.capture_source_artifacts ? [] : null;
-  const { outcome, research } = await runRowEngine(deps, row, input, capture);
+  if (options.deferFetchRetry) input.options.defer_fetch_retry = true;
+  const consulted: FetchedPage[] = [];
+  const capture = row.config.capture_source_artifacts ? consulted : null;
+  const { outcome, research } = await runRowEngine(deps, row, input, consulted);
+  markRenderedMethods(outcome.result, consulted);
+  if (deps.render && (await requestRowRenders(deps.knex, deps.render, row, input, outcome.result, outcome.evidence, consulted))) return 'render';
   outcome.result.original_data = row.input;
   const artifacts = await postProcess(deps, row, input, outcome, research, capture);
   return { rowIndex: row.row_index, outcome, artifacts };
@@ -336,8 +356,17 @@ async function computeRow(deps: RowDeps, row: LoadedRow, knowledgeBase: unknown,
  * job's post-processing (media hosting, source artifacts, debug log) and writes the result
  * idempotently, staging it on the job's activity when the job targets a catalog.
  * @returns `processed` false when nothing was written (already done, job cancelled/finished)
+ * @returns `render` true when pages of the row must be rendered first (nothing written; the
+ *   workflow runs the render activity, then this row again)
+ * @throws RetryLaterError when `options.deferFetchRetry` and a page asked to be fetched later
+ *   (nothing is written; the activity reschedules the row through Temporal's retry)
  */
-export async function processRow(deps: RowDeps, jobId: string, rowIndex: number): Promise<{ processed: boolean; succeeded: boolean }> {
+export async function processRow(
+  deps: RowDeps,
+  jobId: string,
+  rowIndex: number,
+  options: ProcessRowOptions = {},
+): Promise<{ processed: boolean; succeeded: boolean; render?: boolean }> {
   const { knex, caches } = deps;
   const row = (await loadRows(knex, jobId, [rowIndex])).get(rowIndex);
   if (!row || row.status !== 'pending' || row.job_status !== 'running') return { processed: false, succeeded: false };
@@ -346,7 +375,8 @@ export async function processRow(deps: RowDeps, jobId: string, rowIndex: number)
   if (row.config.predict_taxonomy) row.category_examples = await jobCategoryExamples(knex, caches.jobCategoryExamples, jobId);
   const kb = row.config.knowledge_base_enabled ? await jobDocuments(knex, caches.jobDocuments, jobId) : undefined;
   const learning = row.config.web_search === false ? await jobTextExamples(knex, caches.jobTextExamples, jobId) : NO_EXAMPLES;
-  const computed = await computeRow(deps, row, kb, learning);
+  const computed = await computeRow(deps, row, kb, learning, options);
+  if (computed === 'render') return { processed: false, succeeded: false, render: true };
   const [written] = await writeRowResults({ knex, knownEvidenceDocs: caches.knownEvidenceDocs }, jobId, [computed]);
   return { processed: written, succeeded: written && !computed.outcome.result.error };
 }

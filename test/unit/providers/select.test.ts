@@ -1,6 +1,9 @@
 import { loadConfig } from '../../../src/config';
 import { researchProviders } from '../../../src/enrichment/providers';
 import { startServer } from './fixtures';
+import { closeTestKnex, testKnex } from '../../helpers/db';
+
+afterAll(() => closeTestKnex());
 
 test('defaults: archive search, conservative fetch limits, private addresses refused', () => {
   const config = loadConfig({});
@@ -10,13 +13,22 @@ test('defaults: archive search, conservative fetch limits, private addresses ref
     braveApiKey: null,
     braveApiUrl: 'https://api.search.brave.com/res/v1/web/search',
   });
-  expect(config.fetch).toMatchObject({ allowPrivateFetch: false, maxRedirects: 5, perHostConcurrency: 2 });
+  expect(config.fetch).toMatchObject({
+    allowPrivateFetch: false,
+    maxRedirects: 5,
+    perHostConcurrency: 2,
+    hostIntervalMs: 1000,
+    maxAgeS: 172_800,
+    robotsCacheS: 86_400,
+  });
+  expect(config.render).toMatchObject({ chromiumPath: '/usr/bin/chromium', concurrency: 1 });
   expect(() => loadConfig({ SEARCH_PROVIDER: 'google' })).toThrow(/SEARCH_PROVIDER/);
 });
 
 test('missing settings of a live provider are refused', () => {
   expect(() => researchProviders(loadConfig({ SEARCH_PROVIDER: 'searxng' }))).toThrow(/SEARXNG_URL/);
   expect(() => researchProviders(loadConfig({ SEARCH_PROVIDER: 'brave' }))).toThrow(/BRAVE_API_KEY/);
+  expect(() => researchProviders(loadConfig({ SEARCH_PROVIDER: 'searxng', SEARXNG_URL: 'http://127.0.0.1:1' }))).toThrow(/needs the database/);
 });
 
 test('SEARCH_PROVIDER=brave with BRAVE_API_URL and FETCH_ALLOW_PRIVATE searches and fetches live', async () => {
@@ -31,6 +43,7 @@ test('SEARCH_PROVIDER=brave with BRAVE_API_URL and FETCH_ALLOW_PRIVATE searches 
   try {
     const { search, fetcher } = researchProviders(
       loadConfig({ SEARCH_PROVIDER: 'brave', BRAVE_API_KEY: 'k', BRAVE_API_URL: server.url('/res/v1/web/search'), FETCH_ALLOW_PRIVATE: 'true' }),
+      testKnex(),
     );
     const [hit] = await search.search('p', { limit: 5 });
     expect(hit.url).toBe(server.url('/p'));
