@@ -79,7 +79,11 @@ export async function createResearchArchive(deps: ResearchArchiveDeps, scope: Sc
   const id = newId();
   const dir = archiveDir(deps.dataDir, id);
   await fs.promises.mkdir(dir, { recursive: true });
-  const name = path.basename(upload.originalname).replace(/[^\w.-]+/g, '_').slice(-200) || `archive.${format}`;
+  const name =
+    path
+      .basename(upload.originalname)
+      .replace(/[^\w.-]+/g, '_')
+      .slice(-200) || `archive.${format}`;
   const file = path.join(dir, name);
   await pipeline(fs.createReadStream(upload.path), fs.createWriteStream(file));
   await fs.promises.rm(upload.path, { force: true });

@@ -85,9 +85,14 @@ export async function indexResearchArchive(knex: Knex, archiveId: string, onBatc
         continue;
       }
       const { page } = entry;
-      const doc = await fetchedPageDoc({ url: page.url, final_url: page.url, status: 200, content_type: page.content_type, body: page.body, fetched_at: '' }).catch(
-        () => null,
-      );
+      const doc = await fetchedPageDoc({
+        url: page.url,
+        final_url: page.url,
+        status: 200,
+        content_type: page.content_type,
+        body: page.body,
+        fetched_at: '',
+      }).catch(() => null);
       if (!doc) {
         skip('unreadable_document');
         continue;
@@ -104,5 +109,7 @@ export async function indexResearchArchive(knex: Knex, archiveId: string, onBatc
 
 /** Marks an archive `failed` with `error` (the workflow's last step after a failed indexing); idempotent. */
 export async function markResearchArchiveFailed(knex: Knex, archiveId: string, error: string): Promise<void> {
-  await ResearchArchive.query(knex).findById(archiveId).patch({ status: 'failed', error: error.slice(0, 2000), completed_at: new Date(), updated_at: new Date() });
+  await ResearchArchive.query(knex)
+    .findById(archiveId)
+    .patch({ status: 'failed', error: error.slice(0, 2000), completed_at: new Date(), updated_at: new Date() });
 }

@@ -59,10 +59,9 @@ export interface PageRow {
 /** The row of a parsed page record of `warcFile` in archive `archiveId`. */
 export function pageRow(archiveId: string, warcFile: string, page: WarcPage, doc: PageDoc): PageRow {
   const og = (key: RegExp) => doc.opengraph.filter(([k]) => key.test(k)).map(([, v]) => v);
-  const ids = [
-    ...doc.products.flatMap((p) => [p.sku, p.gtin, p.mpn, p.product_id]),
-    ...og(/^product:(retailer_item_id|gtin|ean|upc|mpn|sku)/i),
-  ].filter((v): v is string => typeof v === 'string' && v.trim().length > 0);
+  const ids = [...doc.products.flatMap((p) => [p.sku, p.gtin, p.mpn, p.product_id]), ...og(/^product:(retailer_item_id|gtin|ean|upc|mpn|sku)/i)].filter(
+    (v): v is string => typeof v === 'string' && v.trim().length > 0,
+  );
   const names = doc.products.flatMap((p) => [p.name, p.brand]).filter((v): v is string => Boolean(v));
   const descriptions = [doc.meta_description, ...og(/^og:description$/i), ...doc.products.map((p) => p.description)].filter((v): v is string => Boolean(v));
   return {

@@ -41,7 +41,9 @@ export function configuredSources(config: Pick<Config, 'search' | 'researchArchi
 /** Indexed archives by status: the configured ones, and (with `organizationId`) the organization's. */
 export async function indexedArchiveCounts(knex: Knex, organizationId?: string): Promise<Record<'indexing' | 'ready' | 'failed', number>> {
   const q = knex('research_archives').select('status').count<Array<{ status: string; count: string }>>('* as count').groupBy('status');
-  const rows = await (organizationId ? q.where((w) => w.whereNull('organization_id').orWhere('organization_id', organizationId)) : q.whereNull('organization_id'));
+  const rows = await (organizationId
+    ? q.where((w) => w.whereNull('organization_id').orWhere('organization_id', organizationId))
+    : q.whereNull('organization_id'));
   const out = { indexing: 0, ready: 0, failed: 0 };
   for (const r of rows) if (r.status in out) out[r.status as keyof typeof out] = Number(r.count);
   return out;

@@ -75,7 +75,12 @@ async function classify(record: WARCRecord, offset: number, length: number): Pro
  */
 export async function* readWarcEntries(file: string): AsyncGenerator<WarcEntry> {
   const parser = new WARCParser(fs.createReadStream(file));
-  for await (const record of parser) yield await classify(record, parser.offset, parser.recordLength);
+  for await (const record of parser) {
+    const entry = await classify(record, parser.offset, 0);
+    // The record's length is known once its block was read (warcio counts the bytes consumed).
+    if ('page' in entry) entry.page.length = parser.recordLength;
+    yield entry;
+  }
 }
 
 /**
@@ -85,9 +90,13 @@ export async function* readWarcEntries(file: string): AsyncGenerator<WarcEntry> 
  * @throws Error when the file cannot be read or holds no WARC record at that offset
  */
 export async function readWarcPageAt(file: string, offset: number, length: number): Promise<WarcPage | null> {
-  const parser = new WARCParser(fs.createReadStream(file, { start: offset, end: offset + Math.max(1, length) - 1 }));
-  const record = await parser.parse();
-  if (!record) throw new Error(`${file}: no WARC record at offset ${offset}`);
-  const entry = await classify(record, offset, length);
-  return 'page' in entry ? entry.page : null;
+  const stream = fs.createReadStream(file, { start: offset, end: offset + Math.max(1, length) - 1 });
+  try {
+    const record = await new WARCParser(stream).parse();
+    if (!record) throw new Error(`${file}: no WARC record at offset ${offset}`);
+    const entry = await classify(record, offset, length);
+    return 'page' in entry ? entry.page : null;
+  } finally {
+    stream.destroy();
+  }
 }
