@@ -1,16 +1,17 @@
 /**
  * Indexing of one research archive (issue 27 §2), run by the `indexResearchArchive` activity of
- * researchArchiveIndexWorkflow: every HTML/PDF response record of its WARC files is parsed with the
- * engine's page parser (src/enrichment/parse, via providers/documents fetchedPageDoc) and written
- * to `research_archive_pages` in batches, each batch in one transaction with the archive's
- * progress counters. Memory is one batch, whatever the archive's size. A retried attempt starts
+ * researchArchiveIndexWorkflow: every HTML/PDF response record of its WARC files is read with the
+ * engine's parsers (HTML: src/enrichment/parse/index-facts.ts; PDF: its text layer through
+ * providers/documents fetchedPageDoc) and written to `research_archive_pages` in batches, each
+ * batch in one transaction with the archive's progress counters. Memory is one batch, whatever the archive's size. A retried attempt starts
  * over: it deletes the pages an earlier attempt wrote first, so no page is indexed twice.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
-import { fetchedPageDoc } from '../../enrichment/providers/documents';
-import { readWarcEntries, type WarcEntry } from '../../enrichment/research/warc/records';
+import { parseIndexFacts, type IndexFacts } from '../../enrichment/parse/index-facts';
+import { fetchedPageDoc, isHtmlType } from '../../enrichment/providers/documents';
+import { readWarcEntries, type WarcEntry, type WarcPage } from '../../enrichment/research/warc/records';
 import { extractWacz, WaczError } from '../../enrichment/research/warc/wacz';
 import { ResearchArchive } from '../../models/research-archive';
 import { insertPageRows, pageRow, type PageRow } from './pages';
@@ -45,6 +46,14 @@ async function warcFiles(archive: ResearchArchive): Promise<string[]> {
   }
 }
 
+/** The index facts of a page record: HTML read by parseIndexFacts, PDF by its text layer; null when unreadable. */
+async function pageFacts(page: WarcPage): Promise<IndexFacts | null> {
+  if (isHtmlType(page.content_type)) return parseIndexFacts(page.body);
+  return fetchedPageDoc({ url: page.url, final_url: page.url, status: 200, content_type: page.content_type, body: page.body, fetched_at: '' }).catch(
+    () => null,
+  );
+}
+
 /** Records of `file`, read errors turned into {@link ArchiveContentError}. */
 async function* entriesOf(file: string): AsyncGenerator<WarcEntry> {
   try {
@@ -65,16 +74,22 @@ export async function indexResearchArchive(knex: Knex, archiveId: string, onBatc
   const progress: IndexProgress = { records_read: 0, pages_indexed: 0, skipped: {} };
   await knex('research_archive_pages').where({ archive_id: archiveId }).delete();
   let batch: PageRow[] = [];
+  // One batch is written while the next is parsed (PostgreSQL computes the vectors meanwhile).
+  let writing: Promise<void> = Promise.resolve();
   const flush = async () => {
     const rows = batch;
+    const counters = { records_read: progress.records_read, pages_indexed: progress.pages_indexed, skipped: { ...progress.skipped } };
     batch = [];
-    await knex.transaction(async (trx) => {
+    await writing;
+    writing = knex.transaction(async (trx) => {
       await insertPageRows(trx, rows);
       await ResearchArchive.query(trx)
         .findById(archiveId)
-        .patch({ records_read: progress.records_read, pages_indexed: progress.pages_indexed, skipped: progress.skipped, updated_at: new Date() });
+        .patch({ ...counters, updated_at: new Date() });
     });
-    onBatch(progress);
+    // Surface a failed write at once rather than after the next batch's parse.
+    writing.catch(() => {});
+    onBatch(counters);
   };
   const skip = (reason: string) => (progress.skipped[reason] = (progress.skipped[reason] ?? 0) + 1);
   for (const file of await warcFiles(archive)) {
@@ -84,25 +99,18 @@ export async function indexResearchArchive(knex: Knex, archiveId: string, onBatc
         skip(entry.skipped);
         continue;
       }
-      const { page } = entry;
-      const doc = await fetchedPageDoc({
-        url: page.url,
-        final_url: page.url,
-        status: 200,
-        content_type: page.content_type,
-        body: page.body,
-        fetched_at: '',
-      }).catch(() => null);
-      if (!doc) {
+      const facts = await pageFacts(entry.page);
+      if (!facts) {
         skip('unreadable_document');
         continue;
       }
-      batch.push(pageRow(archiveId, file, page, doc));
+      batch.push(pageRow(archiveId, file, entry.page, facts));
       progress.pages_indexed++;
       if (batch.length >= INDEX_BATCH_PAGES) await flush();
     }
   }
   await flush();
+  await writing;
   await ResearchArchive.query(knex).findById(archiveId).patch({ status: 'ready', error: null, completed_at: new Date(), updated_at: new Date() });
   return progress;
 }

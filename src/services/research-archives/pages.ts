@@ -7,7 +7,7 @@
  * words do not all appear on a page can still match it by name cheaply.
  */
 import type { Knex } from 'knex';
-import type { PageDoc } from '../../enrichment/parse/page';
+import type { IndexFacts } from '../../enrichment/parse/index-facts';
 import type { WarcPage } from '../../enrichment/research/warc/records';
 
 /** Text search configuration: `simple` (no stemming), as archives mix languages. */
@@ -56,8 +56,8 @@ export interface PageRow {
   text_c: string;
 }
 
-/** The row of a parsed page record of `warcFile` in archive `archiveId`. */
-export function pageRow(archiveId: string, warcFile: string, page: WarcPage, doc: PageDoc): PageRow {
+/** The row of a page record of `warcFile` in archive `archiveId`, from its index facts (parse/index-facts.ts). */
+export function pageRow(archiveId: string, warcFile: string, page: WarcPage, doc: IndexFacts): PageRow {
   const og = (key: RegExp) => doc.opengraph.filter(([k]) => key.test(k)).map(([, v]) => v);
   const ids = [...doc.products.flatMap((p) => [p.sku, p.gtin, p.mpn, p.product_id]), ...og(/^product:(retailer_item_id|gtin|ean|upc|mpn|sku)/i)].filter(
     (v): v is string => typeof v === 'string' && v.trim().length > 0,
