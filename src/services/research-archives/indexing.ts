@@ -67,7 +67,8 @@ async function* entriesOf(file: string): AsyncGenerator<WarcEntry> {
  * Indexes archive `archiveId` from scratch and marks it `ready`; `onBatch` is called after each
  * committed batch (the activity heartbeats there).
  * @returns the final progress
- * @throws ArchiveContentError when the archive cannot be read as WARC/WACZ; database errors as they come
+ * @throws ArchiveContentError when the archive cannot be read as WARC/WACZ or a WARC file holds no
+ *   record; database errors as they come
  */
 export async function indexResearchArchive(knex: Knex, archiveId: string, onBatch: (p: IndexProgress) => void = () => {}): Promise<IndexProgress> {
   const archive = await ResearchArchive.query(knex).findById(archiveId).throwIfNotFound();
@@ -93,6 +94,7 @@ export async function indexResearchArchive(knex: Knex, archiveId: string, onBatc
   };
   const skip = (reason: string) => (progress.skipped[reason] = (progress.skipped[reason] ?? 0) + 1);
   for (const file of await warcFiles(archive)) {
+    const before = progress.records_read;
     for await (const entry of entriesOf(file)) {
       progress.records_read++;
       if ('skipped' in entry) {
@@ -108,6 +110,7 @@ export async function indexResearchArchive(knex: Knex, archiveId: string, onBatc
       progress.pages_indexed++;
       if (batch.length >= INDEX_BATCH_PAGES) await flush();
     }
+    if (progress.records_read === before) throw new ArchiveContentError(`${path.basename(file)}: no WARC record found (not a WARC file)`);
   }
   await flush();
   await writing;

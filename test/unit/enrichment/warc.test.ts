@@ -82,3 +82,9 @@ test('a WACZ is verified against datapackage.json and its WARC copied out; a wro
   await expect(extractWacz(bad, path.join(dir, 'out-bad'))).rejects.toThrow(/SHA-256 differs/);
   await expect(extractWacz(warc, path.join(dir, 'out-none'))).rejects.toThrow(/not a readable ZIP/);
 });
+
+test('a file that is not a WARC is refused at its first record', async () => {
+  const file = path.join(dir, 'not.warc');
+  fs.writeFileSync(file, 'this is not a WARC file\r\n\r\n');
+  await expect(pagesOf(file)).rejects.toThrow(/not a WARC record at offset 0/);
+});

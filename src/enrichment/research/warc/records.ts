@@ -43,6 +43,9 @@ function payloadType(record: WARCRecord): string {
 
 /** What one record is: a page (payload read) or a skip reason (payload left unread). */
 async function classify(record: WARCRecord, offset: number, length: number): Promise<WarcEntry> {
+  // warcio reads any header block; a WARC record's first line is `WARC/1.0` or `WARC/1.1` (ISO 28500 §5).
+  const version = record.warcHeaders.statusline ?? '';
+  if (!/^WARC\/1\.[01]\s*$/.test(version)) throw new Error(`not a WARC record at offset ${offset} (first line ${JSON.stringify(version.slice(0, 40))})`);
   const type = record.warcType;
   if (type === 'revisit') return { skipped: 'revisit' };
   if (type !== 'response' && type !== 'resource') return { skipped: 'not_a_response' };
@@ -71,7 +74,8 @@ async function classify(record: WARCRecord, offset: number, length: number): Pro
 /**
  * Every record of a WARC file in order, as a page or a skip reason; the file is streamed, so
  * memory stays one record whatever the file's size.
- * @throws Error (from warcio or the file system) when the file cannot be read or is not a WARC
+ * @throws Error (from warcio or the file system) when the file cannot be read, or a record does not
+ *   open with a WARC/1.0 or WARC/1.1 line
  */
 export async function* readWarcEntries(file: string): AsyncGenerator<WarcEntry> {
   const parser = new WARCParser(fs.createReadStream(file));
