@@ -17,6 +17,7 @@ import { extractWacz, WaczError } from '../../enrichment/research/warc/wacz';
 import { ResearchArchive, type ResearchArchiveFormat } from '../../models/research-archive';
 import type { JobRunner } from '../job-runner';
 import type { Scope } from '../access/scope';
+import { researchArchiveWorkflowId } from '../../../workflows/definitions';
 
 /** What the archive service needs: the database, the runner that starts indexing, and where uploads are kept. */
 export interface ResearchArchiveDeps {
@@ -47,6 +48,16 @@ export async function fileDigest(file: string): Promise<{ sha256: string; bytes:
 /** Folder of one archive's files under the data directory. */
 function archiveDir(dataDir: string, id: string): string {
   return path.join(dataDir, 'research-archives', id);
+}
+
+/** Moves a file: a rename on one file system, else a streamed copy and a delete. */
+async function moveFile(from: string, to: string): Promise<void> {
+  try {
+    await fs.promises.rename(from, to);
+  } catch {
+    await pipeline(fs.createReadStream(from), fs.createWriteStream(to));
+    await fs.promises.rm(from, { force: true });
+  }
 }
 
 /** Starts indexing; on failure marks the archive failed and answers 503. */
@@ -85,8 +96,7 @@ export async function createResearchArchive(deps: ResearchArchiveDeps, scope: Sc
       .replace(/[^\w.-]+/g, '_')
       .slice(-200) || `archive.${format}`;
   const file = path.join(dir, name);
-  await pipeline(fs.createReadStream(upload.path), fs.createWriteStream(file));
-  await fs.promises.rm(upload.path, { force: true });
+  await moveFile(upload.path, file);
   const digest = await fileDigest(file);
   if (format === 'wacz') {
     try {
@@ -142,14 +152,9 @@ export async function loadResearchArchive(knex: Knex, scope: Scope, id: string):
 export async function deleteResearchArchive(deps: ResearchArchiveDeps, scope: Scope, id: string): Promise<void> {
   const archive = await loadResearchArchive(deps.knex, scope, id);
   if (archive.organization_id === null) throw new ForbiddenError('A configured archive is removed from RESEARCH_ARCHIVES, not through the API');
-  if (archive.status === 'indexing') await deps.jobRunner.cancel(researchArchiveWorkflowIdOf(archive.id));
+  if (archive.status === 'indexing') await deps.jobRunner.cancel(researchArchiveWorkflowId(archive.id));
   await ResearchArchive.query(deps.knex).deleteById(archive.id);
   await fs.promises.rm(path.dirname(archive.file_path), { recursive: true, force: true });
-}
-
-/** Workflow id of an archive's indexing (workflows/definitions.ts researchArchiveWorkflowId; repeated to keep services free of workflow imports). */
-function researchArchiveWorkflowIdOf(id: string): string {
-  return `research-archive-${id}`;
 }
 
 /**

@@ -114,6 +114,8 @@ export async function indexResearchArchive(knex: Knex, archiveId: string, onBatc
   }
   await flush();
   await writing;
+  // Fresh statistics, so that lookups plan on the GIN indexes rather than scanning an archive's rows.
+  await knex.raw('analyze research_archive_pages');
   await ResearchArchive.query(knex).findById(archiveId).patch({ status: 'ready', error: null, completed_at: new Date(), updated_at: new Date() });
   return progress;
 }

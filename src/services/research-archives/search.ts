@@ -6,8 +6,8 @@
  *
  * Search: exact lookup first (a query word, or the whole query, equal to a GTIN/MPN/SKU of a
  * page's structured data), then full-text ranking (`ts_rank` with the A/B/C weights of ./pages.ts)
- * of pages holding every query word; when that finds fewer than asked, pages whose names, brands
- * or identifiers hold any query word. Fetch: the page whose URL (without query and fragment)
+ * of pages holding every query word; when neither finds anything, pages whose names, brands or
+ * identifiers hold any query word. At most 5,000 (1,000) matching pages are ranked per query. Fetch: the page whose URL (without query and fragment)
  * equals the requested one, latest capture first, read from its WARC record.
  */
 import type { Knex } from 'knex';
@@ -50,16 +50,31 @@ async function exactHits(knex: Knex, query: string, words: string[], organizatio
   return rows.map((r: Hit) => ({ ...r, score: EXACT_SCORE }));
 }
 
-/** Full-text hits: every word on `document` (ranked), else any word on `head`. */
-async function textHits(knex: Knex, words: string[], column: 'document' | 'head', organizationId: string | undefined, limit: number): Promise<Hit[]> {
+/**
+ * Pages ranked by full text: every word on `document`, or any word on `head`. At most
+ * `candidates` matching pages are ranked (the GIN index finds them; ranking reads each one's
+ * vector), so a query of common words costs a bounded time whatever the archive's size.
+ */
+async function textHits(
+  knex: Knex,
+  words: string[],
+  column: 'document' | 'head',
+  organizationId: string | undefined,
+  limit: number,
+  candidates: number,
+): Promise<Hit[]> {
   if (!words.length) return [];
   const tsquery = words.join(column === 'document' ? ' & ' : ' | ');
-  const rows = await knex('research_archive_pages')
+  const matching = knex('research_archive_pages')
     .whereIn('archive_id', visibleArchives(knex, organizationId))
     .whereRaw(`${column} @@ to_tsquery('${TEXT_SEARCH_CONFIG}', ?)`, [tsquery])
-    .orderByRaw(`score desc, url`)
-    .limit(limit)
+    .limit(candidates)
     .select('url', 'title', 'snippet', knex.raw(`ts_rank(${column}, to_tsquery('${TEXT_SEARCH_CONFIG}', ?), 1)::float8 as score`, [tsquery]));
+  const rows = await knex
+    .select('*')
+    .from(matching.as('m'))
+    .orderBy([{ column: 'score', order: 'desc' }, 'url'])
+    .limit(limit);
   return rows as Hit[];
 }
 
@@ -84,8 +99,8 @@ export function archiveIndexSearch(knex: Knex): SearchProvider {
         }
       };
       add(await exactHits(knex, query, words, options.organization_id, want));
-      if (out.length < limit) add(await textHits(knex, words, 'document', options.organization_id, want));
-      if (out.length < limit) add(await textHits(knex, words, 'head', options.organization_id, want));
+      if (out.length < limit) add(await textHits(knex, words, 'document', options.organization_id, want, 5000));
+      if (!out.length) add(await textHits(knex, words, 'head', options.organization_id, want, 1000));
       return out.slice(0, limit);
     },
   };
