@@ -24,7 +24,13 @@ export async function researchArchiveIndexWorkflow(args: ResearchArchiveIndexArg
   const { indexResearchArchive } = proxyActivities<ResearchArchiveActivities>({
     startToCloseTimeout: '12 hours',
     heartbeatTimeout: '2 minutes',
-    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10, nonRetryableErrorTypes: [ARCHIVE_CONTENT_INVALID] },
+    retry: {
+      initialInterval: '5 seconds',
+      backoffCoefficient: 2,
+      maximumInterval: '5 minutes',
+      maximumAttempts: 10,
+      nonRetryableErrorTypes: [ARCHIVE_CONTENT_INVALID],
+    },
   });
   const { markResearchArchiveFailed } = proxyActivities<ResearchArchiveActivities>({
     startToCloseTimeout: '1 minute',

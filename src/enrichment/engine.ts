@@ -194,7 +194,13 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
     // issue 27 §3: the item's own page first; search only for what it lacks.
     const own = itemPageUrls(input.item, input.options.source_hints);
     for (const url of own) await read(url, docs.length);
-    const searchNeeded = own.length === 0 || fieldsLacking(docs.map((d) => d.doc), input.item, input.output_schema).length > 0;
+    const searchNeeded =
+      own.length === 0 ||
+      fieldsLacking(
+        docs.map((d) => d.doc),
+        input.item,
+        input.output_schema,
+      ).length > 0;
     const lists: Array<Array<{ url: string }>> = [];
     for (const query of searchNeeded ? planQueries(input.item, input.options.speed) : []) {
       evidence.queries.push(query);

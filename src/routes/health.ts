@@ -36,7 +36,11 @@ export function healthRoutes(deps: AppDeps): RouteDef[] {
         const pollers = deps.jobRunner.taskQueuePollers;
         if (pollers && checks.temporal === 'ok') {
           await pollers.call(deps.jobRunner).then(
-            (p) => (checks.worker = p.workflow > 0 && p.activity > 0 ? 'ok' : `error: no worker polls task queue ${p.task_queue} (workflow pollers ${p.workflow}, activity pollers ${p.activity})`),
+            (p) =>
+              (checks.worker =
+                p.workflow > 0 && p.activity > 0
+                  ? 'ok'
+                  : `error: no worker polls task queue ${p.task_queue} (workflow pollers ${p.workflow}, activity pollers ${p.activity})`),
             (e) => (checks.worker = `error: ${e.message}`),
           );
         }

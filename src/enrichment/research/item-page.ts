@@ -35,6 +35,8 @@ export function fieldsLacking(docs: PageDoc[], item: Record<string, unknown>, sc
     if (v !== undefined && v !== null && v !== '') return false;
     const role = fieldRole(field);
     const synonyms = [snake(field.name).replace(/_/g, ' ')];
-    return !matched.some(({ doc, product }) => pageCandidates(doc, role, field.name, synonyms, product !== undefined ? doc.products[product] : undefined).length > 0);
+    return !matched.some(
+      ({ doc, product }) => pageCandidates(doc, role, field.name, synonyms, product !== undefined ? doc.products[product] : undefined).length > 0,
+    );
   });
 }

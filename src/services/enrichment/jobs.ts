@@ -74,7 +74,9 @@ async function assertWorkerPolling(jobRunner: JobRunner, what: string): Promise<
     p = await jobRunner.taskQueuePollers();
   }
   if (p.workflow === 0 || p.activity === 0)
-    throw new ServiceUnavailableError(`No worker polls task queue ${p.task_queue}: ${what}. Start the worker (npm start or npm run worker), or send async_mode: true.`);
+    throw new ServiceUnavailableError(
+      `No worker polls task queue ${p.task_queue}: ${what}. Start the worker (npm start or npm run worker), or send async_mode: true.`,
+    );
 }
 
 /**

@@ -135,7 +135,11 @@ async function runEngine(
 
 /** An evidence document as a debug line: its URL and, for an archived page, its capture date and WARC record. */
 function documentLine(d: unknown): string {
-  const doc = (typeof d === 'object' && d !== null ? d : {}) as { url?: string; captured_at?: string; warc_record?: { warc_file: string; offset: number; record_id: string | null } };
+  const doc = (typeof d === 'object' && d !== null ? d : {}) as {
+    url?: string;
+    captured_at?: string;
+    warc_record?: { warc_file: string; offset: number; record_id: string | null };
+  };
   const r = doc.warc_record;
   return `${doc.url ?? '?'}${r ? ` (captured ${doc.captured_at ?? '?'}; WARC record ${r.record_id ?? '?'} at ${r.warc_file}@${r.offset})` : ''}`;
 }
