@@ -26,6 +26,7 @@ import { inferenceRoutes } from './routes/inference';
 import { sheetRoutes } from './routes/sheets';
 import { judgeRoutes } from './routes/judge';
 import { imageRunRoutes } from './routes/image-runs';
+import { researchArchiveRoutes } from './routes/research-archives';
 import type { AppDeps, ResolvedAppDeps } from './deps';
 import { runIdempotent } from './services/access/idempotency';
 import { RateLimits } from './services/access/rate-limits';
@@ -63,6 +64,7 @@ export function buildRegistry(given: AppDeps): RouteRegistry {
     ...inferenceRoutes(deps),
     ...judgeRoutes(deps),
     ...imageRunRoutes(deps),
+    ...researchArchiveRoutes(deps),
   );
 }
 

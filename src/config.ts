@@ -24,8 +24,19 @@ export interface Config {
   dataDir: string;
   /** Directory outside the clone where the Temporal CLI binary is cached (env `TEMPORAL_CLI_CACHE`). */
   temporalCliCache: string;
-  /** Offline web archives (folders with page-index.json) for research (env `RESEARCH_ARCHIVES`, colon-separated). */
+  /**
+   * Web archives configured for research (env `RESEARCH_ARCHIVES`, colon-separated): folders with
+   * page-index.json, and `.warc`, `.warc.gz` or `.wacz` files (indexed into PostgreSQL at worker
+   * start, once per content hash; docs/research.md). Default: the archives of the shared test data
+   * when present ({@link defaultArchives}), none in a clone without it.
+   */
   researchArchives: string[];
+  /**
+   * The shared test and demo data folder (env `SHARED_DATA_DIR`, default `../shared/data` next to
+   * the clone): only where the default archives and taxonomy are looked for; the service runs
+   * without it.
+   */
+  sharedDataDir: string;
   /** Items processed at once by one enrichment job (env `ENRICH_CONCURRENCY`, default 8). */
   enrichConcurrency: number;
   /** API key to create for the development organization on first start (env `BOOTSTRAP_API_KEY`). */
@@ -180,17 +191,19 @@ function searchProvider(value: string | undefined): Config['search']['provider']
   throw new Error(`SEARCH_PROVIDER must be archive, searxng or brave, got ${JSON.stringify(value)}`);
 }
 
-/** The archives of `../shared/data` that exist on this machine (evaluation.md, "The offline web archive"). */
-export function defaultArchives(): string[] {
-  const shared = path.resolve(REPO_ROOT, '..', 'shared', 'data');
+/**
+ * The archives of the shared data folder `shared` (default `../shared/data`) that exist on this
+ * machine (evaluation.md, "The offline web archive"); none when the folder is absent.
+ */
+export function defaultArchives(shared: string = path.resolve(REPO_ROOT, '..', 'shared', 'data')): string[] {
   return ['zyte-product-extraction', 'pages/metascraper-shopping']
     .map((rel) => path.join(shared, rel))
     .filter((dir) => fs.existsSync(path.join(dir, 'page-index.json')));
 }
 
-/** The Google product taxonomy of `../shared/data/taxonomy/google`, when it exists on this machine. */
-function defaultGoogleTaxonomy(): string | null {
-  const file = path.resolve(REPO_ROOT, '..', 'shared', 'data', 'taxonomy', 'google', 'taxonomy-with-ids.en-US.txt');
+/** The Google product taxonomy of `<shared>/taxonomy/google`, when it exists on this machine. */
+function defaultGoogleTaxonomy(shared: string): string | null {
+  const file = path.join(shared, 'taxonomy', 'google', 'taxonomy-with-ids.en-US.txt');
   return fs.existsSync(file) ? file : null;
 }
 
@@ -204,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env.PORT, 8080, 'PORT');
   const dataDir = path.resolve(REPO_ROOT, env.DATA_DIR ?? '.data');
   const home = env.HOME ?? '/tmp';
+  const sharedDataDir = path.resolve(REPO_ROOT, env.SHARED_DATA_DIR || path.join('..', 'shared', 'data'));
   return {
     port,
     publicUrl: (env.PUBLIC_URL ?? `http://127.0.0.1:${port}`).replace(/\/$/, ''),
@@ -218,7 +232,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? env.RESEARCH_ARCHIVES.split(':')
           .filter(Boolean)
           .map((p) => path.resolve(p))
-      : defaultArchives(),
+      : defaultArchives(sharedDataDir),
+    sharedDataDir,
     enrichConcurrency: Math.max(1, int(env.ENRICH_CONCURRENCY, 8, 'ENRICH_CONCURRENCY')),
     bootstrapApiKey: env.BOOTSTRAP_API_KEY || null,
     jwtSecret: env.JWT_SECRET || null,
@@ -238,7 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           reasoning: bool(env.OPENAI_REASONING, false),
         }
       : null,
-    googleTaxonomyFile: env.GOOGLE_TAXONOMY_FILE ? path.resolve(env.GOOGLE_TAXONOMY_FILE) : defaultGoogleTaxonomy(),
+    googleTaxonomyFile: env.GOOGLE_TAXONOMY_FILE ? path.resolve(env.GOOGLE_TAXONOMY_FILE) : defaultGoogleTaxonomy(sharedDataDir),
     search: {
       provider: searchProvider(env.SEARCH_PROVIDER),
       searxngUrl: env.SEARXNG_URL || null,

@@ -8,7 +8,15 @@ import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/com
 import type { SearchAttributePair } from '@temporalio/common';
 import type { Config } from '../src/config';
 import type { JobRunner, StartableFlowRun } from '../src/services/job-runner';
-import type { activityApplyWorkflow, catalogImportWorkflow, enrichmentJobWorkflow, flowRunWorkflow, searchIndexBuildWorkflow } from '../workflows';
+import { temporal } from '@temporalio/proto';
+import type {
+  activityApplyWorkflow,
+  catalogImportWorkflow,
+  enrichmentJobWorkflow,
+  flowRunWorkflow,
+  researchArchiveIndexWorkflow,
+  searchIndexBuildWorkflow,
+} from '../workflows';
 import {
   ActivityApplyArgs,
   activityApplyWorkflowId,
@@ -22,6 +30,8 @@ import {
   FlowRunArgs,
   JOB_KIND,
   ORGANIZATION_ID,
+  RESEARCH_ARCHIVE_JOB_KIND,
+  researchArchiveWorkflowId,
   SEARCH_INDEX_JOB_KIND,
   SearchIndexBuildArgs,
   searchIndexWorkflowId,
@@ -30,6 +40,12 @@ import {
 
 /** Deadline of the readiness ping (ms). */
 const PING_TIMEOUT_MS = 3000;
+
+/**
+ * A poller counts as a live worker when it polled within this time (ms): an idle worker renews
+ * its long poll about every 60 s, while DescribeTaskQueue keeps listing a dead one for minutes.
+ */
+const LIVE_POLLER_MS = 120_000;
 
 /** gRPC NOT_FOUND / FAILED_PRECONDITION: the workflow is gone or already closed. */
 const GRPC_NOT_FOUND = 5;
@@ -323,6 +339,58 @@ export class TemporalJobRunner implements JobRunner {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return;
       throw err;
     }
+  }
+
+  /**
+   * Starts the indexing of a research archive (JobRunner.startResearchArchiveIndex); "already started" is success.
+   * @throws the client's error when Temporal is unreachable
+   */
+  async startResearchArchiveIndex(archive: { id: string; organization_id: string | null; name: string }): Promise<void> {
+    const attributes: SearchAttributePair[] = [{ key: JOB_KIND, value: RESEARCH_ARCHIVE_JOB_KIND }];
+    if (archive.organization_id) attributes.push({ key: ORGANIZATION_ID, value: archive.organization_id });
+    try {
+      await this.client.workflow.start<typeof researchArchiveIndexWorkflow>('researchArchiveIndexWorkflow', {
+        workflowId: researchArchiveWorkflowId(archive.id),
+        taskQueue: this.config.taskQueue,
+        args: [{ archive_id: archive.id }],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        typedSearchAttributes: attributes,
+        staticSummary: `Research archive ${archive.name}`,
+        staticDetails: [
+          `Organization: ${archive.organization_id ?? 'every organization (RESEARCH_ARCHIVES)'}`,
+          `Status and progress: GET /api/public/research-archives/${archive.id}`,
+        ].join('\n'),
+      });
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+      throw err;
+    }
+  }
+
+  /**
+   * Live pollers of the task queue (JobRunner.taskQueuePollers): DescribeTaskQueue for workflow and
+   * activity tasks, counting pollers seen within the last 2 minutes, within 3 s.
+   * @throws the client's error when Temporal is unreachable
+   */
+  async taskQueuePollers(): Promise<{ task_queue: string; workflow: number; activity: number }> {
+    const { connection, options } = this.client;
+    const { TaskQueueType, TaskQueueKind } = temporal.api.enums.v1;
+    const live = async (taskQueueType: temporal.api.enums.v1.TaskQueueType): Promise<number> => {
+      const res = await connection.withDeadline(Date.now() + PING_TIMEOUT_MS, () =>
+        connection.workflowService.describeTaskQueue({
+          namespace: options.namespace,
+          taskQueue: { name: this.config.taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+          taskQueueType,
+        }),
+      );
+      const since = Date.now() - LIVE_POLLER_MS;
+      return (res.pollers ?? []).filter((p) => {
+        const t = p.lastAccessTime;
+        return !t?.seconds || Number(t.seconds) * 1000 >= since;
+      }).length;
+    };
+    const [workflow, activity] = await Promise.all([live(TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW), live(TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY)]);
+    return { task_queue: this.config.taskQueue, workflow, activity };
   }
 
   /** A cheap round trip to the frontend (GetSystemInfo) within 3 s. @throws when unreachable */

@@ -14,6 +14,7 @@ import type { WorkerOptions } from '@temporalio/worker';
 import type { Knex } from 'knex';
 import { ActivityDeps, createActivities, EnrichmentActivities } from '../activities';
 import { createImportActivities } from '../activities/imports';
+import { createResearchArchiveActivities } from '../activities/research-archives';
 import { createFlowActivities } from '../activities/flows';
 import { createReviewActivities } from '../activities/review';
 import { createSearchIndexActivities } from '../activities/search-index';
@@ -38,6 +39,10 @@ import { createHostPoliteness, type HostPoliteness } from '../src/enrichment/pro
 import { chromiumAvailable, createRenderer, type Renderer } from '../src/enrichment/providers/renderer';
 import type { RenderSettings } from '../src/services/enrichment/rendering';
 import { RENDER_QUEUE_SUFFIX } from '../workflows/definitions';
+import { registerConfiguredArchives } from '../src/services/research-archives/archives';
+import { archiveIndexFetcher, archiveIndexSearch } from '../src/services/research-archives/search';
+import { configuredSources, describeSources } from '../src/services/research-archives/sources';
+import { TemporalJobRunner } from './client';
 
 /** What {@link createWorker} needs. */
 export interface WorkerDeps {
@@ -111,6 +116,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
   const review = deps.knex ? createReviewActivities({ knex: deps.knex, searchWordsDeferMinItems: deps.applyDeferWordsMinItems }) : {};
   const maintenance = deps.knex ? createSearchMaintenanceActivities(deps.knex, deps.searchMaintenance) : {};
   const imports = deps.knex ? createImportActivities({ knex: deps.knex }) : {};
+  const researchArchives = deps.knex ? createResearchArchiveActivities({ knex: deps.knex }) : {};
   const flows = deps.knex
     ? createFlowActivities({
         knex: deps.knex,
@@ -124,7 +130,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : workflowCode()),
-    activities: timedActivities({ ...activities, ...searchIndex, ...review, ...maintenance, ...flows, ...imports }),
+    activities: timedActivities({ ...activities, ...searchIndex, ...review, ...maintenance, ...flows, ...imports, ...researchArchives }),
     maxConcurrentActivityTaskExecutions: deps.maxConcurrentActivities ?? 32,
     shutdownGraceTime: deps.shutdownGraceTime ?? '5 seconds',
   });
@@ -199,7 +205,7 @@ async function waitFor<T>(what: string, connect: () => Promise<T>, timeoutMs: nu
   }
 }
 
-/** Builds the engine a worker runs, once, after the database and Temporal answer (`knex`: the worker's database). */
+/** Builds the engine a worker runs, once, after the database and Temporal answer (over the worker's database, `knex`). */
 export type EngineFactory = (config: Config, knex: Knex) => EnrichmentEngine | Promise<EnrichmentEngine>;
 
 /**
@@ -224,9 +230,16 @@ export async function runWorker(config: Config, makeEngine: EngineFactory): Prom
   const clientConnection = await waitFor(`Temporal at ${address}`, () => Connection.connect({ address }), 120_000);
   const added = await ensureSearchAttributes(clientConnection, config.temporalNamespace);
   if (added.length) logger.info({ added }, 'registered search attributes');
-  if (await ensureMaintenanceSchedule(new Client({ connection: clientConnection, namespace: config.temporalNamespace }), config.taskQueue)) {
+  const client = new Client({ connection: clientConnection, namespace: config.temporalNamespace });
+  if (await ensureMaintenanceSchedule(client, config.taskQueue)) {
     logger.info('created the hourly search index maintenance schedule');
   }
+  const jobRunner = new TemporalJobRunner(client, config);
+  // A file that cannot be registered is logged, never a reason for the worker not to start.
+  await registerConfiguredArchives({ knex, jobRunner, dataDir: config.dataDir }, config.researchArchives).then(
+    (added) => added.length && logger.info({ archives: added.map((a) => a.name) }, 'indexing the WARC/WACZ files of RESEARCH_ARCHIVES'),
+    (err) => logger.error({ err }, 'could not register the WARC/WACZ files of RESEARCH_ARCHIVES'),
+  );
   await clientConnection.close();
   const connection = await NativeConnection.connect({ address });
 
@@ -299,13 +312,17 @@ export async function serveWorkerMetrics(port: number): Promise<http.Server> {
   return server;
 }
 
-/** The research engine (src/enrichment) of `config`; logs how long building its index took. */
+/**
+ * The research engine (src/enrichment) of `config`, researching the web archives indexed in the
+ * worker's database too (src/services/research-archives/search.ts); logs how long it took to
+ * build and which research sources are active.
+ */
 async function researchEngine(config: Config, knex: Knex): Promise<EnrichmentEngine> {
   const started = Date.now();
   // Loaded here, not at the top: tests import createWorker and bring their own engine.
   const { createEngineFromConfig } = await import('../src/enrichment');
-  const engine = createEngineFromConfig(config, knex);
-  logger.info({ ms: Date.now() - started }, 'enrichment engine ready (index built)');
+  const engine = createEngineFromConfig(config, { knex, archiveIndex: { search: archiveIndexSearch(knex), fetcher: archiveIndexFetcher(knex) } });
+  logger.info({ ms: Date.now() - started, research_sources: describeSources(configuredSources(config)) }, 'enrichment engine ready');
   return engine;
 }
 

@@ -343,3 +343,19 @@ export interface FlowRunProgress {
 
 /** Live progress of a flow run. */
 export const flowRunProgressQuery = defineQuery<FlowRunProgress>('progress');
+
+/** `JobKind` of the indexing of a research archive ({@link researchArchiveWorkflowId}; issue 27 §2). */
+export const RESEARCH_ARCHIVE_JOB_KIND = 'research-archive';
+
+/** Workflow id of a research archive's indexing: `research-archive-<archive_id>`. */
+export function researchArchiveWorkflowId(archiveId: string): string {
+  return `research-archive-${archiveId}`;
+}
+
+/** Arguments of researchArchiveIndexWorkflow: the archive id only; pages live in PostgreSQL. */
+export interface ResearchArchiveIndexArgs {
+  archive_id: string;
+}
+
+/** Failure type of an archive whose content cannot be read (not WARC/WACZ, hashes differ): not retried. */
+export const ARCHIVE_CONTENT_INVALID = 'ArchiveContentInvalid';

@@ -9,3 +9,4 @@ export { activityApplyWorkflow } from './activity-apply';
 export { searchIndexMaintenanceWorkflow } from './search-index-maintenance';
 export { catalogImportWorkflow } from './catalog-import';
 export { flowRunWorkflow } from './flow-run';
+export { researchArchiveIndexWorkflow } from './research-archive-index';

@@ -20,6 +20,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { Config, loadConfig, REPO_ROOT } from '../config';
 import { createKnex, ensureDatabase, migrateLatest } from '../db';
 import { createOrganizationWithKey } from '../services/access/auth';
+import { configuredSources, describeSources } from '../services/research-archives/sources';
 import { ensureLocalPostgres } from '../lib/local-postgres';
 import { ensureTemporalCli } from '../../temporal/cli-binary';
 import { DevServerHandle, frontendAnswers, startDevServer } from '../../temporal/dev-server';
@@ -164,6 +165,28 @@ async function apiAnswers(run: StartRun, timeoutMs: number): Promise<boolean> {
   return false;
 }
 
+/**
+ * Polls the API's /readyz until it answers 200 or `timeoutMs` passes: the checks (PostgreSQL,
+ * Temporal, a worker polling the task queue) and the indexed archives it reports, or null when
+ * it never answered.
+ */
+async function readiness(run: StartRun, timeoutMs: number): Promise<{ ready: boolean; checks: Record<string, string>; indexed?: { ready: number } } | null> {
+  const deadline = Date.now() + timeoutMs;
+  let last: { ready: boolean; checks: Record<string, string>; indexed?: { ready: number } } | null = null;
+  while (Date.now() < deadline && !run.stopping) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${run.config.port}/readyz`);
+      const body = (await res.json()) as { checks: Record<string, string>; research?: { indexed_archives?: { ready: number } | null } };
+      last = { ready: res.ok, checks: body.checks, indexed: body.research?.indexed_archives ?? undefined };
+      if (res.ok) return last;
+    } catch {
+      // not answering yet
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  return last;
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const run: StartRun = { config, pidDir: path.join(config.dataDir, 'pids'), stopping: false };
@@ -230,10 +253,21 @@ async function main(): Promise<void> {
 
   const up = await apiAnswers(run, 120_000);
   if (run.stopping) return;
+  // issue 27 §1: "running" only once a worker polls the task queue, as /readyz says.
+  const ready = up ? await readiness(run, 120_000) : null;
+  if (run.stopping) return;
+  const notReady = ready ? Object.entries(ready.checks).filter(([, v]) => v !== 'ok') : [];
+  const research = describeSources(configuredSources(config));
+  if (ready?.indexed?.ready) research.push(`${ready.indexed.ready} configured web archive(s) indexed`);
   console.log(
     [
       '',
-      up ? 'Catalog enrichment service is running.' : 'The API has not answered yet; its log is above.',
+      !up
+        ? 'The API has not answered yet; its log is above.'
+        : ready?.ready
+          ? 'Catalog enrichment service is running.'
+          : `The API answers but is not ready (${notReady.map(([k, v]) => `${k}: ${v}`).join('; ') || 'no answer from /readyz'}); the logs are above.`,
+      `  Research:     ${research.join('\n                ')}`,
       `  API:          ${config.publicUrl}/api   (health: ${config.publicUrl}/healthz, readiness: ${config.publicUrl}/readyz)`,
       `  API docs:     ${config.publicUrl}/docs`,
       `  Temporal UI:  ${uiUrl ?? '(external Temporal; see its own UI)'}`,

@@ -12,7 +12,8 @@ import { domainAllowed } from './research/domains';
 import { itemIdentifiers, itemName, planQueries, SPEED_BUDGETS } from './research/plan';
 import { withSourceHints } from './research/hints';
 import { promptSteer, withPromptDomains, withPromptWords } from './research/prompt';
-import type { FetchedPage, Fetcher, SearchProvider } from './research/types';
+import type { FetchedPage, Fetcher, SearchProvider, WarcRecordRef } from './research/types';
+import { fieldsLacking, itemPageUrls } from './research/item-page';
 import { knowledgeBaseCandidates, knowledgeBaseSources } from './knowledge-base/sources';
 import { createLlmClient, refineWithLlm, withFitCheck, type LlmConfig } from './llm';
 import { readInUnit } from './normalize/units';
@@ -27,12 +28,22 @@ import { lowConfidenceWanted } from './semantics/low-confidence';
 import { unitCandidates } from './semantics/measure';
 import { applyTaxonomy } from './taxonomy';
 
-/** What evidence stores per read page: the compact parsed facts and where the page ranked. */
+/**
+ * What evidence stores per read page: the compact parsed facts and where the page ranked; for a
+ * page of a web archive also its capture date and WARC record (issue 27 §2).
+ */
 export interface EvidenceDocument {
   url: string;
-  /** 0-based position in the fused search ranking. */
+  /** 0-based position: the item's own pages first, then the fused search ranking. */
   rank: number;
   doc: PageDoc;
+  captured_at?: string;
+  warc_record?: WarcRecordRef;
+}
+
+/** The capture facts of an archived page (none for a live fetch). */
+function captureOf(page: FetchedPage): Pick<EvidenceDocument, 'captured_at' | 'warc_record'> {
+  return page.record ? { captured_at: page.fetched_at, warc_record: page.record } : {};
 }
 
 type Confidence = 'high' | 'medium' | 'low';
@@ -175,41 +186,53 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
     const usage = emptyUsage();
     const evidence: Evidence = { queries: [], search_results: [], documents: [] };
     if (!input.options.web_search) return { evidence, usage };
-    const { allowed_domains, blocked_domains } = input.options;
+    const { allowed_domains, blocked_domains, organization_id } = input.options;
     const budget = SPEED_BUDGETS[input.options.speed] ?? SPEED_BUDGETS.fast;
+    const docs: EvidenceDocument[] = [];
+    const read = async (url: string, rank: number): Promise<void> => {
+      if (!domainAllowed(url, allowed_domains, blocked_domains)) return;
+      let page: FetchedPage;
+      try {
+        page = await deps.fetcher.fetch(url, { organization_id, defer_retry: input.options.defer_fetch_retry });
+      } catch (err) {
+        if (err instanceof RetryLaterError) throw err;
+        (evidence.problems ??= []).push(err instanceof Error ? err.message : String(err));
+        return;
+      }
+      usage.pages_fetched++;
+      input.options.on_fetched?.(page);
+      if (page.status !== 200 || (page.outcome ?? 'ok') !== 'ok' || !domainAllowed(page.final_url, allowed_domains, blocked_domains)) return;
+      const doc = await fetchedPageDoc(page, parsed).catch((err: Error) => {
+        (evidence.problems ??= []).push(`read ${page.final_url}: ${err.message}`);
+        return null;
+      });
+      if (doc) docs.push({ url: page.final_url, rank, doc: compact(doc), ...captureOf(page) });
+    };
+    // issue 27 §3: the item's own page first; search only for what it lacks.
+    const own = itemPageUrls(input.item, input.options.source_hints);
+    for (const url of own) await read(url, docs.length);
+    const searchNeeded =
+      own.length === 0 ||
+      fieldsLacking(
+        docs.map((d) => d.doc),
+        input.item,
+        input.output_schema,
+      ).length > 0;
     const lists: Array<Array<{ url: string }>> = [];
     const name = itemName(input.item);
     const steer = promptSteer(input.options.prompt, name, input.output_schema);
-    for (const query of withPromptWords(planQueries(input.item, input.options.speed), name, steer.words, budget.queries)) {
+    for (const query of searchNeeded ? withPromptWords(planQueries(input.item, input.options.speed), name, steer.words, budget.queries) : []) {
       evidence.queries.push(query);
       usage.search_calls++;
       try {
-        lists.push(await deps.search.search(query, { limit: budget.results, allowed_domains, blocked_domains }));
+        lists.push(await deps.search.search(query, { limit: budget.results, allowed_domains, blocked_domains, organization_id }));
       } catch (err) {
         (evidence.problems ??= []).push(`search "${query}": ${err instanceof Error ? err.message : String(err)}`);
       }
     }
     evidence.search_results = withSourceHints(fuse(lists), withPromptDomains(input.options.source_hints, steer.domains)).slice(0, Math.max(10, budget.pages));
-    const docs: EvidenceDocument[] = [];
-    for (const [rank, r] of evidence.search_results.slice(0, budget.pages).entries()) {
-      if (!domainAllowed(r.url, allowed_domains, blocked_domains)) continue;
-      let page: FetchedPage;
-      try {
-        page = await deps.fetcher.fetch(r.url, { defer_retry: input.options.defer_fetch_retry });
-      } catch (err) {
-        if (err instanceof RetryLaterError) throw err;
-        (evidence.problems ??= []).push(err instanceof Error ? err.message : String(err));
-        continue;
-      }
-      usage.pages_fetched++;
-      input.options.on_fetched?.(page);
-      if (page.status !== 200 || (page.outcome ?? 'ok') !== 'ok' || !domainAllowed(page.final_url, allowed_domains, blocked_domains)) continue;
-      const doc = await fetchedPageDoc(page, parsed).catch((err: Error) => {
-        (evidence.problems ??= []).push(`read ${page.final_url}: ${err.message}`);
-        return null;
-      });
-      if (doc) docs.push({ url: page.final_url, rank, doc: compact(doc) });
-    }
+    const done = new Set(own);
+    for (const [rank, r] of evidence.search_results.slice(0, budget.pages).entries()) if (!done.has(r.url)) await read(r.url, own.length + rank);
     evidence.documents = docs;
     return { evidence, usage };
   };

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../config';
 import { createEngine } from './engine';
-import { researchProviders } from './providers';
+import { researchProviders, type ResearchSource } from './providers';
 import type { EnrichmentEngine } from './types';
 
 export { createEngine } from './engine';
@@ -11,17 +11,18 @@ export type { SearchProvider, SearchResult, SearchOptions, Fetcher, FetchedPage 
 export { parsePrice, type ParsedPrice, type PriceHints } from './normalize/price';
 export * from './types';
 export { knowledgeBaseDocuments, KnowledgeBaseFileError, type KnowledgeBaseFile } from './knowledge-base/documents';
-export { researchProviders } from './providers';
+export { researchProviders, combineSources, type ResearchSource } from './providers';
 
 /**
  * The engine the service runs: research providers chosen by `config.search` (default: the
- * offline web archives of `config.researchArchives`, index built lazily on the first search;
- * `searxng`/`brave`: live search + HTTP fetching, see providers/index.ts), and the LLM step
- * when `config.llm` is set (env OPENAI_BASE_URL). `knex` holds the live fetcher's shared state.
- * @throws Error when the chosen provider is not configured (no archive, no SEARXNG_URL, no
- *   BRAVE_API_KEY, no database for a live provider)
+ * offline web archive folders of `config.researchArchives`, index built lazily on the first
+ * search; `searxng`/`brave`: live search + HTTP fetching), after `options.archiveIndex` (the web
+ * archives indexed in PostgreSQL, which the worker passes; see providers/index.ts), and the LLM
+ * step when `config.llm` is set (env OPENAI_BASE_URL). `options.knex` holds the live fetcher's
+ * shared state. With no source at all it still starts: research finds nothing.
+ * @throws Error when a live provider is not configured (no SEARXNG_URL, no BRAVE_API_KEY, no database)
  */
-export function createEngineFromConfig(config: Config, knex?: Knex): EnrichmentEngine {
-  const { search, fetcher } = researchProviders(config, knex);
+export function createEngineFromConfig(config: Config, options: { archiveIndex?: ResearchSource; knex?: Knex } = {}): EnrichmentEngine {
+  const { search, fetcher } = researchProviders(config, options);
   return createEngine({ search, fetcher, llm: config.llm ?? undefined });
 }

@@ -102,6 +102,8 @@ export interface EnrichOptions {
   blocked_domains?: string[];
   /** false: values come only from the input item (interface-spec.md, Rules 5). */
   web_search: boolean;
+  /** The job's organization: whose uploaded web archives research reads (issue 27 §2); configured archives only when absent. */
+  organization_id?: string;
   taxonomy?: TaxonomyInput;
   predict_taxonomy?: boolean;
   predict_taxonomy_attributes?: boolean;

@@ -1,7 +1,12 @@
 import type { AppDeps } from '../deps';
+import { configuredSources, indexedArchiveCounts } from '../services/research-archives/sources';
 import { defineRoute, RouteDef } from './registry';
 
-/** `GET /healthz` (process up) and `GET /readyz` (PostgreSQL and Temporal reachable), decisions.md §1. */
+/**
+ * `GET /healthz` (process up) and `GET /readyz` (decisions.md §1): PostgreSQL and Temporal
+ * reachable, and a worker polling the task queue for workflow and activity tasks (issue 27 §1: a
+ * deployment whose worker is down is not ready); the body also lists the research sources.
+ */
 export function healthRoutes(deps: AppDeps): RouteDef[] {
   return [
     defineRoute({
@@ -15,7 +20,7 @@ export function healthRoutes(deps: AppDeps): RouteDef[] {
     defineRoute({
       method: 'get',
       path: '/readyz',
-      summary: 'Readiness: PostgreSQL and Temporal reachable',
+      summary: 'Readiness: PostgreSQL and Temporal reachable, a worker polling the task queue; the active research sources',
       tags: ['health'],
       public: true,
       handler: async ({ ctx }) => {
@@ -28,9 +33,24 @@ export function healthRoutes(deps: AppDeps): RouteDef[] {
           () => (checks.temporal = 'ok'),
           (e) => (checks.temporal = `error: ${e.message}`),
         );
+        const pollers = deps.jobRunner.taskQueuePollers;
+        if (pollers && checks.temporal === 'ok') {
+          await pollers.call(deps.jobRunner).then(
+            (p) =>
+              (checks.worker =
+                p.workflow > 0 && p.activity > 0
+                  ? 'ok'
+                  : `error: no worker polls task queue ${p.task_queue} (workflow pollers ${p.workflow}, activity pollers ${p.activity})`),
+            (e) => (checks.worker = `error: ${e.message}`),
+          );
+        }
         const ready = Object.values(checks).every((v) => v === 'ok');
+        const research = {
+          ...configuredSources(deps.config),
+          indexed_archives: checks.postgres === 'ok' ? await indexedArchiveCounts(deps.knex).catch(() => null) : null,
+        };
         ctx.status = ready ? 200 : 503;
-        ctx.body = { status: ready ? 'ready' : 'not_ready', checks };
+        ctx.body = { status: ready ? 'ready' : 'not_ready', checks, research };
       },
     }),
   ];

@@ -52,6 +52,21 @@ export interface JobRunner {
    * @throws the client's error when Temporal is unreachable
    */
   startFlowRun(run: StartableFlowRun, opts?: { rerun?: boolean }): Promise<void>;
+  /**
+   * Starts the indexing of a research archive (workflow `research-archive-<id>`,
+   * src/services/research-archives), with search attributes OrganizationId (uploads; none for
+   * configured archives) and JobKind=research-archive; "already started" is success. Optional:
+   * runners that start none leave it out (the upload answers 503).
+   * @throws the client's error when Temporal is unreachable
+   */
+  startResearchArchiveIndex?(archive: { id: string; organization_id: string | null; name: string }): Promise<void>;
+  /**
+   * How many workers poll the task queue, for workflow tasks and for activity tasks (Temporal's
+   * DescribeTaskQueue pollers, which list pollers seen in the last few minutes). Optional: a
+   * runner without it is not checked (`/readyz`, sync enrich).
+   * @throws the client's error when Temporal is unreachable
+   */
+  taskQueuePollers?(): Promise<{ task_queue: string; workflow: number; activity: number }>;
   /** Throws when the Temporal frontend cannot be reached (used by `/readyz`). */
   ping(): Promise<void>;
 }

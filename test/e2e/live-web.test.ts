@@ -109,7 +109,7 @@ beforeAll(async () => {
   worker = await runTestWorker(env, {
     taskQueue: TASK_QUEUE,
     knex: testKnex(),
-    engine: createEngineFromConfig(config, testKnex()),
+    engine: createEngineFromConfig(config, { knex: testKnex() }),
     fetchRetryAttempts: 3,
     render: { enabled: true, maxAgeS: 3600 },
   });

@@ -21,7 +21,9 @@
  *   (`catalog-import-completed.json`);
  * - flowRunWorkflow: a run through custom_code, the child enrichment job of an enrich node and
  *   stage (`flow-run-completed.json`), one whose code raised (`flow-run-failed.json`) and one
- *   cancelled while its code ran (`flow-run-cancelled.json`).
+ *   cancelled while its code ran (`flow-run-cancelled.json`);
+ * - researchArchiveIndexWorkflow: an uploaded WARC indexed (`research-archive-ready.json`) and a
+ *   file that is no WARC, failed without retries (`research-archive-failed.json`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -52,6 +54,8 @@ test('the fixtures cover every path of every workflow type', () => {
     'flow-run-cancelled.json',
     'flow-run-completed.json',
     'flow-run-failed.json',
+    'research-archive-failed.json',
+    'research-archive-ready.json',
     'search-index-build.json',
     'search-index-maintenance.json',
     'search-index-words-signal.json',
@@ -69,6 +73,7 @@ test('the fixtures cover every path of every workflow type', () => {
       'searchIndexMaintenanceWorkflow',
       'catalogImportWorkflow',
       'flowRunWorkflow',
+      'researchArchiveIndexWorkflow',
     ]),
   );
 });

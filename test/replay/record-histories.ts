@@ -23,7 +23,9 @@
  * `activity-apply-*.json`), `maintenance` (searchIndexMaintenanceWorkflow:
  * `search-index-maintenance.json`), `flows` (flowRunWorkflow completed through every node type,
  * failed, cancelled: `flow-run-*.json`), `import` (catalogImportWorkflow:
- * `catalog-import-completed.json`); naming some re-records only those fixtures.
+ * `catalog-import-completed.json`), `research-archive` (researchArchiveIndexWorkflow: an uploaded
+ * WARC indexed, and a file that is no WARC failing: `research-archive-{ready,failed}.json`);
+ * naming some re-records only those fixtures.
  */
 import '../setup/env';
 import fs from 'node:fs';
@@ -37,6 +39,8 @@ import { createEnrichmentJob } from '../../src/services/enrichment/jobs';
 import { stageImport } from '../../src/services/inference/import';
 import { saveFlowFromActivity } from '../../src/services/flows/flows';
 import { executeFlow } from '../../src/services/flows/runs';
+import { createResearchArchive } from '../../src/services/research-archives/archives';
+import { writeWarc } from '../../bench/fixtures/warc';
 import { exportHistory } from '../../temporal/export-history';
 import { TemporalJobRunner } from '../../temporal/client';
 import { createWorker } from '../../temporal/worker';
@@ -44,6 +48,7 @@ import {
   activityApplyWorkflowId,
   catalogImportWorkflowId,
   enrichmentWorkflowId,
+  researchArchiveWorkflowId,
   SEARCH_MAINTENANCE_ID,
   searchIndexWorkflowId,
   webhookWorkflowId,
@@ -58,7 +63,7 @@ const TASK_QUEUE = 'record-replay-histories';
 
 /** Fixture groups named on the command line; none = all. */
 const GROUPS = new Set(process.argv.slice(2));
-const wanted = (group: 'enrichment' | 'search-index' | 'search-words' | 'crash' | 'apply' | 'maintenance' | 'flows' | 'import'): boolean =>
+const wanted = (group: 'enrichment' | 'search-index' | 'search-words' | 'crash' | 'apply' | 'maintenance' | 'flows' | 'import' | 'research-archive'): boolean =>
   GROUPS.size === 0 || GROUPS.has(group);
 
 async function main(): Promise<void> {
@@ -89,6 +94,7 @@ async function main(): Promise<void> {
     }
     if (wanted('apply')) await recordApply(env, organizationId, out);
     if (wanted('import')) await recordImport(env, organizationId, out);
+    if (wanted('research-archive')) await recordResearchArchives(env, organizationId, out);
     if (wanted('flows')) await recordFlows(env, organizationId, out);
     if (wanted('maintenance')) {
       // One pass over the test database's indexes (rebuilt or checked, as they stand).
@@ -116,6 +122,39 @@ async function main(): Promise<void> {
 
   if (wanted('crash')) await recordWorkerCrash(organizationId, out);
   await closeTestKnex();
+}
+
+/**
+ * researchArchiveIndexWorkflow: an uploaded two-page WARC indexed (`research-archive-ready.json`)
+ * and a `.warc` file that is not one, which fails for good (`research-archive-failed.json`).
+ */
+async function recordResearchArchives(env: TestWorkflowEnvironment, organizationId: string, out: (name: string) => string): Promise<void> {
+  const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'record-archives-'));
+  const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'recording', organizationIds: [organizationId] } };
+  const deps = { knex: testKnex(), jobRunner: runner, dataDir: dir };
+  try {
+    const good = path.join(dir, 'pages.warc.gz');
+    await writeWarc(
+      good,
+      [1, 2].map((i) => ({ url: `https://shop.example/p/${i}`, date: '2024-01-02T03:04:05Z', body: `<html><title>Product ${i}</title></html>` })),
+      {
+        gzip: true,
+      },
+    );
+    const bad = path.join(dir, 'broken.warc');
+    fs.writeFileSync(bad, 'this is not a WARC file\r\n\r\n');
+    for (const [file, name] of [
+      [good, 'research-archive-ready.json'],
+      [bad, 'research-archive-failed.json'],
+    ]) {
+      const archive = await createResearchArchive(deps, scope, { path: file, originalname: path.basename(file) });
+      console.log('research archive:', await env.client.workflow.getHandle(researchArchiveWorkflowId(archive.id)).result());
+      console.log('research archive:', await exportHistory(env.client, researchArchiveWorkflowId(archive.id), out(name)), 'events');
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../../config';
 import { openArchives } from '../research/archive';
-import type { Fetcher, SearchProvider } from '../research/types';
+import type { FetchedPage, Fetcher, FetchOptions, SearchOptions, SearchProvider, SearchResult } from '../research/types';
 import { createBraveSearch } from './brave';
 import { createHttpFetcher, type HttpFetcherOptions } from './http-fetcher';
 import { createSearxngSearch } from './searxng';
@@ -13,30 +13,72 @@ export { SearchError } from './search-http';
 export { isNonPublicAddress, BlockedAddressError } from './address-policy';
 export { pdfText, type PdfText } from './pdf-text';
 
+/** Research providers of one source: a search and the fetcher of the pages it finds. */
+export interface ResearchSource {
+  search: SearchProvider;
+  fetcher: Fetcher;
+}
+
 /**
- * The research providers named by the configuration (env SEARCH_PROVIDER): `archive` (default)
- * = search and fetch over the offline archives (RESEARCH_ARCHIVES); `searxng` / `brave` = that
- * live search API plus the HTTP fetcher with the FETCH_* limits, whose politeness, robots.txt and
- * page cache live in PostgreSQL (`knex`).
- * @throws Error when the chosen provider lacks its setting (no archive, SEARXNG_URL, BRAVE_API_KEY,
- *   no database for the live fetcher)
+ * Several sources as one: search asks each and interleaves their lists by rank (first of each,
+ * then second of each, …; a URL once), fetch asks each in order until one has the page (status
+ * other than 404). One source is returned as it is.
  */
-export function researchProviders(config: Config, knex?: Knex): { search: SearchProvider; fetcher: Fetcher } {
+export function combineSources(sources: ResearchSource[]): ResearchSource {
+  if (sources.length === 1) return sources[0];
+  return {
+    search: {
+      async search(query: string, options: SearchOptions): Promise<SearchResult[]> {
+        const lists = await Promise.all(sources.map((s) => s.search.search(query, options)));
+        const seen = new Set<string>();
+        const out: SearchResult[] = [];
+        for (let i = 0; i < Math.max(0, ...lists.map((l) => l.length)); i++) {
+          for (const list of lists) if (list[i] && !seen.has(list[i].url)) out.push((seen.add(list[i].url), list[i]));
+        }
+        return out.slice(0, options.limit);
+      },
+    },
+    fetcher: {
+      async fetch(url: string, options?: FetchOptions): Promise<FetchedPage> {
+        let last: FetchedPage | null = null;
+        for (const s of sources) {
+          last = await s.fetcher.fetch(url, options);
+          if (last.status !== 404) return last;
+        }
+        return last ?? { url, final_url: url, status: 404, content_type: 'text/plain', body: Buffer.alloc(0), fetched_at: new Date(0).toISOString() };
+      },
+    },
+  };
+}
+
+/**
+ * The research providers of the configuration (issue 27 §1–2): the web archives indexed in
+ * PostgreSQL (`archiveIndex`, built by the worker over its database: uploaded and configured
+ * WARC/WACZ archives, per organization), then by env SEARCH_PROVIDER: `archive` (default) the
+ * page-index.json folders of RESEARCH_ARCHIVES, read in memory; `searxng` / `brave` that live
+ * search API plus the HTTP fetcher with the FETCH_* limits, whose politeness, robots.txt and page
+ * cache live in PostgreSQL (`knex`). With no source at all, search finds nothing and fetch
+ * answers 404 (the API gives such jobs `web_search: false` and a notice).
+ * @throws Error when a live provider lacks its setting (SEARXNG_URL, BRAVE_API_KEY, the database)
+ */
+export function researchProviders(config: Config, options: { archiveIndex?: ResearchSource; knex?: Knex } = {}): ResearchSource {
+  const sources: ResearchSource[] = options.archiveIndex ? [options.archiveIndex] : [];
   const { search } = config;
+  const folders = config.researchArchives.filter((p) => !/\.(warc|warc\.gz|wacz)$/i.test(p));
   if (search.provider === 'archive') {
-    if (config.researchArchives.length === 0) throw new Error('No research archive configured (RESEARCH_ARCHIVES).');
-    const archive = openArchives(config.researchArchives);
-    return { search: archive.search, fetcher: archive.fetcher };
+    if (folders.length) sources.push(openArchives(folders));
+    return combineSources(sources);
   }
   const missing = search.provider === 'searxng' ? (search.searxngUrl ? null : 'SEARXNG_URL') : search.braveApiKey ? null : 'BRAVE_API_KEY';
   if (missing) throw new Error(`SEARCH_PROVIDER=${search.provider} needs ${missing}.`);
-  if (!knex) throw new Error(`SEARCH_PROVIDER=${search.provider} needs the database (the live fetcher's shared state).`);
-  const fetcher = createHttpFetcher(knex, httpFetcherOptions(config));
+  if (!options.knex) throw new Error(`SEARCH_PROVIDER=${search.provider} needs the database (the live fetcher's shared state).`);
+  const fetcher = createHttpFetcher(options.knex, httpFetcherOptions(config));
   const live =
     search.provider === 'searxng'
       ? createSearxngSearch(search.searxngUrl ?? '', search.timeoutMs)
       : createBraveSearch(search.braveApiKey ?? '', search.braveApiUrl, search.timeoutMs);
-  return { search: live, fetcher };
+  sources.push({ search: live, fetcher });
+  return combineSources(sources);
 }
 
 /** The live fetcher's options from the configuration (env FETCH_*). */

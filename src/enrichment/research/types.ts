@@ -8,11 +8,28 @@ export interface SearchResult {
   score: number;
 }
 
-/** Search options; a domain in either list also covers its subdomains. */
+/**
+ * Search options; a domain in either list also covers its subdomains. `organization_id`: whose
+ * web archives are searched (an organization's uploaded archives are researched only by its own
+ * jobs; issue 27 §2); providers without per-organization data ignore it.
+ */
 export interface SearchOptions {
   limit: number;
   allowed_domains?: string[];
   blocked_domains?: string[];
+  organization_id?: string;
+}
+
+/**
+ * Where an archived page's bytes are: the WARC record (file, byte offset and length, and its
+ * `WARC-Record-ID`) of the research archive `archive_id` (issue 27 §2).
+ */
+export interface WarcRecordRef {
+  archive_id: string;
+  warc_file: string;
+  offset: number;
+  length: number;
+  record_id: string | null;
 }
 
 /** Web search behind one interface: the offline archive or a live search API. */
@@ -70,6 +87,8 @@ export interface FetchedPage {
   rendered?: boolean;
   /** The HTTP exchanges behind this page, robots.txt included, for WARC evidence. */
   exchanges?: HttpExchange[];
+  /** The WARC record the page was read from, for a page of a web archive. */
+  record?: WarcRecordRef;
 }
 
 /** What a row's evidence keeps of one fetch (Evidence.fetches): the URL, how it ended, where the bytes came from. */
@@ -88,8 +107,9 @@ export interface FetchRecord {
   warc_record_id?: string;
 }
 
-/** Per-call options of {@link Fetcher.fetch}. */
+/** Per-call options of {@link Fetcher.fetch}. `organization_id` scopes archive lookups as in {@link SearchOptions}. */
 export interface FetchOptions {
+  organization_id?: string;
   /**
    * A 429/503 with `Retry-After` throws {@link RetryLaterError} (the caller reschedules through
    * Temporal's retry) instead of being recorded as `server_error`.

@@ -33,6 +33,7 @@ import { assertJobQuota } from './quotas';
 import { assertWebhookUrl, webhookStatus, WebhookStatus } from './webhooks';
 import { enrichmentWorkflowId } from '../../../workflows/definitions';
 import { newestFirstPage } from '../../models/newest-first';
+import { NO_RESEARCH_SOURCE_NOTICE, organizationHasResearchSource } from '../research-archives/sources';
 
 /** What the job service needs. */
 export interface JobServiceDeps {
@@ -45,7 +46,67 @@ export interface JobServiceDeps {
    * `limits`: concurrent-job and monthly-credit quotas (./quotas.ts); none when absent.
    * `llm`: the model, when one is configured (the options that need one: ./model-options.ts).
    */
-  config?: { allowHttpWebhooks?: boolean; dataDir?: string; publicUrl?: string; limits?: Config['limits']; llm?: Config['llm'] };
+  config?: {
+    allowHttpWebhooks?: boolean;
+    dataDir?: string;
+    publicUrl?: string;
+    limits?: Config['limits'];
+    llm?: Config['llm'];
+    /**
+     * The research sources of the deployment (src/services/research-archives/sources.ts): a job
+     * of an organization with none reads its items' own data, with a notice. Not checked when absent.
+     */
+    search?: Config['search'];
+    researchArchives?: string[];
+  };
+}
+
+/** How often a synchronous request re-checks that a worker still polls while it waits (ms). */
+const SYNC_WORKER_CHECK_MS = 10_000;
+
+/**
+ * Throws 503 when the runner reports no worker polling the task queue (issue 27 §1): a
+ * synchronous request would otherwise wait for a job nothing takes.
+ */
+async function assertWorkerPolling(jobRunner: JobRunner, what: string): Promise<void> {
+  if (!jobRunner.taskQueuePollers) return;
+  let p = await jobRunner.taskQueuePollers();
+  // A worker that just started may not be listed yet: look again for a few seconds.
+  for (let i = 0; i < 6 && (p.workflow === 0 || p.activity === 0); i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    p = await jobRunner.taskQueuePollers();
+  }
+  if (p.workflow === 0 || p.activity === 0)
+    throw new ServiceUnavailableError(
+      `No worker polls task queue ${p.task_queue}: ${what}. Start the worker (npm start or npm run worker), or send async_mode: true.`,
+    );
+}
+
+/**
+ * Waits for a synchronous job's workflow to close, checking every {@link SYNC_WORKER_CHECK_MS}
+ * that a worker still polls.
+ * @throws ServiceUnavailableError (503) naming the job when no worker polls any more (it runs on when one is back)
+ */
+async function waitForSyncJob(jobRunner: JobRunner, jobId: string, workflowId: string): Promise<void> {
+  const closed = jobRunner.waitForClose(workflowId).then(() => true);
+  for (;;) {
+    const done = await Promise.race([closed, new Promise<false>((r) => setTimeout(() => r(false), SYNC_WORKER_CHECK_MS).unref())]);
+    if (done) return;
+    await assertWorkerPolling(jobRunner, `job ${jobId} is stored and runs when a worker polls again (GET /api/public/enrich/${jobId})`);
+  }
+}
+
+/**
+ * With no research source for the organization (src/services/research-archives/sources.ts), a
+ * job that asked for web search reads its items' own data (`web_search: false`) and says so in
+ * its notices; otherwise `config` is unchanged.
+ */
+async function withResearchSource(knex: Knex, deps: JobServiceDeps, scope: Scope, config: EnrichJobConfig): Promise<void> {
+  const c = deps.config;
+  if (config.web_search === false || config.reextract_from_activity_id || !c?.search || !c.researchArchives) return;
+  if (await organizationHasResearchSource(knex, { search: c.search, researchArchives: c.researchArchives }, scope.organizationId)) return;
+  config.web_search = false;
+  config.recorded_noops = [...(config.recorded_noops ?? []), NO_RESEARCH_SOURCE_NOTICE];
 }
 
 /** A validated `POST /public/enrich` body (src/schemas/enrich.ts); defaults are applied by the service. */
@@ -212,7 +273,9 @@ export interface EnrichUploadInput {
  * @param upload the multipart files, when the request came as `multipart/form-data`
  * @throws ValidationError (422), NotFoundError (404) / ForbiddenError (403) for referenced
  *   catalogs, templates and activities, ConflictError (409) for a running source job,
- *   ServiceUnavailableError (503) when the workflow cannot be started (the job is marked failed)
+ *   ServiceUnavailableError (503) when the workflow cannot be started (the job is marked failed),
+ *   and for a synchronous request when no worker polls the task queue (before the job is stored, or
+ *   while waiting: the job then runs when a worker is back)
  */
 export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, req: EnrichRequest, upload?: EnrichUploadInput): Promise<JobPage> {
   const { knex } = deps;
@@ -228,6 +291,8 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
   await settleModelOptions(knex, req, plan.config, Boolean(deps.config?.llm));
   const documents = upload ? await hostKnowledgeBase(knex, uploadStorage(deps), scope, plan.config, upload.knowledgeBaseFiles) : [];
   const config = plan.config;
+  if (!config.async_mode) await assertWorkerPolling(deps.jobRunner, 'a synchronous request cannot be answered');
+  await withResearchSource(knex, deps, scope, config);
   const catalogId = plan.catalogId;
   const jobId = newId();
   const workflowId = enrichmentWorkflowId(jobId);
@@ -256,7 +321,7 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
     const job = await EnrichmentJob.query(knex).findById(jobId).throwIfNotFound();
     return { job, results: [], page: 1, page_size: 0, total_pages: 0 };
   }
-  await deps.jobRunner.waitForClose(workflowId);
+  await waitForSyncJob(deps.jobRunner, jobId, workflowId);
   return getEnrichmentJob(deps, scope, jobId, 1, Math.max(1, Math.min(1000, totalItems)));
 }
 

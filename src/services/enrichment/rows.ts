@@ -150,6 +150,17 @@ async function runEngine(
   return { result: out.result, evidence: out.evidence, usage: out.usage };
 }
 
+/** An evidence document as a debug line: its URL and, for an archived page, its capture date and WARC record. */
+function documentLine(d: unknown): string {
+  const doc = (typeof d === 'object' && d !== null ? d : {}) as {
+    url?: string;
+    captured_at?: string;
+    warc_record?: { warc_file: string; offset: number; record_id: string | null };
+  };
+  const r = doc.warc_record;
+  return `${doc.url ?? '?'}${r ? ` (captured ${doc.captured_at ?? '?'}; WARC record ${r.record_id ?? '?'} at ${r.warc_file}@${r.offset})` : ''}`;
+}
+
 /** Lines of `review_info.debug_log` (`include_debug_log`): what research and post-processing did. */
 function debugLog(config: EnrichJobConfig, input: EnrichInput, outcome: RowOutcome, extra: string[]): string[] {
   const ev = (outcome.evidence ?? {}) as Partial<Evidence>;
@@ -159,7 +170,7 @@ function debugLog(config: EnrichJobConfig, input: EnrichInput, outcome: RowOutco
     `fields: ${input.output_schema.map((f) => f.name).join(', ')}`,
     ...(ev.queries ?? []).map((q) => `query: ${q}`),
     ...(ev.search_results ?? []).slice(0, 10).map((r) => `search result: ${r.url} (score ${r.score})`),
-    ...docs.map((d: unknown) => `document read: ${(typeof d === 'object' && d !== null && 'url' in d ? d.url : undefined) ?? '?'}`),
+    ...docs.map((d: unknown) => `document read: ${documentLine(d)}`),
     `usage: ${JSON.stringify(outcome.usage ?? EMPTY_USAGE)}`,
     ...extra,
   ];
@@ -235,6 +246,7 @@ export interface RowDeps {
 function rowInput(row: LoadedRow, knowledgeBase: unknown, learning: JobTextExamples): EnrichInput {
   const config = row.config;
   const input = engineInput(config, row.input, row.row_index);
+  input.options.organization_id = row.organization_id;
   if (config.knowledge_base_enabled) input.options.knowledge_base = knowledgeBase as EnrichInput['options']['knowledge_base'];
   if (row.category_examples?.length) input.options.category_examples = row.category_examples;
   if (learning.examples.length > 0 && !input.options.web_search) {

@@ -1,5 +1,5 @@
 import { loadConfig } from '../../../src/config';
-import { researchProviders } from '../../../src/enrichment/providers';
+import { combineSources, researchProviders } from '../../../src/enrichment/providers';
 import { startServer } from './fixtures';
 import { closeTestKnex, testKnex } from '../../helpers/db';
 
@@ -43,7 +43,7 @@ test('SEARCH_PROVIDER=brave with BRAVE_API_URL and FETCH_ALLOW_PRIVATE searches 
   try {
     const { search, fetcher } = researchProviders(
       loadConfig({ SEARCH_PROVIDER: 'brave', BRAVE_API_KEY: 'k', BRAVE_API_URL: server.url('/res/v1/web/search'), FETCH_ALLOW_PRIVATE: 'true' }),
-      testKnex(),
+      { knex: testKnex() },
     );
     const [hit] = await search.search('p', { limit: 5 });
     expect(hit.url).toBe(server.url('/p'));
@@ -51,4 +51,25 @@ test('SEARCH_PROVIDER=brave with BRAVE_API_URL and FETCH_ALLOW_PRIVATE searches 
   } finally {
     await server.close();
   }
+});
+
+test('a clone without ../shared has no archive and still gets providers: search finds nothing, fetch answers 404', async () => {
+  const config = loadConfig({ SHARED_DATA_DIR: '/nonexistent/shared/data' });
+  expect(config.researchArchives).toEqual([]);
+  expect(config.googleTaxonomyFile).toBeNull();
+  const { search, fetcher } = researchProviders(config);
+  expect(await search.search('anything', { limit: 5 })).toEqual([]);
+  expect((await fetcher.fetch('https://example.com/p')).status).toBe(404);
+});
+
+test('combined sources interleave search results by rank (a URL once) and fetch from the first that has the page', async () => {
+  const page = (url: string, status: number) => ({ url, final_url: url, status, content_type: 'text/html', body: Buffer.from(url), fetched_at: '' });
+  const source = (urls: string[], has: string) => ({
+    search: { search: async () => urls.map((url, i) => ({ url, title: '', snippet: '', score: 1 / (i + 1) })) },
+    fetcher: { fetch: async (url: string) => page(url, url === has ? 200 : 404) },
+  });
+  const both = combineSources([source(['a', 'b', 'c'], 'a'), source(['x', 'a', 'y'], 'x')]);
+  expect((await both.search.search('q', { limit: 5 })).map((r) => r.url)).toEqual(['a', 'x', 'b', 'c', 'y']);
+  expect((await both.fetcher.fetch('x')).status).toBe(200);
+  expect((await both.fetcher.fetch('zzz')).status).toBe(404);
 });

@@ -1,0 +1,38 @@
+/**
+ * Activities of researchArchiveIndexWorkflow (workflows/research-archive-index.ts): thin adapters
+ * over src/services/research-archives/indexing.ts.
+ */
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Knex } from 'knex';
+import { ArchiveContentError, indexResearchArchive, markResearchArchiveFailed, type IndexProgress } from '../src/services/research-archives/indexing';
+import { ARCHIVE_CONTENT_INVALID } from '../workflows/definitions';
+
+/** The research archive activities. */
+export interface ResearchArchiveActivities {
+  /**
+   * Indexes an archive from scratch and marks it ready; heartbeats its progress after every batch.
+   * @throws ApplicationFailure `ArchiveContentInvalid` (not retried) when the file is no readable WARC/WACZ
+   */
+  indexResearchArchive(archiveId: string): Promise<IndexProgress>;
+  /** Marks an archive failed with the reason (idempotent). */
+  markResearchArchiveFailed(archiveId: string, error: string): Promise<void>;
+}
+
+/** Builds the research archive activities over the worker's database. */
+export function createResearchArchiveActivities(deps: { knex: Knex }): ResearchArchiveActivities {
+  return {
+    async indexResearchArchive(archiveId) {
+      const ctx = Context.current();
+      ctx.heartbeat({ records_read: 0 });
+      try {
+        return await indexResearchArchive(deps.knex, archiveId, (p) => ctx.heartbeat({ records_read: p.records_read, pages_indexed: p.pages_indexed }));
+      } catch (err) {
+        if (err instanceof ArchiveContentError) throw ApplicationFailure.nonRetryable(err.message, ARCHIVE_CONTENT_INVALID);
+        throw err;
+      }
+    },
+    async markResearchArchiveFailed(archiveId, error) {
+      await markResearchArchiveFailed(deps.knex, archiveId, error);
+    },
+  };
+}

@@ -1,0 +1,204 @@
+/**
+ * Research archives of an organization (issue 27 §2; docs/research.md): upload, list, read and
+ * delete (`/public/research-archives`), and the archives configured by `RESEARCH_ARCHIVES`
+ * (WARC/WACZ files, shared by every organization, registered once per content hash). An upload
+ * is stored under `<dataDir>/research-archives/<id>/`, a WACZ verified against its
+ * datapackage.json at once, and indexed by the durable workflow `research-archive-<id>`.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Knex } from 'knex';
+import { ForbiddenError, NotFoundError, ServiceUnavailableError, UnsupportedMediaTypeError, ValidationError } from '../../lib/errors';
+import { isUuid, newId } from '../../lib/ids';
+import { logger } from '../../lib/logger';
+import { extractWacz, WaczError } from '../../enrichment/research/warc/wacz';
+import { ResearchArchive, type ResearchArchiveFormat } from '../../models/research-archive';
+import type { JobRunner } from '../job-runner';
+import type { Scope } from '../access/scope';
+import { researchArchiveWorkflowId } from '../../../workflows/definitions';
+
+/** What the archive service needs: the database, the runner that starts indexing, and where uploads are kept. */
+export interface ResearchArchiveDeps {
+  knex: Knex;
+  jobRunner: JobRunner;
+  dataDir: string;
+}
+
+/** The format of an archive file by its name (`.warc`, `.warc.gz`, `.wacz`), or null. */
+export function archiveFormat(name: string): ResearchArchiveFormat | null {
+  if (/\.warc$/i.test(name)) return 'warc';
+  if (/\.warc\.gz$/i.test(name)) return 'warc.gz';
+  if (/\.wacz$/i.test(name)) return 'wacz';
+  return null;
+}
+
+/** SHA-256 (hex) and size of a file, streamed. */
+export async function fileDigest(file: string): Promise<{ sha256: string; bytes: number }> {
+  const hash = crypto.createHash('sha256');
+  let bytes = 0;
+  for await (const chunk of fs.createReadStream(file)) {
+    hash.update(chunk as Buffer);
+    bytes += (chunk as Buffer).length;
+  }
+  return { sha256: hash.digest('hex'), bytes };
+}
+
+/** Folder of one archive's files under the data directory. */
+function archiveDir(dataDir: string, id: string): string {
+  return path.join(dataDir, 'research-archives', id);
+}
+
+/** Moves a file: a rename on one file system, else a streamed copy and a delete. */
+async function moveFile(from: string, to: string): Promise<void> {
+  try {
+    await fs.promises.rename(from, to);
+  } catch {
+    await pipeline(fs.createReadStream(from), fs.createWriteStream(to));
+    await fs.promises.rm(from, { force: true });
+  }
+}
+
+/** Starts indexing; on failure marks the archive failed and answers 503. */
+async function startIndexing(deps: ResearchArchiveDeps, archive: ResearchArchive): Promise<void> {
+  try {
+    if (!deps.jobRunner.startResearchArchiveIndex) throw new Error('this deployment runs no Temporal worker');
+    await deps.jobRunner.startResearchArchiveIndex({ id: archive.id, organization_id: archive.organization_id, name: archive.name });
+  } catch (err) {
+    logger.error({ err, archive_id: archive.id }, 'could not start research archive indexing');
+    await ResearchArchive.query(deps.knex)
+      .findById(archive.id)
+      .patch({ status: 'failed', error: 'Indexing could not be started; upload again later', updated_at: new Date() });
+    throw new ServiceUnavailableError('Workflow service unavailable; the archive was not indexed');
+  }
+}
+
+/**
+ * Stores an uploaded archive file for the scope's organization and starts its indexing workflow.
+ * The upload is moved (never copied in memory) into the archive's folder; a WACZ is verified
+ * against its datapackage.json hashes first and its WARC files copied out.
+ * @param upload the uploaded file on disk (moved away by this call) and its original name
+ * @returns the archive, status `indexing`
+ * @throws UnsupportedMediaTypeError (415) for a name that is not .warc, .warc.gz or .wacz;
+ *   ValidationError (422) for a WACZ that fails verification (nothing is kept);
+ *   ServiceUnavailableError (503) when the workflow cannot be started
+ */
+export async function createResearchArchive(deps: ResearchArchiveDeps, scope: Scope, upload: { path: string; originalname: string }): Promise<ResearchArchive> {
+  const format = archiveFormat(upload.originalname);
+  if (!format) throw new UnsupportedMediaTypeError('A research archive is one .warc, .warc.gz or .wacz file (WARC ISO 28500 1.0/1.1, WACZ 1.x)');
+  const id = newId();
+  const dir = archiveDir(deps.dataDir, id);
+  await fs.promises.mkdir(dir, { recursive: true });
+  const name =
+    path
+      .basename(upload.originalname)
+      .replace(/[^\w.-]+/g, '_')
+      .slice(-200) || `archive.${format}`;
+  const file = path.join(dir, name);
+  await moveFile(upload.path, file);
+  const digest = await fileDigest(file);
+  if (format === 'wacz') {
+    try {
+      await extractWacz(file, path.join(dir, 'warc'));
+    } catch (err) {
+      await fs.promises.rm(dir, { recursive: true, force: true });
+      if (err instanceof WaczError) throw ValidationError.at(['body', 'file'], `WACZ refused: ${err.message}`, 'value_error');
+      throw err;
+    }
+  }
+  const archive = await ResearchArchive.query(deps.knex).insertAndFetch({
+    id,
+    organization_id: scope.organizationId,
+    name: upload.originalname.slice(0, 300),
+    format,
+    file_path: file,
+    content_sha256: digest.sha256,
+    size_bytes: digest.bytes,
+    status: 'indexing',
+    skipped: {},
+  });
+  await startIndexing(deps, archive);
+  return archive;
+}
+
+/** The scope's archives and the configured ones (`organization_id` null), newest first. */
+export async function listResearchArchives(knex: Knex, scope: Scope): Promise<ResearchArchive[]> {
+  return ResearchArchive.query(knex)
+    .where((w) => w.where('organization_id', scope.organizationId).orWhereNull('organization_id'))
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ]);
+}
+
+/**
+ * One archive the scope may read: its own or a configured one.
+ * @throws NotFoundError (404) for an unknown id; ForbiddenError (403) for another organization's
+ */
+export async function loadResearchArchive(knex: Knex, scope: Scope, id: string): Promise<ResearchArchive> {
+  const archive = isUuid(id) ? await ResearchArchive.query(knex).findById(id) : undefined;
+  if (!archive) throw new NotFoundError('Research archive not found');
+  if (archive.organization_id !== null && archive.organization_id !== scope.organizationId) throw new ForbiddenError();
+  return archive;
+}
+
+/**
+ * Deletes one of the scope's archives: stops its indexing workflow, removes its pages from the
+ * index (cascade) and its files.
+ * @throws NotFoundError (404), ForbiddenError (403) for another organization's archive or a
+ *   configured one (those follow `RESEARCH_ARCHIVES`)
+ */
+export async function deleteResearchArchive(deps: ResearchArchiveDeps, scope: Scope, id: string): Promise<void> {
+  const archive = await loadResearchArchive(deps.knex, scope, id);
+  if (archive.organization_id === null) throw new ForbiddenError('A configured archive is removed from RESEARCH_ARCHIVES, not through the API');
+  if (archive.status === 'indexing') await deps.jobRunner.cancel(researchArchiveWorkflowId(archive.id));
+  await ResearchArchive.query(deps.knex).deleteById(archive.id);
+  await fs.promises.rm(path.dirname(archive.file_path), { recursive: true, force: true });
+}
+
+/**
+ * Registers the WARC/WACZ files of `RESEARCH_ARCHIVES` (worker start): a file whose content hash
+ * is registered already is left as it is (indexed once per content); a new one is inserted and
+ * its indexing workflow started. Two workers starting together insert it once (unique index).
+ * @returns the archives registered now
+ */
+export async function registerConfiguredArchives(deps: ResearchArchiveDeps, files: string[]): Promise<ResearchArchive[]> {
+  const added: ResearchArchive[] = [];
+  for (const file of files) {
+    const format = archiveFormat(file);
+    if (!format) continue;
+    const digest = await fileDigest(file);
+    const id = newId();
+    const inserted = await deps
+      .knex('research_archives')
+      .insert({
+        id,
+        organization_id: null,
+        name: path.basename(file),
+        format,
+        // A configured WACZ's WARC files are copied out next to a copy-free link: its own folder.
+        file_path: format === 'wacz' ? await linkConfiguredWacz(deps.dataDir, id, file) : file,
+        content_sha256: digest.sha256,
+        size_bytes: digest.bytes,
+        status: 'indexing',
+      })
+      .onConflict(deps.knex.raw('(content_sha256) where organization_id is null'))
+      .ignore()
+      .returning('id');
+    if (!inserted.length) continue;
+    const archive = await ResearchArchive.query(deps.knex).findById(id).throwIfNotFound();
+    await startIndexing(deps, archive);
+    added.push(archive);
+  }
+  return added;
+}
+
+/** A symbolic link to a configured WACZ in its archive folder (its WARC files are extracted there). */
+async function linkConfiguredWacz(dataDir: string, id: string, file: string): Promise<string> {
+  const dir = archiveDir(dataDir, id);
+  await fs.promises.mkdir(dir, { recursive: true });
+  const link = path.join(dir, path.basename(file));
+  await fs.promises.symlink(path.resolve(file), link);
+  return link;
+}

@@ -1,0 +1,187 @@
+/**
+ * End to end (issue 27 §1–3): a deployment configured as a clone without ../shared (no archive
+ * folder, no live search) starts and enriches from the items' own data with a notice; web
+ * archives written here with warcio (WARC and WACZ of real product pages of ../shared/data) are
+ * uploaded through HTTP, indexed by the Temporal workflow into PostgreSQL, and researched by the
+ * organization's jobs only; values cite the captures' original URLs; a corrupted WACZ is refused;
+ * readiness needs a worker polling the task queue, and a sync request without one answers 503.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
+import { createEngineFromConfig } from '../../src/enrichment';
+import { archiveIndexFetcher, archiveIndexSearch } from '../../src/services/research-archives/search';
+import { pageItem, PAGES_SCHEMA } from '../../bench/eval/pages';
+import { writeWacz, writeWarc } from '../../bench/fixtures/warc';
+import { SHARED_DATA } from '../helpers/data';
+import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
+import { waitUntil } from '../helpers/wait';
+
+const ZYTE = path.join(SHARED_DATA, 'zyte-product-extraction');
+const TASK_QUEUE = 'test-e2e-research-archives';
+/** Best Buy CA, John Lewis, Almedina, Amazon FR (as test/e2e/enrich-http.test.ts). */
+const PAGE_IDS = [
+  '2c42fb6035ff369f80148ebbe5ad62c93fe1532e0435e7ec1be87474cb5578d7',
+  '4e545337e1205c88bdb099402a53153050ce51b1f99cf77e1598ddabbbabd390',
+  '91f0a111a06e65b04300672fe3707e2b92250d2e60d99c08d19115e7cca11e8e',
+  '64915d8c2251307c4c8d4c9f3e506a26d4740e2a806b13e33622b3c889b2b037',
+];
+type IndexRecord = Parameters<typeof pageItem>[0] & { id: string; url: string; file: string; captured_at: string };
+const index: IndexRecord[] = JSON.parse(fs.readFileSync(path.join(ZYTE, 'page-index.json'), 'utf8'));
+const labels: Record<string, Record<string, string[] | string>> = JSON.parse(fs.readFileSync(path.join(ZYTE, 'ground-truth.json'), 'utf8'));
+const pages = PAGE_IDS.map((id) => index.find((p) => p.id === id)!);
+const iso = (c: string) => `${c.slice(0, 4)}-${c.slice(4, 6)}-${c.slice(6, 8)}T${c.slice(8, 10)}:${c.slice(10, 12)}:${c.slice(12, 14)}Z`;
+const archived = (p: IndexRecord) => ({ url: p.url, date: iso(p.captured_at), body: fs.readFileSync(path.join(ZYTE, p.file)) });
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'research-archives-'));
+// A clone without ../shared: the default archives are looked for in a folder that does not exist.
+const config = loadConfig({ ...process.env, SHARED_DATA_DIR: path.join(dir, 'no-shared-data'), RESEARCH_ARCHIVES: '', DATA_DIR: path.join(dir, 'data') });
+
+let env: TestWorkflowEnvironment;
+let worker: RunningTestWorker;
+let app: ReturnType<ReturnType<typeof createApp>['callback']>;
+let a: { Authorization: string };
+let b: { Authorization: string };
+const warcFile = path.join(dir, 'two-pages.warc.gz');
+const waczWarc = path.join(dir, 'inner.warc');
+const waczFile = path.join(dir, 'one-page.wacz');
+const badWacz = path.join(dir, 'corrupted.wacz');
+
+beforeAll(async () => {
+  await writeWarc(warcFile, pages.slice(0, 2).map(archived), { gzip: true });
+  await writeWarc(waczWarc, pages.slice(2, 3).map(archived));
+  await writeWacz(waczFile, waczWarc);
+  await writeWacz(badWacz, waczWarc, { corrupt: true });
+  env = await startTestTemporal();
+  const knex = testKnex();
+  const engine = createEngineFromConfig(config, { archiveIndex: { search: archiveIndexSearch(knex), fetcher: archiveIndexFetcher(knex) } });
+  worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex, engine });
+  app = testApiFor(env, TASK_QUEUE, { config, concurrency: 2 });
+  a = (await createTestOrg('archives A')).auth;
+  b = (await createTestOrg('archives B')).auth;
+}, 180_000);
+
+afterAll(async () => {
+  await worker?.stop();
+  await env?.teardown();
+  await closeTestKnex();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const item = (p: IndexRecord) => pageItem(p, labels[p.id], 'A');
+type Result = { after_data: Record<string, unknown> & { sources: Record<string, string[]> }; review_info: { debug_log?: string[] } };
+
+async function uploadReady(
+  auth: { Authorization: string },
+  file: string,
+): Promise<{ id: string; progress: { records_read: number; pages_indexed: number; skipped: Record<string, number> } }> {
+  const res = await request(app).post('/api/public/research-archives').set(auth).attach('file', file);
+  expect(res.status).toBe(202);
+  expect(res.body).toMatchObject({ status: 'indexing', name: path.basename(file), configured: false });
+  return waitUntil(
+    async () => {
+      const got = await request(app).get(`/api/public/research-archives/${res.body.id}`).set(auth);
+      if (got.body.status === 'failed') throw new Error(got.body.error);
+      return got.body.status === 'ready' ? got.body : null;
+    },
+    'the archive to be indexed',
+    60_000,
+  );
+}
+
+test('with no research source, a sync job completes from the items own data and its notices say how to add one', async () => {
+  const ready = await request(app).get('/readyz');
+  expect(ready.status).toBe(200);
+  expect(ready.body.checks).toEqual({ postgres: 'ok', temporal: 'ok', worker: 'ok' });
+  expect(ready.body.research).toMatchObject({ live_search: null, archive_folders: [], archive_files: [] });
+
+  const items = [{ name: 'Acme kettle', brand: 'Acme', color: 'red' }];
+  const res = await request(app)
+    .post('/api/public/enrich')
+    .set(a)
+    .send({ items, output_schema: [{ name: 'color', type: 'string', description: 'Colour' }], speed: 'fast' });
+  expect(res.status).toBe(200);
+  expect(res.body.status).toBe('completed');
+  expect(res.body.notices.join(' ')).toMatch(/no research source is configured.*POST \/api\/public\/research-archives/);
+  expect(res.body.results[0].after_data.color).toBe('red');
+}, 60_000);
+
+test('a WARC upload is indexed and researched: values cite the capture URLs, the record is in the evidence', async () => {
+  const archive = await uploadReady(a, warcFile);
+  expect(archive.progress.pages_indexed).toBe(2);
+  expect(archive.progress.records_read).toBe(3);
+  expect(archive.progress.skipped).toEqual({ not_a_response: 1 });
+
+  const res = await request(app)
+    .post('/api/public/enrich')
+    .set(a)
+    .send({ items: pages.slice(0, 2).map(item), output_schema: PAGES_SCHEMA, speed: 'fast', include_debug_log: true });
+  expect(res.status).toBe(200);
+  expect(res.body.notices ?? []).toEqual([]);
+  (res.body.results as Result[]).forEach((result, i) => {
+    const truth = [labels[pages[i].id].price ?? []].flat().map(Number);
+    expect(truth).toContain(Number(result.after_data.price));
+    expect(result.after_data.sources.price).toEqual([pages[i].url]);
+    const line = result.review_info.debug_log!.find((l) => l.startsWith(`document read: ${pages[i].url}`));
+    expect(line).toMatch(new RegExp(`captured ${iso(pages[i].captured_at).slice(0, 19)}.*WARC record <urn:uuid:[0-9a-f-]+> at .*two-pages\\.warc\\.gz@\\d+`));
+  });
+
+  // Organization B has no archive: the same items find nothing, and B cannot see A's archive.
+  const other = await request(app)
+    .post('/api/public/enrich')
+    .set(b)
+    .send({ items: pages.slice(0, 1).map(item), output_schema: PAGES_SCHEMA, speed: 'fast' });
+  expect(other.body.notices.join(' ')).toMatch(/no research source/);
+  expect(other.body.results[0].after_data.sources.price).toBeUndefined();
+  expect((await request(app).get(`/api/public/research-archives/${archive.id}`).set(b)).status).toBe(403);
+  expect((await request(app).get('/api/public/research-archives').set(b)).body.archives).toEqual([]);
+
+  // Deleted: it leaves the list and the research index.
+  expect((await request(app).delete(`/api/public/research-archives/${archive.id}`).set(a)).status).toBe(200);
+  expect((await request(app).get(`/api/public/research-archives/${archive.id}`).set(a)).status).toBe(404);
+  expect(Number((await testKnex()('research_archive_pages').where({ archive_id: archive.id }).count('* as n'))[0].n)).toBe(0);
+}, 180_000);
+
+test('a WACZ upload is verified and researched; an item carrying its own URL is read from it first', async () => {
+  const archive = await uploadReady(a, waczFile);
+  expect(archive.progress.pages_indexed).toBe(1);
+  const page = pages[2];
+  const res = await request(app)
+    .post('/api/public/enrich')
+    .set(a)
+    .send({ items: [{ ...item(page), url: page.url }], output_schema: PAGES_SCHEMA, speed: 'fast', include_debug_log: true });
+  expect(res.status).toBe(200);
+  const result = res.body.results[0] as Result;
+  expect(result.after_data.sources.price).toEqual([page.url]);
+  const log = result.review_info.debug_log!;
+  expect(log.find((l) => l.startsWith('document read:'))).toContain(page.url);
+  expect(log.filter((l) => l.startsWith('query:')).length).toBeLessThanOrEqual(2);
+  await request(app).delete(`/api/public/research-archives/${archive.id}`).set(a);
+}, 180_000);
+
+test('a corrupted WACZ is refused with the hash that differs; other files are 415', async () => {
+  const res = await request(app).post('/api/public/research-archives').set(a).attach('file', badWacz);
+  expect(res.status).toBe(422);
+  expect(JSON.stringify(res.body.detail)).toMatch(/WACZ refused: archive\/inner\.warc: SHA-256 differs from datapackage\.json/);
+  const text = path.join(dir, 'notes.txt');
+  fs.writeFileSync(text, 'hello');
+  expect((await request(app).post('/api/public/research-archives').set(a).attach('file', text)).status).toBe(415);
+});
+
+test('without a worker polling the task queue, /readyz is not ready and a sync enrich answers 503 at once', async () => {
+  const lonely = testApiFor(env, 'test-no-worker-queue', { config });
+  const ready = await request(lonely).get('/readyz');
+  expect(ready.status).toBe(503);
+  expect(ready.body.checks.worker).toMatch(/no worker polls task queue test-no-worker-queue/);
+  const res = await request(lonely)
+    .post('/api/public/enrich')
+    .set(a)
+    .send({ items: [{ name: 'x' }], output_schema: [{ name: 'color', type: 'string', description: 'Colour' }] });
+  expect(res.status).toBe(503);
+  expect(res.body.detail).toMatch(/No worker polls task queue test-no-worker-queue/);
+}, 60_000);
