@@ -1,9 +1,8 @@
 /**
  * Jest: TypeScript through SWC; one process (tests share one PostgreSQL test database).
- * puppeteer-core (browser tests) and hyparquet / hyparquet-writer (the tool server's Parquet)
- * ship ES modules only: SWC compiles them and their ESM-only dependencies to CommonJS too.
+ * hyparquet / hyparquet-writer (the tool server's Parquet) ship ES modules only: SWC compiles them and their ESM-only dependencies to CommonJS too.
  */
-const esmPackages = ['puppeteer-core', '@puppeteer', 'chromium-bidi', 'hyparquet', 'hyparquet-writer'];
+const esmPackages = ['hyparquet', 'hyparquet-writer'];
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],

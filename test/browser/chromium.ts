@@ -1,12 +1,13 @@
 /**
- * Debian's Chromium for the browser tests (puppeteer-core against the system binary; browser
+ * Debian's Chromium for the browser tests (playwright-core against the system binary, which supports
+ * every Node version of the engines range (puppeteer-core 25 needs Node ≥ 22.12); browser
  * downloads do not work here): where it is, whether it is there (outside CI the tests skip loudly
  * when it is not; under CI that fails), how the tests launch it, and their optional screenshots
  * (`DASHBOARD_SCREENSHOTS`, e.g. docs/screenshots).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { prerequisite } from '../helpers/prerequisites';
 
 /** The Chromium binary: `CHROMIUM_PATH`, else Debian's /usr/bin/chromium. */
@@ -20,9 +21,19 @@ export function chromiumPresent(): boolean {
   return prerequisite(fs.existsSync(CHROMIUM), `Chromium at ${CHROMIUM}`, "install Debian's chromium, or set CHROMIUM_PATH");
 }
 
-/** Launches headless Chromium with the tests' window size. */
-export function launchChromium(): Promise<Browser> {
-  return puppeteer.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless=new'], defaultViewport: { width: 1400, height: 900 } });
+/** What the tests drive: one browser context (its pages share cookies); closing it closes the browser. */
+export type Browser = BrowserContext;
+export type { Page };
+
+/** The Chromium flags of this project's machines (no sandbox as root, no background networking). */
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** Launches headless Chromium (a fresh profile) with the tests' window size. */
+export async function launchChromium(): Promise<Browser> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  context.on('close', () => void browser.close());
+  return context;
 }
 
 /** Saves a full-page screenshot of `page` as `name` in `DASHBOARD_SCREENSHOTS`; nothing when that is unset. */

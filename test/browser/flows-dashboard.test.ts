@@ -9,8 +9,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'puppeteer-core';
-import { chromiumPresent, launchChromium, screenshot } from './chromium';
+import { chromiumPresent, launchChromium, screenshot, type Browser, type Page } from './chromium';
 import request from 'supertest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { newId } from '../../src/lib/ids';
@@ -175,13 +174,13 @@ async function settled(runId: string): Promise<FlowRun> {
     expect(await texts('table.results tbody tr td:first-child')).toEqual(['26', '27', '28', '29', '30']);
     expect(await page.$eval('table.results tbody tr td[data-column="sku"]', (e) => e.textContent)).toBe('ACC-026');
     // The node selector: the input node's output is the rows as given.
-    await page.select('#node-select', 'input');
+    await page.selectOption('#node-select', 'input');
     await click('form.node-select button[type=submit]');
     expect(new URL(page.url()).searchParams.get('node')).toBe('input');
     expect(await page.$eval('table.results', (e) => e.getAttribute('data-node-id'))).toBe('input');
     expect(await texts('table.results thead th')).toEqual(['Row', 'price', 'sku', 'title']);
     expect(await texts('table.results tbody tr:first-child td')).toEqual(['1', '30', 'ACC-001', 'desk lamp']);
-    await page.select('#node-select', 'custom_code');
+    await page.selectOption('#node-select', 'custom_code');
     await click('form.node-select button[type=submit]');
     expect(await texts('table.results tbody tr:first-child td')).toEqual(['1', '36', 'ACC-001', '["vat-included"]', 'Desk Lamp', 'price with 20% VAT']);
   });

@@ -1,13 +1,12 @@
 /**
- * The review dashboard in a real browser (issue 17): Debian's chromium driven by puppeteer-core
+ * The review dashboard in a real browser (issue 17): Debian's chromium driven by playwright-core
  * (no browser download; `CHROMIUM_PATH` or /usr/bin/chromium). Skipped, with a message saying
  * so, only when no Chromium is installed (test/setup/prepare.ts installs it where it can).
  * Screenshots go to `DASHBOARD_SCREENSHOTS` (e.g. docs/screenshots) when that is set.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'puppeteer-core';
-import { chromiumPresent, launchChromium, screenshot } from './chromium';
+import { chromiumPresent, launchChromium, screenshot, type Browser, type Page } from './chromium';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { testApp } from '../helpers/app';
 import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
@@ -102,7 +101,7 @@ const hasChromium = chromiumPresent();
     expect(new URL(page.url()).searchParams.get('q')).toBe('Logitech');
     expect(await page.$$eval('tbody.change', (els) => els.map((e) => e.getAttribute('data-change-id')))).toEqual([fx.changes['MS-200']]);
     await page.goto(activityUrl(fx));
-    await page.select('select[name=status]', 'approved');
+    await page.selectOption('select[name=status]', 'approved');
     await Promise.all([page.waitForNavigation(), page.click('form.filters button[type=submit]')]);
     expect(new URL(page.url()).searchParams.get('status')).toBe('approved');
     expect(await page.$$('tbody.change')).toHaveLength(0);
@@ -118,7 +117,7 @@ const hasChromium = chromiumPresent();
     await page.goto(`${base}/dashboard/catalogs/${fx.catalogId}`);
     const token = await page.$eval('meta[name="csrf-token"]', (e) => e.getAttribute('content') ?? '');
     const result = await page.evaluate(
-      async (activityId, token) => {
+      async ([activityId, token]) => {
         const post = (headers: Record<string, string>) =>
           fetch('/api/public/catalogs', { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{}' }).then((r) => r.status);
         return {
@@ -128,8 +127,7 @@ const hasChromium = chromiumPresent();
           withToken: await post({ 'X-CSRF-Token': token }),
         };
       },
-      fx.activityId,
-      token,
+      [fx.activityId, token] as const,
     );
     // With the token the request reaches validation (422: the empty body is not a catalog).
     expect(result).toEqual({ read: 200, noToken: 403, wrongToken: 403, withToken: 422 });
@@ -225,7 +223,7 @@ const hasChromium = chromiumPresent();
     expect(page.url()).toBe(url);
 
     // Filter: low confidence → only the cable.
-    await page.select('select[name=confidence]', 'low');
+    await page.selectOption('select[name=confidence]', 'low');
     await Promise.all([page.waitForNavigation(), page.click('form.filters button[type=submit]')]);
     expect(await page.$$eval('tbody.change', (els) => els.map((e) => e.getAttribute('data-change-id')))).toEqual([fx.changes['CB-400']]);
     await page.goto(url);
@@ -280,7 +278,7 @@ const hasChromium = chromiumPresent();
     // A further apply of the completed activity writes the two, nothing else.
     expect(await page.$eval('#apply-button', (e) => e.textContent?.trim())).toBe('Apply the newly approved changes');
     await page.click('#apply-button');
-    await page.waitForFunction("/Applied 2\\b/.test(document.querySelector('#apply-result')?.textContent ?? '')", { timeout: 60_000 });
+    await page.waitForSelector('#apply-result:has-text("Applied 2")', { timeout: 60_000 });
     expect(await itemData('HD-300')).toMatchObject({ brand: 'Beyerdynamic', color: 'Black' });
     expect(await itemData('MS-200')).toEqual({ sku: 'MS-200', title: 'Wireless mouse', brand: 'Logi', price: 25 });
     expect((await itemData('KB-100')).color).toBeUndefined();
@@ -293,9 +291,8 @@ const hasChromium = chromiumPresent();
     // Restoring the last apply's pre-apply snapshot (through the API, with the page's session) is shown on the page.
     const token = await page.$eval('meta[name="csrf-token"]', (e) => e.getAttribute('content') ?? '');
     const restored = await page.evaluate(
-      async (u, t) => (await fetch(u, { method: 'POST', headers: { 'X-CSRF-Token': t, 'Content-Type': 'application/json' }, body: '{}' })).status,
-      `/api/public/catalogs/${fx.catalogId}/snapshots/${snapshots[1].id}/restore`,
-      token,
+      async ([u, t]) => (await fetch(u, { method: 'POST', headers: { 'X-CSRF-Token': t, 'Content-Type': 'application/json' }, body: '{}' })).status,
+      [`/api/public/catalogs/${fx.catalogId}/snapshots/${snapshots[1].id}/restore`, token] as const,
     );
     expect(restored).toBe(200);
     await page.goto(url);
