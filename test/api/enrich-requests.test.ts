@@ -348,6 +348,13 @@ describe('request shapes existing clients send (issue 26 §6)', () => {
     expect(without.body.notices ?? []).not.toEqual(expect.arrayContaining([expect.stringMatching(/vector_store/)]));
   });
 
+  it("with catalog_id and no output_schema, researches the catalog's fields but never its key field", async () => {
+    const catalogId = await createTestCatalog(org.organizationId);
+    const res = await post({ items: [{ sku: 'K-1', title: 'Boots' }], catalog_id: catalogId, async_mode: true });
+    expect(res.status).toBe(200);
+    expect((await configOf(res.body.job_id)).output_schema.map((f: { name: string }) => f.name).sort()).toEqual(['price', 'title']);
+  });
+
   it('defaults low_confidence.enabled to false and always answers pricing_estimates', async () => {
     const res = await post({ items: [{ name: 'x' }], output_schema: [field], async_mode: true, low_confidence: { scopes: ['field'] } });
     expect(res.status).toBe(200);

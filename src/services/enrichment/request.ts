@@ -195,7 +195,9 @@ async function planFresh(knex: Knex, scope: Scope, raw: EnrichRequest, upload?: 
   if (config.catalog_id) {
     const catalog = await loadCatalogOwned(knex, scope, config.catalog_id);
     const schema = await getCurrentSchema(knex, catalog.id);
-    if (!outputSchema?.length) outputSchema = fieldsFromCatalogSchema(schema.schema_definition);
+    // The catalog's key fields identify its items (decisions.md §3): never researched, so never rewritten (issue 26 §1).
+    const keys = new Set([catalog.unique_id_field, catalog.product_id_field].filter(Boolean));
+    if (!outputSchema?.length) outputSchema = fieldsFromCatalogSchema(schema.schema_definition).filter((f) => !keys.has(f.name));
     if (!config.taxonomy && schema.taxonomy) config.taxonomy = schema.taxonomy;
     target = { catalog_id: catalog.id, unique_id_field: catalog.unique_id_field, grouped: isGrouped(catalog) };
   }
