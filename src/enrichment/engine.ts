@@ -198,7 +198,14 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
   const extract: EnrichmentEngine['extract'] = async (input, evidence) => {
     const model = input.options.web_search
       ? null
-      : await learned.model(input.output_schema, input.options.text_examples ?? [], input.options.known_values, input.options.text_corpus);
+      : await learned.model(
+          input.output_schema,
+          input.options.text_examples ?? [],
+          input.options.known_values,
+          input.options.text_corpus,
+          false,
+          input.options.on_training,
+        );
     const result = buildResult(input, evidence, parsed, model, deps.tuning);
     if (!llm) return { result, usage: emptyUsage() };
     const read = (evidence.documents as EvidenceDocument[]).filter((d) => d && d.doc).map((d) => ({ source: d.url, doc: d.doc }));

@@ -11,7 +11,9 @@ export function polledStatus(status: EnrichmentJob['status']): 'running' | 'comp
 /**
  * The enrichment job response (interface-spec.md "Enrichment job response"; decisions.md §4).
  * `credits_used` stays 0 until the job has finished; `service_usage` appears only when the job
- * is complete and was asked for.
+ * is complete and was asked for. `current_step` names what a running job is doing
+ * (`training_text_model` while its text model learns from the catalog's examples, else
+ * `enriching_items`); null once it has finished.
  */
 export function presentJob(job: EnrichmentJob, page: { results: unknown[]; page: number; page_size: number; total_pages: number }): Record<string, unknown> {
   const finished = job.status !== 'running';
@@ -24,6 +26,7 @@ export function presentJob(job: EnrichmentJob, page: { results: unknown[]; page:
     credits_used: finished ? job.credits_used : 0,
     status: polledStatus(job.status),
     completed_items: job.completed_items,
+    current_step: finished ? null : (job.current_step ?? 'enriching_items'),
     page: page.page,
     page_size: page.page_size,
     total_pages: page.total_pages,

@@ -13,6 +13,7 @@ import { auditWanted } from './audit';
 import { auditResult, AuditJudgment } from '../../enrichment/audit';
 import type { EnrichmentCaches } from './caches';
 import { loadEvidence } from './evidence';
+import { setJobStep } from './progress';
 import { RowWrite, writeRowResults } from './row-results';
 import { logger } from '../../lib/logger';
 
@@ -304,6 +305,12 @@ async function postProcess(
  */
 async function computeRow(deps: RowDeps, row: LoadedRow, knowledgeBase: unknown, learning: JobTextExamples = NO_EXAMPLES): Promise<RowWrite> {
   const input = rowInput(row, knowledgeBase, learning);
+  // The job's poll shows the training step while the text model learns from the catalog's examples.
+  if (input.options.text_examples)
+    input.options.on_training = (state) =>
+      void setJobStep(deps.knex, row.job_id, state === 'started' ? 'training_text_model' : null).catch((err: unknown) =>
+        logger.warn({ job_id: row.job_id, err: errorFields(err) }, 'job step not recorded'),
+      );
   const capture: FetchedPage[] | null = row.config.capture_source_artifacts ? [] : null;
   const { outcome, research } = await runRowEngine(deps, row, input, capture);
   outcome.result.original_data = row.input;
