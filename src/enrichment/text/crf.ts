@@ -107,6 +107,10 @@ interface Lattice {
 interface SeenBigrams {
   into: Int32Array[];
   outOf: Int32Array[];
+  /** Seen bigrams `prev * size + label` whose ends are both within the labels (start included) and allowed. */
+  inside: Int32Array;
+  /** Potentials of unseen bigrams within the labels: 1 where allowed, 0 elsewhere (`(size + 1) × size`). */
+  unseen: Float64Array;
 }
 
 /** The {@link SeenBigrams} of `bigrams` (see {@link Crf}) within `labels`. */
@@ -116,14 +120,19 @@ function seenBigrams(bigrams: Int32Array, size: number, labels: number[]): SeenB
   inSet[size] = 1;
   const into: number[][] = Array.from({ length: size }, () => []);
   const outOf: number[][] = Array.from({ length: size + 1 }, () => []);
+  const inside: number[] = [];
   for (const b of bigrams) {
     const j = Math.floor(b / size);
     const k = b - j * size;
-    if (!inSet[j] || !inSet[k] || (k !== 0 && k % 2 === 0)) continue;
+    if (!inSet[j] || !inSet[k] || !allowed(j, k)) continue;
+    inside.push(b);
+    if (k !== 0 && k % 2 === 0) continue;
     into[k]!.push(j);
     outOf[j]!.push(k);
   }
-  return { into: into.map((x) => Int32Array.from(x)), outOf: outOf.map((x) => Int32Array.from(x)) };
+  const unseen = new Float64Array((size + 1) * size);
+  for (const j of [...labels, size]) for (const k of labels) if (allowed(j, k)) unseen[j * size + k] = 1;
+  return { into: into.map((x) => Int32Array.from(x)), outOf: outOf.map((x) => Int32Array.from(x)), inside: Int32Array.from(inside), unseen };
 }
 
 /**
@@ -136,8 +145,9 @@ function seenBigrams(bigrams: Int32Array, size: number, labels: number[]): SeenB
 function lattice(emit: Float64Array, transitions: Float64Array, seen: SeenBigrams, size: number, labels: number[]): Lattice {
   const n = emit.length / size;
   const { into, outOf } = seen;
-  const T = new Float64Array((size + 1) * size);
-  for (const j of [...labels, size]) for (const k of labels) if (allowed(j, k)) T[j * size + k] = Math.exp(transitions[j * size + k]!);
+  // Unseen bigrams weigh 0 (potential 1): only the seen ones need exp.
+  const T = seen.unseen.slice();
+  for (const b of seen.inside) T[b] = Math.exp(transitions[b]!);
   const E = new Float64Array(emit.length);
   const alpha = new Float64Array(emit.length);
   const beta = new Float64Array(emit.length);
