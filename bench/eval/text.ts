@@ -29,7 +29,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { buildProfiles, extractWithModel, extractWithProfiles, trainGroupedTextModel } from '../../src/enrichment/text';
+import { buildProfiles, extractWithModel, extractWithProfiles, trainGroupedTextModel, withCorpus } from '../../src/enrichment/text';
 import type { OutputField } from '../../src/enrichment/types';
 
 /**
@@ -235,15 +235,18 @@ function run(data: TextRecord[], examples: TextRecord[], descriptions: Map<strin
   const categories = [...new Set(data.map((r) => r.category))];
   const schemas = new Map(categories.map((c) => [c, schemaOf(c, [...data, ...examples], descriptions, known.get(c))]));
   // The examples are one catalog: one model learns from all of it, each category being a
-  // group with its own fields, and reads the phrase statistics of every text it will see
-  // (the scored records' input texts are unlabelled text, as a job's items are); without
+  // group with its own fields; as in the service (src/enrichment/learned-text.ts), it is
+  // trained on the examples alone and then reads the phrase statistics of every text it will
+  // see (the scored records' input texts are unlabelled text, as a job's items are); without
   // examples, rules only.
   const groups = new Map(categories.filter((c) => known.has(c)).map((c) => [c, { fields: schemas.get(c)!, knownValues: known.get(c) }]));
   const model =
     groups.size > 0
-      ? trainGroupedTextModel(
-          groups,
-          examples.filter((r) => groups.has(r.category)).map((r) => ({ text: r.text, values: r.gold, group: r.category })),
+      ? withCorpus(
+          trainGroupedTextModel(
+            groups,
+            examples.filter((r) => groups.has(r.category)).map((r) => ({ text: r.text, values: r.gold, group: r.category })),
+          ),
           data.map((r) => r.text),
         )
       : null;

@@ -240,7 +240,14 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
   const extract: EnrichmentEngine['extract'] = async (input, evidence) => {
     const model = input.options.web_search
       ? null
-      : await learned.model(input.output_schema, input.options.text_examples ?? [], input.options.known_values, input.options.text_corpus);
+      : await learned.model(
+          input.output_schema,
+          input.options.text_examples ?? [],
+          input.options.known_values,
+          input.options.text_corpus,
+          false,
+          input.options.on_training,
+        );
     const result = buildResult(input, evidence, parsed, model, deps.tuning);
     if (!llm) {
       keepIdentity(result, input);

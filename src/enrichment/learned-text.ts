@@ -1,8 +1,9 @@
 /**
  * The learned layer of `web_search: false` extraction as the engine runs it: a text model
  * (src/enrichment/text, {@link trainTextModel}) trained on the target catalog's own items, once
- * per (examples, output fields, known values) and engine ({@link createLearnedTextModels}), then
- * reused for every row.
+ * per examples version (examples, output fields, known values) and engine
+ * ({@link createLearnedTextModels}), then reused for every row of every job that brings the same
+ * examples; each job's own item texts only extend the phrase counts the model reads.
  *
  * Training is CPU-bound and synchronous (tens of seconds for a thousand examples with many
  * fields), so it runs in a worker thread: the activity's event loop keeps heartbeating and other
@@ -11,12 +12,10 @@
  * training runs in-process: slower to give the event loop back, identical in result.
  */
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import { trainTextModel, type TextExample, type TextModel } from './text';
+import { trainTextModel, withCorpus, type TextExample, type TextModel } from './text';
 import type { CatalogTextExample, OutputField } from './types';
-
-/** Trained models kept per examples array (per job), one per field set; oldest dropped beyond this. */
-const MODELS_PER_EXAMPLES = 8;
 
 /**
  * The thread's program (CommonJS, evaluated): load the text model (the TypeScript sources through
@@ -137,13 +136,16 @@ function teaches(fields: OutputField[], examples: readonly TextExample[]): boole
 export interface LearnedTextModels {
   /**
    * The text model for `fields` learned from catalog `examples` (with `knownValues`, the
-   * catalog's values per field, merged in by {@link trainingKnownValues}, and `texts`, further
-   * unlabelled texts of the catalog such as the job's own items: see trainGroupedTextModel),
-   * trained at most once per engine for the same examples array (by identity; a job's texts
-   * come with its examples), field definitions and known values; concurrent callers share one
-   * training. Resolves to null when no example has a value for any of the fields (nothing to
-   * learn: the caller keeps the rule layer).
+   * catalog's values per field, merged in by {@link trainingKnownValues}), reading its phrase
+   * counts over `texts` too (further unlabelled texts of the catalog such as the job's own
+   * items: see withCorpus). Trained once per examples version ({@link examplesVersion}: the
+   * same catalog examples, field definitions and known values give the same version, whichever
+   * job or examples array brings them) and kept for the {@link MODELS_KEPT} versions used last;
+   * concurrent callers share one training. Returns null when no example has a value for any
+   * of the fields (nothing to learn: the caller keeps the rule layer).
    * @param inProcess train on the calling thread (tests, and the fallback when a thread fails)
+   * @param onTraining told `started` when this call starts a training (none was cached or under
+   *   way) and `finished` when it has ended, whatever its outcome (the job's progress shows it)
    * @throws Error only when training itself fails (the rejection is cached like the model)
    */
   model(
@@ -152,13 +154,40 @@ export interface LearnedTextModels {
     knownValues?: Record<string, string[]>,
     texts?: readonly string[],
     inProcess?: boolean,
+    onTraining?: (state: 'started' | 'finished') => void,
   ): Promise<TextModel> | null;
+}
+
+/** Trained models kept per engine (distinct examples versions); the least recently used is dropped beyond this. */
+const MODELS_KEPT = 8;
+
+/** SHA-256 (hex) of the examples' contents: their texts, values and groups, in order. */
+function examplesDigest(examples: readonly TextExample[]): string {
+  const hash = createHash('sha256');
+  for (const e of examples) hash.update(JSON.stringify([e.text, e.values, e.group ?? null])).update('\n');
+  return hash.digest('hex');
+}
+
+/**
+ * The version of what a model learns from: SHA-256 (hex) of the examples' digest
+ * ({@link examplesDigest}), the field definitions and the known values. Two jobs on a catalog
+ * whose sampled examples did not change get the same version.
+ */
+export function examplesVersion(digest: string, fields: OutputField[], knownValues: Record<string, string[]>): string {
+  return createHash('sha256')
+    .update(digest)
+    .update(JSON.stringify([fields, knownValues]))
+    .digest('hex');
 }
 
 /** An empty set of trained models with an idle training queue. */
 export function createLearnedTextModels(): LearnedTextModels {
-  /** Trained (or training) models by the identity of the examples array, then by field set + known values. */
-  const models = new WeakMap<readonly TextExample[], Map<string, Promise<TextModel>>>();
+  /** Trained (or training) models by examples version, least recently used first. */
+  const trained = new Map<string, Promise<TextModel>>();
+  /** The examples' digests by examples array (a job passes the same array for each row: hashed once). */
+  const digests = new WeakMap<readonly TextExample[], string>();
+  /** The models reading a job's texts, by the texts array (one per job) and examples version. */
+  const withTexts = new WeakMap<readonly string[], Map<string, Promise<TextModel>>>();
   /** Tail of the training queue. */
   let queue: Promise<unknown> = Promise.resolve();
   /** Runs `task` after every training queued before it, whatever their outcome. */
@@ -167,28 +196,54 @@ export function createLearnedTextModels(): LearnedTextModels {
     queue = run.catch(() => undefined);
     return run;
   };
-  return {
-    model(fields, examples, knownValues = {}, texts = [], inProcess = false) {
-      if (examples.length === 0 || !teaches(fields, examples)) return null;
-      // The merged known values are a function of the examples (the map's key) and these two.
-      const key = JSON.stringify([fields, knownValues]);
-      let perFields = models.get(examples);
-      if (!perFields) models.set(examples, (perFields = new Map()));
-      const hit = perFields.get(key);
-      if (hit) return hit;
-      const known = trainingKnownValues(fields, examples, knownValues);
-      const onThisThread = (): TextModel => trainTextModel(fields, [...examples], known, [...texts]);
-      const training = serial(async () => {
+  const train = (
+    version: string,
+    fields: OutputField[],
+    examples: readonly TextExample[],
+    known: Record<string, string[]>,
+    inProcess: boolean,
+    onTraining?: (state: 'started' | 'finished') => void,
+  ): Promise<TextModel> => {
+    const hit = trained.get(version);
+    if (hit) {
+      trained.delete(version);
+      trained.set(version, hit);
+      return hit;
+    }
+    const onThisThread = (): TextModel => trainTextModel(fields, [...examples], known);
+    const training = serial(async () => {
+      onTraining?.('started');
+      try {
         if (inProcess) return onThisThread();
         try {
-          return await trainTextModelInThread(fields, examples, known, texts);
+          return await trainTextModelInThread(fields, examples, known);
         } catch {
           return onThisThread();
         }
-      });
-      perFields.set(key, training);
-      if (perFields.size > MODELS_PER_EXAMPLES) perFields.delete(perFields.keys().next().value as string);
-      return training;
+      } finally {
+        onTraining?.('finished');
+      }
+    });
+    trained.set(version, training);
+    while (trained.size > MODELS_KEPT) trained.delete(trained.keys().next().value as string);
+    return training;
+  };
+  return {
+    model(fields, examples, knownValues = {}, texts = [], inProcess = false, onTraining) {
+      if (examples.length === 0 || !teaches(fields, examples)) return null;
+      const known = trainingKnownValues(fields, examples, knownValues);
+      let digest = digests.get(examples);
+      if (digest === undefined) digests.set(examples, (digest = examplesDigest(examples)));
+      const version = examplesVersion(digest, fields, known);
+      const model = train(version, fields, examples, known, inProcess, onTraining);
+      if (texts.length === 0) return model;
+      let perVersion = withTexts.get(texts);
+      if (!perVersion) withTexts.set(texts, (perVersion = new Map()));
+      const hit = perVersion.get(version);
+      if (hit) return hit;
+      const reading = model.then((m) => withCorpus(m, texts));
+      perVersion.set(version, reading);
+      return reading;
     },
   };
 }

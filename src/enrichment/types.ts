@@ -156,6 +156,12 @@ export interface EnrichOptions {
    */
   defer_fetch_retry?: boolean;
   /**
+   * Called with `started` when extraction starts training the text model on `text_examples`
+   * (no model of that examples version was cached or under way) and `finished` when the training
+   * has ended, so the service can show the training step in the job's progress. In-process only.
+   */
+  on_training?: (state: 'started' | 'finished') => void;
+  /**
    * The request's knowledge-base files as documents (decisions.md §4, G21 `knowledge_base_*`),
    * built by `knowledgeBaseDocuments`; values read from them cite `SOURCE_X`.
    */

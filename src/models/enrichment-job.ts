@@ -27,6 +27,8 @@ export class EnrichmentJob extends BaseModel {
   workflow_id!: string;
   error!: string | null;
   service_usage!: Record<string, unknown> | null;
+  /** The step a running job is at (`training_text_model`), null while it enriches items; see services/enrichment/progress.ts. */
+  current_step!: string | null;
   /** Rows whose results were carried from an earlier job at creation (never charged). */
   carried_items!: number;
   created_at!: Date;

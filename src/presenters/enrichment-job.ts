@@ -16,6 +16,9 @@ export function polledStatus(status: EnrichmentJob['status']): 'running' | 'comp
  * without asking for it; the request's `pricing_estimates` flag is accepted and changes nothing).
  * A job that stages its results on a catalog (`catalog_id`: the job is a review activity,
  * decisions.md §4) carries its absolute `review_url` (decisions.md §5; `publicUrl` is its base).
+ * `current_step` names what a running job is doing
+ * (`training_text_model` while its text model learns from the catalog's examples, else
+ * `enriching_items`); null once it has finished.
  */
 export function presentJob(
   job: EnrichmentJob,
@@ -32,6 +35,7 @@ export function presentJob(
     credits_used: finished ? job.credits_used : 0,
     status: polledStatus(job.status),
     completed_items: job.completed_items,
+    current_step: finished ? null : (job.current_step ?? 'enriching_items'),
     page: page.page,
     page_size: page.page_size,
     total_pages: page.total_pages,

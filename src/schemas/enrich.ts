@@ -333,6 +333,13 @@ export const jobResponseSchema = Type.Object({
   page_size: Type.Optional(Type.Integer()),
   total_pages: Type.Optional(Type.Integer()),
   completed_items: Type.Optional(Type.Integer()),
+  current_step: Type.Optional(
+    Type.Unsafe<'training_text_model' | 'enriching_items' | null>({
+      type: ['string', 'null'],
+      enum: ['training_text_model', 'enriching_items', null],
+      description: 'What a running job is doing: training its text model on the catalog examples (web_search false), or enriching items; null once finished.',
+    }),
+  ),
   error: Type.Optional(Type.String()),
   review_url: Type.Optional(
     Type.String({

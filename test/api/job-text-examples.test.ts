@@ -11,6 +11,7 @@ import { loadConfig } from '../../src/config';
 import { newId } from '../../src/lib/ids';
 import { createEnrichmentCaches } from '../../src/services/enrichment/caches';
 import { catalogTextExamples, jobTextExamples, TEXT_EXAMPLE_ITEMS } from '../../src/services/enrichment/examples';
+import { setJobStep } from '../../src/services/enrichment/progress';
 import type { JobRunner } from '../../src/services/job-runner';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -164,6 +165,22 @@ describe('examples at job creation', () => {
     expect((await first).texts).toEqual(['Acme Nimbus Max']);
     expect(await jobTextExamples(testKnex(), cache, newId())).toEqual({ examples: [], texts: [] });
   });
+});
+
+test('the job poll shows the training step (current_step) while the text model learns, null once finished', async () => {
+  const catalogId = await createTestCatalog(org.organizationId, { schema_definition: SCHEMA });
+  await insertItems(catalogId, [{ title: 'Acme Zephyr Pro 500 ml', brand: 'Acme' }]);
+  const jobId = await post({ catalog_id: catalogId, web_search: false, output_schema: [brand], items: [{ title: 'Acme Nimbus' }] });
+  const poll = async () => (await request(app).get(`/api/public/enrich/${jobId}`).set(org.auth).expect(200)).body.current_step as string | null;
+  expect(await poll()).toBe('enriching_items');
+  await setJobStep(testKnex(), jobId, 'training_text_model');
+  expect(await poll()).toBe('training_text_model');
+  await setJobStep(testKnex(), jobId, null);
+  expect(await poll()).toBe('enriching_items');
+  await testKnex()('enrichment_jobs').where({ id: jobId }).update({ status: 'completed' });
+  // A finished job keeps no step, and a late step report does not touch it.
+  await setJobStep(testKnex(), jobId, 'training_text_model');
+  expect(await poll()).toBeNull();
 });
 
 test(`at most ${TEXT_EXAMPLE_ITEMS} items, the newest`, async () => {

@@ -56,7 +56,15 @@ const KEYS: Partial<Record<FieldRole, Array<[RegExp, number]>>> = {
       /^(mpn|manufacturer part number( mpn)?|mfr part number|mfg part number|model number|item model number|model name number|model name ?\/ ?number|modellnummer|numéro du modèle de l'article|numéro de modèle|numero modello( articolo)?|número de modelo|herstellernummer|hersteller artikelnummer|hersteller nr|réf fabricant|référence fabricant|referencia del fabricante|codice produttore|numer modelu)$/,
       0.78,
     ],
-    [/^(part number|numéro de pièce|numero de pieza)$/, 0.72],
+    // Localised manufacturer part-number labels, written without diacritics (keys are matched with and without them, see keyMatches).
+    [
+      /^(manufacturer (part )?(number|no|code|sku|id)|mfr( part)?( number| no)?|mfg part (number|no)|hersteller( |-)?(artikel|teile)?nummer|herstellerartikelnummer|herstellerteilenummer|hersteller art nr|kod vyrobcu|kod vyrobce|katalogove cislo vyrobcu|cislo vyrobcu|codice (del )?produttore|cod produttore|codice costruttore|reference (du )?fabricant|reference constructeur|ref constructeur|ref fabricant|numero de reference fabricant|referencia (del )?fabricante|ref fabricante|numero de parte (del fabricante)?|numero de pieza del fabricante|numero da peca|kod producenta|numer czesci producenta|tillverkarens artikelnummer|tillverkarnummer|valmistajan tuotenumero|fabrikantnummer|artikelnummer fabrikant|fabrikant artikelnummer|номер производителя|артикул производителя|partnumber|メーカー型番|製造元型番|制造商型号|製造商型號)$/,
+      0.78,
+    ],
+    [
+      /^(part number|part no|p ?n|numero de piece|numero de pieza|teilenummer|cislo dilu|cislo dielu|numer czesci|onderdeelnummer|номер детали|парт номер|型番|型号)$/,
+      0.72,
+    ],
     [/^(model|modell|modelo|modèle|modello|model no|modelnummer|typ)$/, 0.5],
   ],
 };
@@ -94,11 +102,23 @@ function pageCurrency(doc: PageDoc, product?: StructuredProduct): string | null 
   return null;
 }
 
+/** A {@link normKey} without diacritics (`kód výrobcu` → `kod vyrobcu`; Unicode canonical decomposition, marks removed). */
+function plainKey(key: string): string {
+  return normKey(key)
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '');
+}
+
+/** Whether a spec key matches a vocabulary pattern, as written or without its diacritics. */
+function keyMatches(re: RegExp, key: string): boolean {
+  return re.test(normKey(key)) || re.test(plainKey(key));
+}
+
 function keyValueCandidates(doc: PageDoc, role: FieldRole, accept: (v: string) => string | null): Candidate[] {
   const out: Candidate[] = [];
   for (const [re, weight] of KEYS[role] ?? []) {
     for (const kv of doc.key_values) {
-      if (!re.test(normKey(kv.key))) continue;
+      if (!keyMatches(re, kv.key)) continue;
       const v = accept(kv.value);
       if (v === null) continue;
       const where = kv.origin === 'table' ? 'spec table row' : kv.origin === 'dl' ? 'definition list entry' : 'labelled line';
@@ -160,6 +180,47 @@ function rankedPriceTexts(doc: PageDoc, tuning?: ExtractionTuning): Array<{ t: P
   return doc.price_texts.map((t, i) => ({ t: { ...t, score: priceScore(t, tuning) }, i })).sort((a, b) => b.t.score - a.t.score || a.i - b.i);
 }
 
+/** Whether a price element is marked as a former or reference price: struck through, "was …", or an old-price class with a current price beside it. */
+function isFormer(t: PriceText): boolean {
+  return (t.signals ?? []).some(([rule, d]) => (rule === 'price.struck' || rule === 'price.former-text' || rule === 'price.former-class') && d <= -3);
+}
+
+/**
+ * What a sale page shows: its current price (the best-ranked price element that is not a
+ * former price, score ≥ 0) and its former price (the best-ranked element marked former), each
+ * with its amount (prices in widgets and other products' tiles left out); null when the page
+ * shows no current price or no higher former one.
+ */
+export function shownSale(
+  doc: PageDoc,
+  hint: string | null,
+  tuning?: ExtractionTuning,
+): { current: { t: PriceText; amount: string }; former: { t: PriceText; amount: string } } | null {
+  const read = (t: PriceText) => {
+    const amount = parsePrice(t.text, { currency_hint: hint })?.amount;
+    return amount && Number(amount) > 0 ? { t, amount } : null;
+  };
+  const ranked = rankedPriceTexts(doc, tuning);
+  const current = ranked
+    .filter((x) => x.t.score >= 0 && !isFormer(x.t))
+    .map((x) => read(x.t))
+    .find((x) => x !== null);
+  const former = ranked
+    .filter((x) => isFormer(x.t) && !(x.t.signals ?? []).some(([rule]) => rule === 'price.widget' || rule === 'price.tile'))
+    .map((x) => read(x.t))
+    .find((x) => x !== null && x.amount !== current?.amount);
+  return current && former && Number(former.amount) > Number(current.amount) ? { current, former } : null;
+}
+
+/**
+ * Whether the page's structured price is its list price: the markup's amount is shown only as
+ * the former price of a sale ({@link shownSale}) whose current price is lower (schema.org
+ * `price` is the offer's own price, but shops often fill it with the reference price).
+ */
+function structuredIsListPrice(amount: string, shown: Set<string>, sale: ReturnType<typeof shownSale>): boolean {
+  return sale !== null && sale.former.amount === amount && !shown.has(amount) && Number(sale.current.amount) < Number(amount);
+}
+
 function priceCandidates(doc: PageDoc, p?: StructuredProduct, tuning?: ExtractionTuning): Candidate[] {
   const out: Candidate[] = [];
   const texts = rankedPriceTexts(doc, tuning);
@@ -180,16 +241,27 @@ function priceCandidates(doc: PageDoc, p?: StructuredProduct, tuning?: Extractio
     distinct.size > 1 && ruleOn(tuning, 'price.shown-offer')
       ? [...priced].map((x) => ({ ...x, at: shownAt(x.amount, doc.text) })).sort((a, b) => (a.at < 0 ? Infinity : a.at) - (b.at < 0 ? Infinity : b.at))[0]
       : priced[0];
+  // A sale page whose markup carries the list price: the price the page offers now wins.
+  const sale = ruleOn(tuning, 'price.sale-over-list') ? shownSale(doc, hint, tuning) : null;
+  const listed = chosen !== undefined && structuredIsListPrice(chosen.amount, shown, sale);
   if (p && chosen) {
     const hidden = ruleOn(tuning, 'price.hidden-structured') && shown.size > 0 && !shown.has(chosen.amount);
     out.push({
       value: chosen.amount,
       method: p.origin,
-      weight: (p.origin === 'jsonld' ? 1 : 0.95) - (hidden ? 0.15 : 0),
+      weight: listed ? 0.3 : (p.origin === 'jsonld' ? 1 : 0.95) - (hidden ? 0.15 : 0),
       url: doc.url,
-      explanation: `${productLabel(p, chosen.o.path)} on ${doc.url}`,
+      explanation: `${productLabel(p, chosen.o.path)} on ${doc.url}${listed ? ', which the page shows as the former price' : ''}`,
     });
   }
+  if (listed && sale)
+    out.push({
+      value: sale.current.amount,
+      method: 'text',
+      weight: 0.8,
+      url: doc.url,
+      explanation: `current price element ${sale.current.t.locator} ("${sale.current.t.text}") beside the former price ${sale.former.t.locator} on ${doc.url}`,
+    });
   for (const v of ogValues(doc, /^(product|og):price(:amount)?$/i).slice(0, 1)) {
     const amount = jsonLdPrice(v);
     if (amount && Number(amount) > 0)
@@ -216,6 +288,46 @@ function priceCandidates(doc: PageDoc, p?: StructuredProduct, tuning?: Extractio
     out.push({ value: parsed.amount, method: 'text', weight: 0.4, url: doc.url, explanation: `labelled price "${l.label} ${l.text}" on ${doc.url}` });
     break;
   }
+  return out;
+}
+
+/**
+ * Readings of a list (reference) price: a `priceSpecification` the markup types as a list
+ * price, the structured price when the page shows it as the former price of a sale
+ * ({@link structuredIsListPrice}), and the former price element of a sale ({@link shownSale}).
+ * None on a page without a sale: the reference price is then unknown, not the price.
+ */
+function listPriceCandidates(doc: PageDoc, p?: StructuredProduct, tuning?: ExtractionTuning): Candidate[] {
+  const out: Candidate[] = [];
+  const hint = pageCurrency(doc, p);
+  const offer = p?.offers.find((o) => o.list_price !== undefined && jsonLdPrice(o.list_price) !== null);
+  if (p && offer)
+    out.push({
+      value: jsonLdPrice(offer.list_price!)!,
+      method: p.origin,
+      weight: 0.95,
+      url: doc.url,
+      explanation: `${productLabel(p, offer.path.replace(/\.[^.]+$/, '.priceSpecification'))} of a list price type on ${doc.url}`,
+    });
+  if (!ruleOn(tuning, 'price.sale-over-list')) return out;
+  const sale = shownSale(doc, hint, tuning);
+  if (!sale) return out;
+  const structured = p?.offers.map((o) => (o.price !== undefined ? jsonLdPrice(o.price) : null)).find((a) => a !== null);
+  if (p && structured && structured === sale.former.amount)
+    out.push({
+      value: structured,
+      method: p.origin,
+      weight: 0.8,
+      url: doc.url,
+      explanation: `${productLabel(p, 'offers.price')}, shown as the former price, on ${doc.url}`,
+    });
+  out.push({
+    value: sale.former.amount,
+    method: 'text',
+    weight: 0.55,
+    url: doc.url,
+    explanation: `former price element ${sale.former.t.locator} ("${sale.former.t.text}") on ${doc.url}`,
+  });
   return out;
 }
 
@@ -326,6 +438,24 @@ function visible(doc: PageDoc, code: string): boolean {
   );
 }
 
+/**
+ * Whether the page confirms a code taken from elsewhere (its URL): the page writes it as a
+ * whole token in its visible text or a label/value pair, or its markup gives it as the
+ * product's SKU, MPN or productID. A digit run that is only part of a longer number (a
+ * price, a phone number) does not confirm it.
+ */
+export function confirmedCode(doc: PageDoc, code: string, p?: StructuredProduct): boolean {
+  const norm = normalizeCode(code);
+  if (p && [p.sku, p.mpn, p.product_id?.replace(/^\w+:/, '')].some((v) => v !== undefined && normalizeCode(v) === norm)) return true;
+  const whole = new RegExp(`(?<![\\p{L}\\p{N}])${code.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'u');
+  return (
+    (doc.shown_ids ?? []).some((v) => normalizeCode(v) === norm) ||
+    whole.test(doc.text) ||
+    doc.key_values.some((kv) => whole.test(kv.value)) ||
+    Object.values(doc.labelled_codes ?? {}).some((l) => l.some((c) => normalizeCode(c.value) === norm))
+  );
+}
+
 function idCandidates(doc: PageDoc, role: 'sku' | 'gtin' | 'mpn', p?: StructuredProduct, tuning?: ExtractionTuning): Candidate[] {
   const out: Candidate[] = [];
   const accept = role === 'gtin' ? (v: string) => validGtin(v.replace(/[.,;:]+$/, '')) : (v: string) => (looksLikeCode(v) ? v.trim() : null);
@@ -395,8 +525,16 @@ function idCandidates(doc: PageDoc, role: 'sku' | 'gtin' | 'mpn', p?: Structured
       url: doc.url,
       explanation: `text "${labelled.label} ${labelled.value}" on ${doc.url}`,
     });
-  const token = role === 'sku' && ruleOn(tuning, 'sku.url-token') ? urlIdTokens(doc.url)[0] : undefined;
-  if (token) out.push({ value: token, method: 'text', weight: 0.3, url: doc.url, explanation: `the article number in the page URL ${doc.url}` });
+  // An id in the URL is a SKU only when the page confirms it (writes it as a code of its own); else abstain.
+  const token = role === 'sku' && ruleOn(tuning, 'sku.url-token') ? urlIdTokens(doc.url).find((t) => confirmedCode(doc, t, p)) : undefined;
+  if (token)
+    out.push({
+      value: token,
+      method: 'text',
+      weight: 0.45,
+      url: doc.url,
+      explanation: `the article number in the page URL ${doc.url}, which the page also shows`,
+    });
   const styled = role === 'sku' && ruleOn(tuning, 'sku.url-code-shown') ? shownUrlCode(doc) : null;
   if (styled)
     out.push({
@@ -563,6 +701,8 @@ export function pageCandidates(
   switch (role) {
     case 'price':
       return priceCandidates(doc, product, tuning);
+    case 'list_price':
+      return listPriceCandidates(doc, product, tuning);
     case 'currency':
       return currencyCandidates(doc, product, tuning);
     case 'availability':

@@ -1,12 +1,14 @@
 import type { OutputField } from '../types';
 
 /** What an output field asks for, as far as product-page markup is concerned. */
-export type FieldRole = 'price' | 'currency' | 'availability' | 'sku' | 'brand' | 'gtin' | 'mpn' | 'name' | 'description' | 'images' | 'generic';
+export type FieldRole = 'price' | 'list_price' | 'currency' | 'availability' | 'sku' | 'brand' | 'gtin' | 'mpn' | 'name' | 'description' | 'images' | 'generic';
 
 /** Name vocabulary per role (schema.org / GS1 terms and common catalog column names). */
 const ROLE_NAMES: Array<[FieldRole, RegExp]> = [
   ['currency', /^(price_?)?currency(_code)?$|^price_?currency$/],
-  ['price', /^(sale_|current_|selling_|list_|retail_|unit_)?price(_amount|_value)?$|^(preis|prix|precio|prezzo|cost)$/],
+  // The reference price a sale is measured against (schema.org priceType ListPrice / StrikethroughPrice, MSRP).
+  ['list_price', /^(list|regular|original|was|old|compare_at|compare|reference|strikethrough|suggested_retail)_price(_amount|_value)?$|^(msrp|rrp|uvp|srp)$/],
+  ['price', /^(sale_|current_|selling_|retail_|unit_)?price(_amount|_value)?$|^(preis|prix|precio|prezzo|cost)$/],
   ['availability', /^(availability|in_?stock|stock(_status)?|stock_?availability)$/],
   ['gtin', /^(gtin(8|12|13|14)?|ean(13)?|upc|barcode|isbn)$/],
   ['mpn', /^(mpn|manufacturer_part_number|part_number|model_number|model|mfr_part_number)$/],

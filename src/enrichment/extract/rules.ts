@@ -35,6 +35,8 @@ export const RULE_IDS = [
   // price candidates (src/enrichment/extract/candidates.ts)
   /** a structured price none of the page's price elements shows loses 0.15 of its weight. */
   'price.hidden-structured',
+  /** a structured price the page shows only as the former price of a sale loses to the current price it shows (and reads as the list price). */
+  'price.sale-over-list',
   /** several offers at different prices: the one the page shows first. */
   'price.shown-offer',
   /** no structured price and no price element: a price after a price label in the text. */

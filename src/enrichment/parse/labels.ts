@@ -95,10 +95,45 @@ const LABELS: Record<LabelledRole, string[]> = {
     'numéro de modèle',
     'numero modello',
     'número de modelo',
-    'codice produttore',
+    'codice (?:del )?produttore',
+    'manufacturer (?:part )?(?:number|no\\.?|code)',
+    'mfg\\.? part (?:number|no\\.?)',
+    'mfr\\.? (?:no\\.?|#)',
+    'part number',
+    'part no\\.?',
+    'part #',
+    'p/n',
+    'hersteller-?(?:artikel|teile)nummer',
+    'teilenummer',
+    'kód výrobcu',
+    'kód výrobce',
+    'číslo dílu',
+    'číslo dielu',
+    'numéro de pièce',
+    'numéro de référence fabricant',
+    'référence constructeur',
+    'réf\\.? constructeur',
+    'número de pieza',
+    'numero de pieza',
+    'número de parte',
+    'número da peça',
+    'referencia (?:del )?fabricante',
+    'kod producenta',
+    'numer części',
+    'tillverkarens artikelnummer',
+    'fabrikantnummer',
+    'onderdeelnummer',
+    'номер детали',
+    'артикул производителя',
+    'メーカー型番',
+    '型番',
+    '型号',
   ],
   gtin: ['ean-?(?:nummer|code|13)?', 'kod ean', 'gtin(?:-?1[234]|-?8)?', 'upc', 'isbn(?:-?1[03])?', 'barcode', 'código de barras', 'штрихкод', 'штрих-код'],
 };
+
+/** Manufacturer words right before a SKU label, which make it a manufacturer's (MPN) label. */
+const MAKER_BEFORE = /(hersteller|manufacturer|mfr|mfg|fabricant|fabricante|produttore|výrobce|výrobcu|producenta|tillverkarens|fabrikant)[\s-]*$/iu;
 
 /** A code token: letters/digits with inner `-_/.`, holding a digit. */
 const CODE = /^[\p{L}\p{N}][\p{L}\p{N}_\-/.]*/u;
@@ -142,6 +177,8 @@ export function labelledCodes(text: string, role: LabelledRole, limit = 5): Labe
   const re = new RegExp(PATTERNS[role].source, PATTERNS[role].flags);
   for (let m = re.exec(text); m && out.length < limit; m = re.exec(text)) {
     if (!startsWord(text, m.index)) continue;
+    // "Hersteller-Artikelnummer", "Manufacturer item number": the manufacturer's code, not the shop's.
+    if (role === 'sku' && MAKER_BEFORE.test(text.slice(Math.max(0, m.index - 16), m.index))) continue;
     const value = codeAt(text.slice(m.index + m[0].length, m.index + m[0].length + 60), role);
     if (value) out.push({ label: m[1], value });
   }

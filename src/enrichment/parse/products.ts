@@ -5,6 +5,8 @@ import { findNodes } from './jsonld';
 /** One offer of a structured product; strings as written on the page. */
 export interface StructuredOffer {
   price?: string;
+  /** A reference price the markup states beside the offer's (a `priceSpecification` of priceType ListPrice, StrikethroughPrice, SRP or MSRP). */
+  list_price?: string;
   currency?: string;
   availability?: string;
   /** Where it was found, e.g. `offers[0].price` (relative to the product). */
@@ -40,6 +42,9 @@ export interface StructuredProduct {
    */
   units?: Record<string, string>;
 }
+
+/** schema.org `priceType` values of a reference price (https://schema.org/PriceTypeEnumeration), written as URL or bare name. */
+const LIST_PRICE_TYPE = /(^|\/)(ListPrice|StrikethroughPrice|SRP|MSRP)$/i;
 
 const GTIN_PROPS = ['gtin13', 'gtin', 'gtin12', 'gtin14', 'gtin8', 'ean', 'isbn', 'upc'];
 
@@ -135,12 +140,24 @@ function toProduct(
     const nested = list(offer.offers)
       .map(props)
       .filter((o): o is Record<string, unknown> => !!o);
-    const spec = props(list(offer.priceSpecification)[0]);
+    const specs = list(offer.priceSpecification)
+      .map(props)
+      .filter((o): o is Record<string, unknown> => !!o);
+    // schema.org priceType: a ListPrice / StrikethroughPrice / SRP / MSRP specification is the reference price, not the offer's.
+    const listSpec = specs.find((x) => LIST_PRICE_TYPE.test(scalar(x.priceType) ?? ''));
+    const spec = specs.find((x) => x !== listSpec) ?? specs[0];
     const price = scalar(offer.price) ?? scalar(offer.lowPrice) ?? (spec ? scalar(spec.price) : undefined);
     const priceKey = scalar(offer.price) ? 'price' : scalar(offer.lowPrice) ? 'lowPrice' : 'priceSpecification.price';
     const currency = scalar(offer.priceCurrency) ?? (spec ? scalar(spec.priceCurrency) : undefined);
+    const listPrice = listSpec && listSpec !== spec ? scalar(listSpec.price) : undefined;
     if (price !== undefined || offer.availability !== undefined) {
-      p.offers.push({ price, currency, availability: scalar(offer.availability), path: price !== undefined ? `${base}.${priceKey}` : `${base}.availability` });
+      p.offers.push({
+        price,
+        currency,
+        availability: scalar(offer.availability),
+        path: price !== undefined ? `${base}.${priceKey}` : `${base}.availability`,
+        ...(listPrice !== undefined && listPrice !== price ? { list_price: listPrice } : {}),
+      });
     }
     nested.forEach((n, j) => {
       const nspec = props(list(n.priceSpecification)[0]);

@@ -55,6 +55,19 @@ export function buildCorpus(texts: Iterable<string>): CorpusStats {
 }
 
 /**
+ * The {@link CorpusStats} of `stats`' texts plus `texts` (a new object; `stats` is left as is):
+ * what {@link buildCorpus} gives for both together.
+ */
+export function extendCorpus(stats: CorpusStats, texts: Iterable<string>): CorpusStats {
+  const out: CorpusStats = { texts: new Set(stats.texts), phrases: new Map(stats.phrases) };
+  for (const text of texts) {
+    out.texts.add(text);
+    for (const key of titlePhrases(tokenize(text))) out.phrases.set(key, (out.phrases.get(key) ?? 0) + 1);
+  }
+  return out;
+}
+
+/**
  * Number of texts of `stats`, other than `text` itself, whose title holds the phrase of
  * `tokens` `[from, to)` (tokens of `text`); 0 for an empty range, a range past `tokens` or a
  * phrase longer than {@link MAX_PHRASE}.

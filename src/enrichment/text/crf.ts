@@ -18,15 +18,23 @@
 import type { Sequence } from './tagger';
 
 /**
- * A trained CRF over `fields` (`size` = 2·fields + 1 labels). `ids` numbers the token features
- * seen in training; `weights[id * size + label]` is a feature's log-potential for a label, and
- * `transitions[prev * size + label]` that of a label bigram (prev = `size` at the start).
+ * A trained CRF over `fields` (`size` = 2·fields + 1 labels). As CRFsuite by default
+ * (`feature.possible_states=0`, `feature.possible_transitions=0`), only the feature/label pairs
+ * and label bigrams seen in the training labels carry weights; every other pair weighs 0.
+ * `ids` numbers the token features seen in training; feature `id`'s pairs are
+ * `offsets[id]` … `offsets[id + 1] − 1`, pair `p` giving label `pairLabels[p]` the
+ * log-potential `weights[p]`. `transitions[prev * size + label]` is a label bigram's
+ * log-potential (prev = `size` at the start; 0 when unseen) and `bigrams` lists the seen
+ * bigrams as `prev * size + label`.
  */
 export interface Crf {
   fields: string[];
   ids: Map<string, number>;
+  offsets: Int32Array;
+  pairLabels: Int32Array;
   weights: Float64Array;
   transitions: Float64Array;
+  bigrams: Int32Array;
 }
 
 /**
@@ -45,17 +53,25 @@ function toIds(features: string[][], ids: Map<string, number>): Int32Array[] {
   return features.map((fs) => Int32Array.from(fs.flatMap((f) => (ids.has(f) ? [ids.get(f)!] : []))));
 }
 
-/** Per-token label scores (log-potentials) of the `labels` (others stay 0), weights multiplied by `scale`. */
-function emissions(weights: Float64Array, scale: number, features: Int32Array[], size: number, labels: number[]): Float64Array[] {
-  return features.map((ids) => {
-    const out = new Float64Array(size);
-    for (const id of ids) {
-      const base = id * size;
-      for (const k of labels) out[k]! += weights[base + k]!;
-    }
-    if (scale !== 1) for (const k of labels) out[k]! *= scale;
-    return out;
+/** The feature/label pair weights of a {@link Crf} (see there). */
+interface Pairs {
+  offsets: Int32Array;
+  pairLabels: Int32Array;
+}
+
+/**
+ * Label scores (log-potentials) of every token, flat: `out[t * size + k]` (labels without a
+ * pair stay 0), pair weights multiplied by `scale`.
+ */
+function emissions(pairs: Pairs, weights: Float64Array, scale: number, features: Int32Array[], size: number): Float64Array {
+  const { offsets, pairLabels } = pairs;
+  const out = new Float64Array(features.length * size);
+  features.forEach((ids, t) => {
+    const row = t * size;
+    for (const id of ids) for (let p = offsets[id]!; p < offsets[id + 1]!; p += 1) out[row + pairLabels[p]!]! += weights[p]!;
   });
+  if (scale !== 1) for (let i = 0; i < out.length; i += 1) out[i]! *= scale;
+  return out;
 }
 
 /** Allowed predecessors of each label within `labels` (any label for O and B, the same field's B or I for I). */
@@ -65,75 +81,123 @@ function predecessors(size: number, labels: number[]): number[][] {
   return preds;
 }
 
-/** Allowed successors of each label within `labels` (O, every B, and the I of the label's own field). */
-function successors(size: number, labels: number[]): number[][] {
-  const succ: number[][] = Array.from({ length: size }, () => []);
-  for (const j of labels) succ[j] = labels.filter((k) => allowed(j, k));
-  return succ;
-}
-
 /**
  * Scaled forward-backward lattice of one sequence (Rabiner, "A Tutorial on Hidden Markov
- * Models", Proc. IEEE 1989, §V.A): potentials `E[t][k]` = exp(emission − the token's largest
- * emission) and `T[prev * size + k]` = exp(transition) (0 where the BIO constraint forbids
- * the pair or a label is not in `labels`; prev `size` = start); `alpha[t]` = forward scores
- * normalised to sum 1 per token with `scale[t]` the normaliser, `beta[t]` = backward scores
- * divided by the later normalisers. Then p(y_t = k) = alpha[t][k]·beta[t][k] and
+ * Models", Proc. IEEE 1989, §V.A), flat per token (`x[t * size + k]`): potentials `E` =
+ * exp(emission − the token's largest emission) and `T[prev * size + k]` = exp(transition) (0
+ * where the BIO constraint forbids the pair or a label is not in `labels`; prev `size` =
+ * start); `alpha` = forward scores normalised to sum 1 per token with `scale[t]` the
+ * normaliser, `beta` = backward scores divided by the later normalisers. Then
+ * p(y_t = k) = alpha[t][k]·beta[t][k] and
  * p(y_t−1 = j, y_t = k) = alpha[t−1][j]·T[j,k]·E[t][k]·beta[t][k]/scale[t].
  */
 interface Lattice {
-  /** Allowed successors of each label (see {@link successors}). */
-  succ: number[][];
-  E: Float64Array[];
+  E: Float64Array;
   T: Float64Array;
-  alpha: Float64Array[];
-  beta: Float64Array[];
+  alpha: Float64Array;
+  beta: Float64Array;
   scale: Float64Array;
 }
 
-/** Builds the {@link Lattice} of `emit` (log-potentials per token) under `transitions` over the `labels`. */
-function lattice(emit: Float64Array[], transitions: Float64Array, size: number, labels: number[]): Lattice {
-  const n = emit.length;
-  const T = new Float64Array((size + 1) * size);
-  for (const j of [...labels, size]) for (const k of labels) if (allowed(j, k)) T[j * size + k] = Math.exp(transitions[j * size + k]!);
-  const E = emit.map((row) => {
-    let max = -Infinity;
-    for (const k of labels) if (row[k]! > max) max = row[k]!;
-    const out = new Float64Array(size);
-    for (const k of labels) out[k] = Math.exp(row[k]! - max);
-    return out;
-  });
-  const preds = predecessors(size, labels);
-  const alpha: Float64Array[] = [];
+/**
+ * The seen bigrams into and out of O and B labels within `labels` (start included as prev
+ * `size`; see {@link Crf}): `into[k]` the prevs j of (j, k), `outOf[j]` the labels k of
+ * (j, k). Bigrams into an I label are not listed: an I has only two predecessors, read directly.
+ */
+interface SeenBigrams {
+  into: Int32Array[];
+  outOf: Int32Array[];
+  /** Seen bigrams `prev * size + label` whose ends are both within the labels (start included) and allowed. */
+  inside: Int32Array;
+  /** Potentials of unseen bigrams within the labels: 1 where allowed, 0 elsewhere (`(size + 1) × size`). */
+  unseen: Float64Array;
+}
+
+/** The {@link SeenBigrams} of `bigrams` (see {@link Crf}) within `labels`. */
+function seenBigrams(bigrams: Int32Array, size: number, labels: number[]): SeenBigrams {
+  const inSet = new Uint8Array(size + 1);
+  for (const k of labels) inSet[k] = 1;
+  inSet[size] = 1;
+  const into: number[][] = Array.from({ length: size }, () => []);
+  const outOf: number[][] = Array.from({ length: size + 1 }, () => []);
+  const inside: number[] = [];
+  for (const b of bigrams) {
+    const j = Math.floor(b / size);
+    const k = b - j * size;
+    if (!inSet[j] || !inSet[k] || !allowed(j, k)) continue;
+    inside.push(b);
+    if (k !== 0 && k % 2 === 0) continue;
+    into[k]!.push(j);
+    outOf[j]!.push(k);
+  }
+  const unseen = new Float64Array((size + 1) * size);
+  for (const j of [...labels, size]) for (const k of labels) if (allowed(j, k)) unseen[j * size + k] = 1;
+  return { into: into.map((x) => Int32Array.from(x)), outOf: outOf.map((x) => Int32Array.from(x)), inside: Int32Array.from(inside), unseen };
+}
+
+/**
+ * Builds the {@link Lattice} of `emit` (flat log-potentials, see {@link emissions}) under
+ * `transitions` over the `labels`, in O(labels + seen bigrams) per token: every unseen bigram
+ * into an O or B label has potential exp(0) = 1, so its share of a sum is the sum of all
+ * scores, corrected for the seen bigrams (`seen`); an I label sums its two predecessors
+ * directly.
+ */
+function lattice(emit: Float64Array, transitions: Float64Array, seen: SeenBigrams, size: number, labels: number[]): Lattice {
+  const n = emit.length / size;
+  const { into, outOf } = seen;
+  // Unseen bigrams weigh 0 (potential 1): only the seen ones need exp.
+  const T = seen.unseen.slice();
+  for (const b of seen.inside) T[b] = Math.exp(transitions[b]!);
+  const E = new Float64Array(emit.length);
+  const alpha = new Float64Array(emit.length);
+  const beta = new Float64Array(emit.length);
   const scale = new Float64Array(n);
   for (let t = 0; t < n; t += 1) {
-    const a = new Float64Array(size);
+    const row = t * size;
+    let max = -Infinity;
+    for (const k of labels) if (emit[row + k]! > max) max = emit[row + k]!;
+    for (const k of labels) E[row + k] = Math.exp(emit[row + k]! - max);
+    const prev = row - size;
     let total = 0;
     for (const k of labels) {
-      let sum = 0;
+      let sum: number;
       if (t === 0) sum = T[size * size + k]!;
-      else for (const j of preds[k]!) sum += alpha[t - 1]![j]! * T[j * size + k]!;
-      a[k] = sum * E[t]![k]!;
-      total += a[k]!;
+      else if (k !== 0 && k % 2 === 0) sum = alpha[prev + k - 1]! * T[(k - 1) * size + k]! + alpha[prev + k]! * T[k * size + k]!;
+      else {
+        // alpha[t − 1] sums to 1 over the labels.
+        sum = 1;
+        for (const j of into[k]!) if (j !== size) sum += alpha[prev + j]! * (T[j * size + k]! - 1);
+      }
+      const a = sum * E[row + k]!;
+      alpha[row + k] = a;
+      total += a;
     }
-    for (const k of labels) a[k]! /= total;
+    for (const k of labels) alpha[row + k]! /= total;
     scale[t] = total;
-    alpha.push(a);
   }
-  const succ = successors(size, labels);
-  const beta: Float64Array[] = Array.from({ length: n }, () => new Float64Array(size));
-  if (n > 0) for (const k of labels) beta[n - 1]![k] = 1;
+  if (n > 0) for (const k of labels) beta[(n - 1) * size + k] = 1;
   const next = new Float64Array(size);
   for (let t = n - 2; t >= 0; t -= 1) {
-    for (const k of labels) next[k] = (E[t + 1]![k]! * beta[t + 1]![k]!) / scale[t + 1]!;
+    const row = t * size;
+    const after = row + size;
+    let open = 0;
+    for (const k of labels) {
+      next[k] = (E[after + k]! * beta[after + k]!) / scale[t + 1]!;
+      if (k === 0 || k % 2 === 1) open += next[k]!;
+    }
     for (const j of labels) {
-      let sum = 0;
+      let sum = open;
       const base = j * size;
-      for (const k of succ[j]!) sum += T[base + k]! * next[k]!;
-      beta[t]![j] = sum;
+      for (const k of outOf[j]!) sum += (T[base + k]! - 1) * next[k]!;
+      // The I of j's own field (B_f → I_f, I_f → I_f), when allowed.
+      if (j !== 0) {
+        const i = j % 2 === 1 ? j + 1 : j;
+        sum += T[base + i]! * next[i]!;
+      }
+      beta[row + j] = sum;
     }
   }
-  return { succ, E, T, alpha, beta, scale };
+  return { E, T, alpha, beta, scale };
 }
 
 /**
@@ -141,13 +205,14 @@ function lattice(emit: Float64Array[], transitions: Float64Array, size: number, 
  * allowed, with the BIO constraint (see {@link allowed}); prev index `size` stands for the
  * sequence start.
  */
-function viterbi(emit: Float64Array[], transitions: Float64Array, size: number, labels: number[]): number[] {
-  if (emit.length === 0) return [];
+function viterbi(emit: Float64Array, transitions: Float64Array, size: number, labels: number[]): number[] {
+  const n = emit.length / size;
+  if (n === 0) return [];
   const back: Int32Array[] = [];
   const preds = predecessors(size, labels);
   let score = new Float64Array(size).fill(-Infinity);
-  for (const k of labels) score[k] = allowed(size, k) ? emit[0]![k]! + transitions[size * size + k]! : -Infinity;
-  for (let t = 1; t < emit.length; t += 1) {
+  for (const k of labels) score[k] = allowed(size, k) ? emit[k]! + transitions[size * size + k]! : -Infinity;
+  for (let t = 1; t < n; t += 1) {
     const next = new Float64Array(size).fill(-Infinity);
     const from = new Int32Array(size);
     for (const k of labels) {
@@ -158,7 +223,7 @@ function viterbi(emit: Float64Array[], transitions: Float64Array, size: number, 
           from[k] = j;
         }
       }
-      next[k]! += emit[t]![k]!;
+      next[k]! += emit[t * size + k]!;
     }
     back.push(from);
     score = next;
@@ -186,24 +251,61 @@ function mulberry32(seed: number): () => number {
 }
 
 /**
+ * The features, feature/label pairs and label bigrams of `sequences`' training labels (see
+ * {@link Crf}): features numbered in order of first appearance, each feature's pairs and the
+ * bigrams sorted by label.
+ */
+function structure(sequences: Sequence[], size: number): { ids: Map<string, number>; offsets: Int32Array; pairLabels: Int32Array; bigrams: Int32Array } {
+  const ids = new Map<string, number>();
+  const labelsOf: Array<Set<number>> = [];
+  const bigrams = new Set<number>();
+  for (const seq of sequences) {
+    seq.features.forEach((fs, t) => {
+      const y = seq.labels[t]!;
+      bigrams.add((t === 0 ? size : seq.labels[t - 1]!) * size + y);
+      for (const f of fs) {
+        let id = ids.get(f);
+        if (id === undefined) {
+          id = ids.size;
+          ids.set(f, id);
+          labelsOf.push(new Set());
+        }
+        labelsOf[id]!.add(y);
+      }
+    });
+  }
+  const offsets = new Int32Array(ids.size + 1);
+  labelsOf.forEach((set, id) => (offsets[id + 1] = offsets[id]! + set.size));
+  const pairLabels = new Int32Array(offsets[ids.size]!);
+  labelsOf.forEach((set, id) =>
+    pairLabels.set(
+      [...set].sort((a, b) => a - b),
+      offsets[id]!,
+    ),
+  );
+  return { ids, offsets, pairLabels, bigrams: Int32Array.from([...bigrams].sort((a, b) => a - b)) };
+}
+
+/**
  * Trains a CRF for `fields` on `sequences` by SGD on the L2-regularised log-likelihood
  * (CRFsuite `l2sgd`; settings in {@link TRAINING}): per example the objective is
  * log p(y|x) − c·‖w‖²/(2N) (N = number of sequences, λ = c/N), the rate is
  * η_t = 1/(λ·(t0 + t)) with t0 = 1/(λ·η_0), examples are visited in a seeded shuffled order
  * each of the 15 epochs, and the result is the average of the end-of-epoch weights from
- * epoch 5 on. Gradient = observed minus expected feature counts (token marginals
- * for label features, pair marginals for transitions), restricted to each sequence's
- * `allowed` labels.
+ * epoch 5 on. Weights exist only for the feature/label pairs and label bigrams of the
+ * training labels (CRFsuite's defaults, see {@link Crf}). Gradient = observed minus expected
+ * counts (token marginals for feature/label pairs, pair marginals for bigrams), restricted to
+ * each sequence's `allowed` labels.
  */
 export function trainCrf(fields: string[], sequences: Sequence[]): Crf {
   const { c, epochs, averageFrom, eta0 } = TRAINING;
   const size = 2 * fields.length + 1;
-  const ids = new Map<string, number>();
-  for (const seq of sequences) for (const fs of seq.features) for (const f of fs) if (!ids.has(f)) ids.set(f, ids.size);
+  const { ids, offsets, pairLabels, bigrams } = structure(sequences, size);
+  const pairs = { offsets, pairLabels };
   const encoded = sequences.map((seq) => toIds(seq.features, ids));
   const every = Array.from({ length: size }, (_, k) => k);
   // Real weights = scale × (weights, transitions): the L2 decay multiplies `scale` only.
-  const weights = new Float64Array(ids.size * size);
+  const weights = new Float64Array(pairLabels.length);
   const transitions = new Float64Array((size + 1) * size);
   const avgWeights = new Float64Array(weights.length);
   const avgTransitions = new Float64Array(transitions.length);
@@ -214,6 +316,12 @@ export function trainCrf(fields: string[], sequences: Sequence[]): Crf {
   const real = new Float64Array(transitions.length);
   const random = mulberry32(20240521);
   const order = sequences.map((_, i) => i);
+  // Token marginals (0 for labels outside the sequence's `allowed`).
+  const marg = new Float64Array(size);
+  const from = Int32Array.from(bigrams, (b) => Math.floor(b / size));
+  const to = Int32Array.from(bigrams, (b, i) => b - from[i]! * size);
+  // Seen bigrams per distinct `allowed` label set (by identity: a group shares its array).
+  const seenFor = new Map<number[], SeenBigrams>();
   let step = 0;
   for (let epoch = 1; epoch <= epochs; epoch += 1) {
     for (let i = order.length - 1; i > 0; i -= 1) {
@@ -225,45 +333,51 @@ export function trainCrf(fields: string[], sequences: Sequence[]): Crf {
       const features = encoded[index]!;
       if (features.length === 0) continue;
       const labels = sequences[index]!.allowed ?? every;
+      let seen = seenFor.get(labels);
+      if (!seen) seenFor.set(labels, (seen = seenBigrams(bigrams, size, labels)));
       const eta = 1 / (lambda * (t0 + step));
       step += 1;
       // Π(1 − η_t·λ) = t0/(t0 + steps) ≥ 1/(1 + c·η_0·epochs) ≈ 0.18: no renormalisation needed.
       scale *= 1 - eta * lambda;
-      for (let k = 0; k < transitions.length; k += 1) real[k] = transitions[k]! * scale;
-      const { succ, E, T, alpha, beta, scale: norm } = lattice(emissions(weights, scale, features, size, labels), real, size, labels);
+      for (const b of bigrams) real[b] = transitions[b]! * scale;
+      const { E, T, alpha, beta, scale: norm } = lattice(emissions(pairs, weights, scale, features, size), real, seen, size, labels);
       const gain = eta / scale;
-      const next = new Float64Array(size);
       for (let t = 0; t < features.length; t += 1) {
-        const marg = labels.map((k) => alpha[t]![k]! * beta[t]![k]!);
+        const row = t * size;
+        if (labels.length !== size) marg.fill(0);
+        for (const k of labels) marg[k] = alpha[row + k]! * beta[row + k]!;
         const y = gold[t]!;
         for (const id of features[t]!) {
-          const base = id * size;
-          weights[base + y]! += gain;
-          for (let i = 0; i < labels.length; i += 1) weights[base + labels[i]!]! -= gain * marg[i]!;
+          for (let p = offsets[id]!; p < offsets[id + 1]!; p += 1) {
+            const k = pairLabels[p]!;
+            weights[p]! += gain * ((k === y ? 1 : 0) - marg[k]!);
+          }
         }
         transitions[(t === 0 ? size : gold[t - 1]!) * size + y]! += gain;
         if (t === 0) {
-          for (let i = 0; i < labels.length; i += 1) transitions[size * size + labels[i]!]! -= gain * marg[i]!;
+          for (let b = 0; b < bigrams.length; b += 1) if (from[b] === size) transitions[bigrams[b]!]! -= gain * marg[to[b]!]!;
           continue;
         }
-        for (const k of labels) next[k] = (E[t]![k]! * beta[t]![k]!) / norm[t]!;
-        for (const j of labels) {
-          const a = alpha[t - 1]![j]! * gain;
-          if (a === 0) continue;
-          const base = j * size;
-          for (const k of succ[j]!) transitions[base + k]! -= a * T[base + k]! * next[k]!;
+        const prev = row - size;
+        const g = gain / norm[t]!;
+        for (let b = 0; b < bigrams.length; b += 1) {
+          const j = from[b]!;
+          if (j === size) continue;
+          const k = to[b]!;
+          const tb = T[bigrams[b]!]!;
+          if (tb !== 0) transitions[bigrams[b]!]! -= g * alpha[prev + j]! * tb * E[row + k]! * beta[row + k]!;
         }
       }
     }
     if (epoch >= averageFrom) {
       for (let k = 0; k < weights.length; k += 1) avgWeights[k]! += weights[k]! * scale;
-      for (let k = 0; k < transitions.length; k += 1) avgTransitions[k]! += transitions[k]! * scale;
+      for (const b of bigrams) avgTransitions[b]! += transitions[b]! * scale;
       averaged += 1;
     }
   }
   for (let k = 0; k < weights.length; k += 1) avgWeights[k]! /= averaged;
-  for (let k = 0; k < transitions.length; k += 1) avgTransitions[k]! /= averaged;
-  return { fields, ids, weights: avgWeights, transitions: avgTransitions };
+  for (const b of bigrams) avgTransitions[b]! /= averaged;
+  return { fields, ids, offsets, pairLabels, weights: avgWeights, transitions: avgTransitions, bigrams };
 }
 
 /**
@@ -271,8 +385,11 @@ export function trainCrf(fields: string[], sequences: Sequence[]): Crf {
  * (0 for labels outside `allowedSet`, default every label; each row sums to 1).
  */
 export function marginals(crf: Crf, features: string[][], allowedSet?: number[]): Float64Array[] {
-  const { alpha, beta } = posterior(crf, features, allowedSet).lattice;
-  return alpha.map((a, t) => a.map((x, k) => x * beta[t]![k]!));
+  const {
+    size,
+    lattice: { alpha, beta },
+  } = posterior(crf, features, allowedSet);
+  return features.map((_, t) => Float64Array.from({ length: size }, (_x, k) => alpha[t * size + k]! * beta[t * size + k]!));
 }
 
 /**
@@ -280,11 +397,11 @@ export function marginals(crf: Crf, features: string[][], allowedSet?: number[])
  * emissions and forward-backward {@link Lattice} of one sequence of token features under a
  * trained CRF: what {@link marginals} and {@link tag} read.
  */
-function posterior(crf: Crf, features: string[][], allowedSet?: number[]): { size: number; labels: number[]; emit: Float64Array[]; lattice: Lattice } {
+function posterior(crf: Crf, features: string[][], allowedSet?: number[]): { size: number; labels: number[]; emit: Float64Array; lattice: Lattice } {
   const size = 2 * crf.fields.length + 1;
   const labels = allowedSet ?? Array.from({ length: size }, (_, k) => k);
-  const emit = emissions(crf.weights, 1, toIds(features, crf.ids), size, labels);
-  return { size, labels, emit, lattice: lattice(emit, crf.transitions, size, labels) };
+  const emit = emissions(crf, crf.weights, 1, toIds(features, crf.ids), size);
+  return { size, labels, emit, lattice: lattice(emit, crf.transitions, seenBigrams(crf.bigrams, size, labels), size, labels) };
 }
 
 /** A tagged span: field, token range `[from, to)`, and its posterior probability (0–1, see {@link tag}). */
@@ -336,22 +453,22 @@ export function tag(crf: Crf, features: string[][], allowedSet?: number[]): Tagg
     emit,
     lattice: { E, T, alpha, beta, scale },
   } = posterior(crf, features, allowedSet);
-  const n = emit.length;
+  const n = emit.length / size;
   if (n === 0) return [];
-  const marginal = (t: number, k: number): number => alpha[t]![k]! * beta[t]![k]!;
+  const marginal = (t: number, k: number): number => alpha[t * size + k]! * beta[t * size + k]!;
   /** Posterior probability of span [from, to) with B label b (see the lattice's identities). */
   const probability = (from: number, to: number, b: number): number => {
-    let p = alpha[from]![b]!;
-    for (let t = from + 1; t < to; t += 1) p *= (T[(t === from + 1 ? b : b + 1) * size + b + 1]! * E[t]![b + 1]!) / scale[t]!;
+    let p = alpha[from * size + b]!;
+    for (let t = from + 1; t < to; t += 1) p *= (T[(t === from + 1 ? b : b + 1) * size + b + 1]! * E[t * size + b + 1]!) / scale[t]!;
     if (to < n) {
       const last = to - 1 === from ? b : b + 1;
       let end = 0;
-      for (const k of labels) if (k !== b + 1) end += T[last * size + k]! * E[to]![k]! * beta[to]![k]!;
+      for (const k of labels) if (k !== b + 1) end += T[last * size + k]! * E[to * size + k]! * beta[to * size + k]!;
       p *= end / scale[to]!;
     }
     return Math.min(1, p);
   };
-  const best = alpha.map((_, t) => labels.reduce((m, k) => (marginal(t, k) > marginal(t, m) ? k : m), labels[0]!));
+  const best = Array.from({ length: n }, (_, t) => labels.reduce((m, k) => (marginal(t, k) > marginal(t, m) ? k : m), labels[0]!));
   const likeliest: Array<[number, number, number]> = [];
   for (const b of labels.filter((k) => k % 2 === 1)) {
     const spans: Array<[number, number, number, number]> = [];

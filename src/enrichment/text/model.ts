@@ -21,7 +21,7 @@ import { phraseKey, stemKey, stemWord } from './spans';
 import { coerce, extractWithProfiles, resolve, ruleCandidates, toExtractions, type TextExtraction } from './rules';
 import { tag, trainCrf, type Crf } from './crf';
 import { allowedLabels, tokenFeatures, tokenize, type Sequence, type Token } from './tagger';
-import { buildCorpus, type CorpusStats } from './corpus';
+import { buildCorpus, extendCorpus, type CorpusStats } from './corpus';
 import { choiceProbabilities, trainReranker, type RankingList, type Reranker, type SparseFeatures } from './rerank';
 import { catalogValuesOf, noneFeatures, spanFeatures, type CatalogValues } from './span-features';
 
@@ -538,6 +538,15 @@ export function trainGroupedTextModel(groups: Map<string, TextGroup>, examples: 
     corpus,
     reranker: trainReranker(lists(all)),
   };
+}
+
+/**
+ * The same model reading its phrase counts over further unlabelled `texts` of the catalog as
+ * well (e.g. the items of one job; corpus.ts): the trained parts are shared, only the corpus is
+ * new. Lets a model trained once on a catalog's examples serve every job of that catalog.
+ */
+export function withCorpus(model: TextModel, texts: readonly string[]): TextModel {
+  return texts.length === 0 ? model : { ...model, corpus: extendCorpus(model.corpus, texts) };
 }
 
 /**

@@ -91,6 +91,17 @@ export async function finalizeJob(knex: Knex, jobId: string, outcome: 'completed
   });
 }
 
+/** Steps of a running job that its poll names in `current_step` (null: enriching items). */
+export type JobStep = 'training_text_model';
+
+/**
+ * Records the step a running job is at (null: back to enriching items); a job no longer
+ * running keeps its step unchanged. Shown by the job poll as `current_step`.
+ */
+export async function setJobStep(knex: Knex, jobId: string, step: JobStep | null): Promise<void> {
+  await EnrichmentJob.query(knex).findById(jobId).where({ status: 'running' }).patch({ current_step: step, updated_at: knex.fn.now() });
+}
+
 /** Current counters of a job from PostgreSQL. */
 export async function jobProgress(knex: Knex, jobId: string): Promise<JobProgress> {
   const job = await EnrichmentJob.query(knex).findById(jobId).select('status', 'total_items', 'completed_items', 'successful');

@@ -28,6 +28,7 @@ import { auditWanted } from './audit';
 import { auditResult, AuditJudgment } from '../../enrichment/audit';
 import type { EnrichmentCaches } from './caches';
 import { loadEvidence } from './evidence';
+import { setJobStep } from './progress';
 import { RowWrite, writeRowResults } from './row-results';
 import { logger } from '../../lib/logger';
 
@@ -351,6 +352,12 @@ async function computeRow(
 ): Promise<RowWrite | 'render'> {
   const input = rowInput(row, knowledgeBase, learning);
   if (options.deferFetchRetry) input.options.defer_fetch_retry = true;
+  // The job's poll shows the training step while the text model learns from the catalog's examples.
+  if (input.options.text_examples)
+    input.options.on_training = (state) =>
+      void setJobStep(deps.knex, row.job_id, state === 'started' ? 'training_text_model' : null).catch((err: unknown) =>
+        logger.warn({ job_id: row.job_id, err: errorFields(err) }, 'job step not recorded'),
+      );
   const consulted: FetchedPage[] = [];
   const capture = row.config.capture_source_artifacts ? consulted : null;
   const { outcome, research } = await runRowEngine(deps, row, input, consulted);

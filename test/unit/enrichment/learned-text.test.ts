@@ -70,12 +70,14 @@ test('a model trained in a worker thread extracts exactly what one trained in-pr
   for (const s of fresh) expect(extractWithModel(s.title, threaded)).toEqual(extractWithModel(s.title, local));
 }, 120_000);
 
-test('learnedTextModel trains once per examples array, field set and known values', async () => {
+test('learnedTextModel trains once per examples version (examples, field set, known values), whichever job brings them', async () => {
   const { model: learnedTextModel } = createLearnedTextModels();
   const few = examples.slice(0, 20);
-  const first = learnedTextModel(fields, few, {}, [], true);
+  const steps: string[] = [];
+  const onTraining = (state: 'started' | 'finished') => void steps.push(state);
+  const first = learnedTextModel(fields, few, {}, [], true, onTraining);
   expect(first).not.toBeNull();
-  expect(learnedTextModel(fields, few, {}, [], true)).toBe(first);
+  expect(learnedTextModel(fields, few, {}, [], true, onTraining)).toBe(first);
   expect(
     learnedTextModel(
       fields.map((f) => ({ ...f })),
@@ -85,22 +87,23 @@ test('learnedTextModel trains once per examples array, field set and known value
       true,
     ),
   ).toBe(first); // same definitions, other objects
-  const others = [
-    learnedTextModel(fields.slice(0, 3), few, {}, [], true),
-    learnedTextModel(fields, few, { Brand: ['Zeta'] }, [], true),
-    learnedTextModel(fields, [...few], {}, [], true), // another array: another job
-  ];
+  // Another job of the same catalog: another array with the same examples gets the cached model.
+  expect(learnedTextModel(fields, [...few], {}, [], true, onTraining)).toBe(first);
+  const others = [learnedTextModel(fields.slice(0, 3), few, {}, [], true), learnedTextModel(fields, few, { Brand: ['Zeta'] }, [], true)];
   for (const other of others) expect(other).not.toBe(first);
-  // A job's own item texts join the examples' in the phrase counts.
+  // A job's own item texts join the examples' in the phrase counts, on the same trained parts.
   const jobTexts = fresh.slice(0, 5).map((s) => s.title);
-  const withTexts = await learnedTextModel(fields, [...few], {}, jobTexts, true)!;
+  const withTexts = await learnedTextModel(fields, [...few], {}, jobTexts, true, onTraining)!;
   expect([...withTexts.corpus.texts]).toEqual([...few.map((e) => e.text), ...jobTexts]);
+  expect(withTexts.tagger).toBe((await first)!.tagger);
   expect((await first)!.corpus.texts.has(jobTexts[0]!)).toBe(false);
+  // One training for all these calls: the step was shown once.
+  expect(steps).toEqual(['started', 'finished']);
   // Nothing to learn: no example states a value of these fields.
   expect(learnedTextModel([{ name: 'weight', type: 'number', description: 'Weight' }], few)).toBeNull();
   expect(learnedTextModel(fields, [])).toBeNull();
   await Promise.all([first, ...others]);
-}, 60_000);
+}, 120_000);
 
 test("training known values: the examples' values with frequency, then the catalog's other known values", () => {
   const ex: CatalogTextExample[] = [

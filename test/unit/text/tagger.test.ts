@@ -98,12 +98,17 @@ describe('linear-chain CRF', () => {
     // Brute force: every BIO-valid label path of the 5 tokens with its unnormalised probability.
     const size = 5;
     const ids = features.map((fs) => fs.filter((f) => crf.ids.has(f)).map((f) => crf.ids.get(f)!));
+    // A feature's weight for a label: its pair's, 0 when the pair was never seen in training.
+    const pairWeight = (id: number, k: number): number => {
+      for (let p = crf.offsets[id]!; p < crf.offsets[id + 1]!; p += 1) if (crf.pairLabels[p] === k) return crf.weights[p]!;
+      return 0;
+    };
     const paths: Array<{ path: number[]; p: number }> = [];
     const walk = (path: number[]): void => {
       if (path.length === features.length) {
         let score = 0;
         path.forEach((k, t) => {
-          score += crf.transitions[(t === 0 ? size : path[t - 1]!) * size + k]! + ids[t]!.reduce((a, id) => a + crf.weights[id * size + k]!, 0);
+          score += crf.transitions[(t === 0 ? size : path[t - 1]!) * size + k]! + ids[t]!.reduce((a, id) => a + pairWeight(id, k), 0);
         });
         paths.push({ path, p: Math.exp(score) });
         return;

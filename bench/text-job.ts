@@ -1,0 +1,109 @@
+/**
+ * Speed of a text-only job (`web_search: false`) with catalog examples (issue 26 §9), through
+ * the engine directly: the WDC-PAVE offers of `../shared/data/wdc-pave` play the catalog
+ * (examples built as src/services/enrichment/examples.ts builds them: one example per item text,
+ * with the item's values that text states), every attribute of the file is an output field, and
+ * `items` offers (the file's, repeated when asked for more) are enriched as one job. A second job
+ * with the same examples shows the cached model (no training). Prints one JSON line
+ * `{bench, examples, example_texts, fields, items, train_s, extract_s, job_s, items_per_s,
+ * cpu_s, second_job_s}` (seconds of wall time; `cpu_s` = user + system CPU of this process).
+ * Usage: `npx tsx bench/text-job.ts [examples=1000] [items=1000]`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from '../src/config';
+import { createEngine } from '../src/enrichment/engine';
+import type { CatalogTextExample, Evidence, OutputField } from '../src/enrichment/types';
+
+/** One WDC-PAVE record as the file holds it. */
+interface Offer {
+  input_title: string;
+  input_description?: string;
+  target_scores: Record<string, Record<string, unknown>>;
+}
+
+/** The offer's value per attribute (its first acceptable one; `n/a` is none). */
+function valuesOf(offer: Offer): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [attribute, scores] of Object.entries(offer.target_scores)) {
+    const v = Object.keys(scores).find((k) => k !== 'n/a');
+    if (v) out[attribute] = v;
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const nExamples = Number(process.argv[2] ?? 1000);
+  const nItems = Number(process.argv[3] ?? 1000);
+  const file = path.resolve(REPO_ROOT, '..', 'shared', 'data', 'wdc-pave', 'wdc_with_all_attributes', 'train_large.jsonl');
+  const offers = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Offer);
+  const fields: OutputField[] = [...new Set(offers.flatMap((o) => Object.keys(o.target_scores)))].map((name) => ({ name, type: 'string', description: name }));
+  const examples: CatalogTextExample[] = offers.slice(0, nExamples).flatMap((o) => {
+    const values = valuesOf(o);
+    return (
+      [
+        ['title', o.input_title],
+        ['description', o.input_description ?? ''],
+      ] as const
+    )
+      .filter(([, text]) => text.trim() !== '')
+      .map(([field, text]) => ({
+        field,
+        text,
+        values: Object.fromEntries(Object.entries(values).filter(([, v]) => text.toLowerCase().includes(v.toLowerCase()))),
+      }));
+  });
+  const items = Array.from({ length: nItems }, (_, i) => offers[i % offers.length]!).map((o) => ({
+    title: o.input_title,
+    description: o.input_description ?? '',
+  }));
+  const corpus = items.flatMap((i) => [i.title, i.description].filter(Boolean));
+  const engine = createEngine({
+    search: { search: async () => [] },
+    fetcher: {
+      fetch: async () => {
+        throw new Error('no web in a text-only job');
+      },
+    },
+  });
+  const evidence: Evidence = { queries: [], search_results: [], documents: [] };
+  const job = async (texts: string[]): Promise<{ train: number; extract: number }> => {
+    const options = { speed: 'fast' as const, web_search: false, text_examples: examples, text_corpus: texts };
+    const t0 = Date.now();
+    // The first row waits for the training; the rest reuse the model.
+    await engine.extract({ item: items[0]!, output_schema: fields, options }, evidence);
+    const t1 = Date.now();
+    for (const item of items.slice(1)) await engine.extract({ item, output_schema: fields, options }, evidence);
+    return { train: (t1 - t0) / 1000, extract: (Date.now() - t1) / 1000 };
+  };
+  const cpu0 = process.cpuUsage();
+  const first = await job(corpus);
+  const cpu = process.cpuUsage(cpu0);
+  // Another job on the same catalog (same examples, its own item texts): the model is cached.
+  const second = await job([...corpus]);
+  const r = (x: number) => Number(x.toFixed(2));
+  console.log(
+    JSON.stringify({
+      bench: 'text-job',
+      examples: nExamples,
+      example_texts: examples.length,
+      fields: fields.length,
+      items: nItems,
+      train_s: r(first.train),
+      extract_s: r(first.extract),
+      job_s: r(first.train + first.extract),
+      items_per_s: r(nItems / (first.train + first.extract)),
+      cpu_s: r((cpu.user + cpu.system) / 1e6),
+      second_job_s: r(second.train + second.extract),
+    }),
+  );
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
