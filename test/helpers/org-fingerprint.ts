@@ -12,8 +12,23 @@ const UNDECLARED_LINKS: Record<string, [string, string, string]> = {
   catalog_snapshot_items: ['snapshot_id', 'catalog_snapshots', 'id'],
 };
 
-/** Tables that hold no organization's data (bookkeeping of migrations, limits, indexes, tests). */
-const NOT_ORGANIZATION_DATA = new Set(['knex_migrations', 'knex_migrations_lock', 'rate_limits', 'search_index_baselines', 'test_write_audit']);
+/**
+ * Tables that hold no organization's data: bookkeeping of migrations, limits, indexes and tests,
+ * and the live fetcher's state shared by every organization (per host: politeness, robots.txt,
+ * the cache of public pages and which hosts need rendering; issue 27 §4).
+ */
+const NOT_ORGANIZATION_DATA = new Set([
+  'knex_migrations',
+  'knex_migrations_lock',
+  'rate_limits',
+  'search_index_baselines',
+  'test_write_audit',
+  'fetch_hosts',
+  'fetch_host_slots',
+  'fetch_robots',
+  'fetch_cache',
+  'page_renders',
+]);
 
 interface Link {
   column: string;
