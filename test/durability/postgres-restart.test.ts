@@ -7,8 +7,8 @@
  * under CI (test/helpers/prerequisites.ts).
  */
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import type { Client } from '@temporalio/client';
+import { localPgCluster } from '../../bench/fixtures/chaos';
 import type { Knex } from 'knex';
 import {
   createArchiveJob,
@@ -29,17 +29,7 @@ import { TEST_DATABASE_URL } from '../setup/env';
 const TASK_QUEUE = 'test-postgres-restart';
 const ITEMS = 1000;
 
-/** The local Debian cluster serving the test database, or null when this machine has none. */
-function localCluster(): { version: string; name: string } | null {
-  const host = new URL(TEST_DATABASE_URL).hostname;
-  // Restarting the cluster needs root (or the postgres user), as on this project's machines.
-  if (!['127.0.0.1', 'localhost'].includes(host) || !fs.existsSync('/etc/postgresql') || process.getuid?.() !== 0) return null;
-  if (!['/usr/bin/pg_ctlcluster', '/bin/pg_ctlcluster'].some((p) => fs.existsSync(p))) return null;
-  const version = fs.readdirSync('/etc/postgresql')[0];
-  return version ? { version, name: 'main' } : null;
-}
-
-const pgCluster = localCluster();
+const pgCluster = localPgCluster(TEST_DATABASE_URL);
 prerequisite(
   pgCluster !== null,
   'a local Debian PostgreSQL cluster serving the test database, restartable as root (pg_ctlcluster)',
