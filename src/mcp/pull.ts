@@ -217,7 +217,7 @@ export async function pullSnapshot(api: ApiClient, input: PullInput, outDir: str
   // Columns: the system columns, the schema's properties in its order, then any other data key.
   const props = (schema.schema_definition as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
   const columns = columnsOf(typed, [...SYSTEM_COLUMNS, ...Object.keys(props).filter((k) => !(SYSTEM_COLUMNS as readonly string[]).includes(k))]);
-  writeJsonl(paths.jsonl, typed);
+  writeJsonl(paths.jsonl, typed, columns);
   writeCsv(paths.csv, typed, columns);
   if (input.format === 'parquet') writeParquet(paths.parquet, typed, columns);
 

@@ -41,6 +41,14 @@ export function columnsOf(rows: Row[], first: readonly string[] = []): string[] 
   return out;
 }
 
+/** `row` with every one of `columns` (null where it has no value), in their order, then its other keys. */
+function withColumns(row: Row, columns: readonly string[]): Row {
+  const out: Row = {};
+  for (const c of columns) out[c] = row[c] ?? null;
+  for (const k in row) if (!(k in out)) out[k] = row[k];
+  return out;
+}
+
 /** `row` without its null cells (tool-server.md §2.2: "a row becomes a dict with its null cells dropped"). */
 function dropNulls(row: Row): Row {
   let any = false;
@@ -95,6 +103,8 @@ export function readTable(file: string): Table {
   }
   if (ext === '.jsonl' || ext === '.ndjson') {
     const rows: Row[] = [];
+    const columns: string[] = [];
+    const seen = new Set<string>();
     let n = 0;
     for (const line of text.split('\n')) {
       n++;
@@ -106,9 +116,16 @@ export function readTable(file: string): Table {
         throw new TableFormatError(`${path.basename(file)} line ${n} is not JSON`);
       }
       if (!v || typeof v !== 'object' || Array.isArray(v)) throw new TableFormatError(`${path.basename(file)} line ${n} is not a JSON object`);
+      // Columns are the keys as written, null cells included: a pulled snapshot carries every
+      // schema field, also one no row has a value for (issue 30 §1).
+      for (const k in v as Row) {
+        if (seen.has(k)) continue;
+        seen.add(k);
+        columns.push(k);
+      }
       rows.push(dropNulls(v as Row));
     }
-    return { rows, columns: columnsOf(rows) };
+    return { rows, columns };
   }
   if (ext === '.json') {
     let v: unknown;
@@ -206,13 +223,17 @@ export function readObjects(file: string): unknown[] {
   throw new TableFormatError(`unsupported format ${ext || '(none)'} for ${path.basename(file)}: use .jsonl or .json`);
 }
 
-/** Writes objects as JSON Lines (one `JSON.stringify` per line; non-JSON values as JSON makes them). */
-export function writeJsonl(file: string, rows: readonly unknown[]): void {
+/**
+ * Writes objects as JSON Lines (one `JSON.stringify` per line; non-JSON values as JSON makes them).
+ * With `columns`, every row carries each of them (null where it has no value), so a reader sees
+ * every column even when no row has a value for it.
+ */
+export function writeJsonl(file: string, rows: readonly unknown[], columns?: readonly string[]): void {
   const fd = fs.openSync(file, 'w');
   try {
     const chunk: string[] = [];
     for (const r of rows) {
-      chunk.push(JSON.stringify(r));
+      chunk.push(JSON.stringify(columns ? withColumns(r as Row, columns) : r));
       if (chunk.length === 2000) fs.writeSync(fd, chunk.splice(0).join('\n') + '\n');
     }
     if (chunk.length) fs.writeSync(fd, chunk.join('\n') + '\n');

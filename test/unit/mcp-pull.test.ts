@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { loadTable } from '../../src/mcp/table';
+import { computeDiff } from '../../src/mcp/diff';
 import { ApiClient } from '../../src/mcp/api-client';
 import { IncompletePullError } from '../../src/mcp/paginate';
 import { pullSnapshot, PullInput, rowsHash } from '../../src/mcp/pull';
@@ -24,6 +25,8 @@ interface Behaviour {
   failOnce?: Record<number, number>;
   /** Rows to leave out of the first answer at these offsets. */
   shortOnce?: Record<number, number>;
+  /** A schema field that no item has a value for. */
+  emptyField?: string;
 }
 
 const N = 1003;
@@ -50,7 +53,14 @@ beforeAll(async () => {
     if (url.pathname.endsWith('/schema'))
       return json(200, {
         version: '1.0.0',
-        schema_definition: { properties: { sku: { type: 'string' }, price: { type: 'number' }, tags: { type: 'array' } } },
+        schema_definition: {
+          properties: {
+            sku: { type: 'string' },
+            price: { type: 'number' },
+            tags: { type: 'array' },
+            ...(behaviour.emptyField ? { [behaviour.emptyField]: { type: 'string' } } : {}),
+          },
+        },
       });
     if (url.pathname.endsWith('/taxonomy')) return json(200, null);
     const raw = url.pathname.endsWith('/raw-items');
@@ -127,6 +137,30 @@ test('normal: three requests (0, 400, 800), every row once, files and manifest w
     tags: '["a", "b"]',
   }));
   expect(manifest.rows_hash).toBe(rowsHash(flat));
+});
+
+test('a schema field no item has a value for is a column of the snapshot; a diff against it adds no column', async () => {
+  behaviour.emptyField = 'brand';
+  const out = await pullSnapshot(api(), input(), dir, 5000);
+  expect((await loadTable(out.jsonl_path)).columns).toContain('brand');
+  expect(fs.readFileSync(out.csv_path, 'utf8').split('\n')[0]).toContain(',brand');
+  // The transform fills brand on one row: a modified row, not an added column.
+  const after = path.join(dir, 'after.jsonl');
+  const rows = fs
+    .readFileSync(out.jsonl_path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  rows[0].brand = 'Acme';
+  fs.writeFileSync(after, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const diff = await computeDiff({
+    before_path: out.jsonl_path,
+    after_path: after,
+    key_field: '__catalog_item_id',
+    deterministic_key_fields: [],
+    allow_row_index_fallback: true,
+  });
+  expect(diff.diff_summary).toMatchObject({ columns_added: [], columns_removed: [], rows_modified: 1 });
 });
 
 test('format parquet: the snapshot is also written as Parquet, the same rows as the JSON Lines', async () => {
