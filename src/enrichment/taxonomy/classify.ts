@@ -21,7 +21,7 @@
  * Deterministic: ties go to the shallower node, then the smaller id.
  */
 import { exampleVotes, type CategoryExampleModel } from './examples';
-import { expandLexicon, KIND_WORDS } from './lexicon';
+import { expandLexicon, FLAVOURS, KIND_WORDS, notationTerms } from './lexicon';
 import { terms } from './terms';
 import type { CompiledTaxonomy, TaxonomyNode } from './tree';
 
@@ -61,6 +61,8 @@ const POSITION = { head: 0.6, clause: 0.5, later: 0.3, text: 0.1 } as const;
 const LONG_CLAUSE = 9;
 /** A stated category's words weigh this much more than a title's. */
 const CATEGORY_BOOST = 1.3;
+/** Weight of a general word read from a notation in a title (./lexicon `notationTerms`: "8.5 M US" → shoes). */
+const NOTATION = 0.45;
 /** Extra weight per repeated occurrence of a word, and its cap. */
 const REPEAT = 0.15;
 const REPEAT_CAP = 0.3;
@@ -83,8 +85,14 @@ const UNCOVERED = 0.1;
 const WEAK = new Set(
   terms('pack packs count ct pcs pc piece pieces lot size ounce oz fl ml lb kg inch cm mm new hot sale free shipping men women kids unisex set'),
 );
+/** Colour words: they describe a product and never name its type, so never a title's head. */
+const COLOURS = new Set(
+  terms(
+    'black white grey gray silver gold golden red blue navy green yellow orange pink purple violet brown beige tan taupe ivory cream khaki olive maroon burgundy teal turquoise coral charcoal bronze copper multicolor multicolour',
+  ),
+);
 /** Weight of the ancestors' words present in the evidence. */
-const CONTEXT = 0.05;
+const CONTEXT = 0.1;
 /** Weight of the examples' votes (a share of the vote, 0–1) against the best term score (1). */
 const EXAMPLES = 1.5;
 /** Runner-up/best score ratios separating high, medium and low confidence, and backing off. */
@@ -214,9 +222,10 @@ function readTitle(index: Index, text: string, scale: number, r: Read): void {
       p = p.slice(1);
     }
     const known = p.filter((t) => index.idf.has(t) || KIND_WORDS.has(t));
-    const strong = known.filter((t) => !WEAK.has(t));
+    const strong = known.filter((t) => !WEAK.has(t) && !COLOURS.has(t) && (index.heads.has(t) || KIND_WORDS.has(t)));
     const head = i === first && p.length <= LONG_CLAUSE ? strong[strong.length - 1] : undefined;
-    for (const t of p) add(r, t, scale * (t === head ? POSITION.head : i === first && !WEAK.has(t) && !maker ? POSITION.clause : POSITION.later));
+    const modifier = (t: string): boolean => WEAK.has(t) || FLAVOURS.has(t) || maker;
+    for (const t of p) add(r, t, scale * (t === head ? POSITION.head : i === first && !modifier(t) ? POSITION.clause : POSITION.later));
     r.next += GAP;
   });
 }
@@ -224,7 +233,11 @@ function readTitle(index: Index, text: string, scale: number, r: Read): void {
 /** Reads the evidence (see the module comment), with the lexicon's expansions. */
 function readEvidence(index: Index, evidence: CategoryEvidence): Read {
   const r: Read = { w: new Map(), pos: new Map(), counts: new Map(), next: 0 };
-  for (const title of evidence.titles) readTitle(index, title, 1, r);
+  for (const title of evidence.titles) {
+    readTitle(index, title, 1, r);
+    for (const t of notationTerms(title)) add(r, t, NOTATION);
+    r.next += GAP;
+  }
   for (const category of evidence.categories) {
     const segments = category.split(/\s*>\s*/).filter((s) => s.trim());
     // The last segment of a path names the category; the others are its context.

@@ -29,6 +29,21 @@ const KINDS: Record<string, string[]> = {
     'bootie',
     'slingback',
     'footwear',
+    'slip-on',
+    'slip-ons',
+    'mary jane',
+    'ballet flat',
+    'wedge sandal',
+    'hardsole',
+    'softsole',
+    'chukka',
+    'huarache',
+    'cleat',
+    'cleats',
+    'flip flop',
+    'flip-flops',
+    'boat shoe',
+    'running shoe',
   ],
   swimwear: [
     'bikini',
@@ -64,13 +79,78 @@ const KINDS: Record<string, string[]> = {
     'respirator',
   ],
   sunscreen: ['spf', 'sunblock', 'sun cream', 'suncream', 'sun lotion', 'sun screen'],
-  vitamins: ['multivitamin', 'multi-vitamin', 'supplement', 'softgel', 'probiotic', 'omega-3', 'biotin', 'gummy vitamins'],
+  vitamins: [
+    'multivitamin',
+    'multi-vitamin',
+    'supplement',
+    'softgel',
+    'softgels',
+    'veg caps',
+    'veggie caps',
+    'vcaps',
+    'lozenge',
+    'lozenges',
+    'gummies',
+    'probiotic',
+    'prebiotic',
+    'omega-3',
+    'fish oil',
+    'biotin',
+    'gummy vitamins',
+    'folate',
+    'folic acid',
+    'niacin',
+    'niacinamide',
+    'b-complex',
+    'b12',
+    'b-12',
+    'riboflavin',
+    'thiamine',
+    'zinc',
+    'magnesium',
+    'calcium',
+    'collagen',
+    'melatonin',
+    'glucosamine',
+    'coq10',
+    'electrolytes',
+  ],
   cereal: ['granola', 'muesli', 'cornflakes', 'bran flakes'],
   'hot cereal': ['oatmeal', 'oats', 'porridge', 'grits'],
-  coffee: ['espresso', 'cappuccino', 'decaf', 'ground coffee', 'coffee pods', 'coffee beans', 'cold brew', 'arabica', 'robusta'],
-  tea: ['tea bag', 'tea bags', 'chai', 'matcha', 'rooibos', 'chamomile', 'oolong', 'sencha', 'earl grey', 'herbal infusion'],
+  coffee: [
+    'espresso',
+    'cappuccino',
+    'latte',
+    'mocha',
+    'frappe',
+    'macchiato',
+    'decaf',
+    'ground coffee',
+    'coffee pods',
+    'coffee beans',
+    'cold brew',
+    'arabica',
+    'robusta',
+    'single serve pods',
+  ],
+  tea: [
+    'tea bag',
+    'tea bags',
+    'teabags',
+    'chai',
+    'matcha',
+    'rooibos',
+    'chamomile',
+    'oolong',
+    'sencha',
+    'earl grey',
+    'herbal infusion',
+    'yerba mate',
+    'pu-erh',
+    'tisane',
+  ],
   'laundry detergent': ['detergent', 'laundry liquid', 'laundry pods', 'washing powder', 'washing liquid', 'laundry soap'],
-  conditioners: ['leave-in', 'detangler', 'hair mask', 'conditioning'],
+  conditioners: ['leave-in', 'detangler', 'hair mask', 'conditioning', 'deep conditioner', 'co-wash', 'cowash', 'creme rinse', 'cream rinse', 'hair treatment'],
   guitars: ['stratocaster', 'telecaster', 'les paul', 'bass guitar', 'electric guitar', 'acoustic guitar'],
   'portable cooking stoves': ['camping stove', 'gas stove', 'camp stove', 'backpacking stove', 'alcohol stove', 'gas burner'],
   'fishing lures': ['crankbait', 'swimbait', 'spinnerbait', 'minnow lure', 'popper', 'wobbler', 'spoon lure', 'soft bait', 'jig head', 'hard bait'],
@@ -80,6 +160,32 @@ const KINDS: Record<string, string[]> = {
   sofas: ['couch', 'settee', 'loveseat'],
   pants: ['trousers', 'jeans', 'chinos', 'slacks', 'leggings', 'joggers'],
 };
+
+/**
+ * Flavours, scents and ingredients: words a title uses to describe a product far more often than
+ * to name it ("Coconut Oil Hair Mask", "Lemon Ginger Herbal Tea", "Honey Vanilla Crunch Cereal").
+ * Unless such a word is the title's head, ./classify weighs it as a later clause's word.
+ */
+export const FLAVOURS: ReadonlySet<string> = new Set(
+  terms(
+    'coconut honey lemon lime orange banana mango berry berries strawberry blueberry raspberry blackberry cranberry cherry peach apple pear pineapple watermelon grape avocado almond walnut pecan peanut hazelnut vanilla chocolate cocoa caramel maple cinnamon ginger mint peppermint spearmint lavender rose jasmine hibiscus aloe shea argan milk sugar salt pepper garlic turmeric',
+  ),
+);
+
+/**
+ * Notations that name a kind of product without naming it: a US shoe size with its width letter
+ * ("8.5 M US", "10 4E US": the width codes of US shoe sizing) is a shoe's; a dose in milligrams,
+ * micrograms or international units ("400 mcg", "1000 IU") a supplement's.
+ */
+const NOTATIONS: Array<{ pattern: RegExp; general: string }> = [
+  { pattern: /\b\d{1,2}(?:\.5)?\s?(?:[MWNDBC]|[2-6]?E{1,4}|XW|WW)\s?US\b/, general: 'shoes' },
+  { pattern: /\b\d+(?:[.,]\d+)?\s?(?:mg|mcg|µg|iu)\b/i, general: 'supplements' },
+];
+
+/** The general words (stemmed) of the notations a text carries (see {@link NOTATIONS}). */
+export function notationTerms(text: string): string[] {
+  return NOTATIONS.filter((n) => n.pattern.test(text)).flatMap((n) => terms(n.general));
+}
 
 /** Expansion weight: a general word read from a kind counts a little less than the word itself. */
 const EXPANSION = 0.9;
