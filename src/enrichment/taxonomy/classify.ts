@@ -21,7 +21,7 @@
  * Deterministic: ties go to the shallower node, then the smaller id.
  */
 import { exampleVotes, type CategoryExampleModel } from './examples';
-import { expandLexicon, FLAVOURS, KIND_WORDS, notationTerms } from './lexicon';
+import { expandLexicon, FLAVOURS, KIND_WORDS, notationTerms, withoutIdentifierLabels } from './lexicon';
 import { terms } from './terms';
 import type { CompiledTaxonomy, TaxonomyNode } from './tree';
 
@@ -57,6 +57,9 @@ export interface CategoryPrediction {
 
 /** Word weights by position: the head of a title's first clause, the rest of it, later clauses, free text. */
 const POSITION = { head: 0.6, clause: 0.5, later: 0.3, text: 0.1 } as const;
+/** Scale of a description's first sentence read as a title (of at most LEAD_WORDS words). */
+const LEAD = 0.5;
+const LEAD_WORDS = 30;
 /** A first clause longer than this many words is a list of keywords: no word of it is its head. */
 const LONG_CLAUSE = 9;
 /** A stated category's words weigh this much more than a title's. */
@@ -64,8 +67,8 @@ const CATEGORY_BOOST = 1.3;
 /** Weight of a general word read from a notation in a title (./lexicon `notationTerms`: "8.5 M US" → shoes). */
 const NOTATION = 0.45;
 /** Extra weight per repeated occurrence of a word, and its cap. */
-const REPEAT = 0.15;
-const REPEAT_CAP = 0.3;
+const REPEAT = 0.25;
+const REPEAT_CAP = 0.5;
 /** Weight of a kind a node's description lists against its name's phrases, and the longest such kind in words. */
 const DESCRIBED = 0.8;
 const DESCRIBED_WORDS = 3;
@@ -98,7 +101,7 @@ const EXAMPLES = 1.5;
 /** Runner-up/best score ratios separating high, medium and low confidence, and backing off. */
 const CLEAR = 0.6;
 const AMBIGUOUS = 0.8;
-const BACK_OFF = 0.97;
+const BACK_OFF = 0.99;
 
 /** A phrase of a node's name (or a kind its description lists): its words, the last one its head, and its weight. */
 interface Phrase {
@@ -233,7 +236,8 @@ function readTitle(index: Index, text: string, scale: number, r: Read): void {
 /** Reads the evidence (see the module comment), with the lexicon's expansions. */
 function readEvidence(index: Index, evidence: CategoryEvidence): Read {
   const r: Read = { w: new Map(), pos: new Map(), counts: new Map(), next: 0 };
-  for (const title of evidence.titles) {
+  for (const given of evidence.titles) {
+    const title = withoutIdentifierLabels(given);
     readTitle(index, title, 1, r);
     for (const t of notationTerms(title)) add(r, t, NOTATION);
     r.next += GAP;
@@ -243,8 +247,12 @@ function readEvidence(index: Index, evidence: CategoryEvidence): Read {
     // The last segment of a path names the category; the others are its context.
     segments.forEach((s, i) => readTitle(index, s, i === segments.length - 1 ? CATEGORY_BOOST : POSITION.clause, r));
   }
-  for (const text of evidence.texts) {
+  for (const text of evidence.texts.map(withoutIdentifierLabels)) {
+    // A description's first sentence most often says what the product is ("Utility Cart, 3 shelf, …"): read as a weaker title.
+    const lead = text.split(/(?<=[.!?])\s+|\n/)[0] ?? '';
+    readTitle(index, terms(lead).length <= LEAD_WORDS ? lead : '', LEAD, r);
     for (const t of terms(text).slice(0, 80)) add(r, t, POSITION.text);
+    for (const t of notationTerms(text)) add(r, t, POSITION.text);
     r.next += GAP;
   }
   expandLexicon(r.w, r.pos);

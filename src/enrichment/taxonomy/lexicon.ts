@@ -155,6 +155,7 @@ const KINDS: Record<string, string[]> = {
   'portable cooking stoves': ['camping stove', 'gas stove', 'camp stove', 'backpacking stove', 'alcohol stove', 'gas burner'],
   'fishing lures': ['crankbait', 'swimbait', 'spinnerbait', 'minnow lure', 'popper', 'wobbler', 'spoon lure', 'soft bait', 'jig head', 'hard bait'],
   laptops: ['notebook computer', 'ultrabook', 'chromebook'],
+  'hard drives': ['hdd', 'ssd', 'solid state drive'],
   televisions: ['tv', 'smart tv', 'hdtv'],
   'mobile phones': ['smartphone', 'cell phone', 'cellphone'],
   sofas: ['couch', 'settee', 'loveseat'],
@@ -175,12 +176,22 @@ export const FLAVOURS: ReadonlySet<string> = new Set(
 /**
  * Notations that name a kind of product without naming it: a US shoe size with its width letter
  * ("8.5 M US", "10 4E US": the width codes of US shoe sizing) is a shoe's; a dose in milligrams,
- * micrograms or international units ("400 mcg", "1000 IU") a supplement's.
+ * micrograms or international units ("400 mcg", "1000 IU") a supplement's; a capacity in gigabytes or terabytes,
+ * or a clock in megahertz or gigahertz, a computer's.
  */
 const NOTATIONS: Array<{ pattern: RegExp; general: string }> = [
   { pattern: /\b\d{1,2}(?:\.5)?\s?(?:[MWNDBC]|[2-6]?E{1,4}|XW|WW)\s?US\b/, general: 'shoes' },
   { pattern: /\b\d+(?:[.,]\d+)?\s?(?:mg|mcg|µg|iu)\b/i, general: 'supplements' },
+  { pattern: /\b\d+(?:[.,]\d+)?[\s-]?(?:[GT]B|[MG]Hz)\b/, general: 'computer' },
 ];
+
+/** Labels of identifiers ("Part #", "Part Number(s)", "Model No.", "SKU #"): they name a code, never the product's kind. */
+const IDENTIFIER_LABEL = /\b(?:part|item|model|style|catalog|catalogue|article|order|sku|mpn|upc|ean|gtin|asin)\s*(?:#|no\b\.?|nos\b\.?|numbers?(?:\(s\))?)/gi;
+
+/** The text with its identifier labels ({@link IDENTIFIER_LABEL}) removed. */
+export function withoutIdentifierLabels(text: string): string {
+  return text.replace(IDENTIFIER_LABEL, ' ');
+}
 
 /** The general words (stemmed) of the notations a text carries (see {@link NOTATIONS}). */
 export function notationTerms(text: string): string[] {
