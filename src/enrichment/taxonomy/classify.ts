@@ -226,7 +226,9 @@ function readTitle(index: Index, text: string, scale: number, r: Read): void {
     }
     const known = p.filter((t) => index.idf.has(t) || KIND_WORDS.has(t));
     const strong = known.filter((t) => !WEAK.has(t) && !COLOURS.has(t) && (index.heads.has(t) || KIND_WORDS.has(t)));
-    const head = i === first && p.length <= LONG_CLAUSE ? strong[strong.length - 1] : undefined;
+    // A flavour is the head only when the clause names nothing else ("Lip Balm Mango": balm).
+    const named = strong.filter((t) => !FLAVOURS.has(t));
+    const head = i === first && p.length <= LONG_CLAUSE ? (named.length > 0 ? named : strong)[(named.length > 0 ? named : strong).length - 1] : undefined;
     const modifier = (t: string): boolean => WEAK.has(t) || FLAVOURS.has(t) || maker;
     for (const t of p) add(r, t, scale * (t === head ? POSITION.head : i === first && !modifier(t) ? POSITION.clause : POSITION.later));
     r.next += GAP;

@@ -176,12 +176,14 @@ export const FLAVOURS: ReadonlySet<string> = new Set(
 /**
  * Notations that name a kind of product without naming it: a US shoe size with its width letter
  * ("8.5 M US", "10 4E US": the width codes of US shoe sizing) is a shoe's; a dose in milligrams,
- * micrograms or international units ("400 mcg", "1000 IU") a supplement's; a capacity in gigabytes or terabytes,
+ * micrograms or international units ("400 mcg", "1000 IU"), or a count of capsules, softgels or
+ * lozenges ("240 Veg Caps"), a supplement's; a capacity in gigabytes or terabytes,
  * or a clock in megahertz or gigahertz, a computer's.
  */
 const NOTATIONS: Array<{ pattern: RegExp; general: string }> = [
   { pattern: /\b\d{1,2}(?:\.5)?\s?(?:[MWNDBC]|[2-6]?E{1,4}|XW|WW)\s?US\b/, general: 'shoes' },
   { pattern: /\b\d+(?:[.,]\d+)?\s?(?:mg|mcg|µg|iu)\b/i, general: 'supplements' },
+  { pattern: /\b\d+\s*(?:(?:veg|veggie|vegetarian|vegan)\s+)?(?:capsules|caps|vcaps|softgels|gummies|lozenges|chewables)\b/i, general: 'supplements' },
   { pattern: /\b\d+(?:[.,]\d+)?[\s-]?(?:[GT]B|[MG]Hz)\b/, general: 'computer' },
 ];
 
