@@ -115,7 +115,8 @@ const KINDS: Record<string, string[]> = {
     'coq10',
     'electrolytes',
   ],
-  cereal: ['granola', 'muesli', 'cornflakes', 'bran flakes'],
+  cereal: ['granola', 'muesli', 'cornflakes', 'corn flakes', 'bran flakes', 'rice puffs', 'puffed rice', 'puffed wheat'],
+  toothbrushes: ['tooth brush', 'tooth brushes'],
   'hot cereal': ['oatmeal', 'oats', 'porridge', 'grits'],
   coffee: [
     'espresso',
@@ -175,16 +176,18 @@ export const FLAVOURS: ReadonlySet<string> = new Set(
 
 /**
  * Notations that name a kind of product without naming it: a US shoe size with its width letter
- * ("8.5 M US", "10 4E US": the width codes of US shoe sizing) is a shoe's; a dose in milligrams,
+ * ("8.5 M US", "10 4E US", "Women's B US": the width codes of US shoe sizing) is a shoe's; a dose in milligrams,
  * micrograms or international units ("400 mcg", "1000 IU"), or a count of capsules, softgels or
  * lozenges ("240 Veg Caps"), a supplement's; a capacity in gigabytes or terabytes,
- * or a clock in megahertz or gigahertz, a computer's.
+ * or a clock in megahertz or gigahertz, a computer's; a sun protection factor or PA grade ("SPF50",
+ * "PA+++") a sunscreen's.
  */
 const NOTATIONS: Array<{ pattern: RegExp; general: string }> = [
-  { pattern: /\b\d{1,2}(?:\.5)?\s?(?:[MWNDBC]|[2-6]?E{1,4}|XW|WW)\s?US\b/, general: 'shoes' },
+  { pattern: /\b(?:\d{1,2}(?:\.5)?|Women's|Men's)\s?(?:[MWNDBC]|[2-6]?E{1,4}|XW|WW|Medium|Wide)\s?US\b/, general: 'shoes' },
   { pattern: /\b\d+(?:[.,]\d+)?\s?(?:mg|mcg|µg|iu)\b/i, general: 'supplements' },
   { pattern: /\b\d+\s*(?:(?:veg|veggie|vegetarian|vegan)\s+)?(?:capsules|caps|vcaps|softgels|gummies|lozenges|chewables)\b/i, general: 'supplements' },
   { pattern: /\b\d+(?:[.,]\d+)?[\s-]?(?:[GT]B|[MG]Hz)\b/, general: 'computer' },
+  { pattern: /\bSPF\s?\d{1,3}|\bPA\+{2,4}/i, general: 'sunscreen' },
 ];
 
 /** Labels of identifiers ("Part #", "Part Number(s)", "Model No.", "SKU #"): they name a code, never the product's kind. */
@@ -200,8 +203,8 @@ export function notationTerms(text: string): string[] {
   return NOTATIONS.filter((n) => n.pattern.test(text)).flatMap((n) => terms(n.general));
 }
 
-/** Expansion weight: a general word read from a kind counts a little less than the word itself. */
-const EXPANSION = 0.9;
+/** Expansion weight: a general word read from a kind counts as much as the kind itself (tuned on the dev split: 0.9 → 1). */
+const EXPANSION = 1;
 /** Share of an expansion's weight added to a general word the evidence already has. */
 const AGREEING = 0.3;
 
