@@ -11,8 +11,12 @@
  *   usually the last word of its first clause ("Folgers Classic Roast Ground Coffee, 38.4 oz"),
  *   so that word weighs most, the rest of the first clause less, later clauses least. A stated
  *   category (breadcrumb, category field) is read the same way and weighs more; free text little.
+ *   The head is a word that names a kind of product: never a colour, and a flavour or scent
+ *   ("Coconut Oil Hair Mask") only when nothing else is named; such words weigh as later ones.
+ *   A description's first sentence is read as a weaker title, the rest as free text.
  * - Words are idf-weighted over the node names (rare words identify a node), and general
- *   retail words are expanded to the names taxonomies use (./lexicon: "oxford" → shoe).
+ *   retail words are expanded to the names taxonomies use (./lexicon: "oxford" → shoe), as are
+ *   notations ("8.5 M US" → shoes, "400 mcg" → supplements); identifier labels ("Part #") are dropped.
  * - A node gains a little from its ancestors' words ("Coffee" under "Beverages").
  * - With a catalog's categorised items as examples (./examples), their nearest-neighbour votes
  *   are added to the normalised term score.
@@ -224,11 +228,12 @@ function readTitle(index: Index, text: string, scale: number, r: Read): void {
       add(r, p[0], scale * POSITION.later);
       p = p.slice(1);
     }
-    const known = p.filter((t) => index.idf.has(t) || KIND_WORDS.has(t));
-    const strong = known.filter((t) => !WEAK.has(t) && !COLOURS.has(t) && (index.heads.has(t) || KIND_WORDS.has(t)));
-    // A flavour is the head only when the clause names nothing else ("Lip Balm Mango": balm).
-    const named = strong.filter((t) => !FLAVOURS.has(t));
-    const head = i === first && p.length <= LONG_CLAUSE ? (named.length > 0 ? named : strong)[(named.length > 0 ? named : strong).length - 1] : undefined;
+    // The head is the last word that names a kind of product (a node's phrase head or a lexicon kind), never a colour,
+    // and a flavour only when the clause names nothing else ("Lip Balm Mango": balm).
+    const nouns = p.filter((t) => (index.heads.has(t) || KIND_WORDS.has(t)) && !WEAK.has(t) && !COLOURS.has(t));
+    const named = nouns.filter((t) => !FLAVOURS.has(t));
+    const pool = named.length > 0 ? named : nouns;
+    const head = i === first && p.length <= LONG_CLAUSE ? pool[pool.length - 1] : undefined;
     const modifier = (t: string): boolean => WEAK.has(t) || FLAVOURS.has(t) || maker;
     for (const t of p) add(r, t, scale * (t === head ? POSITION.head : i === first && !modifier(t) ? POSITION.clause : POSITION.later));
     r.next += GAP;
@@ -252,7 +257,7 @@ function readEvidence(index: Index, evidence: CategoryEvidence): Read {
   for (const text of evidence.texts.map(withoutIdentifierLabels)) {
     // A description's first sentence most often says what the product is ("Utility Cart, 3 shelf, …"): read as a weaker title.
     const lead = text.split(/(?<=[.!?])\s+|\n/)[0] ?? '';
-    readTitle(index, terms(lead).length <= LEAD_WORDS ? lead : '', LEAD, r);
+    if (terms(lead).length <= LEAD_WORDS) readTitle(index, lead, LEAD, r);
     for (const t of terms(text).slice(0, 80)) add(r, t, POSITION.text);
     for (const t of notationTerms(text)) add(r, t, POSITION.text);
     r.next += GAP;
