@@ -11,8 +11,12 @@
  *   usually the last word of its first clause ("Folgers Classic Roast Ground Coffee, 38.4 oz"),
  *   so that word weighs most, the rest of the first clause less, later clauses least. A stated
  *   category (breadcrumb, category field) is read the same way and weighs more; free text little.
+ *   The head is a word that names a kind of product: never a colour, and a flavour or scent
+ *   ("Coconut Oil Hair Mask") only when nothing else is named; such words weigh as later ones.
+ *   A description's first sentence is read as a weaker title, the rest as free text.
  * - Words are idf-weighted over the node names (rare words identify a node), and general
- *   retail words are expanded to the names taxonomies use (./lexicon: "oxford" → shoe).
+ *   retail words are expanded to the names taxonomies use (./lexicon: "oxford" → shoe), as are
+ *   notations ("8.5 M US" → shoes, "400 mcg" → supplements); identifier labels ("Part #") are dropped.
  * - A node gains a little from its ancestors' words ("Coffee" under "Beverages").
  * - With a catalog's categorised items as examples (./examples), their nearest-neighbour votes
  *   are added to the normalised term score.
@@ -21,7 +25,7 @@
  * Deterministic: ties go to the shallower node, then the smaller id.
  */
 import { exampleVotes, type CategoryExampleModel } from './examples';
-import { expandLexicon, KIND_WORDS } from './lexicon';
+import { expandLexicon, FLAVOURS, KIND_WORDS, notationTerms, withoutIdentifierLabels } from './lexicon';
 import { terms } from './terms';
 import type { CompiledTaxonomy, TaxonomyNode } from './tree';
 
@@ -57,13 +61,18 @@ export interface CategoryPrediction {
 
 /** Word weights by position: the head of a title's first clause, the rest of it, later clauses, free text. */
 const POSITION = { head: 0.6, clause: 0.5, later: 0.3, text: 0.1 } as const;
+/** Scale of a description's first sentence read as a title (of at most LEAD_WORDS words). */
+const LEAD = 0.5;
+const LEAD_WORDS = 30;
 /** A first clause longer than this many words is a list of keywords: no word of it is its head. */
 const LONG_CLAUSE = 9;
 /** A stated category's words weigh this much more than a title's. */
 const CATEGORY_BOOST = 1.3;
+/** Weight of a general word read from a notation in a title (./lexicon `notationTerms`: "8.5 M US" → shoes). */
+const NOTATION = 0.45;
 /** Extra weight per repeated occurrence of a word, and its cap. */
-const REPEAT = 0.15;
-const REPEAT_CAP = 0.3;
+const REPEAT = 0.25;
+const REPEAT_CAP = 0.5;
 /** Weight of a kind a node's description lists against its name's phrases, and the longest such kind in words. */
 const DESCRIBED = 0.8;
 const DESCRIBED_WORDS = 3;
@@ -83,14 +92,20 @@ const UNCOVERED = 0.1;
 const WEAK = new Set(
   terms('pack packs count ct pcs pc piece pieces lot size ounce oz fl ml lb kg inch cm mm new hot sale free shipping men women kids unisex set'),
 );
+/** Colour words: they describe a product and never name its type, so never a title's head. */
+const COLOURS = new Set(
+  terms(
+    'black white grey gray silver gold golden red blue navy green yellow orange pink purple violet brown beige tan taupe ivory cream khaki olive maroon burgundy teal turquoise coral charcoal bronze copper multicolor multicolour',
+  ),
+);
 /** Weight of the ancestors' words present in the evidence. */
-const CONTEXT = 0.05;
+const CONTEXT = 0.1;
 /** Weight of the examples' votes (a share of the vote, 0–1) against the best term score (1). */
 const EXAMPLES = 1.5;
 /** Runner-up/best score ratios separating high, medium and low confidence, and backing off. */
 const CLEAR = 0.6;
 const AMBIGUOUS = 0.8;
-const BACK_OFF = 0.97;
+const BACK_OFF = 0.99;
 
 /** A phrase of a node's name (or a kind its description lists): its words, the last one its head, and its weight. */
 interface Phrase {
@@ -213,10 +228,14 @@ function readTitle(index: Index, text: string, scale: number, r: Read): void {
       add(r, p[0], scale * POSITION.later);
       p = p.slice(1);
     }
-    const known = p.filter((t) => index.idf.has(t) || KIND_WORDS.has(t));
-    const strong = known.filter((t) => !WEAK.has(t));
-    const head = i === first && p.length <= LONG_CLAUSE ? strong[strong.length - 1] : undefined;
-    for (const t of p) add(r, t, scale * (t === head ? POSITION.head : i === first && !WEAK.has(t) && !maker ? POSITION.clause : POSITION.later));
+    // The head is the last word that names a kind of product (a node's phrase head or a lexicon kind), never a colour,
+    // and a flavour only when the clause names nothing else ("Lip Balm Mango": balm).
+    const nouns = p.filter((t) => (index.heads.has(t) || KIND_WORDS.has(t)) && !WEAK.has(t) && !COLOURS.has(t));
+    const named = nouns.filter((t) => !FLAVOURS.has(t));
+    const pool = named.length > 0 ? named : nouns;
+    const head = i === first && p.length <= LONG_CLAUSE ? pool[pool.length - 1] : undefined;
+    const modifier = (t: string): boolean => WEAK.has(t) || FLAVOURS.has(t) || maker;
+    for (const t of p) add(r, t, scale * (t === head ? POSITION.head : i === first && !modifier(t) ? POSITION.clause : POSITION.later));
     r.next += GAP;
   });
 }
@@ -224,14 +243,23 @@ function readTitle(index: Index, text: string, scale: number, r: Read): void {
 /** Reads the evidence (see the module comment), with the lexicon's expansions. */
 function readEvidence(index: Index, evidence: CategoryEvidence): Read {
   const r: Read = { w: new Map(), pos: new Map(), counts: new Map(), next: 0 };
-  for (const title of evidence.titles) readTitle(index, title, 1, r);
+  for (const given of evidence.titles) {
+    const title = withoutIdentifierLabels(given);
+    readTitle(index, title, 1, r);
+    for (const t of notationTerms(title)) add(r, t, NOTATION);
+    r.next += GAP;
+  }
   for (const category of evidence.categories) {
     const segments = category.split(/\s*>\s*/).filter((s) => s.trim());
     // The last segment of a path names the category; the others are its context.
     segments.forEach((s, i) => readTitle(index, s, i === segments.length - 1 ? CATEGORY_BOOST : POSITION.clause, r));
   }
-  for (const text of evidence.texts) {
+  for (const text of evidence.texts.map(withoutIdentifierLabels)) {
+    // A description's first sentence most often says what the product is ("Utility Cart, 3 shelf, …"): read as a weaker title.
+    const lead = text.split(/(?<=[.!?])\s+|\n/)[0] ?? '';
+    if (terms(lead).length <= LEAD_WORDS) readTitle(index, lead, LEAD, r);
     for (const t of terms(text).slice(0, 80)) add(r, t, POSITION.text);
+    for (const t of notationTerms(text)) add(r, t, POSITION.text);
     r.next += GAP;
   }
   expandLexicon(r.w, r.pos);

@@ -29,6 +29,21 @@ const KINDS: Record<string, string[]> = {
     'bootie',
     'slingback',
     'footwear',
+    'slip-on',
+    'slip-ons',
+    'mary jane',
+    'ballet flat',
+    'wedge sandal',
+    'hardsole',
+    'softsole',
+    'chukka',
+    'huarache',
+    'cleat',
+    'cleats',
+    'flip flop',
+    'flip-flops',
+    'boat shoe',
+    'running shoe',
   ],
   swimwear: [
     'bikini',
@@ -64,25 +79,132 @@ const KINDS: Record<string, string[]> = {
     'respirator',
   ],
   sunscreen: ['spf', 'sunblock', 'sun cream', 'suncream', 'sun lotion', 'sun screen'],
-  vitamins: ['multivitamin', 'multi-vitamin', 'supplement', 'softgel', 'probiotic', 'omega-3', 'biotin', 'gummy vitamins'],
-  cereal: ['granola', 'muesli', 'cornflakes', 'bran flakes'],
+  vitamins: [
+    'multivitamin',
+    'multi-vitamin',
+    'supplement',
+    'softgel',
+    'softgels',
+    'veg caps',
+    'veggie caps',
+    'vcaps',
+    'lozenge',
+    'lozenges',
+    'gummies',
+    'probiotic',
+    'prebiotic',
+    'omega-3',
+    'fish oil',
+    'biotin',
+    'gummy vitamins',
+    'folate',
+    'folic acid',
+    'niacin',
+    'niacinamide',
+    'b-complex',
+    'b12',
+    'b-12',
+    'riboflavin',
+    'thiamine',
+    'zinc',
+    'magnesium',
+    'calcium',
+    'collagen',
+    'melatonin',
+    'glucosamine',
+    'coq10',
+    'electrolytes',
+  ],
+  cereal: ['granola', 'muesli', 'cornflakes', 'corn flakes', 'bran flakes', 'rice puffs', 'puffed rice', 'puffed wheat'],
+  toothbrushes: ['tooth brush', 'tooth brushes'],
   'hot cereal': ['oatmeal', 'oats', 'porridge', 'grits'],
-  coffee: ['espresso', 'cappuccino', 'decaf', 'ground coffee', 'coffee pods', 'coffee beans', 'cold brew', 'arabica', 'robusta'],
-  tea: ['tea bag', 'tea bags', 'chai', 'matcha', 'rooibos', 'chamomile', 'oolong', 'sencha', 'earl grey', 'herbal infusion'],
+  coffee: [
+    'espresso',
+    'cappuccino',
+    'latte',
+    'mocha',
+    'frappe',
+    'macchiato',
+    'decaf',
+    'ground coffee',
+    'coffee pods',
+    'coffee beans',
+    'cold brew',
+    'arabica',
+    'robusta',
+    'single serve pods',
+  ],
+  tea: [
+    'tea bag',
+    'tea bags',
+    'teabags',
+    'chai',
+    'matcha',
+    'rooibos',
+    'chamomile',
+    'oolong',
+    'sencha',
+    'earl grey',
+    'herbal infusion',
+    'yerba mate',
+    'pu-erh',
+    'tisane',
+  ],
   'laundry detergent': ['detergent', 'laundry liquid', 'laundry pods', 'washing powder', 'washing liquid', 'laundry soap'],
-  conditioners: ['leave-in', 'detangler', 'hair mask', 'conditioning'],
+  conditioners: ['leave-in', 'detangler', 'hair mask', 'conditioning', 'deep conditioner', 'co-wash', 'cowash', 'creme rinse', 'cream rinse', 'hair treatment'],
   guitars: ['stratocaster', 'telecaster', 'les paul', 'bass guitar', 'electric guitar', 'acoustic guitar'],
   'portable cooking stoves': ['camping stove', 'gas stove', 'camp stove', 'backpacking stove', 'alcohol stove', 'gas burner'],
   'fishing lures': ['crankbait', 'swimbait', 'spinnerbait', 'minnow lure', 'popper', 'wobbler', 'spoon lure', 'soft bait', 'jig head', 'hard bait'],
   laptops: ['notebook computer', 'ultrabook', 'chromebook'],
+  'hard drives': ['hdd', 'ssd', 'solid state drive'],
   televisions: ['tv', 'smart tv', 'hdtv'],
   'mobile phones': ['smartphone', 'cell phone', 'cellphone'],
   sofas: ['couch', 'settee', 'loveseat'],
   pants: ['trousers', 'jeans', 'chinos', 'slacks', 'leggings', 'joggers'],
 };
 
-/** Expansion weight: a general word read from a kind counts a little less than the word itself. */
-const EXPANSION = 0.9;
+/**
+ * Flavours, scents and ingredients: words a title uses to describe a product far more often than
+ * to name it ("Coconut Oil Hair Mask", "Lemon Ginger Herbal Tea", "Honey Vanilla Crunch Cereal").
+ * Unless such a word is the title's head, ./classify weighs it as a later clause's word.
+ */
+export const FLAVOURS: ReadonlySet<string> = new Set(
+  terms(
+    'coconut honey lemon lime orange banana mango berry berries strawberry blueberry raspberry blackberry cranberry cherry peach apple pear pineapple watermelon grape avocado almond walnut pecan peanut hazelnut vanilla chocolate cocoa caramel maple cinnamon ginger mint peppermint spearmint lavender rose jasmine hibiscus aloe shea argan milk sugar salt pepper garlic turmeric',
+  ),
+);
+
+/**
+ * Notations that name a kind of product without naming it: a US shoe size with its width letter
+ * ("8.5 M US", "10 4E US", "Women's B US": the width codes of US shoe sizing) is a shoe's; a dose in milligrams,
+ * micrograms or international units ("400 mcg", "1000 IU"), or a count of capsules, softgels or
+ * lozenges ("240 Veg Caps"), a supplement's; a capacity in gigabytes or terabytes,
+ * or a clock in megahertz or gigahertz, a computer's; a sun protection factor or PA grade ("SPF50",
+ * "PA+++") a sunscreen's.
+ */
+const NOTATIONS: Array<{ pattern: RegExp; general: string }> = [
+  { pattern: /\b(?:\d{1,2}(?:\.5)?|Women's|Men's)\s?(?:[MWNDBC]|[2-6]?E{1,4}|XW|WW|Medium|Wide)\s?US\b/, general: 'shoes' },
+  { pattern: /\b\d+(?:[.,]\d+)?\s?(?:mg|mcg|µg|iu)\b/i, general: 'supplements' },
+  { pattern: /\b\d+\s*(?:(?:veg|veggie|vegetarian|vegan)\s+)?(?:capsules|caps|vcaps|softgels|gummies|lozenges|chewables)\b/i, general: 'supplements' },
+  { pattern: /\b\d+(?:[.,]\d+)?[\s-]?(?:[GT]B|[MG]Hz)\b/, general: 'computer' },
+  { pattern: /\bSPF\s?\d{1,3}|\bPA\+{2,4}/i, general: 'sunscreen' },
+];
+
+/** Labels of identifiers ("Part #", "Part Number(s)", "Model No.", "SKU #"): they name a code, never the product's kind. */
+const IDENTIFIER_LABEL = /\b(?:part|item|model|style|catalog|catalogue|article|order|sku|mpn|upc|ean|gtin|asin)\s*(?:#|no\b\.?|nos\b\.?|numbers?(?:\(s\))?)/gi;
+
+/** The text with its identifier labels ({@link IDENTIFIER_LABEL}) removed. */
+export function withoutIdentifierLabels(text: string): string {
+  return text.replace(IDENTIFIER_LABEL, ' ');
+}
+
+/** The general words (stemmed) of the notations a text carries (see {@link NOTATIONS}). */
+export function notationTerms(text: string): string[] {
+  return NOTATIONS.filter((n) => n.pattern.test(text)).flatMap((n) => terms(n.general));
+}
+
+/** Expansion weight: a general word read from a kind counts as much as the kind itself (tuned on the dev split: 0.9 → 1). */
+const EXPANSION = 1;
 /** Share of an expansion's weight added to a general word the evidence already has. */
 const AGREEING = 0.3;
 

@@ -44,9 +44,24 @@ export function stem(word: string): string {
   return w;
 }
 
+/** HTML character references left in scraped titles ("Men&#39;s", "Play &amp; Pretend") → their characters. */
+const ENTITIES: Record<string, string> = { amp: '&', quot: '"', apos: "'", lt: '<', gt: '>', nbsp: ' ' };
+function decodeEntities(text: string): string {
+  return text.replace(/&(#\d{1,6}|#x[\da-f]{1,6}|[a-z]+);/gi, (all, ref: string) => {
+    if (ref[0] !== '#') return ENTITIES[ref.toLowerCase()] ?? all;
+    const code = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : Number(ref.slice(1));
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : all;
+  });
+}
+
 /** The stemmed content words of a text, in order (repeats kept); digits-only tokens dropped. */
 export function terms(text: string): string[] {
-  const folded = text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+  // A single letter hyphenated to a word is one word ("T-Shirt" → tshirt, "B-12" → b12), not a dropped letter and a word.
+  const folded = decodeEntities(text)
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/(?<![\p{L}\p{N}])(\p{L})-(?=[\p{L}\p{N}])/gu, '$1');
   const out: string[] = [];
   for (const word of folded.split(/[^\p{L}\p{N}]+/u)) {
     if (word.length < 2 || STOP.has(word) || /^\d+$/.test(word)) continue;

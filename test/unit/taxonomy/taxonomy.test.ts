@@ -96,12 +96,12 @@ describe('taxonomy prediction on the Google Product Taxonomy (5,595 nodes)', () 
       const p = classify(tax, { titles: [r.input_title], categories: [], texts: [r.input_description ?? ''] });
       if (p?.node.path[0] === expected[r.category]) correct++;
     }
-    // Measured: 410 of 1,066 (0.385) with the title-first scorer of issue 26 (0.489 with the earlier
-    // scorer, which read descriptions as much as titles: issue 26 traded this for 0.17 → 0.83 top-1
-    // leaf accuracy on product titles, docs/evaluation.md "Category prediction"). Many titles are shop
-    // chrome ("Null Price", SKUs) and the shop categories disagree with Google's (toner is Electronics
-    // in Google, Office in WDC).
-    expect(correct / lines.length).toBeGreaterThan(0.37);
+    // Measured: 604 of 1,066 (0.567): 0.489 with the first scorer, 0.385 with the title-first scorer of
+    // issue 26, back up once a description's first sentence is read as a weak title, identifier labels
+    // ("Part #") are dropped and capacities ("450-GB") read as a computer's (docs/evaluation.md
+    // "Category prediction"). Many titles are shop chrome ("Null Price", SKUs) and the shop categories
+    // disagree with Google's (toner is Electronics in Google, Office in WDC).
+    expect(correct / lines.length).toBeGreaterThan(0.53);
   });
 
   it('top-level accuracy on IKEA records (all furniture)', () => {
