@@ -3,8 +3,8 @@
  * §4 G20), turned into the judge's own request ({@link JudgeRequest}, src/services/enrichment/judge.ts)
  * and its answer completed with the older `summary {pass, review_required, fail, notes}`:
  *
- * - `images` `{"<row index>": [urls]}`: keys are checked against the rows; `true`/`false` (an
- *   earlier form) carry no URLs and are dropped.
+ * - `images` `{"<row index>": [urls]}`: keys are checked against the rows; `true` (an earlier
+ *   form) has a model judge read each row's own image fields; `false` is dropped.
  * - The older body `{rows, rubric, strictness, context, model, max_rows, schema?, catalog_id?}`:
  *   `rubric` and `context` join `prompt` (what a model judge reads), `strictness` re-counts
  *   `review_required` after judging ({@link applyStrictness}).
@@ -61,7 +61,8 @@ export function normalizeJudgeRequest(body: JudgeBody): JudgeRequest {
       });
   }
   if (details.length) throw new ValidationError(details);
-  return { ...rest, ...(parts.length ? { prompt: parts.join('\n\n') } : {}), ...(perRow && Object.keys(perRow).length ? { images: perRow } : {}) };
+  const imagesOption = images === true ? { images: true as const } : perRow && Object.keys(perRow).length ? { images: perRow } : {};
+  return { ...rest, ...(parts.length ? { prompt: parts.join('\n\n') } : {}), ...imagesOption };
 }
 
 /**
@@ -106,7 +107,7 @@ export function judgeSummary(result: JudgeResult, body: JudgeBody): JudgeSummary
       ...(body.prompt ? ['prompt'] : []),
       ...(body.rubric !== undefined ? ['rubric'] : []),
       ...(body.context !== undefined ? ['context'] : []),
-      ...(typeof body.images === 'object' && Object.keys(body.images).length ? ['images'] : []),
+      ...(body.images === true || (typeof body.images === 'object' && Object.keys(body.images).length) ? ['images'] : []),
       ...(body.model ? ['model'] : []),
     ];
     if (unread.length) notes.push(`${unread.join(', ')}: not read; no model judge is configured, so the rules of the post-enrichment audit decided`);

@@ -32,8 +32,11 @@ export interface JudgeRequest {
   prompt?: string;
   model?: string;
   max_rows: number;
-  /** Image URLs per row: row index (as a string) → URLs (src/services/enrichment/judge-request.ts checks the keys). */
-  images?: Record<string, string[]>;
+  /**
+   * Image URLs per row: row index (as a string) → URLs (src/services/enrichment/judge-request.ts
+   * checks the keys); `true`: each row's own image fields (./judge-llm.ts rowImageUrls).
+   */
+  images?: boolean | Record<string, string[]>;
 }
 
 /** One row's judgment (G20). */
