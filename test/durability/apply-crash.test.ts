@@ -153,7 +153,7 @@ test('the worker process SIGKILLed during the apply transaction: nothing half-ap
   await runner.waitForClose(activityApplyWorkflowId(activityId));
   await stopWorker(second);
   expectAppliedOnce(await invariants(catalogId, activityId));
-}, 180_000);
+}, 600_000);
 
 test('the Temporal server stopped and started again during the apply: the catalog is applied exactly once', async () => {
   const { catalogId, activityId } = await seed();
@@ -171,4 +171,4 @@ test('the Temporal server stopped and started again during the apply: the catalo
   expect(worker.child.exitCode).toBeNull(); // the same process carried on
   await stopWorker(worker);
   expectAppliedOnce(await invariants(catalogId, activityId));
-}, 180_000);
+}, 600_000);

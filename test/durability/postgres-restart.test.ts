@@ -95,5 +95,5 @@ maybe(
     // The restart was felt: some activity failed and Temporal retried it.
     expect((await retriedActivityAttempts(client, workflowId)).length).toBeGreaterThan(0);
   },
-  240_000,
+  600_000,
 );

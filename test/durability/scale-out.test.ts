@@ -62,7 +62,7 @@ beforeAll(async () => {
   ({ temporal } = cluster);
   apis = [cluster.track(await spawnApi(temporal, TASK_QUEUE)), cluster.track(await spawnApi(temporal, TASK_QUEUE))];
   auth = (await createTestOrg('scale out')).auth;
-}, 120_000);
+}, 600_000);
 
 afterAll(async () => {
   await cluster?.close();
