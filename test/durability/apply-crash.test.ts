@@ -42,7 +42,7 @@ beforeAll(async () => {
   cluster = await new TestCluster().start();
   ({ temporal, client } = cluster);
   runner = new TemporalJobRunner(client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, {}, {}, { heartbeat_timeout_s: 3, retry_initial_interval_s: 0.5 });
-}, 90_000);
+}, 300_000);
 
 afterAll(async () => {
   await cluster?.close();

@@ -47,7 +47,7 @@ beforeAll(async () => {
   await installWriteAudit(knex);
   cluster = await new TestCluster().start();
   ({ temporal, client } = cluster);
-}, 90_000);
+}, 300_000);
 
 afterAll(async () => {
   await cluster?.close();

@@ -50,7 +50,7 @@ beforeAll(async () => {
     {},
     { heartbeat_timeout_s: 3, retry_initial_interval_s: 0.5 },
   );
-}, 90_000);
+}, 300_000);
 
 afterAll(async () => {
   await cluster?.close();

@@ -49,7 +49,7 @@ beforeAll(async () => {
   await installWriteAudit(knex);
   cluster = await new TestCluster().start();
   ({ temporal, client } = cluster);
-}, 90_000);
+}, 300_000);
 
 afterAll(async () => {
   await cluster?.close();
