@@ -10,5 +10,7 @@ import { filesystemBlobStore } from './blob-store-fs';
  */
 export function createBlobStore(settings: BlobStoreSettings): BlobStore {
   if (settings.backend === 'filesystem') return filesystemBlobStore(settings.root);
-  throw new Error(`S3_BUCKET=${settings.bucket} names the S3 blob store, which needs the package @aws-sdk/client-s3 (not installed); unset S3_BUCKET to use the filesystem`);
+  throw new Error(
+    `S3_BUCKET=${settings.bucket} names the S3 blob store, which needs the package @aws-sdk/client-s3 (not installed); unset S3_BUCKET to use the filesystem`,
+  );
 }

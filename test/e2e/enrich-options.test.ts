@@ -115,7 +115,13 @@ beforeAll(async () => {
     .png()
     .toBuffer();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-options-'));
-  const config = { ...loadConfig(), dataDir, blobStore: { backend: 'filesystem' as const, root: dataDir }, publicUrl: 'https://svc.test', researchArchives: [ZYTE] };
+  const config = {
+    ...loadConfig(),
+    dataDir,
+    blobStore: { backend: 'filesystem' as const, root: dataDir },
+    publicUrl: 'https://svc.test',
+    researchArchives: [ZYTE],
+  };
   env = await startTestTemporal();
   engine = mediaEngine();
   const bundle = await workflowBundle();
