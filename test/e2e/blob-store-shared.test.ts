@@ -44,7 +44,7 @@ function pageEngine(): EnrichmentEngine {
     return { evidence, usage: NO_USAGE };
   };
   const extract = async (input: EnrichInput, evidence: Evidence) => {
-    const url = String(evidence.documents[0].url);
+    const url = String((evidence.documents[0] as { url: string }).url);
     const result: EnrichmentResult = {
       original_data: input.item,
       after_data: {
