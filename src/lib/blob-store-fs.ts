@@ -25,12 +25,12 @@ export function filesystemBlobStore(root: string): BlobStore {
         await fs.promises.rm(tmp, { force: true });
       }
     },
-    async get(key) {
+    async get(key, range) {
       const handle = await fs.promises.open(file(key), 'r').catch((err: NodeJS.ErrnoException) => {
         if (err.code === 'ENOENT') return null;
         throw err;
       });
-      return handle ? handle.createReadStream() : null;
+      return handle ? handle.createReadStream(range ? { start: range.start, end: range.end } : {}) : null;
     },
     async head(key) {
       const stat = await fs.promises.stat(file(key)).catch((err: NodeJS.ErrnoException) => {

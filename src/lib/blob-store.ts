@@ -18,8 +18,12 @@ export interface BlobStore {
    * @throws Error on an invalid key ({@link checkBlobKey}) or a storage failure
    */
   put(key: string, body: Buffer | Readable): Promise<void>;
-  /** The bytes under `key` as a stream, or null when no blob has that key. */
-  get(key: string): Promise<Readable | null>;
+  /**
+   * The bytes under `key` as a stream, or null when no blob has that key. With `range`, only the
+   * bytes `start`..`end` (offsets from 0, both included, as an HTTP `Range: bytes=` header; RFC 9110
+   * §14.1.2), e.g. one record of a WARC file.
+   */
+  get(key: string, range?: { start: number; end: number }): Promise<Readable | null>;
   /** The size in bytes of the blob under `key`, or null when there is none. */
   head(key: string): Promise<{ size: number } | null>;
   /** Removes the blob under `key` (no error when there is none). */

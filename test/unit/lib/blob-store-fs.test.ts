@@ -31,6 +31,7 @@ test('put, head, get and delete a blob; a missing key is null', async () => {
   await store.put(key, bytes);
   expect(await store.head(key)).toEqual({ size: bytes.length });
   expect((await bufferOf((await store.get(key))!)).equals(bytes)).toBe(true);
+  expect((await bufferOf((await store.get(key, { start: 6, end: 9 }))!)).toString()).toBe('page');
   // The layout DATA_DIR always had: <kind>/<sha[0..2]>/<sha>.
   expect(filesUnder(root)).toEqual([path.join('artifacts', key.split('/')[1], key.split('/')[2])]);
   await store.delete(key);
