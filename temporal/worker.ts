@@ -239,7 +239,7 @@ export async function runWorker(config: Config, makeEngine: EngineFactory): Prom
   }
   const jobRunner = new TemporalJobRunner(client, config);
   // A file that cannot be registered is logged, never a reason for the worker not to start.
-  await registerConfiguredArchives({ knex, jobRunner, blobs: createBlobStore(config.blobStore), dataDir: config.dataDir }, config.researchArchives).then(
+  await registerConfiguredArchives({ knex, jobRunner, blobs: createBlobStore(config.blobStore) }, config.researchArchives).then(
     (added) => added.length && logger.info({ archives: added.map((a) => a.name) }, 'indexing the WARC/WACZ files of RESEARCH_ARCHIVES'),
     (err) => logger.error({ err }, 'could not register the WARC/WACZ files of RESEARCH_ARCHIVES'),
   );

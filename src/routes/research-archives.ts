@@ -17,7 +17,7 @@ const MAX_ARCHIVE_BYTES = 1024 ** 4;
  */
 export function researchArchiveRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const tags = ['research-archives'];
-  const archiveDeps = { knex: deps.knex, jobRunner: deps.jobRunner, blobs: createBlobStore(deps.config.blobStore), dataDir: deps.config.dataDir };
+  const archiveDeps = { knex: deps.knex, jobRunner: deps.jobRunner, blobs: createBlobStore(deps.config.blobStore) };
   return [
     defineRoute({
       method: 'post',

@@ -17,7 +17,9 @@ import type { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createEngineFromConfig } from '../../src/enrichment';
 import { enrichmentStorage } from '../../src/services/enrichment/artifacts';
+import { registerConfiguredArchives } from '../../src/services/research-archives/archives';
 import { archiveIndexFetcher, archiveIndexSearch } from '../../src/services/research-archives/search';
+import { TemporalJobRunner } from '../../temporal/client';
 import { pageItem, PAGES_SCHEMA } from '../../bench/eval/pages';
 import { writeWacz, writeWarc } from '../../bench/fixtures/warc';
 import { SHARED_DATA } from '../helpers/data';
@@ -204,6 +206,31 @@ test('a corrupted WACZ is refused with the hash that differs; other files are 41
   fs.writeFileSync(text, 'hello');
   expect((await request(app).post('/api/public/research-archives').set(a).attach('file', text)).status).toBe(415);
 });
+
+test('a configured WACZ (RESEARCH_ARCHIVES) is indexed into the shared store and researched by every organization', async () => {
+  const jobRunner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 });
+  const [archive] = await registerConfiguredArchives({ knex: testKnex(), jobRunner, blobs: enrichmentStorage(workerConfig).blobs }, [waczFile]);
+  try {
+    expect(archive.file_path).toBe(waczFile);
+    await waitUntil(
+      async () => ((await testKnex()('research_archives').where({ id: archive.id }).first()).status === 'ready' ? true : null),
+      'indexed',
+      60_000,
+    );
+    // Its WARC file is in the shared store (any worker's research reads it), not in a data directory.
+    expect(filesUnder('blobs')).toContain(`research-archives/${archive.id}/warc/inner.warc`);
+    expect(filesUnder('worker')).toEqual([]);
+    const page = pages[2];
+    const res = await request(app)
+      .post('/api/public/enrich')
+      .set(b)
+      .send({ items: [{ ...item(page), url: page.url }], output_schema: PAGES_SCHEMA, speed: 'fast' });
+    expect(res.status).toBe(200);
+    expect((res.body.results[0] as Result).after_data.sources.price).toEqual([page.url]);
+  } finally {
+    await testKnex()('research_archives').where({ id: archive.id }).delete();
+  }
+}, 180_000);
 
 test('without a worker polling the task queue, /readyz is not ready and a sync enrich answers 503 at once', async () => {
   const lonely = testApiFor(env, 'test-no-worker-queue', { config });

@@ -135,7 +135,7 @@ async function recordResearchArchives(env: TestWorkflowEnvironment, organization
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'record-archives-'));
   const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'recording', organizationIds: [organizationId] } };
   // The worker's blob store (its configuration's), where it reads uploads from.
-  const deps = { knex: testKnex(), jobRunner: runner, blobs: enrichmentStorage(loadConfig()).blobs, dataDir: dir };
+  const deps = { knex: testKnex(), jobRunner: runner, blobs: enrichmentStorage(loadConfig()).blobs };
   try {
     const good = path.join(dir, 'pages.warc.gz');
     await writeWarc(

@@ -21,15 +21,11 @@ import { researchArchiveWorkflowId } from '../../../workflows/definitions';
 import type { BlobStore } from '../../lib/blob-store';
 import { archiveBlobKey, blobKeyOf, blobRef } from './archive-files';
 
-/**
- * What the archive service needs: the database, the runner that starts indexing, the blob store
- * uploads are kept in, and the data directory where a configured WACZ is linked and unpacked.
- */
+/** What the archive service needs: the database, the runner that starts indexing, and the blob store uploads are kept in. */
 export interface ResearchArchiveDeps {
   knex: Knex;
   jobRunner: JobRunner;
   blobs: BlobStore;
-  dataDir: string;
 }
 
 /** The format of an archive file by its name (`.warc`, `.warc.gz`, `.wacz`), or null. */
@@ -49,11 +45,6 @@ export async function fileDigest(file: string): Promise<{ sha256: string; bytes:
     bytes += (chunk as Buffer).length;
   }
   return { sha256: hash.digest('hex'), bytes };
-}
-
-/** Folder of one archive's files under the data directory. */
-function archiveDir(dataDir: string, id: string): string {
-  return path.join(dataDir, 'research-archives', id);
 }
 
 /**
@@ -185,8 +176,8 @@ export async function registerConfiguredArchives(deps: ResearchArchiveDeps, file
         organization_id: null,
         name: path.basename(file),
         format,
-        // A configured WACZ's WARC files are copied out next to a copy-free link: its own folder.
-        file_path: format === 'wacz' ? await linkConfiguredWacz(deps.dataDir, id, file) : file,
+        // Every process is given the configured files; a WACZ's WARC files go to the blob store (./indexing.ts).
+        file_path: file,
         content_sha256: digest.sha256,
         size_bytes: digest.bytes,
         status: 'indexing',
@@ -200,13 +191,4 @@ export async function registerConfiguredArchives(deps: ResearchArchiveDeps, file
     added.push(archive);
   }
   return added;
-}
-
-/** A symbolic link to a configured WACZ in its archive folder (its WARC files are extracted there). */
-async function linkConfiguredWacz(dataDir: string, id: string, file: string): Promise<string> {
-  const dir = archiveDir(dataDir, id);
-  await fs.promises.mkdir(dir, { recursive: true });
-  const link = path.join(dir, path.basename(file));
-  await fs.promises.symlink(path.resolve(file), link);
-  return link;
 }

@@ -10,6 +10,7 @@
  * research reads their records.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { parseIndexFacts, type IndexFacts } from '../../enrichment/parse/index-facts';
@@ -19,7 +20,7 @@ import { extractWacz, WaczError } from '../../enrichment/research/warc/wacz';
 import { ResearchArchive } from '../../models/research-archive';
 import { insertPageRows, pageRow, type PageRow } from './pages';
 import type { BlobStore } from '../../lib/blob-store';
-import { archiveBlobKey, blobKeyOf, blobRef, withArchiveFile } from './archive-files';
+import { archiveBlobKey, blobRef, withArchiveFile } from './archive-files';
 
 /** Page rows written per transaction. */
 export const INDEX_BATCH_PAGES = 200;
@@ -51,27 +52,26 @@ async function unpackWacz(file: string, dir: string): Promise<string[]> {
 }
 
 /**
- * Runs `use` with the WARC files of an archive: the file itself, or those a WACZ holds. A configured
- * WACZ's are copied out into `warc/` next to it (once); an uploaded WACZ's are unpacked from a
- * temporary copy and each put into the blob store as `research-archives/<id>/warc/<name>`.
+ * Runs `use` with the WARC files of an archive: the file itself (a local copy of an uploaded one),
+ * or those a WACZ holds, unpacked into a private temporary folder (removed afterwards) and each put
+ * into the blob store as `research-archives/<id>/warc/<name>`, where every worker's research reads
+ * them (configured and uploaded WACZ alike).
  */
 async function withWarcFiles<T>(blobs: BlobStore, archive: ResearchArchive, use: (files: WarcFile[]) => Promise<T>): Promise<T> {
   return withArchiveFile(blobs, archive.file_path, async (local) => {
     if (archive.format !== 'wacz') return use([{ file: local, ref: archive.file_path }]);
-    if (blobKeyOf(archive.file_path) === null) {
-      const dir = path.join(path.dirname(local), 'warc');
-      const copied = await fs.promises.readdir(dir).catch(() => [] as string[]);
-      const files = copied.length ? copied.sort().map((f) => path.join(dir, f)) : await unpackWacz(local, dir);
-      return use(files.map((file) => ({ file, ref: file })));
+    const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'wacz-'));
+    try {
+      const warcs: WarcFile[] = [];
+      for (const file of await unpackWacz(local, dir)) {
+        const key = archiveBlobKey(archive.id, 'warc', path.basename(file).replace(/^[._-]+/, ''));
+        await blobs.put(key, fs.createReadStream(file));
+        warcs.push({ file, ref: blobRef(key) });
+      }
+      return await use(warcs);
+    } finally {
+      await fs.promises.rm(dir, { recursive: true, force: true });
     }
-    const files = await unpackWacz(local, path.join(path.dirname(local), 'warc'));
-    const warcs: WarcFile[] = [];
-    for (const file of files) {
-      const key = archiveBlobKey(archive.id, 'warc', path.basename(file).replace(/^[._-]+/, ''));
-      await blobs.put(key, fs.createReadStream(file));
-      warcs.push({ file, ref: blobRef(key) });
-    }
-    return use(warcs);
   });
 }
 
