@@ -20,7 +20,10 @@ export interface Config {
   taskQueue: string;
   /** Whether `npm start` should start a local Temporal dev server (false when TEMPORAL_ADDRESS is set). */
   startLocalTemporal: boolean;
-  /** Folder for local state: dev-server SQLite file, pid files, uploads (env `DATA_DIR`, default `.data`). */
+  /**
+   * Folder for local state: dev-server SQLite file, pid files, uploads being parsed, and by default
+   * the filesystem blob store (env `DATA_DIR`, default `.data`).
+   */
   dataDir: string;
   /**
    * Where files every process must reach are kept: uploaded research archives, source artifacts
