@@ -96,8 +96,9 @@ export async function createResearchArchive(deps: ResearchArchiveDeps, scope: Sc
     path
       .basename(upload.originalname)
       .replace(/[^\w.-]+/g, '_')
-      .replace(/^[._-]+/, '')
-      .slice(-200) || `archive.${format}`;
+      .slice(-200)
+      // A blob key segment starts with a letter or digit (src/lib/blob-store.ts).
+      .replace(/^[._-]+/, '') || `archive.${format}`;
   const digest = await fileDigest(upload.path);
   if (format === 'wacz') await verifyWacz(upload.path);
   const key = archiveBlobKey(id, name);

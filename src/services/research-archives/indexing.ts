@@ -64,7 +64,14 @@ async function withWarcFiles<T>(blobs: BlobStore, archive: ResearchArchive, use:
     try {
       const warcs: WarcFile[] = [];
       for (const file of await unpackWacz(local, dir)) {
-        const key = archiveBlobKey(archive.id, 'warc', path.basename(file).replace(/^[._-]+/, ''));
+        const key = archiveBlobKey(
+          archive.id,
+          'warc',
+          path
+            .basename(file)
+            .replace(/[^\w.-]+/g, '_')
+            .replace(/^[._-]+/, '') || `${warcs.length}.warc`,
+        );
         await blobs.put(key, fs.createReadStream(file));
         warcs.push({ file, ref: blobRef(key) });
       }
