@@ -40,7 +40,7 @@ export interface ActivityDeps {
   webhookTimeoutMs?: number;
   /**
    * Where artifacts and hosted media are stored and linked (the API that serves them must use
-   * the same); default: `dataDir` and `publicUrl` of the environment's configuration.
+   * the same blob store); default: `blobStore` and `publicUrl` of the environment's configuration.
    */
   storage?: EnrichmentStorage;
   /** This worker's enrichment caches; default: fresh ones for these activities. */

@@ -4,6 +4,7 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
+import type { BlobStore } from '../src/lib/blob-store';
 import { ArchiveContentError, indexResearchArchive, markResearchArchiveFailed, type IndexProgress } from '../src/services/research-archives/indexing';
 import { ARCHIVE_CONTENT_INVALID } from '../workflows/definitions';
 
@@ -18,14 +19,16 @@ export interface ResearchArchiveActivities {
   markResearchArchiveFailed(archiveId: string, error: string): Promise<void>;
 }
 
-/** Builds the research archive activities over the worker's database. */
-export function createResearchArchiveActivities(deps: { knex: Knex }): ResearchArchiveActivities {
+/** Builds the research archive activities over the worker's database and blob store (where uploaded archives are). */
+export function createResearchArchiveActivities(deps: { knex: Knex; blobs: BlobStore }): ResearchArchiveActivities {
   return {
     async indexResearchArchive(archiveId) {
       const ctx = Context.current();
       ctx.heartbeat({ records_read: 0 });
       try {
-        return await indexResearchArchive(deps.knex, archiveId, (p) => ctx.heartbeat({ records_read: p.records_read, pages_indexed: p.pages_indexed }));
+        return await indexResearchArchive(deps.knex, deps.blobs, archiveId, (p) =>
+          ctx.heartbeat({ records_read: p.records_read, pages_indexed: p.pages_indexed }),
+        );
       } catch (err) {
         if (err instanceof ArchiveContentError) throw ApplicationFailure.nonRetryable(err.message, ARCHIVE_CONTENT_INVALID);
         throw err;

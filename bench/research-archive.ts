@@ -13,6 +13,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { filesystemBlobStore } from '../src/lib/blob-store-fs';
 import { newId } from '../src/lib/ids';
 import { ResearchArchive } from '../src/models/research-archive';
 import { fileDigest } from '../src/services/research-archives/archives';
@@ -83,6 +84,8 @@ function percentile(sorted: number[], p: number): number {
 async function main(): Promise<void> {
   const bench = await startBench();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'research-archive-bench-'));
+  // The archive is a local file (as a configured one); the store is where uploads would be.
+  const blobs = filesystemBlobStore(dir);
   try {
     const tpl = templates();
     const file = path.join(dir, 'synthetic.warc.gz');
@@ -107,13 +110,13 @@ async function main(): Promise<void> {
     const rss0 = process.memoryUsage().rss;
     const samples: Array<[number, number]> = [];
     const t0 = performance.now();
-    const progress = await indexResearchArchive(bench.knex, archiveId, (p) => samples.push([p.pages_indexed, process.memoryUsage().rss]));
+    const progress = await indexResearchArchive(bench.knex, blobs, archiveId, (p) => samples.push([p.pages_indexed, process.memoryUsage().rss]));
     const indexMs = since(t0);
     const tenth = samples.find(([n]) => n >= N / 10)?.[1] ?? rss0;
     const maxRss = Math.max(...samples.map(([, r]) => r));
 
     const search = archiveIndexSearch(bench.knex);
-    const fetcher = archiveIndexFetcher(bench.knex);
+    const fetcher = archiveIndexFetcher(bench.knex, blobs);
     const searchMs: number[] = [];
     const lookupMs: number[] = [];
     let found = 0;

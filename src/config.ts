@@ -20,8 +20,17 @@ export interface Config {
   taskQueue: string;
   /** Whether `npm start` should start a local Temporal dev server (false when TEMPORAL_ADDRESS is set). */
   startLocalTemporal: boolean;
-  /** Folder for local state: dev-server SQLite file, pid files, uploads (env `DATA_DIR`, default `.data`). */
+  /**
+   * Folder for local state: dev-server SQLite file, pid files, uploads being parsed, and by default
+   * the filesystem blob store (env `DATA_DIR`, default `.data`).
+   */
   dataDir: string;
+  /**
+   * Where files every process must reach are kept: uploaded research archives, source artifacts
+   * and evidence WARCs, hosted media, knowledge-base files (issue 29 §8; docs/configuration.md).
+   * The filesystem under `BLOB_DIR` (default `DATA_DIR`) unless `S3_BUCKET` is set.
+   */
+  blobStore: BlobStoreSettings;
   /** Directory outside the clone where the Temporal CLI binary is cached (env `TEMPORAL_CLI_CACHE`). */
   temporalCliCache: string;
   /**
@@ -208,6 +217,42 @@ function defaultGoogleTaxonomy(shared: string): string | null {
 }
 
 /**
+ * Which blob store backend to use (src/lib/blob-stores.ts): a folder (one machine, or a volume
+ * every container mounts), or an S3-compatible bucket (AWS S3, MinIO) that every process reaches.
+ */
+export type BlobStoreSettings =
+  | { backend: 'filesystem'; root: string }
+  | {
+      backend: 's3';
+      /** `S3_ENDPOINT`, e.g. `http://minio:9000`; null: the AWS endpoint of the region. */
+      endpoint: string | null;
+      /** `S3_BUCKET`. */
+      bucket: string;
+      /** `S3_REGION`, default `us-east-1`. */
+      region: string;
+      /** `S3_ACCESS_KEY_ID` / `S3_SECRET_ACCESS_KEY`; null: the SDK's default credential chain. */
+      accessKeyId: string | null;
+      secretAccessKey: string | null;
+      /** `S3_FORCE_PATH_STYLE` (`http://host/bucket/key` addressing, which MinIO needs), default true with an endpoint. */
+      forcePathStyle: boolean;
+    };
+
+/** The blob store of an environment: S3 when `S3_BUCKET` is set, else the folder `BLOB_DIR` (default `dataDir`). */
+function blobStoreSettings(env: NodeJS.ProcessEnv, dataDir: string): BlobStoreSettings {
+  if (!env.S3_BUCKET) return { backend: 'filesystem', root: env.BLOB_DIR ? path.resolve(REPO_ROOT, env.BLOB_DIR) : dataDir };
+  const endpoint = env.S3_ENDPOINT || null;
+  return {
+    backend: 's3',
+    endpoint,
+    bucket: env.S3_BUCKET,
+    region: env.S3_REGION || 'us-east-1',
+    accessKeyId: env.S3_ACCESS_KEY_ID || null,
+    secretAccessKey: env.S3_SECRET_ACCESS_KEY || null,
+    forcePathStyle: bool(env.S3_FORCE_PATH_STYLE, endpoint !== null),
+  };
+}
+
+/**
  * Reads the configuration from an environment map.
  * @param env defaults to `process.env`
  * @throws Error when a numeric variable is not a non-negative integer, or SEARCH_PROVIDER is
@@ -227,6 +272,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     taskQueue: env.TEMPORAL_TASK_QUEUE ?? 'catalog-enrichment',
     startLocalTemporal: !env.TEMPORAL_ADDRESS,
     dataDir,
+    blobStore: blobStoreSettings(env, dataDir),
     temporalCliCache: env.TEMPORAL_CLI_CACHE ?? path.join(env.XDG_CACHE_HOME ?? path.join(home, '.cache'), 'temporal-cli', 'v1.5.1'),
     researchArchives: env.RESEARCH_ARCHIVES
       ? env.RESEARCH_ARCHIVES.split(':')

@@ -22,6 +22,7 @@ import { createSearchMaintenanceActivities } from '../activities/search-maintena
 import { loadConfig } from '../src/config';
 import type { Config } from '../src/config';
 import { enrichmentStorage } from '../src/services/enrichment/artifacts';
+import { createBlobStore } from '../src/lib/blob-stores';
 import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
 import type { EnrichmentEngine } from '../src/enrichment/types';
 import { logger } from '../src/lib/logger';
@@ -116,7 +117,9 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
   const review = deps.knex ? createReviewActivities({ knex: deps.knex, searchWordsDeferMinItems: deps.applyDeferWordsMinItems }) : {};
   const maintenance = deps.knex ? createSearchMaintenanceActivities(deps.knex, deps.searchMaintenance) : {};
   const imports = deps.knex ? createImportActivities({ knex: deps.knex }) : {};
-  const researchArchives = deps.knex ? createResearchArchiveActivities({ knex: deps.knex }) : {};
+  const researchArchives = deps.knex
+    ? createResearchArchiveActivities({ knex: deps.knex, blobs: (deps.storage ?? enrichmentStorage(loadConfig())).blobs })
+    : {};
   const flows = deps.knex
     ? createFlowActivities({
         knex: deps.knex,
@@ -236,7 +239,7 @@ export async function runWorker(config: Config, makeEngine: EngineFactory): Prom
   }
   const jobRunner = new TemporalJobRunner(client, config);
   // A file that cannot be registered is logged, never a reason for the worker not to start.
-  await registerConfiguredArchives({ knex, jobRunner, dataDir: config.dataDir }, config.researchArchives).then(
+  await registerConfiguredArchives({ knex, jobRunner, blobs: createBlobStore(config.blobStore) }, config.researchArchives).then(
     (added) => added.length && logger.info({ archives: added.map((a) => a.name) }, 'indexing the WARC/WACZ files of RESEARCH_ARCHIVES'),
     (err) => logger.error({ err }, 'could not register the WARC/WACZ files of RESEARCH_ARCHIVES'),
   );
@@ -321,7 +324,10 @@ async function researchEngine(config: Config, knex: Knex): Promise<EnrichmentEng
   const started = Date.now();
   // Loaded here, not at the top: tests import createWorker and bring their own engine.
   const { createEngineFromConfig } = await import('../src/enrichment');
-  const engine = createEngineFromConfig(config, { knex, archiveIndex: { search: archiveIndexSearch(knex), fetcher: archiveIndexFetcher(knex) } });
+  const engine = createEngineFromConfig(config, {
+    knex,
+    archiveIndex: { search: archiveIndexSearch(knex), fetcher: archiveIndexFetcher(knex, createBlobStore(config.blobStore)) },
+  });
   logger.info({ ms: Date.now() - started, research_sources: describeSources(configuredSources(config)) }, 'enrichment engine ready');
   return engine;
 }

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import type { AppDeps } from '../deps';
 import { Type } from '@sinclair/typebox';
 import { enrichmentStorage, readArtifact, readMedia } from '../services/enrichment/artifacts';
@@ -34,7 +33,7 @@ export function artifactRoutes(deps: AppDeps): RouteDef[] {
         ctx.set('X-Fetched-At', new Date(a.fetched_at).toISOString());
         ctx.set('X-Content-Type-Options', 'nosniff');
         ctx.set('Content-Security-Policy', 'sandbox');
-        ctx.body = fs.createReadStream(a.file);
+        ctx.body = a.body;
         return undefined;
       },
     }),
@@ -105,7 +104,7 @@ export function publicMediaRoutes(deps: AppDeps): RouteDef[] {
         ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
         ctx.set('X-Content-Type-Options', 'nosniff');
         ctx.set('Content-Security-Policy', 'sandbox');
-        ctx.body = fs.createReadStream(m.file);
+        ctx.body = m.body;
         return undefined;
       },
     }),

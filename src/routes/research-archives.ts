@@ -5,6 +5,7 @@ import { presentResearchArchive } from '../presenters/research-archive';
 import { messageResponse } from '../schemas/catalogs';
 import { researchArchiveListResponse, researchArchiveMultipart, researchArchiveParams, researchArchiveResponse } from '../schemas/research-archives';
 import { createResearchArchive, deleteResearchArchive, listResearchArchives, loadResearchArchive } from '../services/research-archives/archives';
+import { createBlobStore } from '../lib/blob-stores';
 import { defineRoute, RouteDef } from './registry';
 
 /** Largest archive upload (bytes): 1 TiB, i.e. no practical limit; the file streams to disk. */
@@ -16,7 +17,7 @@ const MAX_ARCHIVE_BYTES = 1024 ** 4;
  */
 export function researchArchiveRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const tags = ['research-archives'];
-  const archiveDeps = { knex: deps.knex, jobRunner: deps.jobRunner, dataDir: deps.config.dataDir };
+  const archiveDeps = { knex: deps.knex, jobRunner: deps.jobRunner, blobs: createBlobStore(deps.config.blobStore) };
   return [
     defineRoute({
       method: 'post',

@@ -16,6 +16,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
+import { enrichmentStorage } from '../../src/services/enrichment/artifacts';
 import { createEngineFromConfig } from '../../src/enrichment';
 import type { Fetcher, FetchedPage } from '../../src/enrichment/research/types';
 import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence } from '../../src/enrichment/types';
@@ -114,7 +115,13 @@ beforeAll(async () => {
     .png()
     .toBuffer();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'enrich-options-'));
-  const config = { ...loadConfig(), dataDir, publicUrl: 'https://svc.test', researchArchives: [ZYTE] };
+  const config = {
+    ...loadConfig(),
+    dataDir,
+    blobStore: { backend: 'filesystem' as const, root: dataDir },
+    publicUrl: 'https://svc.test',
+    researchArchives: [ZYTE],
+  };
   env = await startTestTemporal();
   engine = mediaEngine();
   const bundle = await workflowBundle();
@@ -129,7 +136,7 @@ beforeAll(async () => {
       knex: testKnex(),
       engine: eng,
       workflowBundle: bundle,
-      storage: { dataDir, publicUrl: config.publicUrl },
+      storage: enrichmentStorage(config),
     });
     workers.push(w);
     runs.push(w.run());

@@ -5,6 +5,8 @@
  * uploaded through HTTP, indexed by the Temporal workflow into PostgreSQL, and researched by the
  * organization's jobs only; values cite the captures' original URLs; a corrupted WACZ is refused;
  * readiness needs a worker polling the task queue, and a sync request without one answers 503.
+ * The API and the worker have different data directories and share only the blob store (issue 29
+ * §8): what the API receives, the worker indexes and researches, and nothing stays in either.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,7 +16,10 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createEngineFromConfig } from '../../src/enrichment';
+import { enrichmentStorage } from '../../src/services/enrichment/artifacts';
+import { registerConfiguredArchives } from '../../src/services/research-archives/archives';
 import { archiveIndexFetcher, archiveIndexSearch } from '../../src/services/research-archives/search';
+import { TemporalJobRunner } from '../../temporal/client';
 import { pageItem, PAGES_SCHEMA } from '../../bench/eval/pages';
 import { writeWacz, writeWarc } from '../../bench/fixtures/warc';
 import { SHARED_DATA } from '../helpers/data';
@@ -40,7 +45,23 @@ const archived = (p: IndexRecord) => ({ url: p.url, date: iso(p.captured_at), bo
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'research-archives-'));
 // A clone without ../shared: the default archives are looked for in a folder that does not exist.
-const config = loadConfig({ ...process.env, SHARED_DATA_DIR: path.join(dir, 'no-shared-data'), RESEARCH_ARCHIVES: '', DATA_DIR: path.join(dir, 'data') });
+/** A process's configuration: its own DATA_DIR, the shared blob store. */
+const processConfig = (dataDir: string) =>
+  loadConfig({
+    ...process.env,
+    SHARED_DATA_DIR: path.join(dir, 'no-shared-data'),
+    RESEARCH_ARCHIVES: '',
+    DATA_DIR: path.join(dir, dataDir),
+    BLOB_DIR: path.join(dir, 'blobs'),
+    S3_BUCKET: '',
+  });
+const config = processConfig('api');
+const workerConfig = processConfig('worker');
+/** Files under `folder` of the test's directory (relative), recursively. */
+const filesUnder = (folder: string): string[] =>
+  fs.existsSync(path.join(dir, folder))
+    ? (fs.readdirSync(path.join(dir, folder), { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, folder, f)).isFile())
+    : [];
 
 let env: TestWorkflowEnvironment;
 let worker: RunningTestWorker;
@@ -59,8 +80,11 @@ beforeAll(async () => {
   await writeWacz(badWacz, waczWarc, { corrupt: true });
   env = await startTestTemporal();
   const knex = testKnex();
-  const engine = createEngineFromConfig(config, { archiveIndex: { search: archiveIndexSearch(knex), fetcher: archiveIndexFetcher(knex) } });
-  worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex, engine });
+  const storage = enrichmentStorage(workerConfig);
+  const engine = createEngineFromConfig(workerConfig, {
+    archiveIndex: { search: archiveIndexSearch(knex), fetcher: archiveIndexFetcher(knex, storage.blobs) },
+  });
+  worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex, engine, storage });
   app = testApiFor(env, TASK_QUEUE, { config, concurrency: 2 });
   a = (await createTestOrg('archives A')).auth;
   b = (await createTestOrg('archives B')).auth;
@@ -146,11 +170,20 @@ test('a WARC upload is indexed and researched: values cite the capture URLs, the
   expect((await request(app).delete(`/api/public/research-archives/${archive.id}`).set(a)).status).toBe(200);
   expect((await request(app).get(`/api/public/research-archives/${archive.id}`).set(a)).status).toBe(404);
   expect(Number((await testKnex()('research_archive_pages').where({ archive_id: archive.id }).count('* as n'))[0].n)).toBe(0);
+  expect(filesUnder('blobs').filter((f) => f.startsWith(`research-archives/${archive.id}`))).toEqual([]);
 }, 180_000);
 
 test('a WACZ upload is verified and researched; an item carrying its own URL is read from it first', async () => {
   const archive = await uploadReady(a, waczFile);
   expect(archive.progress.pages_indexed).toBe(1);
+  // The upload and the WARC file the worker unpacked from it are in the shared store only.
+  expect(
+    filesUnder('blobs')
+      .filter((f) => f.startsWith(`research-archives/${archive.id}/`))
+      .sort(),
+  ).toEqual([`research-archives/${archive.id}/one-page.wacz`, `research-archives/${archive.id}/warc/inner.warc`]);
+  expect(filesUnder('worker')).toEqual([]);
+  expect(filesUnder('api')).toEqual([]);
   const page = pages[2];
   const res = await request(app)
     .post('/api/public/enrich')
@@ -163,6 +196,7 @@ test('a WACZ upload is verified and researched; an item carrying its own URL is 
   expect(log.find((l) => l.startsWith('document read:'))).toContain(page.url);
   expect(log.filter((l) => l.startsWith('query:')).length).toBeLessThanOrEqual(2);
   await request(app).delete(`/api/public/research-archives/${archive.id}`).set(a);
+  expect(filesUnder('blobs').filter((f) => f.startsWith(`research-archives/${archive.id}`))).toEqual([]);
 }, 180_000);
 
 test('a corrupted WACZ is refused with the hash that differs; other files are 415', async () => {
@@ -173,6 +207,31 @@ test('a corrupted WACZ is refused with the hash that differs; other files are 41
   fs.writeFileSync(text, 'hello');
   expect((await request(app).post('/api/public/research-archives').set(a).attach('file', text)).status).toBe(415);
 });
+
+test('a configured WACZ (RESEARCH_ARCHIVES) is indexed into the shared store and researched by every organization', async () => {
+  const jobRunner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 });
+  const [archive] = await registerConfiguredArchives({ knex: testKnex(), jobRunner, blobs: enrichmentStorage(workerConfig).blobs }, [waczFile]);
+  try {
+    expect(archive.file_path).toBe(waczFile);
+    await waitUntil(
+      async () => ((await testKnex()('research_archives').where({ id: archive.id }).first()).status === 'ready' ? true : null),
+      'indexed',
+      60_000,
+    );
+    // Its WARC file is in the shared store (any worker's research reads it), not in a data directory.
+    expect(filesUnder('blobs')).toContain(`research-archives/${archive.id}/warc/inner.warc`);
+    expect(filesUnder('worker')).toEqual([]);
+    const page = pages[2];
+    const res = await request(app)
+      .post('/api/public/enrich')
+      .set(b)
+      .send({ items: [{ ...item(page), url: page.url }], output_schema: PAGES_SCHEMA, speed: 'fast' });
+    expect(res.status).toBe(200);
+    expect((res.body.results[0] as Result).after_data.sources.price).toEqual([page.url]);
+  } finally {
+    await testKnex()('research_archives').where({ id: archive.id }).delete();
+  }
+}, 180_000);
 
 test('without a worker polling the task queue, /readyz is not ready and a sync enrich answers 503 at once', async () => {
   const lonely = testApiFor(env, 'test-no-worker-queue', { config });

@@ -44,6 +44,8 @@ import { writeWarc } from '../../bench/fixtures/warc';
 import { exportHistory } from '../../temporal/export-history';
 import { TemporalJobRunner } from '../../temporal/client';
 import { createWorker } from '../../temporal/worker';
+import { loadConfig } from '../../src/config';
+import { enrichmentStorage } from '../../src/services/enrichment/artifacts';
 import {
   activityApplyWorkflowId,
   catalogImportWorkflowId,
@@ -132,7 +134,8 @@ async function recordResearchArchives(env: TestWorkflowEnvironment, organization
   const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'record-archives-'));
   const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'recording', organizationIds: [organizationId] } };
-  const deps = { knex: testKnex(), jobRunner: runner, dataDir: dir };
+  // The worker's blob store (its configuration's), where it reads uploads from.
+  const deps = { knex: testKnex(), jobRunner: runner, blobs: enrichmentStorage(loadConfig()).blobs };
   try {
     const good = path.join(dir, 'pages.warc.gz');
     await writeWarc(

@@ -41,3 +41,14 @@ test('the API and the worker research the live web through it', () => {
     expect(compose.services[name].depends_on).toHaveProperty('searxng');
   }
 });
+
+test('a MinIO service holds the files the API and the worker share (issue 29 §8)', () => {
+  expect(compose.services.minio.image).toMatch(/^minio\/minio:/);
+  expect(compose.services.minio.volumes).toContain('minio-data:/data');
+  for (const name of ['api', 'worker']) {
+    const env = compose.services[name].environment ?? {};
+    expect(env.S3_ENDPOINT).toMatch(/http:\/\/minio:9000/);
+    for (const key of ['S3_BUCKET', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE']) expect(env[key]).toBeTruthy();
+    expect(compose.services[name].depends_on).toHaveProperty('minio-init');
+  }
+});

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
+import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import type { Config } from '../../config';
 import type { EnrichmentResult, OutputField } from '../../enrichment/types';
@@ -11,34 +11,34 @@ import { SourceArtifact } from '../../models/source-artifact';
 import { processesField, processImage, type ImageProcessingOptions } from './image-processing';
 import type { Scope } from '../access/scope';
 import { own } from '../../lib/objects';
+import { bufferOf, contentKey, type BlobStore } from '../../lib/blob-store';
+import { createBlobStore } from '../../lib/blob-stores';
 
 /**
  * Durable copies of what a job consulted and returned (interface-spec.md `capture_source_artifacts`,
- * `host_media`, `strict_hosted_media`). Files are content-addressed by SHA-256 under
- * `config.dataDir/artifacts` and `config.dataDir/media`; rows in `source_artifacts` /
+ * `host_media`, `strict_hosted_media`). Files are content-addressed by SHA-256 under the
+ * keys `artifacts/…` and `media/…` of the blob store (src/lib/blob-store.ts); rows in `source_artifacts` /
  * `hosted_media` tie them to organizations (and jobs), so serving is org-scoped where it must be.
  * Pages are stored exactly as fetched (bytes, content type, fetch time); screenshots of web
  * pages are not rendered — the HTML itself is the artifact.
  */
 
 /**
- * Where artifacts and media are stored and served from: the storage root (`config.dataDir`) and
+ * Where artifacts and media are stored and served from: the blob store (`config.blobStore`) and
  * the public base URL of hosted links (`config.publicUrl`). Carried by the app's and the worker's
- * dependencies (both must name the same values, or the API cannot serve what the worker stored).
+ * dependencies (both must name the same store, or the API cannot serve what the worker stored).
  */
 export interface EnrichmentStorage {
-  dataDir: string;
+  blobs: BlobStore;
   publicUrl: string;
 }
 
-/** The storage of a configuration. */
-export function enrichmentStorage(config: Pick<Config, 'dataDir' | 'publicUrl'>): EnrichmentStorage {
-  return { dataDir: config.dataDir, publicUrl: config.publicUrl };
-}
-
-/** Where a content-addressed file lives: `<dataDir>/<kind>/<sha[0..2]>/<sha><suffix>`. */
-function blobPath(storage: EnrichmentStorage, kind: 'artifacts' | 'media', sha: string, suffix = ''): string {
-  return path.join(storage.dataDir, kind, sha.slice(0, 2), sha + suffix);
+/**
+ * The storage of a configuration.
+ * @throws Error when the configured blob store cannot be built (src/lib/blob-stores.ts)
+ */
+export function enrichmentStorage(config: Pick<Config, 'blobStore' | 'publicUrl'>): EnrichmentStorage {
+  return { blobs: createBlobStore(config.blobStore), publicUrl: config.publicUrl };
 }
 
 /** The public URL prefix of hosted media: `<publicUrl>/api/public/media/`. */
@@ -46,13 +46,10 @@ function mediaPrefix(storage: EnrichmentStorage): string {
   return `${storage.publicUrl}/api/public/media/`;
 }
 
-/** Writes bytes once (temp file + rename, so readers never see a partial file). */
-async function writeBlob(file: string, bytes: Buffer): Promise<void> {
-  if (fs.existsSync(file)) return;
-  await fs.promises.mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  await fs.promises.writeFile(tmp, bytes);
-  await fs.promises.rename(tmp, file);
+/** Writes a content-addressed blob once (the same key always holds the same bytes). */
+async function writeOnce(storage: EnrichmentStorage, key: string, body: Buffer | (() => Readable)): Promise<void> {
+  if (await storage.blobs.head(key)) return;
+  await storage.blobs.put(key, Buffer.isBuffer(body) ? body : body());
 }
 
 /** A stored source: what `source_artifacts` records for one fetched page. */
@@ -72,7 +69,7 @@ export async function storeArtifacts(storage: EnrichmentStorage, pages: FetchedP
   for (const p of pages) {
     const body = Buffer.isBuffer(p.body) ? p.body : Buffer.from(p.body ?? '');
     const sha256 = createHash('sha256').update(body).digest('hex');
-    await writeBlob(blobPath(storage, 'artifacts', sha256), body);
+    await writeOnce(storage, contentKey('artifacts', sha256), body);
     out.set(`${p.url}\n${sha256}`, {
       sha256,
       url: p.url,
@@ -122,7 +119,7 @@ export async function readArtifact(
   storage: EnrichmentStorage,
   scope: Scope,
   sha256: string,
-): Promise<{ file: string; content_type: string; fetched_at: Date; url: string }> {
+): Promise<{ body: Readable; content_type: string; fetched_at: Date; url: string }> {
   const sha = sha256.toLowerCase();
   if (!/^[0-9a-f]{64}$/.test(sha)) throw new NotFoundError('Artifact not found');
   const row = await SourceArtifact.query(knex)
@@ -130,9 +127,9 @@ export async function readArtifact(
     .orderBy('id')
     .first()
     .select('content_type', 'fetched_at', 'url');
-  const file = blobPath(storage, 'artifacts', sha);
-  if (!row || !fs.existsSync(file)) throw new NotFoundError('Artifact not found');
-  return { file, content_type: row.content_type, fetched_at: row.fetched_at, url: row.url };
+  const body = row ? await storage.blobs.get(contentKey('artifacts', sha)) : null;
+  if (!row || !body) throw new NotFoundError('Artifact not found');
+  return { body, content_type: row.content_type, fetched_at: row.fetched_at, url: row.url };
 }
 
 const MEDIA_TYPES: Record<string, string> = {
@@ -173,7 +170,7 @@ export async function hostBytes(
   const ext = own(MEDIA_TYPES, type) ?? (documents ? own(DOCUMENT_TYPES, type) : undefined);
   if (!ext || bytes.length === 0 || bytes.length > MEDIA_MAX_BYTES) return null;
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  await writeBlob(blobPath(storage, 'media', sha256, `.${ext}`), bytes);
+  await writeOnce(storage, contentKey('media', sha256, `.${ext}`), bytes);
   await HostedMedia.query(knex)
     .insert({ organization_id: organizationId, sha256, ext, content_type: type, source_url: sourceUrl, byte_size: bytes.length })
     .onConflict(['organization_id', 'sha256'])
@@ -204,13 +201,7 @@ export async function hostFile(
     size += (chunk as Buffer).length;
   }
   const sha256 = hash.digest('hex');
-  const target = blobPath(storage, 'media', sha256, `.${ext}`);
-  if (!fs.existsSync(target)) {
-    await fs.promises.mkdir(path.dirname(target), { recursive: true });
-    const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
-    await fs.promises.copyFile(file, tmp);
-    await fs.promises.rename(tmp, target);
-  }
+  await writeOnce(storage, contentKey('media', sha256, `.${ext}`), () => fs.createReadStream(file));
   await HostedMedia.query(knex)
     .insert({ organization_id: organizationId, sha256, ext, content_type: type, source_url: `upload:${sourceName}`, byte_size: size })
     .onConflict(['organization_id', 'sha256'])
@@ -277,7 +268,7 @@ export async function hostResultMedia(
       try {
         if (hostedFile !== null) {
           const media = await readMedia(knex, storage, hostedFile);
-          hostedUrl = await host(field.name, await fs.promises.readFile(media.file), media.content_type, url);
+          hostedUrl = await host(field.name, await bufferOf(media.body), media.content_type, url);
         } else if (fetcher && /^https?:\/\//i.test(url)) {
           const page = await fetcher.fetch(url);
           if (page.status === 200) hostedUrl = await host(field.name, Buffer.from(page.body), page.content_type ?? '', url);
@@ -310,11 +301,11 @@ export async function hostResultMedia(
  * URL is unguessable without the content), because hosted URLs are meant to be embedded.
  * @throws NotFoundError (404) for an unknown file
  */
-export async function readMedia(knex: Knex, storage: EnrichmentStorage, file: string): Promise<{ file: string; content_type: string }> {
+export async function readMedia(knex: Knex, storage: EnrichmentStorage, file: string): Promise<{ body: Readable; content_type: string }> {
   const m = /^([0-9a-f]{64})\.([a-z0-9]{2,5})$/.exec(file.toLowerCase());
   if (!m || !EXT_TYPES[m[2]]) throw new NotFoundError('Media not found');
   const row = await HostedMedia.query(knex).where({ sha256: m[1], ext: m[2] }).first().select('content_type');
-  const stored = blobPath(storage, 'media', m[1], `.${m[2]}`);
-  if (!row || !fs.existsSync(stored)) throw new NotFoundError('Media not found');
-  return { file: stored, content_type: row.content_type };
+  const body = row ? await storage.blobs.get(contentKey('media', m[1], `.${m[2]}`)) : null;
+  if (!row || !body) throw new NotFoundError('Media not found');
+  return { body, content_type: row.content_type };
 }

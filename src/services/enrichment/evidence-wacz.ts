@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import type { Knex } from 'knex';
 import JSZip from 'jszip';
 import { CDXIndexer, WARCParser } from 'warcio';
+import { bufferOf } from '../../lib/blob-store';
 import { NotFoundError } from '../../lib/errors';
 import { EnrichmentJob } from '../../models/enrichment-job';
 import { SourceArtifact } from '../../models/source-artifact';
@@ -16,19 +16,19 @@ const WACZ_VERSION = '1.1.1';
 const SOFTWARE = 'catalog-enrichment-service (warcio.js, jszip)';
 
 /**
- * The evidence WARC files of a job the scope may read, in row order (kept with
+ * The evidence WARC files (one per row, each a few MiB at most) of a job the scope may read, in row order (kept with
  * `capture_source_artifacts`, ./evidence-warc.ts).
  * @throws NotFoundError (404) for an unknown job, ForbiddenError (403) for another organization's
  */
-async function jobWarcFiles(knex: Knex, storage: EnrichmentStorage, scope: Scope, jobId: string): Promise<string[]> {
+async function jobWarcs(knex: Knex, storage: EnrichmentStorage, scope: Scope, jobId: string): Promise<Buffer[]> {
   await loadOwned<EnrichmentJob>(knex, EnrichmentJob, jobId, scope, 'Job not found');
   const rows = await SourceArtifact.query(knex)
     .where({ organization_id: scope.organizationId, job_id: jobId, content_type: WARC_CONTENT_TYPE })
     .orderBy(['row_index', 'fetched_at'])
     .select('sha256');
-  const files: string[] = [];
-  for (const r of rows) files.push((await readArtifact(knex, storage, scope, r.sha256)).file);
-  return files;
+  const warcs: Buffer[] = [];
+  for (const r of rows) warcs.push(await bufferOf((await readArtifact(knex, storage, scope, r.sha256)).body));
+  return warcs;
 }
 
 const sha256 = (bytes: Buffer | string): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
@@ -44,9 +44,9 @@ const sha256 = (bytes: Buffer | string): string => `sha256:${createHash('sha256'
  *   `capture_source_artifacts`, or consulted no live page); ForbiddenError (403)
  */
 export async function evidenceWacz(knex: Knex, storage: EnrichmentStorage, scope: Scope, jobId: string): Promise<Buffer> {
-  const files = await jobWarcFiles(knex, storage, scope, jobId);
-  if (files.length === 0) throw new NotFoundError('This job kept no evidence: run it with capture_source_artifacts: true on live web research.');
-  const warc = Buffer.concat(await Promise.all(files.map((f) => fs.promises.readFile(f))));
+  const warcs = await jobWarcs(knex, storage, scope, jobId);
+  if (warcs.length === 0) throw new NotFoundError('This job kept no evidence: run it with capture_source_artifacts: true on live web research.');
+  const warc = Buffer.concat(warcs);
   const indexer = new CDXIndexer({ format: 'cdxj' });
   const cdx: string[] = [];
   const pages: string[] = [JSON.stringify({ format: 'json-pages-1.0', id: 'pages', title: 'All Pages' })];
@@ -105,8 +105,8 @@ export interface Capture {
  */
 export async function readCapture(knex: Knex, storage: EnrichmentStorage, scope: Scope, jobId: string, recordId: string): Promise<Capture> {
   const wanted = `<urn:uuid:${recordId.toLowerCase()}>`;
-  for (const file of await jobWarcFiles(knex, storage, scope, jobId)) {
-    for await (const record of new WARCParser(fs.createReadStream(file))) {
+  for (const warc of await jobWarcs(knex, storage, scope, jobId)) {
+    for await (const record of new WARCParser([warc])) {
       if (record.warcHeaders.headers.get('WARC-Record-ID') !== wanted) continue;
       const body = Buffer.from(await record.readFully(true));
       const http = record.httpHeaders;

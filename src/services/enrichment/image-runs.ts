@@ -13,7 +13,6 @@
  */
 import type { Knex } from 'knex';
 import sharp from 'sharp';
-import fs from 'node:fs';
 import { ValidationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { Catalog } from '../../models/catalog';
@@ -22,6 +21,7 @@ import { ImageRun } from '../../models/image-run';
 import type { ImageRunInput, ImageRunListInput } from '../../schemas/image-runs';
 import { loadOwned } from '../access/ownership';
 import type { Scope } from '../access/scope';
+import { bufferOf } from '../../lib/blob-store';
 import { EnrichmentStorage, hostBytes, readMedia } from './artifacts';
 import { processImage } from './image-processing';
 
@@ -53,7 +53,7 @@ async function hostedImage(deps: ImageRunDeps, scope: Scope, url: string, loc: s
   if (!file || !owned) throw ValidationError.at(['body', loc], 'must be a hosted media URL of this organization (…/api/public/media/{sha256}.{ext})');
   const media = await readMedia(deps.knex, deps.storage, file);
   if (!/^image\//.test(media.content_type)) throw ValidationError.at(['body', loc], 'is not an image');
-  return { bytes: await fs.promises.readFile(media.file), contentType: media.content_type };
+  return { bytes: await bufferOf(media.body), contentType: media.content_type };
 }
 
 /** Checks the fields each tool needs (tool-server.md §2.6). @throws ValidationError */

@@ -11,7 +11,7 @@ import type { AuditDecision } from '../../enrichment/audit';
 import type { EnrichJobConfig, EnrichRequest } from '../../schemas/enrich';
 import { auditSummary, auditWanted } from './audit';
 import { copyJobExamples, saveJobExamples } from './examples';
-import type { EnrichmentStorage } from './artifacts';
+import { enrichmentStorage, type EnrichmentStorage } from './artifacts';
 import { hostKnowledgeBase, saveJobDocuments } from './knowledge-base';
 import {
   copyRowsForReextract,
@@ -41,14 +41,14 @@ export interface JobServiceDeps {
   jobRunner: JobRunner;
   /**
    * `allowHttpWebhooks`: loopback http webhook URLs are accepted (development); default false.
-   * `dataDir` / `publicUrl`: where uploaded knowledge-base files are hosted (./artifacts.ts);
+   * `blobStore` / `publicUrl`: where uploaded knowledge-base files are hosted (./artifacts.ts);
    * required when a request uploads some (the HTTP app passes its whole Config).
    * `limits`: concurrent-job and monthly-credit quotas (./quotas.ts); none when absent.
    * `llm`: the model, when one is configured (the options that need one: ./model-options.ts).
    */
   config?: {
     allowHttpWebhooks?: boolean;
-    dataDir?: string;
+    blobStore?: Config['blobStore'];
     publicUrl?: string;
     limits?: Config['limits'];
     llm?: Config['llm'];
@@ -171,13 +171,13 @@ async function insertRows(trx: Knex.Transaction, jobId: string, plan: JobPlan): 
 
 /**
  * Where a request's uploaded knowledge-base files are hosted: the service's configured storage.
- * @throws Error when the deps carry no `dataDir` / `publicUrl` (a programming error: only the
+ * @throws Error when the deps carry no `blobStore` / `publicUrl` (a programming error: only the
  *   HTTP app receives uploads, and it passes its Config)
  */
 function uploadStorage(deps: JobServiceDeps): EnrichmentStorage {
-  const { dataDir, publicUrl } = deps.config ?? {};
-  if (dataDir === undefined || publicUrl === undefined) throw new Error('Uploads need config.dataDir and config.publicUrl');
-  return { dataDir, publicUrl };
+  const { blobStore, publicUrl } = deps.config ?? {};
+  if (blobStore === undefined || publicUrl === undefined) throw new Error('Uploads need config.blobStore and config.publicUrl');
+  return enrichmentStorage({ blobStore, publicUrl });
 }
 
 /** The metadata of a job's review activity: the job and what it continues, its template and file. */

@@ -2,13 +2,13 @@
  * Research archives of an organization (issue 27 §2; docs/research.md): upload, list, read and
  * delete (`/public/research-archives`), and the archives configured by `RESEARCH_ARCHIVES`
  * (WARC/WACZ files, shared by every organization, registered once per content hash). An upload
- * is stored under `<dataDir>/research-archives/<id>/`, a WACZ verified against its
- * datapackage.json at once, and indexed by the durable workflow `research-archive-<id>`.
+ * is kept in the blob store under `research-archives/<id>/` (./archive-files.ts), a WACZ verified
+ * against its datapackage.json at once, and indexed by the durable workflow `research-archive-<id>`.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { Knex } from 'knex';
 import { ForbiddenError, NotFoundError, ServiceUnavailableError, UnsupportedMediaTypeError, ValidationError } from '../../lib/errors';
 import { isUuid, newId } from '../../lib/ids';
@@ -18,12 +18,14 @@ import { ResearchArchive, type ResearchArchiveFormat } from '../../models/resear
 import type { JobRunner } from '../job-runner';
 import type { Scope } from '../access/scope';
 import { researchArchiveWorkflowId } from '../../../workflows/definitions';
+import type { BlobStore } from '../../lib/blob-store';
+import { archiveBlobKey, blobKeyOf, blobRef } from './archive-files';
 
-/** What the archive service needs: the database, the runner that starts indexing, and where uploads are kept. */
+/** What the archive service needs: the database, the runner that starts indexing, and the blob store uploads are kept in. */
 export interface ResearchArchiveDeps {
   knex: Knex;
   jobRunner: JobRunner;
-  dataDir: string;
+  blobs: BlobStore;
 }
 
 /** The format of an archive file by its name (`.warc`, `.warc.gz`, `.wacz`), or null. */
@@ -45,18 +47,20 @@ export async function fileDigest(file: string): Promise<{ sha256: string; bytes:
   return { sha256: hash.digest('hex'), bytes };
 }
 
-/** Folder of one archive's files under the data directory. */
-function archiveDir(dataDir: string, id: string): string {
-  return path.join(dataDir, 'research-archives', id);
-}
-
-/** Moves a file: a rename on one file system, else a streamed copy and a delete. */
-async function moveFile(from: string, to: string): Promise<void> {
+/**
+ * Verifies a WACZ against its datapackage.json hashes by unpacking its WARC files into a private
+ * temporary folder, removed afterwards (the worker that indexes it unpacks it again).
+ * @throws ValidationError (422) when it fails verification
+ */
+async function verifyWacz(file: string): Promise<void> {
+  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'wacz-'));
   try {
-    await fs.promises.rename(from, to);
-  } catch {
-    await pipeline(fs.createReadStream(from), fs.createWriteStream(to));
-    await fs.promises.rm(from, { force: true });
+    await extractWacz(file, dir);
+  } catch (err) {
+    if (err instanceof WaczError) throw ValidationError.at(['body', 'file'], `WACZ refused: ${err.message}`, 'value_error');
+    throw err;
+  } finally {
+    await fs.promises.rm(dir, { recursive: true, force: true });
   }
 }
 
@@ -76,9 +80,9 @@ async function startIndexing(deps: ResearchArchiveDeps, archive: ResearchArchive
 
 /**
  * Stores an uploaded archive file for the scope's organization and starts its indexing workflow.
- * The upload is moved (never copied in memory) into the archive's folder; a WACZ is verified
- * against its datapackage.json hashes first and its WARC files copied out.
- * @param upload the uploaded file on disk (moved away by this call) and its original name
+ * The upload is streamed (never held in memory) into the blob store; a WACZ is verified against
+ * its datapackage.json hashes first.
+ * @param upload the uploaded file on disk (the caller removes it) and its original name
  * @returns the archive, status `indexing`
  * @throws UnsupportedMediaTypeError (415) for a name that is not .warc, .warc.gz or .wacz;
  *   ValidationError (422) for a WACZ that fails verification (nothing is kept);
@@ -88,31 +92,23 @@ export async function createResearchArchive(deps: ResearchArchiveDeps, scope: Sc
   const format = archiveFormat(upload.originalname);
   if (!format) throw new UnsupportedMediaTypeError('A research archive is one .warc, .warc.gz or .wacz file (WARC ISO 28500 1.0/1.1, WACZ 1.x)');
   const id = newId();
-  const dir = archiveDir(deps.dataDir, id);
-  await fs.promises.mkdir(dir, { recursive: true });
   const name =
     path
       .basename(upload.originalname)
       .replace(/[^\w.-]+/g, '_')
-      .slice(-200) || `archive.${format}`;
-  const file = path.join(dir, name);
-  await moveFile(upload.path, file);
-  const digest = await fileDigest(file);
-  if (format === 'wacz') {
-    try {
-      await extractWacz(file, path.join(dir, 'warc'));
-    } catch (err) {
-      await fs.promises.rm(dir, { recursive: true, force: true });
-      if (err instanceof WaczError) throw ValidationError.at(['body', 'file'], `WACZ refused: ${err.message}`, 'value_error');
-      throw err;
-    }
-  }
+      .slice(-200)
+      // A blob key segment starts with a letter or digit (src/lib/blob-store.ts).
+      .replace(/^[._-]+/, '') || `archive.${format}`;
+  const digest = await fileDigest(upload.path);
+  if (format === 'wacz') await verifyWacz(upload.path);
+  const key = archiveBlobKey(id, name);
+  await deps.blobs.put(key, fs.createReadStream(upload.path));
   const archive = await ResearchArchive.query(deps.knex).insertAndFetch({
     id,
     organization_id: scope.organizationId,
     name: upload.originalname.slice(0, 300),
     format,
-    file_path: file,
+    file_path: blobRef(key),
     content_sha256: digest.sha256,
     size_bytes: digest.bytes,
     status: 'indexing',
@@ -153,8 +149,12 @@ export async function deleteResearchArchive(deps: ResearchArchiveDeps, scope: Sc
   const archive = await loadResearchArchive(deps.knex, scope, id);
   if (archive.organization_id === null) throw new ForbiddenError('A configured archive is removed from RESEARCH_ARCHIVES, not through the API');
   if (archive.status === 'indexing') await deps.jobRunner.cancel(researchArchiveWorkflowId(archive.id));
+  const warcFiles: Array<{ warc_file: string }> = await deps.knex('research_archive_pages').where({ archive_id: archive.id }).distinct('warc_file');
   await ResearchArchive.query(deps.knex).deleteById(archive.id);
-  await fs.promises.rm(path.dirname(archive.file_path), { recursive: true, force: true });
+  const keys = new Set([archive.file_path, ...warcFiles.map((w) => w.warc_file)].map(blobKeyOf).filter((k): k is string => k !== null));
+  for (const key of keys) await deps.blobs.delete(key);
+  // Archives uploaded before the blob store kept their files under DATA_DIR.
+  if (blobKeyOf(archive.file_path) === null) await fs.promises.rm(path.dirname(archive.file_path), { recursive: true, force: true });
 }
 
 /**
@@ -177,8 +177,8 @@ export async function registerConfiguredArchives(deps: ResearchArchiveDeps, file
         organization_id: null,
         name: path.basename(file),
         format,
-        // A configured WACZ's WARC files are copied out next to a copy-free link: its own folder.
-        file_path: format === 'wacz' ? await linkConfiguredWacz(deps.dataDir, id, file) : file,
+        // Every process is given the configured files; a WACZ's WARC files go to the blob store (./indexing.ts).
+        file_path: file,
         content_sha256: digest.sha256,
         size_bytes: digest.bytes,
         status: 'indexing',
@@ -192,13 +192,4 @@ export async function registerConfiguredArchives(deps: ResearchArchiveDeps, file
     added.push(archive);
   }
   return added;
-}
-
-/** A symbolic link to a configured WACZ in its archive folder (its WARC files are extracted there). */
-async function linkConfiguredWacz(dataDir: string, id: string, file: string): Promise<string> {
-  const dir = archiveDir(dataDir, id);
-  await fs.promises.mkdir(dir, { recursive: true });
-  const link = path.join(dir, path.basename(file));
-  await fs.promises.symlink(path.resolve(file), link);
-  return link;
 }

@@ -5,8 +5,12 @@
  * providers/documents fetchedPageDoc) and written to `research_archive_pages` in batches, each
  * batch in one transaction with the archive's progress counters. Memory is one batch, whatever the archive's size. A retried attempt starts
  * over: it deletes the pages an earlier attempt wrote first, so no page is indexed twice.
+ * An uploaded archive is read from the blob store (./archive-files.ts) through a temporary local
+ * copy, removed afterwards; the WARC files of an uploaded WACZ are put back into the store, where
+ * research reads their records.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { parseIndexFacts, type IndexFacts } from '../../enrichment/parse/index-facts';
@@ -15,6 +19,8 @@ import { readWarcEntries, type WarcEntry, type WarcPage } from '../../enrichment
 import { extractWacz, WaczError } from '../../enrichment/research/warc/wacz';
 import { ResearchArchive } from '../../models/research-archive';
 import { insertPageRows, pageRow, type PageRow } from './pages';
+import type { BlobStore } from '../../lib/blob-store';
+import { archiveBlobKey, blobRef, withArchiveFile } from './archive-files';
 
 /** Page rows written per transaction. */
 export const INDEX_BATCH_PAGES = 200;
@@ -29,21 +35,51 @@ export interface IndexProgress {
   skipped: Record<string, number>;
 }
 
-/**
- * The WARC files of an archive: the file itself, or those a WACZ holds, copied out into `warc/`
- * next to it (by the upload, which verified them; else verified and copied now).
- */
-async function warcFiles(archive: ResearchArchive): Promise<string[]> {
-  if (archive.format !== 'wacz') return [archive.file_path];
-  const dir = path.join(path.dirname(archive.file_path), 'warc');
-  const copied = await fs.promises.readdir(dir).catch(() => [] as string[]);
-  if (copied.length) return copied.sort().map((f) => path.join(dir, f));
+/** A WARC file to index: where it is now (`file`) and the reference research reads it by (`ref`). */
+interface WarcFile {
+  file: string;
+  ref: string;
+}
+
+/** The WARC files a WACZ holds, verified and copied out into `dir`. @throws ArchiveContentError */
+async function unpackWacz(file: string, dir: string): Promise<string[]> {
   try {
-    return await extractWacz(archive.file_path, dir);
+    return await extractWacz(file, dir);
   } catch (err) {
     if (err instanceof WaczError) throw new ArchiveContentError(`WACZ refused: ${err.message}`);
     throw err;
   }
+}
+
+/**
+ * Runs `use` with the WARC files of an archive: the file itself (a local copy of an uploaded one),
+ * or those a WACZ holds, unpacked into a private temporary folder (removed afterwards) and each put
+ * into the blob store as `research-archives/<id>/warc/<name>`, where every worker's research reads
+ * them (configured and uploaded WACZ alike).
+ */
+async function withWarcFiles<T>(blobs: BlobStore, archive: ResearchArchive, use: (files: WarcFile[]) => Promise<T>): Promise<T> {
+  return withArchiveFile(blobs, archive.file_path, async (local) => {
+    if (archive.format !== 'wacz') return use([{ file: local, ref: archive.file_path }]);
+    const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'wacz-'));
+    try {
+      const warcs: WarcFile[] = [];
+      for (const file of await unpackWacz(local, dir)) {
+        const key = archiveBlobKey(
+          archive.id,
+          'warc',
+          path
+            .basename(file)
+            .replace(/[^\w.-]+/g, '_')
+            .replace(/^[._-]+/, '') || `${warcs.length}.warc`,
+        );
+        await blobs.put(key, fs.createReadStream(file));
+        warcs.push({ file, ref: blobRef(key) });
+      }
+      return await use(warcs);
+    } finally {
+      await fs.promises.rm(dir, { recursive: true, force: true });
+    }
+  });
 }
 
 /** The index facts of a page record: HTML read by parseIndexFacts, PDF by its text layer; null when unreadable. */
@@ -70,7 +106,12 @@ async function* entriesOf(file: string): AsyncGenerator<WarcEntry> {
  * @throws ArchiveContentError when the archive cannot be read as WARC/WACZ or a WARC file holds no
  *   record; database errors as they come
  */
-export async function indexResearchArchive(knex: Knex, archiveId: string, onBatch: (p: IndexProgress) => void = () => {}): Promise<IndexProgress> {
+export async function indexResearchArchive(
+  knex: Knex,
+  blobs: BlobStore,
+  archiveId: string,
+  onBatch: (p: IndexProgress) => void = () => {},
+): Promise<IndexProgress> {
   const archive = await ResearchArchive.query(knex).findById(archiveId).throwIfNotFound();
   const progress: IndexProgress = { records_read: 0, pages_indexed: 0, skipped: {} };
   await knex('research_archive_pages').where({ archive_id: archiveId }).delete();
@@ -93,7 +134,10 @@ export async function indexResearchArchive(knex: Knex, archiveId: string, onBatc
     onBatch(counters);
   };
   const skip = (reason: string) => (progress.skipped[reason] = (progress.skipped[reason] ?? 0) + 1);
-  for (const file of await warcFiles(archive)) {
+  await withWarcFiles(blobs, archive, async (files) => {
+    for (const { file, ref } of files) await indexWarc(file, ref);
+  });
+  async function indexWarc(file: string, ref: string): Promise<void> {
     const before = progress.records_read;
     for await (const entry of entriesOf(file)) {
       progress.records_read++;
@@ -106,7 +150,7 @@ export async function indexResearchArchive(knex: Knex, archiveId: string, onBatc
         skip('unreadable_document');
         continue;
       }
-      batch.push(pageRow(archiveId, file, entry.page, facts));
+      batch.push(pageRow(archiveId, ref, entry.page, facts));
       progress.pages_indexed++;
       if (batch.length >= INDEX_BATCH_PAGES) await flush();
     }

@@ -13,7 +13,8 @@
 import type { Knex } from 'knex';
 import { domainAllowed } from '../../enrichment/research/domains';
 import type { FetchedPage, Fetcher, FetchOptions, SearchOptions, SearchProvider, SearchResult } from '../../enrichment/research/types';
-import { readWarcPageAt } from '../../enrichment/research/warc/records';
+import type { BlobStore } from '../../lib/blob-store';
+import { readArchivedPage } from './archive-files';
 import { identifierKey, TEXT_SEARCH_CONFIG, urlKey } from './pages';
 
 /** Score given to exact identifier hits, above any full-text rank (ts_rank is below 1 for normalization 1). */
@@ -111,7 +112,7 @@ export function archiveIndexSearch(knex: Knex): SearchProvider {
  * ignored) read from its WARC record; status 404 when no visible archive holds it.
  * @throws Error when the record cannot be read (file moved or damaged)
  */
-export function archiveIndexFetcher(knex: Knex): Fetcher {
+export function archiveIndexFetcher(knex: Knex, blobs: BlobStore): Fetcher {
   return {
     async fetch(url: string, options: FetchOptions = {}): Promise<FetchedPage> {
       const row = await knex('research_archive_pages')
@@ -124,7 +125,7 @@ export function archiveIndexFetcher(knex: Knex): Fetcher {
       if (!row) return missing;
       const offset = Number(row.record_offset);
       const length = Number(row.record_length);
-      const page = await readWarcPageAt(row.warc_file, offset, length);
+      const page = await readArchivedPage(blobs, row.warc_file, offset, length);
       if (!page) return missing;
       return {
         url,

@@ -6,6 +6,7 @@
  * The writer of evidence WARCs lives with the live fetcher; this module only reads.
  */
 import fs from 'node:fs';
+import type { Readable } from 'node:stream';
 import { WARCParser, type WARCRecord } from 'warcio';
 import { isHtmlType, isPdfType } from '../../providers/documents';
 
@@ -94,10 +95,24 @@ export async function* readWarcEntries(file: string): AsyncGenerator<WarcEntry> 
  * @throws Error when the file cannot be read or holds no WARC record at that offset
  */
 export async function readWarcPageAt(file: string, offset: number, length: number): Promise<WarcPage | null> {
-  const stream = fs.createReadStream(file, { start: offset, end: offset + Math.max(1, length) - 1 });
+  return readWarcPageFrom(fs.createReadStream(file, warcRecordRange(offset, length)), file, offset, length);
+}
+
+/** The byte range (both ends included) of the record at `offset` of `length` bytes (at least one byte). */
+export function warcRecordRange(offset: number, length: number): { start: number; end: number } {
+  return { start: offset, end: offset + Math.max(1, length) - 1 };
+}
+
+/**
+ * The page record in `stream`, the bytes of one record ({@link warcRecordRange}) that starts at
+ * `offset` of the WARC file `label` names; the stream is closed afterwards.
+ * @returns null when the record is not a page
+ * @throws Error when the stream holds no WARC record
+ */
+export async function readWarcPageFrom(stream: Readable, label: string, offset: number, length: number): Promise<WarcPage | null> {
   try {
     const record = await new WARCParser(stream).parse();
-    if (!record) throw new Error(`${file}: no WARC record at offset ${offset}`);
+    if (!record) throw new Error(`${label}: no WARC record at offset ${offset}`);
     const entry = await classify(record, offset, length);
     return 'page' in entry ? entry.page : null;
   } finally {
