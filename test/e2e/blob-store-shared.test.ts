@@ -1,9 +1,8 @@
 /**
  * Files every process reaches (issue 29 §8): an API and a worker with DIFFERENT data directories
  * and one blob store. What the worker writes (source artifacts, the row's evidence WARC, hosted
- * media) is served by the API's file routes, and nothing lands in either data directory.
- * (The filesystem backend stands for the shared store here; the S3 backend needs
- * @aws-sdk/client-s3 and an S3-compatible server, not installed yet.)
+ * media) is served by the API's file routes, and nothing lands in either data directory. Run on
+ * both backends: a shared folder (BLOB_DIR) and an S3-compatible server on 127.0.0.1 (s3rver).
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -15,7 +14,10 @@ import { loadConfig, type Config } from '../../src/config';
 import type { FetchedPage } from '../../src/enrichment/research/types';
 import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence } from '../../src/enrichment/types';
 import { enrichmentStorage } from '../../src/services/enrichment/artifacts';
+import { contentKey } from '../../src/lib/blob-store';
+import { createBlobStore } from '../../src/lib/blob-stores';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { startS3Server, type TestS3Server } from '../helpers/s3-server';
 import { runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
 
 const QUEUE = 'test-blob-store-shared';
@@ -72,12 +74,12 @@ function pageEngine(): EnrichmentEngine {
 
 const dirs = { blobs: '', api: '', worker: '' };
 let env: TestWorkflowEnvironment;
-let worker: RunningTestWorker;
-let api: ReturnType<typeof testApiFor>;
+let s3: TestS3Server;
 
-/** A process's configuration: its own DATA_DIR, the shared blob store. */
-function processConfig(dataDir: string): Config {
-  return loadConfig({ ...process.env, DATA_DIR: dataDir, BLOB_DIR: dirs.blobs, PUBLIC_URL: 'https://svc.test', S3_BUCKET: '' });
+/** A process's configuration: its own DATA_DIR, the shared blob store of `backend`. */
+function processConfig(dataDir: string, backend: 'filesystem' | 's3'): Config {
+  const store = backend === 's3' ? s3.env : { BLOB_DIR: dirs.blobs, S3_BUCKET: '' };
+  return loadConfig({ ...process.env, DATA_DIR: dataDir, PUBLIC_URL: 'https://svc.test', ...store });
 }
 
 /** Files under `dir` (relative), recursively. */
@@ -96,52 +98,69 @@ const raw = (r: request.Test) =>
 beforeAll(async () => {
   for (const k of Object.keys(dirs) as Array<keyof typeof dirs>) dirs[k] = fs.mkdtempSync(path.join(os.tmpdir(), `blob-shared-${k}-`));
   env = await startTestTemporal();
-  worker = await runTestWorker(env, { taskQueue: QUEUE, knex: testKnex(), engine: pageEngine(), storage: enrichmentStorage(processConfig(dirs.worker)) });
-  api = testApiFor(env, QUEUE, { config: processConfig(dirs.api) });
+  s3 = await startS3Server(fs.mkdtempSync(path.join(dirs.blobs, 's3-')));
 }, 180_000);
 
 afterAll(async () => {
-  await worker?.stop();
+  await s3?.close();
   await env?.teardown();
   await closeTestKnex();
   for (const dir of Object.values(dirs)) if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('artifacts, the evidence WARC and hosted media written by the worker are served by the API', async () => {
-  const org = await createTestOrg('blob store shared');
-  const res = await request(api)
-    .post('/api/public/enrich')
-    .set(org.auth)
-    .send({
-      items: [{ name: 'Acme kettle' }],
-      output_schema: [
-        { name: 'brand', type: 'string', description: 'Brand' },
-        { name: 'images', type: 'array', array_element_type: 'image_url', description: 'Product images' },
-      ],
-      capture_source_artifacts: true,
-      host_media: true,
+describe.each(['filesystem', 's3'] as const)('on the %s blob store', (backend) => {
+  let worker: RunningTestWorker;
+  let api: ReturnType<typeof testApiFor>;
+  beforeAll(async () => {
+    const queue = `${QUEUE}-${backend}`;
+    worker = await runTestWorker(env, {
+      taskQueue: queue,
+      knex: testKnex(),
+      engine: pageEngine(),
+      storage: enrichmentStorage(processConfig(dirs.worker, backend)),
     });
-  expect(res.status).toBe(200);
-  const [result] = res.body.results;
-  const artifacts = result.source_artifacts as Array<{ url: string; sha256: string; content_type: string }>;
-  const page = artifacts.find((a) => a.url === 'https://shop.example/Acme-kettle')!;
-  expect(page).toBeDefined();
-  const got = await raw(request(api).get(`/api/public/artifacts/${page.sha256}`).set(org.auth));
-  expect(got.status).toBe(200);
-  expect(createHash('sha256').update(got.body).digest('hex')).toBe(page.sha256);
+    api = testApiFor(env, queue, { config: processConfig(dirs.api, backend) });
+  }, 180_000);
+  afterAll(async () => {
+    await worker?.stop();
+  });
 
-  const wacz = await raw(request(api).get(`/api/public/enrich/${res.body.job_id}/evidence.wacz`).set(org.auth));
-  expect(wacz.status).toBe(200);
-  expect(wacz.headers['content-type']).toBe('application/wacz');
+  test('artifacts, the evidence WARC and hosted media written by the worker are served by the API', async () => {
+    const org = await createTestOrg('blob store shared');
+    const res = await request(api)
+      .post('/api/public/enrich')
+      .set(org.auth)
+      .send({
+        items: [{ name: 'Acme kettle' }],
+        output_schema: [
+          { name: 'brand', type: 'string', description: 'Brand' },
+          { name: 'images', type: 'array', array_element_type: 'image_url', description: 'Product images' },
+        ],
+        capture_source_artifacts: true,
+        host_media: true,
+      });
+    expect(res.status).toBe(200);
+    const [result] = res.body.results;
+    const artifacts = result.source_artifacts as Array<{ url: string; sha256: string; content_type: string }>;
+    const page = artifacts.find((a) => a.url === 'https://shop.example/Acme-kettle')!;
+    expect(page).toBeDefined();
+    const got = await raw(request(api).get(`/api/public/artifacts/${page.sha256}`).set(org.auth));
+    expect(got.status).toBe(200);
+    expect(createHash('sha256').update(got.body).digest('hex')).toBe(page.sha256);
 
-  const hosted = new URL(result.after_data.images[0]).pathname;
-  expect(hosted).toMatch(/^\/api\/public\/media\/[0-9a-f]{64}\.png$/);
-  const media = await raw(request(api).get(hosted));
-  expect(media.status).toBe(200);
-  expect(Buffer.from(media.body).equals(PNG)).toBe(true);
+    const wacz = await raw(request(api).get(`/api/public/enrich/${res.body.job_id}/evidence.wacz`).set(org.auth));
+    expect(wacz.status).toBe(200);
+    expect(wacz.headers['content-type']).toBe('application/wacz');
 
-  // Everything is in the shared store; neither process's own data directory holds a blob.
-  expect(filesUnder(dirs.blobs)).toEqual(expect.arrayContaining([path.join('artifacts', page.sha256.slice(0, 2), page.sha256)]));
-  expect(filesUnder(dirs.worker)).toEqual([]);
-  expect(filesUnder(dirs.api).filter((f) => !f.startsWith('uploads'))).toEqual([]);
-}, 120_000);
+    const hosted = new URL(result.after_data.images[0]).pathname;
+    expect(hosted).toMatch(/^\/api\/public\/media\/[0-9a-f]{64}\.png$/);
+    const media = await raw(request(api).get(hosted));
+    expect(media.status).toBe(200);
+    expect(Buffer.from(media.body).equals(PNG)).toBe(true);
+
+    // Everything is in the shared store; neither process's own data directory holds a blob.
+    expect(await createBlobStore(processConfig(dirs.api, backend).blobStore).head(contentKey('artifacts', page.sha256))).not.toBeNull();
+    expect(filesUnder(dirs.worker)).toEqual([]);
+    expect(filesUnder(dirs.api).filter((f) => !f.startsWith('uploads'))).toEqual([]);
+  }, 120_000);
+});
