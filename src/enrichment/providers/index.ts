@@ -33,7 +33,7 @@ export function combineSources(sources: ResearchSource[]): ResearchSource {
       async search(query: string, options: SearchOptions): Promise<SearchResult[]> {
         const settled = await Promise.allSettled(sources.map((s) => s.search.search(query, options)));
         const lists = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
-        if (!lists.length) throw (settled[0] as PromiseRejectedResult).reason;
+        if (settled.length && !lists.length) throw (settled[0] as PromiseRejectedResult).reason;
         const seen = new Set<string>();
         const out: SearchResult[] = [];
         for (let i = 0; i < Math.max(0, ...lists.map((l) => l.length)); i++) {
