@@ -18,6 +18,7 @@ import { archiveIndexFetcher, archiveIndexSearch } from '../../src/services/rese
 import { pageItem, PAGES_SCHEMA } from '../../bench/eval/pages';
 import { writeWacz, writeWarc } from '../../bench/fixtures/warc';
 import { SHARED_DATA } from '../helpers/data';
+import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
@@ -60,7 +61,8 @@ beforeAll(async () => {
   env = await startTestTemporal();
   const knex = testKnex();
   const engine = createEngineFromConfig(config, { archiveIndex: { search: archiveIndexSearch(knex), fetcher: archiveIndexFetcher(knex) } });
-  worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex, engine });
+  // The worker checks a flow's enrich node against the same research settings as the API.
+  worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex, engine, research: config });
   app = testApiFor(env, TASK_QUEUE, { config, concurrency: 2 });
   a = (await createTestOrg('archives A')).auth;
   b = (await createTestOrg('archives B')).auth;
@@ -110,6 +112,46 @@ test('with no research source, a sync job completes from the items own data and 
   expect(res.body.notices.join(' ')).toMatch(/no research source is configured.*POST \/api\/public\/research-archives/);
   expect(res.body.results[0].after_data.color).toBe('red');
 }, 60_000);
+
+test("with no research source, a flow enrich node's job reads its rows' own data and carries the same notice as a job", async () => {
+  const c = await createTestOrg('archives C (flows)');
+  const catalogId = await createTestCatalog(c.organizationId, {
+    schema_definition: { type: 'object', properties: { name: { type: 'string' }, color: { type: 'string' } } },
+  });
+  const schema = [{ name: 'color', type: 'string', description: 'Colour' }];
+  const job = await request(app)
+    .post('/api/public/enrich')
+    .set(c.auth)
+    .send({ catalog_id: catalogId, items: [{ name: 'Acme kettle', color: 'red' }], output_schema: schema, speed: 'fast' });
+  expect(job.status).toBe(200);
+  const saved = await request(app)
+    .post(`/api/public/catalogs/${catalogId}/activities/${job.body.job_id}/save-workflow`)
+    .set(c.auth)
+    .send({ workflow_name: 'enrich' });
+  expect(saved.status).toBe(200);
+  const started = await request(app)
+    .post(`/api/public/workflows/${saved.body.workflow_id}/execute`)
+    .set(c.auth)
+    .send({ input: [{ name: 'Globex lamp', color: 'blue' }] });
+  expect(started.status).toBe(200);
+  const runId = started.body.workflow_run_id;
+  const run = await waitUntil(
+    async () => {
+      const res = await request(app).get(`/api/public/workflows/runs/${runId}`).set(c.auth);
+      return res.body.status === 'running' ? null : res.body;
+    },
+    'the flow run to end',
+    90_000,
+  );
+  expect(run.status).toBe('completed');
+  const node = await testKnex()('flow_run_nodes').where({ run_id: runId, node_id: 'enrich' }).first('job_id');
+  const child = await request(app).get(`/api/public/enrich/${node.job_id}`).set(c.auth);
+  expect(child.status).toBe(200);
+  expect(child.body.notices).toEqual(
+    expect.arrayContaining([expect.stringMatching(/no research source is configured.*POST \/api\/public\/research-archives/)]),
+  );
+  expect(child.body.results[0].after_data.color).toBe('blue');
+}, 120_000);
 
 test('a WARC upload is indexed and researched: values cite the capture URLs, the record is in the evidence', async () => {
   const archive = await uploadReady(a, warcFile);
