@@ -14,7 +14,10 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createEngineFromConfig } from '../../src/enrichment';
+import type { JobRunner } from '../../src/services/job-runner';
+import { registerConfiguredArchives } from '../../src/services/research-archives/archives';
 import { archiveIndexFetcher, archiveIndexSearch } from '../../src/services/research-archives/search';
+import { TemporalJobRunner } from '../../temporal/client';
 import { pageItem, PAGES_SCHEMA } from '../../bench/eval/pages';
 import { writeWacz, writeWarc } from '../../bench/fixtures/warc';
 import { SHARED_DATA } from '../helpers/data';
@@ -228,3 +231,55 @@ test('without a worker polling the task queue, /readyz is not ready and a sync e
   expect(res.status).toBe(503);
   expect(res.body.detail).toMatch(/No worker polls task queue test-no-worker-queue/);
 }, 60_000);
+
+test('a configured WARC file whose indexing failed is retried at the next worker start; an unchanged file is not read again', async () => {
+  const knex = testKnex();
+  const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, {}, {}, {}, {});
+  // A worker start while Temporal is unreachable: the archive is registered, its indexing could not start.
+  const down: JobRunner = Object.assign(Object.create(runner), {
+    startResearchArchiveIndex: async () => {
+      throw new Error('Temporal unreachable');
+    },
+  });
+  const file = path.join(dir, 'configured.warc');
+  await writeWarc(file, pages.slice(3, 4).map(archived));
+  const deps = { knex, jobRunner: runner, dataDir: path.join(dir, 'data') };
+  await expect(registerConfiguredArchives({ ...deps, jobRunner: down }, [file])).rejects.toThrow(/not indexed/);
+  const [failed] = await knex('research_archives').whereNull('organization_id');
+  expect(failed).toMatchObject({ status: 'failed', source_path: file });
+  const settledArchive = (id: string) =>
+    waitUntil(
+      async () => {
+        const row = await knex('research_archives').where({ id }).first();
+        return row.status === 'indexing' ? null : row;
+      },
+      'the configured archive to be indexed',
+      60_000,
+    );
+  try {
+    // The next start retries it (same content, same archive), and it becomes researchable.
+    expect((await registerConfiguredArchives(deps, [file])).map((a) => a.id)).toEqual([failed.id]);
+    expect(await settledArchive(failed.id)).toMatchObject({ status: 'ready', pages_indexed: 1, error: null });
+    // A ready archive is left alone.
+    expect(await registerConfiguredArchives(deps, [file])).toEqual([]);
+
+    // Same path, size and modification time: the stored hash is used, the file is not read. Changed
+    // bytes with the old mtime therefore register nothing; once the mtime moves, the new content is hashed.
+    const stat = fs.statSync(file);
+    const bytes = fs.readFileSync(file);
+    const at = bytes.indexOf('<title');
+    bytes[at + 1] = 'T'.charCodeAt(0);
+    fs.writeFileSync(file, bytes);
+    fs.utimesSync(file, stat.atime, stat.mtime);
+    expect(await registerConfiguredArchives(deps, [file])).toEqual([]);
+    expect(await knex('research_archives').whereNull('organization_id').count('* as n').first()).toEqual({ n: '1' });
+    fs.utimesSync(file, stat.atime, new Date(stat.mtimeMs + 5000));
+    const changed = await registerConfiguredArchives(deps, [file]);
+    expect(changed).toHaveLength(1);
+    expect(changed[0].id).not.toBe(failed.id);
+    await settledArchive(changed[0].id);
+  } finally {
+    // Configured archives are every organization's: remove them for the other tests.
+    await knex('research_archives').whereNull('organization_id').delete();
+  }
+}, 120_000);
