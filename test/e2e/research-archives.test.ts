@@ -154,6 +154,11 @@ test("with no research source, a flow enrich node's job reads its rows' own data
     expect.arrayContaining([expect.stringMatching(/no research source is configured.*POST \/api\/public\/research-archives/)]),
   );
   expect(child.body.results[0].after_data.color).toBe('blue');
+  // The run's poll shows the enrich node's job and its notices.
+  expect(run.nodes.find((n: { id: string }) => n.id === 'enrich')).toMatchObject({
+    job_id: node.job_id,
+    notices: expect.arrayContaining([expect.stringMatching(/no research source is configured/)]),
+  });
 }, 120_000);
 
 test('a WARC upload is indexed and researched: values cite the capture URLs, the record is in the evidence', async () => {
