@@ -150,5 +150,7 @@ test('evidence.wacz of a live job is accepted by the archive upload, and a later
   expect(shopHits.length).toBe(hitsBefore);
   const row = await testKnex()('enrichment_rows').where({ job_id: offline.body.job_id, row_index: 0 }).first('evidence');
   expect(JSON.stringify(row.evidence)).toContain(upload.body.id);
+  // The live search that failed is recorded, though the archive answered.
+  expect(row.evidence.problems).toEqual(expect.arrayContaining([expect.stringMatching(/^search "Trip Widget": .*503/)]));
   expect(result.review_info.debug_log.join('\n')).toMatch(new RegExp(`document read: ${pageUrl.replace(/[.]/g, '\\.')} \\(captured .*WARC record <urn:uuid:`));
 }, 120_000);

@@ -84,6 +84,8 @@ test('a combined source whose search fails leaves the others results; only all f
     },
     fetcher: ok.fetcher,
   };
-  expect((await combineSources([ok, down]).search.search('q', { limit: 5 })).map((r) => r.url)).toEqual(['a']);
+  const told: string[] = [];
+  expect((await combineSources([ok, down]).search.search('q', { limit: 5, onSourceError: (m) => told.push(m) })).map((r) => r.url)).toEqual(['a']);
+  expect(told).toEqual(['search API down']);
   await expect(combineSources([down, down]).search.search('q', { limit: 5 })).rejects.toThrow('search API down');
 });
