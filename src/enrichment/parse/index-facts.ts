@@ -55,7 +55,7 @@ export function parseIndexFacts(body: Buffer, maxText = 30_000): IndexFacts {
   // The first `<meta name=description>`'s content (`found` once one was seen, content or not).
   const meta: { found: boolean; content?: string } = { found: false };
   // A page with microdata is also built as a DOM, from the same pass's events, for parseMicrodata.
-  const dom = body.includes('itemscope') ? new DomHandler() : null;
+  const dom = /itemscope/i.test(html) ? new DomHandler() : null;
   // Open elements that matter: depth inside <title>, hidden elements, <body>, and the current JSON-LD script.
   let inTitle = 0;
   let hidden = 0;

@@ -47,7 +47,7 @@ describe('parseIndexFacts (one streaming pass)', () => {
       `<html><head><title> A  &amp; B </title><title>second</title><META NAME="Description" content=" Desc "><meta property="og:title" content="OG">
        <meta name="product:brand" content="Acme"><script type="application/ld+json">{"@type":"Product","name":"Drill","sku":"D-1","gtin13":"4006381333931"}</script>
        <style>.x{}</style></head><body><p>Visible <b>text</b></p><script>var hidden = 1</script><noscript>no</noscript>
-       <div itemscope itemtype="https://schema.org/Product"><span itemprop="name">Saw</span><meta itemprop="mpn" content="S-9"></div></body></html>`,
+       <div ITEMSCOPE itemtype="https://schema.org/Product"><span itemprop="name">Saw</span><meta itemprop="mpn" content="S-9"></div></body></html>`,
     );
     const facts = parseIndexFacts(html);
     expect(facts).toEqual(domFacts(html));
