@@ -11,18 +11,24 @@ import { logger } from '../src/lib/logger';
 import type { ServiceCaches } from '../src/services/caches';
 import { finishFlowRun, loadFlowRunPlan, NodeFailure, RunNotRunningError, beginNode, RunOutcome } from '../src/services/flows/execution';
 import { runCustomCodeNode, PythonSessionFactory } from '../src/services/flows/nodes/custom-code';
+import type { ResearchSettings } from '../src/services/enrichment/jobs';
 import { finishEnrichNode, startEnrichNode } from '../src/services/flows/nodes/enrich';
 import { runStageNode } from '../src/services/flows/nodes/stage';
 import { SandboxError } from '../src/services/flows/sandbox/python-sandbox';
 import { EnrichNodeJob, FLOW_NODE_FAILED, FlowRunPlan } from '../workflows/definitions';
 import { whileHeartbeating } from './heartbeat';
 
-/** What the flow activities need: the database, the catalog caches (item validators), the public URL and the Python sandbox. */
+/**
+ * What the flow activities need: the database, the catalog caches (item validators), the public
+ * URL, the Python sandbox, and the deployment's research settings (an enrich node's job of an
+ * organization with no research source reads its rows' own data, with a notice; unchecked when absent).
+ */
 export interface FlowActivityDeps {
   knex: Knex;
   caches: Pick<ServiceCaches, 'catalog'>;
   publicUrl: string;
   python: PythonSessionFactory;
+  research?: ResearchSettings;
 }
 
 /** The activity functions registered on the worker; flowRunWorkflow proxies them by these names. */
@@ -88,7 +94,7 @@ export function createFlowActivities(deps: FlowActivityDeps): FlowActivities {
           }),
       );
     },
-    startEnrichNode: (runId, nodeId) => guarded(() => startEnrichNode(knex, runId, nodeId)),
+    startEnrichNode: (runId, nodeId) => guarded(() => startEnrichNode(knex, runId, nodeId, deps.research)),
     finishEnrichNode: (runId, nodeId, jobId) => guarded(() => finishEnrichNode(knex, runId, nodeId, jobId)),
     async finishFlowRun(runId, outcome) {
       await finishFlowRun(knex, runId, outcome);

@@ -5,7 +5,7 @@
  * warcio from the shared product pages as templates (templates up to 200 KB; each copy gets its
  * own URL, title and a JSON-LD Product with its own name, brand, SKU and GTIN), indexes it with the
  * indexing service the workflow's activity runs (src/services/research-archives/indexing.ts),
- * sampling the process's RSS after every batch, then times BENCH_LOOKUPS lookups through the
+ * sampling the process's RSS after every batch and its CPU time (all threads), then times BENCH_LOOKUPS lookups through the
  * research providers (half by GTIN, half by name words; search, then fetch of the best hit from its
  * WARC record). Prints one JSON line with the 1-minute load average at start and end (the machine
  * is shared).
@@ -110,8 +110,11 @@ async function main(): Promise<void> {
     const rss0 = process.memoryUsage().rss;
     const samples: Array<[number, number]> = [];
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     const progress = await indexResearchArchive(bench.knex, blobs, archiveId, (p) => samples.push([p.pages_indexed, process.memoryUsage().rss]));
     const indexMs = since(t0);
+    // CPU time of this process (every thread, parser threads included; PostgreSQL's not): less load-dependent than wall time.
+    const cpu = process.cpuUsage(cpu0);
     const tenth = samples.find(([n]) => n >= N / 10)?.[1] ?? rss0;
     const maxRss = Math.max(...samples.map(([, r]) => r));
 
@@ -144,6 +147,7 @@ async function main(): Promise<void> {
         index_s: Number((indexMs / 1000).toFixed(1)),
         pages_per_s: Math.round(progress.pages_indexed / (indexMs / 1000)),
         pages_indexed: progress.pages_indexed,
+        node_cpu_ms_per_page: Number(((cpu.user + cpu.system) / 1000 / progress.pages_indexed).toFixed(2)),
         skipped: progress.skipped,
         rss_mb: { before: mb(rss0), at_10pct: mb(tenth), max: mb(maxRss), end: mb(process.memoryUsage().rss) },
         search_ms: { p50: percentile(searchMs, 50), p95: percentile(searchMs, 95) },

@@ -342,7 +342,9 @@ export class TemporalJobRunner implements JobRunner {
   }
 
   /**
-   * Starts the indexing of a research archive (JobRunner.startResearchArchiveIndex); "already started" is success.
+   * Starts the indexing of a research archive (JobRunner.startResearchArchiveIndex); "already
+   * started" (running) is success. A closed run may be started again: a configured archive whose
+   * indexing failed is retried under the same id (the archive row's status admits one retry at a time).
    * @throws the client's error when Temporal is unreachable
    */
   async startResearchArchiveIndex(archive: { id: string; organization_id: string | null; name: string }): Promise<void> {
@@ -353,7 +355,7 @@ export class TemporalJobRunner implements JobRunner {
         workflowId: researchArchiveWorkflowId(archive.id),
         taskQueue: this.config.taskQueue,
         args: [{ archive_id: archive.id }],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
         typedSearchAttributes: attributes,
         staticSummary: `Research archive ${archive.name}`,
         staticDetails: [

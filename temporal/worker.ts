@@ -23,6 +23,7 @@ import { loadConfig } from '../src/config';
 import type { Config } from '../src/config';
 import { enrichmentStorage } from '../src/services/enrichment/artifacts';
 import { createBlobStore } from '../src/lib/blob-stores';
+import type { ResearchSettings } from '../src/services/enrichment/jobs';
 import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
 import type { EnrichmentEngine } from '../src/enrichment/types';
 import { logger } from '../src/lib/logger';
@@ -79,6 +80,11 @@ export interface WorkerDeps {
    * the bubblewrap sandbox of the environment's configuration (src/services/flows/sandbox).
    */
   python?: PythonSessionFactory;
+  /**
+   * The research settings an enrich node's job is checked against (activities/flows.ts);
+   * default: the environment's configuration.
+   */
+  research?: ResearchSettings;
   /** Activity slots of this worker; default 32. */
   maxConcurrentActivities?: number;
   /**
@@ -126,6 +132,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
         caches: { catalog: createCatalogCaches() },
         publicUrl: deps.publicUrl ?? 'http://127.0.0.1:8080',
         python: deps.python ?? pythonSandbox(loadConfig()),
+        research: deps.research ?? loadConfig(),
       })
     : {};
   return Worker.create({

@@ -224,10 +224,11 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
     for (const query of searchNeeded ? withPromptWords(planQueries(input.item, input.options.speed), name, steer.words, budget.queries) : []) {
       evidence.queries.push(query);
       usage.search_calls++;
+      const problem = (message: string) => (evidence.problems ??= []).push(`search "${query}": ${message}`);
       try {
-        lists.push(await deps.search.search(query, { limit: budget.results, allowed_domains, blocked_domains, organization_id }));
+        lists.push(await deps.search.search(query, { limit: budget.results, allowed_domains, blocked_domains, organization_id, onSourceError: problem }));
       } catch (err) {
-        (evidence.problems ??= []).push(`search "${query}": ${err instanceof Error ? err.message : String(err)}`);
+        problem(err instanceof Error ? err.message : String(err));
       }
     }
     evidence.search_results = withSourceHints(fuse(lists), withPromptDomains(input.options.source_hints, steer.domains)).slice(0, Math.max(10, budget.pages));

@@ -21,6 +21,9 @@ export class ResearchArchive extends BaseModel {
   file_path!: string;
   content_sha256!: string;
   size_bytes!: number;
+  /** A configured archive's file as `RESEARCH_ARCHIVES` names it (resolved), and its modification time (ms) when hashed; null for uploads. */
+  source_path!: string | null;
+  source_mtime_ms!: number | null;
   status!: ResearchArchiveStatus;
   records_read!: number;
   pages_indexed!: number;

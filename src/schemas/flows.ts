@@ -160,7 +160,17 @@ export const RunResponse = Type.Object({
   updates: Type.Array(Type.String(), { description: '`print` output of the code and node milestones, oldest first (the newest 1,000)' }),
   results: Nullable(RowsPage),
   node_results: Nullable(Type.Record(Type.String(), Type.Composite([Type.Object({ node_type: Type.String() }), RowsPage]))),
-  nodes: Type.Array(Type.Object({ id: Type.String(), type: Type.String(), status: Type.String(), output_count: Type.Integer(), executions: Type.Integer() })),
+  nodes: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      type: Type.String(),
+      status: Type.String(),
+      output_count: Type.Integer(),
+      executions: Type.Integer(),
+      job_id: Type.Optional(Type.String({ description: 'An `enrich` node: its enrichment job (GET /api/public/enrich/{job_id})' })),
+      notices: Type.Optional(Type.Array(Type.String(), { description: 'An `enrich` node: the notices of its job (options it could not honour)' })),
+    }),
+  ),
   failed_node_id: Nullable(Type.String()),
   error: Nullable(Type.String()),
   activity_id: Nullable(Type.String({ description: 'The review activity the stage node left' })),

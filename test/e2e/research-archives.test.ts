@@ -17,12 +17,14 @@ import type { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createEngineFromConfig } from '../../src/enrichment';
 import { enrichmentStorage } from '../../src/services/enrichment/artifacts';
+import type { JobRunner } from '../../src/services/job-runner';
 import { registerConfiguredArchives } from '../../src/services/research-archives/archives';
 import { archiveIndexFetcher, archiveIndexSearch } from '../../src/services/research-archives/search';
 import { TemporalJobRunner } from '../../temporal/client';
 import { pageItem, PAGES_SCHEMA } from '../../bench/eval/pages';
 import { writeWacz, writeWarc } from '../../bench/fixtures/warc';
 import { SHARED_DATA } from '../helpers/data';
+import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
@@ -84,7 +86,8 @@ beforeAll(async () => {
   const engine = createEngineFromConfig(workerConfig, {
     archiveIndex: { search: archiveIndexSearch(knex), fetcher: archiveIndexFetcher(knex, storage.blobs) },
   });
-  worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex, engine, storage });
+  // The worker checks a flow's enrich node against the same research settings as the API.
+  worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex, engine, storage, research: workerConfig });
   app = testApiFor(env, TASK_QUEUE, { config, concurrency: 2 });
   a = (await createTestOrg('archives A')).auth;
   b = (await createTestOrg('archives B')).auth;
@@ -135,6 +138,51 @@ test('with no research source, a sync job completes from the items own data and 
   expect(res.body.results[0].after_data.color).toBe('red');
 }, 60_000);
 
+test("with no research source, a flow enrich node's job reads its rows' own data and carries the same notice as a job", async () => {
+  const c = await createTestOrg('archives C (flows)');
+  const catalogId = await createTestCatalog(c.organizationId, {
+    schema_definition: { type: 'object', properties: { name: { type: 'string' }, color: { type: 'string' } } },
+  });
+  const schema = [{ name: 'color', type: 'string', description: 'Colour' }];
+  const job = await request(app)
+    .post('/api/public/enrich')
+    .set(c.auth)
+    .send({ catalog_id: catalogId, items: [{ name: 'Acme kettle', color: 'red' }], output_schema: schema, speed: 'fast' });
+  expect(job.status).toBe(200);
+  const saved = await request(app)
+    .post(`/api/public/catalogs/${catalogId}/activities/${job.body.job_id}/save-workflow`)
+    .set(c.auth)
+    .send({ workflow_name: 'enrich' });
+  expect(saved.status).toBe(200);
+  const started = await request(app)
+    .post(`/api/public/workflows/${saved.body.workflow_id}/execute`)
+    .set(c.auth)
+    .send({ input: [{ name: 'Globex lamp', color: 'blue' }] });
+  expect(started.status).toBe(200);
+  const runId = started.body.workflow_run_id;
+  const run = await waitUntil(
+    async () => {
+      const res = await request(app).get(`/api/public/workflows/runs/${runId}`).set(c.auth);
+      return res.body.status === 'running' ? null : res.body;
+    },
+    'the flow run to end',
+    90_000,
+  );
+  expect(run.status).toBe('completed');
+  const node = await testKnex()('flow_run_nodes').where({ run_id: runId, node_id: 'enrich' }).first('job_id');
+  const child = await request(app).get(`/api/public/enrich/${node.job_id}`).set(c.auth);
+  expect(child.status).toBe(200);
+  expect(child.body.notices).toEqual(
+    expect.arrayContaining([expect.stringMatching(/no research source is configured.*POST \/api\/public\/research-archives/)]),
+  );
+  expect(child.body.results[0].after_data.color).toBe('blue');
+  // The run's poll shows the enrich node's job and its notices.
+  expect(run.nodes.find((n: { id: string }) => n.id === 'enrich')).toMatchObject({
+    job_id: node.job_id,
+    notices: expect.arrayContaining([expect.stringMatching(/no research source is configured/)]),
+  });
+}, 120_000);
+
 test('a WARC upload is indexed and researched: values cite the capture URLs, the record is in the evidence', async () => {
   const archive = await uploadReady(a, warcFile);
   expect(archive.progress.pages_indexed).toBe(2);
@@ -146,8 +194,8 @@ test('a WARC upload is indexed and researched: values cite the capture URLs, the
     .set(a)
     .send({ items: pages.slice(0, 2).map(item), output_schema: PAGES_SCHEMA, speed: 'fast', include_debug_log: true });
   expect(res.status).toBe(200);
-  // The archive is a research source: no notice says otherwise.
-  expect((res.body.notices ?? []).filter((n: string) => /research source/.test(n))).toEqual([]);
+  // Archives are a research source: no notice says otherwise (a `speed` notice about models may stand).
+  expect((res.body.notices ?? []).join(' ')).not.toMatch(/research source/);
   (res.body.results as Result[]).forEach((result, i) => {
     const truth = [labels[pages[i].id].price ?? []].flat().map(Number);
     expect(truth).toContain(Number(result.after_data.price));
@@ -245,3 +293,55 @@ test('without a worker polling the task queue, /readyz is not ready and a sync e
   expect(res.status).toBe(503);
   expect(res.body.detail).toMatch(/No worker polls task queue test-no-worker-queue/);
 }, 60_000);
+
+test('a configured WARC file whose indexing failed is retried at the next worker start; an unchanged file is not read again', async () => {
+  const knex = testKnex();
+  const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, {}, {}, {}, {});
+  // A worker start while Temporal is unreachable: the archive is registered, its indexing could not start.
+  const down: JobRunner = Object.assign(Object.create(runner), {
+    startResearchArchiveIndex: async () => {
+      throw new Error('Temporal unreachable');
+    },
+  });
+  const file = path.join(dir, 'configured.warc');
+  await writeWarc(file, pages.slice(3, 4).map(archived));
+  const deps = { knex, jobRunner: runner, blobs: enrichmentStorage(workerConfig).blobs };
+  await expect(registerConfiguredArchives({ ...deps, jobRunner: down }, [file])).rejects.toThrow(/not indexed/);
+  const [failed] = await knex('research_archives').whereNull('organization_id');
+  expect(failed).toMatchObject({ status: 'failed', source_path: file });
+  const settledArchive = (id: string) =>
+    waitUntil(
+      async () => {
+        const row = await knex('research_archives').where({ id }).first();
+        return row.status === 'indexing' ? null : row;
+      },
+      'the configured archive to be indexed',
+      60_000,
+    );
+  try {
+    // The next start retries it (same content, same archive), and it becomes researchable.
+    expect((await registerConfiguredArchives(deps, [file])).map((a) => a.id)).toEqual([failed.id]);
+    expect(await settledArchive(failed.id)).toMatchObject({ status: 'ready', pages_indexed: 1, error: null });
+    // A ready archive is left alone.
+    expect(await registerConfiguredArchives(deps, [file])).toEqual([]);
+
+    // Same path, size and modification time: the stored hash is used, the file is not read. Changed
+    // bytes with the old mtime therefore register nothing; once the mtime moves, the new content is hashed.
+    const stat = fs.statSync(file);
+    const bytes = fs.readFileSync(file);
+    const at = bytes.indexOf('<title');
+    bytes[at + 1] = 'T'.charCodeAt(0);
+    fs.writeFileSync(file, bytes);
+    fs.utimesSync(file, stat.atime, stat.mtime);
+    expect(await registerConfiguredArchives(deps, [file])).toEqual([]);
+    expect(await knex('research_archives').whereNull('organization_id').count('* as n').first()).toEqual({ n: '1' });
+    fs.utimesSync(file, stat.atime, new Date(stat.mtimeMs + 5000));
+    const changed = await registerConfiguredArchives(deps, [file]);
+    expect(changed).toHaveLength(1);
+    expect(changed[0].id).not.toBe(failed.id);
+    await settledArchive(changed[0].id);
+  } finally {
+    // Configured archives are every organization's: remove them for the other tests.
+    await knex('research_archives').whereNull('organization_id').delete();
+  }
+}, 120_000);

@@ -22,14 +22,19 @@ export interface ResearchSource {
 /**
  * Several sources as one: search asks each and interleaves their lists by rank (first of each,
  * then second of each, …; a URL once), fetch asks each in order until one has the page (status
- * other than 404). One source is returned as it is.
+ * other than 404). A source whose search fails (a live search API that is down) leaves the others'
+ * results standing, so archives are still researched without the network (issue 27 §6), and is
+ * told to `options.onSourceError`; the search throws only when every source failed (the first error). One source is returned as it is.
  */
 export function combineSources(sources: ResearchSource[]): ResearchSource {
   if (sources.length === 1) return sources[0];
   return {
     search: {
       async search(query: string, options: SearchOptions): Promise<SearchResult[]> {
-        const lists = await Promise.all(sources.map((s) => s.search.search(query, options)));
+        const settled = await Promise.allSettled(sources.map((s) => s.search.search(query, options)));
+        const lists = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+        if (settled.length && !lists.length) throw (settled[0] as PromiseRejectedResult).reason;
+        for (const r of settled) if (r.status === 'rejected') options.onSourceError?.(r.reason instanceof Error ? r.reason.message : String(r.reason));
         const seen = new Set<string>();
         const out: SearchResult[] = [];
         for (let i = 0; i < Math.max(0, ...lists.map((l) => l.length)); i++) {

@@ -18,6 +18,11 @@ export interface SearchOptions {
   allowed_domains?: string[];
   blocked_domains?: string[];
   organization_id?: string;
+  /**
+   * Told the error of a source that failed while others answered (combined sources,
+   * providers/index.ts combineSources), so that the failure is recorded though the search succeeds.
+   */
+  onSourceError?: (message: string) => void;
 }
 
 /**

@@ -96,15 +96,18 @@ async function waitForSyncJob(jobRunner: JobRunner, jobId: string, workflowId: s
   }
 }
 
+/** The settings that say which research sources a deployment has (src/services/research-archives/sources.ts). */
+export type ResearchSettings = Pick<Config, 'search' | 'researchArchives'>;
+
 /**
  * With no research source for the organization (src/services/research-archives/sources.ts), a
  * job that asked for web search reads its items' own data (`web_search: false`) and says so in
- * its notices; otherwise `config` is unchanged.
+ * its notices (NO_RESEARCH_SOURCE_NOTICE); otherwise `config` is unchanged. Jobs of the API and
+ * of a flow's enrich node alike (issue 27 §1).
  */
-async function withResearchSource(knex: Knex, deps: JobServiceDeps, scope: Scope, config: EnrichJobConfig): Promise<void> {
-  const c = deps.config;
-  if (config.web_search === false || config.reextract_from_activity_id || !c?.search || !c.researchArchives) return;
-  if (await organizationHasResearchSource(knex, { search: c.search, researchArchives: c.researchArchives }, scope.organizationId)) return;
+async function withResearchSource(knex: Knex, research: Partial<ResearchSettings> | undefined, organizationId: string, config: EnrichJobConfig): Promise<void> {
+  if (config.web_search === false || config.reextract_from_activity_id || !research?.search || !research.researchArchives) return;
+  if (await organizationHasResearchSource(knex, { search: research.search, researchArchives: research.researchArchives }, organizationId)) return;
   config.web_search = false;
   config.recorded_noops = [...(config.recorded_noops ?? []), NO_RESEARCH_SOURCE_NOTICE];
 }
@@ -292,7 +295,7 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
   const documents = upload ? await hostKnowledgeBase(knex, uploadStorage(deps), scope, plan.config, upload.knowledgeBaseFiles) : [];
   const config = plan.config;
   if (!config.async_mode) await assertWorkerPolling(deps.jobRunner, 'a synchronous request cannot be answered');
-  await withResearchSource(knex, deps, scope, config);
+  await withResearchSource(knex, deps.config, scope.organizationId, config);
   const catalogId = plan.catalogId;
   const jobId = newId();
   const workflowId = enrichmentWorkflowId(jobId);
@@ -331,7 +334,9 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
  * saved recipe, and its rows copied from the output of `source.inputNodeId`, or, when
  * `source.resumeFrom` is an earlier job of the node that failed or was cancelled, from that job
  * as a resume does (succeeded rows carried, never charged again). The flow workflow runs it as a
- * child workflow under its `workflow_id`.
+ * child workflow under its `workflow_id`. With `research` (the deployment's research settings)
+ * and no research source for the organization, the job reads its items' own data and carries the
+ * same notice as an API job.
  * @returns the stored job
  */
 export async function storeFlowNodeJob(
@@ -339,12 +344,14 @@ export async function storeFlowNodeJob(
   scope: Scope,
   recipe: EnrichJobConfig,
   source: { runId: string; inputNodeId: string; resumeFrom: EnrichmentJob | null },
+  research?: ResearchSettings,
 ): Promise<EnrichmentJob> {
   const jobId = newId();
   const from = source.resumeFrom;
   const plan: JobPlan = from
     ? { config: { ...recipe, async_mode: true, source_activity_id: from.id }, items: { kind: 'resume', from }, catalogId: null }
     : { config: { ...recipe, async_mode: true }, items: { kind: 'flow', runId: source.runId, nodeId: source.inputNodeId }, catalogId: null };
+  await withResearchSource(trx, research, scope.organizationId, plan.config);
   await storeJob(trx, scope, plan, [], jobId, enrichmentWorkflowId(jobId));
   return EnrichmentJob.query(trx).findById(jobId).throwIfNotFound();
 }

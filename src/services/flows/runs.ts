@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { logger } from '../../lib/logger';
+import { EnrichmentJob } from '../../models/enrichment-job';
 import { Flow } from '../../models/flow';
 import { FlowRun } from '../../models/flow-run';
 import { FlowRunNode } from '../../models/flow-run-node';
@@ -149,6 +150,23 @@ export interface PolledRun {
   results: RowsPage | null;
   /** Output of every node, by node id (completed runs; a failed run shows the nodes that completed). */
   node_results: Record<string, RowsPage & { node_type: string }> | null;
+  /** The notices of each `enrich` node's job that has some (its `recorded_noops`), by node id. */
+  notices: Record<string, string[]>;
+}
+
+/** The notices of the runs' enrich node jobs, by node id (the same a job's poll shows). */
+async function enrichNotices(knex: Knex, nodes: FlowRunNode[]): Promise<Record<string, string[]>> {
+  const byJob = new Map(nodes.filter((n) => n.job_id).map((n) => [n.job_id as string, n.node_id]));
+  if (!byJob.size) return {};
+  const jobs = await EnrichmentJob.query(knex)
+    .whereIn('id', [...byJob.keys()])
+    .select('id', 'config');
+  const out: Record<string, string[]> = {};
+  for (const job of jobs) {
+    const notices = job.config?.recorded_noops;
+    if (Array.isArray(notices) && notices.length) out[byJob.get(job.id)!] = notices;
+  }
+  return out;
 }
 
 /** Page `page` (1-based) of `pageSize` rows of a node's output. */
@@ -166,12 +184,13 @@ export async function getFlowRun(knex: Knex, scope: Scope, runId: string, page: 
   const run = await loadOwned<FlowRun>(knex, FlowRun, runId, scope, 'Workflow run not found');
   const flow = await loadFlow(knex, scope, run.flow_id);
   const nodes = await FlowRunNode.query(knex).where({ run_id: runId }).orderBy('position');
+  const notices = await enrichNotices(knex, nodes);
   const shown = run.status === 'completed' ? nodes : run.status === 'failed' ? nodes.filter((n) => n.status === 'completed') : [];
-  if (!shown.length) return { run, flow, nodes, results: null, node_results: null };
+  if (!shown.length) return { run, flow, nodes, results: null, node_results: null, notices };
   const nodeResults: NonNullable<PolledRun['node_results']> = {};
   for (const n of shown) nodeResults[n.node_id] = { node_type: n.node_type, ...(await nodePage(knex, n, page, pageSize)) };
   const last = nodes[nodes.length - 1];
-  return { run, flow, nodes, results: run.status === 'completed' ? nodeResults[last.node_id] : null, node_results: nodeResults };
+  return { run, flow, nodes, results: run.status === 'completed' ? nodeResults[last.node_id] : null, node_results: nodeResults, notices };
 }
 
 /** The most recent runs of a flow, newest first (the flow's page and `GET /public/workflows/{id}`). */

@@ -158,17 +158,34 @@ export async function deleteResearchArchive(deps: ResearchArchiveDeps, scope: Sc
 }
 
 /**
- * Registers the WARC/WACZ files of `RESEARCH_ARCHIVES` (worker start): a file whose content hash
- * is registered already is left as it is (indexed once per content); a new one is inserted and
- * its indexing workflow started. Two workers starting together insert it once (unique index).
- * @returns the archives registered now
+ * The content hash of a configured file: the one stored with an archive of the same path, size
+ * and modification time (the file is not read again), else the file's SHA-256 (streamed).
+ */
+async function configuredFileHash(knex: Knex, file: string, stat: fs.Stats): Promise<string> {
+  const known = await ResearchArchive.query(knex)
+    .whereNull('organization_id')
+    .where({ source_path: path.resolve(file), size_bytes: stat.size, source_mtime_ms: Math.trunc(stat.mtimeMs) })
+    .first();
+  return known?.content_sha256 ?? (await fileDigest(file)).sha256;
+}
+
+/**
+ * Registers the WARC/WACZ files of `RESEARCH_ARCHIVES` (worker start): a new content hash is
+ * inserted and its indexing workflow started; a hash registered already is left as it is (indexed
+ * once per content), unless its indexing failed: then it is indexed again (one worker wins the
+ * retry). A file whose path, size and modification time equal those stored with its hash is not
+ * read again. Two workers starting together insert a file once (unique index).
+ * @returns the archives whose indexing was started now (new or retried)
+ * @throws Error when a configured file cannot be read; ServiceUnavailableError when a workflow cannot start
  */
 export async function registerConfiguredArchives(deps: ResearchArchiveDeps, files: string[]): Promise<ResearchArchive[]> {
   const added: ResearchArchive[] = [];
   for (const file of files) {
     const format = archiveFormat(file);
     if (!format) continue;
-    const digest = await fileDigest(file);
+    const stat = await fs.promises.stat(file);
+    const sha256 = await configuredFileHash(deps.knex, file, stat);
+    const source = { source_path: path.resolve(file), source_mtime_ms: Math.trunc(stat.mtimeMs) };
     const id = newId();
     const inserted = await deps
       .knex('research_archives')
@@ -179,15 +196,34 @@ export async function registerConfiguredArchives(deps: ResearchArchiveDeps, file
         format,
         // Every process is given the configured files; a WACZ's WARC files go to the blob store (./indexing.ts).
         file_path: file,
-        content_sha256: digest.sha256,
-        size_bytes: digest.bytes,
+        content_sha256: sha256,
+        size_bytes: stat.size,
+        ...source,
         status: 'indexing',
       })
       .onConflict(deps.knex.raw('(content_sha256) where organization_id is null'))
       .ignore()
       .returning('id');
-    if (!inserted.length) continue;
-    const archive = await ResearchArchive.query(deps.knex).findById(id).throwIfNotFound();
+    if (inserted.length) {
+      const archive = await ResearchArchive.query(deps.knex).findById(id).throwIfNotFound();
+      await startIndexing(deps, archive);
+      added.push(archive);
+      continue;
+    }
+    // Known content: remember where the file is now; retry its indexing when it failed.
+    const retried = await deps
+      .knex('research_archives')
+      .whereNull('organization_id')
+      .where({ content_sha256: sha256 })
+      .update({ ...source, updated_at: new Date() })
+      .returning(['id', 'status']);
+    const failed = retried.find((r: { status: string }) => r.status === 'failed');
+    if (!failed) continue;
+    const claimed = await ResearchArchive.query(deps.knex)
+      .where({ id: failed.id, status: 'failed' })
+      .patch({ status: 'indexing', error: null, completed_at: null, records_read: 0, pages_indexed: 0, skipped: {}, updated_at: new Date() });
+    if (!claimed) continue;
+    const archive = await ResearchArchive.query(deps.knex).findById(failed.id).throwIfNotFound();
     await startIndexing(deps, archive);
     added.push(archive);
   }

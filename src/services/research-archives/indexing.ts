@@ -1,9 +1,11 @@
 /**
  * Indexing of one research archive (issue 27 §2), run by the `indexResearchArchive` activity of
  * researchArchiveIndexWorkflow: every HTML/PDF response record of its WARC files is read with the
- * engine's parsers (HTML: src/enrichment/parse/index-facts.ts; PDF: its text layer through
+ * engine's parsers (HTML: src/enrichment/parse/index-facts.ts, on one thread per core
+ * (facts-threads.ts) while this thread streams the records; PDF: its text layer through
  * providers/documents fetchedPageDoc) and written to `research_archive_pages` in batches, each
- * batch in one transaction with the archive's progress counters. Memory is one batch, whatever the archive's size. A retried attempt starts
+ * batch in one transaction with the archive's progress counters. Memory is one batch and a bounded
+ * read-ahead of pages, whatever the archive's size. A retried attempt starts
  * over: it deletes the pages an earlier attempt wrote first, so no page is indexed twice.
  * An uploaded archive is read from the blob store (./archive-files.ts) through a temporary local
  * copy, removed afterwards; the WARC files of an uploaded WACZ are put back into the store, where
@@ -13,17 +15,21 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
-import { parseIndexFacts, type IndexFacts } from '../../enrichment/parse/index-facts';
+import type { IndexFacts } from '../../enrichment/parse/index-facts';
 import { fetchedPageDoc, isHtmlType } from '../../enrichment/providers/documents';
 import { readWarcEntries, type WarcEntry, type WarcPage } from '../../enrichment/research/warc/records';
 import { extractWacz, WaczError } from '../../enrichment/research/warc/wacz';
 import { ResearchArchive } from '../../models/research-archive';
+import { startFactsThreads, type FactsThreads } from './facts-threads';
 import { insertPageRows, pageRow, type PageRow } from './pages';
 import type { BlobStore } from '../../lib/blob-store';
 import { archiveBlobKey, blobRef, withArchiveFile } from './archive-files';
 
 /** Page rows written per transaction. */
 export const INDEX_BATCH_PAGES = 200;
+
+/** Pages read ahead per parser thread: bounds the pages held in memory while threads parse. */
+const PAGES_AHEAD_PER_THREAD = 16;
 
 /** The archive's content cannot be read (not a WARC/WACZ, damaged, hashes differ): retrying will not help. */
 export class ArchiveContentError extends Error {}
@@ -82,9 +88,9 @@ async function withWarcFiles<T>(blobs: BlobStore, archive: ResearchArchive, use:
   });
 }
 
-/** The index facts of a page record: HTML read by parseIndexFacts, PDF by its text layer; null when unreadable. */
-async function pageFacts(page: WarcPage): Promise<IndexFacts | null> {
-  if (isHtmlType(page.content_type)) return parseIndexFacts(page.body);
+/** The index facts of a page record: HTML read by parseIndexFacts on a thread, PDF by its text layer; null when unreadable. */
+async function pageFacts(threads: FactsThreads, page: WarcPage): Promise<IndexFacts | null> {
+  if (isHtmlType(page.content_type)) return threads.facts(page.body);
   return fetchedPageDoc({ url: page.url, final_url: page.url, status: 200, content_type: page.content_type, body: page.body, fetched_at: '' }).catch(
     () => null,
   );
@@ -134,27 +140,39 @@ export async function indexResearchArchive(
     onBatch(counters);
   };
   const skip = (reason: string) => (progress.skipped[reason] = (progress.skipped[reason] ?? 0) + 1);
-  await withWarcFiles(blobs, archive, async (files) => {
-    for (const { file, ref } of files) await indexWarc(file, ref);
-  });
-  async function indexWarc(file: string, ref: string): Promise<void> {
-    const before = progress.records_read;
-    for await (const entry of entriesOf(file)) {
-      progress.records_read++;
-      if ('skipped' in entry) {
-        skip(entry.skipped);
-        continue;
+  // Pages are parsed on one thread per core while this thread reads ahead (a bounded queue, taken in order).
+  const threads = startFactsThreads();
+  const ahead: Array<{ ref: string; page: WarcPage; facts: Promise<IndexFacts | null> }> = [];
+  const takeOne = async () => {
+    const { ref, page, facts } = ahead.shift()!;
+    const doc = await facts;
+    if (!doc) return skip('unreadable_document');
+    batch.push(pageRow(archiveId, ref, page, doc));
+    progress.pages_indexed++;
+    if (batch.length >= INDEX_BATCH_PAGES) await flush();
+  };
+  try {
+    await withWarcFiles(blobs, archive, async (files) => {
+      for (const { file, ref } of files) {
+        const before = progress.records_read;
+        for await (const entry of entriesOf(file)) {
+          progress.records_read++;
+          if ('skipped' in entry) {
+            skip(entry.skipped);
+            continue;
+          }
+          const facts = pageFacts(threads, entry.page);
+          // A failure is taken in its turn below; until then it must not count as unhandled.
+          facts.catch(() => {});
+          ahead.push({ ref, page: entry.page, facts });
+          if (ahead.length >= threads.size * PAGES_AHEAD_PER_THREAD) await takeOne();
+        }
+        while (ahead.length) await takeOne();
+        if (progress.records_read === before) throw new ArchiveContentError(`${path.basename(file)}: no WARC record found (not a WARC file)`);
       }
-      const facts = await pageFacts(entry.page);
-      if (!facts) {
-        skip('unreadable_document');
-        continue;
-      }
-      batch.push(pageRow(archiveId, ref, entry.page, facts));
-      progress.pages_indexed++;
-      if (batch.length >= INDEX_BATCH_PAGES) await flush();
-    }
-    if (progress.records_read === before) throw new ArchiveContentError(`${path.basename(file)}: no WARC record found (not a WARC file)`);
+    });
+  } finally {
+    await threads.close();
   }
   await flush();
   await writing;

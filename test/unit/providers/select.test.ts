@@ -73,3 +73,19 @@ test('combined sources interleave search results by rank (a URL once) and fetch 
   expect((await both.fetcher.fetch('x')).status).toBe(200);
   expect((await both.fetcher.fetch('zzz')).status).toBe(404);
 });
+
+test('a combined source whose search fails leaves the others results; only all failing throws', async () => {
+  const ok = { search: { search: async () => [{ url: 'a', title: '', snippet: '', score: 1 }] }, fetcher: { fetch: async () => ({}) as never } };
+  const down = {
+    search: {
+      search: async (): Promise<never> => {
+        throw new Error('search API down');
+      },
+    },
+    fetcher: ok.fetcher,
+  };
+  const told: string[] = [];
+  expect((await combineSources([ok, down]).search.search('q', { limit: 5, onSourceError: (m) => told.push(m) })).map((r) => r.url)).toEqual(['a']);
+  expect(told).toEqual(['search API down']);
+  await expect(combineSources([down, down]).search.search('q', { limit: 5 })).rejects.toThrow('search API down');
+});

@@ -14,7 +14,7 @@ import { EnrichmentJob } from '../../../models/enrichment-job';
 import { FlowRunNode } from '../../../models/flow-run-node';
 import type { EnrichJobConfig } from '../../../schemas/enrich';
 import type { Scope } from '../../access/scope';
-import { storeFlowNodeJob } from '../../enrichment/jobs';
+import { storeFlowNodeJob, type ResearchSettings } from '../../enrichment/jobs';
 import type { EnrichNodeJob } from '../../../../workflows/definitions';
 import { beginNode, completeNode, continueNode, NodeFailure } from '../execution';
 
@@ -27,10 +27,12 @@ function runScope(organizationId: string): Scope {
  * Begins an `enrich` node and returns its job: the one an earlier attempt stored (locked with
  * the node row, so there is only ever one), else a new job over the input node's rows. A job
  * that failed or was cancelled (a rerun) is continued by a new job that carries its succeeded
- * rows (never charged twice) and processes the rest.
+ * rows (never charged twice) and processes the rest. With `research` (the deployment's research
+ * settings) and no research source for the organization, the job reads its rows' own data and
+ * carries the notice an API job carries (issue 27 §1).
  * @throws RunNotRunningError when the run is not running
  */
-export async function startEnrichNode(knex: Knex, runId: string, nodeId: string): Promise<EnrichNodeJob> {
+export async function startEnrichNode(knex: Knex, runId: string, nodeId: string, research?: ResearchSettings): Promise<EnrichNodeJob> {
   const ctx = await beginNode(knex, runId, nodeId);
   return knex.transaction(async (trx) => {
     const node = await FlowRunNode.query(trx).findById([runId, nodeId]).forUpdate().throwIfNotFound();
@@ -38,7 +40,13 @@ export async function startEnrichNode(knex: Knex, runId: string, nodeId: string)
     if (previous && (previous.status === 'running' || previous.status === 'completed'))
       return { job_id: previous.id, finished: previous.status === 'completed', organization_id: previous.organization_id, total_items: previous.total_items };
     const recipe = (ctx.run.nodes.find((n) => n.id === nodeId)?.config.request ?? {}) as EnrichJobConfig;
-    const job = await storeFlowNodeJob(trx, runScope(ctx.run.organization_id), recipe, { runId, inputNodeId: ctx.input.node_id, resumeFrom: previous ?? null });
+    const job = await storeFlowNodeJob(
+      trx,
+      runScope(ctx.run.organization_id),
+      recipe,
+      { runId, inputNodeId: ctx.input.node_id, resumeFrom: previous ?? null },
+      research,
+    );
     await FlowRunNode.query(trx).findById([runId, nodeId]).patch({ job_id: job.id });
     return { job_id: job.id, finished: false, organization_id: job.organization_id, total_items: job.total_items };
   });
