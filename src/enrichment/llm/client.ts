@@ -1,21 +1,10 @@
 import OpenAI from 'openai';
 import type { ChatCompletionContentPart } from 'openai/resources/chat/completions';
+import type { LlmSettings } from '../../config';
 import type { JsonSchema } from './schema';
 
-/** The LLM endpoint (config `llm`): any OpenAI-compatible Chat Completions server. */
-export interface LlmConfig {
-  baseUrl: string;
-  apiKey: string;
-  model: string;
-  /** Per request, ms; default 60 000. */
-  timeoutMs?: number;
-  /** Retries of the openai client on 408/409/429/5xx and connection errors; default 2. */
-  maxRetries?: number;
-  /** Models per speed tier (env `OPENAI_MODEL_CHEAP|FAST|DEEP`); absent ones fall back (src/enrichment/llm/speed.ts). */
-  models?: { cheap?: string; fast?: string; deep?: string };
-  /** The models are reasoning models: calls send `reasoning_effort` and no temperature (env `OPENAI_REASONING`). */
-  reasoning?: boolean;
-}
+/** The LLM endpoint (config `llm`, src/config.ts {@link LlmSettings}): any OpenAI-compatible Chat Completions server. */
+export type LlmConfig = LlmSettings;
 
 /** Which model one call uses and, for reasoning models, with what effort (src/enrichment/llm/speed.ts picks them). */
 export interface LlmCall {

@@ -16,6 +16,7 @@
  * generator.
  */
 import type { Sequence } from './tagger';
+import { seededRandom } from '../../lib/random';
 
 /**
  * A trained CRF over `fields` (`size` = 2·fields + 1 labels). As CRFsuite by default
@@ -238,18 +239,6 @@ function viterbi(emit: Float64Array, transitions: Float64Array, size: number, la
   return path.reverse();
 }
 
-/** Deterministic pseudo-random generator (mulberry32) for the training order. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * The features, feature/label pairs and label bigrams of `sequences`' training labels (see
  * {@link Crf}): features numbered in order of first appearance, each feature's pairs and the
@@ -314,7 +303,7 @@ export function trainCrf(fields: string[], sequences: Sequence[]): Crf {
   const lambda = c / Math.max(sequences.length, 1);
   const t0 = 1 / (lambda * eta0);
   const real = new Float64Array(transitions.length);
-  const random = mulberry32(20240521);
+  const random = seededRandom(20240521);
   const order = sequences.map((_, i) => i);
   // Token marginals (0 for labels outside the sequence's `allowed`).
   const marg = new Float64Array(size);
