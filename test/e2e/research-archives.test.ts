@@ -332,7 +332,7 @@ test('a configured WARC file whose indexing failed is retried at the next worker
     const at = bytes.indexOf('<title');
     bytes[at + 1] = 'T'.charCodeAt(0);
     fs.writeFileSync(file, bytes);
-    fs.utimesSync(file, stat.atime, stat.mtime);
+    fs.utimesSync(file, stat.atimeMs / 1000, stat.mtimeMs / 1000); // the old time, to the microsecond
     expect(await registerConfiguredArchives(deps, [file])).toEqual([]);
     expect(await knex('research_archives').whereNull('organization_id').count('* as n').first()).toEqual({ n: '1' });
     fs.utimesSync(file, stat.atime, new Date(stat.mtimeMs + 5000));

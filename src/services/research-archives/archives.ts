@@ -158,13 +158,21 @@ export async function deleteResearchArchive(deps: ResearchArchiveDeps, scope: Sc
 }
 
 /**
+ * A file's modification time in whole milliseconds, rounded: times set through `utimes` come back
+ * a hair below the millisecond they were set to (seconds as a double), which truncation would move.
+ */
+function mtimeMs(stat: fs.Stats): number {
+  return Math.round(stat.mtimeMs);
+}
+
+/**
  * The content hash of a configured file: the one stored with an archive of the same path, size
  * and modification time (the file is not read again), else the file's SHA-256 (streamed).
  */
 async function configuredFileHash(knex: Knex, file: string, stat: fs.Stats): Promise<string> {
   const known = await ResearchArchive.query(knex)
     .whereNull('organization_id')
-    .where({ source_path: path.resolve(file), size_bytes: stat.size, source_mtime_ms: Math.trunc(stat.mtimeMs) })
+    .where({ source_path: path.resolve(file), size_bytes: stat.size, source_mtime_ms: mtimeMs(stat) })
     .first();
   return known?.content_sha256 ?? (await fileDigest(file)).sha256;
 }
@@ -185,7 +193,7 @@ export async function registerConfiguredArchives(deps: ResearchArchiveDeps, file
     if (!format) continue;
     const stat = await fs.promises.stat(file);
     const sha256 = await configuredFileHash(deps.knex, file, stat);
-    const source = { source_path: path.resolve(file), source_mtime_ms: Math.trunc(stat.mtimeMs) };
+    const source = { source_path: path.resolve(file), source_mtime_ms: mtimeMs(stat) };
     const id = newId();
     const inserted = await deps
       .knex('research_archives')
