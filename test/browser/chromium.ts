@@ -1,24 +1,24 @@
 /**
  * Debian's Chromium for the browser tests (playwright-core against the system binary, which supports
  * every Node version of the engines range (puppeteer-core 25 needs Node ≥ 22.12); browser
- * downloads do not work here): where it is, whether it is there (outside CI the tests skip loudly
- * when it is not; under CI that fails), how the tests launch it, and their optional screenshots
+ * downloads do not work here): where it is, whether it is there (the tests fail saying what to
+ * install when it is not), how the tests launch it, and their optional screenshots
  * (`DASHBOARD_SCREENSHOTS`, e.g. docs/screenshots).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { prerequisite } from '../helpers/prerequisites';
+import { requirePrerequisite } from '../helpers/prerequisites';
 
 /** The Chromium binary: `CHROMIUM_PATH`, else Debian's /usr/bin/chromium. */
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 /**
- * Whether Chromium is installed (test/setup/prepare.ts installs it as root).
- * @throws Error under CI when it is not (test/helpers/prerequisites.ts: no silent skips)
+ * Checks that Chromium is installed (test/setup/prepare.ts installs it as root).
+ * @throws Error naming what to install when it is not: the browser tests fail, never skip
  */
-export function chromiumPresent(): boolean {
-  return prerequisite(fs.existsSync(CHROMIUM), `Chromium at ${CHROMIUM}`, "install Debian's chromium, or set CHROMIUM_PATH");
+export function requireChromium(): void {
+  requirePrerequisite(fs.existsSync(CHROMIUM), `Chromium at ${CHROMIUM}`, "install Debian's chromium, or set CHROMIUM_PATH");
 }
 
 /** What the tests drive: one browser context (its pages share cookies); closing it closes the browser. */

@@ -9,7 +9,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromiumPresent, launchChromium, screenshot, type Browser, type Page } from './chromium';
+import { requireChromium, launchChromium, screenshot, type Browser, type Page } from './chromium';
 import request from 'supertest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { newId } from '../../src/lib/ids';
@@ -19,7 +19,7 @@ import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
 import { completedRunInput, createFlowFixture, FAILING_RUN_INPUT, FLOW_SCRIPT, FLOW_TIMEOUT_S, FLOW_XSS_PROBE, type FlowFixture } from './flows-fixture';
 
-const hasChromium = chromiumPresent();
+requireChromium();
 
 /** Rows of the completed run: more than one dashboard page (25). */
 const COMPLETED_ROWS = 30;
@@ -35,7 +35,7 @@ async function settled(runId: string): Promise<FlowRun> {
   }
 }
 
-(hasChromium ? describe : describe.skip)('flows dashboard in Chromium', () => {
+describe('flows dashboard in Chromium', () => {
   const TASK_QUEUE = 'test-browser-flows';
   let env: TestWorkflowEnvironment;
   let worker: RunningTestWorker;

@@ -6,16 +6,16 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromiumPresent, launchChromium, screenshot, type Browser, type Page } from './chromium';
+import { requireChromium, launchChromium, screenshot, type Browser, type Page } from './chromium';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { testApp } from '../helpers/app';
 import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createReviewFixture, XSS_PROBE, type ReviewFixture } from './fixture';
 
-const hasChromium = chromiumPresent();
+requireChromium();
 
-(hasChromium ? describe : describe.skip)('review dashboard in Chromium', () => {
+describe('review dashboard in Chromium', () => {
   let server: http.Server;
   let base: string;
   let browser: Browser;
@@ -175,7 +175,7 @@ const hasChromium = chromiumPresent();
   });
 });
 
-(hasChromium ? describe : describe.skip)('review loop in Chromium: review, apply, catalog changed', () => {
+describe('review loop in Chromium: review, apply, catalog changed', () => {
   const TASK_QUEUE = 'test-browser-review';
   let env: TestWorkflowEnvironment;
   let worker: RunningTestWorker;

@@ -3,8 +3,8 @@
  * the local PostgreSQL cluster is restarted; activities that lose their connections fail and are
  * retried by Temporal, and the job completes with exactly one result write and one credit per
  * successful item (checked with each row's own write counter). Needs Debian's `pg_ctlcluster`
- * and a local cluster (the machine this project runs on); without them it skips loudly, and fails
- * under CI (test/helpers/prerequisites.ts).
+ * and a local cluster (the machine this project runs on); without them it fails saying so
+ * (test/helpers/prerequisites.ts).
  */
 import { execFileSync } from 'node:child_process';
 import type { Client } from '@temporalio/client';
@@ -20,7 +20,7 @@ import {
   TestCluster,
 } from '../../bench/fixtures/worker-cluster';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { prerequisite } from '../helpers/prerequisites';
+import { requirePrerequisite } from '../helpers/prerequisites';
 import { quietTemporalRuntime } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
 import { auditedJob, installWriteAudit } from '../helpers/write-audit';
@@ -29,13 +29,11 @@ import { TEST_DATABASE_URL } from '../setup/env';
 const TASK_QUEUE = 'test-postgres-restart';
 const ITEMS = 1000;
 
-const pgCluster = localPgCluster(TEST_DATABASE_URL);
-prerequisite(
-  pgCluster !== null,
+const pgCluster = requirePrerequisite(
+  localPgCluster(TEST_DATABASE_URL),
   'a local Debian PostgreSQL cluster serving the test database, restartable as root (pg_ctlcluster)',
   'apt-get install postgresql; run the tests as root',
 );
-const maybe = pgCluster ? it : it.skip;
 
 let temporal: RestartableTemporal;
 let client: Client;
@@ -43,7 +41,6 @@ let knex: Knex;
 let cluster: TestCluster;
 
 beforeAll(async () => {
-  if (!pgCluster) return;
   quietTemporalRuntime();
   knex = testKnex();
   await installWriteAudit(knex);
@@ -65,35 +62,31 @@ async function completed(jobId: string): Promise<number | null> {
   }
 }
 
-maybe(
-  'a 1,000-item job survives a PostgreSQL restart: one write and one credit per item',
-  async () => {
-    const { organizationId } = await createTestOrg('postgres restart');
-    const worker = await spawnWorker(temporal, TASK_QUEUE);
-    cluster.track(worker);
-    const { jobId, workflowId, runner } = await createArchiveJob(knex, client, TASK_QUEUE, organizationId, ITEMS, {
-      row_heartbeat_timeout_s: 5,
-      batch_size: 5,
-    });
-    await waitUntil(async () => ((await completed(jobId)) ?? 0) >= 150, '150 rows done', 90_000);
+it('a 1,000-item job survives a PostgreSQL restart: one write and one credit per item', async () => {
+  const { organizationId } = await createTestOrg('postgres restart');
+  const worker = await spawnWorker(temporal, TASK_QUEUE);
+  cluster.track(worker);
+  const { jobId, workflowId, runner } = await createArchiveJob(knex, client, TASK_QUEUE, organizationId, ITEMS, {
+    row_heartbeat_timeout_s: 5,
+    batch_size: 5,
+  });
+  await waitUntil(async () => ((await completed(jobId)) ?? 0) >= 150, '150 rows done', 90_000);
 
-    execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', pgCluster!.version, pgCluster!.name, 'restart', '-m', 'fast'], { stdio: 'ignore' });
-    const afterRestart = await waitUntil(async () => completed(jobId), 'PostgreSQL back', 60_000);
-    expect(afterRestart).toBeLessThan(ITEMS);
+  execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', pgCluster.version, pgCluster.name, 'restart', '-m', 'fast'], { stdio: 'ignore' });
+  const afterRestart = await waitUntil(async () => completed(jobId), 'PostgreSQL back', 60_000);
+  expect(afterRestart).toBeLessThan(ITEMS);
 
-    await runner.waitForClose(workflowId);
-    expect(worker.child.exitCode).toBeNull(); // the same worker process carried on
-    await stopWorker(worker);
-    const state = await jobInvariants(knex, jobId);
-    expect(state.job.status).toBe('completed');
-    expect(state.rows).toMatchObject({ rows: ITEMS, pending: 0, with_result: ITEMS, distinct_rows: ITEMS, written_once: ITEMS, max_writes: 1 });
-    // From the trigger-kept write record: one write per row, credits = audited successes.
-    const audit = await auditedJob(knex, jobId);
-    expect(audit).toMatchObject({ rowsWritten: ITEMS, repeated: [], successes: state.rows.succeeded, credits: state.rows.succeeded });
-    expect(state.rows.succeeded).toBeGreaterThan(0);
-    expect(state.job.credits_used).toBe(audit.successes);
-    // The restart was felt: some activity failed and Temporal retried it.
-    expect((await retriedActivityAttempts(client, workflowId)).length).toBeGreaterThan(0);
-  },
-  600_000,
-);
+  await runner.waitForClose(workflowId);
+  expect(worker.child.exitCode).toBeNull(); // the same worker process carried on
+  await stopWorker(worker);
+  const state = await jobInvariants(knex, jobId);
+  expect(state.job.status).toBe('completed');
+  expect(state.rows).toMatchObject({ rows: ITEMS, pending: 0, with_result: ITEMS, distinct_rows: ITEMS, written_once: ITEMS, max_writes: 1 });
+  // From the trigger-kept write record: one write per row, credits = audited successes.
+  const audit = await auditedJob(knex, jobId);
+  expect(audit).toMatchObject({ rowsWritten: ITEMS, repeated: [], successes: state.rows.succeeded, credits: state.rows.succeeded });
+  expect(state.rows.succeeded).toBeGreaterThan(0);
+  expect(state.job.credits_used).toBe(audit.successes);
+  // The restart was felt: some activity failed and Temporal retried it.
+  expect((await retriedActivityAttempts(client, workflowId)).length).toBeGreaterThan(0);
+}, 600_000);

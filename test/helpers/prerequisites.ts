@@ -12,7 +12,18 @@ export function inCi(): boolean {
 }
 
 /**
- * Checks one prerequisite.
+ * Requires one prerequisite of a test file: when it is missing, throws with what to install, so
+ * the file fails with that message (set-up, test/setup/prepare.ts, installs it). No skip.
+ * @throws Error naming what is missing and how to get it
+ */
+export function requirePrerequisite<T>(value: T | null | undefined | false, what: string, install: string): T {
+  if (value === null || value === undefined || value === false) throw new Error(`missing test prerequisite: ${what} (${install})`);
+  return value;
+}
+
+/**
+ * Checks one optional prerequisite (a part of a test that can run without it, e.g. the chaos
+ * soak's PostgreSQL restarts).
  * @param present whether it is there
  * @param what what is missing, e.g. "Chromium at /usr/bin/chromium"
  * @param install how to get it, e.g. "apt-get install chromium"

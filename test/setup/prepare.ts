@@ -33,7 +33,7 @@ async function main(): Promise<void> {
 /**
  * The browser tests drive Chromium at `CHROMIUM_PATH` or /usr/bin/chromium (issue 17). When it is
  * missing, installs Debian's `chromium` package if it can. A failed install fails the set-up under
- * CI (`CI=true`); elsewhere it is a warning and the browser tests skip loudly (issue 29 §3).
+ * CI (`CI=true`); elsewhere it is a warning and the browser tests fail saying what to install (issue 29 §3).
  * @throws Error under CI when Chromium is missing and cannot be installed
  */
 function ensureChromium(): void {
@@ -42,7 +42,7 @@ function ensureChromium(): void {
   else if (inCi()) throw new Error(`no Chromium at ${chromium} and it could not be installed (apt-get install chromium, as root): CI runs the browser tests`);
   else
     console.warn(
-      `[test setup] WARNING: no Chromium at ${chromium} and it could not be installed: the browser tests will be skipped (under CI=true this fails)`,
+      `[test setup] WARNING: no Chromium at ${chromium} and it could not be installed: the browser tests will fail`,
     );
 }
 
