@@ -40,10 +40,7 @@ function ensureChromium(): void {
   const chromium = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
   if (ensureDebianPackage(chromium, 'chromium')) console.log(`[test setup] Chromium: ${chromium}`);
   else if (inCi()) throw new Error(`no Chromium at ${chromium} and it could not be installed (apt-get install chromium, as root): CI runs the browser tests`);
-  else
-    console.warn(
-      `[test setup] WARNING: no Chromium at ${chromium} and it could not be installed: the browser tests will fail`,
-    );
+  else console.warn(`[test setup] WARNING: no Chromium at ${chromium} and it could not be installed: the browser tests will fail`);
 }
 
 /**
