@@ -11,11 +11,11 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createEngine } from '../../src/enrichment/engine';
-import type { Fetcher, SearchProvider } from '../../src/enrichment/research/types';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { startModelServer, userJson, type ChatRequest, type ModelAnswer, type ModelServer } from '../helpers/model-server';
 import { runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
+import { onePageSite } from '../helpers/one-page-site';
 
 const PAGE_URL = 'https://shop.example.com/acme-widget-3000';
 const PAGE = `<html><head><title>Acme Widget 3000</title>
@@ -23,23 +23,7 @@ const PAGE = `<html><head><title>Acme Widget 3000</title>
 </head><body><h1>Acme Widget 3000</h1><p>Finished in brushed steel.</p></body></html>`;
 
 /** Research: one shop page for any query; the queries sent are recorded. */
-const queries: string[] = [];
-const search: SearchProvider = {
-  search: async (q) => {
-    queries.push(q);
-    return [{ url: PAGE_URL, title: 'Acme Widget 3000', snippet: '', score: 1 }];
-  },
-};
-const fetcher: Fetcher = {
-  fetch: async (url) => ({
-    url,
-    final_url: url,
-    status: url === PAGE_URL ? 200 : 404,
-    content_type: 'text/html',
-    body: Buffer.from(url === PAGE_URL ? PAGE : ''),
-    fetched_at: new Date(0).toISOString(),
-  }),
-};
+const { search, fetcher, queries } = onePageSite(PAGE_URL, PAGE, 'Acme Widget 3000');
 
 /** The model: reads the material from the page; on the fit check, says a "brushed" finish is not a material. */
 function answer(req: ChatRequest): ModelAnswer {

@@ -2,6 +2,7 @@ import { createEngine } from '../../../src/enrichment/engine';
 import type { SearchProvider, Fetcher } from '../../../src/enrichment/research/types';
 import type { EnrichInput, OutputField } from '../../../src/enrichment/types';
 import { readBody, startServer } from '../providers/fixtures';
+import { onePageSite } from '../../helpers/one-page-site';
 
 const PAGE_URL = 'https://shop.example.com/acme-widget-3000';
 const PAGE = `<html><head><title>Acme Widget 3000</title>
@@ -11,17 +12,8 @@ const PAGE = `<html><head><title>Acme Widget 3000</title>
 <p>Finished in brushed steel. Order code AW-3000-B for the black edition.</p>
 </body></html>`;
 
-const search: SearchProvider = { search: async () => [{ url: PAGE_URL, title: 'Acme Widget 3000', snippet: '', score: 1 }] };
-const fetcher: Fetcher = {
-  fetch: async (url) => ({
-    url,
-    final_url: url,
-    status: url === PAGE_URL ? 200 : 404,
-    content_type: 'text/html',
-    body: Buffer.from(url === PAGE_URL ? PAGE : ''),
-    fetched_at: new Date(0).toISOString(),
-  }),
-};
+/** Research: one shop page for any query. */
+const { search, fetcher } = onePageSite(PAGE_URL, PAGE, 'Acme Widget 3000');
 
 const fields: OutputField[] = [
   { name: 'brand', type: 'string', description: 'Brand name' },

@@ -11,23 +11,15 @@ import { promptSteer, withPromptWords } from '../../../src/enrichment/research/p
 import type { Fetcher, SearchProvider } from '../../../src/enrichment/research/types';
 import type { EnrichInput, OutputField } from '../../../src/enrichment/types';
 import { startModelServer, userJson, type ModelServer, type ModelAnswer, type ChatRequest } from '../../helpers/model-server';
+import { onePageSite } from '../../helpers/one-page-site';
 
 const PAGE_URL = 'https://shop.example.com/acme-widget-3000';
 const PAGE = `<html><head><title>Acme Widget 3000</title>
 <script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Acme Widget 3000","brand":{"@type":"Brand","name":"Acme"},"sku":"AW-3000","color":"Red"}</script>
 </head><body><h1>Acme Widget 3000</h1><p>Finished in brushed steel.</p></body></html>`;
 
-const search: SearchProvider = { search: async () => [{ url: PAGE_URL, title: 'Acme Widget 3000', snippet: '', score: 1 }] };
-const fetcher: Fetcher = {
-  fetch: async (url) => ({
-    url,
-    final_url: url,
-    status: url === PAGE_URL ? 200 : 404,
-    content_type: 'text/html',
-    body: Buffer.from(url === PAGE_URL ? PAGE : ''),
-    fetched_at: new Date(0).toISOString(),
-  }),
-};
+/** Research: one shop page for any query. */
+const { search, fetcher } = onePageSite(PAGE_URL, PAGE, 'Acme Widget 3000');
 
 const fields: OutputField[] = [
   { name: 'brand', type: 'string', description: 'Brand name' },
