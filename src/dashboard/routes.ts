@@ -103,6 +103,8 @@ function parseFilters(query: Record<string, string | string[] | undefined>): Act
  * address (issue 18) applies to the sign-in form too, and keys cannot be guessed through it.
  */
 export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): Router {
+  // One blob store client per router, not per request.
+  const storage = enrichmentStorage(deps.config);
   const router = new Router({ prefix: DASHBOARD_BASE });
 
   // Security headers on every dashboard response; known errors become an HTML error page.
@@ -194,7 +196,7 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
   // A source as it was seen (issue 27 §6): the WARC record's payload, sandboxed (sendCapture).
   router.get('/captures/:job_id/:record_id', signedIn, async (ctx) => {
     const session = ctx.state.dashboardSession as ActiveSession;
-    sendCapture(ctx, await readCapture(deps.knex, enrichmentStorage(deps.config), session.scope, ctx.params.job_id, ctx.params.record_id));
+    sendCapture(ctx, await readCapture(deps.knex, storage, session.scope, ctx.params.job_id, ctx.params.record_id));
   });
 
   router.get('/catalogs/:catalog_id', signedIn, async (ctx) => {

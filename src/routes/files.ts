@@ -18,6 +18,8 @@ const captureParams = Type.Object({
  * org-scoped (404 for artifacts the organization never captured).
  */
 export function artifactRoutes(deps: AppDeps): RouteDef[] {
+  // One blob store client per router, not per request.
+  const storage = enrichmentStorage(deps.config);
   return [
     defineRoute({
       method: 'get',
@@ -26,7 +28,7 @@ export function artifactRoutes(deps: AppDeps): RouteDef[] {
       summary: 'A captured source artifact (exact bytes as fetched)',
       params: artifactParams,
       handler: async ({ scope, params, ctx }) => {
-        const a = await readArtifact(deps.knex, enrichmentStorage(deps.config), scope, params.sha256);
+        const a = await readArtifact(deps.knex, storage, scope, params.sha256);
         ctx.status = 200;
         ctx.type = a.content_type;
         ctx.set('X-Source-Url', encodeURI(a.url));
@@ -44,7 +46,7 @@ export function artifactRoutes(deps: AppDeps): RouteDef[] {
       summary: "The job's evidence as a WACZ (WARC 1.1 records of every consulted page, CDXJ index, pages, datapackage with SHA-256 hashes)",
       params: jobParams,
       handler: async ({ scope, params, ctx }) => {
-        const wacz = await evidenceWacz(deps.knex, enrichmentStorage(deps.config), scope, params.job_id);
+        const wacz = await evidenceWacz(deps.knex, storage, scope, params.job_id);
         ctx.status = 200;
         ctx.type = 'application/wacz';
         ctx.set('Content-Disposition', `attachment; filename="evidence-${params.job_id}.wacz"`);
@@ -59,7 +61,7 @@ export function artifactRoutes(deps: AppDeps): RouteDef[] {
       summary: 'A consulted page as it was seen, from its WARC record (sandboxed: no scripts run)',
       params: captureParams,
       handler: async ({ scope, params, ctx }) => {
-        sendCapture(ctx, await readCapture(deps.knex, enrichmentStorage(deps.config), scope, params.job_id, params.record_id));
+        sendCapture(ctx, await readCapture(deps.knex, storage, scope, params.job_id, params.record_id));
         return undefined;
       },
     }),
@@ -89,6 +91,8 @@ export function sendCapture(ctx: Context, capture: Capture): void {
  * whose `/api` paths are all authenticated).
  */
 export function publicMediaRoutes(deps: AppDeps): RouteDef[] {
+  // One blob store client per router, not per request.
+  const storage = enrichmentStorage(deps.config);
   return [
     defineRoute({
       method: 'get',
@@ -98,7 +102,7 @@ export function publicMediaRoutes(deps: AppDeps): RouteDef[] {
       public: true,
       hidden: true,
       handler: async ({ ctx }) => {
-        const m = await readMedia(deps.knex, enrichmentStorage(deps.config), String(ctx.params.file));
+        const m = await readMedia(deps.knex, storage, String(ctx.params.file));
         ctx.status = 200;
         ctx.type = m.content_type;
         ctx.set('Cache-Control', 'public, max-age=31536000, immutable');

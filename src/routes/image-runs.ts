@@ -11,6 +11,8 @@ import { defineRoute, RouteDef } from './registry';
  * and `GET /public/image-runs` read them back.
  */
 export function imageRunRoutes(deps: AppDeps): RouteDef[] {
+  // One blob store client per router, not per request.
+  const storage = enrichmentStorage(deps.config);
   const tags = ['media'];
   return [
     defineRoute({
@@ -20,7 +22,7 @@ export function imageRunRoutes(deps: AppDeps): RouteDef[] {
       summary: 'Run an image tool on hosted media (upscale, process; generative tools need a provider)',
       body: ImageRunBody,
       response: ImageRunResponse,
-      handler: async ({ scope, body }) => presentImageRun(await runImageTool({ knex: deps.knex, storage: enrichmentStorage(deps.config) }, scope, body)),
+      handler: async ({ scope, body }) => presentImageRun(await runImageTool({ knex: deps.knex, storage: storage }, scope, body)),
     }),
     defineRoute({
       method: 'get',
