@@ -6,73 +6,16 @@
  * examples; each job's own item texts only extend the phrase counts the model reads.
  *
  * Training is CPU-bound and synchronous (tens of seconds for a thousand examples with many
- * fields), so it runs in a worker thread: the activity's event loop keeps heartbeating and other
- * rows keep running meanwhile. Trainings run one at a time per engine. When the thread cannot
+ * fields), so it runs in worker threads (./text-threads.ts: its CRF trainings over every core):
+ * the activity's event loop keeps heartbeating and other rows keep running meanwhile.
+ * Trainings run one at a time per engine. When the thread cannot
  * run (no TypeScript loader, a model that does not survive structured cloning), the same
  * training runs in-process: slower to give the event loop back, identical in result.
  */
-import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { Worker } from 'node:worker_threads';
 import { trainTextModel, withCorpus, type TextExample, type TextModel } from './text';
+import { trainTextModelInThread } from './text-threads';
 import type { CatalogTextExample, OutputField } from './types';
-
-/**
- * The thread's program (CommonJS, evaluated): load the text model (the TypeScript sources through
- * tsx, or the compiled build as is), train, post the model.
- */
-const THREAD_PROGRAM = `
-const { parentPort, workerData } = require('node:worker_threads');
-if (workerData.loader) require(workerData.loader).register();
-const { trainTextModel } = require(workerData.module);
-parentPort.postMessage(trainTextModel(workerData.fields, workerData.examples, workerData.knownValues, workerData.texts));
-`;
-
-/**
- * Where the thread loads the text model from: this file's sibling `text/index`, compiled (`.js`,
- * the production build, plain node; tsx is a development dependency) or TypeScript (`.ts`, with
- * tsx's CommonJS loader, as under tsx and Jest).
- */
-function textModule(): { loader: string | null; module: string } {
-  if (path.extname(__filename) === '.js') return { loader: null, module: path.join(__dirname, 'text', 'index.js') };
-  return { loader: require.resolve('tsx/cjs/api'), module: path.join(__dirname, 'text', 'index.ts') };
-}
-
-/**
- * {@link trainTextModel} in a worker thread: resolves with the structured clone of the model
- * (Maps, typed arrays and RegExps survive it; the model holds no functions or class instances,
- * which test/unit/enrichment/learned-text.test.ts checks by comparing with in-process training).
- * The thread loads src/enrichment/text through tsx, as `npm run worker` does, or the compiled
- * dist/src/enrichment/text of the production build (`npm run build`) without a loader.
- * @throws Error when the thread cannot start, load the sources, train or post the model
- */
-export function trainTextModelInThread(
-  fields: OutputField[],
-  examples: readonly TextExample[],
-  knownValues: Record<string, string[]>,
-  texts: readonly string[] = [],
-): Promise<TextModel> {
-  return new Promise((resolve, reject) => {
-    let worker: Worker;
-    try {
-      worker = new Worker(THREAD_PROGRAM, {
-        eval: true,
-        workerData: { ...textModule(), fields, examples, knownValues, texts },
-      });
-    } catch (err) {
-      reject(err);
-      return;
-    }
-    // A training in progress must not keep a finishing process alive.
-    worker.unref();
-    worker.once('message', (model: TextModel) => {
-      resolve(model);
-      void worker.terminate();
-    });
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`text model training thread exited with code ${code}`)));
-  });
-}
 
 /**
  * Known values for training: per field, the first value of every example that has one
@@ -184,8 +127,13 @@ export function examplesVersion(digest: string, fields: OutputField[], knownValu
 export function createLearnedTextModels(): LearnedTextModels {
   /** Trained (or training) models by examples version, least recently used first. */
   const trained = new Map<string, Promise<TextModel>>();
-  /** The examples' digests by examples array (a job passes the same array for each row: hashed once). */
-  const digests = new WeakMap<readonly TextExample[], string>();
+  /**
+   * Per examples array (a job passes the same array for each row): its digest, and the known
+   * values and version per field definitions and catalog known values. Computed once per job,
+   * not per row: for 1,000 examples and 51 fields, {@link trainingKnownValues} alone took 45 ms
+   * a row (profile of bench/text-job.ts).
+   */
+  const versions = new WeakMap<readonly TextExample[], { digest: string; byInput: Map<string, { known: Record<string, string[]>; version: string }> }>();
   /** The models reading a job's texts, by the texts array (one per job) and examples version. */
   const withTexts = new WeakMap<readonly string[], Map<string, Promise<TextModel>>>();
   /** Tail of the training queue. */
@@ -231,10 +179,17 @@ export function createLearnedTextModels(): LearnedTextModels {
   return {
     model(fields, examples, knownValues = {}, texts = [], inProcess = false, onTraining) {
       if (examples.length === 0 || !teaches(fields, examples)) return null;
-      const known = trainingKnownValues(fields, examples, knownValues);
-      let digest = digests.get(examples);
-      if (digest === undefined) digests.set(examples, (digest = examplesDigest(examples)));
-      const version = examplesVersion(digest, fields, known);
+      let ofExamples = versions.get(examples);
+      if (!ofExamples) versions.set(examples, (ofExamples = { digest: examplesDigest(examples), byInput: new Map() }));
+      const key = JSON.stringify([fields, knownValues]);
+      let versioned = ofExamples.byInput.get(key);
+      if (!versioned) {
+        const trainingKnown = trainingKnownValues(fields, examples, knownValues);
+        versioned = { known: trainingKnown, version: examplesVersion(ofExamples.digest, fields, trainingKnown) };
+        ofExamples.byInput.set(key, versioned);
+        while (ofExamples.byInput.size > MODELS_KEPT) ofExamples.byInput.delete(ofExamples.byInput.keys().next().value as string);
+      }
+      const { known, version } = versioned;
       const model = train(version, fields, examples, known, inProcess, onTraining);
       if (texts.length === 0) return model;
       let perVersion = withTexts.get(texts);

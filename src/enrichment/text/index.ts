@@ -9,7 +9,7 @@
  * them (model.ts) decides the fields whose values the catalog writes verbatim.
  */
 import type { OutputField, TextExample } from '../types';
-import { extractWithModel, trainGroupedTextModel, trainTextModel, withCorpus } from './model';
+import { beginTextTraining, extractWithModel, trainCrfExcluding, trainGroupedTextModel, trainTextModel, withCorpus } from './model';
 import { buildProfiles } from './profile';
 import { extractWithProfiles, type TextExtraction } from './rules';
 
@@ -36,6 +36,6 @@ export function extractFromText(text: string, fields: OutputField[], knownValues
   return extractWithProfiles(text, buildProfiles(fields, knownValues));
 }
 
-export { buildProfiles, extractWithModel, extractWithProfiles, trainGroupedTextModel, trainTextModel, withCorpus };
+export { beginTextTraining, buildProfiles, extractWithModel, extractWithProfiles, trainCrfExcluding, trainGroupedTextModel, trainTextModel, withCorpus };
 export type { TextExample, TextExtraction };
-export type { TextGroup, TextModel } from './model';
+export type { PendingTextTraining, TextGroup, TextModel } from './model';

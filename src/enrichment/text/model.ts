@@ -412,7 +412,17 @@ function pick(policy: FieldPolicy, tagged: TaggedValue | undefined, hasRule: boo
  * {@link trainGroupedTextModel}.
  */
 export function trainTextModel(fields: OutputField[], examples: TextExample[], knownValues?: Record<string, string[]>, texts: string[] = []): TextModel {
-  return trainGroupedTextModel(
+  return trainPending(beginTextTraining(fields, examples, knownValues, texts));
+}
+
+/** {@link beginGroupedTextTraining} for one group of items (see {@link trainTextModel}). */
+export function beginTextTraining(
+  fields: OutputField[],
+  examples: TextExample[],
+  knownValues?: Record<string, string[]>,
+  texts: string[] = [],
+): PendingTextTraining {
+  return beginGroupedTextTraining(
     new Map([['', { fields, knownValues }]]),
     examples.map((e) => ({ ...e, group: '' })),
     texts,
@@ -420,24 +430,65 @@ export function trainTextModel(fields: OutputField[], examples: TextExample[], k
 }
 
 /**
+ * A text-model training whose CRF trainings are still to run (most of its time; they are
+ * independent of each other, so a caller may run them in parallel: src/enrichment/text-threads.ts).
+ * Training `k` is {@link trainCrfExcluding}(`names`, `sequences`, `folds`, `trainings[k]`);
+ * `complete` takes their taggers in the same order and returns the model.
+ */
+export interface PendingTextTraining {
+  /** The tagger's fields, in label order. */
+  names: string[];
+  /** Every example's token sequence. */
+  sequences: Sequence[];
+  /** Each sequence's cross-fitting fold (0 … FOLDS − 1). */
+  folds: number[];
+  /** The fold each training leaves out (its held-out tagger), or null for the final tagger on every sequence; empty when nothing was labelled. */
+  trainings: Array<number | null>;
+  /** The model, given the taggers of `trainings` in order. @throws Error when their number differs */
+  complete(taggers: Crf[]): TextModel;
+}
+
+/** A CRF on the `sequences` whose fold is not `exclude` (all of them when null): one training of a {@link PendingTextTraining}. */
+export function trainCrfExcluding(names: string[], sequences: Sequence[], folds: number[], exclude: number | null): Crf {
+  return trainCrf(
+    names,
+    sequences.filter((_, i) => folds[i] !== exclude),
+  );
+}
+
+/** Runs a pending training's CRF trainings one after another on this thread. */
+function trainPending(pending: PendingTextTraining): TextModel {
+  return pending.complete(pending.trainings.map((exclude) => trainCrfExcluding(pending.names, pending.sequences, pending.folds, exclude)));
+}
+
+/**
  * Trains one text model for a catalog whose items fall into `groups` (e.g. categories with
  * different fields; an example's `group` names its group, examples of unknown groups are
- * ignored). Rule profiles are built per group from its known values exactly as
+ * ignored): {@link beginGroupedTextTraining} with its CRF trainings run on this thread.
+ */
+export function trainGroupedTextModel(groups: Map<string, TextGroup>, examples: TextExample[], texts: string[] = []): TextModel {
+  return trainPending(beginGroupedTextTraining(groups, examples, texts));
+}
+
+/**
+ * Prepares the training of one text model for `groups` of items (see
+ * {@link trainGroupedTextModel}). Rule profiles are built per group from its known values exactly as
  * {@link buildProfiles} does; the tagger is shared, so what one group's items teach about a
  * field of the same name (a brand's place in a title, a pack size's shape) helps the others,
  * with group-specific feature copies when there are several groups (see analyse). `texts`
  * are further unlabelled texts of the catalog (e.g. the items to be enriched): with the
  * examples' texts they make the corpus of phrase counts (corpus.ts). Steps:
- * (1) cross-fitted rule evidence and gold labels for every example; (2) per fold, a tagger
+ * (1, here) cross-fitted rule evidence and gold labels for every example; (2) per fold, a tagger
  * trained on the other folds proposes the fold's candidate spans per field (held-out
  * candidates, catalog values from the other folds); (3) per fold, a reranker trained on the
  * other folds' held-out candidates chooses the fold's values; (4) each group's field policies
  * are chosen on these held-out choices; (5) the final tagger and reranker are trained on all
- * examples and held-out candidates. Deterministic for the same input. One function on purpose:
- * the five steps share the folds and their held-out material, which would otherwise be passed
- * between steps as a dozen parallel arrays.
+ * examples and held-out candidates. The taggers of (2) and (5) are the pending CRF trainings;
+ * `complete` does the rest. Deterministic for the same input, wherever the CRFs are trained.
+ * One function on purpose: the steps share the folds and their held-out material, which would
+ * otherwise be passed between steps as a dozen parallel arrays.
  */
-export function trainGroupedTextModel(groups: Map<string, TextGroup>, examples: TextExample[], texts: string[] = []): TextModel {
+export function beginGroupedTextTraining(groups: Map<string, TextGroup>, examples: TextExample[], texts: string[] = []): PendingTextTraining {
   const corpus = buildCorpus([...examples.map((e) => e.text), ...texts]);
   const names = [...new Set([...groups.values()].flatMap((g) => g.fields.map((f) => f.name)))];
   const grouped = groups.size > 1;
@@ -495,49 +546,50 @@ export function trainGroupedTextModel(groups: Map<string, TextGroup>, examples: 
       }
     }
   }
-  if (!labelled) return { tagger: null, groups: models, grouped, shared, corpus, reranker: null };
-  const heldOut = new Map<string, HeldOut[]>([...groups.keys()].map((g) => [g, []]));
-  for (let fold = 0; fold < FOLDS; fold += 1) {
-    const test = prepared.filter((p) => p.fold === fold);
-    if (test.length === 0) continue;
-    const tagger = trainCrf(
-      names,
-      prepared.filter((p) => p.fold !== fold).map((p) => p.sequence),
-    );
-    for (const p of test) {
-      heldOut.get(p.group)!.push({
-        candidates: candidatesOf(p.example.text, p.tokens, p.sequence.features, tagger, models.get(p.group)!, p.values, corpus),
-        tagged: new Map(),
-        fold,
-        rules: new Map(p.rules.map((e) => [e.field, String(e.value)])),
-        gold: p.example.values,
-      });
+  const sequences = prepared.map((p) => p.sequence);
+  const folds = prepared.map((p) => p.fold);
+  const tested = Array.from({ length: FOLDS }, (_, fold) => fold).filter((fold) => folds.includes(fold));
+  const trainings = labelled ? [...tested, null] : [];
+  const complete = (taggers: Crf[]): TextModel => {
+    if (taggers.length !== trainings.length) throw new Error(`text model: ${taggers.length} taggers for ${trainings.length} trainings`);
+    if (!labelled) return { tagger: null, groups: models, grouped, shared, corpus, reranker: null };
+    const heldOut = new Map<string, HeldOut[]>([...groups.keys()].map((g) => [g, []]));
+    for (const [index, fold] of tested.entries()) {
+      const test = prepared.filter((p) => p.fold === fold);
+      const tagger = taggers[index]!;
+      for (const p of test) {
+        heldOut.get(p.group)!.push({
+          candidates: candidatesOf(p.example.text, p.tokens, p.sequence.features, tagger, models.get(p.group)!, p.values, corpus),
+          tagged: new Map(),
+          fold,
+          rules: new Map(p.rules.map((e) => [e.field, String(e.value)])),
+          gold: p.example.values,
+        });
+      }
     }
-  }
-  // The reranker's own held-out choices (cross-fitted on the same folds) decide the policies.
-  const all = [...heldOut.values()].flat();
-  const lists = (pool: HeldOut[]): RankingList[] =>
-    pool.flatMap((h) => [...h.candidates].map(([field, list]) => rankingList(field, list, valuesOf(h.gold[field]))));
-  for (let fold = 0; fold < FOLDS; fold += 1) {
-    const reranker = trainReranker(lists(all.filter((h) => h.fold !== fold)));
-    for (const h of all.filter((x) => x.fold === fold)) h.tagged = chooseTagged(h.candidates, reranker);
-  }
-  for (const [name, group] of groups)
-    models.get(name)!.policies = choosePolicies(
-      group.fields.map((f) => f.name),
-      heldOut.get(name)!,
-    );
-  return {
-    tagger: trainCrf(
-      names,
-      prepared.map((p) => p.sequence),
-    ),
-    groups: models,
-    grouped,
-    shared,
-    corpus,
-    reranker: trainReranker(lists(all)),
+    // The reranker's own held-out choices (cross-fitted on the same folds) decide the policies.
+    const all = [...heldOut.values()].flat();
+    const lists = (pool: HeldOut[]): RankingList[] =>
+      pool.flatMap((h) => [...h.candidates].map(([field, list]) => rankingList(field, list, valuesOf(h.gold[field]))));
+    for (let fold = 0; fold < FOLDS; fold += 1) {
+      const reranker = trainReranker(lists(all.filter((h) => h.fold !== fold)));
+      for (const h of all.filter((x) => x.fold === fold)) h.tagged = chooseTagged(h.candidates, reranker);
+    }
+    for (const [name, group] of groups)
+      models.get(name)!.policies = choosePolicies(
+        group.fields.map((f) => f.name),
+        heldOut.get(name)!,
+      );
+    return {
+      tagger: taggers[tested.length]!,
+      groups: models,
+      grouped,
+      shared,
+      corpus,
+      reranker: trainReranker(lists(all)),
+    };
   };
+  return { names, sequences, folds, trainings, complete };
 }
 
 /**

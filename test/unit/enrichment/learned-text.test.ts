@@ -8,8 +8,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createEngine } from '../../../src/enrichment';
-import { createLearnedTextModels, learnedTextFields, trainingKnownValues, trainTextModelInThread } from '../../../src/enrichment/learned-text';
-import { extractWithModel, trainTextModel } from '../../../src/enrichment/text';
+import { createLearnedTextModels, learnedTextFields, trainingKnownValues } from '../../../src/enrichment/learned-text';
+import { trainCrfsInThreads, trainTextModelInThread } from '../../../src/enrichment/text-threads';
+import { beginTextTraining, extractWithModel, trainCrfExcluding, trainTextModel } from '../../../src/enrichment/text';
 import type { CatalogTextExample, OutputField } from '../../../src/enrichment/types';
 import { SHARED_DATA } from '../../helpers/data';
 
@@ -161,3 +162,21 @@ test("with the catalog's examples the engine reads model names, colours and size
   expect(learned.Color ?? 0).toBeGreaterThan(rules.Color ?? 0);
   expect(learned.Size ?? 0).toBeGreaterThan(rules.Size ?? 0);
 }, 120_000);
+
+test('the CRF trainings of a text model give the same taggers in a pool of threads as on this thread, whatever the pool size', async () => {
+  const pending = beginTextTraining(fields, examples.slice(0, 60), trainingKnownValues(fields, examples.slice(0, 60)));
+  expect(pending.trainings).toEqual([0, 1, 2, 3, 4, null]);
+  const local = pending.trainings.map((exclude) => trainCrfExcluding(pending.names, pending.sequences, pending.folds, exclude));
+  for (const threads of [1, 3]) {
+    const pooled = await trainCrfsInThreads(pending.names, pending.sequences, pending.folds, pending.trainings, threads);
+    expect(pooled.map((crf) => [...crf.weights])).toEqual(local.map((crf) => [...crf.weights]));
+    expect(pooled.map((crf) => [...crf.transitions])).toEqual(local.map((crf) => [...crf.transitions]));
+  }
+}, 120_000);
+
+test('a CRF training thread that fails rejects the pool', async () => {
+  const pending = beginTextTraining(fields, examples.slice(0, 30), {});
+  // A sequence without features makes trainCrf throw inside its thread.
+  const broken = [{ features: null as unknown as string[][], labels: [1], allowed: undefined }];
+  await expect(trainCrfsInThreads(pending.names, broken, [0], [null], 1)).rejects.toThrow();
+});
