@@ -8,10 +8,13 @@
  * twice, or a 5xx outside a fault window. Uses the test database (`TEST_DATABASE_URL`).
  */
 import { createKnex } from '../src/db';
+import { logger } from '../src/lib/logger';
 import { TEST_DATABASE_URL } from '../test/setup/env';
 import { chaosViolations, localPgCluster, runChaos } from './fixtures/chaos';
 
 async function main(): Promise<void> {
+  // The auditor's own connection errors while PostgreSQL restarts are expected: stdout carries the report alone.
+  logger.level = process.env.LOG_LEVEL ?? 'error';
   const knex = createKnex(TEST_DATABASE_URL);
   try {
     const restartPostgres = process.env.CHAOS_RESTART_POSTGRES !== '0' && localPgCluster(TEST_DATABASE_URL) !== null;

@@ -4,13 +4,30 @@ import knexFactory, { Knex } from 'knex';
 import { Model } from 'objection';
 import { Client } from 'pg';
 import { errorFields } from './lib/errors';
+import { logger } from './lib/logger';
+
+/**
+ * Knex's own messages ("Connection Error: …" when the server restarts, deprecations) as
+ * structured log lines of the process logger, component `knex`; Knex's default prints them with
+ * console.log, in colour, among the output of a command (bench/chaos.ts's JSON report).
+ */
+function knexLog(): Knex.Config['log'] {
+  const log = logger.child({ component: 'knex' });
+  return {
+    warn: (message: string) => log.warn(message),
+    error: (message: string) => log.error(message),
+    deprecate: (message: string) => log.warn(message),
+    debug: (message: string) => log.debug(message),
+  };
+}
 
 /**
  * Creates the Knex instance for a PostgreSQL URL and binds Objection models to it.
- * `jsonb` columns come back parsed; timestamps as `Date`.
+ * `jsonb` columns come back parsed; timestamps as `Date`. Knex's messages go to the process
+ * logger ({@link knexLog}).
  */
 export function createKnex(databaseUrl: string, pool: { min: number; max: number } = { min: 0, max: 10 }): Knex {
-  const knex = knexFactory({ client: 'pg', connection: databaseUrl, pool });
+  const knex = knexFactory({ client: 'pg', connection: databaseUrl, pool, log: knexLog() });
   Model.knex(knex);
   return knex;
 }
