@@ -8,7 +8,9 @@
  * sampling the process's RSS after every batch and its CPU time (all threads), then times BENCH_LOOKUPS lookups through the
  * research providers (half by GTIN, half by name words; search, then fetch of the best hit from its
  * WARC record). Prints one JSON line with the 1-minute load average at start and end (the machine
- * is shared).
+ * is shared). `BENCH_WARC=<file>` keeps the generated archive in that file, or indexes it when it
+ * exists already (made by an earlier run with the same `BENCH_PAGES`): generating 100,000 pages
+ * takes minutes, and may be done ahead of a quiet moment.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -88,9 +90,9 @@ async function main(): Promise<void> {
   const blobs = filesystemBlobStore(dir);
   try {
     const tpl = templates();
-    const file = path.join(dir, 'synthetic.warc.gz');
+    const file = process.env.BENCH_WARC ? path.resolve(process.env.BENCH_WARC) : path.join(dir, 'synthetic.warc.gz');
     const tGen = performance.now();
-    await writeWarc(file, syntheticPages(tpl), { gzip: true });
+    if (!fs.existsSync(file)) await writeWarc(file, syntheticPages(tpl), { gzip: true });
     const genMs = since(tGen);
     const digest = await fileDigest(file);
     const archiveId = newId();
