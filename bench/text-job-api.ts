@@ -1,0 +1,204 @@
+/**
+ * A text-only job through the whole service (issue 26 §9, "a job of 1,000 items with 1,000
+ * catalog examples takes ≤ 60 s on 2 cores"): HTTP → PostgreSQL → a Temporal dev server of its
+ * own → the production worker entrypoint in its own process (`node --import tsx
+ * temporal/worker.ts`). A catalog is made through the API from the WDC-PAVE offers of
+ * `../shared/data/wdc-pave` (title, description and the offer's values of its 51 attributes, each
+ * an output field), `BENCH_EXAMPLES` (default 1,000) of them bulk-upserted; then one
+ * `POST /api/public/enrich` (`async_mode`, `web_search: false`, `catalog_id`) of `BENCH_ITEMS`
+ * (default 1,000) offers, polled every 250 ms until it completes; then the same job again, whose
+ * model the worker has cached.
+ *
+ * Prints one JSON line: seconds from the request to `completed` (`job_s`), of which
+ * `training_text_model` was the job's `current_step` (`training_s`, as the polls saw it), the
+ * second job's seconds, items per second, the worker's CPU seconds (all threads, from /proc) and
+ * peak RSS, and the 1-minute load average at start and end.
+ *
+ *   npx tsx bench/text-job-api.ts        env: BENCH_EXAMPLES, BENCH_ITEMS, BENCH_DATABASE_URL
+ */
+import './env';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
+import { createApp } from '../src/app';
+import { loadConfig } from '../src/config';
+import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
+import { createOrganizationWithKey } from '../src/services/access/auth';
+import { TemporalJobRunner } from '../temporal/client';
+import { spawnWorker, startBenchDevServer, stopWorker } from './fixtures/worker-cluster';
+import { BENCH_DATABASE_URL, loadAvg } from './lib';
+
+const EXAMPLES = Number(process.env.BENCH_EXAMPLES ?? 1000);
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 1000);
+const TASK_QUEUE = `bench-text-job-${process.pid}`;
+const FILE = path.resolve(__dirname, '..', '..', 'shared', 'data', 'wdc-pave', 'wdc_with_all_attributes', 'train_large.jsonl');
+
+/** One WDC-PAVE record as the file holds it. */
+interface Offer {
+  input_title: string;
+  input_description?: string;
+  target_scores: Record<string, Record<string, unknown>>;
+}
+
+/** The offer's value per attribute (its first acceptable one; `n/a` is none). */
+function valuesOf(offer: Offer): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [attribute, scores] of Object.entries(offer.target_scores)) {
+    const v = Object.keys(scores).find((k) => k !== 'n/a');
+    if (v) out[attribute] = v;
+  }
+  return out;
+}
+
+/** User + system CPU seconds of a process and its threads (/proc/<pid>/stat), 0 when it is gone. */
+function cpuSecondsOf(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** VmRSS of a process in MiB, or 0 when it is gone. */
+function rssMbOf(pid: number): number {
+  try {
+    return Math.round(Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+  } catch {
+    return 0;
+  }
+}
+
+/** The benchmark in order: server, database, worker, API, catalog, two jobs, figures. */
+async function main(): Promise<void> {
+  const offers = fs
+    .readFileSync(FILE, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Offer);
+  const attributes = [...new Set(offers.flatMap((o) => Object.keys(o.target_scores)))];
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-text-job-'));
+  const cleanups: Array<() => Promise<unknown>> = [];
+  try {
+    const namespace = `bench-text-job-${randomUUID()}`;
+    const { handle: server } = await startBenchDevServer(path.join(tmp, 'temporal'), namespace);
+    cleanups.push(() => server.stop());
+    const connection = await Connection.connect({ address: server.address });
+    cleanups.push(() => connection.close());
+    const client = new Client({ connection, namespace });
+
+    await ensureDatabase(BENCH_DATABASE_URL);
+    const knex = createKnex(BENCH_DATABASE_URL, { min: 0, max: 10 });
+    cleanups.push(() => knex.destroy());
+    await migrateLatest(knex);
+    const { organizationId, apiKey } = await createOrganizationWithKey(knex, `text job bench ${new Date().toISOString()}`);
+    cleanups.push(() => knex('organizations').where('id', organizationId).delete());
+
+    const worker = await spawnWorker({ address: server.address, namespace }, TASK_QUEUE, { databaseUrl: BENCH_DATABASE_URL });
+    cleanups.push(() => stopWorker(worker));
+    const workerPid = worker.child.pid!;
+
+    const config = { ...loadConfig(), taskQueue: TASK_QUEUE };
+    const api = http.createServer(createApp({ config, knex, jobRunner: new TemporalJobRunner(client, config) }).callback());
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => api.close(resolve)));
+    const base = `http://127.0.0.1:${(api.address() as AddressInfo).port}/api/public`;
+    const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
+    const call = async <T>(method: string, url: string, body?: unknown): Promise<T> => {
+      const res = await fetch(`${base}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const json = (await res.json()) as T;
+      if (res.status !== 200) throw new Error(`${method} ${url} answered ${res.status}: ${JSON.stringify(json).slice(0, 500)}`);
+      return json;
+    };
+
+    const properties = Object.fromEntries(['sku', 'title', 'description', ...attributes].map((name) => [name, { type: 'string' }]));
+    const catalog = await call<{ id: string }>('POST', '/catalogs', {
+      name: 'WDC-PAVE offers',
+      unique_id_field: 'sku',
+      schema_definition: { type: 'object', properties, required: ['sku'] },
+    });
+    const catalogItems = offers.slice(0, EXAMPLES).map((o, i) => ({
+      sku: `CAT-${i}`,
+      title: o.input_title,
+      ...(o.input_description ? { description: o.input_description } : {}),
+      ...valuesOf(o),
+    }));
+    for (let i = 0; i < catalogItems.length; i += 500) await call('POST', `/catalogs/${catalog.id}/items/bulk`, { items: catalogItems.slice(i, i + 500) });
+
+    const outputSchema = attributes.map((name) => ({ name, type: 'string', description: name }));
+    const items = Array.from({ length: ITEMS }, (_, i) => offers[i % offers.length]!).map((o, i) => ({
+      sku: `NEW-${i}`,
+      title: o.input_title,
+      ...(o.input_description ? { description: o.input_description } : {}),
+    }));
+    const load = loadAvg();
+    let peakRss = rssMbOf(workerPid);
+    const jobCpu: number[] = [];
+    const job = async (): Promise<{ seconds: number; training: number; succeeded: number; examples: number }> => {
+      const cpu0 = cpuSecondsOf(workerPid);
+      const t0 = performance.now();
+      const started = await call<{ job_id: string }>('POST', '/enrich', {
+        catalog_id: catalog.id,
+        web_search: false,
+        async_mode: true,
+        output_schema: outputSchema,
+        items,
+      });
+      let training = 0;
+      let succeeded = 0;
+      let last = performance.now();
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 250));
+        const poll = await call<{ status: string; current_step: string | null; successful: number }>('GET', `/enrich/${started.job_id}?page_size=1`);
+        const now = performance.now();
+        if (poll.current_step === 'training_text_model') training += now - last;
+        last = now;
+        peakRss = Math.max(peakRss, rssMbOf(workerPid));
+        if (poll.status === 'failed' || poll.status === 'cancelled') throw new Error(`job ${poll.status}`);
+        if (poll.status === 'completed') {
+          succeeded = poll.successful;
+          break;
+        }
+      }
+      const seconds = (performance.now() - t0) / 1000;
+      const stored = await knex('enrichment_job_examples').where({ job_id: started.job_id }).first('examples');
+      jobCpu.push(cpuSecondsOf(workerPid) - cpu0);
+      return { seconds, training: training / 1000, succeeded, examples: stored?.examples.length ?? 0 };
+    };
+    const first = await job();
+    const second = await job();
+    const r = (x: number): number => Number(x.toFixed(1));
+    console.log(
+      JSON.stringify({
+        bench: 'text-job-api',
+        catalog_items: EXAMPLES,
+        example_texts: first.examples,
+        fields: attributes.length,
+        items: ITEMS,
+        job_s: r(first.seconds),
+        training_s: r(first.training),
+        items_per_s: r(ITEMS / first.seconds),
+        succeeded: first.succeeded,
+        worker_cpu_s: r(jobCpu[0]!),
+        second_job_s: r(second.seconds),
+        second_job_training_s: r(second.training),
+        worker_rss_peak_mb: peakRss,
+        target_s: 60,
+        load_avg: { start: load, end: loadAvg() },
+        cpus: os.cpus().length,
+      }),
+    );
+  } finally {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
