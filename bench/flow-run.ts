@@ -18,16 +18,13 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
-import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
-import { createOrganizationWithKey } from '../src/services/access/auth';
 import { TemporalJobRunner } from '../temporal/client';
 import { saveCodeFlow } from './fixtures/flows';
-import { spawnWorker, startBenchDevServer, stopWorker } from './fixtures/worker-cluster';
+import { rssOf, startServiceBench } from './fixtures/service-bench';
+import { spawnWorker, stopWorker } from './fixtures/worker-cluster';
 import { BENCH_DATABASE_URL, createBenchCatalog, loadAvg } from './lib';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
@@ -35,38 +32,17 @@ const TASK_QUEUE = `bench-flow-${process.pid}`;
 const CODE = 'def transform(rows):\n    return [{**r, "title": r["title"].upper()} for r in rows]\n';
 const mb = (bytes: number): number => Math.round(bytes / 1048576);
 
-/** VmRSS of a process in bytes, or 0 when it is gone. */
-function rssOf(pid: number): number {
-  try {
-    return Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
-  } catch {
-    return 0;
-  }
-}
-
 /** The benchmark in order: server, database, worker, flow, execute, wait, figures. */
 async function main(): Promise<void> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-flow-'));
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
-    const namespace = `bench-flow-${randomUUID()}`;
-    const { handle: server } = await startBenchDevServer(path.join(tmp, 'temporal'), namespace);
-    cleanups.push(() => server.stop());
-    const connection = await Connection.connect({ address: server.address });
-    cleanups.push(() => connection.close());
-    const client = new Client({ connection, namespace });
-
-    await ensureDatabase(BENCH_DATABASE_URL);
-    const knex = createKnex(BENCH_DATABASE_URL, { min: 0, max: 10 });
-    cleanups.push(() => knex.destroy());
-    await migrateLatest(knex);
-    const { organizationId, apiKey } = await createOrganizationWithKey(knex, `flow bench ${new Date().toISOString()}`);
-    cleanups.push(() => knex('organizations').where('id', organizationId).delete());
+    const { address, namespace, client, knex, organizationId, apiKey } = await startServiceBench(tmp, 'flow', cleanups);
     const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'bench', organizationIds: [organizationId] } };
     const catalogId = await createBenchCatalog({ knex, organizationId }, 'flow bench');
     const flow = await saveCodeFlow(knex, scope, catalogId, CODE, 'bench', 1800);
 
-    const worker = await spawnWorker({ address: server.address, namespace }, TASK_QUEUE, { databaseUrl: BENCH_DATABASE_URL });
+    const worker = await spawnWorker({ address, namespace }, TASK_QUEUE, { databaseUrl: BENCH_DATABASE_URL });
     cleanups.push(() => stopWorker(worker));
     const workerPid = worker.child.pid!;
     const workerStart = rssOf(workerPid);

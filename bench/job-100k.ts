@@ -34,17 +34,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../src/app';
 import { loadConfig, REPO_ROOT } from '../src/config';
-import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
 import { pageItem, PAGES_SCHEMA } from './eval/pages';
-import { createOrganizationWithKey } from '../src/services/access/auth';
 import { TemporalJobRunner } from '../temporal/client';
 import { enrichmentWorkflowId, progressQuery } from '../workflows/definitions';
-import { startBenchDevServer } from './fixtures/worker-cluster';
+import { startServiceBench } from './fixtures/service-bench';
 import { BENCH_DATABASE_URL } from './lib';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 100_000);
@@ -96,27 +92,7 @@ async function main(): Promise<void> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-100k-'));
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
-    // Temporal: reuse TEMPORAL_ADDRESS (namespace default), else a dev server of our own on free
-    // ports with a namespace of its own (see startBenchDevServer).
-    let address = process.env.TEMPORAL_ADDRESS;
-    let namespace = 'default';
-    if (!address) {
-      namespace = `bench-100k-${randomUUID()}`;
-      const { handle: server } = await startBenchDevServer(path.join(tmp, 'temporal'), namespace);
-      cleanups.push(() => server.stop());
-      address = server.address;
-    }
-    const connection = await Connection.connect({ address });
-    cleanups.push(() => connection.close());
-    const client = new Client({ connection, namespace });
-
-    // Database and organization.
-    await ensureDatabase(BENCH_DATABASE_URL);
-    const knex = createKnex(BENCH_DATABASE_URL, { min: 0, max: 10 });
-    cleanups.push(() => knex.destroy());
-    await migrateLatest(knex);
-    const { organizationId, apiKey } = await createOrganizationWithKey(knex, `job-100k bench ${new Date().toISOString()}`);
-    cleanups.push(() => knex('organizations').where('id', organizationId).delete());
+    const { address, namespace, client, knex, organizationId, apiKey } = await startServiceBench(tmp, '100k', cleanups);
     const auth = { Authorization: `Bearer ${apiKey}` };
 
     // Worker: the production entrypoint (or the same worker with the echo engine) in its own process.

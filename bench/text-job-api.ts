@@ -21,38 +21,18 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
-import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
-import { createOrganizationWithKey } from '../src/services/access/auth';
 import { TemporalJobRunner } from '../temporal/client';
-import { spawnWorker, startBenchDevServer, stopWorker } from './fixtures/worker-cluster';
+import { rssOf, startServiceBench } from './fixtures/service-bench';
+import { spawnWorker, stopWorker } from './fixtures/worker-cluster';
+import { attributesOf, readWdcOffers, valuesOf } from './fixtures/wdc-pave';
 import { BENCH_DATABASE_URL, loadAvg } from './lib';
 
 const EXAMPLES = Number(process.env.BENCH_EXAMPLES ?? 1000);
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 1000);
 const TASK_QUEUE = `bench-text-job-${process.pid}`;
-const FILE = path.resolve(__dirname, '..', '..', 'shared', 'data', 'wdc-pave', 'wdc_with_all_attributes', 'train_large.jsonl');
-
-/** One WDC-PAVE record as the file holds it. */
-interface Offer {
-  input_title: string;
-  input_description?: string;
-  target_scores: Record<string, Record<string, unknown>>;
-}
-
-/** The offer's value per attribute (its first acceptable one; `n/a` is none). */
-function valuesOf(offer: Offer): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [attribute, scores] of Object.entries(offer.target_scores)) {
-    const v = Object.keys(scores).find((k) => k !== 'n/a');
-    if (v) out[attribute] = v;
-  }
-  return out;
-}
 
 /** User + system CPU seconds of a process and its threads (/proc/<pid>/stat), 0 when it is gone. */
 function cpuSecondsOf(pid: number): number {
@@ -64,41 +44,16 @@ function cpuSecondsOf(pid: number): number {
   }
 }
 
-/** VmRSS of a process in MiB, or 0 when it is gone. */
-function rssMbOf(pid: number): number {
-  try {
-    return Math.round(Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
-  } catch {
-    return 0;
-  }
-}
-
 /** The benchmark in order: server, database, worker, API, catalog, two jobs, figures. */
 async function main(): Promise<void> {
-  const offers = fs
-    .readFileSync(FILE, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Offer);
-  const attributes = [...new Set(offers.flatMap((o) => Object.keys(o.target_scores)))];
+  const offers = readWdcOffers();
+  const attributes = attributesOf(offers);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-text-job-'));
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
-    const namespace = `bench-text-job-${randomUUID()}`;
-    const { handle: server } = await startBenchDevServer(path.join(tmp, 'temporal'), namespace);
-    cleanups.push(() => server.stop());
-    const connection = await Connection.connect({ address: server.address });
-    cleanups.push(() => connection.close());
-    const client = new Client({ connection, namespace });
+    const { address, namespace, client, knex, apiKey } = await startServiceBench(tmp, 'text-job', cleanups);
 
-    await ensureDatabase(BENCH_DATABASE_URL);
-    const knex = createKnex(BENCH_DATABASE_URL, { min: 0, max: 10 });
-    cleanups.push(() => knex.destroy());
-    await migrateLatest(knex);
-    const { organizationId, apiKey } = await createOrganizationWithKey(knex, `text job bench ${new Date().toISOString()}`);
-    cleanups.push(() => knex('organizations').where('id', organizationId).delete());
-
-    const worker = await spawnWorker({ address: server.address, namespace }, TASK_QUEUE, { databaseUrl: BENCH_DATABASE_URL });
+    const worker = await spawnWorker({ address, namespace }, TASK_QUEUE, { databaseUrl: BENCH_DATABASE_URL });
     cleanups.push(() => stopWorker(worker));
     const workerPid = worker.child.pid!;
 
@@ -136,7 +91,7 @@ async function main(): Promise<void> {
       ...(o.input_description ? { description: o.input_description } : {}),
     }));
     const load = loadAvg();
-    let peakRss = rssMbOf(workerPid);
+    let peakRss = Math.round(rssOf(workerPid) / 1048576);
     const jobCpu: number[] = [];
     const job = async (): Promise<{ seconds: number; training: number; succeeded: number; examples: number }> => {
       const cpu0 = cpuSecondsOf(workerPid);
@@ -157,7 +112,7 @@ async function main(): Promise<void> {
         const now = performance.now();
         if (poll.current_step === 'training_text_model') training += now - last;
         last = now;
-        peakRss = Math.max(peakRss, rssMbOf(workerPid));
+        peakRss = Math.max(peakRss, Math.round(rssOf(workerPid) / 1048576));
         if (poll.status === 'failed' || poll.status === 'cancelled') throw new Error(`job ${poll.status}`);
         if (poll.status === 'completed') {
           succeeded = poll.successful;

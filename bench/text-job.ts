@@ -9,39 +9,15 @@
  * cpu_s, second_job_s}` (seconds of wall time; `cpu_s` = user + system CPU of this process).
  * Usage: `npx tsx bench/text-job.ts [examples=1000] [items=1000]`.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { REPO_ROOT } from '../src/config';
 import { createEngine } from '../src/enrichment/engine';
 import type { CatalogTextExample, Evidence, OutputField } from '../src/enrichment/types';
-
-/** One WDC-PAVE record as the file holds it. */
-interface Offer {
-  input_title: string;
-  input_description?: string;
-  target_scores: Record<string, Record<string, unknown>>;
-}
-
-/** The offer's value per attribute (its first acceptable one; `n/a` is none). */
-function valuesOf(offer: Offer): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [attribute, scores] of Object.entries(offer.target_scores)) {
-    const v = Object.keys(scores).find((k) => k !== 'n/a');
-    if (v) out[attribute] = v;
-  }
-  return out;
-}
+import { attributesOf, readWdcOffers, valuesOf } from './fixtures/wdc-pave';
 
 async function main(): Promise<void> {
   const nExamples = Number(process.argv[2] ?? 1000);
   const nItems = Number(process.argv[3] ?? 1000);
-  const file = path.resolve(REPO_ROOT, '..', 'shared', 'data', 'wdc-pave', 'wdc_with_all_attributes', 'train_large.jsonl');
-  const offers = fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Offer);
-  const fields: OutputField[] = [...new Set(offers.flatMap((o) => Object.keys(o.target_scores)))].map((name) => ({ name, type: 'string', description: name }));
+  const offers = readWdcOffers();
+  const fields: OutputField[] = attributesOf(offers).map((name) => ({ name, type: 'string', description: name }));
   const examples: CatalogTextExample[] = offers.slice(0, nExamples).flatMap((o) => {
     const values = valuesOf(o);
     return (
