@@ -17,6 +17,7 @@ import {
 } from '../schemas/enrich';
 import { cancelEnrichmentJob, createEnrichmentJob, getEnrichmentJob, JobPage, listEnrichmentJobs } from '../services/enrichment/jobs';
 import { jobToCatalog } from '../services/enrichment/to-catalog';
+import { enrichmentStorage, type EnrichmentStorage } from '../services/enrichment/artifacts';
 import type { Scope } from '../services/access/scope';
 import { defineRoute, RouteDef } from './registry';
 
@@ -59,7 +60,7 @@ function withKnowledgeBaseMetadata(parsed: object, metadataJson: string | undefi
  * job from the streamed `items_file`, and always removes the uploaded files afterwards.
  * @throws ValidationError (422, locs under `body.request_json` / `body.items_file`), 413 over a limit
  */
-async function createFromMultipart(deps: AppDeps, scope: Scope, ctx: Context, validator: Validator): Promise<JobPage> {
+async function createFromMultipart(deps: AppDeps, storage: EnrichmentStorage, scope: Scope, ctx: Context, validator: Validator): Promise<JobPage> {
   const upload = await readEnrichUpload(ctx, deps.config.dataDir, deps.uploadLimits ?? DEFAULT_UPLOAD_LIMITS);
   try {
     if (upload.requestJson === undefined) throw ValidationError.at(['body', 'request_json'], 'Field required: the request as JSON', 'missing');
@@ -72,7 +73,7 @@ async function createFromMultipart(deps: AppDeps, scope: Scope, ctx: Context, va
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
       throw ValidationError.at(['body', 'request_json'], 'request_json must be a JSON object', 'type_error');
     const req = validator.validate(requestJsonSchema, withKnowledgeBaseMetadata(parsed, upload.knowledgeBaseMetadataJson), 'body');
-    return await createEnrichmentJob(deps, scope, req, { itemsFile: upload.itemsFile, knowledgeBaseFiles: upload.knowledgeBaseFiles });
+    return await createEnrichmentJob(deps, scope, req, { itemsFile: upload.itemsFile, knowledgeBaseFiles: upload.knowledgeBaseFiles, storage });
   } catch (err) {
     if (err instanceof AppError) throw underRequestJson(err);
     throw err;
@@ -84,6 +85,8 @@ async function createFromMultipart(deps: AppDeps, scope: Scope, ctx: Context, va
 /** Enrichment routes (interface-spec.md, Enrichment; decisions.md §4). */
 export function enrichRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const tags = ['enrichment'];
+  // Where uploaded knowledge-base files are hosted: one blob store client for the router.
+  const storage = enrichmentStorage(deps.config);
   return [
     defineRoute({
       method: 'post',
@@ -95,7 +98,7 @@ export function enrichRoutes(deps: ResolvedAppDeps): RouteDef[] {
       response: jobResponseSchema,
       handler: async ({ scope, body, ctx, validator }) =>
         presentJobPage(
-          await (ctx.is('multipart/form-data') ? createFromMultipart(deps, scope, ctx, validator) : createEnrichmentJob(deps, scope, body)),
+          await (ctx.is('multipart/form-data') ? createFromMultipart(deps, storage, scope, ctx, validator) : createEnrichmentJob(deps, scope, body)),
           deps.config.publicUrl,
         ),
     }),

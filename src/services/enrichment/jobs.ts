@@ -11,7 +11,7 @@ import type { AuditDecision } from '../../enrichment/audit';
 import type { EnrichJobConfig, EnrichRequest } from '../../schemas/enrich';
 import { auditSummary, auditWanted } from './audit';
 import { copyJobExamples, saveJobExamples } from './examples';
-import { enrichmentStorage, type EnrichmentStorage } from './artifacts';
+import type { EnrichmentStorage } from './artifacts';
 import { hostKnowledgeBase, saveJobDocuments } from './knowledge-base';
 import {
   copyRowsForReextract,
@@ -41,15 +41,11 @@ export interface JobServiceDeps {
   jobRunner: JobRunner;
   /**
    * `allowHttpWebhooks`: loopback http webhook URLs are accepted (development); default false.
-   * `blobStore` / `publicUrl`: where uploaded knowledge-base files are hosted (./artifacts.ts);
-   * required when a request uploads some (the HTTP app passes its whole Config).
    * `limits`: concurrent-job and monthly-credit quotas (./quotas.ts); none when absent.
    * `llm`: the model, when one is configured (the options that need one: ./model-options.ts).
    */
   config?: {
     allowHttpWebhooks?: boolean;
-    blobStore?: Config['blobStore'];
-    publicUrl?: string;
     limits?: Config['limits'];
     llm?: Config['llm'];
     /**
@@ -172,17 +168,6 @@ async function insertRows(trx: Knex.Transaction, jobId: string, plan: JobPlan): 
   }
 }
 
-/**
- * Where a request's uploaded knowledge-base files are hosted: the service's configured storage.
- * @throws Error when the deps carry no `blobStore` / `publicUrl` (a programming error: only the
- *   HTTP app receives uploads, and it passes its Config)
- */
-function uploadStorage(deps: JobServiceDeps): EnrichmentStorage {
-  const { blobStore, publicUrl } = deps.config ?? {};
-  if (blobStore === undefined || publicUrl === undefined) throw new Error('Uploads need config.blobStore and config.publicUrl');
-  return enrichmentStorage({ blobStore, publicUrl });
-}
-
 /** The metadata of a job's review activity: the job and what it continues, its template and file. */
 function activityMetadata(jobId: string, config: JobPlan['config']): Record<string, unknown> {
   return {
@@ -264,6 +249,8 @@ async function storeJob(
 export interface EnrichUploadInput {
   itemsFile: { path: string; originalname: string };
   knowledgeBaseFiles: Array<{ path: string; originalname: string; mimetype: string }>;
+  /** Where uploaded knowledge-base files are hosted (./artifacts.ts; the router builds it once). */
+  storage: EnrichmentStorage;
 }
 
 /**
@@ -292,7 +279,7 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
     upload && { file: upload.itemsFile.path, fileName: upload.itemsFile.originalname, knowledgeFiles: upload.knowledgeBaseFiles.length > 0 },
   );
   await settleModelOptions(knex, req, plan.config, Boolean(deps.config?.llm));
-  const documents = upload ? await hostKnowledgeBase(knex, uploadStorage(deps), scope, plan.config, upload.knowledgeBaseFiles) : [];
+  const documents = upload ? await hostKnowledgeBase(knex, upload.storage, scope, plan.config, upload.knowledgeBaseFiles) : [];
   const config = plan.config;
   if (!config.async_mode) await assertWorkerPolling(deps.jobRunner, 'a synchronous request cannot be answered');
   await withResearchSource(knex, deps.config, scope.organizationId, config);

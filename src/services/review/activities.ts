@@ -328,7 +328,8 @@ export async function submitDrafts(deps: ReviewDeps, scope: Scope, activityId: s
  */
 export async function cancelActivity(deps: ReviewDeps, scope: Scope, activityId: string): Promise<ActivityDetail> {
   const current = await loadActivity(deps.knex, scope, activityId);
-  if (current.type === 'enrichment' && current.status === 'running') await cancelEnrichmentJob(deps, scope, activityId);
+  if (current.type === 'enrichment' && current.status === 'running')
+    await cancelEnrichmentJob({ knex: deps.knex, jobRunner: deps.jobRunner }, scope, activityId);
   await deps.knex.transaction(async (trx) => {
     const activity = await lockActivity(trx, scope, activityId);
     if (activity.status === 'completed') throw new ConflictError('Activity is completed: its changes are applied and it cannot be cancelled');
