@@ -1,7 +1,7 @@
 /**
  * Which blob store a configuration names (src/config.ts `blobStore`, src/lib/blob-stores.ts):
  * `npm start` keeps the filesystem under DATA_DIR; BLOB_DIR moves it; S3_BUCKET selects the
- * S3-compatible backend (tested against a server in blob-store-s3.test.ts).
+ * S3-compatible backend (tested against a server in blob-store-contract.test.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';
