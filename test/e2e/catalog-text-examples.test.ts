@@ -19,6 +19,7 @@ import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
 import { bodyOf, EnrichBody, EnrichResultBody } from '../helpers/wire';
+import { noResearch } from '../helpers/no-research';
 
 const TASK_QUEUE = 'test-e2e-catalog-text-examples';
 let env: TestWorkflowEnvironment;
@@ -84,18 +85,7 @@ async function catalogOf(withTitles: boolean): Promise<string> {
 beforeAll(async () => {
   env = await startTestTemporal();
   // web_search: false never searches or fetches: providers that refuse are enough.
-  const engine = createEngine({
-    search: {
-      search: async () => {
-        throw new Error('no search in this test');
-      },
-    },
-    fetcher: {
-      fetch: async () => {
-        throw new Error('no fetch in this test');
-      },
-    },
-  });
+  const engine = createEngine(noResearch('web_search: false'));
   worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine });
   app = testApiFor(env, TASK_QUEUE);
   org = await createTestOrg('catalog text examples');

@@ -19,6 +19,7 @@ import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { seedItems } from '../helpers/review-apply';
 import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
+import { noResearch } from '../helpers/no-research';
 
 const TASK_QUEUE = 'test-e2e-category-apply';
 let env: TestWorkflowEnvironment;
@@ -50,18 +51,7 @@ const SCHEMA = { type: 'object', properties: { sku: { type: 'string' }, title: {
 beforeAll(async () => {
   env = await startTestTemporal();
   // web_search: false never searches or fetches: providers that refuse are enough.
-  const engine = createEngine({
-    search: {
-      search: async () => {
-        throw new Error('no search in this test');
-      },
-    },
-    fetcher: {
-      fetch: async () => {
-        throw new Error('no fetch in this test');
-      },
-    },
-  });
+  const engine = createEngine(noResearch('web_search: false'));
   worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine });
   app = testApiFor(env, TASK_QUEUE, { applyTuning: { retry_initial_interval_s: 0.1, maximum_attempts: 2 } });
   org = await createTestOrg('category apply');

@@ -3,6 +3,7 @@ import { createEngine } from '../../../src/enrichment/engine';
 import { openArchives } from '../../../src/enrichment/research/archive';
 import type { EnrichInput, OutputField } from '../../../src/enrichment/types';
 import { SHARED_DATA } from './data-dir';
+import { noResearch } from '../../helpers/no-research';
 
 const ZYTE = path.join(SHARED_DATA, 'zyte-product-extraction');
 const META = path.join(SHARED_DATA, 'pages/metascraper-shopping');
@@ -52,18 +53,7 @@ describe('enrichment engine on the offline archive', () => {
   it('re-extracts the same result from serialised evidence without I/O', async () => {
     const first = await engine.enrich(input({ name: 'KÄRCHER Hochdruckreiniger K 3 Full Control' }));
     const stored = JSON.parse(JSON.stringify(first.evidence));
-    const offline = createEngine({
-      search: {
-        search: async () => {
-          throw new Error('no search during extract');
-        },
-      },
-      fetcher: {
-        fetch: async () => {
-          throw new Error('no fetch during extract');
-        },
-      },
-    });
+    const offline = createEngine(noResearch('during extract'));
     const again = await offline.extract(input({ name: 'KÄRCHER Hochdruckreiniger K 3 Full Control' }), stored);
     expect(again.result).toEqual(first.result);
   });

@@ -13,6 +13,7 @@ import { trainCrfsInThreads, trainTextModelInThread } from '../../../src/enrichm
 import { beginTextTraining, extractWithModel, trainCrfExcluding, trainTextModel } from '../../../src/enrichment/text';
 import type { CatalogTextExample, OutputField } from '../../../src/enrichment/types';
 import { SHARED_DATA } from '../../helpers/data';
+import { noResearch } from '../../helpers/no-research';
 
 interface Shoe {
   title: string;
@@ -126,18 +127,7 @@ test("training known values: the examples' values with frequency, then the catal
 });
 
 test("with the catalog's examples the engine reads model names, colours and sizes the rule layer misses", async () => {
-  const engine = createEngine({
-    search: {
-      search: async () => {
-        throw new Error('no search');
-      },
-    },
-    fetcher: {
-      fetch: async () => {
-        throw new Error('no fetch');
-      },
-    },
-  });
+  const engine = createEngine(noResearch('web_search: false'));
   const known = serviceKnownValues(catalog);
   const correct = async (withExamples: boolean): Promise<Record<string, number>> => {
     const out: Record<string, number> = {};
