@@ -15,6 +15,8 @@ import { loadActivityPage, loadCatalogPage, type ActivityFilters } from './data'
 import { activityPage, catalogPage, DASHBOARD_BASE, errorPage, homePage, loginPage, STATUS_ORDER, type PageSession } from './views';
 import { loadFlowListPage, loadFlowPage, loadRunPage } from './flows-data';
 import { flowListPage, flowPage, runPage } from './flow-views';
+import { loadOrganizationPage } from './organization-data';
+import { organizationPage } from './organization-views';
 import { own } from '../lib/objects';
 import { enrichmentStorage } from '../services/enrichment/artifacts';
 import { readCapture } from '../services/enrichment/evidence-wacz';
@@ -25,7 +27,8 @@ import { sendCapture } from '../routes/files';
  * `/dashboard`: sign-in and sign-out, the organization's catalogs, a catalog's activities, and an
  * activity's review page (`review_url` = `{PUBLIC_URL}/dashboard/catalogs/{cid}/activities/{aid}`,
  * decisions.md §5); and the flows (issue 19 step 5): the list, a flow (`workflow_url` =
- * `{PUBLIC_URL}/dashboard/flows/{id}`) and a run with its results. Pages are server-rendered; the only script and stylesheet are served from
+ * `{PUBLIC_URL}/dashboard/flows/{id}`) and a run with its results; the organization's settings
+ * (issue 28 §11: API keys, webhook secret, default master catalog). Pages are server-rendered; the only script and stylesheet are served from
  * ./assets (no CDN). Review and apply actions are the page script's calls to `/api/...`,
  * authorized by the session cookie plus the CSRF token (src/middleware/auth.ts).
  */
@@ -228,6 +231,11 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
     const filters = { node: one(ctx.query.node)?.slice(0, 200), page: pageNumber(ctx.query.page) };
     const data = await loadRunPage(deps.knex, session.scope, ctx.params.flow_id, ctx.params.run_id, filters);
     send(ctx, 200, runPage(data, filters, pageSession(session)));
+  });
+
+  router.get('/organization', signedIn, async (ctx) => {
+    const session = ctx.state.dashboardSession as ActiveSession;
+    send(ctx, 200, organizationPage(await loadOrganizationPage(deps.knex, session.scope), pageSession(session)));
   });
 
   // The tool server's login helper (issue 21): a loopback callback receives a new API key.

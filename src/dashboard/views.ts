@@ -34,7 +34,7 @@ export interface LayoutOptions {
 
 /**
  * The page frame: head with local assets, top bar with breadcrumbs, the sections (catalogs,
- * flows) and sign-out.
+ * flows, organization) and sign-out.
  */
 export function layout(title: string, body: SafeHtml, session: PageSession | null, crumbs: SafeHtml[] = [], options: LayoutOptions = {}): string {
   return html`<!doctype html>
@@ -56,6 +56,7 @@ export function layout(title: string, body: SafeHtml, session: PageSession | nul
               ? html`<nav class="sections">
                   <a href="${DASHBOARD_BASE}">Catalogs</a>
                   <a href="${DASHBOARD_BASE}/flows">Flows</a>
+                  <a href="${DASHBOARD_BASE}/organization">Organization</a>
                 </nav>`
               : ''
           }

@@ -43,3 +43,34 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: path.join(dir, name), fullPage: true });
 }
+
+/** One accessibility violation as {@link seriousViolations} reports it. */
+export interface A11yViolation {
+  id: string;
+  impact: string;
+  help: string;
+  /** CSS selectors of the offending elements. */
+  targets: string[];
+}
+
+/**
+ * The serious and critical accessibility violations of the page as it is now, found by axe-core
+ * (Deque's rules for WCAG 2.0/2.1 A and AA and best practices; issue 28 "Qualities": no serious or
+ * critical violations). axe is evaluated through the DevTools protocol, so the dashboard's CSP
+ * (no inline script) stays on.
+ */
+export async function seriousViolations(page: Page): Promise<A11yViolation[]> {
+  const source = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(source);
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as {
+        axe: { run(): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }> };
+      }
+    ).axe;
+    return (await axe.run()).violations;
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, impact: v.impact ?? '', help: v.help, targets: v.nodes.map((n) => n.target.map(String).join(' ')) }));
+}
