@@ -57,10 +57,23 @@ export interface A11yViolation {
  * The serious and critical accessibility violations of the page as it is now, found by axe-core
  * (Deque's rules for WCAG 2.0/2.1 A and AA and best practices; issue 28 "Qualities": no serious or
  * critical violations). axe is evaluated through the DevTools protocol, so the dashboard's CSP
- * (no inline script) stays on.
+ * (no inline script) stays on. A page that navigates while axe runs is checked again once loaded.
  */
 export async function seriousViolations(page: Page): Promise<A11yViolation[]> {
   const source = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+  // A page that reloads itself (a running flow run's) may do so while axe runs: check the new one.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await axeViolations(page, source);
+    } catch (err) {
+      if (attempt >= 3 || !/Execution context was destroyed|navigat/i.test(String(err))) throw err;
+      await page.waitForLoadState('load');
+    }
+  }
+}
+
+/** One axe-core run on the page (see {@link seriousViolations}). */
+async function axeViolations(page: Page, source: string): Promise<A11yViolation[]> {
   await page.evaluate(source);
   const violations = await page.evaluate(async () => {
     const axe = (
@@ -73,4 +86,14 @@ export async function seriousViolations(page: Page): Promise<A11yViolation[]> {
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => ({ id: v.id, impact: v.impact ?? '', help: v.help, targets: v.nodes.map((n) => n.target.map(String).join(' ')) }));
+}
+
+/**
+ * What every browser test does with a page it shows: a screenshot ({@link screenshot}) and the
+ * accessibility check ({@link seriousViolations}): fails the test, naming the page, when axe-core
+ * finds a serious or critical violation.
+ */
+export async function shotAndCheck(page: Page, name: string): Promise<void> {
+  await screenshot(page, name);
+  expect({ page: name, violations: await seriousViolations(page) }).toEqual({ page: name, violations: [] });
 }

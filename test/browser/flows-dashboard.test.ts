@@ -9,7 +9,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { requireChromium, launchChromium, screenshot, type Browser, type Page } from './chromium';
+import { requireChromium, launchChromium, shotAndCheck, type Browser, type Page } from './chromium';
 import request from 'supertest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { newId } from '../../src/lib/ids';
@@ -76,7 +76,7 @@ describe('flows dashboard in Chromium', () => {
     await closeTestKnex();
   });
 
-  const shot = (name: string) => screenshot(page, name);
+  const shot = (name: string) => shotAndCheck(page, name);
 
   const flowPath = () => `/dashboard/flows/${fx.flowId}`;
   const runPath = (run: FlowRun) => `/dashboard/flows/${fx.flowId}/runs/${run.id}`;
@@ -149,7 +149,7 @@ describe('flows dashboard in Chromium', () => {
     expect(await page.$eval('#run', (e) => e.getAttribute('data-status'))).toBe('completed');
     expect(await page.$eval('.title-row .badge', (e) => e.textContent)).toBe('completed');
     expect(await page.$eval('.run-progress progress', (e) => e.getAttribute('value'))).toBe('1');
-    expect(await page.$('meta[http-equiv="refresh"]')).toBeNull();
+    expect(await page.$('meta[name="dashboard-refresh-seconds"]')).toBeNull();
     expect(await attrs('table.run-nodes tbody tr', 'data-status')).toEqual(['completed', 'completed', 'completed']);
     expect(await texts('table.run-nodes tbody tr td:nth-child(5)')).toEqual([String(COMPLETED_ROWS), String(COMPLETED_ROWS), String(COMPLETED_ROWS)]);
     expect(await page.$eval('#updates', (e) => e.textContent)).toContain(`[custom_code] transformed ${COMPLETED_ROWS} rows`);
@@ -235,11 +235,14 @@ describe('flows dashboard in Chromium', () => {
     ]);
     try {
       await page.goto(`${base}${runPath(running)}`);
-      expect(await page.$eval('meta[http-equiv="refresh"]', (e) => e.getAttribute('content'))).toBe('3');
+      expect(await page.$eval('meta[name="dashboard-refresh-seconds"]', (e) => e.getAttribute('content'))).toBe('3');
       expect(await page.$eval('.run-progress progress', (e) => e.getAttribute('value'))).toBe('0.4');
       expect(await attrs('table.run-nodes tbody tr', 'data-status')).toEqual(['completed', 'running', 'pending']);
       expect(await page.$eval('#results', (e) => e.textContent)).toContain('Results appear when the run has completed.');
       await shot('flow-run-running.png');
+      // The page script reloads it (a liveness bound, not a timing check).
+      await page.waitForEvent('load', { timeout: 60_000 });
+      expect(new URL(page.url()).pathname).toBe(runPath(running));
     } finally {
       await FlowRun.query(testKnex()).deleteById(running.id);
     }

@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { requireChromium, launchChromium, screenshot, type Browser, type Page } from './chromium';
+import { requireChromium, launchChromium, shotAndCheck, type Browser, type Page } from './chromium';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { testApp } from '../helpers/app';
 import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
@@ -44,7 +44,7 @@ describe('review dashboard in Chromium', () => {
   });
 
   const activityUrl = (f: ReviewFixture) => `${base}/dashboard/catalogs/${f.catalogId}/activities/${f.activityId}`;
-  const shot = (name: string) => screenshot(page, name);
+  const shot = (name: string) => shotAndCheck(page, name);
   const rowStatuses = () => page.$$eval('tbody.change', (els) => els.map((e) => e.getAttribute('data-status')));
 
   test('not signed in: the activity page redirects to the sign-in page; a wrong key is refused', async () => {
@@ -158,7 +158,7 @@ describe('review dashboard in Chromium', () => {
     expect(new URL(page.url()).searchParams.get('drafts')).toBe('1');
     expect(await rowStatuses()).toEqual(['pending', 'rejected', 'draft', 'draft']);
     expect((await bulk()).map(([label]) => label)).toEqual(['Approve 3 undecided (pending or draft)', 'Reject 3 undecided (pending or draft)']);
-    await screenshot(page, 'review-drafts.png');
+    await shotAndCheck(page, 'review-drafts.png');
     // An activity whose changes are all drafts is not on the catalog page.
     await testKnex()('staged_changes').where({ activity_id: drafted.activityId }).update({ status: 'draft' });
     await page.goto(`${base}/dashboard/catalogs/${drafted.catalogId}`);
@@ -238,7 +238,7 @@ describe('review loop in Chromium: review, apply, catalog changed', () => {
     expect(await page.$eval(changeRow('MS-200'), (e) => e.getAttribute('data-status'))).toBe('rejected');
     // The README's picture: a reviewed page (one partially accepted, one rejected, two pending).
     await page.waitForSelector('#field-completion table');
-    await screenshot(page, 'review-activity.png');
+    await shotAndCheck(page, 'review-activity.png');
 
     // Apply: progress, then the result with the pre-apply snapshot, after the page reloads.
     await page.click('#apply-button');
@@ -247,7 +247,7 @@ describe('review loop in Chromium: review, apply, catalog changed', () => {
     expect(await page.$eval('h1 + .badge', (e) => e.textContent)).toBe('completed');
     expect(await page.$eval(`${changeRow('KB-100')} .change-head`, (e) => e.textContent)).toContain('applied');
     expect(await page.$$(`${changeRow('KB-100')} button`)).toHaveLength(0); // applied: no more review
-    await screenshot(page, 'review-applied.png');
+    await shotAndCheck(page, 'review-applied.png');
 
     // The catalog changed: the keyboard got its brand (only), nothing else did.
     const keyboard = await itemData('KB-100');
@@ -266,7 +266,7 @@ describe('review loop in Chromium: review, apply, catalog changed', () => {
     // Two changes are still undecided (HD-300, CB-400); the rejected mouse and the applied keyboard are not counted.
     const approveAll = '#bulk-actions button.approve';
     expect(await page.$eval(approveAll, (e) => e.textContent?.trim())).toBe('Approve 2 undecided');
-    await screenshot(page, 'review-bulk-count.png');
+    await shotAndCheck(page, 'review-bulk-count.png');
     dialogs.length = 0;
     await Promise.all([page.waitForNavigation(), page.click(approveAll)]);
     expect(dialogs).toEqual([expect.stringMatching(/^Approve 2 undecided change\(s\) matching the filter\?/)]);
@@ -298,6 +298,6 @@ describe('review loop in Chromium: review, apply, catalog changed', () => {
     await page.goto(url);
     expect(await page.$eval('#apply-restores', (e) => e.textContent)).toContain(snapshots[1].id);
     expect((await itemData('HD-300')).brand).toBeUndefined();
-    await screenshot(page, 'review-restored.png');
+    await shotAndCheck(page, 'review-restored.png');
   });
 });

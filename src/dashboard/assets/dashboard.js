@@ -5,6 +5,16 @@
 // when something changed. No framework, no CDN.
 (function () {
   'use strict';
+  // A page that follows running work (a flow run) reloads itself every few seconds.
+  const refresh = document.querySelector('meta[name="dashboard-refresh-seconds"]');
+  if (refresh) {
+    window.setTimeout(
+      function () {
+        window.location.reload();
+      },
+      Number(refresh.getAttribute('content')) * 1000,
+    );
+  }
   const meta = document.querySelector('meta[name="csrf-token"]');
   if (!meta) return;
   const csrf = meta.getAttribute('content');
