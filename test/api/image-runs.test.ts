@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config';
 import { enrichmentStorage, hostBytes } from '../../src/services/enrichment/artifacts';
 import { testApp } from '../helpers/app';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { bufferBody } from '../helpers/wire';
 
 const app = testApp().callback();
 let org: Awaited<ReturnType<typeof createTestOrg>>;
@@ -28,14 +29,7 @@ afterAll(closeTestKnex);
 
 /** Reads a hosted result back through the public media route and returns its size and format. */
 async function hostedMeta(url: string): Promise<{ width?: number; height?: number; format?: string }> {
-  const res = await request(app)
-    .get(new URL(url).pathname)
-    .buffer(true)
-    .parse((r, cb) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.on('end', () => cb(null, Buffer.concat(chunks)));
-    });
+  const res = await request(app).get(new URL(url).pathname).buffer(true).parse(bufferBody);
   expect(res.status).toBe(200);
   return sharp(res.body as Buffer).metadata();
 }

@@ -13,6 +13,7 @@ import { rowToItem } from '../../src/services/inference/sheet-items';
 import { testApp } from '../helpers/app';
 import { createTestCatalog, SHEET_SCHEMA } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { bufferBody } from '../helpers/wire';
 
 const schema = SHEET_SCHEMA;
 
@@ -71,15 +72,9 @@ async function readBack(body: Buffer, name: string): Promise<Array<Record<string
   return out;
 }
 
-const binary = (res: request.Response, cb: (err: Error | null, body: Buffer) => void) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => cb(null, Buffer.concat(chunks)));
-};
-
 describe('GET …/items/export', () => {
   it.each(['csv', 'xlsx'] as const)('streams %s with products before their variants; read back, every item is identical', async (format) => {
-    const res = await request(app).get(`/api/public/catalogs/${catalog}/items/export?format=${format}`).set(org.auth).buffer(true).parse(binary);
+    const res = await request(app).get(`/api/public/catalogs/${catalog}/items/export?format=${format}`).set(org.auth).buffer(true).parse(bufferBody);
     expect(res.status).toBe(200);
     expect(res.headers['content-disposition']).toMatch(new RegExp(`\\.${format}"$`));
     const back = await readBack(res.body as Buffer, `export.${format}`);

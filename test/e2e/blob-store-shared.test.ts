@@ -19,6 +19,7 @@ import { createBlobStore } from '../../src/lib/blob-stores';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { startS3Server, type TestS3Server } from '../helpers/s3-server';
 import { runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
+import { bufferBody } from '../helpers/wire';
 
 const QUEUE = 'test-blob-store-shared';
 const PNG = Buffer.from(
@@ -88,12 +89,7 @@ function filesUnder(dir: string): string[] {
 }
 
 /** The raw bytes of a supertest response. */
-const raw = (r: request.Test) =>
-  r.buffer(true).parse((res, cb) => {
-    const chunks: Buffer[] = [];
-    res.on('data', (c: Buffer) => chunks.push(c));
-    res.on('end', () => cb(null, Buffer.concat(chunks)));
-  });
+const raw = (r: request.Test) => r.buffer(true).parse(bufferBody);
 
 beforeAll(async () => {
   for (const k of Object.keys(dirs) as Array<keyof typeof dirs>) dirs[k] = fs.mkdtempSync(path.join(os.tmpdir(), `blob-shared-${k}-`));

@@ -27,7 +27,7 @@ import { createTestCatalog } from '../helpers/catalogs';
 import { SHARED_DATA } from '../helpers/data';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { startTestTemporal, workflowBundle } from '../helpers/temporal';
-import { bodyOf, EnrichBody, EnrichResultBody, StagedChangeListBody, ValidationErrorBody } from '../helpers/wire';
+import { bodyOf, EnrichBody, EnrichResultBody, StagedChangeListBody, ValidationErrorBody, bufferBody } from '../helpers/wire';
 
 const ZYTE = path.join(SHARED_DATA, 'zyte-product-extraction');
 const PAGE_IDS = ['2c42fb6035ff369f80148ebbe5ad62c93fe1532e0435e7ec1be87474cb5578d7', '4e545337e1205c88bdb099402a53153050ce51b1f99cf77e1598ddabbbabd390'];
@@ -345,14 +345,7 @@ describe('image_processing', () => {
     const [result] = res.body.results;
     expect(result.after_data.images).toEqual([expect.stringMatching(/^https:\/\/svc\.test\/api\/public\/media\/[0-9a-f]{64}\.webp$/)]);
     expect(result.review_info.debug_log).toEqual(expect.arrayContaining([expect.stringMatching(/images processed: 1/)]));
-    const media = await request(fakeApp)
-      .get(new URL(result.after_data.images[0]).pathname)
-      .buffer(true)
-      .parse((r, cb) => {
-        const chunks: Buffer[] = [];
-        r.on('data', (c: Buffer) => chunks.push(c));
-        r.on('end', () => cb(null, Buffer.concat(chunks)));
-      });
+    const media = await request(fakeApp).get(new URL(result.after_data.images[0]).pathname).buffer(true).parse(bufferBody);
     expect(media.headers['content-type']).toBe('image/webp');
     const { data, info } = await sharp(media.body as Buffer)
       .raw()
@@ -411,15 +404,7 @@ describe('re-extraction and source artifacts on the real engine (offline archive
     expect(artifacts.length).toBeGreaterThan(0);
     const cited = artifacts.find((a) => a.url === pages[0].url)!;
     expect(cited).toBeDefined();
-    const got = await request(realApp)
-      .get(`/api/public/artifacts/${cited.sha256}`)
-      .set(org.auth)
-      .buffer(true)
-      .parse((r, cb) => {
-        const chunks: Buffer[] = [];
-        r.on('data', (c: Buffer) => chunks.push(c));
-        r.on('end', () => cb(null, Buffer.concat(chunks)));
-      });
+    const got = await request(realApp).get(`/api/public/artifacts/${cited.sha256}`).set(org.auth).buffer(true).parse(bufferBody);
     expect(got.status).toBe(200);
     expect(got.headers['content-type']).toMatch(/html/);
     expect(createHash('sha256').update(got.body).digest('hex')).toBe(cited.sha256);

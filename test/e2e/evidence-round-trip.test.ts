@@ -21,6 +21,7 @@ import { archiveIndexFetcher, archiveIndexSearch } from '../../src/services/rese
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
+import { bufferBody } from '../helpers/wire';
 
 const TASK_QUEUE = 'test-e2e-evidence-round-trip';
 
@@ -109,15 +110,7 @@ test('evidence.wacz of a live job is accepted by the archive upload, and a later
   expect(live.body.results[0].after_data).toMatchObject({ brand: 'Roundco', sku: 'TW-42' });
   expect(shopHits).toContain('/trip-widget');
 
-  const wacz = await request(app)
-    .get(`/api/public/enrich/${live.body.job_id}/evidence.wacz`)
-    .set(auth)
-    .buffer(true)
-    .parse((r, cb) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.on('end', () => cb(null, Buffer.concat(chunks)));
-    });
+  const wacz = await request(app).get(`/api/public/enrich/${live.body.job_id}/evidence.wacz`).set(auth).buffer(true).parse(bufferBody);
   expect(wacz.status).toBe(200);
   const file = path.join(dir, 'evidence.wacz');
   fs.writeFileSync(file, wacz.body as Buffer);

@@ -22,6 +22,7 @@ import { createRenderWorker } from '../../temporal/worker';
 import { enrichmentWorkflowId } from '../../workflows/definitions';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
+import { bufferBody } from '../helpers/wire';
 
 const TASK_QUEUE = 'test-e2e-live-web';
 
@@ -205,15 +206,7 @@ test('evidence: every fetch is kept as WARC 1.1; evidence.wacz downloads, parses
   const capture: string = result.review_info.source_captures[pageUrl];
   expect(capture).toBe(`${res.body.job_id}/${kept.warc_record_id!.slice('<urn:uuid:'.length, -1)}`);
 
-  const wacz = await request(app)
-    .get(`/api/public/enrich/${res.body.job_id}/evidence.wacz`)
-    .set(auth)
-    .buffer(true)
-    .parse((r, cb) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.on('end', () => cb(null, Buffer.concat(chunks)));
-    });
+  const wacz = await request(app).get(`/api/public/enrich/${res.body.job_id}/evidence.wacz`).set(auth).buffer(true).parse(bufferBody);
   expect(wacz.status).toBe(200);
   const zip = await JSZip.loadAsync(wacz.body as Buffer);
   const datapackage = JSON.parse(await zip.file('datapackage.json')!.async('string'));

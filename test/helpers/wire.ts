@@ -4,11 +4,22 @@
  * route), and {@link bodyOf} gives a body its type, so a misspelt field is a type error and no
  * `any` leaks into the assertions. The assertions themselves check the values.
  */
+import type { Response } from 'supertest';
 import type { ValidationDetail } from '../../src/lib/errors';
 
 /** `body` of a supertest (or any) response, read as `T`. Nothing is checked: the test asserts. */
 export function bodyOf<T>(res: { body: unknown }): T {
   return res.body as T;
+}
+
+/**
+ * supertest's `.parse()` for a binary answer (a download: evidence.wacz, an export, a hosted
+ * image): `res.body` becomes the whole body as one Buffer. Use with `.buffer(true)`.
+ */
+export function bufferBody(res: Response, cb: (err: Error | null, body: Buffer) => void): void {
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  res.on('end', () => cb(null, Buffer.concat(chunks)));
 }
 
 /** A 422 answer: `{detail: [{loc, msg, type}, ...]}` (decisions.md §1). */

@@ -17,6 +17,7 @@ import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
 import { xlsBuffer } from '../helpers/xls';
+import { bufferBody } from '../helpers/wire';
 
 const TASK_QUEUE = 'test-catalog-import';
 const schema = SHEET_SCHEMA;
@@ -70,12 +71,6 @@ async function finished(catalog: string, importId: string): Promise<Record<strin
   }, `import ${importId}`);
 }
 
-const binary = (res: request.Response, cb: (err: Error | null, body: Buffer) => void) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => cb(null, Buffer.concat(chunks)));
-};
-
 describe('POST …/items/import', () => {
   it.each(['csv', 'xlsx'] as const)('round trip: export (%s) → import into an empty catalog reproduces every item', async (format) => {
     const source = await grouped();
@@ -98,7 +93,7 @@ describe('POST …/items/import', () => {
       }
     }
     await knex('catalog_items').insert(rows);
-    const exported = await request(app).get(`/api/public/catalogs/${source}/items/export?format=${format}`).set(org.auth).buffer(true).parse(binary);
+    const exported = await request(app).get(`/api/public/catalogs/${source}/items/export?format=${format}`).set(org.auth).buffer(true).parse(bufferBody);
     expect(exported.status).toBe(200);
 
     const target = await grouped();
@@ -124,7 +119,7 @@ describe('POST …/items/import', () => {
       const bulk = await request(app).post(`/api/public/catalogs/${catalog}/items/bulk`).set(org.auth).send({ items });
       expect(bulk.body).toMatchObject({ items_created: 2, items_failed: 0 });
       const before = await snapshot(catalog);
-      const exported = await request(app).get(`/api/public/catalogs/${catalog}/items/export?format=${format}`).set(org.auth).buffer(true).parse(binary);
+      const exported = await request(app).get(`/api/public/catalogs/${catalog}/items/export?format=${format}`).set(org.auth).buffer(true).parse(bufferBody);
       expect(exported.status).toBe(200);
       expect((exported.body as Buffer).subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf]))).toBe(false);
 
