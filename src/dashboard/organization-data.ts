@@ -7,7 +7,7 @@ import { listCatalogs } from '../services/catalog/catalogs';
 import { getDefaultMasterCatalog } from '../services/catalog/default-master-catalog';
 
 /** Catalogs offered as the default master catalog on the organization page, at most. */
-export const ORGANIZATION_PAGE_CATALOGS = 200;
+const ORGANIZATION_PAGE_CATALOGS = 200;
 
 /** What the organization page shows (issue 28 §11). The webhook secret is not in it: the page fetches it on request. */
 export interface OrganizationPageData {

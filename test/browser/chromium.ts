@@ -37,7 +37,7 @@ export async function launchChromium(): Promise<Browser> {
 }
 
 /** Saves a full-page screenshot of `page` as `name` in `DASHBOARD_SCREENSHOTS`; nothing when that is unset. */
-export async function screenshot(page: Page, name: string): Promise<void> {
+async function screenshot(page: Page, name: string): Promise<void> {
   const dir = process.env.DASHBOARD_SCREENSHOTS;
   if (!dir) return;
   fs.mkdirSync(dir, { recursive: true });
@@ -45,7 +45,7 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 /** One accessibility violation as {@link seriousViolations} reports it. */
-export interface A11yViolation {
+interface A11yViolation {
   id: string;
   impact: string;
   help: string;
@@ -59,7 +59,7 @@ export interface A11yViolation {
  * critical violations). axe is evaluated through the DevTools protocol, so the dashboard's CSP
  * (no inline script) stays on. A page that navigates while axe runs is checked again once loaded.
  */
-export async function seriousViolations(page: Page): Promise<A11yViolation[]> {
+async function seriousViolations(page: Page): Promise<A11yViolation[]> {
   const source = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
   // A page that reloads itself (a running flow run's) may do so while axe runs: check the new one.
   for (let attempt = 1; ; attempt += 1) {
