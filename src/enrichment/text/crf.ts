@@ -41,8 +41,11 @@ export interface Crf {
 /**
  * Training settings: L2 coefficient `c` = 3 (CRFsuite's `c2`), 15 passes, end-of-epoch weights
  * averaged from pass 5 (1-based) on, first learning rate η_0 = 0.1 (t0 = 1/(λ·η_0)).
+ * `heldOutEpochs`: passes of the cross-fitting taggers (model.ts), which only propose held-out
+ * spans for choosing field policies and training the reranker: 8 passes there cost 0.001 F1 or
+ * less on the text evaluation against 15 (docs/evaluation.md, "Speed of text-only jobs").
  */
-const TRAINING = { c: 3, epochs: 15, averageFrom: 5, eta0: 0.1 };
+export const TRAINING = { c: 3, epochs: 15, heldOutEpochs: 8, averageFrom: 5, eta0: 0.1 };
 
 /** An I label may only continue a B or I of the same field; prev `size` (start) counts as O. */
 function allowed(prev: number, label: number): boolean {
@@ -98,19 +101,18 @@ function emissions(pairs: Pairs, weights: Float64Array, scale: number, features:
   const { offsets, pairLabels } = pairs;
   const cells = features.length * size;
   const out = into ? into.fill(0, 0, cells) : new Float64Array(cells);
-  features.forEach((ids, t) => {
+  // Indexed loops, no closures: this and the training's updates are most of a training's time.
+  for (let t = 0; t < features.length; t += 1) {
+    const ids = features[t]!;
     const row = t * size;
-    for (const id of ids) for (let p = offsets[id]!; p < offsets[id + 1]!; p += 1) out[row + pairLabels[p]!]! += weights[p]!;
-  });
+    for (let f = 0; f < ids.length; f += 1) {
+      const id = ids[f]!;
+      const end = offsets[id + 1]!;
+      for (let p = offsets[id]!; p < end; p += 1) out[row + pairLabels[p]!]! += weights[p]!;
+    }
+  }
   if (scale !== 1) for (let i = 0; i < cells; i += 1) out[i]! *= scale;
   return out;
-}
-
-/** Allowed predecessors of each label within `labels` (any label for O and B, the same field's B or I for I). */
-function predecessors(size: number, labels: number[]): number[][] {
-  const preds: number[][] = Array.from({ length: size }, () => []);
-  for (const k of labels) preds[k] = labels.filter((j) => allowed(j, k));
-  return preds;
 }
 
 /**
@@ -190,49 +192,59 @@ function lattice(
   const { into, outOf } = seen;
   // Unseen bigrams weigh 0 (potential 1): only the seen ones need exp.
   const T = seen.potentials;
-  for (const b of seen.inside) T[b] = Math.exp(transitions[b]!);
+  const inside = seen.inside;
+  for (let i = 0; i < inside.length; i += 1) T[inside[i]!] = Math.exp(transitions[inside[i]!]!);
   const cells = n * size;
   const E = buffers.E.fill(0, 0, cells);
   const alpha = buffers.alpha.fill(0, 0, cells);
   const beta = buffers.beta.fill(0, 0, cells);
   const scale = buffers.scale;
+  const L = labels.length;
   for (let t = 0; t < n; t += 1) {
     const row = t * size;
     let max = -Infinity;
-    for (const k of labels) if (emit[row + k]! > max) max = emit[row + k]!;
-    for (const k of labels) E[row + k] = Math.exp(emit[row + k]! - max);
+    for (let x = 0; x < L; x += 1) if (emit[row + labels[x]!]! > max) max = emit[row + labels[x]!]!;
+    for (let x = 0; x < L; x += 1) E[row + labels[x]!] = Math.exp(emit[row + labels[x]!]! - max);
     const prev = row - size;
     let total = 0;
-    for (const k of labels) {
+    for (let x = 0; x < L; x += 1) {
+      const k = labels[x]!;
       let sum: number;
       if (t === 0) sum = T[size * size + k]!;
       else if (k !== 0 && k % 2 === 0) sum = alpha[prev + k - 1]! * T[(k - 1) * size + k]! + alpha[prev + k]! * T[k * size + k]!;
       else {
         // alpha[t − 1] sums to 1 over the labels.
         sum = 1;
-        for (const j of into[k]!) if (j !== size) sum += alpha[prev + j]! * (T[j * size + k]! - 1);
+        const js = into[k]!;
+        for (let y = 0; y < js.length; y += 1) {
+          const j = js[y]!;
+          if (j !== size) sum += alpha[prev + j]! * (T[j * size + k]! - 1);
+        }
       }
       const a = sum * E[row + k]!;
       alpha[row + k] = a;
       total += a;
     }
-    for (const k of labels) alpha[row + k]! /= total;
+    for (let x = 0; x < L; x += 1) alpha[row + labels[x]!]! /= total;
     scale[t] = total;
   }
-  if (n > 0) for (const k of labels) beta[(n - 1) * size + k] = 1;
+  if (n > 0) for (let x = 0; x < L; x += 1) beta[(n - 1) * size + labels[x]!] = 1;
   const next = buffers.next;
   for (let t = n - 2; t >= 0; t -= 1) {
     const row = t * size;
     const after = row + size;
     let open = 0;
-    for (const k of labels) {
+    for (let x = 0; x < L; x += 1) {
+      const k = labels[x]!;
       next[k] = (E[after + k]! * beta[after + k]!) / scale[t + 1]!;
       if (k === 0 || k % 2 === 1) open += next[k]!;
     }
-    for (const j of labels) {
+    for (let x = 0; x < L; x += 1) {
+      const j = labels[x]!;
       let sum = open;
       const base = j * size;
-      for (const k of outOf[j]!) sum += (T[base + k]! - 1) * next[k]!;
+      const ks = outOf[j]!;
+      for (let y = 0; y < ks.length; y += 1) sum += (T[base + ks[y]!]! - 1) * next[ks[y]!]!;
       // The I of j's own field (B_f → I_f, I_f → I_f), when allowed.
       if (j !== 0) {
         const i = j % 2 === 1 ? j + 1 : j;
@@ -247,27 +259,73 @@ function lattice(
 /**
  * Best label sequence under emission plus transition scores (Viterbi) over the `labels`
  * allowed, with the BIO constraint (see {@link allowed}); prev index `size` stands for the
- * sequence start.
+ * sequence start. Ties go to the predecessor that comes first in `labels`. In O(labels ·
+ * log labels + seen bigrams) per token rather than O(labels²): every label may precede an O or
+ * B label, and an unseen bigram weighs 0, so an O or B label's best predecessor is the best of
+ * its seen predecessors (`seen.into`, with their transitions) and of the highest-scoring
+ * label whose bigram into it is unseen; an I label has two predecessors, read directly.
  */
-function viterbi(emit: Float64Array, transitions: Float64Array, size: number, labels: number[]): number[] {
+function viterbi(emit: Float64Array, transitions: Float64Array, size: number, labels: number[], seen: SeenBigrams): number[] {
   const n = emit.length / size;
   if (n === 0) return [];
+  const L = labels.length;
+  // A label's place in `labels`, for ties; -1 when not allowed.
+  const place = new Int32Array(size + 1).fill(-1);
+  labels.forEach((k, x) => (place[k] = x));
+  // Labels whose bigram into the current label is seen (marked with that label).
+  const mark = new Int32Array(size).fill(-1);
+  // The TOP highest-scoring labels of the previous token, best first (ties by place).
+  const top = new Int32Array(Math.min(TOP, L));
   const back: Int32Array[] = [];
-  const preds = predecessors(size, labels);
   let score = new Float64Array(size).fill(-Infinity);
   for (const k of labels) score[k] = allowed(size, k) ? emit[k]! + transitions[size * size + k]! : -Infinity;
+  /** True when label a (score va) beats label b (score vb): higher, or equal and earlier in `labels`. */
+  const beats = (va: number, a: number, vb: number, b: number): boolean => va > vb || (va === vb && place[a]! < place[b]!);
   for (let t = 1; t < n; t += 1) {
     const next = new Float64Array(size).fill(-Infinity);
     const from = new Int32Array(size);
-    for (const k of labels) {
-      for (const j of preds[k]!) {
-        const v = score[j]! + transitions[j * size + k]!;
-        if (v > next[k]!) {
-          next[k] = v;
-          from[k] = j;
-        }
+    const prev = score;
+    let filled = 0;
+    for (let x = 0; x < L; x += 1) {
+      const j = labels[x]!;
+      if (filled === top.length && !beats(prev[j]!, j, prev[top[filled - 1]!]!, top[filled - 1]!)) continue;
+      let y = filled === top.length ? filled - 1 : filled++;
+      while (y > 0 && beats(prev[j]!, j, prev[top[y - 1]!]!, top[y - 1]!)) {
+        top[y] = top[y - 1]!;
+        y -= 1;
       }
-      next[k]! += emit[t * size + k]!;
+      top[y] = j;
+    }
+    for (let x = 0; x < L; x += 1) {
+      const k = labels[x]!;
+      let best = -Infinity;
+      let arg = -1;
+      if (k !== 0 && k % 2 === 0) {
+        // An I label: its own B, or itself.
+        for (const j of [k - 1, k]) {
+          if (place[j]! < 0) continue;
+          const v = prev[j]! + transitions[j * size + k]!;
+          if (v > -Infinity && (arg < 0 || beats(v, j, best, arg))) [best, arg] = [v, j];
+        }
+      } else {
+        const into = seen.into[k]!;
+        for (let y = 0; y < into.length; y += 1) {
+          const j = into[y]!;
+          if (j === size || place[j]! < 0) continue;
+          mark[j] = k;
+          const v = prev[j]! + transitions[j * size + k]!;
+          if (v > -Infinity && (arg < 0 || beats(v, j, best, arg))) [best, arg] = [v, j];
+        }
+        // The best label whose bigram into k is unseen (weight 0): among the top ones, else any.
+        let unseen = -1;
+        for (let y = 0; y < filled && unseen < 0; y += 1) if (mark[top[y]!] !== k) unseen = top[y]!;
+        if (unseen < 0)
+          for (let y = 0; y < L; y += 1)
+            if (mark[labels[y]!] !== k && (unseen < 0 || beats(prev[labels[y]!]!, labels[y]!, prev[unseen]!, unseen))) unseen = labels[y]!;
+        if (unseen >= 0 && prev[unseen]! > -Infinity && (arg < 0 || beats(prev[unseen]!, unseen, best, arg))) [best, arg] = [prev[unseen]!, unseen];
+      }
+      next[k] = (arg < 0 ? -Infinity : best) + emit[t * size + k]!;
+      if (arg >= 0) from[k] = arg;
     }
     back.push(from);
     score = next;
@@ -281,6 +339,9 @@ function viterbi(emit: Float64Array, transitions: Float64Array, size: number, la
   }
   return path.reverse();
 }
+
+/** How many of the previous token's best labels {@link viterbi} keeps at hand (more only when an O or B label has that many seen predecessors among them). */
+const TOP = 8;
 
 /**
  * The features, feature/label pairs and label bigrams of `sequences`' training labels (see
@@ -323,14 +384,14 @@ function structure(sequences: Sequence[], size: number): { ids: Map<string, numb
  * (CRFsuite `l2sgd`; settings in {@link TRAINING}): per example the objective is
  * log p(y|x) − c·‖w‖²/(2N) (N = number of sequences, λ = c/N), the rate is
  * η_t = 1/(λ·(t0 + t)) with t0 = 1/(λ·η_0), examples are visited in a seeded shuffled order
- * each of the 15 epochs, and the result is the average of the end-of-epoch weights from
- * epoch 5 on. Weights exist only for the feature/label pairs and label bigrams of the
+ * each of the `epochs` passes (default 15), and the result is the average of the end-of-epoch
+ * weights from pass 5 on. Weights exist only for the feature/label pairs and label bigrams of the
  * training labels (CRFsuite's defaults, see {@link Crf}). Gradient = observed minus expected
  * counts (token marginals for feature/label pairs, pair marginals for bigrams), restricted to
  * each sequence's `allowed` labels.
  */
-export function trainCrf(fields: string[], sequences: Sequence[]): Crf {
-  const { c, epochs, averageFrom, eta0 } = TRAINING;
+export function trainCrf(fields: string[], sequences: Sequence[], epochs = TRAINING.epochs): Crf {
+  const { c, averageFrom, eta0 } = TRAINING;
   const size = 2 * fields.length + 1;
   const { ids, offsets, pairLabels, bigrams } = structure(sequences, size);
   const pairs = { offsets, pairLabels };
@@ -350,8 +411,11 @@ export function trainCrf(fields: string[], sequences: Sequence[]): Crf {
   const order = sequences.map((_, i) => i);
   // Token marginals (0 for labels outside the sequence's `allowed`).
   const marg = new Float64Array(size);
-  const from = Int32Array.from(bigrams, (b) => Math.floor(b / size));
-  const to = Int32Array.from(bigrams, (b, i) => b - from[i]! * size);
+  // The seen bigrams from the start (prev = size), and the others with their ends.
+  const start = bigrams.filter((b) => b >= size * size);
+  const inner = bigrams.filter((b) => b < size * size);
+  const innerFrom = Int32Array.from(inner, (b) => Math.floor(b / size));
+  const innerTo = Int32Array.from(inner, (b, i) => b - innerFrom[i]! * size);
   // Seen bigrams per distinct `allowed` label set (by identity: a group shares its array).
   const seenFor = new Map<number[], SeenBigrams>();
   let buffers: LatticeBuffers | undefined;
@@ -382,25 +446,27 @@ export function trainCrf(fields: string[], sequences: Sequence[]): Crf {
         if (labels.length !== size) marg.fill(0);
         for (const k of labels) marg[k] = alpha[row + k]! * beta[row + k]!;
         const y = gold[t]!;
-        for (const id of features[t]!) {
-          for (let p = offsets[id]!; p < offsets[id + 1]!; p += 1) {
+        const ids = features[t]!;
+        for (let f = 0; f < ids.length; f += 1) {
+          const id = ids[f]!;
+          const end = offsets[id + 1]!;
+          for (let p = offsets[id]!; p < end; p += 1) {
             const k = pairLabels[p]!;
             weights[p]! += gain * ((k === y ? 1 : 0) - marg[k]!);
           }
         }
         transitions[(t === 0 ? size : gold[t - 1]!) * size + y]! += gain;
         if (t === 0) {
-          for (let b = 0; b < bigrams.length; b += 1) if (from[b] === size) transitions[bigrams[b]!]! -= gain * marg[to[b]!]!;
+          for (let b = 0; b < start.length; b += 1) transitions[start[b]!]! -= gain * marg[start[b]! - size * size]!;
           continue;
         }
         const prev = row - size;
         const g = gain / norm[t]!;
-        for (let b = 0; b < bigrams.length; b += 1) {
-          const j = from[b]!;
-          if (j === size) continue;
-          const k = to[b]!;
-          const tb = T[bigrams[b]!]!;
-          if (tb !== 0) transitions[bigrams[b]!]! -= g * alpha[prev + j]! * tb * E[row + k]! * beta[row + k]!;
+        for (let b = 0; b < inner.length; b += 1) {
+          const bigram = inner[b]!;
+          const k = innerTo[b]!;
+          const tb = T[bigram]!;
+          if (tb !== 0) transitions[bigram]! -= g * alpha[prev + innerFrom[b]!]! * tb * E[row + k]! * beta[row + k]!;
         }
       }
     }
@@ -429,15 +495,20 @@ export function marginals(crf: Crf, features: string[][], allowedSet?: number[])
 
 /**
  * The label space (`size` labels, the `labels` allowed: `allowedSet`, default every label),
- * emissions and forward-backward {@link Lattice} of one sequence of token features under a
+ * emissions, seen bigrams and forward-backward {@link Lattice} of one sequence of token features under a
  * trained CRF: what {@link marginals} and {@link tag} read.
  */
-function posterior(crf: Crf, features: string[][], allowedSet?: number[]): { size: number; labels: number[]; emit: Float64Array; lattice: Lattice } {
+function posterior(
+  crf: Crf,
+  features: string[][],
+  allowedSet?: number[],
+): { size: number; labels: number[]; emit: Float64Array; seen: SeenBigrams; lattice: Lattice } {
   const size = 2 * crf.fields.length + 1;
   const labels = allowedSet ?? Array.from({ length: size }, (_, k) => k);
   const emit = emissions(crf, crf.weights, 1, toIds(features, crf.ids), size);
   const n = features.length;
-  return { size, labels, emit, lattice: lattice(emit, n, crf.transitions, seenBigrams(crf.bigrams, size, labels), size, labels, latticeBuffers(n, size)) };
+  const seen = seenBigrams(crf.bigrams, size, labels);
+  return { size, labels, emit, seen, lattice: lattice(emit, n, crf.transitions, seen, size, labels, latticeBuffers(n, size)) };
 }
 
 /** A tagged span: field, token range `[from, to)`, and its posterior probability (0–1, see {@link tag}). */
@@ -487,6 +558,7 @@ export function tag(crf: Crf, features: string[][], allowedSet?: number[]): Tagg
     size,
     labels,
     emit,
+    seen: bigramsSeen,
     lattice: { E, T, alpha, beta, scale },
   } = posterior(crf, features, allowedSet);
   const n = emit.length / size;
@@ -517,7 +589,7 @@ export function tag(crf: Crf, features: string[][], allowedSet?: number[]): Tagg
   }
   const seen = new Set<string>();
   const out: TaggedSpan[] = [];
-  for (const [from, to, b] of [...runs(viterbi(emit, crf.transitions, size, labels)), ...runs(best), ...likeliest]) {
+  for (const [from, to, b] of [...runs(viterbi(emit, crf.transitions, size, labels, bigramsSeen)), ...runs(best), ...likeliest]) {
     const key = `${from}:${to}:${b}`;
     if (seen.has(key)) continue;
     seen.add(key);
