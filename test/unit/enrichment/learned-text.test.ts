@@ -155,7 +155,7 @@ test("with the catalog's examples the engine reads model names, colours and size
 
 test('the CRF trainings of a text model give the same taggers in a pool of threads as on this thread, whatever the pool size', async () => {
   const pending = beginTextTraining(fields, examples.slice(0, 60), trainingKnownValues(fields, examples.slice(0, 60)));
-  expect(pending.trainings).toEqual([0, 1, 2, 3, 4, null]);
+  expect(pending.trainings).toEqual([0, 1, 2, null]);
   const local = pending.trainings.map((exclude) => trainCrfExcluding(pending.names, pending.sequences, pending.folds, exclude));
   for (const threads of [1, 3]) {
     const pooled = await trainCrfsInThreads(pending.names, pending.sequences, pending.folds, pending.trainings, threads);
