@@ -17,7 +17,7 @@ import { stageItemEdit } from '../services/review/item-edit';
 import { appliedItemChanges, itemSnapshotVersions } from '../services/review/item-history';
 import { loadItemPage } from './item-data';
 import { itemPage, itemPath, type ItemPageNotice } from './item-views';
-import { NEW_FIELD_ROWS, schemaPage, schemaPath, type SchemaPageNotice } from './schema-views';
+import { NEW_FIELD_ROWS, schemaFields, schemaPage, schemaPath, type SchemaPageNotice } from './schema-views';
 import { restoreConfirmPage, snapshotsPage, snapshotsPath, type SnapshotsPageExtras } from './snapshots-views';
 import type { PageSession } from './views';
 
@@ -253,7 +253,7 @@ export function addConsoleRoutes(router: Router, deps: ResolvedAppDeps, h: Conso
     const s = sessionOf(ctx);
     try {
       const { schema } = await getCatalog(deps.knex, s.scope, ctx.params.catalog_id);
-      const result = await applyCatalogFieldBatch(deps.knex, s.scope, ctx.params.catalog_id, fieldBatch(form, schema.fields_workflow_info ?? []));
+      const result = await applyCatalogFieldBatch(deps.knex, s.scope, ctx.params.catalog_id, fieldBatch(form, schemaFields(schema)));
       ctx.status = 303;
       ctx.redirect(
         `${schemaPath(ctx.params.catalog_id)}?saved=${encodeURIComponent(result.new_schema_version)}&from=${encodeURIComponent(result.previous_schema_version)}&to=${encodeURIComponent(result.new_schema_version)}#versions`,

@@ -50,8 +50,26 @@ function lineage(info: Record<string, unknown>): SafeHtml {
   return html`${added ? html`added in ${added}` : ''}${by ? html` by ${by}` : ''}${edited && edited !== added ? html` · edited in ${edited}` : ''}`;
 }
 
+/**
+ * The fields of a schema version in its property order, each as its field info
+ * (`fields_workflow_info`), or what the property says when a version has no info for it.
+ */
+export function schemaFields(schema: CatalogSchema): Array<Record<string, unknown>> {
+  const infos = new Map((schema.fields_workflow_info ?? []).map((f) => [String(f.field_name), record(f)]));
+  const required = schema.schema_definition.required ?? [];
+  return Object.entries(schema.schema_definition.properties ?? {}).map(
+    ([name, p]) =>
+      infos.get(name) ?? {
+        field_name: name,
+        field_type: Array.isArray(p.type) ? p.type.filter((t) => t !== 'null').join(' | ') : (p.type ?? 'string'),
+        description: p.description ?? null,
+        required: required.includes(name),
+      },
+  );
+}
+
 function fieldsForm(d: SchemaPageData, session: PageSession): SafeHtml {
-  const infos = (d.schema.fields_workflow_info ?? []).map(record);
+  const infos = schemaFields(d.schema);
   const typeOptions = (selected: string) => FIELD_TYPES.map((t) => html`<option value="${t}" ${t === selected ? html`selected` : ''}>${t}</option>`);
   return html`<form method="post" action="${schemaPath(d.catalog.id)}/fields" id="fields-form">
     <input type="hidden" name="csrf_token" value="${session.csrfToken}" />
@@ -297,7 +315,7 @@ export function schemaPage(d: SchemaPageData, notice: SchemaPageNotice, session:
     `Schema · ${d.catalog.name}`,
     html`<h1>Schema and taxonomy</h1>
       <p class="muted">
-        Schema version <strong id="current-version">${d.schema.version}</strong> · ${d.schema.fields_workflow_info?.length ?? 0} fields ·
+        Schema version <strong id="current-version">${d.schema.version}</strong> · ${Object.keys(d.schema.schema_definition.properties ?? {}).length} fields ·
         <a href="${DASHBOARD_BASE}/catalogs/${d.catalog.id}/snapshots">Snapshots</a>
       </p>
       ${

@@ -18,6 +18,7 @@ export interface SchemaVersionEntry {
   created_by: string;
   change_reason: string;
   backward_compatible: boolean;
+  /** Fields of the version (its `fields_workflow_info` entries). */
   total_fields: number;
 }
 
@@ -34,7 +35,14 @@ export async function listSchemaVersions(knex: Knex, scope: Scope, catalogId: st
       { column: 'id', order: 'desc' },
     ])
     .limit(SCHEMA_VERSIONS_LIMIT)
-    .select('version', 'created_at', 'created_by', 'change_reason', 'backward_compatible', 'total_fields')) as SchemaVersionEntry[];
+    .select(
+      'version',
+      'created_at',
+      'created_by',
+      'change_reason',
+      'backward_compatible',
+      knex.raw('jsonb_array_length(fields_workflow_info)::int AS total_fields'),
+    )) as SchemaVersionEntry[];
 }
 
 /** A field whose definition differs between two versions: its property and field info then and now. */
