@@ -11,6 +11,7 @@ import { signIn, signOut } from '../services/access/sessions';
 import { listCatalogs } from '../services/catalog/catalogs';
 import { CONFIDENCE_LEVELS } from '../services/review/staged-changes';
 import { addCliLoginRoutes } from './cli-login';
+import { addConsoleRoutes } from './console-routes';
 import { loadActivityPage, loadCatalogPage, type ActivityFilters } from './data';
 import { activityPage, catalogPage, DASHBOARD_BASE, errorPage, homePage, loginPage, STATUS_ORDER, type PageSession } from './views';
 import { loadFlowListPage, loadFlowPage, loadRunPage } from './flows-data';
@@ -44,15 +45,15 @@ const FORM_LIMIT_BYTES = 16 * 1024;
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-/** Reads a small `application/x-www-form-urlencoded` body (the app's body parser takes JSON only). */
-async function readForm(ctx: Context): Promise<URLSearchParams> {
+/** Reads a small `application/x-www-form-urlencoded` body (the app's body parser takes JSON only), at most `limitBytes`. */
+async function readForm(ctx: Context, limitBytes = FORM_LIMIT_BYTES): Promise<URLSearchParams> {
   if (!ctx.is('application/x-www-form-urlencoded')) return new URLSearchParams();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req) {
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
     size += buf.length;
-    if (size > FORM_LIMIT_BYTES) throw new PayloadTooLargeError();
+    if (size > limitBytes) throw new PayloadTooLargeError();
     chunks.push(buf);
   }
   return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
@@ -240,6 +241,8 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
 
   // The tool server's login helper (issue 21): a loopback callback receives a new API key.
   addCliLoginRoutes(router, deps, { signedIn, readForm, send, pageSession });
+  // The console's item, snapshots and schema pages (issue 28 §4, §9, §10).
+  addConsoleRoutes(router, deps, { signedIn, readForm, send, pageSession });
 
   return router;
 }

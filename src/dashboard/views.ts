@@ -184,6 +184,10 @@ export function catalogPage(catalog: Catalog, activities: ActivityListEntry[], t
     catalog.name,
     html`<h1>${catalog.name}</h1>
       <p class="muted">${catalog.item_count} items · catalog <code>${catalog.id}</code></p>
+      <p class="catalog-links">
+        <a href="${DASHBOARD_BASE}/catalogs/${catalog.id}/snapshots">Snapshots</a> ·
+        <a href="${DASHBOARD_BASE}/catalogs/${catalog.id}/schema">Schema and taxonomy</a>
+      </p>
       <section class="card">
         <h2>Activities <span class="muted">(${total}${total > activities.length ? html`, newest ${activities.length} shown` : ''})</span></h2>
         ${

@@ -125,8 +125,8 @@ export async function listSnapshots(
   return { snapshots, total };
 }
 
-/** Loads a snapshot of the catalog: unknown → 404, another organization's → 403. */
-async function loadSnapshot(trx: Knex.Transaction, scope: Scope, catalogId: string, snapshotId: string): Promise<CatalogSnapshot> {
+/** Loads a snapshot of the catalog: unknown → 404, another organization's → 403 (also ./snapshot-compare.ts). */
+export async function loadSnapshot(trx: Knex | Knex.Transaction, scope: Scope, catalogId: string, snapshotId: string): Promise<CatalogSnapshot> {
   if (!isUuid(snapshotId)) throw new NotFoundError('Snapshot not found');
   const row = (await CatalogSnapshot.query(trx)
     .alias('s')

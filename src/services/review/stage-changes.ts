@@ -135,8 +135,8 @@ async function assignRowIndexes(trx: Knex.Transaction, activityId: string, chang
   return { of, next };
 }
 
-/** The validator for a catalog's current schema: strict in strict_mode, else unknown fields allowed. */
-function validatorFor(deps: StageDeps, catalog: Catalog, schema: CatalogSchema): ItemValidator {
+/** The validator for a catalog's current schema: strict in strict_mode, else unknown fields allowed (also the item page's edit check, ./item-edit.ts). */
+export function validatorFor(deps: StageDeps, catalog: Catalog, schema: CatalogSchema): ItemValidator {
   if (catalog.strict_mode) return itemValidator(deps.caches.catalog.validators, schema);
   // The same version with unknown fields allowed, cached under its own key.
   const open = Object.assign(new CatalogSchema(), {
