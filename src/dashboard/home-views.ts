@@ -75,7 +75,7 @@ export function homePage(d: HomePageData, session: PageSession, now: number): st
       </section>
       <section class="card" aria-labelledby="ops-heading">
         <h2 id="ops-heading">
-          Last operations <span class="muted">(<a href="${jobsUrl({})}">all ${d.operationTotal}</a>)</span>
+          Last operations <span class="muted">(<a class="catalog-link" href="${jobsUrl({})}">all ${d.operationTotal}</a>)</span>
         </h2>
         ${d.operations.length ? operationTable(d.operations, now, true) : html`<p class="muted">No jobs, imports, applies or restores yet.</p>`}
       </section>`,

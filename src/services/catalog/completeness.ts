@@ -9,7 +9,7 @@ export interface CatalogCompleteness {
   catalog_id: string;
   /** The current schema's `required` fields (the ones counted). */
   required_fields: string[];
-  /** Items counted: every item but the product rows of a product-grouped catalog (the schema describes variants). */
+  /** Items counted: every item but a product that has variants (its variants are counted: the schema describes them). */
   items: number;
   /** Required field values filled over those items (at most items × required fields). */
   filled: number;
@@ -57,7 +57,7 @@ export async function catalogCompleteness(knex: Knex, catalogIds: string[]): Pro
       const bindings = fields.flatMap((f) => [f, f, f, f, f]);
       const [row] = (
         await knex.raw(
-          `SELECT count(*)::int AS items, coalesce(sum(${filledSql}), 0)::bigint AS filled FROM catalog_items WHERE catalog_id = ? AND entity_type <> 'product'`,
+          `SELECT count(*)::int AS items, coalesce(sum(${filledSql}), 0)::bigint AS filled FROM catalog_items i WHERE i.catalog_id = ? AND NOT EXISTS (SELECT 1 FROM catalog_items v WHERE v.parent_id = i.id)`,
           [...bindings, id],
         )
       ).rows as Array<{ items: number; filled: string }>;
