@@ -4,7 +4,7 @@
  * its columns come back as infer-schema reads them, mapped by name (SKU → sku) and edited on the
  * page (Product Title → title); the dry run reports the bad line's error and writes nothing; the
  * import runs, its report shows the same line failed, and the items it wrote read back through
- * the API. The `create` mode refuses lines whose item exists. The import is listed on the jobs
+ * the API. The `create` mode refuses lines whose item exists, `update` those without one. The import is listed on the jobs
  * page, whose row opens its report here; another organization's import page is a 403. axe-core
  * finds no serious or critical violation.
  */
@@ -88,7 +88,8 @@ describe('import page in Chromium', () => {
     await page.waitForSelector('#mapping-section:not([hidden])');
     expect(await page.textContent('#file-message')).toContain('3 column(s), 3 line(s) read from lamps.csv');
     // Proposed: SKU → sku (same name but for case), price → price; Product Title has no field of its name.
-    const selected = () => page.$$eval('#mapping-rows select', (els) => els.map((e) => [e.getAttribute('data-column'), (e as HTMLSelectElement).value]));
+    const selected = () =>
+      page.$$eval('#mapping-rows select', (els) => els.map((e) => [e.getAttribute('data-column'), (e as unknown as { value: string }).value]));
     expect(await selected()).toEqual([
       ['SKU', 'sku'],
       ['Product Title', 'Product Title'],
@@ -152,6 +153,25 @@ describe('import page in Chromium', () => {
     ]);
     expect(lines.body.lines[0].errors[0].msg).toMatch(/exists already/);
     expect((await testKnex()('catalog_items').where({ catalog_id: catalogId, business_key: 'D-4' })).length).toBe(0);
+  });
+
+  test('mode "update" writes the existing item and refuses the new one', async () => {
+    const res = await request(app)
+      .post(`/api/public/catalogs/${catalogId}/items/import`)
+      .set(org.auth)
+      .field('mapping', JSON.stringify({ SKU: 'sku', 'Product Title': 'title' }))
+      .field('mode', 'update')
+      .attach('file', Buffer.from('SKU,Product Title\nB-2,Floor lamp (oak)\nE-5,Pendant lamp\n'), 'update.csv');
+    expect(res.status).toBe(202);
+    const done = await waitUntil(async () => {
+      const r = await request(app).get(`/api/public/catalogs/${catalogId}/items/import/${res.body.import_id}`).set(org.auth);
+      return r.body.status === 'running' ? null : r.body;
+    }, 'the import');
+    expect(done).toMatchObject({ status: 'completed', dry_run: false, mode: 'update', updated: 1, created: 0, failed: 1 });
+    expect(await items()).toEqual([
+      { sku: 'A-1', title: 'Desk lamp (brass)', price: 39.5 },
+      { sku: 'B-2', title: 'Floor lamp (oak)', price: 120 },
+    ]);
   });
 
   test("the jobs page lists the import and opens its report; another organization's import page is a 403", async () => {

@@ -139,7 +139,7 @@ export function etaSeconds(op: Pick<Operation, 'status' | 'total' | 'done' | 'cr
   if (op.status !== 'running' || op.total === null || op.done === null || op.done <= 0 || op.done >= op.total) return null;
   const elapsed = (now - new Date(op.created_at).getTime()) / 1000;
   if (elapsed <= 0) return null;
-  return Math.round((elapsed * (op.total - op.done)) / op.done);
+  return Math.ceil((elapsed * (op.total - op.done)) / op.done);
 }
 
 /** One line of an operation's error report: where (item row, line or change) and why. */
