@@ -14,7 +14,7 @@ import {
   type OperationKind,
   type OperationStatus,
 } from '../services/operations/operations';
-import { loadHomePage } from './home-data';
+import { loadHomeCompleteness, loadHomePage } from './home-data';
 import { homePage } from './home-views';
 import { importPage } from './import-views';
 import { jobsPage, type JobsFilters } from './jobs-views';
@@ -56,6 +56,8 @@ function csvCell(s: string): string {
  * The console's home page, jobs page and import page (issue 28 §1, §7, §8), added to the
  * dashboard router behind sign-in:
  * - `GET /dashboard` — the home page (src/dashboard/home-views.ts);
+ * - `GET /dashboard/completeness.json?catalog_id=…` — the completeness of those catalogs (of the
+ *   organization), for the home page script: `{catalogs: [{catalog_id, required_fields, items, filled, share}]}`;
  * - `GET /dashboard/jobs?kind=&status=&page=` — the jobs page (jobs-views.ts);
  * - `GET /dashboard/jobs/{kind}/{id}/errors.csv` — one operation's errors (`position,message`);
  * - `GET /dashboard/catalogs/{catalog_id}/import[?import_id=]` — the import page (import-views.ts).
@@ -67,6 +69,12 @@ export function addConsoleRoutes(router: Router, deps: ResolvedAppDeps, helpers:
   router.get('/', signedIn, async (ctx) => {
     const session = ctx.state.dashboardSession as ActiveSession;
     send(ctx, 200, homePage(await loadHomePage(deps.knex, session.scope), pageSession(session), Date.now()));
+  });
+
+  router.get('/completeness.json', signedIn, async (ctx) => {
+    const session = ctx.state.dashboardSession as ActiveSession;
+    const ids = ([] as string[]).concat(ctx.query.catalog_id ?? []);
+    ctx.body = { catalogs: await loadHomeCompleteness(deps.knex, session.scope, ids) };
   });
 
   router.get('/jobs', signedIn, async (ctx) => {

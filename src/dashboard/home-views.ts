@@ -8,12 +8,9 @@ import { DASHBOARD_BASE, layout, when, type PageSession } from './views';
  * reviews; the newest operations with status and error counts; the credits used this month.
  * Every number links to the page or filtered grid it counts (the URL conventions of the console:
  * the item grid, the completeness page, the catalog's review activities, the jobs page).
+ * Completeness arrives after the page is shown: the page script (assets/home.js) reads
+ * `GET /dashboard/completeness.json?catalog_id=…` and fills the cells.
  */
-
-/** A share 0..1 as a whole percentage; `n/a` for none. */
-function percent(share: number | null): string {
-  return share === null ? 'n/a' : `${Math.floor(share * 1000) / 10}%`;
-}
 
 /** The home page. `now`: ms since the epoch (the operations' ETAs). */
 export function homePage(d: HomePageData, session: PageSession, now: number): string {
@@ -47,20 +44,13 @@ export function homePage(d: HomePageData, session: PageSession, now: number): st
                 </thead>
                 <tbody>
                   ${d.catalogs.map(
-                    ({ catalog: c, completeness, pendingReviews }) =>
+                    ({ catalog: c, pendingReviews }) =>
                       html`<tr data-catalog-id="${c.id}">
                         <td><a href="${DASHBOARD_BASE}/catalogs/${c.id}">${c.name}</a></td>
                         <td class="num"><a class="items" href="${DASHBOARD_BASE}/catalogs/${c.id}/items">${c.item_count}</a></td>
                         <td class="num">
-                          <a
-                            class="completeness"
-                            href="${DASHBOARD_BASE}/catalogs/${c.id}/completeness"
-                            title="${
-                              completeness.required_fields.length
-                                ? `${completeness.filled} of ${completeness.items * completeness.required_fields.length} required values filled (${completeness.required_fields.join(', ')})`
-                                : 'The schema requires no field'
-                            }"
-                            >${percent(completeness.share)}</a
+                          <a class="completeness" href="${DASHBOARD_BASE}/catalogs/${c.id}/completeness" data-catalog-id="${c.id}"
+                            >…<span class="visually-hidden"> (loading)</span></a
                           >
                         </td>
                         <td class="num"><a class="pending" href="${DASHBOARD_BASE}/catalogs/${c.id}">${pendingReviews}</a></td>
@@ -80,5 +70,7 @@ export function homePage(d: HomePageData, session: PageSession, now: number): st
         ${d.operations.length ? operationTable(d.operations, now, true) : html`<p class="muted">No jobs, imports, applies or restores yet.</p>`}
       </section>`,
     session,
+    [],
+    { scripts: ['home.js'] },
   );
 }

@@ -37,6 +37,7 @@ import { sendCapture } from '../routes/files';
 const ASSETS: Record<string, string> = {
   'dashboard.css': 'text/css; charset=utf-8',
   'dashboard.js': 'application/javascript; charset=utf-8',
+  'home.js': 'application/javascript; charset=utf-8',
   'jobs.js': 'application/javascript; charset=utf-8',
   'import.js': 'application/javascript; charset=utf-8',
 };

@@ -4,6 +4,7 @@
  * the last operations (an enrichment job, an import, an apply, a restore) with status and error
  * counts; the credits used this month. Every number is checked against the data the test made
  * (and the item counts against the API), and every number links where the URL conventions say.
+ * Completeness is filled in by the page script after the page is shown.
  * axe-core finds no serious or critical violation.
  */
 import http from 'node:http';
@@ -170,6 +171,8 @@ describe('home page in Chromium', () => {
       expect(await href(`tr[data-catalog-id="${id}"] a.items`)).toBe(`/dashboard/catalogs/${id}/items`);
       expect(await href(`tr[data-catalog-id="${id}"] a.completeness`)).toBe(`/dashboard/catalogs/${id}/completeness`);
     }
+    // Completeness arrives from the page script after the page is shown.
+    await page.waitForSelector(`tr[data-catalog-id="${catalogB}"] a.completeness[data-share]`);
     expect(await cell(catalogA, 'a.completeness')).toBe('66.6%');
     expect(await page.getAttribute(`tr[data-catalog-id="${catalogA}"] a.completeness`, 'title')).toBe('8 of 12 required values filled (sku, title, brand)');
     // Catalog B's schema (the test default) requires only sku, which its one item has.
@@ -224,6 +227,9 @@ describe('home page in Chromium', () => {
       .find((c) => c.startsWith('catalog_dashboard_session='))!
       .split(';')[0]!;
     const html = (await request(app).get('/dashboard').set('Cookie', cookie)).text;
+    // Its session reads no completeness of this organization's catalogs.
+    const completeness = await request(app).get(`/dashboard/completeness.json?catalog_id=${catalogA}`).set('Cookie', cookie);
+    expect(completeness.body).toEqual({ catalogs: [] });
     expect(html).not.toContain(catalogA);
     expect(html).toContain('No catalogs in this organization.');
     expect(html).toContain('No jobs, imports, applies or restores yet.');
