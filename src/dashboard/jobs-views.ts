@@ -7,7 +7,8 @@ import { badge, DASHBOARD_BASE, layout, statusBadge, when, type PageSession } fr
  * organization with status, progress, ETA and errors (a CSV per row), filterable by kind and
  * status, paged; a running enrichment job has a Cancel button (the page script,
  * assets/jobs.js, posts `POST /api/public/enrich/{id}/cancel` with the CSRF token). While a
- * listed operation runs the page reloads itself every few seconds.
+ * listed operation runs the page script reloads the page every few seconds (not while a cancel
+ * is being sent).
  */
 
 /** The jobs page's filters, as in its query string. */
@@ -171,7 +172,7 @@ export function jobsPage(ops: Operation[], total: number, pageSize: number, filt
         <a class="btn ghost" href="${DASHBOARD_BASE}/jobs">Clear</a>
       </form>
       <div id="jobs-message" class="review-message" role="status" aria-live="polite"></div>
-      <section class="card" id="jobs">
+      <section class="card" id="jobs" data-refresh-seconds="${running ? JOBS_REFRESH_SECONDS : 0}">
         ${ops.length ? operationTable(ops, now) : html`<p class="muted">No operations match.</p>`}
         <nav class="pager" aria-label="Pages">
           ${filters.page > 1 ? html`<a class="btn small" rel="prev" href="${jobsUrl({ ...filters, page: filters.page - 1 })}">← Previous</a>` : ''}
@@ -181,6 +182,6 @@ export function jobsPage(ops: Operation[], total: number, pageSize: number, filt
       </section>`,
     session,
     [html`<a href="${DASHBOARD_BASE}/jobs">Jobs</a>`],
-    { scripts: ['jobs.js'], refreshSeconds: running ? JOBS_REFRESH_SECONDS : undefined },
+    { scripts: ['jobs.js'] },
   );
 }
