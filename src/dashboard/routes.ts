@@ -8,12 +8,12 @@ import { checkCsrf, clearSessionCookie, CSRF_FIELD, requestSession, SESSION_COOK
 import type { RateLimits } from '../services/access/rate-limits';
 import type { ActiveSession } from '../services/access/sessions';
 import { signIn, signOut } from '../services/access/sessions';
-import { listCatalogs } from '../services/catalog/catalogs';
 import { CONFIDENCE_LEVELS } from '../services/review/staged-changes';
 import { addCliLoginRoutes } from './cli-login';
-import { addConsoleRoutes } from './console-routes';
+import { addOperationsRoutes } from './operations-routes';
 import { loadActivityPage, loadCatalogPage, type ActivityFilters } from './data';
-import { activityPage, catalogPage, DASHBOARD_BASE, errorPage, homePage, loginPage, STATUS_ORDER, type PageSession } from './views';
+import { activityPage, catalogPage, DASHBOARD_BASE, errorPage, loginPage, STATUS_ORDER, type PageSession } from './views';
+import { addConsoleRoutes } from './console-routes';
 import { loadFlowListPage, loadFlowPage, loadRunPage } from './flows-data';
 import { flowListPage, flowPage, runPage } from './flow-views';
 import { loadOrganizationPage } from './organization-data';
@@ -35,7 +35,13 @@ import { sendCapture } from '../routes/files';
  */
 
 /** The static files of the dashboard and their content types. */
-const ASSETS: Record<string, string> = { 'dashboard.css': 'text/css; charset=utf-8', 'dashboard.js': 'application/javascript; charset=utf-8' };
+const ASSETS: Record<string, string> = {
+  'dashboard.css': 'text/css; charset=utf-8',
+  'dashboard.js': 'application/javascript; charset=utf-8',
+  'home.js': 'application/javascript; charset=utf-8',
+  'jobs.js': 'application/javascript; charset=utf-8',
+  'import.js': 'application/javascript; charset=utf-8',
+};
 /** Largest form body the dashboard accepts (sign-in, sign-out), in bytes. */
 const FORM_LIMIT_BYTES = 16 * 1024;
 /**
@@ -191,11 +197,8 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
     ctx.redirect(`${DASHBOARD_BASE}/login`);
   });
 
-  router.get('/', signedIn, async (ctx) => {
-    const session = ctx.state.dashboardSession as ActiveSession;
-    const { rows } = await listCatalogs(deps.knex, session.scope, { limit: 200, offset: 0 });
-    send(ctx, 200, homePage(rows, pageSession(session)));
-  });
+  // The home page, the jobs page and the import page (issue 28 §1, §7, §8).
+  addOperationsRoutes(router, deps, { signedIn, send, pageSession });
 
   // A source as it was seen (issue 27 §6): the WARC record's payload, sandboxed (sendCapture).
   router.get('/captures/:job_id/:record_id', signedIn, async (ctx) => {

@@ -33,6 +33,8 @@ export interface LayoutOptions {
    * script reloads it (a `<meta http-equiv="refresh">` fails WCAG 2.2.1, axe `meta-refresh`).
    */
   refreshSeconds?: number;
+  /** Page scripts served from ./assets besides dashboard.js (file names of the ASSETS map in routes.ts). */
+  scripts?: string[];
 }
 
 /**
@@ -59,6 +61,7 @@ export function layout(title: string, body: SafeHtml, session: PageSession | nul
               ? html`<nav class="sections">
                   <a href="${DASHBOARD_BASE}">Catalogs</a>
                   <a href="${DASHBOARD_BASE}/flows">Flows</a>
+                  <a href="${DASHBOARD_BASE}/jobs">Jobs</a>
                   <a href="${DASHBOARD_BASE}/organization">Organization</a>
                 </nav>`
               : ''
@@ -75,6 +78,7 @@ export function layout(title: string, body: SafeHtml, session: PageSession | nul
         </header>
         <main>${body}</main>
         <script src="${DASHBOARD_BASE}/assets/dashboard.js" defer></script>
+        ${(options.scripts ?? []).map((name) => html`<script src="${DASHBOARD_BASE}/assets/${name}" defer></script>`)}
       </body>
     </html>`.value;
 }
@@ -141,41 +145,6 @@ export function catalogCrumb(catalog: Catalog): SafeHtml {
 /** How an activity is named on a page: its description, else its type and short id. */
 export function activityTitle(a: ReviewActivity): string {
   return a.description || `${a.type.replace(/_/g, ' ')} ${a.id.slice(0, 8)}`;
-}
-
-/** The catalogs the signed-in organization has (the dashboard's home). */
-export function homePage(catalogs: Catalog[], session: PageSession): string {
-  return layout(
-    'Catalogs',
-    html`<h1>Catalogs</h1>
-      <p class="muted">Reviewed transforms and enrichments saved as reusable flows, and their runs: <a href="${DASHBOARD_BASE}/flows">Flows</a>.</p>
-      <section class="card">
-        ${
-          catalogs.length
-            ? html`<table class="list">
-                <thead>
-                  <tr>
-                    <th>Catalog</th>
-                    <th>Items</th>
-                    <th>Updated</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${catalogs.map(
-                    (c) =>
-                      html`<tr>
-                        <td><a href="${DASHBOARD_BASE}/catalogs/${c.id}">${c.name}</a></td>
-                        <td class="num">${c.item_count}</td>
-                        <td>${when(c.updated_at)}</td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>`
-            : html`<p class="muted">No catalogs in this organization.</p>`
-        }
-      </section>`,
-    session,
-  );
 }
 
 /** The catalog page: its activities (newest first), each linking to its review page. */

@@ -17,6 +17,8 @@ export function presentImport(i: CatalogImport, publicUrl: string): Record<strin
     unchanged: i.unchanged,
     failed: i.failed,
     error: i.error,
+    dry_run: i.dry_run,
+    mode: i.mode,
     created_at: new Date(i.created_at).toISOString(),
     completed_at: i.completed_at ? new Date(i.completed_at).toISOString() : null,
     lines_url: `${publicUrl}/api/public/catalogs/${i.catalog_id}/items/import/${i.id}/lines`,

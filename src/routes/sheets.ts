@@ -44,7 +44,7 @@ export function sheetRoutes(deps: ResolvedAppDeps): RouteDef[] {
       status: 202,
       handler: async ({ scope, params, ctx, validator }) => {
         if (!ctx.is('multipart/form-data')) throw ValidationError.at(['body', 'file'], 'Send multipart/form-data with a `file`', 'missing');
-        const form = await readFileForm(ctx, deps.config.dataDir, 'file', ['mapping'], maxFileBytes);
+        const form = await readFileForm(ctx, deps.config.dataDir, 'file', ['mapping', 'dry_run', 'mode'], maxFileBytes);
         try {
           let fields;
           try {
@@ -59,6 +59,7 @@ export function sheetRoutes(deps: ResolvedAppDeps): RouteDef[] {
             params.catalog_id,
             { path: form.file.path, name: form.file.originalname },
             parseMapping(fields.mapping),
+            { dry_run: fields.dry_run, mode: fields.mode },
           );
           await deps.jobRunner.startImport({ id: imp.id, organization_id: imp.organization_id, catalog_id: imp.catalog_id, total_lines: imp.total_lines });
           ctx.status = 202;

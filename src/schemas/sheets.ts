@@ -23,6 +23,10 @@ export const exportQuery = Type.Object(
 export const importFields = Type.Object(
   {
     mapping: Type.Optional(Type.String({ maxLength: 100000, description: 'JSON object column → field; unnamed columns keep their name, "" skips a column' })),
+    dry_run: Type.Optional(withDefault(Type.Boolean({ description: 'Report per line what the import would do; write nothing' }), false)),
+    mode: Type.Optional(
+      withDefault(StringEnum(['upsert', 'create', 'update'] as const, { description: 'create: new items only; update: existing items only' }), 'upsert'),
+    ),
   },
   { additionalProperties: false },
 );
@@ -31,6 +35,8 @@ export const importFields = Type.Object(
 export const importMultipart = Type.Object({
   file: Type.String({ format: 'binary', description: 'CSV, XLSX or legacy XLS; the header row names the columns' }),
   mapping: Type.Optional(Type.String({ description: 'JSON object column → field (default: each column to the field of its name)' })),
+  dry_run: Type.Optional(Type.Boolean({ description: 'true: the line statuses say what the import would do; nothing is written' })),
+  mode: Type.Optional(StringEnum(['upsert', 'create', 'update'] as const, { description: 'Which lines may be written (default upsert)' })),
 });
 
 /** `{catalog_id, import_id}` path parameters. */
@@ -59,6 +65,8 @@ export const importResponse = Type.Object({
   unchanged: Type.Integer({ description: 'Lines equal to their item: nothing written, no new version' }),
   failed: Type.Integer(),
   error: Type.Union([Type.String(), Type.Null()]),
+  dry_run: Type.Boolean({ description: 'A dry run: nothing was written; the line statuses say what the import would do' }),
+  mode: Type.String({ enum: ['upsert', 'create', 'update'] }),
   created_at: Type.String(),
   completed_at: Type.Union([Type.String(), Type.Null()]),
   lines_url: Type.String(),

@@ -101,7 +101,7 @@ describe('flows dashboard in Chromium', () => {
     await page.type('#credential', org.apiKey);
     await click('button[type=submit]');
     expect(new URL(page.url()).pathname).toBe('/dashboard/flows');
-    expect(await attrs('.topbar .sections a', 'href')).toEqual(['/dashboard', '/dashboard/flows', '/dashboard/organization']);
+    expect(await attrs('.topbar .sections a', 'href')).toEqual(['/dashboard', '/dashboard/flows', '/dashboard/jobs', '/dashboard/organization']);
     expect(await attrs('table.flows tbody tr', 'data-flow-id')).toEqual([fx.flowId]);
     const row = await texts('table.flows tbody tr:first-child td');
     expect(row.slice(0, 4)).toEqual(['VAT prices', `Adds VAT to prices ${FLOW_XSS_PROBE}`, '3', 'input → custom_code → stage']);

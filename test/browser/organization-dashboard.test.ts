@@ -52,7 +52,7 @@ describe('organization page in Chromium', () => {
     await page.goto(`${base}/dashboard/login`);
     await page.fill('#credential', org.apiKey);
     await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
-    expect(await attrs('.topbar .sections a', 'href')).toEqual(['/dashboard', '/dashboard/flows', '/dashboard/organization']);
+    expect(await attrs('.topbar .sections a', 'href')).toEqual(['/dashboard', '/dashboard/flows', '/dashboard/jobs', '/dashboard/organization']);
     await Promise.all([page.waitForNavigation(), page.click('.topbar .sections a[href="/dashboard/organization"]')]);
     expect(new URL(page.url()).pathname).toBe('/dashboard/organization');
     expect(await texts('table.keys tbody tr td:nth-child(2)')).toEqual([`${org.apiKey.slice(0, 10)}…`]);

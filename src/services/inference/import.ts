@@ -14,6 +14,7 @@
 import type { Knex } from 'knex';
 import { NotFoundError, ValidationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
+import type { Catalog } from '../../models/catalog';
 import type { Scope } from '../access/scope';
 import type { CatalogCaches } from '../catalog/caches';
 import { loadCatalogOwned } from '../catalog/catalogs';
@@ -25,6 +26,15 @@ import { normalizeHeaders, sniffTable, tableRows } from './table-file';
 
 /** Lines inserted per statement while staging. */
 const STAGE_CHUNK = 1000;
+
+/**
+ * Which lines an import may write (issue 28 §8): `upsert` creates or updates, `create` only adds
+ * new items (a line whose item exists fails), `update` only changes existing ones.
+ */
+export type ImportMode = 'upsert' | 'create' | 'update';
+
+/** The modes of {@link ImportMode}, for validation. */
+export const IMPORT_MODES: readonly ImportMode[] = ['upsert', 'create', 'update'];
 
 /** An import as stored. */
 export interface CatalogImport {
@@ -41,6 +51,9 @@ export interface CatalogImport {
   unchanged: number;
   failed: number;
   error: string | null;
+  /** A dry run: line statuses say what the import would do; nothing is written (issue 28 §8). */
+  dry_run: boolean;
+  mode: ImportMode;
   created_at: Date;
   completed_at: Date | null;
 }
@@ -66,6 +79,7 @@ export interface ImportBatchResult {
 /**
  * Stages a file as the lines of a new import (one transaction).
  * @param mapping column → field; columns not named keep their name; a column mapped to '' is skipped
+ * @param options `dry_run` (report what would happen, write nothing) and `mode` (which lines may be written; default upsert)
  * @throws NotFoundError (404), ForbiddenError (403); UnsupportedMediaTypeError (415) for a workbook that is not XLSX/XLS;
  *   ValidationError (422) for an unreadable file, a mapping naming unknown columns, or a file without rows
  */
@@ -75,6 +89,7 @@ export async function stageImport(
   catalogId: string,
   file: { path: string; name: string },
   mapping: Record<string, string>,
+  options: { dry_run?: boolean; mode?: ImportMode } = {},
 ): Promise<CatalogImport> {
   const catalog = await loadCatalogOwned(knex, scope, catalogId);
   const types: ColumnTypes = (await getCurrentSchema(knex, catalog.id)).schema_definition.properties ?? {};
@@ -89,6 +104,8 @@ export async function stageImport(
       file_name: file.name,
       mapping: JSON.stringify(mapping),
       total_lines: 0,
+      dry_run: options.dry_run ?? false,
+      mode: options.mode ?? 'upsert',
       actor_kind: scope.principal.kind,
       actor_id: scope.principal.id,
     });
@@ -152,34 +169,33 @@ export async function importBatch(
     if (lines.length === 0) return { last_line: lastLine, done, created: 0, updated: 0, unchanged: 0, failed: 0 };
     const scope: Scope = { organizationId: imp.organization_id, principal: { kind: imp.actor_kind, id: imp.actor_id, organizationIds: [imp.organization_id] } };
     const catalog = await loadCatalogOwned(trx, scope, imp.catalog_id);
-    const result = await writeItems(
-      trx,
-      caches,
-      scope,
-      catalog,
-      lines.map((l) => l.data),
-      { source_info: { import_id: importId, file_name: imp.file_name }, skip_unchanged: true },
-    );
-    const unchanged = new Set(result.unchanged ?? []);
-    const errorsAt = new Map<number, ImportLine['errors']>();
-    for (const e of result.errors) {
-      const list = errorsAt.get(e.index) ?? [];
-      list?.push(...(e.details?.length ? e.details.map((d) => ({ loc: d.loc, msg: d.msg, type: d.type })) : [{ msg: e.detail, type: e.kind }]));
-      errorsAt.set(e.index, list);
+    const attempt = (db: Knex.Transaction, ls: typeof lines) => writeLines(db, caches, scope, catalog, ls, { import_id: importId, file_name: imp.file_name });
+    const mode: ImportMode = imp.mode ?? 'upsert';
+    let outcome: LineOutcome[];
+    if (!imp.dry_run && mode === 'upsert') outcome = await attempt(trx, lines);
+    else {
+      // A dry run, or a mode that may refuse lines: write in a savepoint, see what each line
+      // would do, roll it back; then (not a dry run) write only the lines the mode allows.
+      let tried: LineOutcome[] = [];
+      await trx
+        .transaction(async (savepoint) => {
+          tried = await attempt(savepoint, lines);
+          throw DRY_RUN_ROLLBACK;
+        })
+        .catch((err: unknown) => {
+          if (err !== DRY_RUN_ROLLBACK) throw err;
+        });
+      const refused = new Map(tried.flatMap((o) => (modeRefusal(mode, o) ? [[o.line, modeRefusal(mode, o)!] as const] : [])));
+      if (imp.dry_run)
+        outcome = tried.map((o) =>
+          refused.has(o.line) ? refusedOutcome(o, refused.get(o.line)!) : { ...o, item_id: o.status === 'created' ? null : o.item_id },
+        );
+      else {
+        const allowed = lines.filter((l) => !refused.has(l.line));
+        const written = new Map((allowed.length ? await attempt(trx, allowed) : []).map((o) => [o.line, o]));
+        outcome = tried.map((o) => written.get(o.line) ?? refusedOutcome(o, refused.get(o.line)!));
+      }
     }
-    const ids = result.ids.filter((x): x is string => !!x);
-    const versions = new Map<string, number>(
-      (await trx('catalog_items').whereIn('id', ids).select('id', 'current_version')).map((r: { id: string; current_version: number }) => [
-        r.id,
-        r.current_version,
-      ]),
-    );
-    const outcome = lines.map((l, i) => {
-      const id = result.ids[i];
-      const errors = errorsAt.get(i);
-      const status = errors || !id ? 'failed' : unchanged.has(i) ? 'unchanged' : versions.get(id) === 1 ? 'created' : 'updated';
-      return { line: l.line, status, errors: errors ?? (id ? null : [{ msg: 'not written' }]), item_id: status === 'failed' ? null : id };
-    });
     await trx.raw(
       `UPDATE catalog_import_lines l SET status = x.status, errors = x.errors, item_id = x.item_id
        FROM jsonb_to_recordset(?::jsonb) AS x(line int, status text, errors jsonb, item_id uuid)
@@ -191,6 +207,68 @@ export async function importBatch(
     await trx('catalog_imports').where({ id: importId }).increment(counts);
     return { last_line: lastLine, done, ...counts };
   });
+}
+
+/** Thrown inside a savepoint to roll it back (dry runs and refusing modes of {@link importBatch}). */
+const DRY_RUN_ROLLBACK = new Error('import dry run rollback');
+
+/** One line's outcome as {@link importBatch} records it. */
+type LineOutcome = { line: number; status: ImportLine['status']; errors: ImportLine['errors']; item_id: string | null };
+
+/**
+ * Writes staged lines with the catalog's bulk write (items-write.ts) and says per line what
+ * happened: `failed` with the write's errors, `unchanged`, `created` (the item's row is at
+ * version 1), else `updated`.
+ */
+async function writeLines(
+  trx: Knex.Transaction,
+  caches: CatalogCaches,
+  scope: Scope,
+  catalog: Catalog,
+  lines: Array<{ line: number; data: Record<string, unknown> }>,
+  sourceInfo: { import_id: string; file_name: string },
+): Promise<LineOutcome[]> {
+  const result = await writeItems(
+    trx,
+    caches,
+    scope,
+    catalog,
+    lines.map((l) => l.data),
+    { source_info: sourceInfo, skip_unchanged: true },
+  );
+  const unchanged = new Set(result.unchanged ?? []);
+  const errorsAt = new Map<number, ImportLine['errors']>();
+  for (const e of result.errors) {
+    const list = errorsAt.get(e.index) ?? [];
+    list?.push(...(e.details?.length ? e.details.map((d) => ({ loc: d.loc, msg: d.msg, type: d.type })) : [{ msg: e.detail, type: e.kind }]));
+    errorsAt.set(e.index, list);
+  }
+  const ids = result.ids.filter((x): x is string => !!x);
+  const versions = new Map<string, number>(
+    (await trx('catalog_items').whereIn('id', ids).select('id', 'current_version')).map((r: { id: string; current_version: number }) => [
+      r.id,
+      r.current_version,
+    ]),
+  );
+  return lines.map((l, i) => {
+    const id = result.ids[i];
+    const errors = errorsAt.get(i);
+    const status = errors || !id ? 'failed' : unchanged.has(i) ? 'unchanged' : versions.get(id) === 1 ? 'created' : 'updated';
+    return { line: l.line, status, errors: errors ?? (id ? null : [{ msg: 'not written' }]), item_id: status === 'failed' ? null : (id ?? null) };
+  });
+}
+
+/** Why `mode` refuses a line that would have had `outcome` (issue 28 §8), or null when it allows it. */
+function modeRefusal(mode: ImportMode, outcome: LineOutcome): string | null {
+  if (mode === 'create' && (outcome.status === 'updated' || outcome.status === 'unchanged'))
+    return 'An item with this key exists already; mode "create" only adds new items';
+  if (mode === 'update' && outcome.status === 'created') return 'No item has this key; mode "update" only changes existing items';
+  return null;
+}
+
+/** A line refused by the import's mode: `failed` with the reason (type `mode`). */
+function refusedOutcome(o: LineOutcome, reason: string): LineOutcome {
+  return { line: o.line, status: 'failed', errors: [{ msg: reason, type: 'mode' }], item_id: null };
 }
 
 /** Marks an import finished (`completed`, or `failed` with the error). Idempotent. */

@@ -1,0 +1,152 @@
+/**
+ * The jobs page of the console in a real browser (issue 28 §7): a real enrichment job, started
+ * through the API and run through Temporal by a test worker (a fake engine that holds items so
+ * the job certainly runs while the page shows it), is listed with its progress, ETA and a link
+ * to its review page; Cancel (confirmed, the dialog saying what cancel keeps) cancels it through
+ * the API; the filters narrow the list; a failed item's error downloads as CSV; another
+ * organization's operations are not listed. axe-core finds no serious or critical violation.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import request from 'supertest';
+import { createTestCatalog } from '../helpers/catalogs';
+import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
+import { waitUntil } from '../helpers/wait';
+import { launchChromium, requireChromium, shotAndCheck, type Browser, type Page } from './chromium';
+
+requireChromium();
+
+const TASK_QUEUE = 'test-browser-jobs';
+
+describe('jobs page in Chromium', () => {
+  let env: TestWorkflowEnvironment;
+  let worker: RunningTestWorker;
+  let app: http.RequestListener;
+  let server: http.Server;
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+  let org: Awaited<ReturnType<typeof createTestOrg>>;
+  let catalogId: string;
+  let jobId: string;
+  let failedJobId: string;
+  /** Items after the first wait here until released (the job runs while the page is looked at). */
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const dialogs: string[] = [];
+
+  beforeAll(async () => {
+    env = await startTestTemporal();
+    const engine = fakeEngine({
+      holdFor: (item) => (item.name === 'held 0' || !String(item.name).startsWith('held') ? undefined : gate),
+      errorFor: (item) => item.name === 'broken',
+    });
+    worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine });
+    org = await createTestOrg('jobs page org');
+    catalogId = await createTestCatalog(org.organizationId);
+    app = testApiFor(env, TASK_QUEUE, { concurrency: 1 });
+    server = http.createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await launchChromium();
+    page = await browser.newPage();
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.accept();
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    release();
+    await browser?.close();
+    await new Promise((resolve) => server?.close(resolve));
+    await worker?.stop();
+    await env?.teardown();
+    await closeTestKnex();
+  });
+
+  const enrich = async (names: string[]) => {
+    const res = await request(app)
+      .post('/api/public/enrich')
+      .set(org.auth)
+      .send({
+        catalog_id: catalogId,
+        async_mode: true,
+        items: names.map((name, i) => ({ sku: `S-${name}-${i}`, name })),
+        output_schema: [{ name: 'enriched', type: 'boolean', description: 'whether the item was enriched' }],
+      });
+    expect(res.status).toBe(200);
+    return res.body.job_id as string;
+  };
+  const row = (id: string) => `table.operations tr[data-kind="enrichment"][data-id="${id}"]`;
+
+  test('a job with a failed item finishes; its error downloads as CSV from its row', async () => {
+    failedJobId = await enrich(['fine', 'broken']);
+    await waitUntil(
+      async () => (await testKnex()('enrichment_jobs').where({ id: failedJobId }).first('status')).status === 'completed',
+      'the job done',
+      60_000,
+    );
+    await page.goto(`${base}/dashboard/login?next=/dashboard/jobs`);
+    await page.fill('#credential', org.apiKey);
+    await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+    expect(new URL(page.url()).pathname).toBe('/dashboard/jobs');
+    expect(await page.getAttribute(row(failedJobId), 'data-status')).toBe('completed');
+    expect((await page.textContent(`${row(failedJobId)} td.num`))?.trim()).toBe('1');
+    const href = await page.getAttribute(`${row(failedJobId)} a[download]`, 'href');
+    expect(href).toBe(`/dashboard/jobs/enrichment/${failedJobId}/errors.csv`);
+    const csv = await page.evaluate(async (u) => (await fetch(u)).text(), href!);
+    expect(csv).toBe('row_index,message\n1,no source found\n');
+  });
+
+  test('a running job shows its progress and links to its review page; Cancel cancels it', async () => {
+    jobId = await enrich(['held 0', 'held 1', 'held 2', 'held 3']);
+    await waitUntil(
+      async () => (await testKnex()('enrichment_jobs').where({ id: jobId }).first('completed_items')).completed_items >= 1,
+      'one item done',
+      60_000,
+    );
+    await page.goto(`${base}/dashboard/jobs`);
+    expect(await page.getAttribute(row(jobId), 'data-status')).toBe('running');
+    expect((await page.textContent(`${row(jobId)} .progress-text`))?.trim()).toBe('1 / 4 (25%)');
+    expect(await page.getAttribute(`${row(jobId)} progress`, 'value')).toBe('1');
+    expect(await page.getAttribute(`${row(jobId)} td:first-child a`, 'href')).toBe(`/dashboard/catalogs/${catalogId}/activities/${jobId}`);
+    // ETA from the rate so far: a duration.
+    expect((await page.textContent(`${row(jobId)} td:nth-child(6)`))?.trim()).toMatch(/^\d+ (s|min \d+ s|h \d+ min)$/);
+    // The finished job has no Cancel; the running one has.
+    expect(await page.$$(`${row(failedJobId)} button[data-cancel-job]`)).toHaveLength(0);
+    await shotAndCheck(page, 'jobs.png');
+    await page.click(`${row(jobId)} button[data-cancel-job]`);
+    await waitUntil(async () => (await testKnex()('enrichment_jobs').where({ id: jobId }).first('status')).status === 'cancelled', 'the job cancelled', 30_000);
+    expect(dialogs.at(-1)).toMatch(/results already produced stay/);
+    await page.waitForSelector(`${row(jobId)}[data-status="cancelled"]`, { timeout: 30_000 });
+    expect(await page.$$(`${row(jobId)} button[data-cancel-job]`)).toHaveLength(0);
+    // The API says so too (a cancelled job polls as failed: interface-spec.md, states).
+    const api = await request(app).get(`/api/public/enrich/${jobId}`).set(org.auth);
+    expect(api.body.status).toBe('failed');
+    release();
+  });
+
+  test('filters by kind and status; another organization sees none of these', async () => {
+    await page.goto(`${base}/dashboard/jobs`);
+    await page.selectOption('select[name=status]', 'cancelled');
+    await Promise.all([page.waitForNavigation(), page.click('form.filters button[type=submit]')]);
+    expect(new URL(page.url()).searchParams.get('status')).toBe('cancelled');
+    expect(await page.$$eval('table.operations tbody tr', (els) => els.map((e) => e.getAttribute('data-id')))).toEqual([jobId]);
+    await page.goto(`${base}/dashboard/jobs?kind=import`);
+    expect(await page.textContent('#jobs')).toContain('No operations match.');
+    const other = await createTestOrg('jobs page other org');
+    const login = await request(app).post('/dashboard/login').type('form').send({ credential: other.apiKey });
+    const cookie = ([] as string[])
+      .concat(login.headers['set-cookie'] ?? [])
+      .find((c) => c.startsWith('catalog_dashboard_session='))!
+      .split(';')[0]!;
+    const html = (await request(app).get('/dashboard/jobs').set('Cookie', cookie)).text;
+    expect(html).not.toContain(jobId);
+    expect(html).toContain('No operations match.');
+    const csv = await request(app).get(`/dashboard/jobs/enrichment/${failedJobId}/errors.csv`).set('Cookie', cookie);
+    expect(csv.status).toBe(404);
+  });
+});
