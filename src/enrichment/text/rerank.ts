@@ -55,38 +55,53 @@ export function choiceProbabilities(reranker: Reranker, candidates: SparseFeatur
  * Lists without candidates teach nothing and are skipped.
  */
 export function trainReranker(lists: RankingList[]): Reranker {
+  // Every choice's features flat: list l's choices are listStart[l] … listStart[l + 1] − 1 (none
+  // last), choice c's features are featStart[c] … featStart[c + 1] − 1. One pass per iteration
+  // over typed arrays, no allocation: the arithmetic, in the same order, of softmax and dot above.
   const ids = new Map<string, number>();
-  /** A choice's features as parallel arrays of ids and values. */
-  const encode = (f: SparseFeatures): { id: Int32Array; value: Float64Array } => {
-    const id = new Int32Array(f.size);
-    const value = new Float64Array(f.size);
-    let i = 0;
+  const kept = lists.filter((l) => l.candidates.length > 0);
+  const listStart = new Int32Array(kept.length + 1);
+  const gold = Int32Array.from(kept, (l) => l.gold);
+  const choices = kept.flatMap((l) => [...l.candidates, l.none]);
+  kept.forEach((l, i) => (listStart[i + 1] = listStart[i]! + l.candidates.length + 1));
+  const featStart = new Int32Array(choices.length + 1);
+  choices.forEach((f, c) => (featStart[c + 1] = featStart[c]! + f.size));
+  const featId = new Int32Array(featStart[choices.length]!);
+  const featValue = new Float64Array(featId.length);
+  choices.forEach((f, c) => {
+    let i = featStart[c]!;
     for (const [k, v] of f) {
       if (!ids.has(k)) ids.set(k, ids.size);
-      id[i] = ids.get(k)!;
-      value[i] = v;
+      featId[i] = ids.get(k)!;
+      featValue[i] = v;
       i += 1;
     }
-    return { id, value };
-  };
-  const encoded = lists.filter((l) => l.candidates.length > 0).map((l) => ({ choices: [...l.candidates, l.none].map(encode), gold: l.gold }));
+  });
   const w = new Float64Array(ids.size);
   const squared = new Float64Array(ids.size);
   const gradient = new Float64Array(ids.size);
+  const score = new Float64Array(Math.max(0, ...kept.map((l) => l.candidates.length + 1)));
   for (let it = 0; it < TRAINING.iterations; it += 1) {
     gradient.fill(0);
-    for (const { choices, gold } of encoded) {
-      const p = softmax(
-        choices.map(({ id, value }) => {
-          let s = 0;
-          for (let i = 0; i < id.length; i += 1) s += w[id[i]!]! * value[i]!;
-          return s;
-        }),
-      );
-      choices.forEach(({ id, value }, c) => {
-        const by = (c === gold ? 1 : 0) - p[c]!;
-        for (let i = 0; i < id.length; i += 1) gradient[id[i]!]! += by * value[i]!;
-      });
+    for (let l = 0; l < kept.length; l += 1) {
+      const c0 = listStart[l]!;
+      const n = listStart[l + 1]! - c0;
+      let max = -Infinity;
+      for (let c = 0; c < n; c += 1) {
+        let s = 0;
+        for (let i = featStart[c0 + c]!; i < featStart[c0 + c + 1]!; i += 1) s += w[featId[i]!]! * featValue[i]!;
+        score[c] = s;
+        if (s > max) max = s;
+      }
+      let total = 0;
+      for (let c = 0; c < n; c += 1) {
+        score[c] = Math.exp(score[c]! - max);
+        total += score[c]!;
+      }
+      for (let c = 0; c < n; c += 1) {
+        const by = (c === gold[l] ? 1 : 0) - score[c]! / total;
+        for (let i = featStart[c0 + c]!; i < featStart[c0 + c + 1]!; i += 1) gradient[featId[i]!]! += by * featValue[i]!;
+      }
     }
     for (let k = 0; k < w.length; k += 1) {
       const g = gradient[k]! - TRAINING.l2 * w[k]!;
