@@ -10,7 +10,7 @@ import type { FieldProfile } from './profile';
 import { findLabelledSides, findSizeTuples } from './sizes';
 import type { Span } from './spans';
 import { matchTemplates } from './templates';
-import { matchVocabulary } from './vocabulary';
+import { matchVocabulary, vocabularyText, type VocabularyText } from './vocabulary';
 
 /** How a candidate was found. */
 export type Method = 'vocabulary' | 'identifier' | 'template' | 'anchor' | 'size' | 'measurement' | 'lexicon' | 'prefix';
@@ -75,16 +75,14 @@ export function brandPrefix(text: string, stops: Set<number>, maxWords: number):
   return { start, end, text: text.slice(start, end) };
 }
 
-/** Median number of words of a field's known vocabulary entries (1 when none). */
-export function typicalWords(profile: FieldProfile): number {
-  const lengths: number[] = [];
-  for (const [key, count] of profile.vocabulary.counts) for (let i = 0; i < count; i += 1) lengths.push(key.split(' ').length);
-  lengths.sort((a, b) => a - b);
-  return lengths.length > 0 ? lengths[Math.floor(lengths.length / 2)]! : 1;
-}
-
-/** All candidates for one field. */
-export function fieldCandidates(text: string, profile: FieldProfile, totals: KeyTotals, hasHeight: boolean): Candidate[] {
+/** All candidates for one field; `scanned` is the text's {@link vocabularyText} (made once for every field). */
+export function fieldCandidates(
+  text: string,
+  profile: FieldProfile,
+  totals: KeyTotals,
+  hasHeight: boolean,
+  scanned: VocabularyText = vocabularyText(text),
+): Candidate[] {
   const name = profile.field.name;
   const end = titleEnd(text);
   const out: Candidate[] = [];
@@ -92,7 +90,7 @@ export function fieldCandidates(text: string, profile: FieldProfile, totals: Key
     out.push({ ...span, field: name, method, score: base - positionPenalty(span.start, end), ...extra });
   };
   const vocab = profile.vocabulary;
-  for (const hit of matchVocabulary(text, vocab)) {
+  for (const hit of matchVocabulary(scanned, vocab)) {
     const count = vocab.counts.get(hit.key) ?? 0;
     const share = count / (totals.get(hit.key) ?? count);
     push(hit, 'vocabulary', 3 + share + 0.3 * Math.log10(1 + count) + 0.02 * hit.key.length, { key: hit.key });
@@ -129,6 +127,6 @@ export function fieldCandidates(text: string, profile: FieldProfile, totals: Key
     }
   }
   if (profile.isPack) for (const span of findPackPhrases(text)) push(span, 'template', 1.7);
-  if (profile.lexicon !== null) for (const hit of matchVocabulary(text, profile.lexicon)) push(hit, 'lexicon', 1.3, { key: hit.key });
+  if (profile.lexicon !== null) for (const hit of matchVocabulary(scanned, profile.lexicon)) push(hit, 'lexicon', 1.3, { key: hit.key });
   return out;
 }

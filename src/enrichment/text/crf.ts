@@ -302,10 +302,13 @@ function viterbi(emit: Float64Array, transitions: Float64Array, size: number, la
       let arg = -1;
       if (k !== 0 && k % 2 === 0) {
         // An I label: its own B, or itself.
-        for (const j of [k - 1, k]) {
+        for (let j = k - 1; j <= k; j += 1) {
           if (place[j]! < 0) continue;
           const v = prev[j]! + transitions[j * size + k]!;
-          if (v > -Infinity && (arg < 0 || beats(v, j, best, arg))) [best, arg] = [v, j];
+          if (v > -Infinity && (arg < 0 || beats(v, j, best, arg))) {
+            best = v;
+            arg = j;
+          }
         }
       } else {
         const into = seen.into[k]!;
@@ -314,7 +317,10 @@ function viterbi(emit: Float64Array, transitions: Float64Array, size: number, la
           if (j === size || place[j]! < 0) continue;
           mark[j] = k;
           const v = prev[j]! + transitions[j * size + k]!;
-          if (v > -Infinity && (arg < 0 || beats(v, j, best, arg))) [best, arg] = [v, j];
+          if (v > -Infinity && (arg < 0 || beats(v, j, best, arg))) {
+            best = v;
+            arg = j;
+          }
         }
         // The best label whose bigram into k is unseen (weight 0): among the top ones, else any.
         let unseen = -1;
@@ -322,7 +328,10 @@ function viterbi(emit: Float64Array, transitions: Float64Array, size: number, la
         if (unseen < 0)
           for (let y = 0; y < L; y += 1)
             if (mark[labels[y]!] !== k && (unseen < 0 || beats(prev[labels[y]!]!, labels[y]!, prev[unseen]!, unseen))) unseen = labels[y]!;
-        if (unseen >= 0 && prev[unseen]! > -Infinity && (arg < 0 || beats(prev[unseen]!, unseen, best, arg))) [best, arg] = [prev[unseen]!, unseen];
+        if (unseen >= 0 && prev[unseen]! > -Infinity && (arg < 0 || beats(prev[unseen]!, unseen, best, arg))) {
+          best = prev[unseen]!;
+          arg = unseen;
+        }
       }
       next[k] = (arg < 0 ? -Infinity : best) + emit[t * size + k]!;
       if (arg >= 0) from[k] = arg;
@@ -564,19 +573,33 @@ export function tag(crf: Crf, features: string[][], allowedSet?: number[]): Tagg
   const n = emit.length / size;
   if (n === 0) return [];
   const marginal = (t: number, k: number): number => alpha[t * size + k]! * beta[t * size + k]!;
+  // The end factor of a span whose last label is `last` and which stops before token `to`
+  // depends on those two only: computed once each (NaN = not yet).
+  const ends = new Float64Array((size + 1) * (n + 1)).fill(NaN);
   /** Posterior probability of span [from, to) with B label b (see the lattice's identities). */
   const probability = (from: number, to: number, b: number): number => {
     let p = alpha[from * size + b]!;
     for (let t = from + 1; t < to; t += 1) p *= (T[(t === from + 1 ? b : b + 1) * size + b + 1]! * E[t * size + b + 1]!) / scale[t]!;
     if (to < n) {
       const last = to - 1 === from ? b : b + 1;
-      let end = 0;
-      for (const k of labels) if (k !== b + 1) end += T[last * size + k]! * E[to * size + k]! * beta[to * size + k]!;
+      let end = ends[last * (n + 1) + to]!;
+      if (Number.isNaN(end)) {
+        end = 0;
+        for (let x = 0; x < labels.length; x += 1) {
+          const k = labels[x]!;
+          if (k !== b + 1) end += T[last * size + k]! * E[to * size + k]! * beta[to * size + k]!;
+        }
+        ends[last * (n + 1) + to] = end;
+      }
       p *= end / scale[to]!;
     }
     return Math.min(1, p);
   };
-  const best = Array.from({ length: n }, (_, t) => labels.reduce((m, k) => (marginal(t, k) > marginal(t, m) ? k : m), labels[0]!));
+  const best = Array.from({ length: n }, (_, t) => {
+    let m = labels[0]!;
+    for (let x = 1; x < labels.length; x += 1) if (marginal(t, labels[x]!) > marginal(t, m)) m = labels[x]!;
+    return m;
+  });
   const likeliest: Array<[number, number, number]> = [];
   for (const b of labels.filter((k) => k % 2 === 1)) {
     const spans: Array<[number, number, number, number]> = [];

@@ -40,6 +40,14 @@ export interface FieldProfile {
    * count of the best-filled field of the schema (null when the catalog is too small to say).
    */
   fill: number | null;
+  /** Median number of words of the vocabulary's entries, counted with their weights (1 when none): a title-prefix brand guess's length. */
+  typicalWords: number;
+  /**
+   * Vocabulary key → its total weight over every profile built with this one by
+   * {@link buildProfiles} (one map shared by them; for the ambiguity of a phrase between
+   * fields). A profile built alone counts only its own vocabulary.
+   */
+  keyTotals: Map<string, number>;
 }
 
 /** Name/description hints → measurement dimensions (general retail vocabulary). */
@@ -146,7 +154,17 @@ export function buildProfile(field: OutputField, known: string[]): FieldProfile 
     codeShapes,
     knownCount: values.length,
     fill: null,
+    typicalWords: medianWords(vocabulary),
+    keyTotals: new Map(vocabulary.counts),
   };
+}
+
+/** Median number of words of a vocabulary's entries, each counted as often as its weight (1 when none). */
+function medianWords(vocabulary: Vocabulary): number {
+  const lengths: number[] = [];
+  for (const [key, count] of vocabulary.counts) for (let i = 0; i < count; i += 1) lengths.push(key.split(' ').length);
+  lengths.sort((a, b) => a - b);
+  return lengths.length > 0 ? lengths[Math.floor(lengths.length / 2)]! : 1;
 }
 
 /** Smallest value count of the best-filled field for fill estimates to be meaningful. */
@@ -154,11 +172,15 @@ const MIN_CATALOG = 10;
 
 /**
  * Profiles of a whole schema; each profile's `fill` is estimated against the best-filled
- * field (a catalog's most complete field is taken as filled on every item).
+ * field (a catalog's most complete field is taken as filled on every item), and their
+ * `keyTotals` is one map over all of them.
  */
 export function buildProfiles(fields: OutputField[], knownValues: Record<string, string[]> = {}): Map<string, FieldProfile> {
   const profiles = new Map(fields.map((f) => [f.name, buildProfile(f, knownValues[f.name] ?? [])]));
   const most = Math.max(0, ...[...profiles.values()].map((p) => p.knownCount));
   if (most >= MIN_CATALOG) for (const p of profiles.values()) p.fill = p.knownCount / most;
+  const totals = new Map<string, number>();
+  for (const p of profiles.values()) for (const [k, c] of p.vocabulary.counts) totals.set(k, (totals.get(k) ?? 0) + c);
+  for (const p of profiles.values()) p.keyTotals = totals;
   return profiles;
 }

@@ -5,7 +5,8 @@
  * features for the learned tagger (model.ts) when they are.
  */
 import type { OutputField } from '../types';
-import { brandPrefix, fieldCandidates, typicalWords, type Candidate, type KeyTotals, type Method } from './candidates';
+import { brandPrefix, fieldCandidates, type Candidate, type KeyTotals, type Method } from './candidates';
+import { vocabularyText } from './vocabulary';
 import type { FieldProfile } from './profile';
 import { convert, parseMeasurement, parseNumber } from './quantities';
 import { overlaps, phraseKey } from './spans';
@@ -94,16 +95,17 @@ export function coerce(c: Candidate, field: OutputField): unknown {
  * rate does not support are dropped, see MIN_FILL), including the title-prefix brand guess.
  */
 export function ruleCandidates(text: string, profiles: Map<string, FieldProfile>): Candidate[] {
-  const totals: KeyTotals = new Map();
-  for (const p of profiles.values()) for (const [k, c] of p.vocabulary.counts) totals.set(k, (totals.get(k) ?? 0) + c);
+  const first = profiles.values().next().value;
+  const totals: KeyTotals = first?.keyTotals ?? new Map();
   const hasHeight = [...profiles.values()].some((p) => p.axis === 'height');
+  const scanned = vocabularyText(text);
   const candidates = [...profiles.values()].flatMap((p) =>
-    fieldCandidates(text, p, totals, hasHeight).filter((c) => p.fill === null || p.fill >= MIN_FILL[c.method]),
+    fieldCandidates(text, p, totals, hasHeight, scanned).filter((c) => p.fill === null || p.fill >= MIN_FILL[c.method]),
   );
   const stops = new Set(candidates.map((c) => c.start));
   for (const p of profiles.values()) {
     if (!p.isBrand || (p.fill !== null && p.fill < MIN_FILL.prefix)) continue;
-    const prefix = brandPrefix(text, new Set([...stops].filter((s) => !candidates.some((c) => c.start === s && c.field === p.field.name))), typicalWords(p));
+    const prefix = brandPrefix(text, new Set([...stops].filter((s) => !candidates.some((c) => c.start === s && c.field === p.field.name))), p.typicalWords);
     if (prefix !== null) candidates.push({ ...prefix, field: p.field.name, method: 'prefix', score: 0.9 });
   }
   return candidates;

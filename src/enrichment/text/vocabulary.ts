@@ -72,10 +72,19 @@ function lowerUnit(ch: string): string {
   return l.length === 1 ? l : ch;
 }
 
-/** Every (leftmost-longest, non-overlapping) vocabulary hit in `text`, as written. */
-export function matchVocabulary(text: string, vocab: Vocabulary): VocabularyHit[] {
-  if (vocab.trie.next.size === 0) return [];
-  // Key-normalised text (lower case, separator runs as one space) with original offsets.
+/**
+ * A text in the vocabulary's key form (see {@link phraseKey}: lower case, separator runs as one
+ * space), one character per entry, with each character's offset in the original text. Made once
+ * per text by {@link vocabularyText} and read by {@link matchVocabulary} for every field.
+ */
+export interface VocabularyText {
+  text: string;
+  norm: string[];
+  offset: number[];
+}
+
+/** The {@link VocabularyText} of `text`. */
+export function vocabularyText(text: string): VocabularyText {
   const norm: string[] = [];
   const offset: number[] = [];
   for (let i = 0; i < text.length; i += 1) {
@@ -90,20 +99,30 @@ export function matchVocabulary(text: string, vocab: Vocabulary): VocabularyHit[
     norm.push(lowerUnit(ch));
     offset.push(i);
   }
+  return { text, norm, offset };
+}
+
+/**
+ * Every (leftmost-longest, non-overlapping) vocabulary hit in `text` (a string, or its
+ * {@link vocabularyText} when several vocabularies are matched against one text), as written.
+ */
+export function matchVocabulary(text: string | VocabularyText, vocab: Vocabulary): VocabularyHit[] {
+  if (vocab.trie.next.size === 0) return [];
+  const { text: original, norm, offset } = typeof text === 'string' ? vocabularyText(text) : text;
   const hits: VocabularyHit[] = [];
   for (let s = 0; s < norm.length; s += 1) {
     const start = offset[s]!;
-    if (isAlnum(norm[s]) && isAlnum(text[start - 1])) continue;
+    if (isAlnum(norm[s]) && isAlnum(original[start - 1])) continue;
     let node: TrieNode | undefined = vocab.trie;
     let found: { key: string; end: number } | null = null;
     for (let e = s; e < norm.length && node !== undefined; e += 1) {
       node = node.next.get(norm[e]!);
       if (node?.key === undefined) continue;
       const end = offset[e]! + 1;
-      if (!(isAlnum(norm[e]) && isAlnum(text[end]))) found = { key: node.key, end };
+      if (!(isAlnum(norm[e]) && isAlnum(original[end]))) found = { key: node.key, end };
     }
     if (found === null) continue;
-    hits.push({ start, end: found.end, text: text.slice(start, found.end), key: found.key });
+    hits.push({ start, end: found.end, text: original.slice(start, found.end), key: found.key });
     while (s + 1 < norm.length && offset[s + 1]! < found.end) s += 1;
   }
   return hits;
