@@ -184,6 +184,7 @@ export function catalogPage(catalog: Catalog, activities: ActivityListEntry[], t
     catalog.name,
     html`<h1>${catalog.name}</h1>
       <p class="muted">${catalog.item_count} items · catalog <code>${catalog.id}</code></p>
+      <p class="catalog-links"><a href="${DASHBOARD_BASE}/catalogs/${catalog.id}/items">Items</a></p>
       <section class="card">
         <h2>Activities <span class="muted">(${total}${total > activities.length ? html`, newest ${activities.length} shown` : ''})</span></h2>
         ${
