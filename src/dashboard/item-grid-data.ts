@@ -79,7 +79,7 @@ export async function loadGridPage(deps: CatalogDeps, scope: Scope, catalogId: s
   const profile = query.readiness ? await getReadinessProfile(deps.knex, scope, catalogId, query.readiness.profileId) : null;
   const [page, tree, views, profiles] = await Promise.all([
     gridPage(deps.knex, grid, query, profile ?? undefined, GRID_PAGE_SIZE),
-    grid.taxonomy ? treeCounts(deps.knex, grid) : Promise.resolve(null),
+    grid.taxonomy ? treeCounts(deps, grid) : Promise.resolve(null),
     listGridViews(deps.knex, scope, catalogId),
     listReadinessProfiles(deps.knex, scope, catalogId),
   ]);

@@ -323,21 +323,13 @@ function rowsTable(d: GridPageData): SafeHtml {
 }
 
 function pager(d: GridPageData, top: boolean): SafeHtml {
-  const first = d.query.cursor ? html`<a class="btn small" href="${urlWith(d, {})}">← First page</a>` : '';
-  const next = d.page.next_cursor
-    ? html`<a
-        class="btn small"
-        rel="next"
-        ${top ? html`id="next-page"` : ''}
-        href="${urlWith(d, {})}${urlWith(d, {}).includes('?') ? '&' : '?'}cursor=${encodeCursor(d.page.next_cursor)}"
-        >Next ${d.page.rows.length} →</a
-      >`
-    : '';
-  return html`<nav class="pager" aria-label="Pages">
-    ${first}<span ${top ? html`id="grid-count"` : ''}
-      >${countText(d.page.count, d.page.capped)} item${d.page.count === 1 && !d.page.capped ? '' : 's'}${d.page.capped ? ' (counted up to 10,000)' : ''}</span
-    >${next}
-  </nav>`;
+  const here = urlWith(d, {});
+  const suffix = top ? '' : '-bottom';
+  const first = d.query.cursor ? html`<a class="btn small" href="${here}">← First page</a>` : '';
+  const nextUrl = d.page.next_cursor ? `${here}${here.includes('?') ? '&' : '?'}cursor=${encodeCursor(d.page.next_cursor)}` : null;
+  const next = nextUrl ? html`<a class="btn small" rel="next" id="next-page${suffix}" href="${nextUrl}">Next ${d.page.rows.length} →</a>` : '';
+  const count = `${countText(d.page.count, d.page.capped)} item${d.page.count === 1 && !d.page.capped ? '' : 's'}${d.page.capped ? ' (counted up to 10,000)' : ''}`;
+  return html`<nav class="pager" aria-label="${top ? 'Pages' : 'Pages, at the bottom'}">${first}<span id="grid-count${suffix}">${count}</span>${next}</nav>`;
 }
 
 function profileLinks(d: GridPageData, profiles: ReadinessProfile[]): SafeHtml | string {

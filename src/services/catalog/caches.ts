@@ -38,6 +38,12 @@ export interface CatalogCaches {
    * epoch; src/services/catalog/search-index-requests.ts); pruned past 1,000 entries.
    */
   searchIndexRequests: Map<string, number>;
+  /**
+   * The item grid's taxonomy tree counts by catalog (src/services/catalog/item-grid.ts
+   * treeCounts), valid while the catalog's `items_rev` is the one stored with them; oldest
+   * evicted past 200.
+   */
+  gridTreeCounts: Map<string, { rev: string; own: Record<string, number>; unclassified: number | null; capped: boolean }>;
 }
 
 /** Fresh, empty catalog caches. */
@@ -49,6 +55,7 @@ export function createCatalogCaches(): CatalogCaches {
     searchTotalStats: { hits: 0, misses: 0 },
     searchCountStats: { index: 0, rare: 0, gin: 0 },
     searchIndexRequests: new Map(),
+    gridTreeCounts: new Map(),
   };
 }
 

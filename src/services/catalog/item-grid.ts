@@ -169,7 +169,7 @@ export async function gridPage(knex: Knex, c: GridCatalog, q: GridQuery, profile
   const last = rows[rows.length - 1];
   return {
     rows: out,
-    count: Math.min(count, COUNT_CAP),
+    count: exactFromCatalog ? count : Math.min(count, COUNT_CAP),
     capped: !exactFromCatalog && count > COUNT_CAP,
     next_cursor: more && last ? cursorOf(last, q.sort) : null,
   };
@@ -212,12 +212,31 @@ export interface TreeCounts {
   capped: boolean;
 }
 
+/** Most catalogs whose tree counts are kept (CatalogCaches.gridTreeCounts); the oldest goes first. */
+const TREE_CACHE_SIZE = 200;
+
+/**
+ * The tree counts of a catalog, from the app's cache while the catalog's `items_rev` (bumped by
+ * every item write) is the one they were counted at, else counted ({@link countTree}).
+ */
+export async function treeCounts(deps: CatalogDeps, c: GridCatalog): Promise<TreeCounts> {
+  const cache = deps.caches.catalog.gridTreeCounts;
+  const key = `${c.catalog.id}:${c.schema.id}`;
+  const hit = cache.get(key);
+  if (hit && hit.rev === String(c.catalog.items_rev)) return { own: hit.own, unclassified: hit.unclassified, capped: hit.capped };
+  const counts = await countTree(deps.knex, c);
+  cache.delete(key);
+  if (cache.size >= TREE_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  cache.set(key, { rev: String(c.catalog.items_rev), ...counts });
+  return counts;
+}
+
 /**
  * Counts the tree: exact (one grouped scan) up to {@link EXACT_TREE_ITEMS} items; larger catalogs
  * count each of the first nodes up to {@link TREE_COUNT_CAP} through the category index, and
  * the unclassified items likewise.
  */
-export async function treeCounts(knex: Knex, c: GridCatalog): Promise<TreeCounts> {
+async function countTree(knex: Knex, c: GridCatalog): Promise<TreeCounts> {
   const ids = Object.keys(c.taxonomy?.nodes ?? {});
   const base = filterSql(c.catalog.id, { top_level: c.grouped });
   if (c.catalog.item_count <= EXACT_TREE_ITEMS) {
