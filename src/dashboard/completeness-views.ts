@@ -1,6 +1,6 @@
 import { RULE_OPS } from '../services/catalog/readiness-profiles';
 import { gridUrl, type GridQuery } from '../services/catalog/item-grid-query';
-import type { CompletenessPageData } from './completeness-data';
+import type { CompletenessReport } from '../services/catalog/completeness-report';
 import { html, type SafeHtml } from './html';
 import { countText, itemsPath } from './item-grid-views';
 import { catalogCrumb, DASHBOARD_BASE, layout, type PageSession } from './views';
@@ -16,11 +16,11 @@ function percent(n: number, of: number): string {
 }
 
 /** A count linking to the grid under `q`. */
-function countLink(d: CompletenessPageData, n: number, q: Partial<GridQuery>, label: string): SafeHtml {
+function countLink(d: CompletenessReport, n: number, q: Partial<GridQuery>, label: string): SafeHtml {
   return html`<a class="num-link" href="${gridUrl(itemsPath(d.grid.catalog.id), q)}" aria-label="${countText(n)} ${label}">${countText(n)}</a>`;
 }
 
-function totals(d: CompletenessPageData): SafeHtml {
+function totals(d: CompletenessReport): SafeHtml {
   return html`<section class="card summary">
     <h2>Items</h2>
     <div class="counts" id="completeness-totals">
@@ -39,7 +39,7 @@ function totals(d: CompletenessPageData): SafeHtml {
   </section>`;
 }
 
-function byField(d: CompletenessPageData): SafeHtml {
+function byField(d: CompletenessReport): SafeHtml {
   return html`<section class="card">
     <h2>By field</h2>
     <table class="list completeness-fields" id="by-field">
@@ -75,7 +75,7 @@ function byField(d: CompletenessPageData): SafeHtml {
   </section>`;
 }
 
-function byNode(d: CompletenessPageData): SafeHtml | string {
+function byNode(d: CompletenessReport): SafeHtml | string {
   if (!d.grid.taxonomy) return '';
   return html`<section class="card">
     <h2>By taxonomy node <span class="muted">(${d.grid.taxonomy.name}; each node counts its subtree)</span></h2>
@@ -127,7 +127,7 @@ function byNode(d: CompletenessPageData): SafeHtml | string {
   </section>`;
 }
 
-function profiles(d: CompletenessPageData, session: PageSession): SafeHtml {
+function profiles(d: CompletenessReport, session: PageSession): SafeHtml {
   const base = `${DASHBOARD_BASE}/catalogs/${d.grid.catalog.id}/completeness/profiles`;
   return html`<section class="card" id="profiles">
     <h2>Readiness profiles</h2>
@@ -189,7 +189,7 @@ function profiles(d: CompletenessPageData, session: PageSession): SafeHtml {
 }
 
 /** The completeness page of a catalog. */
-export function completenessPage(d: CompletenessPageData, session: PageSession): string {
+export function completenessPage(d: CompletenessReport, session: PageSession): string {
   return layout(
     `Completeness · ${d.grid.catalog.name}`,
     html`<div class="title-row">

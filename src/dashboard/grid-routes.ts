@@ -9,7 +9,7 @@ import { loadGridCatalog } from '../services/catalog/item-grid';
 import { parseFilter, parseGridQuery } from '../services/catalog/item-grid-query';
 import { createReadinessProfile, deleteReadinessProfile, parseRuleLines } from '../services/catalog/readiness-profiles';
 import type { CliLoginHelpers } from './cli-login';
-import { loadCompletenessPage } from './completeness-data';
+import { completenessReport } from '../services/catalog/completeness-report';
 import { completenessPage } from './completeness-views';
 import { loadGridPage, viewQuery } from './item-grid-data';
 import { itemGridPage, itemsPath } from './item-grid-views';
@@ -100,7 +100,7 @@ export function addGridRoutes(router: Router, deps: ResolvedAppDeps, h: GridRout
 
   router.get('/catalogs/:catalog_id/completeness', h.signedIn, async (ctx) => {
     const session = sessionOf(ctx);
-    h.send(ctx, 200, completenessPage(await loadCompletenessPage(deps, session.scope, ctx.params.catalog_id), h.pageSession(session)));
+    h.send(ctx, 200, completenessPage(await completenessReport(deps, session.scope, ctx.params.catalog_id), h.pageSession(session)));
   });
 
   router.post('/catalogs/:catalog_id/completeness/profiles', h.signedIn, async (ctx) => {

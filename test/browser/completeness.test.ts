@@ -13,7 +13,7 @@ import request from 'supertest';
 import { testApp } from '../helpers/app';
 import { closeTestKnex, createTestOrg } from '../helpers/db';
 import { launchChromium, requireChromium, shotAndCheck, type Browser, type Page } from './chromium';
-import { createGridFixture, fixtureComplete, isEmpty, type GridFixtureItem } from './grid-fixture';
+import { createGridFixture, fixtureComplete, isEmpty, type GridFixtureItem } from '../helpers/grid-catalog';
 
 requireChromium();
 

@@ -15,7 +15,7 @@ import { testApp } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { launchChromium, requireChromium, shotAndCheck, type Browser, type Page } from './chromium';
-import { createGridFixture, GRID_ITEMS, isEmpty, type GridFixtureItem } from './grid-fixture';
+import { createGridFixture, GRID_ITEMS, isEmpty, type GridFixtureItem } from '../helpers/grid-catalog';
 
 requireChromium();
 

@@ -45,8 +45,9 @@ export async function getReadinessProfile(knex: Knex, scope: Scope, catalogId: s
 
 /**
  * Creates a profile.
- * @throws ValidationError (422) for a blank name, fields not in the schema, unknown rule operators or values they cannot read, nothing required
- * @throws ConflictError-like 422 when the catalog already has a profile of that name
+ * @throws ValidationError (422) for a blank name, fields not in the schema, unknown rule operators
+ *   or values they cannot read, nothing required, or a name the catalog already has a profile of
+ * @throws NotFoundError (404) / ForbiddenError (403) for the catalog
  */
 export async function createReadinessProfile(knex: Knex, scope: Scope, catalogId: string, input: ReadinessProfileInput): Promise<ReadinessProfile> {
   await loadCatalogOwned(knex, scope, catalogId);

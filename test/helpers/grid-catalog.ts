@@ -1,7 +1,7 @@
 import { newId } from '../../src/lib/ids';
 import { normalizeTaxonomy } from '../../src/services/catalog/taxonomy';
-import { createTestCatalog } from '../helpers/catalogs';
-import { testKnex } from '../helpers/db';
+import { createTestCatalog } from './catalogs';
+import { testKnex } from './db';
 
 /**
  * The catalog of the item grid and completeness browser tests (issue 28 §2, §3): a few thousand

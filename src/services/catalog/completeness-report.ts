@@ -1,15 +1,16 @@
-import type { ReadinessProfile } from '../models/readiness-profile';
-import type { Scope } from '../services/access/scope';
-import type { CatalogDeps } from '../services/catalog/caches';
-import { countCompleteness, requiredFields, type GroupCounts, type ProfileCounts } from '../services/catalog/completeness';
-import { loadGridCatalog, type GridCatalog } from '../services/catalog/item-grid';
-import { listReadinessProfiles } from '../services/catalog/readiness-profiles';
-import { filterSql } from '../services/catalog/items-sql';
+import type { ReadinessProfile } from '../../models/readiness-profile';
+import type { Scope } from '../access/scope';
+import type { CatalogDeps } from './caches';
+import { countCompleteness, requiredFields, type GroupCounts, type ProfileCounts } from './completeness';
+import { loadGridCatalog, type GridCatalog } from './item-grid';
+import { listReadinessProfiles } from './readiness-profiles';
+import { filterSql } from './items-sql';
 
 /**
- * What the catalog completeness page shows (issue 28 §3), counted by the completeness service in
- * one scan of the catalog's items (top-level ones in a product-grouped catalog, as the grid
- * lists them, so each number equals the count of the grid it links to).
+ * The catalog's completeness report (issue 28 §3): what the console's completeness page shows and
+ * `GET /public/catalogs/{id}/completeness` returns, counted in one scan of the catalog's items
+ * (top-level ones in a product-grouped catalog, as the grid lists them, so each number equals
+ * the count of the grid it links to).
  */
 
 /** One field of the by-field table. */
@@ -34,8 +35,8 @@ export interface NodeCompleteness {
   missing: Array<{ field: string; empty: number }>;
 }
 
-/** Everything the completeness page renders. */
-export interface CompletenessPageData {
+/** The completeness report of a catalog. */
+export interface CompletenessReport {
   grid: GridCatalog;
   total: number;
   complete: number;
@@ -53,10 +54,10 @@ function add(into: GroupCounts, g: GroupCounts): void {
 }
 
 /**
- * Loads the completeness page of a catalog.
+ * Counts the completeness report of a catalog.
  * @throws NotFoundError (404) / ForbiddenError (403) for the catalog
  */
-export async function loadCompletenessPage(deps: CatalogDeps, scope: Scope, catalogId: string): Promise<CompletenessPageData> {
+export async function completenessReport(deps: CatalogDeps, scope: Scope, catalogId: string): Promise<CompletenessReport> {
   const [grid, profiles] = await Promise.all([loadGridCatalog(deps, scope, catalogId), listReadinessProfiles(deps.knex, scope, catalogId)]);
   const fields = Object.keys(grid.types);
   const base = filterSql(catalogId, { top_level: grid.grouped });
@@ -75,7 +76,7 @@ export async function loadCompletenessPage(deps: CatalogDeps, scope: Scope, cata
     filled: all.items - (all.empty[field] ?? 0),
   }));
   let nodes: NodeCompleteness[] = [];
-  let unclassified: CompletenessPageData['unclassified'] = null;
+  let unclassified: CompletenessReport['unclassified'] = null;
   if (t) {
     // Subtree sums, children before parents (reverse of the parent-first walk).
     const sums = new Map<string, GroupCounts>();
