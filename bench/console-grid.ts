@@ -6,7 +6,9 @@
  * node, and a filter matching no item (the worst case: the count and the page read every row).
  * Each case: the first page `BENCH_ROUNDS` times (default 10), then `BENCH_DEEP` pages (default
  * 10) walked by the page's own "Next" cursor; p50 / p95 of each. Target: p95 ≤ 300 ms on every
- * page at 1,000,000 items. Prints one JSON line.
+ * page at 1,000,000 items. Also the completeness page: `completeness_cold_ms` (counted in one
+ * scan of the catalog; no target) and `completeness_warm_ms` (again, from the app's cache while
+ * nothing changed). Prints one JSON line.
  *
  * The catalog (20-field bench schema, bench/lib.ts, plus `category_id` and a 10-node taxonomy
  * whose nodes require `size`) is seeded once with INSERT … SELECT generate_series and kept for
@@ -118,6 +120,14 @@ runBench(async (b) => {
       ...(deep.length ? { deep_p50_ms: percentile(deep, 50), deep_p95_ms: percentile(deep, 95) } : {}),
     };
   }
+  const completeness: number[] = [];
+  for (let r = 0; r < 2; r++) {
+    const t = performance.now();
+    const res = await fetch(`${b.baseUrl}/dashboard/catalogs/${catalog.id}/completeness`, { headers });
+    await res.text();
+    if (res.status !== 200) throw new Error(`completeness: ${res.status}`);
+    completeness.push(since(t));
+  }
   return {
     bench: 'console_grid',
     items: N,
@@ -127,6 +137,8 @@ runBench(async (b) => {
     p95_first_ms: percentile(allFirst, 95),
     p95_deep_ms: allDeep.length ? percentile(allDeep, 95) : null,
     ...out,
+    completeness_cold_ms: Math.round(completeness[0]),
+    completeness_warm_ms: Math.round(completeness[1]),
     load_start: loadStart,
   };
 });

@@ -2,12 +2,12 @@
  * Readiness profiles and the completeness report over the API (issue 28 §3): a profile created,
  * listed and deleted under `/public/catalogs/{id}/readiness-profiles`; `GET …/completeness`
  * counts (totals, by field, by taxonomy node with subtrees, per profile: ready, missing fields,
- * failing rules) equal what the 3,000-item fixture's data says; bad fields and rule values are
+ * failing rules) equal what the 3,000-item fixture's data says and follow item changes; bad fields and rule values are
  * 422s naming them; another organization's catalog is a 403; the routes are in the OpenAPI document.
  */
 import request from 'supertest';
 import { testApp } from '../helpers/app';
-import { closeTestKnex, createTestOrg } from '../helpers/db';
+import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { createGridFixture, fixtureComplete, isEmpty, type GridFixtureItem } from '../helpers/grid-catalog';
 
 const app = testApp().callback();
@@ -109,6 +109,23 @@ describe('readiness profiles and completeness', () => {
           .send({ name: 'Op', rules: [{ field: 'price', op: 'empty' }] })
       ).status,
     ).toBe(422);
+  });
+
+  it('counts again after an item changes (the cached report follows items_rev)', async () => {
+    const url = `/api/public/catalogs/${catalogId}/completeness`;
+    const before = (await request(app).get(url).set(org.auth)).body;
+    const target = items.find((i) => isEmpty(i.data.title))!;
+    await testKnex()('catalog_items')
+      .where('id', target.id)
+      .update({ data: JSON.stringify({ ...target.data, title: 'Now titled' }) });
+    const after = (await request(app).get(url).set(org.auth)).body;
+    expect(after.fields.find((f: { field: string }) => f.field === 'title').empty).toBe(
+      before.fields.find((f: { field: string }) => f.field === 'title').empty - 1,
+    );
+    await testKnex()('catalog_items')
+      .where('id', target.id)
+      .update({ data: JSON.stringify(target.data) });
+    expect((await request(app).get(url).set(org.auth)).body).toEqual(before);
   });
 
   it("another organization's catalog is a 403", async () => {

@@ -44,6 +44,12 @@ export interface CatalogCaches {
    * evicted past 200.
    */
   gridTreeCounts: Map<string, { rev: string; own: Record<string, number>; unclassified: number | null; capped: boolean }>;
+  /**
+   * Completeness reports (src/services/catalog/completeness-report.ts) by catalog, valid while the
+   * catalog's `items_rev`, schema version and readiness profiles are the ones stored with them;
+   * oldest evicted past 50.
+   */
+  completenessReports: Map<string, { key: string; report: unknown }>;
 }
 
 /** Fresh, empty catalog caches. */
@@ -56,6 +62,7 @@ export function createCatalogCaches(): CatalogCaches {
     searchCountStats: { index: 0, rare: 0, gin: 0 },
     searchIndexRequests: new Map(),
     gridTreeCounts: new Map(),
+    completenessReports: new Map(),
   };
 }
 

@@ -10,7 +10,7 @@
  */
 import type { Knex } from 'knex';
 import type { ReadinessProfile, ReadinessRule } from '../../models/readiness-profile';
-import { emptySql, filterConditionSql, isEmptyValue, type SqlPart } from './item-grid-query';
+import { emptySql, filterConditionSql, isEmptyValue, readWithoutJit, type SqlPart } from './item-grid-query';
 import type { EnrichedTaxonomy } from './taxonomy';
 
 /** The field `category_id` of an item names its taxonomy node (issue 26 §2). */
@@ -162,7 +162,7 @@ export async function countCompleteness(
       bindings.push(...s.bindings);
     });
   });
-  const { rows } = await knex.raw(`SELECT ${select.join(', ')} FROM catalog_items WHERE ${scope.sql} GROUP BY 1`, [...bindings, ...scope.bindings]);
+  const { rows } = await readWithoutJit(knex, `SELECT ${select.join(', ')} FROM catalog_items WHERE ${scope.sql} GROUP BY 1`, [...bindings, ...scope.bindings]);
   const groups = new Map<string, GroupCounts>();
   const profileCounts = new Map<string, ProfileCounts>(
     profiles.map((p) => [p.id, { ready: 0, missing: Object.fromEntries(p.required_fields.map((f) => [f, 0])), failing: p.rules.map(() => 0) }]),

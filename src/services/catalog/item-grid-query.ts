@@ -65,12 +65,34 @@ export function isEmptyValue(v: unknown): boolean {
   return false;
 }
 
-/** SQL: the field is empty (missing, null, blank string, `[]`, `{}`), as {@link isEmptyValue}. */
+/**
+ * SQL: the field is empty (missing, null, blank string, `[]`, `{}`), as {@link isEmptyValue}. One
+ * `jsonb_typeof` and at most one more look-up per row (the completeness report evaluates this
+ * for every field of every item: 1,000,000 items × 20 fields).
+ */
 export function emptySql(field: string): SqlPart {
   return {
-    sql: `(coalesce(data -> ?, 'null'::jsonb) IN ('null'::jsonb, '[]'::jsonb, '{}'::jsonb) OR btrim(data ->> ?) = '')`,
-    bindings: [field, field],
+    sql: `(CASE jsonb_typeof(data -> ?) WHEN 'string' THEN btrim(data ->> ?) = '' WHEN 'number' THEN false WHEN 'boolean' THEN false
+      WHEN 'array' THEN jsonb_array_length(data -> ?) = 0 WHEN 'object' THEN data -> ? = '{}'::jsonb ELSE true END)`,
+    bindings: [field, field, field, field],
   };
+}
+
+/**
+ * Runs one read statement with JIT off, in its own read-only transaction: the grid's and the
+ * completeness report's statements carry long generated expressions (a filter per field, an
+ * emptiness test per field and profile) whose JIT compilation costs more than it saves — 24 s
+ * of 32 s for the report at 1,000,000 items (EXPLAIN ANALYZE), 20–45 ms on a page.
+ * `work_mem` is raised for the report's grouping and the sorts of unindexed orders.
+ */
+export function readWithoutJit<T>(knex: Knex, sql: string, bindings: Knex.RawBinding[]): Promise<{ rows: T[] }> {
+  return knex.transaction(
+    async (trx) => {
+      await trx.raw("SET LOCAL jit = off; SET LOCAL work_mem = '64MB'");
+      return (await trx.raw(sql, bindings)) as { rows: T[] };
+    },
+    { readOnly: true },
+  );
 }
 
 function placeholders(n: number): string {

@@ -14,7 +14,7 @@ import type { Scope } from '../access/scope';
 import type { CatalogDeps } from './caches';
 import { getCatalog } from './catalogs';
 import { CATEGORY_FIELD, completeSql, completenessOf, readySql, requiredFields, subtreeIds, type Completeness, type RequiredRules } from './completeness';
-import { emptySql, filterConditionSql, type GridQuery, type SqlPart } from './item-grid-query';
+import { emptySql, filterConditionSql, readWithoutJit, type GridQuery, type SqlPart } from './item-grid-query';
 import { isGrouped } from './items-keys';
 import { afterCursorSql, filterSql, orderSql, type ItemCursor } from './items-sql';
 import { fieldTypeOf } from './schema';
@@ -130,14 +130,18 @@ export async function gridPage(knex: Knex, c: GridCatalog, q: GridQuery, profile
   const pageWhere = after ? { sql: `${where.sql} AND ${after.sql}`, bindings: [...where.bindings, ...after.bindings] } : where;
   const exactFromCatalog = unfiltered(q) && !c.grouped;
   const [page, counted] = await Promise.all([
-    knex.raw(
+    readWithoutJit<{ id: string; entity_type: string; data: Record<string, unknown>; created_key: string; updated_key: string }>(
+      knex,
       `SELECT id, entity_type, data, created_at::text AS created_key, updated_at::text AS updated_key
        FROM catalog_items WHERE ${pageWhere.sql} ORDER BY ${order.sql} LIMIT ?`,
       [...pageWhere.bindings, ...order.bindings, limit + 1],
     ),
     exactFromCatalog
       ? Promise.resolve({ rows: [{ n: c.catalog.item_count }] })
-      : knex.raw(`SELECT count(*)::int AS n FROM (SELECT 1 FROM catalog_items WHERE ${where.sql} LIMIT ?) s`, [...where.bindings, COUNT_CAP + 1]),
+      : readWithoutJit<{ n: number }>(knex, `SELECT count(*)::int AS n FROM (SELECT 1 FROM catalog_items WHERE ${where.sql} LIMIT ?) s`, [
+          ...where.bindings,
+          COUNT_CAP + 1,
+        ]),
   ]);
   const raw = page.rows as Array<{ id: string; entity_type: string; data: Record<string, unknown>; created_key: string; updated_key: string }>;
   const more = raw.length > limit;
