@@ -11,6 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { newId } from '../../src/lib/ids';
+import { createApiKey } from '../../src/services/access/api-keys';
 import { testApp } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -230,6 +231,38 @@ describe('item grid in Chromium', () => {
     );
     await page.goto(`${base}/dashboard/catalogs/${grouped}/items`);
     expect(await texts('#item-grid td.variants')).toEqual(['3/5 variants complete']);
+  });
+
+  test("a private view is its owner's; a shared one is offered to the organization's other keys, which cannot delete it", async () => {
+    const ownCookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const csrf = (await page.getAttribute('meta[name=csrf-token]', 'content'))!;
+    const save = (name: string, shared: boolean) =>
+      request(app)
+        .post(`/dashboard/catalogs/${catalogId}/items/views`)
+        .set('Cookie', ownCookie)
+        .type('form')
+        .send({ csrf_token: csrf, name, columns: 'sku,brand', query: 'f.color=eq:red', ...(shared ? { shared: '1' } : {}) });
+    expect((await save('Team reds', true)).status).toBe(303);
+    expect((await save('My reds', false)).status).toBe(303);
+    const second = await createApiKey(testKnex(), org.organizationId, 'second grid user');
+    const login = await request(app).post('/dashboard/login').type('form').send({ credential: second.apiKey });
+    const cookie = ([] as string[])
+      .concat(login.headers['set-cookie'] ?? [])
+      .find((c) => c.startsWith('catalog_dashboard_session='))!
+      .split(';')[0]!;
+    const gridPage = await request(app).get(`/dashboard/catalogs/${catalogId}/items`).set('Cookie', cookie);
+    expect(gridPage.text).toContain('Team reds');
+    expect(gridPage.text).not.toContain('My reds');
+    const shared = /href="[^"]*\?view=([0-9a-f-]{36})"[^>]*>Team reds</.exec(gridPage.text)![1];
+    const viewPage = await request(app).get(`/dashboard/catalogs/${catalogId}/items?view=${shared}`).set('Cookie', cookie);
+    expect(/id="grid-count">([\d,]+)/.exec(viewPage.text)![1]).toBe(fmt(items.filter((i) => i.data.color === 'red').length));
+    const secondCsrf = /name="csrf-token" content="([^"]+)"/.exec(gridPage.text)![1];
+    const del = await request(app)
+      .post(`/dashboard/catalogs/${catalogId}/items/views/${shared}/delete`)
+      .set('Cookie', cookie)
+      .type('form')
+      .send({ csrf_token: secondCsrf });
+    expect(del.status).toBe(403);
   });
 
   test("another organization's session gets a 403 for the grid", async () => {
