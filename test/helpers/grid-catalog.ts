@@ -56,7 +56,9 @@ export function gridItem(i: number): Record<string, unknown> {
     gtin: String(4000000 + i),
   };
   if (i % 7 !== 0) data.brand = BRANDS[i % 4];
+  // No price: left out (i % 10 = 0) or an explicit JSON null (i % 10 = 5).
   if (i % 5 !== 0) data.price = (i % 200) + 0.5;
+  else if (i % 10 === 5) data.price = null;
   if (category) data.category_id = category;
   if (category === 'shirts' && i % 4 !== 0) data.size = ['S', 'M', 'L'][i % 3];
   if (category === 'shoes' && i % 8 !== 1) data.material = 'leather';
