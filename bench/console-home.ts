@@ -8,7 +8,7 @@
  * warm ones, default 5) with the load average at start and end (the machine is shared).
  */
 import './env';
-import { catalogCompleteness } from '../src/services/catalog/completeness';
+import { catalogCompleteness } from '../src/services/catalog/catalog-completeness';
 import { createBenchCatalog, loadAvg, median, runBench, seedItems, since } from './lib';
 
 const N = Number(process.env.BENCH_ITEMS ?? 100000);

@@ -20,6 +20,7 @@ import { flowRoutes } from './routes/flows';
 import { apiKeyRoutes } from './routes/api-keys';
 import { dashboardRouter } from './dashboard/routes';
 import { organizationRoutes } from './routes/organization';
+import { readinessRoutes } from './routes/readiness';
 import { templateRoutes } from './routes/templates';
 import { artifactRoutes, publicMediaRoutes } from './routes/files';
 import { inferenceRoutes } from './routes/inference';
@@ -65,6 +66,7 @@ export function buildRegistry(given: AppDeps): RouteRegistry {
     ...judgeRoutes(deps),
     ...imageRunRoutes(deps),
     ...researchArchiveRoutes(deps),
+    ...readinessRoutes(deps),
   );
 }
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Catalog } from '../models/catalog';
 import type { Scope } from '../services/access/scope';
-import { catalogCompleteness, type CatalogCompleteness } from '../services/catalog/completeness';
+import { catalogCompleteness, type CatalogCompleteness } from '../services/catalog/catalog-completeness';
 import { listCatalogs } from '../services/catalog/catalogs';
 import { creditsUsedThisMonth } from '../services/enrichment/credits';
 import { listOperations, type Operation } from '../services/operations/operations';

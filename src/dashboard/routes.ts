@@ -11,6 +11,7 @@ import { signIn, signOut } from '../services/access/sessions';
 import { CONFIDENCE_LEVELS } from '../services/review/staged-changes';
 import { addCliLoginRoutes } from './cli-login';
 import { addOperationsRoutes } from './operations-routes';
+import { addGridRoutes } from './grid-routes';
 import { loadActivityPage, loadCatalogPage, type ActivityFilters } from './data';
 import { activityPage, catalogPage, DASHBOARD_BASE, errorPage, loginPage, STATUS_ORDER, type PageSession } from './views';
 import { addConsoleRoutes } from './console-routes';
@@ -241,6 +242,9 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
     const session = ctx.state.dashboardSession as ActiveSession;
     send(ctx, 200, organizationPage(await loadOrganizationPage(deps.knex, session.scope), pageSession(session)));
   });
+
+  // The catalog console's item grid and completeness pages (issue 28 §2, §3).
+  addGridRoutes(router, deps, { signedIn, readForm, send, pageSession });
 
   // The tool server's login helper (issue 21): a loopback callback receives a new API key.
   addCliLoginRoutes(router, deps, { signedIn, readForm, send, pageSession });

@@ -154,6 +154,7 @@ export function catalogPage(catalog: Catalog, activities: ActivityListEntry[], t
     html`<h1>${catalog.name}</h1>
       <p class="muted">${catalog.item_count} items · catalog <code>${catalog.id}</code></p>
       <p class="catalog-links">
+        <a href="${DASHBOARD_BASE}/catalogs/${catalog.id}/items">Items</a> · <a href="${DASHBOARD_BASE}/catalogs/${catalog.id}/completeness">Completeness</a> ·
         <a href="${DASHBOARD_BASE}/catalogs/${catalog.id}/snapshots">Snapshots</a> ·
         <a href="${DASHBOARD_BASE}/catalogs/${catalog.id}/schema">Schema and taxonomy</a>
       </p>

@@ -38,6 +38,18 @@ export interface CatalogCaches {
    * epoch; src/services/catalog/search-index-requests.ts); pruned past 1,000 entries.
    */
   searchIndexRequests: Map<string, number>;
+  /**
+   * The item grid's taxonomy tree counts by catalog (src/services/catalog/item-grid.ts
+   * treeCounts), valid while the catalog's `items_rev` is the one stored with them; oldest
+   * evicted past 200.
+   */
+  gridTreeCounts: Map<string, { rev: string; own: Record<string, number>; unclassified: number | null; capped: boolean }>;
+  /**
+   * Completeness reports (src/services/catalog/completeness-report.ts) by catalog, valid while the
+   * catalog's `items_rev`, schema version and readiness profiles are the ones stored with them;
+   * oldest evicted past 50.
+   */
+  completenessReports: Map<string, { key: string; report: unknown }>;
 }
 
 /** Fresh, empty catalog caches. */
@@ -49,6 +61,8 @@ export function createCatalogCaches(): CatalogCaches {
     searchTotalStats: { hits: 0, misses: 0 },
     searchCountStats: { index: 0, rare: 0, gin: 0 },
     searchIndexRequests: new Map(),
+    gridTreeCounts: new Map(),
+    completenessReports: new Map(),
   };
 }
 

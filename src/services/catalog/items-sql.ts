@@ -88,9 +88,16 @@ export function filterSql(catalogId: string, f: ItemFilter): { sql: string; bind
 }
 
 /**
+ * The sort key of a data field (the key bound as a parameter): its JSON value, with an explicit
+ * JSON `null` read as SQL NULL so it sorts with the missing values (last) and a cursor in that
+ * tail (`k: null`) pages through both.
+ */
+const DATA_KEY = "NULLIF(data -> ?, 'null'::jsonb)";
+
+/**
  * An `ORDER BY` list: the sort field (a column, or `data -> <bound key>`, so a field name can
  * never inject SQL), then `id` so ties are stable and offset pages never overlap (G6, G12).
- * Missing values sort last in both directions.
+ * Missing values (and JSON nulls) sort last in both directions.
  */
 export function orderSql(field: string | undefined, order: SortOrder, fallback: 'created_at' | 'id'): { sql: string; bindings: Knex.RawBinding[] } {
   const dir = order === 'desc' ? 'DESC' : 'ASC';
@@ -98,7 +105,7 @@ export function orderSql(field: string | undefined, order: SortOrder, fallback: 
   const column = own(SORT_COLUMNS, field);
   if (column === 'id') return { sql: `id ${dir}`, bindings: [] };
   if (column) return { sql: `${column} ${dir}, id ASC`, bindings: [] };
-  return { sql: `data -> ? ${dir} NULLS LAST, id ASC`, bindings: [field] };
+  return { sql: `${DATA_KEY} ${dir} NULLS LAST, id ASC`, bindings: [field] };
 }
 
 /**
@@ -150,10 +157,10 @@ export function afterCursorSql(
       bindings: [String(cursor.k), String(cursor.k), cursor.id],
     };
   // A data field, missing values last in both directions (NULLS LAST), ties by id ascending.
-  if (cursor.k === null || cursor.k === undefined) return { sql: '(data -> ? IS NULL AND id > ?::uuid)', bindings: [field, cursor.id] };
+  if (cursor.k === null || cursor.k === undefined) return { sql: `(${DATA_KEY} IS NULL AND id > ?::uuid)`, bindings: [field, cursor.id] };
   const value = JSON.stringify(cursor.k);
   return {
-    sql: `(data -> ? ${cmp} ?::jsonb OR (data -> ? = ?::jsonb AND id > ?::uuid) OR data -> ? IS NULL)`,
+    sql: `(${DATA_KEY} ${cmp} ?::jsonb OR (${DATA_KEY} = ?::jsonb AND id > ?::uuid) OR ${DATA_KEY} IS NULL)`,
     bindings: [field, value, field, value, cursor.id, field],
   };
 }

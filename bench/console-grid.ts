@@ -1,0 +1,144 @@
+/**
+ * The catalog console's item grid (issue 28 §2): server time of `GET /dashboard/catalogs/{id}/items`
+ * pages on a `BENCH_ITEMS`-item catalog (default 1,000,000), signed in with a dashboard session,
+ * over HTTP on loopback (the request's whole time: query, count, tree counts, render). Cases: the
+ * default order, an equality filter, a data-field sort, filter + sort, a word search, a taxonomy
+ * node, and a filter matching no item (the worst case: the count and the page read every row).
+ * Each case: the first page `BENCH_ROUNDS` times (default 10), then `BENCH_DEEP` pages (default
+ * 10) walked by the page's own "Next" cursor; p50 / p95 of each. Target: p95 ≤ 300 ms on every
+ * page at 1,000,000 items. Also the completeness page: `completeness_cold_ms` (counted in one
+ * scan of the catalog; no target) and `completeness_warm_ms` (again, from the app's cache while
+ * nothing changed). Prints one JSON line.
+ *
+ * The catalog (20-field bench schema, bench/lib.ts, plus `category_id` and a 10-node taxonomy
+ * whose nodes require `size`) is seeded once with INSERT … SELECT generate_series and kept for
+ * later runs (organization "bench console grid"). This branch adds a migration: run it on its own
+ * database, e.g. `BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/catalog_enrichment_bench_grid`.
+ */
+import './env';
+import { loadConfig } from '../src/config';
+import { SESSION_COOKIE } from '../src/middleware/session';
+import { createOrganizationWithKey } from '../src/services/access/auth';
+import { signIn } from '../src/services/access/sessions';
+import { normalizeTaxonomy } from '../src/services/catalog/taxonomy';
+import { createBenchCatalog, loadAvg, runBench, seedSql, since } from './lib';
+
+const N = Number(process.env.BENCH_ITEMS ?? 1_000_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
+const DEEP = Number(process.env.BENCH_DEEP ?? 10);
+const KINDS = ['Shirt', 'Trousers', 'Jacket', 'Sneaker', 'Boot', 'Scarf', 'Hat', 'Sock', 'Dress', 'Sweater'];
+
+function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return Math.round(s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]);
+}
+
+runBench(async (b) => {
+  const key = 'ck_benchconsolegrid';
+  const organizationId = (await createOrganizationWithKey(b.knex, 'bench console grid', key)).organizationId;
+  let catalog = (await b.knex('catalogs').where({ organization_id: organizationId, item_count: N }).first('id')) as { id: string } | undefined;
+  let seedMs = 0;
+  if (!catalog) {
+    await b.knex('catalogs').where('organization_id', organizationId).delete();
+    const id = await createBenchCatalog({ knex: b.knex, organizationId }, 'console grid');
+    const taxonomy = normalizeTaxonomy(
+      {
+        name: 'Apparel',
+        nodes: [
+          { id: 'apparel', name: 'Apparel', parent: null, attributes: [{ name: 'size', type: 'string', required: true }] },
+          ...KINDS.map((k) => ({ id: k.toLowerCase(), name: k, parent: 'apparel' })),
+        ],
+      },
+      ['taxonomy'],
+    );
+    await b
+      .knex('catalog_schemas')
+      .where('catalog_id', id)
+      .update({ taxonomy: JSON.stringify(taxonomy) });
+    const t = performance.now();
+    // Every 11th item has no category (unclassified); every 13th has no size.
+    await b.knex.raw(
+      `INSERT INTO catalog_items (id, catalog_id, entity_type, business_key, data, created_at, updated_at)
+       SELECT gen_random_uuid(), ?, 'product', 'SKU-' || g,
+              (${seedSql('SKU')} - CASE WHEN g % 13 = 0 THEN 'size' ELSE '' END)
+                || CASE WHEN g % 11 = 0 THEN '{}'::jsonb ELSE jsonb_build_object('category_id', lower((ARRAY[${KINDS.map((k) => `'${k}'`).join(',')}])[g % 10 + 1])) END,
+              now() + g * interval '1 microsecond', now()
+       FROM generate_series(0, ? - 1) AS g`,
+      [id, N],
+    );
+    await b.knex('catalogs').where('id', id).update({ item_count: N });
+    await b.knex.raw('VACUUM ANALYZE catalog_items');
+    seedMs = since(t);
+    catalog = { id };
+  }
+  const session = await signIn(b.knex, key, loadConfig().jwtSecret);
+  const headers = { Cookie: `${SESSION_COOKIE}=${session.token}` };
+  const get = async (path: string): Promise<{ ms: number; next: string | null; count: string }> => {
+    const t = performance.now();
+    const res = await fetch(`${b.baseUrl}${path}`, { headers, redirect: 'manual' });
+    const body = await res.text();
+    const ms = since(t);
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${body.slice(0, 300)}`);
+    const next = /id="next-page"\s+href="([^"]+)"/.exec(body)?.[1]?.replace(/&amp;/g, '&') ?? null;
+    const count = /id="grid-count"\s*>\s*([^<]+)</.exec(body)?.[1]?.trim() ?? '';
+    return { ms, next, count };
+  };
+  const base = `/dashboard/catalogs/${catalog.id}/items`;
+  const cases: Record<string, string> = {
+    default: '',
+    filter_eq: 'f.brand=eq:Acme',
+    sort_price: 'sort=price',
+    filter_sort: 'f.color=eq:Red&sort=price&dir=desc',
+    search: 'q=olive+boot',
+    category: 'category=boot',
+    filter_no_match: 'f.brand=eq:Nobody',
+  };
+  const loadStart = loadAvg();
+  const out: Record<string, unknown> = {};
+  const allFirst: number[] = [];
+  const allDeep: number[] = [];
+  for (const [name, qs] of Object.entries(cases)) {
+    const path = qs ? `${base}?${qs}` : base;
+    await get(path); // warm-up
+    const first: number[] = [];
+    let page = await get(path);
+    for (let r = 0; r < ROUNDS; r++) first.push((page = await get(path)).ms);
+    const deep: number[] = [];
+    let next = page.next;
+    for (let d = 0; d < DEEP && next; d++) {
+      const p = await get(next);
+      deep.push(p.ms);
+      next = p.next;
+    }
+    allFirst.push(...first);
+    allDeep.push(...deep);
+    out[name] = {
+      count: page.count,
+      first_p50_ms: percentile(first, 50),
+      first_p95_ms: percentile(first, 95),
+      deep_pages: deep.length,
+      ...(deep.length ? { deep_p50_ms: percentile(deep, 50), deep_p95_ms: percentile(deep, 95) } : {}),
+    };
+  }
+  const completeness: number[] = [];
+  for (let r = 0; r < 2; r++) {
+    const t = performance.now();
+    const res = await fetch(`${b.baseUrl}/dashboard/catalogs/${catalog.id}/completeness`, { headers });
+    await res.text();
+    if (res.status !== 200) throw new Error(`completeness: ${res.status}`);
+    completeness.push(since(t));
+  }
+  return {
+    bench: 'console_grid',
+    items: N,
+    rounds: ROUNDS,
+    deep: DEEP,
+    seed_ms: Math.round(seedMs),
+    p95_first_ms: percentile(allFirst, 95),
+    p95_deep_ms: allDeep.length ? percentile(allDeep, 95) : null,
+    ...out,
+    completeness_cold_ms: Math.round(completeness[0]),
+    completeness_warm_ms: Math.round(completeness[1]),
+    load_start: loadStart,
+  };
+});

@@ -1,0 +1,128 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { ResolvedAppDeps } from '../deps';
+import { ValidationError } from '../lib/errors';
+import { checkCsrf, CSRF_FIELD } from '../middleware/session';
+import type { ActiveSession } from '../services/access/sessions';
+import { deleteGridView, saveGridView } from '../services/catalog/grid-views';
+import { loadGridCatalog } from '../services/catalog/item-grid';
+import { parseFilter, parseGridQuery } from '../services/catalog/item-grid-query';
+import { createReadinessProfile, deleteReadinessProfile, parseRuleLines } from '../services/catalog/readiness-profiles';
+import type { CliLoginHelpers } from './cli-login';
+import { completenessReport } from '../services/catalog/completeness-report';
+import { completenessPage } from './completeness-views';
+import { loadGridPage, viewQuery } from './item-grid-data';
+import { itemGridPage, itemsPath } from './item-grid-views';
+import { DASHBOARD_BASE } from './views';
+
+/**
+ * The item grid and completeness pages of the catalog console (issue 28 §2, §3), added to the
+ * dashboard router: `GET /catalogs/{id}/items` (the grid; its filter and column forms are GETs
+ * the route turns into the canonical grid URL), saved views (`POST …/items/views`, `POST
+ * …/items/views/{view_id}/delete`), `GET /catalogs/{id}/completeness` and readiness profiles
+ * (`POST …/completeness/profiles`, `POST …/completeness/profiles/{profile_id}/delete`). Every
+ * POST checks the session's CSRF token; another organization's catalog is a 403.
+ */
+
+/** What the routes need from the dashboard router (the same helpers as the CLI login routes). */
+export type GridRouteHelpers = CliLoginHelpers;
+
+/**
+ * The canonical grid URL of a query whose filter form (`ff`, `fo`, `fv`) or column chooser
+ * (`col`) was submitted, or null when neither was.
+ * @throws ValidationError (422) for a filter operator the grid does not know
+ */
+export function formRedirect(path: string, querystring: string): string | null {
+  const params = new URLSearchParams(querystring);
+  if (!params.has('ff') && !params.has('col')) return null;
+  const out = new URLSearchParams();
+  for (const [k, v] of params) if (!['ff', 'fo', 'fv', 'col', 'cols', 'cursor'].includes(k)) out.append(k, v);
+  const field = params.get('ff');
+  if (field) {
+    const f = parseFilter(field, `${params.get('fo') ?? ''}:${params.get('fv') ?? ''}`);
+    out.append(`f.${field}`, f.op === 'empty' || f.op === 'notempty' ? f.op : `${f.op}:${f.value}`);
+  }
+  const cols = params.has('col') ? params.getAll('col') : params.get('cols')?.split(',');
+  if (cols?.length) out.set('cols', cols.join(','));
+  const s = out.toString();
+  return s ? `${path}?${s}` : path;
+}
+
+/** Adds the grid and completeness routes to the dashboard router. */
+export function addGridRoutes(router: Router, deps: ResolvedAppDeps, h: GridRouteHelpers): void {
+  const sessionOf = (ctx: Context) => ctx.state.dashboardSession as ActiveSession;
+
+  router.get('/catalogs/:catalog_id/items', h.signedIn, async (ctx) => {
+    const session = sessionOf(ctx);
+    const path = itemsPath(ctx.params.catalog_id);
+    const redirect = formRedirect(path, ctx.querystring);
+    if (redirect) {
+      await loadGridCatalog(deps, session.scope, ctx.params.catalog_id); // 403/404 before anything else
+      ctx.status = 303;
+      ctx.redirect(redirect);
+      return;
+    }
+    const data = await loadGridPage(deps, session.scope, ctx.params.catalog_id, ctx.query);
+    h.send(ctx, 200, itemGridPage(data, h.pageSession(session)));
+  });
+
+  router.post('/catalogs/:catalog_id/items/views', h.signedIn, async (ctx) => {
+    const session = sessionOf(ctx);
+    const form = await h.readForm(ctx);
+    checkCsrf(ctx, session, form.get(CSRF_FIELD) ?? undefined);
+    const grid = await loadGridCatalog(deps, session.scope, ctx.params.catalog_id);
+    const raw = Object.fromEntries(new URLSearchParams(form.get('query') ?? '').entries());
+    delete raw.cursor;
+    delete raw.view;
+    const query = parseGridQuery(raw, grid.types);
+    const columns = (form.get('columns') ?? '').split(',').filter(Boolean);
+    for (const c of columns) if (!Object.hasOwn(grid.types, c)) throw ValidationError.at(['body', 'columns'], `No field "${c}" in the catalog`);
+    const view = await saveGridView(deps.knex, session.scope, ctx.params.catalog_id, {
+      name: form.get('name') ?? '',
+      shared: form.get('shared') === '1',
+      columns,
+      query: viewQuery(query),
+    });
+    ctx.status = 303;
+    ctx.redirect(`${itemsPath(ctx.params.catalog_id)}?view=${view.id}`);
+  });
+
+  router.post('/catalogs/:catalog_id/items/views/:view_id/delete', h.signedIn, async (ctx) => {
+    const session = sessionOf(ctx);
+    const form = await h.readForm(ctx);
+    checkCsrf(ctx, session, form.get(CSRF_FIELD) ?? undefined);
+    await deleteGridView(deps.knex, session.scope, ctx.params.catalog_id, ctx.params.view_id);
+    ctx.status = 303;
+    ctx.redirect(itemsPath(ctx.params.catalog_id));
+  });
+
+  const completenessPath = (catalogId: string) => `${DASHBOARD_BASE}/catalogs/${catalogId}/completeness`;
+
+  router.get('/catalogs/:catalog_id/completeness', h.signedIn, async (ctx) => {
+    const session = sessionOf(ctx);
+    h.send(ctx, 200, completenessPage(await completenessReport(deps, session.scope, ctx.params.catalog_id), h.pageSession(session)));
+  });
+
+  router.post('/catalogs/:catalog_id/completeness/profiles', h.signedIn, async (ctx) => {
+    const session = sessionOf(ctx);
+    const form = await h.readForm(ctx);
+    checkCsrf(ctx, session, form.get(CSRF_FIELD) ?? undefined);
+    await createReadinessProfile(deps.knex, session.scope, ctx.params.catalog_id, {
+      name: form.get('name') ?? '',
+      description: form.get('description'),
+      required_fields: form.getAll('required_fields'),
+      rules: parseRuleLines(form.get('rules') ?? ''),
+    });
+    ctx.status = 303;
+    ctx.redirect(completenessPath(ctx.params.catalog_id));
+  });
+
+  router.post('/catalogs/:catalog_id/completeness/profiles/:profile_id/delete', h.signedIn, async (ctx) => {
+    const session = sessionOf(ctx);
+    const form = await h.readForm(ctx);
+    checkCsrf(ctx, session, form.get(CSRF_FIELD) ?? undefined);
+    await deleteReadinessProfile(deps.knex, session.scope, ctx.params.catalog_id, ctx.params.profile_id);
+    ctx.status = 303;
+    ctx.redirect(completenessPath(ctx.params.catalog_id));
+  });
+}

@@ -1,0 +1,270 @@
+/**
+ * The item grid of the catalog console (issue 28 §2): one page of a catalog's items under the
+ * grid's query (src/services/catalog/item-grid-query.ts) with each item's completeness (and, for
+ * products, how many variants are complete), keyset paging with the items API's cursor
+ * (items-sql.ts: the same order and `afterCursorSql`), a count that is exact up to
+ * {@link COUNT_CAP} and said to be more beyond it, and the taxonomy tree's item counts.
+ */
+import type { Knex } from 'knex';
+import { ValidationError } from '../../lib/errors';
+import type { Catalog } from '../../models/catalog';
+import type { CatalogSchema } from '../../models/catalog-schema';
+import type { ReadinessProfile } from '../../models/readiness-profile';
+import type { Scope } from '../access/scope';
+import type { CatalogDeps } from './caches';
+import { getCatalog } from './catalogs';
+import { CATEGORY_FIELD, completeSql, completenessOf, readySql, requiredFields, subtreeIds, type Completeness, type RequiredRules } from './completeness';
+import { emptySql, filterConditionSql, readWithoutJit, type GridQuery, type SqlPart } from './item-grid-query';
+import { isGrouped } from './items-keys';
+import { afterCursorSql, filterSql, orderSql, type ItemCursor } from './items-sql';
+import { fieldTypeOf } from './schema';
+import { taxonomyOf, type EnrichedTaxonomy } from './taxonomy';
+
+/** Counts above this are shown as "10,000+" (counting further would read every match). */
+export const COUNT_CAP = 10_000;
+/** Catalogs up to this many items get exact taxonomy tree counts (one grouped scan); larger ones capped per node. */
+export const EXACT_TREE_ITEMS = 100_000;
+/** Per-node cap of the tree counts of larger catalogs. */
+export const TREE_COUNT_CAP = 1_000;
+/** Nodes counted in larger catalogs (one index probe each); beyond, nodes show no count. */
+const TREE_COUNTED_NODES = 200;
+
+/** What every grid and completeness read needs of a catalog: the catalog, its schema and taxonomy, its required rules, field types. */
+export interface GridCatalog {
+  catalog: Catalog;
+  schema: CatalogSchema;
+  taxonomy: EnrichedTaxonomy | null;
+  rules: RequiredRules;
+  /** Field → its type: the schema's properties (fieldTypeOf), then the taxonomy's attributes. */
+  types: Record<string, string>;
+  /** Whether the list is product-grouped (top-level items, variants under their product). */
+  grouped: boolean;
+}
+
+/**
+ * Loads a catalog for the grid or the completeness page.
+ * @throws NotFoundError (404) / ForbiddenError (403) for an unknown or foreign catalog
+ */
+export async function loadGridCatalog(deps: CatalogDeps, scope: Scope, catalogId: string): Promise<GridCatalog> {
+  const { catalog, schema } = await getCatalog(deps.knex, scope, catalogId);
+  const taxonomy = taxonomyOf(deps.caches.catalog.taxonomies, schema).taxonomy;
+  const properties = schema.schema_definition.properties ?? {};
+  const types: Record<string, string> = Object.fromEntries(Object.entries(properties).map(([f, p]) => [f, fieldTypeOf(p)]));
+  // Taxonomy attributes are fields of the items too (G3): filterable and shown as columns.
+  for (const node of Object.values(taxonomy?.nodes ?? {}))
+    for (const a of node.attributes) if (!Object.hasOwn(types, a.name)) types[a.name] = typeof a.type === 'string' ? a.type : 'string';
+  const schemaRequired = (schema.schema_definition.required ?? []).filter((f) => typeof f === 'string');
+  return { catalog, schema, taxonomy, rules: { schemaRequired, taxonomy }, types, grouped: isGrouped(catalog) };
+}
+
+/** One row of the grid. */
+export interface GridRow {
+  id: string;
+  entity_type: string;
+  data: Record<string, unknown>;
+  updated_at: string;
+  completeness: Completeness;
+  /** Products of a grouped catalog: their variants, and how many are complete (variant values over the product's). */
+  variants?: { total: number; complete: number };
+}
+
+/** A grid page. */
+export interface GridPage {
+  rows: GridRow[];
+  /** Matching items, exact when `capped` is false, else more than {@link COUNT_CAP}. */
+  count: number;
+  capped: boolean;
+  /** The cursor of the next page, or null on the last. */
+  next_cursor: ItemCursor | null;
+}
+
+/** SQL: the item's category is none of the taxonomy's nodes (missing, blank or unknown). */
+function unclassifiedSql(taxonomy: EnrichedTaxonomy | null): SqlPart {
+  const ids = Object.keys(taxonomy?.nodes ?? {});
+  if (!ids.length) return { sql: 'true', bindings: [] };
+  return { sql: `coalesce(data ->> '${CATEGORY_FIELD}', '') NOT IN (${ids.map(() => '?').join(', ')})`, bindings: ids };
+}
+
+/**
+ * The `WHERE` of a grid query: the catalog (top-level items when grouped), the search, the
+ * taxonomy node (its subtree) or `unclassified`, the missing field, the filters, completeness, the readiness
+ * state under `profile` (required when the query names one).
+ * @throws ValidationError (422) for a taxonomy node the catalog does not have
+ */
+export function gridWhereSql(c: GridCatalog, q: Omit<GridQuery, 'dir'>, profile?: ReadinessProfile): SqlPart {
+  const base = filterSql(c.catalog.id, { search: q.q, top_level: c.grouped, words_pending: c.catalog.search_words_pending });
+  const parts: SqlPart[] = [base];
+  if (q.category === 'unclassified') parts.push(unclassifiedSql(c.taxonomy));
+  else if (q.category) {
+    const ids = subtreeIds(c.taxonomy, q.category);
+    if (!ids.length) throw ValidationError.at(['query', 'category'], `No taxonomy node "${q.category}" in this catalog`);
+    parts.push({ sql: `data ->> '${CATEGORY_FIELD}' IN (${ids.map(() => '?').join(', ')})`, bindings: ids });
+  }
+  if (q.missing) parts.push(emptySql(q.missing));
+  for (const f of q.filters) parts.push(filterConditionSql(f, c.types[f.field] ?? 'string'));
+  if (q.complete) {
+    const cs = completeSql(c.rules);
+    parts.push(q.complete === 'yes' ? cs : { sql: `NOT ${cs.sql}`, bindings: cs.bindings });
+  }
+  if (q.readiness && profile) {
+    const r = readySql(profile, c.types);
+    parts.push(q.readiness.state === 'ready' ? r : { sql: `NOT ${r.sql}`, bindings: r.bindings });
+  }
+  return { sql: parts.map((p) => p.sql).join(' AND '), bindings: parts.flatMap((p) => p.bindings) };
+}
+
+/** True when the query narrows nothing (the catalog's own item count is then the exact count). */
+function unfiltered(q: Omit<GridQuery, 'dir'>): boolean {
+  return !q.q && !q.category && !q.missing && !q.filters.length && !q.readiness && !q.complete;
+}
+
+/**
+ * One page of `limit` grid rows after `q.cursor`, sorted by `q.sort` (a schema field, `created_at`
+ * or `updated_at`; default newest first) then id, and the count (capped). The page and the count
+ * are read concurrently.
+ */
+export async function gridPage(knex: Knex, c: GridCatalog, q: GridQuery, profile: ReadinessProfile | undefined, limit: number): Promise<GridPage> {
+  const where = gridWhereSql(c, q, profile);
+  const order = orderSql(q.sort, q.dir, 'created_at');
+  const after = q.cursor ? afterCursorSql(q.sort, q.dir, 'created_at', q.cursor) : null;
+  const pageWhere = after ? { sql: `${where.sql} AND ${after.sql}`, bindings: [...where.bindings, ...after.bindings] } : where;
+  const exactFromCatalog = unfiltered(q) && !c.grouped;
+  const [page, counted] = await Promise.all([
+    readWithoutJit<{ id: string; entity_type: string; data: Record<string, unknown>; created_key: string; updated_key: string }>(
+      knex,
+      `SELECT id, entity_type, data, created_at::text AS created_key, updated_at::text AS updated_key
+       FROM catalog_items WHERE ${pageWhere.sql} ORDER BY ${order.sql} LIMIT ?`,
+      [...pageWhere.bindings, ...order.bindings, limit + 1],
+    ),
+    exactFromCatalog
+      ? Promise.resolve({ rows: [{ n: c.catalog.item_count }] })
+      : readWithoutJit<{ n: number }>(knex, `SELECT count(*)::int AS n FROM (SELECT 1 FROM catalog_items WHERE ${where.sql} LIMIT ?) s`, [
+          ...where.bindings,
+          COUNT_CAP + 1,
+        ]),
+  ]);
+  const raw = page.rows as Array<{ id: string; entity_type: string; data: Record<string, unknown>; created_key: string; updated_key: string }>;
+  const more = raw.length > limit;
+  const rows = raw.slice(0, limit);
+  const variants = c.grouped
+    ? await variantsOf(
+        knex,
+        rows.filter((r) => r.entity_type === 'product').map((r) => r.id),
+      )
+    : new Map();
+  const out: GridRow[] = rows.map((r) => {
+    const row: GridRow = {
+      id: r.id,
+      entity_type: r.entity_type,
+      data: r.data,
+      updated_at: r.updated_key,
+      completeness: completenessOf(r.data, requiredFields(c.rules, r.data[CATEGORY_FIELD])),
+    };
+    if (r.entity_type === 'product' && c.grouped) {
+      const vs = (variants.get(r.id) ?? []).map((v: Record<string, unknown>) => ({ ...r.data, ...v }));
+      row.variants = {
+        total: vs.length,
+        complete: vs.filter((v: Record<string, unknown>) => completenessOf(v, requiredFields(c.rules, v[CATEGORY_FIELD])).missing.length === 0).length,
+      };
+    }
+    return row;
+  });
+  const count = Number(countRows(counted));
+  const last = rows[rows.length - 1];
+  return {
+    rows: out,
+    count: exactFromCatalog ? count : Math.min(count, COUNT_CAP),
+    capped: !exactFromCatalog && count > COUNT_CAP,
+    next_cursor: more && last ? cursorOf(last, q.sort) : null,
+  };
+}
+
+function countRows(res: { rows: Array<{ n: number }> }): number {
+  return res.rows[0]?.n ?? 0;
+}
+
+/** The keyset position after a row for sort `sort` (items-sql.ts ItemCursor). */
+function cursorOf(row: { id: string; data: Record<string, unknown>; created_key: string; updated_key: string }, sort: string | undefined): ItemCursor {
+  if (!sort || sort === 'created_at') return { k: row.created_key, id: row.id };
+  if (sort === 'updated_at') return { k: row.updated_key, id: row.id };
+  const v = row.data[sort];
+  return { k: v === undefined ? null : v, id: row.id };
+}
+
+/** Variants' data by product id. */
+async function variantsOf(knex: Knex, productIds: string[]): Promise<Map<string, Array<Record<string, unknown>>>> {
+  const byParent = new Map<string, Array<Record<string, unknown>>>();
+  if (!productIds.length) return byParent;
+  const rows = (await knex('catalog_items').whereIn('parent_id', productIds).orderBy(['created_at', 'id']).select('parent_id', 'data')) as Array<{
+    parent_id: string;
+    data: Record<string, unknown>;
+  }>;
+  for (const v of rows) {
+    let list = byParent.get(v.parent_id);
+    if (!list) byParent.set(v.parent_id, (list = []));
+    list.push(v.data);
+  }
+  return byParent;
+}
+
+/** Item counts of the taxonomy tree: per node its own items (not its subtree's), and the unclassified ones. */
+export interface TreeCounts {
+  /** Node id → items in that node exactly; absent when not counted. */
+  own: Record<string, number>;
+  unclassified: number | null;
+  /** True when counts stop at {@link TREE_COUNT_CAP} ("1,000+"). */
+  capped: boolean;
+}
+
+/** Most catalogs whose tree counts are kept (CatalogCaches.gridTreeCounts); the oldest goes first. */
+const TREE_CACHE_SIZE = 200;
+
+/**
+ * The tree counts of a catalog, from the app's cache while the catalog's `items_rev` (bumped by
+ * every item write) is the one they were counted at, else counted ({@link countTree}).
+ */
+export async function treeCounts(deps: CatalogDeps, c: GridCatalog): Promise<TreeCounts> {
+  const cache = deps.caches.catalog.gridTreeCounts;
+  const key = `${c.catalog.id}:${c.schema.id}`;
+  const hit = cache.get(key);
+  if (hit && hit.rev === String(c.catalog.items_rev)) return { own: hit.own, unclassified: hit.unclassified, capped: hit.capped };
+  const counts = await countTree(deps.knex, c);
+  cache.delete(key);
+  if (cache.size >= TREE_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  cache.set(key, { rev: String(c.catalog.items_rev), ...counts });
+  return counts;
+}
+
+/**
+ * Counts the tree: exact (one grouped scan) up to {@link EXACT_TREE_ITEMS} items; larger catalogs
+ * count each of the first nodes up to {@link TREE_COUNT_CAP} through the category index, and
+ * the unclassified items likewise.
+ */
+async function countTree(knex: Knex, c: GridCatalog): Promise<TreeCounts> {
+  const ids = Object.keys(c.taxonomy?.nodes ?? {});
+  const base = filterSql(c.catalog.id, { top_level: c.grouped });
+  if (c.catalog.item_count <= EXACT_TREE_ITEMS) {
+    const { rows } = await knex.raw(
+      `SELECT coalesce(data ->> '${CATEGORY_FIELD}', '') AS c, count(*)::int AS n FROM catalog_items WHERE ${base.sql} GROUP BY 1`,
+      base.bindings,
+    );
+    const own: Record<string, number> = {};
+    let unclassified = 0;
+    for (const r of rows as Array<{ c: string; n: number }>) {
+      if (Object.hasOwn(c.taxonomy?.nodes ?? {}, r.c)) own[r.c] = r.n;
+      else unclassified += r.n;
+    }
+    return { own, unclassified, capped: false };
+  }
+  const capped = async (extra: SqlPart): Promise<number> => {
+    const { rows } = await knex.raw(`SELECT count(*)::int AS n FROM (SELECT 1 FROM catalog_items WHERE ${base.sql} AND ${extra.sql} LIMIT ?) s`, [
+      ...base.bindings,
+      ...extra.bindings,
+      TREE_COUNT_CAP + 1,
+    ]);
+    return rows[0].n as number;
+  };
+  const own: Record<string, number> = {};
+  for (const id of ids.slice(0, TREE_COUNTED_NODES)) own[id] = await capped({ sql: `data ->> '${CATEGORY_FIELD}' = ?`, bindings: [id] });
+  return { own, unclassified: await capped(unclassifiedSql(c.taxonomy)), capped: true };
+}
