@@ -10,6 +10,8 @@ import type { ActiveSession } from '../services/access/sessions';
 import { signIn, signOut } from '../services/access/sessions';
 import { CONFIDENCE_LEVELS } from '../services/review/staged-changes';
 import { addCliLoginRoutes } from './cli-login';
+import { addPeopleRoutes } from './people-routes';
+import { assertRole } from '../services/access/roles';
 import { addOperationsRoutes } from './operations-routes';
 import { loadActivityPage, loadCatalogPage, type ActivityFilters } from './data';
 import { activityPage, catalogPage, DASHBOARD_BASE, errorPage, loginPage, STATUS_ORDER, type PageSession } from './views';
@@ -73,7 +75,8 @@ function safeNext(next: string | null | undefined): string {
 }
 
 function pageSession(s: ActiveSession): PageSession {
-  return { csrfToken: s.csrfToken, organizationId: s.scope.organizationId };
+  const who = s.person ? `${s.person.name || s.person.email} (${s.scope.role})` : undefined;
+  return { csrfToken: s.csrfToken, organizationId: s.scope.organizationId, ...(who ? { who } : {}) };
 }
 
 function send(ctx: Context, status: number, body: string): void {
@@ -159,7 +162,7 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
 
   router.get('/login', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    send(ctx, 200, loginPage(safeNext(one(ctx.query.next)), null));
+    send(ctx, 200, loginPage(safeNext(one(ctx.query.next)), null, deps.config.oidc?.providerName ?? null));
   });
 
   router.post('/login', async (ctx) => {
@@ -180,7 +183,11 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
       send(
         ctx,
         err.status,
-        loginPage(next, err.status === 403 ? 'That organization is not accessible with this credential.' : 'This key or token is not valid.'),
+        loginPage(
+          next,
+          err.status === 403 ? 'That organization is not accessible with this credential.' : 'This key or token is not valid.',
+          deps.config.oidc?.providerName ?? null,
+        ),
       );
     }
   });
@@ -196,6 +203,9 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
     ctx.status = 303;
     ctx.redirect(`${DASHBOARD_BASE}/login`);
   });
+
+  // People sign in as themselves; the organization page's people forms (issue 28 §12).
+  addPeopleRoutes(router, deps, rateLimits, { signedIn, readForm, send, pageSession, safeNext });
 
   // The home page, the jobs page and the import page (issue 28 §1, §7, §8).
   addOperationsRoutes(router, deps, { signedIn, send, pageSession });
@@ -239,6 +249,7 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
 
   router.get('/organization', signedIn, async (ctx) => {
     const session = ctx.state.dashboardSession as ActiveSession;
+    assertRole(session.scope, 'admin');
     send(ctx, 200, organizationPage(await loadOrganizationPage(deps.knex, session.scope), pageSession(session)));
   });
 
