@@ -89,7 +89,8 @@ export function layout(title: string, body: SafeHtml, session: PageSession | nul
 /**
  * The sign-in page (issue 17; issue 28 §12): email + password (the embedded default), "Sign in
  * with <provider>" when OpenID Connect is configured (`oidcProvider`), and, for programs and
- * operators, an API key or user token. Only the key form's button is `type="submit"` explicitly
+ * operators, an API key or user token. The provider's button is a link (the CSP's `form-action
+ * 'self'` would stop a form redirecting to the provider). Only the key form's button is `type="submit"` explicitly
  * (the others submit by default): scripts and tests that sign in with a key keep finding it.
  */
 export function loginPage(next: string, error: string | null, oidcProvider: string | null = null): string {
@@ -108,10 +109,9 @@ export function loginPage(next: string, error: string | null, oidcProvider: stri
       </form>
       ${
         oidcProvider
-          ? html`<form method="get" action="${DASHBOARD_BASE}/login/oidc" class="login-oidc">
-              <input type="hidden" name="next" value="${next}" />
-              <button class="btn" id="oidc-sign-in">Sign in with ${oidcProvider}</button>
-            </form>`
+          ? html`<p class="login-oidc">
+              <a class="btn" id="oidc-sign-in" href="${`${DASHBOARD_BASE}/login/oidc?next=${encodeURIComponent(next)}`}">Sign in with ${oidcProvider}</a>
+            </p>`
           : ''
       }
       <h2 class="login-key-heading">API key or user token</h2>

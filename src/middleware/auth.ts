@@ -1,7 +1,8 @@
 import type { Context, Next } from 'koa';
 import type { Knex } from 'knex';
 import { authenticate, resolveScope } from '../services/access/auth';
-import { assertRole } from '../services/access/roles';
+import { hasRole } from '../services/access/roles';
+import { ForbiddenError } from '../lib/errors';
 import { checkCsrf, requestSession } from './session';
 
 /**
@@ -20,7 +21,9 @@ export function authMiddleware(knex: Knex, jwtSecret: string | null, publicPaths
       if (session) {
         checkCsrf(ctx, session);
         // A viewer reads only (issue 28 §12); stronger roles are checked by each use case.
-        if (!['GET', 'HEAD', 'OPTIONS'].includes(ctx.method)) assertRole(session.scope, 'editor');
+        if (!['GET', 'HEAD', 'OPTIONS'].includes(ctx.method) && !hasRole(session.scope, 'editor')) {
+          throw new ForbiddenError('Your role is viewer: a viewer can only read (approving, rejecting and applying need a reviewer)');
+        }
         ctx.state.scope = session.scope;
         return next();
       }

@@ -39,6 +39,7 @@ export function hasRole(scope: Scope, needed: Role): boolean {
  */
 export function assertRole(scope: Scope, needed: Role): void {
   if (!hasRole(scope, needed)) {
-    throw new ForbiddenError(`Your role is ${scopeRole(scope)}: only a ${needed} or above may ${CAN[needed]}`);
+    const article = needed === 'viewer' ? 'a' : needed === 'reviewer' ? 'a' : 'an';
+    throw new ForbiddenError(`Your role is ${scopeRole(scope)}: only ${article} ${needed} or above may ${CAN[needed]}`);
   }
 }
