@@ -3,7 +3,7 @@ import path from 'node:path';
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { ResolvedAppDeps } from '../deps';
-import { AppError, PayloadTooLargeError } from '../lib/errors';
+import { AppError, ForbiddenError, PayloadTooLargeError } from '../lib/errors';
 import { checkCsrf, clearSessionCookie, CSRF_FIELD, requestSession, SESSION_COOKIE, setSessionCookie } from '../middleware/session';
 import type { RateLimits } from '../services/access/rate-limits';
 import type { ActiveSession } from '../services/access/sessions';
@@ -11,7 +11,7 @@ import { signIn, signOut } from '../services/access/sessions';
 import { CONFIDENCE_LEVELS } from '../services/review/staged-changes';
 import { addCliLoginRoutes } from './cli-login';
 import { addPeopleRoutes } from './people-routes';
-import { assertRole } from '../services/access/roles';
+import { assertRole, hasRole } from '../services/access/roles';
 import { addOperationsRoutes } from './operations-routes';
 import { loadActivityPage, loadCatalogPage, type ActivityFilters } from './data';
 import { activityPage, catalogPage, DASHBOARD_BASE, errorPage, loginPage, STATUS_ORDER, type PageSession } from './views';
@@ -146,6 +146,8 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
     }
     ctx.state.dashboardSession = session;
     ctx.set('Cache-Control', 'no-store');
+    // A viewer's session reads only (issue 28 §12): no dashboard form changes anything for them.
+    if (!['GET', 'HEAD'].includes(ctx.method) && !hasRole(session.scope, 'editor')) throw new ForbiddenError('Your role is viewer: a viewer can only read');
     await next();
   };
 

@@ -153,6 +153,11 @@ test("role checks on the dashboard's API calls: a viewer gets 403 approving; a r
   const page = await request(app).get(pagePath()).set('Cookie', r.cookie);
   expect(page.text).toContain(`decided by Grace Hopper &lt;${reviewer}&gt;`);
   expect(page.text).toContain(`Apply requested by Grace Hopper &lt;${reviewer}&gt;`);
+  // The item's history names who approved its applied change (the apply itself runs in Temporal: marked applied here).
+  await testKnex()('staged_changes').where({ id: fx.changes['KB-100'] }).update({ applied_at: new Date() });
+  const itemPage = await request(app).get(`/dashboard/catalogs/${fx.catalogId}/items/${fx.items['KB-100']}`).set('Cookie', r.cookie);
+  expect(itemPage.status).toBe(200);
+  expect(itemPage.text).toContain(`approved by Grace Hopper &lt;${reviewer}&gt;`);
 
   // API keys stay for programs: a key acts as admin and is recorded by its prefix.
   const byKey = await request(app)
@@ -175,6 +180,27 @@ test('the organization page and its people forms are for admins; an admin adds a
   expect(page.text).toContain('Your role is viewer');
   const keys = await request(app).post('/api/public/api-keys').set('Cookie', v.cookie).set('X-CSRF-Token', v.csrf).send({ name: 'sneaky' });
   expect(keys.status).toBe(403);
+  // The dashboard's own forms change nothing for a viewer either.
+  const snapshotsBefore = await testKnex()('catalog_snapshots').where({ catalog_id: fx.catalogId }).count({ n: '*' });
+  const form = await request(app)
+    .post(`/dashboard/catalogs/${fx.catalogId}/snapshots`)
+    .set('Cookie', v.cookie)
+    .type('form')
+    .send({ csrf_token: v.csrf, reason: 'viewer snapshot' });
+  expect(form.status).toBe(403);
+  expect(form.text).toContain('Your role is viewer: a viewer can only read');
+  expect(await testKnex()('catalog_snapshots').where({ catalog_id: fx.catalogId }).count({ n: '*' })).toEqual(snapshotsBefore);
+  // The tool server's login hands out an API key, which acts as admin: refused to a non-admin person.
+  const editorEmail = email('cli-editor');
+  await createPerson(testKnex(), org.organizationId, { email: editorEmail, role: 'editor', password: PASSWORD });
+  const ed = await signIn(editorEmail);
+  const cli = await request(app)
+    .post('/dashboard/cli-login')
+    .set('Cookie', ed.cookie)
+    .type('form')
+    .send({ csrf_token: ed.csrf, callback: 'http://127.0.0.1:45678/callback', state: 'abcdefghijklmnop', decision: 'allow' });
+  expect(cli.status).toBe(403);
+  expect(cli.text).toContain('only an admin or above may manage API keys');
 
   const a = await signIn(admin);
   const added = email('newcomer');
