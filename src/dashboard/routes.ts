@@ -76,7 +76,7 @@ function safeNext(next: string | null | undefined): string {
 
 function pageSession(s: ActiveSession): PageSession {
   const who = s.person ? `${s.person.name || s.person.email} (${s.scope.role})` : undefined;
-  return { csrfToken: s.csrfToken, organizationId: s.scope.organizationId, ...(who ? { who } : {}) };
+  return { csrfToken: s.csrfToken, organizationId: s.scope.organizationId, ...(who ? { who, role: s.scope.role } : {}) };
 }
 
 function send(ctx: Context, status: number, body: string): void {

@@ -26,6 +26,8 @@ export interface PageSession {
   organizationId: string;
   /** Who is signed in, shown in the top bar: the person and role (issue 28 §12), absent for key sessions. */
   who?: string;
+  /** The person's role (issue 28 §12); absent for key sessions, which act as admin. */
+  role?: string;
 }
 
 /** Options of {@link layout}. */
@@ -64,7 +66,7 @@ export function layout(title: string, body: SafeHtml, session: PageSession | nul
                   <a href="${DASHBOARD_BASE}">Catalogs</a>
                   <a href="${DASHBOARD_BASE}/flows">Flows</a>
                   <a href="${DASHBOARD_BASE}/jobs">Jobs</a>
-                  <a href="${DASHBOARD_BASE}/organization">Organization</a>
+                  ${!session.role || session.role === 'admin' ? html`<a href="${DASHBOARD_BASE}/organization">Organization</a>` : ''}
                 </nav>`
               : ''
           }
@@ -616,6 +618,14 @@ export function activityPage(d: ActivityPageData, filters: ActivityFilters, sess
         <a href="${DASHBOARD_BASE}/catalogs/${d.catalog.id}">${d.catalog.name}</a>
       </p>
       ${message ? html`<p class="message">${message}</p>` : ''}
+      ${
+        session.role === 'viewer' || session.role === 'editor'
+          ? html`<p class="notice role-notice" role="note">
+              You are signed in as ${session.role === 'viewer' ? 'a viewer' : 'an editor'}: you can read this review; approving, rejecting and applying need a
+              reviewer.
+            </p>`
+          : ''
+      }
       <div class="grid">${summaryPanel(d, filters)}${applyPanel(d)}</div>
       ${filterBar(d, filters)}
       <div id="review-message" class="review-message" aria-live="polite"></div>

@@ -105,6 +105,7 @@ describe('people sign in through a local OpenID provider (Chromium)', () => {
   test('a new person signs in through the provider (created as OIDC_ROLE), approves, and the review shows who approved', async () => {
     const page = await signInWithProvider(reviewerLogin, 'people-login.png');
     expect(await page.$eval('.topbar .who', (e) => e.textContent)).toBe(`Person ${reviewerLogin} (reviewer)`);
+    expect(await page.$('.role-notice')).toBeNull();
     const person = await testKnex()('people')
       .where({ organization_id: org.organizationId, email: `${reviewerLogin}@example.org` })
       .first();
@@ -119,6 +120,25 @@ describe('people sign in through a local OpenID provider (Chromium)', () => {
     await shotAndCheck(page, 'people-review-decided-by.png');
   });
 
+  test('the callback refuses a sign-in it did not start (no or wrong state): 401, no session', async () => {
+    const res = await fetch(`${base}/dashboard/login/oidc/callback?code=stolen&state=guessed`, { redirect: 'manual' });
+    expect(res.status).toBe(401);
+    expect(await res.text()).toContain('Sign-in expired or was not started here');
+    expect(res.headers.get('set-cookie') ?? '').not.toContain('catalog_dashboard_session=');
+    // A started sign-in (cookie set) answered with another state is refused too.
+    const start = await fetch(`${base}/dashboard/login/oidc?next=/dashboard`, { redirect: 'manual' });
+    expect(start.status).toBe(302);
+    const pending = (start.headers.get('set-cookie') ?? '').split(';')[0];
+    const auth = new URL(start.headers.get('location')!);
+    expect(auth.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(auth.searchParams.get('nonce')).toMatch(/^[\w-]{22}$/);
+    const wrong = await fetch(`${base}/dashboard/login/oidc/callback?code=x&state=not-${auth.searchParams.get('state')}`, {
+      redirect: 'manual',
+      headers: { cookie: pending },
+    });
+    expect(wrong.status).toBe(401);
+  });
+
   test('a viewer created beforehand signs in through the provider and cannot approve: the page says why, the API answers 403', async () => {
     const page = await signInWithProvider(viewerLogin);
     expect(await page.$eval('.topbar .who', (e) => e.textContent)).toBe('Vera Viewer (viewer)');
@@ -126,12 +146,14 @@ describe('people sign in through a local OpenID provider (Chromium)', () => {
       .where({ organization_id: org.organizationId, email: `${viewerLogin}@example.org` })
       .first();
     expect(linked.oidc_subject).toBe(viewerLogin);
+    expect(await page.textContent('.role-notice')).toContain('You are signed in as a viewer');
     await page.click(`tbody[data-change-id="${fx.changes['MS-200']}"] .change-head button.approve`);
     await page.waitForSelector('#review-message.fail');
     expect(await page.$eval('#review-message', (e) => e.textContent)).toContain(
       'Your role is viewer: a viewer can only read (approving, rejecting and applying need a reviewer)',
     );
     expect(await rowStatus(page, 'MS-200')).toBe('pending');
+    await shotAndCheck(page, 'people-review-viewer.png');
     // The page's own kind of call (session cookie + CSRF token), for every undecided change at once.
     const csrf = (await page.getAttribute('meta[name="csrf-token"]', 'content')) ?? '';
     const answer = await page.request.post(`${base}/api/public/activities/${fx.activityId}/staged-changes/bulk-review`, {
@@ -143,6 +165,7 @@ describe('people sign in through a local OpenID provider (Chromium)', () => {
     expect(status).toBe(403);
     expect((await testKnex()('staged_changes').where({ id: fx.changes['MS-200'] }).first()).status).toBe('pending');
     // The organization page is for admins.
+    expect(await page.$$eval('.topbar .sections a', (els) => els.map((e) => e.getAttribute('href')))).not.toContain('/dashboard/organization');
     const res = await page.goto(`${base}/dashboard/organization`);
     expect(res?.status()).toBe(403);
   });
