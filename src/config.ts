@@ -55,6 +55,16 @@ export interface Config {
   /** Allow plain-http loopback webhook URLs, for development (env `ALLOW_HTTP_WEBHOOKS`). */
   allowHttpWebhooks: boolean;
   /**
+   * OpenID Connect sign-in of people (issue 28 §12); null when `OIDC_ISSUER` is unset. `issuer`
+   * (env `OIDC_ISSUER`, discovered at `/.well-known/openid-configuration`), `clientId` /
+   * `clientSecret` (env `OIDC_CLIENT_ID`, `OIDC_CLIENT_SECRET`), `providerName` on the sign-in
+   * button (env `OIDC_PROVIDER_NAME`, default the issuer's host); `role` (env `OIDC_ROLE`) and
+   * `organizationId` (env `OIDC_ORGANIZATION_ID`): when both are set, someone the provider
+   * vouches for who is not a person yet becomes one with that role; otherwise only people created
+   * beforehand (matched by verified email) may sign in.
+   */
+  oidc: { issuer: string; clientId: string; clientSecret: string; providerName: string; role: string | null; organizationId: string | null } | null;
+  /**
    * OpenAI-compatible endpoint for the LLM path; null disables it (env `OPENAI_BASE_URL`,
    * `OPENAI_API_KEY`, `OPENAI_MODEL`; `OPENAI_TIMEOUT_MS` per request, default 60000;
    * `OPENAI_MAX_RETRIES` on 408/409/429/5xx and network errors, default 2). A job's `speed`
@@ -252,6 +262,22 @@ function blobStoreSettings(env: NodeJS.ProcessEnv, dataDir: string): BlobStoreSe
   };
 }
 
+/** The OpenID Connect settings (Config.oidc) of an environment; null without `OIDC_ISSUER`. */
+function oidcSettings(env: NodeJS.ProcessEnv): Config['oidc'] {
+  if (!env.OIDC_ISSUER) return null;
+  if (!env.OIDC_CLIENT_ID) throw new Error('OIDC_CLIENT_ID is required with OIDC_ISSUER');
+  const role = env.OIDC_ROLE || null;
+  if (role && !['viewer', 'editor', 'reviewer', 'admin'].includes(role)) throw new Error('OIDC_ROLE is one of viewer, editor, reviewer, admin');
+  return {
+    issuer: env.OIDC_ISSUER,
+    clientId: env.OIDC_CLIENT_ID,
+    clientSecret: env.OIDC_CLIENT_SECRET ?? '',
+    providerName: env.OIDC_PROVIDER_NAME || new URL(env.OIDC_ISSUER).host,
+    role,
+    organizationId: env.OIDC_ORGANIZATION_ID || null,
+  };
+}
+
 /**
  * Reads the configuration from an environment map.
  * @param env defaults to `process.env`
@@ -284,6 +310,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapApiKey: env.BOOTSTRAP_API_KEY || null,
     jwtSecret: env.JWT_SECRET || null,
     allowHttpWebhooks: bool(env.ALLOW_HTTP_WEBHOOKS, false),
+    oidc: oidcSettings(env),
     llm: env.OPENAI_BASE_URL
       ? {
           baseUrl: env.OPENAI_BASE_URL,

@@ -201,7 +201,7 @@ export interface ActivityApplyArgs {
   /** Apply changes whose item changed since (no `conflict`). */
   force: boolean;
   /** Who asked (author of the pre-apply snapshot and of a new schema version). */
-  actor: { kind: 'api_key' | 'user'; id: string };
+  actor: { kind: 'api_key' | 'user' | 'person'; id: string };
   /** Heartbeat timeout of the apply activity (s); default 60. Tests shorten it. */
   heartbeat_timeout_s?: number;
   /** Attempts of the apply activity; default 10. */

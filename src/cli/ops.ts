@@ -12,6 +12,10 @@
  *   org create <name> [--key ck_…]     a new organization with one API key (printed once)
  *   key create <organization_id> [--name N]   a new API key of an organization (printed once)
  *   key revoke <key_id>                revoke a key: refused from the next request on
+ *   person create <organization_id> <email> --role R [--name N] [--password P]
+ *                                      a person who signs in to the console (issue 28 §12)
+ *   person reset-password <organization_id> <email> [--password P]
+ *                                      a new password (random unless given, printed once); ends their sessions
  */
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -19,6 +23,7 @@ import { loadConfig } from '../config';
 import { createKnex } from '../db';
 import { createOrganizationWithKey } from '../services/access/auth';
 import { createApiKey, revokeApiKeyById } from '../services/access/api-keys';
+import { createPerson, resetPassword } from '../services/access/people';
 import { TemporalJobRunner } from '../../temporal/client';
 import { exportHistory } from '../../temporal/export-history';
 import { listFailedFlowRuns, listFailedJobs, listStuckJobs, replayHistoryFile, resumeJob } from '../../temporal/ops';
@@ -33,7 +38,9 @@ const USAGE = `usage: npm run ops -- <command>
   rerun <run_id> [--from-node N]
   org create <name> [--key ck_…]
   key create <organization_id> [--name N]
-  key revoke <key_id>`;
+  key revoke <key_id>
+  person create <organization_id> <email> --role viewer|editor|reviewer|admin [--name N] [--password P]
+  person reset-password <organization_id> <email> [--password P]`;
 
 function flag(args: string[], name: string, fallback: number): number {
   const i = args.indexOf(name);
@@ -55,6 +62,7 @@ export async function runOps(argv: string[], print: (line: string) => void = con
     return outcome.ok ? 0 : 1;
   }
   if (command === 'org' || command === 'key') return runAccess(command, args, print);
+  if (command === 'person') return runPeople(args, print);
   if (!['failed', 'stuck', 'export-history', 'resume', 'rerun'].includes(command ?? '')) {
     print(USAGE);
     return 2;
@@ -132,6 +140,33 @@ async function runAccess(command: string, args: string[], print: (line: string) 
     } else {
       const key = await revokeApiKeyById(knex, target);
       print(JSON.stringify({ key_id: key.id, organization_id: key.organization_id, revoked_at: key.revoked_at }));
+    }
+    return 0;
+  } finally {
+    await knex.destroy();
+  }
+}
+
+/**
+ * `person create` and `person reset-password` (issue 28 §12): people of an organization for
+ * operators, over PostgreSQL only. Prints one JSON line; a generated password is printed once.
+ * @returns the exit code (0 ok, 2 usage)
+ * @throws ValidationError / ConflictError / NotFoundError of the people service (exit 1 with its message)
+ */
+async function runPeople(args: string[], print: (line: string) => void): Promise<number> {
+  const [verb, organizationId, email] = args;
+  if (!(verb === 'create' || verb === 'reset-password') || !organizationId || !email) return (print(USAGE), 2);
+  const knex = createKnex(loadConfig().databaseUrl, { min: 0, max: 2 });
+  try {
+    if (verb === 'create') {
+      const password = option(args, '--password') ?? null;
+      const person = await createPerson(knex, organizationId, { email, role: option(args, '--role') ?? '', name: option(args, '--name'), password });
+      print(
+        JSON.stringify({ person_id: person.id, organization_id: organizationId, email: person.email, role: person.role, has_password: person.has_password }),
+      );
+    } else {
+      const { person, password } = await resetPassword(knex, organizationId, email, option(args, '--password'));
+      print(JSON.stringify({ person_id: person.id, email: person.email, password }));
     }
     return 0;
   } finally {

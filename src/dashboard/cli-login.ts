@@ -12,6 +12,7 @@
  * Only a loopback callback on `/callback` is accepted, so the key never leaves the person's machine.
  * The key is listed (and revocable) like any other (`GET/DELETE /api/public/api-keys`).
  */
+import { assertRole } from '../services/access/roles';
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { ResolvedAppDeps } from '../deps';
@@ -84,11 +85,15 @@ function confirmPage(callback: URL, state: string, session: PageSession): string
  * The credential the tool server receives: a person signed in with a user token gets a user token
  * of their own (same user, the session's organization, 30 days; needs `JWT_SECRET`, as user tokens
  * do); a session signed in with an API key has no user, so it gets a new API key of the organization,
- * named after the tool server, which can be revoked at any time.
+ * named after the tool server, which can be revoked at any time; a person signed in (issue 28 §12)
+ * gets such a key only as an admin (a key acts as admin).
+ * @throws ForbiddenError (403) for a person who is not an admin
  */
 async function toolServerCredential(deps: ResolvedAppDeps, session: ActiveSession, callback: URL): Promise<string> {
   const { principal, organizationId } = session.scope;
   if (principal.kind === 'user' && deps.config.jwtSecret) return issueUserToken(deps.config.jwtSecret, principal.id, [organizationId]);
+  // An API key acts as admin (issue 28 §12): a person gets one only when they are an admin.
+  if (principal.kind === 'person') assertRole(session.scope, 'admin');
   const { apiKey } = await createApiKey(deps.knex, organizationId, `MCP tool server (${callback.host}, ${new Date().toISOString().slice(0, 10)})`);
   return apiKey;
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { actorNames } from '../services/access/people';
 import { NotFoundError } from '../lib/errors';
 import type { Catalog } from '../models/catalog';
 import type { ReviewActivity } from '../models/review-activity';
@@ -55,6 +56,8 @@ export interface ActivityPageData {
   totalPages: number;
   /** Taxonomy node id → its path, for the `category_id` values of the page's changes (src/services/review/category-paths.ts). */
   categoryPaths: Record<string, string>;
+  /** Display names of who decided the page's changes and who applied (issue 28 §12): actor id (`person:<id>`, …) → name. */
+  actors: Record<string, string>;
 }
 
 /**
@@ -87,6 +90,7 @@ export async function loadActivityPage(knex: Knex, scope: Scope, catalogId: stri
   const fields = Object.keys(schema.schema_definition.properties ?? {});
   for (const c of page.items) for (const k of Object.keys(c.after_data ?? {})) if (!fields.includes(k)) fields.push(k);
   const categories = await categoryPaths(knex, activityId, schema.taxonomy, page.items);
+  const actors = await actorNames(knex, scope.organizationId, [detail.activity.applied_by, ...page.items.map((c) => c.decided_by)]);
   return {
     ...detail,
     catalog,
@@ -98,6 +102,7 @@ export async function loadActivityPage(knex: Knex, scope: Scope, catalogId: stri
     total: page.total,
     totalPages: page.total_pages,
     categoryPaths: categories,
+    actors: Object.fromEntries(actors),
   };
 }
 

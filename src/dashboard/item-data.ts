@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { actorNames } from '../services/access/people';
 import type { Catalog } from '../models/catalog';
 import type { CatalogItem } from '../models/catalog-item';
 import type { Scope } from '../services/access/scope';
@@ -43,6 +44,8 @@ export interface ItemPageData {
   fields: ItemField[];
   changes: AppliedItemChange[];
   versions: ItemSnapshotVersion[];
+  /** Display names of who edited or approved the item's changes (issue 28 §12): actor id → name. */
+  actors: Record<string, string>;
 }
 
 /**
@@ -76,5 +79,7 @@ export async function loadItemPage(knex: Knex, scope: Scope, catalogId: string, 
       provenance: provenance[name] ?? null,
     };
   });
-  return { catalog, item, parent, schemaVersion: schema.version, fields, changes, versions };
+  const editors = changes.map((c) => (typeof c.review_info?.edited_by === 'string' ? c.review_info.edited_by : null));
+  const actors = await actorNames(knex, scope.organizationId, [...editors, ...changes.map((c) => c.decided_by)]);
+  return { catalog, item, parent, schemaVersion: schema.version, fields, changes, versions, actors: Object.fromEntries(actors) };
 }

@@ -52,7 +52,9 @@ function provenanceCell(d: ItemPageData, f: ItemField): SafeHtml {
   const p = f.provenance;
   if (!p) return html`<span class="muted">Written directly (import or API) · item updated ${when(d.item.updated_at)}</span>`;
   const c = p.change;
-  const who = p.edited_by ?? (c.activity_type === 'enrichment' ? `enrichment job ${c.activity_id.slice(0, 8)}` : c.activity_type.replace(/_/g, ' '));
+  const who =
+    (p.edited_by ? (d.actors[p.edited_by] ?? p.edited_by) : null) ??
+    (c.activity_type === 'enrichment' ? `enrichment job ${c.activity_id.slice(0, 8)}` : c.activity_type.replace(/_/g, ' '));
   return html`${p.confidence ? badge(p.confidence, `conf-${p.confidence}`) : ''}${p.method ? badge(p.method, 'method') : ''}
     ${p.sources.map((u) => {
       const url = safeUrl(u);
@@ -198,7 +200,7 @@ function changeEntry(d: ItemPageData, c: AppliedItemChange, session: PageSession
     <div class="history-head">
       ${badge('applied change', 'status-approved')} <strong>${when(c.applied_at)}</strong> ·
       <a href="${DASHBOARD_BASE}/catalogs/${d.catalog.id}/activities/${c.activity_id}">${c.activity_description || c.activity_type.replace(/_/g, ' ')}</a>
-      ${by ? html` · by <code>${by}</code>` : ''}
+      ${by ? html` · edited by ${d.actors[by] ?? by}` : ''} ${c.decided_by ? html` · approved by ${d.actors[c.decided_by] ?? c.decided_by}` : ''}
       <span class="spacer"></span>
       ${restoreForm(d, 'change', c.id, 'Restore the values before this change', session)}
     </div>

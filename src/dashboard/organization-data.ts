@@ -3,6 +3,7 @@ import type { ApiKey } from '../models/api-key';
 import type { Catalog } from '../models/catalog';
 import type { Scope } from '../services/access/scope';
 import { listApiKeys } from '../services/access/api-keys';
+import { listPeople, type PersonSummary } from '../services/access/people';
 import { listCatalogs } from '../services/catalog/catalogs';
 import { getDefaultMasterCatalog } from '../services/catalog/default-master-catalog';
 
@@ -17,14 +18,17 @@ export interface OrganizationPageData {
   catalogs: Catalog[];
   /** The current default master catalog's id, or null. */
   defaultMasterCatalogId: string | null;
+  /** The organization's people (issue 28 §12), by email. */
+  people: PersonSummary[];
 }
 
 /** Loads the organization page of `scope`'s organization. */
 export async function loadOrganizationPage(knex: Knex, scope: Scope): Promise<OrganizationPageData> {
-  const [keys, catalogs, master] = await Promise.all([
+  const [keys, catalogs, master, people] = await Promise.all([
     listApiKeys(knex, scope),
     listCatalogs(knex, scope, { limit: ORGANIZATION_PAGE_CATALOGS, offset: 0 }),
     getDefaultMasterCatalog(knex, scope),
+    listPeople(knex, scope),
   ]);
-  return { keys, catalogs: catalogs.rows, defaultMasterCatalogId: master.default_master_catalog_id };
+  return { keys, catalogs: catalogs.rows, defaultMasterCatalogId: master.default_master_catalog_id, people };
 }

@@ -1,14 +1,16 @@
 import type { OrganizationPageData } from './organization-data';
 import { html } from './html';
+import { peopleSection, type PeopleNotice } from './people-views';
 import { DASHBOARD_BASE, layout, statusBadge, when, type PageSession } from './views';
 
 /**
  * The organization page (issue 28 §11): the API keys (listed by prefix; a new key is shown once,
  * by the page script, in the creating answer; revoke), the webhook signing secret (hidden until
  * asked for; rotate) and the default master catalog. Every action is the page script's call to
- * the public API with the session's CSRF token (assets/dashboard.js `organizationPage`).
+ * the public API with the session's CSRF token (assets/dashboard.js `organizationPage`). The
+ * people section (issue 28 §12, ./people-views.ts) posts dashboard forms.
  */
-export function organizationPage(data: OrganizationPageData, session: PageSession): string {
+export function organizationPage(data: OrganizationPageData, session: PageSession, peopleNotice: PeopleNotice | null = null): string {
   return layout(
     'Organization',
     html`<h1>Organization</h1>
@@ -93,6 +95,7 @@ export function organizationPage(data: OrganizationPageData, session: PageSessio
           </form>
           <div id="default-master-message" class="review-message" role="status" aria-live="polite"></div>
         </section>
+        ${peopleSection(data.people, session, peopleNotice)}
       </div>`,
     session,
     [html`<a href="${DASHBOARD_BASE}/organization">Organization</a>`],

@@ -3,13 +3,15 @@ import path from 'node:path';
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { ResolvedAppDeps } from '../deps';
-import { AppError, PayloadTooLargeError } from '../lib/errors';
+import { AppError, ForbiddenError, PayloadTooLargeError } from '../lib/errors';
 import { checkCsrf, clearSessionCookie, CSRF_FIELD, requestSession, SESSION_COOKIE, setSessionCookie } from '../middleware/session';
 import type { RateLimits } from '../services/access/rate-limits';
 import type { ActiveSession } from '../services/access/sessions';
 import { signIn, signOut } from '../services/access/sessions';
 import { CONFIDENCE_LEVELS } from '../services/review/staged-changes';
 import { addCliLoginRoutes } from './cli-login';
+import { addPeopleRoutes } from './people-routes';
+import { assertRole, hasRole } from '../services/access/roles';
 import { addOperationsRoutes } from './operations-routes';
 import { addGridRoutes } from './grid-routes';
 import { loadActivityPage, loadCatalogPage, type ActivityFilters } from './data';
@@ -74,7 +76,8 @@ function safeNext(next: string | null | undefined): string {
 }
 
 function pageSession(s: ActiveSession): PageSession {
-  return { csrfToken: s.csrfToken, organizationId: s.scope.organizationId };
+  const who = s.person ? `${s.person.name || s.person.email} (${s.scope.role})` : undefined;
+  return { csrfToken: s.csrfToken, organizationId: s.scope.organizationId, ...(who ? { who, role: s.scope.role } : {}) };
 }
 
 function send(ctx: Context, status: number, body: string): void {
@@ -144,6 +147,8 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
     }
     ctx.state.dashboardSession = session;
     ctx.set('Cache-Control', 'no-store');
+    // A viewer's session reads only (issue 28 §12): no dashboard form changes anything for them.
+    if (!['GET', 'HEAD'].includes(ctx.method) && !hasRole(session.scope, 'editor')) throw new ForbiddenError('Your role is viewer: a viewer can only read');
     await next();
   };
 
@@ -160,7 +165,7 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
 
   router.get('/login', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    send(ctx, 200, loginPage(safeNext(one(ctx.query.next)), null));
+    send(ctx, 200, loginPage(safeNext(one(ctx.query.next)), null, deps.config.oidc?.providerName ?? null));
   });
 
   router.post('/login', async (ctx) => {
@@ -181,7 +186,11 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
       send(
         ctx,
         err.status,
-        loginPage(next, err.status === 403 ? 'That organization is not accessible with this credential.' : 'This key or token is not valid.'),
+        loginPage(
+          next,
+          err.status === 403 ? 'That organization is not accessible with this credential.' : 'This key or token is not valid.',
+          deps.config.oidc?.providerName ?? null,
+        ),
       );
     }
   });
@@ -197,6 +206,9 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
     ctx.status = 303;
     ctx.redirect(`${DASHBOARD_BASE}/login`);
   });
+
+  // People sign in as themselves; the organization page's people forms (issue 28 §12).
+  addPeopleRoutes(router, deps, rateLimits, { signedIn, readForm, send, pageSession, safeNext });
 
   // The home page, the jobs page and the import page (issue 28 §1, §7, §8).
   addOperationsRoutes(router, deps, { signedIn, send, pageSession });
@@ -240,6 +252,7 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
 
   router.get('/organization', signedIn, async (ctx) => {
     const session = ctx.state.dashboardSession as ActiveSession;
+    assertRole(session.scope, 'admin');
     send(ctx, 200, organizationPage(await loadOrganizationPage(deps.knex, session.scope), pageSession(session)));
   });
 

@@ -24,6 +24,10 @@ export const DASHBOARD_BASE = '/dashboard';
 export interface PageSession {
   csrfToken: string;
   organizationId: string;
+  /** Who is signed in, shown in the top bar: the person and role (issue 28 §12), absent for key sessions. */
+  who?: string;
+  /** The person's role (issue 28 §12); absent for key sessions, which act as admin. */
+  role?: string;
 }
 
 /** Options of {@link layout}. */
@@ -62,13 +66,14 @@ export function layout(title: string, body: SafeHtml, session: PageSession | nul
                   <a href="${DASHBOARD_BASE}">Catalogs</a>
                   <a href="${DASHBOARD_BASE}/flows">Flows</a>
                   <a href="${DASHBOARD_BASE}/jobs">Jobs</a>
-                  <a href="${DASHBOARD_BASE}/organization">Organization</a>
+                  ${!session.role || session.role === 'admin' ? html`<a href="${DASHBOARD_BASE}/organization">Organization</a>` : ''}
                 </nav>`
               : ''
           }
           ${
             session
               ? html`<form class="signout" method="post" action="${DASHBOARD_BASE}/logout">
+                  ${session.who ? html`<span class="who">${session.who}</span>` : ''}
                   <span class="org" title="Organization">org ${session.organizationId.slice(0, 8)}</span>
                   <input type="hidden" name="csrf_token" value="${session.csrfToken}" />
                   <button type="submit" class="btn small ghost">Sign out</button>
@@ -83,24 +88,46 @@ export function layout(title: string, body: SafeHtml, session: PageSession | nul
     </html>`.value;
 }
 
-/** The sign-in page: one field for an API key or user token, an optional organization. */
-export function loginPage(next: string, error: string | null): string {
+/**
+ * The sign-in page (issue 17; issue 28 §12): email + password (the embedded default), "Sign in
+ * with <provider>" when OpenID Connect is configured (`oidcProvider`), and, for programs and
+ * operators, an API key or user token. The provider's button is a link (the CSP's `form-action
+ * 'self'` would stop a form redirecting to the provider). Only the key form's button is `type="submit"` explicitly
+ * (the others submit by default): scripts and tests that sign in with a key keep finding it.
+ */
+export function loginPage(next: string, error: string | null, oidcProvider: string | null = null): string {
   return layout(
     'Sign in',
     html`<section class="card login">
       <h1>Sign in</h1>
-      <p class="muted">
-        Paste an API key (<code>ck_…</code>) or a user token once. The dashboard keeps a session cookie for this browser; the key itself is not stored in the
-        browser.
-      </p>
       ${error ? html`<p class="alert" role="alert">${error}</p>` : ''}
-      <form method="post" action="${DASHBOARD_BASE}/login" autocomplete="off">
+      <form method="post" action="${DASHBOARD_BASE}/login/password" class="login-person">
+        <label for="email">Email</label>
+        <input id="email" name="email" type="email" required autocomplete="username" autofocus spellcheck="false" />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" required autocomplete="current-password" />
+        <input type="hidden" name="next" value="${next}" />
+        <button class="btn primary" id="password-sign-in">Sign in</button>
+      </form>
+      ${
+        oidcProvider
+          ? html`<p class="login-oidc">
+              <a class="btn" id="oidc-sign-in" href="${`${DASHBOARD_BASE}/login/oidc?next=${encodeURIComponent(next)}`}">Sign in with ${oidcProvider}</a>
+            </p>`
+          : ''
+      }
+      <h2 class="login-key-heading">API key or user token</h2>
+      <p class="muted">
+        For operators and programs: paste an API key (<code>ck_…</code>) or a user token once; the session acts as an admin of its organization. The key itself
+        is not stored in the browser.
+      </p>
+      <form method="post" action="${DASHBOARD_BASE}/login" autocomplete="off" class="login-key">
         <label for="credential">API key or user token</label>
-        <input id="credential" name="credential" type="password" required autofocus spellcheck="false" />
+        <input id="credential" name="credential" type="password" spellcheck="false" required />
         <label for="organization_id">Organization id <span class="muted">(optional, for user tokens with several)</span></label>
         <input id="organization_id" name="organization_id" type="text" spellcheck="false" />
         <input type="hidden" name="next" value="${next}" />
-        <button type="submit" class="btn primary">Sign in</button>
+        <button type="submit" class="btn">Sign in with the key</button>
       </form>
     </section>`,
     null,
@@ -115,7 +142,7 @@ export function errorPage(status: number, message: string, session: PageSession 
     html`<section class="card error-page">
       <h1>${status} · ${title}</h1>
       <p>${message}</p>
-      <p>${status === 403 ? 'This belongs to another organization than the one you signed in for.' : ''}</p>
+      <p>${status === 403 && !message.startsWith('Your role') ? 'This belongs to another organization than the one you signed in for.' : ''}</p>
       <p><a href="${DASHBOARD_BASE}">Back to the dashboard</a> · <a href="${DASHBOARD_BASE}/login">Sign in with another key</a></p>
     </section>`,
     session,
@@ -283,7 +310,13 @@ function categoryLabel(value: unknown, paths: Record<string, string>): unknown {
   return path ? `${path} (${String(value)})` : value;
 }
 
-function changeRows(change: StagedChange, filters: ActivityFilters, open: boolean, categoryPaths: Record<string, string> = {}): SafeHtml {
+function changeRows(
+  change: StagedChange,
+  filters: ActivityFilters,
+  open: boolean,
+  categoryPaths: Record<string, string> = {},
+  actors: Record<string, string> = {},
+): SafeHtml {
   const info = record(change.review_info);
   const confidence = record(info.field_confidence);
   const methods = record(info.field_methods);
@@ -310,6 +343,7 @@ function changeRows(change: StagedChange, filters: ActivityFilters, open: boolea
         ${overall ? badge(`${overall} confidence`, `conf-${overall}`) : ''}
         ${change.error_reason ? html`<span class="reason error-text">${change.error_reason}</span>` : ''}
         ${change.rejection_reason ? html`<span class="reason">Rejected: ${change.rejection_reason}</span>` : ''}
+        ${change.decided_by ? html`<span class="decided-by muted">decided by ${actors[change.decided_by] ?? change.decided_by}</span>` : ''}
         <span class="spacer"></span>
         ${
           reviewable
@@ -414,6 +448,7 @@ function applyPanel(d: ActivityPageData): SafeHtml {
             <label class="force"><input type="checkbox" id="apply-force" /> force (apply over items changed since)</label>`
         : ''
     }
+    ${a.applied_by ? html`<p class="applied-by muted">Apply requested by ${d.actors[a.applied_by] ?? a.applied_by}</p>` : ''}
     <div id="apply-status" class="apply-status" aria-live="polite">
       ${
         running
@@ -584,6 +619,14 @@ export function activityPage(d: ActivityPageData, filters: ActivityFilters, sess
         <a href="${DASHBOARD_BASE}/catalogs/${d.catalog.id}">${d.catalog.name}</a>
       </p>
       ${message ? html`<p class="message">${message}</p>` : ''}
+      ${
+        session.role === 'viewer' || session.role === 'editor'
+          ? html`<p class="notice role-notice" role="note">
+              You are signed in as ${session.role === 'viewer' ? 'a viewer' : 'an editor'}: you can read this review; approving, rejecting and applying need a
+              reviewer.
+            </p>`
+          : ''
+      }
       <div class="grid">${summaryPanel(d, filters)}${applyPanel(d)}</div>
       ${filterBar(d, filters)}
       <div id="review-message" class="review-message" aria-live="polite"></div>
@@ -609,7 +652,7 @@ export function activityPage(d: ActivityPageData, filters: ActivityFilters, sess
         </thead>
         ${
           d.changes.length
-            ? d.changes.map((c) => changeRows(c, filters, isOpen(d.activity), d.categoryPaths))
+            ? d.changes.map((c) => changeRows(c, filters, isOpen(d.activity), d.categoryPaths, d.actors))
             : html`<tbody>
                 <tr>
                   <td colspan="6" class="muted">No staged changes match.</td>

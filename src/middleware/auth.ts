@@ -1,13 +1,16 @@
 import type { Context, Next } from 'koa';
 import type { Knex } from 'knex';
 import { authenticate, resolveScope } from '../services/access/auth';
+import { hasRole } from '../services/access/roles';
+import { ForbiddenError } from '../lib/errors';
 import { checkCsrf, requestSession } from './session';
 
 /**
  * Bearer authentication for `/api` routes (decisions.md §1): sets `ctx.state.scope`.
  * Public routes (docs, OpenAPI) are listed in `publicPaths` and pass through. A request without
  * an `Authorization` header but with a review dashboard session cookie acts for the session's
- * organization, and must pass the session's CSRF check when it changes state (issue 17).
+ * organization, and must pass the session's CSRF check when it changes state (issue 17); a
+ * person's session changes state only with a role above viewer (issue 28 §12).
  */
 export function authMiddleware(knex: Knex, jwtSecret: string | null, publicPaths: Set<string>) {
   return async (ctx: Context, next: Next): Promise<void> => {
@@ -17,6 +20,10 @@ export function authMiddleware(knex: Knex, jwtSecret: string | null, publicPaths
       const session = await requestSession(ctx, knex);
       if (session) {
         checkCsrf(ctx, session);
+        // A viewer reads only (issue 28 §12); stronger roles are checked by each use case.
+        if (!['GET', 'HEAD', 'OPTIONS'].includes(ctx.method) && !hasRole(session.scope, 'editor')) {
+          throw new ForbiddenError('Your role is viewer: a viewer can only read (approving, rejecting and applying need a reviewer)');
+        }
         ctx.state.scope = session.scope;
         return next();
       }

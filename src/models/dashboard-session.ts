@@ -9,11 +9,13 @@ export class DashboardSession extends BaseModel {
   id!: string;
   token_hash!: string;
   organization_id!: string;
-  principal_kind!: 'api_key' | 'user';
+  principal_kind!: 'api_key' | 'user' | 'person';
   /** API key id, or the user id (`sub`) of the token. */
   principal_id!: string;
   /** The key signed in with (revoking it ends the session); null for user tokens. */
   api_key_id!: string | null;
+  /** The person signed in (issue 28 §12); null for API-key and user-token sessions. */
+  person_id!: string | null;
   csrf_token!: string;
   expires_at!: Date;
   created_at!: Date;

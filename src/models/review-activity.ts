@@ -29,6 +29,8 @@ export class ReviewActivity extends BaseModel {
   apply_progress!: Record<string, unknown> | null;
   /** Result of the apply: `{applied, skipped_conflicts, failed, pre_apply_snapshot_id}`. */
   apply_result!: Record<string, unknown> | null;
+  /** Who last asked for the apply (issue 28 §12): `person:<id>`, `api_key:<id>` or `user:<sub>`. */
+  applied_by!: string | null;
   created_at!: Date;
   updated_at!: Date;
 }

@@ -37,6 +37,8 @@ export class StagedChange extends BaseModel {
   conflict_data!: Record<string, unknown> | null;
   conflict_version!: number | null;
   applied_at!: Date | null;
+  /** Who last approved or rejected it (issue 28 §12): `person:<id>`, `api_key:<id>` or `user:<sub>`. */
+  decided_by!: string | null;
   created_at!: Date;
   updated_at!: Date;
 }

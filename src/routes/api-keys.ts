@@ -3,6 +3,7 @@ import type { AppDeps } from '../deps';
 import { presentApiKey } from '../presenters/api-key';
 import { createApiKey, listApiKeys, revokeApiKey } from '../services/access/api-keys';
 import { defineRoute, RouteDef } from './registry';
+import { assertRole } from '../services/access/roles';
 
 const ApiKeyResponse = Type.Object({
   id: Type.String(),
@@ -36,6 +37,7 @@ export function apiKeyRoutes(deps: AppDeps): RouteDef[] {
       body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
       response: Type.Intersect([ApiKeyResponse, Type.Object({ api_key: Type.String({ description: '`ck_…`: store it now, it is never shown again' }) })]),
       handler: async ({ scope, body }) => {
+        assertRole(scope, 'admin');
         const { key, apiKey } = await createApiKey(deps.knex, scope.organizationId, body.name);
         return { ...presentApiKey(key), api_key: apiKey };
       },
@@ -47,7 +49,7 @@ export function apiKeyRoutes(deps: AppDeps): RouteDef[] {
       summary: 'Revoke an API key (requests with it are refused from now on)',
       params: Type.Object({ key_id: Type.String() }),
       response: ApiKeyResponse,
-      handler: async ({ scope, params }) => presentApiKey(await revokeApiKey(deps.knex, scope, params.key_id)),
+      handler: async ({ scope, params }) => presentApiKey(assertRole(scope, 'admin') ?? (await revokeApiKey(deps.knex, scope, params.key_id))),
     }),
   ];
 }

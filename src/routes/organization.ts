@@ -3,6 +3,7 @@ import { DefaultMasterCatalogBody, DefaultMasterCatalogResponse, WebhookSecretRe
 import { getWebhookSecret, rotateWebhookSecret } from '../services/access/webhook-secret';
 import { getDefaultMasterCatalog, setDefaultMasterCatalog } from '../services/catalog/default-master-catalog';
 import { defineRoute, RouteDef } from './registry';
+import { assertRole } from '../services/access/roles';
 
 /**
  * Organization settings. The webhook signing secret (issue 17; decisions.md §4 webhooks): read it
@@ -19,7 +20,7 @@ export function organizationRoutes(deps: AppDeps): RouteDef[] {
       tags,
       summary: "The organization's webhook signing secret",
       response: WebhookSecretResponse,
-      handler: async ({ scope }) => getWebhookSecret(deps.knex, scope),
+      handler: async ({ scope }) => (assertRole(scope, 'admin'), getWebhookSecret(deps.knex, scope)),
     }),
     defineRoute({
       method: 'post',
@@ -27,7 +28,7 @@ export function organizationRoutes(deps: AppDeps): RouteDef[] {
       tags,
       summary: "Replace the organization's webhook signing secret with a new random one",
       response: WebhookSecretResponse,
-      handler: async ({ scope }) => rotateWebhookSecret(deps.knex, scope),
+      handler: async ({ scope }) => (assertRole(scope, 'admin'), rotateWebhookSecret(deps.knex, scope)),
     }),
     defineRoute({
       method: 'get',
@@ -44,7 +45,7 @@ export function organizationRoutes(deps: AppDeps): RouteDef[] {
       summary: 'Set (or clear with null) the catalog whose defaults new catalogs inherit with use_master_catalog_defaults and no master_catalog_id',
       body: DefaultMasterCatalogBody,
       response: DefaultMasterCatalogResponse,
-      handler: async ({ scope, body }) => setDefaultMasterCatalog(deps.knex, scope, body.catalog_id),
+      handler: async ({ scope, body }) => (assertRole(scope, 'admin'), setDefaultMasterCatalog(deps.knex, scope, body.catalog_id)),
     }),
   ];
 }

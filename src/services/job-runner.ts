@@ -34,7 +34,7 @@ export interface JobRunner {
     organization_id: string;
     catalog_id: string;
     force: boolean;
-    actor: { kind: 'api_key' | 'user'; id: string };
+    actor: { kind: 'api_key' | 'user' | 'person'; id: string };
     replaceClosed?: boolean;
   }): Promise<void>;
   /**

@@ -1,7 +1,12 @@
-/** Who is calling: an API key (one organization) or a user token (its organizations). */
+import type { Role } from '../../models/person';
+
+/**
+ * Who is calling: an API key (one organization), a user token (its organizations), or a person
+ * signed in to the console (issue 28 §12; one organization).
+ */
 export interface Principal {
-  kind: 'api_key' | 'user';
-  /** API key id, or the user id (`sub`) of the token. */
+  kind: 'api_key' | 'user' | 'person';
+  /** API key id, the user id (`sub`) of the token, or the person id. */
   id: string;
   organizationIds: string[];
 }
@@ -14,4 +19,9 @@ export interface Principal {
 export interface Scope {
   organizationId: string;
   principal: Principal;
+  /**
+   * The person's role in the organization (issue 28 §12); absent for API keys and user tokens,
+   * which act as admin (src/services/access/roles.ts).
+   */
+  role?: Role;
 }

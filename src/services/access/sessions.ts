@@ -4,6 +4,7 @@ import { decodeJwt } from 'jose';
 import { newId, sha256Hex } from '../../lib/ids';
 import { ApiKey } from '../../models/api-key';
 import { DashboardSession } from '../../models/dashboard-session';
+import { Person } from '../../models/person';
 import { authenticate, resolveScope } from './auth';
 import type { Scope } from './scope';
 
@@ -28,6 +29,8 @@ export interface NewSession {
 export interface ActiveSession {
   scope: Scope;
   csrfToken: string;
+  /** The person signed in (issue 28 §12); absent for API-key and user-token sessions. */
+  person?: { name: string; email: string };
 }
 
 /**
@@ -59,8 +62,31 @@ export async function signIn(knex: Knex, credential: string, jwtSecret: string |
 }
 
 /**
- * The live session of a cookie value: null when unknown, expired, or signed in with an API key
- * revoked since (so revocation ends dashboard access at once).
+ * Signs a person in (issue 28 §12; they proved who they are by password or OpenID Connect): a
+ * session scoped to the person's organization, acting with the person's role.
+ */
+export async function signInPerson(knex: Knex, person: Person, now = new Date()): Promise<NewSession> {
+  const token = randomBytes(32).toString('base64url');
+  const csrfToken = randomBytes(24).toString('base64url');
+  const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
+  await DashboardSession.query(knex).insert({
+    id: newId(),
+    token_hash: sha256Hex(token),
+    organization_id: person.organization_id,
+    principal_kind: 'person',
+    principal_id: person.id,
+    api_key_id: null,
+    person_id: person.id,
+    csrf_token: csrfToken,
+    expires_at: expiresAt,
+  });
+  return { token, csrfToken, organizationId: person.organization_id, expiresAt };
+}
+
+/**
+ * The live session of a cookie value: null when unknown, expired, signed in with an API key
+ * revoked since (so revocation ends dashboard access at once), or for a person disabled since.
+ * A person's session acts with the person's current role (a role change applies at once).
  */
 export async function findSession(knex: Knex, token: string, now = new Date()): Promise<ActiveSession | null> {
   const row = await DashboardSession.query(knex)
@@ -72,10 +98,17 @@ export async function findSession(knex: Knex, token: string, now = new Date()): 
     const key = await ApiKey.query(knex).select('id').findById(row.api_key_id).whereNull('revoked_at');
     if (!key) return null;
   }
-  return {
-    scope: { organizationId: row.organization_id, principal: { kind: row.principal_kind, id: row.principal_id, organizationIds: [row.organization_id] } },
-    csrfToken: row.csrf_token,
-  };
+  const principal = { kind: row.principal_kind, id: row.principal_id, organizationIds: [row.organization_id] };
+  if (row.person_id) {
+    const person = await Person.query(knex).select('role', 'name', 'email').findById(row.person_id).where({ disabled: false });
+    if (!person) return null;
+    return {
+      scope: { organizationId: row.organization_id, principal, role: person.role },
+      csrfToken: row.csrf_token,
+      person: { name: person.name, email: person.email },
+    };
+  }
+  return { scope: { organizationId: row.organization_id, principal }, csrfToken: row.csrf_token };
 }
 
 /** Signs out: deletes the session of a cookie value (and any expired sessions, set-based). */

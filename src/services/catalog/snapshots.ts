@@ -13,6 +13,7 @@ import type { Scope } from '../access/scope';
 import { requestSearchIndexBuild, type SearchIndexBuilds } from './search-index-requests';
 import { SEARCH_WORDS_DEFER_MIN_ITEMS, wordsColumn } from './search-words';
 import { newestFirstPage } from '../../models/newest-first';
+import { assertRole } from '../access/roles';
 
 /**
  * Catalog snapshots (decisions.md §3, G11). A snapshot stores the catalog's items (row copies
@@ -244,6 +245,7 @@ export interface RestoreDeps extends CatalogDeps {
  *   schema version no longer exists
  */
 export async function restoreSnapshot(deps: RestoreDeps, scope: Scope, catalogId: string, snapshotId: string): Promise<RestoreResult> {
+  assertRole(scope, 'reviewer');
   const { result, behind, catalog } = await deps.knex.transaction(async (trx) => {
     const loaded = await loadCatalogOwned(trx, scope, catalogId);
     const snapshot = await loadSnapshot(trx, scope, catalogId, snapshotId);

@@ -25,7 +25,9 @@ import { ConflictError } from '../../lib/errors';
 import { Catalog } from '../../models/catalog';
 import { CatalogSnapshot } from '../../models/catalog-snapshot';
 import { ReviewActivity } from '../../models/review-activity';
+import { actorId } from '../access/auth';
 import { loadOwned } from '../access/ownership';
+import { assertRole } from '../access/roles';
 import type { Principal, Scope } from '../access/scope';
 import type { CatalogCaches } from '../catalog/caches';
 import { writeItems } from '../catalog/items-write';
@@ -136,6 +138,7 @@ const RUNNING_PHASES: ReadonlySet<string> = new Set(['queued', 'applying']);
  *   no catalog or is not `pending_review` (or `completed`); the runner's error when Temporal is unreachable
  */
 export async function requestApply(deps: { knex: Knex; jobRunner: ApplyStarter }, scope: Scope, activityId: string, force: boolean): Promise<ReviewActivity> {
+  assertRole(scope, 'reviewer');
   let replaceClosed = false;
   const activity = await deps.knex.transaction(async (trx) => {
     await loadOwned(trx, ReviewActivity, activityId, scope, 'Activity not found');
@@ -154,6 +157,7 @@ export async function requestApply(deps: { knex: Knex; jobRunner: ApplyStarter }
     return ReviewActivity.query(trx).patchAndFetchById(activityId, {
       status: 'pending_review',
       apply_progress: progress as unknown as Record<string, unknown>,
+      applied_by: actorId(scope),
       updated_at: new Date(),
     });
   });

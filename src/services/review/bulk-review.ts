@@ -25,6 +25,8 @@ import { ConflictError, ValidationError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import { ReviewActivity } from '../../models/review-activity';
 import type { BulkReviewInput } from '../../schemas/review';
+import { actorId } from '../access/auth';
+import { assertRole } from '../access/roles';
 import type { Scope } from '../access/scope';
 import { loadActivity, StagedChangeFilter, stagedFilterSql } from './staged-changes';
 
@@ -84,6 +86,7 @@ function reviewable(activity: ReviewActivity): boolean {
 export async function bulkReview(knex: Knex, scope: Scope, activityId: string, body: BulkReviewInput): Promise<BulkReviewResult> {
   const single = body.action === 'approve' || body.action === 'reject';
   if (single && !body.change_ids?.length) throw ValidationError.at(['body', 'change_ids'], `change_ids is required for ${body.action}`);
+  assertRole(scope, 'reviewer');
   return knex.transaction(async (trx) => {
     await loadActivity(trx, scope, activityId);
     const activity = await ReviewActivity.query(trx).findById(activityId).forShare().throwIfNotFound();
@@ -105,6 +108,7 @@ export async function bulkReview(knex: Knex, scope: Scope, activityId: string, b
           ),
           rejection_reason: null,
           updated_at: trx.fn.now(),
+          decided_by: actorId(scope),
         });
     } else if (body.action === 'reject' && body.field_names) {
       const remaining = `ARRAY(SELECT f FROM unnest(coalesce(accepted_fields, ARRAY(SELECT jsonb_object_keys(after_data)))) f WHERE f <> ALL(?::text[]) ORDER BY f)`;
@@ -113,6 +117,7 @@ export async function bulkReview(knex: Knex, scope: Scope, activityId: string, b
         accepted_fields: trx.raw(`CASE WHEN cardinality(${remaining}) = 0 THEN NULL ELSE ${remaining} END`, [body.field_names, body.field_names]),
         rejection_reason: reason,
         updated_at: trx.fn.now(),
+        decided_by: actorId(scope),
       });
     } else if (body.action === 'approve' || body.action === 'reject') {
       const approve = body.action === 'approve';
@@ -122,6 +127,7 @@ export async function bulkReview(knex: Knex, scope: Scope, activityId: string, b
         accepted_fields: null,
         rejection_reason: approve ? null : reason,
         updated_at: trx.fn.now(),
+        decided_by: actorId(scope),
       });
     } else {
       const approve = body.action === 'approve_all';
@@ -130,6 +136,7 @@ export async function bulkReview(knex: Knex, scope: Scope, activityId: string, b
         accepted_fields: null,
         rejection_reason: approve ? null : reason,
         updated_at: trx.fn.now(),
+        decided_by: actorId(scope),
       });
     }
     return { activity_id: activityId, updated };

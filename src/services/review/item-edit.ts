@@ -11,6 +11,7 @@ import { ValidationError, type ValidationDetail } from '../../lib/errors';
 import { Catalog } from '../../models/catalog';
 import type { Scope } from '../access/scope';
 import { actorId } from '../access/auth';
+import { assertRole } from '../access/roles';
 import { loadItem } from '../catalog/items-read';
 import { getCurrentSchema } from '../catalog/schema';
 import { typedBySchema } from '../inference/sheet-items';
@@ -52,6 +53,7 @@ export async function stageItemEdit(
   itemId: string,
   input: ItemEditInput,
 ): Promise<CreatedActivity> {
+  assertRole(scope, 'editor');
   const item = await loadItem(deps.knex, scope, catalogId, itemId);
   const fields = Object.keys(input.values);
   if (fields.length === 0) throw new ValidationError([{ loc: ['body', 'values'], msg: 'Nothing to change', type: 'value_error' }]);

@@ -26,6 +26,8 @@ export interface AppliedItemChange {
   review_info: Record<string, unknown>;
   applied_at: Date;
   created_at: Date;
+  /** Who approved it (issue 28 §12): `person:<id>`, `api_key:<id>`, `user:<sub>`; null before people were recorded. */
+  decided_by: string | null;
 }
 
 /** The item as one snapshot holds it. */
@@ -68,6 +70,7 @@ export async function appliedItemChanges(knex: Knex, catalogId: string, itemId: 
       's.review_info',
       's.applied_at',
       's.created_at',
+      's.decided_by',
     )) as AppliedItemChange[];
 }
 
