@@ -61,9 +61,11 @@ function startThread(program: string, workerData: unknown): Worker {
 
 /**
  * The CRF trainings `trainings` (fold left out, or null for all; see PendingTextTraining) over
- * `sequences`, run in up to `threads` worker threads, the largest (null) first; resolves with
- * the taggers in the order of `trainings`.
- * @throws Error when a thread cannot start, load the sources or train
+ * `sequences`, run in up to `threads` worker threads, the held-out (fold) trainings first and the
+ * final one (null) last, so that `onTrained` (called with each tagger as it arrives, on this
+ * thread) can do the held-out work while the final tagger trains; resolves with the taggers in
+ * the order of `trainings`.
+ * @throws Error when a thread cannot start, load the sources or train, or `onTrained` throws
  */
 export function trainCrfsInThreads(
   names: string[],
@@ -71,8 +73,9 @@ export function trainCrfsInThreads(
   folds: number[],
   trainings: Array<number | null>,
   threads = os.availableParallelism(),
+  onTrained: (index: number, crf: Crf) => void = () => {},
 ): Promise<Crf[]> {
-  const order = trainings.map((_, i) => i).sort((a, b) => Number(trainings[b] === null) - Number(trainings[a] === null));
+  const order = trainings.map((_, i) => i).sort((a, b) => Number(trainings[a] === null) - Number(trainings[b] === null));
   const taggers: Crf[] = new Array<Crf>(trainings.length);
   const workers: Worker[] = [];
   /** Threads stopped on purpose: no training was left for them, or all are done. */
@@ -106,8 +109,14 @@ export function trainCrfsInThreads(
           done += 1;
           if (done === trainings.length) {
             for (const w of workers) retire(w);
-            resolve(taggers);
           } else give(worker);
+          try {
+            onTrained(index, crf);
+          } catch (err) {
+            fail(err);
+            return;
+          }
+          if (done === trainings.length) resolve(taggers);
         });
         worker.once('error', fail);
         worker.once('exit', (code) => {
@@ -133,7 +142,10 @@ export async function trainTextModelWithPool(
   texts: string[] = [],
 ): Promise<TextModel> {
   const pending = beginTextTraining(fields, examples, knownValues, texts);
-  return pending.complete(await trainCrfsInThreads(pending.names, pending.sequences, pending.folds, pending.trainings));
+  const taggers = await trainCrfsInThreads(pending.names, pending.sequences, pending.folds, pending.trainings, undefined, (index, crf) =>
+    pending.take(index, crf),
+  );
+  return pending.complete(taggers);
 }
 
 /**

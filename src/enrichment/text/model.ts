@@ -449,6 +449,13 @@ export interface PendingTextTraining {
   folds: number[];
   /** The fold each training leaves out (its held-out tagger), or null for the final tagger on every sequence; empty when nothing was labelled. */
   trainings: Array<number | null>;
+  /**
+   * Hands over training `index`'s tagger as soon as it is trained, in any order (optional): the
+   * held-out work of its fold is done now, and once every fold's tagger is in, the field
+   * policies and the reranker, so that they overlap the trainings still running. The final
+   * tagger's index is ignored. The model is the same as from `complete` alone.
+   */
+  take(index: number, tagger: Crf): void;
   /** The model, given the taggers of `trainings` in order. @throws Error when their number differs */
   complete(taggers: Crf[]): TextModel;
 }
@@ -556,23 +563,18 @@ export function beginGroupedTextTraining(groups: Map<string, TextGroup>, example
   const folds = prepared.map((p) => p.fold);
   const tested = Array.from({ length: FOLDS }, (_, fold) => fold).filter((fold) => folds.includes(fold));
   const trainings = labelled ? [...tested, null] : [];
-  const complete = (taggers: Crf[]): TextModel => {
-    if (taggers.length !== trainings.length) throw new Error(`text model: ${taggers.length} taggers for ${trainings.length} trainings`);
-    if (!labelled) return { tagger: null, groups: models, grouped, shared, corpus, reranker: null };
+  /** Each tested fold's held-out predictions, by the fold's place in `tested` (see take). */
+  const taken: Array<Array<{ group: string; held: HeldOut }>> = [];
+  let takenCount = 0;
+  let finalReranker: Reranker | null = null;
+  /**
+   * Once every fold is in: the held-out predictions in fold order (as one pass over the folds
+   * would make them, whatever order the taggers came in), the reranker's own cross-fitted
+   * choices, the field policies chosen on them, and the final reranker.
+   */
+  const finishHeldOut = (): Reranker => {
     const heldOut = new Map<string, HeldOut[]>([...groups.keys()].map((g) => [g, []]));
-    for (const [index, fold] of tested.entries()) {
-      const test = prepared.filter((p) => p.fold === fold);
-      const tagger = taggers[index]!;
-      for (const p of test) {
-        heldOut.get(p.group)!.push({
-          candidates: candidatesOf(p.example.text, p.tokens, p.sequence.features, tagger, models.get(p.group)!, p.values, corpus),
-          tagged: new Map(),
-          fold,
-          rules: new Map(p.rules.map((e) => [e.field, String(e.value)])),
-          gold: p.example.values,
-        });
-      }
-    }
+    for (const fold of taken) for (const { group, held } of fold) heldOut.get(group)!.push(held);
     // The reranker's own held-out choices (cross-fitted on the same folds) decide the policies.
     const all = [...heldOut.values()].flat();
     const lists = (pool: HeldOut[]): RankingList[] =>
@@ -586,16 +588,33 @@ export function beginGroupedTextTraining(groups: Map<string, TextGroup>, example
         group.fields.map((f) => f.name),
         heldOut.get(name)!,
       );
-    return {
-      tagger: taggers[tested.length]!,
-      groups: models,
-      grouped,
-      shared,
-      corpus,
-      reranker: trainReranker(lists(all)),
-    };
+    return trainReranker(lists(all));
   };
-  return { names, sequences, folds, trainings, complete };
+  const take = (index: number, tagger: Crf): void => {
+    if (!labelled || index < 0 || index >= tested.length || taken[index] !== undefined) return;
+    const fold = tested[index]!;
+    taken[index] = prepared
+      .filter((p) => p.fold === fold)
+      .map((p) => ({
+        group: p.group,
+        held: {
+          candidates: candidatesOf(p.example.text, p.tokens, p.sequence.features, tagger, models.get(p.group)!, p.values, corpus),
+          tagged: new Map(),
+          fold,
+          rules: new Map(p.rules.map((e) => [e.field, String(e.value)])),
+          gold: p.example.values,
+        },
+      }));
+    takenCount += 1;
+    if (takenCount === tested.length) finalReranker = finishHeldOut();
+  };
+  const complete = (taggers: Crf[]): TextModel => {
+    if (taggers.length !== trainings.length) throw new Error(`text model: ${taggers.length} taggers for ${trainings.length} trainings`);
+    if (!labelled) return { tagger: null, groups: models, grouped, shared, corpus, reranker: null };
+    taggers.forEach((tagger, index) => take(index, tagger));
+    return { tagger: taggers[tested.length]!, groups: models, grouped, shared, corpus, reranker: finalReranker };
+  };
+  return { names, sequences, folds, trainings, take, complete };
 }
 
 /**
