@@ -14,7 +14,9 @@
  * Two modes per split: `titles` (the title alone against the whole taxonomy) and `examples` (the
  * same, with the catalog's categorised items as examples: src/enrichment/taxonomy/examples.ts).
  * A prediction is right when it is one of the category's gold nodes or a descendant of one. Also
- * reported: `strict` (only the category's first node or its descendants) and ms per item (the
+ * reported: `strict` (only the category's first node or its descendants), the two figures of
+ * ../shared/spec/evaluation.md ("taxonomy"): `exact` (the predicted node is a gold node) and
+ * `on_path` (a gold node, a descendant, or an ancestor at depth ≥ 3), and ms per item (the
  * first item's index build included in `build_ms`). `--limit N` scores the first N records of
  * each file (the floor in test/unit/eval/floors.test.ts).
  */
@@ -42,6 +44,10 @@ interface Record_ {
 interface ModeFigures {
   accuracy: number;
   strict_accuracy: number;
+  /** The predicted node is one of the gold nodes (spec: "exact node"). */
+  exact_accuracy: number;
+  /** A gold node, a descendant, or an ancestor at depth ≥ 3 of one (spec: "on the right path"). */
+  on_path_accuracy: number;
   items: number;
   ms_per_item: number;
   by_dataset: Record<string, number>;
@@ -65,13 +71,24 @@ function within(tax: CompiledTaxonomy, id: string | undefined, gold: string[]): 
   return Boolean(node && node.path_ids.some((p) => gold.includes(p)));
 }
 
+/** Depth from which an ancestor of the gold node counts as on the right path (../shared/spec/evaluation.md, "taxonomy"; a top-level node is depth 1). */
+const ON_PATH_MIN_DEPTH = 3;
+
+/** True when `id` is a gold node, below one, or above one at depth ≥ {@link ON_PATH_MIN_DEPTH}. */
+function onPath(tax: CompiledTaxonomy, id: string | undefined, gold: string[]): boolean {
+  const node = id ? tax.nodes.get(id) : undefined;
+  if (!node) return false;
+  if (within(tax, id, gold)) return true;
+  return node.path_ids.length >= ON_PATH_MIN_DEPTH && gold.some((g) => tax.nodes.get(g)?.path_ids.includes(node.id));
+}
+
 /** Scores `scored` with the given examples (none = titles alone). */
 function score(tax: CompiledTaxonomy, gold: Gold, scored: Record_[], examples: CategoryExample[]): ModeFigures & { build_ms: number } {
   const t0 = performance.now();
   const model = examples.length > 0 ? trainCategoryExamples(tax, examples) : undefined;
   classify(tax, { titles: ['warm-up'], categories: [], texts: [] }, model);
   const buildMs = performance.now() - t0;
-  const hits = { all: 0, strict: 0 };
+  const hits = { all: 0, strict: 0, exact: 0, path: 0 };
   const per = (m: Map<string, [number, number]>, key: string, ok: boolean): void => {
     const [h, n] = m.get(key) ?? [0, 0];
     m.set(key, [h + (ok ? 1 : 0), n + 1]);
@@ -85,6 +102,8 @@ function score(tax: CompiledTaxonomy, gold: Gold, scored: Record_[], examples: C
     const ok = within(tax, predicted, accepted);
     if (ok) hits.all++;
     if (within(tax, predicted, accepted.slice(0, 1))) hits.strict++;
+    if (predicted !== undefined && accepted.includes(predicted)) hits.exact++;
+    if (onPath(tax, predicted, accepted)) hits.path++;
     per(byDataset, r.dataset, ok);
     per(byCategory, `${r.dataset}/${r.category}`, ok);
   }
@@ -93,6 +112,8 @@ function score(tax: CompiledTaxonomy, gold: Gold, scored: Record_[], examples: C
   return {
     accuracy: round(hits.all / scored.length),
     strict_accuracy: round(hits.strict / scored.length),
+    exact_accuracy: round(hits.exact / scored.length),
+    on_path_accuracy: round(hits.path / scored.length),
     items: scored.length,
     ms_per_item: Number(ms.toFixed(2)),
     build_ms: Math.round(buildMs),
@@ -131,6 +152,8 @@ export async function runTaxonomySuite(argv: string[]): Promise<Record<string, u
         ...cats.map((c) => [c, titles.by_category[c], withExamples.by_category[c]]),
         ['ALL', titles.accuracy, withExamples.accuracy],
         ['ALL (strict)', titles.strict_accuracy, withExamples.strict_accuracy],
+        ['ALL (spec: exact node)', titles.exact_accuracy, withExamples.exact_accuracy],
+        ['ALL (spec: on the right path)', titles.on_path_accuracy, withExamples.on_path_accuracy],
       ],
     ),
   );
