@@ -21,14 +21,10 @@ export function presentSnapshot(row: CatalogSnapshot): Record<string, unknown> {
   };
 }
 
-/**
- * The response of a restore (G11): `{message, snapshot_id, safety_snapshot_id, items_restored, schema_version}`,
- * plus `restore_id` (issue 28: the restore's status at `GET …/snapshot-restores/{restore_id}`) when given.
- */
-export function presentRestore(r: RestoreResult, restoreId?: string): Record<string, unknown> {
+/** The response of a restore (G11): `{message, snapshot_id, safety_snapshot_id, items_restored, schema_version}`. */
+export function presentRestore(r: RestoreResult): Record<string, unknown> {
   return {
     message: 'Snapshot restored successfully',
-    ...(restoreId ? { restore_id: restoreId } : {}),
     snapshot_id: r.snapshot_id,
     safety_snapshot_id: r.safety_snapshot_id,
     items_restored: r.items_restored,
@@ -44,7 +40,7 @@ export function presentRestoreStatus(r: SnapshotRestore): Record<string, unknown
     snapshot_id: r.snapshot_id,
     status: r.status,
     workflow_id: snapshotRestoreWorkflowId(r.id),
-    result: r.result ? presentRestore(r.result, r.id) : null,
+    result: r.result ? presentRestore(r.result) : null,
     error: r.error,
     created_at: iso(r.created_at),
     started_at: r.started_at ? iso(r.started_at) : null,

@@ -36,7 +36,6 @@ export const listSnapshotsResponse = Type.Object({ snapshots: Type.Optional(Type
 /** `POST …/snapshots/{snapshot_id}/restore` response (G11). */
 export const restoreResponse = Type.Object({
   message: Type.Optional(Type.String()),
-  restore_id: Type.Optional(Type.String({ description: 'The restore (issue 28): `GET …/snapshot-restores/{restore_id}`' })),
   snapshot_id: Type.Optional(Type.String()),
   safety_snapshot_id: Type.Optional(Type.String()),
   items_restored: Type.Optional(Type.Integer()),
