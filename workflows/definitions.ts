@@ -12,7 +12,7 @@ import type { ApplyResult } from '../src/services/review/apply';
 export const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
 /** `CatalogId` (Keyword) search attribute: the catalog a job writes to, when any. */
 export const CATALOG_ID = defineSearchAttributeKey('CatalogId', SearchAttributeType.KEYWORD);
-/** `JobKind` (Keyword) search attribute: {@link ENRICHMENT_JOB_KIND}, {@link WEBHOOK_JOB_KIND}, {@link SEARCH_INDEX_JOB_KIND} or {@link APPLY_JOB_KIND}. */
+/** `JobKind` (Keyword) search attribute: {@link ENRICHMENT_JOB_KIND}, {@link WEBHOOK_JOB_KIND}, {@link SEARCH_INDEX_JOB_KIND}, {@link APPLY_JOB_KIND}, {@link SNAPSHOT_RESTORE_JOB_KIND} and the others below. */
 export const JOB_KIND = defineSearchAttributeKey('JobKind', SearchAttributeType.KEYWORD);
 
 /** `JobKind` search-attribute value of enrichment jobs (architecture.md, Names). */
