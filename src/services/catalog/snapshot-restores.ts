@@ -24,7 +24,7 @@ import { assertWorkerPolling } from '../enrichment/jobs';
 import type { JobRunner } from '../job-runner';
 import { loadCatalogOwned } from './catalogs';
 import { loadSnapshot, restoreSnapshotIn, type RestoreDeps, type RestoreResult } from './snapshots';
-import { snapshotRestoreWorkflowId, type SnapshotRestoreResult } from '../../../workflows/definitions';
+import type { SnapshotRestoreResult } from '../../../workflows/definitions';
 
 export { SnapshotRestore };
 
@@ -165,9 +165,4 @@ export async function markSnapshotRestoreFailed(knex: Knex, restoreId: string, e
     .findById(restoreId)
     .whereIn('status', OPEN)
     .patch({ status: 'failed', error: error.slice(0, 2000), failure, finished_at: knex.fn.now() } as never);
-}
-
-/** The workflow id of a restore (for links and operators): `snapshot-restore-<restore_id>`. */
-export function restoreWorkflowId(restore: Pick<SnapshotRestore, 'id'>): string {
-  return snapshotRestoreWorkflowId(restore.id);
 }
