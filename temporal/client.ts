@@ -16,6 +16,7 @@ import type {
   flowRunWorkflow,
   researchArchiveIndexWorkflow,
   searchIndexBuildWorkflow,
+  snapshotRestoreWorkflow,
 } from '../workflows';
 import {
   ActivityApplyArgs,
@@ -36,6 +37,9 @@ import {
   SearchIndexBuildArgs,
   searchIndexWorkflowId,
   searchWordsPendingSignal,
+  SNAPSHOT_RESTORE_JOB_KIND,
+  SnapshotRestoreArgs,
+  snapshotRestoreWorkflowId,
 } from '../workflows/definitions';
 
 /** Deadline of the readiness ping (ms). */
@@ -76,6 +80,9 @@ export type ApplyTuning = Pick<ActivityApplyArgs, 'heartbeat_timeout_s' | 'maxim
 /** Tuning of flow runs a starter may override (tests shorten heartbeats and retries). */
 export type FlowRunTuning = Omit<FlowRunArgs, 'run_id'>;
 
+/** Tuning of snapshot restores a starter may override (tests shorten heartbeat and retries). */
+export type RestoreTuning = Omit<SnapshotRestoreArgs, 'restore_id' | 'catalog_id'>;
+
 /** The job fields a start needs (a row of `enrichment_jobs`). */
 export interface StartableJob {
   id: string;
@@ -97,6 +104,7 @@ export class TemporalJobRunner implements JobRunner {
    *   index build
    * @param applyTuning optional heartbeat / retry tuning of every apply workflow
    * @param flowTuning optional heartbeat / retry tuning of every flow run
+   * @param restoreTuning optional heartbeat / retry tuning of every snapshot restore
    */
   constructor(
     private readonly client: Client,
@@ -105,6 +113,7 @@ export class TemporalJobRunner implements JobRunner {
     private readonly searchIndexTuning: SearchIndexTuning = {},
     private readonly applyTuning: ApplyTuning = {},
     private readonly flowTuning: FlowRunTuning = {},
+    private readonly restoreTuning: RestoreTuning = {},
   ) {}
 
   /**
@@ -310,6 +319,39 @@ export class TemporalJobRunner implements JobRunner {
       await this.client.workflow.getHandle(workflowId).result();
     } catch (err) {
       if (err instanceof WorkflowFailedError || err instanceof WorkflowNotFoundError) return;
+      throw err;
+    }
+  }
+
+  /**
+   * Starts `snapshotRestoreWorkflow` under `snapshot-restore-<restore_id>` (issue 28) with search
+   * attributes OrganizationId, CatalogId and JobKind=`snapshot-restore`. Reuse policy
+   * REJECT_DUPLICATE: a restore runs once; a repeated start (a retried request that joined the
+   * open restore) is "already started", a success (rule 8).
+   * @throws the client's error when Temporal is unreachable
+   */
+  async startSnapshotRestore(restore: Parameters<NonNullable<JobRunner['startSnapshotRestore']>>[0]): Promise<void> {
+    try {
+      await this.client.workflow.start<typeof snapshotRestoreWorkflow>('snapshotRestoreWorkflow', {
+        workflowId: snapshotRestoreWorkflowId(restore.id),
+        taskQueue: this.config.taskQueue,
+        args: [{ ...this.restoreTuning, restore_id: restore.id, catalog_id: restore.catalog_id }],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        typedSearchAttributes: [
+          { key: ORGANIZATION_ID, value: restore.organization_id },
+          { key: CATALOG_ID, value: restore.catalog_id },
+          { key: JOB_KIND, value: SNAPSHOT_RESTORE_JOB_KIND },
+        ],
+        memo: { restore_id: restore.id, snapshot_id: restore.snapshot_id, organization_id: restore.organization_id, catalog_id: restore.catalog_id },
+        staticSummary: `Restore of snapshot ${restore.snapshot_id}`,
+        staticDetails: [
+          `Organization: ${restore.organization_id}`,
+          `Catalog: ${restore.catalog_id}`,
+          `Progress: /dashboard/catalogs/${restore.catalog_id}/snapshots/restores/${restore.id} (live: query "progress")`,
+        ].join('\n'),
+      });
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return;
       throw err;
     }
   }

@@ -17,6 +17,7 @@ import { createImportActivities } from '../activities/imports';
 import { createResearchArchiveActivities } from '../activities/research-archives';
 import { createFlowActivities } from '../activities/flows';
 import { createReviewActivities } from '../activities/review';
+import { createSnapshotRestoreActivities } from '../activities/snapshot-restore';
 import { createSearchIndexActivities } from '../activities/search-index';
 import { createSearchMaintenanceActivities } from '../activities/search-maintenance';
 import { loadConfig } from '../src/config';
@@ -55,7 +56,7 @@ export interface WorkerDeps {
   /**
    * Real adapters need `knex` + `engine`; tests may pass fake `activities` instead. With `knex`
    * the worker also runs the search count index activity (activities/search-index.ts) and the
-   * review apply activities (activities/review.ts).
+   * review apply and snapshot restore activities (activities/review.ts, activities/snapshot-restore.ts).
    */
   knex?: Knex;
   engine?: EnrichmentEngine;
@@ -73,6 +74,8 @@ export interface WorkerDeps {
   render?: ActivityDeps['render'];
   /** Updates from which an apply defers the word index (activities/review.ts); default as restores (50,000). Tests lower it. */
   applyDeferWordsMinItems?: number;
+  /** Snapshot items from which a restore defers the word index (activities/snapshot-restore.ts); default 50,000 (src/services/catalog/search-words.ts). Tests lower it. */
+  restoreDeferWordsMinItems?: number;
   /** Thresholds of search index maintenance (activities/search-maintenance.ts); tests lower them. */
   searchMaintenance?: MaintenanceOptions;
   /**
@@ -121,6 +124,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
   }
   const searchIndex = deps.knex ? createSearchIndexActivities({ knex: deps.knex }) : {};
   const review = deps.knex ? createReviewActivities({ knex: deps.knex, searchWordsDeferMinItems: deps.applyDeferWordsMinItems }) : {};
+  const restores = deps.knex ? createSnapshotRestoreActivities({ knex: deps.knex, searchWordsDeferMinItems: deps.restoreDeferWordsMinItems }) : {};
   const maintenance = deps.knex ? createSearchMaintenanceActivities(deps.knex, deps.searchMaintenance) : {};
   const imports = deps.knex ? createImportActivities({ knex: deps.knex }) : {};
   const researchArchives = deps.knex
@@ -140,7 +144,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : workflowCode()),
-    activities: timedActivities({ ...activities, ...searchIndex, ...review, ...maintenance, ...flows, ...imports, ...researchArchives }),
+    activities: timedActivities({ ...activities, ...searchIndex, ...review, ...restores, ...maintenance, ...flows, ...imports, ...researchArchives }),
     maxConcurrentActivityTaskExecutions: deps.maxConcurrentActivities ?? 32,
     shutdownGraceTime: deps.shutdownGraceTime ?? '5 seconds',
   });

@@ -12,7 +12,7 @@ import type { ApplyResult } from '../src/services/review/apply';
 export const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
 /** `CatalogId` (Keyword) search attribute: the catalog a job writes to, when any. */
 export const CATALOG_ID = defineSearchAttributeKey('CatalogId', SearchAttributeType.KEYWORD);
-/** `JobKind` (Keyword) search attribute: {@link ENRICHMENT_JOB_KIND}, {@link WEBHOOK_JOB_KIND}, {@link SEARCH_INDEX_JOB_KIND} or {@link APPLY_JOB_KIND}. */
+/** `JobKind` (Keyword) search attribute: {@link ENRICHMENT_JOB_KIND}, {@link WEBHOOK_JOB_KIND}, {@link SEARCH_INDEX_JOB_KIND}, {@link APPLY_JOB_KIND}, {@link SNAPSHOT_RESTORE_JOB_KIND} and the others below. */
 export const JOB_KIND = defineSearchAttributeKey('JobKind', SearchAttributeType.KEYWORD);
 
 /** `JobKind` search-attribute value of enrichment jobs (architecture.md, Names). */
@@ -359,3 +359,53 @@ export interface ResearchArchiveIndexArgs {
 
 /** Failure type of an archive whose content cannot be read (not WARC/WACZ, hashes differ): not retried. */
 export const ARCHIVE_CONTENT_INVALID = 'ArchiveContentInvalid';
+
+/** `JobKind` of a snapshot restore ({@link snapshotRestoreWorkflowId}; issue 28). */
+export const SNAPSHOT_RESTORE_JOB_KIND = 'snapshot-restore';
+
+/**
+ * Workflow id of a snapshot restore: `snapshot-restore-<restore_id>` (architecture.md, Names). The
+ * restore row (`snapshot_restores`) is unique per open restore of a snapshot, so a retried
+ * request joins the open restore and its workflow (Temporal rule 8).
+ */
+export function snapshotRestoreWorkflowId(restoreId: string): string {
+  return `snapshot-restore-${restoreId}`;
+}
+
+/** Arguments of snapshotRestoreWorkflow: ids only (Temporal rule 2), plus test tuning. */
+export interface SnapshotRestoreArgs {
+  restore_id: string;
+  /** The restored catalog (its word index is caught up after a large restore). */
+  catalog_id: string;
+  /** Heartbeat timeout of the restore activity (s); default 60. Tests shorten it. */
+  heartbeat_timeout_s?: number;
+  /** Attempts of the restore activity; default 10. */
+  maximum_attempts?: number;
+  /** First retry delay (s); default 1, doubling up to a minute. */
+  retry_initial_interval_s?: number;
+}
+
+/** What the restore activity returns: the G11 restore answer (without `message`) and whether the word index was left behind. */
+export interface SnapshotRestoreResult {
+  snapshot_id: string;
+  safety_snapshot_id: string;
+  items_restored: number;
+  schema_version: string;
+  words_pending?: boolean;
+}
+
+/** What snapshotRestoreWorkflow ended with. */
+export type SnapshotRestoreOutcome = { status: 'completed'; result: SnapshotRestoreResult } | { status: 'failed'; error: string };
+
+/** Answer of {@link restoreProgressQuery}. */
+export interface SnapshotRestoreProgress {
+  phase: 'queued' | 'restoring' | 'completed' | 'failed';
+  result?: SnapshotRestoreResult;
+  error?: string;
+}
+
+/** Live progress of a restore (the API and the page read `snapshot_restores`). */
+export const restoreProgressQuery = defineQuery<SnapshotRestoreProgress>('progress');
+
+/** Failure type of a restore that cannot run (catalog, snapshot or its schema version gone): not retried. */
+export const RESTORE_NOT_APPLICABLE = 'RestoreNotApplicable';

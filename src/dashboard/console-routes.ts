@@ -12,12 +12,14 @@ import { applyCatalogFieldBatch, getCatalogTaxonomy, putCatalogTaxonomy } from '
 import { FIELD_TYPES, type AddField, type FieldBatch, type UpdateField } from '../services/catalog/schema-fields';
 import { diffSchemaVersions, listSchemaVersions } from '../services/catalog/schema-versions';
 import { compareSnapshotWithNow } from '../services/catalog/snapshot-compare';
-import { createSnapshot, listSnapshots, loadSnapshot, restoreSnapshot, type RestoreResult } from '../services/catalog/snapshots';
+import { getSnapshotRestore, requestSnapshotRestore } from '../services/catalog/snapshot-restores';
+import { createSnapshot, listSnapshots, loadSnapshot, type RestoreResult } from '../services/catalog/snapshots';
 import { stageItemEdit } from '../services/review/item-edit';
 import { appliedItemChanges, itemSnapshotVersions } from '../services/review/item-history';
 import { loadItemPage } from './item-data';
 import { itemPage, itemPath, type ItemPageNotice } from './item-views';
 import { NEW_FIELD_ROWS, schemaFields, schemaPage, schemaPath, type SchemaPageNotice } from './schema-views';
+import { restoreProgressPage, restoreProgressPath } from './snapshot-restore-views';
 import { restoreConfirmPage, snapshotsPage, snapshotsPath, type SnapshotsPageExtras } from './snapshots-views';
 import type { PageSession } from './views';
 
@@ -225,9 +227,21 @@ export function addConsoleRoutes(router: Router, deps: ResolvedAppDeps, h: Conso
   });
   router.post('/catalogs/:catalog_id/snapshots/:snapshot_id/restore', h.signedIn, async (ctx) => {
     await checked(ctx);
-    const result = await restoreSnapshot(deps, sessionOf(ctx).scope, ctx.params.catalog_id, ctx.params.snapshot_id);
+    // Starts (or joins) the restore's workflow and follows its progress (issue 28): never waits here.
+    const restore = await requestSnapshotRestore(deps, sessionOf(ctx).scope, ctx.params.catalog_id, ctx.params.snapshot_id);
     ctx.status = 303;
-    ctx.redirect(`${snapshotsPath(ctx.params.catalog_id)}?restored=${result.safety_snapshot_id}`);
+    ctx.redirect(restoreProgressPath(ctx.params.catalog_id, restore.id));
+  });
+  router.get('/catalogs/:catalog_id/snapshots/restores/:restore_id', h.signedIn, async (ctx) => {
+    const s = sessionOf(ctx);
+    const restore = await getSnapshotRestore(deps.knex, s.scope, ctx.params.catalog_id, ctx.params.restore_id);
+    if (restore.status === 'completed' && restore.result) {
+      // Done: the snapshots page names the safety snapshot the restore took first.
+      ctx.redirect(`${snapshotsPath(ctx.params.catalog_id)}?restored=${restore.result.safety_snapshot_id}`);
+      return;
+    }
+    const { catalog } = await getCatalog(deps.knex, s.scope, ctx.params.catalog_id);
+    h.send(ctx, 200, restoreProgressPage(catalog, restore, h.pageSession(s)));
   });
 
   // ---- Schema and taxonomy page (issue 28 §9) ----

@@ -1,6 +1,8 @@
 import { iso } from '../lib/time';
 import type { CatalogSnapshot } from '../models/catalog-snapshot';
+import type { SnapshotRestore } from '../models/snapshot-restore';
 import type { RestoreResult } from '../services/catalog/snapshots';
+import { snapshotRestoreWorkflowId } from '../../workflows/definitions';
 
 /**
  * A snapshot record (decisions.md §3, G11): `{id, catalog_id, snapshot_type, reason,
@@ -27,5 +29,21 @@ export function presentRestore(r: RestoreResult): Record<string, unknown> {
     safety_snapshot_id: r.safety_snapshot_id,
     items_restored: r.items_restored,
     schema_version: r.schema_version,
+  };
+}
+
+/** A restore's status (`GET …/snapshot-restores/{restore_id}`; issue 28): its row, with the G11 result once completed. */
+export function presentRestoreStatus(r: SnapshotRestore): Record<string, unknown> {
+  return {
+    restore_id: r.id,
+    catalog_id: r.catalog_id,
+    snapshot_id: r.snapshot_id,
+    status: r.status,
+    workflow_id: snapshotRestoreWorkflowId(r.id),
+    result: r.result ? presentRestore(r.result) : null,
+    error: r.error,
+    created_at: iso(r.created_at),
+    started_at: r.started_at ? iso(r.started_at) : null,
+    finished_at: r.finished_at ? iso(r.finished_at) : null,
   };
 }

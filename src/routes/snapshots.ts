@@ -1,8 +1,18 @@
 import type { ResolvedAppDeps } from '../deps';
-import { presentRestore, presentSnapshot } from '../presenters/snapshot';
+import { presentRestore, presentRestoreStatus, presentSnapshot } from '../presenters/snapshot';
 import { catalogParams } from '../schemas/items';
-import { createSnapshotBody, listSnapshotsQuery, listSnapshotsResponse, restoreResponse, snapshotParams, snapshotResponse } from '../schemas/snapshots';
-import { createSnapshot, listSnapshots, restoreSnapshot } from '../services/catalog/snapshots';
+import {
+  createSnapshotBody,
+  listSnapshotsQuery,
+  listSnapshotsResponse,
+  restoreResponse,
+  restoreStatusParams,
+  restoreStatusResponse,
+  snapshotParams,
+  snapshotResponse,
+} from '../schemas/snapshots';
+import { getSnapshotRestore, requestSnapshotRestore, waitForSnapshotRestore } from '../services/catalog/snapshot-restores';
+import { createSnapshot, listSnapshots } from '../services/catalog/snapshots';
 import { defineRoute, RouteDef } from './registry';
 
 /** Snapshot routes (interface-spec.md, Snapshots; decisions.md §3, G11). */
@@ -37,10 +47,25 @@ export function snapshotRoutes(deps: ResolvedAppDeps): RouteDef[] {
       method: 'post',
       path: `${base}/:snapshot_id/restore`,
       tags,
-      summary: 'Restore a snapshot (a safety snapshot is taken first)',
+      // Runs as the workflow snapshot-restore-<restore_id> (issue 28); the answer waits for its
+      // result (G11 answers the result). A retried request while it runs joins the same restore.
+      summary: 'Restore a snapshot (a safety snapshot is taken first); runs as a workflow and answers its result',
       params: snapshotParams,
       response: restoreResponse,
-      handler: async ({ scope, params }) => presentRestore(await restoreSnapshot(deps, scope, params.catalog_id, params.snapshot_id)),
+      handler: async ({ scope, params }) => {
+        const restore = await requestSnapshotRestore(deps, scope, params.catalog_id, params.snapshot_id);
+        // The G11 shape exactly (decisions.md §3); the restore's row is at GET …/snapshot-restores/{restore_id}.
+        return presentRestore(await waitForSnapshotRestore(deps, restore));
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/public/catalogs/:catalog_id/snapshot-restores/:restore_id',
+      tags,
+      summary: 'Status of a snapshot restore (queued, restoring, completed with its result, or failed)',
+      params: restoreStatusParams,
+      response: restoreStatusResponse,
+      handler: async ({ scope, params }) => presentRestoreStatus(await getSnapshotRestore(deps.knex, scope, params.catalog_id, params.restore_id)),
     }),
   ];
 }

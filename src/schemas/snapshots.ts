@@ -41,3 +41,20 @@ export const restoreResponse = Type.Object({
   items_restored: Type.Optional(Type.Integer()),
   schema_version: Type.Optional(Type.String()),
 });
+
+/** Path of a restore's status (`GET …/snapshot-restores/{restore_id}`; issue 28). */
+export const restoreStatusParams = Type.Object({ catalog_id: Type.String(), restore_id: Type.String() });
+
+/** `GET …/snapshot-restores/{restore_id}` response: where a restore run by its workflow is (issue 28). */
+export const restoreStatusResponse = Type.Object({
+  restore_id: Type.String(),
+  catalog_id: Type.String(),
+  snapshot_id: Type.String(),
+  status: StringEnum(['queued', 'restoring', 'completed', 'failed']),
+  workflow_id: Type.String({ description: 'The Temporal workflow that runs it: `snapshot-restore-<restore_id>`' }),
+  result: Nullable(restoreResponse),
+  error: Nullable(Type.String()),
+  created_at: Type.String({ format: 'date-time' }),
+  started_at: Nullable(Type.String({ format: 'date-time' })),
+  finished_at: Nullable(Type.String({ format: 'date-time' })),
+});

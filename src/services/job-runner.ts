@@ -61,6 +61,14 @@ export interface JobRunner {
    */
   startResearchArchiveIndex?(archive: { id: string; organization_id: string | null; name: string }): Promise<void>;
   /**
+   * Starts the restore of a snapshot (workflow `snapshot-restore-<id>`,
+   * src/services/catalog/snapshot-restores.ts), with search attributes OrganizationId, CatalogId
+   * and JobKind=snapshot-restore; "already started" is success. Optional: runners that start none
+   * leave it out (restores answer 503).
+   * @throws the client's error when Temporal is unreachable
+   */
+  startSnapshotRestore?(restore: { id: string; organization_id: string; catalog_id: string; snapshot_id: string }): Promise<void>;
+  /**
    * How many workers poll the task queue, for workflow tasks and for activity tasks (Temporal's
    * DescribeTaskQueue pollers, which list pollers seen in the last few minutes). Optional: a
    * runner without it is not checked (`/readyz`, sync enrich).

@@ -2,6 +2,7 @@ import request from 'supertest';
 import type { Server } from 'node:http';
 import { newId } from '../../src/lib/ids';
 import { noJobs, testApp } from '../helpers/app';
+import { startRestores, type RestoreTemporal } from '../helpers/restores';
 import { catalogState, createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { bodyOf, ItemBody, ItemListBody } from '../helpers/wire';
@@ -16,13 +17,18 @@ let a: Awaited<ReturnType<typeof createTestOrg>>;
 const url = (c: string, rest = '') => `/api/public/catalogs/${c}${rest}`;
 const grouped = { product_id_field: 'product_id', product_enabled: true };
 
+let restores: RestoreTemporal;
+
 beforeAll(async () => {
-  server = testApp(noJobs, caches).listen(0);
+  // The restore below runs as the workflow snapshot-restore-<id> (issue 28): a real dev server and worker.
+  restores = await startRestores('test-items-grouped', noJobs);
+  server = testApp(restores.jobRunner, caches).listen(0);
   a = await createTestOrg('items grouped');
 });
 
 afterAll(async () => {
   server.close();
+  await restores?.stop();
   await closeTestKnex();
 });
 

@@ -9,12 +9,14 @@ import { filterSql } from '../../src/services/catalog/items-sql';
 import type { JobRunner } from '../../src/services/job-runner';
 import { countWithSearchIndex } from '../../src/services/catalog/search-count-index';
 import { catchUpSearchWords } from '../../src/services/catalog/search-words';
+import { restoreSnapshot } from '../../src/services/catalog/snapshots';
 import { TemporalJobRunner } from '../../temporal/client';
 import type { searchIndexBuildWorkflow } from '../../workflows';
 import { searchIndexWorkflowId } from '../../workflows/definitions';
 import { noJobs } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { scopeOf } from '../helpers/review-apply';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
 import { bodyOf, ItemListBody } from '../helpers/wire';
@@ -59,6 +61,18 @@ afterAll(async () => {
 
 const SILK = Array.from({ length: 12 }, (_, i) => ({ sku: `S-${i}`, title: `silk scarf ${i}`, color: i % 2 === 0 ? 'red' : 'blue', active: true }));
 
+/**
+ * Restores through the restore service (src/services/catalog/snapshots.ts `restoreSnapshot`), whose
+ * word-index deferral and catch-up request this file tests. The API's route runs restores as the
+ * workflow snapshot-restore-<id> since issue 28, whose own catch-up test/workflows/snapshot-restore.test.ts covers.
+ * `deferMin`: snapshot items from which the word index is left behind (null: the default).
+ */
+async function serviceRestore(c: string, snapshotId: string, jobRunner: JobRunner = recording, deferMin: number | null = 1): Promise<void> {
+  const deps = { knex: testKnex(), caches, jobRunner, ...(deferMin === null ? {} : { searchWordsDeferMinItems: deferMin }) };
+  const result = await restoreSnapshot(deps, scopeOf(a.organizationId), c, snapshotId);
+  expect(result.snapshot_id).toBe(snapshotId);
+}
+
 /** A catalog restored to its silk scarves after they all became wool (and one was deleted, one added). */
 async function restoredCatalog(): Promise<{ c: string; snapshotId: string }> {
   const c = await createTestCatalog(a.organizationId);
@@ -73,10 +87,7 @@ async function restoredCatalog(): Promise<{ c: string; snapshotId: string }> {
     .post(url(c, '/items/bulk'))
     .set(a.auth)
     .send({ items: [{ sku: 'N-1', title: 'wool hat' }] });
-  const res = await request(server)
-    .post(url(c, `/snapshots/${snap.body.id}/restore`))
-    .set(a.auth);
-  expect(res.status).toBe(200);
+  await serviceRestore(c, snap.body.id);
   return { c, snapshotId: snap.body.id };
 }
 
@@ -169,13 +180,7 @@ describe('restore with the word index left behind', () => {
       .post(url(c, '/items/bulk'))
       .set(a.auth)
       .send({ items: variants.map((v) => ({ ...v, title: v.title.replace(/silk|cotton/, 'linen') })) });
-    expect(
-      (
-        await request(server)
-          .post(url(c, `/snapshots/${snap.body.id}/restore`))
-          .set(a.auth)
-      ).status,
-    ).toBe(200);
+    await serviceRestore(c, snap.body.id);
     expect((await testKnex()('catalogs').where('id', c).first('search_words_pending')).search_words_pending).toBe(true);
     const res = await request(server).get(url(c, '/items')).query({ search: 'silk' }).set(a.auth);
     expect(res.body.total).toBe(1);
@@ -257,13 +262,7 @@ describe('restore with the word index left behind', () => {
         .set(a.auth)
         .send({ items: SILK.map((s) => ({ ...s, title: 'wool' })) });
       requested.length = 0;
-      expect(
-        (
-          await request(small)
-            .post(url(c, `/snapshots/${snap.body.id}/restore`))
-            .set(a.auth)
-        ).status,
-      ).toBe(200);
+      await serviceRestore(c, snap.body.id, recording, null);
       expect((await testKnex()('catalogs').where('id', c).first('search_words_pending')).search_words_pending).toBe(false);
       expect(requested).toEqual([]);
       for (const r of await rowsOf(c)) expect([r.tsv, r.pending]).toEqual([r.computed, null]);
@@ -287,7 +286,7 @@ describe('catch-up in searchIndexBuildWorkflow', () => {
     await env?.teardown();
   });
 
-  it('runs after a restore through the API and leaves the catalog caught up and indexed', async () => {
+  it('runs after a restore by the restore service and leaves the catalog caught up and indexed', async () => {
     const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, {}, { min_interval_s: 0, retry_initial_interval_s: 0.2 });
     const api = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: runner, searchWordsDeferMinItems: 1, caches }).listen(0);
     try {
@@ -298,13 +297,7 @@ describe('catch-up in searchIndexBuildWorkflow', () => {
         .post(url(c, '/items/bulk'))
         .set(a.auth)
         .send({ items: SILK.map((s) => ({ ...s, title: `wool ${s.sku}` })) });
-      expect(
-        (
-          await request(api)
-            .post(url(c, `/snapshots/${snap.body.id}/restore`))
-            .set(a.auth)
-        ).status,
-      ).toBe(200);
+      await serviceRestore(c, snap.body.id, runner);
       // The API starts the build after answering: wait for it to exist before reading its result.
       const handle = env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c));
       await waitUntil(() => handle.describe().catch(() => null), 'search index workflow started');
@@ -339,13 +332,7 @@ describe('catch-up in searchIndexBuildWorkflow', () => {
         .post(url(c, '/items/bulk'))
         .set(a.auth)
         .send({ items: SILK.map((s) => ({ ...s, title: `wool ${s.sku}` })) });
-      expect(
-        (
-          await request(api)
-            .post(url(c, `/snapshots/${snap.body.id}/restore`))
-            .set(a.auth)
-        ).status,
-      ).toBe(200);
+      await serviceRestore(c, snap.body.id, runner);
       await waitUntil(
         async () => (await testKnex()('catalogs').where({ id: c, search_words_pending: false }).first('id')) ?? null,
         'word index caught up',

@@ -2,6 +2,7 @@ import request from 'supertest';
 import type { Server } from 'node:http';
 import { newId } from '../../src/lib/ids';
 import { testApp } from '../helpers/app';
+import { startRestores, type RestoreTemporal } from '../helpers/restores';
 import { catalogState, createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import type { ItemBody } from '../helpers/wire';
@@ -13,14 +14,19 @@ let b: Awaited<ReturnType<typeof createTestOrg>>;
 const url = (c: string, rest = '') => `/api/public/catalogs/${c}${rest}`;
 const taxonomy = { name: 'Apparel', hierarchy_levels: ['category'], nodes: { shirts: { name: 'Shirts', parent: null, attributes: [] } } };
 
+let restores: RestoreTemporal;
+
 beforeAll(async () => {
-  server = testApp().listen(0);
+  // Restores run as the workflow snapshot-restore-<id> (issue 28): a real dev server and worker.
+  restores = await startRestores('test-snapshots-api');
+  server = testApp(restores.jobRunner).listen(0);
   a = await createTestOrg('snapshots a');
   b = await createTestOrg('snapshots b');
 });
 
 afterAll(async () => {
   server.close();
+  await restores?.stop();
   await closeTestKnex();
 });
 

@@ -1,8 +1,9 @@
 /**
  * The console's snapshots page in Chromium (issue 28 §10): a snapshot taken from the page,
  * compared with now after an item changed (counts and the sample diff), then restored after the
- * confirmation page: the page names the safety snapshot the restore took first, and the item is
- * back as it was.
+ * confirmation page: the restore runs as a workflow (issue 28), its progress page reloads until
+ * it is done, then the snapshots page names the safety snapshot the restore took first, and the
+ * item is back as it was.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +11,7 @@ import { launchChromium, requireChromium, shotAndCheck, type Browser, type Page 
 import { createReviewFixture, type ReviewFixture } from './fixture';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { testApp } from '../helpers/app';
+import { startRestores, type RestoreTemporal } from '../helpers/restores';
 
 requireChromium();
 
@@ -20,11 +22,14 @@ describe('console snapshots page in Chromium', () => {
   let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let fx: ReviewFixture;
+  let restores: RestoreTemporal;
 
   beforeAll(async () => {
     org = await createTestOrg('snapshots page org');
     fx = await createReviewFixture(org.organizationId);
-    server = http.createServer(testApp().callback());
+    // Restores run as the workflow snapshot-restore-<id> (issue 28): a real dev server and worker.
+    restores = await startRestores('test-snapshots-page');
+    server = http.createServer(testApp(restores.jobRunner).callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     browser = await launchChromium();
@@ -34,6 +39,7 @@ describe('console snapshots page in Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await new Promise((resolve) => server?.close(resolve));
+    await restores?.stop();
     await closeTestKnex();
   });
 
@@ -75,7 +81,28 @@ describe('console snapshots page in Chromium', () => {
     // Restore: a confirmation page, then the page names the safety snapshot.
     await Promise.all([page.waitForNavigation(), page.click(`tr[data-snapshot-id="${snapshotId}"] a[href$="/restore"]`)]);
     await shotAndCheck(page, 'console-snapshot-restore.png');
-    await Promise.all([page.waitForNavigation(), page.click('#confirm-restore')]);
+    // The restore runs as a workflow: the page that follows it reloads until it is done. Holding
+    // the catalog's row lock keeps the restore waiting, so the progress page is seen for certain.
+    const holder = await testKnex().transaction();
+    try {
+      await holder.raw('SELECT id FROM catalogs WHERE id = ? FOR UPDATE', [fx.catalogId]);
+      await Promise.all([page.waitForNavigation(), page.click('#confirm-restore')]);
+      expect(page.url()).toMatch(new RegExp(`/dashboard/catalogs/${fx.catalogId}/snapshots/restores/[0-9a-f-]{36}$`));
+      expect(await page.getAttribute('meta[name="dashboard-refresh-seconds"]', 'content')).toBe('1');
+      const restoreId = page.url().split('/').pop() ?? '';
+      await page.waitForSelector('#restore-status[data-status="restoring"]', { timeout: 20_000 });
+      expect((await testKnex()('snapshot_restores').where({ id: restoreId }).first()).status).toBe('restoring');
+      // Hold the page still for the screenshot and the axe check (its reload timer cleared).
+      await page.evaluate(() => {
+        const last = Number(setTimeout(() => undefined, 0));
+        for (let id = last; id > 0; id--) clearTimeout(id as unknown as Parameters<typeof clearTimeout>[0]);
+      });
+      await shotAndCheck(page, 'console-snapshot-restoring.png');
+    } finally {
+      await holder.rollback();
+    }
+    // Done: a reload (the page's own timer from here on) lands on the snapshots page, which names the safety snapshot.
+    await Promise.all([page.waitForURL(/\/snapshots\?restored=/, { timeout: 20_000 }), page.reload()]);
     const safety = await testKnex()('catalog_snapshots').where({ catalog_id: fx.catalogId, snapshot_type: 'safety' });
     expect(safety).toHaveLength(1);
     expect(safety[0].restored_snapshot_id).toBe(snapshotId);

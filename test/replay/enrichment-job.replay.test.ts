@@ -22,6 +22,8 @@
  * - flowRunWorkflow: a run through custom_code, the child enrichment job of an enrich node and
  *   stage (`flow-run-completed.json`), one whose code raised (`flow-run-failed.json`) and one
  *   cancelled while its code ran (`flow-run-cancelled.json`);
+ * - snapshotRestoreWorkflow: a restore that completes and one that fails as not applicable
+ *   (`snapshot-restore-{completed,failed}.json`);
  * - researchArchiveIndexWorkflow: an uploaded WARC indexed (`research-archive-ready.json`) and a
  *   file that is no WARC, failed without retries (`research-archive-failed.json`).
  */
@@ -59,6 +61,8 @@ test('the fixtures cover every path of every workflow type', () => {
     'search-index-build.json',
     'search-index-maintenance.json',
     'search-index-words-signal.json',
+    'snapshot-restore-completed.json',
+    'snapshot-restore-failed.json',
     'webhook-delivery.json',
   ]);
   const types = FIXTURES.map(
@@ -74,6 +78,7 @@ test('the fixtures cover every path of every workflow type', () => {
       'catalogImportWorkflow',
       'flowRunWorkflow',
       'researchArchiveIndexWorkflow',
+      'snapshotRestoreWorkflow',
     ]),
   );
 });

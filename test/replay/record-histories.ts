@@ -24,8 +24,9 @@
  * `search-index-maintenance.json`), `flows` (flowRunWorkflow completed through every node type,
  * failed, cancelled: `flow-run-*.json`), `import` (catalogImportWorkflow:
  * `catalog-import-completed.json`), `research-archive` (researchArchiveIndexWorkflow: an uploaded
- * WARC indexed, and a file that is no WARC failing: `research-archive-{ready,failed}.json`);
- * naming some re-records only those fixtures.
+ * WARC indexed, and a file that is no WARC failing: `research-archive-{ready,failed}.json`),
+ * `restore` (snapshotRestoreWorkflow completed, and failed as not applicable:
+ * `snapshot-restore-{completed,failed}.json`); naming some re-records only those fixtures.
  */
 import '../setup/env';
 import fs from 'node:fs';
@@ -53,6 +54,7 @@ import {
   researchArchiveWorkflowId,
   SEARCH_MAINTENANCE_ID,
   searchIndexWorkflowId,
+  snapshotRestoreWorkflowId,
   webhookWorkflowId,
 } from '../../workflows/definitions';
 import { clientFor, createArchiveJob, RestartableTemporal, spawnWorker, stopWorker } from '../../bench/fixtures/worker-cluster';
@@ -65,8 +67,9 @@ const TASK_QUEUE = 'record-replay-histories';
 
 /** Fixture groups named on the command line; none = all. */
 const GROUPS = new Set(process.argv.slice(2));
-const wanted = (group: 'enrichment' | 'search-index' | 'search-words' | 'crash' | 'apply' | 'maintenance' | 'flows' | 'import' | 'research-archive'): boolean =>
-  GROUPS.size === 0 || GROUPS.has(group);
+const wanted = (
+  group: 'enrichment' | 'search-index' | 'search-words' | 'crash' | 'apply' | 'maintenance' | 'flows' | 'import' | 'research-archive' | 'restore',
+): boolean => GROUPS.size === 0 || GROUPS.has(group);
 
 async function main(): Promise<void> {
   const knex = testKnex();
@@ -95,6 +98,7 @@ async function main(): Promise<void> {
       console.log('search index build:', await exportHistory(env.client, searchIndexWorkflowId(catalogId), out('search-index-build.json')), 'events');
     }
     if (wanted('apply')) await recordApply(env, organizationId, out);
+    if (wanted('restore')) await recordRestores(env, organizationId, out);
     if (wanted('import')) await recordImport(env, organizationId, out);
     if (wanted('research-archive')) await recordResearchArchives(env, organizationId, out);
     if (wanted('flows')) await recordFlows(env, organizationId, out);
@@ -177,6 +181,46 @@ async function recordImport(env: TestWorkflowEnvironment, organizationId: string
   await runner.startImport({ id: imp.id, organization_id: organizationId, catalog_id: catalogId, total_lines: imp.total_lines });
   console.log('import:', await env.client.workflow.getHandle(catalogImportWorkflowId(imp.id)).result());
   console.log('import:', await exportHistory(env.client, catalogImportWorkflowId(imp.id), out('catalog-import-completed.json')), 'events');
+}
+
+/**
+ * snapshotRestoreWorkflow (issue 28): a restore that completes as `snapshot-restore-completed.json`,
+ * and one whose snapshot's schema version is gone, so it fails as not applicable and is recorded
+ * failed, as `snapshot-restore-failed.json`. The restore rows are inserted as the API inserts them.
+ */
+async function recordRestores(env: TestWorkflowEnvironment, organizationId: string, out: (name: string) => string): Promise<void> {
+  const knex = testKnex();
+  const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 });
+  const catalogId = await seededCatalog(organizationId, 3, 'R', 'linen shirt');
+  const snapshot = async (schemaVersion: string): Promise<string> => {
+    const id = newId();
+    await knex('catalog_snapshots').insert({
+      id,
+      catalog_id: catalogId,
+      snapshot_type: 'manual',
+      item_count: 0,
+      schema_version: schemaVersion,
+      created_by: 'replay',
+    });
+    return id;
+  };
+  for (const [name, snapshotId] of [
+    ['snapshot-restore-completed.json', await snapshot('1.0.0')],
+    ['snapshot-restore-failed.json', await snapshot('9.9.9')],
+  ]) {
+    const id = newId();
+    await knex('snapshot_restores').insert({
+      id,
+      organization_id: organizationId,
+      catalog_id: catalogId,
+      snapshot_id: snapshotId,
+      requested_by_kind: 'api_key',
+      requested_by_id: 'replay',
+    });
+    await runner.startSnapshotRestore({ id, organization_id: organizationId, catalog_id: catalogId, snapshot_id: snapshotId });
+    console.log('restore:', await env.client.workflow.getHandle(snapshotRestoreWorkflowId(id)).result());
+    console.log('restore:', await exportHistory(env.client, snapshotRestoreWorkflowId(id), out(name)), 'events');
+  }
 }
 
 /**

@@ -9,7 +9,17 @@ import type { Knex } from 'knex';
 import { ValidationDetail, ValidationError } from '../../lib/errors';
 import type { JsonSchemaProperty } from '../../models/catalog-schema';
 import type { Scope } from '../access/scope';
-import { bumpVersion, FieldWorkflowInfo, getCurrentSchema, lockCatalog, maxBump, SchemaDefinition, VersionBump, writeSchemaVersion } from './schema';
+import {
+  bumpVersion,
+  FieldWorkflowInfo,
+  getCurrentSchema,
+  lockCatalog,
+  maxBump,
+  SchemaDefinition,
+  syncFieldInfo,
+  VersionBump,
+  writeSchemaVersion,
+} from './schema';
 import type { AddField, FieldBatch, FieldChangeResult, UpdateField } from './schema-fields';
 import { assertValidSchemaDefinition } from './schema-validation';
 
@@ -279,14 +289,20 @@ export async function applyFieldBatch(
 
   await lockCatalog(trx, catalogId);
   const current = await getCurrentSchema(trx, catalogId);
+  const at = new Date().toISOString();
+  // A version stored without per-field info for some (or all) of its properties (e.g. written
+  // by SQL or an older import) gets it derived from the properties, as the schema page shows
+  // it (issue 28): otherwise those fields could not be updated and the new version's info
+  // would hold holes.
+  const info = syncFieldInfo(current.schema_definition, (current.fields_workflow_info ?? []) as unknown as FieldWorkflowInfo[], current.version, at);
   const b: Batch = {
     bodyLoc,
     workflowId: batch.workflow_id ?? null,
-    at: new Date().toISOString(),
+    at,
     details: [],
     props: { ...current.schema_definition.properties },
     required: new Set(current.schema_definition.required ?? []),
-    info: new Map((current.fields_workflow_info as unknown as FieldWorkflowInfo[]).map((f) => [f.field_name, { ...f }])),
+    info: new Map(info.map((f) => [f.field_name, { ...f }])),
     named: new Map(),
     bump: 'patch',
     changes: {

@@ -80,7 +80,7 @@ export function fieldTypeOf(property: JsonSchemaProperty | undefined): string {
 export function withPropertyOrder(schema: CatalogSchema): CatalogSchema {
   const props = schema.schema_definition.properties;
   const ordered: Record<string, JsonSchemaProperty> = {};
-  for (const f of schema.fields_workflow_info as unknown as FieldWorkflowInfo[]) if (f.field_name in props) ordered[f.field_name] = props[f.field_name];
+  for (const f of (schema.fields_workflow_info ?? []) as unknown as FieldWorkflowInfo[]) if (f.field_name in props) ordered[f.field_name] = props[f.field_name];
   for (const [name, prop] of Object.entries(props)) if (!(name in ordered)) ordered[name] = prop;
   schema.schema_definition = { ...schema.schema_definition, properties: ordered };
   return schema;

@@ -246,42 +246,64 @@ export interface RestoreDeps extends CatalogDeps {
  */
 export async function restoreSnapshot(deps: RestoreDeps, scope: Scope, catalogId: string, snapshotId: string): Promise<RestoreResult> {
   assertRole(scope, 'reviewer');
-  const { result, behind, catalog } = await deps.knex.transaction(async (trx) => {
-    const loaded = await loadCatalogOwned(trx, scope, catalogId);
-    const snapshot = await loadSnapshot(trx, scope, catalogId, snapshotId);
-    const version = await CatalogSchema.query(trx).select('id').where({ catalog_id: catalogId, version: snapshot.schema_version }).first();
-    if (!version) throw new ConflictError(`Schema version ${snapshot.schema_version} of this snapshot no longer exists`);
-    const safety = await takeSnapshot(trx, scope, catalogId, 'safety', `Automatic safety snapshot before restoring snapshot ${snapshot.id}`, {
-      restored_snapshot_id: snapshot.id,
-    });
-
-    const deferWords = snapshot.item_count >= (deps.searchWordsDeferMinItems ?? SEARCH_WORDS_DEFER_MIN_ITEMS);
-    const behind = await restoreItems(trx, catalogId, snapshot, deferWords);
-
-    const current = (await Catalog.query(trx).select('catalog_md', 'catalog_md_version').findById(catalogId)) as Catalog;
-    const patch: Record<string, unknown> = {
-      current_schema_version: snapshot.schema_version,
-      quality_prompt: snapshot.quality_prompt,
-      quality_prompt_updated_at: snapshot.quality_prompt_updated_at,
-      item_count: snapshot.item_count,
-      updated_at: trx.fn.now(),
-      ...(behind ? { search_words_pending: true } : {}),
-    };
-    if (current.catalog_md !== snapshot.catalog_md) {
-      const next = Number(current.catalog_md_version) + 1;
-      await CatalogMdVersion.query(trx).insert({ catalog_id: catalogId, version: next, catalog_md: snapshot.catalog_md, created_by: actorId(scope) });
-      patch.catalog_md = snapshot.catalog_md;
-      patch.catalog_md_version = next;
-    }
-    await Catalog.query(trx).where('id', catalogId).patch(patch);
-    const result: RestoreResult = {
-      snapshot_id: snapshot.id,
-      safety_snapshot_id: safety.id,
-      items_restored: snapshot.item_count,
-      schema_version: snapshot.schema_version,
-    };
-    return { result, behind, catalog: loaded };
-  });
+  const { result, behind, catalog } = await deps.knex.transaction((trx) => restoreSnapshotIn(trx, deps, scope, catalogId, snapshotId));
   if (behind) requestSearchIndexBuild(deps.jobRunner, deps.caches.catalog, catalog, { wordsPending: true, now: true });
   return result;
+}
+
+/** What {@link restoreSnapshotIn} did: the G11 result, whether it left the word index behind, the catalog. */
+export interface RestoreDone {
+  result: RestoreResult;
+  /** The catalog may now hold pending word vectors (`catalogs.search_words_pending`): catch them up after commit. */
+  behind: boolean;
+  catalog: Catalog;
+}
+
+/**
+ * The restore of {@link restoreSnapshot} inside the caller's transaction, without asking for the
+ * word-index catch-up (the caller does, after commit): the snapshot restore workflow's activity
+ * (./snapshot-restores.ts) records its result in the same transaction.
+ * @throws NotFoundError (404), ForbiddenError (403), ConflictError (409) as restoreSnapshot
+ */
+export async function restoreSnapshotIn(
+  trx: Knex.Transaction,
+  deps: Pick<RestoreDeps, 'searchWordsDeferMinItems'>,
+  scope: Scope,
+  catalogId: string,
+  snapshotId: string,
+): Promise<RestoreDone> {
+  const loaded = await loadCatalogOwned(trx, scope, catalogId);
+  const snapshot = await loadSnapshot(trx, scope, catalogId, snapshotId);
+  const version = await CatalogSchema.query(trx).select('id').where({ catalog_id: catalogId, version: snapshot.schema_version }).first();
+  if (!version) throw new ConflictError(`Schema version ${snapshot.schema_version} of this snapshot no longer exists`);
+  const safety = await takeSnapshot(trx, scope, catalogId, 'safety', `Automatic safety snapshot before restoring snapshot ${snapshot.id}`, {
+    restored_snapshot_id: snapshot.id,
+  });
+
+  const deferWords = snapshot.item_count >= (deps.searchWordsDeferMinItems ?? SEARCH_WORDS_DEFER_MIN_ITEMS);
+  const behind = await restoreItems(trx, catalogId, snapshot, deferWords);
+
+  const current = (await Catalog.query(trx).select('catalog_md', 'catalog_md_version').findById(catalogId)) as Catalog;
+  const patch: Record<string, unknown> = {
+    current_schema_version: snapshot.schema_version,
+    quality_prompt: snapshot.quality_prompt,
+    quality_prompt_updated_at: snapshot.quality_prompt_updated_at,
+    item_count: snapshot.item_count,
+    updated_at: trx.fn.now(),
+    ...(behind ? { search_words_pending: true } : {}),
+  };
+  if (current.catalog_md !== snapshot.catalog_md) {
+    const next = Number(current.catalog_md_version) + 1;
+    await CatalogMdVersion.query(trx).insert({ catalog_id: catalogId, version: next, catalog_md: snapshot.catalog_md, created_by: actorId(scope) });
+    patch.catalog_md = snapshot.catalog_md;
+    patch.catalog_md_version = next;
+  }
+  await Catalog.query(trx).where('id', catalogId).patch(patch);
+  const result: RestoreResult = {
+    snapshot_id: snapshot.id,
+    safety_snapshot_id: safety.id,
+    items_restored: snapshot.item_count,
+    schema_version: snapshot.schema_version,
+  };
+  return { result, behind, catalog: loaded };
 }

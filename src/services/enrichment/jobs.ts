@@ -64,7 +64,7 @@ const SYNC_WORKER_CHECK_MS = 10_000;
  * Throws 503 when the runner reports no worker polling the task queue (issue 27 §1): a
  * synchronous request would otherwise wait for a job nothing takes.
  */
-async function assertWorkerPolling(jobRunner: JobRunner, what: string): Promise<void> {
+export async function assertWorkerPolling(jobRunner: JobRunner, what: string): Promise<void> {
   if (!jobRunner.taskQueuePollers) return;
   let p = await jobRunner.taskQueuePollers();
   // A worker that just started may not be listed yet: look again for a few seconds.

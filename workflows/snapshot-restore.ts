@@ -1,0 +1,81 @@
+/**
+ * snapshotRestoreWorkflow: the restore of a catalog snapshot (decisions.md §3 G11; issue 28),
+ * started by the API or the console (src/services/catalog/snapshot-restores.ts, temporal/client.ts
+ * `startSnapshotRestore`) under `snapshot-restore-<restore_id>` with search attributes
+ * OrganizationId, CatalogId, JobKind=snapshot-restore.
+ *
+ * State machine (the `progress` query answers the phase; the API and pages read `snapshot_restores`):
+ *
+ *   restoring ── restoreSnapshotActivity returned ──▶ completed (result), then, when the restore
+ *                left the word index behind, catchUpSearchWords (src/services/catalog/search-words.ts)
+ *   restoring ── attempt failed (worker killed, database error) ─────▶ backoff, next attempt
+ *   restoring ── attempts spent, or not applicable (RestoreNotApplicable) ▶ markSnapshotRestoreFailed ▶ failed
+ *
+ * The one activity takes the safety snapshot, restores and records the result in one transaction
+ * that first locks the restore row and finds it not completed: a retry after a crash finds
+ * nothing restored (rolled back) or the stored result, never restores twice.
+ *
+ * Retries: 1 s doubling to 1 min, 10 attempts; start-to-close 1 h; heartbeat timeout 60 s.
+ * Continue-as-new: never (a handful of events). Cancellation: the attempt is cancelled; its
+ * transaction commits whole or not at all.
+ */
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { SearchIndexActivities } from '../activities/search-index';
+import type { SnapshotRestoreActivities } from '../activities/snapshot-restore';
+import {
+  RESTORE_NOT_APPLICABLE,
+  restoreProgressQuery,
+  SnapshotRestoreArgs,
+  SnapshotRestoreOutcome,
+  SnapshotRestoreProgress,
+  SnapshotRestoreResult,
+} from './definitions';
+
+/**
+ * Restores the snapshot of `args.restore_id` (see the state machine above).
+ * @returns `completed` with the result, or `failed` with the error once every attempt failed or
+ *   the restore cannot run (the row then says `failed` with the error)
+ */
+export async function snapshotRestoreWorkflow(args: SnapshotRestoreArgs): Promise<SnapshotRestoreOutcome> {
+  let progress: SnapshotRestoreProgress = { phase: 'queued' };
+  setHandler(restoreProgressQuery, () => progress);
+  const heartbeatTimeout = `${Math.max(1, args.heartbeat_timeout_s ?? 60)} seconds` as const;
+  const { restoreSnapshotActivity } = proxyActivities<SnapshotRestoreActivities>({
+    startToCloseTimeout: '1 hour',
+    heartbeatTimeout,
+    retry: {
+      initialInterval: `${Math.max(0.1, args.retry_initial_interval_s ?? 1)} seconds`,
+      backoffCoefficient: 2,
+      maximumInterval: '1 minute',
+      maximumAttempts: Math.max(1, args.maximum_attempts ?? 10),
+      nonRetryableErrorTypes: [RESTORE_NOT_APPLICABLE],
+    },
+  });
+  const { markSnapshotRestoreFailed } = proxyActivities<SnapshotRestoreActivities>({
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30 },
+  });
+  const { catchUpSearchWords } = proxyActivities<SearchIndexActivities>({
+    startToCloseTimeout: '1 hour',
+    heartbeatTimeout,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30 },
+  });
+  progress = { phase: 'restoring' };
+  let result: SnapshotRestoreResult;
+  try {
+    result = await restoreSnapshotActivity(args.restore_id);
+  } catch (err) {
+    if (err instanceof ActivityFailure && !isCancellation(err)) {
+      const error = err.cause?.message ?? err.message;
+      const notApplicable = err.cause instanceof ApplicationFailure && err.cause.type === RESTORE_NOT_APPLICABLE;
+      await markSnapshotRestoreFailed(args.restore_id, error, notApplicable ? 'not_applicable' : 'error');
+      progress = { phase: 'failed', error };
+      return { status: 'failed', error };
+    }
+    throw err;
+  }
+  progress = { phase: 'completed', result };
+  // A large restore left the word index behind (searches stay exact meanwhile): catch it up now.
+  if (result.words_pending) await catchUpSearchWords(args.catalog_id);
+  return { status: 'completed', result };
+}
