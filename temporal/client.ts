@@ -250,6 +250,32 @@ export class TemporalJobRunner implements JobRunner {
   }
 
   /**
+   * Starts `bulkStageWorkflow` under `bulk-stage-<activity_id>` (workflows/bulk-stage.ts) with
+   * search attributes OrganizationId, CatalogId and JobKind=`bulk-stage`; "already started" is
+   * success (rule 8).
+   * @throws the client's error when Temporal is unreachable
+   */
+  async startBulkStage(bulk: { activity_id: string; organization_id: string; catalog_id: string }): Promise<void> {
+    try {
+      await this.client.workflow.start('bulkStageWorkflow', {
+        workflowId: `bulk-stage-${bulk.activity_id}`,
+        taskQueue: this.config.taskQueue,
+        args: [{ activity_id: bulk.activity_id }],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        typedSearchAttributes: [
+          { key: ORGANIZATION_ID, value: bulk.organization_id },
+          { key: CATALOG_ID, value: bulk.catalog_id },
+          { key: JOB_KIND, value: 'bulk-stage' },
+        ],
+        staticSummary: `Staging of console bulk action ${bulk.activity_id}`,
+      });
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+      throw err;
+    }
+  }
+
+  /**
    * Starts `flowRunWorkflow` under `flow-run-<run_id>` (decisions.md §6) with search attributes
    * OrganizationId, CatalogId and JobKind=`flow-run` and a summary. A first start uses reuse
    * policy REJECT_DUPLICATE (a repeated start is "already started", a success, rule 8); a rerun

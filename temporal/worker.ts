@@ -17,6 +17,7 @@ import { createImportActivities } from '../activities/imports';
 import { createResearchArchiveActivities } from '../activities/research-archives';
 import { createFlowActivities } from '../activities/flows';
 import { createReviewActivities } from '../activities/review';
+import { createBulkActionActivities } from '../activities/bulk-actions';
 import { createSearchIndexActivities } from '../activities/search-index';
 import { createSearchMaintenanceActivities } from '../activities/search-maintenance';
 import { loadConfig } from '../src/config';
@@ -121,6 +122,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
   }
   const searchIndex = deps.knex ? createSearchIndexActivities({ knex: deps.knex }) : {};
   const review = deps.knex ? createReviewActivities({ knex: deps.knex, searchWordsDeferMinItems: deps.applyDeferWordsMinItems }) : {};
+  const bulk = deps.knex ? createBulkActionActivities({ knex: deps.knex }) : {};
   const maintenance = deps.knex ? createSearchMaintenanceActivities(deps.knex, deps.searchMaintenance) : {};
   const imports = deps.knex ? createImportActivities({ knex: deps.knex }) : {};
   const researchArchives = deps.knex
@@ -140,7 +142,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : workflowCode()),
-    activities: timedActivities({ ...activities, ...searchIndex, ...review, ...maintenance, ...flows, ...imports, ...researchArchives }),
+    activities: timedActivities({ ...activities, ...searchIndex, ...review, ...bulk, ...maintenance, ...flows, ...imports, ...researchArchives }),
     maxConcurrentActivityTaskExecutions: deps.maxConcurrentActivities ?? 32,
     shutdownGraceTime: deps.shutdownGraceTime ?? '5 seconds',
   });

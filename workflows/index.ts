@@ -10,3 +10,4 @@ export { searchIndexMaintenanceWorkflow } from './search-index-maintenance';
 export { catalogImportWorkflow } from './catalog-import';
 export { flowRunWorkflow } from './flow-run';
 export { researchArchiveIndexWorkflow } from './research-archive-index';
+export { bulkStageWorkflow } from './bulk-stage';

@@ -354,6 +354,7 @@ export function itemGridPage(d: GridPageData, session: PageSession): string {
         <span class="muted">${d.grid.catalog.name}${d.view ? html` · view <strong>${d.view.name}</strong>` : ''}</span>
         <span class="spacer"></span>
         <a href="${DASHBOARD_BASE}/catalogs/${cid}/completeness">Completeness</a>
+        <a id="bulk-link" href="${gridUrl(`${itemsPath(cid)}/bulk`, { ...d.query, view: undefined, cursor: undefined, sort: undefined })}">Bulk actions</a>
       </div>
       <div class="item-grid-layout${d.grid.taxonomy ? ' with-tree' : ''}">
         ${treePanel(d)}

@@ -12,6 +12,7 @@ import { listCatalogs } from '../services/catalog/catalogs';
 import { CONFIDENCE_LEVELS } from '../services/review/staged-changes';
 import { addCliLoginRoutes } from './cli-login';
 import { addGridRoutes } from './grid-routes';
+import { addBulkRoutes } from './bulk-routes';
 import { loadActivityPage, loadCatalogPage, type ActivityFilters } from './data';
 import { activityPage, catalogPage, DASHBOARD_BASE, errorPage, homePage, loginPage, STATUS_ORDER, type PageSession } from './views';
 import { loadFlowListPage, loadFlowPage, loadRunPage } from './flows-data';
@@ -241,6 +242,8 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
 
   // The catalog console's item grid and completeness pages (issue 28 §2, §3).
   addGridRoutes(router, deps, { signedIn, readForm, send, pageSession });
+  // Bulk actions and fill the gaps on the grid's filter (issue 28 §5, §6).
+  addBulkRoutes(router, deps, { signedIn, readForm, send, pageSession });
 
   // The tool server's login helper (issue 21): a loopback callback receives a new API key.
   addCliLoginRoutes(router, deps, { signedIn, readForm, send, pageSession });

@@ -1,0 +1,81 @@
+import type { GridCatalog } from '../services/catalog/item-grid';
+import { BULK_ACTIONS } from '../services/review/bulk-edit';
+import { html } from './html';
+import { itemsPath } from './item-grid-views';
+import { catalogCrumb, layout, type PageSession } from './views';
+
+/**
+ * The bulk actions page of the catalog console (issue 28 §5): what a bulk action will act on
+ * (the grid's filter and its exact count) and the form that creates the bulk action's review
+ * activity. Everything printed goes through the `html` template (escaped); no script.
+ */
+
+/** What the bulk actions page shows. */
+export interface BulkPageData {
+  grid: GridCatalog;
+  /** The grid's query string (no paging). */
+  query: string;
+  /** Items matching it. */
+  matching: number;
+}
+
+/** `/dashboard/catalogs/{id}/items/bulk`. */
+export function bulkPath(catalogId: string): string {
+  return `${itemsPath(catalogId)}/bulk`;
+}
+
+const ACTION_LABELS: Record<(typeof BULK_ACTIONS)[number], string> = {
+  set: 'Set a value',
+  clear: 'Clear a value',
+  append: 'Append a value',
+  move: 'Move to a taxonomy node',
+  delete: 'Delete the items',
+};
+
+/** The bulk actions page. */
+export function bulkPage(d: BulkPageData, session: PageSession): string {
+  const cid = d.grid.catalog.id;
+  const gridHref = d.query ? `${itemsPath(cid)}?${d.query}` : itemsPath(cid);
+  const filter = [...new URLSearchParams(d.query)].filter(([k]) => k !== 'cols');
+  const nodes = Object.values(d.grid.taxonomy?.nodes ?? {});
+  return layout(
+    `Bulk actions · ${d.grid.catalog.name}`,
+    html`<h1>Bulk actions</h1>
+      <p id="bulk-scope">
+        On <strong id="bulk-count">${d.matching}</strong> item${d.matching === 1 ? '' : 's'}: all matching
+        ${filter.length ? html`the filter <code>${filter.map(([k, v]) => `${k}=${v}`).join(' & ')}</code>` : 'the whole catalog (no filter)'} ·
+        <a href="${gridHref}">back to the grid</a>
+      </p>
+      <p class="muted">
+        A bulk action stages one change per item in a review activity (staged in the background, page by page): preview every change there, approve, and apply.
+        The apply takes a pre-apply snapshot that undoes it. Changes a reviewer already decided elsewhere are never touched.
+      </p>
+      <form method="post" action="${bulkPath(cid)}" class="profile-form" id="bulk-form">
+        <input type="hidden" name="csrf_token" value="${session.csrfToken}" />
+        <input type="hidden" name="query" value="${d.query}" />
+        <label for="bulk-action">Action</label>
+        <select id="bulk-action" name="action">
+          ${BULK_ACTIONS.map((a) => html`<option value="${a}">${ACTION_LABELS[a]}</option>`)}
+        </select>
+        <label for="bulk-field">Field <span class="muted">(set, clear, append)</span></label>
+        <select id="bulk-field" name="field">
+          ${Object.keys(d.grid.types).map((f) => html`<option value="${f}">${f}</option>`)}
+        </select>
+        <label for="bulk-value">Value <span class="muted">(set, append)</span></label>
+        <input id="bulk-value" name="value" type="text" maxlength="2000" />
+        ${
+          nodes.length
+            ? html`<label for="bulk-node">Taxonomy node <span class="muted">(move)</span></label>
+                <select id="bulk-node" name="node">
+                  ${nodes.map((n) => html`<option value="${n.id}">${n.name}</option>`)}
+                </select>`
+            : ''
+        }
+        <button type="submit" class="btn" id="bulk-submit" ${d.matching ? '' : 'disabled'}>
+          Preview the changes on ${d.matching} item${d.matching === 1 ? '' : 's'}
+        </button>
+      </form>`,
+    session,
+    [catalogCrumb(d.grid.catalog), html`<a href="${gridHref}">Items</a>`, html`<span>Bulk actions</span>`],
+  );
+}
