@@ -1,12 +1,16 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ResolvedAppDeps } from '../deps';
-import { ServiceUnavailableError } from '../lib/errors';
+import { NotFoundError, ServiceUnavailableError } from '../lib/errors';
 import { checkCsrf, CSRF_FIELD } from '../middleware/session';
 import type { ActiveSession } from '../services/access/sessions';
 import { loadGridCatalog } from '../services/catalog/item-grid';
-import { countMatching, createBulkAction, type BulkEditAction } from '../services/review/bulk-edit';
+import { countSelected, selectionQueryString } from '../services/catalog/grid-selection';
+import { createBulkAction, type BulkEditAction } from '../services/review/bulk-edit';
+import { getEnrichmentJob } from '../services/enrichment/jobs';
+import { planFillGaps, startFillGaps } from '../services/enrichment/fill-gaps';
 import { bulkPage, bulkPath } from './bulk-views';
+import { fillGapsPage, fillGapsPath, fillGapsProgressPage } from './fill-gaps-views';
 import type { GridRouteHelpers } from './grid-routes';
 import { DASHBOARD_BASE } from './views';
 
@@ -14,16 +18,13 @@ import { DASHBOARD_BASE } from './views';
  * The bulk actions of the catalog console (issue 28 §5), added to the dashboard router:
  * `GET /catalogs/{id}/items/bulk?<grid query>` (the page: the count and the form) and `POST
  * /catalogs/{id}/items/bulk` (creates the bulk action's review activity, starts its staging
- * workflow and goes to its review page). The POST checks the session's CSRF token; another
+ * workflow and goes to its review page); fill the gaps (issue 28 §6): `GET
+ * /catalogs/{id}/items/fill-gaps?<grid query>` (the missing fields, the count, the credits),
+ * `POST /catalogs/{id}/items/fill-gaps` (starts the enrichment job) and `GET
+ * /catalogs/{id}/items/fill-gaps/{job_id}` (its progress while it runs, then its review page).
+ * The POSTs check the session's CSRF token; another
  * organization's catalog is a 403.
  */
-
-/** The grid query string of a request, without paging, columns and view. */
-function gridQueryString(querystring: string): string {
-  const p = new URLSearchParams(querystring);
-  for (const k of ['cursor', 'view', 'cols']) p.delete(k);
-  return p.toString();
-}
 
 /** Adds the bulk action routes to the dashboard router. */
 export function addBulkRoutes(router: Router, deps: ResolvedAppDeps, h: GridRouteHelpers): void {
@@ -32,8 +33,8 @@ export function addBulkRoutes(router: Router, deps: ResolvedAppDeps, h: GridRout
   router.get('/catalogs/:catalog_id/items/bulk', h.signedIn, async (ctx) => {
     const session = sessionOf(ctx);
     const grid = await loadGridCatalog(deps, session.scope, ctx.params.catalog_id);
-    const query = gridQueryString(ctx.querystring);
-    const matching = await countMatching(deps.knex, session.scope, grid, query);
+    const query = selectionQueryString(ctx.querystring);
+    const matching = await countSelected(deps.knex, session.scope, grid, query);
     h.send(ctx, 200, bulkPage({ grid, query, matching }, h.pageSession(session)));
   });
 
@@ -46,13 +47,42 @@ export function addBulkRoutes(router: Router, deps: ResolvedAppDeps, h: GridRout
     const action = (form.get('action') ?? '') as BulkEditAction;
     const created = await createBulkAction(deps, session.scope, ctx.params.catalog_id, {
       action,
-      query: gridQueryString(form.get('query') ?? ''),
+      query: selectionQueryString(form.get('query') ?? ''),
       field: form.get('field'),
       value: action === 'move' ? form.get('node') : form.get('value'),
     });
     await start({ activity_id: created.activity.id, organization_id: session.scope.organizationId, catalog_id: ctx.params.catalog_id });
     ctx.status = 303;
     ctx.redirect(`${DASHBOARD_BASE}/catalogs/${ctx.params.catalog_id}/activities/${created.activity.id}`);
+  });
+
+  router.get('/catalogs/:catalog_id/items/fill-gaps', h.signedIn, async (ctx) => {
+    const session = sessionOf(ctx);
+    const query = selectionQueryString(ctx.querystring);
+    const plan = await planFillGaps(deps, session.scope, ctx.params.catalog_id, query);
+    h.send(ctx, 200, fillGapsPage(plan, query, h.pageSession(session)));
+  });
+
+  router.post('/catalogs/:catalog_id/items/fill-gaps', h.signedIn, async (ctx) => {
+    const session = sessionOf(ctx);
+    const form = await h.readForm(ctx);
+    checkCsrf(ctx, session, form.get(CSRF_FIELD) ?? undefined);
+    const { jobId } = await startFillGaps(deps, session.scope, ctx.params.catalog_id, selectionQueryString(form.get('query') ?? ''), form.getAll('field'));
+    ctx.status = 303;
+    ctx.redirect(`${fillGapsPath(ctx.params.catalog_id)}/${jobId}`);
+  });
+
+  router.get('/catalogs/:catalog_id/items/fill-gaps/:job_id', h.signedIn, async (ctx) => {
+    const session = sessionOf(ctx);
+    const grid = await loadGridCatalog(deps, session.scope, ctx.params.catalog_id);
+    const { job } = await getEnrichmentJob(deps, session.scope, ctx.params.job_id, 1, 1);
+    if (job.catalog_id !== grid.catalog.id) throw new NotFoundError('No such fill-the-gaps job in this catalog');
+    if (job.status === 'running') {
+      h.send(ctx, 200, fillGapsProgressPage(job, grid.catalog.name, h.pageSession(session)));
+      return;
+    }
+    ctx.status = 303;
+    ctx.redirect(`${DASHBOARD_BASE}/catalogs/${grid.catalog.id}/activities/${job.id}`);
   });
 }
 

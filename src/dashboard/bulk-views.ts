@@ -71,7 +71,7 @@ export function bulkPage(d: BulkPageData, session: PageSession): string {
                 </select>`
             : ''
         }
-        <button type="submit" class="btn" id="bulk-submit" ${d.matching ? '' : 'disabled'}>
+        <button type="submit" class="btn primary" id="bulk-submit" ${d.matching ? '' : 'disabled'}>
           Preview the changes on ${d.matching} item${d.matching === 1 ? '' : 's'}
         </button>
       </form>`,

@@ -23,9 +23,8 @@ import { ReviewActivity } from '../../models/review-activity';
 import type { StagedChangeInputT } from '../../schemas/review';
 import type { Scope } from '../access/scope';
 import type { CatalogCaches } from '../catalog/caches';
-import { gridWhereSql, loadGridCatalog, type GridCatalog } from '../catalog/item-grid';
-import { parseGridQuery, readWithoutJit } from '../catalog/item-grid-query';
-import { getReadinessProfile } from '../catalog/readiness-profiles';
+import { loadGridCatalog, type GridCatalog } from '../catalog/item-grid';
+import { countSelected, selectionOf } from '../catalog/grid-selection';
 import { appendInTransaction, reviewUrl } from './activities';
 import { CATEGORY_FIELD } from './apply-category';
 
@@ -72,24 +71,6 @@ export interface CreatedBulkAction {
   reviewUrl: string;
 }
 
-/** The grid query of a URL query string, without paging, columns and view. */
-function queryOf(grid: GridCatalog, query: string) {
-  const raw: Record<string, string | string[]> = {};
-  for (const [k, v] of new URLSearchParams(query)) {
-    if (['cursor', 'view', 'cols', 'sort', 'dir'].includes(k)) continue;
-    const had = raw[k];
-    raw[k] = had === undefined ? v : Array.isArray(had) ? [...had, v] : [had, v];
-  }
-  return parseGridQuery(raw, grid.types);
-}
-
-/** The `WHERE` of the items a bulk action acts on (the grid's, with its readiness profile). */
-async function whereOf(knex: Knex, scope: Scope, grid: GridCatalog, query: string) {
-  const q = queryOf(grid, query);
-  const profile = q.readiness ? await getReadinessProfile(knex, scope, grid.catalog.id, q.readiness.profileId) : undefined;
-  return gridWhereSql(grid, q, profile);
-}
-
 /**
  * Checks a bulk action against the catalog: the action, its field (a field of the grid) and
  * value (a `move` names a taxonomy node of the catalog).
@@ -106,13 +87,6 @@ function checkInput(grid: GridCatalog, input: BulkEditInput): void {
   if (!input.field || !Object.hasOwn(grid.types, input.field)) throw ValidationError.at(['body', 'field'], `No field "${input.field ?? ''}" in the catalog`);
   if ((input.action === 'set' || input.action === 'append') && (input.value ?? '') === '')
     throw ValidationError.at(['body', 'value'], `A value is needed to ${input.action}`);
-}
-
-/** Counts the items a grid query matches (exact; the count a bulk action shows and stages). */
-export async function countMatching(knex: Knex, scope: Scope, grid: GridCatalog, query: string): Promise<number> {
-  const where = await whereOf(knex, scope, grid, query);
-  const { rows } = await readWithoutJit<{ n: number }>(knex, `SELECT count(*)::int AS n FROM catalog_items WHERE ${where.sql}`, where.bindings);
-  return rows[0].n;
 }
 
 /** A one-line description of a bulk action, for the activity's title. */
@@ -141,7 +115,7 @@ export function describeBulkAction(a: Pick<StoredBulkAction, 'action' | 'field' 
 export async function createBulkAction(deps: BulkEditDeps, scope: Scope, catalogId: string, input: BulkEditInput): Promise<CreatedBulkAction> {
   const grid = await loadGridCatalog(deps, scope, catalogId);
   checkInput(grid, input);
-  const matching = await countMatching(deps.knex, scope, grid, input.query);
+  const matching = await countSelected(deps.knex, scope, grid, input.query);
   if (matching === 0) throw new ConflictError('No item matches the filter: nothing to do');
   const stored: StoredBulkAction = {
     action: input.action,
@@ -212,7 +186,7 @@ export async function stageBulkPage(
     if (!stored || !activity.catalog_id) throw new ConflictError('Not a bulk action');
     const scope = scopeOf(activity);
     const grid = await loadGridCatalog({ knex: trx, caches: deps.caches }, scope, activity.catalog_id);
-    const where = await whereOf(trx, scope, grid, stored.query);
+    const { where } = await selectionOf(trx, scope, grid, stored.query);
     const rows = (
       await trx.raw(`SELECT id, current_version, data FROM catalog_items WHERE ${where.sql} ${after ? 'AND id > ?' : ''} ORDER BY id LIMIT ?`, [
         ...where.bindings,
