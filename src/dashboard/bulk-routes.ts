@@ -1,11 +1,12 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ResolvedAppDeps } from '../deps';
-import { NotFoundError, ServiceUnavailableError } from '../lib/errors';
+import { NotFoundError, ServiceUnavailableError, ValidationError } from '../lib/errors';
 import { checkCsrf, CSRF_FIELD } from '../middleware/session';
 import type { ActiveSession } from '../services/access/sessions';
 import { loadGridCatalog } from '../services/catalog/item-grid';
-import { countSelected, selectionQueryString } from '../services/catalog/grid-selection';
+import { countSelected, selectionOf, selectionQueryString } from '../services/catalog/grid-selection';
+import { exportCatalog } from '../services/inference/export';
 import { createBulkAction, type BulkEditAction } from '../services/review/bulk-edit';
 import { getEnrichmentJob } from '../services/enrichment/jobs';
 import { planFillGaps, startFillGaps } from '../services/enrichment/fill-gaps';
@@ -22,6 +23,8 @@ import { DASHBOARD_BASE } from './views';
  * /catalogs/{id}/items/fill-gaps?<grid query>` (the missing fields, the count, the credits),
  * `POST /catalogs/{id}/items/fill-gaps` (starts the enrichment job) and `GET
  * /catalogs/{id}/items/fill-gaps/{job_id}` (its progress while it runs, then its review page).
+ * Export (issue 28 §5): `GET /catalogs/{id}/items/export?format=csv|xlsx&cols=…&<grid query>`
+ * streams the catalog export (src/services/inference/export.ts) of the grid's items and columns.
  * The POSTs check the session's CSRF token; another
  * organization's catalog is a 403.
  */
@@ -54,6 +57,22 @@ export function addBulkRoutes(router: Router, deps: ResolvedAppDeps, h: GridRout
     await start({ activity_id: created.activity.id, organization_id: session.scope.organizationId, catalog_id: ctx.params.catalog_id });
     ctx.status = 303;
     ctx.redirect(`${DASHBOARD_BASE}/catalogs/${ctx.params.catalog_id}/activities/${created.activity.id}`);
+  });
+
+  router.get('/catalogs/:catalog_id/items/export', h.signedIn, async (ctx) => {
+    const session = sessionOf(ctx);
+    const grid = await loadGridCatalog(deps, session.scope, ctx.params.catalog_id);
+    const params = new URLSearchParams(ctx.querystring);
+    const format = params.get('format') ?? 'csv';
+    if (format !== 'csv' && format !== 'xlsx') throw ValidationError.at(['query', 'format'], 'format must be csv or xlsx');
+    const { where } = await selectionOf(deps.knex, session.scope, grid, selectionQueryString(ctx.querystring));
+    const columns = params.get('cols')?.split(',').filter(Boolean) ?? Object.keys(grid.types);
+    for (const c of columns) if (!Object.hasOwn(grid.types, c)) throw ValidationError.at(['query', 'cols'], `No field "${c}" in the catalog`);
+    const e = await exportCatalog(deps.knex, session.scope, grid.catalog.id, format, { selection: { where, columns } });
+    ctx.status = 200;
+    ctx.type = e.contentType;
+    ctx.set('Content-Disposition', `attachment; filename="${e.fileName}"`);
+    ctx.body = e.body;
   });
 
   router.get('/catalogs/:catalog_id/items/fill-gaps', h.signedIn, async (ctx) => {

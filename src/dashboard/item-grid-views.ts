@@ -361,6 +361,11 @@ export function itemGridPage(d: GridPageData, session: PageSession): string {
               >`
             : ''
         }
+        <a
+          id="export-link"
+          href="${gridUrl(`${itemsPath(cid)}/export`, { ...d.query, columns: d.columns, view: undefined, cursor: undefined, sort: undefined })}"
+          >Export CSV</a
+        >
         <a id="bulk-link" href="${gridUrl(`${itemsPath(cid)}/bulk`, { ...d.query, view: undefined, cursor: undefined, sort: undefined })}">Bulk actions</a>
       </div>
       <div class="item-grid-layout${d.grid.taxonomy ? ' with-tree' : ''}">

@@ -85,6 +85,22 @@ describe('bulk actions in Chromium', () => {
     await page.type('#credential', org.apiKey);
     await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
     expect(page.url()).toBe(gridUrl);
+    // "Export CSV" exports the grid's filter and columns through the catalog export.
+    const exportHref = await page.$eval('#export-link', (e) => e.getAttribute('href') ?? '');
+    const csv = await page.evaluate(async (u) => (await fetch(u)).text(), exportHref);
+    const lines = csv.trim().split('\n');
+    expect(lines[0]).toBe('sku,brand,color,price,title'); // the grid's default columns
+    expect(
+      lines
+        .slice(1)
+        .map((l) => l.split(',')[0])
+        .sort(),
+    ).toEqual(['CB-400', 'HD-300', 'KB-100']);
+    const chosen = await page.evaluate(
+      async (u) => (await fetch(u)).text(),
+      `/dashboard/catalogs/${fx.catalogId}/items/export?missing=brand&f.price=range:50..&cols=sku,price`,
+    );
+    expect(chosen.trim().split('\n').sort()).toEqual(['HD-300,149', 'KB-100,89', 'sku,price'].sort());
     // The grid's "Bulk actions" carries its filter; the page counts exactly the grid's items.
     await Promise.all([page.waitForNavigation(), page.click('#bulk-link')]);
     expect(new URL(page.url()).searchParams.get('missing')).toBe('brand');
