@@ -10,7 +10,8 @@ import { exportCatalog } from '../services/inference/export';
 import { createBulkAction, type BulkEditAction } from '../services/review/bulk-edit';
 import { getEnrichmentJob } from '../services/enrichment/jobs';
 import { planFillGaps, startFillGaps } from '../services/enrichment/fill-gaps';
-import { bulkPage, bulkPath } from './bulk-views';
+import { countStaged, loadActivity } from '../services/review/staged-changes';
+import { bulkPage, bulkPath, bulkStagingPage } from './bulk-views';
 import { fillGapsPage, fillGapsPath, fillGapsProgressPage } from './fill-gaps-views';
 import type { GridRouteHelpers } from './grid-routes';
 import { DASHBOARD_BASE } from './views';
@@ -19,7 +20,8 @@ import { DASHBOARD_BASE } from './views';
  * The bulk actions of the catalog console (issue 28 §5), added to the dashboard router:
  * `GET /catalogs/{id}/items/bulk?<grid query>` (the page: the count and the form) and `POST
  * /catalogs/{id}/items/bulk` (creates the bulk action's review activity, starts its staging
- * workflow and goes to its review page); fill the gaps (issue 28 §6): `GET
+ * workflow), `GET /catalogs/{id}/items/bulk/{activity_id}` (its staging progress while the
+ * workflow stages, then its review page); fill the gaps (issue 28 §6): `GET
  * /catalogs/{id}/items/fill-gaps?<grid query>` (the missing fields, the count, the credits),
  * `POST /catalogs/{id}/items/fill-gaps` (starts the enrichment job) and `GET
  * /catalogs/{id}/items/fill-gaps/{job_id}` (its progress while it runs, then its review page).
@@ -56,7 +58,20 @@ export function addBulkRoutes(router: Router, deps: ResolvedAppDeps, h: GridRout
     });
     await start({ activity_id: created.activity.id, organization_id: session.scope.organizationId, catalog_id: ctx.params.catalog_id });
     ctx.status = 303;
-    ctx.redirect(`${DASHBOARD_BASE}/catalogs/${ctx.params.catalog_id}/activities/${created.activity.id}`);
+    ctx.redirect(`${bulkPath(ctx.params.catalog_id)}/${created.activity.id}`);
+  });
+
+  router.get('/catalogs/:catalog_id/items/bulk/:activity_id', h.signedIn, async (ctx) => {
+    const session = sessionOf(ctx);
+    const grid = await loadGridCatalog(deps, session.scope, ctx.params.catalog_id);
+    const activity = await loadActivity(deps.knex, session.scope, ctx.params.activity_id);
+    if (activity.catalog_id !== grid.catalog.id) throw new NotFoundError('No such bulk action in this catalog');
+    if (activity.status === 'created') {
+      h.send(ctx, 200, bulkStagingPage(grid, activity, await countStaged(deps.knex, activity.id, true), h.pageSession(session)));
+      return;
+    }
+    ctx.status = 303;
+    ctx.redirect(`${DASHBOARD_BASE}/catalogs/${grid.catalog.id}/activities/${activity.id}`);
   });
 
   router.get('/catalogs/:catalog_id/items/export', h.signedIn, async (ctx) => {

@@ -2,7 +2,8 @@ import type { GridCatalog } from '../services/catalog/item-grid';
 import { BULK_ACTIONS } from '../services/review/bulk-edit';
 import { html } from './html';
 import { itemsPath } from './item-grid-views';
-import { catalogCrumb, layout, type PageSession } from './views';
+import type { ReviewActivity } from '../models/review-activity';
+import { catalogCrumb, DASHBOARD_BASE, layout, type PageSession } from './views';
 
 /**
  * The bulk actions page of the catalog console (issue 28 §5): what a bulk action will act on
@@ -77,5 +78,21 @@ export function bulkPage(d: BulkPageData, session: PageSession): string {
       </form>`,
     session,
     [catalogCrumb(d.grid.catalog), html`<a href="${gridHref}">Items</a>`, html`<span>Bulk actions</span>`],
+  );
+}
+
+/** The staging page of a bulk action while its workflow stages (reloaded every second by the page script). */
+export function bulkStagingPage(grid: GridCatalog, activity: ReviewActivity, staged: number, session: PageSession): string {
+  const matching = (activity.input_data as { bulk_action?: { matching?: number } } | null)?.bulk_action?.matching ?? 0;
+  return layout(
+    `Staging · ${grid.catalog.name}`,
+    html`<h1>${activity.description ?? 'Bulk action'}</h1>
+      <p id="bulk-staging" role="status">Staging the changes: ${staged} of ${matching}.</p>
+      <progress id="bulk-staging-bar" max="${matching}" value="${staged}" aria-label="Changes staged"></progress>
+      <p class="muted">This page opens the review page when every change is staged.</p>
+      <p><a href="${DASHBOARD_BASE}/catalogs/${grid.catalog.id}/activities/${activity.id}">Review page</a></p>`,
+    session,
+    [catalogCrumb(grid.catalog), html`<span>Bulk actions</span>`],
+    { refreshSeconds: 1 },
   );
 }

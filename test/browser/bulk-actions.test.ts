@@ -13,6 +13,7 @@ import { requireChromium, launchChromium, shotAndCheck, type Browser, type Page 
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
 import { createReviewFixture, type ReviewFixture } from './fixture';
+import { newId } from '../../src/lib/ids';
 
 requireChromium();
 
@@ -67,9 +68,13 @@ describe('bulk actions in Chromium', () => {
     }
   }
 
-  /** Submits the bulk form of the page; returns the new activity's id (from the review page URL). */
+  /**
+   * Submits the bulk form of the page; the staging page follows the workflow and lands in the
+   * review page. @returns the new activity's id (from the review page URL)
+   */
   async function submitBulk(): Promise<string> {
     await Promise.all([page.waitForNavigation(), page.click('#bulk-submit')]);
+    await page.waitForURL(/\/activities\/[0-9a-f-]{36}$/, { timeout: 60_000 });
     const m = /\/activities\/([0-9a-f-]{36})$/.exec(new URL(page.url()).pathname);
     expect(m).not.toBeNull();
     return (m as RegExpExecArray)[1];
@@ -169,6 +174,28 @@ describe('bulk actions in Chromium', () => {
     expect(staged).toHaveLength(3);
     expect(staged.every((c: { after_data: Record<string, unknown>; status: string }) => !('title' in c.after_data) && c.status === 'pending')).toBe(true);
   }, 120_000);
+
+  test('while its workflow stages, the bulk action shows its staging progress (reloaded by the page script)', async () => {
+    // An activity as createBulkAction leaves it before its workflow has staged anything.
+    const id = newId();
+    await knex()('review_activities').insert({
+      id,
+      organization_id: org.organizationId,
+      catalog_id: fx.catalogId,
+      type: 'custom_transform',
+      status: 'created',
+      description: 'Bulk action: set color to "Blue" on 3 items',
+      input_data: JSON.stringify({ bulk_action: { action: 'set', query: 'missing=color', field: 'color', value: 'Blue', matching: 3 } }),
+    });
+    await page.goto(`${base}/dashboard/catalogs/${fx.catalogId}/items/bulk/${id}`);
+    expect(await page.$eval('#bulk-staging', (e) => e.textContent)).toBe('Staging the changes: 0 of 3.');
+    expect(await page.$eval('meta[name="dashboard-refresh-seconds"]', (e) => e.getAttribute('content'))).toBe('1');
+    await shotAndCheck(page, 'bulk-action-staging.png');
+    // Once staged (pending_review), the same URL is the review page.
+    await knex()('review_activities').where({ id }).update({ status: 'pending_review' });
+    await page.goto(`${base}/dashboard/catalogs/${fx.catalogId}/items/bulk/${id}`);
+    expect(page.url()).toBe(activityPage(id));
+  });
 
   test('bad input: an unknown field is a 422, another organization’s catalog a 403', async () => {
     const token = await page.$eval('meta[name="csrf-token"]', (e) => e.getAttribute('content') ?? '');
