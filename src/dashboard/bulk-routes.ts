@@ -9,7 +9,7 @@ import { countSelected, selectionOf, selectionQueryString } from '../services/ca
 import { exportCatalog } from '../services/inference/export';
 import { createBulkAction, type BulkEditAction } from '../services/review/bulk-edit';
 import { getEnrichmentJob } from '../services/enrichment/jobs';
-import { planFillGaps, startFillGaps } from '../services/enrichment/fill-gaps';
+import { planFillGaps, startFillGaps, startSelectionEnrichment } from '../services/enrichment/fill-gaps';
 import { countStaged, loadActivity } from '../services/review/staged-changes';
 import { bulkPage, bulkPath, bulkStagingPage } from './bulk-views';
 import { fillGapsPage, fillGapsPath, fillGapsProgressPage } from './fill-gaps-views';
@@ -20,7 +20,8 @@ import { DASHBOARD_BASE } from './views';
  * The bulk actions of the catalog console (issue 28 §5), added to the dashboard router:
  * `GET /catalogs/{id}/items/bulk?<grid query>` (the page: the count and the form) and `POST
  * /catalogs/{id}/items/bulk` (creates the bulk action's review activity, starts its staging
- * workflow), `GET /catalogs/{id}/items/bulk/{activity_id}` (its staging progress while the
+ * workflow), `POST /catalogs/{id}/items/bulk/enrich` (enrich / classify: an enrichment job of
+ * the items, followed like fill the gaps), `GET /catalogs/{id}/items/bulk/{activity_id}` (its staging progress while the
  * workflow stages, then its review page); fill the gaps (issue 28 §6): `GET
  * /catalogs/{id}/items/fill-gaps?<grid query>` (the missing fields, the count, the credits),
  * `POST /catalogs/{id}/items/fill-gaps` (starts the enrichment job) and `GET
@@ -59,6 +60,18 @@ export function addBulkRoutes(router: Router, deps: ResolvedAppDeps, h: GridRout
     await start({ activity_id: created.activity.id, organization_id: session.scope.organizationId, catalog_id: ctx.params.catalog_id });
     ctx.status = 303;
     ctx.redirect(`${bulkPath(ctx.params.catalog_id)}/${created.activity.id}`);
+  });
+
+  router.post('/catalogs/:catalog_id/items/bulk/enrich', h.signedIn, async (ctx) => {
+    const session = sessionOf(ctx);
+    const form = await h.readForm(ctx);
+    checkCsrf(ctx, session, form.get(CSRF_FIELD) ?? undefined);
+    const jobId = await startSelectionEnrichment(deps, session.scope, ctx.params.catalog_id, selectionQueryString(form.get('query') ?? ''), {
+      fields: form.getAll('field'),
+      classify: form.get('classify') === '1',
+    });
+    ctx.status = 303;
+    ctx.redirect(`${fillGapsPath(ctx.params.catalog_id)}/${jobId}`);
   });
 
   router.get('/catalogs/:catalog_id/items/bulk/:activity_id', h.signedIn, async (ctx) => {

@@ -1,5 +1,6 @@
 import type { GridCatalog } from '../services/catalog/item-grid';
 import { BULK_ACTIONS } from '../services/review/bulk-edit';
+import { estimatedCredits } from './fill-gaps-views';
 import { html } from './html';
 import { itemsPath } from './item-grid-views';
 import type { ReviewActivity } from '../models/review-activity';
@@ -75,6 +76,21 @@ export function bulkPage(d: BulkPageData, session: PageSession): string {
         <button type="submit" class="btn primary" id="bulk-submit" ${d.matching ? '' : 'disabled'}>
           Preview the changes on ${d.matching} item${d.matching === 1 ? '' : 's'}
         </button>
+      </form>
+      <form method="post" action="${bulkPath(cid)}/enrich" class="profile-form" id="bulk-enrich-form">
+        <h2>Enrich or classify</h2>
+        <p class="muted">
+          An enrichment job on these items (at most 1,000), its results staged for review. Cost: at most
+          <strong id="bulk-enrich-credits">${estimatedCredits(d.matching).credits}</strong> credits.
+        </p>
+        <input type="hidden" name="csrf_token" value="${session.csrfToken}" />
+        <input type="hidden" name="query" value="${d.query}" />
+        <fieldset>
+          <legend>Fields to enrich (the output schema)</legend>
+          ${Object.keys(d.grid.types).map((f) => html`<label class="check"><input type="checkbox" name="field" value="${f}" /> ${f}</label>`)}
+        </fieldset>
+        ${nodes.length ? html`<label class="check"><input type="checkbox" name="classify" value="1" id="bulk-classify" /> Classify into the taxonomy</label>` : ''}
+        <button type="submit" class="btn primary" id="bulk-enrich-submit" ${d.matching ? '' : 'disabled'}>Start the enrichment job</button>
       </form>`,
     session,
     [catalogCrumb(d.grid.catalog), html`<a href="${gridHref}">Items</a>`, html`<span>Bulk actions</span>`],

@@ -68,12 +68,12 @@ export function fillGapsPage(plan: FillGapsPlan, query: string, session: PageSes
   );
 }
 
-/** The progress page of a running fill-the-gaps job (reloaded every 2 s by the page script). */
+/** The progress page of a running fill-the-gaps (or bulk enrich / classify) job (reloaded every 2 s by the page script). */
 export function fillGapsProgressPage(job: EnrichmentJob, catalogName: string, session: PageSession): string {
   const cid = job.catalog_id as string;
   return layout(
-    `Filling the gaps · ${catalogName}`,
-    html`<h1>Filling the gaps</h1>
+    `Enrichment job · ${catalogName}`,
+    html`<h1>Enrichment job running</h1>
       ${statusBadge(job.status)}
       <p id="fill-progress" role="status">
         ${job.completed_items} of ${job.total_items} item${job.total_items === 1 ? '' : 's'} enriched${job.current_step ? html` · ${job.current_step}` : ''}
@@ -82,7 +82,7 @@ export function fillGapsProgressPage(job: EnrichmentJob, catalogName: string, se
       <p class="muted">This page follows the job and opens its review page when it is done.</p>
       <p><a href="${DASHBOARD_BASE}/catalogs/${cid}/activities/${job.id}">Review page</a></p>`,
     session,
-    [html`<a href="${DASHBOARD_BASE}/catalogs/${cid}">${catalogName}</a>`, html`<span>Fill the gaps</span>`],
+    [html`<a href="${DASHBOARD_BASE}/catalogs/${cid}">${catalogName}</a>`, html`<span>Enrichment job</span>`],
     { refreshSeconds: 2 },
   );
 }

@@ -141,6 +141,33 @@ describe('fill the gaps in Chromium', () => {
     await shotAndCheck(page, 'fill-gaps-completeness.png');
   }, 180_000);
 
+  test('the bulk action "enrich": chosen fields on every item of the filter, followed to its review page; classify needs a taxonomy', async () => {
+    await page.goto(`${base}/dashboard/catalogs/${fx.catalogId}/items/bulk?missing=color`);
+    expect(await page.$eval('#bulk-count', (e) => e.textContent)).toBe('4');
+    expect(await page.$eval('#bulk-enrich-credits', (e) => e.textContent)).toBe('4');
+    expect(await page.$('#bulk-classify')).toBeNull(); // the fixture catalog has no taxonomy
+    await page.check('#bulk-enrich-form input[name=field][value=color]');
+    await Promise.all([page.waitForNavigation(), page.click('#bulk-enrich-submit')]);
+    await page.waitForURL(/\/activities\/[0-9a-f-]{36}$/, { timeout: 60_000 });
+    const jobId = new URL(page.url()).pathname.split('/').pop() as string;
+    const job = await testKnex()('enrichment_jobs').where({ id: jobId }).first('config', 'total_items', 'catalog_id');
+    expect(job).toMatchObject({ total_items: 4, catalog_id: fx.catalogId });
+    expect(job.config.output_schema.map((f: { name: string }) => f.name)).toEqual(['color']);
+    const token = await page.$eval('meta[name="csrf-token"]', (e) => e.getAttribute('content') ?? '');
+    const classify = await page.evaluate(
+      async ([u, t]) =>
+        (
+          await fetch(u, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ csrf_token: t, query: 'missing=color', classify: '1' }).toString(),
+          })
+        ).status,
+      [`/dashboard/catalogs/${fx.catalogId}/items/bulk/enrich`, token] as const,
+    );
+    expect(classify).toBe(422);
+  }, 120_000);
+
   test('without a "missing" filter there is nothing to fill (422); another organization’s catalog is a 403', async () => {
     expect((await page.goto(`${base}/dashboard/catalogs/${fx.catalogId}/items/fill-gaps`))?.status()).toBe(422);
     const other = await createTestOrg('fill gaps other org');

@@ -127,26 +127,70 @@ export async function startFillGaps(
   for (const f of only ?? [])
     if (!planned.fields.includes(f)) throw ValidationError.at(['body', 'field'], `"${f}" is not a missing field of this filter (${planned.fields.join(', ')})`);
   const plan = only?.length ? { ...planned, fields: planned.fields.filter((f) => only.includes(f)) } : planned;
-  if (plan.items === 0) throw ValidationError.at(['query'], 'No item matches the filter: no gap to fill');
-  if (plan.items > FILL_GAPS_MAX_ITEMS)
-    throw ValidationError.at(['query'], `${plan.items} items match; one fill-the-gaps job takes at most ${FILL_GAPS_MAX_ITEMS}: narrow the filter`);
-  const { rows } = await readWithoutJit<{ data: Record<string, unknown> }>(
-    deps.knex,
-    `SELECT data FROM catalog_items WHERE ${plan.selection.where.sql} ORDER BY id`,
-    plan.selection.where.bindings,
-  );
-  const req = {
-    items: rows.map((r) => r.data),
-    catalog_id: catalogId,
-    async_mode: true,
-    output_schema: plan.fields.map((f) => outputField(plan.grid, f)),
-  } as EnrichRequest;
-  const page = await createEnrichmentJob(deps, scope, req);
+  const jobId = await enrichSelection(deps, scope, plan.grid, plan.selection, plan.fields, false);
   const stored: StoredFillGaps = { query, fields: plan.fields, items: plan.items, before: plan.before };
   await ReviewActivity.query(deps.knex)
-    .findById(page.job.id)
+    .findById(jobId)
     .patch({ metadata: deps.knex.raw(`COALESCE(metadata, '{}'::jsonb) || ?::jsonb`, [JSON.stringify({ fill_gaps: stored })]) as never });
-  return { jobId: page.job.id, plan };
+  return { jobId, plan };
+}
+
+/**
+ * Starts an enrichment job of a selection's items (inline, at most {@link FILL_GAPS_MAX_ITEMS})
+ * for `fields` (the output schema) and, with `classify`, taxonomy classification
+ * (`predict_taxonomy`), staged on the catalog.
+ * @returns the job id
+ * @throws ValidationError (422) when nothing matches or too many items do; the errors of createEnrichmentJob
+ */
+async function enrichSelection(
+  deps: JobServiceDeps,
+  scope: Scope,
+  grid: GridCatalog,
+  selection: Selection,
+  fields: string[],
+  classify: boolean,
+): Promise<string> {
+  const { rows } = await readWithoutJit<{ data: Record<string, unknown> }>(
+    deps.knex,
+    `SELECT data FROM catalog_items WHERE ${selection.where.sql} ORDER BY id LIMIT ?`,
+    [...selection.where.bindings, FILL_GAPS_MAX_ITEMS + 1],
+  );
+  if (rows.length === 0) throw ValidationError.at(['query'], 'No item matches the filter: nothing to enrich');
+  if (rows.length > FILL_GAPS_MAX_ITEMS)
+    throw ValidationError.at(
+      ['query'],
+      `More than ${FILL_GAPS_MAX_ITEMS} items match; one job from the console takes at most ${FILL_GAPS_MAX_ITEMS}: narrow the filter`,
+    );
+  const req = {
+    items: rows.map((r) => r.data),
+    catalog_id: grid.catalog.id,
+    async_mode: true,
+    output_schema: fields.map((f) => outputField(grid, f)),
+    ...(classify ? { predict_taxonomy: true } : {}),
+  } as EnrichRequest;
+  return (await createEnrichmentJob(deps, scope, req)).job.id;
+}
+
+/**
+ * The bulk actions "enrich" and "classify" (issue 28 §5) on every item of a grid query string:
+ * an enrichment job for `fields` and, with `classify`, taxonomy classification.
+ * @returns the job id (= its review activity's id)
+ * @throws ValidationError (422) for an unknown field, nothing asked, classification without a
+ *   taxonomy, or a selection that is empty or too large; NotFoundError / ForbiddenError
+ */
+export async function startSelectionEnrichment(
+  deps: JobServiceDeps & { caches: { catalog: CatalogCaches } },
+  scope: Scope,
+  catalogId: string,
+  query: string,
+  opts: { fields: string[]; classify: boolean },
+): Promise<string> {
+  const grid = await loadGridCatalog(deps, scope, catalogId);
+  for (const f of opts.fields) if (!Object.hasOwn(grid.types, f)) throw ValidationError.at(['body', 'field'], `No field "${f}" in the catalog`);
+  if (!opts.fields.length && !opts.classify) throw ValidationError.at(['body', 'field'], 'Choose fields to enrich, or classification');
+  if (opts.classify && !grid.taxonomy) throw ValidationError.at(['body', 'classify'], 'The catalog has no taxonomy to classify into');
+  const selection = await selectionOf(deps.knex, scope, grid, query);
+  return enrichSelection(deps, scope, grid, selection, opts.fields, opts.classify);
 }
 
 /** A completed fill-the-gaps job of a catalog, with its fields' completeness before and now. */
