@@ -37,15 +37,19 @@ const ACTION_LABELS: Record<(typeof BULK_ACTIONS)[number], string> = {
 /** The bulk actions page. */
 export function bulkPage(d: BulkPageData, session: PageSession): string {
   const cid = d.grid.catalog.id;
-  const gridHref = d.query ? `${itemsPath(cid)}?${d.query}` : itemsPath(cid);
+  const gridQuery = new URLSearchParams(d.query);
+  gridQuery.delete('ids');
+  const gridHref = gridQuery.size ? `${itemsPath(cid)}?${gridQuery.toString()}` : itemsPath(cid);
   const filter = [...new URLSearchParams(d.query)].filter(([k]) => k !== 'cols');
+  const selected = filter.some(([k]) => k === 'ids');
+  const rest = filter.filter(([k]) => k !== 'ids');
   const nodes = Object.values(d.grid.taxonomy?.nodes ?? {});
   return layout(
     `Bulk actions · ${d.grid.catalog.name}`,
     html`<h1>Bulk actions</h1>
       <p id="bulk-scope">
-        On <strong id="bulk-count">${d.matching}</strong> item${d.matching === 1 ? '' : 's'}: all matching
-        ${filter.length ? html`the filter <code>${filter.map(([k, v]) => `${k}=${v}`).join(' & ')}</code>` : 'the whole catalog (no filter)'} ·
+        On <strong id="bulk-count">${d.matching}</strong> item${d.matching === 1 ? '' : 's'}: ${selected ? 'the selected items matching' : 'all matching'}
+        ${rest.length ? html`the filter <code>${rest.map(([k, v]) => `${k}=${v}`).join(' & ')}</code>` : 'the whole catalog (no filter)'} ·
         <a href="${gridHref}">back to the grid</a>
       </p>
       <p class="muted">

@@ -175,6 +175,27 @@ describe('bulk actions in Chromium', () => {
     expect(staged.every((c: { after_data: Record<string, unknown>; status: string }) => !('title' in c.after_data) && c.status === 'pending')).toBe(true);
   }, 120_000);
 
+  test('a selection: the rows checked in the grid, within its filter, are the only ones staged', async () => {
+    await page.goto(`${base}/dashboard/catalogs/${fx.catalogId}/items?missing=color`);
+    const rows = await page.$$eval('#item-grid tbody tr[data-item-id]', (els) => els.map((e) => e.getAttribute('data-item-id') ?? ''));
+    expect(rows).toHaveLength(4);
+    const picked = rows.slice(0, 2);
+    for (const id of picked) await page.check(`#item-grid tr[data-item-id="${id}"] input[name=ids]`);
+    await shotAndCheck(page, 'bulk-grid-selection.png');
+    await Promise.all([page.waitForNavigation(), page.click('#bulk-selected')]);
+    expect(await page.$eval('#bulk-count', (e) => e.textContent)).toBe('2');
+    expect(await page.$eval('#bulk-scope', (e) => e.textContent)).toContain('the selected items matching');
+    await page.selectOption('#bulk-action', 'set');
+    await page.selectOption('#bulk-field', 'color');
+    await page.fill('#bulk-value', 'Red');
+    const activityId = await submitBulk();
+    await waitStaged(activityId);
+    const staged: string[] = await knex()('staged_changes').where({ activity_id: activityId }).pluck('catalog_item_id');
+    expect(staged.sort()).toEqual([...picked].sort());
+    // A forged id is a 422.
+    expect((await page.goto(`${base}/dashboard/catalogs/${fx.catalogId}/items/bulk?ids=nope`))?.status()).toBe(422);
+  }, 120_000);
+
   test('while its workflow stages, the bulk action shows its staging progress (reloaded by the page script)', async () => {
     // An activity as createBulkAction leaves it before its workflow has staged anything.
     const id = newId();
