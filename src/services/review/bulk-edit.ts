@@ -172,6 +172,7 @@ function scopeOf(activity: ReviewActivity): Scope {
  * Stages one page of a bulk action: the next {@link BULK_STAGE_PAGE} matching items after item
  * id `after` (keyset on id), in one transaction with the activity locked, under the batch key
  * `bulk:<after>` (a retried page stages nothing twice).
+ * An activity cancelled meanwhile stops the staging (nothing staged, no next page).
  * @returns how many were staged and the id to continue after (null when this was the last page)
  * @throws ConflictError (409) when the activity is not open or is not a bulk action
  */
@@ -184,6 +185,8 @@ export async function stageBulkPage(
     const activity = await ReviewActivity.query(trx).findById(activityId).forUpdate().throwIfNotFound();
     const stored = (activity.input_data as { bulk_action?: StoredBulkAction } | null)?.bulk_action;
     if (!stored || !activity.catalog_id) throw new ConflictError('Not a bulk action');
+    // Cancelled (or otherwise closed) while staging: the workflow stops, staging nothing more.
+    if (['cancelled', 'failed', 'completed'].includes(activity.status)) return { staged: 0, next: null };
     const scope = scopeOf(activity);
     const grid = await loadGridCatalog({ knex: trx, caches: deps.caches }, scope, activity.catalog_id);
     const { where } = await selectionOf(trx, scope, grid, stored.query);
