@@ -23,7 +23,8 @@
  *   stage (`flow-run-completed.json`), one whose code raised (`flow-run-failed.json`) and one
  *   cancelled while its code ran (`flow-run-cancelled.json`);
  * - researchArchiveIndexWorkflow: an uploaded WARC indexed (`research-archive-ready.json`) and a
- *   file that is no WARC, failed without retries (`research-archive-failed.json`).
+ *   file that is no WARC, failed without retries (`research-archive-failed.json`);
+ * - bulkStageWorkflow: a console bulk action staged in three pages (`bulk-stage-completed.json`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -40,6 +41,7 @@ test('the fixtures cover every path of every workflow type', () => {
   expect(FIXTURES).toEqual([
     'activity-apply-completed.json',
     'activity-apply-failed.json',
+    'bulk-stage-completed.json',
     'catalog-import-completed.json',
     'enrichment-batched-cancelled.json',
     'enrichment-batched-completed.json',
@@ -74,6 +76,7 @@ test('the fixtures cover every path of every workflow type', () => {
       'catalogImportWorkflow',
       'flowRunWorkflow',
       'researchArchiveIndexWorkflow',
+      'bulkStageWorkflow',
     ]),
   );
 });

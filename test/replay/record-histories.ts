@@ -24,8 +24,8 @@
  * `search-index-maintenance.json`), `flows` (flowRunWorkflow completed through every node type,
  * failed, cancelled: `flow-run-*.json`), `import` (catalogImportWorkflow:
  * `catalog-import-completed.json`), `research-archive` (researchArchiveIndexWorkflow: an uploaded
- * WARC indexed, and a file that is no WARC failing: `research-archive-{ready,failed}.json`);
- * naming some re-records only those fixtures.
+ * WARC indexed, and a file that is no WARC failing: `research-archive-{ready,failed}.json`),
+ * `bulk-stage` (bulkStageWorkflow, three pages: `bulk-stage-completed.json`); naming some re-records only those fixtures.
  */
 import '../setup/env';
 import fs from 'node:fs';
@@ -42,6 +42,8 @@ import { executeFlow } from '../../src/services/flows/runs';
 import { createResearchArchive } from '../../src/services/research-archives/archives';
 import { writeWarc } from '../../bench/fixtures/warc';
 import { exportHistory } from '../../temporal/export-history';
+import { createCatalogCaches } from '../../src/services/catalog/caches';
+import { createBulkAction } from '../../src/services/review/bulk-edit';
 import { TemporalJobRunner } from '../../temporal/client';
 import { createWorker } from '../../temporal/worker';
 import { loadConfig } from '../../src/config';
@@ -65,8 +67,9 @@ const TASK_QUEUE = 'record-replay-histories';
 
 /** Fixture groups named on the command line; none = all. */
 const GROUPS = new Set(process.argv.slice(2));
-const wanted = (group: 'enrichment' | 'search-index' | 'search-words' | 'crash' | 'apply' | 'maintenance' | 'flows' | 'import' | 'research-archive'): boolean =>
-  GROUPS.size === 0 || GROUPS.has(group);
+const wanted = (
+  group: 'enrichment' | 'search-index' | 'search-words' | 'crash' | 'apply' | 'maintenance' | 'flows' | 'import' | 'research-archive' | 'bulk-stage',
+): boolean => GROUPS.size === 0 || GROUPS.has(group);
 
 async function main(): Promise<void> {
   const knex = testKnex();
@@ -97,6 +100,7 @@ async function main(): Promise<void> {
     if (wanted('apply')) await recordApply(env, organizationId, out);
     if (wanted('import')) await recordImport(env, organizationId, out);
     if (wanted('research-archive')) await recordResearchArchives(env, organizationId, out);
+    if (wanted('bulk-stage')) await recordBulkStage(env, organizationId, out);
     if (wanted('flows')) await recordFlows(env, organizationId, out);
     if (wanted('maintenance')) {
       // One pass over the test database's indexes (rebuilt or checked, as they stand).
@@ -184,6 +188,24 @@ async function recordImport(env: TestWorkflowEnvironment, organizationId: string
  * word-index catch-up, a no-op) as `activity-apply-completed.json`, and one whose schema change
  * is invalid, so the apply fails for good and is recorded as failed, as `activity-apply-failed.json`.
  */
+/** bulkStageWorkflow: a console bulk action over 1,200 items, staged in three pages (`bulk-stage-completed.json`). */
+async function recordBulkStage(env: TestWorkflowEnvironment, organizationId: string, out: (name: string) => string): Promise<void> {
+  const knex = testKnex();
+  const catalogId = await seededCatalog(organizationId, 1200, 'B', 'pine shelf');
+  const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'replay', organizationIds: [organizationId] } };
+  const created = await createBulkAction({ knex, caches: { catalog: createCatalogCaches() }, config: { publicUrl: 'http://127.0.0.1:1' } }, scope, catalogId, {
+    action: 'set',
+    query: '',
+    field: 'title',
+    value: 'pine shelf (new)',
+  });
+  const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 });
+  await runner.startBulkStage({ activity_id: created.activity.id, organization_id: organizationId, catalog_id: catalogId });
+  const workflowId = `bulk-stage-${created.activity.id}`;
+  await env.client.workflow.getHandle(workflowId).result();
+  console.log('bulk stage:', await exportHistory(env.client, workflowId, out('bulk-stage-completed.json')), 'events');
+}
+
 async function recordApply(env: TestWorkflowEnvironment, organizationId: string, out: (name: string) => string): Promise<void> {
   const knex = testKnex();
   const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 });
