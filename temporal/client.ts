@@ -21,6 +21,8 @@ import {
   ActivityApplyArgs,
   activityApplyWorkflowId,
   APPLY_JOB_KIND,
+  BULK_STAGE_JOB_KIND,
+  bulkStageWorkflowId,
   CATALOG_ID,
   catalogImportWorkflowId,
   IMPORT_JOB_KIND,
@@ -258,14 +260,14 @@ export class TemporalJobRunner implements JobRunner {
   async startBulkStage(bulk: { activity_id: string; organization_id: string; catalog_id: string }): Promise<void> {
     try {
       await this.client.workflow.start('bulkStageWorkflow', {
-        workflowId: `bulk-stage-${bulk.activity_id}`,
+        workflowId: bulkStageWorkflowId(bulk.activity_id),
         taskQueue: this.config.taskQueue,
         args: [{ activity_id: bulk.activity_id }],
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         typedSearchAttributes: [
           { key: ORGANIZATION_ID, value: bulk.organization_id },
           { key: CATALOG_ID, value: bulk.catalog_id },
-          { key: JOB_KIND, value: 'bulk-stage' },
+          { key: JOB_KIND, value: BULK_STAGE_JOB_KIND },
         ],
         staticSummary: `Staging of console bulk action ${bulk.activity_id}`,
       });

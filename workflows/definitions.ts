@@ -359,3 +359,11 @@ export interface ResearchArchiveIndexArgs {
 
 /** Failure type of an archive whose content cannot be read (not WARC/WACZ, hashes differ): not retried. */
 export const ARCHIVE_CONTENT_INVALID = 'ArchiveContentInvalid';
+
+/** Workflow id of the staging of a console bulk action (workflows/bulk-stage.ts; issue 28 §5). */
+export function bulkStageWorkflowId(activityId: string): string {
+  return `bulk-stage-${activityId}`;
+}
+
+/** `JobKind` of bulk-action staging workflows. */
+export const BULK_STAGE_JOB_KIND = 'bulk-stage';

@@ -44,6 +44,7 @@ import { writeWarc } from '../../bench/fixtures/warc';
 import { exportHistory } from '../../temporal/export-history';
 import { createCatalogCaches } from '../../src/services/catalog/caches';
 import { createBulkAction } from '../../src/services/review/bulk-edit';
+import { bulkStageWorkflowId } from '../../workflows/definitions';
 import { TemporalJobRunner } from '../../temporal/client';
 import { createWorker } from '../../temporal/worker';
 import { loadConfig } from '../../src/config';
@@ -201,7 +202,7 @@ async function recordBulkStage(env: TestWorkflowEnvironment, organizationId: str
   });
   const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 });
   await runner.startBulkStage({ activity_id: created.activity.id, organization_id: organizationId, catalog_id: catalogId });
-  const workflowId = `bulk-stage-${created.activity.id}`;
+  const workflowId = bulkStageWorkflowId(created.activity.id);
   await env.client.workflow.getHandle(workflowId).result();
   console.log('bulk stage:', await exportHistory(env.client, workflowId, out('bulk-stage-completed.json')), 'events');
 }
