@@ -367,3 +367,6 @@ export function bulkStageWorkflowId(activityId: string): string {
 
 /** `JobKind` of bulk-action staging workflows. */
 export const BULK_STAGE_JOB_KIND = 'bulk-stage';
+
+/** Error type of a bulk action that cannot be staged (its filter or field no longer valid): not retried. */
+export const BULK_STAGE_NOT_STAGEABLE = 'BulkStageNotStageable';

@@ -14,6 +14,8 @@ import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
 import { createReviewFixture, type ReviewFixture } from './fixture';
 import { newId } from '../../src/lib/ids';
+import { TemporalJobRunner } from '../../temporal/client';
+import { bulkStageWorkflowId } from '../../workflows/definitions';
 
 requireChromium();
 
@@ -217,6 +219,30 @@ describe('bulk actions in Chromium', () => {
     await page.goto(`${base}/dashboard/catalogs/${fx.catalogId}/items/bulk/${id}`);
     expect(page.url()).toBe(activityPage(id));
   });
+
+  test('a bulk action that cannot be staged (its filter names a field the schema no longer has) fails at once, saying why', async () => {
+    const id = newId();
+    await knex()('review_activities').insert({
+      id,
+      organization_id: org.organizationId,
+      catalog_id: fx.catalogId,
+      type: 'custom_transform',
+      status: 'created',
+      description: 'Bulk action: clear gone on 1 item',
+      input_data: JSON.stringify({ bulk_action: { action: 'clear', query: 'missing=gone', field: 'gone', value: null, matching: 1 } }),
+    });
+    const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 });
+    await runner.startBulkStage({ activity_id: id, organization_id: org.organizationId, catalog_id: fx.catalogId });
+    await env.client.workflow.getHandle(bulkStageWorkflowId(id)).result();
+    const a = await knex()('review_activities').where({ id }).first('status', 'last_message');
+    expect(a.status).toBe('failed');
+    expect(a.last_message).toMatch(/^Staging failed: .*gone/);
+    expect(await knex()('staged_changes').where({ activity_id: id }).count({ n: '*' })).toEqual([{ n: '0' }]);
+    const shown = await page.goto(`${base}/dashboard/catalogs/${fx.catalogId}/items/bulk/${id}`);
+    expect(page.url()).toBe(activityPage(id));
+    expect(shown?.status()).toBe(200);
+    expect(await page.$eval('main', (e) => e.textContent)).toContain('Staging failed');
+  }, 60_000);
 
   test('bad input: an unknown field is a 422, another organization’s catalog a 403', async () => {
     const token = await page.$eval('meta[name="csrf-token"]', (e) => e.getAttribute('content') ?? '');

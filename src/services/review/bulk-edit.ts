@@ -213,3 +213,11 @@ export async function finishBulkStaging(knex: Knex, activityId: string): Promise
   const [{ n }] = (await knex('staged_changes').where({ activity_id: activityId }).count({ n: '*' })) as Array<{ n: string }>;
   return Number(n);
 }
+
+/** Records that staging a bulk action failed for good: a `created` activity becomes `failed` with the reason as its last message (idempotent). */
+export async function failBulkStaging(knex: Knex, activityId: string, error: string): Promise<void> {
+  await ReviewActivity.query(knex)
+    .findById(activityId)
+    .where({ status: 'created' })
+    .patch({ status: 'failed', last_message: `Staging failed: ${error}`.slice(0, 4000), updated_at: knex.fn.now() });
+}
