@@ -22,6 +22,8 @@ import {
   ActivityApplyArgs,
   activityApplyWorkflowId,
   APPLY_JOB_KIND,
+  BULK_STAGE_JOB_KIND,
+  bulkStageWorkflowId,
   CATALOG_ID,
   catalogImportWorkflowId,
   IMPORT_JOB_KIND,
@@ -251,6 +253,32 @@ export class TemporalJobRunner implements JobRunner {
           `Catalog: ${apply.catalog_id}`,
           `Progress and result: GET /api/activities/${apply.activity_id} (live: query "progress")`,
         ].join('\n'),
+      });
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+      throw err;
+    }
+  }
+
+  /**
+   * Starts `bulkStageWorkflow` under `bulk-stage-<activity_id>` (workflows/bulk-stage.ts) with
+   * search attributes OrganizationId, CatalogId and JobKind=`bulk-stage`; "already started" is
+   * success (rule 8).
+   * @throws the client's error when Temporal is unreachable
+   */
+  async startBulkStage(bulk: { activity_id: string; organization_id: string; catalog_id: string }): Promise<void> {
+    try {
+      await this.client.workflow.start('bulkStageWorkflow', {
+        workflowId: bulkStageWorkflowId(bulk.activity_id),
+        taskQueue: this.config.taskQueue,
+        args: [{ activity_id: bulk.activity_id }],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        typedSearchAttributes: [
+          { key: ORGANIZATION_ID, value: bulk.organization_id },
+          { key: CATALOG_ID, value: bulk.catalog_id },
+          { key: JOB_KIND, value: BULK_STAGE_JOB_KIND },
+        ],
+        staticSummary: `Staging of console bulk action ${bulk.activity_id}`,
       });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return;

@@ -18,6 +18,7 @@ import { createResearchArchiveActivities } from '../activities/research-archives
 import { createFlowActivities } from '../activities/flows';
 import { createReviewActivities } from '../activities/review';
 import { createSnapshotRestoreActivities } from '../activities/snapshot-restore';
+import { createBulkActionActivities } from '../activities/bulk-actions';
 import { createSearchIndexActivities } from '../activities/search-index';
 import { createSearchMaintenanceActivities } from '../activities/search-maintenance';
 import { loadConfig } from '../src/config';
@@ -125,6 +126,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
   const searchIndex = deps.knex ? createSearchIndexActivities({ knex: deps.knex }) : {};
   const review = deps.knex ? createReviewActivities({ knex: deps.knex, searchWordsDeferMinItems: deps.applyDeferWordsMinItems }) : {};
   const restores = deps.knex ? createSnapshotRestoreActivities({ knex: deps.knex, searchWordsDeferMinItems: deps.restoreDeferWordsMinItems }) : {};
+  const bulk = deps.knex ? createBulkActionActivities({ knex: deps.knex }) : {};
   const maintenance = deps.knex ? createSearchMaintenanceActivities(deps.knex, deps.searchMaintenance) : {};
   const imports = deps.knex ? createImportActivities({ knex: deps.knex }) : {};
   const researchArchives = deps.knex
@@ -144,7 +146,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : workflowCode()),
-    activities: timedActivities({ ...activities, ...searchIndex, ...review, ...restores, ...maintenance, ...flows, ...imports, ...researchArchives }),
+    activities: timedActivities({ ...activities, ...searchIndex, ...review, ...restores, ...bulk, ...maintenance, ...flows, ...imports, ...researchArchives }),
     maxConcurrentActivityTaskExecutions: deps.maxConcurrentActivities ?? 32,
     shutdownGraceTime: deps.shutdownGraceTime ?? '5 seconds',
   });

@@ -409,3 +409,13 @@ export const restoreProgressQuery = defineQuery<SnapshotRestoreProgress>('progre
 
 /** Failure type of a restore that cannot run (catalog, snapshot or its schema version gone): not retried. */
 export const RESTORE_NOT_APPLICABLE = 'RestoreNotApplicable';
+/** Workflow id of the staging of a console bulk action (workflows/bulk-stage.ts; issue 28 §5). */
+export function bulkStageWorkflowId(activityId: string): string {
+  return `bulk-stage-${activityId}`;
+}
+
+/** `JobKind` of bulk-action staging workflows. */
+export const BULK_STAGE_JOB_KIND = 'bulk-stage';
+
+/** Error type of a bulk action that cannot be staged (its filter or field no longer valid): not retried. */
+export const BULK_STAGE_NOT_STAGEABLE = 'BulkStageNotStageable';

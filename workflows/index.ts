@@ -11,3 +11,4 @@ export { catalogImportWorkflow } from './catalog-import';
 export { flowRunWorkflow } from './flow-run';
 export { researchArchiveIndexWorkflow } from './research-archive-index';
 export { snapshotRestoreWorkflow } from './snapshot-restore';
+export { bulkStageWorkflow } from './bulk-stage';

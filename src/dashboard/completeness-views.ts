@@ -188,8 +188,8 @@ function profiles(d: CompletenessReport, session: PageSession): SafeHtml {
   </section>`;
 }
 
-/** The completeness page of a catalog. */
-export function completenessPage(d: CompletenessReport, session: PageSession): string {
+/** The completeness page of a catalog; `extra` (e.g. the fill-the-gaps outcomes, fill-gaps-views.ts) goes after the totals. */
+export function completenessPage(d: CompletenessReport, session: PageSession, extra: SafeHtml | string = ''): string {
   return layout(
     `Completeness · ${d.grid.catalog.name}`,
     html`<div class="title-row">
@@ -198,7 +198,7 @@ export function completenessPage(d: CompletenessReport, session: PageSession): s
         <span class="spacer"></span>
         <a href="${itemsPath(d.grid.catalog.id)}">Items</a>
       </div>
-      ${totals(d)} ${profiles(d, session)} ${byNode(d)} ${byField(d)}`,
+      ${totals(d)} ${extra} ${profiles(d, session)} ${byNode(d)} ${byField(d)}`,
     session,
     [catalogCrumb(d.grid.catalog), html`<span>Completeness</span>`],
   );

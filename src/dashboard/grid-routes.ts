@@ -11,6 +11,8 @@ import { createReadinessProfile, deleteReadinessProfile, parseRuleLines } from '
 import type { CliLoginHelpers } from './cli-login';
 import { completenessReport } from '../services/catalog/completeness-report';
 import { completenessPage } from './completeness-views';
+import { fillGapsOutcomes } from '../services/enrichment/fill-gaps';
+import { fillGapsOutcomesSection } from './fill-gaps-views';
 import { loadGridPage, viewQuery } from './item-grid-data';
 import { itemGridPage, itemsPath } from './item-grid-views';
 import { DASHBOARD_BASE } from './views';
@@ -100,7 +102,10 @@ export function addGridRoutes(router: Router, deps: ResolvedAppDeps, h: GridRout
 
   router.get('/catalogs/:catalog_id/completeness', h.signedIn, async (ctx) => {
     const session = sessionOf(ctx);
-    h.send(ctx, 200, completenessPage(await completenessReport(deps, session.scope, ctx.params.catalog_id), h.pageSession(session)));
+    const report = await completenessReport(deps, session.scope, ctx.params.catalog_id);
+    // Fill the gaps (issue 28 §6): applied jobs' completeness before and now (fill-gaps-views.ts).
+    const filled = fillGapsOutcomesSection(await fillGapsOutcomes(deps.knex, report.grid), ctx.params.catalog_id);
+    h.send(ctx, 200, completenessPage(report, h.pageSession(session), filled));
   });
 
   router.post('/catalogs/:catalog_id/completeness/profiles', h.signedIn, async (ctx) => {

@@ -299,6 +299,13 @@ function rowsTable(d: GridPageData): SafeHtml {
                   ${d.columns.map((f, i) =>
                     i === 0
                       ? html`<td>
+                          <input
+                            type="checkbox"
+                            name="ids"
+                            value="${r.id}"
+                            form="bulk-selection"
+                            aria-label="Select item ${cellText(r.data[d.columns[0]]) || r.id}"
+                          />
                           <a href="${itemPath(cid, r.id)}">${cellText(r.data[f]) || html`<span class="muted">(item ${r.id.slice(0, 8)})</span>`}</a>
                         </td>`
                       : html`<td data-field="${f}">${cellText(r.data[f])}</td>`,
@@ -344,6 +351,18 @@ function profileLinks(d: GridPageData, profiles: ReadinessProfile[]): SafeHtml |
   </p>`;
 }
 
+/**
+ * The bulk-action form of the rows' checkboxes (issue 28 §5: a selection): a GET of the bulk
+ * actions page with the grid's filter and the checked `ids` (the checkboxes name it by `form`).
+ */
+function selectionForm(d: GridPageData): SafeHtml {
+  const params = new URLSearchParams(gridUrl('', { ...d.query, view: undefined, cursor: undefined, sort: undefined, columns: undefined }).replace(/^\?/, ''));
+  return html`<form id="bulk-selection" method="get" action="${itemsPath(d.grid.catalog.id)}/bulk" class="inline">
+    ${[...params].map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}" />`)}
+    <button type="submit" class="btn small" id="bulk-selected">Bulk actions on the checked items</button>
+  </form>`;
+}
+
 /** The item grid page. */
 export function itemGridPage(d: GridPageData, session: PageSession): string {
   const cid = d.grid.catalog.id;
@@ -354,13 +373,26 @@ export function itemGridPage(d: GridPageData, session: PageSession): string {
         <span class="muted">${d.grid.catalog.name}${d.view ? html` · view <strong>${d.view.name}</strong>` : ''}</span>
         <span class="spacer"></span>
         <a href="${DASHBOARD_BASE}/catalogs/${cid}/completeness">Completeness</a>
+        ${
+          d.query.missing || d.query.filters.some((f) => f.op === 'empty' && !f.negate) || d.query.readiness?.state === 'not_ready'
+            ? html`<a id="fill-gaps-link" href="${gridUrl(`${itemsPath(cid)}/fill-gaps`, { ...d.query, view: undefined, cursor: undefined, sort: undefined })}"
+                >Fill the gaps</a
+              >`
+            : ''
+        }
+        <a
+          id="export-link"
+          href="${gridUrl(`${itemsPath(cid)}/export`, { ...d.query, columns: d.columns, view: undefined, cursor: undefined, sort: undefined })}"
+          >Export CSV</a
+        >
+        <a id="bulk-link" href="${gridUrl(`${itemsPath(cid)}/bulk`, { ...d.query, view: undefined, cursor: undefined, sort: undefined })}">Bulk actions</a>
       </div>
       <div class="item-grid-layout${d.grid.taxonomy ? ' with-tree' : ''}">
         ${treePanel(d)}
         <div class="grid-main">
           ${filterForms(d)} ${profileLinks(d, d.profiles)}
           <div class="grid-tools">${columnChooser(d)}${viewsPanel(d, session)}</div>
-          ${pager(d, true)}
+          ${pager(d, true)} ${selectionForm(d)}
           <div class="table-scroll">${rowsTable(d)}</div>
           ${pager(d, false)}
         </div>

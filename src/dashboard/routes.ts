@@ -14,6 +14,7 @@ import { addPeopleRoutes } from './people-routes';
 import { assertRole, hasRole } from '../services/access/roles';
 import { addOperationsRoutes } from './operations-routes';
 import { addGridRoutes } from './grid-routes';
+import { addBulkRoutes } from './bulk-routes';
 import { loadActivityPage, loadCatalogPage, type ActivityFilters } from './data';
 import { activityPage, catalogPage, DASHBOARD_BASE, errorPage, loginPage, STATUS_ORDER, type PageSession } from './views';
 import { addConsoleRoutes } from './console-routes';
@@ -258,6 +259,8 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
 
   // The catalog console's item grid and completeness pages (issue 28 §2, §3).
   addGridRoutes(router, deps, { signedIn, readForm, send, pageSession });
+  // Bulk actions and fill the gaps on the grid's filter (issue 28 §5, §6).
+  addBulkRoutes(router, deps, { signedIn, readForm, send, pageSession });
 
   // The tool server's login helper (issue 21): a loopback callback receives a new API key.
   addCliLoginRoutes(router, deps, { signedIn, readForm, send, pageSession });

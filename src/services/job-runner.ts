@@ -38,6 +38,14 @@ export interface JobRunner {
     replaceClosed?: boolean;
   }): Promise<void>;
   /**
+   * Starts the staging of a console bulk action (workflow `bulk-stage-<activity_id>`,
+   * src/services/review/bulk-edit.ts), with search attributes OrganizationId, CatalogId and
+   * JobKind=bulk-stage; "already started" is success. Optional: runners without it make the
+   * dashboard answer 503.
+   * @throws the client's error when Temporal is unreachable
+   */
+  startBulkStage?(bulk: { activity_id: string; organization_id: string; catalog_id: string }): Promise<void>;
+  /**
    * Starts the import workflow of a staged spreadsheet import (`catalog-import-<import_id>`,
    * src/services/inference/import.ts), with search attributes OrganizationId, CatalogId and
    * JobKind=import. Optional: runners that start no imports leave it out (the route answers 503).

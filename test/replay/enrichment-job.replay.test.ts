@@ -25,7 +25,8 @@
  * - snapshotRestoreWorkflow: a restore that completes and one that fails as not applicable
  *   (`snapshot-restore-{completed,failed}.json`);
  * - researchArchiveIndexWorkflow: an uploaded WARC indexed (`research-archive-ready.json`) and a
- *   file that is no WARC, failed without retries (`research-archive-failed.json`).
+ *   file that is no WARC, failed without retries (`research-archive-failed.json`);
+ * - bulkStageWorkflow: a console bulk action staged in three pages (`bulk-stage-completed.json`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -42,6 +43,7 @@ test('the fixtures cover every path of every workflow type', () => {
   expect(FIXTURES).toEqual([
     'activity-apply-completed.json',
     'activity-apply-failed.json',
+    'bulk-stage-completed.json',
     'catalog-import-completed.json',
     'enrichment-batched-cancelled.json',
     'enrichment-batched-completed.json',
@@ -79,6 +81,7 @@ test('the fixtures cover every path of every workflow type', () => {
       'flowRunWorkflow',
       'researchArchiveIndexWorkflow',
       'snapshotRestoreWorkflow',
+      'bulkStageWorkflow',
     ]),
   );
 });

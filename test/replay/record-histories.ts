@@ -27,6 +27,7 @@
  * WARC indexed, and a file that is no WARC failing: `research-archive-{ready,failed}.json`),
  * `restore` (snapshotRestoreWorkflow completed, and failed as not applicable:
  * `snapshot-restore-{completed,failed}.json`); naming some re-records only those fixtures.
+ * `bulk-stage` (bulkStageWorkflow, three pages: `bulk-stage-completed.json`); naming some re-records only those fixtures.
  */
 import '../setup/env';
 import fs from 'node:fs';
@@ -43,6 +44,9 @@ import { executeFlow } from '../../src/services/flows/runs';
 import { createResearchArchive } from '../../src/services/research-archives/archives';
 import { writeWarc } from '../../bench/fixtures/warc';
 import { exportHistory } from '../../temporal/export-history';
+import { createCatalogCaches } from '../../src/services/catalog/caches';
+import { createBulkAction } from '../../src/services/review/bulk-edit';
+import { bulkStageWorkflowId } from '../../workflows/definitions';
 import { TemporalJobRunner } from '../../temporal/client';
 import { createWorker } from '../../temporal/worker';
 import { loadConfig } from '../../src/config';
@@ -68,7 +72,8 @@ const TASK_QUEUE = 'record-replay-histories';
 /** Fixture groups named on the command line; none = all. */
 const GROUPS = new Set(process.argv.slice(2));
 const wanted = (
-  group: 'enrichment' | 'search-index' | 'search-words' | 'crash' | 'apply' | 'maintenance' | 'flows' | 'import' | 'research-archive' | 'restore',
+  group:
+    'enrichment' | 'search-index' | 'search-words' | 'crash' | 'apply' | 'maintenance' | 'flows' | 'import' | 'research-archive' | 'restore' | 'bulk-stage',
 ): boolean => GROUPS.size === 0 || GROUPS.has(group);
 
 async function main(): Promise<void> {
@@ -101,6 +106,7 @@ async function main(): Promise<void> {
     if (wanted('restore')) await recordRestores(env, organizationId, out);
     if (wanted('import')) await recordImport(env, organizationId, out);
     if (wanted('research-archive')) await recordResearchArchives(env, organizationId, out);
+    if (wanted('bulk-stage')) await recordBulkStage(env, organizationId, out);
     if (wanted('flows')) await recordFlows(env, organizationId, out);
     if (wanted('maintenance')) {
       // One pass over the test database's indexes (rebuilt or checked, as they stand).
@@ -228,6 +234,24 @@ async function recordRestores(env: TestWorkflowEnvironment, organizationId: stri
  * word-index catch-up, a no-op) as `activity-apply-completed.json`, and one whose schema change
  * is invalid, so the apply fails for good and is recorded as failed, as `activity-apply-failed.json`.
  */
+/** bulkStageWorkflow: a console bulk action over 1,200 items, staged in three pages (`bulk-stage-completed.json`). */
+async function recordBulkStage(env: TestWorkflowEnvironment, organizationId: string, out: (name: string) => string): Promise<void> {
+  const knex = testKnex();
+  const catalogId = await seededCatalog(organizationId, 1200, 'B', 'pine shelf');
+  const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'replay', organizationIds: [organizationId] } };
+  const created = await createBulkAction({ knex, caches: { catalog: createCatalogCaches() }, config: { publicUrl: 'http://127.0.0.1:1' } }, scope, catalogId, {
+    action: 'set',
+    query: '',
+    field: 'title',
+    value: 'pine shelf (new)',
+  });
+  const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 });
+  await runner.startBulkStage({ activity_id: created.activity.id, organization_id: organizationId, catalog_id: catalogId });
+  const workflowId = bulkStageWorkflowId(created.activity.id);
+  await env.client.workflow.getHandle(workflowId).result();
+  console.log('bulk stage:', await exportHistory(env.client, workflowId, out('bulk-stage-completed.json')), 'events');
+}
+
 async function recordApply(env: TestWorkflowEnvironment, organizationId: string, out: (name: string) => string): Promise<void> {
   const knex = testKnex();
   const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 });

@@ -73,13 +73,27 @@ async function exportColumns(trx: Knex.Transaction, catalogId: string, schemaKey
   return [...schemaKeys, ...rows.map((r) => r.k).filter((k) => !known.has(k))];
 }
 
-/** Streams every item's data, product before its variants, through a cursor; calls `row` per item. */
-async function eachItem(trx: Knex.Transaction, catalogId: string, row: (data: Record<string, unknown>) => Promise<void> | void): Promise<number> {
+/**
+ * A part of the items to export (issue 28 §5: the console grid's filter and columns): a `WHERE`
+ * over `catalog_items` (src/services/catalog/grid-selection.ts) and the columns, in order.
+ */
+export interface ExportSelection {
+  where: { sql: string; bindings: Knex.RawBinding[] };
+  columns: string[];
+}
+
+/** Streams every item's data (of `selection` when given), product before its variants, through a cursor; calls `row` per item. */
+async function eachItem(
+  trx: Knex.Transaction,
+  catalogId: string,
+  row: (data: Record<string, unknown>) => Promise<void> | void,
+  selection?: ExportSelection,
+): Promise<number> {
   await trx.raw(
     `DECLARE export_items NO SCROLL CURSOR FOR
-       SELECT data FROM catalog_items WHERE catalog_id = ?
+       SELECT data FROM catalog_items WHERE catalog_id = ?${selection ? ` AND (${selection.where.sql})` : ''}
        ORDER BY coalesce(parent_id, id), (entity_type = 'variant'), created_at, id`,
-    [catalogId],
+    [catalogId, ...(selection?.where.bindings ?? [])],
   );
   let n = 0;
   for (;;) {
@@ -96,10 +110,18 @@ async function eachItem(trx: Knex.Transaction, catalogId: string, row: (data: Re
 /**
  * Starts the export of a catalog: checks ownership and reads the columns before anything is
  * sent (so 404/403 are plain responses), then streams the rows into `body` in the background;
- * a failure after that destroys the stream (the client sees a cut response).
+ * a failure after that destroys the stream (the client sees a cut response). `options.selection`:
+ * only those items and those columns (the console grid's export).
  * @throws NotFoundError (404), ForbiddenError (403)
  */
-export async function exportCatalog(knex: Knex, scope: Scope, catalogId: string, format: SheetFormat, options: { bom?: boolean } = {}): Promise<CatalogExport> {
+export async function exportCatalog(
+  knex: Knex,
+  scope: Scope,
+  catalogId: string,
+  format: SheetFormat,
+  options: { bom?: boolean; selection?: ExportSelection } = {},
+): Promise<CatalogExport> {
+  const selection = options.selection;
   const catalog = await loadCatalogOwned(knex, scope, catalogId);
   const schema = await getCurrentSchema(knex, catalogId);
   const schemaKeys = Object.keys(schema.schema_definition.properties ?? {});
@@ -112,19 +134,21 @@ export async function exportCatalog(knex: Knex, scope: Scope, catalogId: string,
     columns,
   });
   if (format === 'csv') {
-    const columns = await knex.transaction((trx) => exportColumns(trx, catalog.id, schemaKeys), { readOnly: true });
-    void streamCsv(knex, catalog.id, columns, body, options.bom === true);
+    const columns = selection ? selection.columns : await knex.transaction((trx) => exportColumns(trx, catalog.id, schemaKeys), { readOnly: true });
+    // COPY takes no bind parameters: the selection's are inlined by knex's own escaping.
+    const where = selection ? knex.raw(selection.where.sql, selection.where.bindings).toQuery() : null;
+    void streamCsv(knex, catalog.id, columns, body, options.bom === true, where);
     return result(columns);
   }
   const trx = await knex.transaction({ isolationLevel: 'repeatable read', readOnly: true });
   let columns: string[];
   try {
-    columns = await exportColumns(trx, catalog.id, schemaKeys);
+    columns = selection ? selection.columns : await exportColumns(trx, catalog.id, schemaKeys);
   } catch (err) {
     await trx.rollback();
     throw err;
   }
-  streamXlsx(trx, catalog.id, columns, body).then(
+  streamXlsx(trx, catalog.id, columns, body, selection).then(
     async () => {
       await trx.commit();
     },
@@ -157,15 +181,16 @@ interface PgConnection {
  * need one to read UTF-8; without it the file is exactly what the import and other tools read,
  * issue 26 §7). One statement is one
  * snapshot. A client that goes away ends the connection (a half-read COPY cannot be reused).
+ * `where`: a further condition (SQL with its values inlined), for a selection.
  */
-async function streamCsv(knex: Knex, catalogId: string, columns: string[], body: PassThrough, bom: boolean): Promise<void> {
+async function streamCsv(knex: Knex, catalogId: string, columns: string[], body: PassThrough, bom: boolean, where: string | null): Promise<void> {
   let conn: PgConnection | null = null;
   try {
     conn = (await knex.client.acquireConnection()) as PgConnection;
     const select = columns.length ? columns.map((c) => `data->>${literal(c)}`).join(', ') : `''`;
     const copy = conn.query(
       copyTo(
-        `COPY (SELECT ${select} FROM catalog_items WHERE catalog_id = ${literal(catalogId)}
+        `COPY (SELECT ${select} FROM catalog_items WHERE catalog_id = ${literal(catalogId)}${where ? ` AND (${where})` : ''}
                ORDER BY coalesce(parent_id, id), (entity_type = 'variant'), created_at, id) TO STDOUT WITH (FORMAT csv)`,
       ),
     );
@@ -189,22 +214,27 @@ async function streamCsv(knex: Knex, catalogId: string, columns: string[], body:
 }
 
 /** XLSX through exceljs's streaming writer (inline strings, no styles): numbers and booleans as typed cells. */
-async function streamXlsx(trx: Knex.Transaction, catalogId: string, columns: string[], body: PassThrough): Promise<void> {
+async function streamXlsx(trx: Knex.Transaction, catalogId: string, columns: string[], body: PassThrough, selection?: ExportSelection): Promise<void> {
   // Deflate level 1: the zip of row XML was half the time at the default level (bench/sheets-export.ts).
   const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: body, useSharedStrings: false, useStyles: false, zip: { zlib: { level: 1 } } });
   const ws = wb.addWorksheet('items');
   ws.addRow(columns).commit();
-  await eachItem(trx, catalogId, (data) => {
-    ws.addRow(
-      columns.map((c) => {
-        const v = data[c];
-        return typeof v === 'number' || typeof v === 'boolean' ? v : v === null || v === undefined ? null : cellText(v);
-      }),
-    ).commit();
-    // Let the zip stream flush before the next row when the client is slow.
-    if (body.destroyed) throw new Error('export stream closed by the client');
-    if (body.writableNeedDrain) return drained(body);
-  });
+  await eachItem(
+    trx,
+    catalogId,
+    (data) => {
+      ws.addRow(
+        columns.map((c) => {
+          const v = data[c];
+          return typeof v === 'number' || typeof v === 'boolean' ? v : v === null || v === undefined ? null : cellText(v);
+        }),
+      ).commit();
+      // Let the zip stream flush before the next row when the client is slow.
+      if (body.destroyed) throw new Error('export stream closed by the client');
+      if (body.writableNeedDrain) return drained(body);
+    },
+    selection,
+  );
   ws.commit();
   await wb.commit();
 }
