@@ -54,12 +54,13 @@ export interface RestoreRequestDeps {
 export async function requestSnapshotRestore(deps: RestoreRequestDeps, scope: Scope, catalogId: string, snapshotId: string): Promise<SnapshotRestore> {
   assertRole(scope, 'reviewer');
   const start = deps.jobRunner.startSnapshotRestore;
-  if (!start) throw new ServiceUnavailableError('Snapshot restores run as Temporal workflows and this service has no Temporal client');
   const restore = await deps.knex.transaction(async (trx) => {
     await loadCatalogOwned(trx, scope, catalogId);
     const snapshot = await loadSnapshot(trx, scope, catalogId, snapshotId);
     const version = await CatalogSchema.query(trx).select('id').where({ catalog_id: catalogId, version: snapshot.schema_version }).first();
     if (!version) throw new ConflictError(`Schema version ${snapshot.schema_version} of this snapshot no longer exists`);
+    // Checked after the request itself, so that a wrong id is a 404 wherever the service runs.
+    if (!start) throw new ServiceUnavailableError('Snapshot restores run as Temporal workflows and this service has no Temporal client');
     // The partial unique index admits one open restore per snapshot: a concurrent or retried
     // request inserts nothing and joins the open one. (A restore that closes between the two
     // statements leaves neither: insert again.)
@@ -76,7 +77,7 @@ export async function requestSnapshotRestore(deps: RestoreRequestDeps, scope: Sc
     }
     throw new ConflictError('Another restore of this snapshot is starting: try again');
   });
-  await start.call(deps.jobRunner, { id: restore.id, organization_id: restore.organization_id, catalog_id: catalogId, snapshot_id: restore.snapshot_id });
+  await start!.call(deps.jobRunner, { id: restore.id, organization_id: restore.organization_id, catalog_id: catalogId, snapshot_id: restore.snapshot_id });
   return restore;
 }
 
