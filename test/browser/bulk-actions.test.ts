@@ -6,10 +6,9 @@
  * `pre_apply` snapshot (the existing restore) undoes it. A reviewer's rejection elsewhere is
  * never changed by a bulk action.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { requireChromium, launchChromium, shotAndCheck, type Browser, type Page } from './chromium';
+import { requireChromium, shotAndCheck, type Page } from './chromium';
+import { openDashboard, type OpenDashboard } from './dashboard-server';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
 import { createReviewFixture, type ReviewFixture } from './fixture';
@@ -23,33 +22,23 @@ describe('bulk actions in Chromium', () => {
   const TASK_QUEUE = 'test-browser-bulk';
   let env: TestWorkflowEnvironment;
   let worker: RunningTestWorker;
-  let server: http.Server;
+  let dashboard: OpenDashboard;
   let base: string;
-  let browser: Browser;
   let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let fx: ReviewFixture;
-  const dialogs: string[] = [];
 
   beforeAll(async () => {
     env = await startTestTemporal();
     worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: fakeEngine() });
     org = await createTestOrg('bulk actions org');
     fx = await createReviewFixture(org.organizationId);
-    server = http.createServer(testApiFor(env, TASK_QUEUE));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
-    page = await browser.newPage();
-    page.on('dialog', (d) => {
-      dialogs.push(d.message());
-      void d.accept();
-    });
+    dashboard = await openDashboard(testApiFor(env, TASK_QUEUE));
+    ({ base, page } = dashboard);
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await dashboard?.close();
     await worker?.stop();
     await env?.teardown();
     await closeTestKnex();

@@ -7,21 +7,19 @@
  * filtered to exactly those items. Creating a profile needs the CSRF token; axe-core finds no
  * serious or critical violation.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { testApp } from '../helpers/app';
 import { closeTestKnex, createTestOrg } from '../helpers/db';
-import { launchChromium, requireChromium, shotAndCheck, type Browser, type Page } from './chromium';
+import { requireChromium, shotAndCheck, type Page } from './chromium';
+import { openDashboard, type OpenDashboard } from './dashboard-server';
 import { createGridFixture, fixtureComplete, isEmpty, type GridFixtureItem } from '../helpers/grid-catalog';
 
 requireChromium();
 
 describe('completeness page in Chromium', () => {
   const app = testApp().callback();
-  let server: http.Server;
+  let dashboard: OpenDashboard;
   let base: string;
-  let browser: Browser;
   let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let catalogId: string;
@@ -30,16 +28,12 @@ describe('completeness page in Chromium', () => {
   beforeAll(async () => {
     org = await createTestOrg('completeness org');
     ({ catalogId, items } = await createGridFixture(org.organizationId));
-    server = http.createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
-    page = await browser.newPage();
+    dashboard = await openDashboard(app);
+    ({ base, page } = dashboard);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await dashboard?.close();
     await closeTestKnex();
   });
 

@@ -5,11 +5,10 @@
  * job runs (its progress page, then its review page) → approve, apply → the completeness page
  * shows the share of brand filled before and after, and it went up.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence } from '../../src/enrichment/types';
-import { requireChromium, launchChromium, shotAndCheck, type Browser, type Page } from './chromium';
+import { requireChromium, shotAndCheck, type Page } from './chromium';
+import { openDashboard, type OpenDashboard } from './dashboard-server';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
 import { createReviewFixture, type ReviewFixture } from './fixture';
@@ -64,9 +63,8 @@ describe('fill the gaps in Chromium', () => {
   const TASK_QUEUE = 'test-browser-fill-gaps';
   let env: TestWorkflowEnvironment;
   let worker: RunningTestWorker;
-  let server: http.Server;
+  let dashboard: OpenDashboard;
   let base: string;
-  let browser: Browser;
   let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let fx: ReviewFixture;
@@ -76,18 +74,13 @@ describe('fill the gaps in Chromium', () => {
     worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: brandEngine() });
     org = await createTestOrg('fill gaps org');
     fx = await createReviewFixture(org.organizationId);
-    server = http.createServer(testApiFor(env, TASK_QUEUE));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
-    page = await browser.newPage();
-    page.on('dialog', (d) => void d.accept());
+    dashboard = await openDashboard(testApiFor(env, TASK_QUEUE));
+    ({ base, page } = dashboard);
   }, 180_000);
 
   afterAll(async () => {
     release();
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await dashboard?.close();
     await worker?.stop();
     await env?.teardown();
     await closeTestKnex();

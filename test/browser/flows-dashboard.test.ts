@@ -7,9 +7,8 @@
  * Skipped, with a message saying so, only when no Chromium is installed. Screenshots go to
  * `DASHBOARD_SCREENSHOTS` (e.g. docs/screenshots) when that is set.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { requireChromium, launchChromium, shotAndCheck, type Browser, type Page } from './chromium';
+import { requireChromium, shotAndCheck, type Page } from './chromium';
+import { openDashboard, type OpenDashboard } from './dashboard-server';
 import request from 'supertest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { newId } from '../../src/lib/ids';
@@ -39,9 +38,8 @@ describe('flows dashboard in Chromium', () => {
   const TASK_QUEUE = 'test-browser-flows';
   let env: TestWorkflowEnvironment;
   let worker: RunningTestWorker;
-  let server: http.Server;
+  let dashboard: OpenDashboard;
   let base: string;
-  let browser: Browser;
   let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let fx: FlowFixture;
@@ -61,16 +59,12 @@ describe('flows dashboard in Chromium', () => {
     };
     completed = await execute(completedRunInput(COMPLETED_ROWS));
     failed = await execute(FAILING_RUN_INPUT);
-    server = http.createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
-    page = await browser.newPage();
+    dashboard = await openDashboard(app);
+    ({ base, page } = dashboard);
   }, 240_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await dashboard?.close();
     await worker?.stop();
     await env?.teardown();
     await closeTestKnex();
@@ -253,11 +247,11 @@ describe('flows dashboard in Chromium', () => {
     expect((await page.goto(`${base}/dashboard/flows/not-a-uuid`))?.status()).toBe(404);
     expect((await page.goto(`${base}/dashboard/flows/${newId()}/runs/${completed.id}`))?.status()).toBe(404);
     const otherOrg = await createTestOrg('other flows org');
-    const otherFlow = await request(server).get('/api/public/workflows').set(otherOrg.auth);
+    const otherFlow = await request(base).get('/api/public/workflows').set(otherOrg.auth);
     expect(otherFlow.body.total).toBe(0);
-    const res = await request(server).get(`/dashboard/flows/${fx.flowId}`);
+    const res = await request(base).get(`/dashboard/flows/${fx.flowId}`);
     expect(res.status).toBe(302);
-    const theirs = await createFlowFixture(testKnex(), server, otherOrg);
+    const theirs = await createFlowFixture(testKnex(), base, otherOrg);
     const forbidden = await page.goto(`${base}/dashboard/flows/${theirs.flowId}`);
     expect(forbidden?.status()).toBe(403);
     expect(await page.$eval('h1', (e) => e.textContent)).toContain('403');

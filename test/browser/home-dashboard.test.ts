@@ -7,14 +7,13 @@
  * Completeness is filled in by the page script after the page is shown.
  * axe-core finds no serious or critical violation.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { newId } from '../../src/lib/ids';
 import { testApp } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { launchChromium, requireChromium, shotAndCheck, type Browser, type Page } from './chromium';
+import { requireChromium, shotAndCheck, type Page } from './chromium';
+import { openDashboard, type OpenDashboard } from './dashboard-server';
 
 requireChromium();
 
@@ -28,9 +27,8 @@ const ITEMS_A = [
 
 describe('home page in Chromium', () => {
   const app = testApp().callback();
-  let server: http.Server;
+  let dashboard: OpenDashboard;
   let base: string;
-  let browser: Browser;
   let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let catalogA: string;
@@ -138,16 +136,12 @@ describe('home page in Chromium', () => {
     };
     ids.restore = await snapshot('safety', await snapshot('manual', null));
 
-    server = http.createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
-    page = await browser.newPage();
+    dashboard = await openDashboard(app);
+    ({ base, page } = dashboard);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await dashboard?.close();
     await closeTestKnex();
   });
 

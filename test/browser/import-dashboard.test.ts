@@ -9,7 +9,6 @@
  * finds no serious or critical violation.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import request from 'supertest';
 import { newId } from '../../src/lib/ids';
@@ -17,7 +16,8 @@ import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
-import { launchChromium, requireChromium, shotAndCheck, type Browser, type Page } from './chromium';
+import { requireChromium, shotAndCheck, type Page } from './chromium';
+import { openDashboard, type OpenDashboard } from './dashboard-server';
 
 requireChromium();
 
@@ -34,9 +34,8 @@ describe('import page in Chromium', () => {
   let env: TestWorkflowEnvironment;
   let worker: RunningTestWorker;
   let app: http.RequestListener;
-  let server: http.Server;
+  let dashboard: OpenDashboard;
   let base: string;
-  let browser: Browser;
   let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let catalogId: string;
@@ -56,16 +55,12 @@ describe('import page in Chromium', () => {
     });
     await testKnex()('catalogs').where({ id: catalogId }).update({ item_count: 1 });
     app = testApiFor(env, TASK_QUEUE);
-    server = http.createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
-    page = await browser.newPage();
+    dashboard = await openDashboard(app);
+    ({ base, page } = dashboard);
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await dashboard?.close();
     await worker?.stop();
     await env?.teardown();
     await closeTestKnex();

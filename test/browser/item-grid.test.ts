@@ -7,24 +7,22 @@
  * variants complete". axe-core finds no serious or critical violation; the page escapes the
  * catalog's name; saving a view needs the CSRF token; another organization gets a 403.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { newId } from '../../src/lib/ids';
 import { createApiKey } from '../../src/services/access/api-keys';
 import { testApp } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { launchChromium, requireChromium, shotAndCheck, type Browser, type Page } from './chromium';
+import { requireChromium, shotAndCheck, type Page } from './chromium';
+import { openDashboard, type OpenDashboard } from './dashboard-server';
 import { createGridFixture, GRID_ITEMS, isEmpty, type GridFixtureItem } from '../helpers/grid-catalog';
 
 requireChromium();
 
 describe('item grid in Chromium', () => {
   const app = testApp().callback();
-  let server: http.Server;
+  let dashboard: OpenDashboard;
   let base: string;
-  let browser: Browser;
   let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let catalogId: string;
@@ -33,16 +31,12 @@ describe('item grid in Chromium', () => {
   beforeAll(async () => {
     org = await createTestOrg('item grid org');
     ({ catalogId, items } = await createGridFixture(org.organizationId));
-    server = http.createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
-    page = await browser.newPage();
+    dashboard = await openDashboard(app);
+    ({ base, page } = dashboard);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await dashboard?.close();
     await closeTestKnex();
   });
 

@@ -5,10 +5,9 @@
  * item's history shows the applied change, and "restore" stages the old value as a new change.
  * Another organization's item page is a 403.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { launchChromium, requireChromium, shotAndCheck, type Browser, type Page } from './chromium';
+import { requireChromium, shotAndCheck, type Page } from './chromium';
+import { openDashboard, type OpenDashboard } from './dashboard-server';
 import { createReviewFixture, type ReviewFixture } from './fixture';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
@@ -19,9 +18,8 @@ describe('console item page in Chromium', () => {
   const TASK_QUEUE = 'test-browser-item-page';
   let env: TestWorkflowEnvironment;
   let worker: RunningTestWorker;
-  let server: http.Server;
+  let dashboard: OpenDashboard;
   let base: string;
-  let browser: Browser;
   let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let fx: ReviewFixture;
@@ -33,17 +31,12 @@ describe('console item page in Chromium', () => {
     org = await createTestOrg('item page org');
     fx = await createReviewFixture(org.organizationId);
     other = await createReviewFixture((await createTestOrg('item page other org')).organizationId);
-    server = http.createServer(testApiFor(env, TASK_QUEUE));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
-    page = await browser.newPage();
-    page.on('dialog', (d) => void d.accept());
+    dashboard = await openDashboard(testApiFor(env, TASK_QUEUE));
+    ({ base, page } = dashboard);
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await dashboard?.close();
     await worker?.stop();
     await env?.teardown();
     await closeTestKnex();

@@ -7,14 +7,14 @@
  * organization's operations are not listed. axe-core finds no serious or critical violation.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import request from 'supertest';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
-import { launchChromium, requireChromium, shotAndCheck, type Browser, type Page } from './chromium';
+import { requireChromium, shotAndCheck, type Page } from './chromium';
+import { openDashboard, type OpenDashboard } from './dashboard-server';
 
 requireChromium();
 
@@ -24,9 +24,8 @@ describe('jobs page in Chromium', () => {
   let env: TestWorkflowEnvironment;
   let worker: RunningTestWorker;
   let app: http.RequestListener;
-  let server: http.Server;
+  let dashboard: OpenDashboard;
   let base: string;
-  let browser: Browser;
   let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let catalogId: string;
@@ -35,7 +34,7 @@ describe('jobs page in Chromium', () => {
   /** Items after the first wait here until released (the job runs while the page is looked at). */
   let release: () => void = () => undefined;
   const gate = new Promise<void>((resolve) => (release = resolve));
-  const dialogs: string[] = [];
+  let dialogs: string[] = [];
 
   beforeAll(async () => {
     env = await startTestTemporal();
@@ -47,21 +46,13 @@ describe('jobs page in Chromium', () => {
     org = await createTestOrg('jobs page org');
     catalogId = await createTestCatalog(org.organizationId);
     app = testApiFor(env, TASK_QUEUE, { concurrency: 1 });
-    server = http.createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
-    page = await browser.newPage();
-    page.on('dialog', (d) => {
-      dialogs.push(d.message());
-      void d.accept();
-    });
+    dashboard = await openDashboard(app);
+    ({ base, page, dialogs } = dashboard);
   }, 180_000);
 
   afterAll(async () => {
     release();
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await dashboard?.close();
     await worker?.stop();
     await env?.teardown();
     await closeTestKnex();

@@ -6,22 +6,20 @@
  * finds no serious or critical accessibility violation, the page's CSP stays on. Screenshots go to
  * `DASHBOARD_SCREENSHOTS` (e.g. docs/screenshots) when that is set.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { testApp } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg } from '../helpers/db';
 import { waitUntil } from '../helpers/wait';
-import { launchChromium, requireChromium, shotAndCheck, type Browser, type Page } from './chromium';
+import { requireChromium, shotAndCheck, type Page } from './chromium';
+import { openDashboard, type OpenDashboard } from './dashboard-server';
 
 requireChromium();
 
 describe('organization page in Chromium', () => {
   const app = testApp().callback();
-  let server: http.Server;
+  let dashboard: OpenDashboard;
   let base: string;
-  let browser: Browser;
   let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let masterId: string;
@@ -29,18 +27,13 @@ describe('organization page in Chromium', () => {
   beforeAll(async () => {
     org = await createTestOrg('organization page org');
     masterId = await createTestCatalog(org.organizationId);
-    server = http.createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
-    page = await browser.newPage();
-    // Revoke and rotate ask first; the test says yes.
-    page.on('dialog', (dialog) => void dialog.accept());
+    dashboard = await openDashboard(app);
+    ({ base, page } = dashboard);
+    // Revoke and rotate ask first; the page accepts every dialog (openDashboard).
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await dashboard?.close();
     await closeTestKnex();
   });
 

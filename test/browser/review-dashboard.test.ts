@@ -4,9 +4,8 @@
  * so, only when no Chromium is installed (test/setup/prepare.ts installs it where it can).
  * Screenshots go to `DASHBOARD_SCREENSHOTS` (e.g. docs/screenshots) when that is set.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { requireChromium, launchChromium, shotAndCheck, type Browser, type Page } from './chromium';
+import { requireChromium, shotAndCheck, type Browser, type Page } from './chromium';
+import { openDashboard, type OpenDashboard } from './dashboard-server';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { testApp } from '../helpers/app';
 import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
@@ -16,7 +15,7 @@ import { createReviewFixture, XSS_PROBE, type ReviewFixture } from './fixture';
 requireChromium();
 
 describe('review dashboard in Chromium', () => {
-  let server: http.Server;
+  let dashboard: OpenDashboard;
   let base: string;
   let browser: Browser;
   let page: Page;
@@ -29,17 +28,12 @@ describe('review dashboard in Chromium', () => {
     fx = await createReviewFixture(org.organizationId, { xssProbe: true });
     const otherOrg = await createTestOrg('other org');
     other = await createReviewFixture(otherOrg.organizationId);
-    server = http.createServer(testApp().callback());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
-    page = await browser.newPage();
-    page.on('dialog', (d) => void d.accept());
+    dashboard = await openDashboard(testApp().callback());
+    ({ base, page, browser } = dashboard);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await dashboard?.close();
     await closeTestKnex();
   });
 
@@ -179,34 +173,25 @@ describe('review loop in Chromium: review, apply, catalog changed', () => {
   const TASK_QUEUE = 'test-browser-review';
   let env: TestWorkflowEnvironment;
   let worker: RunningTestWorker;
-  let server: http.Server;
+  let dashboard: OpenDashboard;
   let base: string;
-  let browser: Browser;
   let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let fx: ReviewFixture;
   /** The messages of the confirmation dialogs, in order. */
-  const dialogs: string[] = [];
+  let dialogs: string[] = [];
 
   beforeAll(async () => {
     env = await startTestTemporal();
     worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: fakeEngine() });
     org = await createTestOrg('dashboard apply org');
     fx = await createReviewFixture(org.organizationId);
-    server = http.createServer(testApiFor(env, TASK_QUEUE));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
-    page = await browser.newPage();
-    page.on('dialog', (d) => {
-      dialogs.push(d.message());
-      void d.accept();
-    });
+    dashboard = await openDashboard(testApiFor(env, TASK_QUEUE));
+    ({ base, page, dialogs } = dashboard);
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await dashboard?.close();
     await worker?.stop();
     await env?.teardown();
     await closeTestKnex();

@@ -3,9 +3,8 @@
  * removed in ONE batch give exactly one new schema version, and the page shows the diff between
  * the two versions; the taxonomy saved from the page shows as a tree with inherited attributes.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { launchChromium, requireChromium, shotAndCheck, type Browser, type Page } from './chromium';
+import { requireChromium, shotAndCheck, type Page } from './chromium';
+import { openDashboard, type OpenDashboard } from './dashboard-server';
 import request from 'supertest';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { testApp } from '../helpers/app';
@@ -13,9 +12,8 @@ import { testApp } from '../helpers/app';
 requireChromium();
 
 describe('console schema page in Chromium', () => {
-  let server: http.Server;
+  let dashboard: OpenDashboard;
   let base: string;
-  let browser: Browser;
   let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   /** The catalog, made through the API (so its schema has its field info, as every real one). */
@@ -38,16 +36,12 @@ describe('console schema page in Chromium', () => {
       });
     expect(created.status).toBe(200);
     fx.catalogId = created.body.id;
-    server = http.createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
-    page = await browser.newPage();
+    dashboard = await openDashboard(app);
+    ({ base, page } = dashboard);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await dashboard?.close();
     await closeTestKnex();
   });
 

@@ -5,9 +5,8 @@
  * it is done, then the snapshots page names the safety snapshot the restore took first, and the
  * item is back as it was.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { launchChromium, requireChromium, shotAndCheck, type Browser, type Page } from './chromium';
+import { requireChromium, shotAndCheck, type Page } from './chromium';
+import { openDashboard, type OpenDashboard } from './dashboard-server';
 import { createReviewFixture, type ReviewFixture } from './fixture';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { testApp } from '../helpers/app';
@@ -16,9 +15,8 @@ import { startRestores, type RestoreTemporal } from '../helpers/restores';
 requireChromium();
 
 describe('console snapshots page in Chromium', () => {
-  let server: http.Server;
+  let dashboard: OpenDashboard;
   let base: string;
-  let browser: Browser;
   let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let fx: ReviewFixture;
@@ -29,16 +27,12 @@ describe('console snapshots page in Chromium', () => {
     fx = await createReviewFixture(org.organizationId);
     // Restores run as the workflow snapshot-restore-<id> (issue 28): a real dev server and worker.
     restores = await startRestores('test-snapshots-page');
-    server = http.createServer(testApp(restores.jobRunner).callback());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
-    page = await browser.newPage();
+    dashboard = await openDashboard(testApp(restores.jobRunner).callback());
+    ({ base, page } = dashboard);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await dashboard?.close();
     await restores?.stop();
     await closeTestKnex();
   });
