@@ -2,7 +2,6 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ResolvedAppDeps } from '../deps';
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '../lib/errors';
-import { checkCsrf, CSRF_FIELD } from '../middleware/session';
 import type { ActiveSession } from '../services/access/sessions';
 import { loadGridCatalog } from '../services/catalog/item-grid';
 import { countSelected, selectionOf, selectionQueryString } from '../services/catalog/grid-selection';
@@ -46,8 +45,7 @@ export function addBulkRoutes(router: Router, deps: ResolvedAppDeps, h: GridRout
 
   router.post('/catalogs/:catalog_id/items/bulk', h.signedIn, async (ctx) => {
     const session = sessionOf(ctx);
-    const form = await h.readForm(ctx);
-    checkCsrf(ctx, session, form.get(CSRF_FIELD) ?? undefined);
+    const form = await h.readCheckedForm(ctx);
     const start = deps.jobRunner.startBulkStage?.bind(deps.jobRunner);
     if (!start) throw new ServiceUnavailableError('Bulk actions need the job runner');
     const action = (form.get('action') ?? '') as BulkEditAction;
@@ -64,8 +62,7 @@ export function addBulkRoutes(router: Router, deps: ResolvedAppDeps, h: GridRout
 
   router.post('/catalogs/:catalog_id/items/bulk/enrich', h.signedIn, async (ctx) => {
     const session = sessionOf(ctx);
-    const form = await h.readForm(ctx);
-    checkCsrf(ctx, session, form.get(CSRF_FIELD) ?? undefined);
+    const form = await h.readCheckedForm(ctx);
     const jobId = await startSelectionEnrichment(deps, session.scope, ctx.params.catalog_id, selectionQueryString(form.get('query') ?? ''), {
       fields: form.getAll('field'),
       classify: form.get('classify') === '1',
@@ -112,8 +109,7 @@ export function addBulkRoutes(router: Router, deps: ResolvedAppDeps, h: GridRout
 
   router.post('/catalogs/:catalog_id/items/fill-gaps', h.signedIn, async (ctx) => {
     const session = sessionOf(ctx);
-    const form = await h.readForm(ctx);
-    checkCsrf(ctx, session, form.get(CSRF_FIELD) ?? undefined);
+    const form = await h.readCheckedForm(ctx);
     const { jobId } = await startFillGaps(deps, session.scope, ctx.params.catalog_id, selectionQueryString(form.get('query') ?? ''), form.getAll('field'));
     ctx.status = 303;
     ctx.redirect(`${fillGapsPath(ctx.params.catalog_id)}/${jobId}`);

@@ -14,23 +14,18 @@
  */
 import { assertRole } from '../services/access/roles';
 import type Router from '@koa/router';
-import type { Context, Middleware } from 'koa';
 import type { ResolvedAppDeps } from '../deps';
 import { ValidationError } from '../lib/errors';
-import { checkCsrf, CSRF_FIELD } from '../middleware/session';
+import { CSRF_FIELD } from '../middleware/session';
 import { createApiKey } from '../services/access/api-keys';
 import { issueUserToken } from '../services/access/auth';
 import type { ActiveSession } from '../services/access/sessions';
 import { html } from './html';
+import type { DashboardRouteHelpers } from './route-helpers';
 import { DASHBOARD_BASE, layout, type PageSession } from './views';
 
 /** What the route needs from the dashboard router. */
-export interface CliLoginHelpers {
-  signedIn: Middleware;
-  readForm: (ctx: Context) => Promise<URLSearchParams>;
-  send: (ctx: Context, status: number, body: string) => void;
-  pageSession: (s: ActiveSession) => PageSession;
-}
+export type CliLoginHelpers = DashboardRouteHelpers;
 
 /**
  * The callback URL when it is a loopback HTTP URL on path `/callback` with a port
@@ -111,8 +106,7 @@ export function addCliLoginRoutes(router: Router, deps: ResolvedAppDeps, h: CliL
   });
   router.post('/cli-login', h.signedIn, async (ctx) => {
     const session = ctx.state.dashboardSession as ActiveSession;
-    const form = await h.readForm(ctx);
-    checkCsrf(ctx, session, form.get(CSRF_FIELD) ?? undefined);
+    const form = await h.readCheckedForm(ctx);
     const { callback, state } = checkCallback(form.get('callback'), form.get('state'));
     const target = new URL(callback);
     target.searchParams.set('state', state);

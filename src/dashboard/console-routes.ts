@@ -1,9 +1,8 @@
 import type Router from '@koa/router';
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import type { ResolvedAppDeps } from '../deps';
 import { ValidationError, type ValidationDetail } from '../lib/errors';
 import { Validator } from '../lib/validation';
-import { checkCsrf, CSRF_FIELD } from '../middleware/session';
 import { taxonomyBody } from '../schemas/catalog-schema';
 import type { ActiveSession } from '../services/access/sessions';
 import { getCatalog } from '../services/catalog/catalogs';
@@ -21,7 +20,7 @@ import { itemPage, itemPath, type ItemPageNotice } from './item-views';
 import { NEW_FIELD_ROWS, schemaFields, schemaPage, schemaPath, type SchemaPageNotice } from './schema-views';
 import { restoreProgressPage, restoreProgressPath } from './snapshot-restore-views';
 import { restoreConfirmPage, snapshotsPage, snapshotsPath, type SnapshotsPageExtras } from './snapshots-views';
-import type { PageSession } from './views';
+import type { DashboardRouteHelpers } from './route-helpers';
 
 /**
  * The console's item, snapshots and schema pages (issue 28 §4, §9, §10) on the dashboard router:
@@ -31,12 +30,7 @@ import type { PageSession } from './views';
  */
 
 /** The dashboard router's helpers these routes use (src/dashboard/routes.ts). */
-export interface ConsoleHelpers {
-  signedIn: Middleware;
-  readForm: (ctx: Context, limitBytes?: number) => Promise<URLSearchParams>;
-  send: (ctx: Context, status: number, body: string) => void;
-  pageSession: (s: ActiveSession) => PageSession;
-}
+export type ConsoleHelpers = DashboardRouteHelpers;
 
 /** Largest taxonomy form the schema page takes, in bytes. */
 const TAXONOMY_FORM_BYTES = 2 * 1024 * 1024;
@@ -135,11 +129,6 @@ export function addConsoleRoutes(router: Router, deps: ResolvedAppDeps, h: Conso
   // The taxonomy form is validated with the API's own body schema (one validator per router).
   const validator = new Validator();
   const sessionOf = (ctx: Context) => ctx.state.dashboardSession as ActiveSession;
-  const checked = async (ctx: Context, limit?: number) => {
-    const form = await h.readForm(ctx, limit);
-    checkCsrf(ctx, sessionOf(ctx), form.get(CSRF_FIELD) ?? undefined);
-    return form;
-  };
 
   // ---- Item page (issue 28 §4) ----
   const showItem = async (ctx: Context, status: number, notice: ItemPageNotice) => {
@@ -162,7 +151,7 @@ export function addConsoleRoutes(router: Router, deps: ResolvedAppDeps, h: Conso
     }
   };
   router.post('/catalogs/:catalog_id/items/:item_id/edits', h.signedIn, async (ctx) => {
-    const form = await checked(ctx);
+    const form = await h.readCheckedForm(ctx);
     await stageAndRedirect(ctx, async () => {
       const field = (form.get('field') ?? '').trim();
       if (!field) throw new ValidationError([{ loc: ['body', 'field'], msg: 'Name the field to edit', type: 'value_error' }]);
@@ -172,7 +161,7 @@ export function addConsoleRoutes(router: Router, deps: ResolvedAppDeps, h: Conso
     });
   });
   router.post('/catalogs/:catalog_id/items/:item_id/restores', h.signedIn, async (ctx) => {
-    const form = await checked(ctx);
+    const form = await h.readCheckedForm(ctx);
     const kind = form.get('kind') === 'snapshot' ? 'snapshot' : 'change';
     const id = form.get('id') ?? '';
     await stageAndRedirect(
@@ -213,7 +202,7 @@ export function addConsoleRoutes(router: Router, deps: ResolvedAppDeps, h: Conso
     });
   });
   router.post('/catalogs/:catalog_id/snapshots', h.signedIn, async (ctx) => {
-    const form = await checked(ctx);
+    const form = await h.readCheckedForm(ctx);
     const reason = (form.get('reason') ?? '').trim().slice(0, MAX_REASON_CHARS) || null;
     const snapshot = await createSnapshot(deps.knex, sessionOf(ctx).scope, ctx.params.catalog_id, reason);
     ctx.status = 303;
@@ -226,7 +215,7 @@ export function addConsoleRoutes(router: Router, deps: ResolvedAppDeps, h: Conso
     h.send(ctx, 200, restoreConfirmPage(catalog, snapshot, h.pageSession(s)));
   });
   router.post('/catalogs/:catalog_id/snapshots/:snapshot_id/restore', h.signedIn, async (ctx) => {
-    await checked(ctx);
+    await h.readCheckedForm(ctx);
     // Starts (or joins) the restore's workflow and follows its progress (issue 28): never waits here.
     const restore = await requestSnapshotRestore(deps, sessionOf(ctx).scope, ctx.params.catalog_id, ctx.params.snapshot_id);
     ctx.status = 303;
@@ -263,7 +252,7 @@ export function addConsoleRoutes(router: Router, deps: ResolvedAppDeps, h: Conso
     await showSchema(ctx, 200, { message: done ? `Saved: schema version ${done.slice(0, 50)}.` : null });
   });
   router.post('/catalogs/:catalog_id/schema/fields', h.signedIn, async (ctx) => {
-    const form = await checked(ctx);
+    const form = await h.readCheckedForm(ctx);
     const s = sessionOf(ctx);
     try {
       const { schema } = await getCatalog(deps.knex, s.scope, ctx.params.catalog_id);
@@ -278,7 +267,7 @@ export function addConsoleRoutes(router: Router, deps: ResolvedAppDeps, h: Conso
     }
   });
   router.post('/catalogs/:catalog_id/schema/taxonomy', h.signedIn, async (ctx) => {
-    const form = await checked(ctx, TAXONOMY_FORM_BYTES);
+    const form = await h.readCheckedForm(ctx, TAXONOMY_FORM_BYTES);
     const s = sessionOf(ctx);
     try {
       let input: unknown;

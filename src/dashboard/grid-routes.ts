@@ -2,7 +2,6 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ResolvedAppDeps } from '../deps';
 import { ValidationError } from '../lib/errors';
-import { checkCsrf, CSRF_FIELD } from '../middleware/session';
 import type { ActiveSession } from '../services/access/sessions';
 import { deleteGridView, saveGridView } from '../services/catalog/grid-views';
 import { loadGridCatalog } from '../services/catalog/item-grid';
@@ -70,8 +69,7 @@ export function addGridRoutes(router: Router, deps: ResolvedAppDeps, h: GridRout
 
   router.post('/catalogs/:catalog_id/items/views', h.signedIn, async (ctx) => {
     const session = sessionOf(ctx);
-    const form = await h.readForm(ctx);
-    checkCsrf(ctx, session, form.get(CSRF_FIELD) ?? undefined);
+    const form = await h.readCheckedForm(ctx);
     const grid = await loadGridCatalog(deps, session.scope, ctx.params.catalog_id);
     const raw = Object.fromEntries(new URLSearchParams(form.get('query') ?? '').entries());
     delete raw.cursor;
@@ -91,8 +89,7 @@ export function addGridRoutes(router: Router, deps: ResolvedAppDeps, h: GridRout
 
   router.post('/catalogs/:catalog_id/items/views/:view_id/delete', h.signedIn, async (ctx) => {
     const session = sessionOf(ctx);
-    const form = await h.readForm(ctx);
-    checkCsrf(ctx, session, form.get(CSRF_FIELD) ?? undefined);
+    await h.readCheckedForm(ctx);
     await deleteGridView(deps.knex, session.scope, ctx.params.catalog_id, ctx.params.view_id);
     ctx.status = 303;
     ctx.redirect(itemsPath(ctx.params.catalog_id));
@@ -110,8 +107,7 @@ export function addGridRoutes(router: Router, deps: ResolvedAppDeps, h: GridRout
 
   router.post('/catalogs/:catalog_id/completeness/profiles', h.signedIn, async (ctx) => {
     const session = sessionOf(ctx);
-    const form = await h.readForm(ctx);
-    checkCsrf(ctx, session, form.get(CSRF_FIELD) ?? undefined);
+    const form = await h.readCheckedForm(ctx);
     await createReadinessProfile(deps.knex, session.scope, ctx.params.catalog_id, {
       name: form.get('name') ?? '',
       description: form.get('description'),
@@ -124,8 +120,7 @@ export function addGridRoutes(router: Router, deps: ResolvedAppDeps, h: GridRout
 
   router.post('/catalogs/:catalog_id/completeness/profiles/:profile_id/delete', h.signedIn, async (ctx) => {
     const session = sessionOf(ctx);
-    const form = await h.readForm(ctx);
-    checkCsrf(ctx, session, form.get(CSRF_FIELD) ?? undefined);
+    await h.readCheckedForm(ctx);
     await deleteReadinessProfile(deps.knex, session.scope, ctx.params.catalog_id, ctx.params.profile_id);
     ctx.status = 303;
     ctx.redirect(completenessPath(ctx.params.catalog_id));

@@ -1,8 +1,8 @@
 import type Router from '@koa/router';
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import type { ResolvedAppDeps } from '../deps';
 import { AppError, UnauthorizedError, ValidationError } from '../lib/errors';
-import { checkCsrf, CSRF_FIELD, setSessionCookie } from '../middleware/session';
+import { setSessionCookie } from '../middleware/session';
 import { OidcClient, personForIdentity, type PendingLogin } from '../services/access/oidc';
 import { invitePerson, personByPassword, updatePerson } from '../services/access/people';
 import type { RateLimits } from '../services/access/rate-limits';
@@ -10,7 +10,8 @@ import { assertRole } from '../services/access/roles';
 import { signInPerson, type ActiveSession } from '../services/access/sessions';
 import { loadOrganizationPage } from './organization-data';
 import { organizationPage } from './organization-views';
-import { DASHBOARD_BASE, loginPage, type PageSession } from './views';
+import type { DashboardRouteHelpers } from './route-helpers';
+import { DASHBOARD_BASE, loginPage } from './views';
 
 /**
  * People sign in as themselves (issue 28 §12, "People, not keys") on the dashboard router:
@@ -21,11 +22,7 @@ import { DASHBOARD_BASE, loginPage, type PageSession } from './views';
  */
 
 /** The dashboard router's helpers these routes use (src/dashboard/routes.ts). */
-export interface PeopleHelpers {
-  signedIn: Middleware;
-  readForm: (ctx: Context, limitBytes?: number) => Promise<URLSearchParams>;
-  send: (ctx: Context, status: number, body: string) => void;
-  pageSession: (s: ActiveSession) => PageSession;
+export interface PeopleHelpers extends DashboardRouteHelpers {
   /** A dashboard path from a `next` value, never another site. */
   safeNext: (next: string | null | undefined) => string;
 }
@@ -132,8 +129,7 @@ export function addPeopleRoutes(router: Router, deps: ResolvedAppDeps, rateLimit
   /** Answers a people form: 303 back to the people section, or the organization page again with the problem (422, 409, 404). */
   const peopleForm = async (ctx: Context, act: (form: URLSearchParams, session: ActiveSession) => Promise<unknown>) => {
     const session = ctx.state.dashboardSession as ActiveSession;
-    const form = await h.readForm(ctx);
-    checkCsrf(ctx, session, form.get(CSRF_FIELD) ?? undefined);
+    const form = await h.readCheckedForm(ctx);
     assertRole(session.scope, 'admin');
     try {
       await act(form, session);

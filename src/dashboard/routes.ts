@@ -69,6 +69,16 @@ async function readForm(ctx: Context, limitBytes = FORM_LIMIT_BYTES): Promise<UR
   return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
 }
 
+/**
+ * A signed-in page's form (see {@link readForm}), its CSRF token checked against the session.
+ * @throws ForbiddenError (403) when the token is missing or wrong
+ */
+async function readCheckedForm(ctx: Context, limitBytes?: number): Promise<URLSearchParams> {
+  const form = await readForm(ctx, limitBytes);
+  checkCsrf(ctx, ctx.state.dashboardSession as ActiveSession, form.get(CSRF_FIELD) ?? undefined);
+  return form;
+}
+
 /** Where to go after sign-in: a dashboard path from `next`, never another site (no open redirect). */
 function safeNext(next: string | null | undefined): string {
   return next && next.startsWith(`${DASHBOARD_BASE}/`) && !next.startsWith('//') && !/[\\\s]/.test(next) && !next.startsWith(`${DASHBOARD_BASE}/login`)
@@ -209,7 +219,7 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
   });
 
   // People sign in as themselves; the organization page's people forms (issue 28 §12).
-  addPeopleRoutes(router, deps, rateLimits, { signedIn, readForm, send, pageSession, safeNext });
+  addPeopleRoutes(router, deps, rateLimits, { signedIn, readForm, readCheckedForm, send, pageSession, safeNext });
 
   // The home page, the jobs page and the import page (issue 28 §1, §7, §8).
   addOperationsRoutes(router, deps, { signedIn, send, pageSession });
@@ -258,14 +268,14 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
   });
 
   // The catalog console's item grid and completeness pages (issue 28 §2, §3).
-  addGridRoutes(router, deps, { signedIn, readForm, send, pageSession });
+  addGridRoutes(router, deps, { signedIn, readForm, readCheckedForm, send, pageSession });
   // Bulk actions and fill the gaps on the grid's filter (issue 28 §5, §6).
-  addBulkRoutes(router, deps, { signedIn, readForm, send, pageSession });
+  addBulkRoutes(router, deps, { signedIn, readForm, readCheckedForm, send, pageSession });
 
   // The tool server's login helper (issue 21): a loopback callback receives a new API key.
-  addCliLoginRoutes(router, deps, { signedIn, readForm, send, pageSession });
+  addCliLoginRoutes(router, deps, { signedIn, readForm, readCheckedForm, send, pageSession });
   // The console's item, snapshots and schema pages (issue 28 §4, §9, §10).
-  addConsoleRoutes(router, deps, { signedIn, readForm, send, pageSession });
+  addConsoleRoutes(router, deps, { signedIn, readForm, readCheckedForm, send, pageSession });
 
   return router;
 }
