@@ -54,8 +54,8 @@ export function snapshotRoutes(deps: ResolvedAppDeps): RouteDef[] {
       response: restoreResponse,
       handler: async ({ scope, params }) => {
         const restore = await requestSnapshotRestore(deps, scope, params.catalog_id, params.snapshot_id);
-        // The G11 shape exactly (decisions.md §3); the restore's row is at GET …/snapshot-restores/{restore_id}.
-        return presentRestore(await waitForSnapshotRestore(deps, restore));
+        // The G11 shape (decisions.md §3) plus the run's id: its row is at GET …/snapshot-restores/{restore_id}.
+        return { ...presentRestore(await waitForSnapshotRestore(deps, restore)), restore_id: restore.id };
       },
     }),
     defineRoute({

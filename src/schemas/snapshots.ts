@@ -40,6 +40,9 @@ export const restoreResponse = Type.Object({
   safety_snapshot_id: Type.Optional(Type.String()),
   items_restored: Type.Optional(Type.Integer()),
   schema_version: Type.Optional(Type.String()),
+  restore_id: Type.Optional(
+    Type.String({ description: 'The restore run (issue 28): its status at `GET …/snapshot-restores/{restore_id}`; absent inside a status answer' }),
+  ),
 });
 
 /** Path of a restore's status (`GET …/snapshot-restores/{restore_id}`; issue 28). */

@@ -99,6 +99,17 @@ describe('snapshots (G11)', () => {
       safety_snapshot_id: expect.any(String),
       items_restored: 3,
       schema_version: '1.0.0',
+      restore_id: expect.any(String),
+    });
+    // The answer names its run: the status route shows it completed with the same result.
+    const status = await request(server)
+      .get(url(c, `/snapshot-restores/${res.body.restore_id}`))
+      .set(a.auth);
+    expect(status.status).toBe(200);
+    expect(status.body).toMatchObject({
+      restore_id: res.body.restore_id,
+      status: 'completed',
+      result: { safety_snapshot_id: res.body.safety_snapshot_id, items_restored: 3 },
     });
     expect(await itemsOf(c)).toEqual(original);
     const cat = await knex('catalogs').where('id', c).first();
