@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { Catalog } from '../models/catalog';
 import type { Scope } from '../services/access/scope';
-import { catalogCompleteness, type CatalogCompleteness } from '../services/catalog/catalog-completeness';
+import type { CatalogDeps } from '../services/catalog/caches';
+import { completenessReport } from '../services/catalog/completeness-report';
 import { listCatalogs } from '../services/catalog/catalogs';
 import { creditsUsedThisMonth } from '../services/enrichment/credits';
 import { listOperations, type Operation } from '../services/operations/operations';
@@ -51,15 +52,43 @@ export async function loadHomePage(knex: Knex, scope: Scope): Promise<HomePageDa
 export const HOME_COMPLETENESS_CATALOGS = HOME_CATALOGS;
 
 /**
- * Completeness of those of `catalogIds` that belong to `scope`'s organization (others are left
- * out, not errors), for the home page script (`GET /dashboard/completeness.json`).
+ * A catalog's completeness on the home page: the catalog completeness report's figures
+ * (src/services/catalog/completeness-report.ts, the completeness page's and the grid's
+ * definition: an item is complete when every field it requires — the schema's `required` and
+ * its taxonomy node's required attributes — is filled).
  */
-export async function loadHomeCompleteness(knex: Knex, scope: Scope, catalogIds: string[]): Promise<CatalogCompleteness[]> {
+export interface HomeCompleteness {
+  catalog_id: string;
+  /** The current schema's `required` fields (taxonomy nodes may require more). */
+  required_fields: string[];
+  /** Items counted (top-level ones in a product-grouped catalog, as the grid lists them). */
+  items: number;
+  /** Items with every required field filled. */
+  complete: number;
+  /** complete ÷ items, 0..1; null for an empty catalog. */
+  share: number | null;
+}
+
+/**
+ * Completeness of those of `catalogIds` that belong to `scope`'s organization (others are left
+ * out, not errors), for the home page script (`GET /dashboard/completeness.json`). Each is the
+ * catalog's completeness report (cached while its items, schema and profiles are unchanged;
+ * counted concurrently otherwise).
+ */
+export async function loadHomeCompleteness(deps: CatalogDeps, scope: Scope, catalogIds: string[]): Promise<HomeCompleteness[]> {
   const wanted = [...new Set(catalogIds.filter((id) => /^[0-9a-f-]{36}$/i.test(id)))].slice(0, HOME_COMPLETENESS_CATALOGS);
   if (!wanted.length) return [];
-  const owned: Array<{ id: string }> = await knex('catalogs').where('organization_id', scope.organizationId).whereIn('id', wanted).select('id');
-  return catalogCompleteness(
-    knex,
-    owned.map((c) => c.id),
+  const owned: Array<{ id: string }> = await deps.knex('catalogs').where('organization_id', scope.organizationId).whereIn('id', wanted).select('id');
+  return Promise.all(
+    owned.map(async ({ id }) => {
+      const r = await completenessReport(deps, scope, id);
+      return {
+        catalog_id: id,
+        required_fields: r.grid.rules.schemaRequired,
+        items: r.total,
+        complete: r.complete,
+        share: r.total ? r.complete / r.total : null,
+      };
+    }),
   );
 }

@@ -57,7 +57,7 @@ function csvCell(s: string): string {
  * dashboard router behind sign-in:
  * - `GET /dashboard` — the home page (src/dashboard/home-views.ts);
  * - `GET /dashboard/completeness.json?catalog_id=…` — the completeness of those catalogs (of the
- *   organization), for the home page script: `{catalogs: [{catalog_id, required_fields, items, filled, share}]}`;
+ *   organization), for the home page script: `{catalogs: [{catalog_id, required_fields, items, complete, share}]}`;
  * - `GET /dashboard/jobs?kind=&status=&page=` — the jobs page (jobs-views.ts);
  * - `GET /dashboard/jobs/{kind}/{id}/errors.csv` — one operation's errors (`position,message`);
  * - `GET /dashboard/catalogs/{catalog_id}/import[?import_id=]` — the import page (import-views.ts).
@@ -74,7 +74,7 @@ export function addOperationsRoutes(router: Router, deps: ResolvedAppDeps, helpe
   router.get('/completeness.json', signedIn, async (ctx) => {
     const session = ctx.state.dashboardSession as ActiveSession;
     const ids = ([] as string[]).concat(ctx.query.catalog_id ?? []);
-    ctx.body = { catalogs: await loadHomeCompleteness(deps.knex, session.scope, ids) };
+    ctx.body = { catalogs: await loadHomeCompleteness(deps, session.scope, ids) };
   });
 
   router.get('/jobs', signedIn, async (ctx) => {

@@ -1,7 +1,7 @@
 /**
  * The console's home page in a real browser (issue 28 §1): per catalog the item count,
- * completeness (share of the required schema fields filled over the items) and pending reviews;
- * the last operations (an enrichment job, an import, an apply, a restore) with status and error
+ * completeness (share of the items with every required field filled, as the completeness page counts) and pending reviews;
+ * the last operations (an enrichment job, an import, an apply, a restore, an export) with status and error
  * counts; the credits used this month. Every number is checked against the data the test made
  * (and the item counts against the API), and every number links where the URL conventions say.
  * Completeness is filled in by the page script after the page is shown.
@@ -17,7 +17,7 @@ import { openDashboard, type OpenDashboard } from './dashboard-server';
 
 requireChromium();
 
-/** Catalog A's items: 3 required fields each; filled values 3 + 2 + 2 + 1 = 8 of 12 (66.6 %). */
+/** Catalog A's items: 3 required fields each; only the first has all three (1 of 4 complete: 25 %). */
 const ITEMS_A = [
   { sku: 'A-1', title: 'Desk lamp', brand: 'Lumi' },
   { sku: 'A-2', title: 'Floor lamp' },
@@ -77,7 +77,7 @@ describe('home page in Chromium', () => {
     await change(await activity('cancelled'), 'pending', 0);
 
     // Operations: an enrichment job this month (7 credits, 1 failed item), one last month (5 credits, not this month's),
-    // an import with 2 failed lines, an apply with 1 failed change, a restore.
+    // an import with 2 failed lines, an apply with 1 failed change, a restore, an export.
     const job = async (credits: number, completedAt: Date) => {
       // A job's id is its review activity's (decisions.md §4).
       const id = await activity('pending_review', { type: 'enrichment', created_at: completedAt });
@@ -134,7 +134,31 @@ describe('home page in Chromium', () => {
       });
       return id;
     };
-    ids.restore = await snapshot('safety', await snapshot('manual', null));
+    const restored = await snapshot('manual', null);
+    await snapshot('safety', restored);
+    // A restore as its workflow records it (snapshot_restores).
+    ids.restore = newId();
+    await knex('snapshot_restores').insert({
+      id: ids.restore,
+      organization_id: org.organizationId,
+      catalog_id: catalogA,
+      snapshot_id: restored,
+      status: 'completed',
+      requested_by_kind: 'api_key',
+      requested_by_id: 'test',
+      finished_at: now,
+    });
+    // An export through the API records itself as it ends.
+    const csv = await request(app).get(`/api/public/catalogs/${catalogA}/items/export?format=csv`).set(org.auth);
+    expect(csv.status).toBe(200);
+    for (let i = 0; i < 100; i++) {
+      const e = await knex('catalog_exports').where({ catalog_id: catalogA }).first();
+      if (e && e.status !== 'running') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const exported = await knex('catalog_exports').where({ catalog_id: catalogA }).first();
+    expect(exported).toMatchObject({ organization_id: org.organizationId, format: 'csv', status: 'completed', rows: ITEMS_A.length, filtered: false });
+    ids.export = exported.id;
 
     dashboard = await openDashboard(app);
     ({ base, page } = dashboard);
@@ -167,8 +191,13 @@ describe('home page in Chromium', () => {
     }
     // Completeness arrives from the page script after the page is shown.
     await page.waitForSelector(`tr[data-catalog-id="${catalogB}"] a.completeness[data-share]`);
-    expect(await cell(catalogA, 'a.completeness')).toBe('66.6%');
-    expect(await page.getAttribute(`tr[data-catalog-id="${catalogA}"] a.completeness`, 'title')).toBe('8 of 12 required values filled (sku, title, brand)');
+    expect(await cell(catalogA, 'a.completeness')).toBe('25%');
+    expect(await page.getAttribute(`tr[data-catalog-id="${catalogA}"] a.completeness`, 'title')).toBe(
+      '1 of 4 items have every required field (schema: sku, title, brand; taxonomy nodes may require more)',
+    );
+    // The same figure as the catalog's completeness page (one definition of completeness).
+    const report = await request(app).get(`/api/public/catalogs/${catalogA}/completeness`).set(org.auth);
+    expect(report.body).toMatchObject({ total: 4, complete: 1 });
     // Catalog B's schema (the test default) requires only sku, which its one item has.
     expect(await cell(catalogB, 'a.completeness')).toBe('100%');
     expect(await cell(catalogA, 'a.pending')).toBe('2');
@@ -190,7 +219,7 @@ describe('home page in Chromium', () => {
       })),
     );
     const byId = Object.fromEntries(rows.map((r) => [`${r.kind}:${r.id}`, r]));
-    expect(rows).toHaveLength(5);
+    expect(rows).toHaveLength(6);
     expect(byId[`enrichment:${ids.job}`]).toEqual({
       kind: 'enrichment',
       id: ids.job,
@@ -205,10 +234,15 @@ describe('home page in Chromium', () => {
       link: `/dashboard/catalogs/${catalogB}/import?import_id=${ids.import}`,
     });
     expect(byId[`apply:${ids.apply}`]).toMatchObject({ status: 'completed', errors: '1', link: `/dashboard/catalogs/${catalogA}/activities/${ids.apply}` });
-    expect(byId[`restore:${ids.restore}`]).toMatchObject({ status: 'completed', errors: '0', link: `/dashboard/catalogs/${catalogA}/snapshots` });
+    expect(byId[`restore:${ids.restore}`]).toMatchObject({
+      status: 'completed',
+      errors: '0',
+      link: `/dashboard/catalogs/${catalogA}/snapshots/restores/${ids.restore}`,
+    });
+    expect(byId[`export:${ids.export}`]).toMatchObject({ status: 'completed', errors: '0', link: `/dashboard/catalogs/${catalogA}/items` });
     // Newest first: last month's job is the last row.
     expect(rows.at(-1)?.id).toBe(ids.oldJob);
-    expect(await page.$eval('#ops-heading a', (e) => e.textContent)).toBe('all 5');
+    expect(await page.$eval('#ops-heading a', (e) => e.textContent)).toBe('all 6');
   });
 
   test('the apply error row downloads from the jobs page; another organization sees none of this', async () => {
@@ -226,6 +260,6 @@ describe('home page in Chromium', () => {
     expect(completeness.body).toEqual({ catalogs: [] });
     expect(html).not.toContain(catalogA);
     expect(html).toContain('No catalogs in this organization.');
-    expect(html).toContain('No jobs, imports, applies or restores yet.');
+    expect(html).toContain('No jobs, imports, applies, restores or exports yet.');
   });
 });

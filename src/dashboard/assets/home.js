@@ -21,9 +21,14 @@
         const c = byId[a.dataset.catalogId];
         if (!c) return;
         a.textContent = percent(c.share);
-        a.title = c.required_fields.length
-          ? c.filled + ' of ' + c.items * c.required_fields.length + ' required values filled (' + c.required_fields.join(', ') + ')'
-          : 'The schema requires no field';
+        a.title =
+          c.complete +
+          ' of ' +
+          c.items +
+          ' items have every required field' +
+          (c.required_fields.length
+            ? ' (schema: ' + c.required_fields.join(', ') + '; taxonomy nodes may require more)'
+            : ' (the schema requires none; taxonomy nodes may)');
         a.dataset.share = c.share === null ? '' : String(c.share);
       });
     })
