@@ -67,7 +67,7 @@ export function homePage(d: HomePageData, session: PageSession, now: number): st
         <h2 id="ops-heading">
           Last operations <span class="muted">(<a class="catalog-link" href="${jobsUrl({})}">all ${d.operationTotal}</a>)</span>
         </h2>
-        ${d.operations.length ? operationTable(d.operations, now, true) : html`<p class="muted">No jobs, imports, applies or restores yet.</p>`}
+        ${d.operations.length ? operationTable(d.operations, now, true) : html`<p class="muted">No jobs, imports, applies, restores or exports yet.</p>`}
       </section>`,
     session,
     [],

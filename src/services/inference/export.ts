@@ -10,6 +10,9 @@
  * product comes before its variants. Cells: strings as they are; numbers as JavaScript writes
  * them (shortest exact form); booleans `true`/`false`; arrays and objects as JSON; null and
  * absent as an empty cell. XLSX writes numbers and booleans as typed cells.
+ *
+ * Every export is recorded in `catalog_exports` (issue 28 §7: the jobs page lists it with its
+ * rows and how it ended).
  */
 import { PassThrough } from 'node:stream';
 import type { Readable } from 'node:stream';
@@ -19,6 +22,7 @@ import ExcelJS from 'exceljs';
 import { loadCatalogOwned } from '../catalog/catalogs';
 import { getCurrentSchema } from '../catalog/schema';
 import type { Scope } from '../access/scope';
+import { newId } from '../../lib/ids';
 
 /** Spreadsheet formats of export and import. */
 export type SheetFormat = 'csv' | 'xlsx';
@@ -47,6 +51,9 @@ function csvField(s: string): string {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
+/** The message of an export whose client went away before the end (recorded as `cancelled`). */
+const CLIENT_GONE = 'export stream closed by the client';
+
 /** Resolves when `out` drains; rejects when the client went away first (the export stops). */
 function drained(out: PassThrough): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -56,7 +63,7 @@ function drained(out: PassThrough): Promise<void> {
     };
     const onClose = () => {
       out.off('drain', onDrain);
-      reject(new Error('export stream closed by the client'));
+      reject(new Error(CLIENT_GONE));
     };
     out.once('drain', onDrain);
     out.once('close', onClose);
@@ -137,7 +144,8 @@ export async function exportCatalog(
     const columns = selection ? selection.columns : await knex.transaction((trx) => exportColumns(trx, catalog.id, schemaKeys), { readOnly: true });
     // COPY takes no bind parameters: the selection's are inlined by knex's own escaping.
     const where = selection ? knex.raw(selection.where.sql, selection.where.bindings).toQuery() : null;
-    void streamCsv(knex, catalog.id, columns, body, options.bom === true, where);
+    const exportId = await recordExport(knex, scope, catalog.id, format, columns, Boolean(selection), `${safeName}.${format}`);
+    void finishExport(knex, exportId, streamCsv(knex, catalog.id, columns, body, options.bom === true, where));
     return result(columns);
   }
   const trx = await knex.transaction({ isolationLevel: 'repeatable read', readOnly: true });
@@ -148,16 +156,69 @@ export async function exportCatalog(
     await trx.rollback();
     throw err;
   }
-  streamXlsx(trx, catalog.id, columns, body, selection).then(
-    async () => {
+  const exportId = await recordExport(knex, scope, catalog.id, format, columns, Boolean(selection), `${safeName}.${format}`);
+  const written = streamXlsx(trx, catalog.id, columns, body, selection).then(
+    async (rows) => {
       await trx.commit();
+      return rows;
     },
     async (err: unknown) => {
       await trx.rollback().catch(() => undefined);
-      body.destroy(err instanceof Error ? err : new Error(String(err)));
+      const error = err instanceof Error ? err : new Error(String(err));
+      body.destroy(error);
+      throw error;
     },
   );
+  void finishExport(knex, exportId, written);
   return result(columns);
+}
+
+/**
+ * Records an export as an operation (`catalog_exports`, issue 28 §7: the jobs page lists it),
+ * `running` until {@link finishExport}.
+ * @returns the export's id
+ */
+async function recordExport(
+  knex: Knex,
+  scope: Scope,
+  catalogId: string,
+  format: SheetFormat,
+  columns: string[],
+  filtered: boolean,
+  fileName: string,
+): Promise<string> {
+  const id = newId();
+  await knex('catalog_exports').insert({
+    id,
+    organization_id: scope.organizationId,
+    catalog_id: catalogId,
+    format,
+    filtered,
+    columns: columns.length,
+    file_name: fileName,
+    requested_by_kind: scope.principal.kind,
+    requested_by_id: scope.principal.id,
+  });
+  return id;
+}
+
+/**
+ * Records how export `exportId` ended once `written` settles: `completed` with the rows written,
+ * `cancelled` when the client went away, `failed` with the error. Never rejects: the stream has
+ * already ended for the client, and a record that cannot be written (database gone) stays `running`.
+ */
+async function finishExport(knex: Knex, exportId: string, written: Promise<number>): Promise<void> {
+  const update = await written.then(
+    (rows) => ({ status: 'completed', rows, error: null }),
+    (err: unknown) => {
+      const message = err instanceof Error ? err.message : String(err);
+      return message === CLIENT_GONE ? { status: 'cancelled', rows: null, error: message } : { status: 'failed', rows: null, error: message };
+    },
+  );
+  await knex('catalog_exports')
+    .where('id', exportId)
+    .update({ ...update, completed_at: knex.fn.now() })
+    .catch(() => undefined);
 }
 
 /** A SQL string literal (standard_conforming_strings is on: only quotes are doubled). COPY takes no bind parameters. */
@@ -183,7 +244,7 @@ interface PgConnection {
  * snapshot. A client that goes away ends the connection (a half-read COPY cannot be reused).
  * `where`: a further condition (SQL with its values inlined), for a selection.
  */
-async function streamCsv(knex: Knex, catalogId: string, columns: string[], body: PassThrough, bom: boolean, where: string | null): Promise<void> {
+async function streamCsv(knex: Knex, catalogId: string, columns: string[], body: PassThrough, bom: boolean, where: string | null): Promise<number> {
   let conn: PgConnection | null = null;
   try {
     conn = (await knex.client.acquireConnection()) as PgConnection;
@@ -198,28 +259,31 @@ async function streamCsv(knex: Knex, catalogId: string, columns: string[], body:
     await new Promise<void>((resolve, reject) => {
       copy.on('error', reject);
       copy.on('end', () => resolve());
-      body.on('close', () => reject(new Error('export stream closed by the client')));
+      body.on('close', () => reject(new Error(CLIENT_GONE)));
       copy.pipe(body, { end: false });
     });
     body.end();
+    return (copy as unknown as { rowCount: number }).rowCount;
   } catch (err) {
     if (conn) {
       conn.__knex__disposed = err;
       await conn.end().catch(() => undefined);
     }
-    body.destroy(err instanceof Error ? err : new Error(String(err)));
+    const error = err instanceof Error ? err : new Error(String(err));
+    body.destroy(error);
+    throw error;
   } finally {
     if (conn) await knex.client.releaseConnection(conn);
   }
 }
 
 /** XLSX through exceljs's streaming writer (inline strings, no styles): numbers and booleans as typed cells. */
-async function streamXlsx(trx: Knex.Transaction, catalogId: string, columns: string[], body: PassThrough, selection?: ExportSelection): Promise<void> {
+async function streamXlsx(trx: Knex.Transaction, catalogId: string, columns: string[], body: PassThrough, selection?: ExportSelection): Promise<number> {
   // Deflate level 1: the zip of row XML was half the time at the default level (bench/sheets-export.ts).
   const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: body, useSharedStrings: false, useStyles: false, zip: { zlib: { level: 1 } } });
   const ws = wb.addWorksheet('items');
   ws.addRow(columns).commit();
-  await eachItem(
+  const rows = await eachItem(
     trx,
     catalogId,
     (data) => {
@@ -230,11 +294,12 @@ async function streamXlsx(trx: Knex.Transaction, catalogId: string, columns: str
         }),
       ).commit();
       // Let the zip stream flush before the next row when the client is slow.
-      if (body.destroyed) throw new Error('export stream closed by the client');
+      if (body.destroyed) throw new Error(CLIENT_GONE);
       if (body.writableNeedDrain) return drained(body);
     },
     selection,
   );
   ws.commit();
   await wb.commit();
+  return rows;
 }

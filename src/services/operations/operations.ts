@@ -2,19 +2,19 @@
  * The organization's long-running operations in one list (issue 28 §7, the jobs page; §1, the
  * home page's last operations): enrichment jobs (`enrichment_jobs`), spreadsheet imports
  * (`catalog_imports`, dry runs included), applies of review activities (`review_activities`
- * with an `apply_progress`) and snapshot restores (the `safety` snapshot a restore took,
- * `catalog_snapshots.restored_snapshot_id`). Exports are not operations: they stream in the
- * request that asks for them (GET …/items/export) and leave no record.
+ * with an `apply_progress`), snapshot restores (`snapshot_restores`, each run by its workflow)
+ * and exports (`catalog_exports`: an export streams in the request that asks for it, GET
+ * …/items/export, and is recorded as it starts and ends).
  *
  * Statuses are normalised to `running | completed | failed | cancelled` (an apply's `queued` and
- * `applying` phases are `running`; a restore is one transaction, so it is `completed` once it is
- * recorded). `errors` counts what went wrong without failing the operation: an enrichment job's
+ * `applying` phases and a restore's `queued` and `restoring` are `running`; an export whose
+ * client went away is `cancelled`). `errors` counts what went wrong without failing the operation: an enrichment job's
  * failed items, an import's failed lines, an apply's failed changes.
  */
 import type { Knex } from 'knex';
 
 /** The kinds of operation the list holds. */
-export const OPERATION_KINDS = ['enrichment', 'import', 'apply', 'restore'] as const;
+export const OPERATION_KINDS = ['enrichment', 'import', 'apply', 'restore', 'export'] as const;
 /** One of {@link OPERATION_KINDS}. */
 export type OperationKind = (typeof OPERATION_KINDS)[number];
 /** The normalised statuses of an operation. */
@@ -30,7 +30,7 @@ export interface Operation {
   /** The catalog's name (null for a job without a catalog). */
   catalog_name: string | null;
   status: OperationStatus;
-  /** Work units in all (items of a job, lines of an import); null when the operation has none (apply, restore). */
+  /** Work units in all (items of a job, lines of an import, rows of a finished export); null when the operation has none (apply, restore). */
   total: number | null;
   /** Units done so far; null as `total`. */
   done: number | null;
@@ -40,7 +40,7 @@ export interface Operation {
   error: string | null;
   /** Import: a dry run (nothing written). */
   dry_run: boolean;
-  /** The snapshot restored (restore), or the source file's name (import); else null. */
+  /** The snapshot restored (restore), or the file's name (import, export); else null. */
   detail: string | null;
   created_at: Date;
   updated_at: Date;
@@ -80,9 +80,13 @@ const UNION_SQL = `
          CASE WHEN a.apply_progress->>'phase' IN ('completed', 'failed') THEN a.updated_at END
     FROM review_activities a WHERE a.organization_id = :org AND a.apply_progress IS NOT NULL
   UNION ALL
-  SELECT 'restore', s.id, s.catalog_id, 'completed', NULL, NULL, 0, NULL, false, s.restored_snapshot_id::text, s.created_at, s.created_at, s.created_at
-    FROM catalog_snapshots s JOIN catalogs c ON c.id = s.catalog_id
-   WHERE c.organization_id = :org AND s.restored_snapshot_id IS NOT NULL`;
+  SELECT 'restore', r.id, r.catalog_id,
+         CASE r.status WHEN 'completed' THEN 'completed' WHEN 'failed' THEN 'failed' ELSE 'running' END,
+         NULL, NULL, 0, r.error, false, r.snapshot_id::text, r.created_at, coalesce(r.finished_at, r.started_at, r.created_at), r.finished_at
+    FROM snapshot_restores r WHERE r.organization_id = :org
+  UNION ALL
+  SELECT 'export', e.id, e.catalog_id, e.status, e.rows, e.rows, 0, e.error, false, e.file_name, e.created_at, coalesce(e.completed_at, e.created_at), e.completed_at
+    FROM catalog_exports e WHERE e.organization_id = :org`;
 
 /**
  * Lists the operations of `organizationId`, newest first (by creation), filtered by kind and
@@ -156,7 +160,7 @@ const ERROR_PAGE = 1000;
  * The errors of one operation of `organizationId`, page by page in order (a CSV download streams
  * them with bounded memory): an enrichment job's failed items (row index, the engine's error), an
  * import's failed lines (line, the errors' messages), an apply's failed changes (row index,
- * reason; the apply result keeps the first 100). A restore has none.
+ * reason; the apply result keeps the first 100). A restore or an export has none.
  * @returns null when no such operation belongs to the organization
  */
 export async function operationErrors(
@@ -204,12 +208,9 @@ export async function operationErrors(
     const errors = Array.isArray(a.apply_result?.errors) ? (a.apply_result.errors as Array<{ row_index?: number; reason?: string }>) : [];
     return pages(async (after) => (after < 0 ? errors.map((e) => ({ position: Number(e.row_index ?? 0), message: String(e.reason ?? '') })) : []));
   }
-  const s = await knex('catalog_snapshots as s')
-    .join('catalogs as c', 'c.id', 's.catalog_id')
-    .where({ 's.id': id, 'c.organization_id': organizationId })
-    .whereNotNull('s.restored_snapshot_id')
-    .first('s.id');
-  return s ? pages(async () => []) : null;
+  // A restore or an export fails as a whole (its `error` is on the operation): no error lines.
+  const table = kind === 'restore' ? 'snapshot_restores' : 'catalog_exports';
+  return (await knex(table).where({ id, organization_id: organizationId }).first('id')) ? pages(async () => []) : null;
 }
 
 /** Pages from `read(after)` until one is shorter than a full page (`after` starts at -1). */
