@@ -11,8 +11,8 @@ import { finishImport, importBatch, type ImportBatchResult } from '../src/servic
 export interface ImportActivities {
   /** Writes the next batch of pending lines after `afterLine` (one transaction). */
   importBatch(importId: string, afterLine: number): Promise<ImportBatchResult>;
-  /** Marks the import completed or failed (idempotent). */
-  finishImport(importId: string, status: 'completed' | 'failed', error?: string): Promise<void>;
+  /** Marks the import completed, failed or cancelled (idempotent: only a running import changes). */
+  finishImport(importId: string, status: 'completed' | 'failed' | 'cancelled', error?: string): Promise<void>;
 }
 
 /** Builds the import activities over the worker's database (and catalog caches). */

@@ -10,12 +10,16 @@
  *   importing ── a range reached past the last line ──────────────────▶ finishImport(completed) ▶ completed
  *   importing ── 100 batches in this run ─────────────────────────────▶ continue-as-new {cursor, counters}
  *   importing ── an activity fails after its retries ───▶ finishImport(failed) ▶ failed
+ *   importing ── cancellation requested (the API marked the import cancelled) ─▶ finishImport(cancelled),
+ *                not cancellable ▶ cancelled (CancelledFailure rethrown: the UI shows Canceled)
  *
  * Each batch is one transaction that writes its items and their line statuses together, and
  * only pending lines are read, so a retried batch never writes a line twice. Line-level errors
- * are statuses, not failures. Retries: 1 s doubling to 1 min, 20 attempts; heartbeat 60 s.
+ * are statuses, not failures. Retries: 1 s doubling to 1 min, 20 attempts; heartbeat 60 s. A
+ * batch that starts once the import is no longer running writes nothing, so the batches in flight
+ * at a cancel are the last ones written.
  */
-import { ActivityFailure, continueAsNew, isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, CancellationScope, continueAsNew, isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ImportActivities } from '../activities/imports';
 import { CatalogImportArgs, CatalogImportProgress, DEFAULT_IMPORT_CONCURRENCY, IMPORT_BATCH_LINES, importProgressQuery } from './definitions';
 
@@ -51,7 +55,12 @@ export async function catalogImportWorkflow(args: CatalogImportArgs): Promise<Ca
       if (wave.some((r) => r.done)) break;
     }
   } catch (err) {
-    if (err instanceof ActivityFailure && !isCancellation(err)) {
+    if (isCancellation(err)) {
+      await CancellationScope.nonCancellable(() => finishImport(args.import_id, 'cancelled'));
+      progress = { ...progress, phase: 'cancelled' };
+      throw err;
+    }
+    if (err instanceof ActivityFailure) {
       const error = err.cause?.message ?? err.message;
       await finishImport(args.import_id, 'failed', error);
       progress = { ...progress, phase: 'failed', error };

@@ -273,7 +273,7 @@ export interface CatalogImportCounters {
 
 /** Answer of {@link importProgressQuery}. */
 export interface CatalogImportProgress {
-  phase: 'importing' | 'completed' | 'failed';
+  phase: 'importing' | 'completed' | 'failed' | 'cancelled';
   cursor: number;
   counters: CatalogImportCounters;
   error?: string;

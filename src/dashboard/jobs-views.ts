@@ -1,12 +1,15 @@
+import { IMPORT_CANCEL_KEEPS } from '../services/inference/import';
 import { OPERATION_KINDS, OPERATION_STATUSES, etaSeconds, type Operation, type OperationKind, type OperationStatus } from '../services/operations/operations';
 import { html, type SafeHtml } from './html';
 import { badge, DASHBOARD_BASE, layout, statusBadge, when, type PageSession } from './views';
 
 /**
- * The jobs page (issue 28 §7): every enrichment job, import, apply and restore of the
+ * The jobs page (issue 28 §7): every enrichment job, import, apply, restore and export of the
  * organization with status, progress, ETA and errors (a CSV per row), filterable by kind and
- * status, paged; a running enrichment job has a Cancel button (the page script,
- * assets/jobs.js, posts `POST /api/public/enrich/{id}/cancel` with the CSRF token). While a
+ * status, paged; a running enrichment job or import has a Cancel button (the page script,
+ * assets/jobs.js, posts the button's `data-cancel-url` — `POST /api/public/enrich/{id}/cancel`
+ * or `POST /api/public/catalogs/{catalog_id}/items/import/{id}/cancel` — with the CSRF token);
+ * a running apply or restore says why it has none and how it is undone. While a
  * listed operation runs the page script reloads the page every few seconds (not while a cancel
  * is being sent).
  */
@@ -44,18 +47,22 @@ function kindLabel(op: Operation): string {
   return op.kind;
 }
 
-/** Where an operation's row links: an enrichment job's or apply's review page, an import's report, a restore's snapshots. */
+/**
+ * Where an operation's row links: an enrichment job's or apply's review page, an import's report,
+ * a restore's progress page; an export links to the catalog's grid (the file itself was streamed).
+ */
 export function operationLink(op: Operation): string | null {
   if (!op.catalog_id) return null;
   const catalog = `${DASHBOARD_BASE}/catalogs/${op.catalog_id}`;
   if (op.kind === 'enrichment' || op.kind === 'apply') return `${catalog}/activities/${op.id}`;
   if (op.kind === 'import') return `${catalog}/import?import_id=${op.id}`;
-  return `${catalog}/snapshots`;
+  if (op.kind === 'restore') return `${catalog}/snapshots/restores/${op.id}`;
+  return `${catalog}/items`;
 }
 
-/** The operation's name on a page: its kind and short id, or the import's file. */
+/** The operation's name on a page: its kind and short id, or the import's or export's file. */
 function operationName(op: Operation): string {
-  if (op.kind === 'import' && op.detail) return op.detail;
+  if ((op.kind === 'import' || op.kind === 'export') && op.detail) return `${op.kind === 'export' ? 'export ' : ''}${op.detail}`;
   return `${op.kind} ${op.id.slice(0, 8)}`;
 }
 
@@ -71,8 +78,24 @@ function progressCell(op: Operation): SafeHtml | string {
 const CANCEL_KEEPS =
   'Cancel stops the job: items not enriched yet are not processed; results already produced stay (and their staged changes stay reviewable); credits are charged for those items only.';
 
-/** The row's actions: errors CSV, cancel (running enrichment jobs: the only operation the API cancels). */
+/** Why a running apply or restore has no Cancel, and how it is undone. */
+const NOT_CANCELLABLE: Partial<Record<OperationKind, string>> = {
+  apply: 'An apply is one transaction: it cannot be cancelled. Once it has run, restoring its pre_apply snapshot undoes it.',
+  restore: 'A restore is one transaction: it cannot be cancelled. Once it has run, restoring its safety snapshot undoes it.',
+};
+
+/** The API route that cancels a running operation, with what cancel keeps; null when it cannot be cancelled. */
+function cancelOf(op: Operation): { url: string; keeps: string } | null {
+  if (op.status !== 'running') return null;
+  if (op.kind === 'enrichment') return { url: `/api/public/enrich/${op.id}/cancel`, keeps: CANCEL_KEEPS };
+  if (op.kind === 'import' && op.catalog_id) return { url: `/api/public/catalogs/${op.catalog_id}/items/import/${op.id}/cancel`, keeps: IMPORT_CANCEL_KEEPS };
+  return null;
+}
+
+/** The row's actions: errors CSV; Cancel (running enrichment jobs and imports), or why a running apply or restore has none. */
 function actionsCell(op: Operation): SafeHtml {
+  const cancel = cancelOf(op);
+  const why = op.status === 'running' ? NOT_CANCELLABLE[op.kind] : undefined;
   return html`${
     op.errors > 0
       ? html`<a class="btn small" href="${DASHBOARD_BASE}/jobs/${op.kind}/${op.id}/errors.csv" download
@@ -81,19 +104,19 @@ function actionsCell(op: Operation): SafeHtml {
       : ''
   }
   ${
-    op.kind === 'enrichment' && op.status === 'running'
+    cancel
       ? html`<button
           type="button"
           class="btn small reject"
-          data-cancel-job="${op.id}"
-          data-confirm="${`Cancel ${operationName(op)}? ${CANCEL_KEEPS}`}"
-          title="${CANCEL_KEEPS}"
+          data-cancel-url="${cancel.url}"
+          data-confirm="${`Cancel ${operationName(op)}? ${cancel.keeps}`}"
+          title="${cancel.keeps}"
           aria-label="${`Cancel ${operationName(op)}`}"
         >
           Cancel
         </button>`
       : ''
-  }`;
+  }${why ? html`<span class="muted small not-cancellable">${why}</span>` : ''}`;
 }
 
 /** One operation as a table row (the jobs page; `compact` for the home page: no actions). */

@@ -8,7 +8,7 @@ import { importLinesCsv, presentImport, presentImportLine } from '../presenters/
 import { catalogIdParams } from '../schemas/catalogs';
 import { exportQuery, importFields, importLinesQuery, importMultipart, importParams, importResponse } from '../schemas/sheets';
 import { exportCatalog } from '../services/inference/export';
-import { importLinePages, importLines, loadImport, stageImport } from '../services/inference/import';
+import { cancelImport, IMPORT_CANCEL_KEEPS, importLinePages, importLines, loadImport, stageImport } from '../services/inference/import';
 import { defineRoute, RouteDef } from './registry';
 
 /** The `mapping` form field as a column → field object. @throws ValidationError (422) */
@@ -77,6 +77,15 @@ export function sheetRoutes(deps: ResolvedAppDeps): RouteDef[] {
       params: importParams,
       response: importResponse,
       handler: async ({ scope, params }) => presentImport(await loadImport(deps.knex, scope, params.catalog_id, params.import_id), deps.config.publicUrl),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/public/catalogs/:catalog_id/items/import/:import_id/cancel',
+      tags: ['items'],
+      summary: `Cancel a running import (issue 28 §7). ${IMPORT_CANCEL_KEEPS} 409 when it already completed or failed.`,
+      params: importParams,
+      response: importResponse,
+      handler: async ({ scope, params }) => presentImport(await cancelImport(deps, scope, params.catalog_id, params.import_id), deps.config.publicUrl),
     }),
     defineRoute({
       method: 'get',

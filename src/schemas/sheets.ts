@@ -56,7 +56,7 @@ export const importLinesQuery = Type.Object(
 export const importResponse = Type.Object({
   import_id: Type.String(),
   catalog_id: Type.String(),
-  status: Type.String({ enum: ['running', 'completed', 'failed'] }),
+  status: Type.String({ enum: ['running', 'completed', 'failed', 'cancelled'] }),
   file_name: Type.String(),
   total_lines: Type.Integer(),
   processed_lines: Type.Integer(),

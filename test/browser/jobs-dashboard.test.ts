@@ -4,11 +4,13 @@
  * the job certainly runs while the page shows it), is listed with its progress, ETA and a link
  * to its review page; Cancel (confirmed, the dialog saying what cancel keeps) cancels it through
  * the API; the filters narrow the list; a failed item's error downloads as CSV; another
- * organization's operations are not listed. axe-core finds no serious or critical violation.
+ * organization's operations are not listed; a running import is cancelled from its row (the
+ * dialog says what cancel keeps), a running apply says why it has no Cancel. axe-core finds no serious or critical violation.
  */
 import http from 'node:http';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import request from 'supertest';
+import { newId } from '../../src/lib/ids';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
@@ -107,13 +109,13 @@ describe('jobs page in Chromium', () => {
     // ETA from the rate so far: a duration.
     expect((await page.textContent(`${row(jobId)} td:nth-child(6)`))?.trim()).toMatch(/^\d+ (s|min \d+ s|h \d+ min)$/);
     // The finished job has no Cancel; the running one has.
-    expect(await page.$$(`${row(failedJobId)} button[data-cancel-job]`)).toHaveLength(0);
+    expect(await page.$$(`${row(failedJobId)} button[data-cancel-url]`)).toHaveLength(0);
     await shotAndCheck(page, 'jobs.png');
-    await page.click(`${row(jobId)} button[data-cancel-job]`);
+    await page.click(`${row(jobId)} button[data-cancel-url]`);
     await waitUntil(async () => (await testKnex()('enrichment_jobs').where({ id: jobId }).first('status')).status === 'cancelled', 'the job cancelled', 30_000);
     expect(dialogs.at(-1)).toMatch(/results already produced stay/);
     await page.waitForSelector(`${row(jobId)}[data-status="cancelled"]`, { timeout: 30_000 });
-    expect(await page.$$(`${row(jobId)} button[data-cancel-job]`)).toHaveLength(0);
+    expect(await page.$$(`${row(jobId)} button[data-cancel-url]`)).toHaveLength(0);
     // The API says so too (a cancelled job polls as failed: interface-spec.md, states).
     const api = await request(app).get(`/api/public/enrich/${jobId}`).set(org.auth);
     expect(api.body.status).toBe('failed');
@@ -139,5 +141,44 @@ describe('jobs page in Chromium', () => {
     expect(html).toContain('No operations match.');
     const csv = await request(app).get(`/dashboard/jobs/enrichment/${failedJobId}/errors.csv`).set('Cookie', cookie);
     expect(csv.status).toBe(404);
+  });
+
+  test('a running import is cancelled from its row; a running apply says why it cannot be', async () => {
+    const knex = testKnex();
+    const importId = newId();
+    await knex('catalog_imports').insert({
+      id: importId,
+      organization_id: org.organizationId,
+      catalog_id: catalogId,
+      status: 'running',
+      file_name: 'supplier.csv',
+      mapping: JSON.stringify({}),
+      total_lines: 10,
+      actor_kind: 'api_key',
+      actor_id: 'test',
+    });
+    const applyId = newId();
+    await knex('review_activities').insert({
+      id: applyId,
+      organization_id: org.organizationId,
+      catalog_id: catalogId,
+      type: 'custom_transform',
+      status: 'applying',
+      description: 'an apply in progress',
+      apply_progress: JSON.stringify({ phase: 'applying' }),
+    });
+    await page.goto(`${base}/dashboard/jobs`);
+    const importRow = `table.operations tr[data-kind="import"][data-id="${importId}"]`;
+    const applyRow = `table.operations tr[data-kind="apply"][data-id="${applyId}"]`;
+    expect(await page.getAttribute(importRow, 'data-status')).toBe('running');
+    expect(await page.$$(`${applyRow} button[data-cancel-url]`)).toHaveLength(0);
+    expect(await page.textContent(`${applyRow} .not-cancellable`)).toMatch(/one transaction: it cannot be cancelled.*pre_apply snapshot undoes it/);
+    await page.click(`${importRow} button[data-cancel-url]`);
+    await waitUntil(async () => (await knex('catalog_imports').where({ id: importId }).first('status')).status === 'cancelled', 'the import cancelled', 30_000);
+    expect(dialogs.at(-1)).toMatch(/lines already written stay written/);
+    await page.waitForSelector(`${importRow}[data-status="cancelled"]`, { timeout: 30_000 });
+    await knex('review_activities')
+      .where({ id: applyId })
+      .update({ apply_progress: JSON.stringify({ phase: 'completed' }), status: 'completed' });
   });
 });

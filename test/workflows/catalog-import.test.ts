@@ -3,7 +3,8 @@
  * (catalogImportWorkflow and its activities) and PostgreSQL: the round trip export → import into
  * an empty catalog reproduces every item exactly (CSV and XLSX, products and variants, arrays
  * and objects); legacy .xls; a re-import of equal lines writes nothing, a changed one updates; bad lines fail alone with their errors in the per-line
- * report (JSON and CSV); the `progress` query; a mapping; 404/403/422.
+ * report (JSON and CSV); the `progress` query; a mapping; 404/403/422; cancel (issue 28 §7):
+ * nothing written after it, the lines not reached stay pending, the workflow closes cancelled.
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Knex } from 'knex';
@@ -12,6 +13,8 @@ import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { newId } from '../../src/lib/ids';
 import { catalogImportWorkflowId, importProgressQuery } from '../../workflows/definitions';
+import { createCatalogCaches } from '../../src/services/catalog/caches';
+import { importBatch } from '../../src/services/inference/import';
 import { createTestCatalog, SHEET_SCHEMA } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
@@ -200,5 +203,46 @@ describe('POST …/items/import', () => {
     expect((await importFile(catalog, csv, 'a.csv', { nope: 'x' })).status).toBe(422);
     expect((await importFile(catalog, Buffer.from('sku\n'), 'a.csv')).status).toBe(422);
     expect((await request(app).get(`/api/public/catalogs/${catalog}/items/import/${newId()}`).set(org.auth)).status).toBe(404);
+  });
+
+  it('cancel: the import stops, writes nothing more, keeps its lines pending and its workflow closes cancelled', async () => {
+    const catalog = await grouped();
+    // Started on a task queue no worker polls yet: the import is certainly running when cancelled.
+    const idleQueue = `${TASK_QUEUE}-idle`;
+    const idleApp = testApiFor(env, idleQueue);
+    const csv = Buffer.from('product_id,product_name\nP1,One\nP2,Two\nP3,Three\n');
+    const started = await request(idleApp).post(`/api/public/catalogs/${catalog}/items/import`).set(org.auth).attach('file', csv, 'three.csv');
+    expect(started.status).toBe(202);
+    const id = started.body.import_id as string;
+    const cancel = (who = org.auth, imp = id) => request(idleApp).post(`/api/public/catalogs/${catalog}/items/import/${imp}/cancel`).set(who);
+    expect((await cancel(other.auth)).status).toBe(403);
+    expect((await cancel(org.auth, newId())).status).toBe(404);
+    const res = await cancel();
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ import_id: id, status: 'cancelled', created: 0, updated: 0, failed: 0 });
+    // Asked again: the same answer (idempotent).
+    expect((await cancel()).body.status).toBe('cancelled');
+    // A batch that starts after the cancel writes nothing.
+    expect(await importBatch(knex, createCatalogCaches(), id, 0)).toMatchObject({ done: true, created: 0, updated: 0, failed: 0 });
+    // A worker for the queue picks the workflow up: it records nothing more and closes cancelled.
+    const late = await runTestWorker(env, { taskQueue: idleQueue, knex, engine: fakeEngine() });
+    try {
+      await waitUntil(
+        async () => ((await env.client.workflow.getHandle(catalogImportWorkflowId(id)).describe()).status.name === 'CANCELLED' ? true : null),
+        'the import workflow cancelled',
+      );
+    } finally {
+      await late.stop();
+    }
+    expect(await knex('catalog_items').where({ catalog_id: catalog }).count({ n: '*' })).toEqual([{ n: '0' }]);
+    const lines = await request(app).get(`/api/public/catalogs/${catalog}/items/import/${id}/lines?format=json`).set(org.auth);
+    expect(lines.body.lines.map((l: { status: string }) => l.status)).toEqual(['pending', 'pending', 'pending']);
+    expect((await request(app).get(`/api/public/catalogs/${catalog}/items/import/${id}`).set(org.auth)).body.status).toBe('cancelled');
+    // A finished import cannot be cancelled.
+    const done = await importFile(catalog, csv, 'three.csv');
+    await finished(catalog, done.body.import_id);
+    const refused = await request(app).post(`/api/public/catalogs/${catalog}/items/import/${done.body.import_id}/cancel`).set(org.auth);
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toMatch(/already completed/);
   });
 });

@@ -1,6 +1,7 @@
 /* global document, window, fetch */
-// The jobs page (issue 28 §7): Cancel on a running enrichment job posts
-// POST /api/public/enrich/{id}/cancel with the session cookie and the page's CSRF token, after a
+// The jobs page (issue 28 §7): Cancel on a running enrichment job or import posts the button's
+// data-cancel-url (POST /api/public/enrich/{id}/cancel or …/items/import/{id}/cancel) with the
+// session cookie and the page's CSRF token, after a
 // confirmation that says what cancel keeps, then reloads the page. While an operation listed runs
 // the page reloads itself every few seconds (data-refresh-seconds), but not while a cancel is
 // being sent. No framework, no CDN.
@@ -19,7 +20,7 @@
     }, seconds * 1000);
   }
   document.addEventListener('click', async function (event) {
-    const button = event.target.closest('button[data-cancel-job]');
+    const button = event.target.closest('button[data-cancel-url]');
     if (!button) return;
     busy = true;
     if (button.dataset.confirm && !window.confirm(button.dataset.confirm)) {
@@ -29,7 +30,7 @@
     button.disabled = true;
     box.textContent = 'Cancelling…';
     try {
-      const res = await fetch('/api/public/enrich/' + encodeURIComponent(button.dataset.cancelJob) + '/cancel', {
+      const res = await fetch(button.dataset.cancelUrl, {
         method: 'POST',
         credentials: 'same-origin',
         headers: { Accept: 'application/json', 'X-CSRF-Token': csrf },

@@ -12,7 +12,7 @@
  * finds its lines no longer pending. The per-line report downloads as CSV.
  */
 import type { Knex } from 'knex';
-import { NotFoundError, ValidationError } from '../../lib/errors';
+import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { Catalog } from '../../models/catalog';
 import type { Scope } from '../access/scope';
@@ -20,7 +20,7 @@ import type { CatalogCaches } from '../catalog/caches';
 import { loadCatalogOwned } from '../catalog/catalogs';
 import { writeItems } from '../catalog/items-write';
 import { getCurrentSchema } from '../catalog/schema';
-import { IMPORT_BATCH_LINES } from '../../../workflows/definitions';
+import { IMPORT_BATCH_LINES, catalogImportWorkflowId } from '../../../workflows/definitions';
 import { rowToItem, type ColumnTypes } from './sheet-items';
 import { normalizeHeaders, sniffTable, tableRows } from './table-file';
 
@@ -41,7 +41,7 @@ export interface CatalogImport {
   id: string;
   organization_id: string;
   catalog_id: string;
-  status: 'running' | 'completed' | 'failed';
+  status: 'running' | 'completed' | 'failed' | 'cancelled';
   file_name: string;
   mapping: Record<string, string>;
   total_lines: number;
@@ -159,6 +159,8 @@ export async function importBatch(
     const imp = await trx('catalog_imports').where({ id: importId }).first();
     if (!imp) throw new Error(`import ${importId} not found`);
     const lastLine = afterLine + limit;
+    // Cancelled (or finished): write nothing more; the lines not reached stay pending.
+    if (imp.status !== 'running') return { last_line: lastLine, done: true, created: 0, updated: 0, unchanged: 0, failed: 0 };
     const done = lastLine >= imp.total_lines + 1;
     const lines: Array<{ line: number; data: Record<string, unknown> }> = await trx('catalog_import_lines')
       .where({ import_id: importId, status: 'pending' })
@@ -271,11 +273,41 @@ function refusedOutcome(o: LineOutcome, reason: string): LineOutcome {
   return { line: o.line, status: 'failed', errors: [{ msg: reason, type: 'mode' }], item_id: null };
 }
 
-/** Marks an import finished (`completed`, or `failed` with the error). Idempotent. */
-export async function finishImport(knex: Knex, importId: string, status: 'completed' | 'failed', error?: string): Promise<void> {
+/** Marks an import finished (`completed`, `cancelled`, or `failed` with the error). Idempotent: only a running import changes. */
+export async function finishImport(knex: Knex, importId: string, status: 'completed' | 'failed' | 'cancelled', error?: string): Promise<void> {
   await knex('catalog_imports')
     .where({ id: importId, status: 'running' })
     .update({ status, error: error ?? null, completed_at: knex.fn.now() });
+}
+
+/** What cancelling an import keeps (the API's and the jobs page's words). */
+export const IMPORT_CANCEL_KEEPS =
+  'Cancel stops the import after the batches being written: lines already written stay written (each batch is one transaction), lines not reached stay pending in the report and are not imported.';
+
+/**
+ * Cancels a running import of a catalog of the scope: marks it `cancelled` at once (a batch that
+ * starts after that writes nothing) and cancels its workflow `catalog-import-<id>` (which records
+ * nothing more). See {@link IMPORT_CANCEL_KEEPS}.
+ * @returns the import, now `cancelled` (a repeated cancel returns it again)
+ * @throws NotFoundError (404) / ForbiddenError (403); ConflictError (409) when it already completed or failed
+ */
+export async function cancelImport(
+  deps: { knex: Knex; jobRunner: { cancel(workflowId: string): Promise<void> } },
+  scope: Scope,
+  catalogId: string,
+  importId: string,
+): Promise<CatalogImport> {
+  const imp = await loadImport(deps.knex, scope, catalogId, importId);
+  if (imp.status === 'running') {
+    const updated = await deps
+      .knex('catalog_imports')
+      .where({ id: imp.id, status: 'running' })
+      .update({ status: 'cancelled', error: 'cancelled by request', completed_at: deps.knex.fn.now() });
+    if (updated) await deps.jobRunner.cancel(catalogImportWorkflowId(imp.id));
+  }
+  const now = (await deps.knex('catalog_imports').where({ id: imp.id }).first()) as CatalogImport;
+  if (now.status !== 'cancelled') throw new ConflictError(`Import is already ${now.status} and cannot be cancelled`);
+  return now;
 }
 
 /**
