@@ -84,7 +84,7 @@ export function bulkPage(d: BulkPageData, session: PageSession): string {
       <form method="post" action="${bulkPath(cid)}/enrich" class="profile-form" id="bulk-enrich-form">
         <h2>Enrich or classify</h2>
         <p class="muted">
-          An enrichment job on these items (at most 1,000), its results staged for review. Cost: at most
+          An enrichment job on these items (at most 100,000), its results staged for review. Cost: at most
           <strong id="bulk-enrich-credits">${estimatedCredits(d.matching).credits}</strong> credits.
         </p>
         <input type="hidden" name="csrf_token" value="${session.csrfToken}" />

@@ -111,6 +111,9 @@ describe('fill the gaps in Chromium', () => {
     const job = await testKnex()('enrichment_jobs').where({ id: jobId }).first('config', 'total_items');
     expect(job.total_items).toBe(3);
     expect(job.config.output_schema.map((f: { name: string }) => f.name)).toEqual(['brand']);
+    // The items are the catalog's own rows, narrowed to the grid's selection (no inline items).
+    expect(job.config).toMatchObject({ source_catalog_id: fx.catalogId, catalog_id: fx.catalogId });
+    expect(job.config).not.toHaveProperty('items');
     await shotAndCheck(page, 'fill-gaps-progress.png');
     release();
     // The page reloads itself and lands in the job's review page when the job is done.

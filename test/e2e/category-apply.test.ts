@@ -142,6 +142,55 @@ async function itemOf(catalogId: string, itemId: string): Promise<Record<string,
   return (res.body.data ?? res.body) as Record<string, unknown>;
 }
 
+/** A dashboard session cookie and the CSRF token of one of its pages (the form posts of the console). */
+async function consoleSession(pagePath: string): Promise<{ cookie: string; csrf: string }> {
+  const login = await request(app).post('/dashboard/login').type('form').send({ credential: org.apiKey, next: pagePath });
+  expect(login.status).toBe(303);
+  const cookie = ([] as string[])
+    .concat(login.headers['set-cookie'] ?? [])
+    .find((c) => c.startsWith('catalog_dashboard_session='))!
+    .split(';')[0];
+  const page = await request(app).get(pagePath).set('Cookie', cookie);
+  expect(page.status).toBe(200);
+  const csrf = /<meta name="csrf-token" content="([^"]+)"/.exec(page.text)?.[1];
+  expect(csrf).toBeDefined();
+  return { cookie, csrf: csrf! };
+}
+
+describe('the console\'s bulk "classify" (issue 28 §5)', () => {
+  it("classifies the grid's selection from the items' own data: a job of the catalog's items, category_id staged against each item", async () => {
+    const catalogId = await catalogOf(TAXONOMY);
+    const ids = await seedItems(testKnex(), org.organizationId, catalogId, [
+      { sku: 'PAN-9', title: 'Lodge Cast Iron Skillet 8 inch' },
+      { sku: 'HOSE-9', title: 'Flexzilla Garden Hose 25 ft' },
+      { sku: 'PHONE-9', title: 'Acme X3 Mobile Phone 256 GB' },
+    ]);
+    const grid = `/dashboard/catalogs/${catalogId}/items`;
+    const { cookie, csrf } = await consoleSession(`${grid}?q=garden`);
+    // The selection: the grid's search "garden" (the hose only), classification only.
+    const started = await request(app)
+      .post(`${grid}/bulk/enrich`)
+      .set('Cookie', cookie)
+      .type('form')
+      .send({ csrf_token: csrf, query: 'q=garden', classify: '1' });
+    expect(started.status).toBe(303);
+    const jobId = /fill-gaps\/([0-9a-f-]{36})$/.exec(started.headers.location)?.[1] as string;
+    const job = await waitUntil(async () => {
+      const row = await testKnex()('enrichment_jobs').where({ id: jobId }).first('status', 'total_items', 'config');
+      return row.status === 'running' ? null : row;
+    }, 'the classify job');
+    expect(job).toMatchObject({ status: 'completed', total_items: 1 });
+    expect(job.config).toMatchObject({ source_catalog_id: catalogId, catalog_id: catalogId, predict_taxonomy: true, web_search: false });
+    const [hose] = await stagedOf(jobId);
+    expect(hose.after_data).toMatchObject({ sku: 'HOSE-9', category_id: 'hoses' });
+    const change = await testKnex()('staged_changes').where({ id: hose.id }).first('catalog_item_id', 'is_new_item');
+    expect(change).toEqual({ catalog_item_id: ids.get('HOSE-9'), is_new_item: false });
+    await approveAndApply(jobId);
+    expect(await itemOf(catalogId, ids.get('HOSE-9') as string)).toEqual(expect.objectContaining({ category_id: 'hoses' }));
+    expect(await itemOf(catalogId, ids.get('PAN-9') as string)).not.toHaveProperty('category_id');
+  }, 120_000);
+});
+
 describe('predicted categories reach the items', () => {
   it('stages category_id and attribute values in after_data; apply writes them and adds category_id to the schema once', async () => {
     const catalogId = await catalogOf(TAXONOMY);

@@ -2,15 +2,16 @@
  * Fill the gaps (issue 28 §6): from the item grid filtered to "missing X" (`missing=X`,
  * `f.X=empty`) or "not ready for profile P" (`readiness=P&ready=no`), one action enriches
  * exactly those items for exactly the missing fields: the fields become the job's
- * `output_schema`, the items (the grid's selection) its inline items, `catalog_id` the catalog,
- * so the results are staged on the job's review activity (POST /public/enrich,
- * ./jobs.ts `createEnrichmentJob`). The completeness of those fields before the job is stored on
+ * `output_schema`, the catalog both its `source_catalog_id` narrowed to the grid's selection
+ * (the rows are copied in one INSERT … SELECT, so a selection of any size up to
+ * {@link FILL_GAPS_MAX_ITEMS} costs no request body) and its `catalog_id`, so the results are
+ * staged on the job's review activity (./jobs.ts `createEnrichmentJob`). The completeness of those fields before the job is stored on
  * the activity (`metadata.fill_gaps`), so the completeness page can show before and after.
  */
 import type { Knex } from 'knex';
 import { ValidationError } from '../../lib/errors';
 import { ReviewActivity } from '../../models/review-activity';
-import { INLINE_ITEMS_LIMIT, type EnrichRequest, type OutputFieldRequest } from '../../schemas/enrich';
+import type { EnrichRequest, OutputFieldRequest } from '../../schemas/enrich';
 import type { Scope } from '../access/scope';
 import type { CatalogCaches } from '../catalog/caches';
 import { selectionOf, type Selection } from '../catalog/grid-selection';
@@ -18,8 +19,12 @@ import { loadGridCatalog, type GridCatalog } from '../catalog/item-grid';
 import { emptySql, readWithoutJit } from '../catalog/item-grid-query';
 import { createEnrichmentJob, type JobServiceDeps } from './jobs';
 
-/** The largest selection one fill-the-gaps job takes (the enrich request's inline item limit). */
-export const FILL_GAPS_MAX_ITEMS = INLINE_ITEMS_LIMIT;
+/**
+ * The largest selection one job from the console takes (fill the gaps, bulk enrich, classify):
+ * a bound on one job's credits and review size, not on the request (the rows are copied in the
+ * database).
+ */
+export const FILL_GAPS_MAX_ITEMS = 100_000;
 
 /** Of one field, over the catalog's (top-level) items: how many have it filled, of how many. */
 export interface FieldFill {
@@ -136,9 +141,10 @@ export async function startFillGaps(
 }
 
 /**
- * Starts an enrichment job of a selection's items (inline, at most {@link FILL_GAPS_MAX_ITEMS})
- * for `fields` (the output schema) and, with `classify`, taxonomy classification
- * (`predict_taxonomy`), staged on the catalog.
+ * Starts an enrichment job of a selection's items (at most {@link FILL_GAPS_MAX_ITEMS}, copied
+ * from the catalog as the job's rows) for `fields` (the output schema) and, with `classify`,
+ * taxonomy classification (`predict_taxonomy`), staged on the catalog. Classification alone
+ * (no fields) is a `web_search: false` job: the classifier reads the items' own data.
  * @returns the job id
  * @throws ValidationError (422) when nothing matches or too many items do; the errors of createEnrichmentJob
  */
@@ -150,25 +156,28 @@ async function enrichSelection(
   fields: string[],
   classify: boolean,
 ): Promise<string> {
-  const { rows } = await readWithoutJit<{ data: Record<string, unknown> }>(
+  const { rows } = await readWithoutJit<{ n: number }>(
     deps.knex,
-    `SELECT data FROM catalog_items WHERE ${selection.where.sql} ORDER BY id LIMIT ?`,
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM catalog_items WHERE ${selection.where.sql} LIMIT ?) s`,
     [...selection.where.bindings, FILL_GAPS_MAX_ITEMS + 1],
   );
-  if (rows.length === 0) throw ValidationError.at(['query'], 'No item matches the filter: nothing to enrich');
-  if (rows.length > FILL_GAPS_MAX_ITEMS)
+  const n = rows[0].n;
+  if (n === 0) throw ValidationError.at(['query'], 'No item matches the filter: nothing to enrich');
+  if (n > FILL_GAPS_MAX_ITEMS)
     throw ValidationError.at(
       ['query'],
-      `More than ${FILL_GAPS_MAX_ITEMS} items match; one job from the console takes at most ${FILL_GAPS_MAX_ITEMS}: narrow the filter`,
+      `More than ${FILL_GAPS_MAX_ITEMS.toLocaleString('en-US')} items match; one job from the console takes at most ${FILL_GAPS_MAX_ITEMS.toLocaleString('en-US')}: narrow the filter`,
     );
   const req = {
-    items: rows.map((r) => r.data),
+    source_catalog_id: grid.catalog.id,
     catalog_id: grid.catalog.id,
     async_mode: true,
     output_schema: fields.map((f) => outputField(grid, f)),
     ...(classify ? { predict_taxonomy: true } : {}),
+    // Classification alone reads the items' own data: nothing to research on the web.
+    ...(classify && !fields.length ? { web_search: false } : {}),
   } as EnrichRequest;
-  return (await createEnrichmentJob(deps, scope, req)).job.id;
+  return (await createEnrichmentJob(deps, scope, req, undefined, selection.where)).job.id;
 }
 
 /**

@@ -213,16 +213,23 @@ export async function insertItemsFromFile(trx: Knex.Transaction, jobId: string, 
 
 /**
  * Copies every item of a catalog into the job's rows in one statement (`source_catalog_id`),
- * in the catalog's listing order (created_at, id). Each input carries `__catalog_item_id`, so a
- * job that writes back to the same catalog stages against the very item.
+ * in the catalog's listing order (created_at, id); with `where` (a console grid selection,
+ * src/services/catalog/grid-selection.ts: SQL over `catalog_items` with its bindings) only the
+ * items it selects. Each input carries `__catalog_item_id`, so a job that writes back to the
+ * same catalog stages against the very item.
  * @returns the number of rows
  */
-export async function insertItemsFromCatalog(trx: Knex.Transaction, jobId: string, catalogId: string): Promise<number> {
+export async function insertItemsFromCatalog(
+  trx: Knex.Transaction,
+  jobId: string,
+  catalogId: string,
+  where?: { sql: string; bindings: readonly Knex.RawBinding[] },
+): Promise<number> {
   const { rowCount } = await trx.raw(
     `INSERT INTO enrichment_rows (job_id, row_index, input)
      SELECT ?, (row_number() OVER (ORDER BY created_at, id) - 1)::int, data || jsonb_build_object('__catalog_item_id', id::text)
-     FROM catalog_items WHERE catalog_id = ?`,
-    [jobId, catalogId],
+     FROM catalog_items WHERE catalog_id = ?${where ? ` AND (${where.sql})` : ''}`,
+    [jobId, catalogId, ...(where?.bindings ?? [])],
   );
   return rowCount ?? 0;
 }

@@ -22,7 +22,7 @@ import {
   insertItemsFromFlowNode,
   rowRules,
 } from './items';
-import { JobPlan, planJob } from './request';
+import { type ItemSelection, JobPlan, planJob } from './request';
 import { settleModelOptions } from './model-options';
 import { copyStagedChanges } from './staging';
 import type { JobRunner } from '../job-runner';
@@ -149,8 +149,13 @@ async function insertRows(trx: Knex.Transaction, jobId: string, plan: JobPlan): 
       return { rows, carried: 0, processable: rows };
     }
     case 'catalog': {
-      const rows = await insertItemsFromCatalog(trx, jobId, items.catalogId);
-      if (rows === 0) throw ValidationError.at(['body', 'source_catalog_id'], 'The source catalog has no items', 'value_error');
+      const rows = await insertItemsFromCatalog(trx, jobId, items.catalogId, items.where);
+      if (rows === 0)
+        throw ValidationError.at(
+          ['body', 'source_catalog_id'],
+          items.where ? 'No item matches the selection' : 'The source catalog has no items',
+          'value_error',
+        );
       return { rows, carried: 0, processable: rows };
     }
     case 'resume': {
@@ -261,13 +266,21 @@ export interface EnrichUploadInput {
  * item source (inline, streamed `items_file`, source catalog, earlier job) in ONE transaction,
  * starts the durable workflow, and for `async_mode: false` waits for it and returns the results.
  * @param upload the multipart files, when the request came as `multipart/form-data`
+ * @param selection with `source_catalog_id`: only these items of it (the console's grid
+ *   selection: fill the gaps, bulk enrich and classify; src/services/enrichment/fill-gaps.ts)
  * @throws ValidationError (422), NotFoundError (404) / ForbiddenError (403) for referenced
  *   catalogs, templates and activities, ConflictError (409) for a running source job,
  *   ServiceUnavailableError (503) when the workflow cannot be started (the job is marked failed),
  *   and for a synchronous request when no worker polls the task queue (before the job is stored, or
  *   while waiting: the job then runs when a worker is back)
  */
-export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, req: EnrichRequest, upload?: EnrichUploadInput): Promise<JobPage> {
+export async function createEnrichmentJob(
+  deps: JobServiceDeps,
+  scope: Scope,
+  req: EnrichRequest,
+  upload?: EnrichUploadInput,
+  selection?: ItemSelection,
+): Promise<JobPage> {
   const { knex } = deps;
   // decisions.md §4: HTTPS only; loopback http only when config allowHttpWebhooks (src/services/enrichment/webhooks.ts).
   assertWebhookUrl(req.webhook_url, deps.config?.allowHttpWebhooks ?? false);
@@ -277,6 +290,7 @@ export async function createEnrichmentJob(deps: JobServiceDeps, scope: Scope, re
     scope,
     req,
     upload && { file: upload.itemsFile.path, fileName: upload.itemsFile.originalname, knowledgeFiles: upload.knowledgeBaseFiles.length > 0 },
+    selection,
   );
   await settleModelOptions(knex, req, plan.config, Boolean(deps.config?.llm));
   const documents = upload ? await hostKnowledgeBase(knex, upload.storage, scope, plan.config, upload.knowledgeBaseFiles) : [];

@@ -21,11 +21,21 @@ import type { Scope } from '../access/scope';
  * Pure of HTTP; every refusal is a typed error (422 / 404 / 403 / 409).
  */
 
+/**
+ * A part of a catalog's items (the console's grid selection, src/services/catalog/grid-selection.ts):
+ * SQL over `catalog_items` and its bindings. Only the service passes one (fill the gaps and the
+ * bulk enrich/classify actions), never a request body.
+ */
+export interface ItemSelection {
+  sql: string;
+  bindings: readonly Knex.RawBinding[];
+}
+
 /** Where a job's rows come from. */
 export type ItemPlan =
   | { kind: 'inline'; items: unknown[] }
   | { kind: 'file'; file: string; fileName: string }
-  | { kind: 'catalog'; catalogId: string }
+  | { kind: 'catalog'; catalogId: string; where?: ItemSelection }
   | { kind: 'resume'; from: EnrichmentJob }
   | { kind: 'reextract'; from: EnrichmentJob; indices: number[] | null }
   | { kind: 'flow'; runId: string; nodeId: string };
@@ -158,6 +168,8 @@ function itemSources(req: EnrichRequest, hasFile: boolean): string[] {
  * Resolves a request into a {@link JobPlan}.
  * @param req the validated request (JSON body or multipart `request_json`), defaults NOT applied
  * @param upload the uploaded items file, for multipart requests
+ * @param selection with `source_catalog_id`: only these items of the source catalog (the console's
+ *   grid selection; never from a request body)
  * @throws ValidationError (422); NotFoundError (404) / ForbiddenError (403) for a referenced
  *   catalog, template or activity; ConflictError (409) when resuming or re-extracting a job that
  *   is still running
@@ -167,6 +179,7 @@ export async function planJob(
   scope: Scope,
   req: EnrichRequest,
   upload?: { file: string; fileName: string; knowledgeFiles: boolean },
+  selection?: ItemSelection,
 ): Promise<JobPlan> {
   const details: ValidationDetail[] = [];
   const sources = itemSources(req, Boolean(upload));
@@ -176,10 +189,16 @@ export async function planJob(
   if (details.length) throw new ValidationError(details);
   if (req.source_activity_id) return planResume(knex, scope, req, req.source_activity_id);
   if (req.reextract_from_activity_id) return planReextract(knex, scope, req, req.reextract_from_activity_id);
-  return planFresh(knex, scope, req, upload);
+  return planFresh(knex, scope, req, upload, selection);
 }
 
-async function planFresh(knex: Knex, scope: Scope, raw: EnrichRequest, upload?: { file: string; fileName: string; knowledgeFiles: boolean }): Promise<JobPlan> {
+async function planFresh(
+  knex: Knex,
+  scope: Scope,
+  raw: EnrichRequest,
+  upload?: { file: string; fileName: string; knowledgeFiles: boolean },
+  selection?: ItemSelection,
+): Promise<JobPlan> {
   let r: EnrichRequest & Pick<EnrichJobConfig, 'template'> = { ...raw };
   if (r.template_id) {
     const template = await loadTemplate(knex, scope, r.template_id);
@@ -237,7 +256,7 @@ async function planFresh(knex: Knex, scope: Scope, raw: EnrichRequest, upload?: 
   const itemPlan: ItemPlan = upload
     ? { kind: 'file', file: upload.file, fileName: upload.fileName }
     : config.source_catalog_id
-      ? { kind: 'catalog', catalogId: config.source_catalog_id }
+      ? { kind: 'catalog', catalogId: config.source_catalog_id, ...(selection ? { where: selection } : {}) }
       : { kind: 'inline', items: items as unknown[] };
   return { config, items: itemPlan, catalogId: config.catalog_id ?? null, ...(examples ? { examples } : {}) };
 }
