@@ -174,9 +174,8 @@ export function jobsPage(ops: Operation[], total: number, pageSize: number, filt
     'Jobs',
     html`<h1>Jobs</h1>
       <p class="muted">
-        Enrichment jobs, imports, applies and restores of this organization, newest first. Exports are not listed: they stream to the browser that asks for them
-        and leave no job behind. Only a running enrichment job can be cancelled; an import, an apply or a restore runs to its end (a restore and an apply are
-        one transaction each).
+        Enrichment jobs, imports, applies, restores and exports of this organization, newest first. A running enrichment job or import can be cancelled (what it
+        keeps is said before it is sent); an apply or a restore is one transaction and runs to its end (its snapshot undoes it).
       </p>
       <form class="filters card" method="get" action="${DASHBOARD_BASE}/jobs">
         <label

@@ -173,6 +173,7 @@ describe('jobs page in Chromium', () => {
     expect(await page.getAttribute(importRow, 'data-status')).toBe('running');
     expect(await page.$$(`${applyRow} button[data-cancel-url]`)).toHaveLength(0);
     expect(await page.textContent(`${applyRow} .not-cancellable`)).toMatch(/one transaction: it cannot be cancelled.*pre_apply snapshot undoes it/);
+    await shotAndCheck(page, 'jobs-cancel.png');
     await page.click(`${importRow} button[data-cancel-url]`);
     await waitUntil(async () => (await knex('catalog_imports').where({ id: importId }).first('status')).status === 'cancelled', 'the import cancelled', 30_000);
     expect(dialogs.at(-1)).toMatch(/lines already written stay written/);
