@@ -5,11 +5,10 @@
  */
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
-import { loadConfig } from '../src/config';
 import type { EnrichmentEngine } from '../src/enrichment/types';
 import { RetryLaterError } from '../src/enrichment/research/types';
 import { EnrichmentJob } from '../src/models/enrichment-job';
-import { EnrichmentStorage, enrichmentStorage } from '../src/services/enrichment/artifacts';
+import type { EnrichmentStorage } from '../src/services/enrichment/artifacts';
 import { createEnrichmentCaches, EnrichmentCaches } from '../src/services/enrichment/caches';
 import { finalizeJob, jobProgress, pendingRowIndexes, rowStatus } from '../src/services/enrichment/progress';
 import { processRow, RowDeps } from '../src/services/enrichment/rows';
@@ -40,9 +39,9 @@ export interface ActivityDeps {
   webhookTimeoutMs?: number;
   /**
    * Where artifacts and hosted media are stored and linked (the API that serves them must use
-   * the same blob store); default: `blobStore` and `publicUrl` of the environment's configuration.
+   * the same blob store): `enrichmentStorage(config)` of the service's configuration.
    */
-  storage?: EnrichmentStorage;
+  storage: EnrichmentStorage;
   /** This worker's enrichment caches; default: fresh ones for these activities. */
   caches?: EnrichmentCaches;
   /**
@@ -141,7 +140,7 @@ export function createActivities(deps: ActivityDeps): EnrichmentActivities {
   const rowDeps: RowDeps = {
     knex,
     engine: timedEngine(deps.engine),
-    storage: deps.storage ?? enrichmentStorage(loadConfig()),
+    storage: deps.storage,
     caches: deps.caches ?? createEnrichmentCaches(),
     render: deps.render,
   };

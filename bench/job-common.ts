@@ -91,6 +91,7 @@ export async function startJobBench(be: BenchEngine, maxConcurrentActivities = 3
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue,
+    config: loadConfig(),
     knex,
     engine: be.engine,
     maxConcurrentActivities,

@@ -279,6 +279,14 @@ function oidcSettings(env: NodeJS.ProcessEnv): Config['oidc'] {
 }
 
 /**
+ * The pino log level from the environment (`LOG_LEVEL`, default `info`): the one setting the
+ * process-wide logger (src/lib/logger.ts) reads before any configuration is loaded.
+ */
+export function logLevelOf(env: NodeJS.ProcessEnv = process.env): string {
+  return env.LOG_LEVEL ?? 'info';
+}
+
+/**
  * Reads the configuration from an environment map.
  * @param env defaults to `process.env`
  * @throws Error when a numeric variable is not a non-negative integer, or SEARCH_PROVIDER is
@@ -354,7 +362,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: int(env.RENDER_CONCURRENCY, 1, 'RENDER_CONCURRENCY'),
       pagesPerBrowser: Math.max(1, int(env.RENDER_RECYCLE_PAGES, 20, 'RENDER_RECYCLE_PAGES')),
     },
-    logLevel: env.LOG_LEVEL ?? 'info',
+    logLevel: logLevelOf(env),
     metricsToken: env.METRICS_TOKEN || null,
     workerMetricsPort: env.WORKER_METRICS_PORT ? int(env.WORKER_METRICS_PORT, 0, 'WORKER_METRICS_PORT') : null,
     temporalMetricsAddress: env.TEMPORAL_METRICS_ADDRESS || null,

@@ -21,8 +21,7 @@ import { createSnapshotRestoreActivities } from '../activities/snapshot-restore'
 import { createBulkActionActivities } from '../activities/bulk-actions';
 import { createSearchIndexActivities } from '../activities/search-index';
 import { createSearchMaintenanceActivities } from '../activities/search-maintenance';
-import { loadConfig } from '../src/config';
-import type { Config } from '../src/config';
+import { loadConfig, type Config } from '../src/config';
 import { enrichmentStorage } from '../src/services/enrichment/artifacts';
 import { createBlobStore } from '../src/lib/blob-stores';
 import type { ResearchSettings } from '../src/services/enrichment/jobs';
@@ -62,6 +61,11 @@ export interface WorkerDeps {
   knex?: Knex;
   engine?: EnrichmentEngine;
   activities?: EnrichmentActivities;
+  /**
+   * The service's configuration (src/config.ts): what `storage`, `python` and `research` default
+   * to when not given.
+   */
+  config: Config;
   /** Webhook settings of the real activities (activities/index.ts ActivityDeps). */
   publicUrl?: string;
   allowHttpWebhooks?: boolean;
@@ -81,7 +85,7 @@ export interface WorkerDeps {
   searchMaintenance?: MaintenanceOptions;
   /**
    * Starts the Python interpreter of a flow's custom_code node (activities/flows.ts); default:
-   * the bubblewrap sandbox of the environment's configuration (src/services/flows/sandbox).
+   * the bubblewrap sandbox of the environment's configuration (src/sandbox).
    */
   python?: PythonSessionFactory;
   /**
@@ -108,6 +112,7 @@ export interface WorkerDeps {
  *   the workflow bundle does not build or the namespace is unknown
  */
 export async function createWorker(deps: WorkerDeps): Promise<Worker> {
+  const storage = deps.storage ?? enrichmentStorage(deps.config);
   let activities = deps.activities;
   if (!activities) {
     if (!deps.knex || !deps.engine) throw new Error('createWorker needs activities, or knex and engine');
@@ -117,7 +122,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
       publicUrl: deps.publicUrl,
       allowHttpWebhooks: deps.allowHttpWebhooks,
       webhookTimeoutMs: deps.webhookTimeoutMs,
-      storage: deps.storage,
+      storage,
       caches: deps.caches,
       fetchRetryAttempts: deps.fetchRetryAttempts,
       render: deps.render,
@@ -129,16 +134,14 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
   const bulk = deps.knex ? createBulkActionActivities({ knex: deps.knex }) : {};
   const maintenance = deps.knex ? createSearchMaintenanceActivities(deps.knex, deps.searchMaintenance) : {};
   const imports = deps.knex ? createImportActivities({ knex: deps.knex }) : {};
-  const researchArchives = deps.knex
-    ? createResearchArchiveActivities({ knex: deps.knex, blobs: (deps.storage ?? enrichmentStorage(loadConfig())).blobs })
-    : {};
+  const researchArchives = deps.knex ? createResearchArchiveActivities({ knex: deps.knex, blobs: storage.blobs }) : {};
   const flows = deps.knex
     ? createFlowActivities({
         knex: deps.knex,
         caches: { catalog: createCatalogCaches() },
         publicUrl: deps.publicUrl ?? 'http://127.0.0.1:8080',
-        python: deps.python ?? pythonSandbox(loadConfig()),
-        research: deps.research ?? loadConfig(),
+        python: deps.python ?? pythonSandbox(deps.config),
+        research: deps.research ?? deps.config,
       })
     : {};
   return Worker.create({
@@ -266,6 +269,7 @@ export async function runWorker(config: Config, makeEngine: EngineFactory): Prom
     connection,
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
+    config,
     knex,
     engine,
     publicUrl: config.publicUrl,

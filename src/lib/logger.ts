@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { logLevelOf } from '../config';
 
-/** Process-wide structured logger (pino, JSON lines on stdout). Level from `LOG_LEVEL`. */
-export const logger = pino({ level: process.env.LOG_LEVEL ?? 'info', base: { service: 'catalog-enrichment' } });
+/** Process-wide structured logger (pino, JSON lines on stdout). Level from `LOG_LEVEL` (src/config.ts logLevelOf). */
+export const logger = pino({ level: logLevelOf(), base: { service: 'catalog-enrichment' } });

@@ -133,6 +133,7 @@ beforeAll(async () => {
       connection: env.nativeConnection,
       namespace: env.namespace ?? 'default',
       taskQueue: queue,
+      config,
       knex: testKnex(),
       engine: eng,
       workflowBundle: bundle,

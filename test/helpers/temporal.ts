@@ -140,10 +140,11 @@ export interface RunningTestWorker {
  */
 export async function runTestWorker(
   env: TestWorkflowEnvironment,
-  deps: Omit<WorkerDeps, 'connection' | 'namespace' | 'workflowBundle'>,
+  deps: Omit<WorkerDeps, 'connection' | 'namespace' | 'workflowBundle' | 'config'> & { config?: WorkerDeps['config'] },
 ): Promise<RunningTestWorker> {
   const worker = await createWorker({
     ...deps,
+    config: deps.config ?? loadConfig(),
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     workflowBundle: await workflowBundle(),

@@ -85,6 +85,7 @@ async function main(): Promise<void> {
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue: TASK_QUEUE,
+    config: loadConfig(),
     knex,
     engine: fakeEngine(engineOptions),
     workflowBundle: await workflowBundle(),

@@ -8,6 +8,8 @@ import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Knex } from 'knex';
+import { loadConfig } from '../../src/config';
+import { enrichmentStorage } from '../../src/services/enrichment/artifacts';
 import { createActivities, EnrichmentActivities } from '../../activities';
 import { cancelEnrichmentJob } from '../../src/services/enrichment/jobs';
 import type { JobRunner } from '../../src/services/job-runner';
@@ -46,7 +48,7 @@ beforeAll(async () => {
   knex = testKnex();
   organizationId = (await createTestOrg('workflow tests')).organizationId;
   env = await startTestTemporal();
-  const real = createActivities({ knex, engine });
+  const real = createActivities({ knex, engine, storage: enrichmentStorage(loadConfig()) });
   const activities: EnrichmentActivities = {
     ...real,
     processRow: (jobId, rowIndex) =>

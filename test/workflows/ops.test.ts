@@ -9,6 +9,8 @@ import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Knex } from 'knex';
+import { loadConfig } from '../../src/config';
+import { enrichmentStorage } from '../../src/services/enrichment/artifacts';
 import { createActivities, EnrichmentActivities } from '../../activities';
 import { ConflictError } from '../../src/lib/errors';
 import { runOps } from '../../src/cli/ops';
@@ -35,7 +37,7 @@ beforeAll(async () => {
   knex = testKnex();
   organizationId = (await createTestOrg('ops tests')).organizationId;
   env = await startTestTemporal();
-  const real = createActivities({ knex, engine: fakeEngine() });
+  const real = createActivities({ knex, engine: fakeEngine(), storage: enrichmentStorage(loadConfig()) });
   const activities: EnrichmentActivities = {
     ...real,
     async processRows(jobId, rowIndexes) {
