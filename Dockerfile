@@ -12,6 +12,7 @@ COPY workflows workflows
 COPY activities activities
 COPY migrations migrations
 COPY temporal temporal
+COPY scripts scripts
 RUN npm run build
 
 FROM node:22-bookworm-slim

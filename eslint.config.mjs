@@ -38,5 +38,8 @@ export default tseslint.config(
       ],
     },
   },
-  { files: ['**/*.js', '**/*.mjs'], languageOptions: { globals: { module: 'writable', require: 'readonly', __dirname: 'readonly', process: 'readonly' } } },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    languageOptions: { globals: { module: 'writable', require: 'readonly', __dirname: 'readonly', process: 'readonly', console: 'readonly' } },
+  },
 );

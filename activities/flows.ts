@@ -14,7 +14,7 @@ import { runCustomCodeNode, PythonSessionFactory } from '../src/services/flows/n
 import type { ResearchSettings } from '../src/services/enrichment/jobs';
 import { finishEnrichNode, startEnrichNode } from '../src/services/flows/nodes/enrich';
 import { runStageNode } from '../src/services/flows/nodes/stage';
-import { SandboxError } from '../src/services/flows/sandbox/python-sandbox';
+import { SandboxError } from '../src/sandbox/python-sandbox';
 import { EnrichNodeJob, FLOW_NODE_FAILED, FlowRunPlan } from '../workflows/definitions';
 import { whileHeartbeating } from './heartbeat';
 

@@ -11,7 +11,7 @@
  * 19): cold start ≤ 2 s, warm 10,000 rows ≤ 3 s.
  */
 import { loadConfig } from '../src/config';
-import { PythonTransformSession } from '../src/services/flows/sandbox/python-sandbox';
+import { PythonTransformSession } from '../src/sandbox/python-sandbox';
 import { loadAvg, median, since } from './lib';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);

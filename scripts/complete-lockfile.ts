@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from '../config';
+import { REPO_ROOT } from '../src/config';
 
 const PARENTS = ['node_modules/@swc/core', 'node_modules/unrs-resolver'];
 

@@ -6,7 +6,7 @@ export type FlowNodeType = 'input' | 'custom_code' | 'enrich' | 'stage';
 /**
  * One node of a flow (decisions.md §6): `{id, type, config}`. Config by type:
  * - `input`: `{}` (the rows given to execute);
- * - `custom_code`: `{python_code, timeout_seconds (1–1800), memory_mib?}` (src/services/flows/sandbox);
+ * - `custom_code`: `{python_code, timeout_seconds (1–1800), memory_mib?}` (src/sandbox);
  * - `enrich`: `{request}`, the saved enrichment request without items (src/services/flows/nodes/enrich.ts);
  * - `stage`: `{catalog_id}`, the catalog whose review activity takes the rows.
  */

@@ -7,7 +7,7 @@
  * bwrap's --die-with-parent takes the interpreter with it.
  */
 import fs from 'node:fs';
-import { SCRATCH_PREFIX } from '../../src/services/flows/sandbox/scratch-dir';
+import { SCRATCH_PREFIX } from '../../src/sandbox/scratch-dir';
 
 interface ProcEntry {
   ppid: number;

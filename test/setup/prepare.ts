@@ -45,8 +45,9 @@ function ensureChromium(): void {
 
 /**
  * Flows' Python sandbox (issue 19; architecture.md, "The Python sandbox") needs bubblewrap and
- * Debian's python3. Installs what is missing if it can. Isolation is a requirement, so its tests
- * never skip: without these programs they fail, and this says so first.
+ * Debian's python3, and its runner.py is linted with Debian's pyflakes3. Installs what is missing
+ * if it can. Isolation is a requirement, so its tests never skip: without these programs they
+ * fail, and this says so first.
  */
 function ensurePythonSandbox(config: Config): void {
   const { bwrapPath, pythonPath } = config.pythonSandbox;
@@ -54,6 +55,8 @@ function ensurePythonSandbox(config: Config): void {
   const python = ensureDebianPackage(pythonPath, 'python3');
   if (bwrap && python) console.log(`[test setup] Python sandbox: ${bwrapPath}, ${pythonPath}`);
   else console.error(`[test setup] ERROR: the Python sandbox needs ${bwrapPath} (bubblewrap) and ${pythonPath} (python3): its tests will FAIL`);
+  // `npm run lint` checks the sandbox's runner.py with it (scripts/lint-python.ts).
+  if (ensureDebianPackage('/usr/bin/pyflakes3', 'pyflakes3')) console.log('[test setup] Python lint: /usr/bin/pyflakes3');
 }
 
 /**

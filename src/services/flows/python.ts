@@ -6,7 +6,7 @@
  */
 import type { Config } from '../../config';
 import type { PythonSessionFactory } from './nodes/custom-code';
-import { PythonTransformSession } from './sandbox/python-sandbox';
+import { PythonTransformSession } from '../../sandbox/python-sandbox';
 
 /** The sandboxed interpreter factory of `config.pythonSandbox`. */
 export function pythonSandbox(config: Pick<Config, 'pythonSandbox'>): PythonSessionFactory {

@@ -13,7 +13,7 @@ import { REPO_ROOT } from '../../../src/config';
 
 const SCRIPT = `
 import { loadConfig } from './src/config';
-import { PythonTransformSession } from './src/services/flows/sandbox/python-sandbox';
+import { PythonTransformSession } from './src/sandbox/python-sandbox';
 
 async function main(): Promise<void> {
   const session = await PythonTransformSession.start('def transform(rows):\\n    return [dict(r, double=r["n"] * 2) for r in rows]', {

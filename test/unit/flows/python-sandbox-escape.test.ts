@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '../../../src/config';
-import { SandboxError } from '../../../src/services/flows/sandbox/python-sandbox';
+import { SandboxError } from '../../../src/sandbox/python-sandbox';
 import { expectNothingLeft, runFailing, runPages, sandboxOptions, scratchDirs } from './sandbox-helpers';
 
 const SECRET = `s3cr3t-${process.pid}-${Date.now()}`;

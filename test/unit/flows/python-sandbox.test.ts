@@ -9,8 +9,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PythonTransformSession, SandboxError } from '../../../src/services/flows/sandbox/python-sandbox';
-import { SCRATCH_PREFIX } from '../../../src/services/flows/sandbox/scratch-dir';
+import { PythonTransformSession, SandboxError } from '../../../src/sandbox/python-sandbox';
+import { SCRATCH_PREFIX } from '../../../src/sandbox/scratch-dir';
 import { waitUntil } from '../../helpers/wait';
 import { expectNothingLeft, runFailing, runPages, sandboxOptions, scratchDirs } from './sandbox-helpers';
 

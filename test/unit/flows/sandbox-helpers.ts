@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { loadConfig } from '../../../src/config';
-import { PythonSandboxOptions, PythonTransformSession, SandboxError, TransformResult } from '../../../src/services/flows/sandbox/python-sandbox';
-import { SCRATCH_PREFIX } from '../../../src/services/flows/sandbox/scratch-dir';
+import { PythonSandboxOptions, PythonTransformSession, SandboxError, TransformResult } from '../../../src/sandbox/python-sandbox';
+import { SCRATCH_PREFIX } from '../../../src/sandbox/scratch-dir';
 import { sandboxProcessesOf } from '../../helpers/processes';
 import { waitUntil } from '../../helpers/wait';
 

@@ -1,11 +1,11 @@
 /**
  * What the Python sandbox makes of its runner's responses and of an interpreter that ended
- * without answering (src/services/flows/sandbox/sandbox-protocol.ts): the cases the process tests
+ * without answering (src/sandbox/sandbox-protocol.ts): the cases the process tests
  * cannot produce on demand (a garbled protocol, the kernel's SIGKILL at the CPU hard limit, a
  * bwrap that cannot create namespaces).
  */
-import { SandboxError } from '../../../src/services/flows/sandbox/sandbox-error';
-import { exitError, parseResponse } from '../../../src/services/flows/sandbox/sandbox-protocol';
+import { SandboxError } from '../../../src/sandbox/sandbox-error';
+import { exitError, parseResponse } from '../../../src/sandbox/sandbox-protocol';
 
 test('responses: ready, rows, error', () => {
   expect(parseResponse('{"ready":true,"printed_bytes":0}')).toEqual({ type: 'ready', printedBytes: 0 });

@@ -1,7 +1,7 @@
 /**
  * The `custom_code` node (decisions.md §6; issue 19 "custom_code nodes"): the flow's Python,
  * `def transform(rows: list[dict]) -> list[dict]`, run page by page in one isolated interpreter
- * (src/services/flows/sandbox) within the node's `timeout_seconds`; what it prints becomes the
+ * (src/sandbox) within the node's `timeout_seconds`; what it prints becomes the
  * run's `updates`.
  */
 import type { Knex } from 'knex';
