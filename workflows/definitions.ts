@@ -6,7 +6,7 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { SearchIndexBuild } from '../src/services/catalog/search-count-index';
-import type { ApplyResult } from '../src/services/review/apply';
+import type { ApplyResult } from '../src/models/review-activity';
 
 /** `OrganizationId` (Keyword) search attribute: the owning organization's id (architecture.md, Names). */
 export const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);

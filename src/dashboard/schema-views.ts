@@ -3,7 +3,7 @@ import type { CatalogSchema } from '../models/catalog-schema';
 import type { ValidationDetail } from '../lib/errors';
 import { FIELD_TYPES } from '../services/catalog/schema-fields';
 import type { SchemaVersionDiff, SchemaVersionEntry } from '../services/catalog/schema-versions';
-import type { EnrichedNode, EnrichedTaxonomy, StoredTaxonomy } from '../services/catalog/taxonomy';
+import type { EnrichedNode, EnrichedTaxonomy } from '../services/catalog/taxonomy';
 import { displayValue } from './diff';
 import { html, type SafeHtml } from './html';
 import { badge, catalogCrumb, DASHBOARD_BASE, layout, record, when, type PageSession } from './views';
@@ -273,7 +273,7 @@ function nodeTree(t: EnrichedTaxonomy, ids: string[]): SafeHtml {
 
 /** The taxonomy as the edit box shows it: the G3 input (object-form nodes), without the stored `node_order`. */
 function taxonomyInputText(schema: CatalogSchema): string {
-  const stored = schema.taxonomy as unknown as StoredTaxonomy | null;
+  const stored = schema.taxonomy;
   if (!stored) return JSON.stringify({ name: 'Categories', hierarchy_levels: ['Department', 'Category'], nodes: {} }, null, 2);
   const order = stored.node_order ?? Object.keys(stored.nodes);
   const nodes = Object.fromEntries(order.filter((id) => stored.nodes[id]).map((id) => [id, stored.nodes[id]]));

@@ -15,6 +15,50 @@ export interface JsonSchemaProperty {
   [keyword: string]: unknown;
 }
 
+/** One FieldWorkflowInfo entry (interface-spec.md "FieldWorkflowInfo"). */
+export interface FieldWorkflowInfo {
+  field_name: string;
+  field_type: string;
+  description: string | null;
+  required: boolean;
+  field_category: 'input' | 'generated';
+  scope: string;
+  unit: string | null;
+  sample_values: string[] | null;
+  added_by_workflow: string | null;
+  added_by_node: string | null;
+  added_in_version: string | null;
+  created_at: string | null;
+  last_edited_by_workflow: string | null;
+  last_edited_by_node: string | null;
+  last_edited_in_version: string | null;
+  last_edited_at: string | null;
+  validation_rules: Record<string, unknown> | null;
+}
+
+/** A category attribute (G3): `{name, type, values?, description?, required?}`. */
+export interface TaxonomyAttribute {
+  name: string;
+  type?: string;
+  values?: unknown[];
+  description?: string;
+  required?: boolean;
+  [key: string]: unknown;
+}
+
+/**
+ * The stored (normalised) taxonomy: G3 object-form nodes, each with `parent` and `attributes`,
+ * plus `node_order`, the input order of the ids (`jsonb` sorts object keys; the order is kept
+ * for the response and for `children`).
+ */
+export interface StoredTaxonomy {
+  name: string;
+  description?: string;
+  hierarchy_levels: string[];
+  nodes: Record<string, { name: string; parent: string | null; description?: string | null; attributes: TaxonomyAttribute[] }>;
+  node_order?: string[];
+}
+
 /** One version of a catalog's schema (interface-spec.md "CatalogSchema"; decisions.md §2). */
 export class CatalogSchema extends BaseModel {
   static tableName = 'catalog_schemas';
@@ -24,7 +68,8 @@ export class CatalogSchema extends BaseModel {
   version!: string;
   /** A JSON Schema object: each property is a JSON Schema too (keywords read by src/services/catalog/schema.ts). */
   schema_definition!: { type?: string; properties: Record<string, JsonSchemaProperty>; required?: string[] } & Record<string, unknown>;
-  taxonomy!: Record<string, unknown> | null;
+  /** The version's taxonomy in its stored (normalised G3) form (src/services/catalog/taxonomy.ts). */
+  taxonomy!: StoredTaxonomy | null;
   backward_compatible!: boolean;
   migration_rules!: Record<string, unknown> | null;
   created_by!: string;
@@ -32,7 +77,7 @@ export class CatalogSchema extends BaseModel {
   created_at!: Date;
   last_edited_by_workflow!: string | null;
   last_edited_at!: Date | null;
-  fields_workflow_info!: Array<Record<string, unknown>>;
+  fields_workflow_info!: FieldWorkflowInfo[];
 
   static get relationMappings(): RelationMappings {
     return {

@@ -1,5 +1,6 @@
 import type { RelationMappings } from 'objection';
 import { BaseModel } from './base';
+import type { StoredTaxonomy } from './catalog-schema';
 
 /** Snapshot kinds (decisions.md §3): taken by a user, before a restore, or before applying staged changes. */
 export type SnapshotType = 'manual' | 'safety' | 'pre_apply';
@@ -18,7 +19,7 @@ export class CatalogSnapshot extends BaseModel {
   reason!: string | null;
   item_count!: number;
   schema_version!: string;
-  taxonomy!: Record<string, unknown> | null;
+  taxonomy!: StoredTaxonomy | null;
   catalog_md!: string | null;
   catalog_md_version!: number | null;
   quality_prompt!: string | null;

@@ -5,6 +5,50 @@ export type ReviewActivityType = 'enrichment' | 'custom_transform' | 'smart_impo
 /** Activity statuses (decisions.md §5). */
 export type ReviewActivityStatus = 'created' | 'running' | 'pending_review' | 'completed' | 'cancelled' | 'failed';
 
+/** A change an apply could not apply: now `error` with this reason (decisions.md §5). */
+export interface ApplyFailure {
+  change_id: string;
+  row_index: number;
+  reason: string;
+}
+
+/** Result of an apply, stored in `review_activities.apply_result` (decisions.md §5). */
+export interface ApplyResult {
+  /** Changes applied (creates, updates, deletes). */
+  applied: number;
+  /** Changes left as `conflict` (the item changed since the change was computed). */
+  skipped_conflicts: number;
+  /** Changes that could not be applied (item gone, a value of the wrong type, invalid create, …), now `error` with a reason. */
+  failed: number;
+  /** The first 100 (src/services/review/apply.ts MAX_ERRORS_IN_RESULT) of the `failed` changes with their reasons (all of them: list the activity's changes in status `error`). */
+  errors: ApplyFailure[];
+  pre_apply_snapshot_id: string | null;
+  /** The schema version the activity's schema/taxonomy changes created, when any. */
+  new_schema_version?: string;
+}
+
+/**
+ * Phases of `review_activities.apply_progress.phase`: `queued` (requested), `applying` (the
+ * pre-apply snapshot is taken, the apply transaction runs), `completed`, `failed` (for good).
+ */
+export type ApplyPhase = 'queued' | 'applying' | 'completed' | 'failed';
+
+/**
+ * `review_activities.apply_progress`: the phase, the pre-apply snapshot and the workflow run that
+ * took it, the result once completed, the error once failed.
+ */
+export interface ApplyProgress {
+  phase: ApplyPhase;
+  force?: boolean;
+  pre_apply_snapshot_id?: string | null;
+  /** Workflow run id that took `pre_apply_snapshot_id` (retries of that run reuse it). */
+  snapshot_run_id?: string;
+  error?: string;
+  applied?: number;
+  skipped_conflicts?: number;
+  failed?: number;
+}
+
 /**
  * A reviewable activity (the spec's "activity"; named so it is never confused with a Temporal
  * activity, architecture.md Names). Every enrichment job is one, of type `enrichment`.
@@ -25,10 +69,10 @@ export class ReviewActivity extends BaseModel {
   last_message!: string | null;
   /** The `output` of the last pending-review (e.g. a diff summary). */
   output!: Record<string, unknown> | null;
-  /** Progress of a running apply (`activity-apply-<id>`): `{phase, applied, total}`. */
-  apply_progress!: Record<string, unknown> | null;
-  /** Result of the apply: `{applied, skipped_conflicts, failed, pre_apply_snapshot_id}`. */
-  apply_result!: Record<string, unknown> | null;
+  /** Progress of an apply (`activity-apply-<id>`). */
+  apply_progress!: ApplyProgress | null;
+  /** Result of the apply, once completed. */
+  apply_result!: ApplyResult | null;
   /** Who last asked for the apply (issue 28 §12): `person:<id>`, `api_key:<id>` or `user:<sub>`. */
   applied_by!: string | null;
   created_at!: Date;

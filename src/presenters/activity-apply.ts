@@ -1,4 +1,4 @@
-import type { ReviewActivity } from '../models/review-activity';
+import type { ApplyProgress, ApplyResult, ReviewActivity } from '../models/review-activity';
 
 /**
  * The answer of `POST /public/activities/{id}/apply` (decisions.md §5, G16): the activity's
@@ -8,14 +8,14 @@ import type { ReviewActivity } from '../models/review-activity';
 export function presentApplyStatus(a: ReviewActivity): {
   activity_id: string;
   status: string;
-  apply_progress: Record<string, unknown> | null;
-  apply_result: Record<string, unknown> | null;
+  apply_progress: Omit<ApplyProgress, 'snapshot_run_id'> | null;
+  apply_result: ApplyResult | null;
 } {
   return { activity_id: a.id, status: a.status, apply_progress: presentApplyProgress(a.apply_progress), apply_result: a.apply_result };
 }
 
 /** `apply_progress` as clients see it: `{phase, …}` without the run id bookkeeping (internal). */
-export function presentApplyProgress(progress: Record<string, unknown> | null): Record<string, unknown> | null {
+export function presentApplyProgress(progress: ApplyProgress | null): Omit<ApplyProgress, 'snapshot_run_id'> | null {
   if (!progress) return null;
   const { snapshot_run_id: _run, ...shown } = progress;
   return shown;

@@ -3,7 +3,7 @@ import type { Catalog } from '../models/catalog';
 import type { CatalogSchema } from '../models/catalog-schema';
 import type { CatalogMd, QualityPrompt } from '../services/catalog/catalogs';
 import { isGrouped } from '../services/catalog/items-keys';
-import { fieldCounts, FieldWorkflowInfo } from '../services/catalog/schema';
+import { fieldCounts } from '../services/catalog/schema';
 import type { FieldChangeResult } from '../services/catalog/schema-fields';
 
 /**
@@ -13,7 +13,7 @@ import type { FieldChangeResult } from '../services/catalog/schema-fields';
 
 /** A schema version as interface-spec.md "CatalogSchema", with its three computed counts. */
 export function presentSchema(schema: CatalogSchema): Record<string, unknown> {
-  const info = schema.fields_workflow_info as unknown as FieldWorkflowInfo[];
+  const info = schema.fields_workflow_info;
   return {
     id: schema.id,
     catalog_id: schema.catalog_id,

@@ -150,7 +150,7 @@ export async function createCatalog(knex: Knex, scope: Scope, input: CreateCatal
       created_at: now,
       last_edited_by_workflow: null,
       last_edited_at: null,
-      fields_workflow_info: syncFieldInfo(definition, [], INITIAL_SCHEMA_VERSION, at) as unknown as Array<Record<string, unknown>>,
+      fields_workflow_info: syncFieldInfo(definition, [], INITIAL_SCHEMA_VERSION, at),
     });
     await insertMdVersion(trx, scope, id, 1, catalogMd, now);
     return { catalog: await Catalog.query(trx).findById(id).throwIfNotFound(), schema: await getCurrentSchema(trx, id) };

@@ -7,19 +7,9 @@
  */
 import type { Knex } from 'knex';
 import { ValidationDetail, ValidationError } from '../../lib/errors';
-import type { JsonSchemaProperty } from '../../models/catalog-schema';
+import type { FieldWorkflowInfo, JsonSchemaProperty } from '../../models/catalog-schema';
 import type { Scope } from '../access/scope';
-import {
-  bumpVersion,
-  FieldWorkflowInfo,
-  getCurrentSchema,
-  lockCatalog,
-  maxBump,
-  SchemaDefinition,
-  syncFieldInfo,
-  VersionBump,
-  writeSchemaVersion,
-} from './schema';
+import { bumpVersion, getCurrentSchema, lockCatalog, maxBump, SchemaDefinition, syncFieldInfo, VersionBump, writeSchemaVersion } from './schema';
 import type { AddField, FieldBatch, FieldChangeResult, UpdateField } from './schema-fields';
 import { assertValidSchemaDefinition } from './schema-validation';
 
@@ -294,7 +284,7 @@ export async function applyFieldBatch(
   // by SQL or an older import) gets it derived from the properties, as the schema page shows
   // it (issue 28): otherwise those fields could not be updated and the new version's info
   // would hold holes.
-  const info = syncFieldInfo(current.schema_definition, (current.fields_workflow_info ?? []) as unknown as FieldWorkflowInfo[], current.version, at);
+  const info = syncFieldInfo(current.schema_definition, current.fields_workflow_info ?? [], current.version, at);
   const b: Batch = {
     bodyLoc,
     workflowId: batch.workflow_id ?? null,

@@ -65,13 +65,13 @@ export interface SchemaVersionDiff {
 
 /** A field's definition as compared: its JSON Schema property, whether required, its unit, scope and category. */
 function definitionOf(schema: CatalogSchema, field: string): Record<string, unknown> {
-  const info = (schema.fields_workflow_info ?? []).find((f) => f.field_name === field) ?? {};
+  const info = (schema.fields_workflow_info ?? []).find((f) => f.field_name === field);
   return {
     ...(schema.schema_definition.properties?.[field] ?? {}),
     required: (schema.schema_definition.required ?? []).includes(field),
-    unit: info.unit ?? null,
-    scope: info.scope ?? null,
-    field_category: info.field_category ?? null,
+    unit: info?.unit ?? null,
+    scope: info?.scope ?? null,
+    field_category: info?.field_category ?? null,
   };
 }
 

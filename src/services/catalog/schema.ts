@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { NotFoundError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { Catalog } from '../../models/catalog';
-import { CatalogSchema, JsonSchemaProperty } from '../../models/catalog-schema';
+import { CatalogSchema, type FieldWorkflowInfo, type JsonSchemaProperty, type StoredTaxonomy } from '../../models/catalog-schema';
 import { actorId } from '../access/auth';
 import type { Scope } from '../access/scope';
 
@@ -14,27 +14,6 @@ import type { Scope } from '../access/scope';
 
 /** A JSON Schema object as stored in `catalog_schemas.schema_definition`. */
 export type SchemaDefinition = CatalogSchema['schema_definition'];
-
-/** One FieldWorkflowInfo entry (interface-spec.md "FieldWorkflowInfo"). */
-export interface FieldWorkflowInfo {
-  field_name: string;
-  field_type: string;
-  description: string | null;
-  required: boolean;
-  field_category: 'input' | 'generated';
-  scope: string;
-  unit: string | null;
-  sample_values: string[] | null;
-  added_by_workflow: string | null;
-  added_by_node: string | null;
-  added_in_version: string | null;
-  created_at: string | null;
-  last_edited_by_workflow: string | null;
-  last_edited_by_node: string | null;
-  last_edited_in_version: string | null;
-  last_edited_at: string | null;
-  validation_rules: Record<string, unknown> | null;
-}
 
 /** Which part of `MAJOR.MINOR.PATCH` a change advances (decisions.md §2). */
 export type VersionBump = 'major' | 'minor' | 'patch';
@@ -80,7 +59,7 @@ export function fieldTypeOf(property: JsonSchemaProperty | undefined): string {
 export function withPropertyOrder(schema: CatalogSchema): CatalogSchema {
   const props = schema.schema_definition.properties;
   const ordered: Record<string, JsonSchemaProperty> = {};
-  for (const f of (schema.fields_workflow_info ?? []) as unknown as FieldWorkflowInfo[]) if (f.field_name in props) ordered[f.field_name] = props[f.field_name];
+  for (const f of schema.fields_workflow_info ?? []) if (f.field_name in props) ordered[f.field_name] = props[f.field_name];
   for (const [name, prop] of Object.entries(props)) if (!(name in ordered)) ordered[name] = prop;
   schema.schema_definition = { ...schema.schema_definition, properties: ordered };
   return schema;
@@ -175,7 +154,7 @@ export interface NewSchemaVersion {
   previous: CatalogSchema;
   bump: VersionBump;
   schema_definition: SchemaDefinition;
-  taxonomy: Record<string, unknown> | null;
+  taxonomy: StoredTaxonomy | null;
   fields_workflow_info: FieldWorkflowInfo[];
   migration_rules: Record<string, unknown> | null;
   reason: string;
@@ -204,7 +183,7 @@ export async function writeSchemaVersion(trx: Knex.Transaction, scope: Scope, v:
     created_at: new Date(v.at),
     last_edited_by_workflow: v.workflowId ?? null,
     last_edited_at: new Date(v.at),
-    fields_workflow_info: v.fields_workflow_info as unknown as Array<Record<string, unknown>>,
+    fields_workflow_info: v.fields_workflow_info,
   });
   await Catalog.query(trx)
     .where('id', v.catalogId)
@@ -265,7 +244,7 @@ export async function evolveSchema(
   const properties = { ...known };
   for (const [name, values] of seen) properties[name] = { type: inferType(values) };
   const schema_definition = { ...current.schema_definition, properties };
-  const fields = syncFieldInfo(schema_definition, current.fields_workflow_info as unknown as FieldWorkflowInfo[], version, at);
+  const fields = syncFieldInfo(schema_definition, current.fields_workflow_info, version, at);
   const row = await writeSchemaVersion(trx, scope, {
     catalogId,
     previous: current,

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { NotFoundError, ValidationDetail, ValidationError } from '../../lib/errors';
-import type { CatalogSchema } from '../../models/catalog-schema';
-import { FieldWorkflowInfo, getCurrentSchema, lockCatalog, writeSchemaVersion } from './schema';
+import type { CatalogSchema, StoredTaxonomy, TaxonomyAttribute } from '../../models/catalog-schema';
+import { getCurrentSchema, lockCatalog, writeSchemaVersion } from './schema';
 import type { Scope } from '../access/scope';
 
 /**
@@ -11,16 +11,6 @@ import type { Scope } from '../access/scope';
  * read computes the enriched form. All computations are linear in the number of nodes (maps,
  * one pass in parent-before-child order), so the 5,595-node Google product taxonomy is cheap.
  */
-
-/** A category attribute (G3): `{name, type, values?, description?, required?}`. */
-export interface TaxonomyAttribute {
-  name: string;
-  type?: string;
-  values?: unknown[];
-  description?: string;
-  required?: boolean;
-  [key: string]: unknown;
-}
 
 /** A node as given: G3 object form (`nodes: {<id>: node}`) or array form with `id`. */
 export interface TaxonomyNodeInput {
@@ -37,19 +27,6 @@ export interface TaxonomyInput {
   description?: string;
   hierarchy_levels?: string[];
   nodes: Record<string, TaxonomyNodeInput> | TaxonomyNodeInput[];
-}
-
-/**
- * The stored (normalised) taxonomy: G3 object-form nodes, each with `parent` and `attributes`,
- * plus `node_order`, the input order of the ids (`jsonb` sorts object keys; the order is kept
- * for the response and for `children`).
- */
-export interface StoredTaxonomy {
-  name: string;
-  description?: string;
-  hierarchy_levels: string[];
-  nodes: Record<string, { name: string; parent: string | null; description?: string | null; attributes: TaxonomyAttribute[] }>;
-  node_order?: string[];
 }
 
 /** An inherited attribute names the ancestor that defines it. */
@@ -236,7 +213,7 @@ const ENRICHED_CACHE_SIZE = 50;
 export function taxonomyOf(views: Map<string, TaxonomyView>, schema: CatalogSchema): TaxonomyView {
   let hit = views.get(schema.id);
   if (!hit) {
-    const stored = (schema.taxonomy as unknown as StoredTaxonomy | null) ?? null;
+    const stored = schema.taxonomy ?? null;
     hit = { etag: taxonomyEtag(stored), taxonomy: stored ? enrichTaxonomy(stored) : null };
     if (views.size >= ENRICHED_CACHE_SIZE) views.delete(views.keys().next().value as string);
     views.set(schema.id, hit);
@@ -267,8 +244,8 @@ export async function setTaxonomy(
     previous: current,
     bump: 'minor',
     schema_definition: current.schema_definition,
-    taxonomy: stored as unknown as Record<string, unknown>,
-    fields_workflow_info: current.fields_workflow_info as unknown as FieldWorkflowInfo[],
+    taxonomy: stored,
+    fields_workflow_info: current.fields_workflow_info,
     migration_rules: { change_type: 'minor', taxonomy_set: { name: stored.name, node_count: Object.keys(stored.nodes).length, replaced } },
     reason: `${replaced ? 'Replaced' : 'Set'} taxonomy ${stored.name}`,
     at: new Date().toISOString(),
@@ -285,7 +262,7 @@ export async function setTaxonomy(
 export async function removeTaxonomy(trx: Knex.Transaction, scope: Scope, catalogId: string): Promise<string> {
   await lockCatalog(trx, catalogId);
   const current = await getCurrentSchema(trx, catalogId);
-  const stored = current.taxonomy as unknown as StoredTaxonomy | null;
+  const stored = current.taxonomy;
   if (!stored) throw new NotFoundError('Catalog has no taxonomy');
   const row = await writeSchemaVersion(trx, scope, {
     catalogId,
@@ -293,7 +270,7 @@ export async function removeTaxonomy(trx: Knex.Transaction, scope: Scope, catalo
     bump: 'major',
     schema_definition: current.schema_definition,
     taxonomy: null,
-    fields_workflow_info: current.fields_workflow_info as unknown as FieldWorkflowInfo[],
+    fields_workflow_info: current.fields_workflow_info,
     migration_rules: {
       change_type: 'major',
       taxonomy_removed: { name: stored.name, node_count: Object.keys(stored.nodes).length },

@@ -15,7 +15,6 @@
  * rows and how it ended).
  */
 import { PassThrough } from 'node:stream';
-import type { Readable } from 'node:stream';
 import { to as copyTo } from 'pg-copy-streams';
 import type { Knex } from 'knex';
 import ExcelJS from 'exceljs';
@@ -228,7 +227,7 @@ function literal(s: string): string {
 
 /** The pg connection knex lends out, as far as the export uses it. */
 interface PgConnection {
-  query(stream: ReturnType<typeof copyTo>): Readable;
+  query<T extends ReturnType<typeof copyTo>>(stream: T): T;
   end(): Promise<void>;
   /** Set on a connection knex must not reuse (knex's pg dialect checks it when the connection is released). */
   __knex__disposed?: unknown;
@@ -263,7 +262,7 @@ async function streamCsv(knex: Knex, catalogId: string, columns: string[], body:
       copy.pipe(body, { end: false });
     });
     body.end();
-    return (copy as unknown as { rowCount: number }).rowCount;
+    return copy.rowCount;
   } catch (err) {
     if (conn) {
       conn.__knex__disposed = err;

@@ -56,7 +56,7 @@ export async function applyCatalogChanges(
     await CatalogSchema.query(trx)
       .findById(row.id)
       .patch({
-        taxonomy: stored as unknown as Record<string, unknown>,
+        taxonomy: stored,
         migration_rules: { ...(row.migration_rules ?? {}), taxonomy_set: { name: stored.name, node_count: Object.keys(stored.nodes).length } },
       });
   }

@@ -15,6 +15,7 @@
  * Each statement then removes from the table the changes it settled otherwise (conflicts,
  * missing items, failed creates), so what is left at the end is what was applied.
  */
+import type { ApplyFailure } from '../../models/review-activity';
 import type { Knex } from 'knex';
 import { searchTextOf, searchWordsOf } from '../catalog/items-keys';
 
@@ -71,13 +72,6 @@ export async function markConflicts(trx: Knex.Transaction, catalogId: string): P
     [catalogId],
   );
   return rowCount as number;
-}
-
-/** A change an apply could not apply: now `error` with this reason (decisions.md §5). */
-export interface ApplyFailure {
-  change_id: string;
-  row_index: number;
-  reason: string;
 }
 
 /** SQL tail of the statements that turn changes into `error`: drops them from the table, returns them as {@link ApplyFailure}s. */

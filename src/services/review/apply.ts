@@ -24,7 +24,7 @@ import type { Knex } from 'knex';
 import { ConflictError } from '../../lib/errors';
 import { Catalog } from '../../models/catalog';
 import { CatalogSnapshot } from '../../models/catalog-snapshot';
-import { ReviewActivity } from '../../models/review-activity';
+import { ReviewActivity, type ApplyProgress, type ApplyResult } from '../../models/review-activity';
 import { actorId } from '../access/auth';
 import { loadOwned } from '../access/ownership';
 import { assertRole } from '../access/roles';
@@ -37,7 +37,6 @@ import { takeSnapshot } from '../catalog/snapshots';
 import type { JobRunner } from '../job-runner';
 import {
   applyDeletes,
-  ApplyFailure,
   applyUpdates,
   collectChanges,
   countApplied,
@@ -52,43 +51,6 @@ import {
 } from './apply-sql';
 import { withCategoryField } from './apply-category';
 import { applyCatalogChanges, CatalogChanges } from './apply-schema';
-
-/** Result of an apply, stored in `review_activities.apply_result` (decisions.md §5). */
-export interface ApplyResult {
-  /** Changes applied (creates, updates, deletes). */
-  applied: number;
-  /** Changes left as `conflict` (the item changed since the change was computed). */
-  skipped_conflicts: number;
-  /** Changes that could not be applied (item gone, a value of the wrong type, invalid create, …), now `error` with a reason. */
-  failed: number;
-  /** The first {@link MAX_ERRORS_IN_RESULT} of the `failed` changes with their reasons (all of them: list the activity's changes in status `error`). */
-  errors: ApplyFailure[];
-  pre_apply_snapshot_id: string | null;
-  /** The schema version the activity's schema/taxonomy changes created, when any. */
-  new_schema_version?: string;
-}
-
-/**
- * Phases of `review_activities.apply_progress.phase`: `queued` (requested), `applying` (the
- * pre-apply snapshot is taken, the apply transaction runs), `completed`, `failed` (for good).
- */
-export type ApplyPhase = 'queued' | 'applying' | 'completed' | 'failed';
-
-/**
- * `review_activities.apply_progress`: the phase, the pre-apply snapshot and the workflow run that
- * took it, the result once completed, the error once failed.
- */
-export interface ApplyProgress {
-  phase: ApplyPhase;
-  force?: boolean;
-  pre_apply_snapshot_id?: string | null;
-  /** Workflow run id that took `pre_apply_snapshot_id` (retries of that run reuse it). */
-  snapshot_run_id?: string;
-  error?: string;
-  applied?: number;
-  skipped_conflicts?: number;
-  failed?: number;
-}
 
 /** Most failed changes an apply result lists in `errors`. */
 export const MAX_ERRORS_IN_RESULT = 100;
@@ -156,7 +118,7 @@ export async function requestApply(deps: { knex: Knex; jobRunner: ApplyStarter }
     const progress: ApplyProgress = { phase: 'queued', force };
     return ReviewActivity.query(trx).patchAndFetchById(activityId, {
       status: 'pending_review',
-      apply_progress: progress as unknown as Record<string, unknown>,
+      apply_progress: progress,
       applied_by: actorId(scope),
       updated_at: new Date(),
     });
@@ -186,9 +148,7 @@ async function hasUnapplied(trx: Knex.Transaction, activityId: string): Promise<
 
 /** Sets `apply_progress` of a pending activity (no-op once completed). */
 async function setProgress(knex: Knex | Knex.Transaction, activityId: string, progress: ApplyProgress): Promise<void> {
-  await ReviewActivity.query(knex)
-    .where({ id: activityId, status: 'pending_review' })
-    .patch({ apply_progress: progress as unknown as Record<string, unknown> });
+  await ReviewActivity.query(knex).where({ id: activityId, status: 'pending_review' }).patch({ apply_progress: progress });
 }
 
 /**
@@ -202,9 +162,9 @@ async function setProgress(knex: Knex | Knex.Transaction, activityId: string, pr
 async function preApplySnapshot(knex: Knex, req: ApplyRequest, runId: string): Promise<{ snapshotId: string } | { done: ApplyResult }> {
   return knex.transaction(async (trx) => {
     const activity = await lockActivity(trx, req.activity_id);
-    if (activity.status === 'completed' && activity.apply_result) return { done: activity.apply_result as unknown as ApplyResult };
+    if (activity.status === 'completed' && activity.apply_result) return { done: activity.apply_result };
     assertApplicable(activity);
-    const progress = (activity.apply_progress ?? { phase: 'queued' }) as unknown as ApplyProgress;
+    const progress = activity.apply_progress ?? { phase: 'queued' as const };
     if (progress.pre_apply_snapshot_id && progress.snapshot_run_id === runId) {
       const kept = await CatalogSnapshot.query(trx).findById(progress.pre_apply_snapshot_id).select('id');
       if (kept) return { snapshotId: progress.pre_apply_snapshot_id };
@@ -268,7 +228,7 @@ function createData(row: {
 export async function applyInTransaction(deps: ApplyDeps, req: ApplyRequest, snapshotId: string | null): Promise<ApplyResult> {
   return deps.knex.transaction(async (trx) => {
     const activity = await lockActivity(trx, req.activity_id);
-    if (activity.status === 'completed' && activity.apply_result) return activity.apply_result as unknown as ApplyResult;
+    if (activity.status === 'completed' && activity.apply_result) return activity.apply_result;
     assertApplicable(activity);
     const catalogId = activity.catalog_id as string;
     const scope = scopeOf(activity, req.actor);
@@ -310,15 +270,13 @@ export async function applyInTransaction(deps: ApplyDeps, req: ApplyRequest, sna
       pre_apply_snapshot_id: snapshotId,
       ...(newVersion ? { new_schema_version: newVersion } : {}),
     };
-    const progress: ApplyProgress = { ...((activity.apply_progress ?? {}) as unknown as ApplyProgress), phase: 'completed', ...result };
-    await ReviewActivity.query(trx)
-      .findById(activity.id)
-      .patch({
-        status: 'completed',
-        apply_result: result as unknown as Record<string, unknown>,
-        apply_progress: progress as unknown as Record<string, unknown>,
-        updated_at: new Date(),
-      });
+    const progress: ApplyProgress = { ...(activity.apply_progress ?? {}), phase: 'completed', ...result };
+    await ReviewActivity.query(trx).findById(activity.id).patch({
+      status: 'completed',
+      apply_result: result,
+      apply_progress: progress,
+      updated_at: new Date(),
+    });
     return result;
   });
 }
@@ -345,9 +303,7 @@ export async function markApplyFailed(knex: Knex, activityId: string, error: str
   await knex.transaction(async (trx) => {
     const activity = await ReviewActivity.query(trx).findById(activityId).forUpdate();
     if (!activity || activity.status === 'completed') return;
-    const progress = { ...((activity.apply_progress ?? {}) as unknown as ApplyProgress), phase: 'failed' as const, error };
-    await ReviewActivity.query(trx)
-      .findById(activityId)
-      .patch({ apply_progress: progress as unknown as Record<string, unknown> });
+    const progress = { ...(activity.apply_progress ?? {}), phase: 'failed' as const, error };
+    await ReviewActivity.query(trx).findById(activityId).patch({ apply_progress: progress });
   });
 }
