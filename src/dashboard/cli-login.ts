@@ -5,14 +5,17 @@
  *
  * 1. `GET /dashboard/cli-login?callback=http://127.0.0.1:PORT/callback&state=S`, behind sign-in, shows
  *    what will happen and a form;
- * 2. the person confirms (POST with the session's CSRF token); the service creates an API key of the
- *    session's organization named for the tool server, and redirects (303) to
- *    `callback?state=S&token=ck_…&organization_id=…`. "Deny" redirects with `error=access_denied`.
+ * 2. the person confirms (POST with the session's CSRF token); the service creates a key named for
+ *    the tool server, and redirects (303) to `callback?state=S&token=ck_…&organization_id=…`.
+ *    "Deny" redirects with `error=access_denied`.
  *
- * Only a loopback callback on `/callback` is accepted, so the key never leaves the person's machine.
- * The key is listed (and revocable) like any other (`GET/DELETE /api/public/api-keys`).
+ * A person signed in (issue 28 §12) gets a key of their own: it acts as them, with their current
+ * role (an editor's tool server stages but cannot apply), records them as the actor (`person:<id>`),
+ * and stops working when revoked or when the person is disabled. Only a loopback callback on
+ * `/callback` is accepted, so the key never leaves the person's machine. The key is listed (and
+ * revocable) like any other (`GET/DELETE /api/public/api-keys`, the organization page, the person's
+ * row on the people page).
  */
-import { assertRole } from '../services/access/roles';
 import type Router from '@koa/router';
 import type { ResolvedAppDeps } from '../deps';
 import { ValidationError } from '../lib/errors';
@@ -61,8 +64,8 @@ function confirmPage(callback: URL, state: string, session: PageSession): string
       <h1>Allow the tool server</h1>
       <p>
         The catalog tool server on this computer (<code>${callback.host}</code>) asks to act for organization <code>${session.organizationId}</code>. Allowing
-        gives it a user token of yours (when you signed in with one) or a new API key, which you can revoke at any time. The tool server never approves or
-        applies changes: you review them here.
+        gives it a key of yours: it acts as you, with your role, and you (or an admin) can revoke it at any time. The tool server never approves or applies
+        changes: you review them here.
       </p>
       <form method="post" action="${DASHBOARD_BASE}/cli-login">
         <input type="hidden" name="${CSRF_FIELD}" value="${session.csrfToken}" />
@@ -77,19 +80,18 @@ function confirmPage(callback: URL, state: string, session: PageSession): string
 }
 
 /**
- * The credential the tool server receives: a person signed in with a user token gets a user token
- * of their own (same user, the session's organization, 30 days; needs `JWT_SECRET`, as user tokens
- * do); a session signed in with an API key has no user, so it gets a new API key of the organization,
- * named after the tool server, which can be revoked at any time; a person signed in (issue 28 §12)
- * gets such a key only as an admin (a key acts as admin).
- * @throws ForbiddenError (403) for a person who is not an admin
+ * The credential the tool server receives: a person signed in (issue 28 §12) gets a new key of
+ * their own, which acts as them with their current role and is revocable; a session signed in
+ * with a user token gets a user token of its own (same user, the session's organization, 30 days;
+ * needs `JWT_SECRET`, as user tokens do); a session signed in with an API key has no person or user,
+ * so it gets a new API key of the organization (which acts as admin, like the key it signed in with).
+ * Keys are named after the tool server and its day.
  */
 async function toolServerCredential(deps: ResolvedAppDeps, session: ActiveSession, callback: URL): Promise<string> {
   const { principal, organizationId } = session.scope;
   if (principal.kind === 'user' && deps.config.jwtSecret) return issueUserToken(deps.config.jwtSecret, principal.id, [organizationId]);
-  // An API key acts as admin (issue 28 §12): a person gets one only when they are an admin.
-  if (principal.kind === 'person') assertRole(session.scope, 'admin');
-  const { apiKey } = await createApiKey(deps.knex, organizationId, `MCP tool server (${callback.host}, ${new Date().toISOString().slice(0, 10)})`);
+  const name = `MCP tool server (${callback.host}, ${new Date().toISOString().slice(0, 10)})`;
+  const { apiKey } = await createApiKey(deps.knex, organizationId, name, principal.kind === 'person' ? principal.id : null);
   return apiKey;
 }
 

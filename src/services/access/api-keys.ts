@@ -27,11 +27,13 @@ export async function listApiKeys(knex: Knex, scope: Scope): Promise<ApiKey[]> {
 }
 
 /**
- * Creates an API key of an organization (`ck_` + 32 random bytes, base62; decisions.md §1).
+ * Creates an API key of an organization (`ck_` + 32 random bytes, base62; decisions.md §1). With
+ * `personId`, the key acts for that person of the organization with their role (issue 28 §12; the
+ * tool server's key, src/dashboard/cli-login.ts); without, it acts as admin.
  * @returns the stored key and its plaintext, to show once
  * @throws NotFoundError (404) for an unknown organization (operators' `ops key create`)
  */
-export async function createApiKey(knex: Knex, organizationId: string, name: string): Promise<CreatedApiKey> {
+export async function createApiKey(knex: Knex, organizationId: string, name: string, personId: string | null = null): Promise<CreatedApiKey> {
   const org = await Organization.query(knex).findById(organizationId);
   if (!org) throw new NotFoundError('Organization not found');
   const apiKey = newApiKey();
@@ -41,6 +43,7 @@ export async function createApiKey(knex: Knex, organizationId: string, name: str
     name,
     key_hash: sha256Hex(apiKey),
     key_prefix: apiKey.slice(0, 10),
+    person_id: personId,
   });
   return { key, apiKey };
 }
