@@ -34,9 +34,9 @@ export function organizationPage(data: OrganizationPageData, session: PageSessio
               <tr>
                 <th scope="col">Name</th>
                 <th scope="col">Key prefix</th>
-                <th scope="col">Acts as</th>
                 <th scope="col">Created</th>
                 <th scope="col">Status</th>
+                <th scope="col">Acts as</th>
                 <th scope="col"><span class="visually-hidden">Actions</span></th>
               </tr>
             </thead>
@@ -46,9 +46,9 @@ export function organizationPage(data: OrganizationPageData, session: PageSessio
                   html`<tr data-key-id="${k.id}">
                     <td>${k.name}</td>
                     <td><code>${k.key_prefix}…</code></td>
-                    <td>${actsAs(k.person_id)}</td>
                     <td>${when(k.created_at)}</td>
                     <td>${k.revoked_at ? html`${statusBadge('revoked')} ${when(k.revoked_at)}` : statusBadge('active')}</td>
+                    <td>${actsAs(k.person_id)}</td>
                     <td class="actions">
                       ${
                         k.revoked_at

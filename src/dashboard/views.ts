@@ -411,8 +411,8 @@ function restoreList(d: ActivityPageData): SafeHtml | string {
       (r) =>
         html`<li>
           ${badge('restored', 'status-rejected')} Pre-apply snapshot <code>${r.snapshot_id}</code> restored ${when(r.restored_at)} by
-          <code>${r.restored_by}</code>: the catalog is back as it was before that apply (safety snapshot <code>${r.safety_snapshot_id}</code> holds the state
-          it replaced).
+          <span class="restored-by" title="${r.restored_by}">${d.actors[r.restored_by] ?? r.restored_by}</span>: the catalog is back as it was before that apply
+          (safety snapshot <code>${r.safety_snapshot_id}</code> holds the state it replaced).
         </li>`,
     )}
   </ul>`;
