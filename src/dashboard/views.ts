@@ -73,7 +73,7 @@ export function layout(title: string, body: SafeHtml, session: PageSession | nul
           ${
             session
               ? html`<form class="signout" method="post" action="${DASHBOARD_BASE}/logout">
-                  ${session.who ? html`<span class="who">${session.who}</span>` : ''}
+                  ${session.who ? html`<span class="who">${session.who}</span> <a class="own-keys-link" href="${DASHBOARD_BASE}/tool-server-keys">Your keys</a>` : ''}
                   <span class="org" title="Organization">org ${session.organizationId.slice(0, 8)}</span>
                   <input type="hidden" name="csrf_token" value="${session.csrfToken}" />
                   <button type="submit" class="btn small ghost">Sign out</button>

@@ -5,7 +5,7 @@
  * by the key's prefix, never as a raw `person:<id>` or `api_key:<id>`. The API keeps the ids.
  */
 import request from 'supertest';
-import { requireChromium, type Page } from './chromium';
+import { requireChromium, shotAndCheck, type Page } from './chromium';
 import { openDashboard, type OpenDashboard } from './dashboard-server';
 import { createReviewFixture, type ReviewFixture } from './fixture';
 import { createPerson } from '../../src/services/access/people';
@@ -57,6 +57,7 @@ describe('authors as people in Chromium', () => {
     expect(await author(snapshotId)).toBe(`Ada Lovelace <${email}>`);
     expect(await author(byKey.body.id)).toBe(`API key ${org.apiKey.slice(0, 10)}…`);
     expect(await page.content()).not.toContain(`>person:${personId}<`);
+    await shotAndCheck(page, 'snapshots-authors.png');
 
     // A schema field added by the person (the page's session and CSRF token) names them in the versions list.
     const status = await page.evaluate(
@@ -74,5 +75,11 @@ describe('authors as people in Chromium', () => {
     await page.goto(`${base}/dashboard/catalogs/${fx.catalogId}/schema`);
     const version = (await testKnex()('catalogs').where({ id: fx.catalogId }).first()).current_schema_version as string;
     expect(await page.$eval(`tr[data-version="${version}"] td.created-by`, (e) => e.textContent?.trim())).toBe(`Ada Lovelace <${email}>`);
+    await shotAndCheck(page, 'schema-authors.png');
+    // The top bar links the person to their tool-server keys (none yet).
+    await Promise.all([page.waitForNavigation(), page.click('a.own-keys-link')]);
+    expect(page.url()).toBe(`${base}/dashboard/tool-server-keys`);
+    expect(await page.$$eval('table.own-keys tbody tr', (rows) => rows.length)).toBe(0);
+    await shotAndCheck(page, 'people-tool-server-keys.png');
   });
 });

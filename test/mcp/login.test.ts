@@ -227,8 +227,46 @@ test("a person's tool-server key acts as the person: an editor's stages but cann
     const page = await fetch(`${jobs.origin}/dashboard/organization`, { headers: { Cookie: signIn.headers.getSetCookie()[0].split(';')[0] } });
     const row = new RegExp(`<tr data-key-id="${editorKey.id}">[\\s\\S]*?</tr>`).exec(await page.text())?.[0] ?? '';
     expect(row).toContain('Tool Editor (editor)');
-    expect((await fetch(`${jobs.baseUrl}/public/api-keys/${editorKey.id}`, { method: 'DELETE', headers: org.auth })).status).toBe(200);
+    // The person lists and revokes their own keys on their page; another person cannot revoke them.
+    const personSession = async (email: string) => {
+      const res = await fetch(`${jobs.origin}/dashboard/login/password`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ email, password, next: '/dashboard/tool-server-keys' }).toString(),
+      });
+      const cookie = res.headers.getSetCookie()[0].split(';')[0];
+      const own = await fetch(`${jobs.origin}/dashboard/tool-server-keys`, { headers: { Cookie: cookie } });
+      const text = await own.text();
+      return { cookie, text, csrf: /<meta name="csrf-token" content="([^"]+)"/.exec(text)![1] };
+    };
+    const revoke = (s: { cookie: string; csrf: string }) =>
+      fetch(`${jobs.origin}/dashboard/tool-server-keys/${editorKey.id}/revoke`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { Cookie: s.cookie, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf_token: s.csrf }).toString(),
+      });
+    const editorPage = await personSession(editor.email);
+    expect(editorPage.text).toContain(`<tr data-key-id="${editorKey.id}">`);
+    const reviewerPage = await personSession(reviewer.email);
+    expect(reviewerPage.text).not.toContain(editorKey.id);
+    expect((await revoke(reviewerPage)).status).toBe(404);
+    expect((await fetch(`${jobs.baseUrl}/public/catalogs`, { headers: asEditor })).status).toBe(200);
+    expect((await revoke(editorPage)).status).toBe(303);
+    expect((await testKnex()('api_keys').where({ id: editorKey.id }).first()).revoked_at).not.toBeNull();
     expect((await fetch(`${jobs.baseUrl}/public/catalogs`, { headers: asEditor })).status).toBe(401);
+    // Pasted into the dashboard's key sign-in, a person's key opens a session of the person, with their role (never admin).
+    const pasted = await fetch(`${jobs.origin}/dashboard/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ credential: reviewerToken }).toString(),
+    });
+    const pastedCookie = pasted.headers.getSetCookie()[0].split(';')[0];
+    const orgPage = await fetch(`${jobs.origin}/dashboard/organization`, { headers: { Cookie: pastedCookie } });
+    expect(orgPage.status).toBe(403);
+    expect(await orgPage.text()).toContain('Your role is reviewer');
     // A disabled person's key stops working too.
     expect((await fetch(`${jobs.baseUrl}/public/catalogs`, { headers: asReviewer })).status).toBe(200);
     await testKnex()('people').where({ id: reviewer.id }).update({ disabled: true });

@@ -49,6 +49,32 @@ export async function createApiKey(knex: Knex, organizationId: string, name: str
 }
 
 /**
+ * The keys of the person signed in (issue 28 §12: their tool servers' keys), newest first, revoked
+ * ones included; none for a key or user-token scope.
+ */
+export async function listOwnKeys(knex: Knex, scope: Scope): Promise<ApiKey[]> {
+  if (scope.principal.kind !== 'person') return [];
+  return ApiKey.query(knex)
+    .where({ organization_id: scope.organizationId, person_id: scope.principal.id })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ]);
+}
+
+/**
+ * Revokes a key of the person signed in (any role may revoke their own keys), like
+ * {@link revokeApiKey}.
+ * @throws NotFoundError (404) unknown key, or a key that is not the person's
+ */
+export async function revokeOwnKey(knex: Knex, scope: Scope, keyId: string): Promise<ApiKey> {
+  const key = /^[0-9a-f-]{36}$/i.test(keyId) ? await ApiKey.query(knex).findById(keyId) : undefined;
+  if (!key || scope.principal.kind !== 'person' || key.person_id !== scope.principal.id || key.organization_id !== scope.organizationId)
+    throw new NotFoundError('API key not found');
+  return revokeKey(knex, key);
+}
+
+/**
  * Revokes one of the scope organization's keys: every request with it is refused (401) from now
  * on, since authentication reads `revoked_at` on each request (src/services/access/auth.ts).
  * Revoking a revoked key keeps its first revocation time.

@@ -92,6 +92,8 @@ export const DASHBOARD_ROUTE_ROLES: Readonly<Record<string, Role | 'public'>> = 
   'POST /logout': 'public',
   // Anyone signed in may hand the tool server a token of their own: it acts with their role.
   'POST /cli-login': 'viewer',
+  // Anyone signed in revokes their own keys (the service checks they are theirs).
+  'POST /tool-server-keys/:key_id/revoke': 'viewer',
   // Staging: item edits and restores of old values, bulk actions, enrichment on a selection.
   'POST /catalogs/:catalog_id/items/:item_id/edits': 'editor',
   'POST /catalogs/:catalog_id/items/:item_id/restores': 'editor',
