@@ -36,6 +36,8 @@ export const API_ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'DELETE /public/catalogs/:catalog_id/readiness-profiles/:profile_id': 'reviewer',
   // Items: direct writes (imports write too; a dry run is refused alike, for one simple rule).
   'POST /public/catalogs/:catalog_id/items/import': 'reviewer',
+  // Who may start an import may cancel it (the route arrives with main's import cancel, e8a7a76).
+  'POST /public/catalogs/:catalog_id/items/import/:import_id/cancel': 'reviewer',
   'POST /public/catalogs/:catalog_id/items/bulk': 'reviewer',
   'POST /public/catalogs/:catalog_id/items': 'reviewer',
   'PUT /public/catalogs/:catalog_id/items/:item_id': 'reviewer',
