@@ -82,7 +82,7 @@ test('an editor session: 403 naming both roles on every reviewer or admin route,
       expect({ route: route.path, method: route.method, status: res.status }).toEqual({ route: route.path, method: route.method, status: 403 });
       expect(res.body.detail).toBe(
         `Your role is editor: only ${needed === 'admin' ? 'an' : 'a'} ${needed} or above may ${
-          needed === 'admin' ? 'manage API keys, people and settings' : 'approve, reject, apply and restore'
+          needed === 'admin' ? 'manage API keys, people and settings, and delete catalogs' : 'approve, reject, apply, restore and write the catalog directly'
         }`,
       );
     }
@@ -120,7 +120,7 @@ test('an editor cannot write items or the schema directly (API and dashboard for
     .type('form')
     .send({ csrf_token: editor.csrf, add_name: 'colour', add_type: 'string' });
   expect(form.status).toBe(403);
-  expect(form.text).toContain('Your role is editor: only a reviewer or above may approve, reject, apply and restore');
+  expect(form.text).toContain('Your role is editor: only a reviewer or above may approve, reject, apply, restore and write the catalog directly');
   // A reviewer cannot manage keys; an admin can.
   const keyByReviewer = await request(app).post('/api/public/api-keys').set('Cookie', reviewer.cookie).set('X-CSRF-Token', reviewer.csrf).send({ name: 'r' });
   expect(keyByReviewer.status).toBe(403);

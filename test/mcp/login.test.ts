@@ -193,7 +193,9 @@ test("a person's tool-server key acts as the person: an editor's stages but cann
     // Approving and applying are a reviewer's: 403 naming both roles, nothing changes.
     const apply = await fetch(`${jobs.baseUrl}/public/activities/${fx.activityId}/apply`, { method: 'POST', headers: asEditor, body: '{}' });
     expect(apply.status).toBe(403);
-    expect(((await apply.json()) as { detail: string }).detail).toBe('Your role is editor: only a reviewer or above may approve, reject, apply and restore');
+    expect(((await apply.json()) as { detail: string }).detail).toBe(
+      'Your role is editor: only a reviewer or above may approve, reject, apply, restore and write the catalog directly',
+    );
     const approveBody = JSON.stringify({ action: 'approve', change_ids: [fx.changes['KB-100']] });
     const bulk = `${jobs.baseUrl}/public/activities/${fx.activityId}/staged-changes/bulk-review`;
     expect((await fetch(bulk, { method: 'POST', headers: asEditor, body: approveBody })).status).toBe(403);
