@@ -5,24 +5,31 @@
  *
  * 1. `GET /dashboard/cli-login?callback=http://127.0.0.1:PORT/callback&state=S`, behind sign-in, shows
  *    what will happen and a form;
- * 2. the person confirms (POST with the session's CSRF token); the service creates an API key of the
- *    session's organization named for the tool server, and redirects (303) to
- *    `callback?state=S&token=ck_…&organization_id=…`. "Deny" redirects with `error=access_denied`.
+ * 2. the person confirms (POST with the session's CSRF token); the service creates a key named for
+ *    the tool server, and redirects (303) to `callback?state=S&token=ck_…&organization_id=…`.
+ *    "Deny" redirects with `error=access_denied`.
  *
- * Only a loopback callback on `/callback` is accepted, so the key never leaves the person's machine.
- * The key is listed (and revocable) like any other (`GET/DELETE /api/public/api-keys`).
+ * A person signed in (issue 28 §12) gets a key of their own: it acts as them, with their current
+ * role (an editor's tool server stages but cannot apply), records them as the actor (`person:<id>`),
+ * and stops working when revoked or when the person is disabled. Only a loopback callback on
+ * `/callback` is accepted, so the key never leaves the person's machine. The key is listed (and
+ * revocable) like any other (`GET/DELETE /api/public/api-keys`, the organization page, the person's
+ * row on the people page).
  */
-import { assertRole } from '../services/access/roles';
 import type Router from '@koa/router';
 import type { ResolvedAppDeps } from '../deps';
 import { ValidationError } from '../lib/errors';
 import { CSRF_FIELD } from '../middleware/session';
-import { createApiKey } from '../services/access/api-keys';
+import { createApiKey, listOwnKeys, revokeOwnKey } from '../services/access/api-keys';
+import type { ApiKey } from '../models/api-key';
 import { issueUserToken } from '../services/access/auth';
 import type { ActiveSession } from '../services/access/sessions';
 import { html } from './html';
 import type { DashboardRouteHelpers } from './route-helpers';
-import { DASHBOARD_BASE, layout, type PageSession } from './views';
+import { DASHBOARD_BASE, layout, statusBadge, when, type PageSession } from './views';
+
+/** The page listing the signed-in person's tool-server keys. */
+export const OWN_KEYS_PATH = `${DASHBOARD_BASE}/tool-server-keys`;
 
 /** What the route needs from the dashboard router. */
 export type CliLoginHelpers = DashboardRouteHelpers;
@@ -61,8 +68,8 @@ function confirmPage(callback: URL, state: string, session: PageSession): string
       <h1>Allow the tool server</h1>
       <p>
         The catalog tool server on this computer (<code>${callback.host}</code>) asks to act for organization <code>${session.organizationId}</code>. Allowing
-        gives it a user token of yours (when you signed in with one) or a new API key, which you can revoke at any time. The tool server never approves or
-        applies changes: you review them here.
+        gives it a key of yours: it acts as you, with your role, and you (on <a href="${OWN_KEYS_PATH}">your tool-server keys</a>) or an admin can revoke it at
+        any time. The tool server never approves or applies changes: you review them here.
       </p>
       <form method="post" action="${DASHBOARD_BASE}/cli-login">
         <input type="hidden" name="${CSRF_FIELD}" value="${session.csrfToken}" />
@@ -77,24 +84,83 @@ function confirmPage(callback: URL, state: string, session: PageSession): string
 }
 
 /**
- * The credential the tool server receives: a person signed in with a user token gets a user token
- * of their own (same user, the session's organization, 30 days; needs `JWT_SECRET`, as user tokens
- * do); a session signed in with an API key has no user, so it gets a new API key of the organization,
- * named after the tool server, which can be revoked at any time; a person signed in (issue 28 §12)
- * gets such a key only as an admin (a key acts as admin).
- * @throws ForbiddenError (403) for a person who is not an admin
+ * The credential the tool server receives: a person signed in (issue 28 §12) gets a new key of
+ * their own, which acts as them with their current role and is revocable; a session signed in
+ * with a user token gets a user token of its own (same user, the session's organization, 30 days;
+ * needs `JWT_SECRET`, as user tokens do); a session signed in with an API key has no person or user,
+ * so it gets a new API key of the organization (which acts as admin, like the key it signed in with).
+ * Keys are named after the tool server and its day.
  */
 async function toolServerCredential(deps: ResolvedAppDeps, session: ActiveSession, callback: URL): Promise<string> {
   const { principal, organizationId } = session.scope;
   if (principal.kind === 'user' && deps.config.jwtSecret) return issueUserToken(deps.config.jwtSecret, principal.id, [organizationId]);
-  // An API key acts as admin (issue 28 §12): a person gets one only when they are an admin.
-  if (principal.kind === 'person') assertRole(session.scope, 'admin');
-  const { apiKey } = await createApiKey(deps.knex, organizationId, `MCP tool server (${callback.host}, ${new Date().toISOString().slice(0, 10)})`);
+  const name = `MCP tool server (${callback.host}, ${new Date().toISOString().slice(0, 10)})`;
+  const { apiKey } = await createApiKey(deps.knex, organizationId, name, principal.kind === 'person' ? principal.id : null);
   return apiKey;
 }
 
-/** Adds `GET` and `POST /dashboard/cli-login` to the dashboard router. */
+/** The signed-in person's tool-server keys, each with a revoke form (issue 28 §12). */
+function ownKeysPage(keys: ApiKey[], isPerson: boolean, session: PageSession): string {
+  return layout(
+    'Your tool-server keys',
+    html`<h1>Your tool-server keys</h1>
+      <section class="card" aria-labelledby="own-keys-heading">
+        <h2 id="own-keys-heading">Keys that act as you</h2>
+        ${
+          isPerson
+            ? html`<p class="muted">Each tool server you allowed has a key of yours: it acts with your role. Revoke a key you no longer use.</p>`
+            : html`<p class="muted">You signed in with a key, not as a person: the organization page lists the organization's keys.</p>`
+        }
+        <table class="list own-keys">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Key prefix</th>
+              <th scope="col">Created</th>
+              <th scope="col">Status</th>
+              <th scope="col"><span class="visually-hidden">Actions</span></th>
+            </tr>
+          </thead>
+          <tbody>
+            ${keys.map(
+              (k) =>
+                html`<tr data-key-id="${k.id}">
+                  <td>${k.name}</td>
+                  <td><code>${k.key_prefix}…</code></td>
+                  <td>${when(k.created_at)}</td>
+                  <td>${k.revoked_at ? html`${statusBadge('revoked')} ${when(k.revoked_at)}` : statusBadge('active')}</td>
+                  <td class="actions">
+                    ${
+                      k.revoked_at
+                        ? ''
+                        : html`<form method="post" action="${OWN_KEYS_PATH}/${k.id}/revoke">
+                            <input type="hidden" name="csrf_token" value="${session.csrfToken}" />
+                            <button type="submit" class="btn small reject" aria-label="${`Revoke key ${k.name}`}">Revoke</button>
+                          </form>`
+                    }
+                  </td>
+                </tr>`,
+            )}
+          </tbody>
+        </table>
+      </section>`,
+    session,
+  );
+}
+
+/** Adds `GET` and `POST /dashboard/cli-login` and the person's own keys (`/dashboard/tool-server-keys`) to the dashboard router. */
 export function addCliLoginRoutes(router: Router, deps: ResolvedAppDeps, h: CliLoginHelpers): void {
+  router.get('/tool-server-keys', h.signedIn, async (ctx) => {
+    const session = ctx.state.dashboardSession as ActiveSession;
+    h.send(ctx, 200, ownKeysPage(await listOwnKeys(deps.knex, session.scope), session.scope.principal.kind === 'person', h.pageSession(session)));
+  });
+  router.post('/tool-server-keys/:key_id/revoke', h.signedIn, async (ctx) => {
+    const session = ctx.state.dashboardSession as ActiveSession;
+    await h.readCheckedForm(ctx);
+    await revokeOwnKey(deps.knex, session.scope, ctx.params.key_id);
+    ctx.status = 303;
+    ctx.redirect(OWN_KEYS_PATH);
+  });
   router.get('/cli-login', h.signedIn, async (ctx) => {
     const { callback, state } = checkCallback(String(ctx.query.callback ?? ''), String(ctx.query.state ?? ''));
     // The form's answer redirects to the loopback callback: CSP form-action covers redirects, so allow that origin on this page.

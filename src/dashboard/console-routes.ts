@@ -1,3 +1,4 @@
+import { actorNames } from '../services/access/people';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ResolvedAppDeps } from '../deps';
@@ -179,7 +180,15 @@ export function addConsoleRoutes(router: Router, deps: ResolvedAppDeps, h: Conso
     const s = sessionOf(ctx);
     const { catalog } = await getCatalog(deps.knex, s.scope, ctx.params.catalog_id);
     const { snapshots, total } = await listSnapshots(deps.knex, s.scope, catalog.id, { limit: SNAPSHOTS_LISTED, offset: 0 });
-    h.send(ctx, 200, snapshotsPage(catalog, snapshots, total, extras, h.pageSession(s)));
+    // Authors as people (issue 28 §12): the person's name or email, or the key's prefix.
+    const actors = Object.fromEntries(
+      await actorNames(
+        deps.knex,
+        s.scope.organizationId,
+        snapshots.map((x) => x.created_by),
+      ),
+    );
+    h.send(ctx, 200, snapshotsPage(catalog, snapshots, total, { ...extras, actors }, h.pageSession(s)));
   };
   router.get('/catalogs/:catalog_id/snapshots', h.signedIn, async (ctx) => {
     const s = sessionOf(ctx);
@@ -245,7 +254,14 @@ export function addConsoleRoutes(router: Router, deps: ResolvedAppDeps, h: Conso
     const from = one(ctx.query.from);
     const to = one(ctx.query.to);
     const diff = from && to ? await diffSchemaVersions(deps.knex, s.scope, catalogId, from.slice(0, 50), to.slice(0, 50)) : null;
-    h.send(ctx, status, schemaPage({ catalog, schema, versions, diff, taxonomy }, notice, h.pageSession(s)));
+    const actors = Object.fromEntries(
+      await actorNames(
+        deps.knex,
+        s.scope.organizationId,
+        versions.map((v) => v.created_by),
+      ),
+    );
+    h.send(ctx, status, schemaPage({ catalog, schema, versions, diff, taxonomy, actors }, notice, h.pageSession(s)));
   };
   router.get('/catalogs/:catalog_id/schema', h.signedIn, async (ctx) => {
     const done = one(ctx.query.saved);

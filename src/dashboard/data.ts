@@ -90,7 +90,11 @@ export async function loadActivityPage(knex: Knex, scope: Scope, catalogId: stri
   const fields = Object.keys(schema.schema_definition.properties ?? {});
   for (const c of page.items) for (const k of Object.keys(c.after_data ?? {})) if (!fields.includes(k)) fields.push(k);
   const categories = await categoryPaths(knex, activityId, schema.taxonomy, page.items);
-  const actors = await actorNames(knex, scope.organizationId, [detail.activity.applied_by, ...page.items.map((c) => c.decided_by)]);
+  const actors = await actorNames(knex, scope.organizationId, [
+    detail.activity.applied_by,
+    ...page.items.map((c) => c.decided_by),
+    ...detail.restores.map((r) => r.restored_by),
+  ]);
   return {
     ...detail,
     catalog,

@@ -11,6 +11,13 @@ import { DASHBOARD_BASE, layout, statusBadge, when, type PageSession } from './v
  * people section (issue 28 §12, ./people-views.ts) posts dashboard forms.
  */
 export function organizationPage(data: OrganizationPageData, session: PageSession, peopleNotice: PeopleNotice | null = null): string {
+  const people = new Map(data.people.map((p) => [p.id, p]));
+  /** Whom a key acts for: its person (a tool server's key, with the person's role) or the organization (as admin). */
+  const actsAs = (personId: string | null) => {
+    if (!personId) return 'Organization (admin)';
+    const p = people.get(personId);
+    return p ? `${p.name || p.email} (${p.role})` : 'A removed person';
+  };
   return layout(
     'Organization',
     html`<h1>Organization</h1>
@@ -18,7 +25,10 @@ export function organizationPage(data: OrganizationPageData, session: PageSessio
       <div id="organization">
         <section class="card" aria-labelledby="keys-heading">
           <h2 id="keys-heading">API keys</h2>
-          <p class="muted">Programs (and the tool server) call the API with a key. A new key is shown once, when it is created.</p>
+          <p class="muted">
+            Programs call the API with a key, which acts as admin. A tool server signed in by a person gets a key of that person, which acts with their role. A
+            new key is shown once, when it is created.
+          </p>
           <table class="list keys">
             <thead>
               <tr>
@@ -26,6 +36,7 @@ export function organizationPage(data: OrganizationPageData, session: PageSessio
                 <th scope="col">Key prefix</th>
                 <th scope="col">Created</th>
                 <th scope="col">Status</th>
+                <th scope="col">Acts as</th>
                 <th scope="col"><span class="visually-hidden">Actions</span></th>
               </tr>
             </thead>
@@ -37,6 +48,7 @@ export function organizationPage(data: OrganizationPageData, session: PageSessio
                     <td><code>${k.key_prefix}…</code></td>
                     <td>${when(k.created_at)}</td>
                     <td>${k.revoked_at ? html`${statusBadge('revoked')} ${when(k.revoked_at)}` : statusBadge('active')}</td>
+                    <td>${actsAs(k.person_id)}</td>
                     <td class="actions">
                       ${
                         k.revoked_at

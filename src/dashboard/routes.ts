@@ -12,6 +12,7 @@ import { CONFIDENCE_LEVELS } from '../services/review/staged-changes';
 import { addCliLoginRoutes } from './cli-login';
 import { addPeopleRoutes } from './people-routes';
 import { assertRole, hasRole } from '../services/access/roles';
+import { dashboardRouteRole, isReadMethod } from '../services/access/route-roles';
 import { addOperationsRoutes } from './operations-routes';
 import { addGridRoutes } from './grid-routes';
 import { addBulkRoutes } from './bulk-routes';
@@ -158,8 +159,13 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
     }
     ctx.state.dashboardSession = session;
     ctx.set('Cache-Control', 'no-store');
-    // A viewer's session reads only (issue 28 §12): no dashboard form changes anything for them.
-    if (!['GET', 'HEAD'].includes(ctx.method) && !hasRole(session.scope, 'editor')) throw new ForbiddenError('Your role is viewer: a viewer can only read');
+    if (!isReadMethod(ctx.method)) {
+      // Every form's minimum role is declared in one table (src/services/access/route-roles.ts).
+      const role = dashboardRouteRole(ctx.method, String(ctx.routerPath ?? '').slice(DASHBOARD_BASE.length));
+      // A viewer's session reads only (issue 28 §12): no form that changes the catalog is theirs.
+      if (role !== 'viewer' && role !== 'public' && !hasRole(session.scope, 'editor')) throw new ForbiddenError('Your role is viewer: a viewer can only read');
+      if (role !== 'public') assertRole(session.scope, role);
+    }
     await next();
   };
 
@@ -277,5 +283,9 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
   // The console's item, snapshots and schema pages (issue 28 §4, §9, §10).
   addConsoleRoutes(router, deps, { signedIn, readForm, readCheckedForm, send, pageSession });
 
+  // Every state-changing form must declare its role: a missing one stops the app here, not in production.
+  for (const layer of router.stack) {
+    for (const method of layer.methods) dashboardRouteRole(method, String(layer.path).slice(DASHBOARD_BASE.length));
+  }
   return router;
 }

@@ -26,6 +26,8 @@ export interface SchemaPageData {
   versions: SchemaVersionEntry[];
   diff: SchemaVersionDiff | null;
   taxonomy: EnrichedTaxonomy | null;
+  /** Display names of the versions' authors by actor id (`person:…`, `api_key:…`; services/access/people.ts `actorNames`). */
+  actors?: Record<string, string>;
 }
 
 /** What the page says after an action, or the problems of a refused one. */
@@ -240,7 +242,7 @@ function versionsSection(d: SchemaPageData): SafeHtml {
             html`<tr data-version="${v.version}">
               <td>${v.version}${v.version === d.schema.version ? html` ${badge('current', 'status-approved')}` : ''}</td>
               <td>${when(v.created_at)}</td>
-              <td><code>${v.created_by}</code></td>
+              <td class="created-by" title="${v.created_by}">${d.actors?.[v.created_by] ?? v.created_by}</td>
               <td>${v.change_reason}</td>
               <td class="num">${v.total_fields}</td>
               <td>${v.backward_compatible ? 'yes' : 'no (breaking)'}</td>

@@ -21,6 +21,8 @@ export interface SnapshotsPageExtras {
   created?: string | null;
   /** The restore just done. */
   restored?: RestoreResult | null;
+  /** Display names of the snapshots' authors by actor id (`person:…`, `api_key:…`; services/access/people.ts `actorNames`). */
+  actors?: Record<string, string>;
 }
 
 /** The snapshots page's URL. */
@@ -139,7 +141,7 @@ export function snapshotsPage(catalog: Catalog, snapshots: CatalogSnapshot[], to
                         <td class="num">${s.item_count}</td>
                         <td>${s.schema_version}</td>
                         <td>${when(s.created_at)}</td>
-                        <td><code>${s.created_by}</code></td>
+                        <td class="created-by" title="${s.created_by}">${extras.actors?.[s.created_by] ?? s.created_by}</td>
                         <td class="actions">
                           <a class="btn small" href="${snapshotsPath(catalog.id)}?compare=${s.id}#comparison">Compare with now</a>
                           <a class="btn small reject" href="${snapshotsPath(catalog.id)}/${s.id}/restore">Restore…</a>

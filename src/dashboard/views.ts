@@ -73,7 +73,7 @@ export function layout(title: string, body: SafeHtml, session: PageSession | nul
           ${
             session
               ? html`<form class="signout" method="post" action="${DASHBOARD_BASE}/logout">
-                  ${session.who ? html`<span class="who">${session.who}</span>` : ''}
+                  ${session.who ? html`<span class="who">${session.who}</span> <a class="own-keys-link" href="${DASHBOARD_BASE}/tool-server-keys">Your keys</a>` : ''}
                   <span class="org" title="Organization">org ${session.organizationId.slice(0, 8)}</span>
                   <input type="hidden" name="csrf_token" value="${session.csrfToken}" />
                   <button type="submit" class="btn small ghost">Sign out</button>
@@ -411,8 +411,8 @@ function restoreList(d: ActivityPageData): SafeHtml | string {
       (r) =>
         html`<li>
           ${badge('restored', 'status-rejected')} Pre-apply snapshot <code>${r.snapshot_id}</code> restored ${when(r.restored_at)} by
-          <code>${r.restored_by}</code>: the catalog is back as it was before that apply (safety snapshot <code>${r.safety_snapshot_id}</code> holds the state
-          it replaced).
+          <span class="restored-by" title="${r.restored_by}">${d.actors[r.restored_by] ?? r.restored_by}</span>: the catalog is back as it was before that apply
+          (safety snapshot <code>${r.safety_snapshot_id}</code> holds the state it replaced).
         </li>`,
     )}
   </ul>`;

@@ -10,6 +10,11 @@ export class ApiKey extends BaseModel {
   key_hash!: string;
   /** First characters of the key, for operators to recognise it (never enough to use it). */
   key_prefix!: string;
+  /**
+   * The person the key acts for, with their role (issue 28 §12; a tool server's key); null for the
+   * organization's keys, which act as admin.
+   */
+  person_id!: string | null;
   created_at!: Date;
   revoked_at!: Date | null;
 

@@ -10,6 +10,9 @@ const ApiKeyResponse = Type.Object({
   organization_id: Type.String(),
   name: Type.String(),
   key_prefix: Type.String({ description: 'The first 10 characters of the key, to recognise it' }),
+  person_id: Type.Union([Type.String(), Type.Null()], {
+    description: "The person the key acts for, with the person's role (a tool server's key); null: the organization's key, which acts as admin",
+  }),
   created_at: Type.String({ format: 'date-time' }),
   revoked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });

@@ -4,6 +4,8 @@ import type { Context } from 'koa';
 import { UnsupportedMediaTypeError } from '../lib/errors';
 import { assertStorableText, InputPart, Validated, Validator } from '../lib/validation';
 import { RememberedAnswer, requestHash } from '../services/access/idempotency';
+import { assertRole } from '../services/access/roles';
+import { apiRouteRole } from '../services/access/route-roles';
 import type { Scope } from '../services/access/scope';
 
 /** HTTP methods routes may use. */
@@ -113,10 +115,16 @@ export class RouteRegistry {
    * Mounts every route on `router`. Validation runs in order path → query → body, each
    * failing with 422 `detail[]` (decisions.md §1). `ctx.state.scope` must be set by the auth
    * middleware for non-public routes. `validator` is the app's (one per app, created by createApp).
+   * Before anything else, the caller's role must reach the route's minimum role
+   * (src/services/access/route-roles.ts; 403 naming both roles).
+   * @throws Error when a state-changing route declares no role (so such a route never starts)
    */
   mount(router: Router, validator: Validator, options: MountOptions = {}): void {
     for (const def of this.routes) {
+      const role = def.public ? null : apiRouteRole(def.method, def.path);
       router[def.method](def.path, async (ctx: Context) => {
+        const caller: Scope | undefined = ctx.state.scope;
+        if (role && caller) assertRole(caller, role);
         assertReadableBody(ctx, def);
         // Every part is checked for text PostgreSQL cannot store, with a schema or without one.
         const params = def.params ? validator.validate(def.params, { ...ctx.params }, 'path') : storable(ctx.params, 'path');
@@ -168,8 +176,15 @@ export class RouteRegistry {
         }
       }
       const status = String(def.status ?? 200);
+      const role = def.public ? null : apiRouteRole(def.method, def.path);
       const op: Record<string, unknown> = {
         summary: def.summary,
+        // The route's minimum role (src/services/access/route-roles.ts; issue 28 §12).
+        ...(role && role !== 'viewer'
+          ? {
+              description: `Needs role ${role} or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.`,
+            }
+          : {}),
         tags: def.tags,
         parameters,
         responses: {

@@ -190,17 +190,26 @@ test('the organization page and its people forms are for admins; an admin adds a
   expect(form.status).toBe(403);
   expect(form.text).toContain('Your role is viewer: a viewer can only read');
   expect(await testKnex()('catalog_snapshots').where({ catalog_id: fx.catalogId }).count({ n: '*' })).toEqual(snapshotsBefore);
-  // The tool server's login hands out an API key, which acts as admin: refused to a non-admin person.
+  // The tool server's login hands a non-admin person a key of their own, acting with their role
+  // (issue 28 §12), never an organization key that would act as admin (test/mcp/login.test.ts).
   const editorEmail = email('cli-editor');
-  await createPerson(testKnex(), org.organizationId, { email: editorEmail, role: 'editor', password: PASSWORD });
+  const editor = await createPerson(testKnex(), org.organizationId, { email: editorEmail, role: 'editor', password: PASSWORD });
   const ed = await signIn(editorEmail);
   const cli = await request(app)
     .post('/dashboard/cli-login')
     .set('Cookie', ed.cookie)
     .type('form')
     .send({ csrf_token: ed.csrf, callback: 'http://127.0.0.1:45678/callback', state: 'abcdefghijklmnop', decision: 'allow' });
-  expect(cli.status).toBe(403);
-  expect(cli.text).toContain('only an admin or above may manage API keys');
+  expect(cli.status).toBe(303);
+  const token = new URL(cli.headers.location).searchParams.get('token')!;
+  expect(token).toMatch(/^ck_/);
+  const created = await testKnex()('api_keys')
+    .where({ key_prefix: token.slice(0, 10) })
+    .first();
+  expect(created.person_id).toBe(editor.id);
+  const keysByEditor = await request(app).post('/api/public/api-keys').set('Authorization', `Bearer ${token}`).send({ name: 'sneaky' });
+  expect(keysByEditor.status).toBe(403);
+  expect(keysByEditor.body.detail).toContain('Your role is editor: only an admin or above may manage API keys');
 
   const a = await signIn(admin);
   const added = email('newcomer');

@@ -27,11 +27,13 @@ export async function listApiKeys(knex: Knex, scope: Scope): Promise<ApiKey[]> {
 }
 
 /**
- * Creates an API key of an organization (`ck_` + 32 random bytes, base62; decisions.md §1).
+ * Creates an API key of an organization (`ck_` + 32 random bytes, base62; decisions.md §1). With
+ * `personId`, the key acts for that person of the organization with their role (issue 28 §12; the
+ * tool server's key, src/dashboard/cli-login.ts); without, it acts as admin.
  * @returns the stored key and its plaintext, to show once
  * @throws NotFoundError (404) for an unknown organization (operators' `ops key create`)
  */
-export async function createApiKey(knex: Knex, organizationId: string, name: string): Promise<CreatedApiKey> {
+export async function createApiKey(knex: Knex, organizationId: string, name: string, personId: string | null = null): Promise<CreatedApiKey> {
   const org = await Organization.query(knex).findById(organizationId);
   if (!org) throw new NotFoundError('Organization not found');
   const apiKey = newApiKey();
@@ -41,8 +43,35 @@ export async function createApiKey(knex: Knex, organizationId: string, name: str
     name,
     key_hash: sha256Hex(apiKey),
     key_prefix: apiKey.slice(0, 10),
+    person_id: personId,
   });
   return { key, apiKey };
+}
+
+/**
+ * The keys of the person signed in (issue 28 §12: their tool servers' keys), newest first, revoked
+ * ones included; none for a key or user-token scope.
+ */
+export async function listOwnKeys(knex: Knex, scope: Scope): Promise<ApiKey[]> {
+  if (scope.principal.kind !== 'person') return [];
+  return ApiKey.query(knex)
+    .where({ organization_id: scope.organizationId, person_id: scope.principal.id })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ]);
+}
+
+/**
+ * Revokes a key of the person signed in (any role may revoke their own keys), like
+ * {@link revokeApiKey}.
+ * @throws NotFoundError (404) unknown key, or a key that is not the person's
+ */
+export async function revokeOwnKey(knex: Knex, scope: Scope, keyId: string): Promise<ApiKey> {
+  const key = /^[0-9a-f-]{36}$/i.test(keyId) ? await ApiKey.query(knex).findById(keyId) : undefined;
+  if (!key || scope.principal.kind !== 'person' || key.person_id !== scope.principal.id || key.organization_id !== scope.organizationId)
+    throw new NotFoundError('API key not found');
+  return revokeKey(knex, key);
 }
 
 /**

@@ -4,25 +4,33 @@ import { ForbiddenError, UnauthorizedError } from '../../lib/errors';
 import { newApiKey, newId, sha256Hex } from '../../lib/ids';
 import { ApiKey } from '../../models/api-key';
 import { Organization } from '../../models/organization';
+import { Person } from '../../models/person';
 import type { Principal, Scope } from './scope';
 import { newWebhookSecret } from './webhook-secret';
 
 /**
  * Resolves a bearer token to a principal (decisions.md §1): `ck_…` API keys by SHA-256 lookup;
  * anything else as an HS256 JWT user token whose `sub` is the user and whose `org_ids` (or
- * `organizations`) claim lists the user's organizations.
- * @throws UnauthorizedError (401) for a missing, unknown, revoked or invalid token
+ * `organizations`) claim lists the user's organizations. A key made for a person (a tool server's,
+ * issue 28 §12) acts as that person with their current role: principal `person`, `role` set.
+ * @throws UnauthorizedError (401) for a missing, unknown, revoked or invalid token, or a person's
+ *   key whose person is disabled
  */
 export async function authenticate(knex: Knex, token: string | undefined, jwtSecret: string | null): Promise<Principal> {
   if (!token) throw new UnauthorizedError('Not authenticated');
   if (token.startsWith('ck_')) {
     const row = await ApiKey.query(knex)
-      .select('id', 'organization_id')
+      .select('id', 'organization_id', 'person_id')
       .where({ key_hash: sha256Hex(token) })
       .whereNull('revoked_at')
       .first();
     if (!row) throw new UnauthorizedError('Invalid API key');
-    return { kind: 'api_key', id: row.id, organizationIds: [row.organization_id] };
+    if (row.person_id) {
+      const person = await Person.query(knex).select('id', 'role').findById(row.person_id).where({ disabled: false, organization_id: row.organization_id });
+      if (!person) throw new UnauthorizedError('Invalid API key');
+      return { kind: 'person', id: person.id, organizationIds: [row.organization_id], role: person.role, keyId: row.id };
+    }
+    return { kind: 'api_key', id: row.id, organizationIds: [row.organization_id], keyId: row.id };
   }
   if (!jwtSecret) throw new UnauthorizedError('Invalid token');
   try {
@@ -54,14 +62,16 @@ export function issueUserToken(jwtSecret: string, userId: string, organizationId
 
 /**
  * Picks the organization a request acts for: `X-Organization-Id` when given (it must be one of
- * the principal's, else 403), otherwise the key's organization or the user's first.
+ * the principal's, else 403), otherwise the key's organization or the user's first. A person's
+ * key gives the scope the person's role.
  */
 export function resolveScope(principal: Principal, orgHeader: string | undefined): Scope {
+  const role = principal.role ? { role: principal.role } : {};
   if (orgHeader !== undefined && orgHeader !== '') {
     if (!principal.organizationIds.includes(orgHeader)) throw new ForbiddenError('Organization not accessible with these credentials');
-    return { organizationId: orgHeader, principal };
+    return { organizationId: orgHeader, principal, ...role };
   }
-  return { organizationId: principal.organizationIds[0], principal };
+  return { organizationId: principal.organizationIds[0], principal, ...role };
 }
 
 /** The stable id of who acted, for `created_by` columns: `api_key:<id>` or `user:<sub>`. */

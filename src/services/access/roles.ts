@@ -4,8 +4,9 @@ import type { Scope } from './scope';
 
 /**
  * Roles per organization (issue 28 §12), weakest first: a viewer reads; an editor also stages
- * changes and edits items; a reviewer also approves, rejects, applies and restores; an admin also
- * manages keys, people and settings. API keys and user tokens carry no role and act as admin, so
+ * changes (an item edit is staged); a reviewer also approves, rejects, applies, restores and writes the
+ * catalog directly; an admin also manages keys, people and settings. The role each route needs is
+ * in ./route-roles.ts. API keys and user tokens carry no role and act as admin, so
  * programs keep working as before people existed.
  */
 export const ROLES: readonly Role[] = ['viewer', 'editor', 'reviewer', 'admin'];
@@ -13,9 +14,9 @@ export const ROLES: readonly Role[] = ['viewer', 'editor', 'reviewer', 'admin'];
 /** What each role may do beyond the one below it, for error details and the docs. */
 const CAN: Record<Role, string> = {
   viewer: 'read',
-  editor: 'stage changes and edit items',
-  reviewer: 'approve, reject, apply and restore',
-  admin: 'manage API keys, people and settings',
+  editor: 'stage changes (item edits included)',
+  reviewer: 'approve, reject, apply, restore and write the catalog directly',
+  admin: 'manage API keys, people and settings, and delete catalogs',
 };
 
 /** Whether `value` is a role name. */

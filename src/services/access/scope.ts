@@ -9,6 +9,13 @@ export interface Principal {
   /** API key id, the user id (`sub`) of the token, or the person id. */
   id: string;
   organizationIds: string[];
+  /**
+   * The person's role when a person's key is used (issue 28 §12; the key acts as the person); it
+   * becomes the scope's `role` ({@link Scope}). Absent for the other principals.
+   */
+  role?: Role;
+  /** The API key the request came with (organization or person key), for sessions opened with it. */
+  keyId?: string;
 }
 
 /**

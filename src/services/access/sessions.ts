@@ -54,7 +54,10 @@ export async function signIn(knex: Knex, credential: string, jwtSecret: string |
     organization_id: scope.organizationId,
     principal_kind: principal.kind,
     principal_id: principal.id,
-    api_key_id: principal.kind === 'api_key' ? principal.id : null,
+    // A key's session ends when the key is revoked; a person's key opens a session of the person,
+    // with the person's role (issue 28 §12), never an admin one.
+    api_key_id: principal.keyId ?? null,
+    person_id: principal.kind === 'person' ? principal.id : null,
     csrf_token: csrfToken,
     expires_at: expiresAt,
   });
