@@ -25,6 +25,7 @@
 import { ActivityFailure, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { ReviewActivities } from '../activities/review';
 import type { SearchIndexActivities } from '../activities/search-index';
+import { maintainAfterChurn } from './churn-maintenance';
 import { ActivityApplyArgs, ActivityApplyOutcome, ActivityApplyProgress, ActivityApplyResult, APPLY_NOT_APPLICABLE, applyProgressQuery } from './definitions';
 
 /**
@@ -72,5 +73,7 @@ export async function activityApplyWorkflow(args: ActivityApplyArgs): Promise<Ac
   // A large apply left the word index behind (search-words.ts; searches stay exact meanwhile):
   // catch it up now. A no-op, without a lock, when nothing is pending.
   await catchUpSearchWords(args.catalog_id);
+  // An apply that rewrote a large share of the catalog maintains the search indexes now (churn-maintenance.ts).
+  await maintainAfterChurn(args.catalog_id, result.applied);
   return { status: 'completed', result };
 }

@@ -17,6 +17,7 @@
  */
 import { ActivityFailure, continueAsNew, isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ImportActivities } from '../activities/imports';
+import { maintainAfterChurn } from './churn-maintenance';
 import { CatalogImportArgs, CatalogImportProgress, DEFAULT_IMPORT_CONCURRENCY, IMPORT_BATCH_LINES, importProgressQuery } from './definitions';
 
 /** Writes the staged lines of `args.import_id` batch by batch (see the state machine above). */
@@ -61,5 +62,8 @@ export async function catalogImportWorkflow(args: CatalogImportArgs): Promise<Ca
   }
   await finishImport(args.import_id, 'completed');
   progress = { ...progress, phase: 'completed' };
+  // An import that rewrote a large share of the catalog maintains the search indexes now (churn-maintenance.ts).
+  // Counters carried across continue-as-new: the whole import's rows.
+  if (args.catalog_id) await maintainAfterChurn(args.catalog_id, progress.counters.created + progress.counters.updated);
   return progress;
 }
