@@ -7,7 +7,7 @@
  *
  * Whether the rewrite is large is the activity `churnWarrantsMaintenance`'s answer
  * (src/services/catalog/index-maintenance.ts `churnWarrantsMaintenance`: ≥ 50,000 rows, or ≥ 10 %
- * of the catalog and ≥ 1,000 rows). The pass runs as an abandoned child under the one id
+ * of the catalog), asked only for rewrites of at least {@link CHURN_MIN_ROWS} items. The pass runs as an abandoned child under the one id
  * {@link CHURN_MAINTENANCE_ID} (reuse allowed once closed): a rewrite while a pass runs is covered
  * by it ("already started" is success), and the parent ends without waiting for it.
  *
@@ -20,6 +20,12 @@ import type { SearchMaintenanceActivities } from '../activities/search-maintenan
 import { CHURN_MAINTENANCE_ID, JOB_KIND, SEARCH_MAINTENANCE_JOB_KIND } from './definitions';
 import { searchIndexMaintenanceWorkflow } from './search-index-maintenance';
 
+/**
+ * Rewrites of fewer items never warrant a pass (decided here, so small restores, imports and
+ * applies run no extra activity); the activity applies the other thresholds.
+ */
+export const CHURN_MIN_ROWS = 1_000;
+
 /** Patch id of the churn maintenance step (workflow versioning). */
 export const CHURN_MAINTENANCE_PATCH = 'churn-maintenance';
 
@@ -29,7 +35,7 @@ export const CHURN_MAINTENANCE_PATCH = 'churn-maintenance';
  * @returns true when a pass was started now or already runs, false when none was warranted
  */
 export async function maintainAfterChurn(catalogId: string, rows: number): Promise<boolean> {
-  if (!patched(CHURN_MAINTENANCE_PATCH) || rows <= 0) return false;
+  if (rows < CHURN_MIN_ROWS || !patched(CHURN_MAINTENANCE_PATCH)) return false;
   const { churnWarrantsMaintenance } = proxyActivities<SearchMaintenanceActivities>({
     startToCloseTimeout: '1 minute',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },

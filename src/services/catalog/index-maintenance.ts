@@ -32,7 +32,7 @@ export interface MaintenanceOptions {
   churnRows?: number;
   /** A rewrite of at least this share of the catalog's items warrants a pass (default 0.1) … */
   churnShare?: number;
-  /** … when it rewrote at least this many items (default 1,000; tiny catalogs never do). */
+  /** … when it rewrote at least this many items (default 1,000, as the workflows' CHURN_MIN_ROWS: tiny catalogs never do). */
   churnMinRows?: number;
 }
 
