@@ -46,9 +46,6 @@ export interface GridIndexSettings {
   maxPerCatalog: number;
 }
 
-/** Default {@link GridIndexSettings}. */
-export const DEFAULT_GRID_INDEX_SETTINGS: GridIndexSettings = { minItems: 100_000, maxPerCatalog: 8 };
-
 /** An index the grid's query would use. */
 export interface GridIndexNeed {
   field: string;
