@@ -14,8 +14,9 @@ import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { SESSION_COOKIE } from '../../src/middleware/session';
 import { signIn } from '../../src/services/access/sessions';
-import { gridIndexName, gridStatsName } from '../../src/services/catalog/grid-indexes';
+import { ensureGridIndexes, gridIndexName, gridStatsName, markGridIndexesDropping, reconcileGridIndexes } from '../../src/services/catalog/grid-indexes';
 import { TemporalJobRunner } from '../../temporal/client';
+import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { createGridFixture, type GridFixtureItem } from '../helpers/grid-catalog';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';
@@ -143,3 +144,28 @@ it('drops the index of a removed field, then every index of a deleted catalog', 
   expect(deleted.status).toBe(200);
   await waitUntil(async () => (await indexDef(brand)) === null && (await rowState(brand)) === undefined, 'the brand index is dropped', 60_000, 200);
 }, 120_000);
+
+it('builds and drops the index of a field whose name holds quotes and SQL, as a literal', async () => {
+  const weird = `it's "x"); DROP TABLE catalog_items; --`;
+  const id = await createTestCatalog(org.organizationId, {
+    schema_definition: { type: 'object', properties: { sku: { type: 'string' }, [weird]: { type: 'number' } }, required: ['sku'] },
+  });
+  await knex.raw(
+    `INSERT INTO catalog_items (id, catalog_id, entity_type, business_key, data)
+     SELECT gen_random_uuid(), ?, 'product', 'w-' || g, jsonb_build_object('sku', 'w-' || g, ?::text, g) FROM generate_series(1, 30) AS g`,
+    [id, weird],
+  );
+  const need = { field: weird, kind: 'key' as const, use: 'sort' as const };
+  const settings = { minItems: 0, maxPerCatalog: 8 };
+  expect(await ensureGridIndexes(knex, { id, organization_id: org.organizationId, item_count: 30 }, [need], settings)).toEqual([
+    { ...need, state: 'building' },
+  ]);
+  const built = await reconcileGridIndexes(knex, id);
+  expect(built.built.map((b) => b.field)).toEqual([weird]);
+  expect(await indexDef(gridIndexName(id, 'key', weird))).toContain(`NULLIF((data -> 'it''s "x"); DROP TABLE catalog_items; --'::text), 'null'::jsonb), id)`);
+  expect(await ensureGridIndexes(knex, { id, organization_id: org.organizationId, item_count: 30 }, [need], settings)).toEqual([]);
+  expect(await markGridIndexesDropping(knex, id, ['sku'])).toBe(1);
+  expect((await reconcileGridIndexes(knex, id)).dropped).toEqual([gridIndexName(id, 'key', weird)]);
+  expect(await indexDef(gridIndexName(id, 'key', weird))).toBeNull();
+  expect(await knex('catalog_items').where('catalog_id', id).count<{ count: string }[]>('* as count')).toEqual([{ count: '30' }]);
+}, 60_000);
