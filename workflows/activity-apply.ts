@@ -10,6 +10,8 @@
  *
  *   applying ── applyActivity returned ──▶ completed (result), then catchUpSearchWords (word index
  *               a large apply left behind, src/services/catalog/search-words.ts; a no-op otherwise)
+ *               then, when it rewrote a large share of the catalog, a search index maintenance
+ *               pass (workflows/churn-maintenance.ts)
  *   applying ── attempt failed (worker killed, database error) ───────▶ backoff, next attempt
  *   applying ── attempts spent, or not applicable (ApplyNotApplicable) ▶ markApplyFailed ▶ failed
  *

@@ -8,6 +8,8 @@
  *
  *   importing ── a wave of `concurrency` importBatch ranges written ──▶ importing (cursor past the wave)
  *   importing ── a range reached past the last line ──────────────────▶ finishImport(completed) ▶ completed
+ *                (then, when it rewrote a large share of the catalog, a search index maintenance pass:
+ *                workflows/churn-maintenance.ts)
  *   importing ── 100 batches in this run ─────────────────────────────▶ continue-as-new {cursor, counters}
  *   importing ── an activity fails after its retries ───▶ finishImport(failed) ▶ failed
  *

@@ -11,7 +11,7 @@ import request from 'supertest';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { newId } from '../../src/lib/ids';
-import { catalogImportWorkflowId, importProgressQuery } from '../../workflows/definitions';
+import { catalogImportWorkflowId, CHURN_MAINTENANCE_ID, importProgressQuery } from '../../workflows/definitions';
 import { createTestCatalog, SHEET_SCHEMA } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
@@ -201,4 +201,19 @@ describe('POST …/items/import', () => {
     expect((await importFile(catalog, Buffer.from('sku\n'), 'a.csv')).status).toBe(422);
     expect((await request(app).get(`/api/public/catalogs/${catalog}/items/import/${newId()}`).set(org.auth)).status).toBe(404);
   });
+
+  it('an import that wrote a large share of the catalog starts the search index maintenance itself (issue 28, churn)', async () => {
+    const catalog = await createTestCatalog(org.organizationId);
+    const lines = Array.from({ length: 1200 }, (_, i) => `C-${i},Churn ${i},${i % 50}`);
+    const res = await importFile(catalog, Buffer.from(['sku,title,price', ...lines].join('\n')), 'churn.csv');
+    expect(res.status).toBe(202);
+    expect(await finished(catalog, res.body.import_id)).toMatchObject({ status: 'completed', created: 1200, failed: 0 });
+    const handle = env.client.workflow.getHandle(catalogImportWorkflowId(res.body.import_id));
+    await handle.result(); // the import's status is recorded before the workflow's last step
+    const children = (await handle.fetchHistory())
+      .events!.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)
+      .map((e) => e.startChildWorkflowExecutionInitiatedEventAttributes!.workflowId);
+    expect(children).toEqual([CHURN_MAINTENANCE_ID]);
+    expect(await env.client.workflow.getHandle(CHURN_MAINTENANCE_ID).result()).toHaveLength(2);
+  }, 120_000);
 });
