@@ -7,7 +7,8 @@ import type { Knex } from 'knex';
  *
  * - `index_name`: the PostgreSQL index, derived from catalog id, kind and field (idempotent);
  * - `catalog_id` (no foreign key on purpose: the row must outlive its catalog until the index is
- *   dropped), `organization_id`, `field`, `kind` (`key`: the JSON sort key and id; `text`: the
+ *   dropped), `organization_id` (deleting the organization deletes the rows; the hourly sweep then
+ *   drops the indexes no row lists), `field`, `kind` (`key`: the JSON sort key and id; `text`: the
  *   value as text);
  * - `state`: `building` (asked for; CREATE INDEX CONCURRENTLY runs or will), `ready`, `failed`
  *   (with `error`), `dropping` (field removed or catalog deleted: DROP INDEX CONCURRENTLY pending);
@@ -17,7 +18,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('catalog_field_indexes', (t) => {
     t.string('index_name', 63).primary();
     t.uuid('catalog_id').notNullable();
-    t.uuid('organization_id').notNullable();
+    t.uuid('organization_id').notNullable().references('organizations.id').onDelete('CASCADE');
     t.text('field').notNullable();
     t.string('kind', 8).notNullable();
     t.string('state', 16).notNullable();
