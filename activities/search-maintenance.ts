@@ -4,12 +4,24 @@
  */
 import type { Knex } from 'knex';
 import { logger } from '../src/lib/logger';
-import { IndexMaintenance, maintainSearchIndexes, MaintenanceOptions } from '../src/services/catalog/index-maintenance';
+import { churnWarrantsMaintenance, IndexMaintenance, maintainSearchIndexes, MaintenanceOptions } from '../src/services/catalog/index-maintenance';
+import { sweepGridIndexes } from '../src/services/catalog/grid-indexes';
 
 /** The maintenance activities registered on the worker; the workflow proxies them by these names. */
 export interface SearchMaintenanceActivities {
   /** One pass: rebuild bloated search indexes, flush the others' GIN pending lists; idempotent. */
   maintainSearchIndexes(): Promise<IndexMaintenance[]>;
+  /**
+   * Whether a rewrite of `rows` items of the catalog warrants a pass now (churnWarrantsMaintenance,
+   * under the worker's thresholds); read-only.
+   */
+  churnWarrantsMaintenance(catalogId: string, rows: number): Promise<boolean>;
+  /**
+   * The grid index sweep (src/services/catalog/grid-indexes.ts sweepGridIndexes): drops the grid
+   * field indexes of deleted catalogs and removed fields, and stray ones.
+   * @returns indexes dropped
+   */
+  sweepGridIndexes(): Promise<{ dropped: number }>;
 }
 
 /** Builds the maintenance activities over the worker's database (`options`: thresholds; tests lower them). */
@@ -22,6 +34,17 @@ export function createSearchMaintenanceActivities(knex: Knex, options: Maintenan
         'search index maintenance',
       );
       return report;
+    },
+    async churnWarrantsMaintenance(catalogId, rows) {
+      const warranted = await churnWarrantsMaintenance(knex, catalogId, rows, options);
+      logger.info({ catalog_id: catalogId, rows, warranted }, 'churn: search index maintenance warranted?');
+      return warranted;
+    },
+    async sweepGridIndexes() {
+      const swept = await sweepGridIndexes(knex);
+      const dropped = swept.catalogs.reduce((n, c) => n + c.dropped.length, 0) + swept.strays.length;
+      if (dropped) logger.info({ dropped, strays: swept.strays }, 'grid index sweep');
+      return { dropped };
     },
   };
 }

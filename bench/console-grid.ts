@@ -4,9 +4,17 @@
  * over HTTP on loopback (the request's whole time: query, count, tree counts, render). Cases: the
  * default order, an equality filter, a data-field sort, filter + sort, a word search, a taxonomy
  * node, and a filter matching no item (the worst case: the count and the page read every row).
+ * Grid field indexes (src/services/catalog/grid-indexes.ts): the first request of each case
+ * records the indexes it needs (`index_notices`: what the page said), then the bench builds them
+ * in-process with the workflow's own function (`reconcileGridIndexes`; the bench app starts no
+ * workflows) and prints each build's time (`grid_indexes`); the cases are measured after that.
  * Each case: the first page `BENCH_ROUNDS` times (default 10), then `BENCH_DEEP` pages (default
  * 10) walked by the page's own "Next" cursor; p50 / p95 of each. Target: p95 ≤ 300 ms on every
- * page at 1,000,000 items. Also the completeness page: `completeness_cold_ms` (counted in one
+ * page at 1,000,000 items. Also API word searches (`api_search_p95_ms`), and with `BENCH_CHURN=1`
+ * the churn sequence (issue 28 Qualities, "fast right after churn": `churn`): a snapshot, 12 % of
+ * the items changed, the restore, the word index caught up, every case and the searches measured
+ * (`after_restore`), the churn maintenance pass, measured again (`after_maintenance`); target
+ * ≤ 100 ms p95 through it. Also the completeness page: `completeness_cold_ms` (counted in one
  * scan of the catalog; no target) and `completeness_warm_ms` (again, from the app's cache while
  * nothing changed). Prints one JSON line.
  *
@@ -20,12 +28,22 @@ import { loadConfig } from '../src/config';
 import { SESSION_COOKIE } from '../src/middleware/session';
 import { createOrganizationWithKey } from '../src/services/access/auth';
 import { signIn } from '../src/services/access/sessions';
+import type { Scope } from '../src/services/access/scope';
+import { reconcileGridIndexes } from '../src/services/catalog/grid-indexes';
+import { churnWarrantsMaintenance, maintainSearchIndexes } from '../src/services/catalog/index-maintenance';
+import { catchUpSearchWords } from '../src/services/catalog/search-words';
+import { restoreSnapshot } from '../src/services/catalog/snapshots';
 import { normalizeTaxonomy } from '../src/services/catalog/taxonomy';
 import { createBenchCatalog, loadAvg, runBench, seedSql, since } from './lib';
 
 const N = Number(process.env.BENCH_ITEMS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const DEEP = Number(process.env.BENCH_DEEP ?? 10);
+/** BENCH_CHURN=1: also measure right after a snapshot restore, then after the churn maintenance pass. */
+const CHURN = process.env.BENCH_CHURN === '1';
+/** Rounds of each case in the churn phases (default 5). */
+const CHURN_ROUNDS = Number(process.env.BENCH_CHURN_ROUNDS ?? 5);
+const SEARCH_TERMS = ['olive boot', 'sku-12345', 'wool', 'acme red'];
 const KINDS = ['Shirt', 'Trousers', 'Jacket', 'Sneaker', 'Boot', 'Scarf', 'Hat', 'Sock', 'Dress', 'Sweater'];
 
 function percentile(xs: number[], p: number): number {
@@ -73,7 +91,8 @@ runBench(async (b) => {
   }
   const session = await signIn(b.knex, key, loadConfig().jwtSecret);
   const headers = { Cookie: `${SESSION_COOKIE}=${session.token}` };
-  const get = async (path: string): Promise<{ ms: number; next: string | null; count: string }> => {
+  const apiAuth = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
+  const get = async (path: string): Promise<{ ms: number; next: string | null; count: string; notices: string[] }> => {
     const t = performance.now();
     const res = await fetch(`${b.baseUrl}${path}`, { headers, redirect: 'manual' });
     const body = await res.text();
@@ -81,7 +100,8 @@ runBench(async (b) => {
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${body.slice(0, 300)}`);
     const next = /id="next-page"\s+href="([^"]+)"/.exec(body)?.[1]?.replace(/&amp;/g, '&') ?? null;
     const count = /id="grid-count"\s*>\s*([^<]+)</.exec(body)?.[1]?.trim() ?? '';
-    return { ms, next, count };
+    const notices = [...body.matchAll(/data-index-state="([a-z]+)">([^<]*)</g)].map((m) => `${m[1]}: ${m[2].trim()}`);
+    return { ms, next, count, notices };
   };
   const base = `/dashboard/catalogs/${catalog.id}/items`;
   const cases: Record<string, string> = {
@@ -92,32 +112,116 @@ runBench(async (b) => {
     search: 'q=olive+boot',
     category: 'category=boot',
     filter_no_match: 'f.brand=eq:Nobody',
+    no_match_sort: 'f.brand=eq:Nobody&sort=price',
+    range_sort: 'f.price=range:10..12&sort=stock',
+  };
+  // Each case once (the grid records the field indexes it would use), then the indexes built.
+  const notices: Record<string, string[]> = {};
+  for (const [name, qs] of Object.entries(cases)) {
+    const first = await get(qs ? `${base}?${qs}` : base);
+    if (first.notices.length) notices[name] = first.notices;
+  }
+  const tIndexes = performance.now();
+  const built = await reconcileGridIndexes(b.knex, catalog.id);
+  const indexesMs = since(tIndexes);
+  const gridIndexes = (await b.knex('catalog_field_indexes').where('catalog_id', catalog.id).orderBy('requested_at')) as Array<{
+    field: string;
+    kind: string;
+    state: string;
+    build_ms: number | null;
+  }>;
+  /** Every case measured: first pages and deep pages, p50 / p95 each, and p95 over all. */
+  const measure = async (which: Record<string, string>, rounds: number, deepPages: number) => {
+    const out: Record<string, unknown> = {};
+    const allFirst: number[] = [];
+    const allDeep: number[] = [];
+    for (const [name, qs] of Object.entries(which)) {
+      const path = qs ? `${base}?${qs}` : base;
+      await get(path); // warm-up
+      const first: number[] = [];
+      let page = await get(path);
+      for (let r = 0; r < rounds; r++) first.push((page = await get(path)).ms);
+      const deep: number[] = [];
+      let next = page.next;
+      for (let d = 0; d < deepPages && next; d++) {
+        const p = await get(next);
+        deep.push(p.ms);
+        next = p.next;
+      }
+      allFirst.push(...first);
+      allDeep.push(...deep);
+      out[name] = {
+        count: page.count,
+        first_p50_ms: percentile(first, 50),
+        first_p95_ms: percentile(first, 95),
+        deep_pages: deep.length,
+        ...(deep.length ? { deep_p50_ms: percentile(deep, 50), deep_p95_ms: percentile(deep, 95) } : {}),
+      };
+    }
+    return { p95_first_ms: percentile(allFirst, 95), p95_deep_ms: allDeep.length ? percentile(allDeep, 95) : null, ...out };
+  };
+  /** API word searches (`GET …/items?search=`): p95 over `rounds` rounds of a few terms. */
+  const searchP95 = async (rounds: number) => {
+    const ms: number[] = [];
+    for (let r = 0; r < rounds; r++)
+      for (const term of SEARCH_TERMS) {
+        const t = performance.now();
+        const res = await fetch(`${b.baseUrl}/api/public/catalogs/${catalog.id}/items?search=${encodeURIComponent(term)}&limit=50`, { headers: apiAuth });
+        await res.text();
+        if (res.status !== 200) throw new Error(`search ${term}: ${res.status}`);
+        ms.push(since(t));
+      }
+    return { api_search_p50_ms: percentile(ms, 50), api_search_p95_ms: percentile(ms, 95) };
   };
   const loadStart = loadAvg();
-  const out: Record<string, unknown> = {};
-  const allFirst: number[] = [];
-  const allDeep: number[] = [];
-  for (const [name, qs] of Object.entries(cases)) {
-    const path = qs ? `${base}?${qs}` : base;
-    await get(path); // warm-up
-    const first: number[] = [];
-    let page = await get(path);
-    for (let r = 0; r < ROUNDS; r++) first.push((page = await get(path)).ms);
-    const deep: number[] = [];
-    let next = page.next;
-    for (let d = 0; d < DEEP && next; d++) {
-      const p = await get(next);
-      deep.push(p.ms);
-      next = p.next;
-    }
-    allFirst.push(...first);
-    allDeep.push(...deep);
-    out[name] = {
-      count: page.count,
-      first_p50_ms: percentile(first, 50),
-      first_p95_ms: percentile(first, 95),
-      deep_pages: deep.length,
-      ...(deep.length ? { deep_p50_ms: percentile(deep, 50), deep_p95_ms: percentile(deep, 95) } : {}),
+  const quiet = await measure(cases, ROUNDS, DEEP);
+  // BENCH_CHURN=1: "fast right after churn" (issue 28 Qualities): a snapshot, 12 % of the items
+  // changed, the restore (the restore activity's service), the word index caught up (what the
+  // restore workflow does next), grid pages and searches measured; then the churn maintenance
+  // pass the workflow starts (maintainSearchIndexes) and the same measured again.
+  let churn: Record<string, unknown> | null = null;
+  if (CHURN) {
+    const scope: Scope = { organizationId, principal: { kind: 'api_key', id: 'bench', organizationIds: [organizationId] } };
+    const t0 = performance.now();
+    const snap = await fetch(`${b.baseUrl}/api/public/catalogs/${catalog.id}/snapshots`, {
+      method: 'POST',
+      headers: apiAuth,
+      body: JSON.stringify({ reason: 'bench churn' }),
+    });
+    const snapshotId = ((await snap.json()) as { id: string }).id;
+    if (snap.status !== 200) throw new Error(`snapshot: ${snap.status}`);
+    const snapshotMs = since(t0);
+    await b.knex.raw(
+      'UPDATE catalog_items SET data = data || \'{"season": "XX"}\', current_version = current_version + 1 WHERE catalog_id = ? AND (data->>\'stock\')::int % 25 < 3',
+      [catalog.id],
+    );
+    const t1 = performance.now();
+    const restored = await restoreSnapshot(
+      { knex: b.knex, caches: b.caches, jobRunner: { startSearchIndexBuild: async () => true } },
+      scope,
+      catalog.id,
+      snapshotId,
+    );
+    const restoreMs = since(t1);
+    const t2 = performance.now();
+    await catchUpSearchWords(b.knex, catalog.id);
+    const catchUpMs = since(t2);
+    const warranted = await churnWarrantsMaintenance(b.knex, catalog.id, restored.items_restored);
+    const afterRestore = { ...(await measure(cases, CHURN_ROUNDS, 3)), ...(await searchP95(CHURN_ROUNDS)), load: loadAvg() };
+    const t3 = performance.now();
+    const maintenance = warranted ? await maintainSearchIndexes(b.knex) : [];
+    const maintenanceMs = since(t3);
+    const afterMaintenance = { ...(await measure(cases, CHURN_ROUNDS, 3)), ...(await searchP95(CHURN_ROUNDS)), load: loadAvg() };
+    churn = {
+      snapshot_ms: Math.round(snapshotMs),
+      restore_ms: Math.round(restoreMs),
+      items_restored: restored.items_restored,
+      words_catch_up_ms: Math.round(catchUpMs),
+      maintenance_warranted: warranted,
+      maintenance_ms: Math.round(maintenanceMs),
+      maintenance: maintenance.map((m) => `${m.index} ${m.action}${m.rebuild_ms !== undefined ? ` ${m.rebuild_ms} ms` : ''}`),
+      after_restore: afterRestore,
+      after_maintenance: afterMaintenance,
     };
   }
   const completeness: number[] = [];
@@ -134,9 +238,13 @@ runBench(async (b) => {
     rounds: ROUNDS,
     deep: DEEP,
     seed_ms: Math.round(seedMs),
-    p95_first_ms: percentile(allFirst, 95),
-    p95_deep_ms: allDeep.length ? percentile(allDeep, 95) : null,
-    ...out,
+    index_notices: notices,
+    grid_indexes: gridIndexes.map((r) => `${r.kind}:${r.field} ${r.state} ${r.build_ms ?? '?'} ms`),
+    grid_indexes_built_now: built.built.length,
+    grid_indexes_ms: Math.round(indexesMs),
+    ...quiet,
+    ...(await searchP95(ROUNDS)),
+    ...(churn ? { churn } : {}),
     completeness_cold_ms: Math.round(completeness[0]),
     completeness_warm_ms: Math.round(completeness[1]),
     load_start: loadStart,

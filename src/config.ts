@@ -46,6 +46,13 @@ export interface Config {
    * without it.
    */
   sharedDataDir: string;
+  /**
+   * Grid field indexes (src/services/catalog/grid-indexes.ts): catalogs of at least `minItems`
+   * items (env `GRID_INDEX_MIN_ITEMS`, default 100,000) get a per-catalog index of a field the
+   * grid sorts or filters on, at most `maxPerCatalog` per catalog (env `GRID_INDEX_MAX_PER_CATALOG`,
+   * default 8).
+   */
+  gridIndexes: { minItems: number; maxPerCatalog: number };
   /** Items processed at once by one enrichment job (env `ENRICH_CONCURRENCY`, default 8). */
   enrichConcurrency: number;
   /** API key to create for the development organization on first start (env `BOOTSTRAP_API_KEY`). */
@@ -370,6 +377,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       bwrapPath: env.PYTHON_SANDBOX_BWRAP || '/usr/bin/bwrap',
       pythonPath: env.PYTHON_SANDBOX_PYTHON || '/usr/bin/python3',
       memoryBytes: Math.max(64, int(env.PYTHON_SANDBOX_MEMORY_MB, 512, 'PYTHON_SANDBOX_MEMORY_MB')) * 1024 * 1024,
+    },
+    gridIndexes: {
+      minItems: int(env.GRID_INDEX_MIN_ITEMS, 100_000, 'GRID_INDEX_MIN_ITEMS'),
+      maxPerCatalog: int(env.GRID_INDEX_MAX_PER_CATALOG, 8, 'GRID_INDEX_MAX_PER_CATALOG'),
     },
     limits: {
       requestsPerSecond: int(env.RATE_LIMIT_RPS, 50, 'RATE_LIMIT_RPS'),

@@ -14,6 +14,7 @@ import type {
   catalogImportWorkflow,
   enrichmentJobWorkflow,
   flowRunWorkflow,
+  gridIndexWorkflow,
   researchArchiveIndexWorkflow,
   searchIndexBuildWorkflow,
   snapshotRestoreWorkflow,
@@ -31,6 +32,10 @@ import {
   EnrichmentJobArgs,
   FLOW_RUN_JOB_KIND,
   FlowRunArgs,
+  GRID_INDEX_JOB_KIND,
+  GridIndexArgs,
+  gridIndexRequestedSignal,
+  gridIndexWorkflowId,
   JOB_KIND,
   ORGANIZATION_ID,
   RESEARCH_ARCHIVE_JOB_KIND,
@@ -85,6 +90,9 @@ export type FlowRunTuning = Omit<FlowRunArgs, 'run_id'>;
 /** Tuning of snapshot restores a starter may override (tests shorten heartbeat and retries). */
 export type RestoreTuning = Omit<SnapshotRestoreArgs, 'restore_id' | 'catalog_id'>;
 
+/** Tuning of grid index workflows a starter may override (tests shorten the linger). */
+export type GridIndexTuning = Omit<GridIndexArgs, 'catalog_id'>;
+
 /** The job fields a start needs (a row of `enrichment_jobs`). */
 export interface StartableJob {
   id: string;
@@ -107,6 +115,7 @@ export class TemporalJobRunner implements JobRunner {
    * @param applyTuning optional heartbeat / retry tuning of every apply workflow
    * @param flowTuning optional heartbeat / retry tuning of every flow run
    * @param restoreTuning optional heartbeat / retry tuning of every snapshot restore
+   * @param gridIndexTuning optional linger / heartbeat tuning of every grid index workflow
    */
   constructor(
     private readonly client: Client,
@@ -116,6 +125,7 @@ export class TemporalJobRunner implements JobRunner {
     private readonly applyTuning: ApplyTuning = {},
     private readonly flowTuning: FlowRunTuning = {},
     private readonly restoreTuning: RestoreTuning = {},
+    private readonly gridIndexTuning: GridIndexTuning = {},
   ) {}
 
   /**
@@ -214,6 +224,35 @@ export class TemporalJobRunner implements JobRunner {
           .catch(() => undefined);
       return false;
     }
+  }
+
+  /**
+   * Asks for `gridIndexWorkflow` of a catalog under `grid-index-<catalog_id>` with
+   * signal-with-start: starts it (search attributes OrganizationId, CatalogId and
+   * JobKind=`grid-index`, a summary) or, while it is open, signals `gridIndexRequested` so it
+   * reconciles the catalog's `catalog_field_indexes` rows again (idempotent, rule 8).
+   * @throws the client's error when Temporal is unreachable
+   */
+  async startGridIndexes(catalog: { id: string; organization_id: string }): Promise<void> {
+    const args: GridIndexArgs = { ...this.gridIndexTuning, catalog_id: catalog.id };
+    await this.client.workflow.signalWithStart<typeof gridIndexWorkflow, []>('gridIndexWorkflow', {
+      workflowId: gridIndexWorkflowId(catalog.id),
+      taskQueue: this.config.taskQueue,
+      args: [args],
+      signal: gridIndexRequestedSignal,
+      signalArgs: [],
+      typedSearchAttributes: [
+        { key: ORGANIZATION_ID, value: catalog.organization_id },
+        { key: CATALOG_ID, value: catalog.id },
+        { key: JOB_KIND, value: GRID_INDEX_JOB_KIND },
+      ],
+      staticSummary: `Grid field indexes of catalog ${catalog.id}`,
+      staticDetails: [
+        `Organization: ${catalog.organization_id}`,
+        `Catalog: ${catalog.id}`,
+        'Builds and drops the catalog grid field indexes its catalog_field_indexes rows ask for (src/services/catalog/grid-indexes.ts).',
+      ].join('\n'),
+    });
   }
 
   /**
@@ -390,7 +429,7 @@ export class TemporalJobRunner implements JobRunner {
       await this.client.workflow.start<typeof catalogImportWorkflow>('catalogImportWorkflow', {
         workflowId: catalogImportWorkflowId(imp.id),
         taskQueue: this.config.taskQueue,
-        args: [{ import_id: imp.id }],
+        args: [{ import_id: imp.id, catalog_id: imp.catalog_id }],
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         typedSearchAttributes: [
           { key: ORGANIZATION_ID, value: imp.organization_id },

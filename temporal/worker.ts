@@ -20,6 +20,7 @@ import { createReviewActivities } from '../activities/review';
 import { createSnapshotRestoreActivities } from '../activities/snapshot-restore';
 import { createBulkActionActivities } from '../activities/bulk-actions';
 import { createSearchIndexActivities } from '../activities/search-index';
+import { createGridIndexActivities } from '../activities/grid-index';
 import { createSearchMaintenanceActivities } from '../activities/search-maintenance';
 import { loadConfig, type Config } from '../src/config';
 import { enrichmentStorage } from '../src/services/enrichment/artifacts';
@@ -129,6 +130,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     });
   }
   const searchIndex = deps.knex ? createSearchIndexActivities({ knex: deps.knex }) : {};
+  const gridIndex = deps.knex ? createGridIndexActivities({ knex: deps.knex }) : {};
   const review = deps.knex ? createReviewActivities({ knex: deps.knex, searchWordsDeferMinItems: deps.applyDeferWordsMinItems }) : {};
   const restores = deps.knex ? createSnapshotRestoreActivities({ knex: deps.knex, searchWordsDeferMinItems: deps.restoreDeferWordsMinItems }) : {};
   const bulk = deps.knex ? createBulkActionActivities({ knex: deps.knex }) : {};
@@ -149,7 +151,18 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : workflowCode()),
-    activities: timedActivities({ ...activities, ...searchIndex, ...review, ...restores, ...bulk, ...maintenance, ...flows, ...imports, ...researchArchives }),
+    activities: timedActivities({
+      ...activities,
+      ...searchIndex,
+      ...gridIndex,
+      ...review,
+      ...restores,
+      ...bulk,
+      ...maintenance,
+      ...flows,
+      ...imports,
+      ...researchArchives,
+    }),
     maxConcurrentActivityTaskExecutions: deps.maxConcurrentActivities ?? 32,
     shutdownGraceTime: deps.shutdownGraceTime ?? '5 seconds',
   });

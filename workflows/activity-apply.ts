@@ -10,6 +10,8 @@
  *
  *   applying ── applyActivity returned ──▶ completed (result), then catchUpSearchWords (word index
  *               a large apply left behind, src/services/catalog/search-words.ts; a no-op otherwise)
+ *               then, when it rewrote a large share of the catalog, a search index maintenance
+ *               pass (workflows/churn-maintenance.ts)
  *   applying ── attempt failed (worker killed, database error) ───────▶ backoff, next attempt
  *   applying ── attempts spent, or not applicable (ApplyNotApplicable) ▶ markApplyFailed ▶ failed
  *
@@ -25,6 +27,7 @@
 import { ActivityFailure, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { ReviewActivities } from '../activities/review';
 import type { SearchIndexActivities } from '../activities/search-index';
+import { maintainAfterChurn } from './churn-maintenance';
 import { ActivityApplyArgs, ActivityApplyOutcome, ActivityApplyProgress, ActivityApplyResult, APPLY_NOT_APPLICABLE, applyProgressQuery } from './definitions';
 
 /**
@@ -72,5 +75,7 @@ export async function activityApplyWorkflow(args: ActivityApplyArgs): Promise<Ac
   // A large apply left the word index behind (search-words.ts; searches stay exact meanwhile):
   // catch it up now. A no-op, without a lock, when nothing is pending.
   await catchUpSearchWords(args.catalog_id);
+  // An apply that rewrote a large share of the catalog maintains the search indexes now (churn-maintenance.ts).
+  await maintainAfterChurn(args.catalog_id, result.applied);
   return { status: 'completed', result };
 }

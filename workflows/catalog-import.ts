@@ -8,6 +8,8 @@
  *
  *   importing ── a wave of `concurrency` importBatch ranges written ──▶ importing (cursor past the wave)
  *   importing ── a range reached past the last line ──────────────────▶ finishImport(completed) ▶ completed
+ *                (then, when it rewrote a large share of the catalog, a search index maintenance pass:
+ *                workflows/churn-maintenance.ts)
  *   importing ── 100 batches in this run ─────────────────────────────▶ continue-as-new {cursor, counters}
  *   importing ── an activity fails after its retries ───▶ finishImport(failed) ▶ failed
  *   importing ── cancellation requested (the API marked the import cancelled) ─▶ finishImport(cancelled),
@@ -21,6 +23,7 @@
  */
 import { ActivityFailure, CancellationScope, continueAsNew, isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ImportActivities } from '../activities/imports';
+import { maintainAfterChurn } from './churn-maintenance';
 import { CatalogImportArgs, CatalogImportProgress, DEFAULT_IMPORT_CONCURRENCY, IMPORT_BATCH_LINES, importProgressQuery } from './definitions';
 
 /** Writes the staged lines of `args.import_id` batch by batch (see the state machine above). */
@@ -70,5 +73,8 @@ export async function catalogImportWorkflow(args: CatalogImportArgs): Promise<Ca
   }
   await finishImport(args.import_id, 'completed');
   progress = { ...progress, phase: 'completed' };
+  // An import that rewrote a large share of the catalog maintains the search indexes now (churn-maintenance.ts).
+  // Counters carried across continue-as-new: the whole import's rows.
+  if (args.catalog_id) await maintainAfterChurn(args.catalog_id, progress.counters.created + progress.counters.updated);
   return progress;
 }

@@ -245,6 +245,8 @@ export function catalogImportWorkflowId(importId: string): string {
 /** Arguments of catalogImportWorkflow: ids and a cursor only; lines live in PostgreSQL. */
 export interface CatalogImportArgs {
   import_id: string;
+  /** The catalog imported into (absent in runs started before it was passed): a large import then maintains the search indexes (workflows/churn-maintenance.ts). */
+  catalog_id?: string;
   /** Last line written (exclusive start of the next batch); absent on the first run = 1 (the header). */
   cursor?: number;
   /** Counters so far (carried across continue-as-new). */
@@ -419,3 +421,42 @@ export const BULK_STAGE_JOB_KIND = 'bulk-stage';
 
 /** Error type of a bulk action that cannot be staged (its filter or field no longer valid): not retried. */
 export const BULK_STAGE_NOT_STAGEABLE = 'BulkStageNotStageable';
+
+/** `JobKind` of a catalog's grid index workflow ({@link gridIndexWorkflowId}; issue 28 §2). */
+export const GRID_INDEX_JOB_KIND = 'grid-index';
+
+/**
+ * Workflow id of a catalog's grid index workflow: `grid-index-<catalog_id>`
+ * (src/services/catalog/grid-indexes.ts). One per catalog: builds and drops of one catalog's
+ * field indexes run one after the other.
+ */
+export function gridIndexWorkflowId(catalogId: string): string {
+  return `grid-index-${catalogId}`;
+}
+
+/** Arguments of gridIndexWorkflow: the catalog, plus optional tuning (tests shorten it). */
+export interface GridIndexArgs {
+  catalog_id: string;
+  /** How long the workflow stays open after a pass for another request (s); default 30. */
+  linger_s?: number;
+  /** Heartbeat timeout of the reconcile activity (s); default 60. */
+  heartbeat_timeout_s?: number;
+}
+
+/** Result of gridIndexWorkflow: what its passes built, failed and dropped (index names). */
+export interface GridIndexResult {
+  passes: number;
+  built: string[];
+  failed: string[];
+  dropped: string[];
+}
+
+/** Signal to the open grid index workflow of a catalog: look at its `catalog_field_indexes` rows again. */
+export const gridIndexRequestedSignal = defineSignal('gridIndexRequested');
+
+/**
+ * Workflow id of the search index maintenance pass a large rewrite of a catalog starts
+ * (a restore, import or apply; workflows/churn-maintenance.ts): one id for every catalog, as a
+ * pass maintains the whole table's indexes; a rewrite while one runs is covered by it.
+ */
+export const CHURN_MAINTENANCE_ID = 'search-index-maintenance-after-churn';

@@ -12,3 +12,4 @@ export { flowRunWorkflow } from './flow-run';
 export { researchArchiveIndexWorkflow } from './research-archive-index';
 export { snapshotRestoreWorkflow } from './snapshot-restore';
 export { bulkStageWorkflow } from './bulk-stage';
+export { gridIndexWorkflow } from './grid-index';

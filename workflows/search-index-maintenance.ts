@@ -5,11 +5,16 @@
  * at start (temporal/maintenance-schedule.ts; the schedule skips a run while the last one still
  * runs), with the workflow id `search-index-maintenance` (issue 18).
  *
+ * Also started at the end of a restore, import or apply that rewrote a large share of a catalog,
+ * under `search-index-maintenance-after-churn` (workflows/churn-maintenance.ts). After the pass,
+ * the grid index sweep drops the grid field indexes of deleted catalogs and removed fields
+ * (src/services/catalog/grid-indexes.ts).
+ *
  * State machine: running → completed (the pass's report) | failed (every attempt failed).
  * No continue-as-new: one activity per run. Cancellation cancels the activity; a rebuild that was
  * interrupted leaves PostgreSQL's invalid `_ccnew` copy, which the next rebuild replaces.
  */
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities } from '@temporalio/workflow';
 import type { SearchMaintenanceActivities } from '../activities/search-maintenance';
 import type { IndexMaintenance } from '../src/services/catalog/index-maintenance';
 
@@ -18,9 +23,12 @@ import type { IndexMaintenance } from '../src/services/catalog/index-maintenance
  * @returns the report of each maintained index
  */
 export async function searchIndexMaintenanceWorkflow(): Promise<IndexMaintenance[]> {
-  const { maintainSearchIndexes } = proxyActivities<SearchMaintenanceActivities>({
+  const { maintainSearchIndexes, sweepGridIndexes } = proxyActivities<SearchMaintenanceActivities>({
     startToCloseTimeout: '2 hours',
     retry: { initialInterval: '1 minute', backoffCoefficient: 2, maximumInterval: '10 minutes', maximumAttempts: 5 },
   });
-  return maintainSearchIndexes();
+  const report = await maintainSearchIndexes();
+  // Grid field indexes of deleted catalogs and removed fields (src/services/catalog/grid-indexes.ts).
+  if (patched('grid-index-sweep')) await sweepGridIndexes();
+  return report;
 }

@@ -7,7 +7,9 @@
  * State machine (the `progress` query answers the phase; the API and pages read `snapshot_restores`):
  *
  *   restoring ── restoreSnapshotActivity returned ──▶ completed (result), then, when the restore
- *                left the word index behind, catchUpSearchWords (src/services/catalog/search-words.ts)
+ *                left the word index behind, catchUpSearchWords (src/services/catalog/search-words.ts),
+ *                then, when it rewrote a large share of the catalog, a search index maintenance
+ *                pass (workflows/churn-maintenance.ts)
  *   restoring ── attempt failed (worker killed, database error) ─────▶ backoff, next attempt
  *   restoring ── attempts spent, or not applicable (RestoreNotApplicable) ▶ markSnapshotRestoreFailed ▶ failed
  *
@@ -22,6 +24,7 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { SearchIndexActivities } from '../activities/search-index';
 import type { SnapshotRestoreActivities } from '../activities/snapshot-restore';
+import { maintainAfterChurn } from './churn-maintenance';
 import {
   RESTORE_NOT_APPLICABLE,
   restoreProgressQuery,
@@ -77,5 +80,7 @@ export async function snapshotRestoreWorkflow(args: SnapshotRestoreArgs): Promis
   progress = { phase: 'completed', result };
   // A large restore left the word index behind (searches stay exact meanwhile): catch it up now.
   if (result.words_pending) await catchUpSearchWords(args.catalog_id);
+  // A restore that rewrote a large share of the catalog maintains the search indexes now (churn-maintenance.ts).
+  await maintainAfterChurn(args.catalog_id, result.items_restored);
   return { status: 'completed', result };
 }

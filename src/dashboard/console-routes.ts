@@ -22,6 +22,7 @@ import { NEW_FIELD_ROWS, schemaFields, schemaPage, schemaPath, type SchemaPageNo
 import { restoreProgressPage, restoreProgressPath } from './snapshot-restore-views';
 import { restoreConfirmPage, snapshotsPage, snapshotsPath, type SnapshotsPageExtras } from './snapshots-views';
 import type { DashboardRouteHelpers } from './route-helpers';
+import { requestGridIndexDrops } from '../services/catalog/grid-indexes';
 
 /**
  * The console's item, snapshots and schema pages (issue 28 §4, §9, §10) on the dashboard router:
@@ -273,6 +274,7 @@ export function addConsoleRoutes(router: Router, deps: ResolvedAppDeps, h: Conso
     try {
       const { schema } = await getCatalog(deps.knex, s.scope, ctx.params.catalog_id);
       const result = await applyCatalogFieldBatch(deps.knex, s.scope, ctx.params.catalog_id, fieldBatch(form, schemaFields(schema)));
+      await requestGridIndexDrops(deps, { id: ctx.params.catalog_id, organization_id: s.scope.organizationId });
       ctx.status = 303;
       ctx.redirect(
         `${schemaPath(ctx.params.catalog_id)}?saved=${encodeURIComponent(result.new_schema_version)}&from=${encodeURIComponent(result.previous_schema_version)}&to=${encodeURIComponent(result.new_schema_version)}#versions`,
@@ -293,6 +295,7 @@ export function addConsoleRoutes(router: Router, deps: ResolvedAppDeps, h: Conso
         throw new ValidationError([{ loc: ['body', 'taxonomy'], msg: 'must be JSON', type: 'value_error' }]);
       }
       const result = await putCatalogTaxonomy(deps, s.scope, ctx.params.catalog_id, validator.validate(taxonomyBody, input, 'body'));
+      await requestGridIndexDrops(deps, { id: ctx.params.catalog_id, organization_id: s.scope.organizationId });
       ctx.status = 303;
       ctx.redirect(`${schemaPath(ctx.params.catalog_id)}?saved=${encodeURIComponent(result.version)}#taxonomy`);
     } catch (err) {

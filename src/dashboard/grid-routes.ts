@@ -63,7 +63,7 @@ export function addGridRoutes(router: Router, deps: ResolvedAppDeps, h: GridRout
       ctx.redirect(redirect);
       return;
     }
-    const data = await loadGridPage(deps, session.scope, ctx.params.catalog_id, ctx.query);
+    const data = await loadGridPage(deps, session.scope, ctx.params.catalog_id, ctx.query, { settings: deps.config.gridIndexes, jobRunner: deps.jobRunner });
     h.send(ctx, 200, itemGridPage(data, h.pageSession(session)));
   });
 

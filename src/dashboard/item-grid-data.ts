@@ -3,7 +3,9 @@ import type { ReadinessProfile } from '../models/readiness-profile';
 import { actorId } from '../services/access/auth';
 import type { Scope } from '../services/access/scope';
 import type { CatalogDeps } from '../services/catalog/caches';
+import { ensureGridIndexes, neededGridIndexes, type GridIndexNotice, type GridIndexSettings } from '../services/catalog/grid-indexes';
 import { getGridView, listGridViews } from '../services/catalog/grid-views';
+import type { JobRunner } from '../services/job-runner';
 import { gridPage, loadGridCatalog, treeCounts, type GridCatalog, type GridPage, type TreeCounts } from '../services/catalog/item-grid';
 import { filterValue, parseGridQuery, type GridQuery } from '../services/catalog/item-grid-query';
 import { getReadinessProfile, listReadinessProfiles } from '../services/catalog/readiness-profiles';
@@ -40,6 +42,14 @@ export interface GridPageData {
   profile: ReadinessProfile | null;
   /** `actorId` of the signed-in principal (own views can be deleted). */
   owner: string;
+  /** Grid field indexes the page would use that are not ready (src/services/catalog/grid-indexes.ts): the page may be slow and says so. */
+  indexNotices: GridIndexNotice[];
+}
+
+/** How the grid page asks for its field indexes: the settings (`Config.gridIndexes`) and the job runner that starts their workflow. */
+export interface GridIndexing {
+  settings: GridIndexSettings;
+  jobRunner: Pick<JobRunner, 'startGridIndexes'>;
 }
 
 /** A saved view's query as URL parameters. */
@@ -64,11 +74,13 @@ export function viewQuery(q: GridQuery): ItemGridView['query'] {
 }
 
 /**
- * Loads the grid page of a catalog for a URL query.
+ * Loads the grid page of a catalog for a URL query. With `indexing`, a large catalog's sort or
+ * filter field without its grid index gets one asked for first (ensureGridIndexes), and the
+ * page data names those not ready yet.
  * @throws NotFoundError (404) / ForbiddenError (403) for the catalog, an unknown view or profile;
  *   ValidationError (422) for a query the grid cannot read (src/services/catalog/item-grid-query.ts)
  */
-export async function loadGridPage(deps: CatalogDeps, scope: Scope, catalogId: string, raw: Query): Promise<GridPageData> {
+export async function loadGridPage(deps: CatalogDeps, scope: Scope, catalogId: string, raw: Query, indexing?: GridIndexing): Promise<GridPageData> {
   const grid = await loadGridCatalog(deps, scope, catalogId);
   const viewId = typeof raw.view === 'string' && raw.view ? raw.view : null;
   const view = viewId ? await getGridView(deps.knex, scope, catalogId, viewId) : null;
@@ -77,11 +89,17 @@ export async function loadGridPage(deps: CatalogDeps, scope: Scope, catalogId: s
   const query = parseGridQuery(effective, grid.types);
   const columns = query.columns ?? (view ? view.columns.filter((c) => Object.hasOwn(grid.types, c)) : Object.keys(grid.types).slice(0, DEFAULT_COLUMNS));
   const profile = query.readiness ? await getReadinessProfile(deps.knex, scope, catalogId, query.readiness.profileId) : null;
+  const indexNotices = indexing
+    ? await ensureGridIndexes(deps.knex, grid.catalog, neededGridIndexes(query, grid.types), indexing.settings, {
+        jobRunner: indexing.jobRunner,
+        caches: deps.caches.catalog,
+      })
+    : [];
   const [page, tree, views, profiles] = await Promise.all([
     gridPage(deps.knex, grid, query, profile ?? undefined, GRID_PAGE_SIZE),
     grid.taxonomy ? treeCounts(deps, grid) : Promise.resolve(null),
     listGridViews(deps.knex, scope, catalogId),
     listReadinessProfiles(deps.knex, scope, catalogId),
   ]);
-  return { grid, query, columns, page, tree, views, view, profiles, profile, owner: actorId(scope) };
+  return { grid, query, columns, page, tree, views, view, profiles, profile, owner: actorId(scope), indexNotices };
 }

@@ -329,6 +329,27 @@ function rowsTable(d: GridPageData): SafeHtml {
   </table>`;
 }
 
+/**
+ * What the page says about the grid field indexes it would use that are not ready
+ * (src/services/catalog/grid-indexes.ts): "sorting by price is being indexed; this page may be
+ * slow", a failed build with its error, or a catalog at its maximum of indexes.
+ */
+function indexNotices(d: GridPageData): SafeHtml | string {
+  if (!d.indexNotices.length) return '';
+  const what = (n: GridPageData['indexNotices'][number]) => (n.use === 'sort' ? `sorting by ${n.field}` : `filtering on ${n.field}`);
+  return html`<div id="grid-index-notices">
+    ${d.indexNotices.map((n) =>
+      n.state === 'building'
+        ? html`<p class="notice" role="status" data-index-state="building">${what(n)} is being indexed; this page may be slow until it is.</p>`
+        : n.state === 'failed'
+          ? html`<p class="notice fail" data-index-state="failed">${what(n)} could not be indexed (${n.error ?? 'unknown error'}); this page may be slow.</p>`
+          : html`<p class="notice" data-index-state="capped">
+              ${what(n)} is not indexed: this catalog holds its maximum of grid indexes; this page may be slow.
+            </p>`,
+    )}
+  </div>`;
+}
+
 function pager(d: GridPageData, top: boolean): SafeHtml {
   const here = urlWith(d, {});
   const suffix = top ? '' : '-bottom';
@@ -392,7 +413,7 @@ export function itemGridPage(d: GridPageData, session: PageSession): string {
         <div class="grid-main">
           ${filterForms(d)} ${profileLinks(d, d.profiles)}
           <div class="grid-tools">${columnChooser(d)}${viewsPanel(d, session)}</div>
-          ${pager(d, true)} ${selectionForm(d)}
+          ${indexNotices(d)} ${pager(d, true)} ${selectionForm(d)}
           <div class="table-scroll">${rowsTable(d)}</div>
           ${pager(d, false)}
         </div>

@@ -49,6 +49,7 @@ import {
 } from '../services/catalog/catalogs';
 import { etagMatches } from '../services/catalog/taxonomy';
 import { defineRoute, RouteDef } from './registry';
+import { requestGridIndexDrops } from '../services/catalog/grid-indexes';
 
 const present = ({ catalog, schema }: CatalogWithSchema) => presentCatalog(catalog, schema);
 
@@ -73,6 +74,7 @@ export function catalogRoutes(deps: ResolvedAppDeps): RouteDef[] {
       response: messageResponse,
       handler: async ({ scope, params }) => {
         await deleteCatalog(knex, scope, params.catalog_id);
+        await requestGridIndexDrops(deps, { id: params.catalog_id, organization_id: scope.organizationId });
         return presentCatalogDeleted(params.catalog_id);
       },
     });
@@ -157,7 +159,11 @@ export function catalogRoutes(deps: ResolvedAppDeps): RouteDef[] {
       params: catalogIdParams,
       body: fieldBatchBody,
       response: fieldChangeResponse,
-      handler: async ({ scope, params, body }) => presentFieldBatch(await applyCatalogFieldBatch(knex, scope, params.catalog_id, body)),
+      handler: async ({ scope, params, body }) => {
+        const result = await applyCatalogFieldBatch(knex, scope, params.catalog_id, body);
+        await requestGridIndexDrops(deps, { id: params.catalog_id, organization_id: scope.organizationId });
+        return presentFieldBatch(result);
+      },
     }),
     defineRoute({
       method: 'get',
@@ -190,6 +196,7 @@ export function catalogRoutes(deps: ResolvedAppDeps): RouteDef[] {
       response: taxonomyResponse,
       handler: async ({ scope, params, body, ctx }) => {
         const { etag, taxonomy } = await putCatalogTaxonomy(deps, scope, params.catalog_id, body);
+        await requestGridIndexDrops(deps, { id: params.catalog_id, organization_id: scope.organizationId });
         ctx.set('ETag', etag);
         return taxonomy;
       },

@@ -21,6 +21,15 @@ export interface JobRunner {
    */
   startSearchIndexBuild(catalog: { id: string; organization_id: string }, opts?: { wordsPending?: boolean }): Promise<boolean>;
   /**
+   * Asks for the grid index workflow of a catalog (workflow `grid-index-<catalog_id>`,
+   * src/services/catalog/grid-indexes.ts): starts it, or signals the open one to look at the
+   * catalog's `catalog_field_indexes` rows again (signal-with-start), with search attributes
+   * OrganizationId, CatalogId and JobKind=grid-index. Optional: runners without it build no grid
+   * index (pages then stay slow and say so).
+   * @throws the client's error when Temporal is unreachable
+   */
+  startGridIndexes?(catalog: { id: string; organization_id: string }): Promise<void>;
+  /**
    * Starts the apply of a review activity (workflow `activity-apply-<activity_id>`,
    * src/services/review/apply.ts), with search attributes OrganizationId, CatalogId and
    * JobKind=apply. An apply of the activity still open makes this a no-op ("already started"),

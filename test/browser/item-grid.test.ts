@@ -90,11 +90,11 @@ describe('item grid in Chromium', () => {
         .slice(0, 50)
         .map((i) => i.data.sku),
     );
-    // Again: descending, missing prices still last.
+    // Again: descending (ties by id descending too: one index serves both directions), missing prices still last.
     await Promise.all([page.waitForNavigation(), page.click('#item-grid thead th a:text("price")')]);
     const desc = [...acme()]
       .filter((i) => i.data.price !== undefined)
-      .sort((a, b) => (b.data.price as number) - (a.data.price as number) || (a.id < b.id ? -1 : 1));
+      .sort((a, b) => (b.data.price as number) - (a.data.price as number) || (a.id < b.id ? 1 : -1));
     expect(await columnTexts('sku')).toEqual(desc.slice(0, 50).map((i) => i.data.sku));
     await Promise.all([page.waitForNavigation(), page.click('#item-grid thead th a:text("price")')]);
   });

@@ -12,7 +12,7 @@ import request from 'supertest';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { newId } from '../../src/lib/ids';
-import { catalogImportWorkflowId, importProgressQuery } from '../../workflows/definitions';
+import { catalogImportWorkflowId, CHURN_MAINTENANCE_ID, importProgressQuery } from '../../workflows/definitions';
 import { createCatalogCaches } from '../../src/services/catalog/caches';
 import { importBatch } from '../../src/services/inference/import';
 import { createTestCatalog, SHEET_SCHEMA } from '../helpers/catalogs';
@@ -245,4 +245,19 @@ describe('POST …/items/import', () => {
     expect(refused.status).toBe(409);
     expect(refused.body.detail).toMatch(/already completed/);
   });
+
+  it('an import that wrote a large share of the catalog starts the search index maintenance itself (issue 28, churn)', async () => {
+    const catalog = await createTestCatalog(org.organizationId);
+    const lines = Array.from({ length: 1200 }, (_, i) => `C-${i},Churn ${i},${i % 50}`);
+    const res = await importFile(catalog, Buffer.from(['sku,title,price', ...lines].join('\n')), 'churn.csv');
+    expect(res.status).toBe(202);
+    expect(await finished(catalog, res.body.import_id)).toMatchObject({ status: 'completed', created: 1200, failed: 0 });
+    const handle = env.client.workflow.getHandle(catalogImportWorkflowId(res.body.import_id));
+    await handle.result(); // the import's status is recorded before the workflow's last step
+    const children = (await handle.fetchHistory())
+      .events!.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)
+      .map((e) => e.startChildWorkflowExecutionInitiatedEventAttributes!.workflowId);
+    expect(children).toEqual([CHURN_MAINTENANCE_ID]);
+    expect(await env.client.workflow.getHandle(CHURN_MAINTENANCE_ID).result()).toHaveLength(2);
+  }, 120_000);
 });

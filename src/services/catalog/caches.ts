@@ -39,6 +39,11 @@ export interface CatalogCaches {
    */
   searchIndexRequests: Map<string, number>;
   /**
+   * When this app last asked Temporal for each catalog's grid index workflow (ms since epoch;
+   * src/services/catalog/grid-indexes.ts); pruned past 1,000 entries.
+   */
+  gridIndexRequests: Map<string, number>;
+  /**
    * The item grid's taxonomy tree counts by catalog (src/services/catalog/item-grid.ts
    * treeCounts), valid while the catalog's `items_rev` is the one stored with them; oldest
    * evicted past 200.
@@ -61,6 +66,7 @@ export function createCatalogCaches(): CatalogCaches {
     searchTotalStats: { hits: 0, misses: 0 },
     searchCountStats: { index: 0, rare: 0, gin: 0 },
     searchIndexRequests: new Map(),
+    gridIndexRequests: new Map(),
     gridTreeCounts: new Map(),
     completenessReports: new Map(),
   };

@@ -12,6 +12,7 @@ import { defaultMasterCatalogId } from './default-master-catalog';
 import { loadOwned } from '../access/ownership';
 import type { Scope } from '../access/scope';
 import { newestFirstPage } from '../../models/newest-first';
+import { markGridIndexesDropping } from './grid-indexes';
 
 /**
  * Catalog CRUD, duplication, the versioned markdown context and the quality prompt
@@ -202,12 +203,15 @@ export async function updateCatalog(knex: Knex, scope: Scope, catalogId: string,
 
 /**
  * Deletes a catalog; its items, schema versions, catalog-md versions and snapshots go with it
- * through `ON DELETE CASCADE` (interface-spec.md: "deletes items, schema and snapshots").
+ * through `ON DELETE CASCADE` (interface-spec.md: "deletes items, schema and snapshots"); its grid
+ * field indexes are marked for dropping (the caller asks their workflow, requestGridIndexWork).
  * @throws NotFoundError (404) / ForbiddenError (403)
  */
 export async function deleteCatalog(knex: Knex, scope: Scope, catalogId: string): Promise<void> {
   await knex.transaction(async (trx) => {
     await loadCatalogOwned(trx, scope, catalogId);
+    // Its grid indexes outlive the rows until dropped (src/services/catalog/grid-indexes.ts).
+    await markGridIndexesDropping(trx, catalogId, null);
     await Catalog.query(trx).deleteById(catalogId);
   });
 }

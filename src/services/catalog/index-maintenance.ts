@@ -6,7 +6,9 @@
  * rebuilds an index (`REINDEX INDEX CONCURRENTLY`: reads and writes go on meanwhile) when its
  * size per live row has grown past `maxBloat` × its size per row right after its last rebuild
  * (`search_index_baselines`), and flushes the GIN index's pending list otherwise. Run hourly by the
- * Temporal schedule `search-index-maintenance` (workflows/search-index-maintenance.ts).
+ * Temporal schedule `search-index-maintenance` (workflows/search-index-maintenance.ts), and right
+ * after a restore, import or apply that rewrote a large share of a catalog
+ * ({@link churnWarrantsMaintenance}, workflows/churn-maintenance.ts).
  * Set-based SQL by design (architecture.md, data access): catalog statistics and DDL.
  */
 import type { Knex } from 'knex';
@@ -26,6 +28,30 @@ export interface MaintenanceOptions {
   maxBloat?: number;
   /** Tables with fewer live rows are left alone: their indexes are small whatever they hold (default 10,000). */
   minRows?: number;
+  /** A rewrite of at least this many items always warrants a pass (churnWarrantsMaintenance; default 50,000). */
+  churnRows?: number;
+  /** A rewrite of at least this share of the catalog's items warrants a pass (default 0.1) … */
+  churnShare?: number;
+  /** … when it rewrote at least this many items (default 1,000, as the workflows' CHURN_MIN_ROWS: tiny catalogs never do). */
+  churnMinRows?: number;
+}
+
+/**
+ * Whether a restore, import or apply that rewrote `rows` items of a catalog warrants a search
+ * index maintenance pass right away (issue 28, Qualities: "fast right after churn";
+ * workflows/churn-maintenance.ts): at least `churnRows` (50,000) items, or at least
+ * `churnShare` (10 %) of the catalog's items (its `item_count` now, or `rows` when larger) and at
+ * least `churnMinRows` (1,000). A gone catalog warrants nothing.
+ */
+export async function churnWarrantsMaintenance(knex: Knex, catalogId: string, rows: number, options: MaintenanceOptions = {}): Promise<boolean> {
+  const churnRows = options.churnRows ?? 50_000;
+  const churnShare = options.churnShare ?? 0.1;
+  const churnMinRows = options.churnMinRows ?? 1_000;
+  const catalog = (await knex('catalogs').where('id', catalogId).first('item_count')) as { item_count: number | string } | undefined;
+  if (!catalog) return false;
+  if (rows >= churnRows) return true;
+  const items = Math.max(Number(catalog.item_count), rows, 1);
+  return rows >= churnMinRows && rows / items >= churnShare;
 }
 
 /** What maintenance found and did for one index. */

@@ -12,6 +12,14 @@ import type { Knex } from 'knex';
 import { ValidationError } from '../../lib/errors';
 import { decodeCursor, type ItemCursor, type SortOrder } from './items-sql';
 
+/**
+ * The grid's sort key of a data field (key bound as a parameter): its JSON value, an explicit
+ * JSON `null` read as SQL NULL (sorted with the missing values, last). The expression of the
+ * grid's `key` indexes (src/services/catalog/grid-indexes.ts): conditions written over it can
+ * use them.
+ */
+export const GRID_KEY_SQL = "NULLIF(data -> ?, 'null'::jsonb)";
+
 /** Filter operators of the grid (and of readiness rules). */
 export const FILTER_OPS = ['empty', 'notempty', 'eq', 'contains', 'range', 'in'] as const;
 
@@ -124,11 +132,13 @@ export function filterConditionSql(f: GridFilter, type: string): SqlPart {
       return { sql: `NOT ${e.sql}`, bindings: e.bindings };
     }
     case 'eq':
-      if (numeric) return { sql: 'data -> ? = to_jsonb(?::numeric)', bindings: [f.field, numberOf(f.field, f.value)] };
+      // Over the sort key (GRID_KEY_SQL), so a grid `key` index answers it (grid-indexes.ts):
+      // the same rows as `data -> f = <value>`, a JSON null being equal to no number or boolean.
+      if (numeric) return { sql: `${GRID_KEY_SQL} = to_jsonb(?::numeric)`, bindings: [f.field, numberOf(f.field, f.value)] };
       if (type === 'boolean') {
         const v = f.value.trim().toLowerCase();
         if (v !== 'true' && v !== 'false') throw ValidationError.at(['query', `f.${f.field}`], 'Expected true or false');
-        return { sql: 'data -> ? = ?::jsonb', bindings: [f.field, v] };
+        return { sql: `${GRID_KEY_SQL} = ?::jsonb`, bindings: [f.field, v] };
       }
       if (type === 'array') return { sql: 'data -> ? @> jsonb_build_array(?::text)', bindings: [f.field, f.value] };
       return { sql: 'data ->> ? = ?', bindings: [f.field, f.value] };
@@ -142,17 +152,23 @@ export function filterConditionSql(f: GridFilter, type: string): SqlPart {
       const [lo, hi] = [f.value.slice(0, at).trim(), f.value.slice(at + 2).trim()];
       const parts: string[] = [];
       const bindings: Knex.RawBinding[] = [];
-      const key = numeric ? `(CASE WHEN jsonb_typeof(data -> ?) = 'number' THEN (data ->> ?)::numeric END)` : 'data ->> ?';
-      const keyBindings = numeric ? [f.field, f.field] : [f.field];
+      // Numbers compare as JSON over the sort key (GRID_KEY_SQL: a grid `key` index answers it),
+      // which orders numbers numerically; the type test keeps booleans, lists and objects (which
+      // JSON orders after numbers) out of open ranges.
+      const value = numeric ? 'to_jsonb(?::numeric)' : '?';
       for (const [bound, cmp] of [
         [lo, '>='],
         [hi, '<='],
       ] as const) {
         if (!bound) continue;
-        parts.push(`${key} ${cmp} ?`);
-        bindings.push(...keyBindings, numeric ? numberOf(f.field, bound) : bound);
+        parts.push(`${numeric ? GRID_KEY_SQL : 'data ->> ?'} ${cmp} ${value}`);
+        bindings.push(f.field, numeric ? numberOf(f.field, bound) : bound);
       }
       if (!parts.length) return { sql: 'NOT ' + emptySql(f.field).sql, bindings: emptySql(f.field).bindings };
+      if (numeric) {
+        parts.push("jsonb_typeof(data -> ?) = 'number'");
+        bindings.push(f.field);
+      }
       return { sql: `(${parts.join(' AND ')})`, bindings };
     }
     case 'in': {

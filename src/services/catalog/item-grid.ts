@@ -14,9 +14,9 @@ import type { Scope } from '../access/scope';
 import type { CatalogDeps } from './caches';
 import { getCatalog } from './catalogs';
 import { CATEGORY_FIELD, completeSql, completenessOf, readySql, requiredFields, subtreeIds, type Completeness, type RequiredRules } from './completeness';
-import { emptySql, filterConditionSql, readWithoutJit, type GridQuery, type SqlPart } from './item-grid-query';
+import { emptySql, filterConditionSql, GRID_KEY_SQL, readWithoutJit, type GridQuery, type SqlPart } from './item-grid-query';
 import { isGrouped } from './items-keys';
-import { afterCursorSql, filterSql, orderSql, type ItemCursor } from './items-sql';
+import { afterCursorSql, filterSql, orderSql, type ItemCursor, type SortOrder } from './items-sql';
 import { fieldTypeOf } from './schema';
 import { taxonomyOf, type EnrichedTaxonomy } from './taxonomy';
 
@@ -118,24 +118,76 @@ function unfiltered(q: Omit<GridQuery, 'dir'>): boolean {
   return !q.q && !q.category && !q.missing && !q.filters.length && !q.readiness && !q.complete;
 }
 
+/** A row as the page's statements read it. */
+type RawRow = { id: string; entity_type: string; data: Record<string, unknown>; created_key: string; updated_key: string };
+
+const ROW_COLUMNS = 'id, entity_type, data, created_at::text AS created_key, updated_at::text AS updated_key';
+
+/** True when `sort` is a data field (not a column sort, nor the default order). */
+function dataSort(sort: string | undefined): sort is string {
+  return Boolean(sort) && sort !== 'created_at' && sort !== 'updated_at';
+}
+
+/**
+ * The rows of a page sorted by a data field: those with a value in the sort direction (ties by
+ * id in the same direction), then the missing values (and JSON nulls) by id ascending, as two
+ * statements, so each is one ordered scan of the catalog's `key` index of the field
+ * (grid-indexes.ts: `(NULLIF(data -> f, 'null'), id)`, read forwards or backwards) and a
+ * cursor is a row comparison the index seeks to, whatever the page's depth. Without that index
+ * (small catalogs, or while it is built) the same statements sort the matching rows.
+ */
+async function dataSortedRows(knex: Knex, where: SqlPart, field: string, dir: SortOrder, cursor: ItemCursor | undefined, want: number): Promise<RawRow[]> {
+  const d = dir === 'desc' ? 'DESC' : 'ASC';
+  const rows: RawRow[] = [];
+  const inTail = cursor !== undefined && (cursor.k === null || cursor.k === undefined);
+  if (!inTail) {
+    const after = cursor
+      ? { sql: ` AND (${GRID_KEY_SQL}, id) ${dir === 'desc' ? '<' : '>'} (?::jsonb, ?::uuid)`, bindings: [field, JSON.stringify(cursor.k), cursor.id] }
+      : null;
+    const head = await readWithoutJit<RawRow>(
+      knex,
+      `SELECT ${ROW_COLUMNS} FROM catalog_items WHERE ${where.sql} AND ${GRID_KEY_SQL} IS NOT NULL${after?.sql ?? ''}
+       ORDER BY ${GRID_KEY_SQL} ${d}, id ${d} LIMIT ?`,
+      [...where.bindings, field, ...(after?.bindings ?? []), field, want],
+    );
+    rows.push(...head.rows);
+  }
+  if (rows.length < want) {
+    const tail = await readWithoutJit<RawRow>(
+      knex,
+      `SELECT ${ROW_COLUMNS} FROM catalog_items WHERE ${where.sql} AND ${GRID_KEY_SQL} IS NULL${inTail ? ' AND id > ?::uuid' : ''} ORDER BY id LIMIT ?`,
+      [...where.bindings, field, ...(inTail ? [cursor.id] : []), want - rows.length],
+    );
+    rows.push(...tail.rows);
+  }
+  return rows;
+}
+
 /**
  * One page of `limit` grid rows after `q.cursor`, sorted by `q.sort` (a schema field, `created_at`
  * or `updated_at`; default newest first) then id, and the count (capped). The page and the count
- * are read concurrently.
+ * are read concurrently. The count reads at most {@link COUNT_CAP} + 1 matching rows, through
+ * the same indexes as the page (a filter matching nothing is one index probe once the field's
+ * grid index is built).
  */
 export async function gridPage(knex: Knex, c: GridCatalog, q: GridQuery, profile: ReadinessProfile | undefined, limit: number): Promise<GridPage> {
   const where = gridWhereSql(c, q, profile);
-  const order = orderSql(q.sort, q.dir, 'created_at');
-  const after = q.cursor ? afterCursorSql(q.sort, q.dir, 'created_at', q.cursor) : null;
-  const pageWhere = after ? { sql: `${where.sql} AND ${after.sql}`, bindings: [...where.bindings, ...after.bindings] } : where;
   const exactFromCatalog = unfiltered(q) && !c.grouped;
-  const [page, counted] = await Promise.all([
-    readWithoutJit<{ id: string; entity_type: string; data: Record<string, unknown>; created_key: string; updated_key: string }>(
-      knex,
-      `SELECT id, entity_type, data, created_at::text AS created_key, updated_at::text AS updated_key
-       FROM catalog_items WHERE ${pageWhere.sql} ORDER BY ${order.sql} LIMIT ?`,
-      [...pageWhere.bindings, ...order.bindings, limit + 1],
-    ),
+  const readPage = async (): Promise<RawRow[]> => {
+    if (dataSort(q.sort)) return dataSortedRows(knex, where, q.sort, q.dir, q.cursor, limit + 1);
+    const order = orderSql(q.sort, q.dir, 'created_at');
+    const after = q.cursor ? afterCursorSql(q.sort, q.dir, 'created_at', q.cursor) : null;
+    const pageWhere = after ? { sql: `${where.sql} AND ${after.sql}`, bindings: [...where.bindings, ...after.bindings] } : where;
+    return (
+      await readWithoutJit<RawRow>(knex, `SELECT ${ROW_COLUMNS} FROM catalog_items WHERE ${pageWhere.sql} ORDER BY ${order.sql} LIMIT ?`, [
+        ...pageWhere.bindings,
+        ...order.bindings,
+        limit + 1,
+      ])
+    ).rows;
+  };
+  const [raw, counted] = await Promise.all([
+    readPage(),
     exactFromCatalog
       ? Promise.resolve({ rows: [{ n: c.catalog.item_count }] })
       : readWithoutJit<{ n: number }>(knex, `SELECT count(*)::int AS n FROM (SELECT 1 FROM catalog_items WHERE ${where.sql} LIMIT ?) s`, [
@@ -143,7 +195,6 @@ export async function gridPage(knex: Knex, c: GridCatalog, q: GridQuery, profile
           COUNT_CAP + 1,
         ]),
   ]);
-  const raw = page.rows as Array<{ id: string; entity_type: string; data: Record<string, unknown>; created_key: string; updated_key: string }>;
   const more = raw.length > limit;
   const rows = raw.slice(0, limit);
   const variants = c.grouped

@@ -5,6 +5,7 @@ import { Catalog } from '../../models/catalog';
 import { CatalogSchema, type FieldWorkflowInfo, type JsonSchemaProperty, type StoredTaxonomy } from '../../models/catalog-schema';
 import { actorId } from '../access/auth';
 import type { Scope } from '../access/scope';
+import { markGridIndexesDropping } from './grid-indexes';
 
 /**
  * Versioned catalog schemas (interface-spec.md "CatalogSchema", Versioning; decisions.md §2):
@@ -188,7 +189,16 @@ export async function writeSchemaVersion(trx: Knex.Transaction, scope: Scope, v:
   await Catalog.query(trx)
     .where('id', v.catalogId)
     .patch({ current_schema_version: version, updated_at: new Date(v.at) });
+  // A removed field's grid indexes go (src/services/catalog/grid-indexes.ts): marked here, dropped by their workflow.
+  await markGridIndexesDropping(trx, v.catalogId, versionFields(v.schema_definition, v.taxonomy));
   return withPropertyOrder(row);
+}
+
+/** Every field of a schema version: its properties and its taxonomy nodes' attributes (the grid's fields). */
+function versionFields(definition: SchemaDefinition, taxonomy: StoredTaxonomy | null): string[] {
+  const fields = new Set(Object.keys(definition.properties ?? {}));
+  for (const node of Object.values(taxonomy?.nodes ?? {})) for (const a of node.attributes ?? []) if (typeof a.name === 'string') fields.add(a.name);
+  return [...fields];
 }
 
 /** The JSON type of a sample value, as JSON Schema names it (`null` for null). */

@@ -1,0 +1,43 @@
+/**
+ * Grid index activity: a thin adapter over `reconcileGridIndexes`
+ * (src/services/catalog/grid-indexes.ts), run by gridIndexWorkflow (workflows/grid-index.ts).
+ * Moves only the catalog id and the index names through Temporal (architecture.md, Temporal rule 2).
+ */
+import { Context } from '@temporalio/activity';
+import type { Knex } from 'knex';
+import { logger } from '../src/lib/logger';
+import { GridIndexReconcile, reconcileGridIndexes } from '../src/services/catalog/grid-indexes';
+import { whileHeartbeating } from './heartbeat';
+
+/** The grid index activities registered on the worker; the workflow proxies them by these names. */
+export interface GridIndexActivities {
+  /**
+   * Builds (CREATE INDEX CONCURRENTLY) and drops (DROP INDEX CONCURRENTLY) the catalog's grid
+   * field indexes its `catalog_field_indexes` rows ask for, until none is pending; heartbeats while
+   * it runs. Idempotent: a retry finds what exists and goes on.
+   * @returns what was built, failed (recorded on the row) and dropped
+   * @throws the database's error (retried by the workflow's policy)
+   */
+  reconcileGridIndexes(catalogId: string): Promise<GridIndexReconcile>;
+}
+
+/** Builds the grid index activities over the worker's database. */
+export function createGridIndexActivities(deps: { knex: Knex }): GridIndexActivities {
+  return {
+    async reconcileGridIndexes(catalogId) {
+      const ctx = Context.current();
+      const started = Date.now();
+      let step: unknown = null;
+      const result = await whileHeartbeating(
+        ctx,
+        () => ({ elapsed_ms: Date.now() - started, step }),
+        () =>
+          reconcileGridIndexes(deps.knex, catalogId, (detail) => {
+            step = detail;
+          }),
+      );
+      logger.info({ catalog_id: catalogId, attempt: ctx.info.attempt, result }, 'grid indexes reconciled');
+      return result;
+    },
+  };
+}

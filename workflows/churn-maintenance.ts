@@ -1,0 +1,56 @@
+/**
+ * Search index maintenance after churn (issue 28, Qualities: "fast right after churn"): a restore,
+ * import or apply that rewrote a large share of a catalog starts a search index maintenance pass
+ * (workflows/search-index-maintenance.ts) at its end instead of leaving the bloated indexes to
+ * the hourly schedule. Workflow-side helper (not a workflow type) called by snapshotRestoreWorkflow,
+ * catalogImportWorkflow and activityApplyWorkflow.
+ *
+ * Whether the rewrite is large is the activity `churnWarrantsMaintenance`'s answer
+ * (src/services/catalog/index-maintenance.ts `churnWarrantsMaintenance`: ≥ 50,000 rows, or ≥ 10 %
+ * of the catalog), asked only for rewrites of at least {@link CHURN_MIN_ROWS} items. The pass runs as an abandoned child under the one id
+ * {@link CHURN_MAINTENANCE_ID} (reuse allowed once closed): a rewrite while a pass runs is covered
+ * by it ("already started" is success), and the parent ends without waiting for it.
+ *
+ * Versioning: behind the patch `churn-maintenance`, so histories recorded before it (which end
+ * without these commands) replay unchanged.
+ */
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
+import { ParentClosePolicy, patched, proxyActivities, startChild } from '@temporalio/workflow';
+import type { SearchMaintenanceActivities } from '../activities/search-maintenance';
+import { CHURN_MAINTENANCE_ID, JOB_KIND, SEARCH_MAINTENANCE_JOB_KIND } from './definitions';
+import { searchIndexMaintenanceWorkflow } from './search-index-maintenance';
+
+/**
+ * Rewrites of fewer items never warrant a pass (decided here, so small restores, imports and
+ * applies run no extra activity); the activity applies the other thresholds.
+ */
+export const CHURN_MIN_ROWS = 1_000;
+
+/** Patch id of the churn maintenance step (workflow versioning). */
+export const CHURN_MAINTENANCE_PATCH = 'churn-maintenance';
+
+/**
+ * Starts a search index maintenance pass when `rows` rewritten items are a large share of the
+ * catalog (see the module comment). Call at the very end of a workflow that rewrote items.
+ * @returns true when a pass was started now or already runs, false when none was warranted
+ */
+export async function maintainAfterChurn(catalogId: string, rows: number): Promise<boolean> {
+  if (rows < CHURN_MIN_ROWS || !patched(CHURN_MAINTENANCE_PATCH)) return false;
+  const { churnWarrantsMaintenance } = proxyActivities<SearchMaintenanceActivities>({
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
+  });
+  if (!(await churnWarrantsMaintenance(catalogId, rows))) return false;
+  try {
+    await startChild(searchIndexMaintenanceWorkflow, {
+      workflowId: CHURN_MAINTENANCE_ID,
+      args: [],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      typedSearchAttributes: [{ key: JOB_KIND, value: SEARCH_MAINTENANCE_JOB_KIND }],
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+  return true;
+}
