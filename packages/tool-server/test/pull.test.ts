@@ -9,11 +9,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { loadTable } from '../../src/mcp/table';
-import { computeDiff } from '../../src/mcp/diff';
-import { ApiClient } from '../../src/mcp/api-client';
-import { IncompletePullError } from '../../src/mcp/paginate';
-import { pullSnapshot, PullInput, rowsHash } from '../../src/mcp/pull';
+import { loadTable } from '../src/table';
+import { computeDiff } from '../src/diff';
+import { ApiClient } from '../src/api-client';
+import { IncompletePullError } from '../src/paginate';
+import { pullSnapshot, PullInput, rowsHash } from '../src/pull';
 
 /** How the stub misbehaves. */
 interface Behaviour {
