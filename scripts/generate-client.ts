@@ -12,12 +12,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import knex from 'knex';
 import openapiTS, { astToString } from 'openapi-typescript';
 import * as prettier from 'prettier';
-import { createApp } from '../src/app';
-import { loadConfig } from '../src/config';
-import { refusingJobs } from '../bench/fixtures/job-runners';
 
 /** The repository root (this file lives in scripts/). */
 const ROOT = path.resolve(__dirname, '..');
@@ -40,8 +36,14 @@ export async function generateClientTypes(document: object): Promise<string> {
   return prettier.format(BANNER + astToString(ast), { ...options, filepath: CLIENT_SCHEMA_FILE });
 }
 
-/** The document of an app built in this process (a knex that is never queried, jobs refused). */
+/** The document of an app built in this process (a knex that is never queried, jobs refused); the service is loaded only here, so `--from` runs without it. */
 async function documentOfLocalApp(): Promise<object> {
+  const [{ default: knex }, { createApp }, { loadConfig }, { refusingJobs }] = await Promise.all([
+    import('knex'),
+    import('../src/app'),
+    import('../src/config'),
+    import('../bench/fixtures/job-runners'),
+  ]);
   const config = loadConfig();
   const db = knex({ client: 'pg', connection: config.databaseUrl });
   try {
