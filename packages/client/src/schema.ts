@@ -150,8 +150,8 @@ export interface paths {
             /** @default false */
             strict_mode?: boolean;
             /** @description JSON Schema with `properties` and optional `required` */
-            schema_definition: Record<string, never>;
-            validation_rules?: Record<string, never>;
+            schema_definition: Record<string, unknown>;
+            validation_rules?: Record<string, unknown>;
             catalog_md?: string;
             master_catalog_id?: string;
             /**
@@ -181,7 +181,7 @@ export interface paths {
               strict_mode: boolean;
               product_enabled: boolean;
               item_count: number;
-              validation_rules?: Record<string, never> | null;
+              validation_rules?: Record<string, unknown> | null;
               master_catalog_id?: string | null;
               use_master_catalog_defaults?: boolean;
               created_by_user_id: string;
@@ -193,9 +193,9 @@ export interface paths {
                 id: string;
                 catalog_id: string;
                 version: string;
-                schema_definition: Record<string, never>;
+                schema_definition: Record<string, unknown>;
                 backward_compatible: boolean;
-                migration_rules?: Record<string, never> | null;
+                migration_rules?: Record<string, unknown> | null;
                 created_by: string;
                 change_reason: string;
                 /** Format: date-time */
@@ -223,7 +223,7 @@ export interface paths {
                   last_edited_in_version?: string | null;
                   /** Format: date-time */
                   last_edited_at?: string | null;
-                  validation_rules?: Record<string, never> | null;
+                  validation_rules?: Record<string, unknown> | null;
                 }[];
                 total_fields?: number;
                 input_fields_count?: number;
@@ -286,7 +286,7 @@ export interface paths {
               strict_mode: boolean;
               product_enabled: boolean;
               item_count: number;
-              validation_rules?: Record<string, never> | null;
+              validation_rules?: Record<string, unknown> | null;
               master_catalog_id?: string | null;
               use_master_catalog_defaults?: boolean;
               created_by_user_id: string;
@@ -298,9 +298,9 @@ export interface paths {
                 id: string;
                 catalog_id: string;
                 version: string;
-                schema_definition: Record<string, never>;
+                schema_definition: Record<string, unknown>;
                 backward_compatible: boolean;
-                migration_rules?: Record<string, never> | null;
+                migration_rules?: Record<string, unknown> | null;
                 created_by: string;
                 change_reason: string;
                 /** Format: date-time */
@@ -328,7 +328,7 @@ export interface paths {
                   last_edited_in_version?: string | null;
                   /** Format: date-time */
                   last_edited_at?: string | null;
-                  validation_rules?: Record<string, never> | null;
+                  validation_rules?: Record<string, unknown> | null;
                 }[];
                 total_fields?: number;
                 input_fields_count?: number;
@@ -388,7 +388,7 @@ export interface paths {
               strict_mode: boolean;
               product_enabled: boolean;
               item_count: number;
-              validation_rules?: Record<string, never> | null;
+              validation_rules?: Record<string, unknown> | null;
               master_catalog_id?: string | null;
               use_master_catalog_defaults?: boolean;
               created_by_user_id: string;
@@ -400,9 +400,9 @@ export interface paths {
                 id: string;
                 catalog_id: string;
                 version: string;
-                schema_definition: Record<string, never>;
+                schema_definition: Record<string, unknown>;
                 backward_compatible: boolean;
-                migration_rules?: Record<string, never> | null;
+                migration_rules?: Record<string, unknown> | null;
                 created_by: string;
                 change_reason: string;
                 /** Format: date-time */
@@ -430,7 +430,7 @@ export interface paths {
                   last_edited_in_version?: string | null;
                   /** Format: date-time */
                   last_edited_at?: string | null;
-                  validation_rules?: Record<string, never> | null;
+                  validation_rules?: Record<string, unknown> | null;
                 }[];
                 total_fields?: number;
                 input_fields_count?: number;
@@ -588,7 +588,7 @@ export interface paths {
               strict_mode: boolean;
               product_enabled: boolean;
               item_count: number;
-              validation_rules?: Record<string, never> | null;
+              validation_rules?: Record<string, unknown> | null;
               master_catalog_id?: string | null;
               use_master_catalog_defaults?: boolean;
               created_by_user_id: string;
@@ -600,9 +600,9 @@ export interface paths {
                 id: string;
                 catalog_id: string;
                 version: string;
-                schema_definition: Record<string, never>;
+                schema_definition: Record<string, unknown>;
                 backward_compatible: boolean;
-                migration_rules?: Record<string, never> | null;
+                migration_rules?: Record<string, unknown> | null;
                 created_by: string;
                 change_reason: string;
                 /** Format: date-time */
@@ -630,7 +630,7 @@ export interface paths {
                   last_edited_in_version?: string | null;
                   /** Format: date-time */
                   last_edited_at?: string | null;
-                  validation_rules?: Record<string, never> | null;
+                  validation_rules?: Record<string, unknown> | null;
                 }[];
                 total_fields?: number;
                 input_fields_count?: number;
@@ -688,9 +688,9 @@ export interface paths {
               id: string;
               catalog_id: string;
               version: string;
-              schema_definition: Record<string, never>;
+              schema_definition: Record<string, unknown>;
               backward_compatible: boolean;
-              migration_rules?: Record<string, never> | null;
+              migration_rules?: Record<string, unknown> | null;
               created_by: string;
               change_reason: string;
               /** Format: date-time */
@@ -718,7 +718,7 @@ export interface paths {
                 last_edited_in_version?: string | null;
                 /** Format: date-time */
                 last_edited_at?: string | null;
-                validation_rules?: Record<string, never> | null;
+                validation_rules?: Record<string, unknown> | null;
               }[];
               total_fields?: number;
               input_fields_count?: number;
@@ -783,7 +783,7 @@ export interface paths {
             unit?: string;
             sample_values?: unknown[];
             /** @description JSON Schema keywords for the field (pattern, enum, minimum, …) */
-            validation_rules?: Record<string, never>;
+            validation_rules?: Record<string, unknown>;
             /** @enum {string} */
             scope?: 'variant' | 'product' | 'both';
             /**
@@ -867,7 +867,7 @@ export interface paths {
               unit?: string;
               sample_values?: unknown[];
               /** @description JSON Schema keywords for the field (pattern, enum, minimum, …) */
-              validation_rules?: Record<string, never>;
+              validation_rules?: Record<string, unknown>;
               /** @enum {string} */
               scope?: 'variant' | 'product' | 'both';
               /** @enum {string} */
@@ -888,7 +888,7 @@ export interface paths {
               unit?: string;
               sample_values?: unknown[];
               /** @description JSON Schema keywords for the field (pattern, enum, minimum, …) */
-              validation_rules?: Record<string, never>;
+              validation_rules?: Record<string, unknown>;
               /** @enum {string} */
               scope?: 'variant' | 'product' | 'both';
             }[];
@@ -2515,7 +2515,7 @@ export interface paths {
         content: {
           'application/json': {
             /** @description At most 1000 items inline; larger jobs use multipart items_file. */
-            items?: Record<string, never>[];
+            items?: Record<string, unknown>[];
             /** @description Default: "". */
             prompt?: string;
             output_schema?: {
@@ -2626,7 +2626,7 @@ export interface paths {
               name?: string;
               description?: string;
               hierarchy_levels?: string[];
-              nodes: Record<string, never>;
+              nodes: Record<string, unknown>;
             };
             /** @description Default: false. */
             predict_taxonomy?: boolean;
@@ -2682,7 +2682,7 @@ export interface paths {
             knowledge_base_sources?: {
               [key: string]: string;
             };
-            knowledge_base_metadata?: Record<string, never>;
+            knowledge_base_metadata?: Record<string, unknown>;
             /** @description Id of an external vector store (sent by existing clients): recorded on the job; this service searches only uploaded knowledge_base_files, so a notice says the store was not used. */
             knowledge_base_vector_store_id?: string;
             /**
@@ -2733,18 +2733,18 @@ export interface paths {
           content: {
             'application/json': {
               job_id: string;
-              results: Record<string, never>[];
+              results: Record<string, unknown>[];
               total_items: number;
               total_rows: number;
               successful: number;
               credits_used: number;
               /** @enum {string} */
               status: 'running' | 'completed' | 'failed';
-              service_usage?: Record<string, never>;
+              service_usage?: Record<string, unknown>;
               /** @description Always present: credits per successful item, items to process and carried, the estimate and its basis. */
-              pricing_estimates: Record<string, never>;
+              pricing_estimates: Record<string, unknown>;
               knowledge_base_enabled?: boolean;
-              knowledge_base_sources?: Record<string, never>;
+              knowledge_base_sources?: Record<string, unknown>;
               page?: number;
               page_size?: number;
               total_pages?: number;
@@ -2760,7 +2760,7 @@ export interface paths {
               /** @description Options stored without behaviour (recorded no-ops). */
               notices?: string[];
               /** @description Webhook delivery state with every attempt (decisions.md §4). */
-              webhook?: Record<string, never>;
+              webhook?: Record<string, unknown>;
               /** @description With audit_decisions_enabled or review_mode "flagged": counts of the post-enrichment audit decisions over the processed rows. */
               audit?: {
                 pass?: number;
@@ -2862,18 +2862,18 @@ export interface paths {
           content: {
             'application/json': {
               job_id: string;
-              results: Record<string, never>[];
+              results: Record<string, unknown>[];
               total_items: number;
               total_rows: number;
               successful: number;
               credits_used: number;
               /** @enum {string} */
               status: 'running' | 'completed' | 'failed';
-              service_usage?: Record<string, never>;
+              service_usage?: Record<string, unknown>;
               /** @description Always present: credits per successful item, items to process and carried, the estimate and its basis. */
-              pricing_estimates: Record<string, never>;
+              pricing_estimates: Record<string, unknown>;
               knowledge_base_enabled?: boolean;
-              knowledge_base_sources?: Record<string, never>;
+              knowledge_base_sources?: Record<string, unknown>;
               page?: number;
               page_size?: number;
               total_pages?: number;
@@ -2889,7 +2889,7 @@ export interface paths {
               /** @description Options stored without behaviour (recorded no-ops). */
               notices?: string[];
               /** @description Webhook delivery state with every attempt (decisions.md §4). */
-              webhook?: Record<string, never>;
+              webhook?: Record<string, unknown>;
               /** @description With audit_decisions_enabled or review_mode "flagged": counts of the post-enrichment audit decisions over the processed rows. */
               audit?: {
                 pass?: number;
@@ -3174,7 +3174,7 @@ export interface paths {
                 name?: string;
                 description?: string;
                 hierarchy_levels?: string[];
-                nodes: Record<string, never>;
+                nodes: Record<string, unknown>;
               };
               /** @description Default: false. */
               predict_taxonomy?: boolean;
@@ -3230,7 +3230,7 @@ export interface paths {
               knowledge_base_sources?: {
                 [key: string]: string;
               };
-              knowledge_base_metadata?: Record<string, never>;
+              knowledge_base_metadata?: Record<string, unknown>;
               /** @description Id of an external vector store (sent by existing clients): recorded on the job; this service searches only uploaded knowledge_base_files, so a notice says the store was not used. */
               knowledge_base_vector_store_id?: string;
               /**
@@ -3420,16 +3420,16 @@ export interface paths {
              */
             type: 'custom_transform' | 'smart_import';
             description?: string | null;
-            input_data?: Record<string, never> | null;
+            input_data?: Record<string, unknown> | null;
             staged_changes?: ({
               /** @description The item changed; null or absent for a new item */
               catalog_item_id?: string | null;
               catalog_item_entity_type?: string | null;
               /** @description The item before (snapshot-row system columns `__…` are read, never stored) */
-              before_data?: Record<string, never> | null;
+              before_data?: Record<string, unknown> | null;
               /** @description The item after; empty with a catalog_item_id = a delete */
-              after_data?: Record<string, never> | null;
-              source_data?: Record<string, never> | null;
+              after_data?: Record<string, unknown> | null;
+              source_data?: Record<string, unknown> | null;
               is_new_item?: boolean | null;
               /** @description A delete of catalog_item_id */
               is_delete?: boolean | null;
@@ -3446,7 +3446,7 @@ export interface paths {
             } & {
               [key: string]: unknown;
             })[];
-            metadata?: Record<string, never> | null;
+            metadata?: Record<string, unknown> | null;
             /**
              * @description Default: pending_review when changes are given, else created
              * @enum {string}
@@ -3513,18 +3513,18 @@ export interface paths {
         content: {
           'application/json': {
             activity_message: string;
-            script?: Record<string, never> | null;
-            diff_summary?: Record<string, never> | null;
-            validation_report?: Record<string, never> | null;
+            script?: Record<string, unknown> | null;
+            diff_summary?: Record<string, unknown> | null;
+            validation_report?: Record<string, unknown> | null;
             staged_changes?: ({
               /** @description The item changed; null or absent for a new item */
               catalog_item_id?: string | null;
               catalog_item_entity_type?: string | null;
               /** @description The item before (snapshot-row system columns `__…` are read, never stored) */
-              before_data?: Record<string, never> | null;
+              before_data?: Record<string, unknown> | null;
               /** @description The item after; empty with a catalog_item_id = a delete */
-              after_data?: Record<string, never> | null;
-              source_data?: Record<string, never> | null;
+              after_data?: Record<string, unknown> | null;
+              source_data?: Record<string, unknown> | null;
               is_new_item?: boolean | null;
               /** @description A delete of catalog_item_id */
               is_delete?: boolean | null;
@@ -3541,11 +3541,11 @@ export interface paths {
             } & {
               [key: string]: unknown;
             })[];
-            schema_changes?: Record<string, never> | null;
-            taxonomy_changes?: Record<string, never> | null;
-            attachments?: Record<string, never>[] | null;
-            activity_context?: Record<string, never> | null;
-            session_context?: Record<string, never> | null;
+            schema_changes?: Record<string, unknown> | null;
+            taxonomy_changes?: Record<string, unknown> | null;
+            attachments?: Record<string, unknown>[] | null;
+            activity_context?: Record<string, unknown> | null;
+            session_context?: Record<string, unknown> | null;
             base_snapshot_id?: string | null;
           };
         };
@@ -3628,15 +3628,15 @@ export interface paths {
               created_at: string;
               /** Format: date-time */
               updated_at: string;
-              metadata: Record<string, never>;
+              metadata: Record<string, unknown>;
               /** @description The stored input data, with `activity_message` */
-              input: Record<string, never>;
+              input: Record<string, unknown>;
               last_message: string | null;
-              output: Record<string, never> | null;
+              output: Record<string, unknown> | null;
               /** @description While `activity-apply-<id>` runs */
-              apply_progress: Record<string, never> | null;
+              apply_progress: Record<string, unknown> | null;
               /** @description The last apply: `{applied, skipped_conflicts, failed, errors: [{change_id, row_index, reason}], pre_apply_snapshot_id}` */
-              apply_result: Record<string, never> | null;
+              apply_result: Record<string, unknown> | null;
               /** @description Vendor drafts waiting for POST /activities/{id}/submit */
               draft_count: number;
               /** @description Restores of this activity's pre_apply snapshots, newest first */
@@ -3715,9 +3715,9 @@ export interface paths {
                 status: 'draft' | 'pending' | 'approved' | 'rejected' | 'partially_accepted' | 'error' | 'conflict';
                 catalog_item_id: string | null;
                 catalog_item_entity_type: string;
-                before_data: Record<string, never>;
-                after_data: Record<string, never>;
-                source_data: Record<string, never>;
+                before_data: Record<string, unknown>;
+                after_data: Record<string, unknown>;
+                source_data: Record<string, unknown>;
                 is_new_item: boolean;
                 is_delete: boolean;
                 row_index: number;
@@ -3726,7 +3726,7 @@ export interface paths {
                 accepted_fields: string[] | null;
                 error_reason: string | null;
                 rejection_reason: string | null;
-                conflict_data: Record<string, never> | null;
+                conflict_data: Record<string, unknown> | null;
                 conflict_version: number | null;
                 /** Format: date-time */
                 applied_at: string | null;
@@ -3794,9 +3794,9 @@ export interface paths {
                 [key: string]: number;
               };
               /** @description field → {completed, total, completion_rate, changed} */
-              field_stats: Record<string, never>;
+              field_stats: Record<string, unknown>;
               /** @description {with_category, categories: {category_id: count}} */
-              taxonomy_stats: Record<string, never>;
+              taxonomy_stats: Record<string, unknown>;
             };
           };
         };
@@ -3847,10 +3847,10 @@ export interface paths {
               catalog_item_id?: string | null;
               catalog_item_entity_type?: string | null;
               /** @description The item before (snapshot-row system columns `__…` are read, never stored) */
-              before_data?: Record<string, never> | null;
+              before_data?: Record<string, unknown> | null;
               /** @description The item after; empty with a catalog_item_id = a delete */
-              after_data?: Record<string, never> | null;
-              source_data?: Record<string, never> | null;
+              after_data?: Record<string, unknown> | null;
+              source_data?: Record<string, unknown> | null;
               is_new_item?: boolean | null;
               /** @description A delete of catalog_item_id */
               is_delete?: boolean | null;
@@ -3928,7 +3928,7 @@ export interface paths {
         content: {
           'application/json': {
             message?: string | null;
-            output?: Record<string, never> | null;
+            output?: Record<string, unknown> | null;
           };
         };
       };
@@ -4158,15 +4158,15 @@ export interface paths {
               created_at: string;
               /** Format: date-time */
               updated_at: string;
-              metadata: Record<string, never>;
+              metadata: Record<string, unknown>;
               /** @description The stored input data, with `activity_message` */
-              input: Record<string, never>;
+              input: Record<string, unknown>;
               last_message: string | null;
-              output: Record<string, never> | null;
+              output: Record<string, unknown> | null;
               /** @description While `activity-apply-<id>` runs */
-              apply_progress: Record<string, never> | null;
+              apply_progress: Record<string, unknown> | null;
               /** @description The last apply: `{applied, skipped_conflicts, failed, errors: [{change_id, row_index, reason}], pre_apply_snapshot_id}` */
-              apply_result: Record<string, never> | null;
+              apply_result: Record<string, unknown> | null;
               /** @description Vendor drafts waiting for POST /activities/{id}/submit */
               draft_count: number;
               /** @description Restores of this activity's pre_apply snapshots, newest first */
@@ -4242,15 +4242,15 @@ export interface paths {
               created_at: string;
               /** Format: date-time */
               updated_at: string;
-              metadata: Record<string, never>;
+              metadata: Record<string, unknown>;
               /** @description The stored input data, with `activity_message` */
-              input: Record<string, never>;
+              input: Record<string, unknown>;
               last_message: string | null;
-              output: Record<string, never> | null;
+              output: Record<string, unknown> | null;
               /** @description While `activity-apply-<id>` runs */
-              apply_progress: Record<string, never> | null;
+              apply_progress: Record<string, unknown> | null;
               /** @description The last apply: `{applied, skipped_conflicts, failed, errors: [{change_id, row_index, reason}], pre_apply_snapshot_id}` */
-              apply_result: Record<string, never> | null;
+              apply_result: Record<string, unknown> | null;
               /** @description Vendor drafts waiting for POST /activities/{id}/submit */
               draft_count: number;
               /** @description Restores of this activity's pre_apply snapshots, newest first */
@@ -4329,9 +4329,9 @@ export interface paths {
                 status: 'draft' | 'pending' | 'approved' | 'rejected' | 'partially_accepted' | 'error' | 'conflict';
                 catalog_item_id: string | null;
                 catalog_item_entity_type: string;
-                before_data: Record<string, never>;
-                after_data: Record<string, never>;
-                source_data: Record<string, never>;
+                before_data: Record<string, unknown>;
+                after_data: Record<string, unknown>;
+                source_data: Record<string, unknown>;
                 is_new_item: boolean;
                 is_delete: boolean;
                 row_index: number;
@@ -4340,7 +4340,7 @@ export interface paths {
                 accepted_fields: string[] | null;
                 error_reason: string | null;
                 rejection_reason: string | null;
-                conflict_data: Record<string, never> | null;
+                conflict_data: Record<string, unknown> | null;
                 conflict_version: number | null;
                 /** Format: date-time */
                 applied_at: string | null;
@@ -4408,9 +4408,9 @@ export interface paths {
                 [key: string]: number;
               };
               /** @description field → {completed, total, completion_rate, changed} */
-              field_stats: Record<string, never>;
+              field_stats: Record<string, unknown>;
               /** @description {with_category, categories: {category_id: count}} */
-              taxonomy_stats: Record<string, never>;
+              taxonomy_stats: Record<string, unknown>;
             };
           };
         };
@@ -4461,10 +4461,10 @@ export interface paths {
               catalog_item_id?: string | null;
               catalog_item_entity_type?: string | null;
               /** @description The item before (snapshot-row system columns `__…` are read, never stored) */
-              before_data?: Record<string, never> | null;
+              before_data?: Record<string, unknown> | null;
               /** @description The item after; empty with a catalog_item_id = a delete */
-              after_data?: Record<string, never> | null;
-              source_data?: Record<string, never> | null;
+              after_data?: Record<string, unknown> | null;
+              source_data?: Record<string, unknown> | null;
               is_new_item?: boolean | null;
               /** @description A delete of catalog_item_id */
               is_delete?: boolean | null;
@@ -4542,7 +4542,7 @@ export interface paths {
         content: {
           'application/json': {
             message?: string | null;
-            output?: Record<string, never> | null;
+            output?: Record<string, unknown> | null;
           };
         };
       };
@@ -4772,15 +4772,15 @@ export interface paths {
               created_at: string;
               /** Format: date-time */
               updated_at: string;
-              metadata: Record<string, never>;
+              metadata: Record<string, unknown>;
               /** @description The stored input data, with `activity_message` */
-              input: Record<string, never>;
+              input: Record<string, unknown>;
               last_message: string | null;
-              output: Record<string, never> | null;
+              output: Record<string, unknown> | null;
               /** @description While `activity-apply-<id>` runs */
-              apply_progress: Record<string, never> | null;
+              apply_progress: Record<string, unknown> | null;
               /** @description The last apply: `{applied, skipped_conflicts, failed, errors: [{change_id, row_index, reason}], pre_apply_snapshot_id}` */
-              apply_result: Record<string, never> | null;
+              apply_result: Record<string, unknown> | null;
               /** @description Vendor drafts waiting for POST /activities/{id}/submit */
               draft_count: number;
               /** @description Restores of this activity's pre_apply snapshots, newest first */
@@ -5191,9 +5191,9 @@ export interface paths {
               /** @enum {string} */
               status: 'created' | 'running' | 'pending_review' | 'completed' | 'cancelled' | 'failed';
               /** @description `{phase: queued|applying|completed|failed, pre_apply_snapshot_id?, error?, applied?, skipped_conflicts?, failed?}`; poll `GET /activities/{id}` until completed or failed */
-              apply_progress: Record<string, never> | null;
+              apply_progress: Record<string, unknown> | null;
               /** @description `{applied, skipped_conflicts, failed, pre_apply_snapshot_id}` once completed */
-              apply_result: Record<string, never> | null;
+              apply_result: Record<string, unknown> | null;
             };
           };
         };
@@ -5258,9 +5258,9 @@ export interface paths {
               /** @enum {string} */
               status: 'created' | 'running' | 'pending_review' | 'completed' | 'cancelled' | 'failed';
               /** @description `{phase: queued|applying|completed|failed, pre_apply_snapshot_id?, error?, applied?, skipped_conflicts?, failed?}`; poll `GET /activities/{id}` until completed or failed */
-              apply_progress: Record<string, never> | null;
+              apply_progress: Record<string, unknown> | null;
               /** @description `{applied, skipped_conflicts, failed, pre_apply_snapshot_id}` once completed */
-              apply_result: Record<string, never> | null;
+              apply_result: Record<string, unknown> | null;
             };
           };
         };
@@ -5312,7 +5312,7 @@ export interface paths {
             /** @description Overrides the activity script for the custom_code node. Contract: define `def transform(rows: list[dict]) -> list[dict]`; it receives the node input a page (1,000 rows) at a time; pure Python standard library (no network, no files outside a private scratch directory, no environment, no processes); `print` output is captured into the run `updates` */
             python_code?: string | null;
             /** @description Metadata kept on the flow (and on the node named by an entry `node_id`) */
-            attachments?: Record<string, never>[] | null;
+            attachments?: Record<string, unknown>[] | null;
             /** @description Execution timeout of the custom_code node: CPU and wall-clock budget of the whole node (default 300) */
             timeout_seconds?: number;
           };
@@ -5461,7 +5461,7 @@ export interface paths {
               /** @description `print` output of the code and node milestones, oldest first (the newest 1,000) */
               updates: string[];
               results: {
-                data: Record<string, never>[];
+                data: Record<string, unknown>[];
                 total: number;
                 page: number;
                 page_size: number;
@@ -5470,7 +5470,7 @@ export interface paths {
               node_results: {
                 [key: string]: {
                   node_type: string;
-                  data: Record<string, never>[];
+                  data: Record<string, unknown>[];
                   total: number;
                   page: number;
                   page_size: number;
@@ -5555,10 +5555,10 @@ export interface paths {
                 id: string;
                 /** @enum {string} */
                 type: 'input' | 'custom_code' | 'enrich' | 'stage';
-                config: Record<string, never>;
-                attachments?: Record<string, never>[];
+                config: Record<string, unknown>;
+                attachments?: Record<string, unknown>[];
               }[];
-              attachments: Record<string, never>[];
+              attachments: Record<string, unknown>[];
               recent_runs: {
                 workflow_run_id: string;
                 /** @enum {string} */
@@ -5617,7 +5617,7 @@ export interface paths {
         content: {
           'application/json': {
             /** @description The rows the input node hands to the flow */
-            input: Record<string, never>[];
+            input: Record<string, unknown>[];
             /** @description Cancel this flow's running runs first */
             cancel_existing?: boolean;
           };
@@ -5828,7 +5828,7 @@ export interface paths {
               total_rows: number;
               sample_rows_used: number;
               /** @description JSON Schema for POST /public/catalogs `schema_definition`: `x-field-category` input (existing columns) or enriched (suggested); `x-unit`/`x-unit-code` (UN/CEFACT Rec 20 or ISO 4217), `x-reason`, `x-unique-id-field`, `x-product-id-field` */
-              suggested_schema: Record<string, never>;
+              suggested_schema: Record<string, unknown>;
               /** @description Usable as `output_schema` of POST /public/enrich */
               web_enrichment_fields: {
                 name: string;
@@ -5860,11 +5860,11 @@ export interface paths {
                 description: string;
                 hierarchy_levels: string[];
                 /** @description Nodes keyed by id: {name, parent, description?}; Google product taxonomy ids where a node is one of Google’s */
-                nodes: Record<string, never>;
+                nodes: Record<string, unknown>;
               } | null;
               explanation: {
                 /** @description How the file was read: format, encoding, delimiter, bom */
-                file?: Record<string, never>;
+                file?: Record<string, unknown>;
                 unique_id_field: string | null;
                 unique_id_reason: string;
                 product_id_field: string | null;
@@ -5872,7 +5872,7 @@ export interface paths {
                 variant_attributes: string[];
                 taxonomy_reason: string | null;
                 /** @description Per input column: {reasons, warnings} */
-                fields: Record<string, never>;
+                fields: Record<string, unknown>;
                 /** @description `rules` (deterministic) or `llm` (rules refined by the configured LLM) */
                 method: string;
                 /** @description Why the LLM refinement was not applied */
@@ -5920,7 +5920,7 @@ export interface paths {
             /** @default  */
             prompt?: string;
             /** @description Items as objects (at most 1000, like inline enrich requests) */
-            items: Record<string, never>[];
+            items: Record<string, unknown>[];
           };
         };
       };
@@ -5933,18 +5933,18 @@ export interface paths {
           content: {
             'application/json': {
               /** @description JSON Schema for POST /public/catalogs `schema_definition`: `x-field-category` input (existing columns) or enriched (suggested); `x-unit`/`x-unit-code` (UN/CEFACT Rec 20 or ISO 4217), `x-reason`, `x-unique-id-field`, `x-product-id-field` */
-              suggested_schema: Record<string, never>;
+              suggested_schema: Record<string, unknown>;
               suggested_taxonomy: {
                 name: string;
                 description: string;
                 hierarchy_levels: string[];
                 /** @description Nodes keyed by id: {name, parent, description?}; Google product taxonomy ids where a node is one of Google’s */
-                nodes: Record<string, never>;
+                nodes: Record<string, unknown>;
               } | null;
               web_enrichment_fields: unknown[];
               explanation: {
                 /** @description How the file was read: format, encoding, delimiter, bom */
-                file?: Record<string, never>;
+                file?: Record<string, unknown>;
                 unique_id_field: string | null;
                 unique_id_reason: string;
                 product_id_field: string | null;
@@ -5952,7 +5952,7 @@ export interface paths {
                 variant_attributes: string[];
                 taxonomy_reason: string | null;
                 /** @description Per input column: {reasons, warnings} */
-                fields: Record<string, never>;
+                fields: Record<string, unknown>;
                 /** @description `rules` (deterministic) or `llm` (rules refined by the configured LLM) */
                 method: string;
                 /** @description Why the LLM refinement was not applied */
@@ -5999,11 +5999,11 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
-            rows: Record<string, never>[];
+            rows: Record<string, unknown>[];
             /** @description Judge against this catalog's current schema (and its quality prompt) */
             catalog_id?: string;
             /** @description A JSON Schema with properties (and required); wins over the catalog schema */
-            schema?: Record<string, never>;
+            schema?: Record<string, unknown>;
             prompt?: string;
             /**
              * @description Judge model tier
@@ -6026,7 +6026,7 @@ export interface paths {
              */
             strictness?: 'lenient' | 'balanced' | 'standard' | 'strict';
             /** @description Older body: what the rows are (text or an object); read as part of the prompt. */
-            context?: string | Record<string, never>;
+            context?: string | Record<string, unknown>;
           };
         };
       };
@@ -6050,7 +6050,7 @@ export interface paths {
                   field: string;
                   message: string;
                 }[];
-                suggested_updates: Record<string, never>;
+                suggested_updates: Record<string, unknown>;
                 /**
                  * @description With a model: who decided (rules when the model call failed)
                  * @enum {string}
@@ -6072,7 +6072,7 @@ export interface paths {
                 /** @description What shaped the decisions: rows left out by max_rows, strictness, options not read */
                 notes: string[];
               };
-              meta: Record<string, never>;
+              meta: Record<string, unknown>;
             };
           };
         };
