@@ -1,14 +1,58 @@
 // ESLint flat config. Workflow code runs in Temporal's deterministic sandbox: it may not import
-// Node built-ins or I/O modules (architecture.md, "Temporal rules of the craft" 1).
+// Node built-ins or I/O modules (architecture.md, "Temporal rules of the craft" 1). The workspace
+// packages (packages/*, issue 30 §1) are installed on their own: the boundary rule below keeps the
+// service and the packages from importing each other's files (architecture.md, "Packages").
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
+import path from 'node:path';
 
 const nodeBuiltins = builtinModules.flatMap((m) => [m, `node:${m}`]);
 const ioModules = ['pg', 'knex', 'objection', 'koa', 'openai', 'cheerio', 'pino', 'undici', 'axios'];
 
+/** The service's folders (one program, deployed from this checkout). */
+const SERVICE_DIRS = ['src', 'workflows', 'activities', 'temporal', 'migrations'];
+
+/** The zone a repository-relative path lies in: `service`, `package:<folder>` or null (tests, benches, scripts: free to import both). */
+function zoneOf(rel) {
+  const [top, second] = rel.split(path.sep);
+  if (SERVICE_DIRS.includes(top)) return 'service';
+  if (top === 'packages' && second) return `package:${second}`;
+  return null;
+}
+
+/**
+ * `boundaries/relative-imports`: a relative import (or re-export, or `import()`) whose target lies in
+ * another zone than the importing file: the service may not reach into a package's files, a package
+ * not into the service's nor into another package's (it depends on that package by name instead).
+ */
+const relativeImportsRule = {
+  meta: { type: 'problem', schema: [], messages: { crossing: "{{from}} may not import {{to}}'s files ({{spec}}): {{hint}}" } },
+  create(context) {
+    const root = context.cwd;
+    const file = context.filename;
+    const from = zoneOf(path.relative(root, file));
+    if (!from) return {};
+    const check = (node) => {
+      const spec = node?.value;
+      if (typeof spec !== 'string' || !spec.startsWith('.')) return;
+      const to = zoneOf(path.relative(root, path.resolve(path.dirname(file), spec)));
+      if (to === from) return;
+      const hint =
+        from === 'service' ? 'the service does not depend on the packages' : 'a package talks to the service over HTTP only and imports other packages by name';
+      context.report({ node, messageId: 'crossing', data: { from, to: to ?? 'the repository', spec, hint } });
+    };
+    return {
+      ImportDeclaration: (n) => check(n.source),
+      ExportNamedDeclaration: (n) => check(n.source),
+      ExportAllDeclaration: (n) => check(n.source),
+      ImportExpression: (n) => check(n.source),
+    };
+  },
+};
+
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.data/**', 'coverage/**', 'dist/**'] },
+  { ignores: ['node_modules/**', '.data/**', 'coverage/**', 'dist/**', 'packages/*/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -28,6 +72,7 @@ export default tseslint.config(
             message: 'Workflows are deterministic: no Node built-ins or I/O modules (use activities).',
           })),
           patterns: [
+            { group: ['@catalog-enrichment/*'], message: 'The service does not import the workspace packages (packages/*).' },
             {
               group: ['../src/*', '../activities/*'],
               message: 'Workflows import only type definitions from activities (import type).',
@@ -35,6 +80,21 @@ export default tseslint.config(
             },
           ],
         },
+      ],
+    },
+  },
+  {
+    files: ['**/*.ts'],
+    plugins: { boundaries: { rules: { 'relative-imports': relativeImportsRule } } },
+    rules: { 'boundaries/relative-imports': 'error' },
+  },
+  {
+    // By name, too: the service does not depend on the workspace packages (they depend on its HTTP API).
+    files: ['src/**/*.ts', 'activities/**/*.ts', 'temporal/**/*.ts', 'migrations/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@catalog-enrichment/*'], message: 'The service does not import the workspace packages (packages/*).' }] },
       ],
     },
   },

@@ -1,17 +1,22 @@
 /**
- * Jest: TypeScript through SWC; one process (tests share one PostgreSQL test database).
+ * Jest: TypeScript through SWC; one process (tests share one PostgreSQL test database). Tests live in
+ * test/ (the service) and each workspace package's own test folder (packages/tool-server/test, …).
  * hyparquet / hyparquet-writer (the tool server's Parquet) ship ES modules only: SWC compiles them and their ESM-only dependencies to CommonJS too.
  */
 const esmPackages = ['hyparquet', 'hyparquet-writer'];
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
+  roots: ['<rootDir>/test', '<rootDir>/packages'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  modulePathIgnorePatterns: ['<rootDir>/packages/[^/]+/dist/'],
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }],
     [`/node_modules/(${esmPackages.join('|')})/.+\\.m?js$`]: ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
   transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
+  // The workspace packages as their sources (tsconfig.json `paths` does the same for tsc and tsx).
+  moduleNameMapper: { '^@catalog-enrichment/client$': '<rootDir>/packages/client/src/index.ts' },
   setupFiles: ['<rootDir>/test/setup/env.ts'],
   testTimeout: 120000,
   reporters: ['default', '<rootDir>/test/setup/summary-reporter.js'],

@@ -15,6 +15,7 @@ import { count, FieldCounts, prf } from './eval/metrics';
 import { options, readJson, table } from './eval/files';
 import { correct, PAGE_FIELDS, pageItem, PAGES_SCHEMA } from './eval/pages';
 import { enrichmentWorkflowId } from '../workflows/definitions';
+import { createCatalogClient } from '@catalog-enrichment/client';
 
 type PageField = (typeof PAGE_FIELDS)[number];
 
@@ -36,16 +37,14 @@ interface DemoJob {
   results: DemoResult[];
 }
 
-/** Calls the API; the answer is read as `T` (the route's documented response). */
-async function api<T>(base: string, key: string, method: string, route: string, body?: unknown): Promise<T> {
-  const res = await fetch(base + route, {
-    method,
-    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await res.json().catch(() => ({}));
-  if (!res.ok) throw new Error(`${method} ${route} → ${res.status} ${JSON.stringify(json)}`);
-  return json as T;
+/** The request's `speed` (the service answers 422 for another; docs/enrich-options.md). */
+type EnrichSpeed = 'cheap' | 'fast' | 'medium' | 'deep' | 'slow' | 'ultra_slow';
+
+/** The answer of a typed-client call read as `T` (the route's documented response); throws naming the status otherwise. */
+async function answer<T>(call: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await call;
+  if (!response.ok) throw new Error(`${response.url} → ${response.status} ${JSON.stringify(error ?? {})}`);
+  return data as T;
 }
 
 async function main(): Promise<void> {
@@ -64,20 +63,25 @@ async function main(): Promise<void> {
   const items = pages.map((p) => pageItem(p, gold[p.id], 'A'));
   console.log(`Submitting ${items.length} real products (tier A: name + brand) to ${base} as one async job...`);
   const started = Date.now();
-  const job = await api<DemoJob>(base, key, 'POST', '/api/public/enrich', { items, output_schema: PAGES_SCHEMA, speed, async_mode: true });
+  const api = createCatalogClient({ baseUrl: base, token: key });
+  const job = await answer<DemoJob>(
+    api.POST('/api/public/enrich', { body: { items, output_schema: PAGES_SCHEMA, speed: speed as EnrichSpeed, async_mode: true } }),
+  );
   console.log(`job ${job.job_id}: running (Temporal workflow ${enrichmentWorkflowId(job.job_id)})`);
 
   let poll = job;
   while (poll.status === 'running') {
     await new Promise((r) => setTimeout(r, 1000));
-    poll = await api<DemoJob>(base, key, 'GET', `/api/public/enrich/${job.job_id}?page_size=1`);
+    poll = await answer<DemoJob>(api.GET('/api/public/enrich/{job_id}', { params: { path: { job_id: job.job_id }, query: { page_size: 1 } } }));
     const width = 40;
     const done = Math.round((poll.completed_items / poll.total_items) * width);
     process.stdout.write(`\r[${'#'.repeat(done)}${'.'.repeat(width - done)}] ${poll.completed_items}/${poll.total_items} items, ${poll.successful} successful`);
   }
   const seconds = (Date.now() - started) / 1000;
   console.log(`\njob ${poll.status} in ${seconds.toFixed(1)} s; credits used: ${poll.credits_used}`);
-  const final = await api<DemoJob>(base, key, 'GET', `/api/public/enrich/${job.job_id}?page=1&page_size=1000`);
+  const final = await answer<DemoJob>(
+    api.GET('/api/public/enrich/{job_id}', { params: { path: { job_id: job.job_id }, query: { page: 1, page_size: 1000 } } }),
+  );
 
   const counts = Object.fromEntries(PAGE_FIELDS.map((f) => [f, { tp: 0, fp: 0, fn: 0 }])) as Record<PageField, FieldCounts>;
   let cited = 0;

@@ -42,6 +42,7 @@ import { TemporalJobRunner } from '../temporal/client';
 import { enrichmentWorkflowId, progressQuery } from '../workflows/definitions';
 import { startServiceBench } from './fixtures/service-bench';
 import { BENCH_DATABASE_URL } from './lib';
+import { createCatalogClient } from '@catalog-enrichment/client';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 100_000);
 const ENGINE = (process.env.BENCH_ENGINE ?? 'research') as 'research' | 'echo';
@@ -139,6 +140,7 @@ async function main(): Promise<void> {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     cleanups.push(() => new Promise((resolve) => server.close(resolve)));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
+    const service = createCatalogClient({ baseUrl: base, token: apiKey });
 
     // Memory sampling: worker from /proc, API = this process (it also runs the sampler and poller).
     let workerPeak = workerRssAtStart;
@@ -159,6 +161,7 @@ async function main(): Promise<void> {
     form.set('request_json', JSON.stringify({ async_mode: true, output_schema: PAGES_SCHEMA, speed: 'fast' }));
     form.set('items_file', await fs.openAsBlob(file, { type: 'application/json' }), 'items.json');
     const tu = performance.now();
+    // The multipart upload is not in the OpenAPI document (it describes the JSON body): plain fetch.
     const res = await fetch(`${base}/public/enrich`, { method: 'POST', headers: auth, body: form });
     const created = (await res.json()) as { job_id?: string };
     const uploadS = (performance.now() - tu) / 1000;
@@ -177,10 +180,8 @@ async function main(): Promise<void> {
       // Status every second (so `seconds` is exact to 1 s); poll vs query sample every 5 s.
       await new Promise((r) => setTimeout(r, 1000));
       if (workerGone) throw new Error(`worker exited during the job:\n${workerLog.slice(-3000)}`);
-      const poll = (await (await fetch(`${base}/public/enrich/${jobId}?page=1&page_size=1`, { headers: auth })).json()) as {
-        status: string;
-        completed_items: number;
-      };
+      const { data } = await service.GET('/api/public/enrich/{job_id}', { params: { path: { job_id: jobId }, query: { page: 1, page_size: 1 } } });
+      const poll = data as { status: string; completed_items: number };
       status = poll.status;
       if (tick % 5 !== 0) continue;
       const q = await client.workflow

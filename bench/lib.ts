@@ -16,6 +16,7 @@ import { createOrganizationWithKey } from '../src/services/access/auth';
 import { createServiceCaches, ServiceCaches } from '../src/services/caches';
 import type { JobRunner } from '../src/services/job-runner';
 import { refusingJobs } from './fixtures/job-runners';
+import { createCatalogClient, type CatalogClient } from '@catalog-enrichment/client';
 
 /** The benchmark database (never the development or test one). */
 export const BENCH_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/catalog_enrichment_bench';
@@ -29,6 +30,8 @@ export interface Bench {
   baseUrl: string;
   organizationId: string;
   auth: Record<string, string>;
+  /** The typed client (packages/client) bound to the app and the organization's API key: the benches' API calls go through it. */
+  api: CatalogClient;
   /** The app's caches (benchmarks empty or read the search count cache). */
   caches: ServiceCaches;
   close(): Promise<void>;
@@ -50,6 +53,7 @@ export async function startBench(): Promise<Bench> {
     baseUrl: `http://127.0.0.1:${port}`,
     organizationId,
     auth: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+    api: createCatalogClient({ baseUrl: `http://127.0.0.1:${port}`, token: apiKey }),
     caches,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));

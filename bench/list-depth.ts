@@ -17,13 +17,11 @@ runBench(async (b) => {
   const loadStart = loadAvg();
   const catalogId = await createBenchCatalog(b, 'list depth');
   await seedItems(b, catalogId, N);
-  const url = (q: Record<string, string | number>): string =>
-    `${b.baseUrl}/api/public/catalogs/${catalogId}/items?${new URLSearchParams(Object.entries(q).map(([k, v]): [string, string] => [k, String(v)]))}`;
   const get = async (q: Record<string, string | number>): Promise<{ ms: number; body: { items: Array<{ id: string }>; next_cursor: string | null } }> => {
     const t = performance.now();
-    const res = await fetch(url(q), { headers: b.auth });
-    if (!res.ok) throw new Error(`${res.status} ${await res.text()}`);
-    const body = (await res.json()) as { items: Array<{ id: string }>; next_cursor: string | null };
+    const { data, error, response } = await b.api.GET('/api/public/catalogs/{catalog_id}/items', { params: { path: { catalog_id: catalogId }, query: q } });
+    if (!response.ok || !data) throw new Error(`${response.status} ${JSON.stringify(error)}`);
+    const body = data as { items: Array<{ id: string }>; next_cursor: string | null };
     return { ms: since(t), body };
   };
   const out: Record<string, unknown> = {};

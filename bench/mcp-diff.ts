@@ -11,8 +11,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { stringify } from 'csv-stringify/sync';
-import { computeDiff } from '../src/mcp/diff';
-import { csvCell } from '../src/mcp/table';
+import { computeDiff } from '../packages/tool-server/src/diff';
+import { csvCell } from '../packages/tool-server/src/table';
 import { benchItem, FIELDS, loadAvg, median, since } from './lib';
 
 const N = Number(process.env.BENCH_ITEMS ?? 100000);

@@ -8,8 +8,8 @@ import './env';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ApiClient } from '../src/mcp/api-client';
-import { pullSnapshot } from '../src/mcp/pull';
+import { ApiClient } from '../packages/tool-server/src/api-client';
+import { pullSnapshot } from '../packages/tool-server/src/pull';
 import { createBenchCatalog, loadAvg, median, runBench, seedItems, since } from './lib';
 
 const N = Number(process.env.BENCH_ITEMS ?? 100000);

@@ -10,9 +10,9 @@ import './env';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ApiClient } from '../src/mcp/api-client';
-import { pullSnapshot } from '../src/mcp/pull';
-import { stageDataset } from '../src/mcp/stage';
+import { ApiClient } from '../packages/tool-server/src/api-client';
+import { pullSnapshot } from '../packages/tool-server/src/pull';
+import { stageDataset } from '../packages/tool-server/src/stage';
 import { createBenchCatalog, loadAvg, runBench, seedItems, since } from './lib';
 
 const N = Number(process.env.BENCH_ITEMS ?? 100000);

@@ -14,9 +14,11 @@ runBench(async (b) => {
   const catalog = await createBenchCatalog(b, 'raw pull');
   await seedItems(b, catalog, N);
   const page = async (offset: number) => {
-    const res = await fetch(`${b.baseUrl}/api/public/catalogs/${catalog}/raw-items?limit=${LIMIT}&offset=${offset}`, { headers: b.auth });
-    if (res.status !== 200) throw new Error(`raw-items ${res.status}`);
-    return (await res.json()) as { items: Array<{ id: string }>; total: number };
+    const { data, response } = await b.api.GET('/api/public/catalogs/{catalog_id}/raw-items', {
+      params: { path: { catalog_id: catalog }, query: { limit: LIMIT, offset } },
+    });
+    if (response.status !== 200 || !data) throw new Error(`raw-items ${response.status}`);
+    return data as { items: Array<{ id: string }>; total: number };
   };
   const loadStart = loadAvg();
   const runs: number[] = [];

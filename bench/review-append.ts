@@ -22,14 +22,19 @@ runBench(async (b) => {
   const items = (await b.knex.raw('SELECT id, current_version, data FROM catalog_items WHERE catalog_id = ? ORDER BY created_at, id', [catalog]))
     .rows as Array<{ id: string; current_version: number; data: { price: number; title: string; tags: string[] } }>;
 
-  const post = async (path: string, body: unknown) => {
+  /** One call through the typed client, timed; its JSON answer, or an error naming the status. */
+  const timed = async (call: () => Promise<{ data?: unknown; error?: unknown; response: Response }>) => {
     const t = performance.now();
-    const res = await fetch(`${b.baseUrl}/api${path}`, { method: 'POST', headers: b.auth, body: JSON.stringify(body) });
-    const json = (await res.json()) as Record<string, unknown>;
-    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
-    return { ms: since(t), json };
+    const { data, error, response } = await call();
+    if (response.status !== 200) throw new Error(`${new URL(response.url).pathname}: ${response.status} ${JSON.stringify(error)}`);
+    return { ms: since(t), json: data as Record<string, unknown> };
   };
-  const shell = await post(`/public/catalogs/${catalog}/activities`, { type: 'custom_transform', description: 'bench', status: 'created', staged_changes: [] });
+  const shell = await timed(() =>
+    b.api.POST('/api/public/catalogs/{catalog_id}/activities', {
+      params: { path: { catalog_id: catalog } },
+      body: { type: 'custom_transform', description: 'bench', status: 'created', staged_changes: [] },
+    }),
+  );
   const aid = shell.json.activity_id as string;
 
   const change = (i: number) => {
@@ -47,18 +52,27 @@ runBench(async (b) => {
   };
   const chunks: Array<ReturnType<typeof change>[]> = [];
   for (let s = 0; s < items.length; s += CHUNK) chunks.push(items.slice(s, s + CHUNK).map((_, j) => change(s + j)));
+  const append = (staged_changes: ReturnType<typeof change>[], batch_key: string) =>
+    timed(() =>
+      b.api.POST('/api/public/activities/{activity_id}/staged-changes/append', { params: { path: { activity_id: aid } }, body: { staged_changes, batch_key } }),
+    );
 
   const chunkMs: number[] = [];
   let total = 0;
   const t0 = performance.now();
   for (const [i, c] of chunks.entries()) {
-    const r = await post(`/public/activities/${aid}/staged-changes/append`, { staged_changes: c, batch_key: `chunk-${i}` });
+    const r = await append(c, `chunk-${i}`);
     chunkMs.push(r.ms);
     total = r.json.total_staged_changes as number;
   }
   const appendMs = since(t0);
-  const retry = await post(`/public/activities/${aid}/staged-changes/append`, { staged_changes: chunks[1], batch_key: 'chunk-1' });
-  await post(`/public/activities/${aid}/pending-review`, { message: 'bench', output: { rows_modified: N } });
+  const retry = await append(chunks[1], 'chunk-1');
+  await timed(() =>
+    b.api.POST('/api/public/activities/{activity_id}/pending-review', {
+      params: { path: { activity_id: aid } },
+      body: { message: 'bench', output: { rows_modified: N } },
+    }),
+  );
 
   // The floor: one raw UPDATE … FROM over the same rows.
   await b.knex.raw('VACUUM ANALYZE staged_changes');
@@ -70,7 +84,9 @@ runBench(async (b) => {
   );
   const rawMs = since(t1);
 
-  const approve = await post(`/activities/${aid}/staged-changes/bulk-review`, { action: 'approve_all' });
+  const approve = await timed(() =>
+    b.api.POST('/api/activities/{activity_id}/staged-changes/bulk-review', { params: { path: { activity_id: aid } }, body: { action: 'approve_all' } }),
+  );
   const counts = Object.fromEntries(
     (
       (await b.knex('staged_changes').where({ activity_id: aid }).groupBy('status').select('status').count({ n: '*' })) as Array<{ status: string; n: string }>

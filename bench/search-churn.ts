@@ -35,9 +35,11 @@ runBench(async (b) => {
       for (let r = 0; r < ROUNDS; r++) {
         for (const term of terms) {
           const t = performance.now();
-          const res = await fetch(`${b.baseUrl}/api/public/catalogs/${catalogId}/items?limit=50&search=${encodeURIComponent(term)}`, { headers: b.auth });
-          if (!res.ok) throw new Error(`${res.status} ${await res.text()}`);
-          await res.arrayBuffer();
+          const { error, response } = await b.api.GET('/api/public/catalogs/{catalog_id}/items', {
+            params: { path: { catalog_id: catalogId }, query: { limit: 50, search: term } },
+            parseAs: 'arrayBuffer',
+          });
+          if (!response.ok) throw new Error(`${response.status} ${JSON.stringify(error)}`);
           times.push(since(t));
         }
       }

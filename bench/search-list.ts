@@ -29,6 +29,7 @@ import { filterSql } from '../src/services/catalog/items-sql';
 import { clearSearchTotals } from '../src/services/catalog/items-search-totals';
 import { buildSearchIndex } from '../src/services/catalog/search-count-index';
 import { createBenchCatalog, loadAvg, since, runBench, seedItems } from './lib';
+import { createCatalogClient } from '@catalog-enrichment/client';
 
 const N = Number(process.env.BENCH_ITEMS ?? 1000000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
@@ -73,13 +74,15 @@ runBench(async (b) => {
     indexBuildMs = since(t);
   }
   const index = await b.knex('catalog_search_index').where('catalog_id', catalog.id).first('min_df', 'token_count', 'build_ms');
-  const auth = { Authorization: `Bearer ${key}` };
-  const run = async (term: string, extra = '') => {
+  // The persistent catalog's organization, through the typed client.
+  const api = createCatalogClient({ baseUrl: b.baseUrl, token: key });
+  const run = async (term: string, extra: { offset?: number; sort?: string } = {}) => {
     const t = performance.now();
-    const res = await fetch(`${b.baseUrl}/api/public/catalogs/${catalog.id}/items?limit=50&search=${encodeURIComponent(term)}${extra}`, { headers: auth });
-    const body = (await res.json()) as { total: number; items: unknown[] };
-    if (res.status !== 200) throw new Error(`list ${res.status}`);
-    return { ms: since(t), total: body.total };
+    const { data, response } = await api.GET('/api/public/catalogs/{catalog_id}/items', {
+      params: { path: { catalog_id: catalog.id }, query: { limit: 50, search: term, ...extra } },
+    });
+    if (response.status !== 200 || !data) throw new Error(`list ${response.status}`);
+    return { ms: since(t), total: (data as { total: number }).total };
   };
   const loadStart = loadAvg();
   const terms = Object.values(KINDS).flat();
@@ -119,28 +122,24 @@ runBench(async (b) => {
     exact &&= n === totals[term];
   }
   // A write through the API must change the next total (the cached one is invalidated).
-  const base = `${b.baseUrl}/api/public/catalogs/${catalog.id}`;
   const woolBefore = (await run('wool')).total;
-  const created = await fetch(`${base}/items/bulk`, {
-    method: 'POST',
-    headers: { ...auth, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ items: [{ sku: 'BENCH-INVALIDATE', material: 'wool' }] }),
+  await api.POST('/api/public/catalogs/{catalog_id}/items/bulk', {
+    params: { path: { catalog_id: catalog.id } },
+    body: { items: [{ sku: 'BENCH-INVALIDATE', material: 'wool' }] },
   });
-  await created.json();
   const woolAfter = (await run('wool')).total;
   const row = await b.knex('catalog_items').where({ catalog_id: catalog.id, business_key: 'BENCH-INVALIDATE' }).first('id');
-  await (await fetch(`${base}/items/${row.id}`, { method: 'DELETE', headers: auth })).json();
+  await api.DELETE('/api/public/catalogs/{catalog_id}/items/{item_id}', { params: { path: { catalog_id: catalog.id, item_id: row.id } } });
   const woolRestored = (await run('wool')).total;
   const invalidated = woolAfter === woolBefore + 1 && woolRestored === woolBefore;
   const deep: number[] = [];
   const sorted: number[] = [];
   for (let r = 0; r < 5; r++) {
-    deep.push((await run('wool', '&offset=100000')).ms);
-    sorted.push((await run('wool', '&sort=price:desc')).ms);
+    deep.push((await run('wool', { offset: 100000 })).ms);
+    sorted.push((await run('wool', { sort: 'price:desc' })).ms);
   }
   const t = performance.now();
-  const noSearch = await fetch(`${b.baseUrl}/api/public/catalogs/${catalog.id}/items?limit=50&offset=500000`, { headers: auth });
-  await noSearch.json();
+  await api.GET('/api/public/catalogs/{catalog_id}/items', { params: { path: { catalog_id: catalog.id }, query: { limit: 50, offset: 500000 } } });
   const all = Object.values(byKind).flat();
   const stats = (v: number[]) => ({ p50_ms: Number(percentile(v, 50).toFixed(1)), p95_ms: Number(percentile(v, 95).toFixed(1)) });
   const kinds = Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, stats(v)]));

@@ -21,11 +21,14 @@ runBench(async (b) => {
     let rssPeak = rss0;
     for (let run = 0; run < 3; run++) {
       const t0 = performance.now();
-      const res = await fetch(`${b.baseUrl}/api/public/catalogs/${catalog}/items/export?format=${format}`, { headers: b.auth });
-      if (res.status !== 200 || !res.body) throw new Error(`export ${format}: ${res.status}`);
+      const { data: stream, response } = await b.api.GET('/api/public/catalogs/{catalog_id}/items/export', {
+        params: { path: { catalog_id: catalog }, query: { format } },
+        parseAs: 'stream',
+      });
+      if (response.status !== 200 || !stream) throw new Error(`export ${format}: ${response.status}`);
       bytes = 0;
       lines = 0;
-      for await (const chunk of res.body) {
+      for await (const chunk of stream as AsyncIterable<Uint8Array>) {
         bytes += chunk.length;
         if (format === 'csv') for (const c of chunk) if (c === 10) lines++;
         rssPeak = Math.max(rssPeak, process.memoryUsage().rss);

@@ -24,19 +24,21 @@ runBench(async (b) => {
   const loadStart = loadAvg();
   const catalog = await createBenchCatalog(b, 'snapshots');
   await seedItems(b, catalog, N);
-  const base = `${b.baseUrl}/api/public/catalogs/${catalog}`;
   const scope: Scope = { organizationId: b.organizationId, principal: { kind: 'api_key', id: 'bench', organizationIds: [b.organizationId] } };
   const restoreTo = async (snapshotId: string) => {
     const t = performance.now();
     const json = await restoreSnapshot({ knex: b.knex, caches: b.caches, jobRunner: { startSearchIndexBuild: async () => true } }, scope, catalog, snapshotId);
     return { ms: since(t), json };
   };
-  const post = async (path: string, body?: unknown) => {
+  /** `POST …/snapshots` through the typed client, timed. */
+  const takeSnapshot = async (reason: string) => {
     const t = performance.now();
-    const res = await fetch(base + path, { method: 'POST', headers: b.auth, body: body === undefined ? undefined : JSON.stringify(body) });
-    const json = (await res.json()) as { id: string; safety_snapshot_id: string; items_restored: number };
-    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
-    return { ms: since(t), json };
+    const { data, error, response } = await b.api.POST('/api/public/catalogs/{catalog_id}/snapshots', {
+      params: { path: { catalog_id: catalog } },
+      body: { reason },
+    });
+    if (response.status !== 200 || !data) throw new Error(`/snapshots: ${response.status} ${JSON.stringify(error)}`);
+    return { ms: since(t), json: data as { id: string } };
   };
   // Rows as a restore must leave them; `words`: the word vector compared (each row's current
   // one, or the indexed column, which equals it once the word index caught up).
@@ -51,7 +53,7 @@ runBench(async (b) => {
     ).rows[0];
 
   const before = await fingerprint();
-  const snap = await post('/snapshots', { reason: 'bench' });
+  const snap = await takeSnapshot('bench');
   await b.knex.raw(
     "UPDATE catalog_items SET data = data || '{\"price\": 1}', current_version = current_version + 1 WHERE catalog_id = ? AND (data->>'stock')::int % 10 = 0",
     [catalog],
@@ -71,9 +73,10 @@ runBench(async (b) => {
   // restore asked searchIndexBuildWorkflow for, run here directly.
   const searchMs = async () => {
     const t = performance.now();
-    const res = await fetch(`${base}/items?search=olive%20boot&limit=50`, { headers: b.auth });
-    const json = (await res.json()) as { total: number };
-    return { ms: since(t), total: json.total };
+    const { data } = await b.api.GET('/api/public/catalogs/{catalog_id}/items', {
+      params: { path: { catalog_id: catalog }, query: { search: 'olive boot', limit: 50 } },
+    });
+    return { ms: since(t), total: (data as { total: number }).total };
   };
   const searchPending = await searchMs();
   const t0 = performance.now();

@@ -21,17 +21,16 @@ runBench(async (b) => {
   const nodes = Object.keys(taxonomy.nodes).length;
   const runs: Array<{ put_ms: number; get_ms: number }> = [];
   for (let i = 0; i < RUNS; i++) {
-    const url = `${b.baseUrl}/api/public/catalogs/${await createBenchCatalog(b, `taxonomy ${i}`)}/taxonomy`;
+    const params = { path: { catalog_id: await createBenchCatalog(b, `taxonomy ${i}`) } };
     const t = performance.now();
-    const put = await fetch(url, { method: 'PUT', headers: b.auth, body: JSON.stringify(taxonomy) });
-    if (put.status !== 200) throw new Error(`PUT taxonomy: ${put.status} ${(await put.text()).slice(0, 500)}`);
-    await put.arrayBuffer();
+    const put = await b.api.PUT('/api/public/catalogs/{catalog_id}/taxonomy', { params, body: taxonomy, parseAs: 'arrayBuffer' });
+    if (put.response.status !== 200) throw new Error(`PUT taxonomy: ${put.response.status} ${JSON.stringify(put.error).slice(0, 500)}`);
     const putMs = since(t);
     const t2 = performance.now();
-    const get = await fetch(url, { headers: b.auth });
-    const body = (await get.json()) as { nodes?: Record<string, unknown> };
-    if (get.status !== 200 || Object.keys(body.nodes ?? {}).length !== nodes)
-      throw new Error(`GET taxonomy: ${get.status}, ${Object.keys(body.nodes ?? {}).length} nodes`);
+    const get = await b.api.GET('/api/public/catalogs/{catalog_id}/taxonomy', { params });
+    const body = (get.data ?? {}) as { nodes?: Record<string, unknown> };
+    if (get.response.status !== 200 || Object.keys(body.nodes ?? {}).length !== nodes)
+      throw new Error(`GET taxonomy: ${get.response.status}, ${Object.keys(body.nodes ?? {}).length} nodes`);
     runs.push({ put_ms: putMs, get_ms: since(t2) });
   }
   const total = runs.map((r) => r.put_ms + r.get_ms);

@@ -29,6 +29,7 @@ import { rssOf, startServiceBench } from './fixtures/service-bench';
 import { spawnWorker, stopWorker } from './fixtures/worker-cluster';
 import { attributesOf, readWdcOffers, valuesOf } from './fixtures/wdc-pave';
 import { BENCH_DATABASE_URL, loadAvg } from './lib';
+import { createCatalogClient } from '@catalog-enrichment/client';
 
 const EXAMPLES = Number(process.env.BENCH_EXAMPLES ?? 1000);
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 1000);
@@ -61,30 +62,35 @@ async function main(): Promise<void> {
     const api = http.createServer(createApp({ config, knex, jobRunner: new TemporalJobRunner(client, config) }).callback());
     await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
     cleanups.push(() => new Promise((resolve) => api.close(resolve)));
-    const base = `http://127.0.0.1:${(api.address() as AddressInfo).port}/api/public`;
-    const headers = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
-    const call = async <T>(method: string, url: string, body?: unknown): Promise<T> => {
-      const res = await fetch(`${base}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      const json = (await res.json()) as T;
-      if (res.status !== 200) throw new Error(`${method} ${url} answered ${res.status}: ${JSON.stringify(json).slice(0, 500)}`);
-      return json;
+    const service = createCatalogClient({ baseUrl: `http://127.0.0.1:${(api.address() as AddressInfo).port}`, token: apiKey });
+    /** The answer of a typed-client call read as `T`; throws naming the status unless 200. */
+    const answer = async <T>(call: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<T> => {
+      const { data, error, response } = await call;
+      if (response.status !== 200) throw new Error(`${new URL(response.url).pathname} answered ${response.status}: ${JSON.stringify(error).slice(0, 500)}`);
+      return data as T;
     };
 
     const properties = Object.fromEntries(['sku', 'title', 'description', ...attributes].map((name) => [name, { type: 'string' }]));
-    const catalog = await call<{ id: string }>('POST', '/catalogs', {
-      name: 'WDC-PAVE offers',
-      unique_id_field: 'sku',
-      schema_definition: { type: 'object', properties, required: ['sku'] },
-    });
+    const catalog = await answer<{ id: string }>(
+      service.POST('/api/public/catalogs', {
+        body: { name: 'WDC-PAVE offers', unique_id_field: 'sku', schema_definition: { type: 'object', properties, required: ['sku'] } },
+      }),
+    );
     const catalogItems = offers.slice(0, EXAMPLES).map((o, i) => ({
       sku: `CAT-${i}`,
       title: o.input_title,
       ...(o.input_description ? { description: o.input_description } : {}),
       ...valuesOf(o),
     }));
-    for (let i = 0; i < catalogItems.length; i += 500) await call('POST', `/catalogs/${catalog.id}/items/bulk`, { items: catalogItems.slice(i, i + 500) });
+    for (let i = 0; i < catalogItems.length; i += 500)
+      await answer(
+        service.POST('/api/public/catalogs/{catalog_id}/items/bulk', {
+          params: { path: { catalog_id: catalog.id } },
+          body: { items: catalogItems.slice(i, i + 500) },
+        }),
+      );
 
-    const outputSchema = attributes.map((name) => ({ name, type: 'string', description: name }));
+    const outputSchema = attributes.map((name) => ({ name, type: 'string' as const, description: name }));
     const items = Array.from({ length: ITEMS }, (_, i) => offers[i % offers.length]!).map((o, i) => ({
       sku: `NEW-${i}`,
       title: o.input_title,
@@ -96,19 +102,17 @@ async function main(): Promise<void> {
     const job = async (): Promise<{ seconds: number; training: number; succeeded: number; examples: number }> => {
       const cpu0 = cpuSecondsOf(workerPid);
       const t0 = performance.now();
-      const started = await call<{ job_id: string }>('POST', '/enrich', {
-        catalog_id: catalog.id,
-        web_search: false,
-        async_mode: true,
-        output_schema: outputSchema,
-        items,
-      });
+      const started = await answer<{ job_id: string }>(
+        service.POST('/api/public/enrich', { body: { catalog_id: catalog.id, web_search: false, async_mode: true, output_schema: outputSchema, items } }),
+      );
       let training = 0;
       let succeeded = 0;
       let last = performance.now();
       for (;;) {
         await new Promise((r) => setTimeout(r, 250));
-        const poll = await call<{ status: string; current_step: string | null; successful: number }>('GET', `/enrich/${started.job_id}?page_size=1`);
+        const poll = await answer<{ status: string; current_step: string | null; successful: number }>(
+          service.GET('/api/public/enrich/{job_id}', { params: { path: { job_id: started.job_id }, query: { page_size: 1 } } }),
+        );
         const now = performance.now();
         if (poll.current_step === 'training_text_model') training += now - last;
         last = now;

@@ -1,14 +1,15 @@
 import type { Server } from 'node:http';
-import request from 'supertest';
+import type { CatalogClient } from '@catalog-enrichment/client';
 import { testApp } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
+import { typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg } from '../helpers/db';
-import { bodyOf } from '../helpers/wire';
 
 /**
  * Keyset paging of item lists (issue 18): walking `next_cursor` visits exactly the rows of the
  * offset order, in the same order, for every sort (default, columns, data fields with missing
- * values last, both directions) and with a search; bad cursors are a 422.
+ * values last, both directions) and with a search; bad cursors are a 422. Called through the typed
+ * client (packages/client).
  */
 
 interface Page {
@@ -18,6 +19,7 @@ interface Page {
 }
 
 let server: Server;
+let api: CatalogClient;
 let org: Awaited<ReturnType<typeof createTestOrg>>;
 let catalogId: string;
 
@@ -25,14 +27,15 @@ beforeAll(async () => {
   server = testApp().listen(0);
   org = await createTestOrg('cursor org');
   catalogId = await createTestCatalog(org.organizationId);
+  api = typedClient(server, org.auth);
   // One bulk write: created_at differs by microseconds only (a Date would tie them).
   const items = Array.from({ length: 230 }, (_, i) => ({
     sku: `c-${String(i).padStart(3, '0')}`,
     title: i % 3 === 0 ? `red boot ${i}` : `blue shoe ${i}`,
     ...(i % 7 === 0 ? {} : { price: (i * 37) % 50 }),
   }));
-  const res = await request(server).post(`/api/public/catalogs/${catalogId}/items/bulk`).set(org.auth).send({ items });
-  expect(res.body).toMatchObject({ items_created: 230 });
+  const { data } = await api.POST('/api/public/catalogs/{catalog_id}/items/bulk', { params: { path: { catalog_id: catalogId } }, body: { items } });
+  expect(data).toMatchObject({ items_created: 230 });
 });
 
 afterAll(async () => {
@@ -40,10 +43,16 @@ afterAll(async () => {
   await closeTestKnex();
 });
 
+/** `GET …/items` with `query`; the answer's status and body (the JSON answer, or the error body). */
+async function list(query: Record<string, string | number>): Promise<{ status: number; body: unknown }> {
+  const { data, error, response } = await api.GET('/api/public/catalogs/{catalog_id}/items', { params: { path: { catalog_id: catalogId }, query } });
+  return { status: response.status, body: data ?? error };
+}
+
 async function page(query: Record<string, string | number>): Promise<Page> {
-  const res = await request(server).get(`/api/public/catalogs/${catalogId}/items`).query(query).set(org.auth);
+  const res = await list(query);
   expect(res.status).toBe(200);
-  return bodyOf<Page>(res);
+  return res.body as Page;
 }
 
 /** Every id by walking cursors with small pages. */
@@ -79,15 +88,15 @@ it.each([
 it('says where the list ends and refuses cursors it did not make', async () => {
   const last = await page({ limit: 1000 });
   expect(last.next_cursor).toBeNull();
-  const bad = await request(server).get(`/api/public/catalogs/${catalogId}/items`).query({ cursor: 'not-a-cursor' }).set(org.auth);
+  const bad = await list({ cursor: 'not-a-cursor' });
   expect(bad.status).toBe(422);
   // Well-formed but forged: an id that is no item's and a key that is no timestamp.
   const forged = Buffer.from(JSON.stringify({ k: 'not a time', id: '00000000-0000-4000-8000-000000000000' })).toString('base64url');
-  expect((await request(server).get(`/api/public/catalogs/${catalogId}/items`).query({ cursor: forged }).set(org.auth)).status).toBe(422);
+  expect((await list({ cursor: forged })).status).toBe(422);
   const dashes = Buffer.from(JSON.stringify({ k: null, id: '-'.repeat(36) })).toString('base64url');
-  expect((await request(server).get(`/api/public/catalogs/${catalogId}/items`).query({ cursor: dashes, sort: 'id:asc' }).set(org.auth)).status).toBe(422);
+  expect((await list({ cursor: dashes, sort: 'id:asc' })).status).toBe(422);
   const first = await page({ limit: 10 });
-  const both = await request(server).get(`/api/public/catalogs/${catalogId}/items`).query({ cursor: first.next_cursor!, offset: 10 }).set(org.auth);
+  const both = await list({ cursor: first.next_cursor!, offset: 10 });
   expect(both.status).toBe(422);
-  expect(bodyOf<{ detail: Array<{ loc: unknown[] }> }>(both).detail[0].loc).toEqual(['query', 'cursor']);
+  expect((both.body as { detail: Array<{ loc: unknown[] }> }).detail[0].loc).toEqual(['query', 'cursor']);
 });

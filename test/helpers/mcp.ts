@@ -47,11 +47,11 @@ export interface McpSession {
   close: () => Promise<void>;
 }
 
-/** Starts `npm run mcp` (tsx src/mcp/main.ts) with `env` added to the default environment and connects the SDK client. */
+/** Starts `npm run mcp` (tsx packages/tool-server/src/main.ts) with `env` added to the default environment and connects the SDK client. */
 export async function startMcp(env: Record<string, string>): Promise<McpSession> {
   const transport = new StdioClientTransport({
     command: path.join(ROOT, 'node_modules/.bin/tsx'),
-    args: ['src/mcp/main.ts'],
+    args: ['packages/tool-server/src/main.ts'],
     cwd: ROOT,
     env: { LOG_LEVEL: 'silent', ...env },
     stderr: 'ignore',

@@ -9,9 +9,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadMcpConfig } from '../../src/mcp/config';
-import { readCredentials } from '../../src/mcp/credentials';
-import { login } from '../../src/mcp/login';
+import { loadMcpConfig } from '../../packages/tool-server/src/config';
+import { readCredentials } from '../../packages/tool-server/src/credentials';
+import { login } from '../../packages/tool-server/src/login';
 import { jwtVerify } from 'jose';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';

@@ -3,7 +3,7 @@
  * opens the dashboard's sign-in (`/dashboard/cli-login`), where the person signs in and allows the
  * tool server; the dashboard then redirects the browser to a one-time callback on 127.0.0.1 with a
  * new credential and the `state` this run chose (the OAuth loopback-redirect pattern, RFC 8252 §7.3).
- * The credential is stored (src/mcp/credentials.ts) and used by later runs.
+ * The credential is stored (credentials.ts) and used by later runs.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes, timingSafeEqual } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * The tool server's table files (src/mcp/table.ts; tool-server.md §2.1 steps 7–8): the CSV writer
+ * The tool server's table files (src/table.ts; tool-server.md §2.1 steps 7–8): the CSV writer
  * quotes as RFC 4180 and csv-stringify do (byte-identical output), and its reader agrees with csv-parse, and encodes dict/list cells with Python's JSON separators; JSON Lines round-trip
  * with nulls dropped; Parquet keeps numbers and booleans typed, encodes dict/list cells as the
  * CSV does, and a diff reads it like the other formats.
@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { parse } from 'csv-parse/sync';
-import { computeDiff } from '../../src/mcp/diff';
-import { csvCell, loadTable, parseCsv, readTable, writeCsv, writeJsonl, writeParquet } from '../../src/mcp/table';
+import { computeDiff } from '../src/diff';
+import { csvCell, loadTable, parseCsv, readTable, writeCsv, writeJsonl, writeParquet } from '../src/table';
 
 const ROWS = [
   { a: 'plain', b: 'with, comma', c: 'with "quotes"', d: 'multi\nline', e: 'cr\r\nlf', f: 12.5, g: true, h: ['x', 'y'], i: { k: 1, l: [2] }, j: null },

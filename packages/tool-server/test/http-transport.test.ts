@@ -1,5 +1,5 @@
 /**
- * `npm run mcp -- --http PORT` (issue 21 "Shape"): the streamable HTTP transport on loopback, stateless,
+ * `catalog-mcp --http PORT` (`npm run mcp -- --http PORT` in the service's checkout) (issue 21 "Shape"): the streamable HTTP transport on loopback, stateless,
  * reached with the SDK's own StreamableHTTPClientTransport; other paths and methods answer JSON errors.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -7,13 +7,14 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-const ROOT = path.resolve(__dirname, '../..');
+/** The package folder; tsx is the workspace root's. */
+const PKG = path.resolve(__dirname, '..');
 let child: ChildProcess;
 let url: string;
 
 beforeAll(async () => {
-  child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['src/mcp/main.ts', '--http', '0'], {
-    cwd: ROOT,
+  child = spawn(path.join(PKG, '../../node_modules/.bin/tsx'), ['src/main.ts', '--http', '0'], {
+    cwd: PKG,
     env: { ...process.env, CATALOG_BASE_URL: 'http://127.0.0.1:9/api', CATALOG_MCP_CREDENTIALS_FILE: '/nonexistent/credentials.json' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

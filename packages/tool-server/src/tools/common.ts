@@ -46,8 +46,3 @@ export async function run(fn: () => Promise<unknown>): Promise<CallToolResult> {
     return fail(err);
   }
 }
-
-/** A path segment, URL-encoded. */
-export function seg(s: string): string {
-  return encodeURIComponent(s);
-}

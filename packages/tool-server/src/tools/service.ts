@@ -5,7 +5,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { DEFAULT_MAPPING_PROMPT, MAPPING_RULES, outputSchemaOf } from '../map-schema';
-import { organizationId, run, seg, ToolContext } from './common';
+import { organizationId, run, ToolContext } from './common';
 
 /** Tools of an image run (tool-server.md §2.6, plus the service's `process`). */
 const IMAGE_TOOLS = ['generate', 'edit', 'inpaint', 'bg_remove', 'relight', 'upscale', 'process'] as const;
@@ -32,10 +32,10 @@ export function registerServiceTools(server: McpServer, ctx: ToolContext): void 
         const org = { organizationId: a.organization_id };
         const schema = await api.call<{ schema_definition?: { properties?: Record<string, Record<string, unknown>>; required?: string[] } }>(
           'GET',
-          `/public/catalogs/${seg(a.catalog_id)}/schema`,
-          org,
+          '/api/public/catalogs/{catalog_id}/schema',
+          { path: { catalog_id: a.catalog_id }, ...org },
         );
-        return api.call('POST', '/public/enrich', {
+        return api.call('POST', '/api/public/enrich', {
           ...org,
           timeoutMs: 600_000,
           body: {
@@ -98,7 +98,7 @@ function registerImageTools(server: McpServer, { api }: ToolContext): void {
     ({ organization_id, ...a }) => {
       const body: Record<string, unknown> = { tool: a.tool, num_options: a.num_options };
       for (const [k, v] of Object.entries(a)) if (v !== undefined && v !== '' && !(Array.isArray(v) && !v.length)) body[k] = v;
-      return run(() => api.call('POST', '/public/image-runs', { body, organizationId: organization_id, timeoutMs: 120_000 }));
+      return run(() => api.call('POST', '/api/public/image-runs', { body, organizationId: organization_id, timeoutMs: 120_000 }));
     },
   );
   server.registerTool(
@@ -107,7 +107,7 @@ function registerImageTools(server: McpServer, { api }: ToolContext): void {
       description: 'Get an image run: status (processing, completed, failed), result URLs or error.',
       inputSchema: { run_id: z.string().min(1), organization_id: organizationId },
     },
-    (a) => run(() => api.call('GET', `/public/image-runs/${seg(a.run_id)}`, { organizationId: a.organization_id })),
+    (a) => run(() => api.call('GET', '/api/public/image-runs/{run_id}', { path: { run_id: a.run_id }, organizationId: a.organization_id })),
   );
   server.registerTool(
     'service_image_list',
@@ -123,6 +123,6 @@ function registerImageTools(server: McpServer, { api }: ToolContext): void {
         organization_id: organizationId,
       },
     },
-    ({ organization_id, ...q }) => run(() => api.call('GET', '/public/image-runs', { query: q, organizationId: organization_id })),
+    ({ organization_id, ...q }) => run(() => api.call('GET', '/api/public/image-runs', { query: q, organizationId: organization_id })),
   );
 }

@@ -263,8 +263,8 @@ async function checkAgainstCatalog(
   let catalog: CatalogDoc;
   try {
     [schema, catalog] = await Promise.all([
-      api.call<SchemaDoc>('GET', `/public/catalogs/${id}/schema`, { organizationId: input.organization_id, attempts: 3 }),
-      api.call<CatalogDoc>('GET', `/public/catalogs/${id}`, { organizationId: input.organization_id, attempts: 3 }),
+      api.call<SchemaDoc>('GET', '/api/public/catalogs/{catalog_id}/schema', { path: { catalog_id: id }, organizationId: input.organization_id, attempts: 3 }),
+      api.call<CatalogDoc>('GET', '/api/public/catalogs/{catalog_id}', { path: { catalog_id: id }, organizationId: input.organization_id, attempts: 3 }),
     ]);
   } catch (err) {
     warnings.push({ code: 'SCHEMA_CHECK_SKIPPED', message: `the catalog schema could not be read: ${(err as Error).message}` });

@@ -1,8 +1,10 @@
+#!/usr/bin/env node
 /**
- * Entry point of the tool server (issue 21 "Shape"): `npm run mcp` serves MCP over stdio (what agent
- * hosts launch); `npm run mcp -- --http PORT` serves the streamable HTTP transport on 127.0.0.1:PORT
- * at `/mcp`; `npm run mcp -- login` runs the login helper. This file is the only one of src/mcp that
- * reads `process.env` and `process.argv`.
+ * Entry point of the tool server (issue 21 "Shape"), the package's bin `catalog-mcp` (`npm run mcp`
+ * in the service's checkout): no argument serves MCP over stdio (what agent hosts launch);
+ * `--http PORT` serves the streamable HTTP transport on 127.0.0.1:PORT at `/mcp`; `login` runs the
+ * login helper; `--help` prints the usage. This file is the only one of the package that reads
+ * `process.env` and `process.argv`.
  */
 import http from 'node:http';
 import os from 'node:os';
@@ -66,8 +68,22 @@ async function serveHttp(cfg: McpConfig, port: number): Promise<void> {
   process.stderr.write(`catalog MCP server on http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : port}/mcp → ${cfg.baseUrl}\n`);
 }
 
+/** What `catalog-mcp --help` prints. */
+const USAGE = [
+  'usage: catalog-mcp [--http PORT | login [--no-open] | --help]',
+  '  (no argument)   serve MCP over stdio (what agent hosts launch)',
+  '  --http PORT     serve the streamable HTTP transport at http://127.0.0.1:PORT/mcp',
+  '  login           sign in through the dashboard and store the credential',
+  'environment: CATALOG_BASE_URL, CATALOG_API_KEY or CATALOG_ACCESS_TOKEN, CATALOG_ORGANIZATION_ID, CATALOG_MCP_WORKSPACE',
+  '',
+].join('\n');
+
 /** Parses argv and runs the chosen mode; exits 2 on a bad argument. */
 async function main(argv: string[]): Promise<void> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(USAGE);
+    return;
+  }
   const cfg = config();
   if (argv[0] === 'login') {
     await login(cfg, { open: !argv.includes('--no-open') });
@@ -77,7 +93,7 @@ async function main(argv: string[]): Promise<void> {
   if (i >= 0) {
     const port = Number(argv[i + 1]);
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
-      process.stderr.write('usage: npm run mcp -- --http PORT\n');
+      process.stderr.write(USAGE);
       process.exit(2);
     }
     await serveHttp(cfg, port);

@@ -9,11 +9,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { loadTable } from '../../src/mcp/table';
-import { computeDiff } from '../../src/mcp/diff';
-import { ApiClient } from '../../src/mcp/api-client';
-import { IncompletePullError } from '../../src/mcp/paginate';
-import { pullSnapshot, PullInput, rowsHash } from '../../src/mcp/pull';
+import { loadTable } from '../src/table';
+import { computeDiff } from '../src/diff';
+import { ApiClient } from '../src/api-client';
+import { IncompletePullError } from '../src/paginate';
+import { pullSnapshot, PullInput, rowsHash } from '../src/pull';
 
 /** How the stub misbehaves. */
 interface Behaviour {
@@ -161,6 +161,31 @@ test('a schema field no item has a value for is a column of the snapshot; a diff
     allow_row_index_fallback: true,
   });
   expect(diff.diff_summary).toMatchObject({ columns_added: [], columns_removed: [], rows_modified: 1 });
+});
+
+test('a schema field no item has a value for is a column of the Parquet and CSV snapshots too; diffs against them add no column', async () => {
+  behaviour.emptyField = 'brand';
+  const out = await pullSnapshot(api(), input({ format: 'parquet' }), dir, 5000);
+  for (const before of [out.snapshot_path, out.csv_path]) {
+    expect((await loadTable(before)).columns).toContain('brand');
+    // The transform keeps every column (the JSON Lines rows carry brand: null) and fills brand on one row.
+    const after = path.join(dir, `after-${path.extname(before).slice(1)}.jsonl`);
+    const rows = fs
+      .readFileSync(out.jsonl_path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    rows[0].brand = 'Acme';
+    fs.writeFileSync(after, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const diff = await computeDiff({
+      before_path: before,
+      after_path: after,
+      key_field: '__catalog_item_id',
+      deterministic_key_fields: [],
+      allow_row_index_fallback: true,
+    });
+    expect(diff.diff_summary).toMatchObject({ columns_added: [], columns_removed: [], rows_modified: 1 });
+  }
 });
 
 test('format parquet: the snapshot is also written as Parquet, the same rows as the JSON Lines', async () => {

@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { computeDiff, DiffError, DiffInput } from '../../src/mcp/diff';
-import { differs, normKey } from '../../src/mcp/values';
+import { computeDiff, DiffError, DiffInput } from '../src/diff';
+import { differs, normKey } from '../src/values';
 
 let dir: string;
 beforeEach(() => {

@@ -154,7 +154,8 @@ export async function createTransform(api: ApiClient, settings: StageSettings, i
     script = { filename: path.basename(file), content, sha256: sha256Hex(content) };
   }
   const shell = await withRetries(settings.retries, settings.retryBaseMs, () =>
-    api.call<{ activity_id: string }>('POST', `/public/catalogs/${encodeURIComponent(input.catalog_id)}/activities`, {
+    api.call<{ activity_id: string }>('POST', '/api/public/catalogs/{catalog_id}/activities', {
+      path: { catalog_id: input.catalog_id },
       organizationId: org,
       body: {
         type: 'custom_transform',
@@ -180,7 +181,8 @@ export async function createTransform(api: ApiClient, settings: StageSettings, i
     // Same batch, same key: a retry after a lost answer is a no-op on the service.
     const batchKey = `mcp:${i / settings.batchSize}:${sha256Hex(JSON.stringify(chunk)).slice(0, 32)}`;
     const res = await withRetries(settings.retries, settings.retryBaseMs, () =>
-      api.call<{ total_staged_changes?: number }>('POST', `/public/activities/${encodeURIComponent(activityId)}/staged-changes/append`, {
+      api.call<{ total_staged_changes?: number }>('POST', '/api/public/activities/{activity_id}/staged-changes/append', {
+        path: { activity_id: activityId },
         organizationId: org,
         body: { staged_changes: chunk, batch_key: batchKey },
         timeoutMs: 120_000,
@@ -192,8 +194,8 @@ export async function createTransform(api: ApiClient, settings: StageSettings, i
   const done = await withRetries(settings.retries, settings.retryBaseMs, () =>
     api.call<{ activity_id: string; status: string; staged_count?: number; review_url: string }>(
       'POST',
-      `/public/activities/${encodeURIComponent(activityId)}/pending-review`,
-      { organizationId: org, body: { message: input.activity_message, output: input.diff_summary ?? null } },
+      '/api/public/activities/{activity_id}/pending-review',
+      { path: { activity_id: activityId }, organizationId: org, body: { message: input.activity_message, output: input.diff_summary ?? null } },
     ),
   );
   return {

@@ -129,12 +129,11 @@ function pageFetcher(
   seen: { total: number | null },
 ): FetchPage<PulledItem> {
   return async (offset, limit) => {
-    const body = await api.call<{ items?: PulledItem[]; total?: unknown }>('GET', `/public/catalogs/${encodeURIComponent(input.catalog_id)}/${endpoint}`, {
-      query: { offset, limit },
-      organizationId: input.organization_id,
-      attempts: PAGE_ATTEMPTS,
-      timeoutMs,
-    });
+    const body = await api.call<{ items?: PulledItem[]; total?: unknown }>(
+      'GET',
+      endpoint === 'raw-items' ? '/api/public/catalogs/{catalog_id}/raw-items' : '/api/public/catalogs/{catalog_id}/items',
+      { path: { catalog_id: input.catalog_id }, query: { offset, limit }, organizationId: input.organization_id, attempts: PAGE_ATTEMPTS, timeoutMs },
+    );
     const page: Page<PulledItem> = { items: Array.isArray(body?.items) ? body.items : [], total: parseTotal(body?.total) };
     if (page.total !== null) seen.total = page.total;
     return page;
@@ -203,9 +202,9 @@ export async function pullSnapshot(api: ApiClient, input: PullInput, outDir: str
     if (cached) return cached;
   }
   const org = { organizationId: input.organization_id, attempts: PAGE_ATTEMPTS };
-  const schema = await api.call<Record<string, unknown>>('GET', `/public/catalogs/${encodeURIComponent(input.catalog_id)}/schema`, org);
+  const schema = await api.call<Record<string, unknown>>('GET', '/api/public/catalogs/{catalog_id}/schema', { path: { catalog_id: input.catalog_id }, ...org });
   fs.writeFileSync(paths.schema, JSON.stringify(schema, null, 2));
-  const taxonomy = await api.call<unknown>('GET', `/public/catalogs/${encodeURIComponent(input.catalog_id)}/taxonomy`, org);
+  const taxonomy = await api.call<unknown>('GET', '/api/public/catalogs/{catalog_id}/taxonomy', { path: { catalog_id: input.catalog_id }, ...org });
   fs.writeFileSync(paths.taxonomy, JSON.stringify(taxonomy ?? null, null, 2));
 
   const t0 = performance.now();

@@ -7,7 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { pool } from '../paginate';
 import { createTransform } from '../stage';
-import { organizationId, run, seg, ToolContext } from './common';
+import { organizationId, run, ToolContext } from './common';
 
 const catalogId = z.string().min(1).describe('Catalog id');
 const activityId = z.string().min(1).describe('Review activity id');
@@ -30,7 +30,7 @@ function registerCatalogReads(server: McpServer, { api }: ToolContext): void {
       description: "List the organization's catalogs (id, name, item_count, schema version), paginated.",
       inputSchema: { limit: z.number().int().min(1).max(100).default(50), offset: z.number().int().min(0).default(0), organization_id: organizationId },
     },
-    (a) => run(() => api.call('GET', '/public/catalogs', { query: { limit: a.limit, offset: a.offset }, organizationId: a.organization_id })),
+    (a) => run(() => api.call('GET', '/api/public/catalogs', { query: { limit: a.limit, offset: a.offset }, organizationId: a.organization_id })),
   );
   server.registerTool(
     'catalog_get',
@@ -38,7 +38,7 @@ function registerCatalogReads(server: McpServer, { api }: ToolContext): void {
       description: 'Get one catalog with its settings (strict_mode, variant_mode, unique_id_field) and current schema.',
       inputSchema: { catalog_id: catalogId, organization_id: organizationId },
     },
-    (a) => run(() => api.call('GET', `/public/catalogs/${seg(a.catalog_id)}`, { organizationId: a.organization_id })),
+    (a) => run(() => api.call('GET', '/api/public/catalogs/{catalog_id}', { path: { catalog_id: a.catalog_id }, organizationId: a.organization_id })),
   );
   server.registerTool(
     'catalog_schema_get',
@@ -50,7 +50,14 @@ function registerCatalogReads(server: McpServer, { api }: ToolContext): void {
         organization_id: organizationId,
       },
     },
-    (a) => run(() => api.call('GET', `/public/catalogs/${seg(a.catalog_id)}/schema`, { query: { version: a.version }, organizationId: a.organization_id })),
+    (a) =>
+      run(() =>
+        api.call('GET', '/api/public/catalogs/{catalog_id}/schema', {
+          path: { catalog_id: a.catalog_id },
+          query: { version: a.version },
+          organizationId: a.organization_id,
+        }),
+      ),
   );
   server.registerTool(
     'catalog_taxonomy_get',
@@ -58,7 +65,7 @@ function registerCatalogReads(server: McpServer, { api }: ToolContext): void {
       description: "Get a catalog's taxonomy (nodes with level, path, inherited attributes), or null.",
       inputSchema: { catalog_id: catalogId, organization_id: organizationId },
     },
-    (a) => run(() => api.call('GET', `/public/catalogs/${seg(a.catalog_id)}/taxonomy`, { organizationId: a.organization_id })),
+    (a) => run(() => api.call('GET', '/api/public/catalogs/{catalog_id}/taxonomy', { path: { catalog_id: a.catalog_id }, organizationId: a.organization_id })),
   );
   server.registerTool(
     'catalog_items_query',
@@ -76,7 +83,8 @@ function registerCatalogReads(server: McpServer, { api }: ToolContext): void {
     },
     (a) =>
       run(() =>
-        api.call('GET', `/public/catalogs/${seg(a.catalog_id)}/items`, {
+        api.call('GET', '/api/public/catalogs/{catalog_id}/items', {
+          path: { catalog_id: a.catalog_id },
           query: { search: a.search, sort: a.sort, limit: a.limit, offset: a.cursor ? undefined : a.offset, cursor: a.cursor },
           organizationId: a.organization_id,
         }),
@@ -88,7 +96,13 @@ function registerCatalogReads(server: McpServer, { api }: ToolContext): void {
       description: 'Get one item by database id: its full-fidelity raw row (id, entity_type, parent_id, current_version, data).',
       inputSchema: { catalog_id: catalogId, item_id: z.string().min(1).describe('Item database id (__catalog_item_id)'), organization_id: organizationId },
     },
-    (a) => run(() => api.call('GET', `/public/catalogs/${seg(a.catalog_id)}/raw-items/${seg(a.item_id)}`, { organizationId: a.organization_id })),
+    (a) =>
+      run(() =>
+        api.call('GET', '/api/public/catalogs/{catalog_id}/raw-items/{item_id}', {
+          path: { catalog_id: a.catalog_id, item_id: a.item_id },
+          organizationId: a.organization_id,
+        }),
+      ),
   );
   server.registerTool(
     'catalog_snapshot_list',
@@ -104,7 +118,8 @@ function registerCatalogReads(server: McpServer, { api }: ToolContext): void {
     },
     (a) =>
       run(() =>
-        api.call('GET', `/public/catalogs/${seg(a.catalog_id)}/snapshots`, {
+        api.call('GET', '/api/public/catalogs/{catalog_id}/snapshots', {
+          path: { catalog_id: a.catalog_id },
           query: { snapshot_type: a.snapshot_type, limit: a.limit, offset: a.offset },
           organizationId: a.organization_id,
         }),
@@ -116,7 +131,14 @@ function registerCatalogReads(server: McpServer, { api }: ToolContext): void {
       description: 'Take a manual snapshot of a catalog (items, schema version, taxonomy, context) before a risky change.',
       inputSchema: { catalog_id: catalogId, reason: z.string().max(2000).optional(), organization_id: organizationId },
     },
-    (a) => run(() => api.call('POST', `/public/catalogs/${seg(a.catalog_id)}/snapshots`, { body: { reason: a.reason }, organizationId: a.organization_id })),
+    (a) =>
+      run(() =>
+        api.call('POST', '/api/public/catalogs/{catalog_id}/snapshots', {
+          path: { catalog_id: a.catalog_id },
+          body: { reason: a.reason },
+          organizationId: a.organization_id,
+        }),
+      ),
   );
   server.registerTool(
     'catalog_snapshot_restore',
@@ -124,7 +146,13 @@ function registerCatalogReads(server: McpServer, { api }: ToolContext): void {
       description: 'Restore a catalog from a snapshot (a safety snapshot is taken first); returns the safety snapshot id.',
       inputSchema: { catalog_id: catalogId, snapshot_id: z.string().min(1), organization_id: organizationId },
     },
-    (a) => run(() => api.call('POST', `/public/catalogs/${seg(a.catalog_id)}/snapshots/${seg(a.snapshot_id)}/restore`, { organizationId: a.organization_id })),
+    (a) =>
+      run(() =>
+        api.call('POST', '/api/public/catalogs/{catalog_id}/snapshots/{snapshot_id}/restore', {
+          path: { catalog_id: a.catalog_id, snapshot_id: a.snapshot_id },
+          organizationId: a.organization_id,
+        }),
+      ),
   );
 }
 
@@ -146,7 +174,8 @@ function registerActivityTools(server: McpServer, ctx: ToolContext): void {
     },
     (a) =>
       run(() =>
-        api.call('GET', `/public/catalogs/${seg(a.catalog_id)}/activities`, {
+        api.call('GET', '/api/public/catalogs/{catalog_id}/activities', {
+          path: { catalog_id: a.catalog_id },
           query: { status: a.status, type: a.type, limit: a.limit, offset: a.offset },
           organizationId: a.organization_id,
         }),
@@ -158,7 +187,7 @@ function registerActivityTools(server: McpServer, ctx: ToolContext): void {
       description: 'Get one review activity: status, metadata, staged count, apply progress and result.',
       inputSchema: { activity_id: activityId, organization_id: organizationId },
     },
-    (a) => run(() => api.call('GET', `/activities/${seg(a.activity_id)}`, { organizationId: a.organization_id })),
+    (a) => run(() => api.call('GET', '/api/activities/{activity_id}', { path: { activity_id: a.activity_id }, organizationId: a.organization_id })),
   );
   server.registerTool(
     'catalog_activity_staged_changes',
@@ -176,7 +205,8 @@ function registerActivityTools(server: McpServer, ctx: ToolContext): void {
     },
     (a) =>
       run(() =>
-        api.call('GET', `/activities/${seg(a.activity_id)}/staged-changes`, {
+        api.call('GET', '/api/activities/{activity_id}/staged-changes', {
+          path: { activity_id: a.activity_id },
           // The tool server's user staged these (its enrichment stages vendor drafts): drafts are shown.
           query: { page: a.page, page_size: a.page_size, status: a.status, field: a.field, search_query: a.search_query, include_drafts: true },
           organizationId: a.organization_id,
@@ -268,7 +298,8 @@ async function targets(
   a: { catalog_id: string; activity_ids?: string[]; status?: string; type?: string; limit: number; organization_id?: string },
 ) {
   if (a.activity_ids?.length) return a.activity_ids;
-  const list = await ctx.api.call<{ activities: Array<{ id: string }> }>('GET', `/public/catalogs/${seg(a.catalog_id)}/activities`, {
+  const list = await ctx.api.call<{ activities: Array<{ id: string }> }>('GET', '/api/public/catalogs/{catalog_id}/activities', {
+    path: { catalog_id: a.catalog_id },
     query: { status: a.status, type: a.type, limit: a.limit },
     organizationId: a.organization_id,
   });
@@ -286,11 +317,11 @@ async function audit(
     ids.map((id) => async () => {
       try {
         const [act, summary] = await Promise.all([
-          ctx.api.call<ActivityDoc>('GET', `/activities/${seg(id)}`, org),
+          ctx.api.call<ActivityDoc>('GET', '/api/activities/{activity_id}', { path: { activity_id: id }, ...org }),
           ctx.api.call<{ total_changes: number; by_status: Record<string, number>; field_stats: Record<string, unknown> }>(
             'GET',
-            `/activities/${seg(id)}/staged-changes/summary`,
-            org,
+            '/api/activities/{activity_id}/staged-changes/summary',
+            { path: { activity_id: id }, ...org },
           ),
         ]);
         return {
@@ -331,7 +362,7 @@ async function clear(
   const results: Array<Record<string, unknown>> = [];
   for (const id of ids) {
     try {
-      const act = await ctx.api.call<ActivityDoc>('GET', `/activities/${seg(id)}`, org);
+      const act = await ctx.api.call<ActivityDoc>('GET', '/api/activities/{activity_id}', { path: { activity_id: id }, ...org });
       if (act.catalog_id !== a.catalog_id) {
         results.push({ activity_id: id, skipped: 'catalog_mismatch' });
         continue;
@@ -343,12 +374,14 @@ async function clear(
       const out: Record<string, unknown> = { activity_id: id };
       if (a.reject)
         out.rejected = (
-          await ctx.api.call<{ updated: number }>('POST', `/activities/${seg(id)}/staged-changes/bulk-review`, {
+          await ctx.api.call<{ updated: number }>('POST', '/api/activities/{activity_id}/staged-changes/bulk-review', {
+            path: { activity_id: id },
             ...org,
             body: { action: 'reject_all', rejection_reason: a.rejection_reason },
           })
         ).updated;
-      if (a.cancel) out.status = (await ctx.api.call<ActivityDoc>('POST', `/activities/${seg(id)}/cancel`, org)).status;
+      if (a.cancel)
+        out.status = (await ctx.api.call<ActivityDoc>('POST', '/api/activities/{activity_id}/cancel', { path: { activity_id: id }, ...org })).status;
       out.success = true;
       results.push(out);
     } catch (err) {

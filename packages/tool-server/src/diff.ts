@@ -1,7 +1,7 @@
 /**
  * `execution_local_diff_compute` (tool-server.md §2.2, the G1 algorithm; interface-spec.md
  * "A companion tool server": `key_field`, `deterministic_key_fields`, `allow_row_index_fallback`
- * and the outputs). Values are compared by type (src/mcp/values.ts) after both files' cells are
+ * and the outputs). Values are compared by type (values.ts) after both files' cells are
  * converted to the catalog column kinds, so `"1.0"` vs `1` or an array vs its JSON string is no change.
  */
 import fs from 'node:fs';

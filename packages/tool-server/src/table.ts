@@ -145,8 +145,8 @@ export function readTable(file: string): Table {
 /**
  * Parses CSV text (RFC 4180: fields quoted with `"`, `""` inside quotes, CRLF or LF line ends; a
  * UTF-8 BOM is skipped; empty lines are skipped). Written here rather than taken from csv-parse,
- * which took 1.8 s of the 100,000-row diff's 5 s budget (bench/mcp-diff.ts);
- * test/unit/mcp-table.test.ts checks it against csv-parse on awkward input.
+ * which took 1.8 s of the 100,000-row diff's 5 s budget (the service's bench/mcp-diff.ts);
+ * test/table.test.ts checks it against csv-parse on awkward input.
  * @returns the records (the first is the header)
  * @throws Error for a quote left open at the end, or text after a closing quote
  */
@@ -257,7 +257,7 @@ export function csvField(text: string): string {
 /**
  * Writes rows as CSV with a header of `columns`, no index column (tool-server.md §2.1 step 8).
  * RFC 4180 quoting is done here rather than by csv-stringify, which took 2.6 s of a 100,000-row
- * pull's 10 s budget on 2 busy cores (bench/mcp-pull.ts); test/unit/mcp-table.test.ts checks the
+ * pull's 10 s budget on 2 busy cores (the service's bench/mcp-pull.ts); test/table.test.ts checks the
  * output is byte-identical to csv-stringify's.
  */
 export function writeCsv(file: string, rows: readonly Row[], columns: readonly string[]): void {
