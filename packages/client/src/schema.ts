@@ -122,7 +122,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Create a catalog with schema version 1.0.0 */
+    /**
+     * Create a catalog with schema version 1.0.0
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -343,7 +346,10 @@ export interface paths {
         429: components['responses']['TooManyRequests'];
       };
     };
-    /** Update catalog settings (only the given fields change) */
+    /**
+     * Update catalog settings (only the given fields change)
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     put: {
       parameters: {
         query?: never;
@@ -447,7 +453,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a catalog with its items, schema versions and snapshots */
+    /**
+     * Delete a catalog with its items, schema versions and snapshots
+     * @description Needs role admin or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -495,7 +504,10 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete a catalog (path without /public, decisions.md §1) */
+    /**
+     * Delete a catalog (path without /public, decisions.md §1)
+     * @description Needs role admin or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -542,7 +554,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Duplicate a catalog (schema, taxonomy, context, quality prompt; items optional) */
+    /**
+     * Duplicate a catalog (schema, taxonomy, context, quality prompt; items optional)
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -749,7 +764,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Add a field (new schema version) */
+    /**
+     * Add a field (new schema version)
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -835,7 +853,10 @@ export interface paths {
       cookie?: never;
     };
     get?: never;
-    /** Add, update and remove fields atomically (one new schema version) */
+    /**
+     * Add, update and remove fields atomically (one new schema version)
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     put: {
       parameters: {
         query?: never;
@@ -1007,7 +1028,10 @@ export interface paths {
         429: components['responses']['TooManyRequests'];
       };
     };
-    /** Set or replace the taxonomy (new minor schema version) */
+    /**
+     * Set or replace the taxonomy (new minor schema version)
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     put: {
       parameters: {
         query?: never;
@@ -1115,7 +1139,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Remove the taxonomy (new major schema version) */
+    /**
+     * Remove the taxonomy (new major schema version)
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -1196,7 +1223,10 @@ export interface paths {
         429: components['responses']['TooManyRequests'];
       };
     };
-    /** Set the markdown context (new version) */
+    /**
+     * Set the markdown context (new version)
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     put: {
       parameters: {
         query?: never;
@@ -1290,7 +1320,10 @@ export interface paths {
         429: components['responses']['TooManyRequests'];
       };
     };
-    /** Set the quality prompt used by the judge and readiness checks */
+    /**
+     * Set the quality prompt used by the judge and readiness checks
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     put: {
       parameters: {
         query?: never;
@@ -1349,7 +1382,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Import a CSV or XLSX file into a catalog (a Temporal workflow; per-line status report) */
+    /**
+     * Import a CSV or XLSX file into a catalog (a Temporal workflow; per-line status report)
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -1377,7 +1413,7 @@ export interface paths {
               import_id: string;
               catalog_id: string;
               /** @enum {string} */
-              status: 'running' | 'completed' | 'failed';
+              status: 'running' | 'completed' | 'failed' | 'cancelled';
               file_name: string;
               total_lines: number;
               processed_lines: number;
@@ -1442,7 +1478,7 @@ export interface paths {
               import_id: string;
               catalog_id: string;
               /** @enum {string} */
-              status: 'running' | 'completed' | 'failed';
+              status: 'running' | 'completed' | 'failed' | 'cancelled';
               file_name: string;
               total_lines: number;
               processed_lines: number;
@@ -1470,6 +1506,78 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/public/catalogs/{catalog_id}/items/import/{import_id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a running import (issue 28 §7). Cancel stops the import after the batches being written: lines already written stay written (each batch is one transaction), lines not reached stay pending in the report and are not imported. 409 when it already completed or failed.
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first. */
+          'X-Organization-Id'?: components['parameters']['OrganizationId'];
+          /** @description Makes the POST idempotent for 24 h: a repeat with the same key and request gets the first answer again (header `Idempotent-Replayed: true`) and runs nothing; the same key with another request is a 422; a repeat while the first runs is a 409. */
+          'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        };
+        path: {
+          catalog_id: string;
+          import_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              import_id: string;
+              catalog_id: string;
+              /** @enum {string} */
+              status: 'running' | 'completed' | 'failed' | 'cancelled';
+              file_name: string;
+              total_lines: number;
+              processed_lines: number;
+              created: number;
+              updated: number;
+              /** @description Lines equal to their item: nothing written, no new version */
+              unchanged: number;
+              failed: number;
+              error: string | null;
+              /** @description A dry run: nothing was written; the line statuses say what the import would do */
+              dry_run: boolean;
+              /** @enum {string} */
+              mode: 'upsert' | 'create' | 'update';
+              created_at: string;
+              completed_at: string | null;
+              lines_url: string;
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        422: components['responses']['ValidationError'];
+        429: components['responses']['TooManyRequests'];
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;
@@ -1643,7 +1751,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Upsert one item (identity: __catalog_item_id or the business key in data) */
+    /**
+     * Upsert one item (identity: __catalog_item_id or the business key in data)
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -1717,7 +1828,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Create or update up to 1000 items */
+    /**
+     * Create or update up to 1000 items
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -1829,7 +1943,10 @@ export interface paths {
         429: components['responses']['TooManyRequests'];
       };
     };
-    /** Update the given fields of one item */
+    /**
+     * Update the given fields of one item
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     put: {
       parameters: {
         query?: never;
@@ -1880,7 +1997,10 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete one item (a product with its variants) */
+    /**
+     * Delete one item (a product with its variants)
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -1928,7 +2048,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Bulk upsert the variants of one product */
+    /**
+     * Bulk upsert the variants of one product
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -2007,7 +2130,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Create one variant under a product */
+    /**
+     * Create one variant under a product
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -2073,7 +2199,10 @@ export interface paths {
       cookie?: never;
     };
     get?: never;
-    /** Update product-level (product_*) fields shared by every variant */
+    /**
+     * Update product-level (product_*) fields shared by every variant
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     put: {
       parameters: {
         query?: never;
@@ -2311,7 +2440,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Take a manual snapshot */
+    /**
+     * Take a manual snapshot
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -2376,7 +2508,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Restore a snapshot (a safety snapshot is taken first); runs as a workflow and answers its result */
+    /**
+     * Restore a snapshot (a safety snapshot is taken first); runs as a workflow and answers its result
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -2406,6 +2541,8 @@ export interface paths {
               safety_snapshot_id?: string;
               items_restored?: number;
               schema_version?: string;
+              /** @description The restore run (issue 28): its status at `GET …/snapshot-restores/{restore_id}`; absent inside a status answer */
+              restore_id?: string;
             };
           };
         };
@@ -2464,6 +2601,8 @@ export interface paths {
                 safety_snapshot_id?: string;
                 items_restored?: number;
                 schema_version?: string;
+                /** @description The restore run (issue 28): its status at `GET …/snapshot-restores/{restore_id}`; absent inside a status answer */
+                restore_id?: string;
               } | null;
               error: string | null;
               /** Format: date-time */
@@ -2498,7 +2637,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Create an enrichment job (sync or async; JSON body or multipart with items_file) */
+    /**
+     * Create an enrichment job (sync or async; JSON body or multipart with items_file)
+     * @description Needs role editor or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -2922,7 +3064,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Cancel a running job (keeps finished results) */
+    /**
+     * Cancel a running job (keeps finished results)
+     * @description Needs role editor or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -2968,7 +3113,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Create a catalog from a finished job (schema from its output schema, items from its after_data) */
+    /**
+     * Create a catalog from a finished job (schema from its output schema, items from its after_data)
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -3050,7 +3198,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Create an enrichment template (defaults + safety controls) */
+    /**
+     * Create an enrichment template (defaults + safety controls)
+     * @description Needs role editor or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -3395,7 +3546,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Create an activity shell (status pending_review when changes are given, else created) */
+    /**
+     * Create an activity shell (status pending_review when changes are given, else created)
+     * @description Needs role editor or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -3493,7 +3647,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Stage a custom transform (script, diff, validation report, changes) for review */
+    /**
+     * Stage a custom transform (script, diff, validation report, changes) for review
+     * @description Needs role editor or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -3823,7 +3980,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Append a chunk of staged changes (idempotent with batch_key) */
+    /**
+     * Append a chunk of staged changes (idempotent with batch_key)
+     * @description Needs role editor or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -3908,7 +4068,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Submit an activity for review */
+    /**
+     * Submit an activity for review
+     * @description Needs role editor or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -3971,7 +4134,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Submit an activity's vendor drafts: every draft change becomes pending, the activity pending_review */
+    /**
+     * Submit an activity's vendor drafts: every draft change becomes pending, the activity pending_review
+     * @description Needs role editor or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -4033,7 +4199,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Approve or reject changes, fields of changes, or every undecided change matching a filter */
+    /**
+     * Approve or reject changes, fields of changes, or every undecided change matching a filter
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -4118,7 +4287,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Cancel an activity (staged changes kept; a running enrichment job is cancelled) */
+    /**
+     * Cancel an activity (staged changes kept; a running enrichment job is cancelled)
+     * @description Needs role editor or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -4437,7 +4609,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Append a chunk of staged changes (idempotent with batch_key) */
+    /**
+     * Append a chunk of staged changes (idempotent with batch_key)
+     * @description Needs role editor or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -4522,7 +4697,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Submit an activity for review */
+    /**
+     * Submit an activity for review
+     * @description Needs role editor or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -4585,7 +4763,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Submit an activity's vendor drafts: every draft change becomes pending, the activity pending_review */
+    /**
+     * Submit an activity's vendor drafts: every draft change becomes pending, the activity pending_review
+     * @description Needs role editor or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -4647,7 +4828,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Approve or reject changes, fields of changes, or every undecided change matching a filter */
+    /**
+     * Approve or reject changes, fields of changes, or every undecided change matching a filter
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -4732,7 +4916,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Cancel an activity (staged changes kept; a running enrichment job is cancelled) */
+    /**
+     * Cancel an activity (staged changes kept; a running enrichment job is cancelled)
+     * @description Needs role editor or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -4863,7 +5050,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Replace the organization's webhook signing secret with a new random one */
+    /**
+     * Replace the organization's webhook signing secret with a new random one
+     * @description Needs role admin or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -4939,7 +5129,10 @@ export interface paths {
         429: components['responses']['TooManyRequests'];
       };
     };
-    /** Set (or clear with null) the catalog whose defaults new catalogs inherit with use_master_catalog_defaults and no master_catalog_id */
+    /**
+     * Set (or clear with null) the catalog whose defaults new catalogs inherit with use_master_catalog_defaults and no master_catalog_id
+     * @description Needs role admin or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     put: {
       parameters: {
         query?: never;
@@ -5021,6 +5214,8 @@ export interface paths {
                 name: string;
                 /** @description The first 10 characters of the key, to recognise it */
                 key_prefix: string;
+                /** @description The person the key acts for, with the person's role (a tool server's key); null: the organization's key, which acts as admin */
+                person_id: string | null;
                 /** Format: date-time */
                 created_at: string;
                 revoked_at: string | null;
@@ -5034,7 +5229,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Create an API key of the organization (the key is shown in this answer only) */
+    /**
+     * Create an API key of the organization (the key is shown in this answer only)
+     * @description Needs role admin or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -5067,6 +5265,8 @@ export interface paths {
               name: string;
               /** @description The first 10 characters of the key, to recognise it */
               key_prefix: string;
+              /** @description The person the key acts for, with the person's role (a tool server's key); null: the organization's key, which acts as admin */
+              person_id: string | null;
               /** Format: date-time */
               created_at: string;
               revoked_at: string | null;
@@ -5099,7 +5299,10 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Revoke an API key (requests with it are refused from now on) */
+    /**
+     * Revoke an API key (requests with it are refused from now on)
+     * @description Needs role admin or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -5126,6 +5329,8 @@ export interface paths {
               name: string;
               /** @description The first 10 characters of the key, to recognise it */
               key_prefix: string;
+              /** @description The person the key acts for, with the person's role (a tool server's key); null: the organization's key, which acts as admin */
+              person_id: string | null;
               /** Format: date-time */
               created_at: string;
               revoked_at: string | null;
@@ -5152,7 +5357,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Apply the approved changes of an activity: 202 at once; the workflow activity-apply-<id> applies them (poll GET /activities/{id}) */
+    /**
+     * Apply the approved changes of an activity: 202 at once; the workflow activity-apply-<id> applies them (poll GET /activities/{id})
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -5219,7 +5427,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Apply the approved changes of an activity: 202 at once; the workflow activity-apply-<id> applies them (poll GET /activities/{id}) */
+    /**
+     * Apply the approved changes of an activity: 202 at once; the workflow activity-apply-<id> applies them (poll GET /activities/{id})
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -5286,7 +5497,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Save a custom transform (input → custom_code → stage) or an enrichment job (input → enrich → stage) as a reusable flow */
+    /**
+     * Save a custom transform (input → custom_code → stage) or an enrichment job (input → enrich → stage) as a reusable flow
+     * @description Needs role editor or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -5597,7 +5811,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Run a flow on input rows (durable workflow flow-run-<run_id>); cancel_existing cancels its running runs first */
+    /**
+     * Run a flow on input rows (durable workflow flow-run-<run_id>); cancel_existing cancels its running runs first
+     * @description Needs role editor or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -5802,7 +6019,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Infer a catalog schema, enrichment fields and a taxonomy from a CSV or XLSX file (multipart) */
+    /**
+     * Infer a catalog schema, enrichment fields and a taxonomy from a CSV or XLSX file (multipart)
+     * @description Needs role editor or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -5901,7 +6121,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Infer a catalog schema, a taxonomy and enrichment fields from items */
+    /**
+     * Infer a catalog schema, a taxonomy and enrichment fields from items
+     * @description Needs role editor or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -5983,7 +6206,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Judge rows (pass / review_required / fail) with reasons, field issues and suggested updates */
+    /**
+     * Judge rows (pass / review_required / fail) with reasons, field issues and suggested updates
+     * @description Needs role editor or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -6154,7 +6380,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Run an image tool on hosted media (upscale, process; generative tools need a provider) */
+    /**
+     * Run an image tool on hosted media (upscale, process; generative tools need a provider)
+     * @description Needs role editor or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -6373,7 +6602,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Upload a web archive (.warc, .warc.gz, .wacz) that the organization's enrichment jobs research; indexed by a workflow */
+    /**
+     * Upload a web archive (.warc, .warc.gz, .wacz) that the organization's enrichment jobs research; indexed by a workflow
+     * @description Needs role editor or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -6497,7 +6729,10 @@ export interface paths {
     };
     put?: never;
     post?: never;
-    /** Delete a web archive: its pages leave the research index and its files are removed */
+    /**
+     * Delete a web archive: its pages leave the research index and its files are removed
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -6592,7 +6827,10 @@ export interface paths {
       };
     };
     put?: never;
-    /** Create a readiness profile: required fields (schema fields) and rules (grid filters the item must pass) */
+    /**
+     * Create a readiness profile: required fields (schema fields) and rules (grid filters the item must pass)
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     post: {
       parameters: {
         query?: never;
@@ -6676,7 +6914,10 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete a readiness profile */
+    /**
+     * Delete a readiness profile
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
     delete: {
       parameters: {
         query?: never;
