@@ -11,7 +11,7 @@ import { EnrichmentJob } from '../src/models/enrichment-job';
 import type { EnrichmentStorage } from '../src/services/enrichment/artifacts';
 import { createEnrichmentCaches, EnrichmentCaches } from '../src/services/enrichment/caches';
 import { finalizeJob, jobProgress, pendingRowIndexes, rowStatus } from '../src/services/enrichment/progress';
-import { processRow, RowDeps } from '../src/services/enrichment/rows';
+import { enrichRow, RowDeps } from '../src/services/enrichment/rows';
 import type { RenderSettings } from '../src/services/enrichment/rendering';
 import {
   loadWebhookMessage,
@@ -154,9 +154,9 @@ export function createActivities(deps: ActivityDeps): EnrichmentActivities {
    */
   const runRow = async (jobId: string, rowIndex: number, render = true): Promise<RowOutcome> => {
     const attempt = Context.current().info.attempt;
-    let out: Awaited<ReturnType<typeof processRow>>;
+    let out: Awaited<ReturnType<typeof enrichRow>>;
     try {
-      out = await processRow(render ? rowDeps : noRender, jobId, rowIndex, { deferFetchRetry: attempt < retryAttempts });
+      out = await enrichRow(render ? rowDeps : noRender, jobId, rowIndex, { deferFetchRetry: attempt < retryAttempts });
     } catch (err) {
       if (!(err instanceof RetryLaterError)) throw err;
       logger.info({ job_id: jobId, row_index: rowIndex, url: err.url, delay_ms: err.delayMs, attempt }, 'row rescheduled: the site asked to retry later');

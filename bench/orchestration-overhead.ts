@@ -1,7 +1,7 @@
 /**
  * Orchestration overhead: items/s of one job run through Temporal (enrichmentJobWorkflow, real
  * worker, real PostgreSQL writes) against the same engine and the same row service
- * (src/services/enrichment/rows.ts processRow: read, enrich, idempotent write) called in a plain
+ * (src/services/enrichment/rows.ts enrichRow: read, enrich, idempotent write) called in a plain
  * loop with the same concurrency. Prints one JSON line with both rates and their ratio
  * (target ≥ 0.8).
  *
@@ -12,7 +12,7 @@
 import { loadConfig } from '../src/config';
 import { enrichmentStorage } from '../src/services/enrichment/artifacts';
 import { createEnrichmentCaches } from '../src/services/enrichment/caches';
-import { processRow } from '../src/services/enrichment/rows';
+import { enrichRow } from '../src/services/enrichment/rows';
 import { DEFAULT_BATCH_SIZE } from '../workflows/definitions';
 import { BenchEngineKind, benchEngine, startJobBench } from './job-common';
 
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
-        while (next < ITEMS) await processRow(rowDeps, loopJob, next++);
+        while (next < ITEMS) await enrichRow(rowDeps, loopJob, next++);
       }),
     );
     const loopS = (performance.now() - t0) / 1000;

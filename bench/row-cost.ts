@@ -2,7 +2,7 @@
  * Where one row's time goes with the real deterministic engine over the offline archive:
  * the engine alone (research + extract, no database), the sizes of what a row stores (evidence,
  * result), and the row service of src/services/enrichment/rows.ts on batches of
- * `BENCH_BATCH_SIZE` rows (`processRow` row after row, as the processRows activity runs them) at
+ * `BENCH_BATCH_SIZE` rows (`enrichRow` row after row, as the processRows activity runs them) at
  * concurrency 1 and `BENCH_CONCURRENCY`, split into engine time and everything else (row reads,
  * JSON encoding, the write transactions), with this process's CPU per item. Then every stored
  * row is re-extracted from its stored evidence (document references resolved), which must give
@@ -23,7 +23,7 @@ import { createEnrichmentJob } from '../src/services/enrichment/jobs';
 import { enrichmentStorage } from '../src/services/enrichment/artifacts';
 import { createEnrichmentCaches } from '../src/services/enrichment/caches';
 import { loadEvidence } from '../src/services/enrichment/evidence';
-import { engineInput, processRow } from '../src/services/enrichment/rows';
+import { engineInput, enrichRow } from '../src/services/enrichment/rows';
 import { archiveItems } from './fixtures/worker-cluster';
 import { BENCH_DATABASE_URL } from './lib';
 import { acceptingJobs } from './fixtures/job-runners';
@@ -121,7 +121,7 @@ async function main(): Promise<void> {
           while (next < n) {
             // A batch row after row, as the processRows activity (activities/index.ts) runs it.
             const batch = Array.from({ length: Math.min(BATCH, n - next) }, () => next++);
-            for (const rowIndex of batch) await processRow(rowDeps, jobId, rowIndex);
+            for (const rowIndex of batch) await enrichRow(rowDeps, jobId, rowIndex);
           }
         }),
       );

@@ -119,8 +119,8 @@ function errorResult(item: Record<string, unknown>, message: string): Enrichment
 
 const EMPTY_USAGE: EngineUsage = { search_calls: 0, pages_fetched: 0, llm_calls: 0, llm_prompt_tokens: 0, llm_completion_tokens: 0 };
 
-/** The outcome of one row, before it is written. */
-interface RowOutcome {
+/** One run of the engine on a row: its result, evidence and usage, before they are written. */
+interface EngineRun {
   result: EnrichmentResult;
   evidence: unknown;
   usage: EngineUsage | null;
@@ -138,7 +138,7 @@ async function runEngine(
   input: EnrichInput,
   evidence: unknown,
   consulted: FetchedPage[],
-): Promise<RowOutcome> {
+): Promise<EngineRun> {
   if (config.reextract_from_activity_id) {
     if (!evidence)
       return { result: errorResult(input.item, 'No stored research for this row: the earlier job never processed it'), evidence: null, usage: null };
@@ -163,7 +163,7 @@ function documentLine(d: unknown): string {
 }
 
 /** Lines of `review_info.debug_log` (`include_debug_log`): what research and post-processing did. */
-function debugLog(config: EnrichJobConfig, input: EnrichInput, outcome: RowOutcome, extra: string[]): string[] {
+function debugLog(config: EnrichJobConfig, input: EnrichInput, outcome: EngineRun, extra: string[]): string[] {
   const ev = (outcome.evidence ?? {}) as Partial<Evidence>;
   const docs = Array.isArray(ev.documents) ? ev.documents : [];
   return [
@@ -217,8 +217,8 @@ async function loadRows(knex: Knex, jobId: string, rowIndexes: number[]): Promis
   );
 }
 
-/** Per-call options of {@link processRow}. */
-export interface ProcessRowOptions {
+/** Per-call options of {@link enrichRow}. */
+export interface EnrichRowOptions {
   /** A 429/503 with Retry-After stops the row with RetryLaterError instead of being recorded (the activity has attempts left). */
   deferFetchRetry?: boolean;
 }
@@ -263,7 +263,7 @@ function rowInput(row: LoadedRow, knowledgeBase: unknown, learning: JobTextExamp
  * @returns the outcome (its evidence in the row's stored form) and the research as extraction
  *   saw it, parsed pages included (the audit looks into it)
  */
-async function runRowEngine(deps: RowDeps, row: LoadedRow, input: EnrichInput, consulted: FetchedPage[]): Promise<{ outcome: RowOutcome; research: unknown }> {
+async function runRowEngine(deps: RowDeps, row: LoadedRow, input: EnrichInput, consulted: FetchedPage[]): Promise<{ outcome: EngineRun; research: unknown }> {
   // One debug line per engine call: durability tests count calls per row across worker processes
   // (a killed attempt's call shows, its write does not).
   logger.debug({ job_id: row.job_id, row_index: row.row_index }, 'engine call');
@@ -293,7 +293,7 @@ async function postProcess(
   deps: RowDeps,
   row: LoadedRow,
   input: EnrichInput,
-  outcome: RowOutcome,
+  outcome: EngineRun,
   research: unknown,
   capture: FetchedPage[] | null,
 ): Promise<ArtifactRecord[]> {
@@ -348,7 +348,7 @@ async function computeRow(
   row: LoadedRow,
   knowledgeBase: unknown,
   learning: JobTextExamples = NO_EXAMPLES,
-  options: ProcessRowOptions = {},
+  options: EnrichRowOptions = {},
 ): Promise<RowWrite | 'render'> {
   const input = rowInput(row, knowledgeBase, learning);
   if (options.deferFetchRetry) input.options.defer_fetch_retry = true;
@@ -380,11 +380,11 @@ async function computeRow(
  * @throws RetryLaterError when `options.deferFetchRetry` and a page asked to be fetched later
  *   (nothing is written; the activity reschedules the row through Temporal's retry)
  */
-export async function processRow(
+export async function enrichRow(
   deps: RowDeps,
   jobId: string,
   rowIndex: number,
-  options: ProcessRowOptions = {},
+  options: EnrichRowOptions = {},
 ): Promise<{ processed: boolean; succeeded: boolean; render?: boolean }> {
   const { knex, caches } = deps;
   const row = (await loadRows(knex, jobId, [rowIndex])).get(rowIndex);
