@@ -1,259 +1,122 @@
 /**
- * Enrichment activities: thin adapters over src/services/enrichment/rows.ts, built by
- * {@link createActivities}. Every activity is idempotent on (job_id, row_index) and moves only
- * ids and counters through Temporal (architecture.md, Temporal rules 2 and 4).
+ * The one place that wires every activity group the worker registers (issue 30 §2): the
+ * enrichment activities (./enrichment.ts) and, with a database, the search count index, grid
+ * index, review apply (./apply.ts), snapshot restore, bulk action, search maintenance, flow-run,
+ * import and research archive activities. temporal/worker.ts registers the result, timed.
  */
-import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
+import type { Config } from '../src/config';
 import type { EnrichmentEngine } from '../src/enrichment/types';
-import { RetryLaterError } from '../src/enrichment/research/types';
-import { EnrichmentJob } from '../src/models/enrichment-job';
-import type { EnrichmentStorage } from '../src/services/enrichment/artifacts';
-import { createEnrichmentCaches, EnrichmentCaches } from '../src/services/enrichment/caches';
-import { finalizeJob, jobProgress, pendingRowIndexes, rowStatus } from '../src/services/enrichment/progress';
-import { enrichRow, RowDeps } from '../src/services/enrichment/rows';
-import type { RenderSettings } from '../src/services/enrichment/rendering';
-import {
-  loadWebhookMessage,
-  recordWebhookAttempt,
-  sendWebhookOnce,
-  WEBHOOK_ATTEMPT_TIMEOUT_MS,
-  webhookDelivered,
-  webhookUrlProblem,
-  WEBHOOK_ADDRESS_REFUSED,
-} from '../src/services/enrichment/webhooks';
-import type { EnrichmentCounters, WebhookDeliveryResult } from '../workflows/definitions';
-import { creditsCharged, engineDuration, itemsFinished, jobsFinished, webhookAttempts } from '../src/lib/metrics';
-import { logger } from '../src/lib/logger';
-import { whileHeartbeating } from './heartbeat';
+import { createCatalogCaches } from '../src/services/catalog/caches';
+import type { MaintenanceOptions } from '../src/services/catalog/index-maintenance';
+import { enrichmentStorage } from '../src/services/enrichment/artifacts';
+import type { ResearchSettings } from '../src/services/enrichment/jobs';
+import type { PythonSessionFactory } from '../src/services/flows/nodes/custom-code';
+import { pythonSandbox } from '../src/services/flows/python';
+import { createApplyActivities } from './apply';
+import { createBulkActionActivities } from './bulk-actions';
+import { type ActivityDeps, createEnrichmentActivities, type EnrichmentActivities } from './enrichment';
+import { createFlowActivities } from './flows';
+import { createGridIndexActivities } from './grid-index';
+import { createImportActivities } from './imports';
+import { createResearchArchiveActivities } from './research-archives';
+import { createSearchIndexActivities } from './search-index';
+import { createSearchMaintenanceActivities } from './search-maintenance';
+import { createSnapshotRestoreActivities } from './snapshot-restore';
 
-/** What the activities need: the database and the engine (built once per worker), webhook settings, storage and caches. */
-export interface ActivityDeps {
-  knex: Knex;
-  engine: EnrichmentEngine;
-  /** Base of `results_url` in webhooks (config `publicUrl`); default http://127.0.0.1:8080. */
+/** What the activity groups need. */
+export interface ActivityGroupDeps {
+  /**
+   * Real adapters need `knex` + `engine`; tests may pass fake `activities` instead. With `knex`
+   * the worker also runs the search count index activity (activities/search-index.ts) and the
+   * review apply and snapshot restore activities (activities/apply.ts, activities/snapshot-restore.ts).
+   */
+  knex?: Knex;
+  engine?: EnrichmentEngine;
+  activities?: EnrichmentActivities;
+  /**
+   * The service's configuration (src/config.ts): what `storage`, `python` and `research` default
+   * to when not given.
+   */
+  config: Config;
+  /** Webhook settings of the real activities (activities/enrichment.ts ActivityDeps). */
   publicUrl?: string;
-  /** Allow loopback http webhook URLs (config `allowHttpWebhooks`); default false. */
   allowHttpWebhooks?: boolean;
-  /** Timeout of one webhook attempt (ms); default 30 000 (decisions.md §4). Tests shorten it. */
   webhookTimeoutMs?: number;
-  /**
-   * Where artifacts and hosted media are stored and linked (the API that serves them must use
-   * the same blob store): `enrichmentStorage(config)` of the service's configuration.
-   */
-  storage: EnrichmentStorage;
-  /** This worker's enrichment caches; default: fresh ones for these activities. */
-  caches?: EnrichmentCaches;
-  /**
-   * Attempts of a row activity during which a page's 429/503 + Retry-After reschedules the row
-   * through Temporal's retry (config `fetch.retryAttempts`, FETCH_RETRY_ATTEMPTS); default 4.
-   */
+  /** Artifact and media storage and caches of the real activities (activities/enrichment.ts ActivityDeps). */
+  storage?: ActivityDeps['storage'];
+  caches?: ActivityDeps['caches'];
+  /** Row attempts that reschedule on Retry-After (activities/enrichment.ts ActivityDeps). */
   fetchRetryAttempts?: number;
-  /** Rendering settings of the rows (src/services/enrichment/rendering.ts); default off. */
-  render?: RenderSettings;
+  /** Rendering settings of the rows (activities/enrichment.ts ActivityDeps); default off. */
+  render?: ActivityDeps['render'];
+  /** Updates from which an apply defers the word index (activities/apply.ts); default as restores (50,000). Tests lower it. */
+  applyDeferWordsMinItems?: number;
+  /** Snapshot items from which a restore defers the word index (activities/snapshot-restore.ts); default 50,000 (src/services/catalog/search-words.ts). Tests lower it. */
+  restoreDeferWordsMinItems?: number;
+  /** Thresholds of search index maintenance (activities/search-maintenance.ts); tests lower them. */
+  searchMaintenance?: MaintenanceOptions;
+  /**
+   * Starts the Python interpreter of a flow's custom_code node (activities/flows.ts); default:
+   * the bubblewrap sandbox of the environment's configuration (src/sandbox).
+   */
+  python?: PythonSessionFactory;
+  /**
+   * The research settings an enrich node's job is checked against (activities/flows.ts);
+   * default: the environment's configuration.
+   */
+  research?: ResearchSettings;
 }
 
 /**
- * What happened to one row: `succeeded` / `failed` (item-level error) once its result is
- * written, by this attempt or an earlier one; `skipped` when the job stopped running and the
- * row stays pending (a cancelled job takes no new results); `render` when pages of the row must be
- * rendered first (the row stays pending; the workflow runs the render activity, then the row again
- * with `no_render`).
+ * Builds every activity group over `deps`.
+ * @returns every activity function by its registered name (the Temporal activity type)
+ * @throws Error when neither `activities` nor `knex` + `engine` are given
  */
-export type RowOutcome = 'succeeded' | 'failed' | 'skipped' | 'render';
-
-/** Job status plus counters, as read from PostgreSQL; `has_webhook` when the job asked for a webhook (set by finalizeJob). */
-export type JobCounters = EnrichmentCounters & { status: string; has_webhook?: boolean };
-
-/** Options of `processRows`: `no_render` writes the rows without asking for renderings (after the render activity ran). */
-export interface ProcessRowsOptions {
-  no_render?: boolean;
-}
-
-/** The activity functions registered on the worker; the workflow proxies them by these names. */
-export interface EnrichmentActivities {
-  /** Status and counters of a job from PostgreSQL. @throws Error when the job does not exist */
-  loadJobCounters(jobId: string): Promise<JobCounters>;
-  /** Up to `limit` pending row indexes after `afterRowIndex` (exclusive), ascending. */
-  pendingRowIndexes(jobId: string, afterRowIndex: number, limit: number): Promise<number[]>;
-  /** Enriches one row and writes its result once; heartbeats while the engine works. */
-  processRow(jobId: string, rowIndex: number): Promise<RowOutcome>;
-  /**
-   * Enriches a batch of rows one after the other (one activity round trip for several rows, so
-   * Temporal's per-activity cost is shared); heartbeats after each row and on a timer.
-   * @returns one outcome per row index, in order
-   */
-  processRows(jobId: string, rowIndexes: number[], options?: ProcessRowsOptions): Promise<RowOutcome[]>;
-  /** Final status, counters and credits (= successful rows, from the rows); idempotent. */
-  finalizeJob(jobId: string, outcome: 'completed' | 'failed' | 'cancelled', error?: string): Promise<JobCounters>;
-  /**
-   * One attempt to POST the job's signed `enrichment.job.completed` webhook (decisions.md §4);
-   * the attempt is recorded in `webhook_deliveries`. Temporal's retry policy supplies retries.
-   * @throws ApplicationFailure (retryable) on a non-2xx answer, timeout or transport error;
-   *   non-retryable `InvalidWebhookUrl` when the stored URL breaks the URL rules
-   */
-  deliverWebhook(jobId: string): Promise<WebhookDeliveryResult>;
-}
-
-function counters(p: { status: string; total_items: number; completed_items: number; successful: number }): JobCounters {
-  return {
-    status: p.status,
-    total_items: p.total_items,
-    completed_items: p.completed_items,
-    successful: p.successful,
-    failed: p.completed_items - p.successful,
-  };
-}
-
-/**
- * The `deliverWebhook` activity ({@link EnrichmentActivities.deliverWebhook}): this attempt's
- * POST of the job's message, recorded in `webhook_deliveries`.
- */
-async function deliverWebhookAttempt(deps: ActivityDeps, jobId: string, ctx: Context): Promise<WebhookDeliveryResult> {
-  const { knex } = deps;
-  const attempt = ctx.info.attempt;
-  const message = await loadWebhookMessage(knex, jobId, deps.publicUrl ?? 'http://127.0.0.1:8080');
-  if (!message) return { delivered: false, attempts: 0, reason: 'no webhook_url, or the job is still running' };
-  const problem = webhookUrlProblem(message.url, deps.allowHttpWebhooks ?? false);
-  if (problem) {
-    await recordWebhookAttempt(knex, jobId, message, attempt, { ok: false, status_code: null, error: problem, duration_ms: 0 });
-    webhookAttempts.inc({ result: 'invalid_url' });
-    throw ApplicationFailure.nonRetryable(problem, 'InvalidWebhookUrl');
+export function createActivityGroups(deps: ActivityGroupDeps): object {
+  const storage = deps.storage ?? enrichmentStorage(deps.config);
+  let activities = deps.activities;
+  if (!activities) {
+    if (!deps.knex || !deps.engine) throw new Error('the activities need activities, or knex and engine');
+    activities = createEnrichmentActivities({
+      knex: deps.knex,
+      engine: deps.engine,
+      publicUrl: deps.publicUrl,
+      allowHttpWebhooks: deps.allowHttpWebhooks,
+      webhookTimeoutMs: deps.webhookTimeoutMs,
+      storage,
+      caches: deps.caches,
+      fetchRetryAttempts: deps.fetchRetryAttempts,
+      render: deps.render,
+    });
   }
-  // A retry after a crash that followed a 2xx answer sends nothing again.
-  if (await webhookDelivered(knex, message.id)) return { delivered: true, attempts: attempt - 1 };
-  const outcome = await sendWebhookOnce(message, deps.webhookTimeoutMs ?? WEBHOOK_ATTEMPT_TIMEOUT_MS, ctx.cancellationSignal, {
-    allowPrivate: deps.allowHttpWebhooks ?? false,
-  });
-  await recordWebhookAttempt(knex, jobId, message, attempt, outcome);
-  webhookAttempts.inc({ result: outcome.ok ? 'delivered' : outcome.error === WEBHOOK_ADDRESS_REFUSED ? 'refused_address' : 'failed' });
-  if (!outcome.ok) throw ApplicationFailure.retryable(`webhook attempt ${attempt} failed: ${outcome.error}`, 'WebhookAttemptFailed');
-  return { delivered: true, attempts: attempt, status_code: outcome.status_code ?? undefined };
-}
-
-/**
- * Builds the activities over real dependencies.
- * @returns an object of async functions to pass as `activities` to `Worker.create`
- */
-export function createActivities(deps: ActivityDeps): EnrichmentActivities {
-  const { knex } = deps;
-  const rowDeps: RowDeps = {
-    knex,
-    engine: timedEngine(deps.engine),
-    storage: deps.storage,
-    caches: deps.caches ?? createEnrichmentCaches(),
-    render: deps.render,
-  };
-  const noRender: RowDeps = { ...rowDeps, render: undefined };
-  const retryAttempts = deps.fetchRetryAttempts ?? 4;
-  /**
-   * Runs one row and reports what is now stored for it (see RowOutcome). While attempts are
-   * left, a page that asked to be fetched later (429/503 + Retry-After) fails this attempt with
-   * an ApplicationFailure whose `nextRetryDelay` is the server's delay: Temporal reschedules the
-   * activity, nothing sleeps in it (issue 27 §4); the last attempt records the page as `server_error`.
-   */
-  const runRow = async (jobId: string, rowIndex: number, render = true): Promise<RowOutcome> => {
-    const attempt = Context.current().info.attempt;
-    let out: Awaited<ReturnType<typeof enrichRow>>;
-    try {
-      out = await enrichRow(render ? rowDeps : noRender, jobId, rowIndex, { deferFetchRetry: attempt < retryAttempts });
-    } catch (err) {
-      if (!(err instanceof RetryLaterError)) throw err;
-      logger.info({ job_id: jobId, row_index: rowIndex, url: err.url, delay_ms: err.delayMs, attempt }, 'row rescheduled: the site asked to retry later');
-      throw ApplicationFailure.create({ message: err.message, type: 'FetchRetryLater', nextRetryDelay: Math.max(1, err.delayMs) });
-    }
-    if (out.render) return 'render';
-    if (out.processed) return out.succeeded ? 'succeeded' : 'failed';
-    // Nothing written now: an earlier attempt wrote it (retry), or the job stopped running.
-    const status = await rowStatus(knex, jobId, rowIndex);
-    return status === 'succeeded' || status === 'failed' ? status : 'skipped';
-  };
+  const searchIndex = deps.knex ? createSearchIndexActivities({ knex: deps.knex }) : {};
+  const gridIndex = deps.knex ? createGridIndexActivities({ knex: deps.knex }) : {};
+  const apply = deps.knex ? createApplyActivities({ knex: deps.knex, searchWordsDeferMinItems: deps.applyDeferWordsMinItems }) : {};
+  const restores = deps.knex ? createSnapshotRestoreActivities({ knex: deps.knex, searchWordsDeferMinItems: deps.restoreDeferWordsMinItems }) : {};
+  const bulk = deps.knex ? createBulkActionActivities({ knex: deps.knex }) : {};
+  const maintenance = deps.knex ? createSearchMaintenanceActivities(deps.knex, deps.searchMaintenance) : {};
+  const imports = deps.knex ? createImportActivities({ knex: deps.knex }) : {};
+  const researchArchives = deps.knex ? createResearchArchiveActivities({ knex: deps.knex, blobs: storage.blobs }) : {};
+  const flows = deps.knex
+    ? createFlowActivities({
+        knex: deps.knex,
+        caches: { catalog: createCatalogCaches() },
+        publicUrl: deps.publicUrl ?? 'http://127.0.0.1:8080',
+        python: deps.python ?? pythonSandbox(deps.config),
+        research: deps.research ?? deps.config,
+      })
+    : {};
   return {
-    async loadJobCounters(jobId) {
-      const progress = counters(await jobProgress(knex, jobId));
-      // The workflow reads the counters once, when its first run starts.
-      logger.info({ job_id: jobId, status: progress.status, total_items: progress.total_items }, 'enrichment job started');
-      return progress;
-    },
-    async pendingRowIndexes(jobId, afterRowIndex, limit) {
-      return pendingRowIndexes(knex, jobId, afterRowIndex, limit);
-    },
-    async processRow(jobId, rowIndex) {
-      const ctx = Context.current();
-      const started = Date.now();
-      // Heartbeats let Temporal notice a dead worker within the heartbeat timeout instead of
-      // the whole start-to-close timeout. A row is one unit of work (its write is atomic), so a
-      // retry simply starts the row again: there is nothing finer to resume from.
-      return whileHeartbeating(
-        ctx,
-        () => ({ row_index: rowIndex, elapsed_ms: Date.now() - started }),
-        () => runRow(jobId, rowIndex, false),
-      );
-    },
-    async processRows(jobId, rowIndexes, options = {}) {
-      const ctx = Context.current();
-      // Resume point: rows before `done` were written by an earlier attempt (its last heartbeat);
-      // they are only re-read (runRow finds them written), never enriched again.
-      const details = ctx.info.heartbeatDetails as { done?: number } | undefined;
-      let done = details?.done ?? 0;
-      const outcomes: RowOutcome[] = [];
-      return whileHeartbeating(
-        ctx,
-        () => ({ done }),
-        async () => {
-          done = 0;
-          for (const rowIndex of rowIndexes) {
-            // Cancellation arrives with a heartbeat: stop between rows (the row being written is atomic).
-            if (ctx.cancellationSignal.aborted) throw new CancelledFailure('batch cancelled');
-            outcomes.push(await runRow(jobId, rowIndex, !options.no_render));
-            done += 1;
-            ctx.heartbeat({ done });
-          }
-          return outcomes;
-        },
-      );
-    },
-    async finalizeJob(jobId, outcome, error) {
-      const final = counters(await finalizeJob(knex, jobId, outcome, error));
-      recordFinishedJob(jobId, final, error);
-      const job = (await EnrichmentJob.query(knex).findById(jobId).select(knex.raw("config->>'webhook_url' as webhook_url"))) as unknown as
-        { webhook_url: string | null } | undefined;
-      // Only set when true, so histories of jobs without a webhook keep their recorded shape.
-      return job?.webhook_url ? { ...final, has_webhook: true } : final;
-    },
-    async deliverWebhook(jobId) {
-      return deliverWebhookAttempt(deps, jobId, Context.current());
-    },
-  };
-}
-
-/** Logs a finished job with its ids and counts, and counts it, its items and credits in the metrics. */
-function recordFinishedJob(jobId: string, final: JobCounters, error: string | undefined): void {
-  logger.info(
-    { job_id: jobId, status: final.status, total_items: final.total_items, successful: final.successful, failed: final.failed, error },
-    'enrichment job finished',
-  );
-  jobsFinished.inc({ status: final.status });
-  itemsFinished.inc({ outcome: 'succeeded' }, final.successful);
-  itemsFinished.inc({ outcome: 'failed' }, final.failed);
-  // Credits are 1 per successful item (decisions.md §4; finalizeJob derives them from the rows).
-  creditsCharged.inc(final.successful);
-}
-
-/** The engine with each call's duration observed in `enrichment_engine_duration_seconds`. */
-function timedEngine(engine: EnrichmentEngine): EnrichmentEngine {
-  const time = async <T>(method: string, call: () => Promise<T>): Promise<T> => {
-    const end = engineDuration.startTimer({ method });
-    try {
-      return await call();
-    } finally {
-      end();
-    }
-  };
-  return {
-    research: (input) => time('research', () => engine.research(input)),
-    extract: (input, evidence) => time('extract', () => engine.extract(input, evidence)),
-    enrich: (input) => time('enrich', () => engine.enrich(input)),
-    fetcher: engine.fetcher,
+    ...activities,
+    ...searchIndex,
+    ...gridIndex,
+    ...apply,
+    ...restores,
+    ...bulk,
+    ...maintenance,
+    ...flows,
+    ...imports,
+    ...researchArchives,
   };
 }

@@ -12,20 +12,10 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { Knex } from 'knex';
-import { ActivityDeps, createActivities, EnrichmentActivities } from '../activities';
-import { createImportActivities } from '../activities/imports';
-import { createResearchArchiveActivities } from '../activities/research-archives';
-import { createFlowActivities } from '../activities/flows';
-import { createReviewActivities } from '../activities/review';
-import { createSnapshotRestoreActivities } from '../activities/snapshot-restore';
-import { createBulkActionActivities } from '../activities/bulk-actions';
-import { createSearchIndexActivities } from '../activities/search-index';
-import { createGridIndexActivities } from '../activities/grid-index';
-import { createSearchMaintenanceActivities } from '../activities/search-maintenance';
+import { createActivityGroups, type ActivityGroupDeps } from '../activities';
 import { loadConfig, type Config } from '../src/config';
 import { enrichmentStorage } from '../src/services/enrichment/artifacts';
 import { createBlobStore } from '../src/lib/blob-stores';
-import type { ResearchSettings } from '../src/services/enrichment/jobs';
 import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
 import type { EnrichmentEngine } from '../src/enrichment/types';
 import { logger } from '../src/lib/logger';
@@ -34,10 +24,6 @@ import { workflowCode } from './workflow-bundle';
 import { timedActivities } from '../activities/timing';
 import { metrics } from '../src/lib/metrics';
 import { ensureMaintenanceSchedule } from './maintenance-schedule';
-import type { MaintenanceOptions } from '../src/services/catalog/index-maintenance';
-import { createCatalogCaches } from '../src/services/catalog/caches';
-import type { PythonSessionFactory } from '../src/services/flows/nodes/custom-code';
-import { pythonSandbox } from '../src/services/flows/python';
 import { createRenderActivities } from '../activities/render';
 import { createHostPoliteness, type HostPoliteness } from '../src/enrichment/providers/host-limiter';
 import { chromiumAvailable, createRenderer, type Renderer } from '../src/enrichment/providers/renderer';
@@ -48,52 +34,12 @@ import { archiveIndexFetcher, archiveIndexSearch } from '../src/services/researc
 import { configuredSources, describeSources } from '../src/services/research-archives/sources';
 import { TemporalJobRunner } from './client';
 
-/** What {@link createWorker} needs. */
-export interface WorkerDeps {
+/** What {@link createWorker} needs: the connection and worker options, and what the activities need (activities/index.ts). */
+export interface WorkerDeps extends ActivityGroupDeps {
   /** Worker-side connection (e.g. `NativeConnection.connect`, or a TestWorkflowEnvironment's). */
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
-  /**
-   * Real adapters need `knex` + `engine`; tests may pass fake `activities` instead. With `knex`
-   * the worker also runs the search count index activity (activities/search-index.ts) and the
-   * review apply and snapshot restore activities (activities/review.ts, activities/snapshot-restore.ts).
-   */
-  knex?: Knex;
-  engine?: EnrichmentEngine;
-  activities?: EnrichmentActivities;
-  /**
-   * The service's configuration (src/config.ts): what `storage`, `python` and `research` default
-   * to when not given.
-   */
-  config: Config;
-  /** Webhook settings of the real activities (activities/index.ts ActivityDeps). */
-  publicUrl?: string;
-  allowHttpWebhooks?: boolean;
-  webhookTimeoutMs?: number;
-  /** Artifact and media storage and caches of the real activities (activities/index.ts ActivityDeps). */
-  storage?: ActivityDeps['storage'];
-  caches?: ActivityDeps['caches'];
-  /** Row attempts that reschedule on Retry-After (activities/index.ts ActivityDeps). */
-  fetchRetryAttempts?: number;
-  /** Rendering settings of the rows (activities/index.ts ActivityDeps); default off. */
-  render?: ActivityDeps['render'];
-  /** Updates from which an apply defers the word index (activities/review.ts); default as restores (50,000). Tests lower it. */
-  applyDeferWordsMinItems?: number;
-  /** Snapshot items from which a restore defers the word index (activities/snapshot-restore.ts); default 50,000 (src/services/catalog/search-words.ts). Tests lower it. */
-  restoreDeferWordsMinItems?: number;
-  /** Thresholds of search index maintenance (activities/search-maintenance.ts); tests lower them. */
-  searchMaintenance?: MaintenanceOptions;
-  /**
-   * Starts the Python interpreter of a flow's custom_code node (activities/flows.ts); default:
-   * the bubblewrap sandbox of the environment's configuration (src/sandbox).
-   */
-  python?: PythonSessionFactory;
-  /**
-   * The research settings an enrich node's job is checked against (activities/flows.ts);
-   * default: the environment's configuration.
-   */
-  research?: ResearchSettings;
   /** Activity slots of this worker; default 32. */
   maxConcurrentActivities?: number;
   /**
@@ -106,63 +52,18 @@ export interface WorkerDeps {
 }
 
 /**
- * Creates (does not run) a Worker for every workflow type of `workflows/` with the enrichment
- * activities and, when `deps.knex` is given, the search count index, review apply, search
- * maintenance and flow-run activities.
+ * Creates (does not run) a Worker for every workflow type of `workflows/` with every activity
+ * group (activities/index.ts createActivityGroups), each timed.
  * @throws Error when neither `activities` nor `knex` + `engine` are given; the SDK's error when
  *   the workflow bundle does not build or the namespace is unknown
  */
 export async function createWorker(deps: WorkerDeps): Promise<Worker> {
-  const storage = deps.storage ?? enrichmentStorage(deps.config);
-  let activities = deps.activities;
-  if (!activities) {
-    if (!deps.knex || !deps.engine) throw new Error('createWorker needs activities, or knex and engine');
-    activities = createActivities({
-      knex: deps.knex,
-      engine: deps.engine,
-      publicUrl: deps.publicUrl,
-      allowHttpWebhooks: deps.allowHttpWebhooks,
-      webhookTimeoutMs: deps.webhookTimeoutMs,
-      storage,
-      caches: deps.caches,
-      fetchRetryAttempts: deps.fetchRetryAttempts,
-      render: deps.render,
-    });
-  }
-  const searchIndex = deps.knex ? createSearchIndexActivities({ knex: deps.knex }) : {};
-  const gridIndex = deps.knex ? createGridIndexActivities({ knex: deps.knex }) : {};
-  const review = deps.knex ? createReviewActivities({ knex: deps.knex, searchWordsDeferMinItems: deps.applyDeferWordsMinItems }) : {};
-  const restores = deps.knex ? createSnapshotRestoreActivities({ knex: deps.knex, searchWordsDeferMinItems: deps.restoreDeferWordsMinItems }) : {};
-  const bulk = deps.knex ? createBulkActionActivities({ knex: deps.knex }) : {};
-  const maintenance = deps.knex ? createSearchMaintenanceActivities(deps.knex, deps.searchMaintenance) : {};
-  const imports = deps.knex ? createImportActivities({ knex: deps.knex }) : {};
-  const researchArchives = deps.knex ? createResearchArchiveActivities({ knex: deps.knex, blobs: storage.blobs }) : {};
-  const flows = deps.knex
-    ? createFlowActivities({
-        knex: deps.knex,
-        caches: { catalog: createCatalogCaches() },
-        publicUrl: deps.publicUrl ?? 'http://127.0.0.1:8080',
-        python: deps.python ?? pythonSandbox(deps.config),
-        research: deps.research ?? deps.config,
-      })
-    : {};
   return Worker.create({
     connection: deps.connection,
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : workflowCode()),
-    activities: timedActivities({
-      ...activities,
-      ...searchIndex,
-      ...gridIndex,
-      ...review,
-      ...restores,
-      ...bulk,
-      ...maintenance,
-      ...flows,
-      ...imports,
-      ...researchArchives,
-    }),
+    activities: timedActivities(createActivityGroups(deps)),
     maxConcurrentActivityTaskExecutions: deps.maxConcurrentActivities ?? 32,
     shutdownGraceTime: deps.shutdownGraceTime ?? '5 seconds',
   });

@@ -25,7 +25,7 @@
  * Cancellation: the attempt is cancelled; its transaction commits whole or not at all.
  */
 import { ActivityFailure, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { ReviewActivities } from '../activities/review';
+import type { ApplyActivities } from '../activities/apply';
 import type { SearchIndexActivities } from '../activities/search-index';
 import { maintainAfterChurn } from './churn-maintenance';
 import { ActivityApplyArgs, ActivityApplyOutcome, ActivityApplyProgress, ActivityApplyResult, APPLY_NOT_APPLICABLE, applyProgressQuery } from './definitions';
@@ -38,7 +38,7 @@ import { ActivityApplyArgs, ActivityApplyOutcome, ActivityApplyProgress, Activit
 export async function activityApplyWorkflow(args: ActivityApplyArgs): Promise<ActivityApplyOutcome> {
   let progress: ActivityApplyProgress = { phase: 'queued' };
   setHandler(applyProgressQuery, () => progress);
-  const { applyActivity } = proxyActivities<ReviewActivities>({
+  const { applyActivity } = proxyActivities<ApplyActivities>({
     startToCloseTimeout: '1 hour',
     heartbeatTimeout: `${Math.max(1, args.heartbeat_timeout_s ?? 60)} seconds`,
     retry: {
@@ -49,7 +49,7 @@ export async function activityApplyWorkflow(args: ActivityApplyArgs): Promise<Ac
       nonRetryableErrorTypes: [APPLY_NOT_APPLICABLE],
     },
   });
-  const { markApplyFailed } = proxyActivities<ReviewActivities>({
+  const { markApplyFailed } = proxyActivities<ApplyActivities>({
     startToCloseTimeout: '1 minute',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30 },
   });

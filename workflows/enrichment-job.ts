@@ -48,7 +48,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { RetryPolicy } from '@temporalio/workflow';
-import type { EnrichmentActivities, JobCounters, RowOutcome } from '../activities';
+import type { EnrichmentActivities, JobCounters, RowOutcome } from '../activities/enrichment';
 import type { RenderActivities } from '../activities/render';
 import {
   DEFAULT_BATCH_SIZE,

@@ -22,7 +22,7 @@
  * ends Canceled; the job is unaffected.
  */
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
-import type { EnrichmentActivities } from '../activities';
+import type { EnrichmentActivities } from '../activities/enrichment';
 import type { WebhookDeliveryArgs, WebhookDeliveryResult } from './definitions';
 
 /**

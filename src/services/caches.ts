@@ -1,6 +1,6 @@
 /**
  * The services' per-process caches, owned by the app's or the worker's dependency object
- * (src/deps.ts, activities/index.ts) instead of module-level variables, so two apps in one
+ * (src/deps.ts, activities/enrichment.ts) instead of module-level variables, so two apps in one
  * process (tests) never see each other's state (architecture.md, "State lives in objects passed
  * through deps"). Each domain owns its part.
  */

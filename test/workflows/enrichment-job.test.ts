@@ -10,7 +10,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Knex } from 'knex';
 import { loadConfig } from '../../src/config';
 import { enrichmentStorage } from '../../src/services/enrichment/artifacts';
-import { createActivities, EnrichmentActivities } from '../../activities';
+import { createEnrichmentActivities, EnrichmentActivities } from '../../activities/enrichment';
 import { cancelEnrichmentJob } from '../../src/services/enrichment/jobs';
 import type { JobRunner } from '../../src/services/job-runner';
 import { TemporalJobRunner } from '../../temporal/client';
@@ -48,7 +48,7 @@ beforeAll(async () => {
   knex = testKnex();
   organizationId = (await createTestOrg('workflow tests')).organizationId;
   env = await startTestTemporal();
-  const real = createActivities({ knex, engine, storage: enrichmentStorage(loadConfig()) });
+  const real = createEnrichmentActivities({ knex, engine, storage: enrichmentStorage(loadConfig()) });
   const activities: EnrichmentActivities = {
     ...real,
     processRow: (jobId, rowIndex) =>

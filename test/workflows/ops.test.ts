@@ -11,7 +11,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Knex } from 'knex';
 import { loadConfig } from '../../src/config';
 import { enrichmentStorage } from '../../src/services/enrichment/artifacts';
-import { createActivities, EnrichmentActivities } from '../../activities';
+import { createEnrichmentActivities, EnrichmentActivities } from '../../activities/enrichment';
 import { ConflictError } from '../../src/lib/errors';
 import { runOps } from '../../src/cli/ops';
 import type { JobRunner } from '../../src/services/job-runner';
@@ -37,7 +37,7 @@ beforeAll(async () => {
   knex = testKnex();
   organizationId = (await createTestOrg('ops tests')).organizationId;
   env = await startTestTemporal();
-  const real = createActivities({ knex, engine: fakeEngine(), storage: enrichmentStorage(loadConfig()) });
+  const real = createEnrichmentActivities({ knex, engine: fakeEngine(), storage: enrichmentStorage(loadConfig()) });
   const activities: EnrichmentActivities = {
     ...real,
     async processRows(jobId, rowIndexes) {

@@ -5,7 +5,7 @@ import { ReviewActivity } from '../../models/review-activity';
 import { flagDuplicateValues, uniqueFieldsOf } from './unique';
 
 /**
- * A job's progress as the Temporal activities read and finish it (activities/index.ts): pending
+ * A job's progress as the Temporal activities read and finish it (activities/enrichment.ts): pending
  * row indexes, counters, row status, and the final status with credits and usage aggregated
  * from the rows in SQL (idempotent: calling it twice never charges twice).
  */

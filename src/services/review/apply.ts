@@ -4,7 +4,7 @@
  *
  * - The API ({@link requestApply}) checks the activity, marks it `queued` and starts the Temporal
  *   workflow `activity-apply-<activity_id>` (workflows/activity-apply.ts), returning at once.
- * - The workflow's activity (activities/review.ts) runs {@link runApply}: a `pre_apply` snapshot
+ * - The workflow's activity (activities/apply.ts) runs {@link runApply}: a `pre_apply` snapshot
  *   of the catalog in its own transaction, its id stored in `apply_progress` with the workflow run
  *   that took it (a retry of the same run reuses it instead of taking a second one), then
  *   {@link applyInTransaction}: every approved and partially accepted change in ONE transaction,

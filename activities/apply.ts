@@ -1,6 +1,6 @@
 /**
  * Review activities of the apply workflow (workflows/activity-apply.ts): thin adapters over
- * src/services/review/apply.ts, built by {@link createReviewActivities}. Only ids, flags and the
+ * src/services/review/apply.ts, built by {@link createApplyActivities}. Only ids, flags and the
  * result cross Temporal (architecture.md, Temporal rule 2).
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
@@ -16,7 +16,7 @@ import { APPLY_NOT_APPLICABLE } from '../workflows/definitions';
 import { whileHeartbeating } from './heartbeat';
 
 /** The review activities registered on the worker; the workflow proxies them by these names. */
-export interface ReviewActivities {
+export interface ApplyActivities {
   /**
    * Takes (or, on a retry of the same run, reuses) the `pre_apply` snapshot and applies every
    * approved change of the activity in one transaction (src/services/review/apply.ts
@@ -35,7 +35,7 @@ export interface ReviewActivities {
  * Builds the review activities over the worker's database and catalog caches.
  * @returns an object of async functions to pass (with the others) to `Worker.create`
  */
-export function createReviewActivities(deps: { knex: Knex; caches?: CatalogCaches; searchWordsDeferMinItems?: number }): ReviewActivities {
+export function createApplyActivities(deps: { knex: Knex; caches?: CatalogCaches; searchWordsDeferMinItems?: number }): ApplyActivities {
   const caches = deps.caches ?? createCatalogCaches();
   return {
     async applyActivity(args) {
