@@ -15,7 +15,7 @@ import { enrichRoutes } from './routes/enrich';
 import { catalogRoutes } from './routes/catalogs';
 import { itemRoutes } from './routes/items';
 import { activityApplyRoutes } from './routes/activity-apply';
-import { activityRoutes } from './routes/activities';
+import { activityRoutes } from './routes/review-activities';
 import { flowRoutes } from './routes/flows';
 import { apiKeyRoutes } from './routes/api-keys';
 import { dashboardRouter } from './dashboard/routes';

@@ -6,7 +6,7 @@ import type { ReviewActivity } from '../models/review-activity';
 import type { StagedChange } from '../models/staged-change';
 import type { Scope } from '../services/access/scope';
 import { getCatalog } from '../services/catalog/catalogs';
-import { listActivities, type ActivityListEntry } from '../services/review/activities';
+import { listActivities, type ActivityListEntry } from '../services/review/review-activities';
 import { countBulkTargets } from '../services/review/bulk-review';
 import { categoryPaths } from '../services/review/category-paths';
 import { countByStatus, getActivity, listStagedChanges, type ActivityRestore } from '../services/review/staged-changes';

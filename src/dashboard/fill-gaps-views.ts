@@ -1,5 +1,5 @@
 import type { EnrichmentJob } from '../models/enrichment-job';
-import { pricingEstimates } from '../presenters/enrichment-job';
+import { pricingEstimates } from '../presenters/enrich';
 import type { FillGapsOutcome, FillGapsPlan, FieldFill } from '../services/enrichment/fill-gaps';
 import { html, type SafeHtml } from './html';
 import { itemsPath } from './item-grid-views';

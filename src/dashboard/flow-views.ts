@@ -9,7 +9,7 @@
 import type { Flow, FlowNode } from '../models/flow';
 import type { FlowRun } from '../models/flow-run';
 import { flowUrl } from '../services/flows/flows';
-import { reviewUrl } from '../services/review/activities';
+import { reviewUrl } from '../services/review/review-activities';
 import type { FlowListFilters, FlowListPageData, FlowPageData, RunPageData, RunPageFilters } from './flows-data';
 import { html, type SafeHtml } from './html';
 import { activityTitle, badge, DASHBOARD_BASE, layout, record, statusBadge, when, type PageSession } from './views';

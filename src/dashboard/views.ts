@@ -1,7 +1,7 @@
 import type { Catalog } from '../models/catalog';
 import type { ReviewActivity } from '../models/review-activity';
 import type { StagedChange, StagedChangeStatus } from '../models/staged-change';
-import type { ActivityListEntry } from '../services/review/activities';
+import type { ActivityListEntry } from '../services/review/review-activities';
 import { CONFIDENCE_LEVELS } from '../services/review/staged-changes';
 import type { ActivityFilters, ActivityPageData } from './data';
 import { diffCells } from './diff';

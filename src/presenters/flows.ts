@@ -7,7 +7,7 @@ import type { Flow } from '../models/flow';
 import type { FlowRun } from '../models/flow-run';
 import { flowUrl } from '../services/flows/flows';
 import { pollUrl, PolledRun, StartedRun } from '../services/flows/runs';
-import { reviewUrl } from '../services/review/activities';
+import { reviewUrl } from '../services/review/review-activities';
 
 /** A flow as listed: `{id, name, description, total_nodes, created_at, updated_at, workflow_url}`. */
 export function presentFlowEntry(flow: Flow, publicUrl: string): Record<string, unknown> {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { AppDeps } from '../deps';
-import { presentApiKey } from '../presenters/api-key';
+import { presentApiKey } from '../presenters/api-keys';
 import { createApiKey, listApiKeys, revokeApiKey } from '../services/access/api-keys';
 import { defineRoute, RouteDef } from './registry';
 import { assertRole } from '../services/access/roles';

@@ -8,7 +8,7 @@ import {
   presentFieldBatch,
   presentQualityPrompt,
   presentSchema,
-} from '../presenters/catalog';
+} from '../presenters/catalogs';
 import { addFieldBody, fieldBatchBody, fieldChangeResponse, schemaVersionQuery, taxonomyBody, taxonomyResponse } from '../schemas/catalog-schema';
 import {
   catalogIdParams,

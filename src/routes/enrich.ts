@@ -2,8 +2,8 @@ import type { Context } from 'koa';
 import type { AppDeps, ResolvedAppDeps } from '../deps';
 import { AppError, ValidationError } from '../lib/errors';
 import type { Validator } from '../lib/validation';
-import { presentCatalog } from '../presenters/catalog';
-import { presentCancelledJob, presentJobList, presentJobPage } from '../presenters/enrichment-job';
+import { presentCatalog } from '../presenters/catalogs';
+import { presentCancelledJob, presentJobList, presentJobPage } from '../presenters/enrich';
 import { DEFAULT_UPLOAD_LIMITS, readEnrichUpload } from '../middleware/upload';
 import {
   enrichMultipartSchema,

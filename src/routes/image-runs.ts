@@ -1,5 +1,5 @@
 import type { AppDeps } from '../deps';
-import { presentImageRun } from '../presenters/image-run';
+import { presentImageRun } from '../presenters/image-runs';
 import { ImageRunBody, ImageRunListQuery, ImageRunListResponse, ImageRunParams, ImageRunResponse } from '../schemas/image-runs';
 import { enrichmentStorage } from '../services/enrichment/artifacts';
 import { getImageRun, listImageRuns, runImageTool } from '../services/enrichment/image-runs';

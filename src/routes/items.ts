@@ -1,7 +1,7 @@
 import type { ResolvedAppDeps } from '../deps';
 import { PayloadTooLargeError, ValidationError } from '../lib/errors';
 import type { Validated } from '../lib/validation';
-import { presentBulkResult, presentItem, presentRawItem } from '../presenters/item';
+import { presentBulkResult, presentItem, presentRawItem } from '../presenters/items';
 import {
   bulkItemsBody,
   bulkItemsResponse,

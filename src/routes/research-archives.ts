@@ -1,7 +1,7 @@
 import type { ResolvedAppDeps } from '../deps';
 import { ValidationError } from '../lib/errors';
 import { readFileForm } from '../middleware/file-form';
-import { presentResearchArchive } from '../presenters/research-archive';
+import { presentResearchArchive } from '../presenters/research-archives';
 import { messageResponse } from '../schemas/catalogs';
 import { researchArchiveListResponse, researchArchiveMultipart, researchArchiveParams, researchArchiveResponse } from '../schemas/research-archives';
 import { createResearchArchive, deleteResearchArchive, listResearchArchives, loadResearchArchive } from '../services/research-archives/archives';

@@ -4,7 +4,7 @@ import type { ResolvedAppDeps } from '../deps';
 import { ServiceUnavailableError, ValidationError } from '../lib/errors';
 import { readFileForm } from '../middleware/file-form';
 import { DEFAULT_UPLOAD_LIMITS } from '../middleware/upload';
-import { importLinesCsv, presentImport, presentImportLine } from '../presenters/import';
+import { importLinesCsv, presentImport, presentImportLine } from '../presenters/sheets';
 import { catalogIdParams } from '../schemas/catalogs';
 import { exportQuery, importFields, importLinesQuery, importMultipart, importParams, importResponse } from '../schemas/sheets';
 import { exportCatalog } from '../services/inference/export';

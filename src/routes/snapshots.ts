@@ -1,5 +1,5 @@
 import type { ResolvedAppDeps } from '../deps';
-import { presentRestore, presentRestoreStatus, presentSnapshot } from '../presenters/snapshot';
+import { presentRestore, presentRestoreStatus, presentSnapshot } from '../presenters/snapshots';
 import { catalogParams } from '../schemas/items';
 import {
   createSnapshotBody,

@@ -2,7 +2,7 @@ import type { AppDeps } from '../deps';
 import { Type } from '@sinclair/typebox';
 import { POSITION_MAX, withDefault } from '../schemas/common';
 import { createTemplateBody } from '../schemas/enrich';
-import { presentTemplate, presentTemplateList } from '../presenters/enrichment-template';
+import { presentTemplate, presentTemplateList } from '../presenters/templates';
 import { createTemplate, listTemplates, loadTemplate } from '../services/enrichment/templates';
 import { defineRoute, RouteDef } from './registry';
 

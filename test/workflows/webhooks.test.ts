@@ -12,7 +12,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Knex } from 'knex';
 import { ValidationError } from '../../src/lib/errors';
 import { cancelEnrichmentJob, createEnrichmentJob, getEnrichmentJob } from '../../src/services/enrichment/jobs';
-import { presentJobPage } from '../../src/presenters/enrichment-job';
+import { presentJobPage } from '../../src/presenters/enrich';
 import { verifyWebhook } from '../../src/services/enrichment/webhooks';
 import { TemporalJobRunner } from '../../temporal/client';
 import { ENRICHMENT_JOB_KIND, enrichmentWorkflowId, JOB_KIND, ORGANIZATION_ID, WEBHOOK_JOB_KIND, webhookWorkflowId } from '../../workflows/definitions';

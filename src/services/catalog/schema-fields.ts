@@ -36,7 +36,7 @@ export interface FieldBatch {
 /**
  * Outcome of a field change (interface-spec.md; decisions.md §2 G2): the versions and the
  * fields named by kind; `summary` lists the changes in words (the response's message says
- * `Schema <previous> → <new>: <summary>`, src/presenters/catalog.ts).
+ * `Schema <previous> → <new>: <summary>`, src/presenters/catalogs.ts).
  */
 export interface FieldChangeResult {
   catalog_id: string;

@@ -113,7 +113,7 @@ export type { EnrichRequest };
 
 /**
  * A job with one page of its results (what a poll returns, presented by
- * src/presenters/enrichment-job.ts presentJobPage): results in row order, `total_pages` over the
+ * src/presenters/enrich.ts presentJobPage): results in row order, `total_pages` over the
  * processed rows; `audit` when the job audits its results, `webhook` when it asked for one.
  */
 export interface JobPage {

@@ -20,12 +20,12 @@ import type { Knex } from 'knex';
 import { ConflictError, ValidationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { ReviewActivity } from '../../models/review-activity';
-import type { StagedChangeInputT } from '../../schemas/review';
+import type { StagedChangeInputT } from '../../schemas/review-activities';
 import type { Scope } from '../access/scope';
 import type { CatalogCaches } from '../catalog/caches';
 import { loadGridCatalog, type GridCatalog } from '../catalog/item-grid';
 import { countSelected, selectionOf } from '../catalog/grid-selection';
-import { appendInTransaction, reviewUrl } from './activities';
+import { appendInTransaction, reviewUrl } from './review-activities';
 import { CATEGORY_FIELD } from './apply-category';
 
 /** The bulk actions that stage changes (issue 28 §5; export, enrich and classify have their own paths). */

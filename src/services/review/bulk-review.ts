@@ -24,7 +24,7 @@ import type { Knex } from 'knex';
 import { ConflictError, ValidationError } from '../../lib/errors';
 import { isUuid } from '../../lib/ids';
 import { ReviewActivity } from '../../models/review-activity';
-import type { BulkReviewInput } from '../../schemas/review';
+import type { BulkReviewInput } from '../../schemas/review-activities';
 import { actorId } from '../access/auth';
 import { assertRole } from '../access/roles';
 import type { Scope } from '../access/scope';

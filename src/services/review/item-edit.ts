@@ -15,7 +15,7 @@ import { assertRole } from '../access/roles';
 import { loadItem } from '../catalog/items-read';
 import { getCurrentSchema } from '../catalog/schema';
 import { typedBySchema } from '../inference/sheet-items';
-import { createActivity, type CreatedActivity, type ReviewDeps } from './activities';
+import { createActivity, type CreatedActivity, type ReviewDeps } from './review-activities';
 import { validatorFor } from './stage-changes';
 
 /** Longest message an edit's activity takes, in characters. */

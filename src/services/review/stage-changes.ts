@@ -29,7 +29,7 @@ import { isUuid, newId } from '../../lib/ids';
 import { Catalog } from '../../models/catalog';
 import { CatalogSchema } from '../../models/catalog-schema';
 import type { ReviewActivity } from '../../models/review-activity';
-import type { StagedChangeInputT } from '../../schemas/review';
+import type { StagedChangeInputT } from '../../schemas/review-activities';
 import type { ItemValidator } from '../catalog/caches';
 import { isGrouped, SYSTEM_COLUMNS } from '../catalog/items-keys';
 import { getCurrentSchema } from '../catalog/schema';

@@ -1,6 +1,6 @@
 import { iso } from '../lib/time';
 import type { EnrichmentJob } from '../models/enrichment-job';
-import { reviewUrl } from '../services/review/activities';
+import { reviewUrl } from '../services/review/review-activities';
 import type { JobList, JobPage } from '../services/enrichment/jobs';
 import type { WebhookStatus } from '../services/enrichment/webhooks';
 

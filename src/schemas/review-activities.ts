@@ -169,7 +169,7 @@ export const BulkReviewBody = Type.Object(
 /** {@link BulkReviewBody} as validated. */
 export type BulkReviewInput = Static<typeof BulkReviewBody>;
 
-// Response shapes (documentation only: the presenters in src/presenters/review.ts build them).
+// Response shapes (documentation only: the presenters in src/presenters/review-activities.ts build them).
 
 const DateTime = Type.String({ format: 'date-time' });
 /** `review_url` of answers about an activity (decisions.md §5), absolute; null without a catalog (no review page). */

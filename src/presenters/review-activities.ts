@@ -5,7 +5,13 @@
 import { iso } from '../lib/time';
 import type { ReviewActivity } from '../models/review-activity';
 import type { StagedChange } from '../models/staged-change';
-import { activityReviewUrl, type ActivityListEntry, type AppendResult, type CreatedActivity, type SubmittedActivity } from '../services/review/activities';
+import {
+  activityReviewUrl,
+  type ActivityListEntry,
+  type AppendResult,
+  type CreatedActivity,
+  type SubmittedActivity,
+} from '../services/review/review-activities';
 import type { BulkReviewResult } from '../services/review/bulk-review';
 import type { ActivityDetail, StagedChangePage, StagedChangesSummary } from '../services/review/staged-changes';
 import { presentApplyProgress } from './activity-apply';

@@ -9,7 +9,7 @@ import {
   presentStagedChangePage,
   presentSubmitted,
   presentSummary,
-} from '../presenters/review';
+} from '../presenters/review-activities';
 import {
   ActivityListQuery,
   ActivityListResponse,
@@ -31,7 +31,7 @@ import {
   StagedChangesQuery,
   SubmitBody,
   SubmitResponse,
-} from '../schemas/review';
+} from '../schemas/review-activities';
 import {
   appendStagedChanges,
   cancelActivity,
@@ -40,7 +40,7 @@ import {
   listActivities,
   markPendingReview,
   submitDrafts,
-} from '../services/review/activities';
+} from '../services/review/review-activities';
 import { bulkReview } from '../services/review/bulk-review';
 import { getActivity, listStagedChanges, stagedChangesSummary } from '../services/review/staged-changes';
 import { defineRoute, RouteDef } from './registry';

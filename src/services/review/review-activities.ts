@@ -10,7 +10,7 @@ import { ConflictError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { ReviewActivity, ReviewActivityStatus } from '../../models/review-activity';
 import { StagedChangeBatch } from '../../models/staged-change-batch';
-import type { CreateActivityInput, CustomTransformInput, StagedChangeInputT } from '../../schemas/review';
+import type { CreateActivityInput, CustomTransformInput, StagedChangeInputT } from '../../schemas/review-activities';
 import type { Scope } from '../access/scope';
 import { loadCatalogOwned } from '../catalog/catalogs';
 import { cancelEnrichmentJob } from '../enrichment/jobs';
