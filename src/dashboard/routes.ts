@@ -8,7 +8,7 @@ import { checkCsrf, clearSessionCookie, CSRF_FIELD, requestSession, SESSION_COOK
 import type { RateLimits } from '../services/access/rate-limits';
 import type { ActiveSession } from '../services/access/sessions';
 import { signIn, signOut } from '../services/access/sessions';
-import { CONFIDENCE_LEVELS } from '../services/review/staged-changes';
+import { CONFIDENCE_LEVELS } from '../models/staged-change';
 import { addCliLoginRoutes } from './cli-login';
 import { addPeopleRoutes } from './people-routes';
 import { assertRole, hasRole } from '../services/access/roles';

@@ -1,7 +1,7 @@
 import type { Catalog } from '../models/catalog';
 import type { CatalogSchema } from '../models/catalog-schema';
 import type { ValidationDetail } from '../lib/errors';
-import { FIELD_TYPES } from '../services/catalog/schema-fields';
+import { FIELD_TYPES } from '../models/catalog-schema';
 import type { SchemaVersionDiff, SchemaVersionEntry } from '../services/catalog/schema-versions';
 import type { EnrichedNode, EnrichedTaxonomy } from '../services/catalog/taxonomy';
 import { displayValue } from './diff';

@@ -2,7 +2,7 @@ import type { Catalog } from '../models/catalog';
 import type { ReviewActivity } from '../models/review-activity';
 import type { StagedChange, StagedChangeStatus } from '../models/staged-change';
 import type { ActivityListEntry } from '../services/review/review-activities';
-import { CONFIDENCE_LEVELS } from '../services/review/staged-changes';
+import { CONFIDENCE_LEVELS } from '../models/staged-change';
 import type { ActivityFilters, ActivityPageData } from './data';
 import { diffCells } from './diff';
 import { html, safeUrl, type SafeHtml } from './html';

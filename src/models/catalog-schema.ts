@@ -1,6 +1,9 @@
 import type { RelationMappings } from 'objection';
 import { BaseModel } from './base';
 
+/** Field types a schema field may have (interface-spec.md, POST …/schema/fields). */
+export const FIELD_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'] as const;
+
 /**
  * One property of a catalog's JSON Schema. The standard keywords typed here are checked by Ajv's
  * meta-schema when the schema is stored (src/services/catalog/schema.ts); custom ones (`unit`,

@@ -1,7 +1,13 @@
 import { BaseModel } from './base';
 
+/** Staged change statuses (decisions.md §5; `conflict` is the seventh, set by apply). */
+export const STAGED_STATUSES = ['draft', 'pending', 'approved', 'rejected', 'partially_accepted', 'error', 'conflict'] as const;
+
+/** Confidence levels of `review_info.confidence` (decisions.md §4). */
+export const CONFIDENCE_LEVELS = ['high', 'medium', 'low'] as const;
+
 /** Staged change statuses (decisions.md §5). */
-export type StagedChangeStatus = 'draft' | 'pending' | 'approved' | 'rejected' | 'partially_accepted' | 'error' | 'conflict';
+export type StagedChangeStatus = (typeof STAGED_STATUSES)[number];
 
 /**
  * A reviewable change of a catalog item proposed by a review activity (decisions.md §5). An

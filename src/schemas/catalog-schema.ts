@@ -1,5 +1,5 @@
 import { Static, Type } from '@sinclair/typebox';
-import { FIELD_TYPES } from '../services/catalog/schema-fields';
+import { FIELD_TYPES } from '../models/catalog-schema';
 import { AnyArray, AnyObject, Nullable, StringEnum, withDefault } from './common';
 
 /**

@@ -1,7 +1,7 @@
 import { Static, Type } from '@sinclair/typebox';
 import type { Validated } from '../lib/validation';
 import { AnyObject, POSITION_MAX, StringEnum, withDefault } from './common';
-import { ENRICH_DEFAULTS } from '../services/enrichment/defaults';
+import { ENRICH_DEFAULTS } from './enrich-defaults';
 
 /** Inline JSON enrich requests carry at most this many items (interface-spec.md, Limits). */
 export const INLINE_ITEMS_LIMIT = 1000;

@@ -6,7 +6,7 @@
  * rows are JSON lines of a local diff).
  */
 import { Static, Type } from '@sinclair/typebox';
-import { CONFIDENCE_LEVELS, STAGED_STATUSES } from '../services/review/staged-changes';
+import { CONFIDENCE_LEVELS, STAGED_STATUSES } from '../models/staged-change';
 import { AnyArray, AnyObject, Nullable, POSITION_MAX, StringEnum, withDefault } from './common';
 
 /** Activity types (decisions.md §5). */

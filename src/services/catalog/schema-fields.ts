@@ -2,9 +2,7 @@
  * Adding, updating and removing schema fields (interface-spec.md, Schema; decisions.md §2 and
  * G2): the requests and their outcome. Applying them: src/services/catalog/schema-field-batch.ts.
  */
-
-/** Field types a schema field may have (interface-spec.md, POST …/schema/fields). */
-export const FIELD_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'] as const;
+import type { FIELD_TYPES } from '../../models/catalog-schema';
 
 /** One field to add (POST …/schema/fields body; an entry of G2 `fields_to_add`). */
 export interface AddField {

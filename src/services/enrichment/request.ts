@@ -5,7 +5,7 @@ import { EnrichmentJob } from '../../models/enrichment-job';
 import { assignDefined, fillUndefined } from '../../lib/objects';
 import type { JsonSchemaProperty } from '../../models/catalog-schema';
 import type { EnrichJobConfig, EnrichRequest } from '../../schemas/enrich';
-import { ENRICH_DEFAULTS } from './defaults';
+import { ENRICH_DEFAULTS } from '../../schemas/enrich-defaults';
 import { isGrouped } from '../catalog/items-keys';
 import { getCurrentSchema } from '../catalog/schema';
 import { loadCatalogOwned } from '../catalog/catalogs';

@@ -14,12 +14,6 @@ import type { Scope } from '../access/scope';
 import { ReviewActivity } from '../../models/review-activity';
 import { StagedChange } from '../../models/staged-change';
 
-/** Staged change statuses (decisions.md §5; `conflict` is the seventh, set by apply). */
-export const STAGED_STATUSES = ['draft', 'pending', 'approved', 'rejected', 'partially_accepted', 'error', 'conflict'] as const;
-
-/** Confidence levels of `review_info.confidence` (decisions.md §4). */
-export const CONFIDENCE_LEVELS = ['high', 'medium', 'low'] as const;
-
 /** A review activity with the number of its staged changes. */
 export interface ActivityWithCount {
   activity: ReviewActivity;

@@ -1,7 +1,8 @@
 /**
  * Defaults of the enrich request (interface-spec.md "Enrich request parameters"). They are
  * applied by the service AFTER a template's defaults (a template fills what the request omits,
- * so Ajv must not fill them first); the request schema (src/schemas/enrich.ts) only documents them.
+ * so Ajv must not fill them first); the request schema (./enrich.ts) only documents them, and the
+ * service (src/services/enrichment/request.ts) applies them.
  */
 export const ENRICH_DEFAULTS = {
   prompt: '',
