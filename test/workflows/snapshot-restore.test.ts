@@ -104,8 +104,10 @@ describe('POST …/snapshots/{id}/restore through snapshotRestoreWorkflow', () =
     const safety = await safetySnapshots(snapshotId);
     expect(safety.map((s) => s.id)).toEqual([res.body.safety_snapshot_id]);
 
-    expect(Object.keys(res.body).sort()).toEqual(['items_restored', 'message', 'safety_snapshot_id', 'schema_version', 'snapshot_id']);
+    // The G11 fields, and the run's id (issue 28), which names the recorded restore.
+    expect(Object.keys(res.body).sort()).toEqual(['items_restored', 'message', 'restore_id', 'safety_snapshot_id', 'schema_version', 'snapshot_id']);
     const restoreId = (await knex('snapshot_restores').where('snapshot_id', snapshotId).first('id')).id as string;
+    expect(res.body.restore_id).toBe(restoreId);
     const status = await request(app)
       .get(url(catalogId, `/snapshot-restores/${restoreId}`))
       .set(org.auth);
