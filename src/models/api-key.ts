@@ -1,4 +1,3 @@
-import type { RelationMappings } from 'objection';
 import { BaseModel } from './base';
 
 /** An API key of one organization, stored only as its SHA-256 (decisions.md §1). */
@@ -17,14 +16,4 @@ export class ApiKey extends BaseModel {
   person_id!: string | null;
   created_at!: Date;
   revoked_at!: Date | null;
-
-  static get relationMappings(): RelationMappings {
-    return {
-      organization: {
-        relation: BaseModel.BelongsToOneRelation,
-        modelClass: 'organization',
-        join: { from: 'api_keys.organization_id', to: 'organizations.id' },
-      },
-    };
-  }
 }

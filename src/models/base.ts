@@ -6,13 +6,9 @@ import { Model } from 'objection';
  * model in `jsonAttributes` so Objection serialises them on write.
  *
  * Data access (architecture.md, models/): one model per table; row-level reads and writes
- * (find by id, insert a row, patch or delete rows by key, row locks) and relations go through
+ * (find by id, insert a row, patch or delete rows by key, row locks) go through
  * `Model.query(trx)`. knex/raw SQL is kept for set-based work: COPY, MERGE, `INSERT … SELECT`,
  * multi-row upserts, bulk `UPDATE … FROM`, search and count SQL, and statements on tables that
  * only such work touches.
  */
-export class BaseModel extends Model {
-  static get modelPaths(): string[] {
-    return [__dirname];
-  }
-}
+export class BaseModel extends Model {}

@@ -1,4 +1,3 @@
-import type { RelationMappings } from 'objection';
 import { BaseModel } from './base';
 
 /** Entity types of an item (decisions.md §3): products, and variants pointing to a product by `parent_id`. */
@@ -24,12 +23,4 @@ export class CatalogItem extends BaseModel {
   current_version!: number;
   created_at!: Date;
   updated_at!: Date;
-
-  static get relationMappings(): RelationMappings {
-    return {
-      catalog: { relation: BaseModel.BelongsToOneRelation, modelClass: 'catalog', join: { from: 'catalog_items.catalog_id', to: 'catalogs.id' } },
-      parent: { relation: BaseModel.BelongsToOneRelation, modelClass: CatalogItem, join: { from: 'catalog_items.parent_id', to: 'catalog_items.id' } },
-      variants: { relation: BaseModel.HasManyRelation, modelClass: CatalogItem, join: { from: 'catalog_items.id', to: 'catalog_items.parent_id' } },
-    };
-  }
 }

@@ -1,4 +1,3 @@
-import type { RelationMappings } from 'objection';
 import { BaseModel } from './base';
 
 /**
@@ -13,10 +12,4 @@ export class CatalogMdVersion extends BaseModel {
   catalog_md!: string | null;
   created_by!: string;
   created_at!: Date;
-
-  static get relationMappings(): RelationMappings {
-    return {
-      catalog: { relation: BaseModel.BelongsToOneRelation, modelClass: 'catalog', join: { from: 'catalog_md_versions.catalog_id', to: 'catalogs.id' } },
-    };
-  }
 }

@@ -1,4 +1,3 @@
-import type { RelationMappings } from 'objection';
 import { BaseModel } from './base';
 
 /** Field types a schema field may have (interface-spec.md, POST …/schema/fields). */
@@ -81,10 +80,4 @@ export class CatalogSchema extends BaseModel {
   last_edited_by_workflow!: string | null;
   last_edited_at!: Date | null;
   fields_workflow_info!: FieldWorkflowInfo[];
-
-  static get relationMappings(): RelationMappings {
-    return {
-      catalog: { relation: BaseModel.BelongsToOneRelation, modelClass: 'catalog', join: { from: 'catalog_schemas.catalog_id', to: 'catalogs.id' } },
-    };
-  }
 }

@@ -1,4 +1,3 @@
-import type { RelationMappings } from 'objection';
 import { BaseModel } from './base';
 import type { ItemEntityType } from './catalog-item';
 
@@ -23,14 +22,4 @@ export class CatalogSnapshotItem extends BaseModel {
   current_version!: number;
   created_at!: Date;
   updated_at!: Date;
-
-  static get relationMappings(): RelationMappings {
-    return {
-      snapshot: {
-        relation: BaseModel.BelongsToOneRelation,
-        modelClass: 'catalog-snapshot',
-        join: { from: 'catalog_snapshot_items.snapshot_id', to: 'catalog_snapshots.id' },
-      },
-    };
-  }
 }

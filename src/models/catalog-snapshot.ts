@@ -1,4 +1,3 @@
-import type { RelationMappings } from 'objection';
 import { BaseModel } from './base';
 import type { StoredTaxonomy } from './catalog-schema';
 
@@ -30,15 +29,4 @@ export class CatalogSnapshot extends BaseModel {
   /** The snapshot a restore restored right after taking this `safety` snapshot. */
   restored_snapshot_id!: string | null;
   created_at!: Date;
-
-  static get relationMappings(): RelationMappings {
-    return {
-      catalog: { relation: BaseModel.BelongsToOneRelation, modelClass: 'catalog', join: { from: 'catalog_snapshots.catalog_id', to: 'catalogs.id' } },
-      items: {
-        relation: BaseModel.HasManyRelation,
-        modelClass: 'catalog-snapshot-item',
-        join: { from: 'catalog_snapshots.id', to: 'catalog_snapshot_items.snapshot_id' },
-      },
-    };
-  }
 }

@@ -1,4 +1,3 @@
-import type { RelationMappings } from 'objection';
 import { BaseModel } from './base';
 
 /** A catalog (interface-spec.md "Catalog"); its schema versions live in `catalog_schemas`. */
@@ -34,22 +33,4 @@ export class Catalog extends BaseModel {
   search_logged!: string;
   /** True while some item may hold a pending word vector after a restore (src/services/catalog/search-words.ts). */
   search_words_pending!: boolean;
-
-  static get relationMappings(): RelationMappings {
-    return {
-      organization: {
-        relation: BaseModel.BelongsToOneRelation,
-        modelClass: 'organization',
-        join: { from: 'catalogs.organization_id', to: 'organizations.id' },
-      },
-      schemas: { relation: BaseModel.HasManyRelation, modelClass: 'catalog-schema', join: { from: 'catalogs.id', to: 'catalog_schemas.catalog_id' } },
-      md_versions: {
-        relation: BaseModel.HasManyRelation,
-        modelClass: 'catalog-md-version',
-        join: { from: 'catalogs.id', to: 'catalog_md_versions.catalog_id' },
-      },
-      items: { relation: BaseModel.HasManyRelation, modelClass: 'catalog-item', join: { from: 'catalogs.id', to: 'catalog_items.catalog_id' } },
-      snapshots: { relation: BaseModel.HasManyRelation, modelClass: 'catalog-snapshot', join: { from: 'catalogs.id', to: 'catalog_snapshots.catalog_id' } },
-    };
-  }
 }
