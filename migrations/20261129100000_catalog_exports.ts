@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('catalog_exports', (t) => {
     t.uuid('id').primary();
-    t.uuid('organization_id').notNullable();
+    t.uuid('organization_id').notNullable().references('organizations.id').onDelete('CASCADE');
     t.uuid('catalog_id').notNullable().references('catalogs.id').onDelete('CASCADE');
     t.string('format', 8).notNullable();
     /** Whether a selection (the console grid's filter and columns) narrowed the export. */

@@ -1,5 +1,5 @@
 import type { Catalog } from '../models/catalog';
-import type { CatalogImport } from '../services/inference/import';
+import type { CatalogImport } from '../models/catalog-import';
 import { html } from './html';
 import { jobsUrl } from './jobs-views';
 import { catalogCrumb, DASHBOARD_BASE, layout, type PageSession } from './views';

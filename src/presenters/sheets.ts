@@ -1,4 +1,5 @@
-import type { CatalogImport, ImportLine } from '../services/inference/import';
+import type { CatalogImport } from '../models/catalog-import';
+import type { ImportLine } from '../services/inference/import';
 
 /**
  * Wire JSON of a spreadsheet import (issue 20). `lines_url` (the per-line report) is absolute,

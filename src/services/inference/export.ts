@@ -22,12 +22,13 @@ import { loadCatalogOwned } from '../catalog/catalogs';
 import { getCurrentSchema } from '../catalog/schema';
 import type { Scope } from '../access/scope';
 import { newId } from '../../lib/ids';
+import { CatalogExport } from '../../models/catalog-export';
 
 /** Spreadsheet formats of export and import. */
 export type SheetFormat = 'csv' | 'xlsx';
 
 /** An export ready to stream: the response's file name and content type, and the body. */
-export interface CatalogExport {
+export interface ExportStream {
   fileName: string;
   contentType: string;
   body: PassThrough;
@@ -126,14 +127,14 @@ export async function exportCatalog(
   catalogId: string,
   format: SheetFormat,
   options: { bom?: boolean; selection?: ExportSelection } = {},
-): Promise<CatalogExport> {
+): Promise<ExportStream> {
   const selection = options.selection;
   const catalog = await loadCatalogOwned(knex, scope, catalogId);
   const schema = await getCurrentSchema(knex, catalogId);
   const schemaKeys = Object.keys(schema.schema_definition.properties ?? {});
   const body = new PassThrough({ highWaterMark: 256 * 1024 });
   const safeName = catalog.name.replace(/[^\p{L}\p{N}._-]+/gu, '-').slice(0, 80) || 'catalog';
-  const result = (columns: string[]): CatalogExport => ({
+  const result = (columns: string[]): ExportStream => ({
     fileName: `${safeName}.${format}`,
     contentType: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
     body,
@@ -187,7 +188,7 @@ async function recordExport(
   fileName: string,
 ): Promise<string> {
   const id = newId();
-  await knex('catalog_exports').insert({
+  await CatalogExport.query(knex).insert({
     id,
     organization_id: scope.organizationId,
     catalog_id: catalogId,
@@ -208,15 +209,15 @@ async function recordExport(
  */
 async function finishExport(knex: Knex, exportId: string, written: Promise<number>): Promise<void> {
   const update = await written.then(
-    (rows) => ({ status: 'completed', rows, error: null }),
-    (err: unknown) => {
+    (rows): Partial<CatalogExport> => ({ status: 'completed', rows, error: null }),
+    (err: unknown): Partial<CatalogExport> => {
       const message = err instanceof Error ? err.message : String(err);
-      return message === CLIENT_GONE ? { status: 'cancelled', rows: null, error: message } : { status: 'failed', rows: null, error: message };
+      return { status: message === CLIENT_GONE ? 'cancelled' : 'failed', rows: null, error: message };
     },
   );
-  await knex('catalog_exports')
-    .where('id', exportId)
-    .update({ ...update, completed_at: knex.fn.now() })
+  await CatalogExport.query(knex)
+    .findById(exportId)
+    .patch({ ...update, completed_at: new Date() })
     .catch(() => undefined);
 }
 

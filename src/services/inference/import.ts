@@ -15,6 +15,8 @@ import type { Knex } from 'knex';
 import { ConflictError, NotFoundError, ValidationError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { Catalog } from '../../models/catalog';
+import { CatalogImport, type ImportMode } from '../../models/catalog-import';
+import type { CatalogImportLine } from '../../models/catalog-import-line';
 import type { Scope } from '../access/scope';
 import type { CatalogCaches } from '../catalog/caches';
 import { loadCatalogOwned } from '../catalog/catalogs';
@@ -27,44 +29,8 @@ import { normalizeHeaders, sniffTable, tableRows } from './table-file';
 /** Lines inserted per statement while staging. */
 const STAGE_CHUNK = 1000;
 
-/**
- * Which lines an import may write (issue 28 §8): `upsert` creates or updates, `create` only adds
- * new items (a line whose item exists fails), `update` only changes existing ones.
- */
-export type ImportMode = 'upsert' | 'create' | 'update';
-
-/** The modes of {@link ImportMode}, for validation. */
-export const IMPORT_MODES: readonly ImportMode[] = ['upsert', 'create', 'update'];
-
-/** An import as stored. */
-export interface CatalogImport {
-  id: string;
-  organization_id: string;
-  catalog_id: string;
-  status: 'running' | 'completed' | 'failed' | 'cancelled';
-  file_name: string;
-  mapping: Record<string, string>;
-  total_lines: number;
-  created: number;
-  updated: number;
-  /** Lines equal to their item: nothing written (issue 26 §7). */
-  unchanged: number;
-  failed: number;
-  error: string | null;
-  /** A dry run: line statuses say what the import would do; nothing is written (issue 28 §8). */
-  dry_run: boolean;
-  mode: ImportMode;
-  created_at: Date;
-  completed_at: Date | null;
-}
-
-/** One line's outcome. */
-export interface ImportLine {
-  line: number;
-  status: 'pending' | 'created' | 'updated' | 'unchanged' | 'failed';
-  errors: Array<{ loc?: Array<string | number>; msg: string; type?: string }> | null;
-  item_id: string | null;
-}
+/** One line's outcome, as the report shows it. */
+export type ImportLine = Pick<CatalogImportLine, 'line' | 'status' | 'errors' | 'item_id'>;
 
 /** What a batch did (the workflow's counters). */
 export interface ImportBatchResult {
@@ -96,13 +62,13 @@ export async function stageImport(
   const dialect = await sniffTable(file.path, file.name);
   const id = newId();
   return knex.transaction(async (trx) => {
-    await trx('catalog_imports').insert({
+    await CatalogImport.query(trx).insert({
       id,
       organization_id: catalog.organization_id,
       catalog_id: catalog.id,
       status: 'running',
       file_name: file.name,
-      mapping: JSON.stringify(mapping),
+      mapping,
       total_lines: 0,
       dry_run: options.dry_run ?? false,
       mode: options.mode ?? 'upsert',
@@ -131,11 +97,7 @@ export async function stageImport(
     }
     if (chunk.length) await trx('catalog_import_lines').insert(chunk);
     if (line === 1) throw ValidationError.at(['body', 'file'], 'The file has no data rows', 'missing');
-    const [row] = await trx('catalog_imports')
-      .where({ id })
-      .update({ total_lines: line - 1 })
-      .returning('*');
-    return row as CatalogImport;
+    return CatalogImport.query(trx).patchAndFetchById(id, { total_lines: line - 1 });
   });
 }
 
@@ -156,7 +118,7 @@ export async function importBatch(
   limit = IMPORT_BATCH_LINES,
 ): Promise<ImportBatchResult> {
   return knex.transaction(async (trx) => {
-    const imp = await trx('catalog_imports').where({ id: importId }).first();
+    const imp = await CatalogImport.query(trx).findById(importId);
     if (!imp) throw new Error(`import ${importId} not found`);
     const lastLine = afterLine + limit;
     // Cancelled (or finished): write nothing more; the lines not reached stay pending.
@@ -275,9 +237,9 @@ function refusedOutcome(o: LineOutcome, reason: string): LineOutcome {
 
 /** Marks an import finished (`completed`, `cancelled`, or `failed` with the error). Idempotent: only a running import changes. */
 export async function finishImport(knex: Knex, importId: string, status: 'completed' | 'failed' | 'cancelled', error?: string): Promise<void> {
-  await knex('catalog_imports')
+  await CatalogImport.query(knex)
     .where({ id: importId, status: 'running' })
-    .update({ status, error: error ?? null, completed_at: knex.fn.now() });
+    .patch({ status, error: error ?? null, completed_at: new Date() });
 }
 
 /** What cancelling an import keeps (the API's and the jobs page's words). */
@@ -299,13 +261,12 @@ export async function cancelImport(
 ): Promise<CatalogImport> {
   const imp = await loadImport(deps.knex, scope, catalogId, importId);
   if (imp.status === 'running') {
-    const updated = await deps
-      .knex('catalog_imports')
+    const updated = await CatalogImport.query(deps.knex)
       .where({ id: imp.id, status: 'running' })
-      .update({ status: 'cancelled', error: 'cancelled by request', completed_at: deps.knex.fn.now() });
+      .patch({ status: 'cancelled', error: 'cancelled by request', completed_at: new Date() });
     if (updated) await deps.jobRunner.cancel(catalogImportWorkflowId(imp.id));
   }
-  const now = (await deps.knex('catalog_imports').where({ id: imp.id }).first()) as CatalogImport;
+  const now = await CatalogImport.query(deps.knex).findById(imp.id).throwIfNotFound();
   if (now.status !== 'cancelled') throw new ConflictError(`Import is already ${now.status} and cannot be cancelled`);
   return now;
 }
@@ -316,9 +277,9 @@ export async function cancelImport(
  */
 export async function loadImport(knex: Knex, scope: Scope, catalogId: string, importId: string): Promise<CatalogImport> {
   await loadCatalogOwned(knex, scope, catalogId);
-  const row = /^[0-9a-f-]{36}$/i.test(importId) ? await knex('catalog_imports').where({ id: importId, catalog_id: catalogId }).first() : undefined;
+  const row = /^[0-9a-f-]{36}$/i.test(importId) ? await CatalogImport.query(knex).findOne({ id: importId, catalog_id: catalogId }) : undefined;
   if (!row) throw new NotFoundError('Import not found');
-  return row as CatalogImport;
+  return row;
 }
 
 /** The lines of an import in order, `limit` after `afterLine` (the report is read page by page). */
