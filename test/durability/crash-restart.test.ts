@@ -26,6 +26,7 @@ import {
   spawnWorker,
   stopWorker,
   TestCluster,
+  waitForBackendsGone,
   WorkerProcess,
 } from '../../bench/fixtures/worker-cluster';
 
@@ -93,6 +94,8 @@ async function killInsideABatch(jobId: string): Promise<{ killed: WorkerProcess[
     await waitUntil(async () => (await completed(jobId)) >= before + 40, '40 more rows done', 60_000);
     worker.child.kill('SIGKILL');
     await worker.exited;
+    // A write whose COMMIT left just before the kill may still be committing: read after it settled.
+    await waitForBackendsGone(knex, worker);
     killed.push(worker);
     const called = [...engineCallsPerRow([worker.output()], jobId).keys()];
     inFlight = (await knex('enrichment_rows').where({ job_id: jobId, status: 'pending' }).whereIn('row_index', called).select('row_index')).map(
