@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/chaos.ts`: the chaos soak (issue 29 §6; bench/fixtures/chaos.ts). For
+ * `npx tsx bench/chaos.ts`: the chaos soak (issue 29 §6; test/fixtures/chaos.ts). For
  * `CHAOS_SECONDS` (default 600) a mixed workload runs through the HTTP API of 2 API and 2 worker
  * processes while an API or a worker is SIGKILLed, the Temporal dev server restarted and
  * PostgreSQL restarted (`CHAOS_RESTART_POSTGRES=0` leaves PostgreSQL alone; it needs root and the
@@ -10,7 +10,7 @@
 import { createKnex } from '../src/db';
 import { logger } from '../src/lib/logger';
 import { TEST_DATABASE_URL } from '../test/setup/env';
-import { chaosViolations, localPgCluster, runChaos } from './fixtures/chaos';
+import { chaosViolations, localPgCluster, runChaos } from '../test/fixtures/chaos';
 
 async function main(): Promise<void> {
   // The auditor's own connection errors while PostgreSQL restarts are expected: stdout carries the report alone.

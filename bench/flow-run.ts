@@ -22,9 +22,9 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
 import { TemporalJobRunner } from '../temporal/client';
-import { saveCodeFlow } from './fixtures/flows';
+import { saveCodeFlow } from '../test/fixtures/flows';
 import { rssOf, startServiceBench } from './fixtures/service-bench';
-import { spawnWorker, stopWorker } from './fixtures/worker-cluster';
+import { spawnWorker, stopWorker } from '../test/fixtures/worker-cluster';
 import { BENCH_DATABASE_URL, createBenchCatalog, loadAvg } from './lib';
 import { createCatalogClient } from '@catalog-enrichment/client';
 

@@ -26,9 +26,9 @@ import { EnrichmentTuning, TemporalJobRunner } from '../temporal/client';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
 import { createWorker } from '../temporal/worker';
 import { echoEngine } from './fixtures/echo-engine';
-import { archiveItems } from './fixtures/worker-cluster';
+import { archiveItems } from '../test/fixtures/worker-cluster';
 import { BENCH_DATABASE_URL } from './lib';
-import { acceptingJobs } from './fixtures/job-runners';
+import { acceptingJobs } from '../test/fixtures/job-runners';
 
 /** Which engine a benchmark runs (env BENCH_ENGINE). */
 export type BenchEngineKind = 'archive' | 'echo';

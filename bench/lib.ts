@@ -15,7 +15,7 @@ import { newId } from '../src/lib/ids';
 import { createOrganizationWithKey } from '../src/services/access/auth';
 import { createServiceCaches, ServiceCaches } from '../src/services/caches';
 import type { JobRunner } from '../src/services/job-runner';
-import { refusingJobs } from './fixtures/job-runners';
+import { refusingJobs } from '../test/fixtures/job-runners';
 import { createCatalogClient, type CatalogClient } from '@catalog-enrichment/client';
 
 /** The benchmark database (never the development or test one). */

@@ -21,7 +21,7 @@ import { ResearchArchive } from '../src/models/research-archive';
 import { fileDigest } from '../src/services/research-archives/archives';
 import { indexResearchArchive } from '../src/services/research-archives/indexing';
 import { archiveIndexFetcher, archiveIndexSearch } from '../src/services/research-archives/search';
-import { writeWarc, type ArchivedPage } from './fixtures/warc';
+import { writeWarc, type ArchivedPage } from '../test/fixtures/warc';
 import { loadAvg, since, startBench } from './lib';
 
 const N = Number(process.env.BENCH_PAGES ?? 100000);

@@ -24,9 +24,9 @@ import { enrichmentStorage } from '../src/services/enrichment/artifacts';
 import { createEnrichmentCaches } from '../src/services/enrichment/caches';
 import { loadEvidence } from '../src/services/enrichment/evidence';
 import { engineInput, enrichRow } from '../src/services/enrichment/rows';
-import { archiveItems } from './fixtures/worker-cluster';
+import { archiveItems } from '../test/fixtures/worker-cluster';
 import { BENCH_DATABASE_URL } from './lib';
-import { acceptingJobs } from './fixtures/job-runners';
+import { acceptingJobs } from '../test/fixtures/job-runners';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 400);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);

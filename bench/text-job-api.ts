@@ -26,7 +26,7 @@ import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
 import { TemporalJobRunner } from '../temporal/client';
 import { rssOf, startServiceBench } from './fixtures/service-bench';
-import { spawnWorker, stopWorker } from './fixtures/worker-cluster';
+import { spawnWorker, stopWorker } from '../test/fixtures/worker-cluster';
 import { attributesOf, readWdcOffers, valuesOf } from './fixtures/wdc-pave';
 import { BENCH_DATABASE_URL, loadAvg } from './lib';
 import { createCatalogClient } from '@catalog-enrichment/client';

@@ -45,7 +45,7 @@ async function documentOfLocalApp(): Promise<object> {
     import('knex'),
     import('../src/app'),
     import('../src/config'),
-    import('../bench/fixtures/job-runners'),
+    import('../test/fixtures/job-runners'),
   ]);
   const config = loadConfig();
   const db = knex({ client: 'pg', connection: config.databaseUrl });

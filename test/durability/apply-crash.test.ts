@@ -20,7 +20,7 @@ import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { quietTemporalRuntime } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
 import { TEST_DATABASE_URL } from '../setup/env';
-import { RestartableTemporal, spawnWorker, stopWorker, TestCluster } from '../../bench/fixtures/worker-cluster';
+import { RestartableTemporal, spawnWorker, stopWorker, TestCluster } from '../fixtures/worker-cluster';
 import { scopeOf } from '../helpers/review-apply';
 import { requestApply } from '../../src/services/review/apply';
 

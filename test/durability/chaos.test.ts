@@ -5,7 +5,7 @@
  * from the database and the trigger-kept write record, must find nothing lost or done twice.
  */
 import type { Knex } from 'knex';
-import { chaosViolations, localPgCluster, runChaos } from '../../bench/fixtures/chaos';
+import { chaosViolations, localPgCluster, runChaos } from '../fixtures/chaos';
 import { closeTestKnex, testKnex } from '../helpers/db';
 import { prerequisite } from '../helpers/prerequisites';
 import { quietTemporalRuntime } from '../helpers/temporal';

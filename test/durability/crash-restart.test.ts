@@ -28,7 +28,7 @@ import {
   TestCluster,
   waitForBackendsGone,
   WorkerProcess,
-} from '../../bench/fixtures/worker-cluster';
+} from '../fixtures/worker-cluster';
 
 const TASK_QUEUE = 'test-durability';
 /** ~30 rows/s with the archive engine at concurrency 2: long enough to interrupt, short enough for CI. */

@@ -8,7 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import type { Client } from '@temporalio/client';
-import { localPgCluster } from '../../bench/fixtures/chaos';
+import { localPgCluster } from '../fixtures/chaos';
 import type { Knex } from 'knex';
 import {
   createArchiveJob,
@@ -18,7 +18,7 @@ import {
   spawnWorker,
   stopWorker,
   TestCluster,
-} from '../../bench/fixtures/worker-cluster';
+} from '../fixtures/worker-cluster';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { requirePrerequisite } from '../helpers/prerequisites';
 import { quietTemporalRuntime } from '../helpers/temporal';

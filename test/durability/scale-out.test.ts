@@ -16,7 +16,7 @@ import {
   spawnWorker,
   stopWorker,
   TestCluster,
-} from '../../bench/fixtures/worker-cluster';
+} from '../fixtures/worker-cluster';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { quietTemporalRuntime } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';

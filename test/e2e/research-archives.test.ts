@@ -22,7 +22,7 @@ import { registerConfiguredArchives } from '../../src/services/research-archives
 import { archiveIndexFetcher, archiveIndexSearch } from '../../src/services/research-archives/search';
 import { TemporalJobRunner } from '../../temporal/client';
 import { pageItem, PAGES_SCHEMA } from '../../bench/eval/pages';
-import { writeWacz, writeWarc } from '../../bench/fixtures/warc';
+import { writeWacz, writeWarc } from '../fixtures/warc';
 import { SHARED_DATA } from '../helpers/data';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';

@@ -3,7 +3,7 @@ import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import type { ServiceCaches } from '../../src/services/caches';
 import type { JobRunner } from '../../src/services/job-runner';
-import { refusingJobs } from '../../bench/fixtures/job-runners';
+import { refusingJobs } from '../fixtures/job-runners';
 import { testKnex } from './db';
 
 /**
@@ -14,7 +14,7 @@ import { testKnex } from './db';
  */
 export const noJobs: JobRunner = refusingJobs('this test has no Temporal server');
 
-export { acceptingJobs } from '../../bench/fixtures/job-runners';
+export { acceptingJobs } from '../fixtures/job-runners';
 
 /**
  * The real Koa app on the test database, for supertest: `request(testApp().callback())`.

@@ -42,7 +42,7 @@ import { stageImport } from '../../src/services/inference/import';
 import { saveFlowFromActivity } from '../../src/services/flows/flows';
 import { executeFlow } from '../../src/services/flows/runs';
 import { createResearchArchive } from '../../src/services/research-archives/archives';
-import { writeWarc } from '../../bench/fixtures/warc';
+import { writeWarc } from '../fixtures/warc';
 import { exportHistory } from '../../temporal/export-history';
 import { createCatalogCaches } from '../../src/services/catalog/caches';
 import { createBulkAction } from '../../src/services/review/bulk-edit';
@@ -61,7 +61,7 @@ import {
   snapshotRestoreWorkflowId,
   webhookWorkflowId,
 } from '../../workflows/definitions';
-import { clientFor, createArchiveJob, RestartableTemporal, spawnWorker, stopWorker } from '../../bench/fixtures/worker-cluster';
+import { clientFor, createArchiveJob, RestartableTemporal, spawnWorker, stopWorker } from '../fixtures/worker-cluster';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { createTestJob, fakeEngine, startTestTemporal, workflowBundle } from '../helpers/temporal';

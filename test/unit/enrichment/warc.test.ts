@@ -9,7 +9,7 @@ import path from 'node:path';
 import { WARCRecord, WARCSerializer } from 'warcio';
 import { readWarcEntries, readWarcPageAt, type WarcPage } from '../../../src/enrichment/research/warc/records';
 import { extractWacz, WaczError } from '../../../src/enrichment/research/warc/wacz';
-import { writeWacz, writeWarc } from '../../../bench/fixtures/warc';
+import { writeWacz, writeWarc } from '../../fixtures/warc';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'warc-unit-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
