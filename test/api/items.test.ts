@@ -77,6 +77,23 @@ describe('bulk upsert (G9)', () => {
     expect((state.data[0] as { data: unknown }).data).toEqual({ sku: 'S2', title: 'two' });
   });
 
+  it('writes nothing for an item equal to what it would be written with (a request run again writes nothing twice), and still counts it as updated', async () => {
+    const c = await createTestCatalog(a.organizationId);
+    const items = [
+      { sku: 'S1', title: 'Same', price: 1 },
+      { sku: 'S2', title: 'Other', price: 2 },
+    ];
+    await bulk(c, items);
+    const again = await bulk(c, [items[0], { ...items[1], price: 3 }]);
+    expect(again.body).toMatchObject({ items_created: 0, items_updated: 2, items_failed: 0 });
+    expect(again.body).not.toHaveProperty('unchanged');
+    const rows = await testKnex()('catalog_items').where({ catalog_id: c }).orderBy('business_key').select('business_key', 'current_version', 'data');
+    expect(rows).toEqual([
+      { business_key: 'S1', current_version: 1, data: items[0] },
+      { business_key: 'S2', current_version: 2, data: { ...items[1], price: 3 } },
+    ]);
+  });
+
   it('matches __catalog_item_id first and does not store it', async () => {
     const c = await createTestCatalog(a.organizationId);
     await bulk(c, [{ sku: 'K1', title: 'a' }]);

@@ -33,11 +33,13 @@ export interface WriteOptions {
   /**
    * Leave an existing row whose entity type, parent, business key and data already equal what
    * would be written as it is: no new `current_version` (so staged changes computed from it do
-   * not conflict), no `updated_at`/`source_info` change. Such items are listed in
-   * `WriteResult.unchanged`. The spreadsheet import sets it (issue 26 §7: an import line equal to
-   * its item writes nothing).
+   * not conflict), no `updated_at`/`source_info` change. `report`: such items are listed in
+   * `WriteResult.unchanged` and not counted as updated (the spreadsheet import, issue 26 §7: an
+   * import line equal to its item writes nothing). `as_updated`: they count as updated, as G7's
+   * answer always did, but nothing is written (the bulk upsert: a request run again after its
+   * process died before its answer was stored writes nothing twice).
    */
-  skip_unchanged?: boolean;
+  skip_unchanged?: 'report' | 'as_updated';
 }
 
 /** One payload item after the shape checks, with its identity. */

@@ -133,13 +133,13 @@ export async function writeItems(
   const validate = catalog.strict_mode ? itemValidator(caches.validators, await getCurrentSchema(trx, catalog.id)) : null;
   const plan = planRows(catalog, opts, unique, existing, validate, errors);
   const autoProducts = pidField ? linkVariants(plan, pidField) : new Set<string>();
-  const { created, written } = await upsertRows(trx, catalog, plan.rows, autoProducts, opts.source_info, opts.skip_unchanged === true);
+  const { created, written } = await upsertRows(trx, catalog, plan.rows, autoProducts, opts.source_info, opts.skip_unchanged !== undefined);
 
   const idsOut: Array<string | undefined> = new Array(input.length).fill(undefined);
   const unchanged: number[] = [];
   for (const [id, index] of plan.written) {
     idsOut[index] = id;
-    if (!written.has(id)) unchanged.push(index);
+    if (opts.skip_unchanged === 'report' && !written.has(id)) unchanged.push(index);
   }
   unchanged.sort((a, b) => a - b);
   errors.sort((a, b) => a.index - b.index);
@@ -152,7 +152,7 @@ export async function writeItems(
     ...(evolved.new_schema_version ? { new_schema_version: evolved.new_schema_version } : {}),
     errors,
     ids: idsOut,
-    ...(opts.skip_unchanged ? { unchanged } : {}),
+    ...(opts.skip_unchanged === 'report' ? { unchanged } : {}),
   };
 }
 

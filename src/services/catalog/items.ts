@@ -86,6 +86,11 @@ export interface BulkItemsInput {
 export async function bulkUpsertItems(deps: CatalogDeps, scope: Scope, catalogId: string, body: BulkItemsInput): Promise<WriteResult> {
   return deps.knex.transaction(async (trx) => {
     const catalog = await loadCatalogOwned(trx, scope, catalogId);
-    return writeItems(trx, deps.caches.catalog, scope, catalog, body.items, { source_info: body.source_info, auto_evolve_schema: body.auto_evolve_schema });
+    // An item equal to what it would be written with is left as it is (counted as updated, G7).
+    return writeItems(trx, deps.caches.catalog, scope, catalog, body.items, {
+      source_info: body.source_info,
+      auto_evolve_schema: body.auto_evolve_schema,
+      skip_unchanged: 'as_updated',
+    });
   });
 }

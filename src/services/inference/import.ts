@@ -198,7 +198,7 @@ async function writeLines(
     scope,
     catalog,
     lines.map((l) => l.data),
-    { source_info: sourceInfo, skip_unchanged: true },
+    { source_info: sourceInfo, skip_unchanged: 'report' },
   );
   const unchanged = new Set(result.unchanged ?? []);
   const errorsAt = new Map<number, ImportLine['errors']>();
