@@ -22,7 +22,7 @@ RUN npm run build
 FROM node:22-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
-# Flows' custom_code nodes run Debian's CPython confined by bubblewrap (architecture.md, "The
+# Flows' custom_code nodes run Debian's CPython confined by bubblewrap (docs/sandbox.md, "The
 # Python sandbox"); prlimit and setpriv come with util-linux. Pages that build their product data
 # with JavaScript are rendered in Debian's headless Chromium (/usr/bin/chromium; docs/research.md,
 # "The live web"). The worker needs these; the API image is the same one.

@@ -148,7 +148,7 @@ export interface Config {
   temporalMetricsAddress: string | null;
   /** When set, `GET /metrics` requires `Authorization: Bearer <metricsToken>` (env METRICS_TOKEN). */
   metricsToken: string | null;
-  /** The Python sandbox of flows' custom_code nodes (issue 19; architecture.md, "The Python sandbox"). */
+  /** The Python sandbox of flows' custom_code nodes (issue 19; docs/sandbox.md, "The Python sandbox"). */
   pythonSandbox: PythonSandboxConfig;
 }
 
@@ -167,7 +167,7 @@ export interface LlmSettings {
 
 /**
  * Where the Python sandbox finds its programs and how much memory a custom_code node gets
- * (architecture.md, "The Python sandbox"). The sandbox refuses to run code when either program is
+ * (docs/sandbox.md, "The Python sandbox"). The sandbox refuses to run code when either program is
  * missing; it never falls back to an unconfined interpreter.
  */
 export interface PythonSandboxConfig {

@@ -1,5 +1,5 @@
 /**
- * Node's side of the sandbox's two output pipes (architecture.md, "The Python sandbox"): the
+ * Node's side of the sandbox's two output pipes (docs/sandbox.md, "The Python sandbox"): the
  * printed lines of the user code (fd 1, capped in bytes) and the protocol's JSON lines (fd 3,
  * capped per line). Both only collect; the session decides what a cap being hit means.
  */

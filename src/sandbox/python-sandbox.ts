@@ -1,5 +1,5 @@
 /**
- * The isolated Python of flows' custom_code nodes (issue 19; architecture.md, "The Python
+ * The isolated Python of flows' custom_code nodes (issue 19; docs/sandbox.md, "The Python
  * sandbox"). One {@link PythonTransformSession} is one confined CPython process for one node run:
  * the code is compiled once, then pages of rows go through its `transform` one at a time.
  *

@@ -1,4 +1,4 @@
-"""Runs one flow custom_code node's Python inside the sandbox (architecture.md, "The Python sandbox").
+"""Runs one flow custom_code node's Python inside the sandbox (docs/sandbox.md, "The Python sandbox").
 
 Started by python-sandbox.ts as `python3 -I -S -B /sandbox/runner.py` inside bubblewrap, with:
 

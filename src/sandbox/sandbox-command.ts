@@ -1,5 +1,5 @@
 /**
- * The confined command line of one sandboxed interpreter (architecture.md, "The Python sandbox"):
+ * The confined command line of one sandboxed interpreter (docs/sandbox.md, "The Python sandbox"):
  *
  *   [setpriv → uid 65534, when the worker is root] prlimit (memory, CPU, file size, open files)
  *   bwrap (new user, pid, net, ipc, uts, cgroup namespaces; read-only /usr; private /scratch; no

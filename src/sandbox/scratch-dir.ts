@@ -1,7 +1,7 @@
 /**
  * The private scratch directory of one sandboxed interpreter: created empty under the system's
  * temporary directory, owned by the sandbox's uid, mode 0700, and removed with everything in it
- * when the session closes (architecture.md, "The Python sandbox"). Its name carries the worker's
+ * when the session closes (docs/sandbox.md, "The Python sandbox"). Its name carries the worker's
  * pid, so that the directories of a worker that was killed (and could not close its sessions) are
  * removed by the next session any worker on the machine starts.
  */

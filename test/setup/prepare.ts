@@ -44,7 +44,7 @@ function ensureChromium(): void {
 }
 
 /**
- * Flows' Python sandbox (issue 19; architecture.md, "The Python sandbox") needs bubblewrap and
+ * Flows' Python sandbox (issue 19; docs/sandbox.md, "The Python sandbox") needs bubblewrap and
  * Debian's python3, and its runner.py is linted with Debian's pyflakes3. Installs what is missing
  * if it can. Isolation is a requirement, so its tests never skip: without these programs they
  * fail, and this says so first.

@@ -1,6 +1,6 @@
 /**
  * The Python of flows' custom_code nodes as the worker runs it: a {@link PythonSessionFactory}
- * over the bubblewrap sandbox (./sandbox/python-sandbox.ts; architecture.md, "The Python
+ * over the bubblewrap sandbox (./sandbox/python-sandbox.ts; docs/sandbox.md, "The Python
  * sandbox") with the environment's programs and memory limit; a node's `memory_mib` overrides
  * the memory limit.
  */
