@@ -73,10 +73,7 @@ export function exitError(code: number | null, signal: NodeJS.Signals | null, cp
     return new SandboxError('timeout', `the code was killed by the kernel: more than its ${cpuSeconds} s of CPU time (timeout_seconds), or out of memory`);
   }
   if (!answered && /^bwrap:/m.test(tail)) {
-    return new SandboxError(
-      'unavailable',
-      `Python sandbox unavailable: ${tail} (bubblewrap needs unprivileged user namespaces; see architecture.md, "The Python sandbox")`,
-    );
+    return new SandboxError('unavailable', `Python sandbox unavailable: ${tail} (bubblewrap needs unprivileged user namespaces; see docs/sandbox.md)`);
   }
   const how = signo !== null ? `was killed by signal ${signo}` : `exited with code ${code}`;
   return new SandboxError('crashed', `the Python process ${how} without answering${tail ? `: ${tail}` : ''}`);
