@@ -35,16 +35,27 @@ export function quietTemporalRuntime(): void {
   }
 }
 
+/** Attempts to start the dev server: the SDK gives it 5 s to answer, which a loaded 2-core machine can miss. */
+const DEV_SERVER_START_ATTEMPTS = 3;
+
 /**
  * Starts a local Temporal dev server from the cached CLI binary (test/setup/prepare.ts builds
- * it), with OrganizationId / CatalogId / JobKind registered.
+ * it), with OrganizationId / CatalogId / JobKind registered. A start that the SDK's fixed 5 s
+ * startup deadline cut short ("did not start within") is tried again, up to
+ * {@link DEV_SERVER_START_ATTEMPTS} times; any other error is thrown at once.
  */
 export async function startTestTemporal(): Promise<TestWorkflowEnvironment> {
   quietTemporalRuntime();
   const binary = path.join(loadConfig().temporalCliCache, 'temporal');
-  return TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: binary }, searchAttributes: SEARCH_ATTRIBUTES },
-  });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await TestWorkflowEnvironment.createLocal({
+        server: { executable: { type: 'existing-path', path: binary }, searchAttributes: SEARCH_ATTRIBUTES },
+      });
+    } catch (err) {
+      if (attempt >= DEV_SERVER_START_ATTEMPTS || !/did not start within/.test(String((err as Error)?.message ?? err))) throw err;
+    }
+  }
 }
 
 let bundle: Promise<WorkflowBundle> | null = null;
