@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
+import type { SqlPart } from '../catalog/item-grid-query';
 import type { Knex } from 'knex';
 import { parser } from 'stream-json';
 import { pick } from 'stream-json/filters/Pick';
@@ -219,12 +220,7 @@ export async function insertItemsFromFile(trx: Knex.Transaction, jobId: string, 
  * same catalog stages against the very item.
  * @returns the number of rows
  */
-export async function insertItemsFromCatalog(
-  trx: Knex.Transaction,
-  jobId: string,
-  catalogId: string,
-  where?: { sql: string; bindings: readonly Knex.RawBinding[] },
-): Promise<number> {
+export async function insertItemsFromCatalog(trx: Knex.Transaction, jobId: string, catalogId: string, where?: SqlPart): Promise<number> {
   const { rowCount } = await trx.raw(
     `INSERT INTO enrichment_rows (job_id, row_index, input)
      SELECT ?, (row_number() OVER (ORDER BY created_at, id) - 1)::int, data || jsonb_build_object('__catalog_item_id', id::text)

@@ -8,6 +8,7 @@ import type { EnrichJobConfig, EnrichRequest } from '../../schemas/enrich';
 import { ENRICH_DEFAULTS } from '../../schemas/enrich-defaults';
 import { isGrouped } from '../catalog/items-keys';
 import { getCurrentSchema } from '../catalog/schema';
+import type { SqlPart } from '../catalog/item-grid-query';
 import { loadCatalogOwned } from '../catalog/catalogs';
 import { catalogTextExamples } from './examples';
 import { CatalogTarget, knownValues } from './staging';
@@ -26,10 +27,7 @@ import type { Scope } from '../access/scope';
  * SQL over `catalog_items` and its bindings. Only the service passes one (fill the gaps and the
  * bulk enrich/classify actions), never a request body.
  */
-export interface ItemSelection {
-  sql: string;
-  bindings: readonly Knex.RawBinding[];
-}
+export type ItemSelection = SqlPart;
 
 /** Where a job's rows come from. */
 export type ItemPlan =
