@@ -74,8 +74,8 @@ export default tseslint.config(
           patterns: [
             { group: ['@catalog-enrichment/*'], message: 'The service does not import the workspace packages (packages/*).' },
             {
-              group: ['../src/*', '../activities/*'],
-              message: 'Workflows import only type definitions from activities (import type).',
+              group: ['../src/*', '!../src/contracts', '../activities/*'],
+              message: 'Workflows import values only from src/contracts/ (pure); anything else of src/ or activities/ as import type.',
               allowTypeImports: true,
             },
           ],
@@ -95,6 +95,40 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         { patterns: [{ group: ['@catalog-enrichment/*'], message: 'The service does not import the workspace packages (packages/*).' }] },
+      ],
+    },
+  },
+  {
+    // Services and activities never import the workflow bundle: what they share with it is in src/contracts/ (issue 30 §4).
+    files: ['src/**/*.ts', 'activities/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@catalog-enrichment/*'], message: 'The service does not import the workspace packages (packages/*).' },
+            { group: ['**/workflows/*'], message: 'Import workflow ids, job kinds and shapes from src/contracts/workflows.ts, not from the workflow bundle.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The contracts are part of the workflow bundle (issue 30 §4): no value import but @temporalio/common
+    // (after the src/ block above, which it replaces for these files; the pattern covers the packages too).
+    files: ['src/contracts/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!@temporalio/common$)',
+              message: 'src/contracts/ is imported by the workflow bundle: values only from @temporalio/common, anything else as import type.',
+              allowTypeImports: true,
+            },
+          ],
+        },
       ],
     },
   },

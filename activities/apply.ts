@@ -11,8 +11,8 @@ import type { CatalogCaches } from '../src/services/catalog/caches';
 import { createCatalogCaches } from '../src/services/catalog/caches';
 import type { ApplyResult } from '../src/models/review-activity';
 import { markApplyFailed, runApply } from '../src/services/review/apply';
-import type { ActivityApplyArgs } from '../workflows/definitions';
-import { APPLY_NOT_APPLICABLE } from '../workflows/definitions';
+import type { ActivityApplyArgs } from '../src/contracts/workflows';
+import { APPLY_NOT_APPLICABLE } from '../src/contracts/workflows';
 import { whileHeartbeating } from './heartbeat';
 
 /** The review activities registered on the worker; the workflow proxies them by these names. */

@@ -6,7 +6,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { AppError } from '../src/lib/errors';
-import { BULK_STAGE_NOT_STAGEABLE } from '../workflows/definitions';
+import { BULK_STAGE_NOT_STAGEABLE } from '../src/contracts/workflows';
 import type { CatalogCaches } from '../src/services/catalog/caches';
 import { createCatalogCaches } from '../src/services/catalog/caches';
 import { failBulkStaging, finishBulkStaging, stageBulkPage } from '../src/services/review/bulk-edit';

@@ -22,7 +22,7 @@ import {
   webhookUrlProblem,
   WEBHOOK_ADDRESS_REFUSED,
 } from '../src/services/enrichment/webhooks';
-import type { EnrichmentCounters, WebhookDeliveryResult } from '../workflows/definitions';
+import type { EnrichmentCounters, WebhookDeliveryResult } from '../src/contracts/workflows';
 import { creditsCharged, engineDuration, itemsFinished, jobsFinished, webhookAttempts } from '../src/lib/metrics';
 import { logger } from '../src/lib/logger';
 import { whileHeartbeating } from './heartbeat';

@@ -15,7 +15,7 @@ import type { ResearchSettings } from '../src/services/enrichment/jobs';
 import { finishEnrichNode, startEnrichNode } from '../src/services/flows/nodes/enrich';
 import { runStageNode } from '../src/services/flows/nodes/stage';
 import { SandboxError } from '../src/sandbox/python-sandbox';
-import { EnrichNodeJob, FLOW_NODE_FAILED, FlowRunPlan } from '../workflows/definitions';
+import { EnrichNodeJob, FLOW_NODE_FAILED, FlowRunPlan } from '../src/contracts/workflows';
 import { whileHeartbeating } from './heartbeat';
 
 /**

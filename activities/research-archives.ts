@@ -6,7 +6,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import type { BlobStore } from '../src/lib/blob-store';
 import { ArchiveContentError, indexResearchArchive, markResearchArchiveFailed, type IndexProgress } from '../src/services/research-archives/indexing';
-import { ARCHIVE_CONTENT_INVALID } from '../workflows/definitions';
+import { ARCHIVE_CONTENT_INVALID } from '../src/contracts/workflows';
 
 /** The research archive activities. */
 export interface ResearchArchiveActivities {

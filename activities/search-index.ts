@@ -9,7 +9,8 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { logger } from '../src/lib/logger';
 import { whileHeartbeating } from './heartbeat';
-import { buildSearchIndex, SearchIndexBuild } from '../src/services/catalog/search-count-index';
+import type { SearchIndexBuild } from '../src/contracts/workflows';
+import { buildSearchIndex } from '../src/services/catalog/search-count-index';
 import { catchUpSearchWords, SearchWordsCatchUp } from '../src/services/catalog/search-words';
 
 /** Failure type of a build deferred because this worker already runs one (retried with backoff). */

@@ -9,8 +9,8 @@ import type { Knex } from 'knex';
 import { ConflictError, ForbiddenError, NotFoundError } from '../src/lib/errors';
 import { logger } from '../src/lib/logger';
 import { markSnapshotRestoreFailed, runSnapshotRestore } from '../src/services/catalog/snapshot-restores';
-import type { SnapshotRestoreResult } from '../workflows/definitions';
-import { RESTORE_NOT_APPLICABLE } from '../workflows/definitions';
+import type { SnapshotRestoreResult } from '../src/contracts/workflows';
+import { RESTORE_NOT_APPLICABLE } from '../src/contracts/workflows';
 import { whileHeartbeating } from './heartbeat';
 
 /** The snapshot restore activities registered on the worker; the workflow proxies them by these names. */

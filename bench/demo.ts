@@ -14,7 +14,7 @@ import { loadConfig, REPO_ROOT } from '../src/config';
 import { count, FieldCounts, prf } from './eval/metrics';
 import { options, readJson, table } from './eval/files';
 import { correct, PAGE_FIELDS, pageItem, PAGES_SCHEMA } from './eval/pages';
-import { enrichmentWorkflowId } from '../workflows/definitions';
+import { enrichmentWorkflowId } from '../src/contracts/workflows';
 import { createCatalogClient } from '@catalog-enrichment/client';
 
 type PageField = (typeof PAGE_FIELDS)[number];

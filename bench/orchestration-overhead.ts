@@ -13,7 +13,7 @@ import { loadConfig } from '../src/config';
 import { enrichmentStorage } from '../src/services/enrichment/artifacts';
 import { createEnrichmentCaches } from '../src/services/enrichment/caches';
 import { enrichRow } from '../src/services/enrichment/rows';
-import { DEFAULT_BATCH_SIZE } from '../workflows/definitions';
+import { DEFAULT_BATCH_SIZE } from '../src/contracts/workflows';
 import { BenchEngineKind, benchEngine, startJobBench } from './job-common';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 10_000);

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { stageImport } from '../src/services/inference/import';
 import { TemporalJobRunner } from '../temporal/client';
-import { catalogImportWorkflowId } from '../workflows/definitions';
+import { catalogImportWorkflowId } from '../src/contracts/workflows';
 import { benchEngine, startJobBench } from './job-common';
 import { benchItem, createBenchCatalog, FIELDS, loadAvg, since } from './lib';
 

@@ -34,7 +34,6 @@ import {
   FlowRunArgs,
   GRID_INDEX_JOB_KIND,
   GridIndexArgs,
-  gridIndexRequestedSignal,
   gridIndexWorkflowId,
   JOB_KIND,
   ORGANIZATION_ID,
@@ -43,11 +42,11 @@ import {
   SEARCH_INDEX_JOB_KIND,
   SearchIndexBuildArgs,
   searchIndexWorkflowId,
-  searchWordsPendingSignal,
   SNAPSHOT_RESTORE_JOB_KIND,
   SnapshotRestoreArgs,
   snapshotRestoreWorkflowId,
-} from '../workflows/definitions';
+} from '../src/contracts/workflows';
+import { gridIndexRequestedSignal, searchWordsPendingSignal } from '../workflows/definitions';
 
 /** Deadline of the readiness ping (ms). */
 const PING_TIMEOUT_MS = 3000;

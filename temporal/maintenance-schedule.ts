@@ -5,7 +5,7 @@
  * operators see, pause or trigger it in the Temporal UI under Schedules.
  */
 import { Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
-import { JOB_KIND, SEARCH_MAINTENANCE_ID, SEARCH_MAINTENANCE_JOB_KIND } from '../workflows/definitions';
+import { JOB_KIND, SEARCH_MAINTENANCE_ID, SEARCH_MAINTENANCE_JOB_KIND } from '../src/contracts/workflows';
 
 /**
  * Creates the maintenance schedule unless it exists.

@@ -5,7 +5,7 @@
 import type { Connection } from '@temporalio/client';
 import { isGrpcServiceError } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
-import { CATALOG_ID, JOB_KIND, ORGANIZATION_ID } from '../workflows/definitions';
+import { CATALOG_ID, JOB_KIND, ORGANIZATION_ID } from '../src/contracts/workflows';
 
 /** Every custom search attribute; also passed to test dev servers (`server.searchAttributes`). */
 export const SEARCH_ATTRIBUTES = [ORGANIZATION_ID, CATALOG_ID, JOB_KIND];

@@ -28,7 +28,7 @@ import { createRenderActivities } from '../activities/render';
 import { createHostPoliteness, type HostPoliteness } from '../src/enrichment/providers/host-limiter';
 import { chromiumAvailable, createRenderer, type Renderer } from '../src/enrichment/providers/renderer';
 import type { RenderSettings } from '../src/services/enrichment/rendering';
-import { RENDER_QUEUE_SUFFIX } from '../workflows/definitions';
+import { RENDER_QUEUE_SUFFIX } from '../src/contracts/workflows';
 import { registerConfiguredArchives } from '../src/services/research-archives/archives';
 import { archiveIndexFetcher, archiveIndexSearch } from '../src/services/research-archives/search';
 import { configuredSources, describeSources } from '../src/services/research-archives/sources';

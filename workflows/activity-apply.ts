@@ -28,7 +28,8 @@ import { ActivityFailure, isCancellation, proxyActivities, setHandler } from '@t
 import type { ApplyActivities } from '../activities/apply';
 import type { SearchIndexActivities } from '../activities/search-index';
 import { maintainAfterChurn } from './churn-maintenance';
-import { ActivityApplyArgs, ActivityApplyOutcome, ActivityApplyProgress, ActivityApplyResult, APPLY_NOT_APPLICABLE, applyProgressQuery } from './definitions';
+import { ActivityApplyArgs, ActivityApplyOutcome, ActivityApplyProgress, ActivityApplyResult, APPLY_NOT_APPLICABLE } from '../src/contracts/workflows';
+import { applyProgressQuery } from './definitions';
 
 /**
  * Applies the approved changes of `args.activity_id` (see the state machine above).

@@ -17,7 +17,7 @@
  */
 import { ActivityFailure, continueAsNew, defineQuery, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { BulkActionActivities } from '../activities/bulk-actions';
-import { BULK_STAGE_NOT_STAGEABLE } from './definitions';
+import { BULK_STAGE_NOT_STAGEABLE } from '../src/contracts/workflows';
 
 /** Arguments of {@link bulkStageWorkflow}. */
 export interface BulkStageArgs {

@@ -24,7 +24,8 @@
 import { ActivityFailure, CancellationScope, continueAsNew, isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ImportActivities } from '../activities/imports';
 import { maintainAfterChurn } from './churn-maintenance';
-import { CatalogImportArgs, CatalogImportProgress, DEFAULT_IMPORT_CONCURRENCY, IMPORT_BATCH_LINES, importProgressQuery } from './definitions';
+import { CatalogImportArgs, CatalogImportProgress, DEFAULT_IMPORT_CONCURRENCY, IMPORT_BATCH_LINES } from '../src/contracts/workflows';
+import { importProgressQuery } from './definitions';
 
 /** Writes the staged lines of `args.import_id` batch by batch (see the state machine above). */
 export async function catalogImportWorkflow(args: CatalogImportArgs): Promise<CatalogImportProgress> {

@@ -17,7 +17,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
 import { ParentClosePolicy, patched, proxyActivities, startChild } from '@temporalio/workflow';
 import type { SearchMaintenanceActivities } from '../activities/search-maintenance';
-import { CHURN_MAINTENANCE_ID, JOB_KIND, SEARCH_MAINTENANCE_JOB_KIND } from './definitions';
+import { CHURN_MAINTENANCE_ID, JOB_KIND, SEARCH_MAINTENANCE_JOB_KIND } from '../src/contracts/workflows';
 import { searchIndexMaintenanceWorkflow } from './search-index-maintenance';
 
 /**

@@ -60,11 +60,11 @@ import {
   EnrichmentPhase,
   EnrichmentProgress,
   JOB_KIND,
-  progressQuery,
   RENDER_QUEUE_SUFFIX,
   WEBHOOK_JOB_KIND,
   webhookWorkflowId,
-} from './definitions';
+} from '../src/contracts/workflows';
+import { progressQuery } from './definitions';
 import { webhookDeliveryWorkflow } from './webhook-delivery';
 
 /** Patch id of batched row activities (`processRows`); histories without it use `processRow`. */

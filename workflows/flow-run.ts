@@ -39,10 +39,10 @@ import {
   FlowRunArgs,
   FlowRunPlanNode,
   FlowRunProgress,
-  flowRunProgressQuery,
   JOB_KIND,
   ORGANIZATION_ID,
-} from './definitions';
+} from '../src/contracts/workflows';
+import { flowRunProgressQuery } from './definitions';
 import type { enrichmentJobWorkflow } from './enrichment-job';
 
 /**

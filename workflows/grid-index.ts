@@ -20,7 +20,8 @@
  */
 import { condition, continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { GridIndexActivities } from '../activities/grid-index';
-import { GridIndexArgs, gridIndexRequestedSignal, GridIndexResult } from './definitions';
+import { GridIndexArgs, GridIndexResult } from '../src/contracts/workflows';
+import { gridIndexRequestedSignal } from './definitions';
 
 /** Passes of one run before it continues as new. */
 const PASSES_PER_RUN = 50;

@@ -17,7 +17,7 @@
  */
 import { ActivityFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { ResearchArchiveActivities } from '../activities/research-archives';
-import { ARCHIVE_CONTENT_INVALID, type ResearchArchiveIndexArgs } from './definitions';
+import { ARCHIVE_CONTENT_INVALID, type ResearchArchiveIndexArgs } from '../src/contracts/workflows';
 
 /** Indexes the archive, or marks it failed with the reason (see the state machine above). */
 export async function researchArchiveIndexWorkflow(args: ResearchArchiveIndexArgs): Promise<{ status: 'ready' | 'failed'; error?: string }> {

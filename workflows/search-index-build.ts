@@ -33,7 +33,8 @@
  */
 import { ActivityFailure, ApplicationFailure, condition, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { SearchIndexActivities } from '../activities/search-index';
-import { SEARCH_INDEX_MIN_INTERVAL_S, SearchIndexBuildArgs, SearchIndexBuildResult, searchWordsPendingSignal } from './definitions';
+import { SEARCH_INDEX_MIN_INTERVAL_S, SearchIndexBuildArgs, SearchIndexBuildResult } from '../src/contracts/workflows';
+import { searchWordsPendingSignal } from './definitions';
 
 /** A build may start again no sooner than this many times its own duration after it started. */
 const REBUILD_FACTOR = 10;

@@ -27,12 +27,12 @@ import type { SnapshotRestoreActivities } from '../activities/snapshot-restore';
 import { maintainAfterChurn } from './churn-maintenance';
 import {
   RESTORE_NOT_APPLICABLE,
-  restoreProgressQuery,
   SnapshotRestoreArgs,
   SnapshotRestoreOutcome,
   SnapshotRestoreProgress,
   SnapshotRestoreResult,
-} from './definitions';
+} from '../src/contracts/workflows';
+import { restoreProgressQuery } from './definitions';
 
 /**
  * Restores the snapshot of `args.restore_id` (see the state machine above).

@@ -23,7 +23,7 @@
  */
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { EnrichmentActivities } from '../activities/enrichment';
-import type { WebhookDeliveryArgs, WebhookDeliveryResult } from './definitions';
+import type { WebhookDeliveryArgs, WebhookDeliveryResult } from '../src/contracts/workflows';
 
 /**
  * Delivers the webhook of `args.job_id` under Temporal's retry policy.

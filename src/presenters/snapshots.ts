@@ -2,7 +2,7 @@ import { iso } from '../lib/time';
 import type { CatalogSnapshot } from '../models/catalog-snapshot';
 import type { SnapshotRestore } from '../models/snapshot-restore';
 import type { RestoreResult } from '../services/catalog/snapshots';
-import { snapshotRestoreWorkflowId } from '../../workflows/definitions';
+import { snapshotRestoreWorkflowId } from '../contracts/workflows';
 
 /**
  * A snapshot record (decisions.md §3, G11): `{id, catalog_id, snapshot_type, reason,

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { testApp } from '../helpers/app';
-import { enrichmentWorkflowId } from '../../workflows/definitions';
+import { enrichmentWorkflowId } from '../../src/contracts/workflows';
 import { bodyOf, ValidationErrorBody } from '../helpers/wire';
 
 const field = { name: 'brand', type: 'string', description: 'Brand of the product' };

@@ -13,7 +13,7 @@ import { filterSql } from '../../src/services/catalog/items-sql';
 import { buildSearchIndex, countWithSearchIndex, SEARCH_INDEX_MAX_PENDING, SEARCH_INDEX_MIN_ITEMS } from '../../src/services/catalog/search-count-index';
 import { TemporalJobRunner } from '../../temporal/client';
 import type { searchIndexBuildWorkflow } from '../../workflows';
-import { CATALOG_ID, JOB_KIND, ORGANIZATION_ID, SEARCH_INDEX_JOB_KIND, searchIndexWorkflowId } from '../../workflows/definitions';
+import { CATALOG_ID, JOB_KIND, ORGANIZATION_ID, SEARCH_INDEX_JOB_KIND, searchIndexWorkflowId } from '../../src/contracts/workflows';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';

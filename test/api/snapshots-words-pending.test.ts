@@ -12,7 +12,7 @@ import { catchUpSearchWords } from '../../src/services/catalog/search-words';
 import { restoreSnapshot } from '../../src/services/catalog/snapshots';
 import { TemporalJobRunner } from '../../temporal/client';
 import type { searchIndexBuildWorkflow } from '../../workflows';
-import { searchIndexWorkflowId } from '../../workflows/definitions';
+import { searchIndexWorkflowId } from '../../src/contracts/workflows';
 import { noJobs } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';

@@ -14,7 +14,7 @@ import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningT
 import { createReviewFixture, type ReviewFixture } from './fixture';
 import { newId } from '../../src/lib/ids';
 import { TemporalJobRunner } from '../../temporal/client';
-import { bulkStageWorkflowId } from '../../workflows/definitions';
+import { bulkStageWorkflowId } from '../../src/contracts/workflows';
 
 requireChromium();
 

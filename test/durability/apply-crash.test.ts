@@ -14,7 +14,7 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { TemporalJobRunner } from '../../temporal/client';
-import { activityApplyWorkflowId } from '../../workflows/definitions';
+import { activityApplyWorkflowId } from '../../src/contracts/workflows';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { quietTemporalRuntime } from '../helpers/temporal';

@@ -12,7 +12,7 @@
 import type { Knex } from 'knex';
 import { executeFlow } from '../../src/services/flows/runs';
 import { TemporalJobRunner } from '../../temporal/client';
-import { flowRunWorkflowId } from '../../workflows/definitions';
+import { flowRunWorkflowId } from '../../src/contracts/workflows';
 import { saveCodeFlow } from '../fixtures/flows';
 import { spawnWorker, TestCluster } from '../fixtures/worker-cluster';
 import { createTestCatalog } from '../helpers/catalogs';

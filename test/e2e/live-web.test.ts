@@ -19,7 +19,7 @@ import type { Worker } from '@temporalio/worker';
 import { createHostPoliteness } from '../../src/enrichment/providers/host-limiter';
 import { createRenderer, type Renderer } from '../../src/enrichment/providers/renderer';
 import { createRenderWorker } from '../../temporal/worker';
-import { enrichmentWorkflowId } from '../../workflows/definitions';
+import { enrichmentWorkflowId } from '../../src/contracts/workflows';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
 import { bufferBody } from '../helpers/wire';

@@ -16,7 +16,7 @@ import type { JobRunner } from '../../src/services/job-runner';
 import { SEARCH_ATTRIBUTES } from '../../temporal/search-attributes';
 import { ApplyTuning, EnrichmentTuning, FlowRunTuning, TemporalJobRunner } from '../../temporal/client';
 import { createWorker, WorkerDeps } from '../../temporal/worker';
-import { enrichmentWorkflowId } from '../../workflows/definitions';
+import { enrichmentWorkflowId } from '../../src/contracts/workflows';
 import { testKnex } from './db';
 
 let runtimeInstalled = false;

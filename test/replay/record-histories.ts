@@ -46,7 +46,7 @@ import { writeWarc } from '../fixtures/warc';
 import { exportHistory } from '../../temporal/export-history';
 import { createCatalogCaches } from '../../src/services/catalog/caches';
 import { createBulkAction } from '../../src/services/review/bulk-edit';
-import { bulkStageWorkflowId } from '../../workflows/definitions';
+import { bulkStageWorkflowId } from '../../src/contracts/workflows';
 import { TemporalJobRunner } from '../../temporal/client';
 import { createWorker } from '../../temporal/worker';
 import { loadConfig } from '../../src/config';
@@ -60,7 +60,7 @@ import {
   searchIndexWorkflowId,
   snapshotRestoreWorkflowId,
   webhookWorkflowId,
-} from '../../workflows/definitions';
+} from '../../src/contracts/workflows';
 import { clientFor, createArchiveJob, RestartableTemporal, spawnWorker, stopWorker } from '../fixtures/worker-cluster';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';

@@ -11,7 +11,7 @@ import type { JobRunner } from '../../src/services/job-runner';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
-import { enrichmentWorkflowId } from '../../workflows/definitions';
+import { enrichmentWorkflowId } from '../../src/contracts/workflows';
 
 const TASK_QUEUE = 'test-cancel-semantics';
 const engineOptions = { delayMs: 0 };

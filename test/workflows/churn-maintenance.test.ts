@@ -8,7 +8,7 @@
 import type { Knex } from 'knex';
 import request from 'supertest';
 import { churnWarrantsMaintenance, type IndexMaintenance } from '../../src/services/catalog/index-maintenance';
-import { CHURN_MAINTENANCE_ID, snapshotRestoreWorkflowId } from '../../workflows/definitions';
+import { CHURN_MAINTENANCE_ID, snapshotRestoreWorkflowId } from '../../src/contracts/workflows';
 import { testApp } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';

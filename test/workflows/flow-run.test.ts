@@ -14,7 +14,7 @@ import { createApp } from '../../src/app';
 import { runOps } from '../../src/cli/ops';
 import { loadConfig } from '../../src/config';
 import { pythonSandbox } from '../../src/services/flows/python';
-import { flowRunWorkflowId } from '../../workflows/definitions';
+import { flowRunWorkflowId } from '../../src/contracts/workflows';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { itemsBySku, seedItems } from '../helpers/review-apply';

@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import { newId } from '../../src/lib/ids';
 import { IndexMaintenance, maintainSearchIndexes } from '../../src/services/catalog/index-maintenance';
 import { ensureMaintenanceSchedule } from '../../temporal/maintenance-schedule';
-import { SEARCH_MAINTENANCE_ID } from '../../workflows/definitions';
+import { SEARCH_MAINTENANCE_ID } from '../../src/contracts/workflows';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';

@@ -15,7 +15,7 @@ import { cancelEnrichmentJob, createEnrichmentJob, getEnrichmentJob } from '../.
 import { presentJobPage } from '../../src/presenters/enrich';
 import { verifyWebhook } from '../../src/services/enrichment/webhooks';
 import { TemporalJobRunner } from '../../temporal/client';
-import { ENRICHMENT_JOB_KIND, enrichmentWorkflowId, JOB_KIND, ORGANIZATION_ID, WEBHOOK_JOB_KIND, webhookWorkflowId } from '../../workflows/definitions';
+import { ENRICHMENT_JOB_KIND, enrichmentWorkflowId, JOB_KIND, ORGANIZATION_ID, WEBHOOK_JOB_KIND, webhookWorkflowId } from '../../src/contracts/workflows';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';

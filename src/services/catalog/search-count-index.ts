@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { SearchIndexBuild } from '../../contracts/workflows';
 import { Catalog } from '../../models/catalog';
 import { wordsColumn } from './search-words';
 
@@ -40,16 +41,6 @@ export const SEARCH_INDEX_MAX_PENDING = 5000;
  */
 function defaultMinDf(itemCount: number): number {
   return Math.max(500, Math.ceil(itemCount / 500));
-}
-
-/** Figures of one build. */
-export interface SearchIndexBuild {
-  catalog_id: string;
-  items: number;
-  /** Frequent words + prefixes with postings. */
-  tokens: number;
-  min_df: number;
-  build_ms: number;
 }
 
 /**

@@ -24,7 +24,7 @@ import { assertWorkerPolling } from '../enrichment/jobs';
 import type { JobRunner } from '../job-runner';
 import { loadCatalogOwned } from './catalogs';
 import { loadSnapshot, restoreSnapshotIn, type RestoreDeps, type RestoreResult } from './snapshots';
-import type { SnapshotRestoreResult } from '../../../workflows/definitions';
+import type { SnapshotRestoreResult } from '../../contracts/workflows';
 import { assertRole } from '../access/roles';
 
 export { SnapshotRestore };

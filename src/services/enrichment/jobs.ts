@@ -31,7 +31,7 @@ import type { Scope } from '../access/scope';
 import { jobsCreated } from '../../lib/metrics';
 import { assertJobQuota } from './quotas';
 import { assertWebhookUrl, webhookStatus, WebhookStatus } from './webhooks';
-import { enrichmentWorkflowId } from '../../../workflows/definitions';
+import { enrichmentWorkflowId } from '../../contracts/workflows';
 import { newestFirstPage } from '../../models/newest-first';
 import { NO_RESEARCH_SOURCE_NOTICE, organizationHasResearchSource } from '../research-archives/sources';
 

@@ -10,7 +10,7 @@
 import type { Knex } from 'knex';
 import { FlowRun } from '../../models/flow-run';
 import { FlowRunNode } from '../../models/flow-run-node';
-import type { FlowRunPlan } from '../../../workflows/definitions';
+import type { FlowRunPlan } from '../../contracts/workflows';
 import { FlowRow, NODE_PAGE_SIZE, readNodeRows, writeNodeRows } from './rows';
 
 /** Most `updates` lines a run keeps (the newest). */

@@ -16,7 +16,7 @@ import { ReviewActivity } from '../../models/review-activity';
 import { loadOwned } from '../access/ownership';
 import type { Scope } from '../access/scope';
 import type { JobRunner } from '../job-runner';
-import { flowRunWorkflowId } from '../../../workflows/definitions';
+import { flowRunWorkflowId } from '../../contracts/workflows';
 import { loadFlow } from './flows';
 import { deleteNodeRows, FlowRow, NODE_PAGE_SIZE, readNodeRows, writeNodeRows } from './rows';
 

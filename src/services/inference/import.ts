@@ -22,7 +22,7 @@ import type { CatalogCaches } from '../catalog/caches';
 import { loadCatalogOwned } from '../catalog/catalogs';
 import { writeItems } from '../catalog/items-write';
 import { getCurrentSchema } from '../catalog/schema';
-import { IMPORT_BATCH_LINES, catalogImportWorkflowId } from '../../../workflows/definitions';
+import { IMPORT_BATCH_LINES, catalogImportWorkflowId } from '../../contracts/workflows';
 import { rowToItem, type ColumnTypes } from './sheet-items';
 import { normalizeHeaders, sniffTable, tableRows } from './table-file';
 

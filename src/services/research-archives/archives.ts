@@ -17,7 +17,7 @@ import { extractWacz, WaczError } from '../../enrichment/research/warc/wacz';
 import { ResearchArchive, type ResearchArchiveFormat } from '../../models/research-archive';
 import type { JobRunner } from '../job-runner';
 import type { Scope } from '../access/scope';
-import { researchArchiveWorkflowId } from '../../../workflows/definitions';
+import { researchArchiveWorkflowId } from '../../contracts/workflows';
 import type { BlobStore } from '../../lib/blob-store';
 import { archiveBlobKey, blobKeyOf, blobRef } from './archive-files';
 

@@ -15,7 +15,7 @@ import { FlowRunNode } from '../../../models/flow-run-node';
 import type { EnrichJobConfig } from '../../../schemas/enrich';
 import type { Scope } from '../../access/scope';
 import { storeFlowNodeJob, type ResearchSettings } from '../../enrichment/jobs';
-import type { EnrichNodeJob } from '../../../../workflows/definitions';
+import type { EnrichNodeJob } from '../../../contracts/workflows';
 import { beginNode, completeNode, continueNode, NodeFailure } from '../execution';
 
 /** The scope a run's jobs act in: its organization, as the system (no API key or user). */
