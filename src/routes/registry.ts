@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { TSchema, TUnknown } from '@sinclair/typebox';
 import type { Context } from 'koa';
+import type { Role } from '../models/person';
 import { UnsupportedMediaTypeError } from '../lib/errors';
 import { assertStorableText, InputPart, Validated, Validator } from '../lib/validation';
 import { RememberedAnswer, requestHash } from '../services/access/idempotency';
@@ -104,11 +105,22 @@ export interface MountOptions {
 /** Collects route definitions, mounts them on a router, and renders the OpenAPI document. */
 export class RouteRegistry {
   readonly routes: RouteDef[] = [];
+  /** Each added route's minimum role (null: a public route), read once when it is added; mount and the OpenAPI document both use it. */
+  private readonly roles = new Map<RouteDef, Role | null>();
 
-  /** Adds routes (each router module exports an array of definitions). */
+  /**
+   * Adds routes (each router module exports an array of definitions).
+   * @throws Error when a state-changing route declares no role in src/services/access/route-roles.ts
+   */
   add(...defs: RouteDef[]): this {
+    for (const def of defs) this.roles.set(def, def.public ? null : apiRouteRole(def.method, def.path));
     this.routes.push(...defs);
     return this;
+  }
+
+  /** The minimum role of an added route (null for a public one). */
+  private roleOf(def: RouteDef): Role | null {
+    return this.roles.get(def) ?? null;
   }
 
   /**
@@ -116,12 +128,11 @@ export class RouteRegistry {
    * failing with 422 `detail[]` (decisions.md §1). `ctx.state.scope` must be set by the auth
    * middleware for non-public routes. `validator` is the app's (one per app, created by createApp).
    * Before anything else, the caller's role must reach the route's minimum role
-   * (src/services/access/route-roles.ts; 403 naming both roles).
-   * @throws Error when a state-changing route declares no role (so such a route never starts)
+   * (src/services/access/route-roles.ts, read by {@link add}; 403 naming both roles).
    */
   mount(router: Router, validator: Validator, options: MountOptions = {}): void {
     for (const def of this.routes) {
-      const role = def.public ? null : apiRouteRole(def.method, def.path);
+      const role = this.roleOf(def);
       router[def.method](def.path, async (ctx: Context) => {
         const caller: Scope | undefined = ctx.state.scope;
         if (role && caller) assertRole(caller, role);
@@ -176,7 +187,7 @@ export class RouteRegistry {
         }
       }
       const status = String(def.status ?? 200);
-      const role = def.public ? null : apiRouteRole(def.method, def.path);
+      const role = this.roleOf(def);
       const op: Record<string, unknown> = {
         summary: def.summary,
         // The route's minimum role (src/services/access/route-roles.ts; issue 28 §12).

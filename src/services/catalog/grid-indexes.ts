@@ -238,7 +238,7 @@ export function requestGridIndexWork(
 export async function markGridIndexesDropping(trx: Knex | Knex.Transaction, catalogId: string, fields: string[] | null): Promise<number> {
   const q = trx('catalog_field_indexes').where('catalog_id', catalogId).whereNot('state', 'dropping');
   if (fields) q.whereNotIn('field', fields);
-  return (await q.update({ state: 'dropping' })) as unknown as number;
+  return q.update({ state: 'dropping' });
 }
 
 /** What one {@link reconcileGridIndexes} pass did. */
