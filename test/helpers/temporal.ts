@@ -36,26 +36,36 @@ export function quietTemporalRuntime(): void {
 }
 
 /** Attempts to start the dev server: the SDK gives it 5 s to answer, which a loaded 2-core machine can miss. */
-const DEV_SERVER_START_ATTEMPTS = 3;
+export const DEV_SERVER_START_ATTEMPTS = 3;
+
+/**
+ * Runs `start` until it succeeds, again when it failed because the SDK's fixed 5 s startup
+ * deadline cut it short ("did not start within"), up to `attempts` times in all; any other error,
+ * or the last attempt's, is thrown at once.
+ */
+export async function retryDevServerStart<T>(start: () => Promise<T>, attempts = DEV_SERVER_START_ATTEMPTS): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (err) {
+      if (attempt >= attempts || !/did not start within/.test(String((err as Error)?.message ?? err))) throw err;
+    }
+  }
+}
 
 /**
  * Starts a local Temporal dev server from the cached CLI binary (test/setup/prepare.ts builds
- * it), with OrganizationId / CatalogId / JobKind registered. A start that the SDK's fixed 5 s
- * startup deadline cut short ("did not start within") is tried again, up to
- * {@link DEV_SERVER_START_ATTEMPTS} times; any other error is thrown at once.
+ * it), with OrganizationId / CatalogId / JobKind registered; a start cut short by the SDK's
+ * startup deadline is tried again ({@link retryDevServerStart}).
  */
 export async function startTestTemporal(): Promise<TestWorkflowEnvironment> {
   quietTemporalRuntime();
   const binary = path.join(loadConfig().temporalCliCache, 'temporal');
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await TestWorkflowEnvironment.createLocal({
-        server: { executable: { type: 'existing-path', path: binary }, searchAttributes: SEARCH_ATTRIBUTES },
-      });
-    } catch (err) {
-      if (attempt >= DEV_SERVER_START_ATTEMPTS || !/did not start within/.test(String((err as Error)?.message ?? err))) throw err;
-    }
-  }
+  return retryDevServerStart(() =>
+    TestWorkflowEnvironment.createLocal({
+      server: { executable: { type: 'existing-path', path: binary }, searchAttributes: SEARCH_ATTRIBUTES },
+    }),
+  );
 }
 
 let bundle: Promise<WorkflowBundle> | null = null;
