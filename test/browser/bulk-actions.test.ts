@@ -3,8 +3,9 @@
  * Temporal test server with a worker: from the item grid filtered to "missing brand", a bulk
  * "set brand" is staged by its workflow into a review activity that previews every change; one
  * change is rejected, the rest approved and applied by the durable apply; restoring the apply's
- * `pre_apply` snapshot (the existing restore) undoes it. A reviewer's rejection elsewhere is
- * never changed by a bulk action.
+ * `pre_apply` snapshot (the existing restore) undoes it. A "move to a taxonomy node" from the
+ * tree's "Unclassified" node is previewed by the node's path, applied, and counted by the tree.
+ * A reviewer's rejection elsewhere is never changed by a bulk action.
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { requireChromium, shotAndCheck, type Page } from './chromium';
@@ -185,6 +186,47 @@ describe('bulk actions in Chromium', () => {
     expect(staged.sort()).toEqual([...picked].sort());
     // A forged id is a 422.
     expect((await page.goto(`${base}/dashboard/catalogs/${fx.catalogId}/items/bulk?ids=nope`))?.status()).toBe(422);
+  }, 120_000);
+
+  test('move to a taxonomy node from the "Unclassified" node: previewed as the node\'s path, applied, counted by the tree', async () => {
+    // The catalog gets a taxonomy through the API, as the signed-in page's own request.
+    const token = await page.$eval('meta[name="csrf-token"]', (e) => e.getAttribute('content') ?? '');
+    const taxonomy = { name: 'shop', nodes: { accessories: { name: 'Accessories', parent: null }, cables: { name: 'Cables', parent: 'accessories' } } };
+    const put = await page.evaluate(
+      async ([u, t, b]) => (await fetch(u, { method: 'PUT', headers: { 'X-CSRF-Token': t, 'Content-Type': 'application/json' }, body: b })).status,
+      [`/api/public/catalogs/${fx.catalogId}/taxonomy`, token, JSON.stringify(taxonomy)] as const,
+    );
+    expect(put).toBe(200);
+    const gridUrl = `${base}/dashboard/catalogs/${fx.catalogId}/items?category=unclassified&f.price=range:..30`;
+    await page.goto(gridUrl);
+    const rows = await page.$$eval('#item-grid tbody tr[data-item-id]', (els) => els.map((e) => e.getAttribute('data-item-id') ?? ''));
+    expect(rows.sort()).toEqual([fx.items['MS-200'], fx.items['CB-400']].sort());
+    await Promise.all([page.waitForNavigation(), page.click('#bulk-link')]);
+    expect(await page.$eval('#bulk-count', (e) => e.textContent)).toBe('2');
+    await page.selectOption('#bulk-action', 'move');
+    await page.selectOption('#bulk-node', 'cables');
+    const activityId = await submitBulk();
+    await waitStaged(activityId);
+    const staged: Array<{ catalog_item_id: string; after_data: Record<string, unknown>; status: string }> = await knex()('staged_changes')
+      .where({ activity_id: activityId })
+      .select('catalog_item_id', 'after_data', 'status');
+    expect(staged.map((c) => c.catalog_item_id).sort()).toEqual(rows);
+    expect(staged.every((c) => c.after_data.category_id === 'cables' && c.status === 'pending')).toBe(true);
+    // The preview names the node by its path, and says what the action is.
+    await page.goto(activityPage(activityId));
+    expect(await page.$eval('h1', (e) => e.textContent)).toMatch(/move/i);
+    expect(await page.$eval('main', (e) => e.textContent)).toContain('Accessories > Cables');
+    await Promise.all([page.waitForNavigation(), page.click('#bulk-actions button.approve')]);
+    await page.click('#apply-button');
+    await page.waitForSelector('#apply-result strong', { timeout: 60_000 });
+    expect(await page.$eval('#apply-result', (e) => e.textContent)).toMatch(/Applied 2\b/);
+    expect((await itemData('MS-200')).category_id).toBe('cables');
+    expect((await itemData('CB-400')).category_id).toBe('cables');
+    expect((await itemData('KB-100')).category_id).toBeUndefined();
+    // The grid's tree counts the moved items under the node and its parent; two are left unclassified.
+    await page.goto(`${base}/dashboard/catalogs/${fx.catalogId}/items`);
+    const tree = await page.$$eval('.taxonomy-tree a', (els) => els.map((e) => (e.textContent ?? '').replace(/\s+/g, ' ').trim()));
+    expect(tree).toEqual(['All items', 'Accessories 2', 'Cables 2', 'Unclassified 2']);
   }, 120_000);
 
   test('while its workflow stages, the bulk action shows its staging progress (reloaded by the page script)', async () => {
