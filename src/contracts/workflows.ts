@@ -268,6 +268,9 @@ export interface CatalogImportArgs {
  */
 export const IMPORT_BATCH_LINES = 2500;
 
+/** Failure type of an import batch whose starter may no longer write (a person disabled or demoted since the start; issue 28 §12): not retried. */
+export const IMPORT_NOT_PERMITTED = 'ImportNotPermitted';
+
 /** Import batches written at once by default (measured: bench/sheets-import.ts). */
 export const DEFAULT_IMPORT_CONCURRENCY = 4;
 

@@ -4,7 +4,8 @@
  * an empty catalog reproduces every item exactly (CSV and XLSX, products and variants, arrays
  * and objects); legacy .xls; a re-import of equal lines writes nothing, a changed one updates; bad lines fail alone with their errors in the per-line
  * report (JSON and CSV); the `progress` query; a mapping; 404/403/422; cancel (issue 28 §7):
- * nothing written after it, the lines not reached stay pending, the workflow closes cancelled.
+ * nothing written after it, the lines not reached stay pending, the workflow closes cancelled; an
+ * import acts with its starter's current role (a person demoted before it ran stops it, not retried).
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Knex } from 'knex';
@@ -16,6 +17,8 @@ import { catalogImportWorkflowId, CHURN_MAINTENANCE_ID } from '../../src/contrac
 import { importProgressQuery } from '../../workflows/definitions';
 import { createCatalogCaches } from '../../src/services/catalog/caches';
 import { importBatch } from '../../src/services/inference/import';
+import { createApiKey } from '../../src/services/access/api-keys';
+import { createPerson } from '../../src/services/access/people';
 import { createTestCatalog, SHEET_SCHEMA } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
@@ -245,6 +248,41 @@ describe('POST …/items/import', () => {
     const refused = await request(app).post(`/api/public/catalogs/${catalog}/items/import/${done.body.import_id}/cancel`).set(org.auth);
     expect(refused.status).toBe(409);
     expect(refused.body.detail).toMatch(/already completed/);
+  });
+
+  it("acts with its starter's current role: a person demoted to editor before it ran stops it, saying why, and nothing is written", async () => {
+    const catalog = await grouped();
+    const person = await createPerson(knex, org.organizationId, { email: `importer-${newId()}@example.com`, name: 'Importer', role: 'reviewer' });
+    const { apiKey } = await createApiKey(knex, org.organizationId, 'importer tool server', person.id);
+    const asPerson = { Authorization: `Bearer ${apiKey}`, 'X-Organization-Id': org.organizationId };
+    const csv = Buffer.from('product_id,product_name\nP1,One\nP2,Two\n');
+    // A reviewer's import runs and writes.
+    const ran = await request(app).post(`/api/public/catalogs/${catalog}/items/import`).set(asPerson).attach('file', csv, 'two.csv');
+    expect(ran.status).toBe(202);
+    expect(await finished(catalog, ran.body.import_id)).toMatchObject({ status: 'completed', created: 2 });
+    // Started on a queue no worker polls yet, then the person is demoted before any batch runs.
+    const other = await grouped();
+    const idleQueue = `${TASK_QUEUE}-demoted`;
+    const started = await request(testApiFor(env, idleQueue)).post(`/api/public/catalogs/${other}/items/import`).set(asPerson).attach('file', csv, 'two.csv');
+    expect(started.status).toBe(202);
+    await knex('people').where({ id: person.id }).update({ role: 'editor' });
+    const late = await runTestWorker(env, { taskQueue: idleQueue, knex, engine: fakeEngine() });
+    let stopped: Record<string, unknown>;
+    try {
+      stopped = await finished(other, started.body.import_id);
+    } finally {
+      await late.stop();
+    }
+    expect(stopped).toMatchObject({ status: 'failed', created: 0, updated: 0 });
+    expect(JSON.stringify(stopped)).toContain('Your role is editor: only a reviewer or above may');
+    expect(await knex('catalog_items').where({ catalog_id: other }).count({ n: '*' })).toEqual([{ n: '0' }]);
+    // One attempt, not twenty: the failure is not retried.
+    const history = await env.client.workflow.getHandle(catalogImportWorkflowId(started.body.import_id)).fetchHistory();
+    const failed = (history.events ?? []).find((e) => e.activityTaskFailedEventAttributes);
+    expect(failed?.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.type).toBe('ImportNotPermitted');
+    expect((history.events ?? []).filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes?.attempt)).not.toContain(
+      2,
+    );
   });
 
   it('an import that wrote a large share of the catalog starts the search index maintenance itself (issue 28, churn)', async () => {

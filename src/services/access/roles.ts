@@ -1,6 +1,7 @@
+import type { Knex } from 'knex';
 import { ForbiddenError } from '../../lib/errors';
-import type { Role } from '../../models/person';
-import type { Scope } from './scope';
+import { Person, type Role } from '../../models/person';
+import type { Principal, Scope } from './scope';
 
 /**
  * Roles per organization (issue 28 §12), weakest first: a viewer reads; an editor also stages
@@ -43,4 +44,21 @@ export function assertRole(scope: Scope, needed: Role): void {
     const article = needed === 'viewer' ? 'a' : needed === 'reviewer' ? 'a' : 'an';
     throw new ForbiddenError(`Your role is ${scopeRole(scope)}: only ${article} ${needed} or above may ${CAN[needed]}`);
   }
+}
+
+/**
+ * The scope a durable job started by `actor` acts with now, as it runs (an import's batches,
+ * issue 28 §12: every write acts with the person's role): a person acts with their current role,
+ * and must still reach `needed` (the role of the route that started the job); an API key or user
+ * token acts as admin, as it did when it started the job.
+ * @throws ForbiddenError (403) when the person is disabled, gone, or their role is now below `needed`
+ */
+export async function actorScope(knex: Knex, organizationId: string, actor: Pick<Principal, 'kind' | 'id'>, needed: Role): Promise<Scope> {
+  const scope: Scope = { organizationId, principal: { kind: actor.kind, id: actor.id, organizationIds: [organizationId] } };
+  if (actor.kind !== 'person') return scope;
+  const person = await Person.query(knex).select('role').findById(actor.id).where({ organization_id: organizationId, disabled: false });
+  if (!person) throw new ForbiddenError('The person who started this is disabled or no longer in the organization');
+  scope.role = person.role;
+  assertRole(scope, needed);
+  return scope;
 }

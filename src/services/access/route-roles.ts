@@ -1,5 +1,8 @@
 import type { Role } from '../../models/person';
 
+/** The route that starts an import: its role is also what the import's batches need as they run (src/services/inference/import.ts). */
+export const IMPORT_ROUTE = 'POST /public/catalogs/:catalog_id/items/import';
+
 /**
  * The minimum role of every state-changing route (issue 28 §12: "every route and page checks
  * them"), in one place. Keys are `METHOD path` exactly as the route is declared (API paths relative
@@ -35,7 +38,7 @@ export const API_ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'POST /public/catalogs/:catalog_id/readiness-profiles': 'reviewer',
   'DELETE /public/catalogs/:catalog_id/readiness-profiles/:profile_id': 'reviewer',
   // Items: direct writes (imports write too; a dry run is refused alike, for one simple rule).
-  'POST /public/catalogs/:catalog_id/items/import': 'reviewer',
+  [IMPORT_ROUTE]: 'reviewer',
   // Who may start an import may cancel it (the route arrives with main's import cancel, e8a7a76).
   'POST /public/catalogs/:catalog_id/items/import/:import_id/cancel': 'reviewer',
   'POST /public/catalogs/:catalog_id/items/bulk': 'reviewer',

@@ -17,6 +17,8 @@ import { newId } from '../../lib/ids';
 import type { Catalog } from '../../models/catalog';
 import { CatalogImport, type ImportMode } from '../../models/catalog-import';
 import type { CatalogImportLine } from '../../models/catalog-import-line';
+import { actorScope } from '../access/roles';
+import { API_ROUTE_ROLES, IMPORT_ROUTE } from '../access/route-roles';
 import type { Scope } from '../access/scope';
 import type { CatalogCaches } from '../catalog/caches';
 import { loadCatalogOwned } from '../catalog/catalogs';
@@ -131,7 +133,8 @@ export async function importBatch(
       .orderBy('line')
       .select('line', 'data');
     if (lines.length === 0) return { last_line: lastLine, done, created: 0, updated: 0, unchanged: 0, failed: 0 };
-    const scope: Scope = { organizationId: imp.organization_id, principal: { kind: imp.actor_kind, id: imp.actor_id, organizationIds: [imp.organization_id] } };
+    // The batch writes as its starter does now: a person demoted or disabled since stops the import (403, not retried).
+    const scope = await actorScope(trx, imp.organization_id, { kind: imp.actor_kind, id: imp.actor_id }, API_ROUTE_ROLES[IMPORT_ROUTE]);
     const catalog = await loadCatalogOwned(trx, scope, imp.catalog_id);
     const attempt = (db: Knex.Transaction, ls: typeof lines) => writeLines(db, caches, scope, catalog, ls, { import_id: importId, file_name: imp.file_name });
     const mode: ImportMode = imp.mode ?? 'upsert';
