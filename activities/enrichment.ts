@@ -216,8 +216,10 @@ export function createEnrichmentActivities(deps: ActivityDeps): EnrichmentActivi
     async finalizeJob(jobId, outcome, error) {
       const final = counters(await finalizeJob(knex, jobId, outcome, error));
       recordFinishedJob(jobId, final, error);
-      const job = (await EnrichmentJob.query(knex).findById(jobId).select(knex.raw("config->>'webhook_url' as webhook_url"))) as unknown as
-        { webhook_url: string | null } | undefined;
+      const job = await EnrichmentJob.query(knex)
+        .findById(jobId)
+        .select(knex.raw("config->>'webhook_url' as webhook_url"))
+        .castTo<{ webhook_url: string | null } | undefined>();
       // Only set when true, so histories of jobs without a webhook keep their recorded shape.
       return job?.webhook_url ? { ...final, has_webhook: true } : final;
     },

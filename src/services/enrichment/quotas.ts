@@ -28,10 +28,11 @@ export async function assertJobQuota(knex: Knex, scope: Scope, limits: Config['l
     const now = new Date();
     const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
     const nextMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
-    const [{ used }] = (await EnrichmentJob.query(knex)
+    const [{ used }] = await EnrichmentJob.query(knex)
       .where({ organization_id: scope.organizationId })
       .where('created_at', '>=', monthStart)
-      .sum('credits_used as used')) as unknown as Array<{ used: string | null }>;
+      .sum('credits_used as used')
+      .castTo<Array<{ used: string | null }>>();
     if (Number(used ?? 0) >= limits.monthlyCredits) {
       throw new TooManyRequestsError(
         `The organization has used its ${limits.monthlyCredits} credits of this month`,

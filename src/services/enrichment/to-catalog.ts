@@ -50,16 +50,14 @@ function itemData(afterData: Record<string, unknown>): Record<string, unknown> {
 /** Writes the data of every processed row of a job into `catalog`, in pages of {@link PAGE} rows, in row order. */
 async function copyResults(trx: Knex.Transaction, caches: CatalogCaches, scope: Scope, catalog: Catalog, jobId: string): Promise<void> {
   for (let after = -1; ;) {
-    const rows = (await EnrichmentRow.query(trx)
+    const rows = await EnrichmentRow.query(trx)
       .where({ job_id: jobId })
       .whereNotNull('result')
       .where('row_index', '>', after)
       .orderBy('row_index')
       .limit(PAGE)
-      .select('row_index', trx.raw("result -> 'after_data' AS after_data"))) as unknown as Array<{
-      row_index: number;
-      after_data: Record<string, unknown> | null;
-    }>;
+      .select('row_index', trx.raw("result -> 'after_data' AS after_data"))
+      .castTo<Array<{ row_index: number; after_data: Record<string, unknown> | null }>>();
     if (rows.length === 0) break;
     await writeItems(
       trx,

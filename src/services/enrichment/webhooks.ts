@@ -131,7 +131,7 @@ export async function loadWebhookMessage(knex: Knex, jobId: string, publicUrl: s
     webhook_secret: string;
     webhook_url: string | null;
   };
-  const job = (await EnrichmentJob.query(knex)
+  const job = await EnrichmentJob.query(knex)
     .alias('j')
     .join('organizations as o', 'o.id', 'j.organization_id')
     .findById(jobId)
@@ -144,7 +144,8 @@ export async function loadWebhookMessage(knex: Knex, jobId: string, publicUrl: s
       'j.completed_at',
       'o.webhook_secret',
       knex.raw("j.config->>'webhook_url' as webhook_url"),
-    )) as unknown as Row | undefined;
+    )
+    .castTo<Row | undefined>();
   if (!job) throw new Error(`Job ${jobId} not found`);
   if (!job.webhook_url || job.status === 'running') return null;
   return {

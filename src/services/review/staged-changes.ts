@@ -203,14 +203,14 @@ export interface StagedChangesSummary {
  * `includeDrafts`): one aggregate over the (activity_id, status) index.
  */
 export async function countByStatus(knex: Knex | Knex.Transaction, activityId: string, includeDrafts = false): Promise<Record<string, number>> {
-  const rows = (await knex('staged_changes')
+  const rows = await knex('staged_changes')
     .where({ activity_id: activityId })
     .modify((q) => {
       if (!includeDrafts) q.whereNot('status', 'draft');
     })
     .groupBy('status')
     .select('status')
-    .count({ n: '*' })) as unknown as Array<{ status: string; n: string }>;
+    .count<Array<{ status: string; n: string }>>({ n: '*' });
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 }
 
