@@ -9,8 +9,8 @@
  *   ready: the planner's estimate, said to be one ("about … items (estimated)"); before it is
  *   ready, counted ("10,000+").
  * - `f.brand=eq:Rarebrand` (200 items, estimated far below the threshold): counted, exact.
- * - `contains` (no statistics): counted, capped; an unindexed field: counted, exact; no filter:
- *   the catalog's item count.
+ * - A taxonomy node: estimated; `unclassified`, `missing`, `contains`, `not.` (no statistics):
+ *   counted; an unindexed field: counted, exact; no filter: the catalog's item count.
  * - A first page that holds every match is exact even when the planner's estimate was used.
  *
  * The planner multiplies the catalog's share of the table by the value's share (the statistics
@@ -28,6 +28,7 @@ import { createServiceCaches } from '../../src/services/caches';
 import { ensureGridIndexes, reconcileGridIndexes } from '../../src/services/catalog/grid-indexes';
 import { COUNT_CAP, ESTIMATE_ABOVE, gridPage, loadGridCatalog, type GridPage } from '../../src/services/catalog/item-grid';
 import { parseGridQuery } from '../../src/services/catalog/item-grid-query';
+import { normalizeTaxonomy } from '../../src/services/catalog/taxonomy';
 import { noJobs } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -50,17 +51,20 @@ beforeAll(async () => {
   catalogId = await createTestCatalog(org.organizationId, {
     schema_definition: {
       type: 'object',
-      properties: { sku: { type: 'string' }, brand: { type: 'string' }, color: { type: 'string' } },
+      properties: { sku: { type: 'string' }, brand: { type: 'string' }, color: { type: 'string' }, category_id: { type: 'string' } },
       required: ['sku'],
     },
+    taxonomy: normalizeTaxonomy({ name: 'Gear', nodes: [{ id: 'gear', name: 'Gear', parent: null }] }, ['taxonomy']) as unknown as Record<string, unknown>,
   });
-  // Brand: Solo for three items, Rarebrand for every 100th (200), Estimaco for the other 19,797.
+  // Brand: Solo for three items, Rarebrand for every 100th (200), Estimaco for the other 19,797;
+  // category `gear` but for every 10th item (2,000 unclassified).
   await knex.raw(
     `INSERT INTO catalog_items (id, catalog_id, entity_type, business_key, data, created_at, updated_at)
      SELECT gen_random_uuid(), ?, 'product', 'SKU-' || g,
             jsonb_build_object('sku', 'SKU-' || g,
                                'brand', CASE WHEN g IN (1, 2, 3) THEN 'Solo' WHEN g % 100 = 0 THEN 'Rarebrand' ELSE 'Estimaco' END,
-                               'color', CASE WHEN g % 4 = 0 THEN 'red' ELSE 'blue' END),
+                               'color', CASE WHEN g % 4 = 0 THEN 'red' ELSE 'blue' END)
+            || CASE WHEN g % 10 = 0 THEN '{}'::jsonb ELSE '{"category_id": "gear"}'::jsonb END,
             now() + g * interval '1 microsecond', now()
      FROM generate_series(0, ? - 1) AS g`,
     [catalogId, N],
@@ -102,6 +106,8 @@ test('with the index ready, a filter the planner expects to match ≥ the thresh
   // The same query under the default threshold (50,000, more than this catalog holds) is counted.
   expect(ESTIMATE_ABOVE).toBe(5 * COUNT_CAP);
   expect(await pageOf('f.brand=eq:Estimaco', ESTIMATE_ABOVE)).toMatchObject({ count: COUNT_CAP, count_kind: 'capped' });
+  // A taxonomy node (statistics of the category index): estimated too.
+  expect((await pageOf('category=gear')).count_kind).toBe('estimated');
 });
 
 test('estimated far below the threshold, without statistics, or unfiltered: exact or capped as before', async () => {
@@ -109,6 +115,9 @@ test('estimated far below the threshold, without statistics, or unfiltered: exac
   expect(await pageOf('f.brand=contains:Estima')).toMatchObject({ count: COUNT_CAP, count_kind: 'capped' });
   expect(await pageOf('f.color=eq:red')).toMatchObject({ count: N / 4, count_kind: 'exact' });
   expect(await pageOf('not.brand=eq:Rarebrand')).toMatchObject({ count: COUNT_CAP, count_kind: 'capped' });
+  // `unclassified` is a NOT IN the planner guesses at 99.5 % of the catalog: counted.
+  expect(await pageOf('category=unclassified')).toMatchObject({ count: N / 10, count_kind: 'exact' });
+  expect(await pageOf('missing=category_id')).toMatchObject({ count: N / 10, count_kind: 'exact' });
   expect(await pageOf('')).toMatchObject({ count: N, count_kind: 'exact' });
 });
 

@@ -199,15 +199,18 @@ function bounded(f: GridQuery['filters'][number]): boolean {
 /**
  * Whether the planner's row estimate of a grid query rests on statistics: the catalog, the
  * top-level test and the word search (column statistics of `catalog_id`, `parent_id`,
- * `search_tsv`), the taxonomy node (statistics of the expression index
+ * `search_tsv`), a taxonomy node (statistics of the expression index
  * `catalog_items_category_id`), and `eq` / `in` / bounded `range` filters whose grid field index
  * is ready in this catalog (it comes with an extended statistics object on its expression,
- * grid-indexes.ts). Anything else (`missing`, `empty`, `notempty`, `contains`, `not.` filters,
- * completeness, readiness, a field without its index) the planner only guesses (half the rows
- * for a boolean expression, 0.5 % for an unknown value): those are counted, never estimated.
+ * grid-indexes.ts). Anything else the planner only guesses (half the rows for a boolean
+ * expression, 0.5 % for an unknown value, 99.5 % for its negation): `missing`, `empty`,
+ * `notempty`, `contains`, `not.` filters, completeness, readiness, `unclassified` (a `NOT IN`
+ * over another expression), a search of a grouped catalog (an `OR` with a sub-select over the
+ * variants, not left to the planner's guess), a field without its index. Those are counted,
+ * never estimated.
  */
 async function estimable(knex: Knex, c: GridCatalog, q: GridQuery): Promise<boolean> {
-  if (q.missing || q.complete || q.readiness) return false;
+  if (q.missing || q.complete || q.readiness || q.category === 'unclassified' || (q.q && c.grouped)) return false;
   if (q.filters.some((f) => f.negate || !['eq', 'in', 'range'].includes(f.op) || !bounded(f))) return false;
   if (!q.filters.length) return true;
   const needs = q.filters.map((f) => neededGridIndexes({ filters: [f] }, c.types)[0]);
