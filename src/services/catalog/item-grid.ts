@@ -203,11 +203,11 @@ function bounded(f: GridQuery['filters'][number]): boolean {
  * `catalog_items_category_id`), and `eq` / `in` / bounded `range` filters whose grid field index
  * is ready in this catalog (it comes with an extended statistics object on its expression,
  * grid-indexes.ts). Anything else the planner only guesses (half the rows for a boolean
- * expression, 0.5 % for an unknown value, 99.5 % for its negation): `missing`, `empty`,
- * `notempty`, `contains`, `not.` filters, completeness, readiness, `unclassified` (a `NOT IN`
- * over another expression), a search of a grouped catalog (an `OR` with a sub-select over the
- * variants, not left to the planner's guess), a field without its index. Those are counted,
- * never estimated.
+ * expression, 0.5 % for an unknown value, 99.5 % for its negation, 1 − 0.5 % per value for a
+ * `NOT IN`): `missing`, `empty`, `notempty`, `contains`, `not.` filters, completeness,
+ * readiness, `unclassified` (a `NOT IN` over another expression), a search of a grouped catalog
+ * (an `OR` with a sub-select over the variants, not left to the planner's guess), a field
+ * without its index. Those are counted, never estimated.
  */
 async function estimable(knex: Knex, c: GridCatalog, q: GridQuery): Promise<boolean> {
   if (q.missing || q.complete || q.readiness || q.category === 'unclassified' || (q.q && c.grouped)) return false;
