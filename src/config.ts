@@ -53,6 +53,12 @@ export interface Config {
    * default 8).
    */
   gridIndexes: { minItems: number; maxPerCatalog: number };
+  /**
+   * The console grid shows the planner's estimate instead of counting when it expects at least
+   * this many matches (env `GRID_COUNT_ESTIMATE_ABOVE`; null: the service's rule, 5 × the count
+   * cap = 50,000, src/services/catalog/item-grid.ts `ESTIMATE_ABOVE`).
+   */
+  gridCountEstimateAbove: number | null;
   /** Items processed at once by one enrichment job (env `ENRICH_CONCURRENCY`, default 8). */
   enrichConcurrency: number;
   /** API key to create for the development organization on first start (env `BOOTSTRAP_API_KEY`). */
@@ -382,6 +388,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       minItems: int(env.GRID_INDEX_MIN_ITEMS, 100_000, 'GRID_INDEX_MIN_ITEMS'),
       maxPerCatalog: int(env.GRID_INDEX_MAX_PER_CATALOG, 8, 'GRID_INDEX_MAX_PER_CATALOG'),
     },
+    gridCountEstimateAbove: env.GRID_COUNT_ESTIMATE_ABOVE ? Math.max(1, int(env.GRID_COUNT_ESTIMATE_ABOVE, 0, 'GRID_COUNT_ESTIMATE_ABOVE')) : null,
     limits: {
       requestsPerSecond: int(env.RATE_LIMIT_RPS, 50, 'RATE_LIMIT_RPS'),
       burst: Math.max(1, int(env.RATE_LIMIT_BURST, 200, 'RATE_LIMIT_BURST')),

@@ -63,7 +63,10 @@ export function addGridRoutes(router: Router, deps: ResolvedAppDeps, h: GridRout
       ctx.redirect(redirect);
       return;
     }
-    const data = await loadGridPage(deps, session.scope, ctx.params.catalog_id, ctx.query, { settings: deps.config.gridIndexes, jobRunner: deps.jobRunner });
+    const indexing = { settings: deps.config.gridIndexes, jobRunner: deps.jobRunner };
+    const data = await loadGridPage(deps, session.scope, ctx.params.catalog_id, ctx.query, indexing, {
+      estimateAbove: deps.config.gridCountEstimateAbove ?? undefined,
+    });
     h.send(ctx, 200, itemGridPage(data, h.pageSession(session)));
   });
 

@@ -6,7 +6,7 @@ import type { CatalogDeps } from '../services/catalog/caches';
 import { ensureGridIndexes, neededGridIndexes, type GridIndexNotice, type GridIndexSettings } from '../services/catalog/grid-indexes';
 import { getGridView, listGridViews } from '../services/catalog/grid-views';
 import type { JobRunner } from '../services/job-runner';
-import { gridPage, loadGridCatalog, treeCounts, type GridCatalog, type GridPage, type TreeCounts } from '../services/catalog/item-grid';
+import { gridPage, loadGridCatalog, treeCounts, type GridCatalog, type GridPage, type GridPageOptions, type TreeCounts } from '../services/catalog/item-grid';
 import { filterValue, parseGridQuery, type GridQuery } from '../services/catalog/item-grid-query';
 import { getReadinessProfile, listReadinessProfiles } from '../services/catalog/readiness-profiles';
 
@@ -76,11 +76,19 @@ export function viewQuery(q: GridQuery): ItemGridView['query'] {
 /**
  * Loads the grid page of a catalog for a URL query. With `indexing`, a large catalog's sort or
  * filter field without its grid index gets one asked for first (ensureGridIndexes), and the
- * page data names those not ready yet.
+ * page data names those not ready yet. `counting`: when the count is estimated (gridPage,
+ * `Config.gridCountEstimateAbove`).
  * @throws NotFoundError (404) / ForbiddenError (403) for the catalog, an unknown view or profile;
  *   ValidationError (422) for a query the grid cannot read (src/services/catalog/item-grid-query.ts)
  */
-export async function loadGridPage(deps: CatalogDeps, scope: Scope, catalogId: string, raw: Query, indexing?: GridIndexing): Promise<GridPageData> {
+export async function loadGridPage(
+  deps: CatalogDeps,
+  scope: Scope,
+  catalogId: string,
+  raw: Query,
+  indexing?: GridIndexing,
+  counting: GridPageOptions = {},
+): Promise<GridPageData> {
   const grid = await loadGridCatalog(deps, scope, catalogId);
   const viewId = typeof raw.view === 'string' && raw.view ? raw.view : null;
   const view = viewId ? await getGridView(deps.knex, scope, catalogId, viewId) : null;
@@ -96,7 +104,7 @@ export async function loadGridPage(deps: CatalogDeps, scope: Scope, catalogId: s
       })
     : [];
   const [page, tree, views, profiles] = await Promise.all([
-    gridPage(deps.knex, grid, query, profile ?? undefined, GRID_PAGE_SIZE),
+    gridPage(deps.knex, grid, query, profile ?? undefined, GRID_PAGE_SIZE, counting),
     grid.taxonomy ? treeCounts(deps, grid) : Promise.resolve(null),
     listGridViews(deps.knex, scope, catalogId),
     listReadinessProfiles(deps.knex, scope, catalogId),

@@ -29,6 +29,15 @@ export function countText(n: number, capped = false): string {
   return `${n.toLocaleString('en-US')}${capped ? '+' : ''}`;
 }
 
+/**
+ * A planner estimate as the pager says it: rounded to two significant digits, "about 120,000"
+ * (the estimate is not more precise than that; the pager adds "(estimated)").
+ */
+export function estimateText(n: number): string {
+  const unit = n >= 100 ? 10 ** (Math.floor(Math.log10(n)) - 1) : 1;
+  return `about ${countText(Math.round(n / unit) * unit)}`;
+}
+
 /** A cell's text: strings as they are, lists joined, other values as JSON; long ones shortened. */
 function cellText(v: unknown): string {
   if (v === undefined || v === null) return '';
@@ -356,8 +365,14 @@ function pager(d: GridPageData, top: boolean): SafeHtml {
   const first = d.query.cursor ? html`<a class="btn small" href="${here}">← First page</a>` : '';
   const nextUrl = d.page.next_cursor ? `${here}${here.includes('?') ? '&' : '?'}cursor=${encodeCursor(d.page.next_cursor)}` : null;
   const next = nextUrl ? html`<a class="btn small" rel="next" id="next-page${suffix}" href="${nextUrl}">Next ${d.page.rows.length} →</a>` : '';
-  const count = `${countText(d.page.count, d.page.capped)} item${d.page.count === 1 && !d.page.capped ? '' : 's'}${d.page.capped ? ' (counted up to 10,000)' : ''}`;
-  return html`<nav class="pager" aria-label="${top ? 'Pages' : 'Pages, at the bottom'}">${first}<span id="grid-count${suffix}">${count}</span>${next}</nav>`;
+  const { count: n, count_kind: kind } = d.page;
+  const count =
+    kind === 'estimated'
+      ? `${estimateText(n)} items (estimated)`
+      : `${countText(n, kind === 'capped')} item${n === 1 && kind === 'exact' ? '' : 's'}${kind === 'capped' ? ` (counted up to ${countText(n)})` : ''}`;
+  return html`<nav class="pager" aria-label="${top ? 'Pages' : 'Pages, at the bottom'}">
+    ${first}<span data-count="${kind}" id="grid-count${suffix}">${count}</span>${next}
+  </nav>`;
 }
 
 function profileLinks(d: GridPageData, profiles: ReadinessProfile[]): SafeHtml | string {

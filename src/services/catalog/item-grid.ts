@@ -3,7 +3,8 @@
  * grid's query (src/services/catalog/item-grid-query.ts) with each item's completeness (and, for
  * products, how many variants are complete), keyset paging with the items API's cursor
  * (items-sql.ts: the same order and `afterCursorSql`), a count that is exact up to
- * {@link COUNT_CAP} and said to be more beyond it, and the taxonomy tree's item counts.
+ * {@link COUNT_CAP} and said to be more beyond it, or the planner's estimate when that is far above
+ * the cap ({@link ESTIMATE_FACTOR}), and the taxonomy tree's item counts.
  */
 import type { Knex } from 'knex';
 import { ValidationError } from '../../lib/errors';
@@ -14,6 +15,7 @@ import type { Scope } from '../access/scope';
 import type { CatalogDeps } from './caches';
 import { getCatalog } from './catalogs';
 import { CATEGORY_FIELD, completeSql, completenessOf, readySql, requiredFields, subtreeIds, type Completeness, type RequiredRules } from './completeness';
+import { neededGridIndexes } from './grid-indexes';
 import { emptySql, filterConditionSql, GRID_KEY_SQL, readWithoutJit, type GridQuery, type SqlPart } from './item-grid-query';
 import { isGrouped } from './items-keys';
 import { afterCursorSql, filterSql, orderSql, type ItemCursor, type SortOrder } from './items-sql';
@@ -22,6 +24,19 @@ import { taxonomyOf, type EnrichedTaxonomy } from './taxonomy';
 
 /** Counts above this are shown as "10,000+" (counting further would read every match). */
 export const COUNT_CAP = 10_000;
+/**
+ * A count is estimated instead of counted when the planner expects at least this many times
+ * {@link COUNT_CAP} matches ({@link ESTIMATE_ABOVE}, 50,000). Below it the capped count runs (it
+ * reads at most 10,001 matches). The margin: the planner's estimate of one `eq`/`in`/`range`
+ * condition from the grid's statistics (grid-indexes.ts) is typically within tens of percent; a
+ * conjunction of conditions (assumed independent) or a value whose share in this catalog differs
+ * from the table's can be off a few times; only an estimate five times too high could show
+ * "about 50,000" for fewer than 10,000 matches, and the page still says it is an estimate.
+ * (Issue 28 §2, "counts exact where cheap, otherwise capped and said so".)
+ */
+export const ESTIMATE_FACTOR = 5;
+/** Planner estimates at or above this many matches are shown as estimates (5 × {@link COUNT_CAP}). */
+export const ESTIMATE_ABOVE = ESTIMATE_FACTOR * COUNT_CAP;
 /** Catalogs up to this many items get exact taxonomy tree counts (one grouped scan); larger ones capped per node. */
 export const EXACT_TREE_ITEMS = 100_000;
 /** Per-node cap of the tree counts of larger catalogs. */
@@ -68,12 +83,19 @@ export interface GridRow {
   variants?: { total: number; complete: number };
 }
 
+/**
+ * How a grid page's `count` was found: `exact` (counted, or the catalog's item count), `capped`
+ * (more than {@link COUNT_CAP} matches; `count` is the cap), `estimated` (the planner's row
+ * estimate, at least {@link ESTIMATE_ABOVE}; not counted).
+ */
+export type GridCountKind = 'exact' | 'capped' | 'estimated';
+
 /** A grid page. */
 export interface GridPage {
   rows: GridRow[];
-  /** Matching items, exact when `capped` is false, else more than {@link COUNT_CAP}. */
+  /** Matching items: exact, the cap, or the planner's estimate, as `count_kind` says. */
   count: number;
-  capped: boolean;
+  count_kind: GridCountKind;
   /** The cursor of the next page, or null on the last. */
   next_cursor: ItemCursor | null;
 }
@@ -163,16 +185,94 @@ async function dataSortedRows(knex: Knex, where: SqlPart, field: string, dir: So
   return rows;
 }
 
+/** Options of {@link gridPage}. */
+export interface GridPageOptions {
+  /** Planner estimates at or above this many matches are shown as estimates (default {@link ESTIMATE_ABOVE}; tests lower it). */
+  estimateAbove?: number;
+}
+
+/** A `range` filter with at least one bound (`..` alone means "not empty", which no statistics estimate). */
+function bounded(f: GridQuery['filters'][number]): boolean {
+  return f.op !== 'range' || f.value.replace('..', '').trim() !== '';
+}
+
+/**
+ * Whether the planner's row estimate of a grid query rests on statistics: the catalog, the
+ * top-level test and the word search (column statistics of `catalog_id`, `parent_id`,
+ * `search_tsv`), a taxonomy node (statistics of the expression index
+ * `catalog_items_category_id`), and `eq` / `in` / bounded `range` filters whose grid field index
+ * is ready in this catalog (it comes with an extended statistics object on its expression,
+ * grid-indexes.ts). Anything else the planner only guesses (half the rows for a boolean
+ * expression, 0.5 % for an unknown value, 99.5 % for its negation, 1 − 0.5 % per value for a
+ * `NOT IN`): `missing`, `empty`, `notempty`, `contains`, `not.` filters, completeness,
+ * readiness, `unclassified` (a `NOT IN` over another expression), a search of a grouped catalog
+ * (an `OR` with a sub-select over the variants, not left to the planner's guess), a field
+ * without its index. Those are counted, never estimated.
+ */
+async function estimable(knex: Knex, c: GridCatalog, q: GridQuery): Promise<boolean> {
+  if (q.missing || q.complete || q.readiness || q.category === 'unclassified' || (q.q && c.grouped)) return false;
+  if (q.filters.some((f) => f.negate || !['eq', 'in', 'range'].includes(f.op) || !bounded(f))) return false;
+  if (!q.filters.length) return true;
+  const needs = q.filters.map((f) => neededGridIndexes({ filters: [f] }, c.types)[0]);
+  if (needs.some((n) => n === undefined)) return false;
+  const ready = (await knex('catalog_field_indexes').where({ catalog_id: c.catalog.id, state: 'ready' }).select('field', 'kind')) as Array<{
+    field: string;
+    kind: string;
+  }>;
+  return needs.every((n) => ready.some((r) => r.field === n.field && r.kind === n.kind));
+}
+
+/**
+ * The planner's estimate of the rows matching `where` (`EXPLAIN (FORMAT JSON)`, planned with the
+ * bound values, not run: about a millisecond).
+ */
+async function plannerEstimate(knex: Knex, where: SqlPart): Promise<number> {
+  const res = (await knex.raw(`EXPLAIN (FORMAT JSON) SELECT 1 FROM catalog_items WHERE ${where.sql}`, where.bindings)) as {
+    rows: Array<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>;
+  };
+  return Number(res.rows[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0);
+}
+
+/**
+ * The count of a grid query: the catalog's item count when nothing narrows it (exact); the
+ * planner's estimate when the catalog holds at least `estimateAbove` items, the query is
+ * {@link estimable} and the estimate reaches `estimateAbove` (at most the catalog's item count;
+ * nothing read from the table); else the capped count, which reads at most {@link COUNT_CAP} + 1
+ * matching rows through the same indexes as the page (a filter matching nothing is one index
+ * probe once the field's grid index is built).
+ */
+async function gridCount(knex: Knex, c: GridCatalog, q: GridQuery, where: SqlPart, estimateAbove: number): Promise<{ count: number; kind: GridCountKind }> {
+  if (unfiltered(q) && !c.grouped) return { count: c.catalog.item_count, kind: 'exact' };
+  if (c.catalog.item_count >= estimateAbove && (await estimable(knex, c, q))) {
+    const estimate = await plannerEstimate(knex, where);
+    if (estimate >= estimateAbove) return { count: Math.min(Math.round(estimate), c.catalog.item_count), kind: 'estimated' };
+  }
+  const counted = countRows(
+    await readWithoutJit<{ n: number }>(knex, `SELECT count(*)::int AS n FROM (SELECT 1 FROM catalog_items WHERE ${where.sql} LIMIT ?) s`, [
+      ...where.bindings,
+      COUNT_CAP + 1,
+    ]),
+  );
+  return counted > COUNT_CAP ? { count: COUNT_CAP, kind: 'capped' } : { count: counted, kind: 'exact' };
+}
+
 /**
  * One page of `limit` grid rows after `q.cursor`, sorted by `q.sort` (a schema field, `created_at`
- * or `updated_at`; default newest first) then id, and the count (capped). The page and the count
- * are read concurrently. The count reads at most {@link COUNT_CAP} + 1 matching rows, through
- * the same indexes as the page (a filter matching nothing is one index probe once the field's
- * grid index is built).
+ * or `updated_at`; default newest first) then id, and the count ({@link gridCount}: exact, capped,
+ * or estimated). The page and the count are read concurrently (a count that asks the planner
+ * first and then counts starts a millisecond later than the page). A first page that is also the
+ * last holds every match: its count is exact whatever the count said (a planner estimate far too
+ * high for a value rare in this catalog is corrected there).
  */
-export async function gridPage(knex: Knex, c: GridCatalog, q: GridQuery, profile: ReadinessProfile | undefined, limit: number): Promise<GridPage> {
+export async function gridPage(
+  knex: Knex,
+  c: GridCatalog,
+  q: GridQuery,
+  profile: ReadinessProfile | undefined,
+  limit: number,
+  options: GridPageOptions = {},
+): Promise<GridPage> {
   const where = gridWhereSql(c, q, profile);
-  const exactFromCatalog = unfiltered(q) && !c.grouped;
   const readPage = async (): Promise<RawRow[]> => {
     if (dataSort(q.sort)) return dataSortedRows(knex, where, q.sort, q.dir, q.cursor, limit + 1);
     const order = orderSql(q.sort, q.dir, 'created_at');
@@ -186,15 +286,7 @@ export async function gridPage(knex: Knex, c: GridCatalog, q: GridQuery, profile
       ])
     ).rows;
   };
-  const [raw, counted] = await Promise.all([
-    readPage(),
-    exactFromCatalog
-      ? Promise.resolve({ rows: [{ n: c.catalog.item_count }] })
-      : readWithoutJit<{ n: number }>(knex, `SELECT count(*)::int AS n FROM (SELECT 1 FROM catalog_items WHERE ${where.sql} LIMIT ?) s`, [
-          ...where.bindings,
-          COUNT_CAP + 1,
-        ]),
-  ]);
+  const [raw, counted] = await Promise.all([readPage(), gridCount(knex, c, q, where, options.estimateAbove ?? ESTIMATE_ABOVE)]);
   const more = raw.length > limit;
   const rows = raw.slice(0, limit);
   const variants = c.grouped
@@ -220,12 +312,12 @@ export async function gridPage(knex: Knex, c: GridCatalog, q: GridQuery, profile
     }
     return row;
   });
-  const count = Number(countRows(counted));
+  const whole = !q.cursor && !more;
   const last = rows[rows.length - 1];
   return {
     rows: out,
-    count: exactFromCatalog ? count : Math.min(count, COUNT_CAP),
-    capped: !exactFromCatalog && count > COUNT_CAP,
+    count: whole ? rows.length : counted.count,
+    count_kind: whole ? 'exact' : counted.kind,
     next_cursor: more && last ? cursorOf(last, q.sort) : null,
   };
 }
