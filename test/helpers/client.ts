@@ -4,7 +4,9 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type Koa from 'koa';
 import { createCatalogClient, type CatalogClient } from '@catalog-enrichment/client';
+import { testApp } from './app';
 
 /**
  * A typed client of `server` (listening, e.g. `testApp().listen(0)`) sending `headers` on every call
@@ -12,4 +14,27 @@ import { createCatalogClient, type CatalogClient } from '@catalog-enrichment/cli
  */
 export function typedClient(server: Server, headers: Record<string, string> = {}): CatalogClient {
   return createCatalogClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, headers });
+}
+
+/**
+ * Serves `app` (default: {@link testApp} on the test database) on an ephemeral loopback port; resolves
+ * once it listens. Pair with {@link closeServer} in `afterAll`.
+ */
+export async function listenTestApp(app: Koa = testApp()): Promise<Server> {
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  return server;
+}
+
+/**
+ * Stops `server`: drops the idle keep-alive connections the client's fetch holds open (they would
+ * keep it open) and resolves when it is closed.
+ */
+export async function closeServer(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+  server.closeIdleConnections();
+  await closed;
 }
