@@ -2,7 +2,7 @@
  * The typed client (packages/client, issue 30 §1) in API tests: bound to an app a test serves on an
  * ephemeral port, so the test's calls are checked against the OpenAPI document as a user's are.
  */
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { createCatalogClient, type CatalogClient } from '@catalog-enrichment/client';
@@ -17,11 +17,12 @@ export function typedClient(server: Server, headers: Record<string, string> = {}
 }
 
 /**
- * Serves `app` (default: {@link testApp} on the test database) on an ephemeral loopback port; resolves
- * once it listens. Pair with {@link closeServer} in `afterAll`.
+ * Serves `app` (default: {@link testApp} on the test database; a Koa app or its `callback()`, as
+ * testApiFor gives it) on an ephemeral loopback port; resolves once it listens. Pair with
+ * {@link closeServer} in `afterAll`.
  */
-export async function listenTestApp(app: Koa = testApp()): Promise<Server> {
-  const server = app.listen(0, '127.0.0.1');
+export async function listenTestApp(app: Koa | RequestListener = testApp()): Promise<Server> {
+  const server = createServer(typeof app === 'function' ? app : app.callback()).listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
