@@ -24,6 +24,7 @@
  * database, e.g. `BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/catalog_enrichment_bench_grid`.
  */
 import './env';
+import { createCatalogClient } from '@catalog-enrichment/client';
 import { loadConfig } from '../src/config';
 import { SESSION_COOKIE } from '../src/middleware/session';
 import { createOrganizationWithKey } from '../src/services/access/auth';
@@ -91,7 +92,8 @@ runBench(async (b) => {
   }
   const session = await signIn(b.knex, key, loadConfig().jwtSecret);
   const headers = { Cookie: `${SESSION_COOKIE}=${session.token}` };
-  const apiAuth = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
+  /** The typed client (packages/client) with the bench organization's key: the API calls go through it (the dashboard pages are no API routes: plain fetch). */
+  const api = createCatalogClient({ baseUrl: b.baseUrl, token: key });
   const get = async (path: string): Promise<{ ms: number; next: string | null; count: string; notices: string[] }> => {
     const t = performance.now();
     const res = await fetch(`${b.baseUrl}${path}`, { headers, redirect: 'manual' });
@@ -166,9 +168,10 @@ runBench(async (b) => {
     for (let r = 0; r < rounds; r++)
       for (const term of SEARCH_TERMS) {
         const t = performance.now();
-        const res = await fetch(`${b.baseUrl}/api/public/catalogs/${catalog.id}/items?search=${encodeURIComponent(term)}&limit=50`, { headers: apiAuth });
-        await res.text();
-        if (res.status !== 200) throw new Error(`search ${term}: ${res.status}`);
+        const { response } = await api.GET('/api/public/catalogs/{catalog_id}/items', {
+          params: { path: { catalog_id: catalog.id }, query: { search: term, limit: 50 } },
+        });
+        if (response.status !== 200) throw new Error(`search ${term}: ${response.status}`);
         ms.push(since(t));
       }
     return { api_search_p50_ms: percentile(ms, 50), api_search_p95_ms: percentile(ms, 95) };
@@ -183,13 +186,12 @@ runBench(async (b) => {
   if (CHURN) {
     const scope: Scope = { organizationId, principal: { kind: 'api_key', id: 'bench', organizationIds: [organizationId] } };
     const t0 = performance.now();
-    const snap = await fetch(`${b.baseUrl}/api/public/catalogs/${catalog.id}/snapshots`, {
-      method: 'POST',
-      headers: apiAuth,
-      body: JSON.stringify({ reason: 'bench churn' }),
+    const snap = await api.POST('/api/public/catalogs/{catalog_id}/snapshots', {
+      params: { path: { catalog_id: catalog.id } },
+      body: { reason: 'bench churn' },
     });
-    const snapshotId = ((await snap.json()) as { id: string }).id;
-    if (snap.status !== 200) throw new Error(`snapshot: ${snap.status}`);
+    const snapshotId = snap.data?.id;
+    if (snap.response.status !== 200 || !snapshotId) throw new Error(`snapshot: ${snap.response.status}`);
     const snapshotMs = since(t0);
     await b.knex.raw(
       'UPDATE catalog_items SET data = data || \'{"season": "XX"}\', current_version = current_version + 1 WHERE catalog_id = ? AND (data->>\'stock\')::int % 25 < 3',

@@ -1,28 +1,33 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, StringEnum } from './common';
+import { Nullable, StringEnum, withDefault } from './common';
 
 /** Ajv schemas of the readiness profile and completeness routes (issue 28 §3). */
 
 /** Path of one readiness profile. */
 export const readinessProfileParams = Type.Object({ catalog_id: Type.String(), profile_id: Type.String() });
 
-/** A rule: the item's `field` must pass the grid filter `op` with `value` (`range`: `a..b`, either end open; `in`: comma list). */
-const readinessRule = Type.Object(
-  {
-    field: Type.String({ minLength: 1, maxLength: 200 }),
-    op: StringEnum(['notempty', 'eq', 'contains', 'range', 'in']),
-    value: Type.String({ maxLength: 2000, default: '' }),
-  },
+/** A rule's field and grid filter `op` (`range`: `a..b`, either end open; `in`: comma list). */
+const ruleFieldOp = {
+  field: Type.String({ minLength: 1, maxLength: 200 }),
+  op: StringEnum(['notempty', 'eq', 'contains', 'range', 'in']),
+};
+
+/** A rule as stored and returned: the item's `field` must pass the grid filter `op` with `value`. */
+const readinessRule = Type.Object({ ...ruleFieldOp, value: Type.String({ maxLength: 2000 }) }, { additionalProperties: false });
+
+/** A rule as sent: `value` may be left out (`''`, what `notempty` needs). */
+const readinessRuleInput = Type.Object(
+  { ...ruleFieldOp, value: Type.Optional(withDefault(Type.String({ maxLength: 2000 }), '')) },
   { additionalProperties: false },
 );
 
-/** `POST …/readiness-profiles` body. */
+/** `POST …/readiness-profiles` body. `required_fields` and `rules` may be left out (none); at least one of them must be given (422 otherwise). */
 export const createReadinessProfileBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 120 }),
     description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
-    required_fields: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 500, default: [] }),
-    rules: Type.Array(readinessRule, { maxItems: 100, default: [] }),
+    required_fields: Type.Optional(withDefault(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 500 }), [])),
+    rules: Type.Optional(withDefault(Type.Array(readinessRuleInput, { maxItems: 100 }), [])),
   },
   { additionalProperties: false },
 );

@@ -1,7 +1,6 @@
 import type { Server } from 'node:http';
 import { runOps } from '../../src/cli/ops';
-import { testApp } from '../helpers/app';
-import { typedClient } from '../helpers/client';
+import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg } from '../helpers/db';
 
 /** API key management over the API and for operators (issue 18), called through the typed client (packages/client). */
@@ -21,13 +20,13 @@ let org: Awaited<ReturnType<typeof createTestOrg>>;
 let other: Awaited<ReturnType<typeof createTestOrg>>;
 
 beforeAll(async () => {
-  server = testApp().listen(0);
+  server = await listenTestApp();
   org = await createTestOrg('keys org');
   other = await createTestOrg('keys bystander');
 });
 
 afterAll(async () => {
-  server.close();
+  await closeServer(server);
   await closeTestKnex();
 });
 

@@ -1,8 +1,7 @@
 import type { Server } from 'node:http';
 import type { CatalogClient } from '@catalog-enrichment/client';
-import { testApp } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
-import { typedClient } from '../helpers/client';
+import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg } from '../helpers/db';
 
 /**
@@ -24,7 +23,7 @@ let org: Awaited<ReturnType<typeof createTestOrg>>;
 let catalogId: string;
 
 beforeAll(async () => {
-  server = testApp().listen(0);
+  server = await listenTestApp();
   org = await createTestOrg('cursor org');
   catalogId = await createTestCatalog(org.organizationId);
   api = typedClient(server, org.auth);
@@ -39,7 +38,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  server.close();
+  await closeServer(server);
   await closeTestKnex();
 });
 

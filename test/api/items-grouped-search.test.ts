@@ -1,20 +1,28 @@
-import request from 'supertest';
 import type { Server } from 'node:http';
+import type { CatalogClient } from '@catalog-enrichment/client';
 import { newId } from '../../src/lib/ids';
 import { noJobs, testApp } from '../helpers/app';
 import { startRestores, type RestoreTemporal } from '../helpers/restores';
 import { catalogState, createTestCatalog } from '../helpers/catalogs';
+import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { bodyOf, ItemBody, ItemListBody } from '../helpers/wire';
+import type { ItemBody, VariantEntry } from '../helpers/wire';
 import { createServiceCaches } from '../../src/services/caches';
+
+/** Items in product-grouped catalogs and the word search, called through the typed client (packages/client). */
 
 /** The app's caches (the search count cache's hits are read through them). */
 const caches = createServiceCaches();
 
 let server: Server;
+let api: CatalogClient;
 let a: Awaited<ReturnType<typeof createTestOrg>>;
 
-const url = (c: string, rest = '') => `/api/public/catalogs/${c}${rest}`;
+const cat = (catalog_id: string) => ({ params: { path: { catalog_id } } });
+const itemPath = (catalog_id: string, item_id: string) => ({ params: { path: { catalog_id, item_id } } });
+/** `GET …/items` of catalog `c` with `query`. */
+const list = (c: string, query: { search?: string; limit?: number; offset?: number } = {}) =>
+  api.GET('/api/public/catalogs/{catalog_id}/items', { params: { path: { catalog_id: c }, query } });
 const grouped = { product_id_field: 'product_id', product_enabled: true };
 
 let restores: RestoreTemporal;
@@ -22,18 +30,19 @@ let restores: RestoreTemporal;
 beforeAll(async () => {
   // The restore below runs as the workflow snapshot-restore-<id> (issue 28): a real dev server and worker.
   restores = await startRestores('test-items-grouped', noJobs);
-  server = testApp(restores.jobRunner, caches).listen(0);
+  server = await listenTestApp(testApp(restores.jobRunner, caches));
   a = await createTestOrg('items grouped');
+  api = typedClient(server, a.auth);
 });
 
 afterAll(async () => {
-  server.close();
+  if (server) await closeServer(server);
   await restores?.stop();
   await closeTestKnex();
 });
 
 async function bulk(c: string, items: unknown[]) {
-  return request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items });
+  return api.POST('/api/public/catalogs/{catalog_id}/items/bulk', { ...cat(c), body: { items } });
 }
 
 /** The catalog's rows, oldest first. */
@@ -62,8 +71,8 @@ describe('items/bulk in a product-grouped catalog (decisions.md §3)', () => {
       { sku: 'V3', product_id: 'P2', product_name: 'Hiking Boot', color: 'brown' },
       { sku: 'S1', title: 'stand-alone' },
     ]);
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ success: true, items_processed: 4, items_created: 4, items_updated: 0, items_failed: 0 });
+    expect(res.response.status).toBe(200);
+    expect(res.data).toMatchObject({ success: true, items_processed: 4, items_created: 4, items_updated: 0, items_failed: 0 });
 
     const all = await rows(c);
     const p2 = all.find((r) => r.entity_type === 'product' && r.data.product_id === 'P2')!;
@@ -76,10 +85,10 @@ describe('items/bulk in a product-grouped catalog (decisions.md §3)', () => {
     // item_count counts the created product too.
     expect(await catalogState(c)).toMatchObject({ rows: 6, item_count: 6 });
 
-    const list = await request(server).get(url(c, '/items')).set(a.auth);
-    expect(list.body.total).toBe(3);
+    const listed = await list(c);
+    expect(listed.data!.total).toBe(3);
     const variantsOf = Object.fromEntries(
-      bodyOf<ItemListBody>(list).items.map((i) => [i.data.product_id ?? i.data.sku, (i.data.variants ?? []).map((v) => v.sku)]),
+      listed.data!.items!.map((i) => [i.data.product_id ?? i.data.sku, ((i.data.variants as VariantEntry[] | undefined) ?? []).map((v) => v.sku)]),
     );
     expect(variantsOf).toEqual({ P1: ['V1'], P2: ['V2', 'V3'], S1: [] });
   });
@@ -99,7 +108,7 @@ describe('items/bulk in a product-grouped catalog (decisions.md §3)', () => {
       { product_id: 'P3', product_name: 'Third' },
       { sku: 'V2', product_id: 'P3' },
     ]);
-    expect(res.body).toMatchObject({ items_created: 1, items_updated: 2, items_failed: 0 });
+    expect(res.data).toMatchObject({ items_created: 1, items_updated: 2, items_failed: 0 });
     const all = await rows(c);
     const p3 = all.find((r) => r.data.product_id === 'P3' && r.entity_type === 'product')!;
     expect(all.find((r) => r.id === p1.id)!.data).toEqual({ product_id: 'P1', product_name: 'Renamed' });
@@ -113,7 +122,7 @@ describe('items/bulk in a product-grouped catalog (decisions.md §3)', () => {
       { product_id: 'P3', product_name: 'Third' },
       { sku: 'V2', product_id: 'P3' },
     ]);
-    expect(again.body).toMatchObject({ items_created: 0, items_updated: 3 });
+    expect(again.data).toMatchObject({ items_created: 0, items_updated: 3 });
     expect(await catalogState(c)).toMatchObject({ rows: 4, item_count: 4 });
   });
 
@@ -136,10 +145,10 @@ describe('word search (G6)', () => {
     ]);
   });
   const skus = async (term: string) => {
-    const res = await request(server).get(url(c, '/items')).query({ search: term }).set(a.auth);
-    expect(res.status).toBe(200);
-    expect(res.body.total).toBe(res.body.items.length);
-    return bodyOf<ItemListBody>(res).items.map((i) => i.data.sku);
+    const res = await list(c, { search: term });
+    expect(res.response.status).toBe(200);
+    expect(res.data!.total).toBe(res.data!.items!.length);
+    return res.data!.items!.map((i) => i.data.sku);
   };
 
   it('matches word prefixes in any order, case-insensitively', async () => {
@@ -179,11 +188,11 @@ describe('word search (G6)', () => {
       { sku: 'C3', title: 'cotton hat' },
     ]);
     const total = async () => {
-      const res = await request(server).get(url(c, '/items')).query({ search: 'wool', limit: 1 }).set(a.auth);
-      expect(res.status).toBe(200);
+      const res = await list(c, { search: 'wool', limit: 1 });
+      expect(res.response.status).toBe(200);
       const { rows: sql } = await testKnex().raw('SELECT count(*)::int AS n FROM catalog_items WHERE catalog_id = ? AND search_text LIKE ?', [c, '%wool%']);
-      expect(res.body.total).toBe(sql[0].n);
-      return res.body.total as number;
+      expect(res.data!.total).toBe(sql[0].n);
+      return res.data!.total!;
     };
     expect(await total()).toBe(2);
     const hits = caches.catalog.searchTotalStats.hits;
@@ -193,20 +202,13 @@ describe('word search (G6)', () => {
     await bulk(c, [{ sku: 'C3', title: 'wool cap' }]);
     expect(await total()).toBe(3);
     const c1 = await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'C1' }).first('id');
-    const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({});
-    await request(server)
-      .put(url(c, `/items/${c1.id}`))
-      .set(a.auth)
-      .send({ title: 'linen scarf' });
+    const snap = await api.POST('/api/public/catalogs/{catalog_id}/snapshots', { ...cat(c), body: {} });
+    await api.PUT('/api/public/catalogs/{catalog_id}/items/{item_id}', { ...itemPath(c, c1.id), body: { title: 'linen scarf' } });
     expect(await total()).toBe(2);
-    await request(server)
-      .delete(url(c, `/items/${c1.id}`))
-      .set(a.auth);
+    await api.DELETE('/api/public/catalogs/{catalog_id}/items/{item_id}', itemPath(c, c1.id));
     expect(await total()).toBe(2);
     const c2 = await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'C2' }).first('id');
-    await request(server)
-      .delete(url(c, `/items/${c2.id}`))
-      .set(a.auth);
+    await api.DELETE('/api/public/catalogs/{catalog_id}/items/{item_id}', itemPath(c, c2.id));
     expect(await total()).toBe(1);
     // Writers outside the service (raw SQL) bump the counter too.
     await testKnex()('catalog_items').insert({ id: newId(), catalog_id: c, business_key: 'C4', data: JSON.stringify({ sku: 'C4', title: 'Wool socks' }) });
@@ -215,10 +217,10 @@ describe('word search (G6)', () => {
       .where({ catalog_id: c, business_key: 'C4' })
       .update({ data: JSON.stringify({ sku: 'C4', title: 'silk socks' }) });
     expect(await total()).toBe(1);
-    const restored = await request(server)
-      .post(url(c, `/snapshots/${snap.body.id}/restore`))
-      .set(a.auth);
-    expect(restored.status).toBe(200);
+    const restored = await api.POST('/api/public/catalogs/{catalog_id}/snapshots/{snapshot_id}/restore', {
+      params: { path: { catalog_id: c, snapshot_id: snap.data!.id! } },
+    });
+    expect(restored.response.status).toBe(200);
     expect(await total()).toBe(3);
   });
 
@@ -228,8 +230,8 @@ describe('word search (G6)', () => {
       big,
       Array.from({ length: 300 }, (_, i) => ({ sku: `B${i}`, title: i % 3 === 0 ? 'wool scarf' : 'cotton hat' })),
     );
-    const res = await request(server).get(url(big, '/items?search=wool&limit=7&offset=14')).set(a.auth);
-    expect(res.body.total).toBe(100);
-    expect(bodyOf<ItemListBody>(res).items.map((i) => i.data.sku)).toEqual([42, 45, 48, 51, 54, 57, 60].map((i) => `B${i}`));
+    const res = await list(big, { search: 'wool', limit: 7, offset: 14 });
+    expect(res.data!.total).toBe(100);
+    expect(res.data!.items!.map((i) => i.data.sku)).toEqual([42, 45, 48, 51, 54, 57, 60].map((i) => `B${i}`));
   });
 });

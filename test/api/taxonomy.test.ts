@@ -2,34 +2,43 @@ import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import type { Server } from 'node:http';
+import type { CatalogClient, paths } from '@catalog-enrichment/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { testApp } from '../helpers/app';
+import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { SHARED_DATA } from '../helpers/data';
-import { bodyOf, TaxonomyBody } from '../helpers/wire';
+import type { TaxonomyBody, ValidationErrorBody } from '../helpers/wire';
 
 /**
  * Taxonomy routes (interface-spec.md, Taxonomy; decisions.md §2, G3): validation, enrichment
  * (level, path, children, inheritance), versioning, ETag/304, and the real 5,595-node Google
- * product taxonomy.
+ * product taxonomy. Called through the typed client (packages/client); bodies of the wrong shape
+ * and malformed JSON, which its types refuse, through supertest.
  */
 
 let server: Server;
+let api: CatalogClient;
 let org: Awaited<ReturnType<typeof createTestOrg>>;
+/** `PUT …/taxonomy` body. */
+type TaxonomyInput = paths['/api/public/catalogs/{catalog_id}/taxonomy']['put']['requestBody']['content']['application/json'];
 
 async function newCatalog(): Promise<string> {
-  const res = await request(server)
-    .post('/api/public/catalogs')
-    .set(org.auth)
-    .send({ name: 'Taxonomy test', unique_id_field: 'sku', schema_definition: { properties: { sku: { type: 'string' } } } });
-  expect(res.status).toBe(200);
-  return res.body.id;
+  const res = await api.POST('/api/public/catalogs', {
+    body: { name: 'Taxonomy test', unique_id_field: 'sku', schema_definition: { properties: { sku: { type: 'string' } } } },
+  });
+  expect(res.response.status).toBe(200);
+  return res.data!.id;
 }
 
 const url = (id: string) => `/api/public/catalogs/${id}/taxonomy`;
-const versionOf = async (id: string) => (await request(server).get(`/api/public/catalogs/${id}/schema`).set(org.auth)).body;
+const cat = (catalog_id: string) => ({ params: { path: { catalog_id } } });
+/** `GET …/taxonomy`, with `headers` (If-None-Match) when given. */
+const getTaxonomy = (id: string, headers: Record<string, string> = {}) => api.GET('/api/public/catalogs/{catalog_id}/taxonomy', { ...cat(id), headers });
+/** `PUT …/taxonomy` with `body`. */
+const putTaxonomy = (id: string, body: TaxonomyInput) => api.PUT('/api/public/catalogs/{catalog_id}/taxonomy', { ...cat(id), body });
+const versionOf = async (id: string) => (await api.GET('/api/public/catalogs/{catalog_id}/schema', cat(id))).data;
 const versionCount = async (id: string) => Number((await testKnex()('catalog_schemas').where('catalog_id', id).count({ n: '*' }))[0].n);
 
-const apparel = {
+const apparel: TaxonomyInput = {
   name: 'Apparel',
   description: 'Clothing',
   hierarchy_levels: ['department', 'category', 'type'],
@@ -56,30 +65,31 @@ const apparel = {
 };
 
 beforeAll(async () => {
-  server = testApp().listen(0);
+  server = await listenTestApp();
   org = await createTestOrg('taxonomy org');
+  api = typedClient(server, org.auth);
 });
 
 afterAll(async () => {
-  server.close();
+  await closeServer(server);
   await closeTestKnex();
 });
 
 describe('taxonomy', () => {
   it('is null until set', async () => {
     const id = await newCatalog();
-    const res = await request(server).get(url(id)).set(org.auth);
-    expect(res.status).toBe(200);
-    expect(res.headers['content-type']).toMatch(/json/);
-    expect(res.text).toBe('null');
+    const res = await api.GET('/api/public/catalogs/{catalog_id}/taxonomy', { ...cat(id), parseAs: 'text' });
+    expect(res.response.status).toBe(200);
+    expect(res.response.headers.get('content-type')).toMatch(/json/);
+    expect(res.data).toBe('null');
   });
 
   it('stores a taxonomy as a minor version and returns enriched nodes', async () => {
     const id = await newCatalog();
-    const res = await request(server).put(url(id)).set(org.auth).send(apparel);
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ name: 'Apparel', description: 'Clothing', hierarchy_levels: ['department', 'category', 'type'] });
-    const { apparel: root, shoes, running, hats } = bodyOf<TaxonomyBody>(res).nodes;
+    const res = await putTaxonomy(id, apparel);
+    expect(res.response.status).toBe(200);
+    expect(res.data).toMatchObject({ name: 'Apparel', description: 'Clothing', hierarchy_levels: ['department', 'category', 'type'] });
+    const { apparel: root, shoes, running, hats } = (res.data as TaxonomyBody).nodes;
     expect(root).toMatchObject({ id: 'apparel', level: 0, path: ['Apparel'], children: ['shoes', 'hats'], inherited_attributes: [], parent: null });
     expect(shoes).toMatchObject({ level: 1, path: ['Apparel', 'Shoes'], children: ['running'] });
     expect(running).toMatchObject({ level: 2, path: ['Apparel', 'Shoes', 'Running Shoes'], children: [], description: 'For running' });
@@ -103,65 +113,60 @@ describe('taxonomy', () => {
     });
     const schema = await versionOf(id);
     expect(schema).toMatchObject({ version: '1.1.0', backward_compatible: true, migration_rules: { taxonomy_set: { name: 'Apparel', node_count: 4 } } });
-    const get = await request(server).get(url(id)).set(org.auth);
-    expect(get.body).toEqual(res.body);
+    const get = await getTaxonomy(id);
+    expect(get.data).toEqual(res.data);
   });
 
   it('accepts the array node form', async () => {
     const id = await newCatalog();
-    const res = await request(server)
-      .put(url(id))
-      .set(org.auth)
-      .send({
-        name: 'T',
-        nodes: [
-          { id: 'a', name: 'A', parent: null },
-          { id: 'b', name: 'B', parent: 'a' },
-        ],
-      });
-    expect(res.status).toBe(200);
-    expect(res.body.nodes.b).toMatchObject({ level: 1, path: ['A', 'B'] });
+    const res = await putTaxonomy(id, {
+      name: 'T',
+      nodes: [
+        { id: 'a', name: 'A', parent: null },
+        { id: 'b', name: 'B', parent: 'a' },
+      ],
+    });
+    expect(res.response.status).toBe(200);
+    expect(res.data?.nodes?.b).toMatchObject({ level: 1, path: ['A', 'B'] });
   });
 
   it('sends an ETag and answers 304 to a matching If-None-Match', async () => {
     const id = await newCatalog();
-    const put = await request(server).put(url(id)).set(org.auth).send(apparel);
-    const first = await request(server).get(url(id)).set(org.auth);
-    const etag = first.headers.etag;
+    const put = await putTaxonomy(id, apparel);
+    const first = await getTaxonomy(id);
+    const etag = first.response.headers.get('etag')!;
     expect(etag).toMatch(/^".+"$/);
-    expect(put.headers.etag).toBe(etag);
-    const cached = await request(server).get(url(id)).set(org.auth).set('If-None-Match', etag);
-    expect(cached.status).toBe(304);
-    expect(cached.text).toBe('');
-    expect((await request(server).get(url(id)).set(org.auth).set('If-None-Match', `"other", W/${etag}`)).status).toBe(304);
-    expect((await request(server).get(url(id)).set(org.auth).set('If-None-Match', '"stale"')).status).toBe(200);
-    await request(server)
-      .put(url(id))
-      .set(org.auth)
-      .send({ ...apparel, name: 'Apparel v2' })
-      .expect(200);
-    const changed = await request(server).get(url(id)).set(org.auth).set('If-None-Match', etag);
-    expect(changed.status).toBe(200);
-    expect(changed.body.name).toBe('Apparel v2');
+    expect(put.response.headers.get('etag')).toBe(etag);
+    // A 304 is no success for openapi-fetch: its (empty) body is read as the error.
+    const cached = await getTaxonomy(id, { 'If-None-Match': etag });
+    expect(cached.response.status).toBe(304);
+    expect(cached.error ?? (await cached.response.text())).toBe('');
+    expect((await getTaxonomy(id, { 'If-None-Match': `"other", W/${etag}` })).response.status).toBe(304);
+    expect((await getTaxonomy(id, { 'If-None-Match': '"stale"' })).response.status).toBe(200);
+    expect((await putTaxonomy(id, { ...apparel, name: 'Apparel v2' })).response.status).toBe(200);
+    const changed = await getTaxonomy(id, { 'If-None-Match': etag });
+    expect(changed.response.status).toBe(200);
+    expect(changed.data?.name).toBe('Apparel v2');
   });
 
   it('deletes the taxonomy with 204 as a major version', async () => {
     const id = await newCatalog();
-    await request(server).put(url(id)).set(org.auth).send(apparel).expect(200);
-    const del = await request(server).delete(url(id)).set(org.auth);
-    expect(del.status).toBe(204);
-    expect(del.text).toBe('');
+    expect((await putTaxonomy(id, apparel)).response.status).toBe(200);
+    const remove = () => api.DELETE('/api/public/catalogs/{catalog_id}/taxonomy', cat(id));
+    const del = await remove();
+    expect(del.response.status).toBe(204);
+    expect(await del.response.text()).toBe('');
     expect(await versionOf(id)).toMatchObject({
       version: '2.0.0',
       backward_compatible: false,
       migration_rules: { change_type: 'major', taxonomy_removed: { name: 'Apparel' } },
     });
-    expect((await request(server).get(url(id)).set(org.auth)).text).toBe('null');
-    expect((await request(server).delete(url(id)).set(org.auth)).status).toBe(404);
+    expect((await api.GET('/api/public/catalogs/{catalog_id}/taxonomy', { ...cat(id), parseAs: 'text' })).data).toBe('null');
+    expect((await remove()).response.status).toBe(404);
     expect(await versionCount(id)).toBe(3);
   });
 
-  it.each([
+  it.each<[string, TaxonomyInput, Array<string | number>, string]>([
     ['an unknown parent', { name: 'T', nodes: { a: { name: 'A', parent: 'zz' } } }, ['body', 'nodes', 'a', 'parent'], 'value_error.taxonomy_unknown_parent'],
     [
       'a cycle',
@@ -194,6 +199,16 @@ describe('taxonomy', () => {
       ['body', 'nodes', 'a', 'attributes', 1, 'name'],
       'value_error.taxonomy_duplicate_attribute',
     ],
+  ])('rejects %s with 422 and writes no version', async (_label, body, loc, type) => {
+    const id = await newCatalog();
+    const res = await putTaxonomy(id, body);
+    expect(res.response.status).toBe(422);
+    expect((res.error as ValidationErrorBody).detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc, type })]));
+    expect(await versionCount(id)).toBe(1);
+  });
+
+  // Bodies of the wrong shape: the client's types refuse them, so supertest sends them.
+  it.each([
     ['a node without a name', { name: 'T', nodes: { a: { parent: null } } }, ['body', 'nodes', 'a', 'name'], 'missing'],
     ['nodes of the wrong type', { name: 'T', nodes: 'a,b' }, ['body', 'nodes'], 'type_error'],
     ['a missing name', { nodes: {} }, ['body', 'name'], 'missing'],
@@ -218,11 +233,11 @@ describe('taxonomy', () => {
 function googleTaxonomy(): {
   name: string;
   hierarchy_levels: string[];
-  nodes: Record<string, { name: string; parent: string | null; attributes?: Array<Record<string, unknown>> }>;
+  nodes: Record<string, { name: string; parent: string | null; attributes?: Array<{ name: string; type: string }> }>;
 } {
   const text = fs.readFileSync(path.join(SHARED_DATA, 'taxonomy', 'google', 'taxonomy-with-ids.en-US.txt'), 'utf8');
   const idByPath = new Map<string, string>();
-  const nodes: Record<string, { name: string; parent: string | null; attributes?: Array<Record<string, unknown>> }> = {};
+  const nodes: Record<string, { name: string; parent: string | null; attributes?: Array<{ name: string; type: string }> }> = {};
   for (const line of text.split('\n')) {
     const m = /^(\d+) - (.+)$/.exec(line.trim());
     if (!m) continue;
@@ -251,10 +266,10 @@ describe('Google product taxonomy (5,595 nodes)', () => {
     ];
     taxonomy.nodes['404'].attributes = [{ name: 'screen_size_in', type: 'number' }];
     const id = await newCatalog();
-    const put = await request(server).put(url(id)).set(org.auth).send(taxonomy);
-    expect(put.status).toBe(200);
-    const get = await request(server).get(url(id)).set(org.auth);
-    const nodes = bodyOf<TaxonomyBody>(get).nodes;
+    const put = await putTaxonomy(id, taxonomy);
+    expect(put.response.status).toBe(200);
+    const get = await getTaxonomy(id);
+    const nodes = (get.data as TaxonomyBody).nodes;
     expect(Object.keys(nodes)).toHaveLength(5595);
     expect(Object.values(nodes).filter((n) => n.level === 0)).toHaveLength(21);
     const depthCounts = Object.values(nodes).reduce((acc: Record<number, number>, n) => ({ ...acc, [n.level]: (acc[n.level] ?? 0) + 1 }), {});
@@ -281,7 +296,7 @@ describe('Google product taxonomy (5,595 nodes)', () => {
     ]);
     const deepest = Object.values(nodes).find((n) => n.level === 6)!;
     expect(deepest.path).toHaveLength(7);
-    const cached = await request(server).get(url(id)).set(org.auth).set('If-None-Match', get.headers.etag);
-    expect(cached.status).toBe(304);
+    const cached = await getTaxonomy(id, { 'If-None-Match': get.response.headers.get('etag')! });
+    expect(cached.response.status).toBe(304);
   });
 });

@@ -1,16 +1,33 @@
 import request from 'supertest';
 import type { Server } from 'node:http';
+import type { CatalogClient, paths } from '@catalog-enrichment/client';
 import { newId } from '../../src/lib/ids';
-import { testApp } from '../helpers/app';
 import { catalogState, createTestCatalog } from '../helpers/catalogs';
+import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { bodyOf, ItemBody, ItemListBody } from '../helpers/wire';
+import type { ItemBody, ValidationErrorBody, VariantEntry } from '../helpers/wire';
+
+/** Product variants (G10) over the API, called through the typed client (packages/client). */
 
 let server: Server;
 let a: Awaited<ReturnType<typeof createTestOrg>>;
 let b: Awaited<ReturnType<typeof createTestOrg>>;
+/** The typed client with organization a's credential. */
+let api: CatalogClient;
+/** `POST …/products/{id}/items/bulk` body. */
+type VariantsBulkBody = paths['/api/public/catalogs/{catalog_id}/products/{product_id}/items/bulk']['post']['requestBody']['content']['application/json'];
 
 const url = (c: string, rest = '') => `/api/public/catalogs/${c}${rest}`;
+const productPath = (catalog_id: string, product_id: string) => ({ path: { catalog_id, product_id } });
+/** `POST …/products/{id}/items`: a variant `data` under product `product` of `catalog`. */
+const addVariant = (catalog: string, product: string, data: Record<string, unknown>) =>
+  api.POST('/api/public/catalogs/{catalog_id}/products/{product_id}/items', { params: productPath(catalog, product), body: data });
+/** `PUT …/products/{id}` with `data`. */
+const putProduct = (catalog: string, product: string, data: Record<string, unknown>) =>
+  api.PUT('/api/public/catalogs/{catalog_id}/products/{product_id}', { params: productPath(catalog, product), body: data });
+/** `POST …/products/{id}/items/bulk` with `body`. */
+const bulkVariants = (catalog: string, product: string, body: VariantsBulkBody) =>
+  api.POST('/api/public/catalogs/{catalog_id}/products/{product_id}/items/bulk', { params: productPath(catalog, product), body });
 const schema = {
   type: 'object',
   properties: {
@@ -24,13 +41,14 @@ const schema = {
 };
 
 beforeAll(async () => {
-  server = testApp().listen(0);
+  server = await listenTestApp();
   a = await createTestOrg('variants a');
   b = await createTestOrg('variants b');
+  api = typedClient(server, a.auth);
 });
 
 afterAll(async () => {
-  server.close();
+  await closeServer(server);
   await closeTestKnex();
 });
 
@@ -51,105 +69,45 @@ async function grouped(orgId: string, strict = false): Promise<{ catalog: string
 describe('product variants (G10)', () => {
   it('creates a variant under a product with the shared product fields', async () => {
     const { catalog, product } = await grouped(a.organizationId);
-    const res = await request(server)
-      .post(url(catalog, `/products/${product}/items`))
-      .set(a.auth)
-      .send({ sku: 'V1', color: 'red' });
-    expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ sku: 'V1', color: 'red', product_id: 'P1', product_name: 'Shirt' });
-    const row = await testKnex()('catalog_items').where('id', res.body.id).first();
+    const res = await addVariant(catalog, product, { sku: 'V1', color: 'red' });
+    expect(res.response.status).toBe(200);
+    expect(res.data!.data).toEqual({ sku: 'V1', color: 'red', product_id: 'P1', product_name: 'Shirt' });
+    const row = await testKnex()('catalog_items').where('id', res.data!.id).first();
     expect(row).toMatchObject({ entity_type: 'variant', parent_id: product, business_key: 'V1' });
-    const byUid = await request(server)
-      .post(url(catalog, `/products/${product}/items`))
-      .set(a.auth)
-      .send({ unique_identifier: 'V2', color: 'blue' });
-    expect(byUid.body.data).toMatchObject({ sku: 'V2', color: 'blue' });
-    expect(byUid.body.data.unique_identifier).toBeUndefined();
+    const byUid = await addVariant(catalog, product, { unique_identifier: 'V2', color: 'blue' });
+    expect(byUid.data!.data).toMatchObject({ sku: 'V2', color: 'blue' });
+    expect(byUid.data!.data.unique_identifier).toBeUndefined();
     expect(await catalogState(catalog)).toMatchObject({ rows: 3, item_count: 3 });
 
-    const list = await request(server).get(url(catalog, '/items')).set(a.auth);
-    expect(list.body.total).toBe(1);
-    expect(bodyOf<ItemListBody>(list).items[0].data.variants!.map((v) => v.sku)).toEqual(['V1', 'V2']);
+    const list = await api.GET('/api/public/catalogs/{catalog_id}/items', { params: { path: { catalog_id: catalog } } });
+    expect(list.data!.total).toBe(1);
+    expect((list.data!.items![0].data.variants as VariantEntry[]).map((v) => v.sku)).toEqual(['V1', 'V2']);
   });
 
   it('refuses variants without a key, under a variant, unknown or foreign products; nothing changes', async () => {
     const { catalog, product } = await grouped(a.organizationId, true);
-    const v = await request(server)
-      .post(url(catalog, `/products/${product}/items`))
-      .set(a.auth)
-      .send({ sku: 'V1' });
+    const v = await addVariant(catalog, product, { sku: 'V1' });
     const before = await catalogState(catalog);
-    const noKey = await request(server)
-      .post(url(catalog, `/products/${product}/items`))
-      .set(a.auth)
-      .send({ color: 'red' });
-    expect(noKey.status).toBe(422);
-    expect(noKey.body.detail[0].loc).toEqual(['body', 'sku']);
-    expect(
-      (
-        await request(server)
-          .post(url(catalog, `/products/${product}/items`))
-          .set(a.auth)
-          .send({ sku: 'V9', price: 'x' })
-      ).status,
-    ).toBe(422);
-    expect(
-      (
-        await request(server)
-          .post(url(catalog, `/products/${v.body.id}/items`))
-          .set(a.auth)
-          .send({ sku: 'V3' })
-      ).status,
-    ).toBe(404);
-    expect(
-      (
-        await request(server)
-          .post(url(catalog, `/products/${newId()}/items`))
-          .set(a.auth)
-          .send({ sku: 'V3' })
-      ).status,
-    ).toBe(404);
+    const noKey = await addVariant(catalog, product, { color: 'red' });
+    expect(noKey.response.status).toBe(422);
+    expect((noKey.error as ValidationErrorBody).detail[0].loc).toEqual(['body', 'sku']);
+    expect((await addVariant(catalog, product, { sku: 'V9', price: 'x' })).response.status).toBe(422);
+    expect((await addVariant(catalog, v.data!.id, { sku: 'V3' })).response.status).toBe(404);
+    expect((await addVariant(catalog, newId(), { sku: 'V3' })).response.status).toBe(404);
     const foreign = await grouped(b.organizationId);
-    expect(
-      (
-        await request(server)
-          .post(url(foreign.catalog, `/products/${foreign.product}/items`))
-          .set(a.auth)
-          .send({ sku: 'V3' })
-      ).status,
-    ).toBe(403);
-    expect(
-      (
-        await request(server)
-          .post(url(catalog, `/products/${foreign.product}/items`))
-          .set(a.auth)
-          .send({ sku: 'V3' })
-      ).status,
-    ).toBe(403);
-    expect(
-      (
-        await request(server)
-          .put(url(catalog, `/products/${foreign.product}`))
-          .set(a.auth)
-          .send({ product_name: 'x' })
-      ).status,
-    ).toBe(403);
+    expect((await addVariant(foreign.catalog, foreign.product, { sku: 'V3' })).response.status).toBe(403);
+    expect((await addVariant(catalog, foreign.product, { sku: 'V3' })).response.status).toBe(403);
+    expect((await putProduct(catalog, foreign.product, { product_name: 'x' })).response.status).toBe(403);
     expect(await catalogState(catalog)).toEqual(before);
     expect(await catalogState(foreign.catalog)).toMatchObject({ rows: 1 });
   });
 
   it('PUT product applies only product_* keys, to the product and every variant', async () => {
     const { catalog, product } = await grouped(a.organizationId, true);
-    await request(server)
-      .post(url(catalog, `/products/${product}/items/bulk`))
-      .set(a.auth)
-      .send({ variants: [{ sku: 'A' }, { sku: 'B' }] });
-    const res = await request(server)
-      .put(url(catalog, `/products/${product}`))
-      .set(a.auth)
-      .send({ product_name: 'Better Shirt', color: 'ignored' });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
+    await bulkVariants(catalog, product, { variants: [{ sku: 'A' }, { sku: 'B' }] });
+    const res = await putProduct(catalog, product, { product_name: 'Better Shirt', color: 'ignored' });
+    expect(res.response.status).toBe(200);
+    expect(res.data).toMatchObject({
       product: { id: product, data: { product_id: 'P1', product_name: 'Better Shirt' }, metadata: { version: 2 } },
       variants_updated: 2,
       ignored_fields: ['color'],
@@ -159,36 +117,19 @@ describe('product variants (G10)', () => {
       .select('data', 'current_version');
     expect(variants.every((v) => v.data.product_name === 'Better Shirt' && v.data.color === undefined && v.current_version === 2)).toBe(true);
     const before = await catalogState(catalog);
-    expect(
-      (
-        await request(server)
-          .put(url(catalog, `/products/${product}`))
-          .set(a.auth)
-          .send({ color: 'x' })
-      ).status,
-    ).toBe(422);
-    expect(
-      (
-        await request(server)
-          .put(url(catalog, `/products/${product}`))
-          .set(a.auth)
-          .send({ product_name: 5 })
-      ).status,
-    ).toBe(422);
+    expect((await putProduct(catalog, product, { color: 'x' })).response.status).toBe(422);
+    expect((await putProduct(catalog, product, { product_name: 5 })).response.status).toBe(422);
     expect(await catalogState(catalog)).toEqual(before);
   });
 
   it('bulk variants: product fields, duplicates, warnings, per-item errors, 413', async () => {
     const { catalog, product } = await grouped(a.organizationId, true);
-    const res = await request(server)
-      .post(url(catalog, `/products/${product}/items/bulk`))
-      .set(a.auth)
-      .send({
-        product: { product_brand: 'Acme', brand: 'no prefix' },
-        variants: [{ sku: 'V1', color: 'red' }, { sku: 'V1', color: 'blue' }, { sku: 'V2', price: 'bad' }, { sku: 'V3' }],
-      });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
+    const res = await bulkVariants(catalog, product, {
+      product: { product_brand: 'Acme', brand: 'no prefix' },
+      variants: [{ sku: 'V1', color: 'red' }, { sku: 'V1', color: 'blue' }, { sku: 'V2', price: 'bad' }, { sku: 'V3' }],
+    });
+    expect(res.response.status).toBe(200);
+    expect(res.data).toMatchObject({
       success: false,
       product_id: product,
       items_processed: 4,
@@ -197,18 +138,16 @@ describe('product variants (G10)', () => {
       items_failed: 2,
       duplicates_in_payload: 1,
     });
-    expect(res.body.warnings).toHaveLength(2);
+    expect(res.data!.warnings).toHaveLength(2);
     const v1 = await testKnex()('catalog_items').where({ catalog_id: catalog, business_key: 'V1' }).first();
     expect(v1.data).toEqual({ sku: 'V1', color: 'blue', product_id: 'P1', product_name: 'Shirt', product_brand: 'Acme' });
     const p = await testKnex()('catalog_items').where('id', product).first();
     expect(p.data.product_brand).toBe('Acme');
     expect(await catalogState(catalog)).toMatchObject({ rows: 3, item_count: 3 });
     const before = await catalogState(catalog);
-    const big = await request(server)
-      .post(url(catalog, `/products/${product}/items/bulk`))
-      .set(a.auth)
-      .send({ variants: Array.from({ length: 1001 }, (_, i) => ({ sku: `X${i}` })) });
-    expect(big.status).toBe(413);
+    const big = await bulkVariants(catalog, product, { variants: Array.from({ length: 1001 }, (_, i) => ({ sku: `X${i}` })) });
+    expect(big.response.status).toBe(413);
+    // No variants at all: the client's types refuse the body.
     expect(
       (
         await request(server)
@@ -222,16 +161,9 @@ describe('product variants (G10)', () => {
 
   it('deleting a product deletes its variants and keeps item_count exact', async () => {
     const { catalog, product } = await grouped(a.organizationId);
-    await request(server)
-      .post(url(catalog, `/products/${product}/items/bulk`))
-      .set(a.auth)
-      .send({ variants: [{ sku: 'A' }, { sku: 'B' }] });
+    await bulkVariants(catalog, product, { variants: [{ sku: 'A' }, { sku: 'B' }] });
     expect(
-      (
-        await request(server)
-          .delete(url(catalog, `/items/${product}`))
-          .set(a.auth)
-      ).status,
+      (await api.DELETE('/api/public/catalogs/{catalog_id}/items/{item_id}', { params: { path: { catalog_id: catalog, item_id: product } } })).response.status,
     ).toBe(200);
     expect(await catalogState(catalog)).toMatchObject({ rows: 0, item_count: 0 });
   });

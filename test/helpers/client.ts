@@ -2,9 +2,11 @@
  * The typed client (packages/client, issue 30 §1) in API tests: bound to an app a test serves on an
  * ephemeral port, so the test's calls are checked against the OpenAPI document as a user's are.
  */
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type Koa from 'koa';
 import { createCatalogClient, type CatalogClient } from '@catalog-enrichment/client';
+import { testApp } from './app';
 
 /**
  * A typed client of `server` (listening, e.g. `testApp().listen(0)`) sending `headers` on every call
@@ -12,4 +14,28 @@ import { createCatalogClient, type CatalogClient } from '@catalog-enrichment/cli
  */
 export function typedClient(server: Server, headers: Record<string, string> = {}): CatalogClient {
   return createCatalogClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, headers });
+}
+
+/**
+ * Serves `app` (default: {@link testApp} on the test database; a Koa app or its `callback()`, as
+ * testApiFor gives it) on an ephemeral loopback port; resolves once it listens. Pair with
+ * {@link closeServer} in `afterAll`.
+ */
+export async function listenTestApp(app: Koa | RequestListener = testApp()): Promise<Server> {
+  const server = createServer(typeof app === 'function' ? app : app.callback()).listen(0, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  return server;
+}
+
+/**
+ * Stops `server`: drops the idle keep-alive connections the client's fetch holds open (they would
+ * keep it open) and resolves when it is closed.
+ */
+export async function closeServer(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+  server.closeIdleConnections();
+  await closed;
 }

@@ -6808,7 +6808,6 @@ export interface paths {
                   field: string;
                   /** @enum {string} */
                   op: 'notempty' | 'eq' | 'contains' | 'range' | 'in';
-                  /** @default  */
                   value: string;
                 }[];
                 created_by: string;
@@ -6851,14 +6850,14 @@ export interface paths {
             name: string;
             description?: string | null;
             /** @default [] */
-            required_fields: string[];
+            required_fields?: string[];
             /** @default [] */
-            rules: {
+            rules?: {
               field: string;
               /** @enum {string} */
               op: 'notempty' | 'eq' | 'contains' | 'range' | 'in';
               /** @default  */
-              value: string;
+              value?: string;
             }[];
           };
         };
@@ -6880,7 +6879,6 @@ export interface paths {
                 field: string;
                 /** @enum {string} */
                 op: 'notempty' | 'eq' | 'contains' | 'range' | 'in';
-                /** @default  */
                 value: string;
               }[];
               created_by: string;
