@@ -215,7 +215,8 @@ export class RouteRegistry {
       };
       if (def.body) {
         op.requestBody = {
-          required: true,
+          // An object body whose every property is optional may be left out (mount reads a missing body as {}).
+          required: def.body.type !== 'object' || ((def.body.required as string[] | undefined) ?? []).length > 0,
           content: { 'application/json': { schema: def.body }, ...(def.multipart ? { 'multipart/form-data': { schema: def.multipart } } : {}) },
         };
       }

@@ -22,7 +22,7 @@ interface ContentDoc {
 interface OperationDoc {
   summary: string;
   parameters?: Array<{ name: string; in: string; required?: boolean; schema?: unknown }>;
-  requestBody?: { content: Record<string, ContentDoc> };
+  requestBody?: { required?: boolean; content: Record<string, ContentDoc> };
   responses: Record<string, { content?: Record<string, ContentDoc>; $ref?: string }>;
 }
 
@@ -150,6 +150,10 @@ describe('GET /api/openapi.json', () => {
       minLength: 1,
       maxLength: 100,
     });
+    // A body is required only where the route needs one: submit's only property is optional, and
+    // the route accepts a request without a body.
+    expect(doc.paths['/api/public/catalogs'].post.requestBody!.required).toBe(true);
+    expect(doc.paths['/api/public/activities/{activity_id}/submit'].post.requestBody!.required).toBe(false);
   });
 });
 

@@ -27,8 +27,10 @@ afterAll(async () => {
 });
 
 /** `PUT …/schema/fields/batch` of the catalog with `body`. */
-const batch = (id: string, body: paths['/api/public/catalogs/{catalog_id}/schema/fields/batch']['put']['requestBody']['content']['application/json']) =>
-  api.PUT('/api/public/catalogs/{catalog_id}/schema/fields/batch', { params: { path: { catalog_id: id } }, body });
+const batch = (
+  id: string,
+  body: NonNullable<paths['/api/public/catalogs/{catalog_id}/schema/fields/batch']['put']['requestBody']>['content']['application/json'],
+) => api.PUT('/api/public/catalogs/{catalog_id}/schema/fields/batch', { params: { path: { catalog_id: id } }, body });
 /** The catalog's current schema version, with its definition typed as these tests read it. */
 const schemaOf = async (id: string) => {
   const s = (await api.GET('/api/public/catalogs/{catalog_id}/schema', { params: { path: { catalog_id: id } } })).data!;

@@ -22,7 +22,7 @@ let org: Awaited<ReturnType<typeof createTestOrg>>;
 /** `POST …/schema/fields` body. */
 type FieldInput = paths['/api/public/catalogs/{catalog_id}/schema/fields']['post']['requestBody']['content']['application/json'];
 /** `PUT …/schema/fields/batch` body. */
-type BatchInput = paths['/api/public/catalogs/{catalog_id}/schema/fields/batch']['put']['requestBody']['content']['application/json'];
+type BatchInput = NonNullable<paths['/api/public/catalogs/{catalog_id}/schema/fields/batch']['put']['requestBody']>['content']['application/json'];
 
 async function newCatalog(): Promise<string> {
   const res = await api.POST('/api/public/catalogs', {

@@ -363,7 +363,7 @@ export interface paths {
         };
         cookie?: never;
       };
-      requestBody: {
+      requestBody?: {
         content: {
           'application/json': {
             /** @description Catalog name, 1-100 characters */
@@ -573,7 +573,7 @@ export interface paths {
         };
         cookie?: never;
       };
-      requestBody: {
+      requestBody?: {
         content: {
           'application/json': {
             /** @description Catalog name, 1-100 characters */
@@ -870,7 +870,7 @@ export interface paths {
         };
         cookie?: never;
       };
-      requestBody: {
+      requestBody?: {
         content: {
           'application/json': {
             fields_to_add?: {
@@ -1960,7 +1960,7 @@ export interface paths {
         };
         cookie?: never;
       };
-      requestBody: {
+      requestBody?: {
         content: {
           'application/json': {
             [key: string]: unknown;
@@ -2149,7 +2149,7 @@ export interface paths {
         };
         cookie?: never;
       };
-      requestBody: {
+      requestBody?: {
         content: {
           'application/json': {
             [key: string]: unknown;
@@ -2216,7 +2216,7 @@ export interface paths {
         };
         cookie?: never;
       };
-      requestBody: {
+      requestBody?: {
         content: {
           'application/json': {
             [key: string]: unknown;
@@ -2458,7 +2458,7 @@ export interface paths {
         };
         cookie?: never;
       };
-      requestBody: {
+      requestBody?: {
         content: {
           'application/json': {
             reason?: string;
@@ -2653,7 +2653,7 @@ export interface paths {
         path?: never;
         cookie?: never;
       };
-      requestBody: {
+      requestBody?: {
         content: {
           'application/json': {
             /** @description At most 1000 items inline; larger jobs use multipart items_file. */
@@ -4087,7 +4087,7 @@ export interface paths {
         };
         cookie?: never;
       };
-      requestBody: {
+      requestBody?: {
         content: {
           'application/json': {
             message?: string | null;
@@ -4153,7 +4153,7 @@ export interface paths {
         };
         cookie?: never;
       };
-      requestBody: {
+      requestBody?: {
         content: {
           'application/json': {
             message?: string | null;
@@ -4716,7 +4716,7 @@ export interface paths {
         };
         cookie?: never;
       };
-      requestBody: {
+      requestBody?: {
         content: {
           'application/json': {
             message?: string | null;
@@ -4782,7 +4782,7 @@ export interface paths {
         };
         cookie?: never;
       };
-      requestBody: {
+      requestBody?: {
         content: {
           'application/json': {
             message?: string | null;
@@ -5376,7 +5376,7 @@ export interface paths {
         };
         cookie?: never;
       };
-      requestBody: {
+      requestBody?: {
         content: {
           'application/json': {
             /**
@@ -5446,7 +5446,7 @@ export interface paths {
         };
         cookie?: never;
       };
-      requestBody: {
+      requestBody?: {
         content: {
           'application/json': {
             /**
