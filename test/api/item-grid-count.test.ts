@@ -26,6 +26,7 @@ import type { Scope } from '../../src/services/access/scope';
 import { signIn } from '../../src/services/access/sessions';
 import { createServiceCaches } from '../../src/services/caches';
 import { ensureGridIndexes, reconcileGridIndexes } from '../../src/services/catalog/grid-indexes';
+import { buildSearchIndex } from '../../src/services/catalog/search-count-index';
 import { COUNT_CAP, ESTIMATE_ABOVE, gridPage, loadGridCatalog, type GridPage } from '../../src/services/catalog/item-grid';
 import { parseGridQuery } from '../../src/services/catalog/item-grid-query';
 import { normalizeTaxonomy } from '../../src/services/catalog/taxonomy';
@@ -156,4 +157,18 @@ test('the grid page says the count is an estimate; counted pages say what they a
   expect((await get(`${base}?f.brand=eq:Rarebrand`)).top).toEqual(['exact', '200 items']);
   expect((await get(`${base}?f.brand=contains:Estima`)).top).toEqual(['capped', '10,000+ items (counted up to 10,000)']);
   expect((await get(base)).top).toEqual(['exact', '20,000 items']);
+});
+
+test('a words-only search is counted exactly by the search count index once the catalog has one, never capped', async () => {
+  // Without the index: the capped count (or, above the threshold, an estimate): not exact.
+  const before = await pageOf('q=estimaco');
+  expect(before.count_kind).not.toBe('exact');
+  const built = await buildSearchIndex(knex, catalogId, { minDf: 100 });
+  expect(built?.items).toBe(N);
+  const p = await pageOf('q=estimaco');
+  expect(p).toMatchObject({ count: N - 203, count_kind: 'exact' }); // every brand but Solo (3) and Rarebrand (200)
+  expect(p.rows).toHaveLength(50);
+  // Anything beside the words (a filter, a literal term) is not the index's to count.
+  expect((await pageOf('q=estimaco&f.color=eq:blue')).count_kind).toBe('capped');
+  expect((await pageOf('q=rarebrand')).count).toBe(200);
 });

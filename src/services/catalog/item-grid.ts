@@ -18,7 +18,8 @@ import { CATEGORY_FIELD, completeSql, completenessOf, readySql, requiredFields, 
 import { neededGridIndexes } from './grid-indexes';
 import { emptySql, filterConditionSql, GRID_KEY_SQL, readWithoutJit, type GridQuery, type SqlPart } from './item-grid-query';
 import { isGrouped } from './items-keys';
-import { afterCursorSql, filterSql, orderSql, type ItemCursor, type SortOrder } from './items-sql';
+import { afterCursorSql, filterSql, isWordsOnlyTerm, orderSql, type ItemCursor, type SortOrder } from './items-sql';
+import { countWithSearchIndex } from './search-count-index';
 import { fieldTypeOf } from './schema';
 import { taxonomyOf, type EnrichedTaxonomy } from './taxonomy';
 
@@ -234,8 +235,23 @@ async function plannerEstimate(knex: Knex, where: SqlPart): Promise<number> {
 }
 
 /**
- * The count of a grid query: the catalog's item count when nothing narrows it (exact); the
- * planner's estimate when the catalog holds at least `estimateAbove` items, the query is
+ * The exact count of a grid query that is a words-only search and nothing else, from the
+ * catalog's search count index (the one behind the items API's exact search totals,
+ * search-count-index.ts: postings, not a heap read per match), or null when the query is anything
+ * else, the catalog is product-grouped, or the index cannot answer (missing, stale, words pending).
+ * The index is read in one REPEATABLE READ, read-only transaction, as its contract asks.
+ */
+async function searchIndexCount(knex: Knex, c: GridCatalog, q: GridQuery): Promise<number | null> {
+  const term = q.q?.toLowerCase();
+  if (!term || c.grouped || !isWordsOnlyTerm(term) || !unfiltered({ ...q, q: undefined })) return null;
+  const counted = await knex.transaction((trx) => countWithSearchIndex(trx, c.catalog.id, term), { isolationLevel: 'repeatable read', readOnly: true });
+  return 'total' in counted ? counted.total : null;
+}
+
+/**
+ * The count of a grid query: the catalog's item count when nothing narrows it (exact); a
+ * words-only search's exact count from the search count index when it can answer
+ * ({@link searchIndexCount}); the planner's estimate when the catalog holds at least `estimateAbove` items, the query is
  * {@link estimable} and the estimate reaches `estimateAbove` (at most the catalog's item count;
  * nothing read from the table); else the capped count, which reads at most {@link COUNT_CAP} + 1
  * matching rows through the same indexes as the page (a filter matching nothing is one index
@@ -243,6 +259,8 @@ async function plannerEstimate(knex: Knex, where: SqlPart): Promise<number> {
  */
 async function gridCount(knex: Knex, c: GridCatalog, q: GridQuery, where: SqlPart, estimateAbove: number): Promise<{ count: number; kind: GridCountKind }> {
   if (unfiltered(q) && !c.grouped) return { count: c.catalog.item_count, kind: 'exact' };
+  const indexed = await searchIndexCount(knex, c, q);
+  if (indexed !== null) return { count: indexed, kind: 'exact' };
   if (c.catalog.item_count >= estimateAbove && (await estimable(knex, c, q))) {
     const estimate = await plannerEstimate(knex, where);
     if (estimate >= estimateAbove) return { count: Math.min(Math.round(estimate), c.catalog.item_count), kind: 'estimated' };
