@@ -66,6 +66,7 @@ export function addGridRoutes(router: Router, deps: ResolvedAppDeps, h: GridRout
     const indexing = { settings: deps.config.gridIndexes, jobRunner: deps.jobRunner };
     const data = await loadGridPage(deps, session.scope, ctx.params.catalog_id, ctx.query, indexing, {
       estimateAbove: deps.config.gridCountEstimateAbove ?? undefined,
+      searchTotals: { caches: deps.caches.catalog, jobRunner: deps.jobRunner },
     });
     h.send(ctx, 200, itemGridPage(data, h.pageSession(session)));
   });

@@ -77,7 +77,7 @@ export function viewQuery(q: GridQuery): ItemGridView['query'] {
  * Loads the grid page of a catalog for a URL query. With `indexing`, a large catalog's sort or
  * filter field without its grid index gets one asked for first (ensureGridIndexes), and the
  * page data names those not ready yet. `counting`: when the count is estimated (gridPage,
- * `Config.gridCountEstimateAbove`).
+ * `Config.gridCountEstimateAbove`) and how a search is counted (the app's caches and job runner).
  * @throws NotFoundError (404) / ForbiddenError (403) for the catalog, an unknown view or profile;
  *   ValidationError (422) for a query the grid cannot read (src/services/catalog/item-grid-query.ts)
  */
@@ -86,8 +86,8 @@ export async function loadGridPage(
   scope: Scope,
   catalogId: string,
   raw: Query,
-  indexing?: GridIndexing,
-  counting: GridPageOptions = {},
+  indexing: GridIndexing | undefined,
+  counting: GridPageOptions,
 ): Promise<GridPageData> {
   const grid = await loadGridCatalog(deps, scope, catalogId);
   const viewId = typeof raw.view === 'string' && raw.view ? raw.view : null;

@@ -60,6 +60,13 @@ describe('bulk actions in Chromium', () => {
     }
   }
 
+  /** Clicks the review page's Apply and waits for the durable apply's result. @returns the result's text */
+  async function applyOnPage(): Promise<string | null> {
+    await page.click('#apply-button');
+    await page.waitForSelector('#apply-result strong', { timeout: 60_000 });
+    return page.$eval('#apply-result', (e) => e.textContent);
+  }
+
   /**
    * Submits the bulk form of the page; the staging page follows the workflow and lands in the
    * review page. @returns the new activity's id (from the review page URL)
@@ -129,9 +136,7 @@ describe('bulk actions in Chromium', () => {
     await Promise.all([page.waitForNavigation(), page.click(`tbody[data-change-id="${cable.id}"] .change-head button.reject`)]);
     await Promise.all([page.waitForNavigation(), page.click('#bulk-actions button.approve')]);
     expect(await page.$eval(`tbody[data-change-id="${cable.id}"]`, (e) => e.getAttribute('data-status'))).toBe('rejected');
-    await page.click('#apply-button');
-    await page.waitForSelector('#apply-result strong', { timeout: 60_000 });
-    expect(await page.$eval('#apply-result', (e) => e.textContent)).toMatch(/Applied 2\b/);
+    expect(await applyOnPage()).toMatch(/Applied 2\b/);
     expect((await itemData('KB-100')).brand).toBe('Acme <b>&</b>');
     expect((await itemData('HD-300')).brand).toBe('Acme <b>&</b>');
     expect((await itemData('CB-400')).brand).toBeUndefined();
@@ -217,9 +222,7 @@ describe('bulk actions in Chromium', () => {
     expect(await page.$eval('h1', (e) => e.textContent)).toMatch(/move/i);
     expect(await page.$eval('main', (e) => e.textContent)).toContain('Accessories > Cables');
     await Promise.all([page.waitForNavigation(), page.click('#bulk-actions button.approve')]);
-    await page.click('#apply-button');
-    await page.waitForSelector('#apply-result strong', { timeout: 60_000 });
-    expect(await page.$eval('#apply-result', (e) => e.textContent)).toMatch(/Applied 2\b/);
+    expect(await applyOnPage()).toMatch(/Applied 2\b/);
     expect((await itemData('MS-200')).category_id).toBe('cables');
     expect((await itemData('CB-400')).category_id).toBe('cables');
     expect((await itemData('KB-100')).category_id).toBeUndefined();

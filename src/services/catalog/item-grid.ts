@@ -19,7 +19,7 @@ import { neededGridIndexes } from './grid-indexes';
 import { emptySql, filterConditionSql, GRID_KEY_SQL, readWithoutJit, type GridQuery, type SqlPart } from './item-grid-query';
 import { isGrouped } from './items-keys';
 import { afterCursorSql, filterSql, isWordsOnlyTerm, orderSql, type ItemCursor, type SortOrder } from './items-sql';
-import { countWithSearchIndex } from './search-count-index';
+import { countBySearchIndex, type SearchTotalDeps } from './items-search-totals';
 import { fieldTypeOf } from './schema';
 import { taxonomyOf, type EnrichedTaxonomy } from './taxonomy';
 
@@ -190,6 +190,12 @@ async function dataSortedRows(knex: Knex, where: SqlPart, field: string, dir: So
 export interface GridPageOptions {
   /** Planner estimates at or above this many matches are shown as estimates (default {@link ESTIMATE_ABOVE}; tests lower it). */
   estimateAbove?: number;
+  /**
+   * The app's catalog caches and job runner: a words-only search is counted by the catalog's
+   * search count index, whose (re)build is asked for when it is missing or stale, as the items
+   * API's searches do ({@link searchIndexCount}).
+   */
+  searchTotals: SearchTotalDeps;
 }
 
 /** A `range` filter with at least one bound (`..` alone means "not empty", which no statistics estimate). */
@@ -238,14 +244,14 @@ async function plannerEstimate(knex: Knex, where: SqlPart): Promise<number> {
  * The exact count of a grid query that is a words-only search and nothing else, from the
  * catalog's search count index (the one behind the items API's exact search totals,
  * search-count-index.ts: postings, not a heap read per match), or null when the query is anything
- * else, the catalog is product-grouped, or the index cannot answer (missing, stale, words pending).
- * The index is read in one REPEATABLE READ, read-only transaction, as its contract asks.
+ * else, the catalog is product-grouped, or the index cannot answer (missing, stale, words
+ * pending): then a large catalog's index (re)build is asked for, as the items API's searches do
+ * ({@link countBySearchIndex}). Read in one REPEATABLE READ, read-only transaction.
  */
-async function searchIndexCount(knex: Knex, c: GridCatalog, q: GridQuery): Promise<number | null> {
+async function searchIndexCount(knex: Knex, c: GridCatalog, q: GridQuery, searchTotals: SearchTotalDeps): Promise<number | null> {
   const term = q.q?.toLowerCase();
   if (!term || c.grouped || !isWordsOnlyTerm(term) || !unfiltered({ ...q, q: undefined })) return null;
-  const counted = await knex.transaction((trx) => countWithSearchIndex(trx, c.catalog.id, term), { isolationLevel: 'repeatable read', readOnly: true });
-  return 'total' in counted ? counted.total : null;
+  return knex.transaction((trx) => countBySearchIndex(searchTotals, trx, c.catalog, term), { isolationLevel: 'repeatable read', readOnly: true });
 }
 
 /**
@@ -257,9 +263,16 @@ async function searchIndexCount(knex: Knex, c: GridCatalog, q: GridQuery): Promi
  * matching rows through the same indexes as the page (a filter matching nothing is one index
  * probe once the field's grid index is built).
  */
-async function gridCount(knex: Knex, c: GridCatalog, q: GridQuery, where: SqlPart, estimateAbove: number): Promise<{ count: number; kind: GridCountKind }> {
+async function gridCount(
+  knex: Knex,
+  c: GridCatalog,
+  q: GridQuery,
+  where: SqlPart,
+  estimateAbove: number,
+  searchTotals: SearchTotalDeps,
+): Promise<{ count: number; kind: GridCountKind }> {
   if (unfiltered(q) && !c.grouped) return { count: c.catalog.item_count, kind: 'exact' };
-  const indexed = await searchIndexCount(knex, c, q);
+  const indexed = await searchIndexCount(knex, c, q, searchTotals);
   if (indexed !== null) return { count: indexed, kind: 'exact' };
   if (c.catalog.item_count >= estimateAbove && (await estimable(knex, c, q))) {
     const estimate = await plannerEstimate(knex, where);
@@ -288,7 +301,7 @@ export async function gridPage(
   q: GridQuery,
   profile: ReadinessProfile | undefined,
   limit: number,
-  options: GridPageOptions = {},
+  options: GridPageOptions,
 ): Promise<GridPage> {
   const where = gridWhereSql(c, q, profile);
   const readPage = async (): Promise<RawRow[]> => {
@@ -304,7 +317,7 @@ export async function gridPage(
       ])
     ).rows;
   };
-  const [raw, counted] = await Promise.all([readPage(), gridCount(knex, c, q, where, options.estimateAbove ?? ESTIMATE_ABOVE)]);
+  const [raw, counted] = await Promise.all([readPage(), gridCount(knex, c, q, where, options.estimateAbove ?? ESTIMATE_ABOVE, options.searchTotals)]);
   const more = raw.length > limit;
   const rows = raw.slice(0, limit);
   const variants = c.grouped

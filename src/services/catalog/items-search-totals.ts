@@ -63,7 +63,7 @@ export async function searchTotal(
     return hit.total;
   }
   searchTotalStats.misses++;
-  let total = grouped || !isWordsOnlyTerm(search.toLowerCase()) ? null : await countByIndex(deps, trx, catalog, search.toLowerCase());
+  let total = grouped || !isWordsOnlyTerm(search.toLowerCase()) ? null : await countBySearchIndex(deps, trx, catalog, search.toLowerCase());
   if (total === null) {
     total = (await trx.raw(`SELECT count(*)::int AS n FROM catalog_items WHERE ${where.sql}`, where.bindings)).rows[0].n as number;
     deps.caches.searchCountStats.gin++;
@@ -79,9 +79,12 @@ export async function searchTotal(
 /**
  * The total of a words-only term from the catalog's search count index, or null when the index
  * cannot answer; then a large catalog's index build is asked for (and a catalog whose word
- * index is behind a restore is caught up first by the same workflow, search-words.ts).
+ * index is behind a restore is caught up first by the same workflow, search-words.ts). Used by
+ * {@link searchTotal} and the console grid's count (item-grid.ts).
+ * @param trx a REPEATABLE READ transaction (the index and the changes since its build read in one snapshot)
+ * @param term lower-cased, words only (isWordsOnlyTerm)
  */
-async function countByIndex(deps: SearchTotalDeps, trx: Knex.Transaction, catalog: Catalog, term: string): Promise<number | null> {
+export async function countBySearchIndex(deps: SearchTotalDeps, trx: Knex.Transaction, catalog: Catalog, term: string): Promise<number | null> {
   const counted = await countWithSearchIndex(trx, catalog.id, term);
   if ('total' in counted) {
     deps.caches.searchCountStats[counted.path]++;
