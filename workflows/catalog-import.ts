@@ -11,7 +11,8 @@
  *                (then, when it rewrote a large share of the catalog, a search index maintenance pass:
  *                workflows/churn-maintenance.ts)
  *   importing ── 100 batches in this run ─────────────────────────────▶ continue-as-new {cursor, counters}
- *   importing ── an activity fails after its retries ───▶ finishImport(failed) ▶ failed
+ *   importing ── an activity fails after its retries, or at once with ImportNotPermitted (its starter
+ *                was disabled or demoted since the start) ───▶ finishImport(failed) ▶ failed
  *   importing ── cancellation requested (the API marked the import cancelled) ─▶ finishImport(cancelled),
  *                not cancellable ▶ cancelled (CancelledFailure rethrown: the UI shows Canceled)
  *
