@@ -50,7 +50,7 @@ function assertValidProperty(name: string, property: Record<string, unknown>, lo
 }
 
 /** The entries of `rules` that hold something (non-empty arrays and objects). */
-function nonEmpty(rules: Record<string, unknown>): Record<string, unknown> {
+function nonEmpty(rules: object): Record<string, unknown> {
   return Object.fromEntries(Object.entries(rules).filter(([, v]) => (Array.isArray(v) ? v.length > 0 : v && Object.keys(v as object).length > 0)));
 }
 
@@ -330,7 +330,7 @@ export async function applyFieldBatch(
     schema_definition,
     taxonomy: current.taxonomy,
     fields_workflow_info: fields,
-    migration_rules: { change_type: b.bump, ...nonEmpty(b.changes as unknown as Record<string, unknown>) },
+    migration_rules: { change_type: b.bump, ...nonEmpty(b.changes) },
     reason: batch.reason ?? `Schema fields ${summary}`,
     workflowId: b.workflowId,
     at: b.at,
