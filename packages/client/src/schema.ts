@@ -3189,7 +3189,30 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              templates: {
+                id: string;
+                name: string;
+                description: string | null;
+                /** @description The enrich request fields the template fills when a request omits them */
+                defaults: Record<string, unknown>;
+                safety: {
+                  allowed_domains?: string[];
+                  blocked_domains?: string[];
+                  web_search?: boolean;
+                  max_rows?: number;
+                };
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+              }[];
+              total: number;
+              limit: number;
+              offset: number;
+            };
+          };
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
@@ -3423,7 +3446,25 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              id: string;
+              name: string;
+              description: string | null;
+              /** @description The enrich request fields the template fills when a request omits them */
+              defaults: Record<string, unknown>;
+              safety: {
+                allowed_domains?: string[];
+                blocked_domains?: string[];
+                web_search?: boolean;
+                max_rows?: number;
+              };
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            };
+          };
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
@@ -3465,7 +3506,25 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              id: string;
+              name: string;
+              description: string | null;
+              /** @description The enrich request fields the template fills when a request omits them */
+              defaults: Record<string, unknown>;
+              safety: {
+                allowed_domains?: string[];
+                blocked_domains?: string[];
+                web_search?: boolean;
+                max_rows?: number;
+              };
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            };
+          };
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
