@@ -19,7 +19,7 @@ import { loadConfig } from '../../src/config';
 import { newId } from '../../src/lib/ids';
 import type { JobRunner } from '../../src/services/job-runner';
 import { createTestCatalog } from '../helpers/catalogs';
-import { closeServer, listenTestApp, typedClient } from '../helpers/client';
+import { closeServer, formData, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { bodyOf, ValidationErrorBody } from '../helpers/wire';
 
@@ -42,7 +42,7 @@ const recorder: JobRunner = {
 type EnrichContent = NonNullable<paths['/api/public/enrich']['post']['requestBody']>['content'];
 /** `POST /api/public/enrich`: the JSON body. */
 type EnrichBody = EnrichContent['application/json'];
-/** `POST /api/public/enrich`: the multipart form's fields (a file's content as text). */
+/** `POST /api/public/enrich`: the multipart form's fields. */
 type EnrichForm = EnrichContent['multipart/form-data'];
 /** A field of `output_schema`. */
 type OutputField = NonNullable<EnrichBody['output_schema']>[number];
@@ -84,49 +84,14 @@ const uploadsLeft = (): string[] => (fs.existsSync(path.join(dataDir, 'uploads')
 /** `POST /api/public/enrich` with the JSON `body`, as `client` (default: `org`). */
 const enrich = (body: EnrichBody, client: CatalogClient = api) => client.POST('/api/public/enrich', { body });
 
-/** A file part of a multipart form: its content, file name and content type. */
-interface FilePart {
-  content: string;
-  filename: string;
-  type: string;
-}
-
-/** A well-formed multipart enrich request: the text fields and the files. */
-interface EnrichUpload {
-  request_json: string;
-  items_file: FilePart;
-  knowledge_base_files?: FilePart[];
-  knowledge_base_metadata_json?: string;
-}
-
 /**
- * `POST /api/public/enrich` as multipart/form-data through the typed client: the form's fields are
- * checked against the document's multipart body (a file's content standing in for it), and sent as
- * a FormData with each file's name and type (openapi-fetch's bodySerializer).
+ * `POST /api/public/enrich` as multipart/form-data through the typed client: `form` is checked
+ * against the document's multipart body and sent as FormData (openapi-fetch's bodySerializer).
  */
-function enrichUpload(upload: EnrichUpload) {
-  const file = (part: FilePart): File => new File([part.content], part.filename, { type: part.type });
-  const fields: EnrichForm = {
-    request_json: upload.request_json,
-    items_file: upload.items_file.content,
-    ...(upload.knowledge_base_files ? { knowledge_base_files: upload.knowledge_base_files.map((f) => f.content) } : {}),
-    ...(upload.knowledge_base_metadata_json !== undefined ? { knowledge_base_metadata_json: upload.knowledge_base_metadata_json } : {}),
-  };
-  return api.POST('/api/public/enrich', {
-    body: fields,
-    bodySerializer: () => {
-      const form = new FormData();
-      form.append('request_json', upload.request_json);
-      if (upload.knowledge_base_metadata_json !== undefined) form.append('knowledge_base_metadata_json', upload.knowledge_base_metadata_json);
-      form.append('items_file', file(upload.items_file));
-      for (const kb of upload.knowledge_base_files ?? []) form.append('knowledge_base_files', file(kb));
-      return form;
-    },
-  });
-}
+const enrichUpload = (form: EnrichForm) => api.POST('/api/public/enrich', { body: form, bodySerializer: () => formData(form) });
 
-/** A JSON items file part named `filename` (default items.json). */
-const itemsFile = (content: string, filename = 'items.json'): FilePart => ({ content, filename, type: 'application/json' });
+/** A JSON items file named `filename` (default items.json). */
+const itemsFile = (content: string, filename = 'items.json'): File => new File([content], filename, { type: 'application/json' });
 
 describe('multipart POST /public/enrich (Rules 2-4)', () => {
   /**
@@ -160,7 +125,7 @@ describe('multipart POST /public/enrich (Rules 2-4)', () => {
     const res = await enrichUpload({
       request_json: JSON.stringify({ output_schema: [field], async_mode: true }),
       items_file: itemsFile(JSON.stringify({ meta: { x: 1 }, items: [{ name: 'a' }, { name: 'b' }] }), 'i.json'),
-      knowledge_base_files: [{ content: '# spec sheet', filename: 'spec.md', type: 'text/markdown' }],
+      knowledge_base_files: [new File(['# spec sheet'], 'spec.md', { type: 'text/markdown' })],
     });
     expect(res.response.status).toBe(200);
     const body = res.data!;
