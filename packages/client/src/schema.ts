@@ -6181,7 +6181,13 @@ export interface paths {
                 description: string;
                 hierarchy_levels: string[];
                 /** @description Nodes keyed by id: {name, parent, description?}; Google product taxonomy ids where a node is one of Google’s */
-                nodes: Record<string, unknown>;
+                nodes: {
+                  [key: string]: {
+                    name: string;
+                    parent: string | null;
+                    description?: string;
+                  };
+                };
               } | null;
               explanation: {
                 /** @description How the file was read: format, encoding, delimiter, bom */
@@ -6265,7 +6271,13 @@ export interface paths {
                 description: string;
                 hierarchy_levels: string[];
                 /** @description Nodes keyed by id: {name, parent, description?}; Google product taxonomy ids where a node is one of Google’s */
-                nodes: Record<string, unknown>;
+                nodes: {
+                  [key: string]: {
+                    name: string;
+                    parent: string | null;
+                    description?: string;
+                  };
+                };
               } | null;
               web_enrichment_fields: unknown[];
               explanation: {
