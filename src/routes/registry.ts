@@ -200,7 +200,7 @@ export class RouteRegistry {
         parameters,
         responses: {
           [status]: { description: 'Success', ...(def.response ? { content: { 'application/json': { schema: def.response } } } : {}) },
-          ...(def.body || def.query || def.params ? { '422': { $ref: '#/components/responses/ValidationError' } } : {}),
+          ...(def.body || def.multipart || def.query || def.params ? { '422': { $ref: '#/components/responses/ValidationError' } } : {}),
           ...(def.public
             ? {}
             : {
@@ -209,15 +209,19 @@ export class RouteRegistry {
                 // Rate limits and quotas (src/services/access/rate-limits.ts): Retry-After, RateLimit-*.
                 '429': { $ref: '#/components/responses/TooManyRequests' },
               }),
-          ...(def.body ? { '415': { $ref: '#/components/responses/Error' } } : {}),
+          ...(def.body || def.multipart ? { '415': { $ref: '#/components/responses/Error' } } : {}),
         },
         ...(def.public ? { security: [] } : {}),
       };
-      if (def.body) {
+      if (def.body || def.multipart) {
         op.requestBody = {
-          // An object body whose every property is optional may be left out (mount reads a missing body as {}).
-          required: def.body.type !== 'object' || ((def.body.required as string[] | undefined) ?? []).length > 0,
-          content: { 'application/json': { schema: def.body }, ...(def.multipart ? { 'multipart/form-data': { schema: def.multipart } } : {}) },
+          // An object body whose every property is optional may be left out (mount reads a missing body as {});
+          // a route that reads only a multipart form needs it.
+          required: !def.body || def.body.type !== 'object' || ((def.body.required as string[] | undefined) ?? []).length > 0,
+          content: {
+            ...(def.body ? { 'application/json': { schema: def.body } } : {}),
+            ...(def.multipart ? { 'multipart/form-data': { schema: def.multipart } } : {}),
+          },
         };
       }
       (paths[oaPath] ??= {})[def.method] = op;

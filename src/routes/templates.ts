@@ -1,7 +1,7 @@
 import type { AppDeps } from '../deps';
 import { Type } from '@sinclair/typebox';
 import { POSITION_MAX, withDefault } from '../schemas/common';
-import { createTemplateBody } from '../schemas/enrich';
+import { createTemplateBody, templateListResponse, templateResponse } from '../schemas/enrich';
 import { presentTemplate, presentTemplateList } from '../presenters/templates';
 import { createTemplate, listTemplates, loadTemplate } from '../services/enrichment/templates';
 import { defineRoute, RouteDef } from './registry';
@@ -22,6 +22,7 @@ export function templateRoutes(deps: AppDeps): RouteDef[] {
       tags,
       summary: 'Create an enrichment template (defaults + safety controls)',
       body: createTemplateBody,
+      response: templateResponse,
       handler: async ({ scope, body }) => presentTemplate(await createTemplate(deps.knex, scope, body)),
     }),
     defineRoute({
@@ -30,6 +31,7 @@ export function templateRoutes(deps: AppDeps): RouteDef[] {
       tags,
       summary: "List the organization's enrichment templates",
       query: listQuery,
+      response: templateListResponse,
       handler: async ({ scope, query }) => presentTemplateList(await listTemplates(deps.knex, scope, query)),
     }),
     defineRoute({
@@ -38,6 +40,7 @@ export function templateRoutes(deps: AppDeps): RouteDef[] {
       tags,
       summary: 'One enrichment template',
       params: templateParams,
+      response: templateResponse,
       handler: async ({ scope, params }) => presentTemplate(await loadTemplate(deps.knex, scope, params.template_id)),
     }),
   ];

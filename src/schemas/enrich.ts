@@ -1,6 +1,6 @@
 import { Static, Type } from '@sinclair/typebox';
 import type { Validated } from '../lib/validation';
-import { AnyObject, POSITION_MAX, StringEnum, withDefault } from './common';
+import { AnyObject, Nullable, POSITION_MAX, StringEnum, withDefault } from './common';
 import { ENRICH_DEFAULTS } from './enrich-defaults';
 
 /** Inline JSON enrich requests carry at most this many items (interface-spec.md, Limits). */
@@ -299,6 +299,25 @@ export const createTemplateBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** A template as the template routes answer it (src/presenters/templates.ts); timestamps ISO-8601 UTC. */
+export const templateResponse = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  defaults: AnyObject({ description: 'The enrich request fields the template fills when a request omits them' }),
+  safety: templateSafetySchema,
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+});
+
+/** `GET /public/enrichment-templates` answer: a page of templates, newest first, with the total. */
+export const templateListResponse = Type.Object({
+  templates: Type.Array(templateResponse),
+  total: Type.Integer(),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+});
 
 /** Path params `{job_id}`. */
 export const jobIdParams = Type.Object({ job_id: Type.String({ description: 'Enrichment job id (UUID)' }) });

@@ -42,12 +42,22 @@ export const inferEnrichmentBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** A node of a suggested taxonomy (src/services/inference/taxonomy.ts): as `PUT …/taxonomy` takes it. */
+const suggestedNode = Type.Object({
+  name: Type.String(),
+  parent: Nullable(Type.String()),
+  description: Type.Optional(Type.String()),
+});
+
 const taxonomy = Nullable(
   Type.Object({
     name: Type.String(),
     description: Type.String(),
     hierarchy_levels: Type.Array(Type.String()),
-    nodes: AnyObject({ description: 'Nodes keyed by id: {name, parent, description?}; Google product taxonomy ids where a node is one of Google’s' }),
+    nodes: AnyObject({
+      description: 'Nodes keyed by id: {name, parent, description?}; Google product taxonomy ids where a node is one of Google’s',
+      additionalProperties: suggestedNode,
+    }),
   }),
 );
 

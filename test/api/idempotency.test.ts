@@ -1,14 +1,18 @@
 import type { Server } from 'node:http';
-import request from 'supertest';
+import type { CatalogClient, paths } from '@catalog-enrichment/client';
 import { ConflictError } from '../../src/lib/errors';
 import { IDEMPOTENCY_LEASE_MS, runIdempotent } from '../../src/services/access/idempotency';
 import type { JobRunner } from '../../src/services/job-runner';
 import { acceptingJobs, testApp } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
+import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { bodyOf } from '../helpers/wire';
+import type { ValidationErrorBody } from '../helpers/wire';
 
-/** `Idempotency-Key` on POST routes (issue 18): same key and request → the first answer, run once. */
+/**
+ * `Idempotency-Key` on POST routes (issue 18): same key and request → the first answer, run once.
+ * Called through the typed client (packages/client), the key in its `headers` option.
+ */
 
 /** Counts enrichment starts: a replayed POST /enrich must not start (or charge) a second job. */
 const started: string[] = [];
@@ -19,75 +23,85 @@ const countingJobs: JobRunner = {
   },
 };
 
+/** `POST /api/public/enrich`: the JSON body. */
+type EnrichBody = NonNullable<paths['/api/public/enrich']['post']['requestBody']>['content']['application/json'];
+
 let server: Server;
 let org: Awaited<ReturnType<typeof createTestOrg>>;
 let catalogId: string;
+/** The typed client with `org`'s credential. */
+let api: CatalogClient;
 
 beforeAll(async () => {
-  server = testApp(countingJobs).listen(0);
+  server = await listenTestApp(testApp(countingJobs));
   org = await createTestOrg('idempotency org');
   catalogId = await createTestCatalog(org.organizationId);
+  api = typedClient(server, org.auth);
 });
 
 afterAll(async () => {
-  server.close();
+  await closeServer(server);
   await closeTestKnex();
 });
 
-const enrichBody = { items: [{ name: 'Boots' }], output_schema: [{ name: 'brand', type: 'string', description: 'Brand' }], async_mode: true };
+/** The `headers` option of a call with `Idempotency-Key: key` (none when `key` is undefined). */
+const idem = (key?: string) => (key === undefined ? {} : { headers: { 'Idempotency-Key': key } });
+/** `POST /api/public/enrich` with `body` and the idempotency key `key` (if any), as `client`. */
+const enrich = (body: EnrichBody, key?: string, client: CatalogClient = api) => client.POST('/api/public/enrich', { body, ...idem(key) });
+
+const enrichBody: EnrichBody = { items: [{ name: 'Boots' }], output_schema: [{ name: 'brand', type: 'string', description: 'Brand' }], async_mode: true };
 
 it('creates one job for a retried POST /enrich and answers the retry with the first answer', async () => {
-  const first = await request(server).post('/api/public/enrich').set(org.auth).set('Idempotency-Key', 'enrich-1').send(enrichBody);
-  expect(first.status).toBe(200);
-  const again = await request(server).post('/api/public/enrich').set(org.auth).set('Idempotency-Key', 'enrich-1').send(enrichBody);
-  expect(again.status).toBe(200);
-  expect(again.headers['idempotent-replayed']).toBe('true');
-  expect(bodyOf<{ job_id: string }>(again).job_id).toBe(bodyOf<{ job_id: string }>(first).job_id);
-  expect(started.filter((id) => id === bodyOf<{ job_id: string }>(first).job_id)).toHaveLength(1);
+  const first = await enrich(enrichBody, 'enrich-1');
+  expect(first.response.status).toBe(200);
+  const again = await enrich(enrichBody, 'enrich-1');
+  expect(again.response.status).toBe(200);
+  expect(again.response.headers.get('idempotent-replayed')).toBe('true');
+  expect(again.data!.job_id).toBe(first.data!.job_id);
+  expect(started.filter((id) => id === first.data!.job_id)).toHaveLength(1);
   const [{ n }] = await testKnex()('enrichment_jobs').where({ organization_id: org.organizationId }).count({ n: '*' });
   expect(Number(n)).toBe(1);
 });
 
 it('refuses the same key with another request (422) and runs requests without a key every time', async () => {
-  const other = await request(server)
-    .post('/api/public/enrich')
-    .set(org.auth)
-    .set('Idempotency-Key', 'enrich-1')
-    .send({ ...enrichBody, items: [{ name: 'Shoes' }] });
-  expect(other.status).toBe(422);
-  expect(bodyOf<{ detail: Array<{ loc: unknown[] }> }>(other).detail[0].loc).toEqual(['header', 'idempotency-key']);
+  const other = await enrich({ ...enrichBody, items: [{ name: 'Shoes' }] }, 'enrich-1');
+  expect(other.response.status).toBe(422);
+  expect((other.error as ValidationErrorBody).detail[0].loc).toEqual(['header', 'idempotency-key']);
   const before = started.length;
-  await request(server).post('/api/public/enrich').set(org.auth).send(enrichBody);
-  await request(server).post('/api/public/enrich').set(org.auth).send(enrichBody);
+  await enrich(enrichBody);
+  await enrich(enrichBody);
   expect(started.length).toBe(before + 2);
 });
 
 it('writes a bulk upsert once and replays its counts; a failed first request is forgotten', async () => {
   const items = { items: [{ sku: 'idem-1', title: 'A' }] };
-  const first = await request(server).post(`/api/public/catalogs/${catalogId}/items/bulk`).set(org.auth).set('Idempotency-Key', 'bulk-1').send(items);
-  const again = await request(server).post(`/api/public/catalogs/${catalogId}/items/bulk`).set(org.auth).set('Idempotency-Key', 'bulk-1').send(items);
-  expect(again.body).toEqual(first.body);
-  expect(again.headers['idempotent-replayed']).toBe('true');
+  const bulk = () => api.POST('/api/public/catalogs/{catalog_id}/items/bulk', { params: { path: { catalog_id: catalogId } }, body: items, ...idem('bulk-1') });
+  const first = await bulk();
+  const again = await bulk();
+  expect(again.data).toEqual(first.data);
+  expect(again.response.headers.get('idempotent-replayed')).toBe('true');
   const row = await testKnex()('catalog_items').where({ catalog_id: catalogId, business_key: 'idem-1' }).first('current_version');
   expect(row.current_version).toBe(1);
 
   const missing = '00000000-0000-4000-8000-000000000000';
-  const failed = await request(server).post(`/api/public/catalogs/${missing}/snapshots`).set(org.auth).set('Idempotency-Key', 'snap-1').send({});
-  expect(failed.status).toBe(404);
-  const retried = await request(server).post(`/api/public/catalogs/${catalogId}/snapshots`).set(org.auth).set('Idempotency-Key', 'snap-1').send({});
+  const snapshot = (catalog_id: string) =>
+    api.POST('/api/public/catalogs/{catalog_id}/snapshots', { params: { path: { catalog_id } }, body: {}, ...idem('snap-1') });
+  const failed = await snapshot(missing);
+  expect(failed.response.status).toBe(404);
+  const retried = await snapshot(catalogId);
   // Another request than the failed first one: accepted, because the failure was forgotten.
-  expect(retried.status).toBe(200);
+  expect(retried.response.status).toBe(200);
   expect(Number((await testKnex()('catalog_snapshots').where({ catalog_id: catalogId }).count({ n: '*' }))[0].n)).toBe(1);
 });
 
 it('scopes keys to the organization and validates them', async () => {
   const other = await createTestOrg('idempotency other');
-  const mine = await request(server).post('/api/public/enrich').set(org.auth).set('Idempotency-Key', 'shared-key').send(enrichBody);
-  const theirs = await request(server).post('/api/public/enrich').set(other.auth).set('Idempotency-Key', 'shared-key').send(enrichBody);
-  expect(theirs.status).toBe(200);
-  expect(bodyOf<{ job_id: string }>(theirs).job_id).not.toBe(bodyOf<{ job_id: string }>(mine).job_id);
-  const bad = await request(server).post('/api/public/enrich').set(org.auth).set('Idempotency-Key', 'has space').send(enrichBody);
-  expect(bad.status).toBe(422);
+  const mine = await enrich(enrichBody, 'shared-key');
+  const theirs = await enrich(enrichBody, 'shared-key', typedClient(server, other.auth));
+  expect(theirs.response.status).toBe(200);
+  expect(theirs.data!.job_id).not.toBe(mine.data!.job_id);
+  const bad = await enrich(enrichBody, 'has space');
+  expect(bad.response.status).toBe(422);
 });
 
 it('takes over the key of a request whose process died (its lease lapsed); a live claim still answers 409', async () => {

@@ -1,6 +1,6 @@
-import request from 'supertest';
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { CatalogClient } from '@catalog-enrichment/client';
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -15,6 +15,7 @@ import { TemporalJobRunner } from '../../temporal/client';
 import type { searchIndexBuildWorkflow } from '../../workflows';
 import { CATALOG_ID, JOB_KIND, ORGANIZATION_ID, SEARCH_INDEX_JOB_KIND, searchIndexWorkflowId } from '../../src/contracts/workflows';
 import { createTestCatalog } from '../helpers/catalogs';
+import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
@@ -26,7 +27,8 @@ import { waitUntil } from '../helpers/wait';
  * build (service writes, raw SQL, snapshot restore, a write in flight during a rebuild), and it
  * must step aside when too many items changed. Builds the API asks for run as
  * searchIndexBuildWorkflow on a real Temporal dev server and worker; with Temporal unreachable
- * searches still answer, counted through GIN.
+ * searches still answer, counted through GIN. The API is called through the typed client
+ * (packages/client).
  */
 
 const TASK_QUEUE = 'test-search-index';
@@ -38,7 +40,17 @@ let worker: RunningTestWorker;
 let runner: TemporalJobRunner;
 let server: Server;
 let a: Awaited<ReturnType<typeof createTestOrg>>;
-const url = (c: string, rest = '') => `/api/public/catalogs/${c}${rest}`;
+/** The typed client of `server` with `a`'s credential. */
+let api: CatalogClient;
+/** `{ params: { path: { catalog_id } } }` of a catalog route. */
+const cat = (catalog_id: string) => ({ params: { path: { catalog_id } } });
+/** `POST …/items/bulk` of catalog `c` with `items`. */
+const bulk = (c: string, items: Array<Record<string, unknown>>) => api.POST('/api/public/catalogs/{catalog_id}/items/bulk', { ...cat(c), body: { items } });
+/** `GET …/items` of catalog `c` searching `term` (a page of `limit` when given), as `client`. */
+const search = (c: string, term: string, limit?: number, client: CatalogClient = api) =>
+  client.GET('/api/public/catalogs/{catalog_id}/items', {
+    params: { path: { catalog_id: c }, query: { search: term, ...(limit === undefined ? {} : { limit }) } },
+  });
 
 /** Minimum item count of a frequent word in these small catalogs. */
 const MIN_DF = 20;
@@ -102,9 +114,9 @@ const TERMS = [
 
 async function apiTotal(c: string, term: string): Promise<number> {
   clearSearchTotals(caches.catalog);
-  const res = await request(server).get(url(c, '/items')).query({ search: term, limit: 3 }).set(a.auth);
-  expect(res.status).toBe(200);
-  return res.body.total;
+  const res = await search(c, term, 3);
+  expect(res.response.status).toBe(200);
+  return res.data!.total!;
 }
 
 async function sqlTotal(c: string, term: string): Promise<number> {
@@ -121,11 +133,11 @@ async function expectExact(c: string, terms = TERMS): Promise<{ index: number; r
 
 async function seeded(n = 300): Promise<string> {
   const c = await createTestCatalog(a.organizationId);
-  const res = await request(server)
-    .post(url(c, '/items/bulk'))
-    .set(a.auth)
-    .send({ items: Array.from({ length: n }, (_, i) => item(i)) });
-  expect(res.body.items_failed).toBe(0);
+  const res = await bulk(
+    c,
+    Array.from({ length: n }, (_, i) => item(i)),
+  );
+  expect(res.data!.items_failed).toBe(0);
   return c;
 }
 
@@ -133,12 +145,13 @@ beforeAll(async () => {
   env = await startTestTemporal();
   worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: fakeEngine() });
   runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, {}, { min_interval_s: 0, retry_initial_interval_s: 0.2 });
-  server = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: runner, caches }).listen(0);
+  server = await listenTestApp(createApp({ config: loadConfig(), knex: testKnex(), jobRunner: runner, caches }));
   a = await createTestOrg('search count index');
+  api = typedClient(server, a.auth);
 });
 
 afterAll(async () => {
-  server?.close();
+  if (server) await closeServer(server);
   await worker?.stop();
   await env?.teardown();
   await closeTestKnex();
@@ -163,27 +176,18 @@ describe('search count index', () => {
   it('stays exact after service writes, raw SQL writes and a snapshot restore', async () => {
     const c = await seeded();
     await buildSearchIndex(testKnex(), c, { minDf: MIN_DF });
-    const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({});
+    const snap = await api.POST('/api/public/catalogs/{catalog_id}/snapshots', { ...cat(c), body: {} });
     // Creates, updates (a frequent word removed, a rare one added) and deletes through the API.
-    await request(server)
-      .post(url(c, '/items/bulk'))
-      .set(a.auth)
-      .send({
-        items: [
-          { sku: 'N-1', title: 'red wool scarf' },
-          { sku: 'S-3', material: 'silk', note: 'zeta3 woolen' },
-          { sku: 'S-4', title: 'blue boots 4' },
-        ],
-      });
+    await bulk(c, [
+      { sku: 'N-1', title: 'red wool scarf' },
+      { sku: 'S-3', material: 'silk', note: 'zeta3 woolen' },
+      { sku: 'S-4', title: 'blue boots 4' },
+    ]);
+    const itemPath = (item_id: string) => ({ params: { path: { catalog_id: c, item_id } } });
     const s6 = await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'S-6' }).first('id');
-    await request(server)
-      .put(url(c, `/items/${s6.id}`))
-      .set(a.auth)
-      .send({ title: 'olive boot 6' });
+    await api.PUT('/api/public/catalogs/{catalog_id}/items/{item_id}', { ...itemPath(s6.id), body: { title: 'olive boot 6' } });
     const s9 = await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'S-9' }).first('id');
-    await request(server)
-      .delete(url(c, `/items/${s9.id}`))
-      .set(a.auth);
+    await api.DELETE('/api/public/catalogs/{catalog_id}/items/{item_id}', itemPath(s9.id));
     // Writers outside the service.
     await testKnex()('catalog_items').insert({ id: newId(), catalog_id: c, business_key: 'R-1', data: JSON.stringify({ sku: 'R-1', title: 'Red Wool 1200' }) });
     await testKnex()('catalog_items')
@@ -194,10 +198,10 @@ describe('search count index', () => {
     expect(Number(pending[0].n)).toBeGreaterThan(0);
     expect((await expectExact(c)).gin).toBe(0);
 
-    const restored = await request(server)
-      .post(url(c, `/snapshots/${snap.body.id}/restore`))
-      .set(a.auth);
-    expect(restored.status).toBe(200);
+    const restored = await api.POST('/api/public/catalogs/{catalog_id}/snapshots/{snapshot_id}/restore', {
+      params: { path: { catalog_id: c, snapshot_id: snap.data!.id! } },
+    });
+    expect(restored.response.status).toBe(200);
     expect((await expectExact(c)).gin).toBe(0);
     // A rebuild takes the log in: nothing pending, same totals.
     await buildSearchIndex(testKnex(), c, { minDf: MIN_DF });
@@ -257,10 +261,10 @@ describe('search count index', () => {
     const word = () => vocab[Math.floor(vocab.length * rnd() ** 2)];
     const text = () => Array.from({ length: 1 + Math.floor(rnd() * 5) }, word).join(' ');
     const c = await createTestCatalog(a.organizationId);
-    await request(server)
-      .post(url(c, '/items/bulk'))
-      .set(a.auth)
-      .send({ items: Array.from({ length: 400 }, (_, i) => ({ sku: `Q${i}`, title: text() })) });
+    await bulk(
+      c,
+      Array.from({ length: 400 }, (_, i) => ({ sku: `Q${i}`, title: text() })),
+    );
     await buildSearchIndex(testKnex(), c, { minDf: 40 });
     const terms = () =>
       Array.from({ length: 40 }, () => {
@@ -277,11 +281,7 @@ describe('search count index', () => {
     for (let k = 0; k < 30; k++) {
       const sku = `Q${Math.floor(rnd() * 450)}`;
       const r = rnd();
-      if (r < 0.4)
-        await request(server)
-          .post(url(c, '/items/bulk'))
-          .set(a.auth)
-          .send({ items: [{ sku, title: text() }] });
+      if (r < 0.4) await bulk(c, [{ sku, title: text() }]);
       else if (r < 0.7)
         await testKnex()('catalog_items')
           .where({ catalog_id: c, business_key: sku })
@@ -387,16 +387,17 @@ describe('search count index', () => {
         return started;
       }
     })(new Client({ connection }), { taskQueue: TASK_QUEUE, enrichConcurrency: 2 });
-    const downServer = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: down, caches }).listen(0);
+    const downServer = await listenTestApp(createApp({ config: loadConfig(), knex: testKnex(), jobRunner: down, caches }));
+    const downApi = typedClient(downServer, a.auth);
     try {
       const c = await seeded(120);
       await testKnex()('catalogs').where('id', c).update({ item_count: SEARCH_INDEX_MIN_ITEMS });
       const before = { ...searchCountStats };
       for (const term of ['wool', 'red wool', 'zeta']) {
         clearSearchTotals(caches.catalog);
-        const res = await request(downServer).get(url(c, '/items')).query({ search: term, limit: 3 }).set(a.auth);
-        expect(res.status).toBe(200);
-        expect(res.body.total).toBe(await sqlTotal(c, term));
+        const res = await search(c, term, 3, downApi);
+        expect(res.response.status).toBe(200);
+        expect(res.data!.total).toBe(await sqlTotal(c, term));
       }
       expect(searchCountStats).toEqual({ ...before, gin: before.gin + 3 });
       // One request for the three searches (the API asks once per catalog per 30 s); it failed
@@ -405,7 +406,7 @@ describe('search count index', () => {
       await expect(starts[0]).rejects.toThrow();
       expect(await testKnex()('catalog_search_index').where('catalog_id', c).first()).toBeUndefined();
     } finally {
-      downServer.close();
+      await closeServer(downServer);
       await Promise.allSettled(starts);
       await connection.close();
     }
@@ -413,14 +414,14 @@ describe('search count index', () => {
 
   it('leaves product-grouped catalogs and terms with punctuation to the GIN count', async () => {
     const g = await createTestCatalog(a.organizationId, { product_id_field: 'product_id', product_enabled: true });
-    await request(server)
-      .post(url(g, '/items/bulk'))
-      .set(a.auth)
-      .send({ items: Array.from({ length: 60 }, (_, i) => ({ sku: `V${i}`, product_id: `P${i % 10}`, title: `red wool ${i}` })) });
+    await bulk(
+      g,
+      Array.from({ length: 60 }, (_, i) => ({ sku: `V${i}`, product_id: `P${i % 10}`, title: `red wool ${i}` })),
+    );
     await buildSearchIndex(testKnex(), g, { minDf: MIN_DF });
     const before = { ...searchCountStats };
-    const res = await request(server).get(url(g, '/items')).query({ search: 'wool' }).set(a.auth);
-    expect(res.body.total).toBe(10);
+    const res = await search(g, 'wool');
+    expect(res.data!.total).toBe(10);
     const c = await seeded(60);
     await buildSearchIndex(testKnex(), c, { minDf: MIN_DF });
     expect(await apiTotal(c, 's-1')).toBe(await sqlTotal(c, 's-1'));

@@ -3,9 +3,11 @@
  * for `web_search: false` jobs with `catalog_id` and stored beside the job (table
  * `enrichment_job_examples`, not the config), copied to resumed and re-extracted jobs, loaded
  * once per process by the worker. No job runs here: a JobRunner that records starts stands in
- * for Temporal (running jobs: test/e2e/catalog-text-examples.test.ts).
+ * for Temporal (running jobs: test/e2e/catalog-text-examples.test.ts). Called through the typed
+ * client (packages/client).
  */
-import request from 'supertest';
+import type { Server } from 'node:http';
+import type { CatalogClient, paths } from '@catalog-enrichment/client';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { newId } from '../../src/lib/ids';
@@ -14,6 +16,7 @@ import { catalogTextExamples, jobTextExamples, TEXT_EXAMPLE_ITEMS } from '../../
 import { setJobStep } from '../../src/services/enrichment/progress';
 import type { JobRunner } from '../../src/services/job-runner';
 import { createTestCatalog } from '../helpers/catalogs';
+import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 
 const recorder: JobRunner = {
@@ -28,10 +31,17 @@ const recorder: JobRunner = {
   async ping() {},
 };
 
-let app: ReturnType<ReturnType<typeof createApp>['callback']>;
+/** `POST /api/public/enrich`: the JSON body. */
+type EnrichBody = NonNullable<paths['/api/public/enrich']['post']['requestBody']>['content']['application/json'];
+/** A field of `output_schema`. */
+type OutputField = NonNullable<EnrichBody['output_schema']>[number];
+
+let server: Server;
 let org: Awaited<ReturnType<typeof createTestOrg>>;
-const brand = { name: 'brand', type: 'string', description: 'Brand' };
-const line = { name: 'product_line', type: 'string', description: 'Product line' };
+/** The typed client with `org`'s credential. */
+let api: CatalogClient;
+const brand: OutputField = { name: 'brand', type: 'string', description: 'Brand' };
+const line: OutputField = { name: 'product_line', type: 'string', description: 'Product line' };
 const SCHEMA = {
   type: 'object',
   properties: { sku: { type: 'string' }, title: { type: 'string' }, brand: { type: 'string' }, product_line: { type: 'string' } },
@@ -39,11 +49,13 @@ const SCHEMA = {
 const BASE = Date.parse('2026-01-01T00:00:00Z');
 
 beforeAll(async () => {
-  app = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: recorder }).callback();
+  server = await listenTestApp(createApp({ config: loadConfig(), knex: testKnex(), jobRunner: recorder }));
   org = await createTestOrg('job text examples');
+  api = typedClient(server, org.auth);
 });
 
 afterAll(async () => {
+  await closeServer(server);
   await closeTestKnex();
 });
 
@@ -64,13 +76,11 @@ const examplesOf = async (jobId: string): Promise<TextExample[] | undefined> =>
   (await testKnex()('enrichment_job_examples').where({ job_id: jobId }).first('examples'))?.examples;
 const textsOf = async (jobId: string) => (await testKnex()('enrichment_job_examples').where({ job_id: jobId }).first('texts'))?.texts;
 
-const post = async (body: Record<string, unknown>) => {
-  const res = await request(app)
-    .post('/api/public/enrich')
-    .set(org.auth)
-    .send({ async_mode: true, ...body });
-  expect(res.status).toBe(200);
-  return res.body.job_id as string;
+/** `POST /api/public/enrich` of an async job with `body`; asserts 200 and returns the job id. */
+const post = async (body: EnrichBody): Promise<string> => {
+  const res = await api.POST('/api/public/enrich', { body: { async_mode: true, ...body } });
+  expect(res.response.status).toBe(200);
+  return res.data!.job_id;
 };
 
 describe('examples at job creation', () => {
@@ -171,7 +181,11 @@ test('the job poll shows the training step (current_step) while the text model l
   const catalogId = await createTestCatalog(org.organizationId, { schema_definition: SCHEMA });
   await insertItems(catalogId, [{ title: 'Acme Zephyr Pro 500 ml', brand: 'Acme' }]);
   const jobId = await post({ catalog_id: catalogId, web_search: false, output_schema: [brand], items: [{ title: 'Acme Nimbus' }] });
-  const poll = async () => (await request(app).get(`/api/public/enrich/${jobId}`).set(org.auth).expect(200)).body.current_step as string | null;
+  const poll = async () => {
+    const res = await api.GET('/api/public/enrich/{job_id}', { params: { path: { job_id: jobId } } });
+    expect(res.response.status).toBe(200);
+    return res.data!.current_step;
+  };
   expect(await poll()).toBe('enriching_items');
   await setJobStep(testKnex(), jobId, 'training_text_model');
   expect(await poll()).toBe('training_text_model');

@@ -3,14 +3,17 @@
  * prompt, the request's prompt, the fields and the row's images reach an OpenAI-compatible server
  * on 127.0.0.1, its decisions are the answer, and the rules cross-check them (a rule failure the
  * model passed goes to review, flagged) and decide when the call fails. Without a model, every
- * option that needed one is named in `meta.notices`.
+ * option that needed one is named in `meta.notices`. Called through the typed client
+ * (packages/client).
  */
-import request from 'supertest';
+import type { Server } from 'node:http';
+import type { CatalogClient } from '@catalog-enrichment/client';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { rowImageUrls } from '../../src/services/enrichment/judge-llm';
-import { noJobs, testApp } from '../helpers/app';
+import { noJobs } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
+import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { startModelServer, userJson, type ChatRequest, type ModelAnswer, type ModelServer } from '../helpers/model-server';
 
@@ -43,8 +46,13 @@ function answer(req: ChatRequest): ModelAnswer {
 }
 
 let server: ModelServer;
-let app: ReturnType<ReturnType<typeof createApp>['callback']>;
+/** The app with the model configured, served. */
+let withModel: Server;
+/** The app without a model (the test configuration), served. */
+let withoutModel: Server;
 let org: Awaited<ReturnType<typeof createTestOrg>>;
+/** The typed client of {@link withModel} with `org`'s credential. */
+let api: CatalogClient;
 
 beforeAll(async () => {
   server = await startModelServer(answer);
@@ -52,10 +60,14 @@ beforeAll(async () => {
     ...loadConfig(),
     llm: { baseUrl: server.baseUrl, apiKey: 'test-key', model: 'm-default', timeoutMs: 5_000, maxRetries: 0, models: { deep: 'm-deep' }, reasoning: true },
   };
-  app = createApp({ config, knex: testKnex(), jobRunner: noJobs }).callback();
+  withModel = await listenTestApp(createApp({ config, knex: testKnex(), jobRunner: noJobs }));
+  withoutModel = await listenTestApp();
   org = await createTestOrg('judge llm');
+  api = typedClient(withModel, org.auth);
 });
 afterAll(async () => {
+  await closeServer(withModel);
+  await closeServer(withoutModel);
   await server.close();
   await closeTestKnex();
 });
@@ -66,10 +78,8 @@ beforeEach(() => {
 describe('POST /public/judge with a model', () => {
   it("sends the quality prompt, the prompt, the fields and the row's images; returns the model's decisions cross-checked by the rules", async () => {
     const catalog = await createTestCatalog(org.organizationId, { schema_definition: schema, quality_prompt: 'Titles start with a capital letter.' });
-    const res = await request(app)
-      .post('/api/public/judge')
-      .set(org.auth)
-      .send({
+    const res = await api.POST('/api/public/judge', {
+      body: {
         catalog_id: catalog,
         prompt: 'Check that the photos show the product.',
         model: 'high',
@@ -80,8 +90,9 @@ describe('POST /public/judge with a model', () => {
           // The GS1 check digit is wrong: the rules fail it, the model passes it.
           { sku: 'A-3', title: 'Oak bench', gtin: '4006381333932' },
         ],
-      });
-    expect(res.status).toBe(200);
+      },
+    });
+    expect(res.response.status).toBe(200);
     expect(server.named('judgment')).toHaveLength(3);
     const first = server.requests.find((r) => (userJson(r).row as { sku: string }).sku === 'A-1')!;
     expect(first.model).toBe('m-deep');
@@ -96,15 +107,15 @@ describe('POST /public/judge with a model', () => {
     const parts = first.messages[1].content as Array<{ type: string; image_url?: { url: string } }>;
     expect(parts.filter((p) => p.type === 'image_url').map((p) => p.image_url!.url)).toEqual(['https://img.example/a1.jpg', 'https://img.example/a1-side.jpg']);
 
-    const [ok, lower, ruleFail] = res.body.judgments;
+    const [ok, lower, ruleFail] = res.data!.judgments;
     expect(ok).toMatchObject({ row_index: 0, decision: 'pass', method: 'llm', rule_decision: 'pass', reasons: ['Meets the quality rules.'], flags: [] });
     // The model's decision stands where the rules have nothing against it (they pass the row): flagged as a disagreement.
     expect(lower).toMatchObject({ decision: 'fail', method: 'llm', rule_decision: 'pass', confidence: 'low', flags: ['rules_disagree'] });
     expect(lower.field_issues).toEqual([{ field: 'title', message: 'Not capitalised.' }]);
     expect(ruleFail).toMatchObject({ decision: 'review_required', rule_decision: 'fail', flags: ['model_passed_rule_failure'] });
     expect(ruleFail.reasons.at(-1)).toMatch(/The rules fail this row .*gtin.*, but the model passed it/);
-    expect(ruleFail.field_issues.map((i: { field: string }) => i.field)).toContain('gtin');
-    expect(res.body.meta).toMatchObject({
+    expect(ruleFail.field_issues.map((i) => i.field)).toContain('gtin');
+    expect(res.data!.meta).toMatchObject({
       method: 'llm',
       model: 'm-deep',
       images_used: true,
@@ -115,44 +126,43 @@ describe('POST /public/judge with a model', () => {
   });
 
   it('falls back to the rules for a row the model cannot judge', async () => {
-    const res = await request(app)
-      .post('/api/public/judge')
-      .set(org.auth)
-      .send({
+    const res = await api.POST('/api/public/judge', {
+      body: {
         schema,
         rows: [
           { sku: 'DOWN', title: 'Oak', gtin: '123' },
           { sku: 'B-2', title: 'Pine shelf' },
         ],
-      });
-    expect(res.status).toBe(200);
-    const [down, ok] = res.body.judgments;
+      },
+    });
+    expect(res.response.status).toBe(200);
+    const [down, ok] = res.data!.judgments;
     expect(down).toMatchObject({ decision: 'fail', method: 'rules', flags: ['llm_failed'] });
     expect(down.reasons.at(-1)).toMatch(/The model could not judge this row .*; the rules decided/);
     expect(ok).toMatchObject({ decision: 'pass', method: 'llm' });
-    expect(res.body.meta).toMatchObject({ method: 'llm', model: 'm-default', llm_failed_rows: 1, images_used: false });
+    expect(res.data!.meta).toMatchObject({ method: 'llm', model: 'm-default', llm_failed_rows: 1, images_used: false });
   });
 });
 
 describe('POST /public/judge without a model', () => {
   it('judges by rules and names every option that needed a model', async () => {
     const catalog = await createTestCatalog(org.organizationId, { schema_definition: schema, quality_prompt: 'Titles start with a capital letter.' });
-    const res = await request(testApp().callback())
-      .post('/api/public/judge')
-      .set(org.auth)
-      .send({
+    const res = await typedClient(withoutModel, org.auth).POST('/api/public/judge', {
+      body: {
         catalog_id: catalog,
         prompt: 'Check the photos.',
         model: 'fast',
         images: true,
         rows: [{ sku: 'A-1', title: 'oak chair', images: ['https://img.example/1.jpg'] }],
-      });
-    expect(res.status).toBe(200);
+      },
+    });
+    expect(res.response.status).toBe(200);
     expect(server.requests).toEqual([]);
-    expect(res.body.judgments[0]).toMatchObject({ decision: 'pass' });
-    expect(res.body.judgments[0]).not.toHaveProperty('method');
-    expect(res.body.meta).toMatchObject({ method: 'rules', images_used: false });
-    const notices: string[] = res.body.meta.notices;
+    const body = res.data!;
+    expect(body.judgments[0]).toMatchObject({ decision: 'pass' });
+    expect(body.judgments[0]).not.toHaveProperty('method');
+    expect(body.meta).toMatchObject({ method: 'rules', images_used: false });
+    const notices = body.meta.notices;
     for (const option of ['prompt', 'catalog quality prompt', 'model', 'images'])
       expect(notices).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^${option}: not .*no model is configured`))]));
   });

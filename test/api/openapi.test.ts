@@ -42,7 +42,7 @@ let doc: OpenApiDoc;
 const asJson = <T>(v: T): T => (v === undefined ? v : JSON.parse(JSON.stringify(v)));
 const routes = buildRegistry({ config: loadConfig(), knex: testKnex(), jobRunner: noJobs })
   .routes.filter((r) => !r.hidden)
-  .map((r) => ({ ...r, body: asJson(r.body), query: asJson(r.query), params: asJson(r.params), response: asJson(r.response) }));
+  .map((r) => ({ ...r, body: asJson(r.body), query: asJson(r.query), params: asJson(r.params), response: asJson(r.response), multipart: asJson(r.multipart) }));
 const oaPath = (p: string) => '/api' + p.replace(/:(\w+)/g, '{$1}');
 
 beforeAll(async () => {
@@ -108,7 +108,10 @@ describe('GET /api/openapi.json', () => {
       const op = doc.paths[oaPath(r.path)]?.[r.method];
       expect([r.method, r.path, op !== undefined]).toEqual([r.method, r.path, true]);
       if (r.body) expect(op.requestBody!.content['application/json'].schema).toEqual(r.body);
-      else expect(op.requestBody).toBeUndefined();
+      // A multipart form is documented beside the JSON body, or alone (and then required) on a route that reads only a form.
+      if (r.multipart) expect(op.requestBody!.content['multipart/form-data'].schema).toEqual(r.multipart);
+      if (r.multipart && !r.body) expect(op.requestBody!.required).toBe(true);
+      if (!r.body && !r.multipart) expect(op.requestBody).toBeUndefined();
       for (const [where, schema] of [
         ['query', r.query],
         ['path', r.params],
@@ -118,7 +121,7 @@ describe('GET /api/openapi.json', () => {
         }
       }
       if (r.response) expect(op.responses[String(r.status ?? 200)].content!['application/json'].schema).toEqual(r.response);
-      if (r.body || r.query || r.params) expect(op.responses['422']).toEqual({ $ref: '#/components/responses/ValidationError' });
+      if (r.body || r.multipart || r.query || r.params) expect(op.responses['422']).toEqual({ $ref: '#/components/responses/ValidationError' });
     }
   });
 

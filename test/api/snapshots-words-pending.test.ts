@@ -1,5 +1,5 @@
-import request from 'supertest';
 import type { Server } from 'node:http';
+import type { CatalogClient } from '@catalog-enrichment/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
@@ -15,11 +15,12 @@ import type { searchIndexBuildWorkflow } from '../../workflows';
 import { searchIndexWorkflowId } from '../../src/contracts/workflows';
 import { noJobs } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
+import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { scopeOf } from '../helpers/review-apply';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
-import { bodyOf, ItemListBody } from '../helpers/wire';
+import type { VariantEntry } from '../helpers/wire';
 
 /**
  * Restores that leave the word index behind (migration 20261121210000,
@@ -29,12 +30,27 @@ import { bodyOf, ItemListBody } from '../helpers/wire';
  * it; snapshots and duplicates store current vectors; the catch-up (run by
  * searchIndexBuildWorkflow on a real Temporal server, also when the restore finds it open and
  * cooling down) empties the pending vectors and clears the flag. The threshold is lowered to 1 item so small catalogs defer too.
+ * The API is called through the typed client (packages/client).
  */
 
 const TASK_QUEUE = 'test-search-words';
 let server: Server;
 let a: Awaited<ReturnType<typeof createTestOrg>>;
-const url = (c: string, rest = '') => `/api/public/catalogs/${c}${rest}`;
+/** The typed client of `server` with `a`'s credential. */
+let api: CatalogClient;
+/** `{ params: { path: { catalog_id } } }` of a catalog route. */
+const cat = (catalog_id: string) => ({ params: { path: { catalog_id } } });
+/** `POST …/items/bulk` of catalog `c` with `items`, as `client` (default: {@link api}). */
+const bulk = (c: string, items: Array<Record<string, unknown>>, client: CatalogClient = api) =>
+  client.POST('/api/public/catalogs/{catalog_id}/items/bulk', { ...cat(c), body: { items } });
+/** `POST …/snapshots` of catalog `c` (a manual snapshot), as `client`; resolves to the snapshot's id. */
+async function snapshot(c: string, client: CatalogClient = api): Promise<string> {
+  const res = await client.POST('/api/public/catalogs/{catalog_id}/snapshots', { ...cat(c), body: {} });
+  return res.data!.id!;
+}
+/** `GET …/items` of catalog `c` searching `term`, as `client`. */
+const listItems = (c: string, term: string, client: CatalogClient = api) =>
+  client.GET('/api/public/catalogs/{catalog_id}/items', { params: { path: { catalog_id: c }, query: { search: term } } });
 /** Catalogs the API asked searchIndexBuildWorkflow for (the recording runner below). */
 const requested: string[] = [];
 
@@ -50,12 +66,13 @@ const recording: JobRunner = {
 const caches = createServiceCaches();
 
 beforeAll(async () => {
-  server = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: recording, searchWordsDeferMinItems: 1, caches }).listen(0);
+  server = await listenTestApp(createApp({ config: loadConfig(), knex: testKnex(), jobRunner: recording, searchWordsDeferMinItems: 1, caches }));
   a = await createTestOrg('search words pending');
+  api = typedClient(server, a.auth);
 });
 
 afterAll(async () => {
-  server?.close();
+  if (server) await closeServer(server);
   await closeTestKnex();
 });
 
@@ -76,19 +93,16 @@ async function serviceRestore(c: string, snapshotId: string, jobRunner: JobRunne
 /** A catalog restored to its silk scarves after they all became wool (and one was deleted, one added). */
 async function restoredCatalog(): Promise<{ c: string; snapshotId: string }> {
   const c = await createTestCatalog(a.organizationId);
-  expect((await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK })).body.items_failed).toBe(0);
-  const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({});
-  await request(server)
-    .post(url(c, '/items/bulk'))
-    .set(a.auth)
-    .send({ items: SILK.map((s) => ({ ...s, title: s.title.replace('silk', 'wool') })) });
+  expect((await bulk(c, SILK)).data!.items_failed).toBe(0);
+  const snapshotId = await snapshot(c);
+  await bulk(
+    c,
+    SILK.map((s) => ({ ...s, title: s.title.replace('silk', 'wool') })),
+  );
   await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'S-11' }).delete();
-  await request(server)
-    .post(url(c, '/items/bulk'))
-    .set(a.auth)
-    .send({ items: [{ sku: 'N-1', title: 'wool hat' }] });
-  await serviceRestore(c, snap.body.id);
-  return { c, snapshotId: snap.body.id };
+  await bulk(c, [{ sku: 'N-1', title: 'wool hat' }]);
+  await serviceRestore(c, snapshotId);
+  return { c, snapshotId };
 }
 
 /** A row's search columns: its text, the indexed and pending vectors, and the vector its text gives now. */
@@ -112,15 +126,18 @@ const rowsOf = (c: string): Promise<WordRow[]> =>
       testKnex().raw('catalog_item_search_tsv(search_text)::text AS computed'),
     );
 
-async function apiSearch(c: string, term: string, path = '/items'): Promise<{ total: number; skus: string[] }> {
+/** A search of catalog `c` for `term` through the items list (`/items`) or the raw items (`/raw-items`): its total and SKUs. */
+async function apiSearch(c: string, term: string, path: '/items' | '/raw-items' = '/items'): Promise<{ total: number; skus: string[] }> {
   clearSearchTotals(caches.catalog);
-  const res = await request(server).get(url(c, path)).query({ search: term, limit: 100 }).set(a.auth);
-  expect(res.status).toBe(200);
+  const params = { path: { catalog_id: c }, query: { search: term, limit: 100 } };
+  const res =
+    path === '/items'
+      ? await api.GET('/api/public/catalogs/{catalog_id}/items', { params })
+      : await api.GET('/api/public/catalogs/{catalog_id}/raw-items', { params });
+  expect(res.response.status).toBe(200);
   return {
-    total: res.body.total,
-    skus: bodyOf<ItemListBody>(res)
-      .items.map((i) => String(i.data.sku))
-      .sort(),
+    total: res.data!.total!,
+    skus: res.data!.items!.map((i) => String(i.data!.sku)).sort(),
   };
 }
 
@@ -174,23 +191,20 @@ describe('restore with the word index left behind', () => {
       { sku: 'V-1', pid: 'P1', title: 'silk tie' },
       { sku: 'V-2', pid: 'P2', title: 'cotton tie' },
     ];
-    expect((await request(server).post(url(c, '/items/bulk')).set(a.auth).send({ items: variants })).body.items_failed).toBe(0);
-    const snap = await request(server).post(url(c, '/snapshots')).set(a.auth).send({});
-    await request(server)
-      .post(url(c, '/items/bulk'))
-      .set(a.auth)
-      .send({ items: variants.map((v) => ({ ...v, title: v.title.replace(/silk|cotton/, 'linen') })) });
-    await serviceRestore(c, snap.body.id);
+    expect((await bulk(c, variants)).data!.items_failed).toBe(0);
+    const snapshotId = await snapshot(c);
+    await bulk(
+      c,
+      variants.map((v) => ({ ...v, title: v.title.replace(/silk|cotton/, 'linen') })),
+    );
+    await serviceRestore(c, snapshotId);
     expect((await testKnex()('catalogs').where('id', c).first('search_words_pending')).search_words_pending).toBe(true);
-    const res = await request(server).get(url(c, '/items')).query({ search: 'silk' }).set(a.auth);
-    expect(res.body.total).toBe(1);
-    expect(bodyOf<ItemListBody>(res).items[0].data.variants!.map((v) => v.sku)).toEqual(['V-1']);
-    expect((await request(server).get(url(c, '/items')).query({ search: 'linen' }).set(a.auth)).body.total).toBe(0);
+    const res = await listItems(c, 'silk');
+    expect(res.data!.total).toBe(1);
+    expect((res.data!.items![0].data.variants as VariantEntry[]).map((v) => v.sku)).toEqual(['V-1']);
+    expect((await listItems(c, 'linen')).data!.total).toBe(0);
     // A later write finds the restored product by its business id (not a second product).
-    await request(server)
-      .post(url(c, '/items/bulk'))
-      .set(a.auth)
-      .send({ items: [{ sku: 'V-3', pid: 'P1', title: 'silk bow' }] });
+    await bulk(c, [{ sku: 'V-3', pid: 'P1', title: 'silk bow' }]);
     expect(await testKnex()('catalog_items').where({ catalog_id: c, entity_type: 'product' }).count({ n: '*' })).toEqual([{ n: '2' }]);
   });
 
@@ -198,19 +212,13 @@ describe('restore with the word index left behind', () => {
     const { c } = await restoredCatalog();
     const s0 = await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'S-0' }).first('id');
     // Only a boolean: the text is unchanged, so the pending vector becomes the indexed one.
-    expect(
-      (
-        await request(server)
-          .put(url(c, `/items/${s0.id}`))
-          .set(a.auth)
-          .send({ active: false })
-      ).status,
-    ).toBe(200);
+    const put = await api.PUT('/api/public/catalogs/{catalog_id}/items/{item_id}', {
+      params: { path: { catalog_id: c, item_id: s0.id } },
+      body: { active: false },
+    });
+    expect(put.response.status).toBe(200);
     // New text through the service, and a raw SQL writer relying on the search-column trigger.
-    await request(server)
-      .post(url(c, '/items/bulk'))
-      .set(a.auth)
-      .send({ items: [{ sku: 'S-1', title: 'velvet scarf 1', color: 'blue' }] });
+    await bulk(c, [{ sku: 'S-1', title: 'velvet scarf 1', color: 'blue' }]);
     await testKnex()('catalog_items')
       .where({ catalog_id: c, business_key: 'S-2' })
       .update({ data: JSON.stringify({ sku: 'S-2', title: 'felt cap' }) });
@@ -224,15 +232,15 @@ describe('restore with the word index left behind', () => {
 
   it('stores current vectors in snapshots and duplicates of a catalog that is behind', async () => {
     const { c } = await restoredCatalog();
-    const manual = await request(server).post(url(c, '/snapshots')).set(a.auth).send({});
+    const manual = await snapshot(c);
     const stored = await testKnex().raw(
       'SELECT count(*)::int AS n, count(*) FILTER (WHERE search_tsv = catalog_item_search_tsv(search_text))::int AS current FROM catalog_snapshot_items WHERE snapshot_id = ?',
-      [manual.body.id],
+      [manual],
     );
     expect(stored.rows[0]).toEqual({ n: 12, current: 12 });
-    const dup = await request(server).post(url(c, '/duplicate')).set(a.auth).send({ name: 'copy', include_items: true });
-    expect(dup.status).toBe(200);
-    const copy = await rowsOf(dup.body.id);
+    const dup = await api.POST('/api/public/catalogs/{catalog_id}/duplicate', { ...cat(c), body: { name: 'copy', include_items: true } });
+    expect(dup.response.status).toBe(200);
+    const copy = await rowsOf(dup.data!.id);
     expect(copy).toHaveLength(12);
     for (const r of copy) expect([r.tsv, r.pending]).toEqual([r.computed, null]);
   });
@@ -252,22 +260,24 @@ describe('restore with the word index left behind', () => {
   });
 
   it('restores a catalog below the threshold with its word index up to date', async () => {
-    const small = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: recording, caches }).listen(0);
+    const small = await listenTestApp(createApp({ config: loadConfig(), knex: testKnex(), jobRunner: recording, caches }));
+    const smallApi = typedClient(small, a.auth);
     try {
       const c = await createTestCatalog(a.organizationId);
-      await request(small).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK });
-      const snap = await request(small).post(url(c, '/snapshots')).set(a.auth).send({});
-      await request(small)
-        .post(url(c, '/items/bulk'))
-        .set(a.auth)
-        .send({ items: SILK.map((s) => ({ ...s, title: 'wool' })) });
+      await bulk(c, SILK, smallApi);
+      const snapshotId = await snapshot(c, smallApi);
+      await bulk(
+        c,
+        SILK.map((s) => ({ ...s, title: 'wool' })),
+        smallApi,
+      );
       requested.length = 0;
-      await serviceRestore(c, snap.body.id, recording, null);
+      await serviceRestore(c, snapshotId, recording, null);
       expect((await testKnex()('catalogs').where('id', c).first('search_words_pending')).search_words_pending).toBe(false);
       expect(requested).toEqual([]);
       for (const r of await rowsOf(c)) expect([r.tsv, r.pending]).toEqual([r.computed, null]);
     } finally {
-      small.close();
+      await closeServer(small);
     }
   });
 });
@@ -288,16 +298,18 @@ describe('catch-up in searchIndexBuildWorkflow', () => {
 
   it('runs after a restore by the restore service and leaves the catalog caught up and indexed', async () => {
     const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, {}, { min_interval_s: 0, retry_initial_interval_s: 0.2 });
-    const api = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: runner, searchWordsDeferMinItems: 1, caches }).listen(0);
+    const app = await listenTestApp(createApp({ config: loadConfig(), knex: testKnex(), jobRunner: runner, searchWordsDeferMinItems: 1, caches }));
+    const appApi = typedClient(app, a.auth);
     try {
       const c = await createTestCatalog(a.organizationId);
-      await request(api).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK });
-      const snap = await request(api).post(url(c, '/snapshots')).set(a.auth).send({});
-      await request(api)
-        .post(url(c, '/items/bulk'))
-        .set(a.auth)
-        .send({ items: SILK.map((s) => ({ ...s, title: `wool ${s.sku}` })) });
-      await serviceRestore(c, snap.body.id, runner);
+      await bulk(c, SILK, appApi);
+      const snapshotId = await snapshot(c, appApi);
+      await bulk(
+        c,
+        SILK.map((s) => ({ ...s, title: `wool ${s.sku}` })),
+        appApi,
+      );
+      await serviceRestore(c, snapshotId, runner);
       // The API starts the build after answering: wait for it to exist before reading its result.
       const handle = env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c));
       await waitUntil(() => handle.describe().catch(() => null), 'search index workflow started');
@@ -306,9 +318,9 @@ describe('catch-up in searchIndexBuildWorkflow', () => {
       expect((await testKnex()('catalogs').where('id', c).first('search_words_pending')).search_words_pending).toBe(false);
       for (const r of await rowsOf(c)) expect([r.tsv, r.pending]).toEqual([r.computed, null]);
       clearSearchTotals(caches.catalog);
-      expect((await request(api).get(url(c, '/items')).query({ search: 'silk scarf' }).set(a.auth)).body.total).toBe(12);
+      expect((await listItems(c, 'silk scarf', appApi)).data!.total).toBe(12);
     } finally {
-      api.close();
+      await closeServer(app);
     }
   });
 
@@ -320,19 +332,21 @@ describe('catch-up in searchIndexBuildWorkflow', () => {
       {},
       { min_interval_s: 60, retry_initial_interval_s: 0.2 },
     );
-    const api = createApp({ config: loadConfig(), knex: testKnex(), jobRunner: runner, searchWordsDeferMinItems: 1, caches }).listen(0);
+    const app = await listenTestApp(createApp({ config: loadConfig(), knex: testKnex(), jobRunner: runner, searchWordsDeferMinItems: 1, caches }));
+    const appApi = typedClient(app, a.auth);
     const c = await createTestCatalog(a.organizationId);
     const handle = env.client.workflow.getHandle<typeof searchIndexBuildWorkflow>(searchIndexWorkflowId(c));
     try {
-      await request(api).post(url(c, '/items/bulk')).set(a.auth).send({ items: SILK });
-      const snap = await request(api).post(url(c, '/snapshots')).set(a.auth).send({});
+      await bulk(c, SILK, appApi);
+      const snapshotId = await snapshot(c, appApi);
       expect(await runner.startSearchIndexBuild({ id: c, organization_id: a.organizationId })).toBe(true);
       await waitUntil(() => testKnex()('catalog_search_index').where('catalog_id', c).first('catalog_id'), 'first build done');
-      await request(api)
-        .post(url(c, '/items/bulk'))
-        .set(a.auth)
-        .send({ items: SILK.map((s) => ({ ...s, title: `wool ${s.sku}` })) });
-      await serviceRestore(c, snap.body.id, runner);
+      await bulk(
+        c,
+        SILK.map((s) => ({ ...s, title: `wool ${s.sku}` })),
+        appApi,
+      );
+      await serviceRestore(c, snapshotId, runner);
       await waitUntil(
         async () => (await testKnex()('catalogs').where({ id: c, search_words_pending: false }).first('id')) ?? null,
         'word index caught up',
@@ -348,7 +362,7 @@ describe('catch-up in searchIndexBuildWorkflow', () => {
         .map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
       expect(scheduled).toEqual(['buildSearchIndex', 'catchUpSearchWords']);
     } finally {
-      api.close();
+      await closeServer(app);
       await handle.terminate('test done').catch(() => undefined);
     }
   });

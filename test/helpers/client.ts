@@ -39,3 +39,21 @@ export async function closeServer(server: Server): Promise<void> {
   server.closeIdleConnections();
   await closed;
 }
+
+/** A multipart form's fields as the typed client's body carries them: text, numbers and booleans (sent as text), files and lists of files. */
+export type FormFields = Record<string, string | number | boolean | Blob | Blob[] | undefined>;
+
+/**
+ * `fields` as a FormData for openapi-fetch's `bodySerializer` (a multipart route's typed body,
+ * e.g. `{ body: form, bodySerializer: () => formData(form) }`): each field appended under its name
+ * in the object's order, a list once per entry, numbers and booleans as their text, undefined left
+ * out; a File keeps its name and type.
+ */
+export function formData(fields: FormFields): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    for (const entry of Array.isArray(value) ? value : [value]) form.append(name, entry instanceof Blob ? entry : String(entry));
+  }
+  return form;
+}

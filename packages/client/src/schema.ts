@@ -1401,7 +1401,26 @@ export interface paths {
         };
         cookie?: never;
       };
-      requestBody?: never;
+      requestBody: {
+        content: {
+          'multipart/form-data': {
+            /**
+             * Format: binary
+             * @description CSV, XLSX or legacy XLS; the header row names the columns
+             */
+            file: Blob;
+            /** @description JSON object column → field (default: each column to the field of its name) */
+            mapping?: string;
+            /** @description true: the line statuses say what the import would do; nothing is written */
+            dry_run?: boolean;
+            /**
+             * @description Which lines may be written (default upsert)
+             * @enum {string}
+             */
+            mode?: 'upsert' | 'create' | 'update';
+          };
+        };
+      };
       responses: {
         /** @description Success */
         202: {
@@ -1435,6 +1454,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -2858,9 +2878,9 @@ export interface paths {
              * Format: binary
              * @description Exactly one file: JSON (an array of item objects, or {"items": [...]}), or a CSV / XLSX / XLS spreadsheet whose header row names the fields (one item per row).
              */
-            items_file: string;
+            items_file: Blob;
             /** @description Optional documents, listed as SOURCE_1… in knowledge_base_sources. */
-            knowledge_base_files?: string[];
+            knowledge_base_files?: Blob[];
             /** @description Optional JSON object: the request's knowledge_base_metadata sent as its own form field (as existing clients do); not together with knowledge_base_metadata inside request_json. */
             knowledge_base_metadata_json?: string;
           };
@@ -3189,7 +3209,30 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              templates: {
+                id: string;
+                name: string;
+                description: string | null;
+                /** @description The enrich request fields the template fills when a request omits them */
+                defaults: Record<string, unknown>;
+                safety: {
+                  allowed_domains?: string[];
+                  blocked_domains?: string[];
+                  web_search?: boolean;
+                  max_rows?: number;
+                };
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+              }[];
+              total: number;
+              limit: number;
+              offset: number;
+            };
+          };
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
@@ -3423,7 +3466,25 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              id: string;
+              name: string;
+              description: string | null;
+              /** @description The enrich request fields the template fills when a request omits them */
+              defaults: Record<string, unknown>;
+              safety: {
+                allowed_domains?: string[];
+                blocked_domains?: string[];
+                web_search?: boolean;
+                max_rows?: number;
+              };
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            };
+          };
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
@@ -3465,7 +3526,25 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              id: string;
+              name: string;
+              description: string | null;
+              /** @description The enrich request fields the template fills when a request omits them */
+              defaults: Record<string, unknown>;
+              safety: {
+                allowed_domains?: string[];
+                blocked_domains?: string[];
+                web_search?: boolean;
+                max_rows?: number;
+              };
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            };
+          };
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
@@ -6035,7 +6114,29 @@ export interface paths {
         path?: never;
         cookie?: never;
       };
-      requestBody?: never;
+      requestBody: {
+        content: {
+          'multipart/form-data': {
+            /**
+             * Format: binary
+             * @description The spreadsheet: CSV (.csv, any common delimiter and encoding) or Excel (.xlsx, or legacy .xls 97-2003)
+             */
+            file: Blob;
+            /** @description Description of the data */
+            prompt?: string;
+            /**
+             * @description Also suggest a taxonomy
+             * @default false
+             */
+            generate_taxonomy?: boolean;
+            /**
+             * @description Example rows used for field examples and the LLM
+             * @default 20
+             */
+            max_sample_rows?: number;
+          };
+        };
+      };
       responses: {
         /** @description Success */
         200: {
@@ -6080,7 +6181,13 @@ export interface paths {
                 description: string;
                 hierarchy_levels: string[];
                 /** @description Nodes keyed by id: {name, parent, description?}; Google product taxonomy ids where a node is one of Google’s */
-                nodes: Record<string, unknown>;
+                nodes: {
+                  [key: string]: {
+                    name: string;
+                    parent: string | null;
+                    description?: string;
+                  };
+                };
               } | null;
               explanation: {
                 /** @description How the file was read: format, encoding, delimiter, bom */
@@ -6103,6 +6210,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        415: components['responses']['Error'];
+        422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
     };
@@ -6162,7 +6271,13 @@ export interface paths {
                 description: string;
                 hierarchy_levels: string[];
                 /** @description Nodes keyed by id: {name, parent, description?}; Google product taxonomy ids where a node is one of Google’s */
-                nodes: Record<string, unknown>;
+                nodes: {
+                  [key: string]: {
+                    name: string;
+                    parent: string | null;
+                    description?: string;
+                  };
+                };
               } | null;
               web_enrichment_fields: unknown[];
               explanation: {
@@ -6618,7 +6733,17 @@ export interface paths {
         path?: never;
         cookie?: never;
       };
-      requestBody?: never;
+      requestBody: {
+        content: {
+          'multipart/form-data': {
+            /**
+             * Format: binary
+             * @description One web archive: .warc or .warc.gz (WARC ISO 28500 1.0/1.1) or .wacz (WACZ 1.x, datapackage.json hashes verified); any size, streamed to disk
+             */
+            file: Blob;
+          };
+        };
+      };
       responses: {
         /** @description Success */
         202: {
@@ -6656,6 +6781,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        415: components['responses']['Error'];
+        422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
     };
