@@ -3,7 +3,7 @@
  * src/services/review/apply.ts, built by {@link createApplyActivities}. Only ids, flags and the
  * result cross Temporal (architecture.md, Temporal rule 2).
  */
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { ConflictError, ValidationError } from '../src/lib/errors';
 import { logger } from '../src/lib/logger';
@@ -13,7 +13,7 @@ import type { ApplyResult } from '../src/models/review-activity';
 import { markApplyFailed, runApply } from '../src/services/review/apply';
 import type { ActivityApplyArgs } from '../src/contracts/workflows';
 import { APPLY_NOT_APPLICABLE } from '../src/contracts/workflows';
-import { whileHeartbeating } from './heartbeat';
+import { heartbeatingOneTransaction } from './heartbeat';
 
 /** The review activities registered on the worker; the workflow proxies them by these names. */
 export interface ApplyActivities {
@@ -39,24 +39,16 @@ export function createApplyActivities(deps: { knex: Knex; caches?: CatalogCaches
   const caches = deps.caches ?? createCatalogCaches();
   return {
     async applyActivity(args) {
-      const ctx = Context.current();
-      const started = Date.now();
-      // The apply is one transaction: nothing finer to resume from, heartbeats only let
-      // Temporal notice a dead worker within the heartbeat timeout.
       try {
-        return await whileHeartbeating(
-          ctx,
-          () => ({ elapsed_ms: Date.now() - started }),
-          async () => {
-            const result = await runApply(
-              { knex: deps.knex, caches, searchWordsDeferMinItems: deps.searchWordsDeferMinItems },
-              { activity_id: args.activity_id, force: args.force, actor: args.actor },
-              ctx.info.workflowExecution?.runId ?? ctx.info.activityId,
-            );
-            logger.info({ activity_id: args.activity_id, attempt: ctx.info.attempt, result, ms: Date.now() - started }, 'review activity applied');
-            return result;
-          },
-        );
+        return await heartbeatingOneTransaction(async (ctx, started) => {
+          const result = await runApply(
+            { knex: deps.knex, caches, searchWordsDeferMinItems: deps.searchWordsDeferMinItems },
+            { activity_id: args.activity_id, force: args.force, actor: args.actor },
+            ctx.info.workflowExecution?.runId ?? ctx.info.activityId,
+          );
+          logger.info({ activity_id: args.activity_id, attempt: ctx.info.attempt, result, ms: Date.now() - started }, 'review activity applied');
+          return result;
+        });
       } catch (err) {
         if (err instanceof ConflictError || err instanceof ValidationError) {
           throw ApplicationFailure.nonRetryable(err.message, APPLY_NOT_APPLICABLE);

@@ -3,7 +3,7 @@
  * while the work runs, so Temporal notices a dead worker within the heartbeat timeout instead of
  * the whole start-to-close timeout, and delivers cancellation to the activity.
  */
-import type { Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 
 /** Longest heartbeat period (ms); shorter when the heartbeat timeout is under three times this. */
 export const HEARTBEAT_MS = 10_000;
@@ -25,4 +25,21 @@ export async function whileHeartbeating<T>(ctx: Context, details: () => unknown,
   } finally {
     clearInterval(timer);
   }
+}
+
+/**
+ * Runs work that is one transaction in the current activity (nothing finer to resume from,
+ * Temporal rule 5) while heartbeating `{elapsed_ms}`, so Temporal notices a dead worker within
+ * the heartbeat timeout (the transaction is rolled back and the retry starts over).
+ * @param work gets the activity's context and when it started (ms since epoch), for its log lines
+ * @returns what `work` returns; rethrows what it throws
+ */
+export function heartbeatingOneTransaction<T>(work: (ctx: Context, startedMs: number) => Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  const started = Date.now();
+  return whileHeartbeating(
+    ctx,
+    () => ({ elapsed_ms: Date.now() - started }),
+    () => work(ctx, started),
+  );
 }

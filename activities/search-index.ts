@@ -8,7 +8,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { logger } from '../src/lib/logger';
-import { whileHeartbeating } from './heartbeat';
+import { heartbeatingOneTransaction } from './heartbeat';
 import type { SearchIndexBuild } from '../src/contracts/workflows';
 import { buildSearchIndex } from '../src/services/catalog/search-count-index';
 import { catchUpSearchWords, SearchWordsCatchUp } from '../src/services/catalog/search-words';
@@ -59,25 +59,18 @@ export function createSearchIndexActivities(deps: { knex: Knex }): SearchIndexAc
         throw ApplicationFailure.retryable(`this worker is building the search count index of catalog ${building}`, SEARCH_INDEX_BUSY);
       }
       building = catalogId;
-      const ctx = Context.current();
-      const started = Date.now();
-      // The build is one transaction: there is nothing finer to resume from (Temporal rule 5), so
-      // heartbeats only let Temporal notice a dead worker within the heartbeat timeout.
       try {
-        return await whileHeartbeating(
-          ctx,
-          () => ({ elapsed_ms: Date.now() - started }),
-          async () => {
-            const words = await catchUpSearchWords(deps.knex, catalogId);
-            if (words.rows > 0) logger.info({ catalog_id: catalogId, attempt: ctx.info.attempt, result: words }, 'word index caught up after a restore');
-            const built = await buildSearchIndex(deps.knex, catalogId);
-            logger.info(
-              { catalog_id: catalogId, attempt: ctx.info.attempt, result: built },
-              built ? 'search count index built' : 'search count index not built (locked or catalog gone)',
-            );
-            return built && { ...built, words_caught_up: words.rows };
-          },
-        );
+        // The catch-up commits in batches (a retry resumes it); the build is one transaction.
+        return await heartbeatingOneTransaction(async (ctx) => {
+          const words = await catchUpSearchWords(deps.knex, catalogId);
+          if (words.rows > 0) logger.info({ catalog_id: catalogId, attempt: ctx.info.attempt, result: words }, 'word index caught up after a restore');
+          const built = await buildSearchIndex(deps.knex, catalogId);
+          logger.info(
+            { catalog_id: catalogId, attempt: ctx.info.attempt, result: built },
+            built ? 'search count index built' : 'search count index not built (locked or catalog gone)',
+          );
+          return built && { ...built, words_caught_up: words.rows };
+        });
       } finally {
         building = null;
       }

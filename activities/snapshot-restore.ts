@@ -4,14 +4,14 @@
  * {@link createSnapshotRestoreActivities}. Only the restore id and the result cross Temporal
  * (architecture.md, Temporal rule 2).
  */
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { ConflictError, ForbiddenError, NotFoundError } from '../src/lib/errors';
 import { logger } from '../src/lib/logger';
 import { markSnapshotRestoreFailed, runSnapshotRestore } from '../src/services/catalog/snapshot-restores';
 import type { SnapshotRestoreResult } from '../src/contracts/workflows';
 import { RESTORE_NOT_APPLICABLE } from '../src/contracts/workflows';
-import { whileHeartbeating } from './heartbeat';
+import { heartbeatingOneTransaction } from './heartbeat';
 
 /** The snapshot restore activities registered on the worker; the workflow proxies them by these names. */
 export interface SnapshotRestoreActivities {
@@ -37,20 +37,12 @@ export interface SnapshotRestoreActivities {
 export function createSnapshotRestoreActivities(deps: { knex: Knex; searchWordsDeferMinItems?: number }): SnapshotRestoreActivities {
   return {
     async restoreSnapshotActivity(restoreId) {
-      const ctx = Context.current();
-      const started = Date.now();
       try {
-        // One transaction: nothing finer to resume from; heartbeats let Temporal notice a dead
-        // worker within the heartbeat timeout (its transaction is rolled back, the retry restores).
-        return await whileHeartbeating(
-          ctx,
-          () => ({ elapsed_ms: Date.now() - started }),
-          async () => {
-            const result = await runSnapshotRestore(deps, restoreId);
-            logger.info({ restore_id: restoreId, attempt: ctx.info.attempt, result, ms: Date.now() - started }, 'snapshot restored');
-            return result;
-          },
-        );
+        return await heartbeatingOneTransaction(async (ctx, started) => {
+          const result = await runSnapshotRestore(deps, restoreId);
+          logger.info({ restore_id: restoreId, attempt: ctx.info.attempt, result, ms: Date.now() - started }, 'snapshot restored');
+          return result;
+        });
       } catch (err) {
         if (err instanceof ConflictError || err instanceof NotFoundError || err instanceof ForbiddenError) {
           throw ApplicationFailure.nonRetryable(err.message, RESTORE_NOT_APPLICABLE);
