@@ -26,7 +26,7 @@ import { issueUserToken } from '../services/access/auth';
 import type { ActiveSession } from '../services/access/sessions';
 import { html } from './html';
 import type { DashboardRouteHelpers } from './route-helpers';
-import { DASHBOARD_BASE, layout, statusBadge, when, type PageSession } from './views';
+import { API_KEY_HEADER_CELLS, apiKeyCells, DASHBOARD_BASE, layout, type PageSession } from './views';
 
 /** The page listing the signed-in person's tool-server keys. */
 export const OWN_KEYS_PATH = `${DASHBOARD_BASE}/tool-server-keys`;
@@ -114,10 +114,7 @@ function ownKeysPage(keys: ApiKey[], isPerson: boolean, session: PageSession): s
         <table class="list own-keys">
           <thead>
             <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key prefix</th>
-              <th scope="col">Created</th>
-              <th scope="col">Status</th>
+              ${API_KEY_HEADER_CELLS}
               <th scope="col"><span class="visually-hidden">Actions</span></th>
             </tr>
           </thead>
@@ -125,10 +122,7 @@ function ownKeysPage(keys: ApiKey[], isPerson: boolean, session: PageSession): s
             ${keys.map(
               (k) =>
                 html`<tr data-key-id="${k.id}">
-                  <td>${k.name}</td>
-                  <td><code>${k.key_prefix}…</code></td>
-                  <td>${when(k.created_at)}</td>
-                  <td>${k.revoked_at ? html`${statusBadge('revoked')} ${when(k.revoked_at)}` : statusBadge('active')}</td>
+                  ${apiKeyCells(k)}
                   <td class="actions">
                     ${
                       k.revoked_at

@@ -1,7 +1,7 @@
 import type { OrganizationPageData } from './organization-data';
 import { html } from './html';
 import { peopleSection, type PeopleNotice } from './people-views';
-import { DASHBOARD_BASE, layout, statusBadge, when, type PageSession } from './views';
+import { API_KEY_HEADER_CELLS, apiKeyCells, DASHBOARD_BASE, layout, type PageSession } from './views';
 
 /**
  * The organization page (issue 28 §11): the API keys (listed by prefix; a new key is shown once,
@@ -32,10 +32,7 @@ export function organizationPage(data: OrganizationPageData, session: PageSessio
           <table class="list keys">
             <thead>
               <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key prefix</th>
-                <th scope="col">Created</th>
-                <th scope="col">Status</th>
+                ${API_KEY_HEADER_CELLS}
                 <th scope="col">Acts as</th>
                 <th scope="col"><span class="visually-hidden">Actions</span></th>
               </tr>
@@ -44,10 +41,7 @@ export function organizationPage(data: OrganizationPageData, session: PageSessio
               ${data.keys.map(
                 (k) =>
                   html`<tr data-key-id="${k.id}">
-                    <td>${k.name}</td>
-                    <td><code>${k.key_prefix}…</code></td>
-                    <td>${when(k.created_at)}</td>
-                    <td>${k.revoked_at ? html`${statusBadge('revoked')} ${when(k.revoked_at)}` : statusBadge('active')}</td>
+                    ${apiKeyCells(k)}
                     <td>${actsAs(k.person_id)}</td>
                     <td class="actions">
                       ${

@@ -1,3 +1,4 @@
+import type { ApiKey } from '../models/api-key';
 import type { Catalog } from '../models/catalog';
 import type { ReviewActivity } from '../models/review-activity';
 import type { StagedChange, StagedChangeStatus } from '../models/staged-change';
@@ -162,6 +163,20 @@ export function statusBadge(status: string): SafeHtml {
 /** A timestamp as `YYYY-MM-DD HH:MM UTC` (empty for none). */
 export function when(d: Date | null | undefined): string {
   return d ? new Date(d).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '';
+}
+
+/** The header cells every API key table starts with (organization page, a person's tool-server keys): name, prefix, created, status. */
+export const API_KEY_HEADER_CELLS = html`<th scope="col">Name</th>
+  <th scope="col">Key prefix</th>
+  <th scope="col">Created</th>
+  <th scope="col">Status</th>`;
+
+/** The cells of one API key under {@link API_KEY_HEADER_CELLS}: its name, prefix (never the key), creation, and active or revoked (when). */
+export function apiKeyCells(k: Pick<ApiKey, 'name' | 'key_prefix' | 'created_at' | 'revoked_at'>): SafeHtml {
+  return html`<td>${k.name}</td>
+    <td><code>${k.key_prefix}…</code></td>
+    <td>${when(k.created_at)}</td>
+    <td>${k.revoked_at ? html`${statusBadge('revoked')} ${when(k.revoked_at)}` : statusBadge('active')}</td>`;
 }
 
 /** The breadcrumb (and link) of a catalog. */
