@@ -153,8 +153,13 @@ export function filterConditionSql(f: GridFilter, type: string): SqlPart {
       const parts: string[] = [];
       const bindings: Knex.RawBinding[] = [];
       // Numbers compare as JSON over the sort key (GRID_KEY_SQL: a grid `key` index answers it),
-      // which orders numbers numerically; the type test keeps booleans, lists and objects (which
-      // JSON orders after numbers) out of open ranges.
+      // which orders numbers numerically and every type as a whole (PostgreSQL's jsonb B-tree
+      // order: object > array > boolean > number > string > null). Between two numbers lie only
+      // numbers, so a closed range needs nothing more; below `false` (the least boolean) lie no
+      // booleans, lists or objects, so a lower bound alone gets that upper bound. Both keep the
+      // condition on the indexed expression alone: the index answers it without reading the rows
+      // (an index-only count) and its statistics estimate it. An upper bound alone keeps a type
+      // test: strings order below every number, and no JSON value is the least number.
       const value = numeric ? 'to_jsonb(?::numeric)' : '?';
       for (const [bound, cmp] of [
         [lo, '>='],
@@ -165,7 +170,10 @@ export function filterConditionSql(f: GridFilter, type: string): SqlPart {
         bindings.push(f.field, numeric ? numberOf(f.field, bound) : bound);
       }
       if (!parts.length) return { sql: 'NOT ' + emptySql(f.field).sql, bindings: emptySql(f.field).bindings };
-      if (numeric) {
+      if (numeric && !hi) {
+        parts.push(`${GRID_KEY_SQL} < 'false'::jsonb`);
+        bindings.push(f.field);
+      } else if (numeric && !lo) {
         parts.push("jsonb_typeof(data -> ?) = 'number'");
         bindings.push(f.field);
       }
