@@ -171,6 +171,7 @@ export function catalogRoutes(deps: ResolvedAppDeps): RouteDef[] {
       tags: taxonomyTags,
       summary: 'Get the enriched taxonomy (null when none); ETag / If-None-Match → 304',
       params: catalogIdParams,
+      etagOf: 'the taxonomy',
       response: taxonomyResponse,
       handler: async ({ scope, params, ctx }) => {
         const { etag, taxonomy } = await getCatalogTaxonomy(deps, scope, params.catalog_id);

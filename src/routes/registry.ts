@@ -49,6 +49,12 @@ export interface RouteDef<B extends TSchema = TSchema, Q extends TSchema = TSche
   /** Not listed in the OpenAPI document (e.g. the docs page itself). */
   hidden?: boolean;
   /**
+   * A GET answered conditionally (RFC 9110 §13.1.2): the success carries an `ETag` of what it
+   * names here, and a matching `If-None-Match` gets 304 without a body (the handler checks it;
+   * documentation only).
+   */
+  etagOf?: string;
+  /**
    * Returns the response body; may instead set `ctx.status`/`ctx.body` itself and return undefined.
    * Declared as a method so that a typed route is assignable to the registry's `RouteDef`
    * (method parameters are compared bivariantly); its input types come from the schemas above.
@@ -176,6 +182,7 @@ export class RouteRegistry {
       // decisions.md §1: X-Organization-Id is accepted on every authenticated operation.
       const parameters: unknown[] = def.public ? [] : [{ $ref: '#/components/parameters/OrganizationId' }];
       if (!def.public && def.method === 'post') parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
+      if (def.etagOf) parameters.push({ $ref: '#/components/parameters/IfNoneMatch' });
       for (const [where, schema] of [
         ['path', def.params],
         ['query', def.query],
@@ -199,17 +206,26 @@ export class RouteRegistry {
         tags: def.tags,
         parameters,
         responses: {
-          [status]: { description: 'Success', ...(def.response ? { content: { 'application/json': { schema: def.response } } } : {}) },
+          [status]: {
+            description: 'Success',
+            ...(def.etagOf ? { headers: { ETag: { schema: { type: 'string' }, description: `Strong validator of ${def.etagOf}` } } } : {}),
+            ...(def.response ? { content: { 'application/json': { schema: def.response } } } : {}),
+          },
+          ...(def.etagOf ? { '304': { description: `Not modified: ${def.etagOf} still has the ETag given in If-None-Match` } } : {}),
           ...(def.body || def.multipart || def.query || def.params ? { '422': { $ref: '#/components/responses/ValidationError' } } : {}),
           ...(def.public
             ? {}
             : {
                 '401': { $ref: '#/components/responses/Error' },
                 '403': { $ref: '#/components/responses/Error' },
+                // A path naming a resource that is not there (or not the organization's).
+                ...(def.params ? { '404': { $ref: '#/components/responses/NotFound' } } : {}),
+                // A repeat of a POST while the first with its Idempotency-Key runs, or a state conflict.
+                ...(def.method === 'post' ? { '409': { $ref: '#/components/responses/Error' } } : {}),
                 // Rate limits and quotas (src/services/access/rate-limits.ts): Retry-After, RateLimit-*.
                 '429': { $ref: '#/components/responses/TooManyRequests' },
               }),
-          ...(def.body || def.multipart ? { '415': { $ref: '#/components/responses/Error' } } : {}),
+          ...(def.body || def.multipart ? { '413': { $ref: '#/components/responses/PayloadTooLarge' }, '415': { $ref: '#/components/responses/Error' } } : {}),
         },
         ...(def.public ? { security: [] } : {}),
       };
@@ -257,6 +273,13 @@ export class RouteRegistry {
             schema: { type: 'string' },
             description: "Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first.",
           },
+          IfNoneMatch: {
+            name: 'If-None-Match',
+            in: 'header',
+            required: false,
+            schema: { type: 'string' },
+            description: 'ETags of a copy the client holds (RFC 9110 §13.1.2); when one matches, the answer is 304 without a body.',
+          },
           IdempotencyKey: {
             name: 'Idempotency-Key',
             in: 'header',
@@ -269,6 +292,14 @@ export class RouteRegistry {
         responses: {
           ValidationError: { description: 'Validation failure', content: { 'application/json': { schema: { $ref: '#/components/schemas/ValidationError' } } } },
           Error: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+          NotFound: {
+            description: "No such resource in the caller's organization",
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+          },
+          PayloadTooLarge: {
+            description: 'The request body, an uploaded file or a form field is larger than the service accepts (JSON bodies: 10 MB; files: per route)',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+          },
           TooManyRequests: {
             description: 'A rate limit or quota is exhausted; retry after `Retry-After` seconds',
             headers: {

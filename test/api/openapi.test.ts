@@ -158,6 +158,25 @@ describe('GET /api/openapi.json', () => {
     expect(doc.paths['/api/public/catalogs'].post.requestBody!.required).toBe(true);
     expect(doc.paths['/api/public/activities/{activity_id}/submit'].post.requestBody!.required).toBe(false);
   });
+
+  it('documents the error statuses each route can answer and the taxonomy GET as conditional', () => {
+    for (const r of routes.filter((route) => !route.public)) {
+      const responses = doc.paths[oaPath(r.path)][r.method].responses;
+      // A path naming a resource can be a 404; a body can be too large (413); a POST can meet a
+      // running request with its Idempotency-Key (409); a GET without a body cannot be a 413.
+      expect([r.path, '404' in responses]).toEqual([r.path, r.params !== undefined]);
+      expect([r.path, '413' in responses]).toEqual([r.path, r.body !== undefined || r.multipart !== undefined]);
+      expect([r.path, '409' in responses || r.method !== 'post']).toEqual([r.path, true]);
+    }
+    const taxonomy = doc.paths['/api/public/catalogs/{catalog_id}/taxonomy'].get as OperationDoc & {
+      responses: Record<string, { headers?: Record<string, unknown> }>;
+    };
+    expect(taxonomy.responses['304']).toBeDefined();
+    expect(taxonomy.responses['200'].headers?.ETag).toBeDefined();
+    expect(JSON.stringify(taxonomy.parameters)).toContain('#/components/parameters/IfNoneMatch');
+    // Only routes that answer conditionally say so.
+    expect(doc.paths['/api/public/catalogs/{catalog_id}/taxonomy'].put.responses['304']).toBeUndefined();
+  });
 });
 
 describe('GET /docs', () => {

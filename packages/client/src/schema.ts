@@ -237,6 +237,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -342,6 +344,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -447,6 +450,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -485,6 +490,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -536,6 +542,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -656,6 +663,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -743,6 +753,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -834,6 +845,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -940,6 +954,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -966,6 +982,8 @@ export interface paths {
         header?: {
           /** @description Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first. */
           'X-Organization-Id'?: components['parameters']['OrganizationId'];
+          /** @description ETags of a copy the client holds (RFC 9110 §13.1.2); when one matches, the answer is 304 without a body. */
+          'If-None-Match'?: components['parameters']['IfNoneMatch'];
         };
         path: {
           /** @description Catalog id (UUID) */
@@ -978,6 +996,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description Strong validator of the taxonomy */
+            ETag?: string;
             [name: string]: unknown;
           };
           content: {
@@ -1022,8 +1042,16 @@ export interface paths {
             } | null;
           };
         };
+        /** @description Not modified: the taxonomy still has the ETag given in If-None-Match */
+        304: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -1133,6 +1161,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -1167,6 +1197,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -1219,6 +1250,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -1265,6 +1297,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -1316,6 +1350,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -1361,6 +1396,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -1454,6 +1491,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -1520,6 +1560,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -1594,6 +1635,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -1640,6 +1683,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -1688,6 +1732,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -1766,6 +1811,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -1828,6 +1874,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -1902,6 +1951,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -1959,6 +2011,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -2011,6 +2064,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -2050,6 +2105,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -2130,6 +2186,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -2200,6 +2259,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -2271,6 +2333,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -2337,6 +2401,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -2392,6 +2457,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -2455,6 +2521,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -2508,6 +2575,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -2568,6 +2638,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -2636,6 +2708,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -2934,6 +3007,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -3063,6 +3138,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -3114,6 +3190,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -3170,6 +3248,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -3488,6 +3569,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -3548,6 +3631,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -3620,6 +3704,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -3706,6 +3791,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -3805,6 +3893,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -3890,6 +3981,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -3980,6 +4072,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -4038,6 +4131,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -4127,6 +4221,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -4193,6 +4290,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -4258,6 +4358,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -4346,6 +4449,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -4435,6 +4541,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -4519,6 +4627,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -4609,6 +4718,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -4667,6 +4777,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -4756,6 +4867,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -4822,6 +4936,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -4887,6 +5004,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -4975,6 +5095,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -5064,6 +5187,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -5162,6 +5287,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        409: components['responses']['Error'];
         429: components['responses']['TooManyRequests'];
       };
     };
@@ -5248,6 +5374,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -5357,6 +5484,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -5418,6 +5547,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -5486,6 +5616,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -5556,6 +5689,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -5629,6 +5765,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -5791,6 +5930,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -5869,6 +6009,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -5944,6 +6085,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -5987,6 +6131,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -6031,6 +6176,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -6077,6 +6223,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -6210,6 +6357,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -6301,6 +6450,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -6419,6 +6570,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -6580,6 +6733,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -6643,6 +6798,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -6781,6 +6937,8 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -6850,6 +7008,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -6887,6 +7046,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -6948,6 +7108,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -7018,6 +7179,9 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
@@ -7067,6 +7231,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -7148,6 +7313,7 @@ export interface paths {
         };
         401: components['responses']['Error'];
         403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
       };
@@ -7194,6 +7360,24 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
+    /** @description No such resource in the caller's organization */
+    NotFound: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
+    /** @description The request body, an uploaded file or a form field is larger than the service accepts (JSON bodies: 10 MB; files: per route) */
+    PayloadTooLarge: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+      };
+    };
     /** @description A rate limit or quota is exhausted; retry after `Retry-After` seconds */
     TooManyRequests: {
       headers: {
@@ -7213,6 +7397,8 @@ export interface components {
   parameters: {
     /** @description Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first. */
     OrganizationId: string;
+    /** @description ETags of a copy the client holds (RFC 9110 §13.1.2); when one matches, the answer is 304 without a body. */
+    IfNoneMatch: string;
     /** @description Makes the POST idempotent for 24 h: a repeat with the same key and request gets the first answer again (header `Idempotent-Replayed: true`) and runs nothing; the same key with another request is a 422; a repeat while the first runs is a 409. */
     IdempotencyKey: string;
   };
