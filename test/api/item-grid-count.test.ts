@@ -207,6 +207,39 @@ test('a number range holds only numbers, open or closed; with the price index re
   expect(await pageOf('f.price=range:..4')).toMatchObject({ count: await pricedBetween(null, 4), count_kind: 'exact' });
 }, 60_000);
 
+test('a query estimated to match few items pages through its matches read first, in order, with every cursor', async () => {
+  // Rarebrand: 200 items, estimated below the threshold once the brand's index is ready, so each
+  // page reads the matches first and sorts them (item-grid.ts pageStatement).
+  const grid = await loadGridCatalog({ knex, caches }, scope, catalogId);
+  const walk = async (qs: string) => {
+    const ids: string[] = [];
+    const q = parseGridQuery(Object.fromEntries(new URLSearchParams(qs)), grid.types);
+    let cursor: GridPage['next_cursor'] | undefined;
+    for (let guard = 0; guard < 20; guard++) {
+      const p = await gridPage(knex, grid, { ...q, cursor: cursor ?? undefined }, undefined, 50, { estimateAbove: ESTIMATE_AT, searchTotals });
+      ids.push(...p.rows.map((r) => r.id));
+      if (!p.next_cursor) return ids;
+      cursor = p.next_cursor;
+    }
+    throw new Error('more pages than items');
+  };
+  // In the order the rows were written (created_at holds microseconds, which a JS Date drops).
+  const rare = (await knex('catalog_items')
+    .where('catalog_id', catalogId)
+    .whereRaw("data ->> 'brand' = 'Rarebrand'")
+    .orderByRaw('created_at DESC, id DESC')
+    .select('id', 'data')) as Array<{ id: string; data: { price?: unknown } }>;
+  expect(rare).toHaveLength(200);
+  const newestFirst = rare.map((r) => r.id);
+  expect(await walk('f.brand=eq:Rarebrand')).toEqual(newestFirst);
+  // Sorted by price (Rarebrand items are g % 100 = 0: price 0, or none): numbers by price then id, then the rest by id.
+  const priced = rare
+    .filter((r) => typeof r.data.price === 'number')
+    .sort((a, b) => (a.data.price as number) - (b.data.price as number) || (a.id < b.id ? -1 : 1));
+  const rest = rare.filter((r) => typeof r.data.price !== 'number').sort((a, b) => (a.id < b.id ? -1 : 1));
+  expect(await walk('f.brand=eq:Rarebrand&sort=price')).toEqual([...priced, ...rest].map((r) => r.id));
+});
+
 test('a words-only search is counted exactly by the search count index once the catalog has one, never capped', async () => {
   // Without the index: the capped count (or, above the threshold, an estimate): not exact.
   const before = await pageOf('q=estimaco');

@@ -146,6 +146,22 @@ type RawRow = { id: string; entity_type: string; data: Record<string, unknown>; 
 
 const ROW_COLUMNS = 'id, entity_type, data, created_at::text AS created_key, updated_at::text AS updated_key';
 
+/**
+ * A page statement: the rows matching `where`, in `order`, `LIMIT ?`. Plain, the planner may walk
+ * the index of the order and filter row by row, expecting the matches to come early in it, which
+ * holds for matches spread evenly; matches the order keeps for last (a filter correlated with the
+ * sort: a price range sorted by stock) make that walk read most of the catalog (0.7 s at
+ * 1,000,000 items, docs/benchmarks.md "console-grid"). `matchesFirst`: the matching rows are read
+ * first (through their own index: `OFFSET 0` keeps the planner from merging the sub-select into
+ * the ordered walk) and then sorted, a cost bounded by their number, for queries whose planner
+ * estimate, resting on statistics, is small ({@link gridPage}).
+ */
+function pageStatement(where: string, order: string, matchesFirst: boolean): string {
+  return matchesFirst
+    ? `SELECT ${ROW_COLUMNS} FROM (SELECT id, entity_type, data, created_at, updated_at FROM catalog_items WHERE ${where} OFFSET 0) m ORDER BY ${order} LIMIT ?`
+    : `SELECT ${ROW_COLUMNS} FROM catalog_items WHERE ${where} ORDER BY ${order} LIMIT ?`;
+}
+
 /** True when `sort` is a data field (not a column sort, nor the default order). */
 function dataSort(sort: string | undefined): sort is string {
   return Boolean(sort) && sort !== 'created_at' && sort !== 'updated_at';
@@ -159,7 +175,15 @@ function dataSort(sort: string | undefined): sort is string {
  * cursor is a row comparison the index seeks to, whatever the page's depth. Without that index
  * (small catalogs, or while it is built) the same statements sort the matching rows.
  */
-async function dataSortedRows(knex: Knex, where: SqlPart, field: string, dir: SortOrder, cursor: ItemCursor | undefined, want: number): Promise<RawRow[]> {
+async function dataSortedRows(
+  knex: Knex,
+  where: SqlPart,
+  field: string,
+  dir: SortOrder,
+  cursor: ItemCursor | undefined,
+  want: number,
+  matchesFirst: boolean,
+): Promise<RawRow[]> {
   const d = dir === 'desc' ? 'DESC' : 'ASC';
   const rows: RawRow[] = [];
   const inTail = cursor !== undefined && (cursor.k === null || cursor.k === undefined);
@@ -169,8 +193,7 @@ async function dataSortedRows(knex: Knex, where: SqlPart, field: string, dir: So
       : null;
     const head = await readWithoutJit<RawRow>(
       knex,
-      `SELECT ${ROW_COLUMNS} FROM catalog_items WHERE ${where.sql} AND ${GRID_KEY_SQL} IS NOT NULL${after?.sql ?? ''}
-       ORDER BY ${GRID_KEY_SQL} ${d}, id ${d} LIMIT ?`,
+      pageStatement(`${where.sql} AND ${GRID_KEY_SQL} IS NOT NULL${after?.sql ?? ''}`, `${GRID_KEY_SQL} ${d}, id ${d}`, matchesFirst),
       [...where.bindings, field, ...(after?.bindings ?? []), field, want],
     );
     rows.push(...head.rows);
@@ -178,7 +201,7 @@ async function dataSortedRows(knex: Knex, where: SqlPart, field: string, dir: So
   if (rows.length < want) {
     const tail = await readWithoutJit<RawRow>(
       knex,
-      `SELECT ${ROW_COLUMNS} FROM catalog_items WHERE ${where.sql} AND ${GRID_KEY_SQL} IS NULL${inTail ? ' AND id > ?::uuid' : ''} ORDER BY id LIMIT ?`,
+      pageStatement(`${where.sql} AND ${GRID_KEY_SQL} IS NULL${inTail ? ' AND id > ?::uuid' : ''}`, 'id', matchesFirst),
       [...where.bindings, field, ...(inTail ? [cursor.id] : []), want - rows.length],
     );
     rows.push(...tail.rows);
@@ -269,15 +292,13 @@ async function gridCount(
   q: GridQuery,
   where: SqlPart,
   estimateAbove: number,
+  estimate: number | null,
   searchTotals: SearchTotalDeps,
 ): Promise<{ count: number; kind: GridCountKind }> {
   if (unfiltered(q) && !c.grouped) return { count: c.catalog.item_count, kind: 'exact' };
   const indexed = await searchIndexCount(knex, c, q, searchTotals);
   if (indexed !== null) return { count: indexed, kind: 'exact' };
-  if (c.catalog.item_count >= estimateAbove && (await estimable(knex, c, q))) {
-    const estimate = await plannerEstimate(knex, where);
-    if (estimate >= estimateAbove) return { count: Math.min(Math.round(estimate), c.catalog.item_count), kind: 'estimated' };
-  }
+  if (estimate !== null && estimate >= estimateAbove) return { count: Math.min(Math.round(estimate), c.catalog.item_count), kind: 'estimated' };
   const counted = countRows(
     await readWithoutJit<{ n: number }>(knex, `SELECT count(*)::int AS n FROM (SELECT 1 FROM catalog_items WHERE ${where.sql} LIMIT ?) s`, [
       ...where.bindings,
@@ -290,10 +311,14 @@ async function gridCount(
 /**
  * One page of `limit` grid rows after `q.cursor`, sorted by `q.sort` (a schema field, `created_at`
  * or `updated_at`; default newest first) then id, and the count ({@link gridCount}: exact, capped,
- * or estimated). The page and the count are read concurrently (a count that asks the planner
- * first and then counts starts a millisecond later than the page). A first page that is also the
- * last holds every match: its count is exact whatever the count said (a planner estimate far too
- * high for a value rare in this catalog is corrected there).
+ * or estimated). First the planner's estimate of the matches, when it rests on statistics
+ * ({@link estimable}; a large catalog and a filtered query; about a millisecond): at or above
+ * `estimateAbove` the count shows it, below it the page reads the matches first and sorts them
+ * ({@link pageStatement}: the cost bounded by their number, whatever the order; not for a word
+ * search, whose estimate takes its words as independent and falls far short). Then the page and
+ * the count are read concurrently. A first page that is also the last holds every match: its
+ * count is exact whatever the count said (a planner estimate far too high for a value rare in
+ * this catalog is corrected there).
  */
 export async function gridPage(
   knex: Knex,
@@ -304,20 +329,18 @@ export async function gridPage(
   options: GridPageOptions,
 ): Promise<GridPage> {
   const where = gridWhereSql(c, q, profile);
+  const estimateAbove = options.estimateAbove ?? ESTIMATE_ABOVE;
+  const estimate = !unfiltered(q) && c.catalog.item_count >= estimateAbove && (await estimable(knex, c, q)) ? await plannerEstimate(knex, where) : null;
+  const matchesFirst = estimate !== null && estimate < estimateAbove && !q.q;
   const readPage = async (): Promise<RawRow[]> => {
-    if (dataSort(q.sort)) return dataSortedRows(knex, where, q.sort, q.dir, q.cursor, limit + 1);
+    if (dataSort(q.sort)) return dataSortedRows(knex, where, q.sort, q.dir, q.cursor, limit + 1, matchesFirst);
     const order = orderSql(q.sort, q.dir, 'created_at');
     const after = q.cursor ? afterCursorSql(q.sort, q.dir, 'created_at', q.cursor) : null;
     const pageWhere = after ? { sql: `${where.sql} AND ${after.sql}`, bindings: [...where.bindings, ...after.bindings] } : where;
-    return (
-      await readWithoutJit<RawRow>(knex, `SELECT ${ROW_COLUMNS} FROM catalog_items WHERE ${pageWhere.sql} ORDER BY ${order.sql} LIMIT ?`, [
-        ...pageWhere.bindings,
-        ...order.bindings,
-        limit + 1,
-      ])
-    ).rows;
+    return (await readWithoutJit<RawRow>(knex, pageStatement(pageWhere.sql, order.sql, matchesFirst), [...pageWhere.bindings, ...order.bindings, limit + 1]))
+      .rows;
   };
-  const [raw, counted] = await Promise.all([readPage(), gridCount(knex, c, q, where, options.estimateAbove ?? ESTIMATE_ABOVE, options.searchTotals)]);
+  const [raw, counted] = await Promise.all([readPage(), gridCount(knex, c, q, where, estimateAbove, estimate, options.searchTotals)]);
   const more = raw.length > limit;
   const rows = raw.slice(0, limit);
   const variants = c.grouped
