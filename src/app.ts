@@ -91,7 +91,7 @@ export function createApp(given: AppDeps): Koa {
   // Limits are counted in PostgreSQL, so every API process shares them.
   const rateLimits = new RateLimits(deps.knex, deps.config.limits);
   const root = new Router();
-  rootRoutes.mount(root, validator);
+  rootRoutes.mount(root, validator, { knex: deps.knex });
   root.get('/metrics', async (ctx) => {
     // METRICS_TOKEN protects the Prometheus text when the port is reachable from outside.
     if (deps.config.metricsToken && ctx.get('authorization') !== `Bearer ${deps.config.metricsToken}`) {
@@ -112,7 +112,10 @@ export function createApp(given: AppDeps): Koa {
   api.use(authThrottle(rateLimits));
   api.use(authMiddleware(deps.knex, deps.config.jwtSecret, new Set()));
   api.use(requestQuota(rateLimits));
-  registry.mount(api, validator, { idempotent: (org, key, hash, handler) => runIdempotent(deps.knex, org, key, hash, handler) });
+  registry.mount(api, validator, {
+    knex: deps.knex,
+    idempotent: (org, key, hash, handler, atomic) => runIdempotent(deps.knex, org, key, hash, handler, atomic),
+  });
 
   app.use(requestLog);
   app.use(errorHandler);

@@ -39,9 +39,10 @@ export function apiKeyRoutes(deps: AppDeps): RouteDef[] {
       summary: 'Create an API key of the organization (the key is shown in this answer only)',
       body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
       response: Type.Intersect([ApiKeyResponse, Type.Object({ api_key: Type.String({ description: '`ck_…`: store it now, it is never shown again' }) })]),
-      handler: async ({ scope, body }) => {
+      atomic: true,
+      handler: async ({ scope, body, db }) => {
         assertRole(scope, 'admin');
-        const { key, apiKey } = await createApiKey(deps.knex, scope.organizationId, body.name);
+        const { key, apiKey } = await createApiKey(db, scope.organizationId, body.name);
         return { ...presentApiKey(key), api_key: apiKey };
       },
     }),

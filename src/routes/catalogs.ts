@@ -86,7 +86,8 @@ export function catalogRoutes(deps: ResolvedAppDeps): RouteDef[] {
       summary: 'Create a catalog with schema version 1.0.0',
       body: createCatalogBody,
       response: catalogResponse,
-      handler: async ({ scope, body }) => present(await createCatalog(knex, scope, body)),
+      atomic: true,
+      handler: async ({ scope, body, db }) => present(await createCatalog(db, scope, body)),
     }),
     defineRoute({
       method: 'get',
@@ -129,7 +130,8 @@ export function catalogRoutes(deps: ResolvedAppDeps): RouteDef[] {
       params: catalogIdParams,
       body: duplicateCatalogBody,
       response: catalogResponse,
-      handler: async ({ scope, params, body }) => present(await duplicateCatalog(knex, scope, params.catalog_id, body)),
+      atomic: true,
+      handler: async ({ scope, params, body, db }) => present(await duplicateCatalog(db, scope, params.catalog_id, body)),
     }),
     defineRoute({
       method: 'get',
@@ -149,7 +151,8 @@ export function catalogRoutes(deps: ResolvedAppDeps): RouteDef[] {
       params: catalogIdParams,
       body: addFieldBody,
       response: fieldChangeResponse,
-      handler: async ({ scope, params, body }) => presentFieldAdded(await addCatalogField(knex, scope, params.catalog_id, body)),
+      atomic: true,
+      handler: async ({ scope, params, body, db }) => presentFieldAdded(await addCatalogField(db, scope, params.catalog_id, body)),
     }),
     defineRoute({
       method: 'put',

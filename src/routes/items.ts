@@ -101,9 +101,10 @@ export function itemRoutes(deps: ResolvedAppDeps): RouteDef[] {
       params: catalogParams,
       body: bulkItemsBody,
       response: bulkItemsResponse,
-      handler: async ({ scope, params, body }) => {
+      atomic: true,
+      handler: async ({ scope, params, body, db }) => {
         assertBatchSize(body.items.length, 'items');
-        return presentBulkResult(await bulkUpsertItems(deps, scope, params.catalog_id, body));
+        return presentBulkResult(await bulkUpsertItems({ ...deps, knex: db }, scope, params.catalog_id, body));
       },
     }),
     defineRoute({
@@ -123,7 +124,9 @@ export function itemRoutes(deps: ResolvedAppDeps): RouteDef[] {
       params: catalogParams,
       body: upsertItemBody,
       response: itemResponse,
-      handler: async ({ scope, params, body }) => presentItem(await upsertItem(deps, scope, params.catalog_id, body.data, body.source_info)),
+      atomic: true,
+      handler: async ({ scope, params, body, db }) =>
+        presentItem(await upsertItem({ ...deps, knex: db }, scope, params.catalog_id, body.data, body.source_info)),
     }),
     defineRoute({
       method: 'put',
@@ -155,9 +158,10 @@ export function itemRoutes(deps: ResolvedAppDeps): RouteDef[] {
       params: productParams,
       body: bulkVariantsBody,
       response: bulkVariantsResponse,
-      handler: async ({ scope, params, body }) => {
+      atomic: true,
+      handler: async ({ scope, params, body, db }) => {
         assertBatchSize(body.variants.length, 'variants');
-        return presentBulkResult(await bulkUpsertVariants(deps, scope, params.catalog_id, params.product_id, body));
+        return presentBulkResult(await bulkUpsertVariants({ ...deps, knex: db }, scope, params.catalog_id, params.product_id, body));
       },
     }),
     defineRoute({
@@ -168,7 +172,9 @@ export function itemRoutes(deps: ResolvedAppDeps): RouteDef[] {
       params: productParams,
       body: createVariantBody,
       response: itemResponse,
-      handler: async ({ scope, params, body }) => presentItem(await createVariant(deps, scope, params.catalog_id, params.product_id, body)),
+      atomic: true,
+      handler: async ({ scope, params, body, db }) =>
+        presentItem(await createVariant({ ...deps, knex: db }, scope, params.catalog_id, params.product_id, body)),
     }),
     defineRoute({
       method: 'put',

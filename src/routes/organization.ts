@@ -28,7 +28,8 @@ export function organizationRoutes(deps: AppDeps): RouteDef[] {
       tags,
       summary: "Replace the organization's webhook signing secret with a new random one",
       response: WebhookSecretResponse,
-      handler: async ({ scope }) => (assertRole(scope, 'admin'), rotateWebhookSecret(deps.knex, scope)),
+      atomic: true,
+      handler: async ({ scope, db }) => (assertRole(scope, 'admin'), rotateWebhookSecret(db, scope)),
     }),
     defineRoute({
       method: 'get',

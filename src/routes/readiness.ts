@@ -44,7 +44,8 @@ export function readinessRoutes(deps: ResolvedAppDeps): RouteDef[] {
       body: createReadinessProfileBody,
       response: readinessProfileResponse,
       status: 201,
-      handler: async ({ scope, params, body }) => presentProfile(await createReadinessProfile(deps.knex, scope, params.catalog_id, body)),
+      atomic: true,
+      handler: async ({ scope, params, body, db }) => presentProfile(await createReadinessProfile(db, scope, params.catalog_id, body)),
     }),
     defineRoute({
       method: 'delete',

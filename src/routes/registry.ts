@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type Router from '@koa/router';
 import type { TSchema, TUnknown } from '@sinclair/typebox';
 import type { Context } from 'koa';
@@ -23,6 +24,11 @@ export interface HandlerInput<B, Q, P> {
   scope: Scope;
   ctx: Context;
   validator: Validator;
+  /**
+   * The request's database handle: for an {@link RouteDef.atomic} route the transaction the whole
+   * handler runs in (its Idempotency-Key answer is stored in the same one); else the app's knex.
+   */
+  db: Knex;
 }
 
 /**
@@ -54,6 +60,14 @@ export interface RouteDef<B extends TSchema = TSchema, Q extends TSchema = TSche
    * documentation only).
    */
   etagOf?: string;
+  /**
+   * The handler only reads and writes the database through {@link HandlerInput.db} (it starts
+   * and waits for no workflow): it runs in one transaction, so it commits all of its writes or
+   * none, and with an `Idempotency-Key` its answer is stored in that transaction. A process that
+   * dies after the writes committed has then also recorded the answer, and a retry replays it
+   * instead of writing again (the standards: faults never write twice).
+   */
+  atomic?: boolean;
   /**
    * Returns the response body; may instead set `ctx.status`/`ctx.body` itself and return undefined.
    * Declared as a method so that a typed route is assignable to the registry's `RouteDef`
@@ -94,16 +108,23 @@ function storable<T>(value: T, part: InputPart): T {
   return value;
 }
 
-/** Runs a POST at most once per organization and `Idempotency-Key` (src/services/access/idempotency.ts, bound to the app's database). */
+/**
+ * Runs a POST at most once per organization and `Idempotency-Key` (src/services/access/idempotency.ts
+ * runIdempotent, bound to the app's database); `atomic`: the handler runs in a transaction it is
+ * given, which also stores the answer.
+ */
 export type IdempotentRunner = (
   organizationId: string,
   key: string,
   hash: string,
-  handler: () => Promise<RememberedAnswer>,
+  handler: (db: Knex) => Promise<RememberedAnswer>,
+  atomic: boolean,
 ) => Promise<RememberedAnswer & { replayed: boolean }>;
 
 /** Options of {@link RouteRegistry.mount}. */
 export interface MountOptions {
+  /** The app's database: the handlers' `db`, and the transactions of atomic routes. */
+  knex: Knex;
   /** When given, every POST honours an `Idempotency-Key` header (issue 18). */
   idempotent?: IdempotentRunner;
 }
@@ -136,7 +157,7 @@ export class RouteRegistry {
    * Before anything else, the caller's role must reach the route's minimum role
    * (src/services/access/route-roles.ts, read by {@link add}; 403 naming both roles).
    */
-  mount(router: Router, validator: Validator, options: MountOptions = {}): void {
+  mount(router: Router, validator: Validator, options: MountOptions): void {
     for (const def of this.routes) {
       const role = this.roleOf(def);
       router[def.method](def.path, async (ctx: Context) => {
@@ -148,8 +169,8 @@ export class RouteRegistry {
         const query = def.query ? validator.validate(def.query, { ...ctx.query }, 'query') : storable(ctx.query, 'query');
         const rawBody = ctx.request.body;
         const body = def.body ? validator.validate(def.body, rawBody === undefined ? {} : rawBody, 'body') : storable(rawBody, 'body');
-        const run = async (): Promise<RememberedAnswer | undefined> => {
-          const result = await def.handler({ body, query, params, scope: ctx.state.scope, ctx, validator });
+        const run = async (db: Knex): Promise<RememberedAnswer | undefined> => {
+          const result = await def.handler({ body, query, params, scope: ctx.state.scope, ctx, validator, db });
           return result === undefined ? undefined : { status: def.status ?? 200, body: result };
         };
         const key = ctx.get('idempotency-key');
@@ -158,13 +179,19 @@ export class RouteRegistry {
           // A multipart body is parsed by the handler: its length stands in for it in the hash.
           const hashed = ctx.is('multipart/form-data') ? { multipart_bytes: ctx.get('content-length') } : body;
           const hash = requestHash({ method: def.method, route: def.path, params, query, body: hashed });
-          const answer = await options.idempotent(scope.organizationId, key, hash, async () => (await run()) ?? { status: ctx.status, body: ctx.body });
+          const answer = await options.idempotent(
+            scope.organizationId,
+            key,
+            hash,
+            async (db) => (await run(db)) ?? { status: ctx.status, body: ctx.body },
+            def.atomic === true,
+          );
           ctx.status = answer.status;
           ctx.body = answer.body;
           if (answer.replayed) ctx.set('Idempotent-Replayed', 'true');
           return;
         }
-        const answer = await run();
+        const answer = def.atomic ? await options.knex.transaction((trx) => run(trx)) : await run(options.knex);
         if (answer) {
           ctx.status = answer.status;
           ctx.body = answer.body;

@@ -75,7 +75,8 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       params: CatalogActivityParams,
       body: CreateActivityBody,
       response: CreatedShellResponse,
-      handler: async ({ scope, params, body }) => presentCreatedShell(await createActivity(deps, scope, params.catalog_id, body)),
+      atomic: true,
+      handler: async ({ scope, params, body, db }) => presentCreatedShell(await createActivity({ ...deps, knex: db }, scope, params.catalog_id, body)),
     }),
     defineRoute({
       method: 'post',
@@ -85,7 +86,8 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       params: CatalogActivityParams,
       body: CustomTransformBody,
       response: ReviewableResponse,
-      handler: async ({ scope, params, body }) => presentReviewable(await createCustomTransform(deps, scope, params.catalog_id, body)),
+      atomic: true,
+      handler: async ({ scope, params, body, db }) => presentReviewable(await createCustomTransform({ ...deps, knex: db }, scope, params.catalog_id, body)),
     }),
   ];
   const activityScoped = PREFIXES.flatMap((prefix): RouteDef[] => [
@@ -128,8 +130,9 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       params: ActivityParams,
       body: AppendBody,
       response: AppendResponse,
-      handler: async ({ scope, params, body }) =>
-        presentAppend(await appendStagedChanges(deps, scope, params.activity_id, body.staged_changes, body.batch_key)),
+      atomic: true,
+      handler: async ({ scope, params, body, db }) =>
+        presentAppend(await appendStagedChanges({ ...deps, knex: db }, scope, params.activity_id, body.staged_changes, body.batch_key)),
     }),
     defineRoute({
       method: 'post',
@@ -159,7 +162,8 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       params: ActivityParams,
       body: BulkReviewBody,
       response: BulkReviewResponse,
-      handler: async ({ scope, params, body }) => presentBulkReview(await bulkReview(deps.knex, scope, params.activity_id, body)),
+      atomic: true,
+      handler: async ({ scope, params, body, db }) => presentBulkReview(await bulkReview(db, scope, params.activity_id, body)),
     }),
     defineRoute({
       method: 'post',

@@ -41,7 +41,8 @@ export function snapshotRoutes(deps: ResolvedAppDeps): RouteDef[] {
       params: catalogParams,
       body: createSnapshotBody,
       response: snapshotResponse,
-      handler: async ({ scope, params, body }) => presentSnapshot(await createSnapshot(deps.knex, scope, params.catalog_id, body.reason ?? null)),
+      atomic: true,
+      handler: async ({ scope, params, body, db }) => presentSnapshot(await createSnapshot(db, scope, params.catalog_id, body.reason ?? null)),
     }),
     defineRoute({
       method: 'post',

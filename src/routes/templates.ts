@@ -23,7 +23,8 @@ export function templateRoutes(deps: AppDeps): RouteDef[] {
       summary: 'Create an enrichment template (defaults + safety controls)',
       body: createTemplateBody,
       response: templateResponse,
-      handler: async ({ scope, body }) => presentTemplate(await createTemplate(deps.knex, scope, body)),
+      atomic: true,
+      handler: async ({ scope, body, db }) => presentTemplate(await createTemplate(db, scope, body)),
     }),
     defineRoute({
       method: 'get',

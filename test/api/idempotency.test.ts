@@ -1,7 +1,11 @@
 import type { Server } from 'node:http';
+import type { Knex } from 'knex';
 import type { CatalogClient, paths } from '@catalog-enrichment/client';
+import { buildRegistry } from '../../src/app';
+import { loadConfig } from '../../src/config';
 import { ConflictError } from '../../src/lib/errors';
 import { IDEMPOTENCY_LEASE_MS, runIdempotent } from '../../src/services/access/idempotency';
+import { getWebhookSecret, rotateWebhookSecret } from '../../src/services/access/webhook-secret';
 import type { JobRunner } from '../../src/services/job-runner';
 import { acceptingJobs, testApp } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
@@ -118,4 +122,52 @@ it('takes over the key of a request whose process died (its lease lapsed); a liv
   await claim('running-1', new Date(Date.now() + IDEMPOTENCY_LEASE_MS));
   await expect(runIdempotent(knex, org.organizationId, 'running-1', 'h', handler)).rejects.toBeInstanceOf(ConflictError);
   expect(runs).toBe(1);
+});
+
+it('stores an atomic route’s answer in the transaction of its writes: both commit or neither does', async () => {
+  const knex = testKnex();
+  const scope = { organizationId: org.organizationId, principal: { kind: 'api_key' as const, id: 'test', organizationIds: [org.organizationId] } };
+  const secret = async () => (await getWebhookSecret(knex, scope)).webhook_secret;
+  // The handler writes (a new webhook secret), then its answer cannot be stored (jsonb refuses
+  // U+0000): the failure a process dying between the writes and the stored answer stands for.
+  const unstorable = async (db: Knex) => ({ status: 200, body: { secret: (await rotateWebhookSecret(db, scope)).webhook_secret, note: 'nul \u0000' } });
+  const before = await secret();
+  await expect(runIdempotent(knex, org.organizationId, 'atomic-1', 'h', unstorable, true)).rejects.toThrow();
+  // Atomic: the write was rolled back with the answer, and the key is free for a retry.
+  expect(await secret()).toBe(before);
+  expect(await knex('idempotency_keys').where({ organization_id: org.organizationId, idempotency_key: 'atomic-1' }).first()).toBeUndefined();
+  // Not atomic (a route that starts workflows): the write stands though no answer was stored;
+  // a retry after the lease would run it again. This is what atomic routes are spared.
+  await expect(runIdempotent(knex, org.organizationId, 'plain-1', 'h', unstorable, false)).rejects.toThrow();
+  expect(await secret()).not.toBe(before);
+  // A successful atomic run: its write and its answer are both there, and a repeat replays it.
+  const rotate = async (db: Knex) => ({ status: 200, body: await rotateWebhookSecret(db, scope) });
+  const first = await runIdempotent(knex, org.organizationId, 'atomic-2', 'h', rotate, true);
+  expect(first.replayed).toBe(false);
+  expect(await secret()).toBe((first.body as { webhook_secret: string }).webhook_secret);
+  expect(await runIdempotent(knex, org.organizationId, 'atomic-2', 'h', rotate, true)).toEqual({ ...first, replayed: true });
+  expect(await secret()).toBe((first.body as { webhook_secret: string }).webhook_secret);
+});
+
+it('runs the database-only POST routes in one transaction with their answer (RouteDef.atomic)', async () => {
+  // Over HTTP: a replayed atomic create (an API key) answers the same key once, and one key exists.
+  const before = (await api.GET('/api/public/api-keys')).data!.api_keys.length;
+  const first = await api.POST('/api/public/api-keys', { body: { name: 'idempotent key' }, ...idem('atomic-http-1') });
+  const again = await api.POST('/api/public/api-keys', { body: { name: 'idempotent key' }, ...idem('atomic-http-1') });
+  expect(first.response.status).toBe(200);
+  expect(again.response.headers.get('idempotent-replayed')).toBe('true');
+  expect(again.data).toEqual(first.data);
+  expect((await api.GET('/api/public/api-keys')).data!.api_keys.length).toBe(before + 1);
+  // The routes that only touch the database are atomic; those that start or wait for workflows are not.
+  const routes = buildRegistry({ config: loadConfig(), knex: testKnex(), jobRunner: acceptingJobs }).routes;
+  const atomic = new Set(routes.filter((r) => r.atomic).map((r) => `${r.method} ${r.path}`));
+  for (const r of [
+    'post /public/catalogs',
+    'post /public/api-keys',
+    'post /public/catalogs/:catalog_id/items/bulk',
+    'post /public/catalogs/:catalog_id/snapshots',
+  ])
+    expect(atomic).toContain(r);
+  for (const r of ['post /public/enrich', 'post /public/catalogs/:catalog_id/snapshots/:snapshot_id/restore', 'post /public/catalogs/:catalog_id/items/import'])
+    expect(atomic).not.toContain(r);
 });

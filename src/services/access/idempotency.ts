@@ -55,6 +55,13 @@ function leaseUntil(): Date {
  * a thrown error) is forgotten, so the client may retry it. The running request's claim is a
  * lease it renews ({@link IDEMPOTENCY_LEASE_MS}); a repeat after the lease lapsed (the process
  * that ran it died) takes the key over and runs the request.
+ *
+ * `atomic` (an atomic route, src/routes/registry.ts): the handler runs in a transaction it is
+ * given, and a successful answer is stored in that same transaction, so the writes and the answer
+ * commit together: a process dying before the commit leaves neither (a retry after the lease runs
+ * the request once), after it both (a retry replays). Otherwise the handler gets `knex` and the
+ * answer is stored after it returns, and a process dying between the two lets a retry after the
+ * lease run the request again.
  * @returns the answer, and whether it was replayed
  * @throws ValidationError (422) malformed key or key reused for another request; ConflictError
  *   (409) the first request with this key is still running
@@ -64,7 +71,8 @@ export async function runIdempotent(
   organizationId: string,
   key: string,
   hash: string,
-  handler: () => Promise<RememberedAnswer>,
+  handler: (db: Knex) => Promise<RememberedAnswer>,
+  atomic = false,
 ): Promise<RememberedAnswer & { replayed: boolean }> {
   if (!KEY_PATTERN.test(key)) throw ValidationError.at(['header', 'idempotency-key'], 'Idempotency-Key must be 1 to 255 visible ASCII characters');
   const expiredBefore = new Date(Date.now() - IDEMPOTENCY_WINDOW_MS);
@@ -100,21 +108,28 @@ export async function runIdempotent(
       .patch({ lease_until: leaseUntil() })
       .catch(() => undefined); // a missed renewal only lets a repeat take over sooner
   }, IDEMPOTENCY_LEASE_MS / 3);
+  const succeeded = (a: RememberedAnswer) => a.status >= 200 && a.status < 300;
+  const remember = async (db: Knex, a: RememberedAnswer) => {
+    await IdempotencyKey.query(db)
+      .findById([organizationId, key])
+      // Stored as JSON text: any JSON value, not only objects (the column is jsonb).
+      .patch({ status: a.status, response: JSON.stringify(a.body ?? null) });
+  };
   try {
-    answer = await handler();
+    answer = atomic
+      ? await knex.transaction(async (trx) => {
+          const a = await handler(trx);
+          if (succeeded(a)) await remember(trx, a);
+          return a;
+        })
+      : await handler(knex);
   } catch (err) {
     await forget();
     throw err;
   } finally {
     clearInterval(renew);
   }
-  if (answer.status >= 200 && answer.status < 300) {
-    await IdempotencyKey.query(knex)
-      .findById([organizationId, key])
-      // Stored as JSON text: any JSON value, not only objects (the column is jsonb).
-      .patch({ status: answer.status, response: JSON.stringify(answer.body ?? null) });
-  } else {
-    await forget();
-  }
+  if (!succeeded(answer)) await forget();
+  else if (!atomic) await remember(knex, answer);
   return { ...answer, replayed: false };
 }
