@@ -54,7 +54,13 @@ beforeAll(async () => {
   catalogId = await createTestCatalog(org.organizationId, {
     schema_definition: {
       type: 'object',
-      properties: { sku: { type: 'string' }, brand: { type: 'string' }, color: { type: 'string' }, price: { type: 'number' }, category_id: { type: 'string' } },
+      properties: {
+        sku: { type: 'string' },
+        brand: { type: 'string' },
+        color: { type: 'string' },
+        list_price: { type: 'number' },
+        category_id: { type: 'string' },
+      },
       required: ['sku'],
     },
     taxonomy: normalizeTaxonomy({ name: 'Gear', nodes: [{ id: 'gear', name: 'Gear', parent: null }] }, ['taxonomy']) as unknown as Record<string, unknown>,
@@ -70,9 +76,9 @@ beforeAll(async () => {
                                'brand', CASE WHEN g IN (1, 2, 3) THEN 'Solo' WHEN g % 100 = 0 THEN 'Rarebrand' ELSE 'Estimaco' END,
                                'color', CASE WHEN g % 4 = 0 THEN 'red' ELSE 'blue' END)
             || CASE WHEN g % 10 = 0 THEN '{}'::jsonb ELSE '{"category_id": "gear"}'::jsonb END
-            || CASE g % 50 WHEN 7 THEN '{"price": "15"}'::jsonb WHEN 8 THEN '{"price": true}' WHEN 9 THEN '{"price": [15]}'
-                           WHEN 10 THEN '{"price": {"v": 15}}' WHEN 11 THEN '{"price": null}' WHEN 12 THEN '{}'
-                           ELSE jsonb_build_object('price', g % 100) END,
+            || CASE g % 50 WHEN 7 THEN '{"list_price": "15"}'::jsonb WHEN 8 THEN '{"list_price": true}' WHEN 9 THEN '{"list_price": [15]}'
+                           WHEN 10 THEN '{"list_price": {"v": 15}}' WHEN 11 THEN '{"list_price": null}' WHEN 12 THEN '{}'
+                           ELSE jsonb_build_object('list_price', g % 100) END,
             now() + g * interval '1 microsecond', now()
      FROM generate_series(0, ? - 1) AS g`,
     [catalogId, N],
@@ -170,9 +176,9 @@ test('the grid page says the count is an estimate; counted pages say what they a
 async function pricedBetween(lo: number | null, hi: number | null): Promise<number> {
   const row = await knex('catalog_items')
     .where('catalog_id', catalogId)
-    .whereRaw("jsonb_typeof(data -> 'price') = 'number'")
-    .whereRaw("(data ->> 'price')::numeric >= ?", [lo ?? -1e9])
-    .whereRaw("(data ->> 'price')::numeric <= ?", [hi ?? 1e9])
+    .whereRaw("jsonb_typeof(data -> 'list_price') = 'number'")
+    .whereRaw("(data ->> 'list_price')::numeric >= ?", [lo ?? -1e9])
+    .whereRaw("(data ->> 'list_price')::numeric <= ?", [hi ?? 1e9])
     .count<{ n: string }[]>('* as n')
     .first();
   return Number(row?.n);
@@ -183,9 +189,9 @@ test('a number range holds only numbers, open or closed; with the price index re
   // boolean, list, object or null prices, whichever end is open.
   const counted = async (qs: string) => pageOf(qs, Number.MAX_SAFE_INTEGER);
   for (const [qs, lo, hi] of [
-    ['f.price=range:10..20', 10, 20],
-    ['f.price=range:90..', 90, null],
-    ['f.price=range:..4', null, 4],
+    ['f.list_price=range:10..20', 10, 20],
+    ['f.list_price=range:90..', 90, null],
+    ['f.list_price=range:..4', null, 4],
   ] as const) {
     const expected = await pricedBetween(lo, hi);
     expect(expected).toBeGreaterThan(0);
@@ -197,14 +203,14 @@ test('a number range holds only numbers, open or closed; with the price index re
   // without statistics would be guessed at 0.5 %, 100 rows here, and counted); an upper bound alone
   // keeps its type test and is counted.
   const catalog = await knex('catalogs').where('id', catalogId).first('id', 'organization_id', 'item_count');
-  await ensureGridIndexes(knex, catalog, [{ field: 'price', kind: 'key', use: 'filter' }], { minItems: 1000, maxPerCatalog: 8 });
+  await ensureGridIndexes(knex, catalog, [{ field: 'list_price', kind: 'key', use: 'filter' }], { minItems: 1000, maxPerCatalog: 8 });
   expect((await reconcileGridIndexes(knex, catalogId)).built).toHaveLength(1);
-  for (const qs of ['f.price=range:0..99', 'f.price=range:0..']) {
+  for (const qs of ['f.list_price=range:0..99', 'f.list_price=range:0..']) {
     const p = await pageOf(qs);
     expect(p.count_kind).toBe('estimated');
-    expect(p.rows.every((r) => typeof r.data.price === 'number')).toBe(true);
+    expect(p.rows.every((r) => typeof r.data.list_price === 'number')).toBe(true);
   }
-  expect(await pageOf('f.price=range:..4')).toMatchObject({ count: await pricedBetween(null, 4), count_kind: 'exact' });
+  expect(await pageOf('f.list_price=range:..4')).toMatchObject({ count: await pricedBetween(null, 4), count_kind: 'exact' });
 }, 60_000);
 
 test('a query estimated to match few items pages through its matches read first, in order, with every cursor', async () => {
@@ -228,16 +234,21 @@ test('a query estimated to match few items pages through its matches read first,
     .where('catalog_id', catalogId)
     .whereRaw("data ->> 'brand' = 'Rarebrand'")
     .orderByRaw('created_at DESC, id DESC')
-    .select('id', 'data')) as Array<{ id: string; data: { price?: unknown } }>;
+    .select('id', 'data')) as Array<{ id: string; data: { list_price?: unknown } }>;
   expect(rare).toHaveLength(200);
   const newestFirst = rare.map((r) => r.id);
   expect(await walk('f.brand=eq:Rarebrand')).toEqual(newestFirst);
+  // Read whole, the matches are counted exactly on every page, deep ones too.
+  const grid2 = parseGridQuery({ 'f.brand': 'eq:Rarebrand' }, grid.types);
+  const first = await gridPage(knex, grid, grid2, undefined, 50, { estimateAbove: ESTIMATE_AT, searchTotals });
+  const deep = await gridPage(knex, grid, { ...grid2, cursor: first.next_cursor ?? undefined }, undefined, 50, { estimateAbove: ESTIMATE_AT, searchTotals });
+  expect([first.count, first.count_kind, deep.count, deep.count_kind]).toEqual([200, 'exact', 200, 'exact']);
   // Sorted by price (Rarebrand items are g % 100 = 0: price 0, or none): numbers by price then id, then the rest by id.
   const priced = rare
-    .filter((r) => typeof r.data.price === 'number')
-    .sort((a, b) => (a.data.price as number) - (b.data.price as number) || (a.id < b.id ? -1 : 1));
-  const rest = rare.filter((r) => typeof r.data.price !== 'number').sort((a, b) => (a.id < b.id ? -1 : 1));
-  expect(await walk('f.brand=eq:Rarebrand&sort=price')).toEqual([...priced, ...rest].map((r) => r.id));
+    .filter((r) => typeof r.data.list_price === 'number')
+    .sort((a, b) => (a.data.list_price as number) - (b.data.list_price as number) || (a.id < b.id ? -1 : 1));
+  const rest = rare.filter((r) => typeof r.data.list_price !== 'number').sort((a, b) => (a.id < b.id ? -1 : 1));
+  expect(await walk('f.brand=eq:Rarebrand&sort=list_price')).toEqual([...priced, ...rest].map((r) => r.id));
 });
 
 test('a words-only search is counted exactly by the search count index once the catalog has one, never capped', async () => {

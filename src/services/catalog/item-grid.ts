@@ -142,24 +142,35 @@ function unfiltered(q: Omit<GridQuery, 'dir'>): boolean {
 }
 
 /** A row as the page's statements read it. */
-type RawRow = { id: string; entity_type: string; data: Record<string, unknown>; created_key: string; updated_key: string };
+type RawRow = {
+  id: string;
+  entity_type: string;
+  data: Record<string, unknown>;
+  created_key: string;
+  updated_key: string;
+  /** Every match of the query, cursor aside (statements reading the matches first only). */
+  total?: number;
+};
 
 const ROW_COLUMNS = 'id, entity_type, data, created_at::text AS created_key, updated_at::text AS updated_key';
 
 /**
- * A page statement: the rows matching `where`, in `order`, `LIMIT ?`. Plain, the planner may walk
- * the index of the order and filter row by row, expecting the matches to come early in it, which
- * holds for matches spread evenly; matches the order keeps for last (a filter correlated with the
- * sort: a price range sorted by stock) make that walk read most of the catalog (0.7 s at
- * 1,000,000 items, docs/benchmarks.md "console-grid"). `matchesFirst`: the matching rows are read
- * first (through their own index: `OFFSET 0` keeps the planner from merging the sub-select into
- * the ordered walk) and then sorted, a cost bounded by their number, for queries whose planner
- * estimate, resting on statistics, is small ({@link gridPage}).
+ * A page statement: the rows matching `where` and then `rest` (the page's own conditions: the
+ * cursor, a sort key's presence), in `order`, `LIMIT ?`; bindings in that order. Plain, the
+ * planner may walk the index of the order and filter row by row, expecting the matches to come
+ * early in it, which holds for matches spread evenly; matches the order keeps for last (a filter
+ * correlated with the sort: a price range sorted by stock) make that walk read most of the
+ * catalog (0.7 s at 1,000,000 items, docs/benchmarks.md "console-grid"). `matchesFirst`: every
+ * match is read first, through its own index (a sub-select with a window function is never merged
+ * into the ordered walk), counted (`total`: the exact count, so the page needs no second read
+ * for it) and then sorted, a cost bounded by their number, for queries whose planner estimate,
+ * resting on statistics, is small ({@link gridPage}).
  */
-function pageStatement(where: string, order: string, matchesFirst: boolean): string {
+function pageStatement(where: string, rest: string, order: string, matchesFirst: boolean): string {
   return matchesFirst
-    ? `SELECT ${ROW_COLUMNS} FROM (SELECT id, entity_type, data, created_at, updated_at FROM catalog_items WHERE ${where} OFFSET 0) m ORDER BY ${order} LIMIT ?`
-    : `SELECT ${ROW_COLUMNS} FROM catalog_items WHERE ${where} ORDER BY ${order} LIMIT ?`;
+    ? `SELECT ${ROW_COLUMNS}, total FROM (SELECT id, entity_type, data, created_at, updated_at, (count(*) OVER ())::int AS total
+         FROM catalog_items WHERE ${where}) m WHERE ${rest} ORDER BY ${order} LIMIT ?`
+    : `SELECT ${ROW_COLUMNS} FROM catalog_items WHERE ${where} AND ${rest} ORDER BY ${order} LIMIT ?`;
 }
 
 /** True when `sort` is a data field (not a column sort, nor the default order). */
@@ -193,7 +204,7 @@ async function dataSortedRows(
       : null;
     const head = await readWithoutJit<RawRow>(
       knex,
-      pageStatement(`${where.sql} AND ${GRID_KEY_SQL} IS NOT NULL${after?.sql ?? ''}`, `${GRID_KEY_SQL} ${d}, id ${d}`, matchesFirst),
+      pageStatement(where.sql, `${GRID_KEY_SQL} IS NOT NULL${after?.sql ?? ''}`, `${GRID_KEY_SQL} ${d}, id ${d}`, matchesFirst),
       [...where.bindings, field, ...(after?.bindings ?? []), field, want],
     );
     rows.push(...head.rows);
@@ -201,7 +212,7 @@ async function dataSortedRows(
   if (rows.length < want) {
     const tail = await readWithoutJit<RawRow>(
       knex,
-      pageStatement(`${where.sql} AND ${GRID_KEY_SQL} IS NULL${inTail ? ' AND id > ?::uuid' : ''}`, 'id', matchesFirst),
+      pageStatement(where.sql, `${GRID_KEY_SQL} IS NULL${inTail ? ' AND id > ?::uuid' : ''}`, 'id', matchesFirst),
       [...where.bindings, field, ...(inTail ? [cursor.id] : []), want - rows.length],
     );
     rows.push(...tail.rows);
@@ -221,18 +232,24 @@ export interface GridPageOptions {
   searchTotals: SearchTotalDeps;
 }
 
-/** A `range` filter with at least one bound (`..` alone means "not empty", which no statistics estimate). */
-function bounded(f: GridQuery['filters'][number]): boolean {
-  return f.op !== 'range' || f.value.replace('..', '').trim() !== '';
+/**
+ * Whether statistics estimate a filter's range: any bound of a text range, a lower bound of a
+ * number range (an upper bound alone keeps a type test no statistics cover, item-grid-query.ts);
+ * `..` alone means "not empty", which none estimate. Other operators: true.
+ */
+function rangeEstimable(f: GridQuery['filters'][number], type: string | undefined): boolean {
+  if (f.op !== 'range') return true;
+  const [lo, hi] = f.value.split('..').map((v) => v.trim());
+  return type === 'number' || type === 'integer' ? Boolean(lo) : Boolean(lo || hi);
 }
 
 /**
  * Whether the planner's row estimate of a grid query rests on statistics: the catalog, the
  * top-level test and the word search (column statistics of `catalog_id`, `parent_id`,
  * `search_tsv`), a taxonomy node (statistics of the expression index
- * `catalog_items_category_id`), and `eq` / `in` / bounded `range` filters whose grid field index
- * is ready in this catalog (it comes with an extended statistics object on its expression,
- * grid-indexes.ts). Anything else the planner only guesses (half the rows for a boolean
+ * `catalog_items_category_id`), and `eq` / `in` / `range` filters ({@link rangeEstimable})
+ * whose grid field index is ready in this catalog (it comes with an extended statistics object
+ * on its expression, grid-indexes.ts). Anything else the planner only guesses (half the rows for a boolean
  * expression, 0.5 % for an unknown value, 99.5 % for its negation, 1 − 0.5 % per value for a
  * `NOT IN`): `missing`, `empty`, `notempty`, `contains`, `not.` filters, completeness,
  * readiness, `unclassified` (a `NOT IN` over another expression), a search of a grouped catalog
@@ -241,7 +258,7 @@ function bounded(f: GridQuery['filters'][number]): boolean {
  */
 async function estimable(knex: Knex, c: GridCatalog, q: GridQuery): Promise<boolean> {
   if (q.missing || q.complete || q.readiness || q.category === 'unclassified' || (q.q && c.grouped)) return false;
-  if (q.filters.some((f) => f.negate || !['eq', 'in', 'range'].includes(f.op) || !bounded(f))) return false;
+  if (q.filters.some((f) => f.negate || !['eq', 'in', 'range'].includes(f.op) || !rangeEstimable(f, c.types[f.field]))) return false;
   if (!q.filters.length) return true;
   const needs = q.filters.map((f) => neededGridIndexes({ filters: [f] }, c.types)[0]);
   if (needs.some((n) => n === undefined)) return false;
@@ -315,8 +332,9 @@ async function gridCount(
  * ({@link estimable}; a large catalog and a filtered query; about a millisecond): at or above
  * `estimateAbove` the count shows it, below it the page reads the matches first and sorts them
  * ({@link pageStatement}: the cost bounded by their number, whatever the order; not for a word
- * search, whose estimate takes its words as independent and falls far short). Then the page and
- * the count are read concurrently. A first page that is also the last holds every match: its
+ * search or several conditions, whose estimate takes them as independent and may fall far
+ * short; the page's rows then also give the exact count). Otherwise the page and the count are
+ * read concurrently. A first page that is also the last holds every match: its
  * count is exact whatever the count said (a planner estimate far too high for a value rare in
  * this catalog is corrected there).
  */
@@ -331,16 +349,21 @@ export async function gridPage(
   const where = gridWhereSql(c, q, profile);
   const estimateAbove = options.estimateAbove ?? ESTIMATE_ABOVE;
   const estimate = !unfiltered(q) && c.catalog.item_count >= estimateAbove && (await estimable(knex, c, q)) ? await plannerEstimate(knex, where) : null;
-  const matchesFirst = estimate !== null && estimate < estimateAbove && !q.q;
+  // One condition only: the planner multiplies the shares of several as if independent, and
+  // an estimate too small would make the page read far more matches than it expected.
+  const matchesFirst = estimate !== null && estimate < estimateAbove && !q.q && q.filters.length + (q.category ? 1 : 0) === 1;
   const readPage = async (): Promise<RawRow[]> => {
     if (dataSort(q.sort)) return dataSortedRows(knex, where, q.sort, q.dir, q.cursor, limit + 1, matchesFirst);
     const order = orderSql(q.sort, q.dir, 'created_at');
     const after = q.cursor ? afterCursorSql(q.sort, q.dir, 'created_at', q.cursor) : null;
-    const pageWhere = after ? { sql: `${where.sql} AND ${after.sql}`, bindings: [...where.bindings, ...after.bindings] } : where;
-    return (await readWithoutJit<RawRow>(knex, pageStatement(pageWhere.sql, order.sql, matchesFirst), [...pageWhere.bindings, ...order.bindings, limit + 1]))
-      .rows;
+    const statement = pageStatement(where.sql, after?.sql ?? 'true', order.sql, matchesFirst);
+    return (await readWithoutJit<RawRow>(knex, statement, [...where.bindings, ...(after?.bindings ?? []), ...order.bindings, limit + 1])).rows;
   };
-  const [raw, counted] = await Promise.all([readPage(), gridCount(knex, c, q, where, estimateAbove, estimate, options.searchTotals)]);
+  const count = () => gridCount(knex, c, q, where, estimateAbove, estimate, options.searchTotals);
+  // Reading the matches first counts them too; a page past the last match has no row to say so.
+  const [raw, early] = await Promise.all([readPage(), matchesFirst ? null : count()]);
+  const total = raw[0]?.total;
+  const counted = early ?? (total !== undefined ? { count: total, kind: 'exact' as const } : await count());
   const more = raw.length > limit;
   const rows = raw.slice(0, limit);
   const variants = c.grouped
