@@ -142,35 +142,56 @@ function unfiltered(q: Omit<GridQuery, 'dir'>): boolean {
 }
 
 /** A row as the page's statements read it. */
-type RawRow = {
-  id: string;
-  entity_type: string;
-  data: Record<string, unknown>;
-  created_key: string;
-  updated_key: string;
-  /** Every match of the query, cursor aside (statements reading the matches first only). */
+type RawRow = { id: string; entity_type: string; data: Record<string, unknown>; created_key: string; updated_key: string };
+
+/** Rows of a page, and every match of the query when the statement counted them (cursor aside). */
+interface PageRows {
+  rows: RawRow[];
   total?: number;
-};
+}
 
 const ROW_COLUMNS = 'id, entity_type, data, created_at::text AS created_key, updated_at::text AS updated_key';
 
 /**
- * A page statement: the rows matching `where` and then `rest` (the page's own conditions: the
- * cursor, a sort key's presence), in `order`, `LIMIT ?`; bindings in that order. Plain, the
- * planner may walk the index of the order and filter row by row, expecting the matches to come
- * early in it, which holds for matches spread evenly; matches the order keeps for last (a filter
- * correlated with the sort: a price range sorted by stock) make that walk read most of the
- * catalog (0.7 s at 1,000,000 items, docs/benchmarks.md "console-grid"). `matchesFirst`: every
- * match is read first, through its own index (a sub-select with a window function is never merged
- * into the ordered walk), counted (`total`: the exact count, so the page needs no second read
- * for it) and then sorted, a cost bounded by their number, for queries whose planner estimate,
- * resting on statistics, is small ({@link gridPage}).
+ * A page's own part of its statement, written over the matches' columns `id`, `created_at`,
+ * `updated_at` and `k` (`key`: the data sort key, when the page has one): `rest`, its conditions
+ * (the cursor, the key's presence), and `order`.
  */
-function pageStatement(where: string, rest: string, order: string, matchesFirst: boolean): string {
-  return matchesFirst
-    ? `SELECT ${ROW_COLUMNS}, total FROM (SELECT id, entity_type, data, created_at, updated_at, (count(*) OVER ())::int AS total
-         FROM catalog_items WHERE ${where}) m WHERE ${rest} ORDER BY ${order} LIMIT ?`
-    : `SELECT ${ROW_COLUMNS} FROM catalog_items WHERE ${where} AND ${rest} ORDER BY ${order} LIMIT ?`;
+interface PagePart {
+  key: SqlPart | null;
+  rest: SqlPart;
+  order: string;
+}
+
+/**
+ * The `want` rows of a page: the rows matching `where` and then `part.rest`, in `part.order`.
+ * Plain, one statement over a sub-select the planner merges into it, so it may walk the index of
+ * the order and filter row by row, expecting the matches early in it; that holds for matches
+ * spread evenly, but matches the order keeps for last (a filter correlated with the sort: a price
+ * range sorted by stock) make the walk read most of the catalog (180,096 rows, 0.7 s at 1,000,000
+ * items, docs/benchmarks.md "console-grid"). `matchesFirst` (queries whose planner estimate,
+ * resting on statistics, is small; {@link gridPage}): every match is read first through its own
+ * index (a sub-select with a window function is never merged into the ordered walk), counted
+ * (`total`: exact, so the page needs no second read for its count) and its ids and sort keys
+ * sorted, a cost bounded by the number of matches; then the page's rows are read by id.
+ */
+async function pageRows(knex: Knex, where: SqlPart, part: PagePart, want: number, matchesFirst: boolean): Promise<PageRows> {
+  const k = part.key ? `, ${part.key.sql} AS k` : '';
+  const bindings = [...(part.key?.bindings ?? []), ...where.bindings, ...part.rest.bindings, want];
+  if (!matchesFirst) {
+    const sql = `SELECT ${ROW_COLUMNS} FROM (SELECT id, entity_type, data, created_at, updated_at${k} FROM catalog_items WHERE ${where.sql}) m
+                 WHERE ${part.rest.sql} ORDER BY ${part.order} LIMIT ?`;
+    return { rows: (await readWithoutJit<RawRow>(knex, sql, bindings)).rows };
+  }
+  const sql = `SELECT id, total FROM (SELECT id, created_at, updated_at${k}, (count(*) OVER ())::int AS total FROM catalog_items WHERE ${where.sql}) m
+               WHERE ${part.rest.sql} ORDER BY ${part.order} LIMIT ?`;
+  const page = (await readWithoutJit<{ id: string; total: number }>(knex, sql, bindings)).rows;
+  if (!page.length) return { rows: [] };
+  const rows = (await knex.raw(
+    `SELECT ${ROW_COLUMNS} FROM unnest(?::uuid[]) WITH ORDINALITY AS p(page_id, ord) JOIN catalog_items ON id = p.page_id ORDER BY p.ord`,
+    [page.map((r) => r.id)],
+  )) as { rows: RawRow[] };
+  return { rows: rows.rows, total: page[0].total };
 }
 
 /** True when `sort` is a data field (not a column sort, nor the default order). */
@@ -194,30 +215,34 @@ async function dataSortedRows(
   cursor: ItemCursor | undefined,
   want: number,
   matchesFirst: boolean,
-): Promise<RawRow[]> {
+): Promise<PageRows> {
   const d = dir === 'desc' ? 'DESC' : 'ASC';
-  const rows: RawRow[] = [];
+  const key = { sql: GRID_KEY_SQL, bindings: [field] };
   const inTail = cursor !== undefined && (cursor.k === null || cursor.k === undefined);
-  if (!inTail) {
-    const after = cursor
-      ? { sql: ` AND (${GRID_KEY_SQL}, id) ${dir === 'desc' ? '<' : '>'} (?::jsonb, ?::uuid)`, bindings: [field, JSON.stringify(cursor.k), cursor.id] }
-      : null;
-    const head = await readWithoutJit<RawRow>(
-      knex,
-      pageStatement(where.sql, `${GRID_KEY_SQL} IS NOT NULL${after?.sql ?? ''}`, `${GRID_KEY_SQL} ${d}, id ${d}`, matchesFirst),
-      [...where.bindings, field, ...(after?.bindings ?? []), field, want],
-    );
-    rows.push(...head.rows);
-  }
-  if (rows.length < want) {
-    const tail = await readWithoutJit<RawRow>(
-      knex,
-      pageStatement(where.sql, `${GRID_KEY_SQL} IS NULL${inTail ? ' AND id > ?::uuid' : ''}`, 'id', matchesFirst),
-      [...where.bindings, field, ...(inTail ? [cursor.id] : []), want - rows.length],
-    );
-    rows.push(...tail.rows);
-  }
-  return rows;
+  const head: PageRows = inTail
+    ? { rows: [] }
+    : await pageRows(
+        knex,
+        where,
+        {
+          key,
+          rest: cursor
+            ? { sql: `k IS NOT NULL AND (k, id) ${dir === 'desc' ? '<' : '>'} (?::jsonb, ?::uuid)`, bindings: [JSON.stringify(cursor.k), cursor.id] }
+            : { sql: 'k IS NOT NULL', bindings: [] },
+          order: `k ${d}, id ${d}`,
+        },
+        want,
+        matchesFirst,
+      );
+  if (head.rows.length >= want) return head;
+  const tail = await pageRows(
+    knex,
+    where,
+    { key, rest: inTail ? { sql: 'k IS NULL AND id > ?::uuid', bindings: [cursor.id] } : { sql: 'k IS NULL', bindings: [] }, order: 'id' },
+    want - head.rows.length,
+    matchesFirst,
+  );
+  return { rows: [...head.rows, ...tail.rows], total: head.total ?? tail.total };
 }
 
 /** Options of {@link gridPage}. */
@@ -352,18 +377,17 @@ export async function gridPage(
   // One condition only: the planner multiplies the shares of several as if independent, and
   // an estimate too small would make the page read far more matches than it expected.
   const matchesFirst = estimate !== null && estimate < estimateAbove && !q.q && q.filters.length + (q.category ? 1 : 0) === 1;
-  const readPage = async (): Promise<RawRow[]> => {
+  const readPage = async (): Promise<PageRows> => {
     if (dataSort(q.sort)) return dataSortedRows(knex, where, q.sort, q.dir, q.cursor, limit + 1, matchesFirst);
     const order = orderSql(q.sort, q.dir, 'created_at');
     const after = q.cursor ? afterCursorSql(q.sort, q.dir, 'created_at', q.cursor) : null;
-    const statement = pageStatement(where.sql, after?.sql ?? 'true', order.sql, matchesFirst);
-    return (await readWithoutJit<RawRow>(knex, statement, [...where.bindings, ...(after?.bindings ?? []), ...order.bindings, limit + 1])).rows;
+    return pageRows(knex, where, { key: null, rest: after ?? { sql: 'true', bindings: [] }, order: order.sql }, limit + 1, matchesFirst);
   };
   const count = () => gridCount(knex, c, q, where, estimateAbove, estimate, options.searchTotals);
   // Reading the matches first counts them too; a page past the last match has no row to say so.
-  const [raw, early] = await Promise.all([readPage(), matchesFirst ? null : count()]);
-  const total = raw[0]?.total;
-  const counted = early ?? (total !== undefined ? { count: total, kind: 'exact' as const } : await count());
+  const [page, early] = await Promise.all([readPage(), matchesFirst ? null : count()]);
+  const counted = early ?? (page.total !== undefined ? { count: page.total, kind: 'exact' as const } : await count());
+  const raw = page.rows;
   const more = raw.length > limit;
   const rows = raw.slice(0, limit);
   const variants = c.grouped
