@@ -18,11 +18,14 @@ function main(): void {
   const workers = Array.from({ length: threads }, () => new Worker(SPIN, { eval: true }));
   const started = Date.now();
   console.log(`cpu-hog: ${threads} spinning thread(s)${seconds ? ` for ${seconds} s` : ' until killed'}`);
+  let timer: NodeJS.Timeout | undefined;
   const stop = (): void => {
+    // A pending timer would keep the process alive after a signal stopped the workers.
+    clearTimeout(timer);
     for (const w of workers) void w.terminate();
     console.log(`cpu-hog: stopped after ${Math.round((Date.now() - started) / 1000)} s`);
   };
-  if (seconds) setTimeout(stop, seconds * 1000);
+  if (seconds) timer = setTimeout(stop, seconds * 1000);
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
