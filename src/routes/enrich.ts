@@ -60,7 +60,14 @@ function withKnowledgeBaseMetadata(parsed: object, metadataJson: string | undefi
  * job from the streamed `items_file`, and always removes the uploaded files afterwards.
  * @throws ValidationError (422, locs under `body.request_json` / `body.items_file`), 413 over a limit
  */
-async function createFromMultipart(deps: AppDeps, storage: EnrichmentStorage, scope: Scope, ctx: Context, validator: Validator): Promise<JobPage> {
+async function createFromMultipart(
+  deps: AppDeps,
+  storage: EnrichmentStorage,
+  scope: Scope,
+  ctx: Context,
+  validator: Validator,
+  jobId: string | undefined,
+): Promise<JobPage> {
   const upload = await readEnrichUpload(ctx, deps.config.dataDir, deps.uploadLimits ?? DEFAULT_UPLOAD_LIMITS);
   try {
     if (upload.requestJson === undefined) throw ValidationError.at(['body', 'request_json'], 'Field required: the request as JSON', 'missing');
@@ -73,7 +80,14 @@ async function createFromMultipart(deps: AppDeps, storage: EnrichmentStorage, sc
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
       throw ValidationError.at(['body', 'request_json'], 'request_json must be a JSON object', 'type_error');
     const req = validator.validate(requestJsonSchema, withKnowledgeBaseMetadata(parsed, upload.knowledgeBaseMetadataJson), 'body');
-    return await createEnrichmentJob(deps, scope, req, { itemsFile: upload.itemsFile, knowledgeBaseFiles: upload.knowledgeBaseFiles, storage });
+    return await createEnrichmentJob(
+      deps,
+      scope,
+      req,
+      { itemsFile: upload.itemsFile, knowledgeBaseFiles: upload.knowledgeBaseFiles, storage },
+      undefined,
+      jobId,
+    );
   } catch (err) {
     if (err instanceof AppError) throw underRequestJson(err);
     throw err;
@@ -96,9 +110,12 @@ export function enrichRoutes(deps: ResolvedAppDeps): RouteDef[] {
       body: enrichRequestSchema,
       multipart: enrichMultipartSchema,
       response: jobResponseSchema,
-      handler: async ({ scope, body, ctx, validator }) =>
+      // With an Idempotency-Key the job's id derives from it: a retry after a crash finds the job.
+      handler: async ({ scope, body, ctx, validator, idempotentId }) =>
         presentJobPage(
-          await (ctx.is('multipart/form-data') ? createFromMultipart(deps, storage, scope, ctx, validator) : createEnrichmentJob(deps, scope, body)),
+          await (ctx.is('multipart/form-data')
+            ? createFromMultipart(deps, storage, scope, ctx, validator, idempotentId)
+            : createEnrichmentJob(deps, scope, body, undefined, undefined, idempotentId)),
           deps.config.publicUrl,
         ),
     }),

@@ -5,7 +5,7 @@ import type { Context } from 'koa';
 import type { Role } from '../models/person';
 import { UnsupportedMediaTypeError } from '../lib/errors';
 import { assertStorableText, InputPart, Validated, Validator } from '../lib/validation';
-import { RememberedAnswer, requestHash } from '../services/access/idempotency';
+import { idempotentResourceId, RememberedAnswer, requestHash } from '../services/access/idempotency';
 import { assertRole } from '../services/access/roles';
 import { apiRouteRole } from '../services/access/route-roles';
 import type { Scope } from '../services/access/scope';
@@ -29,6 +29,11 @@ export interface HandlerInput<B, Q, P> {
    * handler runs in (its Idempotency-Key answer is stored in the same one); else the app's knex.
    */
   db: Knex;
+  /**
+   * With an `Idempotency-Key`: the id the request gives what it creates
+   * (src/services/access/idempotency.ts idempotentResourceId), the same for every retry.
+   */
+  idempotentId?: string;
 }
 
 /**
@@ -169,8 +174,8 @@ export class RouteRegistry {
         const query = def.query ? validator.validate(def.query, { ...ctx.query }, 'query') : storable(ctx.query, 'query');
         const rawBody = ctx.request.body;
         const body = def.body ? validator.validate(def.body, rawBody === undefined ? {} : rawBody, 'body') : storable(rawBody, 'body');
-        const run = async (db: Knex): Promise<RememberedAnswer | undefined> => {
-          const result = await def.handler({ body, query, params, scope: ctx.state.scope, ctx, validator, db });
+        const run = async (db: Knex, idempotentId?: string): Promise<RememberedAnswer | undefined> => {
+          const result = await def.handler({ body, query, params, scope: ctx.state.scope, ctx, validator, db, idempotentId });
           return result === undefined ? undefined : { status: def.status ?? 200, body: result };
         };
         const key = ctx.get('idempotency-key');
@@ -183,7 +188,7 @@ export class RouteRegistry {
             scope.organizationId,
             key,
             hash,
-            async (db) => (await run(db)) ?? { status: ctx.status, body: ctx.body },
+            async (db) => (await run(db, idempotentResourceId(scope.organizationId, key))) ?? { status: ctx.status, body: ctx.body },
             def.atomic === true,
           );
           ctx.status = answer.status;

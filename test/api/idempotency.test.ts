@@ -4,7 +4,7 @@ import type { CatalogClient, paths } from '@catalog-enrichment/client';
 import { buildRegistry } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { ConflictError } from '../../src/lib/errors';
-import { IDEMPOTENCY_LEASE_MS, runIdempotent } from '../../src/services/access/idempotency';
+import { IDEMPOTENCY_LEASE_MS, idempotentResourceId, runIdempotent } from '../../src/services/access/idempotency';
 import { getWebhookSecret, rotateWebhookSecret } from '../../src/services/access/webhook-secret';
 import type { JobRunner } from '../../src/services/job-runner';
 import { acceptingJobs, testApp } from '../helpers/app';
@@ -20,9 +20,15 @@ import type { ValidationErrorBody } from '../helpers/wire';
 
 /** Counts enrichment starts: a replayed POST /enrich must not start (or charge) a second job. */
 const started: string[] = [];
+/** Set to make the next start fail as an unreachable Temporal would. */
+const refuse = { nextStart: false };
 const countingJobs: JobRunner = {
   ...acceptingJobs,
   async startEnrichment(job) {
+    if (refuse.nextStart) {
+      refuse.nextStart = false;
+      throw new Error('connect ECONNREFUSED 127.0.0.1:7233');
+    }
     started.push(job.id);
   },
 };
@@ -170,4 +176,47 @@ it('runs the database-only POST routes in one transaction with their answer (Rou
     expect(atomic).toContain(r);
   for (const r of ['post /public/enrich', 'post /public/catalogs/:catalog_id/snapshots/:snapshot_id/restore', 'post /public/catalogs/:catalog_id/items/import'])
     expect(atomic).not.toContain(r);
+});
+
+it('a retried POST /enrich whose first attempt died before its answer was stored finds that job: nothing created or charged again', async () => {
+  const knex = testKnex();
+  const jobs = async () => Number((await knex('enrichment_jobs').where({ organization_id: org.organizationId }).count({ n: '*' }))[0].n);
+  const first = await enrich(enrichBody, 'enrich-crash-1');
+  expect(first.response.status).toBe(200);
+  const jobId = first.data!.job_id;
+  expect(jobId).toBe(idempotentResourceId(org.organizationId, 'enrich-crash-1'));
+  const before = await jobs();
+  // The process died after the job was stored and started, before the answer was: the key's row
+  // still has no answer, and its lease has lapsed.
+  await knex('idempotency_keys')
+    .where({ organization_id: org.organizationId, idempotency_key: 'enrich-crash-1' })
+    .update({ status: null, response: null, lease_until: new Date(Date.now() - 1000) });
+  const retry = await enrich(enrichBody, 'enrich-crash-1');
+  expect(retry.response.status).toBe(200);
+  expect(retry.response.headers.get('idempotent-replayed')).toBeNull();
+  expect(retry.data!.job_id).toBe(jobId);
+  expect(await jobs()).toBe(before);
+  expect((await knex('enrichment_jobs').where('id', jobId).first('status')).status).toBe('running');
+});
+
+it('a retried POST /enrich whose first attempt could not start its workflow (503) starts that same job', async () => {
+  const knex = testKnex();
+  refuse.nextStart = true;
+  const failed = await enrich(enrichBody, 'enrich-503-1');
+  expect(failed.response.status).toBe(503);
+  const jobId = idempotentResourceId(org.organizationId, 'enrich-503-1');
+  expect(await knex('enrichment_jobs').where('id', jobId).first('status', 'error')).toEqual({
+    status: 'failed',
+    error: 'The job could not be started; retry later',
+  });
+  const retry = await enrich(enrichBody, 'enrich-503-1');
+  expect(retry.response.status).toBe(200);
+  expect(retry.data!.job_id).toBe(jobId);
+  expect(started).toContain(jobId);
+  expect(await knex('enrichment_jobs').where('id', jobId).first('status', 'error')).toEqual({ status: 'running', error: null });
+  expect((await knex('review_activities').where('id', jobId).first('status')).status).toBe('running');
+  // Requests without a key create a new job each time, as before.
+  const a = await enrich(enrichBody);
+  const b = await enrich(enrichBody);
+  expect(a.data!.job_id).not.toBe(b.data!.job_id);
 });

@@ -41,6 +41,20 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
+/**
+ * The id of what a request with this `Idempotency-Key` creates when it starts a workflow (an
+ * enrichment job): a UUID (version 8, RFC 9562 §5.8) from SHA-256 of the organization and the
+ * key. A retry of a request whose process died after creating it, before its answer was stored,
+ * derives the same id and finds what the first attempt wrote instead of creating it again.
+ */
+export function idempotentResourceId(organizationId: string, key: string): string {
+  const h = crypto.createHash('sha256').update(`${organizationId}\n${key}`).digest();
+  h[6] = (h[6] & 0x0f) | 0x80; // version 8
+  h[8] = (h[8] & 0x3f) | 0x80; // RFC 9562 variant
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
+}
+
 /** The end of a claim's lease from now. */
 function leaseUntil(): Date {
   return new Date(Date.now() + IDEMPOTENCY_LEASE_MS);

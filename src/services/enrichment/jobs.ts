@@ -268,6 +268,11 @@ export interface EnrichUploadInput {
  * @param upload the multipart files, when the request came as `multipart/form-data`
  * @param selection with `source_catalog_id`: only these items of it (the console's grid
  *   selection: fill the gaps, bulk enrich and classify; src/services/enrichment/fill-gaps.ts)
+ * @param jobId the job's id when the request carries an `Idempotency-Key` (derived from it,
+ *   src/services/access/idempotency.ts idempotentResourceId): when that job exists already, the
+ *   request's first attempt created it and died before its answer was stored, so nothing is
+ *   created or charged again: the job's workflow is started if it was not (a start the first
+ *   attempt could not make is made now) and the job is answered
  * @throws ValidationError (422), NotFoundError (404) / ForbiddenError (403) for referenced
  *   catalogs, templates and activities, ConflictError (409) for a running source job,
  *   ServiceUnavailableError (503) when the workflow cannot be started (the job is marked failed),
@@ -280,8 +285,11 @@ export async function createEnrichmentJob(
   req: EnrichRequest,
   upload?: EnrichUploadInput,
   selection?: ItemSelection,
+  jobId: string = newId(),
 ): Promise<JobPage> {
   const { knex } = deps;
+  const earlier = await EnrichmentJob.query(knex).findById(jobId).where('organization_id', scope.organizationId);
+  if (earlier) return answerEarlierAttempt(deps, scope, earlier);
   // decisions.md §4: HTTPS only; loopback http only when config allowHttpWebhooks (src/services/enrichment/webhooks.ts).
   assertWebhookUrl(req.webhook_url, deps.config?.allowHttpWebhooks ?? false);
   await assertJobQuota(knex, scope, deps.config?.limits);
@@ -298,35 +306,68 @@ export async function createEnrichmentJob(
   if (!config.async_mode) await assertWorkerPolling(deps.jobRunner, 'a synchronous request cannot be answered');
   await withResearchSource(knex, deps.config, scope.organizationId, config);
   const catalogId = plan.catalogId;
-  const jobId = newId();
   const workflowId = enrichmentWorkflowId(jobId);
 
   const totalItems = await knex.transaction((trx) => storeJob(trx, scope, plan, documents, jobId, workflowId));
   jobsCreated.inc({ mode: config.async_mode ? 'async' : 'sync' });
+  await startStoredJob(deps, { id: jobId, organization_id: scope.organizationId, catalog_id: catalogId, workflow_id: workflowId, total_items: totalItems });
+  return answerCreated(deps, scope, jobId, workflowId, totalItems, config.async_mode === true);
+}
 
+/** The error of a job whose workflow could not be started (a retry with its Idempotency-Key starts it). */
+const NOT_STARTED = 'The job could not be started; retry later';
+
+/**
+ * Starts a stored job's workflow (an idempotent start: a run already open or closed counts as
+ * started). When Temporal refuses, the job and its activity are marked failed ({@link NOT_STARTED}).
+ * @throws ServiceUnavailableError (503) when the workflow cannot be started
+ */
+async function startStoredJob(
+  deps: JobServiceDeps,
+  job: { id: string; organization_id: string; catalog_id: string | null; workflow_id: string; total_items: number },
+): Promise<void> {
+  const { knex } = deps;
   try {
-    await deps.jobRunner.startEnrichment({
-      id: jobId,
-      organization_id: scope.organizationId,
-      catalog_id: catalogId,
-      workflow_id: workflowId,
-      total_items: totalItems,
-    });
+    await deps.jobRunner.startEnrichment(job);
   } catch (err) {
-    logger.error({ err, job_id: jobId }, 'could not start enrichment workflow');
-    await EnrichmentJob.query(knex)
-      .findById(jobId)
-      .patch({ status: 'failed', error: 'The job could not be started; retry later', completed_at: knex.fn.now(), updated_at: knex.fn.now() });
-    await ReviewActivity.query(knex).findById(jobId).patch({ status: 'failed', updated_at: knex.fn.now() });
+    logger.error({ err, job_id: job.id }, 'could not start enrichment workflow');
+    await EnrichmentJob.query(knex).findById(job.id).patch({ status: 'failed', error: NOT_STARTED, completed_at: knex.fn.now(), updated_at: knex.fn.now() });
+    await ReviewActivity.query(knex).findById(job.id).patch({ status: 'failed', updated_at: knex.fn.now() });
     throw new ServiceUnavailableError('Workflow service unavailable; the job was not started');
   }
+}
 
-  if (config.async_mode) {
-    const job = await EnrichmentJob.query(knex).findById(jobId).throwIfNotFound();
+/** The answer to a created (or found) job: the job at once when asynchronous, else its results once it has run. */
+async function answerCreated(deps: JobServiceDeps, scope: Scope, jobId: string, workflowId: string, totalItems: number, asyncMode: boolean): Promise<JobPage> {
+  if (asyncMode) {
+    const job = await EnrichmentJob.query(deps.knex).findById(jobId).throwIfNotFound();
     return { job, results: [], page: 1, page_size: 0, total_pages: 0 };
   }
   await waitForSyncJob(deps.jobRunner, jobId, workflowId);
   return getEnrichmentJob(deps, scope, jobId, 1, Math.max(1, Math.min(1000, totalItems)));
+}
+
+/**
+ * The answer to a retry whose first attempt created its job (same Idempotency-Key; see
+ * {@link createEnrichmentJob} `jobId`): a job its first attempt could not start is set running
+ * again and started; any other is started if it never was (an idempotent start) and answered.
+ * Nothing is planned, stored or charged again.
+ */
+async function answerEarlierAttempt(deps: JobServiceDeps, scope: Scope, job: EnrichmentJob): Promise<JobPage> {
+  const { knex } = deps;
+  if (job.status === 'failed' && job.error === NOT_STARTED) {
+    await EnrichmentJob.query(knex).findById(job.id).patch({ status: 'running', error: null, completed_at: null, updated_at: knex.fn.now() });
+    await ReviewActivity.query(knex).findById(job.id).patch({ status: 'running', updated_at: knex.fn.now() });
+  }
+  const workflowId = job.workflow_id;
+  await startStoredJob(deps, {
+    id: job.id,
+    organization_id: job.organization_id,
+    catalog_id: job.catalog_id,
+    workflow_id: workflowId,
+    total_items: job.total_items,
+  });
+  return answerCreated(deps, scope, job.id, workflowId, job.total_items, job.config.async_mode === true);
 }
 
 /**
