@@ -8,7 +8,7 @@ import { importLinesCsv, presentImport, presentImportLine } from '../presenters/
 import { catalogIdParams } from '../schemas/catalogs';
 import { exportQuery, importFields, importLinesQuery, importMultipart, importParams, importResponse } from '../schemas/sheets';
 import { exportCatalog } from '../services/inference/export';
-import { cancelImport, IMPORT_CANCEL_KEEPS, importLinePages, importLines, loadImport, stageImport } from '../services/inference/import';
+import { cancelImport, findStagedImport, IMPORT_CANCEL_KEEPS, importLinePages, importLines, loadImport, stageImport } from '../services/inference/import';
 import { defineRoute, RouteDef } from './registry';
 
 /** The `mapping` form field as a column → field object. @throws ValidationError (422) */
@@ -42,7 +42,7 @@ export function sheetRoutes(deps: ResolvedAppDeps): RouteDef[] {
       multipart: importMultipart,
       response: importResponse,
       status: 202,
-      handler: async ({ scope, params, ctx, validator }) => {
+      handler: async ({ scope, params, ctx, validator, idempotentId }) => {
         if (!ctx.is('multipart/form-data')) throw ValidationError.at(['body', 'file'], 'Send multipart/form-data with a `file`', 'missing');
         const form = await readFileForm(ctx, deps.config.dataDir, 'file', ['mapping', 'dry_run', 'mode'], maxFileBytes);
         try {
@@ -53,14 +53,20 @@ export function sheetRoutes(deps: ResolvedAppDeps): RouteDef[] {
             throw err instanceof ValidationError ? new ValidationError(err.details.map((d) => ({ ...d, loc: ['body', ...d.loc.slice(1)] }))) : err;
           }
           if (!deps.jobRunner.startImport) throw new ServiceUnavailableError('Imports need the Temporal worker, which this deployment does not run');
-          const imp = await stageImport(
-            deps.knex,
-            scope,
-            params.catalog_id,
-            { path: form.file.path, name: form.file.originalname },
-            parseMapping(fields.mapping),
-            { dry_run: fields.dry_run, mode: fields.mode },
-          );
+          // A retry whose first attempt staged the import and died before its answer was stored
+          // finds it (its id derives from the Idempotency-Key): started and answered, not staged again.
+          const earlier = idempotentId ? await findStagedImport(deps.knex, scope, params.catalog_id, idempotentId) : undefined;
+          const imp =
+            earlier ??
+            (await stageImport(
+              deps.knex,
+              scope,
+              params.catalog_id,
+              { path: form.file.path, name: form.file.originalname },
+              parseMapping(fields.mapping),
+              { dry_run: fields.dry_run, mode: fields.mode },
+              idempotentId,
+            ));
           await deps.jobRunner.startImport({ id: imp.id, organization_id: imp.organization_id, catalog_id: imp.catalog_id, total_lines: imp.total_lines });
           ctx.status = 202;
           return presentImport(imp, deps.config.publicUrl);

@@ -18,6 +18,7 @@ import { importProgressQuery } from '../../workflows/definitions';
 import { createCatalogCaches } from '../../src/services/catalog/caches';
 import { importBatch } from '../../src/services/inference/import';
 import { createApiKey } from '../../src/services/access/api-keys';
+import { idempotentResourceId } from '../../src/services/access/idempotency';
 import { createPerson } from '../../src/services/access/people';
 import { createTestCatalog, SHEET_SCHEMA } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -197,6 +198,28 @@ describe('POST …/items/import', () => {
     expect(await finished(catalog, again.body.import_id)).toMatchObject({ status: 'completed', created: 0, updated: 1 });
     const item = await knex('catalog_items').where({ catalog_id: catalog, business_key: 'A-1' }).first();
     expect(item.data).toEqual({ sku: 'A-1', title: 'Armchair', price: 12.5 });
+  });
+
+  it('a retry whose first attempt staged the import and died before its answer was stored starts and answers that import, staging nothing again', async () => {
+    const catalog = await createTestCatalog(org.organizationId, { schema_definition: schema });
+    const file = Buffer.from('sku,title\nK-1,Lamp\nK-2,Desk\n');
+    const send = () =>
+      request(app).post(`/api/public/catalogs/${catalog}/items/import`).set(org.auth).set('Idempotency-Key', 'import-crash-1').attach('file', file, 'k.csv');
+    const first = await send();
+    expect(first.status).toBe(202);
+    expect(first.body.import_id).toBe(idempotentResourceId(org.organizationId, 'import-crash-1'));
+    expect(await finished(catalog, first.body.import_id)).toMatchObject({ created: 2, failed: 0 });
+    // The process died after staging and starting, before the answer was stored; the lease lapsed.
+    await knex('idempotency_keys')
+      .where({ organization_id: org.organizationId, idempotency_key: 'import-crash-1' })
+      .update({ status: null, response: null, lease_until: new Date(Date.now() - 1000) });
+    const retry = await send();
+    expect(retry.status).toBe(202);
+    expect(retry.body.import_id).toBe(first.body.import_id);
+    expect(await knex('catalog_imports').where({ catalog_id: catalog }).count({ n: '*' })).toEqual([{ n: '1' }]);
+    expect(await knex('catalog_import_lines').where({ import_id: first.body.import_id }).count({ n: '*' })).toEqual([{ n: '2' }]);
+    expect(await finished(catalog, retry.body.import_id)).toMatchObject({ created: 2, failed: 0 });
+    expect(await knex('catalog_items').where({ catalog_id: catalog }).pluck('current_version')).toEqual([1, 1]);
   });
 
   it('answers 404, 403 and 422', async () => {

@@ -48,6 +48,8 @@ export interface ImportBatchResult {
  * Stages a file as the lines of a new import (one transaction).
  * @param mapping column → field; columns not named keep their name; a column mapped to '' is skipped
  * @param options `dry_run` (report what would happen, write nothing) and `mode` (which lines may be written; default upsert)
+ * @param id the import's id (derived from the request's `Idempotency-Key` when it has one,
+ *   src/services/access/idempotency.ts idempotentResourceId; else new)
  * @throws NotFoundError (404), ForbiddenError (403); UnsupportedMediaTypeError (415) for a workbook that is not XLSX/XLS;
  *   ValidationError (422) for an unreadable file, a mapping naming unknown columns, or a file without rows
  */
@@ -58,11 +60,11 @@ export async function stageImport(
   file: { path: string; name: string },
   mapping: Record<string, string>,
   options: { dry_run?: boolean; mode?: ImportMode } = {},
+  id: string = newId(),
 ): Promise<CatalogImport> {
   const catalog = await loadCatalogOwned(knex, scope, catalogId);
   const types: ColumnTypes = (await getCurrentSchema(knex, catalog.id)).schema_definition.properties ?? {};
   const dialect = await sniffTable(file.path, file.name);
-  const id = newId();
   return knex.transaction(async (trx) => {
     await CatalogImport.query(trx).insert({
       id,
@@ -278,6 +280,17 @@ export async function cancelImport(
  * An import of a catalog of the scope.
  * @throws NotFoundError (404) / ForbiddenError (403) for the catalog; NotFoundError for an unknown import
  */
+/**
+ * The import a request's earlier attempt staged under `id` (its `Idempotency-Key`'s id) in this
+ * catalog, or undefined: a retry whose first attempt died before its answer was stored finds it
+ * and starts it (an idempotent start) instead of staging the file again.
+ * @throws NotFoundError (404), ForbiddenError (403) for the catalog
+ */
+export async function findStagedImport(knex: Knex, scope: Scope, catalogId: string, id: string): Promise<CatalogImport | undefined> {
+  await loadCatalogOwned(knex, scope, catalogId);
+  return CatalogImport.query(knex).findOne({ id, catalog_id: catalogId });
+}
+
 export async function loadImport(knex: Knex, scope: Scope, catalogId: string, importId: string): Promise<CatalogImport> {
   await loadCatalogOwned(knex, scope, catalogId);
   const row = /^[0-9a-f-]{36}$/i.test(importId) ? await CatalogImport.query(knex).findOne({ id: importId, catalog_id: catalogId }) : undefined;
