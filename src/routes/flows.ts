@@ -76,7 +76,9 @@ export function flowRoutes(deps: ResolvedAppDeps): RouteDef[] {
       params: FlowParams,
       body: ExecuteFlowBody,
       response: ExecuteFlowResponse,
-      handler: async ({ scope, params, body }) => presentStartedRun(await executeFlow(deps, scope, params.workflow_id, body), publicUrl),
+      // With an Idempotency-Key the run's id derives from it: a retry after a crash finds the run.
+      handler: async ({ scope, params, body, idempotentId }) =>
+        presentStartedRun(await executeFlow(deps, scope, params.workflow_id, body, idempotentId), publicUrl),
     }),
   ];
 }

@@ -7,6 +7,7 @@
 import type { Server } from 'node:http';
 import request from 'supertest';
 import type { CatalogClient, paths } from '@catalog-enrichment/client';
+import { idempotentResourceId } from '../../src/services/access/idempotency';
 import { acceptingJobs, testApp } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeServer, listenTestApp, typedClient } from '../helpers/client';
@@ -182,6 +183,31 @@ test('execute stores the run, its nodes and its input; the poll shows it running
     [secondId, 'running'],
     [runId, 'cancelled'],
   ]);
+});
+
+test('a retried execute whose first attempt stored its run and died before its answer was stored answers that run, cancelling and storing nothing', async () => {
+  const knex = testKnex();
+  const activityId = await transformActivity({ filename: 't.py', content: CODE });
+  const { workflow_id: flowId } = (await save(activityId, { workflow_name: 'Retried run' })).data!;
+  const body: ExecuteBody = { input: [{ sku: 'a' }], cancel_existing: true };
+  const send = () =>
+    typedClient(server, org.auth).POST('/api/public/workflows/{workflow_id}/execute', {
+      params: { path: { workflow_id: flowId } },
+      body,
+      headers: { 'Idempotency-Key': 'execute-crash-1' },
+    });
+  const first = await send();
+  expect(first.response.status).toBe(200);
+  const runId = first.data!.workflow_run_id;
+  expect(runId).toBe(idempotentResourceId(org.organizationId, 'execute-crash-1'));
+  await knex('idempotency_keys')
+    .where({ organization_id: org.organizationId, idempotency_key: 'execute-crash-1' })
+    .update({ status: null, response: null, lease_until: new Date(Date.now() - 1000) });
+  const retry = await send();
+  expect(retry.response.status).toBe(200);
+  expect(retry.data!.workflow_run_id).toBe(runId);
+  // One run, still running: the retry's cancel_existing did not cancel its own first attempt.
+  expect(await knex('flow_runs').where({ flow_id: flowId }).select('id', 'status')).toEqual([{ id: runId, status: 'running' }]);
 });
 
 test('the flow routes are in the OpenAPI document', async () => {
