@@ -153,8 +153,9 @@ export function enrichRoutes(deps: ResolvedAppDeps): RouteDef[] {
       summary: 'Create a catalog from a finished job (schema from its output schema, items from its after_data)',
       params: jobIdParams,
       body: toCatalogBody,
-      handler: async ({ scope, params, body }) => {
-        const { catalog, schema } = await jobToCatalog(deps.knex, deps.caches.catalog, scope, params.job_id, body);
+      atomic: true,
+      handler: async ({ scope, params, body, db }) => {
+        const { catalog, schema } = await jobToCatalog(db, deps.caches.catalog, scope, params.job_id, body);
         return presentCatalog(catalog, schema);
       },
     }),

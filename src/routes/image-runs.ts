@@ -22,7 +22,9 @@ export function imageRunRoutes(deps: AppDeps): RouteDef[] {
       summary: 'Run an image tool on hosted media (upscale, process; generative tools need a provider)',
       body: ImageRunBody,
       response: ImageRunResponse,
-      handler: async ({ scope, body }) => presentImageRun(await runImageTool({ knex: deps.knex, storage: storage }, scope, body)),
+      // One transaction: a run that died while processing leaves no row, and its retry runs it again.
+      atomic: true,
+      handler: async ({ scope, body, db }) => presentImageRun(await runImageTool({ knex: db, storage: storage }, scope, body)),
     }),
     defineRoute({
       method: 'get',
