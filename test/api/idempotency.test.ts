@@ -172,6 +172,8 @@ it('runs the database-only POST routes in one transaction with their answer (Rou
     'post /public/api-keys',
     'post /public/catalogs/:catalog_id/items/bulk',
     'post /public/catalogs/:catalog_id/snapshots',
+    'post /public/image-runs',
+    'post /public/enrich/:job_id/to-catalog',
   ])
     expect(atomic).toContain(r);
   for (const r of ['post /public/enrich', 'post /public/catalogs/:catalog_id/snapshots/:snapshot_id/restore', 'post /public/catalogs/:catalog_id/items/import'])
