@@ -5,7 +5,7 @@ import type { Context } from 'koa';
 import type { Role } from '../models/person';
 import { UnsupportedMediaTypeError } from '../lib/errors';
 import { assertStorableText, InputPart, Validated, Validator } from '../lib/validation';
-import { idempotentResourceId, RememberedAnswer, requestHash } from '../services/access/idempotency';
+import { RememberedAnswer, requestHash } from '../services/access/idempotency';
 import { assertRole } from '../services/access/roles';
 import { apiRouteRole } from '../services/access/route-roles';
 import type { Scope } from '../services/access/scope';
@@ -122,7 +122,7 @@ export type IdempotentRunner = (
   organizationId: string,
   key: string,
   hash: string,
-  handler: (db: Knex) => Promise<RememberedAnswer>,
+  handler: (db: Knex, idempotentId: string) => Promise<RememberedAnswer>,
   atomic: boolean,
 ) => Promise<RememberedAnswer & { replayed: boolean }>;
 
@@ -188,7 +188,7 @@ export class RouteRegistry {
             scope.organizationId,
             key,
             hash,
-            async (db) => (await run(db, idempotentResourceId(scope.organizationId, key))) ?? { status: ctx.status, body: ctx.body },
+            async (db, idempotentId) => (await run(db, idempotentId)) ?? { status: ctx.status, body: ctx.body },
             def.atomic === true,
           );
           ctx.status = answer.status;

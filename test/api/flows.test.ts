@@ -7,11 +7,11 @@
 import type { Server } from 'node:http';
 import request from 'supertest';
 import type { CatalogClient, paths } from '@catalog-enrichment/client';
-import { idempotentResourceId } from '../../src/services/access/idempotency';
 import { acceptingJobs, testApp } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { idempotentIdOf, loseAnswer } from '../helpers/idempotency';
 import type { ValidationErrorBody } from '../helpers/wire';
 
 const CODE = 'def transform(rows):\n    return rows\n';
@@ -199,10 +199,8 @@ test('a retried execute whose first attempt stored its run and died before its a
   const first = await send();
   expect(first.response.status).toBe(200);
   const runId = first.data!.workflow_run_id;
-  expect(runId).toBe(idempotentResourceId(org.organizationId, 'execute-crash-1'));
-  await knex('idempotency_keys')
-    .where({ organization_id: org.organizationId, idempotency_key: 'execute-crash-1' })
-    .update({ status: null, response: null, lease_until: new Date(Date.now() - 1000) });
+  expect(runId).toBe(await idempotentIdOf(knex, org.organizationId, 'execute-crash-1'));
+  await loseAnswer(knex, org.organizationId, 'execute-crash-1');
   const retry = await send();
   expect(retry.response.status).toBe(200);
   expect(retry.data!.workflow_run_id).toBe(runId);

@@ -4,13 +4,14 @@ import type { CatalogClient, paths } from '@catalog-enrichment/client';
 import { buildRegistry } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { ConflictError } from '../../src/lib/errors';
-import { IDEMPOTENCY_LEASE_MS, idempotentResourceId, runIdempotent } from '../../src/services/access/idempotency';
+import { IDEMPOTENCY_LEASE_MS, runIdempotent } from '../../src/services/access/idempotency';
 import { getWebhookSecret, rotateWebhookSecret } from '../../src/services/access/webhook-secret';
 import type { JobRunner } from '../../src/services/job-runner';
 import { acceptingJobs, testApp } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { idempotentIdOf, loseAnswer } from '../helpers/idempotency';
 import type { ValidationErrorBody } from '../helpers/wire';
 
 /**
@@ -186,13 +187,10 @@ it('a retried POST /enrich whose first attempt died before its answer was stored
   const first = await enrich(enrichBody, 'enrich-crash-1');
   expect(first.response.status).toBe(200);
   const jobId = first.data!.job_id;
-  expect(jobId).toBe(idempotentResourceId(org.organizationId, 'enrich-crash-1'));
+  expect(jobId).toBe(await idempotentIdOf(knex, org.organizationId, 'enrich-crash-1'));
   const before = await jobs();
-  // The process died after the job was stored and started, before the answer was: the key's row
-  // still has no answer, and its lease has lapsed.
-  await knex('idempotency_keys')
-    .where({ organization_id: org.organizationId, idempotency_key: 'enrich-crash-1' })
-    .update({ status: null, response: null, lease_until: new Date(Date.now() - 1000) });
+  // The process died after the job was stored and started, before the answer was.
+  await loseAnswer(knex, org.organizationId, 'enrich-crash-1');
   const retry = await enrich(enrichBody, 'enrich-crash-1');
   expect(retry.response.status).toBe(200);
   expect(retry.response.headers.get('idempotent-replayed')).toBeNull();
@@ -201,24 +199,27 @@ it('a retried POST /enrich whose first attempt died before its answer was stored
   expect((await knex('enrichment_jobs').where('id', jobId).first('status')).status).toBe('running');
 });
 
-it('a retried POST /enrich whose first attempt could not start its workflow (503) starts that same job', async () => {
+it('a key claimed anew (after a failed attempt was forgotten, or after its 24 h) creates a new job', async () => {
   const knex = testKnex();
+  // A 503 (the workflow could not be started): the key is forgotten, the job stays failed with why.
   refuse.nextStart = true;
   const failed = await enrich(enrichBody, 'enrich-503-1');
   expect(failed.response.status).toBe(503);
-  const jobId = idempotentResourceId(org.organizationId, 'enrich-503-1');
-  expect(await knex('enrichment_jobs').where('id', jobId).first('status', 'error')).toEqual({
-    status: 'failed',
-    error: 'The job could not be started; retry later',
-  });
+  const failedJob = await knex('enrichment_jobs')
+    .where({ organization_id: org.organizationId, status: 'failed' })
+    .orderBy('created_at', 'desc')
+    .first('id', 'error');
+  expect(failedJob.error).toBe('The job could not be started; retry later');
   const retry = await enrich(enrichBody, 'enrich-503-1');
   expect(retry.response.status).toBe(200);
-  expect(retry.data!.job_id).toBe(jobId);
-  expect(started).toContain(jobId);
-  expect(await knex('enrichment_jobs').where('id', jobId).first('status', 'error')).toEqual({ status: 'running', error: null });
-  expect((await knex('review_activities').where('id', jobId).first('status')).status).toBe('running');
-  // Requests without a key create a new job each time, as before.
-  const a = await enrich(enrichBody);
-  const b = await enrich(enrichBody);
-  expect(a.data!.job_id).not.toBe(b.data!.job_id);
+  expect(retry.data!.job_id).not.toBe(failedJob.id);
+  expect(started).toContain(retry.data!.job_id);
+  // The same key a day later is a new request: a new job.
+  await knex('idempotency_keys')
+    .where({ organization_id: org.organizationId, idempotency_key: 'enrich-503-1' })
+    .update({ created_at: new Date(Date.now() - 25 * 60 * 60 * 1000) });
+  const nextDay = await enrich(enrichBody, 'enrich-503-1');
+  expect(nextDay.response.status).toBe(200);
+  expect(nextDay.response.headers.get('idempotent-replayed')).toBeNull();
+  expect(nextDay.data!.job_id).not.toBe(retry.data!.job_id);
 });

@@ -18,10 +18,10 @@ import { importProgressQuery } from '../../workflows/definitions';
 import { createCatalogCaches } from '../../src/services/catalog/caches';
 import { importBatch } from '../../src/services/inference/import';
 import { createApiKey } from '../../src/services/access/api-keys';
-import { idempotentResourceId } from '../../src/services/access/idempotency';
 import { createPerson } from '../../src/services/access/people';
 import { createTestCatalog, SHEET_SCHEMA } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { idempotentIdOf, loseAnswer } from '../helpers/idempotency';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
 import { xlsBuffer } from '../helpers/xls';
@@ -207,12 +207,10 @@ describe('POST …/items/import', () => {
       request(app).post(`/api/public/catalogs/${catalog}/items/import`).set(org.auth).set('Idempotency-Key', 'import-crash-1').attach('file', file, 'k.csv');
     const first = await send();
     expect(first.status).toBe(202);
-    expect(first.body.import_id).toBe(idempotentResourceId(org.organizationId, 'import-crash-1'));
+    expect(first.body.import_id).toBe(await idempotentIdOf(knex, org.organizationId, 'import-crash-1'));
     expect(await finished(catalog, first.body.import_id)).toMatchObject({ created: 2, failed: 0 });
-    // The process died after staging and starting, before the answer was stored; the lease lapsed.
-    await knex('idempotency_keys')
-      .where({ organization_id: org.organizationId, idempotency_key: 'import-crash-1' })
-      .update({ status: null, response: null, lease_until: new Date(Date.now() - 1000) });
+    // The process died after staging and starting, before the answer was stored.
+    await loseAnswer(knex, org.organizationId, 'import-crash-1');
     const retry = await send();
     expect(retry.status).toBe(202);
     expect(retry.body.import_id).toBe(first.body.import_id);

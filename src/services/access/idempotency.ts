@@ -43,12 +43,15 @@ function canonicalJson(value: unknown): string {
 
 /**
  * The id of what a request with this `Idempotency-Key` creates when it starts a workflow (an
- * enrichment job): a UUID (version 8, RFC 9562 §5.8) from SHA-256 of the organization and the
- * key. A retry of a request whose process died after creating it, before its answer was stored,
- * derives the same id and finds what the first attempt wrote instead of creating it again.
+ * enrichment job, a sheet import, a flow run): a UUID (version 8, RFC 9562 §5.8) from SHA-256 of
+ * the organization, the key and when the key was claimed. Every retry within the claim (the
+ * 24 h window, a takeover after a lapsed lease) derives the same id, so a retry of a request
+ * whose process died after creating it, before its answer was stored, finds what the first
+ * attempt wrote instead of creating it again; a key claimed anew (after the window, or after a
+ * failed attempt was forgotten) gives a new id.
  */
-export function idempotentResourceId(organizationId: string, key: string): string {
-  const h = crypto.createHash('sha256').update(`${organizationId}\n${key}`).digest();
+export function idempotentResourceId(organizationId: string, key: string, claimedAt: Date): string {
+  const h = crypto.createHash('sha256').update(`${organizationId}\n${key}\n${claimedAt.toISOString()}`).digest();
   h[6] = (h[6] & 0x0f) | 0x80; // version 8
   h[8] = (h[8] & 0x3f) | 0x80; // RFC 9562 variant
   const x = h.subarray(0, 16).toString('hex');
@@ -74,8 +77,9 @@ function leaseUntil(): Date {
  * given, and a successful answer is stored in that same transaction, so the writes and the answer
  * commit together: a process dying before the commit leaves neither (a retry after the lease runs
  * the request once), after it both (a retry replays). Otherwise the handler gets `knex` and the
- * answer is stored after it returns, and a process dying between the two lets a retry after the
- * lease run the request again.
+ * answer is stored after it returns; the handler's second argument ({@link idempotentResourceId})
+ * lets it give what it creates an id its retries find, so a process dying between the two does
+ * not create it twice.
  * @returns the answer, and whether it was replayed
  * @throws ValidationError (422) malformed key or key reused for another request; ConflictError
  *   (409) the first request with this key is still running
@@ -85,7 +89,7 @@ export async function runIdempotent(
   organizationId: string,
   key: string,
   hash: string,
-  handler: (db: Knex) => Promise<RememberedAnswer>,
+  handler: (db: Knex, resourceId: string) => Promise<RememberedAnswer>,
   atomic = false,
 ): Promise<RememberedAnswer & { replayed: boolean }> {
   if (!KEY_PATTERN.test(key)) throw ValidationError.at(['header', 'idempotency-key'], 'Idempotency-Key must be 1 to 255 visible ASCII characters');
@@ -96,6 +100,7 @@ export async function runIdempotent(
     .onConflict(['organization_id', 'idempotency_key'])
     .ignore()
     .returning('created_at');
+  let claimedAt: Date = claimed[0]?.created_at;
   if (claimed.length === 0) {
     const first = await IdempotencyKey.query(knex).findById([organizationId, key]);
     if (!first) throw new ConflictError('A request with this Idempotency-Key was just forgotten; retry it');
@@ -110,7 +115,9 @@ export async function runIdempotent(
       .where((q) => q.whereNull('lease_until').orWhere('lease_until', '<', new Date()))
       .patch({ lease_until: leaseUntil() });
     if (taken === 0) throw new ConflictError('The first request with this Idempotency-Key is still running; retry later');
+    claimedAt = first.created_at;
   }
+  const resourceId = idempotentResourceId(organizationId, key, claimedAt);
   const forget = async (): Promise<void> => {
     await IdempotencyKey.query(knex).deleteById([organizationId, key]);
   };
@@ -132,11 +139,11 @@ export async function runIdempotent(
   try {
     answer = atomic
       ? await knex.transaction(async (trx) => {
-          const a = await handler(trx);
+          const a = await handler(trx, resourceId);
           if (succeeded(a)) await remember(trx, a);
           return a;
         })
-      : await handler(knex);
+      : await handler(knex, resourceId);
   } catch (err) {
     await forget();
     throw err;

@@ -268,11 +268,11 @@ export interface EnrichUploadInput {
  * @param upload the multipart files, when the request came as `multipart/form-data`
  * @param selection with `source_catalog_id`: only these items of it (the console's grid
  *   selection: fill the gaps, bulk enrich and classify; src/services/enrichment/fill-gaps.ts)
- * @param jobId the job's id when the request carries an `Idempotency-Key` (derived from it,
- *   src/services/access/idempotency.ts idempotentResourceId): when that job exists already, the
- *   request's first attempt created it and died before its answer was stored, so nothing is
- *   created or charged again: the job's workflow is started if it was not (a start the first
- *   attempt could not make is made now) and the job is answered
+ * @param jobId the job's id when the request carries an `Idempotency-Key` (derived from its
+ *   claim, src/services/access/idempotency.ts idempotentResourceId): when that job exists
+ *   already, the request's first attempt created it and died before its answer was stored, so
+ *   nothing is created or charged again: the job's workflow is started if it was not (an
+ *   idempotent start) and the job is answered
  * @throws ValidationError (422), NotFoundError (404) / ForbiddenError (403) for referenced
  *   catalogs, templates and activities, ConflictError (409) for a running source job,
  *   ServiceUnavailableError (503) when the workflow cannot be started (the job is marked failed),
@@ -314,12 +314,9 @@ export async function createEnrichmentJob(
   return answerCreated(deps, scope, jobId, workflowId, totalItems, config.async_mode === true);
 }
 
-/** The error of a job whose workflow could not be started (a retry with its Idempotency-Key starts it). */
-const NOT_STARTED = 'The job could not be started; retry later';
-
 /**
  * Starts a stored job's workflow (an idempotent start: a run already open or closed counts as
- * started). When Temporal refuses, the job and its activity are marked failed ({@link NOT_STARTED}).
+ * started). When Temporal refuses, the job and its activity are marked failed.
  * @throws ServiceUnavailableError (503) when the workflow cannot be started
  */
 async function startStoredJob(
@@ -331,7 +328,9 @@ async function startStoredJob(
     await deps.jobRunner.startEnrichment(job);
   } catch (err) {
     logger.error({ err, job_id: job.id }, 'could not start enrichment workflow');
-    await EnrichmentJob.query(knex).findById(job.id).patch({ status: 'failed', error: NOT_STARTED, completed_at: knex.fn.now(), updated_at: knex.fn.now() });
+    await EnrichmentJob.query(knex)
+      .findById(job.id)
+      .patch({ status: 'failed', error: 'The job could not be started; retry later', completed_at: knex.fn.now(), updated_at: knex.fn.now() });
     await ReviewActivity.query(knex).findById(job.id).patch({ status: 'failed', updated_at: knex.fn.now() });
     throw new ServiceUnavailableError('Workflow service unavailable; the job was not started');
   }
@@ -348,17 +347,11 @@ async function answerCreated(deps: JobServiceDeps, scope: Scope, jobId: string, 
 }
 
 /**
- * The answer to a retry whose first attempt created its job (same Idempotency-Key; see
- * {@link createEnrichmentJob} `jobId`): a job its first attempt could not start is set running
- * again and started; any other is started if it never was (an idempotent start) and answered.
- * Nothing is planned, stored or charged again.
+ * The answer to a retry whose first attempt created its job (same Idempotency-Key claim; see
+ * {@link createEnrichmentJob} `jobId`): the job is started if it never was (an idempotent
+ * start) and answered. Nothing is planned, stored or charged again.
  */
 async function answerEarlierAttempt(deps: JobServiceDeps, scope: Scope, job: EnrichmentJob): Promise<JobPage> {
-  const { knex } = deps;
-  if (job.status === 'failed' && job.error === NOT_STARTED) {
-    await EnrichmentJob.query(knex).findById(job.id).patch({ status: 'running', error: null, completed_at: null, updated_at: knex.fn.now() });
-    await ReviewActivity.query(knex).findById(job.id).patch({ status: 'running', updated_at: knex.fn.now() });
-  }
   const workflowId = job.workflow_id;
   await startStoredJob(deps, {
     id: job.id,

@@ -91,16 +91,13 @@ async function storeRun(trx: Knex.Transaction, flow: Flow, input: FlowRow[], id:
   return run;
 }
 
-/** The error of a run whose workflow could not be started (a retry with its Idempotency-Key starts it). */
-const NOT_STARTED = 'The run could not be started; retry later';
-
 /**
  * `POST /public/workflows/{id}/execute`: stores a run and starts `flow-run-<run_id>`; with
  * `cancel_existing` the flow's running runs are cancelled first.
- * @param runId the run's id: derived from the request's `Idempotency-Key` when it has one
+ * @param runId the run's id: derived from the request's `Idempotency-Key` claim when it has one
  *   (src/services/access/idempotency.ts idempotentResourceId). When that run exists, the request's
  *   first attempt stored it and died before its answer was stored: nothing is cancelled or stored
- *   again, the run is started if that attempt could not (a 503), and it is answered.
+ *   again, the run is started if it never was (an idempotent start), and it is answered.
  * @throws NotFoundError / ForbiddenError for the flow; ValidationError (422) for an empty input;
  *   ServiceUnavailableError (503) when the workflow cannot be started (the run is marked failed)
  */
@@ -108,10 +105,8 @@ export async function executeFlow(deps: FlowRunDeps, scope: Scope, flowId: strin
   const flow = await loadFlow(deps.knex, scope, flowId);
   const earlier = await FlowRun.query(deps.knex).findById(runId).where('flow_id', flow.id);
   if (earlier) {
-    if (earlier.status === 'failed' && earlier.error === NOT_STARTED)
-      await FlowRun.query(deps.knex).findById(runId).patch({ status: 'running', error: null, completed_at: null, updated_at: deps.knex.fn.now() });
     await startRun(deps, flow, earlier, false);
-    return { run: await FlowRun.query(deps.knex).findById(runId).throwIfNotFound(), flow };
+    return { run: earlier, flow };
   }
   if (body.input.length === 0) throw ValidationError.at(['body', 'input'], 'Give at least one input row', 'missing');
   if (body.cancel_existing) await cancelRunningRuns(deps, flow.id);
@@ -140,7 +135,7 @@ async function startRun(deps: FlowRunDeps, flow: Flow, run: FlowRun, rerun: bool
     logger.error({ err, run_id: run.id }, 'could not start flow run workflow');
     await FlowRun.query(deps.knex)
       .findById(run.id)
-      .patch({ status: 'failed', error: NOT_STARTED, completed_at: deps.knex.fn.now(), updated_at: deps.knex.fn.now() });
+      .patch({ status: 'failed', error: 'The run could not be started; retry later', completed_at: deps.knex.fn.now(), updated_at: deps.knex.fn.now() });
     throw new ServiceUnavailableError('Workflow service unavailable; the run was not started');
   }
 }

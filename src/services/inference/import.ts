@@ -48,7 +48,7 @@ export interface ImportBatchResult {
  * Stages a file as the lines of a new import (one transaction).
  * @param mapping column → field; columns not named keep their name; a column mapped to '' is skipped
  * @param options `dry_run` (report what would happen, write nothing) and `mode` (which lines may be written; default upsert)
- * @param id the import's id (derived from the request's `Idempotency-Key` when it has one,
+ * @param id the import's id (derived from the request's `Idempotency-Key` claim when it has one,
  *   src/services/access/idempotency.ts idempotentResourceId; else new)
  * @throws NotFoundError (404), ForbiddenError (403); UnsupportedMediaTypeError (415) for a workbook that is not XLSX/XLS;
  *   ValidationError (422) for an unreadable file, a mapping naming unknown columns, or a file without rows
