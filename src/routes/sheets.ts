@@ -8,7 +8,7 @@ import { importLinesCsv, presentImport, presentImportLine } from '../presenters/
 import { catalogIdParams } from '../schemas/catalogs';
 import { exportQuery, importFields, importLinesQuery, importMultipart, importParams, importResponse } from '../schemas/sheets';
 import { exportCatalog } from '../services/inference/export';
-import { cancelImport, findStagedImport, IMPORT_CANCEL_KEEPS, importLinePages, importLines, loadImport, stageImport } from '../services/inference/import';
+import { cancelImport, findImport, IMPORT_CANCEL_KEEPS, importLinePages, importLines, loadImport, stageImport } from '../services/inference/import';
 import { defineRoute, RouteDef } from './registry';
 
 /** The `mapping` form field as a column → field object. @throws ValidationError (422) */
@@ -55,7 +55,7 @@ export function sheetRoutes(deps: ResolvedAppDeps): RouteDef[] {
           if (!deps.jobRunner.startImport) throw new ServiceUnavailableError('Imports need the Temporal worker, which this deployment does not run');
           // A retry whose first attempt staged the import and died before its answer was stored
           // finds it (its id derives from the Idempotency-Key): started and answered, not staged again.
-          const earlier = idempotentId ? await findStagedImport(deps.knex, scope, params.catalog_id, idempotentId) : undefined;
+          const earlier = idempotentId ? await findImport(deps.knex, scope, params.catalog_id, idempotentId) : undefined;
           const imp =
             earlier ??
             (await stageImport(

@@ -277,23 +277,22 @@ export async function cancelImport(
 }
 
 /**
+ * The import `importId` of a catalog of the scope, or undefined when the catalog has none by that
+ * id (also a retry's look-up of the import its first attempt staged under its Idempotency-Key's
+ * id: found, it is started and answered instead of the file being staged again).
+ * @throws NotFoundError (404) / ForbiddenError (403) for the catalog
+ */
+export async function findImport(knex: Knex, scope: Scope, catalogId: string, importId: string): Promise<CatalogImport | undefined> {
+  await loadCatalogOwned(knex, scope, catalogId);
+  return /^[0-9a-f-]{36}$/i.test(importId) ? CatalogImport.query(knex).findOne({ id: importId, catalog_id: catalogId }) : undefined;
+}
+
+/**
  * An import of a catalog of the scope.
  * @throws NotFoundError (404) / ForbiddenError (403) for the catalog; NotFoundError for an unknown import
  */
-/**
- * The import a request's earlier attempt staged under `id` (its `Idempotency-Key`'s id) in this
- * catalog, or undefined: a retry whose first attempt died before its answer was stored finds it
- * and starts it (an idempotent start) instead of staging the file again.
- * @throws NotFoundError (404), ForbiddenError (403) for the catalog
- */
-export async function findStagedImport(knex: Knex, scope: Scope, catalogId: string, id: string): Promise<CatalogImport | undefined> {
-  await loadCatalogOwned(knex, scope, catalogId);
-  return CatalogImport.query(knex).findOne({ id, catalog_id: catalogId });
-}
-
 export async function loadImport(knex: Knex, scope: Scope, catalogId: string, importId: string): Promise<CatalogImport> {
-  await loadCatalogOwned(knex, scope, catalogId);
-  const row = /^[0-9a-f-]{36}$/i.test(importId) ? await CatalogImport.query(knex).findOne({ id: importId, catalog_id: catalogId }) : undefined;
+  const row = await findImport(knex, scope, catalogId, importId);
   if (!row) throw new NotFoundError('Import not found');
   return row;
 }
