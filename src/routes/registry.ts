@@ -31,7 +31,8 @@ export interface HandlerInput<B, Q, P> {
   db: Knex;
   /**
    * With an `Idempotency-Key`: the id the request gives what it creates
-   * (src/services/access/idempotency.ts idempotentResourceId), the same for every retry.
+   * (src/services/access/idempotency.ts idempotentResourceId), the same for every retry within
+   * the key's claim.
    */
   idempotentId?: string;
 }

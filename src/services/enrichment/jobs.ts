@@ -268,9 +268,9 @@ export interface EnrichUploadInput {
  * @param upload the multipart files, when the request came as `multipart/form-data`
  * @param selection with `source_catalog_id`: only these items of it (the console's grid
  *   selection: fill the gaps, bulk enrich and classify; src/services/enrichment/fill-gaps.ts)
- * @param jobId the job's id when the request carries an `Idempotency-Key` (derived from its
- *   claim, src/services/access/idempotency.ts idempotentResourceId): when that job exists
- *   already, the request's first attempt created it and died before its answer was stored, so
+ * @param idempotentId the job's id when the request carries an `Idempotency-Key` (derived from
+ *   its claim, src/services/access/idempotency.ts idempotentResourceId; else a new id): when that
+ *   job exists already, the request's first attempt created it and died before its answer was stored, so
  *   nothing is created or charged again: the job's workflow is started if it was not (an
  *   idempotent start) and the job is answered
  * @throws ValidationError (422), NotFoundError (404) / ForbiddenError (403) for referenced
@@ -285,11 +285,12 @@ export async function createEnrichmentJob(
   req: EnrichRequest,
   upload?: EnrichUploadInput,
   selection?: ItemSelection,
-  jobId: string = newId(),
+  idempotentId?: string,
 ): Promise<JobPage> {
   const { knex } = deps;
-  const earlier = await EnrichmentJob.query(knex).findById(jobId).where('organization_id', scope.organizationId);
+  const earlier = idempotentId ? await EnrichmentJob.query(knex).findById(idempotentId).where('organization_id', scope.organizationId) : undefined;
   if (earlier) return answerEarlierAttempt(deps, scope, earlier);
+  const jobId = idempotentId ?? newId();
   // decisions.md §4: HTTPS only; loopback http only when config allowHttpWebhooks (src/services/enrichment/webhooks.ts).
   assertWebhookUrl(req.webhook_url, deps.config?.allowHttpWebhooks ?? false);
   await assertJobQuota(knex, scope, deps.config?.limits);

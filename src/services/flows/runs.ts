@@ -94,23 +94,24 @@ async function storeRun(trx: Knex.Transaction, flow: Flow, input: FlowRow[], id:
 /**
  * `POST /public/workflows/{id}/execute`: stores a run and starts `flow-run-<run_id>`; with
  * `cancel_existing` the flow's running runs are cancelled first.
- * @param runId the run's id: derived from the request's `Idempotency-Key` claim when it has one
- *   (src/services/access/idempotency.ts idempotentResourceId). When that run exists, the request's
+ * @param idempotentId the run's id when the request carries an `Idempotency-Key` (derived from
+ *   its claim, src/services/access/idempotency.ts idempotentResourceId; else a new id). When that
+ *   run exists, the request's
  *   first attempt stored it and died before its answer was stored: nothing is cancelled or stored
  *   again, the run is started if it never was (an idempotent start), and it is answered.
  * @throws NotFoundError / ForbiddenError for the flow; ValidationError (422) for an empty input;
  *   ServiceUnavailableError (503) when the workflow cannot be started (the run is marked failed)
  */
-export async function executeFlow(deps: FlowRunDeps, scope: Scope, flowId: string, body: ExecuteFlowInput, runId: string = newId()): Promise<StartedRun> {
+export async function executeFlow(deps: FlowRunDeps, scope: Scope, flowId: string, body: ExecuteFlowInput, idempotentId?: string): Promise<StartedRun> {
   const flow = await loadFlow(deps.knex, scope, flowId);
-  const earlier = await FlowRun.query(deps.knex).findById(runId).where('flow_id', flow.id);
+  const earlier = idempotentId ? await FlowRun.query(deps.knex).findById(idempotentId).where('flow_id', flow.id) : undefined;
   if (earlier) {
     await startRun(deps, flow, earlier, false);
     return { run: earlier, flow };
   }
   if (body.input.length === 0) throw ValidationError.at(['body', 'input'], 'Give at least one input row', 'missing');
   if (body.cancel_existing) await cancelRunningRuns(deps, flow.id);
-  const run = await deps.knex.transaction((trx) => storeRun(trx, flow, body.input, runId));
+  const run = await deps.knex.transaction((trx) => storeRun(trx, flow, body.input, idempotentId ?? newId()));
   await startRun(deps, flow, run, false);
   return { run, flow };
 }
