@@ -147,9 +147,7 @@ export function filterConditionSql(f: GridFilter, type: string): SqlPart {
       return { sql: "data ->> ? ILIKE ? ESCAPE '\\'", bindings: [f.field, pattern] };
     }
     case 'range': {
-      const at = f.value.indexOf('..');
-      if (at < 0) throw ValidationError.at(['query', `f.${f.field}`], 'A range is written a..b (either end may be left open)');
-      const [lo, hi] = [f.value.slice(0, at).trim(), f.value.slice(at + 2).trim()];
+      const { lo, hi } = rangeBounds(f);
       const parts: string[] = [];
       const bindings: Knex.RawBinding[] = [];
       // Numbers compare as JSON over the sort key (GRID_KEY_SQL: a grid `key` index answers it),
@@ -189,6 +187,16 @@ export function filterConditionSql(f: GridFilter, type: string): SqlPart {
       return { sql: `data ->> ? IN (${placeholders(values.length)})`, bindings: [f.field, ...values] };
     }
   }
+}
+
+/**
+ * The bounds of a `range` filter's value `a..b`, trimmed; an empty string is an open end.
+ * @throws ValidationError (422) when the value has no `..`
+ */
+export function rangeBounds(f: Pick<GridFilter, 'field' | 'value'>): { lo: string; hi: string } {
+  const at = f.value.indexOf('..');
+  if (at < 0) throw ValidationError.at(['query', `f.${f.field}`], 'A range is written a..b (either end may be left open)');
+  return { lo: f.value.slice(0, at).trim(), hi: f.value.slice(at + 2).trim() };
 }
 
 /** Reads one `f.<field>` value `<op>:<value>` (`empty` and `notempty` take no value). */

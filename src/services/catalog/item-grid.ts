@@ -16,7 +16,7 @@ import type { CatalogDeps } from './caches';
 import { getCatalog } from './catalogs';
 import { CATEGORY_FIELD, completeSql, completenessOf, readySql, requiredFields, subtreeIds, type Completeness, type RequiredRules } from './completeness';
 import { neededGridIndexes } from './grid-indexes';
-import { emptySql, filterConditionSql, GRID_KEY_SQL, readWithoutJit, type GridQuery, type SqlPart } from './item-grid-query';
+import { emptySql, filterConditionSql, GRID_KEY_SQL, rangeBounds, readWithoutJit, type GridQuery, type SqlPart } from './item-grid-query';
 import { isGrouped } from './items-keys';
 import { afterCursorSql, filterSql, isWordsOnlyTerm, orderSql, type ItemCursor, type SortOrder } from './items-sql';
 import { countBySearchIndex, type SearchTotalDeps } from './items-search-totals';
@@ -264,7 +264,7 @@ export interface GridPageOptions {
  */
 function rangeEstimable(f: GridQuery['filters'][number], type: string | undefined): boolean {
   if (f.op !== 'range') return true;
-  const [lo, hi] = f.value.split('..').map((v) => v.trim());
+  const { lo, hi } = rangeBounds(f);
   return type === 'number' || type === 'integer' ? Boolean(lo) : Boolean(lo || hi);
 }
 
