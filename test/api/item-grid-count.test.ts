@@ -243,6 +243,10 @@ test('a query estimated to match few items pages through its matches read first,
   const first = await gridPage(knex, grid, grid2, undefined, 50, { estimateAbove: ESTIMATE_AT, searchTotals });
   const deep = await gridPage(knex, grid, { ...grid2, cursor: first.next_cursor ?? undefined }, undefined, 50, { estimateAbove: ESTIMATE_AT, searchTotals });
   expect([first.count, first.count_kind, deep.count, deep.count_kind]).toEqual([200, 'exact', 200, 'exact']);
+  // Counted by the read itself, past the cap: with the threshold at the catalog's size, Estimaco
+  // (19,797 items, estimated below it) is read whole and counted exactly, where the capped count
+  // would stop at 10,000.
+  expect(await pageOf('f.brand=eq:Estimaco', N)).toMatchObject({ count: N - 203, count_kind: 'exact' });
   // Sorted by price (Rarebrand items are g % 100 = 0: price 0, or none): numbers by price then id, then the rest by id.
   const priced = rare
     .filter((r) => typeof r.data.list_price === 'number')
