@@ -3,7 +3,7 @@ import type { ReadinessProfile } from '../models/readiness-profile';
 import { actorId } from '../services/access/auth';
 import type { Scope } from '../services/access/scope';
 import type { CatalogDeps } from '../services/catalog/caches';
-import { ensureGridIndexes, neededGridIndexes, type GridIndexNotice, type GridIndexSettings } from '../services/catalog/grid-indexes';
+import { ensureGridIndexes, gridIndexRows, neededGridIndexes, type GridIndexNotice, type GridIndexSettings } from '../services/catalog/grid-indexes';
 import { getGridView, listGridViews } from '../services/catalog/grid-views';
 import type { JobRunner } from '../services/job-runner';
 import { gridPage, loadGridCatalog, treeCounts, type GridCatalog, type GridPage, type GridPageOptions, type TreeCounts } from '../services/catalog/item-grid';
@@ -97,14 +97,20 @@ export async function loadGridPage(
   const query = parseGridQuery(effective, grid.types);
   const columns = query.columns ?? (view ? view.columns.filter((c) => Object.hasOwn(grid.types, c)) : Object.keys(grid.types).slice(0, DEFAULT_COLUMNS));
   const profile = query.readiness ? await getReadinessProfile(deps.knex, scope, catalogId, query.readiness.profileId) : null;
+  // The catalog's grid index rows, read once: to ask for missing indexes and to tell whether the count may be estimated.
+  const indexRows = indexing && grid.catalog.item_count >= indexing.settings.minItems ? await gridIndexRows(deps.knex, grid.catalog.id) : undefined;
   const indexNotices = indexing
-    ? await ensureGridIndexes(deps.knex, grid.catalog, neededGridIndexes(query, grid.types), indexing.settings, {
-        jobRunner: indexing.jobRunner,
-        caches: deps.caches.catalog,
-      })
+    ? await ensureGridIndexes(
+        deps.knex,
+        grid.catalog,
+        neededGridIndexes(query, grid.types),
+        indexing.settings,
+        { jobRunner: indexing.jobRunner, caches: deps.caches.catalog },
+        indexRows,
+      )
     : [];
   const [page, tree, views, profiles] = await Promise.all([
-    gridPage(deps.knex, grid, query, profile ?? undefined, GRID_PAGE_SIZE, counting),
+    gridPage(deps.knex, grid, query, profile ?? undefined, GRID_PAGE_SIZE, { ...counting, gridIndexes: indexRows }),
     grid.taxonomy ? treeCounts(deps, grid) : Promise.resolve(null),
     listGridViews(deps.knex, scope, catalogId),
     listReadinessProfiles(deps.knex, scope, catalogId),

@@ -127,6 +127,7 @@ export function neededGridIndexes(q: Pick<GridQuery, 'sort' | 'filters'>, types:
  * (while the catalog holds fewer than `settings.maxPerCatalog`) and asks the job runner for the
  * catalog's index workflow, without waiting ({@link requestGridIndexWork}; also when an index of
  * the catalog is waiting to be dropped).
+ * @param known the catalog's rows when the caller read them already ({@link gridIndexRows})
  * @returns a notice per index the page would use that is not ready (the page may be slow)
  */
 export async function ensureGridIndexes(
@@ -135,9 +136,10 @@ export async function ensureGridIndexes(
   needs: GridIndexNeed[],
   settings: GridIndexSettings,
   requester?: GridIndexRequester,
+  known?: GridIndexRow[],
 ): Promise<GridIndexNotice[]> {
   if (catalog.item_count < settings.minItems) return [];
-  const rows = (await knex('catalog_field_indexes').where('catalog_id', catalog.id).select('*')) as GridIndexRow[];
+  const rows = known ?? (await gridIndexRows(knex, catalog.id));
   if (!needs.length && !rows.some((r) => r.state === 'dropping')) return [];
   const notices: GridIndexNotice[] = [];
   let held = rows.filter((r) => r.state === 'building' || r.state === 'ready').length;
@@ -180,6 +182,11 @@ export async function ensureGridIndexes(
   }
   if (request && requester) requestGridIndexWork(requester.jobRunner, requester.caches, catalog, { now: added });
   return notices;
+}
+
+/** Every `catalog_field_indexes` row of a catalog (at most a few: `maxPerCatalog`, and those being dropped). */
+export async function gridIndexRows(knex: Knex, catalogId: string): Promise<GridIndexRow[]> {
+  return (await knex('catalog_field_indexes').where('catalog_id', catalogId).select('*')) as GridIndexRow[];
 }
 
 /**

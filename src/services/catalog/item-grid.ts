@@ -15,7 +15,7 @@ import type { Scope } from '../access/scope';
 import type { CatalogDeps } from './caches';
 import { getCatalog } from './catalogs';
 import { CATEGORY_FIELD, completeSql, completenessOf, readySql, requiredFields, subtreeIds, type Completeness, type RequiredRules } from './completeness';
-import { neededGridIndexes } from './grid-indexes';
+import { gridIndexRows, neededGridIndexes, type GridIndexRow } from './grid-indexes';
 import { emptySql, filterConditionSql, GRID_KEY_SQL, rangeBounds, readWithoutJit, type GridQuery, type SqlPart } from './item-grid-query';
 import { isGrouped } from './items-keys';
 import { afterCursorSql, filterSql, isWordsOnlyTerm, orderSql, type ItemCursor, type SortOrder } from './items-sql';
@@ -255,6 +255,11 @@ export interface GridPageOptions {
    * API's searches do ({@link searchIndexCount}).
    */
   searchTotals: SearchTotalDeps;
+  /**
+   * The catalog's grid index rows when the caller read them already (the console page, which
+   * asked for the missing ones first; grid-indexes.ts gridIndexRows); else read when needed.
+   */
+  gridIndexes?: ReadonlyArray<Pick<GridIndexRow, 'field' | 'kind' | 'state'>>;
 }
 
 /**
@@ -281,16 +286,18 @@ function rangeEstimable(f: GridQuery['filters'][number], type: string | undefine
  * (an `OR` with a sub-select over the variants, not left to the planner's guess), a field
  * without its index. Those are counted, never estimated.
  */
-async function estimable(knex: Knex, c: GridCatalog, q: GridQuery): Promise<boolean> {
+async function estimable(
+  knex: Knex,
+  c: GridCatalog,
+  q: GridQuery,
+  known: ReadonlyArray<Pick<GridIndexRow, 'field' | 'kind' | 'state'>> | undefined,
+): Promise<boolean> {
   if (q.missing || q.complete || q.readiness || q.category === 'unclassified' || (q.q && c.grouped)) return false;
   if (q.filters.some((f) => f.negate || !['eq', 'in', 'range'].includes(f.op) || !rangeEstimable(f, c.types[f.field]))) return false;
   if (!q.filters.length) return true;
   const needs = q.filters.map((f) => neededGridIndexes({ filters: [f] }, c.types)[0]);
   if (needs.some((n) => n === undefined)) return false;
-  const ready = (await knex('catalog_field_indexes').where({ catalog_id: c.catalog.id, state: 'ready' }).select('field', 'kind')) as Array<{
-    field: string;
-    kind: string;
-  }>;
+  const ready = (known ?? (await gridIndexRows(knex, c.catalog.id))).filter((r) => r.state === 'ready');
   return needs.every((n) => ready.some((r) => r.field === n.field && r.kind === n.kind));
 }
 
@@ -373,7 +380,8 @@ export async function gridPage(
 ): Promise<GridPage> {
   const where = gridWhereSql(c, q, profile);
   const estimateAbove = options.estimateAbove ?? ESTIMATE_ABOVE;
-  const estimate = !unfiltered(q) && c.catalog.item_count >= estimateAbove && (await estimable(knex, c, q)) ? await plannerEstimate(knex, where) : null;
+  const estimate =
+    !unfiltered(q) && c.catalog.item_count >= estimateAbove && (await estimable(knex, c, q, options.gridIndexes)) ? await plannerEstimate(knex, where) : null;
   // One condition only: the planner multiplies the shares of several as if independent, and
   // an estimate too small would make the page read far more matches than it expected.
   const matchesFirst = estimate !== null && estimate < estimateAbove && !q.q && q.filters.length + (q.category ? 1 : 0) === 1;
