@@ -1,9 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { Server } from 'node:http';
 import Ajv2020 from 'ajv/dist/2020';
 import { buildRegistry } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { closeTestKnex, testKnex } from '../helpers/db';
+import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { noJobs, testApp } from '../helpers/app';
 import { bodyOf } from '../helpers/wire';
 
@@ -176,6 +177,19 @@ describe('GET /api/openapi.json', () => {
     expect(JSON.stringify(taxonomy.parameters)).toContain('#/components/parameters/IfNoneMatch');
     // Only routes that answer conditionally say so.
     expect(doc.paths['/api/public/catalogs/{catalog_id}/taxonomy'].put.responses['304']).toBeUndefined();
+  });
+
+  it('lists the status every GET answers for resources that do not exist (a 404 for unknown ids)', async () => {
+    const org = await createTestOrg('openapi statuses');
+    const answered: string[] = [];
+    for (const r of routes.filter((route) => !route.public && route.method === 'get' && route.params)) {
+      const path = '/api' + r.path.replace(/:(\w+)/g, () => randomUUID());
+      const res = await request(server).get(path).set(org.auth);
+      answered.push(`${res.status}`);
+      expect([r.path, Object.keys(doc.paths[oaPath(r.path)].get.responses)]).toEqual([r.path, expect.arrayContaining([String(res.status)])]);
+    }
+    // Most of them name a resource by id and answer 404 for an unknown one.
+    expect(answered.filter((s) => s === '404').length).toBeGreaterThan(answered.length / 2);
   });
 });
 
