@@ -3,10 +3,12 @@ import type { Validated } from '../lib/validation';
 import { AnyObject, StringEnum, withDefault } from './common';
 
 /**
- * JSON Schemas of `POST /public/judge` (decisions.md §4 G20), with the shapes existing clients
- * send (issue 26 §6): `images` as `{"<row index>": [urls]}`, `model` `fast|medium|high`,
- * `max_rows` 1–500, and the older body `{rows, rubric, strictness, context, model, max_rows,
- * schema?, catalog_id?}` (normalised by src/services/enrichment/judge-request.ts).
+ * JSON Schemas of `POST /public/judge` (docs/enrich-options.md "Judging rows"), with the shapes both
+ * generations of clients send: `images` as `{"<row index>": [urls]}`, `model` any string (a tier
+ * `fast|medium|high` or a model name), `max_rows` 1–500, and the older body `{rows, rubric,
+ * strictness, context, model, max_rows, schema?, catalog_id?}` whose `strictness` is
+ * `lenient|balanced|standard|strict` or `low|medium|high` (normalised by
+ * src/services/enrichment/judge-request.ts).
  */
 
 /** Most rows one judge request carries. */
@@ -16,6 +18,12 @@ export const JUDGE_MAX_JUDGED = 500;
 
 /** `strictness` of the older body: how `review_required` is counted (src/services/enrichment/judge-request.ts). */
 export const JUDGE_STRICTNESS = ['lenient', 'balanced', 'standard', 'strict'] as const;
+
+/**
+ * `strictness` as the other client generation names it, and the level each stands for
+ * (docs/enrich-options.md "Judging rows"): low = lenient, medium = balanced, high = strict.
+ */
+export const JUDGE_STRICTNESS_LEVELS = { low: 'lenient', medium: 'balanced', high: 'strict' } as const;
 
 /** `POST /public/judge` body. */
 export const judgeBody = Type.Object(
@@ -30,7 +38,15 @@ export const judgeBody = Type.Object(
     catalog_id: Type.Optional(Type.String({ description: "Judge against this catalog's current schema (and its quality prompt)" })),
     schema: Type.Optional(AnyObject({ description: 'A JSON Schema with properties (and required); wins over the catalog schema' })),
     prompt: Type.Optional(Type.String({ maxLength: 20000 })),
-    model: Type.Optional(StringEnum(['fast', 'medium', 'high'], { description: 'Judge model tier' })),
+    model: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'The judge model: a tier (fast, medium, high) or a model name such as gpt-5.2, passed to the configured model endpoint and echoed in meta.model. ' +
+          'Without a configured model the rules judge and meta.notices says the model was not used.',
+      }),
+    ),
     max_rows: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: JUDGE_MAX_JUDGED }), 100)),
     images: Type.Optional(
       Type.Unsafe<Record<string, string[]> | boolean>({
@@ -51,9 +67,10 @@ export const judgeBody = Type.Object(
       }),
     ),
     strictness: Type.Optional(
-      StringEnum(JUDGE_STRICTNESS, {
+      StringEnum([...JUDGE_STRICTNESS, ...(Object.keys(JUDGE_STRICTNESS_LEVELS) as Array<keyof typeof JUDGE_STRICTNESS_LEVELS>)], {
         description:
-          'Older body. strict: every review_required row is a fail; lenient: a review_required row of medium or high confidence passes; balanced / standard (default): decisions as judged.',
+          'Older body. strict (or high): every review_required row is a fail; lenient (or low): a review_required row of medium or high confidence passes; ' +
+          'balanced / standard / medium (default): decisions as judged.',
       }),
     ),
     context: Type.Optional(

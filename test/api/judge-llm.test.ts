@@ -142,6 +142,16 @@ describe('POST /public/judge with a model', () => {
     expect(ok).toMatchObject({ decision: 'pass', method: 'llm' });
     expect(res.data!.meta).toMatchObject({ method: 'llm', model: 'm-default', llm_failed_rows: 1, images_used: false });
   });
+
+  it('sends a model name (the other client generation) to the model endpoint as it is, and echoes it', async () => {
+    const res = await api.POST('/api/public/judge', {
+      body: { schema, model: 'gpt-5.2', strictness: 'medium', max_rows: 10, rows: [{ sku: 'C-1', title: 'Walnut desk' }] },
+    });
+    expect(res.response.status).toBe(200);
+    expect(server.requests.map((r) => r.model)).toEqual(['gpt-5.2']);
+    expect(res.data!.judgments[0]).toMatchObject({ decision: 'pass', method: 'llm' });
+    expect(res.data!.meta).toMatchObject({ method: 'llm', model: 'gpt-5.2', notices: [] });
+  });
 });
 
 describe('POST /public/judge without a model', () => {

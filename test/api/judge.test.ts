@@ -102,7 +102,7 @@ describe('POST /public/judge', () => {
   });
 });
 
-describe('POST /public/judge: shapes existing clients send (issue 26 §6)', () => {
+describe('POST /public/judge: shapes existing clients send', () => {
   it('takes images per row index, model fast|medium|high and max_rows up to 500, and answers a summary', async () => {
     const res = await judge({
       schema,
@@ -130,9 +130,8 @@ describe('POST /public/judge: shapes existing clients send (issue 26 §6)', () =
       const refused = await judge({ schema, rows: [{ sku: 'A-1', price: 1 }], ...bad });
       expect(refused.response.status).toBe(422);
     }
-    // A model outside the enum: the client's types refuse it, so supertest sends it.
-    const refusedModel = await judgeUntyped({ schema, rows: [{ sku: 'A-1', price: 1 }], model: 'gpt-x' });
-    expect(refusedModel.status).toBe(422);
+    // An empty model names nothing: refused.
+    expect((await judge({ schema, rows: [{ sku: 'A-1', price: 1 }], model: '' })).response.status).toBe(422);
     const unknownRow = await judge({ schema, rows: [{ sku: 'A-1', price: 1 }], images: { '3': ['https://img.example/a.jpg'] } });
     expect(unknownRow.response.status).toBe(422);
     expect((unknownRow.error as ValidationErrorBody).detail[0].loc).toEqual(['body', 'images', '3']);
@@ -189,7 +188,42 @@ describe('POST /public/judge: shapes existing clients send (issue 26 §6)', () =
     });
     expect(byCatalog.data!.summary).toMatchObject({ pass: 2, review_required: 0, fail: 0 });
     // A strictness outside the enum: the client's types refuse it, so supertest sends it.
-    expect((await judgeUntyped({ ...older, strictness: 'harsh' })).status).toBe(422);
+    const harsh = await judgeUntyped({ ...older, strictness: 'harsh' });
+    expect(harsh.status).toBe(422);
+    const [detail] = (harsh.body as ValidationErrorBody).detail;
+    expect(detail.loc).toEqual(['body', 'strictness']);
+    for (const accepted of ['lenient', 'balanced', 'standard', 'strict', 'low', 'medium', 'high']) expect(detail.msg).toContain(`"${accepted}"`);
+  });
+});
+
+describe('POST /public/judge: the other client generation (model names, strictness low|medium|high)', () => {
+  /** Two rows the rules judge pass and review_required (medium confidence: a sourced value replaced an existing one). */
+  const rows = [
+    { sku: 'G-1', price: 2 },
+    { data: { sku: 'G-2', price: 5 }, before: { price: 4 }, sources: { sku: ['INPUT:sku'], price: ['https://shop.example/g2'] } },
+  ];
+
+  it('takes {rows, model: "gpt-5.2", strictness: "medium", max_rows}: the model name is echoed and the notices say the rules judged', async () => {
+    const res = await judge({ rows, schema, model: 'gpt-5.2', strictness: 'medium', max_rows: 50 });
+    expect(res.response.status).toBe(200);
+    const body = res.data!;
+    expect(body.judgments.map((j) => j.decision)).toEqual(['pass', 'review_required']);
+    // The test app has no model endpoint: the rules judged, the model was not used, and the answer says so.
+    expect(body.meta).toMatchObject({ method: 'rules', model: 'gpt-5.2' });
+    expect(body.meta.notices).toContainEqual(expect.stringMatching(/^model: not applied: no model is configured .*judged by rules/));
+    // medium is balanced: decisions as judged, no strictness note.
+    expect(body.summary.notes.some((n) => n.startsWith('strictness'))).toBe(false);
+  });
+
+  it('reads strictness low as lenient and high as strict', async () => {
+    const low = (await judge({ rows, schema, model: 'gpt-5.2', strictness: 'low', max_rows: 50 })).data!;
+    expect(low.judgments.map((j) => j.decision)).toEqual(['pass', 'pass']);
+    expect(low.judgments[1].reasons).toContain('strictness lenient: a medium-confidence doubt passes');
+    expect(low.summary.notes).toContain('strictness low (lenient) applied to review_required rows');
+    const high = (await judge({ rows, schema, model: 'gpt-5.2', strictness: 'high', max_rows: 50 })).data!;
+    expect(high.judgments.map((j) => j.decision)).toEqual(['pass', 'fail']);
+    expect(high.summary).toMatchObject({ pass: 1, review_required: 0, fail: 1 });
+    expect(high.summary.notes).toContain('strictness high (strict) applied to review_required rows');
   });
 });
 

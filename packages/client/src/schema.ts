@@ -6497,11 +6497,8 @@ export interface paths {
             /** @description A JSON Schema with properties (and required); wins over the catalog schema */
             schema?: Record<string, unknown>;
             prompt?: string;
-            /**
-             * @description Judge model tier
-             * @enum {string}
-             */
-            model?: 'fast' | 'medium' | 'high';
+            /** @description The judge model: a tier (fast, medium, high) or a model name such as gpt-5.2, passed to the configured model endpoint and echoed in meta.model. Without a configured model the rules judge and meta.notices says the model was not used. */
+            model?: string;
             /** @default 100 */
             max_rows?: number;
             /** @description Image URLs per row: {"<row index>": [url, …]} (row index as a string); true/false is accepted from older clients. */
@@ -6513,10 +6510,10 @@ export interface paths {
             /** @description Older body: the criteria to judge by (text, or one criterion per entry); read as part of the prompt. */
             rubric?: string | string[];
             /**
-             * @description Older body. strict: every review_required row is a fail; lenient: a review_required row of medium or high confidence passes; balanced / standard (default): decisions as judged.
+             * @description Older body. strict (or high): every review_required row is a fail; lenient (or low): a review_required row of medium or high confidence passes; balanced / standard / medium (default): decisions as judged.
              * @enum {string}
              */
-            strictness?: 'lenient' | 'balanced' | 'standard' | 'strict';
+            strictness?: 'lenient' | 'balanced' | 'standard' | 'strict' | 'low' | 'medium' | 'high';
             /** @description Older body: what the rows are (text or an object); read as part of the prompt. */
             context?: string | Record<string, unknown>;
           };

@@ -40,7 +40,7 @@ export interface JudgeContext {
   /** The catalog's quality prompt (`catalog_id`), if it has one. */
   qualityPrompt: string | null;
   prompt?: string;
-  /** The request's `model`: a tier (`fast|medium|high`, or an enrich `speed`). */
+  /** The request's `model`: a tier (`fast|medium|high`, or an enrich `speed`) or a model name. */
   model?: string;
   /** `true`: the image URLs among the row's values; an object: row index (as a string) → URLs. */
   images?: boolean | Record<string, string[]>;
@@ -188,6 +188,17 @@ export function crossCheck<J extends Judgment>(verdict: ModelVerdict, rules: J):
   };
 }
 
+/**
+ * The call a judge request's `model` asks for (docs/enrich-options.md "Judging rows"): a tier
+ * (`fast|medium|high`, or an enrich speed) takes the configured model of that tier; any other
+ * string is a model name, sent as it is to the configured endpoint with the medium tier's effort.
+ */
+export function judgeCall(config: LlmConfig, model: string | undefined): LlmCall {
+  const speed = judgeSpeed(model);
+  const tier = callForSpeed(config, speed ?? 'medium');
+  return speed || model === undefined ? tier : { ...tier, model };
+}
+
 /** One row through the model; the rules' judgment, flagged `llm_failed`, when the call fails. */
 async function judgeOne<J extends Judgment>(
   llm: LlmClient,
@@ -254,9 +265,8 @@ export async function judgeWithModel<J extends Judgment>(
       meta: { method: 'rules', model: ctx.model ?? null, images_used: false, llm_failed_rows: 0, llm_usage, notices },
     };
   }
-  const speed = judgeSpeed(ctx.model);
-  const call = callForSpeed(llm.config, speed ?? 'medium');
-  const notices = speed ? [] : [`model: "${ctx.model}" is not fast, medium or high; the medium tier's model (${call.model}) judged the rows`];
+  const call = judgeCall(llm.config, ctx.model);
+  const notices: string[] = [];
   const out: Array<{ judgment: J; failed: boolean; usage: LlmUsage }> = [];
   for (let i = 0; i < rows.length; i += CONCURRENCY) out.push(...(await Promise.all(rows.slice(i, i + CONCURRENCY).map((r) => judgeOne(llm, call, ctx, r)))));
   const failed = out.filter((o) => o.failed).length;

@@ -1,6 +1,6 @@
 /**
- * The request shapes of `POST /public/judge` that existing clients send (issue 26 §6; decisions.md
- * §4 G20), turned into the judge's own request ({@link JudgeRequest}, src/services/enrichment/judge.ts)
+ * The request shapes of `POST /public/judge` that both client generations send (docs/review.md
+ * "Judging rows"), turned into the judge's own request ({@link JudgeRequest}, src/services/enrichment/judge.ts)
  * and its answer completed with the older `summary {pass, review_required, fail, notes}`:
  *
  * - `images` `{"<row index>": [urls]}`: keys are checked against the rows; `true` (an earlier
@@ -15,12 +15,21 @@
 import type { Knex } from 'knex';
 import type { LlmClient } from '../../enrichment/llm/client';
 import { ValidationDetail, ValidationError } from '../../lib/errors';
-import type { JudgeBody } from '../../schemas/judge';
+import { JUDGE_STRICTNESS, JUDGE_STRICTNESS_LEVELS, type JudgeBody } from '../../schemas/judge';
 import type { Scope } from '../access/scope';
 import { judgeRows, type JudgeRequest, type JudgeResult, type Judgment } from './judge';
 
-/** `strictness` of the older body; `balanced` and `standard` leave decisions as judged. */
-export type JudgeStrictness = NonNullable<JudgeBody['strictness']>;
+/** `strictness` as judged: `balanced` and `standard` leave decisions as judged. */
+export type JudgeStrictness = (typeof JUDGE_STRICTNESS)[number];
+
+/**
+ * The level a body's `strictness` names: the levels themselves, or `low|medium|high` of the other
+ * client generation (low = lenient, medium = balanced, high = strict; docs/enrich-options.md "Judging rows").
+ */
+export function strictnessLevel(strictness: JudgeBody['strictness']): JudgeStrictness | undefined {
+  if (strictness === undefined) return undefined;
+  return strictness in JUDGE_STRICTNESS_LEVELS ? JUDGE_STRICTNESS_LEVELS[strictness as keyof typeof JUDGE_STRICTNESS_LEVELS] : (strictness as JudgeStrictness);
+}
 
 /** The older answer's counts with what shaped them. */
 export interface JudgeSummary {
@@ -100,8 +109,9 @@ export function judgeSummary(result: JudgeResult, body: JudgeBody): JudgeSummary
   const notes: string[] = [];
   const { rows_received: received, rows_judged: judged } = result.meta;
   if (judged < received) notes.push(`${judged} of ${received} rows judged (max_rows ${body.max_rows}); the rest were not judged`);
-  if (body.strictness && body.strictness !== 'balanced' && body.strictness !== 'standard')
-    notes.push(`strictness ${body.strictness} applied to review_required rows`);
+  const level = strictnessLevel(body.strictness);
+  if (level && level !== 'balanced' && level !== 'standard')
+    notes.push(`strictness ${body.strictness}${level !== body.strictness ? ` (${level})` : ''} applied to review_required rows`);
   if (result.meta.method === 'rules') {
     const unread = [
       ...(body.prompt ? ['prompt'] : []),
@@ -123,6 +133,6 @@ export function judgeSummary(result: JudgeResult, body: JudgeBody): JudgeSummary
  *   ForbiddenError (403) for the catalog
  */
 export async function judge(knex: Knex, scope: Scope, body: JudgeBody, llm: LlmClient | null = null): Promise<JudgeAnswer> {
-  const result = applyStrictness(await judgeRows(knex, scope, normalizeJudgeRequest(body), llm), body.strictness);
+  const result = applyStrictness(await judgeRows(knex, scope, normalizeJudgeRequest(body), llm), strictnessLevel(body.strictness));
   return { ...result, summary: judgeSummary(result, body) };
 }
