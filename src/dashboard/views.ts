@@ -52,14 +52,14 @@ export function layout(title: string, body: SafeHtml, session: PageSession | nul
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${title} · Catalog review</title>
+        <title>${title} · Catalog console</title>
         <link rel="stylesheet" href="${DASHBOARD_BASE}/assets/dashboard.css" />
         ${session ? html`<meta name="csrf-token" content="${session.csrfToken}" />` : ''}
         ${options.refreshSeconds ? html`<meta name="dashboard-refresh-seconds" content="${options.refreshSeconds}" />` : ''}
       </head>
       <body>
         <header class="topbar">
-          <a class="brand" href="${DASHBOARD_BASE}">Catalog review</a>
+          <a class="brand" href="${DASHBOARD_BASE}">Catalog console</a>
           <nav class="crumbs">${crumbs.map((c) => html`<span class="sep">/</span>${c}`)}</nav>
           ${
             session
