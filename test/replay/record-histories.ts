@@ -27,7 +27,9 @@
  * WARC indexed, and a file that is no WARC failing: `research-archive-{ready,failed}.json`),
  * `restore` (snapshotRestoreWorkflow completed, and failed as not applicable:
  * `snapshot-restore-{completed,failed}.json`); naming some re-records only those fixtures.
- * `bulk-stage` (bulkStageWorkflow, three pages: `bulk-stage-completed.json`); naming some re-records only those fixtures.
+ * `bulk-stage` (bulkStageWorkflow, three pages: `bulk-stage-completed.json`), `grid-index`
+ * (gridIndexWorkflow: an index built, then signalled while lingering to drop it:
+ * `grid-index-built-dropped.json`); naming some re-records only those fixtures.
  */
 import '../setup/env';
 import fs from 'node:fs';
@@ -46,7 +48,8 @@ import { writeWarc } from '../fixtures/warc';
 import { exportHistory } from '../../temporal/export-history';
 import { createCatalogCaches } from '../../src/services/catalog/caches';
 import { createBulkAction } from '../../src/services/review/bulk-edit';
-import { bulkStageWorkflowId } from '../../src/contracts/workflows';
+import { bulkStageWorkflowId, gridIndexWorkflowId } from '../../src/contracts/workflows';
+import { ensureGridIndexes, markGridIndexesDropping } from '../../src/services/catalog/grid-indexes';
 import { TemporalJobRunner } from '../../temporal/client';
 import { createWorker } from '../../temporal/worker';
 import { loadConfig } from '../../src/config';
@@ -73,7 +76,18 @@ const TASK_QUEUE = 'record-replay-histories';
 const GROUPS = new Set(process.argv.slice(2));
 const wanted = (
   group:
-    'enrichment' | 'search-index' | 'search-words' | 'crash' | 'apply' | 'maintenance' | 'flows' | 'import' | 'research-archive' | 'restore' | 'bulk-stage',
+    | 'enrichment'
+    | 'search-index'
+    | 'search-words'
+    | 'crash'
+    | 'apply'
+    | 'maintenance'
+    | 'flows'
+    | 'import'
+    | 'research-archive'
+    | 'restore'
+    | 'bulk-stage'
+    | 'grid-index',
 ): boolean => GROUPS.size === 0 || GROUPS.has(group);
 
 async function main(): Promise<void> {
@@ -108,6 +122,7 @@ async function main(): Promise<void> {
     if (wanted('import')) await recordImport(env, organizationId, out);
     if (wanted('research-archive')) await recordResearchArchives(env, organizationId, out);
     if (wanted('bulk-stage')) await recordBulkStage(env, organizationId, out);
+    if (wanted('grid-index')) await recordGridIndex(env, organizationId, out);
     if (wanted('flows')) await recordFlows(env, organizationId, out);
     if (wanted('maintenance')) {
       // One pass over the test database's indexes (rebuilt or checked, as they stand).
@@ -251,6 +266,26 @@ async function recordBulkStage(env: TestWorkflowEnvironment, organizationId: str
   const workflowId = bulkStageWorkflowId(created.activity.id);
   await env.client.workflow.getHandle(workflowId).result();
   console.log('bulk stage:', await exportHistory(env.client, workflowId, out('bulk-stage-completed.json')), 'events');
+}
+
+/**
+ * gridIndexWorkflow: a catalog's sort index on `title` built in a first pass, then, while the
+ * workflow lingers, the field's index marked for dropping and the workflow signalled again, which
+ * drops it in a second pass before it completes (`grid-index-built-dropped.json`).
+ */
+async function recordGridIndex(env: TestWorkflowEnvironment, organizationId: string, out: (name: string) => string): Promise<void> {
+  const knex = testKnex();
+  const catalogId = await seededCatalog(organizationId, 60, 'G', 'oak table');
+  const catalog = { id: catalogId, organization_id: organizationId, item_count: 60 };
+  await ensureGridIndexes(knex, catalog, [{ field: 'title', kind: 'key', use: 'sort' }], { minItems: 0, maxPerCatalog: 8 });
+  const runner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 }, {}, {}, {}, {}, {}, { linger_s: 3 });
+  await runner.startGridIndexes(catalog);
+  await waitUntil(() => knex('catalog_field_indexes').where({ catalog_id: catalogId, state: 'ready' }).first('index_name'), 'title index built');
+  await markGridIndexesDropping(knex, catalogId, []);
+  await runner.startGridIndexes(catalog);
+  const workflowId = gridIndexWorkflowId(catalogId);
+  console.log('grid index:', await env.client.workflow.getHandle(workflowId).result());
+  console.log('grid index:', await exportHistory(env.client, workflowId, out('grid-index-built-dropped.json')), 'events');
 }
 
 async function recordApply(env: TestWorkflowEnvironment, organizationId: string, out: (name: string) => string): Promise<void> {
