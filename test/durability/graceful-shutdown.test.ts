@@ -50,14 +50,31 @@ it('answers the request in flight after SIGTERM, then refuses new connections an
   const org = await createTestOrg('graceful api');
   const items = archiveItems().slice(0, 12);
   const body = JSON.stringify({ items, output_schema: [{ name: 'brand', type: 'string', description: 'Brand' }], async_mode: false });
-  const inFlight = fetch(`http://127.0.0.1:${api.port}/api/public/enrich`, {
-    method: 'POST',
-    headers: { ...org.auth, 'Content-Type': 'application/json' },
-    body,
-  });
-  // The sync request waits for its workflow: once its job row exists, it is in flight.
-  await waitUntil(async () => (await knex('enrichment_jobs').where({ organization_id: org.organizationId }).first('id')) ?? null, 'the job to exist');
-  api.child.kill('SIGTERM');
+  // The only worker is frozen (SIGSTOP; Temporal still lists its poll) until the API has taken
+  // SIGTERM, so the job cannot finish first: the request is surely in flight when the signal lands.
+  worker.child.kill('SIGSTOP');
+  let settled = false;
+  let inFlight: Promise<Response>;
+  try {
+    inFlight = fetch(`http://127.0.0.1:${api.port}/api/public/enrich`, {
+      method: 'POST',
+      headers: { ...org.auth, 'Content-Type': 'application/json' },
+      body,
+    });
+    void inFlight.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await waitUntil(async () => (await knex('enrichment_jobs').where({ organization_id: org.organizationId }).first('id')) ?? null, 'the job to exist');
+    api.child.kill('SIGTERM');
+    await waitUntil(() => (api.output().includes('API stopping') ? true : null), 'the API to take SIGTERM');
+    expect(settled).toBe(false);
+    const job = await knex('enrichment_jobs').where({ organization_id: org.organizationId }).first('status', 'completed_items');
+    expect(job.status).not.toBe('completed');
+    expect(job.completed_items).toBe(0);
+  } finally {
+    worker.child.kill('SIGCONT');
+  }
   const res = await inFlight;
   expect(res.status).toBe(200);
   const answer = (await res.json()) as { status: string; results: unknown[] };
