@@ -9,12 +9,12 @@ import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import type { JobRunner } from '../../src/services/job-runner';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
+import { fakeEngine, type FakeEngineOptions, RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
 import { enrichmentWorkflowId } from '../../src/contracts/workflows';
 
 const TASK_QUEUE = 'test-cancel-semantics';
-const engineOptions = { delayMs: 0 };
+const engineOptions: FakeEngineOptions = {};
 const SCHEMA = [{ name: 'enriched', type: 'boolean', description: 'whether the item was enriched' }];
 
 let env: TestWorkflowEnvironment;
@@ -38,32 +38,41 @@ afterAll(async () => {
 const items = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `item ${i}` }));
 
 test('running → cancelled keeps partial results; cancelling again succeeds; the poll shows failed', async () => {
-  engineOptions.delayMs = 150;
-  const created = await request(app)
-    .post('/api/public/enrich')
-    .set(auth)
-    .send({ items: items(30), output_schema: SCHEMA, async_mode: true });
-  const jobId = created.body.job_id;
-  await waitUntil(async () => (await request(app).get(`/api/public/enrich/${jobId}`).set(auth)).body.completed_items >= 2, 'rows done');
+  // Items 0 and 1 finish; every other one is held until both cancels have been answered, so the
+  // job is certainly running when it is cancelled, however fast or slow the machine is.
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  engineOptions.holdFor = (item) => (Number(String(item.name).split(' ')[1]) >= 2 ? gate : undefined);
+  try {
+    const created = await request(app)
+      .post('/api/public/enrich')
+      .set(auth)
+      .send({ items: items(30), output_schema: SCHEMA, async_mode: true });
+    const jobId = created.body.job_id;
+    await waitUntil(async () => (await request(app).get(`/api/public/enrich/${jobId}`).set(auth)).body.completed_items >= 2, 'rows done');
 
-  const first = await request(app).post(`/api/public/enrich/${jobId}/cancel`).set(auth);
-  expect(first.status).toBe(200);
-  expect(first.body).toMatchObject({ job_id: jobId, status: 'cancelled' });
-  const again = await request(app).post(`/api/public/enrich/${jobId}/cancel`).set(auth);
-  expect(again.status).toBe(200);
-  expect(again.body).toMatchObject({ job_id: jobId, status: 'cancelled' });
+    const first = await request(app).post(`/api/public/enrich/${jobId}/cancel`).set(auth);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ job_id: jobId, status: 'cancelled' });
+    const again = await request(app).post(`/api/public/enrich/${jobId}/cancel`).set(auth);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ job_id: jobId, status: 'cancelled' });
+    release();
 
-  await env.client.workflow
-    .getHandle(enrichmentWorkflowId(jobId))
-    .result()
-    .catch(() => undefined);
-  const poll = await request(app).get(`/api/public/enrich/${jobId}`).set(auth);
-  expect(poll.body.status).toBe('failed'); // cancelled polls as failed
-  expect(poll.body.completed_items).toBeGreaterThanOrEqual(2);
-  expect(poll.body.completed_items).toBeLessThan(30);
-  expect(poll.body.credits_used).toBe(poll.body.successful);
-  expect(poll.body.results).toHaveLength(poll.body.completed_items);
-  engineOptions.delayMs = 0;
+    await env.client.workflow
+      .getHandle(enrichmentWorkflowId(jobId))
+      .result()
+      .catch(() => undefined);
+    const poll = await request(app).get(`/api/public/enrich/${jobId}`).set(auth);
+    expect(poll.body.status).toBe('failed'); // cancelled polls as failed
+    expect(poll.body.completed_items).toBeGreaterThanOrEqual(2);
+    expect(poll.body.completed_items).toBeLessThan(30);
+    expect(poll.body.credits_used).toBe(poll.body.successful);
+    expect(poll.body.results).toHaveLength(poll.body.completed_items);
+  } finally {
+    release();
+    engineOptions.holdFor = undefined;
+  }
 });
 
 test('a completed job → 409 {detail}', async () => {
