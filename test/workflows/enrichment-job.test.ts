@@ -137,13 +137,31 @@ test('runs a job to completion, with a live progress query and search attributes
   expect(details).toContain(`/api/public/enrich/${jobId}`);
 });
 
+/**
+ * Holds every item from row `from` on (items are named `item <row>`) until the returned release is
+ * called: the job is then certainly running, with rows in flight, whatever the machine's speed.
+ */
+function holdFrom(from: number): () => void {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  engineOptions.holdFor = (item) => (Number(String(item.name).split(' ')[1]) >= from ? gate : undefined);
+  releaseHeld = () => {
+    release();
+    engineOptions.holdFor = undefined;
+  };
+  return releaseHeld;
+}
+/** The release of the items {@link holdFrom} holds; called after every test, so a failed one holds nothing for the next. */
+let releaseHeld: () => void = () => undefined;
+afterEach(() => releaseHeld());
+
 test('cancelling through the API keeps partial results and charges only successful rows', async () => {
-  engineOptions.delayMs = 250;
+  const release = holdFrom(4);
   const { jobId, workflowId } = await createTestJob(knex, runner, organizationId, 30);
   await waitUntil(async () => (await jobState(jobId)).job.completed_items >= 4, 'a few rows done');
 
   const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'test', organizationIds: [organizationId] } };
-  await cancelEnrichmentJob({ knex, jobRunner: runner }, scope, jobId);
+  await cancelEnrichmentJob({ knex, jobRunner: runner }, scope, jobId).finally(release);
   const error = await env.client.workflow
     .getHandle(workflowId)
     .result()
@@ -173,10 +191,10 @@ test('cancelling through the API keeps partial results and charges only successf
 });
 
 test('cancelling the workflow directly finalizes the job as cancelled', async () => {
-  engineOptions.delayMs = 250;
+  const release = holdFrom(2);
   const { jobId, workflowId } = await createTestJob(knex, runner, organizationId, 20);
   await waitUntil(async () => (await jobState(jobId)).job.completed_items >= 2, 'a few rows done');
-  await runner.cancel(workflowId);
+  await runner.cancel(workflowId).finally(release);
   await runner.waitForClose(workflowId);
 
   const { job, rows } = await jobState(jobId);
