@@ -21,6 +21,12 @@ export interface Config {
   /** Whether `npm start` should start a local Temporal dev server (false when TEMPORAL_ADDRESS is set). */
   startLocalTemporal: boolean;
   /**
+   * Whether `npm start` installs the Debian packages of missing programs the service uses
+   * (bubblewrap, python3, chromium; as root with apt-get) (env `START_INSTALL_PACKAGES`, default
+   * true; docs/configuration.md, "Capabilities").
+   */
+  startInstallPackages: boolean;
+  /**
    * Folder for local state: dev-server SQLite file, pid files, uploads being parsed, and by default
    * the filesystem blob store (env `DATA_DIR`, default `.data`).
    */
@@ -125,6 +131,8 @@ export interface Config {
     retryAfterMaxS: number;
     /** Attempts of a row activity that reschedule on 429/503 + `Retry-After` (`FETCH_RETRY_ATTEMPTS`, default 4); the last one records `server_error`. */
     retryAttempts: number;
+    /** Items' own `url`s are fetched live, with or without a search provider (`FETCH_ITEM_URLS`, default true). */
+    itemUrls: boolean;
   };
   /**
    * Rendering of pages that build their product data with JavaScript (docs/research.md, "The live
@@ -318,6 +326,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalNamespace: env.TEMPORAL_NAMESPACE ?? 'default',
     taskQueue: env.TEMPORAL_TASK_QUEUE ?? 'catalog-enrichment',
     startLocalTemporal: !env.TEMPORAL_ADDRESS,
+    startInstallPackages: bool(env.START_INSTALL_PACKAGES, true),
     dataDir,
     blobStore: blobStoreSettings(env, dataDir),
     temporalCliCache: env.TEMPORAL_CLI_CACHE ?? path.join(env.XDG_CACHE_HOME ?? path.join(home, '.cache'), 'temporal-cli', 'v1.5.1'),
@@ -369,6 +378,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       robotsCacheS: Math.min(86_400, int(env.FETCH_ROBOTS_CACHE_S, 86_400, 'FETCH_ROBOTS_CACHE_S')),
       retryAfterMaxS: int(env.FETCH_RETRY_AFTER_MAX_S, 600, 'FETCH_RETRY_AFTER_MAX_S'),
       retryAttempts: Math.max(1, int(env.FETCH_RETRY_ATTEMPTS, 4, 'FETCH_RETRY_ATTEMPTS')),
+      itemUrls: bool(env.FETCH_ITEM_URLS, true),
     },
     render: {
       chromiumPath: env.CHROMIUM_PATH || '/usr/bin/chromium',

@@ -7,6 +7,7 @@ import { loadConfig } from './config';
 import { createKnex, ensureDatabase, migrateLatest } from './db';
 import { createApp } from './app';
 import { logger } from './lib/logger';
+import { capabilityReport, capabilitySummary } from './services/capabilities';
 import { connectTemporalClient, TemporalJobRunner } from '../temporal/client';
 
 /** How long requests in flight may run on after SIGTERM before their connections are closed (ms). */
@@ -18,6 +19,9 @@ async function main(): Promise<void> {
   const knex = createKnex(config.databaseUrl);
   await migrateLatest(knex);
   const client = await connectTemporalClient(config);
+  // What this API accepts: a request needing a capability that is off is refused at once (503).
+  const capabilities = capabilityReport(config);
+  logger.info({ capabilities }, `API capabilities: ${capabilitySummary(capabilities)}`);
   const app = createApp({ config, knex, jobRunner: new TemporalJobRunner(client, config) });
   const server = app.listen(config.port, () => {
     // PORT=0 takes any free port: the log names the one bound.

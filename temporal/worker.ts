@@ -26,7 +26,8 @@ import { metrics } from '../src/lib/metrics';
 import { ensureMaintenanceSchedule } from './maintenance-schedule';
 import { createRenderActivities } from '../activities/render';
 import { createHostPoliteness, type HostPoliteness } from '../src/enrichment/providers/host-limiter';
-import { chromiumAvailable, createRenderer, type Renderer } from '../src/enrichment/providers/renderer';
+import { createRenderer, type Renderer } from '../src/enrichment/providers/renderer';
+import { capabilityReport, capabilitySummary, renderingCapability } from '../src/services/capabilities';
 import type { RenderSettings } from '../src/services/enrichment/rendering';
 import { RENDER_QUEUE_SUFFIX } from '../src/contracts/workflows';
 import { registerConfiguredArchives } from '../src/services/research-archives/archives';
@@ -101,20 +102,14 @@ export async function createRenderWorker(deps: RenderWorkerDeps): Promise<Worker
 }
 
 /**
- * Rendering for a worker of `config` (issue 27 §5): on with live research, RENDER_CONCURRENCY > 0
- * and Chromium at CHROMIUM_PATH; otherwise the settings say why not (rows then carry a notice).
+ * Rendering for a worker of `config` (issue 27 §5): on when the `rendering` capability is
+ * (src/services/capabilities.ts: live research, RENDER_CONCURRENCY > 0 and Chromium at
+ * CHROMIUM_PATH); otherwise the settings carry its reason (rows then carry a notice).
  */
 function renderSetup(config: Config): { settings: RenderSettings; renderer: Renderer | null } {
   const maxAgeS = config.fetch.maxAgeS;
-  const reason =
-    config.search.provider === 'archive'
-      ? 'research reads offline archives'
-      : config.render.concurrency === 0
-        ? 'RENDER_CONCURRENCY=0'
-        : chromiumAvailable(config.render.chromiumPath)
-          ? null
-          : `no Chromium at ${config.render.chromiumPath}`;
-  if (reason) return { settings: { enabled: false, unavailable: reason, maxAgeS }, renderer: null };
+  const rendering = renderingCapability(config);
+  if (rendering.state === 'off') return { settings: { enabled: false, unavailable: rendering.reason, maxAgeS }, renderer: null };
   const renderer = createRenderer({
     chromiumPath: config.render.chromiumPath,
     pagesPerBrowser: config.render.pagesPerBrowser,
@@ -178,6 +173,8 @@ export async function runWorker(config: Config, makeEngine: EngineFactory): Prom
 
   const engine = await makeEngine(config, knex);
   const render = renderSetup(config);
+  const capabilities = capabilityReport(config);
+  logger.info({ capabilities }, `worker capabilities: ${capabilitySummary(capabilities)}`);
   if (!render.renderer && config.search.provider !== 'archive') logger.warn({ reason: render.settings.unavailable }, 'pages are not rendered');
   const worker = await createWorker({
     connection,

@@ -1,6 +1,9 @@
 /**
  * `npm start`: the whole service on one machine, for development and demos.
  *
+ *   0. checks the programs the service runs and, as root with apt-get, installs the Debian
+ *      packages of missing ones (bubblewrap, python3, chromium; unless START_INSTALL_PACKAGES=false;
+ *      ./start-packages.ts); what stays missing is a capability that is off, with the reason;
  *   1. builds the Temporal CLI when missing (temporal/cli-binary.ts);
  *   2. unless TEMPORAL_ADDRESS is set, starts the Temporal dev server (SQLite in .data/, Web UI)
  *      and registers the search attributes (temporal/dev-server.ts);
@@ -12,7 +15,8 @@
  *      From the sources (`npm start`) the children run through tsx; run from the build
  *      (`npm run start:prod`, i.e. `node dist/src/cli/start.js`) they are the compiled
  *      dist/src/main.js and dist/temporal/worker.js under plain node;
- *   6. prints the URLs and the key. Ctrl-C / SIGTERM stops the children, then the dev server.
+ *   6. prints the banner (./start-banner.ts): state, research sources, every capability with its
+ *      state and reason, the URLs and the key. Ctrl-C / SIGTERM stops the children, then the dev server.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,6 +26,9 @@ import { createKnex, ensureDatabase, migrateLatest } from '../db';
 import { createOrganizationWithKey } from '../services/access/auth';
 import { configuredSources, describeSources } from '../services/research-archives/sources';
 import { ensureLocalPostgres } from '../lib/local-postgres';
+import { capabilityReport } from '../services/capabilities';
+import { startBanner } from './start-banner';
+import { ensureServicePackages } from './start-packages';
 import { ensureTemporalCli } from '../../temporal/cli-binary';
 import { DevServerHandle, frontendAnswers, startDevServer } from '../../temporal/dev-server';
 
@@ -193,6 +200,13 @@ async function main(): Promise<void> {
   fs.mkdirSync(run.pidDir, { recursive: true });
   await stopLeftovers(run);
 
+  log(
+    config.startInstallPackages
+      ? 'checking the programs the service runs...'
+      : 'checking the programs the service runs (START_INSTALL_PACKAGES=false: nothing is installed)...',
+  );
+  const notInstalled = ensureServicePackages(config, { log });
+
   let devServer: DevServerHandle | null = null;
   let uiUrl: string | null = null;
   if (config.startLocalTemporal) {
@@ -256,26 +270,19 @@ async function main(): Promise<void> {
   // issue 27 §1: "running" only once a worker polls the task queue, as /readyz says.
   const ready = up ? await readiness(run, 120_000) : null;
   if (run.stopping) return;
-  const notReady = ready ? Object.entries(ready.checks).filter(([, v]) => v !== 'ok') : [];
   const research = describeSources(configuredSources(config));
   if (ready?.indexed?.ready) research.push(`${ready.indexed.ready} configured web archive(s) indexed`);
   console.log(
-    [
-      '',
-      !up
-        ? 'The API has not answered yet; its log is above.'
-        : ready?.ready
-          ? 'Catalog enrichment service is running.'
-          : `The API answers but is not ready (${notReady.map(([k, v]) => `${k}: ${v}`).join('; ') || 'no answer from /readyz'}); the logs are above.`,
-      `  Research:     ${research.join('\n                ')}`,
-      `  API:          ${config.publicUrl}/api   (health: ${config.publicUrl}/healthz, readiness: ${config.publicUrl}/readyz)`,
-      `  API docs:     ${config.publicUrl}/docs`,
-      `  Temporal UI:  ${uiUrl ?? '(external Temporal; see its own UI)'}`,
-      `  API key:      ${apiKey}   (also in ${path.relative(REPO_ROOT, path.join(config.dataDir, 'dev-api-key'))})`,
-      `  Try:          curl -H "Authorization: Bearer ${apiKey}" ${config.publicUrl}/api/public/enrich/jobs`,
-      '  Stop with Ctrl-C.',
-      '',
-    ].join('\n'),
+    startBanner({
+      up,
+      readiness: ready,
+      research,
+      capabilities: capabilityReport(config, { notInstalled }),
+      publicUrl: config.publicUrl,
+      temporalUiUrl: uiUrl,
+      apiKey,
+      keyFile: path.relative(REPO_ROOT, path.join(config.dataDir, 'dev-api-key')),
+    }),
   );
 }
 

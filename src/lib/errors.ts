@@ -110,3 +110,19 @@ export class ServiceUnavailableError extends AppError {
     super(503, message);
   }
 }
+
+/**
+ * 503: the request needs a capability this deployment has off (src/services/capabilities.ts;
+ * docs/configuration.md, "Capabilities"), e.g. running a flow's custom_code node without the Python
+ * sandbox's programs. Refused at once, before anything is stored or started; the message names the
+ * capability, why it is off, and what needed it. It may be retried once the capability is on.
+ */
+export class CapabilityOffError extends ServiceUnavailableError {
+  constructor(
+    readonly capability: string,
+    readonly reason: string,
+    what: string,
+  ) {
+    super(`${capability} is off (${reason}): ${what}`);
+  }
+}

@@ -15,8 +15,13 @@ import {
   SaveFlowParams,
 } from '../schemas/flows';
 import { listFlows, loadFlow, saveFlowFromActivity } from '../services/flows/flows';
+import { pythonFlowsCapability } from '../services/capabilities';
 import { executeFlow, getFlowRun, recentRuns } from '../services/flows/runs';
 import { defineRoute, RouteDef } from './registry';
+
+/** When a flow route answers 503 because of a capability (src/services/capabilities.ts). */
+const PYTHON_FLOWS_OFF =
+  'The flow has a custom_code node and the capability python_flows is off (bubblewrap or python3 missing): detail names it and why; nothing was stored or started (GET /readyz lists the capabilities)';
 
 /**
  * Flows (interface-spec.md "Flows" and "Activities → save-workflow"; decisions.md §5 G15, §6):
@@ -35,8 +40,12 @@ export function flowRoutes(deps: ResolvedAppDeps): RouteDef[] {
       params: SaveFlowParams,
       body: SaveFlowBody,
       response: SavedFlowResponse,
+      errors: { 503: PYTHON_FLOWS_OFF },
       handler: async ({ scope, params, body }) =>
-        presentSavedFlow(await saveFlowFromActivity(deps.knex, scope, params.catalog_id, params.activity_id, body), publicUrl),
+        presentSavedFlow(
+          await saveFlowFromActivity(deps.knex, scope, params.catalog_id, params.activity_id, body, pythonFlowsCapability(deps.config)),
+          publicUrl,
+        ),
     }),
     defineRoute({
       method: 'get',
@@ -76,9 +85,13 @@ export function flowRoutes(deps: ResolvedAppDeps): RouteDef[] {
       params: FlowParams,
       body: ExecuteFlowBody,
       response: ExecuteFlowResponse,
+      errors: { 503: `${PYTHON_FLOWS_OFF}; or the workflow service is unavailable (the run is stored as failed)` },
       // With an Idempotency-Key the run's id derives from it: a retry after a crash finds the run.
       handler: async ({ scope, params, body, idempotentId }) =>
-        presentStartedRun(await executeFlow(deps, scope, params.workflow_id, body, idempotentId), publicUrl),
+        presentStartedRun(
+          await executeFlow({ ...deps, pythonFlows: pythonFlowsCapability(deps.config) }, scope, params.workflow_id, body, idempotentId),
+          publicUrl,
+        ),
     }),
   ];
 }

@@ -1,11 +1,14 @@
 import type { AppDeps } from '../deps';
+import { capabilityReport } from '../services/capabilities';
 import { configuredSources, indexedArchiveCounts } from '../services/research-archives/sources';
 import { defineRoute, RouteDef } from './registry';
 
 /**
  * `GET /healthz` (process up) and `GET /readyz` (decisions.md §1): PostgreSQL and Temporal
  * reachable, and a worker polling the task queue for workflow and activity tasks (issue 27 §1: a
- * deployment whose worker is down is not ready); the body also lists the research sources.
+ * deployment whose worker is down is not ready); the body also lists the research sources and
+ * every capability with its state and reason (src/services/capabilities.ts), which readiness
+ * does not depend on.
  */
 export function healthRoutes(deps: AppDeps): RouteDef[] {
   return [
@@ -20,7 +23,8 @@ export function healthRoutes(deps: AppDeps): RouteDef[] {
     defineRoute({
       method: 'get',
       path: '/readyz',
-      summary: 'Readiness: PostgreSQL and Temporal reachable, a worker polling the task queue; the active research sources',
+      summary:
+        'Readiness: PostgreSQL and Temporal reachable, a worker polling the task queue; the active research sources and the capabilities (on/off, reason)',
       tags: ['health'],
       public: true,
       handler: async ({ ctx }) => {
@@ -50,7 +54,8 @@ export function healthRoutes(deps: AppDeps): RouteDef[] {
           indexed_archives: checks.postgres === 'ok' ? await indexedArchiveCounts(deps.knex).catch(() => null) : null,
         };
         ctx.status = ready ? 200 : 503;
-        ctx.body = { status: ready ? 'ready' : 'not_ready', checks, research };
+        // What this deployment can do (informational: readiness is the checks above only).
+        ctx.body = { status: ready ? 'ready' : 'not_ready', checks, research, capabilities: capabilityReport(deps.config) };
       },
     }),
   ];

@@ -56,6 +56,12 @@ export interface RouteDef<B extends TSchema = TSchema, Q extends TSchema = TSche
   response?: TSchema;
   /** Success status (default 200). */
   status?: number;
+  /**
+   * Error statuses the route answers beyond those every route documents (422, 401, 403, 404, 409,
+   * 413, 415, 429), each with when (documentation only), e.g. `{ 503: 'python_flows is off …' }`;
+   * the body is `{detail: "…"}`.
+   */
+  errors?: Record<number, string>;
   /** Routes served without authentication (health, docs). */
   public?: boolean;
   /** Not listed in the OpenAPI document (e.g. the docs page itself). */
@@ -259,6 +265,12 @@ export class RouteRegistry {
                 '429': { $ref: '#/components/responses/TooManyRequests' },
               }),
           ...(def.body || def.multipart ? { '413': { $ref: '#/components/responses/PayloadTooLarge' }, '415': { $ref: '#/components/responses/Error' } } : {}),
+          ...Object.fromEntries(
+            Object.entries(def.errors ?? {}).map(([code, when]) => [
+              code,
+              { description: when, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+            ]),
+          ),
         },
         ...(def.public ? { security: [] } : {}),
       };

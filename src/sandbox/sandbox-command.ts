@@ -99,26 +99,68 @@ export function sandboxUid(): number | null {
   return process.getuid?.() === 0 ? SANDBOX_UID : null;
 }
 
+/** One program the sandbox command runs: its path, what it is, the Debian package it comes from and the variable that moves it. */
+export interface SandboxProgram {
+  file: string;
+  /** Short name for reports, e.g. `bubblewrap`. */
+  name: string;
+  /** Debian package. */
+  pkg: string;
+  /** Environment variable that sets its path, when there is one. */
+  env?: string;
+}
+
+/**
+ * The programs {@link sandboxCommand} runs: bubblewrap, the interpreter, prlimit, and setpriv when
+ * it drops to `runAsUid`.
+ */
+export function sandboxPrograms(bwrapPath: string, pythonPath: string, runAsUid: number | null): SandboxProgram[] {
+  const programs: SandboxProgram[] = [
+    { file: bwrapPath, name: 'bubblewrap', pkg: 'bubblewrap', env: 'PYTHON_SANDBOX_BWRAP' },
+    { file: pythonPath, name: 'python3', pkg: 'python3', env: 'PYTHON_SANDBOX_PYTHON' },
+    { file: PRLIMIT_PATH, name: 'prlimit', pkg: 'util-linux' },
+  ];
+  if (runAsUid !== null) programs.push({ file: SETPRIV_PATH, name: 'setpriv', pkg: 'util-linux' });
+  return programs;
+}
+
+/** Whether `file` exists and is executable by this process. */
+export function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why the sandbox cannot run here, without starting it: the interpreter outside /usr (the only host
+ * tree the sandbox sees) or the first program of {@link sandboxPrograms} that is missing or not
+ * executable (`isExecutable`, default {@link isExecutable}); null when nothing is missing.
+ * Unprivileged user namespaces are only found missing when the sandbox starts (docs/sandbox.md).
+ */
+export function missingSandboxProgram(
+  bwrapPath: string,
+  pythonPath: string,
+  runAsUid: number | null,
+  executable: (file: string) => boolean = isExecutable,
+): { program: SandboxProgram | null; message: string } | null {
+  if (!pythonPath.startsWith('/usr/')) return { program: null, message: `the interpreter must be under /usr (the sandbox binds only /usr), got ${pythonPath}` };
+  const program = sandboxPrograms(bwrapPath, pythonPath, runAsUid).find((p) => !executable(p.file));
+  return program ? { program, message: `${program.name} missing at ${program.file}` } : null;
+}
+
 /**
  * Checks that every program of the command exists and is executable.
  * @throws SandboxError `unavailable` naming the missing program and the Debian package to install,
  *   or when the interpreter is outside /usr (the only host tree the sandbox sees)
  */
 export function assertSandboxPrograms(bwrapPath: string, pythonPath: string, runAsUid: number | null): void {
-  if (!pythonPath.startsWith('/usr/')) {
-    throw new SandboxError('unavailable', `Python sandbox unavailable: the interpreter must be under /usr (the sandbox binds only /usr), got ${pythonPath}`);
-  }
-  const programs: Array<[string, string]> = [
-    [bwrapPath, 'bubblewrap (Debian package `bubblewrap`; PYTHON_SANDBOX_BWRAP)'],
-    [pythonPath, 'the Python interpreter (Debian package `python3`; PYTHON_SANDBOX_PYTHON)'],
-    [PRLIMIT_PATH, 'prlimit (Debian package `util-linux`)'],
-  ];
-  if (runAsUid !== null) programs.push([SETPRIV_PATH, 'setpriv (Debian package `util-linux`)']);
-  for (const [file, what] of programs) {
-    try {
-      fs.accessSync(file, fs.constants.X_OK);
-    } catch {
-      throw new SandboxError('unavailable', `Python sandbox unavailable: ${what} is missing at ${file}; custom code is never run unconfined`);
-    }
-  }
+  const missing = missingSandboxProgram(bwrapPath, pythonPath, runAsUid);
+  if (!missing) return;
+  const p = missing.program;
+  if (!p) throw new SandboxError('unavailable', `Python sandbox unavailable: ${missing.message}`);
+  const where = `Debian package \`${p.pkg}\`${p.env ? `; ${p.env}` : ''}`;
+  throw new SandboxError('unavailable', `Python sandbox unavailable: ${p.name} (${where}) is missing at ${p.file}; custom code is never run unconfined`);
 }

@@ -4,18 +4,17 @@
  * chromium for the browser tests (test/browser) and bubblewrap + python3 for the Python sandbox
  * (test/unit/flows) when they are missing and it can. Prints what it does.
  */
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
 import { Config, loadConfig } from '../../src/config';
 import { createKnex, ensureDatabase, migrateLatest } from '../../src/db';
 import { ensureTemporalCli } from '../../temporal/cli-binary';
+import { ensureDebianPackage } from '../../src/lib/debian-packages';
 import { ensureLocalPostgres } from '../../src/lib/local-postgres';
 import { inCi } from '../helpers/prerequisites';
 import { TEST_DATABASE_URL } from './env';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  ensureChromium();
+  ensureChromium(config);
   ensurePythonSandbox(config);
   console.log('[test setup] Temporal CLI:', await ensureTemporalCli(config.temporalCliCache, (l) => console.log('[test setup]', l)));
   await ensureLocalPostgres(TEST_DATABASE_URL, (l) => console.log('[test setup]', l));
@@ -36,9 +35,9 @@ async function main(): Promise<void> {
  * CI (`CI=true`); elsewhere it is a warning and the browser tests fail saying what to install (issue 29 §3).
  * @throws Error under CI when Chromium is missing and cannot be installed
  */
-function ensureChromium(): void {
-  const chromium = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-  if (ensureDebianPackage(chromium, 'chromium')) console.log(`[test setup] Chromium: ${chromium}`);
+function ensureChromium(config: Config): void {
+  const chromium = config.render.chromiumPath;
+  if (ensurePackage(chromium, 'chromium')) console.log(`[test setup] Chromium: ${chromium}`);
   else if (inCi()) throw new Error(`no Chromium at ${chromium} and it could not be installed (apt-get install chromium, as root): CI runs the browser tests`);
   else console.warn(`[test setup] WARNING: no Chromium at ${chromium} and it could not be installed: the browser tests will fail`);
 }
@@ -51,39 +50,17 @@ function ensureChromium(): void {
  */
 function ensurePythonSandbox(config: Config): void {
   const { bwrapPath, pythonPath } = config.pythonSandbox;
-  const bwrap = ensureDebianPackage(bwrapPath, 'bubblewrap');
-  const python = ensureDebianPackage(pythonPath, 'python3');
+  const bwrap = ensurePackage(bwrapPath, 'bubblewrap');
+  const python = ensurePackage(pythonPath, 'python3');
   if (bwrap && python) console.log(`[test setup] Python sandbox: ${bwrapPath}, ${pythonPath}`);
   else console.error(`[test setup] ERROR: the Python sandbox needs ${bwrapPath} (bubblewrap) and ${pythonPath} (python3): its tests will FAIL`);
   // `npm run lint` checks the sandbox's runner.py with it (scripts/lint-python.ts).
-  if (ensureDebianPackage('/usr/bin/pyflakes3', 'pyflakes3')) console.log('[test setup] Python lint: /usr/bin/pyflakes3');
+  if (ensurePackage('/usr/bin/pyflakes3', 'pyflakes3')) console.log('[test setup] Python lint: /usr/bin/pyflakes3');
 }
 
-/**
- * Makes sure `file` exists: when it is missing and this runs as root with apt-get, installs the
- * Debian package `pkg` (updating the package lists once if the first install fails: a fresh
- * container has none).
- * @returns whether `file` exists afterwards
- */
-function ensureDebianPackage(file: string, pkg: string): boolean {
-  if (fs.existsSync(file)) return true;
-  const apt = ['/usr/bin/apt-get', '/bin/apt-get'].find((p) => fs.existsSync(p));
-  if (process.getuid?.() !== 0 || !apt) {
-    console.warn(`[test setup] ${file} is missing and ${pkg} cannot be installed here (needs root and apt-get)`);
-    return false;
-  }
-  const run = (args: string[]) => {
-    console.log(`[test setup] running: apt-get ${args.join(' ')}`);
-    return spawnSync(apt, args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
-  };
-  const install = ['install', '-y', '--no-install-recommends', pkg];
-  const ok = run(install) || (run(['update']) && run(install));
-  if (ok && fs.existsSync(file)) {
-    console.log(`[test setup] installed ${pkg}: ${file}`);
-    return true;
-  }
-  console.warn(`[test setup] installing ${pkg} failed`);
-  return false;
+/** {@link ensureDebianPackage} (src/lib/debian-packages.ts) printing as the set-up: whether `file` exists afterwards. */
+function ensurePackage(file: string, pkg: string): boolean {
+  return ensureDebianPackage(file, pkg, { log: (line) => console.log(`[test setup] ${line}`) }).present;
 }
 
 main().catch((err) => {

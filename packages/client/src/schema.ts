@@ -41,7 +41,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Readiness: PostgreSQL and Temporal reachable, a worker polling the task queue; the active research sources */
+    /** Readiness: PostgreSQL and Temporal reachable, a worker polling the task queue; the active research sources and the capabilities (on/off, reason) */
     get: {
       parameters: {
         query?: never;
@@ -5771,6 +5771,15 @@ export interface paths {
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
+        /** @description The flow has a custom_code node and the capability python_flows is off (bubblewrap or python3 missing): detail names it and why; nothing was stored or started (GET /readyz lists the capabilities) */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
       };
     };
     delete?: never;
@@ -6091,6 +6100,15 @@ export interface paths {
         415: components['responses']['Error'];
         422: components['responses']['ValidationError'];
         429: components['responses']['TooManyRequests'];
+        /** @description The flow has a custom_code node and the capability python_flows is off (bubblewrap or python3 missing): detail names it and why; nothing was stored or started (GET /readyz lists the capabilities); or the workflow service is unavailable (the run is stored as failed) */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
       };
     };
     delete?: never;

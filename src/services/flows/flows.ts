@@ -16,6 +16,7 @@ import { EnrichmentJob } from '../../models/enrichment-job';
 import { Flow, FlowNode } from '../../models/flow';
 import type { ReviewActivity } from '../../models/review-activity';
 import { loadOwned } from '../access/ownership';
+import { assertCapabilityOn, type Capability } from '../capabilities';
 import type { Scope } from '../access/scope';
 import { loadCatalogOwned } from '../catalog/catalogs';
 import { getCurrentSchema } from '../catalog/schema';
@@ -72,6 +73,18 @@ async function nodesOf(knex: Knex, activity: ReviewActivity, catalogId: string, 
   return body.python_code ? [input, codeNode(body.python_code, body, 'python_code'), enrich, stage] : [input, enrich, stage];
 }
 
+/**
+ * Refuses `nodes` with a custom_code node while the `python_flows` capability is off
+ * (src/services/capabilities.ts): its Python runs only in the sandbox, so the flow would fail at
+ * that node. `pythonFlows` undefined: not checked (operators' tools, fixtures).
+ * @param what the flow as the message names it, e.g. "this flow"
+ * @throws CapabilityOffError (503) naming `python_flows` and why it is off
+ */
+export function assertCodeNodesRunnable(nodes: FlowNode[], pythonFlows: Capability | undefined, what: string): void {
+  if (pythonFlows && nodes.some((n) => n.type === 'custom_code'))
+    assertCapabilityOn('python_flows', pythonFlows, `${what} has a custom_code node, whose Python runs only in the sandbox (docs/sandbox.md)`);
+}
+
 /** Attachments (G15: "metadata persisted on workflow/nodes") naming a node by `node_id` are kept on that node too. */
 function attachToNodes(nodes: FlowNode[], attachments: Array<Record<string, unknown>>): FlowNode[] {
   return nodes.map((n) => {
@@ -86,15 +99,24 @@ function attachToNodes(nodes: FlowNode[], attachments: Array<Record<string, unkn
  * @returns the stored flow
  * @throws NotFoundError (404) for an unknown catalog or activity, or an activity of another
  *   catalog; ForbiddenError (403) for another organization's; ValidationError (422) when a custom
- *   transform has no code or the code defines no `transform`
+ *   transform has no code or the code defines no `transform`; CapabilityOffError (503) when the
+ *   flow would have a custom_code node and `pythonFlows` is off ({@link assertCodeNodesRunnable})
  */
-export async function saveFlowFromActivity(knex: Knex, scope: Scope, catalogId: string, activityId: string, body: SaveFlowInput): Promise<Flow> {
+export async function saveFlowFromActivity(
+  knex: Knex,
+  scope: Scope,
+  catalogId: string,
+  activityId: string,
+  body: SaveFlowInput,
+  pythonFlows?: Capability,
+): Promise<Flow> {
   await loadCatalogOwned(knex, scope, catalogId);
   const activity = await loadActivity(knex, scope, activityId);
   // An enrichment job without a catalog stages into the catalog of the path.
   if (activity.catalog_id !== null && activity.catalog_id !== catalogId) throw new NotFoundError('Activity not found in this catalog');
   const attachments = body.attachments ?? [];
   const nodes = attachToNodes(await nodesOf(knex, activity, catalogId, body), attachments);
+  assertCodeNodesRunnable(nodes, pythonFlows, 'the flow');
   return Flow.query(knex).insertAndFetch({
     id: newId(),
     organization_id: scope.organizationId,

@@ -17,13 +17,19 @@ import { loadOwned } from '../access/ownership';
 import type { Scope } from '../access/scope';
 import type { JobRunner } from '../job-runner';
 import { flowRunWorkflowId } from '../../contracts/workflows';
-import { loadFlow } from './flows';
+import type { Capability } from '../capabilities';
+import { assertCodeNodesRunnable, loadFlow } from './flows';
 import { deleteNodeRows, FlowRow, NODE_PAGE_SIZE, readNodeRows, writeNodeRows } from './rows';
 
 /** What executing and rerunning need. */
 export interface FlowRunDeps {
   knex: Knex;
   jobRunner: Pick<JobRunner, 'startFlowRun' | 'cancel'>;
+  /**
+   * The `python_flows` capability (src/services/capabilities.ts): when given and off, a flow with
+   * a custom_code node is refused before anything is stored or started. The API passes it.
+   */
+  pythonFlows?: Capability;
 }
 
 /** `poll_url` of a run (decisions.md §6): `/api/public/workflows/runs/{run_id}`. */
@@ -99,11 +105,13 @@ async function storeRun(trx: Knex.Transaction, flow: Flow, input: FlowRow[], id:
  *   run exists, the request's
  *   first attempt stored it and died before its answer was stored: nothing is cancelled or stored
  *   again, the run is started if it never was (an idempotent start), and it is answered.
- * @throws NotFoundError / ForbiddenError for the flow; ValidationError (422) for an empty input;
- *   ServiceUnavailableError (503) when the workflow cannot be started (the run is marked failed)
+ * @throws NotFoundError / ForbiddenError for the flow; CapabilityOffError (503) when it has a
+ *   custom_code node and `deps.pythonFlows` is off (nothing stored); ValidationError (422) for an
+ *   empty input; ServiceUnavailableError (503) when the workflow cannot be started (the run is marked failed)
  */
 export async function executeFlow(deps: FlowRunDeps, scope: Scope, flowId: string, body: ExecuteFlowInput, idempotentId?: string): Promise<StartedRun> {
   const flow = await loadFlow(deps.knex, scope, flowId);
+  assertCodeNodesRunnable(flow.nodes, deps.pythonFlows, 'this flow');
   const earlier = idempotentId ? await FlowRun.query(deps.knex).findById(idempotentId).where('flow_id', flow.id) : undefined;
   if (earlier) {
     await startRun(deps, flow, earlier, false);
