@@ -8,8 +8,10 @@
  * Real everything, as test/durability/crash-restart.test.ts: the production worker entrypoint
  * (`node --import tsx temporal/worker.ts`), a dev server persisting to SQLite, the PostgreSQL
  * test database. The apply activity gets a 3 s heartbeat timeout so the killed worker's attempt
- * is retried within seconds. The moment is chosen from PostgreSQL: the kill (or stop) happens
- * while the apply's transaction has a statement running (`pg_stat_activity`).
+ * is retried within seconds. The moment is made, not waited for: the test holds a row lock on the
+ * catalog's last item, so the apply's update of the items waits on it (`pg_stat_activity`
+ * `wait_event_type = 'Lock'`) for as long as the test needs, and the kill (or stop) lands inside
+ * the apply's transaction on any machine.
  */
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
@@ -128,6 +130,31 @@ function expectAppliedOnce(state: Awaited<ReturnType<typeof invariants>>): void 
   expect(state.changes).toEqual({ applied: ITEMS, other: 0 });
 }
 
+/**
+ * Holds a row lock on the catalog's last item in a transaction of the test's own, so an apply's
+ * update of the items waits until the returned release is called (which rolls the holder back).
+ */
+async function holdLastItem(catalogId: string): Promise<() => Promise<void>> {
+  const holder = await knex.transaction();
+  await holder('catalog_items')
+    .where({ catalog_id: catalogId, business_key: `SKU-${ITEMS}` })
+    .forUpdate()
+    .first('id');
+  return async () => {
+    if (!holder.isCompleted()) await holder.rollback();
+  };
+}
+
+/** True while an apply's statement in one of this test's workers waits on a lock (the one {@link holdLastItem} holds). */
+async function applyWaitsOnLock(): Promise<boolean> {
+  const { rows } = await knex.raw(
+    `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = ? AND state = 'active'
+       AND wait_event_type = 'Lock' AND query LIKE '%review_apply_changes%' LIMIT 1`,
+    [APPLICATION_NAME],
+  );
+  return rows.length > 0;
+}
+
 /** Starts the apply as the route does. */
 async function startApply(activityId: string): Promise<void> {
   await requestApply({ knex, jobRunner: runner }, scopeOf(organizationId), activityId, false);
@@ -137,10 +164,15 @@ test('the worker process SIGKILLed during the apply transaction: nothing half-ap
   const { catalogId, activityId } = await seed();
   const first = await spawnWorker(temporal, TASK_QUEUE, { databaseUrl: workerDatabaseUrl });
   cluster.track(first);
-  await startApply(activityId);
-  await waitUntil(applyStatementRunning, "the apply's transaction to run", 60_000, 20);
-  first.child.kill('SIGKILL');
-  await first.exited;
+  const release = await holdLastItem(catalogId);
+  try {
+    await startApply(activityId);
+    await waitUntil(applyWaitsOnLock, "the apply's update to wait on the held item", 60_000, 20);
+    first.child.kill('SIGKILL');
+    await first.exited;
+  } finally {
+    await release();
+  }
   // The killed worker's transaction never commits: once its backend is gone, nothing is applied.
   await waitUntil(async () => !(await applyStatementRunning()), 'the dead worker’s statement to end', 60_000);
   const atKill = await invariants(catalogId, activityId);
@@ -159,12 +191,19 @@ test('the Temporal server stopped and started again during the apply: the catalo
   const { catalogId, activityId } = await seed();
   const worker = await spawnWorker(temporal, TASK_QUEUE, { databaseUrl: workerDatabaseUrl });
   cluster.track(worker);
-  await startApply(activityId);
-  await waitUntil(applyStatementRunning, "the apply's transaction to run", 60_000, 20);
-  const logBeforeStop = worker.output().length;
-  await temporal.stop();
-  // Restart only once the worker has felt the outage (a reconnect, not a blip the client hid).
-  await waitUntil(() => /Connection refused|Unavailable/.test(worker.output().slice(logBeforeStop)), 'the worker to see the server gone', 60_000);
+  const release = await holdLastItem(catalogId);
+  try {
+    await startApply(activityId);
+    await waitUntil(applyWaitsOnLock, "the apply's update to wait on the held item", 60_000, 20);
+    const logBeforeStop = worker.output().length;
+    await temporal.stop();
+    // Go on only once the worker has felt the outage (a reconnect, not a blip the client hid).
+    await waitUntil(() => /Connection refused|Unavailable/.test(worker.output().slice(logBeforeStop)), 'the worker to see the server gone', 60_000);
+  } finally {
+    await release();
+  }
+  // The apply goes on while the server is down; its outcome reaches Temporal after the restart.
+  await waitUntil(async () => !(await applyStatementRunning()), "the apply's statement to end", 60_000);
   await temporal.start(); // same port, same SQLite file
 
   await runner.waitForClose(activityApplyWorkflowId(activityId));
