@@ -101,13 +101,14 @@ export async function createRenderWorker(deps: RenderWorkerDeps): Promise<Worker
 }
 
 /**
- * Rendering for a worker of `config` (issue 27 §5): on with live research, RENDER_CONCURRENCY > 0
- * and Chromium at CHROMIUM_PATH; otherwise the settings say why not (rows then carry a notice).
+ * Rendering for a worker of `config` (issue 27 §5): on when pages are fetched live (a live search
+ * provider, or the pages items name: FETCH_ITEM_URLS, the default), RENDER_CONCURRENCY > 0 and
+ * Chromium at CHROMIUM_PATH; otherwise the settings say why not (rows then carry a notice).
  */
 function renderSetup(config: Config): { settings: RenderSettings; renderer: Renderer | null } {
   const maxAgeS = config.fetch.maxAgeS;
   const reason =
-    config.search.provider === 'archive'
+    config.search.provider === 'archive' && !config.fetch.itemUrls
       ? 'research reads offline archives'
       : config.render.concurrency === 0
         ? 'RENDER_CONCURRENCY=0'
@@ -178,7 +179,8 @@ export async function runWorker(config: Config, makeEngine: EngineFactory): Prom
 
   const engine = await makeEngine(config, knex);
   const render = renderSetup(config);
-  if (!render.renderer && config.search.provider !== 'archive') logger.warn({ reason: render.settings.unavailable }, 'pages are not rendered');
+  if (!render.renderer && (config.search.provider !== 'archive' || config.fetch.itemUrls))
+    logger.warn({ reason: render.settings.unavailable }, 'pages are not rendered');
   const worker = await createWorker({
     connection,
     namespace: config.temporalNamespace,
