@@ -105,7 +105,9 @@ export interface Config {
    */
   search: { provider: 'archive' | 'searxng' | 'brave'; searxngUrl: string | null; braveApiKey: string | null; braveApiUrl: string; timeoutMs: number };
   /**
-   * Live page fetching, used with a live search provider (env `FETCH_TIMEOUT_MS` total per page
+   * Live page fetching (docs/research.md, "The live web"; "An item's own page"): the pages a live
+   * search provider finds, and in every configuration the pages items name themselves (`url`,
+   * `product_url`, `source_url`, source hint URLs) unless `itemUrls` is false (env `FETCH_TIMEOUT_MS` total per page
    * incl. redirects, default 15000; `FETCH_CONNECT_TIMEOUT_MS` default 5000; `FETCH_MAX_BYTES`
    * default 5 MiB; `FETCH_MAX_REDIRECTS` default 5; `FETCH_PER_HOST_CONCURRENCY` default 2;
    * `FETCH_USER_AGENT`; `FETCH_ALLOW_PRIVATE` lets it reach loopback/private addresses, for
@@ -131,7 +133,11 @@ export interface Config {
     retryAfterMaxS: number;
     /** Attempts of a row activity that reschedule on 429/503 + `Retry-After` (`FETCH_RETRY_ATTEMPTS`, default 4); the last one records `server_error`. */
     retryAttempts: number;
-    /** Items' own `url`s are fetched live, with or without a search provider (`FETCH_ITEM_URLS`, default true). */
+    /**
+     * Whether the live fetcher reads the pages items name themselves, whatever `SEARCH_PROVIDER`
+     * is (`FETCH_ITEM_URLS`, default true; false for sites that must not reach the web: item URLs
+     * are then read only from web archives and jobs say so in their notices).
+     */
     itemUrls: boolean;
   };
   /**

@@ -102,9 +102,10 @@ export async function createRenderWorker(deps: RenderWorkerDeps): Promise<Worker
 }
 
 /**
- * Rendering for a worker of `config` (issue 27 §5): on when the `rendering` capability is
- * (src/services/capabilities.ts: live research, RENDER_CONCURRENCY > 0 and Chromium at
- * CHROMIUM_PATH); otherwise the settings carry its reason (rows then carry a notice).
+ * Rendering for a worker of `config`: on when the `rendering` capability is
+ * (src/services/capabilities.ts: pages fetched live, from a live search provider or the pages
+ * items name, RENDER_CONCURRENCY > 0 and Chromium at CHROMIUM_PATH); otherwise the settings carry
+ * its reason (rows then carry a notice).
  */
 function renderSetup(config: Config): { settings: RenderSettings; renderer: Renderer | null } {
   const maxAgeS = config.fetch.maxAgeS;
@@ -175,7 +176,8 @@ export async function runWorker(config: Config, makeEngine: EngineFactory): Prom
   const render = renderSetup(config);
   const capabilities = capabilityReport(config);
   logger.info({ capabilities }, `worker capabilities: ${capabilitySummary(capabilities)}`);
-  if (!render.renderer && config.search.provider !== 'archive') logger.warn({ reason: render.settings.unavailable }, 'pages are not rendered');
+  if (!render.renderer && (config.search.provider !== 'archive' || config.fetch.itemUrls))
+    logger.warn({ reason: render.settings.unavailable }, 'pages are not rendered');
   const worker = await createWorker({
     connection,
     namespace: config.temporalNamespace,

@@ -13,13 +13,23 @@ import { itemIdentifiers, itemName, planQueries, SPEED_BUDGETS } from './researc
 import { withSourceHints } from './research/hints';
 import { promptSteer, withPromptDomains, withPromptWords } from './research/prompt';
 import type { FetchedPage, Fetcher, SearchProvider, WarcRecordRef } from './research/types';
-import { fieldsLacking, itemPageUrls } from './research/item-page';
+import { fieldsLacking, itemPageSources, reviewItemPageFailures } from './research/item-page';
 import { knowledgeBaseCandidates, knowledgeBaseSources } from './knowledge-base/sources';
 import { createLlmClient, refineWithLlm, withFitCheck, type LlmConfig } from './llm';
 import { readInUnit } from './normalize/units';
 import { fetchedPageDoc } from './providers/documents';
 import { RetryLaterError } from './research/types';
-import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence, LowConfidenceCandidate, OutputField, ReviewInfo } from './types';
+import type {
+  EngineUsage,
+  EnrichInput,
+  EnrichmentEngine,
+  EnrichmentResult,
+  Evidence,
+  ItemPageFailure,
+  LowConfidenceCandidate,
+  OutputField,
+  ReviewInfo,
+} from './types';
 import { applySemantics, present } from './semantics';
 import { keepIdentity } from './semantics/refresh';
 import { sampleShapes, shapeOf } from './semantics/samples';
@@ -177,8 +187,18 @@ export function inputText(item: Record<string, unknown>): Array<[string, string]
  * a parse memo of the pages and knowledge-base documents it read (one engine per worker).
  * `tuning`: the extraction rules left out and the confidence calibration (src/enrichment/extract/rules.ts);
  * the service passes none (every rule, the built-in calibration), the evaluation one fitted per held-out site family.
+ * `itemFetcher` reads the pages items name themselves (default `fetcher`): the service passes the
+ * archives followed by the live fetcher in every configuration (src/enrichment/providers/index.ts);
+ * such a page that the live fetcher could not read is kept in `evidence.item_pages` and said on the
+ * row (field issue; flag `robots_denied`, or `research_problems` for other failures).
  */
-export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; llm?: LlmConfig; tuning?: ExtractionTuning }): EnrichmentEngine {
+export function createEngine(deps: {
+  search: SearchProvider;
+  fetcher: Fetcher;
+  itemFetcher?: Fetcher;
+  llm?: LlmConfig;
+  tuning?: ExtractionTuning;
+}): EnrichmentEngine {
   const learned = createLearnedTextModels();
   const parsed = new PageMemo();
   const llm = deps.llm ? createLlmClient(deps.llm) : null;
@@ -189,18 +209,34 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
     const { allowed_domains, blocked_domains, organization_id } = input.options;
     const budget = SPEED_BUDGETS[input.options.speed] ?? SPEED_BUDGETS.fast;
     const docs: EvidenceDocument[] = [];
-    const read = async (url: string, rank: number): Promise<void> => {
+    /** Reads one page; an item's own page (`own`: the key that named it) that failed live is kept in `evidence.item_pages`. */
+    const read = async (url: string, rank: number, own?: string): Promise<void> => {
       if (!domainAllowed(url, allowed_domains, blocked_domains)) return;
+      const failed = (f: Omit<ItemPageFailure, 'url' | 'field'>) => own !== undefined && (evidence.item_pages ??= []).push({ url, field: own, ...f });
       let page: FetchedPage;
       try {
-        page = await deps.fetcher.fetch(url, { organization_id, defer_retry: input.options.defer_fetch_retry });
+        page = await (own !== undefined ? (deps.itemFetcher ?? deps.fetcher) : deps.fetcher).fetch(url, {
+          organization_id,
+          defer_retry: input.options.defer_fetch_retry,
+        });
       } catch (err) {
         if (err instanceof RetryLaterError) throw err;
-        (evidence.problems ??= []).push(err instanceof Error ? err.message : String(err));
+        const message = err instanceof Error ? err.message : String(err);
+        (evidence.problems ??= []).push(message);
+        failed({ outcome: 'refused', status: 0, reason: message });
         return;
       }
       usage.pages_fetched++;
       input.options.on_fetched?.(page);
+      // Only a live fetch has an outcome; an archive that lacks the page (404) is no failure of the page.
+      if (page.outcome !== undefined && page.outcome !== 'ok') {
+        failed({ outcome: page.outcome, status: page.status, ...(page.robots_unreachable ? { robots_unreachable: true } : {}) });
+        // A page robots.txt disallows is the site's choice (flag robots_denied), not a research problem.
+        if (own !== undefined && (page.outcome !== 'robots_denied' || page.robots_unreachable))
+          (evidence.problems ??= []).push(
+            `item page ${url}: ${page.robots_unreachable ? 'robots.txt unreachable' : page.outcome}${page.status ? ` (HTTP ${page.status})` : ''}`,
+          );
+      }
       if (page.status !== 200 || (page.outcome ?? 'ok') !== 'ok' || !domainAllowed(page.final_url, allowed_domains, blocked_domains)) return;
       const doc = await fetchedPageDoc(page, parsed).catch((err: Error) => {
         (evidence.problems ??= []).push(`read ${page.final_url}: ${err.message}`);
@@ -208,16 +244,18 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
       });
       if (doc) docs.push({ url: page.final_url, rank, doc: compact(doc), ...captureOf(page) });
     };
-    // issue 27 §3: the item's own page first; search only for what it lacks.
-    const own = itemPageUrls(input.item, input.options.source_hints);
-    for (const url of own) await read(url, docs.length);
+    // issue 27 §3: the item's own page first; search only for what it lacks (none at all for item_pages_only).
+    const ownPages = itemPageSources(input.item, input.options.source_hints);
+    const own = ownPages.map((p) => p.url);
+    for (const p of ownPages) await read(p.url, docs.length, p.field);
     const searchNeeded =
-      own.length === 0 ||
-      fieldsLacking(
-        docs.map((d) => d.doc),
-        input.item,
-        input.output_schema,
-      ).length > 0;
+      !input.options.item_pages_only &&
+      (own.length === 0 ||
+        fieldsLacking(
+          docs.map((d) => d.doc),
+          input.item,
+          input.output_schema,
+        ).length > 0);
     const lists: Array<Array<{ url: string }>> = [];
     const name = itemName(input.item);
     const steer = promptSteer(input.options.prompt, name, input.output_schema);
@@ -250,6 +288,8 @@ export function createEngine(deps: { search: SearchProvider; fetcher: Fetcher; l
           input.options.on_training,
         );
     const result = buildResult(input, evidence, parsed, model, deps.tuning);
+    // Here, not in buildResult (which also reads taxonomy attributes): once per row, and no conflict flag.
+    reviewItemPageFailures(result.review_info, evidence.item_pages);
     if (!llm) {
       keepIdentity(result, input);
       return { result, usage: emptyUsage() };

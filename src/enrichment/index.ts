@@ -11,18 +11,19 @@ export type { SearchProvider, SearchResult, SearchOptions, Fetcher, FetchedPage 
 export { parsePrice, type ParsedPrice, type PriceHints } from './normalize/price';
 export * from './types';
 export { knowledgeBaseDocuments, KnowledgeBaseFileError, type KnowledgeBaseFile } from './knowledge-base/documents';
-export { researchProviders, combineSources, type ResearchSource } from './providers';
+export { researchProviders, combineSources, type ResearchSource, type ResearchProviders } from './providers';
 
 /**
  * The engine the service runs: research providers chosen by `config.search` (default: the
  * offline web archive folders of `config.researchArchives`, index built lazily on the first
- * search; `searxng`/`brave`: live search + HTTP fetching), after `options.archiveIndex` (the web
+ * search; `searxng`/`brave`: live search + HTTP fetching; the pages items name are fetched live in
+ * every configuration unless FETCH_ITEM_URLS=false), after `options.archiveIndex` (the web
  * archives indexed in PostgreSQL, which the worker passes; see providers/index.ts), and the LLM
  * step when `config.llm` is set (env OPENAI_BASE_URL). `options.knex` holds the live fetcher's
  * shared state. With no source at all it still starts: research finds nothing.
  * @throws Error when a live provider is not configured (no SEARXNG_URL, no BRAVE_API_KEY, no database)
  */
 export function createEngineFromConfig(config: Config, options: { archiveIndex?: ResearchSource; knex?: Knex } = {}): EnrichmentEngine {
-  const { search, fetcher } = researchProviders(config, options);
-  return createEngine({ search, fetcher, llm: config.llm ?? undefined });
+  const { search, fetcher, itemFetcher } = researchProviders(config, options);
+  return createEngine({ search, fetcher, itemFetcher, llm: config.llm ?? undefined });
 }

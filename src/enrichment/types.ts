@@ -102,6 +102,12 @@ export interface EnrichOptions {
   blocked_domains?: string[];
   /** false: values come only from the input item (interface-spec.md, Rules 5). */
   web_search: boolean;
+  /**
+   * Research reads only the pages the item names itself (src/enrichment/research/item-page.ts) and
+   * sends no search: set for the rows that name a page in a job of an organization with no
+   * research source (docs/research.md, "An item's own page").
+   */
+  item_pages_only?: boolean;
   /** The job's organization: whose uploaded web archives research reads (issue 27 §2); configured archives only when absent. */
   organization_id?: string;
   taxonomy?: TaxonomyInput;
@@ -255,6 +261,28 @@ export interface Evidence {
    * (src/services/enrichment/fetch-records.ts), absent when nothing was fetched.
    */
   fetches?: Array<import('./research/types').FetchRecord>;
+  /**
+   * The item's own pages (src/enrichment/research/item-page.ts) that could not be read live, in
+   * order; absent when every one was read or none was fetched live. Extraction turns them into
+   * field issues and flags (docs/research.md, "An item's own page").
+   */
+  item_pages?: ItemPageFailure[];
+}
+
+/**
+ * An item's own page the live fetcher did not read: `url`, the item key that named it (`url`,
+ * `product_url`, …; `source_hints` for a source hint URL), how the fetch ended (a FetchOutcome, or
+ * `refused` when no request was made: address policy, not an http(s) URL, redirect loop), the HTTP
+ * status (0 when no answer arrived) and, for `refused`, the reason.
+ */
+export interface ItemPageFailure {
+  url: string;
+  field: string;
+  outcome: import('./research/types').FetchOutcome | 'refused';
+  status: number;
+  reason?: string;
+  /** With `robots_denied`: robots.txt could not be read, which RFC 9309 §2.3.1.4 treats as disallowing everything. */
+  robots_unreachable?: boolean;
 }
 
 /** Input of one item's enrichment. */

@@ -237,6 +237,12 @@ export type EnrichJobConfig = Omit<EnrichRequestFields, 'taxonomy' | 'review_mod
   known_values?: Record<string, string[]>;
   /** Options stored without behaviour (shown as `notices` on the job). */
   recorded_noops?: string[];
+  /**
+   * The organization had no research source when the job was created, but the deployment fetches
+   * the pages items name: rows whose item names one research that page only (no search), the
+   * others read their own data (src/services/enrichment/item-pages.ts; docs/research.md).
+   */
+  item_pages_only?: boolean;
   /** The target catalog's quality prompt, for the LLM step (src/services/enrichment/model-options.ts); only with a model. */
   quality_prompt?: string;
 };

@@ -71,20 +71,24 @@ export function researchCapability(config: Pick<Config, 'search' | 'researchArch
 
 /** Items' own `url`s fetched live (`FETCH_ITEM_URLS`, config `fetch.itemUrls`). */
 export function itemUrlsCapability(config: { fetch: Pick<Config['fetch'], 'itemUrls'> }): Capability {
-  return config.fetch.itemUrls ? on("items' own url pages are fetched (FETCH_ITEM_URLS)") : off('FETCH_ITEM_URLS=false');
+  return config.fetch.itemUrls
+    ? on("items' own url pages are fetched live, robots.txt obeyed, with or without a search provider (FETCH_ITEM_URLS)")
+    : off('FETCH_ITEM_URLS=false: item pages are read only from web archives');
 }
 
 /**
  * Rendering of pages that build their product data with JavaScript (docs/research.md, "The live
  * web"), as the worker decides it (temporal/worker.ts): off with RENDER_CONCURRENCY=0, without
- * Chromium at CHROMIUM_PATH, or without a live search provider (pages then come from archives).
+ * Chromium at CHROMIUM_PATH, or when no page is fetched live (no live search provider and
+ * FETCH_ITEM_URLS=false: pages then come from archives).
  */
-export function renderingCapability(config: Pick<Config, 'render' | 'search'>, probe: CapabilityProbe = {}): Capability {
+export function renderingCapability(config: Pick<Config, 'render' | 'search' | 'fetch'>, probe: CapabilityProbe = {}): Capability {
   const chromium = config.render.chromiumPath;
   if (config.render.concurrency === 0) return off('RENDER_CONCURRENCY=0');
   const present = probe.executable ? probe.executable(chromium) : chromiumAvailable(chromium);
   if (!present) return off(withInstallNote(`Chromium missing at ${chromium}`, chromium, probe));
-  if (config.search.provider === 'archive') return off(`no live search provider (SEARCH_PROVIDER=archive): pages come from archives; Chromium at ${chromium}`);
+  if (config.search.provider === 'archive' && !config.fetch.itemUrls)
+    return off(`no page is fetched live (SEARCH_PROVIDER=archive and FETCH_ITEM_URLS=false): pages come from archives; Chromium at ${chromium}`);
   return on(`Chromium at ${chromium}, ${config.render.concurrency} page(s) at once per worker`);
 }
 

@@ -6,7 +6,7 @@ import { assertFetchableUrl, guardedLookup } from './address-policy';
 import { createHostPoliteness } from './host-limiter';
 import { cachePolicy, loadCached, markRevalidated, reusable, storeCached, type CachedResponse } from './http-cache';
 import { isChallengePage, outcomeOf, retryAfterMs } from './fetch-outcome';
-import { robotsRules, type RobotsFetch } from './robots';
+import { robotsRules, type RobotsFetch, type RobotsRules } from './robots';
 import { loadRender, type StoredRender } from './render-store';
 
 /** Limits, identity and politeness of the live fetcher (config `fetch`, env `FETCH_*`; docs/configuration.md). */
@@ -129,7 +129,10 @@ function refusedAddress(err: unknown): boolean {
  * - every hop's URL must be http(s) and resolve only to public addresses (address-policy.ts)
  *   unless `allowPrivate`; redirects are followed hop by hop up to `maxRedirects`;
  * - robots.txt (RFC 9309, robots.ts) is read per origin before any other request to it and
- *   applies to every hop; a forbidden page is never requested (`robots_denied`);
+ *   applies to every hop; a forbidden page is never requested (`robots_denied`); callers of this
+ *   fetcher that need an origin's rules while they are being read wait for that one read
+ *   (single-flight, in this process: each worker process reads at most once per origin at a time,
+ *   and the stored copy in `fetch_robots` serves every process after);
  * - every request to a host (robots.txt included) takes a shared slot and its spaced start
  *   (host-limiter.ts); robots.txt `Crawl-delay` widens the spacing up to `crawlDelayMaxS`;
  * - a 200 page is stored with its cache policy (http-cache.ts): reused without a request within
@@ -221,12 +224,32 @@ export function createHttpFetcher(knex: Knex, options: HttpFetcherOptions): Fetc
     return { status: 0, body: '' };
   };
 
-  /** Whether robots.txt lets us fetch `url` (reading and caching the origin's robots.txt first); records its Crawl-delay. */
-  const robotsAllow = async (url: URL, exchanges: HttpExchange[]): Promise<boolean> => {
-    const rules = await robotsRules(knex, url.origin, options.userAgent, options.robotsCacheS, () => fetchRobots(url.origin, exchanges));
+  /**
+   * Origin → its robots.txt rules being looked up (stored copy or a fetch): concurrent callers for
+   * one origin share the lookup, so several rows starting together make one robots.txt request.
+   * An entry lives only while its lookup runs; the stored copy (`fetch_robots`) is the cache.
+   * The robots.txt exchanges go to the evidence of the caller that started the lookup.
+   */
+  const robotsInFlight = new Map<string, Promise<RobotsRules>>();
+  const sharedRobotsRules = (origin: string, exchanges: HttpExchange[]): Promise<RobotsRules> => {
+    const running = robotsInFlight.get(origin);
+    if (running) return running;
+    const lookup = robotsRules(knex, origin, options.userAgent, options.robotsCacheS, () => fetchRobots(origin, exchanges)).finally(() =>
+      robotsInFlight.delete(origin),
+    );
+    robotsInFlight.set(origin, lookup);
+    return lookup;
+  };
+
+  /**
+   * Whether robots.txt lets us fetch `url` (reading and caching the origin's robots.txt first):
+   * `allowed`, else `unreachable` (robots.txt could not be read) or `disallowed`; records its Crawl-delay.
+   */
+  const robotsAllow = async (url: URL, exchanges: HttpExchange[]): Promise<'allowed' | 'disallowed' | 'unreachable'> => {
+    const rules = await sharedRobotsRules(url.origin, exchanges);
     const delay = rules.crawlDelayS === undefined ? null : Math.round(Math.min(rules.crawlDelayS, options.crawlDelayMaxS) * 1000);
     await politeness.setCrawlDelay(url.host, delay);
-    return rules.allows(url.href);
+    return rules.allows(url.href) ? 'allowed' : rules.unreachable ? 'unreachable' : 'disallowed';
   };
 
   /** A page reused from the cache (fresh, or confirmed by a 304 exchange). */
@@ -278,14 +301,20 @@ export function createHttpFetcher(knex: Knex, options: HttpFetcherOptions): Fetc
         outcome,
         exchanges,
       });
-      if (!(await robotsAllow(current, exchanges))) return page('robots_denied', 0);
+      const denied = (robots: 'disallowed' | 'unreachable'): FetchedPage => ({
+        ...page('robots_denied', 0),
+        ...(robots === 'unreachable' ? { robots_unreachable: true } : {}),
+      });
+      const robots = await robotsAllow(current, exchanges);
+      if (robots !== 'allowed') return denied(robots);
       const rendered = await loadRender(knex, url, options.maxAgeS);
       if (rendered) return renderedPage(url, rendered, exchanges);
       const cached = await loadCached(knex, url);
       if (cached && reusable(cached, options.maxAgeS)) return fromCache(url, cached, 'fresh', exchanges);
       const requestHeads = { url, method: 'GET', headers: Object.fromEntries(baseHeaders) };
       for (let redirects = 0; ; redirects++) {
-        if (redirects > 0 && !(await robotsAllow(current, exchanges))) return page('robots_denied', 0);
+        const hopRobots = redirects > 0 ? await robotsAllow(current, exchanges) : 'allowed';
+        if (hopRobots !== 'allowed') return denied(hopRobots);
         const conditional = redirects === 0 && cached ? (cached.policy.revalidationHeaders(requestHeads) as Record<string, string>) : {};
         const validators = Object.fromEntries(Object.entries(conditional).filter(([k]) => k === 'if-none-match' || k === 'if-modified-since'));
         const res = await hop(current, validators, false);

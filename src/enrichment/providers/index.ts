@@ -56,35 +56,56 @@ export function combineSources(sources: ResearchSource[]): ResearchSource {
   };
 }
 
+/** The research providers of a configuration: its search and fetcher, and the fetcher of the pages items name themselves. */
+export interface ResearchProviders extends ResearchSource {
+  /**
+   * Reads an item's own page (src/enrichment/research/item-page.ts): the archives first, then,
+   * unless FETCH_ITEM_URLS=false, the live fetcher, whatever SEARCH_PROVIDER is (a URL the item
+   * names is not a web search).
+   */
+  itemFetcher: Fetcher;
+}
+
 /**
- * The research providers of the configuration (issue 27 §1–2): the web archives indexed in
- * PostgreSQL (`archiveIndex`, built by the worker over its database: uploaded and configured
- * WARC/WACZ archives, per organization), then by env SEARCH_PROVIDER: `archive` (default) the
- * page-index.json folders of RESEARCH_ARCHIVES, read in memory; `searxng` / `brave` that live
- * search API plus the HTTP fetcher with the FETCH_* limits, whose politeness, robots.txt and page
- * cache live in PostgreSQL (`knex`). With no source at all, search finds nothing and fetch
- * answers 404 (the API gives such jobs `web_search: false` and a notice).
+ * The research providers of the configuration (issue 27 §1–2; docs/research.md): the web archives
+ * indexed in PostgreSQL (`archiveIndex`, built by the worker over its database: uploaded and
+ * configured WARC/WACZ archives, per organization), then by env SEARCH_PROVIDER: `archive`
+ * (default) the page-index.json folders of RESEARCH_ARCHIVES, read in memory; `searxng` / `brave`
+ * that live search API plus the HTTP fetcher with the FETCH_* limits, whose politeness, robots.txt
+ * and page cache live in PostgreSQL (`knex`). The pages items name are read through `itemFetcher`:
+ * the same sources, then the live fetcher in every configuration while `fetch.itemUrls` (env
+ * FETCH_ITEM_URLS, default true) and a database is given (an engine built without one, as the
+ * benchmarks do, reads them only from archives). With no source at all, search finds nothing and
+ * fetch answers 404 (the API gives such jobs `web_search: false` and a notice; rows whose items
+ * name a page still read it).
  * @throws Error when a live provider lacks its setting (SEARXNG_URL, BRAVE_API_KEY, the database)
  */
-export function researchProviders(config: Config, options: { archiveIndex?: ResearchSource; knex?: Knex } = {}): ResearchSource {
+export function researchProviders(config: Config, options: { archiveIndex?: ResearchSource; knex?: Knex } = {}): ResearchProviders {
   const sources: ResearchSource[] = options.archiveIndex ? [options.archiveIndex] : [];
   const { search } = config;
   const folders = config.researchArchives.filter((p) => !/\.(warc|warc\.gz|wacz)$/i.test(p));
-  if (search.provider === 'archive') {
-    if (folders.length) sources.push(openArchives(folders));
-    return combineSources(sources);
+  const live = search.provider !== 'archive';
+  if (!live && folders.length) sources.push(openArchives(folders));
+  if (live) {
+    const missing = search.provider === 'searxng' ? (search.searxngUrl ? null : 'SEARXNG_URL') : search.braveApiKey ? null : 'BRAVE_API_KEY';
+    if (missing) throw new Error(`SEARCH_PROVIDER=${search.provider} needs ${missing}.`);
+    if (!options.knex) throw new Error(`SEARCH_PROVIDER=${search.provider} needs the database (the live fetcher's shared state).`);
   }
-  const missing = search.provider === 'searxng' ? (search.searxngUrl ? null : 'SEARXNG_URL') : search.braveApiKey ? null : 'BRAVE_API_KEY';
-  if (missing) throw new Error(`SEARCH_PROVIDER=${search.provider} needs ${missing}.`);
-  if (!options.knex) throw new Error(`SEARCH_PROVIDER=${search.provider} needs the database (the live fetcher's shared state).`);
-  const fetcher = createHttpFetcher(options.knex, httpFetcherOptions(config));
-  const live =
+  // One live fetcher per engine: its robots.txt single-flight and HTTP agent are shared by search results and item pages.
+  const http = options.knex && (live || config.fetch.itemUrls) ? createHttpFetcher(options.knex, httpFetcherOptions(config)) : null;
+  const offline = combineSources(sources);
+  const withLive = http ? combineSources([...sources, { search: NO_SEARCH, fetcher: http }]) : offline;
+  if (!live) return { ...offline, itemFetcher: config.fetch.itemUrls ? withLive.fetcher : offline.fetcher };
+  const liveSearch =
     search.provider === 'searxng'
       ? createSearxngSearch(search.searxngUrl ?? '', search.timeoutMs)
       : createBraveSearch(search.braveApiKey ?? '', search.braveApiUrl, search.timeoutMs);
-  sources.push({ search: live, fetcher });
-  return combineSources(sources);
+  const researched = combineSources([...sources, { search: liveSearch, fetcher: http! }]);
+  return { ...researched, itemFetcher: config.fetch.itemUrls ? researched.fetcher : offline.fetcher };
 }
+
+/** A search that finds nothing: the live fetcher's place in the item-page chain, which is never searched. */
+const NO_SEARCH: SearchProvider = { search: async () => [] };
 
 /** The live fetcher's options from the configuration (env FETCH_*). */
 export function httpFetcherOptions(config: Config): HttpFetcherOptions {

@@ -7,6 +7,8 @@ export interface RobotsRules {
   allows(url: string): boolean;
   /** The group's `Crawl-delay` in seconds, when it sets one. */
   crawlDelayS: number | undefined;
+  /** robots.txt could not be read (no answer or a 5xx), so everything is disallowed (RFC 9309 §2.3.1.4). */
+  unreachable: boolean;
 }
 
 /** What fetching an origin's robots.txt gave: its status (0 = unreachable) and body. */
@@ -40,11 +42,11 @@ function classify(fetched: RobotsFetch): StoredRobots {
 }
 
 function rulesOf(origin: string, stored: StoredRobots, userAgent: string): RobotsRules {
-  if (stored.outcome === 'allow_all') return { allows: () => true, crawlDelayS: undefined };
-  if (stored.outcome === 'disallow_all') return { allows: () => false, crawlDelayS: undefined };
+  if (stored.outcome === 'allow_all') return { allows: () => true, crawlDelayS: undefined, unreachable: false };
+  if (stored.outcome === 'disallow_all') return { allows: () => false, crawlDelayS: undefined, unreachable: true };
   const robots = robotsParser(`${origin}/robots.txt`, stored.body);
   const token = productToken(userAgent);
-  return { allows: (url) => robots.isAllowed(url, token) !== false, crawlDelayS: robots.getCrawlDelay(token) };
+  return { allows: (url) => robots.isAllowed(url, token) !== false, crawlDelayS: robots.getCrawlDelay(token), unreachable: false };
 }
 
 /**

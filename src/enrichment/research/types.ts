@@ -86,6 +86,11 @@ export interface FetchedPage {
   parsed?: { url: string; sha1: string; doc: PageDoc };
   /** How the fetch ended (live fetcher); absent = `ok` for status 200. */
   outcome?: FetchOutcome;
+  /**
+   * With `robots_denied`: the site's robots.txt could not be read (no answer or a 5xx), which
+   * RFC 9309 §2.3.1.4 treats as disallowing everything, rather than a rule that disallows the page.
+   */
+  robots_unreachable?: boolean;
   /** Served from the fetch cache without a request (`fresh`) or after a 304 (`revalidated`). */
   cache?: 'fresh' | 'revalidated';
   /** The body is the DOM after rendering in headless Chromium (issue 27 §5). */

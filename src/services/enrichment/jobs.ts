@@ -33,7 +33,8 @@ import { assertJobQuota } from './quotas';
 import { assertWebhookUrl, webhookStatus, WebhookStatus } from './webhooks';
 import { enrichmentWorkflowId } from '../../contracts/workflows';
 import { newestFirstPage } from '../../models/newest-first';
-import { NO_RESEARCH_SOURCE_NOTICE, organizationHasResearchSource } from '../research-archives/sources';
+import { noResearchSourceNotice, organizationHasResearchSource } from '../research-archives/sources';
+import { noteItemUrlsOff } from './item-pages';
 
 /** What the job service needs. */
 export interface JobServiceDeps {
@@ -54,6 +55,8 @@ export interface JobServiceDeps {
      */
     search?: Config['search'];
     researchArchives?: string[];
+    /** `fetch.itemUrls`: the pages items name are fetched (FETCH_ITEM_URLS); default true when absent. */
+    fetch?: Pick<Config['fetch'], 'itemUrls'>;
   };
 }
 
@@ -92,20 +95,39 @@ async function waitForSyncJob(jobRunner: JobRunner, jobId: string, workflowId: s
   }
 }
 
-/** The settings that say which research sources a deployment has (src/services/research-archives/sources.ts). */
-export type ResearchSettings = Pick<Config, 'search' | 'researchArchives'>;
+/**
+ * The settings that say which research sources a deployment has and whether it fetches the pages
+ * items name (src/services/research-archives/sources.ts; `fetch` absent: FETCH_ITEM_URLS' default).
+ */
+export type ResearchSettings = Pick<Config, 'search' | 'researchArchives'> & { fetch?: Pick<Config['fetch'], 'itemUrls'> };
+
+/** Whether `research` fetches the pages items name (FETCH_ITEM_URLS, default true). */
+function fetchesItemUrls(research: Partial<ResearchSettings> | undefined): boolean {
+  return research?.fetch?.itemUrls ?? true;
+}
 
 /**
  * With no research source for the organization (src/services/research-archives/sources.ts), a
  * job that asked for web search reads its items' own data (`web_search: false`) and says so in
- * its notices (NO_RESEARCH_SOURCE_NOTICE); otherwise `config` is unchanged. Jobs of the API and
- * of a flow's enrich node alike (issue 27 §1).
+ * its notices; while the deployment fetches item URLs, rows whose items name a page still read
+ * that page (`item_pages_only`, ./item-pages.ts). Otherwise `config` is unchanged. Jobs of the
+ * API and of a flow's enrich node alike (issue 27 §1; docs/research.md).
+ * @returns whether the job asked for web research (not `web_search: false`, not re-extraction)
  */
-async function withResearchSource(knex: Knex, research: Partial<ResearchSettings> | undefined, organizationId: string, config: EnrichJobConfig): Promise<void> {
-  if (config.web_search === false || config.reextract_from_activity_id || !research?.search || !research.researchArchives) return;
-  if (await organizationHasResearchSource(knex, { search: research.search, researchArchives: research.researchArchives }, organizationId)) return;
+async function withResearchSource(
+  knex: Knex,
+  research: Partial<ResearchSettings> | undefined,
+  organizationId: string,
+  config: EnrichJobConfig,
+): Promise<boolean> {
+  if (config.web_search === false || config.reextract_from_activity_id) return false;
+  if (!research?.search || !research.researchArchives) return true;
+  if (await organizationHasResearchSource(knex, { search: research.search, researchArchives: research.researchArchives }, organizationId)) return true;
+  const itemUrls = fetchesItemUrls(research);
   config.web_search = false;
-  config.recorded_noops = [...(config.recorded_noops ?? []), NO_RESEARCH_SOURCE_NOTICE];
+  if (itemUrls) config.item_pages_only = true;
+  config.recorded_noops = [...(config.recorded_noops ?? []), noResearchSourceNotice(itemUrls)];
+  return true;
 }
 
 /** A validated `POST /public/enrich` body (src/schemas/enrich.ts); defaults are applied by the service. */
@@ -305,11 +327,15 @@ export async function createEnrichmentJob(
   const documents = upload ? await hostKnowledgeBase(knex, upload.storage, scope, plan.config, upload.knowledgeBaseFiles) : [];
   const config = plan.config;
   if (!config.async_mode) await assertWorkerPolling(deps.jobRunner, 'a synchronous request cannot be answered');
-  await withResearchSource(knex, deps.config, scope.organizationId, config);
+  const researches = await withResearchSource(knex, deps.config, scope.organizationId, config);
   const catalogId = plan.catalogId;
   const workflowId = enrichmentWorkflowId(jobId);
 
-  const totalItems = await knex.transaction((trx) => storeJob(trx, scope, plan, documents, jobId, workflowId));
+  const totalItems = await knex.transaction(async (trx) => {
+    const total = await storeJob(trx, scope, plan, documents, jobId, workflowId);
+    await noteItemUrlsOff(trx, fetchesItemUrls(deps.config), researches, jobId, config);
+    return total;
+  });
   jobsCreated.inc({ mode: config.async_mode ? 'async' : 'sync' });
   await startStoredJob(deps, { id: jobId, organization_id: scope.organizationId, catalog_id: catalogId, workflow_id: workflowId, total_items: totalItems });
   return answerCreated(deps, scope, jobId, workflowId, totalItems, config.async_mode === true);
@@ -387,8 +413,9 @@ export async function storeFlowNodeJob(
   const plan: JobPlan = from
     ? { config: { ...recipe, async_mode: true, source_activity_id: from.id }, items: { kind: 'resume', from }, catalogId: null }
     : { config: { ...recipe, async_mode: true }, items: { kind: 'flow', runId: source.runId, nodeId: source.inputNodeId }, catalogId: null };
-  await withResearchSource(trx, research, scope.organizationId, plan.config);
+  const researches = await withResearchSource(trx, research, scope.organizationId, plan.config);
   await storeJob(trx, scope, plan, [], jobId, enrichmentWorkflowId(jobId));
+  await noteItemUrlsOff(trx, fetchesItemUrls(research), researches, jobId, plan.config);
   return EnrichmentJob.query(trx).findById(jobId).throwIfNotFound();
 }
 

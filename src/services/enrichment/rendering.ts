@@ -16,10 +16,14 @@ export interface RenderSettings {
   maxAgeS: number;
 }
 
-/** Pages read statically that hold no product data: HTML answered `ok`, not rendered, without any product signal. */
+/**
+ * Pages read statically that hold no product data: HTML the live fetcher answered `ok` (an
+ * archived page has no outcome and is never rendered: Chromium would load the live site), not
+ * rendered, without any product signal.
+ */
 function pagesWithoutProductData(consulted: FetchedPage[]): FetchedPage[] {
   return consulted.filter(
-    (p) => (p.outcome ?? 'ok') === 'ok' && p.status === 200 && !p.rendered && /html/i.test(p.content_type) && !hasProductData(p.body.toString('utf8')),
+    (p) => p.outcome === 'ok' && p.status === 200 && !p.rendered && /html/i.test(p.content_type) && !hasProductData(p.body.toString('utf8')),
   );
 }
 

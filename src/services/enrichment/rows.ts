@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { engineItem } from './engine-item';
+import { itemPagesOnly } from './item-pages';
 import { jobTextExamples, type JobTextExamples } from './examples';
 import { jobCategoryExamples } from './category-examples';
 import { jobTaxonomy } from './job-taxonomy';
@@ -76,12 +77,15 @@ function rowFeedback(config: EnrichJobConfig, rowIndex: number | undefined): str
 /**
  * Builds the engine input of one row from the job's stored config: the job's options, the
  * catalog's `known_values`, the row's attribute-set fields and source hints, re-extraction
- * feedback, and the catalog's quality prompt (stored only when a model is configured).
+ * feedback, and the catalog's quality prompt (stored only when a model is configured). In a job
+ * with no research source, a row whose item names its own page researches that page only
+ * (./item-pages.ts itemPagesOnly).
  */
 export function engineInput(config: EnrichJobConfig, item: Record<string, unknown>, rowIndex?: number): EnrichInput {
   const hintId = item.source_hint_set_id;
   const hints = typeof hintId === 'string' ? config.source_hint_sets?.[hintId] : undefined;
   const feedback = rowFeedback(config, rowIndex);
+  const ownPagesOnly = itemPagesOnly(config, item);
   return {
     item: engineItem(item),
     output_schema: rowOutputSchema(config, item),
@@ -90,7 +94,8 @@ export function engineInput(config: EnrichJobConfig, item: Record<string, unknow
       speed: config.speed ?? 'deep',
       allowed_domains: config.allowed_domains,
       blocked_domains: config.blocked_domains,
-      web_search: config.web_search !== false,
+      web_search: config.web_search !== false || ownPagesOnly,
+      ...(ownPagesOnly ? { item_pages_only: true } : {}),
       // Request taxonomies are checked only as `{nodes: object}` (src/schemas/enrich.ts), catalog ones
       // are stored normalised; the engine takes either as its TaxonomyInput, as it always has.
       taxonomy: config.taxonomy as TaxonomyInput | undefined,

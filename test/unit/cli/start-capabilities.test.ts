@@ -120,9 +120,13 @@ describe('the capability report and the start banner', () => {
     expect(text).toContain('Catalog enrichment service is running.');
     expect(text).toContain(`  Capabilities: research      off  (no search provider and no configured archive`);
     expect(text).toContain(`\n                python_flows  off  (bubblewrap missing at ${MISSING_BWRAP}, could not be installed: not root)\n`);
-    expect(text).toContain(
-      '\n                rendering     off  (no live search provider (SEARCH_PROVIDER=archive): pages come from archives; Chromium at /usr/bin/chromium)\n',
-    );
+    // Item URLs are fetched live with no search provider, so their pages are rendered.
+    expect(text).toContain('\n                rendering     on   (Chromium at /usr/bin/chromium, ');
+    const offline = capabilityReport(loadConfig({ ...process.env, SEARCH_PROVIDER: 'archive', FETCH_ITEM_URLS: 'false' }), { executable: () => true });
+    expect(offline.rendering).toEqual({
+      state: 'off',
+      reason: 'no page is fetched live (SEARCH_PROVIDER=archive and FETCH_ITEM_URLS=false): pages come from archives; Chromium at /usr/bin/chromium',
+    });
     expect(text).toContain('\n                item_urls     on   (');
     expect(text).toContain('\n                llm           off  (rules only: no model endpoint (OPENAI_BASE_URL))\n');
     expect(text).toContain('\n                blob_store    on   (local folder ');

@@ -87,6 +87,29 @@ test('robots.txt: a disallowed page is never requested and is robots_denied; rob
   await Promise.all([fetcher.close(), other.close()]);
 });
 
+test('robots.txt: fetches of one origin starting together share one robots.txt request (single-flight in the fetcher)', async () => {
+  const fetcher = createHttpFetcher(testKnex(), options);
+  const pages = await Promise.all(['/public/1', '/public/2', '/public/3', '/private/4', '/public/5'].map((p) => fetcher.fetch(site.url(p))));
+  expect(pages.map((p) => p.outcome)).toEqual(['ok', 'ok', 'ok', 'robots_denied', 'ok']);
+  expect(hits('/robots.txt')).toBe(1);
+  expect(hits('/private/4')).toBe(0);
+  // Only the fetch that started the read keeps its exchange (the others waited for it).
+  expect(pages.filter((p) => p.exchanges?.some((e) => e.purpose === 'robots'))).toHaveLength(1);
+  await fetcher.close();
+});
+
+test('robots.txt: an unreachable robots.txt (5xx) disallows the page and says robots_unreachable; a disallowing rule does not', async () => {
+  const fetcher = createHttpFetcher(testKnex(), options);
+  expect(await fetcher.fetch(site.url('/private/x'))).toMatchObject({ outcome: 'robots_denied' });
+  expect((await fetcher.fetch(site.url('/private/x'))).robots_unreachable).toBeUndefined();
+  await testKnex()('fetch_robots')
+    .where('origin', new URL(site.url('/')).origin)
+    .delete();
+  robotsStatus = 500;
+  expect(await fetcher.fetch(site.url('/public/y'))).toMatchObject({ outcome: 'robots_denied', robots_unreachable: true });
+  await fetcher.close();
+});
+
 test('robots.txt: a 4xx answer allows everything, a 5xx answer disallows everything (RFC 9309 §2.3.1)', async () => {
   const fetcher = createHttpFetcher(testKnex(), options);
   robotsStatus = 404;

@@ -1,5 +1,6 @@
 import { loadConfig } from '../../../src/config';
 import { combineSources, researchProviders } from '../../../src/enrichment/providers';
+import { configuredSources, describeSources } from '../../../src/services/research-archives/sources';
 import { startServer } from './fixtures';
 import { closeTestKnex, testKnex } from '../../helpers/db';
 
@@ -20,7 +21,9 @@ test('defaults: archive search, conservative fetch limits, private addresses ref
     hostIntervalMs: 1000,
     maxAgeS: 172_800,
     robotsCacheS: 86_400,
+    itemUrls: true,
   });
+  expect(loadConfig({ FETCH_ITEM_URLS: 'false' }).fetch.itemUrls).toBe(false);
   expect(config.render).toMatchObject({ chromiumPath: '/usr/bin/chromium', concurrency: 1 });
   expect(() => loadConfig({ SEARCH_PROVIDER: 'google' })).toThrow(/SEARCH_PROVIDER/);
 });
@@ -88,4 +91,34 @@ test('a combined source whose search fails leaves the others results; only all f
   expect((await combineSources([ok, down]).search.search('q', { limit: 5, onSourceError: (m) => told.push(m) })).map((r) => r.url)).toEqual(['a']);
   expect(told).toEqual(['search API down']);
   await expect(combineSources([down, down]).search.search('q', { limit: 5 })).rejects.toThrow('search API down');
+});
+
+test('the default configuration reads item URLs live (search stays offline); FETCH_ITEM_URLS=false reads them only from archives', async () => {
+  const paths: string[] = [];
+  const server = await startServer((req, res) => {
+    paths.push(req.url ?? '/');
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<html><title>P</title></html>');
+  });
+  try {
+    const config = loadConfig({ SHARED_DATA_DIR: '/nonexistent/shared/data', FETCH_ALLOW_PRIVATE: 'true', FETCH_HOST_INTERVAL_MS: '0' });
+    const on = researchProviders(config, { knex: testKnex() });
+    expect(await on.itemFetcher.fetch(server.url('/p'))).toMatchObject({ status: 200, outcome: 'ok' });
+    // Search results are still read only from the (absent) archives: the default configuration searches nothing live.
+    expect((await on.fetcher.fetch(server.url('/p'))).status).toBe(404);
+    const off = researchProviders({ ...config, fetch: { ...config.fetch, itemUrls: false } }, { knex: testKnex() });
+    expect((await off.itemFetcher.fetch(server.url('/q'))).status).toBe(404);
+    expect(paths).not.toContain('/q');
+    expect(paths.filter((p) => p === '/p')).toHaveLength(1);
+  } finally {
+    await server.close();
+  }
+});
+
+test('readiness and the banner say whether item URLs are fetched', () => {
+  const on = configuredSources(loadConfig({ SHARED_DATA_DIR: '/nonexistent/shared/data' }));
+  expect(on).toMatchObject({ live_search: null, item_urls: true });
+  expect(describeSources(on)).toContain('item URLs: fetched (live fetcher, robots.txt obeyed)');
+  const off = configuredSources(loadConfig({ SHARED_DATA_DIR: '/nonexistent/shared/data', FETCH_ITEM_URLS: 'false' }));
+  expect(off.item_urls).toBe(false);
+  expect(describeSources(off)).toContain('item URLs: off (FETCH_ITEM_URLS=false)');
 });
