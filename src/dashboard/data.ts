@@ -26,7 +26,10 @@ export const DASHBOARD_PAGE_SIZE = 25;
 /** The activity page's filters, as in its URL query; they are also the bulk-review `filter`. */
 export interface ActivityFilters {
   status?: string;
-  /** Show vendor drafts (hidden until submitted: interface-spec.md "States"); `?drafts=1`. */
+  /**
+   * Show vendor drafts (`?drafts=1`, the "Include drafts" toggle): the console leaves them out
+   * until they are submitted (docs/review.md "Vendor drafts"), unlike the API's default.
+   */
   include_drafts?: boolean;
   field?: string;
   confidence?: string;
@@ -39,7 +42,7 @@ export interface ActivityPageData {
   catalog: Catalog;
   activity: ReviewActivity;
   stagedCount: number;
-  /** Vendor drafts of the activity (shown only with `include_drafts`). */
+  /** Vendor drafts of the activity (shown only with `include_drafts`, counted always). */
   draftCount: number;
   /** Restores of the activity's pre-apply snapshots, newest first. */
   restores: ActivityRestore[];
@@ -66,10 +69,13 @@ export interface ActivityPageData {
  * staged-changes list's own filter, src/services/review/staged-changes.ts), and how many of
  * them "approve all" / "reject all" would change (the undecided ones: the bulk-review service's
  * own count, src/services/review/bulk-review.ts, so the buttons say what the action touches).
+ * Vendor drafts count and are listed only when `filters.include_drafts` (the console's toggle);
+ * the services' own default (the API's) would show them.
  * @throws NotFoundError (404) for an unknown catalog or activity, or an activity of another
  *   catalog; ForbiddenError (403) for another organization's
  */
 export async function loadActivityPage(knex: Knex, scope: Scope, catalogId: string, activityId: string, filters: ActivityFilters): Promise<ActivityPageData> {
+  const drafts = filters.include_drafts === true;
   const query = {
     page: filters.page,
     page_size: DASHBOARD_PAGE_SIZE,
@@ -77,12 +83,12 @@ export async function loadActivityPage(knex: Knex, scope: Scope, catalogId: stri
     field: filters.field,
     confidence: filters.confidence,
     search_query: filters.search_query,
-    include_drafts: filters.include_drafts,
+    include_drafts: drafts,
   };
-  const [detail, { catalog, schema }] = await Promise.all([getActivity(knex, scope, activityId, filters.include_drafts), getCatalog(knex, scope, catalogId)]);
+  const [detail, { catalog, schema }] = await Promise.all([getActivity(knex, scope, activityId, drafts), getCatalog(knex, scope, catalogId)]);
   if (detail.activity.catalog_id !== catalogId) throw new NotFoundError('Activity not found');
   const [byStatus, page, toApply, bulkCounts] = await Promise.all([
-    countByStatus(knex, activityId, filters.include_drafts),
+    countByStatus(knex, activityId, drafts),
     listStagedChanges(knex, scope, activityId, query),
     countToApply(knex, activityId),
     countBulkTargets(knex, activityId, query),
@@ -125,18 +131,22 @@ export const CATALOG_PAGE_ACTIVITIES = 200;
 
 /**
  * Loads the catalog page: the catalog and its newest {@link CATALOG_PAGE_ACTIVITIES} activities
- * (enrichment jobs that target it included, decisions.md §4) with their staged-change counts,
- * from the activity list service (`GET /public/catalogs/{id}/activities`, G13).
+ * (enrichment jobs that target it included, decisions.md §4) with their staged-change and draft
+ * counts, from the activity list service (`GET /public/catalogs/{id}/activities`, G13). Unless
+ * `includeDrafts` (the page's "Include drafts" toggle), vendor drafts are left out: an activity
+ * whose changes are all drafts is not listed and staged counts leave drafts out
+ * (docs/review.md "Vendor drafts").
  * @throws NotFoundError (404) / ForbiddenError (403) for the catalog
  */
 export async function loadCatalogPage(
   knex: Knex,
   scope: Scope,
   catalogId: string,
+  includeDrafts: boolean,
 ): Promise<{ catalog: Catalog; activities: ActivityListEntry[]; total: number }> {
   const [{ catalog }, { activities, total }] = await Promise.all([
     getCatalog(knex, scope, catalogId),
-    listActivities(knex, scope, catalogId, { limit: CATALOG_PAGE_ACTIVITIES, offset: 0 }),
+    listActivities(knex, scope, catalogId, { limit: CATALOG_PAGE_ACTIVITIES, offset: 0, include_drafts: includeDrafts }),
   ]);
   return { catalog, activities, total };
 }

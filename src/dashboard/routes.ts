@@ -17,7 +17,8 @@ import { addOperationsRoutes } from './operations-routes';
 import { addGridRoutes } from './grid-routes';
 import { addBulkRoutes } from './bulk-routes';
 import { loadActivityPage, loadCatalogPage, type ActivityFilters } from './data';
-import { activityPage, catalogPage, DASHBOARD_BASE, errorPage, loginPage, STATUS_ORDER, type PageSession } from './views';
+import { DASHBOARD_BASE, errorPage, loginPage, STATUS_ORDER, type PageSession } from './views';
+import { activityPage, catalogPage } from './review-views';
 import { addConsoleRoutes } from './console-routes';
 import { loadFlowListPage, loadFlowPage, loadRunPage } from './flows-data';
 import { flowListPage, flowPage, runPage } from './flow-views';
@@ -109,13 +110,16 @@ function pageNumber(value: string | string[] | undefined): number {
   return Number.isInteger(page) && page >= 1 ? Math.min(page, 1_000_000) : 1;
 }
 
-/** The activity page's filters from its query string; unknown values are ignored, not errors. */
+/**
+ * The activity page's filters from its query string; unknown values are ignored, not errors.
+ * Drafts are shown with `drafts=1` (the page's toggle) or when the status asked for is `draft`.
+ */
 function parseFilters(query: Record<string, string | string[] | undefined>): ActivityFilters {
   const status = one(query.status);
   const confidence = one(query.confidence);
   return {
     status: status && (STATUS_ORDER as string[]).includes(status) ? status : undefined,
-    include_drafts: one(query.drafts) === '1' || undefined,
+    include_drafts: one(query.drafts) === '1' || status === 'draft' || undefined,
     field: one(query.field)?.slice(0, 200),
     confidence: confidence && (CONFIDENCE_LEVELS as readonly string[]).includes(confidence) ? confidence : undefined,
     search_query: one(query.q)?.slice(0, 500),
@@ -238,8 +242,9 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
 
   router.get('/catalogs/:catalog_id', signedIn, async (ctx) => {
     const session = ctx.state.dashboardSession as ActiveSession;
-    const { catalog, activities, total } = await loadCatalogPage(deps.knex, session.scope, ctx.params.catalog_id);
-    send(ctx, 200, catalogPage(catalog, activities, total, pageSession(session)));
+    const includeDrafts = one(ctx.query.drafts) === '1';
+    const { catalog, activities, total } = await loadCatalogPage(deps.knex, session.scope, ctx.params.catalog_id, includeDrafts);
+    send(ctx, 200, catalogPage(catalog, activities, total, includeDrafts, pageSession(session)));
   });
 
   router.get('/catalogs/:catalog_id/activities/:activity_id', signedIn, async (ctx) => {

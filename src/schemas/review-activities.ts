@@ -54,13 +54,19 @@ export type StagedChangeInputT = Static<typeof StagedChangeInput>;
 
 const StagedChanges = Type.Array(StagedChangeInput, { maxItems: MAX_CHANGES_PER_REQUEST });
 
-/** `include_drafts` of the read routes (interface-spec.md "States": drafts are hidden from the admin until submitted). */
+/**
+ * `include_drafts` of the read routes (docs/review.md "Vendor drafts"): over the API drafts are
+ * read like any change, so the default is true; false gives the review console's view, which
+ * leaves drafts out until they are submitted. Kept for the clients that send it.
+ */
 const includeDrafts = Type.Optional(
   withDefault(
     Type.Boolean({
-      description: 'Include vendor drafts (staged_status "draft", hidden until submitted with POST /activities/{id}/submit)',
+      description:
+        'Vendor drafts (status "draft": staged with status "draft" or by a job with staged_status "draft", not submitted yet) are read like any change by default. ' +
+        "false leaves them out (the review console's view until POST /activities/{id}/submit turns them into pending). Kept for compatibility.",
     }),
-    false,
+    true,
   ),
 );
 
@@ -126,17 +132,17 @@ export const PendingReviewBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** `GET /activities/{id}` and `…/staged-changes/summary` query: whether drafts count. */
+/** `GET /activities/{id}` and `…/staged-changes/summary` query: whether drafts count (they do unless false). */
 export const IncludeDraftsQuery = Type.Object({ include_drafts: includeDrafts });
 
-/** The staged-change filter of the list and of bulk review (dashboard filters). */
+/** The staged-change filter of the list and of bulk review (dashboard filters), without `include_drafts` (each says its own). */
 const filterProps = {
   status: Type.Optional(
     StringEnum(STAGED_STATUSES, {
-      description: 'Only this status. Bulk actions without it act only on undecided changes (pending, and draft with include_drafts)',
+      description:
+        'Only this status ("pending" leaves drafts out, "draft" gives only drafts). Bulk actions without it act only on undecided (pending) changes; a bulk filter with "draft" answers 409',
     }),
   ),
-  include_drafts: includeDrafts,
   field: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'after_data has this field with a value different from before_data' })),
   confidence: Type.Optional(StringEnum(CONFIDENCE_LEVELS, { description: 'review_info.confidence' })),
   search_query: Type.Optional(Type.String({ maxLength: 500, description: 'Case-insensitive substring of the before/after data' })),
@@ -147,10 +153,24 @@ export const StagedChangesQuery = Type.Object({
   page: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: POSITION_MAX }), 1)),
   page_size: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: 1000 }), 50)),
   ...filterProps,
+  include_drafts: includeDrafts,
 });
 
-/** The filter of `approve_all` / `reject_all`: the same as the list's. */
-export const StagedChangeFilterSchema = Type.Object(filterProps, { additionalProperties: false });
+/**
+ * The filter of `approve_all` / `reject_all`: the list's, but bulk actions never touch a vendor
+ * draft (docs/review.md "Vendor drafts"), so `include_drafts` has no default and `true` is a 409.
+ */
+export const StagedChangeFilterSchema = Type.Object(
+  {
+    ...filterProps,
+    include_drafts: Type.Optional(
+      Type.Boolean({
+        description: 'Bulk actions never touch vendor drafts: true answers 409 (submit the drafts first); false or absent acts on pending changes only',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 /** `POST /public/activities/{id}/submit` (decisions.md §5): no body needed; `message` is kept as the activity's last message. */
 export const SubmitBody = Type.Object({ message: Type.Optional(Nullable(Type.String({ maxLength: 10000 }))) }, { additionalProperties: false });
@@ -159,7 +179,12 @@ export const SubmitBody = Type.Object({ message: Type.Optional(Nullable(Type.Str
 export const BulkReviewBody = Type.Object(
   {
     action: StringEnum(['approve', 'reject', 'approve_all', 'reject_all'] as const),
-    change_ids: Type.Optional(Type.Array(Type.String(), { maxItems: 10000, description: 'Changes of approve / reject' })),
+    change_ids: Type.Optional(
+      Type.Array(Type.String(), {
+        maxItems: 10000,
+        description: 'Changes of approve / reject. Naming a vendor draft answers 409 with the draft ids, and nothing is changed (submit drafts first)',
+      }),
+    ),
     field_names: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: 'approve / reject only these fields of the changes' })),
     filter: Type.Optional(StagedChangeFilterSchema),
     rejection_reason: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
@@ -180,7 +205,7 @@ const activityEntryProps = {
   type: StringEnum(ACTIVITY_TYPES),
   status: StringEnum(ACTIVITY_STATUSES),
   description: Nullable(Type.String()),
-  staged_count: Type.Integer({ description: 'Staged changes, vendor drafts only with include_drafts' }),
+  staged_count: Type.Integer({ description: 'Staged changes, vendor drafts included (left out with include_drafts=false)' }),
   review_url: ReviewUrl,
   created_at: DateTime,
   updated_at: DateTime,
@@ -203,7 +228,7 @@ export const ActivityResponse = Type.Object({
   apply_result: Nullable(
     AnyObject({ description: 'The last apply: `{applied, skipped_conflicts, failed, errors: [{change_id, row_index, reason}], pre_apply_snapshot_id}`' }),
   ),
-  draft_count: Type.Integer({ description: 'Vendor drafts waiting for POST /activities/{id}/submit' }),
+  draft_count: Type.Integer({ description: 'Vendor drafts among its changes (whatever include_drafts says), waiting for POST /activities/{id}/submit' }),
   restores: Type.Array(
     Type.Object({
       snapshot_id: Type.String({ description: "The activity's pre_apply snapshot that was restored" }),

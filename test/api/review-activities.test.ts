@@ -84,10 +84,10 @@ const review = (aid: string, body: ReviewBody, prefix: '/api' | '/api/public' = 
 /** `GET /public/catalogs/{id}/activities` with `query`. */
 const listActivities = (catalogId: string, query: ActivitiesQuery = {}) =>
   api.GET('/api/public/catalogs/{catalog_id}/activities', { params: { path: { catalog_id: catalogId }, query } });
-/** `GET /activities/{id}` (`include_drafts` when asked). */
+/** `GET /activities/{id}` (`include_drafts` when given). */
 const getActivity = (aid: string, query: { include_drafts?: boolean } = {}) =>
   api.GET('/api/activities/{activity_id}', { params: { path: { activity_id: aid }, query } });
-/** `GET /activities/{id}/staged-changes/summary` (`include_drafts` when asked). */
+/** `GET /activities/{id}/staged-changes/summary` (`include_drafts` when given). */
 const getSummary = (aid: string, query: { include_drafts?: boolean } = {}) =>
   api.GET('/api/activities/{activity_id}/staged-changes/summary', { params: { path: { activity_id: aid }, query } });
 /** `POST /activities/{id}/cancel`. */
@@ -421,88 +421,7 @@ describe('bulk review', () => {
   });
 });
 
-describe('vendor drafts (issue 26 §3) and decisions that stand (§5)', () => {
-  it('hides drafts from lists, summaries, activity lists and approve_all until submitted; submit makes them pending', async () => {
-    const { catalogId, ids } = await catalogWithItems(3);
-    // An activity whose changes are all drafts, and one with a pending change and a draft.
-    const allDrafts = await shell(catalogId);
-    expect(
-      (
-        await append(allDrafts, {
-          staged_changes: [
-            { catalog_item_id: ids[0], after_data: { price: 10 }, status: 'draft' },
-            { catalog_item_id: ids[1], after_data: { price: 20 }, status: 'draft' },
-          ],
-        })
-      ).response.status,
-    ).toBe(200);
-    const mixed = await shell(catalogId);
-    const appended = await append(mixed, {
-      staged_changes: [
-        { catalog_item_id: ids[2], after_data: { price: 30 } },
-        { catalog_item_id: ids[0], after_data: { title: 'Drafted' }, status: 'draft' },
-      ],
-    });
-    expect(appended.data!.total_staged_changes).toBe(2); // the writer sees what it staged
-    const pendingReview = (aid: string) => api.POST('/api/public/activities/{activity_id}/pending-review', { ...act(aid), body: {} });
-    expect((await pendingReview(allDrafts)).response.status).toBe(200);
-    expect((await pendingReview(mixed)).response.status).toBe(200);
-
-    // Activity list: the all-draft activity is hidden, counts leave drafts out.
-    const listed = await listActivities(catalogId);
-    expect(listed.data!.total).toBe(1);
-    expect(listed.data!.activities).toEqual([expect.objectContaining({ id: mixed, staged_count: 1 })]);
-    const withDrafts = await listActivities(catalogId, { include_drafts: true });
-    expect(withDrafts.data!.total).toBe(2);
-    expect(withDrafts.data!.activities.find((a) => a.id === allDrafts)).toMatchObject({ staged_count: 2 });
-
-    // Staged changes, summary and the activity: drafts only when asked for.
-    expect((await listChanges(mixed)).data).toMatchObject({ total: 1, items: [{ row_index: 0, status: 'pending' }] });
-    expect((await listChanges(mixed, { include_drafts: true })).data!.total).toBe(2);
-    expect((await listChanges(mixed, { status: 'draft' })).data!.total).toBe(1);
-    const summary = (await getSummary(mixed)).data!;
-    expect(summary).toMatchObject({ total_changes: 1, by_status: { pending: 1 } });
-    expect(summary.field_stats.title).toBeUndefined();
-    expect((await getSummary(mixed, { include_drafts: true })).data).toMatchObject({
-      total_changes: 2,
-      by_status: { pending: 1, draft: 1 },
-    });
-    const activity = (await getActivity(allDrafts)).data;
-    expect(activity).toMatchObject({ staged_count: 0, draft_count: 2, review_url: `${publicUrl}/dashboard/catalogs/${catalogId}/activities/${allDrafts}` });
-    expect((await getActivity(allDrafts, { include_drafts: true })).data!.staged_count).toBe(2);
-
-    // approve_all / reject_all leave drafts alone unless include_drafts.
-    expect((await review(allDrafts, { action: 'approve_all' })).data!.updated).toBe(0);
-    expect((await review(allDrafts, { action: 'reject_all' })).data!.updated).toBe(0);
-    expect((await review(mixed, { action: 'approve_all' })).data!.updated).toBe(1);
-    const rows = await testKnex()('staged_changes').where({ activity_id: mixed }).orderBy('row_index').select('status');
-    expect(rows.map((r: { status: string }) => r.status)).toEqual(['approved', 'draft']);
-
-    // Submit (both mounts): drafts → pending, the activity → pending_review; again submits nothing.
-    const submit = (aid: string, client: CatalogClient = api) => client.POST('/api/public/activities/{activity_id}/submit', { ...act(aid), body: {} });
-    const submitted = await submit(allDrafts);
-    expect(submitted.response.status).toBe(200);
-    expect(submitted.data).toEqual({
-      activity_id: allDrafts,
-      status: 'pending_review',
-      submitted: 2,
-      review_url: `${publicUrl}/dashboard/catalogs/${catalogId}/activities/${allDrafts}`,
-    });
-    // Without a body (the document makes the body required, the route takes none): through supertest.
-    expect((await request(server).post(`/api/activities/${allDrafts}/submit`).set(org.auth)).body).toMatchObject({ submitted: 0 });
-    expect((await listActivities(catalogId)).data!.total).toBe(2);
-    expect((await listChanges(allDrafts)).data!.items.map((c) => c.status)).toEqual(['pending', 'pending']);
-    expect((await review(allDrafts, { action: 'approve_all' })).data!.updated).toBe(2);
-
-    // include_drafts on a bulk action reaches drafts too; 403 / 404 / 409 on submit.
-    expect((await review(mixed, { action: 'reject_all', filter: { include_drafts: true }, rejection_reason: 'vendor draft' })).data!.updated).toBe(1);
-    // Submits without a body (the document makes it required, the route takes none): through supertest.
-    expect((await request(server).post(`/api/public/activities/${mixed}/submit`).set(other.auth)).status).toBe(403);
-    expect((await request(server).post('/api/public/activities/00000000-0000-4000-8000-000000000000/submit').set(org.auth)).status).toBe(404);
-    expect((await cancel(mixed)).response.status).toBe(200);
-    expect((await request(server).post(`/api/public/activities/${mixed}/submit`).set(org.auth)).status).toBe(409);
-  });
-
+describe('decisions that stand (§5; vendor drafts: test/api/review-drafts.test.ts)', () => {
   it('a rejection and a partial accept survive approve_all and reject_all', async () => {
     const { catalogId, ids } = await catalogWithItems(3);
     const aid = await shell(catalogId);

@@ -139,7 +139,7 @@ test('an enrichment job is an activity of its catalog; cancelling the activity c
   }
 });
 
-test('a job staging drafts on a catalog: absolute review_url on POST, poll and activity; drafts hidden until submitted, then approved and applied', async () => {
+test('a job staging drafts on a catalog: absolute review_url on POST, poll and activity; drafts read back like any change, never bulk-approved until submitted, then approved and applied', async () => {
   const catalogId = await createTestCatalog(org.organizationId);
   const items = Array.from({ length: 3 }, (_, i) => ({ sku: `D-${i}`, title: `Draft item ${i}` }));
   expect(
@@ -170,11 +170,11 @@ test('a job staging drafts on a catalog: absolute review_url on POST, poll and a
   expect(noCatalog.data!.review_url).toBeUndefined();
 
   const getActivity = async () => (await api.GET('/api/activities/{activity_id}', { params: { path: { activity_id: jobId } } })).data!;
-  expect(await getActivity()).toMatchObject({ status: 'pending_review', staged_count: 0, draft_count: 3, review_url: reviewUrl });
+  expect(await getActivity()).toMatchObject({ status: 'pending_review', staged_count: 3, draft_count: 3, review_url: reviewUrl });
   const activities = async (query: { include_drafts?: boolean } = {}) =>
     (await api.GET('/api/public/catalogs/{catalog_id}/activities', { params: { path: { catalog_id: catalogId }, query } })).data!;
-  expect((await activities()).total).toBe(0);
-  expect((await activities({ include_drafts: true })).total).toBe(1);
+  expect((await activities()).activities).toEqual([expect.objectContaining({ id: jobId, staged_count: 3, review_url: reviewUrl })]);
+  expect((await activities({ include_drafts: false })).total).toBe(0);
   const approveAll = async () =>
     (await api.POST('/api/activities/{activity_id}/staged-changes/bulk-review', { params: { path: { activity_id: jobId } }, body: { action: 'approve_all' } }))
       .data!;
@@ -182,7 +182,7 @@ test('a job staging drafts on a catalog: absolute review_url on POST, poll and a
 
   const submitted = await api.POST('/api/public/activities/{activity_id}/submit', { params: { path: { activity_id: jobId } }, body: {} });
   expect(submitted.data).toEqual({ activity_id: jobId, status: 'pending_review', submitted: 3, review_url: reviewUrl });
-  expect((await activities()).activities).toEqual([expect.objectContaining({ id: jobId, staged_count: 3, review_url: reviewUrl })]);
+  expect((await activities({ include_drafts: false })).activities).toEqual([expect.objectContaining({ id: jobId, staged_count: 3 })]);
   expect((await approveAll()).updated).toBe(3);
   expect((await api.POST('/api/activities/{activity_id}/apply', { params: { path: { activity_id: jobId } }, body: {} })).response.status).toBe(202);
   const applied = await waitUntil(async () => {

@@ -135,7 +135,7 @@ describe('review dashboard in Chromium', () => {
     await shot('review-catalog.png');
   });
 
-  test('vendor drafts are hidden until asked for; the bulk buttons say how many undecided changes they touch', async () => {
+  test('vendor drafts stay out of the console until the toggle shows them, each marked as a draft without review buttons; the bulk buttons never count them', async () => {
     const drafted = await createReviewFixture(org.organizationId);
     await testKnex()('staged_changes').whereIn('id', [drafted.changes['HD-300'], drafted.changes['CB-400']]).update({ status: 'draft' });
     await testKnex()('staged_changes').where({ id: drafted.changes['MS-200'] }).update({ status: 'rejected' });
@@ -143,20 +143,52 @@ describe('review dashboard in Chromium', () => {
     expect(await rowStatuses()).toEqual(['pending', 'rejected']);
     expect(await page.$eval('#drafts-note', (e) => e.textContent?.replace(/\s+/g, ' ').trim())).toBe('2 vendor draft(s) hidden until submitted. Show drafts');
     expect(await page.$$('.counts a.count.status-draft')).toHaveLength(0);
+    const toggle = 'form.filters input[type=checkbox][name=drafts]';
+    expect([await page.isChecked(toggle), await page.$eval(toggle, (e) => e.closest('label')?.textContent?.trim())]).toEqual([false, 'Include drafts']);
     const bulk = () => page.$$eval('#bulk-actions button', (els) => els.map((e) => [e.textContent?.trim(), e.getAttribute('data-confirm')]));
-    expect(await bulk()).toEqual([
+    const undecidedOnly = [
       ['Approve 1 undecided', expect.stringMatching(/^Approve 1 undecided change\(s\) matching the filter\?/)],
       ['Reject 1 undecided', expect.stringMatching(/^Reject 1 undecided change\(s\)/)],
-    ]);
-    await Promise.all([page.waitForNavigation(), page.click('#drafts-note a')]);
+    ];
+    expect(await bulk()).toEqual(undecidedOnly);
+    // The toggle: the filter form's checkbox (a GET parameter, drafts=1).
+    await page.check(toggle);
+    await Promise.all([page.waitForNavigation(), page.click('form.filters button[type=submit]')]);
     expect(new URL(page.url()).searchParams.get('drafts')).toBe('1');
+    expect(await page.isChecked(toggle)).toBe(true);
     expect(await rowStatuses()).toEqual(['pending', 'rejected', 'draft', 'draft']);
-    expect((await bulk()).map(([label]) => label)).toEqual(['Approve 3 undecided (pending or draft)', 'Reject 3 undecided (pending or draft)']);
+    // Each draft is marked as one and takes no review button (the API refuses to review a draft).
+    const drafts = await page.$$eval('tbody.change[data-status="draft"]', (els) =>
+      els.map((e) => [e.querySelector('.draft-label')?.textContent?.trim(), e.querySelectorAll('button[data-review]').length]),
+    );
+    expect(drafts).toEqual([
+      ['draft · not submitted', 0],
+      ['draft · not submitted', 0],
+    ]);
+    expect(await page.$$eval('tbody.change[data-status="pending"] button[data-review]', (els) => els.length)).toBeGreaterThan(0);
+    expect(await page.$eval('.counts a.count.status-draft .n', (e) => e.textContent)).toBe('2');
+    expect(await bulk()).toEqual(undecidedOnly);
+    expect(await page.$eval('#field-completion', (e) => e.getAttribute('data-summary-url'))).toBe(
+      `/api/activities/${drafted.activityId}/staged-changes/summary?include_drafts=true`,
+    );
     await shotAndCheck(page, 'review-drafts.png');
-    // An activity whose changes are all drafts is not on the catalog page.
+    // The note's link hides them again.
+    await Promise.all([page.waitForNavigation(), page.click('#drafts-note a')]);
+    expect(new URL(page.url()).searchParams.get('drafts')).toBeNull();
+    expect(await rowStatuses()).toEqual(['pending', 'rejected']);
+
+    // An activity whose changes are all drafts is not on the catalog page until the toggle shows it, marked.
     await testKnex()('staged_changes').where({ activity_id: drafted.activityId }).update({ status: 'draft' });
     await page.goto(`${base}/dashboard/catalogs/${drafted.catalogId}`);
     expect(await page.$$('table.activities a')).toHaveLength(0);
+    await page.check('#drafts-toggle input[name=drafts]');
+    await Promise.all([page.waitForNavigation(), page.click('#drafts-toggle button[type=submit]')]);
+    expect(new URL(page.url()).searchParams.get('drafts')).toBe('1');
+    expect(await page.$$eval('table.activities a', (els) => els.map((e) => e.getAttribute('href')))).toEqual([
+      `/dashboard/catalogs/${drafted.catalogId}/activities/${drafted.activityId}?drafts=1`,
+    ]);
+    expect(await page.$eval('table.activities tr[data-activity-id] .draft-label', (e) => e.textContent?.trim())).toBe('4 draft(s) · not submitted');
+    await shotAndCheck(page, 'review-catalog-drafts.png');
   });
 
   test('sign out ends the session', async () => {

@@ -234,10 +234,10 @@ describe('catalog_id: staged changes on the job activity (decisions.md §4, §5)
       after_data: { sku: 'B-9', brand: 'Acme', name: 'Shoe nine' },
     });
 
-    // Drafts are hidden until submitted (issue 26 §3): they are read with include_drafts.
-    const activity = await request(fakeApp).get(`/api/activities/${jobId}?include_drafts=true`).set(org.auth);
+    // Drafts are read like any change (docs/review.md "Vendor drafts"): no flag needed (include_drafts=true, above, is still accepted).
+    const activity = await request(fakeApp).get(`/api/activities/${jobId}`).set(org.auth);
     expect(activity.body).toMatchObject({ id: jobId, catalog_id: catalogId, type: 'enrichment', status: 'pending_review', staged_count: 3, draft_count: 3 });
-    const summary = await request(fakeApp).get(`/api/activities/${jobId}/staged-changes/summary?include_drafts=true`).set(org.auth);
+    const summary = await request(fakeApp).get(`/api/activities/${jobId}/staged-changes/summary`).set(org.auth);
     expect(summary.body).toMatchObject({ total_changes: 3, by_status: { draft: 3 }, field_stats: { brand: { completed: 3, total: 3, completion_rate: 1 } } });
     const searched = await request(fakeApp).get(`/api/activities/${jobId}/staged-changes?search_query=shoe%20TWO&status=draft`).set(org.auth);
     expect(bodyOf<StagedChangeListBody>(searched).items.map((i) => i.row_index)).toEqual([1]);

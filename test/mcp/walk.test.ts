@@ -302,9 +302,22 @@ test('service tools: rows mapped into the catalog schema through /public/enrich;
   );
   expect(mapped).toMatchObject({ status: 'completed', total_items: 2 });
   expect(mapped.results.map((r) => r.after_data.name)).toEqual(['Kettle', 'Toaster']);
-  const job = await knex('enrichment_jobs').where('catalog_id', catalogId).first('config');
+  const job = await knex('enrichment_jobs').where('catalog_id', catalogId).first('id', 'config');
   expect(job.config.output_schema.map((f: { name: string }) => f.name).sort()).toEqual(['color', 'price', 'sku', 'tags', 'title']);
   expect(job.config).toMatchObject({ web_search: false, validate_semantics: true, staged_status: 'draft' });
+  // The drafts it staged read back through the activity tools, which send no draft flag (docs/review.md "Vendor drafts").
+  const staged = await mcp.call<{ total: number; total_pages: number; items: Array<{ status: string; row_index: number }> }>(
+    'catalog_activity_staged_changes',
+    { activity_id: job.id, page: 2, page_size: 1 },
+  );
+  expect(staged).toMatchObject({ total: 2, total_pages: 2, items: [{ status: 'draft', row_index: 1 }] });
+  const activities = await mcp.call<{ total: number; activities: Array<Record<string, unknown>> }>('catalog_activity_list', {
+    catalog_id: catalogId,
+    limit: 20,
+    offset: 0,
+  });
+  expect(activities.activities).toEqual([expect.objectContaining({ id: job.id, type: 'enrichment', staged_count: 2 })]);
+  expect(await mcp.call('catalog_activity_get', { activity_id: job.id })).toMatchObject({ id: job.id, staged_count: 2, draft_count: 2 });
 
   const png = await sharp({ create: { width: 10, height: 10, channels: 3, background: '#ff0000' } })
     .png()

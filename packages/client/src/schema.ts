@@ -3651,13 +3651,13 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A catalog's activities (enrichment jobs targeting it included), newest first */
+    /** A catalog's activities (enrichment jobs targeting it included), newest first; vendor drafts count unless include_drafts=false */
     get: {
       parameters: {
         query?: {
           status?: 'created' | 'running' | 'pending_review' | 'completed' | 'cancelled' | 'failed';
           type?: 'enrichment' | 'custom_transform' | 'smart_import';
-          /** @description Include vendor drafts (staged_status "draft", hidden until submitted with POST /activities/{id}/submit) */
+          /** @description Vendor drafts (status "draft": staged with status "draft" or by a job with staged_status "draft", not submitted yet) are read like any change by default. false leaves them out (the review console's view until POST /activities/{id}/submit turns them into pending). Kept for compatibility. */
           include_drafts?: boolean;
           limit?: number;
           offset?: number;
@@ -3689,7 +3689,7 @@ export interface paths {
                 /** @enum {string} */
                 status: 'created' | 'running' | 'pending_review' | 'completed' | 'cancelled' | 'failed';
                 description: string | null;
-                /** @description Staged changes, vendor drafts only with include_drafts */
+                /** @description Staged changes, vendor drafts included (left out with include_drafts=false) */
                 staged_count: number;
                 /** @description Absolute: {PUBLIC_URL}/dashboard/catalogs/{catalog_id}/activities/{activity_id} */
                 review_url: string | null;
@@ -3918,7 +3918,7 @@ export interface paths {
     get: {
       parameters: {
         query?: {
-          /** @description Include vendor drafts (staged_status "draft", hidden until submitted with POST /activities/{id}/submit) */
+          /** @description Vendor drafts (status "draft": staged with status "draft" or by a job with staged_status "draft", not submitted yet) are read like any change by default. false leaves them out (the review console's view until POST /activities/{id}/submit turns them into pending). Kept for compatibility. */
           include_drafts?: boolean;
         };
         header?: {
@@ -3947,7 +3947,7 @@ export interface paths {
               /** @enum {string} */
               status: 'created' | 'running' | 'pending_review' | 'completed' | 'cancelled' | 'failed';
               description: string | null;
-              /** @description Staged changes, vendor drafts only with include_drafts */
+              /** @description Staged changes, vendor drafts included (left out with include_drafts=false) */
               staged_count: number;
               /** @description Absolute: {PUBLIC_URL}/dashboard/catalogs/{catalog_id}/activities/{activity_id} */
               review_url: string | null;
@@ -3964,7 +3964,7 @@ export interface paths {
               apply_progress: Record<string, unknown> | null;
               /** @description The last apply: `{applied, skipped_conflicts, failed, errors: [{change_id, row_index, reason}], pre_apply_snapshot_id}` */
               apply_result: Record<string, unknown> | null;
-              /** @description Vendor drafts waiting for POST /activities/{id}/submit */
+              /** @description Vendor drafts among its changes (whatever include_drafts says), waiting for POST /activities/{id}/submit */
               draft_count: number;
               /** @description Restores of this activity's pre_apply snapshots, newest first */
               restores: {
@@ -4001,22 +4001,22 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Staged changes of an activity (paginated; filters status, field, confidence, search_query) */
+    /** Staged changes of an activity (paginated; filters status, field, confidence, search_query; vendor drafts listed unless include_drafts=false) */
     get: {
       parameters: {
         query?: {
           page?: number;
           page_size?: number;
-          /** @description Only this status. Bulk actions without it act only on undecided changes (pending, and draft with include_drafts) */
+          /** @description Only this status ("pending" leaves drafts out, "draft" gives only drafts). Bulk actions without it act only on undecided (pending) changes; a bulk filter with "draft" answers 409 */
           status?: 'draft' | 'pending' | 'approved' | 'rejected' | 'partially_accepted' | 'error' | 'conflict';
-          /** @description Include vendor drafts (staged_status "draft", hidden until submitted with POST /activities/{id}/submit) */
-          include_drafts?: boolean;
           /** @description after_data has this field with a value different from before_data */
           field?: string;
           /** @description review_info.confidence */
           confidence?: 'high' | 'medium' | 'low';
           /** @description Case-insensitive substring of the before/after data */
           search_query?: string;
+          /** @description Vendor drafts (status "draft": staged with status "draft" or by a job with staged_status "draft", not submitted yet) are read like any change by default. false leaves them out (the review console's view until POST /activities/{id}/submit turns them into pending). Kept for compatibility. */
+          include_drafts?: boolean;
         };
         header?: {
           /** @description Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first. */
@@ -4092,11 +4092,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Counts by status and per-field completion of an activity (vendor drafts only with include_drafts) */
+    /** Counts by status and per-field completion of an activity (vendor drafts counted unless include_drafts=false) */
     get: {
       parameters: {
         query?: {
-          /** @description Include vendor drafts (staged_status "draft", hidden until submitted with POST /activities/{id}/submit) */
+          /** @description Vendor drafts (status "draft": staged with status "draft" or by a job with staged_status "draft", not submitted yet) are read like any change by default. false leaves them out (the review console's view until POST /activities/{id}/submit turns them into pending). Kept for compatibility. */
           include_drafts?: boolean;
         };
         header?: {
@@ -4382,7 +4382,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Approve or reject changes, fields of changes, or every undecided change matching a filter
+     * Approve or reject changes, fields of changes, or every undecided change matching a filter; never a vendor draft (409 naming it)
      * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
      */
     post: {
@@ -4405,21 +4405,16 @@ export interface paths {
           'application/json': {
             /** @enum {string} */
             action: 'approve' | 'reject' | 'approve_all' | 'reject_all';
-            /** @description Changes of approve / reject */
+            /** @description Changes of approve / reject. Naming a vendor draft answers 409 with the draft ids, and nothing is changed (submit drafts first) */
             change_ids?: string[];
             /** @description approve / reject only these fields of the changes */
             field_names?: string[];
             filter?: {
               /**
-               * @description Only this status. Bulk actions without it act only on undecided changes (pending, and draft with include_drafts)
+               * @description Only this status ("pending" leaves drafts out, "draft" gives only drafts). Bulk actions without it act only on undecided (pending) changes; a bulk filter with "draft" answers 409
                * @enum {string}
                */
               status?: 'draft' | 'pending' | 'approved' | 'rejected' | 'partially_accepted' | 'error' | 'conflict';
-              /**
-               * @description Include vendor drafts (staged_status "draft", hidden until submitted with POST /activities/{id}/submit)
-               * @default false
-               */
-              include_drafts?: boolean;
               /** @description after_data has this field with a value different from before_data */
               field?: string;
               /**
@@ -4429,6 +4424,8 @@ export interface paths {
               confidence?: 'high' | 'medium' | 'low';
               /** @description Case-insensitive substring of the before/after data */
               search_query?: string;
+              /** @description Bulk actions never touch vendor drafts: true answers 409 (submit the drafts first); false or absent acts on pending changes only */
+              include_drafts?: boolean;
             };
             rejection_reason?: string | null;
           };
@@ -4507,7 +4504,7 @@ export interface paths {
               /** @enum {string} */
               status: 'created' | 'running' | 'pending_review' | 'completed' | 'cancelled' | 'failed';
               description: string | null;
-              /** @description Staged changes, vendor drafts only with include_drafts */
+              /** @description Staged changes, vendor drafts included (left out with include_drafts=false) */
               staged_count: number;
               /** @description Absolute: {PUBLIC_URL}/dashboard/catalogs/{catalog_id}/activities/{activity_id} */
               review_url: string | null;
@@ -4524,7 +4521,7 @@ export interface paths {
               apply_progress: Record<string, unknown> | null;
               /** @description The last apply: `{applied, skipped_conflicts, failed, errors: [{change_id, row_index, reason}], pre_apply_snapshot_id}` */
               apply_result: Record<string, unknown> | null;
-              /** @description Vendor drafts waiting for POST /activities/{id}/submit */
+              /** @description Vendor drafts among its changes (whatever include_drafts says), waiting for POST /activities/{id}/submit */
               draft_count: number;
               /** @description Restores of this activity's pre_apply snapshots, newest first */
               restores: {
@@ -4564,7 +4561,7 @@ export interface paths {
     get: {
       parameters: {
         query?: {
-          /** @description Include vendor drafts (staged_status "draft", hidden until submitted with POST /activities/{id}/submit) */
+          /** @description Vendor drafts (status "draft": staged with status "draft" or by a job with staged_status "draft", not submitted yet) are read like any change by default. false leaves them out (the review console's view until POST /activities/{id}/submit turns them into pending). Kept for compatibility. */
           include_drafts?: boolean;
         };
         header?: {
@@ -4593,7 +4590,7 @@ export interface paths {
               /** @enum {string} */
               status: 'created' | 'running' | 'pending_review' | 'completed' | 'cancelled' | 'failed';
               description: string | null;
-              /** @description Staged changes, vendor drafts only with include_drafts */
+              /** @description Staged changes, vendor drafts included (left out with include_drafts=false) */
               staged_count: number;
               /** @description Absolute: {PUBLIC_URL}/dashboard/catalogs/{catalog_id}/activities/{activity_id} */
               review_url: string | null;
@@ -4610,7 +4607,7 @@ export interface paths {
               apply_progress: Record<string, unknown> | null;
               /** @description The last apply: `{applied, skipped_conflicts, failed, errors: [{change_id, row_index, reason}], pre_apply_snapshot_id}` */
               apply_result: Record<string, unknown> | null;
-              /** @description Vendor drafts waiting for POST /activities/{id}/submit */
+              /** @description Vendor drafts among its changes (whatever include_drafts says), waiting for POST /activities/{id}/submit */
               draft_count: number;
               /** @description Restores of this activity's pre_apply snapshots, newest first */
               restores: {
@@ -4647,22 +4644,22 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Staged changes of an activity (paginated; filters status, field, confidence, search_query) */
+    /** Staged changes of an activity (paginated; filters status, field, confidence, search_query; vendor drafts listed unless include_drafts=false) */
     get: {
       parameters: {
         query?: {
           page?: number;
           page_size?: number;
-          /** @description Only this status. Bulk actions without it act only on undecided changes (pending, and draft with include_drafts) */
+          /** @description Only this status ("pending" leaves drafts out, "draft" gives only drafts). Bulk actions without it act only on undecided (pending) changes; a bulk filter with "draft" answers 409 */
           status?: 'draft' | 'pending' | 'approved' | 'rejected' | 'partially_accepted' | 'error' | 'conflict';
-          /** @description Include vendor drafts (staged_status "draft", hidden until submitted with POST /activities/{id}/submit) */
-          include_drafts?: boolean;
           /** @description after_data has this field with a value different from before_data */
           field?: string;
           /** @description review_info.confidence */
           confidence?: 'high' | 'medium' | 'low';
           /** @description Case-insensitive substring of the before/after data */
           search_query?: string;
+          /** @description Vendor drafts (status "draft": staged with status "draft" or by a job with staged_status "draft", not submitted yet) are read like any change by default. false leaves them out (the review console's view until POST /activities/{id}/submit turns them into pending). Kept for compatibility. */
+          include_drafts?: boolean;
         };
         header?: {
           /** @description Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first. */
@@ -4738,11 +4735,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Counts by status and per-field completion of an activity (vendor drafts only with include_drafts) */
+    /** Counts by status and per-field completion of an activity (vendor drafts counted unless include_drafts=false) */
     get: {
       parameters: {
         query?: {
-          /** @description Include vendor drafts (staged_status "draft", hidden until submitted with POST /activities/{id}/submit) */
+          /** @description Vendor drafts (status "draft": staged with status "draft" or by a job with staged_status "draft", not submitted yet) are read like any change by default. false leaves them out (the review console's view until POST /activities/{id}/submit turns them into pending). Kept for compatibility. */
           include_drafts?: boolean;
         };
         header?: {
@@ -5028,7 +5025,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Approve or reject changes, fields of changes, or every undecided change matching a filter
+     * Approve or reject changes, fields of changes, or every undecided change matching a filter; never a vendor draft (409 naming it)
      * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
      */
     post: {
@@ -5051,21 +5048,16 @@ export interface paths {
           'application/json': {
             /** @enum {string} */
             action: 'approve' | 'reject' | 'approve_all' | 'reject_all';
-            /** @description Changes of approve / reject */
+            /** @description Changes of approve / reject. Naming a vendor draft answers 409 with the draft ids, and nothing is changed (submit drafts first) */
             change_ids?: string[];
             /** @description approve / reject only these fields of the changes */
             field_names?: string[];
             filter?: {
               /**
-               * @description Only this status. Bulk actions without it act only on undecided changes (pending, and draft with include_drafts)
+               * @description Only this status ("pending" leaves drafts out, "draft" gives only drafts). Bulk actions without it act only on undecided (pending) changes; a bulk filter with "draft" answers 409
                * @enum {string}
                */
               status?: 'draft' | 'pending' | 'approved' | 'rejected' | 'partially_accepted' | 'error' | 'conflict';
-              /**
-               * @description Include vendor drafts (staged_status "draft", hidden until submitted with POST /activities/{id}/submit)
-               * @default false
-               */
-              include_drafts?: boolean;
               /** @description after_data has this field with a value different from before_data */
               field?: string;
               /**
@@ -5075,6 +5067,8 @@ export interface paths {
               confidence?: 'high' | 'medium' | 'low';
               /** @description Case-insensitive substring of the before/after data */
               search_query?: string;
+              /** @description Bulk actions never touch vendor drafts: true answers 409 (submit the drafts first); false or absent acts on pending changes only */
+              include_drafts?: boolean;
             };
             rejection_reason?: string | null;
           };
@@ -5153,7 +5147,7 @@ export interface paths {
               /** @enum {string} */
               status: 'created' | 'running' | 'pending_review' | 'completed' | 'cancelled' | 'failed';
               description: string | null;
-              /** @description Staged changes, vendor drafts only with include_drafts */
+              /** @description Staged changes, vendor drafts included (left out with include_drafts=false) */
               staged_count: number;
               /** @description Absolute: {PUBLIC_URL}/dashboard/catalogs/{catalog_id}/activities/{activity_id} */
               review_url: string | null;
@@ -5170,7 +5164,7 @@ export interface paths {
               apply_progress: Record<string, unknown> | null;
               /** @description The last apply: `{applied, skipped_conflicts, failed, errors: [{change_id, row_index, reason}], pre_apply_snapshot_id}` */
               apply_result: Record<string, unknown> | null;
-              /** @description Vendor drafts waiting for POST /activities/{id}/submit */
+              /** @description Vendor drafts among its changes (whatever include_drafts says), waiting for POST /activities/{id}/submit */
               draft_count: number;
               /** @description Restores of this activity's pre_apply snapshots, newest first */
               restores: {

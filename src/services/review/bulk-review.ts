@@ -12,13 +12,18 @@
  * - `reject` (`change_ids`): status `rejected` with `rejection_reason`.
  * - `reject` with `field_names`: those fields leave `accepted_fields` (null = every field of
  *   `after_data`); the rest stay accepted (`partially_accepted`); none left → `rejected`.
- * - `approve_all` / `reject_all` act only on undecided changes (`pending`; with
- *   `filter.include_drafts` also vendor drafts) matching the rest of `filter`, unless `filter`
- *   names a status itself: a reviewer's rejection, approval or partial accept is never
- *   overridden by a bulk action (decisions.md §5). `approve_all` never approves `error` or
- *   `conflict` changes, whatever the filter.
+ * - `approve_all` / `reject_all` act only on undecided changes (`pending`) matching the rest of
+ *   `filter`, unless `filter` names a status itself: a reviewer's rejection, approval or partial
+ *   accept is never overridden by a bulk action (decisions.md §5). `approve_all` never approves
+ *   `error` or `conflict` changes, whatever the filter.
  * Explicit approves skip `error` changes too (they failed the catalog schema; apply cannot use
  * them). No action touches a change already applied (a further apply applies the rest).
+ *
+ * No action ever touches a vendor draft (docs/review.md "Vendor drafts": a draft is the
+ * vendor's until it is submitted): naming drafts by `change_ids`, or a `filter` that asks for
+ * drafts (`status: "draft"` or `include_drafts: true`), answers 409 and writes nothing; the
+ * filters of `approve_all` / `reject_all` never reach a draft otherwise. Since apply writes
+ * only `approved` and `partially_accepted` changes, a draft cannot be applied either.
  */
 import type { Knex } from 'knex';
 import { ConflictError, ValidationError } from '../../lib/errors';
@@ -42,12 +47,45 @@ export type BulkAction = 'approve_all' | 'reject_all';
 /** Statuses each bulk action leaves alone whatever the filter names: approve_all never approves `error` or `conflict`. */
 const LEFT_ALONE: Record<BulkAction, string[]> = { approve_all: ['error', 'conflict', 'approved'], reject_all: ['rejected'] };
 
-/** The changes of `activityId` a bulk action over `filter` may address, before its own {@link LEFT_ALONE} statuses. */
+/**
+ * The changes of `activityId` a bulk action over `filter` may address, before its own
+ * {@link LEFT_ALONE} statuses: never a draft (whatever `filter.include_drafts` says) nor an
+ * applied change; `pending` ones unless `filter` names a status.
+ */
 function bulkScope(knex: Knex | Knex.Transaction, activityId: string, filter: StagedChangeFilter): Knex.QueryBuilder {
-  const f = stagedFilterSql({ ...filter, include_drafts: true });
-  const q = knex('staged_changes').where('activity_id', activityId).whereNull('applied_at').whereRaw(f.sql, f.bindings);
-  if (!filter.status) q.whereIn('status', filter.include_drafts ? ['pending', 'draft'] : ['pending']);
+  const f = stagedFilterSql({ ...filter, include_drafts: undefined });
+  const q = knex('staged_changes').where('activity_id', activityId).whereNull('applied_at').whereNot('status', 'draft').whereRaw(f.sql, f.bindings);
+  if (!filter.status) q.where('status', 'pending');
   return q;
+}
+
+/** Most draft ids a 409 names (a request may name 10,000 changes); the message says how many more there are. */
+const NAMED_DRAFTS_MAX = 50;
+
+/** Where a vendor submits its drafts, as the 409s of this module name it. */
+const submitPath = (activityId: string) => `POST /api/public/activities/${activityId}/submit`;
+
+/**
+ * Refuses a review that would touch vendor drafts (see the module comment): a `filter` that asks
+ * for drafts, or `ids` that name changes of the activity in status `draft`.
+ * @throws ConflictError (409) naming the draft change ids (the first {@link NAMED_DRAFTS_MAX}, and how many more)
+ */
+async function refuseDrafts(trx: Knex.Transaction, activityId: string, ids: string[], filter: StagedChangeFilter | undefined): Promise<void> {
+  if (filter && (filter.status === 'draft' || filter.include_drafts === true))
+    throw new ConflictError(
+      `Bulk actions never touch vendor drafts: leave status "draft" and include_drafts out of the filter, or submit the drafts first (${submitPath(activityId)})`,
+    );
+  if (!ids.length) return;
+  const drafts = (await trx('staged_changes')
+    .where({ activity_id: activityId, status: 'draft' })
+    .whereIn('id', ids)
+    .orderBy('row_index')
+    .pluck('id')) as string[];
+  if (!drafts.length) return;
+  const more = drafts.length > NAMED_DRAFTS_MAX ? ` and ${drafts.length - NAMED_DRAFTS_MAX} more` : '';
+  throw new ConflictError(
+    `Vendor drafts cannot be reviewed until submitted (${submitPath(activityId)}): ${drafts.slice(0, NAMED_DRAFTS_MAX).join(', ')}${more}; nothing was changed`,
+  );
 }
 
 /**
@@ -81,7 +119,7 @@ function reviewable(activity: ReviewActivity): boolean {
  * Runs one bulk-review action on an activity's staged changes (rules in the file comment).
  * @throws ValidationError (422) `approve`/`reject` without `change_ids`; NotFoundError /
  *   ForbiddenError for the activity; ConflictError (409) when the activity is cancelled, failed
- *   or still running
+ *   or still running, or when the request names vendor drafts (by id or by filter)
  */
 export async function bulkReview(knex: Knex, scope: Scope, activityId: string, body: BulkReviewInput): Promise<BulkReviewResult> {
   const single = body.action === 'approve' || body.action === 'reject';
@@ -92,8 +130,9 @@ export async function bulkReview(knex: Knex, scope: Scope, activityId: string, b
     const activity = await ReviewActivity.query(trx).findById(activityId).forShare().throwIfNotFound();
     if (!reviewable(activity)) throw new ConflictError(`Activity is ${activity.status}: its changes can no longer be reviewed`);
     const ids = (body.change_ids ?? []).filter(isUuid);
+    await refuseDrafts(trx, activityId, single ? ids : [], single ? undefined : body.filter);
     const reason = body.rejection_reason ?? null;
-    const byId = () => trx('staged_changes').where('activity_id', activityId).whereNull('applied_at').whereIn('id', ids);
+    const byId = () => trx('staged_changes').where('activity_id', activityId).whereNull('applied_at').whereNot('status', 'draft').whereIn('id', ids);
     let updated: number;
     if (body.action === 'approve' && body.field_names) {
       updated = await byId()

@@ -41,14 +41,20 @@ export function activityReviewUrl(publicUrl: string, activity: Pick<ReviewActivi
 /** One entry of an activity list (G13). */
 export interface ActivityListEntry {
   activity: ReviewActivity;
+  /** Staged changes, drafts counted unless the list leaves them out. */
   stagedCount: number;
+  /** Vendor drafts among the activity's changes (whatever the list shows). */
+  draftCount: number;
 }
 
 /** `GET /public/catalogs/{id}/activities` query (G13). */
 export interface ActivityListQuery {
   status?: string;
   type?: string;
-  /** Also list activities whose changes are all vendor drafts, and count drafts in `staged_count`. */
+  /**
+   * Whether vendor drafts count (default true, the API's view): false leaves out activities whose
+   * changes are all drafts and does not count drafts in `staged_count` (the console's view).
+   */
   include_drafts?: boolean;
   limit: number;
   offset: number;
@@ -57,10 +63,11 @@ export interface ActivityListQuery {
 /**
  * `GET /public/catalogs/{id}/activities` (G13): the catalog's activities, newest first —
  * enrichment jobs that target the catalog included (each job is an activity of type
- * `enrichment`, decisions.md §4) — filtered by `status` and `type`, with their staged counts.
- * Vendor drafts are hidden until submitted (interface-spec.md "States"): unless
- * `include_drafts`, an activity whose changes are all drafts is left out and `staged_count`
- * leaves drafts out.
+ * `enrichment`, decisions.md §4) — filtered by `status` and `type`, with their staged counts and
+ * draft counts. Vendor drafts (docs/review.md "Vendor drafts") count like any change, so an
+ * activity whose changes are all drafts is listed; with `include_drafts: false` (the console
+ * until its reviewer asks for drafts) such an activity is left out and `staged_count` leaves
+ * drafts out.
  * @returns `{activities, total}` (total before limit/offset)
  * @throws NotFoundError / ForbiddenError for the catalog
  */
@@ -71,32 +78,34 @@ export async function listActivities(
   q: ActivityListQuery,
 ): Promise<{ activities: ActivityListEntry[]; total: number }> {
   await loadCatalogOwned(knex, scope, catalogId);
+  const includeDrafts = q.include_drafts !== false;
   const base = ReviewActivity.query(knex)
     .where({ organization_id: scope.organizationId, catalog_id: catalogId })
     .modify((b) => {
       if (q.status) b.where('status', q.status);
       if (q.type) b.where('type', q.type);
-      if (!q.include_drafts)
+      if (!includeDrafts)
         b.whereRaw(
           `NOT (EXISTS (SELECT 1 FROM staged_changes s WHERE s.activity_id = review_activities.id AND s.status = 'draft')
                 AND NOT EXISTS (SELECT 1 FROM staged_changes s WHERE s.activity_id = review_activities.id AND s.status <> 'draft'))`,
         );
     });
   const total = await base.clone().resultSize();
-  const drafts = q.include_drafts ? '' : "AND s.status <> 'draft'";
+  const drafts = includeDrafts ? '' : "AND s.status <> 'draft'";
   const rows = (await base
     .clone()
     .select(
       'review_activities.*',
       knex.raw(`(SELECT count(*)::int FROM staged_changes s WHERE s.activity_id = review_activities.id ${drafts}) AS staged_count`),
+      knex.raw(`(SELECT count(*)::int FROM staged_changes s WHERE s.activity_id = review_activities.id AND s.status = 'draft') AS draft_count`),
     )
     .orderBy([
       { column: 'created_at', order: 'desc' },
       { column: 'id', order: 'desc' },
     ])
     .offset(q.offset)
-    .limit(q.limit)) as Array<ReviewActivity & { staged_count: number }>;
-  return { activities: rows.map((r) => ({ activity: r, stagedCount: r.staged_count })), total };
+    .limit(q.limit)) as Array<ReviewActivity & { staged_count: number; draft_count: number }>;
+  return { activities: rows.map((r) => ({ activity: r, stagedCount: r.staged_count, draftCount: r.draft_count })), total };
 }
 
 /** Loads an activity of the scope and locks its row in `trx`. */
@@ -262,7 +271,8 @@ export async function appendInTransaction(
 /**
  * `POST /public/activities/{id}/pending-review` (G13): the activity goes to `pending_review`,
  * remembering `message` as its `last_message` and `output` (e.g. the diff summary). Finalizing
- * again is allowed and updates both.
+ * again is allowed and updates both. Its `staged_count` counts drafts (the API's view); drafts
+ * stay drafts (submit turns them into `pending`).
  * @throws NotFoundError / ForbiddenError; ConflictError (409) unless created or pending_review
  */
 export async function markPendingReview(
@@ -282,7 +292,11 @@ export async function markPendingReview(
         updated_at: trx.fn.now(),
       })
       .throwIfNotFound();
-    return { activity: updated, stagedCount: await countStaged(trx, activityId), reviewUrl: reviewUrl(deps.config.publicUrl, activity.catalog_id, activityId) };
+    return {
+      activity: updated,
+      stagedCount: await countStaged(trx, activityId, true),
+      reviewUrl: reviewUrl(deps.config.publicUrl, activity.catalog_id, activityId),
+    };
   });
 }
 
@@ -297,8 +311,8 @@ export interface SubmittedActivity {
 const SUBMITTABLE: readonly ReviewActivityStatus[] = ['created', 'pending_review', 'completed'];
 
 /**
- * `POST /public/activities/{id}/submit` (interface-spec.md "States": a vendor draft is hidden
- * from the admin until submitted; decisions.md §5): every `draft` change of the activity becomes
+ * `POST /public/activities/{id}/submit` (docs/review.md "Vendor drafts": a draft stays out of the
+ * reviewers' console until submitted; decisions.md §5): every `draft` change of the activity becomes
  * `pending` in one statement and the activity `pending_review` (`message`, when given, becomes
  * its last message). Submitting again submits nothing and answers the same.
  * @returns the activity, the number of drafts submitted and its review URL
@@ -323,7 +337,7 @@ export async function submitDrafts(deps: ReviewDeps, scope: Scope, activityId: s
  * changes are kept and nothing is applied. An enrichment activity whose job still runs is
  * cancelled through the enrichment cancel (the job and its workflow stop). Cancelling a
  * cancelled activity answers it again.
- * @returns the activity as `GET /activities/{id}` shows it
+ * @returns the activity as `GET /activities/{id}` shows it (drafts counted)
  * @throws NotFoundError / ForbiddenError; ConflictError (409) for a completed activity
  */
 export async function cancelActivity(deps: ReviewDeps, scope: Scope, activityId: string): Promise<ActivityDetail> {
@@ -335,5 +349,5 @@ export async function cancelActivity(deps: ReviewDeps, scope: Scope, activityId:
     if (activity.status === 'completed') throw new ConflictError('Activity is completed: its changes are applied and it cannot be cancelled');
     if (activity.status !== 'cancelled') await ReviewActivity.query(trx).findById(activityId).patch({ status: 'cancelled', updated_at: trx.fn.now() });
   });
-  return getActivity(deps.knex, scope, activityId);
+  return getActivity(deps.knex, scope, activityId, true);
 }

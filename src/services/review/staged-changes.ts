@@ -4,9 +4,11 @@
  * the list and by bulk review (`approve_all` / `reject_all` act on the undecided part of what
  * the list shows for the same filter, ./bulk-review.ts).
  *
- * Vendor drafts (interface-spec.md "States": `draft` is hidden from the admin until submitted;
- * decisions.md §5): changes in status `draft` are left out of every list, count and summary
- * unless the caller asks for them with `include_drafts` (or names the status `draft` itself).
+ * Vendor drafts (docs/review.md "Vendor drafts"): over the API a change in status `draft` is
+ * read like any other (the client that staged it reads it back); the review console leaves
+ * drafts out until they are submitted. So every read here takes whether drafts count
+ * (`includeDrafts` / `include_drafts`), and the default is the API's: they do. Naming the status
+ * `draft` (or `pending`) in a filter gives only that status.
  */
 import type { Knex } from 'knex';
 import { loadOwned } from '../access/ownership';
@@ -29,10 +31,10 @@ export function loadActivity(knex: Knex | Knex.Transaction, scope: Scope, activi
 }
 
 /**
- * Number of staged changes of an activity: drafts left out unless `includeDrafts` (see the
- * module comment).
+ * Number of staged changes of an activity: drafts counted unless `includeDrafts` is false (the
+ * console's view; see the module comment).
  */
-export async function countStaged(knex: Knex | Knex.Transaction, activityId: string, includeDrafts = false): Promise<number> {
+export async function countStaged(knex: Knex | Knex.Transaction, activityId: string, includeDrafts = true): Promise<number> {
   return StagedChange.query(knex)
     .where({ activity_id: activityId })
     .modify((q) => {
@@ -62,7 +64,7 @@ export interface ActivityRestore {
 
 /** An activity with what its answers show besides the row. */
 export interface ActivityDetail extends ActivityWithCount {
-  /** Changes in status `draft` (counted whatever `include_drafts` says: submit turns them into `pending`). */
+  /** Changes in status `draft` (counted whatever `includeDrafts` says: submit turns them into `pending`). */
   draftCount: number;
   /** Restores of the activity's `pre_apply` snapshots, newest first. */
   restores: ActivityRestore[];
@@ -91,11 +93,11 @@ export async function activityRestores(knex: Knex | Knex.Transaction, activityId
 
 /**
  * `GET /api/activities/{id}` (decisions.md §1, G16): the activity with its `staged_count`
- * (drafts only with `includeDrafts`), its number of drafts and the restores of its `pre_apply`
- * snapshots.
+ * (drafts counted unless `includeDrafts` is false, the console's view), its number of drafts
+ * and the restores of its `pre_apply` snapshots.
  * @throws NotFoundError `Activity not found` (404); ForbiddenError (403)
  */
-export async function getActivity(knex: Knex, scope: Scope, activityId: string, includeDrafts = false): Promise<ActivityDetail> {
+export async function getActivity(knex: Knex, scope: Scope, activityId: string, includeDrafts = true): Promise<ActivityDetail> {
   const activity = await loadActivity(knex, scope, activityId);
   const [stagedCount, draftCount, restores] = await Promise.all([
     countStaged(knex, activityId, includeDrafts),
@@ -107,8 +109,9 @@ export async function getActivity(knex: Knex, scope: Scope, activityId: string, 
 
 /**
  * Which staged changes a list or a bulk review addresses (the dashboard's filters):
- * - `status`: one staged-change status (`draft` included: naming it asks for drafts);
- * - `include_drafts`: without a `status`, drafts are left out unless this is true;
+ * - `status`: one staged-change status (`draft` gives only drafts, `pending` none);
+ * - `include_drafts`: without a `status`, drafts are listed unless this is false (the API's
+ *   default includes them, the console passes false until its reviewer asks for drafts);
  * - `field`: the change's `after_data` has this key and its value differs from `before_data`'s;
  * - `confidence`: `review_info.confidence` equals it;
  * - `search_query`: case-insensitive substring of the before or after data (as JSON text).
@@ -131,7 +134,7 @@ export function stagedFilterSql(f: StagedChangeFilter): { sql: string; bindings:
   if (f.status) {
     parts.push('status = ?');
     bindings.push(f.status);
-  } else if (!f.include_drafts) parts.push("status <> 'draft'");
+  } else if (f.include_drafts === false) parts.push("status <> 'draft'");
   if (f.field) {
     parts.push('(after_data \\? ? AND (after_data -> ?) IS DISTINCT FROM (before_data -> ?))');
     bindings.push(f.field, f.field, f.field);
@@ -199,10 +202,10 @@ export interface StagedChangesSummary {
 }
 
 /**
- * Staged changes of an activity per status (statuses without changes absent; `draft` only with
- * `includeDrafts`): one aggregate over the (activity_id, status) index.
+ * Staged changes of an activity per status (statuses without changes absent; `draft` left out
+ * when `includeDrafts` is false): one aggregate over the (activity_id, status) index.
  */
-export async function countByStatus(knex: Knex | Knex.Transaction, activityId: string, includeDrafts = false): Promise<Record<string, number>> {
+export async function countByStatus(knex: Knex | Knex.Transaction, activityId: string, includeDrafts = true): Promise<Record<string, number>> {
   const rows = await knex('staged_changes')
     .where({ activity_id: activityId })
     .modify((q) => {
@@ -219,10 +222,10 @@ export async function countByStatus(knex: Knex | Knex.Transaction, activityId: s
  * by_status, field_stats: {field: {completed, total, completion_rate, changed}}, taxonomy_stats:
  * {with_category, categories: {category_id: count}}}`. `completed` counts changes whose after
  * data has a non-empty value for the field; `changed` those where it differs from before.
- * Drafts are left out unless `includeDrafts`.
+ * Drafts count like any change (`by_status.draft`) unless `includeDrafts` is false.
  * @throws NotFoundError (404) / ForbiddenError (403) for the activity
  */
-export async function stagedChangesSummary(knex: Knex, scope: Scope, activityId: string, includeDrafts = false): Promise<StagedChangesSummary> {
+export async function stagedChangesSummary(knex: Knex, scope: Scope, activityId: string, includeDrafts = true): Promise<StagedChangesSummary> {
   await loadActivity(knex, scope, activityId);
   const byStatus = await countByStatus(knex, activityId, includeDrafts);
   const drafts = includeDrafts ? '' : "AND s.status <> 'draft'";

@@ -207,8 +207,8 @@ function registerActivityTools(server: McpServer, ctx: ToolContext): void {
       run(() =>
         api.call('GET', '/api/activities/{activity_id}/staged-changes', {
           path: { activity_id: a.activity_id },
-          // The tool server's user staged these (its enrichment stages vendor drafts): drafts are shown.
-          query: { page: a.page, page_size: a.page_size, status: a.status, field: a.field, search_query: a.search_query, include_drafts: true },
+          // The tool server's user staged these (its enrichment stages vendor drafts): the API lists drafts like any change.
+          query: { page: a.page, page_size: a.page_size, status: a.status, field: a.field, search_query: a.search_query },
           organizationId: a.organization_id,
         }),
       ),
