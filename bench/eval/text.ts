@@ -30,7 +30,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { buildProfiles, extractWithModel, extractWithProfiles, trainGroupedTextModel, withCorpus } from '../../src/enrichment/text';
-import { isBrandField } from '../../src/enrichment/text/brand';
+import { brandAtStart, brandKnowledge, isBrandField, knownBrand, type KnownBrands } from '../../src/enrichment/text/brand';
 import type { OutputField } from '../../src/enrichment/types';
 
 /**
@@ -218,7 +218,8 @@ function schemaOf(
  * Scores of one run over a set of records: `exact`, `lenient` and `perAttribute` (keyed
  * `<category> / <attribute>`) over the listed slots; `unlistedAsNa` exact over every schema
  * slot, an unlisted attribute as n/a; `brand` exact over the listed slots of brand fields
- * (`isBrandField` of src/enrichment/text/brand.ts).
+ * (`isBrandField` of src/enrichment/text/brand.ts); `brandGuesses` the brands read but not
+ * kept by the brand rule (see {@link brandRule}) and how many of them were right.
  */
 export interface RunResult {
   exact: SlotCounts;
@@ -226,6 +227,7 @@ export interface RunResult {
   unlistedAsNa: SlotCounts;
   perAttribute: Map<string, SlotCounts>;
   brand: SlotCounts;
+  brandGuesses: { total: number; right: number };
 }
 
 /**
@@ -256,6 +258,7 @@ function run(data: TextRecord[], examples: TextRecord[], descriptions: Map<strin
   for (const category of categories) {
     const schema = schemas.get(category)!;
     const brands = new Set(schema.filter(isBrandField).map((f) => f.name));
+    const knownBrands = brandKnowledge(schema, {}, known.get(category) ?? {});
     const extract =
       model !== null && groups.has(category)
         ? (text: string) => extractWithModel(text, model, category)
@@ -265,6 +268,10 @@ function run(data: TextRecord[], examples: TextRecord[], descriptions: Map<strin
           )(buildProfiles(schema, known.get(category) ?? {}));
     for (const record of data.filter((r) => r.category === category)) {
       const predicted = new Map(extract(record.text).map((e) => [e.field, String(e.value)]));
+      for (const guess of brandRule(predicted, record.text.split('\n')[0]!, knownBrands)) {
+        result.brandGuesses.total += 1;
+        if (scoreSlot(record.gold[guess.field] ?? null, guess.value, 'exact') === 'VC') result.brandGuesses.right += 1;
+      }
       tallyRecord(
         result,
         record,
@@ -275,6 +282,32 @@ function run(data: TextRecord[], examples: TextRecord[], descriptions: Map<strin
     }
   }
   return result;
+}
+
+/**
+ * The engine's rule for brands read from text (src/enrichment/engine.ts readItemText,
+ * docs/enrich-options.md "Brands read from the item's text"), applied to one record's
+ * `predicted` values in place: per brand field of `known`, the longest known brand the title
+ * starts with wins; a read brand that is known takes its known spelling; any other is removed
+ * (a guess, which the engine turns into a low-confidence candidate).
+ * @returns the removed guesses
+ */
+function brandRule(predicted: Map<string, string>, title: string, known: Map<string, KnownBrands>): Array<{ field: string; value: string }> {
+  const guesses: Array<{ field: string; value: string }> = [];
+  for (const [field, brands] of known) {
+    const at = brandAtStart(title, brands);
+    const read = predicted.get(field);
+    if (at) predicted.set(field, at.value);
+    else if (read !== undefined) {
+      const spelled = knownBrand(read, brands);
+      if (spelled !== null) predicted.set(field, spelled);
+      else {
+        predicted.delete(field);
+        guesses.push({ field, value: read });
+      }
+    }
+  }
+  return guesses;
 }
 
 /**
@@ -341,7 +374,7 @@ function printTable(title: string, r: RunResult): void {
     `exact   P ${pct(e.precision)} R ${pct(e.recall)} F1 ${pct(e.f1)} | lenient P ${pct(l.precision)} R ${pct(l.recall)} F1 ${pct(l.f1)} | unlisted as n/a: exact F1 ${pct(u.f1)}`,
   );
   console.log(
-    `brand fields: exact P ${pct(b.precision)} R ${pct(b.recall)} F1 ${pct(b.f1)} (${r.brand.VC} right, ${r.brand.VW + r.brand.NV} wrong, ${r.brand.VN} missing)`,
+    `brand fields: exact P ${pct(b.precision)} R ${pct(b.recall)} F1 ${pct(b.f1)} (${r.brand.VC} right, ${r.brand.VW + r.brand.NV} wrong, ${r.brand.VN} missing; ${r.brandGuesses.total} guesses not kept, ${r.brandGuesses.right} of them right)`,
   );
 }
 
@@ -394,9 +427,15 @@ export async function runTextSuite(argv: string[]): Promise<Record<string, unkno
       exact: prf(withEx.exact),
       lenient: prf(withEx.lenient),
       unlisted_as_na: { exact: prf(withEx.unlistedAsNa) },
-      brand: { exact: prf(withEx.brand), counts: withEx.brand },
+      brand: { exact: prf(withEx.brand), counts: withEx.brand, guesses: withEx.brandGuesses },
       ...(examples.length > 0
-        ? { without_examples: { exact: prf(bare.exact), lenient: prf(bare.lenient), brand: { exact: prf(bare.brand), counts: bare.brand } } }
+        ? {
+            without_examples: {
+              exact: prf(bare.exact),
+              lenient: prf(bare.lenient),
+              brand: { exact: prf(bare.brand), counts: bare.brand, guesses: bare.brandGuesses },
+            },
+          }
         : {}),
     };
   }
@@ -412,10 +451,14 @@ export async function runTextSuite(argv: string[]): Promise<Record<string, unkno
     exact: prf(top.exact),
     lenient: prf(top.lenient),
     unlisted_as_na: { exact: prf(top.unlistedAsNa) },
-    brand: { exact: prf(top.brand), counts: top.brand },
+    brand: { exact: prf(top.brand), counts: top.brand, guesses: top.brandGuesses },
   };
   if (hasExamples)
-    result.without_examples = { exact: prf(topBare.exact), lenient: prf(topBare.lenient), brand: { exact: prf(topBare.brand), counts: topBare.brand } };
+    result.without_examples = {
+      exact: prf(topBare.exact),
+      lenient: prf(topBare.lenient),
+      brand: { exact: prf(topBare.brand), counts: topBare.brand, guesses: topBare.brandGuesses },
+    };
   if (main === 'written' && totals.normalized.exact.VC + totals.normalized.exact.VN + totals.normalized.exact.VW + totals.normalized.exact.NV > 0) {
     result.normalized = {
       exact: prf(totals.normalized.exact),
@@ -429,7 +472,14 @@ export async function runTextSuite(argv: string[]): Promise<Record<string, unkno
 
 /** An empty accumulator of runs. */
 export function emptyRun(): RunResult {
-  return { exact: emptyCounts(), lenient: emptyCounts(), unlistedAsNa: emptyCounts(), perAttribute: new Map(), brand: emptyCounts() };
+  return {
+    exact: emptyCounts(),
+    lenient: emptyCounts(),
+    unlistedAsNa: emptyCounts(),
+    perAttribute: new Map(),
+    brand: emptyCounts(),
+    brandGuesses: { total: 0, right: 0 },
+  };
 }
 
 /** Adds run `from` into `into`. */
@@ -438,4 +488,6 @@ function merge(into: RunResult, from: RunResult): void {
   add(into.lenient, from.lenient);
   add(into.unlistedAsNa, from.unlistedAsNa);
   add(into.brand, from.brand);
+  into.brandGuesses.total += from.brandGuesses.total;
+  into.brandGuesses.right += from.brandGuesses.right;
 }
