@@ -30,6 +30,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { buildProfiles, extractWithModel, extractWithProfiles, trainGroupedTextModel, withCorpus } from '../../src/enrichment/text';
+import { brandAtStart, brandKnowledge, isBrandField, knownBrand, type KnownBrands } from '../../src/enrichment/text/brand';
 import type { OutputField } from '../../src/enrichment/types';
 
 /**
@@ -216,13 +217,17 @@ function schemaOf(
 /**
  * Scores of one run over a set of records: `exact`, `lenient` and `perAttribute` (keyed
  * `<category> / <attribute>`) over the listed slots; `unlistedAsNa` exact over every schema
- * slot, an unlisted attribute as n/a.
+ * slot, an unlisted attribute as n/a; `brand` exact over the listed slots of brand fields
+ * (`isBrandField` of src/enrichment/text/brand.ts); `brandGuesses` the brands read but not
+ * kept by the brand rule (see {@link brandRule}) and how many of them were right.
  */
 export interface RunResult {
   exact: SlotCounts;
   lenient: SlotCounts;
   unlistedAsNa: SlotCounts;
   perAttribute: Map<string, SlotCounts>;
+  brand: SlotCounts;
+  brandGuesses: { total: number; right: number };
 }
 
 /**
@@ -252,6 +257,8 @@ function run(data: TextRecord[], examples: TextRecord[], descriptions: Map<strin
       : null;
   for (const category of categories) {
     const schema = schemas.get(category)!;
+    const brands = new Set(schema.filter(isBrandField).map((f) => f.name));
+    const knownBrands = brandKnowledge(schema, {}, known.get(category) ?? {});
     const extract =
       model !== null && groups.has(category)
         ? (text: string) => extractWithModel(text, model, category)
@@ -261,11 +268,16 @@ function run(data: TextRecord[], examples: TextRecord[], descriptions: Map<strin
           )(buildProfiles(schema, known.get(category) ?? {}));
     for (const record of data.filter((r) => r.category === category)) {
       const predicted = new Map(extract(record.text).map((e) => [e.field, String(e.value)]));
+      for (const guess of brandRule(predicted, record.text.split('\n')[0]!, knownBrands)) {
+        result.brandGuesses.total += 1;
+        if (scoreSlot(record.gold[guess.field] ?? null, guess.value, 'exact') === 'VC') result.brandGuesses.right += 1;
+      }
       tallyRecord(
         result,
         record,
         predicted,
         schema.map((f) => f.name),
+        brands,
       );
     }
   }
@@ -273,11 +285,38 @@ function run(data: TextRecord[], examples: TextRecord[], descriptions: Map<strin
 }
 
 /**
+ * The engine's rule for brands read from text (src/enrichment/engine.ts readItemText,
+ * docs/enrich-options.md "Brands read from the item's text"), applied to one record's
+ * `predicted` values in place: per brand field of `known`, the longest known brand the title
+ * starts with wins; a read brand that is known takes its known spelling; any other is removed
+ * (a guess, which the engine turns into a low-confidence candidate).
+ * @returns the removed guesses
+ */
+function brandRule(predicted: Map<string, string>, title: string, known: Map<string, KnownBrands>): Array<{ field: string; value: string }> {
+  const guesses: Array<{ field: string; value: string }> = [];
+  for (const [field, brands] of known) {
+    const at = brandAtStart(title, brands);
+    const read = predicted.get(field);
+    if (at) predicted.set(field, at.value);
+    else if (read !== undefined) {
+      const spelled = knownBrand(read, brands);
+      if (spelled !== null) predicted.set(field, spelled);
+      else {
+        predicted.delete(field);
+        guesses.push({ field, value: read });
+      }
+    }
+  }
+  return guesses;
+}
+
+/**
  * Adds one record's slots to `into`: every name in `fields` (the category's schema) is scored
  * against `predicted` (field → value); a field the record does not list counts only in
- * `unlistedAsNa` (as n/a), as the reference scorer skips it (see the module comment).
+ * `unlistedAsNa` (as n/a), as the reference scorer skips it (see the module comment). A listed
+ * slot of a field in `brands` also counts in `into.brand`.
  */
-export function tallyRecord(into: RunResult, record: TextRecord, predicted: Map<string, string>, fields: string[]): void {
+export function tallyRecord(into: RunResult, record: TextRecord, predicted: Map<string, string>, fields: string[], brands?: Set<string>): void {
   for (const name of fields) {
     const gold = record.gold[name] ?? null;
     const p = predicted.get(name) ?? null;
@@ -289,6 +328,7 @@ export function tallyRecord(into: RunResult, record: TextRecord, predicted: Map<
     into.perAttribute.set(key, per);
     into.exact[exact] += 1;
     per[exact] += 1;
+    if (brands?.has(name)) into.brand[exact] += 1;
     into.lenient[scoreSlot(gold, p, 'lenient')] += 1;
   }
 }
@@ -329,8 +369,12 @@ function printTable(title: string, r: RunResult): void {
   const e = prf(r.exact);
   const l = prf(r.lenient);
   const u = prf(r.unlistedAsNa);
+  const b = prf(r.brand);
   console.log(
     `exact   P ${pct(e.precision)} R ${pct(e.recall)} F1 ${pct(e.f1)} | lenient P ${pct(l.precision)} R ${pct(l.recall)} F1 ${pct(l.f1)} | unlisted as n/a: exact F1 ${pct(u.f1)}`,
+  );
+  console.log(
+    `brand fields: exact P ${pct(b.precision)} R ${pct(b.recall)} F1 ${pct(b.f1)} (${r.brand.VC} right, ${r.brand.VW + r.brand.NV} wrong, ${r.brand.VN} missing; ${r.brandGuesses.total} guesses not kept, ${r.brandGuesses.right} of them right)`,
   );
 }
 
@@ -339,9 +383,10 @@ function printTable(title: string, r: RunResult): void {
  * `--split-dev`, `--limit <n>` (score only the first n records of each file, for quick
  * runs), `--examples-limit <n>` (use only the first n example records of each file),
  * `--quiet` (no per-attribute tables). Prints tables and returns
- * `{suite: "text", records, examples, exact, lenient, unlisted_as_na, without_examples?,
+ * `{suite: "text", records, examples, exact, lenient, unlisted_as_na, brand, without_examples?,
  * normalized?, files}` with precision/recall/F1 as fractions (`unlisted_as_na`: exact, every
- * schema attribute a slot). Throws when `--data` is missing or holds no JSONL.
+ * schema attribute a slot; `brand`: exact over the brand fields' listed slots, with their slot
+ * counts). Throws when `--data` is missing or holds no JSONL.
  */
 export async function runTextSuite(argv: string[]): Promise<Record<string, unknown>> {
   const dataDir = option(argv, '--data');
@@ -382,7 +427,16 @@ export async function runTextSuite(argv: string[]): Promise<Record<string, unkno
       exact: prf(withEx.exact),
       lenient: prf(withEx.lenient),
       unlisted_as_na: { exact: prf(withEx.unlistedAsNa) },
-      ...(examples.length > 0 ? { without_examples: { exact: prf(bare.exact), lenient: prf(bare.lenient) } } : {}),
+      brand: { exact: prf(withEx.brand), counts: withEx.brand, guesses: withEx.brandGuesses },
+      ...(examples.length > 0
+        ? {
+            without_examples: {
+              exact: prf(bare.exact),
+              lenient: prf(bare.lenient),
+              brand: { exact: prf(bare.brand), counts: bare.brand, guesses: bare.brandGuesses },
+            },
+          }
+        : {}),
     };
   }
   const hasExamples = mode !== 'none';
@@ -397,8 +451,14 @@ export async function runTextSuite(argv: string[]): Promise<Record<string, unkno
     exact: prf(top.exact),
     lenient: prf(top.lenient),
     unlisted_as_na: { exact: prf(top.unlistedAsNa) },
+    brand: { exact: prf(top.brand), counts: top.brand, guesses: top.brandGuesses },
   };
-  if (hasExamples) result.without_examples = { exact: prf(topBare.exact), lenient: prf(topBare.lenient) };
+  if (hasExamples)
+    result.without_examples = {
+      exact: prf(topBare.exact),
+      lenient: prf(topBare.lenient),
+      brand: { exact: prf(topBare.brand), counts: topBare.brand, guesses: topBare.brandGuesses },
+    };
   if (main === 'written' && totals.normalized.exact.VC + totals.normalized.exact.VN + totals.normalized.exact.VW + totals.normalized.exact.NV > 0) {
     result.normalized = {
       exact: prf(totals.normalized.exact),
@@ -412,7 +472,14 @@ export async function runTextSuite(argv: string[]): Promise<Record<string, unkno
 
 /** An empty accumulator of runs. */
 export function emptyRun(): RunResult {
-  return { exact: emptyCounts(), lenient: emptyCounts(), unlistedAsNa: emptyCounts(), perAttribute: new Map() };
+  return {
+    exact: emptyCounts(),
+    lenient: emptyCounts(),
+    unlistedAsNa: emptyCounts(),
+    perAttribute: new Map(),
+    brand: emptyCounts(),
+    brandGuesses: { total: 0, right: 0 },
+  };
 }
 
 /** Adds run `from` into `into`. */
@@ -420,4 +487,7 @@ function merge(into: RunResult, from: RunResult): void {
   add(into.exact, from.exact);
   add(into.lenient, from.lenient);
   add(into.unlistedAsNa, from.unlistedAsNa);
+  add(into.brand, from.brand);
+  into.brandGuesses.total += from.brandGuesses.total;
+  into.brandGuesses.right += from.brandGuesses.right;
 }

@@ -9,7 +9,8 @@ import { calibrationCell, cellProbability, levelOf } from './extract/calibration
 import { BUILT_IN_CALIBRATION } from './extract/calibration-table';
 import { PageMemo, type PageDoc } from './parse/page';
 import { domainAllowed } from './research/domains';
-import { itemIdentifiers, itemName, planQueries, SPEED_BUDGETS } from './research/plan';
+import { itemIdentifiers, itemName, itemNameKey, planQueries, SPEED_BUDGETS } from './research/plan';
+import { brandAtStart, brandKnowledge, knownBrand } from './text/brand';
 import { withSourceHints } from './research/hints';
 import { promptSteer, withPromptDomains, withPromptWords } from './research/prompt';
 import type { FetchedPage, Fetcher, SearchProvider, WarcRecordRef } from './research/types';
@@ -394,12 +395,22 @@ type KbSources = ReturnType<typeof knowledgeBaseSources>;
 /**
  * `web_search: false`: reads the wanted fields from the item's own texts (the learned `model`
  * first on the fields it was taught, the rule layer on the others), then dimension tuples, then
- * the knowledge base; states what was read in `review.reasoning`.
+ * the knowledge base; states what was read in `review.reasoning`. A brand field
+ * (docs/enrich-options.md, "Brands read from the item's text") takes the longest known brand the
+ * item's name starts with first; a brand the text gives otherwise is kept only when it is known
+ * (src/enrichment/text/brand.ts), else it is a guess ({@link guessedBrand}).
  */
 function readItemText(draft: Draft, input: EnrichInput, wanted: OutputField[], kb: KbSources, model: TextModel | null): void {
   const { item, options } = input;
   const { after } = draft;
   const texts = inputText(item);
+  const brands = brandKnowledge(wanted, item, options.known_values, options.text_examples);
+  const nameKey = itemNameKey(item);
+  for (const field of nameKey ? wanted.filter((f) => brands.has(f.name)) : []) {
+    const at = brandAtStart(String(item[nameKey!]), brands.get(field.name)!);
+    if (at) place(draft, field, at.value, [`INPUT:${nameKey}`], `The item's ${nameKey} starts with "${at.snippet}", a known brand.`, 'text', 'medium');
+  }
+  const guesses = new Map<string, { value: string; key: string; snippet: string }>();
   // With a learned model, the texts of the fields where the catalog writes its values come
   // first and are read by the model; the others by the rule layer, as without examples.
   const learned = model ? learnedTextFields(options.text_examples ?? []) : new Set<string>();
@@ -412,7 +423,15 @@ function readItemText(draft: Draft, input: EnrichInput, wanted: OutputField[], k
     for (const x of found) {
       const field = remaining.find((f) => f.name === x.field);
       if (!field || field.name in after.sources || !present(x.value)) continue;
-      place(draft, field, x.value, [`INPUT:${key}`], `Found in the item's ${key}: "${x.snippet}".`, 'text', x.confidence);
+      const known = brands.get(field.name);
+      const brand = known ? knownBrand(String(x.value), known) : null;
+      if (known && brand === null) {
+        if (!guesses.has(field.name)) guesses.set(field.name, { value: String(x.value), key, snippet: x.snippet });
+        continue;
+      }
+      // A known brand is more than a weak reading, whatever the text layer's own confidence.
+      const confidence = brand !== null && x.confidence === 'low' ? 'medium' : x.confidence;
+      place(draft, field, brand ?? x.value, [`INPUT:${key}`], `Found in the item's ${key}: "${x.snippet}".`, 'text', confidence);
     }
   }
   // Dimension tuples in the item's text ("Bar table, 51x51 cm") for width/height/depth fields with a unit.
@@ -448,7 +467,31 @@ function readItemText(draft: Draft, input: EnrichInput, wanted: OutputField[], k
         voted.confidence,
       );
   }
+  for (const [name, guess] of guesses) if (!(name in after.sources)) guessedBrand(draft, name, guess);
   draft.review.reasoning = `No web search: values were read from the item's own text (${texts.map(([k]) => k).join(', ') || 'none'})${model ? `; ${[...learned].filter((k) => texts.some(([t]) => t === k)).join(', ') || 'none'} read by a tagger learned from ${options.text_examples!.length} example texts of the catalog's items` : ''}.`;
+}
+
+/**
+ * A brand guessed from the item's own text, which no catalog value, item value or page states:
+ * never a value, but a field issue saying so and, when `low_confidence` asks for field
+ * candidates, a `LOW` candidate (docs/enrich-options.md, "Brands read from the item's text").
+ */
+function guessedBrand(draft: Draft, name: string, guess: { value: string; key: string; snippet: string }): void {
+  const reason = `Brand guessed from the item's ${guess.key}; no catalog item or page states it.`;
+  draft.review.field_issues.push({
+    field: name,
+    message: `Not kept "${guess.value.slice(0, 80)}": a brand guessed from the item's ${guess.key}, which no catalog item or page states.`,
+  });
+  if (draft.lowEnabled)
+    draft.lowCandidates.push({
+      name,
+      scope: 'field',
+      candidate_value: guess.value,
+      confidence: 'LOW',
+      reason,
+      sources: [`INPUT:${guess.key}`],
+      source_explanation: `Found in the item's ${guess.key}: "${guess.snippet}".`,
+    });
 }
 
 /** Read pages and which of them match the item (best first). */

@@ -30,10 +30,15 @@ function str(v: unknown): string | undefined {
   return undefined;
 }
 
-/** The item's name: the first of `name`, `title`, `product_name`, `product_title`. */
+/** The key of the item's name: the first of `name`, `title`, `product_name`, `product_title`, `productName` with a value. */
+export function itemNameKey(item: Record<string, unknown>): string | undefined {
+  return ['name', 'title', 'product_name', 'product_title', 'productName'].find((key) => str(item[key]) !== undefined);
+}
+
+/** The item's name: the value of {@link itemNameKey}, trimmed (numbers as text). */
 export function itemName(item: Record<string, unknown>): string | undefined {
-  for (const key of ['name', 'title', 'product_name', 'product_title', 'productName']) if (str(item[key])) return str(item[key]);
-  return undefined;
+  const key = itemNameKey(item);
+  return key === undefined ? undefined : str(item[key]);
 }
 
 /** Item values per identifier role (keys recognised like output fields: `ean` → gtin, …). */

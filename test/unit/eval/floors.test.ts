@@ -73,9 +73,13 @@ describe('quality floors on a fixed slice of each suite', () => {
   it('text with examples (oa-mine)', async () => {
     const figures = await quietly(runTextSuite, ['--data', path.join(SHARED_DATA, 'oa-mine'), '--split-dev', '--limit', '100', '--examples-limit', '250']);
     const exact = figures.exact as Prf;
-    console.info(`oa-mine slice exact F1 ${exact.f1}`);
-    // Measured when set: 0.852.
-    expect(exact.f1).toBeGreaterThanOrEqual(0.83);
+    const brand = (figures.brand as { exact: Prf }).exact;
+    console.info(`oa-mine slice exact F1 ${exact.f1}, brand precision ${brand.precision}`);
+    // Measured when set: 0.852; 0.835 before brands read from a title had to be known (a brand
+    // no example states is a guess, not a value: docs/enrich-options.md, "Brands read from the
+    // item's text"), 0.804 since, with brand precision 0.889 → 0.966 (recall 0.88 → 0.56).
+    expect(exact.f1).toBeGreaterThanOrEqual(0.78);
+    expect(brand.precision).toBeGreaterThanOrEqual(0.94);
   });
 
   it('taxonomy (top-1 into the Google product taxonomy)', async () => {

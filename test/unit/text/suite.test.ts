@@ -63,16 +63,22 @@ describe('runTextSuite', () => {
       exact: { precision: number; recall: number; f1: number };
       lenient: { f1: number };
       unlisted_as_na: { exact: { precision: number; recall: number } };
-      without_examples: { exact: { f1: number } };
+      without_examples: { exact: { f1: number }; brand: { counts: SlotCounts; guesses: { total: number; right: number } } };
     };
     expect(r.suite).toBe('text');
     expect(r.records).toBe(60);
     // Floors well under what this configuration measures (P 0.93, R 0.86, F1 0.90; without
-    // examples F1 0.56): a broken tagger, matcher or scorer falls through them, noise does not.
+    // examples F1 0.39): a broken tagger, matcher or scorer falls through them, noise does not.
     expect(r.exact.precision).toBeGreaterThan(0.8);
     expect(r.exact.recall).toBeGreaterThan(0.7);
     expect(r.exact.f1).toBeGreaterThan(0.75);
-    expect(r.without_examples.exact.f1).toBeGreaterThan(0.4);
+    expect(r.without_examples.exact.f1).toBeGreaterThan(0.3);
+    // Without examples no brand is known, so every brand read from a title is a guess, never a
+    // value (docs/enrich-options.md, "Brands read from the item's text"): that is what took the
+    // figure from 0.56 to 0.39 on this slice.
+    const bare = r.without_examples.brand;
+    expect(bare.counts.VC + bare.counts.VW + bare.counts.NV).toBe(0);
+    expect(bare.guesses.total).toBeGreaterThan(50);
     expect(r.lenient.f1).toBeGreaterThanOrEqual(r.exact.f1);
     // oa-mine lists only the attributes present: unlisted ones add no missed value, only false ones.
     expect(r.unlisted_as_na.exact.recall).toBeCloseTo(r.exact.recall, 10);
