@@ -17,7 +17,6 @@ import type { FetchedPage, Fetcher, SearchProvider, WarcRecordRef } from './rese
 import { fieldsLacking, itemPageSources, reviewItemPageFailures } from './research/item-page';
 import { knowledgeBaseCandidates, knowledgeBaseSources } from './knowledge-base/sources';
 import { createLlmClient, refineWithLlm, withFitCheck, type LlmConfig } from './llm';
-import { readInUnit } from './normalize/units';
 import { fetchedPageDoc } from './providers/documents';
 import { RetryLaterError } from './research/types';
 import type {
@@ -33,11 +32,11 @@ import type {
 } from './types';
 import { applySemantics, present } from './semantics';
 import { keepIdentity } from './semantics/refresh';
-import { sampleShapes, shapeOf } from './semantics/samples';
 import { readDimension } from './semantics/dimensions';
 import { lowConfidenceWanted } from './semantics/low-confidence';
 import { unitCandidates } from './semantics/measure';
 import { applyTaxonomy } from './taxonomy';
+import { type Confidence, vote, type Voted } from './voting';
 
 /**
  * What evidence stores per read page: the compact parsed facts and where the page ranked; for a
@@ -56,8 +55,6 @@ export interface EvidenceDocument {
 function captureOf(page: FetchedPage): Pick<EvidenceDocument, 'captured_at' | 'warc_record'> {
   return page.record ? { captured_at: page.fetched_at, warc_record: page.record } : {};
 }
-
-type Confidence = 'high' | 'medium' | 'low';
 
 function emptyUsage(): EngineUsage {
   return { search_calls: 0, pages_fetched: 0, llm_calls: 0, llm_prompt_tokens: 0, llm_completion_tokens: 0 };
@@ -82,22 +79,6 @@ function fuse(lists: Array<Array<{ url: string }>>): Array<{ url: string; score:
   return [...scores].map(([url, score]) => ({ url, score: Number(score.toFixed(6)) })).sort((a, b) => b.score - a.score || (a.url < b.url ? -1 : 1));
 }
 
-/** high: a strong reading confirmed by a second, independent one; medium: one sound reading; low: only weak readings. */
-function confidenceOf(weight: number, agreeing: number): Confidence {
-  if ((weight >= 0.85 && agreeing >= 2) || (weight >= 0.5 && agreeing >= 3)) return 'high';
-  if (weight >= 0.5) return 'medium';
-  return 'low';
-}
-
-interface Voted {
-  value: string | string[];
-  candidates: Candidate[];
-  rivals: Candidate[];
-  confidence: Confidence;
-  /** Distinct method@page readings that agree on the value. */
-  agreeing: number;
-}
-
 /** Roles whose page values carry a calibrated confidence (the labelled fields of the pages suite). */
 const CALIBRATED_ROLES = new Set(['price', 'currency', 'availability', 'sku', 'brand', 'gtin', 'mpn']);
 
@@ -114,46 +95,6 @@ function calibratedConfidence(voted: Voted, role: string, field: string, tuning?
   const probability = cellProbability(cal, cell);
   tuning?.observe?.(field, cell, probability);
   return cal.total.n > 0 ? levelOf(cal, cell) : voted.confidence;
-}
-
-/** What a reading shaped like one of the field's `sample_values` adds to its group's rank (never to its weight or confidence). */
-const SAMPLE_SHAPE_BONUS = 0.5;
-
-/**
- * Agreement voting: candidates grouped by value, summed weight decides; the strongest reading
- * explains. A group whose reading is shaped like one of the field's `sample_values`
- * (./semantics/samples) ranks higher; the confidence still comes from the readings' weights. For a number field with a `unit`, readings group by their quantity in that unit
- * (a JSON-LD `1.2` + `KGM` agrees with a spec row "1200 g"); a bare number with a stated
- * unit never groups with the same number in another unit.
- */
-function vote(candidates: Candidate[], field?: OutputField): Voted | null {
-  if (candidates.length === 0) return null;
-  const shapes = sampleShapes(field?.sample_values);
-  const shaped = (c: Candidate) =>
-    shapes.size > 0 && (Array.isArray(c.value) ? c.value : [c.value]).some((v) => shapes.has(shapeOf(v))) ? SAMPLE_SHAPE_BONUS : 0;
-  const measured = field?.unit && (field.type === 'number' || field.type === 'integer') ? field.unit : null;
-  const groups = new Map<string, Candidate[]>();
-  for (const c of candidates) {
-    const quantity = measured && !Array.isArray(c.value) ? readInUnit(c.value, measured, c.unit) : undefined;
-    const key =
-      quantity !== undefined
-        ? `= ${quantity}`
-        : `${Array.isArray(c.value) ? c.value.join('\n') : c.value.toLowerCase().replace(/\s+/g, ' ')}${c.unit ? ` [${c.unit}]` : ''}`;
-    groups.set(key, [...(groups.get(key) ?? []), c]);
-  }
-  const ranked = [...groups.values()]
-    .map((g) => ({ g: [...g].sort((a, b) => b.weight - a.weight), total: g.reduce((s, c) => s + c.weight, 0) }))
-    .map((r) => ({ ...r, score: r.g[0].weight + 0.25 * r.total + shaped(r.g[0]) }))
-    .sort((a, b) => b.score - a.score);
-  const best = ranked[0];
-  const methods = new Set(best.g.map((c) => `${c.method}@${c.url}`));
-  return {
-    value: best.g[0].value,
-    candidates: best.g,
-    rivals: ranked.slice(1).map((r) => r.g[0]),
-    confidence: confidenceOf(best.g[0].weight, methods.size),
-    agreeing: methods.size,
-  };
 }
 
 /**
