@@ -24,7 +24,8 @@ beforeAll(async () => {
       for (let i = 0; i < 10; i++) res.write('y'.repeat(10_000));
       return res.end();
     }
-    if (path === '/slow') return void setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE), 1_500);
+    // Never answers (the server's close ends it): a timeout that holds on any machine, however slow.
+    if (path === '/slow') return void res.writeHead(200, { 'content-type': 'text/html' });
     if (path === '/doc.pdf')
       return res.writeHead(200, { 'content-type': 'application/pdf' }).end(tinyPdf(['Acme Widget 3000 data sheet', 'Brand: Acme', 'Material: Aluminium']));
     if (path === '/image.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(100));
@@ -44,9 +45,13 @@ afterAll(async () => {
   await closeTestKnex();
 });
 
+/**
+ * Budgets far above what a loopback fetch needs even on a loaded machine: only `/slow`, which
+ * never answers, can run out of them (the timeout test uses a short budget of its own).
+ */
 const options: HttpFetcherOptions = {
-  timeoutMs: 800,
-  connectTimeoutMs: 500,
+  timeoutMs: 10_000,
+  connectTimeoutMs: 5_000,
   maxBytes: 20_000,
   maxRedirects: 3,
   perHostConcurrency: 2,
@@ -89,7 +94,12 @@ describe('createHttpFetcher', () => {
   });
 
   test('times out a slow response (timeout)', async () => {
-    expect(await fetcher.fetch(server.url('/slow'))).toMatchObject({ outcome: 'timeout', status: 0 });
+    const impatient = createHttpFetcher(testKnex(), { ...options, timeoutMs: 300 });
+    try {
+      expect(await impatient.fetch(server.url('/slow'))).toMatchObject({ outcome: 'timeout', status: 0 });
+    } finally {
+      await impatient.close();
+    }
   });
 
   test('returns HTTP errors as statuses and skips unreadable content types', async () => {
