@@ -86,8 +86,15 @@ const CALIBRATED_ROLES = new Set(['price', 'currency', 'availability', 'sku', 'b
  * The calibrated confidence of a voted page value (src/enrichment/extract/calibration.ts): the
  * probability of its cell under the tuning's calibration (the built-in one by default) mapped
  * to high / medium / low; the vote's own rule for fields of other roles and knowledge-base values.
+ * A value with a doubtful reading (`Candidate.doubt`: the page shows another price than its
+ * markup states) is at most `medium` (docs/enrich-options.md, "Sale and list prices").
  */
 function calibratedConfidence(voted: Voted, role: string, field: string, tuning?: ExtractionTuning): Confidence {
+  const level = uncappedConfidence(voted, role, field, tuning);
+  return level === 'high' && voted.candidates.some((c) => c.doubt) ? 'medium' : level;
+}
+
+function uncappedConfidence(voted: Voted, role: string, field: string, tuning?: ExtractionTuning): Confidence {
   const best = voted.candidates[0];
   if (!CALIBRATED_ROLES.has(role) || best.method === 'knowledge_base') return voted.confidence;
   const cal = tuning?.calibration ?? BUILT_IN_CALIBRATION;
@@ -490,11 +497,13 @@ function readPages(
       calibratedConfidence(voted, role, field.name, tuning),
     );
     const rival = voted.rivals.find((r) => r.weight >= 0.5);
+    const doubt = voted.candidates.find((c) => c.doubt)?.doubt;
     if (rival)
       review.field_issues.push({
         field: field.name,
         message: `Another reading gave "${`${String(rival.value)}${rival.unit ? ` ${rival.unit}` : ''}`.slice(0, 80)}" (${rival.explanation}).`,
       });
+    else if (doubt) review.field_issues.push({ field: field.name, message: `Not certain: ${doubt}.` });
   }
   // A currency denominates a price: when a price is asked for and none was found (nor given by the item), a currency read alone is not kept.
   const priceField = wanted.find((f) => fieldRole(f) === 'price');

@@ -1,10 +1,11 @@
 import { normalizeAvailability } from '../normalize/availability';
 import { looksLikeCode, validGtin } from '../normalize/identifiers';
 import { urlIdTokens } from '../parse/labels';
-import { currencyCode, pageRegion, parsePrice, regionalCurrency } from '../normalize/price';
 import { breadcrumbPath } from '../parse/breadcrumbs';
-import type { PageDoc, PriceText } from '../parse/page';
-import type { StructuredOffer, StructuredProduct } from '../parse/products';
+import type { PageDoc } from '../parse/page';
+import type { StructuredProduct } from '../parse/products';
+import { ogValues, productLabel } from './markup';
+import { currencyCandidates, listPriceCandidates, priceCandidates } from './prices';
 import type { ReviewInfo } from '../types';
 import type { FieldRole } from './roles';
 import { ruleOn, type ExtractionTuning } from './rules';
@@ -30,7 +31,15 @@ export interface Candidate {
    * `unitText`. `coerce` converts from it to the output field's `unit`.
    */
   unit?: string;
+  /**
+   * Why this reading's value may be wrong although its source is strong (e.g. the page shows
+   * another amount as its price than the structured data states): a voted value with a doubtful
+   * reading is never `high` confidence, and the doubt is stated as a field issue.
+   */
+  doubt?: string;
 }
+
+export { shownAt, shownSale } from './prices';
 
 /** Key vocabulary of spec tables per role, with the weight of a hit. Site-independent (schema.org/GS1 terms in ~10 languages). */
 const KEYS: Partial<Record<FieldRole, Array<[RegExp, number]>>> = {
@@ -78,30 +87,6 @@ export function normKey(key: string): string {
     .trim();
 }
 
-function ogValues(doc: PageDoc, re: RegExp): string[] {
-  return doc.opengraph
-    .filter(([k]) => re.test(k))
-    .map(([, v]) => v)
-    .filter(Boolean);
-}
-
-function jsonLdPrice(raw: string): string | null {
-  const t = raw.trim();
-  if (/^\d+(\.\d+)?$/.test(t)) return t.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
-  return parsePrice(t, {})?.amount ?? null;
-}
-
-function productLabel(p: StructuredProduct, prop: string): string {
-  return p.origin === 'jsonld' ? `JSON-LD ${p.path === 'Product' ? 'Product' : `Product at ${p.path}`}.${prop}` : `microdata Product ${prop}`;
-}
-
-/** Currency the page states in machine-readable markup (offer priceCurrency, OpenGraph), as ISO code. */
-function pageCurrency(doc: PageDoc, product?: StructuredProduct): string | null {
-  for (const o of product?.offers ?? []) if (o.currency && currencyCode(o.currency)) return currencyCode(o.currency);
-  for (const v of ogValues(doc, /^(product|og):price:currency$/i)) if (currencyCode(v)) return currencyCode(v);
-  return null;
-}
-
 /** A {@link normKey} without diacritics (`kód výrobcu` → `kod vyrobcu`; Unicode canonical decomposition, marks removed). */
 function plainKey(key: string): string {
   return normKey(key)
@@ -138,231 +123,6 @@ function keyValueCandidates(doc: PageDoc, role: FieldRole, accept: (v: string) =
 function cleanText(v: string): string | null {
   const t = v.replace(/\s+/g, ' ').trim();
   return t && t.length <= 200 ? t : null;
-}
-
-/**
- * Where an amount ("17.1") is first written in visible text as a price would be ("17,10",
- * "17.10", "1.234,50", "1,234.50"; not inside a longer number), or -1.
- */
-export function shownAt(amount: string, text: string): number {
-  const [int, frac = ''] = amount.split('.');
-  const cents = frac.padEnd(2, '0');
-  const grouped = (sep: string) => int.replace(/\B(?=(\d{3})+(?!\d))/g, sep);
-  const esc = (f: string) => f.replace(/[.\\]/g, '\\$&');
-  const patterns: RegExp[] = [];
-  for (const [g, d] of [
-    ['', '.'],
-    ['', ','],
-    [',', '.'],
-    ['.', ','],
-    [' ', ','],
-    ['\u00a0', ','],
-  ]) {
-    patterns.push(new RegExp(`(?<![\\d.,])${esc(`${grouped(g)}${d}${cents}`)}(?!\\d)`));
-    // A whole amount without cents counts only right next to a currency sign.
-    if (!frac) patterns.push(new RegExp(`[$€£¥₹₽]\\s?${esc(grouped(g))}(?![\\d]|[.,]\\d)|(?<![\\d.,])${esc(grouped(g))}\\s?[$€£¥₹₽]`));
-  }
-  let best = -1;
-  for (const re of patterns) {
-    const m = re.exec(text);
-    if (m && (best < 0 || m.index < best)) best = m.index;
-  }
-  return best;
-}
-
-/** A price element's score without the signals of the rules a tuning leaves out. */
-function priceScore(t: PriceText, tuning?: ExtractionTuning): number {
-  return t.score - (t.signals ?? []).reduce((s, [rule, d]) => s + (ruleOn(tuning, rule) ? 0 : d), 0);
-}
-
-/** The page's price elements, best first, with their scores under `tuning`. */
-function rankedPriceTexts(doc: PageDoc, tuning?: ExtractionTuning): Array<{ t: PriceText; i: number }> {
-  return doc.price_texts.map((t, i) => ({ t: { ...t, score: priceScore(t, tuning) }, i })).sort((a, b) => b.t.score - a.t.score || a.i - b.i);
-}
-
-/** Whether a price element is marked as a former or reference price: struck through, "was …", or an old-price class with a current price beside it. */
-function isFormer(t: PriceText): boolean {
-  return (t.signals ?? []).some(([rule, d]) => (rule === 'price.struck' || rule === 'price.former-text' || rule === 'price.former-class') && d <= -3);
-}
-
-/**
- * What a sale page shows: its current price (the best-ranked price element that is not a
- * former price, score ≥ 0) and its former price (the best-ranked element marked former), each
- * with its amount (prices in widgets and other products' tiles left out); null when the page
- * shows no current price or no higher former one.
- */
-export function shownSale(
-  doc: PageDoc,
-  hint: string | null,
-  tuning?: ExtractionTuning,
-): { current: { t: PriceText; amount: string }; former: { t: PriceText; amount: string } } | null {
-  const read = (t: PriceText) => {
-    const amount = parsePrice(t.text, { currency_hint: hint })?.amount;
-    return amount && Number(amount) > 0 ? { t, amount } : null;
-  };
-  const ranked = rankedPriceTexts(doc, tuning);
-  const current = ranked
-    .filter((x) => x.t.score >= 0 && !isFormer(x.t))
-    .map((x) => read(x.t))
-    .find((x) => x !== null);
-  const former = ranked
-    .filter((x) => isFormer(x.t) && !(x.t.signals ?? []).some(([rule]) => rule === 'price.widget' || rule === 'price.tile'))
-    .map((x) => read(x.t))
-    .find((x) => x !== null && x.amount !== current?.amount);
-  return current && former && Number(former.amount) > Number(current.amount) ? { current, former } : null;
-}
-
-/**
- * Whether the page's structured price is its list price: the markup's amount is shown only as
- * the former price of a sale ({@link shownSale}) whose current price is lower (schema.org
- * `price` is the offer's own price, but shops often fill it with the reference price).
- */
-function structuredIsListPrice(amount: string, shown: Set<string>, sale: ReturnType<typeof shownSale>): boolean {
-  return sale !== null && sale.former.amount === amount && !shown.has(amount) && Number(sale.current.amount) < Number(amount);
-}
-
-function priceCandidates(doc: PageDoc, p?: StructuredProduct, tuning?: ExtractionTuning): Candidate[] {
-  const out: Candidate[] = [];
-  const texts = rankedPriceTexts(doc, tuning);
-  const hint = pageCurrency(doc, p);
-  // Amounts of the page's plausible price elements: a structured price none of them shows is doubtful.
-  const shown = new Set(
-    texts
-      .filter((x) => x.t.score >= -1)
-      .map((x) => parsePrice(x.t.text, { currency_hint: hint })?.amount)
-      .filter((a): a is string => !!a),
-  );
-  const priced = (p?.offers ?? [])
-    .map((o) => ({ o, amount: o.price !== undefined ? jsonLdPrice(o.price) : null }))
-    .filter((x): x is { o: StructuredOffer; amount: string } => x.amount !== null && Number(x.amount) > 0);
-  // Several offers at different prices (online vs list price, sellers): the one the page shows first.
-  const distinct = new Set(priced.map((x) => x.amount));
-  const chosen =
-    distinct.size > 1 && ruleOn(tuning, 'price.shown-offer')
-      ? [...priced].map((x) => ({ ...x, at: shownAt(x.amount, doc.text) })).sort((a, b) => (a.at < 0 ? Infinity : a.at) - (b.at < 0 ? Infinity : b.at))[0]
-      : priced[0];
-  // A sale page whose markup carries the list price: the price the page offers now wins.
-  const sale = ruleOn(tuning, 'price.sale-over-list') ? shownSale(doc, hint, tuning) : null;
-  const listed = chosen !== undefined && structuredIsListPrice(chosen.amount, shown, sale);
-  if (p && chosen) {
-    const hidden = ruleOn(tuning, 'price.hidden-structured') && shown.size > 0 && !shown.has(chosen.amount);
-    out.push({
-      value: chosen.amount,
-      method: p.origin,
-      weight: listed ? 0.3 : (p.origin === 'jsonld' ? 1 : 0.95) - (hidden ? 0.15 : 0),
-      url: doc.url,
-      explanation: `${productLabel(p, chosen.o.path)} on ${doc.url}${listed ? ', which the page shows as the former price' : ''}`,
-    });
-  }
-  if (listed && sale)
-    out.push({
-      value: sale.current.amount,
-      method: 'text',
-      weight: 0.8,
-      url: doc.url,
-      explanation: `current price element ${sale.current.t.locator} ("${sale.current.t.text}") beside the former price ${sale.former.t.locator} on ${doc.url}`,
-    });
-  for (const v of ogValues(doc, /^(product|og):price(:amount)?$/i).slice(0, 1)) {
-    const amount = jsonLdPrice(v);
-    if (amount && Number(amount) > 0)
-      out.push({ value: amount, method: 'opengraph', weight: 0.9, url: doc.url, explanation: `OpenGraph product:price:amount on ${doc.url}` });
-  }
-  for (const { t } of texts.filter((x) => x.t.score >= -2).slice(0, 3)) {
-    const parsed = parsePrice(t.text, { currency_hint: hint });
-    // Without a currency anywhere, only an element holding nothing but a number is read as a price.
-    const bare = !parsed?.currency_text && !hint;
-    if (!parsed?.amount || Number(parsed.amount) <= 0 || (bare && (!ruleOn(tuning, 'price.bare-number') || !/^\d[\d.,\s]*$/.test(t.text)))) continue;
-    out.push({
-      value: parsed.amount,
-      method: 'text',
-      weight: bare ? 0.4 : t.score >= 2 ? 0.6 : 0.5,
-      url: doc.url,
-      explanation: `price element ${t.locator} ("${t.text}") on ${doc.url}`,
-    });
-    break;
-  }
-  // No structured price and no price element: a price written after a price label in the text.
-  for (const l of out.length === 0 && ruleOn(tuning, 'price.labelled-text') ? (doc.price_labels ?? []) : []) {
-    const parsed = parsePrice(l.text, {});
-    if (!parsed?.amount || !parsed.currency_text || Number(parsed.amount) <= 0 || (hint && parsed.currency && parsed.currency !== hint)) continue;
-    out.push({ value: parsed.amount, method: 'text', weight: 0.4, url: doc.url, explanation: `labelled price "${l.label} ${l.text}" on ${doc.url}` });
-    break;
-  }
-  return out;
-}
-
-/**
- * Readings of a list (reference) price: a `priceSpecification` the markup types as a list
- * price, the structured price when the page shows it as the former price of a sale
- * ({@link structuredIsListPrice}), and the former price element of a sale ({@link shownSale}).
- * None on a page without a sale: the reference price is then unknown, not the price.
- */
-function listPriceCandidates(doc: PageDoc, p?: StructuredProduct, tuning?: ExtractionTuning): Candidate[] {
-  const out: Candidate[] = [];
-  const hint = pageCurrency(doc, p);
-  const offer = p?.offers.find((o) => o.list_price !== undefined && jsonLdPrice(o.list_price) !== null);
-  if (p && offer)
-    out.push({
-      value: jsonLdPrice(offer.list_price!)!,
-      method: p.origin,
-      weight: 0.95,
-      url: doc.url,
-      explanation: `${productLabel(p, offer.path.replace(/\.[^.]+$/, '.priceSpecification'))} of a list price type on ${doc.url}`,
-    });
-  if (!ruleOn(tuning, 'price.sale-over-list')) return out;
-  const sale = shownSale(doc, hint, tuning);
-  if (!sale) return out;
-  const structured = p?.offers.map((o) => (o.price !== undefined ? jsonLdPrice(o.price) : null)).find((a) => a !== null);
-  if (p && structured && structured === sale.former.amount)
-    out.push({
-      value: structured,
-      method: p.origin,
-      weight: 0.8,
-      url: doc.url,
-      explanation: `${productLabel(p, 'offers.price')}, shown as the former price, on ${doc.url}`,
-    });
-  out.push({
-    value: sale.former.amount,
-    method: 'text',
-    weight: 0.55,
-    url: doc.url,
-    explanation: `former price element ${sale.former.t.locator} ("${sale.former.t.text}") on ${doc.url}`,
-  });
-  return out;
-}
-
-function currencyCandidates(doc: PageDoc, p?: StructuredProduct, tuning?: ExtractionTuning): Candidate[] {
-  const out: Candidate[] = [];
-  const offer = p?.offers.find((o) => o.currency && currencyCode(o.currency));
-  if (p && offer?.currency)
-    out.push({
-      value: currencyCode(offer.currency) as string,
-      method: p.origin,
-      weight: 1,
-      url: doc.url,
-      explanation: `${productLabel(p, offer.path.replace(/\.[^.]+$/, '.priceCurrency'))} on ${doc.url}`,
-    });
-  for (const v of ogValues(doc, /^(product|og):price:currency$/i).slice(0, 1)) {
-    const code = currencyCode(v);
-    if (code) out.push({ value: code, method: 'opengraph', weight: 0.9, url: doc.url, explanation: `OpenGraph product:price:currency on ${doc.url}` });
-  }
-  for (const { t } of rankedPriceTexts(doc, tuning).slice(0, 3)) {
-    const parsed = parsePrice(t.text);
-    if (!parsed?.currency || !parsed.amount) continue;
-    const code =
-      parsed.currency_text && ruleOn(tuning, 'currency.regional')
-        ? regionalCurrency(parsed.currency_text, parsed.currency, pageRegion(doc.lang, doc.url))
-        : parsed.currency;
-    out.push({
-      value: code,
-      method: 'text',
-      weight: 0.5,
-      url: doc.url,
-      explanation: `currency sign "${parsed.currency_text}" of price element ${t.locator} on ${doc.url}`,
-    });
-    break;
-  }
-  return out;
 }
 
 function availabilityCandidates(doc: PageDoc, p?: StructuredProduct, tuning?: ExtractionTuning): Candidate[] {

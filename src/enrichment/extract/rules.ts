@@ -20,7 +20,7 @@ export const RULE_IDS = [
   'price.former-class',
   /** text calling the price a former one ("Was", "statt", "RRP", −3). */
   'price.former-text',
-  /** inside `<del>`/`<s>`/`<strike>` (HTML's struck-through text, −3). */
+  /** inside `<del>`/`<s>`/`<strike>` (HTML's struck-through text, −3); a price element holding a struck amount beside an unstruck one is read as two prices, the struck one with this signal. */
   'price.struck',
   /** "from 9.99", "ab", "desde": the low end of a range (−3). */
   'price.from',
@@ -37,7 +37,7 @@ export const RULE_IDS = [
   'price.hidden-structured',
   /** a structured price the page shows only as the former price of a sale loses to the current price it shows (and reads as the list price). */
   'price.sale-over-list',
-  /** several offers at different prices: the one the page shows first. */
+  /** several offers at different prices: the one whose amount the page shows as its price, else the one the text shows first. */
   'price.shown-offer',
   /** no structured price and no price element: a price after a price label in the text. */
   'price.labelled-text',

@@ -197,26 +197,60 @@ function hasCurrentPriceBeside($: CheerioAPI, el: Parameters<CheerioAPI>[0]): bo
   return false;
 }
 
+/** HTML's struck-through and removed text (`<del>`, `<s>`, `<strike>`): a price inside states what no longer applies. */
+const STRUCK = 'del,s,strike';
+
+/**
+ * A price leaf's text split by HTML semantics: the text outside struck-through descendants (the
+ * current price) and the first struck-through descendant's text holding a digit (the former
+ * price), e.g. `<span class="price"><s>89 €</s> 59 €</span>` → `59 €` and `89 €`. `struck` is
+ * undefined when the leaf has no struck amount; `current` is empty when every amount is struck.
+ */
+function splitStruck($: CheerioAPI, el: Parameters<CheerioAPI>[0]): { current: string; struck?: string } {
+  const struck = $(el as never)
+    .find(STRUCK)
+    .toArray()
+    .map((s) => collapse($(s).text()))
+    .find((t) => /\d/.test(t));
+  if (struck === undefined) return { current: collapse($(el as never).text()) };
+  const clone = $(el as never).clone();
+  clone.find(STRUCK).remove();
+  return { current: collapse(clone.text()), struck };
+}
+
 function priceTexts($: CheerioAPI, pageUrl: string): PriceText[] {
   const out: PriceText[] = [];
   $('[id],[class],[itemprop]').each((i, el) => {
     const a = attrs($, el);
     if (PRICE_NOT_PRODUCT.test(a) || !isPriceLeaf($, el)) return;
-    const text = collapse($(el).text());
-    const signals: Array<[RuleId, number]> = [];
-    if (/price/i.test($(el).attr('id') ?? '')) signals.push(['price.id-names-price', 2]);
-    if (PRICE_GOOD.test(a)) signals.push(['price.current-class', 1]);
-    if (PRICE_BAD.test(a)) signals.push(['price.former-class', WAS_TEXT.test(text) || hasCurrentPriceBeside($, el) ? -3 : -1]);
-    else if (WAS_TEXT.test(text)) signals.push(['price.former-text', -3]);
-    if ($(el).closest('del,s,strike').length > 0) signals.push(['price.struck', -3]);
-    if (PRICE_FROM.test(text)) signals.push(['price.from', -3]);
-    if (EX_TAX.test(labelText($, el))) signals.push(['price.ex-tax', -3]);
-    // Several amounts in one element (old and new price, price and bonus): a single-amount element inside is clearer.
-    if ((text.match(/\d[\d\s.,']*/g) ?? []).length >= 2) signals.push(['price.multi-amount', -1]);
-    if (inWidget($, el)) signals.push(['price.widget', -4]);
-    else if ($(el).closest('footer,nav').length > 0 || inTile($, el, pageUrl)) signals.push(['price.tile', -2]);
-    const score = signals.reduce((s, [, d]) => s + d, 0) - Math.min(2, i / 5000);
-    out.push({ text, score, locator: locator(el.tagName, $(el).attr('id'), $(el).attr('class')), signals });
+    const { current, struck } = splitStruck($, el);
+    const inStruck = $(el).closest(STRUCK).length > 0;
+    const at = locator(el.tagName, $(el).attr('id'), $(el).attr('class'));
+    const read = (text: string, struckThrough: boolean): Array<[RuleId, number]> => {
+      const signals: Array<[RuleId, number]> = [];
+      if (/price/i.test($(el).attr('id') ?? '')) signals.push(['price.id-names-price', 2]);
+      if (PRICE_GOOD.test(a)) signals.push(['price.current-class', 1]);
+      if (PRICE_BAD.test(a)) signals.push(['price.former-class', WAS_TEXT.test(text) || hasCurrentPriceBeside($, el) ? -3 : -1]);
+      else if (WAS_TEXT.test(text)) signals.push(['price.former-text', -3]);
+      if (struckThrough) signals.push(['price.struck', -3]);
+      if (PRICE_FROM.test(text)) signals.push(['price.from', -3]);
+      if (EX_TAX.test(labelText($, el))) signals.push(['price.ex-tax', -3]);
+      // Several amounts in one element (old and new price, price and bonus): a single-amount element inside is clearer.
+      if ((text.match(/\d[\d\s.,']*/g) ?? []).length >= 2) signals.push(['price.multi-amount', -1]);
+      if (inWidget($, el)) signals.push(['price.widget', -4]);
+      else if ($(el).closest('footer,nav').length > 0 || inTile($, el, pageUrl)) signals.push(['price.tile', -2]);
+      return signals;
+    };
+    const push = (text: string, where: string, struckThrough: boolean) => {
+      const signals = read(text, struckThrough);
+      const score = signals.reduce((s, [, d]) => s + d, 0) - Math.min(2, i / 5000);
+      out.push({ text, score, locator: where, signals });
+    };
+    // A leaf that holds a struck-through amount beside an unstruck one states two prices: the unstruck one is current.
+    if (struck !== undefined && /\d/.test(current)) {
+      push(current, at, inStruck);
+      push(struck, `${at} > del`, true);
+    } else push(struck ?? current, at, inStruck || struck !== undefined);
   });
   return out.slice(0, 40);
 }

@@ -7,6 +7,8 @@ export interface StructuredOffer {
   price?: string;
   /** A reference price the markup states beside the offer's (a `priceSpecification` of priceType ListPrice, StrikethroughPrice, SRP or MSRP). */
   list_price?: string;
+  /** The offer's own price is stated as a reference price (it equals its ListPrice/StrikethroughPrice specification): beside a lower offer it is the list price, not the price paid. */
+  reference?: boolean;
   currency?: string;
   availability?: string;
   /** Where it was found, e.g. `offers[0].price` (relative to the product). */
@@ -110,6 +112,51 @@ function quantity(
   return unit ? { value, unit } : { value };
 }
 
+/**
+ * One schema.org Offer (or AggregateOffer) as the engine reads it, or undefined when it states
+ * neither a price nor an availability. The offer's price is its `price`, else the AggregateOffer's
+ * `lowPrice` (the lowest price of its offers), else the price of a `priceSpecification` that is
+ * not typed as a reference price. A specification whose `priceType` is ListPrice,
+ * StrikethroughPrice, SRP or MSRP (https://schema.org/PriceTypeEnumeration; Google's
+ * strikethrough-price markup) states the price before a discount: it becomes `list_price` and is
+ * never the offer's price. An offer whose own price equals such a reference specification is
+ * marked `reference` (it may be the list-price offer beside a sale offer). `currency`: the
+ * enclosing offer's currency, for nested offers that omit theirs.
+ */
+function readOffer(
+  offer: Record<string, unknown>,
+  base: string,
+  props: (o: unknown) => Record<string, unknown> | undefined,
+  currencyDefault?: string,
+): StructuredOffer | undefined {
+  const specs = list(offer.priceSpecification)
+    .map(props)
+    .filter((o): o is Record<string, unknown> => !!o);
+  const isList = (x: Record<string, unknown>) => LIST_PRICE_TYPE.test(scalar(x.priceType) ?? '');
+  const listSpec = specs.find(isList);
+  const spec = specs.find((x) => !isList(x) && scalar(x.price) !== undefined);
+  const own = scalar(offer.price) ?? scalar(offer.lowPrice);
+  const price = own ?? (spec ? scalar(spec.price) : undefined);
+  const priceKey = scalar(offer.price) ? 'price' : scalar(offer.lowPrice) ? 'lowPrice' : 'priceSpecification.price';
+  const currency =
+    scalar(offer.priceCurrency) ??
+    (spec ? scalar(spec.priceCurrency) : undefined) ??
+    (listSpec ? scalar(listSpec.priceCurrency) : undefined) ??
+    currencyDefault;
+  const listPrice = listSpec ? scalar(listSpec.price) : undefined;
+  const availability = scalar(offer.availability);
+  if (price === undefined && availability === undefined && listPrice === undefined) return undefined;
+  const sameAmount = (a?: string, b?: string) => a !== undefined && b !== undefined && Number(a) === Number(b) && !Number.isNaN(Number(a));
+  return {
+    price,
+    currency,
+    availability,
+    path: price !== undefined ? `${base}.${priceKey}` : availability !== undefined ? `${base}.availability` : `${base}.priceSpecification`,
+    ...(listPrice !== undefined && !sameAmount(listPrice, price) ? { list_price: listPrice } : {}),
+    ...(listPrice !== undefined && sameAmount(listPrice, price) && own !== undefined ? { reference: true } : {}),
+  };
+}
+
 /** Flattens a plain object (JSON-LD node, or microdata item's properties) into a product. */
 function toProduct(
   node: Record<string, unknown>,
@@ -137,36 +184,14 @@ function toProduct(
     const offer = props(raw);
     if (!offer) return;
     const base = offerList.length > 1 ? `offers[${i}]` : 'offers';
+    const read = readOffer(offer, base, props);
+    if (read) p.offers.push(read);
     const nested = list(offer.offers)
       .map(props)
       .filter((o): o is Record<string, unknown> => !!o);
-    const specs = list(offer.priceSpecification)
-      .map(props)
-      .filter((o): o is Record<string, unknown> => !!o);
-    // schema.org priceType: a ListPrice / StrikethroughPrice / SRP / MSRP specification is the reference price, not the offer's.
-    const listSpec = specs.find((x) => LIST_PRICE_TYPE.test(scalar(x.priceType) ?? ''));
-    const spec = specs.find((x) => x !== listSpec) ?? specs[0];
-    const price = scalar(offer.price) ?? scalar(offer.lowPrice) ?? (spec ? scalar(spec.price) : undefined);
-    const priceKey = scalar(offer.price) ? 'price' : scalar(offer.lowPrice) ? 'lowPrice' : 'priceSpecification.price';
-    const currency = scalar(offer.priceCurrency) ?? (spec ? scalar(spec.priceCurrency) : undefined);
-    const listPrice = listSpec && listSpec !== spec ? scalar(listSpec.price) : undefined;
-    if (price !== undefined || offer.availability !== undefined) {
-      p.offers.push({
-        price,
-        currency,
-        availability: scalar(offer.availability),
-        path: price !== undefined ? `${base}.${priceKey}` : `${base}.availability`,
-        ...(listPrice !== undefined && listPrice !== price ? { list_price: listPrice } : {}),
-      });
-    }
     nested.forEach((n, j) => {
-      const nspec = props(list(n.priceSpecification)[0]);
-      p.offers.push({
-        price: scalar(n.price) ?? (nspec ? scalar(nspec.price) : undefined),
-        currency: scalar(n.priceCurrency) ?? currency,
-        availability: scalar(n.availability),
-        path: `${base}.offers[${j}].price`,
-      });
+      const inner = readOffer(n, `${base}.offers[${j}]`, props, read?.currency);
+      if (inner) p.offers.push(inner);
     });
   });
   const units: Record<string, string> = {};
