@@ -11,7 +11,8 @@
  *   two rules of the same field together, {@link addPairCredit}; a rule no other family's page
  *   needs is off);
  * - the confidence calibration (src/enrichment/extract/calibration.ts): its cell counts come
- *   from the other families' pages only.
+ *   from the other families' pages only, each counted from a prediction with rules fitted
+ *   without that page's family nor the scored one (./calibrate.ts).
  * The vote's fixed weights and the parsers' vocabularies are not switchable; they stay as
  * written, which is why LOFO is an upper bound of what an unseen site family gets.
  */
@@ -110,14 +111,16 @@ export function addPairCredit(
 }
 
 /**
- * The rules to leave out when scoring `family`: those whose summed gain over the pages of
+ * The rules to leave out when scoring `held` (one family, or a set of families held out
+ * together, as the nested calibration fit does): those whose summed gain over the pages of
  * every other family is not positive. `familyOf[page]` names each page's family.
  */
-export function rulesOffFor(family: string, gains: Map<RuleId, Map<string, number>>, familyOf: Map<string, string>): Set<RuleId> {
+export function rulesOffFor(held: string | ReadonlySet<string>, gains: Map<RuleId, Map<string, number>>, familyOf: Map<string, string>): Set<RuleId> {
+  const out = typeof held === 'string' ? new Set([held]) : held;
   const off = new Set<RuleId>();
   for (const rule of RULE_IDS) {
     let sum = 0;
-    for (const [page, g] of gains.get(rule) ?? new Map<string, number>()) if (familyOf.get(page) !== family) sum += g;
+    for (const [page, g] of gains.get(rule) ?? new Map<string, number>()) if (!out.has(familyOf.get(page) ?? page)) sum += g;
     if (sum <= 0) off.add(rule);
   }
   return off;

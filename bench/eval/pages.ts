@@ -7,11 +7,12 @@ import { createEngine } from '../../src/enrichment/engine';
 import { possibleCurrencyCodes } from '../../src/enrichment/normalize/price';
 import { openArchives, readArchiveIndex, stripUrl } from '../../src/enrichment/research/archive';
 import { RULE_IDS, type ExtractionTuning, type RuleId } from '../../src/enrichment/extract/rules';
-import { fitCalibration } from '../../src/enrichment/extract/calibration';
+import { fitCalibration, type Calibration } from '../../src/enrichment/extract/calibration';
 import type { EnrichInput, EnrichmentResult, Evidence, OutputField, Speed } from '../../src/enrichment/types';
 import { canonicalDecimal, count, prf, type FieldCounts } from './metrics';
 import { findFiles, options, readJson, table } from './files';
 import { addPairCredit, ruleGains, rulePairs, ruleProvenance, rulesOffFor, siteFamily, type PageOutcome } from './lofo';
+import { memoisedCells, outOfSampleCalibration, type CalibrationSource, type CellOutcome } from './calibrate';
 
 /** The labelled fields of the zyte product-extraction layout, in report order. */
 export const PAGE_FIELDS = ['price', 'currency', 'availability', 'sku', 'brand', 'gtin', 'mpn'] as const;
@@ -176,6 +177,11 @@ function outcomeOf(labels: Record<string, unknown>, after: Record<string, unknow
   return out;
 }
 
+/** The calibration cell of each returned labelled value of a result and whether it was right: what calibrations are fitted from. */
+function cellOutcomes(observed: Observed[], outcome: PageOutcome, after: Record<string, unknown>): CellOutcome[] {
+  return observed.filter((o) => o.field in outcome && after[o.field] !== undefined).map((o) => [o.cell, outcome[o.field].right]);
+}
+
 /**
  * The figures of one way of scoring the pages (plain, or LOFO): field counts, precision by
  * confidence level, audit decisions, cited sources, grounding, and the misses. An object per
@@ -184,6 +190,8 @@ function outcomeOf(labels: Record<string, unknown>, after: Record<string, unknow
 class Tally {
   readonly counts = Object.fromEntries(PAGE_FIELDS.map((f) => [f, { tp: 0, fp: 0, fn: 0 }])) as Record<PageField, FieldCounts>;
   readonly byConfidence: Record<string, { returned: number; correct: number }> = {};
+  /** The same per field: returned values and right ones per confidence level. */
+  readonly byFieldConfidence = Object.fromEntries(PAGE_FIELDS.map((f) => [f, {}])) as Record<PageField, Record<string, { returned: number; correct: number }>>;
   readonly byAudit: Record<string, { items: number; returned: number; correct: number }> = {};
   /** The same, by the decision of `POST /public/judge` on the result as a client would send it (G20). */
   readonly byJudge: Record<string, { items: number; returned: number; correct: number }> = {};
@@ -226,9 +234,10 @@ class Tally {
         const level = result.review_info.field_confidence[field] ?? 'none';
         const seen = observed.find((o) => o.field === field);
         if (seen) this.calibrated.push({ probability: seen.probability, level, right: ok });
-        const c = (this.byConfidence[level] ??= { returned: 0, correct: 0 });
-        c.returned++;
-        if (ok) c.correct++;
+        for (const c of [(this.byConfidence[level] ??= { returned: 0, correct: 0 }), (this.byFieldConfidence[field][level] ??= { returned: 0, correct: 0 })]) {
+          c.returned++;
+          if (ok) c.correct++;
+        }
       }
       if (!ok && (has || goldEff.length > 0) && !(field === 'availability' && !has && goldEff.includes('InStock')))
         this.misses.push(
@@ -279,12 +288,31 @@ class Tally {
     return { levels, ece: r(ece) };
   }
 
-  /** The JSON figures (fractions rounded to 4 decimals). */
+  /** Wrong values returned at `high` confidence (each is also among the misses), per field. */
+  highErrors(field: PageField): number {
+    const c = this.byFieldConfidence[field].high;
+    return c ? c.returned - c.correct : 0;
+  }
+
+  /** Per field and confidence level: values returned and their precision. */
+  fieldConfidence(): Record<PageField, Record<string, { values: number; precision: number }>> {
+    const r = (x: number) => Number(x.toFixed(4));
+    return Object.fromEntries(
+      PAGE_FIELDS.map((f) => [
+        f,
+        Object.fromEntries(Object.entries(this.byFieldConfidence[f]).map(([k, v]) => [k, { values: v.returned, precision: r(v.correct / v.returned) }])),
+      ]),
+    ) as Record<PageField, Record<string, { values: number; precision: number }>>;
+  }
+
+  /** The JSON figures (fractions rounded to 4 decimals); `fields` adds each field's `high_errors` to its precision / recall / F1. */
   figures(): Record<string, unknown> {
     const r = (x: number) => Number(x.toFixed(4));
     return {
       calibration: this.reliability(),
-      fields: Object.fromEntries(PAGE_FIELDS.map((f) => [f, prf(this.counts[f])])),
+      fields: Object.fromEntries(PAGE_FIELDS.map((f) => [f, { ...prf(this.counts[f]), high_errors: this.highErrors(f) }])),
+      high_errors: PAGE_FIELDS.reduce((s, f) => s + this.highErrors(f), 0),
+      confidence_by_field: this.fieldConfidence(),
       source_precision: r(this.cited ? this.citedOwn / this.cited : 0),
       grounded_rate: r(this.unlabelled ? this.grounded / this.unlabelled : 0),
       precision_by_confidence: Object.fromEntries(Object.entries(this.byConfidence).map(([k, v]) => [k, r(v.correct / v.returned)])),
@@ -300,8 +328,11 @@ class Tally {
  * predictions in the same shape), builds the tier's input item, runs the full engine
  * (search, fetch, parse, extract) over `--data` plus every `--corpus` archive, and scores it.
  * `--cv family` also scores every site family (bench/eval/lofo.ts siteFamily) with the rules and
- * calibration fitted without it (leave-one-site-family-out); its figures then lead the JSON
- * (`fields`, …) and the plain ones follow under `plain`. `--family a,b` scores only those
+ * calibration fitted without it (leave-one-site-family-out; the calibration nested, ./calibrate.ts);
+ * its figures then lead the JSON (`fields`, …), the plain ones follow under `plain`, and
+ * `calibration_out_of_sample` is the table that ships (bench/eval/write-calibration.ts). Each
+ * field's `high_errors` (and their sum, `high_errors`) counts wrong values returned at `high`
+ * confidence; `confidence_by_field` gives precision per field and level. `--family a,b` scores only those
  * families (and fits only on them). Research runs once per page; each tuning re-extracts from
  * the same evidence. Prints tables; returns `{suite: "pages", items, fields, source_precision,
  * hit_at_5, grounded_rate, items_per_s, ...}`.
@@ -357,7 +388,7 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
   const plain = new Tally(hay);
   const plainOutcomes = new Map<string, PageOutcome>();
   // Per page, the calibration cell of each returned labelled value and whether it was right: what calibrations are fitted from.
-  const cells = new Map<string, Array<[string, boolean]>>();
+  const cells = new Map<string, CellOutcome[]>();
   let observed: Observed[] = [];
   const observing = engineFor({ observe: (field, cell, probability) => void observed.push({ field, cell, probability }) });
   for (const page of pages) {
@@ -368,14 +399,12 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
     plain.add(page, result, filesByUrl, observed);
     const outcome = outcomeOf(page.labels, result.after_data);
     plainOutcomes.set(page.rec.id, outcome);
-    cells.set(
-      page.rec.id,
-      observed.filter((o) => o.field in outcome && result.after_data[o.field] !== undefined).map((o) => [o.cell, outcome[o.field].right]),
-    );
+    cells.set(page.rec.id, cellOutcomes(observed, outcome, result.after_data));
   }
   const allCells = [...cells.values()].flat();
 
   let lofo: Tally | null = null;
+  let shipped: Calibration | null = null;
   let provenance: ReturnType<typeof ruleProvenance> = [];
   const offByFamily: Record<string, string[]> = {};
   if (cv === 'family') {
@@ -397,11 +426,33 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
     }
     addPairCredit(gains, plainOutcomes, pairs);
     provenance = ruleProvenance(gains, familyOf);
+    // Out-of-sample cells (./calibrate.ts): one observing engine per set of rules left out, each page extracted once per set.
+    const observers = new Map<string, { engine: ReturnType<typeof engineFor>; seen: Observed[] }>();
+    const byId = new Map(pages.map((p) => [p.rec.id, p]));
+    const source: CalibrationSource = {
+      rulesOff: (held) => rulesOffFor(held, gains, familyOf),
+      cellsOf: memoisedCells(async (id, off) => {
+        const key = [...off].sort().join(',');
+        let o = observers.get(key);
+        if (!o) {
+          const seen: Observed[] = [];
+          o = { engine: engineFor({ disabled_rules: off, observe: (field, cell, probability) => void seen.push({ field, cell, probability }) }), seen };
+          observers.set(key, o);
+        }
+        const page = byId.get(id)!;
+        o.seen.length = 0;
+        const { result } = await o.engine.extract(page.input, page.evidence);
+        return cellOutcomes(o.seen, outcomeOf(page.labels, result.after_data), result.after_data);
+      }),
+    };
+    const refs = pages.map((p) => ({ id: p.rec.id, family: p.family }));
+    shipped = await outOfSampleCalibration(refs, source);
     lofo = new Tally(hay);
     for (const family of [...new Set(pages.map((p) => p.family))].sort()) {
       const off = rulesOffFor(family, gains, familyOf);
       offByFamily[family] = [...off].filter((r) => (gains.get(r)?.size ?? 0) > 0);
-      const calibration = fitCalibration(pages.filter((p) => p.family !== family).flatMap((p) => cells.get(p.rec.id) ?? []));
+      // Nested: the table this family is scored with is fitted, as the shipped one is, on the other families alone.
+      const calibration = await outOfSampleCalibration(refs, source, new Set([family]));
       const held = engineFor({ disabled_rules: off, calibration, observe: (field, cell, probability) => void observed.push({ field, cell, probability }) });
       for (const page of pages.filter((p) => p.family === family)) {
         observed = [];
@@ -422,13 +473,22 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
   const f = (x: number) => x.toFixed(3);
   console.log(
     table(
-      ['field', 'precision', 'recall', 'F1', ...(lofoFields ? ['LOFO P', 'LOFO R', 'LOFO F1'] : []), ...baselineF1.map(([n]) => `${n} F1`)],
+      [
+        'field',
+        'precision',
+        'recall',
+        'F1',
+        'high errors',
+        ...(lofoFields ? ['LOFO P', 'LOFO R', 'LOFO F1', 'LOFO high errors'] : []),
+        ...baselineF1.map(([n]) => `${n} F1`),
+      ],
       PAGE_FIELDS.map((field) => [
         field,
         f(plainFields[field].precision),
         f(plainFields[field].recall),
         f(plainFields[field].f1),
-        ...(lofoFields ? [f(lofoFields[field].precision), f(lofoFields[field].recall), f(lofoFields[field].f1)] : []),
+        plain.highErrors(field),
+        ...(lofo && lofoFields ? [f(lofoFields[field].precision), f(lofoFields[field].recall), f(lofoFields[field].f1), lofo.highErrors(field)] : []),
         // Tier A hands the engine the brand: its brand is not comparable with extractors never given it.
         ...baselineF1.map(([, b]) => (field === 'brand' && tier === 'A' ? `(${f(b[field])})` : f(b[field]))),
       ]),
@@ -464,6 +524,16 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
       ),
     );
   }
+  if (lofo) {
+    const byField = lofo.fieldConfidence();
+    const cell = (v?: { values: number; precision: number }) => (v ? `${v.precision.toFixed(3)} (${v.values})` : '-');
+    console.log(
+      table(
+        ['LOFO precision by field (values)', 'high', 'medium', 'low'],
+        PAGE_FIELDS.map((field) => [field, cell(byField[field].high), cell(byField[field].medium), cell(byField[field].low)]),
+      ),
+    );
+  }
   if (lofo)
     console.log(
       table(
@@ -480,13 +550,17 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
   return {
     suite: 'pages',
     items,
+    families: new Set(pages.map((p) => p.family)).size,
     ...lead.figures(),
     ...shared,
     tier,
     speed,
     cv: cv ?? 'none',
     index_build_s: r(indexSeconds),
+    // In sample: counted on the plain run's values (every rule on), for comparison only.
     calibration_all_pages: fitCalibration(allCells),
+    // What ships (src/enrichment/extract/calibration-table.ts, written by bench/eval/write-calibration.ts): each family's values predicted with the rules fitted without it.
+    ...(shipped ? { calibration_out_of_sample: shipped } : {}),
     ...(lofo ? { plain: plain.figures(), rules: Object.fromEntries(provenance.map(([rule, fams]) => [rule, Object.fromEntries(fams)])) } : {}),
     baselines_f1: Object.fromEntries(baselineF1),
   };

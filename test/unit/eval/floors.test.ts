@@ -2,11 +2,15 @@
  * Quality floors (issue 22): a fixed slice of each evaluation suite, scored as `npm run eval`
  * scores it, must stay above F1 / accuracy floors set a little below the figures measured when
  * the floors were set (docs/evaluation.md, "Guarding the figures"), so a regression fails CI.
- * - pages: 8 site families (24 pages), tier A, leave-one-site-family-out (`--cv family`) within the slice;
+ * - pages: every labelled dev page (98 pages, 33 site families), tier A, leave-one-site-family-out
+ *   (`--cv family`), as docs/evaluation.md reports it: per-field F1 and the precision of the
+ *   calibrated `high` and `medium` values, each family scored with rules and a calibration
+ *   fitted without it;
  * - text: oa-mine, examples from the file's even records (`--split-dev`), the first 100 scored and 250 example records;
  * - prices: every price-strings example;
  * - taxonomy: the first 100 scored titles of oa-mine and of ae-110k into the Google taxonomy, titles alone and with examples.
- * About 30–45 s together on 2 cores.
+ * About 60–90 s together on 2 cores (the pages run is about 40 s of it; an 8-family slice took
+ * about 9 s of CPU, but fitted on 7 families its calibration was too thin to guard).
  */
 import path from 'node:path';
 import { runPagesSuite } from '../../../bench/eval/pages';
@@ -27,20 +31,25 @@ async function quietly(run: (argv: string[]) => Promise<Record<string, unknown>>
   }
 }
 
-/** Families of the pages slice: the largest multi-page families plus families where a hand-written rule decides a value. */
-const SLICE = ['johnlewis', 'zara', 'argos', 'vsezaoci', 'getit', 'stockcenter', 'mechta', 'liveauctioneers'];
-
 /**
- * LOFO F1 floors of the pages slice, per field (measured when set: price 0.783, currency 0.933, availability 0.958, sku 0.917, brand 0.878).
- * No calibration floor: fitted on the slice's 7 other families it is too thin to guard (high 0.79 on 14 values; 0.96 on all 98 pages).
+ * LOFO F1 floors of the pages suite, per field, a little under the figures measured when set
+ * (price 0.868, currency 0.947, availability 0.980, sku 0.934, brand 0.904, gtin 0.900; one more
+ * wrong gtin of the 10 labelled gives 0.800, hence its wider margin).
  */
 const PAGE_FLOORS: Record<string, number> = {
-  price: 0.76,
-  currency: 0.91,
-  availability: 0.93,
-  sku: 0.89,
-  brand: 0.85,
+  price: 0.85,
+  currency: 0.93,
+  availability: 0.96,
+  sku: 0.91,
+  brand: 0.88,
+  gtin: 0.85,
 };
+
+/**
+ * Precision floors of the calibrated confidence levels under nested LOFO (measured when set:
+ * `high` 0.974 on 153 values, `medium` 0.877 on 253): `high` at its target, 0.95.
+ */
+const LEVEL_FLOORS: Record<string, number> = { high: 0.95, medium: 0.85 };
 
 describe('quality floors on a fixed slice of each suite', () => {
   it('pages under leave-one-site-family-out', async () => {
@@ -53,22 +62,24 @@ describe('quality floors on a fixed slice of each suite', () => {
       'A',
       '--cv',
       'family',
-      '--family',
-      SLICE.join(','),
     ]);
     const fields = figures.fields as Record<string, Prf>;
     console.info(
-      `pages slice LOFO F1: ${Object.entries(fields)
+      `pages LOFO F1: ${Object.entries(fields)
         .map(([f, v]) => `${f} ${v.f1}`)
         .join(', ')}`,
     );
-    const calibration = figures.calibration as { levels: Record<string, { precision: number }>; ece: number };
-    console.info(`pages slice LOFO calibration: ${JSON.stringify(calibration)}`);
-    expect(figures.items).toBe(24);
+    const calibration = figures.calibration as { levels: Record<string, { values: number; precision: number }>; ece: number };
+    console.info(`pages LOFO calibration: ${JSON.stringify(calibration)}, wrong values at high confidence: ${String(figures.high_errors)}`);
+    expect(figures.items).toBe(98);
     expect(figures.source_precision).toBeGreaterThanOrEqual(0.98);
     const below = Object.entries(PAGE_FLOORS).filter(([field, floor]) => fields[field].f1 < floor);
     expect(below).toEqual([]);
-  });
+    const levels = Object.entries(LEVEL_FLOORS).filter(([level, floor]) => !(calibration.levels[level]?.precision >= floor));
+    expect(levels).toEqual([]);
+    // A floor on precision alone would pass if almost nothing were high any more.
+    expect(calibration.levels.high.values).toBeGreaterThanOrEqual(100);
+  }, 300_000);
 
   it('text with examples (oa-mine)', async () => {
     const figures = await quietly(runTextSuite, ['--data', path.join(SHARED_DATA, 'oa-mine'), '--split-dev', '--limit', '100', '--examples-limit', '250']);
