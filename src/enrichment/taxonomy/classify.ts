@@ -21,7 +21,8 @@
  * - With a catalog's categorised items as examples (./examples), their nearest-neighbour votes
  *   are added to the normalised term score.
  *
- * When two branches score alike the answer backs off to their deepest common ancestor.
+ * When two branches score alike the answer backs off to their deepest common ancestor; when they
+ * are in different top-level departments and score alike, the classifier abstains (`abstain`).
  * Deterministic: ties go to the shallower node, then the smaller id.
  */
 import { exampleVotes, type CategoryExampleModel } from './examples';
@@ -59,6 +60,12 @@ export interface CategoryPrediction {
   backed_off_from?: ScoredNode;
   /** The evidence terms that matched the chosen path. */
   matched: string[];
+  /**
+   * True when the best node and the best node of another top-level department score too close
+   * to choose ({@link ABSTAIN}): the caller should set no category and offer `node` as a
+   * low-confidence candidate only (docs/evaluation.md "Category prediction", abstaining).
+   */
+  abstain?: boolean;
 }
 
 /** Word weights by position: the head of a title's first clause, the rest of it, later clauses, free text. */
@@ -106,10 +113,18 @@ const COLOURS = new Set(
 const CONTEXT = 0.1;
 /** Weight of the examples' votes (a share of the vote, 0–1) against the best term score (1). */
 const EXAMPLES = 1.5;
+/**
+ * Sum of the neighbours' cosine similarities from which the vote counts in full; weaker
+ * neighbours (an unseen kind of product sharing only "men" or "black" with the examples) count
+ * in proportion, so they cannot outvote the taxonomy's names.
+ */
+const FULL_VOTE = 3;
 /** Runner-up/best score ratios separating high, medium and low confidence, and backing off. */
 const CLEAR = 0.6;
 const AMBIGUOUS = 0.8;
 const BACK_OFF = 0.99;
+/** Runner-up/best ratio from which a runner-up in another top-level department makes the classifier abstain. */
+const ABSTAIN = 0.98;
 
 /** A phrase of a node's name (or a kind its description lists): its words, the last one its head, and its weight. */
 interface Phrase {
@@ -219,7 +234,7 @@ function add(r: Read, t: string, weight: number): void {
 
 /** Reads a title-like text: the head of its first clause (./head), the rest, later clauses; other languages through ./translate. */
 function readTitle(index: Index, text: string, scale: number, r: Read): void {
-  const english = withStyleNotationsJoined(translateTitle(text, (w) => terms(w).some((t) => index.idf.has(t) || KIND_WORDS.has(t))));
+  const english = withStyleNotationsJoined(translateTitle(text, (w) => terms(w).some((t) => index.heads.has(t) || KIND_WORDS.has(t))));
   // "… by Whole Foods Market": what follows "by" names the maker, read as a later clause's words and never the head.
   const parts = clauses(english).flatMap((c) => {
     const [own, ...maker] = c.split(/\s+by\s+/i);
@@ -361,7 +376,8 @@ export function classify(tax: CompiledTaxonomy, evidence: CategoryEvidence, exam
     const node = tax.nodes.get(id);
     if (!node) continue;
     const term = termScores.get(id) ?? 0;
-    const score = totalVotes > 0 ? (best > 0 ? term / best : 0) + (EXAMPLES * (votes.get(id) ?? 0)) / totalVotes : term;
+    const vote = (EXAMPLES * (votes.get(id) ?? 0)) / Math.max(totalVotes, FULL_VOTE);
+    const score = totalVotes > 0 ? (best > 0 ? term / best : 0) + vote : term;
     if (score > 0) scored.push({ score, node });
   }
   if (scored.length === 0) return null;
@@ -390,5 +406,13 @@ export function classify(tax: CompiledTaxonomy, evidence: CategoryEvidence, exam
     }
   }
   const confidence = ratio < CLEAR ? 'high' : ratio < AMBIGUOUS ? 'medium' : 'low';
-  return { node: asScored(top), confidence, ...(rival ? { alternative: asScored(rival) } : {}), matched: matchedOf(top.node) };
+  // Two departments named about as strongly ("Trekking Poles Carbon Fiber": hiking or crafts?): no guess across them.
+  const abstain = rival !== undefined && ratio >= ABSTAIN && rival.node.path_ids[0] !== top.node.path_ids[0];
+  return {
+    node: asScored(top),
+    confidence: abstain ? 'low' : confidence,
+    ...(rival ? { alternative: asScored(rival) } : {}),
+    matched: matchedOf(top.node),
+    ...(abstain ? { abstain } : {}),
+  };
 }

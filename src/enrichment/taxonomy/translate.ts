@@ -4,9 +4,9 @@
  * and the taxonomy's English names apply: "Camisa Social Masculina Slim" → "formal men slim
  * shirt". See docs/evaluation.md "Category prediction" (titles in other languages).
  *
- * - The language is the lexicon language with the most distinct words in the title that are not
- *   English words too (a word the taxonomy's names or the English lexicon know, e.g. "table",
- *   "sofa"); at least two such words, or one when the title names no English product word.
+ * - The language is the lexicon language with the most distinct words (then product nouns) in
+ *   the title, a product noun spelled like an English product word ("table", "sofa") not
+ *   counting; it needs two such words, or product nouns that outnumber the title's English ones.
  * - Phrases of up to three words are matched first ("sac à dos" → backpack), then words, then
  *   German compounds by their longest known last part ("Wanderschuhe" → hiking shoes).
  * - Prepositions become English "for"/"with" or a clause break ("de", "von"), so the noun phrase
@@ -14,6 +14,7 @@
  * - Head-first languages (Romance) put the product first: the first translated noun of the first
  *   clause is moved to the clause's end, where English titles put their head.
  */
+import { decodeEntities } from './terms';
 import { FUNCTION_WORDS, HEAD_FIRST, NOUNS, type Language } from './translations';
 
 /** A folded form → its English word, and whether it is a product noun. */
@@ -32,9 +33,13 @@ const LANGUAGES: readonly Language[] = ['es', 'pt', 'it', 'fr', 'de'];
 /** Shortest German compound part read on its own ("Herren|hemd"). */
 const COMPOUND_PART = 3;
 
-/** Lower-cased, diacritics removed, apostrophes and hyphens kept inside words. */
+/** Lower-cased, diacritics removed; an elided article or preposition written out ("d'Été" → "de ete", "l'eau" → "le eau"). */
 function fold(text: string): string {
-  return text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/\b([dl])['’](?=\p{L})/gu, '$1e ');
 }
 
 function words(text: string): string[] {
@@ -85,25 +90,38 @@ function lookup(lex: Lexicon, lang: Language, word: string): Entry[] | undefined
   return undefined;
 }
 
+/** The lexicon entries of a clause's words, phrases first (longest match), then words and German compounds. */
+function readWords(lex: Lexicon, lang: Language, ws: string[]): Array<{ word: string; entries?: Entry[] }> {
+  const out: Array<{ word: string; entries?: Entry[] }> = [];
+  for (let i = 0; i < ws.length;) {
+    let n = Math.min(lex.longest, ws.length - i);
+    while (n > 1 && !lex.forms.has(ws.slice(i, i + n).join(' '))) n--;
+    const word = ws.slice(i, i + n).join(' ');
+    out.push({ word, entries: n > 1 ? [lex.forms.get(word) as Entry] : lookup(lex, lang, word) });
+    i += n;
+  }
+  return out;
+}
+
 /**
  * The language of a title by the lexicon (see the module comment), or undefined (English or unknown).
- * @param isEnglish true for a (folded) word English product vocabulary knows (the taxonomy's names, the lexicon's kinds)
+ * @param isEnglish true for a (folded) word that names a product in English (a taxonomy node's head word, a lexicon kind)
  */
 export function titleLanguage(title: string, isEnglish: (word: string) => boolean): Language | undefined {
-  const ws = [...new Set(words(title))];
-  const englishProducts = ws.filter(isEnglish).length;
-  let best: { lang: Language; hits: number } | undefined;
+  const ws = words(decodeEntities(title));
+  const englishProducts = new Set(ws.filter(isEnglish)).size;
+  let best: { lang: Language; hits: number; nouns: number } | undefined;
   for (const lang of LANGUAGES) {
-    const lex = LEXICONS.get(lang) as Lexicon;
-    // A product noun spelled like an English word ("table", "sofa") says nothing of the language; a preposition does.
-    const hits = ws.filter((w) => {
-      const entries = lookup(lex, lang, w);
-      return entries !== undefined && (!isEnglish(w) || !entries.some((e) => e.noun));
-    }).length;
-    if (!best || hits > best.hits) best = { lang, hits };
+    const read = readWords(LEXICONS.get(lang) as Lexicon, lang, ws);
+    // A product noun spelled like an English one ("table", "sofa") says nothing of the language; a preposition does.
+    const hits = read.filter((r) => r.entries && (!isEnglish(r.word) || !r.entries.some((e) => e.noun)));
+    const nouns = hits.filter((r) => r.entries?.some((e) => e.noun));
+    const mine = { lang, hits: new Set(hits.map((h) => h.word)).size, nouns: nouns.length };
+    if (!best || mine.hits > best.hits || (mine.hits === best.hits && mine.nouns > best.nouns)) best = mine;
   }
   if (!best || best.hits === 0) return undefined;
-  return best.hits >= 2 || englishProducts === 0 ? best.lang : undefined;
+  // Two words of the language, or product nouns that outnumber the English ones.
+  return best.hits >= 2 || (best.nouns > 0 && best.nouns > englishProducts) ? best.lang : undefined;
 }
 
 /**
@@ -115,8 +133,8 @@ export function translateTitle(title: string, isEnglish: (word: string) => boole
   const lang = titleLanguage(title, isEnglish);
   if (!lang) return title;
   const lex = LEXICONS.get(lang) as Lexicon;
-  // Clause separators of the original survive as tokens: "," "|" "(" … and " - ".
-  const pieces = fold(title).split(/(\s[-–—]\s|[,;|()[\]{}/])/u);
+  // Clause separators of the original end a clause: "," "|" "(" … and " - ".
+  const pieces = fold(decodeEntities(title)).split(/\s[-–—]\s|[,;|()[\]{}/]/u);
   const clauses: Array<{ out: string[]; heads: number[] }> = [];
   let current: { out: string[]; heads: number[] } = { out: [], heads: [] };
   const close = (): void => {
@@ -124,26 +142,8 @@ export function translateTitle(title: string, isEnglish: (word: string) => boole
     current = { out: [], heads: [] };
   };
   for (const piece of pieces) {
-    const ws = words(piece);
-    if (ws.length === 0) {
-      close();
-      continue;
-    }
-    for (let i = 0; i < ws.length;) {
-      let taken = 0;
-      let entries: Entry[] | undefined;
-      for (let n = Math.min(lex.longest, ws.length - i); n >= 1 && !entries; n--) {
-        entries = n > 1 ? [lex.forms.get(ws.slice(i, i + n).join(' '))].filter((e): e is Entry => Boolean(e)) : lookup(lex, lang, ws[i]);
-        if (entries && entries.length === 0) entries = undefined;
-        taken = n;
-      }
-      if (!entries) {
-        current.out.push(ws[i]);
-        i += 1;
-        continue;
-      }
-      i += taken;
-      for (const e of entries) {
+    for (const { word, entries } of readWords(lex, lang, words(piece))) {
+      for (const e of entries ?? [{ english: word, noun: false }]) {
         if (e.english === 'of') close();
         else if (e.english === 'for' || e.english === 'with') {
           close();
@@ -154,11 +154,12 @@ export function translateTitle(title: string, isEnglish: (word: string) => boole
         }
       }
     }
+    close();
   }
-  close();
   if (HEAD_FIRST.has(lang)) {
     const first = clauses.find((c) => c.heads.length > 0 && c.out[0] !== 'for' && c.out[0] !== 'with');
-    if (first) {
+    // Only a title that opens with its product ("Camisa Social …"), not an English title with a foreign word late in it.
+    if (first && first.heads[0] <= 1) {
       const [noun] = first.out.splice(first.heads[0], 1);
       first.out.push(noun);
     }
