@@ -49,6 +49,10 @@ interface ModeFigures {
   /** A gold node, a descendant, or an ancestor at depth ≥ 3 of one (spec: "on the right path"). */
   on_path_accuracy: number;
   items: number;
+  /** Titles the classifier abstained on (no category set; counted as misses in `accuracy`). */
+  abstained: number;
+  /** Accuracy over the titles it answered. */
+  answered_accuracy: number;
   ms_per_item: number;
   by_dataset: Record<string, number>;
   by_category: Record<string, number>;
@@ -88,7 +92,7 @@ function score(tax: CompiledTaxonomy, gold: Gold, scored: Record_[], examples: C
   const model = examples.length > 0 ? trainCategoryExamples(tax, examples) : undefined;
   classify(tax, { titles: ['warm-up'], categories: [], texts: [] }, model);
   const buildMs = performance.now() - t0;
-  const hits = { all: 0, strict: 0, exact: 0, path: 0 };
+  const hits = { all: 0, strict: 0, exact: 0, path: 0, abstained: 0 };
   const per = (m: Map<string, [number, number]>, key: string, ok: boolean): void => {
     const [h, n] = m.get(key) ?? [0, 0];
     m.set(key, [h + (ok ? 1 : 0), n + 1]);
@@ -98,7 +102,10 @@ function score(tax: CompiledTaxonomy, gold: Gold, scored: Record_[], examples: C
   const t1 = performance.now();
   for (const r of scored) {
     const accepted = gold.categories[r.dataset][r.category].nodes;
-    const predicted = classify(tax, { titles: [r.title], categories: [], texts: [] }, model)?.node.id;
+    const prediction = classify(tax, { titles: [r.title], categories: [], texts: [] }, model);
+    // An abstention sets no category in the service: a miss here.
+    const predicted = prediction?.abstain ? undefined : prediction?.node.id;
+    if (prediction?.abstain) hits.abstained++;
     const ok = within(tax, predicted, accepted);
     if (ok) hits.all++;
     if (within(tax, predicted, accepted.slice(0, 1))) hits.strict++;
@@ -115,10 +122,63 @@ function score(tax: CompiledTaxonomy, gold: Gold, scored: Record_[], examples: C
     exact_accuracy: round(hits.exact / scored.length),
     on_path_accuracy: round(hits.path / scored.length),
     items: scored.length,
+    abstained: hits.abstained,
+    answered_accuracy: round(hits.all / Math.max(1, scored.length - hits.abstained)),
     ms_per_item: Number(ms.toFixed(2)),
     build_ms: Math.round(buildMs),
     by_dataset: ratio(byDataset),
     by_category: ratio(byCategory),
+  };
+}
+
+/** The hand-written multilingual set: titles with their language and accepted nodes. */
+interface MultilingualGold {
+  titles: Array<{ lang: string; title: string; nodes: string[] }>;
+}
+
+/** Top-1 accuracy (abstentions are misses) on the multilingual set, overall and per language. */
+function scoreMultilingual(tax: CompiledTaxonomy, file: string): { accuracy: number; items: number; abstained: number; by_language: Record<string, number> } {
+  const gold = JSON.parse(readFileSync(file, 'utf8')) as MultilingualGold;
+  const per = new Map<string, [number, number]>();
+  let hits = 0;
+  let abstained = 0;
+  for (const t of gold.titles) {
+    const p = classify(tax, { titles: [t.title], categories: [], texts: [] });
+    if (p?.abstain) abstained++;
+    const ok = !p?.abstain && within(tax, p?.node.id, t.nodes);
+    if (ok) hits++;
+    const [h, n] = per.get(t.lang) ?? [0, 0];
+    per.set(t.lang, [h + (ok ? 1 : 0), n + 1]);
+  }
+  const byLanguage = Object.fromEntries([...per].map(([k, [h, n]]) => [k, round(h / n)]));
+  return { accuracy: round(hits / gold.titles.length), items: gold.titles.length, abstained, by_language: byLanguage };
+}
+
+/**
+ * Leave-one-product-type-out: each category's scored titles classified with a model trained on
+ * the examples of the other categories only (the titles-alone mode learns nothing, so its
+ * figures are the same whether a type is left out or not).
+ */
+function scoreLeftOut(tax: CompiledTaxonomy, gold: Gold, scored: Record_[], examples: Array<CategoryExample & { key: string }>): ModeFigures {
+  const keys = [...new Set(scored.map((r) => `${r.dataset}/${r.category}`))];
+  const parts = keys.map((key) => {
+    const mine = scored.filter((r) => `${r.dataset}/${r.category}` === key);
+    const others = examples.filter((e) => e.key !== key).map(({ text, category_id }) => ({ text, category_id }));
+    return { key, mine, figures: score(tax, gold, mine, others) };
+  });
+  const n = scored.length;
+  const sum = (f: (m: ModeFigures) => number): number => parts.reduce((a, p) => a + f(p.figures) * p.mine.length, 0);
+  return {
+    accuracy: round(sum((m) => m.accuracy) / n),
+    strict_accuracy: round(sum((m) => m.strict_accuracy) / n),
+    exact_accuracy: round(sum((m) => m.exact_accuracy) / n),
+    on_path_accuracy: round(sum((m) => m.on_path_accuracy) / n),
+    items: n,
+    abstained: parts.reduce((a, p) => a + p.figures.abstained, 0),
+    answered_accuracy: round(sum((m) => m.accuracy) / Math.max(1, n - parts.reduce((a, p) => a + p.figures.abstained, 0))),
+    ms_per_item: round(sum((m) => m.ms_per_item) / n),
+    by_dataset: {},
+    by_category: Object.fromEntries(parts.map((p) => [p.key, p.figures.accuracy])),
   };
 }
 
@@ -132,33 +192,45 @@ export async function runTaxonomySuite(argv: string[]): Promise<Record<string, u
   const gold = JSON.parse(readFileSync(goldFile, 'utf8')) as Gold;
   const tax = compileTaxonomy(readGoogleTaxonomy(taxonomyFile));
   const scored: Record_[] = [];
-  const examples: CategoryExample[] = [];
+  const examples: Array<CategoryExample & { key: string }> = [];
   for (const dataset of Object.keys(gold.categories)) {
     const records = readRecords(dataset);
     // test: odd records scored, even records examples; dev: the even records, split again by parity.
     const pool = split === 'test' ? records : records.filter((_, i) => i % 2 === 0);
     const mine = pool.filter((_, i) => i % 2 === 1).slice(0, limit);
     scored.push(...mine);
-    for (const r of pool.filter((_, i) => i % 2 === 0)) examples.push({ text: r.title, category_id: gold.categories[dataset][r.category].nodes[0] });
+    for (const r of pool.filter((_, i) => i % 2 === 0))
+      examples.push({ text: r.title, category_id: gold.categories[dataset][r.category].nodes[0], key: `${dataset}/${r.category}` });
   }
   const titles = score(tax, gold, scored, []);
   const withExamples = score(tax, gold, scored, examples);
+  const leftOut = scoreLeftOut(tax, gold, scored, examples);
+  const multilingualFile = options(argv, '--multilingual')[0] ?? path.join(__dirname, 'taxonomy-gold', 'multilingual.json');
+  const multilingual = scoreMultilingual(tax, multilingualFile);
   console.log(`taxonomy: ${tax.nodes.size} nodes, split ${split}, ${scored.length} titles scored, ${examples.length} examples\n`);
   const cats = Object.keys(titles.by_category);
   console.log(
     table(
-      ['category', 'titles alone', 'with examples'],
+      ['category', 'titles alone', 'with examples', 'examples, type left out'],
       [
-        ...cats.map((c) => [c, titles.by_category[c], withExamples.by_category[c]]),
-        ['ALL', titles.accuracy, withExamples.accuracy],
-        ['ALL (strict)', titles.strict_accuracy, withExamples.strict_accuracy],
-        ['ALL (spec: exact node)', titles.exact_accuracy, withExamples.exact_accuracy],
-        ['ALL (spec: on the right path)', titles.on_path_accuracy, withExamples.on_path_accuracy],
+        ...cats.map((c) => [c, titles.by_category[c], withExamples.by_category[c], leftOut.by_category[c]]),
+        ['ALL', titles.accuracy, withExamples.accuracy, leftOut.accuracy],
+        ['ALL (strict)', titles.strict_accuracy, withExamples.strict_accuracy, leftOut.strict_accuracy],
+        ['ALL (spec: exact node)', titles.exact_accuracy, withExamples.exact_accuracy, leftOut.exact_accuracy],
+        ['ALL (spec: on the right path)', titles.on_path_accuracy, withExamples.on_path_accuracy, leftOut.on_path_accuracy],
+        ['abstained (no category set)', titles.abstained, withExamples.abstained, leftOut.abstained],
+        ['accuracy of the answers given', titles.answered_accuracy, withExamples.answered_accuracy, leftOut.answered_accuracy],
       ],
     ),
   );
   console.log(
     `\nms per item: titles ${titles.ms_per_item}, with examples ${withExamples.ms_per_item} (build ${titles.build_ms} / ${withExamples.build_ms} ms)`,
   );
-  return { suite: 'taxonomy', split, nodes: tax.nodes.size, examples: examples.length, titles, with_examples: withExamples };
+  console.log(
+    `\nmultilingual (${multilingual.items} hand-written titles, titles alone): top-1 ${multilingual.accuracy}, abstained ${multilingual.abstained}; ` +
+      Object.entries(multilingual.by_language)
+        .map(([l, a]) => `${l} ${a}`)
+        .join(', '),
+  );
+  return { suite: 'taxonomy', split, nodes: tax.nodes.size, examples: examples.length, titles, with_examples: withExamples, left_out: leftOut, multilingual };
 }

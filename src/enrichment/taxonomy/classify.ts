@@ -21,12 +21,15 @@
  * - With a catalog's categorised items as examples (./examples), their nearest-neighbour votes
  *   are added to the normalised term score.
  *
- * When two branches score alike the answer backs off to their deepest common ancestor.
+ * When two branches score alike the answer backs off to their deepest common ancestor; when they
+ * are in different top-level departments and score alike, the classifier abstains (`abstain`).
  * Deterministic: ties go to the shallower node, then the smaller id.
  */
 import { exampleVotes, type CategoryExampleModel } from './examples';
+import { AUDIENCE, FORMS, headOf, withStyleNotationsJoined } from './head';
 import { expandLexicon, FLAVOURS, KIND_WORDS, notationTerms, withoutIdentifierLabels } from './lexicon';
 import { terms } from './terms';
+import { translateTitle } from './translate';
 import type { CompiledTaxonomy, TaxonomyNode } from './tree';
 
 /** What the classifier reads about an item. All fields are plain texts. */
@@ -57,6 +60,12 @@ export interface CategoryPrediction {
   backed_off_from?: ScoredNode;
   /** The evidence terms that matched the chosen path. */
   matched: string[];
+  /**
+   * True when the best node and the best node of another top-level department score too close
+   * to choose ({@link ABSTAIN}): the caller should set no category and offer `node` as a
+   * low-confidence candidate only (docs/evaluation.md "Category prediction", abstaining).
+   */
+  abstain?: boolean;
 }
 
 /** Word weights by position: the head of a title's first clause, the rest of it, later clauses, free text. */
@@ -90,7 +99,9 @@ const ROOT = 0.3;
 const UNCOVERED = 0.1;
 /** Words of quantity, packaging and sales talk: never a title's head, and weighed as a later clause's. */
 const WEAK = new Set(
-  terms('pack packs count ct pcs pc piece pieces lot size ounce oz fl ml lb kg inch cm mm new hot sale free shipping men women kids unisex set'),
+  terms(
+    'pack packs count ct pcs pc piece pieces lot size ounce oz fl ml lb kg inch cm mm new hot sale free shipping men women kids unisex set flavor flavors flavour flavours',
+  ),
 );
 /** Colour words: they describe a product and never name its type, so never a title's head. */
 const COLOURS = new Set(
@@ -102,10 +113,18 @@ const COLOURS = new Set(
 const CONTEXT = 0.1;
 /** Weight of the examples' votes (a share of the vote, 0–1) against the best term score (1). */
 const EXAMPLES = 1.5;
+/**
+ * Sum of the neighbours' cosine similarities from which the vote counts in full; weaker
+ * neighbours (an unseen kind of product sharing only "men" or "black" with the examples) count
+ * in proportion, so they cannot outvote the taxonomy's names.
+ */
+const FULL_VOTE = 3;
 /** Runner-up/best score ratios separating high, medium and low confidence, and backing off. */
 const CLEAR = 0.6;
 const AMBIGUOUS = 0.8;
 const BACK_OFF = 0.99;
+/** Runner-up/best ratio from which a runner-up in another top-level department makes the classifier abstain. */
+const ABSTAIN = 0.98;
 
 /** A phrase of a node's name (or a kind its description lists): its words, the last one its head, and its weight. */
 interface Phrase {
@@ -213,14 +232,16 @@ function add(r: Read, t: string, weight: number): void {
   list.push(r.next++);
 }
 
-/** Reads a title-like text: the head of its first clause (the last word the taxonomy or the lexicon knows), the rest, later clauses. */
+/** Reads a title-like text: the head of its first clause (./head), the rest, later clauses; other languages through ./translate. */
 function readTitle(index: Index, text: string, scale: number, r: Read): void {
+  const english = withStyleNotationsJoined(translateTitle(text, (w) => terms(w).some((t) => index.heads.has(t) || KIND_WORDS.has(t))));
   // "… by Whole Foods Market": what follows "by" names the maker, read as a later clause's words and never the head.
-  const parts = clauses(text).flatMap((c) => {
+  const parts = clauses(english).flatMap((c) => {
     const [own, ...maker] = c.split(/\s+by\s+/i);
     return [{ words: terms(own), maker: false }, ...maker.map((m) => ({ words: terms(m), maker: true }))];
   });
   const first = parts.findIndex((p) => !p.maker && p.words.some((t) => index.idf.has(t) || KIND_WORDS.has(t)));
+  const isProduct = (t: string): boolean => (index.heads.has(t) || KIND_WORDS.has(t)) && !WEAK.has(t) && !COLOURS.has(t);
   parts.forEach(({ words, maker }, i) => {
     let p = words;
     // A title's first word is most often its brand ("Banana Boat Sunscreen …"): it weighs as a later clause's.
@@ -228,14 +249,15 @@ function readTitle(index: Index, text: string, scale: number, r: Read): void {
       add(r, p[0], scale * POSITION.later);
       p = p.slice(1);
     }
-    // The head is the last word that names a kind of product (a node's phrase head or a lexicon kind), never a colour,
-    // and a flavour only when the clause names nothing else ("Lip Balm Mango": balm).
-    const nouns = p.filter((t) => (index.heads.has(t) || KIND_WORDS.has(t)) && !WEAK.has(t) && !COLOURS.has(t));
-    const named = nouns.filter((t) => !FLAVOURS.has(t));
-    const pool = named.length > 0 ? named : nouns;
-    const head = i === first && p.length <= LONG_CLAUSE ? pool[pool.length - 1] : undefined;
-    const modifier = (t: string): boolean => WEAK.has(t) || FLAVOURS.has(t) || maker;
-    for (const t of p) add(r, t, scale * (t === head ? POSITION.head : i === first && !modifier(t) ? POSITION.clause : POSITION.later));
+    // The head names what is sold (./head): never a colour, material or audience word, and a flavour only
+    // when the clause names nothing else ("Lip Balm Mango": balm).
+    const head = i === first && p.length <= LONG_CLAUSE ? headOf(p, isProduct, (t) => FLAVOURS.has(t)) : undefined;
+    const modifier = (t: string): boolean => WEAK.has(t) || FLAVOURS.has(t) || AUDIENCE.has(t) || maker;
+    // A kind of product named before the head modifies it ("Oxford Dress Shirt": an oxford shirt, not shoes),
+    // unless the head is the form it is sold in ("Oatmeal Cup", ./head FORMS).
+    const headAt = head === undefined || FORMS.has(head) ? -1 : p.lastIndexOf(head);
+    const adjunct = (t: string, k: number): boolean => k < headAt && KIND_WORDS.has(t) && !index.heads.has(t);
+    p.forEach((t, k) => add(r, t, scale * (t === head ? POSITION.head : i === first && !modifier(t) && !adjunct(t, k) ? POSITION.clause : POSITION.later)));
     r.next += GAP;
   });
 }
@@ -354,7 +376,8 @@ export function classify(tax: CompiledTaxonomy, evidence: CategoryEvidence, exam
     const node = tax.nodes.get(id);
     if (!node) continue;
     const term = termScores.get(id) ?? 0;
-    const score = totalVotes > 0 ? (best > 0 ? term / best : 0) + (EXAMPLES * (votes.get(id) ?? 0)) / totalVotes : term;
+    const vote = (EXAMPLES * (votes.get(id) ?? 0)) / Math.max(totalVotes, FULL_VOTE);
+    const score = totalVotes > 0 ? (best > 0 ? term / best : 0) + vote : term;
     if (score > 0) scored.push({ score, node });
   }
   if (scored.length === 0) return null;
@@ -383,5 +406,13 @@ export function classify(tax: CompiledTaxonomy, evidence: CategoryEvidence, exam
     }
   }
   const confidence = ratio < CLEAR ? 'high' : ratio < AMBIGUOUS ? 'medium' : 'low';
-  return { node: asScored(top), confidence, ...(rival ? { alternative: asScored(rival) } : {}), matched: matchedOf(top.node) };
+  // Two departments named about as strongly ("Trekking Poles Carbon Fiber": hiking or crafts?): no guess across them.
+  const abstain = rival !== undefined && ratio >= ABSTAIN && rival.node.path_ids[0] !== top.node.path_ids[0];
+  return {
+    node: asScored(top),
+    confidence: abstain ? 'low' : confidence,
+    ...(rival ? { alternative: asScored(rival) } : {}),
+    matched: matchedOf(top.node),
+    ...(abstain ? { abstain } : {}),
+  };
 }

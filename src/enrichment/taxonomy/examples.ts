@@ -21,6 +21,8 @@ export interface CategoryExampleModel {
 
 /** Neighbours that vote. */
 const K = 10;
+/** Cosine similarity below which a neighbour does not vote (tuned on the dev split with a product type left out: docs/evaluation.md). */
+const MIN_SIMILARITY = 0.3;
 
 /** A text's tf-idf vector (log tf), unit length; terms without idf (unseen) are dropped. */
 function vectorOf(text: string, idf: Map<string, number>): Map<string, number> {
@@ -62,7 +64,8 @@ export function trainCategoryExamples(tax: CompiledTaxonomy, examples: CategoryE
 
 /**
  * The examples' votes for a text: category → sum of the cosine similarities of the (at most
- * {@link K}) most similar examples of that category among the K most similar overall.
+ * {@link K}) most similar examples of that category among the K most similar overall, those
+ * less similar than {@link MIN_SIMILARITY} left out.
  * @returns votes (empty when no example shares a term with the text)
  */
 export function exampleVotes(model: CategoryExampleModel, text: string): Map<string, number> {
@@ -71,7 +74,8 @@ export function exampleVotes(model: CategoryExampleModel, text: string): Map<str
   for (const [t, w] of q) for (const i of model.postings.get(t) ?? []) sims.set(i, (sims.get(i) ?? 0) + w * (model.vectors[i].get(t) as number));
   const top = [...sims].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, K);
   const votes = new Map<string, number>();
-  for (const [i, s] of top) votes.set(model.categories[i], (votes.get(model.categories[i]) ?? 0) + s);
+  // A neighbour this far is one by other words ("cycling", "men"), not by the kind of product: it does not vote.
+  for (const [i, s] of top) if (s >= MIN_SIMILARITY) votes.set(model.categories[i], (votes.get(model.categories[i]) ?? 0) + s);
   return votes;
 }
 

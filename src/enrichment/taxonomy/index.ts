@@ -64,6 +64,8 @@ export function categoryEvidence(item: Record<string, unknown>, pages: MatchedPa
  * reasoning/flags and `category` / `taxonomy_attribute` candidates into `result` in place.
  * A low-confidence category is withheld when `category` candidates are requested (the
  * candidate carries it instead); otherwise it is kept and the result is flagged for review.
+ * When the classifier abstains (two top-level departments match alike) no category is set
+ * whatever the request; the best node becomes a `category` candidate when that scope is requested.
  */
 export function applyTaxonomy(
   result: EnrichmentResult,
@@ -98,6 +100,13 @@ export function applyTaxonomy(
     sources: sources.length > 0 ? sources : ['INPUT:name'],
     source_explanation: `Category predicted from the item's text (${why}).`,
   });
+  if (prediction.abstain) {
+    // Two departments tie: no guess across them; the best node is offered as a candidate when candidates are requested.
+    addCandidates(result, options, [candidate(node.id, node.path, `too close to a node of another department${alt}`)]);
+    review.reasoning = `${review.reasoning} Taxonomy: no category set, ${path} and another department match alike (${why}${alt}).`.trim();
+    review.flags.push('low_confidence_category');
+    return;
+  }
   if (confidence === 'low' && lowConfidenceWanted(options, 'category')) {
     addCandidates(result, options, [candidate(node.id, node.path, `weak match${alt}`)]);
     review.reasoning = `${review.reasoning} Taxonomy: only a weak match (${path}, ${why}${alt}); left as a candidate.`.trim();

@@ -2,8 +2,10 @@
  * General retail words onto the words taxonomies name their categories with (a product title
  * says "oxford" or "sneaker", a taxonomy says "shoes"): each entry maps a kind of product to the
  * more general word(s) a category name uses. General English retail vocabulary, not keyed to
- * any catalog or taxonomy; ./classify reads a title's words with these expansions added.
+ * any catalog or taxonomy; ./classify reads a title's words with these expansions added. Common
+ * shoppers' words for everyday products (./synonyms `GENERAL_KINDS`) are merged in.
  */
+import { GENERAL_KINDS } from './synonyms';
 import { terms } from './terms';
 
 /** General word(s) → the kinds of product they cover (plain words; stemmed when compiled). */
@@ -210,7 +212,9 @@ const AGREEING = 0.3;
 
 /** Stemmed single-word or last-word kinds → stemmed general words, compiled once. */
 function compile(): Array<{ kind: string[]; general: string[] }> {
-  return Object.entries(KINDS).flatMap(([general, kinds]) => kinds.map((k) => ({ kind: terms(k), general: terms(general) })));
+  return [...Object.entries(KINDS), ...Object.entries(GENERAL_KINDS)].flatMap(([general, kinds]) =>
+    kinds.map((k) => ({ kind: terms(k), general: terms(general) })),
+  );
 }
 
 const ENTRIES = compile();

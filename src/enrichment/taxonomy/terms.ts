@@ -46,7 +46,7 @@ export function stem(word: string): string {
 
 /** HTML character references left in scraped titles ("Men&#39;s", "Play &amp; Pretend") → their characters. */
 const ENTITIES: Record<string, string> = { amp: '&', quot: '"', apos: "'", lt: '<', gt: '>', nbsp: ' ' };
-function decodeEntities(text: string): string {
+export function decodeEntities(text: string): string {
   return text.replace(/&(#\d{1,6}|#x[\da-f]{1,6}|[a-z]+);/gi, (all, ref: string) => {
     if (ref[0] !== '#') return ENTITIES[ref.toLowerCase()] ?? all;
     const code = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : Number(ref.slice(1));

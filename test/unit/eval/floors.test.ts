@@ -8,7 +8,8 @@
  *   fitted without it;
  * - text: oa-mine, examples from the file's even records (`--split-dev`), the first 100 scored and 250 example records;
  * - prices: every price-strings example;
- * - taxonomy: the first 100 scored titles of oa-mine and of ae-110k into the Google taxonomy, titles alone and with examples.
+ * - taxonomy: the first 100 scored titles of oa-mine and of ae-110k into the Google taxonomy, titles alone, with examples and
+ *   with their own product type's examples left out; the hand-written multilingual titles.
  * About 60–90 s together on 2 cores (the pages run is about 40 s of it; an 8-family slice took
  * about 9 s of CPU, but fitted on 7 families its calibration was too thin to guard).
  */
@@ -97,11 +98,20 @@ describe('quality floors on a fixed slice of each suite', () => {
     const figures = await quietly(runTaxonomySuite, ['--limit', '100']);
     const titles = figures.titles as { accuracy: number; items: number };
     const examples = figures.with_examples as { accuracy: number };
-    console.info(`taxonomy slice top-1: titles alone ${titles.accuracy}, with examples ${examples.accuracy}`);
+    const leftOut = figures.left_out as { accuracy: number };
+    const multilingual = figures.multilingual as { accuracy: number; items: number };
+    console.info(
+      `taxonomy slice top-1: titles alone ${titles.accuracy}, with examples ${examples.accuracy}, type left out ${leftOut.accuracy}; multilingual ${multilingual.accuracy}`,
+    );
     expect(titles.items).toBe(200);
-    // Measured when set: 0.780 and 0.915; raised after the issue 26 follow-up (measured 0.890 and 0.935).
+    // Measured when set: 0.780 and 0.915; raised after the issue 26 follow-up (measured 0.890 and 0.935). With
+    // examples lowered to 0.90 when weak neighbours stopped voting (0.935 → 0.920) for the type-left-out figure
+    // (docs/evaluation.md "Category prediction": measured 0.870, floor 0.84) and the multilingual set (0.986, floor 0.9).
     expect(titles.accuracy).toBeGreaterThanOrEqual(0.87);
-    expect(examples.accuracy).toBeGreaterThanOrEqual(0.92);
+    expect(examples.accuracy).toBeGreaterThanOrEqual(0.9);
+    expect(leftOut.accuracy).toBeGreaterThanOrEqual(0.84);
+    expect(multilingual.items).toBeGreaterThanOrEqual(60);
+    expect(multilingual.accuracy).toBeGreaterThanOrEqual(0.9);
   });
 
   it('prices', async () => {
