@@ -1,5 +1,5 @@
 /**
- * Durability of a job's webhook through real processes (docs/testing.md, "Durability"): the job is
+ * Durability of a job's webhook through real processes (docs/testing.md, "Durability: what each test proves and how it would fail"): the job is
  * created over HTTP on the production API entrypoint (`src/main.ts`) and run by the production
  * worker (`temporal/worker.ts`). Its receiver is first down (nothing listens on its port), then
  * up but holding the next attempt open while that worker is SIGKILLed; a second worker retries.
