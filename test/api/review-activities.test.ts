@@ -18,6 +18,7 @@ import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { createTestCatalog } from '../helpers/catalogs';
 import type { ValidationErrorBody } from '../helpers/wire';
+import { act, type ActivitiesQuery, type AppendBody, catalogWithItems as seededCatalog, type ChangesQuery, reviewCalls } from '../helpers/review-calls';
 
 let server: Server;
 let org: Awaited<ReturnType<typeof createTestOrg>>;
@@ -40,21 +41,13 @@ const SCHEMA = {
 type ChangesPage = paths['/api/activities/{activity_id}/staged-changes']['get']['responses'][200]['content']['application/json'];
 /** A staged change as the routes list it. */
 type ChangeBody = ChangesPage['items'][number];
-/** `GET …/staged-changes` query. */
-type ChangesQuery = NonNullable<paths['/api/activities/{activity_id}/staged-changes']['get']['parameters']['query']>;
-/** `POST …/staged-changes/append` body. */
-type AppendBody = paths['/api/public/activities/{activity_id}/staged-changes/append']['post']['requestBody']['content']['application/json'];
 /** `POST …/staged-changes/bulk-review` body. */
 type ReviewBody = paths['/api/activities/{activity_id}/staged-changes/bulk-review']['post']['requestBody']['content']['application/json'];
 /** `POST /public/catalogs/{id}/activities` body. */
 type ActivityInput = paths['/api/public/catalogs/{catalog_id}/activities']['post']['requestBody']['content']['application/json'];
-/** `GET /public/catalogs/{id}/activities` query. */
-type ActivitiesQuery = NonNullable<paths['/api/public/catalogs/{catalog_id}/activities']['get']['parameters']['query']>;
 
 /** The typed client with `org`'s credential. */
 let api: CatalogClient;
-/** `{ params: { path: { activity_id } } }` of an activity route. */
-const act = (activity_id: string) => ({ params: { path: { activity_id } } });
 
 beforeAll(async () => {
   server = await listenTestApp();
@@ -69,8 +62,7 @@ afterAll(async () => {
 });
 
 /** `POST /public/activities/{id}/staged-changes/append` with `body`, as `client`. */
-const append = (aid: string, body: AppendBody, client: CatalogClient = api) =>
-  client.POST('/api/public/activities/{activity_id}/staged-changes/append', { ...act(aid), body });
+const append = (aid: string, body: AppendBody, client: CatalogClient = api) => reviewCalls(api).append(aid, body, client);
 /** `GET …/staged-changes` of the activity with `query`, under `/api` or `/api/public`. */
 const listChanges = (aid: string, query: ChangesQuery = {}, prefix: '/api' | '/api/public' = '/api') =>
   prefix === '/api'
@@ -82,26 +74,18 @@ const review = (aid: string, body: ReviewBody, prefix: '/api' | '/api/public' = 
     ? api.POST('/api/activities/{activity_id}/staged-changes/bulk-review', { ...act(aid), body })
     : api.POST('/api/public/activities/{activity_id}/staged-changes/bulk-review', { ...act(aid), body });
 /** `GET /public/catalogs/{id}/activities` with `query`. */
-const listActivities = (catalogId: string, query: ActivitiesQuery = {}) =>
-  api.GET('/api/public/catalogs/{catalog_id}/activities', { params: { path: { catalog_id: catalogId }, query } });
+const listActivities = (catalogId: string, query: ActivitiesQuery = {}) => reviewCalls(api).listActivities(catalogId, query);
 /** `GET /activities/{id}` (`include_drafts` when given). */
-const getActivity = (aid: string, query: { include_drafts?: boolean } = {}) =>
-  api.GET('/api/activities/{activity_id}', { params: { path: { activity_id: aid }, query } });
+const getActivity = (aid: string, query: { include_drafts?: boolean } = {}) => reviewCalls(api).getActivity(aid, query);
 /** `GET /activities/{id}/staged-changes/summary` (`include_drafts` when given). */
-const getSummary = (aid: string, query: { include_drafts?: boolean } = {}) =>
-  api.GET('/api/activities/{activity_id}/staged-changes/summary', { params: { path: { activity_id: aid }, query } });
+const getSummary = (aid: string, query: { include_drafts?: boolean } = {}) => reviewCalls(api).getSummary(aid, query);
 /** `POST /activities/{id}/cancel`. */
-const cancel = (aid: string) => api.POST('/api/activities/{activity_id}/cancel', act(aid));
+const cancel = (aid: string) => reviewCalls(api).cancel(aid);
 
 /** A catalog of `org` with the test schema and `n` items SKU-0… (through the bulk route). */
-async function catalogWithItems(n: number, strict = false): Promise<{ catalogId: string; ids: string[] }> {
-  const catalogId = await createTestCatalog(org.organizationId, { schema_definition: SCHEMA, strict_mode: strict });
+function catalogWithItems(n: number, strict = false): Promise<{ catalogId: string; ids: string[] }> {
   const items = Array.from({ length: n }, (_, i) => ({ sku: `SKU-${i}`, title: `Item ${i}`, price: i + 1, tags: ['a'] }));
-  const res = await api.POST('/api/public/catalogs/{catalog_id}/items/bulk', { params: { path: { catalog_id: catalogId } }, body: { items } });
-  expect(res.data).toMatchObject({ items_created: n, items_failed: 0 });
-  const rows = await testKnex()('catalog_items').where({ catalog_id: catalogId }).select('id', 'business_key');
-  const byKey = new Map(rows.map((r: { id: string; business_key: string }) => [r.business_key, r.id]));
-  return { catalogId, ids: items.map((it) => byKey.get(it.sku) as string) };
+  return seededCatalog(api, org.organizationId, items, { schema_definition: SCHEMA, strict_mode: strict });
 }
 
 /** Every staged change of an activity, in row order (prefix-less list, the tool server's path). */

@@ -18,6 +18,7 @@ import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { createTestCatalog } from '../helpers/catalogs';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
+import { act, type ActivitiesQuery, type AppendBody, catalogWithItems as seededCatalog, type ChangesQuery, reviewCalls } from '../helpers/review-calls';
 
 const TASK_QUEUE = 'test-review-drafts';
 
@@ -31,12 +32,6 @@ const publicUrl = loadConfig().publicUrl;
 
 /** `POST …/staged-changes/bulk-review` body. */
 type ReviewBody = paths['/api/activities/{activity_id}/staged-changes/bulk-review']['post']['requestBody']['content']['application/json'];
-/** `POST …/staged-changes/append` body. */
-type AppendBody = paths['/api/public/activities/{activity_id}/staged-changes/append']['post']['requestBody']['content']['application/json'];
-/** `GET …/staged-changes` query. */
-type ChangesQuery = NonNullable<paths['/api/activities/{activity_id}/staged-changes']['get']['parameters']['query']>;
-/** `GET /public/catalogs/{id}/activities` query. */
-type ActivitiesQuery = NonNullable<paths['/api/public/catalogs/{catalog_id}/activities']['get']['parameters']['query']>;
 /** `GET /activities/{id}` answer. */
 type Activity = paths['/api/activities/{activity_id}']['get']['responses'][200]['content']['application/json'];
 
@@ -71,31 +66,23 @@ async function rowsOf(activityId: string): Promise<Array<{ id: string; status: s
   return testKnex()('staged_changes').where({ activity_id: activityId }).orderBy('row_index').select('id', 'status', 'applied_at', 'catalog_item_id');
 }
 
-// The typed client's calls (the routes' documented shapes).
-const act = (activity_id: string) => ({ params: { path: { activity_id } } });
-const append = (aid: string, body: AppendBody) => api.POST('/api/public/activities/{activity_id}/staged-changes/append', { ...act(aid), body });
-const listChanges = (aid: string, query: ChangesQuery = {}) =>
-  api.GET('/api/activities/{activity_id}/staged-changes', { params: { path: { activity_id: aid }, query } });
-const listActivities = (catalogId: string, query: ActivitiesQuery = {}) =>
-  api.GET('/api/public/catalogs/{catalog_id}/activities', { params: { path: { catalog_id: catalogId }, query } });
-const getActivity = (aid: string, query: { include_drafts?: boolean } = {}) =>
-  api.GET('/api/activities/{activity_id}', { params: { path: { activity_id: aid }, query } });
-const getSummary = (aid: string, query: { include_drafts?: boolean } = {}) =>
-  api.GET('/api/activities/{activity_id}/staged-changes/summary', { params: { path: { activity_id: aid }, query } });
+// The typed client's calls (the routes' documented shapes), made once `api` exists.
+const calls = () => reviewCalls(api);
+const append = (aid: string, body: AppendBody) => calls().append(aid, body);
+const listChanges = (aid: string, query: ChangesQuery = {}) => calls().listChanges(aid, query);
+const listActivities = (catalogId: string, query: ActivitiesQuery = {}) => calls().listActivities(catalogId, query);
+const getActivity = (aid: string, query: { include_drafts?: boolean } = {}) => calls().getActivity(aid, query);
+const getSummary = (aid: string, query: { include_drafts?: boolean } = {}) => calls().getSummary(aid, query);
 const typedReview = (aid: string, body: ReviewBody) => api.POST('/api/activities/{activity_id}/staged-changes/bulk-review', { ...act(aid), body });
-const cancel = (aid: string) => api.POST('/api/activities/{activity_id}/cancel', act(aid));
+const cancel = (aid: string) => calls().cancel(aid);
 
 /** A catalog of `org` (default test schema) with `n` items SKU-0… (through the bulk route); answers its id and the item ids in order. */
-async function catalogWithItems(n: number): Promise<{ catalogId: string; ids: string[] }> {
-  const catalogId = await createTestCatalog(org.organizationId);
-  const items = Array.from({ length: n }, (_, i) => ({ sku: `SKU-${i}`, title: `Item ${i}`, price: i + 1 }));
-  expect(
-    (await api.POST('/api/public/catalogs/{catalog_id}/items/bulk', { params: { path: { catalog_id: catalogId } }, body: { items } })).response.status,
-  ).toBe(200);
-  const rows = await testKnex()('catalog_items').where({ catalog_id: catalogId }).select('id', 'business_key');
-  const byKey = new Map(rows.map((r: { id: string; business_key: string }) => [r.business_key, r.id]));
-  return { catalogId, ids: items.map((it) => byKey.get(it.sku) as string) };
-}
+const catalogWithItems = (n: number) =>
+  seededCatalog(
+    api,
+    org.organizationId,
+    Array.from({ length: n }, (_, i) => ({ sku: `SKU-${i}`, title: `Item ${i}`, price: i + 1 })),
+  );
 
 /** An empty shell activity (status `created`) of the tool server's kind on `catalogId`. */
 async function shell(catalogId: string): Promise<string> {

@@ -1,0 +1,60 @@
+/**
+ * The review routes as an API client calls them through the typed client (packages/client), for
+ * the review test files: staged-change reads and writes of one activity, the catalog's
+ * activity list, and a catalog seeded with items through the bulk route.
+ */
+import type { CatalogClient, paths } from '@catalog-enrichment/client';
+import { createTestCatalog } from './catalogs';
+import { testKnex } from './db';
+
+/** `POST …/staged-changes/append` body. */
+export type AppendBody = paths['/api/public/activities/{activity_id}/staged-changes/append']['post']['requestBody']['content']['application/json'];
+/** `GET …/staged-changes` query. */
+export type ChangesQuery = NonNullable<paths['/api/activities/{activity_id}/staged-changes']['get']['parameters']['query']>;
+/** `GET /public/catalogs/{id}/activities` query. */
+export type ActivitiesQuery = NonNullable<paths['/api/public/catalogs/{catalog_id}/activities']['get']['parameters']['query']>;
+
+/** `{ params: { path: { activity_id } } }` of an activity route. */
+export const act = (activity_id: string) => ({ params: { path: { activity_id } } });
+
+/**
+ * The review calls of one client: `append` (with another client when given), `listChanges` and
+ * `getActivity` / `getSummary` (with `include_drafts` when given), `listActivities`, `cancel`.
+ */
+export function reviewCalls(api: CatalogClient) {
+  return {
+    append: (aid: string, body: AppendBody, client: CatalogClient = api) =>
+      client.POST('/api/public/activities/{activity_id}/staged-changes/append', { ...act(aid), body }),
+    listChanges: (aid: string, query: ChangesQuery = {}) =>
+      api.GET('/api/activities/{activity_id}/staged-changes', { params: { path: { activity_id: aid }, query } }),
+    listActivities: (catalogId: string, query: ActivitiesQuery = {}) =>
+      api.GET('/api/public/catalogs/{catalog_id}/activities', { params: { path: { catalog_id: catalogId }, query } }),
+    getActivity: (aid: string, query: { include_drafts?: boolean } = {}) =>
+      api.GET('/api/activities/{activity_id}', { params: { path: { activity_id: aid }, query } }),
+    getSummary: (aid: string, query: { include_drafts?: boolean } = {}) =>
+      api.GET('/api/activities/{activity_id}/staged-changes/summary', { params: { path: { activity_id: aid }, query } }),
+    cancel: (aid: string) => api.POST('/api/activities/{activity_id}/cancel', act(aid)),
+  };
+}
+
+/**
+ * A catalog of `organizationId` (with `catalog` options: schema, strict mode) holding `items`,
+ * written through the bulk route as `api`.
+ * @returns the catalog id and the item ids in the order of `items` (by their `sku`)
+ * @throws Error when the bulk write does not answer 200 or leaves an item unwritten
+ */
+export async function catalogWithItems(
+  api: CatalogClient,
+  organizationId: string,
+  items: Array<{ sku: string } & Record<string, unknown>>,
+  catalog: Parameters<typeof createTestCatalog>[1] = {},
+): Promise<{ catalogId: string; ids: string[] }> {
+  const catalogId = await createTestCatalog(organizationId, catalog);
+  const res = await api.POST('/api/public/catalogs/{catalog_id}/items/bulk', { params: { path: { catalog_id: catalogId } }, body: { items } });
+  if (res.response.status !== 200) throw new Error(`bulk write answered ${res.response.status}`);
+  const rows = await testKnex()('catalog_items').where({ catalog_id: catalogId }).select('id', 'business_key');
+  const byKey = new Map(rows.map((r: { id: string; business_key: string }) => [r.business_key, r.id]));
+  const missing = items.filter((it) => !byKey.has(it.sku)).map((it) => it.sku);
+  if (missing.length) throw new Error(`items not written: ${missing.join(', ')}`);
+  return { catalogId, ids: items.map((it) => byKey.get(it.sku) as string) };
+}
