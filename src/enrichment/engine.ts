@@ -1,7 +1,8 @@
 import { extractFromText, extractWithModel, type TextModel } from './text';
 import { createLearnedTextModels, learnedTextFields } from './learned-text';
 import { coerce } from './extract/coerce';
-import { pageCandidates, type Candidate, type Method } from './extract/candidates';
+import { pageCandidates } from './extract/candidates';
+import type { Candidate, Method } from './extract/candidate';
 import { matchPage, type ItemIdentity, type PageMatch } from './extract/identity';
 import { fieldRole, snake } from './extract/roles';
 import { ruleOn, type ExtractionTuning } from './extract/rules';

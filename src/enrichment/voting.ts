@@ -4,7 +4,7 @@
  * and the number of independent readings that agree sets the confidence. Pure; the engine
  * (./engine.ts) votes per field over page, text and knowledge-base candidates.
  */
-import type { Candidate } from './extract/candidates';
+import type { Candidate } from './extract/candidate';
 import { readInUnit } from './normalize/units';
 import { sampleShapes, shapeOf } from './semantics/samples';
 import type { OutputField } from './types';

@@ -9,7 +9,7 @@
 import { currencyCode, pageRegion, parsePrice, regionalCurrency } from '../normalize/price';
 import type { PageDoc, PriceText } from '../parse/page';
 import type { StructuredOffer, StructuredProduct } from '../parse/products';
-import type { Candidate } from './candidates';
+import type { Candidate } from './candidate';
 import { ogValues, productLabel } from './markup';
 import { ruleOn, type ExtractionTuning } from './rules';
 
