@@ -3,7 +3,8 @@
  * a soak's, built through the real services (jobs, apply, flow run, import) with the write-audit
  * triggers on, the audit finds nothing; then a lost row, a doubled row write, a doubled webhook
  * delivery, a skipped apply, a wrong flow output, an import line reported `unchanged` that no
- * earlier import wrote and an item written twice are injected, and the audit names each one
+ * earlier import wrote, an item written twice, a missing credit charge and a charge for a failed
+ * row are injected, and the audit names each one
  * (docs/testing.md, "What the chaos soak proves").
  */
 import fs from 'node:fs';
@@ -12,7 +13,10 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { newId } from '../../src/lib/ids';
 import { createCatalogCaches } from '../../src/services/catalog/caches';
+import type { EnrichmentResult } from '../../src/enrichment/types';
 import { createEnrichmentJob } from '../../src/services/enrichment/jobs';
+import { finalizeJob } from '../../src/services/enrichment/progress';
+import { writeRowResults } from '../../src/services/enrichment/row-results';
 import { executeFlow } from '../../src/services/flows/runs';
 import { writeNodeRows } from '../../src/services/flows/rows';
 import { finishImport, importBatch, stageImport } from '../../src/services/inference/import';
@@ -37,8 +41,29 @@ afterAll(async () => {
   await closeTestKnex();
 });
 
-/** A job of `count` items (sku `<tag>-<i>`), its rows written once each and its credits charged, as a worker would; its webhook delivered once. */
-async function finishedJob(organizationId: string, tag: string, count: number, webhooks: Map<string, number>): Promise<AuditLedger['jobs'][number]> {
+/** The result a worker writes for an item (an item-level `error` when `failed`). */
+function resultFor(item: Record<string, unknown>, failed: boolean): EnrichmentResult {
+  return {
+    original_data: item,
+    after_data: { ...item, brand: 'Acme', sources: {}, source_explanations: {} },
+    all_sources: [],
+    ...(failed ? { error: 'no source found' } : {}),
+    review_info: { reasoning: '', confidence: 'high', flags: [], field_issues: [], field_confidence: {}, field_methods: {} },
+  } as EnrichmentResult;
+}
+
+/**
+ * A job of `count` items (sku `<tag>-<i>`), finished as a worker finishes it: each row written once
+ * through the real write (charging each success in the credit ledger), rows in `failing` with an
+ * item-level error, then finalized (credits_used from the ledger); its webhook delivered once.
+ */
+async function finishedJob(
+  organizationId: string,
+  tag: string,
+  count: number,
+  webhooks: Map<string, number>,
+  failing: number[] = [],
+): Promise<AuditLedger['jobs'][number]> {
   const items = Array.from({ length: count }, (_, i) => ({ sku: `${tag}-${i}`, name: `item ${i}` }));
   const page = await createEnrichmentJob({ knex, jobRunner: acceptingJobs } as Parameters<typeof createEnrichmentJob>[0], scopeOf(organizationId), {
     items,
@@ -47,10 +72,13 @@ async function finishedJob(organizationId: string, tag: string, count: number, w
     output_schema: [{ name: 'brand', type: 'string', description: 'Brand' }],
   } as Parameters<typeof createEnrichmentJob>[2]);
   const jobId = page.job.id;
-  await knex('enrichment_rows')
-    .where({ job_id: jobId })
-    .update({ status: 'succeeded', result: { brand: 'Acme' }, completed_at: new Date() });
-  await knex('enrichment_jobs').where({ id: jobId }).update({ status: 'completed', credits_used: count, completed_at: new Date() });
+  const written = await writeRowResults(
+    { knex, knownEvidenceDocs: new Set() },
+    jobId,
+    items.map((item, i) => ({ rowIndex: i, outcome: { result: resultFor(item, failing.includes(i)), evidence: null, usage: null } })),
+  );
+  expect(written).toEqual(items.map(() => true));
+  await finalizeJob(knex, jobId, 'completed');
   const webhookId = `msg_${jobId}_completed`;
   await knex('webhook_deliveries').insert({
     job_id: jobId,
@@ -71,10 +99,11 @@ test('the audit passes a clean dataset and names a lost row, a doubled row, a do
   const webhooks = new Map<string, number>();
   const ledger: AuditLedger = { jobs: [], applies: [], bulk: [], imports: [], flowRuns: [], restores: [] };
 
-  // Two finished jobs.
+  // Three finished jobs; job C's row 3 fails at item level (no charge).
   const lostJob = await finishedJob(organizationId, 'L', 4, webhooks);
   const doubledJob = await finishedJob(organizationId, 'D', 4, webhooks);
-  ledger.jobs.push(lostJob, doubledJob);
+  const chargedJob = await finishedJob(organizationId, 'C', 4, webhooks, [3]);
+  ledger.jobs.push(lostJob, doubledJob, chargedJob);
 
   // An apply of 4 approved new items, through the real apply.
   const applyCatalog = await createTestCatalog(organizationId);
@@ -111,10 +140,10 @@ test('the audit passes a clean dataset and names a lost row, a doubled row, a do
 
   const clean = await auditSoak(knex, ledger, webhooks);
   expect(clean.violations).toEqual([]);
-  expect(clean.figures).toMatchObject({ jobs: 2, rows: 8, webhooks: 2, applies: 1, changes_applied: 4, import_lines: 6, flow_runs: 1, flow_rows: 5 });
+  expect(clean.figures).toMatchObject({ jobs: 3, rows: 12, webhooks: 3, applies: 1, changes_applied: 4, import_lines: 6, flow_runs: 1, flow_rows: 5 });
 
   // Injections.
-  // 1. A lost row: job L's row 2 is gone (its credit stays charged).
+  // 1. A lost row: job L's row 2 is gone (its charge stays in the ledger).
   await knex('enrichment_rows').where({ job_id: lostJob.jobId, row_index: 2 }).delete();
   // 2. A doubled row: job D's row 1 written a second time (the write record shows it).
   await knex('enrichment_rows')
@@ -155,11 +184,25 @@ test('the audit passes a clean dataset and names a lost row, a doubled row, a do
     .where({ id: line1.item_id })
     .update({ data: knex.raw('data') });
 
+  // 8. A missing charge: job C's row 0 succeeded but its charge is gone. The ledger refuses a
+  // direct DELETE, so the fault is made with the table's triggers off for one transaction.
+  await expect(knex('credit_charges').where({ job_id: chargedJob.jobId, row_index: 0 }).delete()).rejects.toThrow(/append-only/);
+  await knex.transaction(async (trx) => {
+    await trx.raw('SET LOCAL session_replication_role = replica');
+    await trx('credit_charges').where({ job_id: chargedJob.jobId, row_index: 0 }).delete();
+  });
+  // 9. A charge for a failed row: job C's row 3 (item-level error) charged. With 8, the sums still
+  // agree (3 charges, 3 successes, credits_used 3): only the per-row checks name these two.
+  await knex('credit_charges').insert({ organization_id: organizationId, job_id: chargedJob.jobId, row_index: 3, credits: 1 });
+
   const found = (await auditSoak(knex, ledger, webhooks)).violations.map((v) => `${v.check} ${v.subject}`).sort();
   expect(found).toEqual(
     [
       `job_row_missing ${lostJob.jobId}:2`,
       `credits_mismatch ${lostJob.jobId}`,
+      `charge_without_success ${lostJob.jobId}:2`,
+      `success_without_charge ${chargedJob.jobId}:0`,
+      `charge_without_success ${chargedJob.jobId}:3`,
       `job_row_written_twice ${doubledJob.jobId}:1`,
       `webhook_delivered_twice ${doubledJob.jobId}`,
       `apply_change_not_applied ${activityId}:4`,

@@ -1,7 +1,7 @@
 /**
  * enrichmentJobWorkflow against a real Temporal dev server and the real PostgreSQL test
  * database: progress query, cancellation (partial results and credits kept), idempotent writes
- * on activity retry, and continue-as-new. Only the engine is fake (an echo with a delay).
+ * (one result, one charge in the credit ledger) on activity retry, and continue-as-new. Only the engine is fake (an echo with a delay).
  */
 import { Context } from '@temporalio/activity';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
@@ -137,6 +137,11 @@ test('runs a job to completion, with a live progress query and search attributes
   expect(details).toContain(`/api/public/enrich/${jobId}`);
 });
 
+/** A job's charges in the credit ledger, by row. */
+function chargesOf(jobId: string): Promise<Array<{ row_index: number; credits: number }>> {
+  return knex('credit_charges').where({ job_id: jobId }).orderBy('row_index').select('row_index', 'credits');
+}
+
 /**
  * Holds every item from row `from` on (items are named `item <row>`) until the returned release is
  * called: the job is then certainly running, with rows in flight, whatever the machine's speed.
@@ -180,6 +185,7 @@ test('cancelling through the API keeps partial results and charges only successf
   expect(after.rows.with_result).toBe(after.rows.done);
   expect(after.job.successful).toBe(after.rows.succeeded);
   expect(after.job.credits_used).toBe(after.rows.succeeded);
+  expect(after.job.credits_used).toBe((await chargesOf(jobId)).length);
   expect(after.job.completed_at).not.toBeNull();
 
   // Rows still in flight when the cancel arrived write nothing: credits stay consistent.
@@ -234,6 +240,8 @@ test('a row activity retried after its write leaves exactly one result and one c
   expect(rows).toEqual({ succeeded: 3, done: 4, with_result: 4 }); // "item 3" failed at item level
   expect(job).toMatchObject({ status: 'completed', completed_items: 4, successful: 3, credits_used: 3 });
   expect(await handle.query(progressQuery)).toMatchObject({ completed_items: 4, successful: 3, failed: 1 });
+  // The credit ledger: row 1, written twice over, charged once; the failed row 3 not at all.
+  expect(await chargesOf(jobId)).toEqual([0, 1, 2].map((row_index) => ({ row_index, credits: 1 })));
 });
 
 test('continues as new with small pages, carrying the cursor and counters', async () => {

@@ -2,12 +2,14 @@ import type { Knex } from 'knex';
 import { EnrichmentJob } from '../../models/enrichment-job';
 import { EnrichmentRow } from '../../models/enrichment-row';
 import { ReviewActivity } from '../../models/review-activity';
+import { chargedCredits } from './credit-charges';
 import { flagDuplicateValues, uniqueFieldsOf } from './unique';
 
 /**
  * A job's progress as the Temporal activities read and finish it (activities/enrichment.ts): pending
- * row indexes, counters, row status, and the final status with credits and usage aggregated
- * from the rows in SQL (idempotent: calling it twice never charges twice).
+ * row indexes, counters, row status, and the final status with credits read from the credit
+ * ledger and usage aggregated from the rows in SQL (idempotent: calling it twice never charges
+ * twice).
  */
 
 /** Progress counters of a job, read from PostgreSQL (the workflow's progress query mirrors them). */
@@ -38,9 +40,10 @@ export async function pendingRowIndexes(knex: Knex, jobId: string, afterRowIndex
 
 /**
  * Finishes a job: `completed` (or `failed` with `error`) unless it was cancelled meanwhile, in
- * which case it stays `cancelled`; `credits_used` becomes the number of successful items this
- * job processed (1 per successful item, derived from the rows, so calling this twice never
- * charges twice; rows carried from an earlier job are not charged again);
+ * which case it stays `cancelled`; `credits_used` becomes the sum of the job's charges in the
+ * credit ledger (./credit-charges.ts: 1 per successful item, charged when its row was written;
+ * rows carried from an earlier job are not charged again), so calling this twice never charges
+ * twice and the figure is read, not recomputed from the rows;
  * `service_usage` sums the rows' usage; values of `unique` output fields repeated across the
  * job's results are flagged for review (./unique.ts). Idempotent.
  */
@@ -54,7 +57,6 @@ export async function finalizeJob(knex: Knex, jobId: string, outcome: 'completed
       .select(
         trx.raw("count(*) filter (where status <> 'pending') as completed"),
         trx.raw("count(*) filter (where status = 'succeeded') as successful"),
-        trx.raw("count(*) filter (where status = 'succeeded' and carried_from_job_id is null) as charged"),
         trx.raw("coalesce(sum((usage->>'search_calls')::int), 0) as search_calls"),
         trx.raw("coalesce(sum((usage->>'pages_fetched')::int), 0) as pages_fetched"),
         trx.raw("coalesce(sum((usage->>'llm_calls')::int), 0) as llm_calls"),
@@ -63,8 +65,9 @@ export async function finalizeJob(knex: Knex, jobId: string, outcome: 'completed
       );
     const status = job.status === 'running' ? outcome : job.status;
     const successful = Number(agg.successful);
-    // Rows carried from an earlier job (resume / re-extract) were charged there: not again.
-    const charged = Number(agg.charged);
+    // The ledger, not the rows: each successful row was charged when it was written (rows carried
+    // from an earlier job were charged there), so this figure can be checked against the rows.
+    const charged = await chargedCredits(trx, jobId);
     await EnrichmentJob.query(trx)
       .findById(jobId)
       .patch({

@@ -4,13 +4,15 @@ import { EnrichmentJob } from '../../models/enrichment-job';
 import { EnrichmentRow } from '../../models/enrichment-row';
 import { ArtifactRecord, recordArtifacts } from './artifacts';
 import { stagedStatusFor } from './audit';
+import { chargeSucceededRows } from './credit-charges';
 import { insertEvidenceDocuments, KnownEvidenceDocs, rememberEvidenceDocuments, splitEvidence } from './evidence';
 import { CatalogTarget, stageRowResults } from './staging';
 
 /**
  * The idempotent write of computed rows (Temporal rule 4): a row moves from `pending` to
- * `succeeded`/`failed` once, and the job's counters move by the rows actually written, in the
- * same transaction (./rows.ts computes the rows and explains the per-row cost).
+ * `succeeded`/`failed` once, and the job's counters move by the rows actually written, and each
+ * newly successful row is charged in the credit ledger (./credit-charges.ts), in the same
+ * transaction (./rows.ts computes the rows and explains the per-row cost).
  */
 
 /** One computed row, ready for {@link writeRowResults}. */
@@ -39,7 +41,9 @@ class JobNotRunning extends Error {}
  * Writes the results of several rows of one job in ONE transaction: each only while its row is
  * `pending`, all only while the job is `running`, and the job counters move once, by the rows
  * actually written, in the same transaction (exact and idempotent: a row counts only when this
- * transaction moved it out of `pending`). When the job targets a catalog
+ * transaction moved it out of `pending`). Each row this transaction records as `succeeded` is
+ * charged one credit in `credit_charges` in that transaction too (./credit-charges.ts; unique per
+ * row, so a retried write never charges twice). When the job targets a catalog
  * (`config.catalog_target`), each result is staged on the job's activity in that transaction and
  * `result.staged_change_id` names the staged change; captured artifacts are recorded there too.
  * The evidence's parsed pages are stored content-addressed in the same transaction
@@ -51,8 +55,9 @@ class JobNotRunning extends Error {}
  * makes that update match nothing and the whole write rolls back; one that comes later waits for
  * this commit and counts the rows. So the job row is held for one statement and the commit, not
  * for the whole write, and concurrent batches of a job do not queue behind each other's writes.
- * Lock order is always documents (by hash) → rows (by index) → job (finalizeJob and cancel take
- * only the job row): no deadlock.
+ * Lock order is always documents (by hash) → rows (by index) → charges (by row, unique index) → job
+ * (finalizeJob and cancel take only the job row, and finalizeJob reads the committed charges after
+ * it): no deadlock.
  * @returns per entry, true when this call wrote it (false: already written, or the job stopped)
  */
 export async function writeRowResults(deps: RowWriteDeps, jobId: string, writes: RowWrite[]): Promise<boolean[]> {
@@ -92,6 +97,12 @@ export async function writeRowResults(deps: RowWriteDeps, jobId: string, writes:
       }
       if (!values.length) return writes.map(() => false);
       await updateRows(trx, jobId, values);
+      await chargeSucceededRows(
+        trx,
+        job.organization_id,
+        jobId,
+        values.filter((v) => v[1] === 'succeeded').map((v) => v[0]),
+      );
       await countWritten(trx, jobId, values);
       return mine;
     });
