@@ -10,11 +10,14 @@ import { BULK_STAGE_NOT_STAGEABLE } from '../src/contracts/workflows';
 import type { CatalogCaches } from '../src/services/catalog/caches';
 import { createCatalogCaches } from '../src/services/catalog/caches';
 import { failBulkStaging, finishBulkStaging, stageBulkPage } from '../src/services/review/bulk-edit';
+import { heartbeatingOneTransaction } from './heartbeat';
 
 /** The bulk-action activities registered on the worker; the workflow proxies them by these names. */
 export interface BulkActionActivities {
   /**
    * Stages the page of items after `after` (bulk-edit.ts `stageBulkPage`); idempotent per page.
+   * Heartbeats while the page's transaction runs (heartbeat.ts), so a dead worker's page is
+   * retried after the workflow's heartbeat timeout.
    * @throws ApplicationFailure `BulkStageNotStageable` (non-retryable) for the service's own
    *   errors (a filter or field no longer valid, 4xx); the database's error otherwise (retried)
    */
@@ -31,7 +34,7 @@ export function createBulkActionActivities(deps: { knex: Knex; caches?: CatalogC
   return {
     async stageBulkPage(activityId, after) {
       try {
-        return await stageBulkPage({ knex: deps.knex, caches: { catalog: caches } }, activityId, after);
+        return await heartbeatingOneTransaction(() => stageBulkPage({ knex: deps.knex, caches: { catalog: caches } }, activityId, after));
       } catch (err) {
         if (err instanceof AppError && err.status < 500) throw ApplicationFailure.nonRetryable(err.message, BULK_STAGE_NOT_STAGEABLE);
         throw err;
