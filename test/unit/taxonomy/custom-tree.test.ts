@@ -73,6 +73,13 @@ describe("a catalog's own taxonomy, bridged through the Google product taxonomy"
     expect(bridged).toBeGreaterThan(direct);
   });
 
+  it("takes a page's breadcrumb trail as evidence when the title names no product", () => {
+    const evidence = { titles: ['Trail Runner GTX 2'], categories: [] as string[], texts: [] };
+    expect(classifyBridged(TREE, evidence, undefined, GOOGLE)?.node.id).not.toBe('footwear');
+    evidence.categories.push('Sport > Laufschuhe');
+    expect(classifyBridged(TREE, evidence, undefined, GOOGLE)?.node.id).toBe('footwear');
+  });
+
   it('reads the Google path it went through into the review reasoning', () => {
     const input = {
       item: { name: 'Zapatillas de running para hombre' },
