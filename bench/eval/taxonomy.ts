@@ -1,5 +1,5 @@
 /**
- * `npm run eval -- taxonomy [--split test|dev] [--limit N] [--gold <file>] [--taxonomy <file>]`:
+ * `npm run eval -- taxonomy [--split test|dev] [--limit N] [--gold <file>] [--taxonomy <file>] [--custom-trees <file>]`:
  * top-1 accuracy of category prediction (interface-spec.md `predict_taxonomy`; issue 26 §2) on
  * the labelled titles of `../shared/data/oa-mine` and `../shared/data/ae-110k`, whose categories
  * are mapped into the Google product taxonomy (5,595 nodes) by `taxonomy-gold/google.json`.
@@ -18,7 +18,8 @@
  * ../shared/spec/evaluation.md ("taxonomy"): `exact` (the predicted node is a gold node) and
  * `on_path` (a gold node, a descendant, or an ancestor at depth ≥ 3), and ms per item (the
  * first item's index build included in `build_ms`). `--limit N` scores the first N records of
- * each file (the floor in test/unit/eval/floors.test.ts).
+ * each file (the floor in test/unit/eval/floors.test.ts). `custom_tree`: the scored titles and the
+ * multilingual set predicted into five shops' own small taxonomies (./taxonomy-custom.ts).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -27,6 +28,7 @@ import { trainCategoryExamples, type CategoryExample } from '../../src/enrichmen
 import { readGoogleTaxonomy } from '../../src/services/inference/taxonomy';
 import { SHARED_DATA } from '../../test/helpers/data';
 import { options, table } from './files';
+import { CUSTOM_TREES_FILE, scoreCustomTrees, type CustomTitle } from './taxonomy-custom';
 
 /** The gold file: dataset → category → accepted Google nodes (first = the category's own). */
 interface Gold {
@@ -207,6 +209,15 @@ export async function runTaxonomySuite(argv: string[]): Promise<Record<string, u
   const leftOut = scoreLeftOut(tax, gold, scored, examples);
   const multilingualFile = options(argv, '--multilingual')[0] ?? path.join(__dirname, 'taxonomy-gold', 'multilingual.json');
   const multilingual = scoreMultilingual(tax, multilingualFile);
+  const customTitles: CustomTitle[] = [
+    ...scored.map((r) => ({ title: r.title, google: gold.categories[r.dataset][r.category].nodes, group: r.dataset })),
+    ...(JSON.parse(readFileSync(multilingualFile, 'utf8')) as MultilingualGold).titles.map((t) => ({
+      title: t.title,
+      google: t.nodes,
+      group: `multilingual/${t.lang}`,
+    })),
+  ];
+  const custom = scoreCustomTrees(tax, customTitles, options(argv, '--custom-trees')[0] ?? CUSTOM_TREES_FILE);
   console.log(`taxonomy: ${tax.nodes.size} nodes, split ${split}, ${scored.length} titles scored, ${examples.length} examples\n`);
   const cats = Object.keys(titles.by_category);
   console.log(
@@ -232,5 +243,30 @@ export async function runTaxonomySuite(argv: string[]): Promise<Record<string, u
         .map(([l, a]) => `${l} ${a}`)
         .join(', '),
   );
-  return { suite: 'taxonomy', split, nodes: tax.nodes.size, examples: examples.length, titles, with_examples: withExamples, left_out: leftOut, multilingual };
+  const groups = [...new Set(customTitles.map((t) => (t.group.startsWith('multilingual') ? 'multilingual' : t.group)))];
+  const byGroup = (f: { by_group: Record<string, number> }, g: string): string => {
+    const keys = Object.keys(f.by_group).filter((k) => k === g || k.startsWith(`${g}/`));
+    return keys.length === 0 ? '-' : keys.map((k) => `${k.includes('/') ? `${k.split('/')[1]} ` : ''}${f.by_group[k]}`).join(' ');
+  };
+  console.log(`\ncustom_tree (titles into shops' own taxonomies, no examples; bridged through Google vs the tree's names alone):\n`);
+  console.log(
+    table(
+      ['tree', 'titles', 'custom_tree top-1', 'direct (no bridge)', 'abstained', ...groups],
+      [
+        ...Object.entries(custom.trees).map(([name, f]) => [name, f.items, f.bridged, f.direct, f.abstained, ...groups.map((g) => byGroup(f, g))]),
+        ['ALL', custom.overall.items, custom.overall.bridged, custom.overall.direct, '', ...groups.map(() => '')],
+      ],
+    ),
+  );
+  return {
+    suite: 'taxonomy',
+    split,
+    nodes: tax.nodes.size,
+    examples: examples.length,
+    titles,
+    with_examples: withExamples,
+    left_out: leftOut,
+    multilingual,
+    custom_tree: custom,
+  };
 }

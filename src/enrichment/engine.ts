@@ -36,7 +36,7 @@ import { keepIdentity } from './semantics/refresh';
 import { readDimension } from './semantics/dimensions';
 import { lowConfidenceWanted } from './semantics/low-confidence';
 import { unitCandidates } from './semantics/measure';
-import { applyTaxonomy } from './taxonomy';
+import { applyTaxonomy, type CompiledTaxonomy } from './taxonomy';
 import { type Confidence, vote, type Voted } from './voting';
 
 /**
@@ -141,6 +141,8 @@ export function inputText(item: Record<string, unknown>): Array<[string, string]
  * archives followed by the live fetcher in every configuration (src/enrichment/providers/index.ts);
  * such a page that the live fetcher could not read is kept in `evidence.item_pages` and said on the
  * row (field issue; flag `robots_denied`, or `research_problems` for other failures).
+ * `taxonomyBridge` gives the compiled Google product taxonomy (loaded on first use), through which
+ * items are classified into a catalog's own taxonomy (src/enrichment/taxonomy/bridge.ts).
  */
 export function createEngine(deps: {
   search: SearchProvider;
@@ -148,6 +150,7 @@ export function createEngine(deps: {
   itemFetcher?: Fetcher;
   llm?: LlmConfig;
   tuning?: ExtractionTuning;
+  taxonomyBridge?: () => CompiledTaxonomy | null;
 }): EnrichmentEngine {
   const learned = createLearnedTextModels();
   const parsed = new PageMemo();
@@ -237,7 +240,7 @@ export function createEngine(deps: {
           false,
           input.options.on_training,
         );
-    const result = buildResult(input, evidence, parsed, model, deps.tuning);
+    const result = buildResult(input, evidence, parsed, model, deps.tuning, deps.taxonomyBridge);
     // Here, not in buildResult (which also reads taxonomy attributes): once per row, and no conflict flag.
     reviewItemPageFailures(result.review_info, evidence.item_pages);
     if (!llm) {
@@ -538,7 +541,14 @@ function finishReview(review: ReviewInfo, evidence: Evidence): void {
  * ({@link readPages}), finish the review, then taxonomy, then refresh / merge against the item's
  * own values and the semantic checks ({@link applySemantics}).
  */
-function buildResult(input: EnrichInput, evidence: Evidence, memo: PageMemo, model: TextModel | null = null, tuning?: ExtractionTuning): EnrichmentResult {
+function buildResult(
+  input: EnrichInput,
+  evidence: Evidence,
+  memo: PageMemo,
+  model: TextModel | null = null,
+  tuning?: ExtractionTuning,
+  bridge?: () => CompiledTaxonomy | null,
+): EnrichmentResult {
   const { item, output_schema: fields, options } = input;
   const lowEnabled = options.low_confidence?.enabled === true && (options.low_confidence.scopes ?? ['field']).includes('field');
   const draft: Draft = {
@@ -573,8 +583,12 @@ function buildResult(input: EnrichInput, evidence: Evidence, memo: PageMemo, mod
     predict_taxonomy: false,
     low_confidence: lowConfidenceWanted(options, 'taxonomy_attribute') ? { ...options.low_confidence, enabled: true, scopes: ['field' as const] } : undefined,
   };
-  applyTaxonomy(result, input, pages, (attributes) =>
-    buildResult({ item, output_schema: attributes, options: attributeOptions }, evidence, memo, null, tuning),
+  applyTaxonomy(
+    result,
+    input,
+    pages,
+    (attributes) => buildResult({ item, output_schema: attributes, options: attributeOptions }, evidence, memo, null, tuning),
+    options.predict_taxonomy && options.taxonomy ? bridge?.() : undefined,
   );
   applySemantics(result, input);
   return result;

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../config';
 import { createEngine } from './engine';
 import { researchProviders, type ResearchSource } from './providers';
+import { googleTaxonomyLoader } from './taxonomy/google';
 import type { EnrichmentEngine } from './types';
 
 export { createEngine } from './engine';
@@ -20,10 +21,11 @@ export { researchProviders, combineSources, type ResearchSource, type ResearchPr
  * every configuration unless FETCH_ITEM_URLS=false), after `options.archiveIndex` (the web
  * archives indexed in PostgreSQL, which the worker passes; see providers/index.ts), and the LLM
  * step when `config.llm` is set (env OPENAI_BASE_URL). `options.knex` holds the live fetcher's
- * shared state. With no source at all it still starts: research finds nothing.
+ * shared state. With no source at all it still starts: research finds nothing. The Google product
+ * taxonomy of `config.googleTaxonomyFile` bridges predictions into a catalog's own taxonomy.
  * @throws Error when a live provider is not configured (no SEARXNG_URL, no BRAVE_API_KEY, no database)
  */
 export function createEngineFromConfig(config: Config, options: { archiveIndex?: ResearchSource; knex?: Knex } = {}): EnrichmentEngine {
   const { search, fetcher, itemFetcher } = researchProviders(config, options);
-  return createEngine({ search, fetcher, itemFetcher, llm: config.llm ?? undefined });
+  return createEngine({ search, fetcher, itemFetcher, llm: config.llm ?? undefined, taxonomyBridge: googleTaxonomyLoader(config.googleTaxonomyFile ?? null) });
 }

@@ -27,7 +27,7 @@
  */
 import { exampleVotes, type CategoryExampleModel } from './examples';
 import { AUDIENCE, FORMS, headOf, withStyleNotationsJoined } from './head';
-import { expandLexicon, FLAVOURS, KIND_WORDS, notationTerms, withoutIdentifierLabels } from './lexicon';
+import { expandLexicon, FLAVOURS, generalsOf, KIND_WORDS, notationTerms, withoutIdentifierLabels } from './lexicon';
 import { terms } from './terms';
 import { translateTitle } from './translate';
 import type { CompiledTaxonomy, TaxonomyNode } from './tree';
@@ -189,6 +189,20 @@ function indexOf(tax: CompiledTaxonomy): Index {
       let ids = heads.get(h);
       if (!ids) heads.set(h, (ids = []));
       ids.push(node.id);
+    }
+  }
+  // A node named with a specific or less common word ("Footwear", "Rucksacks") also reads as the general word the
+  // lexicon gives for it ("shoes", "backpacks"), when no node of the tree is named with that general word.
+  for (const node of tax.nodes.values()) {
+    const list = phrases.get(node.id) as Phrase[];
+    for (const p of list.filter((q) => q.weight === 1)) {
+      for (const general of generalsOf(p.terms)) {
+        const h = general[general.length - 1];
+        if (heads.has(h) || general.length === 0) continue;
+        list.push({ terms: general, weight: DESCRIBED });
+        for (const t of general) df.set(t, (df.get(t) ?? 0) + 1);
+        heads.set(h, [node.id]);
+      }
     }
   }
   const n = tax.nodes.size;

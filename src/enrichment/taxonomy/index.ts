@@ -11,12 +11,15 @@ import type { StructuredProduct } from '../parse/products';
 import { addCandidates, lowConfidenceWanted } from '../semantics/low-confidence';
 import type { EnrichInput, EnrichmentResult, LowConfidenceCandidate, OutputField } from '../types';
 import { attributeFields } from './attributes';
-import { classify, type CategoryEvidence } from './classify';
+import { classifyBridged } from './bridge';
+import type { CategoryEvidence } from './classify';
 import { categoryExampleModel } from './examples';
-import { compileTaxonomy } from './tree';
+import { compileTaxonomy, type CompiledTaxonomy } from './tree';
 
 export { classify, type CategoryEvidence, type CategoryPrediction } from './classify';
 export { compileTaxonomy, type CompiledTaxonomy, type TaxonomyNode } from './tree';
+export { classifyBridged, withinBridge, type BridgedPrediction, type BridgeUse } from './bridge';
+export { readGoogleTaxonomy, googleTaxonomyLoader } from './google';
 export { attributeFields } from './attributes';
 
 /** A page that matched the item, with its matched product (if any). */
@@ -64,6 +67,8 @@ export function categoryEvidence(item: Record<string, unknown>, pages: MatchedPa
  * reasoning/flags and `category` / `taxonomy_attribute` candidates into `result` in place.
  * A low-confidence category is withheld when `category` candidates are requested (the
  * candidate carries it instead); otherwise it is kept and the result is flagged for review.
+ * `bridge`: the compiled Google product taxonomy, through which a catalog's own taxonomy is
+ * predicted into (./bridge.ts; not used when the taxonomy is Google's); absent = names alone.
  * When the classifier abstains (two top-level departments match alike) no category is set
  * whatever the request; the best node becomes a `category` candidate when that scope is requested.
  */
@@ -72,6 +77,7 @@ export function applyTaxonomy(
   input: EnrichInput,
   pages: MatchedPage[],
   extractFields: (fields: OutputField[]) => EnrichmentResult,
+  bridge?: CompiledTaxonomy | null,
 ): void {
   const { options, item } = input;
   if (!options.predict_taxonomy || !options.taxonomy) return;
@@ -79,7 +85,7 @@ export function applyTaxonomy(
   const tax = compileTaxonomy(options.taxonomy);
   const evidence = categoryEvidence(item, pages);
   const examples = options.category_examples?.length ? categoryExampleModel(tax, options.category_examples) : undefined;
-  const prediction = classify(tax, evidence, examples);
+  const prediction = classifyBridged(tax, evidence, examples, bridge);
   const sources = pages.slice(0, 3).map((p) => p.url);
   if (!prediction) {
     review.reasoning = `${review.reasoning} Taxonomy: no category matched the item's text.`.trim();
@@ -90,6 +96,7 @@ export function applyTaxonomy(
   const path = node.path.join(' > ');
   const why = `matched terms ${prediction.matched.map((t) => `"${t}"`).join(', ') || 'none'}`;
   const alt = prediction.alternative ? `; runner-up ${prediction.alternative.path.join(' > ')} (${prediction.alternative.score} vs ${node.score})` : '';
+  const via = prediction.bridge ? `; read with the Google product taxonomy's ${prediction.bridge.path.join(' > ')}` : '';
   const backoff = prediction.backed_off_from ? `; backed off from ${prediction.backed_off_from.path.join(' > ')}, too close to the runner-up` : '';
   const candidate = (id: string, p: string[], reason: string): LowConfidenceCandidate => ({
     name: 'category_id',
@@ -114,7 +121,7 @@ export function applyTaxonomy(
     return;
   }
   result.category_id = node.id;
-  review.reasoning = `${review.reasoning} Taxonomy: ${path} (${confidence} confidence; ${why}${alt}${backoff}).`.trim();
+  review.reasoning = `${review.reasoning} Taxonomy: ${path} (${confidence} confidence; ${why}${via}${alt}${backoff}).`.trim();
   if (confidence === 'low') review.flags.push('low_confidence_category');
   if (prediction.backed_off_from)
     addCandidates(result, options, [candidate(prediction.backed_off_from.id, prediction.backed_off_from.path, `more specific category, not certain${alt}`)]);

@@ -219,6 +219,16 @@ function compile(): Array<{ kind: string[]; general: string[] }> {
 
 const ENTRIES = compile();
 
+/**
+ * The general words (stemmed phrases) the lexicon gives for a kind named exactly by `kind`
+ * (stemmed words): a category named "Footwear" or "Rucksacks" covers what the general words
+ * "shoes" and "backpacks" name (./classify reads a node name so when no node uses the general word).
+ */
+export function generalsOf(kind: string[]): string[][] {
+  const key = kind.join(' ');
+  return ENTRIES.filter((e) => e.kind.join(' ') === key).map((e) => e.general);
+}
+
 /** The last words of the lexicon's kinds: words that name a kind of product although no node name uses them. */
 export const KIND_WORDS: ReadonlySet<string> = new Set(ENTRIES.map((e) => e.kind[e.kind.length - 1]).filter((t): t is string => Boolean(t)));
 

@@ -7,9 +7,8 @@
  * Google product taxonomy ids where a node is in Google's taxonomy, so a suggestion can be
  * mapped to Google Shopping's `google_product_category`.
  */
-import fs from 'node:fs';
 import { classify, compileTaxonomy, type CompiledTaxonomy } from '../../enrichment/taxonomy';
-import type { TaxonomyInput } from '../../enrichment/types';
+import { readGoogleTaxonomy } from '../../enrichment/taxonomy/google';
 
 /** A suggested taxonomy in the G3 input form (`PUT …/taxonomy`, enrich `taxonomy`). */
 export interface SuggestedTaxonomy {
@@ -31,23 +30,7 @@ export interface TaxonomySuggestion {
   reason: string;
 }
 
-/**
- * Reads the Google product taxonomy text file (`<id> - A > B > C` per line, Google's
- * `taxonomy-with-ids.<locale>.txt`) into a G3 taxonomy keyed by Google's ids.
- * @throws Error when the file cannot be read
- */
-export function readGoogleTaxonomy(file: string): TaxonomyInput {
-  const byPath = new Map<string, string>();
-  const nodes: TaxonomyInput['nodes'] = {};
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    const m = /^(\d+) - (.+)$/.exec(line.trim());
-    if (!m) continue;
-    const path = m[2].split(' > ');
-    byPath.set(m[2], m[1]);
-    nodes[m[1]] = { name: path[path.length - 1], parent: path.length > 1 ? (byPath.get(path.slice(0, -1).join(' > ')) ?? null) : null };
-  }
-  return { name: 'Google Product Taxonomy', hierarchy_levels: ['L1', 'L2', 'L3', 'L4', 'L5', 'L6', 'L7'], nodes };
-}
+export { readGoogleTaxonomy } from '../../enrichment/taxonomy/google';
 
 /** A path string's Google id, when the path is exactly one of Google's (case-insensitive). */
 function googlePathIndex(google: CompiledTaxonomy | null): Map<string, string> {
