@@ -22,7 +22,7 @@
  * never retried.
  */
 import type { Knex } from 'knex';
-import { gridIndexName, GRID_INDEX_PREFIX } from '../../src/services/catalog/grid-indexes';
+import { gridIndexName, GRID_INDEX_PREFIX, markGridIndexesDropping, reconcileGridIndexes } from '../../src/services/catalog/grid-indexes';
 import { spawnApi, spawnWorker, TestCluster, waitForBackendsGone } from '../fixtures/worker-cluster';
 import { createTestCatalog } from '../helpers/catalogs';
 import { consoleSession } from '../helpers/console-session';
@@ -44,14 +44,25 @@ beforeAll(async () => {
   cluster = await new TestCluster().start();
 }, 300_000);
 
+/** Catalogs this file seeded: their grid indexes are dropped at the end. */
+const seeded: string[] = [];
+
 afterAll(async () => {
   await cluster?.close();
+  // The statistics object of a (kind, field) is shared by every catalog indexing it, table-wide
+  // (src/services/catalog/grid-indexes.ts): drop this file's indexes as a deleted catalog's are, so
+  // no other suite finds a `price` statistics object left behind by this one.
+  for (const catalogId of seeded) {
+    await markGridIndexesDropping(knex, catalogId, null);
+    await reconcileGridIndexes(knex, catalogId);
+  }
   await closeTestKnex();
 });
 
 /** A catalog of {@link ITEMS} items with a numeric `price`, set-based. */
 async function seedCatalog(organizationId: string): Promise<string> {
   const catalogId = await createTestCatalog(organizationId);
+  seeded.push(catalogId);
   await knex.raw(
     `INSERT INTO catalog_items (id, catalog_id, entity_type, business_key, data, created_at, updated_at)
      SELECT gen_random_uuid(), ?, 'product', 'SKU-' || g, jsonb_build_object('sku', 'SKU-' || g, 'title', 'Item ' || g, 'price', g), now(), now()
