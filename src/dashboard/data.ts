@@ -131,7 +131,7 @@ export const CATALOG_PAGE_ACTIVITIES = 200;
 
 /**
  * Loads the catalog page: the catalog and its newest {@link CATALOG_PAGE_ACTIVITIES} activities
- * (enrichment jobs that target it included, decisions.md §4) with their staged-change and draft
+ * (enrichment jobs that target it included: a job is also an activity, docs/review.md) with their staged-change and draft
  * counts, from the activity list service (`GET /public/catalogs/{id}/activities`, G13). Unless
  * `includeDrafts` (the page's "Include drafts" toggle), vendor drafts are left out: an activity
  * whose changes are all drafts is not listed and staged counts leave drafts out

@@ -9,7 +9,7 @@ import { html, safeUrl, type SafeHtml } from './html';
 import { activityTitle, badge, catalogCrumb, DASHBOARD_BASE, layout, record, STATUS_ORDER, statusBadge, when, type PageSession } from './views';
 
 /**
- * The review pages of the dashboard (issue 17): a catalog's activities (the review queue) and an
+ * The review pages of the console (docs/console.md): a catalog's activities (the review queue) and an
  * activity's review page. Every value from the database or the request goes through
  * {@link html}, which escapes it; links to sources pass {@link safeUrl}. Buttons carry their
  * bulk-review request as JSON in `data-review` for the small script (assets/dashboard.js), which
@@ -123,7 +123,7 @@ function fieldSources(change: StagedChange, field: string): string[] {
 /**
  * A link to the page as it was seen when the value was read (its WARC record, served sandboxed by
  * `/dashboard/captures/{job_id}/{record_id}`), when the change's review info names one for `url`
- * (`review_info.source_captures`, issue 27 §6); else nothing.
+ * (`review_info.source_captures`, docs/research.md); else nothing.
  */
 function captureLink(change: StagedChange, url: string): ReturnType<typeof html> | string {
   const capture = record(record(change.review_info).source_captures)[url];
@@ -163,7 +163,7 @@ function reviewButton(label: string, body: Record<string, unknown>, kind: string
 }
 
 /**
- * Whether an activity's changes still take reviews (decisions.md §5: shells and activities pending
+ * Whether an activity's changes still take reviews (docs/review.md: shells and activities pending
  * review; a completed one for the changes its apply left, which a further apply writes).
  */
 function isOpen(a: ReviewActivity): boolean {
@@ -224,7 +224,7 @@ function changeRows(
     </th>
   </tr>`;
   const rows = ordered.map((field) => {
-    // issue 26 §2: a category change reads as the node's path ("Home & Garden > Kitchen > Cookware"), not just its id.
+    // A category change reads as the node's path ("Home & Garden > Kitchen > Cookware"), not just its id.
     const cells =
       field === 'category_id'
         ? diffCells(categoryLabel(before[field], categoryPaths), categoryLabel(after[field], categoryPaths))
@@ -272,7 +272,7 @@ function changeRows(
   </tbody>`;
 }
 
-/** The restores of the activity's pre-apply snapshots (issue 26 §7), newest first. */
+/** The restores of the activity's pre-apply snapshots (docs/review.md, "Apply"), newest first. */
 function restoreList(d: ActivityPageData): SafeHtml | string {
   if (!d.restores.length) return '';
   return html`<ul class="restores" id="apply-restores">
@@ -440,7 +440,7 @@ function filterBar(d: ActivityPageData, filters: ActivityFilters): SafeHtml {
 
 /**
  * "Approve all" / "Reject all" over the filter, each saying how many changes it will change:
- * the undecided ones (decisions.md §5: a reviewer's decision is never overridden by a bulk
+ * the undecided ones (docs/review.md, "Decisions stand": a reviewer's decision is never overridden by a bulk
  * action), or those of the status the filter names; its confirmation repeats the number. They
  * never touch a vendor draft, shown or not (the filter they send leaves `include_drafts` out),
  * and a page filtered to drafts has none.

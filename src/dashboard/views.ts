@@ -5,8 +5,7 @@ import type { StagedChangeStatus } from '../models/staged-change';
 import { html, type SafeHtml } from './html';
 
 /**
- * The frame and shared pieces of the dashboard's server-rendered pages (issue 17, "Review
- * dashboard"): the layout, sign-in and error pages, badges, timestamps and crumbs. Every value
+ * The frame and shared pieces of the console's server-rendered pages (docs/console.md): the layout, sign-in and error pages, badges, timestamps and crumbs. Every value
  * from the database or the request goes through {@link html}, which escapes it. The review pages
  * themselves (a catalog's activities, an activity's review) are ./review-views.ts.
  */

@@ -197,7 +197,7 @@ export function createEngine(deps: {
       });
       if (doc) docs.push({ url: page.final_url, rank, doc: compact(doc), ...captureOf(page) });
     };
-    // issue 27 §3: the item's own page first; search only for what it lacks (none at all for item_pages_only).
+    // docs/research.md, "An item's own page": the item's own page first; search only for what it lacks (none at all for item_pages_only).
     const ownPages = itemPageSources(input.item, input.options.source_hints);
     const own = ownPages.map((p) => p.url);
     for (const p of ownPages) await read(p.url, docs.length, p.field);

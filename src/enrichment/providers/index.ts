@@ -67,7 +67,7 @@ export interface ResearchProviders extends ResearchSource {
 }
 
 /**
- * The research providers of the configuration (issue 27 §1–2; docs/research.md): the web archives
+ * The research providers of the configuration (docs/research.md): the web archives
  * indexed in PostgreSQL (`archiveIndex`, built by the worker over its database: uploaded and
  * configured WARC/WACZ archives, per organization), then by env SEARCH_PROVIDER: `archive`
  * (default) the page-index.json folders of RESEARCH_ARCHIVES, read in memory; `searxng` / `brave`

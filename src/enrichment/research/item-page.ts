@@ -1,5 +1,5 @@
 /**
- * An item's own page (issue 27 §3; docs/research.md, "An item's own page"): an item that names its
+ * An item's own page (docs/research.md, "An item's own page"): an item that names its
  * page URL (`url`, `product_url`, `source_url`, or the URLs of its `source_hint_sets` entry) is
  * read from there first, with no search; search then only fills the fields that page lacks. A
  * page that could not be read is said on the row (field issues, flags), not only in evidence.

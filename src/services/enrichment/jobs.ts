@@ -111,7 +111,7 @@ function fetchesItemUrls(research: Partial<ResearchSettings> | undefined): boole
  * job that asked for web search reads its items' own data (`web_search: false`) and says so in
  * its notices; while the deployment fetches item URLs, rows whose items name a page still read
  * that page (`item_pages_only`, ./item-pages.ts). Otherwise `config` is unchanged. Jobs of the
- * API and of a flow's enrich node alike (issue 27 §1; docs/research.md).
+ * API and of a flow's enrich node alike (docs/research.md).
  * @returns whether the job asked for web research (not `web_search: false`, not re-extraction)
  */
 async function withResearchSource(

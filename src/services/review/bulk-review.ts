@@ -14,7 +14,7 @@
  *   `after_data`); the rest stay accepted (`partially_accepted`); none left → `rejected`.
  * - `approve_all` / `reject_all` act only on undecided changes (`pending`) matching the rest of
  *   `filter`, unless `filter` names a status itself: a reviewer's rejection, approval or partial
- *   accept is never overridden by a bulk action (decisions.md §5). `approve_all` never approves
+ *   accept is never overridden by a bulk action (docs/review.md, "Decisions stand"). `approve_all` never approves
  *   `error` or `conflict` changes, whatever the filter.
  * Explicit approves skip `error` changes too (they failed the catalog schema; apply cannot use
  * them). No action touches a change already applied (a further apply applies the rest).

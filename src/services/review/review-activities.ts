@@ -63,7 +63,7 @@ export interface ActivityListQuery {
 /**
  * `GET /public/catalogs/{id}/activities` (G13): the catalog's activities, newest first —
  * enrichment jobs that target the catalog included (each job is an activity of type
- * `enrichment`, decisions.md §4) — filtered by `status` and `type`, with their staged counts and
+ * `enrichment`, docs/review.md) — filtered by `status` and `type`, with their staged counts and
  * draft counts. Vendor drafts (docs/review.md "Vendor drafts") count like any change, so an
  * activity whose changes are all drafts is listed; with `include_drafts: false` (the console
  * until its reviewer asks for drafts) such an activity is left out and `staged_count` leaves
@@ -312,7 +312,7 @@ const SUBMITTABLE: readonly ReviewActivityStatus[] = ['created', 'pending_review
 
 /**
  * `POST /public/activities/{id}/submit` (docs/review.md "Vendor drafts": a draft stays out of the
- * reviewers' console until submitted; decisions.md §5): every `draft` change of the activity becomes
+ * reviewers' console until submitted; docs/review.md, "Vendor drafts"): every `draft` change of the activity becomes
  * `pending` in one statement and the activity `pending_review` (`message`, when given, becomes
  * its last message). Submitting again submits nothing and answers the same.
  * @returns the activity, the number of drafts submitted and its review URL

@@ -105,7 +105,7 @@ describe('quality floors on a fixed slice of each suite', () => {
       `taxonomy slice top-1: titles alone ${titles.accuracy}, with examples ${examples.accuracy}, type left out ${leftOut.accuracy}; multilingual ${multilingual.accuracy}`,
     );
     expect(titles.items).toBe(200);
-    // Measured when set: 0.780 and 0.915; raised after the issue 26 follow-up (measured 0.890 and 0.935). With
+    // Measured when set: 0.780 and 0.915; raised after the later extraction work (measured 0.890 and 0.935). With
     // examples lowered to 0.90 when weak neighbours stopped voting (0.935 → 0.920) for the type-left-out figure
     // (docs/evaluation.md "Category prediction": measured 0.870, floor 0.84) and the multilingual set (0.986, floor 0.9).
     expect(titles.accuracy).toBeGreaterThanOrEqual(0.87);
