@@ -7,8 +7,8 @@
  * Google product taxonomy ids where a node is in Google's taxonomy, so a suggestion can be
  * mapped to Google Shopping's `google_product_category`.
  */
-import { classify, compileTaxonomy, type CompiledTaxonomy } from '../../enrichment/taxonomy';
-import { readGoogleTaxonomy } from '../../enrichment/taxonomy/google';
+import { classify, type CompiledTaxonomy } from '../../enrichment/taxonomy';
+import { googleTaxonomyLoader } from '../../enrichment/taxonomy/google';
 
 /** A suggested taxonomy in the G3 input form (`PUT …/taxonomy`, enrich `taxonomy`). */
 export interface SuggestedTaxonomy {
@@ -191,17 +191,5 @@ export interface GoogleTaxonomyCache {
  * the app's inference routes, so it lives as long as the app (architecture.md rule 4).
  */
 export function googleTaxonomyCache(file: string | null): GoogleTaxonomyCache {
-  let compiled: CompiledTaxonomy | null | undefined;
-  return {
-    get() {
-      if (compiled === undefined) {
-        try {
-          compiled = file ? compileTaxonomy(readGoogleTaxonomy(file)) : null;
-        } catch {
-          compiled = null;
-        }
-      }
-      return compiled;
-    },
-  };
+  return { get: googleTaxonomyLoader(file) };
 }
