@@ -11,11 +11,11 @@ import request from 'supertest';
 import type { Knex } from 'knex';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import type { EnrichmentResult } from '../../src/enrichment/types';
 import { chargeSucceededRows, chargedCredits } from '../../src/services/enrichment/credit-charges';
 import { finalizeJob } from '../../src/services/enrichment/progress';
 import { RowWrite, writeRowResults } from '../../src/services/enrichment/row-results';
 import { acceptingJobs } from '../helpers/app';
+import { echoResult } from '../helpers/temporal';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { bodyOf } from '../helpers/wire';
 
@@ -41,13 +41,7 @@ async function startJob(auth: Record<string, string>, body: Record<string, unkno
 /** A worker's outcome for row `rowIndex` of `item` (an item-level error when `failed`). */
 function rowWrite(rowIndex: number, failed = false): RowWrite {
   const item = { name: `item ${rowIndex}` };
-  const result = {
-    original_data: item,
-    after_data: { ...item, brand: 'Acme', sources: {}, source_explanations: {} },
-    all_sources: [],
-    ...(failed ? { error: 'no source found' } : {}),
-    review_info: { reasoning: '', confidence: 'high', flags: [], field_issues: [], field_confidence: {}, field_methods: {} },
-  } as EnrichmentResult;
+  const result = echoResult(item, failed);
   return { rowIndex, outcome: { result, evidence: null, usage: null } };
 }
 

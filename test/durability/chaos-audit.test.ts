@@ -25,6 +25,7 @@ import { AuditLedger, auditSoak } from '../fixtures/chaos-audit';
 import { acceptingJobs } from '../fixtures/job-runners';
 import { saveCodeFlow } from '../fixtures/flows';
 import { createTestCatalog } from '../helpers/catalogs';
+import { echoResult } from '../helpers/temporal';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { scopeOf, seedActivity } from '../helpers/review-apply';
 import { installWriteAudit } from '../helpers/write-audit';
@@ -42,15 +43,7 @@ afterAll(async () => {
 });
 
 /** The result a worker writes for an item (an item-level `error` when `failed`). */
-function resultFor(item: Record<string, unknown>, failed: boolean): EnrichmentResult {
-  return {
-    original_data: item,
-    after_data: { ...item, brand: 'Acme', sources: {}, source_explanations: {} },
-    all_sources: [],
-    ...(failed ? { error: 'no source found' } : {}),
-    review_info: { reasoning: '', confidence: 'high', flags: [], field_issues: [], field_confidence: {}, field_methods: {} },
-  } as EnrichmentResult;
-}
+const resultFor = (item: Record<string, unknown>, failed: boolean): EnrichmentResult => echoResult(item, failed);
 
 /**
  * A job of `count` items (sku `<tag>-<i>`), finished as a worker finishes it: each row written once

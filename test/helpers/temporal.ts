@@ -200,3 +200,17 @@ export function testApiFor(
   );
   return createApp({ config: options.config ?? loadConfig(), knex: testKnex(), jobRunner }).callback();
 }
+
+/**
+ * The result a worker writes for `item` in tests that write rows themselves: brand `Acme`, high
+ * confidence, or an item-level `error` when `failed`.
+ */
+export function echoResult(item: Record<string, unknown>, failed = false): EnrichmentResult {
+  return {
+    original_data: item,
+    after_data: { ...item, brand: 'Acme', sources: {}, source_explanations: {} },
+    all_sources: [],
+    ...(failed ? { error: 'no source found' } : {}),
+    review_info: { reasoning: '', confidence: 'high', flags: [], field_issues: [], field_confidence: {}, field_methods: {} },
+  } as EnrichmentResult;
+}
