@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Knex } from 'knex';
+import type { HttpFetcherOptions } from '../../config';
 import { Agent, request, type Dispatcher } from 'undici';
 import { RetryLaterError, type FetchedPage, type FetchOptions, type FetchOutcome, type Fetcher, type HttpExchange } from '../research/types';
 import { assertFetchableUrl, guardedLookup } from './address-policy';
@@ -9,33 +10,8 @@ import { isChallengePage, outcomeOf, retryAfterMs } from './fetch-outcome';
 import { robotsRules, type RobotsFetch, type RobotsRules } from './robots';
 import { loadRender, type StoredRender } from './render-store';
 
-/** Limits, identity and politeness of the live fetcher (config `fetch`, env `FETCH_*`; docs/configuration.md). */
-export interface HttpFetcherOptions {
-  /** One request (one redirect hop) incl. its body, ms (FETCH_TIMEOUT_MS). */
-  timeoutMs: number;
-  /** TCP + TLS connect per connection, ms (FETCH_CONNECT_TIMEOUT_MS). */
-  connectTimeoutMs: number;
-  /** Body bytes read at most per response (FETCH_MAX_BYTES). */
-  maxBytes: number;
-  /** Redirects followed at most (FETCH_MAX_REDIRECTS). */
-  maxRedirects: number;
-  /** Requests in flight per host at most, over all workers (FETCH_PER_HOST_CONCURRENCY). */
-  perHostConcurrency: number;
-  /** User-Agent header; its product token is what robots.txt groups match (FETCH_USER_AGENT). */
-  userAgent: string;
-  /** Allow loopback/private/link-local targets; for tests and closed networks (FETCH_ALLOW_PRIVATE). */
-  allowPrivate: boolean;
-  /** Least time between request starts to one host, ms (FETCH_HOST_INTERVAL_MS). */
-  hostIntervalMs: number;
-  /** Largest robots.txt Crawl-delay honoured, s (FETCH_CRAWL_DELAY_MAX_S). */
-  crawlDelayMaxS: number;
-  /** Reuse a stored page confirmed this recently without a request, s (FETCH_MAX_AGE_S). */
-  maxAgeS: number;
-  /** Reuse a robots.txt this long, s, ≤ 86400 (FETCH_ROBOTS_CACHE_S). */
-  robotsCacheS: number;
-  /** Longest Retry-After that reschedules, s (FETCH_RETRY_AFTER_MAX_S). */
-  retryAfterMaxS: number;
-}
+/** Limits, identity and politeness of the live fetcher: config `fetch` (src/config.ts). */
+export type { HttpFetcherOptions };
 
 /** A fetch refused before any request (not an absolute http(s) URL, a non-public address) or a redirect loop. */
 export class FetchError extends Error {
