@@ -35,7 +35,7 @@ import { sendCapture } from '../routes/files';
  * activity's review page (`review_url` = `{PUBLIC_URL}/dashboard/catalogs/{cid}/activities/{aid}`,
  * decisions.md §5); and the flows (issue 19 step 5): the list, a flow (`workflow_url` =
  * `{PUBLIC_URL}/dashboard/flows/{id}`) and a run with its results; the organization's settings
- * (issue 28 §11: API keys, webhook secret, default master catalog). Pages are server-rendered; the only script and stylesheet are served from
+ * (issue 28 §11: API keys, webhook secret, default master catalog). Pages are server-rendered; their scripts and stylesheets are served from
  * ./assets (no CDN). Review and apply actions are the page script's calls to `/api/...`,
  * authorized by the session cookie plus the CSRF token (src/middleware/auth.ts).
  */
@@ -43,6 +43,8 @@ import { sendCapture } from '../routes/files';
 /** The static files of the dashboard and their content types. */
 const ASSETS: Record<string, string> = {
   'dashboard.css': 'text/css; charset=utf-8',
+  'dashboard-flows.css': 'text/css; charset=utf-8',
+  'dashboard-console.css': 'text/css; charset=utf-8',
   'dashboard.js': 'application/javascript; charset=utf-8',
   'home.js': 'application/javascript; charset=utf-8',
   'jobs.js': 'application/javascript; charset=utf-8',
