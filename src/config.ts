@@ -331,6 +331,7 @@ export function logLevelOf(env: NodeJS.ProcessEnv = process.env): string {
  * @param env defaults to `process.env`
  * @throws Error when a numeric variable is not a non-negative integer, or SEARCH_PROVIDER is
  *   unknown
+ * Long on purpose: one object literal, one line per setting.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env.PORT, 8080, 'PORT');

@@ -121,6 +121,7 @@ function refusedAddress(err: unknown): boolean {
  * Outcomes other than `ok` come back as pages (status 0 when no answer arrived), never thrown.
  * @throws FetchError for a URL that is not absolute http(s), a refused address or a redirect loop;
  *   RetryLaterError as above
+ * Long on purpose: a closure whose `fetch` shares the agent, host politeness and robots cache; `fetch` walks a redirect chain in order.
  */
 export function createHttpFetcher(knex: Knex, options: HttpFetcherOptions): Fetcher & { close(): Promise<void> } {
   const dispatcher = new Agent({

@@ -264,6 +264,7 @@ function lattice(
  * B label, and an unseen bigram weighs 0, so an O or B label's best predecessor is the best of
  * its seen predecessors (`seen.into`, with their transitions) and of the highest-scoring
  * label whose bigram into it is unseen; an I label has two predecessors, read directly.
+ * Long on purpose: one tight loop over flat typed arrays (the decoder's hot path).
  */
 export function viterbi(emit: Float64Array, transitions: Float64Array, size: number, labels: number[], seen: SeenBigrams): number[] {
   const n = emit.length / size;
@@ -398,6 +399,7 @@ function structure(sequences: Sequence[], size: number): { ids: Map<string, numb
  * training labels (CRFsuite's defaults, see {@link Crf}). Gradient = observed minus expected
  * counts (token marginals for feature/label pairs, pair marginals for bigrams), restricted to
  * each sequence's `allowed` labels.
+ * Long on purpose: the SGD epochs share the weight buffers and scale; split, they would pass a dozen typed arrays around.
  */
 export function trainCrf(fields: string[], sequences: Sequence[], epochs = TRAINING.epochs): Crf {
   const { c, averageFrom, eta0 } = TRAINING;
