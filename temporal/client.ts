@@ -208,7 +208,7 @@ export class TemporalJobRunner implements JobRunner {
   private async startOnce<W extends Workflow>(type: string, spec: WorkflowStart<W>): Promise<boolean> {
     try {
       // Typed at the call sites (WorkflowStart<W>.args); the client's own generic cannot check a generic W.
-      await this.client.workflow.start(type, {
+      await this.client.workflow.start<Workflow>(type, {
         workflowId: spec.workflowId,
         taskQueue: this.config.taskQueue,
         args: spec.args,
