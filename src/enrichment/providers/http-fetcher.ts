@@ -100,6 +100,51 @@ function refusedAddress(err: unknown): boolean {
 }
 
 /**
+ * `url` parsed as an absolute URL the fetcher may request (see assertFetchableUrl).
+ * @throws FetchError when it is not an absolute URL or names a refused address
+ */
+function fetchableUrl(url: string, allowPrivate: boolean): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new FetchError(url, 'not an absolute URL');
+  }
+  try {
+    assertFetchableUrl(parsed, allowPrivate);
+  } catch (err) {
+    throw new FetchError(url, (err as Error).message);
+  }
+  return parsed;
+}
+
+/** A page reused from the cache (fresh, or confirmed by a 304 exchange). */
+function fromCache(url: string, cached: CachedResponse, cache: FetchedPage['cache'], exchanges: HttpExchange[]): FetchedPage {
+  return {
+    url,
+    final_url: cached.final_url,
+    status: cached.status,
+    content_type: cached.content_type,
+    body: cached.body,
+    fetched_at: cached.fetched_at.toISOString(),
+    outcome: 'ok',
+    cache,
+    exchanges: [
+      ...exchanges,
+      {
+        url: cached.final_url,
+        started_at: cached.fetched_at.toISOString(),
+        request_headers: [],
+        status: cached.status,
+        response_headers: cached.response_headers,
+        body: cached.body,
+        stored: true,
+      },
+    ],
+  };
+}
+
+/**
  * The live {@link Fetcher} over HTTP(S) with undici, polite and cached through PostgreSQL
  * (issue 27 §4; docs/research.md, "The live web"):
  * - every hop's URL must be http(s) and resolve only to public addresses (address-policy.ts)
@@ -229,44 +274,10 @@ export function createHttpFetcher(knex: Knex, options: HttpFetcherOptions): Fetc
     return rules.allows(url.href) ? 'allowed' : rules.unreachable ? 'unreachable' : 'disallowed';
   };
 
-  /** A page reused from the cache (fresh, or confirmed by a 304 exchange). */
-  const fromCache = (url: string, cached: CachedResponse, cache: FetchedPage['cache'], exchanges: HttpExchange[]): FetchedPage => ({
-    url,
-    final_url: cached.final_url,
-    status: cached.status,
-    content_type: cached.content_type,
-    body: cached.body,
-    fetched_at: cached.fetched_at.toISOString(),
-    outcome: 'ok',
-    cache,
-    exchanges: [
-      ...exchanges,
-      {
-        url: cached.final_url,
-        started_at: cached.fetched_at.toISOString(),
-        request_headers: [],
-        status: cached.status,
-        response_headers: cached.response_headers,
-        body: cached.body,
-        stored: true,
-      },
-    ],
-  });
-
   return {
     async fetch(url: string, fetchOptions: FetchOptions = {}): Promise<FetchedPage> {
       const fetched_at = new Date().toISOString();
-      let current: URL;
-      try {
-        current = new URL(url);
-      } catch {
-        throw new FetchError(url, 'not an absolute URL');
-      }
-      try {
-        assertFetchableUrl(current, options.allowPrivate);
-      } catch (err) {
-        throw new FetchError(url, (err as Error).message);
-      }
+      let current = fetchableUrl(url, options.allowPrivate);
       const exchanges: HttpExchange[] = [];
       const page = (outcome: FetchOutcome, status: number, contentType = '', body: Buffer = Buffer.alloc(0)): FetchedPage => ({
         url,
