@@ -2,6 +2,37 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
+ * Limits, identity and politeness of the live fetcher (src/enrichment/providers/http-fetcher.ts;
+ * config `fetch`, env `FETCH_*`; docs/configuration.md).
+ */
+export interface HttpFetcherOptions {
+  /** One request (one redirect hop) incl. its body, ms (`FETCH_TIMEOUT_MS`, default 15000). */
+  timeoutMs: number;
+  /** TCP + TLS connect per connection, ms (`FETCH_CONNECT_TIMEOUT_MS`, default 5000). */
+  connectTimeoutMs: number;
+  /** Body bytes read at most per response (`FETCH_MAX_BYTES`, default 5 MiB). */
+  maxBytes: number;
+  /** Redirects followed at most (`FETCH_MAX_REDIRECTS`, default 5). */
+  maxRedirects: number;
+  /** Requests in flight per host at most, over all workers (`FETCH_PER_HOST_CONCURRENCY`, default 2). */
+  perHostConcurrency: number;
+  /** User-Agent header; its product token is what robots.txt groups match (`FETCH_USER_AGENT`). */
+  userAgent: string;
+  /** Allow loopback/private/link-local targets; for tests and closed networks only (`FETCH_ALLOW_PRIVATE`, default false). */
+  allowPrivate: boolean;
+  /** Least time between two request starts to one host, over all workers, ms (`FETCH_HOST_INTERVAL_MS`, default 1000). */
+  hostIntervalMs: number;
+  /** Largest robots.txt `Crawl-delay` honoured, s (`FETCH_CRAWL_DELAY_MAX_S`, default 30); longer delays are cut to it. */
+  crawlDelayMaxS: number;
+  /** A page fetched this recently is reused from its stored capture without a request, s (`FETCH_MAX_AGE_S`, default 172800 = 2 days). */
+  maxAgeS: number;
+  /** How long a host's robots.txt is reused, s (`FETCH_ROBOTS_CACHE_S`, default and at most 86400: RFC 9309 §2.4). */
+  robotsCacheS: number;
+  /** Longest `Retry-After` the fetcher reschedules for, s (`FETCH_RETRY_AFTER_MAX_S`, default 600); longer is a `server_error`. */
+  retryAfterMaxS: number;
+}
+
+/**
  * The service's whole configuration, read once from the environment by {@link loadConfig}.
  * Nothing else in the code base reads `process.env` (architecture.md, Layout: config.ts).
  */
@@ -113,25 +144,7 @@ export interface Config {
    * `FETCH_USER_AGENT`; `FETCH_ALLOW_PRIVATE` lets it reach loopback/private addresses, for
    * tests and closed networks only, default false).
    */
-  fetch: {
-    timeoutMs: number;
-    connectTimeoutMs: number;
-    maxBytes: number;
-    maxRedirects: number;
-    perHostConcurrency: number;
-    userAgent: string;
-    allowPrivateFetch: boolean;
-    /** Least time between two request starts to one host, over all workers, ms (`FETCH_HOST_INTERVAL_MS`, default 1000). */
-    hostIntervalMs: number;
-    /** Largest robots.txt `Crawl-delay` honoured, s (`FETCH_CRAWL_DELAY_MAX_S`, default 30); longer delays are cut to it. */
-    crawlDelayMaxS: number;
-    /** A page fetched this recently is reused from its stored capture, s (`FETCH_MAX_AGE_S`, default 172800 = 2 days). */
-    maxAgeS: number;
-    /** How long a host's robots.txt is reused, s (`FETCH_ROBOTS_CACHE_S`, default and at most 86400: RFC 9309 §2.4). */
-    robotsCacheS: number;
-    /** Longest `Retry-After` the fetcher reschedules for, s (`FETCH_RETRY_AFTER_MAX_S`, default 600); longer is a `server_error`. */
-    retryAfterMaxS: number;
-    /** Attempts of a row activity that reschedule on 429/503 + `Retry-After` (`FETCH_RETRY_ATTEMPTS`, default 4); the last one records `server_error`. */
+  fetch: HttpFetcherOptions & {
     retryAttempts: number;
     /**
      * Whether the live fetcher reads the pages items name themselves, whatever `SEARCH_PROVIDER`
@@ -318,6 +331,7 @@ export function logLevelOf(env: NodeJS.ProcessEnv = process.env): string {
  * @param env defaults to `process.env`
  * @throws Error when a numeric variable is not a non-negative integer, or SEARCH_PROVIDER is
  *   unknown
+ * Long on purpose: one object literal, one line per setting.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env.PORT, 8080, 'PORT');
@@ -377,7 +391,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxRedirects: int(env.FETCH_MAX_REDIRECTS, 5, 'FETCH_MAX_REDIRECTS'),
       perHostConcurrency: Math.max(1, int(env.FETCH_PER_HOST_CONCURRENCY, 2, 'FETCH_PER_HOST_CONCURRENCY')),
       userAgent: env.FETCH_USER_AGENT || 'catalog-enrichment-service/0.1 (+product data research)',
-      allowPrivateFetch: bool(env.FETCH_ALLOW_PRIVATE, false),
+      allowPrivate: bool(env.FETCH_ALLOW_PRIVATE, false),
       hostIntervalMs: int(env.FETCH_HOST_INTERVAL_MS, 1000, 'FETCH_HOST_INTERVAL_MS'),
       crawlDelayMaxS: int(env.FETCH_CRAWL_DELAY_MAX_S, 30, 'FETCH_CRAWL_DELAY_MAX_S'),
       maxAgeS: int(env.FETCH_MAX_AGE_S, 2 * 86_400, 'FETCH_MAX_AGE_S'),

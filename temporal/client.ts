@@ -5,7 +5,7 @@
  */
 import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, isGrpcServiceError } from '@temporalio/client';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
-import type { SearchAttributePair } from '@temporalio/common';
+import type { SearchAttributePair, Workflow } from '@temporalio/common';
 import type { Config } from '../src/config';
 import type { JobRunner, StartableFlowRun } from '../src/services/job-runner';
 import { temporal } from '@temporalio/proto';
@@ -101,6 +101,36 @@ export interface StartableJob {
   total_items: number;
 }
 
+/** The search attributes every workflow the API starts carries (JobKind; OrganizationId and CatalogId when known). */
+interface StartAttributes {
+  organizationId: string | null;
+  catalogId: string | null;
+  jobKind: string;
+}
+
+/** Search attributes OrganizationId (when set), CatalogId (when set) and JobKind of a started workflow. */
+function searchAttributes(a: StartAttributes): SearchAttributePair[] {
+  return [
+    ...(a.organizationId ? [{ key: ORGANIZATION_ID, value: a.organizationId }] : []),
+    ...(a.catalogId ? [{ key: CATALOG_ID, value: a.catalogId }] : []),
+    { key: JOB_KIND, value: a.jobKind },
+  ];
+}
+
+/** What differs between the API's workflow starts (see {@link TemporalJobRunner}'s `startOnce`). */
+interface WorkflowStart<W extends Workflow> {
+  workflowId: string;
+  args: Parameters<W>;
+  reuse: WorkflowIdReusePolicy;
+  /** Conflict policy while a run with the id is open; the server's default (FAIL) when absent. */
+  conflict?: WorkflowIdConflictPolicy;
+  attributes: StartAttributes;
+  memo?: Record<string, unknown>;
+  summary: string;
+  /** Lines of the workflow's static details (shown by the Temporal UI), when any. */
+  details?: string[];
+}
+
 /**
  * JobRunner over a Temporal client (architecture.md, Temporal rules 7 and 8).
  */
@@ -149,33 +179,49 @@ export class TemporalJobRunner implements JobRunner {
     await this.start(job, WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY);
   }
 
-  private async start(job: StartableJob, workflowIdReusePolicy: WorkflowIdReusePolicy): Promise<void> {
-    const typedSearchAttributes: SearchAttributePair[] = [
-      { key: ORGANIZATION_ID, value: job.organization_id },
-      { key: JOB_KIND, value: ENRICHMENT_JOB_KIND },
-      ...(job.catalog_id ? [{ key: CATALOG_ID, value: job.catalog_id }] : []),
-    ];
-    const args: EnrichmentJobArgs = { job_id: job.id, concurrency: this.config.enrichConcurrency, ...this.tuning };
+  private async start(job: StartableJob, reuse: WorkflowIdReusePolicy): Promise<void> {
     // Idempotent start (rule 8): a repeated start of an open or closed job is "already started";
     // only `resumeEnrichment` may open a new run after a failed one.
+    await this.startOnce<typeof enrichmentJobWorkflow>('enrichmentJobWorkflow', {
+      workflowId: job.workflow_id,
+      args: [{ job_id: job.id, concurrency: this.config.enrichConcurrency, ...this.tuning }],
+      reuse,
+      attributes: { organizationId: job.organization_id, catalogId: job.catalog_id, jobKind: ENRICHMENT_JOB_KIND },
+      memo: { job_id: job.id, organization_id: job.organization_id, catalog_id: job.catalog_id, total_items: job.total_items },
+      summary: `Enrichment job ${job.id}: ${job.total_items} item${job.total_items === 1 ? '' : 's'}`,
+      details: [
+        `Organization: ${job.organization_id}`,
+        `Catalog: ${job.catalog_id ?? '(none: results stay on the job)'}`,
+        `Items: ${job.total_items}`,
+        `Results and progress: GET /api/public/enrich/${job.id} (live: query "progress")`,
+      ],
+    });
+  }
+
+  /**
+   * Starts workflow `type` on the API's task queue with the search attributes, memo, summary and
+   * details of `spec`. A workflow with that id that is open (or, by the reuse policy, ran
+   * already) counts as started (idempotent start, rule 8).
+   * @returns true when a run was started, false when it was already started
+   * @throws the client's error when Temporal is unreachable (or another refusal)
+   */
+  private async startOnce<W extends Workflow>(type: string, spec: WorkflowStart<W>): Promise<boolean> {
     try {
-      await this.client.workflow.start<typeof enrichmentJobWorkflow>('enrichmentJobWorkflow', {
-        workflowId: job.workflow_id,
+      // Typed at the call sites (WorkflowStart<W>.args); the client's own generic cannot check a generic W.
+      await this.client.workflow.start<Workflow>(type, {
+        workflowId: spec.workflowId,
         taskQueue: this.config.taskQueue,
-        args: [args],
-        workflowIdReusePolicy,
-        typedSearchAttributes,
-        memo: { job_id: job.id, organization_id: job.organization_id, catalog_id: job.catalog_id, total_items: job.total_items },
-        staticSummary: `Enrichment job ${job.id}: ${job.total_items} item${job.total_items === 1 ? '' : 's'}`,
-        staticDetails: [
-          `Organization: ${job.organization_id}`,
-          `Catalog: ${job.catalog_id ?? '(none: results stay on the job)'}`,
-          `Items: ${job.total_items}`,
-          `Results and progress: GET /api/public/enrich/${job.id} (live: query "progress")`,
-        ].join('\n'),
+        args: spec.args,
+        workflowIdReusePolicy: spec.reuse,
+        ...(spec.conflict === undefined ? {} : { workflowIdConflictPolicy: spec.conflict }),
+        typedSearchAttributes: searchAttributes(spec.attributes),
+        ...(spec.memo ? { memo: spec.memo } : {}),
+        staticSummary: spec.summary,
+        ...(spec.details ? { staticDetails: spec.details.join('\n') } : {}),
       });
+      return true;
     } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
       throw err;
     }
   }
@@ -192,37 +238,27 @@ export class TemporalJobRunner implements JobRunner {
    * @throws the client's error when Temporal is unreachable
    */
   async startSearchIndexBuild(catalog: { id: string; organization_id: string }, opts: { wordsPending?: boolean } = {}): Promise<boolean> {
-    try {
-      await this.client.workflow.start<typeof searchIndexBuildWorkflow>('searchIndexBuildWorkflow', {
-        workflowId: searchIndexWorkflowId(catalog.id),
-        taskQueue: this.config.taskQueue,
-        args: [{ ...this.searchIndexTuning, catalog_id: catalog.id }],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-        workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-        typedSearchAttributes: [
-          { key: ORGANIZATION_ID, value: catalog.organization_id },
-          { key: CATALOG_ID, value: catalog.id },
-          { key: JOB_KIND, value: SEARCH_INDEX_JOB_KIND },
-        ],
-        staticSummary: `Search count index of catalog ${catalog.id}`,
-        staticDetails: [
-          `Organization: ${catalog.organization_id}`,
-          `Catalog: ${catalog.id}`,
-          'Builds the index of exact search totals (src/services/catalog/search-count-index.ts), then stays open for the rebuild cool-down.',
-        ].join('\n'),
-      });
-      return true;
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      // Open (building or cooling down): a restore's catch-up must not wait for the cool-down.
-      // If it closed meanwhile, the signal fails; the next search of the catalog asks again.
-      if (opts.wordsPending)
-        await this.client.workflow
-          .getHandle(searchIndexWorkflowId(catalog.id))
-          .signal(searchWordsPendingSignal)
-          .catch(() => undefined);
-      return false;
-    }
+    const started = await this.startOnce<typeof searchIndexBuildWorkflow>('searchIndexBuildWorkflow', {
+      workflowId: searchIndexWorkflowId(catalog.id),
+      args: [{ ...this.searchIndexTuning, catalog_id: catalog.id }],
+      reuse: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      conflict: WorkflowIdConflictPolicy.FAIL,
+      attributes: { organizationId: catalog.organization_id, catalogId: catalog.id, jobKind: SEARCH_INDEX_JOB_KIND },
+      summary: `Search count index of catalog ${catalog.id}`,
+      details: [
+        `Organization: ${catalog.organization_id}`,
+        `Catalog: ${catalog.id}`,
+        'Builds the index of exact search totals (src/services/catalog/search-count-index.ts), then stays open for the rebuild cool-down.',
+      ],
+    });
+    // Open (building or cooling down): a restore's catch-up must not wait for the cool-down.
+    // If it closed meanwhile, the signal fails; the next search of the catalog asks again.
+    if (!started && opts.wordsPending)
+      await this.client.workflow
+        .getHandle(searchIndexWorkflowId(catalog.id))
+        .signal(searchWordsPendingSignal)
+        .catch(() => undefined);
+    return started;
   }
 
   /**
@@ -240,11 +276,7 @@ export class TemporalJobRunner implements JobRunner {
       args: [args],
       signal: gridIndexRequestedSignal,
       signalArgs: [],
-      typedSearchAttributes: [
-        { key: ORGANIZATION_ID, value: catalog.organization_id },
-        { key: CATALOG_ID, value: catalog.id },
-        { key: JOB_KIND, value: GRID_INDEX_JOB_KIND },
-      ],
+      typedSearchAttributes: searchAttributes({ organizationId: catalog.organization_id, catalogId: catalog.id, jobKind: GRID_INDEX_JOB_KIND }),
       staticSummary: `Grid field indexes of catalog ${catalog.id}`,
       staticDetails: [
         `Organization: ${catalog.organization_id}`,
@@ -272,30 +304,20 @@ export class TemporalJobRunner implements JobRunner {
       force: apply.force,
       actor: { kind: apply.actor.kind, id: apply.actor.id },
     };
-    try {
-      await this.client.workflow.start<typeof activityApplyWorkflow>('activityApplyWorkflow', {
-        workflowId: activityApplyWorkflowId(apply.activity_id),
-        taskQueue: this.config.taskQueue,
-        args: [args],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-        workflowIdConflictPolicy: apply.replaceClosed ? WorkflowIdConflictPolicy.TERMINATE_EXISTING : WorkflowIdConflictPolicy.FAIL,
-        typedSearchAttributes: [
-          { key: ORGANIZATION_ID, value: apply.organization_id },
-          { key: CATALOG_ID, value: apply.catalog_id },
-          { key: JOB_KIND, value: APPLY_JOB_KIND },
-        ],
-        memo: { activity_id: apply.activity_id, organization_id: apply.organization_id, catalog_id: apply.catalog_id, force: apply.force },
-        staticSummary: `Apply of review activity ${apply.activity_id}${apply.force ? ' (force)' : ''}`,
-        staticDetails: [
-          `Organization: ${apply.organization_id}`,
-          `Catalog: ${apply.catalog_id}`,
-          `Progress and result: GET /api/activities/${apply.activity_id} (live: query "progress")`,
-        ].join('\n'),
-      });
-    } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) return;
-      throw err;
-    }
+    await this.startOnce<typeof activityApplyWorkflow>('activityApplyWorkflow', {
+      workflowId: activityApplyWorkflowId(apply.activity_id),
+      args: [args],
+      reuse: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      conflict: apply.replaceClosed ? WorkflowIdConflictPolicy.TERMINATE_EXISTING : WorkflowIdConflictPolicy.FAIL,
+      attributes: { organizationId: apply.organization_id, catalogId: apply.catalog_id, jobKind: APPLY_JOB_KIND },
+      memo: { activity_id: apply.activity_id, organization_id: apply.organization_id, catalog_id: apply.catalog_id, force: apply.force },
+      summary: `Apply of review activity ${apply.activity_id}${apply.force ? ' (force)' : ''}`,
+      details: [
+        `Organization: ${apply.organization_id}`,
+        `Catalog: ${apply.catalog_id}`,
+        `Progress and result: GET /api/activities/${apply.activity_id} (live: query "progress")`,
+      ],
+    });
   }
 
   /**
@@ -305,23 +327,13 @@ export class TemporalJobRunner implements JobRunner {
    * @throws the client's error when Temporal is unreachable
    */
   async startBulkStage(bulk: { activity_id: string; organization_id: string; catalog_id: string }): Promise<void> {
-    try {
-      await this.client.workflow.start('bulkStageWorkflow', {
-        workflowId: bulkStageWorkflowId(bulk.activity_id),
-        taskQueue: this.config.taskQueue,
-        args: [{ activity_id: bulk.activity_id }],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        typedSearchAttributes: [
-          { key: ORGANIZATION_ID, value: bulk.organization_id },
-          { key: CATALOG_ID, value: bulk.catalog_id },
-          { key: JOB_KIND, value: BULK_STAGE_JOB_KIND },
-        ],
-        staticSummary: `Staging of console bulk action ${bulk.activity_id}`,
-      });
-    } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) return;
-      throw err;
-    }
+    await this.startOnce('bulkStageWorkflow', {
+      workflowId: bulkStageWorkflowId(bulk.activity_id),
+      args: [{ activity_id: bulk.activity_id }],
+      reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      attributes: { organizationId: bulk.organization_id, catalogId: bulk.catalog_id, jobKind: BULK_STAGE_JOB_KIND },
+      summary: `Staging of console bulk action ${bulk.activity_id}`,
+    });
   }
 
   /**
@@ -335,30 +347,20 @@ export class TemporalJobRunner implements JobRunner {
    */
   async startFlowRun(run: StartableFlowRun, opts: { rerun?: boolean } = {}): Promise<void> {
     const args: FlowRunArgs = { ...this.flowTuning, run_id: run.id };
-    try {
-      await this.client.workflow.start<typeof flowRunWorkflow>('flowRunWorkflow', {
-        workflowId: run.workflow_id,
-        taskQueue: this.config.taskQueue,
-        args: [args],
-        workflowIdReusePolicy: opts.rerun ? WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY : WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        typedSearchAttributes: [
-          { key: ORGANIZATION_ID, value: run.organization_id },
-          { key: JOB_KIND, value: FLOW_RUN_JOB_KIND },
-          ...(run.catalog_id ? [{ key: CATALOG_ID, value: run.catalog_id }] : []),
-        ],
-        memo: { run_id: run.id, flow_id: run.flow_id, organization_id: run.organization_id, catalog_id: run.catalog_id },
-        staticSummary: `Flow "${run.flow_name.slice(0, 100)}" run ${run.id}: ${run.input_count} row${run.input_count === 1 ? '' : 's'}, ${run.total_nodes} nodes`,
-        staticDetails: [
-          `Organization: ${run.organization_id}`,
-          `Flow: ${run.flow_id}`,
-          `Catalog: ${run.catalog_id ?? '(none)'}`,
-          `Progress and results: GET /api/public/workflows/runs/${run.id} (live: query "progress")`,
-        ].join('\n'),
-      });
-    } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) return;
-      throw err;
-    }
+    await this.startOnce<typeof flowRunWorkflow>('flowRunWorkflow', {
+      workflowId: run.workflow_id,
+      args: [args],
+      reuse: opts.rerun ? WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY : WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      attributes: { organizationId: run.organization_id, catalogId: run.catalog_id, jobKind: FLOW_RUN_JOB_KIND },
+      memo: { run_id: run.id, flow_id: run.flow_id, organization_id: run.organization_id, catalog_id: run.catalog_id },
+      summary: `Flow "${run.flow_name.slice(0, 100)}" run ${run.id}: ${run.input_count} row${run.input_count === 1 ? '' : 's'}, ${run.total_nodes} nodes`,
+      details: [
+        `Organization: ${run.organization_id}`,
+        `Flow: ${run.flow_id}`,
+        `Catalog: ${run.catalog_id ?? '(none)'}`,
+        `Progress and results: GET /api/public/workflows/runs/${run.id} (live: query "progress")`,
+      ],
+    });
   }
 
   /**
@@ -397,56 +399,36 @@ export class TemporalJobRunner implements JobRunner {
    * @throws the client's error when Temporal is unreachable
    */
   async startSnapshotRestore(restore: Parameters<NonNullable<JobRunner['startSnapshotRestore']>>[0]): Promise<void> {
-    try {
-      await this.client.workflow.start<typeof snapshotRestoreWorkflow>('snapshotRestoreWorkflow', {
-        workflowId: snapshotRestoreWorkflowId(restore.id),
-        taskQueue: this.config.taskQueue,
-        args: [{ ...this.restoreTuning, restore_id: restore.id, catalog_id: restore.catalog_id }],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        typedSearchAttributes: [
-          { key: ORGANIZATION_ID, value: restore.organization_id },
-          { key: CATALOG_ID, value: restore.catalog_id },
-          { key: JOB_KIND, value: SNAPSHOT_RESTORE_JOB_KIND },
-        ],
-        memo: { restore_id: restore.id, snapshot_id: restore.snapshot_id, organization_id: restore.organization_id, catalog_id: restore.catalog_id },
-        staticSummary: `Restore of snapshot ${restore.snapshot_id}`,
-        staticDetails: [
-          `Organization: ${restore.organization_id}`,
-          `Catalog: ${restore.catalog_id}`,
-          `Progress: /dashboard/catalogs/${restore.catalog_id}/snapshots/restores/${restore.id} (live: query "progress")`,
-        ].join('\n'),
-      });
-    } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) return;
-      throw err;
-    }
+    await this.startOnce<typeof snapshotRestoreWorkflow>('snapshotRestoreWorkflow', {
+      workflowId: snapshotRestoreWorkflowId(restore.id),
+      args: [{ ...this.restoreTuning, restore_id: restore.id, catalog_id: restore.catalog_id }],
+      reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      attributes: { organizationId: restore.organization_id, catalogId: restore.catalog_id, jobKind: SNAPSHOT_RESTORE_JOB_KIND },
+      memo: { restore_id: restore.id, snapshot_id: restore.snapshot_id, organization_id: restore.organization_id, catalog_id: restore.catalog_id },
+      summary: `Restore of snapshot ${restore.snapshot_id}`,
+      details: [
+        `Organization: ${restore.organization_id}`,
+        `Catalog: ${restore.catalog_id}`,
+        `Progress: /dashboard/catalogs/${restore.catalog_id}/snapshots/restores/${restore.id} (live: query "progress")`,
+      ],
+    });
   }
 
   /** Starts a staged spreadsheet import's workflow (JobRunner.startImport); "already started" is success. */
   async startImport(imp: Parameters<NonNullable<JobRunner['startImport']>>[0]): Promise<void> {
-    try {
-      await this.client.workflow.start<typeof catalogImportWorkflow>('catalogImportWorkflow', {
-        workflowId: catalogImportWorkflowId(imp.id),
-        taskQueue: this.config.taskQueue,
-        args: [{ import_id: imp.id, catalog_id: imp.catalog_id }],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        typedSearchAttributes: [
-          { key: ORGANIZATION_ID, value: imp.organization_id },
-          { key: CATALOG_ID, value: imp.catalog_id },
-          { key: JOB_KIND, value: IMPORT_JOB_KIND },
-        ],
-        memo: { import_id: imp.id, organization_id: imp.organization_id, catalog_id: imp.catalog_id, total_lines: imp.total_lines },
-        staticSummary: `Spreadsheet import ${imp.id} (${imp.total_lines} lines)`,
-        staticDetails: [
-          `Organization: ${imp.organization_id}`,
-          `Catalog: ${imp.catalog_id}`,
-          `Status and per-line report: GET /api/public/catalogs/${imp.catalog_id}/items/import/${imp.id} (live: query "progress")`,
-        ].join('\n'),
-      });
-    } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) return;
-      throw err;
-    }
+    await this.startOnce<typeof catalogImportWorkflow>('catalogImportWorkflow', {
+      workflowId: catalogImportWorkflowId(imp.id),
+      args: [{ import_id: imp.id, catalog_id: imp.catalog_id }],
+      reuse: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      attributes: { organizationId: imp.organization_id, catalogId: imp.catalog_id, jobKind: IMPORT_JOB_KIND },
+      memo: { import_id: imp.id, organization_id: imp.organization_id, catalog_id: imp.catalog_id, total_lines: imp.total_lines },
+      summary: `Spreadsheet import ${imp.id} (${imp.total_lines} lines)`,
+      details: [
+        `Organization: ${imp.organization_id}`,
+        `Catalog: ${imp.catalog_id}`,
+        `Status and per-line report: GET /api/public/catalogs/${imp.catalog_id}/items/import/${imp.id} (live: query "progress")`,
+      ],
+    });
   }
 
   /**
@@ -456,25 +438,17 @@ export class TemporalJobRunner implements JobRunner {
    * @throws the client's error when Temporal is unreachable
    */
   async startResearchArchiveIndex(archive: { id: string; organization_id: string | null; name: string }): Promise<void> {
-    const attributes: SearchAttributePair[] = [{ key: JOB_KIND, value: RESEARCH_ARCHIVE_JOB_KIND }];
-    if (archive.organization_id) attributes.push({ key: ORGANIZATION_ID, value: archive.organization_id });
-    try {
-      await this.client.workflow.start<typeof researchArchiveIndexWorkflow>('researchArchiveIndexWorkflow', {
-        workflowId: researchArchiveWorkflowId(archive.id),
-        taskQueue: this.config.taskQueue,
-        args: [{ archive_id: archive.id }],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-        typedSearchAttributes: attributes,
-        staticSummary: `Research archive ${archive.name}`,
-        staticDetails: [
-          `Organization: ${archive.organization_id ?? 'every organization (RESEARCH_ARCHIVES)'}`,
-          `Status and progress: GET /api/public/research-archives/${archive.id}`,
-        ].join('\n'),
-      });
-    } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) return;
-      throw err;
-    }
+    await this.startOnce<typeof researchArchiveIndexWorkflow>('researchArchiveIndexWorkflow', {
+      workflowId: researchArchiveWorkflowId(archive.id),
+      args: [{ archive_id: archive.id }],
+      reuse: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      attributes: { organizationId: archive.organization_id, catalogId: null, jobKind: RESEARCH_ARCHIVE_JOB_KIND },
+      summary: `Research archive ${archive.name}`,
+      details: [
+        `Organization: ${archive.organization_id ?? 'every organization (RESEARCH_ARCHIVES)'}`,
+        `Status and progress: GET /api/public/research-archives/${archive.id}`,
+      ],
+    });
   }
 
   /**

@@ -115,7 +115,7 @@ function renderSetup(config: Config): { settings: RenderSettings; renderer: Rend
     chromiumPath: config.render.chromiumPath,
     pagesPerBrowser: config.render.pagesPerBrowser,
     userAgent: config.fetch.userAgent,
-    allowPrivate: config.fetch.allowPrivateFetch,
+    allowPrivate: config.fetch.allowPrivate,
   });
   return { settings: { enabled: true, maxAgeS }, renderer };
 }

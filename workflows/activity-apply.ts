@@ -30,6 +30,7 @@ import type { SearchIndexActivities } from '../activities/search-index';
 import { maintainAfterChurn } from './churn-maintenance';
 import { ActivityApplyArgs, ActivityApplyOutcome, ActivityApplyProgress, ActivityApplyResult, APPLY_NOT_APPLICABLE } from '../src/contracts/workflows';
 import { applyProgressQuery } from './definitions';
+import { BOOKKEEPING_RETRY, tunedRetry } from './retry-policies';
 
 /**
  * Applies the approved changes of `args.activity_id` (see the state machine above).
@@ -42,22 +43,16 @@ export async function activityApplyWorkflow(args: ActivityApplyArgs): Promise<Ac
   const { applyActivity } = proxyActivities<ApplyActivities>({
     startToCloseTimeout: '1 hour',
     heartbeatTimeout: `${Math.max(1, args.heartbeat_timeout_s ?? 60)} seconds`,
-    retry: {
-      initialInterval: `${Math.max(0.1, args.retry_initial_interval_s ?? 1)} seconds`,
-      backoffCoefficient: 2,
-      maximumInterval: '1 minute',
-      maximumAttempts: Math.max(1, args.maximum_attempts ?? 10),
-      nonRetryableErrorTypes: [APPLY_NOT_APPLICABLE],
-    },
+    retry: tunedRetry(args, [APPLY_NOT_APPLICABLE]),
   });
   const { markApplyFailed } = proxyActivities<ApplyActivities>({
     startToCloseTimeout: '1 minute',
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30 },
+    retry: BOOKKEEPING_RETRY,
   });
   const { catchUpSearchWords } = proxyActivities<SearchIndexActivities>({
     startToCloseTimeout: '1 hour',
     heartbeatTimeout: `${Math.max(1, args.heartbeat_timeout_s ?? 60)} seconds`,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30 },
+    retry: BOOKKEEPING_RETRY,
   });
   progress = { phase: 'applying' };
   let result: ActivityApplyResult;

@@ -44,6 +44,7 @@ import {
 } from '../src/contracts/workflows';
 import { flowRunProgressQuery } from './definitions';
 import type { enrichmentJobWorkflow } from './enrichment-job';
+import { BOOKKEEPING_RETRY, tunedRetry } from './retry-policies';
 
 /**
  * Runs the nodes of `args.run_id` not yet completed, in order (see the file comment).
@@ -55,17 +56,11 @@ export async function flowRunWorkflow(args: FlowRunArgs): Promise<FlowRunProgres
   const { runFlowNode, startEnrichNode, finishEnrichNode } = proxyActivities<FlowActivities>({
     startToCloseTimeout: '2 hours',
     heartbeatTimeout,
-    retry: {
-      initialInterval: `${Math.max(0.1, args.retry_initial_interval_s ?? 1)} seconds`,
-      backoffCoefficient: 2,
-      maximumInterval: '1 minute',
-      maximumAttempts: Math.max(1, args.maximum_attempts ?? 10),
-      nonRetryableErrorTypes: [FLOW_NODE_FAILED],
-    },
+    retry: tunedRetry(args, [FLOW_NODE_FAILED]),
   });
   const { loadFlowRunPlan, finishFlowRun } = proxyActivities<FlowActivities>({
     startToCloseTimeout: '1 minute',
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30 },
+    retry: BOOKKEEPING_RETRY,
   });
 
   const plan = await loadFlowRunPlan(args.run_id);

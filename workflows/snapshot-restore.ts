@@ -33,6 +33,7 @@ import {
   SnapshotRestoreResult,
 } from '../src/contracts/workflows';
 import { restoreProgressQuery } from './definitions';
+import { BOOKKEEPING_RETRY, tunedRetry } from './retry-policies';
 
 /**
  * Restores the snapshot of `args.restore_id` (see the state machine above).
@@ -46,22 +47,16 @@ export async function snapshotRestoreWorkflow(args: SnapshotRestoreArgs): Promis
   const { restoreSnapshotActivity } = proxyActivities<SnapshotRestoreActivities>({
     startToCloseTimeout: '1 hour',
     heartbeatTimeout,
-    retry: {
-      initialInterval: `${Math.max(0.1, args.retry_initial_interval_s ?? 1)} seconds`,
-      backoffCoefficient: 2,
-      maximumInterval: '1 minute',
-      maximumAttempts: Math.max(1, args.maximum_attempts ?? 10),
-      nonRetryableErrorTypes: [RESTORE_NOT_APPLICABLE],
-    },
+    retry: tunedRetry(args, [RESTORE_NOT_APPLICABLE]),
   });
   const { markSnapshotRestoreFailed } = proxyActivities<SnapshotRestoreActivities>({
     startToCloseTimeout: '1 minute',
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30 },
+    retry: BOOKKEEPING_RETRY,
   });
   const { catchUpSearchWords } = proxyActivities<SearchIndexActivities>({
     startToCloseTimeout: '1 hour',
     heartbeatTimeout,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30 },
+    retry: BOOKKEEPING_RETRY,
   });
   progress = { phase: 'restoring' };
   let result: SnapshotRestoreResult;

@@ -194,6 +194,7 @@ async function readiness(run: StartRun, timeoutMs: number): Promise<{ ready: boo
   return last;
 }
 
+/** Starts the service (see the file comment). Long on purpose: the start-up steps in their order. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const run: StartRun = { config, pidDir: path.join(config.dataDir, 'pids'), stopping: false };

@@ -16,7 +16,7 @@
  * revocable) like any other (`GET/DELETE /api/public/api-keys`, the organization page, the person's
  * row on the people page).
  */
-import type Router from '@koa/router';
+import type { DashboardRoute } from './route-table';
 import type { ResolvedAppDeps } from '../deps';
 import { ValidationError } from '../lib/errors';
 import { CSRF_FIELD } from '../middleware/session';
@@ -142,40 +142,58 @@ function ownKeysPage(keys: ApiKey[], isPerson: boolean, session: PageSession): s
   );
 }
 
-/** Adds `GET` and `POST /dashboard/cli-login` and the person's own keys (`/dashboard/tool-server-keys`) to the dashboard router. */
-export function addCliLoginRoutes(router: Router, deps: ResolvedAppDeps, h: CliLoginHelpers): void {
-  router.get('/tool-server-keys', h.signedIn, async (ctx) => {
-    const session = ctx.state.dashboardSession as ActiveSession;
-    h.send(ctx, 200, ownKeysPage(await listOwnKeys(deps.knex, session.scope), session.scope.principal.kind === 'person', h.pageSession(session)));
-  });
-  router.post('/tool-server-keys/:key_id/revoke', h.signedIn, async (ctx) => {
-    const session = ctx.state.dashboardSession as ActiveSession;
-    await h.readCheckedForm(ctx);
-    await revokeOwnKey(deps.knex, session.scope, ctx.params.key_id);
-    ctx.status = 303;
-    ctx.redirect(OWN_KEYS_PATH);
-  });
-  router.get('/cli-login', h.signedIn, async (ctx) => {
-    const { callback, state } = checkCallback(String(ctx.query.callback ?? ''), String(ctx.query.state ?? ''));
-    // The form's answer redirects to the loopback callback: CSP form-action covers redirects, so allow that origin on this page.
-    ctx.set(
-      'Content-Security-Policy',
-      String(ctx.response.get('Content-Security-Policy')).replace("form-action 'self'", `form-action 'self' ${callback.origin}`),
-    );
-    h.send(ctx, 200, confirmPage(callback, state, h.pageSession(ctx.state.dashboardSession as ActiveSession)));
-  });
-  router.post('/cli-login', h.signedIn, async (ctx) => {
-    const session = ctx.state.dashboardSession as ActiveSession;
-    const form = await h.readCheckedForm(ctx);
-    const { callback, state } = checkCallback(form.get('callback'), form.get('state'));
-    const target = new URL(callback);
-    target.searchParams.set('state', state);
-    if (form.get('decision') === 'allow') {
-      target.searchParams.set('token', await toolServerCredential(deps, session, callback));
-      target.searchParams.set('organization_id', session.scope.organizationId);
-    } else target.searchParams.set('error', 'access_denied');
-    ctx.set('Referrer-Policy', 'no-referrer');
-    ctx.status = 303;
-    ctx.redirect(target.toString());
-  });
+/** `GET` and `POST /dashboard/cli-login` and the person's own keys (`/dashboard/tool-server-keys`), as a route table (./route-table.ts) for the dashboard router. */
+export function cliLoginRoutes(deps: ResolvedAppDeps, h: CliLoginHelpers): DashboardRoute[] {
+  return [
+    {
+      method: 'get',
+      path: '/tool-server-keys',
+      handler: async (ctx) => {
+        const session = ctx.state.dashboardSession as ActiveSession;
+        h.send(ctx, 200, ownKeysPage(await listOwnKeys(deps.knex, session.scope), session.scope.principal.kind === 'person', h.pageSession(session)));
+      },
+    },
+    {
+      method: 'post',
+      path: '/tool-server-keys/:key_id/revoke',
+      handler: async (ctx) => {
+        const session = ctx.state.dashboardSession as ActiveSession;
+        await h.readCheckedForm(ctx);
+        await revokeOwnKey(deps.knex, session.scope, ctx.params.key_id);
+        ctx.status = 303;
+        ctx.redirect(OWN_KEYS_PATH);
+      },
+    },
+    {
+      method: 'get',
+      path: '/cli-login',
+      handler: async (ctx) => {
+        const { callback, state } = checkCallback(String(ctx.query.callback ?? ''), String(ctx.query.state ?? ''));
+        // The form's answer redirects to the loopback callback: CSP form-action covers redirects, so allow that origin on this page.
+        ctx.set(
+          'Content-Security-Policy',
+          String(ctx.response.get('Content-Security-Policy')).replace("form-action 'self'", `form-action 'self' ${callback.origin}`),
+        );
+        h.send(ctx, 200, confirmPage(callback, state, h.pageSession(ctx.state.dashboardSession as ActiveSession)));
+      },
+    },
+    {
+      method: 'post',
+      path: '/cli-login',
+      handler: async (ctx) => {
+        const session = ctx.state.dashboardSession as ActiveSession;
+        const form = await h.readCheckedForm(ctx);
+        const { callback, state } = checkCallback(form.get('callback'), form.get('state'));
+        const target = new URL(callback);
+        target.searchParams.set('state', state);
+        if (form.get('decision') === 'allow') {
+          target.searchParams.set('token', await toolServerCredential(deps, session, callback));
+          target.searchParams.set('organization_id', session.scope.organizationId);
+        } else target.searchParams.set('error', 'access_denied');
+        ctx.set('Referrer-Policy', 'no-referrer');
+        ctx.status = 303;
+        ctx.redirect(target.toString());
+      },
+    },
+  ];
 }

@@ -1,5 +1,5 @@
 import { actorNames } from '../services/access/people';
-import type Router from '@koa/router';
+import type { DashboardRoute } from './route-table';
 import type { Context } from 'koa';
 import type { ResolvedAppDeps } from '../deps';
 import { ValidationError, type ValidationDetail } from '../lib/errors';
@@ -127,8 +127,11 @@ function fieldBatch(form: URLSearchParams, current: Array<Record<string, unknown
   return { fields_to_add: add, fields_to_update: update, fields_to_remove: remove, ...(reason ? { reason } : {}) };
 }
 
-/** Adds the item, snapshots and schema pages to the dashboard router. */
-export function addConsoleRoutes(router: Router, deps: ResolvedAppDeps, h: ConsoleHelpers): void {
+/**
+ * The item, snapshots and schema pages of the dashboard, as a route table (./route-table.ts) for its router.
+ * Long on purpose: a route table, one entry per route.
+ */
+export function consoleRoutes(deps: ResolvedAppDeps, h: ConsoleHelpers): DashboardRoute[] {
   // The taxonomy form is validated with the API's own body schema (one validator per router).
   const validator = new Validator();
   const sessionOf = (ctx: Context) => ctx.state.dashboardSession as ActiveSession;
@@ -138,10 +141,6 @@ export function addConsoleRoutes(router: Router, deps: ResolvedAppDeps, h: Conso
     const s = sessionOf(ctx);
     h.send(ctx, status, itemPage(await loadItemPage(deps.knex, s.scope, ctx.params.catalog_id, ctx.params.item_id), notice, h.pageSession(s)));
   };
-  router.get('/catalogs/:catalog_id/items/:item_id', h.signedIn, async (ctx) => {
-    const staged = one(ctx.query.staged);
-    await showItem(ctx, 200, { stagedActivityId: staged && /^[0-9a-f-]{36}$/i.test(staged) ? staged : undefined });
-  });
   const stageAndRedirect = async (ctx: Context, values: () => Promise<Record<string, unknown>>, restoredFrom?: { kind: 'change' | 'snapshot'; id: string }) => {
     const { catalog_id: catalogId, item_id: itemId } = ctx.params;
     try {
@@ -153,29 +152,6 @@ export function addConsoleRoutes(router: Router, deps: ResolvedAppDeps, h: Conso
       await showItem(ctx, 422, { errors: err.details });
     }
   };
-  router.post('/catalogs/:catalog_id/items/:item_id/edits', h.signedIn, async (ctx) => {
-    const form = await h.readCheckedForm(ctx);
-    await stageAndRedirect(ctx, async () => {
-      const field = (form.get('field') ?? '').trim();
-      if (!field) throw new ValidationError([{ loc: ['body', 'field'], msg: 'Name the field to edit', type: 'value_error' }]);
-      const { schema } = await getCatalog(deps.knex, sessionOf(ctx).scope, ctx.params.catalog_id);
-      const info = (schema.fields_workflow_info ?? []).find((f) => f.field_name === field);
-      return { [field]: editValue(form.get('value') ?? '', info ? String(info.field_type) : null, field) };
-    });
-  });
-  router.post('/catalogs/:catalog_id/items/:item_id/restores', h.signedIn, async (ctx) => {
-    const form = await h.readCheckedForm(ctx);
-    const kind = form.get('kind') === 'snapshot' ? 'snapshot' : 'change';
-    const id = form.get('id') ?? '';
-    await stageAndRedirect(
-      ctx,
-      async () => {
-        const item = await loadItem(deps.knex, sessionOf(ctx).scope, ctx.params.catalog_id, ctx.params.item_id);
-        return restoreValues(deps, ctx.params.catalog_id, item.id, item.data ?? {}, kind, id);
-      },
-      { kind, id },
-    );
-  });
 
   // ---- Snapshots page (issue 28 §10) ----
   const showSnapshots = async (ctx: Context, extras: SnapshotsPageExtras) => {
@@ -192,57 +168,6 @@ export function addConsoleRoutes(router: Router, deps: ResolvedAppDeps, h: Conso
     );
     h.send(ctx, 200, snapshotsPage(catalog, snapshots, total, { ...extras, actors }, h.pageSession(s)));
   };
-  router.get('/catalogs/:catalog_id/snapshots', h.signedIn, async (ctx) => {
-    const s = sessionOf(ctx);
-    const compare = one(ctx.query.compare);
-    const created = one(ctx.query.created);
-    const restoredId = one(ctx.query.restored);
-    let restored: RestoreResult | null = null;
-    if (restoredId) {
-      // The safety snapshot names the snapshot its restore restored (snapshot_links).
-      const safety = await loadSnapshot(deps.knex, s.scope, ctx.params.catalog_id, restoredId);
-      if (safety.snapshot_type === 'safety' && safety.restored_snapshot_id) {
-        const target = await loadSnapshot(deps.knex, s.scope, ctx.params.catalog_id, safety.restored_snapshot_id);
-        restored = { snapshot_id: target.id, safety_snapshot_id: safety.id, items_restored: target.item_count, schema_version: target.schema_version };
-      }
-    }
-    await showSnapshots(ctx, {
-      comparison: compare ? await compareSnapshotWithNow(deps.knex, s.scope, ctx.params.catalog_id, compare) : null,
-      created: created && /^[0-9a-f-]{36}$/i.test(created) ? created : null,
-      restored,
-    });
-  });
-  router.post('/catalogs/:catalog_id/snapshots', h.signedIn, async (ctx) => {
-    const form = await h.readCheckedForm(ctx);
-    const reason = (form.get('reason') ?? '').trim().slice(0, MAX_REASON_CHARS) || null;
-    const snapshot = await createSnapshot(deps.knex, sessionOf(ctx).scope, ctx.params.catalog_id, reason);
-    ctx.status = 303;
-    ctx.redirect(`${snapshotsPath(ctx.params.catalog_id)}?created=${snapshot.id}`);
-  });
-  router.get('/catalogs/:catalog_id/snapshots/:snapshot_id/restore', h.signedIn, async (ctx) => {
-    const s = sessionOf(ctx);
-    const { catalog } = await getCatalog(deps.knex, s.scope, ctx.params.catalog_id);
-    const snapshot = await loadSnapshot(deps.knex, s.scope, catalog.id, ctx.params.snapshot_id);
-    h.send(ctx, 200, restoreConfirmPage(catalog, snapshot, h.pageSession(s)));
-  });
-  router.post('/catalogs/:catalog_id/snapshots/:snapshot_id/restore', h.signedIn, async (ctx) => {
-    await h.readCheckedForm(ctx);
-    // Starts (or joins) the restore's workflow and follows its progress (issue 28): never waits here.
-    const restore = await requestSnapshotRestore(deps, sessionOf(ctx).scope, ctx.params.catalog_id, ctx.params.snapshot_id);
-    ctx.status = 303;
-    ctx.redirect(restoreProgressPath(ctx.params.catalog_id, restore.id));
-  });
-  router.get('/catalogs/:catalog_id/snapshots/restores/:restore_id', h.signedIn, async (ctx) => {
-    const s = sessionOf(ctx);
-    const restore = await getSnapshotRestore(deps.knex, s.scope, ctx.params.catalog_id, ctx.params.restore_id);
-    if (restore.status === 'completed' && restore.result) {
-      // Done: the snapshots page names the safety snapshot the restore took first.
-      ctx.redirect(`${snapshotsPath(ctx.params.catalog_id)}?restored=${restore.result.safety_snapshot_id}`);
-      return;
-    }
-    const { catalog } = await getCatalog(deps.knex, s.scope, ctx.params.catalog_id);
-    h.send(ctx, 200, restoreProgressPage(catalog, restore, h.pageSession(s)));
-  });
 
   // ---- Schema and taxonomy page (issue 28 §9) ----
   const showSchema = async (ctx: Context, status: number, notice: SchemaPageNotice) => {
@@ -265,43 +190,167 @@ export function addConsoleRoutes(router: Router, deps: ResolvedAppDeps, h: Conso
     );
     h.send(ctx, status, schemaPage({ catalog, schema, versions, diff, taxonomy, actors }, notice, h.pageSession(s)));
   };
-  router.get('/catalogs/:catalog_id/schema', h.signedIn, async (ctx) => {
-    const done = one(ctx.query.saved);
-    await showSchema(ctx, 200, { message: done ? `Saved: schema version ${done.slice(0, 50)}.` : null });
-  });
-  router.post('/catalogs/:catalog_id/schema/fields', h.signedIn, async (ctx) => {
-    const form = await h.readCheckedForm(ctx);
-    const s = sessionOf(ctx);
-    try {
-      const { schema } = await getCatalog(deps.knex, s.scope, ctx.params.catalog_id);
-      const result = await applyCatalogFieldBatch(deps.knex, s.scope, ctx.params.catalog_id, fieldBatch(form, schemaFields(schema)));
-      await requestGridIndexDrops(deps, { id: ctx.params.catalog_id, organization_id: s.scope.organizationId });
-      ctx.status = 303;
-      ctx.redirect(
-        `${schemaPath(ctx.params.catalog_id)}?saved=${encodeURIComponent(result.new_schema_version)}&from=${encodeURIComponent(result.previous_schema_version)}&to=${encodeURIComponent(result.new_schema_version)}#versions`,
-      );
-    } catch (err) {
-      if (!(err instanceof ValidationError)) throw err;
-      await showSchema(ctx, 422, { errors: err.details });
-    }
-  });
-  router.post('/catalogs/:catalog_id/schema/taxonomy', h.signedIn, async (ctx) => {
-    const form = await h.readCheckedForm(ctx, TAXONOMY_FORM_BYTES);
-    const s = sessionOf(ctx);
-    try {
-      let input: unknown;
-      try {
-        input = JSON.parse(form.get('taxonomy') ?? '');
-      } catch {
-        throw new ValidationError([{ loc: ['body', 'taxonomy'], msg: 'must be JSON', type: 'value_error' }]);
-      }
-      const result = await putCatalogTaxonomy(deps, s.scope, ctx.params.catalog_id, validator.validate(taxonomyBody, input, 'body'));
-      await requestGridIndexDrops(deps, { id: ctx.params.catalog_id, organization_id: s.scope.organizationId });
-      ctx.status = 303;
-      ctx.redirect(`${schemaPath(ctx.params.catalog_id)}?saved=${encodeURIComponent(result.version)}#taxonomy`);
-    } catch (err) {
-      if (!(err instanceof ValidationError)) throw err;
-      await showSchema(ctx, 422, { errors: err.details });
-    }
-  });
+  return [
+    {
+      method: 'get',
+      path: '/catalogs/:catalog_id/items/:item_id',
+      handler: async (ctx) => {
+        const staged = one(ctx.query.staged);
+        await showItem(ctx, 200, { stagedActivityId: staged && /^[0-9a-f-]{36}$/i.test(staged) ? staged : undefined });
+      },
+    },
+    {
+      method: 'post',
+      path: '/catalogs/:catalog_id/items/:item_id/edits',
+      handler: async (ctx) => {
+        const form = await h.readCheckedForm(ctx);
+        await stageAndRedirect(ctx, async () => {
+          const field = (form.get('field') ?? '').trim();
+          if (!field) throw new ValidationError([{ loc: ['body', 'field'], msg: 'Name the field to edit', type: 'value_error' }]);
+          const { schema } = await getCatalog(deps.knex, sessionOf(ctx).scope, ctx.params.catalog_id);
+          const info = (schema.fields_workflow_info ?? []).find((f) => f.field_name === field);
+          return { [field]: editValue(form.get('value') ?? '', info ? String(info.field_type) : null, field) };
+        });
+      },
+    },
+    {
+      method: 'post',
+      path: '/catalogs/:catalog_id/items/:item_id/restores',
+      handler: async (ctx) => {
+        const form = await h.readCheckedForm(ctx);
+        const kind = form.get('kind') === 'snapshot' ? 'snapshot' : 'change';
+        const id = form.get('id') ?? '';
+        await stageAndRedirect(
+          ctx,
+          async () => {
+            const item = await loadItem(deps.knex, sessionOf(ctx).scope, ctx.params.catalog_id, ctx.params.item_id);
+            return restoreValues(deps, ctx.params.catalog_id, item.id, item.data ?? {}, kind, id);
+          },
+          { kind, id },
+        );
+      },
+    },
+    {
+      method: 'get',
+      path: '/catalogs/:catalog_id/snapshots',
+      handler: async (ctx) => {
+        const s = sessionOf(ctx);
+        const compare = one(ctx.query.compare);
+        const created = one(ctx.query.created);
+        const restoredId = one(ctx.query.restored);
+        let restored: RestoreResult | null = null;
+        if (restoredId) {
+          // The safety snapshot names the snapshot its restore restored (snapshot_links).
+          const safety = await loadSnapshot(deps.knex, s.scope, ctx.params.catalog_id, restoredId);
+          if (safety.snapshot_type === 'safety' && safety.restored_snapshot_id) {
+            const target = await loadSnapshot(deps.knex, s.scope, ctx.params.catalog_id, safety.restored_snapshot_id);
+            restored = { snapshot_id: target.id, safety_snapshot_id: safety.id, items_restored: target.item_count, schema_version: target.schema_version };
+          }
+        }
+        await showSnapshots(ctx, {
+          comparison: compare ? await compareSnapshotWithNow(deps.knex, s.scope, ctx.params.catalog_id, compare) : null,
+          created: created && /^[0-9a-f-]{36}$/i.test(created) ? created : null,
+          restored,
+        });
+      },
+    },
+    {
+      method: 'post',
+      path: '/catalogs/:catalog_id/snapshots',
+      handler: async (ctx) => {
+        const form = await h.readCheckedForm(ctx);
+        const reason = (form.get('reason') ?? '').trim().slice(0, MAX_REASON_CHARS) || null;
+        const snapshot = await createSnapshot(deps.knex, sessionOf(ctx).scope, ctx.params.catalog_id, reason);
+        ctx.status = 303;
+        ctx.redirect(`${snapshotsPath(ctx.params.catalog_id)}?created=${snapshot.id}`);
+      },
+    },
+    {
+      method: 'get',
+      path: '/catalogs/:catalog_id/snapshots/:snapshot_id/restore',
+      handler: async (ctx) => {
+        const s = sessionOf(ctx);
+        const { catalog } = await getCatalog(deps.knex, s.scope, ctx.params.catalog_id);
+        const snapshot = await loadSnapshot(deps.knex, s.scope, catalog.id, ctx.params.snapshot_id);
+        h.send(ctx, 200, restoreConfirmPage(catalog, snapshot, h.pageSession(s)));
+      },
+    },
+    {
+      method: 'post',
+      path: '/catalogs/:catalog_id/snapshots/:snapshot_id/restore',
+      handler: async (ctx) => {
+        await h.readCheckedForm(ctx);
+        // Starts (or joins) the restore's workflow and follows its progress (issue 28): never waits here.
+        const restore = await requestSnapshotRestore(deps, sessionOf(ctx).scope, ctx.params.catalog_id, ctx.params.snapshot_id);
+        ctx.status = 303;
+        ctx.redirect(restoreProgressPath(ctx.params.catalog_id, restore.id));
+      },
+    },
+    {
+      method: 'get',
+      path: '/catalogs/:catalog_id/snapshots/restores/:restore_id',
+      handler: async (ctx) => {
+        const s = sessionOf(ctx);
+        const restore = await getSnapshotRestore(deps.knex, s.scope, ctx.params.catalog_id, ctx.params.restore_id);
+        if (restore.status === 'completed' && restore.result) {
+          // Done: the snapshots page names the safety snapshot the restore took first.
+          ctx.redirect(`${snapshotsPath(ctx.params.catalog_id)}?restored=${restore.result.safety_snapshot_id}`);
+          return;
+        }
+        const { catalog } = await getCatalog(deps.knex, s.scope, ctx.params.catalog_id);
+        h.send(ctx, 200, restoreProgressPage(catalog, restore, h.pageSession(s)));
+      },
+    },
+    {
+      method: 'get',
+      path: '/catalogs/:catalog_id/schema',
+      handler: async (ctx) => {
+        const done = one(ctx.query.saved);
+        await showSchema(ctx, 200, { message: done ? `Saved: schema version ${done.slice(0, 50)}.` : null });
+      },
+    },
+    {
+      method: 'post',
+      path: '/catalogs/:catalog_id/schema/fields',
+      handler: async (ctx) => {
+        const form = await h.readCheckedForm(ctx);
+        const s = sessionOf(ctx);
+        try {
+          const { schema } = await getCatalog(deps.knex, s.scope, ctx.params.catalog_id);
+          const result = await applyCatalogFieldBatch(deps.knex, s.scope, ctx.params.catalog_id, fieldBatch(form, schemaFields(schema)));
+          await requestGridIndexDrops(deps, { id: ctx.params.catalog_id, organization_id: s.scope.organizationId });
+          ctx.status = 303;
+          ctx.redirect(
+            `${schemaPath(ctx.params.catalog_id)}?saved=${encodeURIComponent(result.new_schema_version)}&from=${encodeURIComponent(result.previous_schema_version)}&to=${encodeURIComponent(result.new_schema_version)}#versions`,
+          );
+        } catch (err) {
+          if (!(err instanceof ValidationError)) throw err;
+          await showSchema(ctx, 422, { errors: err.details });
+        }
+      },
+    },
+    {
+      method: 'post',
+      path: '/catalogs/:catalog_id/schema/taxonomy',
+      handler: async (ctx) => {
+        const form = await h.readCheckedForm(ctx, TAXONOMY_FORM_BYTES);
+        const s = sessionOf(ctx);
+        try {
+          let input: unknown;
+          try {
+            input = JSON.parse(form.get('taxonomy') ?? '');
+          } catch {
+            throw new ValidationError([{ loc: ['body', 'taxonomy'], msg: 'must be JSON', type: 'value_error' }]);
+          }
+          const result = await putCatalogTaxonomy(deps, s.scope, ctx.params.catalog_id, validator.validate(taxonomyBody, input, 'body'));
+          await requestGridIndexDrops(deps, { id: ctx.params.catalog_id, organization_id: s.scope.organizationId });
+          ctx.status = 303;
+          ctx.redirect(`${schemaPath(ctx.params.catalog_id)}?saved=${encodeURIComponent(result.version)}#taxonomy`);
+        } catch (err) {
+          if (!(err instanceof ValidationError)) throw err;
+          await showSchema(ctx, 422, { errors: err.details });
+        }
+      },
+    },
+  ];
 }

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import type { DashboardRoute } from './route-table';
 import type { Context } from 'koa';
 import type { ResolvedAppDeps } from '../deps';
 import { ValidationError } from '../lib/errors';
@@ -49,84 +49,107 @@ export function formRedirect(path: string, querystring: string): string | null {
   return s ? `${path}?${s}` : path;
 }
 
-/** Adds the grid and completeness routes to the dashboard router. */
-export function addGridRoutes(router: Router, deps: ResolvedAppDeps, h: GridRouteHelpers): void {
+/**
+ * The grid and completeness routes of the dashboard, as a route table (./route-table.ts) for its router.
+ * Long on purpose: a route table, one entry per route.
+ */
+export function gridRoutes(deps: ResolvedAppDeps, h: GridRouteHelpers): DashboardRoute[] {
   const sessionOf = (ctx: Context) => ctx.state.dashboardSession as ActiveSession;
 
-  router.get('/catalogs/:catalog_id/items', h.signedIn, async (ctx) => {
-    const session = sessionOf(ctx);
-    const path = itemsPath(ctx.params.catalog_id);
-    const redirect = formRedirect(path, ctx.querystring);
-    if (redirect) {
-      await loadGridCatalog(deps, session.scope, ctx.params.catalog_id); // 403/404 before anything else
-      ctx.status = 303;
-      ctx.redirect(redirect);
-      return;
-    }
-    const indexing = { settings: deps.config.gridIndexes, jobRunner: deps.jobRunner };
-    const data = await loadGridPage(deps, session.scope, ctx.params.catalog_id, ctx.query, indexing, {
-      estimateAbove: deps.config.gridCountEstimateAbove ?? undefined,
-      searchTotals: { caches: deps.caches.catalog, jobRunner: deps.jobRunner },
-    });
-    h.send(ctx, 200, itemGridPage(data, h.pageSession(session)));
-  });
-
-  router.post('/catalogs/:catalog_id/items/views', h.signedIn, async (ctx) => {
-    const session = sessionOf(ctx);
-    const form = await h.readCheckedForm(ctx);
-    const grid = await loadGridCatalog(deps, session.scope, ctx.params.catalog_id);
-    const raw = Object.fromEntries(new URLSearchParams(form.get('query') ?? '').entries());
-    delete raw.cursor;
-    delete raw.view;
-    const query = parseGridQuery(raw, grid.types);
-    const columns = (form.get('columns') ?? '').split(',').filter(Boolean);
-    for (const c of columns) if (!Object.hasOwn(grid.types, c)) throw ValidationError.at(['body', 'columns'], `No field "${c}" in the catalog`);
-    const view = await saveGridView(deps.knex, session.scope, ctx.params.catalog_id, {
-      name: form.get('name') ?? '',
-      shared: form.get('shared') === '1',
-      columns,
-      query: viewQuery(query),
-    });
-    ctx.status = 303;
-    ctx.redirect(`${itemsPath(ctx.params.catalog_id)}?view=${view.id}`);
-  });
-
-  router.post('/catalogs/:catalog_id/items/views/:view_id/delete', h.signedIn, async (ctx) => {
-    const session = sessionOf(ctx);
-    await h.readCheckedForm(ctx);
-    await deleteGridView(deps.knex, session.scope, ctx.params.catalog_id, ctx.params.view_id);
-    ctx.status = 303;
-    ctx.redirect(itemsPath(ctx.params.catalog_id));
-  });
-
   const completenessPath = (catalogId: string) => `${DASHBOARD_BASE}/catalogs/${catalogId}/completeness`;
-
-  router.get('/catalogs/:catalog_id/completeness', h.signedIn, async (ctx) => {
-    const session = sessionOf(ctx);
-    const report = await completenessReport(deps, session.scope, ctx.params.catalog_id);
-    // Fill the gaps (issue 28 §6): applied jobs' completeness before and now (fill-gaps-views.ts).
-    const filled = fillGapsOutcomesSection(await fillGapsOutcomes(deps.knex, report.grid), ctx.params.catalog_id);
-    h.send(ctx, 200, completenessPage(report, h.pageSession(session), filled));
-  });
-
-  router.post('/catalogs/:catalog_id/completeness/profiles', h.signedIn, async (ctx) => {
-    const session = sessionOf(ctx);
-    const form = await h.readCheckedForm(ctx);
-    await createReadinessProfile(deps.knex, session.scope, ctx.params.catalog_id, {
-      name: form.get('name') ?? '',
-      description: form.get('description'),
-      required_fields: form.getAll('required_fields'),
-      rules: parseRuleLines(form.get('rules') ?? ''),
-    });
-    ctx.status = 303;
-    ctx.redirect(completenessPath(ctx.params.catalog_id));
-  });
-
-  router.post('/catalogs/:catalog_id/completeness/profiles/:profile_id/delete', h.signedIn, async (ctx) => {
-    const session = sessionOf(ctx);
-    await h.readCheckedForm(ctx);
-    await deleteReadinessProfile(deps.knex, session.scope, ctx.params.catalog_id, ctx.params.profile_id);
-    ctx.status = 303;
-    ctx.redirect(completenessPath(ctx.params.catalog_id));
-  });
+  return [
+    {
+      method: 'get',
+      path: '/catalogs/:catalog_id/items',
+      handler: async (ctx) => {
+        const session = sessionOf(ctx);
+        const path = itemsPath(ctx.params.catalog_id);
+        const redirect = formRedirect(path, ctx.querystring);
+        if (redirect) {
+          await loadGridCatalog(deps, session.scope, ctx.params.catalog_id); // 403/404 before anything else
+          ctx.status = 303;
+          ctx.redirect(redirect);
+          return;
+        }
+        const indexing = { settings: deps.config.gridIndexes, jobRunner: deps.jobRunner };
+        const data = await loadGridPage(deps, session.scope, ctx.params.catalog_id, ctx.query, indexing, {
+          estimateAbove: deps.config.gridCountEstimateAbove ?? undefined,
+          searchTotals: { caches: deps.caches.catalog, jobRunner: deps.jobRunner },
+        });
+        h.send(ctx, 200, itemGridPage(data, h.pageSession(session)));
+      },
+    },
+    {
+      method: 'post',
+      path: '/catalogs/:catalog_id/items/views',
+      handler: async (ctx) => {
+        const session = sessionOf(ctx);
+        const form = await h.readCheckedForm(ctx);
+        const grid = await loadGridCatalog(deps, session.scope, ctx.params.catalog_id);
+        const raw = Object.fromEntries(new URLSearchParams(form.get('query') ?? '').entries());
+        delete raw.cursor;
+        delete raw.view;
+        const query = parseGridQuery(raw, grid.types);
+        const columns = (form.get('columns') ?? '').split(',').filter(Boolean);
+        for (const c of columns) if (!Object.hasOwn(grid.types, c)) throw ValidationError.at(['body', 'columns'], `No field "${c}" in the catalog`);
+        const view = await saveGridView(deps.knex, session.scope, ctx.params.catalog_id, {
+          name: form.get('name') ?? '',
+          shared: form.get('shared') === '1',
+          columns,
+          query: viewQuery(query),
+        });
+        ctx.status = 303;
+        ctx.redirect(`${itemsPath(ctx.params.catalog_id)}?view=${view.id}`);
+      },
+    },
+    {
+      method: 'post',
+      path: '/catalogs/:catalog_id/items/views/:view_id/delete',
+      handler: async (ctx) => {
+        const session = sessionOf(ctx);
+        await h.readCheckedForm(ctx);
+        await deleteGridView(deps.knex, session.scope, ctx.params.catalog_id, ctx.params.view_id);
+        ctx.status = 303;
+        ctx.redirect(itemsPath(ctx.params.catalog_id));
+      },
+    },
+    {
+      method: 'get',
+      path: '/catalogs/:catalog_id/completeness',
+      handler: async (ctx) => {
+        const session = sessionOf(ctx);
+        const report = await completenessReport(deps, session.scope, ctx.params.catalog_id);
+        // Fill the gaps (issue 28 §6): applied jobs' completeness before and now (fill-gaps-views.ts).
+        const filled = fillGapsOutcomesSection(await fillGapsOutcomes(deps.knex, report.grid), ctx.params.catalog_id);
+        h.send(ctx, 200, completenessPage(report, h.pageSession(session), filled));
+      },
+    },
+    {
+      method: 'post',
+      path: '/catalogs/:catalog_id/completeness/profiles',
+      handler: async (ctx) => {
+        const session = sessionOf(ctx);
+        const form = await h.readCheckedForm(ctx);
+        await createReadinessProfile(deps.knex, session.scope, ctx.params.catalog_id, {
+          name: form.get('name') ?? '',
+          description: form.get('description'),
+          required_fields: form.getAll('required_fields'),
+          rules: parseRuleLines(form.get('rules') ?? ''),
+        });
+        ctx.status = 303;
+        ctx.redirect(completenessPath(ctx.params.catalog_id));
+      },
+    },
+    {
+      method: 'post',
+      path: '/catalogs/:catalog_id/completeness/profiles/:profile_id/delete',
+      handler: async (ctx) => {
+        const session = sessionOf(ctx);
+        await h.readCheckedForm(ctx);
+        await deleteReadinessProfile(deps.knex, session.scope, ctx.params.catalog_id, ctx.params.profile_id);
+        ctx.status = 303;
+        ctx.redirect(completenessPath(ctx.params.catalog_id));
+      },
+    },
+  ];
 }

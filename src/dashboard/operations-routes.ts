@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import type Router from '@koa/router';
-import type { Context, Middleware } from 'koa';
+import type { DashboardRoute } from './route-table';
+import type { Context } from 'koa';
 import type { ResolvedAppDeps } from '../deps';
 import { NotFoundError } from '../lib/errors';
 import type { ActiveSession } from '../services/access/sessions';
@@ -22,7 +22,6 @@ import type { PageSession } from './views';
 
 /** What these routes need from the dashboard router (src/dashboard/routes.ts). */
 export interface OperationsRouteHelpers {
-  signedIn: Middleware;
   send: (ctx: Context, status: number, body: string) => void;
   pageSession: (s: ActiveSession) => PageSession;
 }
@@ -63,51 +62,68 @@ function csvCell(s: string): string {
  * - `GET /dashboard/catalogs/{catalog_id}/import[?import_id=]` — the import page (import-views.ts).
  * Another organization's catalog is a 403 page; an unknown operation or import a 404.
  */
-export function addOperationsRoutes(router: Router, deps: ResolvedAppDeps, helpers: OperationsRouteHelpers): void {
-  const { signedIn, send, pageSession } = helpers;
-
-  router.get('/', signedIn, async (ctx) => {
-    const session = ctx.state.dashboardSession as ActiveSession;
-    send(ctx, 200, homePage(await loadHomePage(deps.knex, session.scope), pageSession(session), Date.now()));
-  });
-
-  router.get('/completeness.json', signedIn, async (ctx) => {
-    const session = ctx.state.dashboardSession as ActiveSession;
-    const ids = ([] as string[]).concat(ctx.query.catalog_id ?? []);
-    ctx.body = { catalogs: await loadHomeCompleteness(deps, session.scope, ids) };
-  });
-
-  router.get('/jobs', signedIn, async (ctx) => {
-    const session = ctx.state.dashboardSession as ActiveSession;
-    const filters = jobsFilters(ctx.query);
-    const { operations, total } = await listOperations(deps.knex, session.scope.organizationId, { ...filters, pageSize: JOBS_PAGE_SIZE });
-    send(ctx, 200, jobsPage(operations, total, JOBS_PAGE_SIZE, filters, pageSession(session), Date.now()));
-  });
-
-  router.get('/jobs/:kind/:id/errors.csv', signedIn, async (ctx) => {
-    const session = ctx.state.dashboardSession as ActiveSession;
-    const kind = ctx.params.kind as OperationKind;
-    const pages = (OPERATION_KINDS as readonly string[]).includes(kind)
-      ? await operationErrors(deps.knex, session.scope.organizationId, kind, ctx.params.id)
-      : null;
-    if (!pages) throw new NotFoundError('No such operation');
-    ctx.status = 200;
-    ctx.type = 'text/csv; charset=utf-8';
-    ctx.set('Content-Disposition', `attachment; filename="${kind}-${ctx.params.id}-errors.csv"`);
-    ctx.body = Readable.from(
-      (async function* () {
-        yield `${kind === 'import' ? 'line' : 'row_index'},message\n`;
-        for await (const page of pages) yield page.map((e) => `${e.position},${csvCell(e.message)}\n`).join('');
-      })(),
-    );
-  });
-
-  router.get('/catalogs/:catalog_id/import', signedIn, async (ctx) => {
-    const session = ctx.state.dashboardSession as ActiveSession;
-    const { catalog, schema } = await getCatalog(deps.knex, session.scope, ctx.params.catalog_id);
-    const importId = one(ctx.query.import_id);
-    // A named import must be one of this catalog's (404 otherwise); the page script loads its report.
-    const imp = importId ? await loadImport(deps.knex, session.scope, catalog.id, importId) : null;
-    send(ctx, 200, importPage(catalog, Object.keys(schema.schema_definition.properties ?? {}), imp, pageSession(session)));
-  });
+export function operationsRoutes(deps: ResolvedAppDeps, helpers: OperationsRouteHelpers): DashboardRoute[] {
+  const { send, pageSession } = helpers;
+  return [
+    {
+      method: 'get',
+      path: '/',
+      handler: async (ctx) => {
+        const session = ctx.state.dashboardSession as ActiveSession;
+        send(ctx, 200, homePage(await loadHomePage(deps.knex, session.scope), pageSession(session), Date.now()));
+      },
+    },
+    {
+      method: 'get',
+      path: '/completeness.json',
+      handler: async (ctx) => {
+        const session = ctx.state.dashboardSession as ActiveSession;
+        const ids = ([] as string[]).concat(ctx.query.catalog_id ?? []);
+        ctx.body = { catalogs: await loadHomeCompleteness(deps, session.scope, ids) };
+      },
+    },
+    {
+      method: 'get',
+      path: '/jobs',
+      handler: async (ctx) => {
+        const session = ctx.state.dashboardSession as ActiveSession;
+        const filters = jobsFilters(ctx.query);
+        const { operations, total } = await listOperations(deps.knex, session.scope.organizationId, { ...filters, pageSize: JOBS_PAGE_SIZE });
+        send(ctx, 200, jobsPage(operations, total, JOBS_PAGE_SIZE, filters, pageSession(session), Date.now()));
+      },
+    },
+    {
+      method: 'get',
+      path: '/jobs/:kind/:id/errors.csv',
+      handler: async (ctx) => {
+        const session = ctx.state.dashboardSession as ActiveSession;
+        const kind = ctx.params.kind as OperationKind;
+        const pages = (OPERATION_KINDS as readonly string[]).includes(kind)
+          ? await operationErrors(deps.knex, session.scope.organizationId, kind, ctx.params.id)
+          : null;
+        if (!pages) throw new NotFoundError('No such operation');
+        ctx.status = 200;
+        ctx.type = 'text/csv; charset=utf-8';
+        ctx.set('Content-Disposition', `attachment; filename="${kind}-${ctx.params.id}-errors.csv"`);
+        ctx.body = Readable.from(
+          (async function* () {
+            yield `${kind === 'import' ? 'line' : 'row_index'},message\n`;
+            for await (const page of pages) yield page.map((e) => `${e.position},${csvCell(e.message)}\n`).join('');
+          })(),
+        );
+      },
+    },
+    {
+      method: 'get',
+      path: '/catalogs/:catalog_id/import',
+      handler: async (ctx) => {
+        const session = ctx.state.dashboardSession as ActiveSession;
+        const { catalog, schema } = await getCatalog(deps.knex, session.scope, ctx.params.catalog_id);
+        const importId = one(ctx.query.import_id);
+        // A named import must be one of this catalog's (404 otherwise); the page script loads its report.
+        const imp = importId ? await loadImport(deps.knex, session.scope, catalog.id, importId) : null;
+        send(ctx, 200, importPage(catalog, Object.keys(schema.schema_definition.properties ?? {}), imp, pageSession(session)));
+      },
+    },
+  ];
 }

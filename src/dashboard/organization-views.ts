@@ -9,6 +9,7 @@ import { API_KEY_HEADER_CELLS, apiKeyCells, DASHBOARD_BASE, layout, type PageSes
  * asked for; rotate) and the default master catalog. Every action is the page script's call to
  * the public API with the session's CSRF token (assets/dashboard.js `organizationPage`). The
  * people section (issue 28 §12, ./people-views.ts) posts dashboard forms.
+ * Long on purpose: one HTML template, read top to bottom like the page.
  */
 export function organizationPage(data: OrganizationPageData, session: PageSession, peopleNotice: PeopleNotice | null = null): string {
   const people = new Map(data.people.map((p) => [p.id, p]));

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import type { DashboardRoute } from './route-table';
 import type { Context } from 'koa';
 import type { ResolvedAppDeps } from '../deps';
 import { AppError, UnauthorizedError, ValidationError } from '../lib/errors';
@@ -44,8 +44,11 @@ function pendingLogin(ctx: Context): PendingLogin | null {
   }
 }
 
-/** Adds the people routes to the dashboard router. `rateLimits`: the app's failed-authentication throttle (issue 18). */
-export function addPeopleRoutes(router: Router, deps: ResolvedAppDeps, rateLimits: RateLimits, h: PeopleHelpers): void {
+/**
+ * The people routes of the dashboard, as a route table (./route-table.ts) for its router. `rateLimits`: the app's failed-authentication throttle (issue 18).
+ * Long on purpose: a route table, one entry per route.
+ */
+export function peopleRoutes(deps: ResolvedAppDeps, rateLimits: RateLimits, h: PeopleHelpers): DashboardRoute[] {
   const oidcSettings = deps.config.oidc;
   const oidc = oidcSettings ? new OidcClient(oidcSettings, `${deps.config.publicUrl}${DASHBOARD_BASE}/login/oidc/callback`) : null;
   const providerName = oidcSettings?.providerName ?? null;
@@ -57,74 +60,6 @@ export function addPeopleRoutes(router: Router, deps: ResolvedAppDeps, rateLimit
     ctx.status = 303;
     ctx.redirect(next);
   };
-
-  router.post('/login/password', async (ctx) => {
-    ctx.set('Cache-Control', 'no-store');
-    const form = await h.readForm(ctx);
-    const next = h.safeNext(form.get('next'));
-    const email = (form.get('email') ?? '').trim().toLowerCase().slice(0, 320);
-    const password = (form.get('password') ?? '').slice(0, 1024);
-    // Guessing is throttled per client address and per email (so many addresses cannot share one account's budget).
-    const throttles = [ctx.ip, `person:${email}`];
-    try {
-      for (const key of throttles) await rateLimits.assertMayAuthenticate(key);
-      const person = email && password ? await personByPassword(deps.knex, email, password) : null;
-      if (!person) {
-        for (const key of throttles) await rateLimits.countAuthFailure(key);
-        throw new UnauthorizedError('Wrong email or password.');
-      }
-      await enter(ctx, person, next);
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      ctx.set(err.headers);
-      const text = err.status === 429 ? 'Too many failed sign-ins; wait a minute and try again.' : err.message;
-      h.send(ctx, err.status, loginPage(next, text, providerName));
-    }
-  });
-
-  router.get('/login/oidc', async (ctx) => {
-    ctx.set('Cache-Control', 'no-store');
-    const next = h.safeNext(typeof ctx.query.next === 'string' ? ctx.query.next : undefined);
-    if (!oidc) {
-      h.send(ctx, 404, loginPage(next, 'Sign-in with an identity provider is not configured here.', null));
-      return;
-    }
-    const { url, pending } = await oidc.start(next);
-    const value = Buffer.from(JSON.stringify(pending)).toString('base64url');
-    ctx.cookies.set(OIDC_COOKIE, value, {
-      httpOnly: true,
-      sameSite: 'lax',
-      path: `${DASHBOARD_BASE}/login/oidc`,
-      maxAge: OIDC_LOGIN_TTL_MS,
-      secure: ctx.secure,
-      overwrite: true,
-    });
-    ctx.redirect(url);
-  });
-
-  router.get('/login/oidc/callback', async (ctx) => {
-    ctx.set('Cache-Control', 'no-store');
-    const pending = pendingLogin(ctx);
-    ctx.cookies.set(OIDC_COOKIE, '', {
-      httpOnly: true,
-      sameSite: 'lax',
-      path: `${DASHBOARD_BASE}/login/oidc`,
-      expires: new Date(0),
-      secure: ctx.secure,
-      overwrite: true,
-    });
-    const next = pending?.next ?? DASHBOARD_BASE;
-    try {
-      if (!oidc || !oidcSettings) throw new AppError(404, 'Sign-in with an identity provider is not configured here.');
-      if (!pending) throw new UnauthorizedError('Sign-in expired or was not started here; try again.');
-      const q = ctx.query as Record<string, string | undefined>;
-      const identity = await oidc.finish({ code: q.code, state: q.state, error: q.error }, pending);
-      await enter(ctx, await personForIdentity(deps.knex, oidcSettings, identity), next);
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      h.send(ctx, err.status, loginPage(next, err.message, providerName));
-    }
-  });
 
   /** Answers a people form: 303 back to the people section, or the organization page again with the problem (422, 409, 404). */
   const peopleForm = async (ctx: Context, act: (form: URLSearchParams, session: ActiveSession) => Promise<unknown>) => {
@@ -142,21 +77,107 @@ export function addPeopleRoutes(router: Router, deps: ResolvedAppDeps, rateLimit
     ctx.status = 303;
     ctx.redirect(`${DASHBOARD_BASE}/organization#people`);
   };
-
-  router.post('/organization/people', h.signedIn, (ctx) =>
-    peopleForm(ctx, async (form, session) => {
-      await invitePerson(deps.knex, session.scope, {
-        email: form.get('email') ?? '',
-        name: form.get('name') ?? '',
-        role: form.get('role') ?? '',
-        password: form.get('password') || null,
-      });
-    }),
-  );
-
-  router.post('/organization/people/:person_id', h.signedIn, (ctx) =>
-    peopleForm(ctx, async (form, session) => {
-      await updatePerson(deps.knex, session.scope, ctx.params.person_id, { role: form.get('role') ?? '', disabled: form.get('disabled') === '1' });
-    }),
-  );
+  return [
+    {
+      method: 'post',
+      path: '/login/password',
+      public: true,
+      handler: async (ctx) => {
+        ctx.set('Cache-Control', 'no-store');
+        const form = await h.readForm(ctx);
+        const next = h.safeNext(form.get('next'));
+        const email = (form.get('email') ?? '').trim().toLowerCase().slice(0, 320);
+        const password = (form.get('password') ?? '').slice(0, 1024);
+        // Guessing is throttled per client address and per email (so many addresses cannot share one account's budget).
+        const throttles = [ctx.ip, `person:${email}`];
+        try {
+          for (const key of throttles) await rateLimits.assertMayAuthenticate(key);
+          const person = email && password ? await personByPassword(deps.knex, email, password) : null;
+          if (!person) {
+            for (const key of throttles) await rateLimits.countAuthFailure(key);
+            throw new UnauthorizedError('Wrong email or password.');
+          }
+          await enter(ctx, person, next);
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          ctx.set(err.headers);
+          const text = err.status === 429 ? 'Too many failed sign-ins; wait a minute and try again.' : err.message;
+          h.send(ctx, err.status, loginPage(next, text, providerName));
+        }
+      },
+    },
+    {
+      method: 'get',
+      path: '/login/oidc',
+      public: true,
+      handler: async (ctx) => {
+        ctx.set('Cache-Control', 'no-store');
+        const next = h.safeNext(typeof ctx.query.next === 'string' ? ctx.query.next : undefined);
+        if (!oidc) {
+          h.send(ctx, 404, loginPage(next, 'Sign-in with an identity provider is not configured here.', null));
+          return;
+        }
+        const { url, pending } = await oidc.start(next);
+        const value = Buffer.from(JSON.stringify(pending)).toString('base64url');
+        ctx.cookies.set(OIDC_COOKIE, value, {
+          httpOnly: true,
+          sameSite: 'lax',
+          path: `${DASHBOARD_BASE}/login/oidc`,
+          maxAge: OIDC_LOGIN_TTL_MS,
+          secure: ctx.secure,
+          overwrite: true,
+        });
+        ctx.redirect(url);
+      },
+    },
+    {
+      method: 'get',
+      path: '/login/oidc/callback',
+      public: true,
+      handler: async (ctx) => {
+        ctx.set('Cache-Control', 'no-store');
+        const pending = pendingLogin(ctx);
+        ctx.cookies.set(OIDC_COOKIE, '', {
+          httpOnly: true,
+          sameSite: 'lax',
+          path: `${DASHBOARD_BASE}/login/oidc`,
+          expires: new Date(0),
+          secure: ctx.secure,
+          overwrite: true,
+        });
+        const next = pending?.next ?? DASHBOARD_BASE;
+        try {
+          if (!oidc || !oidcSettings) throw new AppError(404, 'Sign-in with an identity provider is not configured here.');
+          if (!pending) throw new UnauthorizedError('Sign-in expired or was not started here; try again.');
+          const q = ctx.query as Record<string, string | undefined>;
+          const identity = await oidc.finish({ code: q.code, state: q.state, error: q.error }, pending);
+          await enter(ctx, await personForIdentity(deps.knex, oidcSettings, identity), next);
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          h.send(ctx, err.status, loginPage(next, err.message, providerName));
+        }
+      },
+    },
+    {
+      method: 'post',
+      path: '/organization/people',
+      handler: (ctx) =>
+        peopleForm(ctx, async (form, session) => {
+          await invitePerson(deps.knex, session.scope, {
+            email: form.get('email') ?? '',
+            name: form.get('name') ?? '',
+            role: form.get('role') ?? '',
+            password: form.get('password') || null,
+          });
+        }),
+    },
+    {
+      method: 'post',
+      path: '/organization/people/:person_id',
+      handler: (ctx) =>
+        peopleForm(ctx, async (form, session) => {
+          await updatePerson(deps.knex, session.scope, ctx.params.person_id, { role: form.get('role') ?? '', disabled: form.get('disabled') === '1' });
+        }),
+    },
+  ];
 }

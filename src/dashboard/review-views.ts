@@ -176,6 +176,7 @@ function categoryLabel(value: unknown, paths: Record<string, string>): unknown {
   return path ? `${path} (${String(value)})` : value;
 }
 
+/** The table rows of one staged change and its changed fields. Long on purpose: one HTML template, read top to bottom like the table. */
 function changeRows(
   change: StagedChange,
   filters: ActivityFilters,

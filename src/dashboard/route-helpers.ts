@@ -1,4 +1,4 @@
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import type { ActiveSession } from '../services/access/sessions';
 import type { PageSession } from './views';
 
@@ -7,8 +7,6 @@ import type { PageSession } from './views';
  * one definition, so that every page module reads forms, checks CSRF and renders the same way.
  */
 export interface DashboardRouteHelpers {
-  /** Requires a signed-in session (`ctx.state.dashboardSession`); redirects to sign-in otherwise. */
-  signedIn: Middleware;
   /** A small urlencoded form body, at most `limitBytes` (default 16 KiB). @throws PayloadTooLargeError */
   readForm: (ctx: Context, limitBytes?: number) => Promise<URLSearchParams>;
   /**

@@ -9,23 +9,24 @@ import type { RateLimits } from '../services/access/rate-limits';
 import type { ActiveSession } from '../services/access/sessions';
 import { signIn, signOut } from '../services/access/sessions';
 import { CONFIDENCE_LEVELS } from '../models/staged-change';
-import { addCliLoginRoutes } from './cli-login';
-import { addPeopleRoutes } from './people-routes';
+import { cliLoginRoutes } from './cli-login';
+import { peopleRoutes } from './people-routes';
 import { assertRole, hasRole } from '../services/access/roles';
 import { dashboardRouteRole, isReadMethod } from '../services/access/route-roles';
-import { addOperationsRoutes } from './operations-routes';
-import { addGridRoutes } from './grid-routes';
-import { addBulkRoutes } from './bulk-routes';
+import { operationsRoutes } from './operations-routes';
+import { gridRoutes } from './grid-routes';
+import { bulkRoutes } from './bulk-routes';
+import { mountDashboardRoutes, type DashboardRoute } from './route-table';
 import { loadActivityPage, loadCatalogPage, type ActivityFilters } from './data';
 import { DASHBOARD_BASE, errorPage, loginPage, STATUS_ORDER, type PageSession } from './views';
 import { activityPage, catalogPage } from './review-views';
-import { addConsoleRoutes } from './console-routes';
+import { consoleRoutes } from './console-routes';
 import { loadFlowListPage, loadFlowPage, loadRunPage } from './flows-data';
 import { flowListPage, flowPage, runPage } from './flow-views';
 import { loadOrganizationPage } from './organization-data';
 import { organizationPage } from './organization-views';
 import { own } from '../lib/objects';
-import { enrichmentStorage } from '../services/enrichment/artifacts';
+import { enrichmentStorage, type EnrichmentStorage } from '../services/enrichment/artifacts';
 import { readCapture } from '../services/enrichment/evidence-wacz';
 import { sendCapture } from '../routes/files';
 
@@ -35,7 +36,7 @@ import { sendCapture } from '../routes/files';
  * activity's review page (`review_url` = `{PUBLIC_URL}/dashboard/catalogs/{cid}/activities/{aid}`,
  * decisions.md §5); and the flows (issue 19 step 5): the list, a flow (`workflow_url` =
  * `{PUBLIC_URL}/dashboard/flows/{id}`) and a run with its results; the organization's settings
- * (issue 28 §11: API keys, webhook secret, default master catalog). Pages are server-rendered; the only script and stylesheet are served from
+ * (issue 28 §11: API keys, webhook secret, default master catalog). Pages are server-rendered; their scripts and stylesheets are served from
  * ./assets (no CDN). Review and apply actions are the page script's calls to `/api/...`,
  * authorized by the session cookie plus the CSRF token (src/middleware/auth.ts).
  */
@@ -43,6 +44,8 @@ import { sendCapture } from '../routes/files';
 /** The static files of the dashboard and their content types. */
 const ASSETS: Record<string, string> = {
   'dashboard.css': 'text/css; charset=utf-8',
+  'dashboard-flows.css': 'text/css; charset=utf-8',
+  'dashboard-console.css': 'text/css; charset=utf-8',
   'dashboard.js': 'application/javascript; charset=utf-8',
   'home.js': 'application/javascript; charset=utf-8',
   'jobs.js': 'application/javascript; charset=utf-8',
@@ -173,124 +176,191 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
     await next();
   };
 
-  router.get('/assets/:asset', (ctx) => {
-    const type = own(ASSETS, ctx.params.asset);
-    if (!type) {
-      send(ctx, 404, errorPage(404, 'No such asset', null));
-      return;
-    }
-    ctx.type = type;
-    ctx.set('Cache-Control', 'public, max-age=300');
-    ctx.body = fs.createReadStream(path.join(__dirname, 'assets', ctx.params.asset));
-  });
+  mountDashboardRoutes(
+    router,
+    [
+      ...signInRoutes(deps, rateLimits),
+      // People sign in as themselves; the organization page's people forms (issue 28 §12).
+      ...peopleRoutes(deps, rateLimits, { readForm, readCheckedForm, send, pageSession, safeNext }),
 
-  router.get('/login', async (ctx) => {
-    ctx.set('Cache-Control', 'no-store');
-    send(ctx, 200, loginPage(safeNext(one(ctx.query.next)), null, deps.config.oidc?.providerName ?? null));
-  });
+      // The home page, the jobs page and the import page (issue 28 §1, §7, §8).
+      ...operationsRoutes(deps, { send, pageSession }),
 
-  router.post('/login', async (ctx) => {
-    ctx.set('Cache-Control', 'no-store');
-    const form = await readForm(ctx);
-    const next = safeNext(form.get('next'));
-    const credential = (form.get('credential') ?? '').trim();
-    await rateLimits.assertMayAuthenticate(ctx.ip);
-    try {
-      if (!credential) throw new AppError(401, 'Paste an API key or a user token.');
-      const session = await signIn(deps.knex, credential, deps.config.jwtSecret, form.get('organization_id')?.trim() || undefined);
-      setSessionCookie(ctx, session.token, session.expiresAt);
-      ctx.status = 303;
-      ctx.redirect(next);
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      if (err.status === 401) await rateLimits.countAuthFailure(ctx.ip);
-      send(
-        ctx,
-        err.status,
-        loginPage(
-          next,
-          err.status === 403 ? 'That organization is not accessible with this credential.' : 'This key or token is not valid.',
-          deps.config.oidc?.providerName ?? null,
-        ),
-      );
-    }
-  });
+      ...reviewRoutes(deps, storage),
+      // The catalog console's item grid and completeness pages (issue 28 §2, §3).
+      ...gridRoutes(deps, { readForm, readCheckedForm, send, pageSession }),
+      // Bulk actions and fill the gaps on the grid's filter (issue 28 §5, §6).
+      ...bulkRoutes(deps, { readForm, readCheckedForm, send, pageSession }),
 
-  router.post('/logout', async (ctx) => {
-    const form = await readForm(ctx);
-    const session = await requestSession(ctx, deps.knex);
-    if (session) {
-      checkCsrf(ctx, session, form.get(CSRF_FIELD) ?? undefined);
-      await signOut(deps.knex, ctx.cookies.get(SESSION_COOKIE) ?? '');
-    }
-    clearSessionCookie(ctx);
-    ctx.status = 303;
-    ctx.redirect(`${DASHBOARD_BASE}/login`);
-  });
-
-  // People sign in as themselves; the organization page's people forms (issue 28 §12).
-  addPeopleRoutes(router, deps, rateLimits, { signedIn, readForm, readCheckedForm, send, pageSession, safeNext });
-
-  // The home page, the jobs page and the import page (issue 28 §1, §7, §8).
-  addOperationsRoutes(router, deps, { signedIn, send, pageSession });
-
-  // A source as it was seen (issue 27 §6): the WARC record's payload, sandboxed (sendCapture).
-  router.get('/captures/:job_id/:record_id', signedIn, async (ctx) => {
-    const session = ctx.state.dashboardSession as ActiveSession;
-    sendCapture(ctx, await readCapture(deps.knex, storage, session.scope, ctx.params.job_id, ctx.params.record_id));
-  });
-
-  router.get('/catalogs/:catalog_id', signedIn, async (ctx) => {
-    const session = ctx.state.dashboardSession as ActiveSession;
-    const includeDrafts = one(ctx.query.drafts) === '1';
-    const { catalog, activities, total } = await loadCatalogPage(deps.knex, session.scope, ctx.params.catalog_id, includeDrafts);
-    send(ctx, 200, catalogPage(catalog, activities, total, includeDrafts, pageSession(session)));
-  });
-
-  router.get('/catalogs/:catalog_id/activities/:activity_id', signedIn, async (ctx) => {
-    const session = ctx.state.dashboardSession as ActiveSession;
-    const filters = parseFilters(ctx.query);
-    const data = await loadActivityPage(deps.knex, session.scope, ctx.params.catalog_id, ctx.params.activity_id, filters);
-    send(ctx, 200, activityPage(data, filters, pageSession(session)));
-  });
-
-  router.get('/flows', signedIn, async (ctx) => {
-    const session = ctx.state.dashboardSession as ActiveSession;
-    const filters = { search: one(ctx.query.q)?.slice(0, 200), page: pageNumber(ctx.query.page) };
-    send(ctx, 200, flowListPage(await loadFlowListPage(deps.knex, session.scope, filters), filters, pageSession(session)));
-  });
-
-  router.get('/flows/:flow_id', signedIn, async (ctx) => {
-    const session = ctx.state.dashboardSession as ActiveSession;
-    send(ctx, 200, flowPage(await loadFlowPage(deps.knex, session.scope, ctx.params.flow_id), pageSession(session)));
-  });
-
-  router.get('/flows/:flow_id/runs/:run_id', signedIn, async (ctx) => {
-    const session = ctx.state.dashboardSession as ActiveSession;
-    const filters = { node: one(ctx.query.node)?.slice(0, 200), page: pageNumber(ctx.query.page) };
-    const data = await loadRunPage(deps.knex, session.scope, ctx.params.flow_id, ctx.params.run_id, filters);
-    send(ctx, 200, runPage(data, filters, pageSession(session)));
-  });
-
-  router.get('/organization', signedIn, async (ctx) => {
-    const session = ctx.state.dashboardSession as ActiveSession;
-    assertRole(session.scope, 'admin');
-    send(ctx, 200, organizationPage(await loadOrganizationPage(deps.knex, session.scope), pageSession(session)));
-  });
-
-  // The catalog console's item grid and completeness pages (issue 28 §2, §3).
-  addGridRoutes(router, deps, { signedIn, readForm, readCheckedForm, send, pageSession });
-  // Bulk actions and fill the gaps on the grid's filter (issue 28 §5, §6).
-  addBulkRoutes(router, deps, { signedIn, readForm, readCheckedForm, send, pageSession });
-
-  // The tool server's login helper (issue 21): a loopback callback receives a new API key.
-  addCliLoginRoutes(router, deps, { signedIn, readForm, readCheckedForm, send, pageSession });
-  // The console's item, snapshots and schema pages (issue 28 §4, §9, §10).
-  addConsoleRoutes(router, deps, { signedIn, readForm, readCheckedForm, send, pageSession });
-
-  // Every state-changing form must declare its role: a missing one stops the app here, not in production.
-  for (const layer of router.stack) {
-    for (const method of layer.methods) dashboardRouteRole(method, String(layer.path).slice(DASHBOARD_BASE.length));
-  }
+      // The tool server's login helper (issue 21): a loopback callback receives a new API key.
+      ...cliLoginRoutes(deps, { readForm, readCheckedForm, send, pageSession }),
+      // The console's item, snapshots and schema pages (issue 28 §4, §9, §10).
+      ...consoleRoutes(deps, { readForm, readCheckedForm, send, pageSession }),
+    ],
+    signedIn,
+  );
   return router;
+}
+
+/**
+ * The pages served without a session: the assets (./assets, {@link ASSETS}), the sign-in page
+ * and form (a sign-in counts against `rateLimits`' failed-authentication throttle) and sign-out.
+ */
+function signInRoutes(deps: ResolvedAppDeps, rateLimits: RateLimits): DashboardRoute[] {
+  return [
+    {
+      method: 'get',
+      path: '/assets/:asset',
+      public: true,
+      handler: (ctx) => {
+        const type = own(ASSETS, ctx.params.asset);
+        if (!type) {
+          send(ctx, 404, errorPage(404, 'No such asset', null));
+          return;
+        }
+        ctx.type = type;
+        ctx.set('Cache-Control', 'public, max-age=300');
+        ctx.body = fs.createReadStream(path.join(__dirname, 'assets', ctx.params.asset));
+      },
+    },
+
+    {
+      method: 'get',
+      path: '/login',
+      public: true,
+      handler: async (ctx) => {
+        ctx.set('Cache-Control', 'no-store');
+        send(ctx, 200, loginPage(safeNext(one(ctx.query.next)), null, deps.config.oidc?.providerName ?? null));
+      },
+    },
+
+    {
+      method: 'post',
+      path: '/login',
+      public: true,
+      handler: async (ctx) => {
+        ctx.set('Cache-Control', 'no-store');
+        const form = await readForm(ctx);
+        const next = safeNext(form.get('next'));
+        const credential = (form.get('credential') ?? '').trim();
+        await rateLimits.assertMayAuthenticate(ctx.ip);
+        try {
+          if (!credential) throw new AppError(401, 'Paste an API key or a user token.');
+          const session = await signIn(deps.knex, credential, deps.config.jwtSecret, form.get('organization_id')?.trim() || undefined);
+          setSessionCookie(ctx, session.token, session.expiresAt);
+          ctx.status = 303;
+          ctx.redirect(next);
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          if (err.status === 401) await rateLimits.countAuthFailure(ctx.ip);
+          send(
+            ctx,
+            err.status,
+            loginPage(
+              next,
+              err.status === 403 ? 'That organization is not accessible with this credential.' : 'This key or token is not valid.',
+              deps.config.oidc?.providerName ?? null,
+            ),
+          );
+        }
+      },
+    },
+
+    {
+      method: 'post',
+      path: '/logout',
+      public: true,
+      handler: async (ctx) => {
+        const form = await readForm(ctx);
+        const session = await requestSession(ctx, deps.knex);
+        if (session) {
+          checkCsrf(ctx, session, form.get(CSRF_FIELD) ?? undefined);
+          await signOut(deps.knex, ctx.cookies.get(SESSION_COOKIE) ?? '');
+        }
+        clearSessionCookie(ctx);
+        ctx.status = 303;
+        ctx.redirect(`${DASHBOARD_BASE}/login`);
+      },
+    },
+  ];
+}
+
+/**
+ * The review pages behind sign-in: a source as it was seen (a WARC record from `storage`), a
+ * catalog's activities, an activity's review page, the flows, a flow, a run, the organization.
+ */
+function reviewRoutes(deps: ResolvedAppDeps, storage: EnrichmentStorage): DashboardRoute[] {
+  return [
+    // A source as it was seen (issue 27 §6): the WARC record's payload, sandboxed (sendCapture).
+    {
+      method: 'get',
+      path: '/captures/:job_id/:record_id',
+      handler: async (ctx) => {
+        const session = ctx.state.dashboardSession as ActiveSession;
+        sendCapture(ctx, await readCapture(deps.knex, storage, session.scope, ctx.params.job_id, ctx.params.record_id));
+      },
+    },
+
+    {
+      method: 'get',
+      path: '/catalogs/:catalog_id',
+      handler: async (ctx) => {
+        const session = ctx.state.dashboardSession as ActiveSession;
+        const includeDrafts = one(ctx.query.drafts) === '1';
+        const { catalog, activities, total } = await loadCatalogPage(deps.knex, session.scope, ctx.params.catalog_id, includeDrafts);
+        send(ctx, 200, catalogPage(catalog, activities, total, includeDrafts, pageSession(session)));
+      },
+    },
+
+    {
+      method: 'get',
+      path: '/catalogs/:catalog_id/activities/:activity_id',
+      handler: async (ctx) => {
+        const session = ctx.state.dashboardSession as ActiveSession;
+        const filters = parseFilters(ctx.query);
+        const data = await loadActivityPage(deps.knex, session.scope, ctx.params.catalog_id, ctx.params.activity_id, filters);
+        send(ctx, 200, activityPage(data, filters, pageSession(session)));
+      },
+    },
+
+    {
+      method: 'get',
+      path: '/flows',
+      handler: async (ctx) => {
+        const session = ctx.state.dashboardSession as ActiveSession;
+        const filters = { search: one(ctx.query.q)?.slice(0, 200), page: pageNumber(ctx.query.page) };
+        send(ctx, 200, flowListPage(await loadFlowListPage(deps.knex, session.scope, filters), filters, pageSession(session)));
+      },
+    },
+
+    {
+      method: 'get',
+      path: '/flows/:flow_id',
+      handler: async (ctx) => {
+        const session = ctx.state.dashboardSession as ActiveSession;
+        send(ctx, 200, flowPage(await loadFlowPage(deps.knex, session.scope, ctx.params.flow_id), pageSession(session)));
+      },
+    },
+
+    {
+      method: 'get',
+      path: '/flows/:flow_id/runs/:run_id',
+      handler: async (ctx) => {
+        const session = ctx.state.dashboardSession as ActiveSession;
+        const filters = { node: one(ctx.query.node)?.slice(0, 200), page: pageNumber(ctx.query.page) };
+        const data = await loadRunPage(deps.knex, session.scope, ctx.params.flow_id, ctx.params.run_id, filters);
+        send(ctx, 200, runPage(data, filters, pageSession(session)));
+      },
+    },
+
+    {
+      method: 'get',
+      path: '/organization',
+      handler: async (ctx) => {
+        const session = ctx.state.dashboardSession as ActiveSession;
+        assertRole(session.scope, 'admin');
+        send(ctx, 200, organizationPage(await loadOrganizationPage(deps.knex, session.scope), pageSession(session)));
+      },
+    },
+  ];
 }

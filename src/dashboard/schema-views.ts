@@ -70,6 +70,7 @@ export function schemaFields(schema: CatalogSchema): Array<Record<string, unknow
   );
 }
 
+/** The schema page's fields form: a table of the schema's fields. Long on purpose: one HTML template, read top to bottom like the page. */
 function fieldsForm(d: SchemaPageData, session: PageSession): SafeHtml {
   const infos = schemaFields(d.schema);
   const typeOptions = (selected: string) => FIELD_TYPES.map((t) => html`<option value="${t}" ${t === selected ? html`selected` : ''}>${t}</option>`);

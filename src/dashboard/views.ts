@@ -49,6 +49,8 @@ export function layout(title: string, body: SafeHtml, session: PageSession | nul
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} · Catalog console</title>
         <link rel="stylesheet" href="${DASHBOARD_BASE}/assets/dashboard.css" />
+        <link rel="stylesheet" href="${DASHBOARD_BASE}/assets/dashboard-flows.css" />
+        <link rel="stylesheet" href="${DASHBOARD_BASE}/assets/dashboard-console.css" />
         ${session ? html`<meta name="csrf-token" content="${session.csrfToken}" />` : ''}
         ${options.refreshSeconds ? html`<meta name="dashboard-refresh-seconds" content="${options.refreshSeconds}" />` : ''}
       </head>

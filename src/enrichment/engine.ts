@@ -143,6 +143,7 @@ export function inputText(item: Record<string, unknown>): Array<[string, string]
  * row (field issue; flag `robots_denied`, or `research_problems` for other failures).
  * `taxonomyBridge` gives the compiled Google product taxonomy (loaded on first use), through which
  * items are classified into a catalog's own taxonomy (src/enrichment/taxonomy/bridge.ts).
+ * Long on purpose: the closure wires the stages over shared loaders; the work is in the small functions it calls.
  */
 export function createEngine(deps: {
   search: SearchProvider;

@@ -13,6 +13,7 @@
  * training runs in-process: slower to give the event loop back, identical in result.
  */
 import { createHash } from 'node:crypto';
+import { boundedCache, type BoundedCache } from '../lib/bounded-cache';
 import { trainTextModel, withCorpus, type TextExample, type TextModel } from './text';
 import { trainTextModelInThread } from './text-threads';
 import type { CatalogTextExample, OutputField } from './types';
@@ -125,15 +126,15 @@ export function examplesVersion(digest: string, fields: OutputField[], knownValu
 
 /** An empty set of trained models with an idle training queue. */
 export function createLearnedTextModels(): LearnedTextModels {
-  /** Trained (or training) models by examples version, least recently used first. */
-  const trained = new Map<string, Promise<TextModel>>();
+  /** Trained (or training) models by examples version ({@link MODELS_KEPT} kept). */
+  const trained = boundedCache<Promise<TextModel>>(MODELS_KEPT);
   /**
    * Per examples array (a job passes the same array for each row): its digest, and the known
    * values and version per field definitions and catalog known values. Computed once per job,
    * not per row: for 1,000 examples and 51 fields, {@link trainingKnownValues} alone took 45 ms
    * a row (profile of bench/text-job.ts).
    */
-  const versions = new WeakMap<readonly TextExample[], { digest: string; byInput: Map<string, { known: Record<string, string[]>; version: string }> }>();
+  const versions = new WeakMap<readonly TextExample[], { digest: string; byInput: BoundedCache<{ known: Record<string, string[]>; version: string }> }>();
   /** The models reading a job's texts, by the texts array (one per job) and examples version. */
   const withTexts = new WeakMap<readonly string[], Map<string, Promise<TextModel>>>();
   /** Tail of the training queue. */
@@ -153,11 +154,7 @@ export function createLearnedTextModels(): LearnedTextModels {
     onTraining?: (state: 'started' | 'finished') => void,
   ): Promise<TextModel> => {
     const hit = trained.get(version);
-    if (hit) {
-      trained.delete(version);
-      trained.set(version, hit);
-      return hit;
-    }
+    if (hit) return hit;
     const onThisThread = (): TextModel => trainTextModel(fields, [...examples], known);
     const training = serial(async () => {
       onTraining?.('started');
@@ -173,21 +170,19 @@ export function createLearnedTextModels(): LearnedTextModels {
       }
     });
     trained.set(version, training);
-    while (trained.size > MODELS_KEPT) trained.delete(trained.keys().next().value as string);
     return training;
   };
   return {
     model(fields, examples, knownValues = {}, texts = [], inProcess = false, onTraining) {
       if (examples.length === 0 || !teaches(fields, examples)) return null;
       let ofExamples = versions.get(examples);
-      if (!ofExamples) versions.set(examples, (ofExamples = { digest: examplesDigest(examples), byInput: new Map() }));
+      if (!ofExamples) versions.set(examples, (ofExamples = { digest: examplesDigest(examples), byInput: boundedCache(MODELS_KEPT) }));
       const key = JSON.stringify([fields, knownValues]);
       let versioned = ofExamples.byInput.get(key);
       if (!versioned) {
         const trainingKnown = trainingKnownValues(fields, examples, knownValues);
         versioned = { known: trainingKnown, version: examplesVersion(ofExamples.digest, fields, trainingKnown) };
         ofExamples.byInput.set(key, versioned);
-        while (ofExamples.byInput.size > MODELS_KEPT) ofExamples.byInput.delete(ofExamples.byInput.keys().next().value as string);
       }
       const { known, version } = versioned;
       const model = train(version, fields, examples, known, inProcess, onTraining);

@@ -58,6 +58,7 @@ const present = ({ catalog, schema }: CatalogWithSchema) => presentCatalog(catal
  * Schema, "Taxonomy, context and quality prompt"; decisions.md §1-§2). Handlers are thin:
  * validated input → service → presenter. One function because it is the resource's route table
  * (one entry per endpoint, read top to bottom), not a procedure.
+ * Long on purpose: a route table, one entry per route.
  */
 export function catalogRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const { knex } = deps;

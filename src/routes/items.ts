@@ -63,6 +63,7 @@ function cursorOf(cursor: string | undefined, offset: number): ItemCursor | unde
  * Item, product/variant and raw-item routes (interface-spec.md, Items; decisions.md §3,
  * G6–G10, G12), plus the snapshot routes (G11). One function because it is the resource's
  * route table (one entry per endpoint), not a procedure.
+ * Long on purpose: a route table, one entry per route.
  */
 export function itemRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const tags = ['items'];

@@ -212,7 +212,10 @@ export class RouteRegistry {
     }
   }
 
-  /** The OpenAPI 3.1 document of every non-hidden route, mounted under `basePath`. */
+  /**
+   * The OpenAPI 3.1 document of every non-hidden route, mounted under `basePath`.
+   * Long on purpose: one pass builds each operation (parameters, responses, roles) in the order the document lists them.
+   */
   openapi(info: { title: string; version: string }, basePath: string): Record<string, unknown> {
     const paths: Record<string, Record<string, unknown>> = {};
     for (const def of this.routes) {

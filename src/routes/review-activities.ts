@@ -53,6 +53,7 @@ const PREFIXES = ['/public', ''] as const;
  * catalog-scoped list, shell and custom transform under `/public/catalogs/{id}/activities`, and
  * every activity-scoped route under both `/public/activities/{id}/…` and `/activities/{id}/…`
  * (same handler). Apply is src/routes/ of the apply module.
+ * Long on purpose: a route table, one entry per route (and per prefix).
  */
 export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const tags = ['activities'];

@@ -29,6 +29,7 @@ function parseMapping(raw: string | undefined): Record<string, string> {
  * Spreadsheet routes of a catalog (issue 20): import of a CSV/XLSX file (staged by the API,
  * written by a Temporal workflow, with a per-line report) and the whole catalog streamed out as
  * CSV or XLSX (the body is a stream the export service fills; the route only sets the headers).
+ * Long on purpose: a route table, one entry per route.
  */
 export function sheetRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const maxFileBytes = (deps.uploadLimits ?? DEFAULT_UPLOAD_LIMITS).fileBytes;

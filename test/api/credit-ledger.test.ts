@@ -13,6 +13,7 @@ import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { chargeSucceededRows, chargedCredits } from '../../src/services/enrichment/credit-charges';
 import { finalizeJob } from '../../src/services/enrichment/progress';
+import { createEnrichmentCaches } from '../../src/services/enrichment/caches';
 import { RowWrite, writeRowResults } from '../../src/services/enrichment/row-results';
 import { acceptingJobs } from '../helpers/app';
 import { echoResult } from '../helpers/temporal';
@@ -46,7 +47,7 @@ function rowWrite(rowIndex: number, failed = false): RowWrite {
 }
 
 /** Writes rows as the worker's activity does (a fresh process: no evidence documents known). */
-const write = (jobId: string, writes: RowWrite[]) => writeRowResults({ knex, knownEvidenceDocs: new Set() }, jobId, writes);
+const write = (jobId: string, writes: RowWrite[]) => writeRowResults({ knex, knownEvidenceDocs: createEnrichmentCaches().knownEvidenceDocs }, jobId, writes);
 
 /** The job's charges, by row. */
 const chargesOf = (jobId: string): Promise<Array<{ row_index: number; credits: number }>> =>

@@ -4,38 +4,32 @@
  * send it (shell → appends in chunks with batch keys, one retried → pending-review → list, get,
  * summary), what append does to each change (system columns, JSON strings, deletes, schema
  * validation into `error`, base versions), custom transforms, bulk review (field by field and by
- * filter), cancel, the activity list, the error statuses, and the "Also fix" items of the issue
- * (snapshot system columns in bulk upserts, `variant_mode`). Called through the typed client
+ * filter), cancel, the activity list and the error statuses (the OpenAPI document and the other
+ * items: test/api/review-openapi.test.ts). Called through the typed client
  * (packages/client); bodies and query values its types refuse go through supertest.
  */
 import request from 'supertest';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import type { Server } from 'node:http';
 import type { CatalogClient, paths } from '@catalog-enrichment/client';
 import { loadConfig } from '../../src/config';
 import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { createTestCatalog } from '../helpers/catalogs';
 import type { ValidationErrorBody } from '../helpers/wire';
-import { act, type ActivitiesQuery, type AppendBody, catalogWithItems as seededCatalog, type ChangesQuery, reviewCalls } from '../helpers/review-calls';
+import {
+  act,
+  type ActivitiesQuery,
+  type ActivityInput,
+  activityShell,
+  type AppendBody,
+  type ChangesQuery,
+  reviewCalls,
+  reviewCatalog,
+} from '../helpers/review-calls';
 
 let server: Server;
 let org: Awaited<ReturnType<typeof createTestOrg>>;
 let other: Awaited<ReturnType<typeof createTestOrg>>;
 const publicUrl = loadConfig().publicUrl;
-
-const SCHEMA = {
-  type: 'object',
-  properties: {
-    sku: { type: 'string' },
-    title: { type: 'string' },
-    price: { type: 'number' },
-    tags: { type: 'array', items: { type: 'string' } },
-    dims: { type: 'object' },
-  },
-  required: ['sku'],
-};
 
 /** `GET …/staged-changes` answer. */
 type ChangesPage = paths['/api/activities/{activity_id}/staged-changes']['get']['responses'][200]['content']['application/json'];
@@ -43,8 +37,6 @@ type ChangesPage = paths['/api/activities/{activity_id}/staged-changes']['get'][
 type ChangeBody = ChangesPage['items'][number];
 /** `POST …/staged-changes/bulk-review` body. */
 type ReviewBody = paths['/api/activities/{activity_id}/staged-changes/bulk-review']['post']['requestBody']['content']['application/json'];
-/** `POST /public/catalogs/{id}/activities` body. */
-type ActivityInput = paths['/api/public/catalogs/{catalog_id}/activities']['post']['requestBody']['content']['application/json'];
 
 /** The typed client with `org`'s credential. */
 let api: CatalogClient;
@@ -77,16 +69,11 @@ const review = (aid: string, body: ReviewBody, prefix: '/api' | '/api/public' = 
 const listActivities = (catalogId: string, query: ActivitiesQuery = {}) => reviewCalls(api).listActivities(catalogId, query);
 /** `GET /activities/{id}` (`include_drafts` when given). */
 const getActivity = (aid: string, query: { include_drafts?: boolean } = {}) => reviewCalls(api).getActivity(aid, query);
-/** `GET /activities/{id}/staged-changes/summary` (`include_drafts` when given). */
-const getSummary = (aid: string, query: { include_drafts?: boolean } = {}) => reviewCalls(api).getSummary(aid, query);
 /** `POST /activities/{id}/cancel`. */
 const cancel = (aid: string) => reviewCalls(api).cancel(aid);
 
 /** A catalog of `org` with the test schema and `n` items SKU-0… (through the bulk route). */
-function catalogWithItems(n: number, strict = false): Promise<{ catalogId: string; ids: string[] }> {
-  const items = Array.from({ length: n }, (_, i) => ({ sku: `SKU-${i}`, title: `Item ${i}`, price: i + 1, tags: ['a'] }));
-  return seededCatalog(api, org.organizationId, items, { schema_definition: SCHEMA, strict_mode: strict });
-}
+const catalogWithItems = (n: number, strict = false) => reviewCatalog(api, org.organizationId, n, strict);
 
 /** Every staged change of an activity, in row order (prefix-less list, the tool server's path). */
 async function allChanges(activityId: string): Promise<ChangeBody[]> {
@@ -100,22 +87,8 @@ function row(id: string, data: Record<string, unknown>, version: number | string
   return { __catalog_item_id: id, __entity_type: 'product', __parent_id: '', __current_version: version, ...data };
 }
 
-async function shell(catalogId: string, extra: Partial<ActivityInput> = {}): Promise<string> {
-  const res = await api.POST('/api/public/catalogs/{catalog_id}/activities', {
-    params: { path: { catalog_id: catalogId } },
-    body: {
-      type: 'custom_transform',
-      description: 'Raise prices',
-      status: 'created',
-      staged_changes: [],
-      metadata: { source: 'mcp_custom_transform', diff_summary: { rows_modified: 3 }, base_snapshot_id: null },
-      input_data: { description: 'Raise prices', schema_changes: { fields_to_add: [] } },
-      ...extra,
-    },
-  });
-  expect(res.response.status).toBe(200);
-  return res.data!.activity_id;
-}
+/** A `custom_transform` activity shell of `catalogId` (see activityShell). */
+const shell = (catalogId: string, extra: Partial<ActivityInput> = {}) => activityShell(api, catalogId, extra);
 
 describe('the tool server write path (tool-server.md §2.4 steps 2–4)', () => {
   it('shell, appends in chunks with batch keys (one retried), pending-review, then list / get / summary', async () => {
@@ -556,84 +529,5 @@ describe('cancel, the activity list and error statuses', () => {
     expect(paged.data!.activities.map((a) => a.id)).toEqual([a2]);
     // A status outside the enum: the client's types refuse it.
     expect((await request(server).get(`/api/public/catalogs/${catalogId}/activities`).query({ status: 'nope' }).set(org.auth)).status).toBe(422);
-  });
-});
-
-describe('also fixed (issue 17)', () => {
-  it('bulk upserts recognise the snapshot-row system columns and never store them as data', async () => {
-    const { catalogId, ids } = await catalogWithItems(1);
-    const res = await api.POST('/api/public/catalogs/{catalog_id}/items/bulk', {
-      params: { path: { catalog_id: catalogId } },
-      body: {
-        items: [
-          { __catalog_item_id: ids[0], __entity_type: 'product', __parent_id: '', __current_version: '1', sku: 'SKU-0', title: 'Renamed' },
-          { __catalog_item_id: '', __entity_type: '', __parent_id: '', __current_version: '', sku: 'SKU-NEW', title: 'New' },
-        ],
-      },
-    });
-    expect(res.data).toMatchObject({ items_updated: 1, items_created: 1, items_failed: 0 });
-    const rows = await testKnex()('catalog_items').where({ catalog_id: catalogId }).orderBy('business_key').select('id', 'data');
-    expect(rows).toHaveLength(2);
-    for (const r of rows as Array<{ data: Record<string, unknown> }>) expect(Object.keys(r.data).filter((k) => k.startsWith('__'))).toEqual([]);
-    expect(rows.find((r: { id: string }) => r.id === ids[0]).data.title).toBe('Renamed');
-  });
-
-  it('catalogs carry variant_mode beside product_enabled', async () => {
-    const grouped = await createTestCatalog(org.organizationId, { product_enabled: true, product_id_field: 'product_id' });
-    const flat = await createTestCatalog(org.organizationId);
-    const g = await api.GET('/api/public/catalogs/{catalog_id}', { params: { path: { catalog_id: grouped } } });
-    const f = await api.GET('/api/public/catalogs/{catalog_id}', { params: { path: { catalog_id: flat } } });
-    expect(g.data).toMatchObject({ product_enabled: true, variant_mode: 'product_grouped' });
-    expect(f.data).toMatchObject({ product_enabled: false, variant_mode: 'none' });
-  });
-});
-
-describe('OpenAPI', () => {
-  it('documents every review route under both prefixes and the webhook secret routes; answers match the documented responses', async () => {
-    const doc = (await request(server).get('/api/openapi.json')).body as {
-      paths: Record<string, Record<string, { responses: Record<string, { content?: { 'application/json': { schema: object } } }> }>>;
-    };
-    const expected: Array<[string, string]> = [
-      ['/api/public/catalogs/{catalog_id}/activities', 'get'],
-      ['/api/public/catalogs/{catalog_id}/activities', 'post'],
-      ['/api/public/catalogs/{catalog_id}/activities/custom-transform', 'post'],
-      ['/api/public/organization/webhook-secret', 'get'],
-      ['/api/public/organization/webhook-secret/rotate', 'post'],
-    ];
-    for (const prefix of ['/api/public', '/api']) {
-      expected.push(
-        [`${prefix}/activities/{activity_id}`, 'get'],
-        [`${prefix}/activities/{activity_id}/staged-changes`, 'get'],
-        [`${prefix}/activities/{activity_id}/staged-changes/summary`, 'get'],
-        [`${prefix}/activities/{activity_id}/staged-changes/append`, 'post'],
-        [`${prefix}/activities/{activity_id}/pending-review`, 'post'],
-        [`${prefix}/activities/{activity_id}/submit`, 'post'],
-        [`${prefix}/activities/{activity_id}/staged-changes/bulk-review`, 'post'],
-        [`${prefix}/activities/{activity_id}/cancel`, 'post'],
-      );
-    }
-    for (const [p, m] of expected) expect([p, m, doc.paths[p]?.[m] !== undefined]).toEqual([p, m, true]);
-
-    const ajv = addFormats(new Ajv2020({ strict: false }));
-    const check = (path: string, method: string, body: unknown) => {
-      const schema = doc.paths[path][method].responses['200'].content!['application/json'].schema;
-      expect([path, ajv.validate(schema, body), ajv.errorsText()]).toEqual([path, true, 'No errors']);
-    };
-    const { catalogId, ids } = await catalogWithItems(1);
-    const aid = await shell(catalogId);
-    const appended = await append(aid, { staged_changes: [{ catalog_item_id: ids[0], after_data: { price: 2 } }] });
-    check('/api/public/activities/{activity_id}/staged-changes/append', 'post', appended.data);
-    check('/api/activities/{activity_id}', 'get', (await getActivity(aid)).data);
-    check('/api/activities/{activity_id}/staged-changes', 'get', (await listChanges(aid)).data);
-    check('/api/activities/{activity_id}/staged-changes/summary', 'get', (await getSummary(aid)).data);
-    check('/api/public/catalogs/{catalog_id}/activities', 'get', (await listActivities(catalogId)).data);
-    check(
-      '/api/public/activities/{activity_id}/pending-review',
-      'post',
-      (await api.POST('/api/public/activities/{activity_id}/pending-review', { ...act(aid), body: {} })).data,
-    );
-    check('/api/activities/{activity_id}/submit', 'post', (await api.POST('/api/activities/{activity_id}/submit', { ...act(aid), body: {} })).data);
-    check('/api/activities/{activity_id}/cancel', 'post', (await cancel(aid)).data);
-    check('/api/public/organization/webhook-secret', 'get', (await api.GET('/api/public/organization/webhook-secret')).data);
   });
 });

@@ -16,6 +16,7 @@ import { createCatalogCaches } from '../../src/services/catalog/caches';
 import type { EnrichmentResult } from '../../src/enrichment/types';
 import { createEnrichmentJob } from '../../src/services/enrichment/jobs';
 import { finalizeJob } from '../../src/services/enrichment/progress';
+import { createEnrichmentCaches } from '../../src/services/enrichment/caches';
 import { writeRowResults } from '../../src/services/enrichment/row-results';
 import { executeFlow } from '../../src/services/flows/runs';
 import { writeNodeRows } from '../../src/services/flows/rows';
@@ -66,7 +67,7 @@ async function finishedJob(
   } as Parameters<typeof createEnrichmentJob>[2]);
   const jobId = page.job.id;
   const written = await writeRowResults(
-    { knex, knownEvidenceDocs: new Set() },
+    { knex, knownEvidenceDocs: createEnrichmentCaches().knownEvidenceDocs },
     jobId,
     items.map((item, i) => ({ rowIndex: i, outcome: { result: resultFor(item, failing.includes(i)), evidence: null, usage: null } })),
   );

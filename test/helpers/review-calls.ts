@@ -58,3 +58,50 @@ export async function catalogWithItems(
   if (missing.length) throw new Error(`items not written: ${missing.join(', ')}`);
   return { catalogId, ids: items.map((it) => byKey.get(it.sku) as string) };
 }
+
+/** The item schema of the review API tests: `sku` (required), `title`, `price`, `tags`, `dims`. */
+export const REVIEW_SCHEMA = {
+  type: 'object',
+  properties: {
+    sku: { type: 'string' },
+    title: { type: 'string' },
+    price: { type: 'number' },
+    tags: { type: 'array', items: { type: 'string' } },
+    dims: { type: 'object' },
+  },
+  required: ['sku'],
+};
+
+/**
+ * A catalog of `organizationId` with {@link REVIEW_SCHEMA} (strict mode when `strict`) and `n`
+ * items SKU-0… (title `Item i`, price i + 1, tags ['a']), written through the bulk route as `api`.
+ */
+export function reviewCatalog(api: CatalogClient, organizationId: string, n: number, strict = false): Promise<{ catalogId: string; ids: string[] }> {
+  const items = Array.from({ length: n }, (_, i) => ({ sku: `SKU-${i}`, title: `Item ${i}`, price: i + 1, tags: ['a'] }));
+  return catalogWithItems(api, organizationId, items, { schema_definition: REVIEW_SCHEMA, strict_mode: strict });
+}
+
+/** `POST /public/catalogs/{id}/activities` body. */
+export type ActivityInput = paths['/api/public/catalogs/{catalog_id}/activities']['post']['requestBody']['content']['application/json'];
+
+/**
+ * Creates an empty `custom_transform` activity shell in `catalogId` as the tool server does
+ * (status `created`, no changes; `extra` overrides fields) and returns its id.
+ * @throws (a failed expectation) when the route does not answer 200
+ */
+export async function activityShell(api: CatalogClient, catalogId: string, extra: Partial<ActivityInput> = {}): Promise<string> {
+  const res = await api.POST('/api/public/catalogs/{catalog_id}/activities', {
+    params: { path: { catalog_id: catalogId } },
+    body: {
+      type: 'custom_transform',
+      description: 'Raise prices',
+      status: 'created',
+      staged_changes: [],
+      metadata: { source: 'mcp_custom_transform', diff_summary: { rows_modified: 3 }, base_snapshot_id: null },
+      input_data: { description: 'Raise prices', schema_changes: { fields_to_add: [] } },
+      ...extra,
+    },
+  });
+  expect(res.response.status).toBe(200);
+  return res.data!.activity_id;
+}

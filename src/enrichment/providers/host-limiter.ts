@@ -55,6 +55,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  *   requests at least the interval apart whenever the previous one was answered first.
  * rate-limiter-flexible (used for the API's limits) counts points per fixed window, which allows
  * two requests at a window's edge; the reservation gives the RFC-style "at least N ms apart".
+ * Long on purpose: a closure whose methods share one reservation table.
  */
 export function createHostPoliteness(knex: Knex, options: HostPolitenessOptions): HostPoliteness {
   const holder = randomUUID();

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Knex } from 'knex';
+import type { HttpFetcherOptions } from '../../config';
 import { Agent, request, type Dispatcher } from 'undici';
 import { RetryLaterError, type FetchedPage, type FetchOptions, type FetchOutcome, type Fetcher, type HttpExchange } from '../research/types';
 import { assertFetchableUrl, guardedLookup } from './address-policy';
@@ -9,33 +10,8 @@ import { isChallengePage, outcomeOf, retryAfterMs } from './fetch-outcome';
 import { robotsRules, type RobotsFetch, type RobotsRules } from './robots';
 import { loadRender, type StoredRender } from './render-store';
 
-/** Limits, identity and politeness of the live fetcher (config `fetch`, env `FETCH_*`; docs/configuration.md). */
-export interface HttpFetcherOptions {
-  /** One request (one redirect hop) incl. its body, ms (FETCH_TIMEOUT_MS). */
-  timeoutMs: number;
-  /** TCP + TLS connect per connection, ms (FETCH_CONNECT_TIMEOUT_MS). */
-  connectTimeoutMs: number;
-  /** Body bytes read at most per response (FETCH_MAX_BYTES). */
-  maxBytes: number;
-  /** Redirects followed at most (FETCH_MAX_REDIRECTS). */
-  maxRedirects: number;
-  /** Requests in flight per host at most, over all workers (FETCH_PER_HOST_CONCURRENCY). */
-  perHostConcurrency: number;
-  /** User-Agent header; its product token is what robots.txt groups match (FETCH_USER_AGENT). */
-  userAgent: string;
-  /** Allow loopback/private/link-local targets; for tests and closed networks (FETCH_ALLOW_PRIVATE). */
-  allowPrivate: boolean;
-  /** Least time between request starts to one host, ms (FETCH_HOST_INTERVAL_MS). */
-  hostIntervalMs: number;
-  /** Largest robots.txt Crawl-delay honoured, s (FETCH_CRAWL_DELAY_MAX_S). */
-  crawlDelayMaxS: number;
-  /** Reuse a stored page confirmed this recently without a request, s (FETCH_MAX_AGE_S). */
-  maxAgeS: number;
-  /** Reuse a robots.txt this long, s, ≤ 86400 (FETCH_ROBOTS_CACHE_S). */
-  robotsCacheS: number;
-  /** Longest Retry-After that reschedules, s (FETCH_RETRY_AFTER_MAX_S). */
-  retryAfterMaxS: number;
-}
+/** Limits, identity and politeness of the live fetcher: config `fetch` (src/config.ts). */
+export type { HttpFetcherOptions };
 
 /** A fetch refused before any request (not an absolute http(s) URL, a non-public address) or a redirect loop. */
 export class FetchError extends Error {
@@ -124,6 +100,51 @@ function refusedAddress(err: unknown): boolean {
 }
 
 /**
+ * `url` parsed as an absolute URL the fetcher may request (see assertFetchableUrl).
+ * @throws FetchError when it is not an absolute URL or names a refused address
+ */
+function fetchableUrl(url: string, allowPrivate: boolean): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new FetchError(url, 'not an absolute URL');
+  }
+  try {
+    assertFetchableUrl(parsed, allowPrivate);
+  } catch (err) {
+    throw new FetchError(url, (err as Error).message);
+  }
+  return parsed;
+}
+
+/** A page reused from the cache (fresh, or confirmed by a 304 exchange). */
+function fromCache(url: string, cached: CachedResponse, cache: FetchedPage['cache'], exchanges: HttpExchange[]): FetchedPage {
+  return {
+    url,
+    final_url: cached.final_url,
+    status: cached.status,
+    content_type: cached.content_type,
+    body: cached.body,
+    fetched_at: cached.fetched_at.toISOString(),
+    outcome: 'ok',
+    cache,
+    exchanges: [
+      ...exchanges,
+      {
+        url: cached.final_url,
+        started_at: cached.fetched_at.toISOString(),
+        request_headers: [],
+        status: cached.status,
+        response_headers: cached.response_headers,
+        body: cached.body,
+        stored: true,
+      },
+    ],
+  };
+}
+
+/**
  * The live {@link Fetcher} over HTTP(S) with undici, polite and cached through PostgreSQL
  * (issue 27 §4; docs/research.md, "The live web"):
  * - every hop's URL must be http(s) and resolve only to public addresses (address-policy.ts)
@@ -145,6 +166,7 @@ function refusedAddress(err: unknown): boolean {
  * Outcomes other than `ok` come back as pages (status 0 when no answer arrived), never thrown.
  * @throws FetchError for a URL that is not absolute http(s), a refused address or a redirect loop;
  *   RetryLaterError as above
+ * Long on purpose: a closure whose `fetch` shares the agent, host politeness and robots cache; `fetch` walks a redirect chain in order.
  */
 export function createHttpFetcher(knex: Knex, options: HttpFetcherOptions): Fetcher & { close(): Promise<void> } {
   const dispatcher = new Agent({
@@ -252,44 +274,10 @@ export function createHttpFetcher(knex: Knex, options: HttpFetcherOptions): Fetc
     return rules.allows(url.href) ? 'allowed' : rules.unreachable ? 'unreachable' : 'disallowed';
   };
 
-  /** A page reused from the cache (fresh, or confirmed by a 304 exchange). */
-  const fromCache = (url: string, cached: CachedResponse, cache: FetchedPage['cache'], exchanges: HttpExchange[]): FetchedPage => ({
-    url,
-    final_url: cached.final_url,
-    status: cached.status,
-    content_type: cached.content_type,
-    body: cached.body,
-    fetched_at: cached.fetched_at.toISOString(),
-    outcome: 'ok',
-    cache,
-    exchanges: [
-      ...exchanges,
-      {
-        url: cached.final_url,
-        started_at: cached.fetched_at.toISOString(),
-        request_headers: [],
-        status: cached.status,
-        response_headers: cached.response_headers,
-        body: cached.body,
-        stored: true,
-      },
-    ],
-  });
-
   return {
     async fetch(url: string, fetchOptions: FetchOptions = {}): Promise<FetchedPage> {
       const fetched_at = new Date().toISOString();
-      let current: URL;
-      try {
-        current = new URL(url);
-      } catch {
-        throw new FetchError(url, 'not an absolute URL');
-      }
-      try {
-        assertFetchableUrl(current, options.allowPrivate);
-      } catch (err) {
-        throw new FetchError(url, (err as Error).message);
-      }
+      let current = fetchableUrl(url, options.allowPrivate);
       const exchanges: HttpExchange[] = [];
       const page = (outcome: FetchOutcome, status: number, contentType = '', body: Buffer = Buffer.alloc(0)): FetchedPage => ({
         url,

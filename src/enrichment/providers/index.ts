@@ -107,21 +107,7 @@ export function researchProviders(config: Config, options: { archiveIndex?: Rese
 /** A search that finds nothing: the live fetcher's place in the item-page chain, which is never searched. */
 const NO_SEARCH: SearchProvider = { search: async () => [] };
 
-/** The live fetcher's options from the configuration (env FETCH_*). */
+/** The live fetcher's options from the configuration (env FETCH_*): `config.fetch` as it is. */
 export function httpFetcherOptions(config: Config): HttpFetcherOptions {
-  const f = config.fetch;
-  return {
-    timeoutMs: f.timeoutMs,
-    connectTimeoutMs: f.connectTimeoutMs,
-    maxBytes: f.maxBytes,
-    maxRedirects: f.maxRedirects,
-    perHostConcurrency: f.perHostConcurrency,
-    userAgent: f.userAgent,
-    allowPrivate: f.allowPrivateFetch,
-    hostIntervalMs: f.hostIntervalMs,
-    crawlDelayMaxS: f.crawlDelayMaxS,
-    maxAgeS: f.maxAgeS,
-    robotsCacheS: f.robotsCacheS,
-    retryAfterMaxS: f.retryAfterMaxS,
-  };
+  return config.fetch;
 }

@@ -5,6 +5,7 @@
  * checked against a change counter before use, so a fresh instance only costs recomputation.
  */
 import type { Knex } from 'knex';
+import { boundedCache, type BoundedCache } from '../../lib/bounded-cache';
 import type { ValidationDetail } from '../../lib/errors';
 import type { TaxonomyView } from './taxonomy';
 
@@ -17,58 +18,64 @@ export interface SearchTotalEntry {
   total: number;
 }
 
-/** Caches of the catalog services; one instance per app or worker. */
+/**
+ * Least time between two requests from this app for one catalog's index workflow (search count
+ * index build, grid indexes; ms): a burst of searches or pages of a stale catalog asks Temporal
+ * once, not once per request. Rebuilds are spaced further by the workflows themselves.
+ */
+export const INDEX_REQUEST_INTERVAL_MS = 30_000;
+
+/** Caches of the catalog services; one instance per app or worker (least recently used evicted). */
 export interface CatalogCaches {
-  /** Item validators by schema version id (version rows never change); oldest evicted past 500. */
-  validators: Map<string, ItemValidator>;
-  /** Enriched taxonomies and their ETags by schema version id (src/services/catalog/taxonomy.ts); oldest evicted past 50. */
-  taxonomies: Map<string, TaxonomyView>;
+  /** Item validators by schema version id (version rows never change); 500 kept. */
+  validators: BoundedCache<ItemValidator>;
+  /** Enriched taxonomies and their ETags by schema version id (src/services/catalog/taxonomy.ts); 50 kept. */
+  taxonomies: BoundedCache<TaxonomyView>;
   /**
    * Exact search totals by (catalog, grouped view, lower-cased term), valid while the catalog's
    * `items_rev` is the one stored with them (src/services/catalog/items-search-totals.ts);
-   * least recently used evicted past 20,000.
+   * 20,000 kept (an entry is ~200 bytes).
    */
-  searchTotals: Map<string, SearchTotalEntry>;
+  searchTotals: BoundedCache<SearchTotalEntry>;
   /** Hits and misses of {@link CatalogCaches.searchTotals} (benchmarks and tests read them). */
   searchTotalStats: { hits: number; misses: number };
   /** Search totals counted, by how: search count index, rare-word GIN look-up, GIN bitmap count. */
   searchCountStats: { index: number; rare: number; gin: number };
   /**
-   * When this app last asked Temporal for each catalog's search count index build (ms since
-   * epoch; src/services/catalog/search-index-requests.ts); pruned past 1,000 entries.
+   * Catalogs whose search count index build this app asked Temporal for within the last
+   * {@link INDEX_REQUEST_INTERVAL_MS} (src/services/catalog/search-index-requests.ts); 1,000 kept.
    */
-  searchIndexRequests: Map<string, number>;
+  searchIndexRequests: BoundedCache<true>;
   /**
-   * When this app last asked Temporal for each catalog's grid index workflow (ms since epoch;
-   * src/services/catalog/grid-indexes.ts); pruned past 1,000 entries.
+   * Catalogs whose grid index workflow this app asked Temporal for within the last
+   * {@link INDEX_REQUEST_INTERVAL_MS} (src/services/catalog/grid-indexes.ts); 1,000 kept.
    */
-  gridIndexRequests: Map<string, number>;
+  gridIndexRequests: BoundedCache<true>;
   /**
    * The item grid's taxonomy tree counts by catalog (src/services/catalog/item-grid.ts
-   * treeCounts), valid while the catalog's `items_rev` is the one stored with them; oldest
-   * evicted past 200.
+   * treeCounts), valid while the catalog's `items_rev` is the one stored with them; 200 kept.
    */
-  gridTreeCounts: Map<string, { rev: string; own: Record<string, number>; unclassified: number | null; capped: boolean }>;
+  gridTreeCounts: BoundedCache<{ rev: string; own: Record<string, number>; unclassified: number | null; capped: boolean }>;
   /**
    * Completeness reports (src/services/catalog/completeness-report.ts) by catalog, valid while the
    * catalog's `items_rev`, schema version and readiness profiles are the ones stored with them;
-   * oldest evicted past 50.
+   * 50 kept.
    */
-  completenessReports: Map<string, { key: string; report: unknown }>;
+  completenessReports: BoundedCache<{ key: string; report: unknown }>;
 }
 
 /** Fresh, empty catalog caches. */
 export function createCatalogCaches(): CatalogCaches {
   return {
-    validators: new Map(),
-    taxonomies: new Map(),
-    searchTotals: new Map(),
+    validators: boundedCache(500),
+    taxonomies: boundedCache(50),
+    searchTotals: boundedCache(20_000),
     searchTotalStats: { hits: 0, misses: 0 },
     searchCountStats: { index: 0, rare: 0, gin: 0 },
-    searchIndexRequests: new Map(),
-    gridIndexRequests: new Map(),
-    gridTreeCounts: new Map(),
-    completenessReports: new Map(),
+    searchIndexRequests: boundedCache(1000, { ttlMs: INDEX_REQUEST_INTERVAL_MS }),
+    gridIndexRequests: boundedCache(1000, { ttlMs: INDEX_REQUEST_INTERVAL_MS }),
+    gridTreeCounts: boundedCache(200),
+    completenessReports: boundedCache(50),
   };
 }
 

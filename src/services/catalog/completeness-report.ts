@@ -67,14 +67,9 @@ export async function completenessReport(deps: CatalogDeps, scope: Scope, catalo
   const hit = cache.get(catalogId);
   if (hit && hit.key === key) return { ...(hit.report as CompletenessReport), grid };
   const report = await countReport(deps, grid, profiles);
-  cache.delete(catalogId);
-  if (cache.size >= REPORT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
   cache.set(catalogId, { key, report });
   return report;
 }
-
-/** Most reports kept per app (CatalogCaches.completenessReports). */
-const REPORT_CACHE_SIZE = 50;
 
 /** Counts the report (one scan of the catalog's items). */
 async function countReport(deps: CatalogDeps, grid: GridCatalog, profiles: ReadinessProfile[]): Promise<CompletenessReport> {

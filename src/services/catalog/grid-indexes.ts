@@ -28,6 +28,7 @@
  */
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
+import type { BoundedCache } from '../../lib/bounded-cache';
 import { logger } from '../../lib/logger';
 import type { JobRunner } from '../job-runner';
 import type { GridQuery } from './item-grid-query';
@@ -191,10 +192,11 @@ export async function gridIndexRows(knex: Knex, catalogId: string): Promise<Grid
 
 /**
  * The part of the app's catalog caches (CatalogCaches, src/services/catalog/caches.ts) the
- * requests use: when this app last asked for each catalog's workflow (ms since epoch).
+ * requests use: the catalogs this app asked the workflow for in the last
+ * INDEX_REQUEST_INTERVAL_MS (30 s), unless a new index was recorded.
  */
 export interface GridIndexRequestCache {
-  gridIndexRequests: Map<string, number>;
+  gridIndexRequests: BoundedCache<true>;
 }
 
 /** What {@link ensureGridIndexes} needs to ask for the workflow: the app's job runner and catalog caches. */
@@ -202,9 +204,6 @@ export interface GridIndexRequester {
   jobRunner: Pick<JobRunner, 'startGridIndexes'>;
   caches: GridIndexRequestCache;
 }
-
-/** Least time between two workflow requests for one catalog from this app (ms), unless a new index was recorded. */
-const REQUEST_INTERVAL_MS = 30_000;
 
 /**
  * Asks Temporal for the catalog's grid index workflow (`grid-index-<catalog_id>`, started or
@@ -221,11 +220,8 @@ export function requestGridIndexWork(
   const start = jobRunner.startGridIndexes?.bind(jobRunner);
   if (!start) return;
   const requested = caches.gridIndexRequests;
-  const now = Date.now();
-  const last = requested.get(catalog.id);
-  if (!opts.now && last !== undefined && now - last < REQUEST_INTERVAL_MS) return;
-  if (requested.size >= 1000) for (const [id, at] of requested) if (now - at >= REQUEST_INTERVAL_MS) requested.delete(id);
-  requested.set(catalog.id, now);
+  if (!opts.now && requested.has(catalog.id)) return;
+  requested.set(catalog.id, true);
   Promise.resolve()
     .then(() => start({ id: catalog.id, organization_id: catalog.organization_id }))
     .then(

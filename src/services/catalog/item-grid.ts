@@ -468,9 +468,6 @@ export interface TreeCounts {
   capped: boolean;
 }
 
-/** Most catalogs whose tree counts are kept (CatalogCaches.gridTreeCounts); the oldest goes first. */
-const TREE_CACHE_SIZE = 200;
-
 /**
  * The tree counts of a catalog, from the app's cache while the catalog's `items_rev` (bumped by
  * every item write) is the one they were counted at, else counted ({@link countTree}).
@@ -481,8 +478,6 @@ export async function treeCounts(deps: CatalogDeps, c: GridCatalog): Promise<Tre
   const hit = cache.get(key);
   if (hit && hit.rev === String(c.catalog.items_rev)) return { own: hit.own, unclassified: hit.unclassified, capped: hit.capped };
   const counts = await countTree(deps.knex, c);
-  cache.delete(key);
-  if (cache.size >= TREE_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
   cache.set(key, { rev: String(c.catalog.items_rev), ...counts });
   return counts;
 }

@@ -16,9 +16,6 @@ import { isWordsOnlyTerm } from './items-sql';
 import { countWithSearchIndex, SEARCH_INDEX_MIN_ITEMS } from './search-count-index';
 import { requestSearchIndexBuild, SearchIndexBuilds } from './search-index-requests';
 
-/** Most entries of the search count cache (an entry is ~200 bytes). */
-const SEARCH_TOTALS_MAX = 20000;
-
 /** Empties the search count cache of one app (tests, benchmarks measuring cold requests). */
 export function clearSearchTotals(caches: CatalogCaches): void {
   caches.searchTotals.clear();
@@ -57,8 +54,6 @@ export async function searchTotal(
   const key = `${catalog.id}\u0000${grouped ? 'g' : 'f'}\u0000${search.toLowerCase()}`;
   const hit = searchTotals.get(key);
   if (rev !== undefined && hit && hit.rev === rev) {
-    searchTotals.delete(key);
-    searchTotals.set(key, hit);
     searchTotalStats.hits++;
     return hit.total;
   }
@@ -69,8 +64,6 @@ export async function searchTotal(
     deps.caches.searchCountStats.gin++;
   }
   if (rev !== undefined) {
-    searchTotals.delete(key);
-    if (searchTotals.size >= SEARCH_TOTALS_MAX) searchTotals.delete(searchTotals.keys().next().value as string);
     searchTotals.set(key, { rev, total });
   }
   return total;

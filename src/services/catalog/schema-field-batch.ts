@@ -263,6 +263,7 @@ function nextDefinition(b: Batch, current: SchemaDefinition, newVersion: string)
  * @throws ValidationError (422): adding an existing field or one twice, updating/removing a
  *   missing field, a field named in two lists, invalid validation rules, or an empty batch
  * @throws NotFoundError (404) when the catalog does not exist (ownership is checked by the caller)
+ * Long on purpose: the steps of one transaction in their order (check, lock, write the version).
  */
 export async function applyFieldBatch(
   trx: Knex.Transaction,

@@ -4,6 +4,7 @@
  */
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
+import type { BoundedCache } from '../../lib/bounded-cache';
 import { errorFields, ValidationDetail, ValidationError } from '../../lib/errors';
 import { toDetails } from '../../lib/validation';
 import type { CatalogSchema } from '../../models/catalog-schema';
@@ -20,9 +21,6 @@ import type { ItemValidator } from './caches';
 function newItemAjv(): Ajv {
   return addFormats(new Ajv({ allErrors: true, strict: false }));
 }
-/** Most compiled validators kept per app (CatalogCaches.validators); the oldest goes first. */
-const VALIDATOR_CACHE_SIZE = 500;
-
 /**
  * Checks that `definition` is a usable catalog schema (interface-spec.md, POST catalogs): a JSON
  * Schema accepted by Ajv's meta-schema and compiler, with a `properties` object of property
@@ -79,7 +77,7 @@ export function assertValidSchemaDefinition(definition: unknown, loc: Array<stri
  * @returns a function giving `[]` for valid data, else one detail per problem whose `loc` is
  *   the data path (e.g. `['price']`); callers prefix it with `body`, `items`, an index, …
  */
-export function itemValidator(validators: Map<string, ItemValidator>, schema: CatalogSchema): ItemValidator {
+export function itemValidator(validators: BoundedCache<ItemValidator>, schema: CatalogSchema): ItemValidator {
   const cached = validators.get(schema.id);
   if (cached) return cached;
   const def = schema.schema_definition;
@@ -92,7 +90,6 @@ export function itemValidator(validators: Map<string, ItemValidator>, schema: Ca
   const validateFn = newItemAjv().compile(strict);
   const validator = (data: Record<string, unknown>): ValidationDetail[] =>
     validateFn(data) ? [] : toDetails(validateFn.errors, 'body').map((d) => ({ ...d, loc: d.loc.slice(1) }));
-  if (validators.size >= VALIDATOR_CACHE_SIZE) validators.delete(validators.keys().next().value as string);
   validators.set(schema.id, validator);
   return validator;
 }

@@ -11,13 +11,6 @@ import type { CatalogCaches } from './caches';
 export type SearchIndexBuilds = Pick<JobRunner, 'startSearchIndexBuild'>;
 
 /**
- * Least time between two build requests for one catalog from this app (ms): a burst of
- * searches of a stale catalog asks Temporal once, not once per search. Rebuilds are spaced
- * further by the workflow itself (its cool-down keeps its id open).
- */
-const REQUEST_INTERVAL_MS = 30_000;
-
-/**
  * Asks for a build of the catalog's search count index, without waiting: starts
  * searchIndexBuildWorkflow (`search-index-<catalog_id>`) through the job runner, which is a
  * no-op while a build of the catalog is open (building, or cooling down after one: at most one
@@ -28,8 +21,8 @@ const REQUEST_INTERVAL_MS = 30_000;
  * unless `opts.now` (a restore). `opts.wordsPending`: the catalog's word index is behind a
  * restore, and an open workflow is signalled to catch it up (src/services/catalog/search-words.ts).
  * @param jobRunner the API's runner (temporal/client.ts TemporalJobRunner)
- * @param caches the app's catalog caches: `searchIndexRequests` holds when this app last asked
- *   for each catalog's build (ms since epoch), pruned past 1,000 entries
+ * @param caches the app's catalog caches: `searchIndexRequests` holds the catalogs this app asked
+ *   a build for in the last 30 s (CatalogCaches, INDEX_REQUEST_INTERVAL_MS)
  * @param catalog the catalog's id and owning organization (search attributes of the workflow)
  */
 export function requestSearchIndexBuild(
@@ -39,13 +32,8 @@ export function requestSearchIndexBuild(
   opts: { wordsPending?: boolean; now?: boolean } = {},
 ): void {
   const requested = caches.searchIndexRequests;
-  const now = Date.now();
-  const last = requested.get(catalog.id);
-  if (!opts.now && last !== undefined && now - last < REQUEST_INTERVAL_MS) return;
-  if (requested.size >= 1000) {
-    for (const [id, at] of requested) if (now - at >= REQUEST_INTERVAL_MS) requested.delete(id);
-  }
-  requested.set(catalog.id, now);
+  if (!opts.now && requested.has(catalog.id)) return;
+  requested.set(catalog.id, true);
   // Through a resolved promise, so even a runner that throws synchronously cannot fail the search.
   Promise.resolve()
     .then(() => jobRunner.startSearchIndexBuild({ id: catalog.id, organization_id: catalog.organization_id }, { wordsPending: opts.wordsPending }))

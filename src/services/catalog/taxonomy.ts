@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { BoundedCache } from '../../lib/bounded-cache';
 import { NotFoundError, ValidationDetail, ValidationError } from '../../lib/errors';
 import type { CatalogSchema, StoredTaxonomy, TaxonomyAttribute } from '../../models/catalog-schema';
 import { getCurrentSchema, lockCatalog, writeSchemaVersion } from './schema';
@@ -203,19 +204,15 @@ export interface TaxonomyView {
   taxonomy: EnrichedTaxonomy | null;
 }
 
-/** Most enriched taxonomies kept per app (CatalogCaches.taxonomies); the oldest goes first. */
-const ENRICHED_CACHE_SIZE = 50;
-
 /**
  * The enriched taxonomy of one schema version and its ETag, kept in `views` (the app's
  * CatalogCaches.taxonomies) by version id (version rows never change).
  */
-export function taxonomyOf(views: Map<string, TaxonomyView>, schema: CatalogSchema): TaxonomyView {
+export function taxonomyOf(views: BoundedCache<TaxonomyView>, schema: CatalogSchema): TaxonomyView {
   let hit = views.get(schema.id);
   if (!hit) {
     const stored = schema.taxonomy ?? null;
     hit = { etag: taxonomyEtag(stored), taxonomy: stored ? enrichTaxonomy(stored) : null };
-    if (views.size >= ENRICHED_CACHE_SIZE) views.delete(views.keys().next().value as string);
     views.set(schema.id, hit);
   }
   return hit;
@@ -230,7 +227,7 @@ export function taxonomyOf(views: Map<string, TaxonomyView>, schema: CatalogSche
  */
 export async function setTaxonomy(
   trx: Knex.Transaction,
-  views: Map<string, TaxonomyView>,
+  views: BoundedCache<TaxonomyView>,
   scope: Scope,
   catalogId: string,
   input: TaxonomyInput,

@@ -3,21 +3,22 @@
  * worker keeps in memory between rows and requests, owned by its dependency object instead of
  * module-level variables (architecture.md, "State lives in objects passed through deps").
  */
+import { boundedCache } from '../../lib/bounded-cache';
 import type { KnownEvidenceDocs } from './evidence';
 import type { JobCategoryExamplesCache } from './category-examples';
 import type { JobTextExamplesCache } from './examples';
 import type { JobTaxonomyCache } from './job-taxonomy';
 import type { JobDocumentsCache } from './knowledge-base';
 
-/** Caches of the enrichment services; one instance per app or worker. */
+/** Caches of the enrichment services; one instance per app or worker (least recently used evicted). */
 export interface EnrichmentCaches {
-  /** Job id → its catalog text examples and item texts (./examples.ts jobTextExamples; 8 jobs, LRU). */
+  /** Job id → its catalog text examples and item texts (./examples.ts jobTextExamples; 8 jobs). */
   jobTextExamples: JobTextExamplesCache;
   /** Job id → its knowledge-base documents (./knowledge-base.ts jobDocuments; 16 jobs). */
   jobDocuments: JobDocumentsCache;
-  /** Job id → its catalog's categorised items (./category-examples.ts jobCategoryExamples; 8 jobs, LRU). */
+  /** Job id → its catalog's categorised items (./category-examples.ts jobCategoryExamples; 8 jobs). */
   jobCategoryExamples: JobCategoryExamplesCache;
-  /** Job id → its taxonomy (./job-taxonomy.ts jobTaxonomy; 8 jobs, LRU). */
+  /** Job id → its taxonomy (./job-taxonomy.ts jobTaxonomy; 8 jobs; a 5,595-node taxonomy is a few MB once compiled). */
   jobTaxonomies: JobTaxonomyCache;
   /** `<organization>:<sha256>` of evidence documents seen committed (./evidence.ts; 50,000 keys). */
   knownEvidenceDocs: KnownEvidenceDocs;
@@ -25,5 +26,11 @@ export interface EnrichmentCaches {
 
 /** Fresh, empty enrichment caches. */
 export function createEnrichmentCaches(): EnrichmentCaches {
-  return { jobTextExamples: new Map(), jobDocuments: new Map(), jobTaxonomies: new Map(), jobCategoryExamples: new Map(), knownEvidenceDocs: new Set() };
+  return {
+    jobTextExamples: boundedCache(8),
+    jobDocuments: boundedCache(16),
+    jobTaxonomies: boundedCache(8),
+    jobCategoryExamples: boundedCache(8),
+    knownEvidenceDocs: boundedCache(50_000),
+  };
 }

@@ -9,14 +9,13 @@
  */
 import type { Knex } from 'knex';
 import type { CategoryExample } from '../../enrichment/types';
+import { cachedLoad, type BoundedCache } from '../../lib/bounded-cache';
 
-/** Loaded examples by job id, least recently used first (EnrichmentCaches.jobCategoryExamples). */
-export type JobCategoryExamplesCache = Map<string, Promise<CategoryExample[]>>;
+/** Loaded examples by job id (EnrichmentCaches.jobCategoryExamples, 8 jobs kept). */
+export type JobCategoryExamplesCache = BoundedCache<Promise<CategoryExample[]>>;
 
 /** Categorised items read at most (newest first): bounds the memory and the training time. */
 export const CATEGORY_EXAMPLE_ITEMS = 5000;
-/** Jobs whose examples a worker keeps. */
-const CACHE_JOBS = 8;
 /** Item fields read as the example's text, in this order (the classifier's title fields). */
 const TEXT_KEYS = ['name', 'title', 'product_name', 'product_title'];
 
@@ -24,23 +23,10 @@ const TEXT_KEYS = ['name', 'title', 'product_name', 'product_title'];
  * The categorised items of job `jobId`'s catalog ([] when the job has no catalog or does not
  * predict categories): at most {@link CATEGORY_EXAMPLE_ITEMS} items created before the job, newest
  * first, with a non-blank `category_id` and a title-like field ({@link TEXT_KEYS}, joined). The
- * promise is kept in `cache` (least recently used of {@link CACHE_JOBS} evicted; a failed load is
- * forgotten).
+ * promise is kept in `cache` (a failed load is forgotten).
  */
 export function jobCategoryExamples(knex: Knex, cache: JobCategoryExamplesCache, jobId: string): Promise<CategoryExample[]> {
-  const hit = cache.get(jobId);
-  if (hit) {
-    cache.delete(jobId);
-    cache.set(jobId, hit);
-    return hit;
-  }
-  const load = loadExamples(knex, jobId);
-  cache.set(jobId, load);
-  load.catch(() => {
-    if (cache.get(jobId) === load) cache.delete(jobId);
-  });
-  while (cache.size > CACHE_JOBS) cache.delete(cache.keys().next().value as string);
-  return load;
+  return cachedLoad(cache, jobId, () => loadExamples(knex, jobId));
 }
 
 async function loadExamples(knex: Knex, jobId: string): Promise<CategoryExample[]> {

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
+import type { BoundedCache } from '../../lib/bounded-cache';
 import { EnrichmentEvidenceDocument } from '../../models/enrichment-evidence-document';
 
 /**
@@ -16,23 +17,15 @@ interface DocRef {
 }
 
 /**
- * Largest number of `(organization, sha256)` keys remembered as stored by this process; beyond
- * it the oldest are forgotten (a forgotten key only costs one `ON CONFLICT DO NOTHING` insert).
+ * Keys (`<organization>:<sha256>`) of evidence documents this process has seen committed
+ * (EnrichmentCaches.knownEvidenceDocs, 50,000 kept; a forgotten key only costs one
+ * `ON CONFLICT DO NOTHING` insert).
  */
-const KNOWN_DOCS_MAX = 50_000;
+export type KnownEvidenceDocs = BoundedCache<true>;
 
-/**
- * Keys (`<organization>:<sha256>`) of evidence documents this process has seen committed,
- * insertion-ordered (oldest first); EnrichmentCaches.knownEvidenceDocs.
- */
-export type KnownEvidenceDocs = Set<string>;
-
-/** Remembers committed documents, forgetting the oldest beyond {@link KNOWN_DOCS_MAX}. */
+/** Remembers committed documents in `known`. */
 export function rememberEvidenceDocuments(known: KnownEvidenceDocs, organizationId: string, fresh: Array<[string, string]>): void {
-  for (const [h] of fresh) {
-    known.add(`${organizationId}:${h}`);
-    if (known.size > KNOWN_DOCS_MAX) known.delete(known.values().next().value as string);
-  }
+  for (const [h] of fresh) known.set(`${organizationId}:${h}`, true);
 }
 
 /** True for a JSON object (not an array, not null). */

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { inputText } from '../../enrichment/engine';
 import { learnedTextFields } from '../../enrichment/learned-text';
 import type { CatalogTextExample } from '../../enrichment/types';
+import { cachedLoad, type BoundedCache } from '../../lib/bounded-cache';
 import { EnrichmentJobExample } from '../../models/enrichment-job-example';
 import { EnrichmentRow } from '../../models/enrichment-row';
 import { engineItem } from './engine-item';
@@ -157,34 +158,20 @@ export interface JobTextExamples {
   texts: string[];
 }
 
-/** Jobs whose examples one worker process keeps in memory (least recently used evicted). */
-const CACHE_JOBS = 8;
-
-/** Loaded examples by job id, least recently used first (EnrichmentCaches.jobTextExamples). */
-export type JobTextExamplesCache = Map<string, Promise<JobTextExamples>>;
+/** Loaded examples by job id (EnrichmentCaches.jobTextExamples, 8 jobs kept). */
+export type JobTextExamplesCache = BoundedCache<Promise<JobTextExamples>>;
 
 /**
  * A job's examples and item texts (both [] when it has none), loaded once per worker: the
- * promise is kept in `cache` by job id (least recently used of {@link CACHE_JOBS} evicted; a
- * failed load is forgotten), so every row of a job gets the same arrays, and the engine's
+ * promise is kept in `cache` by job id (a failed load is forgotten), so every row of a job gets the same arrays, and the engine's
  * trained model (cached by the examples array's identity, src/enrichment/learned-text.ts) is
  * reused across rows. Both never change after the job is created.
  */
 export function jobTextExamples(knex: Knex, cache: JobTextExamplesCache, jobId: string): Promise<JobTextExamples> {
-  const hit = cache.get(jobId);
-  if (hit) {
-    cache.delete(jobId);
-    cache.set(jobId, hit);
-    return hit;
-  }
-  const load = EnrichmentJobExample.query(knex)
-    .findById(jobId)
-    .select('examples', 'texts')
-    .then((row) => ({ examples: row?.examples ?? [], texts: row?.texts ?? [] }));
-  cache.set(jobId, load);
-  load.catch(() => {
-    if (cache.get(jobId) === load) cache.delete(jobId);
-  });
-  while (cache.size > CACHE_JOBS) cache.delete(cache.keys().next().value as string);
-  return load;
+  return cachedLoad(cache, jobId, () =>
+    EnrichmentJobExample.query(knex)
+      .findById(jobId)
+      .select('examples', 'texts')
+      .then((row) => ({ examples: row?.examples ?? [], texts: row?.texts ?? [] })),
+  );
 }

@@ -8,33 +8,20 @@
  */
 import type { Knex } from 'knex';
 import type { TaxonomyInput } from '../../enrichment/types';
+import { cachedLoad, type BoundedCache } from '../../lib/bounded-cache';
 
-/** Loaded taxonomies by job id, least recently used first (EnrichmentCaches.jobTaxonomies). */
-export type JobTaxonomyCache = Map<string, Promise<TaxonomyInput | undefined>>;
-
-/** Jobs whose taxonomy a worker keeps (a 5,595-node taxonomy is a few MB once compiled). */
-const CACHE_JOBS = 8;
+/** Loaded taxonomies by job id (EnrichmentCaches.jobTaxonomies, 8 jobs kept). */
+export type JobTaxonomyCache = BoundedCache<Promise<TaxonomyInput | undefined>>;
 
 /**
  * The taxonomy of job `jobId` (`config.taxonomy`; undefined when it has none), loaded once: the
- * promise is kept in `cache` by job id (least recently used of {@link CACHE_JOBS} evicted; a
- * failed load is forgotten). A job's config never changes after it is created.
+ * promise is kept in `cache` by job id (a failed load is forgotten). A job's config never changes after it is created.
  */
 export function jobTaxonomy(knex: Knex, cache: JobTaxonomyCache, jobId: string): Promise<TaxonomyInput | undefined> {
-  const hit = cache.get(jobId);
-  if (hit) {
-    cache.delete(jobId);
-    cache.set(jobId, hit);
-    return hit;
-  }
-  const load = knex('enrichment_jobs')
-    .where({ id: jobId })
-    .first(knex.raw("config -> 'taxonomy' AS taxonomy"))
-    .then((row: { taxonomy: TaxonomyInput | null } | undefined) => row?.taxonomy ?? undefined);
-  cache.set(jobId, load);
-  load.catch(() => {
-    if (cache.get(jobId) === load) cache.delete(jobId);
-  });
-  while (cache.size > CACHE_JOBS) cache.delete(cache.keys().next().value as string);
-  return load;
+  return cachedLoad(cache, jobId, () =>
+    knex('enrichment_jobs')
+      .where({ id: jobId })
+      .first(knex.raw("config -> 'taxonomy' AS taxonomy"))
+      .then((row: { taxonomy: TaxonomyInput | null } | undefined) => row?.taxonomy ?? undefined),
+  );
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import type { Knex } from 'knex';
 import { knowledgeBaseDocuments, KnowledgeBaseFileError } from '../../enrichment';
 import type { KnowledgeBaseDocument } from '../../enrichment/types';
+import type { BoundedCache } from '../../lib/bounded-cache';
 import { ValidationError } from '../../lib/errors';
 import { EnrichmentJobDocument } from '../../models/enrichment-job-document';
 import { EnrichmentStorage, hostFile } from './artifacts';
@@ -59,16 +60,12 @@ export async function saveJobDocuments(trx: Knex.Transaction, jobId: string, doc
   if (documents.length) await EnrichmentJobDocument.query(trx).insert({ job_id: jobId, documents });
 }
 
-/** Jobs whose documents one worker process keeps in memory (least recently loaded evicted). */
-const CACHE_JOBS = 16;
-
-/** Loaded documents by job id, oldest load first (EnrichmentCaches.jobDocuments). */
-export type JobDocumentsCache = Map<string, KnowledgeBaseDocument[]>;
+/** Loaded documents by job id (EnrichmentCaches.jobDocuments, 16 jobs kept). */
+export type JobDocumentsCache = BoundedCache<KnowledgeBaseDocument[]>;
 
 /**
- * A job's knowledge-base documents ([] when none), kept in `cache` (the {@link CACHE_JOBS} most
- * recently loaded jobs): a job's rows all use the same documents, and they never change after
- * the job is created.
+ * A job's knowledge-base documents ([] when none), kept in `cache`: a job's rows all use the
+ * same documents, and they never change after the job is created.
  */
 export async function jobDocuments(knex: Knex, cache: JobDocumentsCache, jobId: string): Promise<KnowledgeBaseDocument[]> {
   const hit = cache.get(jobId);
@@ -76,6 +73,5 @@ export async function jobDocuments(knex: Knex, cache: JobDocumentsCache, jobId: 
   const row = await EnrichmentJobDocument.query(knex).findById(jobId).select('documents');
   const documents = row?.documents ?? [];
   cache.set(jobId, documents);
-  if (cache.size > CACHE_JOBS) cache.delete(cache.keys().next().value as string);
   return documents;
 }

@@ -24,6 +24,7 @@
  *   `__current_version` of its before/after row), else the item's `current_version` now.
  */
 import type { Knex } from 'knex';
+import type { BoundedCache } from '../../lib/bounded-cache';
 import { ValidationDetail, ValidationError } from '../../lib/errors';
 import { isUuid, newId } from '../../lib/ids';
 import { Catalog } from '../../models/catalog';
@@ -39,7 +40,7 @@ import { typedBySchema } from '../inference/sheet-items';
 
 /** Where the item validators are cached (the app's CatalogCaches.validators). */
 export interface StageDeps {
-  caches: { catalog: { validators: Map<string, ItemValidator> } };
+  caches: { catalog: { validators: BoundedCache<ItemValidator> } };
 }
 
 /** What staging wrote: how many changes and from which row index on. */

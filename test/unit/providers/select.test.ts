@@ -15,7 +15,7 @@ test('defaults: archive search, conservative fetch limits, private addresses ref
     braveApiUrl: 'https://api.search.brave.com/res/v1/web/search',
   });
   expect(config.fetch).toMatchObject({
-    allowPrivateFetch: false,
+    allowPrivate: false,
     maxRedirects: 5,
     perHostConcurrency: 2,
     hostIntervalMs: 1000,

@@ -1,7 +1,8 @@
 import { extractFromText, extractWithModel, trainGroupedTextModel, trainTextModel, type TextExample } from '../../../src/enrichment/text';
-import { labelTokens } from '../../../src/enrichment/text/model';
+import { labelTokens } from '../../../src/enrichment/text/labels';
 import { stemKey } from '../../../src/enrichment/text/spans';
-import { marginals, tag, trainCrf } from '../../../src/enrichment/text/crf';
+import { marginals, trainCrf } from '../../../src/enrichment/text/crf';
+import { tag } from '../../../src/enrichment/text/crf-spans';
 import { tokenFeatures, tokenize, tokenShape } from '../../../src/enrichment/text/tagger';
 import type { OutputField } from '../../../src/enrichment/types';
 
