@@ -258,16 +258,6 @@ function idCandidates(doc: PageDoc, role: 'sku' | 'gtin' | 'mpn', p?: Structured
       url: doc.url,
       explanation: `text "${labelled.label} ${labelled.value}" on ${doc.url}`,
     });
-  // An id in the URL is a SKU only when the page confirms it (writes it as a code of its own); else abstain.
-  const token = role === 'sku' && ruleOn(tuning, 'sku.url-token') ? urlIdTokens(doc.url).find((t) => confirmedCode(doc, t, p)) : undefined;
-  if (token)
-    out.push({
-      value: token,
-      method: 'text',
-      weight: 0.45,
-      url: doc.url,
-      explanation: `the article number in the page URL ${doc.url}, which the page also shows`,
-    });
   const styled = role === 'sku' && ruleOn(tuning, 'sku.url-code-shown') ? shownUrlCode(doc) : null;
   if (styled)
     out.push({
@@ -277,7 +267,48 @@ function idCandidates(doc: PageDoc, role: 'sku' | 'gtin' | 'mpn', p?: Structured
       url: doc.url,
       explanation: `the code "${styled}" shown on the page, which is the page's URL id written with separators`,
     });
+  if (role === 'sku' && ruleOn(tuning, 'sku.url-token')) out.push(...urlTokenCandidates(doc, p, out.length > 0));
   return out;
+}
+
+/**
+ * SKU readings from the id in the page URL (docs/evaluation.md, "SKUs from the page URL"): shops
+ * name product pages by their article number. An id the page confirms ({@link confirmedCode})
+ * reads at weight 0.45. When the page gives no other SKU reading (`hasOther` false), the URL's
+ * last id reads at 0.3 even unconfirmed: a low-confidence value, not an abstention, since the
+ * shop's id is most often only in its URL. Not when the URL's query names an offer or variant of
+ * its own (`?variant=…`, `?offerid=…`): the path's id is then the catalogue product shared by
+ * those offers, not the offer's SKU.
+ */
+function urlTokenCandidates(doc: PageDoc, p: StructuredProduct | undefined, hasOther: boolean): Candidate[] {
+  const tokens = urlIdTokens(doc.url);
+  const confirmed = tokens.find((t) => confirmedCode(doc, t, p));
+  if (confirmed)
+    return [
+      { value: confirmed, method: 'text', weight: 0.45, url: doc.url, explanation: `the article number in the page URL ${doc.url}, which the page also shows` },
+    ];
+  if (hasOther || tokens.length === 0 || urlNamesOffer(doc.url)) return [];
+  return [
+    {
+      value: tokens[0],
+      method: 'text',
+      weight: 0.3,
+      url: doc.url,
+      explanation: `the article number in the page URL ${doc.url} (the page shows no SKU of its own)`,
+    },
+  ];
+}
+
+/** Query parameters that name one offer or variant of a product page (Shopify's `variant`, marketplaces' `offerid`). */
+const OFFER_PARAM = /^(offer|offer[-_]?id|variant|variant[-_]?id|sku|sku[-_]?id)$/i;
+
+/** Whether a URL's query names an offer or variant of its own ({@link OFFER_PARAM}); false for URLs that do not parse. */
+export function urlNamesOffer(url: string): boolean {
+  try {
+    return [...new URL(url).searchParams.keys()].some((k) => OFFER_PARAM.test(k));
+  } catch {
+    return false;
+  }
 }
 
 /**

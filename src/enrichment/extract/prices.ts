@@ -159,7 +159,8 @@ function chooseOffer(offers: PricedOffer[], main: { amount: string } | null, doc
  * Readings of the price a buyer pays on one page: the structured offer's price (a paid offer,
  * {@link paidOffers}; the one the page shows, {@link chooseOffer}), weakened when the page shows it
  * only as a sale's former price and marked doubtful when the page shows another amount as its
- * price; the current price of a sale; OpenGraph; the best price element; a labelled price.
+ * price; the current price of a sale; OpenGraph's price, checked against the visible price in the
+ * same way; the best price element; a labelled price.
  */
 export function priceCandidates(doc: PageDoc, p?: StructuredProduct, tuning?: ExtractionTuning): Candidate[] {
   const out: Candidate[] = [];
@@ -204,8 +205,26 @@ export function priceCandidates(doc: PageDoc, p?: StructuredProduct, tuning?: Ex
     });
   for (const v of ogValues(doc, /^(product|og):price(:amount)?$/i).slice(0, 1)) {
     const amount = jsonLdPrice(v);
-    if (amount && Number(amount) > 0)
-      out.push({ value: amount, method: 'opengraph', weight: 0.9, url: doc.url, explanation: `OpenGraph product:price:amount on ${doc.url}` });
+    if (!amount || Number(amount) <= 0) continue;
+    // OpenGraph is markup too, checked against the visible price as the structured offer is.
+    const ogListed = structuredIsListPrice(amount, shown, sale);
+    const ogDisputed = !ogListed && main !== null && main.amount !== amount;
+    out.push({
+      value: amount,
+      method: 'opengraph',
+      weight: ogListed ? 0.3 : 0.9,
+      url: doc.url,
+      explanation: `OpenGraph product:price:amount on ${doc.url}${ogListed ? ', which the page shows as the former price' : ''}`,
+      ...(ogDisputed ? { doubt: `the page shows ${main.amount} as its price (${main.t.locator} "${main.t.text}"), not the OpenGraph ${amount}` } : {}),
+    });
+    if (ogListed && sale && !listed)
+      out.push({
+        value: sale.current.amount,
+        method: 'text',
+        weight: 0.8,
+        url: doc.url,
+        explanation: `current price element ${sale.current.t.locator} ("${sale.current.t.text}") beside the former price ${sale.former.t.locator} on ${doc.url}`,
+      });
   }
   for (const { t } of texts.filter((x) => x.t.score >= -2).slice(0, 3)) {
     const parsed = parsePrice(t.text, { currency_hint: hint });

@@ -218,8 +218,37 @@ function splitStruck($: CheerioAPI, el: Parameters<CheerioAPI>[0]): { current: s
   return { current: collapse(clone.text()), struck };
 }
 
+/** A word that introduces the current price after a former one in the same element ("Was 89,00 € Now 59,00 €"). */
+const NOW_TEXT = /\s(?:now|only|jetzt|nur|maintenant|ahora|ora|agora|nu|teraz|сейчас)(?=[\s:])/i;
+
+/**
+ * A former-price text that goes on to name the current price ("Was 89,00 € Now 59,00 €" →
+ * former `Was 89,00 €`, current `Now 59,00 €`), or null when the text does not open with a
+ * former-price word ({@link WAS_TEXT}) or names no current price after an amount.
+ */
+export function splitWasNow(text: string): { former: string; current: string } | null {
+  if (!WAS_TEXT.test(text)) return null;
+  const m = NOW_TEXT.exec(text);
+  if (!m || !/\d/.test(text.slice(0, m.index)) || !/\d/.test(text.slice(m.index))) return null;
+  return { former: text.slice(0, m.index).trim(), current: text.slice(m.index).trim() };
+}
+
+/**
+ * The page's price elements (docs/enrich-options.md, "Sale and list prices"): every price leaf
+ * ({@link isPriceLeaf}) with its signals; a leaf holding a struck amount beside an unstruck one,
+ * or a "was … now …" text, is read as two (the current and the former price); a struck-through
+ * amount that sits in a price block beside its leaf, in no leaf of its own, is read as a former price.
+ */
 function priceTexts($: CheerioAPI, pageUrl: string): PriceText[] {
   const out: PriceText[] = [];
+  type El = Parameters<CheerioAPI>[0];
+  // Where an element sits: several amounts in one element (old and new price, price and bonus; a single-amount element inside is clearer), widgets, tiles.
+  const placed = (el: El, text: string, signals: Array<[RuleId, number]>) => {
+    if ((text.match(/\d[\d\s.,']*/g) ?? []).length >= 2) signals.push(['price.multi-amount', -1]);
+    if (inWidget($, el)) signals.push(['price.widget', -4]);
+    else if ($(el as never).closest('footer,nav').length > 0 || inTile($, el, pageUrl)) signals.push(['price.tile', -2]);
+    return signals;
+  };
   $('[id],[class],[itemprop]').each((i, el) => {
     const a = attrs($, el);
     if (PRICE_NOT_PRODUCT.test(a) || !isPriceLeaf($, el)) return;
@@ -235,22 +264,42 @@ function priceTexts($: CheerioAPI, pageUrl: string): PriceText[] {
       if (struckThrough) signals.push(['price.struck', -3]);
       if (PRICE_FROM.test(text)) signals.push(['price.from', -3]);
       if (EX_TAX.test(labelText($, el))) signals.push(['price.ex-tax', -3]);
-      // Several amounts in one element (old and new price, price and bonus): a single-amount element inside is clearer.
-      if ((text.match(/\d[\d\s.,']*/g) ?? []).length >= 2) signals.push(['price.multi-amount', -1]);
-      if (inWidget($, el)) signals.push(['price.widget', -4]);
-      else if ($(el).closest('footer,nav').length > 0 || inTile($, el, pageUrl)) signals.push(['price.tile', -2]);
-      return signals;
+      return placed(el, text, signals);
     };
     const push = (text: string, where: string, struckThrough: boolean) => {
       const signals = read(text, struckThrough);
       const score = signals.reduce((s, [, d]) => s + d, 0) - Math.min(2, i / 5000);
       out.push({ text, score, locator: where, signals });
     };
+    const wasNow = struck === undefined ? splitWasNow(current) : null;
     // A leaf that holds a struck-through amount beside an unstruck one states two prices: the unstruck one is current.
     if (struck !== undefined && /\d/.test(current)) {
       push(current, at, inStruck);
       push(struck, `${at} > del`, true);
+    } else if (wasNow) {
+      push(wasNow.current, at, inStruck);
+      push(wasNow.former, `${at} > former`, inStruck);
     } else push(struck ?? current, at, inStruck || struck !== undefined);
+  });
+  // `<div class="price"><del>89 €</del> <span class="price-now">59 €</span></div>`: the struck amount is in no leaf.
+  $(STRUCK).each((_, s) => {
+    const text = collapse($(s).text());
+    if (
+      !text ||
+      text.length > 60 ||
+      !/\d/.test(text) ||
+      $(s)
+        .find('[id],[class],[itemprop]')
+        .toArray()
+        .some((c) => PRICE_ATTR.test(attrs($, c)))
+    )
+      return;
+    const up = $(s).parents().toArray();
+    const block = up.slice(0, 3).find((x) => PRICE_ATTR.test(attrs($, x)));
+    if (!block || up.some((x) => isPriceLeaf($, x))) return;
+    const signals = placed(s, text, [['price.struck', -3]]);
+    const at = `${locator((block as { tagName: string }).tagName, $(block).attr('id'), $(block).attr('class'))} > ${(s as { tagName: string }).tagName}`;
+    out.push({ text, score: signals.reduce((sum, [, d]) => sum + d, 0), locator: at, signals });
   });
   return out.slice(0, 40);
 }

@@ -43,7 +43,7 @@ export interface Crf {
  * averaged from pass 5 (1-based) on, first learning rate η_0 = 0.1 (t0 = 1/(λ·η_0)).
  * `heldOutEpochs`: passes of the cross-fitting taggers (model.ts), which only propose held-out
  * spans for choosing field policies and training the reranker: 8 passes there cost 0.001 F1 or
- * less on the text evaluation against 15 (docs/evaluation.md, "Speed of text-only jobs").
+ * less on the text evaluation against 15 (docs/evaluation-history.md, "Speed of text-only jobs").
  */
 export const TRAINING = { c: 3, epochs: 15, heldOutEpochs: 8, averageFrom: 5, eta0: 0.1 };
 

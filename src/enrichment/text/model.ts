@@ -81,7 +81,7 @@ export interface FieldPolicy {
 /**
  * Number of cross-fitting folds for the rule evidence and held-out spans of training texts: 3
  * (with held-out taggers of 8 passes, crf.ts TRAINING) half the training time of 5 folds of 15
- * passes at −0.002 exact F1 on average over the three text evaluations (docs/evaluation.md,
+ * passes at −0.002 exact F1 on average over the three text evaluations (docs/evaluation-history.md,
  * "Speed of text-only jobs").
  */
 const FOLDS = 3;

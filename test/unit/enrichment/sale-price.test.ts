@@ -6,7 +6,7 @@
 import { createEngine } from '../../../src/enrichment';
 import { pageCandidates } from '../../../src/enrichment/extract/candidates';
 import { visibleMainPrice } from '../../../src/enrichment/extract/prices';
-import { parsePage, type PageDoc } from '../../../src/enrichment/parse/page';
+import { parsePage, splitWasNow, type PageDoc } from '../../../src/enrichment/parse/page';
 import type { FetchedPage } from '../../../src/enrichment/research/types';
 import type { EnrichmentResult, OutputField } from '../../../src/enrichment/types';
 
@@ -174,5 +174,50 @@ describe('structured price against the visible price', () => {
     const result = await enrich(agree);
     expect(result.after_data.price).toBe(89);
     expect(result.review_info.field_confidence.price).toBe('high');
+  });
+});
+
+describe('sale pages read without strike-through markup, and OpenGraph checked like the offer', () => {
+  it('splits a "was … now …" text into the former and the current price, in other languages too', () => {
+    expect(splitWasNow('Was 89,00 € Now 59,00 €')).toEqual({ former: 'Was 89,00 €', current: 'Now 59,00 €' });
+    expect(splitWasNow('statt 89 € jetzt 59 €')).toEqual({ former: 'statt 89 €', current: 'jetzt 59 €' });
+    // No former-price word first, no amount before "now", or nothing after it: not a sale text.
+    expect(splitWasNow('Now 59,00 €')).toBeNull();
+    expect(splitWasNow('Was: now 59,00 €')).toBeNull();
+    expect(splitWasNow('Was 89,00 € now')).toBeNull();
+  });
+
+  it('"Was … Now …" in plain spans: price 59, list price 89', async () => {
+    const result = await enrich(html(null, '<div class="product-price"><span>Was 89,00 €</span> <span>Now 59,00 €</span></div>'));
+    expect(result.after_data).toMatchObject({ price: 59, list_price: 89 });
+  });
+
+  it('JSON-LD states the sale price the page shows beside a struck list price: price 59 at high confidence, list price 89', async () => {
+    const result = await enrich(html({ offers: offer(59) }, '<div class="price"><del>89,00 €</del> <span class="price-now">59,00 €</span></div>'));
+    expect(result.after_data).toMatchObject({ price: 59, list_price: 89 });
+    expect(result.review_info.field_confidence.price).toBe('high');
+  });
+
+  it('OpenGraph and JSON-LD both carry the list price the page strikes through: the shown sale price wins', async () => {
+    const page = html(
+      { offers: offer(89) },
+      '<div class="price"><del>89,00 €</del> <span class="price-now">59,00 €</span></div>',
+      '<meta property="product:price:amount" content="89.00">',
+    );
+    const result = await enrich(page);
+    expect(result.after_data).toMatchObject({ price: 59, list_price: 89 });
+    const og = pageCandidates(parse(page), 'price', 'price', [], parse(page).products[0]).find((c) => c.method === 'opengraph');
+    expect(og).toMatchObject({ value: '89', weight: 0.3 });
+  });
+
+  it('an OpenGraph price the visible price contradicts is doubted (never high), and the page shows which', async () => {
+    const page = html(null, '<span class="price">59,00 €</span>', '<meta property="product:price:amount" content="89.00">');
+    const og = pageCandidates(parse(page), 'price', 'price', [], undefined).find((c) => c.method === 'opengraph');
+    expect(og?.doubt).toMatch(/shows 59/);
+    const result = await enrich(page);
+    expect(result.review_info.field_confidence.price).not.toBe('high');
+    // Control: the same OpenGraph price with the page showing it has no doubt.
+    const agree = html(null, '<span class="price">89,00 €</span>', '<meta property="product:price:amount" content="89.00">');
+    expect(pageCandidates(parse(agree), 'price', 'price', [], undefined).find((c) => c.method === 'opengraph')?.doubt).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@
  * a SKU guessed from an id in the URL, and MPNs printed only under a localised label.
  */
 import { createEngine } from '../../../src/enrichment';
-import { confirmedCode, pageCandidates, shownSale, type Candidate } from '../../../src/enrichment/extract/candidates';
+import { confirmedCode, pageCandidates, shownSale, urlNamesOffer, type Candidate } from '../../../src/enrichment/extract/candidates';
 import { fieldRole } from '../../../src/enrichment/extract/roles';
 import { labelledCodes } from '../../../src/enrichment/parse/labels';
 import { parsePage, type PageDoc } from '../../../src/enrichment/parse/page';
@@ -121,11 +121,25 @@ describe('a SKU guessed from an id in the URL', () => {
     expect(candidates(doc, 'sku').map((c) => c.value)).toContain('4471209');
   });
 
-  it('is withheld (abstain) when the page never confirms it', () => {
+  it('is a weak reading (weight 0.3, low confidence) when the page never confirms it and offers no other SKU', () => {
     const doc = parse(url, html(null, '<span class="price">59,00 €</span><p>Call 044712099 for advice.</p>'));
     // A longer number that contains the id is no confirmation.
     expect(confirmedCode(doc, '4471209')).toBe(false);
-    expect(candidates(doc, 'sku')).toEqual([]);
+    expect(candidates(doc, 'sku').map((c) => [c.value, c.weight])).toEqual([['4471209', 0.3]]);
+  });
+
+  it('is left out when unconfirmed and the page gives a SKU of its own', () => {
+    const doc = parse(url, html({ sku: 'LX-200-BLK' }, '<span class="price">59,00 €</span><p>SKU: LX-200-BLK</p>'));
+    expect(candidates(doc, 'sku').map((c) => c.value)).not.toContain('4471209');
+    expect(winner(candidates(doc, 'sku'))).toBe('LX-200-BLK');
+  });
+
+  it('is left out when the URL query names an offer or variant (the path id is the catalogue product)', () => {
+    for (const u of [`${url}?variant=39912345678`, `${url}?offerid=5Hm3xUsb&uid=1`]) {
+      expect(urlNamesOffer(u)).toBe(true);
+      expect(candidates(parse(u, html(null, '<span class="price">59,00 €</span>')), 'sku')).toEqual([]);
+    }
+    expect(urlNamesOffer(`${url}?utm_source=feed`)).toBe(false);
   });
 
   it('is confirmed by the markup stating it as the product id', () => {
