@@ -38,6 +38,8 @@ export interface SearchFigures {
   completeness_ms: number;
   /** GIN index scan of one rare word (Bitmap Index Scan node, EXPLAIN ANALYZE), p50 of 5. */
   gin_lookup_ms: number;
+  /** EXPLAIN (ANALYZE, BUFFERS) of the count of an identifier and of a broad word: plan, time, buffers. */
+  plans: Record<string, PlanSummary>;
   load: number;
 }
 
@@ -91,6 +93,8 @@ export async function measureSearches(b: Bench, api: CatalogClient, catalogId: s
   const completenessMs = since(t);
   const gin: number[] = [];
   for (let i = 0; i < 5; i++) gin.push(await ginLookupMs(b, catalogId, String(123450 + i)));
+  const plans: Record<string, PlanSummary> = {};
+  for (const term of ['sku-123456', 'wool']) plans[term] = await explainCount(b, catalogId, term);
   return {
     warm: Object.fromEntries(Object.entries(warm).map(([k, v]) => [k, stats(v)])),
     cold: Object.fromEntries(Object.entries(cold).map(([k, v]) => [k, stats(v)])),
@@ -100,6 +104,7 @@ export async function measureSearches(b: Bench, api: CatalogClient, catalogId: s
     sorted_by_price_first_page_ms: Math.round(sorted.ms),
     completeness_ms: Math.round(completenessMs),
     gin_lookup_ms: percentile(gin, 50),
+    plans,
     load: loadAvg(),
   };
 }
@@ -119,4 +124,43 @@ async function ginLookupMs(b: Bench, catalogId: string, word: string): Promise<n
     return null;
   };
   return find(rows[0]['QUERY PLAN'][0].Plan) ?? Number.NaN;
+}
+
+/** The shape of a plan and what it read. */
+export interface PlanSummary {
+  ms: number;
+  /** Node types, depth-first ("Aggregate > Bitmap Heap Scan > Bitmap Index Scan"). */
+  nodes: string;
+  shared_hit: number;
+  shared_read: number;
+  /** Rows estimated vs found by the scan under the aggregate. */
+  estimated_rows: number;
+  actual_rows: number;
+  /** Heap blocks a bitmap heap scan visited (exact + lossy), 0 without one. */
+  heap_blocks: number;
+}
+
+/** EXPLAIN (ANALYZE, BUFFERS) of the search's count (the statement a cold total runs without the count index). */
+export async function explainCount(b: Bench, catalogId: string, term: string): Promise<PlanSummary> {
+  const where = filterSql(catalogId, { search: term, top_level: false });
+  const { rows } = await b.knex.raw(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT count(*) FROM catalog_items WHERE ${where.sql}`, where.bindings);
+  const top = rows[0]['QUERY PLAN'][0];
+  const names: string[] = [];
+  let heap = 0;
+  const walk = (n: Record<string, unknown>) => {
+    names.push(String(n['Node Type']));
+    if (n['Node Type'] === 'Bitmap Heap Scan') heap += Number(n['Exact Heap Blocks'] ?? 0) + Number(n['Lossy Heap Blocks'] ?? 0);
+    for (const c of (n.Plans as Array<Record<string, unknown>>) ?? []) walk(c);
+  };
+  walk(top.Plan);
+  const scan = (top.Plan.Plans?.[0] ?? top.Plan) as Record<string, number>;
+  return {
+    ms: Number(Number(top['Execution Time']).toFixed(1)),
+    nodes: names.join(' > '),
+    shared_hit: Number(top.Plan['Shared Hit Blocks']),
+    shared_read: Number(top.Plan['Shared Read Blocks']),
+    estimated_rows: Number(scan['Plan Rows']),
+    actual_rows: Number(scan['Actual Rows']),
+    heap_blocks: heap,
+  };
 }
