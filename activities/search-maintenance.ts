@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import { logger } from '../src/lib/logger';
 import { churnWarrantsMaintenance, IndexMaintenance, maintainSearchIndexes, MaintenanceOptions } from '../src/services/catalog/index-maintenance';
 import { sweepGridIndexes } from '../src/services/catalog/grid-indexes';
+import { settleAfterLargeWrite, type SettleReport } from '../src/services/catalog/post-write-maintenance';
 
 /** The maintenance activities registered on the worker; the workflow proxies them by these names. */
 export interface SearchMaintenanceActivities {
@@ -16,6 +17,12 @@ export interface SearchMaintenanceActivities {
    * under the worker's thresholds); read-only.
    */
   churnWarrantsMaintenance(catalogId: string, rows: number): Promise<boolean>;
+  /**
+   * After a large write to the catalog: ANALYZE, GIN pending lists merged, VACUUM (SKIP_LOCKED),
+   * the catalog's completeness counters folded (src/services/catalog/post-write-maintenance.ts);
+   * idempotent.
+   */
+  settleAfterLargeWrite(catalogId: string): Promise<SettleReport>;
   /**
    * The grid index sweep (src/services/catalog/grid-indexes.ts sweepGridIndexes): drops the grid
    * field indexes of deleted catalogs and removed fields, and stray ones.
@@ -39,6 +46,11 @@ export function createSearchMaintenanceActivities(knex: Knex, options: Maintenan
       const warranted = await churnWarrantsMaintenance(knex, catalogId, rows, options);
       logger.info({ catalog_id: catalogId, rows, warranted }, 'churn: search index maintenance warranted?');
       return warranted;
+    },
+    async settleAfterLargeWrite(catalogId) {
+      const report = await settleAfterLargeWrite(knex, catalogId);
+      logger.info({ catalog_id: catalogId, report }, 'items table settled after a large write');
+      return report;
     },
     async sweepGridIndexes() {
       const swept = await sweepGridIndexes(knex);

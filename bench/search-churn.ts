@@ -1,88 +1,178 @@
 /**
- * Searches after churn (issue 18): a `BENCH_ITEMS`-item catalog (default 200,000) is searched
- * (identifier, phrase and broad terms; p95 over `BENCH_ROUNDS` rounds, default 10), then churned
- * as restores, bulk updates and deletes do (every row rewritten twice with new words, a fifth
- * deleted and written again), searched again, then maintained by `maintainSearchIndexes`
- * (src/services/catalog/index-maintenance.ts, what the hourly schedule runs) and searched a
- * third time. Prints one JSON line with the three sets of figures and the maintenance report.
- * Target: p95 ≤ 100 ms after maintenance.
+ * Search right after churn in the same table (docs/large-catalogs.md, "Search right after churn";
+ * docs/benchmarks.md, search-churn): a `BENCH_ITEMS`-item catalog (default 200,000; kept between
+ * runs in the organization "bench search churn", like bench/search-list.ts) is measured, then
+ * rewritten three ways, `BENCH_CHURN_ITEMS` items each (default 10 % of the catalog):
+ *
+ * - restore: a snapshot, the items changed, the snapshot restored (the restore activity's
+ *   service) and the word index caught up (what the restore workflow does next);
+ * - import: the items upserted with new titles through `POST …/items/bulk`, 1,000 per request
+ *   (the item write path an import uses);
+ * - apply: a review activity with one approved change per item applied (`runApply`).
+ *
+ * After each write, every kind of search (identifiers with punctuation, URLs, phrases, broad
+ * words; warm and cold p50/p95 over `BENCH_ROUNDS` / `BENCH_COLD_ROUNDS` rounds), the offset
+ * 100,000 page, the first page sorted by a data field and the completeness report are measured
+ * `right_after` the write, then `settled`: after `settleAfterLargeWrite`
+ * (src/services/catalog/post-write-maintenance.ts), the step the restore, import and apply
+ * workflows run at their end. Beside each set: the physical limit (the word index's scan of one
+ * rare word, EXPLAIN ANALYZE) and the load average. Exact totals are checked against SQL counts.
+ *
+ * {@link searchChurnBench} returns the figures (for a runner of all benches); run directly
+ * (`npx tsx bench/search-churn.ts`) it prints them as one JSON line.
  */
 import './env';
-import { maintainSearchIndexes } from '../src/services/catalog/index-maintenance';
-import { createBenchCatalog, loadAvg, runBench, seedItems, seedSql, since } from './lib';
+import { createCatalogClient } from '@catalog-enrichment/client';
+import { createOrganizationWithKey } from '../src/services/access/auth';
+import type { Scope } from '../src/services/access/scope';
+import { createCatalogCaches } from '../src/services/catalog/caches';
+import { settleAfterLargeWrite } from '../src/services/catalog/post-write-maintenance';
+import { buildSearchIndex } from '../src/services/catalog/search-count-index';
+import { catchUpSearchWords } from '../src/services/catalog/search-words';
+import { restoreSnapshot } from '../src/services/catalog/snapshots';
+import { runApply } from '../src/services/review/apply';
+import { benchItem, createBenchCatalog, loadAvg, runBench, seedItems, since, type Bench } from './lib';
+import { measureSearches, type SearchFigures } from './search-churn-measure';
 
-const N = Number(process.env.BENCH_ITEMS ?? 200_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
-const TERMS: Record<string, string[]> = {
-  identifier: ['sku-12345', 'MPN4242', '4000000077777'],
-  phrase: ['model 996', 'Acme Red'],
-  broad: ['wool', 'boot'],
-};
-
-function p95(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return Math.round(s[Math.min(s.length - 1, Math.ceil(0.95 * s.length) - 1)]);
+/** Options of {@link searchChurnBench}. */
+export interface SearchChurnOptions {
+  /** Items of the catalog (default 200,000). */
+  items: number;
+  /** Items each write rewrites (default 10 % of `items`). */
+  churnItems: number;
+  /** Warm rounds per measurement (each term once per round). */
+  rounds: number;
+  /** Cold rounds per measurement. */
+  coldRounds: number;
+  /** Work on bench/search-list.ts's kept catalog (organization "bench search 1m") instead of this bench's own. */
+  reuseSearchList?: boolean;
 }
 
-runBench(async (b) => {
-  const loadStart = loadAvg();
-  const catalogId = await createBenchCatalog(b, 'search churn');
-  await seedItems(b, catalogId, N);
-  const measure = async (): Promise<Record<string, number>> => {
-    const out: Record<string, number> = {};
-    for (const [kind, terms] of Object.entries(TERMS)) {
-      const times: number[] = [];
-      for (let r = 0; r < ROUNDS; r++) {
-        for (const term of terms) {
-          const t = performance.now();
-          const { error, response } = await b.api.GET('/api/public/catalogs/{catalog_id}/items', {
-            params: { path: { catalog_id: catalogId }, query: { limit: 50, search: term } },
-            parseAs: 'arrayBuffer',
-          });
-          if (!response.ok) throw new Error(`${response.status} ${JSON.stringify(error)}`);
-          times.push(since(t));
-        }
-      }
-      out[`${kind}_p95_ms`] = p95(times);
-    }
-    return out;
+/** Options from the environment (BENCH_ITEMS, BENCH_CHURN_ITEMS, BENCH_ROUNDS, BENCH_COLD_ROUNDS, BENCH_REUSE_SEARCH_LIST=1). */
+export function churnOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): SearchChurnOptions {
+  const items = Number(env.BENCH_ITEMS ?? 200_000);
+  return {
+    items,
+    churnItems: Number(env.BENCH_CHURN_ITEMS ?? Math.round(items / 10)),
+    rounds: Number(env.BENCH_ROUNDS ?? 10),
+    coldRounds: Number(env.BENCH_COLD_ROUNDS ?? 3),
+    reuseSearchList: env.BENCH_REUSE_SEARCH_LIST === '1',
   };
-  await maintainSearchIndexes(b.knex, { minRows: 0 }); // a clean baseline first
-  const fresh = await measure();
+}
 
-  const churnStarted = performance.now();
-  for (const word of ['Remade', 'Again']) {
-    await b.knex.raw(`UPDATE catalog_items SET data = data || jsonb_build_object('title', ? || ' ' || (data->>'title')) WHERE catalog_id = ?`, [
-      word,
-      catalogId,
-    ]);
+/** The kept catalog of `items` items (seeded on first use) and a client on its organization. */
+async function keptCatalog(b: Bench, items: number, reuseSearchList: boolean) {
+  const [name, key] = reuseSearchList ? ['bench search 1m', 'ck_benchsearch1m'] : ['bench search churn', 'ck_benchsearchchurn'];
+  const organizationId = (await createOrganizationWithKey(b.knex, name, key)).organizationId;
+  let catalog = await b.knex('catalogs').where({ organization_id: organizationId, item_count: items }).first('id');
+  let seedMs = 0;
+  if (!catalog) {
+    await b.knex('catalogs').where('organization_id', organizationId).delete();
+    const kept = { ...b, organizationId };
+    const id = await createBenchCatalog(kept, 'search churn');
+    const t = performance.now();
+    await seedItems(kept, id, items);
+    seedMs = since(t);
+    catalog = { id };
   }
-  await b.knex.raw(`DELETE FROM catalog_items WHERE catalog_id = ? AND (data->>'stock')::int % 5 = 0`, [catalogId]);
-  await b.knex.raw(
-    `INSERT INTO catalog_items (id, catalog_id, entity_type, business_key, data, created_at, updated_at)
-     SELECT gen_random_uuid(), ?, 'product', 'SKU-' || g, ${seedSql()}, now(), now() FROM generate_series(0, ? - 1) AS g WHERE g % 500 % 5 = 0`,
-    [catalogId, N],
-  );
-  await b.knex.raw('VACUUM ANALYZE catalog_items');
-  const churnMs = Math.round(since(churnStarted));
-  const afterChurn = await measure();
+  return { organizationId, catalogId: catalog.id as string, seedMs, api: createCatalogClient({ baseUrl: b.baseUrl, token: key }) };
+}
 
-  const maintenance = await maintainSearchIndexes(b.knex);
-  const afterMaintenance = await measure();
+/**
+ * Runs the sequence of the module comment on bench `b`.
+ * @returns the figures: `before`, then per write its time, `right_after`, the settle report and `settled`
+ */
+export async function searchChurnBench(b: Bench, o: SearchChurnOptions): Promise<Record<string, unknown>> {
+  const loadStart = loadAvg();
+  const { organizationId, catalogId, seedMs, api } = await keptCatalog(b, o.items, o.reuseSearchList === true);
+  const scope: Scope = { organizationId, principal: { kind: 'api_key', id: 'bench', organizationIds: [organizationId] } };
+  // A clean start: statistics, pending lists, visibility map, and the search count index.
+  await settleAfterLargeWrite(b.knex, catalogId);
+  let t = performance.now();
+  const indexed = await b.knex('catalogs').where({ id: catalogId, search_indexed: true }).first('id');
+  if (!indexed) await buildSearchIndex(b.knex, catalogId);
+  const indexBuildMs = since(t);
+  const measure = () => measureSearches(b, api, catalogId, o.rounds, o.coldRounds);
+  const before = await measure();
+  const stamp = Date.now() % 1_000_000;
+  const phases: Record<string, unknown> = {};
+  const after = async (name: string, writeMs: number, extra: Record<string, unknown> = {}) => {
+    const rightAfter = await measure();
+    const settle = await settleAfterLargeWrite(b.knex, catalogId);
+    const settled = await measure();
+    phases[name] = { write_ms: Math.round(writeMs), ...extra, right_after: rightAfter, settle, settled };
+  };
+  // The rewritten items: every tenth-ish item spread over the catalog (sku i with i % step == 0).
+  const step = Math.max(1, Math.floor(o.items / o.churnItems));
+  const churnWhere = `catalog_id = ? AND (split_part(business_key, '-', 2))::int % ${step} = 0`;
+
+  // 1. Restore.
+  const snap = await api.POST('/api/public/catalogs/{catalog_id}/snapshots', { params: { path: { catalog_id: catalogId } }, body: { reason: 'bench churn' } });
+  if (snap.response.status !== 200 || !snap.data?.id) throw new Error(`snapshot: ${snap.response.status}`);
+  await b.knex.raw(
+    `UPDATE catalog_items SET data = data || jsonb_build_object('title', 'Changed ' || (data->>'title')), current_version = current_version + 1 WHERE ${churnWhere}`,
+    [catalogId],
+  );
+  t = performance.now();
+  const restored = await restoreSnapshot(
+    { knex: b.knex, caches: b.caches, jobRunner: { startSearchIndexBuild: async () => true } },
+    scope,
+    catalogId,
+    snap.data.id,
+  );
+  const caughtUp = await catchUpSearchWords(b.knex, catalogId);
+  await after('restore', since(t), { items_restored: restored.items_restored, words_caught_up: caughtUp.rows });
+  await b.knex('catalog_snapshots').where('id', snap.data.id).delete(); // its items go with it (trigger)
+
+  // 2. Import: upserts through the item write path, 1,000 per request.
+  t = performance.now();
+  for (let i = 0; i < o.items; i += step * 1000) {
+    const batch = [];
+    for (let j = i; j < Math.min(o.items, i + step * 1000); j += step)
+      batch.push({ ...benchItem(j), title: `${String(benchItem(j).title)} imported ${stamp}` });
+    const res = await api.POST('/api/public/catalogs/{catalog_id}/items/bulk', { params: { path: { catalog_id: catalogId } }, body: { items: batch } });
+    if (res.response.status !== 200) throw new Error(`import batch: ${res.response.status}`);
+  }
+  await after('import', since(t));
+
+  // 3. Apply: one approved change per rewritten item.
+  const { rows } = await b.knex.raw(
+    `INSERT INTO review_activities (id, organization_id, catalog_id, type, status, description)
+     VALUES (gen_random_uuid(), ?, ?, 'custom_transform', 'pending_review', 'bench churn') RETURNING id`,
+    [organizationId, catalogId],
+  );
+  await b.knex.raw(
+    `INSERT INTO staged_changes (id, activity_id, organization_id, catalog_id, catalog_item_id, before_data, after_data, row_index, status, base_version)
+     SELECT gen_random_uuid(), ?, ?, ?, id, jsonb_build_object('title', data->'title'), jsonb_build_object('title', 'Reworked ' || (data->>'title')),
+       (row_number() OVER (ORDER BY created_at))::int - 1, 'approved', current_version
+     FROM catalog_items WHERE ${churnWhere}`,
+    [rows[0].id, organizationId, catalogId, catalogId],
+  );
+  t = performance.now();
+  const applied = await runApply(
+    { knex: b.knex, caches: createCatalogCaches() },
+    { activity_id: rows[0].id, force: false, actor: { kind: 'api_key', id: 'bench' } },
+    `bench-${stamp}`,
+  );
+  await after('apply', since(t), { applied: applied.applied });
+
+  const all = [before, ...Object.values(phases).flatMap((p) => [(p as { settled: SearchFigures }).settled])];
+  const within = (f: SearchFigures) =>
+    Object.values(f.warm).every((k) => k.p95_ms <= 100) && Object.values(f.cold).every((k) => k.p95_ms <= 100) && f.exact_totals && f.completeness_ms <= 300;
   return {
     bench: 'search_churn',
-    items: N,
-    rounds: ROUNDS,
-    fresh,
-    after_churn: afterChurn,
-    after_maintenance: afterMaintenance,
-    churn_ms: churnMs,
-    maintenance: maintenance.map((m) => ({
-      index: m.index,
-      action: m.action,
-      bloat: Number((m.bytes_per_row / (m.baseline ?? m.bytes_per_row)).toFixed(2)),
-      rebuild_ms: m.rebuild_ms,
-    })),
+    items: o.items,
+    churn_items: o.churnItems,
+    rounds: o.rounds,
+    cold_rounds: o.coldRounds,
+    seed_ms: Math.round(seedMs),
+    search_index_build_ms: Math.round(indexBuildMs),
+    before,
+    ...phases,
+    target: 'every kind warm and cold p95 <= 100 ms, exact totals, completeness <= 300 ms',
+    pass_settled: all.every(within),
     load_start: loadStart,
   };
-});
+}
+
+if (process.argv[1]?.endsWith('search-churn.ts')) runBench((b) => searchChurnBench(b, churnOptionsFromEnv()));

@@ -11,8 +11,13 @@
  * {@link CHURN_MAINTENANCE_ID} (reuse allowed once closed): a rewrite while a pass runs is covered
  * by it ("already started" is success), and the parent ends without waiting for it.
  *
- * Versioning: behind the patch `churn-maintenance`, so histories recorded before it (which end
- * without these commands) replay unchanged.
+ * Before the pass, behind the patch `post-write-settle`, the parent runs the activity
+ * `settleAfterLargeWrite` and waits for it (src/services/catalog/post-write-maintenance.ts:
+ * ANALYZE, GIN pending lists merged, VACUUM, completeness counters folded): searches right after
+ * the rewrite plan on current statistics instead of waiting for autovacuum or the hourly pass.
+ *
+ * Versioning: behind the patches `churn-maintenance` and `post-write-settle`, so histories
+ * recorded before them (which end without these commands) replay unchanged.
  */
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
 import { ParentClosePolicy, patched, proxyActivities, startChild } from '@temporalio/workflow';
@@ -29,8 +34,11 @@ export const CHURN_MIN_ROWS = 1_000;
 /** Patch id of the churn maintenance step (workflow versioning). */
 export const CHURN_MAINTENANCE_PATCH = 'churn-maintenance';
 
+/** Patch id of the post-write settle step (workflow versioning). */
+export const POST_WRITE_SETTLE_PATCH = 'post-write-settle';
+
 /**
- * Starts a search index maintenance pass when `rows` rewritten items are a large share of the
+ * Settles the items table after the rewrite (statistics, pending lists, visibility map), then starts a search index maintenance pass when `rows` rewritten items are a large share of the
  * catalog (see the module comment). Call at the very end of a workflow that rewrote items.
  * @returns true when a pass was started now or already runs, false when none was warranted
  */
@@ -41,6 +49,13 @@ export async function maintainAfterChurn(catalogId: string, rows: number): Promi
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
   });
   if (!(await churnWarrantsMaintenance(catalogId, rows))) return false;
+  if (patched(POST_WRITE_SETTLE_PATCH)) {
+    const { settleAfterLargeWrite } = proxyActivities<SearchMaintenanceActivities>({
+      startToCloseTimeout: '2 hours',
+      retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 5 },
+    });
+    await settleAfterLargeWrite(catalogId);
+  }
   try {
     await startChild(searchIndexMaintenanceWorkflow, {
       workflowId: CHURN_MAINTENANCE_ID,

@@ -2,7 +2,9 @@
  * "Fast right after churn" (issue 28, Qualities): a snapshot restore that rewrote a large share of
  * a catalog starts a search index maintenance pass at its end (workflows/churn-maintenance.ts),
  * as the child `search-index-maintenance-after-churn`, on the real Temporal dev server; a small
- * restore starts none; and the thresholds (src/services/catalog/index-maintenance.ts
+ * restore starts none; before the pass the restore settles the items table itself (activity
+ * `settleAfterLargeWrite`: the table analyzed, src/services/catalog/post-write-maintenance.ts);
+ * and the thresholds (src/services/catalog/index-maintenance.ts
  * churnWarrantsMaintenance) against real catalogs.
  */
 import type { Knex } from 'knex';
@@ -49,25 +51,42 @@ async function churnedCatalog(n: number): Promise<{ catalogId: string; snapshotI
   return { catalogId, snapshotId: snap.body.id };
 }
 
-/** The ids of the child workflows a restore's workflow started, once it ended. */
-async function childrenOf(catalogId: string, snapshotId: string): Promise<string[]> {
+/** The ids of the child workflows a restore's workflow started, and its activities' types, once it ended. */
+async function historyOf(catalogId: string, snapshotId: string): Promise<{ children: string[]; activities: string[] }> {
   const restoreId = (await knex('snapshot_restores').where({ catalog_id: catalogId, snapshot_id: snapshotId }).first('id')).id as string;
   const handle = restores.env.client.workflow.getHandle(snapshotRestoreWorkflowId(restoreId));
   await handle.result(); // the route answers once the restore is recorded; the workflow goes on
-  const history = await handle.fetchHistory();
-  return history
-    .events!.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)
-    .map((e) => e.startChildWorkflowExecutionInitiatedEventAttributes!.workflowId!);
+  const { events } = await handle.fetchHistory();
+  return {
+    children: events!
+      .filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)
+      .map((e) => e.startChildWorkflowExecutionInitiatedEventAttributes!.workflowId!),
+    activities: events!.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name!),
+  };
+}
+const childrenOf = async (catalogId: string, snapshotId: string) => (await historyOf(catalogId, snapshotId)).children;
+
+/** The items table's last ANALYZE (epoch ms, 0 when never). */
+async function lastAnalyze(): Promise<number> {
+  const { rows } = await knex.raw(
+    "SELECT pg_stat_clear_snapshot(), extract(epoch FROM last_analyze) * 1000 AS t FROM pg_stat_user_tables WHERE relid = 'catalog_items'::regclass",
+  );
+  return Number(rows[0].t ?? 0);
 }
 
 it('a restore that rewrote the whole catalog starts the search index maintenance itself', async () => {
   const { catalogId, snapshotId } = await churnedCatalog(1200);
+  const analyzedBefore = await lastAnalyze();
   const res = await request(app)
     .post(url(catalogId, `/snapshots/${snapshotId}/restore`))
     .set(org.auth);
   expect(res.status).toBe(200);
   expect(res.body.items_restored).toBe(1200);
-  expect(await childrenOf(catalogId, snapshotId)).toEqual([CHURN_MAINTENANCE_ID]);
+  const history = await historyOf(catalogId, snapshotId);
+  expect(history.children).toEqual([CHURN_MAINTENANCE_ID]);
+  // The table was settled by the restore's own workflow before the pass: statistics are fresh.
+  expect(history.activities).toContain('settleAfterLargeWrite');
+  expect(await lastAnalyze()).toBeGreaterThan(analyzedBefore);
   // The pass ran to its end on its own (abandoned by the restore, which did not wait for it).
   const reports = (await restores.env.client.workflow.getHandle(CHURN_MAINTENANCE_ID).result()) as IndexMaintenance[];
   expect(reports.map((r) => r.index)).toEqual(['catalog_items_search_words', 'catalog_items_catalog_id_created_at_id_index']);
