@@ -1,5 +1,5 @@
 /**
- * `npm run eval -- taxonomy [--split test|dev] [--limit N] [--gold <file>] [--taxonomy <file>] [--custom-trees <file>]`:
+ * `npm run eval -- taxonomy [--split test|dev] [--limit N] [--misses] [--gold <file>] [--taxonomy <file>] [--custom-trees <file>]`:
  * top-1 accuracy of category prediction (interface-spec.md `predict_taxonomy`; issue 26 §2) on
  * the labelled titles of `../shared/data/oa-mine` and `../shared/data/ae-110k`, whose categories
  * are mapped into the Google product taxonomy (5,595 nodes) by `taxonomy-gold/google.json`.
@@ -20,6 +20,8 @@
  * first item's index build included in `build_ms`). `--limit N` scores the first N records of
  * each file (the floor in test/unit/eval/floors.test.ts). `custom_tree`: the scored titles and the
  * multilingual set predicted into five shops' own small taxonomies (./taxonomy-custom.ts).
+ * `--misses` also prints the titles-alone mode's missed titles per category with what was predicted
+ * (use it with `--split dev`, the split looked at while tuning).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -58,6 +60,8 @@ interface ModeFigures {
   ms_per_item: number;
   by_dataset: Record<string, number>;
   by_category: Record<string, number>;
+  /** The missed titles (`--misses`): category key → "title → predicted path" lines. */
+  misses?: Record<string, string[]>;
 }
 
 const round = (x: number): number => Number(x.toFixed(3));
@@ -89,7 +93,7 @@ function onPath(tax: CompiledTaxonomy, id: string | undefined, gold: string[]): 
 }
 
 /** Scores `scored` with the given examples (none = titles alone). */
-function score(tax: CompiledTaxonomy, gold: Gold, scored: Record_[], examples: CategoryExample[]): ModeFigures & { build_ms: number } {
+function score(tax: CompiledTaxonomy, gold: Gold, scored: Record_[], examples: CategoryExample[], keepMisses = false): ModeFigures & { build_ms: number } {
   const t0 = performance.now();
   const model = examples.length > 0 ? trainCategoryExamples(tax, examples) : undefined;
   classify(tax, { titles: ['warm-up'], categories: [], texts: [] }, model);
@@ -101,6 +105,7 @@ function score(tax: CompiledTaxonomy, gold: Gold, scored: Record_[], examples: C
   };
   const byDataset = new Map<string, [number, number]>();
   const byCategory = new Map<string, [number, number]>();
+  const misses: Record<string, string[]> = {};
   const t1 = performance.now();
   for (const r of scored) {
     const accepted = gold.categories[r.dataset][r.category].nodes;
@@ -115,6 +120,10 @@ function score(tax: CompiledTaxonomy, gold: Gold, scored: Record_[], examples: C
     if (onPath(tax, predicted, accepted)) hits.path++;
     per(byDataset, r.dataset, ok);
     per(byCategory, `${r.dataset}/${r.category}`, ok);
+    if (keepMisses && !ok) {
+      const got = prediction ? `${prediction.abstain ? 'ABSTAIN ' : ''}${prediction.node.path.join(' > ')}` : 'none';
+      (misses[`${r.dataset}/${r.category}`] ??= []).push(`${r.title} → ${got}`);
+    }
   }
   const ms = (performance.now() - t1) / Math.max(scored.length, 1);
   const ratio = (m: Map<string, [number, number]>): Record<string, number> => Object.fromEntries([...m].map(([k, [h, n]]) => [k, round(h / n)]));
@@ -130,6 +139,7 @@ function score(tax: CompiledTaxonomy, gold: Gold, scored: Record_[], examples: C
     build_ms: Math.round(buildMs),
     by_dataset: ratio(byDataset),
     by_category: ratio(byCategory),
+    ...(keepMisses ? { misses } : {}),
   };
 }
 
@@ -204,7 +214,7 @@ export async function runTaxonomySuite(argv: string[]): Promise<Record<string, u
     for (const r of pool.filter((_, i) => i % 2 === 0))
       examples.push({ text: r.title, category_id: gold.categories[dataset][r.category].nodes[0], key: `${dataset}/${r.category}` });
   }
-  const titles = score(tax, gold, scored, []);
+  const titles = score(tax, gold, scored, [], argv.includes('--misses'));
   const withExamples = score(tax, gold, scored, examples);
   const leftOut = scoreLeftOut(tax, gold, scored, examples);
   const multilingualFile = options(argv, '--multilingual')[0] ?? path.join(__dirname, 'taxonomy-gold', 'multilingual.json');
@@ -218,6 +228,7 @@ export async function runTaxonomySuite(argv: string[]): Promise<Record<string, u
     })),
   ];
   const custom = scoreCustomTrees(tax, customTitles, options(argv, '--custom-trees')[0] ?? CUSTOM_TREES_FILE);
+  for (const [key, lines] of Object.entries(titles.misses ?? {})) console.log(`misses ${key} (${lines.length}):\n  ${lines.join('\n  ')}\n`);
   console.log(`taxonomy: ${tax.nodes.size} nodes, split ${split}, ${scored.length} titles scored, ${examples.length} examples\n`);
   const cats = Object.keys(titles.by_category);
   console.log(
