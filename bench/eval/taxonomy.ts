@@ -20,7 +20,7 @@
  * first item's index build included in `build_ms`). `--limit N` scores the first N records of
  * each file (the floor in test/unit/eval/floors.test.ts). `custom_tree`: the scored titles and the
  * multilingual set predicted into five shops' own small taxonomies (./taxonomy-custom.ts).
- * `--misses` also prints the titles-alone mode's missed titles per category with what was predicted
+ * `--misses` also prints the titles-alone and type-left-out modes' missed titles per category with what was predicted
  * (use it with `--split dev`, the split looked at while tuning).
  */
 import { readFileSync } from 'node:fs';
@@ -171,12 +171,18 @@ function scoreMultilingual(tax: CompiledTaxonomy, file: string): { accuracy: num
  * the examples of the other categories only (the titles-alone mode learns nothing, so its
  * figures are the same whether a type is left out or not).
  */
-function scoreLeftOut(tax: CompiledTaxonomy, gold: Gold, scored: Record_[], examples: Array<CategoryExample & { key: string }>): ModeFigures {
+function scoreLeftOut(
+  tax: CompiledTaxonomy,
+  gold: Gold,
+  scored: Record_[],
+  examples: Array<CategoryExample & { key: string }>,
+  keepMisses = false,
+): ModeFigures {
   const keys = [...new Set(scored.map((r) => `${r.dataset}/${r.category}`))];
   const parts = keys.map((key) => {
     const mine = scored.filter((r) => `${r.dataset}/${r.category}` === key);
     const others = examples.filter((e) => e.key !== key).map(({ text, category_id }) => ({ text, category_id }));
-    return { key, mine, figures: score(tax, gold, mine, others) };
+    return { key, mine, figures: score(tax, gold, mine, others, keepMisses) };
   });
   const n = scored.length;
   const sum = (f: (m: ModeFigures) => number): number => parts.reduce((a, p) => a + f(p.figures) * p.mine.length, 0);
@@ -191,6 +197,7 @@ function scoreLeftOut(tax: CompiledTaxonomy, gold: Gold, scored: Record_[], exam
     ms_per_item: round(sum((m) => m.ms_per_item) / n),
     by_dataset: {},
     by_category: Object.fromEntries(parts.map((p) => [p.key, p.figures.accuracy])),
+    ...(keepMisses ? { misses: Object.assign({}, ...parts.map((p) => p.figures.misses ?? {})) as Record<string, string[]> } : {}),
   };
 }
 
@@ -216,7 +223,7 @@ export async function runTaxonomySuite(argv: string[]): Promise<Record<string, u
   }
   const titles = score(tax, gold, scored, [], argv.includes('--misses'));
   const withExamples = score(tax, gold, scored, examples);
-  const leftOut = scoreLeftOut(tax, gold, scored, examples);
+  const leftOut = scoreLeftOut(tax, gold, scored, examples, argv.includes('--misses'));
   const multilingualFile = options(argv, '--multilingual')[0] ?? path.join(__dirname, 'taxonomy-gold', 'multilingual.json');
   const multilingual = scoreMultilingual(tax, multilingualFile);
   const customTitles: CustomTitle[] = [
@@ -228,7 +235,11 @@ export async function runTaxonomySuite(argv: string[]): Promise<Record<string, u
     })),
   ];
   const custom = scoreCustomTrees(tax, customTitles, options(argv, '--custom-trees')[0] ?? CUSTOM_TREES_FILE);
-  for (const [key, lines] of Object.entries(titles.misses ?? {})) console.log(`misses ${key} (${lines.length}):\n  ${lines.join('\n  ')}\n`);
+  for (const [mode, figures] of [
+    ['titles alone', titles],
+    ['type left out', leftOut],
+  ] as const)
+    for (const [key, lines] of Object.entries(figures.misses ?? {})) console.log(`misses (${mode}) ${key} (${lines.length}):\n  ${lines.join('\n  ')}\n`);
   console.log(`taxonomy: ${tax.nodes.size} nodes, split ${split}, ${scored.length} titles scored, ${examples.length} examples\n`);
   const cats = Object.keys(titles.by_category);
   console.log(

@@ -119,6 +119,8 @@ const EXAMPLES = 1.5;
  * in proportion, so they cannot outvote the taxonomy's names.
  */
 const FULL_VOTE = 3;
+/** Share of a neighbour's vote when its text does not name the kind the evidence names (./examples `exampleVotes`). */
+const OTHER_KIND = 0.3;
 /** Runner-up/best score ratios separating high, medium and low confidence, and backing off. */
 const CLEAR = 0.6;
 const AMBIGUOUS = 0.8;
@@ -315,10 +317,12 @@ function breadth(index: Index, id: string): number {
 
 /**
  * Score of a node's own name: its best phrase whose head is in the evidence; a modifier standing
- * just before the head adds, one elsewhere counts nothing, one absent costs.
+ * just before the head adds, one elsewhere counts nothing, one absent costs. `heads`, when given,
+ * receives the head word of that best phrase.
  */
-function nameScore(index: Index, id: string, r: Read): number {
+function nameScore(index: Index, id: string, r: Read, heads?: Set<string>): number {
   let best = 0;
+  let bestHead: string | undefined;
   for (const p of index.phrases.get(id) ?? []) {
     const head = p.terms[p.terms.length - 1];
     const hw = r.w.get(head);
@@ -329,9 +333,11 @@ function nameScore(index: Index, id: string, r: Read): number {
       if (!tw) s -= MISSING * (index.idf.get(t) ?? 0);
       else if (before(r, t, head)) s += MODIFIER * tw * (index.idf.get(t) ?? 0);
     }
+    if (s > best) bestHead = head;
     best = Math.max(best, s);
   }
   if (best <= 0) return 0;
+  if (heads && bestHead) heads.add(bestHead);
   for (const t of index.nameTerms.get(id) ?? []) if (!r.w.has(t)) best -= UNCOVERED * (index.idf.get(t) ?? 0);
   return best;
 }
@@ -382,8 +388,17 @@ export function classify(tax: CompiledTaxonomy, evidence: CategoryEvidence, exam
       rawScores.set(id, raw);
     }
   }
-  const votes = examples ? exampleVotes(examples, [...evidence.titles, ...evidence.categories].join(' \n ')) : new Map<string, number>();
   const best = Math.max(0, ...termScores.values());
+  // The word the evidence names its product with: the head of the best-named node's phrase (and the
+  // lexicon kinds the evidence states, whose general word that may be). Neighbours naming another
+  // kind vote for less (./examples `exampleVotes`).
+  const kind = new Set<string>();
+  const bestId = [...termScores].find(([, s]) => s === best)?.[0];
+  if (bestId) nameScore(index, bestId, read, kind);
+  if (kind.size > 0) for (const t of read.counts.keys()) if (KIND_WORDS.has(t)) kind.add(t);
+  const votes = examples
+    ? exampleVotes(examples, [...evidence.titles, ...evidence.categories].join(' \n '), kind, OTHER_KIND)
+    : new Map<string, number>();
   const totalVotes = [...votes.values()].reduce((a, b) => a + b, 0);
   const scored: Array<{ score: number; node: TaxonomyNode }> = [];
   for (const id of new Set([...termScores.keys(), ...votes.keys()])) {
