@@ -63,7 +63,7 @@ const KINDS: Record<string, string[]> = {
     'beachwear',
     'rash guard',
   ],
-  shirts: ['tee', 't-shirt', 'tshirt', 'polo', 'blouse', 'tank top', 'camisole', 'henley', 'tunic'],
+  shirts: ['tee', 't-shirt', 'tshirt', 'polo', 'blouse', 'tank top', 'camisole', 'henley', 'tunic', 'jersey'],
   'sports uniforms': ['jersey', 'jerseys'],
   hats: ['cap', 'snapback', 'beanie', 'fedora', 'trucker'],
   sunglasses: ['sun glasses', 'uv400', 'polarized', 'polarised', 'cycling glasses', 'sport glasses', 'sports glasses', 'shades'],
