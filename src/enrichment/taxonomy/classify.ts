@@ -3,7 +3,8 @@
  *
  * Term scoring over the taxonomy's node names, read the way product titles are written:
  * - A node's name is split into the phrases it lists ("Tea & Infusions" → tea, infusions; a
- *   shared head is distributed: "Ski & Snowboard Goggles" → ski goggles, snowboard goggles).
+ *   shared head is distributed: "Ski & Snowboard Goggles" → ski goggles, snowboard goggles, but
+ *   not to a plural noun: "Knives & Chopping Boards" → knives, chopping boards).
  *   A phrase counts only when its head (last word) is in the evidence; its other words add a
  *   little when present and cost a little when absent, so "Electric Guitar Pickups" does not
  *   beat "Guitars" on a guitar's title that mentions its pickups.
@@ -151,16 +152,17 @@ const indexes = new WeakMap<CompiledTaxonomy, Index>();
 
 /** The phrases a node name lists (see the module comment). */
 function phrasesOf(name: string): Phrase[] {
-  const parts = name
-    .split(/\s*(?:,|&|\/|\band\b)\s*/i)
-    .map((p) => terms(p))
-    .filter((t) => t.length > 0);
+  const raw = name.split(/\s*(?:,|&|\/|\band\b)\s*/i).filter((p) => terms(p).length > 0);
+  const parts = raw.map((p) => terms(p));
+  // A noun modifying another is singular ("Coffee & Tea Cups", "Ski & Snowboard Goggles"); a plural one-word part of a
+  // two-part name names a kind of its own ("Knives & Chopping Boards", "Shirts & Base Layers") and takes no shared head.
+  const plural = raw.map((p) => raw.length === 2 && /^\s*\p{L}+[^s\W]s\s*$/iu.test(p));
   if (parts.length === 0) return [];
   const first = parts[0];
   const last = parts[parts.length - 1];
   const head = last[last.length - 1];
   // "Coffee & Tea Cups": the last phrase's head is shared; "Conductivity Gels & Lotions": the first phrase's modifiers are.
-  if (last.length > 1) return parts.map((p, i) => ({ terms: i < parts.length - 1 && p.length === 1 ? [...p, head] : p, weight: 1 }));
+  if (last.length > 1) return parts.map((p, i) => ({ terms: i < parts.length - 1 && p.length === 1 && !plural[i] ? [...p, head] : p, weight: 1 }));
   if (first.length > 1) return parts.map((p, i) => ({ terms: i > 0 && p.length === 1 ? [...first.slice(0, -1), ...p] : p, weight: 1 }));
   return parts.map((p) => ({ terms: p, weight: 1 }));
 }
@@ -396,9 +398,7 @@ export function classify(tax: CompiledTaxonomy, evidence: CategoryEvidence, exam
   const bestId = [...termScores].find(([, s]) => s === best)?.[0];
   if (bestId) nameScore(index, bestId, read, kind);
   if (kind.size > 0) for (const t of read.counts.keys()) if (KIND_WORDS.has(t)) kind.add(t);
-  const votes = examples
-    ? exampleVotes(examples, [...evidence.titles, ...evidence.categories].join(' \n '), kind, OTHER_KIND)
-    : new Map<string, number>();
+  const votes = examples ? exampleVotes(examples, [...evidence.titles, ...evidence.categories].join(' \n '), kind, OTHER_KIND) : new Map<string, number>();
   const totalVotes = [...votes.values()].reduce((a, b) => a + b, 0);
   const scored: Array<{ score: number; node: TaxonomyNode }> = [];
   for (const id of new Set([...termScores.keys(), ...votes.keys()])) {

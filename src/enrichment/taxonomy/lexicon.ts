@@ -187,7 +187,10 @@ export const FLAVOURS: ReadonlySet<string> = new Set(
 const NOTATIONS: Array<{ pattern: RegExp; general: string }> = [
   { pattern: /\b(?:\d{1,2}(?:\.5)?|Women's|Men's)\s?(?:[MWNDBC]|[2-6]?E{1,4}|XW|WW|Medium|Wide)\s?US\b/, general: 'shoes' },
   { pattern: /\b\d+(?:[.,]\d+)?\s?(?:mg|mcg|µg|iu)\b/i, general: 'supplements' },
-  { pattern: /\b\d+\s*(?:(?:veg|veggie|vegetarian|vegan)\s+)?(?:capsules|caps|vcaps|softgels|gummies|lozenges|chewables|tablets|tabs|caplets)\b/i, general: 'supplements' },
+  {
+    pattern: /\b\d+\s*(?:(?:veg|veggie|vegetarian|vegan)\s+)?(?:capsules|caps|vcaps|softgels|gummies|lozenges|chewables|tablets|tabs|caplets)\b/i,
+    general: 'supplements',
+  },
   { pattern: /\b\d+(?:[.,]\d+)?[\s-]?(?:[GT]B|[MG]Hz)\b/, general: 'computer' },
   { pattern: /\bSPF\s?\d{1,3}|\bPA\+{2,4}/i, general: 'sunscreen' },
 ];
