@@ -64,7 +64,7 @@ export interface CategoryPrediction {
   /**
    * True when the best node and the best node of another top-level department score too close
    * to choose ({@link ABSTAIN}): the caller should set no category and offer `node` as a
-   * low-confidence candidate only (docs/evaluation.md "Category prediction", abstaining).
+   * low-confidence candidate only (docs/evaluation-taxonomy.md, abstaining).
    */
   abstain?: boolean;
 }

@@ -21,7 +21,7 @@ export interface CategoryExampleModel {
 
 /** Neighbours that vote. */
 const K = 10;
-/** Cosine similarity below which a neighbour does not vote (tuned on the dev split with a product type left out: docs/evaluation.md). */
+/** Cosine similarity below which a neighbour does not vote (tuned on the dev split with a product type left out: docs/evaluation-taxonomy.md). */
 const MIN_SIMILARITY = 0.3;
 
 /** A text's tf-idf vector (log tf), unit length; terms without idf (unseen) are dropped. */

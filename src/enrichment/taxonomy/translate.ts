@@ -2,7 +2,7 @@
  * Titles in Spanish, Portuguese, German, French or Italian read in English words through the
  * shipped bilingual lexicon (./translations), so that the classifier's English head-noun rules
  * and the taxonomy's English names apply: "Camisa Social Masculina Slim" → "formal men slim
- * shirt". See docs/evaluation.md "Category prediction" (titles in other languages).
+ * shirt". See docs/evaluation-taxonomy.md (titles in other languages).
  *
  * - The language is the lexicon language with the most distinct words (then product nouns) in
  *   the title, a product noun spelled like an English product word ("table", "sofa") not

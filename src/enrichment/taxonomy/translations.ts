@@ -7,7 +7,7 @@
  * compounds are read by their last part, see ./translate), written by hand from general
  * knowledge, not read from, nor tuned on, any evaluation title or catalog. Words spelled alike
  * in English and meaning the same ("jeans", "shorts", "bikini") are left out: they need no
- * translation. See docs/evaluation.md "Category prediction" (titles in other languages).
+ * translation. See docs/evaluation-taxonomy.md (titles in other languages).
  */
 
 /** A language of the lexicon. Romance languages put the head noun first ("Camisa Social"). */
