@@ -1,6 +1,6 @@
 /**
  * `npm run eval -- taxonomy [--split test|dev] [--limit N] [--misses] [--gold <file>] [--taxonomy <file>] [--custom-trees <file>]`:
- * top-1 accuracy of category prediction (interface-spec.md `predict_taxonomy`; issue 26 §2) on
+ * top-1 accuracy of category prediction (the `predict_taxonomy` option; docs/evaluation-taxonomy.md) on
  * the labelled titles of `../shared/data/oa-mine` and `../shared/data/ae-110k`, whose categories
  * are mapped into the Google product taxonomy (5,595 nodes) by `taxonomy-gold/google.json`.
  *
@@ -9,13 +9,14 @@
  * classifier was built and tuned, and the catalog's own categorised items in the "with examples"
  * mode (each labelled with its category's first Google node). `--split dev` scores the dev split
  * instead, against examples from its own halves (dev records 0, 2, 4, … of the even records are
- * examples, the others scored), so tuning never needs the test split.
+ * examples, the others scored), so tuning never needs the test split (one later round also listed
+ * the test split's misses to find classes of them: docs/evaluation-taxonomy.md, round 6).
  *
  * Two modes per split: `titles` (the title alone against the whole taxonomy) and `examples` (the
  * same, with the catalog's categorised items as examples: src/enrichment/taxonomy/examples.ts).
  * A prediction is right when it is one of the category's gold nodes or a descendant of one. Also
  * reported: `strict` (only the category's first node or its descendants), the two figures of
- * ../shared/spec/evaluation.md ("taxonomy"): `exact` (the predicted node is a gold node) and
+ * the taxonomy evaluation (docs/evaluation-taxonomy.md): `exact` (the predicted node is a gold node) and
  * `on_path` (a gold node, a descendant, or an ancestor at depth ≥ 3), and ms per item (the
  * first item's index build included in `build_ms`). `--limit N` scores the first N records of
  * each file (the floor in test/unit/eval/floors.test.ts). `custom_tree`: the scored titles and the
@@ -81,7 +82,7 @@ function within(tax: CompiledTaxonomy, id: string | undefined, gold: string[]): 
   return Boolean(node && node.path_ids.some((p) => gold.includes(p)));
 }
 
-/** Depth from which an ancestor of the gold node counts as on the right path (../shared/spec/evaluation.md, "taxonomy"; a top-level node is depth 1). */
+/** Depth from which an ancestor of the gold node counts as on the right path (docs/evaluation-taxonomy.md; a top-level node is depth 1). */
 const ON_PATH_MIN_DEPTH = 3;
 
 /** True when `id` is a gold node, below one, or above one at depth ≥ {@link ON_PATH_MIN_DEPTH}. */
