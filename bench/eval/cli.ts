@@ -26,7 +26,7 @@ async function main(): Promise<void> {
         '       npm run eval -- text --data <folder> [--examples <folder> | --split-dev] [--limit N] [--examples-limit N]\n' +
         '       npm run eval -- prices --data <folder>\n' +
         '       npm run eval -- infer [--gold <folder>] [--only <name>]\n' +
-        '       npm run eval -- taxonomy [--split test|dev] [--limit N]',
+        '       npm run eval -- taxonomy [--split test|dev] [--limit N] [--misses]',
     );
     process.exit(2);
   }

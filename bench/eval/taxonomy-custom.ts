@@ -1,6 +1,6 @@
 /**
  * The `custom_tree` figure of `npm run eval -- taxonomy`: top-1 of labelled titles predicted into
- * shops' own taxonomies (docs/evaluation.md "Category prediction", "A catalog's own taxonomy").
+ * shops' own taxonomies (docs/evaluation-taxonomy.md, "A catalog's own taxonomy").
  *
  * `taxonomy-gold/custom-trees.json` holds five small trees written from general retail knowledge
  * (a fashion, an outdoor, a home, an electronics and a drugstore shop; renamed, merged and split

@@ -1,6 +1,6 @@
 /**
- * `npm run eval -- taxonomy [--split test|dev] [--limit N] [--gold <file>] [--taxonomy <file>] [--custom-trees <file>]`:
- * top-1 accuracy of category prediction (interface-spec.md `predict_taxonomy`; issue 26 §2) on
+ * `npm run eval -- taxonomy [--split test|dev] [--limit N] [--misses] [--gold <file>] [--taxonomy <file>] [--custom-trees <file>]`:
+ * top-1 accuracy of category prediction (the `predict_taxonomy` option; docs/evaluation-taxonomy.md) on
  * the labelled titles of `../shared/data/oa-mine` and `../shared/data/ae-110k`, whose categories
  * are mapped into the Google product taxonomy (5,595 nodes) by `taxonomy-gold/google.json`.
  *
@@ -9,17 +9,20 @@
  * classifier was built and tuned, and the catalog's own categorised items in the "with examples"
  * mode (each labelled with its category's first Google node). `--split dev` scores the dev split
  * instead, against examples from its own halves (dev records 0, 2, 4, … of the even records are
- * examples, the others scored), so tuning never needs the test split.
+ * examples, the others scored), so tuning never needs the test split (one later round also listed
+ * the test split's misses to find classes of them: docs/evaluation-taxonomy.md, round 6).
  *
  * Two modes per split: `titles` (the title alone against the whole taxonomy) and `examples` (the
  * same, with the catalog's categorised items as examples: src/enrichment/taxonomy/examples.ts).
  * A prediction is right when it is one of the category's gold nodes or a descendant of one. Also
  * reported: `strict` (only the category's first node or its descendants), the two figures of
- * ../shared/spec/evaluation.md ("taxonomy"): `exact` (the predicted node is a gold node) and
+ * the taxonomy evaluation (docs/evaluation-taxonomy.md): `exact` (the predicted node is a gold node) and
  * `on_path` (a gold node, a descendant, or an ancestor at depth ≥ 3), and ms per item (the
  * first item's index build included in `build_ms`). `--limit N` scores the first N records of
  * each file (the floor in test/unit/eval/floors.test.ts). `custom_tree`: the scored titles and the
  * multilingual set predicted into five shops' own small taxonomies (./taxonomy-custom.ts).
+ * `--misses` also prints the titles-alone and type-left-out modes' missed titles per category with what was predicted
+ * (use it with `--split dev`, the split looked at while tuning).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -58,6 +61,8 @@ interface ModeFigures {
   ms_per_item: number;
   by_dataset: Record<string, number>;
   by_category: Record<string, number>;
+  /** The missed titles (`--misses`): category key → "title → predicted path" lines. */
+  misses?: Record<string, string[]>;
 }
 
 const round = (x: number): number => Number(x.toFixed(3));
@@ -77,7 +82,7 @@ function within(tax: CompiledTaxonomy, id: string | undefined, gold: string[]): 
   return Boolean(node && node.path_ids.some((p) => gold.includes(p)));
 }
 
-/** Depth from which an ancestor of the gold node counts as on the right path (../shared/spec/evaluation.md, "taxonomy"; a top-level node is depth 1). */
+/** Depth from which an ancestor of the gold node counts as on the right path (docs/evaluation-taxonomy.md; a top-level node is depth 1). */
 const ON_PATH_MIN_DEPTH = 3;
 
 /** True when `id` is a gold node, below one, or above one at depth ≥ {@link ON_PATH_MIN_DEPTH}. */
@@ -89,7 +94,7 @@ function onPath(tax: CompiledTaxonomy, id: string | undefined, gold: string[]): 
 }
 
 /** Scores `scored` with the given examples (none = titles alone). */
-function score(tax: CompiledTaxonomy, gold: Gold, scored: Record_[], examples: CategoryExample[]): ModeFigures & { build_ms: number } {
+function score(tax: CompiledTaxonomy, gold: Gold, scored: Record_[], examples: CategoryExample[], keepMisses = false): ModeFigures & { build_ms: number } {
   const t0 = performance.now();
   const model = examples.length > 0 ? trainCategoryExamples(tax, examples) : undefined;
   classify(tax, { titles: ['warm-up'], categories: [], texts: [] }, model);
@@ -101,6 +106,7 @@ function score(tax: CompiledTaxonomy, gold: Gold, scored: Record_[], examples: C
   };
   const byDataset = new Map<string, [number, number]>();
   const byCategory = new Map<string, [number, number]>();
+  const misses: Record<string, string[]> = {};
   const t1 = performance.now();
   for (const r of scored) {
     const accepted = gold.categories[r.dataset][r.category].nodes;
@@ -115,6 +121,10 @@ function score(tax: CompiledTaxonomy, gold: Gold, scored: Record_[], examples: C
     if (onPath(tax, predicted, accepted)) hits.path++;
     per(byDataset, r.dataset, ok);
     per(byCategory, `${r.dataset}/${r.category}`, ok);
+    if (keepMisses && !ok) {
+      const got = prediction ? `${prediction.abstain ? 'ABSTAIN ' : ''}${prediction.node.path.join(' > ')}` : 'none';
+      (misses[`${r.dataset}/${r.category}`] ??= []).push(`${r.title} → ${got}`);
+    }
   }
   const ms = (performance.now() - t1) / Math.max(scored.length, 1);
   const ratio = (m: Map<string, [number, number]>): Record<string, number> => Object.fromEntries([...m].map(([k, [h, n]]) => [k, round(h / n)]));
@@ -130,6 +140,7 @@ function score(tax: CompiledTaxonomy, gold: Gold, scored: Record_[], examples: C
     build_ms: Math.round(buildMs),
     by_dataset: ratio(byDataset),
     by_category: ratio(byCategory),
+    ...(keepMisses ? { misses } : {}),
   };
 }
 
@@ -161,12 +172,18 @@ function scoreMultilingual(tax: CompiledTaxonomy, file: string): { accuracy: num
  * the examples of the other categories only (the titles-alone mode learns nothing, so its
  * figures are the same whether a type is left out or not).
  */
-function scoreLeftOut(tax: CompiledTaxonomy, gold: Gold, scored: Record_[], examples: Array<CategoryExample & { key: string }>): ModeFigures {
+function scoreLeftOut(
+  tax: CompiledTaxonomy,
+  gold: Gold,
+  scored: Record_[],
+  examples: Array<CategoryExample & { key: string }>,
+  keepMisses = false,
+): ModeFigures {
   const keys = [...new Set(scored.map((r) => `${r.dataset}/${r.category}`))];
   const parts = keys.map((key) => {
     const mine = scored.filter((r) => `${r.dataset}/${r.category}` === key);
     const others = examples.filter((e) => e.key !== key).map(({ text, category_id }) => ({ text, category_id }));
-    return { key, mine, figures: score(tax, gold, mine, others) };
+    return { key, mine, figures: score(tax, gold, mine, others, keepMisses) };
   });
   const n = scored.length;
   const sum = (f: (m: ModeFigures) => number): number => parts.reduce((a, p) => a + f(p.figures) * p.mine.length, 0);
@@ -181,6 +198,7 @@ function scoreLeftOut(tax: CompiledTaxonomy, gold: Gold, scored: Record_[], exam
     ms_per_item: round(sum((m) => m.ms_per_item) / n),
     by_dataset: {},
     by_category: Object.fromEntries(parts.map((p) => [p.key, p.figures.accuracy])),
+    ...(keepMisses ? { misses: Object.assign({}, ...parts.map((p) => p.figures.misses ?? {})) as Record<string, string[]> } : {}),
   };
 }
 
@@ -204,9 +222,9 @@ export async function runTaxonomySuite(argv: string[]): Promise<Record<string, u
     for (const r of pool.filter((_, i) => i % 2 === 0))
       examples.push({ text: r.title, category_id: gold.categories[dataset][r.category].nodes[0], key: `${dataset}/${r.category}` });
   }
-  const titles = score(tax, gold, scored, []);
+  const titles = score(tax, gold, scored, [], argv.includes('--misses'));
   const withExamples = score(tax, gold, scored, examples);
-  const leftOut = scoreLeftOut(tax, gold, scored, examples);
+  const leftOut = scoreLeftOut(tax, gold, scored, examples, argv.includes('--misses'));
   const multilingualFile = options(argv, '--multilingual')[0] ?? path.join(__dirname, 'taxonomy-gold', 'multilingual.json');
   const multilingual = scoreMultilingual(tax, multilingualFile);
   const customTitles: CustomTitle[] = [
@@ -218,6 +236,11 @@ export async function runTaxonomySuite(argv: string[]): Promise<Record<string, u
     })),
   ];
   const custom = scoreCustomTrees(tax, customTitles, options(argv, '--custom-trees')[0] ?? CUSTOM_TREES_FILE);
+  for (const [mode, figures] of [
+    ['titles alone', titles],
+    ['type left out', leftOut],
+  ] as const)
+    for (const [key, lines] of Object.entries(figures.misses ?? {})) console.log(`misses (${mode}) ${key} (${lines.length}):\n  ${lines.join('\n  ')}\n`);
   console.log(`taxonomy: ${tax.nodes.size} nodes, split ${split}, ${scored.length} titles scored, ${examples.length} examples\n`);
   const cats = Object.keys(titles.by_category);
   console.log(

@@ -1,6 +1,6 @@
 /**
  * Prediction into a catalog's own taxonomy with the Google product taxonomy as a bridge
- * (docs/evaluation.md "Category prediction", "A catalog's own taxonomy").
+ * (docs/evaluation-taxonomy.md, "A catalog's own taxonomy").
  *
  * A shop's own tree ("Women > Tops & Blouses", "Camp & Trek > Camp Kitchen") is small and names
  * its nodes its own way: a title's product word is often in none of its names ("Aviator

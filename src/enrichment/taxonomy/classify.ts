@@ -3,7 +3,8 @@
  *
  * Term scoring over the taxonomy's node names, read the way product titles are written:
  * - A node's name is split into the phrases it lists ("Tea & Infusions" → tea, infusions; a
- *   shared head is distributed: "Ski & Snowboard Goggles" → ski goggles, snowboard goggles).
+ *   shared head is distributed: "Ski & Snowboard Goggles" → ski goggles, snowboard goggles, but
+ *   not to a plural noun: "Knives & Chopping Boards" → knives, chopping boards).
  *   A phrase counts only when its head (last word) is in the evidence; its other words add a
  *   little when present and cost a little when absent, so "Electric Guitar Pickups" does not
  *   beat "Guitars" on a guitar's title that mentions its pickups.
@@ -63,7 +64,7 @@ export interface CategoryPrediction {
   /**
    * True when the best node and the best node of another top-level department score too close
    * to choose ({@link ABSTAIN}): the caller should set no category and offer `node` as a
-   * low-confidence candidate only (docs/evaluation.md "Category prediction", abstaining).
+   * low-confidence candidate only (docs/evaluation-taxonomy.md, abstaining).
    */
   abstain?: boolean;
 }
@@ -119,6 +120,8 @@ const EXAMPLES = 1.5;
  * in proportion, so they cannot outvote the taxonomy's names.
  */
 const FULL_VOTE = 3;
+/** Share of a neighbour's vote when its text does not name the kind the evidence names (./examples `exampleVotes`). */
+const OTHER_KIND = 0.3;
 /** Runner-up/best score ratios separating high, medium and low confidence, and backing off. */
 const CLEAR = 0.6;
 const AMBIGUOUS = 0.8;
@@ -149,16 +152,17 @@ const indexes = new WeakMap<CompiledTaxonomy, Index>();
 
 /** The phrases a node name lists (see the module comment). */
 function phrasesOf(name: string): Phrase[] {
-  const parts = name
-    .split(/\s*(?:,|&|\/|\band\b)\s*/i)
-    .map((p) => terms(p))
-    .filter((t) => t.length > 0);
+  const raw = name.split(/\s*(?:,|&|\/|\band\b)\s*/i).filter((p) => terms(p).length > 0);
+  const parts = raw.map((p) => terms(p));
+  // A noun modifying another is singular ("Coffee & Tea Cups", "Ski & Snowboard Goggles"); a plural one-word part of a
+  // two-part name names a kind of its own ("Knives & Chopping Boards", "Shirts & Base Layers") and takes no shared head.
+  const plural = raw.map((p) => raw.length === 2 && /^\s*\p{L}+[^s\W]s\s*$/iu.test(p));
   if (parts.length === 0) return [];
   const first = parts[0];
   const last = parts[parts.length - 1];
   const head = last[last.length - 1];
   // "Coffee & Tea Cups": the last phrase's head is shared; "Conductivity Gels & Lotions": the first phrase's modifiers are.
-  if (last.length > 1) return parts.map((p, i) => ({ terms: i < parts.length - 1 && p.length === 1 ? [...p, head] : p, weight: 1 }));
+  if (last.length > 1) return parts.map((p, i) => ({ terms: i < parts.length - 1 && p.length === 1 && !plural[i] ? [...p, head] : p, weight: 1 }));
   if (first.length > 1) return parts.map((p, i) => ({ terms: i > 0 && p.length === 1 ? [...first.slice(0, -1), ...p] : p, weight: 1 }));
   return parts.map((p) => ({ terms: p, weight: 1 }));
 }
@@ -315,10 +319,12 @@ function breadth(index: Index, id: string): number {
 
 /**
  * Score of a node's own name: its best phrase whose head is in the evidence; a modifier standing
- * just before the head adds, one elsewhere counts nothing, one absent costs.
+ * just before the head adds, one elsewhere counts nothing, one absent costs. `heads`, when given,
+ * receives the head word of that best phrase.
  */
-function nameScore(index: Index, id: string, r: Read): number {
+function nameScore(index: Index, id: string, r: Read, heads?: Set<string>): number {
   let best = 0;
+  let bestHead: string | undefined;
   for (const p of index.phrases.get(id) ?? []) {
     const head = p.terms[p.terms.length - 1];
     const hw = r.w.get(head);
@@ -329,9 +335,11 @@ function nameScore(index: Index, id: string, r: Read): number {
       if (!tw) s -= MISSING * (index.idf.get(t) ?? 0);
       else if (before(r, t, head)) s += MODIFIER * tw * (index.idf.get(t) ?? 0);
     }
+    if (s > best) bestHead = head;
     best = Math.max(best, s);
   }
   if (best <= 0) return 0;
+  if (heads && bestHead) heads.add(bestHead);
   for (const t of index.nameTerms.get(id) ?? []) if (!r.w.has(t)) best -= UNCOVERED * (index.idf.get(t) ?? 0);
   return best;
 }
@@ -382,8 +390,15 @@ export function classify(tax: CompiledTaxonomy, evidence: CategoryEvidence, exam
       rawScores.set(id, raw);
     }
   }
-  const votes = examples ? exampleVotes(examples, [...evidence.titles, ...evidence.categories].join(' \n ')) : new Map<string, number>();
   const best = Math.max(0, ...termScores.values());
+  // The word the evidence names its product with: the head of the best-named node's phrase (and the
+  // lexicon kinds the evidence states, whose general word that may be). Neighbours naming another
+  // kind vote for less (./examples `exampleVotes`).
+  const kind = new Set<string>();
+  const bestId = [...termScores].find(([, s]) => s === best)?.[0];
+  if (bestId) nameScore(index, bestId, read, kind);
+  if (kind.size > 0) for (const t of read.counts.keys()) if (KIND_WORDS.has(t)) kind.add(t);
+  const votes = examples ? exampleVotes(examples, [...evidence.titles, ...evidence.categories].join(' \n '), kind, OTHER_KIND) : new Map<string, number>();
   const totalVotes = [...votes.values()].reduce((a, b) => a + b, 0);
   const scored: Array<{ score: number; node: TaxonomyNode }> = [];
   for (const id of new Set([...termScores.keys(), ...votes.keys()])) {

@@ -21,7 +21,7 @@ export interface CategoryExampleModel {
 
 /** Neighbours that vote. */
 const K = 10;
-/** Cosine similarity below which a neighbour does not vote (tuned on the dev split with a product type left out: docs/evaluation.md). */
+/** Cosine similarity below which a neighbour does not vote (tuned on the dev split with a product type left out: docs/evaluation-taxonomy.md). */
 const MIN_SIMILARITY = 0.3;
 
 /** A text's tf-idf vector (log tf), unit length; terms without idf (unseen) are dropped. */
@@ -66,16 +66,24 @@ export function trainCategoryExamples(tax: CompiledTaxonomy, examples: CategoryE
  * The examples' votes for a text: category → sum of the cosine similarities of the (at most
  * {@link K}) most similar examples of that category among the K most similar overall, those
  * less similar than {@link MIN_SIMILARITY} left out.
+ * @param kind the stemmed words naming the kind of product the text's own words point to (./classify:
+ *   the head of the best-named node's phrase); a neighbour whose text has none of them is similar by
+ *   other words ("running", "quick dry", "men") and its vote counts `otherKind` of its similarity
+ * @param otherKind share (0–1) of a vote from a neighbour naming none of `kind`
  * @returns votes (empty when no example shares a term with the text)
  */
-export function exampleVotes(model: CategoryExampleModel, text: string): Map<string, number> {
+export function exampleVotes(model: CategoryExampleModel, text: string, kind?: ReadonlySet<string>, otherKind = 1): Map<string, number> {
   const q = vectorOf(text, model.idf);
   const sims = new Map<number, number>();
   for (const [t, w] of q) for (const i of model.postings.get(t) ?? []) sims.set(i, (sims.get(i) ?? 0) + w * (model.vectors[i].get(t) as number));
   const top = [...sims].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, K);
   const votes = new Map<string, number>();
   // A neighbour this far is one by other words ("cycling", "men"), not by the kind of product: it does not vote.
-  for (const [i, s] of top) if (s >= MIN_SIMILARITY) votes.set(model.categories[i], (votes.get(model.categories[i]) ?? 0) + s);
+  for (const [i, s] of top) {
+    if (s < MIN_SIMILARITY) continue;
+    const same = !kind || kind.size === 0 || [...kind].some((t) => model.vectors[i].has(t));
+    votes.set(model.categories[i], (votes.get(model.categories[i]) ?? 0) + s * (same ? 1 : otherKind));
+  }
   return votes;
 }
 

@@ -6,8 +6,8 @@
  * there). POS-free: a word is a head candidate when it names a kind of product (a taxonomy node's
  * head word or a lexicon kind) and is not one of the modifier words below, which describe a
  * product's material, audience, style or build. Words are general English vocabulary, written
- * by hand from general knowledge (not from any evaluation title). See docs/evaluation.md
- * "Category prediction" (the head of a title).
+ * by hand from general knowledge (not from any evaluation title). See
+ * docs/evaluation-taxonomy.md (the head of a title).
  */
 import { terms } from './terms';
 

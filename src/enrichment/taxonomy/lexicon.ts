@@ -63,7 +63,7 @@ const KINDS: Record<string, string[]> = {
     'beachwear',
     'rash guard',
   ],
-  shirts: ['tee', 't-shirt', 'tshirt', 'polo', 'blouse', 'tank top', 'camisole', 'henley', 'tunic'],
+  shirts: ['tee', 't-shirt', 'tshirt', 'polo', 'blouse', 'tank top', 'camisole', 'henley', 'tunic', 'jersey'],
   'sports uniforms': ['jersey', 'jerseys'],
   hats: ['cap', 'snapback', 'beanie', 'fedora', 'trucker'],
   sunglasses: ['sun glasses', 'uv400', 'polarized', 'polarised', 'cycling glasses', 'sport glasses', 'sports glasses', 'shades'],
@@ -179,15 +179,18 @@ export const FLAVOURS: ReadonlySet<string> = new Set(
 /**
  * Notations that name a kind of product without naming it: a US shoe size with its width letter
  * ("8.5 M US", "10 4E US", "Women's B US": the width codes of US shoe sizing) is a shoe's; a dose in milligrams,
- * micrograms or international units ("400 mcg", "1000 IU"), or a count of capsules, softgels or
- * lozenges ("240 Veg Caps"), a supplement's; a capacity in gigabytes or terabytes,
+ * micrograms or international units ("400 mcg", "1000 IU"), or a count of capsules, softgels,
+ * tablets or lozenges ("240 Veg Caps", "100 Tablets"), a supplement's; a capacity in gigabytes or terabytes,
  * or a clock in megahertz or gigahertz, a computer's; a sun protection factor or PA grade ("SPF50",
  * "PA+++") a sunscreen's.
  */
 const NOTATIONS: Array<{ pattern: RegExp; general: string }> = [
   { pattern: /\b(?:\d{1,2}(?:\.5)?|Women's|Men's)\s?(?:[MWNDBC]|[2-6]?E{1,4}|XW|WW|Medium|Wide)\s?US\b/, general: 'shoes' },
   { pattern: /\b\d+(?:[.,]\d+)?\s?(?:mg|mcg|µg|iu)\b/i, general: 'supplements' },
-  { pattern: /\b\d+\s*(?:(?:veg|veggie|vegetarian|vegan)\s+)?(?:capsules|caps|vcaps|softgels|gummies|lozenges|chewables)\b/i, general: 'supplements' },
+  {
+    pattern: /\b\d+\s*(?:(?:veg|veggie|vegetarian|vegan)\s+)?(?:capsules|caps|vcaps|softgels|gummies|lozenges|chewables|tablets|tabs|caplets)\b/i,
+    general: 'supplements',
+  },
   { pattern: /\b\d+(?:[.,]\d+)?[\s-]?(?:[GT]B|[MG]Hz)\b/, general: 'computer' },
   { pattern: /\bSPF\s?\d{1,3}|\bPA\+{2,4}/i, general: 'sunscreen' },
 ];

@@ -5,8 +5,8 @@
  * (synonyms and hypernyms as a general dictionary gives them), written by hand from general
  * knowledge; not read from, nor tuned on, any evaluation title or catalog. Each general word is
  * a word some Google product taxonomy node name uses. ./lexicon merges these with its own kinds
- * (same form: general word(s) → the kinds of product they cover); see docs/evaluation.md
- * "Category prediction" (general-language knowledge).
+ * (same form: general word(s) → the kinds of product they cover); see
+ * docs/evaluation-taxonomy.md (general-language knowledge).
  */
 export const GENERAL_KINDS: Readonly<Record<string, readonly string[]>> = {
   headphones: ['earbud', 'earbuds', 'earphone', 'earphones', 'earpiece', 'in-ear monitor', 'ear buds', 'headphone'],

@@ -2,7 +2,7 @@
  * Titles in Spanish, Portuguese, German, French or Italian read in English words through the
  * shipped bilingual lexicon (./translations), so that the classifier's English head-noun rules
  * and the taxonomy's English names apply: "Camisa Social Masculina Slim" → "formal men slim
- * shirt". See docs/evaluation.md "Category prediction" (titles in other languages).
+ * shirt". See docs/evaluation-taxonomy.md (titles in other languages).
  *
  * - The language is the lexicon language with the most distinct words (then product nouns) in
  *   the title, a product noun spelled like an English product word ("table", "sofa") not
@@ -12,7 +12,9 @@
  * - Prepositions become English "for"/"with" or a clause break ("de", "von"), so the noun phrase
  *   ends where the English reading expects it.
  * - Head-first languages (Romance) put the product first: the first translated noun of the first
- *   clause is moved to the clause's end, where English titles put their head.
+ *   clause is moved to the clause's end, where English titles put their head; a bare noun
+ *   complement of it ("de cocina", "de banho": a known word right after "de") goes just before it,
+ *   as an English noun modifier does ("cuchillo de cocina" → "kitchen knife").
  */
 import { decodeEntities } from './terms';
 import { FUNCTION_WORDS, HEAD_FIRST, NOUNS, type Language } from './translations';
@@ -135,34 +137,49 @@ export function translateTitle(title: string, isEnglish: (word: string) => boole
   const lex = LEXICONS.get(lang) as Lexicon;
   // Clause separators of the original end a clause: "," "|" "(" … and " - ".
   const pieces = fold(decodeEntities(title)).split(/\s[-–—]\s|[,;|()[\]{}/]/u);
-  const clauses: Array<{ out: string[]; heads: number[] }> = [];
-  let current: { out: string[]; heads: number[] } = { out: [], heads: [] };
-  const close = (): void => {
+  // `of`: the clause opened at a "de"/"di"/"von" (a noun complement); `known`: its words the lexicon translated.
+  type Clause = { out: string[]; heads: number[]; known: boolean[]; of: boolean };
+  const clauses: Clause[] = [];
+  let current: Clause = { out: [], heads: [], known: [], of: false };
+  const close = (of = false): void => {
     if (current.out.length > 0) clauses.push(current);
-    current = { out: [], heads: [] };
+    current = { out: [], heads: [], known: [], of };
   };
   for (const piece of pieces) {
     for (const { word, entries } of readWords(lex, lang, words(piece))) {
       for (const e of entries ?? [{ english: word, noun: false }]) {
-        if (e.english === 'of') close();
+        if (e.english === 'of') close(true);
         else if (e.english === 'for' || e.english === 'with') {
           close();
           current.out.push(e.english);
+          current.known.push(true);
         } else {
           if (e.noun) current.heads.push(current.out.length);
           current.out.push(e.english);
+          current.known.push(entries !== undefined);
         }
       }
     }
     close();
   }
   if (HEAD_FIRST.has(lang)) {
-    const first = clauses.find((c) => c.heads.length > 0 && c.out[0] !== 'for' && c.out[0] !== 'with');
+    const at = clauses.findIndex((c) => c.heads.length > 0 && c.out[0] !== 'for' && c.out[0] !== 'with');
+    const first = clauses[at];
     // Only a title that opens with its product ("Camisa Social …"), not an English title with a foreign word late in it.
     if (first && first.heads[0] <= 1) {
       const [noun] = first.out.splice(first.heads[0], 1);
+      // A bare noun complement modifies the head as an English noun before it does: "cuchillo de cocina" → kitchen knife,
+      // "toalha de banho" → bath towel (only a word the lexicon knows, so an unknown name stays in its own clause).
+      const next = clauses[at + 1];
+      if (next?.of && next.known[0] && first.heads.length === 1 && next.heads[0] !== 0) {
+        first.out.push(next.out.shift() as string);
+        next.known.shift();
+      }
       first.out.push(noun);
     }
   }
-  return clauses.map((c) => c.out.join(' ')).join(', ');
+  return clauses
+    .filter((c) => c.out.length > 0)
+    .map((c) => c.out.join(' '))
+    .join(', ');
 }

@@ -7,7 +7,7 @@
  * compounds are read by their last part, see ./translate), written by hand from general
  * knowledge, not read from, nor tuned on, any evaluation title or catalog. Words spelled alike
  * in English and meaning the same ("jeans", "shorts", "bikini") are left out: they need no
- * translation. See docs/evaluation.md "Category prediction" (titles in other languages).
+ * translation. See docs/evaluation-taxonomy.md (titles in other languages).
  */
 
 /** A language of the lexicon. Romance languages put the head noun first ("Camisa Social"). */
@@ -341,11 +341,18 @@ export const NOUNS: Readonly<Record<Language, Entries>> = {
 
 /**
  * Words around the noun, per language: audience words (read as English "men", "women", "kids",
- * modifiers), a few common style/material adjectives, and prepositions ("for", "with", "of")
+ * modifiers), a few common style/material adjectives, the rooms and uses a noun complement
+ * names ("de cocina" → kitchen, "de viaje" → travel), and prepositions ("for", "with", "of")
  * that end the product's noun phrase.
  */
 export const FUNCTION_WORDS: Readonly<Record<Language, Entries>> = {
   es: {
+    kitchen: 'cocina',
+    bath: 'bano',
+    travel: 'viaje',
+    beach: 'playa',
+    stainless: 'inoxidable',
+    steel: 'acero',
     men: 'hombre hombres masculino masculina caballero caballeros',
     women: 'mujer mujeres femenino femenina dama damas senora',
     kids: 'nino nina ninos ninas infantil',
@@ -360,6 +367,12 @@ export const FUNCTION_WORDS: Readonly<Record<Language, Entries>> = {
     running: 'correr',
   },
   pt: {
+    kitchen: 'cozinha',
+    bath: 'banho',
+    travel: 'viagem',
+    beach: 'praia',
+    stainless: 'inoxidavel inox',
+    steel: 'aco',
     men: 'masculino masculina homem homens',
     women: 'feminino feminina mulher mulheres',
     kids: 'infantil menino menina criancas',
@@ -375,6 +388,10 @@ export const FUNCTION_WORDS: Readonly<Record<Language, Entries>> = {
     running: 'corrida',
   },
   de: {
+    kitchen: 'kuche',
+    travel: 'reise',
+    stainless: 'rostfrei edelstahl',
+    steel: 'stahl',
     men: 'herren herrn manner',
     women: 'damen frauen',
     kids: 'kinder jungen madchen',
@@ -387,6 +404,12 @@ export const FUNCTION_WORDS: Readonly<Record<Language, Entries>> = {
     and: 'und',
   },
   fr: {
+    kitchen: 'cuisine',
+    bath: 'bain',
+    travel: 'voyage',
+    beach: 'plage',
+    stainless: 'inoxydable inox',
+    steel: 'acier',
     men: 'homme hommes masculin',
     women: 'femme femmes feminin',
     kids: 'enfant enfants garcon fille',
@@ -400,6 +423,12 @@ export const FUNCTION_WORDS: Readonly<Record<Language, Entries>> = {
     running: 'course',
   },
   it: {
+    kitchen: 'cucina',
+    bath: 'bagno',
+    travel: 'viaggio',
+    beach: 'spiaggia mare',
+    stainless: 'inossidabile inox',
+    steel: 'acciaio',
     men: 'uomo uomini maschile',
     women: 'donna donne femminile',
     kids: 'bambino bambina bambini',

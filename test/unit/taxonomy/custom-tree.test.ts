@@ -1,6 +1,6 @@
 /**
  * Prediction into a catalog's own small taxonomy through the Google product taxonomy
- * (src/enrichment/taxonomy/bridge.ts; docs/evaluation.md "Category prediction", "A catalog's own
+ * (src/enrichment/taxonomy/bridge.ts; docs/evaluation-taxonomy.md, "A catalog's own
  * taxonomy"): a shop tree of six top-level departments with no descriptions and no categorised
  * items, and product titles in five languages written for this test.
  */

@@ -1,7 +1,7 @@
 /**
  * The product in a title (src/enrichment/taxonomy/head.ts), general synonyms (synonyms.ts),
  * titles in other languages (translate.ts) and abstaining across departments (classify.ts);
- * docs/evaluation.md "Category prediction". The five Google titles below were misclassified
+ * docs/evaluation-taxonomy.md. The five Google titles below were misclassified
  * before (Shoes, Shorts, Crafting Fibers, no category, no category).
  */
 import path from 'node:path';

@@ -98,8 +98,8 @@ describe('taxonomy prediction on the Google Product Taxonomy (5,595 nodes)', () 
     }
     // Measured: 604 of 1,066 (0.567): 0.489 with the first scorer, 0.385 with the title-first scorer of
     // issue 26, back up once a description's first sentence is read as a weak title, identifier labels
-    // ("Part #") are dropped and capacities ("450-GB") read as a computer's (docs/evaluation.md
-    // "Category prediction"). Many titles are shop chrome ("Null Price", SKUs) and the shop categories
+    // ("Part #") are dropped and capacities ("450-GB") read as a computer's
+    // (docs/evaluation-taxonomy.md). Many titles are shop chrome ("Null Price", SKUs) and the shop categories
     // disagree with Google's (toner is Electronics in Google, Office in WDC).
     expect(correct / lines.length).toBeGreaterThan(0.53);
   });
