@@ -1,0 +1,112 @@
+/**
+ * What the feeds take from the channels module (src/channels/): channel definitions, the mapping
+ * proposal, mapping a catalog item to a channel row, the channel's rules and the format writers.
+ * One file, so the feed services name the channels module in one place; plus the checks of a
+ * client's mapping against the catalog schema that the feeds need.
+ */
+import type { ValidationDetail } from '../../lib/errors';
+import type { CatalogSchema } from '../../models/catalog-schema';
+import type { Feed } from '../../models/feed';
+import { applyMapping } from '../../channels/apply-mapping';
+import { channelById as findChannel } from '../../channels/definitions';
+import { proposeMapping } from '../../channels/propose-mapping';
+import { createRenderer } from '../../channels/render';
+import type { ChannelDefinition, ChannelIssue, ChannelMapping, FeedRenderer, FeedRow, SchemaFieldInfo } from '../../channels/types';
+import { validateRow } from '../../channels/validate';
+
+export type { FeedRow, ChannelDefinition, SchemaFieldInfo };
+
+/** One issue of a row (the channel's rule output). */
+export type RowIssue = ChannelIssue;
+
+/** Why each attribute of a proposed mapping was proposed: attribute → reason. */
+export type MappingReasons = Record<string, string>;
+
+/** The channel of an id, or null for an unknown id. */
+export function channelById(id: string): ChannelDefinition | null {
+  return findChannel(id);
+}
+
+/** The fields of a catalog schema as the mapping proposal reads them (name, type, description, unit, format). */
+export function schemaFieldsOf(schema: CatalogSchema): SchemaFieldInfo[] {
+  const info = new Map((schema.fields_workflow_info ?? []).map((f) => [f.field_name, f]));
+  return Object.entries(schema.schema_definition.properties).map(([name, prop]) => {
+    const p = prop as { type?: string | string[]; description?: string; format?: string; unit?: string };
+    const type = Array.isArray(p.type) ? (p.type.find((t) => t !== 'null') ?? 'string') : (p.type ?? 'string');
+    const fi = info.get(name) as { description?: string | null; scope?: string | null } | undefined;
+    return { name, type, description: p.description ?? fi?.description ?? null, unit: p.unit ?? null, format: p.format ?? null, scope: fi?.scope ?? null };
+  });
+}
+
+/**
+ * The mapping the channels module proposes for a catalog: attribute → source, and the reason of
+ * each attribute. The catalog's taxonomy makes `$category_path` available.
+ */
+export function proposeFeedMapping(channelId: string, fields: SchemaFieldInfo[], schema: CatalogSchema, currency?: string): { mapping: ChannelMapping; reasons: MappingReasons } {
+  const channel = findChannel(channelId);
+  if (!channel) return { mapping: {}, reasons: {} };
+  const proposal = proposeMapping(channel, fields, { hasTaxonomy: schema.taxonomy != null, currency });
+  const mapping: ChannelMapping = {};
+  const reasons: MappingReasons = {};
+  for (const [attribute, p] of Object.entries(proposal)) {
+    mapping[attribute] = p.source;
+    reasons[attribute] = p.reason;
+  }
+  return { mapping, reasons };
+}
+
+/** The field a source path names: `images[0]` and `images[1:]` name `images`. */
+function fieldOf(path: string): string {
+  return path.replace(/\[[^\]]*\]$/, '');
+}
+
+/**
+ * Checks a client's mapping: every attribute is one the channel reads, every field a source
+ * names (directly or as a template `{placeholder}`) is in the catalog schema; `$`-names are the
+ * derived values the channels module supplies.
+ * @returns 422 details, empty when valid
+ */
+export function mappingErrors(mapping: ChannelMapping, fields: string[], channel: ChannelDefinition | null): ValidationDetail[] {
+  const known = new Set(fields);
+  const attributes = new Set(channel?.attributes.map((a) => a.name) ?? []);
+  const details: ValidationDetail[] = [];
+  for (const [attribute, source] of Object.entries(mapping)) {
+    const loc = ['body', 'mapping', attribute];
+    if (channel && !attributes.has(attribute) && attribute !== 'item_group_id') details.push({ loc, msg: `Channel ${channel.id} has no attribute ${attribute}`, type: 'value_error.attribute' });
+    const names = typeof source === 'string' ? [source] : 'template' in source ? [...source.template.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]) : [];
+    for (const name of names) {
+      if (name.startsWith('$')) continue;
+      if (!known.has(fieldOf(name))) details.push({ loc, msg: `The catalog schema has no field ${JSON.stringify(fieldOf(name))}`, type: 'value_error.field' });
+    }
+  }
+  return details;
+}
+
+/** The channel row of an item (a variant's `parent` fills what it leaves empty) under the feed's mapping and currency. */
+export function feedRowOf(feed: Feed, item: Record<string, unknown>, parent: Record<string, unknown> | null): FeedRow {
+  return applyMapping(feed.mapping, item, parent ?? undefined, { currency: feed.currency ?? undefined });
+}
+
+/** The channel's issues of a row. */
+export function rowIssues(feed: Feed, row: FeedRow, isVariant: boolean): RowIssue[] {
+  const channel = findChannel(feed.channel);
+  if (!channel) return [];
+  return validateRow(channel, row, { isVariant });
+}
+
+/** The writer of the feed's format for its channel, over the mapping's attributes. */
+export function rendererOf(feed: Feed): FeedRenderer {
+  const channel = findChannel(feed.channel);
+  if (!channel) throw new Error(`Unknown channel ${feed.channel}`);
+  const attributes = [...Object.keys(feed.mapping)];
+  if (!attributes.includes('item_group_id')) attributes.push('item_group_id');
+  return createRenderer(feed.format, channel, attributes);
+}
+
+/** MIME type of a feed file of a format (a delta file is always JSONL). */
+export function contentTypeOf(format: string): string {
+  if (format === 'tsv') return 'text/tab-separated-values; charset=utf-8';
+  if (format === 'csv') return 'text/csv; charset=utf-8';
+  if (format === 'xml') return 'application/xml; charset=utf-8';
+  return 'application/x-ndjson; charset=utf-8';
+}
