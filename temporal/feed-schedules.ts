@@ -21,7 +21,12 @@ export interface FeedRef {
  * JobKind=feed; "already started" is success (a retried request starts once).
  * @throws the client's error when Temporal is unreachable
  */
-export async function startFeedRunWorkflow(client: Client, taskQueue: string, run: { id: string; organization_id: string; catalog_id: string; feed_id: string }, tuning: Omit<FeedRunArgs, 'run_id'> = {}): Promise<void> {
+export async function startFeedRunWorkflow(
+  client: Client,
+  taskQueue: string,
+  run: { id: string; organization_id: string; catalog_id: string; feed_id: string },
+  tuning: Omit<FeedRunArgs, 'run_id'> = {},
+): Promise<void> {
   try {
     await client.workflow.start('feedRunWorkflow', {
       workflowId: feedRunWorkflowId(run.id),

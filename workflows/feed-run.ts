@@ -45,7 +45,13 @@ const PAGES_PER_RUN = 500;
 export async function feedRunWorkflow(args: FeedRunArgs): Promise<FeedRunProgress> {
   let progress: FeedRunProgress = { phase: 'running', pages: args.page_index ?? 0, items_read: 0, exported: 0, excluded: 0 };
   setHandler(feedRunProgressQuery, () => progress);
-  const retry: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20, nonRetryableErrorTypes: [FEED_RUN_NOT_RUNNABLE] };
+  const retry: RetryPolicy = {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 20,
+    nonRetryableErrorTypes: [FEED_RUN_NOT_RUNNABLE],
+  };
   const acts = proxyActivities<FeedActivities>({ startToCloseTimeout: '10 minutes', heartbeatTimeout: `${args.heartbeat_timeout_s ?? 60} seconds`, retry });
   const { endFeedRun } = proxyActivities<FeedActivities>({ startToCloseTimeout: '1 minute', retry: { ...retry, maximumAttempts: 30 } });
   let after = args.after ?? null;
@@ -62,7 +68,13 @@ export async function feedRunWorkflow(args: FeedRunArgs): Promise<FeedRunProgres
         progress = { ...progress, phase: 'cancelled' };
         return progress;
       }
-      progress = { ...progress, pages: page + 1, items_read: progress.items_read + res.items_read, exported: progress.exported + res.exported, excluded: progress.excluded + res.excluded };
+      progress = {
+        ...progress,
+        pages: page + 1,
+        items_read: progress.items_read + res.items_read,
+        exported: progress.exported + res.exported,
+        excluded: progress.excluded + res.excluded,
+      };
       if (res.next === null) break;
       after = res.next;
     }

@@ -54,7 +54,15 @@ export function presentFeedRun(run: FeedRun) {
 /** A page of issues (`value` left out when the attribute was empty). */
 export function presentIssuePage(items: FeedRunIssue[], total: number, page: number, pageSize: number) {
   return {
-    items: items.map((i) => ({ item_id: i.item_id, sku: i.sku, attribute: i.attribute, severity: i.severity, code: i.code, message: i.message, ...(i.value !== null ? { value: i.value } : {}) })),
+    items: items.map((i) => ({
+      item_id: i.item_id,
+      sku: i.sku,
+      attribute: i.attribute,
+      severity: i.severity,
+      code: i.code,
+      message: i.message,
+      ...(i.value !== null ? { value: i.value } : {}),
+    })),
     total,
     page,
     page_size: pageSize,

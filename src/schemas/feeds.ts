@@ -11,12 +11,18 @@ const DateTime = Type.String({ format: 'date-time' });
 /** Where a channel attribute's value comes from: a field name, a template or a fixed value. */
 const MappingSource = Type.Union([
   Type.String({ minLength: 1, maxLength: 200, description: 'A catalog field name; `images[0]` the first element of an array field, `images[1:]` the rest' }),
-  Type.Object({ template: Type.String({ minLength: 1, maxLength: 1000, description: 'Text with `{field}` placeholders, e.g. "{brand} {name}"' }) }, { additionalProperties: false }),
+  Type.Object(
+    { template: Type.String({ minLength: 1, maxLength: 1000, description: 'Text with `{field}` placeholders, e.g. "{brand} {name}"' }) },
+    { additionalProperties: false },
+  ),
   Type.Object({ value: Type.String({ maxLength: 1000, description: 'A fixed value, e.g. "new"' }) }, { additionalProperties: false }),
 ]);
 
 /** A feed's mapping: channel attribute → source. */
-const Mapping = Type.Record(Type.String({ minLength: 1, maxLength: 100 }), MappingSource, { description: 'Channel attribute → catalog field, `{template}` or `{value}`', maxProperties: 100 });
+const Mapping = Type.Record(Type.String({ minLength: 1, maxLength: 100 }), MappingSource, {
+  description: 'Channel attribute → catalog field, `{template}` or `{value}`',
+  maxProperties: 100,
+});
 
 /** Which items a feed publishes: the items search filters. */
 const Filter = Type.Object(
@@ -33,7 +39,7 @@ const Cron = Type.String({ minLength: 1, maxLength: 100, description: 'Cron expr
 export const createFeedBody = Type.Object(
   {
     channel: Type.String({ minLength: 1, maxLength: 64, description: 'A channel id of `GET /api/public/channels`' }),
-    format: Type.String({ minLength: 1, maxLength: 16, description: 'One of the channel\'s formats (tsv, xml, csv, jsonl)' }),
+    format: Type.String({ minLength: 1, maxLength: 16, description: "One of the channel's formats (tsv, xml, csv, jsonl)" }),
     target_country: Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2' }),
     language: Type.String({ pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$', description: 'BCP 47 language tag' }),
     currency: Type.Optional(Nullable(Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217, appended to prices that carry none' }))),
@@ -70,7 +76,7 @@ export const feedResponse = Type.Object({
   mapping_reasons: Type.Optional(AnyObject({ description: 'For a proposed mapping: attribute → why this source was proposed' })),
   filter: AnyObject(),
   schedule: Nullable(Type.String()),
-  public_url: Type.String({ description: 'Serves the latest completed run\'s file without an API key; changes on rotate-token' }),
+  public_url: Type.String({ description: "Serves the latest completed run's file without an API key; changes on rotate-token" }),
   notices: Type.Optional(Type.Array(Type.String())),
   created_at: DateTime,
   updated_at: DateTime,

@@ -7,12 +7,19 @@
 import type { ValidationDetail } from '../../lib/errors';
 import type { CatalogSchema } from '../../models/catalog-schema';
 import type { Feed } from '../../models/feed';
-import { applyMapping } from '../../channels/apply-mapping';
-import { channelById as findChannel } from '../../channels/definitions';
-import { proposeMapping } from '../../channels/propose-mapping';
-import { createRenderer } from '../../channels/render';
-import type { ChannelDefinition, ChannelIssue, ChannelMapping, FeedRenderer, FeedRow, SchemaFieldInfo } from '../../channels/types';
-import { validateRow } from '../../channels/validate';
+import {
+  channelById as findChannel,
+  createRenderer,
+  proposeMapping,
+  toChannelRow,
+  validateRow,
+  type ChannelDefinition,
+  type ChannelIssue,
+  type ChannelMapping,
+  type FeedRenderer,
+  type FeedRow,
+  type SchemaFieldInfo,
+} from '../../channels';
 
 export type { FeedRow, ChannelDefinition, SchemaFieldInfo };
 
@@ -42,10 +49,15 @@ export function schemaFieldsOf(schema: CatalogSchema): SchemaFieldInfo[] {
  * The mapping the channels module proposes for a catalog: attribute → source, and the reason of
  * each attribute. The catalog's taxonomy makes `$category_path` available.
  */
-export function proposeFeedMapping(channelId: string, fields: SchemaFieldInfo[], schema: CatalogSchema, currency?: string): { mapping: ChannelMapping; reasons: MappingReasons } {
+export function proposeFeedMapping(
+  channelId: string,
+  fields: SchemaFieldInfo[],
+  schema: CatalogSchema,
+  currency?: string,
+): { mapping: ChannelMapping; reasons: MappingReasons } {
   const channel = findChannel(channelId);
   if (!channel) return { mapping: {}, reasons: {} };
-  const proposal = proposeMapping(channel, fields, { hasTaxonomy: schema.taxonomy != null, currency });
+  const proposal = proposeMapping(fields, channel, { hasTaxonomy: schema.taxonomy != null, currency });
   const mapping: ChannelMapping = {};
   const reasons: MappingReasons = {};
   for (const [attribute, p] of Object.entries(proposal)) {
@@ -72,7 +84,8 @@ export function mappingErrors(mapping: ChannelMapping, fields: string[], channel
   const details: ValidationDetail[] = [];
   for (const [attribute, source] of Object.entries(mapping)) {
     const loc = ['body', 'mapping', attribute];
-    if (channel && !attributes.has(attribute) && attribute !== 'item_group_id') details.push({ loc, msg: `Channel ${channel.id} has no attribute ${attribute}`, type: 'value_error.attribute' });
+    if (channel && !attributes.has(attribute) && attribute !== 'item_group_id')
+      details.push({ loc, msg: `Channel ${channel.id} has no attribute ${attribute}`, type: 'value_error.attribute' });
     const names = typeof source === 'string' ? [source] : 'template' in source ? [...source.template.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]) : [];
     for (const name of names) {
       if (name.startsWith('$')) continue;
@@ -82,9 +95,14 @@ export function mappingErrors(mapping: ChannelMapping, fields: string[], channel
   return details;
 }
 
-/** The channel row of an item (a variant's `parent` fills what it leaves empty) under the feed's mapping and currency. */
+/**
+ * The channel row of an item under the feed's mapping and currency: a variant's `parent` fills
+ * what it leaves empty and gives `item_group_id` (the product's `id` under the mapping).
+ */
 export function feedRowOf(feed: Feed, item: Record<string, unknown>, parent: Record<string, unknown> | null): FeedRow {
-  return applyMapping(feed.mapping, item, parent ?? undefined, { currency: feed.currency ?? undefined });
+  const channel = findChannel(feed.channel);
+  if (!channel) throw new Error(`Unknown channel ${feed.channel}`);
+  return toChannelRow(channel, feed.mapping, item, parent ?? undefined, { currency: feed.currency ?? undefined });
 }
 
 /** The channel's issues of a row. */
@@ -98,9 +116,11 @@ export function rowIssues(feed: Feed, row: FeedRow, isVariant: boolean): RowIssu
 export function rendererOf(feed: Feed): FeedRenderer {
   const channel = findChannel(feed.channel);
   if (!channel) throw new Error(`Unknown channel ${feed.channel}`);
-  const attributes = [...Object.keys(feed.mapping)];
-  if (!attributes.includes('item_group_id')) attributes.push('item_group_id');
-  return createRenderer(feed.format, channel, attributes);
+  // Columns: the channel's attributes the mapping fills, in the channel's order, and item_group_id for variants.
+  const mapped = new Set([...Object.keys(feed.mapping), 'item_group_id']);
+  const columns = channel.attributes.map((a) => a.name).filter((a) => mapped.has(a));
+  if (!columns.includes('item_group_id')) columns.push('item_group_id');
+  return createRenderer(channel, feed.format, { columns, title: `${channel.name} feed ${feed.id}` });
 }
 
 /** MIME type of a feed file of a format (a delta file is always JSONL). */

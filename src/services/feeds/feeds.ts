@@ -48,7 +48,11 @@ function feedErrors(input: FeedInput, fields: string[]): ValidationDetail[] {
   if (!channel) {
     details.push({ loc: ['body', 'channel'], msg: `Unknown channel ${JSON.stringify(input.channel)}`, type: 'value_error.channel' });
   } else if (!(channel.formats as string[]).includes(input.format)) {
-    details.push({ loc: ['body', 'format'], msg: `Channel ${channel.id} offers the formats ${channel.formats.join(', ')}, not ${input.format}`, type: 'value_error.format' });
+    details.push({
+      loc: ['body', 'format'],
+      msg: `Channel ${channel.id} offers the formats ${channel.formats.join(', ')}, not ${input.format}`,
+      type: 'value_error.format',
+    });
   }
   if (input.schedule) {
     const err = cronError(input.schedule);
@@ -77,7 +81,10 @@ export async function createFeed(knex: Knex, scope: Scope, catalogId: string, in
   await loadCatalogOwned(knex, scope, catalogId);
   const schema = await getCurrentSchema(knex, catalogId);
   const fields = schemaFieldsOf(schema);
-  const errors = feedErrors(input, fields.map((f) => f.name));
+  const errors = feedErrors(
+    input,
+    fields.map((f) => f.name),
+  );
   if (errors.length > 0) throw new ValidationError(errors);
   let mapping = input.mapping;
   let reasons: MappingReasons = {};
@@ -122,7 +129,10 @@ export async function updateFeed(knex: Knex, scope: Scope, feedId: string, patch
     schedule: patch.schedule === undefined ? feed.schedule : patch.schedule,
   };
   const schema = await getCurrentSchema(knex, feed.catalog_id);
-  const errors = feedErrors(merged, schemaFieldsOf(schema).map((f) => f.name));
+  const errors = feedErrors(
+    merged,
+    schemaFieldsOf(schema).map((f) => f.name),
+  );
   if (errors.length > 0) throw new ValidationError(errors);
   return Feed.query(knex).patchAndFetchById(feedId, {
     channel: merged.channel,
@@ -141,7 +151,9 @@ export async function updateFeed(knex: Knex, scope: Scope, feedId: string, patch
 /** The live feeds of a catalog, newest first. @throws NotFoundError (404) for an unknown catalog */
 export async function listFeeds(knex: Knex, scope: Scope, catalogId: string): Promise<Feed[]> {
   await loadCatalogOwned(knex, scope, catalogId);
-  return Feed.query(knex).where({ catalog_id: catalogId, deleted: false }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
+  return Feed.query(knex)
+    .where({ catalog_id: catalogId, deleted: false })
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]);
 }
 
 /**

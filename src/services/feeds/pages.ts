@@ -38,7 +38,11 @@ export function feedPartKey(run: Pick<FeedRun, 'id' | 'feed_id'>, pageIndex: num
 /** The `WHERE` of a feed's exportable items: its filter, and no product that has variants. */
 async function exportableWhere(knex: Knex, feed: Feed): Promise<{ sql: string; bindings: Knex.RawBinding[] }> {
   const state = await knex('catalogs').select('search_words_pending').where('id', feed.catalog_id).first();
-  const f = filterSql(feed.catalog_id, { search: feed.filter.search, entity_type: feed.filter.entity_type, words_pending: state?.search_words_pending === true });
+  const f = filterSql(feed.catalog_id, {
+    search: feed.filter.search,
+    entity_type: feed.filter.entity_type,
+    words_pending: state?.search_words_pending === true,
+  });
   return { sql: `${f.sql} AND NOT EXISTS (SELECT 1 FROM catalog_items v WHERE v.parent_id = catalog_items.id)`, bindings: f.bindings };
 }
 
@@ -102,7 +106,14 @@ function buildPage(feed: Feed, items: PageItem[], parents: Map<string, Record<st
  *   `stopped` when the run is no longer running (cancelled)
  * @throws FeedRunNotRunnable when the feed was deleted; database or blob store errors (retried)
  */
-export async function writeFeedPage(knex: Knex, blobs: BlobStore, runId: string, pageIndex: number, after: string | null, pageItems = FEED_PAGE_ITEMS): Promise<FeedPageResult & { stopped?: boolean }> {
+export async function writeFeedPage(
+  knex: Knex,
+  blobs: BlobStore,
+  runId: string,
+  pageIndex: number,
+  after: string | null,
+  pageItems = FEED_PAGE_ITEMS,
+): Promise<FeedPageResult & { stopped?: boolean }> {
   const { run, feed } = await runAndFeed(knex, runId);
   const recorded = await knex('feed_run_pages').where({ run_id: runId, page_index: pageIndex }).first();
   if (recorded) return pageResult(recorded, pageItems);
@@ -113,16 +124,30 @@ export async function writeFeedPage(knex: Knex, blobs: BlobStore, runId: string,
     [...where.bindings, ...(after ? [after] : []), pageItems],
   )) as { rows: PageItem[] };
   const parentIds = [...new Set(items.map((i) => i.parent_id).filter((p): p is string => p !== null))];
-  const parentRows: Array<{ id: string; data: Record<string, unknown> }> = parentIds.length ? await knex('catalog_items').select('id', 'data').whereIn('id', parentIds) : [];
+  const parentRows: Array<{ id: string; data: Record<string, unknown> }> = parentIds.length
+    ? await knex('catalog_items').select('id', 'data').whereIn('id', parentIds)
+    : [];
   const page = buildPage(feed, items, new Map(parentRows.map((p) => [p.id, p.data])));
   let rendered = page.exported;
   if (run.delta) {
-    const base = run.base_run_id ? await knex('feed_run_items').select('item_id', 'row_hash').where('run_id', run.base_run_id).whereIn('item_id', rendered.map((e) => e.item.id)) : [];
+    const base = run.base_run_id
+      ? await knex('feed_run_items')
+          .select('item_id', 'row_hash')
+          .where('run_id', run.base_run_id)
+          .whereIn(
+            'item_id',
+            rendered.map((e) => e.item.id),
+          )
+      : [];
     const before = new Map(base.map((b: { item_id: string; row_hash: string }) => [b.item_id, b.row_hash]));
     rendered = rendered.filter((e) => before.get(e.item.id) !== e.hash);
   }
   const renderer = rendererOf(feed);
-  const text = run.delta ? (rendered.length ? JSON.stringify({ changed: rendered.map((e) => e.row), removed: [] }) + '\n' : '') : rendered.map((e) => renderer.row(e.row)).join('');
+  const text = run.delta
+    ? rendered.length
+      ? JSON.stringify({ changed: rendered.map((e) => e.row), removed: [] }) + '\n'
+      : ''
+    : rendered.map((e) => renderer.row(e.row)).join('');
   const partKey = feedPartKey(run, pageIndex);
   await blobs.put(partKey, Buffer.from(text, 'utf8'));
   const last = items.length ? items[items.length - 1].id : after;
@@ -137,7 +162,18 @@ export async function writeFeedPage(knex: Knex, blobs: BlobStore, runId: string,
     if (inserted.length === 0) return pageResult(await trx('feed_run_pages').where({ run_id: runId, page_index: pageIndex }).first(), pageItems);
     if (page.issues.length) {
       await trx('feed_run_issues')
-        .insert(page.issues.map((i) => ({ run_id: runId, item_id: i.item_id, sku: i.sku, attribute: i.attribute, severity: i.severity, code: i.code, message: i.message, value: i.value ?? null })))
+        .insert(
+          page.issues.map((i) => ({
+            run_id: runId,
+            item_id: i.item_id,
+            sku: i.sku,
+            attribute: i.attribute,
+            severity: i.severity,
+            code: i.code,
+            message: i.message,
+            value: i.value ?? null,
+          })),
+        )
         .onConflict(['run_id', 'item_id', 'attribute', 'code'])
         .ignore();
     }
@@ -155,7 +191,11 @@ export async function writeFeedPage(knex: Knex, blobs: BlobStore, runId: string,
 }
 
 /** A page's answer from its counters: the next cursor is its last id unless it was short (the last page). */
-function pageResult(p: { items_read: number; exported: number; excluded: number; warnings: number; last_id?: string | null }, pageItems: number, last?: string | null): FeedPageResult {
+function pageResult(
+  p: { items_read: number; exported: number; excluded: number; warnings: number; last_id?: string | null },
+  pageItems: number,
+  last?: string | null,
+): FeedPageResult {
   const lastId = last !== undefined ? last : (p.last_id ?? null);
   return { items_read: p.items_read, exported: p.exported, excluded: p.excluded, warnings: p.warnings, next: p.items_read < pageItems ? null : lastId };
 }

@@ -57,11 +57,23 @@ export interface FeedFile {
  */
 export async function insertFeedRun(knex: Knex, feed: Feed, delta: boolean, scheduleKey: string | null = null): Promise<FeedRun> {
   const base = delta
-    ? await FeedRun.query(knex).where({ feed_id: feed.id, status: 'completed' }).orderBy([{ column: 'completed_at', order: 'desc' }, { column: 'id' }]).first()
+    ? await FeedRun.query(knex)
+        .where({ feed_id: feed.id, status: 'completed' })
+        .orderBy([{ column: 'completed_at', order: 'desc' }, { column: 'id' }])
+        .first()
     : undefined;
   const id = newId();
   const inserted = await knex('feed_runs')
-    .insert({ id, feed_id: feed.id, organization_id: feed.organization_id, status: 'running', delta, base_run_id: base?.id ?? null, schedule_key: scheduleKey, started_at: knex.fn.now() })
+    .insert({
+      id,
+      feed_id: feed.id,
+      organization_id: feed.organization_id,
+      status: 'running',
+      delta,
+      base_run_id: base?.id ?? null,
+      schedule_key: scheduleKey,
+      started_at: knex.fn.now(),
+    })
     .onConflict('schedule_key')
     .ignore()
     .returning('id');
@@ -81,7 +93,11 @@ export async function startFeedRun(deps: FeedRunDeps, scope: Scope, feedId: stri
   try {
     await deps.jobRunner.startFeedRun({ id: run.id, organization_id: feed.organization_id, catalog_id: feed.catalog_id, feed_id: feed.id });
   } catch (err) {
-    await FeedRun.query(deps.knex).patchAndFetchById(run.id, { status: 'failed', error: 'Temporal was unreachable when the run was started', completed_at: new Date() });
+    await FeedRun.query(deps.knex).patchAndFetchById(run.id, {
+      status: 'failed',
+      error: 'Temporal was unreachable when the run was started',
+      completed_at: new Date(),
+    });
     throw new ServiceUnavailableError(`Temporal is unreachable: ${(err as Error).message}`);
   }
   return run;
@@ -116,7 +132,13 @@ export async function cancelFeedRun(deps: FeedRunDeps, scope: Scope, feedId: str
  * One page of a run's issues, ordered by item then attribute, with the total.
  * @throws NotFoundError (404)
  */
-export async function listFeedRunIssues(knex: Knex, scope: Scope, feedId: string, runId: string, q: IssueQuery): Promise<{ items: FeedRunIssue[]; total: number }> {
+export async function listFeedRunIssues(
+  knex: Knex,
+  scope: Scope,
+  feedId: string,
+  runId: string,
+  q: IssueQuery,
+): Promise<{ items: FeedRunIssue[]; total: number }> {
   await loadFeedRun(knex, scope, feedId, runId);
   const base = knex('feed_run_issues').where('run_id', runId);
   if (q.severity) base.where('severity', q.severity);
