@@ -7,7 +7,8 @@
  * `invalid_gtin`, counters and progress; the public URL without a key and its Content-Type; a
  * rotated or deleted feed's old URL answers 404; a proposed mapping carries reasons; bad input is
  * 422; cancel mid-run leaves the run cancelled without a file; a delta run after an item changed
- * and one was deleted lists exactly those.
+ * and one was deleted lists exactly those; a cron schedule is a Temporal Schedule kept in step
+ * with the feed.
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Knex } from 'knex';
@@ -15,7 +16,7 @@ import request from 'supertest';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { newId } from '../../src/lib/ids';
-import { feedRunWorkflowId } from '../../src/contracts/feed-workflows';
+import { feedRunWorkflowId, feedScheduleId } from '../../src/contracts/feed-workflows';
 import { TemporalJobRunner } from '../../temporal/client';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -298,5 +299,20 @@ describe('feed runs', () => {
     // The public URL keeps serving the last full file.
     const pub = await request(app).get(new URL(feed.public_url).pathname).buffer(true);
     expect(pub.headers['content-type']).toMatch(/^text\/tab-separated-values/);
+  });
+
+  it('a cron schedule becomes the Temporal Schedule feed-schedule-<feed_id>, replaced on change and removed with the feed', async () => {
+    const catalogId = await grouped();
+    const feed = await newFeed(catalogId, { schedule: '0 3 * * *' });
+    expect(feed.notices).toBeUndefined();
+    const handle = env.client.schedule.getHandle(feedScheduleId(feed.id));
+    const first = await handle.describe();
+    expect(first.spec.calendars?.[0]).toMatchObject({ hour: [{ start: 3, end: 3, step: 1 }] });
+    expect(first.action).toMatchObject({ type: 'startWorkflow', workflowType: 'feedScheduledRunWorkflow', args: [{ feed_id: feed.id }] });
+    const patched = await request(app).patch(`/api/public/feeds/${feed.id}`).set(org.auth).send({ schedule: '30 5 * * 1' });
+    expect(patched.status).toBe(200);
+    expect((await handle.describe()).spec.calendars?.[0]).toMatchObject({ hour: [{ start: 5, end: 5, step: 1 }] });
+    expect((await request(app).delete(`/api/public/feeds/${feed.id}`).set(org.auth)).status).toBe(200);
+    await expect(handle.describe()).rejects.toThrow();
   });
 });
