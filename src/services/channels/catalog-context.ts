@@ -48,10 +48,14 @@ export function hasGoogleCategories(taxonomy: EnrichedTaxonomy | null): boolean 
   return !!taxonomy && Object.keys(taxonomy.nodes).some((id) => googleCategoryOfNode(taxonomy, id) !== null);
 }
 
-/** The {@link ApplyContext} of a catalog: category paths and Google categories from its taxonomy, the feed's currency. */
-export function applyContextOf(taxonomy: EnrichedTaxonomy | null, currency?: string): ApplyContext {
+/**
+ * The {@link ApplyContext} of a catalog: category paths and Google categories from its taxonomy,
+ * the feed's currency, the product id field (a variant's item_group_id).
+ */
+export function applyContextOf(taxonomy: EnrichedTaxonomy | null, currency?: string, productIdField?: string | null): ApplyContext {
   return {
     currency,
+    groupIdField: productIdField ?? undefined,
     categoryPath: (id) => taxonomy?.nodes[id]?.path ?? null,
     googleCategory: (id) => (taxonomy ? (googleCategoryOfNode(taxonomy, id)?.id ?? null) : null),
   };

@@ -94,7 +94,7 @@ export async function channelReadiness(
   const channel = requireChannel(channelId);
   const grid = await loadGridCatalog(deps, scope, catalogId);
   const { mapping, suggested } = readinessMapping(grid, channel, opts.mapping);
-  const ctx = applyContextOf(grid.taxonomy, opts.currency);
+  const ctx = applyContextOf(grid.taxonomy, opts.currency, grid.catalog.product_id_field);
   const report: ChannelReadiness = { channel: channel.id, total: 0, ready: 0, blocked: {}, by_attribute: {}, mapping, mapping_suggested: suggested };
   const count = (row: FeedRow, data: Record<string, unknown>, parent: Record<string, unknown> | undefined, isVariant: boolean) => {
     const cat = String(data.category_id ?? parent?.category_id ?? '');
