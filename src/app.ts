@@ -21,6 +21,7 @@ import { apiKeyRoutes } from './routes/api-keys';
 import { dashboardRouter } from './dashboard/routes';
 import { organizationRoutes } from './routes/organization';
 import { readinessRoutes } from './routes/readiness';
+import { channelRoutes } from './routes/channels';
 import { templateRoutes } from './routes/templates';
 import { artifactRoutes, publicMediaRoutes } from './routes/files';
 import { inferenceRoutes } from './routes/inference';
@@ -68,6 +69,7 @@ export function buildRegistry(given: AppDeps): RouteRegistry {
     ...imageRunRoutes(deps),
     ...researchArchiveRoutes(deps),
     ...readinessRoutes(deps),
+    ...channelRoutes(deps),
     ...feedRoutes(deps),
   );
 }

@@ -87,8 +87,8 @@ export function formatPrice(value: string, currency?: string): string {
 /**
  * The flat row of an item under a mapping: every mapped attribute with its value (empty values
  * left out, so the rules see them as missing). For a variant (`parent` given), fields the
- * variant leaves empty are taken from its product and `item_group_id` is the product's `id`
- * under the same mapping, unless the mapping names its own source. Prices are normalised by
+ * variant leaves empty are taken from its product and `item_group_id` is the product's id (its
+ * `ctx.groupIdField`, else its `id` under the same mapping), unless the mapping names its own source. Prices are normalised by
  * {@link formatPrice} with `ctx.currency`. List attributes ({@link LIST_ATTRIBUTES}) stay lists;
  * other attributes given a list take its first element.
  */
@@ -109,8 +109,9 @@ export function applyMapping(mapping: ChannelMapping, item: Record<string, unkno
     if (v === '' || (Array.isArray(v) && v.length === 0)) continue;
     row[attribute] = v;
   }
-  if (parent && !Object.hasOwn(mapping, 'item_group_id') && mapping.id !== undefined) {
-    const groupId = resolveSource(mapping.id, parent, undefined, ctx);
+  if (parent && !Object.hasOwn(mapping, 'item_group_id')) {
+    const own = ctx.groupIdField ? text(parent[ctx.groupIdField]) : '';
+    const groupId = own !== '' ? own : mapping.id !== undefined ? resolveSource(mapping.id, parent, undefined, ctx) : '';
     const g = Array.isArray(groupId) ? (groupId[0] ?? '') : groupId;
     if (g !== '') row.item_group_id = g;
   }

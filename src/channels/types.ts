@@ -122,6 +122,8 @@ export interface ApplyContext {
   googleCategory?: (categoryId: string) => string | null;
   /** ISO 4217 code appended to prices that carry none. */
   currency?: string;
+  /** The field holding a product's own id (the catalog's product id field): a variant's `item_group_id`. */
+  groupIdField?: string;
 }
 
 /**

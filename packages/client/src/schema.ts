@@ -7335,6 +7335,140 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/public/channels': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The channels (Google Merchant Center, Meta catalog, schema.org), their formats and attributes */
+    get: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first. */
+          'X-Organization-Id'?: components['parameters']['OrganizationId'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              channels: {
+                /** @enum {string} */
+                id: 'google_merchant_center' | 'meta_catalog' | 'schema_org';
+                name: string;
+                formats: ('tsv' | 'xml' | 'csv' | 'jsonl')[];
+                attributes: {
+                  name: string;
+                  /** @enum {string} */
+                  required: 'always' | 'conditional' | 'optional';
+                  /** @description When a conditional attribute is needed */
+                  condition?: string;
+                  description: string;
+                }[];
+              }[];
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        429: components['responses']['TooManyRequests'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/public/catalogs/{catalog_id}/channel-readiness': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The catalog's readiness for a channel: items ready, items blocked per issue code, items missing each attribute (one scan of the items) */
+    get: {
+      parameters: {
+        query: {
+          /** @description The channel id (GET /public/channels) */
+          channel: 'google_merchant_center' | 'meta_catalog' | 'schema_org';
+        };
+        header?: {
+          /** @description Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first. */
+          'X-Organization-Id'?: components['parameters']['OrganizationId'];
+        };
+        path: {
+          catalog_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {string} */
+              channel: 'google_merchant_center' | 'meta_catalog' | 'schema_org';
+              /** @description Items that would be rows of the feed: variants, and products without variants */
+              total: number;
+              /** @description Of those, items no rule finds an error in */
+              ready: number;
+              /** @description Items with an error of each code (missing_required, invalid_gtin, restricted_gtin, identifier_missing, too_long, invalid_value, missing_apparel_attribute, missing_item_group_id); an item counts once per code */
+              blocked: {
+                [key: string]: number;
+              };
+              /** @description Items each needed attribute has no value in */
+              by_attribute: {
+                [key: string]: number;
+              };
+              /** @description True when the items were checked with the proposed mapping (no feed's own) */
+              mapping_suggested: boolean;
+              /** @description Channel attribute → catalog field, {template} or {value}: the mapping the items were checked with */
+              mapping: {
+                [key: string]:
+                  | string
+                  | {
+                      template: string;
+                    }
+                  | {
+                      value: string;
+                    };
+              };
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        422: components['responses']['ValidationError'];
+        429: components['responses']['TooManyRequests'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/public/catalogs/{catalog_id}/feeds': {
     parameters: {
       query?: never;

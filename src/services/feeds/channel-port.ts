@@ -7,6 +7,8 @@
 import type { ValidationDetail } from '../../lib/errors';
 import type { CatalogSchema } from '../../models/catalog-schema';
 import type { Feed } from '../../models/feed';
+import { enrichTaxonomy, type EnrichedTaxonomy } from '../catalog/taxonomy';
+import { applyContextOf, googleCategoryOfNode, hasGoogleCategories, schemaFieldsOf } from '../channels/catalog-context';
 import {
   channelById as findChannel,
   createRenderer,
@@ -18,10 +20,31 @@ import {
   type ChannelMapping,
   type FeedRenderer,
   type FeedRow,
+  type ApplyContext,
   type SchemaFieldInfo,
 } from '../../channels';
 
 export type { FeedRow, ChannelDefinition, SchemaFieldInfo };
+export { schemaFieldsOf };
+
+/** What mapping and checking a feed's items need, built once per page: the channel, the catalog's taxonomy and the apply context. */
+export interface FeedContext {
+  channel: ChannelDefinition;
+  taxonomy: EnrichedTaxonomy | null;
+  apply: ApplyContext;
+}
+
+/**
+ * The context of a feed over its catalog's current schema (taxonomy: category paths and Google
+ * categories) and product id field (a variant's item_group_id).
+ * @throws Error when the feed's channel is unknown (the API refuses such feeds)
+ */
+export function feedContextOf(feed: Feed, schema: CatalogSchema, productIdField: string | null): FeedContext {
+  const channel = findChannel(feed.channel);
+  if (!channel) throw new Error(`Unknown channel ${feed.channel}`);
+  const taxonomy = schema.taxonomy ? enrichTaxonomy(schema.taxonomy) : null;
+  return { channel, taxonomy, apply: applyContextOf(taxonomy, feed.currency ?? undefined, productIdField) };
+}
 
 /** One issue of a row (the channel's rule output). */
 export type RowIssue = ChannelIssue;
@@ -32,17 +55,6 @@ export type MappingReasons = Record<string, string>;
 /** The channel of an id, or null for an unknown id. */
 export function channelById(id: string): ChannelDefinition | null {
   return findChannel(id);
-}
-
-/** The fields of a catalog schema as the mapping proposal reads them (name, type, description, unit, format). */
-export function schemaFieldsOf(schema: CatalogSchema): SchemaFieldInfo[] {
-  const info = new Map((schema.fields_workflow_info ?? []).map((f) => [f.field_name, f]));
-  return Object.entries(schema.schema_definition.properties).map(([name, prop]) => {
-    const p = prop as { type?: string | string[]; description?: string; format?: string; unit?: string };
-    const type = Array.isArray(p.type) ? (p.type.find((t) => t !== 'null') ?? 'string') : (p.type ?? 'string');
-    const fi = info.get(name) as { description?: string | null; scope?: string | null } | undefined;
-    return { name, type, description: p.description ?? fi?.description ?? null, unit: p.unit ?? null, format: p.format ?? null, scope: fi?.scope ?? null };
-  });
 }
 
 /**
@@ -57,7 +69,11 @@ export function proposeFeedMapping(
 ): { mapping: ChannelMapping; reasons: MappingReasons } {
   const channel = findChannel(channelId);
   if (!channel) return { mapping: {}, reasons: {} };
-  const proposal = proposeMapping(fields, channel, { hasTaxonomy: schema.taxonomy != null, currency });
+  const proposal = proposeMapping(fields, channel, {
+    hasTaxonomy: schema.taxonomy != null,
+    hasGoogleCategories: hasGoogleCategories(schema.taxonomy ? enrichTaxonomy(schema.taxonomy) : null),
+    currency,
+  });
   const mapping: ChannelMapping = {};
   const reasons: MappingReasons = {};
   for (const [attribute, p] of Object.entries(proposal)) {
@@ -96,20 +112,19 @@ export function mappingErrors(mapping: ChannelMapping, fields: string[], channel
 }
 
 /**
- * The channel row of an item under the feed's mapping and currency: a variant's `parent` fills
- * what it leaves empty and gives `item_group_id` (the product's `id` under the mapping).
+ * The channel row of an item under the feed's mapping: a variant's `parent` fills what it leaves
+ * empty and gives `item_group_id`; prices get the feed's currency; category values come from the
+ * catalog's taxonomy.
  */
-export function feedRowOf(feed: Feed, item: Record<string, unknown>, parent: Record<string, unknown> | null): FeedRow {
-  const channel = findChannel(feed.channel);
-  if (!channel) throw new Error(`Unknown channel ${feed.channel}`);
-  return toChannelRow(channel, feed.mapping, item, parent ?? undefined, { currency: feed.currency ?? undefined });
+export function feedRowOf(fc: FeedContext, feed: Feed, item: Record<string, unknown>, parent: Record<string, unknown> | null): FeedRow {
+  return toChannelRow(fc.channel, feed.mapping, item, parent ?? undefined, fc.apply);
 }
 
-/** The channel's issues of a row. */
-export function rowIssues(feed: Feed, row: FeedRow, isVariant: boolean): RowIssue[] {
-  const channel = findChannel(feed.channel);
-  if (!channel) return [];
-  return validateRow(channel, row, { isVariant });
+/** The channel's issues of a row; the item's Google category (through its `category_id`) drives the apparel rules. */
+export function rowIssues(fc: FeedContext, row: FeedRow, item: Record<string, unknown>, parent: Record<string, unknown> | null): RowIssue[] {
+  const category = String(item.category_id ?? parent?.category_id ?? '');
+  const google = fc.taxonomy && category ? googleCategoryOfNode(fc.taxonomy, category) : null;
+  return validateRow(fc.channel, row, { isVariant: parent !== null, googleCategoryPath: google?.path ?? null });
 }
 
 /** The writer of the feed's format for its channel, over the mapping's attributes. */

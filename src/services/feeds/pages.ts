@@ -16,7 +16,8 @@ import { FEED_PAGE_ITEMS, type FeedPageResult } from '../../contracts/feed-workf
 import { Feed } from '../../models/feed';
 import { FeedRun } from '../../models/feed-run';
 import { filterSql } from '../catalog/items-sql';
-import { feedRowOf, rendererOf, rowIssues, type FeedRow, type RowIssue } from './channel-port';
+import { getCurrentSchema } from '../catalog/schema';
+import { feedContextOf, feedRowOf, rendererOf, rowIssues, type FeedContext, type FeedRow, type RowIssue } from './channel-port';
 
 /** A page of exportable items: the item, and its product for a variant. */
 interface PageItem {
@@ -75,15 +76,15 @@ function rowHash(row: FeedRow): string {
 }
 
 /** Rows, issues and counters of one page (pure once the items are read). */
-function buildPage(feed: Feed, items: PageItem[], parents: Map<string, Record<string, unknown>>) {
+function buildPage(fc: FeedContext, feed: Feed, items: PageItem[], parents: Map<string, Record<string, unknown>>) {
   const exported: Array<{ item: PageItem; row: FeedRow; hash: string }> = [];
   const issues: Array<RowIssue & { item_id: string; sku: string | null }> = [];
   let excluded = 0;
   let warned = 0;
   for (const item of items) {
     const parent = item.parent_id ? (parents.get(item.parent_id) ?? null) : null;
-    const row = feedRowOf(feed, item.data, parent);
-    const found = rowIssues(feed, row, item.entity_type === 'variant');
+    const row = feedRowOf(fc, feed, item.data, parent);
+    const found = rowIssues(fc, row, item.data, parent);
     const sku = item.business_key ?? (typeof item.data.sku === 'string' ? item.data.sku : null);
     for (const i of found) issues.push({ ...i, item_id: item.id, sku });
     if (found.some((i) => i.severity === 'error')) excluded += 1;
@@ -127,7 +128,9 @@ export async function writeFeedPage(
   const parentRows: Array<{ id: string; data: Record<string, unknown> }> = parentIds.length
     ? await knex('catalog_items').select('id', 'data').whereIn('id', parentIds)
     : [];
-  const page = buildPage(feed, items, new Map(parentRows.map((p) => [p.id, p.data])));
+  const catalog = await knex('catalogs').select('product_id_field').where('id', feed.catalog_id).first();
+  const fc = feedContextOf(feed, await getCurrentSchema(knex, feed.catalog_id), catalog?.product_id_field ?? null);
+  const page = buildPage(fc, feed, items, new Map(parentRows.map((p) => [p.id, p.data])));
   let rendered = page.exported;
   if (run.delta) {
     const base = run.base_run_id
