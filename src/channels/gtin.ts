@@ -1,15 +1,16 @@
 /**
  * GTIN handling after the GS1 General Specifications (https://www.gs1.org/standards/barcodes-epcrfid-id-keys/gs1-general-specifications):
- * the lengths a GTIN may have (GTIN-8, -12, -13, -14, §3.3.2), the mod-10 check digit (§7.9.1)
- * and the prefixes that are not trade item numbers at all (§1.4.3 restricted circulation numbers,
- * coupons and refund receipts). Written here rather than taken from npm: the only package found
- * (`gtin`, 1.0.2) is unmaintained and does not know the restricted prefixes. Pure functions.
+ * the lengths a GTIN may have (GTIN-8, -12, -13, -14), the mod-10 check digit (§7.9.1)
+ * and the prefixes that are not trade item numbers at all (the sections on restricted circulation numbers,
+ * coupons and refund receipts). Written here rather than taken from npm: the rule is a few lines,
+ * and the restricted ranges would have to be added to any package (`gtin` on npm offers general
+ * GTIN utilities) anyway, so the whole check stays in one small file. Pure functions.
  */
 
 /** GTIN lengths GS1 defines. */
 export const GTIN_LENGTHS = [8, 12, 13, 14] as const;
 
-/** Why a GTIN is not usable as a product identifier (GS1 General Specifications §1.4.3). */
+/** Why a GTIN is not usable as a product identifier (GS1 General Specifications, restricted circulation numbers and coupons). */
 export type RestrictedKind = 'restricted_circulation' | 'company_internal' | 'coupon' | 'refund_receipt';
 
 /** The result of {@link parseGtin}. */
@@ -41,14 +42,14 @@ export function gtinCheckDigit(body: string): number {
   return (10 - (sum % 10)) % 10;
 }
 
-/** The GTIN padded with leading zeros to 14 digits, the form GS1 compares GTINs in (§3.3.2). */
+/** The GTIN padded with leading zeros to 14 digits, the form GS1 compares GTINs in. */
 export function toGtin14(gtin: string): string {
   return gtin.padStart(14, '0');
 }
 
 /**
  * Which restricted range a valid GTIN falls in, or null for an ordinary trade item number
- * (GS1 General Specifications §1.4.3, GS1 prefix list):
+ * (GS1 General Specifications, restricted circulation numbers and coupons; GS1 prefix list):
  * - GTIN-8 starting 0 or 2: restricted circulation (RCN-8);
  * - GTIN-12/13/14 by their GS1 prefix (the first three digits of the GTIN-13 form; a GTIN-12 is
  *   a GTIN-13 with a leading 0, a GTIN-14's first digit is the packaging indicator):

@@ -118,6 +118,18 @@ describe('applyMapping', () => {
     });
   });
 
+  test('a variant of a product-grouped catalog takes item_group_id from the product id field', () => {
+    const row = applyMapping(
+      { id: 'sku', title: 'product_name' },
+      { sku: 'V-1' },
+      { product_id: 'P-9', product_name: 'Shirt' },
+      { groupIdField: 'product_id' },
+    );
+    expect(row).toEqual({ id: 'V-1', title: 'Shirt', item_group_id: 'P-9' });
+    // Without the field on the product: the product's id under the mapping, or nothing.
+    expect(applyMapping({ id: 'sku' }, { sku: 'V-1' }, { product_name: 'Shirt' }, { groupIdField: 'product_id' })).toEqual({ id: 'V-1' });
+  });
+
   test('templates join fields; a mapped item_group_id is kept', () => {
     const row = applyMapping({ id: 'sku', title: { template: '{brand} {name} {missing}' }, item_group_id: 'group' }, { sku: 'V', group: 'G-9' }, product);
     expect(row).toEqual({ id: 'V', title: 'Acme Linen shirt', item_group_id: 'G-9' });
