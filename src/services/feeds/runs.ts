@@ -14,7 +14,7 @@ import { feedRunWorkflowId } from '../../contracts/feed-workflows';
 import type { Scope } from '../access/scope';
 import type { JobRunner } from '../job-runner';
 import { loadFeed } from './feeds';
-import { contentTypeOf } from './channel-port';
+import { contentTypeOf, rendererOf } from './channel-port';
 
 /** What run use cases need. */
 export interface FeedRunDeps {
@@ -159,7 +159,8 @@ async function fileOf(blobs: BlobStore, feed: Feed, run: FeedRun): Promise<FeedF
   const body = run.file_key ? await blobs.get(run.file_key) : null;
   if (!body || !run.file_key) throw new NotFoundError('The feed run has no file (it has not completed)');
   const format = run.delta ? 'jsonl' : feed.format;
-  return { body, content_type: contentTypeOf(format), filename: `feed-${feed.id}-${run.id}.${format}` };
+  // A full file has its writer's type; a delta file is JSONL.
+  return { body, content_type: run.delta ? contentTypeOf('jsonl') : rendererOf(feed).contentType, filename: `feed-${feed.id}-${run.id}.${format}` };
 }
 
 /** The file a completed run wrote. @throws NotFoundError (404) for an unknown run or one without a file */
