@@ -242,6 +242,10 @@ describe('feed runs', () => {
     await bad({ schedule: '61 * * * *' }, 'body.schedule');
     await bad({ mapping: { title: 'no_such_field' } }, 'body.mapping.title');
     await bad({ mapping: { title: { template: '{brand} {nope}' } } }, 'body.mapping.title');
+    // Another organization sees neither the feed nor its runs.
+    const other = await createTestOrg('feed tests, other org');
+    expect((await request(app).get(`/api/public/feeds/${res.body.id}`).set(other.auth)).status).toBe(404);
+    expect((await request(app).post(`/api/public/feeds/${res.body.id}/runs`).set(other.auth).send({})).status).toBe(404);
     const patch = await request(app).patch(`/api/public/feeds/${res.body.id}`).set(org.auth).send({ mapping: MAPPING });
     expect(patch.status).toBe(200);
     expect(patch.body.mapping_suggested).toBe(false);
