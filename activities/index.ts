@@ -2,7 +2,7 @@
  * The one place that wires every activity group the worker registers (issue 30 §2): the
  * enrichment activities (./enrichment.ts) and, with a database, the search count index, grid
  * index, review apply (./apply.ts), snapshot restore, bulk action, search maintenance, flow-run,
- * import and research archive activities. temporal/worker.ts registers the result, timed.
+ * import, research archive and feed-run activities. temporal/worker.ts registers the result, timed.
  */
 import type { Knex } from 'knex';
 import type { Config } from '../src/config';
@@ -16,6 +16,7 @@ import { pythonSandbox } from '../src/services/flows/python';
 import { createApplyActivities } from './apply';
 import { createBulkActionActivities } from './bulk-actions';
 import { type ActivityDeps, createEnrichmentActivities, type EnrichmentActivities } from './enrichment';
+import { createFeedActivities } from './feeds';
 import { createFlowActivities } from './flows';
 import { createGridIndexActivities } from './grid-index';
 import { createImportActivities } from './imports';
@@ -98,6 +99,7 @@ export function createActivityGroups(deps: ActivityGroupDeps): object {
   const maintenance = deps.knex ? createSearchMaintenanceActivities(deps.knex, deps.searchMaintenance) : {};
   const imports = deps.knex ? createImportActivities({ knex: deps.knex }) : {};
   const researchArchives = deps.knex ? createResearchArchiveActivities({ knex: deps.knex, blobs: storage.blobs }) : {};
+  const feeds = deps.knex ? createFeedActivities({ knex: deps.knex, blobs: storage.blobs }) : {};
   const flows = deps.knex
     ? createFlowActivities({
         knex: deps.knex,
@@ -118,5 +120,6 @@ export function createActivityGroups(deps: ActivityGroupDeps): object {
     ...flows,
     ...imports,
     ...researchArchives,
+    ...feeds,
   };
 }

@@ -21,6 +21,7 @@ import { apiKeyRoutes } from './routes/api-keys';
 import { dashboardRouter } from './dashboard/routes';
 import { organizationRoutes } from './routes/organization';
 import { readinessRoutes } from './routes/readiness';
+import { channelRoutes } from './routes/channels';
 import { templateRoutes } from './routes/templates';
 import { artifactRoutes, publicMediaRoutes } from './routes/files';
 import { inferenceRoutes } from './routes/inference';
@@ -28,6 +29,7 @@ import { sheetRoutes } from './routes/sheets';
 import { judgeRoutes } from './routes/judge';
 import { imageRunRoutes } from './routes/image-runs';
 import { researchArchiveRoutes } from './routes/research-archives';
+import { feedRoutes, publicFeedRoutes } from './routes/feeds';
 import type { AppDeps, ResolvedAppDeps } from './deps';
 import { runIdempotent } from './services/access/idempotency';
 import { RateLimits } from './services/access/rate-limits';
@@ -67,6 +69,8 @@ export function buildRegistry(given: AppDeps): RouteRegistry {
     ...imageRunRoutes(deps),
     ...researchArchiveRoutes(deps),
     ...readinessRoutes(deps),
+    ...channelRoutes(deps),
+    ...feedRoutes(deps),
   );
 }
 
@@ -81,7 +85,7 @@ export function createApp(given: AppDeps): Koa {
   const app = new Koa();
   app.proxy = true;
   const registry = buildRegistry(deps);
-  const rootRoutes = new RouteRegistry().add(...healthRoutes(deps), ...publicMediaRoutes(deps));
+  const rootRoutes = new RouteRegistry().add(...healthRoutes(deps), ...publicMediaRoutes(deps), ...publicFeedRoutes(deps));
   const openapi = new RouteRegistry()
     .add(...rootRoutes.routes, ...registry.routes)
     .openapi({ title: 'Catalog Enrichment and Management Service', version: '0.1.0' }, '/api');

@@ -47,6 +47,8 @@ import {
   snapshotRestoreWorkflowId,
 } from '../src/contracts/workflows';
 import { gridIndexRequestedSignal, searchWordsPendingSignal } from '../workflows/definitions';
+import type { FeedRunArgs } from '../src/contracts/feed-workflows';
+import { type FeedRef, setFeedScheduleOn, startFeedRunWorkflow } from './feed-schedules';
 
 /** Deadline of the readiness ping (ms). */
 const PING_TIMEOUT_MS = 3000;
@@ -145,6 +147,7 @@ export class TemporalJobRunner implements JobRunner {
    * @param flowTuning optional heartbeat / retry tuning of every flow run
    * @param restoreTuning optional heartbeat / retry tuning of every snapshot restore
    * @param gridIndexTuning optional linger / heartbeat tuning of every grid index workflow
+   * @param feedTuning optional page size / heartbeat tuning of every feed run
    */
   constructor(
     private readonly client: Client,
@@ -155,7 +158,18 @@ export class TemporalJobRunner implements JobRunner {
     private readonly flowTuning: FlowRunTuning = {},
     private readonly restoreTuning: RestoreTuning = {},
     private readonly gridIndexTuning: GridIndexTuning = {},
+    private readonly feedTuning: Omit<FeedRunArgs, 'run_id'> = {},
   ) {}
+
+  /** Starts `feed-run-<run_id>` (./feed-schedules.ts); "already started" is success. @throws when Temporal is unreachable */
+  startFeedRun(run: { id: string; organization_id: string; catalog_id: string; feed_id: string }): Promise<void> {
+    return startFeedRunWorkflow(this.client, this.config.taskQueue, run, this.feedTuning);
+  }
+
+  /** Creates, replaces or (cron null) deletes `feed-schedule-<feed_id>` (./feed-schedules.ts). @throws when Temporal is unreachable */
+  setFeedSchedule(feed: FeedRef, cron: string | null): Promise<void> {
+    return setFeedScheduleOn(this.client, this.config.taskQueue, feed, cron);
+  }
 
   /**
    * Starts `enrichmentJobWorkflow` under `job.workflow_id` with search attributes OrganizationId,

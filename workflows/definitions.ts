@@ -5,6 +5,7 @@
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { EnrichmentProgress, ActivityApplyProgress, CatalogImportProgress, FlowRunProgress, SnapshotRestoreProgress } from '../src/contracts/workflows';
+import type { FeedRunProgress } from '../src/contracts/feed-workflows';
 
 /** Live progress of an enrichment job (architecture.md, Temporal rule 7; the API reads PostgreSQL). */
 export const progressQuery = defineQuery<EnrichmentProgress>('progress');
@@ -30,3 +31,6 @@ export const restoreProgressQuery = defineQuery<SnapshotRestoreProgress>('progre
 
 /** Signal to the open grid index workflow of a catalog: look at its `catalog_field_indexes` rows again. */
 export const gridIndexRequestedSignal = defineSignal('gridIndexRequested');
+
+/** Live progress of a feed run (the API reads `feed_runs`). */
+export const feedRunProgressQuery = defineQuery<FeedRunProgress>('progress');

@@ -13,3 +13,4 @@ export { researchArchiveIndexWorkflow } from './research-archive-index';
 export { snapshotRestoreWorkflow } from './snapshot-restore';
 export { bulkStageWorkflow } from './bulk-stage';
 export { gridIndexWorkflow } from './grid-index';
+export { feedRunWorkflow, feedScheduledRunWorkflow } from './feed-run';

@@ -86,6 +86,21 @@ export interface JobRunner {
    */
   startSnapshotRestore?(restore: { id: string; organization_id: string; catalog_id: string; snapshot_id: string }): Promise<void>;
   /**
+   * Starts a feed run (workflow `feed-run-<run_id>`, src/services/feeds/runs.ts), with search
+   * attributes OrganizationId, CatalogId and JobKind=feed; "already started" is success.
+   * Optional: runners without it make run requests answer 503.
+   * @throws the client's error when Temporal is unreachable
+   */
+  startFeedRun?(run: { id: string; organization_id: string; catalog_id: string; feed_id: string }): Promise<void>;
+  /**
+   * Creates or replaces the Temporal Schedule `feed-schedule-<feed_id>` that starts a run of the
+   * feed on its cron expression (docs/feeds.md, "Schedules"); with `cron` null, deletes it (no
+   * error when there is none). Optional: without it, feeds keep their schedule but nothing runs
+   * it, and the feed's answer says so in `notices`.
+   * @throws the client's error when Temporal is unreachable
+   */
+  setFeedSchedule?(feed: { id: string; organization_id: string; catalog_id: string }, cron: string | null): Promise<void>;
+  /**
    * How many workers poll the task queue, for workflow tasks and for activity tasks (Temporal's
    * DescribeTaskQueue pollers, which list pollers seen in the last few minutes). Optional: a
    * runner without it is not checked (`/readyz`, sync enrich).

@@ -28,7 +28,10 @@
  *   file that is no WARC, failed without retries (`research-archive-failed.json`);
  * - bulkStageWorkflow: a console bulk action staged in three pages (`bulk-stage-completed.json`);
  * - gridIndexWorkflow: a sort index built, then dropped after a signal while the workflow lingered
- *   (`grid-index-built-dropped.json`).
+ *   (`grid-index-built-dropped.json`);
+ * - feedRunWorkflow: a feed run in three pages, then its file (`feed-run-completed.json`);
+ * - feedScheduledRunWorkflow: a scheduled start that creates its run and runs it as a child
+ *   (`feed-scheduled-run.json`).
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -29,7 +29,8 @@
  * `snapshot-restore-{completed,failed}.json`); naming some re-records only those fixtures.
  * `bulk-stage` (bulkStageWorkflow, three pages: `bulk-stage-completed.json`), `grid-index`
  * (gridIndexWorkflow: an index built, then signalled while lingering to drop it:
- * `grid-index-built-dropped.json`); naming some re-records only those fixtures.
+ * `grid-index-built-dropped.json`), `feed` (feedRunWorkflow in three pages and a scheduled start:
+ * `feed-run-completed.json`, `feed-scheduled-run.json`; ./record-feed.ts); naming some re-records only those fixtures.
  */
 import '../setup/env';
 import fs from 'node:fs';
@@ -45,6 +46,7 @@ import { saveFlowFromActivity } from '../../src/services/flows/flows';
 import { executeFlow } from '../../src/services/flows/runs';
 import { createResearchArchive } from '../../src/services/research-archives/archives';
 import { writeWarc } from '../fixtures/warc';
+import { recordFeedRuns } from './record-feed';
 import { exportHistory } from '../../temporal/export-history';
 import { createCatalogCaches } from '../../src/services/catalog/caches';
 import { createBulkAction } from '../../src/services/review/bulk-edit';
@@ -87,7 +89,8 @@ const wanted = (
     | 'research-archive'
     | 'restore'
     | 'bulk-stage'
-    | 'grid-index',
+    | 'grid-index'
+    | 'feed',
 ): boolean => GROUPS.size === 0 || GROUPS.has(group);
 
 async function main(): Promise<void> {
@@ -123,6 +126,7 @@ async function main(): Promise<void> {
     if (wanted('research-archive')) await recordResearchArchives(env, organizationId, out);
     if (wanted('bulk-stage')) await recordBulkStage(env, organizationId, out);
     if (wanted('grid-index')) await recordGridIndex(env, organizationId, out);
+    if (wanted('feed')) await recordFeedRuns(env, organizationId, TASK_QUEUE, out);
     if (wanted('flows')) await recordFlows(env, organizationId, out);
     if (wanted('maintenance')) {
       // One pass over the test database's indexes (rebuilt or checked, as they stand).

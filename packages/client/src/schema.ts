@@ -7335,6 +7335,921 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/public/channels': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The channels (Google Merchant Center, Meta catalog, schema.org), their formats and attributes */
+    get: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first. */
+          'X-Organization-Id'?: components['parameters']['OrganizationId'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              channels: {
+                /** @enum {string} */
+                id: 'google_merchant_center' | 'meta_catalog' | 'schema_org';
+                name: string;
+                formats: ('tsv' | 'xml' | 'csv' | 'jsonl')[];
+                attributes: {
+                  name: string;
+                  /** @enum {string} */
+                  required: 'always' | 'conditional' | 'optional';
+                  /** @description When a conditional attribute is needed */
+                  condition?: string;
+                  description: string;
+                }[];
+              }[];
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        429: components['responses']['TooManyRequests'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/public/catalogs/{catalog_id}/channel-readiness': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The catalog's readiness for a channel: items ready, items blocked per issue code, items missing each attribute (one scan of the items) */
+    get: {
+      parameters: {
+        query: {
+          /** @description The channel id (GET /public/channels) */
+          channel: 'google_merchant_center' | 'meta_catalog' | 'schema_org';
+        };
+        header?: {
+          /** @description Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first. */
+          'X-Organization-Id'?: components['parameters']['OrganizationId'];
+        };
+        path: {
+          catalog_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {string} */
+              channel: 'google_merchant_center' | 'meta_catalog' | 'schema_org';
+              /** @description Items that would be rows of the feed: variants, and products without variants */
+              total: number;
+              /** @description Of those, items no rule finds an error in */
+              ready: number;
+              /** @description Items with an error of each code (missing_required, invalid_gtin, restricted_gtin, identifier_missing, too_long, invalid_value, missing_apparel_attribute, missing_item_group_id); an item counts once per code */
+              blocked: {
+                [key: string]: number;
+              };
+              /** @description Items each needed attribute has no value in */
+              by_attribute: {
+                [key: string]: number;
+              };
+              /** @description True when the items were checked with the proposed mapping (no feed's own) */
+              mapping_suggested: boolean;
+              /** @description Channel attribute → catalog field, {template} or {value}: the mapping the items were checked with */
+              mapping: {
+                [key: string]:
+                  | string
+                  | {
+                      template: string;
+                    }
+                  | {
+                      value: string;
+                    };
+              };
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        422: components['responses']['ValidationError'];
+        429: components['responses']['TooManyRequests'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/public/catalogs/{catalog_id}/feeds': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The catalog's feeds, newest first */
+    get: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first. */
+          'X-Organization-Id'?: components['parameters']['OrganizationId'];
+        };
+        path: {
+          catalog_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              feeds: {
+                id: string;
+                catalog_id: string;
+                channel: string;
+                format: string;
+                target_country: string;
+                language: string;
+                currency: string | null;
+                /** @description Channel attribute → source */
+                mapping: Record<string, unknown>;
+                /** @description true while the mapping is the one the service proposed */
+                mapping_suggested: boolean;
+                /** @description For a proposed mapping: attribute → why this source was proposed */
+                mapping_reasons?: Record<string, unknown>;
+                filter: Record<string, unknown>;
+                schedule: string | null;
+                /** @description Serves the latest completed run's file without an API key; changes on rotate-token */
+                public_url: string;
+                notices?: string[];
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+              }[];
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        422: components['responses']['ValidationError'];
+        429: components['responses']['TooManyRequests'];
+      };
+    };
+    put?: never;
+    /**
+     * Create a feed of the catalog to a channel; without a mapping the service proposes one (mapping_suggested, a reason per attribute)
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first. */
+          'X-Organization-Id'?: components['parameters']['OrganizationId'];
+          /** @description Makes the POST idempotent for 24 h: a repeat with the same key and request gets the first answer again (header `Idempotent-Replayed: true`) and runs nothing; the same key with another request is a 422; a repeat while the first runs is a 409. */
+          'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        };
+        path: {
+          catalog_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description A channel id of `GET /api/public/channels` */
+            channel: string;
+            /** @description One of the channel's formats (tsv, xml, csv, jsonl) */
+            format: string;
+            /** @description ISO 3166-1 alpha-2 */
+            target_country: string;
+            /** @description BCP 47 language tag */
+            language: string;
+            /** @description ISO 4217, appended to prices that carry none */
+            currency?: string | null;
+            /** @description Channel attribute → catalog field, `{template}` or `{value}` */
+            mapping?: {
+              [key: string]:
+                | string
+                | {
+                    /** @description Text with `{field}` placeholders, e.g. "{brand} {name}" */
+                    template: string;
+                  }
+                | {
+                    /** @description A fixed value, e.g. "new" */
+                    value: string;
+                  };
+            };
+            filter?: {
+              /** @description Word search over the items, as `GET …/items?search=` */
+              search?: string;
+              /** @enum {string} */
+              entity_type?: 'product' | 'variant';
+            };
+            /** @description Cron expression in UTC (5 fields, or @hourly/@daily/@weekly/@monthly/@yearly) */
+            schedule?: string | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              catalog_id: string;
+              channel: string;
+              format: string;
+              target_country: string;
+              language: string;
+              currency: string | null;
+              /** @description Channel attribute → source */
+              mapping: Record<string, unknown>;
+              /** @description true while the mapping is the one the service proposed */
+              mapping_suggested: boolean;
+              /** @description For a proposed mapping: attribute → why this source was proposed */
+              mapping_reasons?: Record<string, unknown>;
+              filter: Record<string, unknown>;
+              schedule: string | null;
+              /** @description Serves the latest completed run's file without an API key; changes on rotate-token */
+              public_url: string;
+              notices?: string[];
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
+        415: components['responses']['Error'];
+        422: components['responses']['ValidationError'];
+        429: components['responses']['TooManyRequests'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/public/feeds/{feed_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One feed */
+    get: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first. */
+          'X-Organization-Id'?: components['parameters']['OrganizationId'];
+        };
+        path: {
+          feed_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              catalog_id: string;
+              channel: string;
+              format: string;
+              target_country: string;
+              language: string;
+              currency: string | null;
+              /** @description Channel attribute → source */
+              mapping: Record<string, unknown>;
+              /** @description true while the mapping is the one the service proposed */
+              mapping_suggested: boolean;
+              /** @description For a proposed mapping: attribute → why this source was proposed */
+              mapping_reasons?: Record<string, unknown>;
+              filter: Record<string, unknown>;
+              schedule: string | null;
+              /** @description Serves the latest completed run's file without an API key; changes on rotate-token */
+              public_url: string;
+              notices?: string[];
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        422: components['responses']['ValidationError'];
+        429: components['responses']['TooManyRequests'];
+      };
+    };
+    put?: never;
+    post?: never;
+    /**
+     * Delete a feed: its public URL stops answering and its schedule is removed
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first. */
+          'X-Organization-Id'?: components['parameters']['OrganizationId'];
+        };
+        path: {
+          feed_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              message: string;
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        422: components['responses']['ValidationError'];
+        429: components['responses']['TooManyRequests'];
+      };
+    };
+    options?: never;
+    head?: never;
+    /**
+     * Change a feed's settings; a new mapping is no longer a suggestion, a new schedule replaces the Temporal Schedule
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first. */
+          'X-Organization-Id'?: components['parameters']['OrganizationId'];
+        };
+        path: {
+          feed_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          'application/json': {
+            /** @description A channel id of `GET /api/public/channels` */
+            channel?: string;
+            /** @description One of the channel's formats (tsv, xml, csv, jsonl) */
+            format?: string;
+            /** @description ISO 3166-1 alpha-2 */
+            target_country?: string;
+            /** @description BCP 47 language tag */
+            language?: string;
+            /** @description ISO 4217, appended to prices that carry none */
+            currency?: string | null;
+            /** @description Channel attribute → catalog field, `{template}` or `{value}` */
+            mapping?: {
+              [key: string]:
+                | string
+                | {
+                    /** @description Text with `{field}` placeholders, e.g. "{brand} {name}" */
+                    template: string;
+                  }
+                | {
+                    /** @description A fixed value, e.g. "new" */
+                    value: string;
+                  };
+            };
+            filter?: {
+              /** @description Word search over the items, as `GET …/items?search=` */
+              search?: string;
+              /** @enum {string} */
+              entity_type?: 'product' | 'variant';
+            };
+            /** @description Cron expression in UTC (5 fields, or @hourly/@daily/@weekly/@monthly/@yearly) */
+            schedule?: string | null;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              catalog_id: string;
+              channel: string;
+              format: string;
+              target_country: string;
+              language: string;
+              currency: string | null;
+              /** @description Channel attribute → source */
+              mapping: Record<string, unknown>;
+              /** @description true while the mapping is the one the service proposed */
+              mapping_suggested: boolean;
+              /** @description For a proposed mapping: attribute → why this source was proposed */
+              mapping_reasons?: Record<string, unknown>;
+              filter: Record<string, unknown>;
+              schedule: string | null;
+              /** @description Serves the latest completed run's file without an API key; changes on rotate-token */
+              public_url: string;
+              notices?: string[];
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        413: components['responses']['PayloadTooLarge'];
+        415: components['responses']['Error'];
+        422: components['responses']['ValidationError'];
+        429: components['responses']['TooManyRequests'];
+      };
+    };
+    trace?: never;
+  };
+  '/api/public/feeds/{feed_id}/rotate-token': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Give the feed a new public URL; the old one answers 404 from now on
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first. */
+          'X-Organization-Id'?: components['parameters']['OrganizationId'];
+          /** @description Makes the POST idempotent for 24 h: a repeat with the same key and request gets the first answer again (header `Idempotent-Replayed: true`) and runs nothing; the same key with another request is a 422; a repeat while the first runs is a 409. */
+          'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        };
+        path: {
+          feed_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              catalog_id: string;
+              channel: string;
+              format: string;
+              target_country: string;
+              language: string;
+              currency: string | null;
+              /** @description Channel attribute → source */
+              mapping: Record<string, unknown>;
+              /** @description true while the mapping is the one the service proposed */
+              mapping_suggested: boolean;
+              /** @description For a proposed mapping: attribute → why this source was proposed */
+              mapping_reasons?: Record<string, unknown>;
+              filter: Record<string, unknown>;
+              schedule: string | null;
+              /** @description Serves the latest completed run's file without an API key; changes on rotate-token */
+              public_url: string;
+              notices?: string[];
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        422: components['responses']['ValidationError'];
+        429: components['responses']['TooManyRequests'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/public/feeds/{feed_id}/runs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start a run of the feed (the durable workflow feed-run-<run_id>); delta: only items changed or removed since the last completed run, as JSONL
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first. */
+          'X-Organization-Id'?: components['parameters']['OrganizationId'];
+          /** @description Makes the POST idempotent for 24 h: a repeat with the same key and request gets the first answer again (header `Idempotent-Replayed: true`) and runs nothing; the same key with another request is a 422; a repeat while the first runs is a 409. */
+          'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        };
+        path: {
+          feed_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          'application/json': {
+            /** @default false */
+            delta?: boolean;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              run_id: string;
+              status: string;
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        413: components['responses']['PayloadTooLarge'];
+        415: components['responses']['Error'];
+        422: components['responses']['ValidationError'];
+        429: components['responses']['TooManyRequests'];
+        /** @description this deployment runs no workflows, or Temporal is unreachable */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/public/feeds/{feed_id}/runs/{run_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Status, progress and counts of a run, and where its file and issues are */
+    get: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first. */
+          'X-Organization-Id'?: components['parameters']['OrganizationId'];
+        };
+        path: {
+          feed_id: string;
+          run_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              feed_id: string;
+              /** @enum {string} */
+              status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+              delta: boolean;
+              progress: {
+                items_read: number;
+                total: number;
+              };
+              counts: {
+                /** @description Items read */
+                items: number;
+                /** @description Rows in the file (a delta: rows changed) */
+                exported: number;
+                /** @description Items left out for an error */
+                excluded: number;
+                /** @description Exported items with at least one warning */
+                warnings: number;
+              };
+              file_url: string | null;
+              issues_url: string;
+              error: string | null;
+              /** Format: date-time */
+              started_at: string | null;
+              /** Format: date-time */
+              completed_at: string | null;
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        422: components['responses']['ValidationError'];
+        429: components['responses']['TooManyRequests'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/public/feeds/{feed_id}/runs/{run_id}/file': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The run's file (404 until it completed); Content-Type by format */
+    get: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first. */
+          'X-Organization-Id'?: components['parameters']['OrganizationId'];
+        };
+        path: {
+          feed_id: string;
+          run_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        422: components['responses']['ValidationError'];
+        429: components['responses']['TooManyRequests'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/public/feeds/{feed_id}/runs/{run_id}/issues': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A page of the run's issues (an item with an error is not in the file; warnings keep it) */
+    get: {
+      parameters: {
+        query?: {
+          page?: number;
+          page_size?: number;
+          severity?: 'error' | 'warning';
+          code?: string;
+          attribute?: string;
+        };
+        header?: {
+          /** @description Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first. */
+          'X-Organization-Id'?: components['parameters']['OrganizationId'];
+        };
+        path: {
+          feed_id: string;
+          run_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              items: {
+                item_id: string;
+                sku: string | null;
+                attribute: string;
+                /** @enum {string} */
+                severity: 'error' | 'warning';
+                code: string;
+                message: string;
+                value?: string;
+              }[];
+              total: number;
+              page: number;
+              page_size: number;
+              total_pages: number;
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        422: components['responses']['ValidationError'];
+        429: components['responses']['TooManyRequests'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/public/feeds/{feed_id}/runs/{run_id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a queued or running run (409 when it already ended)
+     * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first. */
+          'X-Organization-Id'?: components['parameters']['OrganizationId'];
+          /** @description Makes the POST idempotent for 24 h: a repeat with the same key and request gets the first answer again (header `Idempotent-Replayed: true`) and runs nothing; the same key with another request is a 422; a repeat while the first runs is a 409. */
+          'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        };
+        path: {
+          feed_id: string;
+          run_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              feed_id: string;
+              /** @enum {string} */
+              status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+              delta: boolean;
+              progress: {
+                items_read: number;
+                total: number;
+              };
+              counts: {
+                /** @description Items read */
+                items: number;
+                /** @description Rows in the file (a delta: rows changed) */
+                exported: number;
+                /** @description Items left out for an error */
+                excluded: number;
+                /** @description Exported items with at least one warning */
+                warnings: number;
+              };
+              file_url: string | null;
+              issues_url: string;
+              error: string | null;
+              /** Format: date-time */
+              started_at: string | null;
+              /** Format: date-time */
+              completed_at: string | null;
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        409: components['responses']['Error'];
+        422: components['responses']['ValidationError'];
+        429: components['responses']['TooManyRequests'];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {

@@ -16,7 +16,7 @@ export const IMPORT_ROUTE = 'POST /public/catalogs/:catalog_id/items/import';
  *   judging, image runs, web archives uploads, dashboard item edits and bulk actions (which stage);
  * - `reviewer` decides and writes the catalog: approve/reject, apply, snapshots and restores, and
  *   every direct catalog write (items, imports, catalog settings, schema, taxonomy, context, quality
- *   prompt, readiness profiles, a catalog made from a job), since a reviewer may apply any change anyway;
+ *   prompt, readiness profiles, a catalog made from a job) and feeds (which publish it), since a reviewer may apply any change anyway;
  * - `admin` manages the organization: API keys, people, settings, and deleting a whole catalog.
  *
  * API keys and user tokens carry no role and act as admin (src/services/access/roles.ts), so
@@ -25,6 +25,13 @@ export const IMPORT_ROUTE = 'POST /public/catalogs/:catalog_id/items/import';
 export const API_ROUTE_ROLES: Readonly<Record<string, Role>> = {
   // Catalogs, schema, taxonomy: direct writes.
   'POST /public/catalogs': 'reviewer',
+  // Feeds publish the catalog to channels (docs/feeds.md): a reviewer's decision, like a write.
+  'POST /public/catalogs/:catalog_id/feeds': 'reviewer',
+  'PATCH /public/feeds/:feed_id': 'reviewer',
+  'DELETE /public/feeds/:feed_id': 'reviewer',
+  'POST /public/feeds/:feed_id/rotate-token': 'reviewer',
+  'POST /public/feeds/:feed_id/runs': 'reviewer',
+  'POST /public/feeds/:feed_id/runs/:run_id/cancel': 'reviewer',
   'PUT /public/catalogs/:catalog_id': 'reviewer',
   'DELETE /public/catalogs/:catalog_id': 'admin',
   'DELETE /catalogs/:catalog_id': 'admin',

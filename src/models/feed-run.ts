@@ -1,0 +1,32 @@
+import { BaseModel } from './base';
+
+/** Where a feed run is: queued → running → completed | failed | cancelled. */
+export type FeedRunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+/**
+ * One run of a feed (table `feed_runs`; workflow `feed-run-<id>`, docs/feeds.md "Runs").
+ * Counters are the sums of its `feed_run_pages` rows; `file_key` is the finished file's blob key.
+ */
+export class FeedRun extends BaseModel {
+  static tableName = 'feed_runs';
+  id!: string;
+  feed_id!: string;
+  organization_id!: string;
+  status!: FeedRunStatus;
+  delta!: boolean;
+  /** The completed run a delta compares against, null for a full run. */
+  base_run_id!: string | null;
+  /** Workflow id of the scheduled start that created this run, null for API runs. */
+  schedule_key!: string | null;
+  items_read!: number;
+  total!: number;
+  items!: number;
+  exported!: number;
+  excluded!: number;
+  warnings!: number;
+  file_key!: string | null;
+  error!: string | null;
+  created_at!: Date;
+  started_at!: Date | null;
+  completed_at!: Date | null;
+}

@@ -1,0 +1,155 @@
+import type { Knex } from 'knex';
+import {
+  channelById,
+  mappingOf,
+  proposeMapping,
+  toChannelRow,
+  validateRow,
+  type ChannelDefinition,
+  type ChannelIssue,
+  type ChannelMapping,
+  type FeedRow,
+  type IssueCode,
+} from '../../channels';
+import { ValidationError } from '../../lib/errors';
+import type { Scope } from '../access/scope';
+import type { CatalogDeps } from '../catalog/caches';
+import { loadGridCatalog, type GridCatalog } from '../catalog/item-grid';
+import { applyContextOf, googleCategoryOfNode, hasGoogleCategories, schemaFieldsOf } from './catalog-context';
+
+/**
+ * A catalog's readiness for a channel (docs/channels.md, "Readiness"): every item that would be
+ * a row of the channel's feed (variants, and products without variants) is mapped and checked
+ * by the channel's rules; the report counts the ready items, the items each error code blocks,
+ * and the items each attribute is missing from. It scans the catalog in keyset pages of
+ * {@link PAGE_SIZE} items (never the whole catalog in memory).
+ */
+
+/** Items read per page of the scan. */
+export const PAGE_SIZE = 500;
+
+/** The readiness report. */
+export interface ChannelReadiness {
+  channel: string;
+  /** Items that would be rows of the feed: variants, and products without variants. */
+  total: number;
+  /** Of those, items without an error (they would be exported). */
+  ready: number;
+  /** Items with at least one error of each code (an item counts once per code). */
+  blocked: Partial<Record<IssueCode, number>>;
+  /** Items each attribute is missing from, where the channel needs it (missing_required, identifier_missing, missing_apparel_attribute, missing_item_group_id). */
+  by_attribute: Record<string, number>;
+  /** The mapping the items were checked with, and whether it was proposed (no feed's own). */
+  mapping: ChannelMapping;
+  mapping_suggested: boolean;
+}
+
+/** Issue codes that mean "this attribute has no value". */
+const MISSING_CODES: ReadonlySet<IssueCode> = new Set(['missing_required', 'identifier_missing', 'missing_apparel_attribute', 'missing_item_group_id']);
+
+/**
+ * The channel by id.
+ * @throws ValidationError (422, at `query.channel`) for an unknown id
+ */
+export function requireChannel(id: string): ChannelDefinition {
+  const c = channelById(id);
+  if (!c) throw ValidationError.at(['query', 'channel'], `Unknown channel "${id}"`, 'enum');
+  return c;
+}
+
+/**
+ * The mapping to check a catalog with for a channel: the given one (a feed's, once feeds exist:
+ * the caller passes the catalog's feed mapping for the channel here), else the proposal from the
+ * catalog's schema and taxonomy.
+ */
+export function readinessMapping(grid: GridCatalog, channel: ChannelDefinition, given?: ChannelMapping): { mapping: ChannelMapping; suggested: boolean } {
+  if (given) return { mapping: given, suggested: false };
+  const proposal = proposeMapping(schemaFieldsOf(grid.schema), channel, {
+    hasTaxonomy: !!grid.taxonomy,
+    hasGoogleCategories: hasGoogleCategories(grid.taxonomy),
+  });
+  return { mapping: mappingOf(proposal), suggested: true };
+}
+
+interface ScanRow {
+  id: string;
+  entity_type: 'product' | 'variant';
+  parent_id: string | null;
+  data: Record<string, unknown>;
+}
+
+/**
+ * The catalog's readiness for the channel (one scan of its items in id order, keyset pages).
+ * @param opts.mapping a feed's mapping to check with instead of the proposal
+ * @param opts.currency the currency appended to bare prices (a feed's `currency`)
+ * @throws NotFoundError (404) / ForbiddenError (403) for the catalog; ValidationError (422) for an unknown channel
+ */
+export async function channelReadiness(
+  deps: CatalogDeps,
+  scope: Scope,
+  catalogId: string,
+  channelId: string,
+  opts: { mapping?: ChannelMapping; currency?: string } = {},
+): Promise<ChannelReadiness> {
+  const channel = requireChannel(channelId);
+  const grid = await loadGridCatalog(deps, scope, catalogId);
+  const { mapping, suggested } = readinessMapping(grid, channel, opts.mapping);
+  const ctx = applyContextOf(grid.taxonomy, opts.currency, grid.catalog.product_id_field);
+  const report: ChannelReadiness = { channel: channel.id, total: 0, ready: 0, blocked: {}, by_attribute: {}, mapping, mapping_suggested: suggested };
+  const count = (row: FeedRow, data: Record<string, unknown>, parent: Record<string, unknown> | undefined, isVariant: boolean) => {
+    const cat = String(data.category_id ?? parent?.category_id ?? '');
+    const google = grid.taxonomy && cat ? googleCategoryOfNode(grid.taxonomy, cat) : null;
+    tally(report, validateRow(channel, row, { isVariant, googleCategoryPath: google?.path ?? null }));
+  };
+  let after: string | null = null;
+  for (;;) {
+    const page = await scanPage(deps.knex, catalogId, after);
+    if (page.length === 0) break;
+    after = page[page.length - 1].id;
+    const parents = await parentData(deps.knex, page);
+    const withVariants = await productsWithVariants(deps.knex, catalogId, page);
+    for (const item of page) {
+      if (item.entity_type === 'variant') {
+        const parent = item.parent_id ? parents.get(item.parent_id) : undefined;
+        count(toChannelRow(channel, mapping, item.data, parent, ctx), item.data, parent, true);
+      } else if (!withVariants.has(item.id)) {
+        count(toChannelRow(channel, mapping, item.data, undefined, ctx), item.data, undefined, false);
+      }
+    }
+    if (page.length < PAGE_SIZE) break;
+  }
+  return report;
+}
+
+/** Adds one item's issues to the report. */
+function tally(report: ChannelReadiness, issues: ChannelIssue[]): void {
+  report.total++;
+  const errors = issues.filter((i) => i.severity === 'error');
+  if (errors.length === 0) report.ready++;
+  for (const code of new Set(errors.map((i) => i.code))) report.blocked[code] = (report.blocked[code] ?? 0) + 1;
+  for (const attribute of new Set(issues.filter((i) => MISSING_CODES.has(i.code)).map((i) => i.attribute)))
+    report.by_attribute[attribute] = (report.by_attribute[attribute] ?? 0) + 1;
+}
+
+/** The next page of items after `after` in id order. */
+async function scanPage(knex: Knex, catalogId: string, after: string | null): Promise<ScanRow[]> {
+  const q = knex('catalog_items').where('catalog_id', catalogId).orderBy('id').limit(PAGE_SIZE).select('id', 'entity_type', 'parent_id', 'data');
+  if (after) q.where('id', '>', after);
+  return (await q) as ScanRow[];
+}
+
+/** The data of the page's variants' products. */
+async function parentData(knex: Knex, page: ScanRow[]): Promise<Map<string, Record<string, unknown>>> {
+  const ids = [...new Set(page.filter((r) => r.parent_id).map((r) => r.parent_id!))];
+  if (ids.length === 0) return new Map();
+  const rows = (await knex('catalog_items').whereIn('id', ids).select('id', 'data')) as Array<{ id: string; data: Record<string, unknown> }>;
+  return new Map(rows.map((r) => [r.id, r.data]));
+}
+
+/** Which of the page's products have variants (they are represented by their variants). */
+async function productsWithVariants(knex: Knex, catalogId: string, page: ScanRow[]): Promise<Set<string>> {
+  const ids = page.filter((r) => r.entity_type === 'product').map((r) => r.id);
+  if (ids.length === 0) return new Set();
+  const rows = (await knex('catalog_items').where('catalog_id', catalogId).whereIn('parent_id', ids).distinct('parent_id')) as Array<{ parent_id: string }>;
+  return new Set(rows.map((r) => r.parent_id));
+}

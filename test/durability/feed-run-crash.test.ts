@@ -1,0 +1,165 @@
+/**
+ * Durability of feed runs through real processes (docs/feeds.md, "Durability"): the production
+ * worker (`temporal/worker.ts`) runs feedRunWorkflow over a catalog of {@link ITEMS} items in
+ * pages of {@link PAGE}, some with a bad GTIN, and is SIGKILLed while the first page has written
+ * its part blob and waits inside its transaction to record the page. A second worker retries the
+ * page (after the page activity's heartbeat timeout) and finishes the run.
+ *
+ * The moment is made, not waited for: the test holds `feed_run_pages` in SHARE mode, so the page's
+ * insert waits (`pg_stat_activity` `wait_event_type = 'Lock'`) until the kill; the worker's
+ * connections carry `client_connection_check_interval` (PGOPTIONS), so PostgreSQL ends the dead
+ * worker's backend while it waits and the page's transaction never commits.
+ *
+ * Proves: the file is byte for byte the file of an uninterrupted run of the same feed, and the
+ * issue list is the same with no duplicate; the counters count every item once.
+ */
+import type { Knex } from 'knex';
+import { feedRunWorkflowId } from '../../src/contracts/feed-workflows';
+import { loadConfig } from '../../src/config';
+import { bufferOf } from '../../src/lib/blob-store';
+import { createBlobStore } from '../../src/lib/blob-stores';
+import { newId } from '../../src/lib/ids';
+import { FeedRun } from '../../src/models/feed-run';
+import { createFeed } from '../../src/services/feeds/feeds';
+import { insertFeedRun } from '../../src/services/feeds/runs';
+import { spawnWorker, stopWorker, TestCluster, waitForBackendsGone } from '../fixtures/worker-cluster';
+import { createTestCatalog } from '../helpers/catalogs';
+import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { quietTemporalRuntime } from '../helpers/temporal';
+import { waitUntil } from '../helpers/wait';
+
+const TASK_QUEUE = 'test-feed-run-durability';
+const ITEMS = 10;
+const PAGE = 3;
+/** PostgreSQL checks every second whether a worker's client is still there while its statement runs (or waits). */
+const WORKER_ENV = { PGOPTIONS: '-c client_connection_check_interval=1000' };
+
+let knex: Knex;
+let cluster: TestCluster;
+
+beforeAll(async () => {
+  quietTemporalRuntime();
+  knex = testKnex();
+  cluster = await new TestCluster().start();
+}, 300_000);
+
+afterAll(async () => {
+  await cluster?.close();
+  await closeTestKnex();
+});
+
+/** A feed over {@link ITEMS} items; every third has a GTIN with a wrong check digit. @returns the feed's id */
+async function seedFeed(organizationId: string): Promise<string> {
+  const schema = {
+    type: 'object',
+    properties: { sku: { type: 'string' }, title: { type: 'string' }, price: { type: 'number' }, gtin: { type: 'string' } },
+    required: ['sku'],
+  };
+  const catalogId = await createTestCatalog(organizationId, { schema_definition: schema });
+  await knex('catalog_items').insert(
+    Array.from({ length: ITEMS }, (_, i) => ({
+      id: newId(),
+      catalog_id: catalogId,
+      business_key: `K-${i}`,
+      data: JSON.stringify({ sku: `K-${i}`, title: `Kettle ${i}`, price: 20 + i, gtin: i % 3 === 0 ? '4006381333932' : '4006381333931' }),
+    })),
+  );
+  const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'crash-test', organizationIds: [organizationId] } };
+  const { feed } = await createFeed(knex, scope, catalogId, {
+    channel: 'google_merchant_center',
+    format: 'xml',
+    target_country: 'US',
+    language: 'en',
+    currency: 'USD',
+    mapping: {
+      id: 'sku',
+      title: 'title',
+      description: 'title',
+      link: { template: 'https://shop.example/{sku}' },
+      image_link: { template: 'https://shop.example/{sku}.jpg' },
+      availability: { value: 'in_stock' },
+      brand: { value: 'Acme' },
+      price: 'price',
+      gtin: 'gtin',
+      condition: { value: 'new' },
+    },
+  });
+  return feed.id;
+}
+
+/** Starts a run of the feed on the cluster (pages of {@link PAGE}, a 3 s page heartbeat timeout). @returns the run id */
+async function startRun(feedId: string): Promise<string> {
+  const feed = await knex('feeds').where('id', feedId).first();
+  const run = await insertFeedRun(knex, feed, false);
+  await cluster.client.workflow.start('feedRunWorkflow', {
+    taskQueue: TASK_QUEUE,
+    workflowId: feedRunWorkflowId(run.id),
+    args: [{ run_id: run.id, page_items: PAGE, heartbeat_timeout_s: 3 }],
+  });
+  return run.id;
+}
+
+/** The run's file, issues (without run ids) and counters, from the blob store and SQL. */
+async function outcome(runId: string) {
+  const run = await FeedRun.query(knex).findById(runId).throwIfNotFound();
+  const body = run.file_key ? await createBlobStore(loadConfig().blobStore).get(run.file_key) : null;
+  const issues = await knex('feed_run_issues')
+    .where('run_id', runId)
+    .orderBy(['item_id', 'attribute', 'code'])
+    .select('item_id', 'attribute', 'severity', 'code', 'value');
+  return { status: run.status, file: body ? (await bufferOf(body)).toString('utf8') : null, issues, counts: [run.items_read, run.exported, run.excluded] };
+}
+
+test('the worker SIGKILLed while a page waits to commit: the retried run writes the same file and issues, none twice', async () => {
+  const org = await createTestOrg('feed run durability');
+  const feedId = await seedFeed(org.organizationId);
+  const { temporal, client } = cluster;
+  const first = cluster.track(await spawnWorker(temporal, TASK_QUEUE, { env: WORKER_ENV }));
+
+  // The reference: an uninterrupted run of the same feed.
+  const reference = await startRun(feedId);
+  await client.workflow.getHandle(feedRunWorkflowId(reference)).result();
+  const expected = await outcome(reference);
+  expect(expected.status).toBe('completed');
+  expect(expected.counts).toEqual([ITEMS, 6, 4]);
+  expect(expected.issues.filter((i) => i.code === 'invalid_gtin')).toHaveLength(4);
+
+  const trx = await knex.transaction();
+  let runId = '';
+  try {
+    await trx.raw('LOCK TABLE feed_run_pages IN SHARE MODE');
+    runId = await startRun(feedId);
+    await waitUntil(
+      async () =>
+        (
+          await knex.raw(`SELECT 1 FROM pg_stat_activity WHERE application_name = ? AND wait_event_type = 'Lock' AND query LIKE '%feed_run_pages%'`, [
+            first.appName,
+          ])
+        ).rows.length > 0,
+      'the first page to wait on the held pages table',
+      60_000,
+      20,
+    );
+    first.child.kill('SIGKILL');
+    await first.exited;
+    await waitForBackendsGone(knex, first);
+  } finally {
+    await trx.rollback();
+  }
+  expect(await knex('feed_run_pages').where('run_id', runId).count({ n: '*' })).toEqual([{ n: '0' }]);
+
+  const second = cluster.track(await spawnWorker(temporal, TASK_QUEUE, { env: WORKER_ENV }));
+  await client.workflow.getHandle(feedRunWorkflowId(runId)).result();
+  await stopWorker(second);
+
+  const got = await outcome(runId);
+  expect(got.status).toBe('completed');
+  expect(got.counts).toEqual(expected.counts);
+  expect(got.file).toBe(expected.file);
+  expect(got.issues).toEqual(expected.issues);
+  const [{ n, distinct }] = (
+    await knex.raw('SELECT count(*)::int AS n, count(DISTINCT (item_id, attribute, code))::int AS distinct FROM feed_run_issues WHERE run_id = ?', [runId])
+  ).rows;
+  expect(n).toBe(distinct);
+  expect(await knex('feed_run_pages').where('run_id', runId).orderBy('page_index').pluck('page_index')).toEqual([0, 1, 2, 3]);
+}, 400_000);

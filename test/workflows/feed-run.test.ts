@@ -1,0 +1,322 @@
+/**
+ * Feeds and feed runs (docs/feeds.md) through the HTTP API, the real Temporal dev server
+ * (feedRunWorkflow and its activities) and PostgreSQL: a Google Merchant Center TSV feed of a
+ * catalog with a product and its two variants, a product with a bad GTIN and a plain product.
+ * Proves: the file parsed back has one row per exportable item (variants inherit the product's
+ * values and carry item_group_id), the bad GTIN's item is excluded and listed with
+ * `invalid_gtin`, counters and progress; the public URL without a key and its Content-Type; a
+ * rotated or deleted feed's old URL answers 404; a proposed mapping carries reasons; bad input is
+ * 422; cancel mid-run leaves the run cancelled without a file; a delta run after an item changed
+ * and one was deleted lists exactly those; a cron schedule is a Temporal Schedule kept in step
+ * with the feed.
+ */
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Knex } from 'knex';
+import request from 'supertest';
+import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
+import { newId } from '../../src/lib/ids';
+import { feedRunWorkflowId, feedScheduleId } from '../../src/contracts/feed-workflows';
+import { TemporalJobRunner } from '../../temporal/client';
+import { createTestCatalog } from '../helpers/catalogs';
+import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';
+import { waitUntil } from '../helpers/wait';
+
+const TASK_QUEUE = 'test-feed-runs';
+/** Two items per page, so every run here writes several pages (and parts). */
+const PAGE_ITEMS = 2;
+
+let env: TestWorkflowEnvironment;
+let worker: RunningTestWorker;
+let knex: Knex;
+let app: ReturnType<ReturnType<typeof createApp>['callback']>;
+let org: Awaited<ReturnType<typeof createTestOrg>>;
+
+const SCHEMA = {
+  type: 'object',
+  properties: Object.fromEntries(
+    ['sku', 'product_id', 'title', 'description', 'link', 'image_link', 'price', 'availability', 'brand', 'gtin', 'color', 'size'].map((f) => [
+      f,
+      { type: f === 'price' ? 'number' : 'string' },
+    ]),
+  ),
+  required: ['sku'],
+};
+
+/** Explicit mapping (Google attribute → catalog field), so the test does not depend on the proposal. */
+const MAPPING = {
+  id: 'sku',
+  title: 'title',
+  description: 'description',
+  link: 'link',
+  image_link: 'image_link',
+  price: 'price',
+  availability: 'availability',
+  brand: 'brand',
+  gtin: 'gtin',
+  color: 'color',
+  size: 'size',
+  condition: { value: 'new' },
+};
+
+const base = (sku: string, title: string) => ({
+  sku,
+  product_id: sku,
+  title,
+  description: `${title}, described`,
+  link: `https://shop.example/${sku}`,
+  image_link: `https://shop.example/${sku}.jpg`,
+  price: 19.5,
+  availability: 'in_stock',
+  brand: 'Acme',
+});
+
+/** Ids of the seeded items by sku. */
+type Seeded = Record<string, string>;
+
+/** P1 (two variants V1, V2 with valid GTINs), P2 (bad GTIN check digit), P3 (valid). */
+async function seed(catalogId: string): Promise<Seeded> {
+  const ids: Seeded = { P1: newId(), V1: newId(), V2: newId(), P2: newId(), P3: newId() };
+  const row = (sku: string, data: Record<string, unknown>, parent?: string) => ({
+    id: ids[sku],
+    catalog_id: catalogId,
+    entity_type: parent ? 'variant' : 'product',
+    parent_id: parent ?? null,
+    business_key: sku,
+    data: JSON.stringify(data),
+  });
+  await knex('catalog_items').insert([
+    row('P1', base('P1', 'Trail shirt')),
+    row('V1', { sku: 'V1', product_id: 'P1', gtin: '4006381333931', color: 'red', size: 'M' }, ids.P1),
+    row('V2', { sku: 'V2', product_id: 'P1', gtin: '5901234123457', color: 'blue', size: 'L' }, ids.P1),
+    row('P2', { ...base('P2', 'Broken mug'), gtin: '4006381333932' }),
+    row('P3', { ...base('P3', 'Lamp'), gtin: '9780201379624' }),
+  ]);
+  return ids;
+}
+
+beforeAll(async () => {
+  knex = testKnex();
+  org = await createTestOrg('feed tests');
+  env = await startTestTemporal();
+  worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex, engine: fakeEngine() });
+  const jobRunner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 }, {}, {}, {}, {}, {}, {}, { page_items: PAGE_ITEMS });
+  app = createApp({ config: loadConfig(), knex, jobRunner }).callback();
+}, 300_000);
+
+afterAll(async () => {
+  await worker?.stop();
+  await env?.teardown();
+  await closeTestKnex();
+});
+
+async function newFeed(catalogId: string, extra: Record<string, unknown> = {}): Promise<Record<string, unknown> & { id: string; public_url: string }> {
+  const res = await request(app)
+    .post(`/api/public/catalogs/${catalogId}/feeds`)
+    .set(org.auth)
+    .send({ channel: 'google_merchant_center', format: 'tsv', target_country: 'DE', language: 'de', currency: 'EUR', mapping: MAPPING, ...extra });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+/** A run as `GET …/runs/{run_id}` answers it. */
+interface RunBody {
+  id: string;
+  status: string;
+  delta: boolean;
+  file_url: string;
+  issues_url: string;
+  counts: Record<string, number>;
+}
+
+async function runToEnd(feedId: string, body: Record<string, unknown> = {}): Promise<RunBody> {
+  const res = await request(app).post(`/api/public/feeds/${feedId}/runs`).set(org.auth).send(body);
+  expect(res.status).toBe(202);
+  const runId = res.body.run_id as string;
+  await env.client.workflow.getHandle(feedRunWorkflowId(runId)).result();
+  return (await request(app).get(`/api/public/feeds/${feedId}/runs/${runId}`).set(org.auth)).body;
+}
+
+/** A TSV file as header + rows of objects. */
+function parseTsv(text: string): Array<Record<string, string>> {
+  const [head, ...lines] = text.trimEnd().split('\n');
+  const cols = head.split('\t');
+  return lines.map((l) => Object.fromEntries(l.split('\t').map((v, i) => [cols[i], v])));
+}
+
+const grouped = () => createTestCatalog(org.organizationId, { product_id_field: 'product_id', product_enabled: true, schema_definition: SCHEMA });
+
+describe('feed runs', () => {
+  it('writes the file: variants inherit and carry item_group_id, the bad GTIN is excluded and listed', async () => {
+    const catalogId = await grouped();
+    const ids = await seed(catalogId);
+    const feed = await newFeed(catalogId);
+    expect(feed.mapping_suggested).toBe(false);
+    const run = await runToEnd(feed.id);
+    expect(run).toMatchObject({ status: 'completed', progress: { items_read: 4, total: 4 }, counts: { items: 4, exported: 3, excluded: 1 } });
+    expect(run.file_url).toBe(`/api/public/feeds/${feed.id}/runs/${run.id}/file`);
+
+    const file = await request(app).get(run.file_url).set(org.auth).buffer(true);
+    expect(file.status).toBe(200);
+    expect(file.headers['content-type']).toMatch(/^text\/tab-separated-values/);
+    const rows = parseTsv(file.text);
+    expect(rows.map((r) => r.id).sort()).toEqual(['P3', 'V1', 'V2']);
+    const v1 = rows.find((r) => r.id === 'V1') as Record<string, string>;
+    expect(v1).toMatchObject({
+      item_group_id: 'P1',
+      title: 'Trail shirt',
+      brand: 'Acme',
+      gtin: '4006381333931',
+      color: 'red',
+      size: 'M',
+      price: '19.50 EUR',
+      condition: 'new',
+    });
+    expect(rows.find((r) => r.id === 'P3')?.item_group_id ?? '').toBe('');
+
+    const issues = await request(app).get(`${run.issues_url}?code=invalid_gtin`).set(org.auth);
+    expect(issues.status).toBe(200);
+    expect(issues.body).toMatchObject({ total: 1, page: 1, total_pages: 1 });
+    expect(issues.body.items[0]).toMatchObject({
+      item_id: ids.P2,
+      sku: 'P2',
+      attribute: 'gtin',
+      severity: 'error',
+      code: 'invalid_gtin',
+      value: '4006381333932',
+    });
+    const errors = await request(app).get(`${run.issues_url}?severity=error&page_size=100`).set(org.auth);
+    expect(new Set(errors.body.items.map((i: { item_id: string }) => i.item_id))).toEqual(new Set([ids.P2]));
+  });
+
+  it('serves the latest file at the public URL without a key; rotation and deletion revoke the old URL', async () => {
+    const catalogId = await grouped();
+    await seed(catalogId);
+    const feed = await newFeed(catalogId);
+    const path = new URL(feed.public_url).pathname;
+    expect((await request(app).get(path)).status).toBe(404); // no completed run yet
+    const run = await runToEnd(feed.id);
+    const pub = await request(app).get(path).buffer(true);
+    expect(pub.status).toBe(200);
+    expect(pub.headers['content-type']).toMatch(/^text\/tab-separated-values/);
+    const own = await request(app).get(run.file_url).set(org.auth).buffer(true);
+    expect(pub.text).toBe(own.text);
+
+    const rotated = await request(app).post(`/api/public/feeds/${feed.id}/rotate-token`).set(org.auth);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.public_url).not.toBe(feed.public_url);
+    expect((await request(app).get(path)).status).toBe(404);
+    const newPath = new URL(rotated.body.public_url).pathname;
+    expect((await request(app).get(newPath)).status).toBe(200);
+    expect((await request(app).get('/feeds/public/not-a-token')).status).toBe(404);
+
+    expect((await request(app).delete(`/api/public/feeds/${feed.id}`).set(org.auth)).status).toBe(200);
+    expect((await request(app).get(newPath)).status).toBe(404);
+    expect((await request(app).get(`/api/public/feeds/${feed.id}`).set(org.auth)).status).toBe(404);
+  });
+
+  it('proposes a mapping with reasons when none is given, and refuses bad settings with 422', async () => {
+    const catalogId = await grouped();
+    const res = await request(app)
+      .post(`/api/public/catalogs/${catalogId}/feeds`)
+      .set(org.auth)
+      .send({ channel: 'google_merchant_center', format: 'xml', target_country: 'DE', language: 'de' });
+    expect(res.status).toBe(201);
+    expect(res.body.mapping_suggested).toBe(true);
+    expect(res.body.mapping).toMatchObject({ title: 'title', gtin: 'gtin', brand: 'brand' });
+    expect(typeof res.body.mapping_reasons.gtin).toBe('string');
+    const list = await request(app).get(`/api/public/catalogs/${catalogId}/feeds`).set(org.auth);
+    expect(list.body.feeds.map((f: { id: string }) => f.id)).toEqual([res.body.id]);
+
+    const bad = async (body: Record<string, unknown>, loc: string) => {
+      const r = await request(app)
+        .post(`/api/public/catalogs/${catalogId}/feeds`)
+        .set(org.auth)
+        .send({ channel: 'google_merchant_center', format: 'tsv', target_country: 'DE', language: 'de', ...body });
+      expect(r.status).toBe(422);
+      expect(r.body.detail.map((d: { loc: string[] }) => d.loc.join('.'))).toContain(loc);
+    };
+    await bad({ channel: 'myspace' }, 'body.channel');
+    await bad({ format: 'jsonl' }, 'body.format');
+    await bad({ schedule: '61 * * * *' }, 'body.schedule');
+    await bad({ mapping: { title: 'no_such_field' } }, 'body.mapping.title');
+    await bad({ mapping: { title: { template: '{brand} {nope}' } } }, 'body.mapping.title');
+    // Another organization sees neither the feed nor its runs.
+    const other = await createTestOrg('feed tests, other org');
+    expect((await request(app).get(`/api/public/feeds/${res.body.id}`).set(other.auth)).status).toBe(404);
+    expect((await request(app).post(`/api/public/feeds/${res.body.id}/runs`).set(other.auth).send({})).status).toBe(404);
+    const patch = await request(app).patch(`/api/public/feeds/${res.body.id}`).set(org.auth).send({ mapping: MAPPING });
+    expect(patch.status).toBe(200);
+    expect(patch.body.mapping_suggested).toBe(false);
+  });
+
+  it('cancels a running run: cancelled, no file, the workflow closed', async () => {
+    const catalogId = await grouped();
+    await seed(catalogId);
+    const feed = await newFeed(catalogId);
+    // Hold page inserts so the run is mid-way when it is cancelled (made, not waited for).
+    const trx = await knex.transaction();
+    await trx.raw('LOCK TABLE feed_run_pages IN SHARE MODE');
+    let runId = '';
+    try {
+      const res = await request(app).post(`/api/public/feeds/${feed.id}/runs`).set(org.auth).send({});
+      runId = res.body.run_id;
+      await waitUntil(async () => {
+        const { rows } = await knex.raw("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%feed_run_pages%' LIMIT 1");
+        return rows.length > 0;
+      }, 'a page waiting on its insert');
+      const cancel = await request(app).post(`/api/public/feeds/${feed.id}/runs/${runId}/cancel`).set(org.auth);
+      expect(cancel.status).toBe(200);
+      expect(cancel.body.status).toBe('cancelled');
+    } finally {
+      await trx.commit();
+    }
+    await expect(env.client.workflow.getHandle(feedRunWorkflowId(runId)).result()).rejects.toThrow();
+    const run = (await request(app).get(`/api/public/feeds/${feed.id}/runs/${runId}`).set(org.auth)).body;
+    expect(run).toMatchObject({ status: 'cancelled', file_url: null });
+    expect((await request(app).get(`/api/public/feeds/${feed.id}/runs/${runId}/file`).set(org.auth)).status).toBe(404);
+    expect((await request(app).post(`/api/public/feeds/${feed.id}/runs/${runId}/cancel`).set(org.auth)).status).toBe(409);
+    const desc = await env.client.workflow.getHandle(feedRunWorkflowId(runId)).describe();
+    expect(desc.status.name).toBe('CANCELLED');
+  });
+
+  it('a delta run lists the items changed and removed since the last completed run, as JSONL', async () => {
+    const catalogId = await grouped();
+    const ids = await seed(catalogId);
+    const feed = await newFeed(catalogId);
+    expect((await runToEnd(feed.id)).status).toBe('completed');
+    await knex('catalog_items')
+      .where('id', ids.P3)
+      .update({ data: JSON.stringify({ ...base('P3', 'Lamp, brighter'), gtin: '9780201379624' }), updated_at: knex.fn.now() });
+    await knex('catalog_items').where('id', ids.V2).delete();
+    const delta = await runToEnd(feed.id, { delta: true });
+    expect(delta).toMatchObject({ status: 'completed', delta: true, counts: { items: 3, exported: 1, excluded: 1 } });
+    const file = await request(app).get(delta.file_url).set(org.auth).buffer(true);
+    expect(file.headers['content-type']).toMatch(/^application\/x-ndjson/);
+    const lines = file.text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { changed: Array<Record<string, string>>; removed: Array<{ item_id: string; id: string }> });
+    expect(lines.flatMap((l) => l.changed).map((r) => [r.id, r.title])).toEqual([['P3', 'Lamp, brighter']]);
+    expect(lines.flatMap((l) => l.removed)).toEqual([{ item_id: ids.V2, id: 'V2' }]);
+    // The public URL keeps serving the last full file.
+    const pub = await request(app).get(new URL(feed.public_url).pathname).buffer(true);
+    expect(pub.headers['content-type']).toMatch(/^text\/tab-separated-values/);
+  });
+
+  it('a cron schedule becomes the Temporal Schedule feed-schedule-<feed_id>, replaced on change and removed with the feed', async () => {
+    const catalogId = await grouped();
+    const feed = await newFeed(catalogId, { schedule: '0 3 * * *' });
+    expect(feed.notices).toBeUndefined();
+    const handle = env.client.schedule.getHandle(feedScheduleId(feed.id));
+    const first = await handle.describe();
+    expect(first.spec.calendars?.[0]).toMatchObject({ hour: [{ start: 3, end: 3, step: 1 }] });
+    expect(first.action).toMatchObject({ type: 'startWorkflow', workflowType: 'feedScheduledRunWorkflow', args: [{ feed_id: feed.id }] });
+    const patched = await request(app).patch(`/api/public/feeds/${feed.id}`).set(org.auth).send({ schedule: '30 5 * * 1' });
+    expect(patched.status).toBe(200);
+    expect((await handle.describe()).spec.calendars?.[0]).toMatchObject({ hour: [{ start: 5, end: 5, step: 1 }] });
+    expect((await request(app).delete(`/api/public/feeds/${feed.id}`).set(org.auth)).status).toBe(200);
+    await expect(handle.describe()).rejects.toThrow();
+  });
+});
