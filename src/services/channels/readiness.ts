@@ -107,7 +107,7 @@ export async function channelReadiness(
     if (page.length === 0) break;
     after = page[page.length - 1].id;
     const parents = await parentData(deps.knex, page);
-    const withVariants = await productsWithVariants(deps.knex, catalogId, page);
+    const withVariants = await productsWithVariants(deps.knex, page);
     for (const item of page) {
       if (item.entity_type === 'variant') {
         const parent = item.parent_id ? parents.get(item.parent_id) : undefined;
@@ -147,9 +147,13 @@ async function parentData(knex: Knex, page: ScanRow[]): Promise<Map<string, Reco
 }
 
 /** Which of the page's products have variants (they are represented by their variants). */
-async function productsWithVariants(knex: Knex, catalogId: string, page: ScanRow[]): Promise<Set<string>> {
+async function productsWithVariants(knex: Knex, page: ScanRow[]): Promise<Set<string>> {
   const ids = page.filter((r) => r.entity_type === 'product').map((r) => r.id);
   if (ids.length === 0) return new Set();
-  const rows = (await knex('catalog_items').where('catalog_id', catalogId).whereIn('parent_id', ids).distinct('parent_id')) as Array<{ parent_id: string }>;
-  return new Set(rows.map((r) => r.parent_id));
+  // One parent_id index probe per product (a semi join over the page's ids): a plain `parent_id IN (…)`
+  // was planned as a scan of the whole table, once per page.
+  const { rows } = (await knex.raw('SELECT p.id FROM unnest(?::uuid[]) AS p(id) WHERE EXISTS (SELECT 1 FROM catalog_items c WHERE c.parent_id = p.id)', [
+    ids,
+  ])) as { rows: Array<{ id: string }> };
+  return new Set(rows.map((r) => r.id));
 }
