@@ -14,7 +14,7 @@ import type { DashboardRouteHelpers } from './route-helpers';
 import { DASHBOARD_BASE, loginPage } from './views';
 
 /**
- * People sign in as themselves (issue 28 §12, "People, not keys") on the dashboard router:
+ * People sign in as themselves on the dashboard router:
  * `POST /login/password` (email + password, throttled per client address and per email),
  * `GET /login/oidc` → the identity provider → `GET /login/oidc/callback` (OpenID Connect, when
  * configured), and the organization page's people forms (`POST /organization/people`, `POST
@@ -44,7 +44,7 @@ function pendingLogin(ctx: Context): PendingLogin | null {
   }
 }
 
-/** Adds the people routes to the dashboard router. `rateLimits`: the app's failed-authentication throttle (issue 18). */
+/** Adds the people routes to the dashboard router. `rateLimits`: the app's failed-authentication throttle. */
 export function addPeopleRoutes(router: Router, deps: ResolvedAppDeps, rateLimits: RateLimits, h: PeopleHelpers): void {
   const oidcSettings = deps.config.oidc;
   const oidc = oidcSettings ? new OidcClient(oidcSettings, `${deps.config.publicUrl}${DASHBOARD_BASE}/login/oidc/callback`) : null;

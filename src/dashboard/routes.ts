@@ -30,12 +30,12 @@ import { readCapture } from '../services/enrichment/evidence-wacz';
 import { sendCapture } from '../routes/files';
 
 /**
- * The review dashboard (issue 17, "Review dashboard"), served by the API process under
+ * The review dashboard, served by the API process under
  * `/dashboard`: sign-in and sign-out, the organization's catalogs, a catalog's activities, and an
  * activity's review page (`review_url` = `{PUBLIC_URL}/dashboard/catalogs/{cid}/activities/{aid}`,
- * decisions.md §5); and the flows (issue 19 step 5): the list, a flow (`workflow_url` =
+ * docs/api-review.md "Activities"); and the flows: the list, a flow (`workflow_url` =
  * `{PUBLIC_URL}/dashboard/flows/{id}`) and a run with its results; the organization's settings
- * (issue 28 §11: API keys, webhook secret, default master catalog). Pages are server-rendered; the only script and stylesheet are served from
+ * (API keys, webhook secret, default master catalog). Pages are server-rendered; the only script and stylesheet are served from
  * ./assets (no CDN). Review and apply actions are the page script's calls to `/api/...`,
  * authorized by the session cookie plus the CSRF token (src/middleware/auth.ts).
  */
@@ -130,7 +130,7 @@ function parseFilters(query: Record<string, string | string[] | undefined>): Act
 /**
  * Builds the dashboard router (mounted by createApp before `/api`). `rateLimits`: the app's; a
  * sign-in counts as an authentication, so the API's failed-authentication throttle per client
- * address (issue 18) applies to the sign-in form too, and keys cannot be guessed through it.
+ * address applies to the sign-in form too, and keys cannot be guessed through it.
  */
 export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): Router {
   // One blob store client per router, not per request.
@@ -166,7 +166,7 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
     if (!isReadMethod(ctx.method)) {
       // Every form's minimum role is declared in one table (src/services/access/route-roles.ts).
       const role = dashboardRouteRole(ctx.method, String(ctx.routerPath ?? '').slice(DASHBOARD_BASE.length));
-      // A viewer's session reads only (issue 28 §12): no form that changes the catalog is theirs.
+      // A viewer's session reads only: no form that changes the catalog is theirs.
       if (role !== 'viewer' && role !== 'public' && !hasRole(session.scope, 'editor')) throw new ForbiddenError('Your role is viewer: a viewer can only read');
       if (role !== 'public') assertRole(session.scope, role);
     }
@@ -228,13 +228,13 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
     ctx.redirect(`${DASHBOARD_BASE}/login`);
   });
 
-  // People sign in as themselves; the organization page's people forms (issue 28 §12).
+  // People sign in as themselves; the organization page's people forms.
   addPeopleRoutes(router, deps, rateLimits, { signedIn, readForm, readCheckedForm, send, pageSession, safeNext });
 
-  // The home page, the jobs page and the import page (issue 28 §1, §7, §8).
+  // The home page, the jobs page and the import page.
   addOperationsRoutes(router, deps, { signedIn, send, pageSession });
 
-  // A source as it was seen (issue 27 §6): the WARC record's payload, sandboxed (sendCapture).
+  // A source as it was seen: the WARC record's payload, sandboxed (sendCapture).
   router.get('/captures/:job_id/:record_id', signedIn, async (ctx) => {
     const session = ctx.state.dashboardSession as ActiveSession;
     sendCapture(ctx, await readCapture(deps.knex, storage, session.scope, ctx.params.job_id, ctx.params.record_id));
@@ -278,14 +278,14 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
     send(ctx, 200, organizationPage(await loadOrganizationPage(deps.knex, session.scope), pageSession(session)));
   });
 
-  // The catalog console's item grid and completeness pages (issue 28 §2, §3).
+  // The catalog console's item grid and completeness pages.
   addGridRoutes(router, deps, { signedIn, readForm, readCheckedForm, send, pageSession });
-  // Bulk actions and fill the gaps on the grid's filter (issue 28 §5, §6).
+  // Bulk actions and fill the gaps on the grid's filter.
   addBulkRoutes(router, deps, { signedIn, readForm, readCheckedForm, send, pageSession });
 
-  // The tool server's login helper (issue 21): a loopback callback receives a new API key.
+  // The tool server's login helper: a loopback callback receives a new API key.
   addCliLoginRoutes(router, deps, { signedIn, readForm, readCheckedForm, send, pageSession });
-  // The console's item, snapshots and schema pages (issue 28 §4, §9, §10).
+  // The console's item, snapshots and schema pages.
   addConsoleRoutes(router, deps, { signedIn, readForm, readCheckedForm, send, pageSession });
 
   // Every state-changing form must declare its role: a missing one stops the app here, not in production.

@@ -1,5 +1,5 @@
 /**
- * The isolated Python of flows' custom_code nodes (issue 19; docs/sandbox.md, "The Python
+ * The isolated Python of flows' custom_code nodes (docs/sandbox.md, "The Python
  * sandbox"). One {@link PythonTransformSession} is one confined CPython process for one node run:
  * the code is compiled once, then pages of rows go through its `transform` one at a time.
  *
@@ -49,7 +49,7 @@ export interface PythonSandboxOptions extends PythonSandboxConfig {
   auditGuard?: boolean;
   /**
    * The clock the budget is measured with, in ms (default `Date.now`). Only the time inside calls
-   * counts; tests inject a clock to show that time between calls does not (issue 29 §4).
+   * counts; tests inject a clock to show that time between calls does not.
    */
   now?: () => number;
 }
@@ -147,7 +147,7 @@ export class PythonTransformSession {
       runAsUid: uid,
     });
     // runner.py is opened here, by the worker's own user, and inherited at RUNNER_FD; the cwd is
-    // `/` so nothing of the worker's directory is needed by the unprivileged uid (issue 29 §1).
+    // `/` so nothing of the worker's directory is needed by the unprivileged uid.
     const runnerFd = fs.openSync(path.join(__dirname, 'runner.py'), 'r');
     let child: ChildProcess;
     try {
