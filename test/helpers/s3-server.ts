@@ -1,5 +1,5 @@
 /**
- * An S3-compatible server on 127.0.0.1 for tests of the S3 blob store (issue 29 §8): `s3rver`, a
+ * An S3-compatible server on 127.0.0.1 for tests of the S3 blob store: `s3rver`, a
  * maintained S3 emulator from npm, storing under a temporary folder, with one bucket.
  */
 import S3rver from 's3rver';

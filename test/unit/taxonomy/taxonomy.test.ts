@@ -33,7 +33,7 @@ const FURNITURE: TaxonomyInput = {
 };
 
 describe('taxonomy compilation', () => {
-  it('computes levels, paths and all_attributes as the API does (G3)', () => {
+  it('computes levels, paths and all_attributes as the API does (docs/api-reference.md "Taxonomy")', () => {
     const compiled = compileTaxonomy(FURNITURE);
     const api = enrichTaxonomy(normalizeTaxonomy(FURNITURE as never, ['body']));
     for (const [id, node] of compiled.nodes) {
@@ -97,7 +97,7 @@ describe('taxonomy prediction on the Google Product Taxonomy (5,595 nodes)', () 
       if (p?.node.path[0] === expected[r.category]) correct++;
     }
     // Measured: 604 of 1,066 (0.567): 0.489 with the first scorer, 0.385 with the title-first scorer of
-    // issue 26, back up once a description's first sentence is read as a weak title, identifier labels
+    // back up once a description's first sentence is read as a weak title, identifier labels
     // ("Part #") are dropped and capacities ("450-GB") read as a computer's (docs/evaluation.md
     // "Category prediction"). Many titles are shop chrome ("Null Price", SKUs) and the shop categories
     // disagree with Google's (toner is Electronics in Google, Office in WDC).
@@ -112,7 +112,7 @@ describe('taxonomy prediction on the Google Product Taxonomy (5,595 nodes)', () 
       const p = classify(tax, { titles: [`${cols[2]} ${cols[9]}`], categories: [], texts: [] });
       if (p?.node.path[0] === 'Furniture') furniture++;
     }
-    // Measured: 2,471 of 3,694 (0.669; 0.609 before issue 26); most misses are storage and fittings that Google files
+    // Measured: 2,471 of 3,694 (0.669; 0.609 before); most misses are storage and fittings that Google files
     // under Home & Garden or Hardware.
     expect(furniture / lines.length).toBeGreaterThan(0.55);
   });
