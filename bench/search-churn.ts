@@ -1,5 +1,5 @@
 /**
- * Searches after churn (issue 18): a `BENCH_ITEMS`-item catalog (default 200,000) is searched
+ * Searches after churn: a `BENCH_ITEMS`-item catalog (default 200,000) is searched
  * (identifier, phrase and broad terms; p95 over `BENCH_ROUNDS` rounds, default 10), then churned
  * as restores, bulk updates and deletes do (every row rewritten twice with new words, a fifth
  * deleted and written again), searched again, then maintained by `maintainSearchIndexes`
