@@ -15,7 +15,7 @@
  * same, with the catalog's categorised items as examples: src/enrichment/taxonomy/examples.ts).
  * A prediction is right when it is one of the category's gold nodes or a descendant of one. Also
  * reported: `strict` (only the category's first node or its descendants), the two figures of
- * ../shared/spec/evaluation.md ("taxonomy"): `exact` (the predicted node is a gold node) and
+ * docs/evaluation.md "Category prediction": `exact` (the predicted node is a gold node) and
  * `on_path` (a gold node, a descendant, or an ancestor at depth ≥ 3), and ms per item (the
  * first item's index build included in `build_ms`). `--limit N` scores the first N records of
  * each file (the floor in test/unit/eval/floors.test.ts). `custom_tree`: the scored titles and the
@@ -77,7 +77,7 @@ function within(tax: CompiledTaxonomy, id: string | undefined, gold: string[]): 
   return Boolean(node && node.path_ids.some((p) => gold.includes(p)));
 }
 
-/** Depth from which an ancestor of the gold node counts as on the right path (../shared/spec/evaluation.md, "taxonomy"; a top-level node is depth 1). */
+/** Depth from which an ancestor of the gold node counts as on the right path (docs/evaluation.md "Category prediction"; a top-level node is depth 1). */
 const ON_PATH_MIN_DEPTH = 3;
 
 /** True when `id` is a gold node, below one, or above one at depth ≥ {@link ON_PATH_MIN_DEPTH}. */

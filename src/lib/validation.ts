@@ -72,7 +72,7 @@ function pathOf(instancePath: string): Array<string | number> {
     .map((seg) => (/^\d+$/.test(seg) ? Number(seg) : seg));
 }
 
-/** Maps Ajv errors to the spec's 422 detail entries: `{loc: [part, ...path], msg, type}`. */
+/** Maps Ajv errors to the 422 detail entries `{loc: [part, ...path], msg, type}` (docs/api-reference.md "Errors"). */
 export function toDetails(errors: ErrorObject[] | null | undefined, part: InputPart): ValidationDetail[] {
   return (errors ?? []).map((e) => {
     const loc: Array<string | number> = [part, ...pathOf(e.instancePath)];

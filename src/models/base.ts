@@ -1,7 +1,7 @@
 import { Model } from 'objection';
 
 /**
- * Base of every model: snake_case properties equal to the columns and to the spec's JSON names,
+ * Base of every model: snake_case properties equal to the columns and to the API's JSON names,
  * so there is no case-mapping layer (docs/workflows.md "Temporal: workflows, ids, search attributes"). `jsonb` columns are listed by each
  * model in `jsonAttributes` so Objection serialises them on write.
  *

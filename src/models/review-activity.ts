@@ -50,7 +50,7 @@ export interface ApplyProgress {
 }
 
 /**
- * A reviewable activity (the spec's "activity"; named so it is never confused with a Temporal
+ * A reviewable activity (the API's "activity"; named so it is never confused with a Temporal
  * activity, docs/workflows.md "Temporal: workflows, ids, search attributes"). Every enrichment job is one, of type `enrichment`.
  */
 export class ReviewActivity extends BaseModel {

@@ -185,7 +185,7 @@ export function catalogRoutes(deps: ResolvedAppDeps): RouteDef[] {
         }
         ctx.status = 200;
         ctx.type = 'application/json';
-        // Koa turns a null body into 204; the spec's "no taxonomy" answer is the JSON literal null.
+        // Koa turns a null body into 204; the documented "no taxonomy" answer is the JSON literal null.
         ctx.body = taxonomy === null ? 'null' : taxonomy;
         return undefined;
       },

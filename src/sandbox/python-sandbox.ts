@@ -26,7 +26,7 @@ export type { SandboxErrorKind } from './sandbox-error';
 export const DEFAULT_OUTPUT_BYTES = 64 * 1024 * 1024;
 /** Default cap of what one node may print (stdout and stderr together), bytes. */
 export const DEFAULT_PRINT_BYTES = 1024 * 1024;
-/** Bounds of a node's `timeout_seconds` (the spec's save-workflow request). */
+/** Bounds of a node's `timeout_seconds` (docs/api-review.md "Save as workflow"). */
 export const MIN_TIMEOUT_SECONDS = 1;
 export const MAX_TIMEOUT_SECONDS = 1800;
 /** How long close() waits for the killed process tree to be reaped before it gives up waiting. */

@@ -462,7 +462,7 @@ describe('POST /public/activities/{id}/apply', () => {
     expect((await itemsBySku(knex, catalogId)).get('a1')).toMatchObject({ data: { title: 'Changed' }, current_version: 2 });
   });
 
-  it('answers 404, 403 and 409 as the spec says', async () => {
+  it('answers 404 for an unknown id, 403 for another organization, 409 for an activity that cannot be applied, 422 for a bad body', async () => {
     const catalogId = await createTestCatalog(org.organizationId);
     const created = await seedActivity(knex, org.organizationId, catalogId, [], { status: 'created' });
     const noCatalog = await seedActivity(knex, org.organizationId, null, []);

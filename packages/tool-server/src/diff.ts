@@ -371,7 +371,7 @@ export async function computeDiffKeeping(input: DiffInput): Promise<{ result: Di
 
 /**
  * {@link computeDiff} over tables already read (the bench calls it directly). Its length is the
- * spec's sequence (match keys, errors, grouping, pairing, summary, diagnostics, files), kept in one
+ * documented sequence (match keys, errors, grouping, pairing, summary, diagnostics, files), kept in one
  * place so it can be read against docs/tool-server-design.md "Diff" top to bottom.
  */
 export function diffTables(beforeRaw: Table, afterRaw: Table, input: DiffInput, keep?: { staged: StagedChangeOut[] }): DiffResult {

@@ -134,7 +134,7 @@ function datasetKeys(t: Table, which: string, errors: Issue[], warnings: Issue[]
 /**
  * Validates a bundle (docs/tool-server-design.md "Validate", checks in its order; "return early" = valid false at
  * once). Paths are resolved inside `root` (the workspace). Longer than the house limit on purpose:
- * it reads as the spec's numbered steps, one block each, in the spec's order.
+ * it reads as the numbered checks of docs/tool-server-design.md "Validate", one block each, in that order.
  * @returns the report; never throws for bad input (it becomes an issue), only for programming errors
  */
 export async function validateBundle(api: ApiClient, root: string, input: ValidateInput): Promise<ValidationReport> {

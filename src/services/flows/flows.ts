@@ -22,7 +22,7 @@ import { getCurrentSchema } from '../catalog/schema';
 import { enrichmentRecipe } from '../enrichment/request';
 import { loadActivity } from '../review/staged-changes';
 
-/** Default `timeout_seconds` of a saved custom_code node (s); the spec allows 1–1800. */
+/** Default `timeout_seconds` of a saved custom_code node (s); the API allows 1–1800 (docs/api-review.md "Save as workflow"). */
 export const DEFAULT_CODE_TIMEOUT_S = 300;
 
 /** `workflow_url` of a flow (docs/api-review.md "Flows"): `{PUBLIC_URL}/dashboard/flows/{id}`. */
