@@ -1,6 +1,6 @@
 /**
  * `npm run eval -- taxonomy [--split test|dev] [--limit N] [--gold <file>] [--taxonomy <file>] [--custom-trees <file>]`:
- * top-1 accuracy of category prediction (docs/api-enrichment.md "Enrichment jobs" `predict_taxonomy`) on
+ * top-1 accuracy of category prediction (docs/api-enrichment.md "Category prediction") on
  * the labelled titles of `../shared/data/oa-mine` and `../shared/data/ae-110k`, whose categories
  * are mapped into the Google product taxonomy (5,595 nodes) by `taxonomy-gold/google.json`.
  *

@@ -58,7 +58,7 @@ export interface OutputField {
   semantic_type?: string;
 }
 
-/** Research effort tiers (docs/api-enrichment.md "Enrichment jobs", `speed`); `slow` is the same as `deep`. */
+/** Research effort tiers (docs/enrich-options.md "Speed: model and reasoning effort"); `slow` is the same as `deep`. */
 export type Speed = 'cheap' | 'fast' | 'medium' | 'deep' | 'slow' | 'ultra_slow';
 
 /** Taxonomy definition as sent in a request or stored on a catalog (docs/api-reference.md "Taxonomy"). */

@@ -55,7 +55,7 @@ const present = ({ catalog, schema }: CatalogWithSchema) => presentCatalog(catal
 
 /**
  * Catalog, schema, taxonomy, catalog-md and quality-prompt routes (docs/api-reference.md "Catalogs",
- * Schema, "Taxonomy, context and quality prompt"; docs/api-reference.md "Errors"). Handlers are thin:
+ * "Schema versions", "Taxonomy", "Catalog context and quality prompt"; docs/api-reference.md "Errors"). Handlers are thin:
  * validated input → service → presenter. One function because it is the resource's route table
  * (one entry per endpoint, read top to bottom), not a procedure.
  */

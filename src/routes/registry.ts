@@ -164,7 +164,7 @@ export class RouteRegistry {
 
   /**
    * Mounts every route on `router`. Validation runs in order path → query → body, each
-   * failing with 422 `detail[]` (docs/api-reference.md "URLs"). `ctx.state.scope` must be set by the auth
+   * failing with 422 `detail[]` (docs/api-reference.md "Errors"). `ctx.state.scope` must be set by the auth
    * middleware for non-public routes. `validator` is the app's (one per app, created by createApp).
    * Before anything else, the caller's role must reach the route's minimum role
    * (src/services/access/route-roles.ts, read by {@link add}; 403 naming both roles).

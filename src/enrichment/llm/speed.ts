@@ -2,7 +2,7 @@ import type { Speed } from '../types';
 import type { LlmCall, LlmConfig } from './client';
 
 /**
- * The model and reasoning effort of each speed tier (docs/api-enrichment.md "Enrichment jobs" `speed`: `cheap` lowest
+ * The model and reasoning effort of each speed tier (docs/enrich-options.md "Speed: model and reasoning effort": `cheap` lowest
  * cost, `fast`, `medium`, `deep` = `slow`, `ultra_slow` maximum reasoning). Models come from
  * `LlmConfig.models` (env `OPENAI_MODEL_CHEAP|FAST|DEEP`), each falling back to the next one
  * towards the default model (`cheap` → `fast` → `model`; `deep` → `model`); the effort is sent only

@@ -15,7 +15,7 @@ export interface CreatedApiKey {
 /**
  * The organization's API keys, newest first, revoked ones included (their `revoked_at` set). Only
  * ids, names and prefixes: the key itself is stored as a SHA-256 and never shown again
- * (docs/api-reference.md "Errors").
+ * (docs/api-reference.md "Authentication").
  */
 export async function listApiKeys(knex: Knex, scope: Scope): Promise<ApiKey[]> {
   return ApiKey.query(knex)

@@ -1,5 +1,5 @@
 /**
- * The read side of review activities (docs/api-reference.md "URLs"): one activity, the
+ * The read side of review activities (docs/api-review.md "Listing and summary"): one activity, the
  * paginated list of its staged changes, their summary, and the staged-change filter shared by
  * the list and by bulk review (`approve_all` / `reject_all` act on the undecided part of what
  * the list shows for the same filter, ./bulk-review.ts).
@@ -92,7 +92,7 @@ export async function activityRestores(knex: Knex | Knex.Transaction, activityId
 }
 
 /**
- * `GET /api/activities/{id}` (docs/api-review.md "Listing and summary"): the activity with its `staged_count`
+ * `GET /api/activities/{id}` (docs/api-review.md "Activities"): the activity with its `staged_count`
  * (drafts counted unless `includeDrafts` is false, the console's view), its number of drafts
  * and the restores of its `pre_apply` snapshots.
  * @throws NotFoundError `Activity not found` (404); ForbiddenError (403)
