@@ -1,6 +1,6 @@
 /**
- * enrichmentJobWorkflow: runs one enrichment job (docs/api-enrichment.md "Enrichment jobs" and "States
- * and transitions"; docs/api-enrichment.md "Enrichment jobs"). Items and results live in PostgreSQL; this workflow moves
+ * enrichmentJobWorkflow: runs one enrichment job (docs/api-enrichment.md "Enrichment jobs" and "Job
+ * states"). Items and results live in PostgreSQL; this workflow moves
  * only row indexes and counters (docs/workflows.md "Rules of the craft").
  *
  * State machine (the `status` answered by `progressQuery`):

@@ -1,6 +1,6 @@
 /**
- * What the API, the activities and the workflow bundle agree on about each durable workflow
- *: workflow ids, `JobKind` search attributes, argument, counter, progress and result
+ * What the API, the activities and the workflow bundle agree on about each durable workflow:
+ * workflow ids, `JobKind` search attributes, argument, counter, progress and result
  * shapes, tuning defaults and non-retryable failure types. A lower module all three import, so
  * services and activities never import the workflow bundle, and the bundle takes only values that
  * are pure: this file imports no value but `@temporalio/common` (ESLint keeps it so). The signals

@@ -1,6 +1,6 @@
 /**
  * Review activities and staged changes → wire JSON (docs/api-review.md "Activities", "Staged
- * change"; docs/api-review.md "Activities"). Timestamps ISO-8601 UTC (docs/api-reference.md "Identifiers and timestamps").
+ * changes"; docs/api-review.md "Activities"). Timestamps ISO-8601 UTC (docs/api-reference.md "Identifiers and timestamps").
  */
 import { iso } from '../lib/time';
 import type { ReviewActivity } from '../models/review-activity';

@@ -187,8 +187,7 @@ const requestProperties = {
 };
 
 /**
- * `POST /public/enrich` JSON body: every parameter of docs/api-enrichment.md "Enrichment jobs" "Enrich request
- * parameters" plus the fields of docs/api-enrichment.md "Enrichment jobs". Unknown keys are rejected with 422.
+ * `POST /public/enrich` JSON body: every parameter of docs/api-enrichment.md "Enrichment jobs" plus the fields of docs/api-enrichment.md "Enrichment jobs". Unknown keys are rejected with 422.
  */
 export const enrichRequestSchema = Type.Object(
   {

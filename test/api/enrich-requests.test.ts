@@ -1,6 +1,5 @@
 /**
- * How `POST /api/public/enrich` turns requests into stored jobs (docs/api-enrichment.md "Enrichment jobs" "Enrich
- * request parameters" and Rules; docs/api-enrichment.md "Judging"): multipart uploads streamed from
+ * How `POST /api/public/enrich` turns requests into stored jobs (docs/api-enrichment.md "Enrichment jobs" and Rules; docs/api-enrichment.md "Judging"): multipart uploads streamed from
  * disk, templates, attribute/source-hint registries, source catalogs, resume/re-extract rules.
  * No job runs here: a JobRunner that only records starts stands in for Temporal, and the stored
  * rows and config are checked in PostgreSQL (running jobs are covered in test/e2e). Called through

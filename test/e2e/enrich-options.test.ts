@@ -193,7 +193,7 @@ describe('catalog_id: staged changes on the job activity (docs/api-enrichment.md
         output_schema: [brand],
         staged_status: 'draft',
         // The third row names its catalog item explicitly; its new SKU must not matter (and, an
-        // identity field not requested, is never written: docs/api-enrichment.md "Refresh and merge" "Refresh and merge").
+        // identity field not requested, is never written: docs/api-enrichment.md "Refresh and merge").
         items: [
           { sku: 'A-1', name: 'Shoe one' },
           { sku: 'NEW-2', name: 'Shoe two' },

@@ -1,5 +1,5 @@
 /**
- * Refresh and merge end to end (docs/api-enrichment.md "Refresh and merge" "Refresh and merge") over HTTP
+ * Refresh and merge end to end (docs/api-enrichment.md "Refresh and merge") over HTTP
  * → PostgreSQL → a real Temporal dev server → the worker's activities. The real engine reads the
  * offline archive of `../shared/data/zyte-product-extraction` for a catalog that already holds
  * stale prices and tag lists; a fake engine (echo) stands in where only staging is under test

@@ -1,5 +1,5 @@
 /**
- * `execution_local_diff_compute` (docs/tool-server-design.md "Diff", the the baseline release algorithm; docs/tool-server-design.md "How the local tools behave": `key_field`, `deterministic_key_fields`, `allow_row_index_fallback`
+ * `execution_local_diff_compute` (docs/tool-server-design.md "Diff", the baseline release's algorithm; docs/tool-server-design.md "How the local tools behave": `key_field`, `deterministic_key_fields`, `allow_row_index_fallback`
  * and the outputs). Values are compared by type (values.ts) after both files' cells are
  * converted to the catalog column kinds, so `"1.0"` vs `1` or an array vs its JSON string is no change.
  */
@@ -220,7 +220,7 @@ function bump(counts: Record<string, number>, key: string): void {
 
 /**
  * What the pairing produces, built up one match key at a time in sorted key order
- * (docs/tool-server-design.md "Diff", "For a pair", "Added rows", "Removed rows").
+ * (docs/tool-server-design.md "Diff": pairs, added and removed rows).
  */
 class DiffAccumulator {
   readonly staged: StagedChangeOut[] = [];

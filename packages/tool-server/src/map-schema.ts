@@ -1,5 +1,5 @@
 /**
- * `service_map_to_catalog_schema` (docs/tool-server-design.md "Map to catalog schema", the the baseline release request): the catalog's
+ * `service_map_to_catalog_schema` (docs/tool-server-design.md "Map to catalog schema", the baseline release's request): the catalog's
  * schema becomes the `output_schema` of `POST /public/enrich`, so source rows come back shaped as
  * catalog items. The response (an EnrichResponse) is passed through.
  */

@@ -41,7 +41,7 @@ export interface PullInput {
   organization_id?: string | null;
 }
 
-/** What the pull returns (docs/tool-server-design.md "Pull" and the later release fields, plus the other files written). */
+/** What the pull returns (docs/tool-server-design.md "Pull" and the later release's fields, plus the other files written). */
 export interface PullOutput {
   catalog_id: string;
   snapshot_path: string;

@@ -1,6 +1,5 @@
 /**
- * Reading and writing the tool server's local tables (docs/tool-server-design.md "Pull" and docs/tool-server-design.md "Diff"
- * "Inputs"): JSON Lines (one object per line, typed values), CSV (header row, no index; dict and
+ * Reading and writing the tool server's local tables (docs/tool-server-design.md "Pull" and docs/tool-server-design.md "Diff"): JSON Lines (one object per line, typed values), CSV (header row, no index; dict and
  * list cells JSON-encoded; an empty cell reads as null, as pandas reads it), JSON (an array of
  * objects, or one object) and Parquet (hyparquet and hyparquet-writer, maintained pure-JavaScript
  * reader and writer; the reader is asynchronous, hence {@link loadTable}).

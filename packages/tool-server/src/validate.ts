@@ -21,7 +21,7 @@ export interface Issue {
   field?: string;
 }
 
-/** Rules of the validation (docs/tool-server-design.md "Validate": the baseline release defaults). */
+/** Rules of the validation (docs/tool-server-design.md "Validate": the baseline release's defaults). */
 export interface ValidationRules {
   allow_row_deletes: boolean;
   max_change_ratio_warning: number;

@@ -108,7 +108,7 @@ export function sourceDataShape(sourceData: Record<string, unknown> | null | und
  * What an enrichment result changes on a catalog item (`before`, `{}` for a new item): the
  * result's data (without provenance and `__catalog_item_id`) over `before`, except
  * - identity fields (name, brand, GTIN, MPN, SKU; `identityKeys`) that research did not source
- *   (no source, or only `INPUT:*`): they identified the product and keep the item's value (docs/api-enrichment.md "Refresh and merge" "Refresh and merge");
+ *   (no source, or only `INPUT:*`): they identified the product and keep the item's value (docs/api-enrichment.md "Refresh and merge");
  * - `mergeFields` the item has a value for: combined with it (`mergeValues`: lists unioned,
  *   objects by key, scalars kept), since the job's input may not have carried the item's value;
  * then typed by the catalog schema's `properties` with the import's rules
