@@ -2,7 +2,7 @@
  * The contract of the enrichment engine (research + extraction), pure of Temporal and of the
  * database. The API validates requests into these shapes; Temporal activities call
  * {@link EnrichmentEngine}; `npm run eval` calls the very same engine.
- * Field names follow docs/api-enrichment.md "Enrichment jobs" ("Output-schema field", "Enrichment result item") and
+ * Field names follow docs/api-enrichment.md "Enrichment jobs" (output-schema fields, result items) and
  * docs/api-enrichment.md "Review info" (`review_info`, low-confidence candidates, sources).
  */
 /**
@@ -149,7 +149,7 @@ export interface EnrichOptions {
   source_hints?: { domains?: string[]; urls?: string[] };
   /** Reviewer feedback for re-extraction (`global_feedback` + this row's `item_feedback`), free text. */
   feedback?: string;
-  /** The target catalog's quality prompt (docs/api-reference.md "Catalogs", quality prompt): read by the LLM step only. */
+  /** The target catalog's quality prompt (docs/api-reference.md "Catalog context and quality prompt"): read by the LLM step only. */
   quality_prompt?: string;
   /**
    * Called with every page research fetched, exactly as fetched (bytes included), so the service

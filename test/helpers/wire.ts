@@ -1,6 +1,6 @@
 /**
  * Response bodies as tests read them. supertest types `response.body` as `any`; these small
- * interfaces name only the parts the tests read (what docs/api-reference.md "Catalogs" promises for that
+ * interfaces name only the parts the tests read (what the API reference (docs/api-reference.md) promises for that
  * route), and {@link bodyOf} gives a body its type, so a misspelt field is a type error and no
  * `any` leaks into the assertions. The assertions themselves check the values.
  */

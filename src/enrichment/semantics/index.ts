@@ -1,6 +1,6 @@
 /**
- * Field semantics applied to a built result (docs/api-enrichment.md "Enrichment jobs" and
- * enrich parameters): refresh and `merge` against the item's own values (./refresh),
+ * Field semantics applied to a built result (docs/api-enrichment.md "Refresh and merge"
+ * and "Enrichment jobs"): refresh and `merge` against the item's own values (./refresh),
  * `validate_semantics` (see ./validate: failing values leave the output
  * and become low-confidence candidates when requested, else field issues — never silently
  * kept), and `required` (a required field left empty is a field issue and flags the result
@@ -14,7 +14,7 @@ import { validateValue } from './validate';
 
 export { mergeValues, present, unionValues } from './refresh';
 
-/** The flag a result carries when `validate_semantics` withheld one of its values (docs/api-review.md "Activities" review flags). */
+/** The flag a result carries when `validate_semantics` withheld one of its values (docs/api-enrichment.md "Review info" `flags`). */
 export const SEMANTIC_FLAG = 'semantic_check_failed';
 
 /**

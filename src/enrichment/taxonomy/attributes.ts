@@ -1,5 +1,5 @@
 /**
- * A category's attributes (`all_attributes`, docs/api-reference.md "Schema versions") as output fields, so the
+ * A category's attributes (`all_attributes`, docs/api-reference.md "Taxonomy") as output fields, so the
  * engine's own extraction reads them (docs/api-enrichment.md "Enrichment jobs" `predict_taxonomy_attributes`).
  */
 import type { FieldType, OutputField } from '../types';

@@ -1,5 +1,5 @@
 /**
- * Taxonomy prediction for one item (docs/api-enrichment.md "Enrichment jobs" enrich parameters `taxonomy`,
+ * Taxonomy prediction for one item (docs/api-enrichment.md "Category prediction": `taxonomy`,
  * `predict_taxonomy`, `predict_taxonomy_attributes`; result fields `category_id`,
  * `taxonomy_attributes`, `taxonomy_attribute_sources`, `taxonomy_attribute_explanations`;
  * docs/api-enrichment.md "Review info" review_info and low-confidence scopes `category` / `taxonomy_attribute`).

@@ -16,7 +16,7 @@ import { markGridIndexesDropping } from './grid-indexes';
 
 /**
  * Catalog CRUD, duplication, the versioned markdown context and the quality prompt
- * (docs/api-reference.md "Catalogs" and "Catalog context and quality prompt"; docs/api-reference.md "Catalogs"). Every function checks ownership first: unknown id → 404, another
+ * (docs/api-reference.md "Catalogs" and "Catalog context and quality prompt"). Every function checks ownership first: unknown id → 404, another
  * organization's catalog → 403 (docs/api-reference.md "Authentication").
  */
 

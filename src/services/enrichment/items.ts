@@ -27,7 +27,7 @@ const MAX_ROW_DETAILS = 50;
 export type RowCheck = (item: unknown, loc: Array<string | number>) => ValidationDetail[];
 
 /**
- * The per-row rules of docs/api-reference.md "Catalogs" (`attribute_sets`, `source_hint_sets`): an item is an
+ * The per-row rules of the enrich request (docs/api-enrichment.md "Enrichment jobs"; `attribute_sets`, `source_hint_sets`): an item is an
  * object; inline `requested_attributes` / `source_hints` are refused (use the registries);
  * `attribute_set_id` / `source_hint_set_id` must name an entry of the request's registry.
  */

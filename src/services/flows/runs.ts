@@ -1,5 +1,5 @@
 /**
- * Runs of stored flows (docs/api-review.md "Flows" and States and transitions; docs/api-review.md "Flow runs"):
+ * Runs of stored flows (docs/api-review.md "Flows" and "Flow runs"):
  * execute (store the run, its nodes and its input rows, then start `flow-run-<run_id>`), poll
  * with paginated `results` and `node_results`, the organization's recent runs of a flow, and the
  * operators' rerun of a failed run from its failed node (`npm run ops -- rerun`).
@@ -149,7 +149,7 @@ async function startRun(deps: FlowRunDeps, flow: Flow, run: FlowRun, rerun: bool
   }
 }
 
-/** One page of a node's output (docs/api-reference.md "Catalogs": `{data, total, page, page_size, has_more}`). */
+/** One page of a node's output (docs/api-review.md "Flow runs": `{data, total, page, page_size, has_more}`). */
 export interface RowsPage {
   data: FlowRow[];
   total: number;

@@ -216,7 +216,7 @@ export async function createCustomTransform(deps: ReviewDeps, scope: Scope, cata
   });
 }
 
-/** The answer of an append (docs/api-reference.md "Catalogs"). */
+/** The answer of an append (docs/api-review.md "Appending staged changes"). */
 export interface AppendResult {
   activity_id: string;
   appended_count: number;
