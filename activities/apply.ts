@@ -1,7 +1,7 @@
 /**
  * Review activities of the apply workflow (workflows/activity-apply.ts): thin adapters over
  * src/services/review/apply.ts, built by {@link createApplyActivities}. Only ids, flags and the
- * result cross Temporal (architecture.md, Temporal rule 2).
+ * result cross Temporal (docs/workflows.md "Rules of the craft").
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Knex } from 'knex';

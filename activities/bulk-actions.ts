@@ -1,7 +1,7 @@
 /**
  * Activities of the bulk-action staging workflow (workflows/bulk-stage.ts): thin adapters over
- * src/services/review/bulk-edit.ts. Only ids and counts cross Temporal (architecture.md,
- * Temporal rule 2).
+ * src/services/review/bulk-edit.ts. Only ids and counts cross Temporal (docs/workflows.md
+ * "Rules of the craft", Temporal rule 2).
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Knex } from 'knex';

@@ -1,7 +1,7 @@
 /**
  * Enrichment activities: thin adapters over src/services/enrichment/rows.ts, built by
  * {@link createActivities}. Every activity is idempotent on (job_id, row_index) and moves only
- * ids and counters through Temporal (architecture.md, Temporal rules 2 and 4).
+ * ids and counters through Temporal (docs/workflows.md "Rules of the craft").
  */
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
@@ -35,7 +35,7 @@ export interface ActivityDeps {
   publicUrl?: string;
   /** Allow loopback http webhook URLs (config `allowHttpWebhooks`); default false. */
   allowHttpWebhooks?: boolean;
-  /** Timeout of one webhook attempt (ms); default 30 000 (decisions.md §4). Tests shorten it. */
+  /** Timeout of one webhook attempt (ms); default 30 000 (docs/api-enrichment.md "Webhooks"). Tests shorten it. */
   webhookTimeoutMs?: number;
   /**
    * Where artifacts and hosted media are stored and linked (the API that serves them must use
@@ -87,7 +87,7 @@ export interface EnrichmentActivities {
   /** Final status, counters and credits (= successful rows, from the rows); idempotent. */
   finalizeJob(jobId: string, outcome: 'completed' | 'failed' | 'cancelled', error?: string): Promise<JobCounters>;
   /**
-   * One attempt to POST the job's signed `enrichment.job.completed` webhook (decisions.md §4);
+   * One attempt to POST the job's signed `enrichment.job.completed` webhook (docs/api-enrichment.md "Webhooks");
    * the attempt is recorded in `webhook_deliveries`. Temporal's retry policy supplies retries.
    * @throws ApplicationFailure (retryable) on a non-2xx answer, timeout or transport error;
    *   non-retryable `InvalidWebhookUrl` when the stored URL breaks the URL rules
@@ -150,7 +150,7 @@ export function createEnrichmentActivities(deps: ActivityDeps): EnrichmentActivi
    * Runs one row and reports what is now stored for it (see RowOutcome). While attempts are
    * left, a page that asked to be fetched later (429/503 + Retry-After) fails this attempt with
    * an ApplicationFailure whose `nextRetryDelay` is the server's delay: Temporal reschedules the
-   * activity, nothing sleeps in it (issue 27 §4); the last attempt records the page as `server_error`.
+   * activity, nothing sleeps in it; the last attempt records the page as `server_error`.
    */
   const runRow = async (jobId: string, rowIndex: number, render = true): Promise<RowOutcome> => {
     const attempt = Context.current().info.attempt;
@@ -238,7 +238,7 @@ function recordFinishedJob(jobId: string, final: JobCounters, error: string | un
   jobsFinished.inc({ status: final.status });
   itemsFinished.inc({ outcome: 'succeeded' }, final.successful);
   itemsFinished.inc({ outcome: 'failed' }, final.failed);
-  // Credits are 1 per successful item (decisions.md §4; finalizeJob derives them from the rows).
+  // Credits are 1 per successful item (docs/api-enrichment.md "Enrichment jobs"; finalizeJob derives them from the rows).
   creditsCharged.inc(final.successful);
 }
 

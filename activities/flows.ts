@@ -1,5 +1,5 @@
 /**
- * Flow-run activities (decisions.md §6; issue 19): thin adapters over src/services/flows for
+ * Flow-run activities (docs/api-review.md "Flow runs"): thin adapters over src/services/flows for
  * flowRunWorkflow. Each node activity heartbeats while it works and resumes at the node's next
  * input page when retried (src/services/flows/execution.ts). Failures no retry can mend (the
  * code raised or hit a sandbox limit, the catalog is gone, the job failed) are non-retryable

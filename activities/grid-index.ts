@@ -1,7 +1,7 @@
 /**
  * Grid index activity: a thin adapter over `reconcileGridIndexes`
  * (src/services/catalog/grid-indexes.ts), run by gridIndexWorkflow (workflows/grid-index.ts).
- * Moves only the catalog id and the index names through Temporal (architecture.md, Temporal rule 2).
+ * Moves only the catalog id and the index names through Temporal (docs/workflows.md "Rules of the craft").
  */
 import { Context } from '@temporalio/activity';
 import type { Knex } from 'knex';

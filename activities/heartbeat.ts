@@ -1,5 +1,5 @@
 /**
- * Heartbeats of long activities (architecture.md, Temporal rule 5): a timer that heartbeats
+ * Heartbeats of long activities (docs/workflows.md "Rules of the craft"): a timer that heartbeats
  * while the work runs, so Temporal notices a dead worker within the heartbeat timeout instead of
  * the whole start-to-close timeout, and delivers cancellation to the activity.
  */

@@ -1,5 +1,5 @@
 /**
- * The one place that wires every activity group the worker registers (issue 30 §2): the
+ * The one place that wires every activity group the worker registers: the
  * enrichment activities (./enrichment.ts) and, with a database, the search count index, grid
  * index, review apply (./apply.ts), snapshot restore, bulk action, search maintenance, flow-run,
  * import, research archive and feed-run activities. temporal/worker.ts registers the result, timed.

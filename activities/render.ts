@@ -1,5 +1,5 @@
 /**
- * The render activity (issue 27 §5): renders in headless Chromium the pages a row asked for
+ * The render activity: renders in headless Chromium the pages a row asked for
  * (src/enrichment/providers/render-store.ts) and stores each DOM and screenshot. It runs on its
  * own task queue (`<task queue>-render`, workflows/definitions.ts RENDER_QUEUE_SUFFIX) served by a
  * worker whose activity slots are RENDER_CONCURRENCY (temporal/worker.ts createRenderWorker), so

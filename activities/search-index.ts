@@ -3,7 +3,7 @@
  * the word index left behind by a restore) and `buildSearchIndex` (src/services/catalog/search-count-index.ts),
  * run by searchIndexBuildWorkflow (workflows/search-index-build.ts) and built by
  * {@link createSearchIndexActivities}. Moves only the catalog id and the figures through
- * Temporal (architecture.md, Temporal rule 2).
+ * Temporal (docs/workflows.md "Rules of the craft").
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';

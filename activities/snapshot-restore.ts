@@ -2,7 +2,7 @@
  * Snapshot restore activities of snapshotRestoreWorkflow (workflows/snapshot-restore.ts): thin
  * adapters over src/services/catalog/snapshot-restores.ts, built by
  * {@link createSnapshotRestoreActivities}. Only the restore id and the result cross Temporal
- * (architecture.md, Temporal rule 2).
+ * (docs/workflows.md "Rules of the craft").
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Knex } from 'knex';

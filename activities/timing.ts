@@ -2,7 +2,7 @@ import { activityDuration } from '../src/lib/metrics';
 
 /**
  * Each activity with its duration and result (`ok`, `error`) observed in
- * `temporal_activity_duration_seconds` (issue 18: activity latency histograms). The worker wraps
+ * `temporal_activity_duration_seconds` (activity latency histograms). The worker wraps
  * every activity it registers (temporal/worker.ts).
  */
 export function timedActivities<T extends object>(activities: T): T {

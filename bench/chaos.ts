@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/chaos.ts`: the chaos soak (issue 29 §6; test/fixtures/chaos.ts). For
+ * `npx tsx bench/chaos.ts`: the chaos soak (test/fixtures/chaos.ts). For
  * `CHAOS_SECONDS` (default 600) a mixed workload runs through the HTTP API of 2 API and 2 worker
  * processes while an API or a worker is SIGKILLed, the Temporal dev server restarted and
  * PostgreSQL restarted every `CHAOS_FAULT_MIN_S`–`CHAOS_FAULT_MAX_S` seconds (default 20–60), each

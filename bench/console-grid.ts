@@ -1,5 +1,5 @@
 /**
- * The catalog console's item grid (issue 28 §2): server time of `GET /dashboard/catalogs/{id}/items`
+ * The catalog console's item grid: server time of `GET /dashboard/catalogs/{id}/items`
  * pages on a `BENCH_ITEMS`-item catalog (default 1,000,000), signed in with a dashboard session,
  * over HTTP on loopback (the request's whole time: query, count, tree counts, render). Cases: the
  * default order, an equality filter, a data-field sort, filter + sort, a word search, a taxonomy
@@ -11,7 +11,7 @@
  * Each case: the first page `BENCH_ROUNDS` times (default 10), then `BENCH_DEEP` pages (default
  * 10) walked by the page's own "Next" cursor; p50 / p95 of each. Target: p95 ≤ 300 ms on every
  * page at 1,000,000 items. Also API word searches (`api_search_p95_ms`), and with `BENCH_CHURN=1`
- * the churn sequence (issue 28 Qualities, "fast right after churn": `churn`): a snapshot, 12 % of
+ * the churn sequence (Qualities, "fast right after churn": `churn`): a snapshot, 12 % of
  * the items changed, the restore, the word index caught up, every case and the searches measured
  * (`after_restore`), the churn maintenance pass, measured again (`after_maintenance`); target
  * ≤ 100 ms p95 through it. Also the completeness page: `completeness_cold_ms` (from the
@@ -186,7 +186,7 @@ runBench(async (b) => {
   };
   const loadStart = loadAvg();
   const quiet = await measure(cases, ROUNDS, DEEP);
-  // BENCH_CHURN=1: "fast right after churn" (issue 28 Qualities): a snapshot, 12 % of the items
+  // BENCH_CHURN=1: "fast right after churn" (Qualities): a snapshot, 12 % of the items
   // changed, the restore (the restore activity's service), the word index caught up (what the
   // restore workflow does next), grid pages and searches measured; then the churn maintenance
   // pass the workflow starts (maintainSearchIndexes) and the same measured again.

@@ -1,5 +1,5 @@
 /**
- * Server time of the console's home page (issue 28 §1) with a 100,000-item catalog, and of the
+ * Server time of the console's home page with a 100,000-item catalog, and of the
  * completeness its script loads afterwards (`GET /dashboard/completeness.json`: the catalog's
  * completeness report, src/services/catalog/completeness-report.ts, one scan of its items when
  * cold, the app's cache when warm). Seeds `BENCH_ITEMS` items

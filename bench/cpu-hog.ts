@@ -1,7 +1,7 @@
 /**
  * `npx tsx bench/cpu-hog.ts [seconds]`: keeps every core busy (one spinning worker thread per core,
  * `HOG_THREADS` to change) for `seconds` (default: until killed), to run the test suite on a busy
- * machine (issue 29 §4: no assertion may depend on an idle one), e.g.
+ * machine (no assertion may depend on an idle one), e.g.
  *
  *   npx tsx bench/cpu-hog.ts 3600 & for i in 1 2 3; do /usr/bin/time -f %e npm test || break; done; kill %1
  *

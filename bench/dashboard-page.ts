@@ -1,6 +1,5 @@
 /**
- * Server time of the review dashboard's activity page on a 100,000-change activity (issue 17:
- * "First page of a 100,000-change activity renders in ≤ 300 ms server time"). Seeds 100,000
+ * Server time of the review dashboard's activity page on a 100,000-change activity ("First page of a 100,000-change activity renders in ≤ 300 ms server time"). Seeds 100,000
  * items and stages one change per item (3 changed fields, sources, explanations, field
  * confidence and methods, as enrichment stages them) with set-based INSERT … SELECT, signs in
  * through /dashboard/login, then fetches the first page (and filtered first pages) over HTTP on

@@ -1,6 +1,6 @@
 /**
  * `npm run demo`: against the running service (`npm start`), submits the labelled dev pages'
- * items (tier A: name + brand, evaluation.md) as ONE async enrichment job over HTTP, shows its
+ * items (tier A: name + brand, docs/evaluation.md "Product pages") as ONE async enrichment job over HTTP, shows its
  * progress while it runs, then prints the score table against the human labels and a few
  * results with their sources.
  *

@@ -1,5 +1,5 @@
 /**
- * A flow run over 100,000 rows (issue 19 "Durable runs": inputs of 100,000 rows run with bounded
+ * A flow run over 100,000 rows (inputs of 100,000 rows run with bounded
  * memory, rows paged between nodes): `input → custom_code → stage` saved from a custom transform,
  * executed over HTTP (`POST /api/public/workflows/{id}/execute`, one JSON body) against a dev
  * server of its own and the production worker entrypoint in its own process

@@ -1,5 +1,5 @@
 /**
- * Flows' Python sandbox (issue 19; docs/sandbox.md, "The Python sandbox"), without database or
+ * Flows' Python sandbox (docs/sandbox.md, "The Python sandbox"), without database or
  * Temporal: one confined interpreter per custom_code node.
  *
  * - cold start: `PythonTransformSession.start` (scratch directory, setpriv + prlimit + bwrap +

@@ -1,5 +1,5 @@
 /**
- * Item lists at depth (issue 18): the page at position `BENCH_DEPTH` (default 100,000) of a
+ * Item lists at depth: the page at position `BENCH_DEPTH` (default 100,000) of a
  * `BENCH_ITEMS`-item catalog (default 200,000) reached by `offset` and by `cursor` (the
  * `next_cursor` of the page before it), for the default order, a data-field sort (price) and a
  * broad search, over HTTP; medians of `BENCH_ROUNDS` (default 5). Target: cursor pages stay

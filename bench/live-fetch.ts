@@ -1,5 +1,5 @@
 /**
- * The live fetcher's own cost (issue 27 §4) against a loopback site, on the bench database:
+ * The live fetcher's own cost against a loopback site, on the bench database:
  *
  * - first fetch of a host: robots.txt read and stored, slot lease, spacing reservation, page
  *   stored in the fetch cache;

@@ -1,5 +1,5 @@
 /**
- * The tool server's local diff (issue 21, `execution_local_diff_compute`, src/mcp/diff.ts) of
+ * The tool server's local diff (`execution_local_diff_compute`, src/mcp/diff.ts) of
  * 100,000 rows: a pulled-style JSONL snapshot of the 20-field bench items against a transformed CSV
  * (every cell text, arrays as JSON) where 10% of the rows change a price, 1% are dropped and 1,000
  * are new. Includes reading both files and writing staged_changes.jsonl and diff_details.json. No

@@ -1,5 +1,5 @@
 /**
- * The tool server's snapshot pull (issue 21, `execution_catalog_snapshot_pull`) of a 100,000-item
+ * The tool server's snapshot pull (`execution_catalog_snapshot_pull`) of a 100,000-item
  * catalog, as the tool runs it (src/mcp/pull.ts: raw-items, page size 5000, 8 pages in flight,
  * verified against `total`, Parquet (the tool's default format) + JSONL + CSV + schema + taxonomy +
  * manifest written) against the real app on loopback. Three pulls; prints one JSON line. Target: ≤ 10 s.

@@ -1,6 +1,5 @@
 /**
- * Staging 100,000 changes end to end as `execution_catalog_stage_dataset` does it (issue 21;
- * src/mcp/stage.ts): diff of the pulled snapshot against a transform that changes every row's
+ * Staging 100,000 changes end to end as `execution_catalog_stage_dataset` does it (src/mcp/stage.ts): diff of the pulled snapshot against a transform that changes every row's
  * price, validation (files, keys, counts, Ajv against the catalog schema, twice as upstream does),
  * one activity shell, 50 appends of 2,000 changes with batch keys (the service validates and
  * stages each chunk), pending-review. Against the real app on loopback (strict 20-field bench

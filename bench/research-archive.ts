@@ -1,5 +1,5 @@
 /**
- * Research archives at scale (issue 27 §2: "index a 100,000-page archive at ≥ 200 pages/s on 2
+ * Research archives at scale ("index a 100,000-page archive at ≥ 200 pages/s on 2
  * cores; research lookup p95 ≤ 50 ms at 100,000 pages; the worker's memory does not grow with the
  * archive's size"). Generates a synthetic `.warc.gz` of BENCH_PAGES pages (default 100,000) with
  * warcio from the shared product pages as templates (templates up to 200 KB; each copy gets its

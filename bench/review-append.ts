@@ -1,11 +1,11 @@
 /**
- * The review loop's write path at scale (issue 17 "Performance"): 100,000 staged changes
+ * The review loop's write path at scale: 100,000 staged changes
  * appended through HTTP in chunks of 2,000 (`POST /api/public/activities/{id}/staged-changes/append`,
  * each chunk with a `batch_key`, one chunk retried to show the retry is a no-op), then
  * `approve_all` on them through HTTP. Each figure is also given as a ratio to a raw SQL
  * `UPDATE … FROM` of the same 100,000 staged-change rows in the same run (the floor of touching
  * those rows once). The changes are what the tool server's HEAD diff sends for a price and title
- * change (tool-server.md §2.2/2.4): changed fields only, with the snapshot system columns
+ * change (docs/tool-server-design.md "Diff"): changed fields only, with the snapshot system columns
  * `__catalog_item_id` / `__current_version` and the array field `tags` as a JSON string; 1% have
  * an invalid price and must be stored as `error` (and never approved). Targets: append ≤ 15 s in
  * total, approve_all ≤ 2 s. Prints one JSON line.

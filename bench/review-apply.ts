@@ -1,6 +1,5 @@
 /**
- * Apply of a review activity with 100,000 approved updates (issue 17 "Apply semantics":
- * ≤ 10 s including the pre-apply snapshot). Seeds a 100,000-item catalog (20-field schema, strict
+ * Apply of a review activity with 100,000 approved updates (≤ 10 s including the pre-apply snapshot). Seeds a 100,000-item catalog (20-field schema, strict
  * mode) and one activity whose 100,000 approved staged changes each change two fields (`price`
  * and `title`, so the search columns change too), then runs the apply activity's work
  * (src/services/review/apply.ts `runApply`: the `pre_apply` snapshot, then the one transaction)

@@ -1,5 +1,5 @@
 /**
- * Exact `total_rows` of a large CSV with bounded memory (issue 20: "a 500 MB CSV is counted in a
+ * Exact `total_rows` of a large CSV with bounded memory ("a 500 MB CSV is counted in a
  * stream with the service's RSS growing by ≤ 200 MB"): writes a CSV of `BENCH_MB` (default 500)
  * megabytes (12 columns, quoted text with commas and line breaks, decimal numbers, URLs), runs
  * the inference of `POST /public/infer-schema` on it in this process, and reports the row count

@@ -1,5 +1,5 @@
 /**
- * `GET …/items/export?format=csv|xlsx` of a 100,000-item catalog (20 fields, issue 20): three
+ * `GET …/items/export?format=csv|xlsx` of a 100,000-item catalog (20 fields): three
  * streamed downloads per format, rows/s by median and best, bytes, the API process's RSS growth
  * (the export is in-process here, so the bench's own RSS is the API's) and the 1-minute load
  * average at start (the machine is shared). Target: ≥ 20,000 rows/s, bounded memory.

@@ -1,5 +1,5 @@
 /**
- * Import of a 100,000-row CSV into an empty 20-field strict catalog (issue 20: "100,000 rows
+ * Import of a 100,000-row CSV into an empty 20-field strict catalog ("100,000 rows
  * ≥ 5,000 rows/s; a bad line never fails the others"): the file is the export layout of the
  * benchmark items (bench/lib.ts `benchItem`) with every 1,000th price made invalid. Measures the
  * API's staging (read, convert by the schema, insert the lines) and the catalogImportWorkflow

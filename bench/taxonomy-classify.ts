@@ -1,6 +1,6 @@
 /**
  * Category prediction into the Google product taxonomy (5,595 nodes) at the speed of a job
- * (issue 26 §2: "usable inline in a request and as a catalog's taxonomy, ≤ 20 ms per item").
+ * ("usable inline in a request and as a catalog's taxonomy, ≤ 20 ms per item").
  * Items are real product titles (the odd records of ../shared/data/oa-mine and ae-110k, the
  * taxonomy eval's scored split), `web_search: false`, `predict_taxonomy: true`.
  *

@@ -1,5 +1,5 @@
 /**
- * A text-only job through the whole service (issue 26 §9, "a job of 1,000 items with 1,000
+ * A text-only job through the whole service ("a job of 1,000 items with 1,000
  * catalog examples takes ≤ 60 s on 2 cores"): HTTP → PostgreSQL → a Temporal dev server of its
  * own → the production worker entrypoint in its own process (`node --import tsx
  * temporal/worker.ts`). A catalog is made through the API from the WDC-PAVE offers of

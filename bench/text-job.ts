@@ -1,5 +1,5 @@
 /**
- * Speed of a text-only job (`web_search: false`) with catalog examples (issue 26 §9), through
+ * Speed of a text-only job (`web_search: false`) with catalog examples, through
  * the engine directly: the WDC-PAVE offers of `../shared/data/wdc-pave` play the catalog
  * (examples built as src/services/enrichment/examples.ts builds them: one example per item text,
  * with the item's values that text states), every attribute of the file is an output field, and

@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
 
 /**
- * Core tables: organizations and API keys (decisions.md §1), catalogs with their versioned
- * schemas (§2), review activities and enrichment jobs with one row per input item (§4).
+ * Core tables: organizations and API keys (docs/api-reference.md "Authentication"), catalogs with their versioned
+ * schemas (docs/api-reference.md "Schema versions"), review activities and enrichment jobs with one row per
+ * input item (docs/api-enrichment.md "Enrichment jobs").
  * Enrichment rows are keyed by (job_id, row_index) so result writes are idempotent upserts
- * (architecture.md, Temporal rule 4). One function on purpose: the whole first schema in one place.
+ * (docs/workflows.md "Rules of the craft"). One function on purpose: the whole first schema in one place.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('organizations', (t) => {

@@ -1,8 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Versions of a catalog's markdown context (interface-spec.md, Versioning 4; decisions.md §2,
- * G4): one row per version, so `GET …/catalog-md?version=N` can read any older one. The
+ * Versions of a catalog's markdown context (docs/api-reference.md "Versioning"; docs/api-reference.md "Catalog context and quality prompt"): one row per version, so `GET …/catalog-md?version=N` can read any older one. The
  * current text and number stay on `catalogs` (`catalog_md`, `catalog_md_version`); rows go
  * with their catalog.
  */

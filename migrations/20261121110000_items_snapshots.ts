@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Catalog items and snapshots (decisions.md §3).
+ * Catalog items and snapshots (docs/api-reference.md "Snapshots").
  *
  * - `catalog_items`: one table for products and variants (`entity_type`, `parent_id`).
  *   `business_key` is the value of the catalog's `unique_id_field` in `data` (item identity),
@@ -21,7 +21,7 @@ import type { Knex } from 'knex';
  *   Not a generated
  *   column: snapshot restore and catalog duplication copy the stored text instead of
  *   recomputing it row by row.
- * - `source_info`: the provenance object of the item's last write (G7/G9 `source_info`).
+ * - `source_info`: the provenance object of the item's last write (`source_info`).
  * - `catalog_snapshots` + `catalog_snapshot_items`: a snapshot's catalog state (schema version,
  *   taxonomy, catalog_md, quality prompt) and a row copy of every item, written set-based.
  */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Word-level item search (decisions.md §3, G6) replacing the pg_trgm substring index.
+ * Word-level item search (docs/api-reference.md "Items") replacing the pg_trgm substring index.
  *
  * - `search_tsv`: the words of `search_text` (maximal runs of letters and digits, already
  *   lower-cased) as a tsvector without positions, built by `catalog_item_search_tsv(text)` with

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Search terms (decisions.md §3, G6): every word of the term but the last must be a whole word
+ * Search terms (docs/api-reference.md "Items"): every word of the term but the last must be a whole word
  * of the item's text values, the last may be a word prefix (search-as-you-type). Whole words
  * are exact GIN entries the scan can skip through; prefix entries are first collected into a
  * bitmap of every match, which for words present in nearly every item (`sku`, `https`, a

@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 
 /**
- * Enrichment request features (interface-spec.md "Enrich request parameters"; decisions.md §4, §5):
+ * Enrichment request features (docs/api-enrichment.md "Enrichment jobs"):
  *
- * - `staged_changes`: the reviewable changes of an activity (decisions.md §5). An enrichment job
+ * - `staged_changes`: the reviewable changes of an activity (docs/api-review.md "Activities"). An enrichment job
  *   writing to a catalog stages one change per processed row, idempotently: unique
  *   `(activity_id, row_index)`, written in the same transaction as the row result.
- * - `enrichment_templates`: organization-scoped request defaults + safety controls (G20).
+ * - `enrichment_templates`: organization-scoped request defaults + safety controls (docs/api-enrichment.md "Judging").
  * - `source_artifacts`: the exact bytes of every source a job consulted (`capture_source_artifacts`),
  *   stored on disk under their SHA-256; one row per (job, row, url, sha256).
  * - `hosted_media`: media copied into service storage (`host_media`), content-addressed.

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Webhook delivery attempts (decisions.md §4, webhooks design card): one row per HTTP attempt
+ * Webhook delivery attempts (docs/api-enrichment.md "Webhooks"): one row per HTTP attempt
  * of a job's `enrichment.job.completed` webhook, written by the `deliverWebhook` activity and
  * shown on the job poll (`webhook.attempts`).
  *

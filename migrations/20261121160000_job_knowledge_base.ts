@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 /**
  * The readable text of a job's knowledge-base files (PDF text, HTML, CSV rows), converted once
  * at job creation and read by the worker, so rows never re-parse the uploads and the per-row
- * job config stays small (decisions.md §4, G21 knowledge base).
+ * job config stays small (docs/api-enrichment.md "Extra request fields" knowledge base).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('enrichment_job_documents', (t) => {

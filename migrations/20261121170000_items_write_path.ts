@@ -1,8 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Cheaper item writes and restores, and a per-catalog change counter (decisions.md §3, G6,
- * G9, G11).
+ * Cheaper item writes and restores, and a per-catalog change counter (docs/api-reference.md "Items").
  *
  * - Search-column trigger: split into a BEFORE INSERT and a BEFORE UPDATE trigger, each with a
  *   `WHEN` condition (evaluated in C, no PL/pgSQL call) that fires only when the writer did

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Word index pending list: 4 MB instead of 64 MB (decisions.md §3, G6). GIN's fast-update
+ * Word index pending list: 4 MB instead of 64 MB (docs/api-reference.md "Items"). GIN's fast-update
  * pending list is scanned in full by every search, whatever the catalog (measured on
  * 1,000,000 items: an identifier search whose page needs one row read 4,500 pending-list pages,
  * ~115 ms, of a list filled by earlier writes), so its size bounds search latency. Writers now

@@ -5,7 +5,7 @@ const CHANGED = `(NEW.data IS DISTINCT FROM OLD.data AND NEW.search_text IS NOT 
 
 /**
  * Search-column trigger on UPDATE: skipped when the writer declares that it supplies both
- * derived columns (decisions.md §3, G11).
+ * derived columns (docs/api-reference.md "Snapshots").
  *
  * The trigger's `WHEN` (migration 20261121170000) infers "the writer did not supply them" from
  * the row alone: `data` changed but `search_text` did not, or `search_text` changed but

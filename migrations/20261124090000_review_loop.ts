@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * The review loop (decisions.md §5, G13–G16; issue 17): what review activities and staged changes
+ * The review loop (docs/api-review.md "Activities"): what review activities and staged changes
  * need beyond what enrichment staging wrote.
  *
  * - `review_activities`: the activity's input (`input_data`: description, schema and taxonomy
@@ -12,7 +12,7 @@ import type { Knex } from 'knex';
  *   from: optimistic concurrency on apply), `is_delete`, `accepted_fields` (the fields a
  *   partially accepted change applies; null = all), the reasons of `error` and `rejected`, the
  *   item as found when apply met a `conflict` (a seventh status), and `applied_at`.
- * - `staged_change_batches`: append idempotency (decisions.md §5: a retried batch with the same
+ * - `staged_change_batches`: append idempotency (docs/api-review.md "Appending staged changes": a retried batch with the same
  *   `batch_key` is a no-op), remembering which row indexes the batch got.
  */
 export async function up(knex: Knex): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Review dashboard sessions (issue 17, "Review dashboard"): signing in with an API key or a user
+ * Review dashboard sessions: signing in with an API key or a user
  * token creates one row; the browser holds only a random session token in an httpOnly cookie,
  * and the row keeps its SHA-256, the organization the session is scoped to, who signed in, the
  * CSRF token state-changing requests must echo, and when it expires. A server-side row (rather

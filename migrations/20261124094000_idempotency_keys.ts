@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Idempotency keys (issue 18): the first successful answer of a POST sent with an
+ * Idempotency keys: the first successful answer of a POST sent with an
  * `Idempotency-Key` header, per organization and key, so a retried request within 24 h gets the
  * same answer and charges once. `response` is null while the first request still runs.
  */

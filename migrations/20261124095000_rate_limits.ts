@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Rate-limit counters shared by every API process (issue 18), in the layout the
+ * Rate-limit counters shared by every API process, in the layout the
  * rate-limiter-flexible package's PostgreSQL store uses (its `RateLimiterPostgres`): one row per
  * limited key with the points consumed and when the window expires (ms since the epoch).
  * Created here, not by the library at run time, so the API never issues DDL.

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * `enrichment_rows.write_count`: how many times a row's result was written (issue 18). A row is
+ * `enrichment_rows.write_count`: how many times a row's result was written. A row is
  * written once by design (the write moves it out of `pending`); the count lets durability tests
  * prove that independently of the job's counters, which finalizeJob derives from the rows.
  */

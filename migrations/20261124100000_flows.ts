@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Flows (interface-spec.md "Flows", decisions.md §6, G15; issue 19).
+ * Flows (docs/api-review.md "Flows", docs/api-review.md "Save as workflow").
  *
  * - `flows`: a stored flow of an organization: an ordered list of nodes `{id, type, config}`
  *   (`input`, `custom_code`, `enrich`, `stage`), the catalog its `stage` node stages into, the

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Spreadsheet imports into catalogs (issue 20): one row per import with its counters, one row
+ * Spreadsheet imports into catalogs: one row per import with its counters, one row
  * per data line of the file with its item (converted by the schema) and, once written, its
  * status and errors (Akeneo-style per-line report). Lines are staged by the API and written by
  * the import workflow in batches.

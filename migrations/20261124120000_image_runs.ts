@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Image runs (issue 21, `service_image_run` / `_status` / `_list`): one image processing job on the
+ * Image runs (`service_image_run` / `_status` / `_list`): one image processing job on the
  * organization's hosted media: the tool, its input (hosted image, prompt, options), its status and
  * the hosted URLs it produced.
  */

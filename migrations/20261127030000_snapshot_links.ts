@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Snapshot links (issue 26 §7: a restore of an activity's `pre_apply` snapshot is shown on the
+ * Snapshot links (a restore of an activity's `pre_apply` snapshot is shown on the
  * activity): a `pre_apply` snapshot records the review activity whose apply took it
  * (`activity_id`), and the `safety` snapshot a restore takes records the snapshot it restored
  * (`restored_snapshot_id`). Rows taken before this migration are linked from their reasons

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * The organization's default master catalog (issue 26 §6; interface-spec.md `POST
+ * The organization's default master catalog (docs/api-reference.md "Catalogs" `POST
  * /public/catalogs`: `use_master_catalog_defaults` "inherit defaults from the org default master
  * catalog"): a catalog of the organization, set with `PUT /public/organization/default-master-catalog`.
  * Deleting the catalog clears it.

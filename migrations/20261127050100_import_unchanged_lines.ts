@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Spreadsheet imports count the lines equal to their item (issue 26 §7: such a line writes
+ * Spreadsheet imports count the lines equal to their item (such a line writes
  * nothing, so no version bump and no false conflicts); their line status is `unchanged`.
  */
 export async function up(knex: Knex): Promise<void> {

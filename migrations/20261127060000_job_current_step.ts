@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * The step a running enrichment job is at (issue 26 §9), shown in its poll as `current_step`:
+ * The step a running enrichment job is at, shown in its poll as `current_step`:
  * `training_text_model` while the text model learns from the catalog's examples, else null
  * (items being enriched).
  */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Web archives as a research source (issue 27 §2; docs/research.md): `research_archives`, one
+ * Web archives as a research source (docs/research.md): `research_archives`, one
  * uploaded or configured WARC/WACZ file (an organization's, or `organization_id` null for the
  * archives of `RESEARCH_ARCHIVES`, shared by every organization, indexed once per content hash),
  * and `research_archive_pages`, one row per indexed HTML/PDF response record: where the record is

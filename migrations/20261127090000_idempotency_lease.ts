@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Issue 29 §6: the claim of a running idempotent request is a lease (`lease_until`), renewed
+ * The claim of a running idempotent request is a lease (`lease_until`), renewed
  * while its handler runs, so a repeat can take over the key of a request whose process died
  * (before, such a key answered 409 for 24 hours).
  */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Issue 27 §2 (configured archives): a `RESEARCH_ARCHIVES` file's path, size and modification
+ * (configured archives): a `RESEARCH_ARCHIVES` file's path, size and modification
  * time are kept with its content hash, so a worker start re-reads (hashes) only files that
  * changed since.
  */

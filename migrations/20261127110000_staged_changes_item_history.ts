@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Issue 28 §4 (the item page's provenance and history): the applied staged changes of one item,
+ * (the item page's provenance and history): the applied staged changes of one item,
  * newest first, are read by `catalog_item_id`; a partial index over applied changes only keeps
  * that read an index scan however many changes the catalog's activities staged.
  */

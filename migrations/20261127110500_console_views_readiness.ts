@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * The catalog console's item grid and completeness pages (issue 28 §2, §3): saved grid views
+ * The catalog console's item grid and completeness pages: saved grid views
  * (named columns + query, per catalog and owner, shared or private) and readiness profiles (a
  * named set of required fields and rules per catalog). Both go with their catalog. An
  * expression index on `(catalog_id, data ->> 'category_id')` serves the grid's taxonomy node

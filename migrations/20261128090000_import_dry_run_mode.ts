@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Spreadsheet imports (issue 28 §8, the import page): a `dry_run` import reports per line what
+ * Spreadsheet imports (the import page): a `dry_run` import reports per line what
  * the import would do and writes nothing (each batch's write is rolled back); `mode` says which
  * lines may be written: `upsert` (default: create or update), `create` (a line whose item exists
  * fails), `update` (a line whose item does not exist fails).

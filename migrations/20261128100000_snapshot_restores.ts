@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 
 /**
- * Snapshot restores as durable workflows (issue 28): one row per restore, written by the API when
+ * Snapshot restores as durable workflows: one row per restore, written by the API when
  * it starts `snapshot-restore-<id>` and by the workflow's activity as it runs. `status`: queued →
- * restoring → completed (with `result`, the G11 restore answer) or failed (with `error` and
+ * restoring → completed (with `result`, the restore answer) or failed (with `error` and
  * `failure`). At most
  * one open (queued or restoring) restore per snapshot: a retried request joins it.
  */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * People, not keys (issue 28 §12): reviewers sign in as themselves.
+ * People, not keys: reviewers sign in as themselves.
  *
  * - `people`: one row per person and organization: `email` (lower-cased, unique per
  *   organization), `name`, `password_hash` (scrypt, `scrypt$N$r$p$salt$hash`; null = no password

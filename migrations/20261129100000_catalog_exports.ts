@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Catalog exports as operations (issue 28 §7: the jobs page lists every export). An export still
+ * Catalog exports as operations (the jobs page lists every export). An export still
  * streams in the request that asks for it; this row records it: `running` when the stream starts,
  * then `completed` with the rows written, `failed` with the error, or `cancelled` when the client
  * went away before the end.

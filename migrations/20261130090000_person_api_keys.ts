@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Person-scoped keys (issue 28 §12: the tool server acts as the person who signed it in).
+ * Person-scoped keys (the tool server acts as the person who signed it in).
  *
  * - `api_keys.person_id`: the person a key acts for, with the person's current role (null for the
  *   organization's keys, which act as admin). Such a key is what the tool server's login helper

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Grid field indexes (issue 28 §2: every grid page ≤ 300 ms at 1,000,000 items): the per-catalog
+ * Grid field indexes (every grid page ≤ 300 ms at 1,000,000 items): the per-catalog
  * expression indexes the item grid builds on demand for a data-field sort or filter of a large
  * catalog (src/services/catalog/grid-indexes.ts), one row per index:
  *

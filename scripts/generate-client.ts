@@ -2,7 +2,7 @@
  * `npm run client:generate`: writes the typed client's types (packages/client/src/schema.ts) from
  * the service's OpenAPI document (`GET /api/openapi.json`, built from the route registry:
  * src/routes/registry.ts) with openapi-typescript, formatted by the repository's Prettier
- * configuration so the checked-in file is byte-identical to what this script writes (issue 30 §1).
+ * configuration so the checked-in file is byte-identical to what this script writes.
  *
  * Usage: `tsx scripts/generate-client.ts [--from FILE|URL] [--out FILE] [--check]`.
  * - `--from`: the document to read (a JSON file or an http(s) URL); default: the document of an

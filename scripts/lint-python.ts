@@ -1,5 +1,5 @@
 /**
- * Lints the Python the service ships (the sandbox's runner, src/sandbox/runner.py; issue 30 §4)
+ * Lints the Python the service ships (the sandbox's runner, src/sandbox/runner.py)
  * with Debian's pyflakes3 (undefined names, unused imports, syntax), which the test set-up
  * installs with the sandbox (test/setup/prepare.ts). Without pyflakes3 it checks the syntax with
  * python3's own parser and says that it did only that. Exits 1 on a finding.

@@ -37,7 +37,7 @@ import { createServiceCaches } from './services/caches';
 import { metrics } from './lib/metrics';
 import { Validator } from './lib/validation';
 
-/** Inline JSON bodies are capped at 10 MB (interface-spec.md, Limits); larger → 413. */
+/** Inline JSON bodies are capped at 10 MB (docs/api-reference.md "Limits"); larger → 413. */
 export const JSON_BODY_LIMIT = '10mb';
 
 /**

@@ -34,7 +34,7 @@ export interface HttpFetcherOptions {
 
 /**
  * The service's whole configuration, read once from the environment by {@link loadConfig}.
- * Nothing else in the code base reads `process.env` (architecture.md, Layout: config.ts).
+ * Nothing else in the code base reads `process.env` (docs/architecture.md "Map of folders": config.ts).
  */
 export interface Config {
   /** HTTP port of the API (env `PORT`, default 8080). */
@@ -64,7 +64,7 @@ export interface Config {
   dataDir: string;
   /**
    * Where files every process must reach are kept: uploaded research archives, source artifacts
-   * and evidence WARCs, hosted media, knowledge-base files (issue 29 §8; docs/configuration.md).
+   * and evidence WARCs, hosted media, knowledge-base files (docs/configuration.md).
    * The filesystem under `BLOB_DIR` (default `DATA_DIR`) unless `S3_BUCKET` is set.
    */
   blobStore: BlobStoreSettings;
@@ -105,7 +105,7 @@ export interface Config {
   /** Allow plain-http loopback webhook URLs, for development (env `ALLOW_HTTP_WEBHOOKS`). */
   allowHttpWebhooks: boolean;
   /**
-   * OpenID Connect sign-in of people (issue 28 §12); null when `OIDC_ISSUER` is unset. `issuer`
+   * OpenID Connect sign-in of people; null when `OIDC_ISSUER` is unset. `issuer`
    * (env `OIDC_ISSUER`, discovered at `/.well-known/openid-configuration`), `clientId` /
    * `clientSecret` (env `OIDC_CLIENT_ID`, `OIDC_CLIENT_SECRET`), `providerName` on the sign-in
    * button (env `OIDC_PROVIDER_NAME`, default the issuer's host); `role` (env `OIDC_ROLE`) and
@@ -164,14 +164,14 @@ export interface Config {
   /** pino log level (env `LOG_LEVEL`, default `info`). */
   logLevel: string;
   /**
-   * Limits per organization and per API key (issue 18; src/services/access/rate-limits.ts):
+   * Limits per organization and per API key (src/services/access/rate-limits.ts):
    * requests per second with a burst (0 = no request limit), failed authentications per client
    * IP per minute, running async jobs per organization (0 = no limit), credits per organization
    * per calendar month (null = no quota).
    */
   limits: { requestsPerSecond: number; burst: number; authFailuresPerMinute: number; concurrentJobs: number; monthlyCredits: number | null };
   /**
-   * Worker metrics (issue 18): `workerMetricsPort` serves this service's worker metrics (jobs,
+   * Worker metrics: `workerMetricsPort` serves this service's worker metrics (jobs,
    * items, credits, engine and activity latency, webhooks) as Prometheus text at
    * `http://<host>:<port>/metrics` (env WORKER_METRICS_PORT; null = off); `temporalMetricsAddress`
    * is where the Temporal SDK exports its own worker metrics (env TEMPORAL_METRICS_ADDRESS,
@@ -181,7 +181,7 @@ export interface Config {
   temporalMetricsAddress: string | null;
   /** When set, `GET /metrics` requires `Authorization: Bearer <metricsToken>` (env METRICS_TOKEN). */
   metricsToken: string | null;
-  /** The Python sandbox of flows' custom_code nodes (issue 19; docs/sandbox.md, "The Python sandbox"). */
+  /** The Python sandbox of flows' custom_code nodes (docs/sandbox.md, "The Python sandbox"). */
   pythonSandbox: PythonSandboxConfig;
 }
 

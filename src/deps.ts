@@ -1,7 +1,7 @@
 /**
  * The dependency object of the HTTP app: everything routes and services need that is created
  * once per process (database, job runner, configuration, limits). Routes import this type from
- * here, never from app.ts, so app.ts → routes is the only direction (architecture.md, Layout).
+ * here, never from app.ts, so app.ts → routes is the only direction (docs/architecture.md "Map of folders").
  */
 import type { Knex } from 'knex';
 import type { Config } from './config';

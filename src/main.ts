@@ -1,7 +1,7 @@
 /**
  * API entrypoint (`npm run api`): config → database (created and migrated when missing) →
  * Temporal client → createApp() → listen. On SIGINT/SIGTERM it stops taking connections, answers the
- * requests in flight (at most SHUTDOWN_GRACE_MS), then closes Temporal and PostgreSQL (issue 18).
+ * requests in flight (at most SHUTDOWN_GRACE_MS), then closes Temporal and PostgreSQL.
  */
 import { loadConfig } from './config';
 import { createKnex, ensureDatabase, migrateLatest } from './db';

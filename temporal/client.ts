@@ -134,7 +134,7 @@ interface WorkflowStart<W extends Workflow> {
 }
 
 /**
- * JobRunner over a Temporal client (architecture.md, Temporal rules 7 and 8).
+ * JobRunner over a Temporal client (docs/workflows.md "Rules of the craft").
  */
 export class TemporalJobRunner implements JobRunner {
   /**
@@ -301,7 +301,7 @@ export class TemporalJobRunner implements JobRunner {
   }
 
   /**
-   * Starts `activityApplyWorkflow` under `activity-apply-<activity_id>` (decisions.md §5) with
+   * Starts `activityApplyWorkflow` under `activity-apply-<activity_id>` (docs/api-review.md "Apply") with
    * search attributes OrganizationId, CatalogId and JobKind=`apply`. Reuse policy
    * ALLOW_DUPLICATE (a failed apply may be asked again; a completed one is answered by the API
    * from the stored result before starting), conflict policy FAIL: while an apply of the activity
@@ -351,7 +351,7 @@ export class TemporalJobRunner implements JobRunner {
   }
 
   /**
-   * Starts `flowRunWorkflow` under `flow-run-<run_id>` (decisions.md §6) with search attributes
+   * Starts `flowRunWorkflow` under `flow-run-<run_id>` (docs/api-review.md "Flow runs") with search attributes
    * OrganizationId, CatalogId and JobKind=`flow-run` and a summary. A first start uses reuse
    * policy REJECT_DUPLICATE (a repeated start is "already started", a success, rule 8); a rerun
    * (`opts.rerun`, temporal/ops.ts) ALLOW_DUPLICATE_FAILED_ONLY: a new execution after a failed,
@@ -406,7 +406,7 @@ export class TemporalJobRunner implements JobRunner {
   }
 
   /**
-   * Starts `snapshotRestoreWorkflow` under `snapshot-restore-<restore_id>` (issue 28) with search
+   * Starts `snapshotRestoreWorkflow` under `snapshot-restore-<restore_id>` with search
    * attributes OrganizationId, CatalogId and JobKind=`snapshot-restore`. Reuse policy
    * REJECT_DUPLICATE: a restore runs once; a repeated start (a retried request that joined the
    * open restore) is "already started", a success (rule 8).

@@ -1,7 +1,7 @@
 /**
  * Exports a workflow execution's event history as JSON for replay tests: the fixtures in
- * test/replay/ are made this way and read back with {@link historyFromFixture} (architecture.md,
- * Temporal rule 9).
+ * test/replay/ are made this way and read back with {@link historyFromFixture} (docs/workflows.md
+ * "Rules of the craft", Temporal rule 9).
  *
  * Format: the protobuf object form of `temporal.api.history.v1.History` (enums as names, 64-bit
  * integers as strings, bytes as base64). Not the proto3-JSON of `temporal workflow show`: the

@@ -1,5 +1,5 @@
 /**
- * The Temporal schedule of search index maintenance (issue 18): every hour it starts
+ * The Temporal schedule of search index maintenance: every hour it starts
  * searchIndexMaintenanceWorkflow (workflows/search-index-maintenance.ts) on the worker's task
  * queue, skipping a run while the previous one still runs. Created by the worker at start;
  * operators see, pause or trigger it in the Temporal UI under Schedules.

@@ -187,7 +187,7 @@ export interface OpsFlowRun {
 }
 
 /**
- * Failed flow runs, newest first (issue 19: the batch operator's list): runs `failed` in
+ * Failed flow runs, newest first (the batch operator's list): runs `failed` in
  * PostgreSQL, plus runs whose `flow-run-<id>` workflow Temporal lists as Failed/TimedOut/Terminated
  * while PostgreSQL still says `running`.
  * @param limit at most this many runs from each source; default 50

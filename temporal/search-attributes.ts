@@ -1,5 +1,5 @@
 /**
- * The custom search attributes of this service's workflows (architecture.md, Names): operators
+ * The custom search attributes of this service's workflows (docs/workflows.md "Temporal: workflows, ids, search attributes"): operators
  * filter the Temporal Web UI by organization, catalog and kind of job.
  */
 import type { Connection } from '@temporalio/client';

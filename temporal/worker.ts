@@ -84,7 +84,7 @@ export interface RenderWorkerDeps {
 }
 
 /**
- * Creates (does not run) the render worker (issue 27 §5): an activity-only Worker on
+ * Creates (does not run) the render worker: an activity-only Worker on
  * `<taskQueue>-render` with the render activity (activities/render.ts), whose activity slots
  * (`maxConcurrentActivityTaskExecutions`) are RENDER_CONCURRENCY, so at most that many pages
  * render at once in this process however many rows the enrichment worker runs.

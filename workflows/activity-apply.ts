@@ -1,6 +1,5 @@
 /**
- * activityApplyWorkflow: the apply of a review activity (decisions.md §5, G16; issue 17 "Apply
- * semantics"), started by the API (temporal/client.ts `startApply`) under
+ * activityApplyWorkflow: the apply of a review activity (docs/api-review.md "Apply"), started by the API (temporal/client.ts `startApply`) under
  * `activity-apply-<activity_id>` with search attributes OrganizationId, CatalogId, JobKind=apply.
  *
  * A further apply of a completed activity (changes approved after its last apply; docs/review.md)

@@ -1,6 +1,5 @@
 /**
- * bulkStageWorkflow: stages a bulk action of the catalog console (issue 28 §5;
- * src/services/review/bulk-edit.ts) under `bulk-stage-<activity_id>`, started by the dashboard
+ * bulkStageWorkflow: stages a bulk action of the catalog console (src/services/review/bulk-edit.ts) under `bulk-stage-<activity_id>`, started by the dashboard
  * (temporal/client.ts `startBulkStage`).
  *
  *   staging ── stageBulkPage(after) returned next ──▶ staging (next page)

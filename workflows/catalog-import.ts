@@ -1,5 +1,5 @@
 /**
- * catalogImportWorkflow: a spreadsheet import into a catalog (issue 20), started by the API
+ * catalogImportWorkflow: a spreadsheet import into a catalog, started by the API
  * (temporal/client.ts `startImport`) under `catalog-import-<import_id>` with search attributes
  * OrganizationId, CatalogId, JobKind=import, after the API staged the file's lines in PostgreSQL
  * (src/services/inference/import.ts).

@@ -1,5 +1,5 @@
 /**
- * Search index maintenance after churn (issue 28, Qualities: "fast right after churn"): a restore,
+ * Search index maintenance after churn ("fast right after churn"): a restore,
  * import or apply that rewrote a large share of a catalog starts a search index maintenance pass
  * (workflows/search-index-maintenance.ts) at its end instead of leaving the bloated indexes to
  * the hourly schedule. Workflow-side helper (not a workflow type) called by snapshotRestoreWorkflow,

@@ -7,7 +7,7 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { EnrichmentProgress, ActivityApplyProgress, CatalogImportProgress, FlowRunProgress, SnapshotRestoreProgress } from '../src/contracts/workflows';
 import type { FeedRunProgress } from '../src/contracts/feed-workflows';
 
-/** Live progress of an enrichment job (architecture.md, Temporal rule 7; the API reads PostgreSQL). */
+/** Live progress of an enrichment job (docs/workflows.md "Rules of the craft"; the API reads PostgreSQL). */
 export const progressQuery = defineQuery<EnrichmentProgress>('progress');
 
 /**

@@ -1,7 +1,7 @@
 /**
- * enrichmentJobWorkflow: runs one enrichment job (interface-spec.md, "Enrichment" and "States
- * and transitions"; decisions.md §4). Items and results live in PostgreSQL; this workflow moves
- * only row indexes and counters (architecture.md, Temporal rule 2).
+ * enrichmentJobWorkflow: runs one enrichment job (docs/api-enrichment.md "Enrichment jobs" and "Job
+ * states"). Items and results live in PostgreSQL; this workflow moves
+ * only row indexes and counters (docs/workflows.md "Rules of the craft").
  *
  * State machine (the `status` answered by `progressQuery`):
  *
@@ -28,7 +28,7 @@
  * `credits_used` counts the successful rows only (derived from the rows, so it always matches the
  * kept results); then the cancellation is rethrown (Temporal rule 6).
  *
- * Webhook (decisions.md §4): once the job is finalized (completed, failed or cancelled) and it
+ * Webhook (docs/api-enrichment.md "Webhooks"): once the job is finalized (completed, failed or cancelled) and it
  * has a `webhook_url`, the workflow starts the child `webhookDeliveryWorkflow` (id
  * `<this id>/webhook`, parent-close policy ABANDON) and closes without waiting for it: the job's
  * state is final before any delivery attempt, and a receiver that is down never changes it.
@@ -92,7 +92,7 @@ function rowActivities(heartbeatTimeoutS: number, batched: boolean) {
 }
 
 /**
- * The render activity, on the render task queue of this workflow's queue (issue 27 §5): a render
+ * The render activity, on the render task queue of this workflow's queue: a render
  * is bounded by 2 minutes once started and 10 minutes in all (so a missing render worker delays a
  * row, never blocks it), and retried once.
  */
@@ -164,7 +164,7 @@ function countOutcome(progress: EnrichmentProgress, outcome: RowOutcome): void {
 }
 
 /**
- * Starts the job's webhook delivery when it has a `webhook_url` (decisions.md §4), without
+ * Starts the job's webhook delivery when it has a `webhook_url` (docs/api-enrichment.md "Webhooks"), without
  * waiting for it: ABANDON lets it outlive this workflow. Never throws: a delivery that cannot
  * even start (e.g. a delivery of the same id still running) must not change the job.
  */

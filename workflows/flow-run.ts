@@ -1,5 +1,5 @@
 /**
- * flowRunWorkflow: one run of a stored flow (decisions.md §6; issue 19 "Durable runs"), started
+ * flowRunWorkflow: one run of a stored flow (docs/api-review.md "Flow runs"), started
  * by the API (temporal/client.ts `startFlowRun`) under `flow-run-<run_id>` with search
  * attributes OrganizationId, CatalogId and JobKind=flow-run.
  *

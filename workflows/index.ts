@@ -1,6 +1,6 @@
 /**
  * The workflow bundle's entry (`workflowsPath` of the worker): every workflow type it runs.
- * Workflow code is deterministic: no I/O, no Node built-ins (architecture.md, Temporal rule 1).
+ * Workflow code is deterministic: no I/O, no Node built-ins (docs/workflows.md "Rules of the craft").
  */
 export { enrichmentJobWorkflow } from './enrichment-job';
 export { webhookDeliveryWorkflow } from './webhook-delivery';

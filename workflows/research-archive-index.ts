@@ -1,5 +1,5 @@
 /**
- * researchArchiveIndexWorkflow: indexing of one research archive (issue 27 §2), started by the API
+ * researchArchiveIndexWorkflow: indexing of one research archive, started by the API
  * on `POST /public/research-archives` and by the worker at start for the WARC/WACZ files of
  * `RESEARCH_ARCHIVES` (temporal/client.ts `startResearchArchiveIndex`) under
  * `research-archive-<archive_id>` with search attributes OrganizationId (uploads) and

@@ -3,7 +3,7 @@
  * (src/services/catalog/index-maintenance.ts: rebuild the bloated ones, flush GIN pending lists).
  * Started every hour by the Temporal schedule `search-index-maintenance` that the worker creates
  * at start (temporal/maintenance-schedule.ts; the schedule skips a run while the last one still
- * runs), with the workflow id `search-index-maintenance` (issue 18).
+ * runs), with the workflow id `search-index-maintenance`.
  *
  * Also started at the end of a restore, import or apply that rewrote a large share of a catalog,
  * under `search-index-maintenance-after-churn` (workflows/churn-maintenance.ts). After the pass,

@@ -1,5 +1,5 @@
 /**
- * snapshotRestoreWorkflow: the restore of a catalog snapshot (decisions.md §3 G11; issue 28),
+ * snapshotRestoreWorkflow: the restore of a catalog snapshot (docs/api-reference.md "Snapshots"),
  * started by the API or the console (src/services/catalog/snapshot-restores.ts, temporal/client.ts
  * `startSnapshotRestore`) under `snapshot-restore-<restore_id>` with search attributes
  * OrganizationId, CatalogId, JobKind=snapshot-restore.

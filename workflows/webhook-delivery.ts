@@ -1,6 +1,6 @@
 /**
  * webhookDeliveryWorkflow: delivers a finished job's signed `enrichment.job.completed` webhook
- * (decisions.md §4, design card "Temporal supplies webhook retries"). Started by
+ * (docs/api-enrichment.md "Webhooks"). Started by
  * enrichmentJobWorkflow as a child with id `<parent id>/webhook` and parent-close policy
  * ABANDON, after the job is finalized in PostgreSQL; nothing here ever writes to the job.
  *

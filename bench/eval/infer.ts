@@ -1,5 +1,5 @@
 /**
- * The inference suite (`npm run eval -- infer`, issue 20): schema inference on real files
+ * The inference suite (`npm run eval -- infer`): schema inference on real files
  * against gold schemas written by hand (bench/eval/infer-gold/*.json). Reported per file and
  * overall: column-type accuracy, enum detection F1, unit detection (UN/CEFACT / ISO 4217 code)
  * F1, unique-id and product-id choice, taxonomy agreement with the file's own category column,

@@ -1,6 +1,5 @@
 /**
- * Leave-one-site-family-out (LOFO) fitting for the pages suite (issue 22;
- * ../shared/spec/evaluation.md, "Generalisation is the headline").
+ * Leave-one-site-family-out (LOFO) fitting for the pages suite (docs/evaluation.md "Leave-one-site-family-out: the figures to lead with").
  *
  * What the engine learns or tunes from labelled pages, and how each is fitted here without
  * the scored family:

@@ -193,7 +193,7 @@ class Tally {
   /** The same per field: returned values and right ones per confidence level. */
   readonly byFieldConfidence = Object.fromEntries(PAGE_FIELDS.map((f) => [f, {}])) as Record<PageField, Record<string, { returned: number; correct: number }>>;
   readonly byAudit: Record<string, { items: number; returned: number; correct: number }> = {};
-  /** The same, by the decision of `POST /public/judge` on the result as a client would send it (G20). */
+  /** The same, by the decision of `POST /public/judge` on the result as a client would send it (docs/api-enrichment.md "Judging"). */
   readonly byJudge: Record<string, { items: number; returned: number; correct: number }> = {};
   readonly misses: string[] = [];
   /** Calibrated values returned: their probability, level and whether right (reliability and ECE). */

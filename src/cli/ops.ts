@@ -13,7 +13,7 @@
  *   key create <organization_id> [--name N]   a new API key of an organization (printed once)
  *   key revoke <key_id>                revoke a key: refused from the next request on
  *   person create <organization_id> <email> --role R [--name N] [--password P]
- *                                      a person who signs in to the console (issue 28 §12)
+ *                                      a person who signs in to the console
  *   person reset-password <organization_id> <email> [--password P]
  *                                      a new password (random unless given, printed once); ends their sessions
  */
@@ -121,7 +121,7 @@ function option(args: string[], name: string): string | undefined {
 }
 
 /**
- * `org create` and `key create|revoke` (issue 18): organization and key management for
+ * `org create` and `key create|revoke`: organization and key management for
  * operators, over PostgreSQL only. Prints one JSON line; a created key is printed once.
  * @returns the exit code (0 ok, 2 usage)
  */
@@ -148,7 +148,7 @@ async function runAccess(command: string, args: string[], print: (line: string) 
 }
 
 /**
- * `person create` and `person reset-password` (issue 28 §12): people of an organization for
+ * `person create` and `person reset-password`: people of an organization for
  * operators, over PostgreSQL only. Prints one JSON line; a generated password is printed once.
  * @returns the exit code (0 ok, 2 usage)
  * @throws ValidationError / ConflictError / NotFoundError of the people service (exit 1 with its message)

@@ -268,7 +268,7 @@ async function main(): Promise<void> {
 
   const up = await apiAnswers(run, 120_000);
   if (run.stopping) return;
-  // issue 27 §1: "running" only once a worker polls the task queue, as /readyz says.
+  // "running" only once a worker polls the task queue, as /readyz says.
   const ready = up ? await readiness(run, 120_000) : null;
   if (run.stopping) return;
   const research = describeSources(configuredSources(config));

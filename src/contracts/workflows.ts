@@ -1,6 +1,6 @@
 /**
- * What the API, the activities and the workflow bundle agree on about each durable workflow
- * (issue 30 §4): workflow ids, `JobKind` search attributes, argument, counter, progress and result
+ * What the API, the activities and the workflow bundle agree on about each durable workflow:
+ * workflow ids, `JobKind` search attributes, argument, counter, progress and result
  * shapes, tuning defaults and non-retryable failure types. A lower module all three import, so
  * services and activities never import the workflow bundle, and the bundle takes only values that
  * are pure: this file imports no value but `@temporalio/common` (ESLint keeps it so). The signals
@@ -9,7 +9,7 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { ApplyResult } from '../models/review-activity';
 
-/** `OrganizationId` (Keyword) search attribute: the owning organization's id (architecture.md, Names). */
+/** `OrganizationId` (Keyword) search attribute: the owning organization's id (docs/workflows.md "Temporal: workflows, ids, search attributes"). */
 export const ORGANIZATION_ID = defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD);
 
 /** `CatalogId` (Keyword) search attribute: the catalog a job writes to, when any. */
@@ -18,7 +18,7 @@ export const CATALOG_ID = defineSearchAttributeKey('CatalogId', SearchAttributeT
 /** `JobKind` (Keyword) search attribute: {@link ENRICHMENT_JOB_KIND}, {@link WEBHOOK_JOB_KIND}, {@link SEARCH_INDEX_JOB_KIND}, {@link APPLY_JOB_KIND}, {@link SNAPSHOT_RESTORE_JOB_KIND} and the others below. */
 export const JOB_KIND = defineSearchAttributeKey('JobKind', SearchAttributeType.KEYWORD);
 
-/** `JobKind` search-attribute value of enrichment jobs (architecture.md, Names). */
+/** `JobKind` search-attribute value of enrichment jobs (docs/workflows.md "Temporal: workflows, ids, search attributes"). */
 export const ENRICHMENT_JOB_KIND = 'enrichment';
 
 /** `JobKind` of a job's webhook delivery (a child of the job; same organization and catalog). */
@@ -27,7 +27,7 @@ export const WEBHOOK_JOB_KIND = 'webhook-delivery';
 /** `JobKind` of a catalog's search count index build ({@link searchIndexWorkflowId}). */
 export const SEARCH_INDEX_JOB_KIND = 'search-index';
 
-/** Workflow id of an enrichment job: `enrichment-<job_id>` (architecture.md, Names; Temporal rule 8). */
+/** Workflow id of an enrichment job: `enrichment-<job_id>` (docs/workflows.md "Temporal: workflows, ids, search attributes"; docs/workflows.md "Rules of the craft", Temporal rule 8). */
 export function enrichmentWorkflowId(jobId: string): string {
   return `enrichment-${jobId}`;
 }
@@ -46,7 +46,7 @@ export interface EnrichmentCounters {
 
 /**
  * Arguments of {@link enrichmentJobWorkflow}. Only ids and counters: items and results live in
- * PostgreSQL (architecture.md, Temporal rule 2).
+ * PostgreSQL (docs/workflows.md "Rules of the craft").
  */
 export interface EnrichmentJobArgs {
   job_id: string;
@@ -77,14 +77,14 @@ export interface EnrichmentJobArgs {
 /**
  * Suffix of the render task queue: the render activity (activities/render.ts) of an enrichment job
  * on task queue Q runs on `Q + RENDER_QUEUE_SUFFIX`, served by render workers whose activity
- * slots are RENDER_CONCURRENCY (issue 27 §5).
+ * slots are RENDER_CONCURRENCY.
  */
 export const RENDER_QUEUE_SUFFIX = '-render';
 
 /** Default rows per processRows activity (measured: bench/orchestration-overhead.ts). */
 export const DEFAULT_BATCH_SIZE = 10;
 
-/** Workflow id of a job's webhook delivery: `<parent id>/webhook` (architecture.md, Names). */
+/** Workflow id of a job's webhook delivery: `<parent id>/webhook` (docs/workflows.md "Temporal: workflows, ids, search attributes"). */
 export function webhookWorkflowId(parentWorkflowId: string): string {
   return `${parentWorkflowId}/webhook`;
 }
@@ -140,7 +140,7 @@ export interface EnrichmentProgress extends EnrichmentCounters {
 
 /**
  * Workflow id of a catalog's search count index build: `search-index-<catalog_id>`
- * (architecture.md, Names: `<kind>-<id>` like `enrichment-<job_id>`; `/` is kept for children).
+ * (docs/workflows.md "Temporal: workflows, ids, search attributes": `<kind>-<id>` like `enrichment-<job_id>`; `/` is kept for children).
  * One id per catalog, so at most one build of a catalog is open at a time (Temporal rule 8).
  */
 export function searchIndexWorkflowId(catalogId: string): string {
@@ -189,12 +189,11 @@ export interface SearchIndexBuildResult {
   words_catch_ups?: number;
 }
 
-/** `JobKind` of the apply of a review activity ({@link activityApplyWorkflowId}; decisions.md §5). */
+/** `JobKind` of the apply of a review activity ({@link activityApplyWorkflowId}; docs/api-review.md "Apply"). */
 export const APPLY_JOB_KIND = 'apply';
 
 /**
- * Workflow id of the apply of a review activity: `activity-apply-<activity_id>` (decisions.md §5,
- * G16). One id per activity, so at most one apply of an activity is open at a time (Temporal rule 8).
+ * Workflow id of the apply of a review activity: `activity-apply-<activity_id>` (docs/api-review.md "Apply"). One id per activity, so at most one apply of an activity is open at a time (Temporal rule 8).
  */
 export function activityApplyWorkflowId(activityId: string): string {
   return `activity-apply-${activityId}`;
@@ -239,10 +238,10 @@ export const SEARCH_MAINTENANCE_JOB_KIND = 'search-maintenance';
 /** Failure type of an apply whose activity is not applicable (not pending_review, no catalog): not retried. */
 export const APPLY_NOT_APPLICABLE = 'ApplyNotApplicable';
 
-/** `JobKind` of a spreadsheet import into a catalog ({@link catalogImportWorkflowId}; issue 20). */
+/** `JobKind` of a spreadsheet import into a catalog ({@link catalogImportWorkflowId}). */
 export const IMPORT_JOB_KIND = 'import';
 
-/** Workflow id of a spreadsheet import: `catalog-import-<import_id>` (architecture.md, Names). */
+/** Workflow id of a spreadsheet import: `catalog-import-<import_id>` (docs/workflows.md "Temporal: workflows, ids, search attributes"). */
 export function catalogImportWorkflowId(importId: string): string {
   return `catalog-import-${importId}`;
 }
@@ -268,7 +267,7 @@ export interface CatalogImportArgs {
  */
 export const IMPORT_BATCH_LINES = 2500;
 
-/** Failure type of an import batch whose starter may no longer write (a person disabled or demoted since the start; issue 28 §12): not retried. */
+/** Failure type of an import batch whose starter may no longer write (a person disabled or demoted since the start): not retried. */
 export const IMPORT_NOT_PERMITTED = 'ImportNotPermitted';
 
 /** Import batches written at once by default (measured: bench/sheets-import.ts). */
@@ -289,11 +288,11 @@ export interface CatalogImportProgress {
   error?: string;
 }
 
-/** `JobKind` of a run of a stored flow ({@link flowRunWorkflowId}; decisions.md §6). */
+/** `JobKind` of a run of a stored flow ({@link flowRunWorkflowId}; docs/api-review.md "Flow runs"). */
 export const FLOW_RUN_JOB_KIND = 'flow-run';
 
 /**
- * Workflow id of a run of a stored flow: `flow-run-<run_id>` (decisions.md §6). A rerun of a
+ * Workflow id of a run of a stored flow: `flow-run-<run_id>` (docs/api-review.md "Flow runs"). A rerun of a
  * failed run (`npm run ops -- rerun`) is a new execution under the same id.
  */
 export function flowRunWorkflowId(runId: string): string {
@@ -349,7 +348,7 @@ export interface FlowRunProgress {
   error?: string;
 }
 
-/** `JobKind` of the indexing of a research archive ({@link researchArchiveWorkflowId}; issue 27 §2). */
+/** `JobKind` of the indexing of a research archive ({@link researchArchiveWorkflowId}). */
 export const RESEARCH_ARCHIVE_JOB_KIND = 'research-archive';
 
 /** Workflow id of a research archive's indexing: `research-archive-<archive_id>`. */
@@ -365,11 +364,11 @@ export interface ResearchArchiveIndexArgs {
 /** Failure type of an archive whose content cannot be read (not WARC/WACZ, hashes differ): not retried. */
 export const ARCHIVE_CONTENT_INVALID = 'ArchiveContentInvalid';
 
-/** `JobKind` of a snapshot restore ({@link snapshotRestoreWorkflowId}; issue 28). */
+/** `JobKind` of a snapshot restore ({@link snapshotRestoreWorkflowId}). */
 export const SNAPSHOT_RESTORE_JOB_KIND = 'snapshot-restore';
 
 /**
- * Workflow id of a snapshot restore: `snapshot-restore-<restore_id>` (architecture.md, Names). The
+ * Workflow id of a snapshot restore: `snapshot-restore-<restore_id>` (docs/workflows.md "Temporal: workflows, ids, search attributes"). The
  * restore row (`snapshot_restores`) is unique per open restore of a snapshot, so a retried
  * request joins the open restore and its workflow (Temporal rule 8).
  */
@@ -390,7 +389,7 @@ export interface SnapshotRestoreArgs {
   retry_initial_interval_s?: number;
 }
 
-/** What the restore activity returns: the G11 restore answer (without `message`) and whether the word index was left behind. */
+/** What the restore activity returns: the restore answer (without `message`) and whether the word index was left behind. */
 export interface SnapshotRestoreResult {
   snapshot_id: string;
   safety_snapshot_id: string;
@@ -412,7 +411,7 @@ export interface SnapshotRestoreProgress {
 /** Failure type of a restore that cannot run (catalog, snapshot or its schema version gone): not retried. */
 export const RESTORE_NOT_APPLICABLE = 'RestoreNotApplicable';
 
-/** Workflow id of the staging of a console bulk action (workflows/bulk-stage.ts; issue 28 §5). */
+/** Workflow id of the staging of a console bulk action (workflows/bulk-stage.ts). */
 export function bulkStageWorkflowId(activityId: string): string {
   return `bulk-stage-${activityId}`;
 }
@@ -423,7 +422,7 @@ export const BULK_STAGE_JOB_KIND = 'bulk-stage';
 /** Error type of a bulk action that cannot be staged (its filter or field no longer valid): not retried. */
 export const BULK_STAGE_NOT_STAGEABLE = 'BulkStageNotStageable';
 
-/** `JobKind` of a catalog's grid index workflow ({@link gridIndexWorkflowId}; issue 28 §2). */
+/** `JobKind` of a catalog's grid index workflow ({@link gridIndexWorkflowId}). */
 export const GRID_INDEX_JOB_KIND = 'grid-index';
 
 /**

@@ -16,16 +16,16 @@ import type { GridRouteHelpers } from './grid-routes';
 import { DASHBOARD_BASE } from './views';
 
 /**
- * The bulk actions of the catalog console (issue 28 §5), added to the dashboard router:
+ * The bulk actions of the catalog console, added to the dashboard router:
  * `GET /catalogs/{id}/items/bulk?<grid query>` (the page: the count and the form) and `POST
  * /catalogs/{id}/items/bulk` (creates the bulk action's review activity, starts its staging
  * workflow), `POST /catalogs/{id}/items/bulk/enrich` (enrich / classify: an enrichment job of
  * the items, followed like fill the gaps), `GET /catalogs/{id}/items/bulk/{activity_id}` (its staging progress while the
- * workflow stages, then its review page); fill the gaps (issue 28 §6): `GET
+ * workflow stages, then its review page); fill the gaps: `GET
  * /catalogs/{id}/items/fill-gaps?<grid query>` (the missing fields, the count, the credits),
  * `POST /catalogs/{id}/items/fill-gaps` (starts the enrichment job) and `GET
  * /catalogs/{id}/items/fill-gaps/{job_id}` (its progress while it runs, then its review page).
- * Export (issue 28 §5): `GET /catalogs/{id}/items/export?format=csv|xlsx&cols=…&<grid query>`
+ * Export: `GET /catalogs/{id}/items/export?format=csv|xlsx&cols=…&<grid query>`
  * streams the catalog export (src/services/inference/export.ts) of the grid's items and columns.
  * The POSTs check the session's CSRF token; another
  * organization's catalog is a 403.

@@ -7,7 +7,7 @@ import type { ReviewActivity } from '../models/review-activity';
 import { catalogCrumb, DASHBOARD_BASE, layout, type PageSession } from './views';
 
 /**
- * The bulk actions page of the catalog console (issue 28 §5): what a bulk action will act on
+ * The bulk actions page of the catalog console: what a bulk action will act on
  * (the grid's filter and its exact count) and the form that creates the bulk action's review
  * activity. Everything printed goes through the `html` template (escaped); no script.
  */

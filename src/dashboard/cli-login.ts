@@ -1,7 +1,6 @@
 /**
- * The dashboard side of the tool server's login helper (issue 21 "Shape": `npm run mcp -- login`
- * "opens the dashboard's sign-in and receives a user token on a localhost callback"; interface-spec.md
- * "Authentication" 4). The OAuth loopback-redirect pattern (RFC 8252 §7.3):
+ * The dashboard side of the tool server's login helper (`npm run mcp -- login`
+ * "opens the dashboard's sign-in and receives a user token on a localhost callback"; docs/mcp.md "Configuration"). The OAuth loopback-redirect pattern (RFC 8252 §7.3):
  *
  * 1. `GET /dashboard/cli-login?callback=http://127.0.0.1:PORT/callback&state=S`, behind sign-in, shows
  *    what will happen and a form;
@@ -9,7 +8,7 @@
  *    the tool server, and redirects (303) to `callback?state=S&token=ck_…&organization_id=…`.
  *    "Deny" redirects with `error=access_denied`.
  *
- * A person signed in (issue 28 §12) gets a key of their own: it acts as them, with their current
+ * A person signed in gets a key of their own: it acts as them, with their current
  * role (an editor's tool server stages but cannot apply), records them as the actor (`person:<id>`),
  * and stops working when revoked or when the person is disabled. Only a loopback callback on
  * `/callback` is accepted, so the key never leaves the person's machine. The key is listed (and
@@ -84,7 +83,7 @@ function confirmPage(callback: URL, state: string, session: PageSession): string
 }
 
 /**
- * The credential the tool server receives: a person signed in (issue 28 §12) gets a new key of
+ * The credential the tool server receives: a person signed in gets a new key of
  * their own, which acts as them with their current role and is revocable; a session signed in
  * with a user token gets a user token of its own (same user, the session's organization, 30 days;
  * needs `JWT_SECRET`, as user tokens do); a session signed in with an API key has no person or user,
@@ -99,7 +98,7 @@ async function toolServerCredential(deps: ResolvedAppDeps, session: ActiveSessio
   return apiKey;
 }
 
-/** The signed-in person's tool-server keys, each with a revoke form (issue 28 §12). */
+/** The signed-in person's tool-server keys, each with a revoke form. */
 function ownKeysPage(keys: ApiKey[], isPerson: boolean, session: PageSession): string {
   return layout(
     'Your tool-server keys',

@@ -6,7 +6,7 @@ import { countText, itemsPath } from './item-grid-views';
 import { catalogCrumb, DASHBOARD_BASE, layout, type PageSession } from './views';
 
 /**
- * The catalog completeness page (issue 28 §3): totals, completeness by field and by taxonomy
+ * The catalog completeness page: totals, completeness by field and by taxonomy
  * node, readiness profiles with their counts, and the form that creates a profile. Every number
  * links to the item grid filtered to the items it counts (the console's grid URL conventions).
  */

@@ -12,7 +12,7 @@ import { categoryPaths } from '../services/review/category-paths';
 import { countByStatus, getActivity, listStagedChanges, type ActivityRestore } from '../services/review/staged-changes';
 
 /**
- * What the review dashboard's pages show (issue 17), read through the services the API uses so a
+ * What the review dashboard's pages show, read through the services the API uses so a
  * page and `GET /api/activities/...` never disagree; the page's queries run concurrently. The
  * per-field completion (the summary service aggregates every field of every change: 0.8–1.4 s
  * on 100,000 changes, bench/dashboard-page.ts) is not part of the server render: the page script
@@ -59,7 +59,7 @@ export interface ActivityPageData {
   totalPages: number;
   /** Taxonomy node id → its path, for the `category_id` values of the page's changes (src/services/review/category-paths.ts). */
   categoryPaths: Record<string, string>;
-  /** Display names of who decided the page's changes and who applied (issue 28 §12): actor id (`person:<id>`, …) → name. */
+  /** Display names of who decided the page's changes and who applied: actor id (`person:<id>`, …) → name. */
   actors: Record<string, string>;
 }
 
@@ -132,7 +132,7 @@ export const CATALOG_PAGE_ACTIVITIES = 200;
 /**
  * Loads the catalog page: the catalog and its newest {@link CATALOG_PAGE_ACTIVITIES} activities
  * (enrichment jobs that target it included: a job is also an activity, docs/review.md) with their staged-change and draft
- * counts, from the activity list service (`GET /public/catalogs/{id}/activities`, G13). Unless
+ * counts, from the activity list service (`GET /public/catalogs/{id}/activities`). Unless
  * `includeDrafts` (the page's "Include drafts" toggle), vendor drafts are left out: an activity
  * whose changes are all drafts is not listed and staged counts leave drafts out
  * (docs/review.md "Vendor drafts").

@@ -1,7 +1,7 @@
 import { html, type SafeHtml } from './html';
 
 /**
- * Before → after highlighting of one field for the review dashboard (issue 17: "the difference
+ * Before → after highlighting of one field for the review dashboard ("the difference
  * highlighted"). Values are shown as text (strings as they are, everything else as JSON); the
  * common prefix and suffix (on word boundaries) stay plain, the differing middle is marked
  * `<del>` in the before value and `<ins>` in the after value.

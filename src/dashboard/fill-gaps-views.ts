@@ -6,7 +6,7 @@ import { itemsPath } from './item-grid-views';
 import { catalogCrumb, DASHBOARD_BASE, layout, statusBadge, type PageSession } from './views';
 
 /**
- * The fill-the-gaps screens of the catalog console (issue 28 §6): the action (the missing
+ * The fill-the-gaps screens of the catalog console: the action (the missing
  * fields pre-selected as the output schema, the item count, the credits), the job's progress
  * (reloaded by the page script while it runs; the route then goes to the review page), and the
  * before/after section of the completeness page. Everything printed is escaped by `html`.

@@ -1,5 +1,5 @@
 /**
- * The flows pages of the dashboard (issue 19 step 5): the organization's flows, a flow
+ * The flows pages of the dashboard: the organization's flows, a flow
  * (`workflow_url`: its nodes with their code and config, the activity it was saved from, its
  * recent runs) and a run (progress, nodes, `updates`, the review activity it left, and each
  * node's output as a paginated table). Server-rendered like the review pages (./views.ts): every

@@ -1,5 +1,5 @@
 /**
- * What the flows pages of the dashboard show (issue 19 step 5: `workflow_url` =
+ * What the flows pages of the dashboard show (`workflow_url` =
  * `/dashboard/flows/{id}`), read through the flow services the API uses
  * (src/services/flows/flows.ts, runs.ts), so a page and `GET /api/public/workflows/...` never
  * disagree. Organization scoping is the services' (`scope`): another organization's flow or run

@@ -13,7 +13,7 @@ export const HOME_CATALOGS = 200;
 /** Operations the home page lists (the newest). */
 export const HOME_OPERATIONS = 10;
 
-/** What the home page shows (issue 28 §1). */
+/** What the home page shows. */
 export interface HomePageData {
   catalogs: Array<{ catalog: Catalog; pendingReviews: number }>;
   /** How many catalogs the organization has (more than listed when over {@link HOME_CATALOGS}). */

@@ -4,7 +4,7 @@ import { jobsUrl, operationTable } from './jobs-views';
 import { DASHBOARD_BASE, layout, when, type PageSession } from './views';
 
 /**
- * The dashboard's home (issue 28 §1): per catalog its item count, completeness and pending
+ * The dashboard's home: per catalog its item count, completeness and pending
  * reviews; the newest operations with status and error counts; the credits used this month.
  * Every number links to the page or filtered grid it counts (the URL conventions of the console:
  * the item grid, the completeness page, the catalog's review activities, the jobs page).

@@ -1,5 +1,5 @@
 /**
- * XSS-safe HTML building for the review dashboard's server-rendered pages (issue 17): every
+ * XSS-safe HTML building for the review dashboard's server-rendered pages: every
  * interpolated value is escaped unless it is already {@link SafeHtml} built by {@link html}.
  */
 

@@ -5,7 +5,7 @@ import { jobsUrl } from './jobs-views';
 import { catalogCrumb, DASHBOARD_BASE, layout, type PageSession } from './views';
 
 /**
- * The import page (issue 28 §8): a CSV/XLSX file → its columns as `POST /api/public/infer-schema`
+ * The import page: a CSV/XLSX file → its columns as `POST /api/public/infer-schema`
  * reads them, mapped to the catalog's fields (proposed by name, editable) → a dry run (`POST
  * …/items/import` with `dry_run=true`: the workflow reports per line what it would do and writes
  * nothing) showing the failing lines → the import in the chosen mode (upsert, create, update) →

@@ -15,7 +15,7 @@ import {
 } from '../services/review/item-history';
 
 /**
- * What the console's item page shows (issue 28 §4), read through the catalog and review
+ * What the console's item page shows, read through the catalog and review
  * services: the item, its catalog and schema, its product (a variant's parent), each field's
  * provenance, and its history (applied changes and snapshot versions).
  */
@@ -44,7 +44,7 @@ export interface ItemPageData {
   fields: ItemField[];
   changes: AppliedItemChange[];
   versions: ItemSnapshotVersion[];
-  /** Display names of who edited or approved the item's changes (issue 28 §12): actor id → name. */
+  /** Display names of who edited or approved the item's changes: actor id → name. */
   actors: Record<string, string>;
 }
 

@@ -11,7 +11,7 @@ import { filterValue, parseGridQuery, type GridQuery } from '../services/catalog
 import { getReadinessProfile, listReadinessProfiles } from '../services/catalog/readiness-profiles';
 
 /**
- * What the item grid page shows (issue 28 §2), read through the catalog services: the catalog,
+ * What the item grid page shows, read through the catalog services: the catalog,
  * the query (from the URL, or from the saved view it names when the URL gives nothing else),
  * the columns, one page of rows with the count, the taxonomy tree's counts, the views and the
  * readiness profiles the page offers.

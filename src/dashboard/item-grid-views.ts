@@ -7,7 +7,7 @@ import type { GridPageData } from './item-grid-data';
 import { catalogCrumb, DASHBOARD_BASE, layout, type PageSession } from './views';
 
 /**
- * The item grid page (issue 28 §2), server-rendered and usable without script: the taxonomy
+ * The item grid page, server-rendered and usable without script: the taxonomy
  * tree with counts, search and a filter form (GET; the server turns `ff`/`fo`/`fv` into an
  * `f.<field>` parameter), the active filters with links that drop them, a column chooser,
  * sortable column headers (links), saved views (POST with the CSRF token), the rows with their
@@ -19,7 +19,7 @@ export function itemsPath(catalogId: string): string {
   return `${DASHBOARD_BASE}/catalogs/${catalogId}/items`;
 }
 
-/** The item page URL (another console page, issue 28). */
+/** The item page URL (another console page). */
 function itemPath(catalogId: string, itemId: string): string {
   return `${DASHBOARD_BASE}/catalogs/${catalogId}/items/${itemId}`;
 }
@@ -388,7 +388,7 @@ function profileLinks(d: GridPageData, profiles: ReadinessProfile[]): SafeHtml |
 }
 
 /**
- * The bulk-action form of the rows' checkboxes (issue 28 §5: a selection): a GET of the bulk
+ * The bulk-action form of the rows' checkboxes (a selection): a GET of the bulk
  * actions page with the grid's filter and the checked `ids` (the checkboxes name it by `form`).
  */
 function selectionForm(d: GridPageData): SafeHtml {

@@ -6,7 +6,7 @@ import type { ItemField, ItemPageData } from './item-data';
 import { badge, catalogCrumb, DASHBOARD_BASE, layout, record, when, type PageSession } from './views';
 
 /**
- * The console's item page (issue 28 §4): the item's fields grouped by scope (product / variant),
+ * The console's item page: the item's fields grouped by scope (product / variant),
  * each value with its provenance; an inline edit per field (a form: the edit is staged as a
  * review activity with one change, applied from its review page, so it is undoable); the item's
  * history (applied changes and snapshot versions as diffs) with "restore this version", which

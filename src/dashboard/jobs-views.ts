@@ -4,7 +4,7 @@ import { html, type SafeHtml } from './html';
 import { badge, DASHBOARD_BASE, layout, statusBadge, when, type PageSession } from './views';
 
 /**
- * The jobs page (issue 28 §7): every enrichment job, import, apply, restore and export of the
+ * The jobs page: every enrichment job, import, apply, restore and export of the
  * organization with status, progress, ETA and errors (a CSV per row), filterable by kind and
  * status, paged; a running enrichment job or import has a Cancel button (the page script,
  * assets/jobs.js, posts the button's `data-cancel-url` — `POST /api/public/enrich/{id}/cancel`
@@ -74,7 +74,7 @@ function progressCell(op: Operation): SafeHtml | string {
     <span class="progress-text">${op.done} / ${op.total} (${pct}%)</span>`;
 }
 
-/** What Cancel keeps, said by the button and its confirmation (interface-spec.md, enrichment job states). */
+/** What Cancel keeps, said by the button and its confirmation (docs/api-enrichment.md "Enrichment jobs", enrichment job states). */
 const CANCEL_KEEPS =
   'Cancel stops the job: items not enriched yet are not processed; results already produced stay (and their staged changes stay reviewable); credits are charged for those items only.';
 

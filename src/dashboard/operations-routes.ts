@@ -52,7 +52,7 @@ function csvCell(s: string): string {
 }
 
 /**
- * The console's home page, jobs page and import page (issue 28 §1, §7, §8), added to the
+ * The console's home page, jobs page and import page, added to the
  * dashboard router behind sign-in:
  * - `GET /dashboard` — the home page (src/dashboard/home-views.ts);
  * - `GET /dashboard/completeness.json?catalog_id=…` — the completeness of those catalogs (of the

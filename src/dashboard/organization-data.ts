@@ -10,7 +10,7 @@ import { getDefaultMasterCatalog } from '../services/catalog/default-master-cata
 /** Catalogs offered as the default master catalog on the organization page, at most. */
 const ORGANIZATION_PAGE_CATALOGS = 200;
 
-/** What the organization page shows (issue 28 §11). The webhook secret is not in it: the page fetches it on request. */
+/** What the organization page shows. The webhook secret is not in it: the page fetches it on request. */
 export interface OrganizationPageData {
   /** The organization's API keys, revoked ones included (prefixes only; service order). */
   keys: ApiKey[];
@@ -18,7 +18,7 @@ export interface OrganizationPageData {
   catalogs: Catalog[];
   /** The current default master catalog's id, or null. */
   defaultMasterCatalogId: string | null;
-  /** The organization's people (issue 28 §12), by email. */
+  /** The organization's people, by email. */
   people: PersonSummary[];
 }
 

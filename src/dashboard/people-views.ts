@@ -10,7 +10,7 @@ export interface PeopleNotice {
 }
 
 /**
- * The organization page's "People" section (issue 28 §12): who may sign in, with which role, how
+ * The organization page's "People" section: who may sign in, with which role, how
  * (password, OpenID Connect), and forms to add a person and to change a role or disable someone.
  * The forms post to the dashboard (CSRF token in the form); only an admin sees the page.
  */

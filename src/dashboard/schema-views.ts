@@ -9,11 +9,10 @@ import { html, type SafeHtml } from './html';
 import { badge, catalogCrumb, DASHBOARD_BASE, layout, record, when, type PageSession } from './views';
 
 /**
- * The console's schema and taxonomy page (issue 28 §9): the field list with types, units and
+ * The console's schema and taxonomy page: the field list with types, units and
  * lineage, and one form that adds, updates (description, unit) and removes fields as ONE batch,
- * i.e. one new schema version (G2, src/services/catalog/schema-use-cases.ts); the version list
- * with a diff between any two; the taxonomy tree with inherited attributes, editable as its G3
- * JSON. Plain forms with the CSRF token.
+ * i.e. one new schema version (docs/api-reference.md "Batch field changes", src/services/catalog/schema-use-cases.ts); the version list
+ * with a diff between any two; the taxonomy tree with inherited attributes, editable as its JSON. Plain forms with the CSRF token.
  */
 
 /** Empty "new field" rows the batch form offers. */
@@ -274,7 +273,7 @@ function nodeTree(t: EnrichedTaxonomy, ids: string[]): SafeHtml {
   </ul>`;
 }
 
-/** The taxonomy as the edit box shows it: the G3 input (object-form nodes), without the stored `node_order`. */
+/** The taxonomy as the edit box shows it: the input (object-form nodes), without the stored `node_order`. */
 function taxonomyInputText(schema: CatalogSchema): string {
   const stored = schema.taxonomy;
   if (!stored) return JSON.stringify({ name: 'Categories', hierarchy_levels: ['Department', 'Category'], nodes: {} }, null, 2);

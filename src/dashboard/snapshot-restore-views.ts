@@ -5,7 +5,7 @@ import { snapshotsPath } from './snapshots-views';
 import { catalogCrumb, layout, statusBadge, when, type PageSession } from './views';
 
 /**
- * The progress page of a snapshot restore (issue 28): the restore runs as the workflow
+ * The progress page of a snapshot restore: the restore runs as the workflow
  * `snapshot-restore-<restore_id>` (src/services/catalog/snapshot-restores.ts); while it is queued
  * or restoring, this page reloads itself every {@link RESTORE_REFRESH_SECONDS} (assets/dashboard.js
  * reads `dashboard-refresh-seconds`); once it completed, the route sends the browser to the

@@ -7,10 +7,10 @@ import { html, type SafeHtml } from './html';
 import { badge, catalogCrumb, DASHBOARD_BASE, layout, record, when, type PageSession } from './views';
 
 /**
- * The console's snapshots page (issue 28 §10): the catalog's snapshots (newest first), taking a
+ * The console's snapshots page: the catalog's snapshots (newest first), taking a
  * manual one, comparing one with now (counts and sample diffs), and restoring one after a
  * confirmation page; the page after a restore names the safety snapshot the restore took first.
- * Plain forms with the CSRF token (G11 services: src/services/catalog/snapshots.ts).
+ * Plain forms with the CSRF token (services: src/services/catalog/snapshots.ts).
  */
 
 /** What the page shows besides the list. */

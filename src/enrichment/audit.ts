@@ -1,7 +1,7 @@
 /**
- * Post-enrichment audit (decisions.md §4 G21 `audit_decisions_enabled` / `review_mode`): an
+ * Post-enrichment audit (docs/api-enrichment.md "Extra request fields" `audit_decisions_enabled` / `review_mode`): an
  * independent, deterministic second look at one finished result before it is staged, judged
- * with the decision vocabulary of the judge (decisions.md §4 G20: `pass` | `review_required` |
+ * with the decision vocabulary of the judge (docs/api-enrichment.md "Judging": `pass` | `review_required` |
  * `fail`, with reasons and field issues). It re-checks what a reviewer would otherwise check by
  * hand, from the result, the item as given and the research the result came from; it never
  * changes a value.
@@ -29,7 +29,7 @@ import { present } from './semantics';
 import { validateValue } from './semantics/validate';
 import type { EnrichmentResult, Evidence, OutputField, ReviewInfo } from './types';
 
-/** Decision of the audit (the judge's vocabulary, decisions.md §4 G20). */
+/** Decision of the audit (the judge's vocabulary, docs/api-enrichment.md "Judging"). */
 export type AuditDecision = 'pass' | 'review_required' | 'fail';
 
 /**

@@ -41,7 +41,7 @@ import { type Confidence, vote, type Voted } from './voting';
 
 /**
  * What evidence stores per read page: the compact parsed facts and where the page ranked; for a
- * page of a web archive also its capture date and WARC record (issue 27 §2).
+ * page of a web archive also its capture date and WARC record.
  */
 export interface EvidenceDocument {
   url: string;
@@ -559,7 +559,7 @@ function buildResult(
     sources: new Set<string>(),
     lowEnabled,
   };
-  // Refresh (decisions.md §4): every requested field is researched; applySemantics then reconciles with the item's values.
+  // Refresh (docs/api-enrichment.md "Refresh and merge"): every requested field is researched; applySemantics then reconciles with the item's values.
   const wanted = fields;
 
   const ids = itemIdentifiers(item);

@@ -1,5 +1,5 @@
 /**
- * Text-model training off the event loop and over every core (issue 26 §9): the training runs
+ * Text-model training off the event loop and over every core: the training runs
  * in a worker thread ({@link trainTextModelInThread}), and its CRF trainings (one per
  * cross-fitting fold plus the final tagger, most of its time: src/enrichment/text/model.ts
  * PendingTextTraining) run in a pool of further threads, one per core, each holding one copy of

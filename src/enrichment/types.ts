@@ -2,8 +2,8 @@
  * The contract of the enrichment engine (research + extraction), pure of Temporal and of the
  * database. The API validates requests into these shapes; Temporal activities call
  * {@link EnrichmentEngine}; `npm run eval` calls the very same engine.
- * Field names follow interface-spec.md ("Output-schema field", "Enrichment result item") and
- * decisions.md §4 (`review_info`, low-confidence candidates, sources).
+ * Field names follow docs/api-enrichment.md "Enrichment jobs" (output-schema fields, result items) and
+ * docs/api-enrichment.md "Review info" (`review_info`, low-confidence candidates, sources).
  */
 /**
  * One catalog item as a training example of the text model (src/enrichment/text): its text and
@@ -26,10 +26,10 @@ export interface CatalogTextExample extends TextExample {
   field: string;
 }
 
-/** Declared type of an output field (interface-spec.md, Output-schema field). */
+/** Declared type of an output field (docs/api-enrichment.md "Enrichment jobs"). */
 export type FieldType = 'string' | 'number' | 'integer' | 'boolean' | 'array';
 
-/** One field to extract (interface-spec.md, "Output-schema field"). */
+/** One field to extract (docs/api-enrichment.md "Enrichment jobs"). */
 export interface OutputField {
   name: string;
   type: FieldType;
@@ -58,10 +58,10 @@ export interface OutputField {
   semantic_type?: string;
 }
 
-/** Research effort tiers (interface-spec.md, `speed`); `slow` is the same as `deep`. */
+/** Research effort tiers (docs/enrich-options.md "Speed: model and reasoning effort"); `slow` is the same as `deep`. */
 export type Speed = 'cheap' | 'fast' | 'medium' | 'deep' | 'slow' | 'ultra_slow';
 
-/** Taxonomy definition as sent in a request or stored on a catalog (decisions.md §2, G3). */
+/** Taxonomy definition as sent in a request or stored on a catalog (docs/api-reference.md "Taxonomy"). */
 export interface TaxonomyInput {
   name: string;
   description?: string;
@@ -77,7 +77,7 @@ export interface TaxonomyInput {
   >;
 }
 
-/** Low-confidence request block (decisions.md §4). */
+/** Low-confidence request block (docs/api-enrichment.md "Low-confidence candidates"). */
 export interface LowConfidenceOptions {
   enabled: boolean;
   scopes?: Array<'field' | 'taxonomy_attribute' | 'category'>;
@@ -100,7 +100,7 @@ export interface EnrichOptions {
   allowed_domains?: string[];
   /** Never search or fetch these domains (and their subdomains). */
   blocked_domains?: string[];
-  /** false: values come only from the input item (interface-spec.md, Rules 5). */
+  /** false: values come only from the input item (docs/api-enrichment.md "Sources and citations"). */
   web_search: boolean;
   /**
    * Research reads only the pages the item names itself (src/enrichment/research/item-page.ts) and
@@ -108,13 +108,13 @@ export interface EnrichOptions {
    * research source (docs/research.md, "An item's own page").
    */
   item_pages_only?: boolean;
-  /** The job's organization: whose uploaded web archives research reads (issue 27 §2); configured archives only when absent. */
+  /** The job's organization: whose uploaded web archives research reads; configured archives only when absent. */
   organization_id?: string;
   taxonomy?: TaxonomyInput;
   predict_taxonomy?: boolean;
   predict_taxonomy_attributes?: boolean;
   /**
-   * The target catalog's categorised items as examples for `predict_taxonomy` (issue 26 §2):
+   * The target catalog's categorised items as examples for `predict_taxonomy`:
    * their nearest-neighbour votes join the term scoring (src/enrichment/taxonomy/examples.ts).
    * The service fills it from the catalog (src/services/enrichment/category-examples.ts); the
    * eval's `taxonomy` suite plays the catalog with labelled titles.
@@ -149,7 +149,7 @@ export interface EnrichOptions {
   source_hints?: { domains?: string[]; urls?: string[] };
   /** Reviewer feedback for re-extraction (`global_feedback` + this row's `item_feedback`), free text. */
   feedback?: string;
-  /** The target catalog's quality prompt (interface-spec.md, quality prompt): read by the LLM step only. */
+  /** The target catalog's quality prompt (docs/api-reference.md "Catalog context and quality prompt"): read by the LLM step only. */
   quality_prompt?: string;
   /**
    * Called with every page research fetched, exactly as fetched (bytes included), so the service
@@ -158,7 +158,7 @@ export interface EnrichOptions {
   on_fetched?: (page: import('./research/types').FetchedPage) => void;
   /**
    * A 429/503 with `Retry-After` stops research with RetryLaterError, which the row activity
-   * turns into a Temporal retry (set while the activity has attempts left; issue 27 §4).
+   * turns into a Temporal retry (set while the activity has attempts left).
    */
   defer_fetch_retry?: boolean;
   /**
@@ -168,7 +168,7 @@ export interface EnrichOptions {
    */
   on_training?: (state: 'started' | 'finished') => void;
   /**
-   * The request's knowledge-base files as documents (decisions.md §4, G21 `knowledge_base_*`),
+   * The request's knowledge-base files as documents (docs/api-enrichment.md "Extra request fields" `knowledge_base_*`),
    * built by `knowledgeBaseDocuments`; values read from them cite `SOURCE_X`.
    */
   knowledge_base?: KnowledgeBaseDocument[];
@@ -190,7 +190,7 @@ export interface KnowledgeBaseDocument {
   rows?: Array<Record<string, string>>;
 }
 
-/** `review_info` of a result (decisions.md §4). */
+/** `review_info` of a result (docs/api-enrichment.md "Review info"). */
 export interface ReviewInfo {
   reasoning: string;
   confidence: 'high' | 'medium' | 'low';
@@ -200,7 +200,7 @@ export interface ReviewInfo {
   field_methods: Record<string, 'jsonld' | 'microdata' | 'opengraph' | 'table' | 'text' | 'knowledge_base' | 'input' | 'llm' | 'rendered'>;
 }
 
-/** A weak candidate kept outside the canonical output (interface-spec.md; decisions.md §4). */
+/** A weak candidate kept outside the canonical output (docs/api-enrichment.md "Enrichment jobs"; docs/api-enrichment.md "Low-confidence candidates"). */
 export interface LowConfidenceCandidate {
   name: string;
   scope: 'field' | 'taxonomy_attribute' | 'category';
@@ -212,7 +212,7 @@ export interface LowConfidenceCandidate {
 }
 
 /**
- * One enrichment result (interface-spec.md, "Enrichment result item"). `after_data` holds the
+ * One enrichment result (docs/api-enrichment.md "Enrichment jobs"). `after_data` holds the
  * input fields plus extracted fields, `sources` (field → URLs, or `INPUT:<field>` /
  * `SOURCE_X`) and `source_explanations` (field → one sentence). A field without a source is
  * absent, never invented.
@@ -244,7 +244,7 @@ export interface EngineUsage {
 /**
  * The stored research of one item: JSON-serialisable, compact (parsed evidence, not whole
  * pages), and sufficient for {@link EnrichmentEngine.extract} to reproduce the same output
- * without any search or fetch (re-extraction, issue 5).
+ * without any search or fetch (re-extraction).
  */
 export interface Evidence {
   /** Queries sent to the search provider, in order. */
@@ -256,7 +256,7 @@ export interface Evidence {
   /** Search or fetch failures met during research (one line each); absent when there were none. */
   problems?: string[];
   /**
-   * How each fetch of research ended, per URL (issue 27 §4): `outcome` ok / not_found / blocked /
+   * How each fetch of research ended, per URL: `outcome` ok / not_found / blocked /
    * robots_denied / timeout / too_large / server_error / unsupported_type; set by the service
    * (src/services/enrichment/fetch-records.ts), absent when nothing was fetched.
    */

@@ -14,7 +14,7 @@ function notFound(err: unknown): boolean {
 }
 
 /**
- * The blob store on an S3-compatible object store (AWS S3, MinIO; issue 29 §8) through
+ * The blob store on an S3-compatible object store (AWS S3, MinIO) through
  * `@aws-sdk/client-s3`: every API and worker process on every host reaches the same bucket.
  * Streams are uploaded in parts (`@aws-sdk/lib-storage` `Upload`, never buffered whole) and an
  * object becomes visible only when its upload completes, so readers never see a partial blob.

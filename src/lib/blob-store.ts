@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 /**
- * Where files that more than one process must reach are kept (issue 29 §8): uploaded research
+ * Where files that more than one process must reach are kept: uploaded research
  * archives, source artifacts (with the WARC evidence of jobs), hosted media and knowledge-base
  * files. Keys are `/`-separated relative names such as `artifacts/ab/<sha256>`; content-addressed
  * kinds use the SHA-256 of the bytes as the last segment, so writing the same key twice stores the

@@ -1,6 +1,6 @@
 /**
  * Typed domain errors. Domain code throws these; only the error middleware turns them into HTTP
- * responses (architecture.md, "Errors"; decisions.md §1 for the bodies).
+ * responses (docs/architecture.md "Errors"; docs/api-reference.md "Errors" for the bodies).
  */
 
 /** One entry of a 422 body: `loc` starts with `body`, `query`, `path` or `header`, then the JSON path. */
@@ -87,7 +87,7 @@ export class PayloadTooLargeError extends AppError {
   }
 }
 
-/** 415: the body is not in a media type the route reads (issue 18, defect 4: it used to be read as `{}`). */
+/** 415: the body is not in a media type the route reads (it used to be read as `{}`). */
 export class UnsupportedMediaTypeError extends AppError {
   constructor(message: string) {
     super(415, message);
@@ -95,7 +95,7 @@ export class UnsupportedMediaTypeError extends AppError {
 }
 
 /**
- * 429: a rate limit or quota is exhausted (issue 18). Carries `Retry-After` (whole seconds) and
+ * 429: a rate limit or quota is exhausted. Carries `Retry-After` (whole seconds) and
  * the IETF draft `RateLimit-*` headers of the limit that refused.
  */
 export class TooManyRequestsError extends AppError {

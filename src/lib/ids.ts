@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 
-/** A new UUID v4 string; every resource id is one (decisions.md §1). */
+/** A new UUID v4 string; every resource id is one (docs/api-reference.md "Identifiers and timestamps"). */
 export function newId(): string {
   return randomUUID();
 }
@@ -18,12 +18,12 @@ function base62(bytes: Buffer): string {
   return out || '0';
 }
 
-/** A new API key: `ck_` + 32 random bytes in base62 (decisions.md §1). */
+/** A new API key: `ck_` + 32 random bytes in base62 (docs/api-reference.md "Authentication"). */
 export function newApiKey(): string {
   return 'ck_' + base62(randomBytes(32));
 }
 
-/** SHA-256 hex of a secret; API keys are stored only in this form (decisions.md §1). */
+/** SHA-256 hex of a secret; API keys are stored only in this form (docs/api-reference.md "Authentication"). */
 export function sha256Hex(value: string | Buffer): string {
   return createHash('sha256').update(value).digest('hex');
 }

@@ -1,6 +1,6 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** The process's Prometheus registry, served at `GET /metrics` (decisions.md §1). */
+/** The process's Prometheus registry, served at `GET /metrics` (docs/api-reference.md "URLs"). */
 export const metrics = new Registry();
 collectDefaultMetrics({ register: metrics });
 
@@ -32,7 +32,7 @@ export const itemsFinished = new Counter({
   registers: [metrics],
 });
 
-/** Credits charged by finished jobs (1 per successful item, decisions.md §4). */
+/** Credits charged by finished jobs (1 per successful item, docs/api-enrichment.md "Enrichment jobs"). */
 export const creditsCharged = new Counter({ name: 'enrichment_credits_total', help: 'Credits charged by finished enrichment jobs', registers: [metrics] });
 
 /** Time the research + extraction engine takes per call, by method (`enrich`, `research`, `extract`). */

@@ -26,7 +26,7 @@ export function assignDefined<T extends object>(target: T, source: Partial<T>): 
 /**
  * `table[key]` when `key` is the table's OWN property, else undefined: a lookup by a key from
  * outside (a query parameter, a content type, a tag name of a fetched page) must not find
- * `Object.prototype` members such as `constructor` or `__proto__` (issue 18, defect 1).
+ * `Object.prototype` members such as `constructor` or `__proto__`.
  */
 export function own<V>(table: Readonly<Record<string, V>>, key: string): V | undefined {
   return Object.hasOwn(table, key) ? table[key] : undefined;

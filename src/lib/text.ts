@@ -2,7 +2,7 @@
  * Text that PostgreSQL cannot store: the NUL character (`text` and `jsonb` reject U+0000) and
  * unpaired UTF-16 surrogates (not Unicode scalar values, so they have no UTF-8 encoding). Both
  * arrive easily in JSON (`"\u0000"`, `"\ud800"`), and must be refused at the edge with a 422
- * naming the field instead of failing deep inside a write (issue 18, defect 1).
+ * naming the field instead of failing deep inside a write.
  */
 
 /** U+0000, or a high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */

@@ -15,7 +15,7 @@ import type { Evaluate, Static, TArray, TObject, TOptional, TProperties, TSchema
 import { ValidationDetail, ValidationError } from './errors';
 import { jsonDepth, MAX_JSON_DEPTH, unstorableTextPaths } from './text';
 
-/** Where a value came from; the first element of every 422 `loc` (decisions.md §1). */
+/** Where a value came from; the first element of every 422 `loc` (docs/api-reference.md "Errors"). */
 export type InputPart = 'body' | 'query' | 'path' | 'header';
 
 /** Keys of an object schema's properties that may be absent after validation: optional and without a `default`. */
@@ -72,7 +72,7 @@ function pathOf(instancePath: string): Array<string | number> {
     .map((seg) => (/^\d+$/.test(seg) ? Number(seg) : seg));
 }
 
-/** Maps Ajv errors to the spec's 422 detail entries: `{loc: [part, ...path], msg, type}`. */
+/** Maps Ajv errors to the 422 detail entries `{loc: [part, ...path], msg, type}` (docs/api-reference.md "Errors"). */
 export function toDetails(errors: ErrorObject[] | null | undefined, part: InputPart): ValidationDetail[] {
   return (errors ?? []).map((e) => {
     const loc: Array<string | number> = [part, ...pathOf(e.instancePath)];
@@ -95,7 +95,7 @@ export function toDetails(errors: ErrorObject[] | null | undefined, part: InputP
 /**
  * Refuses text PostgreSQL cannot store (NUL, unpaired surrogates; src/lib/text.ts) anywhere in an
  * input part, keys included, and inputs nested deeper than MAX_JSON_DEPTH, before they reach a
- * service (issue 18, defect 1).
+ * service.
  * @throws ValidationError (422) with one detail per offending string: `loc` = part + JSON path,
  *   type `value_error.unstorable_text`
  */

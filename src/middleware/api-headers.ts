@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 
 /**
- * Hardening headers of every `/api` answer, errors included (issue 18): `X-Content-Type-Options:
+ * Hardening headers of every `/api` answer, errors included: `X-Content-Type-Options:
  * nosniff` (a JSON body is never sniffed as HTML) and `Cache-Control: no-store` (organization
  * data never lands in shared caches) unless a route chose its own caching (e.g. an ETag route).
  */

@@ -6,11 +6,11 @@ import { ForbiddenError } from '../lib/errors';
 import { checkCsrf, requestSession } from './session';
 
 /**
- * Bearer authentication for `/api` routes (decisions.md §1): sets `ctx.state.scope`.
+ * Bearer authentication for `/api` routes (docs/api-reference.md "Authentication"): sets `ctx.state.scope`.
  * Public routes (docs, OpenAPI) are listed in `publicPaths` and pass through. A request without
  * an `Authorization` header but with a review dashboard session cookie acts for the session's
- * organization, and must pass the session's CSRF check when it changes state (issue 17); a
- * person's session changes state only with a role above viewer (issue 28 §12).
+ * organization, and must pass the session's CSRF check when it changes state; a
+ * person's session changes state only with a role above viewer.
  */
 export function authMiddleware(knex: Knex, jwtSecret: string | null, publicPaths: Set<string>) {
   return async (ctx: Context, next: Next): Promise<void> => {
@@ -20,7 +20,7 @@ export function authMiddleware(knex: Knex, jwtSecret: string | null, publicPaths
       const session = await requestSession(ctx, knex);
       if (session) {
         checkCsrf(ctx, session);
-        // A viewer reads only (issue 28 §12); stronger roles are checked by each use case.
+        // A viewer reads only; stronger roles are checked by each use case.
         if (!['GET', 'HEAD', 'OPTIONS'].includes(ctx.method) && !hasRole(session.scope, 'editor')) {
           throw new ForbiddenError('Your role is viewer: a viewer can only read (approving, rejecting and applying need a reviewer)');
         }

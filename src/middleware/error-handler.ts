@@ -3,7 +3,7 @@ import { AppError, errorFields, ValidationError } from '../lib/errors';
 import { logger } from '../lib/logger';
 
 /**
- * Maps every error to the bodies of decisions.md §1: 422 `{detail: [...]}` for validation,
+ * Maps every error to the bodies of docs/api-reference.md "Errors": 422 `{detail: [...]}` for validation,
  * `{detail: "<message>"}` for other known errors, 413 for oversized bodies, 422 `json_invalid`
  * for malformed JSON, and a generic 500 (logged with the request id, never a stack trace).
  */

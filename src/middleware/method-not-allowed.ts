@@ -1,9 +1,9 @@
 import type { Context, Next } from 'koa';
 
 /**
- * The body of a wrong method on a known path (issue 26 §6): @koa/router's `allowedMethods()`
+ * The body of a wrong method on a known path: @koa/router's `allowedMethods()`
  * answers 405 with the `Allow` header (RFC 9110 §15.5.6) — or 501 for a method no route knows —
- * but no body; this gives it the error body of decisions.md §1, `{detail: "Method not allowed"}`
+ * but no body; this gives it the error body of docs/api-reference.md "Errors", `{detail: "Method not allowed"}`
  * (`"Not implemented"` for 501). Mounted before the routers, it acts on the way out. No handler
  * of the service answers 405 or 501 itself, so these statuses always come from allowedMethods.
  */

@@ -4,7 +4,7 @@ import type { RateLimits } from '../services/access/rate-limits';
 
 /**
  * Before authentication: refuses a client IP that failed authentication too often (429), and
- * counts each 401 against it, so API keys cannot be guessed at speed (issue 18).
+ * counts each 401 against it, so API keys cannot be guessed at speed.
  */
 export function authThrottle(limits: RateLimits) {
   return async (ctx: Context, next: Next): Promise<void> => {
@@ -21,7 +21,7 @@ export function authThrottle(limits: RateLimits) {
 /**
  * After authentication: counts the request against its organization's and credentials' limits
  * (429 with `Retry-After` when exhausted) and reports the remaining budget in `RateLimit-*`
- * headers (issue 18).
+ * headers.
  */
 export function requestQuota(limits: RateLimits) {
   return async (ctx: Context, next: Next): Promise<void> => {

@@ -5,7 +5,7 @@ import { ForbiddenError } from '../lib/errors';
 import { findSession, type ActiveSession } from '../services/access/sessions';
 
 /**
- * The review dashboard's session cookie and CSRF check (issue 17, "Review dashboard"). The cookie
+ * The review dashboard's session cookie and CSRF check. The cookie
  * holds a random token (src/services/access/sessions.ts keeps its hash); it is httpOnly (page
  * scripts never read it), SameSite=Lax (not sent on cross-site POSTs or sub-requests), Secure
  * behind HTTPS, and valid for the whole service so the dashboard's scripts can call `/api`.

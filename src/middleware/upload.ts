@@ -6,13 +6,13 @@ import { AppError, errorFields, PayloadTooLargeError, ValidationError } from '..
 import { newId } from '../lib/ids';
 
 /**
- * Multipart uploads of `POST /public/enrich` (interface-spec.md Rules 2–3): a `request_json`
+ * Multipart uploads of `POST /public/enrich` (docs/api-enrichment.md "Enrichment jobs"): a `request_json`
  * field, exactly one `items_file`, optional `knowledge_base_files` and an optional
- * `knowledge_base_metadata_json` text field (issue 26 §6: existing clients send it). Files stream to disk under
+ * `knowledge_base_metadata_json` text field (existing clients send it). Files stream to disk under
  * `<dataDir>/uploads` (never buffered in memory); the caller parses and then deletes them.
  */
 
-/** Size limits of one multipart enrich request (interface-spec.md leaves `items_file`'s open). */
+/** Size limits of one multipart enrich request (docs/api-reference.md "Limits" leaves `items_file`'s open). */
 export interface UploadLimits {
   /** Largest `items_file` (and knowledge-base file), bytes; larger → 413. */
   fileBytes: number;

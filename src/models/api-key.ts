@@ -1,6 +1,6 @@
 import { BaseModel } from './base';
 
-/** An API key of one organization, stored only as its SHA-256 (decisions.md §1). */
+/** An API key of one organization, stored only as its SHA-256 (docs/api-reference.md "Authentication"). */
 export class ApiKey extends BaseModel {
   static tableName = 'api_keys';
   id!: string;
@@ -10,7 +10,7 @@ export class ApiKey extends BaseModel {
   /** First characters of the key, for operators to recognise it (never enough to use it). */
   key_prefix!: string;
   /**
-   * The person the key acts for, with their role (issue 28 §12; a tool server's key); null for the
+   * The person the key acts for, with their role (a tool server's key); null for the
    * organization's keys, which act as admin.
    */
   person_id!: string | null;

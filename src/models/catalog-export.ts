@@ -4,7 +4,7 @@ import { BaseModel } from './base';
 export type CatalogExportStatus = 'running' | 'completed' | 'failed' | 'cancelled';
 
 /**
- * One export of a catalog as CSV or XLSX (table `catalog_exports`; issue 28 §7): it streams in
+ * One export of a catalog as CSV or XLSX (table `catalog_exports`): it streams in
  * the request that asks for it (src/services/inference/export.ts) and is recorded here so the
  * jobs page lists it.
  */

@@ -1,7 +1,7 @@
 import { BaseModel } from './base';
 
 /**
- * Which lines an import may write (issue 28 §8): `upsert` creates or updates, `create` only adds
+ * Which lines an import may write: `upsert` creates or updates, `create` only adds
  * new items (a line whose item exists fails), `update` only changes existing ones.
  */
 export type ImportMode = 'upsert' | 'create' | 'update';
@@ -10,7 +10,7 @@ export type ImportMode = 'upsert' | 'create' | 'update';
 export type CatalogImportStatus = 'running' | 'completed' | 'failed' | 'cancelled';
 
 /**
- * A spreadsheet import into a catalog (table `catalog_imports`; issue 20): staged by the API,
+ * A spreadsheet import into a catalog (table `catalog_imports`): staged by the API,
  * written batch by batch by `catalog-import-<id>` (src/services/inference/import.ts), with the
  * counters of its per-line report.
  */
@@ -27,11 +27,11 @@ export class CatalogImport extends BaseModel {
   total_lines!: number;
   created!: number;
   updated!: number;
-  /** Lines equal to their item: nothing written (issue 26 §7). */
+  /** Lines equal to their item: nothing written. */
   unchanged!: number;
   failed!: number;
   error!: string | null;
-  /** A dry run: line statuses say what the import would do; nothing is written (issue 28 §8). */
+  /** A dry run: line statuses say what the import would do; nothing is written. */
   dry_run!: boolean;
   mode!: ImportMode;
   /** Who asked for it (the scope its batches act with). */

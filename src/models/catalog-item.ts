@@ -1,10 +1,10 @@
 import { BaseModel } from './base';
 
-/** Entity types of an item (decisions.md §3): products, and variants pointing to a product by `parent_id`. */
+/** Entity types of an item (docs/api-reference.md "Products and variants"): products, and variants pointing to a product by `parent_id`. */
 export type ItemEntityType = 'product' | 'variant';
 
 /**
- * An item of a catalog (table `catalog_items`; decisions.md §3). The derived search columns
+ * An item of a catalog (table `catalog_items`; docs/api-reference.md "Products and variants"). The derived search columns
  * (`search_text`, `search_tsv`, `search_tsv_pending`) are written only by the set-based item
  * statements and read only by the search SQL (src/services/catalog/items-sql.ts), so they are
  * not properties here.
@@ -16,7 +16,7 @@ export class CatalogItem extends BaseModel {
   catalog_id!: string;
   entity_type!: ItemEntityType;
   parent_id!: string | null;
-  /** The value of the catalog's `unique_id_field` as text, or null (decisions.md §3, item identity). */
+  /** The value of the catalog's `unique_id_field` as text, or null (docs/api-reference.md "Items"). */
   business_key!: string | null;
   data!: Record<string, unknown>;
   source_info!: Record<string, unknown> | null;

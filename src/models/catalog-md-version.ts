@@ -1,7 +1,7 @@
 import { BaseModel } from './base';
 
 /**
- * One version of a catalog's markdown context (table `catalog_md_versions`; decisions.md G4):
+ * One version of a catalog's markdown context (table `catalog_md_versions`; docs/api-reference.md "Catalog context and quality prompt"):
  * versions are a linear counter per catalog, `catalogs.catalog_md_version` names the current one.
  */
 export class CatalogMdVersion extends BaseModel {

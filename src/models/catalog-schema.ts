@@ -1,6 +1,6 @@
 import { BaseModel } from './base';
 
-/** Field types a schema field may have (interface-spec.md, POST …/schema/fields). */
+/** Field types a schema field may have (docs/api-reference.md "Schema versions", POST …/schema/fields). */
 export const FIELD_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'] as const;
 
 /**
@@ -17,7 +17,7 @@ export interface JsonSchemaProperty {
   [keyword: string]: unknown;
 }
 
-/** One FieldWorkflowInfo entry (interface-spec.md "FieldWorkflowInfo"). */
+/** One FieldWorkflowInfo entry (docs/api-review.md "Flows"). */
 export interface FieldWorkflowInfo {
   field_name: string;
   field_type: string;
@@ -38,7 +38,7 @@ export interface FieldWorkflowInfo {
   validation_rules: Record<string, unknown> | null;
 }
 
-/** A category attribute (G3): `{name, type, values?, description?, required?}`. */
+/** A category attribute (docs/api-reference.md "Taxonomy"): `{name, type, values?, description?, required?}`. */
 export interface TaxonomyAttribute {
   name: string;
   type?: string;
@@ -49,7 +49,7 @@ export interface TaxonomyAttribute {
 }
 
 /**
- * The stored (normalised) taxonomy: G3 object-form nodes, each with `parent` and `attributes`,
+ * The stored (normalised) taxonomy: object-form nodes, each with `parent` and `attributes`,
  * plus `node_order`, the input order of the ids (`jsonb` sorts object keys; the order is kept
  * for the response and for `children`).
  */
@@ -61,7 +61,7 @@ export interface StoredTaxonomy {
   node_order?: string[];
 }
 
-/** One version of a catalog's schema (interface-spec.md "CatalogSchema"; decisions.md §2). */
+/** One version of a catalog's schema (docs/api-reference.md "Schema versions"). */
 export class CatalogSchema extends BaseModel {
   static tableName = 'catalog_schemas';
   static jsonAttributes = ['schema_definition', 'taxonomy', 'migration_rules', 'fields_workflow_info'];
@@ -70,7 +70,7 @@ export class CatalogSchema extends BaseModel {
   version!: string;
   /** A JSON Schema object: each property is a JSON Schema too (keywords read by src/services/catalog/schema.ts). */
   schema_definition!: { type?: string; properties: Record<string, JsonSchemaProperty>; required?: string[] } & Record<string, unknown>;
-  /** The version's taxonomy in its stored (normalised G3) form (src/services/catalog/taxonomy.ts). */
+  /** The version's taxonomy in its stored (normalised docs/api-reference.md "Taxonomy") form (src/services/catalog/taxonomy.ts). */
   taxonomy!: StoredTaxonomy | null;
   backward_compatible!: boolean;
   migration_rules!: Record<string, unknown> | null;

@@ -4,7 +4,7 @@ import type { ItemEntityType } from './catalog-item';
 /**
  * The copy of one item in a snapshot (table `catalog_snapshot_items`, primary key
  * (snapshot_id, id)): the item's columns as they were, its id included, so a restore brings
- * back the same ids (decisions.md §3, G11). Written and read only set-based (`INSERT … SELECT`,
+ * back the same ids (docs/api-reference.md "Snapshots"). Written and read only set-based (`INSERT … SELECT`,
  * `MERGE`, src/services/catalog/snapshots.ts); the model names the table and its relations.
  */
 export class CatalogSnapshotItem extends BaseModel {

@@ -1,11 +1,11 @@
 import { BaseModel } from './base';
 import type { StoredTaxonomy } from './catalog-schema';
 
-/** Snapshot kinds (decisions.md §3): taken by a user, before a restore, or before applying staged changes. */
+/** Snapshot kinds (docs/api-reference.md "Snapshots"): taken by a user, before a restore, or before applying staged changes. */
 export type SnapshotType = 'manual' | 'safety' | 'pre_apply';
 
 /**
- * A snapshot of a catalog (table `catalog_snapshots`; decisions.md §3, G11): its schema version
+ * A snapshot of a catalog (table `catalog_snapshots`; docs/api-reference.md "Snapshots"): its schema version
  * string with that version's taxonomy, its catalog_md and quality prompt; the item copies live
  * in `catalog_snapshot_items`.
  */

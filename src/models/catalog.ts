@@ -1,6 +1,6 @@
 import { BaseModel } from './base';
 
-/** A catalog (interface-spec.md "Catalog"); its schema versions live in `catalog_schemas`. */
+/** A catalog (docs/api-reference.md "Catalogs"); its schema versions live in `catalog_schemas`. */
 export class Catalog extends BaseModel {
   static tableName = 'catalogs';
   static jsonAttributes = ['validation_rules'];

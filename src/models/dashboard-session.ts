@@ -1,7 +1,7 @@
 import { BaseModel } from './base';
 
 /**
- * A signed-in review dashboard session (issue 17): the cookie holds a random token, this row its
+ * A signed-in review dashboard session: the cookie holds a random token, this row its
  * SHA-256, scoped to one organization (migrations/20261124093000_dashboard_sessions.ts).
  */
 export class DashboardSession extends BaseModel {
@@ -14,7 +14,7 @@ export class DashboardSession extends BaseModel {
   principal_id!: string;
   /** The key signed in with (revoking it ends the session); null for user tokens. */
   api_key_id!: string | null;
-  /** The person signed in (issue 28 §12); null for API-key and user-token sessions. */
+  /** The person signed in; null for API-key and user-token sessions. */
   person_id!: string | null;
   csrf_token!: string;
   expires_at!: Date;

@@ -1,11 +1,11 @@
 import type { EnrichJobConfig } from '../schemas/enrich';
 import { BaseModel } from './base';
 
-/** Stored job states (interface-spec.md, States and transitions). `cancelled` polls as `failed`. */
+/** Stored job states (docs/api-enrichment.md "Enrichment jobs"). `cancelled` polls as `failed`. */
 export type EnrichmentJobStatus = 'running' | 'completed' | 'failed' | 'cancelled';
 
 /**
- * An enrichment job. `id` is also the id of its review activity (decisions.md §4). `config` is
+ * An enrichment job. `id` is also the id of its review activity (docs/api-enrichment.md "Enrichment jobs"). `config` is
  * the validated request without its items; items live in `enrichment_rows`.
  */
 export class EnrichmentJob extends BaseModel {
@@ -22,7 +22,7 @@ export class EnrichmentJob extends BaseModel {
   total_items!: number;
   completed_items!: number;
   successful!: number;
-  /** 1 per successful item; 0 until the job finishes (interface-spec.md, job response). */
+  /** 1 per successful item; 0 until the job finishes (docs/api-enrichment.md "Enrichment jobs", job response). */
   credits_used!: number;
   workflow_id!: string;
   error!: string | null;

@@ -1,6 +1,6 @@
 import { BaseModel } from './base';
 
-/** Safety controls of a template (each optional; decisions.md §4 G20). */
+/** Safety controls of a template (each optional; docs/api-enrichment.md "Enrichment templates"). */
 export interface TemplateSafety {
   /** Sources must lie within these domains; a request may narrow the list, not widen it. */
   allowed_domains?: string[];

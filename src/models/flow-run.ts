@@ -1,10 +1,10 @@
 import type { FlowNode } from './flow';
 import { BaseModel } from './base';
 
-/** Run states (interface-spec.md, States and transitions). */
+/** Run states (docs/api-review.md "Flow runs"). */
 export type FlowRunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
 
-/** One execution of a flow: the Temporal workflow `flow-run-<id>` (decisions.md §6). */
+/** One execution of a flow: the Temporal workflow `flow-run-<id>` (docs/api-review.md "Flow runs"). */
 export class FlowRun extends BaseModel {
   static tableName = 'flow_runs';
   static jsonAttributes = ['nodes', 'updates'];

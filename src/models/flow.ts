@@ -1,10 +1,10 @@
 import { BaseModel } from './base';
 
-/** Node types of a flow (decisions.md §6). */
+/** Node types of a flow (docs/api-review.md "Flows"). */
 export type FlowNodeType = 'input' | 'custom_code' | 'enrich' | 'stage';
 
 /**
- * One node of a flow (decisions.md §6): `{id, type, config}`. Config by type:
+ * One node of a flow (docs/api-review.md "Flows"): `{id, type, config}`. Config by type:
  * - `input`: `{}` (the rows given to execute);
  * - `custom_code`: `{python_code, timeout_seconds (1–1800), memory_mib?}` (src/sandbox);
  * - `enrich`: `{request}`, the saved enrichment request without items (src/services/flows/nodes/enrich.ts);
@@ -18,7 +18,7 @@ export interface FlowNode {
   attachments?: Array<Record<string, unknown>>;
 }
 
-/** A stored flow of an organization (interface-spec.md "Flows"; decisions.md §6, G15). */
+/** A stored flow of an organization (docs/api-review.md "Flows"; docs/api-review.md "Save as workflow"). */
 export class Flow extends BaseModel {
   static tableName = 'flows';
   static jsonAttributes = ['nodes', 'attachments'];

@@ -1,7 +1,7 @@
 import { BaseModel } from './base';
 
 /**
- * The query part of a saved grid view (issue 28 §2): the grid's URL parameters without paging
+ * The query part of a saved grid view: the grid's URL parameters without paging
  * (src/services/catalog/item-grid-query.ts reads them).
  */
 export interface ItemGridViewQuery {
@@ -15,7 +15,7 @@ export interface ItemGridViewQuery {
   filters?: Record<string, string>;
 }
 
-/** A named item grid view of a catalog (issue 28 §2): chosen columns and a query, private to its owner or shared. */
+/** A named item grid view of a catalog: chosen columns and a query, private to its owner or shared. */
 export class ItemGridView extends BaseModel {
   static tableName = 'item_grid_views';
   static jsonAttributes = ['columns', 'query'];

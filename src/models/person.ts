@@ -1,10 +1,10 @@
 import { BaseModel } from './base';
 
-/** A person's role in their organization (issue 28 §12), weakest first. */
+/** A person's role in their organization, weakest first. */
 export type Role = 'viewer' | 'editor' | 'reviewer' | 'admin';
 
 /**
- * A person who signs in to the console as themselves (issue 28 §12; migrations/20261129090000_people.ts):
+ * A person who signs in to the console as themselves (migrations/20261129090000_people.ts):
  * by email + password (`password_hash`, scrypt) and/or OpenID Connect (`oidc_issuer` + `oidc_subject`).
  */
 export class Person extends BaseModel {

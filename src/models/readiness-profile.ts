@@ -1,7 +1,7 @@
 import { BaseModel } from './base';
 
 /**
- * A rule of a readiness profile (issue 28 §3): the item's `field` must pass the grid filter
+ * A rule of a readiness profile: the item's `field` must pass the grid filter
  * `op` with `value` (src/services/catalog/item-grid-query.ts: `eq`, `contains`, `range` `a..b`,
  * `in` comma list, `notempty`).
  */
@@ -11,7 +11,7 @@ export interface ReadinessRule {
   value: string;
 }
 
-/** A named readiness profile of a catalog (issue 28 §3, e.g. "Marketplace A"): required fields plus rules. */
+/** A named readiness profile of a catalog (e.g. "Marketplace A"): required fields plus rules. */
 export class ReadinessProfile extends BaseModel {
   static tableName = 'readiness_profiles';
   static jsonAttributes = ['required_fields', 'rules'];

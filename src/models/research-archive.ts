@@ -7,7 +7,7 @@ export type ResearchArchiveStatus = 'indexing' | 'ready' | 'failed';
 export type ResearchArchiveFormat = 'warc' | 'warc.gz' | 'wacz';
 
 /**
- * A web archive researched by enrichment jobs (issue 27 §2, src/services/research-archives):
+ * A web archive researched by enrichment jobs (src/services/research-archives):
  * uploaded by an organization, or configured by `RESEARCH_ARCHIVES` (`organization_id` null, shared
  * by every organization). `skipped` counts records not indexed, by reason.
  */

@@ -1,18 +1,18 @@
 import { BaseModel } from './base';
 
-/** Activity types (decisions.md §5). */
+/** Activity types (docs/api-review.md "Activities"). */
 export type ReviewActivityType = 'enrichment' | 'custom_transform' | 'smart_import';
-/** Activity statuses (decisions.md §5). */
+/** Activity statuses (docs/api-review.md "Activities"). */
 export type ReviewActivityStatus = 'created' | 'running' | 'pending_review' | 'completed' | 'cancelled' | 'failed';
 
-/** A change an apply could not apply: now `error` with this reason (decisions.md §5). */
+/** A change an apply could not apply: now `error` with this reason (docs/api-review.md "Apply"). */
 export interface ApplyFailure {
   change_id: string;
   row_index: number;
   reason: string;
 }
 
-/** Result of an apply, stored in `review_activities.apply_result` (decisions.md §5). */
+/** Result of an apply, stored in `review_activities.apply_result` (docs/api-review.md "Apply"). */
 export interface ApplyResult {
   /** Changes applied (creates, updates, deletes). */
   applied: number;
@@ -50,8 +50,8 @@ export interface ApplyProgress {
 }
 
 /**
- * A reviewable activity (the spec's "activity"; named so it is never confused with a Temporal
- * activity, architecture.md Names). Every enrichment job is one, of type `enrichment`.
+ * A reviewable activity (the API's "activity"; named so it is never confused with a Temporal
+ * activity, docs/workflows.md "Temporal: workflows, ids, search attributes"). Every enrichment job is one, of type `enrichment`.
  */
 export class ReviewActivity extends BaseModel {
   static tableName = 'review_activities';
@@ -73,7 +73,7 @@ export class ReviewActivity extends BaseModel {
   apply_progress!: ApplyProgress | null;
   /** Result of the apply, once completed. */
   apply_result!: ApplyResult | null;
-  /** Who last asked for the apply (issue 28 §12): `person:<id>`, `api_key:<id>` or `user:<sub>`. */
+  /** Who last asked for the apply: `person:<id>`, `api_key:<id>` or `user:<sub>`. */
   applied_by!: string | null;
   created_at!: Date;
   updated_at!: Date;

@@ -1,11 +1,11 @@
 import { BaseModel } from './base';
 
-/** Where a restore is (issue 28): queued → restoring → completed | failed. */
+/** Where a restore is: queued → restoring → completed | failed. */
 export type SnapshotRestoreStatus = 'queued' | 'restoring' | 'completed' | 'failed';
 
 /**
  * One restore of a catalog snapshot run by the workflow `snapshot-restore-<id>` (table
- * `snapshot_restores`; decisions.md §3 G11, issue 28). `result` is the G11 restore answer
+ * `snapshot_restores`; docs/api-reference.md "Snapshots"). `result` is the restore answer
  * without its message, plus `words_pending` (the restore left the word index behind).
  */
 export class SnapshotRestore extends BaseModel {

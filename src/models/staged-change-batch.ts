@@ -1,7 +1,7 @@
 import { BaseModel } from './base';
 
 /**
- * One appended batch of staged changes under its client-chosen `batch_key` (decisions.md §5:
+ * One appended batch of staged changes under its client-chosen `batch_key` (docs/api-review.md "Appending staged changes":
  * append is idempotent), with the row indexes it was given, so a retried batch answers the
  * same counts and stages nothing twice.
  */

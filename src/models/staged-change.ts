@@ -1,16 +1,16 @@
 import { BaseModel } from './base';
 
-/** Staged change statuses (decisions.md §5; `conflict` is the seventh, set by apply). */
+/** Staged change statuses (docs/api-review.md "Conflicts"; `conflict` is the seventh, set by apply). */
 export const STAGED_STATUSES = ['draft', 'pending', 'approved', 'rejected', 'partially_accepted', 'error', 'conflict'] as const;
 
-/** Confidence levels of `review_info.confidence` (decisions.md §4). */
+/** Confidence levels of `review_info.confidence` (docs/api-enrichment.md "Review info"). */
 export const CONFIDENCE_LEVELS = ['high', 'medium', 'low'] as const;
 
-/** Staged change statuses (decisions.md §5). */
+/** Staged change statuses (docs/api-review.md "Staged changes"). */
 export type StagedChangeStatus = (typeof STAGED_STATUSES)[number];
 
 /**
- * A reviewable change of a catalog item proposed by a review activity (decisions.md §5). An
+ * A reviewable change of a catalog item proposed by a review activity (docs/api-review.md "Activities"). An
  * enrichment job stages one per row result, unique per (activity_id, row_index), so a retried
  * write never stages twice.
  */
@@ -30,7 +30,7 @@ export class StagedChange extends BaseModel {
   row_index!: number;
   status!: StagedChangeStatus;
   review_info!: unknown;
-  /** The item's `current_version` this change was computed from; null for new items (decisions.md §5, Conflicts). */
+  /** The item's `current_version` this change was computed from; null for new items (docs/api-review.md "Conflicts"). */
   base_version!: number | null;
   /** A delete of `catalog_item_id` (`is_delete: true`, or an empty `after_data` with an item id). */
   is_delete!: boolean;
@@ -43,7 +43,7 @@ export class StagedChange extends BaseModel {
   conflict_data!: Record<string, unknown> | null;
   conflict_version!: number | null;
   applied_at!: Date | null;
-  /** Who last approved or rejected it (issue 28 §12): `person:<id>`, `api_key:<id>` or `user:<sub>`. */
+  /** Who last approved or rejected it: `person:<id>`, `api_key:<id>` or `user:<sub>`. */
   decided_by!: string | null;
   created_at!: Date;
   updated_at!: Date;

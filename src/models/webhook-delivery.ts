@@ -1,7 +1,7 @@
 import { BaseModel } from './base';
 
 /**
- * One attempt to deliver a job's completion webhook (decisions.md §4: every attempt is visible
+ * One attempt to deliver a job's completion webhook (docs/api-enrichment.md "Webhooks": every attempt is visible
  * on the job); unique per (webhook_id, attempt).
  */
 export class WebhookDelivery extends BaseModel {

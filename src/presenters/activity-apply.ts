@@ -1,7 +1,7 @@
 import type { ApplyProgress, ApplyResult, ReviewActivity } from '../models/review-activity';
 
 /**
- * The answer of `POST /public/activities/{id}/apply` (decisions.md §5, G16): the activity's
+ * The answer of `POST /public/activities/{id}/apply` (docs/api-review.md "Apply"): the activity's
  * status with its apply progress and, once completed, its result `{applied, skipped_conflicts,
  * failed, pre_apply_snapshot_id}`. The run id bookkeeping of `apply_progress` stays internal.
  */

@@ -1,7 +1,7 @@
 import type { ApiKey } from '../models/api-key';
 import { iso } from '../lib/time';
 
-/** An API key as listed: id, name, prefix, the person it acts for (null: the organization) and times; never the key or its hash (decisions.md §1). */
+/** An API key as listed: id, name, prefix, the person it acts for (null: the organization) and times; never the key or its hash (docs/api-reference.md "Authentication"). */
 export function presentApiKey(k: ApiKey): Record<string, unknown> {
   return {
     id: k.id,

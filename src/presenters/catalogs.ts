@@ -7,11 +7,10 @@ import { fieldCounts } from '../services/catalog/schema';
 import type { FieldChangeResult } from '../services/catalog/schema-fields';
 
 /**
- * Catalog and schema rows → wire JSON with exactly the spec's names (interface-spec.md
- * "Catalog", "CatalogSchema"); timestamps ISO-8601 UTC with `Z` (decisions.md §1).
+ * Catalog and schema rows → wire JSON with exactly the documented names (docs/api-reference.md "Catalogs" and "Schema versions"); timestamps ISO-8601 UTC with `Z` (docs/api-reference.md "Identifiers and timestamps").
  */
 
-/** A schema version as interface-spec.md "CatalogSchema", with its three computed counts. */
+/** A schema version as docs/api-reference.md "Schema versions", with its three computed counts. */
 export function presentSchema(schema: CatalogSchema): Record<string, unknown> {
   const info = schema.fields_workflow_info;
   return {
@@ -44,7 +43,7 @@ export function presentCatalog(catalog: Catalog, schema: CatalogSchema | null): 
     auto_evolve_schema: catalog.auto_evolve_schema,
     strict_mode: catalog.strict_mode,
     product_enabled: catalog.product_enabled,
-    // decisions.md §5: the tool server's product/variant check keys on it (tool-server.md §2.3 step 10).
+    // docs/api-reference.md "Catalogs": the tool server's product/variant check keys on it (docs/tool-server-design.md "Validate").
     variant_mode: isGrouped(catalog) ? 'product_grouped' : 'none',
     item_count: catalog.item_count,
     validation_rules: catalog.validation_rules,
@@ -57,7 +56,7 @@ export function presentCatalog(catalog: Catalog, schema: CatalogSchema | null): 
   };
 }
 
-/** One entry of the catalog list (interface-spec.md, Catalog: the list's fields). */
+/** One entry of the catalog list (docs/api-reference.md "Schema versions", Catalog: the list's fields). */
 export function presentCatalogEntry(
   catalog: Pick<Catalog, 'id' | 'name' | 'description' | 'auto_evolve_schema' | 'strict_mode' | 'item_count' | 'current_schema_version' | 'created_at'>,
 ): Record<string, unknown> {
@@ -79,7 +78,7 @@ export function presentCatalogDeleted(catalogId: string): { message: string } {
 }
 
 /**
- * The response of `PUT …/schema/fields/batch` (decisions.md §2 G2): `{success, catalog_id,
+ * The response of `PUT …/schema/fields/batch` (docs/api-reference.md "Batch field changes"): `{success, catalog_id,
  * new_schema_version, previous_schema_version, fields_added, fields_updated, fields_removed,
  * message}`.
  */
@@ -96,18 +95,18 @@ export function presentFieldBatch(r: FieldChangeResult): Record<string, unknown>
   };
 }
 
-/** The response of `POST …/schema/fields` (interface-spec.md, Schema): the batch response without the batch-only lists. */
+/** The response of `POST …/schema/fields` (docs/api-reference.md "Schema versions"): the batch response without the batch-only lists. */
 export function presentFieldAdded(r: FieldChangeResult): Record<string, unknown> {
   const { fields_updated: _u, fields_removed: _r, ...single } = presentFieldBatch(r);
   return single;
 }
 
-/** A catalog-md version (G4): `{catalog_id, catalog_md, version, updated_at}`. */
+/** A catalog-md version (docs/api-reference.md "Catalog context and quality prompt"): `{catalog_id, catalog_md, version, updated_at}`. */
 export function presentCatalogMd(md: CatalogMd): Record<string, unknown> {
   return { catalog_id: md.catalog_id, catalog_md: md.catalog_md, version: md.version, updated_at: iso(md.updated_at) };
 }
 
-/** A quality prompt (G5): `{catalog_id, prompt, updated_at}`. */
+/** A quality prompt (docs/api-reference.md "Catalog context and quality prompt"): `{catalog_id, prompt, updated_at}`. */
 export function presentQualityPrompt(q: QualityPrompt): Record<string, unknown> {
   return { catalog_id: q.catalog_id, prompt: q.prompt, updated_at: iso(q.updated_at) };
 }

@@ -4,18 +4,18 @@ import { reviewUrl } from '../services/review/review-activities';
 import type { JobList, JobPage } from '../services/enrichment/jobs';
 import type { WebhookStatus } from '../services/enrichment/webhooks';
 
-/** Status as a client sees it on poll: a cancelled job polls as `failed` (interface-spec.md, States). */
+/** Status as a client sees it on poll: a cancelled job polls as `failed` (docs/api-enrichment.md "Job states"). */
 export function polledStatus(status: EnrichmentJob['status']): 'running' | 'completed' | 'failed' {
   return status === 'cancelled' ? 'failed' : status;
 }
 
 /**
- * The enrichment job response (interface-spec.md "Enrichment job response"; decisions.md §4).
+ * The enrichment job response (docs/api-enrichment.md "Enrichment jobs").
  * `credits_used` stays 0 until the job has finished; `service_usage` appears only when the job
  * is complete and was asked for; `pricing_estimates` is always there (existing clients read it
  * without asking for it; the request's `pricing_estimates` flag is accepted and changes nothing).
  * A job that stages its results on a catalog (`catalog_id`: the job is a review activity,
- * decisions.md §4) carries its absolute `review_url` (decisions.md §5; `publicUrl` is its base).
+ * docs/api-enrichment.md "Enrichment jobs") carries its absolute `review_url` (docs/api-review.md "Activities"; `publicUrl` is its base).
  * `current_step` names what a running job is doing
  * (`training_text_model` while its text model learns from the catalog's examples, else
  * `enriching_items`); null once it has finished.
@@ -52,7 +52,7 @@ export function presentJob(
 
 /**
  * A polled job with its page of results ({@link presentJob}; `publicUrl` the base of its
- * `review_url`), then `audit` and `webhook` when the service added them (decisions.md §4).
+ * `review_url`), then `audit` and `webhook` when the service added them (docs/api-enrichment.md "Webhooks").
  */
 export function presentJobPage(p: JobPage, publicUrl: string): Record<string, unknown> {
   const out = presentJob(p.job, { results: p.results, page: p.page, page_size: p.page_size, total_pages: p.total_pages }, publicUrl);
@@ -61,7 +61,7 @@ export function presentJobPage(p: JobPage, publicUrl: string): Record<string, un
   return out;
 }
 
-/** The `webhook` object of a job poll (decisions.md §4: every attempt visible, with the status of the event it sent). */
+/** The `webhook` object of a job poll (docs/api-enrichment.md "Webhooks": every attempt visible, with the status of the event it sent). */
 export function presentWebhookStatus(w: WebhookStatus): Record<string, unknown> {
   return {
     url: w.url,
@@ -78,7 +78,7 @@ export function presentWebhookStatus(w: WebhookStatus): Record<string, unknown> 
   };
 }
 
-/** `GET /public/enrich/jobs` (decisions.md §4, G18): `{jobs, total, limit, offset}`. */
+/** `GET /public/enrich/jobs` (docs/api-enrichment.md "Polling and listing jobs"): `{jobs, total, limit, offset}`. */
 export function presentJobList(list: JobList): Record<string, unknown> {
   return { jobs: list.jobs.map(presentJobListEntry), total: list.total, limit: list.limit, offset: list.offset };
 }
@@ -89,7 +89,7 @@ export function presentCancelledJob(job: EnrichmentJob): Record<string, unknown>
 }
 
 /**
- * `pricing_estimates` (interface-spec.md: "estimated pricing breakdown"; its contents are left
+ * `pricing_estimates` (docs/api-enrichment.md "Enrichment jobs": "estimated pricing breakdown"; its contents are left
  * open, so this is what the service can state honestly): 1 credit per successful item
  * (Limits), charged only for rows this job processes — rows carried from an earlier job
  * (resume / re-extract) are free. `estimated_credits` is the upper bound (every row to process
@@ -110,7 +110,7 @@ export function pricingEstimates(job: EnrichmentJob): Record<string, unknown> {
   };
 }
 
-/** One entry of `GET /public/enrich/jobs` (decisions.md §4, G18): the stored status, so `cancelled` is filterable. */
+/** One entry of `GET /public/enrich/jobs` (docs/api-enrichment.md "Polling and listing jobs"): the stored status, so `cancelled` is filterable. */
 export function presentJobListEntry(job: EnrichmentJob): Record<string, unknown> {
   return {
     job_id: job.id,

@@ -1,6 +1,6 @@
 /**
- * Flows and runs on the wire (interface-spec.md "Workflow (list entry)", "Workflow run" and
- * "Flows"; decisions.md §6). Called only by routes.
+ * Flows and runs on the wire (docs/api-review.md "Flows", "Flow runs" and
+ * "Flows"; docs/api-review.md "Flow runs"). Called only by routes.
  */
 import { iso } from '../lib/time';
 import type { Flow } from '../models/flow';
@@ -22,7 +22,7 @@ export function presentFlowEntry(flow: Flow, publicUrl: string): Record<string, 
   };
 }
 
-/** The answer of save-workflow (G15): `{workflow_id, workflow_name, workflow_url, total_nodes}`. */
+/** The answer of save-workflow (docs/api-review.md "Save as workflow"): `{workflow_id, workflow_name, workflow_url, total_nodes}`. */
 export function presentSavedFlow(flow: Flow, publicUrl: string): Record<string, unknown> {
   return { workflow_id: flow.id, workflow_name: flow.name, workflow_url: flowUrl(publicUrl, flow.id), total_nodes: flow.nodes.length };
 }
@@ -57,7 +57,7 @@ export function presentFlowDetail(flow: Flow, runs: FlowRun[], publicUrl: string
   };
 }
 
-/** The answer of execute (interface-spec.md "Flows"). */
+/** The answer of execute (docs/api-review.md "Flows"). */
 export function presentStartedRun({ run, flow }: StartedRun, publicUrl: string): Record<string, unknown> {
   return {
     workflow_run_id: run.id,

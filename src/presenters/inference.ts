@@ -2,7 +2,7 @@ import type { Inference } from '../services/inference/infer';
 import type { SuggestedField } from '../services/inference/enrichment-fields';
 
 /**
- * Wire JSON of inference results (interface-spec.md, Enrichment: `POST /public/infer-schema`,
+ * Wire JSON of inference results (docs/api-enrichment.md "Enrichment jobs": `POST /public/infer-schema`,
  * `POST /public/infer-enrichment`).
  */
 

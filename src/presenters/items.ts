@@ -3,7 +3,7 @@ import type { CatalogItem } from '../models/catalog-item';
 import type { ListedItem } from '../services/catalog/items-read';
 import type { WriteResult } from '../services/catalog/items-write';
 
-/** An item as the items API returns it (decisions.md §3, G6). */
+/** An item as the items API returns it (docs/api-reference.md "Items"). */
 export interface PresentedItem {
   id: string;
   data: Record<string, unknown>;
@@ -11,7 +11,7 @@ export interface PresentedItem {
 }
 
 /**
- * The list shape of one item (G6): `{id, data, metadata: {created_at, updated_at, version}}`.
+ * The list shape of one item (docs/api-reference.md "Items"): `{id, data, metadata: {created_at, updated_at, version}}`.
  * Products of a product-grouped catalog carry `data.variants` (their variants' data) when the
  * caller loaded them.
  */
@@ -23,13 +23,13 @@ export function presentItem(row: Pick<ListedItem, 'id' | 'data' | 'created_at' |
   };
 }
 
-/** One raw row (G12): `{id, entity_type, parent_id, current_version, data}`. */
+/** One raw row (docs/api-reference.md "Raw items"): `{id, entity_type, parent_id, current_version, data}`. */
 export function presentRawItem(row: CatalogItem): Record<string, unknown> {
   return { id: row.id, entity_type: row.entity_type, parent_id: row.parent_id, current_version: row.current_version, data: row.data };
 }
 
 /**
- * A batch write's response (G9, and G10 with its extra fields): `success` is true when no item
+ * A batch write's response (docs/api-reference.md "Bulk writes", and with its extra fields): `success` is true when no item
  * failed; the internal ids and error kinds stay inside.
  */
 export function presentBulkResult(r: WriteResult): Record<string, unknown> {

@@ -1,8 +1,8 @@
 import type { JudgeAnswer } from '../services/enrichment/judge-request';
 
 /**
- * Wire JSON of `POST /public/judge` (decisions.md §4 G20): the judgments, the older answer's
- * `summary {pass, review_required, fail, notes}` (issue 26 §6) and meta as the service returns
+ * Wire JSON of `POST /public/judge` (docs/api-enrichment.md "Judging"): the judgments, the older answer's
+ * `summary {pass, review_required, fail, notes}` and meta as the service returns
  * them (already snake_case).
  */
 export function presentJudgeResult(r: JudgeAnswer): Record<string, unknown> {

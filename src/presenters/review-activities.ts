@@ -1,6 +1,6 @@
 /**
- * Review activities and staged changes → wire JSON (interface-spec.md "Activities", "Staged
- * change"; decisions.md §5, G13/G14/G16). Timestamps ISO-8601 UTC (decisions.md §1).
+ * Review activities and staged changes → wire JSON (docs/api-review.md "Activities", "Staged
+ * changes"; docs/api-review.md "Activities"). Timestamps ISO-8601 UTC (docs/api-reference.md "Identifiers and timestamps").
  */
 import { iso } from '../lib/time';
 import type { ReviewActivity } from '../models/review-activity';
@@ -17,7 +17,7 @@ import type { ActivityDetail, StagedChangePage, StagedChangesSummary } from '../
 import { presentApplyProgress } from './activity-apply';
 
 /**
- * One entry of an activity list (G13): `{id, catalog_id, type, status, description,
+ * One entry of an activity list (docs/api-review.md "Activities"): `{id, catalog_id, type, status, description,
  * staged_count, review_url, created_at, updated_at}`; `review_url` is absolute (`publicUrl`
  * is its base), null for an activity without a catalog.
  */
@@ -62,22 +62,22 @@ export function presentActivity(d: ActivityDetail, publicUrl: string): Record<st
   };
 }
 
-/** `GET /public/catalogs/{id}/activities` (G13): `{activities, total}`. */
+/** `GET /public/catalogs/{id}/activities` (docs/api-review.md "Activities"): `{activities, total}`. */
 export function presentActivityList(list: { activities: ActivityListEntry[]; total: number }, publicUrl: string): Record<string, unknown> {
   return { activities: list.activities.map((e) => presentActivityEntry(e.activity, e.stagedCount, publicUrl)), total: list.total };
 }
 
-/** The submit answer (decisions.md §5): `{activity_id, status, submitted, review_url}`. */
+/** The submit answer (docs/api-review.md "Drafts"): `{activity_id, status, submitted, review_url}`. */
 export function presentSubmitted(s: SubmittedActivity): Record<string, unknown> {
   return { activity_id: s.activity.id, status: s.activity.status, submitted: s.submitted, review_url: s.reviewUrl };
 }
 
-/** The shell answer (G13): `{activity_id, status, staged_changes_count}` (and `review_url`). */
+/** The shell answer (docs/api-review.md "Activities"): `{activity_id, status, staged_changes_count}` (and `review_url`). */
 export function presentCreatedShell(c: CreatedActivity): Record<string, unknown> {
   return { activity_id: c.activity.id, status: c.activity.status, staged_changes_count: c.stagedCount, review_url: c.reviewUrl };
 }
 
-/** The custom-transform and pending-review answer (G13/G14): `{activity_id, status, staged_count, review_url}`. */
+/** The custom-transform and pending-review answer (docs/api-review.md "Activities"): `{activity_id, status, staged_count, review_url}`. */
 export function presentReviewable(c: CreatedActivity): Record<string, unknown> {
   return { activity_id: c.activity.id, status: c.activity.status, staged_count: c.stagedCount, review_url: c.reviewUrl };
 }
@@ -93,7 +93,7 @@ export function presentBulkReview(r: BulkReviewResult): Record<string, unknown> 
 }
 
 /**
- * One staged change as listed (decisions.md §5, G16; interface-spec.md "Staged change"), with
+ * One staged change as listed (docs/api-review.md "Listing and summary"; docs/api-review.md "Staged changes"), with
  * the review-loop fields: `is_delete`, `base_version`, `accepted_fields`, `error_reason`,
  * `rejection_reason`, the `conflict` evidence and `applied_at`.
  */
@@ -122,12 +122,12 @@ export function presentStagedChange(r: StagedChange): Record<string, unknown> {
   };
 }
 
-/** A page of staged changes (G16): `{items, total, page, page_size, total_pages}`. */
+/** A page of staged changes (docs/api-review.md "Listing and summary"): `{items, total, page, page_size, total_pages}`. */
 export function presentStagedChangePage(p: StagedChangePage): Record<string, unknown> {
   return { items: p.items.map(presentStagedChange), total: p.total, page: p.page, page_size: p.page_size, total_pages: p.total_pages };
 }
 
-/** The staged-changes summary (G16), as the service computed it. */
+/** The staged-changes summary (docs/api-review.md "Listing and summary"), as the service computed it. */
 export function presentSummary(s: StagedChangesSummary): Record<string, unknown> {
   return { total_changes: s.total_changes, by_status: s.by_status, field_stats: s.field_stats, taxonomy_stats: s.taxonomy_stats };
 }

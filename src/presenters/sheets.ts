@@ -2,8 +2,8 @@ import type { CatalogImport } from '../models/catalog-import';
 import type { ImportLine } from '../services/inference/import';
 
 /**
- * Wire JSON of a spreadsheet import (issue 20). `lines_url` (the per-line report) is absolute,
- * with `publicUrl` as its base, as `review_url` is (decisions.md §5).
+ * Wire JSON of a spreadsheet import. `lines_url` (the per-line report) is absolute,
+ * with `publicUrl` as its base, as `review_url` is (docs/api-review.md "Activities").
  */
 export function presentImport(i: CatalogImport, publicUrl: string): Record<string, unknown> {
   return {

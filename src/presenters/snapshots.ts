@@ -5,7 +5,7 @@ import type { RestoreResult } from '../services/catalog/snapshots';
 import { snapshotRestoreWorkflowId } from '../contracts/workflows';
 
 /**
- * A snapshot record (decisions.md §3, G11): `{id, catalog_id, snapshot_type, reason,
+ * A snapshot record (docs/api-reference.md "Snapshots"): `{id, catalog_id, snapshot_type, reason,
  * item_count, schema_version, created_at, created_by}`.
  */
 export function presentSnapshot(row: CatalogSnapshot): Record<string, unknown> {
@@ -21,7 +21,7 @@ export function presentSnapshot(row: CatalogSnapshot): Record<string, unknown> {
   };
 }
 
-/** The response of a restore (G11): `{message, snapshot_id, safety_snapshot_id, items_restored, schema_version}`. */
+/** The response of a restore (docs/api-reference.md "Snapshots"): `{message, snapshot_id, safety_snapshot_id, items_restored, schema_version}`. */
 export function presentRestore(r: RestoreResult): Record<string, unknown> {
   return {
     message: 'Snapshot restored successfully',
@@ -32,7 +32,7 @@ export function presentRestore(r: RestoreResult): Record<string, unknown> {
   };
 }
 
-/** A restore's status (`GET …/snapshot-restores/{restore_id}`; issue 28): its row, with the G11 result once completed. */
+/** A restore's status (`GET …/snapshot-restores/{restore_id}`): its row, with the result once completed. */
 export function presentRestoreStatus(r: SnapshotRestore): Record<string, unknown> {
   return {
     restore_id: r.id,

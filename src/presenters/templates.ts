@@ -2,7 +2,7 @@ import { iso } from '../lib/time';
 import type { EnrichmentTemplate } from '../models/enrichment-template';
 import type { TemplateList } from '../services/enrichment/templates';
 
-/** Wire shape of an enrichment template (decisions.md §4, G20); timestamps ISO-8601 UTC. */
+/** Wire shape of an enrichment template (docs/api-enrichment.md "Enrichment templates"); timestamps ISO-8601 UTC. */
 export function presentTemplate(t: EnrichmentTemplate): Record<string, unknown> {
   return {
     id: t.id,

@@ -29,7 +29,7 @@ const response = Type.Object({
 });
 
 /**
- * `POST /public/activities/{id}/apply` and its prefix-less alias (decisions.md §1 and §5, G16):
+ * `POST /public/activities/{id}/apply` and its prefix-less alias (docs/api-reference.md "URLs"):
  * starts the apply workflow `activity-apply-<activity_id>` and answers at once, 202 with the
  * activity's status and apply progress (an activity already applied answers its stored result).
  */

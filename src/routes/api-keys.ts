@@ -18,7 +18,7 @@ const ApiKeyResponse = Type.Object({
 });
 
 /**
- * API keys of the caller's organization (issue 18): list (prefixes only), create (the key is in
+ * API keys of the caller's organization: list (prefixes only), create (the key is in
  * the answer once), revoke (refused from the next request on).
  */
 export function apiKeyRoutes(deps: AppDeps): RouteDef[] {

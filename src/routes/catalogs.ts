@@ -54,8 +54,8 @@ import { requestGridIndexDrops } from '../services/catalog/grid-indexes';
 const present = ({ catalog, schema }: CatalogWithSchema) => presentCatalog(catalog, schema);
 
 /**
- * Catalog, schema, taxonomy, catalog-md and quality-prompt routes (interface-spec.md, Catalogs,
- * Schema, "Taxonomy, context and quality prompt"; decisions.md §1-§2). Handlers are thin:
+ * Catalog, schema, taxonomy, catalog-md and quality-prompt routes (docs/api-reference.md "Catalogs",
+ * "Schema versions", "Taxonomy", "Catalog context and quality prompt"; docs/api-reference.md "Errors"). Handlers are thin:
  * validated input → service → presenter. One function because it is the resource's route table
  * (one entry per endpoint, read top to bottom), not a procedure.
  * Long on purpose: a route table, one entry per route.
@@ -122,7 +122,7 @@ export function catalogRoutes(deps: ResolvedAppDeps): RouteDef[] {
       handler: async ({ scope, params, body }) => present(await updateCatalog(knex, scope, params.catalog_id, body)),
     }),
     deleteRoute('/public/catalogs/:catalog_id', 'Delete a catalog with its items, schema versions and snapshots'),
-    deleteRoute('/catalogs/:catalog_id', 'Delete a catalog (path without /public, decisions.md §1)'),
+    deleteRoute('/catalogs/:catalog_id', 'Delete a catalog (path without /public, docs/api-reference.md "URLs")'),
     defineRoute({
       method: 'post',
       path: '/public/catalogs/:catalog_id/duplicate',
@@ -186,7 +186,7 @@ export function catalogRoutes(deps: ResolvedAppDeps): RouteDef[] {
         }
         ctx.status = 200;
         ctx.type = 'application/json';
-        // Koa turns a null body into 204; the spec's "no taxonomy" answer is the JSON literal null.
+        // Koa turns a null body into 204; the documented "no taxonomy" answer is the JSON literal null.
         ctx.body = taxonomy === null ? 'null' : taxonomy;
         return undefined;
       },

@@ -34,8 +34,7 @@ function underRequestJson(err: unknown): unknown {
 }
 
 /**
- * The parsed `request_json` with the form field `knowledge_base_metadata_json` (issue 26 §6:
- * existing clients send the metadata as its own field) as its `knowledge_base_metadata`.
+ * The parsed `request_json` with the form field `knowledge_base_metadata_json` (existing clients send the metadata as its own field) as its `knowledge_base_metadata`.
  * @throws ValidationError (422) at `body.knowledge_base_metadata_json` when it is not a JSON object
  *   or request_json carries knowledge_base_metadata too
  */
@@ -55,7 +54,7 @@ function withKnowledgeBaseMetadata(parsed: object, metadataJson: string | undefi
 }
 
 /**
- * `POST /public/enrich` as `multipart/form-data` (interface-spec.md Rules 2–4): streams the files
+ * `POST /public/enrich` as `multipart/form-data` (docs/api-enrichment.md "Enrichment jobs"): streams the files
  * to disk, validates `request_json` against the JSON body's schema without `items`, creates the
  * job from the streamed `items_file`, and always removes the uploaded files afterwards.
  * @throws ValidationError (422, locs under `body.request_json` / `body.items_file`), 413 over a limit
@@ -96,7 +95,7 @@ async function createFromMultipart(
   }
 }
 
-/** Enrichment routes (interface-spec.md, Enrichment; decisions.md §4). */
+/** Enrichment routes (docs/api-enrichment.md "Enrichment jobs"). */
 export function enrichRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const tags = ['enrichment'];
   // Where uploaded knowledge-base files are hosted: one blob store client for the router.

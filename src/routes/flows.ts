@@ -24,7 +24,7 @@ const PYTHON_FLOWS_OFF =
   'The flow has a custom_code node and the capability python_flows is off (bubblewrap or python3 missing): detail names it and why; nothing was stored or started (GET /readyz lists the capabilities)';
 
 /**
- * Flows (interface-spec.md "Flows" and "Activities → save-workflow"; decisions.md §5 G15, §6):
+ * Flows (docs/api-review.md "Flows" and "Save as workflow"):
  * save an activity as a flow, list flows, read one with its latest runs, execute one (the
  * Temporal workflow `flow-run-<run_id>`), poll a run.
  */

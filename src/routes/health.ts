@@ -4,8 +4,8 @@ import { configuredSources, indexedArchiveCounts } from '../services/research-ar
 import { defineRoute, RouteDef } from './registry';
 
 /**
- * `GET /healthz` (process up) and `GET /readyz` (decisions.md §1): PostgreSQL and Temporal
- * reachable, and a worker polling the task queue for workflow and activity tasks (issue 27 §1: a
+ * `GET /healthz` (process up) and `GET /readyz` (docs/api-reference.md "URLs"): PostgreSQL and Temporal
+ * reachable, and a worker polling the task queue for workflow and activity tasks (a
  * deployment whose worker is down is not ready); the body also lists the research sources and
  * every capability with its state and reason (src/services/capabilities.ts), which readiness
  * does not depend on.

@@ -6,7 +6,7 @@ import { getImageRun, listImageRuns, runImageTool } from '../services/enrichment
 import { defineRoute, RouteDef } from './registry';
 
 /**
- * Image runs on the organization's hosted media (issue 21, `service_image_*`):
+ * Image runs on the organization's hosted media (`service_image_*`):
  * `POST /public/image-runs` runs one tool and answers the run; `GET /public/image-runs/{run_id}`
  * and `GET /public/image-runs` read them back.
  */

@@ -17,7 +17,7 @@ function asBody(err: unknown): unknown {
 }
 
 /**
- * Inference routes (interface-spec.md, Enrichment; issue 20): schema, taxonomy and enrichment
+ * Inference routes (docs/api-enrichment.md "Enrichment jobs"): schema, taxonomy and enrichment
  * fields from a spreadsheet or from items. The Google product taxonomy is read once per app.
  */
 export function inferenceRoutes(deps: ResolvedAppDeps): RouteDef[] {

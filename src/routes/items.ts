@@ -31,12 +31,12 @@ import { bulkUpsertVariants, createVariant, updateProduct } from '../services/ca
 import { defineRoute, RouteDef } from './registry';
 import { snapshotRoutes } from './snapshots';
 
-/** 413 for batches over the documented limit (interface-spec.md, Limits). */
+/** 413 for batches over the documented limit (docs/api-reference.md "Limits"). */
 function assertBatchSize(n: number, what: string): void {
   if (n > BULK_ITEMS_LIMIT) throw new PayloadTooLargeError(`At most ${BULK_ITEMS_LIMIT} ${what} per request (got ${n})`);
 }
 
-/** `sort=field:dir` or `sort_field` + `sort_order` (G6); `sort_field` wins when both are given. */
+/** `sort=field:dir` or `sort_field` + `sort_order` (docs/api-reference.md "Items"); `sort_field` wins when both are given. */
 function sortOf(q: Validated<typeof listItemsQuery>): { sort_field?: string; sort_order: SortOrder } {
   if (q.sort_field) return { sort_field: q.sort_field, sort_order: q.sort_order };
   if (q.sort) {
@@ -47,7 +47,7 @@ function sortOf(q: Validated<typeof listItemsQuery>): { sort_field?: string; sor
 }
 
 /**
- * The keyset position of a `cursor` query parameter (issue 18).
+ * The keyset position of a `cursor` query parameter.
  * @throws ValidationError (422, loc query.cursor) for a cursor this service did not make, or one
  *   combined with an offset
  */
@@ -60,8 +60,7 @@ function cursorOf(cursor: string | undefined, offset: number): ItemCursor | unde
 }
 
 /**
- * Item, product/variant and raw-item routes (interface-spec.md, Items; decisions.md §3,
- * G6–G10, G12), plus the snapshot routes (G11). One function because it is the resource's
+ * Item, product/variant and raw-item routes (docs/api-reference.md "Items"), plus the snapshot routes (docs/api-reference.md "Snapshots"). One function because it is the resource's
  * route table (one entry per endpoint), not a procedure.
  * Long on purpose: a route table, one entry per route.
  */

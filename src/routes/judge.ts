@@ -6,8 +6,7 @@ import { judge } from '../services/enrichment/judge-request';
 import { defineRoute, RouteDef } from './registry';
 
 /**
- * `POST /public/judge` (decisions.md §4 G20) in every body shape existing clients send (issue 26
- * §6): by the configured model, cross-checked by the post-enrichment audit's rules, or by the
+ * `POST /public/judge` (docs/api-enrichment.md "Judging") in every body shape existing clients send: by the configured model, cross-checked by the post-enrichment audit's rules, or by the
  * rules alone.
  */
 export function judgeRoutes(deps: ResolvedAppDeps): RouteDef[] {

@@ -6,9 +6,9 @@ import { defineRoute, RouteDef } from './registry';
 import { assertRole } from '../services/access/roles';
 
 /**
- * Organization settings. The webhook signing secret (issue 17; decisions.md §4 webhooks): read it
+ * Organization settings. The webhook signing secret (docs/api-enrichment.md "Webhooks"): read it
  * to verify `webhook-signature` headers, rotate it when it leaked; rotation takes effect for every
- * delivery signed afterwards. The default master catalog (issue 26 §6) that
+ * delivery signed afterwards. The default master catalog that
  * `use_master_catalog_defaults` inherits from when a new catalog names no `master_catalog_id`.
  */
 export function organizationRoutes(deps: AppDeps): RouteDef[] {

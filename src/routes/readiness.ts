@@ -18,7 +18,7 @@ function presentProfile(p: ReadinessProfile): Record<string, unknown> {
 }
 
 /**
- * Completeness and readiness (issue 28 §3): a catalog's readiness profiles (a named set of
+ * Completeness and readiness: a catalog's readiness profiles (a named set of
  * required fields and rules, e.g. "Marketplace A") and its completeness report, the numbers the
  * console's completeness page shows.
  */

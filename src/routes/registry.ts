@@ -40,7 +40,7 @@ export interface HandlerInput<B, Q, P> {
 /**
  * One route: its path (Koa syntax, relative to `/api` unless `absolute`), the JSON Schemas of
  * its inputs and response, and its handler. The same schemas validate requests and generate
- * `GET /api/openapi.json`, so documentation and validation cannot drift (issue 3).
+ * `GET /api/openapi.json`, so documentation and validation cannot drift.
  */
 export interface RouteDef<B extends TSchema = TSchema, Q extends TSchema = TSchema, P extends TSchema = TSchema> {
   method: Method;
@@ -103,7 +103,7 @@ export function defineRoute<B extends TSchema = TUnknown, Q extends TSchema = TU
 /**
  * A request that sends a body must send it as JSON, or as multipart/form-data where the route
  * documents a multipart form; anything else (text/plain, XML, a urlencoded form) was silently
- * read as `{}` by the JSON body parser (issue 18, defect 4).
+ * read as `{}` by the JSON body parser.
  * @throws UnsupportedMediaTypeError (415)
  */
 function assertReadableBody(ctx: Context, def: RouteDef): void {
@@ -137,7 +137,7 @@ export type IdempotentRunner = (
 export interface MountOptions {
   /** The app's database: the handlers' `db`, and the transactions of atomic routes. */
   knex: Knex;
-  /** When given, every POST honours an `Idempotency-Key` header (issue 18). */
+  /** When given, every POST honours an `Idempotency-Key` header. */
   idempotent?: IdempotentRunner;
 }
 
@@ -164,7 +164,7 @@ export class RouteRegistry {
 
   /**
    * Mounts every route on `router`. Validation runs in order path → query → body, each
-   * failing with 422 `detail[]` (decisions.md §1). `ctx.state.scope` must be set by the auth
+   * failing with 422 `detail[]` (docs/api-reference.md "Errors"). `ctx.state.scope` must be set by the auth
    * middleware for non-public routes. `validator` is the app's (one per app, created by createApp).
    * Before anything else, the caller's role must reach the route's minimum role
    * (src/services/access/route-roles.ts, read by {@link add}; 403 naming both roles).
@@ -221,7 +221,7 @@ export class RouteRegistry {
     for (const def of this.routes) {
       if (def.hidden) continue;
       const oaPath = def.path.startsWith('/') && !def.public ? basePath + def.path.replace(/:(\w+)/g, '{$1}') : def.path.replace(/:(\w+)/g, '{$1}');
-      // decisions.md §1: X-Organization-Id is accepted on every authenticated operation.
+      // docs/api-reference.md "Authentication": X-Organization-Id is accepted on every authenticated operation.
       const parameters: unknown[] = def.public ? [] : [{ $ref: '#/components/parameters/OrganizationId' }];
       if (!def.public && def.method === 'post') parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
       if (def.etagOf) parameters.push({ $ref: '#/components/parameters/IfNoneMatch' });
@@ -239,7 +239,7 @@ export class RouteRegistry {
       const role = this.roleOf(def);
       const op: Record<string, unknown> = {
         summary: def.summary,
-        // The route's minimum role (src/services/access/route-roles.ts; issue 28 §12).
+        // The route's minimum role (src/services/access/route-roles.ts).
         ...(role && role !== 'viewer'
           ? {
               description: `Needs role ${role} or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.`,

@@ -12,7 +12,7 @@ import { defineRoute, RouteDef } from './registry';
 const MAX_ARCHIVE_BYTES = 1024 ** 4;
 
 /**
- * Research archive routes (issue 27 §2; docs/research.md): upload a WARC/WACZ file (indexed by
+ * Research archive routes (docs/research.md): upload a WARC/WACZ file (indexed by
  * a Temporal workflow into PostgreSQL), list, read status and progress, delete.
  */
 export function researchArchiveRoutes(deps: ResolvedAppDeps): RouteDef[] {

@@ -45,11 +45,11 @@ import { bulkReview } from '../services/review/bulk-review';
 import { getActivity, listStagedChanges, stagedChangesSummary } from '../services/review/staged-changes';
 import { defineRoute, RouteDef } from './registry';
 
-/** The two mounts of every activity-scoped route (decisions.md §1: existing clients call them without `/public`). */
+/** The two mounts of every activity-scoped route (docs/api-reference.md "URLs": existing clients call them without `/public`). */
 const PREFIXES = ['/public', ''] as const;
 
 /**
- * Review activities (interface-spec.md "Activities"; decisions.md §1 and §5, G13/G14/G16):
+ * Review activities (docs/api-review.md "Activities"; docs/api-reference.md "URLs"):
  * catalog-scoped list, shell and custom transform under `/public/catalogs/{id}/activities`, and
  * every activity-scoped route under both `/public/activities/{id}/…` and `/activities/{id}/…`
  * (same handler). Apply is src/routes/ of the apply module.

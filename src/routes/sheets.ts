@@ -26,7 +26,7 @@ function parseMapping(raw: string | undefined): Record<string, string> {
 }
 
 /**
- * Spreadsheet routes of a catalog (issue 20): import of a CSV/XLSX file (staged by the API,
+ * Spreadsheet routes of a catalog: import of a CSV/XLSX file (staged by the API,
  * written by a Temporal workflow, with a per-line report) and the whole catalog streamed out as
  * CSV or XLSX (the body is a stream the export service fills; the route only sets the headers).
  * Long on purpose: a route table, one entry per route.
@@ -89,7 +89,7 @@ export function sheetRoutes(deps: ResolvedAppDeps): RouteDef[] {
       method: 'post',
       path: '/public/catalogs/:catalog_id/items/import/:import_id/cancel',
       tags: ['items'],
-      summary: `Cancel a running import (issue 28 §7). ${IMPORT_CANCEL_KEEPS} 409 when it already completed or failed.`,
+      summary: `Cancel a running import. ${IMPORT_CANCEL_KEEPS} 409 when it already completed or failed.`,
       params: importParams,
       response: importResponse,
       handler: async ({ scope, params }) => presentImport(await cancelImport(deps, scope, params.catalog_id, params.import_id), deps.config.publicUrl),

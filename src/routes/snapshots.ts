@@ -15,7 +15,7 @@ import { getSnapshotRestore, requestSnapshotRestore, waitForSnapshotRestore } fr
 import { createSnapshot, listSnapshots } from '../services/catalog/snapshots';
 import { defineRoute, RouteDef } from './registry';
 
-/** Snapshot routes (interface-spec.md, Snapshots; decisions.md §3, G11). */
+/** Snapshot routes (docs/api-reference.md "Snapshots"). */
 export function snapshotRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const tags = ['snapshots'];
   const base = '/public/catalogs/:catalog_id/snapshots';
@@ -48,14 +48,14 @@ export function snapshotRoutes(deps: ResolvedAppDeps): RouteDef[] {
       method: 'post',
       path: `${base}/:snapshot_id/restore`,
       tags,
-      // Runs as the workflow snapshot-restore-<restore_id> (issue 28); the answer waits for its
-      // result (G11 answers the result). A retried request while it runs joins the same restore.
+      // Runs as the workflow snapshot-restore-<restore_id>; the answer waits for its
+      // result (answers the result). A retried request while it runs joins the same restore.
       summary: 'Restore a snapshot (a safety snapshot is taken first); runs as a workflow and answers its result',
       params: snapshotParams,
       response: restoreResponse,
       handler: async ({ scope, params }) => {
         const restore = await requestSnapshotRestore(deps, scope, params.catalog_id, params.snapshot_id);
-        // The G11 shape (decisions.md §3) plus the run's id: its row is at GET …/snapshot-restores/{restore_id}.
+        // The shape (docs/api-reference.md "Snapshots") plus the run's id: its row is at GET …/snapshot-restores/{restore_id}.
         return { ...presentRestore(await waitForSnapshotRestore(deps, restore)), restore_id: restore.id };
       },
     }),

@@ -12,7 +12,7 @@ const listQuery = Type.Object({
   offset: Type.Optional(withDefault(Type.Integer({ minimum: 0, maximum: POSITION_MAX }), 0)),
 });
 
-/** Enrichment templates (decisions.md §4, G20; POST added by this service to create them). */
+/** Enrichment templates (docs/api-enrichment.md "Enrichment templates"; POST added by this service to create them). */
 export function templateRoutes(deps: AppDeps): RouteDef[] {
   const tags = ['enrichment'];
   return [

@@ -1,5 +1,5 @@
 /**
- * The isolated Python of flows' custom_code nodes (issue 19; docs/sandbox.md, "The Python
+ * The isolated Python of flows' custom_code nodes (docs/sandbox.md, "The Python
  * sandbox"). One {@link PythonTransformSession} is one confined CPython process for one node run:
  * the code is compiled once, then pages of rows go through its `transform` one at a time.
  *
@@ -26,7 +26,7 @@ export type { SandboxErrorKind } from './sandbox-error';
 export const DEFAULT_OUTPUT_BYTES = 64 * 1024 * 1024;
 /** Default cap of what one node may print (stdout and stderr together), bytes. */
 export const DEFAULT_PRINT_BYTES = 1024 * 1024;
-/** Bounds of a node's `timeout_seconds` (the spec's save-workflow request). */
+/** Bounds of a node's `timeout_seconds` (docs/api-review.md "Save as workflow"). */
 export const MIN_TIMEOUT_SECONDS = 1;
 export const MAX_TIMEOUT_SECONDS = 1800;
 /** How long close() waits for the killed process tree to be reaped before it gives up waiting. */
@@ -49,7 +49,7 @@ export interface PythonSandboxOptions extends PythonSandboxConfig {
   auditGuard?: boolean;
   /**
    * The clock the budget is measured with, in ms (default `Date.now`). Only the time inside calls
-   * counts; tests inject a clock to show that time between calls does not (issue 29 §4).
+   * counts; tests inject a clock to show that time between calls does not.
    */
   now?: () => number;
 }
@@ -147,7 +147,7 @@ export class PythonTransformSession {
       runAsUid: uid,
     });
     // runner.py is opened here, by the worker's own user, and inherited at RUNNER_FD; the cwd is
-    // `/` so nothing of the worker's directory is needed by the unprivileged uid (issue 29 §1).
+    // `/` so nothing of the worker's directory is needed by the unprivileged uid.
     const runnerFd = fs.openSync(path.join(__dirname, 'runner.py'), 'r');
     let child: ChildProcess;
     try {

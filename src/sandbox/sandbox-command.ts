@@ -27,7 +27,7 @@ export const RUNNER_INSIDE = '/sandbox/runner.py';
  * The descriptor, in the spawned process, from which bwrap copies runner.py (`--ro-bind-data`,
  * bubblewrap >= 0.5). The worker opens the file itself and hands the open descriptor down, so the
  * sandbox's unprivileged uid never needs to reach the checkout: it may lie under a directory only
- * the worker's user can enter (a 0700 home, `mktemp -d`; issue 29 §1).
+ * the worker's user can enter (a 0700 home, `mktemp -d`).
  */
 export const RUNNER_FD = 4;
 export const SCRATCH_INSIDE = '/scratch';

@@ -1,6 +1,5 @@
 /**
- * The one error a flow's custom_code node gets from the Python sandbox (issue 19,
- * docs/sandbox.md "The Python sandbox"). Its `kind` says what happened; its message is meant for
+ * The one error a flow's custom_code node gets from the Python sandbox (docs/sandbox.md "The Python sandbox"). Its `kind` says what happened; its message is meant for
  * the node's error as the user sees it.
  */
 

@@ -3,8 +3,8 @@ import { FIELD_TYPES } from '../models/catalog-schema';
 import { AnyArray, AnyObject, Nullable, StringEnum, withDefault } from './common';
 
 /**
- * JSON Schemas of the schema and taxonomy routes (interface-spec.md, Schema and Taxonomy;
- * decisions.md §2, G2, G3).
+ * JSON Schemas of the schema and taxonomy routes (docs/api-reference.md "Schema versions" and Taxonomy;
+ * docs/api-reference.md "Batch field changes").
  */
 
 const fieldName = Type.String({
@@ -38,7 +38,7 @@ export const addFieldBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** `PUT …/schema/fields/batch` body (decisions.md §2, G2). */
+/** `PUT …/schema/fields/batch` body (docs/api-reference.md "Batch field changes"). */
 export const fieldBatchBody = Type.Object(
   {
     fields_to_add: Type.Optional(
@@ -98,7 +98,7 @@ const keyedNode = Type.Object({ ...nodeProperties, name: nodeName });
 const listedNode = Type.Object({ ...nodeProperties, id: nodeId, name: nodeName });
 
 /**
- * `PUT …/taxonomy` body (G3). `nodes` is an object keyed by node id, or an array of nodes each
+ * `PUT …/taxonomy` body (docs/api-reference.md "Taxonomy"). `nodes` is an object keyed by node id, or an array of nodes each
  * with its `id` (where a repeated id is detectable and rejected).
  */
 export const taxonomyBody = Type.Object({
@@ -122,7 +122,7 @@ const enrichedNode = Type.Object({
   all_attributes: Type.Optional(Type.Array(attribute)),
 });
 
-/** The returned taxonomy (interface-spec.md "Taxonomy (as returned)"), or null. */
+/** The returned taxonomy (docs/api-reference.md "Taxonomy"), or null. */
 export const taxonomyResponse = Type.Unsafe({
   type: ['object', 'null'],
   properties: {

@@ -2,8 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { AnyObject, Nullable, POSITION_MAX, StringEnum, withDefault } from './common';
 
 /**
- * JSON Schemas of the catalog routes (interface-spec.md, Catalogs; decisions.md §2, G1, G4,
- * G5). They validate requests and document them in `GET /api/openapi.json`.
+ * JSON Schemas of the catalog routes (docs/api-reference.md "Catalogs"). They validate requests and document them in `GET /api/openapi.json`.
  */
 
 const name = Type.String({ minLength: 1, maxLength: 100, description: 'Catalog name, 1-100 characters' });
@@ -55,7 +54,7 @@ export const updateCatalogBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** `POST …/duplicate` body (G1). */
+/** `POST …/duplicate` body (docs/api-reference.md "Catalogs"). */
 export const duplicateCatalogBody = Type.Object(
   {
     name: Type.Optional(name),
@@ -71,7 +70,7 @@ export const listCatalogsQuery = Type.Object({
   offset: Type.Optional(withDefault(Type.Integer({ minimum: 0, maximum: POSITION_MAX }), 0)),
 });
 
-/** FieldWorkflowInfo (interface-spec.md). */
+/** FieldWorkflowInfo (docs/api-reference.md "Schema versions"). */
 export const fieldWorkflowInfoSchema = Type.Object({
   field_name: Type.String(),
   field_type: Type.String(),
@@ -92,7 +91,7 @@ export const fieldWorkflowInfoSchema = Type.Object({
   validation_rules: Type.Optional(Nullable(AnyObject())),
 });
 
-/** CatalogSchema (interface-spec.md). */
+/** CatalogSchema (docs/api-reference.md "Schema versions"). */
 export const catalogSchemaResponse = Type.Object({
   id: Type.String(),
   catalog_id: Type.String(),
@@ -111,7 +110,7 @@ export const catalogSchemaResponse = Type.Object({
   generated_fields_count: Type.Optional(Type.Integer()),
 });
 
-/** The catalog object (interface-spec.md "Catalog"). */
+/** The catalog object (docs/api-reference.md "Catalogs"). */
 export const catalogResponse = Type.Object({
   id: Type.String(),
   organization_id: Type.String(),
@@ -155,17 +154,17 @@ export const catalogListResponse = Type.Object({
 /** `DELETE` catalog response. */
 export const messageResponse = Type.Object({ message: Type.String() });
 
-/** `GET …/catalog-md` query (G4). */
+/** `GET …/catalog-md` query (docs/api-reference.md "Catalog context and quality prompt"). */
 export const catalogMdQuery = Type.Object({ version: Type.Optional(Type.Integer({ minimum: 1, description: 'Read this older version' })) });
 
-/** `PUT …/catalog-md` body (G4). */
+/** `PUT …/catalog-md` body (docs/api-reference.md "Catalog context and quality prompt"). */
 export const catalogMdBody = Type.Object({ catalog_md: Type.String({ maxLength: 1000000 }) }, { additionalProperties: false });
 
-/** G4 response. */
+/** response. */
 export const catalogMdResponse = Type.Object({ catalog_id: Type.String(), catalog_md: nullableString(), version: Type.Integer(), updated_at: timestamp });
 
-/** `PUT …/quality-prompt` body (G5). */
+/** `PUT …/quality-prompt` body (docs/api-reference.md "Catalog context and quality prompt"). */
 export const qualityPromptBody = Type.Object({ prompt: Type.String({ maxLength: 100000 }) }, { additionalProperties: false });
 
-/** G5 response. */
+/** response. */
 export const qualityPromptResponse = Type.Object({ catalog_id: Type.String(), prompt: nullableString(), updated_at: nullableTimestamp() });

@@ -39,6 +39,6 @@ export function withDefault<S extends TSchema>(schema: S, value: Static<S>): S &
 /**
  * Largest `offset` or `page` a list accepts: PostgreSQL's int4 range, far beyond any real list.
  * Without a bound, `offset=99999999999999999999` overflowed bigint and `1e309` became Infinity
- * (which Ajv's integer check lets through): a 500 instead of a 422 (issue 18, defect 1).
+ * (which Ajv's integer check lets through): a 500 instead of a 422.
  */
 export const POSITION_MAX = 2_147_483_647;

@@ -1,5 +1,5 @@
 /**
- * Defaults of the enrich request (interface-spec.md "Enrich request parameters"). They are
+ * Defaults of the enrich request (docs/api-enrichment.md "Enrichment jobs"). They are
  * applied by the service AFTER a template's defaults (a template fills what the request omits,
  * so Ajv must not fill them first); the request schema (./enrich.ts) only documents them, and the
  * service (src/services/enrichment/request.ts) applies them.

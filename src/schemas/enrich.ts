@@ -3,12 +3,12 @@ import type { Validated } from '../lib/validation';
 import { AnyObject, Nullable, POSITION_MAX, StringEnum, withDefault } from './common';
 import { ENRICH_DEFAULTS } from './enrich-defaults';
 
-/** Inline JSON enrich requests carry at most this many items (interface-spec.md, Limits). */
+/** Inline JSON enrich requests carry at most this many items (docs/api-reference.md "Limits"). */
 export const INLINE_ITEMS_LIMIT = 1000;
 
 const scalar = () => Type.Unsafe<string | number | boolean>({ type: ['string', 'number', 'boolean'] });
 
-/** One output-schema field (interface-spec.md, "Output-schema field"). */
+/** One output-schema field (docs/api-enrichment.md "Enrichment jobs"). */
 export const outputFieldSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -187,8 +187,7 @@ const requestProperties = {
 };
 
 /**
- * `POST /public/enrich` JSON body: every parameter of interface-spec.md "Enrich request
- * parameters" plus the G21 fields of decisions.md §4. Unknown keys are rejected with 422.
+ * `POST /public/enrich` JSON body: every parameter of docs/api-enrichment.md "Enrichment jobs" plus the fields of docs/api-enrichment.md "Enrichment jobs". Unknown keys are rejected with 422.
  */
 export const enrichRequestSchema = Type.Object(
   {
@@ -203,7 +202,7 @@ export const enrichRequestSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** Multipart `request_json` (interface-spec.md Rules 2): the JSON body without `items`. */
+/** Multipart `request_json` (docs/api-enrichment.md "Enrichment jobs"): the JSON body without `items`. */
 export const requestJsonSchema = Type.Object({ ...requestProperties }, { additionalProperties: false });
 
 /** One output field of a validated request (`type` filled by Ajv's default). */
@@ -266,7 +265,7 @@ export const enrichMultipartSchema = Type.Object({
   ),
 });
 
-/** `POST /public/enrich/{job_id}/to-catalog` body (decisions.md §4, G19). */
+/** `POST /public/enrich/{job_id}/to-catalog` body (docs/api-enrichment.md "Job to catalog"). */
 export const toCatalogBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100 }),
@@ -328,20 +327,20 @@ export const templateListResponse = Type.Object({
 /** Path params `{job_id}`. */
 export const jobIdParams = Type.Object({ job_id: Type.String({ description: 'Enrichment job id (UUID)' }) });
 
-/** Poll query (decisions.md §4, G17). */
+/** Poll query (docs/api-enrichment.md "Polling and listing jobs"). */
 export const pollQuery = Type.Object({
   page: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: POSITION_MAX }), 1)),
   page_size: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: 1000 }), 1000)),
 });
 
-/** Job list query (interface-spec.md, GET /public/enrich/jobs). */
+/** Job list query (docs/api-enrichment.md "Enrichment jobs", GET /public/enrich/jobs). */
 export const listJobsQuery = Type.Object({
   status: Type.Optional(StringEnum(['running', 'completed', 'failed', 'cancelled'])),
   limit: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: 100 }), 20)),
   offset: Type.Optional(withDefault(Type.Integer({ minimum: 0, maximum: POSITION_MAX }), 0)),
 });
 
-/** The enrichment job response (interface-spec.md, "Enrichment job response"). */
+/** The enrichment job response (docs/api-enrichment.md "Enrichment jobs"). */
 export const jobResponseSchema = Type.Object({
   job_id: Type.String(),
   results: Type.Array(AnyObject()),
@@ -372,7 +371,7 @@ export const jobResponseSchema = Type.Object({
     }),
   ),
   notices: Type.Optional(Type.Array(Type.String(), { description: 'Options stored without behaviour (recorded no-ops).' })),
-  webhook: Type.Optional(AnyObject({ description: 'Webhook delivery state with every attempt (decisions.md §4).' })),
+  webhook: Type.Optional(AnyObject({ description: 'Webhook delivery state with every attempt (docs/api-enrichment.md "Webhooks").' })),
   audit: Type.Optional(
     Type.Object(
       {

@@ -1,6 +1,6 @@
 /**
- * Request and response schemas of flows (interface-spec.md "Flows", "Activities →
- * save-workflow"; decisions.md §5 G15 and §6). Ajv validates them, OpenAPI shows them.
+ * Request and response schemas of flows (docs/api-review.md "Flows" and
+ * "Save as workflow"). Ajv validates them, OpenAPI shows them.
  */
 import { Static, Type } from '@sinclair/typebox';
 import { AnyArray, AnyObject, Nullable, POSITION_MAX, StringEnum, withDefault } from './common';
@@ -10,7 +10,7 @@ const DateTime = Type.String({ format: 'date-time' });
 /** Path of save-workflow. */
 export const SaveFlowParams = Type.Object({ catalog_id: Type.String({ description: 'Catalog id' }), activity_id: Type.String({ description: 'Activity id' }) });
 
-/** `POST /public/catalogs/{cid}/activities/{aid}/save-workflow` (G15). */
+/** `POST /public/catalogs/{cid}/activities/{aid}/save-workflow` (docs/api-review.md "Save as workflow"). */
 export const SaveFlowBody = Type.Object(
   {
     workflow_name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -41,7 +41,7 @@ export const SaveFlowBody = Type.Object(
 /** {@link SaveFlowBody} as validated. */
 export type SaveFlowInputT = Static<typeof SaveFlowBody>;
 
-/** Answer of save-workflow (decisions.md G15). */
+/** Answer of save-workflow (docs/api-review.md "Save as workflow"). */
 export const SavedFlowResponse = Type.Object({
   workflow_id: Type.String(),
   workflow_name: Type.String(),
@@ -56,7 +56,7 @@ export const FlowListQuery = Type.Object({
   offset: Type.Optional(withDefault(Type.Integer({ minimum: 0, maximum: POSITION_MAX }), 0)),
 });
 
-/** A flow as listed (interface-spec.md "Workflow (list entry)"). */
+/** A flow as listed (docs/api-review.md "Flows"). */
 export const FlowEntry = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -114,7 +114,7 @@ export const ExecuteFlowBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** Answer of execute (interface-spec.md "Flows"). */
+/** Answer of execute (docs/api-review.md "Flows"). */
 export const ExecuteFlowResponse = Type.Object({
   workflow_run_id: Type.String(),
   workflow_id: Type.String(),
@@ -144,7 +144,7 @@ const RowsPage = Type.Object({
   has_more: Type.Boolean(),
 });
 
-/** The run object (interface-spec.md "Workflow run" and the Flows run rules). */
+/** The run object (docs/api-review.md "Flow runs" and the Flows run rules). */
 export const RunResponse = Type.Object({
   workflow_run_id: Type.String(),
   workflow_id: Type.String(),

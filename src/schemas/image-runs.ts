@@ -1,11 +1,11 @@
 /**
- * Image runs (issue 21 "service_*": image run / status / list on the service's media hosting and
- * `image_processing`; tool-server.md §2.6 for the request fields the upstream tool sends).
+ * Image runs (image run / status / list on the service's media hosting and
+ * `image_processing`; docs/tool-server-design.md "Image tools" for the request fields the upstream tool sends).
  */
 import { Static, Type } from '@sinclair/typebox';
 import { Nullable, POSITION_MAX, StringEnum, withDefault } from './common';
 
-/** Tools of a run (tool-server.md §2.6) plus `process` (the enrich request's `image_processing`). */
+/** Tools of a run (docs/tool-server-design.md "Image tools") plus `process` (the enrich request's `image_processing`). */
 export const IMAGE_TOOLS = ['generate', 'edit', 'inpaint', 'bg_remove', 'relight', 'upscale', 'process'] as const;
 /** Statuses of a run. */
 export const IMAGE_RUN_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;

@@ -3,8 +3,8 @@ import { AnyArray, AnyObject, Nullable, withDefault } from './common';
 import { outputFieldSchema } from './enrich';
 
 /**
- * JSON Schemas of the inference routes (interface-spec.md, Enrichment: `POST /public/infer-schema`,
- * `POST /public/infer-enrichment`; issue 20).
+ * JSON Schemas of the inference routes (docs/api-enrichment.md "Enrichment jobs": `POST /public/infer-schema`,
+ * `POST /public/infer-enrichment`).
  */
 
 /** Most example rows a caller may ask for (`max_sample_rows`). */

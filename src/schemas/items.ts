@@ -2,13 +2,12 @@ import { Type } from '@sinclair/typebox';
 import { AnyArray, AnyObject, Nullable, POSITION_MAX, StringEnum, withDefault } from './common';
 
 /**
- * Ajv schemas of the item, product/variant and raw-item routes (interface-spec.md, Items;
- * decisions.md §3, G6–G10, G12). Shared by validation and the OpenAPI document.
+ * Ajv schemas of the item, product/variant and raw-item routes (docs/api-reference.md "Items"). Shared by validation and the OpenAPI document.
  */
 
-/** Largest page of `GET …/items` (G6). */
+/** Largest page of `GET …/items` (docs/api-reference.md "Items"). */
 export const LIST_LIMIT_MAX = 1000;
-/** Largest page of `GET …/raw-items` (interface-spec.md, Limits). */
+/** Largest page of `GET …/raw-items` (docs/api-reference.md "Limits"). */
 export const RAW_LIMIT_MAX = 5000;
 
 const anyObject = () => AnyObject({ additionalProperties: true });
@@ -27,7 +26,7 @@ export const itemParams = Type.Object({ catalog_id: Type.String(), item_id: Type
 /** Path of product routes (`product_id` is the product item's database id). */
 export const productParams = Type.Object({ catalog_id: Type.String(), product_id: Type.String() });
 
-/** `GET …/items` query (G6): `sort=field:asc|desc` or `sort_field` + `sort_order`; `search_query` aliases `search`. */
+/** `GET …/items` query (docs/api-reference.md "Items"): `sort=field:asc|desc` or `sort_field` + `sort_order`; `search_query` aliases `search`. */
 export const listItemsQuery = Type.Object({
   limit: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: LIST_LIMIT_MAX }), 50)),
   offset: Type.Optional(withDefault(Type.Integer({ minimum: 0, maximum: POSITION_MAX }), 0)),
@@ -44,7 +43,7 @@ export const listItemsQuery = Type.Object({
   ),
 });
 
-/** `GET …/raw-items` query (G12). */
+/** `GET …/raw-items` query (docs/api-reference.md "Raw items"). */
 export const rawItemsQuery = Type.Object({
   limit: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: RAW_LIMIT_MAX }), 1000)),
   offset: Type.Optional(withDefault(Type.Integer({ minimum: 0, maximum: POSITION_MAX }), 0)),
@@ -54,7 +53,7 @@ export const rawItemsQuery = Type.Object({
   sort_order: Type.Optional(sortOrder),
 });
 
-/** `POST …/items` body (G7). */
+/** `POST …/items` body (docs/api-reference.md "Items"). */
 export const upsertItemBody = Type.Object(
   {
     unique_identifier: Type.Unsafe<string | number>({
@@ -70,7 +69,7 @@ export const upsertItemBody = Type.Object(
 /** `PUT …/items/{item_id}` body: any item fields; only those given change. */
 export const updateItemBody = anyObject();
 
-/** `POST …/items/bulk` body (G9); more than 1000 items is a 413, checked by the route. */
+/** `POST …/items/bulk` body (docs/api-reference.md "Bulk writes"); more than 1000 items is a 413, checked by the route. */
 export const bulkItemsBody = Type.Object(
   {
     items: AnyArray({ description: 'At most 1000 items; business key fields go inside each item.' }),
@@ -80,13 +79,13 @@ export const bulkItemsBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** `POST …/products/{product_id}/items` body (G10): the variant data (or `{data, unique_identifier, source_info}`). */
+/** `POST …/products/{product_id}/items` body (docs/api-reference.md "Products and variants"): the variant data (or `{data, unique_identifier, source_info}`). */
 export const createVariantBody = AnyObject({ additionalProperties: true, description: 'Variant data; needs sku (the unique_id_field) or unique_identifier.' });
 
-/** `PUT …/products/{product_id}` body (G10): product-level fields; keys not starting `product_` are ignored. */
+/** `PUT …/products/{product_id}` body (docs/api-reference.md "Products and variants"): product-level fields; keys not starting `product_` are ignored. */
 export const updateProductBody = AnyObject({ additionalProperties: true, description: 'Only keys starting with product_ are applied.' });
 
-/** `POST …/products/{product_id}/items/bulk` body (G10). */
+/** `POST …/products/{product_id}/items/bulk` body (docs/api-reference.md "Products and variants"). */
 export const bulkVariantsBody = Type.Object(
   {
     product: Type.Optional(AnyObject({ additionalProperties: true, description: 'product_* fields shared by every variant' })),
@@ -103,10 +102,10 @@ const metadata = Type.Object({
   version: Type.Optional(Type.Integer()),
 });
 
-/** One item in the list shape (G6). */
+/** One item in the list shape (docs/api-reference.md "Items"). */
 export const itemResponse = Type.Object({ id: Type.String(), data: anyObject(), metadata });
 
-/** `GET …/items` response (G6). */
+/** `GET …/items` response (docs/api-reference.md "Items"). */
 export const listItemsResponse = Type.Object({
   items: Type.Optional(Type.Array(itemResponse)),
   total: Type.Optional(Type.Integer()),
@@ -122,7 +121,7 @@ export const updateProductResponse = Type.Object({
   ignored_fields: Type.Optional(Type.Array(Type.String())),
 });
 
-/** `DELETE …/items/{item_id}` response (G8). */
+/** `DELETE …/items/{item_id}` response (docs/api-reference.md "Items"). */
 export const deleteItemResponse = Type.Object({ message: Type.Optional(Type.String({ const: 'Item deleted successfully' })) });
 
 const bulkProps = {
@@ -136,10 +135,10 @@ const bulkProps = {
   errors: Type.Optional(Type.Array(Type.Object({ index: Type.Optional(Type.Integer()), detail: Type.Optional(Type.String()) }))),
 };
 
-/** `POST …/items/bulk` response (G9). */
+/** `POST …/items/bulk` response (docs/api-reference.md "Bulk writes"). */
 export const bulkItemsResponse = Type.Object(bulkProps);
 
-/** `POST …/products/{product_id}/items/bulk` response (G10). */
+/** `POST …/products/{product_id}/items/bulk` response (docs/api-reference.md "Products and variants"). */
 export const bulkVariantsResponse = Type.Object({
   ...bulkProps,
   product_id: Type.Optional(Type.String()),
@@ -147,7 +146,7 @@ export const bulkVariantsResponse = Type.Object({
   warnings: Type.Optional(Type.Array(Type.String())),
 });
 
-/** One raw row (G12). */
+/** One raw row (docs/api-reference.md "Raw items"). */
 export const rawItemResponse = Type.Object({
   id: Type.Optional(Type.String()),
   entity_type: Type.Optional(StringEnum(['product', 'variant'])),
@@ -156,5 +155,5 @@ export const rawItemResponse = Type.Object({
   data: Type.Optional(anyObject()),
 });
 
-/** `GET …/raw-items` response (G12). */
+/** `GET …/raw-items` response (docs/api-reference.md "Raw items"). */
 export const rawItemsResponse = Type.Object({ items: Type.Optional(Type.Array(rawItemResponse)), total: Type.Optional(Type.Integer()) });

@@ -9,7 +9,7 @@ export const WebhookSecretResponse = Type.Object({
   webhook_secret: Type.String({ description: 'Standard-Webhooks secret (`whsec_…`) that signs this organization’s webhooks' }),
 });
 
-/** `PUT /public/organization/default-master-catalog` body (issue 26 §6). */
+/** `PUT /public/organization/default-master-catalog` body. */
 export const DefaultMasterCatalogBody = Type.Object(
   {
     catalog_id: Nullable(

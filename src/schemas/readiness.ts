@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, StringEnum, withDefault } from './common';
 
-/** Ajv schemas of the readiness profile and completeness routes (issue 28 §3). */
+/** Ajv schemas of the readiness profile and completeness routes. */
 
 /** Path of one readiness profile. */
 export const readinessProfileParams = Type.Object({ catalog_id: Type.String(), profile_id: Type.String() });

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 
-/** JSON Schemas of the research archive routes (issue 27 §2; docs/research.md). */
+/** JSON Schemas of the research archive routes (docs/research.md). */
 
 /** Multipart form of `POST /public/research-archives` (documentation). */
 export const researchArchiveMultipart = Type.Object({

@@ -1,7 +1,6 @@
 /**
- * Request schemas of the review API (interface-spec.md "Activities"; decisions.md §1 and §5,
- * G13–G16; tool-server.md §2.4 for what the existing tool-server client sends). Staged changes
- * accept the fields of interface-spec.md "Staged change" plus `is_delete`, `base_version`,
+ * Request schemas of the review API (docs/api-review.md "Activities"; docs/api-reference.md "URLs"; docs/tool-server-design.md "Staging" for what the existing tool-server client sends). Staged changes
+ * accept the fields of docs/api-review.md "Staged changes" plus `is_delete`, `base_version`,
  * `review_info` and `status`; other keys a client sends along are ignored (the tool server's
  * rows are JSON lines of a local diff).
  */
@@ -9,20 +8,22 @@ import { Static, Type } from '@sinclair/typebox';
 import { CONFIDENCE_LEVELS, STAGED_STATUSES } from '../models/staged-change';
 import { AnyArray, AnyObject, Nullable, POSITION_MAX, StringEnum, withDefault } from './common';
 
-/** Activity types (decisions.md §5). */
+/** Activity types (docs/api-review.md "Activities"). */
 export const ACTIVITY_TYPES = ['enrichment', 'custom_transform', 'smart_import'] as const;
-/** Activity statuses (decisions.md §5). */
+/** Activity statuses (docs/api-review.md "Activities"). */
 export const ACTIVITY_STATUSES = ['created', 'running', 'pending_review', 'completed', 'cancelled', 'failed'] as const;
 /** Most staged changes in one append or create request (the tool server sends chunks of ≤ 2,000). */
 export const MAX_CHANGES_PER_REQUEST = 5000;
 
 /** Path parameters of activity-scoped routes. */
-export const ActivityParams = Type.Object({ activity_id: Type.String({ description: 'Activity id (an enrichment job id is one, decisions.md §4)' }) });
+export const ActivityParams = Type.Object({
+  activity_id: Type.String({ description: 'Activity id (an enrichment job id is one, docs/api-enrichment.md "Enrichment jobs")' }),
+});
 
 /** Path parameters of catalog-scoped activity routes. */
 export const CatalogActivityParams = Type.Object({ catalog_id: Type.String({ description: 'Catalog id' }) });
 
-/** One staged change as clients send it (interface-spec.md "Staged change"; tool-server.md §2.4). */
+/** One staged change as clients send it (docs/api-review.md "Staged changes"; docs/tool-server-design.md "Staging"). */
 export const StagedChangeInput = Type.Object(
   {
     catalog_item_id: Type.Optional(Nullable(Type.String({ description: 'The item changed; null or absent for a new item' }))),
@@ -70,7 +71,7 @@ const includeDrafts = Type.Optional(
   ),
 );
 
-/** `GET /public/catalogs/{id}/activities` query (G13). */
+/** `GET /public/catalogs/{id}/activities` query (docs/api-review.md "Activities"). */
 export const ActivityListQuery = Type.Object({
   status: Type.Optional(StringEnum(ACTIVITY_STATUSES)),
   type: Type.Optional(StringEnum(ACTIVITY_TYPES)),
@@ -79,7 +80,7 @@ export const ActivityListQuery = Type.Object({
   offset: Type.Optional(withDefault(Type.Integer({ minimum: 0, maximum: POSITION_MAX }), 0)),
 });
 
-/** `POST /public/catalogs/{id}/activities`: an activity shell (decisions.md §5 G13; tool-server.md §2.4 step 2). */
+/** `POST /public/catalogs/{id}/activities`: an activity shell (docs/api-review.md "Activities"; docs/tool-server-design.md "Staging"). */
 export const CreateActivityBody = Type.Object(
   {
     type: StringEnum(['custom_transform', 'smart_import'] as const, { description: 'Enrichment activities are created by POST /public/enrich' }),
@@ -94,7 +95,7 @@ export const CreateActivityBody = Type.Object(
 /** {@link CreateActivityBody} as validated. */
 export type CreateActivityInput = Static<typeof CreateActivityBody>;
 
-/** `POST /public/catalogs/{id}/activities/custom-transform` (G14: only `activity_message` is required). */
+/** `POST /public/catalogs/{id}/activities/custom-transform` (docs/api-review.md "Activities": only `activity_message` is required). */
 export const CustomTransformBody = Type.Object(
   {
     activity_message: Type.String({ minLength: 1, maxLength: 10000 }),
@@ -114,7 +115,7 @@ export const CustomTransformBody = Type.Object(
 /** {@link CustomTransformBody} as validated. */
 export type CustomTransformInput = Static<typeof CustomTransformBody>;
 
-/** `POST /public/activities/{id}/staged-changes/append` (interface-spec.md; decisions.md §5 idempotent append). */
+/** `POST /public/activities/{id}/staged-changes/append` (docs/api-review.md "Activities"; docs/api-review.md "Appending staged changes"). */
 export const AppendBody = Type.Object(
   {
     staged_changes: StagedChanges,
@@ -123,7 +124,7 @@ export const AppendBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** `POST /public/activities/{id}/pending-review` (G13). */
+/** `POST /public/activities/{id}/pending-review` (docs/api-review.md "Activities"). */
 export const PendingReviewBody = Type.Object(
   {
     message: Type.Optional(Nullable(Type.String({ maxLength: 10000 }))),
@@ -148,7 +149,7 @@ const filterProps = {
   search_query: Type.Optional(Type.String({ maxLength: 500, description: 'Case-insensitive substring of the before/after data' })),
 };
 
-/** `GET /activities/{id}/staged-changes` query (G16 plus `field` and `confidence`). */
+/** `GET /activities/{id}/staged-changes` query (plus `field` and `confidence`). */
 export const StagedChangesQuery = Type.Object({
   page: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: POSITION_MAX }), 1)),
   page_size: Type.Optional(withDefault(Type.Integer({ minimum: 1, maximum: 1000 }), 50)),
@@ -172,10 +173,10 @@ export const StagedChangeFilterSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** `POST /public/activities/{id}/submit` (decisions.md §5): no body needed; `message` is kept as the activity's last message. */
+/** `POST /public/activities/{id}/submit` (docs/api-review.md "Drafts"): no body needed; `message` is kept as the activity's last message. */
 export const SubmitBody = Type.Object({ message: Type.Optional(Nullable(Type.String({ maxLength: 10000 }))) }, { additionalProperties: false });
 
-/** `POST /activities/{id}/staged-changes/bulk-review` (decisions.md §5 G16). */
+/** `POST /activities/{id}/staged-changes/bulk-review` (docs/api-review.md "Bulk review"). */
 export const BulkReviewBody = Type.Object(
   {
     action: StringEnum(['approve', 'reject', 'approve_all', 'reject_all'] as const),
@@ -197,7 +198,7 @@ export type BulkReviewInput = Static<typeof BulkReviewBody>;
 // Response shapes (documentation only: the presenters in src/presenters/review-activities.ts build them).
 
 const DateTime = Type.String({ format: 'date-time' });
-/** `review_url` of answers about an activity (decisions.md §5), absolute; null without a catalog (no review page). */
+/** `review_url` of answers about an activity (docs/api-review.md "Activities"), absolute; null without a catalog (no review page). */
 const ReviewUrl = Nullable(Type.String({ description: 'Absolute: {PUBLIC_URL}/dashboard/catalogs/{catalog_id}/activities/{activity_id}' }));
 const activityEntryProps = {
   id: Type.String(),
@@ -211,10 +212,10 @@ const activityEntryProps = {
   updated_at: DateTime,
 };
 
-/** One entry of the activity list (G13). */
+/** One entry of the activity list (docs/api-review.md "Activities"). */
 export const ActivityEntryResponse = Type.Object(activityEntryProps);
 
-/** `GET /public/catalogs/{id}/activities` (G13). */
+/** `GET /public/catalogs/{id}/activities` (docs/api-review.md "Activities"). */
 export const ActivityListResponse = Type.Object({ activities: Type.Array(ActivityEntryResponse), total: Type.Integer() });
 
 /** An activity (get, cancel): the list entry plus input, messages and apply state. */
@@ -240,7 +241,7 @@ export const ActivityResponse = Type.Object({
   ),
 });
 
-/** The submit answer (decisions.md §5): the drafts it turned into `pending`. */
+/** The submit answer (docs/api-review.md "Drafts"): the drafts it turned into `pending`. */
 export const SubmitResponse = Type.Object({
   activity_id: Type.String(),
   status: StringEnum(ACTIVITY_STATUSES),
@@ -248,7 +249,7 @@ export const SubmitResponse = Type.Object({
   review_url: Type.String(),
 });
 
-/** The shell answer (G13). */
+/** The shell answer (docs/api-review.md "Activities"). */
 export const CreatedShellResponse = Type.Object({
   activity_id: Type.String(),
   status: StringEnum(ACTIVITY_STATUSES),
@@ -256,7 +257,7 @@ export const CreatedShellResponse = Type.Object({
   review_url: Type.String(),
 });
 
-/** The custom-transform and pending-review answer (G13/G14). */
+/** The custom-transform and pending-review answer (docs/api-review.md "Activities"). */
 export const ReviewableResponse = Type.Object({
   activity_id: Type.String(),
   status: StringEnum(ACTIVITY_STATUSES),
@@ -270,7 +271,7 @@ export const AppendResponse = Type.Object({ activity_id: Type.String(), appended
 /** The bulk-review answer. */
 export const BulkReviewResponse = Type.Object({ activity_id: Type.String(), updated: Type.Integer() });
 
-/** A staged change as listed (G16 plus the review-loop fields). */
+/** A staged change as listed (plus the review-loop fields). */
 export const StagedChangeResponse = Type.Object({
   id: Type.String(),
   status: StringEnum(STAGED_STATUSES),
@@ -294,7 +295,7 @@ export const StagedChangeResponse = Type.Object({
   updated_at: DateTime,
 });
 
-/** A page of staged changes (G16). */
+/** A page of staged changes (docs/api-review.md "Listing and summary"). */
 export const StagedChangePageResponse = Type.Object({
   items: Type.Array(StagedChangeResponse),
   total: Type.Integer(),
@@ -303,7 +304,7 @@ export const StagedChangePageResponse = Type.Object({
   total_pages: Type.Integer(),
 });
 
-/** The staged-changes summary (G16). */
+/** The staged-changes summary (docs/api-review.md "Listing and summary"). */
 export const SummaryResponse = Type.Object({
   total_changes: Type.Integer(),
   by_status: AnyObject({ additionalProperties: { type: 'integer' } }),

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { StringEnum, withDefault } from './common';
 
-/** JSON Schemas of the spreadsheet routes of catalogs (issue 20: export and import). */
+/** JSON Schemas of the spreadsheet routes of catalogs (export and import). */
 
 /** `GET …/items/export` query. */
 export const exportQuery = Type.Object(

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, POSITION_MAX, StringEnum, withDefault } from './common';
 
-/** Ajv schemas of the snapshot routes (interface-spec.md, Snapshots; decisions.md §3, G11). */
+/** Ajv schemas of the snapshot routes (docs/api-reference.md "Snapshots"). */
 
 const snapshotType = () => StringEnum(['manual', 'safety', 'pre_apply']);
 
@@ -18,7 +18,7 @@ export const listSnapshotsQuery = Type.Object({
 /** `POST …/snapshots` body. */
 export const createSnapshotBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 2000 })) }, { additionalProperties: false });
 
-/** A snapshot record (G11). */
+/** A snapshot record (docs/api-reference.md "Snapshots"). */
 export const snapshotResponse = Type.Object({
   id: Type.Optional(Type.String()),
   catalog_id: Type.Optional(Type.String()),
@@ -33,7 +33,7 @@ export const snapshotResponse = Type.Object({
 /** `GET …/snapshots` response. */
 export const listSnapshotsResponse = Type.Object({ snapshots: Type.Optional(Type.Array(snapshotResponse)), total: Type.Optional(Type.Integer()) });
 
-/** `POST …/snapshots/{snapshot_id}/restore` response (G11). */
+/** `POST …/snapshots/{snapshot_id}/restore` response (docs/api-reference.md "Snapshots"). */
 export const restoreResponse = Type.Object({
   message: Type.Optional(Type.String()),
   snapshot_id: Type.Optional(Type.String()),
@@ -41,14 +41,14 @@ export const restoreResponse = Type.Object({
   items_restored: Type.Optional(Type.Integer()),
   schema_version: Type.Optional(Type.String()),
   restore_id: Type.Optional(
-    Type.String({ description: 'The restore run (issue 28): its status at `GET …/snapshot-restores/{restore_id}`; absent inside a status answer' }),
+    Type.String({ description: 'The restore run: its status at `GET …/snapshot-restores/{restore_id}`; absent inside a status answer' }),
   ),
 });
 
-/** Path of a restore's status (`GET …/snapshot-restores/{restore_id}`; issue 28). */
+/** Path of a restore's status (`GET …/snapshot-restores/{restore_id}`). */
 export const restoreStatusParams = Type.Object({ catalog_id: Type.String(), restore_id: Type.String() });
 
-/** `GET …/snapshot-restores/{restore_id}` response: where a restore run by its workflow is (issue 28). */
+/** `GET …/snapshot-restores/{restore_id}` response: where a restore run by its workflow is. */
 export const restoreStatusResponse = Type.Object({
   restore_id: Type.String(),
   catalog_id: Type.String(),

@@ -1,8 +1,7 @@
 /**
  * The services' per-process caches, owned by the app's or the worker's dependency object
  * (src/deps.ts, activities/enrichment.ts) instead of module-level variables, so two apps in one
- * process (tests) never see each other's state (architecture.md, "State lives in objects passed
- * through deps"). Each domain owns its part.
+ * process (tests) never see each other's state (docs/architecture.md "4. Process state lives in objects owned by deps"). Each domain owns its part.
  */
 import { CatalogCaches, createCatalogCaches } from './catalog/caches';
 import { createEnrichmentCaches, EnrichmentCaches } from './enrichment/caches';

@@ -1,7 +1,7 @@
 /**
  * How the API drives durable jobs, without knowing Temporal: the worker side implements it
  * over a Temporal client (temporal/client.ts). Starting is idempotent: the workflow id derives
- * from the job id and "already started" is success (architecture.md, Temporal rule 8).
+ * from the job id and "already started" is success (docs/workflows.md "Rules of the craft").
  */
 export interface JobRunner {
   /** Starts the enrichment workflow of a stored job (`enrichment-<job_id>`), with search attributes. */

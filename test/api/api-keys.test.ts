@@ -3,7 +3,7 @@ import { runOps } from '../../src/cli/ops';
 import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg } from '../helpers/db';
 
-/** API key management over the API and for operators (issue 18), called through the typed client (packages/client). */
+/** API key management over the API and for operators, called through the typed client (packages/client). */
 
 interface KeyBody {
   id: string;

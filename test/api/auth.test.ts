@@ -6,7 +6,7 @@ import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { noJobs } from '../helpers/app';
 
-describe('bearer authentication (decisions.md §1)', () => {
+describe('bearer authentication (docs/api-reference.md "Authentication")', () => {
   afterAll(closeTestKnex);
 
   it('refuses a request without a token with 401 and a JSON detail', async () => {

@@ -1,5 +1,5 @@
 /**
- * The staging of console bulk actions (issue 28 §5; src/services/review/bulk-edit.ts) against
+ * The staging of console bulk actions (src/services/review/bulk-edit.ts) against
  * real PostgreSQL, page by page as the bulk-stage workflow calls it: every action's changes, the
  * pages of 500 with their batch keys (a retried page stages nothing twice), "all matching" on the
  * whole catalog, and the errors. The workflow itself runs in test/browser/bulk-actions.test.ts.

@@ -6,8 +6,7 @@ import type { ValidationErrorBody } from '../helpers/wire';
 import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 
 /**
- * Catalog CRUD, duplicate, catalog-md and quality prompt over HTTP (interface-spec.md,
- * Catalogs; decisions.md §1-§2, G1, G4, G5), including organization isolation. Called through the
+ * Catalog CRUD, duplicate, catalog-md and quality prompt over HTTP (docs/api-reference.md "Catalogs"), including organization isolation. Called through the
  * typed client (packages/client); malformed JSON and bodies of the wrong type, which the client's
  * types refuse, go through supertest.
  */

@@ -1,5 +1,5 @@
 /**
- * The typed client's types match the service (issue 30 §1): the OpenAPI document the app serves
+ * The typed client's types match the service: the OpenAPI document the app serves
  * now, run through the generator (`npm run client:generate`, scripts/generate-client.ts), gives
  * byte for byte the checked-in packages/client/src/schema.ts. A route, parameter or schema changed
  * without regenerating fails here.

@@ -1,5 +1,5 @@
 /**
- * `items_file` as CSV or XLSX (issue 20: "Enrichment: `items_file` accepts CSV and XLSX as well
+ * `items_file` as CSV or XLSX ("Enrichment: `items_file` accepts CSV and XLSX as well
  * as JSON"): rows become items (header = field names, cells as text, JSON cells parsed, empty
  * cells left out), streamed into the job's rows; a legacy .xls is read too. No job runs here: a
  * JobRunner that records starts stands in for Temporal (as in enrich-requests.test.ts). Called

@@ -1,6 +1,5 @@
 /**
- * How `POST /api/public/enrich` turns requests into stored jobs (interface-spec.md "Enrich
- * request parameters" and Rules; decisions.md §4, G20/G21): multipart uploads streamed from
+ * How `POST /api/public/enrich` turns requests into stored jobs (docs/api-enrichment.md "Enrichment jobs" and Rules; docs/api-enrichment.md "Judging"): multipart uploads streamed from
  * disk, templates, attribute/source-hint registries, source catalogs, resume/re-extract rules.
  * No job runs here: a JobRunner that only records starts stands in for Temporal, and the stored
  * rows and config are checked in PostgreSQL (running jobs are covered in test/e2e). Called through
@@ -179,7 +178,7 @@ describe('multipart POST /public/enrich (Rules 2-4)', () => {
   });
 });
 
-describe('enrichment templates (G20) and template_id', () => {
+describe('enrichment templates (docs/api-enrichment.md "Enrichment templates") and template_id', () => {
   it('creates, lists and reads templates, organization-scoped', async () => {
     const created = await api.POST('/api/public/enrichment-templates', { body: { name: 'Shoes', defaults: { output_schema: [field], speed: 'fast' } } });
     expect(created.response.status).toBe(200);
@@ -339,7 +338,7 @@ describe('source_catalog_id, resume and re-extract rules', () => {
   });
 });
 
-describe('request shapes existing clients send (issue 26 §6)', () => {
+describe('request shapes existing clients send', () => {
   it('takes review_mode as a boolean: true stores the post-enrichment audit, false is "all"', async () => {
     const audited = await enrich({ items: [{ name: 'x' }], output_schema: [field], async_mode: true, review_mode: true });
     expect(audited.response.status).toBe(200);

@@ -34,7 +34,7 @@ async function jobRowCount(organizationId: string): Promise<number> {
   return Number(count);
 }
 
-describe('POST /api/public/enrich validation (interface-spec.md Enrichment; decisions.md §1, §4)', () => {
+describe('POST /api/public/enrich validation (docs/api-enrichment.md "Enrichment jobs"; docs/api-reference.md "Errors")', () => {
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   /** The typed client with `org`'s credential. */
   let api: CatalogClient;
@@ -97,7 +97,7 @@ describe('POST /api/public/enrich validation (interface-spec.md Enrichment; deci
     expect(res.error).toEqual({ detail: 'Request body too large' });
   });
 
-  it('refuses the internal items_storage_url (interface-spec.md Rules 4)', async () => {
+  it('refuses the internal items_storage_url (docs/api-enrichment.md "Enrichment jobs")', async () => {
     // The internal key is not in the document: the client's types refuse it, so supertest sends it.
     const res = await postUntyped({ items: [{ name: 'x' }], output_schema: [field], items_storage_url: 'https://example.com/items.json' });
     expect(res.status).toBe(422);

@@ -1,6 +1,6 @@
 /**
  * Flow routes without Temporal (the runner accepts starts and runs nothing): save-workflow's
- * refusals and node shapes (G15), the list's search and paging, execute's stored run, input
+ * refusals and node shapes (docs/api-review.md "Save as workflow"), the list's search and paging, execute's stored run, input
  * rows and `cancel_existing`, the poll of a running run, and 404 / 403 / 422 answers. The runs
  * themselves are test/workflows/flow-run.test.ts.
  */

@@ -10,7 +10,7 @@ import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { organizationFingerprint } from '../helpers/org-fingerprint';
 
 /**
- * Property-based fuzzing of every route in the OpenAPI document (issue 18): requests built from
+ * Property-based fuzzing of every route in the OpenAPI document: requests built from
  * each route's own schemas with hostile values in every place (NUL and unpaired surrogates,
  * numbers past every range, prototype keys, wrong types, deep nesting, ids of another
  * organization). Properties: no 5xx; every error body has the documented shape; nothing of
@@ -20,7 +20,7 @@ import { organizationFingerprint } from '../helpers/org-fingerprint';
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 /**
  * Generated requests per route. Every route gets exactly this many: there is no time limit that
- * could cut a run short and still pass (issue 29 §5), and no route left to chance.
+ * could cut a run short and still pass, and no route left to chance.
  */
 const RUNS_PER_ROUTE = Number(process.env.FUZZ_RUNS_PER_ROUTE ?? 15);
 

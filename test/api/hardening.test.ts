@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config';
 import { noJobs, testApp } from '../helpers/app';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 
-/** Hardening headers on `/api` answers and the optional token on `/metrics` (issue 18). */
+/** Hardening headers on `/api` answers and the optional token on `/metrics`. */
 
 afterAll(async () => {
   await closeTestKnex();

@@ -9,7 +9,7 @@ import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { bodyOf, ValidationErrorBody } from '../helpers/wire';
 
 /**
- * Regression tests of issue 18's defects 1, 2 and 4: inputs that used to answer 500 (NUL, lone
+ * Regression tests defects 1, 2 and 4: inputs that used to answer 500 (NUL, lone
  * surrogates, huge offsets, prototype keys), webhook URLs that reach internal addresses, and
  * non-JSON bodies read as `{}`.
  */

@@ -15,7 +15,7 @@ import { idempotentIdOf, loseAnswer } from '../helpers/idempotency';
 import type { ValidationErrorBody } from '../helpers/wire';
 
 /**
- * `Idempotency-Key` on POST routes (issue 18): same key and request → the first answer, run once.
+ * `Idempotency-Key` on POST routes: same key and request → the first answer, run once.
  * Called through the typed client (packages/client), the key in its `headers` option.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Image runs (issue 21, the routes behind `service_image_run` / `_status` / `_list`): upscale and
+ * Image runs (the routes behind `service_image_run` / `_status` / `_list`): upscale and
  * process on the organization's hosted media produce hosted results; generative tools are recorded
  * as failed with the reason; missing fields, foreign or unhosted images are 422; runs are org-scoped
  * and listed newest first; the routes are in the OpenAPI document. Called through the typed client

@@ -1,6 +1,6 @@
 /**
  * `POST /api/public/infer-schema` (multipart) and `POST /api/public/infer-enrichment`
- * (interface-spec.md, Enrichment; issue 20): the response shapes, the suggested schema is
+ * (docs/api-enrichment.md "Enrichment jobs"): the response shapes, the suggested schema is
  * accepted by `POST /public/catalogs` and the enrichment fields by the enrich request's
  * `output_schema` validation, a legacy .xls read, form validation → 422, uploads removed afterwards.
  * Called through the typed client (packages/client; the forms as FormData through its

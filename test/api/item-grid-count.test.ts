@@ -1,5 +1,5 @@
 /**
- * The console grid's count (issue 28 §2, "counts exact where cheap, otherwise capped and said
+ * The console grid's count ("counts exact where cheap, otherwise capped and said
  * so"; src/services/catalog/item-grid.ts gridCount) on real PostgreSQL: a 20,000-item catalog
  * seeded in SQL and ANALYZEd, with the estimate threshold lowered from 50,000 to 2,000 (the
  * `estimateAbove` option, `GRID_COUNT_ESTIMATE_ABOVE` for the app) so the estimate path is taken

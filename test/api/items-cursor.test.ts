@@ -5,7 +5,7 @@ import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg } from '../helpers/db';
 
 /**
- * Keyset paging of item lists (issue 18): walking `next_cursor` visits exactly the rows of the
+ * Keyset paging of item lists: walking `next_cursor` visits exactly the rows of the
  * offset order, in the same order, for every sort (default, columns, data fields with missing
  * values last, both directions) and with a search; bad cursors are a 422. Called through the typed
  * client (packages/client).

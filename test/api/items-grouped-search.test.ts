@@ -28,7 +28,7 @@ const grouped = { product_id_field: 'product_id', product_enabled: true };
 let restores: RestoreTemporal;
 
 beforeAll(async () => {
-  // The restore below runs as the workflow snapshot-restore-<id> (issue 28): a real dev server and worker.
+  // The restore below runs as the workflow snapshot-restore-<id>: a real dev server and worker.
   restores = await startRestores('test-items-grouped', noJobs);
   server = await listenTestApp(testApp(restores.jobRunner, caches));
   a = await createTestOrg('items grouped');
@@ -53,7 +53,7 @@ async function rows(c: string): Promise<Array<Pick<ItemBody, 'id' | 'entity_type
     .select('id', 'entity_type', 'parent_id', 'business_key', 'data');
 }
 
-describe('items/bulk in a product-grouped catalog (decisions.md §3)', () => {
+describe('items/bulk in a product-grouped catalog (docs/api-reference.md "Products and variants")', () => {
   it('links each variant to the product named by data[product_id_field], creating missing products', async () => {
     const c = await createTestCatalog(a.organizationId, grouped);
     const existing = newId();
@@ -133,7 +133,7 @@ describe('items/bulk in a product-grouped catalog (decisions.md §3)', () => {
   });
 });
 
-describe('word search (G6)', () => {
+describe('word search (docs/api-reference.md "Items")', () => {
   let c: string;
   beforeAll(async () => {
     c = await createTestCatalog(a.organizationId);

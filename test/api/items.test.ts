@@ -8,7 +8,7 @@ import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import type { ItemBody, ValidationErrorBody, VariantEntry } from '../helpers/wire';
 
 /**
- * Item routes (G6-G9, G12) over the API, called through the typed client (packages/client);
+ * Item routes (docs/api-reference.md "Items") over the API, called through the typed client (packages/client);
  * bodies and query values its types refuse (wrong shapes, unknown keys, values outside the enums,
  * malformed JSON) go through supertest.
  */
@@ -64,7 +64,7 @@ const putItem = (c: string, id: string, data: Record<string, unknown>) =>
 /** `DELETE …/items/{id}`. */
 const deleteItem = (c: string, id: string) => api.DELETE('/api/public/catalogs/{catalog_id}/items/{item_id}', itemPath(c, id));
 
-describe('bulk upsert (G9)', () => {
+describe('bulk upsert (docs/api-reference.md "Bulk writes")', () => {
   it('creates, then updates by business key, merging fields and keeping item_count exact', async () => {
     const c = await createTestCatalog(a.organizationId);
     const first = await bulk(c, [{ sku: 'A1', title: 'Red Shirt', price: 10 }, { sku: 'A2', title: 'Blue Shirt' }, { title: 'no key' }]);
@@ -174,7 +174,7 @@ describe('bulk upsert (G9)', () => {
   });
 });
 
-describe('list items (G6)', () => {
+describe('list items (docs/api-reference.md "Items")', () => {
   let c: string;
   beforeAll(async () => {
     c = await createTestCatalog(a.organizationId);
@@ -258,7 +258,7 @@ describe('list items (G6)', () => {
   });
 });
 
-describe('single item routes (G7, G8)', () => {
+describe('single item routes (docs/api-reference.md "Items")', () => {
   it('upserts by business key, by __catalog_item_id, and creates without either', async () => {
     const c = await createTestCatalog(a.organizationId);
     const created = await upsert(c, { unique_identifier: 'ignored', data: { sku: 'U1', title: 'one' } });
@@ -339,7 +339,7 @@ describe('single item routes (G7, G8)', () => {
   });
 });
 
-describe('raw items (G12)', () => {
+describe('raw items (docs/api-reference.md "Raw items")', () => {
   it('returns every row exactly once across parallel offset pages, with total', async () => {
     const c = await createTestCatalog(a.organizationId);
     await bulk(

@@ -1,5 +1,5 @@
 /**
- * `POST /api/public/judge` with a model (issue 26 §4; decisions.md G20): the catalog's quality
+ * `POST /api/public/judge` with a model (docs/api-enrichment.md "Judging"): the catalog's quality
  * prompt, the request's prompt, the fields and the row's images reach an OpenAI-compatible server
  * on 127.0.0.1, its decisions are the answer, and the rules cross-check them (a rule failure the
  * model passed goes to review, flagged) and decide when the call fails. Without a model, every

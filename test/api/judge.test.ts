@@ -1,5 +1,5 @@
 /**
- * `POST /api/public/judge` (decisions.md §4 G20): decisions on the audit's rules, for plain rows
+ * `POST /api/public/judge` (docs/api-enrichment.md "Judging"): decisions on the audit's rules, for plain rows
  * judged on their values and for enriched results with sources; suggested updates that fix a
  * failed check without guessing; the catalog's schema; validation and scoping. Called through the
  * typed client (packages/client); bodies its types refuse (values outside the enums, wrong types,

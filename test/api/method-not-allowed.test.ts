@@ -1,6 +1,5 @@
 /**
- * A wrong method on a route answers 405 `{detail: "Method not allowed"}` with `Allow` (issue 26
- * §6; RFC 9110 §15.5.6), under both prefixes and for routes outside `/api`; unknown paths stay 404.
+ * A wrong method on a route answers 405 `{detail: "Method not allowed"}` with `Allow` (RFC 9110 §15.5.6), under both prefixes and for routes outside `/api`; unknown paths stay 404.
  */
 import request from 'supertest';
 import { testApp } from '../helpers/app';

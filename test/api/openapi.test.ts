@@ -9,9 +9,9 @@ import { noJobs, testApp } from '../helpers/app';
 import { bodyOf } from '../helpers/wire';
 
 /**
- * `GET /api/openapi.json` and `GET /docs` (decisions.md §1): the document is OpenAPI 3.1 and
+ * `GET /api/openapi.json` and `GET /docs` (docs/api-reference.md "URLs"): the document is OpenAPI 3.1 and
  * lists every registered route with the very schemas that validate its requests, so the docs
- * and the validation cannot drift (architecture.md; src/routes/registry.ts).
+ * and the validation cannot drift (docs/architecture.md; src/routes/registry.ts).
  */
 
 /** A media type's schema in an OpenAPI document. */

@@ -7,7 +7,7 @@ import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { bodyOf } from '../helpers/wire';
 
 /**
- * Rate limits and quotas (issue 18): counted in PostgreSQL, so two apps (two API processes)
+ * Rate limits and quotas: counted in PostgreSQL, so two apps (two API processes)
  * share them; 429 with Retry-After and RateLimit-* headers; key guessing slowed per IP.
  */
 

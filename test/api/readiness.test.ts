@@ -1,5 +1,5 @@
 /**
- * Readiness profiles and the completeness report over the API (issue 28 §3): a profile created,
+ * Readiness profiles and the completeness report over the API: a profile created,
  * listed and deleted under `/public/catalogs/{id}/readiness-profiles`; `GET …/completeness`
  * counts (totals, by field, by taxonomy node with subtrees, per profile: ready, missing fields,
  * failing rules) equal what the 3,000-item fixture's data says and follow item changes; bad fields and rule values are

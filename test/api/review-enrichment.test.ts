@@ -2,9 +2,9 @@
  * Review activities of enrichment jobs and the webhook secret, on the real PostgreSQL and a real
  * Temporal dev server with a worker (only the engine is fake): a job that targets a catalog is
  * one of the catalog's activities, its staged changes record the item's `current_version` as
- * `base_version` (decisions.md §5, Conflicts), and cancelling the activity while the job runs
- * cancels the job through the enrichment cancel (decisions.md §5: staged changes kept). The
- * organization's webhook secret is readable and rotatable (issue 17), and the webhook of that
+ * `base_version` (docs/api-review.md "Conflicts"), and cancelling the activity while the job runs
+ * cancels the job through the enrichment cancel (docs/api-review.md "Staged changes": staged changes kept). The
+ * organization's webhook secret is readable and rotatable, and the webhook of that
  * cancelled job, delivered after a rotation, verifies with the new secret and not the old one.
  * Called through the typed client (packages/client).
  */

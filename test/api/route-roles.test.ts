@@ -1,5 +1,5 @@
 /**
- * Every route checks roles (issue 28 §12): the minimum role of every state-changing API route is
+ * Every route checks roles: the minimum role of every state-changing API route is
  * declared in src/services/access/route-roles.ts. Walks every such route of the route table as an
  * editor's session and expects a 403 naming the role held and the role needed exactly where the
  * table says reviewer or admin, and no 403 where it says editor. A route added without a declared

@@ -5,8 +5,8 @@ import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { createTestCatalog } from '../helpers/catalogs';
 
 /**
- * The field batch (G2, `PUT …/schema/fields/batch`) on a schema version stored with properties
- * but no `fields_workflow_info` (as test/browser/fixture.ts and SQL writers store it; issue 28):
+ * The field batch (docs/api-reference.md "Batch field changes", `PUT …/schema/fields/batch`) on a schema version stored with properties
+ * but no `fields_workflow_info` (as test/browser/fixture.ts and SQL writers store it):
  * it answered 500 (the new version's info had holes); the info is now derived from the
  * properties, as the schema page shows it. Called through the typed client (packages/client).
  */

@@ -10,8 +10,7 @@ import type { Scope } from '../../src/services/access/scope';
 import type { SchemaBody, ValidationErrorBody } from '../helpers/wire';
 
 /**
- * Schema versions and field edits (interface-spec.md, Schema and Versioning; decisions.md §2,
- * G2): version rules, lineage, ordering, atomicity, and the item-validation / auto-evolve
+ * Schema versions and field edits (docs/api-reference.md "Schema versions" and Versioning; docs/api-reference.md "Batch field changes"): version rules, lineage, ordering, atomicity, and the item-validation / auto-evolve
  * interface used by the item routes. Called through the typed client (packages/client); bodies of
  * the wrong shape and malformed JSON, which its types refuse, through supertest.
  */

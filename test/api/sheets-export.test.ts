@@ -1,5 +1,5 @@
 /**
- * `GET /api/public/catalogs/{id}/items/export?format=csv|xlsx` (issue 20): the whole catalog,
+ * `GET /api/public/catalogs/{id}/items/export?format=csv|xlsx`: the whole catalog,
  * products before their variants, arrays and objects as JSON; read back with the spreadsheet
  * reader and the schema-typed cell conversion, every item's data comes back exactly. Called
  * through the typed client (packages/client; the file read as bytes); query values its types

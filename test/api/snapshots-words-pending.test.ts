@@ -81,7 +81,7 @@ const SILK = Array.from({ length: 12 }, (_, i) => ({ sku: `S-${i}`, title: `silk
 /**
  * Restores through the restore service (src/services/catalog/snapshots.ts `restoreSnapshot`), whose
  * word-index deferral and catch-up request this file tests. The API's route runs restores as the
- * workflow snapshot-restore-<id> since issue 28, whose own catch-up test/workflows/snapshot-restore.test.ts covers.
+ * workflow snapshot-restore-<id>, whose own catch-up test/workflows/snapshot-restore.test.ts covers.
  * `deferMin`: snapshot items from which the word index is left behind (null: the default).
  */
 async function serviceRestore(c: string, snapshotId: string, jobRunner: JobRunner = recording, deferMin: number | null = 1): Promise<void> {

@@ -10,7 +10,7 @@ import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import type { ItemBody } from '../helpers/wire';
 
 /**
- * Snapshots and their restore (G11) over the API, called through the typed client
+ * Snapshots and their restore (docs/api-reference.md "Snapshots") over the API, called through the typed client
  * (packages/client); bodies and queries its types refuse go through supertest.
  */
 
@@ -43,7 +43,7 @@ const taxonomy = { name: 'Apparel', hierarchy_levels: ['category'], nodes: { shi
 let restores: RestoreTemporal;
 
 beforeAll(async () => {
-  // Restores run as the workflow snapshot-restore-<id> (issue 28): a real dev server and worker.
+  // Restores run as the workflow snapshot-restore-<id>: a real dev server and worker.
   restores = await startRestores('test-snapshots-api');
   server = await listenTestApp(testApp(restores.jobRunner));
   a = await createTestOrg('snapshots a');
@@ -63,7 +63,7 @@ const itemsOf = (c: string): Promise<ItemBody[]> =>
     .orderBy('id')
     .select('id', 'entity_type', 'parent_id', 'business_key', 'data', 'current_version', 'created_at', 'updated_at');
 
-describe('snapshots (G11)', () => {
+describe('snapshots (docs/api-reference.md "Snapshots")', () => {
   it('restores items, schema version, taxonomy, catalog_md and quality prompt after a safety snapshot', async () => {
     const c = await createTestCatalog(a.organizationId, { taxonomy, catalog_md: '# v1', quality_prompt: 'be strict' });
     await bulk(c, {

@@ -1,5 +1,5 @@
 /**
- * Staged changes keep the `row_index` they were sent with (issue 26 §6): on append and on an
+ * Staged changes keep the `row_index` they were sent with: on append and on an
  * activity shell with changes; changes without one are numbered after the highest index; an
  * index already staged on the activity (or given twice) is a 422 that stages nothing. Called
  * through the typed client (packages/client).

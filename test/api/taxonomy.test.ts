@@ -9,7 +9,7 @@ import { SHARED_DATA } from '../helpers/data';
 import type { TaxonomyBody, ValidationErrorBody } from '../helpers/wire';
 
 /**
- * Taxonomy routes (interface-spec.md, Taxonomy; decisions.md §2, G3): validation, enrichment
+ * Taxonomy routes (docs/api-reference.md "Taxonomy"): validation, enrichment
  * (level, path, children, inheritance), versioning, ETag/304, and the real 5,595-node Google
  * product taxonomy. Called through the typed client (packages/client); bodies of the wrong shape
  * and malformed JSON, which its types refuse, through supertest.
@@ -229,7 +229,7 @@ describe('taxonomy', () => {
   });
 });
 
-/** Converts Google's `id - A > B > C` lines into G3 nodes (parent = the id of the path minus its last name). */
+/** Converts Google's `id - A > B > C` lines into nodes (parent = the id of the path minus its last name). */
 function googleTaxonomy(): {
   name: string;
   hierarchy_levels: string[];

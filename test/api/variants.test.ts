@@ -7,7 +7,7 @@ import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import type { ItemBody, ValidationErrorBody, VariantEntry } from '../helpers/wire';
 
-/** Product variants (G10) over the API, called through the typed client (packages/client). */
+/** Product variants (docs/api-reference.md "Products and variants") over the API, called through the typed client (packages/client). */
 
 let server: Server;
 let a: Awaited<ReturnType<typeof createTestOrg>>;
@@ -66,7 +66,7 @@ async function grouped(orgId: string, strict = false): Promise<{ catalog: string
   return { catalog, product };
 }
 
-describe('product variants (G10)', () => {
+describe('product variants (docs/api-reference.md "Products and variants")', () => {
   it('creates a variant under a product with the shared product fields', async () => {
     const { catalog, product } = await grouped(a.organizationId);
     const res = await addVariant(catalog, product, { sku: 'V1', color: 'red' });

@@ -1,5 +1,5 @@
 /**
- * Bulk actions of the catalog console in Chromium (issue 28 §5), against real PostgreSQL and a
+ * Bulk actions of the catalog console in Chromium, against real PostgreSQL and a
  * Temporal test server with a worker: from the item grid filtered to "missing brand", a bulk
  * "set brand" is staged by its workflow into a review activity that previews every change; one
  * change is rejected, the rest approved and applied by the durable apply; restoring the apply's

@@ -55,7 +55,7 @@ interface A11yViolation {
 
 /**
  * The serious and critical accessibility violations of the page as it is now, found by axe-core
- * (Deque's rules for WCAG 2.0/2.1 A and AA and best practices; issue 28 "Qualities": no serious or
+ * (Deque's rules for WCAG 2.0/2.1 A and AA and best practices: no serious or
  * critical violations). axe is evaluated through the DevTools protocol, so the dashboard's CSP
  * (no inline script) stays on. A page that navigates while axe runs is checked again once loaded.
  */

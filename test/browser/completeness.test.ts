@@ -1,5 +1,5 @@
 /**
- * The completeness and readiness page of the catalog console in Chromium (issue 28 §3): the
+ * The completeness and readiness page of the catalog console in Chromium: the
  * grid links to it; its totals, its by-field and by-node counts equal what the fixture's data
  * says (schema `required` plus the node's required attributes); a readiness profile
  * ("Marketplace A": required fields and a rule) is created with the form and its ready, missing

@@ -1,5 +1,5 @@
 /**
- * Review dashboard sessions over HTTP (issue 17): sign-in sets an httpOnly SameSite cookie
+ * Review dashboard sessions over HTTP: sign-in sets an httpOnly SameSite cookie
  * scoped to one organization; sign-out, key revocation and expiry end it; cookie-authenticated
  * writes need the CSRF token while Bearer calls are unaffected; `next` never leaves the dashboard.
  */

@@ -1,5 +1,5 @@
 /**
- * Fill the gaps in Chromium (issue 28 §6), end to end against real PostgreSQL and a Temporal test
+ * Fill the gaps in Chromium, end to end against real PostgreSQL and a Temporal test
  * server whose worker runs the enrichment job with a test engine (it finds each item's brand):
  * the grid filtered to "missing brand" → the action shows the item count and the credits → the
  * job runs (its progress page, then its review page) → approve, apply → the completeness page

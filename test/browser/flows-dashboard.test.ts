@@ -1,5 +1,5 @@
 /**
- * The flows pages of the dashboard in a real browser (issue 19 step 5): a flow saved from a
+ * The flows pages of the dashboard in a real browser: a flow saved from a
  * custom transform through the real route, run twice for real (a Temporal dev server, a worker of
  * temporal/worker.ts with the bubblewrap Python sandbox): one run completes, one fails in its
  * custom_code node. Chromium then walks flow list → flow → completed run (results table, node

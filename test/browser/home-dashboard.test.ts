@@ -1,5 +1,5 @@
 /**
- * The console's home page in a real browser (issue 28 §1): per catalog the item count,
+ * The console's home page in a real browser: per catalog the item count,
  * completeness (share of the items with every required field filled, as the completeness page counts) and pending reviews;
  * the last operations (an enrichment job, an import, an apply, a restore, an export) with status and error
  * counts; the credits used this month. Every number is checked against the data the test made
@@ -79,7 +79,7 @@ describe('home page in Chromium', () => {
     // Operations: an enrichment job this month (7 credits, 1 failed item), one last month (5 credits, not this month's),
     // an import with 2 failed lines, an apply with 1 failed change, a restore, an export.
     const job = async (credits: number, completedAt: Date) => {
-      // A job's id is its review activity's (decisions.md §4).
+      // A job's id is its review activity's (docs/api-enrichment.md "Enrichment jobs").
       const id = await activity('pending_review', { type: 'enrichment', created_at: completedAt });
       await knex('enrichment_jobs').insert({
         id,

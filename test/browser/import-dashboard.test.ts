@@ -1,5 +1,5 @@
 /**
- * The import page of the console in a real browser (issue 28 §8), against the real import API,
+ * The import page of the console in a real browser, against the real import API,
  * the Temporal import workflow (test worker) and PostgreSQL: a CSV with a bad line is uploaded;
  * its columns come back as infer-schema reads them, mapped by name (SKU → sku) and edited on the
  * page (Product Title → title); the dry run reports the bad line's error and writes nothing; the

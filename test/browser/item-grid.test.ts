@@ -1,5 +1,5 @@
 /**
- * The item grid of the catalog console in Chromium (issue 28 §2): signed in, the catalog page's
+ * The item grid of the catalog console in Chromium: signed in, the catalog page's
  * "Items" link opens the grid of a 3,000-item catalog; a filter added with the filter form, a
  * sort by a column header, a column choice saved as a named view, keyset paging through every
  * page of the filtered and sorted list (each row once, in the order computed from the data),

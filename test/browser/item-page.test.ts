@@ -1,5 +1,5 @@
 /**
- * The console's item page in Chromium (issue 28 §4): an inline edit is refused when the schema
+ * The console's item page in Chromium: an inline edit is refused when the schema
  * refuses the value, else staged as a review activity with one change, approved and applied
  * (the durable apply on a real Temporal test server), then read back through the API; the
  * item's history shows the applied change, and "restore" stages the old value as a new change.

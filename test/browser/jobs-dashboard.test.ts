@@ -1,5 +1,5 @@
 /**
- * The jobs page of the console in a real browser (issue 28 §7): a real enrichment job, started
+ * The jobs page of the console in a real browser: a real enrichment job, started
  * through the API and run through Temporal by a test worker (a fake engine that holds items so
  * the job certainly runs while the page shows it), is listed with its progress, ETA and a link
  * to its review page; Cancel (confirmed, the dialog saying what cancel keeps) cancels it through
@@ -116,7 +116,7 @@ describe('jobs page in Chromium', () => {
     expect(dialogs.at(-1)).toMatch(/results already produced stay/);
     await page.waitForSelector(`${row(jobId)}[data-status="cancelled"]`, { timeout: 30_000 });
     expect(await page.$$(`${row(jobId)} button[data-cancel-url]`)).toHaveLength(0);
-    // The API says so too (a cancelled job polls as failed: interface-spec.md, states).
+    // The API says so too (a cancelled job polls as failed: docs/api-enrichment.md "Enrichment jobs", states).
     const api = await request(app).get(`/api/public/enrich/${jobId}`).set(org.auth);
     expect(api.body.status).toBe('failed');
     release();

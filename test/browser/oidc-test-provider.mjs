@@ -1,5 +1,5 @@
 /**
- * A local OpenID Connect provider for the people tests (issue 28 §12): `oidc-provider` (a
+ * A local OpenID Connect provider for the people tests: `oidc-provider` (a
  * certified implementation) on 127.0.0.1, with its development login and consent pages (any login
  * name and password sign in as that name). Run as its own process (the package is an ES module):
  *

@@ -1,5 +1,5 @@
 /**
- * The organization page of the dashboard in a real browser (issue 28 §11): Chromium signs in,
+ * The organization page of the dashboard in a real browser: Chromium signs in,
  * opens it from the top navigation, creates an API key (shown once, and it works against the
  * API), revokes it (the API refuses it from then on), shows and rotates the webhook secret (the
  * API serves the new one), and sets the default master catalog (the API reads it back). axe-core

@@ -1,5 +1,5 @@
 /**
- * Authors shown as people (issue 28 §12) in Chromium: a reviewer signed in by email + password
+ * Authors shown as people in Chromium: a reviewer signed in by email + password
  * takes a snapshot from the snapshots page and adds a schema field; the snapshots page and the
  * schema page's versions list name the person (name and email), and what an API key did is shown
  * by the key's prefix, never as a raw `person:<id>` or `api_key:<id>`. The API keeps the ids.

@@ -1,5 +1,5 @@
 /**
- * People sign in as themselves (issue 28 §12) in a real browser: through a local OpenID Connect
+ * People sign in as themselves in a real browser: through a local OpenID Connect
  * provider (`oidc-provider` on 127.0.0.1, test/browser/oidc-test-provider.mjs; authorization code
  * + PKCE + state + nonce), a viewer cannot approve (the page says why; the API answers 403), and
  * the review shows who approved. Screenshots: the sign-in page with the provider's button, the

@@ -1,5 +1,5 @@
 /**
- * People, not keys (issue 28 §12) over HTTP: email + password sign-in (scrypt hash), a wrong
+ * People, not keys over HTTP: email + password sign-in (scrypt hash), a wrong
  * password throttled (429), the `ops` CLI's password reset, role checks on the dashboard's API
  * calls (a viewer gets 403 approving; a reviewer's approve and apply record who), the
  * organization page's people section (admins only), and API keys keep working as admin.
@@ -191,7 +191,7 @@ test('the organization page and its people forms are for admins; an admin adds a
   expect(form.text).toContain('Your role is viewer: a viewer can only read');
   expect(await testKnex()('catalog_snapshots').where({ catalog_id: fx.catalogId }).count({ n: '*' })).toEqual(snapshotsBefore);
   // The tool server's login hands a non-admin person a key of their own, acting with their role
-  // (issue 28 §12), never an organization key that would act as admin (test/mcp/login.test.ts).
+  //, never an organization key that would act as admin (test/mcp/login.test.ts).
   const editorEmail = email('cli-editor');
   const editor = await createPerson(testKnex(), org.organizationId, { email: editorEmail, role: 'editor', password: PASSWORD });
   const ed = await signIn(editorEmail);

@@ -1,5 +1,5 @@
 /**
- * The review dashboard in a real browser (issue 17): Debian's chromium driven by playwright-core
+ * The review dashboard in a real browser: Debian's chromium driven by playwright-core
  * (no browser download; `CHROMIUM_PATH` or /usr/bin/chromium). Skipped, with a message saying
  * so, only when no Chromium is installed (test/setup/prepare.ts installs it where it can).
  * Screenshots go to `DASHBOARD_SCREENSHOTS` (e.g. docs/screenshots) when that is set.

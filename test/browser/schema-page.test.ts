@@ -1,5 +1,5 @@
 /**
- * The console's schema and taxonomy page in Chromium (issue 28 §9): one field added and another
+ * The console's schema and taxonomy page in Chromium: one field added and another
  * removed in ONE batch give exactly one new schema version, and the page shows the diff between
  * the two versions; the taxonomy saved from the page shows as a tree with inherited attributes.
  */

@@ -1,7 +1,7 @@
 /**
- * The console's snapshots page in Chromium (issue 28 §10): a snapshot taken from the page,
+ * The console's snapshots page in Chromium: a snapshot taken from the page,
  * compared with now after an item changed (counts and the sample diff), then restored after the
- * confirmation page: the restore runs as a workflow (issue 28), its progress page reloads until
+ * confirmation page: the restore runs as a workflow, its progress page reloads until
  * it is done, then the snapshots page names the safety snapshot the restore took first, and the
  * item is back as it was.
  */
@@ -25,7 +25,7 @@ describe('console snapshots page in Chromium', () => {
   beforeAll(async () => {
     org = await createTestOrg('snapshots page org');
     fx = await createReviewFixture(org.organizationId);
-    // Restores run as the workflow snapshot-restore-<id> (issue 28): a real dev server and worker.
+    // Restores run as the workflow snapshot-restore-<id>: a real dev server and worker.
     restores = await startRestores('test-snapshots-page');
     dashboard = await openDashboard(testApp(restores.jobRunner).callback());
     ({ base, page } = dashboard);

@@ -1,5 +1,5 @@
 /**
- * Durability of an apply (issue 17 "Apply semantics": nothing lost, nothing applied twice): the
+ * Durability of an apply (nothing lost, nothing applied twice): the
  * apply of a review activity survives (a) its worker PROCESS being SIGKILLed while the apply's
  * transaction runs and (b) the Temporal server being stopped and started again while it runs.
  * Either way the catalog ends fully applied exactly once: every item's `current_version` bumped
@@ -84,7 +84,7 @@ async function seed(): Promise<{ catalogId: string; activityId: string }> {
 
 /**
  * The workers of this test connect under their own application name, so the session checks below
- * see only this test's sessions (issue 29 §3), never another run's on the same server.
+ * see only this test's sessions, never another run's on the same server.
  */
 const APPLICATION_NAME = `apply-crash-${process.pid}`;
 const workerDatabaseUrl = (() => {

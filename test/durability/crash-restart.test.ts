@@ -1,5 +1,5 @@
 /**
- * Durability (architecture.md, Temporal rules 4-5): a job survives (a) its worker PROCESS being
+ * Durability (docs/workflows.md "Rules of the craft"): a job survives (a) its worker PROCESS being
  * SIGKILLed mid-job, with and without a catalog target, and (b) the Temporal server being stopped
  * and started again mid-job, with exactly one result per item, one staged change per successful
  * item and credits equal to the successful rows, checked against a trigger-kept write record.
@@ -168,7 +168,7 @@ test('a job with a catalog target, its worker SIGKILLed mid-job: every staged ch
   await stopWorker(last);
 
   await expectExactlyOnce(jobId);
-  // The job's id is also its review activity's (decisions.md §4).
+  // The job's id is also its review activity's (docs/api-enrichment.md "Enrichment jobs").
   const staged = await knex('staged_changes').where({ activity_id: jobId }).select('row_index');
   expect(staged.length).toBeGreaterThan(0);
   // One staged change per successful row, each inserted once and never re-staged (the audit), the

@@ -1,5 +1,5 @@
 /**
- * Durability of a flow run (issue 19 "Durable runs": a killed worker resumes the run without
+ * Durability of a flow run (a killed worker resumes the run without
  * running a finished node again): the worker PROCESS is SIGKILLed while the custom_code node is
  * half way through its pages. Its sandboxed interpreter dies with it; a new worker resumes the
  * node at its next page (pages commit with their rows), the input node is not run again, and

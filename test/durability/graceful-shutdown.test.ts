@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown (issue 18): SIGTERM to the API process stops new connections but answers the
+ * Graceful shutdown: SIGTERM to the API process stops new connections but answers the
  * request in flight (here a sync enrichment waiting for its workflow); SIGTERM to a worker
  * process mid-job lets it stop cleanly, and the job finishes on another worker with exactly one
  * result and one credit per item. Real processes: `src/main.ts`, `temporal/worker.ts`.

@@ -1,5 +1,5 @@
 /**
- * PostgreSQL restarted mid-job (issue 18): while a 1,000-item job runs on a real worker process,
+ * PostgreSQL restarted mid-job: while a 1,000-item job runs on a real worker process,
  * the local PostgreSQL cluster is restarted; activities that lose their connections fail and are
  * retried by Temporal, and the job completes with exactly one result write and one credit per
  * successful item (checked with each row's own write counter). Needs Debian's `pg_ctlcluster`

@@ -1,5 +1,5 @@
 /**
- * Scale-out (issue 18): two API processes and two worker processes (the production entrypoints)
+ * Scale-out: two API processes and two worker processes (the production entrypoints)
  * against one Temporal server and one PostgreSQL, as `docker compose up --scale api=2 --scale
  * worker=2` runs them. Writes through one API are read back at once through the other (no
  * process holds stale state: schema versions, taxonomy, items, exact search totals), and a job
@@ -43,7 +43,7 @@ async function call<T>(n: number, method: string, path: string, body?: unknown):
   return (await res.json()) as T;
 }
 
-/** A job of more than 1,000 items: `multipart/form-data` with `request_json` and an `items_file` (interface-spec.md, Limits). */
+/** A job of more than 1,000 items: `multipart/form-data` with `request_json` and an `items_file` (docs/api-reference.md "Limits"). */
 async function uploadJob(body: { items: unknown[] } & Record<string, unknown>): Promise<{ job_id: string }> {
   const { items, ...request } = body;
   const form = new FormData();

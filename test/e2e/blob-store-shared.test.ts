@@ -1,5 +1,5 @@
 /**
- * Files every process reaches (issue 29 §8): an API and a worker with DIFFERENT data directories
+ * Files every process reaches: an API and a worker with DIFFERENT data directories
  * and one blob store. What the worker writes (source artifacts, the row's evidence WARC, hosted
  * media) is served by the API's file routes, and nothing lands in either data directory. Run on
  * both backends: a shared folder (BLOB_DIR) and an S3-compatible server on 127.0.0.1 (s3rver).

@@ -1,5 +1,5 @@
 /**
- * Categories reach the items (issue 26 §2): a `web_search: false` job with `catalog_id` and
+ * Categories reach the items: a `web_search: false` job with `catalog_id` and
  * `predict_taxonomy` stages the predicted `category_id` (and, unless
  * `predict_taxonomy_attributes` is false, the category's attribute values) in `after_data`;
  * the review page shows the category as the node's path; approved and applied, they are read back from the item, and the catalog's schema gains a
@@ -27,7 +27,7 @@ let worker: RunningTestWorker;
 let app: ReturnType<ReturnType<typeof createApp>['callback']>;
 let org: Awaited<ReturnType<typeof createTestOrg>>;
 
-/** A small G3 taxonomy: the cookware node declares a `material` attribute with its values. */
+/** A small taxonomy: the cookware node declares a `material` attribute with its values. */
 const TAXONOMY = {
   name: 'shop',
   nodes: {
@@ -157,7 +157,7 @@ async function consoleSession(pagePath: string): Promise<{ cookie: string; csrf:
   return { cookie, csrf: csrf! };
 }
 
-describe('the console\'s bulk "classify" (issue 28 §5)', () => {
+describe('the console\'s bulk "classify"', () => {
   it("classifies the grid's selection from the items' own data: a job of the catalog's items, category_id staged against each item", async () => {
     const catalogId = await catalogOf(TAXONOMY);
     const ids = await seedItems(testKnex(), org.organizationId, catalogId, [

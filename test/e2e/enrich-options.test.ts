@@ -1,7 +1,6 @@
 /**
  * End to end over HTTP → PostgreSQL → a real Temporal dev server → the worker's activities, for
- * the enrich request options (interface-spec.md "Enrich request parameters"; decisions.md §4,
- * §5): catalog staging + activity endpoints, resume, re-extraction, source artifacts, hosted
+ * the enrich request options (docs/api-enrichment.md "Enrichment jobs"): catalog staging + activity endpoints, resume, re-extraction, source artifacts, hosted
  * media, to-catalog. The real engine on the offline archive runs where it matters (artifacts,
  * re-extraction from real stored research); a small deterministic engine with a fetcher runs
  * where only the service's behaviour is under test (staging, media hosting, resume credits).
@@ -166,7 +165,7 @@ afterAll(async () => {
 const brand = { name: 'brand', type: 'string', description: 'Brand of the product' };
 const images = { name: 'images', type: 'array', array_element_type: 'image_url', description: 'Product images' };
 
-describe('catalog_id: staged changes on the job activity (decisions.md §4, §5)', () => {
+describe('catalog_id: staged changes on the job activity (docs/api-enrichment.md "Enrichment jobs")', () => {
   it('stages each result against the matched catalog item, with staged_change_id, and serves the activity', async () => {
     const knex = testKnex();
     const catalogId = await createTestCatalog(org.organizationId, {
@@ -194,7 +193,7 @@ describe('catalog_id: staged changes on the job activity (decisions.md §4, §5)
         output_schema: [brand],
         staged_status: 'draft',
         // The third row names its catalog item explicitly; its new SKU must not matter (and, an
-        // identity field not requested, is never written: decisions.md §4 "Refresh and merge").
+        // identity field not requested, is never written: docs/api-enrichment.md "Refresh and merge").
         items: [
           { sku: 'A-1', name: 'Shoe one' },
           { sku: 'NEW-2', name: 'Shoe two' },
@@ -248,7 +247,7 @@ describe('catalog_id: staged changes on the job activity (decisions.md §4, §5)
   });
 });
 
-describe('post-enrichment audit: audit_decisions_enabled and review_mode (decisions.md §4 G21)', () => {
+describe('post-enrichment audit: audit_decisions_enabled and review_mode (docs/api-enrichment.md "Extra request fields")', () => {
   it('audits every result, stages only what needs a human as pending under review_mode flagged, and counts decisions on the poll', async () => {
     const catalogId = await createTestCatalog(org.organizationId, {
       schema_definition: { type: 'object', properties: { sku: { type: 'string' }, brand: { type: 'string' } } },
@@ -457,7 +456,7 @@ describe('re-extraction and source artifacts on the real engine (offline archive
   });
 });
 
-describe('request shapes existing clients send, run through Temporal (issue 26 §6)', () => {
+describe('request shapes existing clients send, run through Temporal', () => {
   it('review_mode: true runs the post-enrichment audit and stages every change; vector store noticed; pricing_estimates without asking', async () => {
     const catalogId = await createTestCatalog(org.organizationId, {
       schema_definition: { type: 'object', properties: { sku: { type: 'string' }, brand: { type: 'string' } } },

@@ -1,5 +1,5 @@
 /**
- * The evidence round trip (issue 27 §6: "a later job can work from it with no network"): a job
+ * The evidence round trip ("a later job can work from it with no network"): a job
  * researches a shop on 127.0.0.1 live (`SEARCH_PROVIDER=searxng`, `FETCH_ALLOW_PRIVATE`) with
  * `capture_source_artifacts`; its `evidence.wacz` is downloaded, uploaded as a research archive
  * and indexed by the Temporal workflow; then, with the shop and the search server gone and the

@@ -1,7 +1,7 @@
 /**
  * Knowledge base end to end: multipart `knowledge_base_files` are hosted, listed as SOURCE_X in
  * `knowledge_base_sources`, converted once per job, and read by the worker's engine, whose
- * values cite SOURCE_X (decisions.md §4, G21). Real HTTP app, PostgreSQL, Temporal dev server
+ * values cite SOURCE_X (docs/api-enrichment.md "Extra request fields"). Real HTTP app, PostgreSQL, Temporal dev server
  * and deterministic engine.
  */
 import path from 'node:path';

@@ -1,6 +1,6 @@
 /**
  * End to end over HTTP → PostgreSQL → a real Temporal dev server → the worker's engine, for the
- * enrich options that need a model (issue 26 §4): with an OpenAI-compatible server on 127.0.0.1,
+ * enrich options that need a model: with an OpenAI-compatible server on 127.0.0.1,
  * `prompt`, the catalog's quality prompt, `speed` (model), `validate_semantics` (the fit check)
  * and, on re-extraction, `global_feedback` + `item_feedback[row]` reach the model, as the server
  * asserts; without a model the prompt steers research and each option that could not act is

@@ -1,5 +1,5 @@
 /**
- * Refresh and merge end to end (issue 26 §1, §7; decisions.md §4 "Refresh and merge") over HTTP
+ * Refresh and merge end to end (docs/api-enrichment.md "Refresh and merge") over HTTP
  * → PostgreSQL → a real Temporal dev server → the worker's activities. The real engine reads the
  * offline archive of `../shared/data/zyte-product-extraction` for a catalog that already holds
  * stale prices and tag lists; a fake engine (echo) stands in where only staging is under test
@@ -143,7 +143,7 @@ describe('a catalog with stale values, enriched against archived pages', () => {
   }, 120_000);
 });
 
-describe('values keep their types, whoever staged them (§7)', () => {
+describe('values keep their types, whoever staged them', () => {
   it('types a CSV items_file by the catalog schema before staging; a value that cannot be typed is an error change with the reason', async () => {
     const catalogId = await createTestCatalog(org.organizationId, {
       schema_definition: { ...CATALOG_SCHEMA, properties: { ...CATALOG_SCHEMA.properties, enriched: { type: 'boolean' } } },
@@ -165,7 +165,7 @@ describe('values keep their types, whoever staged them (§7)', () => {
   }, 120_000);
 });
 
-describe('changes clients append: typed and shaped like the rest (§7)', () => {
+describe('changes clients append: typed and shaped like the rest', () => {
   it('types values by the catalog schema, puts a flat sources map under sources, and makes an untypable value an error change', async () => {
     const catalogId = await createTestCatalog(org.organizationId, { schema_definition: CATALOG_SCHEMA });
     const res = await request(realApp)

@@ -1,12 +1,11 @@
 /**
- * End to end (issue 27 §1–3): a deployment configured as a clone without ../shared (no archive
+ * End to end: a deployment configured as a clone without ../shared (no archive
  * folder, no live search) starts and enriches from the items' own data with a notice; web
  * archives written here with warcio (WARC and WACZ of real product pages of ../shared/data) are
  * uploaded through HTTP, indexed by the Temporal workflow into PostgreSQL, and researched by the
  * organization's jobs only; values cite the captures' original URLs; a corrupted WACZ is refused;
  * readiness needs a worker polling the task queue, and a sync request without one answers 503.
- * The API and the worker have different data directories and share only the blob store (issue 29
- * §8): what the API receives, the worker indexes and researches, and nothing stays in either.
+ * The API and the worker have different data directories and share only the blob store: what the API receives, the worker indexes and researches, and nothing stays in either.
  */
 import fs from 'node:fs';
 import os from 'node:os';

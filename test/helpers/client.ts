@@ -1,5 +1,5 @@
 /**
- * The typed client (packages/client, issue 30 §1) in API tests: bound to an app a test serves on an
+ * The typed client (packages/client) in API tests: bound to an app a test serves on an
  * ephemeral port, so the test's calls are checked against the OpenAPI document as a user's are.
  */
 import { createServer, type RequestListener, type Server } from 'node:http';

@@ -4,7 +4,7 @@ import { createTestCatalog } from './catalogs';
 import { testKnex } from './db';
 
 /**
- * The catalog of the item grid and completeness browser tests (issue 28 §2, §3): a few thousand
+ * The catalog of the item grid and completeness browser tests: a few thousand
  * items made by {@link gridItem} (so a test computes every expected count and order from the same
  * data), a schema with required `sku` and `title` and an enum `color`, and a taxonomy whose
  * `shirts` node requires `size` and `shoes` node requires `material`.
@@ -35,7 +35,7 @@ export const GRID_SCHEMA = {
   required: ['sku', 'title'],
 };
 
-/** The taxonomy of the fixture catalog (G3 input form). */
+/** The taxonomy of the fixture catalog (input form). */
 export const GRID_TAXONOMY = {
   name: 'Shop',
   nodes: [

@@ -1,5 +1,5 @@
 /**
- * Helpers of the tool-server tests (issue 21): the real service listening on loopback (so the tool
+ * Helpers of the tool-server tests: the real service listening on loopback (so the tool
  * server, a separate process, reaches it over HTTP), the tool server driven through the SDK's own
  * MCP client over stdio, and the person's side of the review in the dashboard (sign-in, approve,
  * apply through the dashboard's session and CSRF token, as its page script does).

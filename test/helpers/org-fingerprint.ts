@@ -1,5 +1,5 @@
 /**
- * A digest of everything one organization owns, over every table of the database (issue 29 §5):
+ * A digest of everything one organization owns, over every table of the database:
  * the tables are found from the schema itself, not listed by hand, so a table added later is
  * covered (or named) without anybody remembering this file. A table belongs to an organization
  * through `organization_id`, or through a chain of foreign keys that ends at such a table
@@ -15,7 +15,7 @@ const UNDECLARED_LINKS: Record<string, [string, string, string]> = {
 /**
  * Tables that hold no organization's data: bookkeeping of migrations, limits, indexes and tests,
  * and the live fetcher's state shared by every organization (per host: politeness, robots.txt,
- * the cache of public pages and which hosts need rendering; issue 27 §4).
+ * the cache of public pages and which hosts need rendering).
  */
 const NOT_ORGANIZATION_DATA = new Set([
   'knex_migrations',

@@ -1,6 +1,6 @@
 /**
  * Prerequisites of tests that need something outside Node (Chromium, a local PostgreSQL cluster
- * they may restart). Issue 29 §3, "no silent skips": under CI (`CI=true`) a missing prerequisite
+ * they may restart).: under CI (`CI=true`) a missing prerequisite
  * fails the suite with what to install (the set-up, test/setup/prepare.ts, installs them); outside
  * CI the tests that need it skip, with a loud warning here and their names in the run's summary
  * (test/setup/summary-reporter.js).

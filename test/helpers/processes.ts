@@ -1,6 +1,6 @@
 /**
  * The host processes of the Python sandboxes one process started, read from /proc (Linux). Scoped
- * to that process (issue 29 §3), so other tests, other checkouts or other users on the machine
+ * to that process, so other tests, other checkouts or other users on the machine
  * never count: a sandbox's setpriv / prlimit / bwrap carry its scratch directory
  * `<tmp>/flow-sandbox-<owner pid>-XXXXXX` in their command line (scratch-dir.ts), and the
  * interpreter descends from them. A process whose bwrap died is reparented and no longer counted;

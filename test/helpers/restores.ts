@@ -1,5 +1,5 @@
 /**
- * Snapshot restores for API and browser tests (issue 28): restores run as the workflow
+ * Snapshot restores for API and browser tests: restores run as the workflow
  * `snapshot-restore-<id>`, so a test that restores needs a real Temporal dev server and a worker.
  * {@link startRestores} starts both and gives a JobRunner that runs restores there and is
  * `base` (by default `noJobs`: every other start fails loudly) for everything else.

@@ -84,7 +84,7 @@ export interface FakeEngineOptions {
   errorFor?: (item: Record<string, unknown>) => boolean;
   /**
    * Holds an item until the promise it returns settles (undefined: no hold). Tests use it to
-   * observe a job while it certainly runs, whatever the machine's speed (issue 29 §4).
+   * observe a job while it certainly runs, whatever the machine's speed.
    */
   holdFor?: (item: Record<string, unknown>) => Promise<void> | undefined;
 }

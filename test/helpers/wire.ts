@@ -1,6 +1,6 @@
 /**
  * Response bodies as tests read them. supertest types `response.body` as `any`; these small
- * interfaces name only the parts the tests read (what interface-spec.md promises for that
+ * interfaces name only the parts the tests read (what the API reference (docs/api-reference.md) promises for that
  * route), and {@link bodyOf} gives a body its type, so a misspelt field is a type error and no
  * `any` leaks into the assertions. The assertions themselves check the values.
  */
@@ -22,7 +22,7 @@ export function bufferBody(res: Response, cb: (err: Error | null, body: Buffer) 
   res.on('end', () => cb(null, Buffer.concat(chunks)));
 }
 
-/** A 422 answer: `{detail: [{loc, msg, type}, ...]}` (decisions.md §1). */
+/** A 422 answer: `{detail: [{loc, msg, type}, ...]}` (docs/api-reference.md "Errors"). */
 export interface ValidationErrorBody {
   detail: ValidationDetail[];
 }

@@ -1,6 +1,5 @@
 /**
- * An independent record of writes, kept by PostgreSQL triggers in the test database only (issue 29
- * §2): the service's own counters (`write_count`, `completed_items`, `credits_used`) are moved by
+ * An independent record of writes, kept by PostgreSQL triggers in the test database only: the service's own counters (`write_count`, `completed_items`, `credits_used`) are moved by
  * the very statements whose duplicates they should reveal, so checks built on them hold by
  * construction. These triggers see every statement that actually writes, whoever runs it:
  *

@@ -1,8 +1,8 @@
 /**
- * The login helper (issue 21 "Shape": `npm run mcp -- login`): the tool server's loopback callback
+ * The login helper (`npm run mcp -- login`): the tool server's loopback callback
  * receives a credential after the person signs in to the dashboard and allows it; the credential is
  * stored (owner-only) and works against the API. Refusals: a callback that is not loopback, a
- * missing CSRF token, "Deny". A person signed in (issue 28 §12) hands the tool server a key of
+ * missing CSRF token, "Deny". A person signed in hands the tool server a key of
  * their own: it acts with their role (an editor's stages but cannot apply), records them as the
  * actor, is listed on the organization page and stops working once revoked.
  */

@@ -1,6 +1,5 @@
 /**
- * Staging and validation of the tool server against the real service (issue 21; tool-server.md
- * §2.3–2.4): a retried append batch is never appended twice (the answer of the first attempt is lost
+ * Staging and validation of the tool server against the real service (docs/tool-server-design.md "Validate"): a retried append batch is never appended twice (the answer of the first attempt is lost
  * by a proxy after the service committed it; the retry carries the same `batch_key`), a failed
  * finalize is retried, the call sequence is shell → ⌈n/batch⌉ appends → pending-review, and the
  * validator reports every kind of error it knows.
@@ -127,7 +126,7 @@ test('a batch whose answer was lost is retried with the same batch_key and appen
   expect(new Set(keys).size).toBe(3);
 });
 
-test("nothing to stage: shell and pending-review only; the shell carries HEAD's input_data", async () => {
+test("nothing to stage: shell and pending-review only; the shell carries the later release's input_data", async () => {
   const catalogId = await createTestCatalog(org.organizationId, { schema_definition: SCHEMA });
   const out = await createTransform(api(), settings(), {
     catalog_id: catalogId,

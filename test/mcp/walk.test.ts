@@ -1,5 +1,5 @@
 /**
- * The tool server's walk as an agent and a person use it (issue 21 "Tested as users would use it"):
+ * The tool server's walk as an agent and a person use it:
  * the SDK's own MCP client drives `npm run mcp` over stdio against the real service (PostgreSQL,
  * Temporal dev server and worker): pull → transform locally → diff → validate → stage → the person
  * opens review_url, approves and applies in the dashboard (never a tool) → the catalog changed
@@ -139,7 +139,7 @@ test('pull → transform → diff → validate → stage → the person applies 
     schema_path: string;
   }>('execution_catalog_snapshot_pull', { catalog_id: catalogId, output_dir: 'snap', page_size: 4 });
   expect(pull).toMatchObject({ rows: 6, total: 6 });
-  // G1's default format: the snapshot is Parquet (JSON Lines and CSV beside it).
+  // The baseline release's default format: the snapshot is Parquet (JSON Lines and CSV beside it).
   expect(pull.snapshot_path).toMatch(/\.parquet$/);
   const manifest = JSON.parse(fs.readFileSync(pull.manifest_path, 'utf8'));
   expect(manifest).toMatchObject({ version: 1, rows: 6, catalog_id: catalogId });

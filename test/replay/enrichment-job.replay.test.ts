@@ -1,7 +1,7 @@
 /**
  * Replays the recorded histories of every workflow type against the current workflow code: a
- * non-deterministic change fails here and must be guarded with `patched()` (architecture.md,
- * Temporal rule 9). Fixtures are made by test/replay/record-histories.ts:
+ * non-deterministic change fails here and must be guarded with `patched()` (docs/workflows.md
+ * "Rules of the craft", Temporal rule 9). Fixtures are made by test/replay/record-histories.ts:
  *
  * - enrichmentJobWorkflow before row batching (`enrichment-{completed,cancelled,
  *   continued-as-new,continued-last-run}.json`, one processRow per row: the `row-batches` patch

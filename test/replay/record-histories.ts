@@ -1,5 +1,5 @@
 /**
- * Records the replay fixtures (architecture.md, Temporal rule 9): runs a completed, a cancelled
+ * Records the replay fixtures (docs/workflows.md "Rules of the craft"): runs a completed, a cancelled
  * and a continued-as-new job, a job with a webhook (parent + its `webhookDeliveryWorkflow` child
  * whose receiver fails once) on a local dev server against the PostgreSQL test database (fake
  * engine), and a job whose worker PROCESS is SIGKILLed mid-job (test/durability/harness.ts), and
@@ -210,7 +210,7 @@ async function recordImport(env: TestWorkflowEnvironment, organizationId: string
 }
 
 /**
- * snapshotRestoreWorkflow (issue 28): a restore that completes as `snapshot-restore-completed.json`,
+ * snapshotRestoreWorkflow: a restore that completes as `snapshot-restore-completed.json`,
  * and one whose snapshot's schema version is gone, so it fails as not applicable and is recorded
  * failed, as `snapshot-restore-failed.json`. The restore rows are inserted as the API inserts them.
  */

@@ -30,9 +30,9 @@ async function main(): Promise<void> {
 }
 
 /**
- * The browser tests drive Chromium at `CHROMIUM_PATH` or /usr/bin/chromium (issue 17). When it is
+ * The browser tests drive Chromium at `CHROMIUM_PATH` or /usr/bin/chromium. When it is
  * missing, installs Debian's `chromium` package if it can. A failed install fails the set-up under
- * CI (`CI=true`); elsewhere it is a warning and the browser tests fail saying what to install (issue 29 §3).
+ * CI (`CI=true`); elsewhere it is a warning and the browser tests fail saying what to install.
  * @throws Error under CI when Chromium is missing and cannot be installed
  */
 function ensureChromium(config: Config): void {
@@ -43,7 +43,7 @@ function ensureChromium(config: Config): void {
 }
 
 /**
- * Flows' Python sandbox (issue 19; docs/sandbox.md, "The Python sandbox") needs bubblewrap and
+ * Flows' Python sandbox (docs/sandbox.md, "The Python sandbox") needs bubblewrap and
  * Debian's python3, and its runner.py is linted with Debian's pyflakes3. Installs what is missing
  * if it can. Isolation is a requirement, so its tests never skip: without these programs they
  * fail, and this says so first.

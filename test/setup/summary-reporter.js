@@ -1,7 +1,7 @@
 /**
  * Jest reporter that ends the run with the plain closing line CI reads in any language:
  * "tests: N passed, N failed, N skipped", written when the process exits so that it is the
- * last line, after Jest's own footer. Skipped tests are never silent (issue 29 §3): their names
+ * last line, after Jest's own footer. Skipped tests are never silent: their names
  * are listed, loudly, just before that line.
  */
 class SummaryReporter {

@@ -1,6 +1,6 @@
 /**
  * docker-compose.yml and the SearXNG settings it mounts parse as YAML and wire the live web
- * research source (issue 27 §7): a `searxng` service whose settings list the JSON format, and
+ * research source: a `searxng` service whose settings list the JSON format, and
  * the API and worker on `SEARCH_PROVIDER=searxng` with its URL. (There is no Docker daemon here:
  * the file is validated as data; `docker compose config` is the check where Docker exists.)
  */
@@ -42,7 +42,7 @@ test('the API and the worker research the live web through it', () => {
   }
 });
 
-test('a MinIO service holds the files the API and the worker share (issue 29 §8)', () => {
+test('a MinIO service holds the files the API and the worker share', () => {
   expect(compose.services.minio.image).toMatch(/^minio\/minio:/);
   expect(compose.services.minio.volumes).toContain('minio-data:/data');
   for (const name of ['api', 'worker']) {

@@ -1,6 +1,6 @@
 /**
- * The boundary between the service and the workspace packages (issue 30 §1; eslint.config.mjs,
- * architecture.md "Packages"): ESLint refuses the service importing a package, by path or by name,
+ * The boundary between the service and the workspace packages (eslint.config.mjs,
+ * docs/architecture.md "Packages"): ESLint refuses the service importing a package, by path or by name,
  * and a package importing the service's files, and accepts a package importing the typed client by name.
  */
 import { spawnSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * Apply of a review activity (decisions.md §5, G16; issue 17 "Apply semantics") through the HTTP
+ * Apply of a review activity (docs/api-review.md "Apply") through the HTTP
  * route, the real Temporal dev server (activityApplyWorkflow and its activity) and the real
  * PostgreSQL: creates, updates, deletes, partially accepted fields, conflicts and `force`, a
  * custom transform's schema and taxonomy changes as one schema version, the idempotent second
@@ -177,7 +177,7 @@ describe('POST /public/activities/{id}/apply', () => {
     expect(after.get('c1')!.id).toBe(ids.get('c1'));
     expect((await knex('catalogs').where('id', catalogId).first('item_count')).item_count).toBe(5);
 
-    // The restore is shown on the activity (issue 26 §7), with its absolute review_url.
+    // The restore is shown on the activity, with its absolute review_url.
     const shown = await request(app).get(`/api/activities/${activityId}`).set(org.auth);
     expect(shown.body).toMatchObject({
       status: 'completed',
@@ -187,7 +187,7 @@ describe('POST /public/activities/{id}/apply', () => {
     expect(Date.parse(shown.body.restores[0].restored_at)).not.toBeNaN();
   });
 
-  it('a rejection and a partial accept survive approve_all: apply writes only what the reviewer accepted (issue 26 §5)', async () => {
+  it('a rejection and a partial accept survive approve_all: apply writes only what the reviewer accepted', async () => {
     const catalogId = await createTestCatalog(org.organizationId);
     const ids = await seedItems(knex, org.organizationId, catalogId, [
       { sku: 'r1', brand: 'Old', title: 'Rejected', price: 1 },
@@ -462,7 +462,7 @@ describe('POST /public/activities/{id}/apply', () => {
     expect((await itemsBySku(knex, catalogId)).get('a1')).toMatchObject({ data: { title: 'Changed' }, current_version: 2 });
   });
 
-  it('answers 404, 403 and 409 as the spec says', async () => {
+  it('answers 404 for an unknown id, 403 for another organization, 409 for an activity that cannot be applied, 422 for a bad body', async () => {
     const catalogId = await createTestCatalog(org.organizationId);
     const created = await seedActivity(knex, org.organizationId, catalogId, [], { status: 'created' });
     const noCatalog = await seedActivity(knex, org.organizationId, null, []);

@@ -1,5 +1,5 @@
 /**
- * Cancel semantics over HTTP (interface-spec.md, States and Errors; decisions.md §4) with a real
+ * Cancel semantics over HTTP (docs/api-enrichment.md "Enrichment jobs" and Errors; docs/api-enrichment.md "Job states") with a real
  * dev server and worker: running → cancelled (partial results kept, polls as `failed`), cancelling
  * a cancelled job succeeds again, a completed job → 409 {detail}, a failed job → 409 {detail}.
  */

@@ -1,9 +1,9 @@
 /**
- * Spreadsheet import (issue 20) through the HTTP route, the real Temporal dev server
+ * Spreadsheet import through the HTTP route, the real Temporal dev server
  * (catalogImportWorkflow and its activities) and PostgreSQL: the round trip export → import into
  * an empty catalog reproduces every item exactly (CSV and XLSX, products and variants, arrays
  * and objects); legacy .xls; a re-import of equal lines writes nothing, a changed one updates; bad lines fail alone with their errors in the per-line
- * report (JSON and CSV); the `progress` query; a mapping; 404/403/422; cancel (issue 28 §7):
+ * report (JSON and CSV); the `progress` query; a mapping; 404/403/422; cancel:
  * nothing written after it, the lines not reached stay pending, the workflow closes cancelled; an
  * import acts with its starter's current role (a person demoted before it ran stops it, not retried).
  */
@@ -179,7 +179,7 @@ describe('POST …/items/import', () => {
     expect(res.status).toBe(202);
     const done = await finished(catalog, res.body.import_id);
     expect(done).toMatchObject({ status: 'completed', created: 2, failed: 1 });
-    // Absolute, on the review_url's base (issue 26 §7).
+    // Absolute, on the review_url's base.
     expect(res.body.lines_url).toBe(`${loadConfig().publicUrl}/api/public/catalogs/${catalog}/items/import/${res.body.import_id}/lines`);
     const lines = await request(app).get(`/api/public/catalogs/${catalog}/items/import/${res.body.import_id}/lines`).set(org.auth);
     expect(lines.status).toBe(200);
@@ -306,7 +306,7 @@ describe('POST …/items/import', () => {
     );
   });
 
-  it('an import that wrote a large share of the catalog starts the search index maintenance itself (issue 28, churn)', async () => {
+  it('an import that wrote a large share of the catalog starts the search index maintenance itself (churn)', async () => {
     const catalog = await createTestCatalog(org.organizationId);
     const lines = Array.from({ length: 1200 }, (_, i) => `C-${i},Churn ${i},${i % 50}`);
     const res = await importFile(catalog, Buffer.from(['sku,title,price', ...lines].join('\n')), 'churn.csv');

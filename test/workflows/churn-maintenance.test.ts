@@ -1,5 +1,5 @@
 /**
- * "Fast right after churn" (issue 28, Qualities): a snapshot restore that rewrote a large share of
+ * "Fast right after churn": a snapshot restore that rewrote a large share of
  * a catalog starts a search index maintenance pass at its end (workflows/churn-maintenance.ts),
  * as the child `search-index-maintenance-after-churn`, on the real Temporal dev server; a small
  * restore starts none; before the pass the restore settles the items table itself (activity

@@ -1,5 +1,5 @@
 /**
- * Flows end to end (issue 19; interface-spec.md "Flows", decisions.md §5 G15 and §6) over HTTP,
+ * Flows end to end (docs/api-review.md "Flows" and "Save as workflow") over HTTP,
  * the real Temporal dev server (flowRunWorkflow, its activities, the child enrichment job) and
  * the real PostgreSQL, with the real Python sandbox: save a custom transform as a flow → list →
  * execute → poll (progress, updates, paginated results and node_results) → the stage node's

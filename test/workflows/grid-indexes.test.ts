@@ -1,5 +1,5 @@
 /**
- * Grid field indexes (issue 28 §2; src/services/catalog/grid-indexes.ts) on a real Temporal dev
+ * Grid field indexes (src/services/catalog/grid-indexes.ts) on a real Temporal dev
  * server and PostgreSQL: a large catalog's grid sorted or filtered on a field without its index
  * says so and asks for it; the workflow `grid-index-<catalog_id>` builds it (CREATE INDEX
  * CONCURRENTLY, listed in pg_indexes); the page then says nothing and pages through the catalog

@@ -1,5 +1,5 @@
 /**
- * Worker metrics (issue 18): a job run by a real worker on a real Temporal dev server counts its
+ * Worker metrics: a job run by a real worker on a real Temporal dev server counts its
  * final status, items, credits, engine calls and activity durations in the process's Prometheus
  * registry (served by the worker at WORKER_METRICS_PORT, and by the API at /metrics).
  */

@@ -1,5 +1,5 @@
 /**
- * Search index maintenance (issue 18): the indexes are rebuilt when churn bloats them and left
+ * Search index maintenance: the indexes are rebuilt when churn bloats them and left
  * alone otherwise; the maintenance workflow runs the pass on a real Temporal dev server; the
  * worker's hourly schedule is created once.
  */

@@ -1,7 +1,5 @@
 /**
- * Snapshot restore as the durable workflow `snapshot-restore-<restore_id>` (issue 28; decisions.md
- * §3 G11) on the real Temporal dev server and PostgreSQL: the synchronous route answers the G11
- * result from the workflow, the restore's status is recorded, retried requests join the open
+ * Snapshot restore as the durable workflow `snapshot-restore-<restore_id>` (docs/api-reference.md "Snapshots") on the real Temporal dev server and PostgreSQL: the synchronous route answers the result from the workflow, the restore's status is recorded, retried requests join the open
  * restore (one safety snapshot, one restore), a large restore's word index is caught up by the
  * workflow, and a worker killed mid-restore neither loses the
  * restore nor restores twice (its transaction rolls back; the next worker's attempt restores once).
@@ -94,7 +92,7 @@ async function safetySnapshots(snapshotId: string): Promise<Array<{ id: string }
 }
 
 describe('POST …/snapshots/{id}/restore through snapshotRestoreWorkflow', () => {
-  it('answers the G11 result from the workflow and records the restore', async () => {
+  it('answers the result from the workflow and records the restore', async () => {
     const { catalogId, snapshotId } = await changedCatalog();
     const res = await request(app)
       .post(url(catalogId, `/snapshots/${snapshotId}/restore`))
@@ -105,7 +103,7 @@ describe('POST …/snapshots/{id}/restore through snapshotRestoreWorkflow', () =
     const safety = await safetySnapshots(snapshotId);
     expect(safety.map((s) => s.id)).toEqual([res.body.safety_snapshot_id]);
 
-    // The G11 fields, and the run's id (issue 28), which names the recorded restore.
+    // The fields, and the run's id, which names the recorded restore.
     expect(Object.keys(res.body).sort()).toEqual(['items_restored', 'message', 'restore_id', 'safety_snapshot_id', 'schema_version', 'snapshot_id']);
     const restoreId = (await knex('snapshot_restores').where('snapshot_id', snapshotId).first('id')).id as string;
     expect(res.body.restore_id).toBe(restoreId);

@@ -1,5 +1,5 @@
 /**
- * Job webhooks (decisions.md §4) against a real Temporal dev server and the PostgreSQL test
+ * Job webhooks (docs/api-enrichment.md "Webhooks") against a real Temporal dev server and the PostgreSQL test
  * database: receivers on 127.0.0.1 that fail once (500 then 200), hang past the attempt timeout,
  * refuse connections, or succeed; every receiver verifies the Standard-Webhooks signature with
  * the organization's secret. The job is final before delivery and a failed delivery never
@@ -29,7 +29,7 @@ const TASK_QUEUE = 'test-webhooks';
 /**
  * Attempt timeout of the hang test's own worker. The other tests run with the production timeout
  * (30 s), so an attempt that answers is never cut short by a busy machine and their attempt
- * counts are exact (issue 29 §4).
+ * counts are exact.
  */
 const HANG_TIMEOUT_MS = 2000;
 const HANG_TASK_QUEUE = 'test-webhooks-hang';

@@ -1,5 +1,5 @@
 /**
- * The typed client of the catalog enrichment service (issue 30 §1): the types of every route, as
+ * The typed client of the catalog enrichment service: the types of every route, as
  * `npm run client:generate` writes them from the service's OpenAPI document (`./schema`), and
  * openapi-fetch calling the service with them, so a path, a parameter or a body that the document
  * does not have fails the type check instead of answering 404 or 422 at run time.

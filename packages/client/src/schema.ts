@@ -511,7 +511,7 @@ export interface paths {
     put?: never;
     post?: never;
     /**
-     * Delete a catalog (path without /public, decisions.md §1)
+     * Delete a catalog (path without /public, docs/api-reference.md "URLs")
      * @description Needs role admin or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
      */
     delete: {
@@ -1583,7 +1583,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Cancel a running import (issue 28 §7). Cancel stops the import after the batches being written: lines already written stay written (each batch is one transaction), lines not reached stay pending in the report and are not imported. 409 when it already completed or failed.
+     * Cancel a running import. Cancel stops the import after the batches being written: lines already written stay written (each batch is one transaction), lines not reached stay pending in the report and are not imported. 409 when it already completed or failed.
      * @description Needs role reviewer or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
      */
     post: {
@@ -2631,7 +2631,7 @@ export interface paths {
               safety_snapshot_id?: string;
               items_restored?: number;
               schema_version?: string;
-              /** @description The restore run (issue 28): its status at `GET …/snapshot-restores/{restore_id}`; absent inside a status answer */
+              /** @description The restore run: its status at `GET …/snapshot-restores/{restore_id}`; absent inside a status answer */
               restore_id?: string;
             };
           };
@@ -2693,7 +2693,7 @@ export interface paths {
                 safety_snapshot_id?: string;
                 items_restored?: number;
                 schema_version?: string;
-                /** @description The restore run (issue 28): its status at `GET …/snapshot-restores/{restore_id}`; absent inside a status answer */
+                /** @description The restore run: its status at `GET …/snapshot-restores/{restore_id}`; absent inside a status answer */
                 restore_id?: string;
               } | null;
               error: string | null;
@@ -2994,7 +2994,7 @@ export interface paths {
               review_url?: string;
               /** @description Options stored without behaviour (recorded no-ops). */
               notices?: string[];
-              /** @description Webhook delivery state with every attempt (decisions.md §4). */
+              /** @description Webhook delivery state with every attempt (docs/api-enrichment.md "Webhooks"). */
               webhook?: Record<string, unknown>;
               /** @description With audit_decisions_enabled or review_mode "flagged": counts of the post-enrichment audit decisions over the processed rows. */
               audit?: {
@@ -3125,7 +3125,7 @@ export interface paths {
               review_url?: string;
               /** @description Options stored without behaviour (recorded no-ops). */
               notices?: string[];
-              /** @description Webhook delivery state with every attempt (decisions.md §4). */
+              /** @description Webhook delivery state with every attempt (docs/api-enrichment.md "Webhooks"). */
               webhook?: Record<string, unknown>;
               /** @description With audit_decisions_enabled or review_mode "flagged": counts of the post-enrichment audit decisions over the processed rows. */
               audit?: {
@@ -3926,7 +3926,7 @@ export interface paths {
           'X-Organization-Id'?: components['parameters']['OrganizationId'];
         };
         path: {
-          /** @description Activity id (an enrichment job id is one, decisions.md §4) */
+          /** @description Activity id (an enrichment job id is one, docs/api-enrichment.md "Enrichment jobs") */
           activity_id: string;
         };
         cookie?: never;
@@ -4023,7 +4023,7 @@ export interface paths {
           'X-Organization-Id'?: components['parameters']['OrganizationId'];
         };
         path: {
-          /** @description Activity id (an enrichment job id is one, decisions.md §4) */
+          /** @description Activity id (an enrichment job id is one, docs/api-enrichment.md "Enrichment jobs") */
           activity_id: string;
         };
         cookie?: never;
@@ -4104,7 +4104,7 @@ export interface paths {
           'X-Organization-Id'?: components['parameters']['OrganizationId'];
         };
         path: {
-          /** @description Activity id (an enrichment job id is one, decisions.md §4) */
+          /** @description Activity id (an enrichment job id is one, docs/api-enrichment.md "Enrichment jobs") */
           activity_id: string;
         };
         cookie?: never;
@@ -4167,7 +4167,7 @@ export interface paths {
           'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
         };
         path: {
-          /** @description Activity id (an enrichment job id is one, decisions.md §4) */
+          /** @description Activity id (an enrichment job id is one, docs/api-enrichment.md "Enrichment jobs") */
           activity_id: string;
         };
         cookie?: never;
@@ -4258,7 +4258,7 @@ export interface paths {
           'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
         };
         path: {
-          /** @description Activity id (an enrichment job id is one, decisions.md §4) */
+          /** @description Activity id (an enrichment job id is one, docs/api-enrichment.md "Enrichment jobs") */
           activity_id: string;
         };
         cookie?: never;
@@ -4327,7 +4327,7 @@ export interface paths {
           'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
         };
         path: {
-          /** @description Activity id (an enrichment job id is one, decisions.md §4) */
+          /** @description Activity id (an enrichment job id is one, docs/api-enrichment.md "Enrichment jobs") */
           activity_id: string;
         };
         cookie?: never;
@@ -4395,7 +4395,7 @@ export interface paths {
           'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
         };
         path: {
-          /** @description Activity id (an enrichment job id is one, decisions.md §4) */
+          /** @description Activity id (an enrichment job id is one, docs/api-enrichment.md "Enrichment jobs") */
           activity_id: string;
         };
         cookie?: never;
@@ -4483,7 +4483,7 @@ export interface paths {
           'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
         };
         path: {
-          /** @description Activity id (an enrichment job id is one, decisions.md §4) */
+          /** @description Activity id (an enrichment job id is one, docs/api-enrichment.md "Enrichment jobs") */
           activity_id: string;
         };
         cookie?: never;
@@ -4569,7 +4569,7 @@ export interface paths {
           'X-Organization-Id'?: components['parameters']['OrganizationId'];
         };
         path: {
-          /** @description Activity id (an enrichment job id is one, decisions.md §4) */
+          /** @description Activity id (an enrichment job id is one, docs/api-enrichment.md "Enrichment jobs") */
           activity_id: string;
         };
         cookie?: never;
@@ -4666,7 +4666,7 @@ export interface paths {
           'X-Organization-Id'?: components['parameters']['OrganizationId'];
         };
         path: {
-          /** @description Activity id (an enrichment job id is one, decisions.md §4) */
+          /** @description Activity id (an enrichment job id is one, docs/api-enrichment.md "Enrichment jobs") */
           activity_id: string;
         };
         cookie?: never;
@@ -4747,7 +4747,7 @@ export interface paths {
           'X-Organization-Id'?: components['parameters']['OrganizationId'];
         };
         path: {
-          /** @description Activity id (an enrichment job id is one, decisions.md §4) */
+          /** @description Activity id (an enrichment job id is one, docs/api-enrichment.md "Enrichment jobs") */
           activity_id: string;
         };
         cookie?: never;
@@ -4810,7 +4810,7 @@ export interface paths {
           'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
         };
         path: {
-          /** @description Activity id (an enrichment job id is one, decisions.md §4) */
+          /** @description Activity id (an enrichment job id is one, docs/api-enrichment.md "Enrichment jobs") */
           activity_id: string;
         };
         cookie?: never;
@@ -4901,7 +4901,7 @@ export interface paths {
           'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
         };
         path: {
-          /** @description Activity id (an enrichment job id is one, decisions.md §4) */
+          /** @description Activity id (an enrichment job id is one, docs/api-enrichment.md "Enrichment jobs") */
           activity_id: string;
         };
         cookie?: never;
@@ -4970,7 +4970,7 @@ export interface paths {
           'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
         };
         path: {
-          /** @description Activity id (an enrichment job id is one, decisions.md §4) */
+          /** @description Activity id (an enrichment job id is one, docs/api-enrichment.md "Enrichment jobs") */
           activity_id: string;
         };
         cookie?: never;
@@ -5038,7 +5038,7 @@ export interface paths {
           'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
         };
         path: {
-          /** @description Activity id (an enrichment job id is one, decisions.md §4) */
+          /** @description Activity id (an enrichment job id is one, docs/api-enrichment.md "Enrichment jobs") */
           activity_id: string;
         };
         cookie?: never;
@@ -5126,7 +5126,7 @@ export interface paths {
           'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
         };
         path: {
-          /** @description Activity id (an enrichment job id is one, decisions.md §4) */
+          /** @description Activity id (an enrichment job id is one, docs/api-enrichment.md "Enrichment jobs") */
           activity_id: string;
         };
         cookie?: never;

@@ -1,24 +1,23 @@
 /**
- * The tool server's only way to the service: JSON over its public HTTP API (issue 21 "Shape":
- * "talking to the service only over its public HTTP API"; decisions.md §1 for auth and errors),
- * through the typed client `@catalog-enrichment/client` (issue 30 §1): a call names a path of the
+ * The tool server's only way to the service: JSON over its public HTTP API ("talking to the service only over its public HTTP API"; docs/api-reference.md "Authentication" for auth and errors),
+ * through the typed client `@catalog-enrichment/client`: a call names a path of the
  * service's OpenAPI document (`/api/…` with `{name}` parameters) and a method it has, both checked
  * by the type checker, and openapi-fetch sends it.
  * Every call carries `Authorization: Bearer <token>` and, when known, `X-Organization-Id`.
- * Retries (issue 21, `execution_catalog_snapshot_pull`): 5xx, 408, 429 and network errors are
+ * Retries (`execution_catalog_snapshot_pull`): 5xx, 408, 429 and network errors are
  * retried with exponential backoff when the caller asks for attempts > 1; anything else fails at once.
  */
 import { createCatalogClient, type CatalogClient, type HttpMethod, type PathsWith } from '@catalog-enrichment/client';
 import type { McpConfig } from './config';
 
-/** Statuses worth retrying (issue 21: "retries on 5xx/408/429 and network errors"). */
+/** Statuses worth retrying ("retries on 5xx/408/429 and network errors"). */
 export function isRetryableStatus(status: number): boolean {
   return status >= 500 || status === 408 || status === 429;
 }
 
 /**
  * A failed API call. `status` 0 = no HTTP answer (network error or timeout). `detail` is the
- * service's error body `detail` (decisions.md §1: a string, or the 422 list), surfaced to the agent.
+ * service's error body `detail` (docs/api-reference.md "Errors": a string, or the 422 list), surfaced to the agent.
  */
 export class ApiError extends Error {
   constructor(
@@ -60,7 +59,7 @@ export function sleep(ms: number): Promise<void> {
 
 /**
  * The backoff before retry number `attempt` (0-based): min(base·2^attempt, 5·base) ms, i.e.
- * min(0.4·2^attempt, 2) s with the default base (tool-server.md §2.4 step 3).
+ * min(0.4·2^attempt, 2) s with the default base (docs/tool-server-design.md "Staging").
  */
 export function backoffMs(attempt: number, baseMs: number): number {
   return Math.min(baseMs * 2 ** attempt, 5 * baseMs);

@@ -1,6 +1,5 @@
 /**
- * Configuration of the companion tool server (issue 21 "Shape"; interface-spec.md
- * "Authentication" 4 and "Limits"; tool-server.md §2 for the pull and staging knobs). The tool
+ * Configuration of the companion tool server (docs/mcp.md "Configuration"; docs/tool-server-design.md "How the local tools behave" for the pull and staging knobs). The tool
  * server is a separate program that talks to the service only over HTTP, so it reads its own
  * environment (prefix `CATALOG_`), never the service's `src/config.ts`.
  */
@@ -15,26 +14,26 @@ export interface McpConfig {
   token: string | null;
   /** Sent as `X-Organization-Id` unless a tool call overrides it (env `CATALOG_ORGANIZATION_ID`); null = the credential's default. */
   organizationId: string | null;
-  /** Raw-items pages in flight at once (env `CATALOG_MCP_PULL_MAX_CONCURRENCY`, default 8; tool-server.md §2.1 step 4.4). */
+  /** Raw-items pages in flight at once (env `CATALOG_MCP_PULL_MAX_CONCURRENCY`, default 8; docs/tool-server-design.md "Pull"). */
   pullMaxConcurrency: number;
-  /** Per-page timeout of a pull in ms (env `CATALOG_MCP_PULL_PAGE_TIMEOUT_SECONDS`, default 25 s, minimum 5 s; tool-server.md §2.1). */
+  /** Per-page timeout of a pull in ms (env `CATALOG_MCP_PULL_PAGE_TIMEOUT_SECONDS`, default 25 s, minimum 5 s; docs/tool-server-design.md "Pull"). */
   pullPageTimeoutMs: number;
-  /** Staged changes per append call (env `CATALOG_MCP_STAGE_BATCH_SIZE`, default 2000, ≤ 0 resets; tool-server.md §2.4 step 3, G1). */
+  /** Staged changes per append call (env `CATALOG_MCP_STAGE_BATCH_SIZE`, default 2000, ≤ 0 resets; docs/tool-server-design.md "Staging"). */
   stageBatchSize: number;
-  /** Attempts per append / finalize call (env `CATALOG_MCP_STAGE_RETRIES`, default 3, ≤ 0 resets; tool-server.md §2.4 step 3). */
+  /** Attempts per append / finalize call (env `CATALOG_MCP_STAGE_RETRIES`, default 3, ≤ 0 resets; docs/tool-server-design.md "Staging"). */
   stageRetries: number;
-  /** Root of the workspace guard: every file path of a tool resolves inside it (env `CATALOG_MCP_WORKSPACE`, alias `CATALOG_MCP_WORKSPACE_ROOT`, default the cwd; tool-server.md §2). */
+  /** Root of the workspace guard: every file path of a tool resolves inside it (env `CATALOG_MCP_WORKSPACE`, alias `CATALOG_MCP_WORKSPACE_ROOT`, default the cwd; docs/tool-server-design.md "How the local tools behave"). */
   workspace: string;
   /** Where the login helper stores the user token (env `CATALOG_MCP_CREDENTIALS_FILE`, default `~/.config/catalog-mcp/credentials.json`). */
   credentialsFile: string;
-  /** Base delay of the retry backoff in ms (tool-server.md §2.4: min(0.4·2^attempt, 2) s); tests shorten it with `CATALOG_MCP_RETRY_BASE_MS`. */
+  /** Base delay of the retry backoff in ms (docs/tool-server-design.md "Staging": min(0.4·2^attempt, 2) s); tests shorten it with `CATALOG_MCP_RETRY_BASE_MS`. */
   retryBaseMs: number;
 }
 
-/** The default base URL: the local service's `/api` (decisions.md §1: the base URL ends in `/api`; service PORT default 8080). */
+/** The default base URL: the local service's `/api` (docs/api-reference.md "URLs": the base URL ends in `/api`; service PORT default 8080). */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080/api';
 
-/** A positive integer from the environment, or `fallback` when absent, unparseable or ≤ 0 (tool-server.md §2.4: "≤0 resets to the default"). */
+/** A positive integer from the environment, or `fallback` when absent, unparseable or ≤ 0 (docs/tool-server-design.md "Staging": "≤0 resets to the default"). */
 function positive(raw: string | undefined, fallback: number): number {
   const n = raw === undefined || raw.trim() === '' ? NaN : Number(raw);
   return Number.isInteger(n) && n > 0 ? n : fallback;

@@ -1,5 +1,5 @@
 /**
- * The token store of the login helper (issue 21 "Shape": "receives a user token on a localhost
+ * The token store of the login helper ("receives a user token on a localhost
  * callback, stored for later runs"): one JSON file, readable by its owner only.
  */
 import fs from 'node:fs';

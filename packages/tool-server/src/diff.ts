@@ -1,6 +1,5 @@
 /**
- * `execution_local_diff_compute` (tool-server.md §2.2, the G1 algorithm; interface-spec.md
- * "A companion tool server": `key_field`, `deterministic_key_fields`, `allow_row_index_fallback`
+ * `execution_local_diff_compute` (docs/tool-server-design.md "Diff", the baseline release's algorithm; docs/tool-server-design.md "How the local tools behave": `key_field`, `deterministic_key_fields`, `allow_row_index_fallback`
  * and the outputs). Values are compared by type (values.ts) after both files' cells are
  * converted to the catalog column kinds, so `"1.0"` vs `1` or an array vs its JSON string is no change.
  */
@@ -9,7 +8,7 @@ import path from 'node:path';
 import { loadTable, Table, writeJsonl } from './table';
 import { canonicalJson, coerceCell, ColumnKind, differs, isNull, isSystemColumn, kindsFromSchema, normKey, Row, sha256Hex } from './values';
 
-/** Inputs of the diff (tool-server.md §2.2 "Inputs"). */
+/** Inputs of the diff (docs/tool-server-design.md "Diff"). */
 export interface DiffInput {
   /** The pulled snapshot (`.jsonl`, `.csv`, `.json` or `.parquet`), absolute. */
   before_path: string;
@@ -22,13 +21,13 @@ export interface DiffInput {
   schema_path?: string | null;
 }
 
-/** How a row found its partner (tool-server.md §2.2 "Match key per row"). */
+/** How a row found its partner (docs/tool-server-design.md "Diff"). */
 type Strategy = 'key_field' | 'deterministic_fields' | 'row_index';
 
-/** `change_type` of a row diff (tool-server.md §2.2 "Outputs"). */
+/** `change_type` of a row diff (docs/tool-server-design.md "Diff"). */
 export type ChangeType = 'added' | 'added_from_match' | 'modified' | 'modified_unmatched' | 'removed' | 'removed_untracked';
 
-/** A staged change as the diff writes it (tool-server.md §2.4 "Staged change fields on the wire", plus `base_version`). */
+/** A staged change as the diff writes it (docs/tool-server-design.md "Staging", plus `base_version`). */
 export interface StagedChangeOut {
   catalog_item_id: string | null;
   catalog_item_entity_type: string | null;
@@ -38,7 +37,7 @@ export interface StagedChangeOut {
   is_new_item: boolean;
   is_delete?: true;
   row_index: number;
-  /** The item version the change was computed from (the before row's `__current_version`; decisions.md §5 Conflicts). */
+  /** The item version the change was computed from (the before row's `__current_version`; docs/api-review.md "Conflicts"). */
   base_version?: number;
 }
 
@@ -54,7 +53,7 @@ export interface RowDiff {
   after_data: Row | null;
 }
 
-/** `diff_summary` (tool-server.md §2.2 "Outputs"). */
+/** `diff_summary` (docs/tool-server-design.md "Diff"). */
 export interface DiffSummary {
   rows_before: number;
   rows_after: number;
@@ -65,7 +64,7 @@ export interface DiffSummary {
   columns_removed: string[];
 }
 
-/** `key_diagnostics` (tool-server.md §2.2 "Outputs"), plus up to 10 examples of duplicated keys per side. */
+/** `key_diagnostics` (docs/tool-server-design.md "Diff"), plus up to 10 examples of duplicated keys per side. */
 export interface KeyDiagnostics {
   key_field: string;
   key_field_present_before: boolean;
@@ -84,7 +83,7 @@ export interface KeyDiagnostics {
   pair_match_strategy_counts: Record<string, number>;
 }
 
-/** A sample field change (tool-server.md §2.2: up to 10, 2 per pair). */
+/** A sample field change (docs/tool-server-design.md "Diff": up to 10, 2 per pair). */
 export interface SampleChange {
   key: string;
   field: string;
@@ -120,7 +119,7 @@ function detValue(v: unknown): string {
   return v !== null && typeof v === 'object' ? canonicalJson(v) : String(v).trim();
 }
 
-/** Match keys of a file's rows (tool-server.md §2.2 "Match key per row"). */
+/** Match keys of a file's rows (docs/tool-server-design.md "Diff"). */
 function matchKeys(rows: Row[], keyPresent: boolean, keyField: string, fields: string[], fallback: boolean): Match[] {
   return rows.map((row, pos): Match => {
     if (keyPresent) {
@@ -221,7 +220,7 @@ function bump(counts: Record<string, number>, key: string): void {
 
 /**
  * What the pairing produces, built up one match key at a time in sorted key order
- * (tool-server.md §2.2 "Pairing", "For a pair", "Added rows", "Removed rows").
+ * (docs/tool-server-design.md "Diff": pairs, added and removed rows).
  */
 class DiffAccumulator {
   readonly staged: StagedChangeOut[] = [];
@@ -349,10 +348,10 @@ export function defaultSchemaPath(beforePath: string): string {
 }
 
 /**
- * Computes the diff of two tables (tool-server.md §2.2) and writes `staged_changes.jsonl` and
+ * Computes the diff of two tables (docs/tool-server-design.md "Diff") and writes `staged_changes.jsonl` and
  * `diff_details.json` next to the after file.
  * @returns summary, counts, key diagnostics, sample changes and the two paths
- * @throws DiffError when rows cannot be matched (see tool-server.md §2.2 "Errors"); TableFormatError for unreadable files
+ * @throws DiffError when rows cannot be matched (see docs/tool-server-design.md "Diff"); TableFormatError for unreadable files
  */
 export async function computeDiff(input: DiffInput): Promise<DiffResult> {
   return diffTables(await loadTable(input.before_path), await loadTable(input.after_path), input);
@@ -372,8 +371,8 @@ export async function computeDiffKeeping(input: DiffInput): Promise<{ result: Di
 
 /**
  * {@link computeDiff} over tables already read (the bench calls it directly). Its length is the
- * spec's sequence (match keys, errors, grouping, pairing, summary, diagnostics, files), kept in one
- * place so it can be read against tool-server.md §2.2 top to bottom.
+ * documented sequence (match keys, errors, grouping, pairing, summary, diagnostics, files), kept in one
+ * place so it can be read against docs/tool-server-design.md "Diff" top to bottom.
  */
 export function diffTables(beforeRaw: Table, afterRaw: Table, input: DiffInput, keep?: { staged: StagedChangeOut[] }): DiffResult {
   const kinds = columnKinds(beforeRaw, input.schema_path ?? defaultSchemaPath(input.before_path));

@@ -1,5 +1,5 @@
 /**
- * The login helper (issue 21 "Shape"; interface-spec.md "Authentication" 4): `npm run mcp -- login`
+ * The login helper (docs/mcp.md "Configuration"): `npm run mcp -- login`
  * opens the dashboard's sign-in (`/dashboard/cli-login`), where the person signs in and allows the
  * tool server; the dashboard then redirects the browser to a one-time callback on 127.0.0.1 with a
  * new credential and the `state` this run chose (the OAuth loopback-redirect pattern, RFC 8252 §7.3).

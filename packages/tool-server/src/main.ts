@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Entry point of the tool server (issue 21 "Shape"), the package's bin `catalog-mcp` (`npm run mcp`
+ * Entry point of the tool server, the package's bin `catalog-mcp` (`npm run mcp`
  * in the service's checkout): no argument serves MCP over stdio (what agent hosts launch);
  * `--http PORT` serves the streamable HTTP transport on 127.0.0.1:PORT at `/mcp`; `login` runs the
  * login helper; `--help` prints the usage. This file is the only one of the package that reads

@@ -1,10 +1,10 @@
 /**
- * `service_map_to_catalog_schema` (tool-server.md §2.5, the G1 `910ea24` request): the catalog's
+ * `service_map_to_catalog_schema` (docs/tool-server-design.md "Map to catalog schema", the baseline release's request): the catalog's
  * schema becomes the `output_schema` of `POST /public/enrich`, so source rows come back shaped as
  * catalog items. The response (an EnrichResponse) is passed through.
  */
 
-/** One output-schema field (interface-spec.md "Output-schema field"). */
+/** One output-schema field (docs/api-enrichment.md "Enrichment jobs"). */
 export interface OutputField {
   name: string;
   type: string;
@@ -17,7 +17,7 @@ export interface OutputField {
   sample_values?: string[];
 }
 
-/** G1's fixed block of schema-safe mapping rules appended to the prompt (tool-server.md §2.5). */
+/** The baseline release's fixed block of schema-safe mapping rules appended to the prompt (docs/tool-server-design.md "Map to catalog schema"). */
 export const MAPPING_RULES = [
   'Schema-safe mapping rules:',
   '- Map each source field to the target field with the same meaning; never invent values.',
@@ -26,10 +26,10 @@ export const MAPPING_RULES = [
   '- Prefer null over uncertain mappings.',
 ].join('\n');
 
-/** The default prompt (tool-server.md §2.5, G1). */
+/** The default prompt (docs/tool-server-design.md "Map to catalog schema"). */
 export const DEFAULT_MAPPING_PROMPT = 'Map source fields to target catalog schema. Prefer null over uncertain mappings.';
 
-/** The first non-"null" member of a JSON Schema type, stripped; "string" otherwise (tool-server.md §2.5 G1 `type`). */
+/** The first non-"null" member of a JSON Schema type, stripped; "string" otherwise (docs/tool-server-design.md "Map to catalog schema" `type`). */
 function fieldType(t: unknown): string {
   if (typeof t === 'string' && t.trim()) return t.trim();
   if (Array.isArray(t)) {
@@ -40,8 +40,7 @@ function fieldType(t: unknown): string {
 }
 
 /**
- * The output schema of a catalog schema definition, fields in `properties` order (tool-server.md
- * §2.5 G1: type, description with scope/category/source metadata, required, enum, array element
+ * The output schema of a catalog schema definition, fields in `properties` order (docs/tool-server-design.md "Map to catalog schema": type, description with scope/category/source metadata, required, enum, array element
  * type and enum, unit, up to 8 sample values). Object-typed fields map as strings (the enrich
  * output schema has no object type).
  */

@@ -1,8 +1,8 @@
 /**
- * Offset pagination of a full pull (tool-server.md §2.1 steps 4–5), with issue 21's guards added:
+ * Offset pagination of a full pull (docs/tool-server-design.md "Pull"), with guards added:
  * a short page is filled by re-pulling the rows it missed, and the result is verified against the
  * server's `total` (count and unique ids) instead of being returned short (the "offset ignored"
- * trap of §2.1 step 6, which upstream returns silently).
+ * trap of docs/tool-server-design.md "Pull", which upstream returns silently).
  */
 
 /** One row of a list endpoint; only `id` is read here. */
@@ -37,7 +37,7 @@ export class IncompletePullError extends Error {
   }
 }
 
-/** `total` of a response as an integer, or null (tool-server.md §2.1 step 4.2). */
+/** `total` of a response as an integer, or null (docs/tool-server-design.md "Pull"). */
 export function parseTotal(v: unknown): number | null {
   const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
   return Number.isInteger(n) && n >= 0 ? n : null;
@@ -67,7 +67,7 @@ export async function pool<R>(tasks: Array<() => Promise<R>>, limit: number): Pr
 }
 
 /**
- * Sequential pagination (tool-server.md §2.1 step 5): from offset 0 by `size`; stops on an empty
+ * Sequential pagination (docs/tool-server-design.md "Pull"): from offset 0 by `size`; stops on an empty
  * page, a page whose first id was already a first id (offset ignored), `expectedTotal` (or the
  * page's `total`) reached, or a page shorter than asked.
  */
@@ -100,7 +100,7 @@ export async function pullSequential<T extends PageItem>(
 
 /**
  * Fills page `items` fetched at `offset` up to `want` rows by re-pulling from where it stopped
- * (issue 21: "fills a short page by re-pulling"); at most 3 re-pulls, each must make progress.
+ * ("fills a short page by re-pulling"); at most 3 re-pulls, each must make progress.
  */
 async function fillShortPage<T extends PageItem>(fetchPage: FetchPage<T>, items: T[], offset: number, want: number, stats: PaginationStats): Promise<T[]> {
   const out = [...items];
@@ -115,7 +115,7 @@ async function fillShortPage<T extends PageItem>(fetchPage: FetchPage<T>, items:
 }
 
 /**
- * Parallel pagination (tool-server.md §2.1 step 4) of one endpoint and page size: page 1, then
+ * Parallel pagination (docs/tool-server-design.md "Pull") of one endpoint and page size: page 1, then
  * the other offsets with at most `concurrency` in flight; falls back to sequential pagination when
  * `total` is missing, a page fails, or the server ignores `offset`; fills short pages; returns
  * exactly `total` rows.
@@ -165,7 +165,7 @@ export async function pullParallel<T extends PageItem>(fetchPage: FetchPage<T>, 
 
 /**
  * Verifies a full pull against the `total` the server reported: exactly `total` rows with
- * distinct ids (interface-spec.md "Errors": a snapshot with fewer rows than expected is checked
+ * distinct ids (docs/api-reference.md "Errors": a snapshot with fewer rows than expected is checked
  * against `total`).
  * @throws IncompletePullError naming the counts
  */

@@ -1,5 +1,5 @@
 /**
- * `execution_catalog_snapshot_pull` (tool-server.md §2.1; issue 21): every row of a catalog through
+ * `execution_catalog_snapshot_pull` (docs/tool-server-design.md "Pull"): every row of a catalog through
  * `raw-items` (the public `/items` as fallback), flattened to snapshot rows and written as JSON
  * Lines and CSV with the schema, the taxonomy and a manifest (counts and hashes) beside them.
  */
@@ -11,7 +11,7 @@ import { FetchPage, Page, PaginationStats, parseTotal, pullParallel, verifyPull 
 import { writeCsv, writeJsonl, writeParquet, columnsOf } from './table';
 import { canonicalJson, pythonJson, Row, sha256Hex, SYSTEM_COLUMNS } from './values';
 
-/** A raw row (decisions.md G12) or an `/items` entry (G6) as the pull reads it. */
+/** A raw row (docs/api-reference.md "Raw items") or an `/items` entry (docs/api-reference.md "Items") as the pull reads it. */
 export interface PulledItem {
   id?: unknown;
   entity_type?: unknown;
@@ -21,7 +21,7 @@ export interface PulledItem {
   metadata?: { version?: unknown };
 }
 
-/** Inputs of the pull (tool-server.md §2.1 "Inputs"). */
+/** Inputs of the pull (docs/tool-server-design.md "Pull"). */
 export interface PullInput {
   catalog_id: string;
   /** Directory for the files, inside the workspace (default `./snapshots`). */
@@ -36,12 +36,12 @@ export interface PullInput {
   max_concurrency: number;
   /** Try raw-items first (default true); false pulls `/items` only. */
   prefer_raw: boolean;
-  /** HEAD's cache: reuse the files when the manifest's cache key matches (default false here, see the tool description). */
+  /** The later release's cache: reuse the files when the manifest's cache key matches (default false here, see the tool description). */
   use_cache: boolean;
   organization_id?: string | null;
 }
 
-/** What the pull returns (tool-server.md §2.1 step 10, G1 and HEAD fields, plus the other files written). */
+/** What the pull returns (docs/tool-server-design.md "Pull" and the later release's fields, plus the other files written). */
 export interface PullOutput {
   catalog_id: string;
   snapshot_path: string;
@@ -64,11 +64,11 @@ export interface PullOutput {
   timings_ms: { fetch: number; write: number };
 }
 
-/** Attempts per page (issue 21: retries on 5xx/408/429 and network errors). */
+/** Attempts per page (retries on 5xx/408/429 and network errors). */
 const PAGE_ATTEMPTS = 4;
 
 /**
- * A snapshot row (tool-server.md §2.1 step 7): the system columns (`""` when missing), then every
+ * A snapshot row (docs/tool-server-design.md "Pull"): the system columns (`""` when missing), then every
  * data key; dict/list values JSON-encoded with Python's separators when `flatten` (CSV), kept as
  * values otherwise (JSON Lines keeps types). A data key named like a system column overwrites it.
  */
@@ -85,7 +85,7 @@ export function flattenItem(item: PulledItem, flatten: boolean): Row {
 }
 
 /**
- * sha256 hex of the canonical JSON of the flattened rows (tool-server.md §2.1 step 9: sorted keys,
+ * sha256 hex of the canonical JSON of the flattened rows (docs/tool-server-design.md "Pull": sorted keys,
  * separators `,`/`:`), computed from the typed rows: a dict or list cell enters as the JSON string
  * the flattening makes of it (Python separators), so the hash is the one of the CSV's rows. Hashed
  * row by row; the sorted key order is reused while consecutive rows have the same keys.
@@ -140,7 +140,7 @@ function pageFetcher(
   };
 }
 
-/** Page sizes to try (tool-server.md §2.1 step 3): `[size, 400 if size>400, 200 if size>200]`, de-duplicated. */
+/** Page sizes to try (docs/tool-server-design.md "Pull"): `[size, 400 if size>400, 200 if size>200]`, de-duplicated. */
 export function pageSizes(size: number): number[] {
   return [...new Set([size, ...(size > 400 ? [400] : []), ...(size > 200 ? [200] : [])])];
 }
@@ -269,7 +269,7 @@ function snapshotFiles(
 /** Where a pull writes its files (`catalog_<id>.*` in the output folder). */
 type SnapshotPaths = Record<'jsonl' | 'csv' | 'parquet' | 'schema' | 'taxonomy' | 'manifest', string>;
 
-/** HEAD's cache (tool-server.md §2.1 step 1): the manifest, snapshot and schema exist and the cache key and paths match. */
+/** The later release's cache (docs/tool-server-design.md "Pull"): the manifest, snapshot and schema exist and the cache key and paths match. */
 function readCache(paths: SnapshotPaths, cacheKey: Record<string, unknown>): PullOutput | null {
   let m: Record<string, unknown>;
   try {

@@ -1,5 +1,5 @@
 /**
- * The companion tool server (issue 21): an `McpServer` of the official SDK with the `catalog_*`,
+ * The companion tool server: an `McpServer` of the official SDK with the `catalog_*`,
  * `execution_*` and `service_*` tools, bound to one API client and configuration.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -12,7 +12,7 @@ import { registerServiceTools } from './tools/service';
 /** Name and version the server announces at initialization. */
 export const SERVER_INFO = { name: 'catalog-enrichment-tools', version: '0.1.0' } as const;
 
-/** How the server introduces itself to the agent: the update pattern of interface-spec.md "A companion tool server". */
+/** How the server introduces itself to the agent: the update pattern of docs/tool-server-design.md "How the local tools behave". */
 export const INSTRUCTIONS = [
   'Tools for a catalog enrichment service. Recommended update pattern:',
   '1. execution_catalog_snapshot_pull (full snapshot), 2. transform the JSONL/CSV locally,',

@@ -1,9 +1,9 @@
 /**
- * Staging (tool-server.md §2.4): `catalog_activity_create_transform` (one review activity from
+ * Staging (docs/tool-server-design.md "Staging"): `catalog_activity_create_transform` (one review activity from
  * staged changes: shell → appends in batches → pending-review) and `execution_catalog_stage_dataset`
  * on top of it (diff → validate → refuse on errors → create transform). Appends carry a `batch_key`
- * (decisions.md §5 "Append is idempotent"), so a retried batch is never appended twice. The tool
- * server never approves or applies (interface-spec.md, "A companion tool server").
+ * (docs/api-review.md "Appending staged changes"), so a retried batch is never appended twice. The tool
+ * server never approves or applies (docs/tool-server-design.md "How the local tools behave").
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,7 +14,7 @@ import { validateBundle, ValidationReport, ValidationRules } from './validate';
 import { guardPath } from './workspace';
 import { sha256Hex } from './values';
 
-/** Staging knobs (issue 21 "Shape": `CATALOG_MCP_STAGE_BATCH_SIZE`, `CATALOG_MCP_STAGE_RETRIES`). */
+/** Staging knobs (`CATALOG_MCP_STAGE_BATCH_SIZE`, `CATALOG_MCP_STAGE_RETRIES`). */
 export interface StageSettings {
   batchSize: number;
   retries: number;
@@ -23,7 +23,7 @@ export interface StageSettings {
   workspace: string;
 }
 
-/** Inputs of create_transform (interface-spec.md custom-transform body, tool-server.md §2.4). */
+/** Inputs of create_transform (docs/tool-server-design.md "How the local tools behave" custom-transform body, docs/tool-server-design.md "Staging"). */
 export interface CreateTransformInput {
   catalog_id: string;
   activity_message: string;
@@ -46,13 +46,12 @@ export interface CreateTransformInput {
   organization_id?: string | null;
   /**
    * Set only by stage_dataset, which has just validated these very changes with the dataset files:
-   * the changes are not validated a second time (upstream fetches and checks twice, tool-server.md
-   * §2.4 create_transform step 1; the result is the same, and at 100,000 changes it costs seconds).
+   * the changes are not validated a second time (upstream fetches and checks twice, docs/tool-server-design.md "Staging"; the result is the same, and at 100,000 changes it costs seconds).
    */
   prevalidated?: ValidationReport;
 }
 
-/** The finalize answer (tool-server.md §2.4 step 5 and §2.8). */
+/** The finalize answer (docs/tool-server-design.md "Staging" and docs/tool-server-design.md "Conformance"). */
 export interface StageOutput {
   activity_id: string | null;
   status: string;
@@ -62,7 +61,7 @@ export interface StageOutput {
   validation: { valid: boolean; errors: number; warnings: number };
 }
 
-/** Staging refused because validation found errors (tool-server.md §2.4 stage_dataset step 3). */
+/** Staging refused because validation found errors (docs/tool-server-design.md "Staging"). */
 export class ValidationFailedError extends Error {
   constructor(readonly report: ValidationReport) {
     super(
@@ -81,7 +80,7 @@ function retryable(err: unknown): boolean {
 }
 
 /**
- * Runs `fn` up to `attempts` times with backoff min(0.4·2^attempt, 2) s (tool-server.md §2.4 step 3),
+ * Runs `fn` up to `attempts` times with backoff min(0.4·2^attempt, 2) s (docs/tool-server-design.md "Staging"),
  * retrying only failures that may pass when repeated (a 4xx other than 408/429 will not).
  * @throws the last failure
  */
@@ -105,7 +104,7 @@ function reportForMetadata(r: ValidationReport): Record<string, unknown> {
 }
 
 /**
- * HEAD's `input_data` of the shell (tool-server.md §2.4 create_transform step 2): the description,
+ * The later release's `input_data` of the shell (docs/tool-server-design.md "Staging"): the description,
  * the schema and taxonomy changes when given, and `activity_context` merging the caller's context,
  * `attachments`, `session_context` and `base_snapshot_id` (absent when all are).
  */
@@ -125,7 +124,7 @@ export function inputData(input: CreateTransformInput): Record<string, unknown> 
 }
 
 /**
- * create_transform (tool-server.md §2.4): validates the changes (refusing on errors), POSTs the
+ * create_transform (docs/tool-server-design.md "Staging"): validates the changes (refusing on errors), POSTs the
  * activity shell, appends the changes in batches of `settings.batchSize` (each with its own
  * `batch_key`, up to `settings.retries` attempts), then finalizes with pending-review.
  * @returns the activity id, status, staged count and review URL
@@ -208,7 +207,7 @@ export async function createTransform(api: ApiClient, settings: StageSettings, i
   };
 }
 
-/** Inputs of stage_dataset: the diff's, plus the message, rules and `validate_only` (tool-server.md §2.4). */
+/** Inputs of stage_dataset: the diff's, plus the message, rules and `validate_only` (docs/tool-server-design.md "Staging"). */
 export interface StageDatasetInput extends Omit<DiffInput, 'before_path' | 'after_path'> {
   catalog_id: string;
   before_path: string;
@@ -230,7 +229,7 @@ export interface StageDatasetOutput extends StageOutput {
 }
 
 /**
- * stage_dataset (tool-server.md §2.4): diff → validate (dataset files, staged file, diff summary)
+ * stage_dataset (docs/tool-server-design.md "Staging"): diff → validate (dataset files, staged file, diff summary)
  * → refuse on errors → (unless `validate_only`) create_transform with the manifest of the before
  * file as `activity_context.source_snapshot`.
  * @throws ValidationFailedError ("Bundle validation failed: …"); DiffError; ApiError
@@ -284,7 +283,7 @@ export async function stageDataset(api: ApiClient, settings: StageSettings, inpu
   return { ...out, ...summary };
 }
 
-/** HEAD's `activity_context.source_snapshot` (tool-server.md §2.4 stage_dataset step 4): the before file's manifest, or just its path. */
+/** The later release's `activity_context.source_snapshot` (docs/tool-server-design.md "Staging"): the before file's manifest, or just its path. */
 function sourceSnapshot(beforeAbs: string): Record<string, unknown> {
   const dir = path.dirname(beforeAbs);
   const stem = path.basename(beforeAbs, path.extname(beforeAbs));

@@ -1,6 +1,5 @@
 /**
- * Reading and writing the tool server's local tables (tool-server.md §2.1 step 8 and §2.2
- * "Inputs"): JSON Lines (one object per line, typed values), CSV (header row, no index; dict and
+ * Reading and writing the tool server's local tables (docs/tool-server-design.md "Pull" and docs/tool-server-design.md "Diff"): JSON Lines (one object per line, typed values), CSV (header row, no index; dict and
  * list cells JSON-encoded; an empty cell reads as null, as pandas reads it), JSON (an array of
  * objects, or one object) and Parquet (hyparquet and hyparquet-writer, maintained pure-JavaScript
  * reader and writer; the reader is asynchronous, hence {@link loadTable}).
@@ -49,7 +48,7 @@ function withColumns(row: Row, columns: readonly string[]): Row {
   return out;
 }
 
-/** `row` without its null cells (tool-server.md §2.2: "a row becomes a dict with its null cells dropped"). */
+/** `row` without its null cells (docs/tool-server-design.md "Diff": "a row becomes a dict with its null cells dropped"). */
 function dropNulls(row: Row): Row {
   let any = false;
   for (const k in row) if (isNull(row[k])) any = true;
@@ -117,7 +116,7 @@ export function readTable(file: string): Table {
       }
       if (!v || typeof v !== 'object' || Array.isArray(v)) throw new TableFormatError(`${path.basename(file)} line ${n} is not a JSON object`);
       // Columns are the keys as written, null cells included: a pulled snapshot carries every
-      // schema field, also one no row has a value for (issue 30 §1).
+      // schema field, also one no row has a value for.
       for (const k in v as Row) {
         if (seen.has(k)) continue;
         seen.add(k);
@@ -206,7 +205,7 @@ export function parseCsv(text: string): string[][] {
   return records;
 }
 
-/** Reads JSON Lines of arbitrary objects (staged changes), or a `.json` array / single object (tool-server.md §2.3 step 2). */
+/** Reads JSON Lines of arbitrary objects (staged changes), or a `.json` array / single object (docs/tool-server-design.md "Validate"). */
 export function readObjects(file: string): unknown[] {
   const ext = path.extname(file).toLowerCase();
   const text = fs.readFileSync(file, 'utf8');
@@ -242,7 +241,7 @@ export function writeJsonl(file: string, rows: readonly unknown[], columns?: rea
   }
 }
 
-/** A cell as CSV text: null → empty, dict/list → JSON with Python's separators (tool-server.md §2.1 step 7). */
+/** A cell as CSV text: null → empty, dict/list → JSON with Python's separators (docs/tool-server-design.md "Pull"). */
 export function csvCell(v: unknown): string {
   if (isNull(v)) return '';
   if (typeof v === 'object') return pythonJson(v);
@@ -255,7 +254,7 @@ export function csvField(text: string): string {
 }
 
 /**
- * Writes rows as CSV with a header of `columns`, no index column (tool-server.md §2.1 step 8).
+ * Writes rows as CSV with a header of `columns`, no index column (docs/tool-server-design.md "Pull").
  * RFC 4180 quoting is done here rather than by csv-stringify, which took 2.6 s of a 100,000-row
  * pull's 10 s budget on 2 busy cores (the service's bench/mcp-pull.ts); test/table.test.ts checks the
  * output is byte-identical to csv-stringify's.
@@ -283,7 +282,7 @@ export function writeCsv(file: string, rows: readonly Row[], columns: readonly s
 /**
  * Writes rows as Parquet with `columns` in order. A column whose values are all numbers is DOUBLE,
  * all booleans BOOLEAN; any other column is STRING with cells as the CSV writes them (dict/list
- * cells JSON-encoded, tool-server.md §2.1 step 7); null cells are nulls.
+ * cells JSON-encoded, docs/tool-server-design.md "Pull"); null cells are nulls.
  */
 export function writeParquet(file: string, rows: readonly Row[], columns: readonly string[]): void {
   const columnData = columns.map((name) => {

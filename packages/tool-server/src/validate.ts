@@ -1,6 +1,6 @@
 /**
- * `execution_bundle_validate` (tool-server.md §2.3, G1 order of checks with HEAD's product/variant
- * check; issue 21: "the staged changes against the catalog schema (Ajv, as the service validates),
+ * `execution_bundle_validate` (docs/tool-server-design.md "Validate" order of checks with the later release's product/variant
+ * check: "the staged changes against the catalog schema (Ajv, as the service validates),
  * required fields, enum values, product/variant structure; a report with every error").
  */
 import fs from 'node:fs';
@@ -12,7 +12,7 @@ import { guardPath, UnsafePathError } from './workspace';
 import { loadTable, readObjects, Table } from './table';
 import { coerceCell, isNull, isSystemColumn, kindsFromSchema, normKey, Row, sha256Hex } from './values';
 
-/** One finding (tool-server.md §2.3 "Output"), with where it is when it concerns one change. */
+/** One finding (docs/tool-server-design.md "Validate"), with where it is when it concerns one change. */
 export interface Issue {
   code: string;
   message: string;
@@ -21,7 +21,7 @@ export interface Issue {
   field?: string;
 }
 
-/** Rules of the validation (tool-server.md §2.3 "Inputs": G1 defaults). */
+/** Rules of the validation (docs/tool-server-design.md "Validate": the baseline release's defaults). */
 export interface ValidationRules {
   allow_row_deletes: boolean;
   max_change_ratio_warning: number;
@@ -44,7 +44,7 @@ export interface ValidateInput {
   loaded?: { before?: Table; after?: Table; staged?: unknown[] };
 }
 
-/** The report (tool-server.md §2.3 "Output"). */
+/** The report (docs/tool-server-design.md "Validate"). */
 export interface ValidationReport {
   valid: boolean;
   errors: Issue[];
@@ -52,7 +52,7 @@ export interface ValidationReport {
   computed: Record<string, unknown>;
 }
 
-/** The catalog schema as `GET …/schema` answers it (decisions.md §2). */
+/** The catalog schema as `GET …/schema` answers it (docs/api-reference.md "Schema versions"). */
 interface SchemaDoc {
   version?: string;
   schema_definition?: { properties?: Record<string, unknown>; required?: string[]; additionalProperties?: unknown };
@@ -78,7 +78,7 @@ function ajvCode(e: ErrorObject): string {
   return 'SCHEMA_VIOLATION';
 }
 
-/** A change classified (tool-server.md §2.3 step 5). */
+/** A change classified (docs/tool-server-design.md "Validate"). */
 type Kind = 'added' | 'removed' | 'modified';
 
 /** The classification of a staged change: added when new or without id, removed when its after_data is empty, else modified. */
@@ -89,7 +89,7 @@ export function classify(c: Row): Kind {
   return 'modified';
 }
 
-/** A file check (tool-server.md §2.3 step 1): guard, readability, extension. */
+/** A file check (docs/tool-server-design.md "Validate"): guard, readability, extension. */
 function checkFile(root: string, p: string, allowed: string[], what: string, errors: Issue[]): string | null {
   let abs: string;
   try {
@@ -110,7 +110,7 @@ function checkFile(root: string, p: string, allowed: string[], what: string, err
   return abs;
 }
 
-/** Key diagnostics of a dataset (tool-server.md §2.3 step 4). */
+/** Key diagnostics of a dataset (docs/tool-server-design.md "Validate"). */
 function datasetKeys(t: Table, which: string, errors: Issue[], warnings: Issue[]): Record<string, number> {
   const seen = new Set<string>();
   const dups = new Set<string>();
@@ -132,9 +132,9 @@ function datasetKeys(t: Table, which: string, errors: Issue[], warnings: Issue[]
 }
 
 /**
- * Validates a bundle (tool-server.md §2.3, checks in its order; "return early" = valid false at
+ * Validates a bundle (docs/tool-server-design.md "Validate", checks in its order; "return early" = valid false at
  * once). Paths are resolved inside `root` (the workspace). Longer than the house limit on purpose:
- * it reads as the spec's numbered steps, one block each, in the spec's order.
+ * it reads as the numbered checks of docs/tool-server-design.md "Validate", one block each, in that order.
  * @returns the report; never throws for bad input (it becomes an issue), only for programming errors
  */
 export async function validateBundle(api: ApiClient, root: string, input: ValidateInput): Promise<ValidationReport> {
@@ -245,7 +245,7 @@ export async function validateBundle(api: ApiClient, root: string, input: Valida
 }
 
 /**
- * Steps 7–10 of tool-server.md §2.3 against the catalog's current schema (columns, required fields,
+ * Steps 7–10 of docs/tool-server-design.md "Validate" against the catalog's current schema (columns, required fields,
  * Ajv over each change as the service would store it, product/variant references). One block per
  * step, like {@link validateBundle}, hence its length.
  */
@@ -326,7 +326,7 @@ async function checkAgainstCatalog(
   }
   computed.schema_errors = schemaErrors;
 
-  // 10. Product/variant structure (HEAD), when the catalog groups variants under products.
+  // 10. Product/variant structure (the later release), when the catalog groups variants under products.
   if (catalog.variant_mode === 'product_grouped') {
     const field = catalog.product_id_field || 'product_id';
     const products = new Set<string>();

@@ -1,6 +1,6 @@
 /**
- * Value normalisation shared by the pull, the diff and the validator (tool-server.md §2.1 step 7
- * and §2.2 "Value normalisation"; issue 21: values are compared by type, so `"1.0"` vs `1` and an
+ * Value normalisation shared by the pull, the diff and the validator (docs/tool-server-design.md "Pull"
+ * and docs/tool-server-design.md "Diff": values are compared by type, so `"1.0"` vs `1` and an
  * array vs its JSON string never show as changes).
  */
 import { createHash } from 'node:crypto';
@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 /** A flat table row: column → value (values of JSON files keep their types; CSV cells are strings). */
 export type Row = Record<string, unknown>;
 
-/** The four snapshot-row system columns (tool-server.md §2.1 step 7). */
+/** The four snapshot-row system columns (docs/tool-server-design.md "Pull"). */
 export const SYSTEM_COLUMNS = ['__catalog_item_id', '__entity_type', '__parent_id', '__current_version'] as const;
 
 const SYSTEM = new Set<string>(SYSTEM_COLUMNS);
@@ -18,14 +18,14 @@ export function isSystemColumn(column: string): boolean {
   return column.charCodeAt(0) === 95 && column.charCodeAt(1) === 95 && SYSTEM.has(column);
 }
 
-/** Null, undefined and NaN all count as null (tool-server.md §2.2). */
+/** Null, undefined and NaN all count as null (docs/tool-server-design.md "Diff"). */
 export function isNull(v: unknown): boolean {
   return v === null || v === undefined || (typeof v === 'number' && Number.isNaN(v));
 }
 
 /**
  * A key value as a match key: `String(v).trim()`, null when that is empty or "nan" in any case
- * (tool-server.md §2.2).
+ * (docs/tool-server-design.md "Diff").
  */
 export function normKey(v: unknown): string | null {
   if (isNull(v)) return null;
@@ -35,7 +35,7 @@ export function normKey(v: unknown): string | null {
 
 /**
  * JSON text with Python's default separators (`", "` and `": "`), as the pull's flattening writes
- * dict and list cells (tool-server.md §2.1 step 7), e.g. `["a", "b"]`.
+ * dict and list cells (docs/tool-server-design.md "Pull"), e.g. `["a", "b"]`.
  */
 export function pythonJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(pythonJson).join(', ')}]`;
@@ -50,7 +50,7 @@ export function pythonJson(v: unknown): string {
 
 /**
  * Canonical JSON: object keys sorted at every level, no whitespace, values JSON cannot hold
- * (undefined, functions, bigint) stringified (tool-server.md §2.1 step 9: sorted keys, separators
+ * (undefined, functions, bigint) stringified (docs/tool-server-design.md "Pull": sorted keys, separators
  * `,`/`:`, non-JSON values stringified). NaN and infinities become null as in JSON.
  */
 export function canonicalJson(v: unknown): string {
@@ -115,8 +115,7 @@ function comparable(v: unknown): { kind: 'number'; n: number } | { kind: 'bool';
 }
 
 /**
- * Whether two cell values differ (tool-server.md §2.2 `differs`, with issue 21's typed
- * comparison): two nulls are equal, exactly one null differs; otherwise both are reduced to a
+ * Whether two cell values differ (docs/tool-server-design.md "Diff", compared by type): two nulls are equal, exactly one null differs; otherwise both are reduced to a
  * number, a boolean, canonical JSON or text (numeric strings count as numbers, "true"/"false"
  * as booleans, JSON strings of arrays/objects as those) and compared; numbers compare as floats
  * (1 = 1.0 = "1.0"); a number never equals a non-numeric text.

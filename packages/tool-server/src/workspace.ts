@@ -1,12 +1,12 @@
 /**
- * The workspace guard (tool-server.md §2, first paragraph): every file path a tool reads or
+ * The workspace guard (docs/tool-server-design.md "How the local tools behave", first paragraph): every file path a tool reads or
  * writes is resolved against the workspace root (`~` expanded) and must stay inside it.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-/** A path outside the workspace root, or one that is not what the tool needs (tool-server.md §2: `UnsafePathError`). */
+/** A path outside the workspace root, or one that is not what the tool needs (docs/tool-server-design.md "How the local tools behave": `UnsafePathError`). */
 export class UnsafePathError extends Error {
   constructor(message: string) {
     super(message);

@@ -1,5 +1,5 @@
 /**
- * The tool server's local diff (tool-server.md §2.2, G1; issue 21): the spec's worked examples,
+ * The tool server's local diff (docs/tool-server-design.md "Diff"): the upstream tool's worked examples,
  * value normalisation by type (`"1.0"` vs 1, arrays vs their JSON string, CSV cells), key
  * diagnostics (missing and duplicated keys, ignored deterministic fields) and its errors.
  */

@@ -1,5 +1,5 @@
 /**
- * `catalog-mcp --http PORT` (`npm run mcp -- --http PORT` in the service's checkout) (issue 21 "Shape"): the streamable HTTP transport on loopback, stateless,
+ * `catalog-mcp --http PORT` (`npm run mcp -- --http PORT` in the service's checkout): the streamable HTTP transport on loopback, stateless,
  * reached with the SDK's own StreamableHTTPClientTransport; other paths and methods answer JSON errors.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

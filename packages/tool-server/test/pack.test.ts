@@ -1,5 +1,5 @@
 /**
- * The tool server as a user installs it (issue 30 §1): `npm pack` of this package and of the typed
+ * The tool server as a user installs it: `npm pack` of this package and of the typed
  * client it depends on, both tarballs installed into an empty folder (from npm's cache where it can,
  * the registry otherwise), then `npx catalog-mcp` run with plain node: `--help`, and the stdio
  * server listing its tools to the SDK's client and calling the service (a stand-in on loopback)

@@ -1,5 +1,5 @@
 /**
- * The tool server's snapshot pull (tool-server.md §2.1; issue 21: bounded concurrency, retries on
+ * The tool server's snapshot pull (docs/tool-server-design.md "Pull": bounded concurrency, retries on
  * 5xx/408/429 and network errors, verification against `total`, short pages filled by re-pulling)
  * against a loopback stub of the raw-items API that misbehaves on purpose: failing requests, a cap
  * on `limit`, no `total`, short pages, an ignored `offset`, a missing raw-items route.

@@ -1,5 +1,5 @@
 /**
- * The tool server's table files (src/table.ts; tool-server.md §2.1 steps 7–8): the CSV writer
+ * The tool server's table files (src/table.ts; docs/tool-server-design.md "Pull"): the CSV writer
  * quotes as RFC 4180 and csv-stringify do (byte-identical output), and its reader agrees with csv-parse, and encodes dict/list cells with Python's JSON separators; JSON Lines round-trip
  * with nulls dropped; Parquet keeps numbers and booleans typed, encodes dict/list cells as the
  * CSV does, and a diff reads it like the other formats.

@@ -1,6 +1,6 @@
 /* global document, window, fetch, URL */
-// The dashboard's only script (issue 17): sends the review and apply requests of the activity
-// page, and the settings of the organization page (issue 28 §11), to /api with the session cookie
+// The dashboard's only script: sends the review and apply requests of the activity
+// page, and the settings of the organization page, to /api with the session cookie
 // and the CSRF token of the page, polls an apply's progress, and reloads the server-rendered page
 // when something changed. No framework, no CDN.
 (function () {

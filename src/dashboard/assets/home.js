@@ -1,5 +1,5 @@
 /* global document, fetch */
-// The home page (issue 28 §1): each catalog's completeness, loaded after the page is shown (it
+// The home page: each catalog's completeness, loaded after the page is shown (it
 // scans the catalog's items) from GET /dashboard/completeness.json, written with textContent.
 (function () {
   'use strict';

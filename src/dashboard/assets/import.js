@@ -1,5 +1,5 @@
 /* global document, window, fetch, FormData, URL */
-// The import page (issue 28 §8): reads the file's columns through POST /api/public/infer-schema,
+// The import page: reads the file's columns through POST /api/public/infer-schema,
 // proposes each column's field (the catalog field of the same name, case and punctuation aside,
 // else the column's own name), runs a dry run and then the import through
 // POST /api/public/catalogs/{id}/items/import (multipart, with the CSRF token), polls the import

@@ -1,5 +1,5 @@
 /* global document, window, fetch */
-// The jobs page (issue 28 §7): Cancel on a running enrichment job or import posts the button's
+// The jobs page: Cancel on a running enrichment job or import posts the button's
 // data-cancel-url (POST /api/public/enrich/{id}/cancel or …/items/import/{id}/cancel) with the
 // session cookie and the page's CSRF token, after a
 // confirmation that says what cancel keeps, then reloads the page. While an operation listed runs

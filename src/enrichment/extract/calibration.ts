@@ -1,5 +1,5 @@
 /**
- * Calibrated field confidence (issue 22): a value read from web pages is described by a coarse
+ * Calibrated field confidence: a value read from web pages is described by a coarse
  * cell of how it was read (method class, whether independent readings agree, the strength of
  * the best reading, whether a strong rival disagrees); the share of right values per cell,
  * counted on labelled pages, is the value's probability of being right; `high` and `medium` are
@@ -73,7 +73,7 @@ export function levelOf(cal: Calibration, cell: string): 'high' | 'medium' | 'lo
 
 /**
  * Fits a calibration from labelled outcomes `[cell, right]` (one per returned value). The
- * thresholds are the targets of issue 22 (high ≥ 0.95, medium ≥ 0.80 precision); the prior
+ * thresholds are the targets (high ≥ 0.95, medium ≥ 0.80 precision); the prior
  * weight is 10 pseudo-counts (4 let a 4-of-4 cell claim 0.96 under LOFO; see docs/evaluation.md).
  */
 export function fitCalibration(outcomes: Array<[string, boolean]>, thresholds: { high: number; medium: number } = { high: 0.95, medium: 0.8 }): Calibration {

@@ -30,8 +30,7 @@ function absoluteUrl(url: string): string | undefined {
 }
 
 /**
- * Converts a voted candidate value into the field's declared type (interface-spec.md,
- * Output-schema field): numbers from decimal strings (first number of a text for generic
+ * Converts a voted candidate value into the field's declared type (docs/api-enrichment.md "Enrichment jobs"): numbers from decimal strings (first number of a text for generic
  * fields), integers rounded, booleans from InStock/yes/true words, enum values mapped onto a
  * member (case/space-insensitive; availability also by meaning) or dropped, arrays of
  * `image_url` as absolute http(s) URLs. Returns undefined when the value does not fit.

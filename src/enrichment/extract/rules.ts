@@ -2,7 +2,7 @@
  * The switchable hand-written rules of page extraction, and the tuning an engine is built with.
  *
  * Every rule below was written while reading labelled product pages (the dev pages of the
- * evaluation), so it counts as fitted to them (issue 22): leave-one-site-family-out evaluation
+ * evaluation), so it counts as fitted to them: leave-one-site-family-out evaluation
  * (`npm run eval -- pages --cv family`, bench/eval/lofo.ts) keeps a rule for a scored family only
  * when the pages of the other families support it. Which pages motivated each rule is measured
  * by ablation, not kept here: engine code never names a labelled page, host or family.

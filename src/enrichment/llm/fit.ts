@@ -4,7 +4,7 @@ import type { JsonSchema } from './schema';
 import { callForSpeed } from './speed';
 
 /**
- * `validate_semantics` with a model (interface-spec.md: "AI checks that values fit field
+ * `validate_semantics` with a model (docs/api-enrichment.md "Enrichment jobs": "AI checks that values fit field
  * descriptions"): after extraction, one structured-output call asks whether each output value fits
  * its field's name, description, unit and allowed values. The rule checks
  * (src/enrichment/semantics: type, bounds, pattern, GS1 check digit, …) have run already; this

@@ -84,7 +84,7 @@ export function llmPassages(input: EnrichInput, docs: LlmSourceDoc[]): Passage[]
 }
 
 /**
- * The LLM step of extraction (decisions.md §4 `field_methods: llm`): one structured-output call
+ * The LLM step of extraction (docs/api-enrichment.md "Review info" `field_methods: llm`): one structured-output call
  * over the evidence passages (model and reasoning effort by `options.speed`, src/enrichment/llm/speed.ts), merged into the deterministic result by {@link mergeLlmAnswer}
  * (deterministic values kept unless contradicted; LLM-only values must be grounded; with
  * `validate_semantics`, the model's values pass the same semantic checks as deterministic

@@ -53,7 +53,7 @@ export interface MergeReport {
  *   model cites a passage AND its value appears verbatim in that passage; otherwise it is kept
  *   and the disagreement is a field issue.
  * Values from the item itself (`INPUT:` sources) are replaced only by a value the model read
- * in research (not in the item) for a field without `merge` (decisions.md §4 "Refresh and merge").
+ * in research (not in the item) for a field without `merge` (docs/api-enrichment.md "Refresh and merge").
  * With `options.validate_semantics`, a value the model would add or put in place of a
  * deterministic one first goes through the same semantic checks as deterministic values
  * (src/enrichment/semantics: GTIN check digit, price > 0, bounds, pattern, enum, …): a failing

@@ -2,7 +2,7 @@ import type { Speed } from '../types';
 import type { LlmCall, LlmConfig } from './client';
 
 /**
- * The model and reasoning effort of each speed tier (interface-spec.md `speed`: `cheap` lowest
+ * The model and reasoning effort of each speed tier (docs/enrich-options.md "Speed: model and reasoning effort": `cheap` lowest
  * cost, `fast`, `medium`, `deep` = `slow`, `ultra_slow` maximum reasoning). Models come from
  * `LlmConfig.models` (env `OPENAI_MODEL_CHEAP|FAST|DEEP`), each falling back to the next one
  * towards the default model (`cheap` → `fast` → `model`; `deep` → `model`); the effort is sent only
@@ -27,7 +27,7 @@ export function callForSpeed(config: LlmConfig, speed: Speed): LlmCall {
 }
 
 /**
- * The speed tier a judge request's `model` names (decisions.md G20: `fast|medium|high`; `high` is
+ * The speed tier a judge request's `model` names (docs/api-enrichment.md "Judging": `fast|medium|high`; `high` is
  * the deepest tier; the enrich tiers are accepted too); null for any other name (the caller then
  * uses the default tier and says so).
  */

@@ -3,7 +3,7 @@
  * Recommendation 20 common codes), spec-table values ("45 cm", "1,2 kg"), and text
  * ("5 ft 6 in", `17.3"`). Conversion is delegated to `js-quantities` (NIST/SI unit
  * definitions); this module only maps how units are written onto its unit names.
- * Used for output fields with a `unit` (interface-spec.md, Output-schema field).
+ * Used for output fields with a `unit` (docs/api-enrichment.md "Enrichment jobs").
  */
 import Qty from 'js-quantities';
 
@@ -224,7 +224,7 @@ export function labelUnit(label: string): string | null {
 }
 
 /**
- * Reads a value of a number field with a unit (interface-spec.md, Output-schema `unit`):
+ * Reads a value of a number field with a unit (docs/api-enrichment.md "Enrichment jobs", Output-schema `unit`):
  * the first quantity of a compatible kind in `value`, converted to `target`. A bare number is
  * accepted only when `impliedUnit` (from the source's label or a QuantitativeValue unitCode)
  * is given and compatible; otherwise a unitless number is refused, because its unit is unknown.

@@ -1,5 +1,5 @@
 /**
- * The facts of a page that a research index needs (issue 27 §2, src/services/research-archives):
+ * The facts of a page that a research index needs (src/services/research-archives):
  * title, meta description, OpenGraph, the JSON-LD/microdata products (names, brands, SKU, GTIN,
  * MPN, descriptions) and the visible text. Read in one streaming pass of htmlparser2's tokenizer
  * (the parser cheerio itself runs here), with no DOM: building and querying a DOM was most of the

@@ -25,7 +25,7 @@ export function isChallengePage(body: Buffer, headers: Record<string, string | s
 }
 
 /**
- * The outcome of an HTTP answer (issue 27 §4): 2xx with a readable type `ok` (`blocked` when it
+ * The outcome of an HTTP answer: 2xx with a readable type `ok` (`blocked` when it
  * is a challenge page), 2xx of another type `unsupported_type`; 401/403/407/451 and challenge
  * pages `blocked`; 404/410 and other 4xx `not_found`; 5xx and 429 `server_error` (when not
  * rescheduled through Retry-After).

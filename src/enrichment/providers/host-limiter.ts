@@ -39,7 +39,7 @@ const START_MARGIN_MS = 5;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Politeness per host shared by all workers (issue 27 §4), in PostgreSQL (migration
+ * Politeness per host shared by all workers, in PostgreSQL (migration
  * 20261127080000_live_fetch):
  * - concurrency: `perHost` leased slots per host in `fetch_host_slots`; a slot is taken with one
  *   `INSERT … ON CONFLICT DO UPDATE … WHERE lease_until < now()` and freed by deleting it;

@@ -37,7 +37,7 @@ export async function loadCached(knex: Knex, url: string): Promise<CachedRespons
 
 /**
  * Whether a stored response is reused without asking the server: it was fetched or confirmed
- * within `maxAgeS` (FETCH_MAX_AGE_S, the service's freshness for research pages, issue 27 §4);
+ * within `maxAgeS` (FETCH_MAX_AGE_S, the service's freshness for research pages);
  * an older one is revalidated with the headers of `policy.revalidationHeaders`.
  */
 export function reusable(cached: CachedResponse, maxAgeS: number, now = Date.now()): boolean {

@@ -146,7 +146,7 @@ function fromCache(url: string, cached: CachedResponse, cache: FetchedPage['cach
 
 /**
  * The live {@link Fetcher} over HTTP(S) with undici, polite and cached through PostgreSQL
- * (issue 27 §4; docs/research.md, "The live web"):
+ * (docs/research.md, "The live web"):
  * - every hop's URL must be http(s) and resolve only to public addresses (address-policy.ts)
  *   unless `allowPrivate`; redirects are followed hop by hop up to `maxRedirects`;
  * - robots.txt (RFC 9309, robots.ts) is read per origin before any other request to it and

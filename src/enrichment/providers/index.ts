@@ -23,7 +23,7 @@ export interface ResearchSource {
  * Several sources as one: search asks each and interleaves their lists by rank (first of each,
  * then second of each, …; a URL once), fetch asks each in order until one has the page (status
  * other than 404). A source whose search fails (a live search API that is down) leaves the others'
- * results standing, so archives are still researched without the network (issue 27 §6), and is
+ * results standing, so archives are still researched without the network, and is
  * told to `options.onSourceError`; the search throws only when every source failed (the first error). One source is returned as it is.
  */
 export function combineSources(sources: ResearchSource[]): ResearchSource {

@@ -1,5 +1,5 @@
 /**
- * Signs that static HTML already carries product data (issue 27 §5): a JSON-LD `Product`
+ * Signs that static HTML already carries product data: a JSON-LD `Product`
  * (also inside `@graph` or a type list), a schema.org/Product microdata item, product meta tags
  * (OpenGraph `og:type=product`, `product:price:amount`), or embedded app state a shop renders
  * from (`__NEXT_DATA__`, `__NUXT__`, `window.__INITIAL_STATE__` / `__PRELOADED_STATE__`,

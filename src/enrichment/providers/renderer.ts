@@ -25,7 +25,7 @@ export interface RenderedPage {
   rendered_at: string;
 }
 
-/** Launch flags (issue 27 §5): no sandbox (containers), no GPU, no first-run, no background traffic, no updates, no sync. */
+/** Launch flags: no sandbox (containers), no GPU, no first-run, no background traffic, no updates, no sync. */
 export const CHROMIUM_FLAGS = [
   '--no-sandbox',
   '--disable-gpu',
@@ -64,7 +64,7 @@ export function chromiumAvailable(chromiumPath: string): boolean {
 }
 
 /**
- * Headless Chromium driven by playwright-core (issue 27 §5): a persistent context on a fresh
+ * Headless Chromium driven by playwright-core: a persistent context on a fresh
  * temporary user-data-dir with {@link CHROMIUM_FLAGS}, recycled (closed, profile removed, a new one
  * started) after `pagesPerBrowser` pages. Requests of the page to other schemes, and unless
  * `allowPrivate` to loopback/private IP literals or localhost, are aborted. One renderer renders

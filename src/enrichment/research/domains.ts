@@ -19,7 +19,7 @@ function covers(domain: string, host: string): boolean {
 }
 
 /**
- * Whether a URL may be used under the request's domain rules (interface-spec `allowed_domains`
+ * Whether a URL may be used under the request's domain rules (docs/api-enrichment.md "Enrichment jobs" `allowed_domains`
  * / `blocked_domains`): a domain covers itself and its subdomains; blocked wins over allowed;
  * an empty or missing allow-list allows everything.
  */

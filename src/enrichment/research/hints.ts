@@ -7,7 +7,7 @@ export interface RankedResult {
 }
 
 /**
- * Orders search results by a row's source hints (interface-spec.md `source_hint_sets`;
+ * Orders search results by a row's source hints (docs/api-enrichment.md "Enrichment jobs" `source_hint_sets`;
  * EnrichOptions.source_hints): hinted URLs first (added when search did not return them), then
  * results on hinted domains (a domain admits its subdomains), then the rest, each group in its
  * search order. Hints only change what is read first: every page still passes the identity check

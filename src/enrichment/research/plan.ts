@@ -1,7 +1,7 @@
 import { fieldRole } from '../extract/roles';
 import type { Speed } from '../types';
 
-/** Research budget of a speed tier (interface-spec.md `speed`). */
+/** Research budget of a speed tier (docs/enrich-options.md "Speed: model and reasoning effort"). */
 export interface SpeedBudget {
   /** Queries sent at most. */
   queries: number;

@@ -2,7 +2,7 @@ import type { OutputField } from '../types';
 import { tokenize } from './tokenize';
 
 /**
- * What the request's `prompt` ("search prompt guiding web research", interface-spec.md) gives
+ * What the request's `prompt` ("search prompt guiding web research", docs/api-enrichment.md "Enrichment jobs") gives
  * research, with or without a model: the domains it names (preferred sources, like a source hint)
  * and its product words (added to the name query). Instruction words, the words of the output
  * fields' names and descriptions, and words already in the item's name are not product words.

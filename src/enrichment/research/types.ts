@@ -11,7 +11,7 @@ export interface SearchResult {
 /**
  * Search options; a domain in either list also covers its subdomains. `organization_id`: whose
  * web archives are searched (an organization's uploaded archives are researched only by its own
- * jobs; issue 27 §2); providers without per-organization data ignore it.
+ * jobs); providers without per-organization data ignore it.
  */
 export interface SearchOptions {
   limit: number;
@@ -27,7 +27,7 @@ export interface SearchOptions {
 
 /**
  * Where an archived page's bytes are: the WARC record (file, byte offset and length, and its
- * `WARC-Record-ID`) of the research archive `archive_id` (issue 27 §2).
+ * `WARC-Record-ID`) of the research archive `archive_id`.
  */
 export interface WarcRecordRef {
   archive_id: string;
@@ -44,7 +44,7 @@ export interface SearchProvider {
 }
 
 /**
- * How a fetch ended, recorded per URL on the row (issue 27 §4; docs/research.md, "The live web"):
+ * How a fetch ended, recorded per URL on the row (docs/research.md, "The live web"):
  * `ok` a readable page; `not_found` 404/410 and other client errors; `blocked` 401/403/451 or a
  * challenge page (Cloudflare "Just a moment...", captcha walls); `robots_denied` robots.txt
  * forbids it (never requested); `timeout`; `too_large` over FETCH_MAX_BYTES; `server_error` 5xx,
@@ -93,7 +93,7 @@ export interface FetchedPage {
   robots_unreachable?: boolean;
   /** Served from the fetch cache without a request (`fresh`) or after a 304 (`revalidated`). */
   cache?: 'fresh' | 'revalidated';
-  /** The body is the DOM after rendering in headless Chromium (issue 27 §5). */
+  /** The body is the DOM after rendering in headless Chromium. */
   rendered?: boolean;
   /** The HTTP exchanges behind this page, robots.txt included, for WARC evidence. */
   exchanges?: HttpExchange[];

@@ -1,6 +1,5 @@
 /**
- * Mapping an extracted value onto a field's `enum` / `items_enum` member (interface-spec.md,
- * Output-schema field): case-, diacritics-, space/underscore/hyphen-insensitive, schema.org
+ * Mapping an extracted value onto a field's `enum` / `items_enum` member (docs/api-enrichment.md "Enrichment jobs"): case-, diacritics-, space/underscore/hyphen-insensitive, schema.org
  * enumeration URLs reduced to their member name (`https://schema.org/InStock` → `InStock`,
  * schema.org enumeration members), and a small table of common spelling synonyms.
  */

@@ -1,6 +1,6 @@
 /**
- * Field semantics applied to a built result (interface-spec.md, Output-schema field and
- * enrich parameters): refresh and `merge` against the item's own values (./refresh),
+ * Field semantics applied to a built result (docs/api-enrichment.md "Refresh and merge"
+ * and "Enrichment jobs"): refresh and `merge` against the item's own values (./refresh),
  * `validate_semantics` (see ./validate: failing values leave the output
  * and become low-confidence candidates when requested, else field issues — never silently
  * kept), and `required` (a required field left empty is a field issue and flags the result
@@ -14,7 +14,7 @@ import { validateValue } from './validate';
 
 export { mergeValues, present, unionValues } from './refresh';
 
-/** The flag a result carries when `validate_semantics` withheld one of its values (interface-spec.md review flags). */
+/** The flag a result carries when `validate_semantics` withheld one of its values (docs/api-enrichment.md "Review info" `flags`). */
 export const SEMANTIC_FLAG = 'semantic_check_failed';
 
 /**
@@ -39,7 +39,7 @@ export interface WithheldValue {
 
 /**
  * Records a value that failed semantic validation and is not in the output: a LOW `field`
- * candidate when those are requested (decisions.md §4 low-confidence scopes), else a field
+ * candidate when those are requested (docs/api-enrichment.md "Low-confidence candidates" low-confidence scopes), else a field
  * issue `Withheld "<value>": The value <problems>.` (once per field and value); adds
  * {@link SEMANTIC_FLAG} and lowers the result's confidence to `low`. Mutates `result`; the
  * caller removes the value from `after_data` if it was there.

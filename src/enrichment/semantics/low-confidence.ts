@@ -1,12 +1,12 @@
 /**
- * Low-confidence candidates (interface-spec.md `low_confidence`; decisions.md §4): weak
+ * Low-confidence candidates (docs/api-enrichment.md "Enrichment jobs" `low_confidence`; docs/api-enrichment.md "Low-confidence candidates"): weak
  * values kept outside the canonical output, by scope (`field`, `taxonomy_attribute`,
  * `category`), appended at the tail of the result's list and capped at
  * `max_candidates_per_item` (default 8).
  */
 import type { EnrichOptions, EnrichmentResult, LowConfidenceCandidate } from '../types';
 
-/** Default cap of candidates per item (decisions.md §4). */
+/** Default cap of candidates per item (docs/api-enrichment.md "Low-confidence candidates"). */
 export const DEFAULT_MAX_CANDIDATES = 8;
 
 /** Whether candidates of `scope` are requested (scopes default to `['field']`). */

@@ -1,5 +1,5 @@
 /**
- * Candidates for number fields with a `unit` (interface-spec.md, Output-schema `unit`) from a
+ * Candidates for number fields with a `unit` (docs/api-enrichment.md "Enrichment jobs", Output-schema `unit`) from a
  * page: spec rows and product properties named like the field whose value carries a unit
  * ("Width: 45 cm"), or whose label states it ("Width (cm): 45"), product properties the page
  * states as schema.org QuantitativeValues (`{"value": "1.2", "unitCode": "KGM"}`, UN/CEFACT

@@ -1,6 +1,5 @@
 /**
- * Refresh and merge (decisions.md §4 "Refresh and merge"; interface-spec.md "Output-schema
- * field" `merge`): every requested field is researched whether or not the item already has a
+ * Refresh and merge (docs/api-enrichment.md "Refresh and merge"; docs/api-enrichment.md "Enrichment jobs" `merge`): every requested field is researched whether or not the item already has a
  * value, and the result is then reconciled with the item's own value here.
  *
  * Per requested field whose item value is present:
@@ -14,7 +13,7 @@
  * - with `merge: true`: lists become the union (existing first, duplicates by normalised value
  *   dropped), objects merge key by key (the same rules per key), and a scalar keeps the item's
  *   value: a different sourced value is offered as a LOW `field` candidate with its sources
- *   when low-confidence candidates are requested (decisions.md §4), else named in a field issue
+ *   when low-confidence candidates are requested (docs/api-enrichment.md "Low-confidence candidates"), else named in a field issue
  *   (never silently dropped).
  */
 import { fieldRole } from '../extract/roles';
@@ -164,7 +163,7 @@ const IDENTITY_ROLES = new Set(['name', 'brand', 'gtin', 'mpn', 'sku']);
 /**
  * The keys of `data` that identify the product: name, brand, GTIN, MPN and SKU, recognised by
  * name as output fields are (`fieldRole`: `ean` is a GTIN, `title` a name, …). Given as input
- * but not requested, they are never rewritten (decisions.md §4 "Refresh and merge").
+ * but not requested, they are never rewritten (docs/api-enrichment.md "Refresh and merge").
  */
 export function identityKeys(data: Record<string, unknown>): string[] {
   return Object.keys(data).filter((key) => IDENTITY_ROLES.has(fieldRole({ name: key, type: 'string', description: '' })));

@@ -1,5 +1,5 @@
 /**
- * The shape of a value, for `sample_values` (interface-spec.md "Output-schema field": "examples
+ * The shape of a value, for `sample_values` (docs/api-enrichment.md "Enrichment jobs": "examples
  * guiding extraction"): web extraction ranks readings shaped like the samples higher
  * (engine.ts `vote`). A shape keeps what a value is made of and in which order, not its
  * content: letters → `a` (any script, any case), digits → `9`, white space → one space, other

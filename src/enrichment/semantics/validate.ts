@@ -1,6 +1,6 @@
 /**
  * Deterministic checks that a value fits its output field (`validate_semantics`,
- * interface-spec.md enrich parameters; constraint keys from "Output-schema field" and the
+ * docs/api-enrichment.md "Enrichment jobs"; constraint keys of an output-schema field and the
  * inferred-field keys `pattern`, `min_length`, `max_length`, `minimum`, `maximum`,
  * `semantic_type`). Rules: declared type; pattern and bounds; enum / items_enum membership;
  * semantic types — GTIN/EAN/UPC by GS1 check digit (GS1 General Specifications §7.9), URLs

@@ -1,11 +1,11 @@
 /**
- * A category's attributes (G3 `all_attributes`, decisions.md §2) as output fields, so the
- * engine's own extraction reads them (interface-spec.md `predict_taxonomy_attributes`).
+ * A category's attributes (`all_attributes`, docs/api-reference.md "Taxonomy") as output fields, so the
+ * engine's own extraction reads them (docs/api-enrichment.md "Enrichment jobs" `predict_taxonomy_attributes`).
  */
 import type { FieldType, OutputField } from '../types';
 import type { TaxonomyAttribute } from './tree';
 
-/** G3 attribute `type` words onto output-field types; unknown types read as text. */
+/** attribute `type` words onto output-field types; unknown types read as text. */
 function fieldType(type: string | undefined): FieldType {
   const t = (type ?? '').toLowerCase();
   if (/^(number|float|decimal|double|numeric|measurement|dimension)$/.test(t)) return 'number';

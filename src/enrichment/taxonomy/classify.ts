@@ -1,5 +1,5 @@
 /**
- * Category prediction without an LLM (interface-spec.md `predict_taxonomy`; issue 26 §2).
+ * Category prediction without an LLM (docs/api-enrichment.md "Category prediction").
  *
  * Term scoring over the taxonomy's node names, read the way product titles are written:
  * - A node's name is split into the phrases it lists ("Tea & Infusions" → tea, infusions; a

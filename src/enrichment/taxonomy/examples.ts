@@ -1,6 +1,6 @@
 /**
  * The learned part of category prediction: a catalog's own categorised items as examples
- * (issue 26 §2, "with the catalog's own categorised items as examples"). A k-nearest-neighbour
+ * ("with the catalog's own categorised items as examples"). A k-nearest-neighbour
  * vote over tf-idf vectors of the examples' texts: the k most similar examples each vote for
  * their category with their cosine similarity. ./classify combines the votes with its term
  * scoring over the taxonomy's node paths.

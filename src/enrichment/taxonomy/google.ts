@@ -1,5 +1,5 @@
 /**
- * The Google product taxonomy as a G3 taxonomy: read from Google's published text file
+ * The Google product taxonomy as a taxonomy: read from Google's published text file
  * (`taxonomy-with-ids.<locale>.txt`, one `<id> - A > B > C` per line) and, for the engine, compiled
  * once on first use (the bridge into a catalog's own taxonomy, ./bridge.ts).
  */
@@ -9,7 +9,7 @@ import { compileTaxonomy, type CompiledTaxonomy } from './tree';
 
 /**
  * Reads the Google product taxonomy text file (`<id> - A > B > C` per line, Google's
- * `taxonomy-with-ids.<locale>.txt`) into a G3 taxonomy keyed by Google's ids.
+ * `taxonomy-with-ids.<locale>.txt`) into a taxonomy keyed by Google's ids.
  * @throws Error when the file cannot be read
  */
 export function readGoogleTaxonomy(file: string): TaxonomyInput {

@@ -1,8 +1,8 @@
 /**
- * Taxonomy prediction for one item (interface-spec.md enrich parameters `taxonomy`,
+ * Taxonomy prediction for one item (docs/api-enrichment.md "Category prediction": `taxonomy`,
  * `predict_taxonomy`, `predict_taxonomy_attributes`; result fields `category_id`,
  * `taxonomy_attributes`, `taxonomy_attribute_sources`, `taxonomy_attribute_explanations`;
- * decisions.md §4 review_info and low-confidence scopes `category` / `taxonomy_attribute`).
+ * docs/api-enrichment.md "Review info" review_info and low-confidence scopes `category` / `taxonomy_attribute`).
  * No LLM: ./classify matches the item's own text and the matched pages' product facts.
  */
 import { breadcrumbPath } from '../parse/breadcrumbs';

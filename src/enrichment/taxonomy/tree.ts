@@ -1,5 +1,5 @@
 /**
- * A request taxonomy (decisions.md §2, G3 input form) compiled for classification: each node
+ * A request taxonomy (docs/api-reference.md "Taxonomy" input form) compiled for classification: each node
  * with its `level` (0 = root), `path` of names and ids from the root (inclusive) and
  * `all_attributes` (ancestors' attributes, the nearest ancestor winning on a name clash, the
  * node's own winning over all) — the same rules the API's enriched taxonomy uses
@@ -8,7 +8,7 @@
  */
 import type { TaxonomyInput } from '../types';
 
-/** A category attribute as declared in G3. */
+/** A category attribute as declared in docs/api-reference.md "Taxonomy". */
 export type TaxonomyAttribute = NonNullable<TaxonomyInput['nodes'][string]['attributes']>[number];
 
 /** One compiled node. */
@@ -22,7 +22,7 @@ export interface TaxonomyNode {
   path: string[];
   /** Ids from the root to this node, inclusive. */
   path_ids: string[];
-  /** Inherited + own attributes (G3 `all_attributes`). */
+  /** Inherited + own attributes (`all_attributes`). */
   all_attributes: TaxonomyAttribute[];
 }
 
@@ -35,7 +35,7 @@ export interface CompiledTaxonomy {
 const compiled = new WeakMap<TaxonomyInput, CompiledTaxonomy>();
 
 /**
- * Compiles (and caches per taxonomy object) a G3 taxonomy. Nodes with an unknown parent are
+ * Compiles (and caches per taxonomy object) a taxonomy. Nodes with an unknown parent are
  * treated as roots and nodes on a parent cycle are left out (the API rejects both with 422
  * before a job starts; the engine must not fail on them).
  */

@@ -103,7 +103,7 @@ function nextMatch(re: RegExp, text: string, from: number): RegExpExecArray | nu
  * that matches there. Computed from each key's own RegExp, and only for the keys whose
  * required words occur in the text (a key whose literal words are missing cannot match): the
  * same matches as one RegExp of all keys joined by `|`, which on a field of 344 templates cost
- * 3.6 ms per 200-character text (bench/text-job.ts profile, issue 26 §9).
+ * 3.6 ms per 200-character text (bench/text-job.ts profile).
  */
 function alternationMatches(text: string, set: TemplateSet): RegExpExecArray[] {
   if (set.keys.length === 0 || !/\d/.test(text)) return [];

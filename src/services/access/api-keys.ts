@@ -15,7 +15,7 @@ export interface CreatedApiKey {
 /**
  * The organization's API keys, newest first, revoked ones included (their `revoked_at` set). Only
  * ids, names and prefixes: the key itself is stored as a SHA-256 and never shown again
- * (decisions.md §1).
+ * (docs/api-reference.md "Authentication").
  */
 export async function listApiKeys(knex: Knex, scope: Scope): Promise<ApiKey[]> {
   return ApiKey.query(knex)
@@ -27,8 +27,8 @@ export async function listApiKeys(knex: Knex, scope: Scope): Promise<ApiKey[]> {
 }
 
 /**
- * Creates an API key of an organization (`ck_` + 32 random bytes, base62; decisions.md §1). With
- * `personId`, the key acts for that person of the organization with their role (issue 28 §12; the
+ * Creates an API key of an organization (`ck_` + 32 random bytes, base62; docs/api-reference.md "Authentication"). With
+ * `personId`, the key acts for that person of the organization with their role (the
  * tool server's key, src/dashboard/cli-login.ts); without, it acts as admin.
  * @returns the stored key and its plaintext, to show once
  * @throws NotFoundError (404) for an unknown organization (operators' `ops key create`)
@@ -49,7 +49,7 @@ export async function createApiKey(knex: Knex, organizationId: string, name: str
 }
 
 /**
- * The keys of the person signed in (issue 28 §12: their tool servers' keys), newest first, revoked
+ * The keys of the person signed in (their tool servers' keys), newest first, revoked
  * ones included; none for a key or user-token scope.
  */
 export async function listOwnKeys(knex: Knex, scope: Scope): Promise<ApiKey[]> {

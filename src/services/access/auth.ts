@@ -9,10 +9,9 @@ import type { Principal, Scope } from './scope';
 import { newWebhookSecret } from './webhook-secret';
 
 /**
- * Resolves a bearer token to a principal (decisions.md §1): `ck_…` API keys by SHA-256 lookup;
+ * Resolves a bearer token to a principal (docs/api-reference.md "Authentication"): `ck_…` API keys by SHA-256 lookup;
  * anything else as an HS256 JWT user token whose `sub` is the user and whose `org_ids` (or
- * `organizations`) claim lists the user's organizations. A key made for a person (a tool server's,
- * issue 28 §12) acts as that person with their current role: principal `person`, `role` set.
+ * `organizations`) claim lists the user's organizations. A key made for a person (a tool server's) acts as that person with their current role: principal `person`, `role` set.
  * @throws UnauthorizedError (401) for a missing, unknown, revoked or invalid token, or a person's
  *   key whose person is disabled
  */
@@ -49,7 +48,7 @@ export const ISSUED_USER_TOKEN_TTL = '30d';
 /**
  * Issues an HS256 user token (the kind {@link authenticate} accepts) for user `userId` in
  * `organizationIds`, valid {@link ISSUED_USER_TOKEN_TTL}: what a signed-in person hands the tool
- * server's login helper (issue 21 "Shape"; src/dashboard/cli-login.ts).
+ * server's login helper (src/dashboard/cli-login.ts).
  */
 export function issueUserToken(jwtSecret: string, userId: string, organizationIds: string[]): Promise<string> {
   return new SignJWT({ org_ids: organizationIds })

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { ConflictError, ValidationError } from '../../lib/errors';
 import { IdempotencyKey } from '../../models/idempotency-key';
 
-/** How long an answer is replayed for a repeated key (issue 18: "within 24 h"). */
+/** How long an answer is replayed for a repeated key ("within 24 h"). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /**
@@ -64,8 +64,7 @@ function leaseUntil(): Date {
 }
 
 /**
- * Runs `handler` at most once per (organization, `Idempotency-Key`) within 24 h (issue 18;
- * the IETF draft "The Idempotency-Key HTTP Header Field"): the first request runs and its
+ * Runs `handler` at most once per (organization, `Idempotency-Key`) within 24 h (the IETF draft "The Idempotency-Key HTTP Header Field"): the first request runs and its
  * successful answer is stored; a repeat with the same request gets that answer again without
  * running anything (so a job is created, and charged, once); a repeat with another request is a
  * 422; a repeat while the first still runs is a 409. A failed first request (an error status or

@@ -7,7 +7,7 @@ import { Person, type Role } from '../../models/person';
 import type { Config } from '../../config';
 
 /**
- * OpenID Connect sign-in of people (issue 28 §12): the console is a confidential relying party
+ * OpenID Connect sign-in of people: the console is a confidential relying party
  * of one provider (Config.oidc) using the authorization code flow with PKCE (S256), `state`
  * against login CSRF and `nonce` against ID token replay. The ID token is verified with `jose`
  * (signature by the provider's JWKS, `iss`, `aud`, `exp`, `nonce`). One {@link OidcClient} per

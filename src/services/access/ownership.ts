@@ -5,9 +5,9 @@ import { isUuid } from '../../lib/ids';
 import type { Scope } from './scope';
 
 /**
- * Loads one row by id for the scope's organization (decisions.md §1): unknown id → 404 with
+ * Loads one row by id for the scope's organization (docs/api-reference.md "Authentication"): unknown id → 404 with
  * `notFound`; a row of another organization → 403. Malformed ids are unknown ids.
- * @param model the Objection model of the table (architecture.md: row-level reads go through models)
+ * @param model the Objection model of the table (docs/architecture.md: row-level reads go through models)
  * @returns the model instance
  */
 export async function loadOwned<T extends { organization_id: string }>(

@@ -1,7 +1,7 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 /**
- * Password hashes of people (issue 28 §12): node's built-in scrypt with a random 16-byte salt per
+ * Password hashes of people: node's built-in scrypt with a random 16-byte salt per
  * password, stored as `scrypt$N$r$p$salt$hash` (salt and hash base64url) so the cost can be raised
  * later without breaking stored hashes; verification compares in constant time.
  */

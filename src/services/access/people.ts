@@ -7,7 +7,7 @@ import { assertRole, isRole } from './roles';
 import type { Scope } from './scope';
 
 /**
- * People of an organization (issue 28 §12, "People, not keys"): created by an admin on the
+ * People of an organization: created by an admin on the
  * organization page or by the `ops` CLI, signed in by email + password or OpenID Connect
  * (src/services/access/oidc.ts), each with one role.
  */

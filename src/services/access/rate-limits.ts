@@ -15,7 +15,7 @@ function rateLimitHeaders(limit: number, res: RateLimiterRes): Record<string, st
 
 /**
  * Request limits shared by every API process through PostgreSQL (table `rate_limits`, the layout
- * of rate-limiter-flexible's `RateLimiterPostgres`; issue 18): per organization and per API key
+ * of rate-limiter-flexible's `RateLimiterPostgres`): per organization and per API key
  * or user, `burst` requests per `burst / requestsPerSecond` seconds (a fixed window that allows
  * bursts and averages to the rate); and per client IP, failed authentications per minute, which
  * slows down guessing of keys. One instance per app (created by createApp; no module state).

@@ -4,7 +4,7 @@ import { Person, type Role } from '../../models/person';
 import type { Principal, Scope } from './scope';
 
 /**
- * Roles per organization (issue 28 §12), weakest first: a viewer reads; an editor also stages
+ * Roles per organization, weakest first: a viewer reads; an editor also stages
  * changes (an item edit is staged); a reviewer also approves, rejects, applies, restores and writes the
  * catalog directly; an admin also manages keys, people and settings. The role each route needs is
  * in ./route-roles.ts. API keys and user tokens carry no role and act as admin, so
@@ -48,7 +48,7 @@ export function assertRole(scope: Scope, needed: Role): void {
 
 /**
  * The scope a durable job started by `actor` acts with now, as it runs (an import's batches,
- * issue 28 §12: every write acts with the person's role): a person acts with their current role,
+ * every write acts with the person's role): a person acts with their current role,
  * and must still reach `needed` (the role of the route that started the job); an API key or user
  * token acts as admin, as it did when it started the job.
  * @throws ForbiddenError (403) when the person is disabled, gone, or their role is now below `needed`

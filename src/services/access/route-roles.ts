@@ -4,7 +4,7 @@ import type { Role } from '../../models/person';
 export const IMPORT_ROUTE = 'POST /public/catalogs/:catalog_id/items/import';
 
 /**
- * The minimum role of every state-changing route (issue 28 §12: "every route and page checks
+ * The minimum role of every state-changing route ("every route and page checks
  * them"), in one place. Keys are `METHOD path` exactly as the route is declared (API paths relative
  * to `/api`, dashboard paths relative to `/dashboard`). Reading (GET, HEAD) needs `viewer`. A
  * state-changing route missing here is a programming error: the API registry and the dashboard

@@ -9,7 +9,7 @@ import { authenticate, resolveScope } from './auth';
 import type { Scope } from './scope';
 
 /**
- * Review dashboard sessions (issue 17, "Review dashboard": paste an API key or user token once;
+ * Review dashboard sessions (paste an API key or user token once;
  * an httpOnly session cookie scoped to that organization; CSRF protection on state changes).
  * Sessions are rows (migrations/20261124093000_dashboard_sessions.ts), never process state.
  */
@@ -29,12 +29,12 @@ export interface NewSession {
 export interface ActiveSession {
   scope: Scope;
   csrfToken: string;
-  /** The person signed in (issue 28 §12); absent for API-key and user-token sessions. */
+  /** The person signed in; absent for API-key and user-token sessions. */
   person?: { name: string; email: string };
 }
 
 /**
- * Signs in: verifies `credential` like a bearer token ({@link authenticate}; decisions.md §1),
+ * Signs in: verifies `credential` like a bearer token ({@link authenticate}; docs/api-reference.md "Authentication"),
  * picks the organization (`organizationId`, else the credential's first, {@link resolveScope})
  * and stores a session scoped to it. A user token's `exp` bounds the session's lifetime.
  * @throws UnauthorizedError (401) for an unknown, revoked or invalid credential;
@@ -55,7 +55,7 @@ export async function signIn(knex: Knex, credential: string, jwtSecret: string |
     principal_kind: principal.kind,
     principal_id: principal.id,
     // A key's session ends when the key is revoked; a person's key opens a session of the person,
-    // with the person's role (issue 28 §12), never an admin one.
+    // with the person's role, never an admin one.
     api_key_id: principal.keyId ?? null,
     person_id: principal.kind === 'person' ? principal.id : null,
     csrf_token: csrfToken,
@@ -65,7 +65,7 @@ export async function signIn(knex: Knex, credential: string, jwtSecret: string |
 }
 
 /**
- * Signs a person in (issue 28 §12; they proved who they are by password or OpenID Connect): a
+ * Signs a person in (they proved who they are by password or OpenID Connect): a
  * session scoped to the person's organization, acting with the person's role.
  */
 export async function signInPerson(knex: Knex, person: Person, now = new Date()): Promise<NewSession> {

@@ -1,6 +1,6 @@
 /**
- * The organization's webhook signing secret (issue 17: "today deliveries are signed with a
- * secret no client can obtain"; decisions.md §4: Standard-Webhooks signatures with the
+ * The organization's webhook signing secret ("today deliveries are signed with a
+ * secret no client can obtain"; docs/api-enrichment.md "Webhooks": Standard-Webhooks signatures with the
  * organization's webhook secret, src/services/enrichment/webhooks.ts). Readable by any principal
  * of the organization, and rotatable: a rotation replaces the secret at once, and every delivery
  * attempt signed after it uses the new one (deliveries read the secret when they are built).

@@ -16,12 +16,11 @@ import { markGridIndexesDropping } from './grid-indexes';
 
 /**
  * Catalog CRUD, duplication, the versioned markdown context and the quality prompt
- * (interface-spec.md, Catalogs and "Taxonomy, context and quality prompt"; decisions.md §2,
- * G1, G4, G5). Every function checks ownership first: unknown id → 404, another
- * organization's catalog → 403 (decisions.md §1).
+ * (docs/api-reference.md "Catalogs" and "Catalog context and quality prompt"). Every function checks ownership first: unknown id → 404, another
+ * organization's catalog → 403 (docs/api-reference.md "Authentication").
  */
 
-/** `POST /public/catalogs` body (interface-spec.md, Catalogs). */
+/** `POST /public/catalogs` body (docs/api-reference.md "Catalogs"). */
 export interface CreateCatalogInput {
   name: string;
   description?: string | null;
@@ -46,7 +45,7 @@ export interface UpdateCatalogInput {
   catalog_md?: string;
 }
 
-/** `POST …/duplicate` body (interface-spec.md; decisions.md G1). */
+/** `POST …/duplicate` body (docs/api-reference.md "Catalogs"). */
 export interface DuplicateCatalogInput {
   name?: string;
   description?: string | null;
@@ -59,7 +58,7 @@ export interface CatalogWithSchema {
   schema: CatalogSchema;
 }
 
-/** One version of the catalog's markdown context (G4), `updated_at` the time it was written. */
+/** One version of the catalog's markdown context (docs/api-reference.md "Catalog context and quality prompt"), `updated_at` the time it was written. */
 export interface CatalogMd {
   catalog_id: string;
   catalog_md: string | null;
@@ -67,7 +66,7 @@ export interface CatalogMd {
   updated_at: Date;
 }
 
-/** A catalog's quality prompt (G5); `prompt` and `updated_at` null when unset. */
+/** A catalog's quality prompt (docs/api-reference.md "Catalog context and quality prompt"); `prompt` and `updated_at` null when unset. */
 export interface QualityPrompt {
   catalog_id: string;
   prompt: string | null;
@@ -88,7 +87,7 @@ async function insertMdVersion(trx: Knex.Transaction, scope: Scope, catalogId: s
 }
 
 /**
- * Creates a catalog with schema version 1.0.0 (decisions.md §2) whose `fields_workflow_info` is
+ * Creates a catalog with schema version 1.0.0 (docs/api-reference.md "Schema versions") whose `fields_workflow_info` is
  * derived from the properties, and catalog-md version 1. With `use_master_catalog_defaults` the
  * master catalog (`master_catalog_id`, else the organization's default master catalog,
  * ./default-master-catalog.ts) supplies the taxonomy, quality prompt and, when not given, the
@@ -160,7 +159,7 @@ export async function createCatalog(knex: Knex, scope: Scope, input: CreateCatal
 
 /**
  * Lists the organization's catalogs, newest first (ties by id, so pages are stable).
- * @returns the rows, the total and the page number `floor(offset/limit)+1` (decisions.md §2)
+ * @returns the rows, the total and the page number `floor(offset/limit)+1` (docs/api-reference.md "Pagination")
  */
 export async function listCatalogs(
   knex: Knex,
@@ -183,7 +182,7 @@ export async function getCatalog(knex: Knex, scope: Scope, catalogId: string): P
 
 /**
  * Changes only the given fields and sets `updated_at`; a given `catalog_md` writes a new
- * catalog-md version (interface-spec.md, G4: it "can alternatively be set through the catalog
+ * catalog-md version (docs/api-reference.md "Catalog context and quality prompt": it "can alternatively be set through the catalog
  * PUT"). An empty body changes nothing.
  * @throws NotFoundError (404) / ForbiddenError (403)
  */
@@ -203,7 +202,7 @@ export async function updateCatalog(knex: Knex, scope: Scope, catalogId: string,
 
 /**
  * Deletes a catalog; its items, schema versions, catalog-md versions and snapshots go with it
- * through `ON DELETE CASCADE` (interface-spec.md: "deletes items, schema and snapshots"); its grid
+ * through `ON DELETE CASCADE` (docs/api-reference.md "Snapshots": "deletes items, schema and snapshots"); its grid
  * field indexes are marked for dropping (the caller asks their workflow, requestGridIndexWork).
  * @throws NotFoundError (404) / ForbiddenError (403)
  */
@@ -217,7 +216,7 @@ export async function deleteCatalog(knex: Knex, scope: Scope, catalogId: string)
 }
 
 /**
- * Duplicates a catalog (decisions.md G1) into a new catalog of the same organization: settings,
+ * Duplicates a catalog (docs/api-reference.md "Catalogs") into a new catalog of the same organization: settings,
  * the current schema (definition, field lineage and taxonomy), catalog_md and quality prompt;
  * the items only with `include_items`. The copy's single schema row keeps the source's version
  * string, so the fields' `added_in_version` lineage and the versions recorded with copied items
@@ -285,7 +284,7 @@ async function writeCatalogMd(trx: Knex.Transaction, scope: Scope, catalogId: st
 }
 
 /**
- * G4 `GET …/catalog-md`: the current context, or version `version` when given.
+ * `GET …/catalog-md`: the current context, or version `version` when given.
  * @throws NotFoundError (404) unknown catalog or version; ForbiddenError (403)
  */
 export async function getCatalogMd(knex: Knex, scope: Scope, catalogId: string, version?: number): Promise<CatalogMd> {
@@ -299,7 +298,7 @@ export async function getCatalogMd(knex: Knex, scope: Scope, catalogId: string, 
 }
 
 /**
- * G4 `PUT …/catalog-md`: stores the text as the next version.
+ * `PUT …/catalog-md`: stores the text as the next version.
  * @throws NotFoundError (404) / ForbiddenError (403)
  */
 export async function putCatalogMd(knex: Knex, scope: Scope, catalogId: string, catalogMd: string): Promise<CatalogMd> {
@@ -312,7 +311,7 @@ export async function putCatalogMd(knex: Knex, scope: Scope, catalogId: string, 
 }
 
 /**
- * G5 `GET …/quality-prompt` (`prompt` null when unset).
+ * `GET …/quality-prompt` (`prompt` null when unset).
  * @throws NotFoundError (404) / ForbiddenError (403)
  */
 export async function getQualityPrompt(knex: Knex, scope: Scope, catalogId: string): Promise<QualityPrompt> {
@@ -321,7 +320,7 @@ export async function getQualityPrompt(knex: Knex, scope: Scope, catalogId: stri
 }
 
 /**
- * G5 `PUT …/quality-prompt`: sets the prompt used by the judge and readiness checks.
+ * `PUT …/quality-prompt`: sets the prompt used by the judge and readiness checks.
  * @throws NotFoundError (404) / ForbiddenError (403)
  */
 export async function putQualityPrompt(knex: Knex, scope: Scope, catalogId: string, prompt: string): Promise<QualityPrompt> {

@@ -8,7 +8,7 @@ import { listReadinessProfiles } from './readiness-profiles';
 import { filterSql } from './items-sql';
 
 /**
- * The catalog's completeness report (issue 28 §3): what the console's completeness page shows and
+ * The catalog's completeness report: what the console's completeness page shows and
  * `GET /public/catalogs/{id}/completeness` returns, counted in one scan of the catalog's items
  * (top-level ones in a product-grouped catalog, as the grid lists them, so each number equals
  * the count of the grid it links to). The counts come from the completeness counters the write

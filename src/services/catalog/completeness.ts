@@ -1,7 +1,7 @@
 /**
- * Completeness and readiness of items (issue 28 §3). An item's required fields are the schema's
+ * Completeness and readiness of items. An item's required fields are the schema's
  * `required` plus the `required` attributes in its taxonomy node's `all_attributes` (inherited
- * ones included, G3); its completeness is the share of them filled ("empty" as the grid's
+ * ones included); its completeness is the share of them filled ("empty" as the grid's
  * filter: src/services/catalog/item-grid-query.ts isEmptyValue / emptySql). A readiness
  * profile (src/models/readiness-profile.ts) is its own set of required fields plus rules
  * (grid filters the item must pass). The catalog dashboard counts, in one pass over the
@@ -13,7 +13,7 @@ import type { ReadinessProfile, ReadinessRule } from '../../models/readiness-pro
 import { emptySql, filterConditionSql, isEmptyValue, readWithoutJit, type SqlPart } from './item-grid-query';
 import type { EnrichedTaxonomy } from './taxonomy';
 
-/** The field `category_id` of an item names its taxonomy node (issue 26 §2). */
+/** The field `category_id` of an item names its taxonomy node. */
 export const CATEGORY_FIELD = 'category_id';
 
 /** What decides which fields an item needs: the schema's `required` and the taxonomy (or none). */

@@ -1,5 +1,5 @@
 /**
- * The organization's default master catalog (issue 26 §6; interface-spec.md `POST
+ * The organization's default master catalog (docs/api-reference.md "Catalogs" `POST
  * /public/catalogs`: `use_master_catalog_defaults` "inherit defaults from the org default master
  * catalog"). A catalog created with `use_master_catalog_defaults: true` and no `master_catalog_id`
  * inherits from it (./catalogs.ts `createCatalog`). Set and read with

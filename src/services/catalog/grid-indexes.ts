@@ -1,5 +1,5 @@
 /**
- * Grid field indexes (issue 28 §2: every grid page ≤ 300 ms server time at 1,000,000 items).
+ * Grid field indexes (every grid page ≤ 300 ms server time at 1,000,000 items).
  *
  * A data-field sort or a rare filter of a large catalog's grid reads every item of the catalog
  * without an index on that field (sorted by price: 1.7 s; a filter matching nothing: 2.9 s at

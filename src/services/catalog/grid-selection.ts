@@ -1,5 +1,5 @@
 /**
- * "All items matching the grid's filter" (issue 28 §5, §6): the item grid's query, given as its
+ * "All items matching the grid's filter": the item grid's query, given as its
  * URL query string, read back into a grid query and its SQL `WHERE`, for the console's bulk
  * actions and fill-the-gaps. The grid's own rules (./item-grid-query.ts, ./item-grid.ts) decide
  * which items match, so an action acts on exactly the items the grid counts.

@@ -1,5 +1,5 @@
 /**
- * Saved item grid views (issue 28 §2): named columns and query per catalog and owner (the
+ * Saved item grid views: named columns and query per catalog and owner (the
  * signed-in principal, `actorId`), private or shared with the organization's other users of the
  * catalog. The owner alone replaces (same name) or deletes a view.
  */

@@ -1,5 +1,5 @@
 /**
- * Maintenance of the item search indexes (issue 18: search stays within target after restores,
+ * Maintenance of the item search indexes (search stays within target after restores,
  * bulk updates and deletes). The GIN indexes over item words and trigrams only grow under churn:
  * every non-HOT update and delete leaves entries VACUUM cannot compact, so after heavy churn an
  * identifier search read 437 index pages instead of 18 (docs/benchmarks.md, search-list). This
@@ -9,7 +9,7 @@
  * Temporal schedule `search-index-maintenance` (workflows/search-index-maintenance.ts), and right
  * after a restore, import or apply that rewrote a large share of a catalog
  * ({@link churnWarrantsMaintenance}, workflows/churn-maintenance.ts).
- * Set-based SQL by design (architecture.md, data access): catalog statistics and DDL.
+ * Set-based SQL by design (docs/architecture.md "3. Which data-access style when"): catalog statistics and DDL.
  */
 import type { Knex } from 'knex';
 
@@ -38,7 +38,7 @@ export interface MaintenanceOptions {
 
 /**
  * Whether a restore, import or apply that rewrote `rows` items of a catalog warrants a search
- * index maintenance pass right away (issue 28, Qualities: "fast right after churn";
+ * index maintenance pass right away ("fast right after churn";
  * workflows/churn-maintenance.ts): at least `churnRows` (50,000) items, or at least
  * `churnShare` (10 %) of the catalog's items (its `item_count` now, or `rows` when larger) and at
  * least `churnMinRows` (1,000). A gone catalog warrants nothing.

@@ -1,5 +1,5 @@
 /**
- * The item grid's query (issue 28 §2) and its SQL: URL parameters (helper conventions shared by
+ * The item grid's query and its SQL: URL parameters (helper conventions shared by
  * the console pages: `q`, `sort`, `dir`, `cursor`, `view`, `category`, `missing`,
  * `f.<field>=<op>:<value>` with ops `empty`, `notempty`, `eq`, `contains`, `range` `a..b`,
  * `in` comma list) parsed and checked against the catalog schema, and each filter as a `WHERE`

@@ -1,5 +1,5 @@
 /**
- * The item grid of the catalog console (issue 28 §2): one page of a catalog's items under the
+ * The item grid of the catalog console: one page of a catalog's items under the
  * grid's query (src/services/catalog/item-grid-query.ts) with each item's completeness (and, for
  * products, how many variants are complete), keyset paging with the items API's cursor
  * (items-sql.ts: the same order and `afterCursorSql`), a count that is exact up to
@@ -33,7 +33,7 @@ export const COUNT_CAP = 10_000;
  * conjunction of conditions (assumed independent) or a value whose share in this catalog differs
  * from the table's can be off a few times; only an estimate five times too high could show
  * "about 50,000" for fewer than 10,000 matches, and the page still says it is an estimate.
- * (Issue 28 §2, "counts exact where cheap, otherwise capped and said so".)
+ * ("counts exact where cheap, otherwise capped and said so".)
  */
 export const ESTIMATE_FACTOR = 5;
 /** Planner estimates at or above this many matches are shown as estimates (5 × {@link COUNT_CAP}). */
@@ -66,7 +66,7 @@ export async function loadGridCatalog(deps: CatalogDeps, scope: Scope, catalogId
   const taxonomy = taxonomyOf(deps.caches.catalog.taxonomies, schema).taxonomy;
   const properties = schema.schema_definition.properties ?? {};
   const types: Record<string, string> = Object.fromEntries(Object.entries(properties).map(([f, p]) => [f, fieldTypeOf(p)]));
-  // Taxonomy attributes are fields of the items too (G3): filterable and shown as columns.
+  // Taxonomy attributes are fields of the items too (docs/api-reference.md "Taxonomy"): filterable and shown as columns.
   for (const node of Object.values(taxonomy?.nodes ?? {}))
     for (const a of node.attributes) if (!Object.hasOwn(types, a.name)) types[a.name] = typeof a.type === 'string' ? a.type : 'string';
   const schemaRequired = (schema.schema_definition.required ?? []).filter((f) => typeof f === 'string');

@@ -1,25 +1,25 @@
 /**
- * Item identity and the derived search columns (decisions.md §3): the business key of item
+ * Item identity and the derived search columns (docs/api-reference.md "Items"): the business key of item
  * data, the product grouping of a catalog, and the search text and words every writer stores
  * with an item (the same rules as the SQL functions `catalog_item_search_text` and
  * `catalog_item_search_tsv`).
  */
 import type { Catalog } from '../../models/catalog';
 
-/** The key flattened clients use for an item's database id inside `data` (decisions.md §3). */
+/** The key flattened clients use for an item's database id inside `data` (docs/api-reference.md "Items"). */
 export const ITEM_ID_KEY = '__catalog_item_id';
 
 /**
- * The system columns of a flattened snapshot row (tool-server.md §2.1 step 7; decisions.md §5):
+ * The system columns of a flattened snapshot row (docs/tool-server-design.md "Pull"; docs/api-reference.md "Bulk writes"):
  * the item's id, entity type, parent id and current version. Writers read them and never store
  * them in item `data`.
  */
 export const SYSTEM_COLUMNS = [ITEM_ID_KEY, '__entity_type', '__parent_id', '__current_version'] as const;
 
-/** Most items per bulk request (interface-spec.md, Limits); more is a 413. */
+/** Most items per bulk request (docs/api-reference.md "Limits"); more is a 413. */
 export const BULK_ITEMS_LIMIT = 1000;
 
-/** True when the catalog groups variants under products (decisions.md §3). */
+/** True when the catalog groups variants under products (docs/api-reference.md "Products and variants"). */
 export function isGrouped(catalog: Pick<Catalog, 'product_enabled' | 'product_id_field'>): boolean {
   return catalog.product_enabled || Boolean(catalog.product_id_field);
 }
@@ -27,13 +27,13 @@ export function isGrouped(catalog: Pick<Catalog, 'product_enabled' | 'product_id
 /**
  * Longest business key (value of `unique_id_field` or `product_id_field`), in UTF-8 bytes. The
  * unique B-tree index over (catalog_id, business_key) refuses entries over ~2,700 bytes, which
- * failed a whole bulk write with a 500 (issue 18, defect 3); such an item is now an item error.
+ * failed a whole bulk write with a 500; such an item is now an item error.
  */
 export const MAX_BUSINESS_KEY_BYTES = 1000;
 
 /**
  * The business key of item data: the value of the catalog's `unique_id_field` as text, or null
- * when absent, empty or not a string/number (decisions.md §3, item identity).
+ * when absent, empty or not a string/number (docs/api-reference.md "Items").
  */
 export function businessKeyOf(data: Record<string, unknown>, field: string): string | null {
   const value = data[field];

@@ -1,5 +1,5 @@
 /**
- * Reading items (decisions.md §3, G6, G12): one item by id, a page of the list view with its
+ * Reading items (docs/api-reference.md "Items"): one item by id, a page of the list view with its
  * exact total, and raw pages for full pulls. Single rows are read through the CatalogItem
  * model; pages and totals are set-based SQL (src/services/catalog/items-sql.ts).
  */
@@ -64,7 +64,7 @@ export async function readItem(knex: Knex | Knex.Transaction, id: string): Promi
     .findById(id);
 }
 
-/** Query of `GET …/items` (G6), after validation. */
+/** Query of `GET …/items` (docs/api-reference.md "Items"), after validation. */
 export interface ListItemsQuery {
   limit: number;
   offset: number;
@@ -96,11 +96,11 @@ interface ItemPage {
   next_cursor?: ItemCursor | null;
 }
 
-/** The columns of a list page (G6). */
+/** The columns of a list page (docs/api-reference.md "Items"). */
 const LIST_COLUMNS = 'id, entity_type, data, created_at, updated_at, current_version';
 
 /**
- * A page of items with the exact total (G6). In a product-grouped catalog the page lists
+ * A page of items with the exact total (docs/api-reference.md "Items"). In a product-grouped catalog the page lists
  * top-level items (products and stand-alone items) and each product carries its variants'
  * data, oldest first.
  * @param deps the database, the caches (search totals) and the job runner a search uses to ask
@@ -226,7 +226,7 @@ async function attachVariants(knex: Knex, items: ListedItem[]): Promise<void> {
   for (const item of items) if (item.entity_type === 'product') item.variants = byParent.get(item.id) ?? [];
 }
 
-/** Query of `GET …/raw-items` (G12), after validation. */
+/** Query of `GET …/raw-items` (docs/api-reference.md "Raw items"), after validation. */
 export interface RawItemsQuery {
   limit: number;
   offset: number;
@@ -238,7 +238,7 @@ export interface RawItemsQuery {
 
 /**
  * A page of raw rows as ready JSON text `{items: [{id, entity_type, parent_id,
- * current_version, data}], total}` (G12). The one service that returns wire JSON, on purpose:
+ * current_version, data}], total}` (docs/api-reference.md "Raw items"). The one service that returns wire JSON, on purpose:
  * the document is built by PostgreSQL (`json_agg`) so a 5000-row page costs one query and no
  * per-row work in Node (full pulls are the heaviest reads of the API). Default order is by
  * `id`, a unique key: every row appears exactly once across offset pages while nothing writes.

@@ -1,5 +1,5 @@
 /**
- * Exact totals of item searches (decisions.md §3, G6: `total` is exact), cached per app in
+ * Exact totals of item searches (docs/api-reference.md "Items": `total` is exact), cached per app in
  * {@link CatalogCaches.searchTotals}.
  *
  * Cache entries are keyed by (catalog, grouped view, lower-cased term), each stored with the

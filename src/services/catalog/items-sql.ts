@@ -1,7 +1,7 @@
 /**
- * The SQL of item lists and searches (decisions.md §3, G6 and G12): the `WHERE` clause of a
+ * The SQL of item lists and searches (docs/api-reference.md "Items"): the `WHERE` clause of a
  * filter with its word search, and the `ORDER BY` of a sort. Set-based SQL by design
- * (architecture.md, data access): the word conditions use PostgreSQL text search functions
+ * (docs/architecture.md "3. Which data-access style when"): the word conditions use PostgreSQL text search functions
  * and indexes the query builder cannot express.
  */
 import type { Knex } from 'knex';
@@ -65,7 +65,7 @@ export function filterSql(catalogId: string, f: ItemFilter): { sql: string; bind
   }
   if (f.top_level) parts.push('parent_id IS NULL');
   if (f.search !== undefined && f.search !== '') {
-    // Word search (decisions.md §3, G6, case-insensitive over the item's text values): every
+    // Word search (docs/api-reference.md "Items", case-insensitive over the item's text values): every
     // word of the term (a run of letters/digits) must start a word of the item's text values,
     // in any order (`search_tsv`, GIN over (catalog_id, search_tsv), exact without recheck;
     // counting through it still reads every matching heap page, so large catalogs count
@@ -96,7 +96,7 @@ const DATA_KEY = "NULLIF(data -> ?, 'null'::jsonb)";
 
 /**
  * An `ORDER BY` list: the sort field (a column, or `data -> <bound key>`, so a field name can
- * never inject SQL), then `id` so ties are stable and offset pages never overlap (G6, G12).
+ * never inject SQL), then `id` so ties are stable and offset pages never overlap (docs/api-reference.md "Pagination").
  * Missing values (and JSON nulls) sort last in both directions.
  */
 export function orderSql(field: string | undefined, order: SortOrder, fallback: 'created_at' | 'id'): { sql: string; bindings: Knex.RawBinding[] } {
@@ -109,7 +109,7 @@ export function orderSql(field: string | undefined, order: SortOrder, fallback: 
 }
 
 /**
- * A keyset position in an item list (issue 18: `search_after`-style paging, as Akeneo's API
+ * A keyset position in an item list (`search_after`-style paging, as Akeneo's API
  * does): the sort key of the last row of a page (a column value as PostgreSQL text, or a data
  * field's JSON value, null in the missing-values tail) and that row's id.
  */

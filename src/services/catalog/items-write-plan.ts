@@ -12,7 +12,7 @@ import type { ItemValidator } from './caches';
 import { businessKeyOf, ITEM_ID_KEY, MAX_BUSINESS_KEY_BYTES, searchTextOf, searchWordsOf, SYSTEM_COLUMNS } from './items-keys';
 import { wordsColumn, wordsPending } from './search-words';
 
-/** One failed entry of a batch write (G9 `errors[]`), with a kind single-item routes map to a status. */
+/** One failed entry of a batch write (`errors[]`), with a kind single-item routes map to a status. */
 export interface ItemError {
   index: number;
   detail: string;
@@ -24,9 +24,9 @@ export interface ItemError {
 /** Options of one batch write. */
 export interface WriteOptions {
   source_info?: Record<string, unknown> | null;
-  /** Overrides the catalog's `auto_evolve_schema` for this request (G9). */
+  /** Overrides the catalog's `auto_evolve_schema` for this request (docs/api-reference.md "Bulk writes"). */
   auto_evolve_schema?: boolean;
-  /** Writes every item as a variant of this product, with `shared` data laid over each (G10). */
+  /** Writes every item as a variant of this product, with `shared` data laid over each (docs/api-reference.md "Products and variants"). */
   parent?: { id: string; shared: Record<string, unknown> };
   /** Identity of item `i` is this database id (PUT …/items/{id}); else `__catalog_item_id` or the business key. */
   ids?: Array<string | undefined>;
@@ -34,9 +34,8 @@ export interface WriteOptions {
    * Leave an existing row whose entity type, parent, business key and data already equal what
    * would be written as it is: no new `current_version` (so staged changes computed from it do
    * not conflict), no `updated_at`/`source_info` change. `report`: such items are listed in
-   * `WriteResult.unchanged` and not counted as updated (the spreadsheet import, issue 26 §7: an
-   * import line equal to its item writes nothing). `as_updated`: they count as updated, as G7's
-   * answer always did, but nothing is written (the bulk upsert: a request run again after its
+   * `WriteResult.unchanged` and not counted as updated (the spreadsheet import: an
+   * import line equal to its item writes nothing). `as_updated`: they count as updated, as answer always did, but nothing is written (the bulk upsert: a request run again after its
    * process died before its answer was stored writes nothing twice).
    */
   skip_unchanged?: 'report' | 'as_updated';
@@ -119,7 +118,7 @@ export interface Parsed {
 /**
  * Step 1 of a batch write: every input must be a JSON object with a well-formed id when it
  * names one; the id key and the other snapshot-row system columns (`__entity_type`,
- * `__parent_id`, `__current_version`; decisions.md §5) are taken out of the data, and the
+ * `__parent_id`, `__current_version`; docs/api-reference.md "Bulk writes") are taken out of the data, and the
  * product's shared data laid over it.
  */
 export function parseCandidates(input: unknown[], catalog: Catalog, opts: WriteOptions, pidField: string | null): Parsed {
@@ -132,9 +131,9 @@ export function parseCandidates(input: unknown[], catalog: Catalog, opts: WriteO
     }
     const data: Record<string, unknown> = { ...raw };
     const rawId = data[ITEM_ID_KEY];
-    // A pulled row's empty id column means "no id" (tool-server.md §2.1 step 7: missing → "").
+    // A pulled row's empty id column means "no id" (docs/tool-server-design.md "Pull": missing → "").
     const givenId = opts.ids?.[index] ?? (rawId === '' || rawId === null ? undefined : rawId);
-    // decisions.md §5: snapshot-row system columns are recognised, never stored as data.
+    // docs/api-reference.md "Bulk writes": snapshot-row system columns are recognised, never stored as data.
     for (const k of SYSTEM_COLUMNS) delete data[k];
     if (givenId !== undefined && (typeof givenId !== 'string' || !isUuid(givenId))) {
       errors.push({ index, detail: `Unknown ${ITEM_ID_KEY}: ${JSON.stringify(givenId)}`, kind: 'not_found' });

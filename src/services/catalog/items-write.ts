@@ -1,9 +1,9 @@
 /**
- * Writing items set-based (decisions.md §3, G7/G9/G10, G1): one `INSERT … ON CONFLICT` per
+ * Writing items set-based (docs/api-reference.md "Items"): one `INSERT … ON CONFLICT` per
  * batch after identity resolution, strict validation and product grouping in memory
  * (src/services/catalog/items-write-plan.ts). The statement is raw SQL by design
- * (architecture.md, data access: set-based work): it writes every row of the batch, with its
- * search columns, in one round trip. Also the copy of a catalog's items (duplicate, G1).
+ * (docs/architecture.md "3. Which data-access style when": set-based work): it writes every row of the batch, with its
+ * search columns, in one round trip. Also the copy of a catalog's items (duplicate).
  */
 import type { Knex } from 'knex';
 import { ConflictError, errorFields, NotFoundError, ValidationError } from '../../lib/errors';
@@ -16,7 +16,7 @@ import { evolveSchema, getCurrentSchema, lockCatalog } from './schema';
 import { wordsColumn } from './search-words';
 import { itemValidator } from './schema-validation';
 
-/** Outcome of one batch write (the G9 counters, plus the id written for each input index). */
+/** Outcome of one batch write (the counters, plus the id written for each input index). */
 export interface WriteResult {
   items_processed: number;
   items_created: number;
@@ -76,7 +76,7 @@ async function upsertRows(
 }
 
 /**
- * Upserts a batch of items into a catalog inside `trx` (decisions.md §3, G7/G9/G10).
+ * Upserts a batch of items into a catalog inside `trx` (docs/api-reference.md "Items").
  *
  * Identity per item: `opts.ids[i]`, else `__catalog_item_id` in the data (removed from the
  * stored data), else the business key (`unique_id_field`), else a new item. Updates merge the
@@ -87,7 +87,7 @@ async function upsertRows(
  * are written by ONE `INSERT … ON CONFLICT (id) DO UPDATE`; `catalogs.item_count` grows by the
  * rows created. One bad item never fails the others.
  *
- * Product-grouped catalogs (`product_enabled` or `product_id_field` set; decisions.md §3),
+ * Product-grouped catalogs (`product_enabled` or `product_id_field` set; docs/api-reference.md "Products and variants"),
  * outside the product routes (`opts.parent`): an item whose data names a product business id
  * in `data[product_id_field]` is, without a business key of its own, that product (matched to
  * the existing product row of that business id, else created), and with a business key a
@@ -111,7 +111,7 @@ export async function writeItems(
   // A batch may fill the word index's pending list, whose merge then runs in this statement
   // with work_mem as its sort memory: 4 MB merges it in many small passes.
   if (input.length > 100) await trx.raw("SET LOCAL work_mem = '64MB'");
-  // Product-grouped catalogs (decisions.md §3): outside the product routes, an item naming a
+  // Product-grouped catalogs (docs/api-reference.md "Products and variants"): outside the product routes, an item naming a
   // product business id in data[product_id_field] is that product (no business key of its own)
   // or a variant linked to it.
   const pidField =
@@ -168,7 +168,7 @@ export function throwSingleItemError(e: ItemError, locPrefix: Array<string | num
 }
 
 /**
- * Copies every item of one catalog into another (catalog duplicate with `include_items`, G1):
+ * Copies every item of one catalog into another (catalog duplicate with `include_items`):
  * one `INSERT … SELECT` giving each row a new id, remapping `parent_id` to the copies, keeping
  * data, search columns (a pending word vector becomes the copy's `search_tsv`), versions and
  * timestamps. Adds the number copied to the target catalog's `item_count`.

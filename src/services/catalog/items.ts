@@ -9,14 +9,14 @@ import { throwSingleItemError, writeItems, WriteResult } from './items-write';
 import { lockCatalog } from './schema';
 
 /**
- * The item use cases of the item routes (decisions.md §3, G7–G9). Each use case owns its transaction (architecture.md: a transaction starts in the
+ * The item use cases of the item routes (docs/api-reference.md "Items"). Each use case owns its transaction (docs/architecture.md: a transaction starts in the
  * service function that owns the use case), which locks the catalog row, so identity look-ups
  * and `catalogs.item_count` stay exact under concurrent writers. Reading:
  * src/services/catalog/items-read.ts; batch writes: items-write.ts; search SQL: items-sql.ts.
  */
 
 /**
- * Upserts one item (G7): identity from `__catalog_item_id` or the business key in `data`
+ * Upserts one item (docs/api-reference.md "Items"): identity from `__catalog_item_id` or the business key in `data`
  * (`unique_identifier` is required by the request shape and otherwise ignored).
  * @returns the stored row
  * @throws ValidationError (422, strict mode), NotFoundError (404), ForbiddenError (403), ConflictError (409)
@@ -56,7 +56,7 @@ export async function updateItem(deps: CatalogDeps, scope: Scope, catalogId: str
 
 /**
  * Deletes one item; deleting a product deletes its variants too. `item_count` drops by the
- * rows removed (G8).
+ * rows removed (docs/api-reference.md "Items").
  * @throws NotFoundError (404), ForbiddenError (403)
  */
 export async function deleteItem(knex: Knex, scope: Scope, catalogId: string, itemId: string): Promise<void> {
@@ -71,7 +71,7 @@ export async function deleteItem(knex: Knex, scope: Scope, catalogId: string, it
   });
 }
 
-/** Body of `POST …/items/bulk` (G9). */
+/** Body of `POST …/items/bulk` (docs/api-reference.md "Bulk writes"). */
 export interface BulkItemsInput {
   items: unknown[];
   source_info?: Record<string, unknown>;
@@ -79,14 +79,14 @@ export interface BulkItemsInput {
 }
 
 /**
- * Bulk upsert (G9), see {@link writeItems}. The caller enforces the 1000-item limit (413).
- * @returns the G9 counters without `success` and `ids`
+ * Bulk upsert (docs/api-reference.md "Bulk writes"), see {@link writeItems}. The caller enforces the 1000-item limit (413).
+ * @returns the counters without `success` and `ids`
  * @throws NotFoundError (404), ForbiddenError (403)
  */
 export async function bulkUpsertItems(deps: CatalogDeps, scope: Scope, catalogId: string, body: BulkItemsInput): Promise<WriteResult> {
   return deps.knex.transaction(async (trx) => {
     const catalog = await loadCatalogOwned(trx, scope, catalogId);
-    // An item equal to what it would be written with is left as it is (counted as updated, G7).
+    // An item equal to what it would be written with is left as it is (counted as updated).
     return writeItems(trx, deps.caches.catalog, scope, catalog, body.items, {
       source_info: body.source_info,
       auto_evolve_schema: body.auto_evolve_schema,

@@ -11,14 +11,14 @@ import { throwSingleItemError, writeItems, WriteResult } from './items-write';
 import type { Scope } from '../access/scope';
 
 /**
- * Products and their variants (decisions.md §3, G10). A product is an item of entity type
+ * Products and their variants (docs/api-reference.md "Products and variants"). A product is an item of entity type
  * `product`; its variants point to it by `parent_id`. Product-level fields are the keys
  * starting `product_`: they live on the product and are copied into every variant, so each
  * variant row is complete on its own (raw pulls, search, strict validation). The catalog's
  * `product_id_field` value of the product is shared the same way.
  */
 
-/** Product-level keys start with this prefix (G10). */
+/** Product-level keys start with this prefix (docs/api-reference.md "Products and variants"). */
 export const PRODUCT_KEY_PREFIX = 'product_';
 
 /** Loads a product item of the catalog; a variant id or an unknown id is a 404. */
@@ -84,7 +84,7 @@ async function applyProductPatch(
 }
 
 /**
- * Creates (or, by business key, updates) one variant under a product (G10). `body` is the
+ * Creates (or, by business key, updates) one variant under a product (docs/api-reference.md "Products and variants"). `body` is the
  * variant data, or `{data, unique_identifier?, source_info?}`; the business key comes from
  * the data's `unique_id_field` or, when absent, from `unique_identifier` (stored into the data).
  * @returns the stored variant row
@@ -129,7 +129,7 @@ export async function createVariant(
 }
 
 /**
- * `PUT …/products/{product_id}` (G10): applies only the `product_*` keys of `body` to the
+ * `PUT …/products/{product_id}` (docs/api-reference.md "Products and variants"): applies only the `product_*` keys of `body` to the
  * product and shares them with every variant; other keys are ignored and listed.
  * @returns `{product, variants_updated, ignored_fields}`
  * @throws ValidationError (422) when no `product_*` key is given or strict validation fails;
@@ -154,7 +154,7 @@ export async function updateProduct(
   });
 }
 
-/** Body of `POST …/products/{product_id}/items/bulk` (G10). */
+/** Body of `POST …/products/{product_id}/items/bulk` (docs/api-reference.md "Products and variants"). */
 export interface BulkVariantsInput {
   product?: Record<string, unknown>;
   variants: unknown[];
@@ -162,7 +162,7 @@ export interface BulkVariantsInput {
   auto_evolve_schema?: boolean;
 }
 
-/** The G10 bulk response: the G9 counters plus `product_id`, `duplicates_in_payload`, `warnings`. */
+/** The bulk response: the counters plus `product_id`, `duplicates_in_payload`, `warnings`. */
 export interface BulkVariantsResult extends WriteResult {
   product_id: string;
   duplicates_in_payload: number;
@@ -170,7 +170,7 @@ export interface BulkVariantsResult extends WriteResult {
 }
 
 /**
- * Bulk upsert of one product's variants (G10): first the `product_*` fields of `product`
+ * Bulk upsert of one product's variants (docs/api-reference.md "Products and variants"): first the `product_*` fields of `product`
  * (shared with every variant), then the variants as one set-based write under the product.
  * Variants repeating a business key count in `duplicates_in_payload` (the last one wins).
  * The caller enforces the 1000-variant limit (413).

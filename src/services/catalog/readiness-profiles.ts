@@ -1,5 +1,5 @@
 /**
- * Readiness profiles of a catalog (issue 28 §3): a named set of required fields and rules (e.g.
+ * Readiness profiles of a catalog: a named set of required fields and rules (e.g.
  * "Marketplace A"), stored per catalog. Rules are grid filters (`field op value`,
  * src/services/catalog/item-grid-query.ts) the item must pass; fields must be the schema's.
  */

@@ -1,6 +1,5 @@
 /**
- * Applying field changes to a catalog's schema (interface-spec.md, Schema; decisions.md §2 and
- * G2). Every accepted request writes exactly one new schema version; the version bump is the
+ * Applying field changes to a catalog's schema (docs/api-reference.md "Schema versions"). Every accepted request writes exactly one new schema version; the version bump is the
  * largest of its changes: optional field added → minor; field removed, type changed, field made
  * required (including a new required field) or validation rules changed → major; description,
  * unit, samples, category or scope only → patch.
@@ -66,7 +65,7 @@ interface BatchChanges {
   metadata_changed: string[];
 }
 
-/** The working state of one G2 batch over the current schema, filled by the steps of {@link applyFieldBatch}. */
+/** The working state of one batch over the current schema, filled by the steps of {@link applyFieldBatch}. */
 interface Batch {
   bodyLoc: Array<string | number>;
   workflowId: string | null;
@@ -212,7 +211,7 @@ function addOneField(b: Batch, a: AddField, i: number): void {
     field_type: a.field_type,
     description: a.description ?? null,
     required: Boolean(a.required),
-    // interface-spec.md: field_category is workflow-tracking metadata, stored only with a workflow_id.
+    // docs/api-reference.md "Schema versions": field_category is workflow-tracking metadata, stored only with a workflow_id.
     field_category: b.workflowId && a.field_category ? a.field_category : 'input',
     scope: a.scope ?? 'variant',
     unit: a.unit ?? null,
@@ -256,7 +255,7 @@ function nextDefinition(b: Batch, current: SchemaDefinition, newVersion: string)
 }
 
 /**
- * Applies a G2 batch to the catalog's current schema as one new version: removals, then
+ * Applies a batch to the catalog's current schema as one new version: removals, then
  * updates, then additions, each checked; all problems of the batch are reported together.
  * Call inside the use case's transaction (src/services/catalog/schema-use-cases.ts). Paths in
  * errors are relative to the request body, given as `bodyLoc` (e.g. `['body']`).
@@ -283,7 +282,7 @@ export async function applyFieldBatch(
   const at = new Date().toISOString();
   // A version stored without per-field info for some (or all) of its properties (e.g. written
   // by SQL or an older import) gets it derived from the properties, as the schema page shows
-  // it (issue 28): otherwise those fields could not be updated and the new version's info
+  // it: otherwise those fields could not be updated and the new version's info
   // would hold holes.
   const info = syncFieldInfo(current.schema_definition, current.fields_workflow_info ?? [], current.version, at);
   const b: Batch = {
@@ -348,7 +347,7 @@ export async function applyFieldBatch(
 }
 
 /**
- * `POST …/schema/fields` (interface-spec.md, Schema): adds one field as a one-entry batch. Call
+ * `POST …/schema/fields` (docs/api-reference.md "Schema versions"): adds one field as a one-entry batch. Call
  * inside the use case's transaction.
  * @returns the change (the route presents it without the batch-only lists)
  * @throws ValidationError (422) when the field exists or its rules are invalid

@@ -1,10 +1,9 @@
 /**
- * Adding, updating and removing schema fields (interface-spec.md, Schema; decisions.md §2 and
- * G2): the requests and their outcome. Applying them: src/services/catalog/schema-field-batch.ts.
+ * Adding, updating and removing schema fields (docs/api-reference.md "Schema versions"): the requests and their outcome. Applying them: src/services/catalog/schema-field-batch.ts.
  */
 import type { FIELD_TYPES } from '../../models/catalog-schema';
 
-/** One field to add (POST …/schema/fields body; an entry of G2 `fields_to_add`). */
+/** One field to add (POST …/schema/fields body; an entry of `fields_to_add`). */
 export interface AddField {
   field_name: string;
   field_type: (typeof FIELD_TYPES)[number];
@@ -19,10 +18,10 @@ export interface AddField {
   scope?: 'variant' | 'product' | 'both';
 }
 
-/** One field to change (an entry of G2 `fields_to_update`): only the given attributes change. */
+/** One field to change (an entry of `fields_to_update`): only the given attributes change. */
 export type UpdateField = Partial<Omit<AddField, 'position' | 'workflow_id'>> & { field_name: string };
 
-/** The G2 batch body (decisions.md §2). */
+/** The batch body (docs/api-reference.md "Batch field changes"). */
 export interface FieldBatch {
   fields_to_add?: AddField[];
   fields_to_update?: UpdateField[];
@@ -32,7 +31,7 @@ export interface FieldBatch {
 }
 
 /**
- * Outcome of a field change (interface-spec.md; decisions.md §2 G2): the versions and the
+ * Outcome of a field change (docs/api-reference.md "Schema versions"; docs/api-reference.md "Batch field changes"): the versions and the
  * fields named by kind; `summary` lists the changes in words (the response's message says
  * `Schema <previous> → <new>: <summary>`, src/presenters/catalogs.ts).
  */

@@ -1,7 +1,7 @@
 /**
- * The schema and taxonomy use cases of the catalog routes (interface-spec.md, Schema and
- * Taxonomy; decisions.md §2, G2, G3): each checks ownership (unknown catalog → 404, another
- * organization's → 403, decisions.md §1) and owns its transaction (architecture.md: a
+ * The schema and taxonomy use cases of the catalog routes (docs/api-reference.md "Schema versions" and
+ * Taxonomy; docs/api-reference.md "Batch field changes"): each checks ownership (unknown catalog → 404, another
+ * organization's → 403, docs/api-reference.md "Authentication") and owns its transaction (docs/architecture.md: a
  * transaction starts in the service function that owns the use case). The rules themselves
  * live in schema.ts, schema-fields.ts and taxonomy.ts.
  */
@@ -36,7 +36,7 @@ export function addCatalogField(knex: Knex, scope: Scope, catalogId: string, fie
 }
 
 /**
- * `PUT …/schema/fields/batch` (G2): adds, updates and removes fields as one new schema version,
+ * `PUT …/schema/fields/batch` (docs/api-reference.md "Batch field changes"): adds, updates and removes fields as one new schema version,
  * see {@link applyFieldBatch}; error paths under `body`.
  * @throws ValidationError (422), NotFoundError (404), ForbiddenError (403)
  */
@@ -48,7 +48,7 @@ export function applyCatalogFieldBatch(knex: Knex, scope: Scope, catalogId: stri
 }
 
 /**
- * `GET …/taxonomy` (G3): the current schema version's enriched taxonomy (null when none) and
+ * `GET …/taxonomy` (docs/api-reference.md "Taxonomy"): the current schema version's enriched taxonomy (null when none) and
  * its ETag, from the app's cache.
  * @throws NotFoundError (404), ForbiddenError (403)
  */
@@ -58,7 +58,7 @@ export async function getCatalogTaxonomy(deps: CatalogDeps, scope: Scope, catalo
 }
 
 /**
- * `PUT …/taxonomy` (G3): sets or replaces the taxonomy (a new minor schema version), see
+ * `PUT …/taxonomy` (docs/api-reference.md "Taxonomy"): sets or replaces the taxonomy (a new minor schema version), see
  * {@link setTaxonomy}.
  * @returns the enriched taxonomy, its ETag and the new version
  * @throws ValidationError (422), NotFoundError (404), ForbiddenError (403)
@@ -76,7 +76,7 @@ export function putCatalogTaxonomy(
 }
 
 /**
- * `DELETE …/taxonomy` (G3): removes the taxonomy (a new major schema version), see
+ * `DELETE …/taxonomy` (docs/api-reference.md "Taxonomy"): removes the taxonomy (a new major schema version), see
  * {@link removeTaxonomy}.
  * @returns the new schema version
  * @throws NotFoundError (404) unknown catalog or no taxonomy; ForbiddenError (403)

@@ -1,5 +1,5 @@
 /**
- * Validation with the catalogs' own JSON Schemas (decisions.md §2): whether a schema definition
+ * Validation with the catalogs' own JSON Schemas (docs/api-reference.md "Schema versions"): whether a schema definition
  * is usable, and the validator of item data for one schema version (`strict_mode`).
  */
 import Ajv from 'ajv';
@@ -22,7 +22,7 @@ function newItemAjv(): Ajv {
   return addFormats(new Ajv({ allErrors: true, strict: false }));
 }
 /**
- * Checks that `definition` is a usable catalog schema (interface-spec.md, POST catalogs): a JSON
+ * Checks that `definition` is a usable catalog schema (docs/api-reference.md "Schema versions", POST catalogs): a JSON
  * Schema accepted by Ajv's meta-schema and compiler, with a `properties` object of property
  * objects, `type` absent or `object`, and every `required` name among the properties.
  * @param loc where the definition sits in the request (prefix of each detail's `loc`)
@@ -70,7 +70,7 @@ export function assertValidSchemaDefinition(definition: unknown, loc: Array<stri
 }
 
 /**
- * A validator of item data for one schema version (decisions.md §2, `strict_mode`), compiled
+ * A validator of item data for one schema version (docs/api-reference.md "Catalogs", `strict_mode`), compiled
  * once per version id and kept in `validators` (the app's CatalogCaches.validators). Unknown top-level fields are rejected unless the schema sets
  * `additionalProperties` itself; system keys starting with `__` (e.g. `__catalog_item_id`) are
  * always allowed.

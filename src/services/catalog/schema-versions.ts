@@ -1,5 +1,5 @@
 /**
- * The schema versions of a catalog for the console's schema page (issue 28 §9; decisions.md §2:
+ * The schema versions of a catalog for the console's schema page (docs/api-reference.md "Schema versions":
  * every version row is kept): the list, newest first, and the difference between any two.
  */
 import type { Knex } from 'knex';

@@ -8,7 +8,7 @@ import type { Scope } from '../access/scope';
 import { markGridIndexesDropping } from './grid-indexes';
 
 /**
- * Versioned catalog schemas (interface-spec.md "CatalogSchema", Versioning; decisions.md §2):
+ * Versioned catalog schemas (docs/api-reference.md "Schema versions", Versioning; docs/api-reference.md "Schema versions"):
  * reading the current or an older version, validating item data against a version, writing
  * new versions and the auto-evolve rule. Field edits live in catalog-schema-fields.ts.
  */
@@ -16,10 +16,10 @@ import { markGridIndexesDropping } from './grid-indexes';
 /** A JSON Schema object as stored in `catalog_schemas.schema_definition`. */
 export type SchemaDefinition = CatalogSchema['schema_definition'];
 
-/** Which part of `MAJOR.MINOR.PATCH` a change advances (decisions.md §2). */
+/** Which part of `MAJOR.MINOR.PATCH` a change advances (docs/api-reference.md "Schema versions"). */
 export type VersionBump = 'major' | 'minor' | 'patch';
 
-/** The first schema version of every catalog (decisions.md §2). */
+/** The first schema version of every catalog (docs/api-reference.md "Schema versions"). */
 export const INITIAL_SCHEMA_VERSION = '1.0.0';
 
 const BUMP_RANK: Record<VersionBump, number> = { patch: 0, minor: 1, major: 2 };
@@ -54,7 +54,7 @@ export function fieldTypeOf(property: JsonSchemaProperty | undefined): string {
 /**
  * Restores the order of `schema_definition.properties`, which `jsonb` does not keep (it sorts
  * object keys), from `fields_workflow_info` (a JSON array, so ordered, and kept in step with
- * the properties: decisions.md §2). The order matters: `position: top|bottom` of added fields.
+ * the properties: docs/api-reference.md "Schema versions"). The order matters: `position: top|bottom` of added fields.
  * @returns the same row, with its properties re-inserted in field order
  */
 export function withPropertyOrder(schema: CatalogSchema): CatalogSchema {
@@ -80,7 +80,7 @@ export async function getCurrentSchema(knex: Knex | Knex.Transaction, catalogId:
 }
 
 /**
- * One stored schema version of a catalog (decisions.md §2, `GET …/schema?version=X`).
+ * One stored schema version of a catalog (docs/api-reference.md "Schema versions", `GET …/schema?version=X`).
  * @throws NotFoundError (404) when the catalog has no such version
  */
 export async function getSchemaVersion(knex: Knex | Knex.Transaction, catalogId: string, version: string): Promise<CatalogSchema> {
@@ -130,7 +130,7 @@ export function deriveFieldInfo(name: string, property: JsonSchemaProperty, requ
 }
 
 /**
- * Rebuilds `fields_workflow_info` in the order of `definition.properties` (decisions.md §2: kept
+ * Rebuilds `fields_workflow_info` in the order of `definition.properties` (docs/api-reference.md "Schema versions": kept
  * in step with the properties): existing entries are kept (with `required` refreshed), new
  * properties get a derived entry, entries of removed properties are dropped.
  */
@@ -143,7 +143,7 @@ export function syncFieldInfo(definition: SchemaDefinition, previous: FieldWorkf
   });
 }
 
-/** Counts of interface-spec.md "CatalogSchema": total, input and generated fields. */
+/** Counts of docs/api-reference.md "Schema versions": total, input and generated fields. */
 export function fieldCounts(info: FieldWorkflowInfo[]): { total_fields: number; input_fields_count: number; generated_fields_count: number } {
   const generated = info.filter((f) => f.field_category === 'generated').length;
   return { total_fields: info.length, input_fields_count: info.length - generated, generated_fields_count: generated };
@@ -165,7 +165,7 @@ export interface NewSchemaVersion {
 }
 
 /**
- * Inserts the next schema version and points the catalog at it (decisions.md §2): major versions
+ * Inserts the next schema version and points the catalog at it (docs/api-reference.md "Schema versions"): major versions
  * are `backward_compatible: false`. Call inside a transaction after {@link lockCatalog}.
  * @returns the inserted row
  */
@@ -223,7 +223,7 @@ export function inferType(values: unknown[]): string | string[] {
 }
 
 /**
- * `auto_evolve_schema` (decisions.md §2): adds every top-level field of `dataSamples` that the
+ * `auto_evolve_schema` (docs/api-reference.md "Catalogs"): adds every top-level field of `dataSamples` that the
  * current schema lacks (keys starting `__` are system keys and never added), with a type
  * inferred from all samples, as ONE new minor version. The caller decides whether the catalog
  * (or the request) asks for evolution; this function does not read the flag. Locks the catalog.

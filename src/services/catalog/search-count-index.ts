@@ -5,7 +5,7 @@ import { wordsColumn } from './search-words';
 
 /**
  * Search count index (migration 20261121190500): exact totals of word searches on large
- * catalogs without reading the heap (decisions.md §3, G6: `total` is exact).
+ * catalogs without reading the heap (docs/api-reference.md "Items": `total` is exact).
  *
  * An exact `count(*)` through the word GIN index reads every matching heap page (PostgreSQL
  * no longer skips all-visible pages in bitmap heap scans), so a word in 250,000 of 1,000,000
@@ -16,7 +16,7 @@ import { wordsColumn } from './search-words';
  * reads at most ~`min_df` rows.
  *
  * The index is built from one snapshot ({@link buildSearchIndex}) by a durable Temporal
- * workflow (searchIndexBuildWorkflow, workflows/search-index-build.ts; architecture.md, Shape:
+ * workflow (searchIndexBuildWorkflow, workflows/search-index-build.ts; docs/architecture.md "The shape":
  * everything long and retryable runs in Temporal), never in the API process; every write after
  * that snapshot is logged by a trigger (item ids), and a count corrects the index's answer by
  * re-checking those items ({@link countWithSearchIndex}), so totals are exact at any age. Once

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { Catalog } from '../../models/catalog';
 
 /**
- * Pending word vectors (migration 20261121210000; decisions.md §3, G6 and G11).
+ * Pending word vectors (migration 20261121210000; docs/api-reference.md "Items").
  *
  * A restore of a large catalog rewrites its rows without touching the word index: it writes
  * each changed row's restored word vector to `search_tsv_pending`, leaves the indexed

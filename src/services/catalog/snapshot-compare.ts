@@ -1,5 +1,5 @@
 /**
- * A snapshot compared with the catalog now (issue 28 §10, the console's snapshots page): how
+ * A snapshot compared with the catalog now (the console's snapshots page): how
  * many items were added, removed and changed since the snapshot, and a few of each with their
  * data then and now. One full join of the snapshot's rows with the catalog's (hash join, both
  * sides restricted to the catalog / the snapshot), counted and sampled in the same statement.

@@ -1,6 +1,5 @@
 /**
- * Snapshot restores as durable workflows (issue 28; decisions.md §3 G11; architecture.md, "long
- * work is a Temporal workflow"). A restore is a row of `snapshot_restores` and the workflow
+ * Snapshot restores as durable workflows (docs/api-reference.md "Snapshots"; docs/workflows.md "snapshotRestoreWorkflow"). A restore is a row of `snapshot_restores` and the workflow
  * `snapshot-restore-<restore_id>` (workflows/snapshot-restore.ts) whose activity runs
  * {@link runSnapshotRestore}:
  *
@@ -93,9 +92,9 @@ export async function getSnapshotRestore(knex: Knex, scope: Scope, catalogId: st
 }
 
 /**
- * Waits until a restore is completed or failed (the synchronous `POST …/restore` of G11), reading
+ * Waits until a restore is completed or failed (the synchronous `POST …/restore`), reading
  * its row and checking every {@link WORKER_CHECK_MS} that a worker polls the task queue.
- * @returns the G11 restore result
+ * @returns the restore result
  * @throws ConflictError (409) when it failed as not applicable (catalog, snapshot or schema
  *   version gone meanwhile); ServiceUnavailableError (503) when every attempt failed, or when no
  *   worker polls (the restore stays queued and runs when one is back)

@@ -16,7 +16,7 @@ import { newestFirstPage } from '../../models/newest-first';
 import { assertRole } from '../access/roles';
 
 /**
- * Catalog snapshots (decisions.md §3, G11). A snapshot stores the catalog's items (row copies
+ * Catalog snapshots (docs/api-reference.md "Snapshots"). A snapshot stores the catalog's items (row copies
  * in `catalog_snapshot_items`, written with one `INSERT … SELECT`), its schema version string
  * with that version's taxonomy, its catalog_md and its quality prompt.
  *
@@ -27,7 +27,7 @@ import { assertRole } from '../access/roles';
  *   version. Versions are never deleted and each carries its taxonomy, so pointing back also
  *   restores the taxonomy; no new schema version is created even when the taxonomy differs
  *   now (the stored `taxonomy` is a record of what the snapshot saw);
- * - catalog_md: versions of catalog_md are a linear counter (G4), so when the text differs a
+ * - catalog_md: versions of catalog_md are a linear counter (docs/api-reference.md "Catalog context and quality prompt"), so when the text differs a
  *   new catalog_md version holding the snapshot's text is appended rather than rewinding the
  *   counter;
  * - quality prompt: set back with its `updated_at`.
@@ -95,7 +95,7 @@ export async function takeSnapshot(
 }
 
 /**
- * `POST …/snapshots` (G11): a manual snapshot.
+ * `POST …/snapshots` (docs/api-reference.md "Snapshots"): a manual snapshot.
  * @throws NotFoundError (404), ForbiddenError (403)
  */
 export async function createSnapshot(knex: Knex, scope: Scope, catalogId: string, reason: string | null): Promise<CatalogSnapshot> {
@@ -106,7 +106,7 @@ export async function createSnapshot(knex: Knex, scope: Scope, catalogId: string
 }
 
 /**
- * `GET …/snapshots` (G11): newest first, optionally of one type.
+ * `GET …/snapshots` (docs/api-reference.md "Snapshots"): newest first, optionally of one type.
  * @returns `{snapshots, total}` (total of the filtered list)
  * @throws NotFoundError (404), ForbiddenError (403)
  */
@@ -217,7 +217,7 @@ async function restoreItems(trx: Knex.Transaction, catalogId: string, snapshot: 
   return deferWords && merged.rowCount > 0;
 }
 
-/** Outcome of a restore (G11; the route adds the response's `message`). */
+/** Outcome of a restore (docs/api-reference.md "Snapshots"; the route adds the response's `message`). */
 export interface RestoreResult {
   snapshot_id: string;
   safety_snapshot_id: string;
@@ -233,7 +233,7 @@ export interface RestoreDeps extends CatalogDeps {
 }
 
 /**
- * `POST …/snapshots/{snapshot_id}/restore` (G11), one transaction: a `safety` snapshot of the
+ * `POST …/snapshots/{snapshot_id}/restore` (docs/api-reference.md "Snapshots"), one transaction: a `safety` snapshot of the
  * current state first, then the catalog's items, schema version (with its taxonomy),
  * catalog_md and quality prompt exactly as in the snapshot (see the module comment).
  * Items are restored set-based by {@link restoreItems}; a snapshot of at least
@@ -251,7 +251,7 @@ export async function restoreSnapshot(deps: RestoreDeps, scope: Scope, catalogId
   return result;
 }
 
-/** What {@link restoreSnapshotIn} did: the G11 result, whether it left the word index behind, the catalog. */
+/** What {@link restoreSnapshotIn} did: the result, whether it left the word index behind, the catalog. */
 export interface RestoreDone {
   result: RestoreResult;
   /** The catalog may now hold pending word vectors (`catalogs.search_words_pending`): catch them up after commit. */

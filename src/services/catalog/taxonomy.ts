@@ -7,13 +7,13 @@ import { getCurrentSchema, lockCatalog, writeSchemaVersion } from './schema';
 import type { Scope } from '../access/scope';
 
 /**
- * Catalog taxonomies (interface-spec.md, Taxonomy; decisions.md §2, G3). A taxonomy is stored
- * on the schema version (`catalog_schemas.taxonomy`) in the normalised G3 input form; every
+ * Catalog taxonomies (docs/api-reference.md "Taxonomy"). A taxonomy is stored
+ * on the schema version (`catalog_schemas.taxonomy`) in the normalised input form; every
  * read computes the enriched form. All computations are linear in the number of nodes (maps,
  * one pass in parent-before-child order), so the 5,595-node Google product taxonomy is cheap.
  */
 
-/** A node as given: G3 object form (`nodes: {<id>: node}`) or array form with `id`. */
+/** A node as given: object form (`nodes: {<id>: node}`) or array form with `id`. */
 export interface TaxonomyNodeInput {
   id?: string;
   name: string;
@@ -22,7 +22,7 @@ export interface TaxonomyNodeInput {
   attributes?: TaxonomyAttribute[];
 }
 
-/** The body of `PUT …/taxonomy` (G3). `nodes` may also be an array of nodes with `id`. */
+/** The body of `PUT …/taxonomy` (docs/api-reference.md "Taxonomy"). `nodes` may also be an array of nodes with `id`. */
 export interface TaxonomyInput {
   name: string;
   description?: string;
@@ -33,7 +33,7 @@ export interface TaxonomyInput {
 /** An inherited attribute names the ancestor that defines it. */
 export type InheritedAttribute = TaxonomyAttribute & { inherited_from: string };
 
-/** A returned node (G3): the stored node plus computed `level`, `path`, `children` and attributes. */
+/** A returned node (docs/api-reference.md "Taxonomy"): the stored node plus computed `level`, `path`, `children` and attributes. */
 export interface EnrichedNode {
   id: string;
   name: string;
@@ -47,7 +47,7 @@ export interface EnrichedNode {
   all_attributes: Array<TaxonomyAttribute | InheritedAttribute>;
 }
 
-/** The returned taxonomy (interface-spec.md "Taxonomy (as returned)"). */
+/** The returned taxonomy (docs/api-reference.md "Taxonomy"). */
 export interface EnrichedTaxonomy {
   name: string;
   description: string | null;
@@ -56,7 +56,7 @@ export interface EnrichedTaxonomy {
 }
 
 /**
- * Validates a G3 taxonomy and returns its stored form. Object keys are the node ids; in the
+ * Validates a taxonomy and returns its stored form. Object keys are the node ids; in the
  * array form each node's `id` is its key.
  * @param loc the taxonomy's place in the request (e.g. `['body']`)
  * @throws ValidationError (422) for a duplicate id (array form, or an object node whose `id`
@@ -139,7 +139,7 @@ function walk(nodes: StoredTaxonomy['nodes'], ids: string[] = Object.keys(nodes)
 }
 
 /**
- * Computes the returned form (G3): `level` (0 = root), `path` (names from the root to the node,
+ * Computes the returned form (docs/api-reference.md "Taxonomy"): `level` (0 = root), `path` (names from the root to the node,
  * inclusive), `children` (ids, in input order), `inherited_attributes` (the ancestors'
  * attributes, the nearest ancestor winning on a name clash, each with `inherited_from`) and
  * `all_attributes` (inherited, overridden by the node's own on a name clash).
@@ -220,7 +220,7 @@ export function taxonomyOf(views: BoundedCache<TaxonomyView>, schema: CatalogSch
 
 /**
  * `PUT …/taxonomy`: validates, then stores the taxonomy on a new minor schema version
- * (decisions.md §2: setting a taxonomy is minor). Call inside the use case's transaction.
+ * (docs/api-reference.md "Taxonomy": setting a taxonomy is minor). Call inside the use case's transaction.
  * @param views the app's enriched-taxonomy cache (CatalogCaches.taxonomies)
  * @returns the enriched taxonomy, its ETag and the new version
  * @throws ValidationError (422) as {@link normalizeTaxonomy}
@@ -252,7 +252,7 @@ export async function setTaxonomy(
 }
 
 /**
- * `DELETE …/taxonomy`: a new major schema version without the taxonomy (decisions.md §2),
+ * `DELETE …/taxonomy`: a new major schema version without the taxonomy (docs/api-reference.md "Taxonomy"),
  * `backward_compatible: false`, with `migration_rules` naming the removed taxonomy.
  * @throws NotFoundError (404) when the catalog has no taxonomy
  */

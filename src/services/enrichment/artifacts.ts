@@ -15,7 +15,7 @@ import { bufferOf, contentKey, type BlobStore } from '../../lib/blob-store';
 import { createBlobStore } from '../../lib/blob-stores';
 
 /**
- * Durable copies of what a job consulted and returned (interface-spec.md `capture_source_artifacts`,
+ * Durable copies of what a job consulted and returned (docs/api-enrichment.md "Enrichment jobs" `capture_source_artifacts`,
  * `host_media`, `strict_hosted_media`). Files are content-addressed by SHA-256 under the
  * keys `artifacts/…` and `media/…` of the blob store (src/lib/blob-store.ts); rows in `source_artifacts` /
  * `hosted_media` tie them to organizations (and jobs), so serving is org-scoped where it must be.

@@ -4,8 +4,8 @@ import type { EnrichmentResult } from '../../enrichment/types';
 import type { EnrichJobConfig } from '../../schemas/enrich';
 
 /**
- * What the job options `audit_decisions_enabled` and `review_mode` (decisions.md §4 G21,
- * "post-enrichment audit"; their values are left open there, so this is the service's own
+ * What the job options `audit_decisions_enabled` and `review_mode` (docs/api-enrichment.md "Extra request fields",
+ * the post-enrichment audit; their values are left open there, so this is the service's own
  * decision, documented in the README) do with the audit of src/enrichment/audit.ts:
  *
  * - `audit_decisions_enabled: true` — every processed row is audited; the judgment is stored as

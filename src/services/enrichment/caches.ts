@@ -1,7 +1,7 @@
 /**
  * The enrichment domain's per-process caches (src/services/caches.ts): what one API process or
  * worker keeps in memory between rows and requests, owned by its dependency object instead of
- * module-level variables (architecture.md, "State lives in objects passed through deps").
+ * module-level variables (docs/architecture.md "4. Process state lives in objects owned by deps").
  */
 import { boundedCache } from '../../lib/bounded-cache';
 import type { KnownEvidenceDocs } from './evidence';

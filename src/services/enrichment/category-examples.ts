@@ -1,5 +1,5 @@
 /**
- * The target catalog's categorised items as examples for `predict_taxonomy` (issue 26 §2, "with
+ * The target catalog's categorised items as examples for `predict_taxonomy` ("with
  * the catalog's own categorised items as examples"; `npm run eval -- taxonomy` measures the
  * mechanism): items with a `category_id` and a title-like text, whose nearest-neighbour votes
  * join the classifier's term scoring (src/enrichment/taxonomy/examples.ts).

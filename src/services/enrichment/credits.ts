@@ -1,8 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Credits an organization's enrichment jobs used in the current calendar month (UTC) (issue 28
- * §1, the home page): the sum of `credits_used` (1 per successful item, set when a job
+ * Credits an organization's enrichment jobs used in the current calendar month (UTC) (the home page): the sum of `credits_used` (1 per successful item, set when a job
  * finishes; docs/workflows.md, "The credit ledger") of the jobs that finished this month. A job's
  * `credits_used` is the sum of its charges in the credit ledger (./credit-charges.ts), copied at
  * finalize; reading the job keeps the figure to finished jobs, as before the ledger.

@@ -34,7 +34,7 @@ async function jobWarcs(knex: Knex, storage: EnrichmentStorage, scope: Scope, jo
 const sha256 = (bytes: Buffer | string): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 
 /**
- * `GET /public/enrich/{job_id}/evidence.wacz` (issue 27 §6): the job's evidence as a WACZ 1.1.1
+ * `GET /public/enrich/{job_id}/evidence.wacz`: the job's evidence as a WACZ 1.1.1
  * package (specs.webrecorder.net/wacz/1.1.1), every entry stored uncompressed: the rows' WARC
  * files concatenated as `archive/data.warc.gz`, its CDXJ index `indexes/index.cdxj` (warcio's
  * CDXIndexer, SURT-sorted), `pages/pages.jsonl` (one line per HTML page answered 200), and

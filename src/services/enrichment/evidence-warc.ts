@@ -15,8 +15,7 @@ export function evidenceWarcUrn(jobId: string, rowIndex: number): string {
 }
 
 /**
- * Keeps a row's consulted pages as a WARC 1.1 file with the job (`capture_source_artifacts`,
- * issue 27 §6): writes it (./warc.ts), stores it content-addressed like any artifact, notes
+ * Keeps a row's consulted pages as a WARC 1.1 file with the job (`capture_source_artifacts`): writes it (./warc.ts), stores it content-addressed like any artifact, notes
  * each fetch's record in `evidence.fetches[i].warc_record_id`, and maps every cited page URL
  * to its capture in `review_info.source_captures` (`{url: "<job_id>/<record uuid>"}`, which the
  * API's and the dashboard's capture routes serve), so each staged value's source points at

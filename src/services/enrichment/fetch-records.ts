@@ -1,7 +1,7 @@
 import type { FetchedPage, FetchRecord } from '../../enrichment/research/types';
 
 /**
- * The per-URL outcome list a row's evidence keeps (`evidence.fetches`, issue 27 §4): one entry
+ * The per-URL outcome list a row's evidence keeps (`evidence.fetches`): one entry
  * per fetched page in fetch order, its outcome (`ok` for a 200 page of a fetcher that does not
  * classify, such as the offline archive; else `not_found` for other statuses), cache use and
  * rendering. No I/O.

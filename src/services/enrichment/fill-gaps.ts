@@ -1,5 +1,5 @@
 /**
- * Fill the gaps (issue 28 §6): from the item grid filtered to "missing X" (`missing=X`,
+ * Fill the gaps: from the item grid filtered to "missing X" (`missing=X`,
  * `f.X=empty`) or "not ready for profile P" (`readiness=P&ready=no`), one action enriches
  * exactly those items for exactly the missing fields: the fields become the job's
  * `output_schema`, the catalog both its `source_catalog_id` narrowed to the grid's selection
@@ -181,7 +181,7 @@ async function enrichSelection(
 }
 
 /**
- * The bulk actions "enrich" and "classify" (issue 28 §5) on every item of a grid query string:
+ * The bulk actions "enrich" and "classify" on every item of a grid query string:
  * an enrichment job for `fields` and, with `classify`, taxonomy classification.
  * @returns the job id (= its review activity's id)
  * @throws ValidationError (422) for an unknown field, nothing asked, classification without a

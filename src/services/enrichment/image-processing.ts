@@ -1,5 +1,5 @@
 /**
- * The `image_processing` option of enrich requests (decisions.md §4, G21): images of a result's
+ * The `image_processing` option of enrich requests (docs/api-enrichment.md "Extra request fields"): images of a result's
  * media fields are transformed before they are hosted (resized within `min_side_px` ..
  * `max_side_px`, padded to a square on `background_color`, re-encoded as `output_format` at
  * `quality`). The pixels are worked by sharp (libvips); this module only maps the options.

@@ -1,5 +1,5 @@
 /**
- * Image runs (issue 21, the service side of `service_image_run` / `_status` / `_list`): one image
+ * Image runs (the service side of `service_image_run` / `_status` / `_list`): one image
  * processing job on the organization's hosted media (`host_media`, src/services/enrichment/artifacts.ts).
  *
  * - Input images must be hosted media of the organization (`…/api/public/media/{sha256}.{ext}`):
@@ -56,7 +56,7 @@ async function hostedImage(deps: ImageRunDeps, scope: Scope, url: string, loc: s
   return { bytes: await bufferOf(media.body), contentType: media.content_type };
 }
 
-/** Checks the fields each tool needs (tool-server.md §2.6). @throws ValidationError */
+/** Checks the fields each tool needs (docs/tool-server-design.md "Image tools"). @throws ValidationError */
 function checkRequest(input: ImageRunInput): void {
   if (input.tool !== 'generate' && !input.image_url) throw ValidationError.at(['body', 'image_url'], `is required for ${input.tool}`);
   if (input.tool === 'inpaint' && !input.mask_url) throw ValidationError.at(['body', 'mask_url'], 'is required for inpaint');

@@ -27,7 +27,7 @@ const MAX_ROW_DETAILS = 50;
 export type RowCheck = (item: unknown, loc: Array<string | number>) => ValidationDetail[];
 
 /**
- * The per-row rules of interface-spec.md (`attribute_sets`, `source_hint_sets`): an item is an
+ * The per-row rules of the enrich request (docs/api-enrichment.md "Enrichment jobs"; `attribute_sets`, `source_hint_sets`): an item is an
  * object; inline `requested_attributes` / `source_hints` are refused (use the registries);
  * `attribute_set_id` / `source_hint_set_id` must name an entry of the request's registry.
  */
@@ -35,7 +35,7 @@ export function rowRules(attributeSets: Record<string, unknown> | undefined, sou
   return (item, loc) => {
     if (typeof item !== 'object' || item === null || Array.isArray(item)) return [{ loc, msg: 'Item must be a JSON object', type: 'type_error' }];
     const it = item as Record<string, unknown>;
-    // Items of an items_file never pass the request validator: refuse unstorable text here (issue 18).
+    // Items of an items_file never pass the request validator: refuse unstorable text here.
     const out: ValidationDetail[] = unstorableTextPaths(it).map((p) => ({
       loc: [...loc, ...p],
       msg: 'Text must not contain NUL characters or unpaired UTF-16 surrogates',
@@ -119,7 +119,7 @@ async function isSpreadsheet(file: string, fileName: string): Promise<boolean> {
 }
 
 /**
- * A CSV, XLSX or XLS `items_file` (issue 20), streamed: the header row names the fields, each further
+ * A CSV, XLSX or XLS `items_file`, streamed: the header row names the fields, each further
  * row is one item (src/services/inference/sheet-items.ts `rowToInputItem`: non-empty cells as
  * text, JSON arrays and objects parsed), inserted in chunks of {@link INSERT_CHUNK}.
  * @returns the number of rows
@@ -166,7 +166,7 @@ async function insertItemsFromSheet(trx: Knex.Transaction, jobId: string, file: 
  * Parses an uploaded `items_file` as a stream (never whole in memory: stream-json tokenises it
  * and assembles one item at a time) and inserts its items in chunks of {@link INSERT_CHUNK}.
  * The file is a JSON array of item objects, or an object whose `items` key holds that array
- * (interface-spec.md, Rules 3).
+ * (docs/api-enrichment.md "Enrichment jobs": `items_file`).
  * @returns the number of rows
  * @throws ValidationError (422) at `body.items_file` for invalid JSON or another top-level
  *   shape, and at `body.items_file.<i>` for rows that break {@link rowRules}

@@ -1,5 +1,5 @@
 /**
- * A job's taxonomy, loaded once per worker (issue 26 §2: a taxonomy of 5,595 nodes inline in a
+ * A job's taxonomy, loaded once per worker (a taxonomy of 5,595 nodes inline in a
  * request or as the catalog's must cost no more than ~20 ms per item). The job config stores the
  * taxonomy the job uses (request.ts: the request's, else the catalog's); rows read the config
  * without it (src/services/enrichment/rows.ts) and take the taxonomy from here, so every row of a

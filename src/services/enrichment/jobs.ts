@@ -64,7 +64,7 @@ export interface JobServiceDeps {
 const SYNC_WORKER_CHECK_MS = 10_000;
 
 /**
- * Throws 503 when the runner reports no worker polling the task queue (issue 27 §1): a
+ * Throws 503 when the runner reports no worker polling the task queue: a
  * synchronous request would otherwise wait for a job nothing takes.
  */
 export async function assertWorkerPolling(jobRunner: JobRunner, what: string): Promise<void> {
@@ -281,7 +281,7 @@ export interface EnrichUploadInput {
 }
 
 /**
- * Creates an enrichment job (interface-spec.md POST /public/enrich): resolves the request
+ * Creates an enrichment job (docs/api-enrichment.md "Enrichment jobs" POST /public/enrich): resolves the request
  * (src/services/enrichment/request.ts: template, catalog schema/taxonomy/known values and text
  * examples, resume, re-extraction), stores the review activity (type `enrichment`), the job,
  * its text examples (sampled, or copied from the job it continues) and its rows from the
@@ -313,7 +313,7 @@ export async function createEnrichmentJob(
   const earlier = idempotentId ? await EnrichmentJob.query(knex).findById(idempotentId).where('organization_id', scope.organizationId) : undefined;
   if (earlier) return answerEarlierAttempt(deps, scope, earlier);
   const jobId = idempotentId ?? newId();
-  // decisions.md §4: HTTPS only; loopback http only when config allowHttpWebhooks (src/services/enrichment/webhooks.ts).
+  // docs/api-enrichment.md "Enrichment jobs": HTTPS only; loopback http only when config allowHttpWebhooks (src/services/enrichment/webhooks.ts).
   assertWebhookUrl(req.webhook_url, deps.config?.allowHttpWebhooks ?? false);
   await assertJobQuota(knex, scope, deps.config?.limits);
   const plan = await planJob(
@@ -420,7 +420,7 @@ export async function storeFlowNodeJob(
 }
 
 /**
- * Polls a job (decisions.md §4, G17): counters and one page of results of the rows processed so
+ * Polls a job (docs/api-enrichment.md "Polling and listing jobs"): counters and one page of results of the rows processed so
  * far, in row order. Partial results appear while the job runs.
  * @throws NotFoundError `Job not found` (404), ForbiddenError (403) for another organization's job
  */
@@ -442,14 +442,14 @@ export async function getEnrichmentJob(deps: Pick<JobServiceDeps, 'knex'>, scope
     total_pages: Math.ceil(job.completed_items / pageSize),
   };
   if (auditWanted(job.config)) out.audit = await auditSummary(deps.knex, jobId, job.total_items);
-  // Webhook delivery state (decisions.md §4: every attempt visible on the job).
+  // Webhook delivery state (docs/api-enrichment.md "Webhooks": every attempt visible on the job).
   const webhook = await webhookStatus(deps.knex, job);
   if (webhook) out.webhook = webhook;
   return out;
 }
 
 /**
- * Lists the organization's jobs, newest first (decisions.md §4, G18).
+ * Lists the organization's jobs, newest first (docs/api-enrichment.md "Polling and listing jobs").
  * @returns `{jobs, total, limit, offset}`
  */
 export async function listEnrichmentJobs(
@@ -467,7 +467,7 @@ export async function listEnrichmentJobs(
 }
 
 /**
- * Cancels a job (interface-spec.md, state table): a running job becomes `cancelled` at once (no
+ * Cancels a job (docs/api-reference.md "Limits"): a running job becomes `cancelled` at once (no
  * new result is written after this), its workflow is cancelled and finalises credits for the
  * items already done; cancelling a cancelled job succeeds again.
  * @returns the job as it now stands (status `cancelled`)

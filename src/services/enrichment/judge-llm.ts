@@ -1,5 +1,5 @@
 /**
- * The model's part of `POST /public/judge` (decisions.md §4 G20; issue 26 §4): with a model
+ * The model's part of `POST /public/judge` (docs/api-enrichment.md "Judging"): with a model
  * configured (env `OPENAI_BASE_URL`), each row goes to it with the catalog's quality prompt, the
  * request's `prompt`, the fields' definitions and the row's images, and its decision is the
  * answer. The rules (./judge.ts judgeRow) stay: they are the fallback when the call fails, and a
@@ -13,7 +13,7 @@ import { callForSpeed, judgeSpeed } from '../../enrichment/llm/speed';
 import type { OutputField } from '../../enrichment/types';
 
 /**
- * The parts of a judge judgment (./judge.ts `Judgment`, decisions.md G20) the model's part reads
+ * The parts of a judge judgment (./judge.ts `Judgment`, docs/api-enrichment.md "Judging") the model's part reads
  * and writes; declared here so this module does not import the judge (no import cycle).
  */
 export interface Judgment {

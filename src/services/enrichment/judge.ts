@@ -1,5 +1,5 @@
 /**
- * `POST /public/judge` (decisions.md §4 G20): a decision per row — `pass`, `review_required` or
+ * `POST /public/judge` (docs/api-enrichment.md "Judging"): a decision per row — `pass`, `review_required` or
  * `fail` — with confidence, reasons, field issues and suggested updates, built on the
  * post-enrichment audit (src/enrichment/audit.ts), so a row is judged by the same rules a job's
  * results are. A row is an enriched result (`{data, before?, sources?, review_info?}`) or a plain
@@ -39,7 +39,7 @@ export interface JudgeRequest {
   images?: boolean | Record<string, string[]>;
 }
 
-/** One row's judgment (G20). */
+/** One row's judgment (docs/api-enrichment.md "Judging"). */
 export interface Judgment {
   row_index: number;
   item_id: string | null;

@@ -19,7 +19,7 @@ export interface UploadedKnowledgeFile {
 /**
  * Hosts uploaded knowledge-base files, lists them in `config.knowledge_base_sources` as
  * `SOURCE_<n>` → hosted URL (after the request's own entries), and converts each into a
- * readable document for the engine (interface-spec.md `knowledge_base_sources`; G21).
+ * readable document for the engine (docs/api-enrichment.md "Extra request fields" `knowledge_base_sources`).
  * @returns the documents, whose `source_id` matches the `knowledge_base_sources` key
  * @throws ValidationError (422 at `body.knowledge_base_files.<i>`) for a file that cannot be
  *   hosted or read as PDF, HTML, CSV or text

@@ -5,8 +5,8 @@ import { Catalog } from '../../models/catalog';
 import type { EnrichJobConfig, EnrichRequest } from '../../schemas/enrich';
 
 /**
- * The enrich options that need a model (issue 26 §4; interface-spec.md `prompt`, `speed`,
- * `validate_semantics`; decisions.md G21 `global_feedback`, `item_feedback`; the catalog's quality
+ * The enrich options that need a model (docs/api-enrichment.md "Enrichment jobs" `prompt`, `speed`,
+ * `validate_semantics`; docs/api-enrichment.md "Extra request fields" `global_feedback`, `item_feedback`; the catalog's quality
  * prompt). With a model configured (env `OPENAI_BASE_URL`) they reach the engine's LLM calls
  * (src/enrichment/llm); without one, each that was given and could not act, or acted only in
  * part, is named in the job's `notices` (never silent).

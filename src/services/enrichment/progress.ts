@@ -87,7 +87,7 @@ export async function finalizeJob(knex: Knex, jobId: string, outcome: 'completed
         completed_at: job.completed_at ?? trx.fn.now(),
         updated_at: trx.fn.now(),
       });
-    // A finished job that wrote to a catalog awaits review of its staged changes (decisions.md §5).
+    // A finished job that wrote to a catalog awaits review of its staged changes (docs/api-review.md "Staged changes").
     const activityStatus = status === 'completed' && job.catalog_id ? 'pending_review' : status;
     await ReviewActivity.query(trx).findById(jobId).patch({ status: activityStatus, updated_at: trx.fn.now() });
     return { status, total_items: job.total_items, completed_items: Number(agg.completed), successful };

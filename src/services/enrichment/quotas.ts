@@ -9,7 +9,7 @@ const BUSY_RETRY_S = 30;
 
 /**
  * Refuses a new enrichment job when its organization already runs `concurrentJobs` jobs, or has
- * used its `monthlyCredits` this calendar month (UTC; credits of finished jobs, decisions.md §4)
+ * used its `monthlyCredits` this calendar month (UTC; credits of finished jobs, docs/api-enrichment.md "Enrichment jobs")
  * (docs/configuration.md). A job's `credits_used` is its credit-ledger sum, copied at finalize
  * (./credit-charges.ts). A check, not a reservation: two requests racing past it may both start.
  * @throws TooManyRequestsError (429, `Retry-After`)

@@ -5,7 +5,7 @@ import type { FetchedPage } from '../../enrichment/research/types';
 import type { EnrichInput, EnrichmentResult, Evidence } from '../../enrichment/types';
 
 /**
- * Whether this worker can have pages rendered (issue 27 §5): `enabled` when a render worker runs
+ * Whether this worker can have pages rendered: `enabled` when a render worker runs
  * (Chromium installed, RENDER_CONCURRENCY > 0, live research); otherwise `unavailable` says why,
  * and rows that would have needed rendering carry that notice. `maxAgeS`: how long a rendering
  * is reused (FETCH_MAX_AGE_S).
@@ -28,7 +28,7 @@ function pagesWithoutProductData(consulted: FetchedPage[]): FetchedPage[] {
 }
 
 /**
- * Decides whether a row's pages must be rendered before its result is written (issue 27 §5):
+ * Decides whether a row's pages must be rendered before its result is written:
  * when requested fields are still missing and some fetched HTML page had no product data
  * (product-signals.ts), on hosts where rendering is not known to be useless
  * (`fetch_hosts.render_needed` false). With rendering available, the pages are requested
@@ -65,7 +65,7 @@ export async function requestRowRenders(
 
 /**
  * Marks the fields whose every cited source is a rendered page as read by rendering
- * (`review_info.field_methods[field] = 'rendered'`, issue 27 §5). No I/O.
+ * (`review_info.field_methods[field] = 'rendered'`). No I/O.
  */
 export function markRenderedMethods(result: EnrichmentResult, consulted: FetchedPage[]): void {
   const rendered = new Set(consulted.filter((p) => p.rendered).flatMap((p) => [p.url, p.final_url]));

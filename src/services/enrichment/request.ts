@@ -18,7 +18,7 @@ import type { Scope } from '../access/scope';
 
 /**
  * Turns a validated enrich request into a job plan: the config stored on the job and where its
- * items come from (interface-spec.md "Enrich request parameters" and Rules; decisions.md §4).
+ * items come from (docs/api-enrichment.md "Enrichment jobs" and Rules; docs/api-enrichment.md "Enrichment jobs").
  * Pure of HTTP; every refusal is a typed error (422 / 404 / 403 / 409).
  */
 
@@ -127,7 +127,7 @@ function setFields(entry: unknown): OutputField[] {
 }
 
 /**
- * The request shapes existing clients send, in the service's own terms (issue 26 §6): `review_mode`
+ * The request shapes existing clients send, in the service's own terms: `review_mode`
  * as a boolean — `true` asks for the post-enrichment audit (stored as `audit_decisions_enabled:
  * true`, every change staged with `staged_status`), `false` is `"all"`. Other keys pass unchanged.
  */
@@ -212,7 +212,7 @@ async function planFresh(
   if (config.catalog_id) {
     const catalog = await loadCatalogOwned(knex, scope, config.catalog_id);
     const schema = await getCurrentSchema(knex, catalog.id);
-    // The catalog's key fields identify its items (decisions.md §3): never researched, so never rewritten (issue 26 §1).
+    // The catalog's key fields identify its items (docs/api-reference.md "Items"): never researched, so never rewritten.
     const keys = new Set([catalog.unique_id_field, catalog.product_id_field].filter(Boolean));
     if (!outputSchema?.length) outputSchema = fieldsFromCatalogSchema(schema.schema_definition).filter((f) => !keys.has(f.name));
     if (!config.taxonomy && schema.taxonomy) config.taxonomy = schema.taxonomy;
@@ -259,7 +259,7 @@ async function planFresh(
   return { config, items: itemPlan, catalogId: config.catalog_id ?? null, ...(examples ? { examples } : {}) };
 }
 
-/** Loads the earlier job of a resume / re-extraction (its id is the activity id, decisions.md §4). */
+/** Loads the earlier job of a resume / re-extraction (its id is the activity id, docs/api-enrichment.md "Enrichment jobs"). */
 async function loadSourceJob(knex: Knex, scope: Scope, id: string, key: string): Promise<EnrichmentJob> {
   const job = await loadOwned<EnrichmentJob>(knex, EnrichmentJob, id, scope, 'Activity not found');
   if (job.status === 'running') throw new ConflictError(`The job of ${key} ${id} is still running; cancel it or wait until it finishes`);
@@ -288,7 +288,7 @@ const NOT_RECIPE_KEYS = [
 ] as const;
 
 /**
- * The reusable recipe of a job (decisions.md §6: the `enrich` node runs "the enrichment engine
+ * The reusable recipe of a job (docs/api-review.md "Flow runs": the `enrich` node runs "the enrichment engine
  * with a saved config"): its config without per-request and catalog-binding keys, with the
  * output schema and taxonomy it actually used written out (a job on a catalog took them from the
  * catalog's schema, `catalogSchema`), and `async_mode` true.
@@ -318,7 +318,7 @@ async function planResume(knex: Knex, scope: Scope, req: EnrichRequest, sourceId
 }
 
 /**
- * Re-extraction (`reextract_from_activity_id`, decisions.md G21): the earlier job's rows and
+ * Re-extraction (`reextract_from_activity_id`, docs/api-enrichment.md "Extra request fields"): the earlier job's rows and
  * stored evidence with its config, overridden by extraction-level fields only (prompt,
  * output_schema, feedback, source_row_indices, …); research fields are refused since nothing is
  * searched or fetched.

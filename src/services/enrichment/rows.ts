@@ -35,10 +35,10 @@ import { logger } from '../../lib/logger';
 
 /**
  * The row-level work of an enrichment job, used by the Temporal activities (which stay thin
- * adapters, architecture.md). Every write is idempotent on (job_id, row_index): a row moves from
+ * adapters, docs/architecture.md). Every write is idempotent on (job_id, row_index): a row moves from
  * `pending` to `succeeded`/`failed` once, and the job's counters move in the same transaction,
  * so a retried activity or a replay after a worker crash never duplicates a result or a credit
- * (architecture.md, Temporal rule 4).
+ * (docs/workflows.md "Rules of the craft").
  *
  * Per-row cost (bench/row-cost.ts, archive engine ~4.5 ms/item on an idle 2-core machine): a
  * row's research evidence was ~57 KB of JSON (3 parsed pages with up to 20,000 characters of
@@ -133,7 +133,7 @@ interface EngineRun {
 
 /**
  * Runs the engine for one row. Re-extraction jobs (`config.reextract_from_activity_id`) call
- * `engine.extract` on the row's stored evidence — no search, no fetch (interface-spec.md
+ * `engine.extract` on the row's stored evidence — no search, no fetch (docs/api-review.md "Activities"
  * `reextract_from_activity_id`); other jobs research + extract, reporting fetched pages to
  * `consulted`, whose outcomes the evidence keeps (`evidence.fetches`).
  */

@@ -1,6 +1,5 @@
 /**
- * The item fields a category prediction stages (issue 26 §2 "Categories reach the items";
- * interface-spec.md `predict_taxonomy`, `predict_taxonomy_attributes`): a result's predicted
+ * The item fields a category prediction stages (docs/api-enrichment.md "Category prediction", `predict_taxonomy_attributes`): a result's predicted
  * `category_id` and, when the job predicted them, its taxonomy attribute values become fields of
  * the staged `after_data`, so applying the change writes them onto the item. They stay in
  * `source_data` too (with `taxonomy_attribute_sources`), where the review reads their evidence.

@@ -10,10 +10,10 @@ import { typedBySchema } from '../inference/sheet-items';
 import { categoryItemFields } from './staging-category';
 
 /**
- * Staged changes of enrichment jobs (decisions.md §4 "A job is also an activity"): a job with
+ * Staged changes of enrichment jobs (docs/api-enrichment.md "Enrichment jobs"): a job with
  * `catalog_id` stages each row's result as a change on its activity, in the transaction that
  * writes the row result, once per (activity_id, row_index) — so activity retries never stage
- * twice (architecture.md, Temporal rule 4). Reading and reviewing activities is
+ * twice (docs/workflows.md "Rules of the craft"). Reading and reviewing activities is
  * src/services/review/.
  */
 
@@ -70,7 +70,7 @@ export interface StagedProvenance {
  * The one shape every staged change made from an enrichment result has, whatever staged it (an
  * enrichment job, src/services/enrichment/row-results.ts; a flow's enrich → stage nodes,
  * src/services/flows/nodes/stage.ts): sources, explanations and review info as the engine
- * produced them (decisions.md §4). `result.after_data` needs only its `sources` and
+ * produced them (docs/api-enrichment.md "Sources and citations"). `result.after_data` needs only its `sources` and
  * `source_explanations` here (a flow row carries the result without its data).
  */
 export function stagedProvenance(result: Pick<EnrichmentResult, 'after_data' | 'original_data' | 'all_sources'> & Partial<EnrichmentResult>): StagedProvenance {
@@ -108,7 +108,7 @@ export function sourceDataShape(sourceData: Record<string, unknown> | null | und
  * What an enrichment result changes on a catalog item (`before`, `{}` for a new item): the
  * result's data (without provenance and `__catalog_item_id`) over `before`, except
  * - identity fields (name, brand, GTIN, MPN, SKU; `identityKeys`) that research did not source
- *   (no source, or only `INPUT:*`): they identified the product and keep the item's value (decisions.md §4 "Refresh and merge");
+ *   (no source, or only `INPUT:*`): they identified the product and keep the item's value (docs/api-enrichment.md "Refresh and merge");
  * - `mergeFields` the item has a value for: combined with it (`mergeValues`: lists unioned,
  *   objects by key, scalars kept), since the job's input may not have carried the item's value;
  * then typed by the catalog schema's `properties` with the import's rules
@@ -151,11 +151,11 @@ export interface StagedRow {
  * that writes the row results), set-based: one look-up of the matched catalog items, one
  * multi-row insert, and one read-back of rows staged before. Before-data: the catalog item
  * matched by `__catalog_item_id` in the input, else by the catalog's business key
- * (`unique_id_field`; decisions.md §3), else none (`is_new_item`). After-data:
+ * (`unique_id_field`; docs/api-reference.md "Items"), else none (`is_new_item`). After-data:
  * {@link enrichedAfterData} under the catalog's current schema (a value that cannot be typed
  * makes the change `error` with the reason), with the predicted `category_id` and taxonomy
  * attribute values as item fields (./staging-category.ts); provenance: {@link stagedProvenance}. `base_version`:
- * the matched item's `current_version` (decisions.md §5, Conflicts). A row is staged
+ * the matched item's `current_version` (docs/api-review.md "Conflicts"). A row is staged
  * once per (activity_id, row_index): a retried write keeps the first staged change.
  * @returns row index → staged change id (the existing one when the row was already staged)
  */
@@ -203,7 +203,7 @@ export async function stageRowResults(
       status: problems.length ? 'error' : status,
       error_reason: reason ? reason.slice(0, 4000) : null,
       review_info: JSON.stringify(review_info),
-      // decisions.md §5 Conflicts: the version the change was computed from; apply compares it.
+      // docs/api-review.md "Conflicts": the version the change was computed from; apply compares it.
       base_version: item?.current_version ?? null,
     };
   });

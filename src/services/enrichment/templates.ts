@@ -9,7 +9,7 @@ import type { Scope } from '../access/scope';
 import { newestFirstPage } from '../../models/newest-first';
 
 /**
- * Organization-scoped enrichment templates (interface-spec.md `template_id`; decisions.md §4 G20:
+ * Organization-scoped enrichment templates (docs/api-enrichment.md "Enrichment jobs" `template_id`; docs/api-enrichment.md "Enrichment templates":
  * `GET /public/enrichment-templates` and `GET …/{id}`; this service adds `POST` to create one).
  * A template has `defaults` (any enrich request field except `items`/`template_id`) that fill
  * the fields a request omits, and `safety` controls a request can only narrow, never widen.

@@ -14,7 +14,7 @@ import { loadOwned } from '../access/ownership';
 import type { Scope } from '../access/scope';
 
 /**
- * `POST /public/enrich/{job_id}/to-catalog` (decisions.md §4, G19): a new catalog built from an
+ * `POST /public/enrich/{job_id}/to-catalog` (docs/api-enrichment.md "Job to catalog"): a new catalog built from an
  * enrichment run. Its schema comes from the job's output schema (types, descriptions, units,
  * enums; image URLs as `format: uri` strings) plus the input fields the items carried (types
  * inferred); its items are the results' `after_data` without `sources` / `source_explanations`

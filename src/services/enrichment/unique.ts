@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { OutputField } from '../../enrichment/types';
 
 /**
- * Output fields marked `unique` (interface-spec.md "Output-schema field": inferred
+ * Output fields marked `unique` (docs/api-enrichment.md "Enrichment jobs": inferred
  * web-enrichment fields carry `unique`): values repeated across one job's results are flagged
  * for review, never changed. Runs when the job finishes (./progress.ts `finalizeJob`), over all
  * its succeeded rows (carried ones included), set-based.

@@ -3,7 +3,7 @@ import { WARCRecord, WARCSerializer } from 'warcio';
 import type { FetchedPage, HttpExchange } from '../../enrichment/research/types';
 
 /**
- * A row's consulted pages as WARC 1.1 (ISO 28500:2017; issue 27 §6), written with warcio: one
+ * A row's consulted pages as WARC 1.1 (ISO 28500:2017), written with warcio: one
  * `warcinfo` record, then per HTTP exchange a `request` record and its `response` record
  * (`WARC-Concurrent-To` the request), robots.txt included; a response reused from the fetch
  * cache is written as its original response (dated when it was fetched); a rendered page's DOM

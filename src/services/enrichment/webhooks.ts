@@ -1,5 +1,5 @@
 /**
- * The enrichment webhook (decisions.md §4, webhooks design card; interface-spec.md, Events):
+ * The enrichment webhook (docs/api-enrichment.md "Webhooks"):
  * URL rules, the `enrichment.job.completed` payload, Standard-Webhooks signing, one HTTP attempt
  * and the record of every attempt. Retries are not here: Temporal supplies them (the
  * `deliverWebhook` activity under `webhookDeliveryWorkflow`'s retry policy).
@@ -19,10 +19,10 @@ import net from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { guardedLookup, isNonPublicAddress } from '../../enrichment/providers/address-policy';
 
-/** Per-attempt timeout of a delivery (ms), decisions.md §4 and interface-spec.md Limits: 30 s. */
+/** Per-attempt timeout of a delivery (ms), docs/api-enrichment.md "Webhooks" and docs/api-reference.md "Limits": 30 s. */
 export const WEBHOOK_ATTEMPT_TIMEOUT_MS = 30_000;
 
-/** Event type of the only outbound event (interface-spec.md, Events). */
+/** Event type of the only outbound event (docs/api-enrichment.md "Webhooks"). */
 export const WEBHOOK_EVENT_TYPE = 'enrichment.job.completed';
 
 /** Why a webhook URL is refused, or null when it is acceptable. */
@@ -99,7 +99,7 @@ export function verifyWebhook(
   return sigs.some((s) => s.length === expected.length && crypto.timingSafeEqual(Buffer.from(s), expected));
 }
 
-/** The webhook body (decisions.md §4). */
+/** The webhook body (docs/api-enrichment.md "Webhooks"). */
 export interface WebhookPayload {
   type: typeof WEBHOOK_EVENT_TYPE;
   job_id: string;
@@ -215,7 +215,7 @@ export async function sendWebhookOnce(
     const e = errorFields(err);
     const cause = errorFields(e.cause);
     // A refused address is recorded without detail: the attempt log must not tell internal
-    // hosts or ports apart (issue 18, defect 2).
+    // hosts or ports apart.
     if (cause.code === 'EBLOCKEDADDRESS' || e.code === 'EBLOCKEDADDRESS') {
       return { ok: false, status_code: null, error: WEBHOOK_ADDRESS_REFUSED, duration_ms: Date.now() - started };
     }

@@ -1,7 +1,7 @@
 /**
  * The run side of flows, used by the flow-run activities (activities/flows.ts): the plan a
  * workflow reads, the start and end of a node, the page loop every row-by-row node shares, the
- * run's progress, `updates` and final state (decisions.md §6; issue 19 "Durable runs").
+ * run's progress, `updates` and final state (docs/api-review.md "Flow runs").
  *
  * Progress = (completed nodes + the current node's pages done / its pages) / all nodes, 0–1.
  * Each page of a node commits its output rows together with the node's counters (`pages_done`,

@@ -1,6 +1,5 @@
 /**
- * Stored flows (interface-spec.md "Flows", "Activities → save-workflow"; decisions.md §5 G15 and
- * §6): saving a reviewed activity as a flow, listing and reading flows.
+ * Stored flows (docs/api-review.md "Flows"; docs/api-review.md "Save as workflow"): saving a reviewed activity as a flow, listing and reading flows.
  *
  * A saved flow is an ordered list of nodes (src/models/flow.ts):
  * - a custom transform (its `script.content`, or `python_code`) → `input → custom_code → stage`;
@@ -23,15 +22,15 @@ import { getCurrentSchema } from '../catalog/schema';
 import { enrichmentRecipe } from '../enrichment/request';
 import { loadActivity } from '../review/staged-changes';
 
-/** Default `timeout_seconds` of a saved custom_code node (s); the spec allows 1–1800. */
+/** Default `timeout_seconds` of a saved custom_code node (s); the API allows 1–1800 (docs/api-review.md "Save as workflow"). */
 export const DEFAULT_CODE_TIMEOUT_S = 300;
 
-/** `workflow_url` of a flow (decisions.md §6): `{PUBLIC_URL}/dashboard/flows/{id}`. */
+/** `workflow_url` of a flow (docs/api-review.md "Flows"): `{PUBLIC_URL}/dashboard/flows/{id}`. */
 export function flowUrl(publicUrl: string, flowId: string): string {
   return `${publicUrl}/dashboard/flows/${flowId}`;
 }
 
-/** The body of `POST …/activities/{id}/save-workflow` (G15), as validated. */
+/** The body of `POST …/activities/{id}/save-workflow` (docs/api-review.md "Save as workflow"), as validated. */
 export interface SaveFlowInput {
   workflow_name: string;
   workflow_description?: string | null;
@@ -40,10 +39,10 @@ export interface SaveFlowInput {
   timeout_seconds?: number;
 }
 
-/** The custom_code contract (decisions.md §6), checked when a flow is saved. */
+/** The custom_code contract (docs/api-review.md "Flows"), checked when a flow is saved. */
 const TRANSFORM_DEF = /^def\s+transform\s*\(/m;
 
-/** The code of a custom transform: `python_code`, else the activity's `metadata.script.content` (tool-server.md: `{filename, content, sha256}`). */
+/** The code of a custom transform: `python_code`, else the activity's `metadata.script.content` (docs/tool-server-design.md "How the local tools behave": `{filename, content, sha256}`). */
 function transformCode(activity: ReviewActivity, body: SaveFlowInput): string {
   const script = activity.metadata?.script as { content?: unknown } | undefined;
   const code = body.python_code ?? (typeof script?.content === 'string' ? script.content : null);
@@ -85,7 +84,7 @@ export function assertCodeNodesRunnable(nodes: FlowNode[], pythonFlows: Capabili
     assertCapabilityOn('python_flows', pythonFlows, `${what} has a custom_code node, whose Python runs only in the sandbox (docs/sandbox.md)`);
 }
 
-/** Attachments (G15: "metadata persisted on workflow/nodes") naming a node by `node_id` are kept on that node too. */
+/** Attachments (docs/api-review.md "Save as workflow": "metadata persisted on workflow/nodes") naming a node by `node_id` are kept on that node too. */
 function attachToNodes(nodes: FlowNode[], attachments: Array<Record<string, unknown>>): FlowNode[] {
   return nodes.map((n) => {
     const own = attachments.filter((a) => a.node_id === n.id);
@@ -94,7 +93,7 @@ function attachToNodes(nodes: FlowNode[], attachments: Array<Record<string, unkn
 }
 
 /**
- * `POST /public/catalogs/{cid}/activities/{aid}/save-workflow` (G15): saves the activity as a
+ * `POST /public/catalogs/{cid}/activities/{aid}/save-workflow` (docs/api-review.md "Save as workflow"): saves the activity as a
  * flow of the organization (see the file comment).
  * @returns the stored flow
  * @throws NotFoundError (404) for an unknown catalog or activity, or an activity of another

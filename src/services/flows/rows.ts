@@ -1,5 +1,5 @@
 /**
- * Node output rows of flow runs (`flow_run_rows`; decisions.md §6: node outputs live in
+ * Node output rows of flow runs (`flow_run_rows`; docs/api-review.md "Flow runs": node outputs live in
  * PostgreSQL and every node's output is paginated like `results`). Written and read a page at a
  * time, set-based, so a run of 100,000 rows never holds them all in memory.
  */

@@ -1,5 +1,5 @@
 /**
- * Runs of stored flows (interface-spec.md "Flows" and States and transitions; decisions.md §6):
+ * Runs of stored flows (docs/api-review.md "Flows" and "Flow runs"):
  * execute (store the run, its nodes and its input rows, then start `flow-run-<run_id>`), poll
  * with paginated `results` and `node_results`, the organization's recent runs of a flow, and the
  * operators' rerun of a failed run from its failed node (`npm run ops -- rerun`).
@@ -32,7 +32,7 @@ export interface FlowRunDeps {
   pythonFlows?: Capability;
 }
 
-/** `poll_url` of a run (decisions.md §6): `/api/public/workflows/runs/{run_id}`. */
+/** `poll_url` of a run (docs/api-review.md "Flow runs"): `/api/public/workflows/runs/{run_id}`. */
 export function pollUrl(runId: string): string {
   return `/api/public/workflows/runs/${runId}`;
 }
@@ -50,7 +50,7 @@ export interface StartedRun {
 }
 
 /**
- * Cancels the flow's running runs (`cancel_existing`, interface-spec.md States and transitions:
+ * Cancels the flow's running runs (`cancel_existing`, docs/api-review.md "Flow runs":
  * "the older runs become cancelled"): each is marked `cancelled` and its workflow asked to stop.
  */
 async function cancelRunningRuns(deps: FlowRunDeps, flowId: string): Promise<void> {
@@ -149,7 +149,7 @@ async function startRun(deps: FlowRunDeps, flow: Flow, run: FlowRun, rerun: bool
   }
 }
 
-/** One page of a node's output (interface-spec.md: `{data, total, page, page_size, has_more}`). */
+/** One page of a node's output (docs/api-review.md "Flow runs": `{data, total, page, page_size, has_more}`). */
 export interface RowsPage {
   data: FlowRow[];
   total: number;
@@ -232,7 +232,7 @@ export interface RerunOutcome {
 }
 
 /**
- * Reruns a failed run (issue 19: the batch operator's `npm run ops -- rerun <run_id> [--from-node N]`):
+ * Reruns a failed run (the batch operator's `npm run ops -- rerun <run_id> [--from-node N]`):
  * the failed node (or `fromNode`) and every node after it are set back to pending with their
  * outputs deleted (a superseded review activity of the stage node is cancelled; an enrich node's
  * job is resumed, not charged again), the run becomes `running` again, and a new execution of `flow-run-<run_id>`

@@ -1,5 +1,5 @@
 /**
- * What one spreadsheet cell holds, read from its text alone (issue 20, "What it must get
+ * What one spreadsheet cell holds, read from its text alone ("What it must get
  * right"): empty/null markers, booleans, integers and decimals (decimal points or commas,
  * thousands groups, scientific notation), dates, URLs and image URLs, e-mail addresses, JSON
  * objects and arrays, HTML, money ("SR 2,375", "$25.00") and quantities with units ("10 kg",

@@ -3,7 +3,7 @@
  * type and format, enum values, identifier kind (GTIN by GS1 check digit, SKU/MPN shapes), unit
  * with its UN/CEFACT or ISO 4217 code, arrays from delimited cells, category paths, and
  * required-ness from the null rate. Every decision records its reason in words, so a user sees
- * why a column got its type (issue 20: "deterministic, explainable").
+ * why a column got its type ("deterministic, explainable").
  */
 import { validGtin } from '../../enrichment/normalize/identifiers';
 import { classifyCell, isNullMarker, type CellKind } from './cells';
@@ -274,7 +274,7 @@ function baseField(p: ColumnProfile): InferredField {
 }
 
 /**
- * What a column's header says its numbers are (issue 26 §6): a measured quantity (`weight`,
+ * What a column's header says its numbers are: a measured quantity (`weight`,
  * `width`, …) or a price is a `number`, a counted quantity (`qty`, …) an `integer`, whatever a
  * sample of whole numbers, or of only 1s and blanks, would suggest; null when the header says
  * nothing (or names a yes/no setting such as `use_config_min_qty`).

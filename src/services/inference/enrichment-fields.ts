@@ -1,5 +1,5 @@
 /**
- * Enrichment fields suggested for what a file lacks (issue 20): the identity and content
+ * Enrichment fields suggested for what a file lacks: the identity and content
  * fields every product feed needs (brand, GTIN, MPN, description, images — the attributes
  * Google Merchant Center and GS1 ask of a product) plus the attributes of the file's kind of
  * product (dimensions and materials for furniture, size and colour for apparel, …), each with
@@ -7,7 +7,7 @@
  */
 import type { InferredField } from './columns';
 
-/** One suggested field: an output-schema field (interface-spec.md "Output-schema field") and why it is suggested. */
+/** One suggested field: an output-schema field (docs/api-enrichment.md "Enrichment jobs") and why it is suggested. */
 export interface SuggestedField {
   name: string;
   type: 'string' | 'number' | 'integer' | 'boolean' | 'array';

@@ -1,5 +1,5 @@
 /**
- * `GET /public/catalogs/{id}/items/export?format=csv|xlsx` (issue 20): the whole catalog as one
+ * `GET /public/catalogs/{id}/items/export?format=csv|xlsx`: the whole catalog as one
  * spreadsheet, streamed with backpressure so memory stays bounded whatever the catalog's size:
  * CSV is written by PostgreSQL itself (`COPY … TO STDOUT`, one snapshot); XLSX rows are read
  * through a server-side cursor in one read-only repeatable-read transaction (2,000 rows in memory
@@ -11,7 +11,7 @@
  * them (shortest exact form); booleans `true`/`false`; arrays and objects as JSON; null and
  * absent as an empty cell. XLSX writes numbers and booleans as typed cells.
  *
- * Every export is recorded in `catalog_exports` (issue 28 §7: the jobs page lists it with its
+ * Every export is recorded in `catalog_exports` (the jobs page lists it with its
  * rows and how it ended).
  */
 import { PassThrough } from 'node:stream';
@@ -81,7 +81,7 @@ async function exportColumns(trx: Knex.Transaction, catalogId: string, schemaKey
 }
 
 /**
- * A part of the items to export (issue 28 §5: the console grid's filter and columns): a `WHERE`
+ * A part of the items to export (the console grid's filter and columns): a `WHERE`
  * over `catalog_items` (src/services/catalog/grid-selection.ts) and the columns, in order.
  */
 export interface ExportSelection {
@@ -174,7 +174,7 @@ export async function exportCatalog(
 }
 
 /**
- * Records an export as an operation (`catalog_exports`, issue 28 §7: the jobs page lists it),
+ * Records an export as an operation (`catalog_exports`: the jobs page lists it),
  * `running` until {@link finishExport}.
  * @returns the export's id
  */
@@ -239,8 +239,7 @@ interface PgConnection {
  * `data->>'field'` is exactly the cell layout above: text as it is, numbers and booleans as
  * written, arrays and objects as JSON, null as empty), piped to the client with backpressure,
  * after the header — and before it a UTF-8 BOM only when asked (`bom`: some spreadsheet programs
- * need one to read UTF-8; without it the file is exactly what the import and other tools read,
- * issue 26 §7). One statement is one
+ * need one to read UTF-8; without it the file is exactly what the import and other tools read). One statement is one
  * snapshot. A client that goes away ends the connection (a half-read COPY cannot be reused).
  * `where`: a further condition (SQL with its values inlined), for a selection.
  */

@@ -1,5 +1,5 @@
 /**
- * `POST /public/catalogs/{id}/items/import` (issue 20): a CSV or XLSX file into a catalog.
+ * `POST /public/catalogs/{id}/items/import`: a CSV or XLSX file into a catalog.
  *
  * The API stages the file: every data row becomes a line (`catalog_import_lines`, numbered as
  * in the file with the header as line 1) holding its item, converted by the catalog schema's
@@ -227,7 +227,7 @@ async function writeLines(
   });
 }
 
-/** Why `mode` refuses a line that would have had `outcome` (issue 28 §8), or null when it allows it. */
+/** Why `mode` refuses a line that would have had `outcome`, or null when it allows it. */
 function modeRefusal(mode: ImportMode, outcome: LineOutcome): string | null {
   if (mode === 'create' && (outcome.status === 'updated' || outcome.status === 'unchanged'))
     return 'An item with this key exists already; mode "create" only adds new items';

@@ -1,6 +1,6 @@
 /**
- * Schema, taxonomy and enrichment-field inference (interface-spec.md, Enrichment:
- * `POST /public/infer-schema`, `POST /public/infer-enrichment`; issue 20). Deterministic and
+ * Schema, taxonomy and enrichment-field inference (docs/api-enrichment.md "Enrichment jobs":
+ * `POST /public/infer-schema`, `POST /public/infer-enrichment`). Deterministic and
  * explainable: a file (or a list of items) is profiled in one streaming pass
  * (profile.ts), each column is typed from its values (columns.ts), identity and product/variant
  * structure are chosen across columns (structure.ts), a taxonomy comes from a category column or
@@ -241,7 +241,7 @@ export async function inferFromItems(items: Array<Record<string, unknown>>, opti
   return withLlm(inferFromProfile(profile, options, null, true), profile, options);
 }
 
-/** The G3 taxonomy of an inference, or null. */
+/** The taxonomy of an inference, or null. */
 export function taxonomyOf(inference: Inference): SuggestedTaxonomy | null {
   return inference.taxonomy?.taxonomy ?? null;
 }

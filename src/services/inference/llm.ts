@@ -1,5 +1,5 @@
 /**
- * The LLM path of inference (issue 20: "better with one"): the deterministic result, the
+ * The LLM path of inference ("better with one"): the deterministic result, the
  * user's prompt and the sample rows go to the configured OpenAI-compatible model
  * (src/enrichment/llm/client.ts, strict JSON-schema structured outputs, temperature 0), which
  * may only (a) rewrite the description of existing columns and (b) propose further enrichment

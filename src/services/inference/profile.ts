@@ -1,6 +1,6 @@
 /**
  * One streaming pass over a table that counts every row exactly and profiles the first
- * {@link PROFILE_ROWS} rows column by column (issue 20: "`total_rows` is exact while memory
+ * {@link PROFILE_ROWS} rows column by column ("`total_rows` is exact while memory
  * stays bounded"). Per column it keeps counts of cell kinds, distinct values (capped), the
  * pieces of delimited cells, units and currencies; the first {@link STRUCTURE_ROWS} rows are kept
  * whole for the checks that look across columns (product/variant groups, units shared between

@@ -1,5 +1,5 @@
 /**
- * Spreadsheet rows as items (issue 20): the reverse of the export layout (export.ts). A cell is
+ * Spreadsheet rows as items: the reverse of the export layout (export.ts). A cell is
  * read by the type its column has in the catalog schema: `number`/`integer` as a number (a
  * decimal comma is accepted), `boolean` from true/false/yes/no/1/0, `array`/`object` from JSON
  * (an array also from a list separated by the property's `x-separator`, `|`, or a line break),

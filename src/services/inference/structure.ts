@@ -1,5 +1,5 @@
 /**
- * Checks across columns (issue 20): the unique-id column (`unique_id_field`), product/variant
+ * Checks across columns: the unique-id column (`unique_id_field`), product/variant
  * structure (`product_id_field`: a column whose values group consecutive rows, where the
  * product's own columns are repeated or left blank on the variant rows, as Shopify, WooCommerce
  * and Akeneo exports do), variant attributes, the scope of each column, and units of bare

@@ -1,9 +1,9 @@
 /**
- * Reading spreadsheets as a stream of rows (issue 20, "Files"): CSV with any common delimiter,
+ * Reading spreadsheets as a stream of rows: CSV with any common delimiter,
  * RFC 4180 quoting, UTF-8 with or without BOM, UTF-16 (LE/BE, with or without BOM) and
  * Windows-1252; XLSX through exceljs's streaming `WorkbookReader` (first worksheet); legacy
- * Excel 97-2003 `.xls` (BIFF8 in an OLE2 compound file, as interface-spec.md's "CSV .csv or Excel
- * .xlsx/.xls" asks, issue 26 §6) through SheetJS Community Edition, published as `@e965/xlsx`
+ * Excel 97-2003 `.xls` (BIFF8 in an OLE2 compound file, as `POST /public/infer-schema` accepts,
+ * docs/api-enrichment.md "Inference") through SheetJS Community Edition, published as `@e965/xlsx`
  * (0.20.x: the fixes of CVE-2023-30533 and CVE-2024-22363 that npm's `xlsx` 0.18.5 lacks).
  *
  * Memory stays bounded whatever the file size: bytes are decoded as a stream (iconv-lite),
@@ -199,7 +199,7 @@ function excelCellText(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
   if (typeof value === 'number') return Number.isInteger(value) && Math.abs(value) < 1e21 ? BigInt(value).toString() : String(value);
-  // JSON's spelling, as the CSV export writes booleans: a column outside the schema reads it back as a boolean (issue 26 §7).
+  // JSON's spelling, as the CSV export writes booleans: a column outside the schema reads it back as a boolean.
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (value instanceof Date) {
     const iso = value.toISOString();

@@ -1,5 +1,5 @@
 /**
- * Taxonomies suggested from a spreadsheet (issue 20): from a category column (paths such as
+ * Taxonomies suggested from a spreadsheet: from a category column (paths such as
  * `Clothing > Tshirts` or Magento's multi-line paths → one node per distinct prefix, with as
  * many hierarchy levels as the deepest path), or, without one, from the titles: each title is
  * classified into the Google product taxonomy (src/enrichment/taxonomy/classify.ts) and the
@@ -10,7 +10,7 @@
 import { classify, type CompiledTaxonomy } from '../../enrichment/taxonomy';
 import { googleTaxonomyLoader } from '../../enrichment/taxonomy/google';
 
-/** A suggested taxonomy in the G3 input form (`PUT …/taxonomy`, enrich `taxonomy`). */
+/** A suggested taxonomy in the input form (`PUT …/taxonomy`, enrich `taxonomy`). */
 export interface SuggestedTaxonomy {
   name: string;
   description: string;
@@ -188,7 +188,7 @@ export interface GoogleTaxonomyCache {
 
 /**
  * A cache of the Google product taxonomy read from `file` (null: none configured). Created by
- * the app's inference routes, so it lives as long as the app (architecture.md rule 4).
+ * the app's inference routes, so it lives as long as the app (docs/architecture.md "4. Process state lives in objects owned by deps").
  */
 export function googleTaxonomyCache(file: string | null): GoogleTaxonomyCache {
   return { get: googleTaxonomyLoader(file) };

@@ -1,5 +1,5 @@
 /**
- * The organization's long-running operations in one list (issue 28 §7, the jobs page; §1, the
+ * The organization's long-running operations in one list (the jobs page; the
  * home page's last operations): enrichment jobs (`enrichment_jobs`), spreadsheet imports
  * (`catalog_imports`, dry runs included), applies of review activities (`review_activities`
  * with an `apply_progress`), snapshot restores (`snapshot_restores`, each run by its workflow)

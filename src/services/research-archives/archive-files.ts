@@ -1,7 +1,7 @@
 /**
  * Where the files of a research archive are: an uploaded archive (and the WARC files of an
  * uploaded WACZ) is kept in the blob store (src/lib/blob-store.ts), so the API that received it
- * and every worker reach it (issue 29 §8); an archive configured by `RESEARCH_ARCHIVES` is a
+ * and every worker reach it; an archive configured by `RESEARCH_ARCHIVES` is a
  * local file every process is given. A reference (`research_archives.file_path`,
  * `research_archive_pages.warc_file`) names the blob as `blob:<key>`, a local file by its path.
  */

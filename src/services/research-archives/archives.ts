@@ -1,5 +1,5 @@
 /**
- * Research archives of an organization (issue 27 §2; docs/research.md): upload, list, read and
+ * Research archives of an organization (docs/research.md): upload, list, read and
  * delete (`/public/research-archives`), and the archives configured by `RESEARCH_ARCHIVES`
  * (WARC/WACZ files, shared by every organization, registered once per content hash). An upload
  * is kept in the blob store under `research-archives/<id>/` (./archive-files.ts), a WACZ verified

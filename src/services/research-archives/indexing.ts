@@ -1,5 +1,5 @@
 /**
- * Indexing of one research archive (issue 27 §2), run by the `indexResearchArchive` activity of
+ * Indexing of one research archive, run by the `indexResearchArchive` activity of
  * researchArchiveIndexWorkflow: every HTML/PDF response record of its WARC files is read with the
  * engine's parsers (HTML: src/enrichment/parse/index-facts.ts, on one thread per core
  * (facts-threads.ts) while this thread streams the records; PDF: its text layer through

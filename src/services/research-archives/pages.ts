@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL index of archived pages (table `research_archive_pages`, issue 27 §2): what one
+ * The PostgreSQL index of archived pages (table `research_archive_pages`): what one
  * page record contributes (its identifiers for exact lookup, its weighted texts for full-text
  * ranking) and the set-based insert of a batch. Weights (PostgreSQL `setweight`, A highest): A =
  * title, JSON-LD/microdata name, brand and identifiers, OpenGraph title; B = descriptions; C =

@@ -1,5 +1,5 @@
 /**
- * Research over the web archives indexed in PostgreSQL (issue 27 §2): a {@link SearchProvider}
+ * Research over the web archives indexed in PostgreSQL: a {@link SearchProvider}
  * and a {@link Fetcher} that every worker shares through the database, so nothing is held in
  * worker memory and a restart rebuilds nothing. Only `ready` archives of the asking organization
  * (`options.organization_id`) and the configured ones (`organization_id` null) are read.

@@ -1,5 +1,5 @@
 /**
- * Which research sources a deployment and an organization have (issue 27 §1): the live search
+ * Which research sources a deployment and an organization have: the live search
  * provider (`SEARCH_PROVIDER=searxng|brave`), the archive folders and WARC/WACZ files of
  * `RESEARCH_ARCHIVES`, and the web archives indexed in PostgreSQL (configured ones for every
  * organization, uploaded ones for their own). `GET /readyz` and the `npm start` banner list them,

@@ -1,5 +1,5 @@
 /**
- * The category field of an apply (issue 26 §2 "Categories reach the items"): a job with
+ * The category field of an apply: a job with
  * `catalog_id` and `predict_taxonomy` stages the predicted `category_id` in `after_data`
  * (src/services/enrichment/staging-category.ts), so applying it writes the category onto the
  * item. The first apply that writes a `category_id` into a catalog whose schema lacks the field
@@ -11,7 +11,7 @@ import { getCurrentSchema } from '../catalog/schema';
 import type { AddField } from '../catalog/schema-fields';
 import type { CatalogChanges } from './apply-schema';
 
-/** The item field a predicted category is written to (interface-spec.md result field `category_id`). */
+/** The item field a predicted category is written to (docs/api-reference.md "Schema versions" result field `category_id`). */
 export const CATEGORY_FIELD = 'category_id';
 
 /** The schema field added on the first apply that writes a category. */
@@ -55,7 +55,7 @@ export async function withCategoryField(trx: Knex.Transaction, catalogId: string
     schema_changes: {
       ...(batch ?? {}),
       fields_to_add: [...(batch?.fields_to_add ?? []), CATEGORY_FIELD_DEFINITION],
-      // interface-spec.md: a field's category is recorded only with the workflow that added it, here the activity.
+      // docs/api-reference.md "Schema versions": a field's category is recorded only with the workflow that added it, here the activity.
       workflow_id: batch?.workflow_id ?? activityId,
       reason: batch?.reason ?? 'category_id added: the applied changes carry predicted categories',
     },

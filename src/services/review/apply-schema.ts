@@ -1,8 +1,8 @@
 /**
- * The schema and taxonomy part of an apply (decisions.md §5; issue 17: "schema and taxonomy
+ * The schema and taxonomy part of an apply (docs/api-review.md "Apply": "schema and taxonomy
  * changes of a custom transform as one new schema version"), run inside the apply's transaction
- * by src/services/review/apply.ts. Reuses the schema fields batch (schema-field-batch.ts, G2) and
- * the taxonomy service (taxonomy.ts, G3), so the checks and the version bump rules are theirs.
+ * by src/services/review/apply.ts. Reuses the schema fields batch (schema-field-batch.ts) and
+ * the taxonomy service (taxonomy.ts), so the checks and the version bump rules are theirs.
  */
 import type { Knex } from 'knex';
 import { CatalogSchema } from '../../models/catalog-schema';

@@ -1,6 +1,6 @@
 /**
- * The set-based statements of an apply (decisions.md §5; issue 17 "Apply semantics"), run by
- * src/services/review/apply.ts inside its one transaction. Raw SQL by design (architecture.md
+ * The set-based statements of an apply (docs/api-review.md "Apply"), run by
+ * src/services/review/apply.ts inside its one transaction. Raw SQL by design (docs/architecture.md
  * rule 3: set-based work): 100,000 approved updates are one `UPDATE … FROM`, not a loop.
  *
  * The changes to apply are first materialised into a temporary table (`review_apply_changes`,
@@ -8,9 +8,9 @@
  * - `patch`: the fields of `after_data` to write: those whose value differs from `before_data`
  *   (a change computed from an older copy of the item does not revert fields it did not
  *   change), restricted to `accepted_fields` when set (partially accepted), never a system key
- *   (`__catalog_item_id`, `__entity_type`, …: decisions.md §5, snapshot-row system columns);
+ *   (`__catalog_item_id`, `__entity_type`, …: docs/api-reference.md "Bulk writes", snapshot-row system columns);
  * - `removals`: keys present in `before_data` but absent from `after_data` (a cleared field, in
- *   both the full-row and the changed-fields-only shapes of tool-server.md §2.4), same filters;
+ *   both the full-row and the changed-fields-only shapes of docs/tool-server-design.md "Staging"), same filters;
  * - `is_delete`: `is_delete`, or an empty `after_data` with a `catalog_item_id`.
  * Each statement then removes from the table the changes it settled otherwise (conflicts,
  * missing items, failed creates), so what is left at the end is what was applied.
@@ -56,7 +56,7 @@ export async function collectChanges(trx: Knex.Transaction, activityId: string):
 }
 
 /**
- * Optimistic concurrency (decisions.md §5, Conflicts): a change of an existing item whose
+ * Optimistic concurrency (docs/api-review.md "Conflicts"): a change of an existing item whose
  * `base_version` differs from the item's `current_version` becomes `conflict`, with the item's
  * data and version as found; it is not applied.
  * @returns the number of conflicts
@@ -110,7 +110,7 @@ export function fieldTypes(schemaDefinition: { properties?: Record<string, { typ
 }
 
 /**
- * Apply never writes a value that fails its field's type (issue 26 §7; JSON Schema 2020-12
+ * Apply never writes a value that fails its field's type (JSON Schema 2020-12
  * Validation §6.1.1 `type`: `integer` is a number without a fractional part, `number` admits
  * integers), whatever the catalog's `strict_mode`: a change that would write one (an update's
  * written fields; a create's whole data) becomes `error` with the fields, the types expected and

@@ -1,5 +1,5 @@
 /**
- * Apply of a review activity (decisions.md §5, G16; issue 17 "Apply semantics"): nothing lost,
+ * Apply of a review activity (docs/api-review.md "Apply"): nothing lost,
  * nothing applied twice.
  *
  * - The API ({@link requestApply}) checks the activity, marks it `queued` and starts the Temporal
@@ -14,7 +14,7 @@
  *   activity completed and returns the stored result.
  * - {@link markApplyFailed}: when every attempt failed, `apply_progress` says so and the activity
  *   stays `pending_review` (nothing applied).
- * - A further apply (issue 26 §7): changes left undecided by an apply can still be reviewed on the
+ * - A further apply: changes left undecided by an apply can still be reviewed on the
  *   `completed` activity; asking to apply it again when some approved change is not applied yet
  *   puts it back to `pending_review` and runs a new apply of exactly those (a fresh `pre_apply`
  *   snapshot); with none, the request answers the stored result and starts nothing.
@@ -89,7 +89,7 @@ function scopeOf(activity: Pick<ReviewActivity, 'organization_id'>, actor: Apply
 const RUNNING_PHASES: ReadonlySet<string> = new Set(['queued', 'applying']);
 
 /**
- * `POST /public/activities/{id}/apply` (decisions.md §5, G16): checks the activity and starts
+ * `POST /public/activities/{id}/apply` (docs/api-review.md "Apply"): checks the activity and starts
  * `activity-apply-<activity_id>`, returning at once. An activity `completed` by an apply is
  * answered as it is (idempotent) unless an approved change of it is not applied yet (reviewed
  * after that apply): then it goes back to `pending_review` and a further apply runs. An apply
@@ -217,7 +217,7 @@ function createData(row: {
  * transaction (see src/services/review/apply-sql.ts for the statements): the custom transform's
  * schema and taxonomy changes (with the `category_id` field when the changes first write
  * categories: ./apply-category.ts) as one new schema version, conflicts, missing items, values of
- * the wrong type (`error`, not applied: issue 26 §7), updates, deletes, creates through the
+ * the wrong type (`error`, not applied:), updates, deletes, creates through the
  * catalog's item write path (`writeItems`: business keys, product grouping, strict validation,
  * search columns), then the activity `completed` with its result. Under the activity's row lock,
  * after checking it is not completed already, so a retry never applies twice.

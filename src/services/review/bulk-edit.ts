@@ -1,5 +1,5 @@
 /**
- * Bulk actions of the catalog console (issue 28 §5): set, clear or append a value of a field,
+ * Bulk actions of the catalog console: set, clear or append a value of a field,
  * move to a taxonomy node, or delete, for every item matching an item-grid query. Each bulk
  * action is a review activity (type `custom_transform`, `metadata.source` `bulk_action`) whose
  * staged changes preview every change; it is applied by the durable apply
@@ -28,7 +28,7 @@ import { countSelected, selectionOf } from '../catalog/grid-selection';
 import { appendInTransaction, reviewUrl } from './review-activities';
 import { CATEGORY_FIELD } from './apply-category';
 
-/** The bulk actions that stage changes (issue 28 §5; export, enrich and classify have their own paths). */
+/** The bulk actions that stage changes (export, enrich and classify have their own paths). */
 export const BULK_ACTIONS = ['set', 'clear', 'append', 'move', 'delete'] as const;
 /** One of {@link BULK_ACTIONS}. */
 export type BulkEditAction = (typeof BULK_ACTIONS)[number];
@@ -153,7 +153,7 @@ function changeOf(a: StoredBulkAction, item: { id: string; current_version: numb
   const field = a.field as string;
   if (a.action === 'clear') {
     // Cleared = the key removed (apply's removals); an item left with no field at all would read
-    // as a delete (decisions.md §5), so that one keeps the field as null instead.
+    // as a delete (docs/api-review.md "Staged changes"), so that one keeps the field as null instead.
     const { [field]: _cleared, ...rest } = item.data;
     return { ...base, after_data: Object.keys(rest).length ? rest : { [field]: null } };
   }

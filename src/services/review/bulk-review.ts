@@ -1,5 +1,5 @@
 /**
- * Bulk review of staged changes (decisions.md §5 G16; issue 17 "API"; issue 26 §3 and §5): approve
+ * Bulk review of staged changes (docs/api-review.md "Bulk review"): approve
  * or reject given changes, or given fields of them, or every undecided change matching the
  * list's filter. Each action is one set-based UPDATE (approve_all on 100,000 changes is one
  * statement; bench/review-append.ts).

@@ -1,11 +1,11 @@
 /**
- * Category changes shown as the taxonomy node's path (issue 26 §2: "the review page shows a
+ * Category changes shown as the taxonomy node's path ("the review page shows a
  * category change as the node's path", e.g. "Home & Garden > Kitchen > Cookware"), not just the
  * node id a staged `category_id` holds.
  */
 import type { Knex } from 'knex';
 
-/** The part of a stored taxonomy (G3) a path is built from. */
+/** The part of a stored taxonomy (docs/api-reference.md "Taxonomy") a path is built from. */
 interface NodesOnly {
   nodes?: Record<string, { name?: unknown; parent?: unknown }>;
 }

@@ -1,5 +1,5 @@
 /**
- * An edit of one catalog item from the console's item page (issue 28 §4): the new values are
+ * An edit of one catalog item from the console's item page: the new values are
  * checked against the catalog's current schema first (a bad value is a 422 naming the field,
  * nothing is staged), then staged as a `custom_transform` review activity in `pending_review`
  * holding ONE staged change — so the edit is reviewed, applied by the durable apply

@@ -1,5 +1,5 @@
 /**
- * The history of one catalog item for the console's item page (issue 28 §4): the staged changes
+ * The history of one catalog item for the console's item page: the staged changes
  * applied to it (newest first, with the activity that staged them), which also give each
  * field's provenance (the newest applied change that set it: its sources, confidence, method,
  * activity and date), and the item as each of the catalog's newest snapshots holds it.
@@ -26,7 +26,7 @@ export interface AppliedItemChange {
   review_info: Record<string, unknown>;
   applied_at: Date;
   created_at: Date;
-  /** Who approved it (issue 28 §12): `person:<id>`, `api_key:<id>`, `user:<sub>`; null before people were recorded. */
+  /** Who approved it: `person:<id>`, `api_key:<id>`, `user:<sub>`; null before people were recorded. */
   decided_by: string | null;
 }
 
@@ -100,7 +100,7 @@ export interface FieldProvenance {
   method: string | null;
   /** Who staged it when the change says (`review_info.edited_by`, the console's edits). */
   edited_by: string | null;
-  /** URL → `<job_id>/<record_id>` of the captured page (`review_info.source_captures`, issue 27 §6). */
+  /** URL → `<job_id>/<record_id>` of the captured page (`review_info.source_captures`). */
   captures: Record<string, string>;
 }
 

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 
 /**
- * Staged changes waiting for a reviewer (`pending`) per catalog (issue 28 §1, the home page),
+ * Staged changes waiting for a reviewer (`pending`) per catalog (the home page),
  * over the catalog's activities that still take reviews (not cancelled or failed; drafts are
- * not pending, decisions.md §5).
+ * not pending, docs/api-review.md "Drafts").
  * @param catalogIds catalogs the caller already checked belong to its organization
  * @returns catalog id → pending changes (catalogs without any absent)
  */

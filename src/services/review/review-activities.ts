@@ -1,6 +1,6 @@
 /**
- * Review activity use cases (interface-spec.md "Activities"; decisions.md §5, G13/G14/G16;
- * tool-server.md §2.4 for the tool server's write path: a shell with status `created` and no
+ * Review activity use cases (docs/api-review.md "Activities";
+ * docs/tool-server-design.md "Staging" for the tool server's write path: a shell with status `created` and no
  * changes, appends in chunks with a `batch_key` each, then pending-review). Each use case that
  * writes owns its transaction and locks the activity row `FOR UPDATE`, so concurrent appends
  * number their changes one after the other and a state check cannot race a state change.
@@ -28,7 +28,7 @@ export interface ReviewDeps extends StageDeps {
 /** Statuses in which changes may still be staged and an activity finalized. */
 const OPEN_STATUSES: readonly ReviewActivityStatus[] = ['created', 'pending_review'];
 
-/** `review_url` of an activity (decisions.md §5): `{PUBLIC_URL}/dashboard/catalogs/{cid}/activities/{aid}`. */
+/** `review_url` of an activity (docs/api-review.md "Activities"): `{PUBLIC_URL}/dashboard/catalogs/{cid}/activities/{aid}`. */
 export function reviewUrl(publicUrl: string, catalogId: string | null, activityId: string): string {
   return `${publicUrl}/dashboard/catalogs/${catalogId ?? 'none'}/activities/${activityId}`;
 }
@@ -38,7 +38,7 @@ export function activityReviewUrl(publicUrl: string, activity: Pick<ReviewActivi
   return activity.catalog_id ? reviewUrl(publicUrl, activity.catalog_id, activity.id) : null;
 }
 
-/** One entry of an activity list (G13). */
+/** One entry of an activity list (docs/api-review.md "Activities"). */
 export interface ActivityListEntry {
   activity: ReviewActivity;
   /** Staged changes, drafts counted unless the list leaves them out. */
@@ -47,7 +47,7 @@ export interface ActivityListEntry {
   draftCount: number;
 }
 
-/** `GET /public/catalogs/{id}/activities` query (G13). */
+/** `GET /public/catalogs/{id}/activities` query (docs/api-review.md "Activities"). */
 export interface ActivityListQuery {
   status?: string;
   type?: string;
@@ -61,7 +61,7 @@ export interface ActivityListQuery {
 }
 
 /**
- * `GET /public/catalogs/{id}/activities` (G13): the catalog's activities, newest first —
+ * `GET /public/catalogs/{id}/activities` (docs/api-review.md "Activities"): the catalog's activities, newest first —
  * enrichment jobs that target the catalog included (each job is an activity of type
  * `enrichment`, docs/review.md) — filtered by `status` and `type`, with their staged counts and
  * draft counts. Vendor drafts (docs/review.md "Vendor drafts") count like any change, so an
@@ -120,7 +120,7 @@ function assertOpen(activity: ReviewActivity, what: string): void {
   if (!activity.catalog_id) throw new ConflictError(`Activity has no catalog: cannot ${what}`);
 }
 
-/** The answer of creating an activity (G13 / G14). */
+/** The answer of creating an activity (docs/api-review.md "Activities"). */
 export interface CreatedActivity {
   activity: ReviewActivity;
   stagedCount: number;
@@ -142,7 +142,7 @@ async function insertActivity(
 }
 
 /**
- * `POST /public/catalogs/{id}/activities` (G13): an activity shell of `type`, with its
+ * `POST /public/catalogs/{id}/activities` (docs/api-review.md "Activities"): an activity shell of `type`, with its
  * `description`, `input_data` and `metadata` stored as given and `staged_changes` staged (rules
  * of ./stage-changes.ts). Status: the one asked for, else `pending_review` when changes are
  * given and `created` otherwise.
@@ -171,12 +171,12 @@ export async function createActivity(deps: ReviewDeps, scope: Scope, catalogId: 
 }
 
 /**
- * `POST /public/catalogs/{id}/activities/custom-transform` (G14): a `custom_transform`
+ * `POST /public/catalogs/{id}/activities/custom-transform` (docs/api-review.md "Activities"): a `custom_transform`
  * activity in `pending_review` (a transform arrives finished). `input_data` keeps
  * `activity_message`, `schema_changes`, `taxonomy_changes` (what apply turns into a schema
  * version), `activity_context`, `attachments`, `session_context` and `base_snapshot_id`;
  * `metadata` keeps `script`, `diff_summary`, `validation_report` and `base_snapshot_id` (where
- * the tool server's shell puts them, tool-server.md §2.4). `staged_changes` are staged.
+ * the tool server's shell puts them, docs/tool-server-design.md "Staging"). `staged_changes` are staged.
  * @throws NotFoundError / ForbiddenError for the catalog
  */
 export async function createCustomTransform(deps: ReviewDeps, scope: Scope, catalogId: string, body: CustomTransformInput): Promise<CreatedActivity> {
@@ -216,7 +216,7 @@ export async function createCustomTransform(deps: ReviewDeps, scope: Scope, cata
   });
 }
 
-/** The answer of an append (interface-spec.md). */
+/** The answer of an append (docs/api-review.md "Appending staged changes"). */
 export interface AppendResult {
   activity_id: string;
   appended_count: number;
@@ -227,7 +227,7 @@ export interface AppendResult {
  * `POST /public/activities/{id}/staged-changes/append`: stages `changes` after the activity's
  * existing ones (./stage-changes.ts); `total_staged_changes` counts drafts too (the writer's
  * own view of what it staged). With a `batchKey` the append is idempotent
- * (decisions.md §5): a key already used on this activity stages nothing and answers the count
+ * (docs/api-review.md "Appending staged changes"): a key already used on this activity stages nothing and answers the count
  * that batch staged.
  * @throws NotFoundError / ForbiddenError for the activity; ConflictError (409) when the
  *   activity is no longer open (completed, cancelled, failed, running) or has no catalog
@@ -269,7 +269,7 @@ export async function appendInTransaction(
 }
 
 /**
- * `POST /public/activities/{id}/pending-review` (G13): the activity goes to `pending_review`,
+ * `POST /public/activities/{id}/pending-review` (docs/api-review.md "Activities"): the activity goes to `pending_review`,
  * remembering `message` as its `last_message` and `output` (e.g. the diff summary). Finalizing
  * again is allowed and updates both. Its `staged_count` counts drafts (the API's view); drafts
  * stay drafts (submit turns them into `pending`).
@@ -333,7 +333,7 @@ export async function submitDrafts(deps: ReviewDeps, scope: Scope, activityId: s
 }
 
 /**
- * `POST /activities/{id}/cancel` (decisions.md §5): the activity becomes `cancelled`; its staged
+ * `POST /activities/{id}/cancel` (docs/api-review.md "Activities"): the activity becomes `cancelled`; its staged
  * changes are kept and nothing is applied. An enrichment activity whose job still runs is
  * cancelled through the enrichment cancel (the job and its workflow stop). Cancelling a
  * cancelled activity answers it again.

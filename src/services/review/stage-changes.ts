@@ -1,15 +1,15 @@
 /**
- * Staging client-supplied changes on a review activity (interface-spec.md "Activities": append;
- * decisions.md §5; tool-server.md §2.4 for what the tool server sends). Set-based: per call one
+ * Staging client-supplied changes on a review activity (docs/api-review.md "Activities": append;
+ * docs/api-review.md "Appending staged changes"; docs/tool-server-design.md "Staging" for what the tool server sends). Set-based: per call one
  * look-up of the catalog items the changes name and one multi-row INSERT (through
  * `jsonb_to_recordset`, one bind parameter whatever the chunk size).
  *
  * Per change:
  * - snapshot-row system columns (`__catalog_item_id`, `__entity_type`, `__parent_id`,
- *   `__current_version`, tool-server.md §2.1 step 7) are read from before/after data and never
+ *   `__current_version`, docs/tool-server-design.md "Pull") are read from before/after data and never
  *   stored as data;
  * - a delete is `is_delete: true`, or an empty `after_data` with a `catalog_item_id`
- *   (decisions.md §5);
+ *   (docs/api-review.md "Staged changes");
  * - values of array/object fields of the catalog schema that arrive as JSON strings (the
  *   snapshot flattening) are parsed, and every value is typed by the catalog schema with the
  *   import's rules (src/services/inference/sheet-items.ts `typedBySchema`: `"7"` → 7 for a
@@ -20,7 +20,7 @@
  *   `after_data` (new items: `after_data` alone), strictly (unknown fields refused) only in a
  *   `strict_mode` catalog. An invalid change, or one naming an item the catalog does not have,
  *   is stored with status `error` and an `error_reason`, never dropped;
- * - `base_version` (decisions.md §5, Conflicts) = the change's own (`base_version`, else
+ * - `base_version` (docs/api-review.md "Conflicts") = the change's own (`base_version`, else
  *   `__current_version` of its before/after row), else the item's `current_version` now.
  */
 import type { Knex } from 'knex';
@@ -104,7 +104,7 @@ function systemValue(c: StagedChangeInputT, key: string): string | null {
 }
 
 /**
- * The row index of each change (issue 26 §6: staged changes keep the `row_index` they were sent
+ * The row index of each change (staged changes keep the `row_index` they were sent
  * with): a given index is kept; the others follow the highest index of the activity and of the
  * chunk, in order. `next` is the first index after all of them.
  * @throws ValidationError (422) at `body.staged_changes.<i>.row_index` for an index given twice

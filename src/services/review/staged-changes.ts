@@ -1,5 +1,5 @@
 /**
- * The read side of review activities (decisions.md §1 and §5, G13/G16): one activity, the
+ * The read side of review activities (docs/api-review.md "Listing and summary"): one activity, the
  * paginated list of its staged changes, their summary, and the staged-change filter shared by
  * the list and by bulk review (`approve_all` / `reject_all` act on the undecided part of what
  * the list shows for the same filter, ./bulk-review.ts).
@@ -49,7 +49,7 @@ export async function countDrafts(knex: Knex | Knex.Transaction, activityId: str
 }
 
 /**
- * A restore of one of the activity's `pre_apply` snapshots (decisions.md §3 G11: a restore
+ * A restore of one of the activity's `pre_apply` snapshots (docs/api-reference.md "Snapshots": a restore
  * takes a `safety` snapshot first, which records the snapshot it restored).
  */
 export interface ActivityRestore {
@@ -92,7 +92,7 @@ export async function activityRestores(knex: Knex | Knex.Transaction, activityId
 }
 
 /**
- * `GET /api/activities/{id}` (decisions.md §1, G16): the activity with its `staged_count`
+ * `GET /api/activities/{id}` (docs/api-review.md "Activities"): the activity with its `staged_count`
  * (drafts counted unless `includeDrafts` is false, the console's view), its number of drafts
  * and the restores of its `pre_apply` snapshots.
  * @throws NotFoundError `Activity not found` (404); ForbiddenError (403)
@@ -151,7 +151,7 @@ export function stagedFilterSql(f: StagedChangeFilter): { sql: string; bindings:
   return { sql: parts.length ? parts.join(' AND ') : 'TRUE', bindings };
 }
 
-/** One page of an activity's staged changes (G16). */
+/** One page of an activity's staged changes (docs/api-review.md "Listing and summary"). */
 export interface StagedChangePage {
   items: StagedChange[];
   total: number;
@@ -160,14 +160,14 @@ export interface StagedChangePage {
   total_pages: number;
 }
 
-/** Query of the staged-changes list (G16): a page and the {@link StagedChangeFilter}. */
+/** Query of the staged-changes list (docs/api-review.md "Listing and summary"): a page and the {@link StagedChangeFilter}. */
 export interface StagedChangesQuery extends StagedChangeFilter {
   page: number;
   page_size: number;
 }
 
 /**
- * `GET /api/activities/{id}/staged-changes` (decisions.md §5, G16): staged changes in row order,
+ * `GET /api/activities/{id}/staged-changes` (docs/api-review.md "Listing and summary"): staged changes in row order,
  * filtered by {@link StagedChangeFilter}, paginated: `{items, total, page, page_size, total_pages}`.
  * @throws NotFoundError (404) / ForbiddenError (403) for the activity
  */
@@ -218,7 +218,7 @@ export async function countByStatus(knex: Knex | Knex.Transaction, activityId: s
 }
 
 /**
- * `GET /api/activities/{id}/staged-changes/summary` (decisions.md §5, G16): `{total_changes,
+ * `GET /api/activities/{id}/staged-changes/summary` (docs/api-review.md "Listing and summary"): `{total_changes,
  * by_status, field_stats: {field: {completed, total, completion_rate, changed}}, taxonomy_stats:
  * {with_category, categories: {category_id: count}}}`. `completed` counts changes whose after
  * data has a non-empty value for the field; `changed` those where it differs from before.

@@ -2,7 +2,7 @@ import { bumpVersion, inferType, maxBump, syncFieldInfo } from '../../../src/ser
 import { assertValidSchemaDefinition } from '../../../src/services/catalog/schema-validation';
 import { ValidationError } from '../../../src/lib/errors';
 
-/** Pure rules of schema versions (decisions.md §2). */
+/** Pure rules of schema versions (docs/api-reference.md "Schema versions"). */
 
 describe('bumpVersion', () => {
   it.each([

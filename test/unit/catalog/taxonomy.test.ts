@@ -1,7 +1,7 @@
 import { enrichTaxonomy, etagMatches, normalizeTaxonomy, taxonomyEtag } from '../../../src/services/catalog/taxonomy';
 import { ValidationError } from '../../../src/lib/errors';
 
-/** Taxonomy validation and enrichment (decisions.md §2, G3), without the database. */
+/** Taxonomy validation and enrichment (docs/api-reference.md "Taxonomy"), without the database. */
 
 describe('normalizeTaxonomy', () => {
   it('finds a long cycle without recursion', () => {

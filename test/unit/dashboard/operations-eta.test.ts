@@ -1,5 +1,5 @@
 /**
- * The jobs page's ETA (issue 28 §7, src/services/operations/operations.ts `etaSeconds`): the rate
+ * The jobs page's ETA (src/services/operations/operations.ts `etaSeconds`): the rate
  * so far extrapolated to the units left; none for an operation that is not running, has no
  * units, or has done none yet.
  */

@@ -1,5 +1,5 @@
 /**
- * An item's own page first (issue 27 §3): an item that names its page URL is read from there with
+ * An item's own page first: an item that names its page URL is read from there with
  * no search; search runs only for the wanted fields that page lacks.
  */
 import { createEngine } from '../../../src/enrichment/engine';

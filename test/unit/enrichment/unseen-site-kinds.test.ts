@@ -1,5 +1,5 @@
 /**
- * The kinds of errors left on product pages of site families the engine never saw (issue 26 §8),
+ * The kinds of errors left on product pages of site families the engine never saw,
  * each on small synthetic pages written here: a sale page whose markup carries the list price,
  * a SKU guessed from an id in the URL, and MPNs printed only under a localised label.
  */

@@ -1,5 +1,5 @@
 /**
- * Quality floors (issue 22): a fixed slice of each evaluation suite, scored as `npm run eval`
+ * Quality floors: a fixed slice of each evaluation suite, scored as `npm run eval`
  * scores it, must stay above F1 / accuracy floors set a little below the figures measured when
  * the floors were set (docs/evaluation.md, "Guarding the figures"), so a regression fails CI.
  * - pages: every labelled dev page (98 pages, 33 site families), tier A, leave-one-site-family-out

@@ -1,5 +1,5 @@
 /**
- * A small slice of `npm run eval -- infer` (issue 20): the three real shop exports and the Zyte
+ * A small slice of `npm run eval -- infer`: the three real shop exports and the Zyte
  * ground truth as CSV and XLSX, scored against their gold schemas, must meet the suite's
  * targets (types ≥ 0.95, enum F1 ≥ 0.90, identifiers right on every file). The full suite with
  * IKEA and WDC-PAVE: docs/evaluation.md.

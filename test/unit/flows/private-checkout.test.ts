@@ -1,5 +1,5 @@
 /**
- * Issue 29 §1: the Python sandbox works whatever directory the code lies in. A checkout under a
+ * The Python sandbox works whatever directory the code lies in. A checkout under a
  * directory only its owner can enter (mode 0700, as `/root` and `mktemp -d` folders are) used to
  * leave every code node `unavailable` when the worker ran as root: the sandbox drops to uid 65534,
  * which could not read runner.py there. This copies the service's source into such a directory and

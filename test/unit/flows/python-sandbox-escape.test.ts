@@ -1,5 +1,5 @@
 /**
- * The escape suite of flows' Python sandbox (issue 19, "custom_code nodes: Python, isolated"):
+ * The escape suite of flows' Python sandbox:
  * every attempt to reach the host is a clear SandboxError on the node, the Jest process is alive
  * and unharmed afterwards, nothing outside the sandbox is touched, and no process or scratch
  * directory of the sandbox is left. The second half runs the same attempts without the audit

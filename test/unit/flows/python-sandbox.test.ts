@@ -1,5 +1,5 @@
 /**
- * Flows' Python sandbox as a custom_code node uses it (issue 19): the `transform(rows)` contract
+ * Flows' Python sandbox as a custom_code node uses it: the `transform(rows)` contract
  * over several pages, printed lines, the user's errors with their traceback, results that are not
  * a list of dicts of JSON values, the node's time budget over all its calls, and the session's
  * life cycle (one error ends it; close removes everything). The escape suite is

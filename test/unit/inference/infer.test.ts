@@ -1,5 +1,5 @@
 /**
- * Deterministic inference (issue 20, "What it must get right"): types, enums, identifiers
+ * Deterministic inference: types, enums, identifiers
  * (GTIN check digits, SKU codes, scientific-notation barcodes), units with UN/CEFACT codes,
  * null sentinels, required-ness, product/variant structure and taxonomies, on small synthetic
  * tables and on the real shop exports of `../shared/data/spreadsheets`.
@@ -74,7 +74,7 @@ describe('column inference on synthetic tables', () => {
     expect(r.schema.properties.brand).toMatchObject({ 'x-field-category': 'enriched' });
   });
 
-  it('quantities by header: weight of only 1s and blanks, qty, whole-number prices; yes/no settings stay flags (issue 26 §6)', async () => {
+  it('quantities by header: weight of only 1s and blanks, qty, whole-number prices; yes/no settings stay flags', async () => {
     const lines = ['sku,weight,qty,price,special_price,is_in_stock,use_config_min_qty,product_online,package_width'];
     for (let i = 0; i < 30; i++)
       lines.push(
@@ -92,7 +92,7 @@ describe('column inference on synthetic tables', () => {
     expect(r.schema.properties.weight).toMatchObject({ type: 'number' });
   });
 
-  it('a category column with several paths per cell gives several paths, not one chain of their parts (issue 26 §6)', async () => {
+  it('a category column with several paths per cell gives several paths, not one chain of their parts', async () => {
     const cells = [
       'Default Category/Gear,Default Category/Gear/Bags',
       'Default Category/Gear,Default Category/Gear/Bags,Default Category/Collections/Erin Recommends',

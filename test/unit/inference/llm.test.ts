@@ -1,5 +1,5 @@
 /**
- * The LLM path of inference (issue 20) against a loopback OpenAI-compatible server: a strict
+ * The LLM path of inference against a loopback OpenAI-compatible server: a strict
  * json_schema request naming the columns; descriptions and proposed fields merged (types stay
  * the rules'); unknown columns and failures leave the rules' result with `llm_error`.
  */

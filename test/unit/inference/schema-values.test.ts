@@ -1,6 +1,6 @@
 /**
  * Values from any client typed by the catalog schema with the spreadsheet import's rules
- * (src/services/inference/sheet-items.ts `schemaValue`, `typedBySchema`; issue 26 §7).
+ * (src/services/inference/sheet-items.ts `schemaValue`, `typedBySchema`).
  */
 import { schemaValue, typedBySchema } from '../../../src/services/inference/sheet-items';
 

@@ -1,7 +1,7 @@
 /**
- * Reading spreadsheets (issue 20, "Files"): delimiters, quoting, encodings (UTF-8 with and
+ * Reading spreadsheets: delimiters, quoting, encodings (UTF-8 with and
  * without BOM, UTF-16 LE/BE, Windows-1252), decimal commas, XLSX through the streaming reader,
- * legacy .xls read through SheetJS CE (issue 26 §6), and exact row counts.
+ * legacy .xls read through SheetJS CE, and exact row counts.
  */
 import fs from 'node:fs';
 import os from 'node:os';

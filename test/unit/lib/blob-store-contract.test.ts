@@ -2,7 +2,7 @@
  * The blob store contract (src/lib/blob-store.ts), run against both backends: the filesystem
  * store (src/lib/blob-store-fs.ts) and the S3 store (src/lib/blob-store-s3.ts) against an
  * S3-compatible server on 127.0.0.1 (s3rver, test/helpers/s3-server.ts), selected by the
- * configuration as a deployment selects it (issue 29 §8). Bytes and streams larger than one
+ * configuration as a deployment selects it. Bytes and streams larger than one
  * upload part round-trip, ranged reads, a missing key is null, a failed upload leaves nothing,
  * keys that could leave the store are refused, local copies are removed after use. Then what is
  * particular to each: the filesystem layout DATA_DIR always had, with no temporary file left

@@ -1,5 +1,5 @@
 /**
- * Refresh with an LLM (decisions.md §4 "Refresh and merge"; src/enrichment/llm/merge.ts): a
+ * Refresh with an LLM (docs/api-enrichment.md "Refresh and merge"; src/enrichment/llm/merge.ts): a
  * value the model grounds in a page replaces the item's kept value, unless the field merges or
  * the model only read the item itself. The model is an OpenAI-compatible server on 127.0.0.1.
  */

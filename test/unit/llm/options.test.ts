@@ -1,5 +1,5 @@
 /**
- * The enrich options that need a model, at the model (issue 26 §4): `prompt`, the catalog's
+ * The enrich options that need a model, at the model: `prompt`, the catalog's
  * quality prompt and re-extraction feedback in the extraction request; `speed` choosing the model
  * and reasoning effort; `validate_semantics` asking the model whether each value fits its field.
  * And without a model: the prompt's product words and domains steer research.

@@ -1,6 +1,6 @@
 /**
  * The live fetcher's manners on a loopback site, with its shared state in the real PostgreSQL
- * (issue 27 §4): robots.txt (RFC 9309: disallow, 4xx = allowed, 5xx = disallowed), outcomes
+ *: robots.txt (RFC 9309: disallow, 4xx = allowed, 5xx = disallowed), outcomes
  * (blocked challenge pages), the HTTP cache (fresh reuse, 304 revalidation), Retry-After, and
  * spacing between request starts to one host across two fetcher instances sharing the database.
  * Every assertion about requests counts or times them at the server.

@@ -1,5 +1,5 @@
 /**
- * When a row asks for rendering (issue 27 §5): product signals of static HTML, and the decision
+ * When a row asks for rendering: product signals of static HTML, and the decision
  * with rendering on (pages requested in PostgreSQL, once) and off (a notice on the row, research
  * goes on) — the engine works where no Chromium is installed.
  */

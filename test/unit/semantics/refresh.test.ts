@@ -1,6 +1,6 @@
 /**
  * Refresh and merge against the item's own values (src/enrichment/semantics/refresh.ts;
- * decisions.md §4 "Refresh and merge"), sample shapes (src/enrichment/semantics/samples.ts), and
+ * docs/api-enrichment.md "Refresh and merge"), sample shapes (src/enrichment/semantics/samples.ts), and
  * the engine's use of both on pages of the offline archive (`../shared/data`).
  */
 import path from 'node:path';

@@ -1,6 +1,6 @@
 /**
- * The `catalog_*` tools (issue 21 "Tools"; interface-spec.md "A companion tool server"): thin,
- * typed wrappers over the public API, plus audit (tool-server.md §2.7 G1 audit) and clear (§2.7 G1
+ * The `catalog_*` tools (docs/tool-server-design.md "How the local tools behave"): thin,
+ * typed wrappers over the public API, plus audit (docs/tool-server-design.md "Audit and clear" audit) and clear (docs/tool-server-design.md "Audit and clear"
  * clear, restricted to activities the tool server created; reject and cancel, never approve).
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -292,7 +292,7 @@ function registerActivityTools(server: McpServer, ctx: ToolContext): void {
   );
 }
 
-/** Activity ids given, or the catalog's listing filtered by status/type (tool-server.md §2.7). */
+/** Activity ids given, or the catalog's listing filtered by status/type (docs/tool-server-design.md "Audit and clear"). */
 async function targets(
   ctx: ToolContext,
   a: { catalog_id: string; activity_ids?: string[]; status?: string; type?: string; limit: number; organization_id?: string },
@@ -306,7 +306,7 @@ async function targets(
   return list.activities.map((x) => x.id);
 }
 
-/** G1 audit (tool-server.md §2.7): each activity with its summary (concurrency 8); failures stored as `{error}`. */
+/** The audit (docs/tool-server-design.md "Audit and clear"): each activity with its summary (concurrency 8); failures stored as `{error}`. */
 async function audit(
   ctx: ToolContext,
   a: { catalog_id: string; activity_ids?: string[]; status?: string; type?: string; limit: number; organization_id?: string },
@@ -350,7 +350,7 @@ async function audit(
 }
 
 /**
- * G1 clear (tool-server.md §2.7) for activities the tool server created (`metadata.source` =
+ * The clear (docs/tool-server-design.md "Audit and clear") for activities the tool server created (`metadata.source` =
  * `mcp_custom_transform`): reject_all, then cancel. Another catalog's or another creator's activity is skipped.
  */
 async function clear(

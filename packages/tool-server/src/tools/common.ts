@@ -1,6 +1,6 @@
 /**
  * What every tool module shares: the context a tool runs with, the result shapes of the MCP
- * `tools/call` answer, and the `organization_id` override (issue 21 "Shape": `CATALOG_ORGANIZATION_ID`,
+ * `tools/call` answer, and the `organization_id` override (`CATALOG_ORGANIZATION_ID`,
  * "a tool may override per call").
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';

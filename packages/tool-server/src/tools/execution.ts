@@ -1,7 +1,7 @@
 /**
- * The `execution_*` tools (issue 21 "Tools"; tool-server.md §2.1–2.4): pull a snapshot, diff
+ * The `execution_*` tools (docs/tool-server-design.md "Pull"): pull a snapshot, diff
  * locally, validate a bundle, stage one review activity. Every path goes through the workspace
- * guard (tool-server.md §2).
+ * guard (docs/tool-server-design.md "How the local tools behave").
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,7 +22,7 @@ const keyInputs = {
 };
 
 const rules = {
-  allow_row_deletes: z.boolean().default(true).describe('Whether deleting catalog rows is allowed (G1 default true)'),
+  allow_row_deletes: z.boolean().default(true).describe('Whether deleting catalog rows is allowed (default true, as upstream)'),
   max_change_ratio_warning: z.number().min(0).default(0.2).describe('Warn when more than this share of base rows changes'),
 };
 
@@ -41,9 +41,9 @@ export function registerExecutionTools(server: McpServer, { api, config }: ToolC
         format: z
           .enum(['jsonl', 'csv', 'parquet'])
           .default('parquet')
-          .describe('Which file snapshot_path names (G1 default parquet; JSONL and CSV are always written, Parquet when asked for)'),
+          .describe('Which file snapshot_path names (default parquet, as upstream; JSONL and CSV are always written, Parquet when asked for)'),
         sample_size: z.number().int().min(1).max(5000).nullable().default(null).describe('Pull only the first N rows (null = all)'),
-        page_size: z.number().int().min(1).max(5000).default(400).describe('Rows per request (G1 default 400; larger pulls faster)'),
+        page_size: z.number().int().min(1).max(5000).default(400).describe('Rows per request (default 400, as upstream; larger pulls faster)'),
         max_concurrency: z.number().int().min(1).max(64).optional().describe('Pages in flight; default CATALOG_MCP_PULL_MAX_CONCURRENCY (8)'),
         prefer_raw: z.boolean().default(true),
         use_cache: z.boolean().default(false).describe('Reuse the files of an earlier pull with the same cache key (no HTTP call)'),

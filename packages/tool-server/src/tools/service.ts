@@ -1,5 +1,5 @@
 /**
- * The `service_*` tools (issue 21 "Tools"; tool-server.md §2.5 and §2.6): map rows to a catalog's
+ * The `service_*` tools (docs/tool-server-design.md "Map to catalog schema" and docs/tool-server-design.md "Image tools"): map rows to a catalog's
  * schema through `/public/enrich`, and image processing runs on the service's media hosting.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { DEFAULT_MAPPING_PROMPT, MAPPING_RULES, outputSchemaOf } from '../map-schema';
 import { organizationId, run, ToolContext } from './common';
 
-/** Tools of an image run (tool-server.md §2.6, plus the service's `process`). */
+/** Tools of an image run (docs/tool-server-design.md "Image tools", plus the service's `process`). */
 const IMAGE_TOOLS = ['generate', 'edit', 'inpaint', 'bg_remove', 'relight', 'upscale', 'process'] as const;
 
 /** Registers `service_map_to_catalog_schema` and the image tools on `server`. */
@@ -57,7 +57,7 @@ export function registerServiceTools(server: McpServer, ctx: ToolContext): void 
 }
 
 /**
- * `service_image_run` / `_status` / `_list` over `POST/GET /public/image-runs` (tool-server.md §2.6:
+ * `service_image_run` / `_status` / `_list` over `POST/GET /public/image-runs` (docs/tool-server-design.md "Image tools":
  * body `{tool, num_options}` plus whichever optional fields are non-empty).
  */
 function registerImageTools(server: McpServer, { api }: ToolContext): void {

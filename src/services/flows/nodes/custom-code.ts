@@ -1,5 +1,5 @@
 /**
- * The `custom_code` node (decisions.md §6; issue 19 "custom_code nodes"): the flow's Python,
+ * The `custom_code` node (docs/api-review.md "Flows"): the flow's Python,
  * `def transform(rows: list[dict]) -> list[dict]`, run page by page in one isolated interpreter
  * (src/sandbox) within the node's `timeout_seconds`; what it prints becomes the
  * run's `updates`.

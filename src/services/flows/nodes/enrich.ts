@@ -1,5 +1,5 @@
 /**
- * The `enrich` node (decisions.md §6: "the enrichment engine with a saved config"): the node's
+ * The `enrich` node (docs/api-review.md "Flows": "the enrichment engine with a saved config"): the node's
  * input rows become an enrichment job with the saved recipe (src/services/enrichment/request.ts
  * `enrichmentRecipe`), run by flowRunWorkflow as its child `enrichment-<job_id>`, so the job has
  * everything jobs have (durable rows, credits charged once per successful item, its own poll
@@ -29,7 +29,7 @@ function runScope(organizationId: string): Scope {
  * that failed or was cancelled (a rerun) is continued by a new job that carries its succeeded
  * rows (never charged twice) and processes the rest. With `research` (the deployment's research
  * settings) and no research source for the organization, the job reads its rows' own data and
- * carries the notice an API job carries (issue 27 §1).
+ * carries the notice an API job carries.
  * @throws RunNotRunningError when the run is not running
  */
 export async function startEnrichNode(knex: Knex, runId: string, nodeId: string, research?: ResearchSettings): Promise<EnrichNodeJob> {

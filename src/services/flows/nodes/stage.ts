@@ -1,5 +1,5 @@
 /**
- * The `stage` node (decisions.md §6; issue 19 step 4): the rows reaching it become staged
+ * The `stage` node (docs/api-review.md "Flows"): the rows reaching it become staged
  * changes of ONE review activity of the flow's catalog (type `custom_transform`, metadata
  * `{source: 'flow', flow_id, run_id}`), then the activity goes to `pending_review` with its
  * `review_url`, so a flow's output is reviewed and applied like any other activity.
