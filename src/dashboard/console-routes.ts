@@ -26,7 +26,7 @@ import type { DashboardRouteHelpers } from './route-helpers';
 import { requestGridIndexDrops } from '../services/catalog/grid-indexes';
 
 /**
- * The console's item, snapshots and schema pages (issue 28 §4, §9, §10) on the dashboard router:
+ * The console's item, snapshots and schema pages (docs/console.md "Item, snapshots, schema and taxonomy") on the dashboard router:
  * GET pages and form POSTs (CSRF-checked, answered with a 303 back to the page, or the page
  * again with a 422 and the problems). Every read and write goes through the catalog and review
  * services the API uses.
@@ -85,7 +85,7 @@ async function restoreValues(deps: ResolvedAppDeps, catalogId: string, itemId: s
   return values;
 }
 
-/** The G2 batch of the schema page's fields form: removals, changed units/descriptions, filled new rows. */
+/** The batch field change (docs/api-reference.md "Batch field changes") of the schema page's fields form: removals, changed units/descriptions, filled new rows. */
 function fieldBatch(form: URLSearchParams, current: Array<Record<string, unknown>>): FieldBatch {
   const remove = form.getAll('remove').filter((n) => current.some((f) => f.field_name === n));
   const update: UpdateField[] = [];
@@ -136,7 +136,7 @@ export function consoleRoutes(deps: ResolvedAppDeps, h: ConsoleHelpers): Dashboa
   const validator = new Validator();
   const sessionOf = (ctx: Context) => ctx.state.dashboardSession as ActiveSession;
 
-  // ---- Item page (issue 28 §4) ----
+  // ---- Item page ----
   const showItem = async (ctx: Context, status: number, notice: ItemPageNotice) => {
     const s = sessionOf(ctx);
     h.send(ctx, status, itemPage(await loadItemPage(deps.knex, s.scope, ctx.params.catalog_id, ctx.params.item_id), notice, h.pageSession(s)));
@@ -153,12 +153,12 @@ export function consoleRoutes(deps: ResolvedAppDeps, h: ConsoleHelpers): Dashboa
     }
   };
 
-  // ---- Snapshots page (issue 28 §10) ----
+  // ---- Snapshots page ----
   const showSnapshots = async (ctx: Context, extras: SnapshotsPageExtras) => {
     const s = sessionOf(ctx);
     const { catalog } = await getCatalog(deps.knex, s.scope, ctx.params.catalog_id);
     const { snapshots, total } = await listSnapshots(deps.knex, s.scope, catalog.id, { limit: SNAPSHOTS_LISTED, offset: 0 });
-    // Authors as people (issue 28 §12): the person's name or email, or the key's prefix.
+    // Authors as people (docs/console.md "People and roles"): the person's name or email, or the key's prefix.
     const actors = Object.fromEntries(
       await actorNames(
         deps.knex,
@@ -169,7 +169,7 @@ export function consoleRoutes(deps: ResolvedAppDeps, h: ConsoleHelpers): Dashboa
     h.send(ctx, 200, snapshotsPage(catalog, snapshots, total, { ...extras, actors }, h.pageSession(s)));
   };
 
-  // ---- Schema and taxonomy page (issue 28 §9) ----
+  // ---- Schema and taxonomy page ----
   const showSchema = async (ctx: Context, status: number, notice: SchemaPageNotice) => {
     const s = sessionOf(ctx);
     const catalogId = ctx.params.catalog_id;
@@ -280,7 +280,7 @@ export function consoleRoutes(deps: ResolvedAppDeps, h: ConsoleHelpers): Dashboa
       path: '/catalogs/:catalog_id/snapshots/:snapshot_id/restore',
       handler: async (ctx) => {
         await h.readCheckedForm(ctx);
-        // Starts (or joins) the restore's workflow and follows its progress (issue 28): never waits here.
+        // Starts (or joins) the restore's workflow and follows its progress: never waits here.
         const restore = await requestSnapshotRestore(deps, sessionOf(ctx).scope, ctx.params.catalog_id, ctx.params.snapshot_id);
         ctx.status = 303;
         ctx.redirect(restoreProgressPath(ctx.params.catalog_id, restore.id));

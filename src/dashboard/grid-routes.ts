@@ -17,7 +17,7 @@ import { itemGridPage, itemsPath } from './item-grid-views';
 import { DASHBOARD_BASE } from './views';
 
 /**
- * The item grid and completeness pages of the catalog console (issue 28 §2, §3), added to the
+ * The item grid and completeness pages of the catalog console (docs/console.md "Item grid", "Completeness and readiness"), added to the
  * dashboard router: `GET /catalogs/{id}/items` (the grid; its filter and column forms are GETs
  * the route turns into the canonical grid URL), saved views (`POST …/items/views`, `POST
  * …/items/views/{view_id}/delete`), `GET /catalogs/{id}/completeness` and readiness profiles
@@ -119,7 +119,7 @@ export function gridRoutes(deps: ResolvedAppDeps, h: GridRouteHelpers): Dashboar
       handler: async (ctx) => {
         const session = sessionOf(ctx);
         const report = await completenessReport(deps, session.scope, ctx.params.catalog_id);
-        // Fill the gaps (issue 28 §6): applied jobs' completeness before and now (fill-gaps-views.ts).
+        // Fill the gaps (docs/console.md "Fill the gaps"): applied jobs' completeness before and now (fill-gaps-views.ts).
         const filled = fillGapsOutcomesSection(await fillGapsOutcomes(deps.knex, report.grid), ctx.params.catalog_id);
         h.send(ctx, 200, completenessPage(report, h.pageSession(session), filled));
       },

@@ -4,11 +4,11 @@ import { peopleSection, type PeopleNotice } from './people-views';
 import { API_KEY_HEADER_CELLS, apiKeyCells, DASHBOARD_BASE, layout, type PageSession } from './views';
 
 /**
- * The organization page (issue 28 §11): the API keys (listed by prefix; a new key is shown once,
+ * The organization page (docs/review.md "Organization settings in the dashboard"): the API keys (listed by prefix; a new key is shown once,
  * by the page script, in the creating answer; revoke), the webhook signing secret (hidden until
  * asked for; rotate) and the default master catalog. Every action is the page script's call to
  * the public API with the session's CSRF token (assets/dashboard.js `organizationPage`). The
- * people section (issue 28 §12, ./people-views.ts) posts dashboard forms.
+ * people section (docs/console.md "People and roles", ./people-views.ts) posts dashboard forms.
  * Long on purpose: one HTML template, read top to bottom like the page.
  */
 export function organizationPage(data: OrganizationPageData, session: PageSession, peopleNotice: PeopleNotice | null = null): string {

@@ -14,7 +14,7 @@ import type { DashboardRouteHelpers } from './route-helpers';
 import { DASHBOARD_BASE, loginPage } from './views';
 
 /**
- * People sign in as themselves (issue 28 §12, "People, not keys") on the dashboard router:
+ * People sign in as themselves (docs/console.md "People and roles") on the dashboard router:
  * `POST /login/password` (email + password, throttled per client address and per email),
  * `GET /login/oidc` → the identity provider → `GET /login/oidc/callback` (OpenID Connect, when
  * configured), and the organization page's people forms (`POST /organization/people`, `POST
@@ -45,7 +45,7 @@ function pendingLogin(ctx: Context): PendingLogin | null {
 }
 
 /**
- * The people routes of the dashboard, as a route table (./route-table.ts) for its router. `rateLimits`: the app's failed-authentication throttle (issue 18).
+ * The people routes of the dashboard, as a route table (./route-table.ts) for its router. `rateLimits`: the app's failed-authentication throttle (docs/guards.md "The guards at the edge").
  * Long on purpose: a route table, one entry per route.
  */
 export function peopleRoutes(deps: ResolvedAppDeps, rateLimits: RateLimits, h: PeopleHelpers): DashboardRoute[] {

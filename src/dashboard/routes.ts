@@ -31,12 +31,12 @@ import { readCapture } from '../services/enrichment/evidence-wacz';
 import { sendCapture } from '../routes/files';
 
 /**
- * The review dashboard (issue 17, "Review dashboard"), served by the API process under
+ * The review dashboard (docs/review.md), served by the API process under
  * `/dashboard`: sign-in and sign-out, the organization's catalogs, a catalog's activities, and an
  * activity's review page (`review_url` = `{PUBLIC_URL}/dashboard/catalogs/{cid}/activities/{aid}`,
- * decisions.md §5); and the flows (issue 19 step 5): the list, a flow (`workflow_url` =
+ * docs/api-review.md "Activities"); and the flows (docs/api-review.md "Flows"): the list, a flow (`workflow_url` =
  * `{PUBLIC_URL}/dashboard/flows/{id}`) and a run with its results; the organization's settings
- * (issue 28 §11: API keys, webhook secret, default master catalog). Pages are server-rendered; their scripts and stylesheets are served from
+ * (docs/review.md "Organization settings in the dashboard": API keys, webhook secret, default master catalog). Pages are server-rendered; their scripts and stylesheets are served from
  * ./assets (no CDN). Review and apply actions are the page script's calls to `/api/...`,
  * authorized by the session cookie plus the CSRF token (src/middleware/auth.ts).
  */
@@ -133,7 +133,7 @@ function parseFilters(query: Record<string, string | string[] | undefined>): Act
 /**
  * Builds the dashboard router (mounted by createApp before `/api`). `rateLimits`: the app's; a
  * sign-in counts as an authentication, so the API's failed-authentication throttle per client
- * address (issue 18) applies to the sign-in form too, and keys cannot be guessed through it.
+ * address (docs/guards.md "The guards at the edge") applies to the sign-in form too, and keys cannot be guessed through it.
  */
 export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): Router {
   // One blob store client per router, not per request.
@@ -169,7 +169,7 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
     if (!isReadMethod(ctx.method)) {
       // Every form's minimum role is declared in one table (src/services/access/route-roles.ts).
       const role = dashboardRouteRole(ctx.method, String(ctx.routerPath ?? '').slice(DASHBOARD_BASE.length));
-      // A viewer's session reads only (issue 28 §12): no form that changes the catalog is theirs.
+      // A viewer's session reads only (docs/console.md "People and roles"): no form that changes the catalog is theirs.
       if (role !== 'viewer' && role !== 'public' && !hasRole(session.scope, 'editor')) throw new ForbiddenError('Your role is viewer: a viewer can only read');
       if (role !== 'public') assertRole(session.scope, role);
     }
@@ -180,21 +180,21 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
     router,
     [
       ...signInRoutes(deps, rateLimits),
-      // People sign in as themselves; the organization page's people forms (issue 28 §12).
+      // People sign in as themselves; the organization page's people forms (docs/console.md "People and roles").
       ...peopleRoutes(deps, rateLimits, { readForm, readCheckedForm, send, pageSession, safeNext }),
 
-      // The home page, the jobs page and the import page (issue 28 §1, §7, §8).
+      // The home page, the jobs page and the import page (docs/console.md "Home, jobs and import").
       ...operationsRoutes(deps, { send, pageSession }),
 
       ...reviewRoutes(deps, storage),
-      // The catalog console's item grid and completeness pages (issue 28 §2, §3).
+      // The catalog console's item grid and completeness pages (docs/console.md "Item grid", "Completeness and readiness").
       ...gridRoutes(deps, { readForm, readCheckedForm, send, pageSession }),
-      // Bulk actions and fill the gaps on the grid's filter (issue 28 §5, §6).
+      // Bulk actions and fill the gaps on the grid's filter (docs/console.md "Bulk actions", "Fill the gaps").
       ...bulkRoutes(deps, { readForm, readCheckedForm, send, pageSession }),
 
-      // The tool server's login helper (issue 21): a loopback callback receives a new API key.
+      // The tool server's login helper (docs/mcp.md "Point an MCP host at it"): a loopback callback receives a new API key.
       ...cliLoginRoutes(deps, { readForm, readCheckedForm, send, pageSession }),
-      // The console's item, snapshots and schema pages (issue 28 §4, §9, §10).
+      // The console's item, snapshots and schema pages (docs/console.md "Item, snapshots, schema and taxonomy").
       ...consoleRoutes(deps, { readForm, readCheckedForm, send, pageSession }),
     ],
     signedIn,
@@ -291,7 +291,7 @@ function signInRoutes(deps: ResolvedAppDeps, rateLimits: RateLimits): DashboardR
  */
 function reviewRoutes(deps: ResolvedAppDeps, storage: EnrichmentStorage): DashboardRoute[] {
   return [
-    // A source as it was seen (issue 27 §6): the WARC record's payload, sandboxed (sendCapture).
+    // A source as it was seen (docs/research.md "Evidence in WARC"): the WARC record's payload, sandboxed (sendCapture).
     {
       method: 'get',
       path: '/captures/:job_id/:record_id',

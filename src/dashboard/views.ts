@@ -10,7 +10,7 @@ import { html, type SafeHtml } from './html';
  * themselves (a catalog's activities, an activity's review) are ./review-views.ts.
  */
 
-/** Every staged-change status, in the order the summary shows them (decisions.md §5). */
+/** Every staged-change status, in the order the summary shows them (docs/api-review.md "Staged change states"). */
 export const STATUS_ORDER: StagedChangeStatus[] = ['pending', 'draft', 'approved', 'partially_accepted', 'rejected', 'conflict', 'error'];
 
 /** Where the dashboard is mounted; every link and asset is under it. */
@@ -20,9 +20,9 @@ export const DASHBOARD_BASE = '/dashboard';
 export interface PageSession {
   csrfToken: string;
   organizationId: string;
-  /** Who is signed in, shown in the top bar: the person and role (issue 28 §12), absent for key sessions. */
+  /** Who is signed in, shown in the top bar: the person and role (docs/console.md "People and roles"), absent for key sessions. */
   who?: string;
-  /** The person's role (issue 28 §12); absent for key sessions, which act as admin. */
+  /** The person's role (docs/console.md "People and roles"); absent for key sessions, which act as admin. */
   role?: string;
 }
 
@@ -87,7 +87,7 @@ export function layout(title: string, body: SafeHtml, session: PageSession | nul
 }
 
 /**
- * The sign-in page (issue 17; issue 28 §12): email + password (the embedded default), "Sign in
+ * The sign-in page (docs/console.md "People and roles"): email + password (the embedded default), "Sign in
  * with <provider>" when OpenID Connect is configured (`oidcProvider`), and, for programs and
  * operators, an API key or user token. The provider's button is a link (the CSP's `form-action
  * 'self'` would stop a form redirecting to the provider). Only the key form's button is `type="submit"` explicitly

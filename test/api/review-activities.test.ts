@@ -1,7 +1,7 @@
 /**
- * The review API on the real PostgreSQL (interface-spec.md "Activities"; decisions.md §1 and §5,
- * G13/G14/G16; issue 17): the tool server's write path exactly as tool-server.md §2.4 steps 2–4
- * send it (shell → appends in chunks with batch keys, one retried → pending-review → list, get,
+ * The review API on the real PostgreSQL (docs/api-review.md "Activities", "Appending staged
+ * changes", "Bulk review"; docs/review.md "Decisions stand"): the tool server's write path exactly
+ * as docs/tool-server-design.md "Staging" steps 2–4 send it (shell → appends in chunks with batch keys, one retried → pending-review → list, get,
  * summary), what append does to each change (system columns, JSON strings, deletes, schema
  * validation into `error`, base versions), custom transforms, bulk review (field by field and by
  * filter), cancel, the activity list and the error statuses (the OpenAPI document and the other
@@ -90,7 +90,7 @@ function row(id: string, data: Record<string, unknown>, version: number | string
 /** A `custom_transform` activity shell of `catalogId` (see activityShell). */
 const shell = (catalogId: string, extra: Partial<ActivityInput> = {}) => activityShell(api, catalogId, extra);
 
-describe('the tool server write path (tool-server.md §2.4 steps 2–4)', () => {
+describe('the tool server write path (shell, chunked appends, pending-review)', () => {
   it('shell, appends in chunks with batch keys (one retried), pending-review, then list / get / summary', async () => {
     const { catalogId, ids } = await catalogWithItems(6);
     await testKnex()('catalog_items').where({ id: ids[5] }).update({ current_version: 4 });
@@ -112,7 +112,7 @@ describe('the tool server write path (tool-server.md §2.4 steps 2–4)', () => 
 
     const chunks: Array<AppendBody['staged_changes']> = [
       [
-        // G1 diff: full rows with system columns; the array field arrives JSON-encoded.
+        // Rows as the tool server's diff sends them: full rows with system columns; the array field arrives JSON-encoded.
         {
           catalog_item_id: ids[0],
           catalog_item_entity_type: 'product',
@@ -242,7 +242,7 @@ describe('the tool server write path (tool-server.md §2.4 steps 2–4)', () => 
   });
 });
 
-describe('custom transform (G14)', () => {
+describe('custom transform activities', () => {
   it('needs only activity_message, and stores and shows everything else', async () => {
     const { catalogId, ids } = await catalogWithItems(1);
     const transform = (body: paths['/api/public/catalogs/{catalog_id}/activities/custom-transform']['post']['requestBody']['content']['application/json']) =>
@@ -357,7 +357,7 @@ describe('bulk review', () => {
     expect((await review(aid, { action: 'approve_all', filter: { field: 'price' } })).data!.updated).toBe(2); // not the error one
     expect((await list({ status: 'approved' })).sort()).toEqual([0, 2]);
     expect(await list({ status: 'error' })).toEqual([3]);
-    // A decided change is left alone by *_all unless the filter names its status (issue 26 §5).
+    // A decided change is left alone by *_all unless the filter names its status (docs/review.md "Decisions stand").
     expect((await review(aid, { action: 'reject_all', filter: { confidence: 'low' }, rejection_reason: 'unsure' })).data!.updated).toBe(0);
     expect(await list({ status: 'approved' })).toEqual([0, 2]);
     expect((await review(aid, { action: 'reject_all', filter: { confidence: 'low', status: 'approved' }, rejection_reason: 'unsure' })).data!.updated).toBe(1);
@@ -378,7 +378,7 @@ describe('bulk review', () => {
   });
 });
 
-describe('decisions that stand (§5; vendor drafts: test/api/review-drafts.test.ts)', () => {
+describe('decisions that stand (vendor drafts: test/api/review-drafts.test.ts)', () => {
   it('a rejection and a partial accept survive approve_all and reject_all', async () => {
     const { catalogId, ids } = await catalogWithItems(3);
     const aid = await shell(catalogId);

@@ -41,7 +41,7 @@ const getActivity = (aid: string) => reviewCalls(api).getActivity(aid);
 const getSummary = (aid: string) => reviewCalls(api).getSummary(aid);
 const cancel = (aid: string) => reviewCalls(api).cancel(aid);
 
-describe('also fixed (issue 17)', () => {
+describe('bulk upserts and catalog fields the review path relies on', () => {
   it('bulk upserts recognise the snapshot-row system columns and never store them as data', async () => {
     const { catalogId, ids } = await catalogWithItems(1);
     const res = await api.POST('/api/public/catalogs/{catalog_id}/items/bulk', {
