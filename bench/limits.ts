@@ -13,7 +13,7 @@
  *   as designed every row is a heap-only (HOT) update: the floor a restore of changed data
  *   reaches when it stays HOT too. An index that reads `data` does not slow this limit but does
  *   slow such a restore, so its ratio shows the regression (docs/benchmarks.md, "Restore
- *   regression").
+ *   regression"). Best of 3 runs.
  * - `keyset_pull`: rows/s of reading the catalog's rows (every column the API returns) by
  *   primary-key keyset pages of 5,000;
  * - `gin_posting`: milliseconds (median of 21) of a GIN look-up of one word that one item has;
@@ -109,9 +109,14 @@ export async function measureLimits(b: Bench, n: number): Promise<Limit[]> {
     const items = Array.from({ length: n }, (_, i) => benchItem(i, 'LIM'));
     const copyMs = await copyItems(b, catalog, items);
     await b.knex.raw('ANALYZE catalog_items');
-    let t = performance.now();
-    await b.knex.raw('UPDATE catalog_items SET current_version = current_version + 1 WHERE catalog_id = ?', [catalog]);
-    const updateMs = since(t);
+    // Best of 3: a statement of well under a second on a shared machine is easily hit by a stall.
+    let updateMs = Infinity;
+    let t = 0;
+    for (let k = 0; k < 3; k++) {
+      t = performance.now();
+      await b.knex.raw('UPDATE catalog_items SET current_version = current_version + 1 WHERE catalog_id = ?', [catalog]);
+      updateMs = Math.min(updateMs, since(t));
+    }
     t = performance.now();
     let after = '00000000-0000-0000-0000-000000000000';
     let read = 0;
