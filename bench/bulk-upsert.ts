@@ -8,18 +8,18 @@
  * start and end (the machine is shared). Target: ≥ 5,000 items/s over HTTP (creates).
  */
 import './env';
-import { from as copyFrom } from 'pg-copy-streams';
-import { pipeline } from 'node:stream/promises';
-import { Readable } from 'node:stream';
-import { newId } from '../src/lib/ids';
-import { searchTextOf, searchWordsOf } from '../src/services/catalog/items-keys';
-import { benchItem, createBenchCatalog, loadAvg, since, runBench } from './lib';
+import { copyItems } from './limits';
+import { type Bench, benchItem, createBenchCatalog, loadAvg, since, runBench } from './lib';
 
-const TOTAL = Number(process.env.BENCH_ITEMS ?? 50000);
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 50000);
 const BATCH = 1000;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 
-runBench(async (b) => {
+/**
+ * The benchmark of this file's header on a running {@link Bench}, with `TOTAL` items; returns its figures
+ * (the JSON line's fields).
+ */
+export async function measureBulkUpsert(b: Bench, TOTAL: number = ITEMS): Promise<Record<string, unknown>> {
   const loadStart = loadAvg();
   const catalog = await createBenchCatalog(b, 'bulk upsert');
   const batches = Array.from({ length: TOTAL / BATCH }, (_, k) => Array.from({ length: BATCH }, (_, j) => benchItem(k * BATCH + j)));
@@ -62,28 +62,7 @@ runBench(async (b) => {
 
   // Raw COPY of the same rows into the same table (another catalog), same indexes and trigger.
   const copyCatalog = await createBenchCatalog(b, 'copy baseline');
-  const client = await b.knex.client.acquireConnection();
-  const t2 = performance.now();
-  try {
-    const stream = client.query(copyFrom('COPY catalog_items (id, catalog_id, entity_type, business_key, data, search_text, search_tsv) FROM STDIN'));
-    const esc = (s: string) => s.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
-    const lines = function* () {
-      for (const batch of batches) {
-        yield batch
-          .map((item) => {
-            const text = searchTextOf(item);
-            // Words are runs of [A-Za-z0-9] (bench data is ASCII): tsvector input needs no quoting.
-            const tsv = (searchWordsOf(text) ?? []).join(' ');
-            return `${newId()}\t${copyCatalog}\tproduct\t${esc(String(item.sku))}\t${esc(JSON.stringify(item))}\t${esc(text)}\t${tsv}\n`;
-          })
-          .join('');
-      }
-    };
-    await pipeline(Readable.from(lines()), stream);
-  } finally {
-    await b.knex.client.releaseConnection(client);
-  }
-  const copyMs = since(t2);
+  const copyMs = await copyItems(b, copyCatalog, batches.flat());
   const count = await b.knex('catalog_items').where('catalog_id', catalog).count<{ n: string }[]>({ n: '*' });
   const itemCount = (await b.knex('catalogs').where('id', catalog).first('item_count')).item_count;
   const httpRate = TOTAL / (httpMs / 1000);
@@ -106,4 +85,6 @@ runBench(async (b) => {
     pass: httpRate >= 5000 && Number(count[0].n) === TOTAL && itemCount === TOTAL,
     load_start: loadStart,
   };
-});
+}
+
+if (require.main === module) runBench((b) => measureBulkUpsert(b));

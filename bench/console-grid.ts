@@ -37,9 +37,9 @@ import { buildSearchIndex } from '../src/services/catalog/search-count-index';
 import { catchUpSearchWords } from '../src/services/catalog/search-words';
 import { restoreSnapshot } from '../src/services/catalog/snapshots';
 import { normalizeTaxonomy } from '../src/services/catalog/taxonomy';
-import { createBenchCatalog, loadAvg, runBench, seedSql, since } from './lib';
+import { type Bench, createBenchCatalog, loadAvg, runBench, seedSql, since } from './lib';
 
-const N = Number(process.env.BENCH_ITEMS ?? 1_000_000);
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const DEEP = Number(process.env.BENCH_DEEP ?? 10);
 /** BENCH_CHURN=1: also measure right after a snapshot restore, then after the churn maintenance pass. */
@@ -54,7 +54,11 @@ function percentile(xs: number[], p: number): number {
   return Math.round(s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]);
 }
 
-runBench(async (b) => {
+/**
+ * The benchmark of this file's header on a running {@link Bench}, with `N` items; returns its figures
+ * (the JSON line's fields).
+ */
+export async function measureConsoleGrid(b: Bench, N: number = ITEMS): Promise<Record<string, unknown>> {
   const key = 'ck_benchconsolegrid';
   const organizationId = (await createOrganizationWithKey(b.knex, 'bench console grid', key)).organizationId;
   let catalog = (await b.knex('catalogs').where({ organization_id: organizationId, item_count: N }).first('id')) as { id: string } | undefined;
@@ -266,4 +270,6 @@ runBench(async (b) => {
     completeness_warm_ms: Math.round(completeness[1]),
     load_start: loadStart,
   };
-});
+}
+
+if (require.main === module) runBench((b) => measureConsoleGrid(b));

@@ -4,13 +4,17 @@
  * once. Three pulls, reported by median and best. Prints one JSON line with the 1-minute
  * load average at start and end (the machine is shared). Target: ≥ 20,000 rows/s.
  */
-import { createBenchCatalog, loadAvg, seedItems, since, runBench } from './lib';
+import { type Bench, createBenchCatalog, loadAvg, seedItems, since, runBench } from './lib';
 
-const N = Number(process.env.BENCH_ITEMS ?? 100000);
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 100000);
 const LIMIT = 5000;
 const PARALLEL = 8;
 
-runBench(async (b) => {
+/**
+ * The benchmark of this file's header on a running {@link Bench}, with `N` items; returns its figures
+ * (the JSON line's fields).
+ */
+export async function measureRawPull(b: Bench, N: number = ITEMS): Promise<Record<string, unknown>> {
   const catalog = await createBenchCatalog(b, 'raw pull');
   await seedItems(b, catalog, N);
   const page = async (offset: number) => {
@@ -56,4 +60,6 @@ runBench(async (b) => {
     pass: verified && N / (median / 1000) >= 20000,
     load_start: loadStart,
   };
-});
+}
+
+if (require.main === module) runBench((b) => measureRawPull(b));

@@ -22,10 +22,10 @@ import { fileDigest } from '../src/services/research-archives/archives';
 import { indexResearchArchive } from '../src/services/research-archives/indexing';
 import { archiveIndexFetcher, archiveIndexSearch } from '../src/services/research-archives/search';
 import { writeWarc, type ArchivedPage } from '../test/fixtures/warc';
-import { loadAvg, since, startBench } from './lib';
+import { type Bench, loadAvg, runBench, since } from './lib';
 
-const N = Number(process.env.BENCH_PAGES ?? 100000);
-const LOOKUPS = Number(process.env.BENCH_LOOKUPS ?? 400);
+const PAGES = Number(process.env.BENCH_PAGES ?? 100000);
+const LOOKUP_COUNT = Number(process.env.BENCH_LOOKUPS ?? 400);
 const SHARED = path.resolve(__dirname, '..', '..', 'shared', 'data');
 const WORDS = [
   'alpine',
@@ -60,8 +60,8 @@ function identity(i: number): { name: string; brand: string; gtin: string; sku: 
 }
 
 /** Synthetic page `i`: a template with its own title and JSON-LD Product. */
-function* syntheticPages(tpl: Buffer[]): Generator<ArchivedPage> {
-  for (let i = 0; i < N; i++) {
+function* syntheticPages(tpl: Buffer[], n: number): Generator<ArchivedPage> {
+  for (let i = 0; i < n; i++) {
     const id = identity(i);
     const product = {
       '@context': 'https://schema.org',
@@ -83,8 +83,11 @@ function percentile(sorted: number[], p: number): number {
   return Number(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))].toFixed(1));
 }
 
-async function main(): Promise<void> {
-  const bench = await startBench();
+/**
+ * The benchmark of this file's header with `N` pages and `LOOKUPS` look-ups on a running
+ * {@link Bench} (the caller closes it); returns its figures (the JSON line's fields).
+ */
+export async function measureResearchArchive(bench: Bench, N: number = PAGES, LOOKUPS: number = LOOKUP_COUNT): Promise<Record<string, unknown>> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'research-archive-bench-'));
   // The archive is a local file (as a configured one); the store is where uploads would be.
   const blobs = filesystemBlobStore(dir);
@@ -92,7 +95,7 @@ async function main(): Promise<void> {
     const tpl = templates();
     const file = process.env.BENCH_WARC ? path.resolve(process.env.BENCH_WARC) : path.join(dir, 'synthetic.warc.gz');
     const tGen = performance.now();
-    if (!fs.existsSync(file)) await writeWarc(file, syntheticPages(tpl), { gzip: true });
+    if (!fs.existsSync(file)) await writeWarc(file, syntheticPages(tpl, N), { gzip: true });
     const genMs = since(tGen);
     const digest = await fileDigest(file);
     const archiveId = newId();
@@ -139,36 +142,31 @@ async function main(): Promise<void> {
     searchMs.sort((x, y) => x - y);
     lookupMs.sort((x, y) => x - y);
     const mb = (b: number) => Math.round(b / 1e6);
-    console.log(
-      JSON.stringify({
-        bench: 'research_archive',
-        pages: N,
-        templates: tpl.length,
-        warc_mb: mb(digest.bytes),
-        generate_s: Number((genMs / 1000).toFixed(1)),
-        index_s: Number((indexMs / 1000).toFixed(1)),
-        pages_per_s: Math.round(progress.pages_indexed / (indexMs / 1000)),
-        pages_indexed: progress.pages_indexed,
-        node_cpu_ms_per_page: Number(((cpu.user + cpu.system) / 1000 / progress.pages_indexed).toFixed(2)),
-        skipped: progress.skipped,
-        rss_mb: { before: mb(rss0), at_10pct: mb(tenth), max: mb(maxRss), end: mb(process.memoryUsage().rss) },
-        search_ms: { p50: percentile(searchMs, 50), p95: percentile(searchMs, 95) },
-        search_and_fetch_ms: { p50: percentile(lookupMs, 50), p95: percentile(lookupMs, 95) },
-        top_hit_is_the_page: `${found}/${LOOKUPS}`,
-        target: { pages_per_s: 200, lookup_p95_ms: 50 },
-        load_start: load,
-        load_end: loadAvg(),
-        cpus: os.cpus().length,
-      }),
-    );
+    const out = {
+      bench: 'research_archive',
+      pages: N,
+      templates: tpl.length,
+      warc_mb: mb(digest.bytes),
+      generate_s: Number((genMs / 1000).toFixed(1)),
+      index_s: Number((indexMs / 1000).toFixed(1)),
+      pages_per_s: Math.round(progress.pages_indexed / (indexMs / 1000)),
+      pages_indexed: progress.pages_indexed,
+      node_cpu_ms_per_page: Number(((cpu.user + cpu.system) / 1000 / progress.pages_indexed).toFixed(2)),
+      skipped: progress.skipped,
+      rss_mb: { before: mb(rss0), at_10pct: mb(tenth), max: mb(maxRss), end: mb(process.memoryUsage().rss) },
+      search_ms: { p50: percentile(searchMs, 50), p95: percentile(searchMs, 95) },
+      search_and_fetch_ms: { p50: percentile(lookupMs, 50), p95: percentile(lookupMs, 95) },
+      top_hit_is_the_page: `${found}/${LOOKUPS}`,
+      target: { pages_per_s: 200, lookup_p95_ms: 50 },
+      load_start: load,
+      load_end: loadAvg(),
+      cpus: os.cpus().length,
+    };
     await bench.knex('research_archives').where({ id: archiveId }).delete();
+    return out;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
-    await bench.close();
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+if (require.main === module) runBench((b) => measureResearchArchive(b));

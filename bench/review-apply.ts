@@ -16,7 +16,7 @@ import { runApply } from '../src/services/review/apply';
 import { createBenchCatalog, loadAvg, runBench, seedItems, since } from './lib';
 import type { Bench } from './lib';
 
-const N = Number(process.env.BENCH_ITEMS ?? 100000);
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 100000);
 
 /** Inserts a pending_review activity on the catalog with one approved change per item (set-based). */
 async function seedActivity(b: Bench, catalogId: string): Promise<string> {
@@ -39,7 +39,11 @@ async function seedActivity(b: Bench, catalogId: string): Promise<string> {
   return activityId;
 }
 
-runBench(async (b) => {
+/**
+ * The benchmark of this file's header on a running {@link Bench}, with `N` items; returns its figures
+ * (the JSON line's fields).
+ */
+export async function measureReviewApply(b: Bench, N: number = ITEMS): Promise<Record<string, unknown>> {
   const loadStart = loadAvg();
   const applied = await createBenchCatalog(b, 'review apply');
   const raw = await createBenchCatalog(b, 'review apply baseline');
@@ -87,4 +91,6 @@ runBench(async (b) => {
     ok,
     load_start: loadStart,
   };
-});
+}
+
+if (require.main === module) runBench((b) => measureReviewApply(b));

@@ -4,11 +4,15 @@
  * (the export is in-process here, so the bench's own RSS is the API's) and the 1-minute load
  * average at start (the machine is shared). Target: ≥ 20,000 rows/s, bounded memory.
  */
-import { createBenchCatalog, loadAvg, seedItems, since, runBench } from './lib';
+import { type Bench, createBenchCatalog, loadAvg, seedItems, since, runBench } from './lib';
 
-const N = Number(process.env.BENCH_ITEMS ?? 100000);
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 100000);
 
-runBench(async (b) => {
+/**
+ * The benchmark of this file's header on a running {@link Bench}, with `N` items; returns its figures
+ * (the JSON line's fields).
+ */
+export async function measureSheetsExport(b: Bench, N: number = ITEMS): Promise<Record<string, unknown>> {
   const catalog = await createBenchCatalog(b, 'sheets export');
   await seedItems(b, catalog, N);
   const loadStart = loadAvg();
@@ -47,4 +51,6 @@ runBench(async (b) => {
     };
   }
   return { ...out, target_rows_per_s: 20000, load_end: loadAvg() };
-});
+}
+
+if (require.main === module) runBench((b) => measureSheetsExport(b));

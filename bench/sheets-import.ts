@@ -16,9 +16,13 @@ import { catalogImportWorkflowId } from '../src/contracts/workflows';
 import { benchEngine, startJobBench } from './job-common';
 import { benchItem, createBenchCatalog, FIELDS, loadAvg, since } from './lib';
 
-const N = Number(process.env.BENCH_ITEMS ?? 100000);
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 100000);
 
-async function main(): Promise<void> {
+/**
+ * The benchmark of this file's header with `N` rows, on its own job bench (database, Temporal dev
+ * server, worker); returns its figures (the JSON line's fields).
+ */
+export async function measureSheetsImport(N: number = ITEMS): Promise<Record<string, unknown>> {
   const jb = await startJobBench(benchEngine('echo'));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sheets-import-'));
   try {
@@ -45,30 +49,31 @@ async function main(): Promise<void> {
     const runMs = since(t1);
     const items = Number((await jb.knex('catalog_items').where('catalog_id', catalogId).count({ n: '*' }))[0].n);
     const totalMs = stageMs + runMs;
-    console.log(
-      JSON.stringify({
-        bench: 'sheets_import',
-        rows: N,
-        mb: Math.round(fs.statSync(file).size / 1e6),
-        stage_s: Number((stageMs / 1000).toFixed(1)),
-        workflow_s: Number((runMs / 1000).toFixed(1)),
-        rows_per_s: Math.round(N / (totalMs / 1000)),
-        counters: progress,
-        items_written: items,
-        verified: items === N - N / 1000 && progress.counters.failed === N / 1000 && progress.counters.created === N - N / 1000,
-        target_rows_per_s: 5000,
-        pass: N / (totalMs / 1000) >= 5000,
-        load_start: load,
-        load_end: loadAvg(),
-      }),
-    );
+    return {
+      bench: 'sheets_import',
+      rows: N,
+      mb: Math.round(fs.statSync(file).size / 1e6),
+      stage_s: Number((stageMs / 1000).toFixed(1)),
+      workflow_s: Number((runMs / 1000).toFixed(1)),
+      rows_per_s: Math.round(N / (totalMs / 1000)),
+      counters: progress,
+      items_written: items,
+      verified: items === N - N / 1000 && progress.counters.failed === N / 1000 && progress.counters.created === N - N / 1000,
+      target_rows_per_s: 5000,
+      pass: N / (totalMs / 1000) >= 5000,
+      load_start: load,
+      load_end: loadAvg(),
+    };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
     await jb.close();
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+if (require.main === module)
+  measureSheetsImport()
+    .then((r) => console.log(JSON.stringify(r)))
+    .catch((err) => {
+      console.error(err);
+      process.exit(1);
+    });

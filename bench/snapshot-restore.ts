@@ -16,11 +16,15 @@
 import type { Scope } from '../src/services/access/scope';
 import { catchUpSearchWords } from '../src/services/catalog/search-words';
 import { restoreSnapshot } from '../src/services/catalog/snapshots';
-import { createBenchCatalog, loadAvg, seedItems, since, runBench } from './lib';
+import { type Bench, createBenchCatalog, loadAvg, seedItems, since, runBench } from './lib';
 
-const N = Number(process.env.BENCH_ITEMS ?? 100000);
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 100000);
 
-runBench(async (b) => {
+/**
+ * The benchmark of this file's header on a running {@link Bench}, with `N` items; returns its figures
+ * (the JSON line's fields).
+ */
+export async function measureSnapshotRestore(b: Bench, N: number = ITEMS): Promise<Record<string, unknown>> {
   const loadStart = loadAvg();
   const catalog = await createBenchCatalog(b, 'snapshots');
   await seedItems(b, catalog, N);
@@ -115,4 +119,6 @@ runBench(async (b) => {
     pass: exact && slowest <= 5000,
     load_start: loadStart,
   };
-});
+}
+
+if (require.main === module) runBench((b) => measureSnapshotRestore(b));

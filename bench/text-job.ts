@@ -13,9 +13,12 @@ import { createEngine } from '../src/enrichment/engine';
 import type { CatalogTextExample, Evidence, OutputField } from '../src/enrichment/types';
 import { attributesOf, readWdcOffers, valuesOf } from './fixtures/wdc-pave';
 
-async function main(): Promise<void> {
-  const nExamples = Number(process.argv[2] ?? 1000);
-  const nItems = Number(process.argv[3] ?? 1000);
+/**
+ * The benchmark of this file's header: a job of `nItems` offers with `nExamples` catalog examples;
+ * returns its figures (the JSON line's fields).
+ * @throws when the WDC-PAVE offers are not there (bench/fixtures/wdc-pave.ts)
+ */
+export async function measureTextJob(nExamples = 1000, nItems = 1000): Promise<Record<string, unknown>> {
   const offers = readWdcOffers();
   const fields: OutputField[] = attributesOf(offers).map((name) => ({ name, type: 'string', description: name }));
   const examples: CatalogTextExample[] = offers.slice(0, nExamples).flatMap((o) => {
@@ -62,24 +65,25 @@ async function main(): Promise<void> {
   // Another job on the same catalog (same examples, its own item texts): the model is cached.
   const second = await job([...corpus]);
   const r = (x: number) => Number(x.toFixed(2));
-  console.log(
-    JSON.stringify({
-      bench: 'text-job',
-      examples: nExamples,
-      example_texts: examples.length,
-      fields: fields.length,
-      items: nItems,
-      train_s: r(first.train),
-      extract_s: r(first.extract),
-      job_s: r(first.train + first.extract),
-      items_per_s: r(nItems / (first.train + first.extract)),
-      cpu_s: r((cpu.user + cpu.system) / 1e6),
-      second_job_s: r(second.train + second.extract),
-    }),
-  );
+  return {
+    bench: 'text-job',
+    examples: nExamples,
+    example_texts: examples.length,
+    fields: fields.length,
+    items: nItems,
+    train_s: r(first.train),
+    extract_s: r(first.extract),
+    job_s: r(first.train + first.extract),
+    items_per_s: r(nItems / (first.train + first.extract)),
+    cpu_s: r((cpu.user + cpu.system) / 1e6),
+    second_job_s: r(second.train + second.extract),
+  };
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+if (require.main === module)
+  measureTextJob(Number(process.argv[2] ?? 1000), Number(process.argv[3] ?? 1000))
+    .then((r) => console.log(JSON.stringify(r)))
+    .catch((err) => {
+      console.error(err);
+      process.exit(1);
+    });

@@ -16,6 +16,14 @@ import type { EnrichedTaxonomy } from './taxonomy';
 /** The field `category_id` of an item names its taxonomy node. */
 export const CATEGORY_FIELD = 'category_id';
 
+/**
+ * SQL of an item's taxonomy node in `catalog_items`: the stored generated column equal to
+ * `data ->> 'category_id'`, indexed with `catalog_id` (migration 20261202090000: an expression
+ * index over `data` would make every data update non-HOT). Queries read it unqualified, so
+ * they must select from `catalog_items` without another table holding a `category_id`.
+ */
+export const CATEGORY_SQL = 'category_id';
+
 /** What decides which fields an item needs: the schema's `required` and the taxonomy (or none). */
 export interface RequiredRules {
   schemaRequired: string[];
@@ -98,7 +106,7 @@ export function completeSql(rules: RequiredRules): SqlPart {
   const bindings: Knex.RawBinding[] = [];
   for (const { fields, ids } of bySet.values()) {
     const all = allFilledSql(fields);
-    sql += ` WHEN data ->> '${CATEGORY_FIELD}' IN (${ids.map(() => '?').join(', ')}) THEN ${all.sql}`;
+    sql += ` WHEN ${CATEGORY_SQL} IN (${ids.map(() => '?').join(', ')}) THEN ${all.sql}`;
     bindings.push(...ids, ...all.bindings);
   }
   return { sql: `${sql} ELSE ${fallback.sql} END`, bindings: [...bindings, ...fallback.bindings] };
@@ -142,7 +150,7 @@ export async function countCompleteness(
   profiles: ReadinessProfile[],
   types: Record<string, string>,
 ): Promise<CompletenessCounts> {
-  const select: string[] = [`coalesce(data ->> '${CATEGORY_FIELD}', '') AS c`, 'count(*)::int AS n'];
+  const select: string[] = [`coalesce(${CATEGORY_SQL}, '') AS c`, 'count(*)::int AS n'];
   const bindings: Knex.RawBinding[] = [];
   const complete = completeSql(rules);
   select.push(`count(*) FILTER (WHERE ${complete.sql})::int AS complete`);

@@ -14,7 +14,17 @@ import type { ReadinessProfile } from '../../models/readiness-profile';
 import type { Scope } from '../access/scope';
 import type { CatalogDeps } from './caches';
 import { getCatalog } from './catalogs';
-import { CATEGORY_FIELD, completeSql, completenessOf, readySql, requiredFields, subtreeIds, type Completeness, type RequiredRules } from './completeness';
+import {
+  CATEGORY_FIELD,
+  CATEGORY_SQL,
+  completeSql,
+  completenessOf,
+  readySql,
+  requiredFields,
+  subtreeIds,
+  type Completeness,
+  type RequiredRules,
+} from './completeness';
 import { gridIndexRows, neededGridIndexes, type GridIndexRow } from './grid-indexes';
 import { emptySql, filterConditionSql, GRID_KEY_SQL, rangeBounds, readWithoutJit, type GridQuery, type SqlPart } from './item-grid-query';
 import { isGrouped } from './items-keys';
@@ -105,7 +115,7 @@ export interface GridPage {
 function unclassifiedSql(taxonomy: EnrichedTaxonomy | null): SqlPart {
   const ids = Object.keys(taxonomy?.nodes ?? {});
   if (!ids.length) return { sql: 'true', bindings: [] };
-  return { sql: `coalesce(data ->> '${CATEGORY_FIELD}', '') NOT IN (${ids.map(() => '?').join(', ')})`, bindings: ids };
+  return { sql: `coalesce(${CATEGORY_SQL}, '') NOT IN (${ids.map(() => '?').join(', ')})`, bindings: ids };
 }
 
 /**
@@ -121,7 +131,7 @@ export function gridWhereSql(c: GridCatalog, q: Omit<GridQuery, 'dir'>, profile?
   else if (q.category) {
     const ids = subtreeIds(c.taxonomy, q.category);
     if (!ids.length) throw ValidationError.at(['query', 'category'], `No taxonomy node "${q.category}" in this catalog`);
-    parts.push({ sql: `data ->> '${CATEGORY_FIELD}' IN (${ids.map(() => '?').join(', ')})`, bindings: ids });
+    parts.push({ sql: `${CATEGORY_SQL} IN (${ids.map(() => '?').join(', ')})`, bindings: ids });
   }
   if (q.missing) parts.push(emptySql(q.missing));
   for (const f of q.filters) parts.push(filterConditionSql(f, c.types[f.field] ?? 'string'));
@@ -492,7 +502,7 @@ async function countTree(knex: Knex, c: GridCatalog): Promise<TreeCounts> {
   const base = filterSql(c.catalog.id, { top_level: c.grouped });
   if (c.catalog.item_count <= EXACT_TREE_ITEMS) {
     const { rows } = await knex.raw(
-      `SELECT coalesce(data ->> '${CATEGORY_FIELD}', '') AS c, count(*)::int AS n FROM catalog_items WHERE ${base.sql} GROUP BY 1`,
+      `SELECT coalesce(${CATEGORY_SQL}, '') AS c, count(*)::int AS n FROM catalog_items WHERE ${base.sql} GROUP BY 1`,
       base.bindings,
     );
     const own: Record<string, number> = {};
@@ -512,6 +522,6 @@ async function countTree(knex: Knex, c: GridCatalog): Promise<TreeCounts> {
     return rows[0].n as number;
   };
   const own: Record<string, number> = {};
-  for (const id of ids.slice(0, TREE_COUNTED_NODES)) own[id] = await capped({ sql: `data ->> '${CATEGORY_FIELD}' = ?`, bindings: [id] });
+  for (const id of ids.slice(0, TREE_COUNTED_NODES)) own[id] = await capped({ sql: `${CATEGORY_SQL} = ?`, bindings: [id] });
   return { own, unclassified: await capped(unclassifiedSql(c.taxonomy)), capped: true };
 }

@@ -1,0 +1,50 @@
+/**
+ * The benchmark runner's figures (bench/figures.ts): the ratio of each kind of figure to its
+ * physical limit, the target verdict, and the regression guard's comparison with a baseline file.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { compareWithBaseline, table, toFigure, type Baseline } from '../../../bench/figures';
+import type { Limit } from '../../../bench/limits';
+
+const limits: Limit[] = [
+  { name: 'copy_in', value: 20000, unit: 'rows/s' },
+  { name: 'raw_update', value: 50000, unit: 'rows/s' },
+  { name: 'gin_posting', value: 2, unit: 'ms' },
+];
+
+describe('bench figures', () => {
+  it('divides a rate by its limit, a time of n rows by the time the limit needs, a time by a time limit', () => {
+    const rate = toFigure({ figure: 'bulk_create', value: 5000, unit: 'items/s', limit: 'copy_in', target: { min: 5000 } }, limits, 1.5, 2);
+    expect(rate).toMatchObject({ ratio: 0.25, target: '>= 5000', pass: true, limit_value: 20000, load: 1.5, cores: 2 });
+    // 100,000 rows at 50,000 rows/s = 2,000 ms; the restore took 4,000 ms.
+    const time = toFigure({ figure: 'restore', value: 4000, unit: 'ms', limit: 'raw_update', rows: 100000, target: { max: 2500 } }, limits, 1, 2);
+    expect(time).toMatchObject({ ratio: 0.5, target: '<= 2500', pass: false });
+    const latency = toFigure({ figure: 'search', value: 40, unit: 'ms', limit: 'gin_posting' }, limits, 1, 2);
+    expect(latency).toMatchObject({ ratio: 0.05, target: null, pass: null });
+    expect(() => toFigure({ figure: 'x', value: 1, unit: 'ms', limit: 'raw_update' }, limits, 1, 2)).toThrow(/needs its rows/);
+    expect(() => toFigure({ figure: 'x', value: 1, unit: 'rows/s', limit: 'html_parse' }, limits, 1, 2)).toThrow(/not measured/);
+    expect(table([rate, time]).split('\n')).toHaveLength(4);
+  });
+
+  it('flags a ratio more than 25 % below the baseline and a figure the run did not measure', () => {
+    const f = (figure: string, ratio: number) => ({ ...toFigure({ figure, value: 1, unit: 'rows/s', limit: 'copy_in' }, limits, 1, 2), ratio });
+    const baseline: Baseline = {
+      command: 'npm run bench',
+      date: '2026-11-29T00:00:00Z',
+      hardware: 'test',
+      size: 'small',
+      load: { start: 1, end: 1 },
+      figures: [f('a', 1), f('b', 1), f('c', 1)],
+    };
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-baseline-')), 'baseline.json');
+    fs.writeFileSync(file, JSON.stringify(baseline));
+    const cmp = compareWithBaseline(file, [f('a', 0.76), f('b', 0.74)]);
+    expect(cmp.map((c) => [c.figure, c.verdict])).toEqual([
+      ['a', 'ok'],
+      ['b', 'regressed'],
+      ['c', 'missing'],
+    ]);
+  });
+});
