@@ -1,11 +1,12 @@
 /**
- * The companion tool server: an `McpServer` of the official SDK with the `catalog_*`,
- * `execution_*` and `service_*` tools, bound to one API client and configuration.
+ * The companion tool server: an `McpServer` of the official SDK with the `catalog_*` (channel and
+ * feed tools among them), `execution_*` and `service_*` tools, bound to one API client and configuration.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ApiClient } from './api-client';
 import type { McpConfig } from './config';
 import { registerCatalogTools } from './tools/catalog';
+import { registerChannelTools } from './tools/channels';
 import { registerExecutionTools } from './tools/execution';
 import { registerServiceTools } from './tools/service';
 
@@ -29,6 +30,7 @@ export function createMcpServer(config: McpConfig): McpServer {
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
   const ctx = { api: new ApiClient(config), config };
   registerCatalogTools(server, ctx);
+  registerChannelTools(server, ctx);
   registerExecutionTools(server, ctx);
   registerServiceTools(server, ctx);
   return server;
