@@ -22,6 +22,7 @@ import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { listen, ListeningApp, McpSession, startMcp } from '../helpers/mcp';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
+import { FEED_MAPPING, FEED_SCHEMA, seedFeedCatalog } from '../helpers/feed-catalog';
 
 const TASK_QUEUE = 'test-mcp-feeds';
 
@@ -33,44 +34,9 @@ let mcp: McpSession;
 let org: Awaited<ReturnType<typeof createTestOrg>>;
 let workspace: string;
 
-const FIELDS = ['sku', 'product_id', 'title', 'description', 'link', 'image_link', 'price', 'availability', 'brand', 'gtin', 'color', 'size'];
-const SCHEMA = { type: 'object', properties: Object.fromEntries(FIELDS.map((f) => [f, { type: f === 'price' ? 'number' : 'string' }])), required: ['sku'] };
-
-/** Google attribute → catalog field, given so the test does not depend on the mapping proposal. */
-const MAPPING = { ...Object.fromEntries(FIELDS.filter((f) => f !== 'sku' && f !== 'product_id').map((f) => [f, f])), id: 'sku', condition: { value: 'new' } };
-
-const base = (sku: string, title: string) => ({
-  sku,
-  product_id: sku,
-  title,
-  description: `${title}, described`,
-  link: `https://shop.example/${sku}`,
-  image_link: `https://shop.example/${sku}.jpg`,
-  price: 19.5,
-  availability: 'in_stock',
-  brand: 'Acme',
-});
-
-/** P1 (variants V1, V2 with valid GTINs), P2 (GTIN with a wrong check digit), P3 (valid); returns ids by sku. */
-async function seed(catalogId: string): Promise<Record<string, string>> {
-  const ids: Record<string, string> = { P1: newId(), V1: newId(), V2: newId(), P2: newId(), P3: newId() };
-  const row = (sku: string, data: Record<string, unknown>, parent?: string) => ({
-    id: ids[sku],
-    catalog_id: catalogId,
-    entity_type: parent ? 'variant' : 'product',
-    parent_id: parent ?? null,
-    business_key: sku,
-    data: JSON.stringify(data),
-  });
-  await knex('catalog_items').insert([
-    row('P1', base('P1', 'Trail shirt')),
-    row('V1', { sku: 'V1', product_id: 'P1', gtin: '4006381333931', color: 'red', size: 'M' }, ids.P1),
-    row('V2', { sku: 'V2', product_id: 'P1', gtin: '5901234123457', color: 'blue', size: 'L' }, ids.P1),
-    row('P2', { ...base('P2', 'Broken mug'), gtin: '4006381333932' }),
-    row('P3', { ...base('P3', 'Lamp'), gtin: '9780201379624' }),
-  ]);
-  return ids;
-}
+const SCHEMA = FEED_SCHEMA;
+const MAPPING = FEED_MAPPING;
+const seed = (catalogId: string) => seedFeedCatalog(knex, catalogId);
 
 beforeAll(async () => {
   knex = testKnex();

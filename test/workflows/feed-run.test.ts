@@ -15,13 +15,13 @@ import type { Knex } from 'knex';
 import request from 'supertest';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { newId } from '../../src/lib/ids';
 import { feedRunWorkflowId, feedScheduleId } from '../../src/contracts/feed-workflows';
 import { TemporalJobRunner } from '../../temporal/client';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
+import { FEED_MAPPING, FEED_SCHEMA, feedProductData, seedFeedCatalog } from '../helpers/feed-catalog';
 
 const TASK_QUEUE = 'test-feed-runs';
 /** Two items per page, so every run here writes several pages (and parts). */
@@ -33,68 +33,9 @@ let knex: Knex;
 let app: ReturnType<ReturnType<typeof createApp>['callback']>;
 let org: Awaited<ReturnType<typeof createTestOrg>>;
 
-const SCHEMA = {
-  type: 'object',
-  properties: Object.fromEntries(
-    ['sku', 'product_id', 'title', 'description', 'link', 'image_link', 'price', 'availability', 'brand', 'gtin', 'color', 'size'].map((f) => [
-      f,
-      { type: f === 'price' ? 'number' : 'string' },
-    ]),
-  ),
-  required: ['sku'],
-};
-
-/** Explicit mapping (Google attribute → catalog field), so the test does not depend on the proposal. */
-const MAPPING = {
-  id: 'sku',
-  title: 'title',
-  description: 'description',
-  link: 'link',
-  image_link: 'image_link',
-  price: 'price',
-  availability: 'availability',
-  brand: 'brand',
-  gtin: 'gtin',
-  color: 'color',
-  size: 'size',
-  condition: { value: 'new' },
-};
-
-const base = (sku: string, title: string) => ({
-  sku,
-  product_id: sku,
-  title,
-  description: `${title}, described`,
-  link: `https://shop.example/${sku}`,
-  image_link: `https://shop.example/${sku}.jpg`,
-  price: 19.5,
-  availability: 'in_stock',
-  brand: 'Acme',
-});
-
-/** Ids of the seeded items by sku. */
-type Seeded = Record<string, string>;
-
-/** P1 (two variants V1, V2 with valid GTINs), P2 (bad GTIN check digit), P3 (valid). */
-async function seed(catalogId: string): Promise<Seeded> {
-  const ids: Seeded = { P1: newId(), V1: newId(), V2: newId(), P2: newId(), P3: newId() };
-  const row = (sku: string, data: Record<string, unknown>, parent?: string) => ({
-    id: ids[sku],
-    catalog_id: catalogId,
-    entity_type: parent ? 'variant' : 'product',
-    parent_id: parent ?? null,
-    business_key: sku,
-    data: JSON.stringify(data),
-  });
-  await knex('catalog_items').insert([
-    row('P1', base('P1', 'Trail shirt')),
-    row('V1', { sku: 'V1', product_id: 'P1', gtin: '4006381333931', color: 'red', size: 'M' }, ids.P1),
-    row('V2', { sku: 'V2', product_id: 'P1', gtin: '5901234123457', color: 'blue', size: 'L' }, ids.P1),
-    row('P2', { ...base('P2', 'Broken mug'), gtin: '4006381333932' }),
-    row('P3', { ...base('P3', 'Lamp'), gtin: '9780201379624' }),
-  ]);
-  return ids;
-}
+const SCHEMA = FEED_SCHEMA;
+const MAPPING = FEED_MAPPING;
+const seed = (catalogId: string) => seedFeedCatalog(knex, catalogId);
 
 beforeAll(async () => {
   knex = testKnex();
@@ -288,7 +229,7 @@ describe('feed runs', () => {
     expect((await runToEnd(feed.id)).status).toBe('completed');
     await knex('catalog_items')
       .where('id', ids.P3)
-      .update({ data: JSON.stringify({ ...base('P3', 'Lamp, brighter'), gtin: '9780201379624' }), updated_at: knex.fn.now() });
+      .update({ data: JSON.stringify({ ...feedProductData('P3', 'Lamp, brighter'), gtin: '9780201379624' }), updated_at: knex.fn.now() });
     await knex('catalog_items').where('id', ids.V2).delete();
     const delta = await runToEnd(feed.id, { delta: true });
     expect(delta).toMatchObject({ status: 'completed', delta: true, counts: { items: 3, exported: 1, excluded: 1 } });
