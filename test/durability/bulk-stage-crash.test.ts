@@ -24,7 +24,7 @@
 import type { Knex } from 'knex';
 import { bulkStageWorkflowId } from '../../src/contracts/workflows';
 import { BULK_STAGE_PAGE } from '../../src/services/review/bulk-edit';
-import { spawnApi, spawnWorker, stopWorker, TestCluster, waitForBackendsGone } from '../fixtures/worker-cluster';
+import { spawnApi, spawnWorker, stopWorker, TestCluster, waitForBackendsGone, CONNECTION_CHECK_ENV } from '../fixtures/worker-cluster';
 import { createTestCatalog } from '../helpers/catalogs';
 import { consoleSession, postConsoleForm } from '../helpers/console-session';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -35,8 +35,7 @@ const TASK_QUEUE = 'test-bulk-stage-durability';
 /** Five pages, the last one half full: the kill lands on the second with three still to stage. */
 const ITEMS = BULK_STAGE_PAGE * 4 + BULK_STAGE_PAGE / 2;
 const NEW_TITLE = 'Bulk title after the crash';
-/** PostgreSQL checks every second whether a worker's client is still there while its statement runs (or waits). */
-const WORKER_ENV = { PGOPTIONS: '-c client_connection_check_interval=1000' };
+const WORKER_ENV = CONNECTION_CHECK_ENV;
 
 let knex: Knex;
 let cluster: TestCluster;

@@ -22,7 +22,7 @@ import { newId } from '../../src/lib/ids';
 import { FeedRun } from '../../src/models/feed-run';
 import { createFeed } from '../../src/services/feeds/feeds';
 import { insertFeedRun } from '../../src/services/feeds/runs';
-import { spawnWorker, stopWorker, TestCluster, waitForBackendsGone } from '../fixtures/worker-cluster';
+import { spawnWorker, stopWorker, TestCluster, waitForBackendsGone, CONNECTION_CHECK_ENV } from '../fixtures/worker-cluster';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { quietTemporalRuntime } from '../helpers/temporal';
@@ -31,8 +31,7 @@ import { waitUntil } from '../helpers/wait';
 const TASK_QUEUE = 'test-feed-run-durability';
 const ITEMS = 10;
 const PAGE = 3;
-/** PostgreSQL checks every second whether a worker's client is still there while its statement runs (or waits). */
-const WORKER_ENV = { PGOPTIONS: '-c client_connection_check_interval=1000' };
+const WORKER_ENV = CONNECTION_CHECK_ENV;
 
 let knex: Knex;
 let cluster: TestCluster;

@@ -23,7 +23,7 @@
  */
 import type { Knex } from 'knex';
 import { gridIndexName, GRID_INDEX_PREFIX, markGridIndexesDropping, reconcileGridIndexes } from '../../src/services/catalog/grid-indexes';
-import { spawnApi, spawnWorker, TestCluster, waitForBackendsGone } from '../fixtures/worker-cluster';
+import { spawnApi, spawnWorker, TestCluster, waitForBackendsGone, CONNECTION_CHECK_ENV } from '../fixtures/worker-cluster';
 import { createTestCatalog } from '../helpers/catalogs';
 import { consoleSession } from '../helpers/console-session';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -32,8 +32,7 @@ import { waitUntil } from '../helpers/wait';
 
 const TASK_QUEUE = 'test-grid-index-durability';
 const ITEMS = 2000;
-/** PostgreSQL checks every second whether a worker's client is still there while its statement runs (or waits). */
-const WORKER_ENV = { PGOPTIONS: '-c client_connection_check_interval=1000' };
+const WORKER_ENV = CONNECTION_CHECK_ENV;
 
 let knex: Knex;
 let cluster: TestCluster;
