@@ -5,7 +5,8 @@
  * form shows the totals, the invalid_gtin and missing image counts (the image count links to the
  * grid filtered to the items without `images`); once the catalog has a feed (created through the
  * API) with a completed run, the panel says its mapping was used and lists the feed with the run's
- * status, counts and a download link that serves the run's file. axe-core finds no serious or
+ * status, counts and a download link that serves the run's file (404 under another catalog and
+ * for another organization's session; an unknown channel is a 422 page). axe-core finds no serious or
  * critical violation; the screenshot is docs/screenshots/channel-readiness.png.
  */
 import request from 'supertest';
@@ -137,7 +138,18 @@ describe('channel readiness panel in Chromium', () => {
     expect(file.status).toBe(200);
     expect(file.headers['content-disposition']).toContain('attachment');
     expect(file.text).toBe('id\ttitle\nK1\tChef knife K1\n');
-    // A run of another catalog's path is a 404, another organization a 403.
+    // The feed under another catalog's path is a 404; an unknown channel a 422 page; another
+    // organization's session a 404 (feeds of other organizations are not revealed).
     expect((await request(app).get(href.replace(catalogId, newId())).set('Cookie', cookie)).status).toBe(404);
+    const unknown = await request(app).get(`/dashboard/catalogs/${catalogId}/completeness?channel=ebay`).set('Cookie', cookie);
+    expect(unknown.status).toBe(422);
+    expect(unknown.text).toContain('Unknown channel');
+    const other = await createTestOrg('channel readiness other org');
+    const res = await request(app).post('/dashboard/login').type('form').send({ credential: other.apiKey });
+    const otherCookie = ([] as string[])
+      .concat(res.headers['set-cookie'] ?? [])
+      .find((c) => c.startsWith('catalog_dashboard_session='))!
+      .split(';')[0]!;
+    expect((await request(app).get(href).set('Cookie', otherCookie)).status).toBe(404);
   });
 });
