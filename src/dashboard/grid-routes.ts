@@ -1,7 +1,7 @@
 import type { DashboardRoute } from './route-table';
 import type { Context } from 'koa';
 import type { ResolvedAppDeps } from '../deps';
-import { ValidationError } from '../lib/errors';
+import { NotFoundError, ValidationError } from '../lib/errors';
 import type { ActiveSession } from '../services/access/sessions';
 import { deleteGridView, saveGridView } from '../services/catalog/grid-views';
 import { loadGridCatalog } from '../services/catalog/item-grid';
@@ -9,7 +9,13 @@ import { parseFilter, parseGridQuery } from '../services/catalog/item-grid-query
 import { createReadinessProfile, deleteReadinessProfile, parseRuleLines } from '../services/catalog/readiness-profiles';
 import type { CliLoginHelpers } from './cli-login';
 import { completenessReport } from '../services/catalog/completeness-report';
+import { createBlobStore } from '../lib/blob-stores';
+import { loadFeed } from '../services/feeds/feeds';
+import { openFeedRunFile } from '../services/feeds/runs';
+import { loadChannelPanel } from './channel-readiness-data';
+import { channelReadinessSection } from './channel-readiness-views';
 import { completenessPage } from './completeness-views';
+import { html } from './html';
 import { fillGapsOutcomes } from '../services/enrichment/fill-gaps';
 import { fillGapsOutcomesSection } from './fill-gaps-views';
 import { loadGridPage, viewQuery } from './item-grid-data';
@@ -21,7 +27,8 @@ import { DASHBOARD_BASE } from './views';
  * dashboard router: `GET /catalogs/{id}/items` (the grid; its filter and column forms are GETs
  * the route turns into the canonical grid URL), saved views (`POST …/items/views`, `POST
  * …/items/views/{view_id}/delete`), `GET /catalogs/{id}/completeness` and readiness profiles
- * (`POST …/completeness/profiles`, `POST …/completeness/profiles/{profile_id}/delete`). Every
+ * (`POST …/completeness/profiles`, `POST …/completeness/profiles/{profile_id}/delete`) with its
+ * channel readiness panel (`?channel=`), and a feed run's file (`GET …/feeds/{feed_id}/runs/{run_id}/file`). Every
  * POST checks the session's CSRF token; another organization's catalog is a 403.
  */
 
@@ -56,6 +63,7 @@ export function formRedirect(path: string, querystring: string): string | null {
 export function gridRoutes(deps: ResolvedAppDeps, h: GridRouteHelpers): DashboardRoute[] {
   const sessionOf = (ctx: Context) => ctx.state.dashboardSession as ActiveSession;
 
+  const blobs = createBlobStore(deps.config.blobStore);
   const completenessPath = (catalogId: string) => `${DASHBOARD_BASE}/catalogs/${catalogId}/completeness`;
   return [
     {
@@ -121,7 +129,24 @@ export function gridRoutes(deps: ResolvedAppDeps, h: GridRouteHelpers): Dashboar
         const report = await completenessReport(deps, session.scope, ctx.params.catalog_id);
         // Fill the gaps (docs/console.md "Fill the gaps"): applied jobs' completeness before and now (fill-gaps-views.ts).
         const filled = fillGapsOutcomesSection(await fillGapsOutcomes(deps.knex, report.grid), ctx.params.catalog_id);
-        h.send(ctx, 200, completenessPage(report, h.pageSession(session), filled));
+        // Channel readiness (docs/console.md "Channel readiness"): `?channel=` chooses the channel.
+        const channels = channelReadinessSection(await loadChannelPanel(deps, session.scope, ctx.params.catalog_id, ctx.query.channel));
+        h.send(ctx, 200, completenessPage(report, h.pageSession(session), html`${filled} ${channels}`));
+      },
+    },
+    {
+      method: 'get',
+      path: '/catalogs/:catalog_id/feeds/:feed_id/runs/:run_id/file',
+      handler: async (ctx) => {
+        const session = sessionOf(ctx);
+        const feed = await loadFeed(deps.knex, session.scope, ctx.params.feed_id);
+        if (feed.catalog_id !== ctx.params.catalog_id) throw new NotFoundError('No such feed in this catalog');
+        const file = await openFeedRunFile(deps.knex, blobs, session.scope, feed.id, ctx.params.run_id);
+        ctx.status = 200;
+        ctx.type = file.content_type;
+        ctx.set('Content-Disposition', `attachment; filename="${file.filename}"`);
+        ctx.set('X-Content-Type-Options', 'nosniff');
+        ctx.body = file.body;
       },
     },
     {

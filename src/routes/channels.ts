@@ -24,7 +24,8 @@ export function channelRoutes(deps: ResolvedAppDeps): RouteDef[] {
       method: 'get',
       path: '/public/catalogs/:catalog_id/channel-readiness',
       tags,
-      summary: "The catalog's readiness for a channel: items ready, items blocked per issue code, items missing each attribute (one scan of the items)",
+      summary:
+        "The catalog's readiness for a channel: items ready, items blocked per issue code, items missing each attribute (one scan of the items), under the mapping of the catalog's feed for the channel if it has one",
       params: catalogParams,
       query: channelReadinessQuery,
       response: channelReadinessResponse,
@@ -37,6 +38,8 @@ export function channelRoutes(deps: ResolvedAppDeps): RouteDef[] {
           blocked: r.blocked,
           by_attribute: r.by_attribute,
           mapping_suggested: r.mapping_suggested,
+          mapping_source: r.mapping_source,
+          feed_id: r.feed_id,
           mapping: r.mapping,
         };
       },

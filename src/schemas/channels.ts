@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { CHANNEL_IDS, FEED_FORMATS, ISSUE_CODES } from '../channels';
-import { StringEnum } from './common';
+import { Nullable, StringEnum } from './common';
 
 /** Ajv schemas of the channel routes (docs/channels.md). */
 
@@ -35,6 +35,10 @@ export const channelReadinessResponse = Type.Object({
   }),
   by_attribute: Type.Record(Type.String(), Type.Integer(), { description: 'Items each needed attribute has no value in' }),
   mapping_suggested: Type.Boolean({ description: "True when the items were checked with the proposed mapping (no feed's own)" }),
+  mapping_source: StringEnum(['feed', 'proposed'], {
+    description: "feed: the mapping and currency of the catalog's most recently updated feed for the channel; proposed: the mapping proposed from the schema",
+  }),
+  feed_id: Nullable(Type.String({ description: 'The feed whose mapping was used (null with the proposed mapping)' })),
   mapping: Type.Record(Type.String(), Type.Union([Type.String(), Type.Object({ template: Type.String() }), Type.Object({ value: Type.String() })]), {
     description: 'Channel attribute → catalog field, {template} or {value}: the mapping the items were checked with',
   }),

@@ -6,6 +6,8 @@
  * attributes and an item without identifiers; a product-grouped catalog (one row per variant,
  * item_group_id from the product); a catalog larger than one scan page. Unknown channels are
  * 422s naming the query parameter, unknown catalogs 404, another organization's catalog 403.
+ * Once the catalog has feeds for the channel (created through the feeds route), readiness uses the
+ * mapping of the most recently updated one and names it (`mapping_source`, `feed_id`).
  */
 import type { Server } from 'node:http';
 import request from 'supertest';
@@ -139,6 +141,8 @@ describe('GET /api/public/catalogs/{id}/channel-readiness', () => {
       blocked: { invalid_gtin: 1, restricted_gtin: 1, missing_required: 1, missing_apparel_attribute: 1, identifier_missing: 1 },
       by_attribute: { image_link: 1, size: 1, gender: 1, age_group: 1, mpn: 1 },
       mapping_suggested: true,
+      mapping_source: 'proposed',
+      feed_id: null,
     });
     expect(Object.keys(res.data!.blocked)).toHaveLength(5);
     expect(res.data!.mapping).toMatchObject({
@@ -158,6 +162,35 @@ describe('GET /api/public/catalogs/{id}/channel-readiness', () => {
       blocked: { invalid_gtin: 1, restricted_gtin: 1, missing_required: 1 },
       by_attribute: { image_link: 1 },
     });
+  });
+
+  it("reads the mapping of the catalog's most recently updated feed for the channel", async () => {
+    const catalogId = await createTestCatalog(org.organizationId, { schema_definition: FLAT_SCHEMA, taxonomy: TAXONOMY });
+    await insertItems(catalogId, [{ data: good('K1') }, { data: good('K4', { images: [] }) }, { data: good('K2', { ean: '4006381333932' }) }]);
+    const proposed = await readiness(catalogId, 'google_merchant_center');
+    expect(proposed.data).toMatchObject({ total: 3, ready: 1, blocked: { missing_required: 1, invalid_gtin: 1 }, mapping_source: 'proposed', feed_id: null });
+    const createFeed = (mapping?: Record<string, unknown>) =>
+      request(server)
+        .post(`/api/public/catalogs/${catalogId}/feeds`)
+        .set(org.auth)
+        .send({ channel: 'google_merchant_center', format: 'tsv', target_country: 'DE', language: 'de', currency: 'EUR', ...(mapping ? { mapping } : {}) });
+    // A feed with the proposal: same counts, the feed named.
+    const first = await createFeed();
+    expect(first.status).toBe(201);
+    const viaFirst = await readiness(catalogId, 'google_merchant_center');
+    expect(viaFirst.data).toMatchObject({ total: 3, ready: 1, mapping_source: 'feed', feed_id: first.body.id, mapping_suggested: false });
+    // A newer feed whose image_link is a fixed URL: no item misses its image any more.
+    const mapping = { ...proposed.data!.mapping, image_link: { value: 'https://shop.example/placeholder.jpg' } };
+    const second = await createFeed(mapping);
+    expect(second.status).toBe(201);
+    const viaSecond = await readiness(catalogId, 'google_merchant_center');
+    expect(viaSecond.data).toMatchObject({ total: 3, ready: 2, blocked: { invalid_gtin: 1 }, mapping_source: 'feed', feed_id: second.body.id });
+    expect(viaSecond.data!.mapping.image_link).toEqual({ value: 'https://shop.example/placeholder.jpg' });
+    // Updating the first feed makes it the most recently updated one again.
+    expect((await request(server).patch(`/api/public/feeds/${first.body.id}`).set(org.auth).send({ language: 'en' })).status).toBe(200);
+    expect((await readiness(catalogId, 'google_merchant_center')).data).toMatchObject({ ready: 1, feed_id: first.body.id });
+    // Another channel's readiness ignores the Google feeds.
+    expect((await readiness(catalogId, 'meta_catalog')).data).toMatchObject({ mapping_source: 'proposed', feed_id: null });
   });
 
   it('checks one row per variant with item_group_id from its product, and products without variants', async () => {

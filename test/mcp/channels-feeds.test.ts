@@ -3,7 +3,7 @@
  * drives `npm run mcp` over stdio against the real service (PostgreSQL, Temporal dev server and
  * worker running feedRunWorkflow). A Google Merchant Center feed of a small catalog (a product
  * with two variants, a product with a bad GTIN check digit, a plain product): the channels list,
- * the catalog's readiness (with the proposed mapping), a run waited for to its end,
+ * the catalog's readiness (under its feed's mapping and currency), a run waited for to its end,
  * its issues filtered by code and severity, a run returned at once and polled, and the errors an
  * agent sees for bad input and unknown ids.
  */
@@ -96,22 +96,25 @@ test('lists the channels, reports a catalog’s readiness, runs its feed to the 
   const ids = await seed(catalogId);
   const feedId = await newFeed(catalogId);
   const readiness = await mcp.call<Record<string, unknown>>('catalog_channel_readiness', { catalog_id: catalogId, channel: 'google_merchant_center' });
-  // Readiness checks with the proposed mapping and no currency (the route takes neither a feed's
-  // mapping nor its currency), so the bare prices (19.5) are invalid values there; the feed's
-  // currency makes them valid in the run.
+  // Readiness checks with the catalog's feed for the channel (docs/channels.md "Readiness"): its
+  // mapping and its currency, which makes the bare prices (19.5) valid, as in the run.
   expect(readiness).toMatchObject({
     channel: 'google_merchant_center',
     total: 4,
-    ready: 0,
-    blocked: { invalid_value: 4, invalid_gtin: 1 },
-    mapping_suggested: true,
-    mapping: { id: 'sku', title: 'title', gtin: 'gtin', price: 'price' },
+    ready: 3,
+    blocked: { invalid_gtin: 1 },
+    mapping_suggested: false,
+    mapping_source: 'feed',
+    feed_id: feedId,
+    mapping: { id: 'sku', title: 'title', gtin: 'gtin', price: 'price', condition: { value: 'new' } },
   });
+  expect(Object.keys(readiness.blocked as object)).toEqual(['invalid_gtin']);
 
   const run = await mcp.call<RunOut>('catalog_feed_run', { feed_id: feedId, wait_seconds: 120 });
   expect(run).toMatchObject({ done: true, status: 'completed', progress: { items_read: 4, total: 4 }, counts: { items: 4, exported: 3, excluded: 1 } });
   expect(run.run_id).toBe(run.id);
   expect(run.counts.items).toBe(readiness.total);
+  expect(run.counts.exported).toBe(readiness.ready);
   expect(run.issues_url).toBe(`/api/public/feeds/${feedId}/runs/${run.id}/issues`);
   expect(await mcp.call('catalog_feed_run_get', { feed_id: feedId, run_id: run.id })).toMatchObject({ id: run.id, status: 'completed', counts: run.counts });
 

@@ -7399,7 +7399,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The catalog's readiness for a channel: items ready, items blocked per issue code, items missing each attribute (one scan of the items) */
+    /** The catalog's readiness for a channel: items ready, items blocked per issue code, items missing each attribute (one scan of the items), under the mapping of the catalog's feed for the channel if it has one */
     get: {
       parameters: {
         query: {
@@ -7440,6 +7440,13 @@ export interface paths {
               };
               /** @description True when the items were checked with the proposed mapping (no feed's own) */
               mapping_suggested: boolean;
+              /**
+               * @description feed: the mapping and currency of the catalog's most recently updated feed for the channel; proposed: the mapping proposed from the schema
+               * @enum {string}
+               */
+              mapping_source: 'feed' | 'proposed';
+              /** @description The feed whose mapping was used (null with the proposed mapping) */
+              feed_id: string | null;
               /** @description Channel attribute → catalog field, {template} or {value}: the mapping the items were checked with */
               mapping: {
                 [key: string]:

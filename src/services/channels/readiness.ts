@@ -42,6 +42,34 @@ export interface ChannelReadiness {
   /** The mapping the items were checked with, and whether it was proposed (no feed's own). */
   mapping: ChannelMapping;
   mapping_suggested: boolean;
+  /** Where the mapping came from: the catalog's feed for the channel, or the proposal. */
+  mapping_source: 'feed' | 'proposed';
+  /** The feed whose mapping and currency were used (null with the proposal). */
+  feed_id: string | null;
+}
+
+/** The feed readiness reads: its id, mapping and currency. */
+export interface ReadinessFeed {
+  id: string;
+  mapping: ChannelMapping;
+  currency: string | null;
+}
+
+/**
+ * The catalog's feed for the channel that readiness reads (docs/channels.md, "Readiness"): the
+ * live (not deleted) feed of that channel updated most recently; null when there is none.
+ */
+export async function readinessFeed(knex: Knex, catalogId: string, channelId: string): Promise<ReadinessFeed | null> {
+  const row = (await knex('feeds')
+    .where({ catalog_id: catalogId, channel: channelId, deleted: false })
+    .orderBy([
+      { column: 'updated_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .first('id', 'mapping', 'currency')) as { id: string; mapping: ChannelMapping | string; currency: string | null } | undefined;
+  if (!row) return null;
+  const mapping = typeof row.mapping === 'string' ? (JSON.parse(row.mapping) as ChannelMapping) : row.mapping;
+  return { id: row.id, mapping, currency: row.currency };
 }
 
 /** Issue codes that mean "this attribute has no value". */
@@ -58,9 +86,8 @@ export function requireChannel(id: string): ChannelDefinition {
 }
 
 /**
- * The mapping to check a catalog with for a channel: the given one (a feed's, once feeds exist:
- * the caller passes the catalog's feed mapping for the channel here), else the proposal from the
- * catalog's schema and taxonomy.
+ * The mapping to check a catalog with for a channel: the given one (the catalog's feed's for the
+ * channel), else the proposal from the catalog's schema and taxonomy.
  */
 export function readinessMapping(grid: GridCatalog, channel: ChannelDefinition, given?: ChannelMapping): { mapping: ChannelMapping; suggested: boolean } {
   if (given) return { mapping: given, suggested: false };
@@ -80,8 +107,10 @@ interface ScanRow {
 
 /**
  * The catalog's readiness for the channel (one scan of its items in id order, keyset pages).
- * @param opts.mapping a feed's mapping to check with instead of the proposal
- * @param opts.currency the currency appended to bare prices (a feed's `currency`)
+ * Without `opts.mapping` it reads the catalog's feed for the channel ({@link readinessFeed}):
+ * that feed's mapping and currency, else the proposed mapping.
+ * @param opts.mapping a mapping to check with instead (neither feed nor proposal)
+ * @param opts.currency the currency appended to bare prices (with `opts.mapping`)
  * @throws NotFoundError (404) / ForbiddenError (403) for the catalog; ValidationError (422) for an unknown channel
  */
 export async function channelReadiness(
@@ -93,9 +122,21 @@ export async function channelReadiness(
 ): Promise<ChannelReadiness> {
   const channel = requireChannel(channelId);
   const grid = await loadGridCatalog(deps, scope, catalogId);
-  const { mapping, suggested } = readinessMapping(grid, channel, opts.mapping);
-  const ctx = applyContextOf(grid.taxonomy, opts.currency, grid.catalog.product_id_field);
-  const report: ChannelReadiness = { channel: channel.id, total: 0, ready: 0, blocked: {}, by_attribute: {}, mapping, mapping_suggested: suggested };
+  const feed = opts.mapping ? null : await readinessFeed(deps.knex, catalogId, channel.id);
+  const { mapping, suggested } = readinessMapping(grid, channel, opts.mapping ?? feed?.mapping);
+  const currency = feed ? (feed.currency ?? undefined) : opts.currency;
+  const ctx = applyContextOf(grid.taxonomy, currency, grid.catalog.product_id_field);
+  const report: ChannelReadiness = {
+    channel: channel.id,
+    total: 0,
+    ready: 0,
+    blocked: {},
+    by_attribute: {},
+    mapping,
+    mapping_suggested: suggested,
+    mapping_source: suggested ? 'proposed' : 'feed',
+    feed_id: feed?.id ?? null,
+  };
   const count = (row: FeedRow, data: Record<string, unknown>, parent: Record<string, unknown> | undefined, isVariant: boolean) => {
     const cat = String(data.category_id ?? parent?.category_id ?? '');
     const google = grid.taxonomy && cat ? googleCategoryOfNode(grid.taxonomy, cat) : null;

@@ -68,7 +68,8 @@ export function registerChannelTools(server: McpServer, { api }: ToolContext): v
   server.registerTool(
     'catalog_channel_readiness',
     {
-      description: "A catalog's readiness for a channel: items ready, items blocked per issue code, items missing each attribute.",
+      description:
+        "A catalog's readiness for a channel: items ready, items blocked per issue code, items missing each attribute (under the mapping of the catalog's latest feed for the channel, else the proposed one; mapping_source says which).",
       inputSchema: {
         catalog_id: z.string().min(1).describe('Catalog id'),
         channel: z.enum(CHANNELS).describe('Channel id (catalog_channel_list)'),
