@@ -10,6 +10,8 @@ import type { Knex } from 'knex';
 /** Links the schema does not declare as foreign keys: child table → [column, parent table, parent column]. */
 const UNDECLARED_LINKS: Record<string, [string, string, string]> = {
   catalog_snapshot_items: ['snapshot_id', 'catalog_snapshots', 'id'],
+  // Completeness deltas, appended by the items' triggers (no foreign key, so writers never wait on the catalog row).
+  catalog_fill_counts: ['catalog_id', 'catalogs', 'id'],
 };
 
 /**

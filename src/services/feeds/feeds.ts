@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { NotFoundError, ValidationError, type ValidationDetail } from '../../lib/errors';
-import { newId } from '../../lib/ids';
+import { isUuid, newId } from '../../lib/ids';
 import { Feed, type FeedFilter, type FeedFormat, type FeedMapping } from '../../models/feed';
 import type { Scope } from '../access/scope';
 import { loadCatalogOwned } from '../catalog/catalogs';
@@ -67,7 +67,8 @@ function feedErrors(input: FeedInput, fields: string[]): ValidationDetail[] {
  * @throws NotFoundError (404) for an unknown, deleted or foreign feed
  */
 export async function loadFeed(knex: Knex, scope: Scope, feedId: string): Promise<Feed> {
-  const feed = await Feed.query(knex).findById(feedId);
+  // Ids are UUIDs: anything else names no feed (and would be a type error in PostgreSQL).
+  const feed = isUuid(feedId) ? await Feed.query(knex).findById(feedId) : undefined;
   if (!feed || feed.deleted || feed.organization_id !== scope.organizationId) throw new NotFoundError('Feed not found');
   return feed;
 }

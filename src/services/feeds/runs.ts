@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import type { Readable } from 'node:stream';
 import { ConflictError, NotFoundError, ServiceUnavailableError } from '../../lib/errors';
 import type { BlobStore } from '../../lib/blob-store';
-import { newId } from '../../lib/ids';
+import { isUuid, newId } from '../../lib/ids';
 import { Feed } from '../../models/feed';
 import { FeedRun } from '../../models/feed-run';
 import { feedRunWorkflowId } from '../../contracts/feed-workflows';
@@ -106,7 +106,7 @@ export async function startFeedRun(deps: FeedRunDeps, scope: Scope, feedId: stri
 /** Loads a run of a feed of the caller's organization. @throws NotFoundError (404) */
 export async function loadFeedRun(knex: Knex, scope: Scope, feedId: string, runId: string): Promise<FeedRun> {
   await loadFeed(knex, scope, feedId);
-  const run = await FeedRun.query(knex).findById(runId);
+  const run = isUuid(runId) ? await FeedRun.query(knex).findById(runId) : undefined;
   if (!run || run.feed_id !== feedId) throw new NotFoundError('Feed run not found');
   return run;
 }
