@@ -16,7 +16,7 @@
  * - `readiness_p95_ms`: the channel readiness of the catalog with the feed's mapping, 5 calls;
  * - `delta_ms`: a delta run after 1,000 items changed their price, start to completed.
  *
- *   npx tsx bench/feed.ts [--items 1000000]      env: BENCH_DATABASE_URL
+ *   npx tsx bench/feed.ts [--items 1000000] [--page-items 500]      env: BENCH_DATABASE_URL
  */
 import './env';
 import fs from 'node:fs';
@@ -27,7 +27,7 @@ import { pipeline } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Knex } from 'knex';
 import { newId } from '../src/lib/ids';
-import { feedRunWorkflowId } from '../src/contracts/feed-workflows';
+import { FEED_PAGE_ITEMS, feedRunWorkflowId } from '../src/contracts/feed-workflows';
 import { createServiceCaches } from '../src/services/caches';
 import { searchTextOf, searchWordsOf } from '../src/services/catalog/items-keys';
 import { channelReadiness } from '../src/services/channels/readiness';
@@ -192,41 +192,50 @@ async function timedRun(jb: JobBench, runner: TemporalJobRunner, feedId: string,
   }
 }
 
+/**
+ * Creates a catalog with product/variant grouping (`product_id`) and the feed fields, and COPYs
+ * `n` feed items into it (see the header). @returns the catalog id
+ */
+export async function createFeedCatalog(knex: Knex, organizationId: string, n: number): Promise<string> {
+  const catalogId = newId();
+  await knex('catalogs').insert({
+    id: catalogId,
+    organization_id: organizationId,
+    name: `feed bench ${n}`,
+    unique_id_field: 'sku',
+    product_id_field: 'product_id',
+    product_enabled: true,
+    strict_mode: false,
+    current_schema_version: '1.0.0',
+    created_by_user_id: 'bench',
+  });
+  const properties = Object.fromEntries(FIELDS.map((f) => [f, { type: f === 'price' ? 'number' : 'string' }]));
+  await knex('catalog_schemas').insert({
+    id: newId(),
+    catalog_id: catalogId,
+    version: '1.0.0',
+    schema_definition: JSON.stringify({ type: 'object', properties, required: ['sku'] }),
+    created_by: 'bench',
+    change_reason: 'bench',
+  });
+  await seedFeedItems(knex, catalogId, n);
+  return catalogId;
+}
+
 const mb = (b: number) => Math.round(b / 1e6);
 
 /**
  * The benchmark of this file's header with `n` items (a multiple of 10), on its own job bench
  * (database, Temporal dev server, worker); returns its figures.
  */
-export async function measureFeed(n = 100_000): Promise<Record<string, unknown>> {
+export async function measureFeed(n = 100_000, pageItems?: number): Promise<Record<string, unknown>> {
   const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'feed-bench-'));
   process.env.BLOB_DIR = blobDir;
   const jb = await startJobBench(benchEngine('echo'));
   const loadStart = loadAvg();
   try {
-    const catalogId = newId();
-    await jb.knex('catalogs').insert({
-      id: catalogId,
-      organization_id: jb.organizationId,
-      name: `feed bench ${n}`,
-      unique_id_field: 'sku',
-      product_id_field: 'product_id',
-      product_enabled: true,
-      strict_mode: false,
-      current_schema_version: '1.0.0',
-      created_by_user_id: 'bench',
-    });
-    const properties = Object.fromEntries(FIELDS.map((f) => [f, { type: f === 'price' ? 'number' : 'string' }]));
-    await jb.knex('catalog_schemas').insert({
-      id: newId(),
-      catalog_id: catalogId,
-      version: '1.0.0',
-      schema_definition: JSON.stringify({ type: 'object', properties, required: ['sku'] }),
-      created_by: 'bench',
-      change_reason: 'bench',
-    });
     let t = performance.now();
-    await seedFeedItems(jb.knex, catalogId, n);
+    const catalogId = await createFeedCatalog(jb.knex, jb.organizationId, n);
     const seedS = since(t) / 1000;
     const scope = { organizationId: jb.organizationId, principal: { kind: 'api_key' as const, id: 'bench', organizationIds: [jb.organizationId] } };
     const { feed } = await createFeed(jb.knex, scope, catalogId, {
@@ -237,7 +246,8 @@ export async function measureFeed(n = 100_000): Promise<Record<string, unknown>>
       currency: 'EUR',
       mapping: MAPPING,
     });
-    const runner = new TemporalJobRunner(jb.env.client, { taskQueue: jb.taskQueue, enrichConcurrency: 1 });
+    const tuning = pageItems ? { page_items: pageItems } : {};
+    const runner = new TemporalJobRunner(jb.env.client, { taskQueue: jb.taskQueue, enrichConcurrency: 1 }, {}, {}, {}, {}, {}, {}, tuning);
     const pull = await rawPull(jb.knex, catalogId, n);
     const loadFull = loadAvg();
     const full = await timedRun(jb, runner, feed.id, false);
@@ -268,6 +278,7 @@ export async function measureFeed(n = 100_000): Promise<Record<string, unknown>>
     return {
       bench: 'feed',
       items: n,
+      page_items: pageItems ?? FEED_PAGE_ITEMS,
       exportable,
       seed_s: Number(seedS.toFixed(1)),
       full_ms: Math.round(full.ms),
@@ -305,8 +316,11 @@ export async function measureFeed(n = 100_000): Promise<Record<string, unknown>>
 }
 
 if (require.main === module) {
-  const k = process.argv.indexOf('--items');
-  measureFeed(k > 0 ? Number(process.argv[k + 1]) : 100_000)
+  const arg = (name: string) => {
+    const k = process.argv.indexOf(name);
+    return k > 0 ? Number(process.argv[k + 1]) : undefined;
+  };
+  measureFeed(arg('--items') ?? 100_000, arg('--page-items'))
     .then((r) => {
       for (const [key, value] of Object.entries(r)) console.log(JSON.stringify({ bench: 'feed', figure: key, value }));
       console.log(JSON.stringify(r));
