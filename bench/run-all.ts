@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { measureBulkUpsert } from './bulk-upsert';
 import { measureConsoleGrid } from './console-grid';
+import { measureFeed } from './feed';
 import { compareWithBaseline, table, toFigure, type Baseline, type Figure, type Measured } from './figures';
 import { markGridIndexesDropping, reconcileGridIndexes } from '../src/services/catalog/grid-indexes';
 import { loadAvg, startBench, type Bench } from './lib';
@@ -33,11 +34,11 @@ import { measureTextJob } from './text-job';
  * Sizes per `--size`: items of the catalog benches, of the restore (at least 50,000: smaller
  * restores update the word index in place, larger ones leave it behind and stay HOT, the path a
  * regression must be seen on), the search and grid catalogs, archive pages and look-ups,
- * text-job examples and items.
+ * text-job examples and items, feed catalog items.
  */
 const SIZES = {
-  small: { items: 20_000, restore: 50_000, search: 100_000, grid: 50_000, pages: 2_000, lookups: 100, text: 200 },
-  full: { items: 100_000, restore: 100_000, search: 200_000, grid: 200_000, pages: 20_000, lookups: 400, text: 1000 },
+  small: { items: 20_000, restore: 50_000, search: 100_000, grid: 50_000, pages: 2_000, lookups: 100, text: 200, feed: 20_000 },
+  full: { items: 100_000, restore: 100_000, search: 200_000, grid: 200_000, pages: 20_000, lookups: 400, text: 1000, feed: 100_000 },
 };
 type Size = (typeof SIZES)[keyof typeof SIZES];
 
@@ -133,6 +134,29 @@ const HEADLINES: Headline[] = [
       const r = await measureSheetsImport(s.items);
       ok(r, 'verified');
       return [{ figure: 'import_csv', value: num(r, 'rows_per_s'), unit: 'rows/s', limit: 'copy_in', target: { min: 5000 } }];
+    },
+  },
+  {
+    // A Google TSV feed run through its workflow; the readiness scan and the delta run read every
+    // item too, so their times are compared with the keyset pull of the same rows.
+    name: 'feed',
+    limitRows: (s) => s.feed,
+    async run(_b, s) {
+      const r = await measureFeed(s.feed);
+      ok(r, 'counts_ok', 'delta_ok');
+      const time = (figure: string, key: string, max: number): Measured => ({
+        figure,
+        value: num(r, key),
+        unit: 'ms',
+        limit: 'keyset_pull',
+        rows: s.feed,
+        target: { max },
+      });
+      return [
+        { figure: 'feed_full_tsv', value: num(r, 'full_items_per_s'), unit: 'items/s', limit: 'keyset_pull', target: { min: 20000 } },
+        time('feed_readiness_p95', 'readiness_p95_ms', 300),
+        time('feed_delta_1000_changed', 'delta_ms', 5000),
+      ];
     },
   },
   {

@@ -38,7 +38,7 @@ import { CATALOG_ID, JOB_KIND, ORGANIZATION_ID } from '../src/contracts/workflow
 import { FEED_JOB_KIND } from '../src/contracts/feed-workflows';
 import { feedRunProgressQuery } from './definitions';
 
-/** Pages per workflow run before continue-as-new (250,000 items at the default page size). */
+/** Pages per workflow run before continue-as-new (1,250,000 items at the default page size). */
 const PAGES_PER_RUN = 500;
 
 /** Writes every page of `args.run_id`, then its file (see the state machine above). */
