@@ -69,7 +69,7 @@ export function registerChannelTools(server: McpServer, { api }: ToolContext): v
     'catalog_channel_readiness',
     {
       description:
-        "A catalog's readiness for a channel: items ready, items blocked per issue code, items missing each attribute (under the mapping of the catalog's latest feed for the channel, else the proposed one; mapping_source says which).",
+        "A catalog's readiness for a channel: ready items, blocked items per issue code, missing attributes (latest feed's mapping or the proposal).",
       inputSchema: {
         catalog_id: z.string().min(1).describe('Catalog id'),
         channel: z.enum(CHANNELS).describe('Channel id (catalog_channel_list)'),
