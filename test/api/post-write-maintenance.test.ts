@@ -71,7 +71,8 @@ it('analyzes, merges the GIN pending lists, vacuums and folds the counters after
   }
   expect(report.vacuum).toBe('done');
   expect(settled.vacuums).toBe(written.vacuums + 1);
-  expect(settled.allVisible).toBeGreaterThan(written.allVisible);
+  // Not asserted: how many pages VACUUM can mark all-visible depends on the oldest snapshot any
+  // other session of the shared test database holds (the vacuum count above proves it ran).
   expect(report.fill_counts.before).toBeGreaterThan(report.fill_counts.after);
   const { rows } = await knex.raw('SELECT count(*)::int AS n, sum(n)::int AS items FROM catalog_fill_counts WHERE catalog_id = ?', [catalogId]);
   expect(rows[0]).toEqual({ n: report.fill_counts.after, items: 6000 });
