@@ -36,13 +36,24 @@ export function feedPartKey(run: Pick<FeedRun, 'id' | 'feed_id'>, pageIndex: num
   return `feeds/${run.feed_id}/runs/${run.id}/parts/${String(pageIndex).padStart(8, '0')}`;
 }
 
+/** What a page reads of the feed's catalog, in one query: the search-words state of its filter and the product id field. */
+interface CatalogState {
+  search_words_pending: boolean | null;
+  product_id_field: string | null;
+}
+
+/** The feed's catalog's {@link CatalogState} (all null when the catalog is gone). */
+async function catalogStateOf(knex: Knex, feed: Feed): Promise<CatalogState> {
+  const row = (await knex('catalogs').select('search_words_pending', 'product_id_field').where('id', feed.catalog_id).first()) as CatalogState | undefined;
+  return row ?? { search_words_pending: null, product_id_field: null };
+}
+
 /** The `WHERE` of a feed's exportable items: its filter, and no product that has variants. */
-async function exportableWhere(knex: Knex, feed: Feed): Promise<{ sql: string; bindings: Knex.RawBinding[] }> {
-  const state = await knex('catalogs').select('search_words_pending').where('id', feed.catalog_id).first();
+function exportableWhere(feed: Feed, catalog: CatalogState): { sql: string; bindings: Knex.RawBinding[] } {
   const f = filterSql(feed.catalog_id, {
     search: feed.filter.search,
     entity_type: feed.filter.entity_type,
-    words_pending: state?.search_words_pending === true,
+    words_pending: catalog.search_words_pending === true,
   });
   return { sql: `${f.sql} AND NOT EXISTS (SELECT 1 FROM catalog_items v WHERE v.parent_id = catalog_items.id)`, bindings: f.bindings };
 }
@@ -63,7 +74,7 @@ async function runAndFeed(knex: Knex, runId: string): Promise<{ run: FeedRun; fe
 export async function beginFeedRun(knex: Knex, runId: string): Promise<boolean> {
   const { run, feed } = await runAndFeed(knex, runId);
   if (run.status !== 'running') return false;
-  const where = await exportableWhere(knex, feed);
+  const where = exportableWhere(feed, await catalogStateOf(knex, feed));
   const { rows } = await knex.raw(`SELECT count(*)::int AS n FROM catalog_items WHERE ${where.sql}`, where.bindings);
   await knex('feed_runs').where({ id: runId, status: 'running' }).update({ total: rows[0].n });
   return true;
@@ -119,7 +130,8 @@ export async function writeFeedPage(
   const recorded = await knex('feed_run_pages').where({ run_id: runId, page_index: pageIndex }).first();
   if (recorded) return pageResult(recorded, pageItems);
   if (run.status !== 'running') return { items_read: 0, exported: 0, excluded: 0, warnings: 0, next: null, stopped: true };
-  const where = await exportableWhere(knex, feed);
+  const catalog = await catalogStateOf(knex, feed);
+  const where = exportableWhere(feed, catalog);
   const { rows: items } = (await knex.raw(
     `SELECT id, entity_type, parent_id, business_key, data FROM catalog_items WHERE ${where.sql} ${after ? 'AND id > ?' : ''} ORDER BY id LIMIT ?`,
     [...where.bindings, ...(after ? [after] : []), pageItems],
@@ -128,8 +140,7 @@ export async function writeFeedPage(
   const parentRows: Array<{ id: string; data: Record<string, unknown> }> = parentIds.length
     ? await knex('catalog_items').select('id', 'data').whereIn('id', parentIds)
     : [];
-  const catalog = await knex('catalogs').select('product_id_field').where('id', feed.catalog_id).first();
-  const fc = feedContextOf(feed, await getCurrentSchema(knex, feed.catalog_id), catalog?.product_id_field ?? null);
+  const fc = feedContextOf(feed, await getCurrentSchema(knex, feed.catalog_id), catalog.product_id_field);
   const page = buildPage(fc, feed, items, new Map(parentRows.map((p) => [p.id, p.data])));
   let rendered = page.exported;
   if (run.delta) {
