@@ -103,12 +103,17 @@ export async function startFeedRun(deps: FeedRunDeps, scope: Scope, feedId: stri
   return run;
 }
 
-/** Loads a run of a feed of the caller's organization. @throws NotFoundError (404) */
-export async function loadFeedRun(knex: Knex, scope: Scope, feedId: string, runId: string): Promise<FeedRun> {
-  await loadFeed(knex, scope, feedId);
+/** Loads a live feed of the caller's organization and one of its runs. @throws NotFoundError (404) for either */
+async function loadFeedAndRun(knex: Knex, scope: Scope, feedId: string, runId: string): Promise<{ feed: Feed; run: FeedRun }> {
+  const feed = await loadFeed(knex, scope, feedId);
   const run = isUuid(runId) ? await FeedRun.query(knex).findById(runId) : undefined;
   if (!run || run.feed_id !== feedId) throw new NotFoundError('Feed run not found');
-  return run;
+  return { feed, run };
+}
+
+/** Loads a run of a feed of the caller's organization. @throws NotFoundError (404) */
+export async function loadFeedRun(knex: Knex, scope: Scope, feedId: string, runId: string): Promise<FeedRun> {
+  return (await loadFeedAndRun(knex, scope, feedId, runId)).run;
 }
 
 /**
@@ -125,7 +130,7 @@ export async function cancelFeedRun(deps: FeedRunDeps, scope: Scope, feedId: str
     .returning('*');
   if (updated.length === 0) throw new ConflictError('The feed run has already ended');
   await deps.jobRunner.cancel(feedRunWorkflowId(runId));
-  return FeedRun.query(deps.knex).findById(runId).throwIfNotFound();
+  return updated[0];
 }
 
 /**
@@ -165,8 +170,8 @@ async function fileOf(blobs: BlobStore, feed: Feed, run: FeedRun): Promise<FeedF
 
 /** The file a completed run wrote. @throws NotFoundError (404) for an unknown run or one without a file */
 export async function openFeedRunFile(knex: Knex, blobs: BlobStore, scope: Scope, feedId: string, runId: string): Promise<FeedFile> {
-  const feed = await loadFeed(knex, scope, feedId);
-  return fileOf(blobs, feed, await loadFeedRun(knex, scope, feedId, runId));
+  const { feed, run } = await loadFeedAndRun(knex, scope, feedId, runId);
+  return fileOf(blobs, feed, run);
 }
 
 /**
