@@ -40,14 +40,13 @@ async function* removedLines(knex: Knex, run: FeedRun): AsyncGenerator<string> {
   }
 }
 
-/** The file's bytes in order, streamed: header, every page's part, (delta) removed lines, footer. */
-async function* fileChunks(knex: Knex, blobs: BlobStore, run: FeedRun, feed: Feed): AsyncGenerator<Buffer> {
+/** The file's bytes in order, streamed: header, every page's part (`partKeys` in page order), (delta) removed lines, footer. */
+async function* fileChunks(knex: Knex, blobs: BlobStore, run: FeedRun, feed: Feed, partKeys: string[]): AsyncGenerator<Buffer> {
   const renderer = rendererOf(feed);
   if (!run.delta) yield Buffer.from(renderer.header(), 'utf8');
-  const pages: Array<{ part_key: string }> = await knex('feed_run_pages').select('part_key').where('run_id', run.id).orderBy('page_index');
-  for (const p of pages) {
-    const part = await blobs.get(p.part_key);
-    if (!part) throw new Error(`The part ${p.part_key} of feed run ${run.id} is missing`);
+  for (const key of partKeys) {
+    const part = await blobs.get(key);
+    if (!part) throw new Error(`The part ${key} of feed run ${run.id} is missing`);
     yield await bufferOf(part);
   }
   if (run.delta) for await (const line of removedLines(knex, run)) yield Buffer.from(line, 'utf8');
@@ -66,11 +65,11 @@ export async function finishFeedRun(knex: Knex, blobs: BlobStore, runId: string)
   if (!run || run.status !== 'running') return false;
   const feed = await Feed.query(knex).findById(run.feed_id).throwIfNotFound();
   const key = feedFileKey(run, feed.format);
-  await blobs.put(key, Readable.from(fileChunks(knex, blobs, run, feed)));
+  const partKeys: string[] = await knex('feed_run_pages').where('run_id', runId).orderBy('page_index').pluck('part_key');
+  await blobs.put(key, Readable.from(fileChunks(knex, blobs, run, feed, partKeys)));
   const done = await knex('feed_runs').where({ id: runId, status: 'running' }).update({ status: 'completed', file_key: key, completed_at: knex.fn.now() });
   if (done === 0) return false;
-  const parts: Array<{ part_key: string }> = await knex('feed_run_pages').select('part_key').where('run_id', runId);
-  for (const p of parts) await blobs.delete(p.part_key);
+  for (const partKey of partKeys) await blobs.delete(partKey);
   await knex.raw(
     `DELETE FROM feed_run_items WHERE run_id IN (SELECT id FROM feed_runs WHERE feed_id = ? AND id <> ? AND (completed_at IS NULL OR completed_at <= (SELECT completed_at FROM feed_runs WHERE id = ?))
        AND id NOT IN (SELECT base_run_id FROM feed_runs WHERE status = 'running' AND base_run_id IS NOT NULL))`,
