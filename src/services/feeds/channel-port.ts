@@ -12,6 +12,7 @@ import { applyContextOf, googleCategoryOfNode, hasGoogleCategories, schemaFields
 import {
   channelById as findChannel,
   createRenderer,
+  mappingOf,
   proposeMapping,
   toChannelRow,
   validateRow,
@@ -74,13 +75,7 @@ export function proposeFeedMapping(
     hasGoogleCategories: hasGoogleCategories(schema.taxonomy ? enrichTaxonomy(schema.taxonomy) : null),
     currency,
   });
-  const mapping: ChannelMapping = {};
-  const reasons: MappingReasons = {};
-  for (const [attribute, p] of Object.entries(proposal)) {
-    mapping[attribute] = p.source;
-    reasons[attribute] = p.reason;
-  }
-  return { mapping, reasons };
+  return { mapping: mappingOf(proposal), reasons: Object.fromEntries(Object.entries(proposal).map(([attribute, p]) => [attribute, p.reason])) };
 }
 
 /** The field a source path names: `images[0]` and `images[1:]` name `images`. */
