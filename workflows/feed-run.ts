@@ -33,9 +33,15 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { FeedActivities } from '../activities/feeds';
-import { FEED_RUN_NOT_RUNNABLE, type FeedRunArgs, type FeedRunProgress, type FeedScheduledRunArgs, feedRunWorkflowId } from '../src/contracts/feed-workflows';
+import {
+  FEED_JOB_KIND,
+  FEED_RUN_NOT_RUNNABLE,
+  type FeedRunArgs,
+  type FeedRunProgress,
+  type FeedScheduledRunArgs,
+  feedRunWorkflowId,
+} from '../src/contracts/feed-workflows';
 import { CATALOG_ID, JOB_KIND, ORGANIZATION_ID } from '../src/contracts/workflows';
-import { FEED_JOB_KIND } from '../src/contracts/feed-workflows';
 import { feedRunProgressQuery } from './definitions';
 
 /** Pages per workflow run before continue-as-new (1,250,000 items at the default page size). */
