@@ -173,8 +173,9 @@ export function feedRoutes(deps: ResolvedAppDeps): RouteDef[] {
 
 /**
  * `GET /feeds/public/{token}`: the latest completed run's file of the feed whose current token
- * this is, with no API key (for the channel to fetch). Outside `/api`, hidden from OpenAPI (whose
- * `/api` paths are authenticated); 404 for an unknown, rotated or deleted token.
+ * this is, with no API key (for the channel to fetch). Outside `/api`; listed in the OpenAPI
+ * document at its root path with no security, as the health routes are; 404 for an unknown,
+ * rotated or deleted token.
  */
 export function publicFeedRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const blobs = createBlobStore(deps.config.blobStore);
@@ -186,7 +187,7 @@ export function publicFeedRoutes(deps: ResolvedAppDeps): RouteDef[] {
       summary: "A feed's latest file, by its public token",
       params: publicFeedParams,
       public: true,
-      hidden: true,
+      errors: { 404: 'an unknown, rotated or deleted token, or a feed with no completed full run yet' },
       handler: async ({ params, ctx }) => {
         const file = await openPublicFeedFile(deps.knex, blobs, params.token);
         ctx.set('Cache-Control', 'no-cache');
