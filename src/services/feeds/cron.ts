@@ -3,6 +3,12 @@
  * grammar is the classic five-field crontab (minute, hour, day of month, month, day of week; see
  * crontab(5)) with `*`, lists, ranges and `/step`, month and weekday names, and the shorthands
  * `@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly`: the subset Temporal's cron parser takes too.
+ *
+ * Temporal's client passes a Schedule's cron strings to the server unchecked, and the server's
+ * parser reads a sixth field as the year and a seventh as leading seconds. Cron libraries
+ * (cron-parser, croner) read a sixth field as leading seconds instead, and take `L`, `?`, `H` and
+ * `#` (a comment in Temporal), so checking with one would still need the field count, the
+ * shorthands and a character rule of this file: own code, on purpose.
  */
 
 /** Field ranges in crontab(5) order: minute, hour, day of month, month, day of week (0 and 7 = Sunday). */
