@@ -22,6 +22,7 @@ import { newId } from '../../src/lib/ids';
 import { FeedRun } from '../../src/models/feed-run';
 import { createFeed } from '../../src/services/feeds/feeds';
 import { insertFeedRun } from '../../src/services/feeds/runs';
+import { startFeedRunWorkflow } from '../../temporal/feed-schedules';
 import { spawnWorker, stopWorker, TestCluster, waitForBackendsGone, CONNECTION_CHECK_ENV } from '../fixtures/worker-cluster';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -86,15 +87,14 @@ async function seedFeed(organizationId: string): Promise<string> {
   return feed.id;
 }
 
-/** Starts a run of the feed on the cluster (pages of {@link PAGE}, a 3 s page heartbeat timeout). @returns the run id */
+/**
+ * Starts a run of the feed on the cluster as the API does (temporal/feed-schedules.ts), in pages
+ * of {@link PAGE} with a 3 s page heartbeat timeout. @returns the run id
+ */
 async function startRun(feedId: string): Promise<string> {
   const feed = await knex('feeds').where('id', feedId).first();
   const run = await insertFeedRun(knex, feed, false);
-  await cluster.client.workflow.start('feedRunWorkflow', {
-    taskQueue: TASK_QUEUE,
-    workflowId: feedRunWorkflowId(run.id),
-    args: [{ run_id: run.id, page_items: PAGE, heartbeat_timeout_s: 3 }],
-  });
+  await startFeedRunWorkflow(cluster.client, TASK_QUEUE, { ...run, catalog_id: feed.catalog_id }, { page_items: PAGE, heartbeat_timeout_s: 3 });
   return run.id;
 }
 
