@@ -2,8 +2,12 @@
  * Jest reporter that ends the run with the plain closing line CI reads in any language:
  * "tests: N passed, N failed, N skipped", written when the process exits so that it is the
  * last line, after Jest's own footer. Skipped tests are never silent: their names
- * are listed, loudly, just before that line.
+ * are listed, loudly, just before that line. Before them it lists the slowest suites with their
+ * wall-clock seconds, so a run that grows towards CI's time limit shows where the time goes
+ * (docs/testing.md "How long the suite takes").
  */
+const SLOWEST = 15;
+
 class SummaryReporter {
   onRunComplete(_contexts, results) {
     const failed = results.numFailedTests + results.numRuntimeErrorTestSuites;
@@ -12,9 +16,16 @@ class SummaryReporter {
         .filter((t) => t.status === 'pending' || t.status === 'skipped' || t.status === 'todo')
         .map((t) => `  ${file.testFilePath}: ${t.fullName}`),
     );
+    const seconds = (file) => (file.perfStats.end - file.perfStats.start) / 1000;
+    const total = results.testResults.reduce((sum, file) => sum + seconds(file), 0);
+    const slowest = [...results.testResults]
+      .sort((a, b) => seconds(b) - seconds(a))
+      .slice(0, SLOWEST)
+      .map((file) => `  ${seconds(file).toFixed(1).padStart(7)} s  ${file.testFilePath.replace(`${process.cwd()}/`, '')}`);
+    const timing = `\nslowest ${slowest.length} of ${results.testResults.length} suites (all suites: ${Math.round(total)} s):\n${slowest.join('\n')}\n`;
     const banner = skipped.length ? `\n!!! ${skipped.length} TEST(S) SKIPPED:\n${skipped.join('\n')}\n\n` : '';
     const line = `tests: ${results.numPassedTests} passed, ${failed} failed, ${results.numPendingTests + results.numTodoTests} skipped\n`;
-    process.once('exit', () => process.stdout.write(banner + line));
+    process.once('exit', () => process.stdout.write(timing + banner + line));
   }
 }
 module.exports = SummaryReporter;
