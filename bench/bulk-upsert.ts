@@ -5,9 +5,12 @@
  * the same run. COPY supplies `search_text` and `search_tsv` as the service does, so both pay
  * the same index work and neither runs the search-column trigger; COPY is the floor of what
  * PostgreSQL needs for these rows. Prints one JSON line with the 1-minute load average at
- * start and end (the machine is shared). Target: ≥ 5,000 items/s over HTTP (creates).
+ * start and end (the machine is shared). Target: ≥ 5,000 items/s over HTTP (creates). Each pass also
+ * prints where its time went, per stage of the write path (the route's `Server-Timing` header;
+ * docs/benchmarks.md "Bulk upsert by stage").
  */
 import './env';
+import { parseServerTiming } from '../src/lib/stage-timings';
 import { copyItems } from './limits';
 import { type Bench, benchItem, createBenchCatalog, loadAvg, since, runBench } from './lib';
 
@@ -33,14 +36,17 @@ export async function measureBulkUpsert(b: Bench, TOTAL: number = ITEMS): Promis
     });
   let next = 0;
   let created = 0;
+  const createStages = new StageSums();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < bodies.length) {
         const k = next++;
+        const r0 = performance.now();
         const { data, error, response } = await bulk(k);
         if (response.status !== 200 || !data || data.items_failed !== 0)
           throw new Error(`bulk failed: ${response.status} ${JSON.stringify(data ?? error).slice(0, 300)}`);
+        createStages.add(since(r0), response.headers.get('server-timing'));
         created += data.items_created ?? 0;
       }
     }),
@@ -48,13 +54,16 @@ export async function measureBulkUpsert(b: Bench, TOTAL: number = ITEMS): Promis
   const httpMs = since(t0);
 
   // Update pass: the same items again (every row matched by business key and merged).
+  const updateStages = new StageSums();
   const t1 = performance.now();
   next = 0;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < bodies.length) {
+        const r0 = performance.now();
         const { response } = await bulk(next++);
         if (response.status !== 200) throw new Error(`bulk update failed: ${response.status}`);
+        updateStages.add(since(r0), response.headers.get('server-timing'));
       }
     }),
   );
@@ -81,10 +90,48 @@ export async function measureBulkUpsert(b: Bench, TOTAL: number = ITEMS): Promis
     rows_in_table: Number(count[0].n),
     item_count: itemCount,
     created,
+    create_stages_ms_per_1000: createStages.perThousand(TOTAL),
+    create_stage_shares: createStages.shares(),
+    update_stages_ms_per_1000: updateStages.perThousand(TOTAL),
+    update_stage_shares: updateStages.shares(),
     target_items_per_s: 5000,
     pass: httpRate >= 5000 && Number(count[0].n) === TOTAL && itemCount === TOTAL,
     load_start: loadStart,
   };
+}
+
+/**
+ * Sums of the bulk route's `Server-Timing` stages (docs/benchmarks.md "Bulk upsert by stage")
+ * over a pass, with the client's request time: `request_other` is what the stages do not cover
+ * (HTTP, JSON parsing, schema checks of the body, the commit, the answer).
+ */
+class StageSums {
+  private readonly ms: Record<string, number> = {};
+  private requestMs = 0;
+
+  /** Adds one request: its round-trip time in ms and its Server-Timing header. */
+  add(requestMs: number, header: string | null): void {
+    this.requestMs += requestMs;
+    for (const [stage, ms] of Object.entries(parseServerTiming(header))) this.ms[stage] = (this.ms[stage] ?? 0) + ms;
+  }
+
+  /** Milliseconds per stage per 1,000 items (request time summed over concurrent requests). */
+  perThousand(items: number): Record<string, number> {
+    const staged = Object.values(this.ms).reduce((a, b) => a + b, 0);
+    const all = { ...this.ms, request_other: this.requestMs - staged, request_total: this.requestMs };
+    return Object.fromEntries(Object.entries(all).map(([k, v]) => [k, Math.round((1000 * v) / items)]));
+  }
+
+  /** Each stage's share of the summed request time (0–1), largest first. */
+  shares(): Record<string, number> {
+    const staged = Object.values(this.ms).reduce((a, b) => a + b, 0);
+    const all = { ...this.ms, request_other: this.requestMs - staged };
+    return Object.fromEntries(
+      Object.entries(all)
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => [k, Number((v / this.requestMs).toFixed(3))]),
+    );
+  }
 }
 
 if (require.main === module) runBench((b) => measureBulkUpsert(b));

@@ -68,6 +68,10 @@ const HEADLINES: Headline[] = [
       return [
         { figure: 'bulk_create', value: num(r, 'create_items_per_s'), unit: 'items/s', limit: 'copy_in', target: { min: 5000 } },
         { figure: 'bulk_update', value: num(r, 'update_items_per_s'), unit: 'items/s', limit: 'raw_update' },
+        // Where a create's time goes (docs/benchmarks.md "Bulk upsert by stage"): ms per 1,000 items, beside COPY's time for 1,000 rows.
+        ...Object.entries(r.create_stages_ms_per_1000 as Record<string, number>)
+          .filter(([stage]) => stage !== 'request_total')
+          .map(([stage, ms]): Measured => ({ figure: `bulk_create_${stage}`, value: ms, unit: 'ms', limit: 'copy_in', rows: 1000 })),
       ];
     },
   },

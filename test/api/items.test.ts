@@ -2,6 +2,7 @@ import request from 'supertest';
 import type { Server } from 'node:http';
 import type { CatalogClient, paths } from '@catalog-enrichment/client';
 import { newId } from '../../src/lib/ids';
+import { parseServerTiming } from '../../src/lib/stage-timings';
 import { catalogState, createTestCatalog } from '../helpers/catalogs';
 import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -85,6 +86,15 @@ describe('bulk upsert (docs/api-reference.md "Bulk writes")', () => {
     expect(a1.data).toEqual({ sku: 'A1', title: 'Red Shirt', price: 12 });
     expect(a1.current_version).toBe(2);
     expect(a1.source_info).toEqual({ source: 'test' });
+  });
+
+  it('says where its time went in a Server-Timing header, one entry per stage of the write (docs/benchmarks.md "Bulk upsert by stage")', async () => {
+    const c = await createTestCatalog(a.organizationId);
+    const { response } = await bulk(c, [{ sku: 'T1', title: 'Timed' }]);
+    expect(response.status).toBe(200);
+    const stages = parseServerTiming(response.headers.get('server-timing'));
+    expect(Object.keys(stages).sort()).toEqual(['identity', 'lock', 'parse', 'words', 'write']);
+    for (const ms of Object.values(stages)) expect(ms).toBeGreaterThanOrEqual(0);
   });
 
   it('reports bad items by index without failing the others; duplicates: last wins', async () => {

@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import type { ValidationDetail } from '../../lib/errors';
+import type { StageTimings } from '../../lib/stage-timings';
 import { isUuid, newId } from '../../lib/ids';
 import type { Catalog } from '../../models/catalog';
 import type { CatalogItem } from '../../models/catalog-item';
@@ -39,6 +40,11 @@ export interface WriteOptions {
    * process died before its answer was stored writes nothing twice).
    */
   skip_unchanged?: 'report' | 'as_updated';
+  /**
+   * Where to add the time of each stage of the write (lock, parse, schema, identity, validation,
+   * words, write), for the bulk route's `Server-Timing` header (docs/benchmarks.md "Bulk upsert by stage").
+   */
+  timings?: StageTimings;
 }
 
 /** One payload item after the shape checks, with its identity. */
@@ -72,10 +78,12 @@ export interface WriteRow {
   search_words: string[] | null;
 }
 
-/** Sets the derived search columns of a write row from its data. */
-function withSearch(row: WriteRow): WriteRow {
+/** Sets the derived search columns of a write row from its data (its time added to the `words` stage). */
+function withSearch(row: WriteRow, timings: StageTimings | undefined): WriteRow {
+  const t0 = timings ? performance.now() : 0;
   row.search_text = searchTextOf(row.data);
   row.search_words = searchWordsOf(row.search_text);
+  if (timings) timings.add('words', performance.now() - t0);
   return row;
 }
 
@@ -228,7 +236,7 @@ export function planRows(
     const current = resolveCurrent(catalog, c, existing, errors);
     if (current === null) continue;
     const data = current ? { ...current.data, ...c.data } : c.data;
-    const problems = validate ? validate(data) : [];
+    const problems = validate ? timedValidation(validate, data, opts.timings) : [];
     if (problems.length > 0) {
       errors.push({ index: c.index, detail: problems.map((p) => `${p.loc.join('.') || 'data'}: ${p.msg}`).join('; '), kind: 'invalid', details: problems });
       continue;
@@ -244,16 +252,19 @@ export function planRows(
       );
     }
     plan.written.set(id, c.index);
-    const row = withSearch({
-      id,
-      ord: c.index,
-      entity_type: opts.parent ? 'variant' : (current?.entity_type ?? 'product'),
-      parent_id: opts.parent ? opts.parent.id : (current?.parent_id ?? null),
-      business_key: businessKeyOf(data, catalog.unique_id_field),
-      data,
-      search_text: '',
-      search_words: null,
-    });
+    const row = withSearch(
+      {
+        id,
+        ord: c.index,
+        entity_type: opts.parent ? 'variant' : (current?.entity_type ?? 'product'),
+        parent_id: opts.parent ? opts.parent.id : (current?.parent_id ?? null),
+        business_key: businessKeyOf(data, catalog.unique_id_field),
+        data,
+        search_text: '',
+        search_words: null,
+      },
+      opts.timings,
+    );
     if (c.pid !== null) {
       if (row.business_key === null) {
         row.entity_type = 'product';
@@ -266,6 +277,12 @@ export function planRows(
     plan.rows.push(row);
   }
   return plan;
+}
+
+/** Strict validation of one item's merged data, its time added to the `validation` stage. */
+function timedValidation(validate: ItemValidator, data: Record<string, unknown>, timings: StageTimings | undefined): ReturnType<ItemValidator> {
+  if (!timings) return validate(data);
+  return timings.timeSync('validation', () => validate(data));
 }
 
 /**
@@ -324,6 +341,6 @@ export function linkVariants(plan: Plan, pidField: string): Set<string> {
     row.entity_type = 'variant';
     row.parent_id = parent;
   }
-  for (const r of plan.rows) if (autoProducts.has(r.id)) withSearch(r);
+  for (const r of plan.rows) if (autoProducts.has(r.id)) withSearch(r, undefined);
   return autoProducts;
 }

@@ -7,6 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { ConflictError, errorFields, NotFoundError, ValidationError } from '../../lib/errors';
+import { StageTimings } from '../../lib/stage-timings';
 import { Catalog } from '../../models/catalog';
 import type { Scope } from '../access/scope';
 import type { CatalogCaches } from './caches';
@@ -107,33 +108,43 @@ export async function writeItems(
   input: unknown[],
   opts: WriteOptions = {},
 ): Promise<WriteResult> {
-  await lockCatalog(trx, catalog.id);
-  // A batch may fill the word index's pending list, whose merge then runs in this statement
-  // with work_mem as its sort memory: 4 MB merges it in many small passes.
-  if (input.length > 100) await trx.raw("SET LOCAL work_mem = '64MB'");
+  const timings = opts.timings ?? new StageTimings();
+  await timings.time('lock', async () => {
+    await lockCatalog(trx, catalog.id);
+    // A batch may fill the word index's pending list, whose merge then runs in this statement
+    // with work_mem as its sort memory: 4 MB merges it in many small passes.
+    if (input.length > 100) await trx.raw("SET LOCAL work_mem = '64MB'");
+  });
   // Product-grouped catalogs (docs/api-reference.md "Products and variants"): outside the product routes, an item naming a
   // product business id in data[product_id_field] is that product (no business key of its own)
   // or a variant linked to it.
   const pidField =
     !opts.parent && isGrouped(catalog) && catalog.product_id_field && catalog.product_id_field !== catalog.unique_id_field ? catalog.product_id_field : null;
-  const { candidates, errors } = parseCandidates(input, catalog, opts, pidField);
-  const unique = lastOfEachIdentity(candidates, errors);
+  const { candidates, errors } = timings.timeSync('parse', () => parseCandidates(input, catalog, opts, pidField));
+  const unique = timings.timeSync('parse', () => lastOfEachIdentity(candidates, errors));
 
   let evolved: { evolved: boolean; new_schema_version?: string } = { evolved: false };
   if ((opts.auto_evolve_schema ?? catalog.auto_evolve_schema) && unique.length > 0) {
-    evolved = await evolveSchema(
-      trx,
-      scope,
-      catalog.id,
-      unique.map((c) => c.data),
-      'Auto-evolved from item upsert',
+    evolved = await timings.time('schema', () =>
+      evolveSchema(
+        trx,
+        scope,
+        catalog.id,
+        unique.map((c) => c.data),
+        'Auto-evolved from item upsert',
+      ),
     );
   }
-  const existing = await loadExisting(trx, catalog, unique, pidField);
-  const validate = catalog.strict_mode ? itemValidator(caches.validators, await getCurrentSchema(trx, catalog.id)) : null;
-  const plan = planRows(catalog, opts, unique, existing, validate, errors);
+  const existing = await timings.time('identity', () => loadExisting(trx, catalog, unique, pidField));
+  const validate = catalog.strict_mode
+    ? await timings.time('schema', async () => itemValidator(caches.validators, await getCurrentSchema(trx, catalog.id)))
+    : null;
+  // planRows adds its validation and search-word time to those stages itself.
+  const plan = planRows(catalog, { ...opts, timings }, unique, existing, validate, errors);
   const autoProducts = pidField ? linkVariants(plan, pidField) : new Set<string>();
-  const { created, written } = await upsertRows(trx, catalog, plan.rows, autoProducts, opts.source_info, opts.skip_unchanged !== undefined);
+  const { created, written } = await timings.time('write', () =>
+    upsertRows(trx, catalog, plan.rows, autoProducts, opts.source_info, opts.skip_unchanged !== undefined),
+  );
 
   const idsOut: Array<string | undefined> = new Array(input.length).fill(undefined);
   const unchanged: number[] = [];

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { StageTimings } from '../../lib/stage-timings';
 import { Catalog } from '../../models/catalog';
 import { CatalogItem } from '../../models/catalog-item';
 import type { Scope } from '../access/scope';
@@ -80,10 +81,11 @@ export interface BulkItemsInput {
 
 /**
  * Bulk upsert (docs/api-reference.md "Bulk writes"), see {@link writeItems}. The caller enforces the 1000-item limit (413).
+ * `timings`, when given, receives the time of each stage of the write (docs/benchmarks.md "Bulk upsert by stage").
  * @returns the counters without `success` and `ids`
  * @throws NotFoundError (404), ForbiddenError (403)
  */
-export async function bulkUpsertItems(deps: CatalogDeps, scope: Scope, catalogId: string, body: BulkItemsInput): Promise<WriteResult> {
+export async function bulkUpsertItems(deps: CatalogDeps, scope: Scope, catalogId: string, body: BulkItemsInput, timings?: StageTimings): Promise<WriteResult> {
   return deps.knex.transaction(async (trx) => {
     const catalog = await loadCatalogOwned(trx, scope, catalogId);
     // An item equal to what it would be written with is left as it is (counted as updated).
@@ -91,6 +93,7 @@ export async function bulkUpsertItems(deps: CatalogDeps, scope: Scope, catalogId
       source_info: body.source_info,
       auto_evolve_schema: body.auto_evolve_schema,
       skip_unchanged: 'as_updated',
+      timings,
     });
   });
 }
