@@ -20,7 +20,7 @@ import { measureFeed } from './feed';
 import { compareWithBaseline, table, toFigure, type Baseline, type Figure, type Measured } from './figures';
 import { markGridIndexesDropping, reconcileGridIndexes } from '../src/services/catalog/grid-indexes';
 import { loadAvg, startBench, type Bench } from './lib';
-import { measureLimits } from './limits';
+import { measureLimits, type LimitName } from './limits';
 import { measureRawPull } from './raw-pull';
 import { measureResearchArchive } from './research-archive';
 import { measureReviewApply } from './review-apply';
@@ -51,6 +51,14 @@ const num = (o: unknown, ...path: string[]): number => {
 const ok = (r: Obj, ...keys: string[]) => {
   for (const k of keys) if (r[k] !== true) throw new Error(`${String(r.bench)}: ${k} is ${String(r[k])}`);
 };
+
+/**
+ * A builder of time figures (ms) read from a bench's result `r` (`key`), each compared with what
+ * `limit` needs for `rows` rows and held to a maximum in ms.
+ */
+const timeFigures =
+  (r: Obj, limit: LimitName, rows: number) =>
+  (figure: string, key: string, max: number): Measured => ({ figure, value: num(r, key), unit: 'ms', limit, rows, target: { max } });
 
 /** One headline bench: its name, the rows its limits are measured on, and how its figures are read. */
 interface Headline {
@@ -92,14 +100,7 @@ const HEADLINES: Headline[] = [
     async run(b, s) {
       const r = await measureSnapshotRestore(b, s.restore);
       ok(r, 'restored_exactly');
-      const t = (figure: string, key: string, max: number): Measured => ({
-        figure,
-        value: num(r, key),
-        unit: 'ms',
-        limit: 'raw_update',
-        rows: s.restore,
-        target: { max },
-      });
+      const t = timeFigures(r, 'raw_update', s.restore);
       return [
         { figure: 'snapshot', value: num(r, 'snapshot_ms'), unit: 'ms', limit: 'copy_in', rows: s.restore, target: { max: 5000 } },
         t('restore_12pct_changed', 'restore_12pct_changed_ms', 2500),
@@ -148,14 +149,7 @@ const HEADLINES: Headline[] = [
     async run(_b, s) {
       const r = await measureFeed(s.feed);
       ok(r, 'counts_ok', 'delta_ok');
-      const time = (figure: string, key: string, max: number): Measured => ({
-        figure,
-        value: num(r, key),
-        unit: 'ms',
-        limit: 'keyset_pull',
-        rows: s.feed,
-        target: { max },
-      });
+      const time = timeFigures(r, 'keyset_pull', s.feed);
       return [
         { figure: 'feed_full_tsv', value: num(r, 'full_items_per_s'), unit: 'items/s', limit: 'keyset_pull', target: { min: 20000 } },
         time('feed_readiness_p95', 'readiness_p95_ms', 300),
