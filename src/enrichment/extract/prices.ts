@@ -109,6 +109,20 @@ function structuredIsListPrice(amount: string, shown: Set<string>, sale: ReturnT
 }
 
 /**
+ * The sale's current price as a text candidate (weight 0.8), offered when the markup's price is
+ * the list price the page shows struck through (docs/enrich-options.md, "Sale and list prices").
+ */
+function salePriceCandidate(sale: NonNullable<ReturnType<typeof shownSale>>, url: string): Candidate {
+  return {
+    value: sale.current.amount,
+    method: 'text',
+    weight: 0.8,
+    url,
+    explanation: `current price element ${sale.current.t.locator} ("${sale.current.t.text}") beside the former price ${sale.former.t.locator} on ${url}`,
+  };
+}
+
+/**
  * The price the page shows as its price now: the best-ranked price element that carries no
  * negative signal (not struck through, not a former, "from", before-tax, widget or tile price;
  * score > −1) with an amount > 0, or null. This is the visible price the structured price is
@@ -195,14 +209,7 @@ export function priceCandidates(doc: PageDoc, p?: StructuredProduct, tuning?: Ex
       ...(disputed ? { doubt: `the page shows ${main.amount} as its price (${main.t.locator} "${main.t.text}"), not the structured ${chosen.amount}` } : {}),
     });
   }
-  if (listed && sale)
-    out.push({
-      value: sale.current.amount,
-      method: 'text',
-      weight: 0.8,
-      url: doc.url,
-      explanation: `current price element ${sale.current.t.locator} ("${sale.current.t.text}") beside the former price ${sale.former.t.locator} on ${doc.url}`,
-    });
+  if (listed && sale) out.push(salePriceCandidate(sale, doc.url));
   for (const v of ogValues(doc, /^(product|og):price(:amount)?$/i).slice(0, 1)) {
     const amount = jsonLdPrice(v);
     if (!amount || Number(amount) <= 0) continue;
@@ -217,14 +224,7 @@ export function priceCandidates(doc: PageDoc, p?: StructuredProduct, tuning?: Ex
       explanation: `OpenGraph product:price:amount on ${doc.url}${ogListed ? ', which the page shows as the former price' : ''}`,
       ...(ogDisputed ? { doubt: `the page shows ${main.amount} as its price (${main.t.locator} "${main.t.text}"), not the OpenGraph ${amount}` } : {}),
     });
-    if (ogListed && sale && !listed)
-      out.push({
-        value: sale.current.amount,
-        method: 'text',
-        weight: 0.8,
-        url: doc.url,
-        explanation: `current price element ${sale.current.t.locator} ("${sale.current.t.text}") beside the former price ${sale.former.t.locator} on ${doc.url}`,
-      });
+    if (ogListed && sale && !listed) out.push(salePriceCandidate(sale, doc.url));
   }
   for (const { t } of texts.filter((x) => x.t.score >= -2).slice(0, 3)) {
     const parsed = parsePrice(t.text, { currency_hint: hint });
