@@ -114,6 +114,7 @@ export const DASHBOARD_ROUTE_ROLES: Readonly<Record<string, Role | 'public'>> = 
   'POST /catalogs/:catalog_id/items/bulk': 'editor',
   'POST /catalogs/:catalog_id/items/bulk/enrich': 'editor',
   'POST /catalogs/:catalog_id/items/fill-gaps': 'editor',
+  'POST /catalogs/:catalog_id/channel-readiness/fill-gaps': 'editor',
   // Saved grid views are the saver's own.
   'POST /catalogs/:catalog_id/items/views': 'editor',
   'POST /catalogs/:catalog_id/items/views/:view_id/delete': 'editor',

@@ -82,6 +82,18 @@ export function gapsOf(scanned: ScannedRow): Set<string> {
 }
 
 /**
+ * The attributes a readiness report shows missing or blocking, as fill the gaps counts them
+ * ({@link gapsOf}): its `by_attribute`, the identifier attributes when some item has
+ * `identifier_missing`, and `gtin` when a GTIN is invalid or restricted; sorted.
+ */
+export function gapAttributesOf(report: { by_attribute: Record<string, number>; blocked: Partial<Record<IssueCode, number>> }): string[] {
+  const out = new Set(Object.keys(report.by_attribute));
+  if (report.blocked.identifier_missing) for (const a of IDENTIFIER_ATTRIBUTES) out.add(a);
+  for (const code of WRONG_VALUE_CODES) if (report.blocked[code]) out.add('gtin');
+  return [...out].sort();
+}
+
+/**
  * The catalog field an attribute's mapping reads, or why there is none that enrichment could
  * fill: only a plain field of the catalog's schema (`name`, or an element `name[0]` of a list
  * field, which fills `name`) can be enriched.
