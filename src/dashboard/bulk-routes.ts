@@ -9,6 +9,7 @@ import { exportCatalog } from '../services/inference/export';
 import { createBulkAction, type BulkEditAction } from '../services/review/bulk-edit';
 import { getEnrichmentJob } from '../services/enrichment/jobs';
 import { planFillGaps, startFillGaps, startSelectionEnrichment } from '../services/enrichment/fill-gaps';
+import { startChannelGaps } from '../services/channels/fill-gaps';
 import { countStaged, loadActivity } from '../services/review/staged-changes';
 import { bulkPage, bulkPath, bulkStagingPage } from './bulk-views';
 import { fillGapsPage, fillGapsPath, fillGapsProgressPage } from './fill-gaps-views';
@@ -24,7 +25,9 @@ import { DASHBOARD_BASE } from './views';
  * workflow stages, then its review page); fill the gaps: `GET
  * /catalogs/{id}/items/fill-gaps?<grid query>` (the missing fields, the count, the credits),
  * `POST /catalogs/{id}/items/fill-gaps` (starts the enrichment job) and `GET
- * /catalogs/{id}/items/fill-gaps/{job_id}` (its progress while it runs, then its review page).
+ * /catalogs/{id}/items/fill-gaps/{job_id}` (its progress while it runs, then its review page);
+ * fill the gaps for a channel: `POST /catalogs/{id}/channel-readiness/fill-gaps` (the channel
+ * readiness panel's form; starts the job and follows it like fill the gaps).
  * Export: `GET /catalogs/{id}/items/export?format=csv|xlsx&cols=…&<grid query>`
  * streams the catalog export (src/services/inference/export.ts) of the grid's items and columns.
  * The POSTs check the session's CSRF token; another
@@ -137,6 +140,17 @@ export function bulkRoutes(deps: ResolvedAppDeps, h: GridRouteHelpers): Dashboar
         const { jobId } = await startFillGaps(deps, session.scope, ctx.params.catalog_id, selectionQueryString(form.get('query') ?? ''), form.getAll('field'));
         ctx.status = 303;
         ctx.redirect(`${fillGapsPath(ctx.params.catalog_id)}/${jobId}`);
+      },
+    },
+    {
+      method: 'post',
+      path: '/catalogs/:catalog_id/channel-readiness/fill-gaps',
+      handler: async (ctx) => {
+        const session = sessionOf(ctx);
+        const form = await h.readCheckedForm(ctx);
+        const { job } = await startChannelGaps(deps, session.scope, ctx.params.catalog_id, form.get('channel') ?? '');
+        ctx.status = 303;
+        ctx.redirect(`${fillGapsPath(ctx.params.catalog_id)}/${job.id}`);
       },
     },
     {

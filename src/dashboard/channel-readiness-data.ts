@@ -4,13 +4,16 @@ import type { Feed } from '../models/feed';
 import type { FeedRun } from '../models/feed-run';
 import type { Scope } from '../services/access/scope';
 import type { CatalogDeps } from '../services/catalog/caches';
+import { loadGridCatalog } from '../services/catalog/item-grid';
+import { fieldOfAttribute, gapAttributesOf } from '../services/channels/fill-gaps';
 import { channelReadiness, type ChannelReadiness } from '../services/channels/readiness';
 import { listFeeds } from '../services/feeds/feeds';
 
 /**
  * Data of the "Channel readiness" panel of the completeness page (docs/console.md "Channel
  * readiness"): the channels to choose from, the chosen channel's readiness report
- * (src/services/channels/readiness.ts) and the catalog's feeds with their latest runs.
+ * (src/services/channels/readiness.ts), what fill the gaps for the channel would fill, and the
+ * catalog's feeds with their latest runs.
  */
 
 /** One feed as the panel lists it: the feed, its latest run, and its latest completed run (the file to download). */
@@ -26,6 +29,11 @@ export interface ChannelPanelData {
   channels: Array<{ id: string; name: string }>;
   channel: string | null;
   report: ChannelReadiness | null;
+  /**
+   * Of each attribute the report shows missing or blocking (src/services/channels/fill-gaps.ts
+   * gapAttributesOf), the catalog field fill the gaps would enrich, or why it cannot.
+   */
+  gaps: Array<{ attribute: string; field?: string; reason?: string }>;
   feeds: PanelFeed[];
 }
 
@@ -49,6 +57,8 @@ async function latestRuns(knex: Knex, feedIds: string[], status?: 'completed'): 
 export async function loadChannelPanel(deps: CatalogDeps, scope: Scope, catalogId: string, channel: unknown): Promise<ChannelPanelData> {
   const chosen = typeof channel === 'string' && channel !== '' ? channel : null;
   const report = chosen ? await channelReadiness(deps, scope, catalogId, chosen) : null;
+  const grid = report ? await loadGridCatalog(deps, scope, catalogId) : null;
+  const gaps = report && grid ? gapAttributesOf(report).map((attribute) => ({ attribute, ...fieldOfAttribute(grid, report.mapping, attribute) })) : [];
   const feeds = await listFeeds(deps.knex, scope, catalogId);
   const ids = feeds.map((f) => f.id);
   const [latest, completed] = await Promise.all([latestRuns(deps.knex, ids), latestRuns(deps.knex, ids, 'completed')]);
@@ -57,6 +67,7 @@ export async function loadChannelPanel(deps: CatalogDeps, scope: Scope, catalogI
     channels: CHANNELS.map((c) => ({ id: c.id, name: c.name })),
     channel: report?.channel ?? null,
     report,
+    gaps,
     feeds: feeds.map((feed) => ({ feed, latest: latest.get(feed.id) ?? null, latestCompleted: completed.get(feed.id) ?? null })),
   };
 }

@@ -3,14 +3,20 @@ import { gridUrl } from '../services/catalog/item-grid-query';
 import type { ChannelPanelData, PanelFeed } from './channel-readiness-data';
 import { html, type SafeHtml } from './html';
 import { countText, itemsPath } from './item-grid-views';
-import { DASHBOARD_BASE } from './views';
+import { DASHBOARD_BASE, type PageSession } from './views';
 
 /**
  * The "Channel readiness" panel of the completeness page (docs/console.md "Channel readiness"):
  * a channel select (a GET form, no script needed), the chosen channel's totals, counts per
- * blocking code and per missing attribute, each linked to the item grid, and the catalog's feeds
- * with their latest run and the latest completed file.
+ * blocking code and per missing attribute, each linked to the item grid, the "Fill the gaps for
+ * <channel>" form (docs/channels.md "Fill the gaps for a channel"), and the catalog's feeds with
+ * their latest run and the latest completed file.
  */
+
+/** `/dashboard/catalogs/{id}/channel-readiness/fill-gaps`: the form that starts fill the gaps for a channel. */
+export function channelFillGapsPath(catalogId: string): string {
+  return `${DASHBOARD_BASE}/catalogs/${catalogId}/channel-readiness/fill-gaps`;
+}
 
 /** The dashboard URL of a feed run's file (served by the completeness route table). */
 export function feedFilePath(catalogId: string, feedId: string, runId: string): string {
@@ -121,6 +127,44 @@ function report(d: ChannelPanelData): SafeHtml | string {
     </table>`;
 }
 
+/**
+ * The "Fill the gaps for <channel>" form: the attributes it would fill (with their catalog
+ * fields) and those it cannot (with why); a POST with the CSRF token, hidden from viewers.
+ */
+function fillForm(d: ChannelPanelData, session: PageSession): SafeHtml | string {
+  if (!d.report || d.gaps.length === 0) return '';
+  const name = d.channels.find((c) => c.id === d.channel)?.name ?? d.channel ?? '';
+  const fillable = d.gaps.filter((g) => g.field);
+  const notFillable = d.gaps.filter((g) => !g.field);
+  return html`<div id="channel-fill">
+    <h3>Fill the gaps for ${name}</h3>
+    ${
+      fillable.length
+        ? html`<p>
+            Enrich the items missing ${fillable.map((g, i) => html`${i ? ', ' : ''}<code>${g.attribute}</code> (field <code>${g.field}</code>)`)}: one
+            enrichment job, its results staged for review; nothing changes in the catalog until you approve and apply them.
+          </p>`
+        : html`<p class="muted">No missing attribute maps from a catalog field that enrichment could fill.</p>`
+    }
+    ${
+      notFillable.length
+        ? html`<ul class="muted" id="channel-not-fillable">
+            ${notFillable.map((g) => html`<li data-attribute="${g.attribute}"><code>${g.attribute}</code>: ${g.reason}</li>`)}
+          </ul>`
+        : ''
+    }
+    ${
+      fillable.length && session.role !== 'viewer'
+        ? html`<form method="post" action="${channelFillGapsPath(d.catalogId)}" id="channel-fill-form">
+            <input type="hidden" name="csrf_token" value="${session.csrfToken}" />
+            <input type="hidden" name="channel" value="${d.channel}" />
+            <button type="submit" class="btn primary" id="channel-fill-submit">Fill the gaps for ${name}</button>
+          </form>`
+        : ''
+    }
+  </div>`;
+}
+
 function feedRow(d: ChannelPanelData, f: PanelFeed): SafeHtml {
   const run = f.latest;
   const done = f.latestCompleted;
@@ -142,11 +186,11 @@ function feedRow(d: ChannelPanelData, f: PanelFeed): SafeHtml {
   </tr>`;
 }
 
-/** The "Channel readiness" panel (a `section.card` with id `channel-readiness`). */
-export function channelReadinessSection(d: ChannelPanelData): SafeHtml {
+/** The "Channel readiness" panel (a `section.card` with id `channel-readiness`); `session` gives the fill form its CSRF token. */
+export function channelReadinessSection(d: ChannelPanelData, session: PageSession): SafeHtml {
   return html`<section class="card" id="channel-readiness" aria-labelledby="channel-readiness-title">
     <h2 id="channel-readiness-title">Channel readiness</h2>
-    ${channelForm(d)} ${report(d)}
+    ${channelForm(d)} ${report(d)} ${fillForm(d, session)}
     <h3>Feeds</h3>
     ${
       d.feeds.length

@@ -130,8 +130,9 @@ export function gridRoutes(deps: ResolvedAppDeps, h: GridRouteHelpers): Dashboar
         // Fill the gaps (docs/console.md "Fill the gaps"): applied jobs' completeness before and now (fill-gaps-views.ts).
         const filled = fillGapsOutcomesSection(await fillGapsOutcomes(deps.knex, report.grid), ctx.params.catalog_id);
         // Channel readiness (docs/console.md "Channel readiness"): `?channel=` chooses the channel.
-        const channels = channelReadinessSection(await loadChannelPanel(deps, session.scope, ctx.params.catalog_id, ctx.query.channel));
-        h.send(ctx, 200, completenessPage(report, h.pageSession(session), html`${filled} ${channels}`));
+        const page = h.pageSession(session);
+        const channels = channelReadinessSection(await loadChannelPanel(deps, session.scope, ctx.params.catalog_id, ctx.query.channel), page);
+        h.send(ctx, 200, completenessPage(report, page, html`${filled} ${channels}`));
       },
     },
     {

@@ -1,13 +1,16 @@
 import { CHANNELS } from '../channels';
 import type { ResolvedAppDeps } from '../deps';
-import { channelReadinessQuery, channelReadinessResponse, listChannelsResponse } from '../schemas/channels';
+import { presentChannelGaps } from '../presenters/channels';
+import { channelGapsBody, channelGapsResponse, channelReadinessQuery, channelReadinessResponse, listChannelsResponse } from '../schemas/channels';
 import { catalogParams } from '../schemas/items';
+import { startChannelGaps } from '../services/channels/fill-gaps';
 import { channelReadiness } from '../services/channels/readiness';
 import { defineRoute, RouteDef } from './registry';
 
 /**
  * Channels (docs/channels.md): the channels a catalog can be published to, with the attributes
- * each one reads, and a catalog's readiness for one of them.
+ * each one reads, a catalog's readiness for one of them, and the enrichment job that fills the
+ * attributes its items miss ("Fill the gaps for a channel").
  */
 export function channelRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const tags = ['channels'];
@@ -42,6 +45,33 @@ export function channelRoutes(deps: ResolvedAppDeps): RouteDef[] {
           feed_id: r.feed_id,
           mapping: r.mapping,
         };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/public/catalogs/:catalog_id/channel-readiness/fill-gaps',
+      tags,
+      summary:
+        "Fill the gaps for a channel: an enrichment job (staged for review) of the items missing the channel's attributes, for the catalog fields those attributes map from; names the attributes it cannot fill and why",
+      params: catalogParams,
+      body: channelGapsBody,
+      response: channelGapsResponse,
+      status: 202,
+      errors: {
+        409: 'nothing to fill: every missing attribute maps from no plain field, or no item misses an asked attribute (the message names each and why)',
+        503: 'the job could not be started (Temporal unreachable)',
+      },
+      // With an Idempotency-Key the job's id derives from it: a retry after a crash finds the job.
+      handler: async ({ scope, params, body, idempotentId }) => {
+        const { job, plan } = await startChannelGaps(
+          deps,
+          scope,
+          params.catalog_id,
+          body.channel,
+          { attributes: body.attributes, limit: body.limit },
+          idempotentId,
+        );
+        return presentChannelGaps(plan, job, deps.config.publicUrl);
       },
     }),
   ];

@@ -43,3 +43,39 @@ export const channelReadinessResponse = Type.Object({
     description: 'Channel attribute → catalog field, {template} or {value}: the mapping the items were checked with',
   }),
 });
+
+/** `POST …/channel-readiness/fill-gaps` body (docs/channels.md, "Fill the gaps for a channel"). */
+export const channelGapsBody = Type.Object(
+  {
+    channel: StringEnum(CHANNEL_IDS, { description: 'The channel id (GET /public/channels)' }),
+    attributes: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+        minItems: 1,
+        maxItems: 100,
+        description: "Only these channel attributes (each one of the channel's); default every attribute some item misses",
+      }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, description: 'The most items of the job (the first in id order); at most 100,000' })),
+  },
+  { additionalProperties: false },
+);
+
+/** The 202 answer of `POST …/channel-readiness/fill-gaps`: the job started, what it fills and what it cannot. */
+export const channelGapsResponse = Type.Object({
+  job_id: Type.String({ description: 'The enrichment job (= its review activity): poll GET /public/enrich/{job_id}' }),
+  status: StringEnum(['running', 'completed', 'failed']),
+  channel: StringEnum(CHANNEL_IDS),
+  mapping_source: StringEnum(['feed', 'proposed'], { description: "The mapping attributes were translated with, as readiness's" }),
+  feed_id: Nullable(Type.String()),
+  fields: Type.Array(Type.String(), { description: 'The catalog fields the job enriches (its output schema)' }),
+  items: Type.Integer({ description: 'Items the job enriches' }),
+  matching: Type.Integer({ description: 'Items missing (or blocked by) a fillable attribute, before limit' }),
+  attributes: Type.Array(
+    Type.Object({ attribute: Type.String(), field: Type.String(), items: Type.Integer({ description: 'Items missing it or blocked by it' }) }),
+    { description: 'The attributes filled, each with the catalog field it maps from' },
+  ),
+  not_fillable: Type.Array(Type.Object({ attribute: Type.String(), reason: Type.String(), items: Type.Integer() }), {
+    description: 'Missing (or asked) attributes the job cannot fill, with why: not mapped, a template, a constant, a derived value, or no item misses it',
+  }),
+  review_url: Type.String({ description: 'The review page of the job: {PUBLIC_URL}/dashboard/catalogs/{catalog_id}/activities/{job_id}' }),
+});

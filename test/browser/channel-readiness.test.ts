@@ -6,17 +6,23 @@
  * grid filtered to the items without `images`); once the catalog has a feed (created through the
  * API) with a completed run, the panel says its mapping was used and lists the feed with the run's
  * status, counts and a download link that serves the run's file (404 under another catalog and
- * for another organization's session; an unknown channel is a 422 page). axe-core finds no serious or
- * critical violation; the screenshot is docs/screenshots/channel-readiness.png.
+ * for another organization's session; an unknown channel is a 422 page). The panel's "Fill the gaps
+ * for Google Merchant Center" names the attributes it fills with their fields (gtin from `ean`,
+ * image_link from `images`); pressing it starts the enrichment job on a real Temporal test server
+ * (a worker with the test engine, held until the test has seen the progress page) and lands on
+ * the fill-the-gaps progress page, then on the job's review page with the two blocked items.
+ * axe-core finds no serious or critical violation; the screenshot is docs/screenshots/channel-readiness.png.
  */
 import request from 'supertest';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { loadConfig } from '../../src/config';
 import { createBlobStore } from '../../src/lib/blob-stores';
 import { newId } from '../../src/lib/ids';
 import { feedFileKey } from '../../src/services/feeds/finish';
-import { testApp } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
+import { waitUntil } from '../helpers/wait';
 import { requireChromium, shotAndCheck, type Page } from './chromium';
 import { openDashboard, type OpenDashboard } from './dashboard-server';
 
@@ -54,8 +60,17 @@ const good = (sku: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+/** Released by the test once it has seen the fill-the-gaps progress page. */
+let release: () => void = () => undefined;
+const held = new Promise<void>((resolve) => {
+  release = resolve;
+});
+
 describe('channel readiness panel in Chromium', () => {
-  const app = testApp().callback();
+  const TASK_QUEUE = 'test-browser-channel-readiness';
+  let env: TestWorkflowEnvironment;
+  let worker: RunningTestWorker;
+  let app: ReturnType<typeof testApiFor>;
   let dashboard: OpenDashboard;
   let base: string;
   let page: Page;
@@ -63,6 +78,9 @@ describe('channel readiness panel in Chromium', () => {
   let catalogId: string;
 
   beforeAll(async () => {
+    env = await startTestTemporal();
+    worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: fakeEngine({ holdFor: () => held }) });
+    app = testApiFor(env, TASK_QUEUE);
     org = await createTestOrg('channel readiness org');
     catalogId = await createTestCatalog(org.organizationId, { schema_definition: SCHEMA });
     const rows = [good('K1'), good('K2', { ean: '4006381333932' }), good('K3', { images: [] })];
@@ -73,7 +91,10 @@ describe('channel readiness panel in Chromium', () => {
   }, 120_000);
 
   afterAll(async () => {
+    release();
     await dashboard?.close();
+    await worker?.stop();
+    await env?.teardown();
     await closeTestKnex();
   });
 
@@ -97,6 +118,11 @@ describe('channel readiness panel in Chromium', () => {
     expect(await page.$$eval('#channel-blocked tbody tr', (rows) => rows.length)).toBe(2);
     expect(await text('#channel-attributes tr[data-attribute="image_link"]')).toBe('image_link images[0] 1');
     expect(await text('#channel-mapping-source')).toContain('proposed mapping');
+    // Fill the gaps: the bad GTIN's field (ean) and the missing image's (images), nothing unfillable.
+    expect(await text('#channel-fill h3')).toBe('Fill the gaps for Google Merchant Center');
+    expect(await text('#channel-fill p')).toContain('missing gtin (field ean), image_link (field images)');
+    expect(await page.$('#channel-not-fillable')).toBeNull();
+    expect(await text('#channel-fill-submit')).toBe('Fill the gaps for Google Merchant Center');
     // The missing image count leads to the grid of the items without images.
     await Promise.all([page.waitForNavigation(), page.click('#channel-attributes tr[data-attribute="image_link"] a')]);
     expect(new URL(page.url()).searchParams.get('missing')).toBe('images');
@@ -151,5 +177,22 @@ describe('channel readiness panel in Chromium', () => {
       .find((c) => c.startsWith('catalog_dashboard_session='))!
       .split(';')[0]!;
     expect((await request(app).get(href).set('Cookie', otherCookie)).status).toBe(404);
+  });
+
+  test('"Fill the gaps for Google Merchant Center" starts the job, follows it and lands on its review page', async () => {
+    await page.goto(`${completeness()}?channel=google_merchant_center`);
+    await Promise.all([page.waitForNavigation(), page.click('#channel-fill-submit')]);
+    const jobId = /\/items\/fill-gaps\/([0-9a-f-]{36})$/.exec(new URL(page.url()).pathname)?.[1] as string;
+    expect(jobId).toBeDefined();
+    expect(await text('h1')).toBe('Enrichment job running');
+    expect(await text('#fill-progress')).toMatch(/^0 of 2 items enriched/);
+    const job = await testKnex()('enrichment_jobs').where({ id: jobId }).first('catalog_id', 'config');
+    expect(job.catalog_id).toBe(catalogId);
+    expect((job.config.output_schema as Array<{ name: string }>).map((f) => f.name)).toEqual(['ean', 'images']);
+    release();
+    // The progress page reloads itself and goes to the review page once the job is done.
+    await waitUntil(async () => (new URL(page.url()).pathname.endsWith(`/activities/${jobId}`) ? true : null), 'the review page');
+    const staged = await testKnex()('staged_changes').where({ activity_id: jobId }).count<{ count: string }[]>('* as count');
+    expect(staged[0].count).toBe('2');
   });
 });

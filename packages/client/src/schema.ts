@@ -7522,6 +7522,125 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/public/catalogs/{catalog_id}/channel-readiness/fill-gaps': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Fill the gaps for a channel: an enrichment job (staged for review) of the items missing the channel's attributes, for the catalog fields those attributes map from; names the attributes it cannot fill and why
+     * @description Needs role editor or above when a person calls (a session or a person's tool-server key); organization API keys and user tokens act as admin.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Organization to act for; must be one of the principal's (403 otherwise). Default: the key's organization or the user's first. */
+          'X-Organization-Id'?: components['parameters']['OrganizationId'];
+          /** @description Makes the POST idempotent for 24 h: a repeat with the same key and request gets the first answer again (header `Idempotent-Replayed: true`) and runs nothing; the same key with another request is a 422; a repeat while the first runs is a 409. */
+          'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        };
+        path: {
+          catalog_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /**
+             * @description The channel id (GET /public/channels)
+             * @enum {string}
+             */
+            channel: 'google_merchant_center' | 'meta_catalog' | 'schema_org';
+            /** @description Only these channel attributes (each one of the channel's); default every attribute some item misses */
+            attributes?: string[];
+            /** @description The most items of the job (the first in id order); at most 100,000 */
+            limit?: number;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The enrichment job (= its review activity): poll GET /public/enrich/{job_id} */
+              job_id: string;
+              /** @enum {string} */
+              status: 'running' | 'completed' | 'failed';
+              /** @enum {string} */
+              channel: 'google_merchant_center' | 'meta_catalog' | 'schema_org';
+              /**
+               * @description The mapping attributes were translated with, as readiness's
+               * @enum {string}
+               */
+              mapping_source: 'feed' | 'proposed';
+              feed_id: string | null;
+              /** @description The catalog fields the job enriches (its output schema) */
+              fields: string[];
+              /** @description Items the job enriches */
+              items: number;
+              /** @description Items missing (or blocked by) a fillable attribute, before limit */
+              matching: number;
+              /** @description The attributes filled, each with the catalog field it maps from */
+              attributes: {
+                attribute: string;
+                field: string;
+                /** @description Items missing it or blocked by it */
+                items: number;
+              }[];
+              /** @description Missing (or asked) attributes the job cannot fill, with why: not mapped, a template, a constant, a derived value, or no item misses it */
+              not_fillable: {
+                attribute: string;
+                reason: string;
+                items: number;
+              }[];
+              /** @description The review page of the job: {PUBLIC_URL}/dashboard/catalogs/{catalog_id}/activities/{job_id} */
+              review_url: string;
+            };
+          };
+        };
+        401: components['responses']['Error'];
+        403: components['responses']['Error'];
+        404: components['responses']['NotFound'];
+        /** @description nothing to fill: every missing attribute maps from no plain field, or no item misses an asked attribute (the message names each and why) */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        413: components['responses']['PayloadTooLarge'];
+        415: components['responses']['Error'];
+        422: components['responses']['ValidationError'];
+        429: components['responses']['TooManyRequests'];
+        /** @description the job could not be started (Temporal unreachable) */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/public/catalogs/{catalog_id}/feeds': {
     parameters: {
       query?: never;

@@ -60,6 +60,8 @@ export const API_ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'POST /public/catalogs/:catalog_id/snapshots/:snapshot_id/restore': 'reviewer',
   // Enrichment: jobs stage their results; a catalog made from a job writes one.
   'POST /public/enrich': 'editor',
+  // Fill the gaps for a channel: an enrichment job that stages (docs/channels.md).
+  'POST /public/catalogs/:catalog_id/channel-readiness/fill-gaps': 'editor',
   'POST /public/enrich/:job_id/cancel': 'editor',
   'POST /public/enrich/:job_id/to-catalog': 'reviewer',
   'POST /public/enrichment-templates': 'editor',
@@ -112,6 +114,7 @@ export const DASHBOARD_ROUTE_ROLES: Readonly<Record<string, Role | 'public'>> = 
   'POST /catalogs/:catalog_id/items/bulk': 'editor',
   'POST /catalogs/:catalog_id/items/bulk/enrich': 'editor',
   'POST /catalogs/:catalog_id/items/fill-gaps': 'editor',
+  'POST /catalogs/:catalog_id/channel-readiness/fill-gaps': 'editor',
   // Saved grid views are the saver's own.
   'POST /catalogs/:catalog_id/items/views': 'editor',
   'POST /catalogs/:catalog_id/items/views/:view_id/delete': 'editor',

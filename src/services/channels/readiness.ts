@@ -7,6 +7,7 @@ import {
   validateRow,
   type ChannelDefinition,
   type ChannelIssue,
+  type ApplyContext,
   type ChannelMapping,
   type FeedRow,
   type IssueCode,
@@ -72,8 +73,8 @@ export async function readinessFeed(knex: Knex, catalogId: string, channelId: st
   return { id: row.id, mapping, currency: row.currency };
 }
 
-/** Issue codes that mean "this attribute has no value". */
-const MISSING_CODES: ReadonlySet<IssueCode> = new Set(['missing_required', 'identifier_missing', 'missing_apparel_attribute', 'missing_item_group_id']);
+/** Issue codes that mean "this attribute has no value" (docs/channels.md, "Issue codes"). */
+export const MISSING_CODES: ReadonlySet<IssueCode> = new Set(['missing_required', 'identifier_missing', 'missing_apparel_attribute', 'missing_item_group_id']);
 
 /**
  * The channel by id.
@@ -105,13 +106,46 @@ interface ScanRow {
   data: Record<string, unknown>;
 }
 
+/** What a readiness scan reads a catalog with: the channel, the catalog, the mapping and where it came from, the apply context. */
+export interface ReadinessBasis {
+  channel: ChannelDefinition;
+  grid: GridCatalog;
+  mapping: ChannelMapping;
+  /** True with the proposed mapping (no feed's own). */
+  suggested: boolean;
+  /** The feed whose mapping and currency are used (null with the proposal or a given mapping). */
+  feed: ReadinessFeed | null;
+  ctx: ApplyContext;
+}
+
 /**
- * The catalog's readiness for the channel (one scan of its items in id order, keyset pages).
- * Without `opts.mapping` it reads the catalog's feed for the channel ({@link readinessFeed}):
- * that feed's mapping and currency, else the proposed mapping.
+ * The basis of a readiness scan (docs/channels.md, "Readiness"): without `opts.mapping`, the
+ * mapping and currency of the catalog's feed for the channel ({@link readinessFeed}), else the
+ * proposed mapping.
  * @param opts.mapping a mapping to check with instead (neither feed nor proposal)
  * @param opts.currency the currency appended to bare prices (with `opts.mapping`)
  * @throws NotFoundError (404) / ForbiddenError (403) for the catalog; ValidationError (422) for an unknown channel
+ */
+export async function readinessBasis(
+  deps: CatalogDeps,
+  scope: Scope,
+  catalogId: string,
+  channelId: string,
+  opts: { mapping?: ChannelMapping; currency?: string } = {},
+): Promise<ReadinessBasis> {
+  const channel = requireChannel(channelId);
+  const grid = await loadGridCatalog(deps, scope, catalogId);
+  const feed = opts.mapping ? null : await readinessFeed(deps.knex, catalogId, channel.id);
+  const { mapping, suggested } = readinessMapping(grid, channel, opts.mapping ?? feed?.mapping);
+  const currency = feed ? (feed.currency ?? undefined) : opts.currency;
+  return { channel, grid, mapping, suggested, feed, ctx: applyContextOf(grid.taxonomy, currency, grid.catalog.product_id_field) };
+}
+
+/**
+ * The catalog's readiness for the channel (one scan of its items in id order, keyset pages)
+ * under the mapping of {@link readinessBasis}.
+ * @param opts as {@link readinessBasis}
+ * @throws as {@link readinessBasis}
  */
 export async function channelReadiness(
   deps: CatalogDeps,
@@ -120,12 +154,7 @@ export async function channelReadiness(
   channelId: string,
   opts: { mapping?: ChannelMapping; currency?: string } = {},
 ): Promise<ChannelReadiness> {
-  const channel = requireChannel(channelId);
-  const grid = await loadGridCatalog(deps, scope, catalogId);
-  const feed = opts.mapping ? null : await readinessFeed(deps.knex, catalogId, channel.id);
-  const { mapping, suggested } = readinessMapping(grid, channel, opts.mapping ?? feed?.mapping);
-  const currency = feed ? (feed.currency ?? undefined) : opts.currency;
-  const ctx = applyContextOf(grid.taxonomy, currency, grid.catalog.product_id_field);
+  const { channel, grid, mapping, suggested, feed, ctx } = await readinessBasis(deps, scope, catalogId, channelId, opts);
   const report: ChannelReadiness = {
     channel: channel.id,
     total: 0,
@@ -137,29 +166,53 @@ export async function channelReadiness(
     mapping_source: suggested ? 'proposed' : 'feed',
     feed_id: feed?.id ?? null,
   };
-  const count = (row: FeedRow, data: Record<string, unknown>, parent: Record<string, unknown> | undefined, isVariant: boolean) => {
+  await scanChannelRows(deps.knex, grid, channel, mapping, ctx, (row) => tally(report, row.issues));
+  return report;
+}
+
+/** One item as a row of the channel's feed, with the issues the channel's rules find in it. */
+export interface ScannedRow {
+  item_id: string;
+  row: FeedRow;
+  issues: ChannelIssue[];
+}
+
+/**
+ * Visits every item that would be a row of the channel's feed (variants, and products without
+ * variants) in id order, in keyset pages of {@link PAGE_SIZE}: its row under `mapping` (variants
+ * inherit from their product) and the issues the channel's rules find in it. `visit` returning
+ * `false` stops the scan.
+ */
+export async function scanChannelRows(
+  knex: Knex,
+  grid: GridCatalog,
+  channel: ChannelDefinition,
+  mapping: ChannelMapping,
+  ctx: ApplyContext,
+  visit: (row: ScannedRow) => boolean | void,
+): Promise<void> {
+  const check = (id: string, data: Record<string, unknown>, parent: Record<string, unknown> | undefined, isVariant: boolean) => {
+    const row = toChannelRow(channel, mapping, data, parent, ctx);
     const cat = String(data.category_id ?? parent?.category_id ?? '');
     const google = grid.taxonomy && cat ? googleCategoryOfNode(grid.taxonomy, cat) : null;
-    tally(report, validateRow(channel, row, { isVariant, googleCategoryPath: google?.path ?? null }));
+    return visit({ item_id: id, row, issues: validateRow(channel, row, { isVariant, googleCategoryPath: google?.path ?? null }) }) !== false;
   };
   let after: string | null = null;
   for (;;) {
-    const page = await scanPage(deps.knex, catalogId, after);
-    if (page.length === 0) break;
+    const page = await scanPage(knex, grid.catalog.id, after);
+    if (page.length === 0) return;
     after = page[page.length - 1].id;
-    const parents = await parentData(deps.knex, page);
-    const withVariants = await productsWithVariants(deps.knex, page);
+    const parents = await parentData(knex, page);
+    const withVariants = await productsWithVariants(knex, page);
     for (const item of page) {
       if (item.entity_type === 'variant') {
-        const parent = item.parent_id ? parents.get(item.parent_id) : undefined;
-        count(toChannelRow(channel, mapping, item.data, parent, ctx), item.data, parent, true);
+        if (!check(item.id, item.data, item.parent_id ? parents.get(item.parent_id) : undefined, true)) return;
       } else if (!withVariants.has(item.id)) {
-        count(toChannelRow(channel, mapping, item.data, undefined, ctx), item.data, undefined, false);
+        if (!check(item.id, item.data, undefined, false)) return;
       }
     }
-    if (page.length < PAGE_SIZE) break;
+    if (page.length < PAGE_SIZE) return;
   }
-  return report;
 }
 
 /** Adds one item's issues to the report. */

@@ -10,13 +10,14 @@
  */
 import type { Knex } from 'knex';
 import { ValidationError } from '../../lib/errors';
+import type { EnrichmentJob } from '../../models/enrichment-job';
 import { ReviewActivity } from '../../models/review-activity';
 import type { EnrichRequest, OutputFieldRequest } from '../../schemas/enrich';
 import type { Scope } from '../access/scope';
 import type { CatalogCaches } from '../catalog/caches';
 import { selectionOf, type Selection } from '../catalog/grid-selection';
 import { loadGridCatalog, type GridCatalog } from '../catalog/item-grid';
-import { emptySql, readWithoutJit } from '../catalog/item-grid-query';
+import { emptySql, readWithoutJit, type SqlPart } from '../catalog/item-grid-query';
 import { createEnrichmentJob, type JobServiceDeps } from './jobs';
 
 /**
@@ -44,12 +45,36 @@ export interface FillGapsPlan {
   before: Record<string, FieldFill>;
 }
 
+/**
+ * What a fill-the-gaps job enriches: the catalog, its items (SQL over `catalog_items` with its
+ * bindings), the fields (the job's output schema), the item count and the fields' completeness
+ * before the job. Made from a grid query ({@link planFillGaps}) or from a channel's missing
+ * attributes (src/services/channels/fill-gaps.ts).
+ */
+export interface FillGapsTarget {
+  grid: GridCatalog;
+  where: SqlPart;
+  fields: string[];
+  items: number;
+  before: Record<string, FieldFill>;
+}
+
+/** Where a fill-the-gaps job came from: the grid query, or the channel and the attributes it fills. */
+export interface FillGapsOrigin {
+  /** The grid query string ('' for a channel's gaps). */
+  query: string;
+  channel?: { id: string; attributes: string[] };
+  /** The review activity's description (default: the enrichment job's own). */
+  description?: string;
+}
+
 /** What `metadata.fill_gaps` of the job's activity keeps. */
 export interface StoredFillGaps {
   query: string;
   fields: string[];
   items: number;
   before: Record<string, FieldFill>;
+  channel?: { id: string; attributes: string[] };
 }
 
 /**
@@ -132,35 +157,67 @@ export async function startFillGaps(
   for (const f of only ?? [])
     if (!planned.fields.includes(f)) throw ValidationError.at(['body', 'field'], `"${f}" is not a missing field of this filter (${planned.fields.join(', ')})`);
   const plan = only?.length ? { ...planned, fields: planned.fields.filter((f) => only.includes(f)) } : planned;
-  const jobId = await enrichSelection(deps, scope, plan.grid, plan.selection, plan.fields, false);
-  const stored: StoredFillGaps = { query, fields: plan.fields, items: plan.items, before: plan.before };
-  await ReviewActivity.query(deps.knex)
-    .findById(jobId)
-    .patch({ metadata: deps.knex.raw(`COALESCE(metadata, '{}'::jsonb) || ?::jsonb`, [JSON.stringify({ fill_gaps: stored })]) as never });
+  const jobId = (await startFillGapsJob(deps, scope, { ...plan, where: plan.selection.where }, { query })).id;
   return { jobId, plan };
 }
 
 /**
- * Starts an enrichment job of a selection's items (at most {@link FILL_GAPS_MAX_ITEMS}, copied
- * from the catalog as the job's rows) for `fields` (the output schema) and, with `classify`,
- * taxonomy classification (`predict_taxonomy`), staged on the catalog. Classification alone
- * (no fields) is a `web_search: false` job: the classifier reads the items' own data.
- * @returns the job id
+ * Starts the enrichment job of a fill-the-gaps target (see the file comment: its items copied
+ * from the catalog, its fields the output schema, staged on the catalog for review) and records
+ * the completeness before and the origin on its activity (`metadata.fill_gaps`, and the
+ * description when the origin gives one). With `idempotentId` (an `Idempotency-Key`'s job id)
+ * a retry after a crash finds the job its first attempt created (./jobs.ts createEnrichmentJob).
+ * @returns the job (its id = its review activity's id)
+ * @throws ValidationError (422) when the target selects nothing or more than
+ *   {@link FILL_GAPS_MAX_ITEMS} items; the errors of createEnrichmentJob (quota 429, 503)
+ */
+export async function startFillGapsJob(
+  deps: JobServiceDeps,
+  scope: Scope,
+  target: FillGapsTarget,
+  origin: FillGapsOrigin,
+  idempotentId?: string,
+): Promise<EnrichmentJob> {
+  const job = await enrichSelection(deps, scope, target.grid, target.where, target.fields, false, idempotentId);
+  const jobId = job.id;
+  const stored: StoredFillGaps = {
+    query: origin.query,
+    fields: target.fields,
+    items: target.items,
+    before: target.before,
+    ...(origin.channel ? { channel: origin.channel } : {}),
+  };
+  await ReviewActivity.query(deps.knex)
+    .findById(jobId)
+    .patch({
+      metadata: deps.knex.raw(`COALESCE(metadata, '{}'::jsonb) || ?::jsonb`, [JSON.stringify({ fill_gaps: stored })]) as never,
+      ...(origin.description ? { description: origin.description } : {}),
+    });
+  return job;
+}
+
+/**
+ * Starts an enrichment job of a selection's items (`where`, SQL over `catalog_items`; at most
+ * {@link FILL_GAPS_MAX_ITEMS}, copied from the catalog as the job's rows) for `fields` (the
+ * output schema) and, with `classify`, taxonomy classification (`predict_taxonomy`), staged on
+ * the catalog. Classification alone (no fields) is a `web_search: false` job: the classifier
+ * reads the items' own data. `idempotentId`: as createEnrichmentJob's.
+ * @returns the job
  * @throws ValidationError (422) when nothing matches or too many items do; the errors of createEnrichmentJob
  */
 async function enrichSelection(
   deps: JobServiceDeps,
   scope: Scope,
   grid: GridCatalog,
-  selection: Selection,
+  where: SqlPart,
   fields: string[],
   classify: boolean,
-): Promise<string> {
-  const { rows } = await readWithoutJit<{ n: number }>(
-    deps.knex,
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM catalog_items WHERE ${selection.where.sql} LIMIT ?) s`,
-    [...selection.where.bindings, FILL_GAPS_MAX_ITEMS + 1],
-  );
+  idempotentId?: string,
+): Promise<EnrichmentJob> {
+  const { rows } = await readWithoutJit<{ n: number }>(deps.knex, `SELECT count(*)::int AS n FROM (SELECT 1 FROM catalog_items WHERE ${where.sql} LIMIT ?) s`, [
+    ...where.bindings,
+    FILL_GAPS_MAX_ITEMS + 1,
+  ]);
   const n = rows[0].n;
   if (n === 0) throw ValidationError.at(['query'], 'No item matches the filter: nothing to enrich');
   if (n > FILL_GAPS_MAX_ITEMS)
@@ -177,7 +234,7 @@ async function enrichSelection(
     // Classification alone reads the items' own data: nothing to research on the web.
     ...(classify && !fields.length ? { web_search: false } : {}),
   } as EnrichRequest;
-  return (await createEnrichmentJob(deps, scope, req, undefined, selection.where)).job.id;
+  return (await createEnrichmentJob(deps, scope, req, undefined, where, idempotentId)).job;
 }
 
 /**
@@ -199,7 +256,7 @@ export async function startSelectionEnrichment(
   if (!opts.fields.length && !opts.classify) throw ValidationError.at(['body', 'field'], 'Choose fields to enrich, or classification');
   if (opts.classify && !grid.taxonomy) throw ValidationError.at(['body', 'classify'], 'The catalog has no taxonomy to classify into');
   const selection = await selectionOf(deps.knex, scope, grid, query);
-  return enrichSelection(deps, scope, grid, selection, opts.fields, opts.classify);
+  return (await enrichSelection(deps, scope, grid, selection.where, opts.fields, opts.classify)).id;
 }
 
 /** A completed fill-the-gaps job of a catalog, with its fields' completeness before and now. */
