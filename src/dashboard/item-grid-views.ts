@@ -424,6 +424,7 @@ export function itemGridPage(d: GridPageData, session: PageSession): string {
         <span class="muted">${d.grid.catalog.name}${d.view ? html` · view <strong>${d.view.name}</strong>` : ''}</span>
         <span class="spacer"></span>
         <a href="${DASHBOARD_BASE}/catalogs/${cid}/completeness">Completeness</a>
+        <a href="${DASHBOARD_BASE}/catalogs/${cid}/feeds">Feeds</a>
         ${
           d.query.missing || d.query.filters.some((f) => f.op === 'empty' && !f.negate) || d.query.readiness?.state === 'not_ready'
             ? html`<a id="fill-gaps-link" href="${gridUrl(`${itemsPath(cid)}/fill-gaps`, { ...d.query, view: undefined, cursor: undefined, sort: undefined })}"
