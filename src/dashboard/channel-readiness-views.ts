@@ -126,7 +126,9 @@ function feedRow(d: ChannelPanelData, f: PanelFeed): SafeHtml {
   const done = f.latestCompleted;
   return html`<tr data-feed-id="${f.feed.id}">
     <th scope="row">
-      <a href="${DASHBOARD_BASE}/catalogs/${d.catalogId}/feeds/${f.feed.id}"><code>${f.feed.channel}</code> · ${f.feed.format} · ${f.feed.target_country}/${f.feed.language}</a>
+      <a href="${DASHBOARD_BASE}/catalogs/${d.catalogId}/feeds/${f.feed.id}"
+        ><code>${f.feed.channel}</code> · ${f.feed.format} · ${f.feed.target_country}/${f.feed.language}</a
+      >
     </th>
     <td>
       ${

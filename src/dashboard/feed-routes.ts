@@ -113,7 +113,8 @@ export function feedRoutes(deps: ResolvedAppDeps, h: DashboardRouteHelpers): Das
       handler: async (ctx) => {
         const s = sessionOf(ctx);
         const data = await loadFeedPage(deps.knex, s.scope, ctx.params.catalog_id, ctx.params.feed_id);
-        const saved = ctx.query.saved === '1' ? 'Saved.' : ctx.query.rotated === '1' ? 'The feed has a new public URL; the old one answers 404 from now on.' : null;
+        const saved =
+          ctx.query.saved === '1' ? 'Saved.' : ctx.query.rotated === '1' ? 'The feed has a new public URL; the old one answers 404 from now on.' : null;
         h.send(ctx, 200, feedPage(data, publicBase, { message: saved }, h.pageSession(s)));
       },
     },

@@ -33,7 +33,12 @@ function progressText(run: FeedRun): string {
 }
 
 /** A POST button form with the CSRF token (`confirm`: the question feeds.js asks first). */
-function postButton(action: string, label: SafeHtml | string, session: PageSession, opts: { id: string; hidden?: Record<string, string>; confirm?: string; kind?: string }): SafeHtml {
+function postButton(
+  action: string,
+  label: SafeHtml | string,
+  session: PageSession,
+  opts: { id: string; hidden?: Record<string, string>; confirm?: string; kind?: string },
+): SafeHtml {
   return html`<form method="post" action="${action}" class="inline">
     <input type="hidden" name="csrf_token" value="${session.csrfToken}" />
     ${Object.entries(opts.hidden ?? {}).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}" />`)}
@@ -44,7 +49,9 @@ function postButton(action: string, label: SafeHtml | string, session: PageSessi
 function runRow(d: FeedPageData, run: FeedRun): SafeHtml {
   const cid = d.catalog.id;
   return html`<tr data-run-id="${run.id}">
-    <th scope="row"><a href="${feedRunPath(cid, d.feed.id, run.id)}">${when(run.created_at)}</a>${run.delta ? html` <span class="badge type">delta</span>` : ''}</th>
+    <th scope="row">
+      <a href="${feedRunPath(cid, d.feed.id, run.id)}">${when(run.created_at)}</a>${run.delta ? html` <span class="badge type">delta</span>` : ''}
+    </th>
     <td>${statusBadge(run.status)}</td>
     <td class="num">${progressText(run)}</td>
     <td class="num">${countText(run.items)}</td>
@@ -56,7 +63,9 @@ function runRow(d: FeedPageData, run: FeedRun): SafeHtml {
     <td>
       ${
         run.file_key
-          ? html`<a href="${feedFilePath(cid, d.feed.id, run.id)}" download>Download<span class="visually-hidden"> the file of the run of ${when(run.created_at)}</span></a>`
+          ? html`<a href="${feedFilePath(cid, d.feed.id, run.id)}" download
+              >Download<span class="visually-hidden"> the file of the run of ${when(run.created_at)}</span></a
+            >`
           : html`<span class="muted">none</span>`
       }
     </td>
@@ -125,7 +134,9 @@ export interface FeedPageNotice {
 
 function settings(d: FeedPageData, publicBase: string): SafeHtml {
   const f = d.feed;
-  const filter = [f.filter?.search ? `matching “${f.filter.search}”` : '', f.filter?.entity_type ? `${f.filter.entity_type}s only` : ''].filter(Boolean).join(', ');
+  const filter = [f.filter?.search ? `matching “${f.filter.search}”` : '', f.filter?.entity_type ? `${f.filter.entity_type}s only` : '']
+    .filter(Boolean)
+    .join(', ');
   return html`<dl class="feed-settings" id="feed-settings">
     <dt>Channel</dt>
     <dd>${f.channel}</dd>
@@ -294,7 +305,12 @@ export function runPage(d: RunPageData, session: PageSession): string {
           <dd>${when(run.started_at) || '—'}</dd>
           <dt>Completed</dt>
           <dd>${when(run.completed_at) || '—'}</dd>
-          ${run.error ? html`<dt>Error</dt><dd>${run.error}</dd>` : ''}
+          ${
+            run.error
+              ? html`<dt>Error</dt>
+                  <dd>${run.error}</dd>`
+              : ''
+          }
         </dl>
         <p class="feed-actions">
           ${
@@ -318,7 +334,12 @@ export function runPage(d: RunPageData, session: PageSession): string {
         ${issueFilters(d)} ${issuesTable(d)}
       </section>`,
     session,
-    [catalogCrumb(d.catalog), html`<a href="${feedsPath(cid)}">Feeds</a>`, html`<a href="${feedPath(cid, d.feed.id)}">${d.feed.channel}</a>`, html`<span>Run</span>`],
+    [
+      catalogCrumb(d.catalog),
+      html`<a href="${feedsPath(cid)}">Feeds</a>`,
+      html`<a href="${feedPath(cid, d.feed.id)}">${d.feed.channel}</a>`,
+      html`<span>Run</span>`,
+    ],
     following ? { refreshSeconds: 2 } : {},
   );
 }

@@ -67,7 +67,9 @@ function listRow(catalogId: string, publicBase: string, f: PanelFeed): SafeHtml 
     <td>
       ${
         run
-          ? html`<a href="${feedRunPath(catalogId, f.feed.id, run.id)}">${statusBadge(run.status)}<span class="visually-hidden"> run of ${when(run.created_at)}</span></a>`
+          ? html`<a href="${feedRunPath(catalogId, f.feed.id, run.id)}"
+              >${statusBadge(run.status)}<span class="visually-hidden"> run of ${when(run.created_at)}</span></a
+            >`
           : html`<span class="muted">no run yet</span>`
       }
     </td>
@@ -124,12 +126,26 @@ function errorsAt(errors: ValidationDetail[], name: string, sub?: string): strin
 }
 
 /** A labelled text input with its 422 messages (announced with the input through aria-describedby). */
-function textField(name: keyof FeedFormValues, label: string, v: FeedFormValues, errors: ValidationDetail[], hint: string, attrs: SafeHtml | string = ''): SafeHtml {
+function textField(
+  name: keyof FeedFormValues,
+  label: string,
+  v: FeedFormValues,
+  errors: ValidationDetail[],
+  hint: string,
+  attrs: SafeHtml | string = '',
+): SafeHtml {
   const msgs = errorsAt(errors, name);
   const id = `feed-${name}`;
   return html`<div class="form-field">
     <label for="${id}">${label} <span class="muted">${hint}</span></label>
-    <input type="text" id="${id}" name="${name}" value="${String(v[name])}" ${attrs} ${msgs.length ? html`aria-invalid="true" aria-describedby="${id}-error"` : ''} />
+    <input
+      type="text"
+      id="${id}"
+      name="${name}"
+      value="${String(v[name])}"
+      ${attrs}
+      ${msgs.length ? html`aria-invalid="true" aria-describedby="${id}-error"` : ''}
+    />
     ${msgs.length ? html`<p class="field-error" id="${id}-error">${msgs.join('; ')}</p>` : ''}
   </div>`;
 }
@@ -149,36 +165,36 @@ function selectField(name: 'channel' | 'format' | 'entity_type', label: string, 
 function settingsFields(v: FeedFormValues, channels: ChannelChoice[], errors: ValidationDetail[]): SafeHtml {
   const opt = (value: string, label: string, selected: boolean) => html`<option value="${value}" ${selected ? 'selected' : ''}>${label}</option>`;
   return html`<fieldset>
-    <legend>Channel and target</legend>
-    ${selectField('channel', 'Channel', html`${opt('', 'Choose a channel', v.channel === '')}${channels.map((c) => opt(c.id, c.name, c.id === v.channel))}`, errors)}
-    ${selectField(
-      'format',
-      'Format',
-      html`${opt('', 'Choose a format', v.format === '')}${channels.map(
-        (c) => html`<optgroup label="${c.name}">${c.formats.map((f) => opt(f, f, f === v.format && (v.channel === '' || v.channel === c.id)))}</optgroup>`,
-      )}`,
-      errors,
-      '(one the channel offers)',
-    )}
-    ${textField('target_country', 'Target country', v, errors, '(ISO 3166-1, e.g. DE)', html`required maxlength="2" autocomplete="off"`)}
-    ${textField('language', 'Language', v, errors, '(BCP 47, e.g. de)', html`required maxlength="35" autocomplete="off"`)}
-    ${textField('currency', 'Currency', v, errors, '(ISO 4217, optional: appended to prices without one)', html`maxlength="3" autocomplete="off"`)}
-  </fieldset>
-  <fieldset>
-    <legend>Schedule and filter</legend>
-    ${textField('schedule', 'Schedule', v, errors, '(optional cron in UTC, e.g. 0 3 * * * or @daily)', html`maxlength="100" autocomplete="off"`)}
-    ${textField('search', 'Only items matching', v, errors, '(optional word search, as the item grid’s)', html`maxlength="500"`)}
-    ${selectField(
-      'entity_type',
-      'Entity type',
-      html`${opt('', 'Products and variants', v.entity_type === '')}${opt('product', 'Products only', v.entity_type === 'product')}${opt(
-        'variant',
-        'Variants only',
-        v.entity_type === 'variant',
-      )}`,
-      errors,
-    )}
-  </fieldset>`;
+      <legend>Channel and target</legend>
+      ${selectField('channel', 'Channel', html`${opt('', 'Choose a channel', v.channel === '')}${channels.map((c) => opt(c.id, c.name, c.id === v.channel))}`, errors)}
+      ${selectField(
+        'format',
+        'Format',
+        html`${opt('', 'Choose a format', v.format === '')}${channels.map(
+          (c) => html`<optgroup label="${c.name}">${c.formats.map((f) => opt(f, f, f === v.format && (v.channel === '' || v.channel === c.id)))}</optgroup>`,
+        )}`,
+        errors,
+        '(one the channel offers)',
+      )}
+      ${textField('target_country', 'Target country', v, errors, '(ISO 3166-1, e.g. DE)', html`required maxlength="2" autocomplete="off"`)}
+      ${textField('language', 'Language', v, errors, '(BCP 47, e.g. de)', html`required maxlength="35" autocomplete="off"`)}
+      ${textField('currency', 'Currency', v, errors, '(ISO 4217, optional: appended to prices without one)', html`maxlength="3" autocomplete="off"`)}
+    </fieldset>
+    <fieldset>
+      <legend>Schedule and filter</legend>
+      ${textField('schedule', 'Schedule', v, errors, '(optional cron in UTC, e.g. 0 3 * * * or @daily)', html`maxlength="100" autocomplete="off"`)}
+      ${textField('search', 'Only items matching', v, errors, '(optional word search, as the item grid’s)', html`maxlength="500"`)}
+      ${selectField(
+        'entity_type',
+        'Entity type',
+        html`${opt('', 'Products and variants', v.entity_type === '')}${opt('product', 'Products only', v.entity_type === 'product')}${opt(
+          'variant',
+          'Variants only',
+          v.entity_type === 'variant',
+        )}`,
+        errors,
+      )}
+    </fieldset>`;
 }
 
 function mappingRow(row: MappingRow, i: number, reasons: Record<string, string>, errors: ValidationDetail[]): SafeHtml {
@@ -213,13 +229,19 @@ function mappingRow(row: MappingRow, i: number, reasons: Record<string, string>,
 }
 
 /** The edit form's mapping editor: a row per attribute, empty rows to add one, the proposal's reasons. */
-function mappingEditor(v: FeedFormValues, channel: ChannelChoice | undefined, fields: string[], reasons: Record<string, string>, errors: ValidationDetail[]): SafeHtml {
+function mappingEditor(
+  v: FeedFormValues,
+  channel: ChannelChoice | undefined,
+  fields: string[],
+  reasons: Record<string, string>,
+  errors: ValidationDetail[],
+): SafeHtml {
   const rows = [...v.mapping, ...Array.from({ length: NEW_MAPPING_ROWS }, (): MappingRow => ({ attribute: '', kind: 'field', source: '' }))];
   return html`<fieldset>
     <legend>Mapping: channel attribute → source</legend>
     <p class="muted small">
-      A catalog field (<code>images[0]</code> the first of a list), a template with <code>{field}</code> placeholders, or a fixed value. Clear a row's
-      source to remove its attribute. ${Object.keys(reasons).length ? 'The reasons are the service’s, for its proposed mapping.' : ''}
+      A catalog field (<code>images[0]</code> the first of a list), a template with <code>{field}</code> placeholders, or a fixed value. Clear a row's source to
+      remove its attribute. ${Object.keys(reasons).length ? 'The reasons are the service’s, for its proposed mapping.' : ''}
     </p>
     <datalist id="channel-attributes">${(channel?.attributes ?? []).map((a) => html`<option value="${a}"></option>`)}</datalist>
     <datalist id="catalog-fields">${fields.map((f) => html`<option value="${f}"></option>`)}</datalist>
@@ -263,7 +285,9 @@ export function feedFormPage(p: FeedFormPage, session: PageSession): string {
       ${
         p.feed
           ? ''
-          : html`<p class="muted">Without a mapping the service proposes one from the catalog's schema; you can change it on the feed's edit page afterwards.</p>`
+          : html`<p class="muted">
+              Without a mapping the service proposes one from the catalog's schema; you can change it on the feed's edit page afterwards.
+            </p>`
       }
       ${
         p.errors.length

@@ -72,9 +72,7 @@ export async function loadCatalogFeed(knex: Knex, scope: Scope, catalogId: strin
   let reasons: Record<string, string> = {};
   if (feed.mapping_suggested) {
     const proposal = proposeFeedMapping(feed.channel, schemaFields, schema, feed.currency ?? undefined);
-    reasons = Object.fromEntries(
-      Object.entries(proposal.reasons).filter(([a]) => JSON.stringify(proposal.mapping[a]) === JSON.stringify(feed.mapping[a])),
-    );
+    reasons = Object.fromEntries(Object.entries(proposal.reasons).filter(([a]) => JSON.stringify(proposal.mapping[a]) === JSON.stringify(feed.mapping[a])));
   }
   return { catalog, feed, fields: schemaFields.map((f) => f.name), reasons };
 }

@@ -13,7 +13,8 @@
     input.select();
     try {
       await navigator.clipboard.writeText(input.value);
-    } catch (err) {
+    } catch {
+      // No clipboard API (an insecure origin): the selected text is copied the old way.
       document.execCommand('copy');
     }
     button.firstChild.textContent = 'Copied';
