@@ -49,8 +49,14 @@ function rowOf(attribute: string, source: FeedMappingSource): MappingRow {
   return { attribute, kind: 'value', source: source.value };
 }
 
-/** The edit form's values of a feed: its settings and its mapping, one row per attribute. */
-export function formValuesOf(feed: Feed): FeedFormValues {
+/** A mapping's entries in the channel's attribute order (`order`), attributes the channel does not list last. */
+export function orderedMapping(mapping: FeedMapping, order: string[]): Array<[string, FeedMappingSource]> {
+  const rank = (a: string) => (order.includes(a) ? order.indexOf(a) : order.length);
+  return Object.entries(mapping).sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b));
+}
+
+/** The edit form's values of a feed: its settings and its mapping, one row per attribute in the channel's attribute `order`. */
+export function formValuesOf(feed: Feed, order: string[]): FeedFormValues {
   return {
     channel: feed.channel,
     format: feed.format,
@@ -60,7 +66,7 @@ export function formValuesOf(feed: Feed): FeedFormValues {
     schedule: feed.schedule ?? '',
     search: feed.filter?.search ?? '',
     entity_type: feed.filter?.entity_type ?? '',
-    mapping: Object.entries(feed.mapping).map(([a, s]) => rowOf(a, s)),
+    mapping: orderedMapping(feed.mapping, order).map(([a, s]) => rowOf(a, s)),
   };
 }
 
@@ -71,11 +77,13 @@ export function formValuesFrom(form: URLSearchParams, withMapping: boolean): Fee
   if (withMapping) {
     for (let i = 0; i < MAX_MAPPING_ROWS && form.has(`m.${i}.attribute`); i++) {
       const kind = form.get(`m.${i}.kind`);
-      mapping.push({
+      const row: MappingRow = {
         attribute: text(`m.${i}.attribute`),
         kind: kind === 'template' || kind === 'value' ? kind : 'field',
         source: kind === 'value' ? (form.get(`m.${i}.source`) ?? '') : text(`m.${i}.source`),
-      });
+      };
+      // Rows left empty are the form's spare rows: a refused form shows its own spares again.
+      if (row.attribute || row.source) mapping.push(row);
     }
   }
   return {

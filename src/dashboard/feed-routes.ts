@@ -56,7 +56,7 @@ export function feedRoutes(deps: ResolvedAppDeps, h: DashboardRouteHelpers): Das
   const showEdit = async (ctx: Context, status: number, values: FeedFormValues | null, errors: ValidationError['details']) => {
     const s = sessionOf(ctx);
     const cf = await loadCatalogFeed(deps.knex, s.scope, ctx.params.catalog_id, ctx.params.feed_id);
-    const page = { ...cf, channels: channelChoices(), values: values ?? formValuesOf(cf.feed), errors };
+    const page = { ...cf, channels: channelChoices(), values: values ?? formValuesOf(cf.feed, cf.attributeOrder), errors };
     h.send(ctx, status, feedFormPage(page, h.pageSession(s)));
   };
   /** The feed page, after a change whose schedule notices must be shown; else a redirect to it. */

@@ -1,6 +1,7 @@
 import type { FeedMappingSource } from '../models/feed';
 import type { FeedRun } from '../models/feed-run';
 import { feedFilePath } from './channel-readiness-views';
+import { orderedMapping } from './feed-form';
 import { canPublish, feedPath, feedRunPath, feedsPath, publicUrlBox, targetText } from './feed-views';
 import type { FeedPageData, RunPageData } from './feeds-data';
 import { FILTER_CODES, ISSUES_PAGE_SIZE } from './feeds-data';
@@ -101,7 +102,7 @@ function runsTable(d: FeedPageData): SafeHtml {
 }
 
 function mappingTable(d: FeedPageData): SafeHtml {
-  const entries = Object.entries(d.feed.mapping);
+  const entries = orderedMapping(d.feed.mapping, d.attributeOrder);
   return html`<table class="list feed-mapping" id="feed-mapping">
     <caption class="visually-hidden">
       Mapping of channel attributes to catalog sources

@@ -63,7 +63,7 @@ function listRow(catalogId: string, publicBase: string, f: PanelFeed): SafeHtml 
     <td>${f.feed.format}</td>
     <td>${targetText(f.feed)}</td>
     <td>${f.feed.schedule ? html`<code>${f.feed.schedule}</code>` : html`<span class="muted">none</span>`}</td>
-    <td>${publicUrlBox(publicBase, f.feed, `public-url-${f.feed.id}`)}</td>
+    <td class="public-url-cell">${publicUrlBox(publicBase, f.feed, `public-url-${f.feed.id}`)}</td>
     <td>
       ${
         run
@@ -171,7 +171,7 @@ function settingsFields(v: FeedFormValues, channels: ChannelChoice[], errors: Va
         'format',
         'Format',
         html`${opt('', 'Choose a format', v.format === '')}${channels.map(
-          (c) => html`<optgroup label="${c.name}">${c.formats.map((f) => opt(f, f, f === v.format && (v.channel === '' || v.channel === c.id)))}</optgroup>`,
+          (c) => html`<optgroup label="${c.name}">${c.formats.map((f) => opt(f, f, f === v.format))}</optgroup>`,
         )}`,
         errors,
         '(one the channel offers)',

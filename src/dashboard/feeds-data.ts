@@ -55,6 +55,8 @@ export interface CatalogFeed {
   catalog: Catalog;
   feed: Feed;
   fields: string[];
+  /** The feed's channel's attribute names, in the channel's order (how the mapping is listed). */
+  attributeOrder: string[];
   /** For a proposed mapping: attribute → why the service proposed its source (empty once the mapping is the client's). */
   reasons: Record<string, string>;
 }
@@ -74,7 +76,8 @@ export async function loadCatalogFeed(knex: Knex, scope: Scope, catalogId: strin
     const proposal = proposeFeedMapping(feed.channel, schemaFields, schema, feed.currency ?? undefined);
     reasons = Object.fromEntries(Object.entries(proposal.reasons).filter(([a]) => JSON.stringify(proposal.mapping[a]) === JSON.stringify(feed.mapping[a])));
   }
-  return { catalog, feed, fields: schemaFields.map((f) => f.name), reasons };
+  const attributeOrder = CHANNELS.find((c) => c.id === feed.channel)?.attributes.map((a) => a.name) ?? [];
+  return { catalog, feed, fields: schemaFields.map((f) => f.name), attributeOrder, reasons };
 }
 
 /** The feed page's data: the feed and its latest runs. */

@@ -286,7 +286,8 @@ export function itemPage(d: ItemPageData, notice: ItemPageNotice, session: PageS
       <p>
         <a href="${DASHBOARD_BASE}/catalogs/${d.catalog.id}/items">All items</a> ·
         <a href="${DASHBOARD_BASE}/catalogs/${d.catalog.id}/snapshots">Snapshots</a> ·
-        <a href="${DASHBOARD_BASE}/catalogs/${d.catalog.id}/schema">Schema and taxonomy</a>
+        <a href="${DASHBOARD_BASE}/catalogs/${d.catalog.id}/schema">Schema and taxonomy</a> ·
+        <a href="${DASHBOARD_BASE}/catalogs/${d.catalog.id}/feeds">Feeds</a>
       </p>
       ${noticeBox(d, notice)} ${fieldGroups(d, session)} ${historySection(d, session)}
     </div>`,
