@@ -12,6 +12,9 @@
  * screenshots are docs/screenshots/feeds.png and feed-run.png.
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import request from 'supertest';
+import { newId } from '../../src/lib/ids';
+import { createPerson } from '../../src/services/access/people';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { FEED_SCHEMA, seedFeedCatalog } from '../helpers/feed-catalog';
@@ -33,6 +36,7 @@ describe('feed pages in Chromium', () => {
   let catalogId: string;
   let items: Record<string, string>;
   let feedUrl: string;
+  let app: ReturnType<typeof testApiFor>;
 
   beforeAll(async () => {
     env = await startTestTemporal();
@@ -41,7 +45,8 @@ describe('feed pages in Chromium', () => {
     catalogId = await createTestCatalog(org.organizationId, { product_id_field: 'product_id', product_enabled: true, schema_definition: FEED_SCHEMA });
     items = await seedFeedCatalog(testKnex(), catalogId);
     // Two items per page: the run writes several pages, as a large catalog's does.
-    dashboard = await openDashboard(testApiFor(env, TASK_QUEUE, { feedTuning: { page_items: 2 } }));
+    app = testApiFor(env, TASK_QUEUE, { feedTuning: { page_items: 2 } });
+    dashboard = await openDashboard(app);
     ({ base, page } = dashboard);
     await page.goto(`${base}/dashboard/login`);
     await page.fill('#credential', org.apiKey);
@@ -172,5 +177,59 @@ describe('feed pages in Chromium', () => {
     await page.goto(`${base}/dashboard/catalogs/${catalogId}/items/${items.V1}`);
     expect(await text('tr[data-field="gtin"] td.value')).toBe('4006381333931');
     expect(await page.$('#gtin-warning')).toBeNull();
+  });
+
+  test('a running run is cancelled from its page', async () => {
+    const feedId = feedUrl.split('/').pop()!;
+    // A run the worker never picks up (no workflow was started): it stays running until cancelled.
+    const runId = newId();
+    await testKnex()('feed_runs').insert({
+      id: runId,
+      feed_id: feedId,
+      organization_id: org.organizationId,
+      status: 'running',
+      delta: false,
+      total: 4,
+      items_read: 2,
+    });
+    await page.goto(`${base}${feedUrl}/runs/${runId}`);
+    expect(await text('#run-progress')).toBe('2 of 4 items read · this page follows the run');
+    await shotAndCheck(page, 'feed-run-running.png');
+    await submit('#cancel-run');
+    await page.waitForSelector('.title-row .badge.status-cancelled');
+    expect(await page.$('#cancel-run')).toBeNull();
+    expect((await testKnex()('feed_runs').where({ id: runId }).first('status')).status).toBe('cancelled');
+  });
+
+  test("an editor reads the feed pages without their forms; an editor's feed form is refused (403), as the API refuses it", async () => {
+    const email = `feeds.editor.${Date.now()}@example.org`;
+    await createPerson(testKnex(), org.organizationId, { email, name: 'Feed editor', role: 'editor', password: 'correct horse battery' });
+    const login = await request(app).post('/dashboard/login/password').type('form').send({ email, password: 'correct horse battery', next: '/dashboard' });
+    expect(login.status).toBe(303);
+    const cookie = ([] as string[])
+      .concat(login.headers['set-cookie'] ?? [])
+      .find((c) => c.startsWith('catalog_dashboard_session='))!
+      .split(';')[0];
+    const list = await request(app).get(`/dashboard/catalogs/${catalogId}/feeds`).set('Cookie', cookie);
+    expect(list.status).toBe(200);
+    expect(list.text).toContain('data-feed-id=');
+    expect(list.text).not.toContain('id="new-feed-link"');
+    const feed = await request(app).get(feedUrl).set('Cookie', cookie);
+    expect(feed.status).toBe(200);
+    expect(feed.text).not.toContain('id="run-now"');
+    const csrf = /<meta name="csrf-token" content="([^"]+)"/.exec(feed.text)![1];
+    const runs = async () =>
+      Number(
+        (
+          await testKnex()('feed_runs')
+            .where({ feed_id: feedUrl.split('/').pop() })
+            .count({ n: '*' })
+        )[0].n,
+      );
+    const before = await runs();
+    const refused = await request(app).post(`${feedUrl}/runs`).set('Cookie', cookie).type('form').send({ csrf_token: csrf });
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('Your role is editor');
+    expect(await runs()).toBe(before);
   });
 });
