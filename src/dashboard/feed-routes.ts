@@ -40,7 +40,7 @@ function issueQueryOf(validator: Validator, ctx: Context) {
  * The feed routes of the dashboard, as a route table (./route-table.ts) for its router.
  * Long on purpose: a route table, one entry per route.
  */
-export function feedRoutes(deps: ResolvedAppDeps, h: DashboardRouteHelpers): DashboardRoute[] {
+export function feedPageRoutes(deps: ResolvedAppDeps, h: DashboardRouteHelpers): DashboardRoute[] {
   const validator = new Validator();
   const runDeps = { knex: deps.knex, jobRunner: deps.jobRunner };
   const publicBase = deps.config.publicUrl;

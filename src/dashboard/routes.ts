@@ -21,7 +21,7 @@ import { loadActivityPage, loadCatalogPage, type ActivityFilters } from './data'
 import { DASHBOARD_BASE, errorPage, loginPage, STATUS_ORDER, type PageSession } from './views';
 import { activityPage, catalogPage } from './review-views';
 import { consoleRoutes } from './console-routes';
-import { feedRoutes } from './feed-routes';
+import { feedPageRoutes } from './feed-routes';
 import { loadFlowListPage, loadFlowPage, loadRunPage } from './flows-data';
 import { flowListPage, flowPage, runPage } from './flow-views';
 import { loadOrganizationPage } from './organization-data';
@@ -199,7 +199,7 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
       // The console's item, snapshots and schema pages (docs/console.md "Item, snapshots, schema and taxonomy").
       ...consoleRoutes(deps, { readForm, readCheckedForm, send, pageSession }),
       // A catalog's feeds, their runs and issues (docs/console.md "Feeds").
-      ...feedRoutes(deps, { readForm, readCheckedForm, send, pageSession }),
+      ...feedPageRoutes(deps, { readForm, readCheckedForm, send, pageSession }),
     ],
     signedIn,
   );
