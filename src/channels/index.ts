@@ -6,7 +6,7 @@
 export * from './types';
 export { CHANNELS, channelById, isChannelId } from './definitions';
 export { GTIN_LENGTHS, gtinCheckDigit, normaliseGtin, parseGtin, restrictedKind, toGtin14, type GtinCheck, type RestrictedKind } from './gtin';
-export { RULES, ENUMERATIONS, apparelKind, isHttpUrl, parsePrice, type ChannelRule } from './rules';
+export { RULES, ENUMERATIONS, apparelKind, gtinIssue, isHttpUrl, parsePrice, type ChannelRule } from './rules';
 export { validateRow, isExportable } from './validate';
 export { proposeMapping, mappingOf, normaliseFieldName } from './mapping';
 export { applyMapping, formatPrice, resolveSource, LIST_ATTRIBUTES } from './apply-mapping';

@@ -43,13 +43,13 @@ export const requiredRule: ChannelRule = (row, channel) => {
 };
 
 /**
- * `invalid_gtin` / `restricted_gtin`: a GTIN must be 8, 12, 13 or 14 digits with a correct GS1
- * check digit, and not from a restricted-circulation, company-internal, coupon or refund-receipt
- * range (Google spec, "Product identifiers: gtin"; GS1 General Specifications, src/channels/gtin.ts).
+ * The `invalid_gtin` / `restricted_gtin` issue of one GTIN value (see {@link gtinRule}), or null
+ * when it is empty or a usable GTIN. Also what the console flags a catalog's GTIN values with
+ * outside any feed (docs/console.md "GTIN flags").
  */
-export const gtinRule: ChannelRule = (row) => {
-  const raw = single(row, 'gtin');
-  if (raw === '') return [];
+export function gtinIssue(value: string): ChannelIssue | null {
+  const raw = value.trim();
+  if (raw === '') return null;
   const g = parseGtin(raw);
   if (!g.ok) {
     const why = {
@@ -58,10 +58,20 @@ export const gtinRule: ChannelRule = (row) => {
       check_digit: 'has a wrong check digit',
       zero: 'is all zeros',
     }[g.reason];
-    return [issue('gtin', 'invalid_gtin', `The GTIN ${why}`, raw)];
+    return issue('gtin', 'invalid_gtin', `The GTIN ${why}`, raw);
   }
-  if (g.restricted) return [issue('gtin', 'restricted_gtin', `The GTIN is in a GS1 ${g.restricted.replace('_', ' ')} range, not a trade item number`, raw)];
-  return [];
+  if (g.restricted) return issue('gtin', 'restricted_gtin', `The GTIN is in a GS1 ${g.restricted.replace('_', ' ')} range, not a trade item number`, raw);
+  return null;
+}
+
+/**
+ * `invalid_gtin` / `restricted_gtin`: a GTIN must be 8, 12, 13 or 14 digits with a correct GS1
+ * check digit, and not from a restricted-circulation, company-internal, coupon or refund-receipt
+ * range (Google spec, "Product identifiers: gtin"; GS1 General Specifications, src/channels/gtin.ts).
+ */
+export const gtinRule: ChannelRule = (row) => {
+  const found = gtinIssue(single(row, 'gtin'));
+  return found ? [found] : [];
 };
 
 /**

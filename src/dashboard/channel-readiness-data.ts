@@ -51,6 +51,18 @@ async function latestRuns(knex: Knex, feedIds: string[], status?: 'completed'): 
 }
 
 /**
+ * The catalog's live feeds (newest first), each with its latest run and latest completed run with
+ * a file: the panel's feed table and the console's feeds list (docs/console.md "Feeds").
+ * @throws NotFoundError (404) / ForbiddenError (403) for the catalog
+ */
+export async function feedsWithRuns(knex: Knex, scope: Scope, catalogId: string): Promise<PanelFeed[]> {
+  const feeds = await listFeeds(knex, scope, catalogId);
+  const ids = feeds.map((f) => f.id);
+  const [latest, completed] = await Promise.all([latestRuns(knex, ids), latestRuns(knex, ids, 'completed')]);
+  return feeds.map((feed) => ({ feed, latest: latest.get(feed.id) ?? null, latestCompleted: completed.get(feed.id) ?? null }));
+}
+
+/**
  * Loads the panel's data. `channel` is the `?channel=` query value (empty or absent: no report).
  * @throws NotFoundError (404) / ForbiddenError (403) for the catalog; ValidationError (422) for an unknown channel
  */
@@ -59,15 +71,13 @@ export async function loadChannelPanel(deps: CatalogDeps, scope: Scope, catalogI
   const report = chosen ? await channelReadiness(deps, scope, catalogId, chosen) : null;
   const grid = report ? await loadGridCatalog(deps, scope, catalogId) : null;
   const gaps = report && grid ? gapAttributesOf(report).map((attribute) => ({ attribute, ...fieldOfAttribute(grid, report.mapping, attribute) })) : [];
-  const feeds = await listFeeds(deps.knex, scope, catalogId);
-  const ids = feeds.map((f) => f.id);
-  const [latest, completed] = await Promise.all([latestRuns(deps.knex, ids), latestRuns(deps.knex, ids, 'completed')]);
+  const feeds = await feedsWithRuns(deps.knex, scope, catalogId);
   return {
     catalogId,
     channels: CHANNELS.map((c) => ({ id: c.id, name: c.name })),
     channel: report?.channel ?? null,
     report,
     gaps,
-    feeds: feeds.map((feed) => ({ feed, latest: latest.get(feed.id) ?? null, latestCompleted: completed.get(feed.id) ?? null })),
+    feeds,
   };
 }

@@ -169,8 +169,20 @@ function feedRow(d: ChannelPanelData, f: PanelFeed): SafeHtml {
   const run = f.latest;
   const done = f.latestCompleted;
   return html`<tr data-feed-id="${f.feed.id}">
-    <th scope="row"><code>${f.feed.channel}</code> · ${f.feed.format} · ${f.feed.target_country}/${f.feed.language}</th>
-    <td>${run ? html`<span class="badge status-${run.status}">${run.status}</span>` : html`<span class="muted">no run yet</span>`}</td>
+    <th scope="row">
+      <a href="${DASHBOARD_BASE}/catalogs/${d.catalogId}/feeds/${f.feed.id}"
+        ><code>${f.feed.channel}</code> · ${f.feed.format} · ${f.feed.target_country}/${f.feed.language}</a
+      >
+    </th>
+    <td>
+      ${
+        run
+          ? html`<a href="${DASHBOARD_BASE}/catalogs/${d.catalogId}/feeds/${f.feed.id}/runs/${run.id}"
+              ><span class="badge status-${run.status}">${run.status}</span><span class="visually-hidden"> latest run</span></a
+            >`
+          : html`<span class="muted">no run yet</span>`
+      }
+    </td>
     <td class="num">${run ? countText(run.exported) : '—'}</td>
     <td class="num">${run ? countText(run.excluded) : '—'}</td>
     <td class="num">${run ? countText(run.warnings) : '—'}</td>
@@ -192,6 +204,10 @@ export function channelReadinessSection(d: ChannelPanelData, session: PageSessio
     <h2 id="channel-readiness-title">Channel readiness</h2>
     ${channelForm(d)} ${report(d)} ${fillForm(d, session)}
     <h3>Feeds</h3>
+    <p id="channel-feeds-links">
+      <a href="${DASHBOARD_BASE}/catalogs/${d.catalogId}/feeds">All feeds</a> ·
+      <a href="${DASHBOARD_BASE}/catalogs/${d.catalogId}/feeds/new">New feed</a>
+    </p>
     ${
       d.feeds.length
         ? html`<table class="list" id="channel-feeds">
@@ -212,7 +228,7 @@ export function channelReadinessSection(d: ChannelPanelData, session: PageSessio
               ${d.feeds.map((f) => feedRow(d, f))}
             </tbody>
           </table>`
-        : html`<p class="muted">No feeds yet (create one with <code>POST /api/public/catalogs/{id}/feeds</code>, docs/feeds.md).</p>`
+        : html`<p class="muted">No feeds yet.</p>`
     }
   </section>`;
 }

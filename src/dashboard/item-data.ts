@@ -5,6 +5,7 @@ import type { CatalogItem } from '../models/catalog-item';
 import type { Scope } from '../services/access/scope';
 import { getCatalog } from '../services/catalog/catalogs';
 import { loadItem } from '../services/catalog/items-read';
+import { catalogGtinField } from '../services/channels/gtin-field';
 import {
   appliedItemChanges,
   fieldProvenance,
@@ -46,6 +47,8 @@ export interface ItemPageData {
   versions: ItemSnapshotVersion[];
   /** Display names of who edited or approved the item's changes: actor id → name. */
   actors: Record<string, string>;
+  /** The catalog field holding the GTIN (docs/console.md "GTIN flags"): the page warns beside a bad value of it; null when none. */
+  gtinField: string | null;
 }
 
 /**
@@ -55,10 +58,11 @@ export interface ItemPageData {
  */
 export async function loadItemPage(knex: Knex, scope: Scope, catalogId: string, itemId: string): Promise<ItemPageData> {
   const [item, { catalog, schema }] = await Promise.all([loadItem(knex, scope, catalogId, itemId), getCatalog(knex, scope, catalogId)]);
-  const [changes, versions, parent] = await Promise.all([
+  const [changes, versions, parent, gtinField] = await Promise.all([
     appliedItemChanges(knex, catalogId, itemId),
     itemSnapshotVersions(knex, catalogId, itemId),
     item.parent_id ? loadItem(knex, scope, catalogId, item.parent_id) : Promise.resolve(null),
+    catalogGtinField(knex, catalogId, schema),
   ]);
   const properties = schema.schema_definition.properties ?? {};
   const required = schema.schema_definition.required ?? [];
@@ -81,5 +85,5 @@ export async function loadItemPage(knex: Knex, scope: Scope, catalogId: string, 
   });
   const editors = changes.map((c) => (typeof c.review_info?.edited_by === 'string' ? c.review_info.edited_by : null));
   const actors = await actorNames(knex, scope.organizationId, [...editors, ...changes.map((c) => c.decided_by)]);
-  return { catalog, item, parent, schemaVersion: schema.version, fields, changes, versions, actors: Object.fromEntries(actors) };
+  return { catalog, item, parent, schemaVersion: schema.version, fields, changes, versions, actors: Object.fromEntries(actors), gtinField };
 }

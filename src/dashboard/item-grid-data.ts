@@ -9,6 +9,7 @@ import type { JobRunner } from '../services/job-runner';
 import { gridPage, loadGridCatalog, treeCounts, type GridCatalog, type GridPage, type GridPageOptions, type TreeCounts } from '../services/catalog/item-grid';
 import { filterValue, parseGridQuery, type GridQuery } from '../services/catalog/item-grid-query';
 import { getReadinessProfile, listReadinessProfiles } from '../services/catalog/readiness-profiles';
+import { catalogGtinField } from '../services/channels/gtin-field';
 
 /**
  * What the item grid page shows, read through the catalog services: the catalog,
@@ -44,6 +45,8 @@ export interface GridPageData {
   owner: string;
   /** Grid field indexes the page would use that are not ready (src/services/catalog/grid-indexes.ts): the page may be slow and says so. */
   indexNotices: GridIndexNotice[];
+  /** The catalog field holding the GTIN (docs/console.md "GTIN flags"), whose bad values the grid flags; null when none. */
+  gtinField: string | null;
 }
 
 /** How the grid page asks for its field indexes: the settings (`Config.gridIndexes`) and the job runner that starts their workflow. */
@@ -109,11 +112,12 @@ export async function loadGridPage(
         indexRows,
       )
     : [];
-  const [page, tree, views, profiles] = await Promise.all([
+  const [page, tree, views, profiles, gtinField] = await Promise.all([
     gridPage(deps.knex, grid, query, profile ?? undefined, GRID_PAGE_SIZE, { ...counting, gridIndexes: indexRows }),
     grid.taxonomy ? treeCounts(deps, grid) : Promise.resolve(null),
     listGridViews(deps.knex, scope, catalogId),
     listReadinessProfiles(deps.knex, scope, catalogId),
+    catalogGtinField(deps.knex, catalogId, grid.schema),
   ]);
-  return { grid, query, columns, page, tree, views, view, profiles, profile, owner: actorId(scope), indexNotices };
+  return { grid, query, columns, page, tree, views, view, profiles, profile, owner: actorId(scope), indexNotices, gtinField };
 }

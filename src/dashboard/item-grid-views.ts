@@ -2,6 +2,7 @@ import type { ReadinessProfile } from '../models/readiness-profile';
 import { FILTER_OPS, gridUrl, type GridQuery } from '../services/catalog/item-grid-query';
 import { encodeCursor } from '../services/catalog/items-sql';
 import type { EnrichedTaxonomy } from '../services/catalog/taxonomy';
+import { gtinProblem } from '../services/channels/gtin-field';
 import { html, type SafeHtml } from './html';
 import type { GridPageData } from './item-grid-data';
 import { catalogCrumb, DASHBOARD_BASE, layout, type PageSession } from './views';
@@ -285,6 +286,19 @@ function completenessCell(row: GridPageData['page']['rows'][number]): SafeHtml {
   </td>`;
 }
 
+/**
+ * The flag of a GTIN cell whose value is not a usable GTIN (docs/console.md "GTIN flags"): a
+ * badge naming the issue code, its title and accessible text the reason; nothing for a good value.
+ */
+export function gtinFlag(value: unknown): SafeHtml | string {
+  const problem = gtinProblem(value);
+  if (!problem) return '';
+  const label = problem.code === 'restricted_gtin' ? 'restricted GTIN' : 'invalid GTIN';
+  return html` <span class="badge gtin-flag" data-gtin-issue="${problem.code}" title="${problem.message}"
+    >⚠ ${label}<span class="visually-hidden">: ${problem.message}</span></span
+  >`;
+}
+
 function rowsTable(d: GridPageData): SafeHtml {
   const cid = d.grid.catalog.id;
   const grouped = d.grid.grouped;
@@ -316,8 +330,9 @@ function rowsTable(d: GridPageData): SafeHtml {
                             aria-label="Select item ${cellText(r.data[d.columns[0]]) || r.id}"
                           />
                           <a href="${itemPath(cid, r.id)}">${cellText(r.data[f]) || html`<span class="muted">(item ${r.id.slice(0, 8)})</span>`}</a>
+                          ${f === d.gtinField ? gtinFlag(r.data[f]) : ''}
                         </td>`
-                      : html`<td data-field="${f}">${cellText(r.data[f])}</td>`,
+                      : html`<td data-field="${f}">${cellText(r.data[f])}${f === d.gtinField ? gtinFlag(r.data[f]) : ''}</td>`,
                   )}
                   <td class="when">${r.updated_at.slice(0, 16)}</td>
                   ${completenessCell(r)}
@@ -409,6 +424,7 @@ export function itemGridPage(d: GridPageData, session: PageSession): string {
         <span class="muted">${d.grid.catalog.name}${d.view ? html` · view <strong>${d.view.name}</strong>` : ''}</span>
         <span class="spacer"></span>
         <a href="${DASHBOARD_BASE}/catalogs/${cid}/completeness">Completeness</a>
+        <a href="${DASHBOARD_BASE}/catalogs/${cid}/feeds">Feeds</a>
         ${
           d.query.missing || d.query.filters.some((f) => f.op === 'empty' && !f.negate) || d.query.readiness?.state === 'not_ready'
             ? html`<a id="fill-gaps-link" href="${gridUrl(`${itemsPath(cid)}/fill-gaps`, { ...d.query, view: undefined, cursor: undefined, sort: undefined })}"

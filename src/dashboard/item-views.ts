@@ -1,4 +1,5 @@
 import type { ValidationDetail } from '../lib/errors';
+import { gtinProblem } from '../services/channels/gtin-field';
 import type { AppliedItemChange, ItemSnapshotVersion } from '../services/review/item-history';
 import { diffCells, displayValue } from './diff';
 import { html, safeUrl, type SafeHtml } from './html';
@@ -95,6 +96,15 @@ function editForm(d: ItemPageData, f: ItemField, session: PageSession): SafeHtml
   </details>`;
 }
 
+/** The warning beside the GTIN field's value when it is not a usable GTIN (docs/console.md "GTIN flags"). */
+function gtinWarning(d: ItemPageData, f: ItemField): SafeHtml | string {
+  const problem = f.name === d.gtinField ? gtinProblem(f.value) : null;
+  if (!problem) return '';
+  return html`<p class="gtin-warning" id="gtin-warning" data-gtin-issue="${problem.code}">
+    ⚠ ${problem.message} (<code>${problem.code}</code>): channel feeds leave this item out.
+  </p>`;
+}
+
 function fieldRows(d: ItemPageData, fields: ItemField[], session: PageSession): SafeHtml {
   return html`${fields.map(
     (f) =>
@@ -103,7 +113,9 @@ function fieldRows(d: ItemPageData, fields: ItemField[], session: PageSession): 
           <code>${f.name}</code>${f.required ? badge('required', 'type') : ''}
           <div class="muted small">${f.type ?? 'not in schema'}${f.unit ? html` · ${f.unit}` : ''}</div>
         </th>
-        <td class="value">${f.value === undefined || f.value === null ? html`<span class="empty">(empty)</span>` : displayValue(f.value)}</td>
+        <td class="value">
+          ${f.value === undefined || f.value === null ? html`<span class="empty">(empty)</span>` : displayValue(f.value)}${gtinWarning(d, f)}
+        </td>
         <td class="provenance">${provenanceCell(d, f)}</td>
         <td class="actions">${editForm(d, f, session)}</td>
       </tr>`,
@@ -274,7 +286,8 @@ export function itemPage(d: ItemPageData, notice: ItemPageNotice, session: PageS
       <p>
         <a href="${DASHBOARD_BASE}/catalogs/${d.catalog.id}/items">All items</a> ·
         <a href="${DASHBOARD_BASE}/catalogs/${d.catalog.id}/snapshots">Snapshots</a> ·
-        <a href="${DASHBOARD_BASE}/catalogs/${d.catalog.id}/schema">Schema and taxonomy</a>
+        <a href="${DASHBOARD_BASE}/catalogs/${d.catalog.id}/schema">Schema and taxonomy</a> ·
+        <a href="${DASHBOARD_BASE}/catalogs/${d.catalog.id}/feeds">Feeds</a>
       </p>
       ${noticeBox(d, notice)} ${fieldGroups(d, session)} ${historySection(d, session)}
     </div>`,

@@ -53,7 +53,8 @@ export function catalogPage(catalog: Catalog, activities: ActivityListEntry[], t
       <p class="catalog-links">
         <a href="${DASHBOARD_BASE}/catalogs/${catalog.id}/items">Items</a> · <a href="${DASHBOARD_BASE}/catalogs/${catalog.id}/completeness">Completeness</a> ·
         <a href="${DASHBOARD_BASE}/catalogs/${catalog.id}/snapshots">Snapshots</a> ·
-        <a href="${DASHBOARD_BASE}/catalogs/${catalog.id}/schema">Schema and taxonomy</a>
+        <a href="${DASHBOARD_BASE}/catalogs/${catalog.id}/schema">Schema and taxonomy</a> ·
+        <a href="${DASHBOARD_BASE}/catalogs/${catalog.id}/feeds">Feeds</a>
       </p>
       <section class="card">
         <h2>Activities <span class="muted">(${total}${total > activities.length ? html`, newest ${activities.length} shown` : ''})</span></h2>

@@ -21,6 +21,7 @@ import { loadActivityPage, loadCatalogPage, type ActivityFilters } from './data'
 import { DASHBOARD_BASE, errorPage, loginPage, STATUS_ORDER, type PageSession } from './views';
 import { activityPage, catalogPage } from './review-views';
 import { consoleRoutes } from './console-routes';
+import { feedPageRoutes } from './feed-routes';
 import { loadFlowListPage, loadFlowPage, loadRunPage } from './flows-data';
 import { flowListPage, flowPage, runPage } from './flow-views';
 import { loadOrganizationPage } from './organization-data';
@@ -50,6 +51,7 @@ const ASSETS: Record<string, string> = {
   'home.js': 'application/javascript; charset=utf-8',
   'jobs.js': 'application/javascript; charset=utf-8',
   'import.js': 'application/javascript; charset=utf-8',
+  'feeds.js': 'application/javascript; charset=utf-8',
 };
 /** Largest form body the dashboard accepts (sign-in, sign-out), in bytes. */
 const FORM_LIMIT_BYTES = 16 * 1024;
@@ -196,6 +198,8 @@ export function dashboardRouter(deps: ResolvedAppDeps, rateLimits: RateLimits): 
       ...cliLoginRoutes(deps, { readForm, readCheckedForm, send, pageSession }),
       // The console's item, snapshots and schema pages (docs/console.md "Item, snapshots, schema and taxonomy").
       ...consoleRoutes(deps, { readForm, readCheckedForm, send, pageSession }),
+      // A catalog's feeds, their runs and issues (docs/console.md "Feeds").
+      ...feedPageRoutes(deps, { readForm, readCheckedForm, send, pageSession }),
     ],
     signedIn,
   );

@@ -155,7 +155,7 @@ describe('channel readiness panel in Chromium', () => {
     expect(await text('#channel-mapping-source')).toContain(`mapping of feed ${feedId}`);
     expect(await text('#channel-blocked tr[data-code="invalid_gtin"] td')).toBe('1');
     const row = `#channel-feeds tr[data-feed-id="${feedId}"]`;
-    expect(await text(row)).toBe('google_merchant_center · tsv · DE/de completed 1 2 0 Download the latest google_merchant_center tsv file');
+    expect(await text(row)).toBe('google_merchant_center · tsv · DE/de completed latest run 1 2 0 Download the latest google_merchant_center tsv file');
     await page.$eval('#channel-readiness', (e) => e.scrollIntoView());
     await shotAndCheck(page, 'channel-readiness.png');
     const href = (await page.getAttribute(`${row} a[download]`, 'href'))!;

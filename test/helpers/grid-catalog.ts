@@ -1,3 +1,4 @@
+import { gtinCheckDigit } from '../../src/channels';
 import { newId } from '../../src/lib/ids';
 import { normalizeTaxonomy } from '../../src/services/catalog/taxonomy';
 import { createTestCatalog } from './catalogs';
@@ -46,6 +47,16 @@ export const GRID_TAXONOMY = {
   ],
 };
 
+/**
+ * The GTIN of item `i`: a GTIN-13 with GS1 prefix 400 and a correct check digit, but for every
+ * 25th item from the fourth on, whose check digit is off by one (the console flags those).
+ */
+export function fixtureGtin(i: number): string {
+  const body = `400${String(i).padStart(9, '0')}`;
+  const check = gtinCheckDigit(body);
+  return `${body}${i % 25 === 3 ? (check + 1) % 10 : check}`;
+}
+
 /** Item `i` of the fixture: some fields left out or blank on a pattern, so each count is known. */
 export function gridItem(i: number): Record<string, unknown> {
   const category = CATEGORIES[i % 6];
@@ -53,7 +64,7 @@ export function gridItem(i: number): Record<string, unknown> {
     sku: `SKU-${String(i).padStart(5, '0')}`,
     title: i % 10 === 0 ? '' : `Item ${i}`,
     color: COLORS[i % 3],
-    gtin: String(4000000 + i),
+    gtin: fixtureGtin(i),
   };
   if (i % 7 !== 0) data.brand = BRANDS[i % 4];
   // No price: left out (i % 10 = 0) or an explicit JSON null (i % 10 = 5).

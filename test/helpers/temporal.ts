@@ -15,6 +15,7 @@ import { createEnrichmentJob } from '../../src/services/enrichment/jobs';
 import type { JobRunner } from '../../src/services/job-runner';
 import { SEARCH_ATTRIBUTES } from '../../temporal/search-attributes';
 import { ApplyTuning, EnrichmentTuning, FlowRunTuning, TemporalJobRunner } from '../../temporal/client';
+import type { FeedRunArgs } from '../../src/contracts/feed-workflows';
 import { createWorker, WorkerDeps } from '../../temporal/worker';
 import { enrichmentWorkflowId } from '../../src/contracts/workflows';
 import { testKnex } from './db';
@@ -183,12 +184,19 @@ export async function runTestWorker(
 /**
  * The HTTP app (Koa callback, for supertest) on the test database, starting jobs on `env`'s
  * task queue `taskQueue` with the given per-job concurrency and workflow tuning (enrichment jobs,
- * applies, flow runs).
+ * applies, flow runs, feed runs: `feedTuning.page_items` items per page).
  */
 export function testApiFor(
   env: TestWorkflowEnvironment,
   taskQueue: string,
-  options: { config?: Config; concurrency?: number; tuning?: EnrichmentTuning; applyTuning?: ApplyTuning; flowTuning?: FlowRunTuning } = {},
+  options: {
+    config?: Config;
+    concurrency?: number;
+    tuning?: EnrichmentTuning;
+    applyTuning?: ApplyTuning;
+    flowTuning?: FlowRunTuning;
+    feedTuning?: Omit<FeedRunArgs, 'run_id'>;
+  } = {},
 ): ReturnType<ReturnType<typeof createApp>['callback']> {
   const jobRunner = new TemporalJobRunner(
     env.client,
@@ -197,6 +205,9 @@ export function testApiFor(
     {},
     options.applyTuning ?? {},
     options.flowTuning ?? {},
+    {},
+    {},
+    options.feedTuning ?? {},
   );
   return createApp({ config: options.config ?? loadConfig(), knex: testKnex(), jobRunner }).callback();
 }

@@ -125,6 +125,13 @@ export const DASHBOARD_ROUTE_ROLES: Readonly<Record<string, Role | 'public'>> = 
   'POST /catalogs/:catalog_id/snapshots/:snapshot_id/restore': 'reviewer',
   'POST /catalogs/:catalog_id/schema/fields': 'reviewer',
   'POST /catalogs/:catalog_id/schema/taxonomy': 'reviewer',
+  // Feeds publish the catalog (docs/console.md "Feeds"): a reviewer's, as the API's feed routes.
+  'POST /catalogs/:catalog_id/feeds': 'reviewer',
+  'POST /catalogs/:catalog_id/feeds/:feed_id': 'reviewer',
+  'POST /catalogs/:catalog_id/feeds/:feed_id/delete': 'reviewer',
+  'POST /catalogs/:catalog_id/feeds/:feed_id/rotate-token': 'reviewer',
+  'POST /catalogs/:catalog_id/feeds/:feed_id/runs': 'reviewer',
+  'POST /catalogs/:catalog_id/feeds/:feed_id/runs/:run_id/cancel': 'reviewer',
   // People.
   'POST /organization/people': 'admin',
   'POST /organization/people/:person_id': 'admin',

@@ -117,6 +117,22 @@ export async function loadFeedRun(knex: Knex, scope: Scope, feedId: string, runI
 }
 
 /**
+ * The latest runs of a feed, newest first (at most `limit`), for the console's feed page
+ * (docs/console.md "Feeds").
+ * @throws NotFoundError (404) for an unknown, deleted or foreign feed
+ */
+export async function listFeedRuns(knex: Knex, scope: Scope, feedId: string, limit: number): Promise<FeedRun[]> {
+  await loadFeed(knex, scope, feedId);
+  return FeedRun.query(knex)
+    .where('feed_id', feedId)
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(limit);
+}
+
+/**
  * Cancels a queued or running run: marked `cancelled` at once (pages that start later write
  * nothing), then the workflow is cancelled.
  * @throws NotFoundError (404); ConflictError (409) when the run already ended
