@@ -17,6 +17,9 @@ import type { Knex } from 'knex';
  * - `feed_runs.items_watermark`: the time a run's reads are complete from: the earliest start
  *   of the transactions open when the run was created, so an item written by a transaction
  *   still open then (committed while the run read) has `updated_at` at or after it.
+ * - `feed_runs.settings_key`: a hash of what turns items into rows besides the items (the feed's
+ *   channel, format, mapping, currency and filter; the catalog's product id field and schema
+ *   version): a delta reads only written items when its base had the same key.
  * - `feed_runs.delta_mode`: how a delta run found its changes (`changed`: the items written
  *   since its base's watermark; `compare`: every item's row hash), fixed by its first step.
  * - `feed_run_removals`: the base's items a `changed` delta run read and did not export
@@ -45,6 +48,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('feed_runs', (t) => {
     t.timestamp('items_watermark', { useTz: true });
     t.string('delta_mode', 16);
+    t.string('settings_key', 64);
   });
   await knex.schema.createTable('feed_run_removals', (t) => {
     t.uuid('run_id').notNullable().references('feed_runs.id').onDelete('CASCADE');
@@ -60,6 +64,7 @@ export async function down(knex: Knex): Promise<void> {
   await knex.schema.alterTable('feed_runs', (t) => {
     t.dropColumn('items_watermark');
     t.dropColumn('delta_mode');
+    t.dropColumn('settings_key');
   });
   await knex.raw('DROP TRIGGER IF EXISTS catalog_items_deletions ON catalog_items');
   await knex.raw('DROP FUNCTION IF EXISTS catalog_items_deletions_trg()');

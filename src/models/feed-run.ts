@@ -33,4 +33,6 @@ export class FeedRun extends BaseModel {
   items_watermark!: Date | null;
   /** How a delta run finds its changes (`changed` or `compare`), set by its first step; null for a full run or before. */
   delta_mode!: 'changed' | 'compare' | null;
+  /** Hash of the feed's and catalog's settings the run was made with (docs/feeds.md "Delta runs"). */
+  settings_key!: string | null;
 }

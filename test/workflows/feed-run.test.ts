@@ -291,8 +291,9 @@ describe('feed runs', () => {
 
     const delta = await runToEnd(feed.id, { delta: true });
     expect((await knex('feed_runs').where('id', delta.id).first()).delta_mode).toBe('changed');
-    // Touched: P3, V1 and its product P1, P4 and its variants, P8, P5 (deleted), P6: 9 of 20 items.
-    expect(delta).toMatchObject({ status: 'completed', progress: { items_read: 9, total: 9 }, counts: { items: 7, exported: 5, excluded: 0 } });
+    // Touched: P3, V1 and its product P1, P4 and its variants, P8, P5 (deleted), P6: 9 of 20 items,
+    // 6 of them exportable (P1 and P4 have variants, P5 is gone).
+    expect(delta).toMatchObject({ status: 'completed', progress: { items_read: 9, total: 9 }, counts: { items: 6, exported: 5, excluded: 0 } });
     const lines = (await request(app).get(delta.file_url).set(org.auth).buffer(true)).text
       .trimEnd()
       .split('\n')

@@ -8,6 +8,7 @@
  * every item and compares each row hash (the rule the `changed` mode reproduces); it is used
  * when a change may reach rows without touching items (see {@link chooseDeltaMode}).
  */
+import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Feed } from '../../models/feed';
 import type { FeedRun } from '../../models/feed-run';
@@ -20,13 +21,6 @@ export type DeltaMode = 'changed' | 'compare';
  * every item, as the records of deletions before it may be gone.
  */
 export const DELETION_RETENTION_DAYS = 30;
-
-/**
- * Settings written with the application's clock (`new Date()`: feeds, catalogs) are compared
- * with the database's watermark with this margin (minutes), so a clock a little behind the
- * database's cannot hide a change; an early fallback to `compare` costs time, never correctness.
- */
-const CLOCK_MARGIN_MINUTES = 5;
 
 /**
  * SQL of the time a new run's reads are complete from: the earliest start of a client
@@ -55,40 +49,42 @@ export function touchedIdsSql(catalogId: string, since: Date): { sql: string; bi
 }
 
 /**
- * Chooses how a delta run finds its changes. `changed` needs a base with a watermark `W` and
- * nothing since `W` that changes rows without writing items: the feed's settings (mapping,
- * currency, filter), the catalog's settings (product id field), a new schema version
- * (taxonomy), a snapshot restore (it writes items with their old `updated_at`), or deletion
- * records pruned. Otherwise `compare`.
- * @returns the mode and, for `changed`, the watermark to read from
+ * The hash of what turns a feed's items into rows besides the items themselves: the feed's
+ * channel, format, mapping, currency and filter, and its catalog's product id field and current
+ * schema version (taxonomy). Stored on every run (`feed_runs.settings_key`).
  */
-export async function chooseDeltaMode(knex: Knex, feed: Feed, base: FeedRun | undefined): Promise<{ mode: DeltaMode; since: Date | null }> {
-  const since = (base as (FeedRun & { items_watermark?: Date | null }) | undefined)?.items_watermark ?? null;
-  if (!base || !since) return { mode: 'compare', since: null };
+export async function feedSettingsKey(knex: Knex, feed: Feed): Promise<string> {
+  const catalog = (await knex('catalogs').where('id', feed.catalog_id).first('product_id_field', 'current_schema_version')) as
+    { product_id_field: string | null; current_schema_version: string | number | null } | undefined;
+  const parts = [
+    feed.channel,
+    feed.format,
+    feed.mapping,
+    feed.currency,
+    feed.filter,
+    catalog?.product_id_field ?? null,
+    catalog?.current_schema_version ?? null,
+  ];
+  return crypto.createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+}
+
+/**
+ * Chooses how a delta run finds its changes. `changed` needs a base with a watermark `W`, the
+ * same settings key as now ({@link feedSettingsKey}: no change of mapping, currency, filter,
+ * product id field or schema version since), no snapshot restore of the catalog since `W` (it
+ * writes items with their old `updated_at`) and `W` within the deletion records' retention.
+ * Otherwise `compare`.
+ */
+export async function chooseDeltaMode(knex: Knex, feed: Feed, base: FeedRun | undefined): Promise<DeltaMode> {
+  const since = base?.items_watermark ?? null;
+  if (!base || !since || !base.settings_key || base.settings_key !== (await feedSettingsKey(knex, feed))) return 'compare';
   const { rows } = await knex.raw(
     `SELECT (?::timestamptz < now() - make_interval(days => ?))
-       OR EXISTS (SELECT 1 FROM feeds WHERE id = ? AND updated_at >= ?::timestamptz - make_interval(mins => ?))
-       OR EXISTS (SELECT 1 FROM catalogs WHERE id = ? AND updated_at >= ?::timestamptz - make_interval(mins => ?))
-       OR EXISTS (SELECT 1 FROM catalog_schemas WHERE catalog_id = ? AND created_at >= ?::timestamptz - make_interval(mins => ?))
        OR EXISTS (SELECT 1 FROM catalog_snapshots WHERE catalog_id = ? AND snapshot_type = 'safety' AND created_at >= ?)
        AS compare`,
-    [
-      since,
-      DELETION_RETENTION_DAYS,
-      feed.id,
-      since,
-      CLOCK_MARGIN_MINUTES,
-      feed.catalog_id,
-      since,
-      CLOCK_MARGIN_MINUTES,
-      feed.catalog_id,
-      since,
-      CLOCK_MARGIN_MINUTES,
-      feed.catalog_id,
-      since,
-    ],
+    [since, DELETION_RETENTION_DAYS, feed.catalog_id, since],
   );
-  return rows[0].compare ? { mode: 'compare', since: null } : { mode: 'changed', since };
+  return rows[0].compare ? 'compare' : 'changed';
 }
 
 /** The watermark a `changed` delta reads from: its base's. @throws Error when the base has none (the mode would not be `changed`) */

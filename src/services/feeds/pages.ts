@@ -79,7 +79,7 @@ export async function beginFeedRun(knex: Knex, runId: string): Promise<boolean> 
   if (run.status !== 'running') return false;
   if (run.delta && !run.delta_mode) {
     const base = run.base_run_id ? await FeedRun.query(knex).findById(run.base_run_id) : undefined;
-    const { mode } = await chooseDeltaMode(knex, feed, base);
+    const mode = await chooseDeltaMode(knex, feed, base);
     await knex('feed_runs').where('id', runId).whereNull('delta_mode').update({ delta_mode: mode });
   }
   const mode = run.delta ? (await knex('feed_runs').where('id', runId).first('delta_mode')).delta_mode : null;
