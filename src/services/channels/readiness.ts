@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import {
   channelById,
@@ -8,25 +9,22 @@ import {
   type ChannelDefinition,
   type ChannelIssue,
   type ChannelMapping,
-  type FeedRow,
   type IssueCode,
 } from '../../channels';
 import { ValidationError } from '../../lib/errors';
 import type { Scope } from '../access/scope';
 import type { CatalogDeps } from '../catalog/caches';
 import { loadGridCatalog, type GridCatalog } from '../catalog/item-grid';
+import { keptReadinessCounts, type ReadinessVerdict, type VerdictOf } from './readiness-state';
 import { applyContextOf, googleCategoryOfNode, hasGoogleCategories, schemaFieldsOf } from './catalog-context';
 
 /**
  * A catalog's readiness for a channel (docs/channels.md, "Readiness"): every item that would be
  * a row of the channel's feed (variants, and products without variants) is mapped and checked
  * by the channel's rules; the report counts the ready items, the items each error code blocks,
- * and the items each attribute is missing from. It scans the catalog in keyset pages of
- * {@link PAGE_SIZE} items (never the whole catalog in memory).
+ * and the items each attribute is missing from. The counts are kept per catalog and channel and
+ * refreshed by the items touched since the last answer (./readiness-state.ts).
  */
-
-/** Items read per page of the scan. */
-export const PAGE_SIZE = 500;
 
 /** The readiness report. */
 export interface ChannelReadiness {
@@ -98,17 +96,17 @@ export function readinessMapping(grid: GridCatalog, channel: ChannelDefinition, 
   return { mapping: mappingOf(proposal), suggested: true };
 }
 
-interface ScanRow {
-  id: string;
-  entity_type: 'product' | 'variant';
-  parent_id: string | null;
-  data: Record<string, unknown>;
-}
+/**
+ * Bump when the channels module's rules change the verdict of an unchanged item: kept states
+ * computed under another version are rebuilt (the context key includes it).
+ */
+const RULES_VERSION = 1;
 
 /**
- * The catalog's readiness for the channel (one scan of its items in id order, keyset pages).
- * Without `opts.mapping` it reads the catalog's feed for the channel ({@link readinessFeed}):
- * that feed's mapping and currency, else the proposed mapping.
+ * The catalog's readiness for the channel, from its kept state refreshed by the items touched
+ * since (./readiness-state.ts; docs/channels.md "Readiness"). Without `opts.mapping` it reads
+ * the catalog's feed for the channel ({@link readinessFeed}): that feed's mapping and currency,
+ * else the proposed mapping.
  * @param opts.mapping a mapping to check with instead (neither feed nor proposal)
  * @param opts.currency the currency appended to bare prices (with `opts.mapping`)
  * @throws NotFoundError (404) / ForbiddenError (403) for the catalog; ValidationError (422) for an unknown channel
@@ -126,75 +124,34 @@ export async function channelReadiness(
   const { mapping, suggested } = readinessMapping(grid, channel, opts.mapping ?? feed?.mapping);
   const currency = feed ? (feed.currency ?? undefined) : opts.currency;
   const ctx = applyContextOf(grid.taxonomy, currency, grid.catalog.product_id_field);
-  const report: ChannelReadiness = {
+  const verdictOf: VerdictOf = (item, parent) => {
+    const cat = String(item.data.category_id ?? parent?.category_id ?? '');
+    const google = grid.taxonomy && cat ? googleCategoryOfNode(grid.taxonomy, cat) : null;
+    const row = toChannelRow(channel, mapping, item.data, parent, ctx);
+    return verdictOfIssues(validateRow(channel, row, { isVariant: item.entity_type === 'variant', googleCategoryPath: google?.path ?? null }));
+  };
+  const contextKey = crypto
+    .createHash('sha256')
+    .update(JSON.stringify([RULES_VERSION, channel, mapping, currency ?? null, grid.schema.id, grid.catalog.product_id_field ?? null]))
+    .digest('hex');
+  const counts = await keptReadinessCounts(deps.knex, catalogId, channel.id, contextKey, verdictOf);
+  return {
     channel: channel.id,
-    total: 0,
-    ready: 0,
-    blocked: {},
-    by_attribute: {},
+    total: counts.total,
+    ready: counts.ready,
+    blocked: counts.blocked as Partial<Record<IssueCode, number>>,
+    by_attribute: counts.by_attribute,
     mapping,
     mapping_suggested: suggested,
     mapping_source: suggested ? 'proposed' : 'feed',
     feed_id: feed?.id ?? null,
   };
-  const count = (row: FeedRow, data: Record<string, unknown>, parent: Record<string, unknown> | undefined, isVariant: boolean) => {
-    const cat = String(data.category_id ?? parent?.category_id ?? '');
-    const google = grid.taxonomy && cat ? googleCategoryOfNode(grid.taxonomy, cat) : null;
-    tally(report, validateRow(channel, row, { isVariant, googleCategoryPath: google?.path ?? null }));
+}
+
+/** An item's verdict from its issues: its error codes and the attributes the missing-value codes name, each once. */
+function verdictOfIssues(issues: ChannelIssue[]): ReadinessVerdict {
+  return {
+    errors: [...new Set(issues.filter((i) => i.severity === 'error').map((i) => i.code))],
+    missing: [...new Set(issues.filter((i) => MISSING_CODES.has(i.code)).map((i) => i.attribute))],
   };
-  let after: string | null = null;
-  for (;;) {
-    const page = await scanPage(deps.knex, catalogId, after);
-    if (page.length === 0) break;
-    after = page[page.length - 1].id;
-    const parents = await parentData(deps.knex, page);
-    const withVariants = await productsWithVariants(deps.knex, page);
-    for (const item of page) {
-      if (item.entity_type === 'variant') {
-        const parent = item.parent_id ? parents.get(item.parent_id) : undefined;
-        count(toChannelRow(channel, mapping, item.data, parent, ctx), item.data, parent, true);
-      } else if (!withVariants.has(item.id)) {
-        count(toChannelRow(channel, mapping, item.data, undefined, ctx), item.data, undefined, false);
-      }
-    }
-    if (page.length < PAGE_SIZE) break;
-  }
-  return report;
-}
-
-/** Adds one item's issues to the report. */
-function tally(report: ChannelReadiness, issues: ChannelIssue[]): void {
-  report.total++;
-  const errors = issues.filter((i) => i.severity === 'error');
-  if (errors.length === 0) report.ready++;
-  for (const code of new Set(errors.map((i) => i.code))) report.blocked[code] = (report.blocked[code] ?? 0) + 1;
-  for (const attribute of new Set(issues.filter((i) => MISSING_CODES.has(i.code)).map((i) => i.attribute)))
-    report.by_attribute[attribute] = (report.by_attribute[attribute] ?? 0) + 1;
-}
-
-/** The next page of items after `after` in id order. */
-async function scanPage(knex: Knex, catalogId: string, after: string | null): Promise<ScanRow[]> {
-  const q = knex('catalog_items').where('catalog_id', catalogId).orderBy('id').limit(PAGE_SIZE).select('id', 'entity_type', 'parent_id', 'data');
-  if (after) q.where('id', '>', after);
-  return (await q) as ScanRow[];
-}
-
-/** The data of the page's variants' products. */
-async function parentData(knex: Knex, page: ScanRow[]): Promise<Map<string, Record<string, unknown>>> {
-  const ids = [...new Set(page.filter((r) => r.parent_id).map((r) => r.parent_id!))];
-  if (ids.length === 0) return new Map();
-  const rows = (await knex('catalog_items').whereIn('id', ids).select('id', 'data')) as Array<{ id: string; data: Record<string, unknown> }>;
-  return new Map(rows.map((r) => [r.id, r.data]));
-}
-
-/** Which of the page's products have variants (they are represented by their variants). */
-async function productsWithVariants(knex: Knex, page: ScanRow[]): Promise<Set<string>> {
-  const ids = page.filter((r) => r.entity_type === 'product').map((r) => r.id);
-  if (ids.length === 0) return new Set();
-  // One parent_id index probe per product (a semi join over the page's ids): a plain `parent_id IN (…)`
-  // was planned as a scan of the whole table, once per page.
-  const { rows } = (await knex.raw('SELECT p.id FROM unnest(?::uuid[]) AS p(id) WHERE EXISTS (SELECT 1 FROM catalog_items c WHERE c.parent_id = p.id)', [
-    ids,
-  ])) as { rows: Array<{ id: string }> };
-  return new Set(rows.map((r) => r.id));
 }

@@ -10,7 +10,8 @@ import { bufferOf } from '../../lib/blob-store';
 import { Feed } from '../../models/feed';
 import { FeedRun } from '../../models/feed-run';
 import { rendererOf } from './channel-port';
-import { carryForwardItems, pruneDeletions } from './delta';
+import { pruneDeletions } from '../catalog/item-changes';
+import { carryForwardItems } from './delta';
 
 /** Removed items listed per JSONL line of a delta file. */
 const REMOVED_PER_LINE = 1000;

@@ -17,7 +17,8 @@ import { Feed } from '../../models/feed';
 import { FeedRun } from '../../models/feed-run';
 import { filterSql } from '../catalog/items-sql';
 import { getCurrentSchema } from '../catalog/schema';
-import { chooseDeltaMode, countTouched, deltaSince, touchedIdsAfter } from './delta';
+import { countTouched, touchedIdsAfter } from '../catalog/item-changes';
+import { chooseDeltaMode, deltaSince } from './delta';
 import { feedContextOf, feedRowOf, rendererOf, rowIssues, type FeedContext, type FeedRow, type RowIssue } from './channel-port';
 
 /** A page of exportable items: the item, and its product for a variant. */

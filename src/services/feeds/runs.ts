@@ -15,7 +15,8 @@ import type { Scope } from '../access/scope';
 import type { JobRunner } from '../job-runner';
 import { loadFeed } from './feeds';
 import { contentTypeOf, rendererOf } from './channel-port';
-import { feedSettingsKey, ITEMS_WATERMARK_SQL } from './delta';
+import { ITEMS_WATERMARK_SQL } from '../catalog/item-changes';
+import { feedSettingsKey } from './delta';
 
 /** What run use cases need. */
 export interface FeedRunDeps {
