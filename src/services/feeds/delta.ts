@@ -42,7 +42,7 @@ export async function feedSettingsKey(knex: Knex, feed: Feed): Promise<string> {
  * Chooses how a delta run finds its changes. `changed` needs a base with a watermark `W`, the
  * same settings key as now ({@link feedSettingsKey}: no change of mapping, currency, filter,
  * product id field or schema version since), no snapshot restore of the catalog since `W` (it
- * writes items with their old `updated_at`) and `W` within the deletion records' retention.
+ * replaces so many items that reading all is as cheap) and `W` within the change records' retention.
  * Otherwise `compare`.
  */
 export async function chooseDeltaMode(knex: Knex, feed: Feed, base: FeedRun | undefined): Promise<DeltaMode> {

@@ -10,7 +10,7 @@ import { bufferOf } from '../../lib/blob-store';
 import { Feed } from '../../models/feed';
 import { FeedRun } from '../../models/feed-run';
 import { rendererOf } from './channel-port';
-import { pruneDeletions } from '../catalog/item-changes';
+import { pruneItemChanges } from '../catalog/item-changes';
 import { carryForwardItems } from './delta';
 
 /** Removed items listed per JSONL line of a delta file. */
@@ -65,7 +65,7 @@ async function* fileChunks(knex: Knex, blobs: BlobStore, run: FeedRun, feed: Fee
  * Writes the run's file and marks the run completed (idempotent: a completed run is left alone;
  * the file is the same bytes on every attempt, as it is made only of recorded pages). Then drops
  * what is no longer needed: the part blobs, the exported-item lists of the feed's older runs
- * (a delta only ever compares with the latest completed run) and expired deletion records.
+ * (a delta only ever compares with the latest completed run) and expired change records.
  * A `changed` delta's item list is completed in the transaction that marks it completed.
  * @returns false when the run is no longer running (cancelled meanwhile)
  */
@@ -88,7 +88,7 @@ export async function finishFeedRun(knex: Knex, blobs: BlobStore, runId: string)
        AND id NOT IN (SELECT base_run_id FROM feed_runs WHERE status = 'running' AND base_run_id IS NOT NULL))`,
     [run.feed_id, runId, runId],
   );
-  await pruneDeletions(knex);
+  await pruneItemChanges(knex);
   return true;
 }
 
