@@ -13,7 +13,7 @@ import type { Server } from 'node:http';
 import request from 'supertest';
 import type { CatalogClient } from '@catalog-enrichment/client';
 import { newId } from '../../src/lib/ids';
-import { PAGE_SIZE } from '../../src/services/channels/readiness';
+import { PAGE_SIZE } from '../../src/services/channels/readiness-state';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -247,6 +247,78 @@ describe('GET /api/public/catalogs/{id}/channel-readiness', () => {
     const res = await readiness(catalogId, 'google_merchant_center');
     const blocked = Array.from({ length: n }, (_, i) => i).filter(bad).length;
     expect(res.data).toMatchObject({ total: n, ready: n - blocked, blocked: { invalid_gtin: blocked } });
+  });
+
+  it('keeps its counts by the items touched since: equal to a full scan after inserts, updates and deletes, without rescanning', async () => {
+    const schema = {
+      type: 'object',
+      properties: Object.fromEntries(
+        ['sku', 'product_id', 'product_name', 'product_brand', 'description', 'currency', 'image_url', 'link', 'gtin', 'availability', 'size'].map((f) => [
+          f,
+          { type: 'string' },
+        ]),
+      ),
+    };
+    (schema.properties as Record<string, unknown>).price = { type: 'number' };
+    const catalogId = await createTestCatalog(org.organizationId, { product_id_field: 'product_id', product_enabled: true, schema_definition: schema });
+    const shared = {
+      product_brand: 'Acme',
+      description: 'Linen.',
+      currency: 'EUR',
+      image_url: 'https://s.example/1.jpg',
+      link: 'https://s.example/p',
+      availability: 'in_stock',
+    };
+    const product = (sku: string, extra: Record<string, unknown> = {}) => ({
+      product_id: sku,
+      sku,
+      product_name: `Shirt ${sku}`,
+      price: 10,
+      gtin: '036000291452',
+      ...shared,
+      ...extra,
+    });
+    const [p1, p2, p3] = await insertItems(catalogId, [
+      { data: { product_id: 'P1', product_name: 'Linen shirt', ...shared } },
+      { data: product('P2', { gtin: '036000291453' }) },
+      { data: product('P3') },
+      ...Array.from({ length: 10 }, (_, i) => ({ data: product(`Q${i}`) })),
+    ]);
+    const [, v2] = await insertItems(catalogId, [
+      { parent: p1, data: { sku: 'P1-S', product_id: 'P1', size: 'S', price: 59, gtin: '96385074' } },
+      { parent: p1, data: { sku: 'P1-M', product_id: 'P1', size: 'M', price: 59, gtin: '96385074' } },
+    ]);
+    const counts = (d: Record<string, unknown> | undefined) => ({ total: d?.total, ready: d?.ready, blocked: d?.blocked, by_attribute: d?.by_attribute });
+    const before = counts((await readiness(catalogId, 'google_merchant_center')).data as Record<string, unknown>);
+    expect(before).toEqual({ total: 14, ready: 13, blocked: { invalid_gtin: 1 }, by_attribute: {} });
+    const knex = testKnex();
+    const verdictRow = () =>
+      knex.raw(
+        `SELECT i.ctid::text AS at FROM channel_readiness_items i JOIN channel_readiness_states s ON s.id = i.state_id
+         WHERE s.catalog_id = ? AND i.item_id = (SELECT id FROM catalog_items WHERE catalog_id = ? AND data->>'sku' = 'Q5')`,
+        [catalogId, catalogId],
+      );
+    const untouched = (await verdictRow()).rows[0].at as string;
+
+    const write = (id: string, data: Record<string, unknown>) =>
+      knex('catalog_items')
+        .where('id', id)
+        .update({ data: JSON.stringify(data), updated_at: knex.fn.now() });
+    await write(p1, { product_id: 'P1', ...shared }); // its name gone: both variants inherit the missing title
+    await write(p3, product('P3', { gtin: '036000291453' })); // now blocked
+    await insertItems(catalogId, [{ parent: p3, data: { sku: 'P3-L', product_id: 'P3', size: 'L', price: 12, gtin: '96385074' } }]); // P3 counted through its variant now
+    await knex('catalog_items').where('id', v2).delete();
+    await knex('catalog_items').where('id', p2).delete();
+    await insertItems(catalogId, [{ data: product('P4') }]);
+
+    const kept = counts((await readiness(catalogId, 'google_merchant_center')).data as Record<string, unknown>);
+    // The refresh rewrote only the touched items' verdicts: an untouched item's row is the same row.
+    expect((await verdictRow()).rows[0].at).toBe(untouched);
+    await knex('channel_readiness_states').where('catalog_id', catalogId).delete();
+    const scanned = counts((await readiness(catalogId, 'google_merchant_center')).data as Record<string, unknown>);
+    expect(kept).toEqual(scanned);
+    // Q0–Q9, P4, P3-L ready; P1-S blocked by its inherited missing title.
+    expect(kept).toEqual({ total: 13, ready: 12, blocked: { missing_required: 1 }, by_attribute: { title: 1 } });
   });
 
   it('answers 422 naming the channel for an unknown or missing channel, 404 for an unknown catalog, 403 for another organization’s', async () => {

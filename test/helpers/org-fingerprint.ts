@@ -12,6 +12,8 @@ const UNDECLARED_LINKS: Record<string, [string, string, string]> = {
   catalog_snapshot_items: ['snapshot_id', 'catalog_snapshots', 'id'],
   // Completeness deltas, appended by the items' triggers (no foreign key, so writers never wait on the catalog row).
   catalog_fill_counts: ['catalog_id', 'catalogs', 'id'],
+  // Records of deleted items, appended by the items' delete trigger (no foreign key, like the fill counts).
+  catalog_item_changes: ['catalog_id', 'catalogs', 'id'],
 };
 
 /**

@@ -154,7 +154,7 @@ test('wait_seconds 0 returns the run at once; catalog_feed_run_get polls it to i
     120_000,
     200,
   );
-  // A delta run with no completed run before it: every exportable item is "changed" (docs/feeds.md "Delta").
+  // A delta run with no completed run before it: every exportable item is "changed" (docs/feeds.md "Delta runs").
   expect(last).toMatchObject({ delta: true, counts: { items: 4, exported: 3, excluded: 1 } });
 });
 

@@ -7,7 +7,10 @@
  * `invalid_gtin`, counters and progress; the public URL without a key and its Content-Type; a
  * rotated or deleted feed's old URL answers 404; a proposed mapping carries reasons; bad input is
  * 422; cancel mid-run leaves the run cancelled without a file; a delta run after an item changed
- * and one was deleted lists exactly those; a cron schedule is a Temporal Schedule kept in step
+ * and one was deleted lists exactly those, reading only the items written since its base (an
+ * updated product, an updated variant, a product change its variants inherit, a deletion, a new
+ * item, a write that changes no row) and keeping its item list complete; a delta after the
+ * feed's settings changed compares every row; a cron schedule is a Temporal Schedule kept in step
  * with the feed.
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -21,6 +24,7 @@ import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
+import { newId } from '../../src/lib/ids';
 import { FEED_MAPPING, FEED_SCHEMA, feedProductData, seedFeedCatalog } from '../helpers/feed-catalog';
 
 const TASK_QUEUE = 'test-feed-runs';
@@ -232,7 +236,9 @@ describe('feed runs', () => {
       .update({ data: JSON.stringify({ ...feedProductData('P3', 'Lamp, brighter'), gtin: '9780201379624' }), updated_at: knex.fn.now() });
     await knex('catalog_items').where('id', ids.V2).delete();
     const delta = await runToEnd(feed.id, { delta: true });
-    expect(delta).toMatchObject({ status: 'completed', delta: true, counts: { items: 3, exported: 1, excluded: 1 } });
+    // It read only the touched ids: P3 (written), V2 (deleted) and P1 (V2's product), of which
+    // P3 is exportable (P1 still has V1).
+    expect(delta).toMatchObject({ status: 'completed', delta: true, progress: { items_read: 3, total: 3 }, counts: { items: 1, exported: 1, excluded: 0 } });
     const file = await request(app).get(delta.file_url).set(org.auth).buffer(true);
     expect(file.headers['content-type']).toMatch(/^application\/x-ndjson/);
     const lines = file.text
@@ -244,6 +250,98 @@ describe('feed runs', () => {
     // The public URL keeps serving the last full file.
     const pub = await request(app).get(new URL(feed.public_url).pathname).buffer(true);
     expect(pub.headers['content-type']).toMatch(/^text\/tab-separated-values/);
+  });
+
+  it('a delta reads only the items written since its base and lists what a row comparison lists; its item list stays complete', async () => {
+    const catalogId = await grouped();
+    const ids = await seed(catalogId);
+    const extra: Record<string, string> = { P4: newId(), V4a: newId(), V4b: newId(), P5: newId(), P8: newId() };
+    const item = (sku: string, data: Record<string, unknown>, parent?: string) => ({
+      id: extra[sku] ?? ids[sku] ?? newId(),
+      catalog_id: catalogId,
+      entity_type: parent ? 'variant' : 'product',
+      parent_id: parent ?? null,
+      business_key: sku,
+      data: JSON.stringify(data),
+    });
+    const untouched = Array.from({ length: 12 }, (_, i) => item(`Q${i}`, { ...feedProductData(`Q${i}`, `Quiet ${i}`), gtin: '9780201379624' }));
+    await knex('catalog_items').insert([
+      item('P4', feedProductData('P4', 'Rain coat')),
+      item('V4a', { sku: 'V4a', product_id: 'P4', gtin: '4006381333931', color: 'green', size: 'S' }, extra.P4),
+      item('V4b', { sku: 'V4b', product_id: 'P4', gtin: '5901234123457', color: 'green', size: 'M' }, extra.P4),
+      item('P5', { ...feedProductData('P5', 'Kettle'), gtin: '9780201379624' }),
+      item('P8', { ...feedProductData('P8', 'Stool'), gtin: '9780201379624' }),
+      ...untouched,
+    ]);
+    const feed = await newFeed(catalogId);
+    const base = await runToEnd(feed.id);
+    expect(base.counts).toMatchObject({ items: 20, exported: 19, excluded: 1 });
+
+    const write = (id: string, data: Record<string, unknown>) =>
+      knex('catalog_items')
+        .where('id', id)
+        .update({ data: JSON.stringify(data), updated_at: knex.fn.now() });
+    await write(ids.P3, { ...feedProductData('P3', 'Lamp, brighter'), gtin: '9780201379624' }); // an updated product
+    await write(ids.V1, { sku: 'V1', product_id: 'P1', gtin: '4006381333931', color: 'crimson', size: 'M' }); // an updated variant
+    await write(extra.P4, { ...feedProductData('P4', 'Rain coat'), brand: 'Borealis' }); // inherited by V4a and V4b
+    await write(extra.P8, { ...feedProductData('P8', 'Stool'), gtin: '9780201379624' }); // written, nothing the channel sees changed
+    await knex('catalog_items').where('id', extra.P5).delete(); // a deleted item
+    const p6 = item('P6', { ...feedProductData('P6', 'Vase'), gtin: '9780201379624' }); // a new item
+    await knex('catalog_items').insert(p6);
+
+    const delta = await runToEnd(feed.id, { delta: true });
+    expect((await knex('feed_runs').where('id', delta.id).first()).delta_mode).toBe('changed');
+    // Touched: P3, V1 and its product P1, P4 and its variants, P8, P5 (deleted), P6: 9 of 20 items,
+    // 6 of them exportable (P1 and P4 have variants, P5 is gone).
+    expect(delta).toMatchObject({ status: 'completed', progress: { items_read: 9, total: 9 }, counts: { items: 6, exported: 5, excluded: 0 } });
+    const lines = (await request(app).get(delta.file_url).set(org.auth).buffer(true)).text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { changed: Array<Record<string, string>>; removed: Array<{ item_id: string; id: string }> });
+    const changed = lines.flatMap((l) => l.changed);
+    expect(changed.map((r) => r.id).sort()).toEqual(['P3', 'P6', 'V1', 'V4a', 'V4b']);
+    expect(changed.find((r) => r.id === 'V4a')).toMatchObject({ brand: 'Borealis', item_group_id: 'P4' });
+    expect(changed.find((r) => r.id === 'V1')).toMatchObject({ color: 'crimson', title: 'Trail shirt' });
+    expect(lines.flatMap((l) => l.removed)).toEqual([{ item_id: extra.P5, id: 'P5' }]);
+
+    // The delta's item list is complete (the base's unchanged rows carried forward): the same
+    // as a full run's over the same catalog, so the next delta compares with what was sent.
+    const listOf = async (runId: string) =>
+      (await knex('feed_run_items').select('item_id', 'offer_id', 'row_hash').where('run_id', runId).orderBy('item_id')) as Array<Record<string, string>>;
+    const deltaList = await listOf(delta.id);
+    const full = await runToEnd(feed.id);
+    expect(deltaList).toEqual(await listOf(full.id));
+    expect(deltaList).toHaveLength(19);
+
+    // Nothing written since: a delta reads nothing and lists nothing.
+    const quiet = await runToEnd(feed.id, { delta: true });
+    expect(quiet).toMatchObject({ status: 'completed', progress: { items_read: 0, total: 0 }, counts: { items: 0, exported: 0 } });
+    expect((await request(app).get(quiet.file_url).set(org.auth).buffer(true)).text).toBe('');
+    expect(await listOf(quiet.id)).toEqual(deltaList);
+  });
+
+  it("a delta after a change of the feed's settings compares every row", async () => {
+    const catalogId = await grouped();
+    await seed(catalogId);
+    const feed = await newFeed(catalogId);
+    expect((await runToEnd(feed.id)).status).toBe('completed');
+    const patched = await request(app)
+      .patch(`/api/public/feeds/${feed.id}`)
+      .set(org.auth)
+      .send({ mapping: { ...MAPPING, condition: { value: 'used' } } });
+    expect(patched.status).toBe(200);
+    const delta = await runToEnd(feed.id, { delta: true });
+    expect((await knex('feed_runs').where('id', delta.id).first()).delta_mode).toBe('compare');
+    expect(delta).toMatchObject({ status: 'completed', progress: { items_read: 4, total: 4 }, counts: { exported: 3 } });
+    const rows = (await request(app).get(delta.file_url).set(org.auth).buffer(true)).text
+      .trimEnd()
+      .split('\n')
+      .flatMap((l) => (JSON.parse(l) as { changed: Array<Record<string, string>> }).changed);
+    expect(rows.map((r) => [r.id, r.condition]).sort()).toEqual([
+      ['P3', 'used'],
+      ['V1', 'used'],
+      ['V2', 'used'],
+    ]);
   });
 
   it('a cron schedule becomes the Temporal Schedule feed-schedule-<feed_id>, replaced on change and removed with the feed', async () => {

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import {
   channelById,
@@ -17,13 +18,15 @@ import type { Scope } from '../access/scope';
 import type { CatalogDeps } from '../catalog/caches';
 import { loadGridCatalog, type GridCatalog } from '../catalog/item-grid';
 import { applyContextOf, googleCategoryOfNode, hasGoogleCategories, schemaFieldsOf } from './catalog-context';
+import { keptReadinessCounts, parentData, productsWithVariants, type ReadinessItem, type ReadinessVerdict, type VerdictOf } from './readiness-state';
 
 /**
  * A catalog's readiness for a channel (docs/channels.md, "Readiness"): every item that would be
  * a row of the channel's feed (variants, and products without variants) is mapped and checked
  * by the channel's rules; the report counts the ready items, the items each error code blocks,
- * and the items each attribute is missing from. It scans the catalog in keyset pages of
- * {@link PAGE_SIZE} items (never the whole catalog in memory).
+ * and the items each attribute is missing from. The counts are kept per catalog and channel and
+ * refreshed by the items touched since the last answer (./readiness-state.ts); {@link scanChannelRows}
+ * reads every row (fill the gaps for a channel) in keyset pages of {@link PAGE_SIZE} items.
  */
 
 /** Items read per page of the scan. */
@@ -99,12 +102,11 @@ export function readinessMapping(grid: GridCatalog, channel: ChannelDefinition, 
   return { mapping: mappingOf(proposal), suggested: true };
 }
 
-interface ScanRow {
-  id: string;
-  entity_type: 'product' | 'variant';
-  parent_id: string | null;
-  data: Record<string, unknown>;
-}
+/**
+ * Bump when the channels module's rules change the verdict of an unchanged item: kept states
+ * computed under another version are rebuilt (the context key includes it).
+ */
+const RULES_VERSION = 1;
 
 /** What a readiness scan reads a catalog with: the channel, the catalog, the mapping and where it came from, the apply context. */
 export interface ReadinessBasis {
@@ -142,8 +144,9 @@ export async function readinessBasis(
 }
 
 /**
- * The catalog's readiness for the channel (one scan of its items in id order, keyset pages)
- * under the mapping of {@link readinessBasis}.
+ * The catalog's readiness for the channel under the mapping of {@link readinessBasis}, from its
+ * kept state refreshed by the items touched since (./readiness-state.ts; docs/channels.md
+ * "Readiness").
  * @param opts as {@link readinessBasis}
  * @throws as {@link readinessBasis}
  */
@@ -155,19 +158,51 @@ export async function channelReadiness(
   opts: { mapping?: ChannelMapping; currency?: string } = {},
 ): Promise<ChannelReadiness> {
   const { channel, grid, mapping, suggested, feed, ctx } = await readinessBasis(deps, scope, catalogId, channelId, opts);
-  const report: ChannelReadiness = {
+  const currency = feed ? (feed.currency ?? undefined) : opts.currency;
+  const verdictOf: VerdictOf = (item, parent) =>
+    verdictOfIssues(checkItem({ channel, grid, mapping, ctx }, item.data, parent, item.entity_type === 'variant').issues);
+  const contextKey = crypto
+    .createHash('sha256')
+    .update(JSON.stringify([RULES_VERSION, channel, mapping, currency ?? null, grid.schema.id, grid.catalog.product_id_field ?? null]))
+    .digest('hex');
+  const counts = await keptReadinessCounts(deps.knex, catalogId, channel.id, contextKey, verdictOf);
+  return {
     channel: channel.id,
-    total: 0,
-    ready: 0,
-    blocked: {},
-    by_attribute: {},
+    total: counts.total,
+    ready: counts.ready,
+    blocked: counts.blocked as Partial<Record<IssueCode, number>>,
+    by_attribute: counts.by_attribute,
     mapping,
     mapping_suggested: suggested,
     mapping_source: suggested ? 'proposed' : 'feed',
     feed_id: feed?.id ?? null,
   };
-  await scanChannelRows(deps.knex, grid, channel, mapping, ctx, (row) => tally(report, row.issues));
-  return report;
+}
+
+/** An item's verdict from its issues: its error codes and the attributes the missing-value codes name, each once. */
+function verdictOfIssues(issues: ChannelIssue[]): ReadinessVerdict {
+  return {
+    errors: [...new Set(issues.filter((i) => i.severity === 'error').map((i) => i.code))],
+    missing: [...new Set(issues.filter((i) => MISSING_CODES.has(i.code)).map((i) => i.attribute))],
+  };
+}
+
+/**
+ * One item as the channel's row under `mapping` (a variant inherits the values it leaves empty
+ * from its product's `parent` data) and the issues the channel's rules find in it; the Google
+ * category that drives the apparel rules comes from the item's (or its product's) `category_id`.
+ */
+function checkItem(
+  basis: Pick<ReadinessBasis, 'channel' | 'grid' | 'mapping' | 'ctx'>,
+  data: Record<string, unknown>,
+  parent: Record<string, unknown> | undefined,
+  isVariant: boolean,
+): { row: FeedRow; issues: ChannelIssue[] } {
+  const { channel, grid, mapping, ctx } = basis;
+  const row = toChannelRow(channel, mapping, data, parent, ctx);
+  const cat = String(data.category_id ?? parent?.category_id ?? '');
+  const google = grid.taxonomy && cat ? googleCategoryOfNode(grid.taxonomy, cat) : null;
+  return { row, issues: validateRow(channel, row, { isVariant, googleCategoryPath: google?.path ?? null }) };
 }
 
 /** One item as a row of the channel's feed, with the issues the channel's rules find in it. */
@@ -191,12 +226,8 @@ export async function scanChannelRows(
   ctx: ApplyContext,
   visit: (row: ScannedRow) => boolean | void,
 ): Promise<void> {
-  const check = (id: string, data: Record<string, unknown>, parent: Record<string, unknown> | undefined, isVariant: boolean) => {
-    const row = toChannelRow(channel, mapping, data, parent, ctx);
-    const cat = String(data.category_id ?? parent?.category_id ?? '');
-    const google = grid.taxonomy && cat ? googleCategoryOfNode(grid.taxonomy, cat) : null;
-    return visit({ item_id: id, row, issues: validateRow(channel, row, { isVariant, googleCategoryPath: google?.path ?? null }) }) !== false;
-  };
+  const check = (id: string, data: Record<string, unknown>, parent: Record<string, unknown> | undefined, isVariant: boolean) =>
+    visit({ item_id: id, ...checkItem({ channel, grid, mapping, ctx }, data, parent, isVariant) }) !== false;
   let after: string | null = null;
   for (;;) {
     const page = await scanPage(knex, grid.catalog.id, after);
@@ -215,39 +246,9 @@ export async function scanChannelRows(
   }
 }
 
-/** Adds one item's issues to the report. */
-function tally(report: ChannelReadiness, issues: ChannelIssue[]): void {
-  report.total++;
-  const errors = issues.filter((i) => i.severity === 'error');
-  if (errors.length === 0) report.ready++;
-  for (const code of new Set(errors.map((i) => i.code))) report.blocked[code] = (report.blocked[code] ?? 0) + 1;
-  for (const attribute of new Set(issues.filter((i) => MISSING_CODES.has(i.code)).map((i) => i.attribute)))
-    report.by_attribute[attribute] = (report.by_attribute[attribute] ?? 0) + 1;
-}
-
 /** The next page of items after `after` in id order. */
-async function scanPage(knex: Knex, catalogId: string, after: string | null): Promise<ScanRow[]> {
+async function scanPage(knex: Knex, catalogId: string, after: string | null): Promise<ReadinessItem[]> {
   const q = knex('catalog_items').where('catalog_id', catalogId).orderBy('id').limit(PAGE_SIZE).select('id', 'entity_type', 'parent_id', 'data');
   if (after) q.where('id', '>', after);
-  return (await q) as ScanRow[];
-}
-
-/** The data of the page's variants' products. */
-async function parentData(knex: Knex, page: ScanRow[]): Promise<Map<string, Record<string, unknown>>> {
-  const ids = [...new Set(page.filter((r) => r.parent_id).map((r) => r.parent_id!))];
-  if (ids.length === 0) return new Map();
-  const rows = (await knex('catalog_items').whereIn('id', ids).select('id', 'data')) as Array<{ id: string; data: Record<string, unknown> }>;
-  return new Map(rows.map((r) => [r.id, r.data]));
-}
-
-/** Which of the page's products have variants (they are represented by their variants). */
-async function productsWithVariants(knex: Knex, page: ScanRow[]): Promise<Set<string>> {
-  const ids = page.filter((r) => r.entity_type === 'product').map((r) => r.id);
-  if (ids.length === 0) return new Set();
-  // One parent_id index probe per product (a semi join over the page's ids): a plain `parent_id IN (…)`
-  // was planned as a scan of the whole table, once per page.
-  const { rows } = (await knex.raw('SELECT p.id FROM unnest(?::uuid[]) AS p(id) WHERE EXISTS (SELECT 1 FROM catalog_items c WHERE c.parent_id = p.id)', [
-    ids,
-  ])) as { rows: Array<{ id: string }> };
-  return new Set(rows.map((r) => r.id));
+  return (await q) as ReadinessItem[];
 }

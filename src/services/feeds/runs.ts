@@ -15,6 +15,8 @@ import type { Scope } from '../access/scope';
 import type { JobRunner } from '../job-runner';
 import { loadFeed } from './feeds';
 import { contentTypeOf, rendererOf } from './channel-port';
+import { ITEMS_WATERMARK_SQL } from '../catalog/item-changes';
+import { feedSettingsKey } from './delta';
 
 /** What run use cases need. */
 export interface FeedRunDeps {
@@ -50,7 +52,8 @@ export interface FeedFile {
 }
 
 /**
- * Inserts a run of `feed` (status `running`, `base_run_id` the last completed run when `delta`).
+ * Inserts a run of `feed` (status `running`, `base_run_id` the last completed run when `delta`,
+ * `items_watermark` the time its reads are complete from and `settings_key`, docs/feeds.md "Delta runs").
  * Shared by the API and the scheduled start, which passes its workflow id as `scheduleKey` so a
  * retried activity finds the run it created (unique key, `ON CONFLICT DO NOTHING`).
  * @returns the run
@@ -73,6 +76,8 @@ export async function insertFeedRun(knex: Knex, feed: Feed, delta: boolean, sche
       base_run_id: base?.id ?? null,
       schedule_key: scheduleKey,
       started_at: knex.fn.now(),
+      items_watermark: knex.raw(ITEMS_WATERMARK_SQL),
+      settings_key: await feedSettingsKey(knex, feed),
     })
     .onConflict('schedule_key')
     .ignore()
