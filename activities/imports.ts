@@ -1,13 +1,13 @@
 /**
  * Activities of catalogImportWorkflow (workflows/catalog-import.ts): thin adapters over
- * src/services/inference/import.ts.
+ * src/services/sheets/import.ts.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { IMPORT_NOT_PERMITTED } from '../src/contracts/workflows';
 import { ForbiddenError } from '../src/lib/errors';
 import { createCatalogCaches, type CatalogCaches } from '../src/services/catalog/caches';
-import { finishImport, importBatch, type ImportBatchResult } from '../src/services/inference/import';
+import { finishImport, importBatch, type ImportBatchResult } from '../src/services/sheets/import';
 
 /** The import activities. */
 export interface ImportActivities {

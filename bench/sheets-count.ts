@@ -9,8 +9,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { inferSchemaFromFile } from '../src/services/inference/infer';
-import { googleTaxonomyCache } from '../src/services/inference/taxonomy';
+import { inferSchemaFromFile } from '../src/services/sheets/infer';
+import { googleTaxonomyCache } from '../src/services/sheets/taxonomy';
 import { loadAvg } from './lib';
 
 const MB = Number(process.env.BENCH_MB ?? 500);

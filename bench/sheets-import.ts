@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { stageImport } from '../src/services/inference/import';
+import { stageImport } from '../src/services/sheets/import';
 import { TemporalJobRunner } from '../temporal/client';
 import { catalogImportWorkflowId } from '../src/contracts/workflows';
 import { benchEngine, startJobBench } from './job-common';

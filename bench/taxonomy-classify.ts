@@ -23,7 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createEngine } from '../src/enrichment';
 import type { EnrichmentEngine } from '../src/enrichment/types';
-import { readGoogleTaxonomy } from '../src/services/inference/taxonomy';
+import { readGoogleTaxonomy } from '../src/services/sheets/taxonomy';
 import { SHARED_DATA } from '../test/helpers/data';
 import { startJobBench, type BenchEngine } from './job-common';
 

@@ -8,7 +8,7 @@
  * here).
  */
 import path from 'node:path';
-import { readGoogleTaxonomy } from '../src/services/inference/taxonomy';
+import { readGoogleTaxonomy } from '../src/services/sheets/taxonomy';
 import { SHARED_DATA } from '../test/helpers/data';
 import { createBenchCatalog, loadAvg, median, runBench, since } from './lib';
 

@@ -2,7 +2,7 @@
  * catalogImportWorkflow: a spreadsheet import into a catalog, started by the API
  * (temporal/client.ts `startImport`) under `catalog-import-<import_id>` with search attributes
  * OrganizationId, CatalogId, JobKind=import, after the API staged the file's lines in PostgreSQL
- * (src/services/inference/import.ts).
+ * (src/services/sheets/import.ts).
  *
  * State machine (the `progress` query answers phase, cursor and counters):
  *

@@ -9,9 +9,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { inferSchemaFromFile, type Inference } from '../../src/services/inference/infer';
-import { normalizeHeaders, sniffTable, tableRows } from '../../src/services/inference/table-file';
-import { googleTaxonomyCache, taxonomyFromTitles, type GoogleTaxonomyCache } from '../../src/services/inference/taxonomy';
+import { inferSchemaFromFile, type Inference } from '../../src/services/sheets/infer';
+import { normalizeHeaders, sniffTable, tableRows } from '../../src/services/sheets/table-file';
+import { googleTaxonomyCache, taxonomyFromTitles, type GoogleTaxonomyCache } from '../../src/services/sheets/taxonomy';
 import { SHARED_DATA } from '../../test/helpers/data';
 import { options, table } from './files';
 import { inferCases, readGolds, type InferCase, type InferGold } from './infer-files';

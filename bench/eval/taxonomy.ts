@@ -28,7 +28,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { classify, compileTaxonomy, type CompiledTaxonomy } from '../../src/enrichment/taxonomy';
 import { trainCategoryExamples, type CategoryExample } from '../../src/enrichment/taxonomy/examples';
-import { readGoogleTaxonomy } from '../../src/services/inference/taxonomy';
+import { readGoogleTaxonomy } from '../../src/services/sheets/taxonomy';
 import { SHARED_DATA } from '../../test/helpers/data';
 import { options, table } from './files';
 import { CUSTOM_TREES_FILE, scoreCustomTrees, type CustomTitle } from './taxonomy-custom';

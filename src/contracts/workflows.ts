@@ -262,7 +262,7 @@ export interface CatalogImportArgs {
 }
 
 /**
- * Lines per import batch (one activity, one transaction; src/services/inference/import.ts). 2,500:
+ * Lines per import batch (one activity, one transaction; src/services/sheets/import.ts). 2,500:
  * 5,206 rows/s for 100,000 rows where 1,000 gave 4,557 (bench/sheets-import.ts, load ~1.2).
  */
 export const IMPORT_BATCH_LINES = 2500;

@@ -5,7 +5,7 @@ import { NotFoundError, ServiceUnavailableError, ValidationError } from '../lib/
 import type { ActiveSession } from '../services/access/sessions';
 import { loadGridCatalog } from '../services/catalog/item-grid';
 import { countSelected, selectionOf, selectionQueryString } from '../services/catalog/grid-selection';
-import { exportCatalog } from '../services/inference/export';
+import { exportCatalog } from '../services/sheets/export';
 import { createBulkAction, type BulkEditAction } from '../services/review/bulk-edit';
 import { getEnrichmentJob } from '../services/enrichment/jobs';
 import { planFillGaps, startFillGaps, startSelectionEnrichment } from '../services/enrichment/fill-gaps';
@@ -29,7 +29,7 @@ import { DASHBOARD_BASE } from './views';
  * fill the gaps for a channel: `POST /catalogs/{id}/channel-readiness/fill-gaps` (the channel
  * readiness panel's form; starts the job and follows it like fill the gaps).
  * Export: `GET /catalogs/{id}/items/export?format=csv|xlsx&cols=…&<grid query>`
- * streams the catalog export (src/services/inference/export.ts) of the grid's items and columns.
+ * streams the catalog export (src/services/sheets/export.ts) of the grid's items and columns.
  * The POSTs check the session's CSRF token; another
  * organization's catalog is a 403.
  */

@@ -1,4 +1,4 @@
-import { IMPORT_CANCEL_KEEPS } from '../services/inference/import';
+import { IMPORT_CANCEL_KEEPS } from '../services/sheets/import';
 import { OPERATION_KINDS, OPERATION_STATUSES, etaSeconds, type Operation, type OperationKind, type OperationStatus } from '../services/operations/operations';
 import { html, type SafeHtml } from './html';
 import { badge, DASHBOARD_BASE, layout, statusBadge, when, type PageSession } from './views';

@@ -5,7 +5,7 @@ import type { ResolvedAppDeps } from '../deps';
 import { NotFoundError } from '../lib/errors';
 import type { ActiveSession } from '../services/access/sessions';
 import { getCatalog } from '../services/catalog/catalogs';
-import { loadImport } from '../services/inference/import';
+import { loadImport } from '../services/sheets/import';
 import {
   listOperations,
   operationErrors,

@@ -5,7 +5,7 @@ export type CatalogExportStatus = 'running' | 'completed' | 'failed' | 'cancelle
 
 /**
  * One export of a catalog as CSV or XLSX (table `catalog_exports`): it streams in
- * the request that asks for it (src/services/inference/export.ts) and is recorded here so the
+ * the request that asks for it (src/services/sheets/export.ts) and is recorded here so the
  * jobs page lists it.
  */
 export class CatalogExport extends BaseModel {

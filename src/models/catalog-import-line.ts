@@ -9,7 +9,7 @@ export type ImportLineErrors = Array<{ loc?: Array<string | number>; msg: string
 /**
  * One data line of an import (table `catalog_import_lines`, key `(import_id, line)`; line 1 is the
  * header): the item it carries, and once written its status, errors and item. Lines are staged
- * and written set-based (src/services/inference/import.ts); the model reads them.
+ * and written set-based (src/services/sheets/import.ts); the model reads them.
  */
 export class CatalogImportLine extends BaseModel {
   static tableName = 'catalog_import_lines';

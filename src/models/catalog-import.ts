@@ -11,7 +11,7 @@ export type CatalogImportStatus = 'running' | 'completed' | 'failed' | 'cancelle
 
 /**
  * A spreadsheet import into a catalog (table `catalog_imports`): staged by the API,
- * written batch by batch by `catalog-import-<id>` (src/services/inference/import.ts), with the
+ * written batch by batch by `catalog-import-<id>` (src/services/sheets/import.ts), with the
  * counters of its per-line report.
  */
 export class CatalogImport extends BaseModel {

@@ -1,5 +1,5 @@
-import type { Inference } from '../services/inference/infer';
-import type { SuggestedField } from '../services/inference/enrichment-fields';
+import type { Inference } from '../services/sheets/infer';
+import type { SuggestedField } from '../services/sheets/enrichment-fields';
 
 /**
  * Wire JSON of inference results (docs/api-enrichment.md "Enrichment jobs": `POST /public/infer-schema`,

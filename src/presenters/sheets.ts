@@ -1,5 +1,5 @@
 import type { CatalogImport } from '../models/catalog-import';
-import type { ImportLine } from '../services/inference/import';
+import type { ImportLine } from '../services/sheets/import';
 
 /**
  * Wire JSON of a spreadsheet import. `lines_url` (the per-line report) is absolute,

@@ -4,9 +4,9 @@ import { readFileForm } from '../middleware/file-form';
 import { DEFAULT_UPLOAD_LIMITS } from '../middleware/upload';
 import { presentEnrichmentInference, presentSchemaInference } from '../presenters/inference';
 import { inferEnrichmentBody, inferEnrichmentResponse, inferSchemaFields, inferSchemaMultipart, inferSchemaResponse } from '../schemas/inference';
-import { inferFromItems, inferSchemaFromFile } from '../services/inference/infer';
-import { inferenceLlm } from '../services/inference/llm';
-import { googleTaxonomyCache } from '../services/inference/taxonomy';
+import { inferFromItems, inferSchemaFromFile } from '../services/sheets/infer';
+import { inferenceLlm } from '../services/sheets/llm';
+import { googleTaxonomyCache } from '../services/sheets/taxonomy';
 import { defineRoute, RouteDef } from './registry';
 
 /** Form fields are validated with query coercion ("true" → true, "20" → 20); their 422 locs say `body`. */

@@ -7,8 +7,8 @@ import { DEFAULT_UPLOAD_LIMITS } from '../middleware/upload';
 import { importLinesCsv, presentImport, presentImportLine } from '../presenters/sheets';
 import { catalogIdParams } from '../schemas/catalogs';
 import { exportQuery, importFields, importLinesQuery, importMultipart, importParams, importResponse } from '../schemas/sheets';
-import { exportCatalog } from '../services/inference/export';
-import { cancelImport, findImport, IMPORT_CANCEL_KEEPS, importLinePages, importLines, loadImport, stageImport } from '../services/inference/import';
+import { exportCatalog } from '../services/sheets/export';
+import { cancelImport, findImport, IMPORT_CANCEL_KEEPS, importLinePages, importLines, loadImport, stageImport } from '../services/sheets/import';
 import { defineRoute, RouteDef } from './registry';
 
 /** The `mapping` form field as a column → field object. @throws ValidationError (422) */

@@ -42,7 +42,7 @@ export const inferEnrichmentBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** A node of a suggested taxonomy (src/services/inference/taxonomy.ts): as `PUT …/taxonomy` takes it. */
+/** A node of a suggested taxonomy (src/services/sheets/taxonomy.ts): as `PUT …/taxonomy` takes it. */
 const suggestedNode = Type.Object({
   name: Type.String(),
   parent: Nullable(Type.String()),

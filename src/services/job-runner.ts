@@ -56,7 +56,7 @@ export interface JobRunner {
   startBulkStage?(bulk: { activity_id: string; organization_id: string; catalog_id: string }): Promise<void>;
   /**
    * Starts the import workflow of a staged spreadsheet import (`catalog-import-<import_id>`,
-   * src/services/inference/import.ts), with search attributes OrganizationId, CatalogId and
+   * src/services/sheets/import.ts), with search attributes OrganizationId, CatalogId and
    * JobKind=import. Optional: runners that start no imports leave it out (the route answers 503).
    * @throws the client's error when Temporal is unreachable
    */

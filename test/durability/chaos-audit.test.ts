@@ -20,7 +20,7 @@ import { createEnrichmentCaches } from '../../src/services/enrichment/caches';
 import { writeRowResults } from '../../src/services/enrichment/row-results';
 import { executeFlow } from '../../src/services/flows/runs';
 import { writeNodeRows } from '../../src/services/flows/rows';
-import { finishImport, importBatch, stageImport } from '../../src/services/inference/import';
+import { finishImport, importBatch, stageImport } from '../../src/services/sheets/import';
 import { requestApply, runApply } from '../../src/services/review/apply';
 import { AuditLedger, auditSoak } from '../fixtures/chaos-audit';
 import { acceptingJobs } from '../fixtures/job-runners';

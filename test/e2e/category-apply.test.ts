@@ -13,7 +13,7 @@ import request from 'supertest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { createApp } from '../../src/app';
 import { createEngine } from '../../src/enrichment';
-import { readGoogleTaxonomy } from '../../src/services/inference/taxonomy';
+import { readGoogleTaxonomy } from '../../src/services/sheets/taxonomy';
 import { SHARED_DATA } from '../helpers/data';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { seedItems } from '../helpers/review-apply';

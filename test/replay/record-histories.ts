@@ -41,7 +41,7 @@ import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { newId } from '../../src/lib/ids';
 import { createEnrichmentJob } from '../../src/services/enrichment/jobs';
-import { stageImport } from '../../src/services/inference/import';
+import { stageImport } from '../../src/services/sheets/import';
 import { saveFlowFromActivity } from '../../src/services/flows/flows';
 import { executeFlow } from '../../src/services/flows/runs';
 import { createResearchArchive } from '../../src/services/research-archives/archives';

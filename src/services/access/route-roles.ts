@@ -1,6 +1,6 @@
 import type { Role } from '../../models/person';
 
-/** The route that starts an import: its role is also what the import's batches need as they run (src/services/inference/import.ts). */
+/** The route that starts an import: its role is also what the import's batches need as they run (src/services/sheets/import.ts). */
 export const IMPORT_ROUTE = 'POST /public/catalogs/:catalog_id/items/import';
 
 /**

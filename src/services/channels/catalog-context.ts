@@ -28,7 +28,7 @@ const GOOGLE_NODE = /Google product taxonomy (\d+)/;
 /**
  * The Google product category of a taxonomy node: its own, or its nearest ancestor's, from a
  * `google_product_category` attribute value of the node or a description "Google product
- * taxonomy <id>" (src/services/inference/taxonomy.ts marks the nodes it took from Google so).
+ * taxonomy <id>" (src/services/sheets/taxonomy.ts marks the nodes it took from Google so).
  * Returns the id and the Google path (the node's path: such nodes are named as Google's), or null.
  */
 export function googleCategoryOfNode(taxonomy: EnrichedTaxonomy, nodeId: string): { id: string; path: string[] } | null {

@@ -6,8 +6,8 @@ import { parser } from 'stream-json';
 import { pick } from 'stream-json/filters/Pick';
 import { streamArray } from 'stream-json/streamers/StreamArray';
 import { ValidationDetail, ValidationError } from '../../lib/errors';
-import { rowToInputItem } from '../inference/sheet-items';
-import { normalizeHeaders, sniffTable, tableRows } from '../inference/table-file';
+import { rowToInputItem } from '../sheets/items-from-rows';
+import { normalizeHeaders, sniffTable, tableRows } from '../sheets/table-file';
 import { unstorableTextPaths } from '../../lib/text';
 import { EnrichmentRow } from '../../models/enrichment-row';
 
@@ -120,7 +120,7 @@ async function isSpreadsheet(file: string, fileName: string): Promise<boolean> {
 
 /**
  * A CSV, XLSX or XLS `items_file`, streamed: the header row names the fields, each further
- * row is one item (src/services/inference/sheet-items.ts `rowToInputItem`: non-empty cells as
+ * row is one item (src/services/sheets/items-from-rows.ts `rowToInputItem`: non-empty cells as
  * text, JSON arrays and objects parsed), inserted in chunks of {@link INSERT_CHUNK}.
  * @returns the number of rows
  * @throws UnsupportedMediaTypeError (415) for a workbook other than XLSX/XLS; ValidationError (422) at

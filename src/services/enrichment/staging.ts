@@ -6,7 +6,7 @@ import { isUuid, newId } from '../../lib/ids';
 import { StagedChange } from '../../models/staged-change';
 import { businessKeyOf, ITEM_ID_KEY } from '../catalog/items-keys';
 import { getCurrentSchema } from '../catalog/schema';
-import { typedBySchema } from '../inference/sheet-items';
+import { typedBySchema } from '../sheets/items-from-rows';
 import { categoryItemFields } from './staging-category';
 
 /**
@@ -112,7 +112,7 @@ export function sourceDataShape(sourceData: Record<string, unknown> | null | und
  * - `mergeFields` the item has a value for: combined with it (`mergeValues`: lists unioned,
  *   objects by key, scalars kept), since the job's input may not have carried the item's value;
  * then typed by the catalog schema's `properties` with the import's rules
- * (src/services/inference/sheet-items.ts `typedBySchema`).
+ * (src/services/sheets/items-from-rows.ts `typedBySchema`).
  * @returns the after-data and the values that could not be typed (the change is then `error`)
  */
 export function enrichedAfterData(

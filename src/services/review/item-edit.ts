@@ -14,7 +14,7 @@ import { actorId } from '../access/auth';
 import { assertRole } from '../access/roles';
 import { loadItem } from '../catalog/items-read';
 import { getCurrentSchema } from '../catalog/schema';
-import { typedBySchema } from '../inference/sheet-items';
+import { typedBySchema } from '../sheets/items-from-rows';
 import { createActivity, type CreatedActivity, type ReviewDeps } from './review-activities';
 import { validatorFor } from './stage-changes';
 

@@ -12,7 +12,7 @@
  *   (docs/api-review.md "Staged changes");
  * - values of array/object fields of the catalog schema that arrive as JSON strings (the
  *   snapshot flattening) are parsed, and every value is typed by the catalog schema with the
- *   import's rules (src/services/inference/sheet-items.ts `typedBySchema`: `"7"` → 7 for a
+ *   import's rules (src/services/sheets/items-from-rows.ts `typedBySchema`: `"7"` → 7 for a
  *   number field); a value that cannot be typed makes the change `error` with the reason;
  * - `source_data` takes the shape every staged change has (src/services/enrichment/staging.ts
  *   `sourceDataShape`: a flat field → URL-list map goes under `sources`);
@@ -36,7 +36,7 @@ import { isGrouped, SYSTEM_COLUMNS } from '../catalog/items-keys';
 import { getCurrentSchema } from '../catalog/schema';
 import { itemValidator } from '../catalog/schema-validation';
 import { sourceDataShape } from '../enrichment/staging';
-import { typedBySchema } from '../inference/sheet-items';
+import { typedBySchema } from '../sheets/items-from-rows';
 
 /** Where the item validators are cached (the app's CatalogCaches.validators). */
 export interface StageDeps {

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { evaluateCases, GOLD_DIR, summarize } from '../../../bench/eval/infer';
 import { inferCases, readGolds } from '../../../bench/eval/infer-files';
-import { googleTaxonomyCache } from '../../../src/services/inference/taxonomy';
+import { googleTaxonomyCache } from '../../../src/services/sheets/taxonomy';
 import { SHARED_DATA } from '../../helpers/data';
 
 it('meets the inference targets on the slice', async () => {

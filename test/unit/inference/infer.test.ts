@@ -7,8 +7,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { inferFromItems, inferSchemaFromFile, type Inference } from '../../../src/services/inference/infer';
-import { googleTaxonomyCache } from '../../../src/services/inference/taxonomy';
+import { inferFromItems, inferSchemaFromFile, type Inference } from '../../../src/services/sheets/infer';
+import { googleTaxonomyCache } from '../../../src/services/sheets/taxonomy';
 import { SHARED_DATA } from '../../helpers/data';
 
 const google = googleTaxonomyCache(path.join(SHARED_DATA, 'taxonomy', 'google', 'taxonomy-with-ids.en-US.txt'));

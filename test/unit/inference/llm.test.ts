@@ -6,9 +6,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { inferSchemaFromFile } from '../../../src/services/inference/infer';
-import { inferenceLlm } from '../../../src/services/inference/llm';
-import { googleTaxonomyCache } from '../../../src/services/inference/taxonomy';
+import { inferSchemaFromFile } from '../../../src/services/sheets/infer';
+import { inferenceLlm } from '../../../src/services/sheets/llm';
+import { googleTaxonomyCache } from '../../../src/services/sheets/taxonomy';
 import { readBody, startServer } from '../providers/fixtures';
 
 interface ChatRequest {

@@ -1,8 +1,8 @@
 /**
  * Values from any client typed by the catalog schema with the spreadsheet import's rules
- * (src/services/inference/sheet-items.ts `schemaValue`, `typedBySchema`).
+ * (src/services/sheets/items-from-rows.ts `schemaValue`, `typedBySchema`).
  */
-import { schemaValue, typedBySchema } from '../../../src/services/inference/sheet-items';
+import { schemaValue, typedBySchema } from '../../../src/services/sheets/items-from-rows';
 
 describe('schemaValue', () => {
   it('reads text as the property type says, as the import does', () => {

@@ -8,8 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import iconv from 'iconv-lite';
-import { normalizeHeaders, sniffTable, tableRows } from '../../../src/services/inference/table-file';
-import { profileTable } from '../../../src/services/inference/profile';
+import { normalizeHeaders, sniffTable, tableRows } from '../../../src/services/sheets/table-file';
+import { profileTable } from '../../../src/services/sheets/profile';
 import { ValidationError } from '../../../src/lib/errors';
 import { xlsBuffer } from '../../helpers/xls';
 

@@ -12,7 +12,7 @@ import { terms } from '../../../src/enrichment/taxonomy/terms';
 import { titleLanguage, translateTitle } from '../../../src/enrichment/taxonomy/translate';
 import { compileTaxonomy } from '../../../src/enrichment/taxonomy/tree';
 import type { EnrichInput, TaxonomyInput } from '../../../src/enrichment/types';
-import { readGoogleTaxonomy } from '../../../src/services/inference/taxonomy';
+import { readGoogleTaxonomy } from '../../../src/services/sheets/taxonomy';
 import { SHARED_DATA } from '../enrichment/data-dir';
 
 const GOOGLE = compileTaxonomy(readGoogleTaxonomy(path.join(SHARED_DATA, 'taxonomy/google/taxonomy-with-ids.en-US.txt')));

@@ -9,7 +9,7 @@ import { stem } from '../../../src/enrichment/taxonomy/terms';
 import { enrichTaxonomy, normalizeTaxonomy } from '../../../src/services/catalog/taxonomy';
 import type { EnrichInput, TaxonomyInput } from '../../../src/enrichment/types';
 import { SHARED_DATA } from '../enrichment/data-dir';
-import { readGoogleTaxonomy } from '../../../src/services/inference/taxonomy';
+import { readGoogleTaxonomy } from '../../../src/services/sheets/taxonomy';
 
 const GOOGLE = readGoogleTaxonomy(path.join(SHARED_DATA, 'taxonomy/google/taxonomy-with-ids.en-US.txt'));
 

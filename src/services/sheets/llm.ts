@@ -79,7 +79,7 @@ function isAnswer(v: unknown): v is {
   return typeof v === 'object' && v !== null && Array.isArray(o.columns) && Array.isArray(o.enrichment_fields);
 }
 
-/** The parts of a rules inference the model may refine (src/services/inference/infer.ts `Inference`). */
+/** The parts of a rules inference the model may refine (src/services/sheets/infer.ts `Inference`). */
 export interface Refinable {
   fields: InferredField[];
   schema: { properties: Record<string, Record<string, unknown>> };

@@ -2,7 +2,7 @@
  * Units of spreadsheet columns with their codes: physical units as UN/CEFACT Recommendation 20
  * common codes (the codes schema.org `unitCode` uses), currencies as ISO 4217 codes (UN/CEFACT
  * Recommendation 9). Units are read from headers ("Weight (lbs)", "Variant Grams") and from
- * values ("10 kg", "51x51 cm", "SR 2,375"; src/services/inference/cells.ts).
+ * values ("10 kg", "51x51 cm", "SR 2,375"; src/services/sheets/cells.ts).
  */
 import { labelUnit, UNCEFACT_UNITS, unitName, unitSymbol } from '../../enrichment/normalize/units';
 

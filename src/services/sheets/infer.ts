@@ -202,7 +202,7 @@ export async function inferSchemaFromFile(file: { path: string; name: string }, 
   return withLlm(inferFromProfile(profile, options, dialect, options.generateTaxonomy), profile, options);
 }
 
-/** The rules' inference refined by the LLM when one is configured (src/services/inference/llm.ts); unchanged otherwise. */
+/** The rules' inference refined by the LLM when one is configured (src/services/sheets/llm.ts); unchanged otherwise. */
 async function withLlm(r: Inference, profile: TableProfile, options: InferOptions): Promise<Inference> {
   if (!options.llm) return r;
   const refined = await refineWithLlm(options.llm, r, profile.headers, profile.rows.slice(0, r.sample_rows_used), options.prompt);

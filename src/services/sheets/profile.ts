@@ -189,7 +189,7 @@ function decideDecimalComma(rows: Row[]): boolean {
 
 /**
  * Reads every row of `rows` (header first): counts them all, profiles the first PROFILE_ROWS.
- * @param rows the table's rows as text cells (src/services/inference/table-file.ts `tableRows`)
+ * @param rows the table's rows as text cells (src/services/sheets/table-file.ts `tableRows`)
  * @param normalize turns the header row into field names
  * @returns the profile; a file without rows has `headers: []`
  */

@@ -1,5 +1,5 @@
 /**
- * Column-level inference from a column's profile (src/services/inference/profile.ts): its JSON
+ * Column-level inference from a column's profile (src/services/sheets/profile.ts): its JSON
  * type and format, enum values, identifier kind (GTIN by GS1 check digit, SKU/MPN shapes), unit
  * with its UN/CEFACT or ISO 4217 code, arrays from delimited cells, category paths, and
  * required-ness from the null rate. Every decision records its reason in words, so a user sees

@@ -3,7 +3,7 @@
  *
  * The API stages the file: every data row becomes a line (`catalog_import_lines`, numbered as
  * in the file with the header as line 1) holding its item, converted by the catalog schema's
- * types (sheet-items.ts, the reverse of the export layout), under a column → field mapping that
+ * types (items-from-rows.ts, the reverse of the export layout), under a column → field mapping that
  * defaults to the identity (the column names the inferred schema gives the fields). The import
  * workflow (workflows/catalog-import.ts) then writes the lines in batches with the catalog's
  * own bulk write (items-write.ts: identity by business key, products and variants, strict
@@ -25,7 +25,7 @@ import { loadCatalogOwned } from '../catalog/catalogs';
 import { writeItems } from '../catalog/items-write';
 import { getCurrentSchema } from '../catalog/schema';
 import { IMPORT_BATCH_LINES, catalogImportWorkflowId } from '../../contracts/workflows';
-import { rowToItem, type ColumnTypes } from './sheet-items';
+import { rowToItem, type ColumnTypes } from './items-from-rows';
 import { normalizeHeaders, sniffTable, tableRows } from './table-file';
 
 /** Lines inserted per statement while staging. */
