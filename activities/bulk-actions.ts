@@ -7,8 +7,8 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { AppError } from '../src/lib/errors';
 import { BULK_STAGE_NOT_STAGEABLE } from '../src/contracts/workflows';
-import type { CatalogCaches } from '../src/services/catalog/caches';
-import { createCatalogCaches } from '../src/services/catalog/caches';
+import type { CatalogCaches } from '../src/services/catalog/catalog-caches';
+import { createCatalogCaches } from '../src/services/catalog/catalog-caches';
 import { failBulkStaging, finishBulkStaging, stageBulkPage } from '../src/services/review/bulk-edit';
 import { heartbeatingOneTransaction } from './heartbeat';
 

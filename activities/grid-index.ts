@@ -1,12 +1,12 @@
 /**
  * Grid index activity: a thin adapter over `reconcileGridIndexes`
- * (src/services/catalog/grid-indexes.ts), run by gridIndexWorkflow (workflows/grid-index.ts).
+ * (src/services/catalog/grid/grid-indexes.ts), run by gridIndexWorkflow (workflows/grid-index.ts).
  * Moves only the catalog id and the index names through Temporal (docs/workflows.md "Rules of the craft").
  */
 import { Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { logger } from '../src/lib/logger';
-import { GridIndexReconcile, reconcileGridIndexes } from '../src/services/catalog/grid-indexes';
+import { GridIndexReconcile, reconcileGridIndexes } from '../src/services/catalog/grid/grid-indexes';
 import { whileHeartbeating } from './heartbeat';
 
 /** The grid index activities registered on the worker; the workflow proxies them by these names. */

@@ -6,7 +6,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { IMPORT_NOT_PERMITTED } from '../src/contracts/workflows';
 import { ForbiddenError } from '../src/lib/errors';
-import { createCatalogCaches, type CatalogCaches } from '../src/services/catalog/caches';
+import { createCatalogCaches, type CatalogCaches } from '../src/services/catalog/catalog-caches';
 import { finishImport, importBatch, type ImportBatchResult } from '../src/services/sheets/import';
 
 /** The import activities. */

@@ -7,8 +7,8 @@
 import type { Knex } from 'knex';
 import type { Config } from '../src/config';
 import type { EnrichmentEngine } from '../src/enrichment/types';
-import { createCatalogCaches } from '../src/services/catalog/caches';
-import type { MaintenanceOptions } from '../src/services/catalog/index-maintenance';
+import { createCatalogCaches } from '../src/services/catalog/catalog-caches';
+import type { MaintenanceOptions } from '../src/services/catalog/search/index-maintenance';
 import { enrichmentStorage } from '../src/services/enrichment/artifacts';
 import type { ResearchSettings } from '../src/services/enrichment/jobs';
 import type { PythonSessionFactory } from '../src/services/flows/nodes/custom-code';
@@ -53,7 +53,7 @@ export interface ActivityGroupDeps {
   render?: ActivityDeps['render'];
   /** Updates from which an apply defers the word index (activities/apply.ts); default as restores (50,000). Tests lower it. */
   applyDeferWordsMinItems?: number;
-  /** Snapshot items from which a restore defers the word index (activities/snapshot-restore.ts); default 50,000 (src/services/catalog/search-words.ts). Tests lower it. */
+  /** Snapshot items from which a restore defers the word index (activities/snapshot-restore.ts); default 50,000 (src/services/catalog/search/search-words.ts). Tests lower it. */
   restoreDeferWordsMinItems?: number;
   /** Thresholds of search index maintenance (activities/search-maintenance.ts); tests lower them. */
   searchMaintenance?: MaintenanceOptions;

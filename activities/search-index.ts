@@ -1,6 +1,6 @@
 /**
- * Search index activity: a thin adapter over `catchUpSearchWords` (src/services/catalog/search-words.ts:
- * the word index left behind by a restore) and `buildSearchIndex` (src/services/catalog/search-count-index.ts),
+ * Search index activity: a thin adapter over `catchUpSearchWords` (src/services/catalog/search/search-words.ts:
+ * the word index left behind by a restore) and `buildSearchIndex` (src/services/catalog/search/search-count-index.ts),
  * run by searchIndexBuildWorkflow (workflows/search-index-build.ts) and built by
  * {@link createSearchIndexActivities}. Moves only the catalog id and the figures through
  * Temporal (docs/workflows.md "Rules of the craft").
@@ -10,8 +10,8 @@ import type { Knex } from 'knex';
 import { logger } from '../src/lib/logger';
 import { heartbeatingOneTransaction } from './heartbeat';
 import type { SearchIndexBuild } from '../src/contracts/workflows';
-import { buildSearchIndex } from '../src/services/catalog/search-count-index';
-import { catchUpSearchWords, SearchWordsCatchUp } from '../src/services/catalog/search-words';
+import { buildSearchIndex } from '../src/services/catalog/search/search-count-index';
+import { catchUpSearchWords, SearchWordsCatchUp } from '../src/services/catalog/search/search-words';
 
 /** Failure type of a build deferred because this worker already runs one (retried with backoff). */
 export const SEARCH_INDEX_BUSY = 'SearchIndexBuildBusy';
@@ -33,7 +33,7 @@ export interface SearchIndexActivities {
    */
   buildSearchIndex(catalogId: string): Promise<(SearchIndexBuild & { words_caught_up: number }) | null>;
   /**
-   * Catches up the catalog's word index after a restore (src/services/catalog/search-words.ts), alone:
+   * Catches up the catalog's word index after a restore (src/services/catalog/search/search-words.ts), alone:
    * run by the workflow when it is signalled during its cool-down. Heartbeats after every
    * committed batch; idempotent and resumable (a retry finds only the rows still pending).
    * @returns rows moved into the word index, whether the flag is clear, time taken

@@ -1,12 +1,12 @@
 /**
  * Search index maintenance activity: a thin adapter over `maintainSearchIndexes`
- * (src/services/catalog/index-maintenance.ts), run by searchIndexMaintenanceWorkflow.
+ * (src/services/catalog/search/index-maintenance.ts), run by searchIndexMaintenanceWorkflow.
  */
 import type { Knex } from 'knex';
 import { logger } from '../src/lib/logger';
-import { churnWarrantsMaintenance, IndexMaintenance, maintainSearchIndexes, MaintenanceOptions } from '../src/services/catalog/index-maintenance';
-import { sweepGridIndexes } from '../src/services/catalog/grid-indexes';
-import { settleAfterLargeWrite, type SettleReport } from '../src/services/catalog/post-write-maintenance';
+import { churnWarrantsMaintenance, IndexMaintenance, maintainSearchIndexes, MaintenanceOptions } from '../src/services/catalog/search/index-maintenance';
+import { sweepGridIndexes } from '../src/services/catalog/grid/grid-indexes';
+import { settleAfterLargeWrite, type SettleReport } from '../src/services/catalog/search/post-write-maintenance';
 
 /** The maintenance activities registered on the worker; the workflow proxies them by these names. */
 export interface SearchMaintenanceActivities {
@@ -19,12 +19,12 @@ export interface SearchMaintenanceActivities {
   churnWarrantsMaintenance(catalogId: string, rows: number): Promise<boolean>;
   /**
    * After a large write to the catalog: ANALYZE, GIN pending lists merged, VACUUM (SKIP_LOCKED),
-   * the catalog's completeness counters folded (src/services/catalog/post-write-maintenance.ts);
+   * the catalog's completeness counters folded (src/services/catalog/search/post-write-maintenance.ts);
    * idempotent.
    */
   settleAfterLargeWrite(catalogId: string): Promise<SettleReport>;
   /**
-   * The grid index sweep (src/services/catalog/grid-indexes.ts sweepGridIndexes): drops the grid
+   * The grid index sweep (src/services/catalog/grid/grid-indexes.ts sweepGridIndexes): drops the grid
    * field indexes of deleted catalogs and removed fields, and stray ones.
    * @returns indexes dropped
    */

@@ -1,6 +1,6 @@
 /**
  * Snapshot restore activities of snapshotRestoreWorkflow (workflows/snapshot-restore.ts): thin
- * adapters over src/services/catalog/snapshot-restores.ts, built by
+ * adapters over src/services/catalog/snapshots/snapshot-restores.ts, built by
  * {@link createSnapshotRestoreActivities}. Only the restore id and the result cross Temporal
  * (docs/workflows.md "Rules of the craft").
  */
@@ -8,7 +8,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { ConflictError, ForbiddenError, NotFoundError } from '../src/lib/errors';
 import { logger } from '../src/lib/logger';
-import { markSnapshotRestoreFailed, runSnapshotRestore } from '../src/services/catalog/snapshot-restores';
+import { markSnapshotRestoreFailed, runSnapshotRestore } from '../src/services/catalog/snapshots/snapshot-restores';
 import type { SnapshotRestoreResult } from '../src/contracts/workflows';
 import { RESTORE_NOT_APPLICABLE } from '../src/contracts/workflows';
 import { heartbeatingOneTransaction } from './heartbeat';
@@ -17,7 +17,7 @@ import { heartbeatingOneTransaction } from './heartbeat';
 export interface SnapshotRestoreActivities {
   /**
    * Restores the snapshot of restore `restoreId` in one transaction that also records the result
-   * (src/services/catalog/snapshot-restores.ts `runSnapshotRestore`); heartbeats while it runs.
+   * (src/services/catalog/snapshots/snapshot-restores.ts `runSnapshotRestore`); heartbeats while it runs.
    * Idempotent: never restores twice.
    * @returns the result (the stored one when the restore completed already)
    * @throws ApplicationFailure `RestoreNotApplicable` (non-retryable) when the catalog, the
@@ -31,7 +31,7 @@ export interface SnapshotRestoreActivities {
 /**
  * Builds the snapshot restore activities over the worker's database.
  * @param deps `searchWordsDeferMinItems`: snapshots of at least this many items leave the word
- *   index behind (default as src/services/catalog/search-words.ts); tests lower it
+ *   index behind (default as src/services/catalog/search/search-words.ts); tests lower it
  * @returns an object of async functions to pass (with the others) to `Worker.create`
  */
 export function createSnapshotRestoreActivities(deps: { knex: Knex; searchWordsDeferMinItems?: number }): SnapshotRestoreActivities {

@@ -4,7 +4,7 @@
  * over HTTP on loopback (the request's whole time: query, count, tree counts, render). Cases: the
  * default order, an equality filter, a data-field sort, filter + sort, a word search, a taxonomy
  * node, and a filter matching no item (the worst case: the count and the page read every row).
- * Grid field indexes (src/services/catalog/grid-indexes.ts): the first request of each case
+ * Grid field indexes (src/services/catalog/grid/grid-indexes.ts): the first request of each case
  * records the indexes it needs (`index_notices`: what the page said), then the bench builds them
  * in-process with the workflow's own function (`reconcileGridIndexes`; the bench app starts no
  * workflows) and prints each build's time (`grid_indexes`); the cases are measured after that.
@@ -31,11 +31,11 @@ import { SESSION_COOKIE } from '../src/middleware/session';
 import { createOrganizationWithKey } from '../src/services/access/auth';
 import { signIn } from '../src/services/access/sessions';
 import type { Scope } from '../src/services/access/scope';
-import { reconcileGridIndexes } from '../src/services/catalog/grid-indexes';
-import { churnWarrantsMaintenance, maintainSearchIndexes } from '../src/services/catalog/index-maintenance';
-import { buildSearchIndex } from '../src/services/catalog/search-count-index';
-import { catchUpSearchWords } from '../src/services/catalog/search-words';
-import { restoreSnapshot } from '../src/services/catalog/snapshots';
+import { reconcileGridIndexes } from '../src/services/catalog/grid/grid-indexes';
+import { churnWarrantsMaintenance, maintainSearchIndexes } from '../src/services/catalog/search/index-maintenance';
+import { buildSearchIndex } from '../src/services/catalog/search/search-count-index';
+import { catchUpSearchWords } from '../src/services/catalog/search/search-words';
+import { restoreSnapshot } from '../src/services/catalog/snapshots/snapshots';
 import { normalizeTaxonomy } from '../src/services/catalog/taxonomy';
 import { type Bench, createBenchCatalog, loadAvg, runBench, seedSql, since } from './lib';
 

@@ -1,7 +1,7 @@
 /**
  * Server time of the console's home page with a 100,000-item catalog, and of the
  * completeness its script loads afterwards (`GET /dashboard/completeness.json`: the catalog's
- * completeness report, src/services/catalog/completeness-report.ts, one scan of its items when
+ * completeness report, src/services/catalog/grid/completeness-report.ts, one scan of its items when
  * cold, the app's cache when warm). Seeds `BENCH_ITEMS` items
  * (default 100,000), makes three of the schema's fields required, signs in through
  * /dashboard/login and fetches /dashboard over loopback HTTP (the figures bound the server time

@@ -31,7 +31,7 @@ import type { Knex } from 'knex';
 import { newId } from '../src/lib/ids';
 import { FEED_PAGE_ITEMS, feedRunWorkflowId } from '../src/contracts/feed-workflows';
 import { createServiceCaches } from '../src/services/caches';
-import { searchTextOf, searchWordsOf } from '../src/services/catalog/items-keys';
+import { searchTextOf, searchWordsOf } from '../src/services/catalog/items/items-keys';
 import { channelReadiness } from '../src/services/channels/readiness';
 import { createFeed } from '../src/services/feeds/feeds';
 import { startFeedRun } from '../src/services/feeds/runs';

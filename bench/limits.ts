@@ -24,7 +24,7 @@ import { pipeline } from 'node:stream/promises';
 import { parseDocument } from 'htmlparser2';
 import { from as copyFrom } from 'pg-copy-streams';
 import { newId } from '../src/lib/ids';
-import { searchTextOf, searchWordsOf } from '../src/services/catalog/items-keys';
+import { searchTextOf, searchWordsOf } from '../src/services/catalog/items/items-keys';
 import { benchItem, createBenchCatalog, median, since, type Bench } from './lib';
 
 /** The names of the limits (see the module comment). */

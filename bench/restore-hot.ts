@@ -9,7 +9,7 @@
  * Expected: nearly every update HOT without the extra index, none with it.
  */
 import type { Scope } from '../src/services/access/scope';
-import { restoreSnapshot, takeSnapshot } from '../src/services/catalog/snapshots';
+import { restoreSnapshot, takeSnapshot } from '../src/services/catalog/snapshots/snapshots';
 import { createBenchCatalog, loadAvg, seedItems, since, startBench } from './lib';
 
 const N = Number(process.env.BENCH_ITEMS ?? 100000);

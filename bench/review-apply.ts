@@ -11,7 +11,7 @@
  * item was updated exactly once and every change marked applied. Prints one JSON line with the
  * 1-minute load average at start and end (the machine is shared).
  */
-import { createCatalogCaches } from '../src/services/catalog/caches';
+import { createCatalogCaches } from '../src/services/catalog/catalog-caches';
 import { runApply } from '../src/services/review/apply';
 import { createBenchCatalog, loadAvg, runBench, seedItems, since } from './lib';
 import type { Bench } from './lib';

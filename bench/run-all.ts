@@ -18,7 +18,7 @@ import { measureBulkUpsert } from './bulk-upsert';
 import { measureConsoleGrid } from './console-grid';
 import { measureFeed } from './feed';
 import { compareWithBaseline, table, toFigure, type Baseline, type Figure, type Measured } from './figures';
-import { markGridIndexesDropping, reconcileGridIndexes } from '../src/services/catalog/grid-indexes';
+import { markGridIndexesDropping, reconcileGridIndexes } from '../src/services/catalog/grid/grid-indexes';
 import { loadAvg, startBench, type Bench } from './lib';
 import { measureLimits, type LimitName } from './limits';
 import { measureRawPull } from './raw-pull';

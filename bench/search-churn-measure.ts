@@ -5,8 +5,8 @@
  * of one rare word alone, from EXPLAIN ANALYZE, in the same run).
  */
 import type { CatalogClient } from '@catalog-enrichment/client';
-import { clearSearchTotals } from '../src/services/catalog/items-search-totals';
-import { filterSql } from '../src/services/catalog/items-sql';
+import { clearSearchTotals } from '../src/services/catalog/search/items-search-totals';
+import { filterSql } from '../src/services/catalog/items/items-sql';
 import { loadAvg, since, type Bench } from './lib';
 
 /** Search terms by kind (values of the bench data set, bench/lib.ts benchItem). */

@@ -14,7 +14,7 @@
  * words; warm and cold p50/p95 over `BENCH_ROUNDS` / `BENCH_COLD_ROUNDS` rounds), the offset
  * 100,000 page, the first page sorted by a data field and the completeness report are measured
  * `right_after` the write, then `settled`: after `settleAfterLargeWrite`
- * (src/services/catalog/post-write-maintenance.ts), the step the restore, import and apply
+ * (src/services/catalog/search/post-write-maintenance.ts), the step the restore, import and apply
  * workflows run at their end. Beside each set: the physical limit (the word index's scan of one
  * rare word, EXPLAIN ANALYZE) and the load average. Exact totals are checked against SQL counts.
  *
@@ -25,11 +25,11 @@ import './env';
 import { createCatalogClient } from '@catalog-enrichment/client';
 import { createOrganizationWithKey } from '../src/services/access/auth';
 import type { Scope } from '../src/services/access/scope';
-import { createCatalogCaches } from '../src/services/catalog/caches';
-import { settleAfterLargeWrite } from '../src/services/catalog/post-write-maintenance';
-import { buildSearchIndex } from '../src/services/catalog/search-count-index';
-import { catchUpSearchWords } from '../src/services/catalog/search-words';
-import { restoreSnapshot } from '../src/services/catalog/snapshots';
+import { createCatalogCaches } from '../src/services/catalog/catalog-caches';
+import { settleAfterLargeWrite } from '../src/services/catalog/search/post-write-maintenance';
+import { buildSearchIndex } from '../src/services/catalog/search/search-count-index';
+import { catchUpSearchWords } from '../src/services/catalog/search/search-words';
+import { restoreSnapshot } from '../src/services/catalog/snapshots/snapshots';
 import { runApply } from '../src/services/review/apply';
 import { benchItem, createBenchCatalog, loadAvg, runBench, seedItems, since, type Bench } from './lib';
 import { measureSearches, type SearchFigures } from './search-churn-measure';

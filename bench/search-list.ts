@@ -8,14 +8,14 @@
  * sorted-by-data-field search. Prints one JSON line. Target: p95 ≤ 100 ms for every kind.
  *
  * Totals come from the search count cache when the catalog has not changed since they were
- * counted (src/services/catalog/items-search-totals.ts). Both are reported: `cold` = the count cache emptied
+ * counted (src/services/catalog/search/items-search-totals.ts). Both are reported: `cold` = the count cache emptied
  * before every request (each request counts), over BENCH_COLD_ROUNDS rounds; `warm` = the
  * cache holding the term's total. Every total is checked against a direct SQL count
  * (`exact_totals`), and a write through the API must change the next total
  * (`cache_invalidated_by_write`). The 1-minute load average is reported (shared machine).
  *
  * Cold totals of words-only terms come from the catalog's search count index
- * (src/services/catalog/search-count-index.ts), which a Temporal workflow (searchIndexBuildWorkflow)
+ * (src/services/catalog/search/search-count-index.ts), which a Temporal workflow (searchIndexBuildWorkflow)
  * builds the first time a large catalog is searched without one. The bench runs no Temporal
  * server; it builds the index explicitly after seeding (like the VACUUM ANALYZE of the seed;
  * `index_build_ms`, 0 when the kept catalog already has one) so no build runs during the
@@ -25,9 +25,9 @@
  */
 import './env';
 import { createOrganizationWithKey } from '../src/services/access/auth';
-import { filterSql } from '../src/services/catalog/items-sql';
-import { clearSearchTotals } from '../src/services/catalog/items-search-totals';
-import { buildSearchIndex } from '../src/services/catalog/search-count-index';
+import { filterSql } from '../src/services/catalog/items/items-sql';
+import { clearSearchTotals } from '../src/services/catalog/search/items-search-totals';
+import { buildSearchIndex } from '../src/services/catalog/search/search-count-index';
 import { type Bench, createBenchCatalog, loadAvg, since, runBench, seedItems } from './lib';
 import { createCatalogClient } from '@catalog-enrichment/client';
 

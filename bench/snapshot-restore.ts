@@ -7,15 +7,15 @@
  * snapshot, and a third after changing EVERY item measures the worst case. Verifies the
  * restored rows equal the snapshot in every column (ids, type, parent, key, data, search
  * columns, source_info, version, timestamps) and `item_count`. Restores of 100,000 items leave
- * the word index behind (src/services/catalog/search-words.ts): the bench times a search meanwhile,
+ * the word index behind (src/services/catalog/search/search-words.ts): the bench times a search meanwhile,
  * the catch-up (run directly; the service runs it in searchIndexBuildWorkflow) and the same
  * search after it, and checks the indexed column then equals the snapshot's too. Prints one JSON line with the
  * 1-minute load average at start and end (the machine is shared). Target: snapshot and
  * restore ≤ 5 s each.
  */
 import type { Scope } from '../src/services/access/scope';
-import { catchUpSearchWords } from '../src/services/catalog/search-words';
-import { restoreSnapshot } from '../src/services/catalog/snapshots';
+import { catchUpSearchWords } from '../src/services/catalog/search/search-words';
+import { restoreSnapshot } from '../src/services/catalog/snapshots/snapshots';
 import { type Bench, createBenchCatalog, loadAvg, seedItems, since, runBench } from './lib';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 100000);

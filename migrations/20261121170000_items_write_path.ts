@@ -21,7 +21,7 @@ import type { Knex } from 'knex';
  * - `catalogs.items_rev`: a counter bumped by statement-level triggers (transition tables) in
  *   the same statement as every INSERT, UPDATE or DELETE of `catalog_items`, whoever the
  *   writer. A cached search total stored with the counter value it was counted at is exact
- *   while the counter is unchanged (src/services/catalog/items.ts, search count cache).
+ *   while the counter is unchanged (src/services/catalog/items/items.ts, search count cache).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('DROP TRIGGER IF EXISTS catalog_items_search_text ON catalog_items');

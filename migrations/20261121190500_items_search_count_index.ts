@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * Search count index: exact search totals of large catalogs without visiting the heap
- * (docs/api-reference.md "Items"; src/services/catalog/search-count-index.ts builds and reads it).
+ * (docs/api-reference.md "Items"; src/services/catalog/search/search-count-index.ts builds and reads it).
  *
  * Why: PostgreSQL's current minor releases no longer let a bitmap heap scan skip all-visible
  * heap pages (the skip-fetch shortcut was unsafe against a concurrent VACUUM, pgsql-hackers

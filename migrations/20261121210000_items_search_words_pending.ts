@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * Restores that rewrite rows in place (HOT) and leave the word index to catch up afterwards
- * (docs/api-reference.md "Items"; src/services/catalog/search-words.ts).
+ * (docs/api-reference.md "Items"; src/services/catalog/search/search-words.ts).
  *
  * Restoring a large catalog in which every row changed was CPU-bound index maintenance: each
  * restored row got a new version with ~31 word-index entries and an entry in every btree

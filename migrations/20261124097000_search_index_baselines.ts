@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Search index maintenance (src/services/catalog/index-maintenance.ts): each maintained
+ * Search index maintenance (src/services/catalog/search/index-maintenance.ts): each maintained
  * index's size per live row right after it was last rebuilt, the yardstick of its bloat.
  */
 export async function up(knex: Knex): Promise<void> {

@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
  * activity): a `pre_apply` snapshot records the review activity whose apply took it
  * (`activity_id`), and the `safety` snapshot a restore takes records the snapshot it restored
  * (`restored_snapshot_id`). Rows taken before this migration are linked from their reasons
- * (src/services/catalog/snapshots.ts and src/services/review/apply.ts wrote the ids there).
+ * (src/services/catalog/snapshots/snapshots.ts and src/services/review/apply.ts wrote the ids there).
  * Partial indexes: only linked rows are indexed.
  */
 export async function up(knex: Knex): Promise<void> {

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 /**
  * Grid field indexes (every grid page ≤ 300 ms at 1,000,000 items): the per-catalog
  * expression indexes the item grid builds on demand for a data-field sort or filter of a large
- * catalog (src/services/catalog/grid-indexes.ts), one row per index:
+ * catalog (src/services/catalog/grid/grid-indexes.ts), one row per index:
  *
  * - `index_name`: the PostgreSQL index, derived from catalog id, kind and field (idempotent);
  * - `catalog_id` (no foreign key on purpose: the row must outlive its catalog until the index is

@@ -15,7 +15,7 @@ import type { Knex } from 'knex';
  *   − items leaving it), in the writing transaction: the counts commit or roll back with the
  *   items. Deltas are appended, never updated in place, so concurrent writers never wait on a
  *   counter row; readers sum them (`SELECT … sum(n) GROUP BY`) and the service folds them
- *   (src/services/catalog/completeness-counters.ts `compactFillCounts`).
+ *   (src/services/catalog/grid/completeness-counters.ts `compactFillCounts`).
  * - TRUNCATE of the items empties the counters.
  * - No foreign key: deleting a catalog deletes its items, whose trigger brings its counts to zero.
  * - Existing items are counted once here.

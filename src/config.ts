@@ -84,7 +84,7 @@ export interface Config {
    */
   sharedDataDir: string;
   /**
-   * Grid field indexes (src/services/catalog/grid-indexes.ts): catalogs of at least `minItems`
+   * Grid field indexes (src/services/catalog/grid/grid-indexes.ts): catalogs of at least `minItems`
    * items (env `GRID_INDEX_MIN_ITEMS`, default 100,000) get a per-catalog index of a field the
    * grid sorts or filters on, at most `maxPerCatalog` per catalog (env `GRID_INDEX_MAX_PER_CATALOG`,
    * default 8).
@@ -93,7 +93,7 @@ export interface Config {
   /**
    * The console grid shows the planner's estimate instead of counting when it expects at least
    * this many matches (env `GRID_COUNT_ESTIMATE_ABOVE`; null: the service's rule, 5 × the count
-   * cap = 50,000, src/services/catalog/item-grid.ts `ESTIMATE_ABOVE`).
+   * cap = 50,000, src/services/catalog/grid/item-grid.ts `ESTIMATE_ABOVE`).
    */
   gridCountEstimateAbove: number | null;
   /** Items processed at once by one enrichment job (env `ENRICH_CONCURRENCY`, default 8). */

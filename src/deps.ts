@@ -16,7 +16,7 @@ export interface AppDeps {
   jobRunner: JobRunner;
   /** Multipart enrich upload limits (src/middleware/upload.ts); default DEFAULT_UPLOAD_LIMITS. */
   uploadLimits?: UploadLimits;
-  /** Restores of snapshots with at least this many items defer the word index (src/services/catalog/search-words.ts; default SEARCH_WORDS_DEFER_MIN_ITEMS). */
+  /** Restores of snapshots with at least this many items defer the word index (src/services/catalog/search/search-words.ts; default SEARCH_WORDS_DEFER_MIN_ITEMS). */
   searchWordsDeferMinItems?: number;
   /** The services' caches (src/services/caches.ts); createApp makes fresh ones when absent. */
   caches?: ServiceCaches;

@@ -262,7 +262,7 @@ export class TemporalJobRunner implements JobRunner {
       details: [
         `Organization: ${catalog.organization_id}`,
         `Catalog: ${catalog.id}`,
-        'Builds the index of exact search totals (src/services/catalog/search-count-index.ts), then stays open for the rebuild cool-down.',
+        'Builds the index of exact search totals (src/services/catalog/search/search-count-index.ts), then stays open for the rebuild cool-down.',
       ],
     });
     // Open (building or cooling down): a restore's catch-up must not wait for the cool-down.
@@ -295,7 +295,7 @@ export class TemporalJobRunner implements JobRunner {
       staticDetails: [
         `Organization: ${catalog.organization_id}`,
         `Catalog: ${catalog.id}`,
-        'Builds and drops the catalog grid field indexes its catalog_field_indexes rows ask for (src/services/catalog/grid-indexes.ts).',
+        'Builds and drops the catalog grid field indexes its catalog_field_indexes rows ask for (src/services/catalog/grid/grid-indexes.ts).',
       ].join('\n'),
     });
   }

@@ -8,7 +8,7 @@
  * State machine (the `progress` query answers the phase):
  *
  *   applying ── applyActivity returned ──▶ completed (result), then catchUpSearchWords (word index
- *               a large apply left behind, src/services/catalog/search-words.ts; a no-op otherwise)
+ *               a large apply left behind, src/services/catalog/search/search-words.ts; a no-op otherwise)
  *               then, when it rewrote a large share of the catalog, a search index maintenance
  *               pass (workflows/churn-maintenance.ts)
  *   applying ── attempt failed (worker killed, database error) ───────▶ backoff, next attempt

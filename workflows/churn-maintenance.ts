@@ -6,13 +6,13 @@
  * catalogImportWorkflow and activityApplyWorkflow.
  *
  * Whether the rewrite is large is the activity `churnWarrantsMaintenance`'s answer
- * (src/services/catalog/index-maintenance.ts `churnWarrantsMaintenance`: ≥ 50,000 rows, or ≥ 10 %
+ * (src/services/catalog/search/index-maintenance.ts `churnWarrantsMaintenance`: ≥ 50,000 rows, or ≥ 10 %
  * of the catalog), asked only for rewrites of at least {@link CHURN_MIN_ROWS} items. The pass runs as an abandoned child under the one id
  * {@link CHURN_MAINTENANCE_ID} (reuse allowed once closed): a rewrite while a pass runs is covered
  * by it ("already started" is success), and the parent ends without waiting for it.
  *
  * Before the pass, behind the patch `post-write-settle`, the parent runs the activity
- * `settleAfterLargeWrite` and waits for it (src/services/catalog/post-write-maintenance.ts:
+ * `settleAfterLargeWrite` and waits for it (src/services/catalog/search/post-write-maintenance.ts:
  * ANALYZE, GIN pending lists merged, VACUUM, completeness counters folded): searches right after
  * the rewrite plan on current statistics instead of waiting for autovacuum or the hourly pass.
  *

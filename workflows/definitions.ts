@@ -12,7 +12,7 @@ export const progressQuery = defineQuery<EnrichmentProgress>('progress');
 
 /**
  * Signal to an open searchIndexBuildWorkflow: a restore left the catalog's word index behind
- * (src/services/catalog/search-words.ts), catch it up now rather than after the cool-down. Sent by the
+ * (src/services/catalog/search/search-words.ts), catch it up now rather than after the cool-down. Sent by the
  * API when its start of the workflow found one already open (temporal/client.ts).
  */
 export const searchWordsPendingSignal = defineSignal('searchWordsPending');

@@ -1,6 +1,6 @@
 /**
  * gridIndexWorkflow: builds and drops one catalog's grid field indexes
- * (src/services/catalog/grid-indexes.ts), as its `catalog_field_indexes` rows ask.
+ * (src/services/catalog/grid/grid-indexes.ts), as its `catalog_field_indexes` rows ask.
  * Started or signalled (signal-with-start, temporal/client.ts `startGridIndexes`) under
  * `grid-index-<catalog_id>` with search attributes OrganizationId, CatalogId, JobKind=grid-index
  * by a grid page of a large catalog that records an index it lacks, a schema change that removed

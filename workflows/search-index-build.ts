@@ -1,7 +1,7 @@
 /**
- * searchIndexBuildWorkflow: builds one catalog's search count index (src/services/catalog/search-count-index.ts;
+ * searchIndexBuildWorkflow: builds one catalog's search count index (src/services/catalog/search/search-count-index.ts;
  * docs/api-reference.md "Items": exact search `total`), after catching up its word index when a restore
- * left it behind (src/services/catalog/search-words.ts; same activity). Started by the API
+ * left it behind (src/services/catalog/search/search-words.ts; same activity). Started by the API
  * (temporal/client.ts `startSearchIndexBuild`) when a search of a large catalog finds the index
  * missing or stale, when a restore deferred the word index, or when a search finds it deferred,
  * under the id `search-index-<catalog_id>` with reuse policy ALLOW_DUPLICATE and conflict policy

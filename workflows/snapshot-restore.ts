@@ -1,13 +1,13 @@
 /**
  * snapshotRestoreWorkflow: the restore of a catalog snapshot (docs/api-reference.md "Snapshots"),
- * started by the API or the console (src/services/catalog/snapshot-restores.ts, temporal/client.ts
+ * started by the API or the console (src/services/catalog/snapshots/snapshot-restores.ts, temporal/client.ts
  * `startSnapshotRestore`) under `snapshot-restore-<restore_id>` with search attributes
  * OrganizationId, CatalogId, JobKind=snapshot-restore.
  *
  * State machine (the `progress` query answers the phase; the API and pages read `snapshot_restores`):
  *
  *   restoring ── restoreSnapshotActivity returned ──▶ completed (result), then, when the restore
- *                left the word index behind, catchUpSearchWords (src/services/catalog/search-words.ts),
+ *                left the word index behind, catchUpSearchWords (src/services/catalog/search/search-words.ts),
  *                then, when it rewrote a large share of the catalog, a search index maintenance
  *                pass (workflows/churn-maintenance.ts)
  *   restoring ── attempt failed (worker killed, database error) ─────▶ backoff, next attempt

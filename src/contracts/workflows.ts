@@ -165,7 +165,7 @@ export interface SearchIndexBuildArgs {
 /** Default {@link SearchIndexBuildArgs.min_interval_s}: one build of a catalog per minute at most. */
 export const SEARCH_INDEX_MIN_INTERVAL_S = 60;
 
-/** Figures of one build of a catalog's search count index (src/services/catalog/search-count-index.ts). */
+/** Figures of one build of a catalog's search count index (src/services/catalog/search/search-count-index.ts). */
 export interface SearchIndexBuild {
   catalog_id: string;
   items: number;
@@ -180,7 +180,7 @@ export interface SearchIndexBuildResult {
   /**
    * The build's figures, or null when nothing was built: another build held the catalog's
    * lock, or the catalog is gone. `words_caught_up`: rows of the word index caught up first
-   * after a restore (src/services/catalog/search-words.ts; absent in histories from before it existed).
+   * after a restore (src/services/catalog/search/search-words.ts; absent in histories from before it existed).
    */
   built: (SearchIndexBuild & { words_caught_up?: number }) | null;
   /** Time the workflow stayed open after the build so that rebuilds stay spaced (ms). */
@@ -427,7 +427,7 @@ export const GRID_INDEX_JOB_KIND = 'grid-index';
 
 /**
  * Workflow id of a catalog's grid index workflow: `grid-index-<catalog_id>`
- * (src/services/catalog/grid-indexes.ts). One per catalog: builds and drops of one catalog's
+ * (src/services/catalog/grid/grid-indexes.ts). One per catalog: builds and drops of one catalog's
  * field indexes run one after the other.
  */
 export function gridIndexWorkflowId(catalogId: string): string {

@@ -1,4 +1,4 @@
-import type { GridCatalog } from '../services/catalog/item-grid';
+import type { GridCatalog } from '../services/catalog/grid/item-grid';
 import { BULK_ACTIONS } from '../services/review/bulk-edit';
 import { estimatedCredits } from './fill-gaps-views';
 import { html } from './html';

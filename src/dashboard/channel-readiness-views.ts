@@ -1,5 +1,5 @@
 import type { MappingSource } from '../channels';
-import { gridUrl } from '../services/catalog/item-grid-query';
+import { gridUrl } from '../services/catalog/grid/item-grid-query';
 import type { ChannelPanelData, PanelFeed } from './channel-readiness-data';
 import { html, type SafeHtml } from './html';
 import { countText, itemsPath } from './item-grid-views';

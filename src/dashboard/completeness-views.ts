@@ -1,6 +1,6 @@
-import { RULE_OPS } from '../services/catalog/readiness-profiles';
-import { gridUrl, type GridQuery } from '../services/catalog/item-grid-query';
-import type { CompletenessReport } from '../services/catalog/completeness-report';
+import { RULE_OPS } from '../services/catalog/grid/readiness-profiles';
+import { gridUrl, type GridQuery } from '../services/catalog/grid/item-grid-query';
+import type { CompletenessReport } from '../services/catalog/grid/completeness-report';
 import { html, type SafeHtml } from './html';
 import { countText, itemsPath } from './item-grid-views';
 import { catalogCrumb, DASHBOARD_BASE, layout, type PageSession } from './views';

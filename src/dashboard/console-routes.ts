@@ -7,14 +7,14 @@ import { Validator } from '../lib/validation';
 import { taxonomyBody } from '../schemas/catalog-schema';
 import type { ActiveSession } from '../services/access/sessions';
 import { getCatalog } from '../services/catalog/catalogs';
-import { loadItem } from '../services/catalog/items-read';
-import { applyCatalogFieldBatch, getCatalogTaxonomy, putCatalogTaxonomy } from '../services/catalog/schema-use-cases';
+import { loadItem } from '../services/catalog/items/items-read';
+import { applyCatalogFieldBatch, getCatalogTaxonomy, putCatalogTaxonomy } from '../services/catalog/schema/schema-use-cases';
 import { FIELD_TYPES } from '../models/catalog-schema';
-import type { AddField, FieldBatch, UpdateField } from '../services/catalog/schema-fields';
-import { diffSchemaVersions, listSchemaVersions } from '../services/catalog/schema-versions';
-import { compareSnapshotWithNow } from '../services/catalog/snapshot-compare';
-import { getSnapshotRestore, requestSnapshotRestore } from '../services/catalog/snapshot-restores';
-import { createSnapshot, listSnapshots, loadSnapshot, type RestoreResult } from '../services/catalog/snapshots';
+import type { AddField, FieldBatch, UpdateField } from '../services/catalog/schema/schema-fields';
+import { diffSchemaVersions, listSchemaVersions } from '../services/catalog/schema/schema-versions';
+import { compareSnapshotWithNow } from '../services/catalog/snapshots/snapshot-compare';
+import { getSnapshotRestore, requestSnapshotRestore } from '../services/catalog/snapshots/snapshot-restores';
+import { createSnapshot, listSnapshots, loadSnapshot, type RestoreResult } from '../services/catalog/snapshots/snapshots';
 import { stageItemEdit } from '../services/review/item-edit';
 import { appliedItemChanges, itemSnapshotVersions } from '../services/review/item-history';
 import { loadItemPage } from './item-data';
@@ -23,7 +23,7 @@ import { NEW_FIELD_ROWS, schemaFields, schemaPage, schemaPath, type SchemaPageNo
 import { restoreProgressPage, restoreProgressPath } from './snapshot-restore-views';
 import { restoreConfirmPage, snapshotsPage, snapshotsPath, type SnapshotsPageExtras } from './snapshots-views';
 import type { DashboardRouteHelpers } from './route-helpers';
-import { requestGridIndexDrops } from '../services/catalog/grid-indexes';
+import { requestGridIndexDrops } from '../services/catalog/grid/grid-indexes';
 
 /**
  * The console's item, snapshots and schema pages (docs/console.md "Item, snapshots, schema and taxonomy") on the dashboard router:

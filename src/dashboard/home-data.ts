@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { Catalog } from '../models/catalog';
 import type { Scope } from '../services/access/scope';
-import type { CatalogDeps } from '../services/catalog/caches';
-import { completenessReport } from '../services/catalog/completeness-report';
+import type { CatalogDeps } from '../services/catalog/catalog-caches';
+import { completenessReport } from '../services/catalog/grid/completeness-report';
 import { listCatalogs } from '../services/catalog/catalogs';
 import { creditsUsedThisMonth } from '../services/enrichment/credits';
 import { listOperations, type Operation } from '../services/operations/operations';
@@ -53,7 +53,7 @@ export const HOME_COMPLETENESS_CATALOGS = HOME_CATALOGS;
 
 /**
  * A catalog's completeness on the home page: the catalog completeness report's figures
- * (src/services/catalog/completeness-report.ts, the completeness page's and the grid's
+ * (src/services/catalog/grid/completeness-report.ts, the completeness page's and the grid's
  * definition: an item is complete when every field it requires — the schema's `required` and
  * its taxonomy node's required attributes — is filled).
  */

@@ -4,7 +4,7 @@ import type { Catalog } from '../models/catalog';
 import type { CatalogItem } from '../models/catalog-item';
 import type { Scope } from '../services/access/scope';
 import { getCatalog } from '../services/catalog/catalogs';
-import { loadItem } from '../services/catalog/items-read';
+import { loadItem } from '../services/catalog/items/items-read';
 import { catalogGtinField } from '../services/channels/gtin-field';
 import {
   appliedItemChanges,

@@ -2,13 +2,21 @@ import type { ItemGridView } from '../models/item-grid-view';
 import type { ReadinessProfile } from '../models/readiness-profile';
 import { actorId } from '../services/access/auth';
 import type { Scope } from '../services/access/scope';
-import type { CatalogDeps } from '../services/catalog/caches';
-import { ensureGridIndexes, gridIndexRows, neededGridIndexes, type GridIndexNotice, type GridIndexSettings } from '../services/catalog/grid-indexes';
-import { getGridView, listGridViews } from '../services/catalog/grid-views';
+import type { CatalogDeps } from '../services/catalog/catalog-caches';
+import { ensureGridIndexes, gridIndexRows, neededGridIndexes, type GridIndexNotice, type GridIndexSettings } from '../services/catalog/grid/grid-indexes';
+import { getGridView, listGridViews } from '../services/catalog/grid/grid-views';
 import type { JobRunner } from '../services/job-runner';
-import { gridPage, loadGridCatalog, treeCounts, type GridCatalog, type GridPage, type GridPageOptions, type TreeCounts } from '../services/catalog/item-grid';
-import { filterValue, parseGridQuery, type GridQuery } from '../services/catalog/item-grid-query';
-import { getReadinessProfile, listReadinessProfiles } from '../services/catalog/readiness-profiles';
+import {
+  gridPage,
+  loadGridCatalog,
+  treeCounts,
+  type GridCatalog,
+  type GridPage,
+  type GridPageOptions,
+  type TreeCounts,
+} from '../services/catalog/grid/item-grid';
+import { filterValue, parseGridQuery, type GridQuery } from '../services/catalog/grid/item-grid-query';
+import { getReadinessProfile, listReadinessProfiles } from '../services/catalog/grid/readiness-profiles';
 import { catalogGtinField } from '../services/channels/gtin-field';
 
 /**
@@ -43,7 +51,7 @@ export interface GridPageData {
   profile: ReadinessProfile | null;
   /** `actorId` of the signed-in principal (own views can be deleted). */
   owner: string;
-  /** Grid field indexes the page would use that are not ready (src/services/catalog/grid-indexes.ts): the page may be slow and says so. */
+  /** Grid field indexes the page would use that are not ready (src/services/catalog/grid/grid-indexes.ts): the page may be slow and says so. */
   indexNotices: GridIndexNotice[];
   /** The catalog field holding the GTIN (docs/console.md "GTIN flags"), whose bad values the grid flags; null when none. */
   gtinField: string | null;
@@ -82,7 +90,7 @@ export function viewQuery(q: GridQuery): ItemGridView['query'] {
  * page data names those not ready yet. `counting`: when the count is estimated (gridPage,
  * `Config.gridCountEstimateAbove`) and how a search is counted (the app's caches and job runner).
  * @throws NotFoundError (404) / ForbiddenError (403) for the catalog, an unknown view or profile;
- *   ValidationError (422) for a query the grid cannot read (src/services/catalog/item-grid-query.ts)
+ *   ValidationError (422) for a query the grid cannot read (src/services/catalog/grid/item-grid-query.ts)
  */
 export async function loadGridPage(
   deps: CatalogDeps,

@@ -1,6 +1,6 @@
 import type { ReadinessProfile } from '../models/readiness-profile';
-import { FILTER_OPS, gridUrl, type GridQuery } from '../services/catalog/item-grid-query';
-import { encodeCursor } from '../services/catalog/items-sql';
+import { FILTER_OPS, gridUrl, type GridQuery } from '../services/catalog/grid/item-grid-query';
+import { encodeCursor } from '../services/catalog/items/items-sql';
 import type { EnrichedTaxonomy } from '../services/catalog/taxonomy';
 import { gtinProblem } from '../services/channels/gtin-field';
 import { html, type SafeHtml } from './html';
@@ -355,7 +355,7 @@ function rowsTable(d: GridPageData): SafeHtml {
 
 /**
  * What the page says about the grid field indexes it would use that are not ready
- * (src/services/catalog/grid-indexes.ts): "sorting by price is being indexed; this page may be
+ * (src/services/catalog/grid/grid-indexes.ts): "sorting by price is being indexed; this page may be
  * slow", a failed build with its error, or a catalog at its maximum of indexes.
  */
 function indexNotices(d: GridPageData): SafeHtml | string {

@@ -2,7 +2,7 @@ import type { Catalog } from '../models/catalog';
 import type { CatalogSchema } from '../models/catalog-schema';
 import type { ValidationDetail } from '../lib/errors';
 import { FIELD_TYPES } from '../models/catalog-schema';
-import type { SchemaVersionDiff, SchemaVersionEntry } from '../services/catalog/schema-versions';
+import type { SchemaVersionDiff, SchemaVersionEntry } from '../services/catalog/schema/schema-versions';
 import type { EnrichedNode, EnrichedTaxonomy } from '../services/catalog/taxonomy';
 import { displayValue } from './diff';
 import { html, type SafeHtml } from './html';
@@ -11,7 +11,7 @@ import { badge, catalogCrumb, DASHBOARD_BASE, layout, record, when, type PageSes
 /**
  * The console's schema and taxonomy page: the field list with types, units and
  * lineage, and one form that adds, updates (description, unit) and removes fields as ONE batch,
- * i.e. one new schema version (docs/api-reference.md "Batch field changes", src/services/catalog/schema-use-cases.ts); the version list
+ * i.e. one new schema version (docs/api-reference.md "Batch field changes", src/services/catalog/schema/schema-use-cases.ts); the version list
  * with a diff between any two; the taxonomy tree with inherited attributes, editable as its JSON. Plain forms with the CSRF token.
  */
 

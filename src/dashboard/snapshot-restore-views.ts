@@ -6,7 +6,7 @@ import { catalogCrumb, layout, statusBadge, when, type PageSession } from './vie
 
 /**
  * The progress page of a snapshot restore: the restore runs as the workflow
- * `snapshot-restore-<restore_id>` (src/services/catalog/snapshot-restores.ts); while it is queued
+ * `snapshot-restore-<restore_id>` (src/services/catalog/snapshots/snapshot-restores.ts); while it is queued
  * or restoring, this page reloads itself every {@link RESTORE_REFRESH_SECONDS} (assets/dashboard.js
  * reads `dashboard-refresh-seconds`); once it completed, the route sends the browser to the
  * snapshots page naming the safety snapshot; a failed restore shows its error.

@@ -1,7 +1,7 @@
 import type { Catalog } from '../models/catalog';
 import type { CatalogSnapshot } from '../models/catalog-snapshot';
-import type { RestoreResult } from '../services/catalog/snapshots';
-import type { SnapshotComparison } from '../services/catalog/snapshot-compare';
+import type { RestoreResult } from '../services/catalog/snapshots/snapshots';
+import type { SnapshotComparison } from '../services/catalog/snapshots/snapshot-compare';
 import { diffCells } from './diff';
 import { html, type SafeHtml } from './html';
 import { badge, catalogCrumb, DASHBOARD_BASE, layout, record, when, type PageSession } from './views';
@@ -10,7 +10,7 @@ import { badge, catalogCrumb, DASHBOARD_BASE, layout, record, when, type PageSes
  * The console's snapshots page: the catalog's snapshots (newest first), taking a
  * manual one, comparing one with now (counts and sample diffs), and restoring one after a
  * confirmation page; the page after a restore names the safety snapshot the restore took first.
- * Plain forms with the CSRF token (services: src/services/catalog/snapshots.ts).
+ * Plain forms with the CSRF token (services: src/services/catalog/snapshots/snapshots.ts).
  */
 
 /** What the page shows besides the list. */

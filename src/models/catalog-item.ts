@@ -6,7 +6,7 @@ export type ItemEntityType = 'product' | 'variant';
 /**
  * An item of a catalog (table `catalog_items`; docs/api-reference.md "Products and variants"). The derived search columns
  * (`search_text`, `search_tsv`, `search_tsv_pending`) are written only by the set-based item
- * statements and read only by the search SQL (src/services/catalog/items-sql.ts), so they are
+ * statements and read only by the search SQL (src/services/catalog/items/items-sql.ts), so they are
  * not properties here.
  */
 export class CatalogItem extends BaseModel {

@@ -5,7 +5,7 @@ export const FIELD_TYPES = ['string', 'number', 'integer', 'boolean', 'array', '
 
 /**
  * One property of a catalog's JSON Schema. The standard keywords typed here are checked by Ajv's
- * meta-schema when the schema is stored (src/services/catalog/schema.ts); custom ones (`unit`,
+ * meta-schema when the schema is stored (src/services/catalog/schema/schema.ts); custom ones (`unit`,
  * `x-…`) are unknown until read.
  */
 export interface JsonSchemaProperty {
@@ -68,7 +68,7 @@ export class CatalogSchema extends BaseModel {
   id!: string;
   catalog_id!: string;
   version!: string;
-  /** A JSON Schema object: each property is a JSON Schema too (keywords read by src/services/catalog/schema.ts). */
+  /** A JSON Schema object: each property is a JSON Schema too (keywords read by src/services/catalog/schema/schema.ts). */
   schema_definition!: { type?: string; properties: Record<string, JsonSchemaProperty>; required?: string[] } & Record<string, unknown>;
   /** The version's taxonomy in its stored (normalised docs/api-reference.md "Taxonomy") form (src/services/catalog/taxonomy.ts). */
   taxonomy!: StoredTaxonomy | null;

@@ -5,7 +5,7 @@ import type { ItemEntityType } from './catalog-item';
  * The copy of one item in a snapshot (table `catalog_snapshot_items`, primary key
  * (snapshot_id, id)): the item's columns as they were, its id included, so a restore brings
  * back the same ids (docs/api-reference.md "Snapshots"). Written and read only set-based (`INSERT … SELECT`,
- * `MERGE`, src/services/catalog/snapshots.ts); the model names the table and its relations.
+ * `MERGE`, src/services/catalog/snapshots/snapshots.ts); the model names the table and its relations.
  */
 export class CatalogSnapshotItem extends BaseModel {
   static tableName = 'catalog_snapshot_items';

@@ -27,10 +27,10 @@ export class Catalog extends BaseModel {
   updated_at!: Date | null;
   /** Change counter of the catalog's items, bumped by statement triggers (migration 20261121170000); bigint, read as text. */
   items_rev!: string;
-  /** True once a search count index is wanted; writes are then logged (src/services/catalog/search-count-index.ts). */
+  /** True once a search count index is wanted; writes are then logged (src/services/catalog/search/search-count-index.ts). */
   search_indexed!: boolean;
   /** Position of the item change log (bigint, read as text; search-count-index.ts). */
   search_logged!: string;
-  /** True while some item may hold a pending word vector after a restore (src/services/catalog/search-words.ts). */
+  /** True while some item may hold a pending word vector after a restore (src/services/catalog/search/search-words.ts). */
   search_words_pending!: boolean;
 }

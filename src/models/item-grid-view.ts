@@ -2,7 +2,7 @@ import { BaseModel } from './base';
 
 /**
  * The query part of a saved grid view: the grid's URL parameters without paging
- * (src/services/catalog/item-grid-query.ts reads them).
+ * (src/services/catalog/grid/item-grid-query.ts reads them).
  */
 export interface ItemGridViewQuery {
   q?: string;
@@ -21,7 +21,7 @@ export class ItemGridView extends BaseModel {
   static jsonAttributes = ['columns', 'query'];
   id!: string;
   catalog_id!: string;
-  /** `api_key:<id>` or `user:<sub>` (src/services/catalog/grid-views.ts). */
+  /** `api_key:<id>` or `user:<sub>` (src/services/catalog/grid/grid-views.ts). */
   owner!: string;
   name!: string;
   shared!: boolean;

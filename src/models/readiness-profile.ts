@@ -2,7 +2,7 @@ import { BaseModel } from './base';
 
 /**
  * A rule of a readiness profile: the item's `field` must pass the grid filter
- * `op` with `value` (src/services/catalog/item-grid-query.ts: `eq`, `contains`, `range` `a..b`,
+ * `op` with `value` (src/services/catalog/grid/item-grid-query.ts: `eq`, `contains`, `range` `a..b`,
  * `in` comma list, `notempty`).
  */
 export interface ReadinessRule {

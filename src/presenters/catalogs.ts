@@ -2,9 +2,9 @@ import { iso } from '../lib/time';
 import type { Catalog } from '../models/catalog';
 import type { CatalogSchema } from '../models/catalog-schema';
 import type { CatalogMd, QualityPrompt } from '../services/catalog/catalogs';
-import { isGrouped } from '../services/catalog/items-keys';
-import { fieldCounts } from '../services/catalog/schema';
-import type { FieldChangeResult } from '../services/catalog/schema-fields';
+import { isGrouped } from '../services/catalog/items/items-keys';
+import { fieldCounts } from '../services/catalog/schema/schema';
+import type { FieldChangeResult } from '../services/catalog/schema/schema-fields';
 
 /**
  * Catalog and schema rows → wire JSON with exactly the documented names (docs/api-reference.md "Catalogs" and "Schema versions"); timestamps ISO-8601 UTC with `Z` (docs/api-reference.md "Identifiers and timestamps").

@@ -1,7 +1,7 @@
 import { iso } from '../lib/time';
 import type { CatalogItem } from '../models/catalog-item';
-import type { ListedItem } from '../services/catalog/items-read';
-import type { WriteResult } from '../services/catalog/items-write';
+import type { ListedItem } from '../services/catalog/items/items-read';
+import type { WriteResult } from '../services/catalog/items/items-write';
 
 /** An item as the items API returns it (docs/api-reference.md "Items"). */
 export interface PresentedItem {

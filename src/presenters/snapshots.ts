@@ -1,7 +1,7 @@
 import { iso } from '../lib/time';
 import type { CatalogSnapshot } from '../models/catalog-snapshot';
 import type { SnapshotRestore } from '../models/snapshot-restore';
-import type { RestoreResult } from '../services/catalog/snapshots';
+import type { RestoreResult } from '../services/catalog/snapshots/snapshots';
 import { snapshotRestoreWorkflowId } from '../contracts/workflows';
 
 /**

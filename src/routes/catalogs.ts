@@ -33,7 +33,7 @@ import {
   getCatalogSchema,
   getCatalogTaxonomy,
   putCatalogTaxonomy,
-} from '../services/catalog/schema-use-cases';
+} from '../services/catalog/schema/schema-use-cases';
 import {
   CatalogWithSchema,
   createCatalog,
@@ -49,7 +49,7 @@ import {
 } from '../services/catalog/catalogs';
 import { etagMatches } from '../services/catalog/taxonomy';
 import { defineRoute, RouteDef } from './registry';
-import { requestGridIndexDrops } from '../services/catalog/grid-indexes';
+import { requestGridIndexDrops } from '../services/catalog/grid/grid-indexes';
 
 const present = ({ catalog, schema }: CatalogWithSchema) => presentCatalog(catalog, schema);
 

@@ -24,11 +24,11 @@ import {
   updateProductResponse,
   upsertItemBody,
 } from '../schemas/items';
-import { bulkUpsertItems, deleteItem, updateItem, upsertItem } from '../services/catalog/items';
-import { BULK_ITEMS_LIMIT } from '../services/catalog/items-keys';
-import { listItems, loadItem, rawItemsJson } from '../services/catalog/items-read';
-import { decodeCursor, encodeCursor, ItemCursor, SortOrder } from '../services/catalog/items-sql';
-import { bulkUpsertVariants, createVariant, updateProduct } from '../services/catalog/products';
+import { bulkUpsertItems, deleteItem, updateItem, upsertItem } from '../services/catalog/items/items';
+import { BULK_ITEMS_LIMIT } from '../services/catalog/items/items-keys';
+import { listItems, loadItem, rawItemsJson } from '../services/catalog/items/items-read';
+import { decodeCursor, encodeCursor, ItemCursor, SortOrder } from '../services/catalog/items/items-sql';
+import { bulkUpsertVariants, createVariant, updateProduct } from '../services/catalog/items/products';
 import { defineRoute, RouteDef } from './registry';
 import { snapshotRoutes } from './snapshots';
 

@@ -8,8 +8,8 @@ import {
   readinessProfileParams,
   readinessProfileResponse,
 } from '../schemas/readiness';
-import { completenessReport } from '../services/catalog/completeness-report';
-import { createReadinessProfile, deleteReadinessProfile, listReadinessProfiles } from '../services/catalog/readiness-profiles';
+import { completenessReport } from '../services/catalog/grid/completeness-report';
+import { createReadinessProfile, deleteReadinessProfile, listReadinessProfiles } from '../services/catalog/grid/readiness-profiles';
 import { defineRoute, RouteDef } from './registry';
 
 /** A profile as the API returns it (timestamps as ISO strings). */

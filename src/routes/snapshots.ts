@@ -11,8 +11,8 @@ import {
   snapshotParams,
   snapshotResponse,
 } from '../schemas/snapshots';
-import { getSnapshotRestore, requestSnapshotRestore, waitForSnapshotRestore } from '../services/catalog/snapshot-restores';
-import { createSnapshot, listSnapshots } from '../services/catalog/snapshots';
+import { getSnapshotRestore, requestSnapshotRestore, waitForSnapshotRestore } from '../services/catalog/snapshots/snapshot-restores';
+import { createSnapshot, listSnapshots } from '../services/catalog/snapshots/snapshots';
 import { defineRoute, RouteDef } from './registry';
 
 /** Snapshot routes (docs/api-reference.md "Snapshots"). */

@@ -3,7 +3,7 @@
  * (src/deps.ts, activities/enrichment.ts) instead of module-level variables, so two apps in one
  * process (tests) never see each other's state (docs/architecture.md "4. Process state lives in objects owned by deps"). Each domain owns its part.
  */
-import { CatalogCaches, createCatalogCaches } from './catalog/caches';
+import { CatalogCaches, createCatalogCaches } from './catalog/catalog-caches';
 import { createEnrichmentCaches, EnrichmentCaches } from './enrichment/caches';
 
 /** Every domain's caches. */

@@ -12,9 +12,9 @@ export interface JobRunner {
   waitForClose(workflowId: string): Promise<void>;
   /**
    * Starts the search count index build of a catalog (workflow `search-index-<catalog_id>`,
-   * src/services/catalog/search-count-index.ts), with search attributes. A build still open for the
+   * src/services/catalog/search/search-count-index.ts), with search attributes. A build still open for the
    * catalog (building or cooling down) makes this a no-op, except that with
-   * `opts.wordsPending` (a restore left the word index behind, src/services/catalog/search-words.ts)
+   * `opts.wordsPending` (a restore left the word index behind, src/services/catalog/search/search-words.ts)
    * the open workflow is signalled to catch it up now.
    * @returns true when a build was started, false when one was already open
    * @throws the client's error when Temporal is unreachable
@@ -22,7 +22,7 @@ export interface JobRunner {
   startSearchIndexBuild(catalog: { id: string; organization_id: string }, opts?: { wordsPending?: boolean }): Promise<boolean>;
   /**
    * Asks for the grid index workflow of a catalog (workflow `grid-index-<catalog_id>`,
-   * src/services/catalog/grid-indexes.ts): starts it, or signals the open one to look at the
+   * src/services/catalog/grid/grid-indexes.ts): starts it, or signals the open one to look at the
    * catalog's `catalog_field_indexes` rows again (signal-with-start), with search attributes
    * OrganizationId, CatalogId and JobKind=grid-index. Optional: runners without it build no grid
    * index (pages then stay slow and say so).
@@ -79,7 +79,7 @@ export interface JobRunner {
   startResearchArchiveIndex?(archive: { id: string; organization_id: string | null; name: string }): Promise<void>;
   /**
    * Starts the restore of a snapshot (workflow `snapshot-restore-<id>`,
-   * src/services/catalog/snapshot-restores.ts), with search attributes OrganizationId, CatalogId
+   * src/services/catalog/snapshots/snapshot-restores.ts), with search attributes OrganizationId, CatalogId
    * and JobKind=snapshot-restore; "already started" is success. Optional: runners that start none
    * leave it out (restores answer 503).
    * @throws the client's error when Temporal is unreachable

@@ -5,7 +5,7 @@
  * whole catalog, and the errors. The workflow itself runs in test/browser/bulk-actions.test.ts.
  */
 import type { Scope } from '../../src/services/access/scope';
-import { createCatalogCaches } from '../../src/services/catalog/caches';
+import { createCatalogCaches } from '../../src/services/catalog/catalog-caches';
 import { BULK_STAGE_PAGE, createBulkAction, finishBulkStaging, stageBulkPage, type BulkEditInput } from '../../src/services/review/bulk-edit';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { createGridFixture, GRID_ITEMS, type GridFixtureItem } from '../helpers/grid-catalog';

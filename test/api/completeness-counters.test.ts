@@ -1,5 +1,5 @@
 /**
- * Completeness counters (migration 20261202090000, src/services/catalog/completeness-counters.ts;
+ * Completeness counters (migration 20261202090000, src/services/catalog/grid/completeness-counters.ts;
  * docs/large-catalogs.md "Completeness counters"): the counts the write path keeps equal a full
  * recount (`countCompleteness`, one scan) after inserts, updates (fields emptied and filled,
  * category moved, variants linked), deletes, a rolled-back write, a snapshot restore and a
@@ -9,13 +9,13 @@ import type { Knex } from 'knex';
 import { newId } from '../../src/lib/ids';
 import type { ReadinessProfile } from '../../src/models/readiness-profile';
 import type { Scope } from '../../src/services/access/scope';
-import { createCatalogCaches } from '../../src/services/catalog/caches';
-import { countCompleteness, type CompletenessCounts } from '../../src/services/catalog/completeness';
-import { compactFillCounts, countsFromGroups, readFillGroups } from '../../src/services/catalog/completeness-counters';
-import { completenessReport } from '../../src/services/catalog/completeness-report';
-import { loadGridCatalog, type GridCatalog } from '../../src/services/catalog/item-grid';
-import { filterSql } from '../../src/services/catalog/items-sql';
-import { createSnapshot, restoreSnapshot } from '../../src/services/catalog/snapshots';
+import { createCatalogCaches } from '../../src/services/catalog/catalog-caches';
+import { countCompleteness, type CompletenessCounts } from '../../src/services/catalog/grid/completeness';
+import { compactFillCounts, countsFromGroups, readFillGroups } from '../../src/services/catalog/grid/completeness-counters';
+import { completenessReport } from '../../src/services/catalog/grid/completeness-report';
+import { loadGridCatalog, type GridCatalog } from '../../src/services/catalog/grid/item-grid';
+import { filterSql } from '../../src/services/catalog/items/items-sql';
+import { createSnapshot, restoreSnapshot } from '../../src/services/catalog/snapshots/snapshots';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { createGridFixture } from '../helpers/grid-catalog';
 

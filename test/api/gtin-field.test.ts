@@ -6,7 +6,7 @@
  * check digit, a wrong length, a coupon number.
  */
 import { gtinCheckDigit } from '../../src/channels';
-import { getCurrentSchema } from '../../src/services/catalog/schema';
+import { getCurrentSchema } from '../../src/services/catalog/schema/schema';
 import { catalogGtinField, gtinProblem } from '../../src/services/channels/gtin-field';
 import { createFeed, deleteFeed } from '../../src/services/feeds/feeds';
 import { createTestCatalog } from '../helpers/catalogs';

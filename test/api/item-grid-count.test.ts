@@ -1,6 +1,6 @@
 /**
  * The console grid's count ("counts exact where cheap, otherwise capped and said
- * so"; src/services/catalog/item-grid.ts gridCount) on real PostgreSQL: a 20,000-item catalog
+ * so"; src/services/catalog/grid/item-grid.ts gridCount) on real PostgreSQL: a 20,000-item catalog
  * seeded in SQL and ANALYZEd, with the estimate threshold lowered from 50,000 to 2,000 (the
  * `estimateAbove` option, `GRID_COUNT_ESTIMATE_ABOVE` for the app) so the estimate path is taken
  * without a 1,000,000-item catalog.
@@ -25,10 +25,10 @@ import { SESSION_COOKIE } from '../../src/middleware/session';
 import type { Scope } from '../../src/services/access/scope';
 import { signIn } from '../../src/services/access/sessions';
 import { createServiceCaches } from '../../src/services/caches';
-import { ensureGridIndexes, reconcileGridIndexes } from '../../src/services/catalog/grid-indexes';
-import { buildSearchIndex } from '../../src/services/catalog/search-count-index';
-import { COUNT_CAP, ESTIMATE_ABOVE, gridPage, loadGridCatalog, type GridPage } from '../../src/services/catalog/item-grid';
-import { parseGridQuery } from '../../src/services/catalog/item-grid-query';
+import { ensureGridIndexes, reconcileGridIndexes } from '../../src/services/catalog/grid/grid-indexes';
+import { buildSearchIndex } from '../../src/services/catalog/search/search-count-index';
+import { COUNT_CAP, ESTIMATE_ABOVE, gridPage, loadGridCatalog, type GridPage } from '../../src/services/catalog/grid/item-grid';
+import { parseGridQuery } from '../../src/services/catalog/grid/item-grid-query';
 import { normalizeTaxonomy } from '../../src/services/catalog/taxonomy';
 import { noJobs } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';

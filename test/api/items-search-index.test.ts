@@ -8,9 +8,9 @@ import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { newId } from '../../src/lib/ids';
 import { createServiceCaches } from '../../src/services/caches';
-import { clearSearchTotals } from '../../src/services/catalog/items-search-totals';
-import { filterSql } from '../../src/services/catalog/items-sql';
-import { buildSearchIndex, countWithSearchIndex, SEARCH_INDEX_MAX_PENDING, SEARCH_INDEX_MIN_ITEMS } from '../../src/services/catalog/search-count-index';
+import { clearSearchTotals } from '../../src/services/catalog/search/items-search-totals';
+import { filterSql } from '../../src/services/catalog/items/items-sql';
+import { buildSearchIndex, countWithSearchIndex, SEARCH_INDEX_MAX_PENDING, SEARCH_INDEX_MIN_ITEMS } from '../../src/services/catalog/search/search-count-index';
 import { TemporalJobRunner } from '../../temporal/client';
 import type { searchIndexBuildWorkflow } from '../../workflows';
 import { CATALOG_ID, JOB_KIND, ORGANIZATION_ID, SEARCH_INDEX_JOB_KIND, searchIndexWorkflowId } from '../../src/contracts/workflows';
@@ -21,7 +21,7 @@ import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from 
 import { waitUntil } from '../helpers/wait';
 
 /**
- * The search count index (migration 20261121190500, src/services/catalog/search-count-index.ts): totals
+ * The search count index (migration 20261121190500, src/services/catalog/search/search-count-index.ts): totals
  * served from it must equal a direct SQL count of the same filter, through both of its paths
  * (postings of frequent words; GIN look-up of rare parts), after every kind of write since the
  * build (service writes, raw SQL, snapshot restore, a write in flight during a rebuild), and it

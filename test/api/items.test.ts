@@ -396,7 +396,7 @@ describe('raw items (docs/api-reference.md "Raw items")', () => {
 
 describe('copyCatalogItems (catalog duplicate with include_items)', () => {
   it('copies every row with new ids, remapped parents and an exact item_count', async () => {
-    const { copyCatalogItems } = await import('../../src/services/catalog/items-write');
+    const { copyCatalogItems } = await import('../../src/services/catalog/items/items-write');
     const from = await createTestCatalog(a.organizationId, { product_id_field: 'product_id', product_enabled: true });
     const product = newId();
     await testKnex()('catalog_items').insert({

@@ -1,13 +1,13 @@
 /**
  * What the service does after a large write to the items table
- * (src/services/catalog/post-write-maintenance.ts `settleAfterLargeWrite`; docs/large-catalogs.md,
+ * (src/services/catalog/search/post-write-maintenance.ts `settleAfterLargeWrite`; docs/large-catalogs.md,
  * "Search right after churn"): the table's statistics are fresh (last ANALYZE advanced, rows
  * modified since it back to 0), the GIN pending list of the word index is merged
  * (pgstattuple's `pgstatginindex`), the table is vacuumed (all-visible pages up), and the
  * catalog's completeness counter deltas are folded.
  */
 import type { Knex } from 'knex';
-import { SEARCH_GIN_INDEXES, settleAfterLargeWrite } from '../../src/services/catalog/post-write-maintenance';
+import { SEARCH_GIN_INDEXES, settleAfterLargeWrite } from '../../src/services/catalog/search/post-write-maintenance';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 

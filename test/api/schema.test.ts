@@ -3,9 +3,9 @@ import type { Server } from 'node:http';
 import type { CatalogClient, paths } from '@catalog-enrichment/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { closeServer, listenTestApp, typedClient } from '../helpers/client';
-import { createCatalogCaches } from '../../src/services/catalog/caches';
-import { evolveSchema, getCurrentSchema } from '../../src/services/catalog/schema';
-import { itemValidator } from '../../src/services/catalog/schema-validation';
+import { createCatalogCaches } from '../../src/services/catalog/catalog-caches';
+import { evolveSchema, getCurrentSchema } from '../../src/services/catalog/schema/schema';
+import { itemValidator } from '../../src/services/catalog/schema/schema-validation';
 import type { Scope } from '../../src/services/access/scope';
 import type { SchemaBody, ValidationErrorBody } from '../helpers/wire';
 

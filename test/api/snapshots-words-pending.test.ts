@@ -4,12 +4,12 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createServiceCaches } from '../../src/services/caches';
-import { clearSearchTotals } from '../../src/services/catalog/items-search-totals';
-import { filterSql } from '../../src/services/catalog/items-sql';
+import { clearSearchTotals } from '../../src/services/catalog/search/items-search-totals';
+import { filterSql } from '../../src/services/catalog/items/items-sql';
 import type { JobRunner } from '../../src/services/job-runner';
-import { countWithSearchIndex } from '../../src/services/catalog/search-count-index';
-import { catchUpSearchWords } from '../../src/services/catalog/search-words';
-import { restoreSnapshot } from '../../src/services/catalog/snapshots';
+import { countWithSearchIndex } from '../../src/services/catalog/search/search-count-index';
+import { catchUpSearchWords } from '../../src/services/catalog/search/search-words';
+import { restoreSnapshot } from '../../src/services/catalog/snapshots/snapshots';
 import { TemporalJobRunner } from '../../temporal/client';
 import type { searchIndexBuildWorkflow } from '../../workflows';
 import { searchIndexWorkflowId } from '../../src/contracts/workflows';
@@ -24,7 +24,7 @@ import type { VariantEntry } from '../helpers/wire';
 
 /**
  * Restores that leave the word index behind (migration 20261121210000,
- * src/services/catalog/search-words.ts): the restored rows keep their indexed `search_tsv`, carry their
+ * src/services/catalog/search/search-words.ts): the restored rows keep their indexed `search_tsv`, carry their
  * restored vector in `search_tsv_pending`, and the catalog is flagged. Every search (list,
  * grouped list, raw-items, totals) must stay exact meanwhile; any write of a pending row settles
  * it; snapshots and duplicates store current vectors; the catch-up (run by
@@ -79,7 +79,7 @@ afterAll(async () => {
 const SILK = Array.from({ length: 12 }, (_, i) => ({ sku: `S-${i}`, title: `silk scarf ${i}`, color: i % 2 === 0 ? 'red' : 'blue', active: true }));
 
 /**
- * Restores through the restore service (src/services/catalog/snapshots.ts `restoreSnapshot`), whose
+ * Restores through the restore service (src/services/catalog/snapshots/snapshots.ts `restoreSnapshot`), whose
  * word-index deferral and catch-up request this file tests. The API's route runs restores as the
  * workflow snapshot-restore-<id>, whose own catch-up test/workflows/snapshot-restore.test.ts covers.
  * `deferMin`: snapshot items from which the word index is left behind (null: the default).

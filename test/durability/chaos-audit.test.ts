@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { newId } from '../../src/lib/ids';
-import { createCatalogCaches } from '../../src/services/catalog/caches';
+import { createCatalogCaches } from '../../src/services/catalog/catalog-caches';
 import type { EnrichmentResult } from '../../src/enrichment/types';
 import { createEnrichmentJob } from '../../src/services/enrichment/jobs';
 import { finalizeJob } from '../../src/services/enrichment/progress';

@@ -22,7 +22,7 @@
  * never retried.
  */
 import type { Knex } from 'knex';
-import { gridIndexName, GRID_INDEX_PREFIX, markGridIndexesDropping, reconcileGridIndexes } from '../../src/services/catalog/grid-indexes';
+import { gridIndexName, GRID_INDEX_PREFIX, markGridIndexesDropping, reconcileGridIndexes } from '../../src/services/catalog/grid/grid-indexes';
 import { spawnApi, spawnWorker, TestCluster, waitForBackendsGone, CONNECTION_CHECK_ENV } from '../fixtures/worker-cluster';
 import { createTestCatalog } from '../helpers/catalogs';
 import { consoleSession } from '../helpers/console-session';
@@ -49,7 +49,7 @@ const seeded: string[] = [];
 afterAll(async () => {
   await cluster?.close();
   // The statistics object of a (kind, field) is shared by every catalog indexing it, table-wide
-  // (src/services/catalog/grid-indexes.ts): drop this file's indexes as a deleted catalog's are, so
+  // (src/services/catalog/grid/grid-indexes.ts): drop this file's indexes as a deleted catalog's are, so
   // no other suite finds a `price` statistics object left behind by this one.
   for (const catalogId of seeded) {
     await markGridIndexesDropping(knex, catalogId, null);

@@ -7,8 +7,8 @@ import type { Knex } from 'knex';
 import { newId } from '../../src/lib/ids';
 import { ReviewActivity } from '../../src/models/review-activity';
 import { StagedChange } from '../../src/models/staged-change';
-import { createCatalogCaches } from '../../src/services/catalog/caches';
-import { bulkUpsertItems } from '../../src/services/catalog/items';
+import { createCatalogCaches } from '../../src/services/catalog/catalog-caches';
+import { bulkUpsertItems } from '../../src/services/catalog/items/items';
 
 /** The scope of an organization's test API key. */
 export function scopeOf(organizationId: string): { organizationId: string; principal: { kind: 'api_key'; id: string; organizationIds: string[] } } {

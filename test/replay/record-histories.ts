@@ -48,10 +48,10 @@ import { createResearchArchive } from '../../src/services/research-archives/arch
 import { writeWarc } from '../fixtures/warc';
 import { recordFeedRuns } from './record-feed';
 import { exportHistory } from '../../temporal/export-history';
-import { createCatalogCaches } from '../../src/services/catalog/caches';
+import { createCatalogCaches } from '../../src/services/catalog/catalog-caches';
 import { createBulkAction } from '../../src/services/review/bulk-edit';
 import { bulkStageWorkflowId, gridIndexWorkflowId } from '../../src/contracts/workflows';
-import { ensureGridIndexes, markGridIndexesDropping } from '../../src/services/catalog/grid-indexes';
+import { ensureGridIndexes, markGridIndexesDropping } from '../../src/services/catalog/grid/grid-indexes';
 import { TemporalJobRunner } from '../../temporal/client';
 import { createWorker } from '../../temporal/worker';
 import { loadConfig } from '../../src/config';

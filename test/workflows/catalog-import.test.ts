@@ -15,7 +15,7 @@ import { loadConfig } from '../../src/config';
 import { newId } from '../../src/lib/ids';
 import { catalogImportWorkflowId, CHURN_MAINTENANCE_ID } from '../../src/contracts/workflows';
 import { importProgressQuery } from '../../workflows/definitions';
-import { createCatalogCaches } from '../../src/services/catalog/caches';
+import { createCatalogCaches } from '../../src/services/catalog/catalog-caches';
 import { importBatch } from '../../src/services/sheets/import';
 import { createApiKey } from '../../src/services/access/api-keys';
 import { createPerson } from '../../src/services/access/people';

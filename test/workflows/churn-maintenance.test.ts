@@ -3,13 +3,13 @@
  * a catalog starts a search index maintenance pass at its end (workflows/churn-maintenance.ts),
  * as the child `search-index-maintenance-after-churn`, on the real Temporal dev server; a small
  * restore starts none; before the pass the restore settles the items table itself (activity
- * `settleAfterLargeWrite`: the table analyzed, src/services/catalog/post-write-maintenance.ts);
- * and the thresholds (src/services/catalog/index-maintenance.ts
+ * `settleAfterLargeWrite`: the table analyzed, src/services/catalog/search/post-write-maintenance.ts);
+ * and the thresholds (src/services/catalog/search/index-maintenance.ts
  * churnWarrantsMaintenance) against real catalogs.
  */
 import type { Knex } from 'knex';
 import request from 'supertest';
-import { churnWarrantsMaintenance, type IndexMaintenance } from '../../src/services/catalog/index-maintenance';
+import { churnWarrantsMaintenance, type IndexMaintenance } from '../../src/services/catalog/search/index-maintenance';
 import { CHURN_MAINTENANCE_ID, snapshotRestoreWorkflowId } from '../../src/contracts/workflows';
 import { testApp } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';

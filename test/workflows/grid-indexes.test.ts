@@ -1,5 +1,5 @@
 /**
- * Grid field indexes (src/services/catalog/grid-indexes.ts) on a real Temporal dev
+ * Grid field indexes (src/services/catalog/grid/grid-indexes.ts) on a real Temporal dev
  * server and PostgreSQL: a large catalog's grid sorted or filtered on a field without its index
  * says so and asks for it; the workflow `grid-index-<catalog_id>` builds it (CREATE INDEX
  * CONCURRENTLY, listed in pg_indexes); the page then says nothing and pages through the catalog
@@ -14,7 +14,7 @@ import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { SESSION_COOKIE } from '../../src/middleware/session';
 import { signIn } from '../../src/services/access/sessions';
-import { ensureGridIndexes, gridIndexName, gridStatsName, markGridIndexesDropping, reconcileGridIndexes } from '../../src/services/catalog/grid-indexes';
+import { ensureGridIndexes, gridIndexName, gridStatsName, markGridIndexesDropping, reconcileGridIndexes } from '../../src/services/catalog/grid/grid-indexes';
 import { TemporalJobRunner } from '../../temporal/client';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';

@@ -6,7 +6,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Knex } from 'knex';
 import { newId } from '../../src/lib/ids';
-import { IndexMaintenance, maintainSearchIndexes } from '../../src/services/catalog/index-maintenance';
+import { IndexMaintenance, maintainSearchIndexes } from '../../src/services/catalog/search/index-maintenance';
 import { ensureMaintenanceSchedule } from '../../temporal/maintenance-schedule';
 import { SEARCH_MAINTENANCE_ID } from '../../src/contracts/workflows';
 import { createTestCatalog } from '../helpers/catalogs';

@@ -10,7 +10,7 @@ import request from 'supertest';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import type { Scope } from '../../src/services/access/scope';
-import { requestSnapshotRestore } from '../../src/services/catalog/snapshot-restores';
+import { requestSnapshotRestore } from '../../src/services/catalog/snapshots/snapshot-restores';
 import { TemporalJobRunner } from '../../temporal/client';
 import { snapshotRestoreWorkflowId } from '../../src/contracts/workflows';
 import { restoreProgressQuery } from '../../workflows/definitions';

@@ -5,14 +5,14 @@ import { Catalog } from '../../models/catalog';
 import { CatalogMdVersion } from '../../models/catalog-md-version';
 import { CatalogSchema } from '../../models/catalog-schema';
 import { actorId } from '../access/auth';
-import { copyCatalogItems } from './items-write';
-import { getCurrentSchema, INITIAL_SCHEMA_VERSION, syncFieldInfo } from './schema';
-import { assertValidSchemaDefinition } from './schema-validation';
+import { copyCatalogItems } from './items/items-write';
+import { getCurrentSchema, INITIAL_SCHEMA_VERSION, syncFieldInfo } from './schema/schema';
+import { assertValidSchemaDefinition } from './schema/schema-validation';
 import { defaultMasterCatalogId } from './default-master-catalog';
 import { loadOwned } from '../access/ownership';
 import type { Scope } from '../access/scope';
 import { newestFirstPage } from '../../models/newest-first';
-import { markGridIndexesDropping } from './grid-indexes';
+import { markGridIndexesDropping } from './grid/grid-indexes';
 
 /**
  * Catalog CRUD, duplication, the versioned markdown context and the quality prompt
@@ -209,7 +209,7 @@ export async function updateCatalog(knex: Knex, scope: Scope, catalogId: string,
 export async function deleteCatalog(knex: Knex, scope: Scope, catalogId: string): Promise<void> {
   await knex.transaction(async (trx) => {
     await loadCatalogOwned(trx, scope, catalogId);
-    // Its grid indexes outlive the rows until dropped (src/services/catalog/grid-indexes.ts).
+    // Its grid indexes outlive the rows until dropped (src/services/catalog/grid/grid-indexes.ts).
     await markGridIndexesDropping(trx, catalogId, null);
     await Catalog.query(trx).deleteById(catalogId);
   });

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { BoundedCache } from '../../lib/bounded-cache';
 import { NotFoundError, ValidationDetail, ValidationError } from '../../lib/errors';
 import type { CatalogSchema, StoredTaxonomy, TaxonomyAttribute } from '../../models/catalog-schema';
-import { getCurrentSchema, lockCatalog, writeSchemaVersion } from './schema';
+import { getCurrentSchema, lockCatalog, writeSchemaVersion } from './schema/schema';
 import type { Scope } from '../access/scope';
 
 /**

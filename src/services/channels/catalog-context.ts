@@ -1,7 +1,7 @@
 import type { ApplyContext, SchemaFieldInfo } from '../../channels';
 import type { CatalogSchema } from '../../models/catalog-schema';
 import type { EnrichedNode, EnrichedTaxonomy } from '../catalog/taxonomy';
-import { fieldTypeOf } from '../catalog/schema';
+import { fieldTypeOf } from '../catalog/schema/schema';
 
 /**
  * What the channels domain needs to know of a catalog (docs/channels.md, "Mapping proposal"):

@@ -2,8 +2,8 @@ import type { ChannelDefinition, ChannelMapping, FeedRow, IssueCode } from '../.
 import { ConflictError, ValidationError } from '../../lib/errors';
 import type { EnrichmentJob } from '../../models/enrichment-job';
 import type { Scope } from '../access/scope';
-import type { CatalogCaches } from '../catalog/caches';
-import type { GridCatalog } from '../catalog/item-grid';
+import type { CatalogCaches } from '../catalog/catalog-caches';
+import type { GridCatalog } from '../catalog/grid/item-grid';
 import { FILL_GAPS_MAX_ITEMS, fieldFill, startFillGapsJob, type FillGapsTarget } from '../enrichment/fill-gaps';
 import type { JobServiceDeps } from '../enrichment/jobs';
 import { MISSING_CODES, readinessBasis, scanChannelRows, type ScannedRow } from './readiness';

@@ -15,8 +15,8 @@ import {
 } from '../../channels';
 import { ValidationError } from '../../lib/errors';
 import type { Scope } from '../access/scope';
-import type { CatalogDeps } from '../catalog/caches';
-import { loadGridCatalog, type GridCatalog } from '../catalog/item-grid';
+import type { CatalogDeps } from '../catalog/catalog-caches';
+import { loadGridCatalog, type GridCatalog } from '../catalog/grid/item-grid';
 import { applyContextOf, googleCategoryOfNode, hasGoogleCategories, schemaFieldsOf } from './catalog-context';
 import { keptReadinessCounts, parentData, productsWithVariants, type ReadinessItem, type ReadinessVerdict, type VerdictOf } from './readiness-state';
 

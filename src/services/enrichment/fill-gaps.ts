@@ -14,10 +14,10 @@ import type { EnrichmentJob } from '../../models/enrichment-job';
 import { ReviewActivity } from '../../models/review-activity';
 import type { EnrichRequest, OutputFieldRequest } from '../../schemas/enrich';
 import type { Scope } from '../access/scope';
-import type { CatalogCaches } from '../catalog/caches';
-import { selectionOf, type Selection } from '../catalog/grid-selection';
-import { loadGridCatalog, type GridCatalog } from '../catalog/item-grid';
-import { emptySql, readWithoutJit, type SqlPart } from '../catalog/item-grid-query';
+import type { CatalogCaches } from '../catalog/catalog-caches';
+import { selectionOf, type Selection } from '../catalog/grid/grid-selection';
+import { loadGridCatalog, type GridCatalog } from '../catalog/grid/item-grid';
+import { emptySql, readWithoutJit, type SqlPart } from '../catalog/grid/item-grid-query';
 import { createEnrichmentJob, type JobServiceDeps } from './jobs';
 
 /**

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import type { SqlPart } from '../catalog/item-grid-query';
+import type { SqlPart } from '../catalog/grid/item-grid-query';
 import type { Knex } from 'knex';
 import { parser } from 'stream-json';
 import { pick } from 'stream-json/filters/Pick';
@@ -215,7 +215,7 @@ export async function insertItemsFromFile(trx: Knex.Transaction, jobId: string, 
 /**
  * Copies every item of a catalog into the job's rows in one statement (`source_catalog_id`),
  * in the catalog's listing order (created_at, id); with `where` (a console grid selection,
- * src/services/catalog/grid-selection.ts: SQL over `catalog_items` with its bindings) only the
+ * src/services/catalog/grid/grid-selection.ts: SQL over `catalog_items` with its bindings) only the
  * items it selects. Each input carries `__catalog_item_id`, so a job that writes back to the
  * same catalog stages against the very item.
  * @returns the number of rows

@@ -19,7 +19,7 @@ import { ValidationError } from '../../lib/errors';
 import type { JsonSchemaProperty } from '../../models/catalog-schema';
 import type { Scope } from '../access/scope';
 import { loadCatalogOwned } from '../catalog/catalogs';
-import { getCurrentSchema } from '../catalog/schema';
+import { getCurrentSchema } from '../catalog/schema/schema';
 import { fieldsFromCatalogSchema } from './request';
 import { judgeWithModel, rowImageUrls, type JudgeModelMeta } from './judge-llm';
 import type { LlmClient } from '../../enrichment/llm/client';

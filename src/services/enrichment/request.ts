@@ -6,9 +6,9 @@ import { assignDefined, fillUndefined } from '../../lib/objects';
 import type { JsonSchemaProperty } from '../../models/catalog-schema';
 import type { EnrichJobConfig, EnrichRequest } from '../../schemas/enrich';
 import { ENRICH_DEFAULTS } from '../../schemas/enrich-defaults';
-import { isGrouped } from '../catalog/items-keys';
-import { getCurrentSchema } from '../catalog/schema';
-import type { SqlPart } from '../catalog/item-grid-query';
+import { isGrouped } from '../catalog/items/items-keys';
+import { getCurrentSchema } from '../catalog/schema/schema';
+import type { SqlPart } from '../catalog/grid/item-grid-query';
 import { loadCatalogOwned } from '../catalog/catalogs';
 import { catalogTextExamples } from './examples';
 import { CatalogTarget, knownValues } from './staging';
@@ -23,7 +23,7 @@ import type { Scope } from '../access/scope';
  */
 
 /**
- * A part of a catalog's items (the console's grid selection, src/services/catalog/grid-selection.ts):
+ * A part of a catalog's items (the console's grid selection, src/services/catalog/grid/grid-selection.ts):
  * SQL over `catalog_items` and its bindings. Only the service passes one (fill the gaps and the
  * bulk enrich/classify actions), never a request body.
  */

@@ -4,8 +4,8 @@ import { identityKeys, isSourced } from '../../enrichment/semantics/refresh';
 import type { EnrichmentResult, ReviewInfo } from '../../enrichment/types';
 import { isUuid, newId } from '../../lib/ids';
 import { StagedChange } from '../../models/staged-change';
-import { businessKeyOf, ITEM_ID_KEY } from '../catalog/items-keys';
-import { getCurrentSchema } from '../catalog/schema';
+import { businessKeyOf, ITEM_ID_KEY } from '../catalog/items/items-keys';
+import { getCurrentSchema } from '../catalog/schema/schema';
 import { typedBySchema } from '../sheets/items-from-rows';
 import { categoryItemFields } from './staging-category';
 

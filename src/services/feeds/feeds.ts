@@ -10,7 +10,7 @@ import { isUuid, newId } from '../../lib/ids';
 import { Feed, type FeedFilter, type FeedFormat, type FeedMapping } from '../../models/feed';
 import type { Scope } from '../access/scope';
 import { loadCatalogOwned } from '../catalog/catalogs';
-import { getCurrentSchema } from '../catalog/schema';
+import { getCurrentSchema } from '../catalog/schema/schema';
 import { channelById, mappingErrors, proposeFeedMapping, schemaFieldsOf, type MappingReasons } from './channel-port';
 import { cronError } from './cron';
 

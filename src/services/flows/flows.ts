@@ -18,7 +18,7 @@ import { loadOwned } from '../access/ownership';
 import { assertCapabilityOn, type Capability } from '../capabilities';
 import type { Scope } from '../access/scope';
 import { loadCatalogOwned } from '../catalog/catalogs';
-import { getCurrentSchema } from '../catalog/schema';
+import { getCurrentSchema } from '../catalog/schema/schema';
 import { enrichmentRecipe } from '../enrichment/request';
 import { loadActivity } from '../review/staged-changes';
 

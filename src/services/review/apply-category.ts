@@ -7,8 +7,8 @@
  * gains ONE new schema version, together with any schema changes the activity already carries.
  */
 import type { Knex } from 'knex';
-import { getCurrentSchema } from '../catalog/schema';
-import type { AddField } from '../catalog/schema-fields';
+import { getCurrentSchema } from '../catalog/schema/schema';
+import type { AddField } from '../catalog/schema/schema-fields';
 import type { CatalogChanges } from './apply-schema';
 
 /** The item field a predicted category is written to (docs/api-reference.md "Schema versions" result field `category_id`). */

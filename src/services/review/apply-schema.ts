@@ -7,9 +7,9 @@
 import type { Knex } from 'knex';
 import { CatalogSchema } from '../../models/catalog-schema';
 import type { Scope } from '../access/scope';
-import type { CatalogCaches } from '../catalog/caches';
-import { applyFieldBatch } from '../catalog/schema-field-batch';
-import type { FieldBatch } from '../catalog/schema-fields';
+import type { CatalogCaches } from '../catalog/catalog-caches';
+import { applyFieldBatch } from '../catalog/schema/schema-field-batch';
+import type { FieldBatch } from '../catalog/schema/schema-fields';
 import { normalizeTaxonomy, setTaxonomy, TaxonomyInput } from '../catalog/taxonomy';
 
 /**

@@ -17,7 +17,7 @@
  */
 import type { ApplyFailure } from '../../models/review-activity';
 import type { Knex } from 'knex';
-import { searchTextOf, searchWordsOf } from '../catalog/items-keys';
+import { searchTextOf, searchWordsOf } from '../catalog/items/items-keys';
 
 /** Name of the per-transaction table of changes to apply. */
 const CHANGES = 'review_apply_changes';
@@ -154,7 +154,7 @@ export async function markTypeErrors(trx: Knex.Transaction, types: Record<string
  * item untouched. Marks the changes applied.
  *
  * With `deferWords` (large applies) the word index is left behind as a large restore leaves it
- * (src/services/catalog/search-words.ts): the new vector goes to `search_tsv_pending`, the
+ * (src/services/catalog/search/search-words.ts): the new vector goes to `search_tsv_pending`, the
  * indexed `search_tsv` stays, `catalogs.search_words_pending` is set in this transaction, so
  * the update changes no indexed column and stays on its page (HOT: no index entries), and
  * searches stay exact meanwhile; the apply workflow then catches the index up.

@@ -29,11 +29,11 @@ import { actorId } from '../access/auth';
 import { loadOwned } from '../access/ownership';
 import { assertRole } from '../access/roles';
 import type { Principal, Scope } from '../access/scope';
-import type { CatalogCaches } from '../catalog/caches';
-import { writeItems } from '../catalog/items-write';
-import { getCurrentSchema, lockCatalog } from '../catalog/schema';
-import { SEARCH_WORDS_DEFER_MIN_ITEMS } from '../catalog/search-words';
-import { takeSnapshot } from '../catalog/snapshots';
+import type { CatalogCaches } from '../catalog/catalog-caches';
+import { writeItems } from '../catalog/items/items-write';
+import { getCurrentSchema, lockCatalog } from '../catalog/schema/schema';
+import { SEARCH_WORDS_DEFER_MIN_ITEMS } from '../catalog/search/search-words';
+import { takeSnapshot } from '../catalog/snapshots/snapshots';
 import type { JobRunner } from '../job-runner';
 import {
   applyDeletes,

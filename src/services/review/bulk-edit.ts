@@ -22,9 +22,9 @@ import { newId } from '../../lib/ids';
 import { ReviewActivity } from '../../models/review-activity';
 import type { StagedChangeInputT } from '../../schemas/review-activities';
 import type { Scope } from '../access/scope';
-import type { CatalogCaches } from '../catalog/caches';
-import { loadGridCatalog, type GridCatalog } from '../catalog/item-grid';
-import { countSelected, selectionOf } from '../catalog/grid-selection';
+import type { CatalogCaches } from '../catalog/catalog-caches';
+import { loadGridCatalog, type GridCatalog } from '../catalog/grid/item-grid';
+import { countSelected, selectionOf } from '../catalog/grid/grid-selection';
 import { appendInTransaction, reviewUrl } from './review-activities';
 import { CATEGORY_FIELD } from './apply-category';
 

@@ -3,7 +3,7 @@
  * applied to it (newest first, with the activity that staged them), which also give each
  * field's provenance (the newest applied change that set it: its sources, confidence, method,
  * activity and date), and the item as each of the catalog's newest snapshots holds it.
- * Callers check ownership of the catalog and item first (src/services/catalog/items-read.ts
+ * Callers check ownership of the catalog and item first (src/services/catalog/items/items-read.ts
  * `loadItem`).
  */
 import type { Knex } from 'knex';

@@ -31,10 +31,10 @@ import { Catalog } from '../../models/catalog';
 import { CatalogSchema } from '../../models/catalog-schema';
 import type { ReviewActivity } from '../../models/review-activity';
 import type { StagedChangeInputT } from '../../schemas/review-activities';
-import type { ItemValidator } from '../catalog/caches';
-import { isGrouped, SYSTEM_COLUMNS } from '../catalog/items-keys';
-import { getCurrentSchema } from '../catalog/schema';
-import { itemValidator } from '../catalog/schema-validation';
+import type { ItemValidator } from '../catalog/catalog-caches';
+import { isGrouped, SYSTEM_COLUMNS } from '../catalog/items/items-keys';
+import { getCurrentSchema } from '../catalog/schema/schema';
+import { itemValidator } from '../catalog/schema/schema-validation';
 import { sourceDataShape } from '../enrichment/staging';
 import { typedBySchema } from '../sheets/items-from-rows';
 

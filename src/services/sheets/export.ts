@@ -19,7 +19,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import type { Knex } from 'knex';
 import ExcelJS from 'exceljs';
 import { loadCatalogOwned } from '../catalog/catalogs';
-import { getCurrentSchema } from '../catalog/schema';
+import { getCurrentSchema } from '../catalog/schema/schema';
 import type { Scope } from '../access/scope';
 import { newId } from '../../lib/ids';
 import { CatalogExport } from '../../models/catalog-export';
@@ -82,7 +82,7 @@ async function exportColumns(trx: Knex.Transaction, catalogId: string, schemaKey
 
 /**
  * A part of the items to export (the console grid's filter and columns): a `WHERE`
- * over `catalog_items` (src/services/catalog/grid-selection.ts) and the columns, in order.
+ * over `catalog_items` (src/services/catalog/grid/grid-selection.ts) and the columns, in order.
  */
 export interface ExportSelection {
   where: { sql: string; bindings: Knex.RawBinding[] };

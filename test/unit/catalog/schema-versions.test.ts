@@ -1,5 +1,5 @@
-import { bumpVersion, inferType, maxBump, syncFieldInfo } from '../../../src/services/catalog/schema';
-import { assertValidSchemaDefinition } from '../../../src/services/catalog/schema-validation';
+import { bumpVersion, inferType, maxBump, syncFieldInfo } from '../../../src/services/catalog/schema/schema';
+import { assertValidSchemaDefinition } from '../../../src/services/catalog/schema/schema-validation';
 import { ValidationError } from '../../../src/lib/errors';
 
 /** Pure rules of schema versions (docs/api-reference.md "Schema versions"). */

@@ -24,7 +24,7 @@ import { FlowRunNode } from '../../../models/flow-run-node';
 import { ReviewActivity } from '../../../models/review-activity';
 import type { StagedChangeInputT } from '../../../schemas/review-activities';
 import type { EnrichmentResult } from '../../../enrichment/types';
-import { businessKeyOf } from '../../catalog/items-keys';
+import { businessKeyOf } from '../../catalog/items/items-keys';
 import { stagedProvenance } from '../../enrichment/staging';
 import { appendInTransaction, reviewUrl } from '../../review/review-activities';
 import type { StageDeps } from '../../review/stage-changes';

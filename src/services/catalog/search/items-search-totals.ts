@@ -1,0 +1,90 @@
+/**
+ * Exact totals of item searches (docs/api-reference.md "Items": `total` is exact), cached per app in
+ * {@link CatalogCaches.searchTotals}.
+ *
+ * Cache entries are keyed by (catalog, grouped view, lower-cased term), each stored with the
+ * catalog's `items_rev` it was counted at. `items_rev` is bumped by statement triggers in the
+ * same statement as every INSERT/UPDATE/DELETE of the catalog's items (migration
+ * 20261121170000), and the counter and the count are read in one snapshot, so an entry whose
+ * counter equals the current one is the exact total of that snapshot; any write makes every
+ * entry of the catalog miss. Least recently used entries are evicted.
+ */
+import type { Knex } from 'knex';
+import type { Catalog } from '../../../models/catalog';
+import type { CatalogCaches } from '../catalog-caches';
+import { isWordsOnlyTerm } from '../items/items-sql';
+import { countWithSearchIndex, SEARCH_INDEX_MIN_ITEMS } from './search-count-index';
+import { requestSearchIndexBuild, SearchIndexBuilds } from './search-index-requests';
+
+/** Empties the search count cache of one app (tests, benchmarks measuring cold requests). */
+export function clearSearchTotals(caches: CatalogCaches): void {
+  caches.searchTotals.clear();
+}
+
+/** What a search total needs besides the transaction: the app's caches and the job runner. */
+export interface SearchTotalDeps {
+  caches: CatalogCaches;
+  jobRunner: SearchIndexBuilds;
+}
+
+/**
+ * The exact number of items matching a search filter, from the count cache when still valid,
+ * else counted and cached. A words-only term in a catalog that is not product-grouped is
+ * counted by the search count index when the catalog has one (src/services/catalog/search/search-count-index.ts:
+ * postings for frequent words, the GIN index for rare ones, without reading the heap per
+ * match); otherwise, or when the index is missing or too many items changed since it was built,
+ * by a GIN bitmap count, which reads every matching heap page, and a large catalog's index is
+ * (re)built by a Temporal workflow that this asks for without waiting
+ * ({@link requestSearchIndexBuild}; if Temporal is unreachable the total is still the GIN
+ * count). Call inside a REPEATABLE READ transaction: the counter read (`rev`, the catalog's
+ * `items_rev` read in it) and the count then share the snapshot of the page read that follows.
+ * @param rev the catalog's `items_rev` as text, undefined when unknown (nothing is cached then)
+ * @param where the search's `WHERE` clause (src/services/catalog/items/items-sql.ts `filterSql`)
+ */
+export async function searchTotal(
+  deps: SearchTotalDeps,
+  trx: Knex.Transaction,
+  catalog: Catalog,
+  rev: string | undefined,
+  grouped: boolean,
+  search: string,
+  where: { sql: string; bindings: Knex.RawBinding[] },
+): Promise<number> {
+  const { searchTotals, searchTotalStats } = deps.caches;
+  const key = `${catalog.id}\u0000${grouped ? 'g' : 'f'}\u0000${search.toLowerCase()}`;
+  const hit = searchTotals.get(key);
+  if (rev !== undefined && hit && hit.rev === rev) {
+    searchTotalStats.hits++;
+    return hit.total;
+  }
+  searchTotalStats.misses++;
+  let total = grouped || !isWordsOnlyTerm(search.toLowerCase()) ? null : await countBySearchIndex(deps, trx, catalog, search.toLowerCase());
+  if (total === null) {
+    total = (await trx.raw(`SELECT count(*)::int AS n FROM catalog_items WHERE ${where.sql}`, where.bindings)).rows[0].n as number;
+    deps.caches.searchCountStats.gin++;
+  }
+  if (rev !== undefined) {
+    searchTotals.set(key, { rev, total });
+  }
+  return total;
+}
+
+/**
+ * The total of a words-only term from the catalog's search count index, or null when the index
+ * cannot answer; then a large catalog's index build is asked for (and a catalog whose word
+ * index is behind a restore is caught up first by the same workflow, search-words.ts). Used by
+ * {@link searchTotal} and the console grid's count (item-grid.ts).
+ * @param trx a REPEATABLE READ transaction (the index and the changes since its build read in one snapshot)
+ * @param term lower-cased, words only (isWordsOnlyTerm)
+ */
+export async function countBySearchIndex(deps: SearchTotalDeps, trx: Knex.Transaction, catalog: Catalog, term: string): Promise<number | null> {
+  const counted = await countWithSearchIndex(trx, catalog.id, term);
+  if ('total' in counted) {
+    deps.caches.searchCountStats[counted.path]++;
+    return counted.total;
+  }
+  if (counted.fallback === 'words_pending' || (counted.fallback !== 'no_words' && catalog.item_count >= SEARCH_INDEX_MIN_ITEMS)) {
+    requestSearchIndexBuild(deps.jobRunner, deps.caches, catalog, { wordsPending: counted.fallback === 'words_pending' });
+  }
+  return null;
+}

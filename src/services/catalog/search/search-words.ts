@@ -1,0 +1,106 @@
+import type { Knex } from 'knex';
+import { Catalog } from '../../../models/catalog';
+
+/**
+ * Pending word vectors (migration 20261121210000; docs/api-reference.md "Items").
+ *
+ * A restore of a large catalog rewrites its rows without touching the word index: it writes
+ * each changed row's restored word vector to `search_tsv_pending`, leaves the indexed
+ * `search_tsv` as it was, and sets `catalogs.search_words_pending`. Rows then update in place
+ * (HOT, no index entries), and the index work (~31 GIN entries and four btree entries per row,
+ * most of a restore's time when every row changed) moves to {@link catchUpSearchWords}, run by
+ * searchIndexBuildWorkflow right after the restore.
+ *
+ * Searches stay exact meanwhile: while the flag is set, a search matches each row's current
+ * vector, `coalesce(search_tsv_pending, search_tsv)` ({@link wordsColumn}), over the catalog's
+ * rows without the word index (slower: every row of the catalog is read). The flag and the rows
+ * must be read in one snapshot (a REPEATABLE READ transaction, or after locking the catalog row
+ * like every item writer), since a restore sets both in one transaction.
+ */
+
+/** Catalogs with at least this many items defer their word index on restore (smaller ones restore in well under a second per 10,000 changed rows). */
+export const SEARCH_WORDS_DEFER_MIN_ITEMS = 50000;
+
+/** Rows moved from `search_tsv_pending` to `search_tsv` per transaction of a catch-up. */
+const CATCH_UP_BATCH = 5000;
+
+/**
+ * The SQL expression of an item's current word vector: `search_tsv`, or, when the catalog's
+ * word index is behind (`pending`), `coalesce(search_tsv_pending, search_tsv)`, which no index
+ * serves. `alias` qualifies the columns (`v` → `v.search_tsv`).
+ */
+export function wordsColumn(pending: boolean, alias?: string): string {
+  const col = (c: string): string => (alias === undefined ? c : `${alias}.${c}`);
+  return pending ? `coalesce(${col('search_tsv_pending')}, ${col('search_tsv')})` : col('search_tsv');
+}
+
+/**
+ * True while some row of the catalog may hold a pending word vector
+ * (`catalogs.search_words_pending`), read in the caller's snapshot; false for an unknown catalog.
+ */
+export async function wordsPending(knex: Knex | Knex.Transaction, catalogId: string): Promise<boolean> {
+  const row = await Catalog.query(knex).select('search_words_pending').findById(catalogId);
+  return row?.search_words_pending === true;
+}
+
+/** Locks the catalog row for the rest of the transaction; false when the catalog is gone. */
+async function lockedCatalog(trx: Knex.Transaction, catalogId: string): Promise<boolean> {
+  return (await Catalog.query(trx).select('id').where('id', catalogId).forUpdate().first()) !== undefined;
+}
+
+/** Figures of one catch-up. */
+export interface SearchWordsCatchUp {
+  /** Rows whose pending vector moved into `search_tsv` (each a new row version with its index entries). */
+  rows: number;
+  /** True when the catalog's flag is clear at the end (false: the catalog was deleted during the catch-up). */
+  cleared: boolean;
+  ms: number;
+}
+
+/**
+ * Moves every pending word vector of a catalog into `search_tsv` (the word index gets the
+ * entries the restore deferred), {@link CATCH_UP_BATCH} rows per transaction in id order, then
+ * clears `catalogs.search_words_pending` once no pending row is left (a restore that committed
+ * meanwhile left new ones: they are caught up in another pass). Nothing to do, and no lock
+ * taken, while the flag is clear (it is set in the transaction that writes pending vectors).
+ * Every transaction locks the catalog row first, as restores and item writers do, so it never
+ * deadlocks with them (its items_rev trigger updates that row after locking the items).
+ * Batches skip the row triggers (`catalog_items.search_columns_supplied`: the vector moved is
+ * the row's own). Idempotent and resumable: a batch commits whole or not at all, and a rerun
+ * only finds the rows still pending.
+ * @param onBatch called after each committed batch with the rows moved so far (heartbeats)
+ */
+export async function catchUpSearchWords(knex: Knex, catalogId: string, onBatch?: (rows: number) => void): Promise<SearchWordsCatchUp> {
+  const t0 = performance.now();
+  let rows = 0;
+  if (!(await wordsPending(knex, catalogId))) return { rows, cleared: true, ms: Math.round(performance.now() - t0) };
+  for (;;) {
+    let after = '00000000-0000-0000-0000-000000000000';
+    for (;;) {
+      const moved = await knex.transaction(async (trx) => {
+        if (!(await lockedCatalog(trx, catalogId))) return [];
+        await trx.raw('SET LOCAL catalog_items.search_columns_supplied = on');
+        const { rows: batch } = await trx.raw(
+          `UPDATE catalog_items ci SET search_tsv = ci.search_tsv_pending, search_tsv_pending = NULL
+           FROM (SELECT id FROM catalog_items WHERE catalog_id = ? AND id > ? AND search_tsv_pending IS NOT NULL ORDER BY id LIMIT ${CATCH_UP_BATCH}) b
+           WHERE ci.id = b.id AND ci.search_tsv_pending IS NOT NULL
+           RETURNING ci.id::text AS id`,
+          [catalogId, after],
+        );
+        return batch as Array<{ id: string }>;
+      });
+      if (moved.length === 0) break;
+      rows += moved.length;
+      after = moved.reduce((max, r) => (r.id > max ? r.id : max), after);
+      onBatch?.(rows);
+    }
+    const done = await knex.transaction(async (trx) => {
+      if (!(await lockedCatalog(trx, catalogId))) return 'gone';
+      const { rows: left } = await trx.raw('SELECT 1 FROM catalog_items WHERE catalog_id = ? AND search_tsv_pending IS NOT NULL LIMIT 1', [catalogId]);
+      if (left.length > 0) return 'again';
+      await Catalog.query(trx).where('id', catalogId).patch({ search_words_pending: false });
+      return 'cleared';
+    });
+    if (done !== 'again') return { rows, cleared: done === 'cleared', ms: Math.round(performance.now() - t0) };
+  }
+}
