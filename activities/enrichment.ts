@@ -1,5 +1,5 @@
 /**
- * Enrichment activities: thin adapters over src/services/enrichment/rows.ts, built by
+ * Enrichment activities: thin adapters over src/services/enrichment/rows/rows.ts, built by
  * {@link createActivities}. Every activity is idempotent on (job_id, row_index) and moves only
  * ids and counters through Temporal (docs/workflows.md "Rules of the craft").
  */
@@ -8,11 +8,11 @@ import type { Knex } from 'knex';
 import type { EnrichmentEngine } from '../src/enrichment/types';
 import { RetryLaterError } from '../src/enrichment/research/types';
 import { EnrichmentJob } from '../src/models/enrichment-job';
-import type { EnrichmentStorage } from '../src/services/enrichment/artifacts';
-import { createEnrichmentCaches, EnrichmentCaches } from '../src/services/enrichment/caches';
-import { finalizeJob, jobProgress, pendingRowIndexes, rowStatus } from '../src/services/enrichment/progress';
-import { enrichRow, RowDeps } from '../src/services/enrichment/rows';
-import type { RenderSettings } from '../src/services/enrichment/rendering';
+import type { EnrichmentStorage } from '../src/services/enrichment/rows/artifacts';
+import { createEnrichmentCaches, EnrichmentCaches } from '../src/services/enrichment/enrichment-caches';
+import { finalizeJob, jobProgress, pendingRowIndexes, rowStatus } from '../src/services/enrichment/rows/progress';
+import { enrichRow, RowDeps } from '../src/services/enrichment/rows/rows';
+import type { RenderSettings } from '../src/services/enrichment/rows/rendering';
 import {
   loadWebhookMessage,
   recordWebhookAttempt,
@@ -49,7 +49,7 @@ export interface ActivityDeps {
    * through Temporal's retry (config `fetch.retryAttempts`, FETCH_RETRY_ATTEMPTS); default 4.
    */
   fetchRetryAttempts?: number;
-  /** Rendering settings of the rows (src/services/enrichment/rendering.ts); default off. */
+  /** Rendering settings of the rows (src/services/enrichment/rows/rendering.ts); default off. */
   render?: RenderSettings;
 }
 

@@ -11,7 +11,7 @@ import { logger } from '../src/lib/logger';
 import type { ServiceCaches } from '../src/services/caches';
 import { finishFlowRun, loadFlowRunPlan, NodeFailure, RunNotRunningError, beginNode, RunOutcome } from '../src/services/flows/execution';
 import { runCustomCodeNode, PythonSessionFactory } from '../src/services/flows/nodes/custom-code';
-import type { ResearchSettings } from '../src/services/enrichment/jobs';
+import type { ResearchSettings } from '../src/services/enrichment/jobs/jobs';
 import { finishEnrichNode, startEnrichNode } from '../src/services/flows/nodes/enrich';
 import { runStageNode } from '../src/services/flows/nodes/stage';
 import { SandboxError } from '../src/sandbox/python-sandbox';

@@ -2,7 +2,7 @@
  * Shared set-up of the in-process job benchmark (bench/orchestration-overhead.ts): the
  * benchmark database (bench/lib.ts BENCH_DATABASE_URL, migrated), a local Temporal dev server
  * (the cached CLI, in-memory), an in-process worker with the chosen engine, jobs created through
- * the real service (src/services/enrichment/jobs.ts, rows inserted in chunks), and the engines:
+ * the real service (src/services/enrichment/jobs/jobs.ts, rows inserted in chunks), and the engines:
  *
  * - `archive` (default of the overhead benchmark): the deterministic engine over the offline
  *   archive with real product items (the 98 labelled Zyte pages, repeated);
@@ -21,7 +21,7 @@ import { createEngineFromConfig } from '../src/enrichment';
 import type { EnrichmentEngine, OutputField } from '../src/enrichment/types';
 import { PAGES_SCHEMA } from './eval/pages';
 import { createOrganizationWithKey } from '../src/services/access/auth';
-import { createEnrichmentJob } from '../src/services/enrichment/jobs';
+import { createEnrichmentJob } from '../src/services/enrichment/jobs/jobs';
 import { EnrichmentTuning, TemporalJobRunner } from '../temporal/client';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
 import { createWorker } from '../temporal/worker';

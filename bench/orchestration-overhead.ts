@@ -1,7 +1,7 @@
 /**
  * Orchestration overhead: items/s of one job run through Temporal (enrichmentJobWorkflow, real
  * worker, real PostgreSQL writes) against the same engine and the same row service
- * (src/services/enrichment/rows.ts enrichRow: read, enrich, idempotent write) called in a plain
+ * (src/services/enrichment/rows/rows.ts enrichRow: read, enrich, idempotent write) called in a plain
  * loop with the same concurrency. Prints one JSON line with both rates and their ratio
  * (target ≥ 0.8).
  *
@@ -10,9 +10,9 @@
  *        BENCH_ENGINE archive|echo (archive), BENCH_ENGINE_DELAY_MS (echo only, 0)
  */
 import { loadConfig } from '../src/config';
-import { enrichmentStorage } from '../src/services/enrichment/artifacts';
-import { createEnrichmentCaches } from '../src/services/enrichment/caches';
-import { enrichRow } from '../src/services/enrichment/rows';
+import { enrichmentStorage } from '../src/services/enrichment/rows/artifacts';
+import { createEnrichmentCaches } from '../src/services/enrichment/enrichment-caches';
+import { enrichRow } from '../src/services/enrichment/rows/rows';
 import { DEFAULT_BATCH_SIZE } from '../src/contracts/workflows';
 import { BenchEngineKind, benchEngine, startJobBench } from './job-common';
 

@@ -1,7 +1,7 @@
 /**
  * Where one row's time goes with the real deterministic engine over the offline archive:
  * the engine alone (research + extract, no database), the sizes of what a row stores (evidence,
- * result), and the row service of src/services/enrichment/rows.ts on batches of
+ * result), and the row service of src/services/enrichment/rows/rows.ts on batches of
  * `BENCH_BATCH_SIZE` rows (`enrichRow` row after row, as the processRows activity runs them) at
  * concurrency 1 and `BENCH_CONCURRENCY`, split into engine time and everything else (row reads,
  * JSON encoding, the write transactions), with this process's CPU per item. Then every stored
@@ -19,11 +19,11 @@ import { createEngineFromConfig } from '../src/enrichment';
 import type { EnrichmentEngine, Evidence } from '../src/enrichment/types';
 import { PAGES_SCHEMA } from './eval/pages';
 import { createOrganizationWithKey } from '../src/services/access/auth';
-import { createEnrichmentJob } from '../src/services/enrichment/jobs';
-import { enrichmentStorage } from '../src/services/enrichment/artifacts';
-import { createEnrichmentCaches } from '../src/services/enrichment/caches';
-import { loadEvidence } from '../src/services/enrichment/evidence';
-import { engineInput, enrichRow } from '../src/services/enrichment/rows';
+import { createEnrichmentJob } from '../src/services/enrichment/jobs/jobs';
+import { enrichmentStorage } from '../src/services/enrichment/rows/artifacts';
+import { createEnrichmentCaches } from '../src/services/enrichment/enrichment-caches';
+import { loadEvidence } from '../src/services/enrichment/rows/evidence';
+import { engineInput, enrichRow } from '../src/services/enrichment/rows/rows';
 import { archiveItems } from '../test/fixtures/worker-cluster';
 import { BENCH_DATABASE_URL } from './lib';
 import { acceptingJobs } from '../test/fixtures/job-runners';

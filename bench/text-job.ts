@@ -1,7 +1,7 @@
 /**
  * Speed of a text-only job (`web_search: false`) with catalog examples, through
  * the engine directly: the WDC-PAVE offers of `../shared/data/wdc-pave` play the catalog
- * (examples built as src/services/enrichment/examples.ts builds them: one example per item text,
+ * (examples built as src/services/enrichment/rows/examples.ts builds them: one example per item text,
  * with the item's values that text states), every attribute of the file is an output field, and
  * `items` offers (the file's, repeated when asked for more) are enriched as one job. A second job
  * with the same examples shows the cached model (no training). Prints one JSON line

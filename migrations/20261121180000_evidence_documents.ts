@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Content-addressed evidence documents (src/services/enrichment/rows.ts `storeEvidence`).
+ * Content-addressed evidence documents (src/services/enrichment/rows/rows.ts `storeEvidence`).
  *
  * A row's stored research (`enrichment_rows.evidence`, read back by re-extraction) used to carry
  * every parsed page inline: about 3 pages of up to 20,000 characters of text each, 57 KB of JSON

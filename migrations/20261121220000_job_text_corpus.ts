@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
  * catalog examples: the learned text model counts title phrases over them as over the
  * examples' texts (src/enrichment/text/corpus.ts), as `npm run eval -- text` does with the
  * scored records. Stored at job creation and copied with the examples to resumed and
- * re-extracted jobs (src/services/enrichment/examples.ts).
+ * re-extracted jobs (src/services/enrichment/rows/examples.ts).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('enrichment_job_examples', (t) => {

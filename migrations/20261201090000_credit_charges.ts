@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 /**
  * The credit ledger (docs/workflows.md, "The credit ledger"): `credit_charges`, one row per
  * charge, written in the transaction that first records a job's row as `succeeded`
- * (src/services/enrichment/row-results.ts), never at finalize.
+ * (src/services/enrichment/rows/row-results.ts), never at finalize.
  *
  * - unique (job_id, row_index): a retried write inserts `ON CONFLICT DO NOTHING`, so a row is
  *   charged at most once however often its write is attempted;

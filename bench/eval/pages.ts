@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as cheerio from 'cheerio';
 import { auditResult } from '../../src/enrichment/audit';
-import { judgeRow } from '../../src/services/enrichment/judge';
+import { judgeRow } from '../../src/services/enrichment/judge/judge';
 import { createEngine } from '../../src/enrichment/engine';
 import { possibleCurrencyCodes } from '../../src/enrichment/normalize/price';
 import { openArchives, readArchiveIndex, stripUrl } from '../../src/enrichment/research/archive';

@@ -1,6 +1,6 @@
 import type { EnrichmentJob } from '../models/enrichment-job';
 import { pricingEstimates } from '../presenters/enrich';
-import type { FillGapsOutcome, FillGapsPlan, FieldFill } from '../services/enrichment/fill-gaps';
+import type { FillGapsOutcome, FillGapsPlan, FieldFill } from '../services/enrichment/jobs/fill-gaps';
 import { html, type SafeHtml } from './html';
 import { itemsPath } from './item-grid-views';
 import { catalogCrumb, DASHBOARD_BASE, layout, statusBadge, type PageSession } from './views';

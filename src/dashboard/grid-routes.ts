@@ -16,7 +16,7 @@ import { loadChannelPanel } from './channel-readiness-data';
 import { channelReadinessSection } from './channel-readiness-views';
 import { completenessPage } from './completeness-views';
 import { html } from './html';
-import { fillGapsOutcomes } from '../services/enrichment/fill-gaps';
+import { fillGapsOutcomes } from '../services/enrichment/jobs/fill-gaps';
 import { fillGapsOutcomesSection } from './fill-gaps-views';
 import { loadGridPage, viewQuery } from './item-grid-data';
 import { itemGridPage, itemsPath } from './item-grid-views';

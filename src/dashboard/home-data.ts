@@ -4,7 +4,7 @@ import type { Scope } from '../services/access/scope';
 import type { CatalogDeps } from '../services/catalog/catalog-caches';
 import { completenessReport } from '../services/catalog/grid/completeness-report';
 import { listCatalogs } from '../services/catalog/catalogs';
-import { creditsUsedThisMonth } from '../services/enrichment/credits';
+import { creditsUsedThisMonth } from '../services/enrichment/jobs/credits';
 import { listOperations, type Operation } from '../services/operations/operations';
 import { pendingReviewCounts } from '../services/review/pending-reviews';
 

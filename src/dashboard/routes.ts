@@ -27,8 +27,8 @@ import { flowListPage, flowPage, runPage } from './flow-views';
 import { loadOrganizationPage } from './organization-data';
 import { organizationPage } from './organization-views';
 import { own } from '../lib/objects';
-import { enrichmentStorage, type EnrichmentStorage } from '../services/enrichment/artifacts';
-import { readCapture } from '../services/enrichment/evidence-wacz';
+import { enrichmentStorage, type EnrichmentStorage } from '../services/enrichment/rows/artifacts';
+import { readCapture } from '../services/enrichment/rows/evidence-wacz';
 import { sendCapture } from '../routes/files';
 
 /**

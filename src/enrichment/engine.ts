@@ -108,7 +108,7 @@ function uncappedConfidence(voted: Voted, role: string, field: string, tuning?: 
 /**
  * The texts of an item that `web_search: false` extraction reads: every non-blank string
  * field, as `[field name, text]` in the item's key order. Also what a catalog item offers as
- * training text (src/services/enrichment/examples.ts), so the tagger learns from the same
+ * training text (src/services/enrichment/rows/examples.ts), so the tagger learns from the same
  * kind of text it is applied to.
  */
 export function inputText(item: Record<string, unknown>): Array<[string, string]> {

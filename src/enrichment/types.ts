@@ -116,7 +116,7 @@ export interface EnrichOptions {
   /**
    * The target catalog's categorised items as examples for `predict_taxonomy`:
    * their nearest-neighbour votes join the term scoring (src/enrichment/taxonomy/examples.ts).
-   * The service fills it from the catalog (src/services/enrichment/category-examples.ts); the
+   * The service fills it from the catalog (src/services/enrichment/rows/category-examples.ts); the
    * eval's `taxonomy` suite plays the catalog with labelled titles.
    */
   category_examples?: CategoryExample[];
@@ -132,13 +132,13 @@ export interface EnrichOptions {
    * {@link CatalogTextExample}). When some example states a value of an output field, a tagger
    * trained on them (src/enrichment/learned-text.ts) reads the item's texts of the fields the
    * examples came from, instead of the rule layer alone. The service samples them at job
-   * creation (src/services/enrichment/examples.ts); the eval's `--examples` plays the same
+   * creation (src/services/enrichment/rows/examples.ts); the eval's `--examples` plays the same
    * part. The same array (by identity) reuses its trained model.
    */
   text_examples?: CatalogTextExample[];
   /**
    * Further unlabelled texts of the catalog for the learned model (with `text_examples`): the
-   * texts of the job's own items, stored at job creation (src/services/enrichment/examples.ts),
+   * texts of the job's own items, stored at job creation (src/services/enrichment/rows/examples.ts),
    * over which it counts title phrases as over the examples' texts (src/enrichment/text/corpus.ts).
    */
   text_corpus?: string[];
@@ -258,7 +258,7 @@ export interface Evidence {
   /**
    * How each fetch of research ended, per URL: `outcome` ok / not_found / blocked /
    * robots_denied / timeout / too_large / server_error / unsupported_type; set by the service
-   * (src/services/enrichment/fetch-records.ts), absent when nothing was fetched.
+   * (src/services/enrichment/rows/fetch-records.ts), absent when nothing was fetched.
    */
   fetches?: Array<import('./research/types').FetchRecord>;
   /**

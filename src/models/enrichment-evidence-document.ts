@@ -2,7 +2,7 @@ import { BaseModel } from './base';
 
 /**
  * A parsed page of research evidence, stored once per organization and content-addressed by the
- * SHA-256 of its JSON (rows keep a `doc_ref`; src/services/enrichment/evidence.ts). Immutable.
+ * SHA-256 of its JSON (rows keep a `doc_ref`; src/services/enrichment/rows/evidence.ts). Immutable.
  */
 export class EnrichmentEvidenceDocument extends BaseModel {
   static tableName = 'enrichment_evidence_documents';

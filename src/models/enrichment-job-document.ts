@@ -3,7 +3,7 @@ import { BaseModel } from './base';
 
 /**
  * The knowledge-base documents of a job (uploaded `knowledge_base_files`, converted at job
- * creation; src/services/enrichment/knowledge-base.ts); one row per job, never changed.
+ * creation; src/services/enrichment/rows/knowledge-base.ts); one row per job, never changed.
  */
 export class EnrichmentJobDocument extends BaseModel {
   static tableName = 'enrichment_job_documents';

@@ -3,7 +3,7 @@ import { BaseModel } from './base';
 
 /**
  * The catalog text examples of a `web_search: false` job and the texts of its own items, stored
- * once at job creation (src/services/enrichment/examples.ts); one row per job, never changed.
+ * once at job creation (src/services/enrichment/rows/examples.ts); one row per job, never changed.
  */
 export class EnrichmentJobExample extends BaseModel {
   static tableName = 'enrichment_job_examples';

@@ -27,7 +27,7 @@ export class EnrichmentJob extends BaseModel {
   workflow_id!: string;
   error!: string | null;
   service_usage!: Record<string, unknown> | null;
-  /** The step a running job is at (`training_text_model`), null while it enriches items; see services/enrichment/progress.ts. */
+  /** The step a running job is at (`training_text_model`), null while it enriches items; see services/enrichment/rows/progress.ts. */
   current_step!: string | null;
   /** Rows whose results were carried from an earlier job at creation (never charged). */
   carried_items!: number;

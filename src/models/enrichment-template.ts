@@ -14,7 +14,7 @@ export interface TemplateSafety {
 
 /**
  * An organization's enrichment template: `defaults` fill the fields a request omits, `safety`
- * controls a request can only narrow (src/services/enrichment/templates.ts).
+ * controls a request can only narrow (src/services/enrichment/jobs/templates.ts).
  */
 export class EnrichmentTemplate extends BaseModel {
   static tableName = 'enrichment_templates';

@@ -3,7 +3,7 @@ import { BaseModel } from './base';
 /**
  * A media file (or knowledge-base document) copied into service storage (`host_media`), keyed by
  * (organization_id, sha256); the bytes live content-addressed on disk
- * (src/services/enrichment/artifacts.ts).
+ * (src/services/enrichment/rows/artifacts.ts).
  */
 export class HostedMedia extends BaseModel {
   static tableName = 'hosted_media';

@@ -3,7 +3,7 @@ import { BaseModel } from './base';
 /** Status of an image run: `processing` while it runs, then `completed` (with result URLs) or `failed` (with an error). */
 export type ImageRunStatus = 'pending' | 'processing' | 'completed' | 'failed';
 
-/** An image processing run on the organization's hosted media (src/services/enrichment/image-runs.ts). */
+/** An image processing run on the organization's hosted media (src/services/enrichment/jobs/image-runs.ts). */
 export class ImageRun extends BaseModel {
   static tableName = 'image_runs';
   static jsonAttributes = ['input', 'result_urls'];

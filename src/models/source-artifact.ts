@@ -2,7 +2,7 @@ import { BaseModel } from './base';
 
 /**
  * One source a job's row consulted, kept as fetched (`capture_source_artifacts`): the bytes live
- * content-addressed on disk (src/services/enrichment/artifacts.ts), this row ties them to the
+ * content-addressed on disk (src/services/enrichment/rows/artifacts.ts), this row ties them to the
  * organization and job. Unique per (job_id, row_index, url, sha256).
  */
 export class SourceArtifact extends BaseModel {

@@ -1,7 +1,7 @@
 import { iso } from '../lib/time';
 import type { EnrichmentJob } from '../models/enrichment-job';
 import { reviewUrl } from '../services/review/review-activities';
-import type { JobList, JobPage } from '../services/enrichment/jobs';
+import type { JobList, JobPage } from '../services/enrichment/jobs/jobs';
 import type { WebhookStatus } from '../services/enrichment/webhooks';
 
 /** Status as a client sees it on poll: a cancelled job polls as `failed` (docs/api-enrichment.md "Job states"). */

@@ -1,4 +1,4 @@
-import type { JudgeAnswer } from '../services/enrichment/judge-request';
+import type { JudgeAnswer } from '../services/enrichment/judge/judge-request';
 
 /**
  * Wire JSON of `POST /public/judge` (docs/api-enrichment.md "Judging"): the judgments, the older answer's

@@ -1,6 +1,6 @@
 import { iso } from '../lib/time';
 import type { EnrichmentTemplate } from '../models/enrichment-template';
-import type { TemplateList } from '../services/enrichment/templates';
+import type { TemplateList } from '../services/enrichment/jobs/templates';
 
 /** Wire shape of an enrichment template (docs/api-enrichment.md "Enrichment templates"); timestamps ISO-8601 UTC. */
 export function presentTemplate(t: EnrichmentTemplate): Record<string, unknown> {

@@ -15,9 +15,9 @@ import {
   requestJsonSchema,
   toCatalogBody,
 } from '../schemas/enrich';
-import { cancelEnrichmentJob, createEnrichmentJob, getEnrichmentJob, JobPage, listEnrichmentJobs } from '../services/enrichment/jobs';
-import { jobToCatalog } from '../services/enrichment/to-catalog';
-import { enrichmentStorage, type EnrichmentStorage } from '../services/enrichment/artifacts';
+import { cancelEnrichmentJob, createEnrichmentJob, getEnrichmentJob, JobPage, listEnrichmentJobs } from '../services/enrichment/jobs/jobs';
+import { jobToCatalog } from '../services/enrichment/jobs/to-catalog';
+import { enrichmentStorage, type EnrichmentStorage } from '../services/enrichment/rows/artifacts';
 import type { Scope } from '../services/access/scope';
 import { defineRoute, RouteDef } from './registry';
 

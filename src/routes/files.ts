@@ -1,7 +1,7 @@
 import type { AppDeps } from '../deps';
 import { Type } from '@sinclair/typebox';
-import { enrichmentStorage, readArtifact, readMedia } from '../services/enrichment/artifacts';
-import { evidenceWacz, readCapture, type Capture } from '../services/enrichment/evidence-wacz';
+import { enrichmentStorage, readArtifact, readMedia } from '../services/enrichment/rows/artifacts';
+import { evidenceWacz, readCapture, type Capture } from '../services/enrichment/rows/evidence-wacz';
 import type { Context } from 'koa';
 import { defineRoute, RouteDef } from './registry';
 

@@ -1,8 +1,8 @@
 import type { AppDeps } from '../deps';
 import { presentImageRun } from '../presenters/image-runs';
 import { ImageRunBody, ImageRunListQuery, ImageRunListResponse, ImageRunParams, ImageRunResponse } from '../schemas/image-runs';
-import { enrichmentStorage } from '../services/enrichment/artifacts';
-import { getImageRun, listImageRuns, runImageTool } from '../services/enrichment/image-runs';
+import { enrichmentStorage } from '../services/enrichment/rows/artifacts';
+import { getImageRun, listImageRuns, runImageTool } from '../services/enrichment/jobs/image-runs';
 import { defineRoute, RouteDef } from './registry';
 
 /**

@@ -1,8 +1,8 @@
 import type { ResolvedAppDeps } from '../deps';
 import { presentJudgeResult } from '../presenters/judge';
 import { judgeBody, judgeResponse } from '../schemas/judge';
-import { judgeLlm } from '../services/enrichment/judge-llm';
-import { judge } from '../services/enrichment/judge-request';
+import { judgeLlm } from '../services/enrichment/judge/judge-llm';
+import { judge } from '../services/enrichment/judge/judge-request';
 import { defineRoute, RouteDef } from './registry';
 
 /**

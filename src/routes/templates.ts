@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { POSITION_MAX, withDefault } from '../schemas/common';
 import { createTemplateBody, templateListResponse, templateResponse } from '../schemas/enrich';
 import { presentTemplate, presentTemplateList } from '../presenters/templates';
-import { createTemplate, listTemplates, loadTemplate } from '../services/enrichment/templates';
+import { createTemplate, listTemplates, loadTemplate } from '../services/enrichment/jobs/templates';
 import { defineRoute, RouteDef } from './registry';
 
 const templateParams = Type.Object({ template_id: Type.String() });

@@ -2,7 +2,7 @@
  * Defaults of the enrich request (docs/api-enrichment.md "Enrichment jobs"). They are
  * applied by the service AFTER a template's defaults (a template fills what the request omits,
  * so Ajv must not fill them first); the request schema (./enrich.ts) only documents them, and the
- * service (src/services/enrichment/request.ts) applies them.
+ * service (src/services/enrichment/jobs/request.ts) applies them.
  */
 export const ENRICH_DEFAULTS = {
   prompt: '',

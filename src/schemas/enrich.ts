@@ -219,16 +219,16 @@ export type EnrichRequestFields = Validated<typeof requestJsonSchema>;
 
 /**
  * The config stored on an enrichment job (`enrichment_jobs.config`), built by
- * src/services/enrichment/request.ts: the request without `items`, with a template's defaults and
+ * src/services/enrichment/jobs/request.ts: the request without `items`, with a template's defaults and
  * ENRICH_DEFAULTS filled in, plus the keys the service adds. The defaulted keys stay optional in
  * the type because resumed and re-extracted jobs copy an earlier job's config and prune it.
  */
 export type EnrichJobConfig = Omit<EnrichRequestFields, 'taxonomy' | 'review_mode'> & {
-  /** `review_mode` with the boolean form normalised (src/services/enrichment/request.ts `normalizeClientShapes`). */
+  /** `review_mode` with the boolean form normalised (src/services/enrichment/jobs/request.ts `normalizeClientShapes`). */
   review_mode?: 'all' | 'flagged';
   /** The request's taxonomy, or else the target catalog's stored one (src/services/catalog/taxonomy.ts). */
   taxonomy?: EnrichRequestFields['taxonomy'] | Record<string, unknown>;
-  /** The template whose defaults were applied, with its safety controls (src/services/enrichment/templates.ts). */
+  /** The template whose defaults were applied, with its safety controls (src/services/enrichment/jobs/templates.ts). */
   template?: { id: string; name: string; safety: TemplateSafety };
   /** The catalog the results are staged against, when `catalog_id` is given. */
   catalog_target?: { catalog_id: string; unique_id_field: string; grouped: boolean };
@@ -239,10 +239,10 @@ export type EnrichJobConfig = Omit<EnrichRequestFields, 'taxonomy' | 'review_mod
   /**
    * The organization had no research source when the job was created, but the deployment fetches
    * the pages items name: rows whose item names one research that page only (no search), the
-   * others read their own data (src/services/enrichment/item-pages.ts; docs/research.md).
+   * others read their own data (src/services/enrichment/rows/item-pages.ts; docs/research.md).
    */
   item_pages_only?: boolean;
-  /** The target catalog's quality prompt, for the LLM step (src/services/enrichment/model-options.ts); only with a model. */
+  /** The target catalog's quality prompt, for the LLM step (src/services/enrichment/jobs/model-options.ts); only with a model. */
   quality_prompt?: string;
 };
 
@@ -280,7 +280,7 @@ export const templateDefaultsSchema = (() => {
   return Type.Object(props, { additionalProperties: false });
 })();
 
-/** A template's safety controls: a request can only narrow them (src/services/enrichment/templates.ts). */
+/** A template's safety controls: a request can only narrow them (src/services/enrichment/jobs/templates.ts). */
 export const templateSafetySchema = Type.Object(
   {
     allowed_domains: Type.Optional(domains()),

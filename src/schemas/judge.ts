@@ -8,7 +8,7 @@ import { AnyObject, StringEnum, withDefault } from './common';
  * `fast|medium|high` or a model name), `max_rows` 1–500, and the older body `{rows, rubric,
  * strictness, context, model, max_rows, schema?, catalog_id?}` whose `strictness` is
  * `lenient|balanced|standard|strict` or `low|medium|high` (normalised by
- * src/services/enrichment/judge-request.ts).
+ * src/services/enrichment/judge/judge-request.ts).
  */
 
 /** Most rows one judge request carries. */
@@ -16,7 +16,7 @@ export const JUDGE_MAX_ROWS = 1000;
 /** Most rows one judge request judges (`max_rows`). */
 export const JUDGE_MAX_JUDGED = 500;
 
-/** `strictness` of the older body: how `review_required` is counted (src/services/enrichment/judge-request.ts). */
+/** `strictness` of the older body: how `review_required` is counted (src/services/enrichment/judge/judge-request.ts). */
 export const JUDGE_STRICTNESS = ['lenient', 'balanced', 'standard', 'strict'] as const;
 
 /**

@@ -4,7 +4,7 @@
  * process (tests) never see each other's state (docs/architecture.md "4. Process state lives in objects owned by deps"). Each domain owns its part.
  */
 import { CatalogCaches, createCatalogCaches } from './catalog/catalog-caches';
-import { createEnrichmentCaches, EnrichmentCaches } from './enrichment/caches';
+import { createEnrichmentCaches, EnrichmentCaches } from './enrichment/enrichment-caches';
 
 /** Every domain's caches. */
 export interface ServiceCaches {

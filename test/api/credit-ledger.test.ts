@@ -5,16 +5,16 @@
  * `credits_used` (as the API shows it) is the ledger's sum, even when that disagrees with the rows;
  * and the database refuses to change or remove a charge except with its job or organization.
  * Jobs are created through the API with a runner that starts nothing; their rows are written
- * through the same write the worker's activities call (src/services/enrichment/row-results.ts).
+ * through the same write the worker's activities call (src/services/enrichment/rows/row-results.ts).
  */
 import request from 'supertest';
 import type { Knex } from 'knex';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { chargeSucceededRows, chargedCredits } from '../../src/services/enrichment/credit-charges';
-import { finalizeJob } from '../../src/services/enrichment/progress';
-import { createEnrichmentCaches } from '../../src/services/enrichment/caches';
-import { RowWrite, writeRowResults } from '../../src/services/enrichment/row-results';
+import { chargeSucceededRows, chargedCredits } from '../../src/services/enrichment/rows/credit-charges';
+import { finalizeJob } from '../../src/services/enrichment/rows/progress';
+import { createEnrichmentCaches } from '../../src/services/enrichment/enrichment-caches';
+import { RowWrite, writeRowResults } from '../../src/services/enrichment/rows/row-results';
 import { acceptingJobs } from '../helpers/app';
 import { echoResult } from '../helpers/temporal';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';

@@ -259,7 +259,7 @@ describe('attribute_sets and source_hint_sets', () => {
   });
 
   it("stores the registries so each row gets its set's fields and hints", async () => {
-    const { engineInput } = await import('../../src/services/enrichment/rows');
+    const { engineInput } = await import('../../src/services/enrichment/rows/rows');
     const res = await enrich({
       output_schema: [field],
       async_mode: true,

@@ -11,7 +11,7 @@ import request from 'supertest';
 import type { Server } from 'node:http';
 import type { CatalogClient, paths } from '@catalog-enrichment/client';
 import { loadConfig } from '../../src/config';
-import { enrichmentStorage, hostBytes } from '../../src/services/enrichment/artifacts';
+import { enrichmentStorage, hostBytes } from '../../src/services/enrichment/rows/artifacts';
 import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { bufferBody, type ValidationErrorBody } from '../helpers/wire';

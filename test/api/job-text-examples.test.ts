@@ -1,5 +1,5 @@
 /**
- * Catalog text examples of jobs (src/services/enrichment/examples.ts): sampled at job creation
+ * Catalog text examples of jobs (src/services/enrichment/rows/examples.ts): sampled at job creation
  * for `web_search: false` jobs with `catalog_id` and stored beside the job (table
  * `enrichment_job_examples`, not the config), copied to resumed and re-extracted jobs, loaded
  * once per process by the worker. No job runs here: a JobRunner that records starts stands in
@@ -11,9 +11,9 @@ import type { CatalogClient, paths } from '@catalog-enrichment/client';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { newId } from '../../src/lib/ids';
-import { createEnrichmentCaches } from '../../src/services/enrichment/caches';
-import { catalogTextExamples, jobTextExamples, TEXT_EXAMPLE_ITEMS } from '../../src/services/enrichment/examples';
-import { setJobStep } from '../../src/services/enrichment/progress';
+import { createEnrichmentCaches } from '../../src/services/enrichment/enrichment-caches';
+import { catalogTextExamples, jobTextExamples, TEXT_EXAMPLE_ITEMS } from '../../src/services/enrichment/rows/examples';
+import { setJobStep } from '../../src/services/enrichment/rows/progress';
 import type { JobRunner } from '../../src/services/job-runner';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeServer, listenTestApp, typedClient } from '../helpers/client';

@@ -10,7 +10,7 @@ import type { Server } from 'node:http';
 import type { CatalogClient } from '@catalog-enrichment/client';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { rowImageUrls } from '../../src/services/enrichment/judge-llm';
+import { rowImageUrls } from '../../src/services/enrichment/judge/judge-llm';
 import { noJobs } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeServer, listenTestApp, typedClient } from '../helpers/client';

@@ -13,7 +13,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { loadConfig, type Config } from '../../src/config';
 import type { FetchedPage } from '../../src/enrichment/research/types';
 import type { EngineUsage, EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence } from '../../src/enrichment/types';
-import { enrichmentStorage } from '../../src/services/enrichment/artifacts';
+import { enrichmentStorage } from '../../src/services/enrichment/rows/artifacts';
 import { contentKey } from '../../src/lib/blob-store';
 import { createBlobStore } from '../../src/lib/blob-stores';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';

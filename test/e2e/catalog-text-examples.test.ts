@@ -1,6 +1,6 @@
 /**
  * A `web_search: false` job that writes to a catalog learns from the catalog's own items
- * (src/services/enrichment/examples.ts, src/enrichment/learned-text.ts): over HTTP →
+ * (src/services/enrichment/rows/examples.ts, src/enrichment/learned-text.ts): over HTTP →
  * PostgreSQL → a real Temporal dev server → the worker's real engine.
  *
  * The catalog writes a made-up product line between brand and size in its titles

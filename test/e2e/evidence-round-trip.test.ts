@@ -16,7 +16,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createEngineFromConfig } from '../../src/enrichment';
-import { enrichmentStorage } from '../../src/services/enrichment/artifacts';
+import { enrichmentStorage } from '../../src/services/enrichment/rows/artifacts';
 import { archiveIndexFetcher, archiveIndexSearch } from '../../src/services/research-archives/search';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';

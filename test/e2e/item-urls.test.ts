@@ -18,7 +18,7 @@ import type { createApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { createEngineFromConfig } from '../../src/enrichment';
 import { archiveIndexFetcher, archiveIndexSearch } from '../../src/services/research-archives/search';
-import { enrichmentStorage } from '../../src/services/enrichment/artifacts';
+import { enrichmentStorage } from '../../src/services/enrichment/rows/artifacts';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
 

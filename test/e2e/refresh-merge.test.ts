@@ -10,7 +10,7 @@ import request from 'supertest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { loadConfig } from '../../src/config';
 import { createEngineFromConfig } from '../../src/enrichment';
-import { flagDuplicateValues } from '../../src/services/enrichment/unique';
+import { flagDuplicateValues } from '../../src/services/enrichment/rows/unique';
 import { createTestCatalog } from '../helpers/catalogs';
 import { SHARED_DATA } from '../helpers/data';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';

@@ -15,7 +15,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createEngineFromConfig } from '../../src/enrichment';
-import { enrichmentStorage } from '../../src/services/enrichment/artifacts';
+import { enrichmentStorage } from '../../src/services/enrichment/rows/artifacts';
 import type { JobRunner } from '../../src/services/job-runner';
 import { registerConfiguredArchives } from '../../src/services/research-archives/archives';
 import { archiveIndexFetcher, archiveIndexSearch } from '../../src/services/research-archives/search';

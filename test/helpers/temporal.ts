@@ -11,7 +11,7 @@ import type { Knex } from 'knex';
 import { createApp } from '../../src/app';
 import { Config, loadConfig } from '../../src/config';
 import type { EnrichInput, EnrichmentEngine, EnrichmentResult, EngineUsage, Evidence } from '../../src/enrichment/types';
-import { createEnrichmentJob } from '../../src/services/enrichment/jobs';
+import { createEnrichmentJob } from '../../src/services/enrichment/jobs/jobs';
 import type { JobRunner } from '../../src/services/job-runner';
 import { SEARCH_ATTRIBUTES } from '../../temporal/search-attributes';
 import { ApplyTuning, EnrichmentTuning, FlowRunTuning, TemporalJobRunner } from '../../temporal/client';
@@ -134,7 +134,7 @@ export function fakeEngine(options: FakeEngineOptions = {}): EnrichmentEngine & 
 
 /**
  * Creates an async enrichment job of `count` items (`{name: "item <i>"}`) for an organization
- * through the real service (src/services/enrichment/jobs.ts), started by `jobRunner`.
+ * through the real service (src/services/enrichment/jobs/jobs.ts), started by `jobRunner`.
  * @returns the job id and its workflow id
  */
 export async function createTestJob(knex: Knex, jobRunner: JobRunner, organizationId: string, count: number): Promise<{ jobId: string; workflowId: string }> {

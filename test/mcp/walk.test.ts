@@ -15,7 +15,7 @@ import { stringify } from 'csv-stringify/sync';
 import sharp from 'sharp';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { enrichmentStorage, hostBytes } from '../../src/services/enrichment/artifacts';
+import { enrichmentStorage, hostBytes } from '../../src/services/enrichment/rows/artifacts';
 import { TemporalJobRunner } from '../../temporal/client';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';

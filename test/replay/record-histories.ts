@@ -40,7 +40,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { newId } from '../../src/lib/ids';
-import { createEnrichmentJob } from '../../src/services/enrichment/jobs';
+import { createEnrichmentJob } from '../../src/services/enrichment/jobs/jobs';
 import { stageImport } from '../../src/services/sheets/import';
 import { saveFlowFromActivity } from '../../src/services/flows/flows';
 import { executeFlow } from '../../src/services/flows/runs';
@@ -55,7 +55,7 @@ import { ensureGridIndexes, markGridIndexesDropping } from '../../src/services/c
 import { TemporalJobRunner } from '../../temporal/client';
 import { createWorker } from '../../temporal/worker';
 import { loadConfig } from '../../src/config';
-import { enrichmentStorage } from '../../src/services/enrichment/artifacts';
+import { enrichmentStorage } from '../../src/services/enrichment/rows/artifacts';
 import {
   activityApplyWorkflowId,
   catalogImportWorkflowId,

@@ -359,7 +359,7 @@ test('an enrichment job saved as input → enrich → stage runs its recipe as a
   const childJob = await knex('enrichment_jobs').where('id', node.job_id).first();
   expect(childJob).toMatchObject({ status: 'completed', total_items: 2, credits_used: 2, catalog_id: null });
   const staged = await knex('staged_changes').where('activity_id', run.activity_id).orderBy('row_index');
-  // The same shape a job stages (src/services/enrichment/staging.ts stagedProvenance): sources, explanations, review_info.
+  // The same shape a job stages (src/services/enrichment/rows/staging.ts stagedProvenance): sources, explanations, review_info.
   expect(staged.map((c) => [c.after_data, c.source_data, c.review_info])).toEqual(
     ['E1', 'E2'].map((sku, i) => [
       { sku, title: ['one', 'two'][i], enriched: true },

@@ -10,7 +10,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Knex } from 'knex';
 import { loadConfig } from '../../src/config';
-import { enrichmentStorage } from '../../src/services/enrichment/artifacts';
+import { enrichmentStorage } from '../../src/services/enrichment/rows/artifacts';
 import { createEnrichmentActivities, EnrichmentActivities } from '../../activities/enrichment';
 import { ConflictError } from '../../src/lib/errors';
 import { runOps } from '../../src/cli/ops';

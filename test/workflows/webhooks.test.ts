@@ -11,7 +11,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Knex } from 'knex';
 import { ValidationError } from '../../src/lib/errors';
-import { cancelEnrichmentJob, createEnrichmentJob, getEnrichmentJob } from '../../src/services/enrichment/jobs';
+import { cancelEnrichmentJob, createEnrichmentJob, getEnrichmentJob } from '../../src/services/enrichment/jobs/jobs';
 import { presentJobPage } from '../../src/presenters/enrich';
 import { verifyWebhook } from '../../src/services/enrichment/webhooks';
 import { TemporalJobRunner } from '../../temporal/client';

@@ -91,7 +91,7 @@ const models = new WeakMap<CategoryExample[], { tax: CompiledTaxonomy; model: Ca
 
 /**
  * {@link trainCategoryExamples}, trained once per examples array and taxonomy (cached by their
- * identity: every row of a job gets the same arrays, src/services/enrichment/category-examples.ts).
+ * identity: every row of a job gets the same arrays, src/services/enrichment/rows/category-examples.ts).
  */
 export function categoryExampleModel(tax: CompiledTaxonomy, examples: CategoryExample[]): CategoryExampleModel {
   const hit = models.get(examples);

@@ -4,15 +4,15 @@ import type { EnrichmentJob } from '../../models/enrichment-job';
 import type { Scope } from '../access/scope';
 import type { CatalogCaches } from '../catalog/catalog-caches';
 import type { GridCatalog } from '../catalog/grid/item-grid';
-import { FILL_GAPS_MAX_ITEMS, fieldFill, startFillGapsJob, type FillGapsTarget } from '../enrichment/fill-gaps';
-import type { JobServiceDeps } from '../enrichment/jobs';
+import { FILL_GAPS_MAX_ITEMS, fieldFill, startFillGapsJob, type FillGapsTarget } from '../enrichment/jobs/fill-gaps';
+import type { JobServiceDeps } from '../enrichment/jobs/jobs';
 import { MISSING_CODES, readinessBasis, scanChannelRows, type ScannedRow } from './readiness';
 
 /**
  * Fill the gaps for a channel (docs/channels.md, "Fill the gaps for a channel"): the channel
  * attributes a catalog's items miss (as readiness finds them), translated through the mapping
  * readiness uses (the catalog's feed for the channel, else the proposal) into the catalog's own
- * fields, and one fill-the-gaps enrichment job (src/services/enrichment/fill-gaps.ts) of exactly
+ * fields, and one fill-the-gaps enrichment job (src/services/enrichment/jobs/fill-gaps.ts) of exactly
  * the items that miss one of them, for exactly those fields, staged for review. Attributes whose
  * mapping is no plain field (a template, a constant, a derived `$` value, no mapping at all) are
  * named with the reason instead: enrichment writes catalog fields, not feed rows.

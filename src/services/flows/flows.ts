@@ -19,7 +19,7 @@ import { assertCapabilityOn, type Capability } from '../capabilities';
 import type { Scope } from '../access/scope';
 import { loadCatalogOwned } from '../catalog/catalogs';
 import { getCurrentSchema } from '../catalog/schema/schema';
-import { enrichmentRecipe } from '../enrichment/request';
+import { enrichmentRecipe } from '../enrichment/jobs/request';
 import { loadActivity } from '../review/staged-changes';
 
 /** Default `timeout_seconds` of a saved custom_code node (s); the API allows 1–1800 (docs/api-review.md "Save as workflow"). */

@@ -1,7 +1,7 @@
 /**
  * The category field of an apply: a job with
  * `catalog_id` and `predict_taxonomy` stages the predicted `category_id` in `after_data`
- * (src/services/enrichment/staging-category.ts), so applying it writes the category onto the
+ * (src/services/enrichment/rows/staging-category.ts), so applying it writes the category onto the
  * item. The first apply that writes a `category_id` into a catalog whose schema lacks the field
  * adds it (type string, category `generated`) in the apply's own schema change, so the catalog
  * gains ONE new schema version, together with any schema changes the activity already carries.

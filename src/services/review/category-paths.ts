@@ -10,7 +10,7 @@ interface NodesOnly {
   nodes?: Record<string, { name?: unknown; parent?: unknown }>;
 }
 
-/** The item field a predicted category is staged in (src/services/enrichment/staging-category.ts). */
+/** The item field a predicted category is staged in (src/services/enrichment/rows/staging-category.ts). */
 const CATEGORY_FIELD = 'category_id';
 
 /** The path of node `id` from its root, names joined with " > "; null for an unknown id (a parent cycle stops the walk). */

@@ -13,7 +13,7 @@ import { StagedChangeBatch } from '../../models/staged-change-batch';
 import type { CreateActivityInput, CustomTransformInput, StagedChangeInputT } from '../../schemas/review-activities';
 import type { Scope } from '../access/scope';
 import { loadCatalogOwned } from '../catalog/catalogs';
-import { cancelEnrichmentJob } from '../enrichment/jobs';
+import { cancelEnrichmentJob } from '../enrichment/jobs/jobs';
 import type { JobRunner } from '../job-runner';
 import { stageChanges, StageDeps } from './stage-changes';
 import { ActivityDetail, countStaged, getActivity, loadActivity } from './staged-changes';

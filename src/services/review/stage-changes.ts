@@ -14,7 +14,7 @@
  *   snapshot flattening) are parsed, and every value is typed by the catalog schema with the
  *   import's rules (src/services/sheets/items-from-rows.ts `typedBySchema`: `"7"` → 7 for a
  *   number field); a value that cannot be typed makes the change `error` with the reason;
- * - `source_data` takes the shape every staged change has (src/services/enrichment/staging.ts
+ * - `source_data` takes the shape every staged change has (src/services/enrichment/rows/staging.ts
  *   `sourceDataShape`: a flat field → URL-list map goes under `sources`);
  * - the change is validated against the catalog's current schema: the item's data overlaid with
  *   `after_data` (new items: `after_data` alone), strictly (unknown fields refused) only in a
@@ -35,7 +35,7 @@ import type { ItemValidator } from '../catalog/catalog-caches';
 import { isGrouped, SYSTEM_COLUMNS } from '../catalog/items/items-keys';
 import { getCurrentSchema } from '../catalog/schema/schema';
 import { itemValidator } from '../catalog/schema/schema-validation';
-import { sourceDataShape } from '../enrichment/staging';
+import { sourceDataShape } from '../enrichment/rows/staging';
 import { typedBySchema } from '../sheets/items-from-rows';
 
 /** Where the item validators are cached (the app's CatalogCaches.validators). */

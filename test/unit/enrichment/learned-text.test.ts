@@ -41,7 +41,7 @@ const names = [...new Set(shoes.flatMap((s) => Object.keys(s.values)))];
 const fields: OutputField[] = names.map((name) => ({ name, type: 'string', description: name }));
 const examples: CatalogTextExample[] = catalog.map((s) => ({ field: 'title', text: s.title, values: s.values }));
 
-/** Known values as the service gives them (src/services/enrichment/staging.ts): ≤ 50 most frequent per field. */
+/** Known values as the service gives them (src/services/enrichment/rows/staging.ts): ≤ 50 most frequent per field. */
 function serviceKnownValues(items: Shoe[]): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const name of names) {

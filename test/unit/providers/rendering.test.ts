@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { hasProductData } from '../../../src/enrichment/providers/product-signals';
 import type { FetchedPage } from '../../../src/enrichment/research/types';
 import type { EnrichInput, EnrichmentResult, Evidence } from '../../../src/enrichment/types';
-import { markRenderedMethods, requestRowRenders } from '../../../src/services/enrichment/rendering';
+import { markRenderedMethods, requestRowRenders } from '../../../src/services/enrichment/rows/rendering';
 import { closeTestKnex, testKnex } from '../../helpers/db';
 
 afterAll(() => closeTestKnex());

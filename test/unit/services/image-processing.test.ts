@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { processesField, processImage } from '../../../src/services/enrichment/image-processing';
+import { processesField, processImage } from '../../../src/services/enrichment/rows/image-processing';
 
 const image = (width: number, height: number, alpha = false) =>
   sharp({ create: { width, height, channels: alpha ? 4 : 3, background: alpha ? { r: 0, g: 128, b: 0, alpha: 0 } : '#00ff00' } })

@@ -19,7 +19,7 @@ import { isUuid, newId } from '../../../lib/ids';
 import { CatalogSchema } from '../../../models/catalog-schema';
 import { SnapshotRestore } from '../../../models/snapshot-restore';
 import type { Scope } from '../../access/scope';
-import { assertWorkerPolling } from '../../enrichment/jobs';
+import { assertWorkerPolling } from '../../enrichment/jobs/jobs';
 import type { JobRunner } from '../../job-runner';
 import { loadCatalogOwned } from '../catalogs';
 import { loadSnapshot, restoreSnapshotIn, type RestoreDeps, type RestoreResult } from './snapshots';

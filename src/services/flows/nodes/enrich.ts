@@ -1,20 +1,20 @@
 /**
  * The `enrich` node (docs/api-review.md "Flows": "the enrichment engine with a saved config"): the node's
- * input rows become an enrichment job with the saved recipe (src/services/enrichment/request.ts
+ * input rows become an enrichment job with the saved recipe (src/services/enrichment/jobs/request.ts
  * `enrichmentRecipe`), run by flowRunWorkflow as its child `enrichment-<job_id>`, so the job has
  * everything jobs have (durable rows, credits charged once per successful item, its own poll
  * URL). Its results become the node's output: each row is its input with the enriched fields
  * over it and `__enrichment`: the row's result without its data (sources, explanations,
  * `all_sources`, `review_info`, category and taxonomy attributes, low-confidence candidates),
  * from which the stage node stages the same provenance a job stages
- * (src/services/enrichment/staging.ts `stagedProvenance`).
+ * (src/services/enrichment/rows/staging.ts `stagedProvenance`).
  */
 import type { Knex } from 'knex';
 import { EnrichmentJob } from '../../../models/enrichment-job';
 import { FlowRunNode } from '../../../models/flow-run-node';
 import type { EnrichJobConfig } from '../../../schemas/enrich';
 import type { Scope } from '../../access/scope';
-import { storeFlowNodeJob, type ResearchSettings } from '../../enrichment/jobs';
+import { storeFlowNodeJob, type ResearchSettings } from '../../enrichment/jobs/jobs';
 import type { EnrichNodeJob } from '../../../contracts/workflows';
 import { beginNode, completeNode, continueNode, NodeFailure } from '../execution';
 

@@ -12,7 +12,7 @@
  * - otherwise the row is a new item;
  * - keys starting with `__` are flow metadata, never item data; `__enrichment` (an enrich
  *   node's result without its data) becomes the change's `source_data` and `review_info`, the
- *   same provenance an enrichment job stages (src/services/enrichment/staging.ts `stagedProvenance`).
+ *   same provenance an enrichment job stages (src/services/enrichment/rows/staging.ts `stagedProvenance`).
  * The node's output is its input (what reached the catalog's review).
  */
 import { isDeepStrictEqual } from 'node:util';
@@ -25,7 +25,7 @@ import { ReviewActivity } from '../../../models/review-activity';
 import type { StagedChangeInputT } from '../../../schemas/review-activities';
 import type { EnrichmentResult } from '../../../enrichment/types';
 import { businessKeyOf } from '../../catalog/items/items-keys';
-import { stagedProvenance } from '../../enrichment/staging';
+import { stagedProvenance } from '../../enrichment/rows/staging';
 import { appendInTransaction, reviewUrl } from '../../review/review-activities';
 import type { StageDeps } from '../../review/stage-changes';
 import { countStaged } from '../../review/staged-changes';
