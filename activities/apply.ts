@@ -1,5 +1,5 @@
 /**
- * Review activities of the apply workflow (workflows/activity-apply.ts): thin adapters over
+ * Review activities of the apply workflow (workflows/review-apply.ts): thin adapters over
  * src/services/review/apply.ts, built by {@link createApplyActivities}. Only ids, flags and the
  * result cross Temporal (docs/workflows.md "Rules of the craft").
  */

@@ -8,7 +8,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { logger } from '../src/lib/logger';
-import type { ServiceCaches } from '../src/services/caches';
+import type { ServiceCaches } from '../src/services/service-caches';
 import { finishFlowRun, loadFlowRunPlan, NodeFailure, RunNotRunningError, beginNode, RunOutcome } from '../src/services/flows/execution';
 import { runCustomCodeNode, PythonSessionFactory } from '../src/services/flows/nodes/custom-code';
 import type { ResearchSettings } from '../src/services/enrichment/jobs/jobs';

@@ -30,7 +30,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { Knex } from 'knex';
 import { newId } from '../src/lib/ids';
 import { FEED_PAGE_ITEMS, feedRunWorkflowId } from '../src/contracts/feed-workflows';
-import { createServiceCaches } from '../src/services/caches';
+import { createServiceCaches } from '../src/services/service-caches';
 import { searchTextOf, searchWordsOf } from '../src/services/catalog/items/items-keys';
 import { channelReadiness } from '../src/services/channels/readiness';
 import { createFeed } from '../src/services/feeds/feeds';

@@ -13,7 +13,7 @@ import { loadConfig } from '../src/config';
 import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
 import { newId } from '../src/lib/ids';
 import { createOrganizationWithKey } from '../src/services/access/auth';
-import { createServiceCaches, ServiceCaches } from '../src/services/caches';
+import { createServiceCaches, ServiceCaches } from '../src/services/service-caches';
 import type { JobRunner } from '../src/services/job-runner';
 import { refusingJobs } from '../test/fixtures/job-runners';
 import { createCatalogClient, type CatalogClient } from '@catalog-enrichment/client';

@@ -14,7 +14,7 @@ import { healthRoutes } from './routes/health';
 import { enrichRoutes } from './routes/enrich';
 import { catalogRoutes } from './routes/catalogs';
 import { itemRoutes } from './routes/items';
-import { activityApplyRoutes } from './routes/activity-apply';
+import { activityApplyRoutes } from './routes/review-apply';
 import { activityRoutes } from './routes/review-activities';
 import { flowRoutes } from './routes/flows';
 import { apiKeyRoutes } from './routes/api-keys';
@@ -33,7 +33,7 @@ import { feedRoutes, publicFeedRoutes } from './routes/feeds';
 import type { AppDeps, ResolvedAppDeps } from './deps';
 import { runIdempotent } from './services/access/idempotency';
 import { RateLimits } from './services/access/rate-limits';
-import { createServiceCaches } from './services/caches';
+import { createServiceCaches } from './services/service-caches';
 import { metrics } from './lib/metrics';
 import { Validator } from './lib/validation';
 

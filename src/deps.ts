@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import type { Config } from './config';
 import type { UploadLimits } from './middleware/upload';
-import type { ServiceCaches } from './services/caches';
+import type { ServiceCaches } from './services/service-caches';
 import type { JobRunner } from './services/job-runner';
 
 /** Everything the HTTP app needs; tests pass their own (real) instances. */
@@ -18,7 +18,7 @@ export interface AppDeps {
   uploadLimits?: UploadLimits;
   /** Restores of snapshots with at least this many items defer the word index (src/services/catalog/search/search-words.ts; default SEARCH_WORDS_DEFER_MIN_ITEMS). */
   searchWordsDeferMinItems?: number;
-  /** The services' caches (src/services/caches.ts); createApp makes fresh ones when absent. */
+  /** The services' caches (src/services/service-caches.ts); createApp makes fresh ones when absent. */
   caches?: ServiceCaches;
 }
 

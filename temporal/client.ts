@@ -183,7 +183,7 @@ export class TemporalJobRunner implements JobRunner {
 
   /**
    * Starts a new run of a failed job's workflow under the same id (operators' `resume`, run by
-   * temporal/ops.ts `resumeJob` after the job is set back to running). Allowed only when the
+   * temporal/ops-commands.ts `resumeJob` after the job is set back to running). Allowed only when the
    * previous run closed unsuccessfully (ALLOW_DUPLICATE_FAILED_ONLY); a run that is already open
    * counts as started, so repeating a resume is harmless.
    * @throws WorkflowExecutionAlreadyStartedError never; the client's error when unreachable or
@@ -354,7 +354,7 @@ export class TemporalJobRunner implements JobRunner {
    * Starts `flowRunWorkflow` under `flow-run-<run_id>` (docs/api-review.md "Flow runs") with search attributes
    * OrganizationId, CatalogId and JobKind=`flow-run` and a summary. A first start uses reuse
    * policy REJECT_DUPLICATE (a repeated start is "already started", a success, rule 8); a rerun
-   * (`opts.rerun`, temporal/ops.ts) ALLOW_DUPLICATE_FAILED_ONLY: a new execution after a failed,
+   * (`opts.rerun`, temporal/ops-commands.ts) ALLOW_DUPLICATE_FAILED_ONLY: a new execution after a failed,
    * cancelled or terminated one.
    * @throws the client's error when Temporal is unreachable, or a rerun of a run whose last
    *   execution completed

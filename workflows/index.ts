@@ -5,7 +5,7 @@
 export { enrichmentJobWorkflow } from './enrichment-job';
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { searchIndexBuildWorkflow } from './search-index-build';
-export { activityApplyWorkflow } from './activity-apply';
+export { activityApplyWorkflow } from './review-apply';
 export { searchIndexMaintenanceWorkflow } from './search-index-maintenance';
 export { catalogImportWorkflow } from './catalog-import';
 export { flowRunWorkflow } from './flow-run';

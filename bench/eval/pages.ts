@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as cheerio from 'cheerio';
-import { auditResult } from '../../src/enrichment/audit';
+import { auditResult } from '../../src/enrichment/result-audit';
 import { judgeRow } from '../../src/services/enrichment/judge/judge';
 import { createEngine } from '../../src/enrichment/engine';
 import { possibleCurrencyCodes } from '../../src/enrichment/normalize/price';

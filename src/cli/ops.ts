@@ -1,6 +1,6 @@
 /**
  * `npm run ops -- <command>`: operator commands over PostgreSQL (DATABASE_URL) and Temporal
- * (TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE / TEMPORAL_TASK_QUEUE). The logic is in temporal/ops.ts.
+ * (TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE / TEMPORAL_TASK_QUEUE). The logic is in temporal/ops-commands.ts.
  *
  *   failed [--limit N]                 failed jobs and flow runs (PostgreSQL + Temporal visibility), JSON lines
  *   stuck [--minutes N]                running jobs without progress for N minutes (default 15)
@@ -26,7 +26,7 @@ import { createApiKey, revokeApiKeyById } from '../services/access/api-keys';
 import { createPerson, resetPassword } from '../services/access/people';
 import { TemporalJobRunner } from '../../temporal/client';
 import { exportHistory } from '../../temporal/export-history';
-import { listFailedFlowRuns, listFailedJobs, listStuckJobs, replayHistoryFile, resumeJob } from '../../temporal/ops';
+import { listFailedFlowRuns, listFailedJobs, listStuckJobs, replayHistoryFile, resumeJob } from '../../temporal/ops-commands';
 import { rerunFlowRun } from '../services/flows/runs';
 
 const USAGE = `usage: npm run ops -- <command>

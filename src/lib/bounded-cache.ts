@@ -1,6 +1,6 @@
 /**
  * The one bounded in-memory cache of the service: a thin wrapper over `lru-cache`
- * (https://github.com/isaacs/node-lru-cache) so every per-process cache (src/services/caches.ts,
+ * (https://github.com/isaacs/node-lru-cache) so every per-process cache (src/services/service-caches.ts,
  * src/enrichment/learned-text.ts) has the same eviction rule: past `max` entries the least
  * recently used (read with `get` or written with `set`) goes first, and with `ttlMs` an entry
  * older than that reads as absent. Keys are strings; values are anything but null/undefined.

@@ -14,7 +14,7 @@ import {
 } from '../services/review/review-activities';
 import type { BulkReviewResult } from '../services/review/bulk-review';
 import type { ActivityDetail, StagedChangePage, StagedChangesSummary } from '../services/review/staged-changes';
-import { presentApplyProgress } from './activity-apply';
+import { presentApplyProgress } from './review-apply';
 
 /**
  * One entry of an activity list (docs/api-review.md "Activities"): `{id, catalog_id, type, status, description,

@@ -24,7 +24,7 @@ import { loadConfig } from '../../src/config';
 import { SESSION_COOKIE } from '../../src/middleware/session';
 import type { Scope } from '../../src/services/access/scope';
 import { signIn } from '../../src/services/access/sessions';
-import { createServiceCaches } from '../../src/services/caches';
+import { createServiceCaches } from '../../src/services/service-caches';
 import { ensureGridIndexes, reconcileGridIndexes } from '../../src/services/catalog/grid/grid-indexes';
 import { buildSearchIndex } from '../../src/services/catalog/search/search-count-index';
 import { COUNT_CAP, ESTIMATE_ABOVE, gridPage, loadGridCatalog, type GridPage } from '../../src/services/catalog/grid/item-grid';

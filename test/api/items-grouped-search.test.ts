@@ -7,7 +7,7 @@ import { catalogState, createTestCatalog } from '../helpers/catalogs';
 import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import type { ItemBody, VariantEntry } from '../helpers/wire';
-import { createServiceCaches } from '../../src/services/caches';
+import { createServiceCaches } from '../../src/services/service-caches';
 
 /** Items in product-grouped catalogs and the word search, called through the typed client (packages/client). */
 

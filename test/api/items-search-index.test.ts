@@ -7,7 +7,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { newId } from '../../src/lib/ids';
-import { createServiceCaches } from '../../src/services/caches';
+import { createServiceCaches } from '../../src/services/service-caches';
 import { clearSearchTotals } from '../../src/services/catalog/search/items-search-totals';
 import { filterSql } from '../../src/services/catalog/items/items-sql';
 import { buildSearchIndex, countWithSearchIndex, SEARCH_INDEX_MAX_PENDING, SEARCH_INDEX_MIN_ITEMS } from '../../src/services/catalog/search/search-count-index';

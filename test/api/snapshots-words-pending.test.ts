@@ -3,7 +3,7 @@ import type { CatalogClient } from '@catalog-enrichment/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { createServiceCaches } from '../../src/services/caches';
+import { createServiceCaches } from '../../src/services/service-caches';
 import { clearSearchTotals } from '../../src/services/catalog/search/items-search-totals';
 import { filterSql } from '../../src/services/catalog/items/items-sql';
 import type { JobRunner } from '../../src/services/job-runner';

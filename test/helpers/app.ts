@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import type { ServiceCaches } from '../../src/services/caches';
+import type { ServiceCaches } from '../../src/services/service-caches';
 import type { JobRunner } from '../../src/services/job-runner';
 import { refusingJobs } from '../fixtures/job-runners';
 import { testKnex } from './db';

@@ -1,5 +1,5 @@
 /**
- * Fixtures of the apply tests (test/workflows/activity-apply.test.ts, test/durability/apply-crash.test.ts):
+ * Fixtures of the apply tests (test/workflows/review-apply.test.ts, test/durability/apply-crash.test.ts):
  * catalog items written through the item service, a review activity in `pending_review` and its
  * staged changes inserted through the models, and the item rows to assert on.
  */

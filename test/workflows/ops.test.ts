@@ -1,5 +1,5 @@
 /**
- * Operator tools (temporal/ops.ts, `npm run ops`) against a real dev server and the PostgreSQL
+ * Operator tools (temporal/ops-commands.ts, `npm run ops`) against a real dev server and the PostgreSQL
  * test database: failed and stuck listings, export + replay (and a nondeterministic history
  * caught), and resume of a failed job, idempotently, with exactly one result per row.
  */
@@ -17,7 +17,7 @@ import { runOps } from '../../src/cli/ops';
 import type { JobRunner } from '../../src/services/job-runner';
 import { TemporalJobRunner } from '../../temporal/client';
 import { exportHistory } from '../../temporal/export-history';
-import { listFailedJobs, listStuckJobs, replayHistoryFile, resumeJob } from '../../temporal/ops';
+import { listFailedJobs, listStuckJobs, replayHistoryFile, resumeJob } from '../../temporal/ops-commands';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { createTestJob, fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, workflowBundle } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';

@@ -1,5 +1,5 @@
 /**
- * The catalog domain's per-process caches (src/services/caches.ts), one instance per app or
+ * The catalog domain's per-process caches (src/services/service-caches.ts), one instance per app or
  * worker, so two apps in one process (tests) never share them (docs/architecture.md "4. Process state lives in objects owned by deps"
  * in objects passed through deps"). Every entry is derived from rows that never change or is
  * checked against a change counter before use, so a fresh instance only costs recomputation.

@@ -1,5 +1,5 @@
 /**
- * The enrichment domain's per-process caches (src/services/caches.ts): what one API process or
+ * The enrichment domain's per-process caches (src/services/service-caches.ts): what one API process or
  * worker keeps in memory between rows and requests, owned by its dependency object instead of
  * module-level variables (docs/architecture.md "4. Process state lives in objects owned by deps").
  */

@@ -3,7 +3,7 @@
  * nothing applied twice.
  *
  * - The API ({@link requestApply}) checks the activity, marks it `queued` and starts the Temporal
- *   workflow `activity-apply-<activity_id>` (workflows/activity-apply.ts), returning at once.
+ *   workflow `activity-apply-<activity_id>` (workflows/review-apply.ts), returning at once.
  * - The workflow's activity (activities/apply.ts) runs {@link runApply}: a `pre_apply` snapshot
  *   of the catalog in its own transaction, its id stored in `apply_progress` with the workflow run
  *   that took it (a retry of the same run reuses it instead of taking a second one), then

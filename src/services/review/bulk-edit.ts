@@ -3,7 +3,7 @@
  * move to a taxonomy node, or delete, for every item matching an item-grid query. Each bulk
  * action is a review activity (type `custom_transform`, `metadata.source` `bulk_action`) whose
  * staged changes preview every change; it is applied by the durable apply
- * (workflows/activity-apply.ts), so its `pre_apply` snapshot undoes it.
+ * (workflows/review-apply.ts), so its `pre_apply` snapshot undoes it.
  *
  * Staging "all matching" can be large, so it never runs in the page request: the request
  * creates the activity (`created`, the action in `input_data.bulk_action`) and starts the

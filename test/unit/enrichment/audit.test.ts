@@ -1,8 +1,8 @@
 /**
- * The post-enrichment audit's rules (src/enrichment/audit.ts), one finding at a time, on
+ * The post-enrichment audit's rules (src/enrichment/result-audit.ts), one finding at a time, on
  * hand-built results and evidence.
  */
-import { auditResult } from '../../../src/enrichment/audit';
+import { auditResult } from '../../../src/enrichment/result-audit';
 import type { EnrichmentResult, Evidence, OutputField } from '../../../src/enrichment/types';
 
 const PAGE = 'https://shop.example/p/1';

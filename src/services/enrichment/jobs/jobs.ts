@@ -7,7 +7,7 @@ import { EnrichmentJob } from '../../../models/enrichment-job';
 import { EnrichmentRow } from '../../../models/enrichment-row';
 import { ReviewActivity } from '../../../models/review-activity';
 import type { KnowledgeBaseDocument } from '../../../enrichment/types';
-import type { AuditDecision } from '../../../enrichment/audit';
+import type { AuditDecision } from '../../../enrichment/result-audit';
 import type { EnrichJobConfig, EnrichRequest } from '../../../schemas/enrich';
 import { auditSummary, auditWanted } from '../rows/audit-options';
 import { copyJobExamples, saveJobExamples } from '../rows/examples';

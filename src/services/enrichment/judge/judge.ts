@@ -1,7 +1,7 @@
 /**
  * `POST /public/judge` (docs/api-enrichment.md "Judging"): a decision per row — `pass`, `review_required` or
  * `fail` — with confidence, reasons, field issues and suggested updates, built on the
- * post-enrichment audit (src/enrichment/audit.ts), so a row is judged by the same rules a job's
+ * post-enrichment audit (src/enrichment/result-audit.ts), so a row is judged by the same rules a job's
  * results are. A row is an enriched result (`{data, before?, sources?, review_info?}`) or a plain
  * object of field values. Rows without any `sources` are judged on their values alone (type,
  * enum, bounds, pattern, GS1 check digit, required fields): their values count as input, and
@@ -11,7 +11,7 @@
  * `meta.notices` names the options that needed a model.
  */
 import type { Knex } from 'knex';
-import { auditResult } from '../../../enrichment/audit';
+import { auditResult } from '../../../enrichment/result-audit';
 import { validGtin } from '../../../enrichment/normalize/identifiers';
 import { validateValue } from '../../../enrichment/semantics/validate';
 import type { EnrichmentResult, OutputField, ReviewInfo } from '../../../enrichment/types';

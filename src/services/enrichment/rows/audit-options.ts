@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
-import type { AuditDecision, AuditJudgment } from '../../../enrichment/audit';
+import type { AuditDecision, AuditJudgment } from '../../../enrichment/result-audit';
 import type { EnrichmentResult } from '../../../enrichment/types';
 import type { EnrichJobConfig } from '../../../schemas/enrich';
 
 /**
  * What the job options `audit_decisions_enabled` and `review_mode` (docs/api-enrichment.md "Extra request fields",
  * the post-enrichment audit; their values are left open there, so this is the service's own
- * decision, documented in the README) do with the audit of src/enrichment/audit.ts:
+ * decision, documented in the README) do with the audit of src/enrichment/result-audit.ts:
  *
  * - `audit_decisions_enabled: true` — every processed row is audited; the judgment is stored as
  *   `review_info.audit` on the result and on its staged change, and the job poll reports the

@@ -26,7 +26,7 @@ import type { EnrichJobConfig, OutputFieldInput } from '../../../schemas/enrich'
 import { errorFields } from '../../../lib/errors';
 import { ArtifactRecord, artifactLinks, EnrichmentStorage, hostResultMedia, storeArtifacts } from './artifacts';
 import { auditWanted } from './audit-options';
-import { auditResult, AuditJudgment } from '../../../enrichment/audit';
+import { auditResult, AuditJudgment } from '../../../enrichment/result-audit';
 import type { EnrichmentCaches } from '../enrichment-caches';
 import { loadEvidence } from './evidence';
 import { setJobStep } from './progress';

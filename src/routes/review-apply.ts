@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { AppDeps } from '../deps';
-import { presentApplyStatus } from '../presenters/activity-apply';
+import { presentApplyStatus } from '../presenters/review-apply';
 import { AnyObject, Nullable, StringEnum } from '../schemas/common';
 import { requestApply } from '../services/review/apply';
 import { defineRoute, RouteDef } from './registry';
