@@ -11,7 +11,7 @@ import type { CatalogCaches } from '../src/services/catalog/catalog-caches';
 import { createCatalogCaches } from '../src/services/catalog/catalog-caches';
 import type { ApplyResult } from '../src/models/review-activity';
 import { markApplyFailed, runApply } from '../src/services/review/apply';
-import type { ActivityApplyArgs } from '../src/contracts/workflows';
+import type { ReviewApplyArgs } from '../src/contracts/workflows';
 import { APPLY_NOT_APPLICABLE } from '../src/contracts/workflows';
 import { heartbeatingOneTransaction } from './heartbeat';
 
@@ -26,7 +26,7 @@ export interface ApplyActivities {
    *   pending_review, has no catalog, or its schema changes are invalid; the database's error
    *   otherwise (retried)
    */
-  applyActivity(args: ActivityApplyArgs): Promise<ApplyResult>;
+  applyActivity(args: ReviewApplyArgs): Promise<ApplyResult>;
   /** Records a failed apply (`apply_progress.phase` failed, with the error); idempotent. */
   markApplyFailed(activityId: string, error: string): Promise<void>;
 }

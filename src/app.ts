@@ -14,8 +14,8 @@ import { healthRoutes } from './routes/health';
 import { enrichRoutes } from './routes/enrich';
 import { catalogRoutes } from './routes/catalogs';
 import { itemRoutes } from './routes/items';
-import { activityApplyRoutes } from './routes/review-apply';
-import { activityRoutes } from './routes/review-activities';
+import { reviewApplyRoutes } from './routes/review-apply';
+import { reviewActivityRoutes } from './routes/review-activities';
 import { flowRoutes } from './routes/flows';
 import { apiKeyRoutes } from './routes/api-keys';
 import { dashboardRouter } from './dashboard/routes';
@@ -58,10 +58,10 @@ export function buildRegistry(given: AppDeps): RouteRegistry {
     ...itemRoutes(deps),
     ...enrichRoutes(deps),
     ...templateRoutes(deps),
-    ...activityRoutes(deps),
+    ...reviewActivityRoutes(deps),
     ...organizationRoutes(deps),
     ...apiKeyRoutes(deps),
-    ...activityApplyRoutes(deps),
+    ...reviewApplyRoutes(deps),
     ...flowRoutes(deps),
     ...artifactRoutes(deps),
     ...inferenceRoutes(deps),

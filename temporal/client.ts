@@ -20,8 +20,8 @@ import type {
   snapshotRestoreWorkflow,
 } from '../workflows';
 import {
-  ActivityApplyArgs,
-  activityApplyWorkflowId,
+  ReviewApplyArgs,
+  reviewApplyWorkflowId,
   APPLY_JOB_KIND,
   BULK_STAGE_JOB_KIND,
   bulkStageWorkflowId,
@@ -83,7 +83,7 @@ export type EnrichmentTuning = Pick<EnrichmentJobArgs, 'page_size' | 'pages_per_
 export type SearchIndexTuning = Omit<SearchIndexBuildArgs, 'catalog_id'>;
 
 /** Tuning of apply workflows a starter may override (tests shorten heartbeat and retries). */
-export type ApplyTuning = Pick<ActivityApplyArgs, 'heartbeat_timeout_s' | 'maximum_attempts' | 'retry_initial_interval_s'>;
+export type ApplyTuning = Pick<ReviewApplyArgs, 'heartbeat_timeout_s' | 'maximum_attempts' | 'retry_initial_interval_s'>;
 
 /** Tuning of flow runs a starter may override (tests shorten heartbeats and retries). */
 export type FlowRunTuning = Omit<FlowRunArgs, 'run_id'>;
@@ -311,7 +311,7 @@ export class TemporalJobRunner implements JobRunner {
    * @throws the client's error when Temporal is unreachable
    */
   async startApply(apply: Parameters<JobRunner['startApply']>[0]): Promise<void> {
-    const args: ActivityApplyArgs = {
+    const args: ReviewApplyArgs = {
       ...this.applyTuning,
       activity_id: apply.activity_id,
       catalog_id: apply.catalog_id,
@@ -319,7 +319,7 @@ export class TemporalJobRunner implements JobRunner {
       actor: { kind: apply.actor.kind, id: apply.actor.id },
     };
     await this.startOnce<typeof activityApplyWorkflow>('activityApplyWorkflow', {
-      workflowId: activityApplyWorkflowId(apply.activity_id),
+      workflowId: reviewApplyWorkflowId(apply.activity_id),
       args: [args],
       reuse: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
       conflict: apply.replaceClosed ? WorkflowIdConflictPolicy.TERMINATE_EXISTING : WorkflowIdConflictPolicy.FAIL,

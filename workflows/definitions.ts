@@ -4,7 +4,7 @@
  * kinds, argument and progress shapes) is in src/contracts/workflows.ts.
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { EnrichmentProgress, ActivityApplyProgress, CatalogImportProgress, FlowRunProgress, SnapshotRestoreProgress } from '../src/contracts/workflows';
+import type { EnrichmentProgress, ReviewApplyProgress, CatalogImportProgress, FlowRunProgress, SnapshotRestoreProgress } from '../src/contracts/workflows';
 import type { FeedRunProgress } from '../src/contracts/feed-workflows';
 
 /** Live progress of an enrichment job (docs/workflows.md "Rules of the craft"; the API reads PostgreSQL). */
@@ -18,7 +18,7 @@ export const progressQuery = defineQuery<EnrichmentProgress>('progress');
 export const searchWordsPendingSignal = defineSignal('searchWordsPending');
 
 /** Live progress of an apply (the API reads `review_activities.apply_progress`). */
-export const applyProgressQuery = defineQuery<ActivityApplyProgress>('progress');
+export const applyProgressQuery = defineQuery<ReviewApplyProgress>('progress');
 
 /** `progress` query of catalogImportWorkflow. */
 export const importProgressQuery = defineQuery<CatalogImportProgress>('progress');

@@ -27,17 +27,18 @@ import { ActivityFailure, isCancellation, proxyActivities, setHandler } from '@t
 import type { ApplyActivities } from '../activities/apply';
 import type { SearchIndexActivities } from '../activities/search-index';
 import { maintainAfterChurn } from './churn-maintenance';
-import { ActivityApplyArgs, ActivityApplyOutcome, ActivityApplyProgress, ActivityApplyResult, APPLY_NOT_APPLICABLE } from '../src/contracts/workflows';
+import { ReviewApplyArgs, ReviewApplyOutcome, ReviewApplyProgress, ReviewApplyResult, APPLY_NOT_APPLICABLE } from '../src/contracts/workflows';
 import { applyProgressQuery } from './definitions';
 import { BOOKKEEPING_RETRY, tunedRetry } from './retry-policies';
 
+// The function name is the registered workflow type (recorded histories, test/replay): it stays activityApplyWorkflow.
 /**
  * Applies the approved changes of `args.activity_id` (see the state machine above).
  * @returns `completed` with the result, or `failed` with the error once every attempt failed
  *   (the activity then stays pending_review with apply_progress `{phase: 'failed', error}`)
  */
-export async function activityApplyWorkflow(args: ActivityApplyArgs): Promise<ActivityApplyOutcome> {
-  let progress: ActivityApplyProgress = { phase: 'queued' };
+export async function activityApplyWorkflow(args: ReviewApplyArgs): Promise<ReviewApplyOutcome> {
+  let progress: ReviewApplyProgress = { phase: 'queued' };
   setHandler(applyProgressQuery, () => progress);
   const { applyActivity } = proxyActivities<ApplyActivities>({
     startToCloseTimeout: '1 hour',
@@ -54,7 +55,7 @@ export async function activityApplyWorkflow(args: ActivityApplyArgs): Promise<Ac
     retry: BOOKKEEPING_RETRY,
   });
   progress = { phase: 'applying' };
-  let result: ActivityApplyResult;
+  let result: ReviewApplyResult;
   try {
     result = await applyActivity(args);
   } catch (err) {

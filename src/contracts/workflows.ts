@@ -189,18 +189,18 @@ export interface SearchIndexBuildResult {
   words_catch_ups?: number;
 }
 
-/** `JobKind` of the apply of a review activity ({@link activityApplyWorkflowId}; docs/api-review.md "Apply"). */
+/** `JobKind` of the apply of a review activity ({@link reviewApplyWorkflowId}; docs/api-review.md "Apply"). */
 export const APPLY_JOB_KIND = 'apply';
 
 /**
  * Workflow id of the apply of a review activity: `activity-apply-<activity_id>` (docs/api-review.md "Apply"). One id per activity, so at most one apply of an activity is open at a time (Temporal rule 8).
  */
-export function activityApplyWorkflowId(activityId: string): string {
+export function reviewApplyWorkflowId(activityId: string): string {
   return `activity-apply-${activityId}`;
 }
 
 /** Arguments of activityApplyWorkflow: ids and flags only (Temporal rule 2), plus test tuning. */
-export interface ActivityApplyArgs {
+export interface ReviewApplyArgs {
   activity_id: string;
   /** The activity's catalog (its word index is caught up after a large apply). */
   catalog_id: string;
@@ -217,15 +217,15 @@ export interface ActivityApplyArgs {
 }
 
 /** Result of an apply (`review_activities.apply_result`; src/services/review/apply.ts). */
-export type ActivityApplyResult = ApplyResult;
+export type ReviewApplyResult = ApplyResult;
 
 /** What activityApplyWorkflow ended with: completed with the result, or failed with the error. */
-export type ActivityApplyOutcome = { status: 'completed'; result: ActivityApplyResult } | { status: 'failed'; error: string };
+export type ReviewApplyOutcome = { status: 'completed'; result: ReviewApplyResult } | { status: 'failed'; error: string };
 
 /** Answer of {@link applyProgressQuery}. */
-export interface ActivityApplyProgress {
+export interface ReviewApplyProgress {
   phase: 'queued' | 'applying' | 'completed' | 'failed';
-  result?: ActivityApplyResult;
+  result?: ReviewApplyResult;
   error?: string;
 }
 

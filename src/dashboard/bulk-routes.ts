@@ -10,7 +10,7 @@ import { createBulkAction, type BulkEditAction } from '../services/review/bulk-e
 import { getEnrichmentJob } from '../services/enrichment/jobs/jobs';
 import { planFillGaps, startFillGaps, startSelectionEnrichment } from '../services/enrichment/jobs/fill-gaps';
 import { startChannelGaps } from '../services/channels/fill-gaps';
-import { countStaged, loadActivity } from '../services/review/staged-changes';
+import { countStaged, loadReviewActivity } from '../services/review/staged-changes';
 import { bulkPage, bulkPath, bulkStagingPage } from './bulk-views';
 import { fillGapsPage, fillGapsPath, fillGapsProgressPage } from './fill-gaps-views';
 import type { GridRouteHelpers } from './grid-routes';
@@ -92,7 +92,7 @@ export function bulkRoutes(deps: ResolvedAppDeps, h: GridRouteHelpers): Dashboar
       handler: async (ctx) => {
         const session = sessionOf(ctx);
         const grid = await loadGridCatalog(deps, session.scope, ctx.params.catalog_id);
-        const activity = await loadActivity(deps.knex, session.scope, ctx.params.activity_id);
+        const activity = await loadReviewActivity(deps.knex, session.scope, ctx.params.activity_id);
         if (activity.catalog_id !== grid.catalog.id) throw new NotFoundError('No such bulk action in this catalog');
         if (activity.status === 'created') {
           h.send(ctx, 200, bulkStagingPage(grid, activity, await countStaged(deps.knex, activity.id, true), h.pageSession(session)));

@@ -6,10 +6,10 @@ import type { ReviewActivity } from '../models/review-activity';
 import type { StagedChange } from '../models/staged-change';
 import type { Scope } from '../services/access/scope';
 import { getCatalog } from '../services/catalog/catalogs';
-import { listActivities, type ActivityListEntry } from '../services/review/review-activities';
+import { listReviewActivities, type ReviewActivityListEntry } from '../services/review/review-activities';
 import { countBulkTargets } from '../services/review/bulk-review';
 import { categoryPaths } from '../services/review/category-paths';
-import { countByStatus, getActivity, listStagedChanges, type ActivityRestore } from '../services/review/staged-changes';
+import { countByStatus, getReviewActivity, listStagedChanges, type ReviewActivityRestore } from '../services/review/staged-changes';
 
 /**
  * What the review dashboard's pages show, read through the services the API uses so a
@@ -24,7 +24,7 @@ import { countByStatus, getActivity, listStagedChanges, type ActivityRestore } f
 export const DASHBOARD_PAGE_SIZE = 25;
 
 /** The activity page's filters, as in its URL query; they are also the bulk-review `filter`. */
-export interface ActivityFilters {
+export interface ReviewActivityFilters {
   status?: string;
   /**
    * Show vendor drafts (`?drafts=1`, the "Include drafts" toggle): the console leaves them out
@@ -38,14 +38,14 @@ export interface ActivityFilters {
 }
 
 /** Everything the activity page renders. */
-export interface ActivityPageData {
+export interface ReviewActivityPageData {
   catalog: Catalog;
   activity: ReviewActivity;
   stagedCount: number;
   /** Vendor drafts of the activity (shown only with `include_drafts`, counted always). */
   draftCount: number;
   /** Restores of the activity's pre-apply snapshots, newest first. */
-  restores: ActivityRestore[];
+  restores: ReviewActivityRestore[];
   /** Staged changes per status (statuses without changes absent; drafts only with `include_drafts`). */
   byStatus: Record<string, number>;
   /** Approved or partially accepted changes not applied yet: what Apply writes. */
@@ -74,7 +74,13 @@ export interface ActivityPageData {
  * @throws NotFoundError (404) for an unknown catalog or activity, or an activity of another
  *   catalog; ForbiddenError (403) for another organization's
  */
-export async function loadActivityPage(knex: Knex, scope: Scope, catalogId: string, activityId: string, filters: ActivityFilters): Promise<ActivityPageData> {
+export async function loadReviewActivityPage(
+  knex: Knex,
+  scope: Scope,
+  catalogId: string,
+  activityId: string,
+  filters: ReviewActivityFilters,
+): Promise<ReviewActivityPageData> {
   const drafts = filters.include_drafts === true;
   const query = {
     page: filters.page,
@@ -85,7 +91,7 @@ export async function loadActivityPage(knex: Knex, scope: Scope, catalogId: stri
     search_query: filters.search_query,
     include_drafts: drafts,
   };
-  const [detail, { catalog, schema }] = await Promise.all([getActivity(knex, scope, activityId, drafts), getCatalog(knex, scope, catalogId)]);
+  const [detail, { catalog, schema }] = await Promise.all([getReviewActivity(knex, scope, activityId, drafts), getCatalog(knex, scope, catalogId)]);
   if (detail.activity.catalog_id !== catalogId) throw new NotFoundError('Activity not found');
   const [byStatus, page, toApply, bulkCounts] = await Promise.all([
     countByStatus(knex, activityId, drafts),
@@ -143,10 +149,10 @@ export async function loadCatalogPage(
   scope: Scope,
   catalogId: string,
   includeDrafts: boolean,
-): Promise<{ catalog: Catalog; activities: ActivityListEntry[]; total: number }> {
+): Promise<{ catalog: Catalog; activities: ReviewActivityListEntry[]; total: number }> {
   const [{ catalog }, { activities, total }] = await Promise.all([
     getCatalog(knex, scope, catalogId),
-    listActivities(knex, scope, catalogId, { limit: CATALOG_PAGE_ACTIVITIES, offset: 0, include_drafts: includeDrafts }),
+    listReviewActivities(knex, scope, catalogId, { limit: CATALOG_PAGE_ACTIVITIES, offset: 0, include_drafts: includeDrafts }),
   ]);
   return { catalog, activities, total };
 }

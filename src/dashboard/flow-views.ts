@@ -12,7 +12,7 @@ import { flowUrl } from '../services/flows/flows';
 import { reviewUrl } from '../services/review/review-activities';
 import type { FlowListFilters, FlowListPageData, FlowPageData, RunPageData, RunPageFilters } from './flows-data';
 import { html, type SafeHtml } from './html';
-import { activityTitle, badge, DASHBOARD_BASE, layout, record, statusBadge, when, type PageSession } from './views';
+import { reviewActivityTitle, badge, DASHBOARD_BASE, layout, record, statusBadge, when, type PageSession } from './views';
 
 /** Seconds between reloads of a running run's page. */
 export const RUN_REFRESH_SECONDS = 3;
@@ -218,7 +218,7 @@ function runsTable(flow: Flow, runs: FlowRun[]): SafeHtml {
 export function flowPage(d: FlowPageData, session: PageSession): string {
   const { flow, sourceActivity: a } = d;
   const source = a
-    ? html`<a class="source-activity" href="${reviewUrl('', a.catalog_id ?? flow.catalog_id, a.id)}">${activityTitle(a)}</a>`
+    ? html`<a class="source-activity" href="${reviewUrl('', a.catalog_id ?? flow.catalog_id, a.id)}">${reviewActivityTitle(a)}</a>`
     : flow.source_activity_id
       ? html`activity <code>${flow.source_activity_id}</code> (no longer available)`
       : html`<span class="muted">—</span>`;

@@ -17,7 +17,7 @@ import { loadCatalogOwned } from '../services/catalog/catalogs';
 import { listFlows, loadFlow } from '../services/flows/flows';
 import type { FlowRow } from '../services/flows/rows';
 import { getFlowRun, recentRuns, type RowsPage } from '../services/flows/runs';
-import { loadActivity } from '../services/review/staged-changes';
+import { loadReviewActivity } from '../services/review/staged-changes';
 
 /** Flows per page of the flow list. */
 export const FLOW_LIST_PAGE_SIZE = 50;
@@ -82,7 +82,7 @@ export async function loadFlowPage(knex: Knex, scope: Scope, flowId: string): Pr
   const [runs, catalogs, sourceActivity] = await Promise.all([
     recentRuns(knex, scope, flowId, FLOW_PAGE_RUNS),
     Promise.all(catalogIds.map((id) => orNull(() => loadCatalogOwned(knex, scope, id)))),
-    flow.source_activity_id ? orNull(() => loadActivity(knex, scope, flow.source_activity_id ?? '')) : Promise.resolve(null),
+    flow.source_activity_id ? orNull(() => loadReviewActivity(knex, scope, flow.source_activity_id ?? '')) : Promise.resolve(null),
   ]);
   return { flow, runs, catalogs: Object.fromEntries(catalogs.filter((c): c is Catalog => c !== null).map((c) => [c.id, c])), sourceActivity };
 }

@@ -1,12 +1,12 @@
 import type { Catalog } from '../models/catalog';
 import type { ReviewActivity } from '../models/review-activity';
 import type { StagedChange, StagedChangeStatus } from '../models/staged-change';
-import type { ActivityListEntry } from '../services/review/review-activities';
+import type { ReviewActivityListEntry } from '../services/review/review-activities';
 import { CONFIDENCE_LEVELS } from '../models/staged-change';
-import type { ActivityFilters, ActivityPageData } from './data';
+import type { ReviewActivityFilters, ReviewActivityPageData } from './data';
 import { diffCells } from './diff';
 import { html, safeUrl, type SafeHtml } from './html';
-import { activityTitle, badge, catalogCrumb, DASHBOARD_BASE, layout, record, STATUS_ORDER, statusBadge, when, type PageSession } from './views';
+import { reviewActivityTitle, badge, catalogCrumb, DASHBOARD_BASE, layout, record, STATUS_ORDER, statusBadge, when, type PageSession } from './views';
 
 /**
  * The review pages of the console (docs/console.md): a catalog's activities (the review queue) and an
@@ -44,7 +44,7 @@ function draftLabel(n?: number): SafeHtml {
  * drafts are left out unless `includeDrafts` (the page's toggle); then each activity with drafts
  * says how many, and its link opens the review page with drafts shown.
  */
-export function catalogPage(catalog: Catalog, activities: ActivityListEntry[], total: number, includeDrafts: boolean, session: PageSession): string {
+export function catalogPage(catalog: Catalog, activities: ReviewActivityListEntry[], total: number, includeDrafts: boolean, session: PageSession): string {
   const activityLink = (a: ReviewActivity) => `${DASHBOARD_BASE}/catalogs/${catalog.id}/activities/${a.id}${includeDrafts ? '?drafts=1' : ''}`;
   return layout(
     catalog.name,
@@ -76,7 +76,7 @@ export function catalogPage(catalog: Catalog, activities: ActivityListEntry[], t
                   ${activities.map(
                     ({ activity: a, stagedCount, draftCount }) =>
                       html`<tr data-activity-id="${a.id}">
-                        <td><a href="${activityLink(a)}">${activityTitle(a)}</a></td>
+                        <td><a href="${activityLink(a)}">${reviewActivityTitle(a)}</a></td>
                         <td>${a.type.replace(/_/g, ' ')}</td>
                         <td>${statusBadge(a.status)} ${includeDrafts && draftCount ? draftLabel(draftCount) : ''}</td>
                         <td class="num">${stagedCount}</td>
@@ -95,7 +95,7 @@ export function catalogPage(catalog: Catalog, activities: ActivityListEntry[], t
 }
 
 /** The URL of the activity page with `filters` changed by `patch`. */
-function pageUrl(catalogId: string, activityId: string, filters: ActivityFilters, patch: Partial<ActivityFilters>): string {
+function pageUrl(catalogId: string, activityId: string, filters: ReviewActivityFilters, patch: Partial<ReviewActivityFilters>): string {
   const f = { ...filters, ...patch };
   const q = new URLSearchParams();
   if (f.status) q.set('status', f.status);
@@ -180,7 +180,7 @@ function categoryLabel(value: unknown, paths: Record<string, string>): unknown {
 /** The table rows of one staged change and its changed fields. Long on purpose: one HTML template, read top to bottom like the table. */
 function changeRows(
   change: StagedChange,
-  filters: ActivityFilters,
+  filters: ReviewActivityFilters,
   open: boolean,
   categoryPaths: Record<string, string> = {},
   actors: Record<string, string> = {},
@@ -275,7 +275,7 @@ function changeRows(
 }
 
 /** The restores of the activity's pre-apply snapshots (docs/review.md, "Apply"), newest first. */
-function restoreList(d: ActivityPageData): SafeHtml | string {
+function restoreList(d: ReviewActivityPageData): SafeHtml | string {
   if (!d.restores.length) return '';
   return html`<ul class="restores" id="apply-restores">
     ${d.restores.map(
@@ -289,7 +289,7 @@ function restoreList(d: ActivityPageData): SafeHtml | string {
   </ul>`;
 }
 
-function applyPanel(d: ActivityPageData): SafeHtml {
+function applyPanel(d: ReviewActivityPageData): SafeHtml {
   const a = d.activity;
   const result = record(a.apply_result);
   const progress = record(a.apply_progress);
@@ -355,12 +355,12 @@ function applyPanel(d: ActivityPageData): SafeHtml {
 }
 
 /** Which statuses the summary counts: `draft` only when the page shows drafts. */
-function shownStatuses(filters: ActivityFilters): StagedChangeStatus[] {
+function shownStatuses(filters: ReviewActivityFilters): StagedChangeStatus[] {
   return filters.include_drafts ? STATUS_ORDER : STATUS_ORDER.filter((s) => s !== 'draft');
 }
 
 /** The note on hidden vendor drafts, with the link that shows (or hides) them. */
-function draftsNote(d: ActivityPageData, filters: ActivityFilters): SafeHtml | string {
+function draftsNote(d: ReviewActivityPageData, filters: ReviewActivityFilters): SafeHtml | string {
   if (filters.include_drafts)
     return html`<p class="drafts-note" id="drafts-note">
       Showing ${d.draftCount} vendor draft(s) (not submitted yet: they cannot be reviewed).
@@ -373,7 +373,7 @@ function draftsNote(d: ActivityPageData, filters: ActivityFilters): SafeHtml | s
   </p>`;
 }
 
-function summaryPanel(d: ActivityPageData, filters: ActivityFilters): SafeHtml {
+function summaryPanel(d: ReviewActivityPageData, filters: ReviewActivityFilters): SafeHtml {
   const total = Object.values(d.byStatus).reduce((a, n) => a + n, 0);
   return html`<section class="card summary">
     <h2>Summary</h2>
@@ -405,7 +405,7 @@ function option(value: string, label: string, selected: string | undefined): Saf
   return html`<option value="${value}" ${value === (selected ?? '') ? html` selected` : ''}>${label}</option>`;
 }
 
-function filterBar(d: ActivityPageData, filters: ActivityFilters): SafeHtml {
+function filterBar(d: ReviewActivityPageData, filters: ReviewActivityFilters): SafeHtml {
   const fields = d.fields;
   const filter: Record<string, string | boolean> = {};
   if (filters.status) filter.status = filters.status;
@@ -447,7 +447,7 @@ function filterBar(d: ActivityPageData, filters: ActivityFilters): SafeHtml {
  * never touch a vendor draft, shown or not (the filter they send leaves `include_drafts` out),
  * and a page filtered to drafts has none.
  */
-function bulkButtons(d: ActivityPageData, filters: ActivityFilters, filter: Record<string, string | boolean>): SafeHtml {
+function bulkButtons(d: ReviewActivityPageData, filters: ReviewActivityFilters, filter: Record<string, string | boolean>): SafeHtml {
   const which = filters.status ? `${filters.status.replace(/_/g, ' ')}` : 'undecided';
   const button = (action: 'approve_all' | 'reject_all', verb: string, kind: string) => {
     const n = d.bulkCounts[action];
@@ -463,7 +463,7 @@ function bulkButtons(d: ActivityPageData, filters: ActivityFilters, filter: Reco
   return html`<span class="bulk-actions" id="bulk-actions">${button('approve_all', 'Approve', 'approve')} ${button('reject_all', 'Reject', 'reject')}</span>`;
 }
 
-function pager(d: ActivityPageData, filters: ActivityFilters): SafeHtml {
+function pager(d: ReviewActivityPageData, filters: ReviewActivityFilters): SafeHtml {
   const prev =
     filters.page > 1
       ? html`<a class="btn small" rel="prev" href="${pageUrl(d.catalog.id, d.activity.id, filters, { page: filters.page - 1 })}">← Previous</a>`
@@ -476,14 +476,14 @@ function pager(d: ActivityPageData, filters: ActivityFilters): SafeHtml {
 }
 
 /** The activity page: summary, apply panel, filters, the page of staged changes with review buttons. */
-export function activityPage(d: ActivityPageData, filters: ActivityFilters, session: PageSession): string {
+export function reviewActivityPage(d: ReviewActivityPageData, filters: ReviewActivityFilters, session: PageSession): string {
   const a = d.activity;
   const message = a.last_message ?? (typeof record(a.input_data).activity_message === 'string' ? String(record(a.input_data).activity_message) : null);
   return layout(
-    activityTitle(a),
+    reviewActivityTitle(a),
     html`<div id="activity" data-activity-id="${a.id}" data-catalog-id="${d.catalog.id}">
       <div class="title-row">
-        <h1>${activityTitle(a)}</h1>
+        <h1>${reviewActivityTitle(a)}</h1>
         ${statusBadge(a.status)} ${badge(a.type.replace(/_/g, ' '), 'type')}
       </div>
       <p class="muted">
@@ -535,6 +535,6 @@ export function activityPage(d: ActivityPageData, filters: ActivityFilters, sess
       ${pager(d, filters)}
     </div>`,
     session,
-    [catalogCrumb(d.catalog), html`<span>${activityTitle(a)}</span>`],
+    [catalogCrumb(d.catalog), html`<span>${reviewActivityTitle(a)}</span>`],
   );
 }

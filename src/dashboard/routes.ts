@@ -17,9 +17,9 @@ import { operationsRoutes } from './operations-routes';
 import { gridRoutes } from './grid-routes';
 import { bulkRoutes } from './bulk-routes';
 import { mountDashboardRoutes, type DashboardRoute } from './route-table';
-import { loadActivityPage, loadCatalogPage, type ActivityFilters } from './data';
+import { loadReviewActivityPage, loadCatalogPage, type ReviewActivityFilters } from './data';
 import { DASHBOARD_BASE, errorPage, loginPage, STATUS_ORDER, type PageSession } from './views';
-import { activityPage, catalogPage } from './review-views';
+import { reviewActivityPage, catalogPage } from './review-views';
 import { consoleRoutes } from './console-routes';
 import { feedPageRoutes } from './feed-routes';
 import { loadFlowListPage, loadFlowPage, loadRunPage } from './flows-data';
@@ -119,7 +119,7 @@ function pageNumber(value: string | string[] | undefined): number {
  * The activity page's filters from its query string; unknown values are ignored, not errors.
  * Drafts are shown with `drafts=1` (the page's toggle) or when the status asked for is `draft`.
  */
-function parseFilters(query: Record<string, string | string[] | undefined>): ActivityFilters {
+function parseFilters(query: Record<string, string | string[] | undefined>): ReviewActivityFilters {
   const status = one(query.status);
   const confidence = one(query.confidence);
   return {
@@ -322,8 +322,8 @@ function reviewRoutes(deps: ResolvedAppDeps, storage: EnrichmentStorage): Dashbo
       handler: async (ctx) => {
         const session = ctx.state.dashboardSession as ActiveSession;
         const filters = parseFilters(ctx.query);
-        const data = await loadActivityPage(deps.knex, session.scope, ctx.params.catalog_id, ctx.params.activity_id, filters);
-        send(ctx, 200, activityPage(data, filters, pageSession(session)));
+        const data = await loadReviewActivityPage(deps.knex, session.scope, ctx.params.catalog_id, ctx.params.activity_id, filters);
+        send(ctx, 200, reviewActivityPage(data, filters, pageSession(session)));
       },
     },
 

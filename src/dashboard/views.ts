@@ -182,7 +182,7 @@ export function catalogCrumb(catalog: Catalog): SafeHtml {
 }
 
 /** How an activity is named on a page: its description, else its type and short id. */
-export function activityTitle(a: ReviewActivity): string {
+export function reviewActivityTitle(a: ReviewActivity): string {
   return a.description || `${a.type.replace(/_/g, ' ')} ${a.id.slice(0, 8)}`;
 }
 

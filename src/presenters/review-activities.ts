@@ -6,14 +6,14 @@ import { iso } from '../lib/time';
 import type { ReviewActivity } from '../models/review-activity';
 import type { StagedChange } from '../models/staged-change';
 import {
-  activityReviewUrl,
-  type ActivityListEntry,
+  reviewActivityUrl,
+  type ReviewActivityListEntry,
   type AppendResult,
-  type CreatedActivity,
-  type SubmittedActivity,
+  type CreatedReviewActivity,
+  type SubmittedReviewActivity,
 } from '../services/review/review-activities';
 import type { BulkReviewResult } from '../services/review/bulk-review';
-import type { ActivityDetail, StagedChangePage, StagedChangesSummary } from '../services/review/staged-changes';
+import type { ReviewActivityDetail, StagedChangePage, StagedChangesSummary } from '../services/review/staged-changes';
 import { presentApplyProgress } from './review-apply';
 
 /**
@@ -21,7 +21,7 @@ import { presentApplyProgress } from './review-apply';
  * staged_count, review_url, created_at, updated_at}`; `review_url` is absolute (`publicUrl`
  * is its base), null for an activity without a catalog.
  */
-export function presentActivityEntry(a: ReviewActivity, stagedCount: number, publicUrl: string): Record<string, unknown> {
+export function presentReviewActivityEntry(a: ReviewActivity, stagedCount: number, publicUrl: string): Record<string, unknown> {
   return {
     id: a.id,
     catalog_id: a.catalog_id,
@@ -29,7 +29,7 @@ export function presentActivityEntry(a: ReviewActivity, stagedCount: number, pub
     status: a.status,
     description: a.description,
     staged_count: stagedCount,
-    review_url: activityReviewUrl(publicUrl, a),
+    review_url: reviewActivityUrl(publicUrl, a),
     created_at: iso(a.created_at),
     updated_at: iso(a.updated_at),
   };
@@ -41,11 +41,11 @@ export function presentActivityEntry(a: ReviewActivity, stagedCount: number, pub
  * description), `last_message`, `output`, apply's `apply_progress` / `apply_result`,
  * `draft_count` and the `restores` of its pre-apply snapshots.
  */
-export function presentActivity(d: ActivityDetail, publicUrl: string): Record<string, unknown> {
+export function presentReviewActivity(d: ReviewActivityDetail, publicUrl: string): Record<string, unknown> {
   const a = d.activity;
   const input = a.input_data ?? {};
   return {
-    ...presentActivityEntry(a, d.stagedCount, publicUrl),
+    ...presentReviewActivityEntry(a, d.stagedCount, publicUrl),
     metadata: a.metadata ?? {},
     input: { ...input, activity_message: input.activity_message ?? input.description ?? a.description },
     last_message: a.last_message ?? null,
@@ -63,22 +63,22 @@ export function presentActivity(d: ActivityDetail, publicUrl: string): Record<st
 }
 
 /** `GET /public/catalogs/{id}/activities` (docs/api-review.md "Activities"): `{activities, total}`. */
-export function presentActivityList(list: { activities: ActivityListEntry[]; total: number }, publicUrl: string): Record<string, unknown> {
-  return { activities: list.activities.map((e) => presentActivityEntry(e.activity, e.stagedCount, publicUrl)), total: list.total };
+export function presentReviewActivityList(list: { activities: ReviewActivityListEntry[]; total: number }, publicUrl: string): Record<string, unknown> {
+  return { activities: list.activities.map((e) => presentReviewActivityEntry(e.activity, e.stagedCount, publicUrl)), total: list.total };
 }
 
 /** The submit answer (docs/api-review.md "Drafts"): `{activity_id, status, submitted, review_url}`. */
-export function presentSubmitted(s: SubmittedActivity): Record<string, unknown> {
+export function presentSubmitted(s: SubmittedReviewActivity): Record<string, unknown> {
   return { activity_id: s.activity.id, status: s.activity.status, submitted: s.submitted, review_url: s.reviewUrl };
 }
 
 /** The shell answer (docs/api-review.md "Activities"): `{activity_id, status, staged_changes_count}` (and `review_url`). */
-export function presentCreatedShell(c: CreatedActivity): Record<string, unknown> {
+export function presentCreatedShell(c: CreatedReviewActivity): Record<string, unknown> {
   return { activity_id: c.activity.id, status: c.activity.status, staged_changes_count: c.stagedCount, review_url: c.reviewUrl };
 }
 
 /** The custom-transform and pending-review answer (docs/api-review.md "Activities"): `{activity_id, status, staged_count, review_url}`. */
-export function presentReviewable(c: CreatedActivity): Record<string, unknown> {
+export function presentReviewable(c: CreatedReviewActivity): Record<string, unknown> {
   return { activity_id: c.activity.id, status: c.activity.status, staged_count: c.stagedCount, review_url: c.reviewUrl };
 }
 

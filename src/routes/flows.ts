@@ -14,7 +14,7 @@ import {
   SaveFlowBody,
   SaveFlowParams,
 } from '../schemas/flows';
-import { listFlows, loadFlow, saveFlowFromActivity } from '../services/flows/flows';
+import { listFlows, loadFlow, saveFlowFromReviewActivity } from '../services/flows/flows';
 import { pythonFlowsCapability } from '../services/capabilities';
 import { executeFlow, getFlowRun, recentRuns } from '../services/flows/runs';
 import { defineRoute, RouteDef } from './registry';
@@ -43,7 +43,7 @@ export function flowRoutes(deps: ResolvedAppDeps): RouteDef[] {
       errors: { 503: PYTHON_FLOWS_OFF },
       handler: async ({ scope, params, body }) =>
         presentSavedFlow(
-          await saveFlowFromActivity(deps.knex, scope, params.catalog_id, params.activity_id, body, pythonFlowsCapability(deps.config)),
+          await saveFlowFromReviewActivity(deps.knex, scope, params.catalog_id, params.activity_id, body, pythonFlowsCapability(deps.config)),
           publicUrl,
         ),
     }),

@@ -1,7 +1,7 @@
 import type { ResolvedAppDeps } from '../deps';
 import {
-  presentActivity,
-  presentActivityList,
+  presentReviewActivity,
+  presentReviewActivityList,
   presentAppend,
   presentBulkReview,
   presentCreatedShell,
@@ -11,10 +11,10 @@ import {
   presentSummary,
 } from '../presenters/review-activities';
 import {
-  ActivityListQuery,
-  ActivityListResponse,
-  ActivityParams,
-  ActivityResponse,
+  ReviewActivityListQuery,
+  ReviewActivityListResponse,
+  ReviewActivityParams,
+  ReviewActivityResponse,
   AppendBody,
   AppendResponse,
   BulkReviewBody,
@@ -23,8 +23,8 @@ import {
   ReviewableResponse,
   StagedChangePageResponse,
   SummaryResponse,
-  CatalogActivityParams,
-  CreateActivityBody,
+  CatalogReviewActivityParams,
+  CreateReviewActivityBody,
   CustomTransformBody,
   IncludeDraftsQuery,
   PendingReviewBody,
@@ -34,15 +34,15 @@ import {
 } from '../schemas/review-activities';
 import {
   appendStagedChanges,
-  cancelActivity,
-  createActivity,
+  cancelReviewActivity,
+  createReviewActivity,
   createCustomTransform,
-  listActivities,
+  listReviewActivities,
   markPendingReview,
   submitDrafts,
 } from '../services/review/review-activities';
 import { bulkReview } from '../services/review/bulk-review';
-import { getActivity, listStagedChanges, stagedChangesSummary } from '../services/review/staged-changes';
+import { getReviewActivity, listStagedChanges, stagedChangesSummary } from '../services/review/staged-changes';
 import { defineRoute, RouteDef } from './registry';
 
 /** The two mounts of every activity-scoped route (docs/api-reference.md "URLs": existing clients call them without `/public`). */
@@ -55,7 +55,7 @@ const PREFIXES = ['/public', ''] as const;
  * (same handler). Apply is src/routes/ of the apply module.
  * Long on purpose: a route table, one entry per route (and per prefix).
  */
-export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
+export function reviewActivityRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const tags = ['activities'];
   const catalogScoped: RouteDef[] = [
     defineRoute({
@@ -63,28 +63,29 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       path: '/public/catalogs/:catalog_id/activities',
       tags,
       summary: "A catalog's activities (enrichment jobs targeting it included), newest first; vendor drafts count unless include_drafts=false",
-      params: CatalogActivityParams,
-      query: ActivityListQuery,
-      response: ActivityListResponse,
-      handler: async ({ scope, params, query }) => presentActivityList(await listActivities(deps.knex, scope, params.catalog_id, query), deps.config.publicUrl),
+      params: CatalogReviewActivityParams,
+      query: ReviewActivityListQuery,
+      response: ReviewActivityListResponse,
+      handler: async ({ scope, params, query }) =>
+        presentReviewActivityList(await listReviewActivities(deps.knex, scope, params.catalog_id, query), deps.config.publicUrl),
     }),
     defineRoute({
       method: 'post',
       path: '/public/catalogs/:catalog_id/activities',
       tags,
       summary: 'Create an activity shell (status pending_review when changes are given, else created)',
-      params: CatalogActivityParams,
-      body: CreateActivityBody,
+      params: CatalogReviewActivityParams,
+      body: CreateReviewActivityBody,
       response: CreatedShellResponse,
       atomic: true,
-      handler: async ({ scope, params, body, db }) => presentCreatedShell(await createActivity({ ...deps, knex: db }, scope, params.catalog_id, body)),
+      handler: async ({ scope, params, body, db }) => presentCreatedShell(await createReviewActivity({ ...deps, knex: db }, scope, params.catalog_id, body)),
     }),
     defineRoute({
       method: 'post',
       path: '/public/catalogs/:catalog_id/activities/custom-transform',
       tags,
       summary: 'Stage a custom transform (script, diff, validation report, changes) for review',
-      params: CatalogActivityParams,
+      params: CatalogReviewActivityParams,
       body: CustomTransformBody,
       response: ReviewableResponse,
       atomic: true,
@@ -97,18 +98,18 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       path: `${prefix}/activities/:activity_id`,
       tags,
       summary: 'An activity: status, input, last message, staged count, review_url, apply progress and result, restores of its pre-apply snapshots',
-      params: ActivityParams,
+      params: ReviewActivityParams,
       query: IncludeDraftsQuery,
-      response: ActivityResponse,
+      response: ReviewActivityResponse,
       handler: async ({ scope, params, query }) =>
-        presentActivity(await getActivity(deps.knex, scope, params.activity_id, query.include_drafts), deps.config.publicUrl),
+        presentReviewActivity(await getReviewActivity(deps.knex, scope, params.activity_id, query.include_drafts), deps.config.publicUrl),
     }),
     defineRoute({
       method: 'get',
       path: `${prefix}/activities/:activity_id/staged-changes`,
       tags,
       summary: 'Staged changes of an activity (paginated; filters status, field, confidence, search_query; vendor drafts listed unless include_drafts=false)',
-      params: ActivityParams,
+      params: ReviewActivityParams,
       query: StagedChangesQuery,
       response: StagedChangePageResponse,
       handler: async ({ scope, params, query }) => presentStagedChangePage(await listStagedChanges(deps.knex, scope, params.activity_id, query)),
@@ -118,7 +119,7 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       path: `${prefix}/activities/:activity_id/staged-changes/summary`,
       tags,
       summary: 'Counts by status and per-field completion of an activity (vendor drafts counted unless include_drafts=false)',
-      params: ActivityParams,
+      params: ReviewActivityParams,
       query: IncludeDraftsQuery,
       response: SummaryResponse,
       handler: async ({ scope, params, query }) => presentSummary(await stagedChangesSummary(deps.knex, scope, params.activity_id, query.include_drafts)),
@@ -128,7 +129,7 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       path: `${prefix}/activities/:activity_id/staged-changes/append`,
       tags,
       summary: 'Append a chunk of staged changes (idempotent with batch_key)',
-      params: ActivityParams,
+      params: ReviewActivityParams,
       body: AppendBody,
       response: AppendResponse,
       atomic: true,
@@ -140,7 +141,7 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       path: `${prefix}/activities/:activity_id/pending-review`,
       tags,
       summary: 'Submit an activity for review',
-      params: ActivityParams,
+      params: ReviewActivityParams,
       body: PendingReviewBody,
       response: ReviewableResponse,
       handler: async ({ scope, params, body }) => presentReviewable(await markPendingReview(deps, scope, params.activity_id, body)),
@@ -150,7 +151,7 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       path: `${prefix}/activities/:activity_id/submit`,
       tags,
       summary: "Submit an activity's vendor drafts: every draft change becomes pending, the activity pending_review",
-      params: ActivityParams,
+      params: ReviewActivityParams,
       body: SubmitBody,
       response: SubmitResponse,
       handler: async ({ scope, params, body }) => presentSubmitted(await submitDrafts(deps, scope, params.activity_id, body.message)),
@@ -160,7 +161,7 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       path: `${prefix}/activities/:activity_id/staged-changes/bulk-review`,
       tags,
       summary: 'Approve or reject changes, fields of changes, or every undecided change matching a filter; never a vendor draft (409 naming it)',
-      params: ActivityParams,
+      params: ReviewActivityParams,
       body: BulkReviewBody,
       response: BulkReviewResponse,
       atomic: true,
@@ -171,9 +172,9 @@ export function activityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       path: `${prefix}/activities/:activity_id/cancel`,
       tags,
       summary: 'Cancel an activity (staged changes kept; a running enrichment job is cancelled)',
-      params: ActivityParams,
-      response: ActivityResponse,
-      handler: async ({ scope, params }) => presentActivity(await cancelActivity(deps, scope, params.activity_id), deps.config.publicUrl),
+      params: ReviewActivityParams,
+      response: ReviewActivityResponse,
+      handler: async ({ scope, params }) => presentReviewActivity(await cancelReviewActivity(deps, scope, params.activity_id), deps.config.publicUrl),
     }),
   ]);
   return [...catalogScoped, ...activityScoped];

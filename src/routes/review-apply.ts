@@ -33,7 +33,7 @@ const response = Type.Object({
  * starts the apply workflow `activity-apply-<activity_id>` and answers at once, 202 with the
  * activity's status and apply progress (an activity already applied answers its stored result).
  */
-export function activityApplyRoutes(deps: AppDeps): RouteDef[] {
+export function reviewApplyRoutes(deps: AppDeps): RouteDef[] {
   return ['/public/activities/:activity_id/apply', '/activities/:activity_id/apply'].map((path) =>
     defineRoute({
       method: 'post',

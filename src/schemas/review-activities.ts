@@ -16,12 +16,12 @@ export const ACTIVITY_STATUSES = ['created', 'running', 'pending_review', 'compl
 export const MAX_CHANGES_PER_REQUEST = 5000;
 
 /** Path parameters of activity-scoped routes. */
-export const ActivityParams = Type.Object({
+export const ReviewActivityParams = Type.Object({
   activity_id: Type.String({ description: 'Activity id (an enrichment job id is one, docs/api-enrichment.md "Enrichment jobs")' }),
 });
 
 /** Path parameters of catalog-scoped activity routes. */
-export const CatalogActivityParams = Type.Object({ catalog_id: Type.String({ description: 'Catalog id' }) });
+export const CatalogReviewActivityParams = Type.Object({ catalog_id: Type.String({ description: 'Catalog id' }) });
 
 /** One staged change as clients send it (docs/api-review.md "Staged changes"; docs/tool-server-design.md "Staging"). */
 export const StagedChangeInput = Type.Object(
@@ -72,7 +72,7 @@ const includeDrafts = Type.Optional(
 );
 
 /** `GET /public/catalogs/{id}/activities` query (docs/api-review.md "Activities"). */
-export const ActivityListQuery = Type.Object({
+export const ReviewActivityListQuery = Type.Object({
   status: Type.Optional(StringEnum(ACTIVITY_STATUSES)),
   type: Type.Optional(StringEnum(ACTIVITY_TYPES)),
   include_drafts: includeDrafts,
@@ -81,7 +81,7 @@ export const ActivityListQuery = Type.Object({
 });
 
 /** `POST /public/catalogs/{id}/activities`: an activity shell (docs/api-review.md "Activities"; docs/tool-server-design.md "Staging"). */
-export const CreateActivityBody = Type.Object(
+export const CreateReviewActivityBody = Type.Object(
   {
     type: StringEnum(['custom_transform', 'smart_import'] as const, { description: 'Enrichment activities are created by POST /public/enrich' }),
     description: Type.Optional(Nullable(Type.String({ maxLength: 10000 }))),
@@ -92,8 +92,8 @@ export const CreateActivityBody = Type.Object(
   },
   { additionalProperties: false },
 );
-/** {@link CreateActivityBody} as validated. */
-export type CreateActivityInput = Static<typeof CreateActivityBody>;
+/** {@link CreateReviewActivityBody} as validated. */
+export type CreateReviewActivityInput = Static<typeof CreateReviewActivityBody>;
 
 /** `POST /public/catalogs/{id}/activities/custom-transform` (docs/api-review.md "Activities": only `activity_message` is required). */
 export const CustomTransformBody = Type.Object(
@@ -213,13 +213,13 @@ const activityEntryProps = {
 };
 
 /** One entry of the activity list (docs/api-review.md "Activities"). */
-export const ActivityEntryResponse = Type.Object(activityEntryProps);
+export const ReviewActivityEntryResponse = Type.Object(activityEntryProps);
 
 /** `GET /public/catalogs/{id}/activities` (docs/api-review.md "Activities"). */
-export const ActivityListResponse = Type.Object({ activities: Type.Array(ActivityEntryResponse), total: Type.Integer() });
+export const ReviewActivityListResponse = Type.Object({ activities: Type.Array(ReviewActivityEntryResponse), total: Type.Integer() });
 
 /** An activity (get, cancel): the list entry plus input, messages and apply state. */
-export const ActivityResponse = Type.Object({
+export const ReviewActivityResponse = Type.Object({
   ...activityEntryProps,
   metadata: AnyObject(),
   input: AnyObject({ description: 'The stored input data, with `activity_message`' }),

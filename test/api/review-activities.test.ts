@@ -17,9 +17,9 @@ import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import type { ValidationErrorBody } from '../helpers/wire';
 import {
   act,
-  type ActivitiesQuery,
-  type ActivityInput,
-  activityShell,
+  type ReviewActivitiesQuery,
+  type ReviewActivityInput,
+  reviewActivityShell,
   type AppendBody,
   type ChangesQuery,
   reviewCalls,
@@ -66,7 +66,7 @@ const review = (aid: string, body: ReviewBody, prefix: '/api' | '/api/public' = 
     ? api.POST('/api/activities/{activity_id}/staged-changes/bulk-review', { ...act(aid), body })
     : api.POST('/api/public/activities/{activity_id}/staged-changes/bulk-review', { ...act(aid), body });
 /** `GET /public/catalogs/{id}/activities` with `query`. */
-const listActivities = (catalogId: string, query: ActivitiesQuery = {}) => reviewCalls(api).listActivities(catalogId, query);
+const listActivities = (catalogId: string, query: ReviewActivitiesQuery = {}) => reviewCalls(api).listActivities(catalogId, query);
 /** `GET /activities/{id}` (`include_drafts` when given). */
 const getActivity = (aid: string, query: { include_drafts?: boolean } = {}) => reviewCalls(api).getActivity(aid, query);
 /** `POST /activities/{id}/cancel`. */
@@ -87,8 +87,8 @@ function row(id: string, data: Record<string, unknown>, version: number | string
   return { __catalog_item_id: id, __entity_type: 'product', __parent_id: '', __current_version: version, ...data };
 }
 
-/** A `custom_transform` activity shell of `catalogId` (see activityShell). */
-const shell = (catalogId: string, extra: Partial<ActivityInput> = {}) => activityShell(api, catalogId, extra);
+/** A `custom_transform` activity shell of `catalogId` (see reviewActivityShell). */
+const shell = (catalogId: string, extra: Partial<ReviewActivityInput> = {}) => reviewActivityShell(api, catalogId, extra);
 
 describe('the tool server write path (shell, chunked appends, pending-review)', () => {
   it('shell, appends in chunks with batch keys (one retried), pending-review, then list / get / summary', async () => {
@@ -521,7 +521,7 @@ describe('cancel, the activity list and error statuses', () => {
       catalog_id: catalogId,
       review_url: `${publicUrl}/dashboard/catalogs/${catalogId}/activities/${a2}`,
     });
-    const q = (query: ActivitiesQuery) => listActivities(catalogId, query);
+    const q = (query: ReviewActivitiesQuery) => listActivities(catalogId, query);
     expect((await q({ status: 'cancelled' })).data).toMatchObject({ total: 1, activities: [{ id: a3 }] });
     expect((await q({ type: 'smart_import' })).data).toMatchObject({ total: 1, activities: [{ id: a2 }] });
     const paged = await q({ limit: 1, offset: 1 });

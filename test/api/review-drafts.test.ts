@@ -18,7 +18,7 @@ import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { createTestCatalog } from '../helpers/catalogs';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
-import { act, type ActivitiesQuery, type AppendBody, catalogWithItems as seededCatalog, type ChangesQuery, reviewCalls } from '../helpers/review-calls';
+import { act, type ReviewActivitiesQuery, type AppendBody, catalogWithItems as seededCatalog, type ChangesQuery, reviewCalls } from '../helpers/review-calls';
 
 const TASK_QUEUE = 'test-review-drafts';
 
@@ -70,7 +70,7 @@ async function rowsOf(activityId: string): Promise<Array<{ id: string; status: s
 const calls = () => reviewCalls(api);
 const append = (aid: string, body: AppendBody) => calls().append(aid, body);
 const listChanges = (aid: string, query: ChangesQuery = {}) => calls().listChanges(aid, query);
-const listActivities = (catalogId: string, query: ActivitiesQuery = {}) => calls().listActivities(catalogId, query);
+const listActivities = (catalogId: string, query: ReviewActivitiesQuery = {}) => calls().listActivities(catalogId, query);
 const getActivity = (aid: string, query: { include_drafts?: boolean } = {}) => calls().getActivity(aid, query);
 const getSummary = (aid: string, query: { include_drafts?: boolean } = {}) => calls().getSummary(aid, query);
 const typedReview = (aid: string, body: ReviewBody) => api.POST('/api/activities/{activity_id}/staged-changes/bulk-review', { ...act(aid), body });

@@ -12,7 +12,7 @@ import type { CatalogClient } from '@catalog-enrichment/client';
 import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { createTestCatalog } from '../helpers/catalogs';
-import { act, activityShell, reviewCalls, reviewCatalog } from '../helpers/review-calls';
+import { act, reviewActivityShell, reviewCalls, reviewCatalog } from '../helpers/review-calls';
 
 let server: Server;
 let org: Awaited<ReturnType<typeof createTestOrg>>;
@@ -33,7 +33,7 @@ afterAll(async () => {
 /** A catalog of `org` with the test schema and `n` items SKU-0… (through the bulk route). */
 const catalogWithItems = (n: number) => reviewCatalog(api, org.organizationId, n);
 /** A `custom_transform` activity shell of `catalogId`. */
-const shell = (catalogId: string) => activityShell(api, catalogId);
+const shell = (catalogId: string) => reviewActivityShell(api, catalogId);
 const append = (...a: Parameters<ReturnType<typeof reviewCalls>['append']>) => reviewCalls(api).append(...a);
 const listChanges = (aid: string) => reviewCalls(api).listChanges(aid);
 const listActivities = (catalogId: string) => reviewCalls(api).listActivities(catalogId);

@@ -16,7 +16,7 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { TemporalJobRunner } from '../../temporal/client';
-import { activityApplyWorkflowId } from '../../src/contracts/workflows';
+import { reviewApplyWorkflowId } from '../../src/contracts/workflows';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { quietTemporalRuntime } from '../helpers/temporal';
@@ -182,7 +182,7 @@ test('the worker process SIGKILLed during the apply transaction: nothing half-ap
 
   const second = await spawnWorker(temporal, TASK_QUEUE, { databaseUrl: workerDatabaseUrl });
   cluster.track(second);
-  await runner.waitForClose(activityApplyWorkflowId(activityId));
+  await runner.waitForClose(reviewApplyWorkflowId(activityId));
   await stopWorker(second);
   expectAppliedOnce(await invariants(catalogId, activityId));
 }, 600_000);
@@ -206,7 +206,7 @@ test('the Temporal server stopped and started again during the apply: the catalo
   await waitUntil(async () => !(await applyStatementRunning()), "the apply's statement to end", 60_000);
   await temporal.start(); // same port, same SQLite file
 
-  await runner.waitForClose(activityApplyWorkflowId(activityId));
+  await runner.waitForClose(reviewApplyWorkflowId(activityId));
   expect(worker.child.exitCode).toBeNull(); // the same process carried on
   await stopWorker(worker);
   expectAppliedOnce(await invariants(catalogId, activityId));

@@ -28,7 +28,7 @@ import { saveCodeFlow } from '../fixtures/flows';
 import { createTestCatalog } from '../helpers/catalogs';
 import { echoResult } from '../helpers/temporal';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { scopeOf, seedActivity } from '../helpers/review-apply';
+import { scopeOf, seedReviewActivity } from '../helpers/review-apply';
 import { installWriteAudit } from '../helpers/write-audit';
 
 const CODE = 'def transform(rows):\n    return [dict(r, title=str(r.get("title", "")).upper()) for r in rows]\n';
@@ -101,7 +101,7 @@ test('the audit passes a clean dataset and names a lost row, a doubled row, a do
 
   // An apply of 4 approved new items, through the real apply.
   const applyCatalog = await createTestCatalog(organizationId);
-  const { activityId } = await seedActivity(
+  const { activityId } = await seedReviewActivity(
     knex,
     organizationId,
     applyCatalog,

@@ -32,7 +32,7 @@ export type ChangeInput = Partial<
  * (row_index in order) and `input_data`.
  * @returns the activity id and the staged change ids in order
  */
-export async function seedActivity(
+export async function seedReviewActivity(
   knex: Knex,
   organizationId: string,
   catalogId: string | null,

@@ -12,7 +12,7 @@ export type AppendBody = paths['/api/public/activities/{activity_id}/staged-chan
 /** `GET …/staged-changes` query. */
 export type ChangesQuery = NonNullable<paths['/api/activities/{activity_id}/staged-changes']['get']['parameters']['query']>;
 /** `GET /public/catalogs/{id}/activities` query. */
-export type ActivitiesQuery = NonNullable<paths['/api/public/catalogs/{catalog_id}/activities']['get']['parameters']['query']>;
+export type ReviewActivitiesQuery = NonNullable<paths['/api/public/catalogs/{catalog_id}/activities']['get']['parameters']['query']>;
 
 /** `{ params: { path: { activity_id } } }` of an activity route. */
 export const act = (activity_id: string) => ({ params: { path: { activity_id } } });
@@ -27,7 +27,7 @@ export function reviewCalls(api: CatalogClient) {
       client.POST('/api/public/activities/{activity_id}/staged-changes/append', { ...act(aid), body }),
     listChanges: (aid: string, query: ChangesQuery = {}) =>
       api.GET('/api/activities/{activity_id}/staged-changes', { params: { path: { activity_id: aid }, query } }),
-    listActivities: (catalogId: string, query: ActivitiesQuery = {}) =>
+    listActivities: (catalogId: string, query: ReviewActivitiesQuery = {}) =>
       api.GET('/api/public/catalogs/{catalog_id}/activities', { params: { path: { catalog_id: catalogId }, query } }),
     getActivity: (aid: string, query: { include_drafts?: boolean } = {}) =>
       api.GET('/api/activities/{activity_id}', { params: { path: { activity_id: aid }, query } }),
@@ -82,14 +82,14 @@ export function reviewCatalog(api: CatalogClient, organizationId: string, n: num
 }
 
 /** `POST /public/catalogs/{id}/activities` body. */
-export type ActivityInput = paths['/api/public/catalogs/{catalog_id}/activities']['post']['requestBody']['content']['application/json'];
+export type ReviewActivityInput = paths['/api/public/catalogs/{catalog_id}/activities']['post']['requestBody']['content']['application/json'];
 
 /**
  * Creates an empty `custom_transform` activity shell in `catalogId` as the tool server does
  * (status `created`, no changes; `extra` overrides fields) and returns its id.
  * @throws (a failed expectation) when the route does not answer 200
  */
-export async function activityShell(api: CatalogClient, catalogId: string, extra: Partial<ActivityInput> = {}): Promise<string> {
+export async function reviewActivityShell(api: CatalogClient, catalogId: string, extra: Partial<ReviewActivityInput> = {}): Promise<string> {
   const res = await api.POST('/api/public/catalogs/{catalog_id}/activities', {
     params: { path: { catalog_id: catalogId } },
     body: {

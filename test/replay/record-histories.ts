@@ -42,7 +42,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { newId } from '../../src/lib/ids';
 import { createEnrichmentJob } from '../../src/services/enrichment/jobs/jobs';
 import { stageImport } from '../../src/services/sheets/import';
-import { saveFlowFromActivity } from '../../src/services/flows/flows';
+import { saveFlowFromReviewActivity } from '../../src/services/flows/flows';
 import { executeFlow } from '../../src/services/flows/runs';
 import { createResearchArchive } from '../../src/services/research-archives/archives';
 import { writeWarc } from '../fixtures/warc';
@@ -57,7 +57,7 @@ import { createWorker } from '../../temporal/worker';
 import { loadConfig } from '../../src/config';
 import { enrichmentStorage } from '../../src/services/enrichment/rows/artifacts';
 import {
-  activityApplyWorkflowId,
+  reviewApplyWorkflowId,
   catalogImportWorkflowId,
   enrichmentWorkflowId,
   researchArchiveWorkflowId,
@@ -343,8 +343,8 @@ async function recordApply(env: TestWorkflowEnvironment, organizationId: string,
       force: false,
       actor: { kind: 'api_key', id: 'test' },
     });
-    console.log(`${name}:`, await env.client.workflow.getHandle(activityApplyWorkflowId(activityId)).result());
-    console.log(`${name}:`, await exportHistory(env.client, activityApplyWorkflowId(activityId), out(name)), 'events');
+    console.log(`${name}:`, await env.client.workflow.getHandle(reviewApplyWorkflowId(activityId)).result());
+    console.log(`${name}:`, await exportHistory(env.client, reviewApplyWorkflowId(activityId), out(name)), 'events');
   }
 }
 
@@ -362,7 +362,7 @@ async function recordFlows(env: TestWorkflowEnvironment, organizationId: string,
   await runner.waitForClose(job.workflowId);
   const code =
     'import time\ndef transform(rows):\n    time.sleep(rows[0].get("sleep", 0))\n    print(len(rows))\n    if rows[0].get("boom"):\n        raise ValueError("boom")\n    return rows\n';
-  const flow = await saveFlowFromActivity(knex, scope, catalogId, job.jobId, { workflow_name: 'recorded', python_code: code, timeout_seconds: 60 });
+  const flow = await saveFlowFromReviewActivity(knex, scope, catalogId, job.jobId, { workflow_name: 'recorded', python_code: code, timeout_seconds: 60 });
   for (const [name, input, cancel] of [
     ['flow-run-completed.json', [{ sku: 'F1', name: 'item 0' }], false],
     ['flow-run-failed.json', [{ sku: 'F2', boom: true }], false],

@@ -11,11 +11,11 @@ import type { Knex } from 'knex';
 import request from 'supertest';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { activityApplyWorkflowId } from '../../src/contracts/workflows';
+import { reviewApplyWorkflowId } from '../../src/contracts/workflows';
 import { applyProgressQuery } from '../../workflows/definitions';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { itemsBySku, seedActivity, seedItems } from '../helpers/review-apply';
+import { itemsBySku, seedReviewActivity, seedItems } from '../helpers/review-apply';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
 
@@ -88,7 +88,7 @@ describe('POST /public/activities/{id}/apply', () => {
       { sku: 'd1', title: 'Delta', price: 4 },
       { sku: 'f1', title: 'Foxtrot', price: 6 },
     ]);
-    const { activityId, changeIds } = await seedActivity(knex, org.organizationId, catalogId, [
+    const { activityId, changeIds } = await seedReviewActivity(knex, org.organizationId, catalogId, [
       // update: full rows, one field differs
       {
         catalog_item_id: ids.get('a1'),
@@ -149,7 +149,7 @@ describe('POST /public/activities/{id}/apply', () => {
     expect(changes[4]).toMatchObject({ id: changeIds[4], conflict_version: 1, conflict_data: { sku: 'd1', title: 'Delta', price: 4 } });
 
     // The workflow: its search attributes and progress query.
-    const handle = env.client.workflow.getHandle(activityApplyWorkflowId(activityId));
+    const handle = env.client.workflow.getHandle(reviewApplyWorkflowId(activityId));
     const description = await handle.describe();
     expect(description.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value])).toEqual(
       expect.arrayContaining([
@@ -201,7 +201,7 @@ describe('POST /public/activities/{id}/apply', () => {
       status: 'pending' as const,
       base_version: 1,
     });
-    const { activityId, changeIds } = await seedActivity(knex, org.organizationId, catalogId, [pending('r1'), pending('p1'), pending('u1')]);
+    const { activityId, changeIds } = await seedReviewActivity(knex, org.organizationId, catalogId, [pending('r1'), pending('p1'), pending('u1')]);
     const review = (body: Record<string, unknown>) => request(app).post(`/api/activities/${activityId}/staged-changes/bulk-review`).set(org.auth).send(body);
     expect((await review({ action: 'reject', change_ids: [changeIds[0]], rejection_reason: 'wrong brand' })).body.updated).toBe(1);
     expect((await review({ action: 'approve', change_ids: [changeIds[1]], field_names: ['brand'] })).body.updated).toBe(1);
@@ -241,7 +241,7 @@ describe('POST /public/activities/{id}/apply', () => {
         { sku: 's4', qty: 4, price: 4, tags: ['a'] },
       ]);
       const update = (sku: string, after: Record<string, unknown>) => ({ catalog_item_id: ids.get(sku), before_data: {}, after_data: after, base_version: 1 });
-      const { activityId, changeIds } = await seedActivity(knex, org.organizationId, catalogId, [
+      const { activityId, changeIds } = await seedReviewActivity(knex, org.organizationId, catalogId, [
         update('s1', { qty: '7' }), // a string in an integer field
         update('s2', { qty: 7.5, price: 8 }), // a fraction in an integer field: the whole change is refused
         update('s3', { qty: 7, price: null, tags: ['a', 'b'] }), // right types (null admitted by price)
@@ -283,7 +283,7 @@ describe('POST /public/activities/{id}/apply', () => {
       { sku: 'x1', title: 'One' },
       { sku: 'x2', title: 'Two' },
     ]);
-    const { activityId, changeIds } = await seedActivity(knex, org.organizationId, catalogId, [
+    const { activityId, changeIds } = await seedReviewActivity(knex, org.organizationId, catalogId, [
       { catalog_item_id: ids.get('x1'), before_data: { title: 'One' }, after_data: { title: 'One, first apply' }, status: 'pending', base_version: 1 },
       { catalog_item_id: ids.get('x2'), before_data: { title: 'Two' }, after_data: { title: 'Two, further apply' }, status: 'pending', base_version: 1 },
     ]);
@@ -335,7 +335,7 @@ describe('POST /public/activities/{id}/apply', () => {
       skus.map((sku) => ({ sku, title: 'plain' })),
     );
     // Three updates: at the worker's threshold (applyDeferWordsMinItems: 3), so the words are deferred.
-    const { activityId } = await seedActivity(
+    const { activityId } = await seedReviewActivity(
       knex,
       org.organizationId,
       catalogId,
@@ -345,7 +345,7 @@ describe('POST /public/activities/{id}/apply', () => {
     const done = await settled(activityId);
     expect(done.apply_result).toMatchObject({ applied: 3 });
     // The workflow closes after its catch-up: then nothing is pending and the index has the words.
-    await env.client.workflow.getHandle(activityApplyWorkflowId(activityId)).result();
+    await env.client.workflow.getHandle(reviewApplyWorkflowId(activityId)).result();
     expect((await knex('catalogs').where('id', catalogId).first('search_words_pending')).search_words_pending).toBe(false);
     const { rows } = await knex.raw(
       `SELECT count(*) FILTER (WHERE search_tsv @@ 'quokka'::tsquery)::int AS found, count(*) FILTER (WHERE search_tsv_pending IS NOT NULL)::int AS pending,
@@ -370,7 +370,7 @@ describe('POST /public/activities/{id}/apply', () => {
     expect(rows.filter((r) => r.parent_id === p1.id)).toHaveLength(2);
     const before = (await knex('catalogs').where('id', catalogId).first('item_count')).item_count;
     expect(before).toBe(rows.length);
-    const { activityId } = await seedActivity(knex, org.organizationId, catalogId, [
+    const { activityId } = await seedReviewActivity(knex, org.organizationId, catalogId, [
       { catalog_item_id: p1.id, before_data: p1.data, after_data: {}, base_version: 1 },
     ]);
     expect((await postApply(activityId)).status).toBe(202);
@@ -385,7 +385,7 @@ describe('POST /public/activities/{id}/apply', () => {
     const catalogId = await createTestCatalog(org.organizationId);
     const ids = await seedItems(knex, org.organizationId, catalogId, [{ sku: 'd1', title: 'Delta', price: 4 }]);
     await knex('catalog_items').where('id', ids.get('d1')).update({ current_version: 3 });
-    const { activityId } = await seedActivity(knex, org.organizationId, catalogId, [
+    const { activityId } = await seedReviewActivity(knex, org.organizationId, catalogId, [
       { catalog_item_id: ids.get('d1'), before_data: { price: 4 }, after_data: { price: 44 }, base_version: 1 },
     ]);
     expect((await postApply(activityId, { force: true })).status).toBe(202);
@@ -409,7 +409,7 @@ describe('POST /public/activities/{id}/apply', () => {
     const catalogId = created.body.id as string;
     const ids = await seedItems(knex, org.organizationId, catalogId, [{ sku: 'a1', title: 'Alpha', price: 1 }]);
     const taxonomy = { name: 'Tools', nodes: { hand: { name: 'Hand tools' }, power: { name: 'Power tools', parent: null } } };
-    const { activityId } = await seedActivity(
+    const { activityId } = await seedReviewActivity(
       knex,
       org.organizationId,
       catalogId,
@@ -432,7 +432,7 @@ describe('POST /public/activities/{id}/apply', () => {
   it('fails as a whole when a part cannot be applied (nothing applied, phase failed, still pending_review), and can be asked again', async () => {
     const catalogId = await createTestCatalog(org.organizationId);
     const ids = await seedItems(knex, org.organizationId, catalogId, [{ sku: 'a1', title: 'Alpha', price: 1 }]);
-    const { activityId } = await seedActivity(
+    const { activityId } = await seedReviewActivity(
       knex,
       org.organizationId,
       catalogId,
@@ -464,10 +464,10 @@ describe('POST /public/activities/{id}/apply', () => {
 
   it('answers 404 for an unknown id, 403 for another organization, 409 for an activity that cannot be applied, 422 for a bad body', async () => {
     const catalogId = await createTestCatalog(org.organizationId);
-    const created = await seedActivity(knex, org.organizationId, catalogId, [], { status: 'created' });
-    const noCatalog = await seedActivity(knex, org.organizationId, null, []);
-    const cancelled = await seedActivity(knex, org.organizationId, catalogId, [], { status: 'cancelled' });
-    const pending = await seedActivity(knex, org.organizationId, catalogId, []);
+    const created = await seedReviewActivity(knex, org.organizationId, catalogId, [], { status: 'created' });
+    const noCatalog = await seedReviewActivity(knex, org.organizationId, null, []);
+    const cancelled = await seedReviewActivity(knex, org.organizationId, catalogId, [], { status: 'cancelled' });
+    const pending = await seedReviewActivity(knex, org.organizationId, catalogId, []);
 
     expect((await postApply('00000000-0000-4000-8000-000000000000')).status).toBe(404);
     expect((await postApply('not-a-uuid')).status).toBe(404);
@@ -480,7 +480,7 @@ describe('POST /public/activities/{id}/apply', () => {
     expect((await postApply(pending.activityId, { force: 'yes' })).status).toBe(422);
     // Nothing was started for the refused ones.
     for (const a of [created, noCatalog, cancelled]) {
-      await expect(env.client.workflow.getHandle(activityApplyWorkflowId(a.activityId)).describe()).rejects.toThrow();
+      await expect(env.client.workflow.getHandle(reviewApplyWorkflowId(a.activityId)).describe()).rejects.toThrow();
     }
     // An activity without approved changes applies nothing and completes.
     expect((await postApply(pending.activityId)).status).toBe(202);

@@ -20,7 +20,7 @@ import type { Scope } from '../access/scope';
 import { loadCatalogOwned } from '../catalog/catalogs';
 import { getCurrentSchema } from '../catalog/schema/schema';
 import { enrichmentRecipe } from '../enrichment/jobs/request';
-import { loadActivity } from '../review/staged-changes';
+import { loadReviewActivity } from '../review/staged-changes';
 
 /** Default `timeout_seconds` of a saved custom_code node (s); the API allows 1–1800 (docs/api-review.md "Save as workflow"). */
 export const DEFAULT_CODE_TIMEOUT_S = 300;
@@ -101,7 +101,7 @@ function attachToNodes(nodes: FlowNode[], attachments: Array<Record<string, unkn
  *   transform has no code or the code defines no `transform`; CapabilityOffError (503) when the
  *   flow would have a custom_code node and `pythonFlows` is off ({@link assertCodeNodesRunnable})
  */
-export async function saveFlowFromActivity(
+export async function saveFlowFromReviewActivity(
   knex: Knex,
   scope: Scope,
   catalogId: string,
@@ -110,7 +110,7 @@ export async function saveFlowFromActivity(
   pythonFlows?: Capability,
 ): Promise<Flow> {
   await loadCatalogOwned(knex, scope, catalogId);
-  const activity = await loadActivity(knex, scope, activityId);
+  const activity = await loadReviewActivity(knex, scope, activityId);
   // An enrichment job without a catalog stages into the catalog of the path.
   if (activity.catalog_id !== null && activity.catalog_id !== catalogId) throw new NotFoundError('Activity not found in this catalog');
   const attachments = body.attachments ?? [];

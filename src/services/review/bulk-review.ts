@@ -33,7 +33,7 @@ import type { BulkReviewInput } from '../../schemas/review-activities';
 import { actorId } from '../access/auth';
 import { assertRole } from '../access/roles';
 import type { Scope } from '../access/scope';
-import { loadActivity, StagedChangeFilter, stagedFilterSql } from './staged-changes';
+import { loadReviewActivity, StagedChangeFilter, stagedFilterSql } from './staged-changes';
 
 /** The answer of a bulk review: how many changes it changed. */
 export interface BulkReviewResult {
@@ -126,7 +126,7 @@ export async function bulkReview(knex: Knex, scope: Scope, activityId: string, b
   if (single && !body.change_ids?.length) throw ValidationError.at(['body', 'change_ids'], `change_ids is required for ${body.action}`);
   assertRole(scope, 'reviewer');
   return knex.transaction(async (trx) => {
-    await loadActivity(trx, scope, activityId);
+    await loadReviewActivity(trx, scope, activityId);
     const activity = await ReviewActivity.query(trx).findById(activityId).forShare().throwIfNotFound();
     if (!reviewable(activity)) throw new ConflictError(`Activity is ${activity.status}: its changes can no longer be reviewed`);
     const ids = (body.change_ids ?? []).filter(isUuid);

@@ -15,7 +15,7 @@ import { assertRole } from '../access/roles';
 import { loadItem } from '../catalog/items/items-read';
 import { getCurrentSchema } from '../catalog/schema/schema';
 import { typedBySchema } from '../sheets/items-from-rows';
-import { createActivity, type CreatedActivity, type ReviewDeps } from './review-activities';
+import { createReviewActivity, type CreatedReviewActivity, type ReviewDeps } from './review-activities';
 import { validatorFor } from './stage-changes';
 
 /** Longest message an edit's activity takes, in characters. */
@@ -52,7 +52,7 @@ export async function stageItemEdit(
   catalogId: string,
   itemId: string,
   input: ItemEditInput,
-): Promise<CreatedActivity> {
+): Promise<CreatedReviewActivity> {
   assertRole(scope, 'editor');
   const item = await loadItem(deps.knex, scope, catalogId, itemId);
   const fields = Object.keys(input.values);
@@ -76,7 +76,7 @@ export async function stageItemEdit(
   }
   if (details.length) throw new ValidationError(details);
   const message = (input.message?.trim() || `Edit of ${fields.join(', ')} on item ${item.business_key ?? item.id}`).slice(0, MAX_MESSAGE_CHARS);
-  return createActivity(deps, scope, catalogId, {
+  return createReviewActivity(deps, scope, catalogId, {
     type: 'custom_transform',
     description: message,
     metadata: { source: 'console_item_edit', item_id: item.id },

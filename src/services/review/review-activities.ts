@@ -10,13 +10,13 @@ import { ConflictError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { ReviewActivity, ReviewActivityStatus } from '../../models/review-activity';
 import { StagedChangeBatch } from '../../models/staged-change-batch';
-import type { CreateActivityInput, CustomTransformInput, StagedChangeInputT } from '../../schemas/review-activities';
+import type { CreateReviewActivityInput, CustomTransformInput, StagedChangeInputT } from '../../schemas/review-activities';
 import type { Scope } from '../access/scope';
 import { loadCatalogOwned } from '../catalog/catalogs';
 import { cancelEnrichmentJob } from '../enrichment/jobs/jobs';
 import type { JobRunner } from '../job-runner';
 import { stageChanges, StageDeps } from './stage-changes';
-import { ActivityDetail, countStaged, getActivity, loadActivity } from './staged-changes';
+import { ReviewActivityDetail, countStaged, getReviewActivity, loadReviewActivity } from './staged-changes';
 
 /** What the review use cases need from the app's dependency object. */
 export interface ReviewDeps extends StageDeps {
@@ -34,12 +34,12 @@ export function reviewUrl(publicUrl: string, catalogId: string | null, activityI
 }
 
 /** `review_url` of an activity that has a review page (one with a catalog), else null. */
-export function activityReviewUrl(publicUrl: string, activity: Pick<ReviewActivity, 'id' | 'catalog_id'>): string | null {
+export function reviewActivityUrl(publicUrl: string, activity: Pick<ReviewActivity, 'id' | 'catalog_id'>): string | null {
   return activity.catalog_id ? reviewUrl(publicUrl, activity.catalog_id, activity.id) : null;
 }
 
 /** One entry of an activity list (docs/api-review.md "Activities"). */
-export interface ActivityListEntry {
+export interface ReviewActivityListEntry {
   activity: ReviewActivity;
   /** Staged changes, drafts counted unless the list leaves them out. */
   stagedCount: number;
@@ -48,7 +48,7 @@ export interface ActivityListEntry {
 }
 
 /** `GET /public/catalogs/{id}/activities` query (docs/api-review.md "Activities"). */
-export interface ActivityListQuery {
+export interface ReviewActivityListOptions {
   status?: string;
   type?: string;
   /**
@@ -71,12 +71,12 @@ export interface ActivityListQuery {
  * @returns `{activities, total}` (total before limit/offset)
  * @throws NotFoundError / ForbiddenError for the catalog
  */
-export async function listActivities(
+export async function listReviewActivities(
   knex: Knex,
   scope: Scope,
   catalogId: string,
-  q: ActivityListQuery,
-): Promise<{ activities: ActivityListEntry[]; total: number }> {
+  q: ReviewActivityListOptions,
+): Promise<{ activities: ReviewActivityListEntry[]; total: number }> {
   await loadCatalogOwned(knex, scope, catalogId);
   const includeDrafts = q.include_drafts !== false;
   const base = ReviewActivity.query(knex)
@@ -110,7 +110,7 @@ export async function listActivities(
 
 /** Loads an activity of the scope and locks its row in `trx`. */
 async function lockActivity(trx: Knex.Transaction, scope: Scope, activityId: string): Promise<ReviewActivity> {
-  await loadActivity(trx, scope, activityId);
+  await loadReviewActivity(trx, scope, activityId);
   return ReviewActivity.query(trx).findById(activityId).forUpdate().throwIfNotFound();
 }
 
@@ -121,7 +121,7 @@ function assertOpen(activity: ReviewActivity, what: string): void {
 }
 
 /** The answer of creating an activity (docs/api-review.md "Activities"). */
-export interface CreatedActivity {
+export interface CreatedReviewActivity {
   activity: ReviewActivity;
   stagedCount: number;
   reviewUrl: string;
@@ -135,7 +135,7 @@ async function insertActivity(
   catalogId: string,
   row: Pick<ReviewActivity, 'type' | 'status' | 'description' | 'metadata' | 'input_data' | 'last_message'>,
   changes: StagedChangeInputT[],
-): Promise<CreatedActivity> {
+): Promise<CreatedReviewActivity> {
   const activity = await ReviewActivity.query(trx).insertAndFetch({ id: newId(), organization_id: scope.organizationId, catalog_id: catalogId, ...row });
   const staged = await stageChanges(trx, deps, activity, changes);
   return { activity, stagedCount: staged.count, reviewUrl: reviewUrl(deps.config.publicUrl, catalogId, activity.id) };
@@ -148,7 +148,7 @@ async function insertActivity(
  * given and `created` otherwise.
  * @throws NotFoundError / ForbiddenError for the catalog
  */
-export async function createActivity(deps: ReviewDeps, scope: Scope, catalogId: string, body: CreateActivityInput): Promise<CreatedActivity> {
+export async function createReviewActivity(deps: ReviewDeps, scope: Scope, catalogId: string, body: CreateReviewActivityInput): Promise<CreatedReviewActivity> {
   return deps.knex.transaction(async (trx) => {
     await loadCatalogOwned(trx, scope, catalogId);
     const changes = body.staged_changes ?? [];
@@ -179,7 +179,7 @@ export async function createActivity(deps: ReviewDeps, scope: Scope, catalogId: 
  * the tool server's shell puts them, docs/tool-server-design.md "Staging"). `staged_changes` are staged.
  * @throws NotFoundError / ForbiddenError for the catalog
  */
-export async function createCustomTransform(deps: ReviewDeps, scope: Scope, catalogId: string, body: CustomTransformInput): Promise<CreatedActivity> {
+export async function createCustomTransform(deps: ReviewDeps, scope: Scope, catalogId: string, body: CustomTransformInput): Promise<CreatedReviewActivity> {
   const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null));
   return deps.knex.transaction(async (trx) => {
     await loadCatalogOwned(trx, scope, catalogId);
@@ -280,7 +280,7 @@ export async function markPendingReview(
   scope: Scope,
   activityId: string,
   body: { message?: string | null; output?: Record<string, unknown> | null },
-): Promise<CreatedActivity> {
+): Promise<CreatedReviewActivity> {
   return deps.knex.transaction(async (trx) => {
     const activity = await lockActivity(trx, scope, activityId);
     assertOpen(activity, 'submit for review');
@@ -301,7 +301,7 @@ export async function markPendingReview(
 }
 
 /** The answer of a submit: the activity and how many drafts became `pending`. */
-export interface SubmittedActivity {
+export interface SubmittedReviewActivity {
   activity: ReviewActivity;
   submitted: number;
   reviewUrl: string;
@@ -319,7 +319,7 @@ const SUBMITTABLE: readonly ReviewActivityStatus[] = ['created', 'pending_review
  * @throws NotFoundError / ForbiddenError; ConflictError (409) while the activity runs (an
  *   enrichment job still staging), or when it is cancelled or failed, or has no catalog
  */
-export async function submitDrafts(deps: ReviewDeps, scope: Scope, activityId: string, message?: string | null): Promise<SubmittedActivity> {
+export async function submitDrafts(deps: ReviewDeps, scope: Scope, activityId: string, message?: string | null): Promise<SubmittedReviewActivity> {
   return deps.knex.transaction(async (trx) => {
     const activity = await lockActivity(trx, scope, activityId);
     if (!SUBMITTABLE.includes(activity.status)) throw new ConflictError(`Activity is ${activity.status}: its drafts cannot be submitted`);
@@ -340,8 +340,8 @@ export async function submitDrafts(deps: ReviewDeps, scope: Scope, activityId: s
  * @returns the activity as `GET /activities/{id}` shows it (drafts counted)
  * @throws NotFoundError / ForbiddenError; ConflictError (409) for a completed activity
  */
-export async function cancelActivity(deps: ReviewDeps, scope: Scope, activityId: string): Promise<ActivityDetail> {
-  const current = await loadActivity(deps.knex, scope, activityId);
+export async function cancelReviewActivity(deps: ReviewDeps, scope: Scope, activityId: string): Promise<ReviewActivityDetail> {
+  const current = await loadReviewActivity(deps.knex, scope, activityId);
   if (current.type === 'enrichment' && current.status === 'running')
     await cancelEnrichmentJob({ knex: deps.knex, jobRunner: deps.jobRunner }, scope, activityId);
   await deps.knex.transaction(async (trx) => {
@@ -349,5 +349,5 @@ export async function cancelActivity(deps: ReviewDeps, scope: Scope, activityId:
     if (activity.status === 'completed') throw new ConflictError('Activity is completed: its changes are applied and it cannot be cancelled');
     if (activity.status !== 'cancelled') await ReviewActivity.query(trx).findById(activityId).patch({ status: 'cancelled', updated_at: trx.fn.now() });
   });
-  return getActivity(deps.knex, scope, activityId, true);
+  return getReviewActivity(deps.knex, scope, activityId, true);
 }

@@ -17,7 +17,7 @@ import { ReviewActivity } from '../../models/review-activity';
 import { StagedChange } from '../../models/staged-change';
 
 /** A review activity with the number of its staged changes. */
-export interface ActivityWithCount {
+export interface ReviewActivityWithCount {
   activity: ReviewActivity;
   stagedCount: number;
 }
@@ -26,7 +26,7 @@ export interface ActivityWithCount {
  * Loads an activity of the scope's organization.
  * @throws NotFoundError `Activity not found` (404); ForbiddenError (403) for another organization's
  */
-export function loadActivity(knex: Knex | Knex.Transaction, scope: Scope, activityId: string): Promise<ReviewActivity> {
+export function loadReviewActivity(knex: Knex | Knex.Transaction, scope: Scope, activityId: string): Promise<ReviewActivity> {
   return loadOwned<ReviewActivity>(knex, ReviewActivity, activityId, scope, 'Activity not found');
 }
 
@@ -52,7 +52,7 @@ export async function countDrafts(knex: Knex | Knex.Transaction, activityId: str
  * A restore of one of the activity's `pre_apply` snapshots (docs/api-reference.md "Snapshots": a restore
  * takes a `safety` snapshot first, which records the snapshot it restored).
  */
-export interface ActivityRestore {
+export interface ReviewActivityRestore {
   /** The activity's `pre_apply` snapshot that was restored. */
   snapshot_id: string;
   /** The `safety` snapshot the restore took of the state it replaced (restore it to redo). */
@@ -63,18 +63,18 @@ export interface ActivityRestore {
 }
 
 /** An activity with what its answers show besides the row. */
-export interface ActivityDetail extends ActivityWithCount {
+export interface ReviewActivityDetail extends ReviewActivityWithCount {
   /** Changes in status `draft` (counted whatever `includeDrafts` says: submit turns them into `pending`). */
   draftCount: number;
   /** Restores of the activity's `pre_apply` snapshots, newest first. */
-  restores: ActivityRestore[];
+  restores: ReviewActivityRestore[];
 }
 
 /**
  * Restores of the `pre_apply` snapshots an activity's applies took (snapshots link to their
  * activity, and a restore's `safety` snapshot to the snapshot it restored), newest first.
  */
-export async function activityRestores(knex: Knex | Knex.Transaction, activityId: string): Promise<ActivityRestore[]> {
+export async function reviewActivityRestores(knex: Knex | Knex.Transaction, activityId: string): Promise<ReviewActivityRestore[]> {
   const rows = (await knex('catalog_snapshots as pre')
     .join('catalog_snapshots as safety', 'safety.restored_snapshot_id', 'pre.id')
     .where({ 'pre.activity_id': activityId, 'pre.snapshot_type': 'pre_apply' })
@@ -87,7 +87,7 @@ export async function activityRestores(knex: Knex | Knex.Transaction, activityId
       'safety.id as safety_snapshot_id',
       'safety.created_at as restored_at',
       'safety.created_by as restored_by',
-    )) as ActivityRestore[];
+    )) as ReviewActivityRestore[];
   return rows;
 }
 
@@ -97,12 +97,12 @@ export async function activityRestores(knex: Knex | Knex.Transaction, activityId
  * and the restores of its `pre_apply` snapshots.
  * @throws NotFoundError `Activity not found` (404); ForbiddenError (403)
  */
-export async function getActivity(knex: Knex, scope: Scope, activityId: string, includeDrafts = true): Promise<ActivityDetail> {
-  const activity = await loadActivity(knex, scope, activityId);
+export async function getReviewActivity(knex: Knex, scope: Scope, activityId: string, includeDrafts = true): Promise<ReviewActivityDetail> {
+  const activity = await loadReviewActivity(knex, scope, activityId);
   const [stagedCount, draftCount, restores] = await Promise.all([
     countStaged(knex, activityId, includeDrafts),
     countDrafts(knex, activityId),
-    activityRestores(knex, activityId),
+    reviewActivityRestores(knex, activityId),
   ]);
   return { activity, stagedCount, draftCount, restores };
 }
@@ -172,7 +172,7 @@ export interface StagedChangesQuery extends StagedChangeFilter {
  * @throws NotFoundError (404) / ForbiddenError (403) for the activity
  */
 export async function listStagedChanges(knex: Knex, scope: Scope, activityId: string, q: StagedChangesQuery): Promise<StagedChangePage> {
-  await loadActivity(knex, scope, activityId);
+  await loadReviewActivity(knex, scope, activityId);
   const filter = stagedFilterSql(q);
   const base = StagedChange.query(knex).where({ activity_id: activityId }).whereRaw(filter.sql, filter.bindings);
   const total = await base.clone().resultSize();
@@ -226,7 +226,7 @@ export async function countByStatus(knex: Knex | Knex.Transaction, activityId: s
  * @throws NotFoundError (404) / ForbiddenError (403) for the activity
  */
 export async function stagedChangesSummary(knex: Knex, scope: Scope, activityId: string, includeDrafts = true): Promise<StagedChangesSummary> {
-  await loadActivity(knex, scope, activityId);
+  await loadReviewActivity(knex, scope, activityId);
   const byStatus = await countByStatus(knex, activityId, includeDrafts);
   const drafts = includeDrafts ? '' : "AND s.status <> 'draft'";
   const total = Object.values(byStatus).reduce((s, n) => s + n, 0);
