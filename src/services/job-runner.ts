@@ -1,3 +1,5 @@
+import { ServiceUnavailableError } from '../lib/errors';
+
 /**
  * How the API drives durable jobs, without knowing Temporal: the worker side implements it
  * over a Temporal client (temporal/client.ts). Starting is idempotent: the workflow id derives
@@ -121,4 +123,22 @@ export interface StartableFlowRun {
   workflow_id: string;
   input_count: number;
   total_nodes: number;
+}
+
+/**
+ * Throws 503 when the runner reports no worker polling the task queue: a
+ * synchronous request would otherwise wait for a job nothing takes.
+ */
+export async function assertWorkerPolling(jobRunner: JobRunner, what: string): Promise<void> {
+  if (!jobRunner.taskQueuePollers) return;
+  let p = await jobRunner.taskQueuePollers();
+  // A worker that just started may not be listed yet: look again for a few seconds.
+  for (let i = 0; i < 6 && (p.workflow === 0 || p.activity === 0); i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    p = await jobRunner.taskQueuePollers();
+  }
+  if (p.workflow === 0 || p.activity === 0)
+    throw new ServiceUnavailableError(
+      `No worker polls task queue ${p.task_queue}: ${what}. Start the worker (npm start or npm run worker), or send async_mode: true.`,
+    );
 }

@@ -25,7 +25,7 @@ import {
 import { type ItemSelection, JobPlan, planJob } from './request';
 import { settleModelOptions } from './model-options';
 import { copyStagedChanges } from '../rows/staging';
-import type { JobRunner } from '../../job-runner';
+import { assertWorkerPolling, type JobRunner } from '../../job-runner';
 import { loadOwned } from '../../access/ownership';
 import type { Scope } from '../../access/scope';
 import { jobsCreated } from '../../../lib/metrics';
@@ -62,24 +62,6 @@ export interface JobServiceDeps {
 
 /** How often a synchronous request re-checks that a worker still polls while it waits (ms). */
 const SYNC_WORKER_CHECK_MS = 10_000;
-
-/**
- * Throws 503 when the runner reports no worker polling the task queue: a
- * synchronous request would otherwise wait for a job nothing takes.
- */
-export async function assertWorkerPolling(jobRunner: JobRunner, what: string): Promise<void> {
-  if (!jobRunner.taskQueuePollers) return;
-  let p = await jobRunner.taskQueuePollers();
-  // A worker that just started may not be listed yet: look again for a few seconds.
-  for (let i = 0; i < 6 && (p.workflow === 0 || p.activity === 0); i++) {
-    await new Promise((r) => setTimeout(r, 500));
-    p = await jobRunner.taskQueuePollers();
-  }
-  if (p.workflow === 0 || p.activity === 0)
-    throw new ServiceUnavailableError(
-      `No worker polls task queue ${p.task_queue}: ${what}. Start the worker (npm start or npm run worker), or send async_mode: true.`,
-    );
-}
 
 /**
  * Waits for a synchronous job's workflow to close, checking every {@link SYNC_WORKER_CHECK_MS}
