@@ -1,7 +1,7 @@
 /**
  * Fill the gaps for a channel, end to end (docs/channels.md, "Fill the gaps for a channel"): a
- * catalog made over the API whose items lack GTIN and brand is blocked for Google Merchant
- * Center; `POST …/channel-readiness/fill-gaps` starts an enrichment job that runs through a real
+ * catalog whose items, imported from a CSV file, lack GTIN and brand is blocked for Google
+ * Merchant Center; `POST …/channel-readiness/fill-gaps` starts an enrichment job that runs through a real
  * Temporal dev server on the worker's own deterministic engine (no LLM, no search provider),
  * which reads each item's own page from a shop served here on 127.0.0.1 (FETCH_ALLOW_PRIVATE);
  * the staged values carry those pages as sources; approved and applied through the review API,
@@ -136,6 +136,13 @@ const product = (sku: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+/** A CSV file (RFC 4180: every value quoted) of `rows`, columns in the order of the first row's keys plus any later ones. */
+function toCsv(rows: Array<Record<string, unknown>>): string {
+  const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const cell = (v: unknown) => `"${v === undefined ? '' : String(v).replace(/"/g, '""')}"`;
+  return [cols.map(cell).join(','), ...rows.map((r) => cols.map((c) => cell(r[c])).join(','))].join('\r\n') + '\r\n';
+}
+
 /** A TSV file as rows of objects by its header. */
 function parseTsv(text: string): Array<Record<string, string>> {
   const [head, ...lines] = text.trimEnd().split('\n');
@@ -161,11 +168,15 @@ it("fills GTIN and brand from the items' own pages: staged, reviewed, applied, r
     .send({ name: 'Shop', unique_id_field: 'sku', schema_definition: { properties: FIELDS, required: ['sku'] } });
   expect(created.status).toBe(200);
   const catalogId = created.body.id as string;
-  const bulk = await request(app)
-    .post(`/api/public/catalogs/${catalogId}/items/bulk`)
-    .set(auth)
-    .send({ items: [product('LAMP'), product('KETTLE'), product('MUG', { brand: 'Potter', gtin: '9780201379624' })] });
-  expect(bulk.status).toBeLessThan(300);
+  // The items arrive as a spreadsheet import (CSV through the import workflow), as a shop's catalog would.
+  const csv = toCsv([product('LAMP'), product('KETTLE'), product('MUG', { brand: 'Potter', gtin: '9780201379624' })]);
+  const imported = await request(app).post(`/api/public/catalogs/${catalogId}/items/import`).set(auth).attach('file', Buffer.from(csv), 'shop.csv');
+  expect(imported.status).toBe(202);
+  const importDone = await waitUntil(async () => {
+    const res = await request(app).get(`/api/public/catalogs/${catalogId}/items/import/${imported.body.import_id}`).set(auth);
+    return res.body.status === 'running' ? null : res.body;
+  }, 'the CSV import');
+  expect(importDone).toMatchObject({ status: 'completed', created: 3, failed: 0 });
   const feed = await request(app)
     .post(`/api/public/catalogs/${catalogId}/feeds`)
     .set(auth)
