@@ -1,5 +1,6 @@
 import type { MappingSource } from '../channels';
 import { gridUrl } from '../services/catalog/grid/item-grid-query';
+import type { ChannelReadiness } from '../services/channels/readiness';
 import type { ChannelPanelData, PanelFeed } from './channel-readiness-data';
 import { html, type SafeHtml } from './html';
 import { countText, itemsPath } from './item-grid-views';
@@ -45,12 +46,11 @@ function channelForm(d: ChannelPanelData): SafeHtml {
   </form>`;
 }
 
+/** The readiness report of the chosen channel: its totals, the blocking codes and the missing attributes (or a prompt to choose). */
 function report(d: ChannelPanelData): SafeHtml | string {
   const r = d.report;
   if (!r) return html`<p class="muted">Choose a channel to check the catalog's items against its rules.</p>`;
   const grid = itemsPath(d.catalogId);
-  const codes = Object.entries(r.blocked).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
-  const attributes = Object.entries(r.by_attribute).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   return html`<div class="counts" id="channel-totals">
       <a class="count" href="${grid}"><span class="n">${countText(r.total)}</span><span>feed rows</span></a>
       <a class="count status-approved" href="${grid}"><span class="n">${countText(r.ready)}</span><span>ready</span></a>
@@ -64,67 +64,84 @@ function report(d: ChannelPanelData): SafeHtml | string {
       }
       Blocking codes link to the unfiltered item grid: the grid cannot filter by a channel rule.
     </p>
-    <table class="list" id="channel-blocked">
-      <caption class="visually-hidden">
-        Items blocked per issue code
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">Blocking code</th>
-          <th scope="col" class="num">Items</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${
-          codes.length
-            ? codes.map(
-                ([code, n]) =>
-                  html`<tr data-code="${code}">
-                    <th scope="row"><code>${code}</code></th>
-                    <td class="num">
-                      <a class="num-link" href="${grid}" aria-label="${countText(n)} items blocked by ${code} (unfiltered grid)">${countText(n)}</a>
-                    </td>
-                  </tr>`,
-              )
-            : html`<tr>
-                <td colspan="2" class="muted">No item is blocked.</td>
-              </tr>`
-        }
-      </tbody>
-    </table>
-    <table class="list" id="channel-attributes">
-      <caption class="visually-hidden">
-        Items each needed attribute is missing from
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">Missing attribute</th>
-          <th scope="col">Catalog field</th>
-          <th scope="col" class="num">Items</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${
-          attributes.length
-            ? attributes.map(([attribute, n]) => {
-                const source = r.mapping[attribute];
-                const link = attributeGridUrl(d.catalogId, source);
-                return html`<tr data-attribute="${attribute}">
-                  <th scope="row"><code>${attribute}</code></th>
-                  <td>${typeof source === 'string' ? html`<code>${source}</code>` : html`<span class="muted">not mapped to one field</span>`}</td>
+    ${blockedTable(r, grid)} ${attributesTable(d, r)}`;
+}
+
+/** Count entries, largest first, ties by name. */
+const byCount = (m: Record<string, number | undefined>): Array<[string, number]> =>
+  Object.entries(m)
+    .map(([k, n]): [string, number] => [k, n ?? 0])
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+
+/** Items blocked per issue code, each count linked to the (unfiltered) grid `grid`. */
+function blockedTable(r: ChannelReadiness, grid: string): SafeHtml {
+  const codes = byCount(r.blocked);
+  return html`<table class="list" id="channel-blocked">
+    <caption class="visually-hidden">
+      Items blocked per issue code
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">Blocking code</th>
+        <th scope="col" class="num">Items</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${
+        codes.length
+          ? codes.map(
+              ([code, n]) =>
+                html`<tr data-code="${code}">
+                  <th scope="row"><code>${code}</code></th>
                   <td class="num">
-                    <a class="num-link" href="${link.url}" aria-label="${countText(n)} items missing ${attribute}${link.filtered ? '' : ' (unfiltered grid)'}"
-                      >${countText(n)}</a
-                    >
+                    <a class="num-link" href="${grid}" aria-label="${countText(n)} items blocked by ${code} (unfiltered grid)">${countText(n)}</a>
                   </td>
-                </tr>`;
-              })
-            : html`<tr>
-                <td colspan="3" class="muted">No needed attribute is missing.</td>
-              </tr>`
-        }
-      </tbody>
-    </table>`;
+                </tr>`,
+            )
+          : html`<tr>
+              <td colspan="2" class="muted">No item is blocked.</td>
+            </tr>`
+      }
+    </tbody>
+  </table>`;
+}
+
+/** Items each needed attribute is missing from, with its catalog field; counts link to the grid filtered to items missing that field. */
+function attributesTable(d: ChannelPanelData, r: ChannelReadiness): SafeHtml {
+  const attributes = byCount(r.by_attribute);
+  return html`<table class="list" id="channel-attributes">
+    <caption class="visually-hidden">
+      Items each needed attribute is missing from
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">Missing attribute</th>
+        <th scope="col">Catalog field</th>
+        <th scope="col" class="num">Items</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${
+        attributes.length
+          ? attributes.map(([attribute, n]) => {
+              const source = r.mapping[attribute];
+              const link = attributeGridUrl(d.catalogId, source);
+              return html`<tr data-attribute="${attribute}">
+                <th scope="row"><code>${attribute}</code></th>
+                <td>${typeof source === 'string' ? html`<code>${source}</code>` : html`<span class="muted">not mapped to one field</span>`}</td>
+                <td class="num">
+                  <a class="num-link" href="${link.url}" aria-label="${countText(n)} items missing ${attribute}${link.filtered ? '' : ' (unfiltered grid)'}"
+                    >${countText(n)}</a
+                  >
+                </td>
+              </tr>`;
+            })
+          : html`<tr>
+              <td colspan="3" class="muted">No needed attribute is missing.</td>
+            </tr>`
+      }
+    </tbody>
+  </table>`;
 }
 
 /**
