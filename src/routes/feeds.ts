@@ -36,6 +36,7 @@ function sendFile(ctx: Context, file: FeedFile, disposition: 'inline' | 'attachm
 /**
  * Feed routes (docs/feeds.md): feeds of a catalog to a channel, their runs (the durable workflow
  * `feed-run-<run_id>`), each run's file and issues, and the public token.
+ * Long on purpose: a route table, one entry per route.
  */
 export function feedRoutes(deps: ResolvedAppDeps): RouteDef[] {
   const tags = ['feeds'];

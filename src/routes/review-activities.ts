@@ -92,6 +92,7 @@ export function reviewActivityRoutes(deps: ResolvedAppDeps): RouteDef[] {
       handler: async ({ scope, params, body, db }) => presentReviewable(await createCustomTransform({ ...deps, knex: db }, scope, params.catalog_id, body)),
     }),
   ];
+  // Long on purpose: the route table of one review activity, repeated under each prefix.
   const activityScoped = PREFIXES.flatMap((prefix): RouteDef[] => [
     defineRoute({
       method: 'get',

@@ -189,53 +189,74 @@ export function confirmedCode(doc: PageDoc, code: string, p?: StructuredProduct)
   );
 }
 
+/**
+ * Identifier candidates of one role from the page's structured product `p` (JSON-LD, microdata,
+ * RDFa): its own property (weighted down when only the markup carries it, left out when it is the
+ * shop's page id, a copied SKU or an image asset id), and for SKUs its `productID`. Every rule is
+ * named in ./rules.ts and described in docs/evaluation.md.
+ */
+function structuredIdCandidates(
+  doc: PageDoc,
+  role: 'sku' | 'gtin' | 'mpn',
+  p: StructuredProduct,
+  accept: (v: string) => string | null,
+  tuning?: ExtractionTuning,
+): Candidate[] {
+  const out: Candidate[] = [];
+  const raw = role === 'gtin' ? p.gtin : role === 'sku' ? p.sku : p.mpn;
+  const v = raw ? accept(raw) : null;
+  // A structured MPN that is the shop's own page id is no manufacturer part number.
+  const siteId = role === 'mpn' && ruleOn(tuning, 'mpn.not-site-id') && v !== null && inUrl(v, doc.url);
+  // Markup-only SKUs (variant ids, internal keys) lose to the identifier the page shows under a label.
+  const shown = v !== null && (visible(doc, v) || (raw !== undefined && visible(doc, raw)));
+  // A code the page labels and shows as its own ("Product code 39139301") outranks a markup-only SKU.
+  const labelledShown =
+    role === 'sku' &&
+    !shown &&
+    ruleOn(tuning, 'sku.shown-label-wins') &&
+    ((doc.labelled_codes?.sku ?? []).some((c) => c.value !== v) ||
+      keyValueCandidates(doc, 'sku', (x) => (looksLikeCode(x) ? x.trim() : null)).some((c) => c.value !== v));
+  const weight = role === 'sku' && !shown ? (labelledShown ? 0.48 : 0.65) : 1;
+  // Shops copy their own SKU into `mpn`: an MPN equal to the SKU and shown nowhere is no manufacturer part number.
+  const copiedSku =
+    role === 'mpn' && ruleOn(tuning, 'mpn.not-copied-sku') && !shown && v !== null && p.sku !== undefined && normalizeCode(p.sku) === normalizeCode(v);
+  // An identifier the page never shows that names the product's image file is an asset id, not a SKU or part number.
+  const assetId =
+    v !== null &&
+    !shown &&
+    role !== 'gtin' &&
+    ruleOn(tuning, 'id.not-asset-id') &&
+    [...p.images, ...doc.images].some((img) => new RegExp(`[/_=]${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w])`).test(img));
+  if (v && !siteId && !assetId && !copiedSku)
+    out.push({
+      value: v,
+      method: p.origin,
+      weight,
+      url: doc.url,
+      explanation: `${productLabel(p, role === 'gtin' ? (p.gtin_property ?? 'gtin') : role)} on ${doc.url}`,
+      ...(shown ? {} : { markup_only: true }),
+    });
+  if (role === 'sku' && ruleOn(tuning, 'sku.product-id') && p.product_id && accept(p.product_id.replace(/^\w+:/, ''))) {
+    out.push({
+      value: p.product_id.replace(/^\w+:/, ''),
+      method: p.origin,
+      weight: 0.6,
+      url: doc.url,
+      explanation: `${productLabel(p, 'productID')} on ${doc.url}`,
+    });
+  }
+  return out;
+}
+
+/**
+ * Identifier candidates of one role (`sku`, `gtin`, `mpn`) on a page, strongest sources first:
+ * the structured product ({@link structuredIdCandidates}), OpenGraph, labelled key-value pairs and
+ * texts, a shown code equal to the URL's id, and (SKUs) the URL's own id.
+ */
 function idCandidates(doc: PageDoc, role: 'sku' | 'gtin' | 'mpn', p?: StructuredProduct, tuning?: ExtractionTuning): Candidate[] {
   const out: Candidate[] = [];
   const accept = role === 'gtin' ? (v: string) => validGtin(v.replace(/[.,;:]+$/, '')) : (v: string) => (looksLikeCode(v) ? v.trim() : null);
-  if (p) {
-    const raw = role === 'gtin' ? p.gtin : role === 'sku' ? p.sku : p.mpn;
-    const v = raw ? accept(raw) : null;
-    // A structured MPN that is the shop's own page id is no manufacturer part number.
-    const siteId = role === 'mpn' && ruleOn(tuning, 'mpn.not-site-id') && v !== null && inUrl(v, doc.url);
-    // Markup-only SKUs (variant ids, internal keys) lose to the identifier the page shows under a label.
-    const shown = v !== null && (visible(doc, v) || (raw !== undefined && visible(doc, raw)));
-    // A code the page labels and shows as its own ("Product code 39139301") outranks a markup-only SKU.
-    const labelledShown =
-      role === 'sku' &&
-      !shown &&
-      ruleOn(tuning, 'sku.shown-label-wins') &&
-      ((doc.labelled_codes?.sku ?? []).some((c) => c.value !== v) ||
-        keyValueCandidates(doc, 'sku', (x) => (looksLikeCode(x) ? x.trim() : null)).some((c) => c.value !== v));
-    const weight = role === 'sku' && !shown ? (labelledShown ? 0.48 : 0.65) : 1;
-    // Shops copy their own SKU into `mpn`: an MPN equal to the SKU and shown nowhere is no manufacturer part number.
-    const copiedSku =
-      role === 'mpn' && ruleOn(tuning, 'mpn.not-copied-sku') && !shown && v !== null && p.sku !== undefined && normalizeCode(p.sku) === normalizeCode(v);
-    // An identifier the page never shows that names the product's image file is an asset id, not a SKU or part number.
-    const assetId =
-      v !== null &&
-      !shown &&
-      role !== 'gtin' &&
-      ruleOn(tuning, 'id.not-asset-id') &&
-      [...p.images, ...doc.images].some((img) => new RegExp(`[/_=]${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w])`).test(img));
-    if (v && !siteId && !assetId && !copiedSku)
-      out.push({
-        value: v,
-        method: p.origin,
-        weight,
-        url: doc.url,
-        explanation: `${productLabel(p, role === 'gtin' ? (p.gtin_property ?? 'gtin') : role)} on ${doc.url}`,
-        ...(shown ? {} : { markup_only: true }),
-      });
-    if (role === 'sku' && ruleOn(tuning, 'sku.product-id') && p.product_id && accept(p.product_id.replace(/^\w+:/, ''))) {
-      out.push({
-        value: p.product_id.replace(/^\w+:/, ''),
-        method: p.origin,
-        weight: 0.6,
-        url: doc.url,
-        explanation: `${productLabel(p, 'productID')} on ${doc.url}`,
-      });
-    }
-  }
+  if (p) out.push(...structuredIdCandidates(doc, role, p, accept, tuning));
   const og = role === 'sku' ? /^product:retailer_item_id$/i : role === 'gtin' ? /^(product|og):(gtin|ean|upc|isbn)/i : /^(product|og):mpn$/i;
   for (const v of ogValues(doc, og).slice(0, 1)) {
     const a = accept(v);
