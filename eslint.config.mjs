@@ -136,4 +136,9 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: { globals: { module: 'writable', require: 'readonly', __dirname: 'readonly', process: 'readonly', console: 'readonly' } },
   },
+  {
+    // Jest's configuration and reporters are CommonJS (Jest loads them with require), so they require their helpers.
+    files: ['jest.config.js', 'test/setup/*.js'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

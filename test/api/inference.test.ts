@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 /**
  * `POST /api/public/infer-schema` (multipart) and `POST /api/public/infer-enrichment`
  * (docs/api-enrichment.md "Enrichment jobs"): the response shapes, the suggested schema is

@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 /**
  * The chaos soak's short version (the 10-minute run is `npx tsx bench/chaos.ts`): a mixed
  * workload through the HTTP API of 2 API and 2 worker processes, while APIs and workers are

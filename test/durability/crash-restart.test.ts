@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 /**
  * Durability (docs/workflows.md "Rules of the craft"): a job survives (a) its worker PROCESS being
  * SIGKILLed mid-job, with and without a catalog target, and (b) the Temporal server being stopped

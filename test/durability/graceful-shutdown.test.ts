@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 /**
  * Graceful shutdown: SIGTERM to the API process stops new connections but answers the
  * request in flight (here a sync enrichment waiting for its workflow); SIGTERM to a worker

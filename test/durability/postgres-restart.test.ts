@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 /**
  * PostgreSQL restarted mid-job: while a 1,000-item job runs on a real worker process,
  * the local PostgreSQL cluster is restarted; activities that lose their connections fail and are

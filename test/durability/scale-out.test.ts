@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 /**
  * Scale-out: two API processes and two worker processes (the production entrypoints)
  * against one Temporal server and one PostgreSQL, as `docker compose up --scale api=2 --scale

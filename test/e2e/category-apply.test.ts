@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 /**
  * Categories reach the items: a `web_search: false` job with `catalog_id` and
  * `predict_taxonomy` stages the predicted `category_id` (and, unless

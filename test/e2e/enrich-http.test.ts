@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 /**
  * End to end: real products from ../shared/data enriched through HTTP (Koa app) → PostgreSQL →
  * a real Temporal dev server → the worker's activities → the deterministic engine on the offline

@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 /**
  * End to end over HTTP → PostgreSQL → a real Temporal dev server → the worker's activities, for
  * the enrich request options (docs/api-enrichment.md "Enrichment jobs"): catalog staging + activity endpoints, resume, re-extraction, source artifacts, hosted

@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 /**
  * Knowledge base end to end: multipart `knowledge_base_files` are hosted, listed as SOURCE_X in
  * `knowledge_base_sources`, converted once per job, and read by the worker's engine, whose

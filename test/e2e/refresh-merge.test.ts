@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 /**
  * Refresh and merge end to end (docs/api-enrichment.md "Refresh and merge") over HTTP
  * → PostgreSQL → a real Temporal dev server → the worker's activities. The real engine reads the

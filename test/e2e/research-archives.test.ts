@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 /**
  * End to end: a deployment configured as a clone without ../shared (no archive
  * folder, no live search) starts and enriches from the items' own data with a notice; web

@@ -6,6 +6,8 @@
  * wall-clock seconds, so a run that grows towards CI's time limit shows where the time goes
  * (docs/testing.md "How long the suite takes").
  */
+const { labelledDataDir, suitesLeftOut } = require('./labelled-data');
+
 const SLOWEST = 15;
 
 class SummaryReporter {
@@ -23,7 +25,11 @@ class SummaryReporter {
       .slice(0, SLOWEST)
       .map((file) => `  ${seconds(file).toFixed(1).padStart(7)} s  ${file.testFilePath.replace(`${process.cwd()}/`, '')}`);
     const timing = `\nslowest ${slowest.length} of ${results.testResults.length} suites (all suites: ${Math.round(total)} s):\n${slowest.join('\n')}\n`;
-    const banner = skipped.length ? `\n!!! ${skipped.length} TEST(S) SKIPPED:\n${skipped.join('\n')}\n\n` : '';
+    const leftOut = suitesLeftOut().map((file) => `  ${file.replace(`${process.cwd()}/`, '')}`);
+    const notRun = leftOut.length
+      ? `\n!!! ${leftOut.length} SUITE(S) NOT RUN: the labelled data folder ${labelledDataDir()} is missing (docs/testing.md "Labelled data"):\n${leftOut.join('\n')}\n`
+      : '';
+    const banner = (skipped.length ? `\n!!! ${skipped.length} TEST(S) SKIPPED:\n${skipped.join('\n')}\n\n` : '') + notRun;
     const line = `tests: ${results.numPassedTests} passed, ${failed} failed, ${results.numPendingTests + results.numTodoTests} skipped\n`;
     process.once('exit', () => process.stdout.write(timing + banner + line));
   }

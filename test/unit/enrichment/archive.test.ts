@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 import path from 'node:path';
 import { createEngine } from '../../../src/enrichment/engine';
 import { openArchives } from '../../../src/enrichment/research/archive';

@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 import path from 'node:path';
 import { createEngine, openArchives } from '../../../src/enrichment';
 import { PAGES_SCHEMA } from '../../../bench/eval/pages';

@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 /**
  * The engine's learned text layer (src/enrichment/learned-text.ts) on real labelled titles:
  * OA-Mine Shoes (shared/data/oa-mine/train.jsonl; even records play the catalog, odd records

@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 import fs from 'node:fs';
 import path from 'node:path';
 import { createEngine } from '../../../src/enrichment/engine';

@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 /**
  * Quality floors: a fixed slice of each evaluation suite, scored as `npm run eval`
  * scores it, must stay above F1 / accuracy floors set a little below the figures measured when

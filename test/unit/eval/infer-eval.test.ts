@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 /**
  * A small slice of `npm run eval -- infer`: the three real shop exports and the Zyte
  * ground truth as CSV and XLSX, scored against their gold schemas, must meet the suite's

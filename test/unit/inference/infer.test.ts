@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 /**
  * Deterministic inference: types, enums, identifiers
  * (GTIN check digits, SKU codes, scientific-notation barcodes), units with UN/CEFACT codes,

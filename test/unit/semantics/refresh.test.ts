@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 /**
  * Refresh and merge against the item's own values (src/enrichment/semantics/refresh.ts;
  * docs/api-enrichment.md "Refresh and merge"), sample shapes (src/enrichment/semantics/samples.ts), and

@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 /**
  * Prediction into a catalog's own small taxonomy through the Google product taxonomy
  * (src/enrichment/taxonomy/bridge.ts; docs/evaluation-taxonomy.md, "A catalog's own

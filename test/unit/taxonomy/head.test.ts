@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 /**
  * The product in a title (src/enrichment/taxonomy/head.ts), general synonyms (synonyms.ts),
  * titles in other languages (translate.ts) and abstaining across departments (classify.ts);

@@ -1,3 +1,4 @@
+// @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 /**
  * General rules of category prediction added with docs/evaluation-taxonomy.md: examples naming
  * another kind vote for less (classify.ts, examples.ts), a jersey is a shirt and a count of
