@@ -7,11 +7,13 @@ import type { Knex } from 'knex';
 import type { BlobStore } from '../src/lib/blob-store';
 import { ArchiveContentError, indexResearchArchive, markResearchArchiveFailed, type IndexProgress } from '../src/services/research-archives/indexing';
 import { ARCHIVE_CONTENT_INVALID } from '../src/contracts/workflows';
+import { whileHeartbeating } from './heartbeat';
 
 /** The research archive activities. */
 export interface ResearchArchiveActivities {
   /**
-   * Indexes an archive from scratch and marks it ready; heartbeats its progress after every batch.
+   * Indexes an archive from scratch and marks it ready; heartbeats its progress after every batch
+   * and on a timer between them.
    * @throws ApplicationFailure `ArchiveContentInvalid` (not retried) when the file is no readable WARC/WACZ
    */
   indexResearchArchive(archiveId: string): Promise<IndexProgress>;
@@ -24,10 +26,18 @@ export function createResearchArchiveActivities(deps: { knex: Knex; blobs: BlobS
   return {
     async indexResearchArchive(archiveId) {
       const ctx = Context.current();
-      ctx.heartbeat({ records_read: 0 });
+      let progress = { records_read: 0, pages_indexed: 0 };
       try {
-        return await indexResearchArchive(deps.knex, deps.blobs, archiveId, (p) =>
-          ctx.heartbeat({ records_read: p.records_read, pages_indexed: p.pages_indexed }),
+        // A timer heartbeats the latest progress, also while a batch waits (on a lock, a slow
+        // disk), so only a dead worker misses the heartbeat timeout (./heartbeat.ts).
+        return await whileHeartbeating(
+          ctx,
+          () => progress,
+          () =>
+            indexResearchArchive(deps.knex, deps.blobs, archiveId, (p) => {
+              progress = { records_read: p.records_read, pages_indexed: p.pages_indexed };
+              ctx.heartbeat(progress);
+            }),
         );
       } catch (err) {
         if (err instanceof ArchiveContentError) throw ApplicationFailure.nonRetryable(err.message, ARCHIVE_CONTENT_INVALID);

@@ -13,7 +13,8 @@
  *
  * Progress (records read, pages indexed, skipped by reason) is written to the archive row with
  * every batch; the history carries the archive id only. Retries: 5 s doubling to 5 min, 10
- * attempts; heartbeat 2 min. No continue-as-new (a handful of events).
+ * attempts; heartbeat timeout 30 s (the activity heartbeats on a timer, so a worker killed
+ * mid-archive is noticed within it). No continue-as-new (a handful of events).
  */
 import { ActivityFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { ResearchArchiveActivities } from '../activities/research-archives';
@@ -23,7 +24,8 @@ import { ARCHIVE_CONTENT_INVALID, type ResearchArchiveIndexArgs } from '../src/c
 export async function researchArchiveIndexWorkflow(args: ResearchArchiveIndexArgs): Promise<{ status: 'ready' | 'failed'; error?: string }> {
   const { indexResearchArchive } = proxyActivities<ResearchArchiveActivities>({
     startToCloseTimeout: '12 hours',
-    heartbeatTimeout: '2 minutes',
+    // The activity heartbeats on a timer (every 10 s), so 30 s without one means a dead worker.
+    heartbeatTimeout: '30 seconds',
     retry: {
       initialInterval: '5 seconds',
       backoffCoefficient: 2,
