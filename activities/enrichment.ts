@@ -224,7 +224,14 @@ export function createEnrichmentActivities(deps: ActivityDeps): EnrichmentActivi
       return job?.webhook_url ? { ...final, has_webhook: true } : final;
     },
     async deliverWebhook(jobId) {
-      return deliverWebhookAttempt(deps, jobId, Context.current());
+      const ctx = Context.current();
+      // Heartbeats while the receiver takes its time, so a killed worker's attempt is retried
+      // after the heartbeat timeout rather than the whole start-to-close timeout (./heartbeat.ts).
+      return whileHeartbeating(
+        ctx,
+        () => ({ attempt: ctx.info.attempt }),
+        () => deliverWebhookAttempt(deps, jobId, ctx),
+      );
     },
   };
 }

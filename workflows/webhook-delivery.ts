@@ -12,7 +12,7 @@
  *
  * Retries: the activity's retry policy: 10 s doubling to 10 min, 10 attempts (about 40 minutes),
  * bounded by a 1 h schedule-to-close timeout; each attempt has a 30 s HTTP timeout inside the
- * activity (start-to-close 45 s) and is recorded in `webhook_deliveries`. An invalid URL
+ * activity (start-to-close 45 s, heartbeat timeout 15 s) and is recorded in `webhook_deliveries`. An invalid URL
  * (`InvalidWebhookUrl`) is not retried. The tuning in {@link WebhookDeliveryArgs} only shortens
  * this for tests.
  *
@@ -35,6 +35,9 @@ export async function webhookDeliveryWorkflow(args: WebhookDeliveryArgs): Promis
   const maximumAttempts = Math.max(1, args.maximum_attempts ?? 10);
   const { deliverWebhook } = proxyActivities<EnrichmentActivities>({
     startToCloseTimeout: '45 seconds',
+    // The attempt heartbeats on a timer while it waits for the receiver: a worker killed
+    // mid-attempt is noticed within 15 s, not 45.
+    heartbeatTimeout: '15 seconds',
     scheduleToCloseTimeout: `${Math.max(1, args.schedule_to_close_s ?? 3600)} seconds`,
     retry: {
       initialInterval: `${Math.max(0.1, args.initial_interval_s ?? 10)} seconds`,
