@@ -11,8 +11,8 @@
  * Each page is one activity call and one transaction with its own batch key, so a retried page
  * stages nothing twice and a worker restart resumes at the page it was on. Retries: 1 s doubling
  * to 1 min, 20 attempts (the service's own 4xx errors are not retried); start-to-close 10 min per
- * page; heartbeat timeout 60 s (the page heartbeats while its transaction runs), so a page whose
- * worker died is retried within a minute, not after the whole start-to-close (docs/testing.md,
+ * page; heartbeat timeout 30 s (the page heartbeats while its transaction runs), so a page whose
+ * worker died is retried within half a minute, not after the whole start-to-close (docs/testing.md,
  * "Durability": bulk-stage-crash). Continue-as-new after 1,000 pages
  * (500,000 items) keeps the history small.
  */
@@ -50,7 +50,7 @@ export async function bulkStageWorkflow(args: BulkStageArgs): Promise<number> {
   setHandler(bulkStageProgressQuery, () => progress);
   const acts = proxyActivities<BulkActionActivities>({
     startToCloseTimeout: '10 minutes',
-    heartbeatTimeout: '60 seconds',
+    heartbeatTimeout: '30 seconds',
     retry: {
       initialInterval: '1 second',
       backoffCoefficient: 2,

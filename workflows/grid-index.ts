@@ -14,7 +14,7 @@
  *   lingering ── `linger_s` (default 30 s) without a signal ──▶ completed (what it built, failed, dropped)
  *
  * Retries: 5 s doubling to 5 min, 20 attempts; start-to-close 2 h (a build is ~5–30 s per
- * 1,000,000 items); heartbeat timeout 60 s. Continue-as-new after 50 passes (a handful of events
+ * 1,000,000 items); heartbeat timeout 30 s. Continue-as-new after 50 passes (a handful of events
  * each). Cancellation: the pending attempt is cancelled; an interrupted CREATE INDEX CONCURRENTLY
  * leaves an invalid index, which the next pass drops and builds again.
  */
@@ -34,7 +34,7 @@ export async function gridIndexWorkflow(args: GridIndexArgs): Promise<GridIndexR
   });
   const { reconcileGridIndexes } = proxyActivities<GridIndexActivities>({
     startToCloseTimeout: '2 hours',
-    heartbeatTimeout: `${Math.max(1, args.heartbeat_timeout_s ?? 60)} seconds`,
+    heartbeatTimeout: `${Math.max(1, args.heartbeat_timeout_s ?? 30)} seconds`,
     retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 20 },
   });
   const result: GridIndexResult = { passes: 0, built: [], failed: [], dropped: [] };

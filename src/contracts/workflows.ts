@@ -439,7 +439,7 @@ export interface GridIndexArgs {
   catalog_id: string;
   /** How long the workflow stays open after a pass for another request (s); default 30. */
   linger_s?: number;
-  /** Heartbeat timeout of the reconcile activity (s); default 60. */
+  /** Heartbeat timeout of the reconcile activity (s); default 30. */
   heartbeat_timeout_s?: number;
 }
 
