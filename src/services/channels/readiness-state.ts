@@ -95,14 +95,19 @@ async function insertVerdicts(trx: Knex.Transaction, stateId: string, verdicts: 
   );
 }
 
+/** The next `limit` items of the catalog after `after` in id order (a keyset page of a scan). */
+export async function itemsPageAfter(db: Knex, catalogId: string, after: string | null, limit: number): Promise<ReadinessItem[]> {
+  const q = db('catalog_items').where('catalog_id', catalogId).orderBy('id').limit(limit).select('id', 'entity_type', 'parent_id', 'data');
+  if (after) q.where('id', '>', after);
+  return (await q) as ReadinessItem[];
+}
+
 /** Rebuilds a state's verdicts by one keyset scan of the catalog; adds them to `counts`. */
 async function rebuild(trx: Knex.Transaction, stateId: string, catalogId: string, verdictOf: VerdictOf, counts: ReadinessCounts): Promise<void> {
   await trx('channel_readiness_items').where('state_id', stateId).delete();
   let after: string | null = null;
   for (;;) {
-    const q = trx('catalog_items').where('catalog_id', catalogId).orderBy('id').limit(PAGE_SIZE).select('id', 'entity_type', 'parent_id', 'data');
-    if (after) q.where('id', '>', after);
-    const rows = (await q) as ReadinessItem[];
+    const rows = await itemsPageAfter(trx, catalogId, after, PAGE_SIZE);
     if (rows.length === 0) return;
     after = rows[rows.length - 1].id;
     const verdicts = await verdictsOf(trx, rows, verdictOf);

@@ -18,7 +18,7 @@ import type { Scope } from '../access/scope';
 import type { CatalogDeps } from '../catalog/catalog-caches';
 import { loadGridCatalog, type GridCatalog } from '../catalog/grid/item-grid';
 import { applyContextOf, googleCategoryOfNode, hasGoogleCategories, schemaFieldsOf } from './catalog-context';
-import { keptReadinessCounts, parentData, productsWithVariants, type ReadinessItem, type ReadinessVerdict, type VerdictOf } from './readiness-state';
+import { itemsPageAfter, keptReadinessCounts, parentData, productsWithVariants, type ReadinessVerdict, type VerdictOf } from './readiness-state';
 
 /**
  * A catalog's readiness for a channel (docs/channels.md, "Readiness"): every item that would be
@@ -230,7 +230,7 @@ export async function scanChannelRows(
     visit({ item_id: id, ...checkItem({ channel, grid, mapping, ctx }, data, parent, isVariant) }) !== false;
   let after: string | null = null;
   for (;;) {
-    const page = await scanPage(knex, grid.catalog.id, after);
+    const page = await itemsPageAfter(knex, grid.catalog.id, after, PAGE_SIZE);
     if (page.length === 0) return;
     after = page[page.length - 1].id;
     const parents = await parentData(knex, page);
@@ -244,11 +244,4 @@ export async function scanChannelRows(
     }
     if (page.length < PAGE_SIZE) return;
   }
-}
-
-/** The next page of items after `after` in id order. */
-async function scanPage(knex: Knex, catalogId: string, after: string | null): Promise<ReadinessItem[]> {
-  const q = knex('catalog_items').where('catalog_id', catalogId).orderBy('id').limit(PAGE_SIZE).select('id', 'entity_type', 'parent_id', 'data');
-  if (after) q.where('id', '>', after);
-  return (await q) as ReadinessItem[];
 }
