@@ -79,9 +79,10 @@ const RETRY: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2,
 const db = proxyActivities<EnrichmentActivities>({ startToCloseTimeout: '1 minute', retry: RETRY });
 
 /**
- * Row activities. One row may research the web for minutes; the activity heartbeats every 10 s
- * (a third of a shorter heartbeat timeout), so a dead worker is noticed after one heartbeat
- * timeout rather than after the whole start-to-close timeout. A batch gets 2 h in all.
+ * Row activities. One row may research the web for minutes; the activity heartbeats on a timer
+ * every 10 s (a third of a shorter heartbeat timeout; activities/heartbeat.ts), so a dead worker
+ * is noticed after one heartbeat timeout (default 30 s: three missed heartbeats) rather than after
+ * the whole start-to-close timeout. A batch gets 2 h in all.
  */
 function rowActivities(heartbeatTimeoutS: number, batched: boolean) {
   return proxyActivities<EnrichmentActivities>({
@@ -255,7 +256,7 @@ export async function enrichmentJobWorkflow(args: EnrichmentJobArgs): Promise<En
     args,
     jobId: args.job_id,
     batched,
-    rows: rowActivities(Math.max(1, args.row_heartbeat_timeout_s ?? 60), batched),
+    rows: rowActivities(Math.max(1, args.row_heartbeat_timeout_s ?? 30), batched),
     concurrency: Math.max(1, args.concurrency ?? DEFAULT_CONCURRENCY),
     pageSize: Math.max(1, args.page_size ?? DEFAULT_PAGE_SIZE),
     pagesPerRun: Math.max(1, args.pages_per_run ?? DEFAULT_PAGES_PER_RUN),

@@ -66,8 +66,8 @@ export interface EnrichmentJobArgs {
    */
   batch_size?: number;
   /**
-   * Heartbeat timeout of row activities (s); default 60. A dead worker's rows are retried
-   * after this long; tests shorten it.
+   * Heartbeat timeout of row activities (s); default 30 (they heartbeat on a 10 s timer). A dead
+   * worker's rows are retried after this long; tests shorten it.
    */
   row_heartbeat_timeout_s?: number;
   /** Retry tuning handed to {@link WebhookDeliveryArgs} (tests shorten the backoff). */
