@@ -390,9 +390,18 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
   // Per page, the calibration cell of each returned labelled value and whether it was right: what calibrations are fitted from.
   const cells = new Map<string, CellOutcome[]>();
   let observed: Observed[] = [];
-  const observing = engineFor({ observe: (field, cell, probability) => void observed.push({ field, cell, probability }) });
+  // Per page, the rules its extraction asked about: switching off rules it never asked about cannot change it (ruleOn).
+  const asked = new Map<string, Set<RuleId>>();
+  let asking = new Set<RuleId>();
+  const observing = engineFor({
+    observe: (field, cell, probability) => void observed.push({ field, cell, probability }),
+    consulted: (rule) => void asking.add(rule),
+  });
+  const asksAny = (id: string, rules: Iterable<RuleId>) => [...rules].some((r) => asked.get(id)!.has(r));
   for (const page of pages) {
     observed = [];
+    asking = new Set();
+    asked.set(page.rec.id, asking);
     const t0 = Date.now();
     const { result } = await observing.extract(page.input, page.evidence);
     engineMs += Date.now() - t0;
@@ -410,10 +419,13 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
   if (cv === 'family') {
     const familyOf = new Map(pages.map((p) => [p.rec.id, p.family]));
     const ablated = new Map<RuleId, Map<string, PageOutcome>>();
+    // A page that asked about none of the rules switched off keeps its plain outcome.
+    const outcomeWith = async (off: ReturnType<typeof engineFor>, page: Researched, rules: readonly RuleId[]) =>
+      asksAny(page.rec.id, rules) ? outcomeOf(page.labels, (await off.extract(page.input, page.evidence)).result.after_data) : plainOutcomes.get(page.rec.id)!;
     for (const rule of RULE_IDS) {
       const off = engineFor({ disabled_rules: new Set([rule]) });
       const outcomes = new Map<string, PageOutcome>();
-      for (const page of pages) outcomes.set(page.rec.id, outcomeOf(page.labels, (await off.extract(page.input, page.evidence)).result.after_data));
+      for (const page of pages) outcomes.set(page.rec.id, await outcomeWith(off, page, [rule]));
       ablated.set(rule, outcomes);
     }
     const gains = ruleGains(plainOutcomes, ablated);
@@ -421,7 +433,7 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
     for (const rules of rulePairs()) {
       const off = engineFor({ disabled_rules: new Set(rules) });
       const outcomes = new Map<string, PageOutcome>();
-      for (const page of pages) outcomes.set(page.rec.id, outcomeOf(page.labels, (await off.extract(page.input, page.evidence)).result.after_data));
+      for (const page of pages) outcomes.set(page.rec.id, await outcomeWith(off, page, rules));
       pairs.set(rules.join('+'), { rules, outcomes });
     }
     addPairCredit(gains, plainOutcomes, pairs);
@@ -432,6 +444,7 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
     const source: CalibrationSource = {
       rulesOff: (held) => rulesOffFor(held, gains, familyOf),
       cellsOf: memoisedCells(async (id, off) => {
+        if (!asksAny(id, off)) return cells.get(id)!;
         const key = [...off].sort().join(',');
         let o = observers.get(key);
         if (!o) {

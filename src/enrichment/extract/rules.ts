@@ -87,9 +87,17 @@ export interface ExtractionTuning {
   disabled_rules?: ReadonlySet<RuleId>;
   calibration?: Calibration;
   observe?: (field: string, cell: string, probability: number) => void;
+  /**
+   * Told every rule the extraction asked about (evaluation only). The engine is deterministic and
+   * a rule acts only where {@link ruleOn} is asked, so an extraction that never asked about any
+   * rule of a set gives the same result with that set off: the evaluation's rule ablation
+   * re-extracts only the pages that asked (docs/evaluation.md, "Leave-one-site-family-out").
+   */
+  consulted?: (rule: RuleId) => void;
 }
 
-/** Whether a rule is on under a tuning (absent tuning: every rule on). */
+/** Whether a rule is on under a tuning (absent tuning: every rule on); tells `tuning.consulted`. */
 export function ruleOn(tuning: ExtractionTuning | undefined, rule: RuleId): boolean {
+  tuning?.consulted?.(rule);
   return !tuning?.disabled_rules?.has(rule);
 }
