@@ -72,17 +72,32 @@ export function schemaOrgProduct(r: FeedRow): Record<string, unknown> {
   return p;
 }
 
-/** The schema.org ProductGroup of a product and its variants (without `@context`). */
+/**
+ * The schema.org ProductGroup of a product and its variants (without `@context`), after
+ * https://schema.org/ProductGroup and Google's product variant structured data guidance:
+ * - the group carries the product's own properties (name, description, url, image, brand,
+ *   category, and those its variants share) but no `sku`, `gtin`, `mpn` or `offers` (a group is
+ *   not sold itself) and none of the properties its variants vary by;
+ * - `productGroupID` is the variants' `item_group_id` (what Google and Meta feeds group them by),
+ *   else the product row's `id`;
+ * - `variesBy` lists, as schema.org property URLs, the properties among color, size, material and
+ *   pattern whose value differs between two variants (a variant without one counts as a value);
+ * - `hasVariant` lists each variant row as a `Product` with its own `offers` and `isVariantOf`
+ *   pointing back to the group by its `productGroupID`.
+ * @param product the product's row (its own values, mapped like a row without a product)
+ * @param variants the rows of its variants, each already holding what it inherits from the product
+ */
 export function schemaOrgGroup(product: FeedRow, variants: FeedRow[]): Record<string, unknown> {
-  const base = schemaOrgProduct(product);
-  const groupId = one(product.id);
-  const { sku: _sku, offers: _offers, ...rest } = base;
-  const variesBy = VARIES.filter((a) => new Set(variants.map((v) => one(v[a]))).size > 1).map((a) => `https://schema.org/${a}`);
+  const groupId = variants.map((v) => one(v.item_group_id)).find(Boolean) ?? one(product.id);
+  const varying = VARIES.filter((a) => new Set(variants.map((v) => one(v[a]))).size > 1);
+  const rest = Object.fromEntries(
+    Object.entries(schemaOrgProduct(product)).filter(([property]) => !['sku', 'gtin', 'mpn', 'offers', ...varying].includes(property)),
+  );
   return {
     ...rest,
     '@type': 'ProductGroup',
     productGroupID: groupId,
-    ...(variesBy.length ? { variesBy } : {}),
+    ...(varying.length ? { variesBy: varying.map((a) => `https://schema.org/${a}`) } : {}),
     hasVariant: variants.map((v) => ({ ...schemaOrgProduct(v), isVariantOf: { '@type': 'ProductGroup', productGroupID: groupId } })),
   };
 }
@@ -94,6 +109,7 @@ export function schemaOrgRenderer(): FeedRenderer {
     format: 'jsonl',
     contentType: 'application/x-ndjson; charset=utf-8',
     extension: 'jsonl',
+    groupsVariants: true,
     header: () => '',
     row: (r) => line(schemaOrgProduct(r)),
     group: (p, variants) => line(schemaOrgGroup(p, variants)),

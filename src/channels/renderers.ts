@@ -38,6 +38,7 @@ function tsvRenderer(columns: string[]): FeedRenderer {
     format: 'tsv',
     contentType: 'text/tab-separated-values; charset=utf-8',
     extension: 'tsv',
+    groupsVariants: false,
     header: () => columns.map(tsvField).join('\t') + '\n',
     row: line,
     group: (_p, variants) => variants.map(line).join(''),
@@ -51,6 +52,7 @@ function csvRenderer(columns: string[]): FeedRenderer {
     format: 'csv',
     contentType: 'text/csv; charset=utf-8',
     extension: 'csv',
+    groupsVariants: false,
     header: () => stringify([columns], { record_delimiter: '\n' }),
     row: line,
     group: (_p, variants) => variants.map(line).join(''),
@@ -71,6 +73,7 @@ function xmlRenderer(opts: RenderOptions): FeedRenderer {
     format: 'xml',
     contentType: 'application/xml; charset=utf-8',
     extension: 'xml',
+    groupsVariants: false,
     header: () =>
       '<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0" xmlns:g="http://base.google.com/ns/1.0">\n<channel>\n' +
       `<title>${xmlText(opts.title ?? 'Products')}</title>\n<link>${xmlText(opts.link ?? '')}</link>\n` +

@@ -153,6 +153,12 @@ export interface FeedRenderer {
   contentType: string;
   /** File name extension without the dot (`tsv`, `xml`, `csv`, `jsonl`). */
   extension: string;
+  /**
+   * Whether `group` folds a product and all its variants into one record (schema.org
+   * `ProductGroup`), so whoever streams the file must hand it each product with every one of its
+   * variants at once; false when a variant's row stands alone (TSV, CSV, XML).
+   */
+  groupsVariants: boolean;
   header(): string;
   row(r: FeedRow): string;
   group(product: FeedRow, variants: FeedRow[]): string;

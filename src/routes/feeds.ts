@@ -143,7 +143,8 @@ export function feedRoutes(deps: ResolvedAppDeps): RouteDef[] {
       method: 'get',
       path: '/public/feeds/:feed_id/runs/:run_id/file',
       tags,
-      summary: "The run's file (404 until it completed); Content-Type by format",
+      summary:
+        "The run's file (404 until it completed); Content-Type by format; schema_org: one JSON-LD line per product (a Product, or a ProductGroup with hasVariant)",
       params: feedRunParams,
       handler: async ({ scope, params, ctx }) => sendFile(ctx, await openFeedRunFile(deps.knex, blobs, scope, params.feed_id, params.run_id), 'attachment'),
     }),

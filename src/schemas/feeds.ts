@@ -100,7 +100,9 @@ export const feedRunResponse = Type.Object({
   progress: Type.Object({ items_read: Type.Integer(), total: Type.Integer() }),
   counts: Type.Object({
     items: Type.Integer({ description: 'Items read' }),
-    exported: Type.Integer({ description: 'Rows in the file (a delta: rows changed)' }),
+    exported: Type.Integer({
+      description: 'Items written to the file (a delta: rows changed); schema_org writes them one line per product, a ProductGroup holding its variants',
+    }),
     excluded: Type.Integer({ description: 'Items left out for an error' }),
     warnings: Type.Integer({ description: 'Exported items with at least one warning' }),
   }),

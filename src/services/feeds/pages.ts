@@ -20,6 +20,7 @@ import { getCurrentSchema } from '../catalog/schema/schema';
 import { countTouched, touchedIdsAfter } from '../catalog/item-changes';
 import { chooseDeltaMode, deltaSince } from './delta';
 import { feedContextOf, feedRowOf, rendererOf, rowIssues, type FeedContext, type FeedRow, type RowIssue } from './channel-port';
+import { readGroupedPage, renderGroupedPart } from './group-pages';
 
 /** A page of exportable items: the item, and its product for a variant. */
 interface PageItem {
@@ -50,13 +51,14 @@ async function catalogStateOf(knex: Knex, feed: Feed): Promise<CatalogState> {
   return row ?? { search_words_pending: null, product_id_field: null };
 }
 
+/** The feed's item filter over unqualified `catalog_items` columns. */
+function feedFilter(feed: Feed, catalog: CatalogState): { sql: string; bindings: Knex.RawBinding[] } {
+  return filterSql(feed.catalog_id, { search: feed.filter.search, entity_type: feed.filter.entity_type, words_pending: catalog.search_words_pending === true });
+}
+
 /** The `WHERE` of a feed's exportable items: its filter, and no product that has variants. */
 function exportableWhere(feed: Feed, catalog: CatalogState): { sql: string; bindings: Knex.RawBinding[] } {
-  const f = filterSql(feed.catalog_id, {
-    search: feed.filter.search,
-    entity_type: feed.filter.entity_type,
-    words_pending: catalog.search_words_pending === true,
-  });
+  const f = feedFilter(feed, catalog);
   return { sql: `${f.sql} AND NOT EXISTS (SELECT 1 FROM catalog_items v WHERE v.parent_id = catalog_items.id)`, bindings: f.bindings };
 }
 
@@ -186,6 +188,9 @@ async function compareWithBase(knex: Knex, run: FeedRun, read: PageRead, exporte
  * A delta run's part holds one JSONL line `{"changed": [rows], "removed": []}` of the rows that
  * are new or differ from the base run's; a `changed` delta also records the base's items it
  * read and did not export (`feed_run_removals`, listed when the run finishes).
+ * A full run of a writer that folds variants into their product (schema.org) reads whole
+ * products instead (./group-pages.ts): `after` is then a product's id, the part holds one line
+ * per product, and the page row's `last_id` is the next cursor (null after the last product).
  * @returns the page's counters and the cursor of the next page (null after the last);
  *   `stopped` when the run is no longer running (cancelled)
  * @throws FeedRunNotRunnable when the feed was deleted; database or blob store errors (retried)
@@ -199,25 +204,32 @@ export async function writeFeedPage(
   pageItems = FEED_PAGE_ITEMS,
 ): Promise<FeedPageResult & { stopped?: boolean }> {
   const { run, feed } = await runAndFeed(knex, runId);
+  const renderer = rendererOf(feed);
+  // A full run of a writer that folds variants into their product pages by whole products (./group-pages.ts).
+  const grouped = !run.delta && renderer.groupsVariants;
   const recorded = await knex('feed_run_pages').where({ run_id: runId, page_index: pageIndex }).first();
-  if (recorded) return pageResult(recorded, pageItems);
+  if (recorded) return grouped ? groupedPageResult(recorded) : pageResult(recorded, pageItems);
   if (run.status !== 'running') return { items_read: 0, exported: 0, excluded: 0, warnings: 0, next: null, stopped: true };
   const catalog = await catalogStateOf(knex, feed);
-  const read = await readPage(knex, run, feed, catalog, after, pageItems);
+  const read = grouped
+    ? await readGroupedPage(knex, feed.catalog_id, feedFilter(feed, catalog), after, pageItems)
+    : await readPage(knex, run, feed, catalog, after, pageItems);
   const parentIds = [...new Set(read.items.map((i) => i.parent_id).filter((p): p is string => p !== null))];
   const parentRows: Array<{ id: string; data: Record<string, unknown> }> = parentIds.length
     ? await knex('catalog_items').select('id', 'data').whereIn('id', parentIds)
     : [];
   const fc = feedContextOf(feed, await getCurrentSchema(knex, feed.catalog_id), catalog.product_id_field);
-  const page = buildPage(fc, feed, read.items, new Map(parentRows.map((p) => [p.id, p.data])));
+  const parents = new Map(parentRows.map((p) => [p.id, p.data]));
+  const page = buildPage(fc, feed, read.items, parents);
   const delta = run.delta ? await compareWithBase(knex, run, read, page.exported) : null;
   const rendered = delta ? delta.changed : page.exported;
-  const renderer = rendererOf(feed);
   const text = delta
     ? rendered.length
       ? JSON.stringify({ changed: rendered.map((e) => e.row), removed: [] }) + '\n'
       : ''
-    : rendered.map((e) => renderer.row(e.row)).join('');
+    : grouped
+      ? renderGroupedPart(renderer, rendered, (productId) => feedRowOf(fc, feed, parents.get(productId) ?? {}, null))
+      : rendered.map((e) => renderer.row(e.row)).join('');
   const partKey = feedPartKey(run, pageIndex);
   await blobs.put(partKey, Buffer.from(text, 'utf8'));
   // A delta run's `exported` counts the rows its file carries (new or changed); a `changed`
@@ -229,12 +241,15 @@ export async function writeFeedPage(
       .onConflict(['run_id', 'page_index'])
       .ignore()
       .returning('page_index');
-    if (inserted.length === 0) return pageResult(await trx('feed_run_pages').where({ run_id: runId, page_index: pageIndex }).first(), pageItems);
+    if (inserted.length === 0) {
+      const row = await trx('feed_run_pages').where({ run_id: runId, page_index: pageIndex }).first();
+      return grouped ? groupedPageResult(row) : pageResult(row, pageItems);
+    }
     await recordPage(trx, runId, page, delta?.removed ?? []);
     await trx('feed_runs')
       .where('id', runId)
       .increment({ items_read: counts.items_read, items: counts.items, exported: counts.exported, excluded: counts.excluded, warnings: counts.warnings });
-    return pageResult(counts, pageItems, read.last);
+    return grouped ? groupedPageResult({ ...counts, last_id: read.last }) : pageResult(counts, pageItems, read.last);
   });
 }
 
@@ -284,4 +299,9 @@ function pageResult(
 ): FeedPageResult {
   const lastId = last !== undefined ? last : (p.last_id ?? null);
   return { items_read: p.items_read, exported: p.exported, excluded: p.excluded, warnings: p.warnings, next: p.items_read < pageItems ? null : lastId };
+}
+
+/** A grouped page's answer: its recorded `last_id` is the next cursor, null after the last group (./group-pages.ts). */
+function groupedPageResult(p: { items_read: number; exported: number; excluded: number; warnings: number; last_id: string | null }): FeedPageResult {
+  return { items_read: p.items_read, exported: p.exported, excluded: p.excluded, warnings: p.warnings, next: p.last_id };
 }

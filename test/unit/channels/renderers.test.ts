@@ -149,6 +149,31 @@ describe('feed renderers', () => {
     ]);
   });
 
+  test("schema.org ProductGroup: the variants' item_group_id is its productGroupID; no identifiers, offers or varying values of the product on the group", () => {
+    const writer = createRenderer(schemaOrg, 'jsonl');
+    expect(writer.groupsVariants).toBe(true);
+    expect([google, meta].map((c) => createRenderer(c, c.formats[0]).groupsVariants)).toEqual([false, false]);
+    const product: FeedRow = { ...PRODUCT, id: 'SKU-SHIRT', gtin: '4006381333931', mpn: 'M-1', color: 'blue', size: 'S' };
+    const variants = VARIANTS.map((v) => ({ ...v, item_group_id: 'GROUP-7' }));
+    const group = JSON.parse(writer.group(product, variants)) as Record<string, unknown>;
+    expect(group).toMatchObject({ '@context': 'https://schema.org', '@type': 'ProductGroup', productGroupID: 'GROUP-7', color: 'blue', name: 'Linen shirt' });
+    for (const property of ['sku', 'gtin', 'mpn', 'offers', 'size']) expect(group[property]).toBeUndefined();
+    const hasVariant = group.hasVariant as Array<Record<string, unknown>>;
+    expect(hasVariant.map((v) => v.isVariantOf)).toEqual([
+      { '@type': 'ProductGroup', productGroupID: 'GROUP-7' },
+      { '@type': 'ProductGroup', productGroupID: 'GROUP-7' },
+    ]);
+    // Without an item_group_id on the variants, the product's own id names the group.
+    expect(
+      JSON.parse(
+        writer.group(
+          product,
+          VARIANTS.map(({ item_group_id: _drop, ...v }) => v),
+        ),
+      ).productGroupID,
+    ).toBe('SKU-SHIRT');
+  });
+
   test('a channel refuses a format it does not accept', () => {
     expect(() => createRenderer(meta, 'xml')).toThrow('does not accept xml');
     expect(createRenderer(google, 'tsv').contentType).toMatch(/^text\/tab-separated-values/);
