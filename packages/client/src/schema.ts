@@ -8197,7 +8197,7 @@ export interface paths {
               counts: {
                 /** @description Items read */
                 items: number;
-                /** @description Rows in the file (a delta: rows changed) */
+                /** @description Items written to the file (a delta: rows changed); schema_org writes them one line per product, a ProductGroup holding its variants */
                 exported: number;
                 /** @description Items left out for an error */
                 excluded: number;
@@ -8236,7 +8236,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The run's file (404 until it completed); Content-Type by format */
+    /** The run's file (404 until it completed); Content-Type by format; schema_org: one JSON-LD line per product (a Product, or a ProductGroup with hasVariant) */
     get: {
       parameters: {
         query?: never;
@@ -8391,7 +8391,7 @@ export interface paths {
               counts: {
                 /** @description Items read */
                 items: number;
-                /** @description Rows in the file (a delta: rows changed) */
+                /** @description Items written to the file (a delta: rows changed); schema_org writes them one line per product, a ProductGroup holding its variants */
                 exported: number;
                 /** @description Items left out for an error */
                 excluded: number;
