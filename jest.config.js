@@ -1,17 +1,21 @@
 /**
- * Jest: TypeScript through SWC; one process (tests share one PostgreSQL test database). Tests live in
+ * Jest: TypeScript through SWC. `npm test` runs it through test/setup/run-jest.ts (several workers, a
+ * PostgreSQL test database each, then the `@runs-alone` suites); a plain `npx jest` shares one database. Tests live in
  * test/ (the service) and each workspace package's own test folder (packages/tool-server/test, …).
  * hyparquet / hyparquet-writer (the tool server's Parquet) ship ES modules only: SWC compiles them and their ESM-only dependencies to CommonJS too.
  */
 const { suitesLeftOut } = require('./test/setup/labelled-data');
 
 const esmPackages = ['hyparquet', 'hyparquet-writer'];
+const escape = (file) => file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Suites that read ../shared/data, left out (and listed by the summary) when it is missing outside CI. */
-const leftOut = suitesLeftOut().map((file) => file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+const leftOut = suitesLeftOut().map(escape);
+/** Suites `npm test` runs in a phase of their own (test/setup/run-jest.ts), left out of the parallel phase. */
+const runAlone = JSON.parse(process.env.JEST_IGNORE_SUITES || '[]').map(escape);
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test', '<rootDir>/packages'],
-  testPathIgnorePatterns: ['/node_modules/', '/dist/', ...leftOut],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', ...leftOut, ...runAlone],
   modulePathIgnorePatterns: ['<rootDir>/packages/[^/]+/dist/'],
   testMatch: ['**/*.test.ts'],
   transform: {

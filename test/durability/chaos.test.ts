@@ -1,3 +1,4 @@
+// @runs-alone: restarts PostgreSQL, which every other suite's database lives in (docs/testing.md "Parallel suites").
 // @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 /**
  * The chaos soak's short version (the 10-minute run is `npx tsx bench/chaos.ts`): a mixed

@@ -1,3 +1,4 @@
+// @runs-alone: restarts PostgreSQL, which every other suite's database lives in (docs/testing.md "Parallel suites").
 // @needs-labelled-data: reads ../shared/data (docs/testing.md "Labelled data").
 /**
  * PostgreSQL restarted mid-job: while a 1,000-item job runs on a real worker process,

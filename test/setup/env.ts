@@ -1,8 +1,14 @@
 /**
  * Test environment, loaded by Jest before every test file (jest.config.js `setupFiles`) and by
- * `prepare.ts`: a separate database so tests never touch the development one.
+ * `prepare.ts`: a separate database so tests never touch the development one. When `npm test`
+ * runs the suites on several workers (`TEST_DATABASES` > 1, set by test/setup/run-jest.ts), each
+ * worker uses its own database (test/setup/workers.ts); a plain `npx jest` uses the one.
  */
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/catalog_enrichment_test';
+import { BASE_TEST_DATABASE_URL, workerDatabaseUrl } from './workers';
+
+const workers = Number(process.env.TEST_DATABASES ?? '1');
+const worker = workers > 1 ? Number(process.env.JEST_WORKER_ID ?? '1') : 1;
+export const TEST_DATABASE_URL = workerDatabaseUrl(process.env.TEST_DATABASE_URL ?? BASE_TEST_DATABASE_URL, worker);
 process.env.DATABASE_URL = TEST_DATABASE_URL;
 process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
 // Limits are tested by test/api/rate-limits.test.ts with its own configuration; the other suites

@@ -1,6 +1,6 @@
 /**
  * Run by `npm test` before Jest: builds the Temporal CLI when missing (tests start dev servers
- * from it), creates the test database and applies the migrations, and installs Debian's
+ * from it), creates the test databases (one per Jest worker: test/setup/workers.ts) and applies the migrations, and installs Debian's
  * chromium for the browser tests (test/browser) and bubblewrap + python3 for the Python sandbox
  * (test/unit/flows) when they are missing and it can. Prints what it does.
  */
@@ -11,6 +11,7 @@ import { ensureDebianPackage } from '../../src/lib/debian-packages';
 import { ensureLocalPostgres } from '../../src/lib/local-postgres';
 import { inCi } from '../helpers/prerequisites';
 import { TEST_DATABASE_URL } from './env';
+import { testWorkers, workerDatabaseUrl } from './workers';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -18,12 +19,19 @@ async function main(): Promise<void> {
   ensurePythonSandbox(config);
   console.log('[test setup] Temporal CLI:', await ensureTemporalCli(config.temporalCliCache, (l) => console.log('[test setup]', l)));
   await ensureLocalPostgres(TEST_DATABASE_URL, (l) => console.log('[test setup]', l));
-  const created = await ensureDatabase(TEST_DATABASE_URL);
-  console.log(`[test setup] test database ${created ? 'created' : 'present'}: ${TEST_DATABASE_URL}`);
-  const knex = createKnex(TEST_DATABASE_URL);
+  // One database per Jest worker of `npm test` (test/setup/workers.ts); worker 1's is TEST_DATABASE_URL.
+  const workers = testWorkers();
+  for (let worker = 1; worker <= workers; worker++) await prepareDatabase(workerDatabaseUrl(TEST_DATABASE_URL, worker));
+}
+
+/** Creates a test database when it is missing and applies the pending migrations, saying which. */
+async function prepareDatabase(url: string): Promise<void> {
+  const created = await ensureDatabase(url);
+  console.log(`[test setup] test database ${created ? 'created' : 'present'}: ${url}`);
+  const knex = createKnex(url);
   try {
     const applied = await migrateLatest(knex);
-    console.log(`[test setup] migrations applied: ${applied.length ? applied.join(', ') : 'none pending'}`);
+    console.log(`[test setup] migrations applied: ${applied.length ? `${applied.length} (${applied[0]} … ${applied[applied.length - 1]})` : 'none pending'}`);
   } finally {
     await knex.destroy();
   }
