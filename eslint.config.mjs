@@ -114,6 +114,32 @@ export default tseslint.config(
     },
   },
   {
+    // The extraction engine is pure (architecture.md, "Map of folders" and rule 6): no database client and no import of the
+    // models, services, deps or database factory, not even as a type. What it needs of the database (the live fetcher's
+    // cache, robots.txt, host politeness, renderings) it declares as interfaces that src/services/fetching/ implements.
+    // (After the src/ block above, which it replaces for these files, so that block's patterns are repeated.)
+    files: ['src/enrichment/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['pg', 'knex', 'objection'].map((name) => ({
+            name,
+            message: 'src/enrichment/ is pure: no database client. Declare an interface the service implements (src/services/fetching/).',
+          })),
+          patterns: [
+            { group: ['@catalog-enrichment/*'], message: 'The service does not import the workspace packages (packages/*).' },
+            { group: ['**/workflows/*'], message: 'Import workflow ids, job kinds and shapes from src/contracts/workflows.ts, not from the workflow bundle.' },
+            {
+              regex: '^(\\.\\./)+(models|services|db|deps)(/|$)',
+              message: 'src/enrichment/ sits below the models and services: it imports neither (the service wires its stores in).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The contracts are part of the workflow bundle (issue 30 §4): no value import but @temporalio/common
     // (after the src/ block above, which it replaces for these files; the pattern covers the packages too).
     files: ['src/contracts/**/*.ts'],
