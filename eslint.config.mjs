@@ -1,7 +1,7 @@
 // ESLint flat config. Workflow code runs in Temporal's deterministic sandbox: it may not import
-// Node built-ins or I/O modules (architecture.md, "Temporal rules of the craft" 1). The workspace
-// packages (packages/*, issue 30 §1) are installed on their own: the boundary rule below keeps the
-// service and the packages from importing each other's files (architecture.md, "Packages").
+// Node built-ins or I/O modules (docs/workflows.md, "Rules of the craft" 1). The workspace
+// packages (packages/*) are installed by users on their own: the boundary rule below keeps the
+// service and the packages from importing each other's files (docs/architecture.md, "Packages").
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
@@ -99,7 +99,8 @@ export default tseslint.config(
     },
   },
   {
-    // Services and activities never import the workflow bundle: what they share with it is in src/contracts/ (issue 30 §4).
+    // Services and activities never import the workflow bundle: what they share with it is in src/contracts/
+    // (docs/architecture.md, rule 6 "No import cycles; arrows point down").
     files: ['src/**/*.ts', 'activities/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -114,7 +115,33 @@ export default tseslint.config(
     },
   },
   {
-    // The contracts are part of the workflow bundle (issue 30 §4): no value import but @temporalio/common
+    // The extraction engine is pure (docs/architecture.md, "Map of folders" and rule 6): no database client and no import of the
+    // models, services, deps or database factory, not even as a type. What it needs of the database (the live fetcher's
+    // cache, robots.txt, host politeness, renderings) it declares as interfaces that src/services/fetching/ implements.
+    // (After the src/ block above, which it replaces for these files, so that block's patterns are repeated.)
+    files: ['src/enrichment/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['pg', 'knex', 'objection'].map((name) => ({
+            name,
+            message: 'src/enrichment/ is pure: no database client. Declare an interface the service implements (src/services/fetching/).',
+          })),
+          patterns: [
+            { group: ['@catalog-enrichment/*'], message: 'The service does not import the workspace packages (packages/*).' },
+            { group: ['**/workflows/*'], message: 'Import workflow ids, job kinds and shapes from src/contracts/workflows.ts, not from the workflow bundle.' },
+            {
+              regex: '^(\\.\\./)+(models|services|db|deps)(/|$)',
+              message: 'src/enrichment/ sits below the models and services: it imports neither (the service wires its stores in).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The contracts are part of the workflow bundle (docs/architecture.md, "Map of folders": contracts/): no value import but @temporalio/common
     // (after the src/ block above, which it replaces for these files; the pattern covers the packages too).
     files: ['src/contracts/**/*.ts'],
     rules: {

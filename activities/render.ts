@@ -1,16 +1,16 @@
 /**
  * The render activity: renders in headless Chromium the pages a row asked for
- * (src/enrichment/providers/render-store.ts) and stores each DOM and screenshot. It runs on its
+ * (src/services/fetching/render-store.ts) and stores each DOM and screenshot. It runs on its
  * own task queue (`<task queue>-render`, workflows/definitions.ts RENDER_QUEUE_SUFFIX) served by a
  * worker whose activity slots are RENDER_CONCURRENCY (temporal/worker.ts createRenderWorker), so
- * browsers never outnumber that per worker. Thin adapter over src/enrichment/providers.
+ * browsers never outnumber that per worker. Thin adapter over src/enrichment/providers and src/services/fetching.
  */
 import type { Knex } from 'knex';
-import type { HostPoliteness } from '../src/enrichment/providers/host-limiter';
+import type { HostPoliteness } from '../src/enrichment/providers/fetch-state';
 import { hasProductData } from '../src/enrichment/providers/product-signals';
-import { pendingRenders, saveRender } from '../src/enrichment/providers/render-store';
 import type { Renderer } from '../src/enrichment/providers/renderer';
 import { logger } from '../src/lib/logger';
+import { pendingRenders, saveRender } from '../src/services/fetching/render-store';
 
 /** What the render activity needs: the database, one renderer (one browser) and the hosts' politeness. */
 export interface RenderActivityDeps {

@@ -17,7 +17,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
-import { createHttpFetcher, type HttpFetcherOptions } from '../src/enrichment/providers/http-fetcher';
+import type { HttpFetcherOptions } from '../src/enrichment/providers/http-fetcher';
+import { createLiveFetcher } from '../src/services/fetching/live-fetcher';
 import { BENCH_DATABASE_URL, loadAvg, median } from './lib';
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 200);
@@ -54,7 +55,7 @@ async function main(): Promise<void> {
     robotsCacheS: 3600,
     retryAfterMaxS: 60,
   };
-  const fetcher = createHttpFetcher(knex, options);
+  const fetcher = createLiveFetcher(knex, options);
   const time = async (url: string): Promise<number> => {
     const t = performance.now();
     await fetcher.fetch(url);
@@ -67,8 +68,8 @@ async function main(): Promise<void> {
   for (let i = 0; i < PAGES; i++) reused.push(await time(`${base}/p/${i}`));
 
   arrivals.length = 0;
-  const a = createHttpFetcher(knex, { ...options, hostIntervalMs: 200 });
-  const b = createHttpFetcher(knex, { ...options, hostIntervalMs: 200 });
+  const a = createLiveFetcher(knex, { ...options, hostIntervalMs: 200 });
+  const b = createLiveFetcher(knex, { ...options, hostIntervalMs: 200 });
   await Promise.all(Array.from({ length: SPACED }, (_, i) => (i % 2 ? a : b).fetch(`${base}/spaced/${i}`)));
   const gaps = arrivals
     .sort((x, y) => x - y)

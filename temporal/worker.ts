@@ -25,7 +25,7 @@ import { timedActivities } from '../activities/timing';
 import { metrics } from '../src/lib/metrics';
 import { ensureMaintenanceSchedule } from './maintenance-schedule';
 import { createRenderActivities } from '../activities/render';
-import { createHostPoliteness, type HostPoliteness } from '../src/enrichment/providers/host-limiter';
+import type { HostPoliteness } from '../src/enrichment/providers/fetch-state';
 import { createRenderer, type Renderer } from '../src/enrichment/providers/renderer';
 import { capabilityReport, capabilitySummary, renderingCapability } from '../src/services/capabilities';
 import type { RenderSettings } from '../src/services/enrichment/rows/rendering';
@@ -33,6 +33,8 @@ import { RENDER_QUEUE_SUFFIX } from '../src/contracts/workflows';
 import { registerConfiguredArchives } from '../src/services/research-archives/archives';
 import { archiveIndexFetcher, archiveIndexSearch } from '../src/services/research-archives/search';
 import { configuredSources, describeSources } from '../src/services/research-archives/sources';
+import { createHostPoliteness } from '../src/services/fetching/host-limiter';
+import { createFetchState } from '../src/services/fetching/live-fetcher';
 import { TemporalJobRunner } from './client';
 
 /** What {@link createWorker} needs: the connection and worker options, and what the activities need (activities/index.ts). */
@@ -255,7 +257,7 @@ async function researchEngine(config: Config, knex: Knex): Promise<EnrichmentEng
   // Loaded here, not at the top: tests import createWorker and bring their own engine.
   const { createEngineFromConfig } = await import('../src/enrichment');
   const engine = createEngineFromConfig(config, {
-    knex,
+    fetchState: createFetchState(knex, config.fetch),
     archiveIndex: { search: archiveIndexSearch(knex), fetcher: archiveIndexFetcher(knex, createBlobStore(config.blobStore)) },
   });
   logger.info({ ms: Date.now() - started, research_sources: describeSources(configuredSources(config)) }, 'enrichment engine ready');

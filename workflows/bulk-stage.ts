@@ -19,6 +19,7 @@
 import { ActivityFailure, continueAsNew, defineQuery, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { BulkActionActivities } from '../activities/bulk-actions';
 import { BULK_STAGE_NOT_STAGEABLE } from '../src/contracts/workflows';
+import { retryPolicy } from '../src/contracts/retry-policies';
 
 /** Arguments of {@link bulkStageWorkflow}. */
 export interface BulkStageArgs {
@@ -51,13 +52,7 @@ export async function bulkStageWorkflow(args: BulkStageArgs): Promise<number> {
   const acts = proxyActivities<BulkActionActivities>({
     startToCloseTimeout: '10 minutes',
     heartbeatTimeout: '30 seconds',
-    retry: {
-      initialInterval: '1 second',
-      backoffCoefficient: 2,
-      maximumInterval: '1 minute',
-      maximumAttempts: 20,
-      nonRetryableErrorTypes: [BULK_STAGE_NOT_STAGEABLE],
-    },
+    retry: retryPolicy('1 second', '1 minute', 20, [BULK_STAGE_NOT_STAGEABLE]),
   });
   let after = args.after ?? null;
   for (let page = 0; page < PAGES_PER_RUN; page += 1) {

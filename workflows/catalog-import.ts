@@ -27,6 +27,7 @@ import type { ImportActivities } from '../activities/imports';
 import { maintainAfterChurn } from './churn-maintenance';
 import { CatalogImportArgs, CatalogImportProgress, DEFAULT_IMPORT_CONCURRENCY, IMPORT_BATCH_LINES } from '../src/contracts/workflows';
 import { importProgressQuery } from './definitions';
+import { BOOKKEEPING_RETRY, retryPolicy } from '../src/contracts/retry-policies';
 
 /** Writes the staged lines of `args.import_id` batch by batch (see the state machine above). */
 export async function catalogImportWorkflow(args: CatalogImportArgs): Promise<CatalogImportProgress> {
@@ -35,11 +36,11 @@ export async function catalogImportWorkflow(args: CatalogImportArgs): Promise<Ca
   const { importBatch } = proxyActivities<ImportActivities>({
     startToCloseTimeout: '30 minutes',
     heartbeatTimeout: '60 seconds',
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
+    retry: retryPolicy('1 second', '1 minute', 20),
   });
   const { finishImport } = proxyActivities<ImportActivities>({
     startToCloseTimeout: '1 minute',
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30 },
+    retry: BOOKKEEPING_RETRY,
   });
   const perRun = Math.max(1, args.batches_per_run ?? 100);
   const concurrency = Math.max(1, args.concurrency ?? DEFAULT_IMPORT_CONCURRENCY);

@@ -24,6 +24,7 @@ import { ParentClosePolicy, patched, proxyActivities, startChild } from '@tempor
 import type { SearchMaintenanceActivities } from '../activities/search-maintenance';
 import { CHURN_MAINTENANCE_ID, JOB_KIND, SEARCH_MAINTENANCE_JOB_KIND } from '../src/contracts/workflows';
 import { searchIndexMaintenanceWorkflow } from './search-index-maintenance';
+import { retryPolicy } from '../src/contracts/retry-policies';
 
 /**
  * Rewrites of fewer items never warrant a pass (decided here, so small restores, imports and
@@ -46,13 +47,13 @@ export async function maintainAfterChurn(catalogId: string, rows: number): Promi
   if (rows < CHURN_MIN_ROWS || !patched(CHURN_MAINTENANCE_PATCH)) return false;
   const { churnWarrantsMaintenance } = proxyActivities<SearchMaintenanceActivities>({
     startToCloseTimeout: '1 minute',
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
+    retry: retryPolicy('1 second', '30 seconds', 10),
   });
   if (!(await churnWarrantsMaintenance(catalogId, rows))) return false;
   if (patched(POST_WRITE_SETTLE_PATCH)) {
     const { settleAfterLargeWrite } = proxyActivities<SearchMaintenanceActivities>({
       startToCloseTimeout: '2 hours',
-      retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 5 },
+      retry: retryPolicy('10 seconds', '5 minutes', 5),
     });
     await settleAfterLargeWrite(catalogId);
   }

@@ -47,7 +47,6 @@ import {
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { RetryPolicy } from '@temporalio/workflow';
 import type { EnrichmentActivities, JobCounters, RowOutcome } from '../activities/enrichment';
 import type { RenderActivities } from '../activities/render';
 import {
@@ -66,6 +65,7 @@ import {
 } from '../src/contracts/workflows';
 import { progressQuery } from './definitions';
 import { webhookDeliveryWorkflow } from './webhook-delivery';
+import { retryPolicy } from '../src/contracts/retry-policies';
 
 /** Patch id of batched row activities (`processRows`); histories without it use `processRow`. */
 export const ROW_BATCHES_PATCH = 'row-batches';
@@ -74,7 +74,7 @@ export const ROW_BATCHES_PATCH = 'row-batches';
  * Backoff for infrastructure failures (database or worker down): 1 s doubling to 1 min, 20
  * attempts, about a quarter of an hour before the job is given up as failed.
  */
-const RETRY: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 };
+const RETRY = retryPolicy('1 second', '1 minute', 20);
 
 const db = proxyActivities<EnrichmentActivities>({ startToCloseTimeout: '1 minute', retry: RETRY });
 
@@ -102,7 +102,7 @@ function renderActivities() {
     taskQueue: `${workflowInfo().taskQueue}${RENDER_QUEUE_SUFFIX}`,
     startToCloseTimeout: '2 minutes',
     scheduleToCloseTimeout: '10 minutes',
-    retry: { initialInterval: '1 second', maximumAttempts: 2 },
+    retry: retryPolicy('1 second', null, 2),
   });
 }
 

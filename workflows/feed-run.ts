@@ -28,7 +28,6 @@ import {
   isCancellation,
   ParentClosePolicy,
   proxyActivities,
-  type RetryPolicy,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -43,6 +42,7 @@ import {
 } from '../src/contracts/feed-workflows';
 import { CATALOG_ID, JOB_KIND, ORGANIZATION_ID } from '../src/contracts/workflows';
 import { feedRunProgressQuery } from './definitions';
+import { BOOKKEEPING_RETRY, retryPolicy } from '../src/contracts/retry-policies';
 
 /** Pages per workflow run before continue-as-new (1,250,000 items at the default page size). */
 const PAGES_PER_RUN = 500;
@@ -51,15 +51,12 @@ const PAGES_PER_RUN = 500;
 export async function feedRunWorkflow(args: FeedRunArgs): Promise<FeedRunProgress> {
   let progress: FeedRunProgress = { phase: 'running', pages: args.page_index ?? 0, items_read: 0, exported: 0, excluded: 0 };
   setHandler(feedRunProgressQuery, () => progress);
-  const retry: RetryPolicy = {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 20,
-    nonRetryableErrorTypes: [FEED_RUN_NOT_RUNNABLE],
-  };
+  const retry = retryPolicy('1 second', '1 minute', 20, [FEED_RUN_NOT_RUNNABLE]);
   const acts = proxyActivities<FeedActivities>({ startToCloseTimeout: '10 minutes', heartbeatTimeout: `${args.heartbeat_timeout_s ?? 60} seconds`, retry });
-  const { endFeedRun } = proxyActivities<FeedActivities>({ startToCloseTimeout: '1 minute', retry: { ...retry, maximumAttempts: 30 } });
+  const { endFeedRun } = proxyActivities<FeedActivities>({
+    startToCloseTimeout: '1 minute',
+    retry: retryPolicy('1 second', '1 minute', 30, [FEED_RUN_NOT_RUNNABLE]),
+  });
   let after = args.after ?? null;
   try {
     if (args.page_index === undefined && !(await acts.beginFeedRun(args.run_id))) {
@@ -108,7 +105,7 @@ export async function feedRunWorkflow(args: FeedRunArgs): Promise<FeedRunProgres
 export async function feedScheduledRunWorkflow(args: FeedScheduledRunArgs): Promise<FeedRunProgress | null> {
   const { createScheduledFeedRun } = proxyActivities<FeedActivities>({
     startToCloseTimeout: '1 minute',
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30 },
+    retry: BOOKKEEPING_RETRY,
   });
   const run = await createScheduledFeedRun(args.feed_id, workflowInfo().workflowId + '/' + workflowInfo().runId);
   if (!run) return null;

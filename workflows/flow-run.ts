@@ -44,7 +44,7 @@ import {
 } from '../src/contracts/workflows';
 import { flowRunProgressQuery } from './definitions';
 import type { enrichmentJobWorkflow } from './enrichment-job';
-import { BOOKKEEPING_RETRY, tunedRetry } from './retry-policies';
+import { BOOKKEEPING_RETRY, tunedRetry } from '../src/contracts/retry-policies';
 
 /**
  * Runs the nodes of `args.run_id` not yet completed, in order (see the file comment).

@@ -22,6 +22,7 @@ import { condition, continueAsNew, proxyActivities, setHandler } from '@temporal
 import type { GridIndexActivities } from '../activities/grid-index';
 import { GridIndexArgs, GridIndexResult } from '../src/contracts/workflows';
 import { gridIndexRequestedSignal } from './definitions';
+import { retryPolicy } from '../src/contracts/retry-policies';
 
 /** Passes of one run before it continues as new. */
 const PASSES_PER_RUN = 50;
@@ -35,7 +36,7 @@ export async function gridIndexWorkflow(args: GridIndexArgs): Promise<GridIndexR
   const { reconcileGridIndexes } = proxyActivities<GridIndexActivities>({
     startToCloseTimeout: '2 hours',
     heartbeatTimeout: `${Math.max(1, args.heartbeat_timeout_s ?? 30)} seconds`,
-    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 20 },
+    retry: retryPolicy('5 seconds', '5 minutes', 20),
   });
   const result: GridIndexResult = { passes: 0, built: [], failed: [], dropped: [] };
   const lingerMs = Math.max(0, args.linger_s ?? 30) * 1000;

@@ -19,6 +19,7 @@
 import { ActivityFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { ResearchArchiveActivities } from '../activities/research-archives';
 import { ARCHIVE_CONTENT_INVALID, type ResearchArchiveIndexArgs } from '../src/contracts/workflows';
+import { BOOKKEEPING_RETRY, retryPolicy } from '../src/contracts/retry-policies';
 
 /** Indexes the archive, or marks it failed with the reason (see the state machine above). */
 export async function researchArchiveIndexWorkflow(args: ResearchArchiveIndexArgs): Promise<{ status: 'ready' | 'failed'; error?: string }> {
@@ -26,17 +27,11 @@ export async function researchArchiveIndexWorkflow(args: ResearchArchiveIndexArg
     startToCloseTimeout: '12 hours',
     // The activity heartbeats on a timer (every 10 s), so 30 s without one means a dead worker.
     heartbeatTimeout: '30 seconds',
-    retry: {
-      initialInterval: '5 seconds',
-      backoffCoefficient: 2,
-      maximumInterval: '5 minutes',
-      maximumAttempts: 10,
-      nonRetryableErrorTypes: [ARCHIVE_CONTENT_INVALID],
-    },
+    retry: retryPolicy('5 seconds', '5 minutes', 10, [ARCHIVE_CONTENT_INVALID]),
   });
   const { markResearchArchiveFailed } = proxyActivities<ResearchArchiveActivities>({
     startToCloseTimeout: '1 minute',
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30 },
+    retry: BOOKKEEPING_RETRY,
   });
   try {
     await indexResearchArchive(args.archive_id);

@@ -29,7 +29,7 @@ import type { SearchIndexActivities } from '../activities/search-index';
 import { maintainAfterChurn } from './churn-maintenance';
 import { ReviewApplyArgs, ReviewApplyOutcome, ReviewApplyProgress, ReviewApplyResult, APPLY_NOT_APPLICABLE } from '../src/contracts/workflows';
 import { applyProgressQuery } from './definitions';
-import { BOOKKEEPING_RETRY, tunedRetry } from './retry-policies';
+import { BOOKKEEPING_RETRY, tunedRetry } from '../src/contracts/retry-policies';
 
 // The function name is the registered workflow type (recorded histories, test/replay): it stays activityApplyWorkflow.
 /**

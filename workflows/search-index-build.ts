@@ -35,6 +35,7 @@ import { ActivityFailure, ApplicationFailure, condition, isCancellation, proxyAc
 import type { SearchIndexActivities } from '../activities/search-index';
 import { SEARCH_INDEX_MIN_INTERVAL_S, SearchIndexBuildArgs, SearchIndexBuildResult } from '../src/contracts/workflows';
 import { searchWordsPendingSignal } from './definitions';
+import { retryPolicy } from '../src/contracts/retry-policies';
 
 /** A build may start again no sooner than this many times its own duration after it started. */
 const REBUILD_FACTOR = 10;
@@ -54,12 +55,7 @@ export async function searchIndexBuildWorkflow(args: SearchIndexBuildArgs): Prom
   const { buildSearchIndex, catchUpSearchWords } = proxyActivities<SearchIndexActivities>({
     startToCloseTimeout: '1 hour',
     heartbeatTimeout: `${Math.max(1, args.heartbeat_timeout_s ?? 60)} seconds`,
-    retry: {
-      initialInterval: `${Math.max(0.1, args.retry_initial_interval_s ?? 10)} seconds`,
-      backoffCoefficient: 2,
-      maximumInterval: '5 minutes',
-      maximumAttempts: 20,
-    },
+    retry: retryPolicy(`${Math.max(0.1, args.retry_initial_interval_s ?? 10)} seconds`, '5 minutes', 20),
   });
   let built: SearchIndexBuildResult['built'];
   try {

@@ -17,6 +17,7 @@
 import { patched, proxyActivities } from '@temporalio/workflow';
 import type { SearchMaintenanceActivities } from '../activities/search-maintenance';
 import type { IndexMaintenance } from '../src/services/catalog/search/index-maintenance';
+import { retryPolicy } from '../src/contracts/retry-policies';
 
 /**
  * Runs one maintenance pass.
@@ -25,7 +26,7 @@ import type { IndexMaintenance } from '../src/services/catalog/search/index-main
 export async function searchIndexMaintenanceWorkflow(): Promise<IndexMaintenance[]> {
   const { maintainSearchIndexes, sweepGridIndexes } = proxyActivities<SearchMaintenanceActivities>({
     startToCloseTimeout: '2 hours',
-    retry: { initialInterval: '1 minute', backoffCoefficient: 2, maximumInterval: '10 minutes', maximumAttempts: 5 },
+    retry: retryPolicy('1 minute', '10 minutes', 5),
   });
   const report = await maintainSearchIndexes();
   // Grid field indexes of deleted catalogs and removed fields (src/services/catalog/grid/grid-indexes.ts).

@@ -33,7 +33,7 @@ import {
   SnapshotRestoreResult,
 } from '../src/contracts/workflows';
 import { restoreProgressQuery } from './definitions';
-import { BOOKKEEPING_RETRY, tunedRetry } from './retry-policies';
+import { BOOKKEEPING_RETRY, tunedRetry } from '../src/contracts/retry-policies';
 
 /**
  * Restores the snapshot of `args.restore_id` (see the state machine above).

@@ -24,6 +24,7 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { EnrichmentActivities } from '../activities/enrichment';
 import type { WebhookDeliveryArgs, WebhookDeliveryResult } from '../src/contracts/workflows';
+import { retryPolicy } from '../src/contracts/retry-policies';
 
 /**
  * Delivers the webhook of `args.job_id` under Temporal's retry policy.
@@ -39,13 +40,9 @@ export async function webhookDeliveryWorkflow(args: WebhookDeliveryArgs): Promis
     // mid-attempt is noticed within 15 s, not 45.
     heartbeatTimeout: '15 seconds',
     scheduleToCloseTimeout: `${Math.max(1, args.schedule_to_close_s ?? 3600)} seconds`,
-    retry: {
-      initialInterval: `${Math.max(0.1, args.initial_interval_s ?? 10)} seconds`,
-      backoffCoefficient: 2,
-      maximumInterval: `${Math.max(0.1, args.maximum_interval_s ?? 600)} seconds`,
-      maximumAttempts,
-      nonRetryableErrorTypes: ['InvalidWebhookUrl'],
-    },
+    retry: retryPolicy(`${Math.max(0.1, args.initial_interval_s ?? 10)} seconds`, `${Math.max(0.1, args.maximum_interval_s ?? 600)} seconds`, maximumAttempts, [
+      'InvalidWebhookUrl',
+    ]),
   });
   try {
     return await deliverWebhook(args.job_id);

@@ -1,5 +1,14 @@
-import type { EnrichJobConfig } from '../schemas/enrich';
 import { BaseModel } from './base';
+
+/**
+ * The JSON of `enrichment_jobs.config`: the validated request without its items, with the keys the
+ * service adds (docs/api-enrichment.md "Enrichment jobs"). The request schema that defines those
+ * keys sits above the models, so the model only names the shape here and src/schemas/enrich.ts
+ * declares its members into this interface (TypeScript declaration merging): the model types its
+ * column without importing from a layer above it (docs/architecture.md, rule 6).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- its members are merged in by src/schemas/enrich.ts
+export interface EnrichJobConfig {}
 
 /** Stored job states (docs/api-enrichment.md "Enrichment jobs"). `cancelled` polls as `failed`. */
 export type EnrichmentJobStatus = 'running' | 'completed' | 'failed' | 'cancelled';

@@ -3,6 +3,8 @@ import type { Validated } from '../lib/validation';
 import { AnyObject, Nullable, POSITION_MAX, StringEnum, withDefault } from './common';
 import { ENRICH_DEFAULTS } from './enrich-defaults';
 
+export type { EnrichJobConfig } from '../models/enrichment-job';
+
 /** Inline JSON enrich requests carry at most this many items (docs/api-reference.md "Limits"). */
 export const INLINE_ITEMS_LIMIT = 1000;
 
@@ -218,12 +220,13 @@ export type EnrichRequest = Validated<typeof enrichRequestSchema>;
 export type EnrichRequestFields = Validated<typeof requestJsonSchema>;
 
 /**
- * The config stored on an enrichment job (`enrichment_jobs.config`), built by
+ * The members of the config stored on an enrichment job (`enrichment_jobs.config`; the model's
+ * `EnrichJobConfig`, see the declaration below), built by
  * src/services/enrichment/jobs/request.ts: the request without `items`, with a template's defaults and
  * ENRICH_DEFAULTS filled in, plus the keys the service adds. The defaulted keys stay optional in
  * the type because resumed and re-extracted jobs copy an earlier job's config and prune it.
  */
-export type EnrichJobConfig = Omit<EnrichRequestFields, 'taxonomy' | 'review_mode'> & {
+type StoredJobConfig = Omit<EnrichRequestFields, 'taxonomy' | 'review_mode'> & {
   /** `review_mode` with the boolean form normalised (src/services/enrichment/jobs/request.ts `normalizeClientShapes`). */
   review_mode?: 'all' | 'flagged';
   /** The request's taxonomy, or else the target catalog's stored one (src/services/catalog/taxonomy.ts). */
@@ -245,6 +248,12 @@ export type EnrichJobConfig = Omit<EnrichRequestFields, 'taxonomy' | 'review_mod
   /** The target catalog's quality prompt, for the LLM step (src/services/enrichment/jobs/model-options.ts); only with a model. */
   quality_prompt?: string;
 };
+
+// The model names the column's shape (src/models/enrichment-job.ts); its members are the stored request's.
+declare module '../models/enrichment-job' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the members come from the extended type
+  interface EnrichJobConfig extends StoredJobConfig {}
+}
 
 /** Multipart form of `POST /public/enrich` (documentation; the upload middleware enforces it). */
 export const enrichMultipartSchema = Type.Object({

@@ -19,6 +19,7 @@ import type { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { feedRunWorkflowId } from '../../src/contracts/feed-workflows';
 import { createEngineFromConfig } from '../../src/enrichment';
+import { createFetchState } from '../../src/services/fetching/live-fetcher';
 import { enrichmentStorage } from '../../src/services/enrichment/rows/artifacts';
 import { archiveIndexFetcher, archiveIndexSearch } from '../../src/services/research-archives/search';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -83,7 +84,7 @@ beforeAll(async () => {
   const knex = testKnex();
   const storage = enrichmentStorage(config);
   const engine = createEngineFromConfig(config, {
-    knex,
+    fetchState: createFetchState(knex, config.fetch),
     archiveIndex: { search: archiveIndexSearch(knex), fetcher: archiveIndexFetcher(knex, storage.blobs) },
   });
   worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex, engine, storage, config, research: config });

@@ -16,6 +16,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { createEngineFromConfig } from '../../src/enrichment';
+import { createFetchState } from '../../src/services/fetching/live-fetcher';
 import { enrichmentStorage } from '../../src/services/enrichment/rows/artifacts';
 import { archiveIndexFetcher, archiveIndexSearch } from '../../src/services/research-archives/search';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -78,7 +79,7 @@ beforeAll(async () => {
   // The worker keeps artifacts where the API reads them (the blob store), as deployed.
   const storage = enrichmentStorage(config);
   const engine = createEngineFromConfig(config, {
-    knex,
+    fetchState: createFetchState(knex, config.fetch),
     archiveIndex: { search: archiveIndexSearch(knex), fetcher: archiveIndexFetcher(knex, storage.blobs) },
   });
   worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex, engine, fetchRetryAttempts: 1, storage });

@@ -17,6 +17,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { createApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { createEngineFromConfig } from '../../src/enrichment';
+import { createFetchState } from '../../src/services/fetching/live-fetcher';
 import { archiveIndexFetcher, archiveIndexSearch } from '../../src/services/research-archives/search';
 import { enrichmentStorage } from '../../src/services/enrichment/rows/artifacts';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -100,7 +101,7 @@ async function startWorker(taskQueue: string, workerConfig: Config): Promise<Run
   const knex = testKnex();
   const storage = enrichmentStorage(workerConfig);
   const engine = createEngineFromConfig(workerConfig, {
-    knex,
+    fetchState: createFetchState(knex, workerConfig.fetch),
     archiveIndex: { search: archiveIndexSearch(knex), fetcher: archiveIndexFetcher(knex, storage.blobs) },
   });
   return runTestWorker(env, { taskQueue, knex, engine, storage, config: workerConfig, research: workerConfig });

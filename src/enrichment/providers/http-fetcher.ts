@@ -1,14 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Knex } from 'knex';
 import type { HttpFetcherOptions } from '../../config';
 import { Agent, request, type Dispatcher } from 'undici';
 import { RetryLaterError, type FetchedPage, type FetchOptions, type FetchOutcome, type Fetcher, type HttpExchange } from '../research/types';
 import { assertFetchableUrl, guardedLookup } from './address-policy';
-import { createHostPoliteness } from './host-limiter';
-import { cachePolicy, loadCached, markRevalidated, reusable, storeCached, type CachedResponse } from './http-cache';
+import type { CachedResponse, FetchState, StoredRender } from './fetch-state';
+import { cachePolicy, reusable } from './http-cache';
 import { isChallengePage, outcomeOf, retryAfterMs } from './fetch-outcome';
 import { robotsRules, type RobotsFetch, type RobotsRules } from './robots';
-import { loadRender, type StoredRender } from './render-store';
 
 /** Limits, identity and politeness of the live fetcher: config `fetch` (src/config.ts). */
 export type { HttpFetcherOptions };
@@ -28,7 +26,7 @@ const READABLE = /^\s*(text\/html|application\/xhtml\+xml|application\/xml|text\
 const ROBOTS_REDIRECTS = 5;
 
 /**
- * A page served from its stored rendering (render-store.ts): the DOM as the body, the DOM and
+ * A page served from its stored rendering (`FetchState.renders`): the DOM as the body, the DOM and
  * screenshot as `render` exchanges (`urn:dom:<url>`, `urn:view:<url>`: WARC resource records).
  */
 function renderedPage(url: string, r: StoredRender, exchanges: HttpExchange[]): FetchedPage {
@@ -145,41 +143,37 @@ function fromCache(url: string, cached: CachedResponse, cache: FetchedPage['cach
 }
 
 /**
- * The live {@link Fetcher} over HTTP(S) with undici, polite and cached through PostgreSQL
- * (docs/research.md, "The live web"):
+ * The live {@link Fetcher} over HTTP(S) with undici, polite and cached through `state`, the
+ * fetch state every worker shares (fetch-state.ts; the service keeps it in PostgreSQL:
+ * src/services/fetching/) (docs/research.md, "The live web"):
  * - every hop's URL must be http(s) and resolve only to public addresses (address-policy.ts)
  *   unless `allowPrivate`; redirects are followed hop by hop up to `maxRedirects`;
  * - robots.txt (RFC 9309, robots.ts) is read per origin before any other request to it and
  *   applies to every hop; a forbidden page is never requested (`robots_denied`); callers of this
  *   fetcher that need an origin's rules while they are being read wait for that one read
  *   (single-flight, in this process: each worker process reads at most once per origin at a time,
- *   and the stored copy in `fetch_robots` serves every process after);
+ *   and the stored copy in `state.robots` serves every process after);
  * - every request to a host (robots.txt included) takes a shared slot and its spaced start
- *   (host-limiter.ts); robots.txt `Crawl-delay` widens the spacing up to `crawlDelayMaxS`;
- * - a 200 page is stored with its cache policy (http-cache.ts): reused without a request within
+ *   (`state.hosts`); robots.txt `Crawl-delay` widens the spacing up to `crawlDelayMaxS`;
+ * - a 200 page is stored with its cache policy (http-cache.ts) in `state.cache`: reused without a request within
  *   `maxAgeS`, revalidated with If-None-Match / If-Modified-Since after (a 304 reuses it);
  * - each answer is classified (fetch-outcome.ts); 429/503 with `Retry-After` ≤ `retryAfterMaxS`
  *   throws {@link RetryLaterError} when the call passes `defer_retry`, else it is a `server_error`;
  * - every exchange (request and response heads and body) is returned in `exchanges` for WARC;
- * - a page rendered in headless Chromium within `maxAgeS` (render-store.ts) is served as its
+ * - a page rendered in headless Chromium within `maxAgeS` (`state.renders`) is served as its
  *   rendered DOM (`rendered: true`).
  * Outcomes other than `ok` come back as pages (status 0 when no answer arrived), never thrown.
  * @throws FetchError for a URL that is not absolute http(s), a refused address or a redirect loop;
  *   RetryLaterError as above
  * Long on purpose: a closure whose `fetch` shares the agent, host politeness and robots cache; `fetch` walks a redirect chain in order.
  */
-export function createHttpFetcher(knex: Knex, options: HttpFetcherOptions): Fetcher & { close(): Promise<void> } {
+export function createHttpFetcher(state: FetchState, options: HttpFetcherOptions): Fetcher & { close(): Promise<void> } {
   const dispatcher = new Agent({
     connect: { timeout: options.connectTimeoutMs, lookup: guardedLookup(options.allowPrivate) },
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
   });
-  const politeness = createHostPoliteness(knex, {
-    perHost: options.perHostConcurrency,
-    intervalMs: options.hostIntervalMs,
-    leaseMs: options.timeoutMs + options.connectTimeoutMs + 30_000,
-    maxWaitMs: 10 * 60_000,
-  });
+  const politeness = state.hosts;
   const baseHeaders: Array<[string, string]> = [
     ['user-agent', options.userAgent],
     ['accept', 'text/html,application/xhtml+xml,application/pdf;q=0.9,*/*;q=0.5'],
@@ -249,14 +243,14 @@ export function createHttpFetcher(knex: Knex, options: HttpFetcherOptions): Fetc
   /**
    * Origin → its robots.txt rules being looked up (stored copy or a fetch): concurrent callers for
    * one origin share the lookup, so several rows starting together make one robots.txt request.
-   * An entry lives only while its lookup runs; the stored copy (`fetch_robots`) is the cache.
+   * An entry lives only while its lookup runs; the stored copy (`state.robots`) is the cache.
    * The robots.txt exchanges go to the evidence of the caller that started the lookup.
    */
   const robotsInFlight = new Map<string, Promise<RobotsRules>>();
   const sharedRobotsRules = (origin: string, exchanges: HttpExchange[]): Promise<RobotsRules> => {
     const running = robotsInFlight.get(origin);
     if (running) return running;
-    const lookup = robotsRules(knex, origin, options.userAgent, options.robotsCacheS, () => fetchRobots(origin, exchanges)).finally(() =>
+    const lookup = robotsRules(state.robots, origin, options.userAgent, options.robotsCacheS, () => fetchRobots(origin, exchanges)).finally(() =>
       robotsInFlight.delete(origin),
     );
     robotsInFlight.set(origin, lookup);
@@ -295,9 +289,9 @@ export function createHttpFetcher(knex: Knex, options: HttpFetcherOptions): Fetc
       });
       const robots = await robotsAllow(current, exchanges);
       if (robots !== 'allowed') return denied(robots);
-      const rendered = await loadRender(knex, url, options.maxAgeS);
+      const rendered = await state.renders.loadRender(url, options.maxAgeS);
       if (rendered) return renderedPage(url, rendered, exchanges);
-      const cached = await loadCached(knex, url);
+      const cached = await state.cache.load(url);
       if (cached && reusable(cached, options.maxAgeS)) return fromCache(url, cached, 'fresh', exchanges);
       const requestHeads = { url, method: 'GET', headers: Object.fromEntries(baseHeaders) };
       for (let redirects = 0; ; redirects++) {
@@ -311,7 +305,7 @@ export function createHttpFetcher(knex: Knex, options: HttpFetcherOptions): Fetc
         const status = res.exchange.status;
         if (status === 304 && cached) {
           const { policy } = cached.policy.revalidatedPolicy(requestHeads, { status, headers: res.headers });
-          await markRevalidated(knex, url, policy);
+          await state.cache.markRevalidated(url, policy);
           return fromCache(url, cached, 'revalidated', exchanges);
         }
         if (res.location !== undefined) {
@@ -333,7 +327,7 @@ export function createHttpFetcher(knex: Knex, options: HttpFetcherOptions): Fetc
         }
         const outcome = outcomeOf(status, res.readable, challenge);
         if (outcome === 'ok' && status === 200)
-          await storeCached(knex, {
+          await state.cache.store({
             url,
             final_url: current.href,
             status,

@@ -1,8 +1,8 @@
-import type { Knex } from 'knex';
 import type { Config } from '../../config';
 import { openArchives } from '../research/archive';
 import type { FetchedPage, Fetcher, FetchOptions, SearchOptions, SearchProvider, SearchResult } from '../research/types';
 import { createBraveSearch } from './brave';
+import type { FetchState } from './fetch-state';
 import { createHttpFetcher, type HttpFetcherOptions } from './http-fetcher';
 import { createSearxngSearch } from './searxng';
 
@@ -12,6 +12,7 @@ export { createHttpFetcher, FetchError, type HttpFetcherOptions } from './http-f
 export { SearchError } from './search-http';
 export { isNonPublicAddress, BlockedAddressError } from './address-policy';
 export { pdfText, type PdfText } from './pdf-text';
+export type { FetchState, HttpCacheStore, RobotsStore, HostPoliteness, RenderStore, CachedResponse, StoredRobots, StoredRender } from './fetch-state';
 
 /** Research providers of one source: a search and the fetcher of the pages it finds. */
 export interface ResearchSource {
@@ -71,16 +72,17 @@ export interface ResearchProviders extends ResearchSource {
  * indexed in PostgreSQL (`archiveIndex`, built by the worker over its database: uploaded and
  * configured WARC/WACZ archives, per organization), then by env SEARCH_PROVIDER: `archive`
  * (default) the page-index.json folders of RESEARCH_ARCHIVES, read in memory; `searxng` / `brave`
- * that live search API plus the HTTP fetcher with the FETCH_* limits, whose politeness, robots.txt
- * and page cache live in PostgreSQL (`knex`). The pages items name are read through `itemFetcher`:
- * the same sources, then the live fetcher in every configuration while `fetch.itemUrls` (env
- * FETCH_ITEM_URLS, default true) and a database is given (an engine built without one, as the
+ * that live search API plus the HTTP fetcher with the FETCH_* limits, whose politeness, robots.txt,
+ * page cache and renderings are `fetchState` (fetch-state.ts; the worker passes the PostgreSQL one
+ * of src/services/fetching/). The pages items name are read through `itemFetcher`: the same
+ * sources, then the live fetcher in every configuration while `fetch.itemUrls` (env
+ * FETCH_ITEM_URLS, default true) and a fetch state is given (an engine built without one, as the
  * benchmarks do, reads them only from archives). With no source at all, search finds nothing and
  * fetch answers 404 (the API gives such jobs `web_search: false` and a notice; rows whose items
  * name a page still read it).
- * @throws Error when a live provider lacks its setting (SEARXNG_URL, BRAVE_API_KEY, the database)
+ * @throws Error when a live provider lacks its setting (SEARXNG_URL, BRAVE_API_KEY, the fetch state: "needs the database")
  */
-export function researchProviders(config: Config, options: { archiveIndex?: ResearchSource; knex?: Knex } = {}): ResearchProviders {
+export function researchProviders(config: Config, options: { archiveIndex?: ResearchSource; fetchState?: FetchState } = {}): ResearchProviders {
   const sources: ResearchSource[] = options.archiveIndex ? [options.archiveIndex] : [];
   const { search } = config;
   const folders = config.researchArchives.filter((p) => !/\.(warc|warc\.gz|wacz)$/i.test(p));
@@ -89,10 +91,10 @@ export function researchProviders(config: Config, options: { archiveIndex?: Rese
   if (live) {
     const missing = search.provider === 'searxng' ? (search.searxngUrl ? null : 'SEARXNG_URL') : search.braveApiKey ? null : 'BRAVE_API_KEY';
     if (missing) throw new Error(`SEARCH_PROVIDER=${search.provider} needs ${missing}.`);
-    if (!options.knex) throw new Error(`SEARCH_PROVIDER=${search.provider} needs the database (the live fetcher's shared state).`);
+    if (!options.fetchState) throw new Error(`SEARCH_PROVIDER=${search.provider} needs the database (the live fetcher's shared state).`);
   }
   // One live fetcher per engine: its robots.txt single-flight and HTTP agent are shared by search results and item pages.
-  const http = options.knex && (live || config.fetch.itemUrls) ? createHttpFetcher(options.knex, httpFetcherOptions(config)) : null;
+  const http = options.fetchState && (live || config.fetch.itemUrls) ? createHttpFetcher(options.fetchState, httpFetcherOptions(config)) : null;
   const offline = combineSources(sources);
   const withLive = http ? combineSources([...sources, { search: NO_SEARCH, fetcher: http }]) : offline;
   if (!live) return { ...offline, itemFetcher: config.fetch.itemUrls ? withLive.fetcher : offline.fetcher };

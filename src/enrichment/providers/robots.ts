@@ -1,5 +1,5 @@
-import type { Knex } from 'knex';
 import robotsParser from 'robots-parser';
+import type { RobotsStore, StoredRobots } from './fetch-state';
 
 /** The rules of one origin's robots.txt as the fetcher applies them. */
 export interface RobotsRules {
@@ -14,12 +14,6 @@ export interface RobotsRules {
 /** What fetching an origin's robots.txt gave: its status (0 = unreachable) and body. */
 export interface RobotsFetch {
   status: number;
-  body: string;
-}
-
-/** A stored robots.txt (`fetch_robots`): `ok` (2xx, parsed), `allow_all` (4xx), `disallow_all` (5xx or unreachable). */
-interface StoredRobots {
-  outcome: 'ok' | 'allow_all' | 'disallow_all';
   body: string;
 }
 
@@ -51,29 +45,23 @@ function rulesOf(origin: string, stored: StoredRobots, userAgent: string): Robot
 
 /**
  * The robots.txt rules of `origin` (`scheme://host[:port]`) for `userAgent`, per RFC 9309 with
- * robots-parser: reused from `fetch_robots` while fresh (shared by every worker; `cacheS` ≤ 24 h,
+ * robots-parser: reused from `store` while fresh (shared by every worker; `cacheS` ≤ 24 h,
  * RFC 9309 §2.4; a failure is asked again after 10 minutes), else fetched with `fetchRobots`
  * and stored. A body is read up to 500 KiB (RFC 9309 §2.5 asks parsers to read at least that).
- * @throws whatever `fetchRobots` or the database throw (an unreachable host is `{status: 0}`, not an error)
+ * @throws whatever `fetchRobots` or the store throw (an unreachable host is `{status: 0}`, not an error)
  */
 export async function robotsRules(
-  knex: Knex,
+  store: RobotsStore,
   origin: string,
   userAgent: string,
   cacheS: number,
   fetchRobots: () => Promise<RobotsFetch>,
 ): Promise<RobotsRules> {
-  const cached = await knex('fetch_robots').where('origin', origin).where('expires_at', '>', knex.fn.now()).first('outcome', 'body');
-  if (cached) return rulesOf(origin, cached as StoredRobots, userAgent);
+  const cached = await store.fresh(origin);
+  if (cached) return rulesOf(origin, cached, userAgent);
   const fetched = await fetchRobots();
   const stored = classify({ status: fetched.status, body: fetched.body.slice(0, 500 * 1024) });
   const ttl = stored.outcome === 'disallow_all' ? Math.min(cacheS, FAILURE_CACHE_S) : cacheS;
-  await knex.raw(
-    `INSERT INTO fetch_robots (origin, outcome, http_status, body, fetched_at, expires_at)
-     VALUES (?, ?, ?, ?, now(), now() + make_interval(secs => ?))
-     ON CONFLICT (origin) DO UPDATE SET outcome = excluded.outcome, http_status = excluded.http_status, body = excluded.body,
-       fetched_at = excluded.fetched_at, expires_at = excluded.expires_at`,
-    [origin, stored.outcome, fetched.status || null, stored.body, ttl],
-  );
+  await store.save(origin, stored, fetched.status || null, ttl);
   return rulesOf(origin, stored, userAgent);
 }

@@ -1,7 +1,8 @@
 import dns from 'node:dns';
 import { guardedLookup, isNonPublicAddress } from '../../../src/enrichment/providers/address-policy';
 import { fetchedPageDoc } from '../../../src/enrichment/providers/documents';
-import { createHttpFetcher, FetchError, type HttpFetcherOptions } from '../../../src/enrichment/providers/http-fetcher';
+import { FetchError, type HttpFetcherOptions } from '../../../src/enrichment/providers/http-fetcher';
+import { createLiveFetcher } from '../../../src/services/fetching/live-fetcher';
 import { startServer, tinyPdf } from './fixtures';
 import { closeTestKnex, testKnex } from '../../helpers/db';
 
@@ -65,7 +66,7 @@ const options: HttpFetcherOptions = {
 };
 
 describe('createHttpFetcher', () => {
-  const fetcher = createHttpFetcher(testKnex(), options);
+  const fetcher = createLiveFetcher(testKnex(), options);
   afterAll(() => fetcher.close());
 
   test('fetches an HTML page with the configured User-Agent', async () => {
@@ -94,7 +95,7 @@ describe('createHttpFetcher', () => {
   });
 
   test('times out a slow response (timeout)', async () => {
-    const impatient = createHttpFetcher(testKnex(), { ...options, timeoutMs: 300 });
+    const impatient = createLiveFetcher(testKnex(), { ...options, timeoutMs: 300 });
     try {
       expect(await impatient.fetch(server.url('/slow'))).toMatchObject({ outcome: 'timeout', status: 0 });
     } finally {
@@ -127,7 +128,7 @@ describe('createHttpFetcher', () => {
 });
 
 describe('private-address refusal', () => {
-  const strict = createHttpFetcher(testKnex(), { ...options, allowPrivate: false });
+  const strict = createLiveFetcher(testKnex(), { ...options, allowPrivate: false });
   afterAll(() => strict.close());
 
   test('refuses loopback literals and localhost names before connecting', async () => {

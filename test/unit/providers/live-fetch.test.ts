@@ -6,7 +6,8 @@
  * Every assertion about requests counts or times them at the server.
  */
 import { performance } from 'node:perf_hooks';
-import { createHttpFetcher, type HttpFetcherOptions } from '../../../src/enrichment/providers/http-fetcher';
+import type { HttpFetcherOptions } from '../../../src/enrichment/providers/http-fetcher';
+import { createLiveFetcher } from '../../../src/services/fetching/live-fetcher';
 import { RetryLaterError } from '../../../src/enrichment/research/types';
 import { closeTestKnex, testKnex } from '../../helpers/db';
 import { startServer } from './fixtures';
@@ -73,7 +74,7 @@ const options: HttpFetcherOptions = {
 };
 
 test('robots.txt: a disallowed page is never requested and is robots_denied; robots.txt is read once per origin', async () => {
-  const fetcher = createHttpFetcher(testKnex(), options);
+  const fetcher = createLiveFetcher(testKnex(), options);
   const denied = await fetcher.fetch(site.url('/private/widget'));
   expect(denied).toMatchObject({ outcome: 'robots_denied', status: 0 });
   expect(denied.exchanges?.map((e) => [e.purpose, e.status])).toEqual([['robots', 200]]);
@@ -82,13 +83,13 @@ test('robots.txt: a disallowed page is never requested and is robots_denied; rob
   expect(hits('/public/widget')).toBe(1);
   expect(hits('/robots.txt')).toBe(1);
   // Another group's rules do not apply to our product token; another product token is refused.
-  const other = createHttpFetcher(testKnex(), { ...options, userAgent: 'other-bot/2.0' });
+  const other = createLiveFetcher(testKnex(), { ...options, userAgent: 'other-bot/2.0' });
   expect((await other.fetch(site.url('/public/widget'))).outcome).toBe('robots_denied');
   await Promise.all([fetcher.close(), other.close()]);
 });
 
 test('robots.txt: fetches of one origin starting together share one robots.txt request (single-flight in the fetcher)', async () => {
-  const fetcher = createHttpFetcher(testKnex(), options);
+  const fetcher = createLiveFetcher(testKnex(), options);
   const pages = await Promise.all(['/public/1', '/public/2', '/public/3', '/private/4', '/public/5'].map((p) => fetcher.fetch(site.url(p))));
   expect(pages.map((p) => p.outcome)).toEqual(['ok', 'ok', 'ok', 'robots_denied', 'ok']);
   expect(hits('/robots.txt')).toBe(1);
@@ -99,7 +100,7 @@ test('robots.txt: fetches of one origin starting together share one robots.txt r
 });
 
 test('robots.txt: an unreachable robots.txt (5xx) disallows the page and says robots_unreachable; a disallowing rule does not', async () => {
-  const fetcher = createHttpFetcher(testKnex(), options);
+  const fetcher = createLiveFetcher(testKnex(), options);
   expect(await fetcher.fetch(site.url('/private/x'))).toMatchObject({ outcome: 'robots_denied' });
   expect((await fetcher.fetch(site.url('/private/x'))).robots_unreachable).toBeUndefined();
   await testKnex()('fetch_robots')
@@ -111,7 +112,7 @@ test('robots.txt: an unreachable robots.txt (5xx) disallows the page and says ro
 });
 
 test('robots.txt: a 4xx answer allows everything, a 5xx answer disallows everything (RFC 9309 §2.3.1)', async () => {
-  const fetcher = createHttpFetcher(testKnex(), options);
+  const fetcher = createLiveFetcher(testKnex(), options);
   robotsStatus = 404;
   expect((await fetcher.fetch(site.url('/private/a'))).outcome).toBe('ok');
   await testKnex()('fetch_robots')
@@ -124,7 +125,7 @@ test('robots.txt: a 4xx answer allows everything, a 5xx answer disallows everyth
 });
 
 test('outcomes: challenge pages and 403 are blocked (never rescheduled), 5xx is server_error', async () => {
-  const fetcher = createHttpFetcher(testKnex(), options);
+  const fetcher = createLiveFetcher(testKnex(), options);
   expect(await fetcher.fetch(site.url('/challenge'), { defer_retry: true })).toMatchObject({ outcome: 'blocked', status: 503 });
   expect(await fetcher.fetch(site.url('/forbidden'))).toMatchObject({ outcome: 'blocked', status: 403 });
   expect(await fetcher.fetch(site.url('/error'))).toMatchObject({ outcome: 'server_error', status: 500 });
@@ -132,7 +133,7 @@ test('outcomes: challenge pages and 403 are blocked (never rescheduled), 5xx is 
 });
 
 test('429 with Retry-After throws RetryLaterError when deferring, else it is a server_error', async () => {
-  const fetcher = createHttpFetcher(testKnex(), options);
+  const fetcher = createLiveFetcher(testKnex(), options);
   const err = await fetcher.fetch(site.url('/later'), { defer_retry: true }).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(RetryLaterError);
   expect((err as RetryLaterError).delayMs).toBe(3000);
@@ -141,14 +142,14 @@ test('429 with Retry-After throws RetryLaterError when deferring, else it is a s
 });
 
 test('HTTP cache: reused within FETCH_MAX_AGE_S with no request; older copies revalidated (304 reuses the stored bytes)', async () => {
-  const fresh = createHttpFetcher(testKnex(), options);
+  const fresh = createLiveFetcher(testKnex(), options);
   const first = await fresh.fetch(site.url('/etag'));
   expect(first).toMatchObject({ outcome: 'ok', status: 200 });
   const again = await fresh.fetch(site.url('/etag'));
   expect(again.cache).toBe('fresh');
   expect(hits('/etag')).toBe(1);
 
-  const stale = createHttpFetcher(testKnex(), { ...options, maxAgeS: 0 });
+  const stale = createLiveFetcher(testKnex(), { ...options, maxAgeS: 0 });
   await new Promise((r) => setTimeout(r, 5));
   const revalidated = await stale.fetch(site.url('/etag'));
   expect(hits('/etag')).toBe(2);
@@ -161,8 +162,8 @@ test('HTTP cache: reused within FETCH_MAX_AGE_S with no request; older copies re
 
 test('two fetchers sharing the database space their request starts to one host by FETCH_HOST_INTERVAL_MS', async () => {
   const interval = 300;
-  const a = createHttpFetcher(testKnex(), { ...options, hostIntervalMs: interval });
-  const b = createHttpFetcher(testKnex(), { ...options, hostIntervalMs: interval });
+  const a = createLiveFetcher(testKnex(), { ...options, hostIntervalMs: interval });
+  const b = createLiveFetcher(testKnex(), { ...options, hostIntervalMs: interval });
   await Promise.all([a.fetch(site.url('/s1')), b.fetch(site.url('/s2')), a.fetch(site.url('/s3')), b.fetch(site.url('/s4'))]);
   const starts = log.map((r) => r.at).sort((x, y) => x - y);
   // Four pages, and robots.txt once or more (fetchers that find no stored copy at once each read it).
@@ -174,7 +175,7 @@ test('two fetchers sharing the database space their request starts to one host b
 
 test('Crawl-delay widens the spacing to a host, up to FETCH_CRAWL_DELAY_MAX_S', async () => {
   robotsBody = 'User-agent: catalog-enrichment-service\nCrawl-delay: 0.4\nDisallow: /private/\n';
-  const fetcher = createHttpFetcher(testKnex(), { ...options, crawlDelayMaxS: 1 });
+  const fetcher = createLiveFetcher(testKnex(), { ...options, crawlDelayMaxS: 1 });
   await fetcher.fetch(site.url('/c1'));
   await fetcher.fetch(site.url('/c2'));
   const starts = log.map((r) => r.at);
@@ -187,7 +188,7 @@ test('Crawl-delay widens the spacing to a host, up to FETCH_CRAWL_DELAY_MAX_S', 
     .where('origin', new URL(site.url('/')).origin)
     .delete();
   robotsBody = 'User-agent: *\nCrawl-delay: 120\n';
-  const capped = createHttpFetcher(testKnex(), { ...options, crawlDelayMaxS: 0.5 });
+  const capped = createLiveFetcher(testKnex(), { ...options, crawlDelayMaxS: 0.5 });
   await capped.fetch(site.url('/c3'));
   expect((await testKnex()('fetch_hosts').where('host', host).first('crawl_delay_ms')).crawl_delay_ms).toBe(500);
   await Promise.all([fetcher.close(), capped.close()]);

@@ -1,5 +1,6 @@
 import { loadConfig } from '../../../src/config';
 import { combineSources, researchProviders } from '../../../src/enrichment/providers';
+import { createFetchState } from '../../../src/services/fetching/live-fetcher';
 import { configuredSources, describeSources } from '../../../src/services/research-archives/sources';
 import { startServer } from './fixtures';
 import { closeTestKnex, testKnex } from '../../helpers/db';
@@ -44,10 +45,8 @@ test('SEARCH_PROVIDER=brave with BRAVE_API_URL and FETCH_ALLOW_PRIVATE searches 
     return res.writeHead(200, { 'content-type': 'text/html' }).end('<html><title>P</title></html>');
   });
   try {
-    const { search, fetcher } = researchProviders(
-      loadConfig({ SEARCH_PROVIDER: 'brave', BRAVE_API_KEY: 'k', BRAVE_API_URL: server.url('/res/v1/web/search'), FETCH_ALLOW_PRIVATE: 'true' }),
-      { knex: testKnex() },
-    );
+    const config = loadConfig({ SEARCH_PROVIDER: 'brave', BRAVE_API_KEY: 'k', BRAVE_API_URL: server.url('/res/v1/web/search'), FETCH_ALLOW_PRIVATE: 'true' });
+    const { search, fetcher } = researchProviders(config, { fetchState: createFetchState(testKnex(), config.fetch) });
     const [hit] = await search.search('p', { limit: 5 });
     expect(hit.url).toBe(server.url('/p'));
     expect((await fetcher.fetch(hit.url)).status).toBe(200);
@@ -101,11 +100,11 @@ test('the default configuration reads item URLs live (search stays offline); FET
   });
   try {
     const config = loadConfig({ SHARED_DATA_DIR: '/nonexistent/shared/data', FETCH_ALLOW_PRIVATE: 'true', FETCH_HOST_INTERVAL_MS: '0' });
-    const on = researchProviders(config, { knex: testKnex() });
+    const on = researchProviders(config, { fetchState: createFetchState(testKnex(), config.fetch) });
     expect(await on.itemFetcher.fetch(server.url('/p'))).toMatchObject({ status: 200, outcome: 'ok' });
     // Search results are still read only from the (absent) archives: the default configuration searches nothing live.
     expect((await on.fetcher.fetch(server.url('/p'))).status).toBe(404);
-    const off = researchProviders({ ...config, fetch: { ...config.fetch, itemUrls: false } }, { knex: testKnex() });
+    const off = researchProviders({ ...config, fetch: { ...config.fetch, itemUrls: false } }, { fetchState: createFetchState(testKnex(), config.fetch) });
     expect((await off.itemFetcher.fetch(server.url('/q'))).status).toBe(404);
     expect(paths).not.toContain('/q');
     expect(paths.filter((p) => p === '/p')).toHaveLength(1);

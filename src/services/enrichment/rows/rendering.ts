@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { hasProductData } from '../../../enrichment/providers/product-signals';
-import { hostsNotNeedingRender, requestRenders } from '../../../enrichment/providers/render-store';
 import type { FetchedPage } from '../../../enrichment/research/types';
 import type { EnrichInput, EnrichmentResult, Evidence } from '../../../enrichment/types';
+import { hostsNotNeedingRender, requestRenders } from '../../fetching/render-store';
 
 /**
  * Whether this worker can have pages rendered: `enabled` when a render worker runs

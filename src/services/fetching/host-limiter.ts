@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { HostBusyError, type HostPoliteness } from '../../enrichment/providers/fetch-state';
 
 /** Settings of {@link createHostPoliteness}. */
 export interface HostPolitenessOptions {
@@ -13,33 +14,14 @@ export interface HostPolitenessOptions {
   maxWaitMs: number;
 }
 
-/** Raised when no request slot of a host freed up within `maxWaitMs`. */
-export class HostBusyError extends Error {
-  constructor(host: string, waitedMs: number) {
-    super(`no free request slot for ${host} within ${waitedMs} ms`);
-    this.name = 'HostBusyError';
-  }
-}
-
-/** Politeness towards one host, shared by every worker through PostgreSQL (see {@link createHostPoliteness}). */
-export interface HostPoliteness {
-  /**
-   * Waits for a free request slot of `host` and then for the host's next start time, and
-   * resolves when the request may start; call the returned function when the response is done.
-   * @throws HostBusyError when no slot freed up in time
-   */
-  acquire(host: string): Promise<() => Promise<void>>;
-  /** Records the host's robots.txt `Crawl-delay` (ms, already capped; null = none). */
-  setCrawlDelay(host: string, delayMs: number | null): Promise<void>;
-}
-
 /** Extra wait added to every reserved start, ms: Node timers may fire up to a millisecond early. */
 const START_MARGIN_MS = 5;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Politeness per host shared by all workers, in PostgreSQL (migration
+ * The engine's {@link HostPoliteness} (src/enrichment/providers/fetch-state.ts) over PostgreSQL:
+ * politeness per host shared by all workers (migration
  * 20261127080000_live_fetch):
  * - concurrency: `perHost` leased slots per host in `fetch_host_slots`; a slot is taken with one
  *   `INSERT … ON CONFLICT DO UPDATE … WHERE lease_until < now()` and freed by deleting it;

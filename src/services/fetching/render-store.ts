@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { RenderedPage } from './renderer';
+import type { RenderStore, StoredRender } from '../../enrichment/providers/fetch-state';
+import type { RenderedPage } from '../../enrichment/providers/renderer';
 
 /**
  * Rendered pages in PostgreSQL (`page_renders`, migration 20261127080000_live_fetch), shared by
@@ -8,11 +9,6 @@ import type { RenderedPage } from './renderer';
  * rendered DOM in place of the static page. Per host, `fetch_hosts.render_needed` remembers
  * whether rendering found product data the static HTML lacked.
  */
-
-/** A stored rendering of a URL. */
-export interface StoredRender extends RenderedPage {
-  url: string;
-}
 
 /**
  * Asks for `urls` to be rendered for a row: a URL with no rendering yet, or one older than
@@ -57,7 +53,7 @@ export async function saveRender(knex: Knex, url: string, outcome: { page: Rende
   ]);
 }
 
-/** A rendering of `url` made within `maxAgeS`, if any. */
+/** A rendering of `url` made within `maxAgeS`, if any (the engine reads it through {@link renderStore}). */
 export async function loadRender(knex: Knex, url: string, maxAgeS: number): Promise<StoredRender | null> {
   const row = await knex('page_renders')
     .where({ url, status: 'rendered' })
@@ -79,4 +75,9 @@ export async function hostsNotNeedingRender(knex: Knex, hosts: string[]): Promis
   if (hosts.length === 0) return new Set();
   const rows = await knex('fetch_hosts').whereIn('host', hosts).where('render_needed', false).select('host');
   return new Set(rows.map((r: { host: string }) => r.host));
+}
+
+/** The engine's {@link RenderStore} (src/enrichment/providers/fetch-state.ts) over `page_renders`: {@link loadRender}. */
+export function renderStore(knex: Knex): RenderStore {
+  return { loadRender: (url, maxAgeS) => loadRender(knex, url, maxAgeS) };
 }
