@@ -131,9 +131,10 @@ test('the worker SIGKILLed while a page waits to commit: the retried run writes 
     await waitUntil(
       async () =>
         (
-          await knex.raw(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = ? AND wait_event_type = 'Lock' AND query LIKE '%feed_run_pages%'`, [
-            first.appName,
-          ])
+          await knex.raw(
+            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = ? AND wait_event_type = 'Lock' AND query LIKE '%feed_run_pages%'`,
+            [first.appName],
+          )
         ).rows.length > 0,
       'the first page to wait on the held pages table',
       60_000,

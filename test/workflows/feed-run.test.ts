@@ -208,7 +208,9 @@ describe('feed runs', () => {
       const res = await request(app).post(`/api/public/feeds/${feed.id}/runs`).set(org.auth).send({});
       runId = res.body.run_id;
       await waitUntil(async () => {
-        const { rows } = await knex.raw("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%feed_run_pages%' LIMIT 1");
+        const { rows } = await knex.raw(
+          "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%feed_run_pages%' LIMIT 1",
+        );
         return rows.length > 0;
       }, 'a page waiting on its insert');
       const cancel = await request(app).post(`/api/public/feeds/${feed.id}/runs/${runId}/cancel`).set(org.auth);
