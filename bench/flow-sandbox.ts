@@ -7,8 +7,8 @@
  * - warm: a trivial transform (`dict(r, seen=True)` per row) over one 10,000-row page of 8-field
  *   rows on a started session, `BENCH_RUNS` times; and the same 10,000 rows as ten 1,000-row pages.
  *
- * Prints one JSON line: medians and slowest, the load average at start and end. Targets (issue
- * 19): cold start ≤ 2 s, warm 10,000 rows ≤ 3 s.
+ * Prints one JSON line: medians and slowest, the load average at start and end. Targets
+ * (docs/benchmarks.md, "flow-sandbox"): cold start ≤ 2 s, warm 10,000 rows ≤ 3 s.
  */
 import { loadConfig } from '../src/config';
 import { PythonTransformSession } from '../src/sandbox/python-sandbox';
