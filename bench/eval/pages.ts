@@ -1,6 +1,4 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import * as cheerio from 'cheerio';
 import { auditResult } from '../../src/enrichment/result-audit';
 import { judgeRow } from '../../src/services/enrichment/judge/judge';
 import { createEngine } from '../../src/enrichment/engine';
@@ -13,6 +11,8 @@ import { canonicalDecimal, count, prf, type FieldCounts } from './metrics';
 import { findFiles, options, readJson, table } from './files';
 import { addPairCredit, ruleGains, rulePairs, ruleProvenance, rulesOffFor, siteFamily, type PageOutcome } from './lofo';
 import { memoisedCells, outOfSampleCalibration, type CalibrationSource, type CellOutcome } from './calibrate';
+import { grounded, Haystack } from './haystack';
+import { isErratum, readErrata, type LabelErratum } from './errata';
 
 /** The labelled fields of the zyte product-extraction layout, in report order. */
 export const PAGE_FIELDS = ['price', 'currency', 'availability', 'sku', 'brand', 'gtin', 'mpn'] as const;
@@ -81,64 +81,6 @@ export function correct(field: PageField, predicted: unknown, gold: string[]): b
     return gold.some((g) => g === predicted || [g, ...possibleCurrencyCodes(g)].some((c) => p.has(c)));
   }
   return gold.some((g) => g.trim() === String(predicted).trim());
-}
-
-function ws(s: string): string {
-  return s.replace(/\s+/g, ' ').trim();
-}
-
-/**
- * Text a value may be found in: raw HTML (also with JSON's escaped slashes `https:\/\/cdn…`
- * undone: the same text in another encoding), the document text as rendered (line breaks and
- * block boundaries as spaces, as a browser shows them) and attribute values. The parts are built
- * when first needed, the raw HTML first (most values are found there, and the parsed text costs
- * most of the suite's scoring time); a needle never holds a line break, so looking in each part
- * finds what looking in their concatenation would.
- */
-class Haystack {
-  private readonly parts: string[] = [];
-  private raw: string | undefined;
-
-  constructor(private readonly file: string) {}
-
-  /** Whether `needle` occurs in one of the file's parts, building parts until it is found. */
-  includes(needle: string): boolean {
-    for (let i = 0; ; i++) {
-      if (i === this.parts.length && !this.build()) return false;
-      if (this.parts[i]!.includes(needle)) return true;
-    }
-  }
-
-  /** Builds the next parts: the raw HTML's two, then the parsed document's three; false when all are built. */
-  private build(): boolean {
-    if (this.raw === undefined) {
-      this.raw = fs.readFileSync(this.file, 'utf8');
-      this.parts.push(ws(this.raw), ws(this.raw.replace(/\\\//g, '/')));
-      return true;
-    }
-    if (this.parts.length > 2) return false;
-    const $ = cheerio.loadBuffer(fs.readFileSync(this.file), { encoding: { defaultEncoding: 'utf-8' } });
-    const attrs: string[] = [];
-    $('meta[content],img[src],a[href],link[href]').each((_, el) => void attrs.push($(el).attr('content') ?? $(el).attr('src') ?? $(el).attr('href') ?? ''));
-    const glued = ws($.root().text());
-    $('br').replaceWith(' ');
-    $('p,div,li,h1,h2,h3,h4,h5,h6,tr,td,th,section,article,blockquote').append(' ');
-    this.parts.push(glued, ws($.root().text()), ws(attrs.join(' \n ')));
-    return true;
-  }
-}
-
-function grounded(value: unknown, hay: Haystack): boolean {
-  const values = Array.isArray(value) ? value.map(String) : [String(value)];
-  return values.every((v) => {
-    if (hay.includes(ws(v))) return true;
-    try {
-      const u = new URL(v);
-      return hay.includes(u.pathname + u.search) || hay.includes((u.pathname + u.search).replace(/&/g, '&amp;'));
-    } catch {
-      return false;
-    }
-  });
 }
 
 function scoreBaselines(files: Array<[string, Labels]>, gold: Labels, scored: Set<string>): Array<[string, Record<string, number>]> {
@@ -228,7 +170,13 @@ class Tally {
   unlabelled = 0;
   grounded = 0;
 
-  constructor(private readonly hay: (file: string) => Haystack) {}
+  /** Wrong values returned at `high` confidence: page id, field, value, and whether a label erratum explains it (./errata.ts). */
+  readonly highWrong: Array<{ page: string; field: PageField; value: unknown; erratum: boolean }> = [];
+
+  constructor(
+    private readonly hay: (file: string) => Haystack,
+    private readonly errata: LabelErratum[] = [],
+  ) {}
 
   /** Scores one page's result (upstream rules: metrics.ts count). */
   add(page: Researched, result: EnrichmentResult, filesByUrl: Map<string, string>, observed: Observed[] = []): void {
@@ -256,6 +204,8 @@ class Tally {
           judge.correct++;
         }
         const level = result.review_info.field_confidence[field] ?? 'none';
+        if (level === 'high' && !ok)
+          this.highWrong.push({ page: rec.id, field, value: after[field], erratum: isErratum(this.errata, rec.id, field, after[field]) });
         const seen = observed.find((o) => o.field === field);
         if (seen) this.calibrated.push({ probability: seen.probability, level, right: ok });
         for (const c of [(this.byConfidence[level] ??= { returned: 0, correct: 0 }), (this.byFieldConfidence[field][level] ??= { returned: 0, correct: 0 })]) {
@@ -336,6 +286,9 @@ class Tally {
       calibration: this.reliability(),
       fields: Object.fromEntries(PAGE_FIELDS.map((f) => [f, { ...prf(this.counts[f]), high_errors: this.highErrors(f) }])),
       high_errors: PAGE_FIELDS.reduce((s, f) => s + this.highErrors(f), 0),
+      // The same values, each marked when a label erratum explains it; `high_errors_unexplained` counts the others.
+      high_error_values: this.highWrong,
+      high_errors_unexplained: this.highWrong.filter((x) => !x.erratum).length,
       confidence_by_field: this.fieldConfidence(),
       source_precision: r(this.cited ? this.citedOwn / this.cited : 0),
       grounded_rate: r(this.unlabelled ? this.grounded / this.unlabelled : 0),
@@ -356,7 +309,8 @@ class Tally {
  * its figures then lead the JSON (`fields`, …), the plain ones follow under `plain`, and
  * `calibration_out_of_sample` is the table that ships (bench/eval/write-calibration.ts). Each
  * field's `high_errors` (and their sum, `high_errors`) counts wrong values returned at `high`
- * confidence; `confidence_by_field` gives precision per field and level. `--family a,b` scores only those
+ * confidence (`high_error_values` lists them, `high_errors_unexplained` those no label erratum of
+ * ./errata.ts explains); `confidence_by_field` gives precision per field and level. `--family a,b` scores only those
  * families (and fits only on them). Research runs once per page; each tuning re-extracts from
  * the same evidence. Prints tables; returns `{suite: "pages", items, fields, source_precision,
  * hit_at_5, grounded_rate, items_per_s, ...}`.
@@ -409,7 +363,8 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
     if (evidence.search_results.slice(0, 5).some((r) => ownUrls.has(r.url))) hits++;
     pages.push({ rec, labels, input, evidence, ownUrls, family });
   }
-  const plain = new Tally(hay);
+  const errata = readErrata();
+  const plain = new Tally(hay, errata);
   const plainOutcomes = new Map<string, PageOutcome>();
   // Per page, the calibration cell of each returned labelled value and whether it was right: what calibrations are fitted from.
   const cells = new Map<string, CellOutcome[]>();
@@ -484,7 +439,7 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
     };
     const refs = pages.map((p) => ({ id: p.rec.id, family: p.family }));
     shipped = await outOfSampleCalibration(refs, source);
-    lofo = new Tally(hay);
+    lofo = new Tally(hay, errata);
     for (const family of [...new Set(pages.map((p) => p.family))].sort()) {
       const off = rulesOffFor(family, gains, familyOf);
       offByFamily[family] = [...off].filter((r) => (gains.get(r)?.size ?? 0) > 0);
@@ -533,6 +488,10 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
   );
   if (tier === 'A')
     console.log('brand: tier A gives the engine the brand; compare brand with the baselines in tier B only (bracketed figures are not comparable).');
+  for (const [name, t] of [['plain', plain], ...(lofo ? [['LOFO', lofo] as const] : [])] as Array<[string, Tally]>)
+    console.log(
+      `wrong values at high confidence (${name}): ${t.highWrong.length}, ${t.highWrong.filter((x) => x.erratum).length} of them where the page contradicts its label (bench/eval/label-errata.json)${t.highWrong.map((x) => `; ${x.page.slice(0, 8)} ${x.field} ${JSON.stringify(x.value)}${x.erratum ? ' (erratum)' : ''}`).join('')}`,
+    );
   for (const [name, t] of [['plain', plain], ...(lofo ? [['LOFO', lofo] as const] : [])] as Array<[string, Tally]>) {
     const rel = t.reliability();
     console.log(

@@ -3,7 +3,7 @@ import { createLearnedTextModels, learnedTextFields } from './learned-text';
 import { coerce } from './extract/coerce';
 import { pageCandidates } from './extract/candidates';
 import type { Candidate, Method } from './extract/candidate';
-import { matchPage, type ItemIdentity, type PageMatch } from './extract/identity';
+import { matchPage, pageReading, type ItemIdentity, type PageMatch } from './extract/identity';
 import { fieldRole, snake } from './extract/roles';
 import { ruleOn, type ExtractionTuning } from './extract/rules';
 import { calibrationCell, cellProbability, levelOf } from './extract/calibration';
@@ -87,8 +87,8 @@ const CALIBRATED_ROLES = new Set(['price', 'currency', 'availability', 'sku', 'b
  * The calibrated confidence of a voted page value (src/enrichment/extract/calibration.ts): the
  * probability of its cell under the tuning's calibration (the built-in one by default) mapped
  * to high / medium / low; the vote's own rule for fields of other roles and knowledge-base values.
- * A value with a doubtful reading (`Candidate.doubt`: the page shows another price than its
- * markup states) is at most `medium` (docs/enrich-options.md, "Sale and list prices").
+ * A value with a doubtful reading (`Candidate.doubt`: docs/evaluation.md, "Calibrated confidence";
+ * docs/enrich-options.md, "Sale and list prices") is in a `doubtful` cell and at most `medium`.
  */
 function calibratedConfidence(voted: Voted, role: string, field: string, tuning?: ExtractionTuning): Confidence {
   const level = uncappedConfidence(voted, role, field, tuning);
@@ -99,7 +99,8 @@ function uncappedConfidence(voted: Voted, role: string, field: string, tuning?: 
   const best = voted.candidates[0];
   if (!CALIBRATED_ROLES.has(role) || best.method === 'knowledge_base') return voted.confidence;
   const cal = tuning?.calibration ?? BUILT_IN_CALIBRATION;
-  const cell = calibrationCell({ method: best.method, weight: best.weight, agreeing: voted.agreeing, contested: voted.rivals.some((r) => r.weight >= 0.5) });
+  const [contested, doubtful] = [voted.rivals.some((r) => r.weight >= 0.5), voted.candidates.some((c) => !!c.doubt)];
+  const cell = calibrationCell({ method: best.method, weight: best.weight, agreeing: voted.agreeing, contested, doubtful });
   const probability = cellProbability(cal, cell);
   tuning?.observe?.(field, cell, probability);
   return cal.total.n > 0 ? levelOf(cal, cell) : voted.confidence;
@@ -477,7 +478,7 @@ function readPages(
     accepted.forEach(({ d, m }, i) => {
       const product = m.product !== undefined ? d.doc.products[m.product] : undefined;
       for (const c of [...pageCandidates(d.doc, role, field.name, synonyms, product, tuning), ...unitCandidates(d.doc, field, product)])
-        candidates.push({ ...c, weight: c.weight * (i === 0 ? 1 : 0.7) * (m.kind === 'identifier' ? 1 : 0.9 + 0.1 * m.score) });
+        candidates.push(pageReading(c, i, m));
     });
     candidates.push(...knowledgeBaseCandidates(kb, role, field.name, synonyms));
     const voted = vote(candidates, field);

@@ -25,7 +25,7 @@ export interface Voted {
   candidates: Candidate[];
   rivals: Candidate[];
   confidence: Confidence;
-  /** Distinct method@page readings that agree on the value. */
+  /** Distinct method@page readings that agree on the value (a reading that echoes another method's writing, `Candidate.echoes`, counts as that method). */
   agreeing: number;
 }
 
@@ -59,7 +59,8 @@ export function vote(candidates: Candidate[], field?: OutputField): Voted | null
     .map((r) => ({ ...r, score: r.g[0].weight + 0.25 * r.total + shaped(r.g[0]) }))
     .sort((a, b) => b.score - a.score);
   const best = ranked[0];
-  const methods = new Set(best.g.map((c) => `${c.method}@${c.url}`));
+  // Independent readings: a reading that echoes another method's writing on its page counts as that one.
+  const methods = new Set(best.g.map((c) => `${c.echoes ?? c.method}@${c.url}`));
   return {
     value: best.g[0].value,
     candidates: best.g,

@@ -15,9 +15,9 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..', '..');
 const MARKER = '@needs-labelled-data';
 
-/** Absolute path of the labelled data folder (`../shared/data` beside the clone). */
+/** Absolute path of the labelled data folder: `SHARED_DATA_DIR` when set (relative to the clone, as the service reads it), else `../shared/data` beside the clone. */
 function labelledDataDir() {
-  return path.resolve(ROOT, '..', 'shared', 'data');
+  return path.resolve(ROOT, process.env.SHARED_DATA_DIR || path.join('..', 'shared', 'data'));
 }
 
 /** Whether this run is CI's (`CI=true` or `1`), as test/helpers/prerequisites.ts reads it. */

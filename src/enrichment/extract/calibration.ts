@@ -3,7 +3,8 @@
  * cell of how it was read (method class, whether independent readings agree, the strength of
  * the best reading, whether a strong rival disagrees); the share of right values per cell,
  * counted on labelled pages, is the value's probability of being right; `high` and `medium` are
- * thresholds on it (`high` on its 90 % lower bound). Cells are few on purpose (≤ 48) so that a hundred labelled pages fill them.
+ * thresholds on it (`high` on its 90 % lower bound). Cells are few on purpose (≤ 72, most of them
+ * rare) so that a hundred labelled pages fill the common ones.
  * Probabilities are shrunk towards the overall rate (additive smoothing with `prior_weight`
  * pseudo-counts), so a cell seen a few times does not claim certainty.
  */
@@ -18,6 +19,12 @@ export interface CalibrationFeatures {
   agreeing: number;
   /** Whether a reading of weight ≥ 0.5 gave another value. */
   contested: boolean;
+  /**
+   * Whether a reading of the value is doubtful although its source is strong (`Candidate.doubt`:
+   * the page shows another price than its markup states, or the reading is a page-level fact of a
+   * page that only lists the item among other products). Absent: false.
+   */
+  doubtful?: boolean;
 }
 
 /** Counts per cell (`right` of `n` values right) and the thresholds: probability ≥ high → `high`, ≥ medium → `medium`. */
@@ -31,11 +38,16 @@ export interface Calibration {
   medium: number;
 }
 
-/** The cell of a value: `structured|agree|strong|clean` etc. */
+/**
+ * The cell of a value: `structured|agree|strong|clean` etc. The last part is what speaks against
+ * the value: `contested` (a strong rival reading), else `doubtful` (a doubtful reading of it,
+ * {@link CalibrationFeatures.doubtful}), else `clean`.
+ */
 export function calibrationCell(f: CalibrationFeatures): string {
   const method = f.method === 'jsonld' || f.method === 'microdata' ? 'structured' : f.method === 'opengraph' || f.method === 'table' ? f.method : 'text';
   const strength = f.weight >= 0.85 ? 'strong' : f.weight >= 0.5 ? 'sound' : 'weak';
-  return `${method}|${f.agreeing >= 2 ? 'agree' : 'single'}|${strength}|${f.contested ? 'contested' : 'clean'}`;
+  const against = f.contested ? 'contested' : f.doubtful ? 'doubtful' : 'clean';
+  return `${method}|${f.agreeing >= 2 ? 'agree' : 'single'}|${strength}|${against}`;
 }
 
 /** Probability (0–1) that a value in `cell` is right: smoothed share of right values in the cell. */

@@ -31,4 +31,10 @@ export interface Candidate {
    * reading is never `high` confidence, and the doubt is stated as a field issue.
    */
   doubt?: string;
+  /**
+   * The method of another reading on the same page that read the very same writing of the value
+   * (a spec cell that is itself a microdata property written as text): voting counts the two as
+   * one reading, not as independent agreement.
+   */
+  echoes?: Method;
 }

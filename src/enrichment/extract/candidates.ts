@@ -9,6 +9,7 @@ import { currencyCandidates, listPriceCandidates, priceCandidates } from './pric
 import type { FieldRole } from './roles';
 import { ruleOn, type ExtractionTuning } from './rules';
 import type { Candidate } from './candidate';
+import { echo } from './echo';
 
 export type { Candidate, Method } from './candidate';
 
@@ -86,6 +87,7 @@ function keyValueCandidates(doc: PageDoc, role: FieldRole, accept: (v: string) =
         weight: kv.origin === 'label' ? weight - 0.05 : weight,
         url: doc.url,
         explanation: `${where} "${kv.key}" on ${doc.url}`,
+        ...echo(doc, kv.value),
       });
       break;
     }
@@ -278,6 +280,7 @@ function idCandidates(doc: PageDoc, role: 'sku' | 'gtin' | 'mpn', p?: Structured
       weight: role === 'gtin' ? 0.7 : 0.5,
       url: doc.url,
       explanation: `text "${labelled.label} ${labelled.value}" on ${doc.url}`,
+      ...echo(doc, labelled.value),
     });
   const styled = role === 'sku' && ruleOn(tuning, 'sku.url-code-shown') ? shownUrlCode(doc) : null;
   if (styled)

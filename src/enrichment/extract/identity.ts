@@ -1,3 +1,4 @@
+import type { Candidate } from './candidate';
 import type { PageDoc } from '../parse/page';
 import type { StructuredProduct } from '../parse/products';
 import { tokenize } from '../research/tokenize';
@@ -18,6 +19,13 @@ export interface PageMatch {
   reason: string;
   /** Index of the structured product that matched best, when the page has any. */
   product?: number;
+  /**
+   * The page only lists the item among other products: matched by the name of one of its
+   * structured products that is not its first, while neither its title nor its OpenGraph title
+   * names the item (a related-products tile on another product's page). Its page-level facts (spec
+   * rows, text, OpenGraph) then describe the page's own product, not the item.
+   */
+  listed?: boolean;
 }
 
 /** Threshold of name-token coverage above which a page counts as the item's page. */
@@ -102,16 +110,20 @@ export function matchPage(item: ItemIdentity, doc: PageDoc): PageMatch {
   doc.products.forEach((p) => p.name && names.push([`${p.origin} name`, p.name]));
   let best = 0;
   let where = '';
-  for (const [label, text] of names) {
-    const c = nameCoverage(item.name, text);
+  let titled = 0;
+  names.forEach(([label, text], i) => {
+    const c = nameCoverage(item.name!, text);
+    if (i < (ogTitle ? 2 : 1)) titled = Math.max(titled, c);
     if (c > best) {
       best = c;
       where = label;
     }
-  }
+  });
   if (item.brand && best > 0 && nameCoverage(item.brand, names.map(([, t]) => t).join(' ') + ' ' + doc.text.slice(0, 20_000)) < 0.5) best *= 0.8;
   const product = bestProduct(item, doc);
-  if (best >= NAME_MATCH_THRESHOLD) return { score: best, kind: 'name', reason: `name matches ${where} (${Math.round(best * 100)}% of name tokens)`, product };
+  const listed = titled < NAME_MATCH_THRESHOLD && product !== undefined && product > 0;
+  if (best >= NAME_MATCH_THRESHOLD)
+    return { score: best, kind: 'name', reason: `name matches ${where} (${Math.round(best * 100)}% of name tokens)`, product, ...(listed ? { listed } : {}) };
   return { score: best, kind: 'none', reason: `name overlap ${Math.round(best * 100)}% below threshold`, product };
 }
 
@@ -128,4 +140,24 @@ function bestProduct(item: ItemIdentity, doc: PageDoc): number | undefined {
     }
   });
   return best;
+}
+
+/** Methods that read the matched structured product itself, not the page around it. */
+const PRODUCT_METHODS = new Set<Candidate['method']>(['jsonld', 'microdata']);
+
+/**
+ * A page's reading as it joins the vote: its weight scaled by the page's rank among the matching
+ * pages (`rank` 0 is the best, later ones weigh 0.7) and by how it matched (an identifier fully, a
+ * name by its coverage); on a page that only lists the item ({@link PageMatch.listed}) a
+ * page-level reading (not of the matched structured product) is doubtful (`Candidate.doubt`): it
+ * may describe the page's own product.
+ */
+export function pageReading(c: Candidate, rank: number, m: PageMatch): Candidate {
+  const weight = c.weight * (rank === 0 ? 1 : 0.7) * (m.kind === 'identifier' ? 1 : 0.9 + 0.1 * m.score);
+  const listed = m.listed && !PRODUCT_METHODS.has(c.method) && !c.doubt;
+  return {
+    ...c,
+    weight,
+    ...(listed ? { doubt: "read from a page that only lists the item among other products; it may describe the page's own product" } : {}),
+  };
 }

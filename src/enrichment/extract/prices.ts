@@ -10,6 +10,7 @@ import { currencyCode, pageRegion, parsePrice, regionalCurrency } from '../norma
 import type { PageDoc, PriceText } from '../parse/page';
 import type { StructuredOffer, StructuredProduct } from '../parse/products';
 import type { Candidate } from './candidate';
+import { echo } from './echo';
 import { ogValues, productLabel } from './markup';
 import { ruleOn, type ExtractionTuning } from './rules';
 
@@ -237,6 +238,7 @@ export function priceCandidates(doc: PageDoc, p?: StructuredProduct, tuning?: Ex
       weight: bare ? 0.4 : t.score >= 2 ? 0.6 : 0.5,
       url: doc.url,
       explanation: `price element ${t.locator} ("${t.text}") on ${doc.url}`,
+      ...echo(doc, t.text),
     });
     break;
   }

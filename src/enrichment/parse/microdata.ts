@@ -115,3 +115,40 @@ function blockText($: CheerioAPI, el: Element): string {
     .filter(Boolean)
     .join('\n');
 }
+
+/** Elements whose microdata value is an attribute, not their text (WHATWG HTML §5.2.4). */
+const ATTRIBUTE_VALUED = new Set([
+  'meta',
+  'a',
+  'area',
+  'link',
+  'img',
+  'audio',
+  'video',
+  'source',
+  'track',
+  'iframe',
+  'embed',
+  'object',
+  'time',
+  'data',
+  'meter',
+]);
+
+/**
+ * The page's visible writings that are themselves microdata property values: the whitespace-
+ * collapsed text of each `itemprop` element whose value is its own text (WHATWG HTML §5.2.4: not
+ * an item, no `content`, URL, `datetime` or `value` attribute), up to 100 characters, at most
+ * `limit` distinct ones in document order. A spec row or label that reads one of them reads the
+ * microdata's own writing, not a second one.
+ */
+export function textValuedProperties($: CheerioAPI, limit = 300): string[] {
+  const out = new Set<string>();
+  $('[itemprop]').each((_, el) => {
+    const $el = $(el);
+    if (out.size >= limit || ATTRIBUTE_VALUED.has(el.tagName.toLowerCase()) || $el.attr('content') !== undefined || $el.attr('itemscope') !== undefined) return;
+    const text = $el.text().replace(/\s+/g, ' ').trim();
+    if (text && text.length <= 100) out.add(text);
+  });
+  return [...out];
+}

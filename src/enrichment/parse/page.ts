@@ -5,7 +5,7 @@ import { parseBreadcrumbs, type Breadcrumbs } from './breadcrumbs';
 import { parseJsonLd } from './jsonld';
 import { parseKeyValues, type KeyValue } from './key-values';
 import { labelledCodes, labelledPriceTexts, type LabelledCode, type LabelledPriceText, type LabelledRole } from './labels';
-import { parseMicrodata } from './microdata';
+import { parseMicrodata, textValuedProperties } from './microdata';
 import { parseOpenGraph } from './opengraph';
 import { productsFromJsonLd, productsFromMicrodata, type StructuredProduct } from './products';
 import type { RuleId } from '../extract/rules';
@@ -52,6 +52,8 @@ export interface PageDoc {
   price_labels?: LabelledPriceText[];
   /** The structured identifiers (sku, gtin, mpn, productID of any product) that also appear in the visible text. */
   shown_ids?: string[];
+  /** Visible writings that are themselves microdata property values (see {@link textValuedProperties}); absent in older evidence. */
+  microdata_texts?: string[];
   /**
    * The page's breadcrumb trail as a category path, broadest first, without the site's root
    * ("Home") and the product's own crumb (see {@link parseBreadcrumbs}); absent when the page
@@ -373,6 +375,7 @@ export function parsePage(url: string, body: Buffer): PageDoc {
     images: [...images].map((i) => absolute(i, base)).filter((i): i is string => !!i),
     text: '',
   };
+  if (microdata.length > 0) doc.microdata_texts = textValuedProperties($);
   $('script,style,noscript,template,svg').remove();
   doc.key_values = parseKeyValues($);
   const productNames = [

@@ -74,8 +74,11 @@ describe('confidence calibration', () => {
     expect(cellProbability(cal, 'opengraph|single|strong|clean')).toBeCloseTo(49 / 54, 6);
   });
 
-  it('names cells by method class, agreement, strength and rivalry', () => {
+  it('names cells by method class, agreement, strength and what speaks against the value', () => {
     expect(calibrationCell({ method: 'jsonld', weight: 1, agreeing: 3, contested: false })).toBe('structured|agree|strong|clean');
     expect(calibrationCell({ method: 'text', weight: 0.4, agreeing: 1, contested: true })).toBe('text|single|weak|contested');
+    // A doubtful reading has cells of its own; a strong rival still names the cell first.
+    expect(calibrationCell({ method: 'jsonld', weight: 1, agreeing: 2, contested: false, doubtful: true })).toBe('structured|agree|strong|doubtful');
+    expect(calibrationCell({ method: 'jsonld', weight: 1, agreeing: 2, contested: true, doubtful: true })).toBe('structured|agree|strong|contested');
   });
 });
