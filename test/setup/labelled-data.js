@@ -15,9 +15,12 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..', '..');
 const MARKER = '@needs-labelled-data';
 
-/** Absolute path of the labelled data folder (`../shared/data` beside the clone). */
+/**
+ * Absolute path of the labelled data folder: `SHARED_DATA_DIR` (relative to the repository root)
+ * when set, else `../shared/data` beside the clone, as the service's configuration reads it.
+ */
 function labelledDataDir() {
-  return path.resolve(ROOT, '..', 'shared', 'data');
+  return path.resolve(ROOT, process.env.SHARED_DATA_DIR || path.join('..', 'shared', 'data'));
 }
 
 /** Whether this run is CI's (`CI=true` or `1`), as test/helpers/prerequisites.ts reads it. */
