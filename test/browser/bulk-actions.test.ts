@@ -7,47 +7,33 @@
  * tree's "Unclassified" node is previewed by the node's path, applied, and counted by the tree.
  * A reviewer's rejection elsewhere is never changed by a bulk action.
  */
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { requireChromium, shotAndCheck, type Page } from './chromium';
-import { openDashboard, type OpenDashboard } from './dashboard-server';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
+import { shotAndCheck } from './chromium';
+import { useBrowserSession } from './dashboard-server';
+import { createTestOrg, testKnex } from '../helpers/db';
+import { fakeEngine, testApiFor } from '../helpers/temporal';
 import { createReviewFixture, type ReviewFixture } from './fixture';
 import { newId } from '../../src/lib/ids';
 import { TemporalJobRunner } from '../../temporal/client';
 import { bulkStageWorkflowId } from '../../src/contracts/workflows';
 
-requireChromium();
-
 describe('bulk actions in Chromium', () => {
   const TASK_QUEUE = 'test-browser-bulk';
-  let env: TestWorkflowEnvironment;
-  let worker: RunningTestWorker;
-  let dashboard: OpenDashboard;
-  let base: string;
-  let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let fx: ReviewFixture;
 
-  beforeAll(async () => {
-    env = await startTestTemporal();
-    worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: fakeEngine() });
-    org = await createTestOrg('bulk actions org');
-    fx = await createReviewFixture(org.organizationId);
-    dashboard = await openDashboard(testApiFor(env, TASK_QUEUE));
-    ({ base, page } = dashboard);
-  }, 180_000);
-
-  afterAll(async () => {
-    await dashboard?.close();
-    await worker?.stop();
-    await env?.teardown();
-    await closeTestKnex();
+  const ui = useBrowserSession({
+    worker: { taskQueue: TASK_QUEUE, engine: fakeEngine() },
+    async setUp({ env }) {
+      org = await createTestOrg('bulk actions org');
+      fx = await createReviewFixture(org.organizationId);
+      return testApiFor(env, TASK_QUEUE);
+    },
+    timeoutMs: 180_000,
   });
 
   const knex = () => testKnex();
   const itemData = async (sku: string) => (await knex()('catalog_items').where({ id: fx.items[sku] }).first('data')).data as Record<string, unknown>;
-  const activityPage = (id: string) => `${base}/dashboard/catalogs/${fx.catalogId}/activities/${id}`;
+  const activityPage = (id: string) => `${ui.base}/dashboard/catalogs/${fx.catalogId}/activities/${id}`;
 
   /** Waits until the bulk action's staging workflow moved its activity to pending_review. */
   async function waitStaged(activityId: string): Promise<void> {
@@ -62,6 +48,7 @@ describe('bulk actions in Chromium', () => {
 
   /** Clicks the review page's Apply and waits for the durable apply's result. @returns the result's text */
   async function applyOnPage(): Promise<string | null> {
+    const { page } = ui;
     await page.click('#apply-button');
     await page.waitForSelector('#apply-result strong', { timeout: 60_000 });
     return page.$eval('#apply-result', (e) => e.textContent);
@@ -72,6 +59,7 @@ describe('bulk actions in Chromium', () => {
    * review page. @returns the new activity's id (from the review page URL)
    */
   async function submitBulk(): Promise<string> {
+    const { page } = ui;
     await Promise.all([page.waitForNavigation(), page.click('#bulk-submit')]);
     await page.waitForURL(/\/activities\/[0-9a-f-]{36}$/, { timeout: 60_000 });
     const m = /\/activities\/([0-9a-f-]{36})$/.exec(new URL(page.url()).pathname);
@@ -81,6 +69,7 @@ describe('bulk actions in Chromium', () => {
 
   test('set a value on the grid filtered to "missing brand": previewed, one rejected, the rest applied, then undone by the pre_apply snapshot', async () => {
     // The fixture's own activity: the reviewer rejects the headphones' change (an explicit decision).
+    const { page, base } = ui;
     await knex()('staged_changes').where({ id: fx.changes['HD-300'] }).update({ status: 'rejected' });
     const rejectedBefore = await knex()('staged_changes').where({ id: fx.changes['HD-300'] }).first();
 
@@ -158,6 +147,7 @@ describe('bulk actions in Chromium', () => {
   }, 120_000);
 
   test('a second bulk action on the same items adds its own changes and never changes a rejected one', async () => {
+    const { page, base } = ui;
     const before = await knex()('staged_changes').where({ catalog_id: fx.catalogId, status: 'rejected' }).orderBy('id');
     expect(before.length).toBe(2); // the fixture's headphones and the bulk action's cable
     await page.goto(`${base}/dashboard/catalogs/${fx.catalogId}/items/bulk?missing=brand`);
@@ -173,6 +163,7 @@ describe('bulk actions in Chromium', () => {
   }, 120_000);
 
   test('a selection: the rows checked in the grid, within its filter, are the only ones staged', async () => {
+    const { page, base } = ui;
     await page.goto(`${base}/dashboard/catalogs/${fx.catalogId}/items?missing=color`);
     const rows = await page.$$eval('#item-grid tbody tr[data-item-id]', (els) => els.map((e) => e.getAttribute('data-item-id') ?? ''));
     expect(rows).toHaveLength(4);
@@ -195,6 +186,7 @@ describe('bulk actions in Chromium', () => {
 
   test('move to a taxonomy node from the "Unclassified" node: previewed as the node\'s path, applied, counted by the tree', async () => {
     // The catalog gets a taxonomy through the API, as the signed-in page's own request.
+    const { page, base } = ui;
     const token = await page.$eval('meta[name="csrf-token"]', (e) => e.getAttribute('content') ?? '');
     const taxonomy = { name: 'shop', nodes: { accessories: { name: 'Accessories', parent: null }, cables: { name: 'Cables', parent: 'accessories' } } };
     const put = await page.evaluate(
@@ -234,6 +226,7 @@ describe('bulk actions in Chromium', () => {
 
   test('while its workflow stages, the bulk action shows its staging progress (reloaded by the page script)', async () => {
     // An activity as createBulkAction leaves it before its workflow has staged anything.
+    const { page, base } = ui;
     const id = newId();
     await knex()('review_activities').insert({
       id,
@@ -255,6 +248,7 @@ describe('bulk actions in Chromium', () => {
   });
 
   test('a bulk action that cannot be staged (its filter names a field the schema no longer has) fails at once, saying why', async () => {
+    const { page, base, env } = ui;
     const id = newId();
     await knex()('review_activities').insert({
       id,
@@ -279,6 +273,7 @@ describe('bulk actions in Chromium', () => {
   }, 60_000);
 
   test('bad input: an unknown field is a 422, another organization’s catalog a 403', async () => {
+    const { page, base } = ui;
     const token = await page.$eval('meta[name="csrf-token"]', (e) => e.getAttribute('content') ?? '');
     const post = (catalogId: string, body: Record<string, string>) =>
       page.evaluate(

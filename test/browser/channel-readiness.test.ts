@@ -14,19 +14,16 @@
  * axe-core finds no serious or critical violation; the screenshot is docs/screenshots/channel-readiness.png.
  */
 import request from 'supertest';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { loadConfig } from '../../src/config';
 import { createBlobStore } from '../../src/lib/blob-stores';
 import { newId } from '../../src/lib/ids';
 import { feedFileKey } from '../../src/services/feeds/finish';
 import { createTestCatalog } from '../helpers/catalogs';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
+import { createTestOrg, testKnex } from '../helpers/db';
+import { fakeEngine, testApiFor } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
-import { requireChromium, shotAndCheck, type Page } from './chromium';
-import { openDashboard, type OpenDashboard } from './dashboard-server';
-
-requireChromium();
+import { shotAndCheck } from './chromium';
+import { useBrowserSession } from './dashboard-server';
 
 const SCHEMA = {
   type: 'object',
@@ -68,43 +65,33 @@ const held = new Promise<void>((resolve) => {
 
 describe('channel readiness panel in Chromium', () => {
   const TASK_QUEUE = 'test-browser-channel-readiness';
-  let env: TestWorkflowEnvironment;
-  let worker: RunningTestWorker;
   let app: ReturnType<typeof testApiFor>;
-  let dashboard: OpenDashboard;
-  let base: string;
-  let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let catalogId: string;
 
-  beforeAll(async () => {
-    env = await startTestTemporal();
-    worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: fakeEngine({ holdFor: () => held }) });
-    app = testApiFor(env, TASK_QUEUE);
-    org = await createTestOrg('channel readiness org');
-    catalogId = await createTestCatalog(org.organizationId, { schema_definition: SCHEMA });
-    const rows = [good('K1'), good('K2', { ean: '4006381333932' }), good('K3', { images: [] })];
-    await testKnex()('catalog_items').insert(rows.map((data) => ({ id: newId(), catalog_id: catalogId, entity_type: 'product', data: JSON.stringify(data) })));
-    await testKnex()('catalogs').where('id', catalogId).update({ item_count: rows.length });
-    dashboard = await openDashboard(app);
-    ({ base, page } = dashboard);
-  }, 120_000);
-
-  afterAll(async () => {
-    release();
-    await dashboard?.close();
-    await worker?.stop();
-    await env?.teardown();
-    await closeTestKnex();
+  const ui = useBrowserSession({
+    worker: { taskQueue: TASK_QUEUE, engine: fakeEngine({ holdFor: () => held }) },
+    async setUp({ env }) {
+      app = testApiFor(env, TASK_QUEUE);
+      org = await createTestOrg('channel readiness org');
+      catalogId = await createTestCatalog(org.organizationId, { schema_definition: SCHEMA });
+      const rows = [good('K1'), good('K2', { ean: '4006381333932' }), good('K3', { images: [] })];
+      await testKnex()('catalog_items').insert(
+        rows.map((data) => ({ id: newId(), catalog_id: catalogId, entity_type: 'product', data: JSON.stringify(data) })),
+      );
+      await testKnex()('catalogs').where('id', catalogId).update({ item_count: rows.length });
+      return app;
+    },
+    tearDown: () => release(),
+    timeoutMs: 120_000,
   });
 
-  const text = async (selector: string) => (await page.innerText(selector)).replace(/\s+/g, ' ').trim();
-  const completeness = () => `${base}/dashboard/catalogs/${catalogId}/completeness`;
+  const text = async (selector: string) => (await ui.page.innerText(selector)).replace(/\s+/g, ' ').trim();
+  const completeness = () => `${ui.base}/dashboard/catalogs/${catalogId}/completeness`;
 
   test('choosing Google Merchant Center shows the invalid_gtin and missing image counts', async () => {
-    await page.goto(`${base}/dashboard/login`);
-    await page.fill('#credential', org.apiKey);
-    await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+    const { page } = ui;
+    await ui.signIn(org.apiKey);
     await page.goto(completeness());
     expect(await text('#channel-readiness')).toContain('Choose a channel');
     expect(await page.$('#channel-totals')).toBeNull();
@@ -130,6 +117,7 @@ describe('channel readiness panel in Chromium', () => {
   });
 
   test("with a feed and a completed run: the feed's mapping is used, the run is listed and its file downloads", async () => {
+    const { page } = ui;
     const created = await request(app)
       .post(`/api/public/catalogs/${catalogId}/feeds`)
       .set(org.auth)
@@ -180,6 +168,7 @@ describe('channel readiness panel in Chromium', () => {
   });
 
   test('"Fill the gaps for Google Merchant Center" starts the job, follows it and lands on its review page', async () => {
+    const { page } = ui;
     await page.goto(`${completeness()}?channel=google_merchant_center`);
     await Promise.all([page.waitForNavigation(), page.click('#channel-fill-submit')]);
     const jobId = /\/items\/fill-gaps\/([0-9a-f-]{36})$/.exec(new URL(page.url()).pathname)?.[1] as string;

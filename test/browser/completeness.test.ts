@@ -9,45 +9,36 @@
  */
 import request from 'supertest';
 import { testApp } from '../helpers/app';
-import { closeTestKnex, createTestOrg } from '../helpers/db';
-import { requireChromium, shotAndCheck, type Page } from './chromium';
-import { openDashboard, type OpenDashboard } from './dashboard-server';
+import { createTestOrg } from '../helpers/db';
+import { shotAndCheck } from './chromium';
+import { useBrowserSession } from './dashboard-server';
 import { createGridFixture, fixtureComplete, isEmpty, type GridFixtureItem } from '../helpers/grid-catalog';
-
-requireChromium();
 
 describe('completeness page in Chromium', () => {
   const app = testApp().callback();
-  let dashboard: OpenDashboard;
-  let base: string;
-  let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let catalogId: string;
   let items: GridFixtureItem[];
 
-  beforeAll(async () => {
-    org = await createTestOrg('completeness org');
-    ({ catalogId, items } = await createGridFixture(org.organizationId));
-    dashboard = await openDashboard(app);
-    ({ base, page } = dashboard);
-  }, 120_000);
-
-  afterAll(async () => {
-    await dashboard?.close();
-    await closeTestKnex();
+  const ui = useBrowserSession({
+    async setUp() {
+      org = await createTestOrg('completeness org');
+      ({ catalogId, items } = await createGridFixture(org.organizationId));
+      return app;
+    },
+    timeoutMs: 120_000,
   });
 
   const fmt = (n: number) => n.toLocaleString('en-US');
   const count = (f: (d: Record<string, unknown>) => boolean) => items.filter((i) => f(i.data)).length;
-  const text = async (selector: string) => (await page.innerText(selector)).replace(/\s+/g, ' ').trim();
-  const gridCount = async () => (await page.textContent('#grid-count'))!.trim();
+  const text = async (selector: string) => (await ui.page.innerText(selector)).replace(/\s+/g, ' ').trim();
+  const gridCount = async () => (await ui.page.textContent('#grid-count'))!.trim();
   const inSubtree = (node: string) => (d: Record<string, unknown>) =>
     node === 'apparel' ? ['apparel', 'shirts', 'shoes'].includes(d.category_id as string) : d.category_id === node;
 
   test('the grid links to the page; totals, by field and by node match the data', async () => {
-    await page.goto(`${base}/dashboard/login`);
-    await page.fill('#credential', org.apiKey);
-    await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+    const { page, base } = ui;
+    await ui.signIn(org.apiKey);
     await page.goto(`${base}/dashboard/catalogs/${catalogId}/items`);
     await Promise.all([page.waitForNavigation(), page.click('.title-row a:text-is("Completeness")')]);
     expect(new URL(page.url()).pathname).toBe(`/dashboard/catalogs/${catalogId}/completeness`);
@@ -70,6 +61,7 @@ describe('completeness page in Chromium', () => {
   });
 
   test('a readiness profile is created; its counts match the data', async () => {
+    const { page } = ui;
     await page.fill('#profile-name', 'Marketplace A');
     await page.fill('#profile-description', 'Brand and price, priced 10 to 100');
     await page.check('#new-profile input[name=required_fields][value=brand]');
@@ -95,6 +87,7 @@ describe('completeness page in Chromium', () => {
   });
 
   test('"missing brand" lands on the grid filtered to the items without a brand', async () => {
+    const { page } = ui;
     await Promise.all([page.waitForNavigation(), page.click('#by-field tr[data-field=brand] td.missing a')]);
     const url = new URL(page.url());
     expect(url.pathname).toBe(`/dashboard/catalogs/${catalogId}/items`);
@@ -111,6 +104,7 @@ describe('completeness page in Chromium', () => {
   });
 
   test('creating a profile without the CSRF token is refused; a bad rule is a 422', async () => {
+    const { page } = ui;
     const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
     const url = `/dashboard/catalogs/${catalogId}/completeness/profiles`;
     expect((await request(app).post(url).set('Cookie', cookie).type('form').send({ name: 'No token', required_fields: 'brand' })).status).toBe(403);

@@ -11,60 +11,47 @@
  * page warns beside it. axe-core finds no serious or critical violation on any page; the
  * screenshots are docs/screenshots/feeds.png and feed-run.png.
  */
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import request from 'supertest';
 import { newId } from '../../src/lib/ids';
 import { createPerson } from '../../src/services/access/people';
 import { createTestCatalog } from '../helpers/catalogs';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { createTestOrg, testKnex } from '../helpers/db';
 import { FEED_SCHEMA, seedFeedCatalog } from '../helpers/feed-catalog';
-import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
-import { requireChromium, shotAndCheck, type Page } from './chromium';
-import { openDashboard, type OpenDashboard } from './dashboard-server';
-
-requireChromium();
+import { fakeEngine, testApiFor } from '../helpers/temporal';
+import { shotAndCheck } from './chromium';
+import { useBrowserSession } from './dashboard-server';
 
 const TASK_QUEUE = 'test-browser-feeds';
 
 describe('feed pages in Chromium', () => {
-  let env: TestWorkflowEnvironment;
-  let worker: RunningTestWorker;
-  let dashboard: OpenDashboard;
-  let base: string;
-  let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let catalogId: string;
   let items: Record<string, string>;
   let feedUrl: string;
   let app: ReturnType<typeof testApiFor>;
 
-  beforeAll(async () => {
-    env = await startTestTemporal();
-    worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: fakeEngine() });
-    org = await createTestOrg('feed pages org');
-    catalogId = await createTestCatalog(org.organizationId, { product_id_field: 'product_id', product_enabled: true, schema_definition: FEED_SCHEMA });
-    items = await seedFeedCatalog(testKnex(), catalogId);
-    // Two items per page: the run writes several pages, as a large catalog's does.
-    app = testApiFor(env, TASK_QUEUE, { feedTuning: { page_items: 2 } });
-    dashboard = await openDashboard(app);
-    ({ base, page } = dashboard);
-    await page.goto(`${base}/dashboard/login`);
-    await page.fill('#credential', org.apiKey);
-    await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
-  }, 300_000);
-
-  afterAll(async () => {
-    await dashboard?.close();
-    await worker?.stop();
-    await env?.teardown();
-    await closeTestKnex();
+  const ui = useBrowserSession({
+    worker: { taskQueue: TASK_QUEUE, engine: fakeEngine() },
+    async setUp({ env }) {
+      org = await createTestOrg('feed pages org');
+      catalogId = await createTestCatalog(org.organizationId, { product_id_field: 'product_id', product_enabled: true, schema_definition: FEED_SCHEMA });
+      items = await seedFeedCatalog(testKnex(), catalogId);
+      // Two items per page: the run writes several pages, as a large catalog's does.
+      app = testApiFor(env, TASK_QUEUE, { feedTuning: { page_items: 2 } });
+      return app;
+    },
+    timeoutMs: 300_000,
   });
 
-  const text = async (selector: string) => (await page.innerText(selector)).replace(/\s+/g, ' ').trim();
-  const feeds = () => `${base}/dashboard/catalogs/${catalogId}/feeds`;
-  const submit = (selector: string) => Promise.all([page.waitForNavigation(), page.click(selector)]);
+  // Every test below runs signed in.
+  beforeAll(() => ui.signIn(org.apiKey));
+
+  const text = async (selector: string) => (await ui.page.innerText(selector)).replace(/\s+/g, ' ').trim();
+  const feeds = () => `${ui.base}/dashboard/catalogs/${catalogId}/feeds`;
+  const submit = (selector: string) => Promise.all([ui.page.waitForNavigation(), ui.page.click(selector)]);
 
   test('a feed is created through the form: a 422 is shown in the form with the input kept, then the proposal is saved', async () => {
+    const { page, base } = ui;
     await page.goto(`${base}/dashboard/catalogs/${catalogId}`);
     await submit('.catalog-links a[href$="/feeds"]');
     expect(await text('#no-feeds')).toBe('No feeds yet.');
@@ -104,6 +91,7 @@ describe('feed pages in Chromium', () => {
   });
 
   test('"Run now" follows the run to completed with its counts; its issues filter by code; its file downloads', async () => {
+    const { page, base } = ui;
     await page.goto(`${base}${feedUrl}`);
     await submit('#run-now');
     expect(new URL(page.url()).pathname).toMatch(/\/runs\/[0-9a-f-]{36}$/);
@@ -140,6 +128,7 @@ describe('feed pages in Chromium', () => {
   }, 180_000);
 
   test('the edit form refuses a bad cron with the input kept, and saves a changed mapping row', async () => {
+    const { page, base } = ui;
     await page.goto(`${base}${feedUrl}`);
     await submit('#edit-feed-link');
     expect(await text('#mapping-editor tr[data-attribute="condition"] td:last-child')).toBe('no condition field: the items are taken to be new');
@@ -164,6 +153,7 @@ describe('feed pages in Chromium', () => {
   });
 
   test('the grid flags the GTIN with a wrong check digit, and the item page warns beside it; good GTINs are not flagged', async () => {
+    const { page, base } = ui;
     await page.goto(`${base}/dashboard/catalogs/${catalogId}/items?cols=sku,gtin`);
     const cell = (sku: string) => `#item-grid tr[data-item-id="${items[sku]}"] td[data-field="gtin"]`;
     expect(await page.getAttribute(`${cell('P2')} .gtin-flag`, 'title')).toBe('The GTIN has a wrong check digit');
@@ -180,6 +170,7 @@ describe('feed pages in Chromium', () => {
   });
 
   test('a running run is cancelled from its page', async () => {
+    const { page, base } = ui;
     const feedId = feedUrl.split('/').pop()!;
     // A run the worker never picks up (no workflow was started): it stays running until cancelled.
     const runId = newId();

@@ -5,15 +5,12 @@
  * job runs (its progress page, then its review page) → approve, apply → the completeness page
  * shows the share of brand filled before and after, and it went up.
  */
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { EnrichInput, EnrichmentEngine, EnrichmentResult, Evidence } from '../../src/enrichment/types';
-import { requireChromium, shotAndCheck, type Page } from './chromium';
-import { openDashboard, type OpenDashboard } from './dashboard-server';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
+import { shotAndCheck } from './chromium';
+import { useBrowserSession } from './dashboard-server';
+import { createTestOrg, testKnex } from '../helpers/db';
+import { fakeEngine, testApiFor } from '../helpers/temporal';
 import { createReviewFixture, type ReviewFixture } from './fixture';
-
-requireChromium();
 
 /** Released by the test once it has seen the job's progress page. */
 let release: () => void = () => undefined;
@@ -61,32 +58,22 @@ function brandEngine(): EnrichmentEngine {
 
 describe('fill the gaps in Chromium', () => {
   const TASK_QUEUE = 'test-browser-fill-gaps';
-  let env: TestWorkflowEnvironment;
-  let worker: RunningTestWorker;
-  let dashboard: OpenDashboard;
-  let base: string;
-  let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let fx: ReviewFixture;
 
-  beforeAll(async () => {
-    env = await startTestTemporal();
-    worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: brandEngine() });
-    org = await createTestOrg('fill gaps org');
-    fx = await createReviewFixture(org.organizationId);
-    dashboard = await openDashboard(testApiFor(env, TASK_QUEUE));
-    ({ base, page } = dashboard);
-  }, 180_000);
-
-  afterAll(async () => {
-    release();
-    await dashboard?.close();
-    await worker?.stop();
-    await env?.teardown();
-    await closeTestKnex();
+  const ui = useBrowserSession({
+    worker: { taskQueue: TASK_QUEUE, engine: brandEngine() },
+    async setUp({ env }) {
+      org = await createTestOrg('fill gaps org');
+      fx = await createReviewFixture(org.organizationId);
+      return testApiFor(env, TASK_QUEUE);
+    },
+    tearDown: () => release(),
+    timeoutMs: 180_000,
   });
 
   test('grid "missing brand" → count and credits → job with progress → review → apply → completeness before and after', async () => {
+    const { page, base } = ui;
     const gridUrl = `${base}/dashboard/catalogs/${fx.catalogId}/items?missing=brand`;
     await page.goto(gridUrl);
     await page.type('#credential', org.apiKey);
@@ -138,6 +125,7 @@ describe('fill the gaps in Chromium', () => {
   }, 180_000);
 
   test('the bulk action "enrich": chosen fields on every item of the filter, followed to its review page; classify needs a taxonomy', async () => {
+    const { page, base } = ui;
     await page.goto(`${base}/dashboard/catalogs/${fx.catalogId}/items/bulk?missing=color`);
     expect(await page.$eval('#bulk-count', (e) => e.textContent)).toBe('4');
     expect(await page.$eval('#bulk-enrich-credits', (e) => e.textContent)).toBe('4');
@@ -165,6 +153,7 @@ describe('fill the gaps in Chromium', () => {
   }, 120_000);
 
   test('without a "missing" filter there is nothing to fill (422); another organization’s catalog is a 403', async () => {
+    const { page, base } = ui;
     expect((await page.goto(`${base}/dashboard/catalogs/${fx.catalogId}/items/fill-gaps`))?.status()).toBe(422);
     const other = await createTestOrg('fill gaps other org');
     const otherFx = await createReviewFixture(other.organizationId);

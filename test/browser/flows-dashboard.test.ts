@@ -7,18 +7,15 @@
  * Skipped, with a message saying so, only when no Chromium is installed. Screenshots go to
  * `DASHBOARD_SCREENSHOTS` (e.g. docs/screenshots) when that is set.
  */
-import { requireChromium, shotAndCheck, type Page } from './chromium';
-import { openDashboard, type OpenDashboard } from './dashboard-server';
+import { shotAndCheck } from './chromium';
+import { useBrowserSession } from './dashboard-server';
 import request from 'supertest';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { newId } from '../../src/lib/ids';
 import { FlowRun } from '../../src/models/flow-run';
 import { FlowRunNode } from '../../src/models/flow-run-node';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
+import { createTestOrg, testKnex } from '../helpers/db';
+import { fakeEngine, testApiFor } from '../helpers/temporal';
 import { completedRunInput, createFlowFixture, FAILING_RUN_INPUT, FLOW_SCRIPT, FLOW_TIMEOUT_S, FLOW_XSS_PROBE, type FlowFixture } from './flows-fixture';
-
-requireChromium();
 
 /** Rows of the completed run: more than one dashboard page (25). */
 const COMPLETED_ROWS = 30;
@@ -36,48 +33,37 @@ async function settled(runId: string): Promise<FlowRun> {
 
 describe('flows dashboard in Chromium', () => {
   const TASK_QUEUE = 'test-browser-flows';
-  let env: TestWorkflowEnvironment;
-  let worker: RunningTestWorker;
-  let dashboard: OpenDashboard;
-  let base: string;
-  let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let fx: FlowFixture;
   let completed: FlowRun;
   let failed: FlowRun;
 
-  beforeAll(async () => {
-    env = await startTestTemporal();
-    worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: fakeEngine() });
-    org = await createTestOrg('flows dashboard org');
-    const app = testApiFor(env, TASK_QUEUE);
-    fx = await createFlowFixture(testKnex(), app, org);
-    const execute = async (input: Array<Record<string, unknown>>) => {
-      const res = await request(app).post(`/api/public/workflows/${fx.flowId}/execute`).set(org.auth).send({ input });
-      if (res.status !== 200 && res.status !== 201 && res.status !== 202) throw new Error(`execute answered ${res.status}: ${JSON.stringify(res.body)}`);
-      return settled(res.body.workflow_run_id as string);
-    };
-    completed = await execute(completedRunInput(COMPLETED_ROWS));
-    failed = await execute(FAILING_RUN_INPUT);
-    dashboard = await openDashboard(app);
-    ({ base, page } = dashboard);
-  }, 240_000);
-
-  afterAll(async () => {
-    await dashboard?.close();
-    await worker?.stop();
-    await env?.teardown();
-    await closeTestKnex();
+  const ui = useBrowserSession({
+    worker: { taskQueue: TASK_QUEUE, engine: fakeEngine() },
+    async setUp({ env }) {
+      org = await createTestOrg('flows dashboard org');
+      const app = testApiFor(env, TASK_QUEUE);
+      fx = await createFlowFixture(testKnex(), app, org);
+      const execute = async (input: Array<Record<string, unknown>>) => {
+        const res = await request(app).post(`/api/public/workflows/${fx.flowId}/execute`).set(org.auth).send({ input });
+        if (res.status !== 200 && res.status !== 201 && res.status !== 202) throw new Error(`execute answered ${res.status}: ${JSON.stringify(res.body)}`);
+        return settled(res.body.workflow_run_id as string);
+      };
+      completed = await execute(completedRunInput(COMPLETED_ROWS));
+      failed = await execute(FAILING_RUN_INPUT);
+      return app;
+    },
+    timeoutMs: 240_000,
   });
 
-  const shot = (name: string) => shotAndCheck(page, name);
+  const shot = (name: string) => shotAndCheck(ui.page, name);
 
   const flowPath = () => `/dashboard/flows/${fx.flowId}`;
   const runPath = (run: FlowRun) => `/dashboard/flows/${fx.flowId}/runs/${run.id}`;
-  const texts = (selector: string) => page.$$eval(selector, (els) => els.map((e) => (e.textContent ?? '').trim()));
-  const attrs = (selector: string, name: string) => page.$$eval(selector, (els, n) => els.map((e) => e.getAttribute(n) ?? ''), name);
-  const click = (selector: string) => Promise.all([page.waitForNavigation(), page.click(selector)]);
-  const noXss = async () => expect(await page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss)).toBeUndefined();
+  const texts = (selector: string) => ui.page.$$eval(selector, (els) => els.map((e) => (e.textContent ?? '').trim()));
+  const attrs = (selector: string, name: string) => ui.page.$$eval(selector, (els, n) => els.map((e) => e.getAttribute(n) ?? ''), name);
+  const click = (selector: string) => Promise.all([ui.page.waitForNavigation(), ui.page.click(selector)]);
+  const noXss = async () => expect(await ui.page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss)).toBeUndefined();
 
   test('the runs really ran: one completed, one failed in its custom_code node', () => {
     expect({ status: completed.status, error: completed.error, activity: typeof completed.activity_id }).toEqual({
@@ -90,6 +76,7 @@ describe('flows dashboard in Chromium', () => {
   });
 
   test('sign in from the flow list; the top bar links the flows; the list shows the flow', async () => {
+    const { page, base } = ui;
     await page.goto(`${base}/dashboard/flows`);
     expect(new URL(page.url()).pathname).toBe('/dashboard/login');
     await page.type('#credential', org.apiKey);
@@ -112,6 +99,7 @@ describe('flows dashboard in Chromium', () => {
   });
 
   test('the flow page: nodes in order with the code and timeout, the stage catalog, the source activity, the runs', async () => {
+    const { page, base } = ui;
     await page.goto(`${base}/dashboard/flows`);
     await click(`table.flows a[href="${flowPath()}"]`);
     expect(new URL(page.url()).pathname).toBe(flowPath());
@@ -138,6 +126,7 @@ describe('flows dashboard in Chromium', () => {
   });
 
   test('the completed run: progress, nodes, updates, the results table (values, JSON, metadata), pagination and the node selector', async () => {
+    const { page, base } = ui;
     await page.goto(`${base}${flowPath()}`);
     await click(`table.runs a[href="${runPath(completed)}"]`);
     expect(await page.$eval('#run', (e) => e.getAttribute('data-status'))).toBe('completed');
@@ -180,6 +169,7 @@ describe('flows dashboard in Chromium', () => {
   });
 
   test('the failed run: the failed node and its error; only the input has an output', async () => {
+    const { page, base } = ui;
     await page.goto(`${base}${flowPath()}`);
     await click(`table.runs a[href="${runPath(failed)}"]`);
     expect(await page.$eval('#run', (e) => e.getAttribute('data-status'))).toBe('failed');
@@ -199,6 +189,7 @@ describe('flows dashboard in Chromium', () => {
   });
 
   test('the completed run links the review activity it left; the review page lists its staged changes', async () => {
+    const { page, base } = ui;
     await page.goto(`${base}${runPath(completed)}`);
     await click('#review-activity');
     expect(new URL(page.url()).pathname).toBe(`/dashboard/catalogs/${fx.catalogId}/activities/${completed.activity_id}`);
@@ -208,6 +199,7 @@ describe('flows dashboard in Chromium', () => {
   });
 
   test('a running run refreshes itself (run and node rows seeded as running, no workflow)', async () => {
+    const { page, base } = ui;
     const running = await FlowRun.query(testKnex()).insertAndFetch({
       id: newId(),
       flow_id: fx.flowId,
@@ -243,6 +235,7 @@ describe('flows dashboard in Chromium', () => {
   });
 
   test("404 for an unknown flow or a run under another flow; 403 for another organization's flow", async () => {
+    const { page, base } = ui;
     expect((await page.goto(`${base}/dashboard/flows/${newId()}`))?.status()).toBe(404);
     expect((await page.goto(`${base}/dashboard/flows/not-a-uuid`))?.status()).toBe(404);
     expect((await page.goto(`${base}/dashboard/flows/${newId()}/runs/${completed.id}`))?.status()).toBe(404);

@@ -11,11 +11,9 @@ import request from 'supertest';
 import { newId } from '../../src/lib/ids';
 import { testApp } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { requireChromium, shotAndCheck, type Page } from './chromium';
-import { openDashboard, type OpenDashboard } from './dashboard-server';
-
-requireChromium();
+import { createTestOrg, testKnex } from '../helpers/db';
+import { shotAndCheck } from './chromium';
+import { useBrowserSession } from './dashboard-server';
 
 /** Catalog A's items: 3 required fields each; only the first has all three (1 of 4 complete: 25 %). */
 const ITEMS_A = [
@@ -27,155 +25,148 @@ const ITEMS_A = [
 
 describe('home page in Chromium', () => {
   const app = testApp().callback();
-  let dashboard: OpenDashboard;
-  let base: string;
-  let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let catalogA: string;
   let catalogB: string;
   const ids: Record<string, string> = {};
 
-  beforeAll(async () => {
-    const knex = testKnex();
-    org = await createTestOrg('home page org');
-    catalogA = await createTestCatalog(org.organizationId, {
-      schema_definition: {
-        type: 'object',
-        properties: { sku: { type: 'string' }, title: { type: 'string' }, brand: { type: 'string' } },
-        required: ['sku', 'title', 'brand'],
-      },
-    });
-    catalogB = await createTestCatalog(org.organizationId);
-    await knex('catalogs').where({ id: catalogA }).update({ name: 'Lamps <b>&</b> lights' });
-    for (const data of ITEMS_A)
-      await knex('catalog_items').insert({ id: newId(), catalog_id: catalogA, business_key: data.sku, data: JSON.stringify(data), current_version: 1 });
-    await knex('catalog_items').insert({ id: newId(), catalog_id: catalogB, business_key: 'B-1', data: JSON.stringify({ sku: 'B-1' }), current_version: 1 });
-    await knex('catalogs').where({ id: catalogA }).update({ item_count: ITEMS_A.length });
-    await knex('catalogs').where({ id: catalogB }).update({ item_count: 1 });
-
-    // Reviews: 2 pending changes in an open activity count; a cancelled activity's pending one and an approved one do not.
-    const activity = async (status: string, extra: Record<string, unknown> = {}) => {
-      const id = (extra.id as string | undefined) ?? newId();
-      await knex('review_activities').insert({ id, organization_id: org.organizationId, catalog_id: catalogA, type: 'custom_transform', status, ...extra });
-      return id;
-    };
-    const change = async (activityId: string, status: string, row: number) =>
-      knex('staged_changes').insert({
-        id: newId(),
-        activity_id: activityId,
-        organization_id: org.organizationId,
-        catalog_id: catalogA,
-        after_data: JSON.stringify({ sku: `N-${row}` }),
-        is_new_item: true,
-        row_index: row,
-        status,
+  const ui = useBrowserSession({
+    async setUp() {
+      const knex = testKnex();
+      org = await createTestOrg('home page org');
+      catalogA = await createTestCatalog(org.organizationId, {
+        schema_definition: {
+          type: 'object',
+          properties: { sku: { type: 'string' }, title: { type: 'string' }, brand: { type: 'string' } },
+          required: ['sku', 'title', 'brand'],
+        },
       });
-    const open = await activity('pending_review');
-    await change(open, 'pending', 0);
-    await change(open, 'pending', 1);
-    await change(open, 'approved', 2);
-    await change(await activity('cancelled'), 'pending', 0);
+      catalogB = await createTestCatalog(org.organizationId);
+      await knex('catalogs').where({ id: catalogA }).update({ name: 'Lamps <b>&</b> lights' });
+      for (const data of ITEMS_A)
+        await knex('catalog_items').insert({ id: newId(), catalog_id: catalogA, business_key: data.sku, data: JSON.stringify(data), current_version: 1 });
+      await knex('catalog_items').insert({ id: newId(), catalog_id: catalogB, business_key: 'B-1', data: JSON.stringify({ sku: 'B-1' }), current_version: 1 });
+      await knex('catalogs').where({ id: catalogA }).update({ item_count: ITEMS_A.length });
+      await knex('catalogs').where({ id: catalogB }).update({ item_count: 1 });
 
-    // Operations: an enrichment job this month (7 credits, 1 failed item), one last month (5 credits, not this month's),
-    // an import with 2 failed lines, an apply with 1 failed change, a restore, an export.
-    const job = async (credits: number, completedAt: Date) => {
-      // A job's id is its review activity's (docs/api-enrichment.md "Enrichment jobs").
-      const id = await activity('pending_review', { type: 'enrichment', created_at: completedAt });
-      await knex('enrichment_jobs').insert({
-        id,
+      // Reviews: 2 pending changes in an open activity count; a cancelled activity's pending one and an approved one do not.
+      const activity = async (status: string, extra: Record<string, unknown> = {}) => {
+        const id = (extra.id as string | undefined) ?? newId();
+        await knex('review_activities').insert({ id, organization_id: org.organizationId, catalog_id: catalogA, type: 'custom_transform', status, ...extra });
+        return id;
+      };
+      const change = async (activityId: string, status: string, row: number) =>
+        knex('staged_changes').insert({
+          id: newId(),
+          activity_id: activityId,
+          organization_id: org.organizationId,
+          catalog_id: catalogA,
+          after_data: JSON.stringify({ sku: `N-${row}` }),
+          is_new_item: true,
+          row_index: row,
+          status,
+        });
+      const open = await activity('pending_review');
+      await change(open, 'pending', 0);
+      await change(open, 'pending', 1);
+      await change(open, 'approved', 2);
+      await change(await activity('cancelled'), 'pending', 0);
+
+      // Operations: an enrichment job this month (7 credits, 1 failed item), one last month (5 credits, not this month's),
+      // an import with 2 failed lines, an apply with 1 failed change, a restore, an export.
+      const job = async (credits: number, completedAt: Date) => {
+        // A job's id is its review activity's (docs/api-enrichment.md "Enrichment jobs").
+        const id = await activity('pending_review', { type: 'enrichment', created_at: completedAt });
+        await knex('enrichment_jobs').insert({
+          id,
+          organization_id: org.organizationId,
+          catalog_id: catalogA,
+          status: 'completed',
+          config: JSON.stringify({}),
+          total_rows: credits + 1,
+          total_items: credits + 1,
+          completed_items: credits + 1,
+          successful: credits,
+          credits_used: credits,
+          workflow_id: `enrichment-${id}`,
+          created_at: completedAt,
+          updated_at: completedAt,
+          completed_at: completedAt,
+        });
+        return id;
+      };
+      const now = new Date();
+      ids.job = await job(7, now);
+      ids.oldJob = await job(5, new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1) - 86_400_000));
+      ids.import = newId();
+      await knex('catalog_imports').insert({
+        id: ids.import,
         organization_id: org.organizationId,
-        catalog_id: catalogA,
+        catalog_id: catalogB,
         status: 'completed',
-        config: JSON.stringify({}),
-        total_rows: credits + 1,
-        total_items: credits + 1,
-        completed_items: credits + 1,
-        successful: credits,
-        credits_used: credits,
-        workflow_id: `enrichment-${id}`,
-        created_at: completedAt,
-        updated_at: completedAt,
-        completed_at: completedAt,
+        file_name: 'more.csv',
+        mapping: JSON.stringify({}),
+        total_lines: 5,
+        created: 3,
+        failed: 2,
+        actor_kind: 'api_key',
+        actor_id: 'test',
+        completed_at: now,
       });
-      return id;
-    };
-    const now = new Date();
-    ids.job = await job(7, now);
-    ids.oldJob = await job(5, new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1) - 86_400_000));
-    ids.import = newId();
-    await knex('catalog_imports').insert({
-      id: ids.import,
-      organization_id: org.organizationId,
-      catalog_id: catalogB,
-      status: 'completed',
-      file_name: 'more.csv',
-      mapping: JSON.stringify({}),
-      total_lines: 5,
-      created: 3,
-      failed: 2,
-      actor_kind: 'api_key',
-      actor_id: 'test',
-      completed_at: now,
-    });
-    ids.apply = await activity('completed', {
-      apply_progress: JSON.stringify({ phase: 'completed' }),
-      apply_result: JSON.stringify({ applied: 1, failed: 1, skipped_conflicts: 0, errors: [{ row_index: 2, reason: 'item gone' }] }),
-    });
-    const snapshot = async (type: string, restored: string | null) => {
-      const id = newId();
-      await knex('catalog_snapshots').insert({
-        id,
+      ids.apply = await activity('completed', {
+        apply_progress: JSON.stringify({ phase: 'completed' }),
+        apply_result: JSON.stringify({ applied: 1, failed: 1, skipped_conflicts: 0, errors: [{ row_index: 2, reason: 'item gone' }] }),
+      });
+      const snapshot = async (type: string, restored: string | null) => {
+        const id = newId();
+        await knex('catalog_snapshots').insert({
+          id,
+          catalog_id: catalogA,
+          snapshot_type: type,
+          item_count: 4,
+          schema_version: '1.0.0',
+          created_by: 'test',
+          restored_snapshot_id: restored,
+        });
+        return id;
+      };
+      const restored = await snapshot('manual', null);
+      await snapshot('safety', restored);
+      // A restore as its workflow records it (snapshot_restores).
+      ids.restore = newId();
+      await knex('snapshot_restores').insert({
+        id: ids.restore,
+        organization_id: org.organizationId,
         catalog_id: catalogA,
-        snapshot_type: type,
-        item_count: 4,
-        schema_version: '1.0.0',
-        created_by: 'test',
-        restored_snapshot_id: restored,
+        snapshot_id: restored,
+        status: 'completed',
+        requested_by_kind: 'api_key',
+        requested_by_id: 'test',
+        finished_at: now,
       });
-      return id;
-    };
-    const restored = await snapshot('manual', null);
-    await snapshot('safety', restored);
-    // A restore as its workflow records it (snapshot_restores).
-    ids.restore = newId();
-    await knex('snapshot_restores').insert({
-      id: ids.restore,
-      organization_id: org.organizationId,
-      catalog_id: catalogA,
-      snapshot_id: restored,
-      status: 'completed',
-      requested_by_kind: 'api_key',
-      requested_by_id: 'test',
-      finished_at: now,
-    });
-    // An export through the API records itself as it ends.
-    const csv = await request(app).get(`/api/public/catalogs/${catalogA}/items/export?format=csv`).set(org.auth);
-    expect(csv.status).toBe(200);
-    for (let i = 0; i < 100; i++) {
-      const e = await knex('catalog_exports').where({ catalog_id: catalogA }).first();
-      if (e && e.status !== 'running') break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const exported = await knex('catalog_exports').where({ catalog_id: catalogA }).first();
-    expect(exported).toMatchObject({ organization_id: org.organizationId, format: 'csv', status: 'completed', rows: ITEMS_A.length, filtered: false });
-    ids.export = exported.id;
+      // An export through the API records itself as it ends.
+      const csv = await request(app).get(`/api/public/catalogs/${catalogA}/items/export?format=csv`).set(org.auth);
+      expect(csv.status).toBe(200);
+      for (let i = 0; i < 100; i++) {
+        const e = await knex('catalog_exports').where({ catalog_id: catalogA }).first();
+        if (e && e.status !== 'running') break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const exported = await knex('catalog_exports').where({ catalog_id: catalogA }).first();
+      expect(exported).toMatchObject({ organization_id: org.organizationId, format: 'csv', status: 'completed', rows: ITEMS_A.length, filtered: false });
+      ids.export = exported.id;
 
-    dashboard = await openDashboard(app);
-    ({ base, page } = dashboard);
-  }, 120_000);
-
-  afterAll(async () => {
-    await dashboard?.close();
-    await closeTestKnex();
+      return app;
+    },
+    timeoutMs: 120_000,
   });
 
-  const cell = (catalogId: string, selector: string) => page.$eval(`tr[data-catalog-id="${catalogId}"] ${selector}`, (e) => (e.textContent ?? '').trim());
-  const href = (selector: string) => page.getAttribute(selector, 'href');
+  const cell = (catalogId: string, selector: string) => ui.page.$eval(`tr[data-catalog-id="${catalogId}"] ${selector}`, (e) => (e.textContent ?? '').trim());
+  const href = (selector: string) => ui.page.getAttribute(selector, 'href');
 
   test('per catalog: items (as the API counts them), completeness and pending reviews, each a link', async () => {
-    await page.goto(`${base}/dashboard/login`);
-    await page.fill('#credential', org.apiKey);
-    await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+    const { page } = ui;
+    await ui.signIn(org.apiKey);
     expect(new URL(page.url()).pathname).toBe('/dashboard');
     // The catalog name is printed as text.
     expect(await cell(catalogA, 'td:first-child a')).toBe('Lamps <b>&</b> lights');
@@ -207,6 +198,7 @@ describe('home page in Chromium', () => {
   });
 
   test('credits this month and the last operations with status and error counts', async () => {
+    const { page } = ui;
     expect(await page.$eval('#credits-month .n', (e) => e.textContent)).toBe('7');
     expect(await href('#credits-month')).toBe('/dashboard/jobs?kind=enrichment');
     const rows = await page.$$eval('table.operations tbody tr', (els) =>
@@ -246,7 +238,7 @@ describe('home page in Chromium', () => {
   });
 
   test('the apply error row downloads from the jobs page; another organization sees none of this', async () => {
-    const csv = await page.evaluate(async (u) => (await fetch(u)).text(), `/dashboard/jobs/apply/${ids.apply}/errors.csv`);
+    const csv = await ui.page.evaluate(async (u) => (await fetch(u)).text(), `/dashboard/jobs/apply/${ids.apply}/errors.csv`);
     expect(csv).toBe('row_index,message\n2,item gone\n');
     const other = await createTestOrg('home page other org');
     const login = await request(app).post('/dashboard/login').type('form').send({ credential: other.apiKey });

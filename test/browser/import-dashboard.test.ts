@@ -9,17 +9,14 @@
  * finds no serious or critical violation.
  */
 import http from 'node:http';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import request from 'supertest';
 import { newId } from '../../src/lib/ids';
 import { createTestCatalog } from '../helpers/catalogs';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
+import { createTestOrg, testKnex } from '../helpers/db';
+import { fakeEngine, testApiFor } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
-import { requireChromium, shotAndCheck, type Page } from './chromium';
-import { openDashboard, type OpenDashboard } from './dashboard-server';
-
-requireChromium();
+import { shotAndCheck } from './chromium';
+import { useBrowserSession } from './dashboard-server';
 
 const TASK_QUEUE = 'test-browser-import';
 const SCHEMA = {
@@ -31,52 +28,40 @@ const SCHEMA = {
 const CSV = 'SKU,Product Title,price\nA-1,Desk lamp (brass),39.5\nB-2,Floor lamp,120\nC-3,Wall lamp,cheap\n';
 
 describe('import page in Chromium', () => {
-  let env: TestWorkflowEnvironment;
-  let worker: RunningTestWorker;
   let app: http.RequestListener;
-  let dashboard: OpenDashboard;
-  let base: string;
-  let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let catalogId: string;
   let importId: string;
 
-  beforeAll(async () => {
-    env = await startTestTemporal();
-    worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: fakeEngine() });
-    org = await createTestOrg('import page org');
-    catalogId = await createTestCatalog(org.organizationId, { strict_mode: true, schema_definition: SCHEMA });
-    await testKnex()('catalog_items').insert({
-      id: newId(),
-      catalog_id: catalogId,
-      business_key: 'A-1',
-      data: JSON.stringify({ sku: 'A-1', title: 'Desk lamp', price: 35 }),
-      current_version: 1,
-    });
-    await testKnex()('catalogs').where({ id: catalogId }).update({ item_count: 1 });
-    app = testApiFor(env, TASK_QUEUE);
-    dashboard = await openDashboard(app);
-    ({ base, page } = dashboard);
-  }, 180_000);
-
-  afterAll(async () => {
-    await dashboard?.close();
-    await worker?.stop();
-    await env?.teardown();
-    await closeTestKnex();
+  const ui = useBrowserSession({
+    worker: { taskQueue: TASK_QUEUE, engine: fakeEngine() },
+    async setUp({ env }) {
+      org = await createTestOrg('import page org');
+      catalogId = await createTestCatalog(org.organizationId, { strict_mode: true, schema_definition: SCHEMA });
+      await testKnex()('catalog_items').insert({
+        id: newId(),
+        catalog_id: catalogId,
+        business_key: 'A-1',
+        data: JSON.stringify({ sku: 'A-1', title: 'Desk lamp', price: 35 }),
+        current_version: 1,
+      });
+      await testKnex()('catalogs').where({ id: catalogId }).update({ item_count: 1 });
+      app = testApiFor(env, TASK_QUEUE);
+      return app;
+    },
+    timeoutMs: 180_000,
   });
 
   const items = async () =>
     (await testKnex()('catalog_items').where({ catalog_id: catalogId }).orderBy('business_key').select('data')).map((r: { data: unknown }) => r.data);
-  const reportDone = (dryRun: boolean) => page.waitForSelector(`#report-status[data-status="completed"][data-dry-run="${dryRun}"]`, { timeout: 60_000 });
+  const reportDone = (dryRun: boolean) => ui.page.waitForSelector(`#report-status[data-status="completed"][data-dry-run="${dryRun}"]`, { timeout: 60_000 });
   const failedLines = () =>
-    page.$$eval('#report-lines tr[data-line]', (els) => els.map((e) => ({ line: e.getAttribute('data-line'), text: e.children[1]?.textContent ?? '' })));
-  const counts = () => page.$$eval('#report-counts td', (els) => els.map((e) => e.textContent));
+    ui.page.$$eval('#report-lines tr[data-line]', (els) => els.map((e) => ({ line: e.getAttribute('data-line'), text: e.children[1]?.textContent ?? '' })));
+  const counts = () => ui.page.$$eval('#report-counts td', (els) => els.map((e) => e.textContent));
 
   test('upload → mapping proposed and edited → dry run shows the bad line and writes nothing', async () => {
-    await page.goto(`${base}/dashboard/login?next=/dashboard/catalogs/${catalogId}/import`);
-    await page.fill('#credential', org.apiKey);
-    await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+    const { page } = ui;
+    await ui.signIn(org.apiKey, `/dashboard/login?next=/dashboard/catalogs/${catalogId}/import`);
     expect(new URL(page.url()).pathname).toBe(`/dashboard/catalogs/${catalogId}/import`);
     await page.setInputFiles('#import-file', { name: 'lamps.csv', mimeType: 'text/csv', buffer: Buffer.from(CSV) });
     await page.click('#import-file-form button[type=submit]');
@@ -107,6 +92,7 @@ describe('import page in Chromium', () => {
   });
 
   test('the import runs; its report shows the bad line; the items read back through the API', async () => {
+    const { page } = ui;
     await page.click('#run-button');
     await reportDone(false);
     importId = new URL(page.url()).searchParams.get('import_id')!;
@@ -170,6 +156,7 @@ describe('import page in Chromium', () => {
   });
 
   test("the jobs page lists the import and opens its report; another organization's import page is a 403", async () => {
+    const { page, base } = ui;
     await page.goto(`${base}/dashboard/jobs?kind=import`);
     const row = `table.operations tr[data-kind="import"][data-id="${importId}"]`;
     expect(await page.getAttribute(row, 'data-status')).toBe('completed');

@@ -12,42 +12,34 @@ import { newId } from '../../src/lib/ids';
 import { createApiKey } from '../../src/services/access/api-keys';
 import { testApp } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { requireChromium, shotAndCheck, type Page } from './chromium';
-import { openDashboard, type OpenDashboard } from './dashboard-server';
+import { createTestOrg, testKnex } from '../helpers/db';
+import { shotAndCheck } from './chromium';
+import { useBrowserSession } from './dashboard-server';
 import { createGridFixture, GRID_ITEMS, isEmpty, type GridFixtureItem } from '../helpers/grid-catalog';
-
-requireChromium();
 
 describe('item grid in Chromium', () => {
   const app = testApp().callback();
-  let dashboard: OpenDashboard;
-  let base: string;
-  let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let catalogId: string;
   let items: GridFixtureItem[];
 
-  beforeAll(async () => {
-    org = await createTestOrg('item grid org');
-    ({ catalogId, items } = await createGridFixture(org.organizationId));
-    dashboard = await openDashboard(app);
-    ({ base, page } = dashboard);
-  }, 120_000);
-
-  afterAll(async () => {
-    await dashboard?.close();
-    await closeTestKnex();
+  const ui = useBrowserSession({
+    async setUp() {
+      org = await createTestOrg('item grid org');
+      ({ catalogId, items } = await createGridFixture(org.organizationId));
+      return app;
+    },
+    timeoutMs: 120_000,
   });
 
-  const texts = (selector: string) => page.$$eval(selector, (els) => els.map((e) => (e.textContent ?? '').trim()));
+  const texts = (selector: string) => ui.page.$$eval(selector, (els) => els.map((e) => (e.textContent ?? '').trim()));
   const columnTexts = async (field: string) => {
     const headers = await texts('#item-grid thead th');
     const at = headers.findIndex((h) => h.replace(/[ ▲▼]+$/, '') === field);
     if (at < 0) throw new Error(`no column ${field} in ${headers.join(', ')}`);
-    return page.$$eval(`#item-grid tbody tr`, (rows, i) => rows.map((r) => (r.children[i]?.textContent ?? '').trim()), at);
+    return ui.page.$$eval(`#item-grid tbody tr`, (rows, i) => rows.map((r) => (r.children[i]?.textContent ?? '').trim()), at);
   };
-  const gridCount = async () => (await page.textContent('#grid-count'))!.trim();
+  const gridCount = async () => (await ui.page.textContent('#grid-count'))!.trim();
   const fmt = (n: number) => n.toLocaleString('en-US');
   const acme = () => items.filter((it) => it.data.brand === 'Acme');
   /** Price ascending, missing (or null) prices last, ties by id (the grid's order: items-sql.ts orderSql). */
@@ -60,9 +52,8 @@ describe('item grid in Chromium', () => {
     });
 
   test('the catalog page links to the grid: newest items first, the exact count, the name escaped', async () => {
-    await page.goto(`${base}/dashboard/login`);
-    await page.fill('#credential', org.apiKey);
-    await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+    const { page, base } = ui;
+    await ui.signIn(org.apiKey);
     await page.goto(`${base}/dashboard/catalogs/${catalogId}`);
     await Promise.all([page.waitForNavigation(), page.click('.catalog-links a:text-is("Items")')]);
     expect(new URL(page.url()).pathname).toBe(`/dashboard/catalogs/${catalogId}/items`);
@@ -75,6 +66,7 @@ describe('item grid in Chromium', () => {
   });
 
   test('a filter from the form, then a sort by a column header', async () => {
+    const { page } = ui;
     await page.selectOption('#filter-field', 'brand');
     await page.selectOption('#filter-op', 'eq');
     await page.fill('#filter-value', 'Acme');
@@ -100,6 +92,7 @@ describe('item grid in Chromium', () => {
   });
 
   test('columns chosen and saved as a named view, which brings them back', async () => {
+    const { page, base } = ui;
     await page.click('.column-chooser summary');
     for (const box of await page.$$('#columns-form input[name=col]')) if (await box.isChecked()) await box.uncheck();
     // Columns come in the schema's field order.
@@ -129,6 +122,7 @@ describe('item grid in Chromium', () => {
   });
 
   test('keyset paging walks every row of the filtered, sorted list once, in order', async () => {
+    const { page } = ui;
     const seen: string[] = [];
     for (let guard = 0; guard < 100; guard++) {
       seen.push(...(await columnTexts('sku')));
@@ -142,6 +136,7 @@ describe('item grid in Chromium', () => {
   });
 
   test('the taxonomy tree counts nodes (subtrees) and unclassified items; a node narrows the grid', async () => {
+    const { page, base } = ui;
     await page.goto(`${base}/dashboard/catalogs/${catalogId}/items?cols=sku,category_id`);
     const count = (f: (c: unknown) => boolean) => items.filter((i) => f(i.data.category_id)).length;
     const tree = await texts('.taxonomy-tree a');
@@ -163,6 +158,7 @@ describe('item grid in Chromium', () => {
   });
 
   test('search, the other operators, and a bad filter says what is wrong', async () => {
+    const { page, base } = ui;
     await page.goto(`${base}/dashboard/catalogs/${catalogId}/items`);
     await page.fill('input[name=q]', 'Item 1234');
     await Promise.all([page.waitForNavigation(), page.click('form[role=search] button')]);
@@ -206,6 +202,7 @@ describe('item grid in Chromium', () => {
   });
 
   test('products show how many of their variants are complete', async () => {
+    const { page, base } = ui;
     const knex = testKnex();
     const grouped = await createTestCatalog(org.organizationId, {
       product_enabled: true,
@@ -240,6 +237,7 @@ describe('item grid in Chromium', () => {
   });
 
   test("a private view is its owner's; a shared one is offered to the organization's other keys, which cannot delete it", async () => {
+    const { page } = ui;
     const ownCookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
     const csrf = (await page.getAttribute('meta[name=csrf-token]', 'content'))!;
     const save = (name: string, shared: boolean) =>

@@ -5,50 +5,37 @@
  * item's history shows the applied change, and "restore" stages the old value as a new change.
  * Another organization's item page is a 403.
  */
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { requireChromium, shotAndCheck, type Page } from './chromium';
-import { openDashboard, type OpenDashboard } from './dashboard-server';
+import { shotAndCheck } from './chromium';
+import { useBrowserSession } from './dashboard-server';
 import { createReviewFixture, type ReviewFixture } from './fixture';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
-
-requireChromium();
+import { createTestOrg, testKnex } from '../helpers/db';
+import { fakeEngine, testApiFor } from '../helpers/temporal';
 
 describe('console item page in Chromium', () => {
   const TASK_QUEUE = 'test-browser-item-page';
-  let env: TestWorkflowEnvironment;
-  let worker: RunningTestWorker;
-  let dashboard: OpenDashboard;
-  let base: string;
-  let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let fx: ReviewFixture;
   let other: ReviewFixture;
 
-  beforeAll(async () => {
-    env = await startTestTemporal();
-    worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: fakeEngine() });
-    org = await createTestOrg('item page org');
-    fx = await createReviewFixture(org.organizationId);
-    other = await createReviewFixture((await createTestOrg('item page other org')).organizationId);
-    dashboard = await openDashboard(testApiFor(env, TASK_QUEUE));
-    ({ base, page } = dashboard);
-  }, 180_000);
-
-  afterAll(async () => {
-    await dashboard?.close();
-    await worker?.stop();
-    await env?.teardown();
-    await closeTestKnex();
+  const ui = useBrowserSession({
+    worker: { taskQueue: TASK_QUEUE, engine: fakeEngine() },
+    async setUp({ env }) {
+      org = await createTestOrg('item page org');
+      fx = await createReviewFixture(org.organizationId);
+      other = await createReviewFixture((await createTestOrg('item page other org')).organizationId);
+      return testApiFor(env, TASK_QUEUE);
+    },
+    timeoutMs: 180_000,
   });
 
-  const itemUrl = (f: ReviewFixture, sku: string) => `${base}/dashboard/catalogs/${f.catalogId}/items/${f.items[sku]}`;
+  const itemUrl = (f: ReviewFixture, sku: string) => `${ui.base}/dashboard/catalogs/${f.catalogId}/items/${f.items[sku]}`;
   const apiItem = async (sku: string) =>
-    (await page.evaluate(async (u) => (await fetch(u)).json(), `/api/public/catalogs/${fx.catalogId}/items/${fx.items[sku]}`)) as {
+    (await ui.page.evaluate(async (u) => (await fetch(u)).json(), `/api/public/catalogs/${fx.catalogId}/items/${fx.items[sku]}`)) as {
       data: Record<string, unknown>;
     };
 
   test('edit staged, approved and applied, read back through the API; history shows it; restore stages the old value', async () => {
+    const { page } = ui;
     await page.goto(itemUrl(fx, 'KB-100'));
     await page.type('#credential', org.apiKey);
     await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
@@ -113,6 +100,7 @@ describe('console item page in Chromium', () => {
   }, 120_000);
 
   test("another organization's item page is a 403; a POST without the CSRF token is refused", async () => {
+    const { page } = ui;
     const res = await page.goto(itemUrl(other, 'KB-100'));
     expect(res?.status()).toBe(403);
     await page.goto(itemUrl(fx, 'MS-200'));

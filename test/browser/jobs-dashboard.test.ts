@@ -8,27 +8,19 @@
  * dialog says what cancel keeps), a running apply says why it has no Cancel. axe-core finds no serious or critical violation.
  */
 import http from 'node:http';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import request from 'supertest';
 import { newId } from '../../src/lib/ids';
 import { createTestCatalog } from '../helpers/catalogs';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
+import { createTestOrg, testKnex } from '../helpers/db';
+import { fakeEngine, testApiFor } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
-import { requireChromium, shotAndCheck, type Page } from './chromium';
-import { openDashboard, type OpenDashboard } from './dashboard-server';
-
-requireChromium();
+import { shotAndCheck } from './chromium';
+import { useBrowserSession } from './dashboard-server';
 
 const TASK_QUEUE = 'test-browser-jobs';
 
 describe('jobs page in Chromium', () => {
-  let env: TestWorkflowEnvironment;
-  let worker: RunningTestWorker;
   let app: http.RequestListener;
-  let dashboard: OpenDashboard;
-  let base: string;
-  let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let catalogId: string;
   let jobId: string;
@@ -36,28 +28,22 @@ describe('jobs page in Chromium', () => {
   /** Items after the first wait here until released (the job runs while the page is looked at). */
   let release: () => void = () => undefined;
   const gate = new Promise<void>((resolve) => (release = resolve));
-  let dialogs: string[] = [];
 
-  beforeAll(async () => {
-    env = await startTestTemporal();
-    const engine = fakeEngine({
-      holdFor: (item) => (item.name === 'held 0' || !String(item.name).startsWith('held') ? undefined : gate),
-      errorFor: (item) => item.name === 'broken',
-    });
-    worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine });
-    org = await createTestOrg('jobs page org');
-    catalogId = await createTestCatalog(org.organizationId);
-    app = testApiFor(env, TASK_QUEUE, { concurrency: 1 });
-    dashboard = await openDashboard(app);
-    ({ base, page, dialogs } = dashboard);
-  }, 180_000);
+  const engine = fakeEngine({
+    holdFor: (item) => (item.name === 'held 0' || !String(item.name).startsWith('held') ? undefined : gate),
+    errorFor: (item) => item.name === 'broken',
+  });
 
-  afterAll(async () => {
-    release();
-    await dashboard?.close();
-    await worker?.stop();
-    await env?.teardown();
-    await closeTestKnex();
+  const ui = useBrowserSession({
+    worker: { taskQueue: TASK_QUEUE, engine },
+    async setUp({ env }) {
+      org = await createTestOrg('jobs page org');
+      catalogId = await createTestCatalog(org.organizationId);
+      app = testApiFor(env, TASK_QUEUE, { concurrency: 1 });
+      return app;
+    },
+    tearDown: () => release(),
+    timeoutMs: 180_000,
   });
 
   const enrich = async (names: string[]) => {
@@ -76,15 +62,14 @@ describe('jobs page in Chromium', () => {
   const row = (id: string) => `table.operations tr[data-kind="enrichment"][data-id="${id}"]`;
 
   test('a job with a failed item finishes; its error downloads as CSV from its row', async () => {
+    const { page } = ui;
     failedJobId = await enrich(['fine', 'broken']);
     await waitUntil(
       async () => (await testKnex()('enrichment_jobs').where({ id: failedJobId }).first('status')).status === 'completed',
       'the job done',
       60_000,
     );
-    await page.goto(`${base}/dashboard/login?next=/dashboard/jobs`);
-    await page.fill('#credential', org.apiKey);
-    await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+    await ui.signIn(org.apiKey, '/dashboard/login?next=/dashboard/jobs');
     expect(new URL(page.url()).pathname).toBe('/dashboard/jobs');
     expect(await page.getAttribute(row(failedJobId), 'data-status')).toBe('completed');
     expect((await page.textContent(`${row(failedJobId)} td.num`))?.trim()).toBe('1');
@@ -95,6 +80,7 @@ describe('jobs page in Chromium', () => {
   });
 
   test('a running job shows its progress and links to its review page; Cancel cancels it', async () => {
+    const { page, base, dialogs } = ui;
     jobId = await enrich(['held 0', 'held 1', 'held 2', 'held 3']);
     await waitUntil(
       async () => (await testKnex()('enrichment_jobs').where({ id: jobId }).first('completed_items')).completed_items >= 1,
@@ -123,6 +109,7 @@ describe('jobs page in Chromium', () => {
   });
 
   test('filters by kind and status; another organization sees none of these', async () => {
+    const { page, base } = ui;
     await page.goto(`${base}/dashboard/jobs`);
     await page.selectOption('select[name=status]', 'cancelled');
     await Promise.all([page.waitForNavigation(), page.click('form.filters button[type=submit]')]);
@@ -144,6 +131,7 @@ describe('jobs page in Chromium', () => {
   });
 
   test('a running import is cancelled from its row; a running apply says why it cannot be', async () => {
+    const { page, base, dialogs } = ui;
     const knex = testKnex();
     const importId = newId();
     await knex('catalog_imports').insert({

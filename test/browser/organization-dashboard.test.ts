@@ -9,42 +9,33 @@
 import request from 'supertest';
 import { testApp } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
-import { closeTestKnex, createTestOrg } from '../helpers/db';
+import { createTestOrg } from '../helpers/db';
 import { waitUntil } from '../helpers/wait';
-import { requireChromium, shotAndCheck, type Page } from './chromium';
-import { openDashboard, type OpenDashboard } from './dashboard-server';
-
-requireChromium();
+import { shotAndCheck } from './chromium';
+import { useBrowserSession } from './dashboard-server';
 
 describe('organization page in Chromium', () => {
   const app = testApp().callback();
-  let dashboard: OpenDashboard;
-  let base: string;
-  let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let masterId: string;
 
-  beforeAll(async () => {
-    org = await createTestOrg('organization page org');
-    masterId = await createTestCatalog(org.organizationId);
-    dashboard = await openDashboard(app);
-    ({ base, page } = dashboard);
-    // Revoke and rotate ask first; the page accepts every dialog (openDashboard).
-  }, 120_000);
-
-  afterAll(async () => {
-    await dashboard?.close();
-    await closeTestKnex();
+  const ui = useBrowserSession({
+    async setUp() {
+      org = await createTestOrg('organization page org');
+      masterId = await createTestCatalog(org.organizationId);
+      // Revoke and rotate ask first; the page accepts every dialog (useBrowserSession).
+      return app;
+    },
+    timeoutMs: 120_000,
   });
 
-  const texts = (selector: string) => page.$$eval(selector, (els) => els.map((e) => (e.textContent ?? '').trim()));
-  const attrs = (selector: string, name: string) => page.$$eval(selector, (els, n) => els.map((e) => e.getAttribute(n) ?? ''), name);
+  const texts = (selector: string) => ui.page.$$eval(selector, (els) => els.map((e) => (e.textContent ?? '').trim()));
+  const attrs = (selector: string, name: string) => ui.page.$$eval(selector, (els, n) => els.map((e) => e.getAttribute(n) ?? ''), name);
   const api = (key: string) => request(app).get('/api/public/api-keys').set('Authorization', `Bearer ${key}`);
 
   test('signed in, the top navigation leads to the page, which lists the key by prefix only', async () => {
-    await page.goto(`${base}/dashboard/login`);
-    await page.fill('#credential', org.apiKey);
-    await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+    const { page } = ui;
+    await ui.signIn(org.apiKey);
     expect(await attrs('.topbar .sections a', 'href')).toEqual(['/dashboard', '/dashboard/flows', '/dashboard/jobs', '/dashboard/organization']);
     await Promise.all([page.waitForNavigation(), page.click('.topbar .sections a[href="/dashboard/organization"]')]);
     expect(new URL(page.url()).pathname).toBe('/dashboard/organization');
@@ -54,6 +45,7 @@ describe('organization page in Chromium', () => {
   });
 
   test('a created key is shown once and works; revoked, the API refuses it', async () => {
+    const { page } = ui;
     await page.fill('#key-name', 'nightly import');
     await page.click('#create-key button[type=submit]');
     const created = await (await page.waitForSelector('#new-key-value')).textContent();
@@ -72,6 +64,7 @@ describe('organization page in Chromium', () => {
   });
 
   test('the webhook secret is hidden until asked for; rotated, the API serves the new one', async () => {
+    const { page } = ui;
     const before = (await request(app).get('/api/public/organization/webhook-secret').set(org.auth)).body.webhook_secret as string;
     expect(await page.textContent('#webhook-secret')).not.toContain(before);
     await page.click('button[data-org-action=show-secret]');
@@ -85,6 +78,7 @@ describe('organization page in Chromium', () => {
   });
 
   test('the default master catalog is chosen from the catalogs and read back by the API', async () => {
+    const { page } = ui;
     expect(await attrs('#master-catalog option', 'value')).toEqual(['', masterId]);
     await page.selectOption('#master-catalog', masterId);
     await page.click('#default-master button[type=submit]');

@@ -5,40 +5,32 @@
  * by the key's prefix, never as a raw `person:<id>` or `api_key:<id>`. The API keeps the ids.
  */
 import request from 'supertest';
-import { requireChromium, shotAndCheck, type Page } from './chromium';
-import { openDashboard, type OpenDashboard } from './dashboard-server';
+import { shotAndCheck } from './chromium';
+import { useBrowserSession } from './dashboard-server';
 import { createReviewFixture, type ReviewFixture } from './fixture';
 import { createPerson } from '../../src/services/access/people';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { createTestOrg, testKnex } from '../helpers/db';
 import { testApp } from '../helpers/app';
-
-requireChromium();
 
 describe('authors as people in Chromium', () => {
   const app = testApp();
-  let dashboard: OpenDashboard;
-  let base: string;
-  let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let fx: ReviewFixture;
   const email = `ada.${Date.now()}.${Math.floor(Math.random() * 1e6)}@example.org`;
   let personId: string;
 
-  beforeAll(async () => {
-    org = await createTestOrg('people names org');
-    fx = await createReviewFixture(org.organizationId);
-    personId = (await createPerson(testKnex(), org.organizationId, { email, name: 'Ada Lovelace', role: 'reviewer', password: 'ada password 1' })).id;
-    dashboard = await openDashboard(app.callback());
-    ({ base, page } = dashboard);
-  });
-
-  afterAll(async () => {
-    await dashboard?.close();
-    await closeTestKnex();
+  const ui = useBrowserSession({
+    async setUp() {
+      org = await createTestOrg('people names org');
+      fx = await createReviewFixture(org.organizationId);
+      personId = (await createPerson(testKnex(), org.organizationId, { email, name: 'Ada Lovelace', role: 'reviewer', password: 'ada password 1' })).id;
+      return app.callback();
+    },
   });
 
   test('snapshots and schema versions name the person who made them, and a key by its prefix', async () => {
     // Something made by the organization's key, through the API.
+    const { page, base } = ui;
     const byKey = await request(app.callback()).post(`/api/public/catalogs/${fx.catalogId}/snapshots`).set(org.auth).send({ reason: 'nightly' });
     expect(byKey.status).toBe(200);
     // The API answers keep the actor id.

@@ -4,44 +4,34 @@
  * so, only when no Chromium is installed (test/setup/prepare.ts installs it where it can).
  * Screenshots go to `DASHBOARD_SCREENSHOTS` (e.g. docs/screenshots) when that is set.
  */
-import { requireChromium, shotAndCheck, type Browser, type Page } from './chromium';
-import { openDashboard, type OpenDashboard } from './dashboard-server';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { shotAndCheck } from './chromium';
+import { useBrowserSession } from './dashboard-server';
+import { createTestOrg, testKnex } from '../helpers/db';
 import { testApp } from '../helpers/app';
-import { fakeEngine, runTestWorker, startTestTemporal, testApiFor, type RunningTestWorker } from '../helpers/temporal';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { fakeEngine, testApiFor } from '../helpers/temporal';
 import { createReviewFixture, XSS_PROBE, type ReviewFixture } from './fixture';
 
-requireChromium();
-
 describe('review dashboard in Chromium', () => {
-  let dashboard: OpenDashboard;
-  let base: string;
-  let browser: Browser;
-  let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let fx: ReviewFixture;
   let other: ReviewFixture;
 
-  beforeAll(async () => {
-    org = await createTestOrg('dashboard org');
-    fx = await createReviewFixture(org.organizationId, { xssProbe: true });
-    const otherOrg = await createTestOrg('other org');
-    other = await createReviewFixture(otherOrg.organizationId);
-    dashboard = await openDashboard(testApp().callback());
-    ({ base, page, browser } = dashboard);
+  const ui = useBrowserSession({
+    async setUp() {
+      org = await createTestOrg('dashboard org');
+      fx = await createReviewFixture(org.organizationId, { xssProbe: true });
+      const otherOrg = await createTestOrg('other org');
+      other = await createReviewFixture(otherOrg.organizationId);
+      return testApp().callback();
+    },
   });
 
-  afterAll(async () => {
-    await dashboard?.close();
-    await closeTestKnex();
-  });
-
-  const activityUrl = (f: ReviewFixture) => `${base}/dashboard/catalogs/${f.catalogId}/activities/${f.activityId}`;
-  const shot = (name: string) => shotAndCheck(page, name);
-  const rowStatuses = () => page.$$eval('tbody.change', (els) => els.map((e) => e.getAttribute('data-status')));
+  const activityUrl = (f: ReviewFixture) => `${ui.base}/dashboard/catalogs/${f.catalogId}/activities/${f.activityId}`;
+  const shot = (name: string) => shotAndCheck(ui.page, name);
+  const rowStatuses = () => ui.page.$$eval('tbody.change', (els) => els.map((e) => e.getAttribute('data-status')));
 
   test('not signed in: the activity page redirects to the sign-in page; a wrong key is refused', async () => {
+    const { page } = ui;
     await page.goto(activityUrl(fx));
     expect(new URL(page.url()).pathname).toBe('/dashboard/login');
     await shot('review-login.png');
@@ -51,6 +41,7 @@ describe('review dashboard in Chromium', () => {
   });
 
   test('sign in with the API key, then the activity page shows summary, diffs, badges and safe links', async () => {
+    const { page, browser } = ui;
     await page.goto(activityUrl(fx));
     await page.type('#credential', org.apiKey);
     await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
@@ -89,6 +80,7 @@ describe('review dashboard in Chromium', () => {
   });
 
   test('filters: by text and by status narrow the table', async () => {
+    const { page } = ui;
     await page.goto(activityUrl(fx));
     await page.type('input[name=q]', 'Logitech');
     await Promise.all([page.waitForNavigation(), page.click('form.filters button[type=submit]')]);
@@ -102,12 +94,14 @@ describe('review dashboard in Chromium', () => {
   });
 
   test("another organization's activity is a 403 page", async () => {
+    const { page } = ui;
     const res = await page.goto(activityUrl(other));
     expect(res?.status()).toBe(403);
     expect(await page.$eval('h1', (e) => e.textContent)).toContain('403');
   });
 
   test('cookie-authenticated API writes need the CSRF token; reads do not', async () => {
+    const { page, base } = ui;
     await page.goto(`${base}/dashboard/catalogs/${fx.catalogId}`);
     const token = await page.$eval('meta[name="csrf-token"]', (e) => e.getAttribute('content') ?? '');
     const result = await page.evaluate(
@@ -128,6 +122,7 @@ describe('review dashboard in Chromium', () => {
   });
 
   test('the catalog page lists the activity and links to it', async () => {
+    const { page } = ui;
     await page.goto(activityUrl(fx));
     await Promise.all([page.waitForNavigation(), page.click(`main a[href="/dashboard/catalogs/${fx.catalogId}"]`)]);
     const links = await page.$$eval('table.activities a', (els) => els.map((e) => e.getAttribute('href')));
@@ -136,6 +131,7 @@ describe('review dashboard in Chromium', () => {
   });
 
   test('vendor drafts stay out of the console until the toggle shows them, each marked as a draft without review buttons; the bulk buttons never count them', async () => {
+    const { page, base } = ui;
     const drafted = await createReviewFixture(org.organizationId);
     await testKnex()('staged_changes').whereIn('id', [drafted.changes['HD-300'], drafted.changes['CB-400']]).update({ status: 'draft' });
     await testKnex()('staged_changes').where({ id: drafted.changes['MS-200'] }).update({ status: 'rejected' });
@@ -192,6 +188,7 @@ describe('review dashboard in Chromium', () => {
   });
 
   test('sign out ends the session', async () => {
+    const { page } = ui;
     await page.goto(activityUrl(fx));
     await Promise.all([page.waitForNavigation(), page.click('form.signout button')]);
     expect(new URL(page.url()).pathname).toBe('/dashboard/login');
@@ -203,36 +200,24 @@ describe('review dashboard in Chromium', () => {
 
 describe('review loop in Chromium: review, apply, catalog changed', () => {
   const TASK_QUEUE = 'test-browser-review';
-  let env: TestWorkflowEnvironment;
-  let worker: RunningTestWorker;
-  let dashboard: OpenDashboard;
-  let base: string;
-  let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let fx: ReviewFixture;
-  /** The messages of the confirmation dialogs, in order. */
-  let dialogs: string[] = [];
 
-  beforeAll(async () => {
-    env = await startTestTemporal();
-    worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex: testKnex(), engine: fakeEngine() });
-    org = await createTestOrg('dashboard apply org');
-    fx = await createReviewFixture(org.organizationId);
-    dashboard = await openDashboard(testApiFor(env, TASK_QUEUE));
-    ({ base, page, dialogs } = dashboard);
-  }, 180_000);
-
-  afterAll(async () => {
-    await dashboard?.close();
-    await worker?.stop();
-    await env?.teardown();
-    await closeTestKnex();
+  const ui = useBrowserSession({
+    worker: { taskQueue: TASK_QUEUE, engine: fakeEngine() },
+    async setUp({ env }) {
+      org = await createTestOrg('dashboard apply org');
+      fx = await createReviewFixture(org.organizationId);
+      return testApiFor(env, TASK_QUEUE);
+    },
+    timeoutMs: 180_000,
   });
 
   const changeRow = (sku: string) => `tbody[data-change-id="${fx.changes[sku]}"]`;
   const itemData = async (sku: string) => (await testKnex()('catalog_items').where({ id: fx.items[sku] }).first('data')).data as Record<string, unknown>;
 
   test('sign in, filter, approve one field, reject one change, apply: the catalog has the approved value only', async () => {
+    const { page, base } = ui;
     const url = `${base}/dashboard/catalogs/${fx.catalogId}/activities/${fx.activityId}`;
     await page.goto(url);
     await page.type('#credential', org.apiKey);
@@ -278,6 +263,7 @@ describe('review loop in Chromium: review, apply, catalog changed', () => {
   });
 
   test('"approve all" says how many undecided changes it touches and leaves the decisions; a further apply writes them; a restore is shown', async () => {
+    const { page, base, dialogs } = ui;
     const url = `${base}/dashboard/catalogs/${fx.catalogId}/activities/${fx.activityId}`;
     await page.goto(url);
     // Two changes are still undecided (HD-300, CB-400); the rejected mouse and the applied keyboard are not counted.

@@ -3,51 +3,43 @@
  * removed in ONE batch give exactly one new schema version, and the page shows the diff between
  * the two versions; the taxonomy saved from the page shows as a tree with inherited attributes.
  */
-import { requireChromium, shotAndCheck, type Page } from './chromium';
-import { openDashboard, type OpenDashboard } from './dashboard-server';
+import { shotAndCheck } from './chromium';
+import { useBrowserSession } from './dashboard-server';
 import request from 'supertest';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { createTestOrg, testKnex } from '../helpers/db';
 import { testApp } from '../helpers/app';
 
-requireChromium();
-
 describe('console schema page in Chromium', () => {
-  let dashboard: OpenDashboard;
-  let base: string;
-  let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   /** The catalog, made through the API (so its schema has its field info, as every real one). */
   const fx = { catalogId: '' };
 
-  beforeAll(async () => {
-    org = await createTestOrg('schema page org');
-    const app = testApp().callback();
-    const created = await request(app)
-      .post('/api/public/catalogs')
-      .set(org.auth)
-      .send({
-        name: 'Schema page catalog',
-        unique_id_field: 'sku',
-        schema_definition: {
-          type: 'object',
-          properties: { sku: { type: 'string' }, title: { type: 'string' }, brand: { type: 'string' }, color: { type: 'string' }, price: { type: 'number' } },
-          required: ['sku'],
-        },
-      });
-    expect(created.status).toBe(200);
-    fx.catalogId = created.body.id;
-    dashboard = await openDashboard(app);
-    ({ base, page } = dashboard);
-  });
-
-  afterAll(async () => {
-    await dashboard?.close();
-    await closeTestKnex();
+  const ui = useBrowserSession({
+    async setUp() {
+      org = await createTestOrg('schema page org');
+      const app = testApp().callback();
+      const created = await request(app)
+        .post('/api/public/catalogs')
+        .set(org.auth)
+        .send({
+          name: 'Schema page catalog',
+          unique_id_field: 'sku',
+          schema_definition: {
+            type: 'object',
+            properties: { sku: { type: 'string' }, title: { type: 'string' }, brand: { type: 'string' }, color: { type: 'string' }, price: { type: 'number' } },
+            required: ['sku'],
+          },
+        });
+      expect(created.status).toBe(200);
+      fx.catalogId = created.body.id;
+      return app;
+    },
   });
 
   const versions = async () => (await testKnex()('catalog_schemas').where({ catalog_id: fx.catalogId }).pluck('version')).sort();
 
   test('add one field and remove another in one batch: one new version, and its diff', async () => {
+    const { page, base } = ui;
     const url = `${base}/dashboard/catalogs/${fx.catalogId}/schema`;
     await page.goto(url);
     await page.type('#credential', org.apiKey);
@@ -92,6 +84,7 @@ describe('console schema page in Chromium', () => {
   }, 60_000);
 
   test('a taxonomy saved from the page shows as a tree with inherited attributes; bad JSON is a 422', async () => {
+    const { page, base } = ui;
     await page.goto(`${base}/dashboard/catalogs/${fx.catalogId}/schema`);
     await page.fill('#taxonomy-json', '{ not json');
     const refused = await Promise.all([page.waitForNavigation(), page.click('#taxonomy form button[type=submit]')]);

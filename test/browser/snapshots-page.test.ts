@@ -5,41 +5,33 @@
  * it is done, then the snapshots page names the safety snapshot the restore took first, and the
  * item is back as it was.
  */
-import { requireChromium, shotAndCheck, type Page } from './chromium';
-import { openDashboard, type OpenDashboard } from './dashboard-server';
+import { shotAndCheck } from './chromium';
+import { useBrowserSession } from './dashboard-server';
 import { createReviewFixture, type ReviewFixture } from './fixture';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { createTestOrg, testKnex } from '../helpers/db';
 import { testApp } from '../helpers/app';
 import { startRestores, type RestoreTemporal } from '../helpers/restores';
 
-requireChromium();
-
 describe('console snapshots page in Chromium', () => {
-  let dashboard: OpenDashboard;
-  let base: string;
-  let page: Page;
   let org: Awaited<ReturnType<typeof createTestOrg>>;
   let fx: ReviewFixture;
   let restores: RestoreTemporal;
 
-  beforeAll(async () => {
-    org = await createTestOrg('snapshots page org');
-    fx = await createReviewFixture(org.organizationId);
-    // Restores run as the workflow snapshot-restore-<id>: a real dev server and worker.
-    restores = await startRestores('test-snapshots-page');
-    dashboard = await openDashboard(testApp(restores.jobRunner).callback());
-    ({ base, page } = dashboard);
-  });
-
-  afterAll(async () => {
-    await dashboard?.close();
-    await restores?.stop();
-    await closeTestKnex();
+  const ui = useBrowserSession({
+    async setUp() {
+      org = await createTestOrg('snapshots page org');
+      fx = await createReviewFixture(org.organizationId);
+      // Restores run as the workflow snapshot-restore-<id>: a real dev server and worker.
+      restores = await startRestores('test-snapshots-page');
+      return testApp(restores.jobRunner).callback();
+    },
+    tearDown: () => restores?.stop(),
   });
 
   const itemData = async (sku: string) => (await testKnex()('catalog_items').where({ id: fx.items[sku] }).first('data')).data as Record<string, unknown>;
 
   test('take a snapshot, change an item, compare with now, restore: the safety snapshot is named', async () => {
+    const { page, base } = ui;
     const url = `${base}/dashboard/catalogs/${fx.catalogId}/snapshots`;
     await page.goto(`${base}/dashboard/catalogs/${fx.catalogId}`);
     await page.type('#credential', org.apiKey);
@@ -110,7 +102,7 @@ describe('console snapshots page in Chromium', () => {
   test('a restore without the CSRF token is refused and restores nothing', async () => {
     const [snap] = await testKnex()('catalog_snapshots').where({ catalog_id: fx.catalogId, snapshot_type: 'manual' });
     const before = await testKnex()('catalog_snapshots').where({ catalog_id: fx.catalogId }).count({ n: '*' });
-    const status = await page.evaluate(
+    const status = await ui.page.evaluate(
       async (u) => (await fetch(u, { method: 'POST' })).status,
       `/dashboard/catalogs/${fx.catalogId}/snapshots/${snap.id}/restore`,
     );

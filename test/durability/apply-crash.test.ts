@@ -13,42 +13,27 @@
  * `wait_event_type = 'Lock'`) for as long as the test needs, and the kill (or stop) lands inside
  * the apply's transaction on any machine.
  */
-import type { Client } from '@temporalio/client';
-import type { Knex } from 'knex';
 import { TemporalJobRunner } from '../../temporal/client';
 import { reviewApplyWorkflowId } from '../../src/contracts/workflows';
-import { createTestCatalog } from '../helpers/catalogs';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { quietTemporalRuntime } from '../helpers/temporal';
+import { createNumberedCatalog } from '../helpers/catalogs';
 import { waitUntil } from '../helpers/wait';
 import { TEST_DATABASE_URL } from '../setup/env';
-import { RestartableTemporal, spawnWorker, stopWorker, TestCluster } from '../fixtures/worker-cluster';
+import { spawnWorker, stopWorker } from '../fixtures/worker-cluster';
 import { scopeOf } from '../helpers/review-apply';
 import { requestApply } from '../../src/services/review/apply';
+import { useTestCluster } from '../fixtures/cluster-suite';
 
 const TASK_QUEUE = 'test-apply-durability';
 /** Enough updates that the apply's transaction runs for a second or more (about 3 s on a loaded 2-core machine). */
 const ITEMS = 30_000;
 
-let temporal: RestartableTemporal;
-let client: Client;
-let knex: Knex;
-let organizationId: string;
 let runner: TemporalJobRunner;
-let cluster: TestCluster;
 
-beforeAll(async () => {
-  quietTemporalRuntime();
-  knex = testKnex();
-  organizationId = (await createTestOrg('apply durability')).organizationId;
-  cluster = await new TestCluster().start();
-  ({ temporal, client } = cluster);
-  runner = new TemporalJobRunner(client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, {}, {}, { heartbeat_timeout_s: 3, retry_initial_interval_s: 0.5 });
-}, 300_000);
-
-afterAll(async () => {
-  await cluster?.close();
-  await closeTestKnex();
+const cluster = useTestCluster({
+  organization: 'apply durability',
+  setUp({ client }) {
+    runner = new TemporalJobRunner(client, { taskQueue: TASK_QUEUE, enrichConcurrency: 2 }, {}, {}, { heartbeat_timeout_s: 3, retry_initial_interval_s: 0.5 });
+  },
 });
 
 /**
@@ -56,14 +41,8 @@ afterAll(async () => {
  * update per item (`price` + 1), computed from version 1.
  */
 async function seed(): Promise<{ catalogId: string; activityId: string }> {
-  const catalogId = await createTestCatalog(organizationId);
-  await knex.raw(
-    `INSERT INTO catalog_items (id, catalog_id, entity_type, business_key, data, created_at, updated_at)
-     SELECT gen_random_uuid(), ?, 'product', 'SKU-' || g, jsonb_build_object('sku', 'SKU-' || g, 'title', 'Item ' || g, 'price', g), now(), now()
-     FROM generate_series(1, ?) g`,
-    [catalogId, ITEMS],
-  );
-  await knex('catalogs').where('id', catalogId).update({ item_count: ITEMS });
+  const { knex, organizationId } = cluster;
+  const catalogId = await createNumberedCatalog(organizationId, ITEMS);
   const { rows } = await knex.raw(
     `INSERT INTO review_activities (id, organization_id, catalog_id, type, status, description)
      VALUES (gen_random_uuid(), ?, ?, 'custom_transform', 'pending_review', 'durability') RETURNING id`,
@@ -95,7 +74,7 @@ const workerDatabaseUrl = (() => {
 
 /** True while a statement of an apply's transaction runs in one of this test's workers (its temporary table is in every one). */
 async function applyStatementRunning(): Promise<boolean> {
-  const { rows } = await knex.raw(
+  const { rows } = await cluster.knex.raw(
     `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = ? AND state = 'active'
        AND query LIKE '%review_apply_changes%' LIMIT 1`,
     [APPLICATION_NAME],
@@ -105,6 +84,7 @@ async function applyStatementRunning(): Promise<boolean> {
 
 /** The apply's outcome and the invariants of exactly one apply, from SQL. */
 async function invariants(catalogId: string, activityId: string) {
+  const { knex } = cluster;
   const activity = await knex('review_activities').where('id', activityId).first('status', 'apply_result');
   const [items] = await knex('catalog_items')
     .where('catalog_id', catalogId)
@@ -135,7 +115,7 @@ function expectAppliedOnce(state: Awaited<ReturnType<typeof invariants>>): void 
  * update of the items waits until the returned release is called (which rolls the holder back).
  */
 async function holdLastItem(catalogId: string): Promise<() => Promise<void>> {
-  const holder = await knex.transaction();
+  const holder = await cluster.knex.transaction();
   await holder('catalog_items')
     .where({ catalog_id: catalogId, business_key: `SKU-${ITEMS}` })
     .forUpdate()
@@ -147,7 +127,7 @@ async function holdLastItem(catalogId: string): Promise<() => Promise<void>> {
 
 /** True while an apply's statement in one of this test's workers waits on a lock (the one {@link holdLastItem} holds). */
 async function applyWaitsOnLock(): Promise<boolean> {
-  const { rows } = await knex.raw(
+  const { rows } = await cluster.knex.raw(
     `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = ? AND state = 'active'
        AND wait_event_type = 'Lock' AND query LIKE '%review_apply_changes%' LIMIT 1`,
     [APPLICATION_NAME],
@@ -157,10 +137,12 @@ async function applyWaitsOnLock(): Promise<boolean> {
 
 /** Starts the apply as the route does. */
 async function startApply(activityId: string): Promise<void> {
-  await requestApply({ knex, jobRunner: runner }, scopeOf(organizationId), activityId, false);
+  const { knex, organizationId } = cluster;
+  await requestApply({ knex: knex, jobRunner: runner }, scopeOf(organizationId), activityId, false);
 }
 
 test('the worker process SIGKILLed during the apply transaction: nothing half-applied, a new worker applies it once', async () => {
+  const { temporal } = cluster;
   const { catalogId, activityId } = await seed();
   const first = await spawnWorker(temporal, TASK_QUEUE, { databaseUrl: workerDatabaseUrl });
   cluster.track(first);
@@ -188,6 +170,7 @@ test('the worker process SIGKILLed during the apply transaction: nothing half-ap
 }, 600_000);
 
 test('the Temporal server stopped and started again during the apply: the catalog is applied exactly once', async () => {
+  const { temporal } = cluster;
   const { catalogId, activityId } = await seed();
   const worker = await spawnWorker(temporal, TASK_QUEUE, { databaseUrl: workerDatabaseUrl });
   cluster.track(worker);

@@ -16,31 +16,25 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { writeWarc } from '../fixtures/warc';
-import { spawnApi, spawnWorker, stopWorker, TestCluster } from '../fixtures/worker-cluster';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { quietTemporalRuntime } from '../helpers/temporal';
+import { spawnApi, spawnWorker, stopWorker } from '../fixtures/worker-cluster';
+import { createTestOrg } from '../helpers/db';
 import { waitUntil } from '../helpers/wait';
 import { INDEX_BATCH_PAGES } from '../../src/services/research-archives/indexing';
+import { useTestCluster } from '../fixtures/cluster-suite';
 
 const TASK_QUEUE = 'test-archive-index-durability';
 /** Many batches, so the kill lands with most of the archive still to index. */
 const PAGES = INDEX_BATCH_PAGES * 8;
 
-let knex: Knex;
-let cluster: TestCluster;
 let dir: string;
 
-beforeAll(async () => {
-  quietTemporalRuntime();
-  knex = testKnex();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-crash-'));
-  cluster = await new TestCluster().start();
-}, 300_000);
-
-afterAll(async () => {
-  await cluster?.close();
-  await closeTestKnex();
-  fs.rmSync(dir, { recursive: true, force: true });
+const cluster = useTestCluster({
+  setUp() {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'archive-crash-'));
+  },
+  tearDown() {
+    fs.rmSync(dir, { recursive: true, force: true });
+  },
 });
 
 /** Page `i` of the test shop: a product page with JSON-LD, its own URL. */
@@ -62,7 +56,7 @@ function page(i: number) {
 
 /** True while a backend of `appName` waits on a lock. */
 async function waitsOnLock(appName: string): Promise<boolean> {
-  const { rows } = await knex.raw(
+  const { rows } = await cluster.knex.raw(
     "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = ? AND wait_event_type = 'Lock' LIMIT 1",
     [appName],
   );
@@ -76,7 +70,7 @@ async function waitsOnLock(appName: string): Promise<boolean> {
 async function lockAfterFirstBatch(archiveId: string): Promise<Knex.Transaction> {
   return waitUntil(
     async () => {
-      const trx = await knex.transaction();
+      const trx = await cluster.knex.transaction();
       const row = await trx('research_archives').where({ id: archiveId }).forUpdate().first('pages_indexed', 'status');
       if (row.status === 'indexing' && row.pages_indexed > 0) return trx;
       await trx.rollback();
@@ -90,6 +84,7 @@ async function lockAfterFirstBatch(archiveId: string): Promise<Knex.Transaction>
 }
 
 test('a worker killed mid-indexing: the next attempt starts over and every page is indexed exactly once', async () => {
+  const { knex, temporal } = cluster;
   const org = await createTestOrg('archive index durability');
   const file = path.join(dir, 'shop.warc.gz');
   await writeWarc(
@@ -97,8 +92,8 @@ test('a worker killed mid-indexing: the next attempt starts over and every page 
     Array.from({ length: PAGES }, (_, i) => page(i)),
     { gzip: true },
   );
-  const first = cluster.track(await spawnWorker(cluster.temporal, TASK_QUEUE));
-  const api = cluster.track(await spawnApi(cluster.temporal, TASK_QUEUE));
+  const first = cluster.track(await spawnWorker(temporal, TASK_QUEUE));
+  const api = cluster.track(await spawnApi(temporal, TASK_QUEUE));
   const form = new FormData();
   form.append('file', new Blob([fs.readFileSync(file)]), 'shop.warc.gz');
   const uploaded = await fetch(`http://127.0.0.1:${api.port}/api/public/research-archives`, { method: 'POST', headers: org.auth, body: form });
@@ -122,7 +117,7 @@ test('a worker killed mid-indexing: the next attempt starts over and every page 
   expect(atKill.pages).toBeGreaterThan(0);
   expect(atKill.pages).toBeLessThan(PAGES);
 
-  const second = cluster.track(await spawnWorker(cluster.temporal, TASK_QUEUE));
+  const second = cluster.track(await spawnWorker(temporal, TASK_QUEUE));
   const done = await waitUntil(
     async () => {
       const row = await knex('research_archives').where({ id: archiveId }).first('status', 'pages_indexed', 'error');

@@ -20,21 +20,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import type { Knex } from 'knex';
-import { engineCallsPerRow, spawnApi, spawnWorker, stopWorker, TestCluster, waitForBackendsGone } from '../fixtures/worker-cluster';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { engineCallsPerRow, spawnApi, spawnWorker, stopWorker, waitForBackendsGone } from '../fixtures/worker-cluster';
+import { createTestOrg } from '../helpers/db';
 import { startS3Server, type TestS3Server } from '../helpers/s3-server';
-import { quietTemporalRuntime } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
 import { contentKey } from '../../src/lib/blob-store';
+import { useTestCluster } from '../fixtures/cluster-suite';
 
 const TASK_QUEUE = 'test-artifact-store-crash';
 const ITEMS = 6;
 /** The row whose result write the kill interrupts. */
 const HELD = 3;
 
-let knex: Knex;
-let cluster: TestCluster;
 let s3: TestS3Server;
 let shop: { server: http.Server; base: string; hits: (p: string) => number };
 let dir: string;
@@ -75,26 +72,22 @@ function processEnv(): Record<string, string> {
   };
 }
 
-beforeAll(async () => {
-  quietTemporalRuntime();
-  knex = testKnex();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'artifact-crash-'));
-  s3 = await startS3Server(fs.mkdtempSync(path.join(dir, 's3-')));
-  shop = await startShop();
-  cluster = await new TestCluster().start();
-}, 300_000);
-
-afterAll(async () => {
-  await cluster?.close();
-  await s3?.close();
-  await new Promise((r) => shop?.server.close(r));
-  await closeTestKnex();
-  fs.rmSync(dir, { recursive: true, force: true });
+const cluster = useTestCluster({
+  async setUp() {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'artifact-crash-'));
+    s3 = await startS3Server(fs.mkdtempSync(path.join(dir, 's3-')));
+    shop = await startShop();
+  },
+  async tearDown() {
+    await s3?.close();
+    await new Promise((r) => shop?.server.close(r));
+    fs.rmSync(dir, { recursive: true, force: true });
+  },
 });
 
 /** True while a backend of `appName` waits on a lock. */
 async function waitsOnLock(appName: string): Promise<boolean> {
-  const { rows } = await knex.raw(
+  const { rows } = await cluster.knex.raw(
     "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = ? AND wait_event_type = 'Lock' LIMIT 1",
     [appName],
   );
@@ -102,9 +95,10 @@ async function waitsOnLock(appName: string): Promise<boolean> {
 }
 
 test('a worker killed between storing a row’s sources and writing its result: the store received each referenced file once', async () => {
+  const { knex, temporal } = cluster;
   const org = await createTestOrg('artifact store durability');
-  const first = cluster.track(await spawnWorker(cluster.temporal, TASK_QUEUE, { env: processEnv() }));
-  const api = cluster.track(await spawnApi(cluster.temporal, TASK_QUEUE, { env: processEnv() }));
+  const first = cluster.track(await spawnWorker(temporal, TASK_QUEUE, { env: processEnv() }));
+  const api = cluster.track(await spawnApi(temporal, TASK_QUEUE, { env: processEnv() }));
   const items = Array.from({ length: ITEMS }, (_, i) => ({ name: `Widget ${i}`, url: `${shop.base}/p/${i}` }));
   const created = await fetch(`http://127.0.0.1:${api.port}/api/public/enrich`, {
     method: 'POST',
@@ -152,7 +146,7 @@ test('a worker killed between storing a row’s sources and writing its result: 
   await waitForBackendsGone(knex, first);
   expect(await knex('enrichment_rows').where({ job_id: jobId, row_index: HELD }).first('status')).toEqual({ status: 'pending' });
 
-  const second = cluster.track(await spawnWorker(cluster.temporal, TASK_QUEUE, { env: processEnv() }));
+  const second = cluster.track(await spawnWorker(temporal, TASK_QUEUE, { env: processEnv() }));
   const job = await waitUntil(
     async () => {
       const j = await knex('enrichment_jobs').where({ id: jobId }).first('status', 'completed_items');

@@ -24,12 +24,12 @@
 import type { Knex } from 'knex';
 import { bulkStageWorkflowId } from '../../src/contracts/workflows';
 import { BULK_STAGE_PAGE } from '../../src/services/review/bulk-edit';
-import { spawnApi, spawnWorker, stopWorker, TestCluster, waitForBackendsGone, CONNECTION_CHECK_ENV } from '../fixtures/worker-cluster';
-import { createTestCatalog } from '../helpers/catalogs';
+import { spawnApi, spawnWorker, stopWorker, waitForBackendsGone, CONNECTION_CHECK_ENV } from '../fixtures/worker-cluster';
+import { createNumberedCatalog } from '../helpers/catalogs';
 import { consoleSession, postConsoleForm } from '../helpers/console-session';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { quietTemporalRuntime } from '../helpers/temporal';
+import { createTestOrg } from '../helpers/db';
 import { waitUntil } from '../helpers/wait';
+import { useTestCluster } from '../fixtures/cluster-suite';
 
 const TASK_QUEUE = 'test-bulk-stage-durability';
 /** Five pages, the last one half full: the kill lands on the second with three still to stage. */
@@ -37,36 +37,11 @@ const ITEMS = BULK_STAGE_PAGE * 4 + BULK_STAGE_PAGE / 2;
 const NEW_TITLE = 'Bulk title after the crash';
 const WORKER_ENV = CONNECTION_CHECK_ENV;
 
-let knex: Knex;
-let cluster: TestCluster;
-
-beforeAll(async () => {
-  quietTemporalRuntime();
-  knex = testKnex();
-  cluster = await new TestCluster().start();
-}, 300_000);
-
-afterAll(async () => {
-  await cluster?.close();
-  await closeTestKnex();
-});
-
-/** A catalog of {@link ITEMS} items (`sku`, `title`, `price`), set-based. */
-async function seedCatalog(organizationId: string): Promise<string> {
-  const catalogId = await createTestCatalog(organizationId);
-  await knex.raw(
-    `INSERT INTO catalog_items (id, catalog_id, entity_type, business_key, data, created_at, updated_at)
-     SELECT gen_random_uuid(), ?, 'product', 'SKU-' || g, jsonb_build_object('sku', 'SKU-' || g, 'title', 'Item ' || g, 'price', g), now(), now()
-     FROM generate_series(1, ?) g`,
-    [catalogId, ITEMS],
-  );
-  await knex('catalogs').where('id', catalogId).update({ item_count: ITEMS });
-  return catalogId;
-}
+const cluster = useTestCluster();
 
 /** True while a backend of `appName` waits on a lock in a statement on `table`. */
 async function waitsOnLock(appName: string, table: string): Promise<boolean> {
-  const { rows } = await knex.raw(
+  const { rows } = await cluster.knex.raw(
     `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = ? AND wait_event_type = 'Lock' AND query LIKE ? LIMIT 1`,
     [appName, `%${table}%`],
   );
@@ -75,7 +50,7 @@ async function waitsOnLock(appName: string, table: string): Promise<boolean> {
 
 /** A transaction of the test's own holding `staged_change_batches` in SHARE mode (inserts wait); `pid` its backend. */
 async function holdBatches(): Promise<{ trx: Knex.Transaction; pid: number; locked: Promise<void> }> {
-  const trx = await knex.transaction();
+  const trx = await cluster.knex.transaction();
   const { rows } = await trx.raw('SELECT pg_backend_pid() AS pid');
   // `.then` sends the statement now (a Knex query is lazy); the promise settles once the lock is held.
   const locked = trx.raw('LOCK TABLE staged_change_batches IN SHARE MODE').then(() => undefined);
@@ -84,6 +59,7 @@ async function holdBatches(): Promise<{ trx: Knex.Transaction; pid: number; lock
 
 /** What the activity has staged, committed, from SQL. */
 async function staged(activityId: string) {
+  const { knex } = cluster;
   const [changes] = await knex('staged_changes')
     .where('activity_id', activityId)
     .select(
@@ -103,8 +79,8 @@ async function staged(activityId: string) {
 
 test('the worker SIGKILLed while page 2 of a bulk action waits to commit: a second worker stages every item exactly once', async () => {
   const org = await createTestOrg('bulk stage durability');
-  const catalogId = await seedCatalog(org.organizationId);
-  const { temporal, client } = cluster;
+  const catalogId = await createNumberedCatalog(org.organizationId, ITEMS);
+  const { knex, temporal, client } = cluster;
   const [api, first] = await Promise.all([
     spawnApi(temporal, TASK_QUEUE).then((p) => cluster.track(p)),
     spawnWorker(temporal, TASK_QUEUE, { env: WORKER_ENV }).then((w) => cluster.track(w)),

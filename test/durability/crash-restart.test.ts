@@ -10,54 +10,31 @@
  * deterministic engine over the offline archive (real product items, repeated). Row activities
  * get a 3 s heartbeat timeout so the killed worker's batches are retried within seconds.
  */
-import type { Client } from '@temporalio/client';
-import type { Knex } from 'knex';
 import { createTestCatalog } from '../helpers/catalogs';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { quietTemporalRuntime } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
-import { auditedJob, installWriteAudit, writesPerRow } from '../helpers/write-audit';
+import { auditedJob, writesPerRow } from '../helpers/write-audit';
 import { temporal as proto } from '@temporalio/proto';
 import {
   createArchiveJob,
   engineCallsPerRow,
   jobInvariants,
   retriedActivityAttempts,
-  RestartableTemporal,
   spawnWorker,
   stopWorker,
-  TestCluster,
   waitForBackendsGone,
   WorkerProcess,
 } from '../fixtures/worker-cluster';
+import { useTestCluster } from '../fixtures/cluster-suite';
 
 const TASK_QUEUE = 'test-durability';
 /** ~30 rows/s with the archive engine at concurrency 2: long enough to interrupt, short enough for CI. */
 const ITEMS = 400;
 const TUNING = { row_heartbeat_timeout_s: 3, batch_size: 5 };
 
-let temporal: RestartableTemporal;
-let client: Client;
-let knex: Knex;
-let organizationId: string;
-let cluster: TestCluster;
-
-beforeAll(async () => {
-  quietTemporalRuntime();
-  knex = testKnex();
-  organizationId = (await createTestOrg('durability')).organizationId;
-  await installWriteAudit(knex);
-  cluster = await new TestCluster().start();
-  ({ temporal, client } = cluster);
-}, 300_000);
-
-afterAll(async () => {
-  await cluster?.close();
-  await closeTestKnex();
-});
+const cluster = useTestCluster({ organization: 'durability', writeAudit: true });
 
 async function completed(jobId: string): Promise<number> {
-  return (await knex('enrichment_jobs').where({ id: jobId }).first('completed_items')).completed_items;
+  return (await cluster.knex('enrichment_jobs').where({ id: jobId }).first('completed_items')).completed_items;
 }
 
 /**
@@ -67,6 +44,7 @@ async function completed(jobId: string): Promise<number> {
  * construction. The audit sees every statement that actually wrote a row or moved the credits.
  */
 async function expectExactlyOnce(jobId: string): Promise<void> {
+  const { knex } = cluster;
   const state = await jobInvariants(knex, jobId);
   expect(state.job.status).toBe('completed');
   expect(state.rows).toMatchObject({ rows: ITEMS, pending: 0, with_result: ITEMS, distinct_rows: ITEMS });
@@ -86,6 +64,7 @@ async function expectExactlyOnce(jobId: string): Promise<void> {
  * @returns the killed workers and the rows in flight at the last kill
  */
 async function killInsideABatch(jobId: string): Promise<{ killed: WorkerProcess[]; inFlight: number[] }> {
+  const { knex, temporal } = cluster;
   const killed: WorkerProcess[] = [];
   let inFlight: number[] = [];
   for (let attempt = 0; attempt < 3 && inFlight.length === 0; attempt++) {
@@ -108,6 +87,7 @@ async function killInsideABatch(jobId: string): Promise<{ killed: WorkerProcess[
 }
 
 test('a worker process SIGKILLed mid-job: a new worker finishes it, every item once, credits = successful rows', async () => {
+  const { knex, temporal, client, organizationId } = cluster;
   const { jobId, workflowId, runner } = await createArchiveJob(knex, client, TASK_QUEUE, organizationId, ITEMS, TUNING);
   const { killed, inFlight } = await killInsideABatch(jobId);
   const atKill = await completed(jobId);
@@ -140,6 +120,7 @@ test('a worker process SIGKILLed mid-job: a new worker finishes it, every item o
 }, 600_000);
 
 test('the Temporal server stopped and started again mid-job: the worker reconnects and the job completes once', async () => {
+  const { knex, temporal, client, organizationId } = cluster;
   const worker = await spawnWorker(temporal, TASK_QUEUE);
   cluster.track(worker);
   const { jobId, workflowId, runner } = await createArchiveJob(knex, client, TASK_QUEUE, organizationId, ITEMS, TUNING);
@@ -160,6 +141,7 @@ test('the Temporal server stopped and started again mid-job: the worker reconnec
 }, 600_000);
 
 test('a job with a catalog target, its worker SIGKILLed mid-job: every staged change exists exactly once', async () => {
+  const { knex, temporal, client, organizationId } = cluster;
   const catalogId = await createTestCatalog(organizationId, { unique_id_field: 'row_ref' });
   const { jobId, workflowId, runner } = await createArchiveJob(knex, client, TASK_QUEUE, organizationId, ITEMS, TUNING, { catalogId });
   const { inFlight } = await killInsideABatch(jobId);

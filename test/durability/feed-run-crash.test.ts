@@ -13,7 +13,6 @@
  * Proves: the file is byte for byte the file of an uninterrupted run of the same feed, and the
  * issue list is the same with no duplicate; the counters count every item once.
  */
-import type { Knex } from 'knex';
 import { feedRunWorkflowId } from '../../src/contracts/feed-workflows';
 import { loadConfig } from '../../src/config';
 import { bufferOf } from '../../src/lib/blob-store';
@@ -23,33 +22,22 @@ import { FeedRun } from '../../src/models/feed-run';
 import { createFeed } from '../../src/services/feeds/feeds';
 import { insertFeedRun } from '../../src/services/feeds/runs';
 import { startFeedRunWorkflow } from '../../temporal/feed-schedules';
-import { spawnWorker, stopWorker, TestCluster, waitForBackendsGone, CONNECTION_CHECK_ENV } from '../fixtures/worker-cluster';
+import { spawnWorker, stopWorker, waitForBackendsGone, CONNECTION_CHECK_ENV } from '../fixtures/worker-cluster';
 import { createTestCatalog } from '../helpers/catalogs';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { quietTemporalRuntime } from '../helpers/temporal';
+import { createTestOrg } from '../helpers/db';
 import { waitUntil } from '../helpers/wait';
+import { useTestCluster } from '../fixtures/cluster-suite';
 
 const TASK_QUEUE = 'test-feed-run-durability';
 const ITEMS = 10;
 const PAGE = 3;
 const WORKER_ENV = CONNECTION_CHECK_ENV;
 
-let knex: Knex;
-let cluster: TestCluster;
-
-beforeAll(async () => {
-  quietTemporalRuntime();
-  knex = testKnex();
-  cluster = await new TestCluster().start();
-}, 300_000);
-
-afterAll(async () => {
-  await cluster?.close();
-  await closeTestKnex();
-});
+const cluster = useTestCluster();
 
 /** A feed over {@link ITEMS} items; every third has a GTIN with a wrong check digit. @returns the feed's id */
 async function seedFeed(organizationId: string): Promise<string> {
+  const { knex } = cluster;
   const schema = {
     type: 'object',
     properties: { sku: { type: 'string' }, title: { type: 'string' }, price: { type: 'number' }, gtin: { type: 'string' } },
@@ -92,14 +80,16 @@ async function seedFeed(organizationId: string): Promise<string> {
  * of {@link PAGE} with a 3 s page heartbeat timeout. @returns the run id
  */
 async function startRun(feedId: string): Promise<string> {
+  const { knex, client } = cluster;
   const feed = await knex('feeds').where('id', feedId).first();
   const run = await insertFeedRun(knex, feed, false);
-  await startFeedRunWorkflow(cluster.client, TASK_QUEUE, { ...run, catalog_id: feed.catalog_id }, { page_items: PAGE, heartbeat_timeout_s: 3 });
+  await startFeedRunWorkflow(client, TASK_QUEUE, { ...run, catalog_id: feed.catalog_id }, { page_items: PAGE, heartbeat_timeout_s: 3 });
   return run.id;
 }
 
 /** The run's file, issues (without run ids) and counters, from the blob store and SQL. */
 async function outcome(runId: string) {
+  const { knex } = cluster;
   const run = await FeedRun.query(knex).findById(runId).throwIfNotFound();
   const body = run.file_key ? await createBlobStore(loadConfig().blobStore).get(run.file_key) : null;
   const issues = await knex('feed_run_issues')
@@ -112,7 +102,7 @@ async function outcome(runId: string) {
 test('the worker SIGKILLed while a page waits to commit: the retried run writes the same file and issues, none twice', async () => {
   const org = await createTestOrg('feed run durability');
   const feedId = await seedFeed(org.organizationId);
-  const { temporal, client } = cluster;
+  const { knex, temporal, client } = cluster;
   const first = cluster.track(await spawnWorker(temporal, TASK_QUEUE, { env: WORKER_ENV }));
 
   // The reference: an uninterrupted run of the same feed.

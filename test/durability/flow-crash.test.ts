@@ -9,17 +9,14 @@
  * (`node --import tsx temporal/worker.ts`) with the real Python sandbox, a dev server, the
  * PostgreSQL test database; node activities get a 3 s heartbeat timeout.
  */
-import type { Knex } from 'knex';
 import { executeFlow } from '../../src/services/flows/runs';
 import { TemporalJobRunner } from '../../temporal/client';
 import { flowRunWorkflowId } from '../../src/contracts/workflows';
 import { saveCodeFlow } from '../fixtures/flows';
-import { spawnWorker, TestCluster } from '../fixtures/worker-cluster';
+import { spawnWorker } from '../fixtures/worker-cluster';
 import { createTestCatalog } from '../helpers/catalogs';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { sandboxProcessesOf } from '../helpers/processes';
 import { scopeOf } from '../helpers/review-apply';
-import { quietTemporalRuntime } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
 
 const TASK_QUEUE = 'test-flow-durability';
@@ -31,39 +28,32 @@ def transform(rows):
     print(f"page starting {rows[0]['sku']}")
     return [{**r, "title": r["title"].upper()} for r in rows]
 `;
+import { useTestCluster } from '../fixtures/cluster-suite';
 
-let knex: Knex;
-let cluster: TestCluster;
 let runner: TemporalJobRunner;
-let organizationId: string;
 
-beforeAll(async () => {
-  quietTemporalRuntime();
-  knex = testKnex();
-  organizationId = (await createTestOrg('flow durability')).organizationId;
-  cluster = await new TestCluster().start();
-  runner = new TemporalJobRunner(
-    cluster.client,
-    { taskQueue: TASK_QUEUE, enrichConcurrency: 2 },
-    {},
-    {},
-    {},
-    { heartbeat_timeout_s: 3, retry_initial_interval_s: 0.5 },
-  );
-}, 300_000);
-
-afterAll(async () => {
-  await cluster?.close();
-  await closeTestKnex();
+const cluster = useTestCluster({
+  organization: 'flow durability',
+  setUp({ client }) {
+    runner = new TemporalJobRunner(
+      client,
+      { taskQueue: TASK_QUEUE, enrichConcurrency: 2 },
+      {},
+      {},
+      {},
+      { heartbeat_timeout_s: 3, retry_initial_interval_s: 0.5 },
+    );
+  },
 });
 
 test('a worker killed in the middle of a custom_code node: the run resumes at the next page and completes, every row once', async () => {
+  const { knex, temporal, organizationId } = cluster;
   const catalogId = await createTestCatalog(organizationId);
   const scope = scopeOf(organizationId);
   const flow = await saveCodeFlow(knex, scope, catalogId, CODE, 'slow pages', 600);
-  const first = cluster.track(await spawnWorker(cluster.temporal, TASK_QUEUE));
+  const first = cluster.track(await spawnWorker(temporal, TASK_QUEUE));
   const input = Array.from({ length: ROWS }, (_, i) => ({ sku: `D${String(i).padStart(5, '0')}`, title: `item ${i}` }));
-  const { run } = await executeFlow({ knex, jobRunner: runner }, scope, flow.id, { input });
+  const { run } = await executeFlow({ knex: knex, jobRunner: runner }, scope, flow.id, { input });
 
   await waitUntil(
     async () => (await knex('flow_run_nodes').where({ run_id: run.id, node_id: 'custom_code' }).first()).pages_done >= 2,
@@ -89,7 +79,7 @@ test('a worker killed in the middle of a custom_code node: the run resumes at th
   expect(atKill.output_count).toBe(atKill.pages_done * 1000);
   expect(atKill.pages_done).toBeLessThan(ROWS / 1000);
 
-  const second = cluster.track(await spawnWorker(cluster.temporal, TASK_QUEUE));
+  const second = cluster.track(await spawnWorker(temporal, TASK_QUEUE));
   await runner.waitForClose(flowRunWorkflowId(run.id));
   const done = await knex('flow_runs').where('id', run.id).first();
   expect(done.status).toBe('completed');

@@ -5,45 +5,18 @@
  * process mid-job lets it stop cleanly, and the job finishes on another worker with exactly one
  * result and one credit per item. Real processes: `src/main.ts`, `temporal/worker.ts`.
  */
-import type { Client } from '@temporalio/client';
-import type { Knex } from 'knex';
-import {
-  archiveItems,
-  createArchiveJob,
-  jobInvariants,
-  RestartableTemporal,
-  spawnApi,
-  spawnWorker,
-  stopWorker,
-  TestCluster,
-  WorkerProcess,
-} from '../fixtures/worker-cluster';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { quietTemporalRuntime } from '../helpers/temporal';
+import { archiveItems, createArchiveJob, jobInvariants, spawnApi, spawnWorker, stopWorker, WorkerProcess } from '../fixtures/worker-cluster';
+import { createTestOrg } from '../helpers/db';
 import { waitUntil } from '../helpers/wait';
-import { auditedJob, installWriteAudit } from '../helpers/write-audit';
+import { auditedJob } from '../helpers/write-audit';
+import { useTestCluster } from '../fixtures/cluster-suite';
 
 const TASK_QUEUE = 'test-graceful-shutdown';
 
-let temporal: RestartableTemporal;
-let client: Client;
-let knex: Knex;
-let cluster: TestCluster;
-
-beforeAll(async () => {
-  quietTemporalRuntime();
-  knex = testKnex();
-  await installWriteAudit(knex);
-  cluster = await new TestCluster().start();
-  ({ temporal, client } = cluster);
-}, 300_000);
-
-afterAll(async () => {
-  await cluster?.close();
-  await closeTestKnex();
-});
+const cluster = useTestCluster({ writeAudit: true });
 
 it('answers the request in flight after SIGTERM, then refuses new connections and exits 0', async () => {
+  const { knex, temporal } = cluster;
   const worker = await spawnWorker(temporal, TASK_QUEUE);
   cluster.track(worker);
   const api = await spawnApi(temporal, TASK_QUEUE);
@@ -88,6 +61,7 @@ it('answers the request in flight after SIGTERM, then refuses new connections an
 });
 
 it('stops a worker cleanly on SIGTERM mid-job; another worker finishes the job exactly once', async () => {
+  const { knex, temporal, client } = cluster;
   const { organizationId } = await createTestOrg('graceful worker');
   const first: WorkerProcess = await spawnWorker(temporal, TASK_QUEUE);
   cluster.track(first);

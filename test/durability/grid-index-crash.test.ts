@@ -21,61 +21,44 @@
  * be `ready` over an index the planner never uses; or if it built a second index beside it, or
  * never retried.
  */
-import type { Knex } from 'knex';
 import { gridIndexName, GRID_INDEX_PREFIX, markGridIndexesDropping, reconcileGridIndexes } from '../../src/services/catalog/grid/grid-indexes';
-import { spawnApi, spawnWorker, TestCluster, waitForBackendsGone, CONNECTION_CHECK_ENV } from '../fixtures/worker-cluster';
-import { createTestCatalog } from '../helpers/catalogs';
+import { spawnApi, spawnWorker, waitForBackendsGone, CONNECTION_CHECK_ENV } from '../fixtures/worker-cluster';
+import { createNumberedCatalog } from '../helpers/catalogs';
 import { consoleSession } from '../helpers/console-session';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { quietTemporalRuntime } from '../helpers/temporal';
+import { createTestOrg } from '../helpers/db';
 import { waitUntil } from '../helpers/wait';
+import { useTestCluster } from '../fixtures/cluster-suite';
 
 const TASK_QUEUE = 'test-grid-index-durability';
 const ITEMS = 2000;
 const WORKER_ENV = CONNECTION_CHECK_ENV;
 
-let knex: Knex;
-let cluster: TestCluster;
-
-beforeAll(async () => {
-  quietTemporalRuntime();
-  knex = testKnex();
-  cluster = await new TestCluster().start();
-}, 300_000);
-
 /** Catalogs this file seeded: their grid indexes are dropped at the end. */
 const seeded: string[] = [];
 
-afterAll(async () => {
-  await cluster?.close();
-  // The statistics object of a (kind, field) is shared by every catalog indexing it, table-wide
-  // (src/services/catalog/grid/grid-indexes.ts): drop this file's indexes as a deleted catalog's are, so
-  // no other suite finds a `price` statistics object left behind by this one.
-  for (const catalogId of seeded) {
-    await markGridIndexesDropping(knex, catalogId, null);
-    await reconcileGridIndexes(knex, catalogId);
-  }
-  await closeTestKnex();
+const cluster = useTestCluster({
+  async tearDown({ knex }) {
+    // The statistics object of a (kind, field) is shared by every catalog indexing it, table-wide
+    // (src/services/catalog/grid/grid-indexes.ts): drop this file's indexes as a deleted catalog's are, so
+    // no other suite finds a `price` statistics object left behind by this one.
+    for (const catalogId of seeded) {
+      await markGridIndexesDropping(knex, catalogId, null);
+      await reconcileGridIndexes(knex, catalogId);
+    }
+  },
 });
 
-/** A catalog of {@link ITEMS} items with a numeric `price`, set-based. */
+/** A catalog of {@link ITEMS} items with a numeric `price` (createNumberedCatalog), remembered in {@link seeded}. */
 async function seedCatalog(organizationId: string): Promise<string> {
-  const catalogId = await createTestCatalog(organizationId);
+  const catalogId = await createNumberedCatalog(organizationId, ITEMS);
   seeded.push(catalogId);
-  await knex.raw(
-    `INSERT INTO catalog_items (id, catalog_id, entity_type, business_key, data, created_at, updated_at)
-     SELECT gen_random_uuid(), ?, 'product', 'SKU-' || g, jsonb_build_object('sku', 'SKU-' || g, 'title', 'Item ' || g, 'price', g), now(), now()
-     FROM generate_series(1, ?) g`,
-    [catalogId, ITEMS],
-  );
-  await knex('catalogs').where('id', catalogId).update({ item_count: ITEMS });
   return catalogId;
 }
 
 /** Every index on catalog_items named for this catalog's grid indexes, with its pg_index flags. */
 async function catalogIndexes(catalogId: string): Promise<Array<{ name: string; valid: boolean; ready: boolean }>> {
   const prefix = `${GRID_INDEX_PREFIX}${catalogId.replace(/-/g, '')}`.replace(/_/g, '\\_');
-  const { rows } = await knex.raw(
+  const { rows } = await cluster.knex.raw(
     `SELECT c.relname AS name, i.indisvalid AS valid, i.indisready AS ready FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
      WHERE i.indrelid = 'catalog_items'::regclass AND c.relname LIKE ? ORDER BY c.relname`,
     [`${prefix}%`],
@@ -87,7 +70,7 @@ test('the worker SIGKILLed in the middle of CREATE INDEX CONCURRENTLY: the retry
   const org = await createTestOrg('grid index durability');
   const catalogId = await seedCatalog(org.organizationId);
   const name = gridIndexName(catalogId, 'key', 'price');
-  const { temporal } = cluster;
+  const { knex, temporal } = cluster;
   const [api, first] = await Promise.all([
     spawnApi(temporal, TASK_QUEUE, { env: { GRID_INDEX_MIN_ITEMS: '1000' } }).then((p) => cluster.track(p)),
     spawnWorker(temporal, TASK_QUEUE, { env: WORKER_ENV }).then((w) => cluster.track(w)),

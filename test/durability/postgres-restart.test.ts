@@ -9,24 +9,14 @@
  * (test/helpers/prerequisites.ts).
  */
 import { execFileSync } from 'node:child_process';
-import type { Client } from '@temporalio/client';
 import { localPgCluster } from '../fixtures/chaos';
-import type { Knex } from 'knex';
-import {
-  createArchiveJob,
-  jobInvariants,
-  RestartableTemporal,
-  retriedActivityAttempts,
-  spawnWorker,
-  stopWorker,
-  TestCluster,
-} from '../fixtures/worker-cluster';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { createArchiveJob, jobInvariants, retriedActivityAttempts, spawnWorker, stopWorker } from '../fixtures/worker-cluster';
+import { createTestOrg } from '../helpers/db';
 import { requirePrerequisite } from '../helpers/prerequisites';
-import { quietTemporalRuntime } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
-import { auditedJob, installWriteAudit } from '../helpers/write-audit';
+import { auditedJob } from '../helpers/write-audit';
 import { TEST_DATABASE_URL } from '../setup/env';
+import { useTestCluster } from '../fixtures/cluster-suite';
 
 const TASK_QUEUE = 'test-postgres-restart';
 const ITEMS = 1000;
@@ -37,34 +27,19 @@ const pgCluster = requirePrerequisite(
   'apt-get install postgresql; run the tests as root',
 );
 
-let temporal: RestartableTemporal;
-let client: Client;
-let knex: Knex;
-let cluster: TestCluster;
-
-beforeAll(async () => {
-  quietTemporalRuntime();
-  knex = testKnex();
-  await installWriteAudit(knex);
-  cluster = await new TestCluster().start();
-  ({ temporal, client } = cluster);
-}, 300_000);
-
-afterAll(async () => {
-  await cluster?.close();
-  await closeTestKnex();
-});
+const cluster = useTestCluster({ writeAudit: true });
 
 /** Completed rows of the job; null while the database is unreachable. */
 async function completed(jobId: string): Promise<number | null> {
   try {
-    return (await knex('enrichment_jobs').where({ id: jobId }).first('completed_items')).completed_items as number;
+    return (await cluster.knex('enrichment_jobs').where({ id: jobId }).first('completed_items')).completed_items as number;
   } catch {
     return null;
   }
 }
 
 it('a 1,000-item job survives a PostgreSQL restart: one write and one credit per item', async () => {
+  const { knex, temporal, client } = cluster;
   const { organizationId } = await createTestOrg('postgres restart');
   const worker = await spawnWorker(temporal, TASK_QUEUE);
   cluster.track(worker);

@@ -6,31 +6,17 @@
  * process holds stale state: schema versions, taxonomy, items, exact search totals), and a job
  * run by two workers ends with the same results and credits as the same items run by one worker.
  */
-import type { Knex } from 'knex';
-import {
-  ApiProcess,
-  archiveItems,
-  engineCallsPerRow,
-  jobInvariants,
-  RestartableTemporal,
-  spawnApi,
-  spawnWorker,
-  stopWorker,
-  TestCluster,
-} from '../fixtures/worker-cluster';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { quietTemporalRuntime } from '../helpers/temporal';
+import { ApiProcess, archiveItems, engineCallsPerRow, jobInvariants, spawnApi, spawnWorker, stopWorker } from '../fixtures/worker-cluster';
+import { createTestOrg } from '../helpers/db';
 import { waitUntil } from '../helpers/wait';
-import { auditedJob, installWriteAudit } from '../helpers/write-audit';
+import { auditedJob } from '../helpers/write-audit';
+import { useTestCluster } from '../fixtures/cluster-suite';
 
 const TASK_QUEUE = 'test-scale-out';
 /** Items of each job (SCALE_OUT_ITEMS=10000 for the full-size run; CI keeps it short). */
 const ITEMS = Number(process.env.SCALE_OUT_ITEMS ?? 300);
 
-let temporal: RestartableTemporal;
-let knex: Knex;
 let apis: ApiProcess[] = [];
-let cluster: TestCluster;
 let auth: Record<string, string>;
 
 /** One JSON call to API process `n`; throws with the answer on a status other than 2xx. */
@@ -55,19 +41,13 @@ async function uploadJob(body: { items: unknown[] } & Record<string, unknown>): 
   return (await res.json()) as { job_id: string };
 }
 
-beforeAll(async () => {
-  quietTemporalRuntime();
-  knex = testKnex();
-  await installWriteAudit(knex);
-  cluster = await new TestCluster().start();
-  ({ temporal } = cluster);
-  apis = [cluster.track(await spawnApi(temporal, TASK_QUEUE)), cluster.track(await spawnApi(temporal, TASK_QUEUE))];
-  auth = (await createTestOrg('scale out')).auth;
-}, 600_000);
-
-afterAll(async () => {
-  await cluster?.close();
-  await closeTestKnex();
+const cluster = useTestCluster({
+  writeAudit: true,
+  async setUp({ temporal }) {
+    apis = [cluster.track(await spawnApi(temporal, TASK_QUEUE)), cluster.track(await spawnApi(temporal, TASK_QUEUE))];
+    auth = (await createTestOrg('scale out')).auth;
+  },
+  timeoutMs: 600_000,
 });
 
 it('reads every write at once through the other API process', async () => {
@@ -96,6 +76,7 @@ it('reads every write at once through the other API process', async () => {
 });
 
 it('runs a job on two workers with the same results and credits as on one', async () => {
+  const { knex, temporal } = cluster;
   const items = Array.from({ length: ITEMS }, (_, i) => archiveItems()[i % archiveItems().length]);
   const body = {
     items,

@@ -12,30 +12,22 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Knex } from 'knex';
 import { verifyWebhook } from '../../src/services/enrichment/webhooks';
-import { spawnApi, spawnWorker, stopWorker, TestCluster } from '../fixtures/worker-cluster';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { quietTemporalRuntime } from '../helpers/temporal';
+import { spawnApi, spawnWorker, stopWorker } from '../fixtures/worker-cluster';
+import { createTestOrg } from '../helpers/db';
 import { waitUntil } from '../helpers/wait';
+import { useTestCluster } from '../fixtures/cluster-suite';
 
 const TASK_QUEUE = 'test-webhook-durability';
 
-let knex: Knex;
-let cluster: TestCluster;
-
-beforeAll(async () => {
-  quietTemporalRuntime();
-  knex = testKnex();
-  // The worker processes inherit it: a plain-http loopback receiver, as in development.
-  process.env.ALLOW_HTTP_WEBHOOKS = 'true';
-  cluster = await new TestCluster().start();
-}, 300_000);
-
-afterAll(async () => {
-  delete process.env.ALLOW_HTTP_WEBHOOKS;
-  await cluster?.close();
-  await closeTestKnex();
+const cluster = useTestCluster({
+  setUp() {
+    // The worker processes inherit it: a plain-http loopback receiver, as in development.
+    process.env.ALLOW_HTTP_WEBHOOKS = 'true';
+  },
+  tearDown() {
+    delete process.env.ALLOW_HTTP_WEBHOOKS;
+  },
 });
 
 /** A port that nothing listens on now (taken from the kernel, then released). */
@@ -92,11 +84,12 @@ async function startReceiver(port: number, secret: string) {
 }
 
 test('receiver down, then a worker killed mid-delivery: one webhook-id, valid signatures, the event processed once', async () => {
+  const { knex, temporal } = cluster;
   const org = await createTestOrg('webhook durability');
   const secret = (await knex('organizations').where({ id: org.organizationId }).first('webhook_secret')).webhook_secret as string;
   const port = await freePort();
-  const first = cluster.track(await spawnWorker(cluster.temporal, TASK_QUEUE));
-  const api = cluster.track(await spawnApi(cluster.temporal, TASK_QUEUE));
+  const first = cluster.track(await spawnWorker(temporal, TASK_QUEUE));
+  const api = cluster.track(await spawnApi(temporal, TASK_QUEUE));
   const created = await fetch(`http://127.0.0.1:${api.port}/api/public/enrich`, {
     method: 'POST',
     headers: { ...org.auth, 'Content-Type': 'application/json' },
@@ -135,7 +128,7 @@ test('receiver down, then a worker killed mid-delivery: one webhook-id, valid si
     await waitUntil(() => rx.held(), 'an attempt held open at the receiver', 120_000);
     first.child.kill('SIGKILL');
     await first.exited;
-    const second = cluster.track(await spawnWorker(cluster.temporal, TASK_QUEUE));
+    const second = cluster.track(await spawnWorker(temporal, TASK_QUEUE));
     const delivered = await waitUntil(
       async () => {
         const job = await poll();

@@ -15,7 +15,10 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..', '..');
 const MARKER = '@needs-labelled-data';
 
-/** Absolute path of the labelled data folder: `SHARED_DATA_DIR` when set (relative to the clone, as the service reads it), else `../shared/data` beside the clone. */
+/**
+ * Absolute path of the labelled data folder: `SHARED_DATA_DIR` (relative to the repository root)
+ * when set, else `../shared/data` beside the clone, as the service's configuration reads it.
+ */
 function labelledDataDir() {
   return path.resolve(ROOT, process.env.SHARED_DATA_DIR || path.join('..', 'shared', 'data'));
 }
