@@ -102,6 +102,10 @@ export function itemRoutes(deps: ResolvedAppDeps): RouteDef[] {
       params: catalogParams,
       body: bulkItemsBody,
       response: bulkItemsResponse,
+      responseHeaders: {
+        'Server-Timing':
+          'Where the request spent its time (W3C Server Timing), milliseconds per stage: `lock` (waiting for the catalog lock), `parse`, `schema`, `identity`, `validation`, `words`, `write` (docs/benchmarks.md, "Bulk upsert by stage")',
+      },
       atomic: true,
       handler: async ({ scope, params, body, db, ctx }) => {
         assertBatchSize(body.items.length, 'items');

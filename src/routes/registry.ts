@@ -72,6 +72,8 @@ export interface RouteDef<B extends TSchema = TSchema, Q extends TSchema = TSche
    * documentation only).
    */
   etagOf?: string;
+  /** Headers the success response carries besides ETag, by name: what each says (OpenAPI's `headers`; strings). */
+  responseHeaders?: Record<string, string>;
   /**
    * The handler only reads and writes the database through {@link HandlerInput.db} (it starts
    * and waits for no workflow): it runs in one transaction, so it commits all of its writes or
@@ -250,7 +252,16 @@ export class RouteRegistry {
         responses: {
           [status]: {
             description: 'Success',
-            ...(def.etagOf ? { headers: { ETag: { schema: { type: 'string' }, description: `Strong validator of ${def.etagOf}` } } } : {}),
+            ...(def.etagOf || def.responseHeaders
+              ? {
+                  headers: {
+                    ...(def.etagOf ? { ETag: { schema: { type: 'string' }, description: `Strong validator of ${def.etagOf}` } } : {}),
+                    ...Object.fromEntries(
+                      Object.entries(def.responseHeaders ?? {}).map(([name, description]) => [name, { schema: { type: 'string' }, description }]),
+                    ),
+                  },
+                }
+              : {}),
             ...(def.response ? { content: { 'application/json': { schema: def.response } } } : {}),
           },
           ...(def.etagOf ? { '304': { description: `Not modified: ${def.etagOf} still has the ETag given in If-None-Match` } } : {}),

@@ -1977,6 +1977,8 @@ export interface paths {
         /** @description Success */
         200: {
           headers: {
+            /** @description Where the request spent its time (W3C Server Timing), milliseconds per stage: `lock` (waiting for the catalog lock), `parse`, `schema`, `identity`, `validation`, `words`, `write` (docs/benchmarks.md, "Bulk upsert by stage") */
+            'Server-Timing'?: string;
             [name: string]: unknown;
           };
           content: {
