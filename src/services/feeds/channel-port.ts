@@ -25,7 +25,7 @@ import {
   type SchemaFieldInfo,
 } from '../../channels';
 
-export type { FeedRow, ChannelDefinition, SchemaFieldInfo };
+export type { FeedRow, FeedRenderer, ChannelDefinition, SchemaFieldInfo };
 export { schemaFieldsOf };
 
 /** What mapping and checking a feed's items need, built once per page: the channel, the catalog's taxonomy and the apply context. */
