@@ -1,5 +1,5 @@
 /**
- * Delta runs that read only what changed (docs/feeds.md, "Item state and delta runs"). A delta
+ * Delta runs that read only what changed (docs/feeds.md, "Delta runs"). A delta
  * run in mode `changed` reads the **touched** items of its catalog since its base run's
  * watermark, pages them by id like a full run, compares their rows with the feed's item state
  * (./item-state.ts), records its changed rows (`feed_run_items`) and the state's items it read

@@ -1,5 +1,5 @@
 /**
- * The per-feed item state (docs/feeds.md, "Item state and delta runs"): for each item a feed
+ * The per-feed item state (docs/feeds.md, "Delta runs"): for each item a feed
  * last sent, its row hash and offer id, in a **generation** (`feed_item_state.state_id`, the id
  * of the full run that wrote it). A full run writes a generation of its own page by page; when
  * it completes it becomes the feed's current one. A delta run compares with the generation it

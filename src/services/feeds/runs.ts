@@ -55,7 +55,7 @@ export interface FeedFile {
  * Inserts a run of `feed` (status `running`, `base_run_id` the last completed run when `delta`,
  * `state_id` the item state generation it writes (a full run: its own) or compares with (a delta:
  * its base's), `items_watermark` the time its reads are complete from and `settings_key`,
- * docs/feeds.md "Item state and delta runs").
+ * docs/feeds.md "Delta runs").
  * Shared by the API and the scheduled start, which passes its workflow id as `scheduleKey` so a
  * retried activity finds the run it created (unique key, `ON CONFLICT DO NOTHING`).
  * @returns the run
