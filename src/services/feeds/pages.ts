@@ -180,7 +180,7 @@ export async function readPageInput(knex: Knex, rc: RunContext, after: string | 
   const read = await readPage(knex, rc.run, rc.feed, rc.catalog, after, pageItems);
   const parentIds = [...new Set(read.items.map((i) => i.parent_id).filter((p): p is string => p !== null))];
   const parentRows: Array<{ id: string; data: Record<string, unknown> }> = parentIds.length
-    ? await knex('catalog_items').select('id', 'data').whereIn('id', parentIds)
+    ? (await knex.raw('SELECT id, data FROM catalog_items WHERE id = ANY(?::uuid[])', [parentIds])).rows
     : [];
   let base: StateRow[] | null = null;
   if (rc.run.delta) {
