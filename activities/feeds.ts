@@ -69,7 +69,7 @@ export function createFeedActivities(deps: { knex: Knex; blobs: BlobStore }): Fe
         let progress: FeedPagesProgress | null = resume;
         return whileHeartbeating(
           ctx,
-          () => progress ?? { page_index: pageIndex, after },
+          () => progress ?? { page_index: pageIndex, after, items_read: 0, exported: 0, excluded: 0, warnings: 0 },
           () =>
             writeFeedPages(
               deps.knex,

@@ -156,7 +156,8 @@ test('the worker SIGKILLed while a page waits to commit: the retried run writes 
   expect(await knex('feed_run_pages').where('run_id', runId).count({ n: '*' })).toEqual([{ n: '0' }]);
 
   const second = cluster.track(await spawnWorker(temporal, TASK_QUEUE, { env: WORKER_ENV }));
-  await client.workflow.getHandle(feedRunWorkflowId(runId)).result();
+  // The workflow's own counters (the resumed activity's heartbeated progress plus what it wrote after) count every item once.
+  expect(await client.workflow.getHandle(feedRunWorkflowId(runId)).result()).toMatchObject({ phase: 'completed', pages: 4, items_read: ITEMS });
   await stopWorker(second);
 
   const got = await outcome(runId);
@@ -214,7 +215,8 @@ test('the worker SIGKILLed mid-run (two pages recorded, the third waiting to com
     .update({ data: JSON.stringify({ sku: 'K-0', title: 'Kettle 0, renamed', price: 20, gtin: '4006381333931' }) });
 
   const second = cluster.track(await spawnWorker(temporal, TASK_QUEUE, { env: WORKER_ENV }));
-  await client.workflow.getHandle(feedRunWorkflowId(runId)).result();
+  // The workflow's own counters (the resumed activity's heartbeated progress plus what it wrote after) count every item once.
+  expect(await client.workflow.getHandle(feedRunWorkflowId(runId)).result()).toMatchObject({ phase: 'completed', pages: 4, items_read: ITEMS });
   await stopWorker(second);
 
   const got = await outcome(runId);

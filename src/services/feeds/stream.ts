@@ -87,7 +87,8 @@ export async function writeFeedPages(
   const began = Date.now();
   const rc = await runContext(knex, runId);
   const zero: FeedPagesProgress = { page_index: start.page_index, after: start.after, items_read: 0, exported: 0, excluded: 0, warnings: 0 };
-  const resumed = opts.resume && opts.resume.page_index >= start.page_index ? opts.resume : zero;
+  // A progress heartbeated before any page was recorded may carry no counters.
+  const resumed = opts.resume && opts.resume.page_index >= start.page_index ? { ...zero, ...opts.resume } : zero;
   const skipped = await skipRecorded(knex, runId, resumed, opts.pageItems);
   let progress = skipped.progress;
   if (skipped.done) return { ...progress, done: true };
