@@ -3,15 +3,19 @@
  * Only ids and counters cross Temporal (architecture.md, Temporal rule 2); page activities
  * heartbeat while they work (./heartbeat.ts).
  */
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import type { BlobStore } from '../src/lib/blob-store';
-import { FEED_PAGE_ITEMS, FEED_RUN_NOT_RUNNABLE, type FeedPageResult } from '../src/contracts/feed-workflows';
+import { FEED_PAGE_ITEMS, FEED_RUN_NOT_RUNNABLE, type FeedPageResult, type FeedPagesProgress, type FeedPagesResult } from '../src/contracts/feed-workflows';
 import { Feed } from '../src/models/feed';
 import { endFeedRun, finishFeedRun } from '../src/services/feeds/finish';
 import { beginFeedRun, FeedRunNotRunnable, writeFeedPage } from '../src/services/feeds/pages';
 import { insertFeedRun } from '../src/services/feeds/runs';
-import { heartbeatingOneTransaction } from './heartbeat';
+import { writeFeedPages } from '../src/services/feeds/stream';
+import { heartbeatingOneTransaction, whileHeartbeating } from './heartbeat';
+
+/** How long one pages activity writes before it returns to the workflow (ms); the workflow calls it again from where it stopped. */
+export const FEED_PAGES_BUDGET_MS = 120_000;
 
 /** The feed activities registered on the worker; the workflows proxy them by these names. */
 export interface FeedActivities {
@@ -23,6 +27,14 @@ export interface FeedActivities {
    * @throws `FeedRunNotRunnable` (not retried) when the feed was deleted; other errors are retried
    */
   writeFeedPage(runId: string, pageIndex: number, after: string | null, pageItems: number | null): Promise<FeedPageResult & { stopped?: boolean }>;
+  /**
+   * Writes the run's pages from `pageIndex` (cursor `after`) for up to {@link FEED_PAGES_BUDGET_MS}
+   * (src/services/feeds/stream.ts), heartbeating its progress after each recorded page; a retry
+   * resumes from the last progress heartbeated.
+   * @param pageItems items per page, null for the default
+   * @throws `FeedRunNotRunnable` (not retried) when the feed was deleted; other errors are retried
+   */
+  writeFeedPages(runId: string, pageIndex: number, after: string | null, pageItems: number | null): Promise<FeedPagesResult>;
   /** Concatenates the parts into the run's file and marks it completed (idempotent). */
   finishFeedRun(runId: string): Promise<boolean>;
   /** Marks the run failed (with the error) or cancelled, unless it already ended. */
@@ -50,6 +62,33 @@ export function createFeedActivities(deps: { knex: Knex; blobs: BlobStore }): Fe
     beginFeedRun: (runId) => notRunnable(() => beginFeedRun(deps.knex, runId)),
     writeFeedPage: (runId, pageIndex, after, pageItems) =>
       notRunnable(() => heartbeatingOneTransaction(() => writeFeedPage(deps.knex, deps.blobs, runId, pageIndex, after, pageItems ?? FEED_PAGE_ITEMS))),
+    writeFeedPages: (runId, pageIndex, after, pageItems) =>
+      notRunnable(() => {
+        const ctx = Context.current();
+        const resume = (ctx.info.heartbeatDetails as FeedPagesProgress | undefined) ?? null;
+        let progress: FeedPagesProgress | null = resume;
+        return whileHeartbeating(
+          ctx,
+          () => progress ?? { page_index: pageIndex, after, items_read: 0, exported: 0, excluded: 0, warnings: 0 },
+          () =>
+            writeFeedPages(
+              deps.knex,
+              deps.blobs,
+              runId,
+              { page_index: pageIndex, after },
+              {
+                pageItems: pageItems ?? FEED_PAGE_ITEMS,
+                budgetMs: FEED_PAGES_BUDGET_MS,
+                resume,
+                signal: ctx.cancellationSignal,
+                onCommitted: (p) => {
+                  progress = p;
+                  ctx.heartbeat(p);
+                },
+              },
+            ),
+        );
+      }),
     finishFeedRun: (runId) => heartbeatingOneTransaction(() => finishFeedRun(deps.knex, deps.blobs, runId)),
     endFeedRun: (runId, status, error) => endFeedRun(deps.knex, runId, status, error),
     async createScheduledFeedRun(feedId, key) {

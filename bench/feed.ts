@@ -16,7 +16,9 @@
  * - `readiness_build_ms`: the first channel readiness of the catalog with the feed's mapping (it
  *   builds the kept state: one scan); `readiness_p95_ms`: 5 calls right after 1,000 items changed
  *   their price (the first refreshes those items, docs/channels.md "Readiness");
- * - `delta_ms`: a delta run after 1,000 items changed their price, start to completed.
+ * - `delta_ms`: a delta run after 1,000 items changed their price, start to completed;
+ * - `state_rows` / `state_ok`: the feed's item state (docs/feeds.md "Delta runs") holds one row per
+ *   exported item after the full run, and the delta updated that generation in place (same rows).
  *
  *   npx tsx bench/feed.ts [--items 1000000] [--page-items 500]      env: BENCH_DATABASE_URL
  */
@@ -281,7 +283,10 @@ export async function measureFeed(n = 100_000, pageItems?: number): Promise<Reco
     }
     readiness.sort((a, b) => a - b);
     const loadDelta = loadAvg();
+    const stateRows = async (stateId: string | null) => Number((await jb.knex('feed_item_state').where('state_id', stateId).count({ n: '*' }))[0].n);
+    const fullState = await stateRows(full.row.state_id);
     const delta = await timedRun(jb, runner, feed.id, true);
+    const deltaState = await stateRows(delta.row.state_id);
     return {
       bench: 'feed',
       items: n,
@@ -311,6 +316,8 @@ export async function measureFeed(n = 100_000, pageItems?: number): Promise<Reco
       delta_ms: Math.round(delta.ms),
       delta_exported: delta.row.exported,
       delta_ok: delta.row.exported === 1000,
+      state_rows: { full: fullState, after_delta: deltaState },
+      state_ok: fullState === full.row.exported && deltaState === fullState && delta.row.state_id === full.row.state_id,
       target_delta_ms: 5000,
       load_start: loadStart,
       load_full_run: loadFull,

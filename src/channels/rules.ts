@@ -101,6 +101,8 @@ export const lengthRule: ChannelRule = (row, channel) => {
   const out: ChannelIssue[] = [];
   for (const [attribute, max] of Object.entries(MAX_LENGTH[channel.id] ?? {})) {
     const v = single(row, attribute);
+    // Code points never outnumber UTF-16 units, so only a value longer in units is counted.
+    if (v.length <= max) continue;
     const n = [...v].length;
     if (n > max) out.push(issue(attribute, 'too_long', `${attribute} has ${n} characters; ${channel.name} accepts at most ${max}`, v));
   }

@@ -18,9 +18,8 @@ export function feedScheduleId(feedId: string): string {
 }
 
 /**
- * Items read per page of a feed run (one activity call, one part blob). Each page costs a
- * Temporal activity round trip besides its work; at 500 items that round trip was about as long
- * as the work, 2,500 nearly doubles a run's items/s at the same memory (docs/benchmarks.md, "Feeds").
+ * Items read per page of a feed run (one transaction, one part blob). Pages are written many per
+ * activity (src/services/feeds/stream.ts), up to three in memory at once (docs/benchmarks.md, "Feeds").
  */
 export const FEED_PAGE_ITEMS = 2500;
 
@@ -52,6 +51,25 @@ export interface FeedPageResult {
   excluded: number;
   warnings: number;
   next: string | null;
+}
+
+/**
+ * Where a run's streamed pages stand (the heartbeat details of the pages activity): the next page
+ * to write, its keyset cursor, and the counters of the pages written since the activity's start page.
+ */
+export interface FeedPagesProgress {
+  page_index: number;
+  after: string | null;
+  items_read: number;
+  exported: number;
+  excluded: number;
+  warnings: number;
+}
+
+/** What one pages activity wrote: its progress, `done` once the run's last page is written, `stopped` when the run is no longer running. */
+export interface FeedPagesResult extends FeedPagesProgress {
+  done: boolean;
+  stopped?: boolean;
 }
 
 /** Answer of the feed run's `progress` query. */

@@ -31,6 +31,8 @@ export class FeedRun extends BaseModel {
   completed_at!: Date | null;
   /** The time this run's reads are complete from (the next delta reads items written since; docs/feeds.md "Delta runs"). */
   items_watermark!: Date | null;
+  /** The item state generation the run writes (a full run: its own id) or compares with and updates (a delta; docs/feeds.md "Delta runs"). */
+  state_id!: string | null;
   /** How a delta run finds its changes (`changed` or `compare`), set by its first step; null for a full run or before. */
   delta_mode!: 'changed' | 'compare' | null;
   /** Hash of the feed's and catalog's settings the run was made with (docs/feeds.md "Delta runs"). */

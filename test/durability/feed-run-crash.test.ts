@@ -11,7 +11,10 @@
  * worker's backend while it waits and the page's transaction never commits.
  *
  * Proves: the file is byte for byte the file of an uninterrupted run of the same feed, and the
- * issue list is the same with no duplicate; the counters count every item once.
+ * issue list is the same with no duplicate; the counters count every item once. A second case
+ * kills the worker mid-run (two pages recorded, the third waiting on the held issues table):
+ * the retried pages activity resumes after the recorded pages (an item of the first page changed
+ * after the kill does not reach the file) and the file, issues and item state are the same.
  */
 import { feedRunWorkflowId } from '../../src/contracts/feed-workflows';
 import { loadConfig } from '../../src/config';
@@ -35,8 +38,12 @@ const WORKER_ENV = CONNECTION_CHECK_ENV;
 
 const cluster = useTestCluster();
 
-/** A feed over {@link ITEMS} items; every third has a GTIN with a wrong check digit. @returns the feed's id */
-async function seedFeed(organizationId: string): Promise<string> {
+/**
+ * A feed over {@link ITEMS} items `K-0`…`K-9` in id order (so item i is on page i / {@link PAGE});
+ * the items `bad` says have a GTIN with a wrong check digit (default every third).
+ * @returns the feed's id and the items' ids in order
+ */
+async function seedFeed(organizationId: string, bad: (i: number) => boolean = (i) => i % 3 === 0): Promise<{ feedId: string; itemIds: string[] }> {
   const { knex } = cluster;
   const schema = {
     type: 'object',
@@ -44,12 +51,13 @@ async function seedFeed(organizationId: string): Promise<string> {
     required: ['sku'],
   };
   const catalogId = await createTestCatalog(organizationId, { schema_definition: schema });
+  const itemIds = Array.from({ length: ITEMS }, () => newId()).sort();
   await knex('catalog_items').insert(
-    Array.from({ length: ITEMS }, (_, i) => ({
-      id: newId(),
+    itemIds.map((id, i) => ({
+      id,
       catalog_id: catalogId,
       business_key: `K-${i}`,
-      data: JSON.stringify({ sku: `K-${i}`, title: `Kettle ${i}`, price: 20 + i, gtin: i % 3 === 0 ? '4006381333932' : '4006381333931' }),
+      data: JSON.stringify({ sku: `K-${i}`, title: `Kettle ${i}`, price: 20 + i, gtin: bad(i) ? '4006381333932' : '4006381333931' }),
     })),
   );
   const scope = { organizationId, principal: { kind: 'api_key' as const, id: 'crash-test', organizationIds: [organizationId] } };
@@ -72,7 +80,7 @@ async function seedFeed(organizationId: string): Promise<string> {
       condition: { value: 'new' },
     },
   });
-  return feed.id;
+  return { feedId: feed.id, itemIds };
 }
 
 /**
@@ -101,7 +109,7 @@ async function outcome(runId: string) {
 
 test('the worker SIGKILLed while a page waits to commit: the retried run writes the same file and issues, none twice', async () => {
   const org = await createTestOrg('feed run durability');
-  const feedId = await seedFeed(org.organizationId);
+  const { feedId } = await seedFeed(org.organizationId);
   const { knex, temporal, client } = cluster;
   const first = cluster.track(await spawnWorker(temporal, TASK_QUEUE, { env: WORKER_ENV }));
 
@@ -139,7 +147,8 @@ test('the worker SIGKILLed while a page waits to commit: the retried run writes 
   expect(await knex('feed_run_pages').where('run_id', runId).count({ n: '*' })).toEqual([{ n: '0' }]);
 
   const second = cluster.track(await spawnWorker(temporal, TASK_QUEUE, { env: WORKER_ENV }));
-  await client.workflow.getHandle(feedRunWorkflowId(runId)).result();
+  // The workflow's own counters (the resumed activity's heartbeated progress plus what it wrote after) count every item once.
+  expect(await client.workflow.getHandle(feedRunWorkflowId(runId)).result()).toMatchObject({ phase: 'completed', pages: 4, items_read: ITEMS });
   await stopWorker(second);
 
   const got = await outcome(runId);
@@ -152,4 +161,62 @@ test('the worker SIGKILLed while a page waits to commit: the retried run writes 
   ).rows;
   expect(n).toBe(distinct);
   expect(await knex('feed_run_pages').where('run_id', runId).orderBy('page_index').pluck('page_index')).toEqual([0, 1, 2, 3]);
+}, 400_000);
+
+test('the worker SIGKILLed mid-run (two pages recorded, the third waiting to commit): the retry resumes after the recorded pages, same file and issues', async () => {
+  const org = await createTestOrg('feed run durability mid-run');
+  // Only the third page (items 6–8) has issues, so only its commit waits on the held issues table.
+  const { feedId, itemIds } = await seedFeed(org.organizationId, (i) => i === 7);
+  const { knex, temporal, client } = cluster;
+  const first = cluster.track(await spawnWorker(temporal, TASK_QUEUE, { env: WORKER_ENV }));
+
+  const reference = await startRun(feedId);
+  await client.workflow.getHandle(feedRunWorkflowId(reference)).result();
+  const expected = await outcome(reference);
+  expect(expected.status).toBe('completed');
+  expect(expected.counts).toEqual([ITEMS, 9, 1]);
+
+  const trx = await knex.transaction();
+  let runId = '';
+  try {
+    await trx.raw('LOCK TABLE feed_run_issues IN SHARE MODE');
+    runId = await startRun(feedId);
+    await waitUntil(
+      async () =>
+        (
+          await knex.raw(
+            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = ? AND wait_event_type = 'Lock' AND query LIKE '%feed_run_issues%'`,
+            [first.appName],
+          )
+        ).rows.length > 0,
+      'the third page to wait on the held issues table',
+      60_000,
+      20,
+    );
+    first.child.kill('SIGKILL');
+    await first.exited;
+    await waitForBackendsGone(knex, first);
+  } finally {
+    await trx.rollback();
+  }
+  expect(await knex('feed_run_pages').where('run_id', runId).orderBy('page_index').pluck('page_index')).toEqual([0, 1]);
+  // An item of the first page changes after the kill: a retry that wrote the recorded pages
+  // again would put the new title in the file; resuming after them keeps the page as recorded.
+  await knex('catalog_items')
+    .where('id', itemIds[0])
+    .update({ data: JSON.stringify({ sku: 'K-0', title: 'Kettle 0, renamed', price: 20, gtin: '4006381333931' }) });
+
+  const second = cluster.track(await spawnWorker(temporal, TASK_QUEUE, { env: WORKER_ENV }));
+  // The workflow's own counters (the resumed activity's heartbeated progress plus what it wrote after) count every item once.
+  expect(await client.workflow.getHandle(feedRunWorkflowId(runId)).result()).toMatchObject({ phase: 'completed', pages: 4, items_read: ITEMS });
+  await stopWorker(second);
+
+  const got = await outcome(runId);
+  expect(got.status).toBe('completed');
+  expect(got.counts).toEqual(expected.counts);
+  expect(got.file).toBe(expected.file);
+  expect(got.issues).toEqual(expected.issues);
+  expect(await knex('feed_run_pages').where('run_id', runId).orderBy('page_index').pluck('page_index')).toEqual([0, 1, 2, 3]);
+  // The run's item state generation holds each exported item once.
+  expect(await knex('feed_item_state').where('state_id', runId).count({ n: '*' })).toEqual([{ n: '9' }]);
 }, 400_000);

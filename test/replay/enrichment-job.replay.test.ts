@@ -29,7 +29,9 @@
  * - bulkStageWorkflow: a console bulk action staged in three pages (`bulk-stage-completed.json`);
  * - gridIndexWorkflow: a sort index built, then dropped after a signal while the workflow lingered
  *   (`grid-index-built-dropped.json`);
- * - feedRunWorkflow: a feed run in three pages, then its file (`feed-run-completed.json`);
+ * - feedRunWorkflow: a feed run in three pages, then its file, one activity per page
+ *   (`feed-run-completed.json`, before the `feed-pages-streamed` patch) and all three in one
+ *   pages activity (`feed-run-streamed.json`);
  * - feedScheduledRunWorkflow: a scheduled start that creates its run and runs it as a child
  *   (`feed-scheduled-run.json`).
  */

@@ -1,6 +1,8 @@
 /**
  * The `feed` group of the replay fixtures (./record-histories.ts): a feedRunWorkflow of a
- * 7-item catalog in pages of 3 (three pages, then the file: `feed-run-completed.json`), and a
+ * 7-item catalog in pages of 3 (three pages written by one pages activity, then the file:
+ * `feed-run-streamed.json`; `feed-run-completed.json` was recorded before the
+ * `feed-pages-streamed` patch, one activity per page, and is kept as it is), and a
  * feedScheduledRunWorkflow as its Temporal Schedule starts it, which creates its run and runs it
  * as a child (`feed-scheduled-run.json`).
  */
@@ -36,7 +38,7 @@ export async function recordFeedRuns(env: TestWorkflowEnvironment, organizationI
   });
   const run = await insertFeedRun(knex, feed, false);
   await env.client.workflow.execute('feedRunWorkflow', { taskQueue, workflowId: feedRunWorkflowId(run.id), args: [{ run_id: run.id, page_items: 3 }] });
-  console.log('feed run:', await exportHistory(env.client, feedRunWorkflowId(run.id), out('feed-run-completed.json')), 'events');
+  console.log('feed run:', await exportHistory(env.client, feedRunWorkflowId(run.id), out('feed-run-streamed.json')), 'events');
   const scheduledId = `feed-scheduled-${feed.id}`;
   await env.client.workflow.execute('feedScheduledRunWorkflow', { taskQueue, workflowId: scheduledId, args: [{ feed_id: feed.id }] });
   console.log('scheduled feed run:', await exportHistory(env.client, scheduledId, out('feed-scheduled-run.json')), 'events');

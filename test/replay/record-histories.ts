@@ -30,7 +30,7 @@
  * `bulk-stage` (bulkStageWorkflow, three pages: `bulk-stage-completed.json`), `grid-index`
  * (gridIndexWorkflow: an index built, then signalled while lingering to drop it:
  * `grid-index-built-dropped.json`), `feed` (feedRunWorkflow in three pages and a scheduled start:
- * `feed-run-completed.json`, `feed-scheduled-run.json`; ./record-feed.ts); naming some re-records only those fixtures.
+ * `feed-run-streamed.json`, `feed-scheduled-run.json`; ./record-feed.ts); naming some re-records only those fixtures.
  */
 import '../setup/env';
 import fs from 'node:fs';

@@ -228,8 +228,9 @@ describe('schema.org feed runs', () => {
       ['GV4', ids.GV4],
       ['X', ids.X],
     ]);
-    // The item list a delta compares with has one entry per exported item.
-    expect((await knex('feed_run_items').where('run_id', run.id).orderBy('offer_id').pluck('offer_id')) as string[]).toEqual([
+    // The item state a delta compares with has one entry per exported item.
+    const { state_id: stateId } = await knex('feed_runs').where('id', run.id).first('state_id');
+    expect((await knex('feed_item_state').where('state_id', stateId).orderBy('offer_id').pluck('offer_id')) as string[]).toEqual([
       'GV1',
       'GV2',
       'GV3',
@@ -298,12 +299,15 @@ describe('schema.org feed runs', () => {
       { item_id: ids.HV2, id: 'HV2' },
     ]);
 
-    // The delta's item list (the grouped base's rows carried forward) is a full run's, row hashes included.
-    const listOf = async (runId: string) => knex('feed_run_items').select('item_id', 'offer_id', 'row_hash').where('run_id', runId).orderBy('item_id');
-    const deltaList = await listOf(delta.id);
+    // The feed's item state after the delta (the grouped run's state updated in place) is a full run's, row hashes included.
+    const stateOf = async () => {
+      const latest = await knex('feed_runs').where({ feed_id: feed.id, status: 'completed' }).orderBy('completed_at', 'desc').first('state_id');
+      return knex('feed_item_state').select('item_id', 'offer_id', 'row_hash').where('state_id', latest.state_id).orderBy('item_id');
+    };
+    const deltaState = await stateOf();
     const full = await runToEnd(feed.id);
-    expect(deltaList).toEqual(await listOf(full.id));
-    expect(deltaList).toHaveLength(6);
+    expect(deltaState).toEqual(await stateOf());
+    expect(deltaState).toHaveLength(6);
     const after = await linesOf(full);
     after.forEach(expectLineShape);
     expect(after.map((l) => l.sku ?? l.productGroupID)).toEqual(['S1', 'G', 'S3', 'H']);

@@ -9,9 +9,10 @@
  * 422; cancel mid-run leaves the run cancelled without a file; a delta run after an item changed
  * and one was deleted lists exactly those, reading only the items written since its base (an
  * updated product, an updated variant, a product change its variants inherit, a deletion, a new
- * item, a write that changes no row) and keeping its item list complete; a delta after the
- * feed's settings changed compares every row; a cron schedule is a Temporal Schedule kept in step
- * with the feed.
+ * item, a write that changes no row) and updating the feed's item state in place by exactly the
+ * changed and removed rows (the same state as a full run's after); a delta after the feed's
+ * settings changed compares every row and still finds a deleted item; a cron schedule is a
+ * Temporal Schedule kept in step with the feed.
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Knex } from 'knex';
@@ -88,6 +89,12 @@ function parseTsv(text: string): Array<Record<string, string>> {
   const [head, ...lines] = text.trimEnd().split('\n');
   const cols = head.split('\t');
   return lines.map((l) => Object.fromEntries(l.split('\t').map((v, i) => [cols[i], v])));
+}
+
+/** The feed's current item state (its latest completed run's generation), by item id. */
+async function stateOf(feedId: string): Promise<Array<{ item_id: string; offer_id: string; row_hash: string }>> {
+  const latest = await knex('feed_runs').where({ feed_id: feedId, status: 'completed' }).orderBy('completed_at', 'desc').first('state_id');
+  return knex('feed_item_state').select('item_id', 'offer_id', 'row_hash').where('state_id', latest.state_id).orderBy('item_id');
 }
 
 const grouped = () => createTestCatalog(org.organizationId, { product_id_field: 'product_id', product_enabled: true, schema_definition: SCHEMA });
@@ -278,6 +285,8 @@ describe('feed runs', () => {
     const feed = await newFeed(catalogId);
     const base = await runToEnd(feed.id);
     expect(base.counts).toMatchObject({ items: 20, exported: 19, excluded: 1 });
+    const stateBefore = await stateOf(feed.id);
+    expect(stateBefore).toHaveLength(19);
 
     const write = (id: string, data: Record<string, unknown>) =>
       knex('catalog_items')
@@ -306,25 +315,32 @@ describe('feed runs', () => {
     expect(changed.find((r) => r.id === 'V1')).toMatchObject({ color: 'crimson', title: 'Trail shirt' });
     expect(lines.flatMap((l) => l.removed)).toEqual([{ item_id: extra.P5, id: 'P5' }]);
 
-    // The delta's item list is complete (the base's unchanged rows carried forward): the same
-    // as a full run's over the same catalog, so the next delta compares with what was sent.
-    const listOf = async (runId: string) =>
-      (await knex('feed_run_items').select('item_id', 'offer_id', 'row_hash').where('run_id', runId).orderBy('item_id')) as Array<Record<string, string>>;
-    const deltaList = await listOf(delta.id);
+    // The feed's item state: the base's generation, updated in place by exactly the changed
+    // rows (new hashes), the new item and the removed one, and now the same as a full run's.
+    expect((await knex('feed_runs').where('id', delta.id).first()).state_id).toBe(base.id);
+    const afterDelta = await stateOf(feed.id);
+    const changedIds = afterDelta.filter((r) => stateBefore.find((b) => b.item_id === r.item_id)?.row_hash !== r.row_hash).map((r) => r.offer_id);
+    expect(changedIds.sort()).toEqual(['P3', 'P6', 'V1', 'V4a', 'V4b']);
+    expect(stateBefore.filter((b) => !afterDelta.some((r) => r.item_id === b.item_id)).map((b) => b.offer_id)).toEqual(['P5']);
+    expect(afterDelta).toHaveLength(19);
+    // The applied rows are dropped with the run; nothing was copied forward.
+    expect(await knex('feed_run_items').where('run_id', delta.id).count({ n: '*' })).toEqual([{ n: '0' }]);
     const full = await runToEnd(feed.id);
-    expect(deltaList).toEqual(await listOf(full.id));
-    expect(deltaList).toHaveLength(19);
+    expect((await knex('feed_runs').where('id', full.id).first()).state_id).toBe(full.id);
+    expect(await stateOf(feed.id)).toEqual(afterDelta);
+    // The older generation is dropped once the full run's is current.
+    expect(await knex('feed_item_state').where('state_id', base.id).count({ n: '*' })).toEqual([{ n: '0' }]);
 
-    // Nothing written since: a delta reads nothing and lists nothing.
+    // Nothing written since: a delta reads nothing, lists nothing and leaves the state as it is.
     const quiet = await runToEnd(feed.id, { delta: true });
     expect(quiet).toMatchObject({ status: 'completed', progress: { items_read: 0, total: 0 }, counts: { items: 0, exported: 0 } });
     expect((await request(app).get(quiet.file_url).set(org.auth).buffer(true)).text).toBe('');
-    expect(await listOf(quiet.id)).toEqual(deltaList);
+    expect(await stateOf(feed.id)).toEqual(afterDelta);
   });
 
   it("a delta after a change of the feed's settings compares every row", async () => {
     const catalogId = await grouped();
-    await seed(catalogId);
+    const ids = await seed(catalogId);
     const feed = await newFeed(catalogId);
     expect((await runToEnd(feed.id)).status).toBe('completed');
     const patched = await request(app)
@@ -332,18 +348,26 @@ describe('feed runs', () => {
       .set(org.auth)
       .send({ mapping: { ...MAPPING, condition: { value: 'used' } } });
     expect(patched.status).toBe(200);
+    await knex('catalog_items').where('id', ids.V2).delete();
     const delta = await runToEnd(feed.id, { delta: true });
     expect((await knex('feed_runs').where('id', delta.id).first()).delta_mode).toBe('compare');
-    expect(delta).toMatchObject({ status: 'completed', progress: { items_read: 4, total: 4 }, counts: { exported: 3 } });
-    const rows = (await request(app).get(delta.file_url).set(org.auth).buffer(true)).text
+    expect(delta).toMatchObject({ status: 'completed', progress: { items_read: 3, total: 3 }, counts: { exported: 2 } });
+    const lines = (await request(app).get(delta.file_url).set(org.auth).buffer(true)).text
       .trimEnd()
       .split('\n')
-      .flatMap((l) => (JSON.parse(l) as { changed: Array<Record<string, string>> }).changed);
-    expect(rows.map((r) => [r.id, r.condition]).sort()).toEqual([
+      .map((l) => JSON.parse(l) as { changed: Array<Record<string, string>>; removed: Array<{ item_id: string; id: string }> });
+    expect(
+      lines
+        .flatMap((l) => l.changed)
+        .map((r) => [r.id, r.condition])
+        .sort(),
+    ).toEqual([
       ['P3', 'used'],
       ['V1', 'used'],
-      ['V2', 'used'],
     ]);
+    // A row comparison finds the removed item between the ids it reads (the state's rows in each page's id range).
+    expect(lines.flatMap((l) => l.removed)).toEqual([{ item_id: ids.V2, id: 'V2' }]);
+    expect((await stateOf(feed.id)).map((r) => r.offer_id).sort()).toEqual(['P3', 'V1']);
   });
 
   it('a cron schedule becomes the Temporal Schedule feed-schedule-<feed_id>, replaced on change and removed with the feed', async () => {

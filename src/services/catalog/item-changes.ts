@@ -40,21 +40,39 @@ export function touchedIdsSql(catalogId: string, since: Date): { sql: string; bi
   };
 }
 
+/**
+ * Runs a touched-ids query in a transaction (the caller's, or one of its own) that plans without
+ * parallel workers or JIT compilation (`SET LOCAL`, so only for that transaction). The planner
+ * estimates the variants of the change records from the `parent_id` statistics at tens of
+ * thousands of rows, so it started parallel workers and compiled the query: 60–100 ms of start-up
+ * on a loaded machine for a query that reads a few index entries (a readiness call that found
+ * nothing touched took 100 ms, all of it this query; docs/benchmarks.md "Feeds").
+ */
+async function withSerialPlan<T>(knex: Knex, query: (db: Knex) => Promise<T>): Promise<T> {
+  const run = async (trx: Knex.Transaction) => {
+    await trx.raw('SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off');
+    return query(trx);
+  };
+  return knex.isTransaction ? run(knex as Knex.Transaction) : knex.transaction(run);
+}
+
 /** The next touched ids (see {@link touchedIdsSql}) after the keyset cursor `after`, in id order, at most `limit`. */
 export async function touchedIdsAfter(knex: Knex, catalogId: string, since: Date, after: string | null, limit: number): Promise<string[]> {
   const t = touchedIdsSql(catalogId, since);
-  const { rows } = await knex.raw(`SELECT id FROM (${t.sql}) t WHERE id IS NOT NULL ${after ? 'AND id > ?' : ''} ORDER BY id LIMIT ?`, [
-    ...t.bindings,
-    ...(after ? [after] : []),
-    limit,
-  ]);
+  const { rows } = await withSerialPlan(knex, (db) =>
+    db.raw(`SELECT id FROM (${t.sql}) t WHERE id IS NOT NULL ${after ? 'AND id > ?' : ''} ORDER BY id LIMIT ?`, [
+      ...t.bindings,
+      ...(after ? [after] : []),
+      limit,
+    ]),
+  );
   return rows.map((r: { id: string }) => r.id);
 }
 
 /** How many ids were touched since `since` (see {@link touchedIdsSql}). */
 export async function countTouched(knex: Knex, catalogId: string, since: Date): Promise<number> {
   const t = touchedIdsSql(catalogId, since);
-  const { rows } = await knex.raw(`SELECT count(*)::int AS n FROM (${t.sql}) t WHERE id IS NOT NULL`, t.bindings);
+  const { rows } = await withSerialPlan(knex, (db) => db.raw(`SELECT count(*)::int AS n FROM (${t.sql}) t WHERE id IS NOT NULL`, t.bindings));
   return rows[0].n;
 }
 

@@ -56,7 +56,10 @@ function addVerdict(c: ReadinessCounts, v: ReadinessVerdict, sign: 1 | -1): void
 export async function parentData(knex: Knex, rows: ReadinessItem[]): Promise<Map<string, Record<string, unknown>>> {
   const ids = [...new Set(rows.map((r) => r.parent_id).filter((p): p is string => p !== null))];
   if (ids.length === 0) return new Map();
-  const found = (await knex('catalog_items').whereIn('id', ids).select('id', 'data')) as Array<{ id: string; data: Record<string, unknown> }>;
+  const found = (await knex('catalog_items').whereRaw('id = ANY(?::uuid[])', [ids]).select('id', 'data')) as Array<{
+    id: string;
+    data: Record<string, unknown>;
+  }>;
   return new Map(found.map((r) => [r.id, r.data]));
 }
 
@@ -117,26 +120,60 @@ async function rebuild(trx: Knex.Transaction, stateId: string, catalogId: string
   }
 }
 
-/** Refreshes a state by the items touched since `since`: old verdicts out, new ones in. */
+/** Whether two verdicts are the same (codes and attributes in the same order). */
+function sameVerdict(a: ReadinessVerdict, b: ReadinessVerdict): boolean {
+  return a.errors.join('\u0000') === b.errors.join('\u0000') && a.missing.join('\u0000') === b.missing.join('\u0000');
+}
+
+/** A touched id with the item as it is now (absent fields when deleted) and its kept verdict (absent when none). */
+interface TouchedRow {
+  touched: string;
+  id: string | null;
+  entity_type: ReadinessItem['entity_type'] | null;
+  parent_id: string | null;
+  data: Record<string, unknown> | null;
+  errors: string[] | null;
+  missing: string[] | null;
+}
+
+/**
+ * Refreshes a state by the items touched since `since`. Each page of touched ids is read with
+ * the items and their kept verdicts in one query; only the verdicts that differ are written (a
+ * write that changes no verdict, such as a new price, writes nothing): old verdicts out of the
+ * counts and the table, new ones in.
+ */
 async function refresh(trx: Knex.Transaction, stateId: string, catalogId: string, since: Date, verdictOf: VerdictOf, counts: ReadinessCounts): Promise<void> {
   let after: string | null = null;
   for (;;) {
     const ids = await touchedIdsAfter(trx, catalogId, since, after, PAGE_SIZE);
     if (ids.length === 0) return;
     after = ids[ids.length - 1];
-    const old = (await trx('channel_readiness_items')
-      .where('state_id', stateId)
-      .whereIn('item_id', ids)
-      .del()
-      .returning(['errors', 'missing'])) as ReadinessVerdict[];
-    for (const v of old) addVerdict(counts, v, -1);
-    const rows = (await trx('catalog_items')
-      .where('catalog_id', catalogId)
-      .whereIn('id', ids)
-      .select('id', 'entity_type', 'parent_id', 'data')) as ReadinessItem[];
-    const verdicts = await verdictsOf(trx, rows, verdictOf);
-    for (const v of verdicts.values()) addVerdict(counts, v, 1);
-    await insertVerdicts(trx, stateId, verdicts);
+    const { rows: touched } = (await trx.raw(
+      `SELECT u.id AS touched, i.id, i.entity_type, i.parent_id, i.data, r.errors, r.missing
+       FROM unnest(?::uuid[]) AS u(id)
+       LEFT JOIN catalog_items i ON i.id = u.id AND i.catalog_id = ?
+       LEFT JOIN channel_readiness_items r ON r.state_id = ? AND r.item_id = u.id`,
+      [ids, catalogId, stateId],
+    )) as { rows: TouchedRow[] };
+    const items = touched.filter((t) => t.id !== null) as unknown as ReadinessItem[];
+    const verdicts = await verdictsOf(trx, items, verdictOf);
+    const gone: string[] = [];
+    const added = new Map<string, ReadinessVerdict>();
+    for (const t of touched) {
+      const before = t.errors !== null ? { errors: t.errors, missing: t.missing ?? [] } : null;
+      const now = verdicts.get(t.touched) ?? null;
+      if (before && now && sameVerdict(before, now)) continue;
+      if (before) {
+        addVerdict(counts, before, -1);
+        gone.push(t.touched);
+      }
+      if (now) {
+        addVerdict(counts, now, 1);
+        added.set(t.touched, now);
+      }
+    }
+    if (gone.length) await trx('channel_readiness_items').where('state_id', stateId).whereRaw('item_id = ANY(?::uuid[])', [gone]).del();
+    await insertVerdicts(trx, stateId, added);
     if (ids.length < PAGE_SIZE) return;
   }
 }

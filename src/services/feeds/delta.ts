@@ -1,13 +1,12 @@
 /**
- * Delta runs that read only what changed (docs/feeds.md, "Delta runs"). A delta run in mode
- * `changed` reads the **touched** items of its catalog since its base run's watermark, pages
- * them by id like a full run, compares their rows with the base's row hashes, records the
- * base's items it read and did not export (`feed_run_removals`) and, when it finishes, carries
- * the base's rows of every item it did not read into its own `feed_run_items` in one
- * `INSERT … SELECT`, so the next delta has a complete base. A delta in mode `compare` reads
- * every item and compares each row hash (the rule the `changed` mode reproduces); it is used
- * when a change may reach rows without touching items (see {@link chooseDeltaMode}). Which
- * items changed: src/services/catalog/item-changes.ts.
+ * Delta runs that read only what changed (docs/feeds.md, "Delta runs"). A delta
+ * run in mode `changed` reads the **touched** items of its catalog since its base run's
+ * watermark, pages them by id like a full run, compares their rows with the feed's item state
+ * (./item-state.ts), records its changed rows (`feed_run_items`) and the state's items it read
+ * and did not export (`feed_run_removals`); when it completes, those rows alone update the state
+ * in place. A delta in mode `compare` reads every item and compares each row hash (the rule the
+ * `changed` mode reproduces); it is used when a change may reach rows without touching items
+ * (see {@link chooseDeltaMode}). Which items changed: src/services/catalog/item-changes.ts.
  */
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
@@ -39,7 +38,8 @@ export async function feedSettingsKey(knex: Knex, feed: Feed): Promise<string> {
 }
 
 /**
- * Chooses how a delta run finds its changes. `changed` needs a base with a watermark `W`, the
+ * Chooses how a delta run finds its changes. `changed` needs a base with a watermark `W` and an
+ * item state generation, the
  * same settings key as now ({@link feedSettingsKey}: no change of mapping, currency, filter,
  * product id field or schema version since), no snapshot restore of the catalog since `W` (it
  * replaces so many items that reading all is as cheap) and `W` within the change records' retention.
@@ -47,7 +47,7 @@ export async function feedSettingsKey(knex: Knex, feed: Feed): Promise<string> {
  */
 export async function chooseDeltaMode(knex: Knex, feed: Feed, base: FeedRun | undefined): Promise<DeltaMode> {
   const since = base?.items_watermark ?? null;
-  if (!base || !since || !base.settings_key || base.settings_key !== (await feedSettingsKey(knex, feed))) return 'compare';
+  if (!base || !since || !base.state_id || !base.settings_key || base.settings_key !== (await feedSettingsKey(knex, feed))) return 'compare';
   return (await restoredSince(knex, feed.catalog_id, since)) ? 'compare' : 'changed';
 }
 
@@ -56,21 +56,4 @@ export async function deltaSince(knex: Knex, run: FeedRun): Promise<Date> {
   const row = await knex('feed_runs').select('items_watermark').where('id', run.base_run_id).first();
   if (!row?.items_watermark) throw new Error(`The base of delta run ${run.id} has no watermark`);
   return row.items_watermark as Date;
-}
-
-/**
- * Completes a finished `changed` delta run's item list (idempotent): the base's rows of the
- * items the run neither exported nor recorded as removed are copied with their hash and offer
- * id, in SQL, so the next delta compares with what was last sent.
- */
-export async function carryForwardItems(knex: Knex, run: FeedRun): Promise<void> {
-  await knex.raw(
-    `INSERT INTO feed_run_items (run_id, item_id, offer_id, row_hash)
-     SELECT ?, b.item_id, b.offer_id, b.row_hash FROM feed_run_items b
-     WHERE b.run_id = ?
-       AND NOT EXISTS (SELECT 1 FROM feed_run_items c WHERE c.run_id = ? AND c.item_id = b.item_id)
-       AND NOT EXISTS (SELECT 1 FROM feed_run_removals r WHERE r.run_id = ? AND r.item_id = b.item_id)
-     ON CONFLICT (run_id, item_id) DO NOTHING`,
-    [run.id, run.base_run_id, run.id, run.id],
-  );
 }

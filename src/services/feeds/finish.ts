@@ -11,7 +11,7 @@ import { Feed } from '../../models/feed';
 import { FeedRun } from '../../models/feed-run';
 import { rendererOf } from './channel-port';
 import { pruneItemChanges } from '../catalog/item-changes';
-import { carryForwardItems } from './delta';
+import { applyDeltaToState, dropStaleState } from './item-state';
 
 /** Removed items listed per JSONL line of a delta file. */
 const REMOVED_PER_LINE = 1000;
@@ -22,25 +22,16 @@ export function feedFileKey(run: Pick<FeedRun, 'id' | 'feed_id' | 'delta'>, form
 }
 
 /**
- * The lines `{"changed": [], "removed": [{item_id, id}]}` of the items the base run exported
- * and this run did not (deleted, filtered out or now excluded by an error), by keyset pages:
- * for a `changed` delta the removals its pages recorded, for a `compare` delta the base's
- * items missing from this run's list.
+ * The lines `{"changed": [], "removed": [{item_id, id}]}` of the items the feed's item state
+ * holds and this run does not export (deleted, filtered out or now excluded by an error), as its
+ * pages recorded them (`feed_run_removals`), by keyset pages.
  */
 async function* removedLines(knex: Knex, run: FeedRun): AsyncGenerator<string> {
-  if (!run.base_run_id) return;
   let after: string | null = null;
   for (;;) {
     const { rows } = (await knex.raw(
-      run.delta_mode === 'changed'
-        ? `SELECT b.item_id, b.offer_id FROM feed_run_removals b WHERE b.run_id = ? ${after ? 'AND b.item_id > ?' : ''} ORDER BY b.item_id LIMIT ?`
-        : `SELECT b.item_id, b.offer_id FROM feed_run_items b
-       WHERE b.run_id = ? ${after ? 'AND b.item_id > ?' : ''}
-         AND NOT EXISTS (SELECT 1 FROM feed_run_items c WHERE c.run_id = ? AND c.item_id = b.item_id)
-       ORDER BY b.item_id LIMIT ?`,
-      run.delta_mode === 'changed'
-        ? [run.id, ...(after ? [after] : []), REMOVED_PER_LINE]
-        : [run.base_run_id, ...(after ? [after] : []), run.id, REMOVED_PER_LINE],
+      `SELECT b.item_id, b.offer_id FROM feed_run_removals b WHERE b.run_id = ? ${after ? 'AND b.item_id > ?' : ''} ORDER BY b.item_id LIMIT ?`,
+      [run.id, ...(after ? [after] : []), REMOVED_PER_LINE],
     )) as { rows: Array<{ item_id: string; offer_id: string | null }> };
     if (rows.length === 0) return;
     yield JSON.stringify({ changed: [], removed: rows.map((r) => ({ item_id: r.item_id, id: r.offer_id })) }) + '\n';
@@ -63,10 +54,11 @@ async function* fileChunks(knex: Knex, blobs: BlobStore, run: FeedRun, feed: Fee
 
 /**
  * Writes the run's file and marks the run completed (idempotent: a completed run is left alone;
- * the file is the same bytes on every attempt, as it is made only of recorded pages). Then drops
- * what is no longer needed: the part blobs, the exported-item lists of the feed's older runs
- * (a delta only ever compares with the latest completed run) and expired change records.
- * A `changed` delta's item list is completed in the transaction that marks it completed.
+ * the file is the same bytes on every attempt, as it is made only of recorded pages). The
+ * transaction that marks it completed (the feed's row locked, so completions of one feed take
+ * turns) makes a full run's generation the feed's current item state, or writes a delta run's
+ * changed and removed rows into the current one (./item-state.ts). Then drops what is no longer
+ * needed: the part blobs, older generations, applied delta rows and expired change records.
  * @returns false when the run is no longer running (cancelled meanwhile)
  */
 export async function finishFeedRun(knex: Knex, blobs: BlobStore, runId: string): Promise<boolean> {
@@ -77,28 +69,35 @@ export async function finishFeedRun(knex: Knex, blobs: BlobStore, runId: string)
   const partKeys: string[] = await knex('feed_run_pages').where('run_id', runId).orderBy('page_index').pluck('part_key');
   await blobs.put(key, Readable.from(fileChunks(knex, blobs, run, feed, partKeys)));
   const done = await knex.transaction(async (trx): Promise<number> => {
-    // A `changed` delta's list is completed with the base's rows of the items it did not read.
-    if (run.delta_mode === 'changed') await carryForwardItems(trx, run);
-    return trx('feed_runs').where({ id: runId, status: 'running' }).update({ status: 'completed', file_key: key, completed_at: trx.fn.now() });
+    await trx('feeds').where('id', run.feed_id).forUpdate().first('id');
+    const current = await trx('feed_runs').where('id', runId).first('status');
+    if (current?.status !== 'running') return 0;
+    const stateId = run.delta ? await applyDeltaToState(trx, run.feed_id, runId) : (run.state_id ?? runId);
+    return trx('feed_runs')
+      .where({ id: runId, status: 'running' })
+      .update({ status: 'completed', file_key: key, completed_at: trx.fn.now(), state_id: stateId });
   });
   if (done === 0) return false;
   for (const partKey of partKeys) await blobs.delete(partKey);
-  await knex.raw(
-    `DELETE FROM feed_run_items WHERE run_id IN (SELECT id FROM feed_runs WHERE feed_id = ? AND id <> ? AND (completed_at IS NULL OR completed_at <= (SELECT completed_at FROM feed_runs WHERE id = ?))
-       AND id NOT IN (SELECT base_run_id FROM feed_runs WHERE status = 'running' AND base_run_id IS NOT NULL))`,
-    [run.feed_id, runId, runId],
-  );
+  await dropStaleState(knex, run.feed_id);
   await pruneItemChanges(knex);
   return true;
 }
 
 /**
  * Records that a run ended without a file: `failed` with the error, or `cancelled`. A run that
- * already ended keeps its status (a cancel the API recorded stays a cancel).
+ * already ended keeps its status (a cancel the API recorded stays a cancel). Drops the item state
+ * rows its pages wrote (a full run's generation, a delta's changed and removed rows).
  */
 export async function endFeedRun(knex: Knex, runId: string, status: 'failed' | 'cancelled', error?: string): Promise<void> {
   await knex('feed_runs')
     .where('id', runId)
     .whereIn('status', ['queued', 'running'])
     .update({ status, error: error ?? null, completed_at: knex.fn.now() });
+  // The rows its pages wrote for the item state are never applied (a full run's generation is not current).
+  await knex.raw(`DELETE FROM feed_item_state WHERE state_id = ? AND EXISTS (SELECT 1 FROM feed_runs WHERE id = ? AND status IN ('failed', 'cancelled'))`, [
+    runId,
+    runId,
+  ]);
+  for (const table of ['feed_run_items', 'feed_run_removals']) await knex(table).where('run_id', runId).delete();
 }

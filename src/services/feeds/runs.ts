@@ -53,7 +53,9 @@ export interface FeedFile {
 
 /**
  * Inserts a run of `feed` (status `running`, `base_run_id` the last completed run when `delta`,
- * `items_watermark` the time its reads are complete from and `settings_key`, docs/feeds.md "Delta runs").
+ * `state_id` the item state generation it writes (a full run: its own) or compares with (a delta:
+ * its base's), `items_watermark` the time its reads are complete from and `settings_key`,
+ * docs/feeds.md "Delta runs").
  * Shared by the API and the scheduled start, which passes its workflow id as `scheduleKey` so a
  * retried activity finds the run it created (unique key, `ON CONFLICT DO NOTHING`).
  * @returns the run
@@ -74,6 +76,8 @@ export async function insertFeedRun(knex: Knex, feed: Feed, delta: boolean, sche
       status: 'running',
       delta,
       base_run_id: base?.id ?? null,
+      // The item state generation: a full run writes its own; a delta compares with its base's.
+      state_id: delta ? (base?.state_id ?? null) : id,
       schedule_key: scheduleKey,
       started_at: knex.fn.now(),
       items_watermark: knex.raw(ITEMS_WATERMARK_SQL),
