@@ -25,7 +25,7 @@ import { FeedRun } from '../../src/models/feed-run';
 import { createFeed } from '../../src/services/feeds/feeds';
 import { insertFeedRun } from '../../src/services/feeds/runs';
 import { startFeedRunWorkflow } from '../../temporal/feed-schedules';
-import { spawnWorker, stopWorker, waitForBackendsGone, CONNECTION_CHECK_ENV } from '../fixtures/worker-cluster';
+import { spawnWorker, stopWorker, waitForBackendsGone, CONNECTION_CHECK_ENV, type WorkerProcess } from '../fixtures/worker-cluster';
 import { createTestCatalog } from '../helpers/catalogs';
 import { createTestOrg } from '../helpers/db';
 import { waitUntil } from '../helpers/wait';
@@ -107,6 +107,41 @@ async function outcome(runId: string) {
   return { status: run.status, file: body ? (await bufferOf(body)).toString('utf8') : null, issues, counts: [run.items_read, run.exported, run.excluded] };
 }
 
+/**
+ * Starts a run of `feedId` while the test holds `table` in SHARE mode, waits until `worker`'s
+ * commit of a page waits on that lock (`pg_stat_activity`, this database only), SIGKILLs the
+ * worker and waits for its backends to be gone, then releases the lock (the killed page's
+ * transaction never commits).
+ * @param what which page waits, for the timeout's message
+ * @returns the run's id
+ */
+async function startRunAndKillWhileHeld(feedId: string, worker: WorkerProcess, table: 'feed_run_pages' | 'feed_run_issues', what: string): Promise<string> {
+  const { knex } = cluster;
+  const trx = await knex.transaction();
+  try {
+    await trx.raw(`LOCK TABLE ${table} IN SHARE MODE`);
+    const runId = await startRun(feedId);
+    await waitUntil(
+      async () =>
+        (
+          await knex.raw(
+            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = ? AND wait_event_type = 'Lock' AND query LIKE ?`,
+            [worker.appName, `%${table}%`],
+          )
+        ).rows.length > 0,
+      `${what} to wait on the held ${table} table`,
+      60_000,
+      20,
+    );
+    worker.child.kill('SIGKILL');
+    await worker.exited;
+    await waitForBackendsGone(knex, worker);
+    return runId;
+  } finally {
+    await trx.rollback();
+  }
+}
+
 test('the worker SIGKILLed while a page waits to commit: the retried run writes the same file and issues, none twice', async () => {
   const org = await createTestOrg('feed run durability');
   const { feedId } = await seedFeed(org.organizationId);
@@ -121,29 +156,7 @@ test('the worker SIGKILLed while a page waits to commit: the retried run writes 
   expect(expected.counts).toEqual([ITEMS, 6, 4]);
   expect(expected.issues.filter((i) => i.code === 'invalid_gtin')).toHaveLength(4);
 
-  const trx = await knex.transaction();
-  let runId = '';
-  try {
-    await trx.raw('LOCK TABLE feed_run_pages IN SHARE MODE');
-    runId = await startRun(feedId);
-    await waitUntil(
-      async () =>
-        (
-          await knex.raw(
-            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = ? AND wait_event_type = 'Lock' AND query LIKE '%feed_run_pages%'`,
-            [first.appName],
-          )
-        ).rows.length > 0,
-      'the first page to wait on the held pages table',
-      60_000,
-      20,
-    );
-    first.child.kill('SIGKILL');
-    await first.exited;
-    await waitForBackendsGone(knex, first);
-  } finally {
-    await trx.rollback();
-  }
+  const runId = await startRunAndKillWhileHeld(feedId, first, 'feed_run_pages', 'the first page');
   expect(await knex('feed_run_pages').where('run_id', runId).count({ n: '*' })).toEqual([{ n: '0' }]);
 
   const second = cluster.track(await spawnWorker(temporal, TASK_QUEUE, { env: WORKER_ENV }));
@@ -176,29 +189,7 @@ test('the worker SIGKILLed mid-run (two pages recorded, the third waiting to com
   expect(expected.status).toBe('completed');
   expect(expected.counts).toEqual([ITEMS, 9, 1]);
 
-  const trx = await knex.transaction();
-  let runId = '';
-  try {
-    await trx.raw('LOCK TABLE feed_run_issues IN SHARE MODE');
-    runId = await startRun(feedId);
-    await waitUntil(
-      async () =>
-        (
-          await knex.raw(
-            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = ? AND wait_event_type = 'Lock' AND query LIKE '%feed_run_issues%'`,
-            [first.appName],
-          )
-        ).rows.length > 0,
-      'the third page to wait on the held issues table',
-      60_000,
-      20,
-    );
-    first.child.kill('SIGKILL');
-    await first.exited;
-    await waitForBackendsGone(knex, first);
-  } finally {
-    await trx.rollback();
-  }
+  const runId = await startRunAndKillWhileHeld(feedId, first, 'feed_run_issues', 'the third page');
   expect(await knex('feed_run_pages').where('run_id', runId).orderBy('page_index').pluck('page_index')).toEqual([0, 1]);
   // An item of the first page changes after the kill: a retry that wrote the recorded pages
   // again would put the new title in the file; resuming after them keeps the page as recorded.
