@@ -107,6 +107,30 @@ async function outcome(runId: string) {
   return { status: run.status, file: body ? (await bufferOf(body)).toString('utf8') : null, issues, counts: [run.items_read, run.exported, run.excluded] };
 }
 
+/** The outcome of an uninterrupted run of `feedId` (the reference a killed run is compared with). */
+async function referenceOutcome(feedId: string): Promise<Awaited<ReturnType<typeof outcome>>> {
+  const reference = await startRun(feedId);
+  await cluster.client.workflow.getHandle(feedRunWorkflowId(reference)).result();
+  return outcome(reference);
+}
+
+/**
+ * Lets a second worker finish run `runId` (after the first was killed) and checks it against the
+ * reference: completed, the workflow's own counters counting every item once (the resumed
+ * activity's heartbeated progress plus what it wrote after), the same counts, file and issues.
+ */
+async function finishAsReference(runId: string, expected: Awaited<ReturnType<typeof outcome>>): Promise<void> {
+  const { temporal, client } = cluster;
+  const second = cluster.track(await spawnWorker(temporal, TASK_QUEUE, { env: WORKER_ENV }));
+  expect(await client.workflow.getHandle(feedRunWorkflowId(runId)).result()).toMatchObject({ phase: 'completed', pages: 4, items_read: ITEMS });
+  await stopWorker(second);
+  const got = await outcome(runId);
+  expect(got.status).toBe('completed');
+  expect(got.counts).toEqual(expected.counts);
+  expect(got.file).toBe(expected.file);
+  expect(got.issues).toEqual(expected.issues);
+}
+
 /**
  * Starts a run of `feedId` while the test holds `table` in SHARE mode, waits until `worker`'s
  * commit of a page waits on that lock (`pg_stat_activity`, this database only), SIGKILLs the
@@ -145,13 +169,10 @@ async function startRunAndKillWhileHeld(feedId: string, worker: WorkerProcess, t
 test('the worker SIGKILLed while a page waits to commit: the retried run writes the same file and issues, none twice', async () => {
   const org = await createTestOrg('feed run durability');
   const { feedId } = await seedFeed(org.organizationId);
-  const { knex, temporal, client } = cluster;
+  const { knex, temporal } = cluster;
   const first = cluster.track(await spawnWorker(temporal, TASK_QUEUE, { env: WORKER_ENV }));
 
-  // The reference: an uninterrupted run of the same feed.
-  const reference = await startRun(feedId);
-  await client.workflow.getHandle(feedRunWorkflowId(reference)).result();
-  const expected = await outcome(reference);
+  const expected = await referenceOutcome(feedId);
   expect(expected.status).toBe('completed');
   expect(expected.counts).toEqual([ITEMS, 6, 4]);
   expect(expected.issues.filter((i) => i.code === 'invalid_gtin')).toHaveLength(4);
@@ -159,16 +180,7 @@ test('the worker SIGKILLed while a page waits to commit: the retried run writes 
   const runId = await startRunAndKillWhileHeld(feedId, first, 'feed_run_pages', 'the first page');
   expect(await knex('feed_run_pages').where('run_id', runId).count({ n: '*' })).toEqual([{ n: '0' }]);
 
-  const second = cluster.track(await spawnWorker(temporal, TASK_QUEUE, { env: WORKER_ENV }));
-  // The workflow's own counters (the resumed activity's heartbeated progress plus what it wrote after) count every item once.
-  expect(await client.workflow.getHandle(feedRunWorkflowId(runId)).result()).toMatchObject({ phase: 'completed', pages: 4, items_read: ITEMS });
-  await stopWorker(second);
-
-  const got = await outcome(runId);
-  expect(got.status).toBe('completed');
-  expect(got.counts).toEqual(expected.counts);
-  expect(got.file).toBe(expected.file);
-  expect(got.issues).toEqual(expected.issues);
+  await finishAsReference(runId, expected);
   const [{ n, distinct }] = (
     await knex.raw('SELECT count(*)::int AS n, count(DISTINCT (item_id, attribute, code))::int AS distinct FROM feed_run_issues WHERE run_id = ?', [runId])
   ).rows;
@@ -180,12 +192,10 @@ test('the worker SIGKILLed mid-run (two pages recorded, the third waiting to com
   const org = await createTestOrg('feed run durability mid-run');
   // Only the third page (items 6–8) has issues, so only its commit waits on the held issues table.
   const { feedId, itemIds } = await seedFeed(org.organizationId, (i) => i === 7);
-  const { knex, temporal, client } = cluster;
+  const { knex, temporal } = cluster;
   const first = cluster.track(await spawnWorker(temporal, TASK_QUEUE, { env: WORKER_ENV }));
 
-  const reference = await startRun(feedId);
-  await client.workflow.getHandle(feedRunWorkflowId(reference)).result();
-  const expected = await outcome(reference);
+  const expected = await referenceOutcome(feedId);
   expect(expected.status).toBe('completed');
   expect(expected.counts).toEqual([ITEMS, 9, 1]);
 
@@ -197,16 +207,7 @@ test('the worker SIGKILLed mid-run (two pages recorded, the third waiting to com
     .where('id', itemIds[0])
     .update({ data: JSON.stringify({ sku: 'K-0', title: 'Kettle 0, renamed', price: 20, gtin: '4006381333931' }) });
 
-  const second = cluster.track(await spawnWorker(temporal, TASK_QUEUE, { env: WORKER_ENV }));
-  // The workflow's own counters (the resumed activity's heartbeated progress plus what it wrote after) count every item once.
-  expect(await client.workflow.getHandle(feedRunWorkflowId(runId)).result()).toMatchObject({ phase: 'completed', pages: 4, items_read: ITEMS });
-  await stopWorker(second);
-
-  const got = await outcome(runId);
-  expect(got.status).toBe('completed');
-  expect(got.counts).toEqual(expected.counts);
-  expect(got.file).toBe(expected.file);
-  expect(got.issues).toEqual(expected.issues);
+  await finishAsReference(runId, expected);
   expect(await knex('feed_run_pages').where('run_id', runId).orderBy('page_index').pluck('page_index')).toEqual([0, 1, 2, 3]);
   // The run's item state generation holds each exported item once.
   expect(await knex('feed_item_state').where('state_id', runId).count({ n: '*' })).toEqual([{ n: '9' }]);
