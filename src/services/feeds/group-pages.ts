@@ -12,8 +12,8 @@
 import type { Knex } from 'knex';
 import type { FeedRenderer, FeedRow } from './channel-port';
 
-/** An item a grouped page reads: the same columns as an item page. */
-export interface GroupedItem {
+/** An item a feed page reads, by item (./pages.ts) or by product (here): the item, its kind and its product. */
+export interface PageItem {
   id: string;
   entity_type: 'product' | 'variant';
   parent_id: string | null;
@@ -21,11 +21,14 @@ export interface GroupedItem {
   data: Record<string, unknown>;
 }
 
-/** A grouped page's read: its items (groups in id order, a group's variants by id), how many ids it looked at, and the next cursor (null: no group after). */
-export interface GroupedRead {
-  items: GroupedItem[];
+/**
+ * What a feed page reads: its items, the ids it looked at (the items read, or for a `changed`
+ * delta the touched ids, existing or deleted) and its keyset cursor. A page of whole products
+ * gives the last group's id when more groups follow, null after the last group.
+ */
+export interface PageRead {
+  items: PageItem[];
   ids: string[];
-  /** The last group's id when more groups follow, null after the last group. */
   last: string | null;
 }
 
@@ -49,7 +52,7 @@ export async function readGroupedPage(
   filter: { sql: string; bindings: Knex.RawBinding[] },
   after: string | null,
   pageItems: number,
-): Promise<GroupedRead> {
+): Promise<PageRead> {
   const { rows } = (await knex.raw(
     `SELECT id, own, variants FROM (
        SELECT p.id,
@@ -79,7 +82,7 @@ export async function readGroupedPage(
        AND ((id = ANY(?::uuid[]) AND NOT EXISTS (SELECT 1 FROM catalog_items c WHERE c.parent_id = catalog_items.id)) OR parent_id = ANY(?::uuid[]))
      ORDER BY COALESCE(parent_id, id), id`,
     [...filter.bindings, own, grouped],
-  )) as { rows: GroupedItem[] };
+  )) as { rows: PageItem[] };
   return { items, ids: items.map((i) => i.id), last };
 }
 

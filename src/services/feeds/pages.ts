@@ -24,17 +24,8 @@ import { getCurrentSchema } from '../catalog/schema/schema';
 import { countTouched, touchedIdsAfter } from '../catalog/item-changes';
 import { chooseDeltaMode, deltaSince } from './delta';
 import { feedContextOf, feedRowOf, rendererOf, rowIssues, type FeedContext, type FeedRenderer, type FeedRow, type RowIssue } from './channel-port';
-import { readGroupedPage, renderGroupedPart } from './group-pages';
+import { readGroupedPage, renderGroupedPart, type PageItem, type PageRead } from './group-pages';
 import { insertStateRows, rowHasher, textArray, stateRowsBetween, stateRowsOf, type StateRow } from './item-state';
-
-/** A page of exportable items: the item, and its product for a variant. */
-interface PageItem {
-  id: string;
-  entity_type: 'product' | 'variant';
-  parent_id: string | null;
-  business_key: string | null;
-  data: Record<string, unknown>;
-}
 
 /** Why a run cannot go on (its feed deleted): the workflow stops without retrying. */
 export class FeedRunNotRunnable extends Error {}
@@ -112,14 +103,6 @@ export async function beginFeedRun(knex: Knex, runId: string): Promise<boolean> 
   }
   await knex('feed_runs').where({ id: runId, status: 'running' }).update({ total });
   return true;
-}
-
-/** The items a page reads: the page's items, how many ids it looked at and its keyset cursor. */
-interface PageRead {
-  items: PageItem[];
-  /** Ids looked at: the items read, or (a `changed` delta) the touched ids, existing or deleted. */
-  ids: string[];
-  last: string | null;
 }
 
 /**
