@@ -13,43 +13,23 @@
  * items and keeps the same item list as a full run.
  */
 import crypto from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Knex } from 'knex';
 import request from 'supertest';
-import { createApp } from '../../src/app';
 import { gtinCheckDigit } from '../../src/channels';
-import { loadConfig } from '../../src/config';
 import { feedRunWorkflowId } from '../../src/contracts/feed-workflows';
-import { TemporalJobRunner } from '../../temporal/client';
 import { createTestCatalog } from '../helpers/catalogs';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { FEED_MAPPING, FEED_SCHEMA, feedProductData } from '../helpers/feed-catalog';
-import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';
+import { useFeedRunSuite, type FeedRunSuite } from '../helpers/feed-run-suite';
 
 const TASK_QUEUE = 'test-feed-runs-schema-org';
 /** Two items per page: every product with variants here is larger than a page by item would keep together. */
 const PAGE_ITEMS = 2;
 
-let env: TestWorkflowEnvironment;
-let worker: RunningTestWorker;
-let knex: Knex;
-let app: ReturnType<ReturnType<typeof createApp>['callback']>;
-let org: Awaited<ReturnType<typeof createTestOrg>>;
+let env: FeedRunSuite['env'];
+let knex: FeedRunSuite['knex'];
+let app: FeedRunSuite['app'];
+let org: FeedRunSuite['org'];
 
-beforeAll(async () => {
-  knex = testKnex();
-  org = await createTestOrg('schema.org feed tests');
-  env = await startTestTemporal();
-  worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex, engine: fakeEngine() });
-  const jobRunner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 }, {}, {}, {}, {}, {}, {}, { page_items: PAGE_ITEMS });
-  app = createApp({ config: loadConfig(), knex, jobRunner }).callback();
-}, 300_000);
-
-afterAll(async () => {
-  await worker?.stop();
-  await env?.teardown();
-  await closeTestKnex();
-});
+useFeedRunSuite({ orgName: 'schema.org feed tests', taskQueue: TASK_QUEUE, pageItems: PAGE_ITEMS }, (suite) => ({ env, knex, app, org } = suite));
 
 /** A valid GTIN-13 from a 12-digit body. */
 const gtin = (body: string) => body + String(gtinCheckDigit(body));

@@ -14,16 +14,11 @@
  * settings changed compares every row and still finds a deleted item; a cron schedule is a
  * Temporal Schedule kept in step with the feed.
  */
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Knex } from 'knex';
 import request from 'supertest';
-import { createApp } from '../../src/app';
-import { loadConfig } from '../../src/config';
 import { feedRunWorkflowId, feedScheduleId } from '../../src/contracts/feed-workflows';
-import { TemporalJobRunner } from '../../temporal/client';
 import { createTestCatalog } from '../helpers/catalogs';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';
+import { createTestOrg } from '../helpers/db';
+import { useFeedRunSuite, type FeedRunSuite } from '../helpers/feed-run-suite';
 import { waitUntil } from '../helpers/wait';
 import { newId } from '../../src/lib/ids';
 import { FEED_MAPPING, FEED_SCHEMA, feedProductData, seedFeedCatalog } from '../helpers/feed-catalog';
@@ -32,30 +27,16 @@ const TASK_QUEUE = 'test-feed-runs';
 /** Two items per page, so every run here writes several pages (and parts). */
 const PAGE_ITEMS = 2;
 
-let env: TestWorkflowEnvironment;
-let worker: RunningTestWorker;
-let knex: Knex;
-let app: ReturnType<ReturnType<typeof createApp>['callback']>;
-let org: Awaited<ReturnType<typeof createTestOrg>>;
+let env: FeedRunSuite['env'];
+let knex: FeedRunSuite['knex'];
+let app: FeedRunSuite['app'];
+let org: FeedRunSuite['org'];
 
 const SCHEMA = FEED_SCHEMA;
 const MAPPING = FEED_MAPPING;
 const seed = (catalogId: string) => seedFeedCatalog(knex, catalogId);
 
-beforeAll(async () => {
-  knex = testKnex();
-  org = await createTestOrg('feed tests');
-  env = await startTestTemporal();
-  worker = await runTestWorker(env, { taskQueue: TASK_QUEUE, knex, engine: fakeEngine() });
-  const jobRunner = new TemporalJobRunner(env.client, { taskQueue: TASK_QUEUE, enrichConcurrency: 1 }, {}, {}, {}, {}, {}, {}, { page_items: PAGE_ITEMS });
-  app = createApp({ config: loadConfig(), knex, jobRunner }).callback();
-}, 300_000);
-
-afterAll(async () => {
-  await worker?.stop();
-  await env?.teardown();
-  await closeTestKnex();
-});
+useFeedRunSuite({ orgName: 'feed tests', taskQueue: TASK_QUEUE, pageItems: PAGE_ITEMS }, (suite) => ({ env, knex, app, org } = suite));
 
 async function newFeed(catalogId: string, extra: Record<string, unknown> = {}): Promise<Record<string, unknown> & { id: string; public_url: string }> {
   const res = await request(app)
