@@ -13,7 +13,7 @@ import type { Server } from 'node:http';
 import request from 'supertest';
 import type { CatalogClient } from '@catalog-enrichment/client';
 import { newId } from '../../src/lib/ids';
-import { PAGE_SIZE } from '../../src/services/channels/readiness-state';
+import { STATE_PAGE_ITEMS } from '../../src/services/channels/readiness-state';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
@@ -238,7 +238,7 @@ describe('GET /api/public/catalogs/{id}/channel-readiness', () => {
 
   it('scans a catalog larger than one page', async () => {
     const catalogId = await createTestCatalog(org.organizationId, { schema_definition: FLAT_SCHEMA });
-    const n = PAGE_SIZE * 2 + 37;
+    const n = STATE_PAGE_ITEMS * 2 + 37;
     const bad = (i: number) => i % 7 === 0;
     await insertItems(
       catalogId,

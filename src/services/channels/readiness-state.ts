@@ -13,7 +13,7 @@ import { newId } from '../../lib/ids';
 import { ITEMS_WATERMARK_SQL, restoredSince, touchedIdsAfter } from '../catalog/item-changes';
 
 /** Items read per page of a rebuild or a refresh. */
-export const PAGE_SIZE = 2000;
+export const STATE_PAGE_ITEMS = 2000;
 
 /** An item's verdict for a channel: the error codes it has and the attributes it misses (each once). */
 export interface ReadinessVerdict {
@@ -110,13 +110,13 @@ async function rebuild(trx: Knex.Transaction, stateId: string, catalogId: string
   await trx('channel_readiness_items').where('state_id', stateId).delete();
   let after: string | null = null;
   for (;;) {
-    const rows = await itemsPageAfter(trx, catalogId, after, PAGE_SIZE);
+    const rows = await itemsPageAfter(trx, catalogId, after, STATE_PAGE_ITEMS);
     if (rows.length === 0) return;
     after = rows[rows.length - 1].id;
     const verdicts = await verdictsOf(trx, rows, verdictOf);
     for (const v of verdicts.values()) addVerdict(counts, v, 1);
     await insertVerdicts(trx, stateId, verdicts);
-    if (rows.length < PAGE_SIZE) return;
+    if (rows.length < STATE_PAGE_ITEMS) return;
   }
 }
 
@@ -145,7 +145,7 @@ interface TouchedRow {
 async function refresh(trx: Knex.Transaction, stateId: string, catalogId: string, since: Date, verdictOf: VerdictOf, counts: ReadinessCounts): Promise<void> {
   let after: string | null = null;
   for (;;) {
-    const ids = await touchedIdsAfter(trx, catalogId, since, after, PAGE_SIZE);
+    const ids = await touchedIdsAfter(trx, catalogId, since, after, STATE_PAGE_ITEMS);
     if (ids.length === 0) return;
     after = ids[ids.length - 1];
     const { rows: touched } = (await trx.raw(
@@ -174,7 +174,7 @@ async function refresh(trx: Knex.Transaction, stateId: string, catalogId: string
     }
     if (gone.length) await trx('channel_readiness_items').where('state_id', stateId).whereRaw('item_id = ANY(?::uuid[])', [gone]).del();
     await insertVerdicts(trx, stateId, added);
-    if (ids.length < PAGE_SIZE) return;
+    if (ids.length < STATE_PAGE_ITEMS) return;
   }
 }
 

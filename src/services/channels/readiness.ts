@@ -26,11 +26,11 @@ import { itemsPageAfter, keptReadinessCounts, parentData, productsWithVariants, 
  * by the channel's rules; the report counts the ready items, the items each error code blocks,
  * and the items each attribute is missing from. The counts are kept per catalog and channel and
  * refreshed by the items touched since the last answer (./readiness-state.ts); {@link scanChannelRows}
- * reads every row (fill the gaps for a channel) in keyset pages of {@link PAGE_SIZE} items.
+ * reads every row (fill the gaps for a channel) in keyset pages of {@link SCAN_PAGE_ITEMS} items.
  */
 
 /** Items read per page of the scan. */
-export const PAGE_SIZE = 500;
+const SCAN_PAGE_ITEMS = 500;
 
 /** The readiness report. */
 export interface ChannelReadiness {
@@ -214,7 +214,7 @@ export interface ScannedRow {
 
 /**
  * Visits every item that would be a row of the channel's feed (variants, and products without
- * variants) in id order, in keyset pages of {@link PAGE_SIZE}: its row under `mapping` (variants
+ * variants) in id order, in keyset pages of {@link SCAN_PAGE_ITEMS}: its row under `mapping` (variants
  * inherit from their product) and the issues the channel's rules find in it. `visit` returning
  * `false` stops the scan.
  */
@@ -230,7 +230,7 @@ export async function scanChannelRows(
     visit({ item_id: id, ...checkItem({ channel, grid, mapping, ctx }, data, parent, isVariant) }) !== false;
   let after: string | null = null;
   for (;;) {
-    const page = await itemsPageAfter(knex, grid.catalog.id, after, PAGE_SIZE);
+    const page = await itemsPageAfter(knex, grid.catalog.id, after, SCAN_PAGE_ITEMS);
     if (page.length === 0) return;
     after = page[page.length - 1].id;
     const parents = await parentData(knex, page);
@@ -242,6 +242,6 @@ export async function scanChannelRows(
         if (!check(item.id, item.data, undefined, false)) return;
       }
     }
-    if (page.length < PAGE_SIZE) return;
+    if (page.length < SCAN_PAGE_ITEMS) return;
   }
 }
