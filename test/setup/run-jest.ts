@@ -35,10 +35,13 @@ function suitesRunningAlone(): string[] {
 function jest(args: string[], env: Record<string, string>): { passed: number; failed: number; skipped: number; status: number } | null {
   const summary = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'jest-phase-')), 'summary.json');
   const run = spawnSync(process.execPath, [...JEST, ...args], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ...env, TEST_SUMMARY_FILE: summary } });
-  if (!fs.existsSync(summary)) return null;
-  const counts = JSON.parse(fs.readFileSync(summary, 'utf8')) as { passed: number; failed: number; skipped: number };
-  fs.rmSync(path.dirname(summary), { recursive: true, force: true });
-  return { ...counts, status: run.status ?? 1 };
+  try {
+    if (!fs.existsSync(summary)) return null;
+    const counts = JSON.parse(fs.readFileSync(summary, 'utf8')) as { passed: number; failed: number; skipped: number };
+    return { ...counts, status: run.status ?? 1 };
+  } finally {
+    fs.rmSync(path.dirname(summary), { recursive: true, force: true });
+  }
 }
 
 function main(): number {
