@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../../src/config';
 
@@ -7,3 +8,29 @@ import { REPO_ROOT } from '../../src/config';
  * rule as the service's configuration (docs/configuration.md, `SHARED_DATA_DIR`).
  */
 export const SHARED_DATA = path.resolve(REPO_ROOT, process.env.SHARED_DATA_DIR || path.join('..', 'shared', 'data'));
+
+/**
+ * Writes an archive folder (docs/research.md, "How an archive is researched") holding only `ids`' pages of the
+ * archive at `folder`: a `page-index.json` with their entries and a symbolic link to each page
+ * file, in a new folder under `parent`. A suite that needs two pages then parses two instead of
+ * the whole archive on its first research, so its run time does not grow with the archive or
+ * with the machine's load.
+ * @returns the new folder's path
+ * @throws Error when an id is not in the archive's index
+ */
+export function subsetArchive(folder: string, ids: string[], parent: string): string {
+  const index = JSON.parse(fs.readFileSync(path.join(folder, 'page-index.json'), 'utf8')) as Array<{ id: string; file: string }>;
+  const entries = ids.map((id) => {
+    const entry = index.find((p) => p.id === id);
+    if (!entry) throw new Error(`${id} is not in ${folder}/page-index.json`);
+    return entry;
+  });
+  const out = fs.mkdtempSync(path.join(parent, 'archive-'));
+  for (const entry of entries) {
+    const target = path.join(out, entry.file);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.symlinkSync(path.resolve(folder, entry.file), target);
+  }
+  fs.writeFileSync(path.join(out, 'page-index.json'), JSON.stringify(entries));
+  return out;
+}
