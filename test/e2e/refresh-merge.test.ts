@@ -6,6 +6,8 @@
  * stale prices and tag lists; a fake engine (echo) stands in where only staging is under test
  * (a CSV `items_file` typed by the catalog schema).
  */
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -13,7 +15,7 @@ import { loadConfig } from '../../src/config';
 import { createEngineFromConfig } from '../../src/enrichment';
 import { flagDuplicateValues } from '../../src/services/enrichment/rows/unique';
 import { createTestCatalog } from '../helpers/catalogs';
-import { SHARED_DATA } from '../helpers/data';
+import { SHARED_DATA, subsetArchive } from '../helpers/data';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal, testApiFor } from '../helpers/temporal';
 import { bodyOf, EnrichBody, StagedChangeListBody } from '../helpers/wire';
@@ -28,9 +30,12 @@ const workers: RunningTestWorker[] = [];
 let realApp: ReturnType<typeof testApiFor>;
 let fakeApp: ReturnType<typeof testApiFor>;
 let org: Awaited<ReturnType<typeof createTestOrg>>;
+let dataDir: string;
 
 beforeAll(async () => {
-  const config = { ...loadConfig(), researchArchives: [ZYTE] };
+  // Only the three pages the items are researched on: parsing the whole archive on a cold cache took minutes on a loaded machine.
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'refresh-merge-'));
+  const config = { ...loadConfig(), researchArchives: [subsetArchive(ZYTE, [OTTO, BESTBUY, JOHNLEWIS], dataDir)] };
   env = await startTestTemporal();
   const knex = testKnex();
   workers.push(await runTestWorker(env, { taskQueue: 'test-refresh-real', knex, engine: createEngineFromConfig(config) }));
@@ -44,6 +49,7 @@ afterAll(async () => {
   for (const w of workers) await w.stop();
   await env?.teardown();
   await closeTestKnex();
+  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 const CATALOG_SCHEMA = {

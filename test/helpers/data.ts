@@ -10,19 +10,19 @@ import { REPO_ROOT } from '../../src/config';
 export const SHARED_DATA = path.resolve(REPO_ROOT, process.env.SHARED_DATA_DIR || path.join('..', 'shared', 'data'));
 
 /**
- * Writes an archive folder (docs/research.md, "How an archive is researched") holding only `ids`' pages of the
- * archive at `folder`: a `page-index.json` with their entries and a symbolic link to each page
+ * Writes an archive folder (docs/research.md, "How an archive is researched") holding only the pages of the
+ * archive at `folder` named in `keys` (each a page's `id` or `url` in its index): a `page-index.json` with their entries and a symbolic link to each page
  * file, in a new folder under `parent`. A suite that needs two pages then parses two instead of
  * the whole archive on its first research, so its run time does not grow with the archive or
  * with the machine's load.
  * @returns the new folder's path
- * @throws Error when an id is not in the archive's index
+ * @throws Error when a key is not in the archive's index
  */
-export function subsetArchive(folder: string, ids: string[], parent: string): string {
-  const index = JSON.parse(fs.readFileSync(path.join(folder, 'page-index.json'), 'utf8')) as Array<{ id: string; file: string }>;
-  const entries = ids.map((id) => {
-    const entry = index.find((p) => p.id === id);
-    if (!entry) throw new Error(`${id} is not in ${folder}/page-index.json`);
+export function subsetArchive(folder: string, keys: string[], parent: string): string {
+  const index = JSON.parse(fs.readFileSync(path.join(folder, 'page-index.json'), 'utf8')) as Array<{ id: string; url: string; file: string }>;
+  const entries = keys.map((key) => {
+    const entry = index.find((p) => p.id === key || p.url === key);
+    if (!entry) throw new Error(`${key} is not in ${folder}/page-index.json`);
     return entry;
   });
   const out = fs.mkdtempSync(path.join(parent, 'archive-'));
