@@ -82,23 +82,29 @@ export function schemaOrgProduct(r: FeedRow): Record<string, unknown> {
  *   else the product row's `id`;
  * - `variesBy` lists, as schema.org property URLs, the properties among color, size, material and
  *   pattern whose value differs between two variants (a variant without one counts as a value);
+ * - `@id` names the group node (JSON-LD 1.1, "Node Identifiers"): the product's `link` with the
+ *   fragment `#product-group`, else the document-relative `#product-group-<productGroupID>`;
  * - `hasVariant` lists each variant row as a `Product` with its own `offers` and `isVariantOf`
- *   pointing back to the group by its `productGroupID`.
+ *   pointing back to the group by its `@id` (and its `productGroupID`, for readers that do not
+ *   resolve node identifiers).
  * @param product the product's row (its own values, mapped like a row without a product)
  * @param variants the rows of its variants, each already holding what it inherits from the product
  */
 export function schemaOrgGroup(product: FeedRow, variants: FeedRow[]): Record<string, unknown> {
   const groupId = variants.map((v) => one(v.item_group_id)).find(Boolean) ?? one(product.id);
+  const link = one(product.link).replace(/#.*$/, '');
+  const nodeId = link ? `${link}#product-group` : `#product-group-${encodeURIComponent(groupId)}`;
   const varying = VARIES.filter((a) => new Set(variants.map((v) => one(v[a]))).size > 1);
   const rest = Object.fromEntries(
     Object.entries(schemaOrgProduct(product)).filter(([property]) => !['sku', 'gtin', 'mpn', 'offers', ...varying].includes(property)),
   );
   return {
+    '@id': nodeId,
     ...rest,
     '@type': 'ProductGroup',
     productGroupID: groupId,
     ...(varying.length ? { variesBy: varying.map((a) => `https://schema.org/${a}`) } : {}),
-    hasVariant: variants.map((v) => ({ ...schemaOrgProduct(v), isVariantOf: { '@type': 'ProductGroup', productGroupID: groupId } })),
+    hasVariant: variants.map((v) => ({ ...schemaOrgProduct(v), isVariantOf: { '@id': nodeId, '@type': 'ProductGroup', productGroupID: groupId } })),
   };
 }
 

@@ -147,7 +147,8 @@ function expectLineShape(line: Json): void {
     expect(v['@context']).toBeUndefined();
     expect(typeof v.sku).toBe('string');
     expectOffer(v.offers);
-    expect(v.isVariantOf).toEqual({ '@type': 'ProductGroup', productGroupID: line.productGroupID });
+    expect(v.isVariantOf).toEqual({ '@id': line['@id'], '@type': 'ProductGroup', productGroupID: line.productGroupID });
+    expect(line['@id']).toMatch(/#product-group/);
   }
 }
 

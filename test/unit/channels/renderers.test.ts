@@ -142,7 +142,7 @@ describe('feed renderers', () => {
         '@type': 'Product',
         sku: 'P-1-S',
         size: 'S',
-        isVariantOf: { '@type': 'ProductGroup', productGroupID: 'P-1' },
+        isVariantOf: { '@id': group['@id'], '@type': 'ProductGroup', productGroupID: 'P-1' },
         offers: expect.objectContaining({ price: '59.00' }),
       }),
       expect.objectContaining({ sku: 'P-1-M', size: 'M', offers: expect.objectContaining({ price: '49.00', priceCurrency: 'EUR' }) }),
@@ -159,10 +159,14 @@ describe('feed renderers', () => {
     expect(group).toMatchObject({ '@context': 'https://schema.org', '@type': 'ProductGroup', productGroupID: 'GROUP-7', color: 'blue', name: 'Linen shirt' });
     for (const property of ['sku', 'gtin', 'mpn', 'offers', 'size']) expect(group[property]).toBeUndefined();
     const hasVariant = group.hasVariant as Array<Record<string, unknown>>;
+    // The group is a node the variants name by its @id: the product's page with a fragment.
+    expect(group['@id']).toBe(`${String(product.link).replace(/#.*$/, '')}#product-group`);
     expect(hasVariant.map((v) => v.isVariantOf)).toEqual([
-      { '@type': 'ProductGroup', productGroupID: 'GROUP-7' },
-      { '@type': 'ProductGroup', productGroupID: 'GROUP-7' },
+      { '@id': group['@id'], '@type': 'ProductGroup', productGroupID: 'GROUP-7' },
+      { '@id': group['@id'], '@type': 'ProductGroup', productGroupID: 'GROUP-7' },
     ]);
+    // Without a link, a document-relative identifier made of the group id.
+    expect(JSON.parse(writer.group({ ...product, link: '' }, variants))['@id']).toBe('#product-group-GROUP-7');
     // Without an item_group_id on the variants, the product's own id names the group.
     expect(
       JSON.parse(
