@@ -173,4 +173,8 @@ test('a worker killed between storing a row’s sources and writing its result: 
   const orphans = writes.filter(([key]) => !keys.has(key));
   expect(orphans).toHaveLength(1);
   expect(orphans[0][1]).toBe(1);
+  // The production worker's fetcher keeps its state in the database (temporal/worker.ts wires
+  // src/services/fetching/): the shop's robots.txt answer is stored for every worker.
+  expect(shop.hits('/robots.txt')).toBeGreaterThan(0);
+  expect(await knex('fetch_robots').where({ origin: shop.base }).first('outcome', 'http_status')).toEqual({ outcome: expect.any(String), http_status: 404 });
 }, 900_000);
