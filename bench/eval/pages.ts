@@ -12,7 +12,7 @@ import { findFiles, options, readJson, table } from './files';
 import { addPairCredit, ruleGains, rulePairs, ruleProvenance, rulesOffFor, siteFamily, type PageOutcome } from './lofo';
 import { memoisedCells, outOfSampleCalibration, type CalibrationSource, type CellOutcome } from './calibrate';
 import { grounded, Haystack } from './haystack';
-import { isErratum, readErrata, type LabelErratum } from './errata';
+import { isErratum, readErrata, withErrata, type LabelErratum } from './errata';
 
 /** The labelled fields of the zyte product-extraction layout, in report order. */
 export const PAGE_FIELDS = ['price', 'currency', 'availability', 'sku', 'brand', 'gtin', 'mpn'] as const;
@@ -143,6 +143,15 @@ function outcomeOf(labels: Record<string, unknown>, after: Record<string, unknow
   return out;
 }
 
+/** Adds one page's result to per-field counts (upstream rules, metrics.ts `count`; no availability returned reads as InStock, the right one when none is labelled). */
+function countFields(counts: Record<PageField, FieldCounts>, labels: Record<string, unknown>, after: Record<string, unknown>): void {
+  const outcome = outcomeOf(labels, after);
+  for (const field of PAGE_FIELDS) {
+    const has = after[field] !== undefined && after[field] !== null && after[field] !== '';
+    count(counts[field], has || field === 'availability', outcome[field].right, field === 'availability' || acceptable(labels, field).length > 0);
+  }
+}
+
 /** The calibration cell of each returned labelled value of a result and whether it was right: what calibrations are fitted from. */
 function cellOutcomes(observed: Observed[], outcome: PageOutcome, after: Record<string, unknown>): CellOutcome[] {
   return observed.filter((o) => o.field in outcome && after[o.field] !== undefined).map((o) => [o.cell, outcome[o.field].right]);
@@ -155,6 +164,8 @@ function cellOutcomes(observed: Observed[], outcome: PageOutcome, after: Record<
  */
 class Tally {
   readonly counts = Object.fromEntries(PAGE_FIELDS.map((f) => [f, { tp: 0, fp: 0, fn: 0 }])) as Record<PageField, FieldCounts>;
+  /** The same counts with the label errata applied (./errata.ts withErrata): shown beside, never instead of, the counts against the published labels. */
+  readonly countsErrata = Object.fromEntries(PAGE_FIELDS.map((f) => [f, { tp: 0, fp: 0, fn: 0 }])) as Record<PageField, FieldCounts>;
   readonly byConfidence: Record<string, { returned: number; correct: number }> = {};
   /** The same per field: returned values and right ones per confidence level. */
   readonly byFieldConfidence = Object.fromEntries(PAGE_FIELDS.map((f) => [f, {}])) as Record<PageField, Record<string, { returned: number; correct: number }>>;
@@ -190,12 +201,13 @@ class Tally {
     const judge = (this.byJudge[judged.decision] ??= { items: 0, returned: 0, correct: 0 });
     judge.items++;
     const outcome = outcomeOf(labels, after);
+    countFields(this.counts, labels, after);
+    countFields(this.countsErrata, withErrata(this.errata, rec.id, labels), after);
     for (const field of PAGE_FIELDS) {
       const g = acceptable(labels, field);
       const has = after[field] !== undefined && after[field] !== null && after[field] !== '';
       const goldEff = field === 'availability' && g.length === 0 ? ['InStock'] : g;
       const ok = outcome[field].right;
-      count(this.counts[field], has || field === 'availability', ok, goldEff.length > 0);
       if (has) {
         audit.returned++;
         judge.returned++;
@@ -285,6 +297,8 @@ class Tally {
     return {
       calibration: this.reliability(),
       fields: Object.fromEntries(PAGE_FIELDS.map((f) => [f, { ...prf(this.counts[f]), high_errors: this.highErrors(f) }])),
+      // The same fields scored with the label errata applied (bench/eval/label-errata.json): printed beside, never instead of, `fields`.
+      fields_with_errata: Object.fromEntries(PAGE_FIELDS.map((f) => [f, prf(this.countsErrata[f])])),
       high_errors: PAGE_FIELDS.reduce((s, f) => s + this.highErrors(f), 0),
       // The same values, each marked when a label erratum explains it; `high_errors_unexplained` counts the others.
       high_error_values: this.highWrong,
@@ -460,8 +474,12 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
   console.log(
     `pages suite: ${items} items (${new Set(pages.map((p) => p.family)).size} site families), tier ${tier}, speed ${speed}, corpus ${archive.pages.length} pages (index built in ${indexSeconds.toFixed(1)} s)${lofo ? ', LOFO = each site family scored with rules and calibration fitted without it' : ''}`,
   );
-  const plainFields = plain.figures().fields as Record<PageField, { precision: number; recall: number; f1: number }>;
-  const lofoFields = lofo?.figures().fields as Record<PageField, { precision: number; recall: number; f1: number }> | undefined;
+  type Fields = Record<PageField, { precision: number; recall: number; f1: number }>;
+  const plainFields = plain.figures().fields as Fields;
+  const lofoFields = lofo?.figures().fields as Fields | undefined;
+  // With the label errata applied (./errata.ts): printed beside the figures against the published labels.
+  const plainErrata = plain.figures().fields_with_errata as Fields;
+  const lofoErrata = lofo?.figures().fields_with_errata as Fields | undefined;
   const f = (x: number) => x.toFixed(3);
   console.log(
     table(
@@ -470,8 +488,9 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
         'precision',
         'recall',
         'F1',
+        'F1 errata',
         'high errors',
-        ...(lofoFields ? ['LOFO P', 'LOFO R', 'LOFO F1', 'LOFO high errors'] : []),
+        ...(lofoFields ? ['LOFO P', 'LOFO R', 'LOFO F1', 'LOFO F1 errata', 'LOFO high errors'] : []),
         ...baselineF1.map(([n]) => `${n} F1`),
       ],
       PAGE_FIELDS.map((field) => [
@@ -479,8 +498,11 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
         f(plainFields[field].precision),
         f(plainFields[field].recall),
         f(plainFields[field].f1),
+        f(plainErrata[field].f1),
         plain.highErrors(field),
-        ...(lofo && lofoFields ? [f(lofoFields[field].precision), f(lofoFields[field].recall), f(lofoFields[field].f1), lofo.highErrors(field)] : []),
+        ...(lofo && lofoFields && lofoErrata
+          ? [f(lofoFields[field].precision), f(lofoFields[field].recall), f(lofoFields[field].f1), f(lofoErrata[field].f1), lofo.highErrors(field)]
+          : []),
         // Tier A hands the engine the brand: its brand is not comparable with extractors never given it.
         ...baselineF1.map(([, b]) => (field === 'brand' && tier === 'A' ? `(${f(b[field])})` : f(b[field]))),
       ]),
@@ -488,6 +510,9 @@ export async function runPagesSuite(argv: string[]): Promise<Record<string, unkn
   );
   if (tier === 'A')
     console.log('brand: tier A gives the engine the brand; compare brand with the baselines in tier B only (bracketed figures are not comparable).');
+  console.log(
+    `F1 is against the labels as published; F1 errata is the same with the ${errata.length} label errata of bench/eval/label-errata.json applied (the label replaced by the value the page states): ${errata.map((e) => `${e.page.slice(0, 8)} ${e.field} ${JSON.stringify(e.label)} → ${JSON.stringify(e.page_value)}`).join('; ')}`,
+  );
   for (const [name, t] of [['plain', plain], ...(lofo ? [['LOFO', lofo] as const] : [])] as Array<[string, Tally]>)
     console.log(
       `wrong values at high confidence (${name}): ${t.highWrong.length}, ${t.highWrong.filter((x) => x.erratum).length} of them where the page contradicts its label (bench/eval/label-errata.json)${t.highWrong.map((x) => `; ${x.page.slice(0, 8)} ${x.field} ${JSON.stringify(x.value)}${x.erratum ? ' (erratum)' : ''}`).join('')}`,

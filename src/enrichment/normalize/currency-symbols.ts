@@ -73,6 +73,9 @@ export const CURRENCY_NOTATIONS: ReadonlyArray<readonly [string, string | null]>
   ['₽', 'RUB'],
   ['Р', 'RUB'],
   ['Rbl', 'RUB'],
+  // The rouble's ISO 4217 code before the 1998 redenomination, still written for today's rouble
+  // by Russian shops and feeds (Yandex Market's YML format takes RUR and RUB alike).
+  ['RUR', 'RUB'],
   ['грн.', 'UAH'],
   ['грн', 'UAH'],
   ['₴', 'UAH'],

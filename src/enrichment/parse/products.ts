@@ -61,6 +61,20 @@ function scalar(value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * A schema.org Offer or PriceSpecification property (`priceCurrency`, `price`, …) of a plain
+ * object: the property of that exact name, else one whose name differs from it only in case
+ * (`pricecurrency`). Microdata and JSON-LD names are case-sensitive, but a property name that
+ * differs only in case names nothing else in schema.org's vocabulary, and shops write
+ * `itemprop="pricecurrency"`; a reader takes it for the property it spells.
+ */
+function offerProp(o: Record<string, unknown>, name: string): unknown {
+  if (o[name] !== undefined) return o[name];
+  const lower = name.toLowerCase();
+  const key = Object.keys(o).find((k) => k.toLowerCase() === lower);
+  return key === undefined ? undefined : o[key];
+}
+
 function list(value: unknown): unknown[] {
   return Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
 }
@@ -129,22 +143,22 @@ function readOffer(
   props: (o: unknown) => Record<string, unknown> | undefined,
   currencyDefault?: string,
 ): StructuredOffer | undefined {
-  const specs = list(offer.priceSpecification)
+  const specs = list(offerProp(offer, 'priceSpecification'))
     .map(props)
     .filter((o): o is Record<string, unknown> => !!o);
-  const isList = (x: Record<string, unknown>) => LIST_PRICE_TYPE.test(scalar(x.priceType) ?? '');
+  const isList = (x: Record<string, unknown>) => LIST_PRICE_TYPE.test(scalar(offerProp(x, 'priceType')) ?? '');
   const listSpec = specs.find(isList);
-  const spec = specs.find((x) => !isList(x) && scalar(x.price) !== undefined);
-  const own = scalar(offer.price) ?? scalar(offer.lowPrice);
-  const price = own ?? (spec ? scalar(spec.price) : undefined);
-  const priceKey = scalar(offer.price) ? 'price' : scalar(offer.lowPrice) ? 'lowPrice' : 'priceSpecification.price';
+  const spec = specs.find((x) => !isList(x) && scalar(offerProp(x, 'price')) !== undefined);
+  const own = scalar(offerProp(offer, 'price')) ?? scalar(offerProp(offer, 'lowPrice'));
+  const price = own ?? (spec ? scalar(offerProp(spec, 'price')) : undefined);
+  const priceKey = scalar(offerProp(offer, 'price')) ? 'price' : scalar(offerProp(offer, 'lowPrice')) ? 'lowPrice' : 'priceSpecification.price';
   const currency =
-    scalar(offer.priceCurrency) ??
-    (spec ? scalar(spec.priceCurrency) : undefined) ??
-    (listSpec ? scalar(listSpec.priceCurrency) : undefined) ??
+    scalar(offerProp(offer, 'priceCurrency')) ??
+    (spec ? scalar(offerProp(spec, 'priceCurrency')) : undefined) ??
+    (listSpec ? scalar(offerProp(listSpec, 'priceCurrency')) : undefined) ??
     currencyDefault;
-  const listPrice = listSpec ? scalar(listSpec.price) : undefined;
-  const availability = scalar(offer.availability);
+  const listPrice = listSpec ? scalar(offerProp(listSpec, 'price')) : undefined;
+  const availability = scalar(offerProp(offer, 'availability'));
   if (price === undefined && availability === undefined && listPrice === undefined) return undefined;
   const sameAmount = (a?: string, b?: string) => a !== undefined && b !== undefined && Number(a) === Number(b) && !Number.isNaN(Number(a));
   return {
@@ -186,7 +200,7 @@ function toProduct(
     const base = offerList.length > 1 ? `offers[${i}]` : 'offers';
     const read = readOffer(offer, base, props);
     if (read) p.offers.push(read);
-    const nested = list(offer.offers)
+    const nested = list(offerProp(offer, 'offers'))
       .map(props)
       .filter((o): o is Record<string, unknown> => !!o);
     nested.forEach((n, j) => {
