@@ -28,8 +28,9 @@ function sourceText(source: FeedMappingSource): SafeHtml {
   return html`fixed value <code>${source.value}</code>`;
 }
 
-/** "12 of 40". */
+/** "12 of 40 items read", or that no worker has begun a run that is still to come. */
 function progressText(run: FeedRun): string {
+  if (active(run) && run.total === 0 && run.items_read === 0) return 'Not begun yet: waiting for a worker';
   return `${countText(run.items_read)} of ${countText(run.total)} items read`;
 }
 

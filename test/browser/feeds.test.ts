@@ -9,10 +9,10 @@
  * edit form refuses a bad cron (422, input kept) and saves a changed mapping row (no longer a
  * proposal). The grid flags the bad GTIN (badge with the reason) and not the good ones; the item
  * page warns beside it. axe-core finds no serious or critical violation on any page; the
- * screenshots are docs/screenshots/feeds.png and feed-run.png.
+ * screenshots are docs/screenshots/feeds.png, feed-run.png and feed-run-running.png (a run started
+ * on a task queue no worker polls, cancelled from its page: its live workflow gets the cancel).
  */
 import request from 'supertest';
-import { newId } from '../../src/lib/ids';
 import { createPerson } from '../../src/services/access/people';
 import { createTestCatalog } from '../helpers/catalogs';
 import { createTestOrg, testKnex } from '../helpers/db';
@@ -169,27 +169,27 @@ describe('feed pages in Chromium', () => {
     expect(await page.$('#gtin-warning')).toBeNull();
   });
 
-  test('a running run is cancelled from its page', async () => {
-    const { page, base } = ui;
+  test('a running run is cancelled from its page: the run is marked cancelled and its live workflow is asked to cancel', async () => {
+    const { page, base, env } = ui;
     const feedId = feedUrl.split('/').pop()!;
-    // A run the worker never picks up (no workflow was started): it stays running until cancelled.
-    const runId = newId();
-    await testKnex()('feed_runs').insert({
-      id: runId,
-      feed_id: feedId,
-      organization_id: org.organizationId,
-      status: 'running',
-      delta: false,
-      total: 4,
-      items_read: 2,
-    });
+    // The run is started through the API on a task queue no worker polls: its workflow is live and
+    // waits, so the run stays running until the console cancels it (no timing involved).
+    const idle = testApiFor(env, `${TASK_QUEUE}-unpolled`, { feedTuning: { page_items: 2 } });
+    const started = await request(idle).post(`/api/public/feeds/${feedId}/runs`).set(org.auth).send({});
+    expect(started.status).toBe(202);
+    const runId = started.body.run_id as string;
+    const workflow = env.client.workflow.getHandle(`feed-run-${runId}`);
+    expect((await workflow.describe()).status.name).toBe('RUNNING');
     await page.goto(`${base}${feedUrl}/runs/${runId}`);
-    expect(await text('#run-progress')).toBe('2 of 4 items read · this page follows the run');
+    expect(await text('#run-progress')).toBe('Not begun yet: waiting for a worker · this page follows the run');
     await shotAndCheck(page, 'feed-run-running.png');
     await submit('#cancel-run');
     await page.waitForSelector('.title-row .badge.status-cancelled');
     expect(await page.$('#cancel-run')).toBeNull();
     expect((await testKnex()('feed_runs').where({ id: runId }).first('status')).status).toBe('cancelled');
+    const history = await workflow.fetchHistory();
+    expect(history.events?.some((e) => e.workflowExecutionCancelRequestedEventAttributes)).toBe(true);
+    await workflow.terminate('test over: no worker polls this queue');
   });
 
   test("an editor reads the feed pages without their forms; an editor's feed form is refused (403), as the API refuses it", async () => {
