@@ -27,9 +27,9 @@
  * Deterministic: ties go to the shallower node, then the smaller id.
  */
 import { exampleVotes, type CategoryExampleModel } from './examples';
-import { AUDIENCE, FORMS, headOf, withStyleNotationsJoined } from './head';
+import { AUDIENCE, FORMS, headOf, MATERIALS, withStyleNotationsJoined } from './head';
 import { expandLexicon, FLAVOURS, generalsOf, KIND_WORDS, notationTerms, withoutIdentifierLabels } from './lexicon';
-import { terms } from './terms';
+import { decodeEntities, terms } from './terms';
 import { translateTitle } from './translate';
 import type { CompiledTaxonomy, TaxonomyNode } from './tree';
 
@@ -252,21 +252,27 @@ function add(r: Read, t: string, weight: number): void {
 
 /** Reads a title-like text: the head of its first clause (./head), the rest, later clauses; other languages through ./translate. */
 function readTitle(index: Index, text: string, scale: number, r: Read): void {
-  const english = withStyleNotationsJoined(translateTitle(text, (w) => terms(w).some((t) => index.heads.has(t) || KIND_WORDS.has(t))));
+  // Character references decoded first: the ";" of "Men&#39;s" ends no clause.
+  const english = withStyleNotationsJoined(translateTitle(decodeEntities(text), (w) => terms(w).some((t) => index.heads.has(t) || KIND_WORDS.has(t))));
   // "… by Whole Foods Market": what follows "by" names the maker, read as a later clause's words and never the head.
   const parts = clauses(english).flatMap((c) => {
     const [own, ...maker] = c.split(/\s+by\s+/i);
     return [{ words: terms(own), maker: false }, ...maker.map((m) => ({ words: terms(m), maker: true }))];
   });
-  const first = parts.findIndex((p) => !p.maker && p.words.some((t) => index.idf.has(t) || KIND_WORDS.has(t)));
   const isProduct = (t: string): boolean => (index.heads.has(t) || KIND_WORDS.has(t)) && !WEAK.has(t) && !COLOURS.has(t);
+  // A title's first word is most often its brand ("Banana Boat Sunscreen …"): it weighs as a later clause's.
+  const own = (words: string[], i: number): string[] => (i === 0 && words.length > 2 ? words.slice(1) : words);
+  // The first clause is the first that names a product ("Traditional Medicinals, Organic Reishi Mushroom Tea": a maker's
+  // name alone before the comma); failing that, the first with any word a node name uses.
+  const namesOwn = (i: number, strict: boolean): boolean =>
+    !parts[i].maker && own(parts[i].words, i).some((t) => isProduct(t) && !(strict && (FLAVOURS.has(t) || MATERIALS.has(t))));
+  // A clause naming only a flavour or material ("Honey And Sage, Deep Conditioner") gives way to a later one naming a product.
+  const strict = parts.findIndex((_, i) => namesOwn(i, true));
+  const named = strict >= 0 ? strict : parts.findIndex((_, i) => namesOwn(i, false));
+  const first = named >= 0 ? named : parts.findIndex((p) => !p.maker && p.words.some((t) => index.idf.has(t) || KIND_WORDS.has(t)));
   parts.forEach(({ words, maker }, i) => {
-    let p = words;
-    // A title's first word is most often its brand ("Banana Boat Sunscreen …"): it weighs as a later clause's.
-    if (i === 0 && p.length > 2) {
-      add(r, p[0], scale * POSITION.later);
-      p = p.slice(1);
-    }
+    const p = own(words, i);
+    if (p.length < words.length) add(r, words[0], scale * POSITION.later);
     // The head names what is sold (./head): never a colour, material or audience word, and a flavour only
     // when the clause names nothing else ("Lip Balm Mango": balm).
     const head = i === first && p.length <= LONG_CLAUSE ? headOf(p, isProduct, (t) => FLAVOURS.has(t)) : undefined;
