@@ -163,6 +163,7 @@ const KINDS: Record<string, string[]> = {
   'mobile phones': ['smartphone', 'cell phone', 'cellphone'],
   sofas: ['couch', 'settee', 'loveseat'],
   pants: ['trousers', 'jeans', 'chinos', 'slacks', 'leggings', 'joggers'],
+  shorts: ['short pants', 'short pant'],
 };
 
 /**
