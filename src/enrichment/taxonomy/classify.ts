@@ -30,7 +30,7 @@ import { exampleVotes, type CategoryExampleModel } from './examples';
 import { AUDIENCE, FORMS, headOf, MATERIALS, withStyleNotationsJoined } from './head';
 import { expandLexicon, FLAVOURS, generalsOf, KIND_WORDS, notationTerms, withoutIdentifierLabels } from './lexicon';
 import { decodeEntities, terms } from './terms';
-import { translateTitle } from './translate';
+import { foreignNouns, translateTitle } from './translate';
 import type { CompiledTaxonomy, TaxonomyNode } from './tree';
 
 /** What the classifier reads about an item. All fields are plain texts. */
@@ -258,7 +258,8 @@ function add(r: Read, t: string, weight: number): void {
 /** Reads a title-like text: the head of its first clause (./head), the rest, later clauses; other languages through ./translate. */
 function readTitle(index: Index, text: string, scale: number, r: Read): void {
   // Character references decoded first: the ";" of "Men&#39;s" ends no clause.
-  const english = withStyleNotationsJoined(translateTitle(decodeEntities(text), (w) => terms(w).some((t) => index.heads.has(t) || KIND_WORDS.has(t))));
+  const isEnglish = (w: string): boolean => terms(w).some((t) => index.heads.has(t) || KIND_WORDS.has(t));
+  const english = withStyleNotationsJoined(translateTitle(decodeEntities(text), isEnglish));
   // "… by Whole Foods Market": what follows "by" names the maker, read as a later clause's words and never the head.
   const parts = clauses(english).flatMap((c) => {
     const [own, ...maker] = c.split(/\s+by\s+/i);
@@ -293,6 +294,9 @@ function readTitle(index: Index, text: string, scale: number, r: Read): void {
     p.forEach((t, k) => add(r, t, scale * (t === head ? POSITION.head : i === first && !modifier(t) && !adjunct(t, k) ? inClause(k) : POSITION.later)));
     r.next += GAP;
   });
+  // A product named in another language in an English title ("Snow Gafas") is read as a later clause's word.
+  for (const t of foreignNouns(text, isEnglish).flatMap((e) => terms(e))) add(r, t, scale * POSITION.later);
+  r.next += GAP;
 }
 
 /** Reads the evidence (see the module comment), with the lexicon's expansions. */
