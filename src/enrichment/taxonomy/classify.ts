@@ -279,9 +279,15 @@ function readTitle(index: Index, text: string, scale: number, r: Read): void {
   parts.forEach(({ words, maker }, i) => {
     const p = own(words, i);
     if (p.length < words.length) add(r, words[0], scale * POSITION.later);
-    // The head names what is sold (./head): never a colour, material or audience word, and a flavour only
-    // when the clause names nothing else ("Lip Balm Mango": balm).
-    const head = i === first && p.length <= LONG_CLAUSE ? headOf(p, isProduct, (t) => FLAVOURS.has(t)) : undefined;
+    // The head names what is sold (./head): never a colour, material or audience word, and a flavour only when the clause
+    // names nothing else ("Lip Balm Mango": balm). When it is the form the product is sold in ("Floral Tea Tin", "Iced Tea
+    // Drink Mix", "Cappuccino Single Serve Cups": ./head FORMS), the one product the clause names before it is the head (of
+    // several, "Acoustic Guitar … Spruce Top Beginner Kit", none is surely the product: the form stays the head).
+    let head = i === first && p.length <= LONG_CLAUSE ? headOf(p, isProduct, (t) => FLAVOURS.has(t)) : undefined;
+    if (head !== undefined && FORMS.has(head)) {
+      const sold = p.slice(0, p.lastIndexOf(head)).filter((t) => isProduct(t) && !FORMS.has(t) && !FLAVOURS.has(t) && !MATERIALS.has(t) && !AUDIENCE.has(t));
+      if (new Set(sold).size === 1) head = sold[0];
+    }
     const modifier = (t: string): boolean => WEAK.has(t) || FLAVOURS.has(t) || AUDIENCE.has(t) || maker;
     // A kind of product named before the head modifies it ("Oxford Dress Shirt": an oxford shirt, not shoes),
     // unless the head is the form it is sold in ("Oatmeal Cup", ./head FORMS).
