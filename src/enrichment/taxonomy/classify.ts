@@ -30,7 +30,7 @@ import { exampleVotes, type CategoryExampleModel } from './examples';
 import { AUDIENCE, FORMS, headOf, MATERIALS, withStyleNotationsJoined } from './head';
 import { expandLexicon, FLAVOURS, generalsOf, KIND_WORDS, notationTerms, withoutIdentifierLabels } from './lexicon';
 import { decodeEntities, terms } from './terms';
-import { foreignNouns, translateTitle } from './translate';
+import { foreignNounsOfEnglish, translateTitle } from './translate';
 import type { CompiledTaxonomy, TaxonomyNode } from './tree';
 
 /** What the classifier reads about an item. All fields are plain texts. */
@@ -259,7 +259,9 @@ function add(r: Read, t: string, weight: number): void {
 function readTitle(index: Index, text: string, scale: number, r: Read): void {
   // Character references decoded first: the ";" of "Men&#39;s" ends no clause.
   const isEnglish = (w: string): boolean => terms(w).some((t) => index.heads.has(t) || KIND_WORDS.has(t));
-  const english = withStyleNotationsJoined(translateTitle(decodeEntities(text), isEnglish));
+  const decoded = decodeEntities(text);
+  const translated = translateTitle(decoded, isEnglish);
+  const english = withStyleNotationsJoined(translated);
   // "… by Whole Foods Market": what follows "by" names the maker, read as a later clause's words and never the head.
   const parts = clauses(english).flatMap((c) => {
     const [own, ...maker] = c.split(/\s+by\s+/i);
@@ -301,7 +303,8 @@ function readTitle(index: Index, text: string, scale: number, r: Read): void {
     r.next += GAP;
   });
   // A product named in another language in an English title ("Snow Gafas") is read as a later clause's word.
-  for (const t of foreignNouns(text, isEnglish).flatMap((e) => terms(e))) add(r, t, scale * POSITION.later);
+  const foreign = translated === decoded ? foreignNounsOfEnglish(decoded, isEnglish) : [];
+  for (const t of foreign.flatMap((e) => terms(e))) add(r, t, scale * POSITION.later);
   r.next += GAP;
 }
 

@@ -191,7 +191,14 @@ export function translateTitle(title: string, isEnglish: (word: string) => boole
  * @param isEnglish see {@link titleLanguage}
  */
 export function foreignNouns(title: string, isEnglish: (word: string) => boolean): string[] {
-  if (titleLanguage(title, isEnglish)) return [];
+  return titleLanguage(title, isEnglish) ? [] : foreignNounsOfEnglish(title, isEnglish);
+}
+
+/**
+ * {@link foreignNouns} of a title already known to be read as English (`translateTitle` returned it unchanged),
+ * without deciding its language again.
+ */
+export function foreignNounsOfEnglish(title: string, isEnglish: (word: string) => boolean): string[] {
   const out: string[] = [];
   for (const w of words(decodeEntities(title))) {
     if (isEnglish(w)) continue;
