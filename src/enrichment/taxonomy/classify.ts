@@ -27,10 +27,10 @@
  * Deterministic: ties go to the shallower node, then the smaller id.
  */
 import { exampleVotes, type CategoryExampleModel } from './examples';
-import { AUDIENCE, FORMS, headOf, withStyleNotationsJoined } from './head';
+import { AUDIENCE, FORMS, headOf, MATERIALS, withStyleNotationsJoined } from './head';
 import { expandLexicon, FLAVOURS, generalsOf, KIND_WORDS, notationTerms, withoutIdentifierLabels } from './lexicon';
-import { terms } from './terms';
-import { translateTitle } from './translate';
+import { decodeEntities, terms } from './terms';
+import { foreignNounsOfEnglish, translateTitle } from './translate';
 import type { CompiledTaxonomy, TaxonomyNode } from './tree';
 
 /** What the classifier reads about an item. All fields are plain texts. */
@@ -69,8 +69,13 @@ export interface CategoryPrediction {
   abstain?: boolean;
 }
 
-/** Word weights by position: the head of a title's first clause, the rest of it, later clauses, free text. */
-const POSITION = { head: 0.6, clause: 0.5, later: 0.3, text: 0.1 } as const;
+/**
+ * Word weights by position: the head of a title's first clause, the rest of it, later clauses, free text; and the
+ * word after a title's first (brand) word, which may be the brand's second word (chosen on the dev split: 0.3–0.45 tried).
+ */
+const POSITION = { head: 0.6, clause: 0.5, brandSecond: 0.4, later: 0.3, text: 0.1 } as const;
+/** Words of a first clause, its first word set aside, from which the next word weighs {@link POSITION} `brandSecond`. */
+const BRAND_SECOND_MIN = 3;
 /** Scale of a description's first sentence read as a title (of at most LEAD_WORDS words). */
 const LEAD = 0.5;
 const LEAD_WORDS = 30;
@@ -252,32 +257,55 @@ function add(r: Read, t: string, weight: number): void {
 
 /** Reads a title-like text: the head of its first clause (./head), the rest, later clauses; other languages through ./translate. */
 function readTitle(index: Index, text: string, scale: number, r: Read): void {
-  const english = withStyleNotationsJoined(translateTitle(text, (w) => terms(w).some((t) => index.heads.has(t) || KIND_WORDS.has(t))));
+  // Character references decoded first: the ";" of "Men&#39;s" ends no clause.
+  const isEnglish = (w: string): boolean => terms(w).some((t) => index.heads.has(t) || KIND_WORDS.has(t));
+  const decoded = decodeEntities(text);
+  const translated = translateTitle(decoded, isEnglish);
+  const english = withStyleNotationsJoined(translated);
   // "… by Whole Foods Market": what follows "by" names the maker, read as a later clause's words and never the head.
   const parts = clauses(english).flatMap((c) => {
     const [own, ...maker] = c.split(/\s+by\s+/i);
     return [{ words: terms(own), maker: false }, ...maker.map((m) => ({ words: terms(m), maker: true }))];
   });
-  const first = parts.findIndex((p) => !p.maker && p.words.some((t) => index.idf.has(t) || KIND_WORDS.has(t)));
   const isProduct = (t: string): boolean => (index.heads.has(t) || KIND_WORDS.has(t)) && !WEAK.has(t) && !COLOURS.has(t);
+  // A title's first word is most often its brand ("Banana Boat Sunscreen …"): it weighs as a later clause's.
+  const own = (words: string[], i: number): string[] => (i === 0 && words.length > 2 ? words.slice(1) : words);
+  // The first clause is the first that names a product ("Traditional Medicinals, Organic Reishi Mushroom Tea": a maker's
+  // name alone before the comma); failing that, the first with any word a node name uses.
+  const namesOwn = (i: number, strict: boolean): boolean =>
+    !parts[i].maker && own(parts[i].words, i).some((t) => isProduct(t) && !(strict && (FLAVOURS.has(t) || MATERIALS.has(t))));
+  // A clause naming only a flavour or material ("Honey And Sage, Deep Conditioner") gives way to a later one naming a product.
+  const strict = parts.findIndex((_, i) => namesOwn(i, true));
+  const named = strict >= 0 ? strict : parts.findIndex((_, i) => namesOwn(i, false));
+  const first = named >= 0 ? named : parts.findIndex((p) => !p.maker && p.words.some((t) => index.idf.has(t) || KIND_WORDS.has(t)));
   parts.forEach(({ words, maker }, i) => {
-    let p = words;
-    // A title's first word is most often its brand ("Banana Boat Sunscreen …"): it weighs as a later clause's.
-    if (i === 0 && p.length > 2) {
-      add(r, p[0], scale * POSITION.later);
-      p = p.slice(1);
+    const p = own(words, i);
+    if (p.length < words.length) add(r, words[0], scale * POSITION.later);
+    // The head names what is sold (./head): never a colour, material or audience word, and a flavour only when the clause
+    // names nothing else ("Lip Balm Mango": balm). When it is the form the product is sold in ("Floral Tea Tin", "Iced Tea
+    // Drink Mix", "Cappuccino Single Serve Cups": ./head FORMS), the one product the clause names before it is the head (of
+    // several, "Acoustic Guitar … Spruce Top Beginner Kit", none is surely the product: the form stays the head).
+    let head = i === first && p.length <= LONG_CLAUSE ? headOf(p, isProduct, (t) => FLAVOURS.has(t)) : undefined;
+    if (head !== undefined && FORMS.has(head)) {
+      const sold = p.slice(0, p.lastIndexOf(head)).filter((t) => isProduct(t) && !FORMS.has(t) && !FLAVOURS.has(t) && !MATERIALS.has(t) && !AUDIENCE.has(t));
+      if (new Set(sold).size === 1) head = sold[0];
     }
-    // The head names what is sold (./head): never a colour, material or audience word, and a flavour only
-    // when the clause names nothing else ("Lip Balm Mango": balm).
-    const head = i === first && p.length <= LONG_CLAUSE ? headOf(p, isProduct, (t) => FLAVOURS.has(t)) : undefined;
     const modifier = (t: string): boolean => WEAK.has(t) || FLAVOURS.has(t) || AUDIENCE.has(t) || maker;
     // A kind of product named before the head modifies it ("Oxford Dress Shirt": an oxford shirt, not shoes),
     // unless the head is the form it is sold in ("Oatmeal Cup", ./head FORMS).
     const headAt = head === undefined || FORMS.has(head) ? -1 : p.lastIndexOf(head);
     const adjunct = (t: string, k: number): boolean => k < headAt && KIND_WORDS.has(t) && !index.heads.has(t);
-    p.forEach((t, k) => add(r, t, scale * (t === head ? POSITION.head : i === first && !modifier(t) && !adjunct(t, k) ? POSITION.clause : POSITION.later)));
+    // The word after the brand's first word is often the brand's second ("Celestial Seasonings Herbal Tea", "Arm & Hammer …"):
+    // in a title of four words or more it weighs between the first clause's words and a later clause's.
+    const brandSecond = (k: number): boolean => k === 0 && p.length < words.length && p.length >= BRAND_SECOND_MIN;
+    const inClause = (k: number): number => (brandSecond(k) ? POSITION.brandSecond : POSITION.clause);
+    p.forEach((t, k) => add(r, t, scale * (t === head ? POSITION.head : i === first && !modifier(t) && !adjunct(t, k) ? inClause(k) : POSITION.later)));
     r.next += GAP;
   });
+  // A product named in another language in an English title ("Snow Gafas") is read as a later clause's word.
+  const foreign = translated === decoded ? foreignNounsOfEnglish(decoded, isEnglish) : [];
+  for (const t of foreign.flatMap((e) => terms(e))) add(r, t, scale * POSITION.later);
+  r.next += GAP;
 }
 
 /** Reads the evidence (see the module comment), with the lexicon's expansions. */

@@ -30,7 +30,7 @@ export const AUDIENCE: ReadonlySet<string> = new Set(terms('boys girls ladies me
  */
 export const FORMS: ReadonlySet<string> = new Set(
   terms(
-    'cup cups pod pods lotion spray sprays gummy gummies capsule capsules caps softgel softgels tablet tablets drop drops mix powder liquid cream gel oil stick sticks bar bars kit refill refills pack bottle bottles jar can cans box boxes bag bags tube sachet sachets packet packets balm serum wash shot shots chews granules pouch pouches',
+    'cup cups pod pods lotion spray sprays gummy gummies capsule capsules softgel softgels tablet tablets drop drops mix powder liquid cream gel oil stick sticks bar bars kit refill refills pack bottle bottles jar can cans box boxes bag bags tube sachet sachets packet packets balm serum wash shot shots chews granules pouch pouches',
   ),
 );
 

@@ -163,6 +163,7 @@ const KINDS: Record<string, string[]> = {
   'mobile phones': ['smartphone', 'cell phone', 'cellphone'],
   sofas: ['couch', 'settee', 'loveseat'],
   pants: ['trousers', 'jeans', 'chinos', 'slacks', 'leggings', 'joggers'],
+  shorts: ['short pants', 'short pant'],
 };
 
 /**
@@ -178,7 +179,8 @@ export const FLAVOURS: ReadonlySet<string> = new Set(
 
 /**
  * Notations that name a kind of product without naming it: a US shoe size with its width letter
- * ("8.5 M US", "10 4E US", "Women's B US": the width codes of US shoe sizing) is a shoe's; a dose in milligrams,
+ * ("8.5 M US", "10 4E US", "Women's B US", "9 D(M) US": the width codes of US shoe sizing), a bare US size ending a
+ * clause ("…, Tan Leather, 7.5 US") or a European shoe size ("41 M EU", "EU38") is a shoe's; a dose in milligrams,
  * micrograms or international units ("400 mcg", "1000 IU"), or a count of capsules, softgels,
  * tablets or lozenges ("240 Veg Caps", "100 Tablets"), a supplement's; a capacity in gigabytes or terabytes,
  * or a clock in megahertz or gigahertz, a computer's; a sun protection factor or PA grade ("SPF50",
@@ -186,6 +188,9 @@ export const FLAVOURS: ReadonlySet<string> = new Set(
  */
 const NOTATIONS: Array<{ pattern: RegExp; general: string }> = [
   { pattern: /\b(?:\d{1,2}(?:\.5)?|Women's|Men's)\s?(?:[MWNDBC]|[2-6]?E{1,4}|XW|WW|Medium|Wide)\s?US\b/, general: 'shoes' },
+  // "9 D(M) US", a bare "8 US" ending a clause, and the European (Paris point) sizes "41 M EU", "EU38".
+  { pattern: /\b\d{1,2}(?:\.5)?\s?(?:[MWNDBC]\s?)?\([MW]\)\s?US\b|\b\d{1,2}(?:\.5)?\s?US(?=\s*[,)]|\s*$)/, general: 'shoes' },
+  { pattern: /\b\d{2}(?:\.5)?\s?(?:[MWN]\s)?EU\b|\bEU\s?\d{2}(?:\.5)?\b/, general: 'shoes' },
   { pattern: /\b\d+(?:[.,]\d+)?\s?(?:mg|mcg|µg|iu)\b/i, general: 'supplements' },
   {
     pattern: /\b\d+\s*(?:(?:veg|veggie|vegetarian|vegan)\s+)?(?:capsules|caps|vcaps|softgels|gummies|lozenges|chewables|tablets|tabs|caplets)\b/i,
@@ -205,7 +210,8 @@ export function withoutIdentifierLabels(text: string): string {
 
 /** The general words (stemmed) of the notations a text carries (see {@link NOTATIONS}). */
 export function notationTerms(text: string): string[] {
-  return NOTATIONS.filter((n) => n.pattern.test(text)).flatMap((n) => terms(n.general));
+  // Each general word once: two notations of one kind (a US and a European shoe size) say it once.
+  return [...new Set(NOTATIONS.filter((n) => n.pattern.test(text)).map((n) => n.general))].flatMap((g) => terms(g));
 }
 
 /** Expansion weight: a general word read from a kind counts as much as the kind itself (tuned on the dev split: 0.9 → 1). */

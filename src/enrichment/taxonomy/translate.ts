@@ -183,3 +183,27 @@ export function translateTitle(title: string, isEnglish: (word: string) => boole
     .map((c) => c.out.join(' '))
     .join(', ');
 }
+
+/**
+ * The English words of the other languages' product nouns in a title read as English ("… Acoustic Guitar guitarra",
+ * "Ski Glasses Snow Gafas"): single words the lexicon knows as a product noun and no English product word is spelled
+ * like ("jersey", "basket" and "robe" are English too). Empty for a title in a lexicon language (./translate reads it whole).
+ * @param isEnglish see {@link titleLanguage}
+ */
+export function foreignNouns(title: string, isEnglish: (word: string) => boolean): string[] {
+  return titleLanguage(title, isEnglish) ? [] : foreignNounsOfEnglish(title, isEnglish);
+}
+
+/**
+ * {@link foreignNouns} of a title already known to be read as English (`translateTitle` returned it unchanged),
+ * without deciding its language again.
+ */
+export function foreignNounsOfEnglish(title: string, isEnglish: (word: string) => boolean): string[] {
+  const out: string[] = [];
+  for (const w of words(decodeEntities(title))) {
+    if (isEnglish(w)) continue;
+    const hit = LANGUAGES.map((lang) => (LEXICONS.get(lang) as Lexicon).forms.get(w)).find((e) => e?.noun);
+    if (hit) out.push(hit.english);
+  }
+  return out;
+}

@@ -125,18 +125,18 @@ describe('quality floors on a fixed slice of each suite', () => {
       `taxonomy slice top-1: titles alone ${titles.accuracy}, with examples ${examples.accuracy}, type left out ${leftOut.accuracy}; multilingual ${multilingual.accuracy}`,
     );
     expect(titles.items).toBe(200);
-    // Measured on this slice when last set (docs/evaluation-taxonomy.md): titles alone 0.910, with examples 0.935,
-    // type left out 0.890, multilingual 1.000; floors a little under (one or two titles of the 200).
-    expect(titles.accuracy).toBeGreaterThanOrEqual(0.89);
+    // Measured on this slice when last set (docs/evaluation-taxonomy.md, round 7): titles alone 0.920, with examples
+    // 0.935, type left out 0.900, multilingual 1.000; floors a little under (two to four titles of the 200).
+    expect(titles.accuracy).toBeGreaterThanOrEqual(0.9);
     expect(examples.accuracy).toBeGreaterThanOrEqual(0.91);
-    expect(leftOut.accuracy).toBeGreaterThanOrEqual(0.87);
+    expect(leftOut.accuracy).toBeGreaterThanOrEqual(0.88);
     expect(multilingual.items).toBeGreaterThanOrEqual(60);
     expect(multilingual.accuracy).toBeGreaterThanOrEqual(0.95);
-    // Shops' own trees (docs/evaluation-taxonomy.md, "A catalog's own taxonomy"): measured 0.919 bridged (0.869 by
+    // Shops' own trees (docs/evaluation-taxonomy.md, "A catalog's own taxonomy"): measured 0.929 bridged (0.872 by
     // the trees' names alone) on 421 titles of this slice when last set.
     const custom = (figures.custom_tree as { overall: { items: number; bridged: number } }).overall;
     expect(custom.items).toBeGreaterThanOrEqual(400);
-    expect(custom.bridged).toBeGreaterThanOrEqual(0.9);
+    expect(custom.bridged).toBeGreaterThanOrEqual(0.91);
   });
 
   it('prices', async () => {
