@@ -125,8 +125,10 @@ export interface Config {
   llm: LlmSettings | null;
   /**
    * Google product taxonomy file (`taxonomy-with-ids.<locale>.txt`) that schema inference maps
-   * titles onto (env `GOOGLE_TAXONOMY_FILE`; default `../shared/data/taxonomy/google/…` when
-   * present); null: taxonomies are only proposed from category columns.
+   * titles onto and through which enrichment predicts into a catalog's own tree (env
+   * `GOOGLE_TAXONOMY_FILE`; default the copy shipped in src/enrichment/taxonomy/data); null (an
+   * install without that copy): taxonomies are only proposed from category columns and trees are
+   * predicted into by their names alone.
    */
   googleTaxonomyFile?: string | null;
   /**
@@ -260,9 +262,12 @@ export function defaultArchives(shared: string = path.resolve(REPO_ROOT, '..', '
     .filter((dir) => fs.existsSync(path.join(dir, 'page-index.json')));
 }
 
-/** The Google product taxonomy of `<shared>/taxonomy/google`, when it exists on this machine. */
-function defaultGoogleTaxonomy(shared: string): string | null {
-  const file = path.join(shared, 'taxonomy', 'google', 'taxonomy-with-ids.en-US.txt');
+/**
+ * The Google product taxonomy shipped with the service (src/enrichment/taxonomy/data/README.md;
+ * copied beside the compiled code by `npm run build`), or null if an install lacks it.
+ */
+export function bundledGoogleTaxonomy(): string | null {
+  const file = path.join(__dirname, 'enrichment', 'taxonomy', 'data', 'taxonomy-with-ids.en-US.txt');
   return fs.existsSync(file) ? file : null;
 }
 
@@ -376,7 +381,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           reasoning: bool(env.OPENAI_REASONING, false),
         }
       : null,
-    googleTaxonomyFile: env.GOOGLE_TAXONOMY_FILE ? path.resolve(env.GOOGLE_TAXONOMY_FILE) : defaultGoogleTaxonomy(sharedDataDir),
+    googleTaxonomyFile: env.GOOGLE_TAXONOMY_FILE ? path.resolve(env.GOOGLE_TAXONOMY_FILE) : bundledGoogleTaxonomy(),
     search: {
       provider: searchProvider(env.SEARCH_PROVIDER),
       searxngUrl: env.SEARXNG_URL || null,

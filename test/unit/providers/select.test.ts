@@ -1,4 +1,5 @@
-import { loadConfig } from '../../../src/config';
+import fs from 'node:fs';
+import { bundledGoogleTaxonomy, loadConfig } from '../../../src/config';
 import { combineSources, researchProviders } from '../../../src/enrichment/providers';
 import { createFetchState } from '../../../src/services/fetching/live-fetcher';
 import { configuredSources, describeSources } from '../../../src/services/research-archives/sources';
@@ -55,10 +56,11 @@ test('SEARCH_PROVIDER=brave with BRAVE_API_URL and FETCH_ALLOW_PRIVATE searches 
   }
 });
 
-test('a clone without ../shared has no archive and still gets providers: search finds nothing, fetch answers 404', async () => {
+test('a clone without ../shared has no archive and still gets providers (search finds nothing, fetch answers 404) and the shipped Google taxonomy', async () => {
   const config = loadConfig({ SHARED_DATA_DIR: '/nonexistent/shared/data' });
   expect(config.researchArchives).toEqual([]);
-  expect(config.googleTaxonomyFile).toBeNull();
+  expect(config.googleTaxonomyFile).toBe(bundledGoogleTaxonomy());
+  expect(fs.readFileSync(config.googleTaxonomyFile!, 'utf8')).toMatch(/^# Google_Product_Taxonomy_Version: \d{4}-\d{2}-\d{2}\n1 - Animals & Pet Supplies\n/);
   const { search, fetcher } = researchProviders(config);
   expect(await search.search('anything', { limit: 5 })).toEqual([]);
   expect((await fetcher.fetch('https://example.com/p')).status).toBe(404);
