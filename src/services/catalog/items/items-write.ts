@@ -12,8 +12,9 @@ import { Catalog } from '../../../models/catalog';
 import type { Scope } from '../../access/scope';
 import type { CatalogCaches } from '../catalog-caches';
 import { isGrouped } from './items-keys';
-import { ItemError, lastOfEachIdentity, linkVariants, loadExisting, parseCandidates, planRows, WriteOptions, WriteRow } from './items-write-plan';
-import { evolveSchema, getCurrentSchema, lockCatalog } from '../schema/schema';
+import { identityLocks, ItemError, lastOfEachIdentity, linkVariants, loadExisting, parseCandidates, planRows, WriteOptions, WriteRow } from './items-write-plan';
+import { lockCatalogShared, lockIdentities } from '../catalog-locks';
+import { evolveSchema, getCurrentSchema, lockCatalog, schemaWouldEvolve } from '../schema/schema';
 import { wordsColumn } from '../search/search-words';
 import { itemValidator } from '../schema/schema-validation';
 
@@ -67,13 +68,46 @@ async function upsertRows(
       [catalog.id, sourceInfo ? JSON.stringify(sourceInfo) : null, JSON.stringify(rows)],
     ));
   } catch (err) {
-    if (errorFields(err).code === '23505') throw new ConflictError(`A ${catalog.unique_id_field} in this request was written concurrently; retry the request`);
+    const { code, constraint } = errorFields(err);
+    if (code === '23505') throw new ConflictError(`A ${catalog.unique_id_field} in this request was written concurrently; retry the request`);
+    // Writers hold the catalog lock shared, not the row: a delete that committed before it was taken.
+    if (code === '23503' && constraint === 'catalog_items_catalog_id_foreign') throw new NotFoundError('Catalog not found');
     throw err;
   }
   const inserted = out.filter((r) => r.inserted).length;
   const created = out.filter((r) => r.inserted && !autoProducts.has(r.id)).length;
   if (inserted > 0) await Catalog.query(trx).where('id', catalog.id).increment('item_count', inserted);
   return { inserted, created, written: new Set(out.map((r) => r.id)) };
+}
+
+/**
+ * Takes the catalog lock for an item write (src/services/catalog/catalog-locks.ts): shared, so
+ * writers of one catalog overlap, unless the batch would add schema fields (`samples` given:
+ * auto-evolution asked for); then exclusive, since a schema version is a catalog-wide change.
+ * Whether it would is read under the shared lock (no schema change can start meanwhile); when
+ * it would, the shared lock is given back (rollback to a savepoint taken before it: an upgrade
+ * while other writers hold it shared could deadlock) and the exclusive one taken.
+ * @returns the mode held
+ */
+async function lockForWrite(
+  trx: Knex.Transaction,
+  catalogId: string,
+  samples: Array<Record<string, unknown>> | null,
+  timings: StageTimings,
+): Promise<'shared' | 'exclusive'> {
+  if (!samples) {
+    await timings.time('lock', () => lockCatalogShared(trx, catalogId));
+    return 'shared';
+  }
+  await trx.raw('SAVEPOINT catalog_write_lock');
+  await timings.time('lock', () => lockCatalogShared(trx, catalogId));
+  const evolves = await timings.time('schema', () => schemaWouldEvolve(trx, catalogId, samples));
+  if (evolves) {
+    await trx.raw('ROLLBACK TO SAVEPOINT catalog_write_lock');
+    await timings.time('lock', () => lockCatalog(trx, catalogId));
+  }
+  await trx.raw('RELEASE SAVEPOINT catalog_write_lock');
+  return evolves ? 'exclusive' : 'shared';
 }
 
 /**
@@ -97,6 +131,14 @@ async function upsertRows(
  * business id and the `product_*` fields of its last variant in the payload (not validated
  * against the item schema, which describes variants; counted in `item_count` but not in
  * `items_created`). Items without the field keep their current grouping.
+ *
+ * Locking (src/services/catalog/catalog-locks.ts; docs/architecture.md "Catalog write locks"):
+ * the catalog lock shared (exclusive when the batch evolves the schema), the identity locks of
+ * the batch's business keys and product business ids in hash order, then its stored rows in id
+ * order; the catalog row only from the statement's counter trigger to commit. Concurrent writes
+ * into one catalog overlap and end as if run one after the other. Call at most once per
+ * transaction while other writers may write the catalog: a second call would take identity
+ * locks while holding the catalog row, which the other writers wait for.
  * @throws NotFoundError (404) when the catalog vanished; ConflictError (409) when a concurrent
  *   writer outside this service took a business key between look-up and write
  */
@@ -109,12 +151,6 @@ export async function writeItems(
   opts: WriteOptions = {},
 ): Promise<WriteResult> {
   const timings = opts.timings ?? new StageTimings();
-  await timings.time('lock', async () => {
-    await lockCatalog(trx, catalog.id);
-    // A batch may fill the word index's pending list, whose merge then runs in this statement
-    // with work_mem as its sort memory: 4 MB merges it in many small passes.
-    if (input.length > 100) await trx.raw("SET LOCAL work_mem = '64MB'");
-  });
   // Product-grouped catalogs (docs/api-reference.md "Products and variants"): outside the product routes, an item naming a
   // product business id in data[product_id_field] is that product (no business key of its own)
   // or a variant linked to it.
@@ -123,17 +159,15 @@ export async function writeItems(
   const { candidates, errors } = timings.timeSync('parse', () => parseCandidates(input, catalog, opts, pidField));
   const unique = timings.timeSync('parse', () => lastOfEachIdentity(candidates, errors));
 
+  // A batch may fill the word index's pending list, whose merge then runs in this statement
+  // with work_mem as its sort memory: 4 MB merges it in many small passes.
+  if (input.length > 100) await trx.raw("SET LOCAL work_mem = '64MB'");
+  const samples = (opts.auto_evolve_schema ?? catalog.auto_evolve_schema) && unique.length > 0 ? unique.map((c) => c.data) : null;
+  const mode = await lockForWrite(trx, catalog.id, samples, timings);
+  await timings.time('lock', () => lockIdentities(trx, catalog.id, identityLocks(unique)));
   let evolved: { evolved: boolean; new_schema_version?: string } = { evolved: false };
-  if ((opts.auto_evolve_schema ?? catalog.auto_evolve_schema) && unique.length > 0) {
-    evolved = await timings.time('schema', () =>
-      evolveSchema(
-        trx,
-        scope,
-        catalog.id,
-        unique.map((c) => c.data),
-        'Auto-evolved from item upsert',
-      ),
-    );
+  if (samples && mode === 'exclusive') {
+    evolved = await timings.time('schema', () => evolveSchema(trx, scope, catalog.id, samples, 'Auto-evolved from item upsert'));
   }
   const existing = await timings.time('identity', () => loadExisting(trx, catalog, unique, pidField));
   const validate = catalog.strict_mode
