@@ -63,9 +63,21 @@ async function countersAndRecount(catalog: string) {
 it('four requests creating the same keys at once end with one item per key, every write counted once', async () => {
   const catalog = await createTestCatalog(org.organizationId);
   const keys = skus(0, 59);
-  const orders = [keys, [...keys].reverse(), [...keys.slice(30), ...keys.slice(0, 30)], keys.filter((_, i) => i % 2 === 0).concat(keys.filter((_, i) => i % 2 === 1))];
+  const orders = [
+    keys,
+    [...keys].reverse(),
+    [...keys.slice(30), ...keys.slice(0, 30)],
+    keys.filter((_, i) => i % 2 === 0).concat(keys.filter((_, i) => i % 2 === 1)),
+  ];
   // Each request sets a field of its own: a lost update would lose that field on some item.
-  const answers = await Promise.all(orders.map((order, r) => bulk(catalog, order.map((sku) => ({ sku, title: `t ${sku}`, [`by_${r}`]: true })))));
+  const answers = await Promise.all(
+    orders.map((order, r) =>
+      bulk(
+        catalog,
+        order.map((sku) => ({ sku, title: `t ${sku}`, [`by_${r}`]: true })),
+      ),
+    ),
+  );
   for (const a of answers) expect(a.response.status).toBe(200);
   expect(answers.reduce((n, a) => n + (a.data?.items_created ?? 0), 0)).toBe(keys.length);
   expect(answers.reduce((n, a) => n + (a.data?.items_updated ?? 0), 0)).toBe(keys.length * 3);
@@ -94,7 +106,12 @@ it('overlapping key ranges in opposite orders, several rounds: no deadlock, vers
   const rounds = 3;
   for (let round = 0; round < rounds; round++) {
     const answers = await Promise.all(
-      ranges.map((range, r) => bulk(catalog, range.map((sku) => ({ sku, price: round * 10 + r, category_id: r % 2 === 0 ? 'even' : 'odd' })))),
+      ranges.map((range, r) =>
+        bulk(
+          catalog,
+          range.map((sku) => ({ sku, price: round * 10 + r, category_id: r % 2 === 0 ? 'even' : 'odd' })),
+        ),
+      ),
     );
     for (const a of answers) expect({ status: a.response.status, failed: a.data?.items_failed }).toEqual({ status: 200, failed: 0 });
     for (const range of ranges) for (const sku of range) writes.set(sku, (writes.get(sku) ?? 0) + 1);
@@ -114,12 +131,21 @@ it('overlapping key ranges in opposite orders, several rounds: no deadlock, vers
 it('writes of one item by business key, by __catalog_item_id and by PUT at once: each write is a version, none lost', async () => {
   const catalog = await createTestCatalog(org.organizationId);
   const keys = skus(0, 19);
-  const created = await bulk(catalog, keys.map((sku) => ({ sku, title: 'v1' })));
+  const created = await bulk(
+    catalog,
+    keys.map((sku) => ({ sku, title: 'v1' })),
+  );
   expect(created.data?.items_created).toBe(20);
   const ids = (await testKnex()('catalog_items').where('catalog_id', catalog).select('id', 'business_key')) as Array<{ id: string; business_key: string }>;
   const answers = await Promise.all([
-    bulk(catalog, keys.map((sku) => ({ sku, by_key: true }))),
-    bulk(catalog, [...ids].reverse().map((r) => ({ __catalog_item_id: r.id, by_id: true }))),
+    bulk(
+      catalog,
+      keys.map((sku) => ({ sku, by_key: true })),
+    ),
+    bulk(
+      catalog,
+      [...ids].reverse().map((r) => ({ __catalog_item_id: r.id, by_id: true })),
+    ),
     ...ids.map((r) =>
       api.PUT('/api/public/catalogs/{catalog_id}/items/{item_id}', { params: { path: { catalog_id: catalog, item_id: r.id } }, body: { by_put: true } }),
     ),
@@ -137,7 +163,12 @@ it('variants naming the same new product at once create that product once', asyn
   const catalog = await createTestCatalog(org.organizationId, { product_id_field: 'product_id', product_enabled: true });
   const pids = ['P1', 'P2', 'P3', 'P4', 'P5'];
   const answers = await Promise.all(
-    [0, 1, 2, 3].map((r) => bulk(catalog, (r % 2 === 0 ? pids : [...pids].reverse()).map((product_id) => ({ sku: `${product_id}-v${r}`, product_id })))),
+    [0, 1, 2, 3].map((r) =>
+      bulk(
+        catalog,
+        (r % 2 === 0 ? pids : [...pids].reverse()).map((product_id) => ({ sku: `${product_id}-v${r}`, product_id })),
+      ),
+    ),
   );
   for (const a of answers) expect({ status: a.response.status, failed: a.data?.items_failed }).toEqual({ status: 200, failed: 0 });
   const products = await testKnex()('catalog_items').where({ catalog_id: catalog, entity_type: 'product' }).select('id', 'data');

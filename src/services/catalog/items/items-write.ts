@@ -12,7 +12,17 @@ import { Catalog } from '../../../models/catalog';
 import type { Scope } from '../../access/scope';
 import type { CatalogCaches } from '../catalog-caches';
 import { isGrouped } from './items-keys';
-import { identityLocks, ItemError, lastOfEachIdentity, linkVariants, loadExisting, parseCandidates, planRows, WriteOptions, WriteRow } from './items-write-plan';
+import {
+  identityLocks,
+  ItemError,
+  lastOfEachIdentity,
+  linkVariants,
+  loadExisting,
+  parseCandidates,
+  planRows,
+  WriteOptions,
+  WriteRow,
+} from './items-write-plan';
 import { lockCatalogShared, lockIdentities } from '../catalog-locks';
 import { evolveSchema, getCurrentSchema, lockCatalog, schemaWouldEvolve } from '../schema/schema';
 import { wordsColumn } from '../search/search-words';

@@ -15,8 +15,8 @@ import { lockCatalogExclusive } from '../catalog-locks';
  * Searches stay exact meanwhile: while the flag is set, a search matches each row's current
  * vector, `coalesce(search_tsv_pending, search_tsv)` ({@link wordsColumn}), over the catalog's
  * rows without the word index (slower: every row of the catalog is read). The flag and the rows
- * must be read in one snapshot (a REPEATABLE READ transaction, or after locking the catalog row
- * like every item writer), since a restore sets both in one transaction.
+ * must be read in one snapshot (a REPEATABLE READ transaction, or after taking the catalog lock
+ * like every item writer: a restore holds it exclusive), since a restore sets both in one transaction.
  */
 
 /** Catalogs with at least this many items defer their word index on restore (smaller ones restore in well under a second per 10,000 changed rows). */
