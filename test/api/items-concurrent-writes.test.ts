@@ -1,14 +1,19 @@
 import type { Server } from 'node:http';
+import type { Knex } from 'knex';
 import type { CatalogClient } from '@catalog-enrichment/client';
-import { lockCatalogExclusive, lockCatalogShared, lockIdentities } from '../../src/services/catalog/catalog-locks';
+import type { Scope } from '../../src/services/access/scope';
+import { createCatalogCaches } from '../../src/services/catalog/catalog-caches';
+import { lockCatalogExclusive, lockCatalogShared, MAX_PRODUCT_LOCKS } from '../../src/services/catalog/catalog-locks';
+import { writeItems } from '../../src/services/catalog/items/items-write';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 
 /**
  * Concurrent item writes into one catalog (src/services/catalog/catalog-locks.ts; docs/architecture.md
- * "Catalog write locks"): writers hold the catalog lock shared and lock business keys, product
- * business ids and stored rows, so requests overlap and still end as if run one after the other:
+ * "Catalog write locks"): writers hold the catalog lock shared, lock product business ids and
+ * stored rows, and run again when a concurrent writer created one of their business keys first,
+ * so requests overlap and still end as if run one after the other:
  * one item per key, one version per write of an item (no write lost), counters equal to a
  * recount, no deadlock whatever the order of the keys. Real PostgreSQL, requests through the API.
  */
@@ -39,7 +44,7 @@ const bulk = (catalog: string, items: Array<Record<string, unknown>>, key?: stri
 /** `sku-000` … for `from`…`to` inclusive, in that direction. */
 function skus(from: number, to: number): string[] {
   const step = from <= to ? 1 : -1;
-  return Array.from({ length: Math.abs(to - from) + 1 }, (_, i) => `sku-${String(from + i * step).padStart(3, '0')}`);
+  return Array.from({ length: Math.abs(to - from) + 1 }, (_, i) => `sku-${String(from + i * step).padStart(4, '0')}`);
 }
 
 /** The catalog's counters and a recount from its rows (fill groups as sorted `category|filled|n` strings). */
@@ -101,9 +106,9 @@ it('four requests creating the same keys at once end with one item per key, ever
 
 it('overlapping key ranges in opposite orders, several rounds: no deadlock, versions consecutive, counters exact', async () => {
   const catalog = await createTestCatalog(org.organizationId);
-  const ranges = [skus(0, 149), skus(149, 0), skus(75, 224), skus(224, 75), skus(40, 189), skus(189, 40)];
+  const ranges = [skus(0, 799), skus(799, 0), skus(400, 1199), skus(1199, 400)];
   const writes = new Map<string, number>();
-  const rounds = 3;
+  const rounds = 2;
   for (let round = 0; round < rounds; round++) {
     const answers = await Promise.all(
       ranges.map((range, r) =>
@@ -182,14 +187,18 @@ it('variants naming the same new product at once create that product once', asyn
   expect(c.counted).toEqual(c.recount);
 });
 
-it('a writer waits only for the writer of the same key; a catalog-wide change waits for both', async () => {
+it('a writer waits only for the writer of the same item; a catalog-wide change waits for both', async () => {
   const catalog = await createTestCatalog(org.organizationId);
+  await bulk(catalog, [
+    { sku: 'held-1', title: 'v1' },
+    { sku: 'free-1', title: 'v1' },
+  ]);
   const knex = testKnex();
-  // A transaction holding what a writer of key held-1 holds before its write.
+  // A transaction holding what a writer of held-1 holds before its write: the catalog lock shared, the row.
   const held = await knex.transaction();
   try {
-    await lockCatalogShared(held, catalog);
-    await lockIdentities(held, catalog, ['k:held-1']);
+    expect(await lockCatalogShared(held, catalog)).toBe('shared');
+    await held.raw("SELECT id FROM catalog_items WHERE catalog_id = ? AND business_key = 'held-1' FOR NO KEY UPDATE", [catalog]);
     const other = await bulk(catalog, [{ sku: 'free-1', title: 'not waiting' }]);
     expect(other.response.status).toBe(200);
 
@@ -209,8 +218,35 @@ it('a writer waits only for the writer of the same key; a catalog-wide change wa
   } finally {
     if (!held.isCompleted()) await held.rollback();
   }
-  const row = await knex('catalog_items').where({ catalog_id: catalog, business_key: 'held-1' }).first('data');
-  expect(row.data).toEqual({ sku: 'held-1', title: 'waited' });
+  const row = await knex('catalog_items').where({ catalog_id: catalog, business_key: 'held-1' }).first('data', 'current_version');
+  expect(row).toEqual({ data: { sku: 'held-1', title: 'waited' }, current_version: 2 });
+});
+
+it('takes one advisory lock per product id up to the bound, none under the exclusive lock, the exclusive lock past the bound', async () => {
+  const catalog = await createTestCatalog(org.organizationId, { product_id_field: 'product_id', product_enabled: true });
+  const knex = testKnex();
+  const caches = createCatalogCaches();
+  const scope: Scope = { organizationId: org.organizationId, principal: { kind: 'api_key', id: 'test', organizationIds: [org.organizationId] } };
+  const variants = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ({ sku: `${tag}-${i}`, product_id: `${tag}-P${i}` }));
+  /** Writes `items` in a transaction (after `before`) and returns the advisory locks it held at the end. */
+  const advisoryLocksOf = (items: Array<Record<string, unknown>>, before?: (trx: Knex.Transaction) => Promise<unknown>) =>
+    knex.transaction(async (trx) => {
+      await before?.(trx);
+      const c = await trx('catalogs').where('id', catalog).first();
+      const result = await writeItems(trx, caches, scope, c, items);
+      expect(result.items_failed).toBe(0);
+      const { rows } = await trx.raw("SELECT mode FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()");
+      return (rows as Array<{ mode: string }>).map((r) => r.mode);
+    });
+  const few = await advisoryLocksOf(variants(10, 'few'));
+  expect(few.filter((m) => m === 'ShareLock')).toHaveLength(1);
+  expect(few.filter((m) => m === 'ExclusiveLock')).toHaveLength(10);
+  const many = await advisoryLocksOf(variants(MAX_PRODUCT_LOCKS + 1, 'many'));
+  expect(many).toEqual(['ExclusiveLock']);
+  const underExclusive = await advisoryLocksOf(variants(10, 'held'), (trx) => lockCatalogExclusive(trx, catalog));
+  expect(underExclusive).toEqual(['ExclusiveLock']);
+  const products = Number((await knex('catalog_items').where({ catalog_id: catalog, entity_type: 'product' }).count({ n: '*' }))[0].n);
+  expect(products).toBe(10 + MAX_PRODUCT_LOCKS + 1 + 10);
 });
 
 it('a retried request with the same Idempotency-Key sent at once writes once', async () => {

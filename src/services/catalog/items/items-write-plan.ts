@@ -186,26 +186,13 @@ export interface Existing {
 const EXISTING_COLUMNS = 'id, entity_type, parent_id, business_key, data, current_version';
 
 /**
- * The identity locks a batch needs (src/services/catalog/catalog-locks.ts `lockIdentities`):
- * each business key (`k:`) and each product business id (`p:`) it names. Items named only by
- * database id need none: their rows are locked by {@link loadExisting}.
- */
-export function identityLocks(unique: Candidate[]): string[] {
-  const out = new Set<string>();
-  for (const c of unique) {
-    if (c.key !== null) out.add(`k:${c.key}`);
-    if (c.pid !== null) out.add(`p:${c.pid}`);
-  }
-  return [...out];
-}
-
-/**
  * Step 3: reads the stored rows the payload names in one set-based look-up (ids and business
  * keys), plus the products named by business id in grouped catalogs, and locks them
  * `FOR NO KEY UPDATE` in id order (src/services/catalog/catalog-locks.ts): a concurrent writer
  * of the same row waits, and the rows read are their latest committed versions. Call with the
- * identity locks of `unique` held: no other writer can then give a business key or product
- * business id of the payload to a row meanwhile. Without product look-ups the look-up locks
+ * product locks of `unique` held (no other writer can then give a product business id of the
+ * payload to a row meanwhile); a business key another writer gives a row meanwhile makes the
+ * write fail on the unique index, and run again. Without product look-ups the look-up locks
  * itself (a row whose business key changed while it waited is left out, as a later read would
  * not find it); with them, the rows found are locked and read again in one second statement,
  * and a product whose row no longer carries its business id is left out.
