@@ -11,7 +11,7 @@ export interface ValidationDetail {
 }
 
 /**
- * The fields callers inspect on a thrown value of a library (pg's `code`, http-errors' `status`
+ * The fields callers inspect on a thrown value of a library (pg's `code` and `constraint`, http-errors' `status`
  * and `type`, multer's `code` and `field`, Node's `code` and `cause`), each still `unknown`: an empty object
  * when the value is not an object. Catch clauses narrow through this instead of `any`.
  */
@@ -22,6 +22,7 @@ export function errorFields(err: unknown): {
   name?: unknown;
   message?: unknown;
   field?: unknown;
+  constraint?: unknown;
   cause?: unknown;
 } {
   return typeof err === 'object' && err !== null ? err : {};

@@ -6,7 +6,7 @@ import { CatalogMdVersion } from '../../models/catalog-md-version';
 import { CatalogSchema } from '../../models/catalog-schema';
 import { actorId } from '../access/auth';
 import { copyCatalogItems } from './items/items-write';
-import { getCurrentSchema, INITIAL_SCHEMA_VERSION, syncFieldInfo } from './schema/schema';
+import { getCurrentSchema, INITIAL_SCHEMA_VERSION, lockCatalog, syncFieldInfo } from './schema/schema';
 import { assertValidSchemaDefinition } from './schema/schema-validation';
 import { defaultMasterCatalogId } from './default-master-catalog';
 import { loadOwned } from '../access/ownership';
@@ -209,6 +209,8 @@ export async function updateCatalog(knex: Knex, scope: Scope, catalogId: string,
 export async function deleteCatalog(knex: Knex, scope: Scope, catalogId: string): Promise<void> {
   await knex.transaction(async (trx) => {
     await loadCatalogOwned(trx, scope, catalogId);
+    // Waits for the item writers in flight (src/services/catalog/catalog-locks.ts).
+    await lockCatalog(trx, catalogId);
     // Its grid indexes outlive the rows until dropped (src/services/catalog/grid/grid-indexes.ts).
     await markGridIndexesDropping(trx, catalogId, null);
     await Catalog.query(trx).deleteById(catalogId);

@@ -232,8 +232,8 @@ export async function applyInTransaction(deps: ApplyDeps, req: ApplyRequest, sna
     assertApplicable(activity);
     const catalogId = activity.catalog_id as string;
     const scope = scopeOf(activity, req.actor);
-    // Every item writer locks the catalog row first (schema.ts lockCatalog): the reads below see
-    // the items as they are written. JIT costs tens of ms on these large statements and saves less.
+    // The catalog lock exclusive (schema.ts lockCatalog) waits for every item writer in flight and
+    // keeps new ones out: the reads below see the items as they are written. JIT costs tens of ms on these large statements and saves less.
     await lockCatalog(trx, catalogId);
     await trx.raw("SET LOCAL jit = off; SET LOCAL work_mem = '256MB'");
     const changes = await withCategoryField(trx, catalogId, activity.id, (activity.input_data ?? {}) as CatalogChanges);

@@ -182,28 +182,64 @@ export interface Existing {
   products: Map<string, ExistingItem>;
 }
 
+/** The columns of a stored row the write reads ({@link ExistingItem}). */
+const EXISTING_COLUMNS = 'id, entity_type, parent_id, business_key, data, current_version';
+
 /**
  * Step 3: reads the stored rows the payload names in one set-based look-up (ids and business
- * keys), plus the products named by business id in grouped catalogs.
+ * keys), plus the products named by business id in grouped catalogs, and locks them
+ * `FOR NO KEY UPDATE` in id order (src/services/catalog/catalog-locks.ts): a concurrent writer
+ * of the same row waits, and the rows read are their latest committed versions. Call with the
+ * product locks of `unique` held (no other writer can then give a product business id of the
+ * payload to a row meanwhile); a business key another writer gives a row meanwhile makes the
+ * write fail on the unique index, and run again. Without product look-ups the look-up locks
+ * itself (a row whose business key changed while it waited is left out, as a later read would
+ * not find it); with them, the rows found are locked and read again in one second statement,
+ * and a product whose row no longer carries its business id is left out.
  */
 export async function loadExisting(trx: Knex.Transaction, catalog: Catalog, unique: Candidate[], pidField: string | null): Promise<Existing> {
   const ids = unique.filter((c) => c.explicitId).map((c) => c.explicitId as string);
   const keys = unique.filter((c) => c.key !== null).map((c) => c.key as string);
-  const existing: ExistingItem[] =
+  const pids = pidField ? [...new Set(unique.filter((c) => c.pid !== null).map((c) => c.pid as string))] : [];
+  const lockNow = pids.length === 0 ? 'ORDER BY id FOR NO KEY UPDATE' : '';
+  let existing: ExistingItem[] =
     ids.length + keys.length === 0
       ? []
       : (
           await trx.raw(
-            `SELECT id, entity_type, parent_id, business_key, data, current_version FROM catalog_items
-     WHERE catalog_id = ? AND (id = ANY(?::uuid[]) OR business_key = ANY(?::text[]))`,
+            `SELECT ${EXISTING_COLUMNS} FROM catalog_items
+     WHERE catalog_id = ? AND (id = ANY(?::uuid[]) OR business_key = ANY(?::text[])) ${lockNow}`,
             [catalog.id, ids, keys],
           )
         ).rows;
-  const pids = [...new Set(unique.filter((c) => c.pid !== null).map((c) => c.pid as string))];
+  let products = pidField ? await productsByBusinessId(trx, catalog.id, pidField, pids) : new Map<string, ExistingItem>();
+  if (pids.length > 0) {
+    const found = [...new Set([...existing.map((r) => r.id), ...[...products.values()].map((r) => r.id)])];
+    const locked: Array<ExistingItem & { pid_text: string | null }> =
+      found.length === 0
+        ? []
+        : (
+            await trx.raw(`SELECT ${EXISTING_COLUMNS}, data->>? AS pid_text FROM catalog_items WHERE id = ANY(?::uuid[]) ORDER BY id FOR NO KEY UPDATE`, [
+              pidField,
+              found,
+            ])
+          ).rows;
+    const now = new Map(locked.map((r) => [r.id, r]));
+    const keySet = new Set(keys);
+    const idSet = new Set(ids);
+    existing = locked.filter((r) => idSet.has(r.id) || (r.business_key !== null && keySet.has(r.business_key))).map(({ pid_text: _, ...r }) => r);
+    products = new Map(
+      [...products].flatMap(([pid, r]) => {
+        const row = now.get(r.id);
+        const still = row && row.entity_type === 'product' && row.parent_id === null && row.business_key === null && row.pid_text === pid;
+        return still ? [[pid, row] as const] : [];
+      }),
+    );
+  }
   return {
     byId: new Map(existing.map((r) => [r.id, r])),
     byKey: new Map(existing.filter((r) => r.business_key !== null).map((r) => [r.business_key as string, r])),
-    products: pidField ? await productsByBusinessId(trx, catalog.id, pidField, pids) : new Map<string, ExistingItem>(),
+    products,
   };
 }
 

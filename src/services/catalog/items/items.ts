@@ -11,8 +11,9 @@ import { lockCatalog } from '../schema/schema';
 
 /**
  * The item use cases of the item routes (docs/api-reference.md "Items"). Each use case owns its transaction (docs/architecture.md: a transaction starts in the
- * service function that owns the use case), which locks the catalog row, so identity look-ups
- * and `catalogs.item_count` stay exact under concurrent writers. Reading:
+ * service function that owns the use case), which takes the catalog's write locks
+ * (src/services/catalog/catalog-locks.ts), so identity look-ups and `catalogs.item_count` stay
+ * exact under concurrent writers. Reading:
  * src/services/catalog/items/items-read.ts; batch writes: items-write.ts; search SQL: items-sql.ts.
  */
 

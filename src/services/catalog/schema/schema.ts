@@ -5,6 +5,7 @@ import { Catalog } from '../../../models/catalog';
 import { CatalogSchema, type FieldWorkflowInfo, type JsonSchemaProperty, type StoredTaxonomy } from '../../../models/catalog-schema';
 import { actorId } from '../../access/auth';
 import type { Scope } from '../../access/scope';
+import { lockCatalogExclusive } from '../catalog-locks';
 import { markGridIndexesDropping } from '../grid/grid-indexes';
 
 /**
@@ -90,13 +91,14 @@ export async function getSchemaVersion(knex: Knex | Knex.Transaction, catalogId:
 }
 
 /**
- * Locks the catalog row for the rest of the transaction, so concurrent schema changes of one
- * catalog are serialised and version numbers never collide.
+ * Locks the catalog for a catalog-wide change for the rest of the transaction: the catalog lock
+ * exclusive, then the catalog row (src/services/catalog/catalog-locks.ts; docs/architecture.md
+ * "Catalog write locks"). Concurrent schema changes of one catalog are serialised (version
+ * numbers never collide) and wait for the item writers in flight, as those wait for them.
  * @throws NotFoundError (404) when the catalog does not exist
  */
 export async function lockCatalog(trx: Knex.Transaction, catalogId: string): Promise<void> {
-  const row = await Catalog.query(trx).select('id').where('id', catalogId).forUpdate().first();
-  if (!row) throw new NotFoundError('Catalog not found');
+  if (!(await lockCatalogExclusive(trx, catalogId))) throw new NotFoundError('Catalog not found');
 }
 
 /**
@@ -222,6 +224,30 @@ export function inferType(values: unknown[]): string | string[] {
   return [...types].sort();
 }
 
+/** The top-level keys of `dataSamples` that `known` lacks (`__` system keys aside), with their values in sample order. */
+function unknownFields(known: SchemaDefinition['properties'], dataSamples: Array<Record<string, unknown>>): Map<string, unknown[]> {
+  const seen = new Map<string, unknown[]>();
+  for (const data of dataSamples) {
+    for (const [key, value] of Object.entries(data)) {
+      if (key.startsWith('__') || Object.prototype.hasOwnProperty.call(known, key)) continue;
+      let list = seen.get(key);
+      if (!list) seen.set(key, (list = []));
+      list.push(value);
+    }
+  }
+  return seen;
+}
+
+/**
+ * True when {@link evolveSchema} would add a field for `dataSamples` to the catalog's current
+ * schema, read in the caller's transaction without locking (an item writer holding the catalog
+ * lock shared asks this before it writes; src/services/catalog/catalog-locks.ts).
+ */
+export async function schemaWouldEvolve(trx: Knex.Transaction, catalogId: string, dataSamples: Array<Record<string, unknown>>): Promise<boolean> {
+  const current = await getCurrentSchema(trx, catalogId);
+  return unknownFields(current.schema_definition.properties, dataSamples).size > 0;
+}
+
 /**
  * `auto_evolve_schema` (docs/api-reference.md "Catalogs"): adds every top-level field of `dataSamples` that the
  * current schema lacks (keys starting `__` are system keys and never added), with a type
@@ -239,15 +265,7 @@ export async function evolveSchema(
   await lockCatalog(trx, catalogId);
   const current = await getCurrentSchema(trx, catalogId);
   const known = current.schema_definition.properties;
-  const seen = new Map<string, unknown[]>();
-  for (const data of dataSamples) {
-    for (const [key, value] of Object.entries(data)) {
-      if (key.startsWith('__') || Object.prototype.hasOwnProperty.call(known, key)) continue;
-      let list = seen.get(key);
-      if (!list) seen.set(key, (list = []));
-      list.push(value);
-    }
-  }
+  const seen = unknownFields(known, dataSamples);
   if (seen.size === 0) return { evolved: false };
   const at = new Date().toISOString();
   const version = bumpVersion(current.version, 'minor');

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { Catalog } from '../../../models/catalog';
+import { lockCatalogExclusive } from '../catalog-locks';
 
 /**
  * Pending word vectors (migration 20261121210000; docs/api-reference.md "Items").
@@ -14,8 +15,8 @@ import { Catalog } from '../../../models/catalog';
  * Searches stay exact meanwhile: while the flag is set, a search matches each row's current
  * vector, `coalesce(search_tsv_pending, search_tsv)` ({@link wordsColumn}), over the catalog's
  * rows without the word index (slower: every row of the catalog is read). The flag and the rows
- * must be read in one snapshot (a REPEATABLE READ transaction, or after locking the catalog row
- * like every item writer), since a restore sets both in one transaction.
+ * must be read in one snapshot (a REPEATABLE READ transaction, or after taking the catalog lock
+ * like every item writer: a restore holds it exclusive), since a restore sets both in one transaction.
  */
 
 /** Catalogs with at least this many items defer their word index on restore (smaller ones restore in well under a second per 10,000 changed rows). */
@@ -43,9 +44,12 @@ export async function wordsPending(knex: Knex | Knex.Transaction, catalogId: str
   return row?.search_words_pending === true;
 }
 
-/** Locks the catalog row for the rest of the transaction; false when the catalog is gone. */
+/**
+ * Locks the catalog for a catalog-wide change for the rest of the transaction (catalog-locks.ts:
+ * the catalog lock exclusive, then the row); false when the catalog is gone.
+ */
 async function lockedCatalog(trx: Knex.Transaction, catalogId: string): Promise<boolean> {
-  return (await Catalog.query(trx).select('id').where('id', catalogId).forUpdate().first()) !== undefined;
+  return lockCatalogExclusive(trx, catalogId);
 }
 
 /** Figures of one catch-up. */
@@ -63,8 +67,9 @@ export interface SearchWordsCatchUp {
  * clears `catalogs.search_words_pending` once no pending row is left (a restore that committed
  * meanwhile left new ones: they are caught up in another pass). Nothing to do, and no lock
  * taken, while the flag is clear (it is set in the transaction that writes pending vectors).
- * Every transaction locks the catalog row first, as restores and item writers do, so it never
- * deadlocks with them (its items_rev trigger updates that row after locking the items).
+ * Every transaction takes the catalog lock exclusive and the catalog row first, as restores do
+ * (catalog-locks.ts), so it waits for the item writers in flight and never deadlocks with them
+ * (its items_rev trigger updates that row after locking the items).
  * Batches skip the row triggers (`catalog_items.search_columns_supplied`: the vector moved is
  * the row's own). Idempotent and resumable: a batch commits whole or not at all, and a rerun
  * only finds the rows still pending.

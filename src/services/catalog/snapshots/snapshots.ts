@@ -46,7 +46,8 @@ export interface SnapshotLinks {
 
 /**
  * Takes a snapshot of a catalog inside `trx` (for manual, safety and pre-apply snapshots), with
- * its {@link SnapshotLinks}. Locks the catalog row so the copy is consistent with concurrent
+ * its {@link SnapshotLinks}. Locks the catalog exclusive (schema.ts lockCatalog: it waits for
+ * the item writers in flight, later ones wait for it) so the copy is consistent with concurrent
  * item writers.
  * @returns the stored snapshot row
  * @throws NotFoundError (404) when the catalog does not exist
