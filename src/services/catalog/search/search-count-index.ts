@@ -17,12 +17,17 @@ import { wordsColumn } from './search-words';
  *
  * The index is built from one snapshot ({@link buildSearchIndex}) by a durable Temporal
  * workflow (searchIndexBuildWorkflow, workflows/search-index-build.ts; docs/architecture.md "The shape":
- * everything long and retryable runs in Temporal), never in the API process; every write after
- * that snapshot is logged by a trigger (item ids), and a count corrects the index's answer by
- * re-checking those items ({@link countWithSearchIndex}), so totals are exact at any age. Once
- * more than {@link SEARCH_INDEX_MAX_PENDING} items changed (or while there is no index), counts
- * fall back to the GIN count and the search asks for a rebuild (search-index-requests.ts
- * `requestSearchIndexBuild`).
+ * everything long and retryable runs in Temporal), never in the API process. Every write after
+ * that snapshot is logged by a trigger in the writing statement: each changed item's current word
+ * vector (`catalog_search_delta`, migration 20261205090000), and a count corrects the index's
+ * answer from those rows alone, without visiting the items ({@link countWithSearchIndex}), so
+ * totals are exact and stay fast at any age. The delta is folded into the postings of the words
+ * it touches by `foldSearchDelta` (search-count-fold.ts), the last step of a large write
+ * (`settleAfterLargeWrite`) and of the build workflow when the index only needs catching up.
+ * Past {@link SEARCH_INDEX_MAX_PENDING} logged rows (or while there is no index), counts fall
+ * back to the GIN count and the search asks for a rebuild (search-index-requests.ts
+ * `requestSearchIndexBuild`); past {@link SEARCH_INDEX_FOLD_AT} they still use the index and ask
+ * for a fold.
  */
 
 /** Slots per postings row: 16 rows per word for 1,000,000 items. */
@@ -31,8 +36,15 @@ const SEARCH_INDEX_BLOCK = 65536;
 /** Catalogs with fewer items are not indexed automatically (their GIN counts read ≤ this many rows). */
 export const SEARCH_INDEX_MIN_ITEMS = 50000;
 
-/** Most items changed since the build that a count re-checks (each is one primary-key look-up). */
-export const SEARCH_INDEX_MAX_PENDING = 5000;
+/**
+ * Most delta rows (items changed since the build or the last fold) a count corrects the index
+ * with; each is a row of `catalog_search_delta` read in one pass with its vector, ~1 µs of
+ * matching per row (docs/large-catalogs.md "Search right after churn").
+ */
+export const SEARCH_INDEX_MAX_PENDING = 250000;
+
+/** Delta rows from which a count asks for a fold (the count itself still uses the index). */
+export const SEARCH_INDEX_FOLD_AT = 5000;
 
 /**
  * The frequency threshold of a catalog: words and prefixes in at least this many items get
@@ -120,16 +132,17 @@ export async function buildSearchIndex(knex: Knex, catalogId: string, opts: { mi
        GROUP BY left(x.w, k), s.slot / ${SEARCH_INDEX_BLOCK}`,
         [catalogId, catalogId],
       );
-      await trx.raw('DELETE FROM catalog_search_changes WHERE catalog_id = ? AND upto <= ?', [catalogId, cat.logged]);
+      await trx.raw('DELETE FROM catalog_search_delta WHERE catalog_id = ? AND upto <= ?', [catalogId, cat.logged]);
       // Fresh statistics for the readers' plans (autovacuum may lag behind a large build).
       await trx.raw('ANALYZE catalog_search_postings, catalog_search_tokens, catalog_search_slots');
       const buildMs = Math.round(performance.now() - t0);
       await trx.raw(
-        `INSERT INTO catalog_search_index (catalog_id, logged, min_df, block_size, item_count, token_count, build_ms, built_at)
-       VALUES (?, ?, ?, ${SEARCH_INDEX_BLOCK}, ?, ?, ?, now())
+        `INSERT INTO catalog_search_index (catalog_id, logged, min_df, block_size, item_count, next_slot, token_count, build_ms, built_at)
+       VALUES (?, ?, ?, ${SEARCH_INDEX_BLOCK}, ?, ?, ?, ?, now())
        ON CONFLICT (catalog_id) DO UPDATE SET logged = EXCLUDED.logged, min_df = EXCLUDED.min_df, block_size = EXCLUDED.block_size,
-         item_count = EXCLUDED.item_count, token_count = EXCLUDED.token_count, build_ms = EXCLUDED.build_ms, built_at = EXCLUDED.built_at`,
-        [catalogId, cat.logged, minDf, items, tokens, buildMs],
+         item_count = EXCLUDED.item_count, next_slot = EXCLUDED.next_slot, token_count = EXCLUDED.token_count, build_ms = EXCLUDED.build_ms,
+         built_at = EXCLUDED.built_at`,
+        [catalogId, cat.logged, minDf, items, items, tokens, buildMs],
       );
       return { catalog_id: catalogId, items, tokens, min_df: minDf, build_ms: buildMs };
     },
@@ -138,11 +151,14 @@ export async function buildSearchIndex(knex: Knex, catalogId: string, opts: { mi
 }
 
 /**
- * Outcome of {@link countWithSearchIndex}: the exact total and how it was counted (`index`:
- * postings corrected by the logged changes; `rare`: GIN look-up of the term's rare parts, each
- * candidate re-checked), or why the caller must count another way.
+ * Outcome of {@link countWithSearchIndex}: the exact total, how it was counted (`index`:
+ * postings corrected by the delta; `rare`: GIN look-up of the term's rare parts, each candidate
+ * re-checked) and the delta rows pending a fold (`pending`), or why the caller must count
+ * another way.
  */
-export type SearchIndexCount = { total: number; path: 'index' | 'rare' } | { fallback: 'missing' | 'stale' | 'no_words' | 'words_pending' };
+export type SearchIndexCount =
+  | { total: number; path: 'index' | 'rare'; pending: number }
+  | { fallback: 'missing' | 'stale' | 'no_words' | 'words_pending' };
 
 /** A word as a tsquery lexeme literal (`'word'`); words are runs of letters and digits. */
 function lexeme(word: string): string {
@@ -153,14 +169,15 @@ function lexeme(word: string): string {
  * The exact number of the catalog's items matching a words-only search term (every word but
  * the last a whole word of the item's text values, the last a word prefix; the same split as
  * SQL `catalog_item_search_query`), read in the caller's transaction (REPEATABLE READ, so the
- * index, the change log and the items are one snapshot).
+ * index, its delta and the items are one snapshot).
  *
  * - Every whole word frequent and the last word a frequent prefix: per block, the intersection
  *   of the whole words' slots, intersected with the union of the prefix's frequent words and
- *   its rare-word postings; then the items changed since the build are re-checked (minus
- *   those the index counted, plus those matching now).
+ *   its rare-word postings; then corrected by the delta, the items changed since the build or
+ *   the last fold (minus those the index counted, plus those whose logged vector matches now).
  * - Else the term has a rare part: a GIN look-up of the rare parts only (≤ ~`min_df` + changes
- *   rows), each candidate re-checked against the whole term.
+ *   rows), each candidate re-checked against the whole term (the GIN index is current: no
+ *   delta needed).
  * @param term the search term, lower-cased; must hold only letters, digits and white space
  *   (terms with other characters also need a literal match, which the index cannot answer)
  * @returns the total, or a fallback reason: no index (or disabled), more than
@@ -202,8 +219,8 @@ export async function countWithSearchIndex(trx: Knex.Transaction, catalogId: str
 
   const rare = whole.filter((w) => !known.has(`w:${w}`)).map(lexeme);
   if (!known.has(`p:${prefix}`)) rare.push(`${lexeme(prefix)}:*`);
-  if (rare.length > 0) return { total: await countRare(trx, catalogId, rare, term), path: 'rare' };
-  return { total: await countByPostings(trx, catalogId, st, term, whole, prefix, known), path: 'index' };
+  if (rare.length > 0) return { total: await countRare(trx, catalogId, rare, term), path: 'rare', pending: st.pending };
+  return { total: await countByPostings(trx, catalogId, st, term, whole, prefix, known), path: 'index', pending: st.pending };
 }
 
 /**
@@ -222,7 +239,7 @@ async function countRare(trx: Knex.Transaction, catalogId: string, rare: string[
   return rows[0].n;
 }
 
-/** The index's state read by {@link countWithSearchIndex}: items changed since the build, its snapshot's log position, block size and item count. */
+/** The index's state read by {@link countWithSearchIndex}: delta rows logged since the build or last fold, its log position, block size and slot count. */
 interface IndexState {
   pending: number;
   logged: string;
@@ -233,8 +250,8 @@ interface IndexState {
 /**
  * The postings count of {@link countWithSearchIndex} (every part of the term frequent): per
  * block, the whole words' slots intersected with the prefix group's union, corrected by the
- * items changed since the build (those the index counted are taken off, those matching now
- * added).
+ * delta: the items changed since the build or the last fold (those the index counted are taken
+ * off, those whose logged vector matches now added).
  * @param known token → df of the term's tokens in the index
  */
 async function countByPostings(
@@ -248,22 +265,6 @@ async function countByPostings(
 ): Promise<number> {
   const wholeTokens = whole.map((w) => `w:${w}`);
   const group = [...known.keys()].filter((t) => t === `p:${prefix}` || t.startsWith(`w:${prefix}`));
-  let changedIds: string[] = [];
-  let changedSlots: number[] = [];
-  if (st.pending > 0) {
-    changedIds = (
-      await trx.raw("SELECT coalesce(array_agg(DISTINCT x), '{}') AS ids FROM catalog_search_changes, unnest(ids) AS x WHERE catalog_id = ? AND upto > ?", [
-        catalogId,
-        st.logged,
-      ])
-    ).rows[0].ids;
-    changedSlots = (
-      await trx.raw("SELECT coalesce(array_agg(slot), '{}') AS slots FROM catalog_search_slots WHERE catalog_id = ? AND item_id = ANY(?::uuid[])", [
-        catalogId,
-        changedIds,
-      ])
-    ).rows[0].slots;
-  }
   // m: per block, the slots matching the term in the index's snapshot. The prefix group's
   // postings are read by token first (MATERIALIZED: the planner must not scan every token of a
   // block) and merged per block in two levels (unions of parts of 8, then of those), so a
@@ -294,22 +295,28 @@ async function countByPostings(
             : `${i}, ${g}, ${u}, m AS (SELECT i.blk, i.s & u.s AS s FROM i JOIN u ON u.blk = i.blk)`,
           bindings: [catalogId, wholeTokens, wholeTokens.length, catalogId, group],
         };
+  // The delta (only when rows are logged): d, each changed item's latest vector (NULL: deleted);
+  // c, per block, the slots those items had in the index. The total is the index's count, minus
+  // the changed items it counted (their slots intersected with the matches per block), plus the
+  // changed items whose vector matches now; no item row is read.
+  const delta =
+    st.pending > 0
+      ? {
+          sql: `, d AS MATERIALIZED (SELECT DISTINCT ON (item_id) item_id, tsv FROM catalog_search_delta
+                                     WHERE catalog_id = ? AND upto > ? ORDER BY item_id, upto DESC),
+                c AS (SELECT s.slot / ?::int AS blk, sort(array_agg(s.slot)) AS slots
+                      FROM d JOIN catalog_search_slots s ON s.catalog_id = ? AND s.item_id = d.item_id GROUP BY 1)`,
+          select: `(SELECT coalesce(sum(icount(m.s & c.slots)), 0) FROM m JOIN c ON c.blk = m.blk)::int AS changed_hits,
+                   (SELECT count(*) FROM d WHERE d.tsv @@ catalog_item_search_query(?))::int AS delta_hits`,
+          bindings: [catalogId, st.logged, st.block_size, catalogId],
+        }
+      : { sql: '', select: '0 AS changed_hits, 0 AS delta_hits', bindings: [] };
   const {
     rows: [base],
   } = await trx.raw(
-    `WITH ${matched.sql}
-     SELECT (SELECT coalesce(sum(icount(s)), 0) FROM m)::int AS total,
-            (SELECT count(*) FROM m JOIN unnest(?::int[]) AS d(slot) ON d.slot / ?::int = m.blk AND m.s @> ARRAY[d.slot])::int AS changed_hits`,
-    [...matched.bindings, changedSlots, st.block_size],
+    `WITH ${matched.sql}${delta.sql}
+     SELECT (SELECT coalesce(sum(icount(s)), 0) FROM m)::int AS total, ${delta.select}`,
+    [...matched.bindings, ...delta.bindings, ...(st.pending > 0 ? [term] : [])],
   );
-  let total: number = base.total - base.changed_hits;
-  if (changedIds.length > 0) {
-    total += (
-      await trx.raw(
-        'SELECT count(*)::int AS n FROM catalog_items WHERE catalog_id = ? AND id = ANY(?::uuid[]) AND search_tsv @@ catalog_item_search_query(?)',
-        [catalogId, changedIds, term],
-      )
-    ).rows[0].n;
-  }
-  return total;
+  return (base.total as number) - (base.changed_hits as number) + (base.delta_hits as number);
 }
