@@ -22,7 +22,25 @@ import { waitUntil } from '../helpers/wait';
 const MIN_DF = 20;
 const COLORS = ['red', 'blue', 'green', 'olive'];
 const KINDS = ['scarf', 'boot', 'boots', 'hat', 'sock', 'shirt'];
-const TERMS = ['wool', 'woo', 'w', 'red', 'red wool', 'red woo', 'olive boot', 'boot', 'b', 's', 'scarf 1', 'rewritten', 'rewritten s', 'new', 'zeta', '1', 'red 1'];
+const TERMS = [
+  'wool',
+  'woo',
+  'w',
+  'red',
+  'red wool',
+  'red woo',
+  'olive boot',
+  'boot',
+  'b',
+  's',
+  'scarf 1',
+  'rewritten',
+  'rewritten s',
+  'new',
+  'zeta',
+  '1',
+  'red 1',
+];
 
 let org: Awaited<ReturnType<typeof createTestOrg>>;
 const children: ChildProcess[] = [];
@@ -49,7 +67,9 @@ function item(i: number, title?: string): Record<string, unknown> {
 /** A catalog of `n` items S-0…S-(n-1), inserted by SQL (the triggers fill the word columns), with its index built. */
 async function indexedCatalog(n = 300): Promise<string> {
   const c = await createTestCatalog(org.organizationId);
-  await testKnex()('catalog_items').insert(Array.from({ length: n }, (_, i) => ({ id: newId(), catalog_id: c, business_key: `S-${i}`, data: JSON.stringify(item(i)) })));
+  await testKnex()('catalog_items').insert(
+    Array.from({ length: n }, (_, i) => ({ id: newId(), catalog_id: c, business_key: `S-${i}`, data: JSON.stringify(item(i)) })),
+  );
   expect(await buildSearchIndex(testKnex(), c, { minDf: MIN_DF })).toMatchObject({ items: n });
   return c;
 }
@@ -136,8 +156,13 @@ describe('search count index delta', () => {
     const c = await indexedCatalog();
     const k = testKnex();
     // New items, words changed (a frequent word removed, a new one added), items deleted.
-    await k('catalog_items').insert(Array.from({ length: 40 }, (_, i) => ({ id: newId(), catalog_id: c, business_key: `N-${i}`, data: JSON.stringify(item(1000 + i, `red wool new ${i}`)) })));
-    await k.raw(`UPDATE catalog_items SET data = data || '{"title": "rewritten scarf"}' WHERE catalog_id = ? AND business_key IN ('S-0', 'S-4', 'S-8', 'S-12', 'S-16')`, [c]);
+    await k('catalog_items').insert(
+      Array.from({ length: 40 }, (_, i) => ({ id: newId(), catalog_id: c, business_key: `N-${i}`, data: JSON.stringify(item(1000 + i, `red wool new ${i}`)) })),
+    );
+    await k.raw(
+      `UPDATE catalog_items SET data = data || '{"title": "rewritten scarf"}' WHERE catalog_id = ? AND business_key IN ('S-0', 'S-4', 'S-8', 'S-12', 'S-16')`,
+      [c],
+    );
     await k.raw(`UPDATE catalog_items SET data = data || '{"material": "silk"}' WHERE catalog_id = ? AND business_key LIKE 'S-3%'`, [c]);
     await k('catalog_items').where('catalog_id', c).whereIn('business_key', ['S-1', 'S-2', 'S-3', 'N-5']).delete();
     // A write that changes no word logs nothing.
@@ -171,7 +196,9 @@ describe('search count index delta', () => {
       await k.raw(`UPDATE catalog_items SET data = data || jsonb_build_object('title', ? || ' ' || (data->>'title')) WHERE catalog_id = ?`, [word, c]);
     }
     await k.raw(`DELETE FROM catalog_items WHERE catalog_id = ? AND split_part(business_key, '-', 2)::int % 4 = 1`, [c]);
-    await k('catalog_items').insert(Array.from({ length: 500 }, (_, i) => ({ id: newId(), catalog_id: c, business_key: `N-${i}`, data: JSON.stringify(item(5000 + i)) })));
+    await k('catalog_items').insert(
+      Array.from({ length: 500 }, (_, i) => ({ id: newId(), catalog_id: c, business_key: `N-${i}`, data: JSON.stringify(item(5000 + i)) })),
+    );
     const terms = [...TERMS, 'gamma', 'gamma red', 'alpha wool', 'beta'];
     const seen = await expectExact(c, terms);
     expect(seen.pending).toBeGreaterThan(6000);
@@ -208,7 +235,9 @@ describe('search count index delta', () => {
     const k = testKnex();
     const state = async () => ({
       slots: await k('catalog_search_slots').where('catalog_id', c).orderBy('item_id').pluck('slot'),
-      postings: (await k.raw('SELECT md5(string_agg(token || blk || slots::text, \',\' ORDER BY token, blk)) AS h FROM catalog_search_postings WHERE catalog_id = ?', [c])).rows[0].h,
+      postings: (
+        await k.raw("SELECT md5(string_agg(token || blk || slots::text, ',' ORDER BY token, blk)) AS h FROM catalog_search_postings WHERE catalog_id = ?", [c])
+      ).rows[0].h,
       index: await k('catalog_search_index').where('catalog_id', c).first('logged', 'next_slot', 'item_count'),
     });
 
@@ -237,9 +266,10 @@ describe('search count index delta', () => {
         async () =>
           Number(
             (
-              await k.raw("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = ? AND wait_event_type = 'Lock' AND query LIKE '%catalog_search_postings%'", [
-                folding!.appName,
-              ])
+              await k.raw(
+                "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = ? AND wait_event_type = 'Lock' AND query LIKE '%catalog_search_postings%'",
+                [folding!.appName],
+              )
             ).rows[0].n,
           ) === 1,
         'fold waiting at its postings write',

@@ -111,7 +111,7 @@ async function foldIn(trx: Knex.Transaction, catalogId: string, options: FoldOpt
                  ELSE ?::int + (count(*) FILTER (WHERE x.old_slot IS NULL AND x.tsv IS NOT NULL) OVER (ORDER BY x.item_id))::int - 1 END AS slot
      FROM (SELECT d.item_id, d.tsv, s.slot AS old_slot
            FROM (SELECT DISTINCT ON (item_id) item_id, tsv FROM catalog_search_delta
-                 WHERE catalog_id = ? AND upto > ? AND upto <= ? ORDER BY item_id, upto DESC) d
+                 WHERE catalog_id = ? AND upto > ? AND upto <= ? ORDER BY item_id DESC, upto DESC) d
            LEFT JOIN catalog_search_slots s ON s.catalog_id = ? AND s.item_id = d.item_id) x`,
     [st.next_slot, catalogId, st.logged, st.upto, catalogId],
   );

@@ -156,9 +156,7 @@ export async function buildSearchIndex(knex: Knex, catalogId: string, opts: { mi
  * re-checked) and the delta rows pending a fold (`pending`), or why the caller must count
  * another way.
  */
-export type SearchIndexCount =
-  | { total: number; path: 'index' | 'rare'; pending: number }
-  | { fallback: 'missing' | 'stale' | 'no_words' | 'words_pending' };
+export type SearchIndexCount = { total: number; path: 'index' | 'rare'; pending: number } | { fallback: 'missing' | 'stale' | 'no_words' | 'words_pending' };
 
 /** A word as a tsquery lexeme literal (`'word'`); words are runs of letters and digits. */
 function lexeme(word: string): string {
@@ -303,7 +301,7 @@ async function countByPostings(
     st.pending > 0
       ? {
           sql: `, d AS MATERIALIZED (SELECT DISTINCT ON (item_id) item_id, tsv FROM catalog_search_delta
-                                     WHERE catalog_id = ? AND upto > ? ORDER BY item_id, upto DESC),
+                                     WHERE catalog_id = ? AND upto > ? ORDER BY item_id DESC, upto DESC),
                 c AS (SELECT s.slot / ?::int AS blk, sort(array_agg(s.slot)) AS slots
                       FROM d JOIN catalog_search_slots s ON s.catalog_id = ? AND s.item_id = d.item_id GROUP BY 1)`,
           select: `(SELECT coalesce(sum(icount(m.s & c.slots)), 0) FROM m JOIN c ON c.blk = m.blk)::int AS changed_hits,
