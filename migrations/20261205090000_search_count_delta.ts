@@ -10,23 +10,28 @@ import type { Knex } from 'knex';
  * visit per changed item), so past 5,000 changes totals fell back to a GIN bitmap count (every
  * matching heap page) until a full rebuild.
  *
- * Now the trigger logs, per changed item, its current word vector (`catalog_search_delta`:
- * `coalesce(search_tsv_pending, search_tsv)`, NULL for a deleted item) with the statement's log
- * position (`upto`), in the writing statement, so the delta commits and rolls back with the
- * write. A count corrects the index's answer from these rows alone (no heap visit). An UPDATE
- * logs only the items whose vector changed (the UPDATE trigger now also reads the statement's old
- * rows; the completeness trigger captures them already, and PostgreSQL keeps one capture per
- * statement). `catalogs.search_logged` grows by the rows logged; a statement's rows all carry
- * `upto` = the counter before it + 1, which the counter reaches when the statement commits, so a
- * snapshot holds exactly the delta rows with `upto <= search_logged`.
+ * Now the trigger logs, per changed item, its word vector before and after the statement
+ * (`catalog_search_delta`: `old_tsv` and `tsv`, each `coalesce(search_tsv_pending, search_tsv)`;
+ * NULL before an insert and after a delete) with the statement's log position (`upto`), in the
+ * writing statement, so the delta commits and rolls back with the write. An UPDATE logs only the
+ * items whose vector changed (the UPDATE trigger now also reads the statement's old rows; the
+ * completeness trigger captures them already, and PostgreSQL keeps one capture per statement).
+ * Writers of one item are serialized by its row lock, so an item's logged rows form a chain (each
+ * row's `old_tsv` is the previous row's `tsv`, the first one's the vector the index holds): a
+ * count's correction is the delta rows whose `tsv` matches minus those whose `old_tsv` matches,
+ * one pass over the delta, without reading an item or a slot. `catalogs.search_logged` grows by
+ * the rows logged; a statement's rows all carry `upto` = the counter before it + 1, which the
+ * counter reaches when the statement commits, so a snapshot holds exactly the delta rows with
+ * `upto <= search_logged`.
  *
  * - `catalog_search_delta`: append-only (no writer updates a row, so a fold deleting folded rows
  *   never conflicts with a writer); the latest row per item (highest `upto`) is its state.
  * - `catalog_search_index.next_slot`: the first slot a fold may give a new item (slots are dense
  *   from 0 at a build; only builds and folds, serialized by the catalog's advisory lock, write it).
  *
- * Existing logs are converted: each logged item's latest row gets its current vector (the
- * snapshot of this migration is the state the old log described), then the old table goes.
+ * The old log holds item ids only (no vectors before the writes), so the indexes of catalogs with
+ * logged writes are dropped (`search_indexed` cleared: counts go through GIN and the next search
+ * asks for a rebuild, docs/large-catalogs.md "Search totals"); the others carry on.
  * No index on `catalog_items` is added (updates stay HOT).
  */
 export async function up(knex: Knex): Promise<void> {
@@ -34,15 +39,14 @@ export async function up(knex: Knex): Promise<void> {
     catalog_id uuid NOT NULL REFERENCES catalogs(id) ON DELETE CASCADE,
     item_id uuid NOT NULL,
     upto bigint NOT NULL,
+    old_tsv tsvector,
     tsv tsvector,
     PRIMARY KEY (catalog_id, item_id, upto))`);
   await knex.raw('ALTER TABLE catalog_search_index ADD COLUMN next_slot integer');
   await knex.raw('UPDATE catalog_search_index i SET next_slot = i.item_count');
   await knex.raw('ALTER TABLE catalog_search_index ALTER COLUMN next_slot SET NOT NULL');
-  await knex.raw(`INSERT INTO catalog_search_delta (catalog_id, item_id, upto, tsv)
-    SELECT l.catalog_id, l.item_id, l.upto, coalesce(ci.search_tsv_pending, ci.search_tsv)
-    FROM (SELECT c.catalog_id, x.id AS item_id, max(c.upto) AS upto FROM catalog_search_changes c, unnest(c.ids) AS x(id) GROUP BY 1, 2) l
-    LEFT JOIN catalog_items ci ON ci.id = l.item_id AND ci.catalog_id = l.catalog_id`);
+  await knex.raw(`UPDATE catalogs c SET search_indexed = false
+    FROM catalog_search_index i WHERE i.catalog_id = c.id AND c.search_indexed AND c.search_logged > i.logged`);
   await knex.raw('DROP TABLE catalog_search_changes');
 
   await knex.raw(`
@@ -59,14 +63,14 @@ export async function up(knex: Knex): Promise<void> {
         CONTINUE WHEN NOT c.search_indexed;
         upto := c.search_logged + 1;
         IF TG_OP = 'INSERT' THEN
-          INSERT INTO catalog_search_delta (catalog_id, item_id, upto, tsv)
-          SELECT c.id, w.id, upto, coalesce(w.search_tsv_pending, w.search_tsv) FROM changed w WHERE w.catalog_id = c.id;
+          INSERT INTO catalog_search_delta (catalog_id, item_id, upto, old_tsv, tsv)
+          SELECT c.id, w.id, upto, NULL, coalesce(w.search_tsv_pending, w.search_tsv) FROM changed w WHERE w.catalog_id = c.id;
         ELSIF TG_OP = 'DELETE' THEN
-          INSERT INTO catalog_search_delta (catalog_id, item_id, upto, tsv)
-          SELECT c.id, o.id, upto, NULL FROM changed o WHERE o.catalog_id = c.id;
+          INSERT INTO catalog_search_delta (catalog_id, item_id, upto, old_tsv, tsv)
+          SELECT c.id, o.id, upto, coalesce(o.search_tsv_pending, o.search_tsv), NULL FROM changed o WHERE o.catalog_id = c.id;
         ELSE
-          INSERT INTO catalog_search_delta (catalog_id, item_id, upto, tsv)
-          SELECT c.id, w.id, upto, coalesce(w.search_tsv_pending, w.search_tsv)
+          INSERT INTO catalog_search_delta (catalog_id, item_id, upto, old_tsv, tsv)
+          SELECT c.id, w.id, upto, coalesce(o.search_tsv_pending, o.search_tsv), coalesce(w.search_tsv_pending, w.search_tsv)
           FROM changed w JOIN old_rows o ON o.id = w.id
           WHERE w.catalog_id = c.id
             AND coalesce(w.search_tsv_pending, w.search_tsv) IS DISTINCT FROM coalesce(o.search_tsv_pending, o.search_tsv);

@@ -18,10 +18,10 @@ import { wordsColumn } from './search-words';
  * The index is built from one snapshot ({@link buildSearchIndex}) by a durable Temporal
  * workflow (searchIndexBuildWorkflow, workflows/search-index-build.ts; docs/architecture.md "The shape":
  * everything long and retryable runs in Temporal), never in the API process. Every write after
- * that snapshot is logged by a trigger in the writing statement: each changed item's current word
- * vector (`catalog_search_delta`, migration 20261205090000), and a count corrects the index's
- * answer from those rows alone, without visiting the items ({@link countWithSearchIndex}), so
- * totals are exact and stay fast at any age. The delta is folded into the postings of the words
+ * that snapshot is logged by a trigger in the writing statement: each changed item's word vector
+ * before and after the write (`catalog_search_delta`, migration 20261205090000), and a count
+ * corrects the index's answer from those rows alone, without visiting the items or their slots
+ * ({@link countWithSearchIndex}), so totals are exact and stay fast at any age. The delta is folded into the postings of the words
  * it touches by `foldSearchDelta` (search-count-fold.ts), the last step of a large write
  * (`settleAfterLargeWrite`) and of the build workflow when the index only needs catching up.
  * Past {@link SEARCH_INDEX_MAX_PENDING} logged rows (or while there is no index), counts fall
@@ -172,7 +172,8 @@ function lexeme(word: string): string {
  * - Every whole word frequent and the last word a frequent prefix: per block, the intersection
  *   of the whole words' slots, intersected with the union of the prefix's frequent words and
  *   its rare-word postings; then corrected by the delta, the items changed since the build or
- *   the last fold (minus those the index counted, plus those whose logged vector matches now).
+ *   the last fold (minus those whose vector before the changes matched, plus those whose
+ *   vector after them matches).
  * - Else the term has a rare part: a GIN look-up of the rare parts only (≤ ~`min_df` + changes
  *   rows), each candidate re-checked against the whole term (the GIN index is current: no
  *   delta needed).
@@ -248,8 +249,8 @@ interface IndexState {
 /**
  * The postings count of {@link countWithSearchIndex} (every part of the term frequent): per
  * block, the whole words' slots intersected with the prefix group's union, corrected by the
- * delta: the items changed since the build or the last fold (those the index counted are taken
- * off, those whose logged vector matches now added).
+ * delta: the items changed since the build or the last fold (those whose vector before the
+ * changes matched are taken off, those whose vector after them matches added).
  * @param known token → df of the term's tokens in the index
  */
 async function countByPostings(
@@ -293,28 +294,23 @@ async function countByPostings(
             : `${i}, ${g}, ${u}, m AS (SELECT i.blk, i.s & u.s AS s FROM i JOIN u ON u.blk = i.blk)`,
           bindings: [catalogId, wholeTokens, wholeTokens.length, catalogId, group],
         };
-  // The delta (only when rows are logged): d, each changed item's latest vector (NULL: deleted);
-  // c, per block, the slots those items had in the index. The total is the index's count, minus
-  // the changed items it counted (their slots intersected with the matches per block), plus the
-  // changed items whose vector matches now; no item row is read.
+  // The delta (only when rows are logged): an item's logged rows chain (each row's old vector is
+  // the previous row's new one, the first one's what the postings hold; migration
+  // 20261205090000), so the rows whose new vector matches minus those whose old vector matches
+  // is the change of the count since the postings. One pass over the delta; no item is read.
   const delta =
     st.pending > 0
       ? {
-          sql: `, d AS MATERIALIZED (SELECT DISTINCT ON (item_id) item_id, tsv FROM catalog_search_delta
-                                     WHERE catalog_id = ? AND upto > ? ORDER BY item_id DESC, upto DESC),
-                c AS (SELECT s.slot / ?::int AS blk, sort(array_agg(s.slot)) AS slots
-                      FROM d JOIN catalog_search_slots s ON s.catalog_id = ? AND s.item_id = d.item_id GROUP BY 1)`,
-          select: `(SELECT coalesce(sum(icount(m.s & c.slots)), 0) FROM m JOIN c ON c.blk = m.blk)::int AS changed_hits,
-                   (SELECT count(*) FROM d WHERE d.tsv @@ catalog_item_search_query(?))::int AS delta_hits`,
-          bindings: [catalogId, st.logged, st.block_size, catalogId],
+          select: `(SELECT count(*) FILTER (WHERE tsv @@ q) - count(*) FILTER (WHERE old_tsv @@ q)
+                    FROM catalog_search_delta, catalog_item_search_query(?) AS q WHERE catalog_id = ? AND upto > ?)::int AS delta`,
+          bindings: [term, catalogId, st.logged],
         }
-      : { sql: '', select: '0 AS changed_hits, 0 AS delta_hits', bindings: [] };
+      : { select: '0 AS delta', bindings: [] };
   const {
     rows: [base],
-  } = await trx.raw(
-    `WITH ${matched.sql}${delta.sql}
-     SELECT (SELECT coalesce(sum(icount(s)), 0) FROM m)::int AS total, ${delta.select}`,
-    [...matched.bindings, ...delta.bindings, ...(st.pending > 0 ? [term] : [])],
-  );
-  return (base.total as number) - (base.changed_hits as number) + (base.delta_hits as number);
+  } = await trx.raw(`WITH ${matched.sql} SELECT (SELECT coalesce(sum(icount(s)), 0) FROM m)::int AS total, ${delta.select}`, [
+    ...matched.bindings,
+    ...delta.bindings,
+  ]);
+  return (base.total as number) + (base.delta as number);
 }
