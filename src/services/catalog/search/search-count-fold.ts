@@ -136,10 +136,12 @@ async function foldIn(trx: Knex.Transaction, catalogId: string, options: FoldOpt
   // words, `p:` for the prefixes of the other words), and, per block, the slots to take out of
   // every postings row first (the items' slots before the fold).
   await trx.raw('CREATE TEMP TABLE fold_tokens ON COMMIT DROP AS SELECT token FROM catalog_search_tokens WHERE catalog_id = ?', [catalogId]);
+  await trx.raw('ANALYZE fold_tokens');
   await trx.raw(
     `CREATE TEMP TABLE fold_words ON COMMIT DROP AS
-     SELECT f.slot, x.w, EXISTS (SELECT 1 FROM fold_tokens t WHERE t.token = 'w:' || x.w) AS frequent
-     FROM fold_items f CROSS JOIN LATERAL unnest(tsvector_to_array(f.tsv)) AS x(w) WHERE f.tsv IS NOT NULL`,
+     SELECT f.slot, x.w, t.token IS NOT NULL AS frequent
+     FROM fold_items f CROSS JOIN LATERAL unnest(tsvector_to_array(f.tsv)) AS x(w) LEFT JOIN fold_tokens t ON t.token = 'w:' || x.w
+     WHERE f.tsv IS NOT NULL`,
   );
   await trx.raw(
     `CREATE TEMP TABLE fold_add ON COMMIT DROP AS
