@@ -19,7 +19,11 @@ import type { Knex } from 'knex';
  * Writers of one item are serialized by its row lock, so an item's logged rows form a chain (each
  * row's `old_tsv` is the previous row's `tsv`, the first one's the vector the index holds): a
  * count's correction is the delta rows whose `tsv` matches minus those whose `old_tsv` matches,
- * one pass over the delta, without reading an item or a slot. `catalogs.search_logged` grows by
+ * without reading an item or a slot. Only rows whose change touches one of the term's words can
+ * differ, so each row also holds `diff`, the lexemes in one vector and not the other (the whole
+ * vector for an insert or a delete; a few words for a typical update), under a GIN index
+ * (`fastupdate = off`: no pending list for every count to read): a count reads the delta rows
+ * whose change touches its words, not the whole delta. `catalogs.search_logged` grows by
  * the rows logged; a statement's rows all carry `upto` = the counter before it + 1, which the
  * counter reaches when the statement commits, so a snapshot holds exactly the delta rows with
  * `upto <= search_logged`.
@@ -41,7 +45,9 @@ export async function up(knex: Knex): Promise<void> {
     upto bigint NOT NULL,
     old_tsv tsvector,
     tsv tsvector,
+    diff tsvector NOT NULL,
     PRIMARY KEY (catalog_id, item_id, upto))`);
+  await knex.raw('CREATE INDEX catalog_search_delta_diff ON catalog_search_delta USING gin (diff) WITH (fastupdate = off)');
   await knex.raw('ALTER TABLE catalog_search_index ADD COLUMN next_slot integer');
   await knex.raw('UPDATE catalog_search_index i SET next_slot = i.item_count');
   await knex.raw('ALTER TABLE catalog_search_index ALTER COLUMN next_slot SET NOT NULL');
@@ -63,17 +69,21 @@ export async function up(knex: Knex): Promise<void> {
         CONTINUE WHEN NOT c.search_indexed;
         upto := c.search_logged + 1;
         IF TG_OP = 'INSERT' THEN
-          INSERT INTO catalog_search_delta (catalog_id, item_id, upto, old_tsv, tsv)
-          SELECT c.id, w.id, upto, NULL, coalesce(w.search_tsv_pending, w.search_tsv) FROM changed w WHERE w.catalog_id = c.id;
+          INSERT INTO catalog_search_delta (catalog_id, item_id, upto, old_tsv, tsv, diff)
+          SELECT c.id, w.id, upto, NULL, coalesce(w.search_tsv_pending, w.search_tsv), coalesce(w.search_tsv_pending, w.search_tsv, ''::tsvector)
+          FROM changed w WHERE w.catalog_id = c.id;
         ELSIF TG_OP = 'DELETE' THEN
-          INSERT INTO catalog_search_delta (catalog_id, item_id, upto, old_tsv, tsv)
-          SELECT c.id, o.id, upto, coalesce(o.search_tsv_pending, o.search_tsv), NULL FROM changed o WHERE o.catalog_id = c.id;
+          INSERT INTO catalog_search_delta (catalog_id, item_id, upto, old_tsv, tsv, diff)
+          SELECT c.id, o.id, upto, coalesce(o.search_tsv_pending, o.search_tsv), NULL, coalesce(o.search_tsv_pending, o.search_tsv, ''::tsvector)
+          FROM changed o WHERE o.catalog_id = c.id;
         ELSE
-          INSERT INTO catalog_search_delta (catalog_id, item_id, upto, old_tsv, tsv)
-          SELECT c.id, w.id, upto, coalesce(o.search_tsv_pending, o.search_tsv), coalesce(w.search_tsv_pending, w.search_tsv)
-          FROM changed w JOIN old_rows o ON o.id = w.id
-          WHERE w.catalog_id = c.id
-            AND coalesce(w.search_tsv_pending, w.search_tsv) IS DISTINCT FROM coalesce(o.search_tsv_pending, o.search_tsv);
+          INSERT INTO catalog_search_delta (catalog_id, item_id, upto, old_tsv, tsv, diff)
+          SELECT c.id, x.id, upto, x.o, x.w,
+                 ts_delete(coalesce(x.w, ''::tsvector), tsvector_to_array(coalesce(x.o, ''::tsvector)))
+                 || ts_delete(coalesce(x.o, ''::tsvector), tsvector_to_array(coalesce(x.w, ''::tsvector)))
+          FROM (SELECT w.id, coalesce(o.search_tsv_pending, o.search_tsv) AS o, coalesce(w.search_tsv_pending, w.search_tsv) AS w
+                FROM changed w JOIN old_rows o ON o.id = w.id WHERE w.catalog_id = c.id) x
+          WHERE x.w IS DISTINCT FROM x.o;
         END IF;
         GET DIAGNOSTICS n = ROW_COUNT;
         CONTINUE WHEN n = 0;

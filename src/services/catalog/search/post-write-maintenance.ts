@@ -13,8 +13,9 @@
  * - a visibility map with the rewritten pages not all-visible, and their dead row versions: index
  *   scans and counts go to the heap for every match → `VACUUM`.
  *
- * Also folds the catalog's completeness counter deltas (completeness-counters.ts) and its search
- * count index delta (search-count-fold.ts: the words the write touched, not a rebuild).
+ * Also folds the catalog's search count index delta first (search-count-fold.ts: the words the
+ * write touched, not a rebuild; the folded rows vacuumed) and its completeness counter deltas
+ * (completeness-counters.ts).
  * Set-based SQL by design (architecture.md, data access): maintenance statements.
  */
 import type { Knex } from 'knex';
@@ -54,6 +55,10 @@ export interface SettleReport {
  * @throws the database's error (the calling activity retries)
  */
 export async function settleAfterLargeWrite(knex: Knex, catalogId: string, options: SettleOptions = {}): Promise<SettleReport> {
+  // First, as every words-only count of the catalog reads the delta until it is folded; then the
+  // folded rows' dead versions (and their GIN entries) are vacuumed away.
+  const searchDelta = await foldSearchDelta(knex, catalogId);
+  if (searchDelta && searchDelta.rows > 0) await knex.raw('VACUUM (SKIP_LOCKED) catalog_search_delta');
   let t = performance.now();
   await knex.raw('ANALYZE catalog_items');
   const analyzeMs = Math.round(performance.now() - t);
@@ -70,7 +75,6 @@ export async function settleAfterLargeWrite(knex: Knex, catalogId: string, optio
   if (options.vacuum ?? true) vacuum = (await vacuumItems(knex)) ? 'done' : 'skipped';
   const vacuumMs = Math.round(performance.now() - t);
   const fill = await compactFillCounts(knex, catalogId);
-  const searchDelta = await foldSearchDelta(knex, catalogId);
   return {
     analyze_ms: analyzeMs,
     pending_pages_merged: merged,

@@ -297,13 +297,20 @@ async function countByPostings(
   // The delta (only when rows are logged): an item's logged rows chain (each row's old vector is
   // the previous row's new one, the first one's what the postings hold; migration
   // 20261205090000), so the rows whose new vector matches minus those whose old vector matches
-  // is the change of the count since the postings. One pass over the delta; no item is read.
+  // is the change of the count since the postings. A row whose change (`diff`) holds none of the
+  // term's words, nor a word under its prefix, matches before and after alike: only the rows the
+  // GIN index on `diff` finds for the term are read. No item is read.
+  const touches = [...new Set(whole)]
+    .map(lexeme)
+    .concat(`${lexeme(prefix)}:*`)
+    .join(' | ');
   const delta =
     st.pending > 0
       ? {
           select: `(SELECT count(*) FILTER (WHERE tsv @@ q) - count(*) FILTER (WHERE old_tsv @@ q)
-                    FROM catalog_search_delta, catalog_item_search_query(?) AS q WHERE catalog_id = ? AND upto > ?)::int AS delta`,
-          bindings: [term, catalogId, st.logged],
+                    FROM catalog_search_delta, catalog_item_search_query(?) AS q
+                    WHERE catalog_id = ? AND upto > ? AND diff @@ ?::tsquery)::int AS delta`,
+          bindings: [term, catalogId, st.logged, touches],
         }
       : { select: '0 AS delta', bindings: [] };
   const {
