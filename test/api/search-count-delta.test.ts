@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import type { Knex } from 'knex';
+import { createSearchIndexActivities } from '../../activities/search-index';
 import { newId } from '../../src/lib/ids';
 import { filterSql } from '../../src/services/catalog/items/items-sql';
 import { foldSearchDelta } from '../../src/services/catalog/search/search-count-fold';
@@ -16,7 +18,9 @@ import { waitUntil } from '../helpers/wait';
  * totals counted from the index corrected by the delta must equal SQL counts after inserts,
  * updates that change words, deletes and restores, past the old 5,000-change limit; a fold must
  * leave postings equal to what a build would hold (item for item); and a process killed between
- * a write and the fold, or during the fold, loses nothing. Real PostgreSQL; no Temporal.
+ * a write and the fold, or during the fold, loses nothing; the build activity folds instead of
+ * rebuilding while the delta is at most half the index. Real PostgreSQL; the activity runs in
+ * Temporal's mock activity environment.
  */
 
 const MIN_DF = 20;
@@ -289,5 +293,28 @@ describe('search count index delta', () => {
     expect(await deltaRows(c)).toBe(0);
     await expectExact(c);
     await expectIndexMatchesItems(k, c);
+  });
+
+  it('the build activity folds an index that only needs catching up, and rebuilds one whose delta is over half its items', async () => {
+    const c = await indexedCatalog(200);
+    const k = testKnex();
+    const activities = createSearchIndexActivities({ knex: k });
+    const builtAt = async () => (await k('catalog_search_index').where('catalog_id', c).first('built_at')).built_at as Date;
+    const first = await builtAt();
+    await k.raw(`UPDATE catalog_items SET data = data || '{"title": "rewritten wool"}' WHERE catalog_id = ? AND split_part(business_key, '-', 2)::int < 40`, [
+      c,
+    ]);
+    const folded = await new MockActivityEnvironment().run(activities.buildSearchIndex, c);
+    expect(folded).toMatchObject({ catalog_id: c, items: 200, folded: 40, words_caught_up: 0 });
+    expect(await builtAt()).toEqual(first);
+    expect(await deltaRows(c)).toBe(0);
+    await expectIndexMatchesItems(k, c);
+    // 120 of 200 items changed: rebuilt.
+    await k.raw(`UPDATE catalog_items SET data = data || '{"title": "again red"}' WHERE catalog_id = ? AND split_part(business_key, '-', 2)::int < 120`, [c]);
+    const rebuilt = await new MockActivityEnvironment().run(activities.buildSearchIndex, c);
+    expect(rebuilt).not.toHaveProperty('folded');
+    expect(await builtAt()).not.toEqual(first);
+    expect(await deltaRows(c)).toBe(0);
+    await expectExact(c);
   });
 });

@@ -21,9 +21,10 @@ import { wordsColumn } from './search-words';
  * that snapshot is logged by a trigger in the writing statement: each changed item's word vector
  * before and after the write (`catalog_search_delta`, migration 20261205090000), and a count
  * corrects the index's answer from those rows alone, without visiting the items or their slots
- * ({@link countWithSearchIndex}), so totals are exact and stay fast at any age. The delta is folded into the postings of the words
- * it touches by `foldSearchDelta` (search-count-fold.ts), the last step of a large write
- * (`settleAfterLargeWrite`) and of the build workflow when the index only needs catching up.
+ * ({@link countWithSearchIndex}), so totals are exact and stay fast at any age. The delta is
+ * folded into the postings of the words it touches by `foldSearchDelta` (search-count-fold.ts),
+ * in the settle step that ends a large write (`settleAfterLargeWrite`) and in the build
+ * workflow when the index only needs catching up.
  * Past {@link SEARCH_INDEX_MAX_PENDING} logged rows (or while there is no index), counts fall
  * back to the GIN count and the search asks for a rebuild (search-index-requests.ts
  * `requestSearchIndexBuild`); past {@link SEARCH_INDEX_FOLD_AT} they still use the index and ask
@@ -38,8 +39,10 @@ export const SEARCH_INDEX_MIN_ITEMS = 50000;
 
 /**
  * Most delta rows (items changed since the build or the last fold) a count corrects the index
- * with; each is a row of `catalog_search_delta` read in one pass with its vector, ~1 µs of
- * matching per row (docs/large-catalogs.md "Search right after churn").
+ * with. A count reads only the rows whose change touches its words (GIN on their `diff`), each
+ * ~1–1.5 µs on a loaded 2-core machine (docs/large-catalogs.md "Figures after churn"), so
+ * 250,000 rows all touching a term would cost ~0.3 s, below the GIN count they replace; more is
+ * rebuilt.
  */
 export const SEARCH_INDEX_MAX_PENDING = 250000;
 
