@@ -10,18 +10,24 @@ import type { Knex } from 'knex';
 import { logger } from '../src/lib/logger';
 import { heartbeatingOneTransaction } from './heartbeat';
 import type { SearchIndexBuild } from '../src/contracts/workflows';
+import { foldSearchDelta } from '../src/services/catalog/search/search-count-fold';
 import { buildSearchIndex } from '../src/services/catalog/search/search-count-index';
 import { catchUpSearchWords, SearchWordsCatchUp } from '../src/services/catalog/search/search-words';
 
 /** Failure type of a build deferred because this worker already runs one (retried with backoff). */
 export const SEARCH_INDEX_BUSY = 'SearchIndexBuildBusy';
 
+/** A delta of more than this share of the index's items is rebuilt rather than folded (search-count-fold.ts). */
+const FOLD_MAX_SHARE = 0.5;
+
 /** The search count index activities registered on the worker; the workflow proxies them by these names. */
 export interface SearchIndexActivities {
   /**
    * Catches up the catalog's word index when a restore left it behind (pending word vectors
-   * moved into the index in committed batches), then builds (or rebuilds) its search count
-   * index in one REPEATABLE READ transaction, heartbeating while it runs. Idempotent: the
+   * moved into the index in committed batches), then folds the writes since the last build
+   * into its search count index when they are at most half its items (search-count-fold.ts;
+   * `folded`: the items folded), else builds (or rebuilds) it, each in one REPEATABLE READ
+   * transaction, heartbeating while it runs. Idempotent: the
    * catch-up only finds rows still pending, a build replaces the catalog's whole index, and a
    * retry after a crash resumes the catch-up and starts the build over (the lost attempt's
    * transaction was rolled back).
@@ -31,7 +37,7 @@ export interface SearchIndexActivities {
    * @throws ApplicationFailure `SearchIndexBuildBusy` (retryable) while this worker process
    *   runs another build; the database's error otherwise (retried by the workflow's policy)
    */
-  buildSearchIndex(catalogId: string): Promise<(SearchIndexBuild & { words_caught_up: number }) | null>;
+  buildSearchIndex(catalogId: string): Promise<(SearchIndexBuild & { words_caught_up: number; folded?: number }) | null>;
   /**
    * Catches up the catalog's word index after a restore (src/services/catalog/search/search-words.ts), alone:
    * run by the workflow when it is signalled during its cool-down. Heartbeats after every
@@ -64,6 +70,13 @@ export function createSearchIndexActivities(deps: { knex: Knex }): SearchIndexAc
         return await heartbeatingOneTransaction(async (ctx) => {
           const words = await catchUpSearchWords(deps.knex, catalogId);
           if (words.rows > 0) logger.info({ catalog_id: catalogId, attempt: ctx.info.attempt, result: words }, 'word index caught up after a restore');
+          // An index that only needs catching up with writes is folded (seconds), not rebuilt.
+          const folded = await foldSearchDelta(deps.knex, catalogId, { maxShare: FOLD_MAX_SHARE });
+          if (folded) {
+            logger.info({ catalog_id: catalogId, attempt: ctx.info.attempt, result: folded }, 'search count index delta folded');
+            const { catalog_id, index_items: items, tokens, min_df, ms: build_ms } = folded;
+            return { catalog_id, items, tokens, min_df, build_ms, words_caught_up: words.rows, folded: folded.items };
+          }
           const built = await buildSearchIndex(deps.knex, catalogId);
           logger.info(
             { catalog_id: catalogId, attempt: ctx.info.attempt, result: built },

@@ -40,6 +40,10 @@ export interface SearchFigures {
   gin_lookup_ms: number;
   /** EXPLAIN (ANALYZE, BUFFERS) of the count of an identifier and of a broad word: plan, time, buffers. */
   plans: Record<string, PlanSummary>;
+  /** How the cold totals were counted (search count index postings, its rare-part GIN look-up, or a GIN bitmap count). */
+  cold_count_paths: { index: number; rare: number; gin: number };
+  /** Rows of the search count index's delta not folded yet (writes since the build or the last fold). */
+  delta_rows: number;
   load: number;
 }
 
@@ -60,6 +64,11 @@ export async function measureSearches(b: Bench, api: CatalogClient, catalogId: s
   const cold: Record<string, number[]> = {};
   const warm: Record<string, number[]> = {};
   const totals: Record<string, number> = {};
+  const { rows: pendingRows } = await b.knex.raw(
+    'SELECT (c.search_logged - i.logged)::int AS n FROM catalogs c JOIN catalog_search_index i ON i.catalog_id = c.id WHERE c.id = ?',
+    [catalogId],
+  );
+  const paths = { ...b.caches.catalog.searchCountStats };
   // Cold first: right after the write nothing is cached (the write made every cached total miss).
   for (let r = 0; r < coldRounds; r++) {
     for (const [kind, terms] of Object.entries(SEARCH_KINDS)) {
@@ -69,6 +78,8 @@ export async function measureSearches(b: Bench, api: CatalogClient, catalogId: s
       }
     }
   }
+  const stat = b.caches.catalog.searchCountStats;
+  const coldPaths = { index: stat.index - paths.index, rare: stat.rare - paths.rare, gin: stat.gin - paths.gin };
   for (const term of Object.values(SEARCH_KINDS).flat()) await run(term);
   for (let r = 0; r < rounds; r++) {
     for (const [kind, terms] of Object.entries(SEARCH_KINDS)) {
@@ -105,6 +116,8 @@ export async function measureSearches(b: Bench, api: CatalogClient, catalogId: s
     completeness_ms: Math.round(completenessMs),
     gin_lookup_ms: percentile(gin, 50),
     plans,
+    cold_count_paths: coldPaths,
+    delta_rows: pendingRows[0]?.n ?? 0,
     load: loadAvg(),
   };
 }

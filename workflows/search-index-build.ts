@@ -3,7 +3,9 @@
  * docs/api-reference.md "Items": exact search `total`), after catching up its word index when a restore
  * left it behind (src/services/catalog/search/search-words.ts; same activity). Started by the API
  * (temporal/client.ts `startSearchIndexBuild`) when a search of a large catalog finds the index
- * missing or stale, when a restore deferred the word index, or when a search finds it deferred,
+ * missing or stale or its delta past 5,000 rows (the activity then folds the delta instead of
+ * rebuilding, src/services/catalog/search/search-count-fold.ts), when a restore deferred the
+ * word index, or when a search finds it deferred,
  * under the id `search-index-<catalog_id>` with reuse policy ALLOW_DUPLICATE and conflict policy
  * FAIL: while one is open for the catalog, another start is "already started" (a no-op); once it
  * closed, a later start runs a new build. The index is derived data and counts are exact

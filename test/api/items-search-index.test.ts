@@ -194,7 +194,7 @@ describe('search count index', () => {
       .where({ catalog_id: c, business_key: 'S-12' })
       .update({ data: JSON.stringify({ sku: 'S-12', title: 'green hat' }) });
     await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'S-15' }).delete();
-    const pending = await testKnex()('catalog_search_changes').where('catalog_id', c).count({ n: '*' });
+    const pending = await testKnex()('catalog_search_delta').where('catalog_id', c).count({ n: '*' });
     expect(Number(pending[0].n)).toBeGreaterThan(0);
     expect((await expectExact(c)).gin).toBe(0);
 
@@ -205,7 +205,7 @@ describe('search count index', () => {
     expect((await expectExact(c)).gin).toBe(0);
     // A rebuild takes the log in: nothing pending, same totals.
     await buildSearchIndex(testKnex(), c, { minDf: MIN_DF });
-    expect(await testKnex()('catalog_search_changes').where('catalog_id', c).count({ n: '*' })).toEqual([{ n: '0' }]);
+    expect(await testKnex()('catalog_search_delta').where('catalog_id', c).count({ n: '*' })).toEqual([{ n: '0' }]);
     expect((await expectExact(c)).gin).toBe(0);
   });
 
@@ -244,10 +244,10 @@ describe('search count index', () => {
     await testKnex()('catalogs').where('id', c).increment('search_logged', 1000000);
     await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'S-3' }).delete();
     expect(await testKnex()('catalogs').where('id', c).first('search_indexed')).toEqual({ search_indexed: false });
-    expect(await testKnex()('catalog_search_changes').where('catalog_id', c).count({ n: '*' })).toEqual([{ n: '0' }]);
+    expect(await testKnex()('catalog_search_delta').where('catalog_id', c).count({ n: '*' })).toEqual([{ n: '0' }]);
     // Not indexed: writes are no longer logged; a rebuild indexes it again.
     await testKnex()('catalog_items').where({ catalog_id: c, business_key: 'S-4' }).delete();
-    expect(await testKnex()('catalog_search_changes').where('catalog_id', c).count({ n: '*' })).toEqual([{ n: '0' }]);
+    expect(await testKnex()('catalog_search_delta').where('catalog_id', c).count({ n: '*' })).toEqual([{ n: '0' }]);
     await buildSearchIndex(testKnex(), c, { minDf: MIN_DF });
     expect((await expectExact(c)).gin).toBe(0);
   });

@@ -13,7 +13,7 @@ import type { Knex } from 'knex';
 import type { Catalog } from '../../../models/catalog';
 import type { CatalogCaches } from '../catalog-caches';
 import { isWordsOnlyTerm } from '../items/items-sql';
-import { countWithSearchIndex, SEARCH_INDEX_MIN_ITEMS } from './search-count-index';
+import { countWithSearchIndex, SEARCH_INDEX_FOLD_AT, SEARCH_INDEX_MIN_ITEMS } from './search-count-index';
 import { requestSearchIndexBuild, SearchIndexBuilds } from './search-index-requests';
 
 /** Empties the search count cache of one app (tests, benchmarks measuring cold requests). */
@@ -31,8 +31,9 @@ export interface SearchTotalDeps {
  * The exact number of items matching a search filter, from the count cache when still valid,
  * else counted and cached. A words-only term in a catalog that is not product-grouped is
  * counted by the search count index when the catalog has one (src/services/catalog/search/search-count-index.ts:
- * postings for frequent words, the GIN index for rare ones, without reading the heap per
- * match); otherwise, or when the index is missing or too many items changed since it was built,
+ * postings for frequent words corrected by the delta of the writes since the build, the GIN
+ * index for rare ones, without reading the heap per match; past `SEARCH_INDEX_FOLD_AT` delta
+ * rows the build workflow is asked to fold them); otherwise, or when the index is missing or too many items changed since it was built,
  * by a GIN bitmap count, which reads every matching heap page, and a large catalog's index is
  * (re)built by a Temporal workflow that this asks for without waiting
  * ({@link requestSearchIndexBuild}; if Temporal is unreachable the total is still the GIN
@@ -81,6 +82,8 @@ export async function countBySearchIndex(deps: SearchTotalDeps, trx: Knex.Transa
   const counted = await countWithSearchIndex(trx, catalog.id, term);
   if ('total' in counted) {
     deps.caches.searchCountStats[counted.path]++;
+    // Exact already; the build workflow folds the delta so later counts stay cheap.
+    if (counted.pending > SEARCH_INDEX_FOLD_AT) requestSearchIndexBuild(deps.jobRunner, deps.caches, catalog);
     return counted.total;
   }
   if (counted.fallback === 'words_pending' || (counted.fallback !== 'no_words' && catalog.item_count >= SEARCH_INDEX_MIN_ITEMS)) {

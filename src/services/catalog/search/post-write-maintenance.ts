@@ -13,11 +13,14 @@
  * - a visibility map with the rewritten pages not all-visible, and their dead row versions: index
  *   scans and counts go to the heap for every match → `VACUUM`.
  *
- * Also folds the catalog's completeness counter deltas (completeness-counters.ts).
+ * Also folds the catalog's search count index delta first (search-count-fold.ts: the words the
+ * write touched, not a rebuild; the folded rows vacuumed) and its completeness counter deltas
+ * (completeness-counters.ts).
  * Set-based SQL by design (architecture.md, data access): maintenance statements.
  */
 import type { Knex } from 'knex';
 import { compactFillCounts } from '../grid/completeness-counters';
+import { foldSearchDelta, type SearchDeltaFold } from './search-count-fold';
 
 /** The GIN indexes of `catalog_items`: the word index every search reads (migration 20261121130000). */
 export const SEARCH_GIN_INDEXES = ['catalog_items_search_words'] as const;
@@ -39,17 +42,23 @@ export interface SettleReport {
   vacuum_ms: number;
   /** Completeness counter rows of the catalog before and after folding. */
   fill_counts: { before: number; after: number };
+  /** The search count index delta folded (null: no index, or a build held it; the build takes the delta in). */
+  search_delta: SearchDeltaFold | null;
 }
 
 /**
  * Brings the items table's planner statistics, GIN pending lists and visibility map up to date
  * after a large write to catalog `catalogId` (see the module comment), and folds its completeness
- * counters. Idempotent; outside any transaction (VACUUM cannot run in one). ANALYZE waits for a
+ * counters and its search count index delta. Idempotent; outside any transaction (VACUUM cannot run in one). ANALYZE waits for a
  * concurrent maintenance statement on the table (an index build, another ANALYZE); VACUUM skips
  * the table then (`vacuum: 'skipped'`; the maintenance pass that follows vacuums it).
  * @throws the database's error (the calling activity retries)
  */
 export async function settleAfterLargeWrite(knex: Knex, catalogId: string, options: SettleOptions = {}): Promise<SettleReport> {
+  // First, as every words-only count of the catalog reads the delta until it is folded; then the
+  // folded rows' dead versions (and their GIN entries) are vacuumed away.
+  const searchDelta = await foldSearchDelta(knex, catalogId);
+  if (searchDelta && searchDelta.rows > 0) await knex.raw('VACUUM (SKIP_LOCKED) catalog_search_delta');
   let t = performance.now();
   await knex.raw('ANALYZE catalog_items');
   const analyzeMs = Math.round(performance.now() - t);
@@ -66,7 +75,15 @@ export async function settleAfterLargeWrite(knex: Knex, catalogId: string, optio
   if (options.vacuum ?? true) vacuum = (await vacuumItems(knex)) ? 'done' : 'skipped';
   const vacuumMs = Math.round(performance.now() - t);
   const fill = await compactFillCounts(knex, catalogId);
-  return { analyze_ms: analyzeMs, pending_pages_merged: merged, pending_ms: pendingMs, vacuum, vacuum_ms: vacuumMs, fill_counts: fill };
+  return {
+    analyze_ms: analyzeMs,
+    pending_pages_merged: merged,
+    pending_ms: pendingMs,
+    vacuum,
+    vacuum_ms: vacuumMs,
+    fill_counts: fill,
+    search_delta: searchDelta,
+  };
 }
 
 /**

@@ -17,12 +17,18 @@ import { wordsColumn } from './search-words';
  *
  * The index is built from one snapshot ({@link buildSearchIndex}) by a durable Temporal
  * workflow (searchIndexBuildWorkflow, workflows/search-index-build.ts; docs/architecture.md "The shape":
- * everything long and retryable runs in Temporal), never in the API process; every write after
- * that snapshot is logged by a trigger (item ids), and a count corrects the index's answer by
- * re-checking those items ({@link countWithSearchIndex}), so totals are exact at any age. Once
- * more than {@link SEARCH_INDEX_MAX_PENDING} items changed (or while there is no index), counts
- * fall back to the GIN count and the search asks for a rebuild (search-index-requests.ts
- * `requestSearchIndexBuild`).
+ * everything long and retryable runs in Temporal), never in the API process. Every write after
+ * that snapshot is logged by a trigger in the writing statement: each changed item's word vector
+ * before and after the write (`catalog_search_delta`, migration 20261205090000), and a count
+ * corrects the index's answer from those rows alone, without visiting the items or their slots
+ * ({@link countWithSearchIndex}), so totals are exact and stay fast at any age. The delta is
+ * folded into the postings of the words it touches by `foldSearchDelta` (search-count-fold.ts),
+ * in the settle step that ends a large write (`settleAfterLargeWrite`) and in the build
+ * workflow when the index only needs catching up.
+ * Past {@link SEARCH_INDEX_MAX_PENDING} logged rows (or while there is no index), counts fall
+ * back to the GIN count and the search asks for a rebuild (search-index-requests.ts
+ * `requestSearchIndexBuild`); past {@link SEARCH_INDEX_FOLD_AT} they still use the index and ask
+ * for a fold.
  */
 
 /** Slots per postings row: 16 rows per word for 1,000,000 items. */
@@ -31,8 +37,17 @@ const SEARCH_INDEX_BLOCK = 65536;
 /** Catalogs with fewer items are not indexed automatically (their GIN counts read ≤ this many rows). */
 export const SEARCH_INDEX_MIN_ITEMS = 50000;
 
-/** Most items changed since the build that a count re-checks (each is one primary-key look-up). */
-export const SEARCH_INDEX_MAX_PENDING = 5000;
+/**
+ * Most delta rows (items changed since the build or the last fold) a count corrects the index
+ * with. A count reads only the rows whose change touches its words (GIN on their `diff`), each
+ * ~1–1.5 µs on a loaded 2-core machine (docs/large-catalogs.md "Figures after churn"), so
+ * 250,000 rows all touching a term would cost ~0.3 s, below the GIN count they replace; more is
+ * rebuilt.
+ */
+export const SEARCH_INDEX_MAX_PENDING = 250000;
+
+/** Delta rows from which a count asks for a fold (the count itself still uses the index). */
+export const SEARCH_INDEX_FOLD_AT = 5000;
 
 /**
  * The frequency threshold of a catalog: words and prefixes in at least this many items get
@@ -120,16 +135,17 @@ export async function buildSearchIndex(knex: Knex, catalogId: string, opts: { mi
        GROUP BY left(x.w, k), s.slot / ${SEARCH_INDEX_BLOCK}`,
         [catalogId, catalogId],
       );
-      await trx.raw('DELETE FROM catalog_search_changes WHERE catalog_id = ? AND upto <= ?', [catalogId, cat.logged]);
+      await trx.raw('DELETE FROM catalog_search_delta WHERE catalog_id = ? AND upto <= ?', [catalogId, cat.logged]);
       // Fresh statistics for the readers' plans (autovacuum may lag behind a large build).
       await trx.raw('ANALYZE catalog_search_postings, catalog_search_tokens, catalog_search_slots');
       const buildMs = Math.round(performance.now() - t0);
       await trx.raw(
-        `INSERT INTO catalog_search_index (catalog_id, logged, min_df, block_size, item_count, token_count, build_ms, built_at)
-       VALUES (?, ?, ?, ${SEARCH_INDEX_BLOCK}, ?, ?, ?, now())
+        `INSERT INTO catalog_search_index (catalog_id, logged, min_df, block_size, item_count, next_slot, token_count, build_ms, built_at)
+       VALUES (?, ?, ?, ${SEARCH_INDEX_BLOCK}, ?, ?, ?, ?, now())
        ON CONFLICT (catalog_id) DO UPDATE SET logged = EXCLUDED.logged, min_df = EXCLUDED.min_df, block_size = EXCLUDED.block_size,
-         item_count = EXCLUDED.item_count, token_count = EXCLUDED.token_count, build_ms = EXCLUDED.build_ms, built_at = EXCLUDED.built_at`,
-        [catalogId, cat.logged, minDf, items, tokens, buildMs],
+         item_count = EXCLUDED.item_count, next_slot = EXCLUDED.next_slot, token_count = EXCLUDED.token_count, build_ms = EXCLUDED.build_ms,
+         built_at = EXCLUDED.built_at`,
+        [catalogId, cat.logged, minDf, items, items, tokens, buildMs],
       );
       return { catalog_id: catalogId, items, tokens, min_df: minDf, build_ms: buildMs };
     },
@@ -138,11 +154,12 @@ export async function buildSearchIndex(knex: Knex, catalogId: string, opts: { mi
 }
 
 /**
- * Outcome of {@link countWithSearchIndex}: the exact total and how it was counted (`index`:
- * postings corrected by the logged changes; `rare`: GIN look-up of the term's rare parts, each
- * candidate re-checked), or why the caller must count another way.
+ * Outcome of {@link countWithSearchIndex}: the exact total, how it was counted (`index`:
+ * postings corrected by the delta; `rare`: GIN look-up of the term's rare parts, each candidate
+ * re-checked) and the delta rows pending a fold (`pending`), or why the caller must count
+ * another way.
  */
-export type SearchIndexCount = { total: number; path: 'index' | 'rare' } | { fallback: 'missing' | 'stale' | 'no_words' | 'words_pending' };
+export type SearchIndexCount = { total: number; path: 'index' | 'rare'; pending: number } | { fallback: 'missing' | 'stale' | 'no_words' | 'words_pending' };
 
 /** A word as a tsquery lexeme literal (`'word'`); words are runs of letters and digits. */
 function lexeme(word: string): string {
@@ -153,14 +170,16 @@ function lexeme(word: string): string {
  * The exact number of the catalog's items matching a words-only search term (every word but
  * the last a whole word of the item's text values, the last a word prefix; the same split as
  * SQL `catalog_item_search_query`), read in the caller's transaction (REPEATABLE READ, so the
- * index, the change log and the items are one snapshot).
+ * index, its delta and the items are one snapshot).
  *
  * - Every whole word frequent and the last word a frequent prefix: per block, the intersection
  *   of the whole words' slots, intersected with the union of the prefix's frequent words and
- *   its rare-word postings; then the items changed since the build are re-checked (minus
- *   those the index counted, plus those matching now).
+ *   its rare-word postings; then corrected by the delta, the items changed since the build or
+ *   the last fold (minus those whose vector before the changes matched, plus those whose
+ *   vector after them matches).
  * - Else the term has a rare part: a GIN look-up of the rare parts only (≤ ~`min_df` + changes
- *   rows), each candidate re-checked against the whole term.
+ *   rows), each candidate re-checked against the whole term (the GIN index is current: no
+ *   delta needed).
  * @param term the search term, lower-cased; must hold only letters, digits and white space
  *   (terms with other characters also need a literal match, which the index cannot answer)
  * @returns the total, or a fallback reason: no index (or disabled), more than
@@ -202,8 +221,8 @@ export async function countWithSearchIndex(trx: Knex.Transaction, catalogId: str
 
   const rare = whole.filter((w) => !known.has(`w:${w}`)).map(lexeme);
   if (!known.has(`p:${prefix}`)) rare.push(`${lexeme(prefix)}:*`);
-  if (rare.length > 0) return { total: await countRare(trx, catalogId, rare, term), path: 'rare' };
-  return { total: await countByPostings(trx, catalogId, st, term, whole, prefix, known), path: 'index' };
+  if (rare.length > 0) return { total: await countRare(trx, catalogId, rare, term), path: 'rare', pending: st.pending };
+  return { total: await countByPostings(trx, catalogId, st, term, whole, prefix, known), path: 'index', pending: st.pending };
 }
 
 /**
@@ -222,7 +241,7 @@ async function countRare(trx: Knex.Transaction, catalogId: string, rare: string[
   return rows[0].n;
 }
 
-/** The index's state read by {@link countWithSearchIndex}: items changed since the build, its snapshot's log position, block size and item count. */
+/** The index's state read by {@link countWithSearchIndex}: delta rows logged since the build or last fold, its log position, block size and slot count. */
 interface IndexState {
   pending: number;
   logged: string;
@@ -233,8 +252,8 @@ interface IndexState {
 /**
  * The postings count of {@link countWithSearchIndex} (every part of the term frequent): per
  * block, the whole words' slots intersected with the prefix group's union, corrected by the
- * items changed since the build (those the index counted are taken off, those matching now
- * added).
+ * delta: the items changed since the build or the last fold (those whose vector before the
+ * changes matched are taken off, those whose vector after them matches added).
  * @param known token → df of the term's tokens in the index
  */
 async function countByPostings(
@@ -248,22 +267,6 @@ async function countByPostings(
 ): Promise<number> {
   const wholeTokens = whole.map((w) => `w:${w}`);
   const group = [...known.keys()].filter((t) => t === `p:${prefix}` || t.startsWith(`w:${prefix}`));
-  let changedIds: string[] = [];
-  let changedSlots: number[] = [];
-  if (st.pending > 0) {
-    changedIds = (
-      await trx.raw("SELECT coalesce(array_agg(DISTINCT x), '{}') AS ids FROM catalog_search_changes, unnest(ids) AS x WHERE catalog_id = ? AND upto > ?", [
-        catalogId,
-        st.logged,
-      ])
-    ).rows[0].ids;
-    changedSlots = (
-      await trx.raw("SELECT coalesce(array_agg(slot), '{}') AS slots FROM catalog_search_slots WHERE catalog_id = ? AND item_id = ANY(?::uuid[])", [
-        catalogId,
-        changedIds,
-      ])
-    ).rows[0].slots;
-  }
   // m: per block, the slots matching the term in the index's snapshot. The prefix group's
   // postings are read by token first (MATERIALIZED: the planner must not scan every token of a
   // block) and merged per block in two levels (unions of parts of 8, then of those), so a
@@ -294,22 +297,30 @@ async function countByPostings(
             : `${i}, ${g}, ${u}, m AS (SELECT i.blk, i.s & u.s AS s FROM i JOIN u ON u.blk = i.blk)`,
           bindings: [catalogId, wholeTokens, wholeTokens.length, catalogId, group],
         };
+  // The delta (only when rows are logged): an item's logged rows chain (each row's old vector is
+  // the previous row's new one, the first one's what the postings hold; migration
+  // 20261205090000), so the rows whose new vector matches minus those whose old vector matches
+  // is the change of the count since the postings. A row whose change (`diff`) holds none of the
+  // term's words, nor a word under its prefix, matches before and after alike: only the rows the
+  // GIN index on `diff` finds for the term are read. No item is read.
+  const touches = [...new Set(whole)]
+    .map(lexeme)
+    .concat(`${lexeme(prefix)}:*`)
+    .join(' | ');
+  const delta =
+    st.pending > 0
+      ? {
+          select: `(SELECT count(*) FILTER (WHERE tsv @@ q) - count(*) FILTER (WHERE old_tsv @@ q)
+                    FROM catalog_search_delta, catalog_item_search_query(?) AS q
+                    WHERE catalog_id = ? AND upto > ? AND diff @@ ?::tsquery)::int AS delta`,
+          bindings: [term, catalogId, st.logged, touches],
+        }
+      : { select: '0 AS delta', bindings: [] };
   const {
     rows: [base],
-  } = await trx.raw(
-    `WITH ${matched.sql}
-     SELECT (SELECT coalesce(sum(icount(s)), 0) FROM m)::int AS total,
-            (SELECT count(*) FROM m JOIN unnest(?::int[]) AS d(slot) ON d.slot / ?::int = m.blk AND m.s @> ARRAY[d.slot])::int AS changed_hits`,
-    [...matched.bindings, changedSlots, st.block_size],
-  );
-  let total: number = base.total - base.changed_hits;
-  if (changedIds.length > 0) {
-    total += (
-      await trx.raw(
-        'SELECT count(*)::int AS n FROM catalog_items WHERE catalog_id = ? AND id = ANY(?::uuid[]) AND search_tsv @@ catalog_item_search_query(?)',
-        [catalogId, changedIds, term],
-      )
-    ).rows[0].n;
-  }
-  return total;
+  } = await trx.raw(`WITH ${matched.sql} SELECT (SELECT coalesce(sum(icount(s)), 0) FROM m)::int AS total, ${delta.select}`, [
+    ...matched.bindings,
+    ...delta.bindings,
+  ]);
+  return (base.total as number) + (base.delta as number);
 }
