@@ -18,8 +18,8 @@ import path from 'node:path';
 import { classifyBridged, compileTaxonomy, type CompiledTaxonomy } from '../../src/enrichment/taxonomy';
 import type { TaxonomyInput } from '../../src/enrichment/types';
 
-/** One tree of the gold file: its taxonomy and Google id → accepted node ids. */
-interface CustomTree {
+/** One tree of the gold file: its name, its taxonomy and Google id → accepted node ids. */
+export interface CustomTree {
   name: string;
   taxonomy: TaxonomyInput;
   map: Record<string, string[]>;
@@ -46,6 +46,11 @@ const round = (x: number): number => Number(x.toFixed(3));
 /** The default gold file. */
 export const CUSTOM_TREES_FILE = path.join(__dirname, 'taxonomy-gold', 'custom-trees.json');
 
+/** Reads the trees of a gold file shaped as `taxonomy-gold/custom-trees.json` (`{trees: CustomTree[]}`); throws on unreadable JSON. */
+export function readCustomTrees(file: string = CUSTOM_TREES_FILE): CustomTree[] {
+  return (JSON.parse(readFileSync(file, 'utf8')) as { trees: CustomTree[] }).trees;
+}
+
 /** True when `id` is one of `accepted` or below one. */
 function within(tax: CompiledTaxonomy, id: string | undefined, accepted: Set<string>): boolean {
   const node = id ? tax.nodes.get(id) : undefined;
@@ -61,10 +66,9 @@ export function scoreCustomTrees(
   titles: CustomTitle[],
   file: string = CUSTOM_TREES_FILE,
 ): { trees: Record<string, TreeFigures>; overall: { items: number; bridged: number; direct: number } } {
-  const gold = JSON.parse(readFileSync(file, 'utf8')) as { trees: CustomTree[] };
   const trees: Record<string, TreeFigures> = {};
   const total = { items: 0, bridged: 0, direct: 0 };
-  for (const tree of gold.trees) {
+  for (const tree of readCustomTrees(file)) {
     const tax = compileTaxonomy(tree.taxonomy);
     const hits = { items: 0, bridged: 0, direct: 0, abstained: 0 };
     const groups = new Map<string, [number, number]>();

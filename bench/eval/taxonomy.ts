@@ -1,5 +1,5 @@
 /**
- * `npm run eval -- taxonomy [--split test|dev] [--limit N] [--misses] [--gold <file>] [--taxonomy <file>] [--custom-trees <file>]`:
+ * `npm run eval -- taxonomy [--split test|dev] [--limit N] [--misses] [--gold <file>] [--taxonomy <file>] [--custom-trees <file>] [--pages N] [--pages-gold <file>] [--no-page-cache]`:
  * top-1 accuracy of category prediction (the `predict_taxonomy` option; docs/evaluation-taxonomy.md) on
  * the labelled titles of `../shared/data/oa-mine` and `../shared/data/ae-110k`, whose categories
  * are mapped into the Google product taxonomy (5,595 nodes) by `taxonomy-gold/google.json`.
@@ -22,7 +22,11 @@
  * each file (the floor in test/unit/eval/floors.test.ts). `custom_tree`: the scored titles and the
  * multilingual set predicted into five shops' own small taxonomies (./taxonomy-custom.ts).
  * `--misses` also prints the titles-alone and type-left-out modes' missed titles per category with what was predicted
- * (use it with `--split dev`, the split looked at while tuning).
+ * (use it with `--split dev`, the split looked at while tuning), and the pages section's pages wrong in any reading.
+ * `pages`: labelled product pages predicted from the product's name alone and with the page as research evidence
+ * (./taxonomy-pages.ts; gold `taxonomy-gold/pages-google.json`, `--pages-gold <file>`); `--pages N` scores the first N
+ * pages of each page set (0: none). They are parsed in a worker thread while the titles are scored, and the parses
+ * cached in the system's temporary folder, keyed by the engine's source (`--no-page-cache`: parse them again).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -32,6 +36,7 @@ import { readGoogleTaxonomy } from '../../src/services/sheets/taxonomy';
 import { SHARED_DATA } from '../../test/helpers/data';
 import { options, table } from './files';
 import { CUSTOM_TREES_FILE, scoreCustomTrees, type CustomTitle } from './taxonomy-custom';
+import { PAGES_GOLD_FILE, parsedPages, printPagesFigures, readLabelledPages, scoreLabelledPages } from './taxonomy-pages';
 
 /** The gold file: dataset → category → accepted Google nodes (first = the category's own). */
 interface Gold {
@@ -207,6 +212,10 @@ export async function runTaxonomySuite(argv: string[]): Promise<Record<string, u
   const split = options(argv, '--split')[0] ?? 'test';
   if (split !== 'test' && split !== 'dev') throw new Error(`--split must be test or dev, not ${split}`);
   const limit = Number(options(argv, '--limit')[0] ?? Infinity);
+  // The labelled pages are parsed on another core while the titles are scored (./taxonomy-pages.ts).
+  const pagesPerSet = Number(options(argv, '--pages')[0] ?? Infinity);
+  const labelledPages = pagesPerSet > 0 ? readLabelledPages(SHARED_DATA, options(argv, '--pages-gold')[0] ?? PAGES_GOLD_FILE, pagesPerSet) : [];
+  const parsing = parsedPages(labelledPages, !argv.includes('--no-page-cache'));
   const goldFile = options(argv, '--gold')[0] ?? path.join(__dirname, 'taxonomy-gold', 'google.json');
   const taxonomyFile = options(argv, '--taxonomy')[0] ?? path.join(SHARED_DATA, 'taxonomy', 'google', 'taxonomy-with-ids.en-US.txt');
   const gold = JSON.parse(readFileSync(goldFile, 'utf8')) as Gold;
@@ -235,7 +244,8 @@ export async function runTaxonomySuite(argv: string[]): Promise<Record<string, u
       group: `multilingual/${t.lang}`,
     })),
   ];
-  const custom = scoreCustomTrees(tax, customTitles, options(argv, '--custom-trees')[0] ?? CUSTOM_TREES_FILE);
+  const customTreesFile = options(argv, '--custom-trees')[0] ?? CUSTOM_TREES_FILE;
+  const custom = scoreCustomTrees(tax, customTitles, customTreesFile);
   for (const [mode, figures] of [
     ['titles alone', titles],
     ['type left out', leftOut],
@@ -281,6 +291,9 @@ export async function runTaxonomySuite(argv: string[]): Promise<Record<string, u
       ],
     ),
   );
+  const parsed = await parsing;
+  const pages = scoreLabelledPages(tax, labelledPages, parsed.docs, customTreesFile, argv.includes('--misses'), parsed);
+  printPagesFigures(pages);
   return {
     suite: 'taxonomy',
     split,
@@ -291,5 +304,6 @@ export async function runTaxonomySuite(argv: string[]): Promise<Record<string, u
     left_out: leftOut,
     multilingual,
     custom_tree: custom,
+    pages,
   };
 }
