@@ -275,9 +275,9 @@ async function dropIndex(knex: Knex, name: string): Promise<void> {
   await knex.raw(rows[0].ddl);
 }
 
-/** Drops the statistics object of (kind, field) once no catalog's index of it is left. */
-async function dropStatsIfUnused(knex: Knex, kind: GridIndexKind, field: string): Promise<void> {
-  if (await knex('catalog_field_indexes').where({ kind, field }).first('index_name')) return;
+/** Drops the statistics object of (kind, field) once no catalog's index of it is left but `leaving` (the index being dropped). */
+async function dropStatsIfUnused(knex: Knex, kind: GridIndexKind, field: string, leaving: string): Promise<void> {
+  if (await knex('catalog_field_indexes').where({ kind, field }).whereNot('index_name', leaving).first('index_name')) return;
   const { rows } = await knex.raw('SELECT format(?, ?::text) AS ddl', ['DROP STATISTICS IF EXISTS %I', gridStatsName(kind, field)]);
   await knex.raw(rows[0].ddl);
 }
@@ -305,8 +305,9 @@ export async function reconcileGridIndexes(knex: Knex, catalogId: string, heartb
     heartbeat({ index: row.index_name, state: row.state });
     if (row.state === 'dropping' || !(await catalogExists())) {
       await dropIndex(knex, row.index_name);
+      await dropStatsIfUnused(knex, row.kind, row.field, row.index_name);
+      // The row goes last: once it is gone, so are the index and (if no other catalog uses them) the statistics.
       await knex('catalog_field_indexes').where('index_name', row.index_name).whereIn('state', ['dropping', 'building']).delete();
-      await dropStatsIfUnused(knex, row.kind, row.field);
       out.dropped.push(row.index_name);
       continue;
     }
