@@ -68,7 +68,10 @@ beforeAll(async () => {
     [catalogId, JSON.stringify(items.slice(0, 120))],
   );
   await knex('catalog_sort_fields').insert({ catalog_id: catalogId, field: 'price' });
-  const { data } = await api.POST('/api/public/catalogs/{catalog_id}/items/bulk', { params: { path: { catalog_id: catalogId } }, body: { items: items.slice(120) } });
+  const { data } = await api.POST('/api/public/catalogs/{catalog_id}/items/bulk', {
+    params: { path: { catalog_id: catalogId } },
+    body: { items: items.slice(120) },
+  });
   expect(data).toMatchObject({ items_created: 120 });
   await knex('catalogs').where('id', catalogId).update({ item_count: 240 });
   expect(await buildSortKeys(knex, catalogId)).toEqual([{ field: 'price', items: 240, build_ms: expect.any(Number) }]);
@@ -152,8 +155,7 @@ it('keeps one key per item and lists in the plain SQL order (mixed numbers, stri
   await expectListsExact();
   // The service walk itself, without the API: the same order as the SQL sort.
   const ids = await knex.transaction(
-    (trx) =>
-      walkSortKeys(trx, { catalogId, field: 'price', order: 'asc', where: filterSql(catalogId, {}), need: 500, share: 1, budget: 10_000 }),
+    (trx) => walkSortKeys(trx, { catalogId, field: 'price', order: 'asc', where: filterSql(catalogId, {}), need: 500, share: 1, budget: 10_000 }),
     { isolationLevel: 'repeatable read', readOnly: true },
   );
   expect(ids).toEqual(await plainOrder('asc'));
@@ -179,12 +181,16 @@ it('stays exact after updates, deletes and moves through the API and SQL', async
     expect(response.status).toBe(200);
   }
   // In SQL: many rows in one statement, a key removed, an item moved to another catalog and back.
-  await knex.raw(`UPDATE catalog_items SET data = data || jsonb_build_object('price', (random() * 50)::int) WHERE catalog_id = ? AND business_key LIKE '%3'`, [catalogId]);
+  await knex.raw(`UPDATE catalog_items SET data = data || jsonb_build_object('price', (random() * 50)::int) WHERE catalog_id = ? AND business_key LIKE '%3'`, [
+    catalogId,
+  ]);
   await knex.raw(`UPDATE catalog_items SET data = data - 'price' WHERE catalog_id = ? AND business_key LIKE '%7'`, [catalogId]);
   const other = await createTestCatalog(org.organizationId);
   await knex('catalog_sort_fields').insert({ catalog_id: other, field: 'price', ready: true });
   await knex('catalog_items').where({ catalog_id: catalogId, business_key: 's-005' }).update({ catalog_id: other });
-  expect(await knex('catalog_sort_keys').where({ catalog_id: catalogId, field: 'price' }).count({ n: '*' })).toEqual([{ n: String((await plainOrder('asc')).length) }]);
+  expect(await knex('catalog_sort_keys').where({ catalog_id: catalogId, field: 'price' }).count({ n: '*' })).toEqual([
+    { n: String((await plainOrder('asc')).length) },
+  ]);
   expect(await knex('catalog_sort_keys').where({ catalog_id: other }).count({ n: '*' })).toEqual([{ n: '1' }]);
   await knex('catalog_items').where({ catalog_id: other, business_key: 's-005' }).update({ catalog_id: catalogId });
   await knex('catalog_items').where({ catalog_id: catalogId, business_key: 's-006' }).delete();
@@ -204,9 +210,15 @@ it('stays exact after updates, deletes and moves through the API and SQL', async
 it('stays exact through a snapshot restore', async () => {
   const caches = { catalog: createCatalogCaches() };
   const snapshot = await createSnapshot(knex, scope, catalogId, 'sort keys');
-  await knex.raw(`UPDATE catalog_items SET data = data || jsonb_build_object('price', 'changed ' || business_key) WHERE catalog_id = ? AND business_key LIKE '%1'`, [catalogId]);
+  await knex.raw(
+    `UPDATE catalog_items SET data = data || jsonb_build_object('price', 'changed ' || business_key) WHERE catalog_id = ? AND business_key LIKE '%1'`,
+    [catalogId],
+  );
   await knex.raw(`DELETE FROM catalog_items WHERE catalog_id = ? AND business_key LIKE '%9'`, [catalogId]);
-  await api.POST('/api/public/catalogs/{catalog_id}/items/bulk', { params: { path: { catalog_id: catalogId } }, body: { items: [{ sku: 'new-1', price: 3 }] } });
+  await api.POST('/api/public/catalogs/{catalog_id}/items/bulk', {
+    params: { path: { catalog_id: catalogId } },
+    body: { items: [{ sku: 'new-1', price: 3 }] },
+  });
   await expectKeysExact();
   await restoreSnapshot({ knex, caches, jobRunner: { startSearchIndexBuild: async () => true } }, scope, catalogId, snapshot.id);
   await expectKeysExact();
@@ -231,7 +243,10 @@ it('sorts the plain way, still exact, while a value is too large for a key', asy
 
 it('records the field of a large catalog and asks the field index workflow, at most a few fields per catalog', async () => {
   const asked: string[] = [];
-  const r = { jobRunner: { startGridIndexes: async (c: { id: string }) => void asked.push(c.id) }, caches: { gridIndexRequests: createCatalogCaches().gridIndexRequests } };
+  const r = {
+    jobRunner: { startGridIndexes: async (c: { id: string }) => void asked.push(c.id) },
+    caches: { gridIndexRequests: createCatalogCaches().gridIndexRequests },
+  };
   const large = await createTestCatalog(org.organizationId);
   const catalog = { id: large, organization_id: org.organizationId, item_count: SORT_KEYS_MIN_ITEMS };
   expect(await ensureSortKeys(knex, r, { ...catalog, item_count: SORT_KEYS_MIN_ITEMS - 1 }, 'price')).toBe(false);

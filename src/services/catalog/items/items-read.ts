@@ -114,7 +114,9 @@ export async function listItems(deps: ListItemsDeps, scope: Scope, catalogId: st
   const catalog = await loadCatalogOwned(deps.knex, scope, catalogId);
   const grouped = isGrouped(catalog);
   // A data-field sort of a large catalog: its sort keys asked for (docs/large-catalogs.md "Sorting by a data field").
-  const keyed = dataSortField(q.sort_field) !== null && (await ensureSortKeys(deps.knex, { jobRunner: deps.jobRunner, caches: deps.caches.catalog }, catalog, q.sort_field!));
+  const keyed =
+    dataSortField(q.sort_field) !== null &&
+    (await ensureSortKeys(deps.knex, { jobRunner: deps.jobRunner, caches: deps.caches.catalog }, catalog, q.sort_field!));
   let page: ItemPage;
   try {
     page = q.search ? await searchPage(deps, catalog, grouped, q.search, q, keyed) : await plainPage(deps.knex, catalog, grouped, q, keyed);
@@ -162,7 +164,13 @@ const WALK_MIN_BUDGET = 10_000;
  * @param matches the list's exact total, or the catalog's item count when not yet counted
  * @returns the page, or null when the caller sorts the plain way (keys not ready, walk too long)
  */
-async function keyedPage(trx: Knex | Knex.Transaction, catalog: Catalog, where: { sql: string; bindings: Knex.RawBinding[] }, q: ListItemsQuery, matches: number): Promise<ListedItem[] | null> {
+async function keyedPage(
+  trx: Knex | Knex.Transaction,
+  catalog: Catalog,
+  where: { sql: string; bindings: Knex.RawBinding[] },
+  q: ListItemsQuery,
+  matches: number,
+): Promise<ListedItem[] | null> {
   const share = matches / Math.max(catalog.item_count, matches, 1);
   const expected = (q.offset + q.limit) / share;
   if (expected > matches / 2) return null;

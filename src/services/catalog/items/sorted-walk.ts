@@ -51,7 +51,11 @@ export async function walkSortKeys(trx: Knex | Knex.Transaction, w: SortedWalk):
   const dir = w.order === 'desc' ? 'DESC' : 'ASC';
   const cmp = w.order === 'desc' ? '<' : '>';
   let pos: Position =
-    w.cursor === undefined ? { part: 'values' } : w.cursor.k === null || w.cursor.k === undefined ? { part: 'nulls', afterId: w.cursor.id } : { part: 'values', after: { k: JSON.stringify(w.cursor.k), id: w.cursor.id } };
+    w.cursor === undefined
+      ? { part: 'values' }
+      : w.cursor.k === null || w.cursor.k === undefined
+        ? { part: 'nulls', afterId: w.cursor.id }
+        : { part: 'values', after: { k: JSON.stringify(w.cursor.k), id: w.cursor.id } };
   const ids: string[] = [];
   let read = 0;
   let chunk = Math.min(w.budget, Math.max(64, Math.ceil((w.need / Math.max(w.share, 1e-6)) * 1.2) + 16));
