@@ -15,7 +15,7 @@ import { isGrouped } from './items-keys';
 import { afterCursorSql, filterSql, ItemCursor, orderSql, SortOrder } from './items-sql';
 import { ensureSortKeys, type SortKeyRequester } from './sort-keys';
 import { walkSortKeys } from './sorted-walk';
-import { searchTotal } from '../search/items-search-totals';
+import { listTotal, searchTotal } from '../search/items-search-totals';
 import type { SearchIndexBuilds } from '../search/search-index-requests';
 import { wordsPending } from '../search/search-words';
 
@@ -119,7 +119,7 @@ export async function listItems(deps: ListItemsDeps, scope: Scope, catalogId: st
     (await ensureSortKeys(deps.knex, { jobRunner: deps.jobRunner, caches: deps.caches.catalog }, catalog, q.sort_field!));
   let page: ItemPage;
   try {
-    page = q.search ? await searchPage(deps, catalog, grouped, q.search, q, keyed) : await plainPage(deps.knex, catalog, grouped, q, keyed);
+    page = q.search ? await searchPage(deps, catalog, grouped, q.search, q, keyed) : await plainPage(deps, catalog, grouped, q, keyed);
   } catch (err) {
     // A forged cursor whose key is no timestamp / JSON value: PostgreSQL's data exception (class 22).
     if (q.cursor && String(errorFields(err).code ?? '').startsWith('22'))
@@ -193,10 +193,12 @@ async function keyedPage(
 }
 
 /**
- * A page without search: the page and the count, read concurrently. A data-field sort whose keys
- * are ready walks them (in its own REPEATABLE READ snapshot) instead of sorting every item.
+ * A page without search: the page and the count (cached while the catalog is unchanged,
+ * listTotal), read concurrently. A data-field sort whose keys are ready walks them (in its own
+ * REPEATABLE READ snapshot) instead of sorting every item.
  */
-async function plainPage(knex: Knex, catalog: Catalog, grouped: boolean, q: ListItemsQuery, keyed: boolean): Promise<ItemPage> {
+async function plainPage(deps: ListItemsDeps, catalog: Catalog, grouped: boolean, q: ListItemsQuery, keyed: boolean): Promise<ItemPage> {
+  const knex = deps.knex;
   const where = filterSql(catalog.id, { top_level: grouped });
   const order = orderSql(q.sort_field, q.sort_order, 'created_at');
   const pageWhere = withCursor(where, q);
@@ -213,8 +215,8 @@ async function plainPage(knex: Knex, catalog: Catalog, grouped: boolean, q: List
     ]);
     return page.rows as ListedItem[];
   };
-  const [items, count] = await Promise.all([sorted(), knex.raw(`SELECT count(*)::int AS n FROM catalog_items WHERE ${where.sql}`, where.bindings)]);
-  return { items, total: count.rows[0].n };
+  const [items, total] = await Promise.all([sorted(), listTotal(deps.caches.catalog, knex, catalog.id, grouped, where)]);
+  return { items, total };
 }
 
 /**

@@ -70,6 +70,38 @@ export async function searchTotal(
 }
 
 /**
+ * The exact number of items of a list without search (`where`: the catalog, and top-level items
+ * in a grouped catalog), from the count cache when the catalog's `items_rev` is the one it was
+ * counted at, else counted (an index-only scan of every item of the catalog: ~0.1–0.5 s at
+ * 1,000,000 items) and cached under the empty term, which no search has. The counter and the
+ * count are read in one REPEATABLE READ snapshot.
+ */
+export async function listTotal(
+  caches: CatalogCaches,
+  knex: Knex,
+  catalogId: string,
+  grouped: boolean,
+  where: { sql: string; bindings: Knex.RawBinding[] },
+): Promise<number> {
+  const key = `${catalogId}\u0000${grouped ? 'g' : 'f'}\u0000`;
+  return knex.transaction(
+    async (trx) => {
+      const rev = (await trx.raw('SELECT items_rev::text AS rev FROM catalogs WHERE id = ?', [catalogId])).rows[0]?.rev as string | undefined;
+      const hit = caches.searchTotals.get(key);
+      if (rev !== undefined && hit && hit.rev === rev) {
+        caches.searchTotalStats.hits++;
+        return hit.total;
+      }
+      caches.searchTotalStats.misses++;
+      const total = (await trx.raw(`SELECT count(*)::int AS n FROM catalog_items WHERE ${where.sql}`, where.bindings)).rows[0].n as number;
+      if (rev !== undefined) caches.searchTotals.set(key, { rev, total });
+      return total;
+    },
+    { isolationLevel: 'repeatable read', readOnly: true },
+  );
+}
+
+/**
  * The total of a words-only term from the catalog's search count index, or null when the index
  * cannot answer; then a large catalog's index build is asked for (and a catalog whose word
  * index is behind a restore is caught up first by the same workflow, search-words.ts). Used by
