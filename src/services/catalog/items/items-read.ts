@@ -193,8 +193,8 @@ async function keyedPage(
 }
 
 /**
- * A page without search: the page and the count (cached while the catalog is unchanged,
- * listTotal), read concurrently. A data-field sort whose keys are ready walks them (in its own
+ * A page without search: the page and the total (from the completeness counters, cached while
+ * the catalog is unchanged: listTotal), read concurrently. A data-field sort whose keys are ready walks them (in its own
  * REPEATABLE READ snapshot) instead of sorting every item.
  */
 async function plainPage(deps: ListItemsDeps, catalog: Catalog, grouped: boolean, q: ListItemsQuery, keyed: boolean): Promise<ItemPage> {
@@ -215,7 +215,7 @@ async function plainPage(deps: ListItemsDeps, catalog: Catalog, grouped: boolean
     ]);
     return page.rows as ListedItem[];
   };
-  const [items, total] = await Promise.all([sorted(), listTotal(deps.caches.catalog, knex, catalog.id, grouped, where)]);
+  const [items, total] = await Promise.all([sorted(), listTotal(deps.caches.catalog, knex, catalog.id, grouped)]);
   return { items, total };
 }
 
