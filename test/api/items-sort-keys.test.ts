@@ -256,6 +256,52 @@ it('answers the total of a list without search from the completeness counters, f
   expect((await page({ limit: 1, sort: 'price:desc' })).total).toBe(expected);
 });
 
+it('walks the keys of a product-grouped catalog: products only, matched also through their variants', async () => {
+  const grouped = await createTestCatalog(org.organizationId, { product_enabled: true, product_id_field: 'product_id' });
+  await knex.raw(
+    `WITH p AS (INSERT INTO catalog_items (id, catalog_id, entity_type, business_key, data, created_at)
+                SELECT gen_random_uuid(), ?, 'product', 'p-' || g,
+                       jsonb_build_object('product_id', 'p-' || g, 'title', CASE WHEN g % 3 = 0 THEN 'wool coat' ELSE 'cotton coat' END)
+                       || CASE WHEN g % 4 = 0 THEN '{}'::jsonb ELSE jsonb_build_object('price', (g % 9) * 2.5) END,
+                       now() + g * interval '1 microsecond'
+                FROM generate_series(1, 80) AS g RETURNING id, business_key)
+     INSERT INTO catalog_items (id, catalog_id, entity_type, parent_id, business_key, data)
+     SELECT gen_random_uuid(), ?, 'variant', p.id, p.business_key || '-v', jsonb_build_object('sku', p.business_key || '-v', 'product_id', p.business_key,
+            'title', CASE WHEN right(p.business_key, 1) = '5' THEN 'wool lining' ELSE 'plain' END, 'price', 1)
+     FROM p`,
+    [grouped, grouped],
+  );
+  await knex('catalogs').where('id', grouped).update({ item_count: 160 });
+  await knex('catalog_sort_fields').insert({ catalog_id: grouped, field: 'price' });
+  await buildSortKeys(knex, grouped);
+  for (const search of [undefined, 'wool']) {
+    const where = filterSql(grouped, { search, top_level: true });
+    const o = orderSql('price', 'desc', 'created_at');
+    const expected = (await knex.raw(`SELECT id FROM catalog_items WHERE ${where.sql} ORDER BY ${o.sql}`, [...where.bindings, ...o.bindings])).rows.map(
+      (r: { id: string }) => r.id,
+    );
+    const ids: string[] = [];
+    statements.length = 0;
+    // Pages small enough that the walk is chosen (`wool` matches about a fifth of the rows).
+    for (let cursor: string | null = null, guard = 0; guard < 50; guard++) {
+      const { data } = await api.GET('/api/public/catalogs/{catalog_id}/items', {
+        params: {
+          path: { catalog_id: grouped },
+          query: { sort: 'price:desc', limit: search ? 2 : 6, ...(search ? { search } : {}), ...(cursor ? { cursor } : {}) },
+        },
+      });
+      const p = data as Page;
+      expect(p.total).toBe(expected.length);
+      ids.push(...p.items.map((i) => i.id));
+      cursor = p.next_cursor;
+      if (!cursor) break;
+    }
+    expect(statements.some((s) => s.includes('LEFT JOIN catalog_items ci'))).toBe(true);
+    expect(ids).toEqual(expected);
+  }
+  await knex('catalogs').where('id', grouped).delete();
+}, 60_000);
+
 it('records the field of a large catalog and asks the field index workflow, at most a few fields per catalog', async () => {
   const asked: string[] = [];
   const r = {
