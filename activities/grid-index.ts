@@ -1,24 +1,27 @@
 /**
  * Grid index activity: a thin adapter over `reconcileGridIndexes`
- * (src/services/catalog/grid/grid-indexes.ts), run by gridIndexWorkflow (workflows/grid-index.ts).
+ * (src/services/catalog/grid/grid-indexes.ts) and `buildSortKeys` (the list's data-field sort
+ * keys, src/services/catalog/items/sort-keys.ts), run by gridIndexWorkflow (workflows/grid-index.ts).
  * Moves only the catalog id and the index names through Temporal (docs/workflows.md "Rules of the craft").
  */
 import { Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { logger } from '../src/lib/logger';
 import { GridIndexReconcile, reconcileGridIndexes } from '../src/services/catalog/grid/grid-indexes';
+import { buildSortKeys, SortKeysBuilt } from '../src/services/catalog/items/sort-keys';
 import { whileHeartbeating } from './heartbeat';
 
 /** The grid index activities registered on the worker; the workflow proxies them by these names. */
 export interface GridIndexActivities {
   /**
    * Builds (CREATE INDEX CONCURRENTLY) and drops (DROP INDEX CONCURRENTLY) the catalog's grid
-   * field indexes its `catalog_field_indexes` rows ask for, until none is pending; heartbeats while
+   * field indexes its `catalog_field_indexes` rows ask for, until none is pending, then the sort
+   * keys of the fields its lists asked for (`catalog_sort_fields` rows not ready); heartbeats while
    * it runs. Idempotent: a retry finds what exists and goes on.
-   * @returns what was built, failed (recorded on the row) and dropped
+   * @returns what was built, failed (recorded on the row) and dropped, and the sort keys made ready
    * @throws the database's error (retried by the workflow's policy)
    */
-  reconcileGridIndexes(catalogId: string): Promise<GridIndexReconcile>;
+  reconcileGridIndexes(catalogId: string): Promise<GridIndexReconcile & { sort_keys: SortKeysBuilt[] }>;
 }
 
 /** Builds the grid index activities over the worker's database. */
@@ -31,10 +34,13 @@ export function createGridIndexActivities(deps: { knex: Knex }): GridIndexActivi
       const result = await whileHeartbeating(
         ctx,
         () => ({ elapsed_ms: Date.now() - started, step }),
-        () =>
-          reconcileGridIndexes(deps.knex, catalogId, (detail) => {
+        async () => {
+          const onStep = (detail: unknown) => {
             step = detail;
-          }),
+          };
+          const indexes = await reconcileGridIndexes(deps.knex, catalogId, onStep);
+          return { ...indexes, sort_keys: await buildSortKeys(deps.knex, catalogId, onStep) };
+        },
       );
       logger.info({ catalog_id: catalogId, attempt: ctx.info.attempt, result }, 'grid indexes reconciled');
       return result;

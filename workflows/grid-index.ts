@@ -4,7 +4,8 @@
  * Started or signalled (signal-with-start, temporal/client.ts `startGridIndexes`) under
  * `grid-index-<catalog_id>` with search attributes OrganizationId, CatalogId, JobKind=grid-index
  * by a grid page of a large catalog that records an index it lacks, a schema change that removed
- * an indexed field, or the catalog's deletion.
+ * an indexed field, or the catalog's deletion. Each pass also builds the list sort keys the
+ * catalog's item lists recorded (src/services/catalog/items/sort-keys.ts; asked the same way).
  *
  * State machine:
  *

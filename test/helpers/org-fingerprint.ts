@@ -14,6 +14,8 @@ const UNDECLARED_LINKS: Record<string, [string, string, string]> = {
   catalog_fill_counts: ['catalog_id', 'catalogs', 'id'],
   // Records of deleted items, appended by the items' delete trigger (no foreign key, like the fill counts).
   catalog_item_changes: ['catalog_id', 'catalogs', 'id'],
+  // List sort keys, written by the items' triggers (no foreign key, so their inserts check none).
+  catalog_sort_keys: ['catalog_id', 'catalogs', 'id'],
   // A feed's item state: a generation is named by the id of the full run that wrote it (no foreign key, so a full run's inserts check none).
   feed_item_state: ['state_id', 'feed_runs', 'id'],
 };

@@ -13,7 +13,9 @@ import type { CatalogDeps } from '../catalog-caches';
 import { loadCatalogOwned } from '../catalogs';
 import { isGrouped } from './items-keys';
 import { afterCursorSql, filterSql, ItemCursor, orderSql, SortOrder } from './items-sql';
-import { searchTotal } from '../search/items-search-totals';
+import { ensureSortKeys, type SortKeyRequester } from './sort-keys';
+import { walkSortKeys } from './sorted-walk';
+import { listTotal, searchTotal } from '../search/items-search-totals';
 import type { SearchIndexBuilds } from '../search/search-index-requests';
 import { wordsPending } from '../search/search-words';
 
@@ -83,9 +85,9 @@ export interface ListedItem extends Pick<CatalogItem, 'id' | 'entity_type' | 'da
   variants?: Array<Record<string, unknown>>;
 }
 
-/** What listing items needs: the database, the caches and the job runner (search count index builds). */
+/** What listing items needs: the database, the caches and the job runner (search count index builds; sort keys through the field index workflow when it has one). */
 export interface ListItemsDeps extends CatalogDeps {
-  jobRunner: SearchIndexBuilds;
+  jobRunner: SearchIndexBuilds & SortKeyRequester['jobRunner'];
 }
 
 /** A page of items with its exact total. */
@@ -111,9 +113,13 @@ const LIST_COLUMNS = 'id, entity_type, data, created_at, updated_at, current_ver
 export async function listItems(deps: ListItemsDeps, scope: Scope, catalogId: string, q: ListItemsQuery): Promise<ItemPage> {
   const catalog = await loadCatalogOwned(deps.knex, scope, catalogId);
   const grouped = isGrouped(catalog);
+  // A data-field sort of a large catalog: its sort keys asked for (docs/large-catalogs.md "Sorting by a data field").
+  const keyed =
+    dataSortField(q.sort_field) !== null &&
+    (await ensureSortKeys(deps.knex, { jobRunner: deps.jobRunner, caches: deps.caches.catalog }, catalog, q.sort_field!));
   let page: ItemPage;
   try {
-    page = q.search ? await searchPage(deps, catalog, grouped, q.search, q) : await plainPage(deps.knex, catalogId, grouped, q);
+    page = q.search ? await searchPage(deps, catalog, grouped, q.search, q, keyed) : await plainPage(deps, catalog, grouped, q, keyed);
   } catch (err) {
     // A forged cursor whose key is no timestamp / JSON value: PostgreSQL's data exception (class 22).
     if (q.cursor && String(errorFields(err).code ?? '').startsWith('22'))
@@ -144,21 +150,73 @@ function withCursor(filter: { sql: string; bindings: Knex.RawBinding[] }, q: Lis
   return { sql: `${filter.sql} AND ${after.sql}`, bindings: [...filter.bindings, ...after.bindings] };
 }
 
-/** A page without search: the page and the count, read concurrently. */
-async function plainPage(knex: Knex, catalogId: string, grouped: boolean, q: ListItemsQuery): Promise<ItemPage> {
-  const where = filterSql(catalogId, { top_level: grouped });
+/** The data field a list sorts by, or null for a column sort (`created_at`, `updated_at`, `id`) or the default order. */
+function dataSortField(field: string | undefined): string | null {
+  return field && !['created_at', 'updated_at', 'id'].includes(field) ? field : null;
+}
+
+/** Key rows a walk reads at least before it gives up (src/services/catalog/items/sorted-walk.ts). */
+const WALK_MIN_BUDGET = 10_000;
+
+/**
+ * A page sorted by a data field, read by walking its sort keys when that reads fewer rows than
+ * the plain sort (about (offset + limit) × items / matches against every match), in `trx`.
+ * @param matches the list's exact total, or the catalog's item count when not yet counted
+ * @returns the page, or null when the caller sorts the plain way (keys not ready, walk too long)
+ */
+async function keyedPage(
+  trx: Knex | Knex.Transaction,
+  catalog: Catalog,
+  where: { sql: string; bindings: Knex.RawBinding[] },
+  q: ListItemsQuery,
+  matches: number,
+): Promise<ListedItem[] | null> {
+  const share = matches / Math.max(catalog.item_count, matches, 1);
+  const expected = (q.offset + q.limit) / share;
+  if (expected > matches / 2) return null;
+  const ids = await walkSortKeys(trx, {
+    catalogId: catalog.id,
+    field: q.sort_field!,
+    order: q.sort_order,
+    where,
+    cursor: q.cursor,
+    need: q.offset + q.limit,
+    share,
+    budget: Math.max(WALK_MIN_BUDGET, Math.ceil(4 * expected)),
+  });
+  if (!ids) return null;
+  const pageIds = ids.slice(q.offset);
+  if (pageIds.length === 0) return [];
+  const { rows } = await trx.raw(`SELECT ${LIST_COLUMNS} FROM catalog_items WHERE id = ANY(?::uuid[])`, [pageIds]);
+  const byId = new Map((rows as ListedItem[]).map((r) => [r.id, r]));
+  return pageIds.map((id) => byId.get(id)).filter((r): r is ListedItem => r !== undefined);
+}
+
+/**
+ * A page without search: the page and the total (from the completeness counters, cached while
+ * the catalog is unchanged: listTotal), read concurrently. A data-field sort whose keys are ready walks them (in its own
+ * REPEATABLE READ snapshot) instead of sorting every item.
+ */
+async function plainPage(deps: ListItemsDeps, catalog: Catalog, grouped: boolean, q: ListItemsQuery, keyed: boolean): Promise<ItemPage> {
+  const knex = deps.knex;
+  const where = filterSql(catalog.id, { top_level: grouped });
   const order = orderSql(q.sort_field, q.sort_order, 'created_at');
   const pageWhere = withCursor(where, q);
-  const [page, count] = await Promise.all([
-    knex.raw(`SELECT ${LIST_COLUMNS} FROM catalog_items WHERE ${pageWhere.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`, [
+  const sorted = async (): Promise<ListedItem[]> => {
+    const walked = keyed
+      ? await knex.transaction((trx) => keyedPage(trx, catalog, where, q, catalog.item_count), { isolationLevel: 'repeatable read', readOnly: true })
+      : null;
+    if (walked) return walked;
+    const page = await knex.raw(`SELECT ${LIST_COLUMNS} FROM catalog_items WHERE ${pageWhere.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`, [
       ...pageWhere.bindings,
       ...order.bindings,
       q.limit,
       q.offset,
-    ]),
-    knex.raw(`SELECT count(*)::int AS n FROM catalog_items WHERE ${where.sql}`, where.bindings),
-  ]);
-  return { items: page.rows as ListedItem[], total: count.rows[0].n };
+    ]);
+    return page.rows as ListedItem[];
+  };
+  const [items, total] = await Promise.all([sorted(), listTotal(deps.caches.catalog, knex, catalog.id, grouped)]);
+  return { items, total };
 }
 
 /**
@@ -169,10 +227,11 @@ async function plainPage(knex: Knex, catalogId: string, grouped: boolean, q: Lis
  * exact per row, else it turns lossy and every page is rechecked). Then the page by whichever
  * read touches fewer rows: all matches through the bitmap (sorted in memory), or the
  * (catalog_id, created_at, id) index walked in order until the page is full, which visits
- * about (offset + limit) × items / total rows. JIT is off: these statements cost enough to
+ * about (offset + limit) × items / total rows; for a data-field sort whose keys are ready, the
+ * keys walked the same way (keyedPage). JIT is off: these statements cost enough to
  * trigger it and its compile time (20–45 ms) is more than it saves on them.
  */
-function searchPage(deps: ListItemsDeps, catalog: Catalog, grouped: boolean, search: string, q: ListItemsQuery): Promise<ItemPage> {
+function searchPage(deps: ListItemsDeps, catalog: Catalog, grouped: boolean, search: string, q: ListItemsQuery, keyed: boolean): Promise<ItemPage> {
   const order = orderSql(q.sort_field, q.sort_order, 'created_at');
   return deps.knex.transaction(
     async (trx) => {
@@ -184,6 +243,8 @@ function searchPage(deps: ListItemsDeps, catalog: Catalog, grouped: boolean, sea
       const where = filterSql(catalog.id, { search, top_level: grouped, words_pending: state?.search_words_pending === true });
       const n = await searchTotal({ caches: deps.caches.catalog, jobRunner: deps.jobRunner }, trx, catalog, state?.rev, grouped, search, where);
       if (n === 0 || q.offset >= n) return { items: [] as ListedItem[], total: n };
+      const walked = keyed ? await keyedPage(trx, catalog, where, q, n) : null;
+      if (walked) return { items: walked, total: n };
       const pageWhere = withCursor(where, q);
       const walkable = !q.sort_field || q.sort_field === 'created_at';
       const walkRows = ((q.offset + q.limit) * Math.max(catalog.item_count, n)) / n;
