@@ -1,6 +1,6 @@
 /**
  * Sort keys of data fields (docs/large-catalogs.md "Sorting by a data field"): which fields of a
- * catalog keep their keys in `catalog_sort_keys` (migration 20261205090000), asking for them,
+ * catalog keep their keys in `catalog_sort_keys` (migration 20261205100000), asking for them,
  * and building them for the existing items.
  *
  * A list of a large catalog (≥ {@link SORT_KEYS_MIN_ITEMS} items) sorted by a data field records
