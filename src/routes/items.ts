@@ -47,6 +47,19 @@ function sortOf(q: Validated<typeof listItemsQuery>): { sort_field?: string; sor
   return { sort_order: q.sort_order };
 }
 
+/** An `offset` from which a list answer advises the cursor (docs/large-catalogs.md "Deep pages"). */
+export const DEEP_OFFSET = 10_000;
+
+/**
+ * `{notices}` for a list page at a deep offset, else nothing: an offset page reads and skips
+ * every row before it, so its cost grows with the offset, while a page by `cursor` costs what
+ * the first page costs (docs/large-catalogs.md "Deep pages").
+ */
+export function deepOffsetNotices(offset: number): { notices?: string[] } {
+  if (offset < DEEP_OFFSET) return {};
+  return { notices: [`deep_offset: offset ${offset} skips its rows one by one, slower the deeper; follow next_cursor to page deep`] };
+}
+
 /**
  * The keyset position of a `cursor` query parameter.
  * @throws ValidationError (422, loc query.cursor) for a cursor this service did not make, or one
@@ -91,6 +104,7 @@ export function itemRoutes(deps: ResolvedAppDeps): RouteDef[] {
           page: Math.floor(query.offset / query.limit) + 1,
           limit: query.limit,
           next_cursor: page.next_cursor ? encodeCursor(page.next_cursor) : null,
+          ...deepOffsetNotices(query.offset),
         };
       },
     }),

@@ -112,6 +112,12 @@ export const listItemsResponse = Type.Object({
   page: Type.Optional(Type.Integer()),
   limit: Type.Optional(Type.Integer()),
   next_cursor: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null on the last page' })),
+  notices: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        'Present only with a deep `offset` (10,000 or more): such a page skips its rows one by one; follow `next_cursor` to page deep (docs/large-catalogs.md "Deep pages")',
+    }),
+  ),
 });
 
 /** `PUT …/products/{product_id}` response. */

@@ -99,3 +99,11 @@ it('says where the list ends and refuses cursors it did not make', async () => {
   expect(both.status).toBe(422);
   expect((both.body as { detail: Array<{ loc: unknown[] }> }).detail[0].loc).toEqual(['query', 'cursor']);
 });
+
+it('advises the cursor in notices for a deep offset only (docs/large-catalogs.md "Deep pages")', async () => {
+  const shallow = (await list({ offset: 9_999, limit: 10 })).body as Page & { notices?: string[] };
+  expect(shallow.notices).toBeUndefined();
+  const deep = await list({ offset: 10_000, limit: 10 });
+  expect(deep.status).toBe(200);
+  expect(deep.body).toMatchObject({ items: [], total: 230, notices: [expect.stringMatching(/^deep_offset: offset 10000 .* follow next_cursor/)] });
+});

@@ -1852,6 +1852,8 @@ export interface paths {
               limit?: number;
               /** @description Pass as `cursor` for the next page; null on the last page */
               next_cursor?: string | null;
+              /** @description Present only with a deep `offset` (10,000 or more): such a page skips its rows one by one; follow `next_cursor` to page deep (docs/large-catalogs.md "Deep pages") */
+              notices?: string[];
             };
           };
         };
