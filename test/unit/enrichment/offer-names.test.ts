@@ -7,8 +7,8 @@
 import { createEngine } from '../../../src/enrichment';
 import { currencyCode, parsePrice } from '../../../src/enrichment/normalize/price';
 import { parsePage } from '../../../src/enrichment/parse/page';
-import type { FetchedPage } from '../../../src/enrichment/research/types';
 import type { EnrichmentResult, OutputField } from '../../../src/enrichment/types';
+import { onePageSite } from '../../helpers/one-page-site';
 
 const URL = 'https://books.example/titles/the-quiet-harbour-9781234567897';
 
@@ -35,18 +35,7 @@ const SCHEMA: OutputField[] = [
 
 /** Enriches the item through the engine with `page` as the only search result. */
 async function enrich(page: string): Promise<EnrichmentResult> {
-  const fetched: FetchedPage = {
-    url: URL,
-    final_url: URL,
-    status: 200,
-    content_type: 'text/html',
-    body: Buffer.from(page),
-    fetched_at: new Date(0).toISOString(),
-  };
-  const engine = createEngine({
-    search: { search: async () => [{ url: URL, title: 'The Quiet Harbour', snippet: '', score: 1 }] },
-    fetcher: { fetch: async () => fetched },
-  });
+  const engine = createEngine(onePageSite(URL, page, 'The Quiet Harbour'));
   const { result } = await engine.enrich({ item: { name: 'The Quiet Harbour' }, output_schema: SCHEMA, options: { speed: 'fast', web_search: true } });
   return result;
 }

@@ -7,8 +7,8 @@ import { createEngine } from '../../../src/enrichment';
 import { pageCandidates } from '../../../src/enrichment/extract/candidates';
 import { visibleMainPrice } from '../../../src/enrichment/extract/prices';
 import { parsePage, splitWasNow, type PageDoc } from '../../../src/enrichment/parse/page';
-import type { FetchedPage } from '../../../src/enrichment/research/types';
 import type { EnrichmentResult, OutputField } from '../../../src/enrichment/types';
+import { onePageSite } from '../../helpers/one-page-site';
 
 const URL = 'https://shop.example/lamps/aurora-lx-200';
 const PRODUCT = { '@context': 'https://schema.org', '@type': 'Product', name: 'Aurora Desk Lamp LX-200', brand: { '@type': 'Brand', name: 'Lumina' } };
@@ -26,18 +26,7 @@ const SCHEMA: OutputField[] = [
 
 /** Enriches the item through the engine with `page` as the only search result. */
 async function enrich(page: string): Promise<EnrichmentResult> {
-  const fetched: FetchedPage = {
-    url: URL,
-    final_url: URL,
-    status: 200,
-    content_type: 'text/html',
-    body: Buffer.from(page),
-    fetched_at: new Date(0).toISOString(),
-  };
-  const engine = createEngine({
-    search: { search: async () => [{ url: URL, title: 'Aurora Desk Lamp LX-200', snippet: '', score: 1 }] },
-    fetcher: { fetch: async () => fetched },
-  });
+  const engine = createEngine(onePageSite(URL, page, 'Aurora Desk Lamp LX-200'));
   const { result } = await engine.enrich({
     item: { name: 'Aurora Desk Lamp LX-200', brand: 'Lumina' },
     output_schema: SCHEMA,
