@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { CatalogClient } from '@catalog-enrichment/client';
 import { createTestCatalog } from '../helpers/catalogs';
-import { closeServer, listenTestApp, typedClient } from '../helpers/client';
+import { closeServer, listenTestApp, typedClient, ItemListPage, walkItemCursor } from '../helpers/client';
 import { closeTestKnex, createTestOrg } from '../helpers/db';
 
 /**
@@ -11,11 +11,7 @@ import { closeTestKnex, createTestOrg } from '../helpers/db';
  * client (packages/client).
  */
 
-interface Page {
-  items: Array<{ id: string }>;
-  total: number;
-  next_cursor: string | null;
-}
+type Page = ItemListPage;
 
 let server: Server;
 let api: CatalogClient;
@@ -54,18 +50,7 @@ async function page(query: Record<string, string | number>): Promise<Page> {
   return res.body as Page;
 }
 
-/** Every id by walking cursors with small pages. */
-async function walk(query: Record<string, string | number>, limit: number): Promise<string[]> {
-  const ids: string[] = [];
-  let cursor: string | null = null;
-  for (let guard = 0; guard < 100; guard++) {
-    const p: Page = await page({ ...query, limit, ...(cursor ? { cursor } : {}) });
-    ids.push(...p.items.map((i) => i.id));
-    cursor = p.next_cursor;
-    if (!cursor) break;
-  }
-  return ids;
-}
+const walk = (query: Record<string, string | number>, limit: number) => walkItemCursor(page, query, limit);
 
 it.each([
   ['default order', {}],

@@ -8,7 +8,7 @@ import { buildSortKeys, ensureSortKeys, SORT_KEYS_MAX_FIELDS, SORT_KEYS_MIN_ITEM
 import { walkSortKeys } from '../../src/services/catalog/items/sorted-walk';
 import { createSnapshot, restoreSnapshot } from '../../src/services/catalog/snapshots/snapshots';
 import { createTestCatalog } from '../helpers/catalogs';
-import { closeServer, listenTestApp, typedClient } from '../helpers/client';
+import { closeServer, listenTestApp, typedClient, ItemListPage, walkItemCursor } from '../helpers/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
 
 /**
@@ -107,11 +107,7 @@ async function expectKeysExact(): Promise<void> {
   expect(rows[0].n).toBe(0);
 }
 
-interface Page {
-  items: Array<{ id: string }>;
-  total: number;
-  next_cursor: string | null;
-}
+type Page = ItemListPage;
 
 async function page(query: Record<string, string | number>): Promise<Page> {
   const { data, response } = await api.GET('/api/public/catalogs/{catalog_id}/items', { params: { path: { catalog_id: catalogId }, query } });
@@ -119,18 +115,7 @@ async function page(query: Record<string, string | number>): Promise<Page> {
   return data as Page;
 }
 
-/** Every id by following `next_cursor` with pages of `limit`. */
-async function walkCursor(query: Record<string, string | number>, limit: number): Promise<string[]> {
-  const ids: string[] = [];
-  let cursor: string | null = null;
-  for (let guard = 0; guard < 200; guard++) {
-    const p: Page = await page({ ...query, limit, ...(cursor ? { cursor } : {}) });
-    ids.push(...p.items.map((i) => i.id));
-    cursor = p.next_cursor;
-    if (!cursor) break;
-  }
-  return ids;
-}
+const walkCursor = (query: Record<string, string | number>, limit: number) => walkItemCursor(page, query, limit);
 
 /** The list's pages (offset and cursor, both directions, with and without search) against the plain sort; the keys were walked. */
 async function expectListsExact(): Promise<void> {

@@ -57,3 +57,32 @@ export function formData(fields: FormFields): FormData {
   }
   return form;
 }
+
+/** One page of an item list as the tests read it (docs/api-reference.md "Items"). */
+export interface ItemListPage {
+  items: Array<{ id: string }>;
+  total: number;
+  next_cursor: string | null;
+}
+
+/**
+ * Every item id of a list, in order, by following `next_cursor` (docs/large-catalogs.md "Deep
+ * pages") with pages of `limit`, each read by `page` (the suite's call of `GET …/items`).
+ * @throws Error when the list has not ended after `maxPages` pages (a cursor that loops)
+ */
+export async function walkItemCursor(
+  page: (query: Record<string, string | number>) => Promise<ItemListPage>,
+  query: Record<string, string | number>,
+  limit: number,
+  maxPages = 200,
+): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  for (let n = 0; n < maxPages; n++) {
+    const p: ItemListPage = await page({ ...query, limit, ...(cursor ? { cursor } : {}) });
+    ids.push(...p.items.map((i) => i.id));
+    cursor = p.next_cursor;
+    if (!cursor) return ids;
+  }
+  throw new Error(`the list had not ended after ${maxPages} pages`);
+}
