@@ -211,6 +211,34 @@ it('stays exact through a snapshot restore', async () => {
   await expectListsExact();
 }, 120_000);
 
+it('keeps the keys when one statement writes a catalog that keeps no field and one that does, and writes none for the former', async () => {
+  // The triggers return early for statements whose catalogs keep no field (migration
+  // 20261206090000): a statement that also writes this catalog must not be taken for one.
+  const plain = await createTestCatalog(org.organizationId);
+  await knex.raw(
+    `INSERT INTO catalog_items (id, catalog_id, business_key, data)
+     SELECT gen_random_uuid(), CASE WHEN g % 2 = 0 THEN ?::uuid ELSE ?::uuid END, 'mixed-' || g, jsonb_build_object('sku', 'mixed-' || g, 'price', g)
+     FROM generate_series(1, 40) AS g`,
+    [plain, catalogId],
+  );
+  await expectKeysExact();
+  await knex.raw(
+    `UPDATE catalog_items SET data = data || jsonb_build_object('price', -length(business_key)) WHERE catalog_id IN (?, ?) AND business_key LIKE 'mixed-%'`,
+    [plain, catalogId],
+  );
+  await expectKeysExact();
+  await knex.raw(`DELETE FROM catalog_items WHERE catalog_id IN (?, ?) AND business_key LIKE 'mixed-%'`, [plain, catalogId]);
+  await expectKeysExact();
+  // The catalog that keeps no field: its own writes leave no key.
+  await knex.raw(`INSERT INTO catalog_items (id, catalog_id, business_key, data) VALUES (gen_random_uuid(), ?, 'alone', '{"sku": "alone", "price": 1}')`, [
+    plain,
+  ]);
+  await knex.raw(`UPDATE catalog_items SET data = data || '{"price": 2}' WHERE catalog_id = ?`, [plain]);
+  expect(await knex('catalog_sort_keys').where({ catalog_id: plain }).count({ n: '*' })).toEqual([{ n: '0' }]);
+  await expectListsExact();
+  await knex('catalogs').where('id', plain).delete();
+}, 60_000);
+
 it('sorts the plain way, still exact, while a value is too large for a key', async () => {
   const id = (await plainOrder('asc'))[5];
   await knex('catalog_items')
