@@ -48,28 +48,7 @@ export async function up(knex: Knex): Promise<void> {
     SELECT CASE WHEN octet_length(x::text) > 1000 THEN NULL ELSE x END, coalesce(octet_length(x::text) > 1000, false)
     FROM (SELECT NULLIF(v, 'null'::jsonb) AS x) s
   $$`);
-  await knex.raw(`CREATE FUNCTION catalog_sort_keys_trg() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF NOT EXISTS (SELECT 1 FROM catalog_sort_fields) THEN RETURN NULL; END IF;
-      IF TG_OP = 'INSERT' THEN
-        INSERT INTO catalog_sort_keys (catalog_id, field, item_id, k, oversize)
-        SELECT w.catalog_id, f.field, w.id, (catalog_sort_key(w.data -> f.field)).*
-        FROM new_rows w JOIN catalog_sort_fields f ON f.catalog_id = w.catalog_id
-        ON CONFLICT (catalog_id, field, item_id) DO UPDATE SET k = EXCLUDED.k, oversize = EXCLUDED.oversize;
-      ELSIF TG_OP = 'DELETE' THEN
-        DELETE FROM catalog_sort_keys s USING old_rows o JOIN catalog_sort_fields f ON f.catalog_id = o.catalog_id
-        WHERE s.catalog_id = o.catalog_id AND s.field = f.field AND s.item_id = o.id;
-      ELSE
-        DELETE FROM catalog_sort_keys s USING old_rows o JOIN new_rows w ON w.id = o.id JOIN catalog_sort_fields f ON f.catalog_id = o.catalog_id
-        WHERE o.catalog_id <> w.catalog_id AND s.catalog_id = o.catalog_id AND s.field = f.field AND s.item_id = o.id;
-        INSERT INTO catalog_sort_keys (catalog_id, field, item_id, k, oversize)
-        SELECT w.catalog_id, f.field, w.id, (catalog_sort_key(w.data -> f.field)).*
-        FROM new_rows w JOIN old_rows o ON o.id = w.id JOIN catalog_sort_fields f ON f.catalog_id = w.catalog_id
-        WHERE o.catalog_id <> w.catalog_id OR (o.data -> f.field) IS DISTINCT FROM (w.data -> f.field)
-        ON CONFLICT (catalog_id, field, item_id) DO UPDATE SET k = EXCLUDED.k, oversize = EXCLUDED.oversize;
-      END IF;
-      RETURN NULL;
-    END $$`);
+  await knex.raw(sortKeysTriggerFunctionSql(false));
   await knex.raw(`CREATE TRIGGER catalog_items_sort_keys_insert AFTER INSERT ON catalog_items
     REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION catalog_sort_keys_trg()`);
   await knex.raw(`CREATE TRIGGER catalog_items_sort_keys_update AFTER UPDATE ON catalog_items
@@ -97,4 +76,48 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('DROP FUNCTION IF EXISTS catalog_sort_key(jsonb)');
   await knex.raw('DROP TABLE IF EXISTS catalog_sort_keys');
   await knex.raw('DROP TABLE IF EXISTS catalog_sort_fields');
+}
+
+/**
+ * `CREATE OR REPLACE` of `catalog_sort_keys_trg()`, the function of the key triggers above.
+ * `perCatalog` adds the early return of migration 20261206090000: a statement none of whose
+ * catalogs keeps a field writes no key (without it, only a server where no catalog keeps a field
+ * returns early).
+ */
+export function sortKeysTriggerFunctionSql(perCatalog: boolean): string {
+  const written = perCatalog
+    ? `IF TG_OP = 'INSERT' THEN
+        SELECT array_agg(DISTINCT catalog_id) INTO cats FROM new_rows;
+      ELSIF TG_OP = 'DELETE' THEN
+        SELECT array_agg(DISTINCT catalog_id) INTO cats FROM old_rows;
+      ELSE
+        SELECT array_agg(DISTINCT catalog_id) INTO cats FROM (SELECT catalog_id FROM new_rows UNION ALL SELECT catalog_id FROM old_rows) w;
+      END IF;
+      IF NOT EXISTS (SELECT 1 FROM catalog_sort_fields WHERE catalog_id = ANY (cats)) THEN RETURN NULL; END IF;`
+    : '';
+  return `CREATE OR REPLACE FUNCTION catalog_sort_keys_trg() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+      cats uuid[];
+    BEGIN
+      IF NOT EXISTS (SELECT 1 FROM catalog_sort_fields) THEN RETURN NULL; END IF;
+      ${written}
+      IF TG_OP = 'INSERT' THEN
+        INSERT INTO catalog_sort_keys (catalog_id, field, item_id, k, oversize)
+        SELECT w.catalog_id, f.field, w.id, (catalog_sort_key(w.data -> f.field)).*
+        FROM new_rows w JOIN catalog_sort_fields f ON f.catalog_id = w.catalog_id
+        ON CONFLICT (catalog_id, field, item_id) DO UPDATE SET k = EXCLUDED.k, oversize = EXCLUDED.oversize;
+      ELSIF TG_OP = 'DELETE' THEN
+        DELETE FROM catalog_sort_keys s USING old_rows o JOIN catalog_sort_fields f ON f.catalog_id = o.catalog_id
+        WHERE s.catalog_id = o.catalog_id AND s.field = f.field AND s.item_id = o.id;
+      ELSE
+        DELETE FROM catalog_sort_keys s USING old_rows o JOIN new_rows w ON w.id = o.id JOIN catalog_sort_fields f ON f.catalog_id = o.catalog_id
+        WHERE o.catalog_id <> w.catalog_id AND s.catalog_id = o.catalog_id AND s.field = f.field AND s.item_id = o.id;
+        INSERT INTO catalog_sort_keys (catalog_id, field, item_id, k, oversize)
+        SELECT w.catalog_id, f.field, w.id, (catalog_sort_key(w.data -> f.field)).*
+        FROM new_rows w JOIN old_rows o ON o.id = w.id JOIN catalog_sort_fields f ON f.catalog_id = w.catalog_id
+        WHERE o.catalog_id <> w.catalog_id OR (o.data -> f.field) IS DISTINCT FROM (w.data -> f.field)
+        ON CONFLICT (catalog_id, field, item_id) DO UPDATE SET k = EXCLUDED.k, oversize = EXCLUDED.oversize;
+      END IF;
+      RETURN NULL;
+    END $$`;
 }

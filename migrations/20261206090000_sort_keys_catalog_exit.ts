@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { sortKeysTriggerFunctionSql } from './20261205100000_catalog_sort_keys';
 
 /**
  * Sort-key triggers skip statements of catalogs that keep no sort field (docs/large-catalogs.md
@@ -15,49 +16,10 @@ import type { Knex } from 'knex';
  * keeps a field; the key statements themselves are unchanged.
  */
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw(functionSql(true));
+  await knex.raw(sortKeysTriggerFunctionSql(true));
 }
 
 /** Reverts `up` (the function of migration 20261205100000). */
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw(functionSql(false));
-}
-
-/** `CREATE OR REPLACE` of `catalog_sort_keys_trg()`, with or without the per-catalog early return. */
-function functionSql(perCatalog: boolean): string {
-  const written = perCatalog
-    ? `IF TG_OP = 'INSERT' THEN
-        SELECT array_agg(DISTINCT catalog_id) INTO cats FROM new_rows;
-      ELSIF TG_OP = 'DELETE' THEN
-        SELECT array_agg(DISTINCT catalog_id) INTO cats FROM old_rows;
-      ELSE
-        SELECT array_agg(DISTINCT catalog_id) INTO cats FROM (SELECT catalog_id FROM new_rows UNION ALL SELECT catalog_id FROM old_rows) w;
-      END IF;
-      IF NOT EXISTS (SELECT 1 FROM catalog_sort_fields WHERE catalog_id = ANY (cats)) THEN RETURN NULL; END IF;`
-    : '';
-  return `CREATE OR REPLACE FUNCTION catalog_sort_keys_trg() RETURNS trigger LANGUAGE plpgsql AS $$
-    DECLARE
-      cats uuid[];
-    BEGIN
-      IF NOT EXISTS (SELECT 1 FROM catalog_sort_fields) THEN RETURN NULL; END IF;
-      ${written}
-      IF TG_OP = 'INSERT' THEN
-        INSERT INTO catalog_sort_keys (catalog_id, field, item_id, k, oversize)
-        SELECT w.catalog_id, f.field, w.id, (catalog_sort_key(w.data -> f.field)).*
-        FROM new_rows w JOIN catalog_sort_fields f ON f.catalog_id = w.catalog_id
-        ON CONFLICT (catalog_id, field, item_id) DO UPDATE SET k = EXCLUDED.k, oversize = EXCLUDED.oversize;
-      ELSIF TG_OP = 'DELETE' THEN
-        DELETE FROM catalog_sort_keys s USING old_rows o JOIN catalog_sort_fields f ON f.catalog_id = o.catalog_id
-        WHERE s.catalog_id = o.catalog_id AND s.field = f.field AND s.item_id = o.id;
-      ELSE
-        DELETE FROM catalog_sort_keys s USING old_rows o JOIN new_rows w ON w.id = o.id JOIN catalog_sort_fields f ON f.catalog_id = o.catalog_id
-        WHERE o.catalog_id <> w.catalog_id AND s.catalog_id = o.catalog_id AND s.field = f.field AND s.item_id = o.id;
-        INSERT INTO catalog_sort_keys (catalog_id, field, item_id, k, oversize)
-        SELECT w.catalog_id, f.field, w.id, (catalog_sort_key(w.data -> f.field)).*
-        FROM new_rows w JOIN old_rows o ON o.id = w.id JOIN catalog_sort_fields f ON f.catalog_id = w.catalog_id
-        WHERE o.catalog_id <> w.catalog_id OR (o.data -> f.field) IS DISTINCT FROM (w.data -> f.field)
-        ON CONFLICT (catalog_id, field, item_id) DO UPDATE SET k = EXCLUDED.k, oversize = EXCLUDED.oversize;
-      END IF;
-      RETURN NULL;
-    END $$`;
+  await knex.raw(sortKeysTriggerFunctionSql(false));
 }
