@@ -28,5 +28,7 @@ export class CatalogSnapshot extends BaseModel {
   activity_id!: string | null;
   /** The snapshot a restore restored right after taking this `safety` snapshot. */
   restored_snapshot_id!: string | null;
+  /** Its completeness counts are stored (`catalog_snapshot_fill_counts`, migration 20261206100000); false for older snapshots. */
+  fill_counted!: boolean;
   created_at!: Date;
 }

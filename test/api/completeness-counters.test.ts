@@ -2,8 +2,9 @@
  * Completeness counters (migration 20261202090000, src/services/catalog/grid/completeness-counters.ts;
  * docs/large-catalogs.md "Completeness counters"): the counts the write path keeps equal a full
  * recount (`countCompleteness`, one scan) after inserts, updates (fields emptied and filled,
- * category moved, variants linked), deletes, a rolled-back write, a snapshot restore and a
- * fold of the deltas; the completeness report is served from them.
+ * category moved, variants linked), deletes, a rolled-back write, a snapshot restore (which
+ * appends the counts itself, its statements skipping the counter triggers) and a fold of the
+ * deltas; the completeness report is served from them.
  */
 import type { Knex } from 'knex';
 import { newId } from '../../src/lib/ids';
@@ -124,8 +125,22 @@ it('stay exact through a snapshot restore, and serve the report', async () => {
   const snapshot = await createSnapshot(knex, scope, catalogId, 'counters');
   await knex.raw(`UPDATE catalog_items SET data = data - 'title' - 'brand' WHERE catalog_id = ? AND substr(business_key, 5)::int % 3 = 0`, [catalogId]);
   await knex.raw(`DELETE FROM catalog_items WHERE catalog_id = ? AND substr(business_key, 5)::int % 29 = 0 AND parent_id IS NULL`, [catalogId]);
+  await knex.raw(
+    `INSERT INTO catalog_items (id, catalog_id, business_key, data) VALUES (gen_random_uuid(), ?, 'new-9999', '{"title": "added after the snapshot"}')`,
+    [catalogId],
+  );
   await expectExact();
+  // The restore appends the counts itself (its statements skip the counter triggers): counted
+  // twice, or not at all, the sums would differ from the recount.
   await restoreSnapshot({ knex, caches, jobRunner: { startSearchIndexBuild: async () => true } }, scope, catalogId, snapshot.id);
+  await expectExact();
+  expect(await knex('catalog_snapshot_fill_counts').where('snapshot_id', snapshot.id).count({ n: '*' })).not.toEqual([{ n: '0' }]);
+  // A snapshot taken before its counts were stored: the restore counts its rows instead.
+  const older = await createSnapshot(knex, scope, catalogId, 'counters, as an older snapshot');
+  await knex('catalog_snapshot_fill_counts').where('snapshot_id', older.id).delete();
+  await knex('catalog_snapshots').where('id', older.id).update({ fill_counted: false });
+  await knex.raw(`UPDATE catalog_items SET data = data - 'price' WHERE catalog_id = ? AND substr(business_key, 5)::int % 4 = 0`, [catalogId]);
+  await restoreSnapshot({ knex, caches, jobRunner: { startSearchIndexBuild: async () => true } }, scope, catalogId, older.id);
   await expectExact();
   // The report's numbers are the counters' (no profiles here: none with rules).
   const report = await completenessReport({ knex, caches }, scope, catalogId);
@@ -134,6 +149,24 @@ it('stay exact through a snapshot restore, and serve the report', async () => {
   expect(report.total).toBe(all.reduce((n, g) => n + g.items, 0));
   expect(report.complete).toBe(all.reduce((n, g) => n + g.complete, 0));
   expect(report.fields.find((f) => f.field === 'brand')!.empty).toBe(all.reduce((n, g) => n + g.empty.brand, 0));
+}, 60_000);
+
+it('are not written by statements whose writer supplies the counts (catalog_items.fill_counts_supplied), as a restore does', async () => {
+  const deltas = async (trx: Knex.Transaction) => Number((await trx('catalog_fill_counts').where('catalog_id', catalogId).count({ n: '*' }))[0].n);
+  await knex
+    .transaction(async (trx) => {
+      const before = await deltas(trx);
+      await trx.raw("SET LOCAL catalog_items.fill_counts_supplied = 'on'");
+      await trx.raw(`UPDATE catalog_items SET data = data - 'brand' WHERE catalog_id = ?`, [catalogId]);
+      await trx.raw(`DELETE FROM catalog_items WHERE catalog_id = ? AND substr(business_key, 5)::int % 7 = 0`, [catalogId]);
+      expect(await deltas(trx)).toBe(before);
+      await trx.raw('SET LOCAL catalog_items.fill_counts_supplied = DEFAULT');
+      await trx.raw(`UPDATE catalog_items SET data = data - 'title' WHERE catalog_id = ?`, [catalogId]);
+      expect(await deltas(trx)).toBeGreaterThan(before);
+      throw new Error('roll back');
+    })
+    .catch((e: Error) => expect(e.message).toBe('roll back'));
+  await expectExact();
 }, 60_000);
 
 it('are gone with the catalog', async () => {

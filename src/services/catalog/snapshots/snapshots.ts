@@ -85,13 +85,19 @@ export async function takeSnapshot(
     activity_id: links.activity_id ?? null,
     restored_snapshot_id: links.restored_snapshot_id ?? null,
   });
-  // A row whose word index is behind (search-words.ts) is stored with its current vector.
+  // A row whose word index is behind (search-words.ts) is stored with its current vector. The
+  // completeness counts are summed in the same statement (one database snapshot: they count
+  // exactly the rows copied; docs/large-catalogs.md "Completeness counters").
   const copied = await trx.raw(
-    `INSERT INTO catalog_snapshot_items (snapshot_id, ${ITEM_COLUMNS})
+    `WITH counts AS (
+       INSERT INTO catalog_snapshot_fill_counts (snapshot_id, top_level, category, filled, n)
+       SELECT ?, top_level, category, filled, sum(n) FROM catalog_fill_counts WHERE catalog_id = ?
+       GROUP BY top_level, category, filled HAVING sum(n) <> 0)
+     INSERT INTO catalog_snapshot_items (snapshot_id, ${ITEM_COLUMNS})
      SELECT ?, ${ITEM_COLUMNS.replace('search_tsv', `${wordsColumn(true)} AS search_tsv`)} FROM catalog_items WHERE catalog_id = ?`,
-    [id, catalogId],
+    [id, catalogId, id, catalogId],
   );
-  const [row] = await CatalogSnapshot.query(trx).where('id', id).patch({ item_count: copied.rowCount }).returning('*');
+  const [row] = await CatalogSnapshot.query(trx).where('id', id).patch({ item_count: copied.rowCount, fill_counted: true }).returning('*');
   return row;
 }
 
@@ -161,6 +167,14 @@ const SNAP_COLUMNS = ITEM_COLUMNS.split(', ')
  *    (`catalog_items.search_columns_supplied`): the stored search columns come along. (A
  *    separate anti-join INSERT read both sides once more: 0.5 s of the every-row-changed bench.)
  * Rows unchanged since the snapshot are not touched.
+ * 3. The completeness counters (docs/large-catalogs.md "Completeness counters"): the counter
+ *    triggers are skipped for steps 1 and 2 (`catalog_items.fill_counts_supplied`; they joined
+ *    the old and new rows and computed both filled-key sets, two thirds of the MERGE's time when
+ *    every row changed) and one statement appends, per group, the snapshot's count (stored with
+ *    it, or computed from its rows for a snapshot older than migration 20261206100000) minus the
+ *    catalog's current sum, read after steps 1 and 2. Exact because the restore holds the catalog
+ *    lock exclusive (no other item writer of the catalog is in flight: docs/architecture.md
+ *    "Catalog write locks").
  *
  * With `deferWords` (large catalogs, see restoreSnapshot) the update leaves the indexed
  * `search_tsv` as it is and writes the snapshot's word vector to `search_tsv_pending` where
@@ -189,7 +203,7 @@ async function restoreItems(trx: Knex.Transaction, catalogId: string, snapshot: 
   // The joins below hash 100,000 snapshot rows (~120 MB) and the UPDATE's transition table
   // (items_rev trigger) holds as much again: in memory rather than in temp files.
   await trx.raw(
-    "SET LOCAL work_mem = '256MB'; SET LOCAL enable_nestloop = off; SET LOCAL enable_indexscan = off; SET LOCAL catalog_items.search_columns_supplied = on",
+    "SET LOCAL work_mem = '256MB'; SET LOCAL enable_nestloop = off; SET LOCAL enable_indexscan = off; SET LOCAL catalog_items.search_columns_supplied = on; SET LOCAL catalog_items.fill_counts_supplied = on",
   );
   await trx.raw(
     `DELETE FROM catalog_items ci WHERE ci.catalog_id = ? AND NOT EXISTS (
@@ -212,8 +226,21 @@ async function restoreItems(trx: Knex.Transaction, catalogId: string, snapshot: 
        INSERT (catalog_id, ${ITEM_COLUMNS}) VALUES (?, ${SNAP_COLUMNS})`,
     [snapshot.id, catalogId, deferWords, deferWords, catalogId],
   );
+  const snapshotCounts = snapshot.fill_counted
+    ? 'SELECT top_level, category, filled, n FROM catalog_snapshot_fill_counts WHERE snapshot_id = ?'
+    : `SELECT s.parent_id IS NULL AS top_level, coalesce(s.data ->> 'category_id', '') AS category, catalog_item_filled_keys(s.data) AS filled, 1::bigint AS n
+       FROM catalog_snapshot_items s WHERE s.snapshot_id = ?`;
   await trx.raw(
-    'SET LOCAL work_mem = DEFAULT; SET LOCAL enable_nestloop = DEFAULT; SET LOCAL enable_indexscan = DEFAULT; SET LOCAL catalog_items.search_columns_supplied = DEFAULT',
+    `INSERT INTO catalog_fill_counts (catalog_id, top_level, category, filled, n)
+     SELECT ?, top_level, category, filled, sum(n) FROM (
+       ${snapshotCounts}
+       UNION ALL
+       SELECT top_level, category, filled, -n FROM catalog_fill_counts WHERE catalog_id = ?
+     ) d GROUP BY top_level, category, filled HAVING sum(n) <> 0`,
+    [catalogId, snapshot.id, catalogId],
+  );
+  await trx.raw(
+    'SET LOCAL work_mem = DEFAULT; SET LOCAL enable_nestloop = DEFAULT; SET LOCAL enable_indexscan = DEFAULT; SET LOCAL catalog_items.search_columns_supplied = DEFAULT; SET LOCAL catalog_items.fill_counts_supplied = DEFAULT',
   );
   return deferWords && merged.rowCount > 0;
 }
