@@ -14,8 +14,8 @@ import type { Knex } from 'knex';
  * - The three triggers get a WHEN condition (evaluated once per statement): they fire unless the
  *   setting is `on`. Any writer that does not set it is counted by the triggers as before.
  * - `catalog_snapshot_fill_counts`: a snapshot's counts per group, summed from the catalog's
- *   counters in the statement that copies its items (one snapshot of the database: they count
- *   exactly the rows copied), so a restore reads them instead of computing every snapshot row's
+ *   counters in the transaction that copies its items under the catalog lock (no item writer in
+ *   flight: they count exactly the rows copied), so a restore reads them instead of computing every snapshot row's
  *   filled keys. `catalog_snapshots.fill_counted` says a snapshot has them; snapshots taken
  *   before this migration do not, and a restore of one computes its counts from its rows.
  */

@@ -71,6 +71,45 @@ export async function compactFillCounts(knex: Knex, catalogId: string): Promise<
 }
 
 /**
+ * Stores the catalog's counts per group as those of snapshot `snapshotId`
+ * (`catalog_snapshot_fill_counts`, migration 20261206100000), summed from its delta rows. The
+ * caller holds the catalog lock exclusive (snapshots.ts `takeSnapshot`): no item writer of the
+ * catalog is in flight, so the counts are those of the items it copies in the same transaction.
+ */
+export async function storeSnapshotFillCounts(trx: Knex.Transaction, catalogId: string, snapshotId: string): Promise<void> {
+  await trx.raw(
+    `INSERT INTO catalog_snapshot_fill_counts (snapshot_id, top_level, category, filled, n)
+     SELECT ?, top_level, category, filled, sum(n) FROM catalog_fill_counts WHERE catalog_id = ?
+     GROUP BY top_level, category, filled HAVING sum(n) <> 0`,
+    [snapshotId, catalogId],
+  );
+}
+
+/**
+ * Brings the catalog's counts to the snapshot's after a restore whose statements skipped the
+ * counter triggers (`catalog_items.fill_counts_supplied`; docs/large-catalogs.md "Completeness
+ * counters"): appends, per group, the snapshot's count minus the catalog's current sum. The
+ * snapshot's counts are the stored ones when `fillCounted`, otherwise computed from its rows (a
+ * snapshot taken before migration 20261206100000). Exact while no other item writer of the
+ * catalog is in flight (the restore holds the catalog lock exclusive).
+ */
+export async function restoreSnapshotFillCounts(trx: Knex.Transaction, catalogId: string, snapshot: { id: string; fill_counted: boolean }): Promise<void> {
+  const snapshotCounts = snapshot.fill_counted
+    ? 'SELECT top_level, category, filled, n FROM catalog_snapshot_fill_counts WHERE snapshot_id = ?'
+    : `SELECT s.parent_id IS NULL AS top_level, coalesce(s.data ->> 'category_id', '') AS category, catalog_item_filled_keys(s.data) AS filled, 1::bigint AS n
+       FROM catalog_snapshot_items s WHERE s.snapshot_id = ?`;
+  await trx.raw(
+    `INSERT INTO catalog_fill_counts (catalog_id, top_level, category, filled, n)
+     SELECT ?, top_level, category, filled, sum(n) FROM (
+       ${snapshotCounts}
+       UNION ALL
+       SELECT top_level, category, filled, -n FROM catalog_fill_counts WHERE catalog_id = ?
+     ) d GROUP BY top_level, category, filled HAVING sum(n) <> 0`,
+    [catalogId, snapshot.id, catalogId],
+  );
+}
+
+/**
  * The completeness report's counts (the shape `countCompleteness` returns) from the counters, or
  * null when some profile has rules (they need the item values; the caller scans). `fields`: the
  * schema fields counted per group; a profile's missing counts cover its required fields among them,

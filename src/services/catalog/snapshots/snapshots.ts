@@ -12,6 +12,7 @@ import { loadCatalogOwned } from '../catalogs';
 import type { Scope } from '../../access/scope';
 import { requestSearchIndexBuild, type SearchIndexBuilds } from '../search/search-index-requests';
 import { SEARCH_WORDS_DEFER_MIN_ITEMS, wordsColumn } from '../search/search-words';
+import { restoreSnapshotFillCounts, storeSnapshotFillCounts } from '../grid/completeness-counters';
 import { newestFirstPage } from '../../../models/newest-first';
 import { assertRole } from '../../access/roles';
 
@@ -85,18 +86,13 @@ export async function takeSnapshot(
     activity_id: links.activity_id ?? null,
     restored_snapshot_id: links.restored_snapshot_id ?? null,
   });
-  // A row whose word index is behind (search-words.ts) is stored with its current vector. The
-  // completeness counts are summed in the same statement (one database snapshot: they count
-  // exactly the rows copied; docs/large-catalogs.md "Completeness counters").
+  // A row whose word index is behind (search-words.ts) is stored with its current vector.
   const copied = await trx.raw(
-    `WITH counts AS (
-       INSERT INTO catalog_snapshot_fill_counts (snapshot_id, top_level, category, filled, n)
-       SELECT ?, top_level, category, filled, sum(n) FROM catalog_fill_counts WHERE catalog_id = ?
-       GROUP BY top_level, category, filled HAVING sum(n) <> 0)
-     INSERT INTO catalog_snapshot_items (snapshot_id, ${ITEM_COLUMNS})
+    `INSERT INTO catalog_snapshot_items (snapshot_id, ${ITEM_COLUMNS})
      SELECT ?, ${ITEM_COLUMNS.replace('search_tsv', `${wordsColumn(true)} AS search_tsv`)} FROM catalog_items WHERE catalog_id = ?`,
-    [id, catalogId, id, catalogId],
+    [id, catalogId],
   );
+  await storeSnapshotFillCounts(trx, catalogId, id);
   const [row] = await CatalogSnapshot.query(trx).where('id', id).patch({ item_count: copied.rowCount, fill_counted: true }).returning('*');
   return row;
 }
@@ -170,11 +166,10 @@ const SNAP_COLUMNS = ITEM_COLUMNS.split(', ')
  * 3. The completeness counters (docs/large-catalogs.md "Completeness counters"): the counter
  *    triggers are skipped for steps 1 and 2 (`catalog_items.fill_counts_supplied`; they joined
  *    the old and new rows and computed both filled-key sets, two thirds of the MERGE's time when
- *    every row changed) and one statement appends, per group, the snapshot's count (stored with
- *    it, or computed from its rows for a snapshot older than migration 20261206100000) minus the
- *    catalog's current sum, read after steps 1 and 2. Exact because the restore holds the catalog
- *    lock exclusive (no other item writer of the catalog is in flight: docs/architecture.md
- *    "Catalog write locks").
+ *    every row changed) and `restoreSnapshotFillCounts` (grid/completeness-counters.ts) brings the
+ *    counts to the snapshot's in one statement. Exact because the restore holds the catalog lock
+ *    exclusive (no other item writer of the catalog is in flight: docs/architecture.md "Catalog
+ *    write locks").
  *
  * With `deferWords` (large catalogs, see restoreSnapshot) the update leaves the indexed
  * `search_tsv` as it is and writes the snapshot's word vector to `search_tsv_pending` where
@@ -226,19 +221,7 @@ async function restoreItems(trx: Knex.Transaction, catalogId: string, snapshot: 
        INSERT (catalog_id, ${ITEM_COLUMNS}) VALUES (?, ${SNAP_COLUMNS})`,
     [snapshot.id, catalogId, deferWords, deferWords, catalogId],
   );
-  const snapshotCounts = snapshot.fill_counted
-    ? 'SELECT top_level, category, filled, n FROM catalog_snapshot_fill_counts WHERE snapshot_id = ?'
-    : `SELECT s.parent_id IS NULL AS top_level, coalesce(s.data ->> 'category_id', '') AS category, catalog_item_filled_keys(s.data) AS filled, 1::bigint AS n
-       FROM catalog_snapshot_items s WHERE s.snapshot_id = ?`;
-  await trx.raw(
-    `INSERT INTO catalog_fill_counts (catalog_id, top_level, category, filled, n)
-     SELECT ?, top_level, category, filled, sum(n) FROM (
-       ${snapshotCounts}
-       UNION ALL
-       SELECT top_level, category, filled, -n FROM catalog_fill_counts WHERE catalog_id = ?
-     ) d GROUP BY top_level, category, filled HAVING sum(n) <> 0`,
-    [catalogId, snapshot.id, catalogId],
-  );
+  await restoreSnapshotFillCounts(trx, catalogId, snapshot);
   await trx.raw(
     'SET LOCAL work_mem = DEFAULT; SET LOCAL enable_nestloop = DEFAULT; SET LOCAL enable_indexscan = DEFAULT; SET LOCAL catalog_items.search_columns_supplied = DEFAULT; SET LOCAL catalog_items.fill_counts_supplied = DEFAULT',
   );
