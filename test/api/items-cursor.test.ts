@@ -11,8 +11,6 @@ import { closeTestKnex, createTestOrg } from '../helpers/db';
  * client (packages/client).
  */
 
-type Page = ItemListPage;
-
 let server: Server;
 let api: CatalogClient;
 let org: Awaited<ReturnType<typeof createTestOrg>>;
@@ -44,10 +42,10 @@ async function list(query: Record<string, string | number>): Promise<{ status: n
   return { status: response.status, body: data ?? error };
 }
 
-async function page(query: Record<string, string | number>): Promise<Page> {
+async function page(query: Record<string, string | number>): Promise<ItemListPage> {
   const res = await list(query);
   expect(res.status).toBe(200);
-  return res.body as Page;
+  return res.body as ItemListPage;
 }
 
 const walk = (query: Record<string, string | number>, limit: number) => walkItemCursor(page, query, limit);
@@ -86,7 +84,7 @@ it('says where the list ends and refuses cursors it did not make', async () => {
 });
 
 it('advises the cursor in notices for a deep offset only (docs/large-catalogs.md "Deep pages")', async () => {
-  const shallow = (await list({ offset: 9_999, limit: 10 })).body as Page & { notices?: string[] };
+  const shallow = (await list({ offset: 9_999, limit: 10 })).body as ItemListPage & { notices?: string[] };
   expect(shallow.notices).toBeUndefined();
   const deep = await list({ offset: 10_000, limit: 10 });
   expect(deep.status).toBe(200);

@@ -107,12 +107,10 @@ async function expectKeysExact(): Promise<void> {
   expect(rows[0].n).toBe(0);
 }
 
-type Page = ItemListPage;
-
-async function page(query: Record<string, string | number>): Promise<Page> {
+async function page(query: Record<string, string | number>): Promise<ItemListPage> {
   const { data, response } = await api.GET('/api/public/catalogs/{catalog_id}/items', { params: { path: { catalog_id: catalogId }, query } });
   expect(response.status).toBe(200);
-  return data as Page;
+  return data as ItemListPage;
 }
 
 const walkCursor = (query: Record<string, string | number>, limit: number) => walkItemCursor(page, query, limit);
@@ -303,7 +301,7 @@ it('walks the keys of a product-grouped catalog: products only, matched also thr
           query: { sort: 'price:desc', limit: search ? 2 : 6, ...(search ? { search } : {}), ...(cursor ? { cursor } : {}) },
         },
       });
-      const p = data as Page;
+      const p = data as ItemListPage;
       expect(p.total).toBe(expected.length);
       ids.push(...p.items.map((i) => i.id));
       cursor = p.next_cursor;
