@@ -18,6 +18,7 @@ import { walkSortKeys } from './sorted-walk';
 import { listTotal, searchTotal } from '../search/items-search-totals';
 import type { SearchIndexBuilds } from '../search/search-index-requests';
 import { wordsPending } from '../search/search-words';
+import { indexWordsTerm } from '../search/common-words';
 
 /** The columns of an item as the item routes read it (every column but the derived search ones). */
 const ITEM_COLUMNS = [
@@ -240,7 +241,8 @@ function searchPage(deps: ListItemsDeps, catalog: Catalog, grouped: boolean, sea
       const {
         rows: [state],
       } = await trx.raw('SELECT items_rev::text AS rev, search_words_pending FROM catalogs WHERE id = ?', [catalog.id]);
-      const where = filterSql(catalog.id, { search, top_level: grouped, words_pending: state?.search_words_pending === true });
+      const words_term = await indexWordsTerm(trx, search);
+      const where = filterSql(catalog.id, { search, top_level: grouped, words_pending: state?.search_words_pending === true, words_term });
       const n = await searchTotal({ caches: deps.caches.catalog, jobRunner: deps.jobRunner }, trx, catalog, state?.rev, grouped, search, where);
       if (n === 0 || q.offset >= n) return { items: [] as ListedItem[], total: n };
       const walked = keyed ? await keyedPage(trx, catalog, where, q, n) : null;

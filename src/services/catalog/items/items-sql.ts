@@ -26,6 +26,11 @@ export interface ItemFilter {
    * without the word index (src/services/catalog/search/search-words.ts).
    */
   words_pending?: boolean;
+  /**
+   * The part of `search` the word index matches, when not the whole term: the term without a
+   * common last word its literal match implies (src/services/catalog/search/common-words.ts).
+   */
+  words_term?: string;
 }
 
 /**
@@ -33,9 +38,10 @@ export interface ItemFilter {
  * word-prefix match of every word, plus a literal substring match when the term holds
  * characters other than letters, digits and white space. `wordsPending`: the catalog's word
  * index is behind a restore, so the words are matched against each row's current vector
- * (src/services/catalog/search/search-words.ts).
+ * (src/services/catalog/search/search-words.ts). `wordsTerm`: the part of a term with other
+ * characters whose words are matched (the literal match still takes the whole term).
  */
-export function searchSql(term: string, wordsPending = false): { sql: string; bindings: Knex.RawBinding[] } {
+export function searchSql(term: string, wordsPending = false, wordsTerm?: string): { sql: string; bindings: Knex.RawBinding[] } {
   const lowered = term.toLowerCase();
   const literal = "search_text LIKE ? ESCAPE '\\'";
   const pattern = '%' + lowered.replace(/[\\%_]/g, (c) => '\\' + c) + '%';
@@ -44,7 +50,7 @@ export function searchSql(term: string, wordsPending = false): { sql: string; bi
   const hasOther = /[^\p{L}\p{N}\s]/u.test(lowered);
   if (!hasWord) return { sql: literal, bindings: [pattern] };
   if (!hasOther) return { sql: words, bindings: [lowered] };
-  return { sql: `(${words} AND ${literal})`, bindings: [lowered, pattern] };
+  return { sql: `(${words} AND ${literal})`, bindings: [(wordsTerm ?? term).toLowerCase(), pattern] };
 }
 
 /**
@@ -74,7 +80,7 @@ export function filterSql(catalogId: string, f: ItemFilter): { sql: string; bind
     // (`search_text LIKE`, wildcards matched literally); a term without any word is only that
     // literal match. In the grouped (top-level) view a product also matches through any of
     // its variants.
-    const { sql, bindings: b } = searchSql(f.search, f.words_pending);
+    const { sql, bindings: b } = searchSql(f.search, f.words_pending, f.words_term);
     if (f.top_level) {
       parts.push(`(${sql} OR id IN (SELECT v.parent_id FROM catalog_items v
                   WHERE v.catalog_id = ? AND v.parent_id IS NOT NULL AND ${sql.replace(/search_(tsv|text)/g, 'v.search_$1')}))`);
