@@ -33,4 +33,9 @@ export class Catalog extends BaseModel {
   search_logged!: string;
   /** True while some item may hold a pending word vector after a restore (src/services/catalog/search/search-words.ts). */
   search_words_pending!: boolean;
+  /**
+   * The search count index's log position when the word index fell behind (bigint, read as
+   * text; NULL without an index then): search-words.ts `pendingWordMatches`.
+   */
+  search_words_pending_from!: string | null;
 }

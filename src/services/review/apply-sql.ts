@@ -18,6 +18,7 @@
 import type { ApplyFailure } from '../../models/review-activity';
 import type { Knex } from 'knex';
 import { searchTextOf, searchWordsOf } from '../catalog/items/items-keys';
+import { markWordsPending } from '../catalog/search/search-words';
 
 /** Name of the per-transaction table of changes to apply. */
 const CHANGES = 'review_apply_changes';
@@ -197,7 +198,7 @@ export async function applyUpdates(trx: Knex.Transaction, catalogId: string, uni
   );
   await trx.raw('SET LOCAL catalog_items.search_columns_supplied = DEFAULT');
   const updated = rows[0].n as number;
-  if (deferWords && updated > 0) await trx('catalogs').where('id', catalogId).update({ search_words_pending: true });
+  if (deferWords && updated > 0) await markWordsPending(trx, catalogId);
   // No-op changes (nothing differs) are applied by definition.
   await trx.raw(
     `UPDATE staged_changes s SET applied_at = now(), updated_at = now() FROM ${CHANGES} c

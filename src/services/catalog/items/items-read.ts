@@ -17,7 +17,7 @@ import { ensureSortKeys, type SortKeyRequester } from './sort-keys';
 import { walkSortKeys } from './sorted-walk';
 import { listTotal, searchTotal } from '../search/items-search-totals';
 import type { SearchIndexBuilds } from '../search/search-index-requests';
-import { wordsPending } from '../search/search-words';
+import { pendingWordMatches, wordsPending } from '../search/search-words';
 import { indexWordsTerm } from '../search/common-words';
 
 /** The columns of an item as the item routes read it (every column but the derived search ones). */
@@ -242,7 +242,9 @@ function searchPage(deps: ListItemsDeps, catalog: Catalog, grouped: boolean, sea
         rows: [state],
       } = await trx.raw('SELECT items_rev::text AS rev, search_words_pending FROM catalogs WHERE id = ?', [catalog.id]);
       const words_term = await indexWordsTerm(trx, search);
-      const where = filterSql(catalog.id, { search, top_level: grouped, words_pending: state?.search_words_pending === true, words_term });
+      const words_pending = state?.search_words_pending === true;
+      const pending_matches = words_pending ? ((await pendingWordMatches(trx, catalog.id, words_term ?? search)) ?? undefined) : undefined;
+      const where = filterSql(catalog.id, { search, top_level: grouped, words_pending, words_term, pending_matches });
       const n = await searchTotal({ caches: deps.caches.catalog, jobRunner: deps.jobRunner }, trx, catalog, state?.rev, grouped, search, where);
       if (n === 0 || q.offset >= n) return { items: [] as ListedItem[], total: n };
       const walked = keyed ? await keyedPage(trx, catalog, where, q, n) : null;
@@ -310,17 +312,29 @@ export async function rawItemsJson(knex: Knex, scope: Scope, catalogId: string, 
   await loadCatalogOwned(knex, scope, catalogId);
   if (q.search) {
     // The word index's state and the rows in one snapshot (src/services/catalog/search/search-words.ts).
-    return knex.transaction(async (trx) => rawItemsPage(trx, catalogId, q, await wordsPending(trx, catalogId)), {
-      isolationLevel: 'repeatable read',
-      readOnly: true,
-    });
+    return knex.transaction(
+      async (trx) => {
+        const pending = await wordsPending(trx, catalogId);
+        return rawItemsPage(trx, catalogId, q, pending, pending ? ((await pendingWordMatches(trx, catalogId, q.search!)) ?? undefined) : undefined);
+      },
+      {
+        isolationLevel: 'repeatable read',
+        readOnly: true,
+      },
+    );
   }
   return rawItemsPage(knex, catalogId, q, false);
 }
 
 /** The JSON document of {@link rawItemsJson}, in one statement. */
-async function rawItemsPage(knex: Knex | Knex.Transaction, catalogId: string, q: RawItemsQuery, wordsPending: boolean): Promise<string> {
-  const where = filterSql(catalogId, { search: q.search, entity_type: q.entity_type, words_pending: wordsPending });
+async function rawItemsPage(
+  knex: Knex | Knex.Transaction,
+  catalogId: string,
+  q: RawItemsQuery,
+  wordsPending: boolean,
+  pendingMatches?: string[],
+): Promise<string> {
+  const where = filterSql(catalogId, { search: q.search, entity_type: q.entity_type, words_pending: wordsPending, pending_matches: pendingMatches });
   const order = orderSql(q.sort_field, q.sort_order, 'id');
   const { rows } = await knex.raw(
     `SELECT json_build_object(

@@ -31,6 +31,12 @@ export interface ItemFilter {
    * common last word its literal match implies (src/services/catalog/search/common-words.ts).
    */
   words_term?: string;
+  /**
+   * With `words_pending`: the items whose pending words may match (search-words.ts
+   * `pendingWordMatches`); the search then reads the word index's candidates and these items
+   * only. Absent: every row of the catalog is matched against its current vector.
+   */
+  pending_matches?: string[];
 }
 
 /**
@@ -38,19 +44,30 @@ export interface ItemFilter {
  * word-prefix match of every word, plus a literal substring match when the term holds
  * characters other than letters, digits and white space. `wordsPending`: the catalog's word
  * index is behind a restore, so the words are matched against each row's current vector
- * (src/services/catalog/search/search-words.ts). `wordsTerm`: the part of a term with other
- * characters whose words are matched (the literal match still takes the whole term).
+ * (src/services/catalog/search/search-words.ts); with `pendingMatches` (the items whose pending
+ * words may match) only the word index's candidates and those items are read. `wordsTerm`: the
+ * part of a term with other characters whose words are matched (the literal match still takes
+ * the whole term).
  */
-export function searchSql(term: string, wordsPending = false, wordsTerm?: string): { sql: string; bindings: Knex.RawBinding[] } {
+export function searchSql(term: string, wordsPending = false, wordsTerm?: string, pendingMatches?: string[]): { sql: string; bindings: Knex.RawBinding[] } {
   const lowered = term.toLowerCase();
   const literal = "search_text LIKE ? ESCAPE '\\'";
   const pattern = '%' + lowered.replace(/[\\%_]/g, (c) => '\\' + c) + '%';
-  const words = `${wordsColumn(wordsPending)} @@ catalog_item_search_query(?)`;
   const hasWord = /[\p{L}\p{N}]/u.test(lowered);
   const hasOther = /[^\p{L}\p{N}\s]/u.test(lowered);
   if (!hasWord) return { sql: literal, bindings: [pattern] };
-  if (!hasOther) return { sql: words, bindings: [lowered] };
-  return { sql: `(${words} AND ${literal})`, bindings: [(wordsTerm ?? term).toLowerCase(), pattern] };
+  const query = (hasOther ? (wordsTerm ?? term) : term).toLowerCase();
+  // While the word index is behind: its candidates plus the items whose pending words may
+  // match, each checked against its current vector (search-words.ts pendingWordMatches).
+  const words =
+    wordsPending && pendingMatches
+      ? {
+          sql: `((search_tsv @@ catalog_item_search_query(?) OR id = ANY(?::uuid[])) AND ${wordsColumn(true)} @@ catalog_item_search_query(?))`,
+          bindings: [query, pendingMatches, query] as Knex.RawBinding[],
+        }
+      : { sql: `${wordsColumn(wordsPending)} @@ catalog_item_search_query(?)`, bindings: [query] as Knex.RawBinding[] };
+  if (!hasOther) return words;
+  return { sql: `(${words.sql} AND ${literal})`, bindings: [...words.bindings, pattern] };
 }
 
 /**
@@ -80,7 +97,7 @@ export function filterSql(catalogId: string, f: ItemFilter): { sql: string; bind
     // (`search_text LIKE`, wildcards matched literally); a term without any word is only that
     // literal match. In the grouped (top-level) view a product also matches through any of
     // its variants.
-    const { sql, bindings: b } = searchSql(f.search, f.words_pending, f.words_term);
+    const { sql, bindings: b } = searchSql(f.search, f.words_pending, f.words_term, f.pending_matches);
     if (f.top_level) {
       parts.push(`(${sql} OR id IN (SELECT v.parent_id FROM catalog_items v
                   WHERE v.catalog_id = ? AND v.parent_id IS NOT NULL AND ${sql.replace(/search_(tsv|text)/g, 'v.search_$1')}))`);

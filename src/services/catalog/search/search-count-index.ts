@@ -74,7 +74,9 @@ function defaultMinDf(itemCount: number): number {
  */
 export async function buildSearchIndex(knex: Knex, catalogId: string, opts: { minDf?: number } = {}): Promise<SearchIndexBuild | null> {
   const t0 = performance.now();
-  await Catalog.query(knex).where('id', catalogId).where('search_indexed', false).patch({ search_indexed: true });
+  // Turning the index on again: changes made while it was off were not logged, so a window of
+  // pending words begun before cannot rely on the delta (search-words.ts pendingWordMatches).
+  await Catalog.query(knex).where('id', catalogId).where('search_indexed', false).patch({ search_indexed: true, search_words_pending_from: null });
   return knex.transaction(
     async (trx) => {
       const lock = await trx.raw('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS ok', [`catalog-search-index:${catalogId}`]);
@@ -183,9 +185,10 @@ function lexeme(word: string): string {
  * @param term the search term, lower-cased; must hold only letters, digits and white space
  *   (terms with other characters also need a literal match, which the index cannot answer)
  * @returns the total, or a fallback reason: no index (or disabled), more than
- *   {@link SEARCH_INDEX_MAX_PENDING} changes since the build, no word in the term, or the word
- *   index behind a restore (`words_pending`: the GIN look-ups here would miss rows,
- *   src/services/catalog/search/search-words.ts)
+ *   {@link SEARCH_INDEX_MAX_PENDING} changes since the build, no word in the term, or a rare part
+ *   while the word index is behind a large restore or apply (`words_pending`: its GIN look-up
+ *   would miss rows, src/services/catalog/search/search-words.ts; the postings count is exact
+ *   then too, since they and the delta hold current vectors)
  */
 export async function countWithSearchIndex(trx: Knex.Transaction, catalogId: string, term: string): Promise<SearchIndexCount> {
   const {
@@ -195,7 +198,6 @@ export async function countWithSearchIndex(trx: Knex.Transaction, catalogId: str
      FROM catalogs c LEFT JOIN catalog_search_index i ON i.catalog_id = c.id WHERE c.id = ?`,
     [catalogId],
   );
-  if (st?.search_words_pending) return { fallback: 'words_pending' };
   if (!st?.search_indexed || st.logged === null) return { fallback: 'missing' };
   if (st.pending > SEARCH_INDEX_MAX_PENDING) return { fallback: 'stale' };
   const words: string[] = (
@@ -221,7 +223,12 @@ export async function countWithSearchIndex(trx: Knex.Transaction, catalogId: str
 
   const rare = whole.filter((w) => !known.has(`w:${w}`)).map(lexeme);
   if (!known.has(`p:${prefix}`)) rare.push(`${lexeme(prefix)}:*`);
-  if (rare.length > 0) return { total: await countRare(trx, catalogId, rare, term), path: 'rare', pending: st.pending };
+  if (rare.length > 0) {
+    // The rare parts are looked up in the word index, which misses pending words.
+    if (st.search_words_pending) return { fallback: 'words_pending' };
+    return { total: await countRare(trx, catalogId, rare, term), path: 'rare', pending: st.pending };
+  }
+  // The postings hold each item's current vector at the build (pending or not) and the delta every change since: exact either way.
   return { total: await countByPostings(trx, catalogId, st, term, whole, prefix, known), path: 'index', pending: st.pending };
 }
 

@@ -36,6 +36,54 @@ export function wordsColumn(pending: boolean, alias?: string): string {
 }
 
 /**
+ * Flags the catalog's word index as behind (`search_words_pending`), in the transaction that
+ * wrote pending vectors, after the write. Records where the search count index's log stood
+ * (`search_words_pending_from`: its `logged`) unless the flag was already set (the window began
+ * earlier) or the catalog logs no changes (no index: searches then read every row).
+ */
+export async function markWordsPending(trx: Knex.Transaction, catalogId: string): Promise<void> {
+  await trx.raw(
+    `UPDATE catalogs c SET search_words_pending = true,
+       search_words_pending_from = CASE WHEN c.search_words_pending THEN c.search_words_pending_from
+                                        WHEN c.search_indexed THEN (SELECT i.logged FROM catalog_search_index i WHERE i.catalog_id = c.id) END
+     WHERE c.id = ?`,
+    [catalogId],
+  );
+}
+
+/**
+ * The items whose pending words may match a search while the catalog's word index is behind
+ * (docs/large-catalogs.md "Searches while the word index catches up"), or null when they cannot be
+ * told apart from the others (every row must then be read).
+ *
+ * An item whose current vector matches the term but whose indexed `search_tsv` does not has a
+ * word the index lacks for some word of the term, so some change since the index fell behind
+ * added that word. Every such change is a row of the search count index's delta (the items_rev
+ * trigger logs each change of `coalesce(search_tsv_pending, search_tsv)` with the words that
+ * differ, `diff`, under a GIN index) as long as no fold or build consumed those rows: the index's
+ * `logged` is still at or before `search_words_pending_from`, and the catalog still logs. A
+ * search then matches the word index's candidates plus these items, each checked against its
+ * current vector: exact, and no row outside both is read.
+ * Read in the caller's snapshot (the flag, the positions and the delta together).
+ * @param wordsTerm the term whose words the word index matches (the search term, or its part:
+ *   src/services/catalog/search/common-words.ts)
+ * @returns item ids (possibly empty), or null when the delta does not cover the window
+ */
+export async function pendingWordMatches(trx: Knex.Transaction, catalogId: string, wordsTerm: string): Promise<string[] | null> {
+  const {
+    rows: [r],
+  } = await trx.raw(
+    `SELECT c.search_indexed AND c.search_words_pending_from IS NOT NULL AND i.logged <= c.search_words_pending_from AS covered,
+       (SELECT coalesce(array_agg(DISTINCT d.item_id::text), '{}') FROM catalog_search_delta d
+        WHERE d.catalog_id = c.id AND d.upto > c.search_words_pending_from
+          AND d.diff @@ replace(catalog_item_search_query(?)::text, ' & ', ' | ')::tsquery) AS ids
+     FROM catalogs c LEFT JOIN catalog_search_index i ON i.catalog_id = c.id WHERE c.id = ?`,
+    [wordsTerm.toLowerCase(), catalogId],
+  );
+  return r?.covered === true ? (r.ids as string[]) : null;
+}
+
+/**
  * True while some row of the catalog may hold a pending word vector
  * (`catalogs.search_words_pending`), read in the caller's snapshot; false for an unknown catalog.
  */
@@ -103,7 +151,7 @@ export async function catchUpSearchWords(knex: Knex, catalogId: string, onBatch?
       if (!(await lockedCatalog(trx, catalogId))) return 'gone';
       const { rows: left } = await trx.raw('SELECT 1 FROM catalog_items WHERE catalog_id = ? AND search_tsv_pending IS NOT NULL LIMIT 1', [catalogId]);
       if (left.length > 0) return 'again';
-      await Catalog.query(trx).where('id', catalogId).patch({ search_words_pending: false });
+      await Catalog.query(trx).where('id', catalogId).patch({ search_words_pending: false, search_words_pending_from: null });
       return 'cleared';
     });
     if (done !== 'again') return { rows, cleared: done === 'cleared', ms: Math.round(performance.now() - t0) };

@@ -11,7 +11,7 @@ import { lockCatalog } from '../schema/schema';
 import { loadCatalogOwned } from '../catalogs';
 import type { Scope } from '../../access/scope';
 import { requestSearchIndexBuild, type SearchIndexBuilds } from '../search/search-index-requests';
-import { SEARCH_WORDS_DEFER_MIN_ITEMS, wordsColumn } from '../search/search-words';
+import { markWordsPending, SEARCH_WORDS_DEFER_MIN_ITEMS, wordsColumn } from '../search/search-words';
 import { restoreSnapshotFillCounts, storeSnapshotFillCounts } from '../grid/completeness-counters';
 import { newestFirstPage } from '../../../models/newest-first';
 import { assertRole } from '../../access/roles';
@@ -301,8 +301,8 @@ export async function restoreSnapshotIn(
     quality_prompt_updated_at: snapshot.quality_prompt_updated_at,
     item_count: snapshot.item_count,
     updated_at: trx.fn.now(),
-    ...(behind ? { search_words_pending: true } : {}),
   };
+  if (behind) await markWordsPending(trx, catalogId);
   if (current.catalog_md !== snapshot.catalog_md) {
     const next = Number(current.catalog_md_version) + 1;
     await CatalogMdVersion.query(trx).insert({ catalog_id: catalogId, version: next, catalog_md: snapshot.catalog_md, created_by: actorId(scope) });
