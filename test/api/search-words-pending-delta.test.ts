@@ -110,17 +110,32 @@ describe('searches while the word index is behind (docs/large-catalogs.md)', () 
     expect((await knex().raw(`SELECT count(*)::int AS n FROM catalog_items WHERE ${stale.sql}`, stale.bindings)).rows[0].n).toBe(N / 2);
     for (const term of TERMS) expect({ term, ...(await apiSearch(c, term)) }).toEqual({ term, ...(await everyRow(c, term)) });
     expect(await apiSearch(c, 'silk')).toEqual({ total: N / 2, skus: Array.from({ length: N / 2 }, (_, k) => `S-${2 * k}`).sort() });
+    // Small pages of common terms walk the catalog in order (items-read.ts searchPage): the same rows.
+    for (const term of ['silk', 'scarf', 'cotton scarf']) {
+      const w = filterSql(c, { search: term, words_pending: true });
+      const { rows } = await knex().raw(`SELECT data->>'sku' AS sku FROM catalog_items WHERE ${w.sql} ORDER BY created_at, id LIMIT 3 OFFSET 2`, w.bindings);
+      const page = await api.GET('/api/public/catalogs/{catalog_id}/items', {
+        params: { path: { catalog_id: c }, query: { search: term, limit: 3, offset: 2 } },
+      });
+      expect({ term, skus: page.data!.items!.map((i) => String(i.data!.sku)) }).toEqual({ term, skus: rows.map((r: { sku: string }) => r.sku) });
+    }
     expect((await apiSearch(c, 'wool')).total).toBe(0);
-    // Frequent words are counted from the postings and the delta (current vectors), rare parts are not.
+    // Frequent words are counted from the postings and the delta (current vectors); rare parts
+    // from the word index's candidates plus the items the delta names (0, 2, 4: "rare" and
+    // "silk" restored, neither indexed).
     const count = (term: string) => knex().transaction((trx) => countWithSearchIndex(trx, c, term), { isolationLevel: 'repeatable read' });
     expect(await count('silk scarf')).toMatchObject({ total: N / 2, path: 'index' });
-    expect(await count('rare')).toEqual({ fallback: 'words_pending' });
+    expect(await count('rare')).toMatchObject({ total: 10, path: 'rare' });
+    expect(await count('rare silk')).toMatchObject({ total: 5, path: 'rare' });
   });
 
   it('reads every row again once a fold or a rebuild consumed the window', async () => {
     const c = await pendingCatalog();
     expect(await foldSearchDelta(knex(), c)).not.toBeNull();
     expect(await knex().transaction((trx) => pendingWordMatches(trx, c, 'silk'), { isolationLevel: 'repeatable read' })).toBeNull();
+    expect(await knex().transaction((trx) => countWithSearchIndex(trx, c, 'rare'), { isolationLevel: 'repeatable read' })).toEqual({
+      fallback: 'words_pending',
+    });
     for (const term of TERMS) expect({ term, ...(await apiSearch(c, term)) }).toEqual({ term, ...(await everyRow(c, term)) });
     expect((await apiSearch(c, 'silk')).total).toBe(N / 2);
 

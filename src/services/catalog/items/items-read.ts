@@ -244,25 +244,31 @@ function searchPage(deps: ListItemsDeps, catalog: Catalog, grouped: boolean, sea
       const words_term = await indexWordsTerm(trx, search);
       const words_pending = state?.search_words_pending === true;
       const pending_matches = words_pending ? ((await pendingWordMatches(trx, catalog.id, words_term ?? search)) ?? undefined) : undefined;
-      const where = filterSql(catalog.id, { search, top_level: grouped, words_pending, words_term, pending_matches });
+      const filter = { search, top_level: grouped, words_pending, words_term };
+      const where = filterSql(catalog.id, { ...filter, pending_matches });
+      // A walk checks each row it passes, against its current vector alone: it needs no candidates.
+      const rowWhere = pending_matches ? filterSql(catalog.id, filter) : where;
       const n = await searchTotal({ caches: deps.caches.catalog, jobRunner: deps.jobRunner }, trx, catalog, state?.rev, grouped, search, where);
       if (n === 0 || q.offset >= n) return { items: [] as ListedItem[], total: n };
-      const walked = keyed ? await keyedPage(trx, catalog, where, q, n) : null;
+      const walked = keyed ? await keyedPage(trx, catalog, rowWhere, q, n) : null;
       if (walked) return { items: walked, total: n };
-      const pageWhere = withCursor(where, q);
       const walkable = !q.sort_field || q.sort_field === 'created_at';
       const walkRows = ((q.offset + q.limit) * Math.max(catalog.item_count, n)) / n;
       if (walkable && walkRows < n) {
-        // The planner may not know how common the words are; the exact count says the walk wins.
-        await trx.raw('SET LOCAL enable_bitmapscan = off');
-        const page = await trx.raw(`SELECT ${LIST_COLUMNS} FROM catalog_items WHERE ${pageWhere.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`, [
-          ...pageWhere.bindings,
+        // The planner may not know how common the words are (while the word index is behind, it
+        // takes every search for a rare one); the exact count says the walk wins: the
+        // (catalog_id, created_at, id) index in order, no bitmap and no sort of the matches.
+        await trx.raw('SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off');
+        const walkWhere = withCursor(rowWhere, q);
+        const page = await trx.raw(`SELECT ${LIST_COLUMNS} FROM catalog_items WHERE ${walkWhere.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`, [
+          ...walkWhere.bindings,
           ...order.bindings,
           q.limit,
           q.offset,
         ]);
         return { items: page.rows as ListedItem[], total: n };
       }
+      const pageWhere = withCursor(where, q);
       const page = await trx.raw(
         `WITH m AS MATERIALIZED (SELECT ${LIST_COLUMNS} FROM catalog_items WHERE ${pageWhere.sql})
        SELECT * FROM m ORDER BY ${order.sql} LIMIT ? OFFSET ?`,

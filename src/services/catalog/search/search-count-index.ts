@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { SearchIndexBuild } from '../../../contracts/workflows';
 import { Catalog } from '../../../models/catalog';
-import { wordsColumn } from './search-words';
+import { pendingWordMatches, wordsColumn } from './search-words';
 
 /**
  * Search count index (migration 20261121190500): exact totals of word searches on large
@@ -224,9 +224,11 @@ export async function countWithSearchIndex(trx: Knex.Transaction, catalogId: str
   const rare = whole.filter((w) => !known.has(`w:${w}`)).map(lexeme);
   if (!known.has(`p:${prefix}`)) rare.push(`${lexeme(prefix)}:*`);
   if (rare.length > 0) {
-    // The rare parts are looked up in the word index, which misses pending words.
-    if (st.search_words_pending) return { fallback: 'words_pending' };
-    return { total: await countRare(trx, catalogId, rare, term), path: 'rare', pending: st.pending };
+    // The rare parts are looked up in the word index, which misses pending words: add the items
+    // whose pending words may match (search-words.ts pendingWordMatches), when the delta knows them.
+    const pendingIds = st.search_words_pending ? await pendingWordMatches(trx, catalogId, term) : null;
+    if (st.search_words_pending && pendingIds === null) return { fallback: 'words_pending' };
+    return { total: await countRare(trx, catalogId, rare, term, pendingIds), path: 'rare', pending: st.pending };
   }
   // The postings hold each item's current vector at the build (pending or not) and the delta every change since: exact either way.
   return { total: await countByPostings(trx, catalogId, st, term, whole, prefix, known), path: 'index', pending: st.pending };
@@ -237,13 +239,25 @@ export async function countWithSearchIndex(trx: Knex.Transaction, catalogId: str
  * (`rare`: tsquery lexemes, the last possibly a prefix), each candidate re-checked against the
  * whole term. The planner must look up only the rare parts in the GIN index (OFFSET 0 keeps the
  * full condition out of the index scan, whose frequent parts would read large posting lists).
+ * `pendingIds` (while the word index is behind): the items whose pending words may match join the
+ * candidates, and each is checked against its current vector; null when the index is current.
  */
-async function countRare(trx: Knex.Transaction, catalogId: string, rare: string[], term: string): Promise<number> {
+async function countRare(trx: Knex.Transaction, catalogId: string, rare: string[], term: string, pendingIds: string[] | null): Promise<number> {
+  if (pendingIds === null) {
+    const { rows } = await trx.raw(
+      `SELECT count(*)::int AS n FROM (
+         SELECT search_tsv FROM catalog_items WHERE catalog_id = ? AND search_tsv @@ ?::tsquery OFFSET 0) AS candidates
+       WHERE search_tsv @@ catalog_item_search_query(?)`,
+      [catalogId, rare.join(' & '), term],
+    );
+    return rows[0].n;
+  }
   const { rows } = await trx.raw(
     `SELECT count(*)::int AS n FROM (
-       SELECT search_tsv FROM catalog_items WHERE catalog_id = ? AND search_tsv @@ ?::tsquery OFFSET 0) AS candidates
-     WHERE search_tsv @@ catalog_item_search_query(?)`,
-    [catalogId, rare.join(' & '), term],
+       SELECT search_tsv, search_tsv_pending FROM catalog_items
+       WHERE catalog_id = ? AND (search_tsv @@ ?::tsquery OR id = ANY(?::uuid[])) OFFSET 0) AS candidates
+     WHERE ${wordsColumn(true)} @@ catalog_item_search_query(?)`,
+    [catalogId, rare.join(' & '), pendingIds, term],
   );
   return rows[0].n;
 }
