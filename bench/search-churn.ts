@@ -117,6 +117,14 @@ export async function searchChurnBench(b: Bench, o: SearchChurnOptions): Promise
     const settled = await measure();
     phases[name] = { write_ms: Math.round(writeMs), ...extra, right_after: rightAfter, settle, settled };
   };
+  // A restore, or an apply of 50,000 changes or more, commits with the word index behind, and its
+  // workflow catches it up next: one round of searches in between, the catch-up, then `after`.
+  const afterCatchUp = async (name: string, writeMs: number, extra: Record<string, unknown>) => {
+    const beforeCatchUp = await measureSearches(b, api, catalogId, 1, 1);
+    const t0 = performance.now();
+    const caught = await catchUpSearchWords(b.knex, catalogId);
+    await after(name, writeMs, { ...extra, before_catch_up: beforeCatchUp, catch_up_ms: Math.round(since(t0)), words_caught_up: caught.rows });
+  };
   // The rewritten items: every tenth-ish item spread over the catalog (sku i with i % step == 0).
   const step = Math.max(1, Math.floor(o.items / o.churnItems));
   const churnWhere = `catalog_id = ? AND (split_part(business_key, '-', 2))::int % ${step} = 0`;
@@ -135,17 +143,7 @@ export async function searchChurnBench(b: Bench, o: SearchChurnOptions): Promise
     catalogId,
     snap.data.id,
   );
-  const restoreMs = since(t);
-  // Committed: searches from here on see the restored rows while the word index catches up.
-  const restoreBeforeCatchUp = await measureSearches(b, api, catalogId, 1, 1);
-  t = performance.now();
-  const caughtUp = await catchUpSearchWords(b.knex, catalogId);
-  await after('restore', restoreMs, {
-    items_restored: restored.items_restored,
-    before_catch_up: restoreBeforeCatchUp,
-    catch_up_ms: Math.round(since(t)),
-    words_caught_up: caughtUp.rows,
-  });
+  await afterCatchUp('restore', since(t), { items_restored: restored.items_restored });
   await b.knex('catalog_snapshots').where('id', snap.data.id).delete(); // its items go with it (trigger)
 
   // 2. Import: upserts through the item write path, 1,000 per request.
@@ -178,18 +176,7 @@ export async function searchChurnBench(b: Bench, o: SearchChurnOptions): Promise
     { activity_id: rows[0].id, force: false, actor: { kind: 'api_key', id: 'bench' } },
     `bench-${stamp}`,
   );
-  const applyMs = since(t);
-  // The apply is reported done here; the workflow then catches the word index up (a large apply
-  // leaves it behind, as a restore does): searches in between read the catalog's rows.
-  const beforeCatchUp = await measureSearches(b, api, catalogId, 1, 1);
-  t = performance.now();
-  const applyCaughtUp = await catchUpSearchWords(b.knex, catalogId);
-  await after('apply', applyMs, {
-    applied: applied.applied,
-    before_catch_up: beforeCatchUp,
-    catch_up_ms: Math.round(since(t)),
-    words_caught_up: applyCaughtUp.rows,
-  });
+  await afterCatchUp('apply', since(t), { applied: applied.applied });
 
   const all = [before, ...Object.values(phases).flatMap((p) => [(p as { settled: SearchFigures }).settled])];
   const within = (f: SearchFigures) =>
