@@ -58,10 +58,12 @@ async function pendingCatalog(): Promise<string> {
   expect((await api.POST('/api/public/catalogs/{catalog_id}/items/bulk', { ...cat(c), body: { items } })).data!.items_failed).toBe(0);
   expect(await buildSearchIndex(knex(), c, { minDf: 15 })).not.toBeNull();
   const snap = await api.POST('/api/public/catalogs/{catalog_id}/snapshots', { ...cat(c), body: {} });
-  const changed = items.map((x, i) => ({
-    ...x,
-    title: (i % 2 === 0 ? x.title.replace('silk', 'wool') : x.title).replace(i < 5 ? ' rare' : '§', '') + (i === 30 ? ' rare' : ''),
-  }));
+  const changed = items.map((x, i) => {
+    let title = i % 2 === 0 ? x.title.replace('silk', 'wool') : x.title;
+    if (i < 5) title = title.replace(' rare', '');
+    if (i === 30) title += ' rare';
+    return { ...x, title };
+  });
   await api.POST('/api/public/catalogs/{catalog_id}/items/bulk', { ...cat(c), body: { items: changed } });
   // The restore's word index is left behind: the indexed vectors are the rewritten ones, the restored ones pending.
   await restoreSnapshot({ knex: knex(), caches, jobRunner: noJobs, searchWordsDeferMinItems: 1 }, scopeOf(a.organizationId), c, snap.data!.id!);

@@ -42,14 +42,21 @@ export interface ItemFilter {
 /**
  * The search condition of a term over `search_tsv`/`search_text` (see {@link filterSql}):
  * word-prefix match of every word, plus a literal substring match when the term holds
- * characters other than letters, digits and white space. `wordsPending`: the catalog's word
+ * characters other than letters, digits and white space. `words_pending`: the catalog's word
  * index is behind a restore, so the words are matched against each row's current vector
- * (src/services/catalog/search/search-words.ts); with `pendingMatches` (the items whose pending
- * words may match) only the word index's candidates and those items are read. `wordsTerm`: the
+ * (src/services/catalog/search/search-words.ts); with `pending_matches` (the items whose pending
+ * words may match) only the word index's candidates and those items are read. `words_term`: the
  * part of a term with other characters whose words are matched (the literal match still takes
  * the whole term).
  */
-export function searchSql(term: string, wordsPending = false, wordsTerm?: string, pendingMatches?: string[]): { sql: string; bindings: Knex.RawBinding[] } {
+export function searchSql(
+  term: string,
+  {
+    words_pending: wordsPending = false,
+    words_term: wordsTerm,
+    pending_matches: pendingMatches,
+  }: Pick<ItemFilter, 'words_pending' | 'words_term' | 'pending_matches'> = {},
+): { sql: string; bindings: Knex.RawBinding[] } {
   const lowered = term.toLowerCase();
   const literal = "search_text LIKE ? ESCAPE '\\'";
   const pattern = '%' + lowered.replace(/[\\%_]/g, (c) => '\\' + c) + '%';
@@ -97,7 +104,7 @@ export function filterSql(catalogId: string, f: ItemFilter): { sql: string; bind
     // (`search_text LIKE`, wildcards matched literally); a term without any word is only that
     // literal match. In the grouped (top-level) view a product also matches through any of
     // its variants.
-    const { sql, bindings: b } = searchSql(f.search, f.words_pending, f.words_term, f.pending_matches);
+    const { sql, bindings: b } = searchSql(f.search, f);
     if (f.top_level) {
       parts.push(`(${sql} OR id IN (SELECT v.parent_id FROM catalog_items v
                   WHERE v.catalog_id = ? AND v.parent_id IS NOT NULL AND ${sql.replace(/search_(tsv|text)/g, 'v.search_$1')}))`);

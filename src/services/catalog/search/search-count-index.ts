@@ -243,21 +243,13 @@ export async function countWithSearchIndex(trx: Knex.Transaction, catalogId: str
  * candidates, and each is checked against its current vector; null when the index is current.
  */
 async function countRare(trx: Knex.Transaction, catalogId: string, rare: string[], term: string, pendingIds: string[] | null): Promise<number> {
-  if (pendingIds === null) {
-    const { rows } = await trx.raw(
-      `SELECT count(*)::int AS n FROM (
-         SELECT search_tsv FROM catalog_items WHERE catalog_id = ? AND search_tsv @@ ?::tsquery OFFSET 0) AS candidates
-       WHERE search_tsv @@ catalog_item_search_query(?)`,
-      [catalogId, rare.join(' & '), term],
-    );
-    return rows[0].n;
-  }
+  const pending = pendingIds !== null;
+  const candidates = pending ? '(search_tsv @@ ?::tsquery OR id = ANY(?::uuid[]))' : 'search_tsv @@ ?::tsquery';
   const { rows } = await trx.raw(
     `SELECT count(*)::int AS n FROM (
-       SELECT search_tsv, search_tsv_pending FROM catalog_items
-       WHERE catalog_id = ? AND (search_tsv @@ ?::tsquery OR id = ANY(?::uuid[])) OFFSET 0) AS candidates
-     WHERE ${wordsColumn(true)} @@ catalog_item_search_query(?)`,
-    [catalogId, rare.join(' & '), pendingIds, term],
+       SELECT search_tsv, search_tsv_pending FROM catalog_items WHERE catalog_id = ? AND ${candidates} OFFSET 0) AS candidates
+     WHERE ${wordsColumn(pending)} @@ catalog_item_search_query(?)`,
+    [catalogId, rare.join(' & '), ...(pending ? [pendingIds] : []), term],
   );
   return rows[0].n;
 }
