@@ -192,6 +192,26 @@ describe('search count index delta', () => {
     expect(await foldSearchDelta(k, c)).toMatchObject({ rows: 0, items: 0 });
   });
 
+  it('leaves a word every item holds out of the intersection, exact while items without it are in the delta and after their fold', async () => {
+    const c = await indexedCatalog(); // every item's SKU S-<i> holds the word "s"
+    const k = testKnex();
+    const df = async () => (await k('catalog_search_tokens').where({ catalog_id: c, token: 'w:s' }).first('df')).df as number;
+    const indexed = async () => (await k('catalog_search_index').where('catalog_id', c).first('item_count')).item_count as number;
+    expect([await df(), await indexed()]).toEqual([300, 300]);
+    const terms = ['s red', 's wool', 's red wool', 's plain', 's s', 'red s 1', 'wool s b'];
+    expect((await expectExact(c, terms)).index).toBe(terms.length);
+    // Items without the word: two new ones, and S-4 ("red sock 4") whose SKU loses it.
+    await k('catalog_items').insert(
+      ['N-1', 'N-2'].map((sku, i) => ({ id: newId(), catalog_id: c, business_key: sku, data: JSON.stringify({ sku, title: `red wool plain ${i}` }) })),
+    );
+    await k.raw(`UPDATE catalog_items SET data = data || '{"sku": "T-4"}' WHERE catalog_id = ? AND business_key = 'S-4'`, [c]);
+    expect((await expectExact(c, terms)).pending).toBe(3);
+    // Folded: the word is no longer in every item, so its postings narrow the count again.
+    expect(await foldSearchDelta(k, c)).toMatchObject({ added: 2, removed: 0 });
+    expect([await df(), await indexed()]).toEqual([299, 302]);
+    expect((await expectExact(c, terms)).index).toBe(terms.length);
+  });
+
   it('stays exact and fast past 5,000 changed items (no fallback), and through a fold of all of them', async () => {
     const c = await indexedCatalog(2000);
     const k = testKnex();
