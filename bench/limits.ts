@@ -16,7 +16,10 @@
  *   regression"). Best of 3 runs.
  * - `keyset_pull`: rows/s of reading the catalog's rows (every column the API returns) by
  *   primary-key keyset pages of 5,000;
- * - `gin_posting`: milliseconds (median of 21) of a GIN look-up of one word that one item has;
+ * - `gin_posting`: milliseconds (median of 21) of a GIN look-up of one word that one item has, in
+ *   the index proper: its pending list is merged first (every look-up reads the whole pending
+ *   list, whose size at that moment depends on when the writes before last filled it: 1.1–3.8 ms
+ *   over runs on one machine with it, which made every search ratio swing with it);
  * - `html_parse`: pages/s of htmlparser2's `parseDocument` of a 60 KB product page on one core.
  */
 import { Readable } from 'node:stream';
@@ -132,6 +135,7 @@ export async function measureLimits(b: Bench, n: number): Promise<Limit[]> {
     }
     const pullMs = since(t);
     if (read !== n) throw new Error(`keyset pull read ${read} of ${n} rows`);
+    await b.knex.raw("SELECT gin_clean_pending_list('catalog_items_search_words'::regclass)");
     const lookups: number[] = [];
     for (let k = 0; k < 21; k++) {
       const gtin = String(4000000000000 + ((k * 7919) % n));
