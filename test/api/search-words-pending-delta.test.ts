@@ -9,6 +9,8 @@ import { buildSearchIndex, countWithSearchIndex } from '../../src/services/catal
 import { foldSearchDelta } from '../../src/services/catalog/search/search-count-fold';
 import { catchUpSearchWords, pendingWordMatches } from '../../src/services/catalog/search/search-words';
 import { restoreSnapshot } from '../../src/services/catalog/snapshots/snapshots';
+import { gridPage, loadGridCatalog } from '../../src/services/catalog/grid/item-grid';
+import { parseGridQuery } from '../../src/services/catalog/grid/item-grid-query';
 import { noJobs } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeServer, listenTestApp, typedClient } from '../helpers/client';
@@ -20,7 +22,7 @@ import { scopeOf } from '../helpers/review-apply';
  * delta (migration 20261207090000; src/services/catalog/search/search-words.ts
  * `pendingWordMatches`; docs/large-catalogs.md "Searches while the word index catches up"): the
  * window's start is recorded, the items whose pending words may match are read from the delta,
- * every answer equals the one from reading every row, frequent-word totals come from the index's
+ * every answer (items API and console grid) equals the one from reading every row, frequent-word totals come from the index's
  * postings, and after a fold or a rebuild (the delta no longer covers the window) searches read
  * every row again. The restore threshold is lowered to 1 item so a small catalog defers.
  */
@@ -129,6 +131,45 @@ describe('searches while the word index is behind (docs/large-catalogs.md)', () 
     expect(await count('silk scarf')).toMatchObject({ total: N / 2, path: 'index' });
     expect(await count('rare')).toMatchObject({ total: 10, path: 'rare' });
     expect(await count('rare silk')).toMatchObject({ total: 5, path: 'rare' });
+  });
+
+  it('answers console grid searches as reading every row does: candidates and delta items for rare terms, a forced walk for common ones', async () => {
+    const c = await pendingCatalog();
+    const grid = await loadGridCatalog({ knex: knex(), caches }, scopeOf(a.organizationId), c);
+    expect(grid.catalog.search_words_pending).toBe(true);
+    const options = { searchTotals: { caches: caches.catalog, jobRunner: noJobs } };
+    const statements: string[] = [];
+    const seen = (q: { sql: string }) => statements.push(q.sql);
+    knex().on('query', seen);
+    try {
+      for (const term of TERMS) {
+        const q = parseGridQuery({ q: term }, grid.types);
+        const first = await gridPage(knex(), grid, q, undefined, 7, options);
+        const next = first.next_cursor ? await gridPage(knex(), grid, { ...q, cursor: first.next_cursor }, undefined, 7, options) : null;
+        // The grid's default order: newest first.
+        const w = filterSql(c, { search: term, words_pending: true });
+        const { rows } = await knex().raw(
+          `SELECT data->>'sku' AS sku FROM catalog_items WHERE ${w.sql} ORDER BY created_at DESC, id DESC LIMIT 14`,
+          w.bindings,
+        );
+        expect({ term, count: first.count, skus: [...first.rows, ...(next?.rows ?? [])].map((r) => String(r.data.sku)) }).toEqual({
+          term,
+          count: (await everyRow(c, term)).total,
+          skus: rows.map((r: { sku: string }) => r.sku),
+        });
+      }
+      // How the rows were read: 'rare' (10 matches of 40) through the word index's candidates plus
+      // the items the delta names; 'scarf' (all 40) by the walk of the grid's order.
+      statements.length = 0;
+      await gridPage(knex(), grid, parseGridQuery({ q: 'rare' }, grid.types), undefined, 7, options);
+      expect(statements.some((s) => s.includes('OR id = ANY('))).toBe(true);
+      expect(statements.some((s) => s.includes('enable_bitmapscan = off'))).toBe(false);
+      statements.length = 0;
+      await gridPage(knex(), grid, parseGridQuery({ q: 'scarf' }, grid.types), undefined, 7, options);
+      expect(statements.some((s) => s.includes('enable_bitmapscan = off'))).toBe(true);
+    } finally {
+      knex().off('query', seen);
+    }
   });
 
   it('reads every row again once a fold or a rebuild consumed the window', async () => {

@@ -30,6 +30,7 @@ import { emptySql, filterConditionSql, GRID_KEY_SQL, rangeBounds, readWithoutJit
 import { isGrouped } from '../items/items-keys';
 import { afterCursorSql, filterSql, isWordsOnlyTerm, orderSql, type ItemCursor, type SortOrder } from '../items/items-sql';
 import { countBySearchIndex, type SearchTotalDeps } from '../search/items-search-totals';
+import { searchWordsState, wordsPending, type SearchWordsState } from '../search/search-words';
 import { fieldTypeOf } from '../schema/schema';
 import { taxonomyOf, type EnrichedTaxonomy } from '../taxonomy';
 
@@ -124,8 +125,8 @@ function unclassifiedSql(taxonomy: EnrichedTaxonomy | null): SqlPart {
  * state under `profile` (required when the query names one).
  * @throws ValidationError (422) for a taxonomy node the catalog does not have
  */
-export function gridWhereSql(c: GridCatalog, q: Omit<GridQuery, 'dir'>, profile?: ReadinessProfile): SqlPart {
-  const base = filterSql(c.catalog.id, { search: q.q, top_level: c.grouped, words_pending: c.catalog.search_words_pending });
+export function gridWhereSql(c: GridCatalog, q: Omit<GridQuery, 'dir'>, profile?: ReadinessProfile, words?: SearchWordsState): SqlPart {
+  const base = filterSql(c.catalog.id, { search: q.q, top_level: c.grouped, ...(words ?? { words_pending: c.catalog.search_words_pending }) });
   const parts: SqlPart[] = [base];
   if (q.category === 'unclassified') parts.push(unclassifiedSql(c.taxonomy));
   else if (q.category) {
@@ -388,23 +389,86 @@ export async function gridPage(
   limit: number,
   options: GridPageOptions,
 ): Promise<GridPage> {
-  const where = gridWhereSql(c, q, profile);
+  // While the catalog's word index catches up, a search reads the flag, the items whose pending
+  // words may match and its rows in one snapshot (docs/large-catalogs.md "Searches while the word
+  // index catches up"); the flag of the catalog row loaded before only says to look.
+  if (q.q && c.catalog.search_words_pending)
+    return knex.transaction(
+      async (trx) => {
+        const words = await searchWordsState(trx, c.catalog.id, q.q as string, await wordsPending(trx, c.catalog.id));
+        return words.pending_matches ? catchUpPage(trx, c, q, profile, limit, options, words) : readGridPage(trx, c, q, profile, limit, options, words);
+      },
+      { isolationLevel: 'repeatable read', readOnly: true },
+    );
+  return readGridPage(knex, c, q, profile, limit, options);
+}
+
+/** {@link gridPage} with the search's words matched as `words` says (default: the loaded catalog's flag). */
+async function readGridPage(
+  knex: Knex,
+  c: GridCatalog,
+  q: GridQuery,
+  profile: ReadinessProfile | undefined,
+  limit: number,
+  options: GridPageOptions,
+  words?: SearchWordsState,
+): Promise<GridPage> {
+  const where = gridWhereSql(c, q, profile, words);
   const estimateAbove = options.estimateAbove ?? ESTIMATE_ABOVE;
   const estimate =
     !unfiltered(q) && c.catalog.item_count >= estimateAbove && (await estimable(knex, c, q, options.gridIndexes)) ? await plannerEstimate(knex, where) : null;
   // One condition only: the planner multiplies the shares of several as if independent, and
   // an estimate too small would make the page read far more matches than it expected.
   const matchesFirst = estimate !== null && estimate < estimateAbove && !q.q && q.filters.length + (q.category ? 1 : 0) === 1;
-  const readPage = async (): Promise<PageRows> => {
-    if (dataSort(q.sort)) return dataSortedRows(knex, where, q.sort, q.dir, q.cursor, limit + 1, matchesFirst);
-    const order = orderSql(q.sort, q.dir, 'created_at');
-    const after = q.cursor ? afterCursorSql(q.sort, q.dir, 'created_at', q.cursor) : null;
-    return pageRows(knex, where, { key: null, rest: after ?? { sql: 'true', bindings: [] }, order: order.sql }, limit + 1, matchesFirst);
-  };
   const count = () => gridCount(knex, c, q, where, estimateAbove, estimate, options.searchTotals);
   // Reading the matches first counts them too; a page past the last match has no row to say so.
-  const [page, early] = await Promise.all([readPage(), matchesFirst ? null : count()]);
+  const [page, early] = await Promise.all([pageOf(knex, q, where, limit, matchesFirst), matchesFirst ? null : count()]);
   const counted = early ?? (page.total !== undefined ? { count: page.total, kind: 'exact' as const } : await count());
+  return gridRows(knex, c, q, page, counted, limit);
+}
+
+/**
+ * {@link gridPage} of a search during a word-index catch-up whose delta names the items that may
+ * match (`words.pending_matches`): counted first (exact or capped, never estimated), then the
+ * cheaper read by that count, as the items API's searches do (items-read.ts): when walking the
+ * page's order passes fewer rows than there are matches, the walk, each row checked against its
+ * current vector, forced (no bitmap, no sort: the planner cannot tell how common the words are
+ * while the vectors are split in two columns); else the word index's candidates plus those items.
+ */
+async function catchUpPage(
+  trx: Knex.Transaction,
+  c: GridCatalog,
+  q: GridQuery,
+  profile: ReadinessProfile | undefined,
+  limit: number,
+  options: GridPageOptions,
+  words: SearchWordsState,
+): Promise<GridPage> {
+  const where = gridWhereSql(c, q, profile, words);
+  const counted = await gridCount(trx, c, q, where, ESTIMATE_ABOVE, null, options.searchTotals);
+  const walk = (limit + 1) * Math.max(c.catalog.item_count, counted.count) < counted.count * counted.count;
+  if (walk) await trx.raw('SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off');
+  const rowWhere = walk ? gridWhereSql(c, q, profile, { ...words, pending_matches: undefined }) : where;
+  return gridRows(trx, c, q, await pageOf(trx, q, rowWhere, limit, false), counted, limit);
+}
+
+/** The rows of a grid page (one more than `limit`, to tell whether another page follows) in its order after its cursor. */
+function pageOf(knex: Knex, q: GridQuery, where: SqlPart, limit: number, matchesFirst: boolean): Promise<PageRows> {
+  if (dataSort(q.sort)) return dataSortedRows(knex, where, q.sort, q.dir, q.cursor, limit + 1, matchesFirst);
+  const order = orderSql(q.sort, q.dir, 'created_at');
+  const after = q.cursor ? afterCursorSql(q.sort, q.dir, 'created_at', q.cursor) : null;
+  return pageRows(knex, where, { key: null, rest: after ?? { sql: 'true', bindings: [] }, order: order.sql }, limit + 1, matchesFirst);
+}
+
+/** A {@link GridPage} from the rows read (`limit` + 1 at most) and the count: completeness, variants, the next cursor. */
+async function gridRows(
+  knex: Knex,
+  c: GridCatalog,
+  q: GridQuery,
+  page: PageRows,
+  counted: { count: number; kind: GridCountKind },
+  limit: number,
+): Promise<GridPage> {
   const raw = page.rows;
   const more = raw.length > limit;
   const rows = raw.slice(0, limit);

@@ -17,8 +17,7 @@ import { ensureSortKeys, type SortKeyRequester } from './sort-keys';
 import { walkSortKeys } from './sorted-walk';
 import { listTotal, searchTotal } from '../search/items-search-totals';
 import type { SearchIndexBuilds } from '../search/search-index-requests';
-import { pendingWordMatches, wordsPending } from '../search/search-words';
-import { indexWordsTerm } from '../search/common-words';
+import { pendingWordMatches, searchWordsState, wordsPending } from '../search/search-words';
 
 /** The columns of an item as the item routes read it (every column but the derived search ones). */
 const ITEM_COLUMNS = [
@@ -241,10 +240,8 @@ function searchPage(deps: ListItemsDeps, catalog: Catalog, grouped: boolean, sea
       const {
         rows: [state],
       } = await trx.raw('SELECT items_rev::text AS rev, search_words_pending FROM catalogs WHERE id = ?', [catalog.id]);
-      const words_term = await indexWordsTerm(trx, search);
-      const words_pending = state?.search_words_pending === true;
-      const pending_matches = words_pending ? ((await pendingWordMatches(trx, catalog.id, words_term ?? search)) ?? undefined) : undefined;
-      const filter = { search, top_level: grouped, words_pending, words_term };
+      const { pending_matches, ...words } = await searchWordsState(trx, catalog.id, search, state?.search_words_pending === true);
+      const filter = { search, top_level: grouped, ...words };
       const where = filterSql(catalog.id, { ...filter, pending_matches });
       // A walk checks each row it passes, against its current vector alone: it needs no candidates.
       const rowWhere = pending_matches ? filterSql(catalog.id, filter) : where;

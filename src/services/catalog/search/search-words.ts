@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { Catalog } from '../../../models/catalog';
 import { lockCatalogExclusive } from '../catalog-locks';
+import { indexWordsTerm } from './common-words';
 
 /**
  * Pending word vectors (migration 20261121210000; docs/api-reference.md "Items").
@@ -81,6 +82,27 @@ export async function pendingWordMatches(trx: Knex.Transaction, catalogId: strin
     [wordsTerm.toLowerCase(), catalogId],
   );
   return r?.covered === true ? (r.ids as string[]) : null;
+}
+
+/** How a search's words are matched, read in the caller's snapshot (src/services/catalog/items/items-sql.ts `ItemFilter`). */
+export interface SearchWordsState {
+  /** The catalog's word index is behind (`catalogs.search_words_pending`). */
+  words_pending: boolean;
+  /** The part of the term the word index matches (common-words.ts `indexWordsTerm`), when not the whole term. */
+  words_term?: string;
+  /** With `words_pending`: the items whose pending words may match ({@link pendingWordMatches}); absent when the delta does not cover the window. */
+  pending_matches?: string[];
+}
+
+/**
+ * The {@link SearchWordsState} of a search of `term` on catalog `catalogId` whose word index is
+ * behind or not (`pending`, read by the caller in the same snapshot as everything here: a REPEATABLE
+ * READ transaction; docs/large-catalogs.md "Searches while the word index catches up").
+ */
+export async function searchWordsState(trx: Knex.Transaction, catalogId: string, term: string, pending: boolean): Promise<SearchWordsState> {
+  const words_term = await indexWordsTerm(trx, term);
+  const pending_matches = pending ? ((await pendingWordMatches(trx, catalogId, words_term ?? term)) ?? undefined) : undefined;
+  return { words_pending: pending, words_term, pending_matches };
 }
 
 /**
