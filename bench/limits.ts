@@ -28,6 +28,7 @@ import { parseDocument } from 'htmlparser2';
 import { from as copyFrom } from 'pg-copy-streams';
 import { newId } from '../src/lib/ids';
 import { searchTextOf, searchWordsOf } from '../src/services/catalog/items/items-keys';
+import { SEARCH_GIN_INDEXES } from '../src/services/catalog/search/post-write-maintenance';
 import { benchItem, createBenchCatalog, median, since, type Bench } from './lib';
 
 /** The names of the limits (see the module comment). */
@@ -135,7 +136,7 @@ export async function measureLimits(b: Bench, n: number): Promise<Limit[]> {
     }
     const pullMs = since(t);
     if (read !== n) throw new Error(`keyset pull read ${read} of ${n} rows`);
-    await b.knex.raw("SELECT gin_clean_pending_list('catalog_items_search_words'::regclass)");
+    for (const index of SEARCH_GIN_INDEXES) await b.knex.raw('SELECT gin_clean_pending_list(?::regclass)', [index]);
     const lookups: number[] = [];
     for (let k = 0; k < 21; k++) {
       const gtin = String(4000000000000 + ((k * 7919) % n));

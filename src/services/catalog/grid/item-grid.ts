@@ -28,9 +28,9 @@ import {
 import { gridIndexRows, neededGridIndexes, type GridIndexRow } from './grid-indexes';
 import { emptySql, filterConditionSql, GRID_KEY_SQL, rangeBounds, readWithoutJit, type GridQuery, type SqlPart } from './item-grid-query';
 import { isGrouped } from '../items/items-keys';
-import { afterCursorSql, filterSql, isWordsOnlyTerm, orderSql, type ItemCursor, type SortOrder } from '../items/items-sql';
+import { afterCursorSql, filterSql, FORCE_WALK_SQL, isWordsOnlyTerm, orderSql, walkReadsFewer, type ItemCursor, type SortOrder } from '../items/items-sql';
 import { countBySearchIndex, type SearchTotalDeps } from '../search/items-search-totals';
-import { searchWordsState, wordsPending, type SearchWordsState } from '../search/search-words';
+import { searchWordsState, type SearchWordsState } from '../search/search-words';
 import { fieldTypeOf } from '../schema/schema';
 import { taxonomyOf, type EnrichedTaxonomy } from '../taxonomy';
 
@@ -379,7 +379,8 @@ async function gridCount(
  * short; the page's rows then also give the exact count). Otherwise the page and the count are
  * read concurrently. A first page that is also the last holds every match: its
  * count is exact whatever the count said (a planner estimate far too high for a value rare in
- * this catalog is corrected there).
+ * this catalog is corrected there). A search while the catalog's word index catches up is read in
+ * one snapshot with the items the delta names ({@link catchUpPage}).
  */
 export async function gridPage(
   knex: Knex,
@@ -389,30 +390,32 @@ export async function gridPage(
   limit: number,
   options: GridPageOptions,
 ): Promise<GridPage> {
+  const r: PageRequest = { c, q, profile, limit, options };
   // While the catalog's word index catches up, a search reads the flag, the items whose pending
   // words may match and its rows in one snapshot (docs/large-catalogs.md "Searches while the word
   // index catches up"); the flag of the catalog row loaded before only says to look.
   if (q.q && c.catalog.search_words_pending)
     return knex.transaction(
       async (trx) => {
-        const words = await searchWordsState(trx, c.catalog.id, q.q as string, await wordsPending(trx, c.catalog.id));
-        return words.pending_matches ? catchUpPage(trx, c, q, profile, limit, options, words) : readGridPage(trx, c, q, profile, limit, options, words);
+        const words = await searchWordsState(trx, c.catalog.id, q.q as string);
+        return words.pending_matches ? catchUpPage(trx, r, words) : readGridPage(trx, r, words);
       },
       { isolationLevel: 'repeatable read', readOnly: true },
     );
-  return readGridPage(knex, c, q, profile, limit, options);
+  return readGridPage(knex, r);
+}
+
+/** The arguments of {@link gridPage} its steps read. */
+interface PageRequest {
+  c: GridCatalog;
+  q: GridQuery;
+  profile: ReadinessProfile | undefined;
+  limit: number;
+  options: GridPageOptions;
 }
 
 /** {@link gridPage} with the search's words matched as `words` says (default: the loaded catalog's flag). */
-async function readGridPage(
-  knex: Knex,
-  c: GridCatalog,
-  q: GridQuery,
-  profile: ReadinessProfile | undefined,
-  limit: number,
-  options: GridPageOptions,
-  words?: SearchWordsState,
-): Promise<GridPage> {
+async function readGridPage(knex: Knex, { c, q, profile, limit, options }: PageRequest, words?: SearchWordsState): Promise<GridPage> {
   const where = gridWhereSql(c, q, profile, words);
   const estimateAbove = options.estimateAbove ?? ESTIMATE_ABOVE;
   const estimate =
@@ -430,24 +433,16 @@ async function readGridPage(
 /**
  * {@link gridPage} of a search during a word-index catch-up whose delta names the items that may
  * match (`words.pending_matches`): counted first (exact or capped, never estimated), then the
- * cheaper read by that count, as the items API's searches do (items-read.ts): when walking the
- * page's order passes fewer rows than there are matches, the walk, each row checked against its
- * current vector, forced (no bitmap, no sort: the planner cannot tell how common the words are
- * while the vectors are split in two columns); else the word index's candidates plus those items.
+ * cheaper read by that count, as the items API's searches do (items-read.ts): the walk of the
+ * page's order, each row checked against its current vector, forced when it passes fewer rows
+ * than there are matches (items-sql.ts `walkReadsFewer`); else the word index's candidates plus
+ * those items.
  */
-async function catchUpPage(
-  trx: Knex.Transaction,
-  c: GridCatalog,
-  q: GridQuery,
-  profile: ReadinessProfile | undefined,
-  limit: number,
-  options: GridPageOptions,
-  words: SearchWordsState,
-): Promise<GridPage> {
+async function catchUpPage(trx: Knex.Transaction, { c, q, profile, limit, options }: PageRequest, words: SearchWordsState): Promise<GridPage> {
   const where = gridWhereSql(c, q, profile, words);
   const counted = await gridCount(trx, c, q, where, ESTIMATE_ABOVE, null, options.searchTotals);
-  const walk = (limit + 1) * Math.max(c.catalog.item_count, counted.count) < counted.count * counted.count;
-  if (walk) await trx.raw('SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off');
+  const walk = walkReadsFewer(limit + 1, c.catalog.item_count, counted.count);
+  if (walk) await trx.raw(FORCE_WALK_SQL);
   const rowWhere = walk ? gridWhereSql(c, q, profile, { ...words, pending_matches: undefined }) : where;
   return gridRows(trx, c, q, await pageOf(trx, q, rowWhere, limit, false), counted, limit);
 }

@@ -12,12 +12,12 @@ import type { Scope } from '../../access/scope';
 import type { CatalogDeps } from '../catalog-caches';
 import { loadCatalogOwned } from '../catalogs';
 import { isGrouped } from './items-keys';
-import { afterCursorSql, filterSql, ItemCursor, orderSql, SortOrder } from './items-sql';
+import { afterCursorSql, filterSql, FORCE_WALK_SQL, ItemCursor, orderSql, SortOrder, walkReadsFewer } from './items-sql';
 import { ensureSortKeys, type SortKeyRequester } from './sort-keys';
 import { walkSortKeys } from './sorted-walk';
 import { listTotal, searchTotal } from '../search/items-search-totals';
 import type { SearchIndexBuilds } from '../search/search-index-requests';
-import { pendingWordMatches, searchWordsState, wordsPending } from '../search/search-words';
+import { searchWordsState, type SearchWordsState } from '../search/search-words';
 
 /** The columns of an item as the item routes read it (every column but the derived search ones). */
 const ITEM_COLUMNS = [
@@ -250,12 +250,9 @@ function searchPage(deps: ListItemsDeps, catalog: Catalog, grouped: boolean, sea
       const walked = keyed ? await keyedPage(trx, catalog, rowWhere, q, n) : null;
       if (walked) return { items: walked, total: n };
       const walkable = !q.sort_field || q.sort_field === 'created_at';
-      const walkRows = ((q.offset + q.limit) * Math.max(catalog.item_count, n)) / n;
-      if (walkable && walkRows < n) {
-        // The planner may not know how common the words are (while the word index is behind, it
-        // takes every search for a rare one); the exact count says the walk wins: the
-        // (catalog_id, created_at, id) index in order, no bitmap and no sort of the matches.
-        await trx.raw('SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off');
+      if (walkable && walkReadsFewer(q.offset + q.limit, catalog.item_count, n)) {
+        // The exact count says the walk wins: the (catalog_id, created_at, id) index in order.
+        await trx.raw(FORCE_WALK_SQL);
         const walkWhere = withCursor(rowWhere, q);
         const page = await trx.raw(`SELECT ${LIST_COLUMNS} FROM catalog_items WHERE ${walkWhere.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`, [
           ...walkWhere.bindings,
@@ -317,8 +314,7 @@ export async function rawItemsJson(knex: Knex, scope: Scope, catalogId: string, 
     // The word index's state and the rows in one snapshot (src/services/catalog/search/search-words.ts).
     return knex.transaction(
       async (trx) => {
-        const pending = await wordsPending(trx, catalogId);
-        return rawItemsPage(trx, catalogId, q, pending, pending ? ((await pendingWordMatches(trx, catalogId, q.search!)) ?? undefined) : undefined);
+        return rawItemsPage(trx, catalogId, q, await searchWordsState(trx, catalogId, q.search as string));
       },
       {
         isolationLevel: 'repeatable read',
@@ -326,18 +322,12 @@ export async function rawItemsJson(knex: Knex, scope: Scope, catalogId: string, 
       },
     );
   }
-  return rawItemsPage(knex, catalogId, q, false);
+  return rawItemsPage(knex, catalogId, q);
 }
 
-/** The JSON document of {@link rawItemsJson}, in one statement. */
-async function rawItemsPage(
-  knex: Knex | Knex.Transaction,
-  catalogId: string,
-  q: RawItemsQuery,
-  wordsPending: boolean,
-  pendingMatches?: string[],
-): Promise<string> {
-  const where = filterSql(catalogId, { search: q.search, entity_type: q.entity_type, words_pending: wordsPending, pending_matches: pendingMatches });
+/** The JSON document of {@link rawItemsJson}, in one statement; `words`: how its search's words are matched (none: no search). */
+async function rawItemsPage(knex: Knex | Knex.Transaction, catalogId: string, q: RawItemsQuery, words?: SearchWordsState): Promise<string> {
+  const where = filterSql(catalogId, { search: q.search, entity_type: q.entity_type, ...words });
   const order = orderSql(q.sort_field, q.sort_order, 'id');
   const { rows } = await knex.raw(
     `SELECT json_build_object(

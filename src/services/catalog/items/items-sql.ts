@@ -78,6 +78,21 @@ export function searchSql(
 }
 
 /**
+ * True when walking a list's order until `rows` rows matched (offset + page) passes fewer rows
+ * than reading all `matches` of a catalog of `itemCount` items: the walk passes about
+ * rows × itemCount ÷ matches rows, matches spread evenly. Used where the count is known before
+ * the page (a search's exact total), since the planner may not know how common the words are
+ * (while the word index is behind it takes every search for a rare one); then
+ * {@link FORCE_WALK_SQL}.
+ */
+export function walkReadsFewer(rows: number, itemCount: number, matches: number): boolean {
+  return rows * Math.max(itemCount, matches) < matches * matches;
+}
+
+/** Planner settings (for the rest of the transaction) that make a list page walk its order's index: no bitmap, no sort of the matches. */
+export const FORCE_WALK_SQL = 'SET LOCAL enable_bitmapscan = off; SET LOCAL enable_sort = off';
+
+/**
  * True when a search term is matched by its words alone (letters, digits and white space, at
  * least one word): {@link searchSql} then adds no literal `LIKE` condition.
  */

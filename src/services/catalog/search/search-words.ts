@@ -95,11 +95,13 @@ export interface SearchWordsState {
 }
 
 /**
- * The {@link SearchWordsState} of a search of `term` on catalog `catalogId` whose word index is
- * behind or not (`pending`, read by the caller in the same snapshot as everything here: a REPEATABLE
- * READ transaction; docs/large-catalogs.md "Searches while the word index catches up").
+ * The {@link SearchWordsState} of a search of `term` on catalog `catalogId`, read in the caller's
+ * snapshot (a REPEATABLE READ transaction, in which the caller then reads the rows;
+ * docs/large-catalogs.md "Searches while the word index catches up").
+ * @param pending whether the word index is behind, when the caller read the flag in this snapshot already ({@link wordsPending} otherwise)
  */
-export async function searchWordsState(trx: Knex.Transaction, catalogId: string, term: string, pending: boolean): Promise<SearchWordsState> {
+export async function searchWordsState(trx: Knex.Transaction, catalogId: string, term: string, pending?: boolean): Promise<SearchWordsState> {
+  pending ??= await wordsPending(trx, catalogId);
   const words_term = await indexWordsTerm(trx, term);
   const pending_matches = pending ? ((await pendingWordMatches(trx, catalogId, words_term ?? term)) ?? undefined) : undefined;
   return { words_pending: pending, words_term, pending_matches };
