@@ -37,7 +37,7 @@ export function createRenderActivities(deps: RenderActivityDeps): RenderActiviti
       let rendered = 0;
       let failed = 0;
       for (const url of await pendingRenders(deps.knex, jobId, rowIndex)) {
-        const release = await deps.politeness.acquire(new URL(url).host);
+        const grant = await deps.politeness.acquire(new URL(url).host);
         try {
           const page = await deps.renderer.render(url);
           await saveRender(deps.knex, url, { page, productData: hasProductData(page.html) });
@@ -47,7 +47,7 @@ export function createRenderActivities(deps: RenderActivityDeps): RenderActiviti
           logger.warn({ job_id: jobId, row_index: rowIndex, url, err: (err as Error).message }, 'render failed');
           failed++;
         } finally {
-          await release();
+          await grant.release();
         }
       }
       return { rendered, failed };

@@ -12,7 +12,7 @@ export { parsePrice, type ParsedPrice, type PriceHints } from './normalize/price
 export * from './types';
 export { knowledgeBaseDocuments, KnowledgeBaseFileError, type KnowledgeBaseFile } from './knowledge-base/documents';
 export { researchProviders, combineSources, type ResearchSource, type ResearchProviders } from './providers';
-export type { FetchState, HttpCacheStore, RobotsStore, HostPoliteness, RenderStore } from './providers';
+export type { FetchState, HttpCacheStore, RobotsStore, HostPoliteness, HostGrant, RenderStore } from './providers';
 
 /**
  * The engine the service runs: research providers chosen by `config.search` (default: the

@@ -66,14 +66,22 @@ export class HostBusyError extends Error {
   }
 }
 
+/** A granted request start to one host: send the request now, call `release` when its response is done. */
+export interface HostGrant {
+  /** When the start was granted, ISO 8601 (the shared state's clock: the database's). */
+  started_at: string;
+  /** Records the host's answer time (the next start waits the spacing after it) and frees the slot. */
+  release(): Promise<void>;
+}
+
 /** Politeness towards one host, shared by every worker (docs/research.md, "Politeness, shared by all workers"). */
 export interface HostPoliteness {
   /**
-   * Waits for a free request slot of `host` and then for the host's next start time, and
-   * resolves when the request may start; call the returned function when the response is done.
+   * Waits for a free request slot of `host` and then until the host's spacing allows a start,
+   * and resolves with the granted start: the request may be sent at once.
    * @throws HostBusyError when no slot freed up in time
    */
-  acquire(host: string): Promise<() => Promise<void>>;
+  acquire(host: string): Promise<HostGrant>;
   /** Records the host's robots.txt `Crawl-delay` (ms, already capped; null = none). */
   setCrawlDelay(host: string, delayMs: number | null): Promise<void>;
 }

@@ -183,7 +183,7 @@ export function createHttpFetcher(state: FetchState, options: HttpFetcherOptions
   /** One polite request; never throws for HTTP or network failures (see Hop.failed), only for refused addresses. */
   const hop = async (url: URL, extra: Record<string, string>, anyType: boolean, purpose?: HttpExchange['purpose']): Promise<Hop> => {
     assertFetchableUrl(url, options.allowPrivate);
-    const release = await politeness.acquire(url.host);
+    const grant = await politeness.acquire(url.host);
     const requestHeaders: Array<[string, string]> = [...baseHeaders, ...Object.entries(extra)];
     const exchange: HttpExchange = {
       url: url.href,
@@ -219,7 +219,7 @@ export function createHttpFetcher(state: FetchState, options: HttpFetcherOptions
       if (refusedAddress(err)) throw new FetchError(url.href, (err as Error).message);
       return { exchange, headers: {}, contentType: '', readable: false, failed: failureOf(err, signal) };
     } finally {
-      await release();
+      await grant.release();
     }
   };
 

@@ -27,14 +27,16 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  *   `INSERT … ON CONFLICT DO UPDATE … WHERE lease_until < now()` and freed by deleting it;
  *   waiting holders poll with a short jittered back-off. A lease outlives the fetch timeout, so a
  *   worker that dies holding one frees it by expiry.
- * - spacing: `fetch_hosts.next_start_at` is the earliest start of the host's next request;
- *   one atomic upsert reserves `greatest(next_start_at, clock_timestamp())` for this request and
- *   moves `next_start_at` on by `max(intervalMs, crawl_delay_ms)`; the caller sleeps until its
- *   reserved start. Reservations are exact (not a window count), so two starts are never closer
- *   than the interval, whichever workers make them. Since a request reaches the host some time
- *   after it starts (connecting), a request also waits the interval after the host's last
- *   answer (`last_answer_at`, set when a response or failure is done): the host sees
- *   requests at least the interval apart whenever the previous one was answered first.
+ * - spacing: a request starts only when its start is granted: one atomic upsert on `fetch_hosts`
+ *   claims "now" when the last granted start (`next_start_at` is that start plus the spacing) and
+ *   the host's last answer (`last_answer_at`, set when a response or failure is done) are both at
+ *   least the spacing (`max(intervalMs, crawl_delay_ms)`) ago; else the caller sleeps until then
+ *   and asks again. Grants are database-clock instants claimed right before the request is sent,
+ *   so a worker that woke late from its sleep (a busy event loop) claims late instead of sending
+ *   on a stale reservation, and two grants are never closer than the spacing, whichever workers
+ *   take them. The host sees its requests the spacing apart whenever the previous one was
+ *   answered first (always, with one slot per host); with more slots, a sender paused between its
+ *   grant and its first byte can reach the host closer than the spacing to the next one.
  * rate-limiter-flexible (used for the API's limits) counts points per fixed window, which allows
  * two requests at a window's edge; the reservation gives the RFC-style "at least N ms apart".
  * Long on purpose: a closure whose methods share one reservation table.
@@ -58,30 +60,30 @@ export function createHostPoliteness(knex: Knex, options: HostPolitenessOptions)
     return null;
   };
 
-  const reserveStart = async (host: string): Promise<number> => {
-    const { rows } = await knex.raw<{ rows: Array<{ wait_ms: number }> }>(
+  /** The host's spacing in SQL, ms: the interval or its robots.txt Crawl-delay, whichever is longer. */
+  const gap = `make_interval(secs => greatest(?::float8, coalesce(h.crawl_delay_ms, 0)) / 1000)`;
+
+  /**
+   * Claims "now" as the host's next request start when both the last granted start and the last
+   * answer are at least the spacing ago (one atomic upsert: two workers never both claim), and
+   * returns the grant time (database clock); else returns how long to wait before asking again, ms.
+   */
+  const claimStart = async (host: string): Promise<{ startedAt: string } | { waitMs: number }> => {
+    const { rows } = await knex.raw<{ rows: Array<{ started_at: Date }> }>(
       `INSERT INTO fetch_hosts AS h (host, next_start_at, updated_at)
        VALUES (?, clock_timestamp() + make_interval(secs => ?::float8 / 1000), clock_timestamp())
-       ON CONFLICT (host) DO UPDATE SET
-         next_start_at = greatest(h.next_start_at, clock_timestamp())
-                         + make_interval(secs => greatest(?::float8, coalesce(h.crawl_delay_ms, 0)) / 1000),
-         updated_at = clock_timestamp()
-       RETURNING extract(epoch FROM (h.next_start_at - make_interval(secs => greatest(?::float8, coalesce(h.crawl_delay_ms, 0)) / 1000)
-                                     - clock_timestamp())) * 1000 AS wait_ms`,
+       ON CONFLICT (host) DO UPDATE SET next_start_at = clock_timestamp() + ${gap}, updated_at = clock_timestamp()
+       WHERE h.next_start_at <= clock_timestamp() AND (h.last_answer_at IS NULL OR h.last_answer_at + ${gap} <= clock_timestamp())
+       RETURNING h.updated_at AS started_at`,
       [host, options.intervalMs, options.intervalMs, options.intervalMs],
     );
-    return Math.max(0, Number(rows[0].wait_ms));
-  };
-
-  /** How long until `intervalMs` (or the crawl delay) has passed since the host's last answer, ms. */
-  const sinceLastAnswer = async (host: string): Promise<number> => {
-    const { rows } = await knex.raw<{ rows: Array<{ wait_ms: number | null }> }>(
-      `SELECT extract(epoch FROM (last_answer_at + make_interval(secs => greatest(?::float8, coalesce(crawl_delay_ms, 0)) / 1000)
-                                  - clock_timestamp())) * 1000 AS wait_ms
-       FROM fetch_hosts WHERE host = ?`,
+    if (rows.length) return { startedAt: new Date(rows[0].started_at).toISOString() };
+    const waited = await knex.raw<{ rows: Array<{ wait_ms: number | null }> }>(
+      `SELECT extract(epoch FROM (greatest(h.next_start_at, h.last_answer_at + ${gap}) - clock_timestamp())) * 1000 AS wait_ms
+       FROM fetch_hosts h WHERE h.host = ?`,
       [options.intervalMs, host],
     );
-    return Math.max(0, Number(rows[0]?.wait_ms ?? 0));
+    return { waitMs: Math.max(0, Number(waited.rows[0]?.wait_ms ?? 0)) };
   };
 
   return {
@@ -94,21 +96,27 @@ export function createHostPoliteness(knex: Knex, options: HostPolitenessOptions)
         slot = await takeSlot(host);
       }
       const taken = slot;
+      let startedAt: string;
       try {
-        const wait = await reserveStart(host);
-        if (wait > 0) await sleep(wait + START_MARGIN_MS);
-        // A request that started earlier may have reached the host later than its start (connect
-        // time): no request starts within the interval after the host's last answer either.
-        for (let after = await sinceLastAnswer(host); after > 0; after = await sinceLastAnswer(host)) await sleep(after + START_MARGIN_MS);
+        for (let claim = await claimStart(host); ; claim = await claimStart(host)) {
+          if ('startedAt' in claim) {
+            startedAt = claim.startedAt;
+            break;
+          }
+          await sleep(claim.waitMs + START_MARGIN_MS);
+        }
       } catch (err) {
         await knex('fetch_host_slots').where({ host, slot: taken, holder }).delete();
         throw err;
       }
-      return async () => {
-        await knex.raw(`UPDATE fetch_hosts SET last_answer_at = greatest(coalesce(last_answer_at, clock_timestamp()), clock_timestamp()) WHERE host = ?`, [
-          host,
-        ]);
-        await knex('fetch_host_slots').where({ host, slot: taken, holder }).delete();
+      return {
+        started_at: startedAt,
+        release: async () => {
+          await knex.raw(`UPDATE fetch_hosts SET last_answer_at = greatest(coalesce(last_answer_at, clock_timestamp()), clock_timestamp()) WHERE host = ?`, [
+            host,
+          ]);
+          await knex('fetch_host_slots').where({ host, slot: taken, holder }).delete();
+        },
       };
     },
     async setCrawlDelay(host, delayMs) {
