@@ -37,6 +37,27 @@ export interface Bench {
   close(): Promise<void>;
 }
 
+/**
+ * Drops and creates the bench database (its sessions ended first): what `npm run bench` does
+ * before its first figure, so every run starts from the same empty, migrated state rather than
+ * from the catalogs, dead rows and churn the scripts left in it before (docs/benchmarks.md
+ * "How to run them"). Refuses a database whose name does not contain `bench`.
+ * @throws Error naming the database when its name does not contain `bench`
+ */
+export async function recreateBenchDatabase(databaseUrl: string = BENCH_DATABASE_URL): Promise<void> {
+  const name = decodeURIComponent(new URL(databaseUrl).pathname.replace(/^\//, ''));
+  if (!name.includes('bench')) throw new Error(`refusing to drop ${name}: the bench database's name must contain "bench" (BENCH_DATABASE_URL)`);
+  const admin = new URL(databaseUrl);
+  admin.pathname = '/postgres';
+  const knex = createKnex(admin.toString(), { min: 0, max: 1 });
+  try {
+    await knex.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await knex.destroy();
+  }
+  await ensureDatabase(databaseUrl);
+}
+
 /** Creates/migrates the bench database and starts the app on an ephemeral port. */
 export async function startBench(): Promise<Bench> {
   await ensureDatabase(BENCH_DATABASE_URL);

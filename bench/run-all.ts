@@ -1,7 +1,9 @@
 /**
  * `npm run bench [-- --size small|full] [--only a,b] [--compare bench/baseline.json] [--write-baseline [file]]`:
  * runs the headline benchmarks (their own files' exported functions) in one process on the bench
- * database (bench/lib.ts `BENCH_DATABASE_URL`), each after measuring the physical limits it is
+ * database (bench/lib.ts `BENCH_DATABASE_URL`, dropped and created again first: every run starts
+ * empty, the kept catalogs of the search benches included), each after settling the database ({@link settle}:
+ * the earlier benches' writes vacuumed and checkpointed) and measuring the physical limits it is
  * compared with (bench/limits.ts) in the same run and database, and prints ONE table and one JSON
  * line per figure (bench/figures.ts). `small` (default) takes a few minutes; `full` runs the
  * headline sizes that finish within 15 minutes on 2 cores (see docs/benchmarks.md for sizes).
@@ -19,7 +21,7 @@ import { measureConsoleGrid } from './console-grid';
 import { measureFeed } from './feed';
 import { compareWithBaseline, table, toFigure, type Baseline, type Figure, type Measured } from './figures';
 import { markGridIndexesDropping, reconcileGridIndexes } from '../src/services/catalog/grid/grid-indexes';
-import { loadAvg, startBench, type Bench } from './lib';
+import { loadAvg, recreateBenchDatabase, startBench, type Bench } from './lib';
 import { measureLimits, type LimitName } from './limits';
 import { measureRawPull } from './raw-pull';
 import { measureResearchArchive } from './research-archive';
@@ -265,6 +267,29 @@ async function dropGridIndexes(b: Bench): Promise<void> {
   }
 }
 
+/**
+ * Brings the bench database to a settled state before a headline measures, so that one bench does
+ * not pay for the previous one's writes: `VACUUM (ANALYZE)` of the whole database (what
+ * autovacuum would do some time later, now and synchronously: dead rows of the earlier benches,
+ * visibility map, planner statistics, GIN pending lists) and a `CHECKPOINT` (their dirty pages
+ * written now, not during the next measurement). The churn bench still measures right after its
+ * own writes. A step the connection may not run (CHECKPOINT needs `pg_checkpoint` or superuser)
+ * is reported, not skipped silently.
+ * @returns the time it took, ms, and the steps refused with their errors
+ */
+async function settle(b: Bench): Promise<{ ms: number; refused: string[] }> {
+  const t = performance.now();
+  const refused: string[] = [];
+  for (const step of ['VACUUM (ANALYZE)', 'CHECKPOINT']) {
+    try {
+      await b.knex.raw(step);
+    } catch (err) {
+      refused.push(`${step}: ${(err as Error).message.split('\n')[0]}`);
+    }
+  }
+  return { ms: Math.round(performance.now() - t), refused };
+}
+
 /** Parsed command line. */
 interface Args {
   size: keyof typeof SIZES;
@@ -299,6 +324,7 @@ async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   const size = SIZES[args.size];
   const cores = os.cpus().length;
+  await recreateBenchDatabase();
   const b = await startBench();
   const loadStart = loadAvg();
   const figures: Figure[] = [];
@@ -309,6 +335,8 @@ async function main(): Promise<number> {
     await dropGridIndexes(b);
     for (const h of HEADLINES.filter((x) => !args.only || args.only.includes(x.name))) {
       try {
+        const settled = await settle(b);
+        console.error(`[bench] ${h.name}: database settled in ${settled.ms} ms${settled.refused.map((r) => `; refused ${r}`).join('')}`);
         const limits = await measureLimits(b, Math.min(h.limitRows(size), 100_000));
         const measured = await h.run(b, size);
         const load = loadAvg();
