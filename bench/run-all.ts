@@ -128,6 +128,8 @@ const HEADLINES: Headline[] = [
     async run(b, s) {
       const r = await measureSnapshotRestore(b, s.restore);
       ok(r, 'restored_exactly');
+      // Beside the table: how many of each restore's row updates stayed heap-only, which its time follows.
+      console.error(`[bench] snapshot_restore: heap-only updates ${JSON.stringify(r.hot_updates)}`);
       const t = timeFigures(r, 'raw_update', s.restore);
       return [
         { figure: 'snapshot', value: num(r, 'snapshot_ms'), unit: 'ms', limit: 'copy_in', rows: s.restore, target: { max: 5000 } },

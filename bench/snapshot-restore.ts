@@ -9,7 +9,8 @@
  * columns, source_info, version, timestamps) and `item_count`. Restores of 100,000 items leave
  * the word index behind (src/services/catalog/search/search-words.ts): the bench times a search meanwhile,
  * the catch-up (run directly; the service runs it in searchIndexBuildWorkflow) and the same
- * search after it, and checks the indexed column then equals the snapshot's too. Another catalog
+ * search after it, and checks the indexed column then equals the snapshot's too. Each restore's
+ * row updates and how many stayed heap-only (`hot_updates`) are printed beside its time. Another catalog
  * keeps a sort key, as on a server where one sorted list of a large catalog was asked for. Prints one JSON line with the
  * 1-minute load average at start and end (the machine is shared). Target: snapshot and
  * restore ≤ 5 s each.
@@ -34,10 +35,27 @@ export async function measureSnapshotRestore(b: Bench, N: number = ITEMS): Promi
   const sorted = await createBenchCatalog(b, 'snapshots-sorted');
   await b.knex('catalog_sort_fields').insert({ catalog_id: sorted, field: 'price', ready: true });
   const scope: Scope = { organizationId: b.organizationId, principal: { kind: 'api_key', id: 'bench', organizationIds: [b.organizationId] } };
+  /**
+   * The table's row updates so far and how many of them were heap-only: a restore's time depends
+   * on how many of its updates found room on their page (a HOT update writes no index entry).
+   * Read after a pause: a backend reports its counters up to a second after its commit.
+   */
+  const updateCounts = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await b.knex.raw('SELECT pg_stat_clear_snapshot()');
+    return (await b.knex.raw("SELECT n_tup_upd::int AS updates, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables WHERE relname = 'catalog_items'"))
+      .rows[0] as {
+      updates: number;
+      hot: number;
+    };
+  };
   const restoreTo = async (snapshotId: string) => {
+    const counts = await updateCounts();
     const t = performance.now();
     const json = await restoreSnapshot({ knex: b.knex, caches: b.caches, jobRunner: { startSearchIndexBuild: async () => true } }, scope, catalog, snapshotId);
-    return { ms: since(t), json };
+    const ms = since(t);
+    const now = await updateCounts();
+    return { ms, json, updates: now.updates - counts.updates, hot: now.hot - counts.hot };
   };
   /** `POST …/snapshots` through the typed client, timed. */
   const takeSnapshot = async (reason: string) => {
@@ -111,6 +129,12 @@ export async function measureSnapshotRestore(b: Bench, N: number = ITEMS): Promi
     restore_12pct_changed_ms: Math.round(restore.ms),
     restore_back_to_safety_ms: Math.round(back.ms),
     restore_all_changed_ms: Math.round(worst.ms),
+    // Row updates of each restore and how many stayed heap-only (HOT).
+    hot_updates: {
+      restore_12pct_changed: `${restore.hot} of ${restore.updates}`,
+      restore_back_to_safety: `${back.hot} of ${back.updates}`,
+      restore_all_changed: `${worst.hot} of ${worst.updates}`,
+    },
     words_catch_up_rows: caught.rows,
     words_catch_up_ms: Math.round(catchUpMs),
     search_while_behind_ms: Math.round(searchPending.ms),

@@ -12,7 +12,17 @@ export { createHttpFetcher, FetchError, type HttpFetcherOptions } from './http-f
 export { SearchError } from './search-http';
 export { isNonPublicAddress, BlockedAddressError } from './address-policy';
 export { pdfText, type PdfText } from './pdf-text';
-export type { FetchState, HttpCacheStore, RobotsStore, HostPoliteness, HostGrant, RenderStore, CachedResponse, StoredRobots, StoredRender } from './fetch-state';
+export type {
+  FetchState,
+  HttpCacheStore,
+  RobotsStore,
+  HostPoliteness,
+  HostGrant,
+  RenderStore,
+  CachedResponse,
+  StoredRobots,
+  StoredRender,
+} from './fetch-state';
 
 /** Research providers of one source: a search and the fetcher of the pages it finds. */
 export interface ResearchSource {
