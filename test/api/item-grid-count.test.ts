@@ -13,15 +13,24 @@
  *   counted; an unindexed field: counted, exact; no filter: the catalog's item count.
  * - A first page that holds every match is exact even when the planner's estimate was used.
  *
- * The planner multiplies the catalog's share of the table by the value's share (the statistics
- * are table-wide, and the test database holds other tests' catalogs): Estimaco's estimate is
- * 20,000 × 19,797 / (rows in the table), above 2,000 while the table holds fewer than ~197,000 rows.
+ * The suite runs in a database of its own (the worker's test database's name with `_grid_count`
+ * appended: created and migrated in `beforeAll`, dropped in `afterAll`), so `catalog_items` holds
+ * this catalog only. The planner's statistics are table-wide: it multiplies the catalog's share of
+ * the table by the value's share of the whole table, so Estimaco's estimate is
+ * 20,000 × 19,797 / (rows in the table). In the worker's shared database, where other suites'
+ * catalogs accumulate (hundreds of thousands of rows in a full run), that falls below 2,000 and
+ * the count is exact instead of estimated; here the table holds these 20,000 rows, which ANALYZE
+ * samples whole, and the estimate is Estimaco's 19,797.
  */
 import type { Knex } from 'knex';
+import { Client } from 'pg';
 import request from 'supertest';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
+import { createKnex, ensureDatabase, migrateLatest } from '../../src/db';
+import { newId } from '../../src/lib/ids';
 import { SESSION_COOKIE } from '../../src/middleware/session';
+import { createOrganizationWithKey } from '../../src/services/access/auth';
 import type { Scope } from '../../src/services/access/scope';
 import { signIn } from '../../src/services/access/sessions';
 import { createServiceCaches } from '../../src/services/service-caches';
@@ -31,28 +40,80 @@ import { COUNT_CAP, ESTIMATE_ABOVE, gridPage, loadGridCatalog, type GridPage } f
 import { parseGridQuery } from '../../src/services/catalog/grid/item-grid-query';
 import { normalizeTaxonomy } from '../../src/services/catalog/taxonomy';
 import { noJobs } from '../helpers/app';
-import { createTestCatalog } from '../helpers/catalogs';
-import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { TEST_DATABASE_URL } from '../setup/env';
 
 /** Items of the catalog. */
 const N = 20_000;
 /** The lowered threshold: planner estimates of at least this many matches are shown as estimates. */
 const ESTIMATE_AT = 2_000;
 
+/** The suite's own database (see the header): the worker's test database's name with `_grid_count` appended. */
+const OWN_DATABASE_URL = (() => {
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `${url.pathname.replace(/\/$/, '')}_grid_count`;
+  return url.toString();
+})();
+
 let knex: Knex;
-let org: Awaited<ReturnType<typeof createTestOrg>>;
+let org: { organizationId: string; apiKey: string };
 let catalogId: string;
 let scope: Scope;
 const caches = createServiceCaches();
 /** What the grid's search count needs: the caches, and a runner that refuses index builds (this catalog is under the size that asks for one). */
 const searchTotals = { caches: caches.catalog, jobRunner: noJobs };
 
+/** Drops the suite's own database when it exists, ending its sessions first (an interrupted run may have left some). */
+async function dropOwnDatabase(): Promise<void> {
+  const admin = new URL(OWN_DATABASE_URL);
+  const name = decodeURIComponent(admin.pathname.replace(/^\//, ''));
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Inserts the catalog and its schema version 1.0.0 in the suite's database, as
+ * test/helpers/catalogs.ts `createTestCatalog` does in the shared one.
+ * @returns the catalog id
+ */
+async function createCatalog(organizationId: string, schema: Record<string, unknown>, taxonomy: unknown): Promise<string> {
+  const id = newId();
+  await knex('catalogs').insert({
+    id,
+    organization_id: organizationId,
+    name: `catalog ${id.slice(0, 8)}`,
+    unique_id_field: 'sku',
+    current_schema_version: '1.0.0',
+    created_by_user_id: 'test',
+  });
+  await knex('catalog_schemas').insert({
+    id: newId(),
+    catalog_id: id,
+    version: '1.0.0',
+    schema_definition: JSON.stringify(schema),
+    taxonomy: JSON.stringify(taxonomy),
+    created_by: 'test',
+    change_reason: 'test catalog',
+  });
+  return id;
+}
+
 beforeAll(async () => {
-  knex = testKnex();
-  org = await createTestOrg('grid count estimate');
+  // A fresh database (migrations: about a second), so the table's statistics are this catalog's alone.
+  await dropOwnDatabase();
+  await ensureDatabase(OWN_DATABASE_URL);
+  knex = createKnex(OWN_DATABASE_URL, { min: 0, max: 5 });
+  await migrateLatest(knex);
+  org = await createOrganizationWithKey(knex, 'grid count estimate');
   scope = { organizationId: org.organizationId, principal: { kind: 'api_key', id: 'test', organizationIds: [org.organizationId] } };
-  catalogId = await createTestCatalog(org.organizationId, {
-    schema_definition: {
+  catalogId = await createCatalog(
+    org.organizationId,
+    {
       type: 'object',
       properties: {
         sku: { type: 'string' },
@@ -63,8 +124,8 @@ beforeAll(async () => {
       },
       required: ['sku'],
     },
-    taxonomy: normalizeTaxonomy({ name: 'Gear', nodes: [{ id: 'gear', name: 'Gear', parent: null }] }, ['taxonomy']) as unknown as Record<string, unknown>,
-  });
+    normalizeTaxonomy({ name: 'Gear', nodes: [{ id: 'gear', name: 'Gear', parent: null }] }, ['taxonomy']),
+  );
   // Brand: Solo for three items, Rarebrand for every 100th (200), Estimaco for the other 19,797;
   // category `gear` but for every 10th item (2,000 unclassified). Price: the number g % 100 but
   // for one item in 50 each of a string, a boolean, a list, an object, a JSON null and no price
@@ -88,8 +149,9 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await closeTestKnex();
-});
+  await knex?.destroy();
+  await dropOwnDatabase();
+}, 120_000);
 
 /** The grid page of a URL query, through the service, with the lowered threshold (or `estimateAbove`). */
 async function pageOf(qs: string, estimateAbove = ESTIMATE_AT): Promise<GridPage> {
@@ -150,7 +212,7 @@ test('a first page holding every match is exact, whatever the planner estimated'
 });
 
 test('the grid page says the count is an estimate; counted pages say what they always said', async () => {
-  const config = { ...loadConfig(), gridIndexes: { minItems: 1000, maxPerCatalog: 8 }, gridCountEstimateAbove: ESTIMATE_AT };
+  const config = { ...loadConfig(), databaseUrl: OWN_DATABASE_URL, gridIndexes: { minItems: 1000, maxPerCatalog: 8 }, gridCountEstimateAbove: ESTIMATE_AT };
   const app = createApp({ config, knex, jobRunner: noJobs }).callback();
   const cookie = `${SESSION_COOKIE}=${(await signIn(knex, org.apiKey, config.jwtSecret)).token}`;
   const get = async (path: string) => {
