@@ -14,8 +14,8 @@ import { whileHeartbeating } from './heartbeat';
 /** The grid index activities registered on the worker; the workflow proxies them by these names. */
 export interface GridIndexActivities {
   /**
-   * Builds (CREATE INDEX CONCURRENTLY) and drops (DROP INDEX CONCURRENTLY) the catalog's grid
-   * field indexes its `catalog_field_indexes` rows ask for, until none is pending, then the sort
+   * Builds (the field's keys and statistics) and drops the catalog's grid field indexes its
+   * `catalog_field_indexes` rows ask for, until none is pending, then the sort
    * keys of the fields its lists asked for (`catalog_sort_fields` rows not ready); heartbeats while
    * it runs. Idempotent: a retry finds what exists and goes on.
    * @returns what was built, failed (recorded on the row) and dropped, and the sort keys made ready

@@ -20,7 +20,6 @@ import { measureBulkUpsert } from './bulk-upsert';
 import { measureConsoleGrid } from './console-grid';
 import { measureFeed } from './feed';
 import { compareWithBaseline, table, toFigure, type Baseline, type Figure, type Measured } from './figures';
-import { markGridIndexesDropping, reconcileGridIndexes } from '../src/services/catalog/grid/grid-indexes';
 import { loadAvg, recreateBenchDatabase, startBench, type Bench } from './lib';
 import { measureLimits, type LimitName } from './limits';
 import { measureRawPull } from './raw-pull';
@@ -256,20 +255,6 @@ const HEADLINES: Headline[] = [
 ];
 
 /**
- * Drops every grid field index of the bench database (the grid bench keeps its catalog and the
- * indexes it built). They are partial expression indexes over `data`, and PostgreSQL makes every
- * update of an indexed column non-HOT whatever the predicate: with one of them in the table, the
- * restore and apply benches of every catalog would measure about twice the time.
- */
-async function dropGridIndexes(b: Bench): Promise<void> {
-  const ids = (await b.knex('catalog_field_indexes').distinct('catalog_id').pluck('catalog_id')) as string[];
-  for (const id of ids) {
-    await markGridIndexesDropping(b.knex, id, null);
-    await reconcileGridIndexes(b.knex, id);
-  }
-}
-
-/**
  * Brings the bench database to a settled state before a headline measures, so that one bench does
  * not pay for the previous one's writes: `VACUUM (ANALYZE)` of the whole database (what
  * autovacuum would do some time later, now and synchronously: dead rows of the earlier benches,
@@ -334,7 +319,8 @@ async function main(): Promise<number> {
   let hw = '';
   try {
     hw = await hardware(b);
-    await dropGridIndexes(b);
+    // The grid bench's field keys stay: they live in catalog_sort_keys, not in an index over
+    // `data`, so the other benches' updates stay heap-only (docs/console.md "Grid field indexes").
     for (const h of HEADLINES.filter((x) => !args.only || args.only.includes(x.name))) {
       try {
         const settled = await settle(b);
@@ -352,7 +338,6 @@ async function main(): Promise<number> {
         console.error(`[bench] ${h.name} failed:`, err);
       }
     }
-    await dropGridIndexes(b);
   } finally {
     await b.close();
   }

@@ -16,8 +16,9 @@
  *
  * Retries: 5 s doubling to 5 min, 20 attempts; start-to-close 2 h (a build is ~5–30 s per
  * 1,000,000 items); heartbeat timeout 30 s. Continue-as-new after 50 passes (a handful of events
- * each). Cancellation: the pending attempt is cancelled; an interrupted CREATE INDEX CONCURRENTLY
- * leaves an invalid index, which the next pass drops and builds again.
+ * each). Cancellation: the pending attempt is cancelled; an interrupted key build leaves the field
+ * recorded but not ready (the triggers keep the keys of new writes meanwhile), and the next pass
+ * copies the missing keys and marks it ready.
  */
 import { condition, continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { GridIndexActivities } from '../activities/grid-index';

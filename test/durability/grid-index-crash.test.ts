@@ -3,25 +3,22 @@
  * console grid of a large catalog sorted by `price` on the production API (`src/main.ts`, "large"
  * lowered to 1,000 items with GRID_INDEX_MIN_ITEMS) records the missing index in
  * `catalog_field_indexes` and asks for `grid-index-<catalog_id>` (workflows/grid-index.ts); the
- * production worker (`temporal/worker.ts`) is SIGKILLed in the middle of its CREATE INDEX
- * CONCURRENTLY, after the build registered the (still invalid) index and before it filled it.
+ * production worker (`temporal/worker.ts`) is SIGKILLed in the middle of the build of the field's
+ * keys (src/services/catalog/items/sort-keys.ts buildSortKeys), after it recorded the field (from
+ * then on the items' triggers keep its keys) and before it copied the existing items' keys.
  *
  * The moment is made, not waited for: before the page is asked the test opens a transaction that
- * holds `catalog_items` in ROW EXCLUSIVE mode (as a writer does). A concurrent build commits its
- * invalid catalog entry, then waits for every older writer of the table, so the worker's backend
- * waits on the test's transaction (`pg_stat_activity` `wait_event_type = 'Lock'`) until the kill.
- * The worker's connections carry `client_connection_check_interval` (PGOPTIONS), so PostgreSQL
- * ends the dead worker's backend while it still waits: the interrupted build leaves its index
- * invalid (`pg_index.indisvalid` false), as a crash or a cancel in production does.
+ * writes an item of the catalog (it started before the field was recorded, so its trigger wrote no
+ * key for it). The build waits for every transaction older than itself before copying, so the
+ * worker waits on the test's writer until the kill; the writer then commits.
  *
- * Proves: a second worker's attempt (after the activity's heartbeat timeout) drops the invalid
- * leftover and builds the index again; the row ends `ready` with exactly one index of that name,
- * valid and ready, and no other index of the catalog. Fails if the retry took the invalid index
- * for built (CREATE INDEX … IF NOT EXISTS skips a name that exists, valid or not): the row would
- * be `ready` over an index the planner never uses; or if it built a second index beside it, or
- * never retried.
+ * Proves: a second worker's attempt (after the activity's heartbeat timeout) builds the keys; the
+ * row ends `ready` with exactly one key per item, the writer's item included, each the item's
+ * price, and no index on `catalog_items`. Fails if the retry took the recorded field for built
+ * (no keys copied: the grid would walk an empty key set), if it missed the late writer's item,
+ * or never retried.
  */
-import { gridIndexName, GRID_INDEX_PREFIX, markGridIndexesDropping, reconcileGridIndexes } from '../../src/services/catalog/grid/grid-indexes';
+import { gridIndexName, markGridIndexesDropping, reconcileGridIndexes } from '../../src/services/catalog/grid/grid-indexes';
 import { spawnApi, spawnWorker, waitForBackendsGone, CONNECTION_CHECK_ENV } from '../fixtures/worker-cluster';
 import { createNumberedCatalog } from '../helpers/catalogs';
 import { consoleSession } from '../helpers/console-session';
@@ -55,18 +52,21 @@ async function seedCatalog(organizationId: string): Promise<string> {
   return catalogId;
 }
 
-/** Every index on catalog_items named for this catalog's grid indexes, with its pg_index flags. */
-async function catalogIndexes(catalogId: string): Promise<Array<{ name: string; valid: boolean; ready: boolean }>> {
-  const prefix = `${GRID_INDEX_PREFIX}${catalogId.replace(/-/g, '')}`.replace(/_/g, '\\_');
-  const { rows } = await cluster.knex.raw(
-    `SELECT c.relname AS name, i.indisvalid AS valid, i.indisready AS ready FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
-     WHERE i.indrelid = 'catalog_items'::regclass AND c.relname LIKE ? ORDER BY c.relname`,
-    [`${prefix}%`],
+/** The catalog's `price` keys: whether recorded and ready, and the key rows against the items' prices (mismatches counted). */
+async function priceKeys(catalogId: string): Promise<{ recorded: boolean; ready: boolean; keys: number; items: number; wrong: number }> {
+  const { knex } = cluster;
+  const field = await knex('catalog_sort_fields').where({ catalog_id: catalogId, field: 'price' }).first('ready');
+  const { rows } = await knex.raw(
+    `SELECT (SELECT count(*)::int FROM catalog_sort_keys WHERE catalog_id = ? AND field = 'price') AS keys,
+            (SELECT count(*)::int FROM catalog_items WHERE catalog_id = ?) AS items,
+            (SELECT count(*)::int FROM catalog_items ci LEFT JOIN catalog_sort_keys s ON s.catalog_id = ci.catalog_id AND s.field = 'price' AND s.item_id = ci.id
+              WHERE ci.catalog_id = ? AND (s.item_id IS NULL OR s.k IS DISTINCT FROM NULLIF(ci.data -> 'price', 'null'::jsonb))) AS wrong`,
+    [catalogId, catalogId, catalogId],
   );
-  return rows;
+  return { recorded: Boolean(field), ready: Boolean(field?.ready), ...rows[0] };
 }
 
-test('the worker SIGKILLed in the middle of CREATE INDEX CONCURRENTLY: the retry drops the invalid index and builds it once', async () => {
+test("the worker SIGKILLed in the middle of a field key build: the retry copies every key once, the late writer's item too", async () => {
   const org = await createTestOrg('grid index durability');
   const catalogId = await seedCatalog(org.organizationId);
   const name = gridIndexName(catalogId, 'key', 'price');
@@ -78,39 +78,32 @@ test('the worker SIGKILLed in the middle of CREATE INDEX CONCURRENTLY: the retry
   const base = `http://127.0.0.1:${api.port}`;
   const session = await consoleSession(base, org.apiKey);
 
-  // A writer of catalog_items that stays open: a concurrent build waits for it after registering its index.
+  // A writer of the catalog that stays open: it started before the field is recorded, so its item has no key yet.
   const writer = await knex.transaction();
+  let committed = false;
   try {
-    await writer.raw('LOCK TABLE catalog_items IN ROW EXCLUSIVE MODE');
+    await writer.raw(
+      `INSERT INTO catalog_items (id, catalog_id, entity_type, business_key, data) VALUES (gen_random_uuid(), ?, 'product', 'late-writer', '{"sku": "late-writer", "price": 4242}')`,
+      [catalogId],
+    );
     const res = await fetch(`${base}/dashboard/catalogs/${catalogId}/items?sort=price`, { headers: { cookie: session.cookie } });
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('sorting by price is being indexed');
     expect((await knex('catalog_field_indexes').where('index_name', name).first('state'))?.state).toBe('building');
 
-    await waitUntil(
-      async () => {
-        const { rows } = await knex.raw(
-          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = ? AND wait_event_type = 'Lock'
-             AND query LIKE 'CREATE INDEX CONCURRENTLY%' LIMIT 1`,
-          [first.appName],
-        );
-        return rows.length > 0;
-      },
-      'the build to wait on the open writer',
-      60_000,
-      20,
-    );
-    // Mid-build: the index is registered, not yet filled or valid.
-    expect(await catalogIndexes(catalogId)).toEqual([{ name, valid: false, ready: false }]);
+    // The build recorded the field, then waits for the writer (and copies nothing before it ends).
+    await waitUntil(async () => (await priceKeys(catalogId)).recorded, 'the build to record the field', 60_000, 20);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await priceKeys(catalogId)).toMatchObject({ recorded: true, ready: false, keys: 0 });
     first.child.kill('SIGKILL');
     await first.exited;
-    // PostgreSQL notices the dead client while the build still waits, and ends it there.
     await waitForBackendsGone(knex, first);
+    await writer.commit();
+    committed = true;
   } finally {
-    await writer.rollback();
+    if (!committed) await writer.rollback();
   }
-  // The interrupted build left its index invalid; the row still asks for it.
-  expect(await catalogIndexes(catalogId)).toEqual([{ name, valid: false, ready: false }]);
+  expect(await priceKeys(catalogId)).toMatchObject({ recorded: true, ready: false, keys: 0, items: ITEMS + 1 });
   expect((await knex('catalog_field_indexes').where('index_name', name).first('state'))?.state).toBe('building');
 
   const second = cluster.track(await spawnWorker(temporal, TASK_QUEUE, { env: WORKER_ENV }));
@@ -120,7 +113,9 @@ test('the worker SIGKILLed in the middle of CREATE INDEX CONCURRENTLY: the retry
     180_000,
     200,
   );
-  expect(await catalogIndexes(catalogId)).toEqual([{ name, valid: true, ready: true }]);
+  expect(await priceKeys(catalogId)).toEqual({ recorded: true, ready: true, keys: ITEMS + 1, items: ITEMS + 1, wrong: 0 });
+  const { rows: dataIndexes } = await knex.raw("SELECT indexname FROM pg_indexes WHERE tablename = 'catalog_items' AND indexdef ~ '\\mdata\\M'");
+  expect(dataIndexes).toEqual([]);
   // The retried attempt (attempt 2, on the second worker) built it.
   await waitUntil(() => second.output().includes('"grid indexes reconciled"'), 'the attempt to log its result', 30_000);
   const reconciled = second

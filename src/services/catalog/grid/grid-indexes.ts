@@ -1,27 +1,30 @@
 /**
- * Grid field indexes (every grid page ≤ 300 ms server time at 1,000,000 items).
+ * Grid field indexes (every grid page ≤ 300 ms server time at 1,000,000 items; docs/console.md
+ * "Grid field indexes").
  *
  * A data-field sort or a rare filter of a large catalog's grid reads every item of the catalog
  * without an index on that field (sorted by price: 1.7 s; a filter matching nothing: 2.9 s at
  * 1,000,000 items, docs/benchmarks.md "console-grid"). Indexing every field of every catalog up
- * front would slow every write, so the grid asks for an index the first time a large catalog
- * (`Config.gridIndexes.minItems`) is sorted or filtered on a field, and a durable Temporal
- * workflow (workflows/grid-index.ts) builds it with CREATE INDEX CONCURRENTLY, never blocking
- * reads or writes. Until it is ready the page says so ({@link GridIndexNotice}).
+ * front would slow every write, so the grid asks for a field the first time a large catalog
+ * (`Config.gridIndexes.minItems`) is sorted or filtered on it, and a durable Temporal workflow
+ * (workflows/grid-index.ts) builds it without blocking reads or writes. Until it is ready the
+ * page says so ({@link GridIndexNotice}).
  *
- * Each index is partial to one catalog (`WHERE catalog_id = '<id>'`) over one field, of a kind:
- * - `key`: `(NULLIF(data -> 'f', 'null'::jsonb), id)`, the grid's data-field sort key and its
- *   tie-break (src/services/catalog/grid/item-grid.ts), also equality of numbers and booleans and
- *   number ranges (item-grid-query.ts writes those conditions over the same expression);
- * - `text`: `((data ->> 'f'), id)`, equality, `in` lists and text ranges of the other fields.
- * With each (kind, field) goes an extended statistics object on the same expression
- * ({@link gridStatsName}), shared by the catalogs indexing it: the planner reads no statistics
- * of partial indexes, and without them it cannot tell a value matching nothing from a common one.
- * Its name derives from catalog id, kind and a hash of the field ({@link gridIndexName}), so
- * building is idempotent; the table `catalog_field_indexes` (migration 20261130090000) records
- * each one with its state, so the indexes of a removed field or a deleted catalog are found and
- * dropped (DROP INDEX CONCURRENTLY), and a catalog holds at most `maxPerCatalog` of them.
- * Conditions that no B-tree answers (`contains`, `empty`, list fields) are never indexed.
+ * A grid field index is the field's keys in `catalog_sort_keys` (one row per item, kept by the
+ * items' triggers, src/services/catalog/items/sort-keys.ts), read by the grid through
+ * grid-keys.ts: no index on `catalog_items` reads `data`, so updates of `data` stay heap-only
+ * (docs/large-catalogs.md "Restores of large catalogs"). Each row of `catalog_field_indexes`
+ * (migration 20261130090000) names one (catalog, kind, field), with its state:
+ * - `key`: the sort key, also equality of numbers and booleans and number ranges;
+ * - `text`: equality, `in` lists and text ranges of the other fields.
+ * Both kinds of a field read the same keys. With each (kind, field) goes an extended statistics
+ * object on the filter's expression over `catalog_items` ({@link gridStatsName}), shared by the
+ * catalogs using it: without them the planner cannot tell a value matching nothing from a common
+ * one, and the grid's counts rest on its estimates. A row's name derives from catalog id, kind and
+ * a hash of the field ({@link gridIndexName}), so building is idempotent; the keys and statistics
+ * of a removed field or a deleted catalog are dropped with its row, and a catalog holds at most
+ * `maxPerCatalog` rows. Conditions that no B-tree answers (`contains`, `empty`, list fields) are
+ * never indexed.
  *
  * SQL safety: field names are schema fields checked by the grid's parser; the DDL is written by
  * PostgreSQL's `format()` (`%I` identifiers, `%L` literals), never by string concatenation.
@@ -31,6 +34,7 @@ import type { Knex } from 'knex';
 import type { BoundedCache } from '../../../lib/bounded-cache';
 import { logger } from '../../../lib/logger';
 import type { JobRunner } from '../../job-runner';
+import { buildSortKeys } from '../items/sort-keys';
 import type { GridQuery } from './item-grid-query';
 
 /** The kinds of grid field index (see the module comment). */
@@ -74,7 +78,7 @@ export interface GridIndexRow {
   build_ms: number | null;
 }
 
-/** Prefix of every grid field index name (the maintenance sweep finds strays by it). */
+/** Prefix of every grid field index name (the maintenance sweep drops `catalog_items` indexes of that prefix: the form these took before migration 20261208090000). */
 export const GRID_INDEX_PREFIX = 'cgi_';
 
 /**
@@ -264,15 +268,23 @@ async function nextPending(knex: Knex, catalogId: string): Promise<GridIndexRow 
     GridIndexRow | undefined;
 }
 
-/** Whether an index of that name exists and whether it is valid (an interrupted concurrent build leaves an invalid one). */
-async function indexState(knex: Knex, name: string): Promise<'missing' | 'valid' | 'invalid'> {
-  const { rows } = await knex.raw('SELECT i.indisvalid AS valid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid WHERE c.relname = ?', [name]);
-  return rows.length === 0 ? 'missing' : rows[0].valid ? 'valid' : 'invalid';
-}
-
+/** Drops an index by name (a `cgi_` index built on `catalog_items` before the keys moved to `catalog_sort_keys`), if it exists. */
 async function dropIndex(knex: Knex, name: string): Promise<void> {
   const { rows } = await knex.raw('SELECT format(?, ?::text) AS ddl', ['DROP INDEX CONCURRENTLY IF EXISTS %I', name]);
   await knex.raw(rows[0].ddl);
+}
+
+/**
+ * Stops keeping the keys of (catalog, field) unless another grid index row of the catalog still
+ * uses that field (`key` and `text` share the field's keys); deleting the `catalog_sort_fields`
+ * row deletes its keys (its trigger).
+ */
+async function dropKeysIfUnused(knex: Knex, row: GridIndexRow): Promise<void> {
+  await knex.raw(
+    `DELETE FROM catalog_sort_fields f WHERE f.catalog_id = ? AND f.field = ?
+       AND NOT EXISTS (SELECT 1 FROM catalog_field_indexes i WHERE i.catalog_id = f.catalog_id AND i.field = f.field AND i.index_name <> ? AND i.state <> 'dropping')`,
+    [row.catalog_id, row.field, row.index_name],
+  );
 }
 
 /** Drops the statistics object of (kind, field) once no catalog's index of it is left but `leaving` (the index being dropped). */
@@ -289,11 +301,13 @@ function expressionSql(kind: GridIndexKind): string {
 
 /**
  * Builds and drops what the catalog's `catalog_field_indexes` rows ask for, one row at a time
- * until none is pending (rows recorded meanwhile included): a `building` row gets its index
- * (CREATE INDEX CONCURRENTLY; an invalid leftover of an interrupted build is dropped first), then
- * the table's statistics (ANALYZE, so the planner knows the indexed values), and becomes `ready`;
- * a `dropping` row, or one whose catalog is gone, loses its index (DROP INDEX CONCURRENTLY) and
- * its row. Idempotent and safe to repeat after a crash: every step checks what exists.
+ * until none is pending (rows recorded meanwhile included): a `building` row gets its statistics
+ * object, its field's `catalog_sort_fields` row and the keys of the existing items
+ * (buildSortKeys: waits for older writers, copies in batches, marks the field ready), then the
+ * table's statistics (ANALYZE, so the planner knows the values), and becomes `ready`; a
+ * `dropping` row, or one whose catalog is gone, loses its keys (unless another row of the catalog
+ * uses the field), its statistics (unless another catalog uses them) and its row. Idempotent and
+ * safe to repeat after a crash: every step checks what exists, and a key copied twice is kept once.
  * `heartbeat` is called before each step (the activity's liveness).
  * @returns what was built, failed (data or size errors, recorded on the row) and dropped
  * @throws the database's error for anything else (the workflow retries)
@@ -304,27 +318,29 @@ export async function reconcileGridIndexes(knex: Knex, catalogId: string, heartb
   for (let row = await nextPending(knex, catalogId); row; row = await nextPending(knex, catalogId)) {
     heartbeat({ index: row.index_name, state: row.state });
     if (row.state === 'dropping' || !(await catalogExists())) {
-      await dropIndex(knex, row.index_name);
+      await dropKeysIfUnused(knex, row);
       await dropStatsIfUnused(knex, row.kind, row.field, row.index_name);
-      // The row goes last: once it is gone, so are the index and (if no other catalog uses them) the statistics.
+      // The row goes last: once it is gone, so are the keys and (if no other catalog uses them) the statistics.
       await knex('catalog_field_indexes').where('index_name', row.index_name).whereIn('state', ['dropping', 'building']).delete();
       out.dropped.push(row.index_name);
       continue;
     }
-    const existing = await indexState(knex, row.index_name);
-    if (existing === 'invalid') await dropIndex(knex, row.index_name);
     const started = Date.now();
     try {
       const { rows } = await knex.raw(
-        `SELECT format('CREATE INDEX CONCURRENTLY IF NOT EXISTS %I ON catalog_items ((%s), id) WHERE catalog_id = %L', ?::text, ${expressionSql(row.kind)}, ?::text) AS ddl,
-                format('CREATE STATISTICS IF NOT EXISTS %I ON (%s) FROM catalog_items', ?::text, ${expressionSql(row.kind)}) AS stats,
+        `SELECT format('CREATE STATISTICS IF NOT EXISTS %I ON (%s) FROM catalog_items', ?::text, ${expressionSql(row.kind)}) AS stats,
                 EXISTS (SELECT 1 FROM pg_statistic_ext WHERE stxname = ?) AS has_stats`,
-        [row.index_name, row.field, catalogId, gridStatsName(row.kind, row.field), row.field, gridStatsName(row.kind, row.field)],
+        [gridStatsName(row.kind, row.field), row.field, gridStatsName(row.kind, row.field)],
       );
-      if (existing !== 'valid') await knex.raw(rows[0].ddl);
       if (!rows[0].has_stats) await knex.raw(rows[0].stats);
+      // The field's keys: kept by the items' triggers from this commit on, copied for the items
+      // written before by buildSortKeys (which waits for older writers first), then ready.
+      await knex.raw('INSERT INTO catalog_sort_fields (catalog_id, field) VALUES (?, ?) ON CONFLICT DO NOTHING', [catalogId, row.field]);
+      await buildSortKeys(knex, catalogId, heartbeat);
       // Statistics of the new expression, so the planner sees how rare a filtered value is.
-      if (existing !== 'valid' || !rows[0].has_stats) await knex.raw('ANALYZE catalog_items');
+      if (!rows[0].has_stats) await knex.raw('ANALYZE catalog_items');
+      const keys = await knex('catalog_sort_fields').where({ catalog_id: catalogId, field: row.field }).first('ready');
+      if (!keys?.ready) throw new Error(`the keys of "${row.field}" are not ready after their build (dropped meanwhile?): the workflow retries`);
       const buildMs = Date.now() - started;
       const updated = await knex('catalog_field_indexes')
         .where({ index_name: row.index_name, state: 'building' })
@@ -332,7 +348,6 @@ export async function reconcileGridIndexes(knex: Knex, catalogId: string, heartb
       if (updated) out.built.push({ index: row.index_name, field: row.field, kind: row.kind, build_ms: buildMs });
     } catch (err) {
       if (!permanent(err)) throw err;
-      await dropIndex(knex, row.index_name);
       const error = (err as Error).message.slice(0, 500);
       await knex('catalog_field_indexes').where({ index_name: row.index_name, state: 'building' }).update({ state: 'failed', error });
       out.failed.push({ index: row.index_name, field: row.field, error });
@@ -344,7 +359,8 @@ export async function reconcileGridIndexes(knex: Knex, catalogId: string, heartb
 /**
  * The maintenance sweep of grid indexes (run with the hourly search index maintenance): marks
  * the rows of deleted catalogs `dropping` and reconciles every catalog with a row to drop, then
- * drops stray `cgi_` indexes no row lists (a row deleted by hand) and `cgs_` statistics objects
+ * drops any `cgi_` index on `catalog_items` (the form of these indexes before migration
+ * 20261208090000, e.g. built by an older worker during an upgrade) and `cgs_` statistics objects
  * no row's (kind, field) uses.
  * @returns the reconcile of each catalog, and the stray indexes and statistics objects dropped
  */
@@ -357,7 +373,7 @@ export async function sweepGridIndexes(knex: Knex): Promise<{ catalogs: GridInde
   for (const { catalog_id } of ids) catalogs.push(await reconcileGridIndexes(knex, catalog_id));
   const { rows } = await knex.raw(
     `SELECT c.relname AS name FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
-     WHERE i.indrelid = 'catalog_items'::regclass AND c.relname LIKE ? AND NOT EXISTS (SELECT 1 FROM catalog_field_indexes f WHERE f.index_name = c.relname)`,
+     WHERE i.indrelid = 'catalog_items'::regclass AND c.relname LIKE ?`,
     [`${GRID_INDEX_PREFIX.replace(/_/g, '\\_')}%`],
   );
   const strays = (rows as Array<{ name: string }>).map((r) => r.name);

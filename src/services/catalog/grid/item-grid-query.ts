@@ -14,9 +14,9 @@ import { decodeCursor, type ItemCursor, type SortOrder } from '../items/items-sq
 
 /**
  * The grid's sort key of a data field (key bound as a parameter): its JSON value, an explicit
- * JSON `null` read as SQL NULL (sorted with the missing values, last). The expression of the
- * grid's `key` indexes (src/services/catalog/grid/grid-indexes.ts): conditions written over it can
- * use them.
+ * JSON `null` read as SQL NULL (sorted with the missing values, last). The value of the field's
+ * keys (`catalog_sort_keys.k`, src/services/catalog/grid/grid-keys.ts) and of the `key` kind's
+ * statistics object (grid-indexes.ts): conditions written over it are estimated from those.
  */
 export const GRID_KEY_SQL = "NULLIF(data -> ?, 'null'::jsonb)";
 
@@ -132,7 +132,7 @@ export function filterConditionSql(f: GridFilter, type: string): SqlPart {
       return { sql: `NOT ${e.sql}`, bindings: e.bindings };
     }
     case 'eq':
-      // Over the sort key (GRID_KEY_SQL), so a grid `key` index answers it (grid-indexes.ts):
+      // Over the sort key (GRID_KEY_SQL), so its statistics estimate it (grid-indexes.ts):
       // the same rows as `data -> f = <value>`, a JSON null being equal to no number or boolean.
       if (numeric) return { sql: `${GRID_KEY_SQL} = to_jsonb(?::numeric)`, bindings: [f.field, numberOf(f.field, f.value)] };
       if (type === 'boolean') {
@@ -150,13 +150,12 @@ export function filterConditionSql(f: GridFilter, type: string): SqlPart {
       const { lo, hi } = rangeBounds(f);
       const parts: string[] = [];
       const bindings: Knex.RawBinding[] = [];
-      // Numbers compare as JSON over the sort key (GRID_KEY_SQL: a grid `key` index answers it),
+      // Numbers compare as JSON over the sort key (GRID_KEY_SQL, as the field's keys do),
       // which orders numbers numerically and every type as a whole (PostgreSQL's jsonb B-tree
       // order: object > array > boolean > number > string > null). Between two numbers lie only
       // numbers, so a closed range needs nothing more; below `false` (the least boolean) lie no
       // booleans, lists or objects, so a lower bound alone gets that upper bound. Both keep the
-      // condition on the indexed expression alone: the index answers it without reading the rows
-      // (an index-only count) and its statistics estimate it. An upper bound alone keeps a type
+      // condition on the key expression alone, which its statistics estimate. An upper bound alone keeps a type
       // test: strings order below every number, and no JSON value is the least number.
       const value = numeric ? 'to_jsonb(?::numeric)' : '?';
       for (const [bound, cmp] of [

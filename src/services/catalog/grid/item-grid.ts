@@ -26,6 +26,7 @@ import {
   type RequiredRules,
 } from './completeness';
 import { gridIndexRows, neededGridIndexes, type GridIndexRow } from './grid-indexes';
+import { keyCandidateSql, keyedFields, keyedSortedRows, ROW_COLUMNS, type KeyedFields, type PageRows, type RawRow } from './grid-keys';
 import { emptySql, filterConditionSql, GRID_KEY_SQL, rangeBounds, readWithoutJit, type GridQuery, type SqlPart } from './item-grid-query';
 import { isGrouped } from '../items/items-keys';
 import { afterCursorSql, filterSql, FORCE_WALK_SQL, isWordsOnlyTerm, orderSql, walkReadsFewer, type ItemCursor, type SortOrder } from '../items/items-sql';
@@ -152,17 +153,6 @@ function unfiltered(q: Omit<GridQuery, 'dir'>): boolean {
   return !q.q && !q.category && !q.missing && !q.filters.length && !q.readiness && !q.complete;
 }
 
-/** A row as the page's statements read it. */
-type RawRow = { id: string; entity_type: string; data: Record<string, unknown>; created_key: string; updated_key: string };
-
-/** Rows of a page, and every match of the query when the statement counted them (cursor aside). */
-interface PageRows {
-  rows: RawRow[];
-  total?: number;
-}
-
-const ROW_COLUMNS = 'id, entity_type, data, created_at::text AS created_key, updated_at::text AS updated_key';
-
 /**
  * A page's own part of its statement, written over the matches' columns `id`, `created_at`,
  * `updated_at` and `k` (`key`: the data sort key, when the page has one): `rest`, its conditions
@@ -213,10 +203,8 @@ function dataSort(sort: string | undefined): sort is string {
 /**
  * The rows of a page sorted by a data field: those with a value in the sort direction (ties by
  * id in the same direction), then the missing values (and JSON nulls) by id ascending, as two
- * statements, so each is one ordered scan of the catalog's `key` index of the field
- * (grid-indexes.ts: `(NULLIF(data -> f, 'null'), id)`, read forwards or backwards) and a
- * cursor is a row comparison the index seeks to, whatever the page's depth. Without that index
- * (small catalogs, or while it is built) the same statements sort the matching rows.
+ * statements that sort the matching rows (the plain way: small catalogs, a field whose keys are
+ * not ready, or the matches read first; a keyed field walks its keys, grid-keys.ts).
  */
 async function dataSortedRows(
   knex: Knex,
@@ -343,8 +331,8 @@ async function searchIndexCount(knex: Knex, c: GridCatalog, q: GridQuery, search
  * ({@link searchIndexCount}); the planner's estimate when the catalog holds at least `estimateAbove` items, the query is
  * {@link estimable} and the estimate reaches `estimateAbove` (at most the catalog's item count;
  * nothing read from the table); else the capped count, which reads at most {@link COUNT_CAP} + 1
- * matching rows through the same indexes as the page (a filter matching nothing is one index
- * probe once the field's grid index is built).
+ * matching rows through the same indexes as the page (a filter matching nothing is one key
+ * probe once the field's grid index is built, grid-keys.ts).
  */
 async function gridCount(
   knex: Knex,
@@ -423,9 +411,13 @@ async function readGridPage(knex: Knex, { c, q, profile, limit, options }: PageR
   // One condition only: the planner multiplies the shares of several as if independent, and
   // an estimate too small would make the page read far more matches than it expected.
   const matchesFirst = estimate !== null && estimate < estimateAbove && !q.q && q.filters.length + (q.category ? 1 : 0) === 1;
-  const count = () => gridCount(knex, c, q, where, estimateAbove, estimate, options.searchTotals);
+  // The count and the rows read through the keys of keyed fields (grid-keys.ts); the estimate
+  // above is the planner's over the filters alone (a candidate test would count twice in it).
+  const keyed = await keyedFields(knex, c.catalog.id, { sort: dataSort(q.sort) ? q.sort : undefined, filters: q.filters });
+  const read = andSql([where, ...keyCandidateSql(c.catalog.id, q.filters, c.types, keyed)]);
+  const count = () => gridCount(knex, c, q, read, estimateAbove, estimate, options.searchTotals);
   // Reading the matches first counts them too; a page past the last match has no row to say so.
-  const [page, early] = await Promise.all([pageOf(knex, q, where, limit, matchesFirst), matchesFirst ? null : count()]);
+  const [page, early] = await Promise.all([pageOf(knex, c, q, read, limit, matchesFirst, keyed), matchesFirst ? null : count()]);
   const counted = early ?? (page.total !== undefined ? { count: page.total, kind: 'exact' as const } : await count());
   return gridRows(knex, c, q, page, counted, limit);
 }
@@ -444,11 +436,29 @@ async function catchUpPage(trx: Knex.Transaction, { c, q, profile, limit, option
   const walk = walkReadsFewer(limit + 1, c.catalog.item_count, counted.count);
   if (walk) await trx.raw(FORCE_WALK_SQL);
   const rowWhere = walk ? gridWhereSql(c, q, profile, { ...words, pending_matches: undefined }) : where;
-  return gridRows(trx, c, q, await pageOf(trx, q, rowWhere, limit, false), counted, limit);
+  return gridRows(trx, c, q, await pageOf(trx, c, q, rowWhere, limit, false), counted, limit);
 }
 
-/** The rows of a grid page (one more than `limit`, to tell whether another page follows) in its order after its cursor. */
-function pageOf(knex: Knex, q: GridQuery, where: SqlPart, limit: number, matchesFirst: boolean): Promise<PageRows> {
+/** Conditions joined by AND. */
+function andSql(parts: SqlPart[]): SqlPart {
+  return parts.length === 1 ? parts[0] : { sql: parts.map((p) => p.sql).join(' AND '), bindings: parts.flatMap((p) => p.bindings) };
+}
+
+/**
+ * The rows of a grid page (one more than `limit`, to tell whether another page follows) in its
+ * order after its cursor. Sorted by a data field whose keys can sort (`keyed`), the key B-tree is
+ * walked in the page's order (grid-keys.ts keyedSortedRows), unless the matches are read first.
+ */
+function pageOf(
+  knex: Knex,
+  c: GridCatalog,
+  q: GridQuery,
+  where: SqlPart,
+  limit: number,
+  matchesFirst: boolean,
+  keyed: KeyedFields = new Map(),
+): Promise<PageRows> {
+  if (dataSort(q.sort) && !matchesFirst && keyed.get(q.sort)?.sortable) return keyedSortedRows(knex, c.catalog.id, where, q.sort, q.dir, q.cursor, limit + 1);
   if (dataSort(q.sort)) return dataSortedRows(knex, where, q.sort, q.dir, q.cursor, limit + 1, matchesFirst);
   const order = orderSql(q.sort, q.dir, 'created_at');
   const after = q.cursor ? afterCursorSql(q.sort, q.dir, 'created_at', q.cursor) : null;

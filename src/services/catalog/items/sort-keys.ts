@@ -13,7 +13,7 @@
 import type { Knex } from 'knex';
 import { logger } from '../../../lib/logger';
 import type { JobRunner } from '../../job-runner';
-import type { CatalogCaches } from '../catalog-caches';
+import type { BoundedCache } from '../../../lib/bounded-cache';
 
 /** Catalogs with fewer items never keep sort keys: their plain sort reads at most this many rows. */
 export const SORT_KEYS_MIN_ITEMS = 10_000;
@@ -27,7 +27,8 @@ const BUILD_BATCH = 10_000;
 /** What a list needs to ask for sort keys: the job runner (the field index workflow) and the catalog caches (request throttle). */
 export interface SortKeyRequester {
   jobRunner: Partial<Pick<JobRunner, 'startGridIndexes'>>;
-  caches: Pick<CatalogCaches, 'gridIndexRequests'>;
+  /** The app's catalog caches' request throttle (CatalogCaches.gridIndexRequests, catalog-caches.ts). */
+  caches: { gridIndexRequests: BoundedCache<true> };
 }
 
 /**
