@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
-import { createKnex, ensureDatabase, migrateLatest } from '../src/db';
+import { createKnex, databaseOf, ensureDatabase, migrateLatest } from '../src/db';
 import { newId } from '../src/lib/ids';
 import { createOrganizationWithKey } from '../src/services/access/auth';
 import { createServiceCaches, ServiceCaches } from '../src/services/service-caches';
@@ -45,11 +45,9 @@ export interface Bench {
  * @throws Error naming the database when its name does not contain `bench`
  */
 export async function recreateBenchDatabase(databaseUrl: string = BENCH_DATABASE_URL): Promise<void> {
-  const name = decodeURIComponent(new URL(databaseUrl).pathname.replace(/^\//, ''));
+  const { name, adminUrl } = databaseOf(databaseUrl);
   if (!name.includes('bench')) throw new Error(`refusing to drop ${name}: the bench database's name must contain "bench" (BENCH_DATABASE_URL)`);
-  const admin = new URL(databaseUrl);
-  admin.pathname = '/postgres';
-  const knex = createKnex(admin.toString(), { min: 0, max: 1 });
+  const knex = createKnex(adminUrl, { min: 0, max: 1 });
   try {
     await knex.raw(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   } finally {

@@ -33,15 +33,25 @@ export function createKnex(databaseUrl: string, pool: { min: number; max: number
 }
 
 /**
- * Creates the database named in `databaseUrl` when it does not exist, by connecting to the
- * server's `postgres` database. Safe to call concurrently (a duplicate-database race is ignored).
+ * The database name of a PostgreSQL URL, and the URL of the same server's `postgres` database
+ * (where CREATE and DROP DATABASE run).
+ * @throws Error when the name holds anything but letters, digits, `_` and `-` (it is quoted into DDL)
  */
-export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
+export function databaseOf(databaseUrl: string): { name: string; adminUrl: string } {
   const url = new URL(databaseUrl);
   const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
   if (!/^[A-Za-z0-9_-]+$/.test(name)) throw new Error(`Unsupported database name in DATABASE_URL: ${name}`);
   url.pathname = '/postgres';
-  const client = new Client({ connectionString: url.toString() });
+  return { name, adminUrl: url.toString() };
+}
+
+/**
+ * Creates the database named in `databaseUrl` when it does not exist, by connecting to the
+ * server's `postgres` database. Safe to call concurrently (a duplicate-database race is ignored).
+ */
+export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
+  const { name, adminUrl } = databaseOf(databaseUrl);
+  const client = new Client({ connectionString: adminUrl });
   await client.connect();
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);

@@ -27,7 +27,7 @@ import { Client } from 'pg';
 import request from 'supertest';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { createKnex, ensureDatabase, migrateLatest } from '../../src/db';
+import { createKnex, databaseOf, ensureDatabase, migrateLatest } from '../../src/db';
 import { newId } from '../../src/lib/ids';
 import { SESSION_COOKIE } from '../../src/middleware/session';
 import { createOrganizationWithKey } from '../../src/services/access/auth';
@@ -64,10 +64,8 @@ const searchTotals = { caches: caches.catalog, jobRunner: noJobs };
 
 /** Drops the suite's own database when it exists, ending its sessions first (an interrupted run may have left some). */
 async function dropOwnDatabase(): Promise<void> {
-  const admin = new URL(OWN_DATABASE_URL);
-  const name = decodeURIComponent(admin.pathname.replace(/^\//, ''));
-  admin.pathname = '/postgres';
-  const client = new Client({ connectionString: admin.toString() });
+  const { name, adminUrl } = databaseOf(OWN_DATABASE_URL);
+  const client = new Client({ connectionString: adminUrl });
   await client.connect();
   try {
     await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);

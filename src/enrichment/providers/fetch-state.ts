@@ -68,7 +68,7 @@ export class HostBusyError extends Error {
 
 /** A granted request start to one host: send the request now, call `release` when its response is done. */
 export interface HostGrant {
-  /** When the start was granted, ISO 8601 (the shared state's clock: the database's). */
+  /** When the start was granted, ISO 8601 (the shared state's clock: the database's); the fetcher stamps the exchange (its WARC-Date) with it. */
   started_at: string;
   /** Records the host's answer time (the next start waits the spacing after it) and frees the slot. */
   release(): Promise<void>;

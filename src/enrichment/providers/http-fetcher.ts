@@ -187,7 +187,8 @@ export function createHttpFetcher(state: FetchState, options: HttpFetcherOptions
     const requestHeaders: Array<[string, string]> = [...baseHeaders, ...Object.entries(extra)];
     const exchange: HttpExchange = {
       url: url.href,
-      started_at: new Date().toISOString(),
+      // The grant's time: one clock (the shared politeness state's) for when requests to a host start.
+      started_at: grant.started_at,
       request_headers: requestHeaders,
       status: 0,
       response_headers: [],

@@ -69,21 +69,23 @@ export function createHostPoliteness(knex: Knex, options: HostPolitenessOptions)
    * returns the grant time (database clock); else returns how long to wait before asking again, ms.
    */
   const claimStart = async (host: string): Promise<{ startedAt: string } | { waitMs: number }> => {
-    const { rows } = await knex.raw<{ rows: Array<{ started_at: Date }> }>(
-      `INSERT INTO fetch_hosts AS h (host, next_start_at, updated_at)
-       VALUES (?, clock_timestamp() + make_interval(secs => ?::float8 / 1000), clock_timestamp())
-       ON CONFLICT (host) DO UPDATE SET next_start_at = clock_timestamp() + ${gap}, updated_at = clock_timestamp()
-       WHERE h.next_start_at <= clock_timestamp() AND (h.last_answer_at IS NULL OR h.last_answer_at + ${gap} <= clock_timestamp())
-       RETURNING h.updated_at AS started_at`,
-      [host, options.intervalMs, options.intervalMs, options.intervalMs],
+    // One statement either way. The wait is read from the statement's snapshot, which may be a
+    // little older than the row the claim tested: a wait too short only asks again sooner.
+    const { rows } = await knex.raw<{ rows: Array<{ started_at: Date | null; wait_ms: number | null }> }>(
+      `WITH claimed AS (
+         INSERT INTO fetch_hosts AS h (host, next_start_at, updated_at)
+         VALUES (?, clock_timestamp() + make_interval(secs => ?::float8 / 1000), clock_timestamp())
+         ON CONFLICT (host) DO UPDATE SET next_start_at = clock_timestamp() + ${gap}, updated_at = clock_timestamp()
+         WHERE h.next_start_at <= clock_timestamp() AND (h.last_answer_at IS NULL OR h.last_answer_at + ${gap} <= clock_timestamp())
+         RETURNING h.updated_at AS started_at)
+       SELECT (SELECT started_at FROM claimed) AS started_at,
+              (SELECT extract(epoch FROM (greatest(h.next_start_at, h.last_answer_at + ${gap}) - clock_timestamp())) * 1000
+               FROM fetch_hosts h WHERE h.host = ?) AS wait_ms`,
+      [host, options.intervalMs, options.intervalMs, options.intervalMs, options.intervalMs, host],
     );
-    if (rows.length) return { startedAt: new Date(rows[0].started_at).toISOString() };
-    const waited = await knex.raw<{ rows: Array<{ wait_ms: number | null }> }>(
-      `SELECT extract(epoch FROM (greatest(h.next_start_at, h.last_answer_at + ${gap}) - clock_timestamp())) * 1000 AS wait_ms
-       FROM fetch_hosts h WHERE h.host = ?`,
-      [options.intervalMs, host],
-    );
-    return { waitMs: Math.max(0, Number(waited.rows[0]?.wait_ms ?? 0)) };
+    const row = rows[0];
+    if (row?.started_at) return { startedAt: new Date(row.started_at).toISOString() };
+    return { waitMs: Math.max(0, Number(row?.wait_ms ?? 0)) };
   };
 
   return {

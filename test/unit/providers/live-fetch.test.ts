@@ -168,8 +168,13 @@ test('two fetchers sharing the database, one slot per host: the host sees their 
   const serial = { ...options, hostIntervalMs: interval, perHostConcurrency: 1 };
   const a = createLiveFetcher(testKnex(), serial);
   const b = createLiveFetcher(testKnex(), serial);
-  await Promise.all([a.fetch(site.url('/s1')), b.fetch(site.url('/s2')), a.fetch(site.url('/s3')), b.fetch(site.url('/s4'))]);
+  const pages = await Promise.all([a.fetch(site.url('/s1')), b.fetch(site.url('/s2')), a.fetch(site.url('/s3')), b.fetch(site.url('/s4'))]);
   const starts = log.map((r) => r.at).sort((x, y) => x - y);
+  // Each exchange is stamped with its grant (the database's clock): the last one is the host's last granted start.
+  const stamped = pages.flatMap((p) => p.exchanges ?? []).map((e) => e.started_at);
+  const host = new URL(site.url('/s1')).host;
+  const last = await testKnex()('fetch_hosts').where('host', host).first('updated_at');
+  expect(stamped.sort().at(-1)).toBe(new Date(last.updated_at).toISOString());
   // Four pages, and robots.txt once or more (fetchers that find no stored copy at once each read it).
   expect(['/s1', '/s2', '/s3', '/s4'].map(hits)).toEqual([1, 1, 1, 1]);
   expect(starts.length).toBeGreaterThanOrEqual(5);
