@@ -23,11 +23,9 @@
  * samples whole, and the estimate is Estimaco's 19,797.
  */
 import type { Knex } from 'knex';
-import { Client } from 'pg';
 import request from 'supertest';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { createKnex, databaseOf, ensureDatabase, migrateLatest } from '../../src/db';
 import { newId } from '../../src/lib/ids';
 import { SESSION_COOKIE } from '../../src/middleware/session';
 import { createOrganizationWithKey } from '../../src/services/access/auth';
@@ -40,20 +38,14 @@ import { COUNT_CAP, ESTIMATE_ABOVE, gridPage, loadGridCatalog, type GridPage } f
 import { parseGridQuery } from '../../src/services/catalog/grid/item-grid-query';
 import { normalizeTaxonomy } from '../../src/services/catalog/taxonomy';
 import { noJobs } from '../helpers/app';
-import { TEST_DATABASE_URL } from '../setup/env';
+import { createOwnDatabase, type OwnDatabase } from '../helpers/own-database';
 
 /** Items of the catalog. */
 const N = 20_000;
 /** The lowered threshold: planner estimates of at least this many matches are shown as estimates. */
 const ESTIMATE_AT = 2_000;
 
-/** The suite's own database (see the header): the worker's test database's name with `_grid_count` appended. */
-const OWN_DATABASE_URL = (() => {
-  const url = new URL(TEST_DATABASE_URL);
-  url.pathname = `${url.pathname.replace(/\/$/, '')}_grid_count`;
-  return url.toString();
-})();
-
+let own: OwnDatabase | undefined;
 let knex: Knex;
 let org: { organizationId: string; apiKey: string };
 let catalogId: string;
@@ -61,18 +53,6 @@ let scope: Scope;
 const caches = createServiceCaches();
 /** What the grid's search count needs: the caches, and a runner that refuses index builds (this catalog is under the size that asks for one). */
 const searchTotals = { caches: caches.catalog, jobRunner: noJobs };
-
-/** Drops the suite's own database when it exists, ending its sessions first (an interrupted run may have left some). */
-async function dropOwnDatabase(): Promise<void> {
-  const { name, adminUrl } = databaseOf(OWN_DATABASE_URL);
-  const client = new Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
-}
 
 /**
  * Inserts the catalog and its schema version 1.0.0 in the suite's database, as
@@ -103,10 +83,8 @@ async function createCatalog(organizationId: string, schema: Record<string, unkn
 
 beforeAll(async () => {
   // A fresh database (migrations: about a second), so the table's statistics are this catalog's alone.
-  await dropOwnDatabase();
-  await ensureDatabase(OWN_DATABASE_URL);
-  knex = createKnex(OWN_DATABASE_URL, { min: 0, max: 5 });
-  await migrateLatest(knex);
+  own = await createOwnDatabase('grid_count');
+  knex = own.knex;
   org = await createOrganizationWithKey(knex, 'grid count estimate');
   scope = { organizationId: org.organizationId, principal: { kind: 'api_key', id: 'test', organizationIds: [org.organizationId] } };
   catalogId = await createCatalog(
@@ -147,8 +125,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await knex?.destroy();
-  await dropOwnDatabase();
+  await own?.drop();
 }, 120_000);
 
 /** The grid page of a URL query, through the service, with the lowered threshold (or `estimateAbove`). */
@@ -210,7 +187,7 @@ test('a first page holding every match is exact, whatever the planner estimated'
 });
 
 test('the grid page says the count is an estimate; counted pages say what they always said', async () => {
-  const config = { ...loadConfig(), databaseUrl: OWN_DATABASE_URL, gridIndexes: { minItems: 1000, maxPerCatalog: 8 }, gridCountEstimateAbove: ESTIMATE_AT };
+  const config = { ...loadConfig(), databaseUrl: own!.url, gridIndexes: { minItems: 1000, maxPerCatalog: 8 }, gridCountEstimateAbove: ESTIMATE_AT };
   const app = createApp({ config, knex, jobRunner: noJobs }).callback();
   const cookie = `${SESSION_COOKIE}=${(await signIn(knex, org.apiKey, config.jwtSecret)).token}`;
   const get = async (path: string) => {

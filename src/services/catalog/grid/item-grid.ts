@@ -26,7 +26,7 @@ import {
   type RequiredRules,
 } from './completeness';
 import { gridIndexRows, neededGridIndexes, type GridIndexRow } from './grid-indexes';
-import { keyCandidateSql, keyedFields, keyedSortedRows, ROW_COLUMNS, type KeyedFields, type PageRows, type RawRow } from './grid-keys';
+import { keyCandidateSql, keyedFields, keyedSortedRows, ROW_COLUMNS, type PageRows, type RawRow } from './grid-keys';
 import { emptySql, filterConditionSql, GRID_KEY_SQL, rangeBounds, readWithoutJit, type GridQuery, type SqlPart } from './item-grid-query';
 import { isGrouped } from '../items/items-keys';
 import { afterCursorSql, filterSql, FORCE_WALK_SQL, isWordsOnlyTerm, orderSql, walkReadsFewer, type ItemCursor, type SortOrder } from '../items/items-sql';
@@ -417,7 +417,13 @@ async function readGridPage(knex: Knex, { c, q, profile, limit, options }: PageR
   const read = andSql([where, ...keyCandidateSql(c.catalog.id, q.filters, c.types, keyed)]);
   const count = () => gridCount(knex, c, q, read, estimateAbove, estimate, options.searchTotals);
   // Reading the matches first counts them too; a page past the last match has no row to say so.
-  const [page, early] = await Promise.all([pageOf(knex, c, q, read, limit, matchesFirst, keyed), matchesFirst ? null : count()]);
+  // A keyed sort walks the sort key B-tree with the filters alone: their candidate tests would
+  // make the planner expect few matches and read them all to sort them.
+  const rows =
+    dataSort(q.sort) && !matchesFirst && keyed.get(q.sort)?.sortable
+      ? keyedSortedRows(knex, c.catalog.id, where, q.sort, q.dir, q.cursor, limit + 1)
+      : pageOf(knex, q, read, limit, matchesFirst);
+  const [page, early] = await Promise.all([rows, matchesFirst ? null : count()]);
   const counted = early ?? (page.total !== undefined ? { count: page.total, kind: 'exact' as const } : await count());
   return gridRows(knex, c, q, page, counted, limit);
 }
@@ -436,7 +442,7 @@ async function catchUpPage(trx: Knex.Transaction, { c, q, profile, limit, option
   const walk = walkReadsFewer(limit + 1, c.catalog.item_count, counted.count);
   if (walk) await trx.raw(FORCE_WALK_SQL);
   const rowWhere = walk ? gridWhereSql(c, q, profile, { ...words, pending_matches: undefined }) : where;
-  return gridRows(trx, c, q, await pageOf(trx, c, q, rowWhere, limit, false), counted, limit);
+  return gridRows(trx, c, q, await pageOf(trx, q, rowWhere, limit, false), counted, limit);
 }
 
 /** Conditions joined by AND. */
@@ -444,21 +450,8 @@ function andSql(parts: SqlPart[]): SqlPart {
   return parts.length === 1 ? parts[0] : { sql: parts.map((p) => p.sql).join(' AND '), bindings: parts.flatMap((p) => p.bindings) };
 }
 
-/**
- * The rows of a grid page (one more than `limit`, to tell whether another page follows) in its
- * order after its cursor. Sorted by a data field whose keys can sort (`keyed`), the key B-tree is
- * walked in the page's order (grid-keys.ts keyedSortedRows), unless the matches are read first.
- */
-function pageOf(
-  knex: Knex,
-  c: GridCatalog,
-  q: GridQuery,
-  where: SqlPart,
-  limit: number,
-  matchesFirst: boolean,
-  keyed: KeyedFields = new Map(),
-): Promise<PageRows> {
-  if (dataSort(q.sort) && !matchesFirst && keyed.get(q.sort)?.sortable) return keyedSortedRows(knex, c.catalog.id, where, q.sort, q.dir, q.cursor, limit + 1);
+/** The rows of a grid page (one more than `limit`, to tell whether another page follows) in its order after its cursor. */
+function pageOf(knex: Knex, q: GridQuery, where: SqlPart, limit: number, matchesFirst: boolean): Promise<PageRows> {
   if (dataSort(q.sort)) return dataSortedRows(knex, where, q.sort, q.dir, q.cursor, limit + 1, matchesFirst);
   const order = orderSql(q.sort, q.dir, 'created_at');
   const after = q.cursor ? afterCursorSql(q.sort, q.dir, 'created_at', q.cursor) : null;
