@@ -14,7 +14,7 @@
  *   lingering ── gridIndexRequested signal ──▶ reconciling
  *   lingering ── `linger_s` (default 30 s) without a signal ──▶ completed (what it built, failed, dropped)
  *
- * Retries: 5 s doubling to 5 min, 20 attempts; start-to-close 2 h (a build is ~5–30 s per
+ * Retries: 5 s doubling to 5 min, 20 attempts; start-to-close 2 h (a field's keys take ~40–60 s per
  * 1,000,000 items); heartbeat timeout 30 s. Continue-as-new after 50 passes (a handful of events
  * each). Cancellation: the pending attempt is cancelled; an interrupted key build leaves the field
  * recorded but not ready (the triggers keep the keys of new writes meanwhile), and the next pass

@@ -13,6 +13,7 @@ import type { Scope } from '../../src/services/access/scope';
 import { createServiceCaches } from '../../src/services/service-caches';
 import { gridPage, loadGridCatalog, type GridPage } from '../../src/services/catalog/grid/item-grid';
 import { parseGridQuery } from '../../src/services/catalog/grid/item-grid-query';
+import { textKeys } from '../../src/services/catalog/grid/grid-keys';
 import { buildSortKeys } from '../../src/services/catalog/items/sort-keys';
 import { noJobs } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
@@ -169,3 +170,18 @@ test('a wrong key changes the keyed answers only: the keyed reads are the ones t
     await keysReady(true);
   }
 }, 120_000);
+
+test('the keys of a text value: its string, and the JSON number or boolean it also reads as; none for what jsonb refuses', () => {
+  expect(textKeys('Acme')).toEqual(['"Acme"']);
+  expect(textKeys('5')).toEqual(['"5"', '5']);
+  expect(textKeys(' 5')).toEqual(['" 5"']);
+  expect(textKeys('true')).toEqual(['"true"', 'true']);
+  // A number of 151 digits (PostgreSQL writes kept numbers without an exponent) is still looked up.
+  const big = '1' + '0'.repeat(150);
+  expect(textKeys(big)).toEqual([JSON.stringify(big), big]);
+  expect(textKeys('[1]')).toBeNull();
+  expect(textKeys('a\uD800b')).toBeNull();
+  expect(textKeys('😀')).toEqual(['"😀"']);
+  // A NUL is refused with the query (422), before any key is looked up.
+  expect(() => parseGridQuery({ 'f.brand': 'eq:a\u0000b' }, { brand: 'string' })).toThrow(/NUL/);
+});

@@ -62,9 +62,12 @@ export async function keyedFields(knex: Knex, catalogId: string, wanted: { sort?
 export function textKeys(v: string): string[] | null {
   const t = v.trim();
   if (t.startsWith('[') || t.startsWith('{')) return null;
+  // jsonb refuses \u0000 and unpaired surrogates, which a key never holds: read the plain way.
+  if (v.includes('\u0000') || /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(v)) return null;
   const keys = [JSON.stringify(v)];
-  // Only JSON numbers PostgreSQL's numeric reads without overflow, and the two booleans.
-  if (t === v && (/^-?(0|[1-9]\d{0,99})(\.\d{1,100})?([eE][+-]?\d{1,3})?$/.test(v) || v === 'true' || v === 'false')) keys.push(v);
+  // A JSON number (PostgreSQL writes every number it keeps this way, without an exponent; an
+  // exponent of up to 4 digits stays inside numeric's range), or one of the two booleans.
+  if (t === v && v.length <= 10_000 && (/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d{1,4})?$/.test(v) || v === 'true' || v === 'false')) keys.push(v);
   return keys;
 }
 

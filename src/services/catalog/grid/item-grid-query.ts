@@ -198,8 +198,13 @@ export function rangeBounds(f: Pick<GridFilter, 'field' | 'value'>): { lo: strin
   return { lo: f.value.slice(0, at).trim(), hi: f.value.slice(at + 2).trim() };
 }
 
-/** Reads one `f.<field>` value `<op>:<value>` (`empty` and `notempty` take no value). */
+/**
+ * Reads one `f.<field>` value `<op>:<value>` (`empty` and `notempty` take no value).
+ * @throws ValidationError (422) for an unknown operator or a NUL character
+ */
 export function parseFilter(field: string, raw: string): GridFilter {
+  // PostgreSQL's text holds no NUL character: refused here rather than failing in the database.
+  if (raw.includes('\u0000')) throw ValidationError.at(['query', `f.${field}`], 'A filter value cannot hold a NUL character');
   const at = raw.indexOf(':');
   const op = (at < 0 ? raw : raw.slice(0, at)).trim();
   if (!(FILTER_OPS as readonly string[]).includes(op))
