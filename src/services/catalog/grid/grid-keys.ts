@@ -17,7 +17,7 @@
  */
 import type { Knex } from 'knex';
 import type { ItemCursor, SortOrder } from '../items/items-sql';
-import { readWithoutJit, type GridFilter, type SqlPart } from './item-grid-query';
+import { rangeBounds, readWithoutJit, type GridFilter, type SqlPart } from './item-grid-query';
 
 /** A row as the grid page's statements read it. */
 export type RawRow = { id: string; entity_type: string; data: Record<string, unknown>; created_key: string; updated_key: string };
@@ -37,17 +37,20 @@ export type KeyedFields = Map<string, { sortable: boolean }>;
 /**
  * The catalog's fields whose keys are ready, read when the query sorts by a data field or filters
  * with `eq`, `in` or `range` (else an empty map, nothing read). A field with a value too large for
- * a key (`oversize`) still filters (the candidates include such values) but does not sort.
+ * a key (`oversize`) still filters (the candidates include such values) but does not sort;
+ * only the sort field is probed for such values (a filter-only field reads `sortable` true).
  */
 export async function keyedFields(knex: Knex, catalogId: string, wanted: { sort?: string; filters: GridFilter[] }): Promise<KeyedFields> {
   const fields = new Set<string>(wanted.filters.filter((f) => !f.negate && ['eq', 'in', 'range'].includes(f.op)).map((f) => f.field));
   if (wanted.sort) fields.add(wanted.sort);
   const out: KeyedFields = new Map();
   if (!fields.size) return out;
+  // Only the sort field is probed for oversize keys: a filter uses a field's keys either way.
   const { rows } = (await knex.raw(
-    `SELECT f.field, NOT EXISTS (SELECT 1 FROM catalog_sort_keys s WHERE s.catalog_id = f.catalog_id AND s.field = f.field AND s.oversize) AS sortable
+    `SELECT f.field, f.field IS DISTINCT FROM ?::text
+         OR NOT EXISTS (SELECT 1 FROM catalog_sort_keys s WHERE s.catalog_id = f.catalog_id AND s.field = f.field AND s.oversize) AS sortable
      FROM catalog_sort_fields f WHERE f.catalog_id = ? AND f.ready AND f.field = ANY (?::text[])`,
-    [catalogId, [...fields]],
+    [wanted.sort ?? null, catalogId, [...fields]],
   )) as { rows: Array<{ field: string; sortable: boolean }> };
   for (const r of rows) out.set(r.field, { sortable: r.sortable });
   return out;
@@ -106,8 +109,7 @@ export function keyCondition(f: GridFilter, type: string): SqlPart | null {
     }
     case 'range': {
       if (!numeric) return null;
-      const at = f.value.indexOf('..');
-      const [lo, hi] = [f.value.slice(0, at).trim(), f.value.slice(at + 2).trim()];
+      const { lo, hi } = rangeBounds(f);
       const parts: string[] = [];
       const bindings: Knex.RawBinding[] = [];
       for (const [bound, cmp] of [
