@@ -1,4 +1,5 @@
 import { gtinCheckDigit } from '../../src/channels';
+import type { Knex } from 'knex';
 import { newId } from '../../src/lib/ids';
 import { normalizeTaxonomy } from '../../src/services/catalog/taxonomy';
 import { createTestCatalog } from './catalogs';
@@ -122,4 +123,13 @@ export function fixtureRequired(data: Record<string, unknown>): string[] {
 /** Whether an item of the fixture is complete. */
 export function fixtureComplete(data: Record<string, unknown>): boolean {
   return fixtureRequired(data).every((f) => !isEmpty(data[f]));
+}
+
+/**
+ * The definitions of the indexes on `catalog_items` that read `data` (a grid field index is the
+ * field's sort keys, never such an index: docs/console.md "Grid field indexes").
+ */
+export async function dataIndexes(knex: Knex): Promise<string[]> {
+  const { rows } = await knex.raw("SELECT indexdef FROM pg_indexes WHERE tablename = 'catalog_items' AND indexdef ~ '\\mdata\\M'");
+  return rows.map((r: { indexdef: string }) => r.indexdef);
 }

@@ -22,7 +22,7 @@ import { SORT_KEYS_MIN_ITEMS } from '../../src/services/catalog/items/sort-keys'
 import { TemporalJobRunner } from '../../temporal/client';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
-import { createGridFixture, type GridFixtureItem } from '../helpers/grid-catalog';
+import { createGridFixture, dataIndexes, type GridFixtureItem } from '../helpers/grid-catalog';
 import { fakeEngine, RunningTestWorker, runTestWorker, startTestTemporal } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
 
@@ -92,12 +92,6 @@ async function keysKept(id: string, field: string): Promise<boolean> {
   return Boolean(await knex('catalog_sort_fields').where({ catalog_id: id, field }).first('field'));
 }
 
-/** Definitions of the indexes on `catalog_items` that read `data`: none may exist, or every update of `data` is non-HOT. */
-async function dataIndexes(): Promise<string[]> {
-  const { rows } = await knex.raw("SELECT indexdef FROM pg_indexes WHERE tablename = 'catalog_items' AND indexdef ~ '\\mdata\\M'");
-  return rows.map((r: { indexdef: string }) => r.indexdef);
-}
-
 /**
  * Whether an update of one item's `data` is heap-only: the update and the transaction's own
  * statistics (pg_stat_xact_user_tables, counted as the statement runs), rolled back. The table's
@@ -144,7 +138,7 @@ it('builds the sort field index in the background, then pages in the right order
   const keys = new Map((await keysOf(catalogId, 'price'))?.map((r) => [r.item_id, r.k]));
   expect(keys.size).toBe(items.length);
   for (const i of items) expect(keys.get(i.id)).toEqual(i.data.price ?? null);
-  expect(await dataIndexes()).toEqual([]);
+  expect(await dataIndexes(knex)).toEqual([]);
   expect(await updateIsHeapOnly(items[0].id)).toBe(true);
   expect((await knex('pg_statistic_ext').where('stxname', gridStatsName('key', 'price')).first('stxname'))?.stxname).toBe(gridStatsName('key', 'price'));
 
@@ -161,7 +155,7 @@ it('indexes a filter field, counts a filter matching nothing as 0, and stops at 
   expect((await page(gridPath('f.brand=eq:Nobody'))).notices).toEqual(['building: filtering on brand is being indexed; this page may be slow until it is.']);
   await waitUntil(async () => (await rowState(name)) === 'ready', 'the brand index is ready', 60_000, 200);
   expect((await keysOf(catalogId, 'brand'))?.length).toBe(items.length);
-  expect(await dataIndexes()).toEqual([]);
+  expect(await dataIndexes(knex)).toEqual([]);
   const none = await page(gridPath('f.brand=eq:Nobody'));
   expect(none).toMatchObject({ ids: [], notices: [], count: '0 items' });
   const acme = items.filter((i) => i.data.brand === 'Acme').map((i) => i.id);
