@@ -11,6 +11,7 @@ import { down, up } from '../../migrations/20261208090000_grid_keys';
 import { gridIndexName } from '../../src/services/catalog/grid/grid-indexes';
 import { newId } from '../../src/lib/ids';
 import { createOrganizationWithKey } from '../../src/services/access/auth';
+import { createTestCatalog } from '../helpers/catalogs';
 import { createOwnDatabase, type OwnDatabase } from '../helpers/own-database';
 
 let own: OwnDatabase | undefined;
@@ -32,15 +33,7 @@ async function indexesNamed(table: string, names: string[]): Promise<string[]> {
 
 test('drops the cgi_ index over data, records the field for keys, and asks for the build again', async () => {
   const org = await createOrganizationWithKey(knex, 'grid keys migration');
-  const catalogId = newId();
-  await knex('catalogs').insert({
-    id: catalogId,
-    organization_id: org.organizationId,
-    name: 'c',
-    unique_id_field: 'sku',
-    current_schema_version: '1.0.0',
-    created_by_user_id: 'test',
-  });
+  const catalogId = await createTestCatalog(org.organizationId, { knex });
   // A row of a catalog deleted meanwhile (rows have no foreign key; the hourly sweep drops them): the migration skips it.
   const gone = gridIndexName(newId(), 'key', 'price');
   await knex('catalog_field_indexes').insert({

@@ -26,7 +26,6 @@ import type { Knex } from 'knex';
 import request from 'supertest';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { newId } from '../../src/lib/ids';
 import { SESSION_COOKIE } from '../../src/middleware/session';
 import { createOrganizationWithKey } from '../../src/services/access/auth';
 import type { Scope } from '../../src/services/access/scope';
@@ -38,6 +37,7 @@ import { COUNT_CAP, ESTIMATE_ABOVE, gridPage, loadGridCatalog, type GridPage } f
 import { parseGridQuery } from '../../src/services/catalog/grid/item-grid-query';
 import { normalizeTaxonomy } from '../../src/services/catalog/taxonomy';
 import { noJobs } from '../helpers/app';
+import { createTestCatalog } from '../helpers/catalogs';
 import { createOwnDatabase, type OwnDatabase } from '../helpers/own-database';
 
 /** Items of the catalog. */
@@ -54,42 +54,15 @@ const caches = createServiceCaches();
 /** What the grid's search count needs: the caches, and a runner that refuses index builds (this catalog is under the size that asks for one). */
 const searchTotals = { caches: caches.catalog, jobRunner: noJobs };
 
-/**
- * Inserts the catalog and its schema version 1.0.0 in the suite's database, as
- * test/helpers/catalogs.ts `createTestCatalog` does in the shared one.
- * @returns the catalog id
- */
-async function createCatalog(organizationId: string, schema: Record<string, unknown>, taxonomy: unknown): Promise<string> {
-  const id = newId();
-  await knex('catalogs').insert({
-    id,
-    organization_id: organizationId,
-    name: `catalog ${id.slice(0, 8)}`,
-    unique_id_field: 'sku',
-    current_schema_version: '1.0.0',
-    created_by_user_id: 'test',
-  });
-  await knex('catalog_schemas').insert({
-    id: newId(),
-    catalog_id: id,
-    version: '1.0.0',
-    schema_definition: JSON.stringify(schema),
-    taxonomy: JSON.stringify(taxonomy),
-    created_by: 'test',
-    change_reason: 'test catalog',
-  });
-  return id;
-}
-
 beforeAll(async () => {
   // A fresh database (migrations: about a second), so the table's statistics are this catalog's alone.
   own = await createOwnDatabase('grid_count');
   knex = own.knex;
   org = await createOrganizationWithKey(knex, 'grid count estimate');
   scope = { organizationId: org.organizationId, principal: { kind: 'api_key', id: 'test', organizationIds: [org.organizationId] } };
-  catalogId = await createCatalog(
-    org.organizationId,
-    {
+  catalogId = await createTestCatalog(org.organizationId, {
+    knex,
+    schema_definition: {
       type: 'object',
       properties: {
         sku: { type: 'string' },
@@ -100,8 +73,8 @@ beforeAll(async () => {
       },
       required: ['sku'],
     },
-    normalizeTaxonomy({ name: 'Gear', nodes: [{ id: 'gear', name: 'Gear', parent: null }] }, ['taxonomy']),
-  );
+    taxonomy: normalizeTaxonomy({ name: 'Gear', nodes: [{ id: 'gear', name: 'Gear', parent: null }] }, ['taxonomy']) as unknown as Record<string, unknown>,
+  });
   // Brand: Solo for three items, Rarebrand for every 100th (200), Estimaco for the other 19,797;
   // category `gear` but for every 10th item (2,000 unclassified). Price: the number g % 100 but
   // for one item in 50 each of a string, a boolean, a list, an object, a JSON null and no price

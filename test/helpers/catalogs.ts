@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { newId } from '../../src/lib/ids';
 import { testKnex } from './db';
 
@@ -31,6 +32,8 @@ export interface TestCatalogOptions {
   taxonomy?: Record<string, unknown> | null;
   catalog_md?: string | null;
   quality_prompt?: string | null;
+  /** The database to insert into (a suite's own database); default the shared test database. */
+  knex?: Knex;
 }
 
 /**
@@ -39,7 +42,7 @@ export interface TestCatalogOptions {
  * @returns the catalog id
  */
 export async function createTestCatalog(organizationId: string, o: TestCatalogOptions = {}): Promise<string> {
-  const knex = testKnex();
+  const knex = o.knex ?? testKnex();
   const id = newId();
   await knex('catalogs').insert({
     id,
