@@ -160,6 +160,39 @@ test('HTTP cache: reused within FETCH_MAX_AGE_S with no request; older copies re
   await Promise.all([fresh.close(), stale.close()]);
 });
 
+/** Everything jest can fake but Date. */
+const REAL_TIMERS: Array<
+  | 'hrtime'
+  | 'nextTick'
+  | 'performance'
+  | 'queueMicrotask'
+  | 'requestAnimationFrame'
+  | 'cancelAnimationFrame'
+  | 'requestIdleCallback'
+  | 'cancelIdleCallback'
+  | 'setImmediate'
+  | 'clearImmediate'
+  | 'setInterval'
+  | 'clearInterval'
+  | 'setTimeout'
+  | 'clearTimeout'
+> = [
+  'hrtime',
+  'nextTick',
+  'performance',
+  'queueMicrotask',
+  'requestAnimationFrame',
+  'cancelAnimationFrame',
+  'requestIdleCallback',
+  'cancelIdleCallback',
+  'setImmediate',
+  'clearImmediate',
+  'setInterval',
+  'clearInterval',
+  'setTimeout',
+  'clearTimeout',
+];
+
 test('two fetchers sharing the database, one slot per host: the host sees their requests FETCH_HOST_INTERVAL_MS apart', async () => {
   // With one slot, each request starts only after the previous one was answered and then the
   // interval passed, so the spacing holds at the server however late a sender runs. (With more
@@ -168,7 +201,12 @@ test('two fetchers sharing the database, one slot per host: the host sees their 
   const serial = { ...options, hostIntervalMs: interval, perHostConcurrency: 1 };
   const a = createLiveFetcher(testKnex(), serial);
   const b = createLiveFetcher(testKnex(), serial);
-  const pages = await Promise.all([a.fetch(site.url('/s1')), b.fetch(site.url('/s2')), a.fetch(site.url('/s3')), b.fetch(site.url('/s4'))]);
+  // Node's Date an hour behind the database's clock (only Date is faked; timers stay real), so an
+  // exchange stamped with the Node clock instead of its grant's time cannot match the grant.
+  jest.useFakeTimers({ doNotFake: REAL_TIMERS, now: Date.now() - 3_600_000, advanceTimers: true });
+  const pages = await Promise.all([a.fetch(site.url('/s1')), b.fetch(site.url('/s2')), a.fetch(site.url('/s3')), b.fetch(site.url('/s4'))]).finally(() =>
+    jest.useRealTimers(),
+  );
   const starts = log.map((r) => r.at).sort((x, y) => x - y);
   // Each exchange is stamped with its grant (the database's clock): the last one is the host's last granted start.
   const stamped = pages.flatMap((p) => p.exchanges ?? []).map((e) => e.started_at);
