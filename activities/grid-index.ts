@@ -8,7 +8,7 @@ import { Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import { logger } from '../src/lib/logger';
 import { GridIndexReconcile, reconcileGridIndexes } from '../src/services/catalog/grid/grid-indexes';
-import { buildSortKeys, SortKeysBuilt } from '../src/services/catalog/items/sort-keys';
+import { buildSortKeys } from '../src/services/catalog/items/sort-keys';
 import { whileHeartbeating } from './heartbeat';
 
 /** The grid index activities registered on the worker; the workflow proxies them by these names. */
@@ -19,9 +19,10 @@ export interface GridIndexActivities {
    * keys of the fields its lists asked for (`catalog_sort_fields` rows not ready); heartbeats while
    * it runs. Idempotent: a retry finds what exists and goes on.
    * @returns what was built, failed (recorded on the row) and dropped, and the sort keys made ready
+   *   (by the grid rows' builds, then of the fields only a list asked for)
    * @throws the database's error (retried by the workflow's policy)
    */
-  reconcileGridIndexes(catalogId: string): Promise<GridIndexReconcile & { sort_keys: SortKeysBuilt[] }>;
+  reconcileGridIndexes(catalogId: string): Promise<GridIndexReconcile>;
 }
 
 /** Builds the grid index activities over the worker's database. */
@@ -39,7 +40,8 @@ export function createGridIndexActivities(deps: { knex: Knex }): GridIndexActivi
             step = detail;
           };
           const indexes = await reconcileGridIndexes(deps.knex, catalogId, onStep);
-          return { ...indexes, sort_keys: await buildSortKeys(deps.knex, catalogId, onStep) };
+          // The fields a list asked for while no grid row was pending (a no-op when the grid rows' builds took them).
+          return { ...indexes, sort_keys: [...indexes.sort_keys, ...(await buildSortKeys(deps.knex, catalogId, onStep))] };
         },
       );
       logger.info({ catalog_id: catalogId, attempt: ctx.info.attempt, result }, 'grid indexes reconciled');

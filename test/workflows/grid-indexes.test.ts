@@ -205,6 +205,8 @@ it('builds and drops the index of a field whose name holds quotes and SQL, as a 
   ]);
   const built = await reconcileGridIndexes(knex, id);
   expect(built.built.map((b) => b.field)).toEqual([weird]);
+  // The keys its build made ready are in the answer (the activity reports them).
+  expect(built.sort_keys.map((k) => [k.field, k.items])).toEqual([[weird, 30]]);
   expect((await keysOf(id, weird))?.map((r) => r.k).sort((a, b) => (a as number) - (b as number))).toEqual(Array.from({ length: 30 }, (_, g) => g + 1));
   expect(await ensureGridIndexes(knex, { id, organization_id: org.organizationId, item_count: 30 }, [need], settings)).toEqual([]);
   expect(await markGridIndexesDropping(knex, id, ['sku'])).toBe(1);

@@ -34,7 +34,7 @@ import type { Knex } from 'knex';
 import type { BoundedCache } from '../../../lib/bounded-cache';
 import { logger } from '../../../lib/logger';
 import type { JobRunner } from '../../job-runner';
-import { buildSortKeys } from '../items/sort-keys';
+import { buildSortKeys, type SortKeysBuilt } from '../items/sort-keys';
 import type { GridQuery } from './item-grid-query';
 
 /** The kinds of grid field index (see the module comment). */
@@ -254,6 +254,8 @@ export interface GridIndexReconcile {
   built: Array<{ index: string; field: string; kind: GridIndexKind; build_ms: number }>;
   failed: Array<{ index: string; field: string; error: string }>;
   dropped: string[];
+  /** The fields whose keys the builds made ready (buildSortKeys: a grid row's field, and any other field of the catalog waiting for its keys then). */
+  sort_keys: SortKeysBuilt[];
 }
 
 /** PostgreSQL error classes a rebuild would hit again (data and program-limit errors, e.g. an index row too large): the row is `failed`, not retried. */
@@ -309,11 +311,12 @@ function expressionSql(kind: GridIndexKind): string {
  * uses the field), its statistics (unless another catalog uses them) and its row. Idempotent and
  * safe to repeat after a crash: every step checks what exists, and a key copied twice is kept once.
  * `heartbeat` is called before each step (the activity's liveness).
- * @returns what was built, failed (data or size errors, recorded on the row) and dropped
+ * @returns what was built, failed (data or size errors, recorded on the row) and dropped, and the
+ *   fields whose keys were made ready on the way
  * @throws the database's error for anything else (the workflow retries)
  */
 export async function reconcileGridIndexes(knex: Knex, catalogId: string, heartbeat: (detail: unknown) => void = () => {}): Promise<GridIndexReconcile> {
-  const out: GridIndexReconcile = { catalog_id: catalogId, built: [], failed: [], dropped: [] };
+  const out: GridIndexReconcile = { catalog_id: catalogId, built: [], failed: [], dropped: [], sort_keys: [] };
   const catalogExists = async () => Boolean(await knex('catalogs').where('id', catalogId).first('id'));
   for (let row = await nextPending(knex, catalogId); row; row = await nextPending(knex, catalogId)) {
     heartbeat({ index: row.index_name, state: row.state });
@@ -336,7 +339,7 @@ export async function reconcileGridIndexes(knex: Knex, catalogId: string, heartb
       // The field's keys: kept by the items' triggers from this commit on, copied for the items
       // written before by buildSortKeys (which waits for older writers first), then ready.
       await knex.raw('INSERT INTO catalog_sort_fields (catalog_id, field) VALUES (?, ?) ON CONFLICT DO NOTHING', [catalogId, row.field]);
-      await buildSortKeys(knex, catalogId, heartbeat);
+      out.sort_keys.push(...(await buildSortKeys(knex, catalogId, heartbeat)));
       // Statistics of the new expression, so the planner sees how rare a filtered value is.
       if (!rows[0].has_stats) await knex.raw('ANALYZE catalog_items');
       const keys = await knex('catalog_sort_fields').where({ catalog_id: catalogId, field: row.field }).first('ready');
