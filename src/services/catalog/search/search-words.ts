@@ -65,7 +65,9 @@ export async function markWordsPending(trx: Knex.Transaction, catalogId: string)
  * `logged` is still at or before `search_words_pending_from`, and the catalog still logs. A
  * search then matches the word index's candidates plus these items, each checked against its
  * current vector: exact, and no row outside both is read.
- * Read in the caller's snapshot (the flag, the positions and the delta together).
+ * Read in the caller's snapshot (the flag, the positions and the delta together). The delta rows
+ * come from the `diff` GIN index alone (the catalog's condition is written so that no index
+ * answers it, as in search-count-index.ts countByPostings).
  * @param wordsTerm the term whose words the word index matches (the search term, or its part:
  *   src/services/catalog/search/common-words.ts)
  * @returns item ids (possibly empty), or null when the delta does not cover the window
@@ -76,7 +78,7 @@ export async function pendingWordMatches(trx: Knex.Transaction, catalogId: strin
   } = await trx.raw(
     `SELECT c.search_indexed AND c.search_words_pending_from IS NOT NULL AND i.logged <= c.search_words_pending_from AS covered,
        (SELECT coalesce(array_agg(DISTINCT d.item_id::text), '{}') FROM catalog_search_delta d
-        WHERE d.catalog_id = c.id AND d.upto > c.search_words_pending_from
+        WHERE (d.catalog_id = c.id) IS TRUE AND d.upto > c.search_words_pending_from
           AND d.diff @@ replace(catalog_item_search_query(?)::text, ' & ', ' | ')::tsquery) AS ids
      FROM catalogs c LEFT JOIN catalog_search_index i ON i.catalog_id = c.id WHERE c.id = ?`,
     [wordsTerm.toLowerCase(), catalogId],
