@@ -116,6 +116,20 @@ export interface Comparison {
   ratio: number | null;
   /** `ok`, `regressed` (ratio more than {@link ALLOWED_DROP} below the baseline's) or `missing` (not measured this run). */
   verdict: 'ok' | 'regressed' | 'missing';
+  /**
+   * What moved, for a reader of a `regressed` line: `value` when the figure itself is worse than
+   * the baseline's (a time longer, a rate lower), `limit` when the figure held or improved and its
+   * physical limit improved more (a limit is one measurement on a shared machine and can swing by
+   * 2× within a run). The verdict is the ratio's either way. Null when missing.
+   */
+  moved: 'value' | 'limit' | null;
+  /** `<value> <unit> (baseline <value>), <limit> <limit value> <unit> (baseline <value>)`; empty when missing. */
+  detail: string;
+}
+
+/** Whether a figure in `unit` is better when lower (a time) rather than higher (a rate). */
+function lowerIsBetter(unit: string): boolean {
+  return unit === 'ms';
 }
 
 /**
@@ -128,7 +142,15 @@ export function compareWithBaseline(file: string, figures: Figure[]): Comparison
   if (!Array.isArray(baseline.figures)) throw new Error(`${file} holds no figures`);
   return baseline.figures.map((b) => {
     const now = figures.find((f) => f.figure === b.figure);
-    if (!now) return { figure: b.figure, baseline_ratio: b.ratio, ratio: null, verdict: 'missing' };
-    return { figure: b.figure, baseline_ratio: b.ratio, ratio: now.ratio, verdict: now.ratio < b.ratio * (1 - ALLOWED_DROP) ? 'regressed' : 'ok' };
+    if (!now) return { figure: b.figure, baseline_ratio: b.ratio, ratio: null, verdict: 'missing', moved: null, detail: '' };
+    const worse = lowerIsBetter(now.unit) ? now.value > b.value : now.value < b.value;
+    return {
+      figure: b.figure,
+      baseline_ratio: b.ratio,
+      ratio: now.ratio,
+      verdict: now.ratio < b.ratio * (1 - ALLOWED_DROP) ? 'regressed' : 'ok',
+      moved: worse ? 'value' : 'limit',
+      detail: `${now.value} ${now.unit} (baseline ${b.value}), ${now.limit} ${now.limit_value} ${now.limit_unit} (baseline ${b.limit_value})`,
+    };
   });
 }

@@ -351,7 +351,11 @@ async function main(): Promise<number> {
     const cmp = compareWithBaseline(args.compare, figures);
     // With --only, the baseline's figures of the benches not selected are not missing.
     const bad = cmp.filter((c) => c.verdict === 'regressed' || (c.verdict === 'missing' && !args.only));
-    for (const c of bad) console.log(`${c.verdict}: ${c.figure} ratio ${c.ratio ?? '-'} (baseline ${c.baseline_ratio})`);
+    for (const c of bad)
+      console.log(
+        `${c.verdict}: ${c.figure} ratio ${c.ratio ?? '-'} (baseline ${c.baseline_ratio})` +
+          (c.moved ? `; ${c.moved === 'value' ? 'the figure is worse' : 'the figure held or improved, its limit improved more'}: ${c.detail}` : ''),
+      );
     console.log(bad.length ? `\ncompare: ${bad.length} figure(s) below the baseline` : `\ncompare: every ratio within 25 % of ${args.compare}`);
     if (bad.length) code = 1;
   }

@@ -47,4 +47,33 @@ describe('bench figures', () => {
       ['c', 'missing'],
     ]);
   });
+
+  it('says whether the figure or its limit moved: a time that got longer, or a rate that held while the limit doubled', () => {
+    const fig = (figure: string, value: number, unit: string, limitValue: number) =>
+      toFigure(
+        { figure, value, unit, limit: unit === 'ms' ? 'gin_posting' : 'keyset_pull' },
+        [
+          { name: 'gin_posting', value: limitValue, unit: 'ms' },
+          { name: 'keyset_pull', value: limitValue, unit: 'rows/s' },
+        ],
+        1,
+        2,
+      );
+    const baseline: Baseline = {
+      command: 'npm run bench',
+      date: '2026-11-29T00:00:00Z',
+      hardware: 'test',
+      size: 'small',
+      load: { start: 1, end: 1 },
+      figures: [fig('slower', 10, 'ms', 0.3), fig('rate', 70000, 'rows/s', 80000)],
+    };
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-baseline-')), 'baseline.json');
+    fs.writeFileSync(file, JSON.stringify(baseline));
+    const cmp = compareWithBaseline(file, [fig('slower', 20, 'ms', 0.3), fig('rate', 86000, 'rows/s', 160000)]);
+    expect(cmp.map((c) => [c.figure, c.verdict, c.moved])).toEqual([
+      ['slower', 'regressed', 'value'],
+      ['rate', 'regressed', 'limit'],
+    ]);
+    expect(cmp[1].detail).toBe('86000 rows/s (baseline 70000), keyset_pull 160000 rows/s (baseline 80000)');
+  });
 });
