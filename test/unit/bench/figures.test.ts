@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { compareWithBaseline, table, toFigure, type Baseline } from '../../../bench/figures';
+import { compareWithBaseline, table, toFigure, type Baseline, type Figure } from '../../../bench/figures';
 import type { Limit } from '../../../bench/limits';
 
 const limits: Limit[] = [
@@ -13,6 +13,14 @@ const limits: Limit[] = [
   { name: 'raw_update', value: 50000, unit: 'rows/s' },
   { name: 'gin_posting', value: 2, unit: 'ms' },
 ];
+
+/** A baseline file (in a fresh temporary folder) holding `figures`. */
+function baselineFile(figures: Figure[]): string {
+  const baseline: Baseline = { command: 'npm run bench', date: '2026-11-29T00:00:00Z', hardware: 'test', size: 'small', load: { start: 1, end: 1 }, figures };
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-baseline-')), 'baseline.json');
+  fs.writeFileSync(file, JSON.stringify(baseline));
+  return file;
+}
 
 describe('bench figures', () => {
   it('divides a rate by its limit, a time of n rows by the time the limit needs, a time by a time limit', () => {
@@ -30,17 +38,7 @@ describe('bench figures', () => {
 
   it('flags a ratio more than 25 % below the baseline and a figure the run did not measure', () => {
     const f = (figure: string, ratio: number) => ({ ...toFigure({ figure, value: 1, unit: 'rows/s', limit: 'copy_in' }, limits, 1, 2), ratio });
-    const baseline: Baseline = {
-      command: 'npm run bench',
-      date: '2026-11-29T00:00:00Z',
-      hardware: 'test',
-      size: 'small',
-      load: { start: 1, end: 1 },
-      figures: [f('a', 1), f('b', 1), f('c', 1)],
-    };
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-baseline-')), 'baseline.json');
-    fs.writeFileSync(file, JSON.stringify(baseline));
-    const cmp = compareWithBaseline(file, [f('a', 0.76), f('b', 0.74)]);
+    const cmp = compareWithBaseline(baselineFile([f('a', 1), f('b', 1), f('c', 1)]), [f('a', 0.76), f('b', 0.74)]);
     expect(cmp.map((c) => [c.figure, c.verdict])).toEqual([
       ['a', 'ok'],
       ['b', 'regressed'],
@@ -59,16 +57,7 @@ describe('bench figures', () => {
         1,
         2,
       );
-    const baseline: Baseline = {
-      command: 'npm run bench',
-      date: '2026-11-29T00:00:00Z',
-      hardware: 'test',
-      size: 'small',
-      load: { start: 1, end: 1 },
-      figures: [fig('slower', 10, 'ms', 0.3), fig('rate', 70000, 'rows/s', 80000)],
-    };
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-baseline-')), 'baseline.json');
-    fs.writeFileSync(file, JSON.stringify(baseline));
+    const file = baselineFile([fig('slower', 10, 'ms', 0.3), fig('rate', 70000, 'rows/s', 80000)]);
     const cmp = compareWithBaseline(file, [fig('slower', 20, 'ms', 0.3), fig('rate', 86000, 'rows/s', 160000)]);
     expect(cmp.map((c) => [c.figure, c.verdict, c.moved])).toEqual([
       ['slower', 'regressed', 'value'],
