@@ -32,6 +32,23 @@ export function isGrouped(catalog: Pick<Catalog, 'product_enabled' | 'product_id
 export const MAX_BUSINESS_KEY_BYTES = 1000;
 
 /**
+ * The condition selecting a catalog's items by database id or business key, for the look-up of a
+ * batch (docs/large-catalogs.md "Identity look-ups of a growing catalog"). The catalog, the ids
+ * and the keys are InitPlan parameters (`(SELECT ?)`), so the statement is planned without their
+ * values: the rows come from the primary key and the business key index, at a cost that follows
+ * the batch, even when the statistics know nothing of the catalog (written with plain values, a
+ * catalog created since the last ANALYZE is estimated at 1 row, and the planner walked all its
+ * rows through `(catalog_id, id)` for every batch).
+ * @returns the SQL condition over `catalog_items` and its bindings (catalog id, ids, keys)
+ */
+export function itemsByIdOrKey(catalogId: string, ids: string[], keys: string[]): { sql: string; bindings: [string, string[], string[]] } {
+  return {
+    sql: 'catalog_id = (SELECT ?::uuid) AND (id = ANY((SELECT ?::uuid[])::uuid[]) OR business_key = ANY((SELECT ?::text[])::text[]))',
+    bindings: [catalogId, ids, keys],
+  };
+}
+
+/**
  * The business key of item data: the value of the catalog's `unique_id_field` as text, or null
  * when absent, empty or not a string/number (docs/api-reference.md "Items").
  */

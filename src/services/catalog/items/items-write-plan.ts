@@ -10,7 +10,7 @@ import { isUuid, newId } from '../../../lib/ids';
 import type { Catalog } from '../../../models/catalog';
 import type { CatalogItem } from '../../../models/catalog-item';
 import type { ItemValidator } from '../catalog-caches';
-import { businessKeyOf, ITEM_ID_KEY, MAX_BUSINESS_KEY_BYTES, searchTextOf, searchWordsOf, SYSTEM_COLUMNS } from './items-keys';
+import { businessKeyOf, ITEM_ID_KEY, itemsByIdOrKey, MAX_BUSINESS_KEY_BYTES, searchTextOf, searchWordsOf, SYSTEM_COLUMNS } from './items-keys';
 import { wordsColumn, wordsPending } from '../search/search-words';
 
 /** One failed entry of a batch write (`errors[]`), with a kind single-item routes map to a status. */
@@ -90,9 +90,11 @@ function withSearch(row: WriteRow, timings: StageTimings | undefined): WriteRow 
 /**
  * The products of a catalog by business id (`data[pidField]`), among product rows without a
  * business key: one set-based look-up, the word index narrowing the rows (a product's id value
- * is one of its text values; each row's current vector while the index is behind a restore,
- * read after the writer locked the catalog, see search-words.ts) and `data->>pidField`
- * deciding. The oldest wins when several products share a business id.
+ * is one of its text values, so its rows hold each of the id's words whole: the search query's
+ * `:*` prefix marks are dropped, or `P-1` would also fetch `P-10` … `P-1999`; each row's current
+ * vector while the index is behind a restore, read after the writer locked the catalog, see
+ * search-words.ts) and `data->>pidField` deciding. The catalog is an InitPlan parameter, as in
+ * {@link itemsByIdOrKey}. The oldest wins when several products share a business id.
  */
 async function productsByBusinessId(trx: Knex.Transaction, catalogId: string, pidField: string, pids: string[]): Promise<Map<string, ExistingItem>> {
   if (pids.length === 0) return new Map();
@@ -100,8 +102,8 @@ async function productsByBusinessId(trx: Knex.Transaction, catalogId: string, pi
     `SELECT DISTINCT ON (pid) * FROM (
        SELECT data->>? AS pid, id, entity_type, parent_id, business_key, data, current_version, created_at
        FROM catalog_items
-       WHERE catalog_id = ? AND entity_type = 'product' AND parent_id IS NULL AND business_key IS NULL
-         AND ${wordsColumn(await wordsPending(trx, catalogId))} @@ (SELECT string_agg('(' || catalog_item_search_query(p)::text || ')', ' | ')::tsquery FROM unnest(?::text[]) AS p)
+       WHERE catalog_id = (SELECT ?::uuid) AND entity_type = 'product' AND parent_id IS NULL AND business_key IS NULL
+         AND ${wordsColumn(await wordsPending(trx, catalogId))} @@ (SELECT string_agg('(' || replace(catalog_item_search_query(p)::text, ':*', '') || ')', ' | ')::tsquery FROM unnest(?::text[]) AS p)
          AND data->>? = ANY(?::text[])) x
      ORDER BY pid, created_at, id`,
     [pidField, catalogId, pids, pidField, pids],
@@ -185,6 +187,12 @@ export interface Existing {
 /** The columns of a stored row the write reads ({@link ExistingItem}). */
 const EXISTING_COLUMNS = 'id, entity_type, parent_id, business_key, data, current_version';
 
+/** The stored rows of `ids` and `keys` ({@link itemsByIdOrKey}), with `tail` (an order and lock) appended. */
+async function selectByIdOrKey(trx: Knex.Transaction, catalogId: string, ids: string[], keys: string[], tail: string): Promise<ExistingItem[]> {
+  const where = itemsByIdOrKey(catalogId, ids, keys);
+  return (await trx.raw(`SELECT ${EXISTING_COLUMNS} FROM catalog_items WHERE ${where.sql} ${tail}`, where.bindings)).rows;
+}
+
 /**
  * Step 3: reads the stored rows the payload names in one set-based look-up (ids and business
  * keys), plus the products named by business id in grouped catalogs, and locks them
@@ -202,27 +210,20 @@ export async function loadExisting(trx: Knex.Transaction, catalog: Catalog, uniq
   const keys = unique.filter((c) => c.key !== null).map((c) => c.key as string);
   const pids = pidField ? [...new Set(unique.filter((c) => c.pid !== null).map((c) => c.pid as string))] : [];
   const lockNow = pids.length === 0 ? 'ORDER BY id FOR NO KEY UPDATE' : '';
-  let existing: ExistingItem[] =
-    ids.length + keys.length === 0
-      ? []
-      : (
-          await trx.raw(
-            `SELECT ${EXISTING_COLUMNS} FROM catalog_items
-     WHERE catalog_id = ? AND (id = ANY(?::uuid[]) OR business_key = ANY(?::text[])) ${lockNow}`,
-            [catalog.id, ids, keys],
-          )
-        ).rows;
+  let existing: ExistingItem[] = ids.length + keys.length === 0 ? [] : await selectByIdOrKey(trx, catalog.id, ids, keys, lockNow);
   let products = pidField ? await productsByBusinessId(trx, catalog.id, pidField, pids) : new Map<string, ExistingItem>();
   if (pids.length > 0) {
     const found = [...new Set([...existing.map((r) => r.id), ...[...products.values()].map((r) => r.id)])];
     const locked: Array<ExistingItem & { pid_text: string | null }> =
       found.length === 0
         ? []
-        : (
-            await trx.raw(`SELECT ${EXISTING_COLUMNS}, data->>? AS pid_text FROM catalog_items WHERE id = ANY(?::uuid[]) ORDER BY id FOR NO KEY UPDATE`, [
-              pidField,
-              found,
-            ])
+        : // The ids an InitPlan parameter ({@link itemsByIdOrKey}): with plain values and stale
+          // statistics the planner read the whole table sequentially to lock 500 rows.
+          (
+            await trx.raw(
+              `SELECT ${EXISTING_COLUMNS}, data->>? AS pid_text FROM catalog_items WHERE id = ANY((SELECT ?::uuid[])::uuid[]) ORDER BY id FOR NO KEY UPDATE`,
+              [pidField, found],
+            )
           ).rows;
     const now = new Map(locked.map((r) => [r.id, r]));
     const keySet = new Set(keys);

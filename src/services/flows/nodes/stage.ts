@@ -24,7 +24,7 @@ import { FlowRunNode } from '../../../models/flow-run-node';
 import { ReviewActivity } from '../../../models/review-activity';
 import type { StagedChangeInputT } from '../../../schemas/review-activities';
 import type { EnrichmentResult } from '../../../enrichment/types';
-import { businessKeyOf } from '../../catalog/items/items-keys';
+import { businessKeyOf, itemsByIdOrKey } from '../../catalog/items/items-keys';
 import { stagedProvenance } from '../../enrichment/rows/staging';
 import { appendInTransaction, reviewUrl } from '../../review/review-activities';
 import type { StageDeps } from '../../review/stage-changes';
@@ -78,15 +78,10 @@ async function ensureActivity(knex: Knex, ctx: NodeContext): Promise<ReviewActiv
 async function lookUpItems(knex: Knex, catalog: Catalog, rows: FlowRow[]): Promise<{ byId: Map<string, StageItem>; byKey: Map<string, StageItem> }> {
   const ids = rows.map((r) => r.__catalog_item_id).filter((v): v is string => typeof v === 'string' && isUuid(v));
   const keys = rows.map((r) => businessKeyOf(r, catalog.unique_id_field)).filter((k): k is string => k !== null);
+  const where = itemsByIdOrKey(catalog.id, ids, keys);
   const found: StageItem[] =
     ids.length || keys.length
-      ? (
-          await knex.raw(
-            `SELECT id, business_key, current_version, data FROM catalog_items
-             WHERE catalog_id = ? AND (id = ANY(?::uuid[]) OR business_key = ANY(?::text[]))`,
-            [catalog.id, ids, keys],
-          )
-        ).rows
+      ? (await knex.raw(`SELECT id, business_key, current_version, data FROM catalog_items WHERE ${where.sql}`, where.bindings)).rows
       : [];
   return {
     byId: new Map(found.map((i) => [i.id, i])),
