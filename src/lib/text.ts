@@ -15,23 +15,41 @@ const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
  */
 export const MAX_JSON_DEPTH = 100;
 
-/** The nesting depth of a JSON value (a scalar is 0), counted without recursion. */
-export function jsonDepth(value: unknown): number {
-  let deepest = 0;
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length) {
-    const [v, depth] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    deepest = Math.max(deepest, depth + 1);
-    if (deepest > MAX_JSON_DEPTH) return deepest;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
-  }
-  return deepest;
-}
-
 /** True when `s` holds a character PostgreSQL cannot store (see the module comment). */
 export function hasUnstorableText(s: string): boolean {
   return UNSTORABLE.test(s);
+}
+
+/**
+ * What is wrong with a JSON value's text and nesting, in one walk that builds nothing: `too_deep`
+ * when it nests deeper than {@link MAX_JSON_DEPTH} (whatever else it holds), else `unstorable`
+ * when a string or an object key holds unstorable text, else null. The check of every request
+ * body: bodies are nearly always fine, so the paths of the problems ({@link unstorableTextPaths})
+ * are collected only when there are some (the path-building walk cost a bulk write of 1,000
+ * items about 7 ms).
+ */
+export function jsonTextProblem(value: unknown): 'too_deep' | 'unstorable' | null {
+  let unstorable = false;
+  // Recursion is bounded: the walk stops one level past MAX_JSON_DEPTH.
+  const walk = (v: unknown, depth: number): boolean => {
+    if (typeof v === 'string') {
+      if (!unstorable && UNSTORABLE.test(v)) unstorable = true;
+      return false;
+    }
+    if (typeof v !== 'object' || v === null) return false;
+    if (depth >= MAX_JSON_DEPTH) return true;
+    if (Array.isArray(v)) {
+      for (const item of v) if (walk(item, depth + 1)) return true;
+      return false;
+    }
+    for (const k of Object.keys(v)) {
+      if (!unstorable && UNSTORABLE.test(k)) unstorable = true;
+      if (walk((v as Record<string, unknown>)[k], depth + 1)) return true;
+    }
+    return false;
+  };
+  if (walk(value, 0)) return 'too_deep';
+  return unstorable ? 'unstorable' : null;
 }
 
 /**

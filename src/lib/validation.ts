@@ -13,7 +13,7 @@ import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Evaluate, Static, TArray, TObject, TOptional, TProperties, TSchema } from '@sinclair/typebox';
 import { ValidationDetail, ValidationError } from './errors';
-import { jsonDepth, MAX_JSON_DEPTH, unstorableTextPaths } from './text';
+import { jsonTextProblem, MAX_JSON_DEPTH, unstorableTextPaths } from './text';
 
 /** Where a value came from; the first element of every 422 `loc` (docs/api-reference.md "Errors"). */
 export type InputPart = 'body' | 'query' | 'path' | 'header';
@@ -100,11 +100,12 @@ export function toDetails(errors: ErrorObject[] | null | undefined, part: InputP
  *   type `value_error.unstorable_text`
  */
 export function assertStorableText(value: unknown, part: InputPart): void {
-  if (jsonDepth(value) > MAX_JSON_DEPTH) {
+  const problem = jsonTextProblem(value);
+  if (problem === null) return;
+  if (problem === 'too_deep') {
     throw ValidationError.at([part], `Input nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`, 'value_error.too_deep');
   }
   const paths = unstorableTextPaths(value);
-  if (paths.length === 0) return;
   throw new ValidationError(
     paths.map((p) => ({ loc: [part, ...p], msg: 'Text must not contain NUL characters or unpaired UTF-16 surrogates', type: 'value_error.unstorable_text' })),
   );
