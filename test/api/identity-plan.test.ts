@@ -91,6 +91,10 @@ test.each([
   const { id } = await knex('catalog_items').where({ catalog_id: catalogId, business_key: 'S-42' }).first('id');
   const mixed = [...batch(ITEMS - BATCH / 2 + 1), { index: BATCH, explicitId: id, key: null, pid: null, data: {} }];
   expect(await lookUp(catalogId, mixed)).toEqual({ found: BATCH / 2 + 1, read: BATCH / 2 + 1 });
+  // Database ids alone (the look-up of staged changes and of enrichment staging).
+  const ids: string[] = (await knex('catalog_items').where({ catalog_id: catalogId }).orderBy('business_key').limit(BATCH).select('id')).map((r) => r.id);
+  const byIds = ids.map((explicitId, index) => ({ index, explicitId, key: null, pid: null, data: {} }));
+  expect(await lookUp(catalogId, byIds)).toEqual({ found: BATCH, read: BATCH });
 });
 
 // Three reads guarded here: the products' look-up walked the catalog (catalog estimated at 1 row),

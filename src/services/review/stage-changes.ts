@@ -32,7 +32,7 @@ import { CatalogSchema } from '../../models/catalog-schema';
 import type { ReviewActivity } from '../../models/review-activity';
 import type { StagedChangeInputT } from '../../schemas/review-activities';
 import type { ItemValidator } from '../catalog/catalog-caches';
-import { isGrouped, SYSTEM_COLUMNS } from '../catalog/items/items-keys';
+import { isGrouped, itemsByIdOrKey, SYSTEM_COLUMNS } from '../catalog/items/items-keys';
 import { getCurrentSchema } from '../catalog/schema/schema';
 import { itemValidator } from '../catalog/schema/schema-validation';
 import { sourceDataShape } from '../enrichment/rows/staging';
@@ -168,9 +168,9 @@ export async function stageChanges(trx: Knex.Transaction, deps: StageDeps, activ
 
   const itemIds = changes.map((c) => c.catalog_item_id ?? systemValue(c, '__catalog_item_id'));
   const lookup = [...new Set(itemIds.filter((id): id is string => typeof id === 'string' && isUuid(id)))];
+  const where = itemsByIdOrKey(catalog.id, lookup, []);
   const found: FoundItem[] = lookup.length
-    ? (await trx.raw('SELECT id, entity_type, current_version, data FROM catalog_items WHERE catalog_id = ? AND id = ANY(?::uuid[])', [catalog.id, lookup]))
-        .rows
+    ? (await trx.raw(`SELECT id, entity_type, current_version, data FROM catalog_items WHERE ${where.sql}`, where.bindings)).rows
     : [];
   const items = new Map(found.map((i) => [i.id, i]));
 

@@ -4,7 +4,7 @@ import { identityKeys, isSourced } from '../../../enrichment/semantics/refresh';
 import type { EnrichmentResult, ReviewInfo } from '../../../enrichment/types';
 import { isUuid, newId } from '../../../lib/ids';
 import { StagedChange } from '../../../models/staged-change';
-import { businessKeyOf, ITEM_ID_KEY } from '../../catalog/items/items-keys';
+import { businessKeyOf, ITEM_ID_KEY, itemsByIdOrKey } from '../../catalog/items/items-keys';
 import { getCurrentSchema } from '../../catalog/schema/schema';
 import { typedBySchema } from '../../sheets/items-from-rows';
 import { categoryItemFields } from './staging-category';
@@ -171,12 +171,10 @@ export async function stageRowResults(
   const explicitIds = rows.map((r) => r.input[ITEM_ID_KEY]).filter((v): v is string => typeof v === 'string' && isUuid(v));
   const keys = rows.map((r) => businessKeyOf(r.input, target.unique_id_field)).filter((k): k is string => k !== null);
   type Item = { id: string; entity_type: string; business_key: string | null; data: Record<string, unknown>; current_version: number };
+  const where = itemsByIdOrKey(target.catalog_id, explicitIds, keys);
   const found: Item[] =
     explicitIds.length || keys.length
-      ? await trx('catalog_items')
-          .where({ catalog_id: target.catalog_id })
-          .where((w) => w.whereIn('id', explicitIds).orWhereIn('business_key', keys))
-          .select('id', 'entity_type', 'business_key', 'data', 'current_version')
+      ? (await trx.raw(`SELECT id, entity_type, business_key, data, current_version FROM catalog_items WHERE ${where.sql}`, where.bindings)).rows
       : [];
   const byId = new Map(found.map((i) => [i.id, i]));
   const byKey = new Map(found.filter((i) => i.business_key !== null).map((i) => [i.business_key as string, i]));
