@@ -3,7 +3,7 @@ import { Catalog } from '../../src/models/catalog';
 import { createOrganizationWithKey } from '../../src/services/access/auth';
 import { type Candidate, loadExisting } from '../../src/services/catalog/items/items-write-plan';
 import { createTestCatalog } from '../helpers/catalogs';
-import { createOwnDatabase, type OwnDatabase } from '../helpers/own-database';
+import { createOwnDatabase, type OwnDatabase, rowsReadInTransaction } from '../helpers/own-database';
 
 /**
  * The identity look-up of a batch write (docs/large-catalogs.md "Identity look-ups of a growing
@@ -44,11 +44,8 @@ async function seededCatalog(): Promise<string> {
   return catalogId;
 }
 
-/** Rows of `catalog_items` the transaction fetched so far (index, bitmap and sequential reads). */
-async function itemRowsRead(trx: Knex.Transaction): Promise<number> {
-  const { rows } = await trx.raw("SELECT coalesce(idx_tup_fetch, 0) + seq_tup_read AS n FROM pg_stat_xact_user_tables WHERE relname = 'catalog_items'");
-  return Number(rows[0]?.n ?? 0);
-}
+/** Rows of `catalog_items` the transaction read so far. */
+const itemRowsRead = (trx: Knex.Transaction): Promise<number> => rowsReadInTransaction(trx, 'catalog_items');
 
 /** The planner's row estimate for the catalog's rows. */
 async function estimatedRows(catalogId: string): Promise<number> {

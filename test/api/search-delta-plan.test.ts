@@ -5,7 +5,7 @@ import { filterSql } from '../../src/services/catalog/items/items-sql';
 import { buildSearchIndex, countWithSearchIndex } from '../../src/services/catalog/search/search-count-index';
 import { pendingWordMatches } from '../../src/services/catalog/search/search-words';
 import { createTestCatalog } from '../helpers/catalogs';
-import { createOwnDatabase, type OwnDatabase } from '../helpers/own-database';
+import { createOwnDatabase, type OwnDatabase, rowsReadInTransaction } from '../helpers/own-database';
 
 /**
  * The reads of the search count index's delta right after a large write, before anything analyzed
@@ -51,11 +51,8 @@ afterAll(async () => {
   await own?.drop();
 }, 120_000);
 
-/** Delta rows the transaction fetched so far (index, bitmap and sequential reads of `catalog_search_delta`). */
-async function deltaRowsRead(trx: Knex.Transaction): Promise<number> {
-  const { rows } = await trx.raw("SELECT coalesce(idx_tup_fetch, 0) + seq_tup_read AS n FROM pg_stat_xact_user_tables WHERE relname = 'catalog_search_delta'");
-  return Number(rows[0]?.n ?? 0);
-}
+/** Rows of `catalog_search_delta` the transaction read so far. */
+const deltaRowsRead = (trx: Knex.Transaction): Promise<number> => rowsReadInTransaction(trx, 'catalog_search_delta');
 
 test('the delta holds the write, and the planner was left with the emptied table’s statistics', async () => {
   expect(Number((await knex('catalog_search_delta').where('catalog_id', catalogId).count<{ n: string }[]>('* as n'))[0].n)).toBe(CHANGED);

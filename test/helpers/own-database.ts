@@ -46,3 +46,13 @@ export async function createOwnDatabase(suffix: string): Promise<OwnDatabase> {
     },
   };
 }
+
+/**
+ * Rows of table `relname` the transaction fetched so far (index, bitmap and sequential reads, from
+ * `pg_stat_xact_user_tables`): the measure of the plan checks that run in an own database, where
+ * what a statement reads must not depend on what the planner believes about the table.
+ */
+export async function rowsReadInTransaction(trx: Knex.Transaction, relname: string): Promise<number> {
+  const { rows } = await trx.raw('SELECT coalesce(idx_tup_fetch, 0) + seq_tup_read AS n FROM pg_stat_xact_user_tables WHERE relname = ?', [relname]);
+  return Number(rows[0]?.n ?? 0);
+}
