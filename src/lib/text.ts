@@ -33,7 +33,7 @@ export function jsonTextProblem(value: unknown): 'too_deep' | 'unstorable' | nul
   // Recursion is bounded: the walk stops one level past MAX_JSON_DEPTH.
   const walk = (v: unknown, depth: number): boolean => {
     if (typeof v === 'string') {
-      if (!unstorable && UNSTORABLE.test(v)) unstorable = true;
+      if (!unstorable && hasUnstorableText(v)) unstorable = true;
       return false;
     }
     if (typeof v !== 'object' || v === null) return false;
@@ -43,7 +43,7 @@ export function jsonTextProblem(value: unknown): 'too_deep' | 'unstorable' | nul
       return false;
     }
     for (const k of Object.keys(v)) {
-      if (!unstorable && UNSTORABLE.test(k)) unstorable = true;
+      if (!unstorable && hasUnstorableText(k)) unstorable = true;
       if (walk((v as Record<string, unknown>)[k], depth + 1)) return true;
     }
     return false;
