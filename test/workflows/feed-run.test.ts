@@ -11,7 +11,8 @@
  * updated product, an updated variant, a product change its variants inherit, a deletion, a new
  * item, a write that changes no row) and updating the feed's item state in place by exactly the
  * changed and removed rows (the same state as a full run's after); a delta after the feed's
- * settings changed compares every row and still finds a deleted item; a cron schedule is a
+ * settings changed compares every row and still finds a deleted item; a delta after a snapshot
+ * restore compares every row (the restore writes no per-item change records); a cron schedule is a
  * Temporal Schedule kept in step with the feed.
  */
 import request from 'supertest';
@@ -349,6 +350,44 @@ describe('feed runs', () => {
     // A row comparison finds the removed item between the ids it reads (the state's rows in each page's id range).
     expect(lines.flatMap((l) => l.removed)).toEqual([{ item_id: ids.V2, id: 'V2' }]);
     expect((await stateOf(feed.id)).map((r) => r.offer_id).sort()).toEqual(['P3', 'V1']);
+  });
+
+  it('a delta after a snapshot restore compares every row and lists what the restore changed; the restore leaves no per-item change records', async () => {
+    const catalogId = await grouped();
+    const ids = await seed(catalogId);
+    const snap = await request(app).post(`/api/public/catalogs/${catalogId}/snapshots`).set(org.auth).send({ reason: 'before edits' });
+    expect(snap.status).toBe(200);
+    // After the snapshot: P3 renamed, V2 deleted (the restore brings both back).
+    await knex('catalog_items')
+      .where('id', ids.P3)
+      .update({ data: JSON.stringify({ ...feedProductData('P3', 'Lamp, brighter'), gtin: '9780201379624' }), updated_at: knex.fn.now() });
+    await knex('catalog_items').where('id', ids.V2).delete();
+    const feed = await newFeed(catalogId);
+    expect((await runToEnd(feed.id)).counts).toMatchObject({ exported: 2 });
+    const records = async () => Number((await knex('catalog_item_changes').where('catalog_id', catalogId).count({ n: '*' }))[0].n);
+    const before = await records();
+    const restored = await request(app).post(`/api/public/catalogs/${catalogId}/snapshots/${snap.body.id}/restore`).set(org.auth).send({});
+    expect(restored.status).toBe(200);
+    expect(restored.body.items_restored).toBe(5);
+    // Two items written back (P3 updated, V2 inserted) and not one record: the safety snapshot stands for them.
+    expect(await records()).toBe(before);
+
+    const delta = await runToEnd(feed.id, { delta: true });
+    expect((await knex('feed_runs').where('id', delta.id).first()).delta_mode).toBe('compare');
+    const lines = (await request(app).get(delta.file_url).set(org.auth).buffer(true)).text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { changed: Array<Record<string, string>>; removed: Array<{ item_id: string; id: string }> });
+    expect(
+      lines
+        .flatMap((l) => l.changed)
+        .map((r) => [r.id, r.title])
+        .sort(),
+    ).toEqual([
+      ['P3', 'Lamp'],
+      ['V2', 'Trail shirt'],
+    ]);
+    expect(lines.flatMap((l) => l.removed)).toEqual([]);
   });
 
   it('a cron schedule becomes the Temporal Schedule feed-schedule-<feed_id>, replaced on change and removed with the feed', async () => {

@@ -5,8 +5,9 @@
  * `catalog_item_changes` (statement triggers; the writing transaction's start as `changed_at`),
  * kept {@link CHANGE_RETENTION_DAYS} days. A log, not an index on `updated_at`, which would make
  * every item update non-HOT (migration 20261203090000_feed_delta_changes). A snapshot restore
- * makes readers read everything again ({@link restoredSince}): its writes are logged too, but
- * it replaces so many items that a full read is as cheap.
+ * makes readers read everything again ({@link restoredSince}); its writes leave no per-item
+ * records (`catalog_items.change_records_supplied`, migration 20261209090000): its `safety`
+ * snapshot, which is never deleted while the catalog exists, is the record readers look for.
  */
 import type { Knex } from 'knex';
 
@@ -78,7 +79,8 @@ export async function countTouched(knex: Knex, catalogId: string, since: Date): 
 
 /**
  * Whether a reader with watermark `since` must read everything again: a snapshot restore of
- * the catalog since (its safety snapshot is taken in the restore's transaction), or `since`
+ * the catalog since (its safety snapshot is taken in the restore's transaction and stamped with
+ * its start, as a change record would be; the restore writes no per-item records), or `since`
  * older than the change records' retention.
  */
 export async function restoredSince(knex: Knex, catalogId: string, since: Date): Promise<boolean> {

@@ -170,6 +170,10 @@ const SNAP_COLUMNS = ITEM_COLUMNS.split(', ')
  *    counts to the snapshot's in one statement. Exact because the restore holds the catalog lock
  *    exclusive (no other item writer of the catalog is in flight: docs/architecture.md "Catalog
  *    write locks").
+ * 4. No per-item change records (`catalog_items.change_records_supplied`): every reader of the
+ *    change log reads the whole catalog again after a restore, which the `safety` snapshot
+ *    taken in this transaction records (item-changes.ts `restoredSince`; docs/feeds.md "Delta
+ *    runs"). Writing them was 0.18–0.64 s of the every-row-changed MERGE.
  *
  * With `deferWords` (large catalogs, see restoreSnapshot) the update leaves the indexed
  * `search_tsv` as it is and writes the snapshot's word vector to `search_tsv_pending` where
@@ -198,7 +202,7 @@ async function restoreItems(trx: Knex.Transaction, catalogId: string, snapshot: 
   // The joins below hash 100,000 snapshot rows (~120 MB) and the UPDATE's transition table
   // (items_rev trigger) holds as much again: in memory rather than in temp files.
   await trx.raw(
-    "SET LOCAL work_mem = '256MB'; SET LOCAL enable_nestloop = off; SET LOCAL enable_indexscan = off; SET LOCAL catalog_items.search_columns_supplied = on; SET LOCAL catalog_items.fill_counts_supplied = on",
+    "SET LOCAL work_mem = '256MB'; SET LOCAL enable_nestloop = off; SET LOCAL enable_indexscan = off; SET LOCAL catalog_items.search_columns_supplied = on; SET LOCAL catalog_items.fill_counts_supplied = on; SET LOCAL catalog_items.change_records_supplied = on",
   );
   await trx.raw(
     `DELETE FROM catalog_items ci WHERE ci.catalog_id = ? AND NOT EXISTS (
@@ -223,7 +227,7 @@ async function restoreItems(trx: Knex.Transaction, catalogId: string, snapshot: 
   );
   await restoreSnapshotFillCounts(trx, catalogId, snapshot);
   await trx.raw(
-    'SET LOCAL work_mem = DEFAULT; SET LOCAL enable_nestloop = DEFAULT; SET LOCAL enable_indexscan = DEFAULT; SET LOCAL catalog_items.search_columns_supplied = DEFAULT; SET LOCAL catalog_items.fill_counts_supplied = DEFAULT',
+    'SET LOCAL work_mem = DEFAULT; SET LOCAL enable_nestloop = DEFAULT; SET LOCAL enable_indexscan = DEFAULT; SET LOCAL catalog_items.search_columns_supplied = DEFAULT; SET LOCAL catalog_items.fill_counts_supplied = DEFAULT; SET LOCAL catalog_items.change_records_supplied = DEFAULT',
   );
   return deferWords && merged.rowCount > 0;
 }
