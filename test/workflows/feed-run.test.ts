@@ -74,6 +74,18 @@ function parseTsv(text: string): Array<Record<string, string>> {
 }
 
 /** The feed's current item state (its latest completed run's generation), by item id. */
+/** A delta run's JSONL file (`application/x-ndjson`): the changed rows and the removed items of all its lines. */
+async function deltaFile(run: RunBody): Promise<{ changed: Array<Record<string, string>>; removed: Array<{ item_id: string; id: string }> }> {
+  const file = await request(app).get(run.file_url).set(org.auth).buffer(true);
+  expect(file.headers['content-type']).toMatch(/^application\/x-ndjson/);
+  const lines = file.text
+    .trimEnd()
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { changed: Array<Record<string, string>>; removed: Array<{ item_id: string; id: string }> });
+  return { changed: lines.flatMap((l) => l.changed), removed: lines.flatMap((l) => l.removed) };
+}
+
 async function stateOf(feedId: string): Promise<Array<{ item_id: string; offer_id: string; row_hash: string }>> {
   const latest = await knex('feed_runs').where({ feed_id: feedId, status: 'completed' }).orderBy('completed_at', 'desc').first('state_id');
   return knex('feed_item_state').select('item_id', 'offer_id', 'row_hash').where('state_id', latest.state_id).orderBy('item_id');
@@ -230,14 +242,9 @@ describe('feed runs', () => {
     // It read only the touched ids: P3 (written), V2 (deleted) and P1 (V2's product), of which
     // P3 is exportable (P1 still has V1).
     expect(delta).toMatchObject({ status: 'completed', delta: true, progress: { items_read: 3, total: 3 }, counts: { items: 1, exported: 1, excluded: 0 } });
-    const file = await request(app).get(delta.file_url).set(org.auth).buffer(true);
-    expect(file.headers['content-type']).toMatch(/^application\/x-ndjson/);
-    const lines = file.text
-      .trimEnd()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { changed: Array<Record<string, string>>; removed: Array<{ item_id: string; id: string }> });
-    expect(lines.flatMap((l) => l.changed).map((r) => [r.id, r.title])).toEqual([['P3', 'Lamp, brighter']]);
-    expect(lines.flatMap((l) => l.removed)).toEqual([{ item_id: ids.V2, id: 'V2' }]);
+    const { changed, removed } = await deltaFile(delta);
+    expect(changed.map((r) => [r.id, r.title])).toEqual([['P3', 'Lamp, brighter']]);
+    expect(removed).toEqual([{ item_id: ids.V2, id: 'V2' }]);
     // The public URL keeps serving the last full file.
     const pub = await request(app).get(new URL(feed.public_url).pathname).buffer(true);
     expect(pub.headers['content-type']).toMatch(/^text\/tab-separated-values/);
@@ -287,15 +294,11 @@ describe('feed runs', () => {
     // Touched: P3, V1 and its product P1, P4 and its variants, P8, P5 (deleted), P6: 9 of 20 items,
     // 6 of them exportable (P1 and P4 have variants, P5 is gone).
     expect(delta).toMatchObject({ status: 'completed', progress: { items_read: 9, total: 9 }, counts: { items: 6, exported: 5, excluded: 0 } });
-    const lines = (await request(app).get(delta.file_url).set(org.auth).buffer(true)).text
-      .trimEnd()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { changed: Array<Record<string, string>>; removed: Array<{ item_id: string; id: string }> });
-    const changed = lines.flatMap((l) => l.changed);
+    const { changed, removed } = await deltaFile(delta);
     expect(changed.map((r) => r.id).sort()).toEqual(['P3', 'P6', 'V1', 'V4a', 'V4b']);
     expect(changed.find((r) => r.id === 'V4a')).toMatchObject({ brand: 'Borealis', item_group_id: 'P4' });
     expect(changed.find((r) => r.id === 'V1')).toMatchObject({ color: 'crimson', title: 'Trail shirt' });
-    expect(lines.flatMap((l) => l.removed)).toEqual([{ item_id: extra.P5, id: 'P5' }]);
+    expect(removed).toEqual([{ item_id: extra.P5, id: 'P5' }]);
 
     // The feed's item state: the base's generation, updated in place by exactly the changed
     // rows (new hashes), the new item and the removed one, and now the same as a full run's.
@@ -334,21 +337,13 @@ describe('feed runs', () => {
     const delta = await runToEnd(feed.id, { delta: true });
     expect((await knex('feed_runs').where('id', delta.id).first()).delta_mode).toBe('compare');
     expect(delta).toMatchObject({ status: 'completed', progress: { items_read: 3, total: 3 }, counts: { exported: 2 } });
-    const lines = (await request(app).get(delta.file_url).set(org.auth).buffer(true)).text
-      .trimEnd()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { changed: Array<Record<string, string>>; removed: Array<{ item_id: string; id: string }> });
-    expect(
-      lines
-        .flatMap((l) => l.changed)
-        .map((r) => [r.id, r.condition])
-        .sort(),
-    ).toEqual([
+    const { changed, removed } = await deltaFile(delta);
+    expect(changed.map((r) => [r.id, r.condition]).sort()).toEqual([
       ['P3', 'used'],
       ['V1', 'used'],
     ]);
     // A row comparison finds the removed item between the ids it reads (the state's rows in each page's id range).
-    expect(lines.flatMap((l) => l.removed)).toEqual([{ item_id: ids.V2, id: 'V2' }]);
+    expect(removed).toEqual([{ item_id: ids.V2, id: 'V2' }]);
     expect((await stateOf(feed.id)).map((r) => r.offer_id).sort()).toEqual(['P3', 'V1']);
   });
 
@@ -374,20 +369,12 @@ describe('feed runs', () => {
 
     const delta = await runToEnd(feed.id, { delta: true });
     expect((await knex('feed_runs').where('id', delta.id).first()).delta_mode).toBe('compare');
-    const lines = (await request(app).get(delta.file_url).set(org.auth).buffer(true)).text
-      .trimEnd()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { changed: Array<Record<string, string>>; removed: Array<{ item_id: string; id: string }> });
-    expect(
-      lines
-        .flatMap((l) => l.changed)
-        .map((r) => [r.id, r.title])
-        .sort(),
-    ).toEqual([
+    const { changed, removed } = await deltaFile(delta);
+    expect(changed.map((r) => [r.id, r.title]).sort()).toEqual([
       ['P3', 'Lamp'],
       ['V2', 'Trail shirt'],
     ]);
-    expect(lines.flatMap((l) => l.removed)).toEqual([]);
+    expect(removed).toEqual([]);
   });
 
   it('a cron schedule becomes the Temporal Schedule feed-schedule-<feed_id>, replaced on change and removed with the feed', async () => {
