@@ -150,6 +150,27 @@ const SNAP_COLUMNS = ITEM_COLUMNS.split(', ')
   .join(', ');
 
 /**
+ * The settings a restore's item statements run under (see {@link restoreItems}): planner
+ * settings for its joins, and the `catalog_items.*_supplied` settings that tell the row and
+ * statement triggers the restore supplies their work itself.
+ */
+const RESTORE_SETTINGS: Record<string, string> = {
+  work_mem: "'256MB'",
+  enable_nestloop: 'off',
+  enable_indexscan: 'off',
+  'catalog_items.search_columns_supplied': 'on',
+  'catalog_items.fill_counts_supplied': 'on',
+  'catalog_items.change_records_supplied': 'on',
+};
+
+/** One statement string of `SET LOCAL` for every {@link RESTORE_SETTINGS} name: its restore value, or `DEFAULT` to reset it. */
+function settingsSql(reset: boolean): string {
+  return Object.entries(RESTORE_SETTINGS)
+    .map(([name, value]) => `SET LOCAL ${name} = ${reset ? 'DEFAULT' : value}`)
+    .join('; ');
+}
+
+/**
  * Makes the catalog's items exactly the snapshot's rows, with two set-based statements and as
  * little index and constraint work as the differences need:
  * 1. DELETE the rows that are not in the snapshot or whose identity columns (entity type,
@@ -201,9 +222,7 @@ const SNAP_COLUMNS = ITEM_COLUMNS.split(', ')
 async function restoreItems(trx: Knex.Transaction, catalogId: string, snapshot: CatalogSnapshot, deferWords: boolean): Promise<boolean> {
   // The joins below hash 100,000 snapshot rows (~120 MB) and the UPDATE's transition table
   // (items_rev trigger) holds as much again: in memory rather than in temp files.
-  await trx.raw(
-    "SET LOCAL work_mem = '256MB'; SET LOCAL enable_nestloop = off; SET LOCAL enable_indexscan = off; SET LOCAL catalog_items.search_columns_supplied = on; SET LOCAL catalog_items.fill_counts_supplied = on; SET LOCAL catalog_items.change_records_supplied = on",
-  );
+  await trx.raw(settingsSql(false));
   await trx.raw(
     `DELETE FROM catalog_items ci WHERE ci.catalog_id = ? AND NOT EXISTS (
        SELECT 1 FROM catalog_snapshot_items s
@@ -226,9 +245,7 @@ async function restoreItems(trx: Knex.Transaction, catalogId: string, snapshot: 
     [snapshot.id, catalogId, deferWords, deferWords, catalogId],
   );
   await restoreSnapshotFillCounts(trx, catalogId, snapshot);
-  await trx.raw(
-    'SET LOCAL work_mem = DEFAULT; SET LOCAL enable_nestloop = DEFAULT; SET LOCAL enable_indexscan = DEFAULT; SET LOCAL catalog_items.search_columns_supplied = DEFAULT; SET LOCAL catalog_items.fill_counts_supplied = DEFAULT; SET LOCAL catalog_items.change_records_supplied = DEFAULT',
-  );
+  await trx.raw(settingsSql(true));
   return deferWords && merged.rowCount > 0;
 }
 
