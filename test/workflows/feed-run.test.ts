@@ -73,19 +73,24 @@ function parseTsv(text: string): Array<Record<string, string>> {
   return lines.map((l) => Object.fromEntries(l.split('\t').map((v, i) => [cols[i], v])));
 }
 
-/** The feed's current item state (its latest completed run's generation), by item id. */
+/** A delta file's line, or all its lines together: changed rows and removed items. */
+interface DeltaRows {
+  changed: Array<Record<string, string>>;
+  removed: Array<{ item_id: string; id: string }>;
+}
+
 /** A delta run's JSONL file (`application/x-ndjson`): the changed rows and the removed items of all its lines. */
-async function deltaFile(run: RunBody): Promise<{ changed: Array<Record<string, string>>; removed: Array<{ item_id: string; id: string }> }> {
+async function deltaFile(run: RunBody): Promise<DeltaRows> {
   const file = await request(app).get(run.file_url).set(org.auth).buffer(true);
   expect(file.headers['content-type']).toMatch(/^application\/x-ndjson/);
   const lines = file.text
     .trimEnd()
     .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as { changed: Array<Record<string, string>>; removed: Array<{ item_id: string; id: string }> });
+    .map((l) => JSON.parse(l) as DeltaRows);
   return { changed: lines.flatMap((l) => l.changed), removed: lines.flatMap((l) => l.removed) };
 }
 
+/** The feed's current item state (its latest completed run's generation), by item id. */
 async function stateOf(feedId: string): Promise<Array<{ item_id: string; offer_id: string; row_hash: string }>> {
   const latest = await knex('feed_runs').where({ feed_id: feedId, status: 'completed' }).orderBy('completed_at', 'desc').first('state_id');
   return knex('feed_item_state').select('item_id', 'offer_id', 'row_hash').where('state_id', latest.state_id).orderBy('item_id');
