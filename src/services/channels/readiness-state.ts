@@ -6,7 +6,8 @@
  * (src/services/catalog/item-changes.ts): each touched item's old verdict is subtracted and its
  * new one added, so the answer costs the changes, not the catalog. The state is rebuilt by one
  * scan when it has none yet, when what the verdicts depend on changed (its context key), or
- * after a snapshot restore. Refreshes of one state are serialized by its row lock.
+ * after a snapshot restore (which writes no change records: item-changes.ts `restoredSince`).
+ * Refreshes of one state are serialized by its row lock.
  */
 import type { Knex } from 'knex';
 import { newId } from '../../lib/ids';

@@ -41,8 +41,9 @@ export async function feedSettingsKey(knex: Knex, feed: Feed): Promise<string> {
  * Chooses how a delta run finds its changes. `changed` needs a base with a watermark `W` and an
  * item state generation, the
  * same settings key as now ({@link feedSettingsKey}: no change of mapping, currency, filter,
- * product id field or schema version since), no snapshot restore of the catalog since `W` (it
- * replaces so many items that reading all is as cheap) and `W` within the change records' retention.
+ * product id field or schema version since), no snapshot restore of the catalog since `W` (a
+ * restore writes no change records, see item-changes.ts `restoredSince`, and replaces so many
+ * items that reading all is as cheap) and `W` within the change records' retention.
  * Otherwise `compare`.
  */
 export async function chooseDeltaMode(knex: Knex, feed: Feed, base: FeedRun | undefined): Promise<DeltaMode> {
