@@ -4,7 +4,8 @@
  * items against a channel's rules under the proposed mapping, against real PostgreSQL: a flat
  * catalog with bad and restricted GTINs, a missing image, an apparel item without its apparel
  * attributes and an item without identifiers; a product-grouped catalog (one row per variant,
- * item_group_id from the product); a catalog larger than one scan page. Unknown channels are
+ * item_group_id from the product); a catalog larger than one scan page; the kept counts after
+ * a snapshot restore (which logs no item changes) equal a scan's. Unknown channels are
  * 422s naming the query parameter, unknown catalogs 404, another organization's catalog 403.
  * Once the catalog has feeds for the channel (created through the feeds route), readiness uses the
  * mapping of the most recently updated one and names it (`mapping_source`, `feed_id`).
@@ -13,10 +14,14 @@ import type { Server } from 'node:http';
 import request from 'supertest';
 import type { CatalogClient } from '@catalog-enrichment/client';
 import { newId } from '../../src/lib/ids';
+import { createCatalogCaches } from '../../src/services/catalog/catalog-caches';
+import { createSnapshot, restoreSnapshot } from '../../src/services/catalog/snapshots/snapshots';
 import { STATE_PAGE_ITEMS } from '../../src/services/channels/readiness-state';
+import { noJobs } from '../helpers/app';
 import { createTestCatalog } from '../helpers/catalogs';
 import { closeServer, listenTestApp, typedClient } from '../helpers/client';
 import { closeTestKnex, createTestOrg, testKnex } from '../helpers/db';
+import { scopeOf } from '../helpers/review-apply';
 import type { ValidationErrorBody } from '../helpers/wire';
 
 let server: Server;
@@ -52,6 +57,20 @@ async function insertItems(catalogId: string, rows: Array<{ data: Record<string,
   await knex('catalogs').where('id', catalogId).update({ item_count: rows.length });
   return ids;
 }
+
+/** A schema whose field names the proposed Google mapping reads (title, brand, price, GTIN, …). */
+const SHIRT_SCHEMA = {
+  type: 'object',
+  properties: {
+    ...Object.fromEntries(
+      ['sku', 'product_id', 'product_name', 'product_brand', 'description', 'currency', 'image_url', 'link', 'gtin', 'availability', 'size'].map((f) => [
+        f,
+        { type: 'string' },
+      ]),
+    ),
+    price: { type: 'number' },
+  },
+};
 
 const readiness = (catalogId: string, channel: string, client: CatalogClient = api) =>
   client.GET('/api/public/catalogs/{catalog_id}/channel-readiness', {
@@ -250,17 +269,7 @@ describe('GET /api/public/catalogs/{id}/channel-readiness', () => {
   });
 
   it('keeps its counts by the items touched since: equal to a full scan after inserts, updates and deletes, without rescanning', async () => {
-    const schema = {
-      type: 'object',
-      properties: Object.fromEntries(
-        ['sku', 'product_id', 'product_name', 'product_brand', 'description', 'currency', 'image_url', 'link', 'gtin', 'availability', 'size'].map((f) => [
-          f,
-          { type: 'string' },
-        ]),
-      ),
-    };
-    (schema.properties as Record<string, unknown>).price = { type: 'number' };
-    const catalogId = await createTestCatalog(org.organizationId, { product_id_field: 'product_id', product_enabled: true, schema_definition: schema });
+    const catalogId = await createTestCatalog(org.organizationId, { product_id_field: 'product_id', product_enabled: true, schema_definition: SHIRT_SCHEMA });
     const shared = {
       product_brand: 'Acme',
       description: 'Linen.',
@@ -319,6 +328,44 @@ describe('GET /api/public/catalogs/{id}/channel-readiness', () => {
     expect(kept).toEqual(scanned);
     // Q0–Q9, P4, P3-L ready; P1-S blocked by its inherited missing title.
     expect(kept).toEqual({ total: 13, ready: 12, blocked: { missing_required: 1 }, by_attribute: { title: 1 } });
+  });
+
+  it('counts again after a snapshot restore, which leaves no change records: equal to a full scan', async () => {
+    const catalogId = await createTestCatalog(org.organizationId, { schema_definition: SHIRT_SCHEMA });
+    const item = (sku: string, gtin: string) => ({
+      sku,
+      product_name: `Shirt ${sku}`,
+      product_brand: 'Acme',
+      description: 'Linen.',
+      price: 10,
+      currency: 'EUR',
+      image_url: 'https://s.example/1.jpg',
+      link: 'https://s.example/p',
+      availability: 'in_stock',
+      gtin,
+    });
+    const [a, b] = await insertItems(catalogId, [{ data: item('A', '036000291452') }, { data: item('B', '036000291452') }]);
+    const knex = testKnex();
+    const snapshot = await createSnapshot(knex, scopeOf(org.organizationId), catalogId, 'before the bad GTINs');
+    await knex('catalog_items')
+      .where('id', a)
+      .update({ data: JSON.stringify(item('A', '036000291453')), updated_at: knex.fn.now() });
+    await knex('catalog_items').where('id', b).delete();
+    const counts = async () => {
+      const d = (await readiness(catalogId, 'google_merchant_center')).data as Record<string, unknown>;
+      return { total: d.total, ready: d.ready, blocked: d.blocked };
+    };
+    // The kept state, as of the edits: A blocked, B gone.
+    expect(await counts()).toEqual({ total: 1, ready: 0, blocked: { invalid_gtin: 1 } });
+    const records = async () => Number((await knex('catalog_item_changes').where('catalog_id', catalogId).count({ n: '*' }))[0].n);
+    const logged = await records();
+    await restoreSnapshot({ knex, caches: { catalog: createCatalogCaches() }, jobRunner: noJobs }, scopeOf(org.organizationId), catalogId, snapshot.id);
+    expect(await records()).toBe(logged);
+    // Both back and ready, as a scan from nothing counts them.
+    const kept = await counts();
+    expect(kept).toEqual({ total: 2, ready: 2, blocked: {} });
+    await knex('channel_readiness_states').where('catalog_id', catalogId).delete();
+    expect(await counts()).toEqual(kept);
   });
 
   it('answers 422 naming the channel for an unknown or missing channel, 404 for an unknown catalog, 403 for another organization’s', async () => {
